@@ -1,0 +1,1 @@
+"""Run Armada bots in hardened Docker containers."""

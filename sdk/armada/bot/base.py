@@ -1,0 +1,36 @@
+"""The base of every bot written with the library.
+
+A game's bot class (`armada.bot.galaxy.GalaxyBot`, `armada.bot.mothership.MothershipBot`)
+subclasses `BaseBot`, turns raw protocol messages into typed observation objects, calls the
+author's methods and turns their answers back into reply objects. `armada.bot.runtime.run`
+owns stdin/stdout, ids and logging.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+class BaseBot:
+    """Subclass a game's bot class, not this one directly."""
+
+    #: The game slug this bot plays ("galaxy" or "mothership").
+    game: str = ""
+    #: Display name announced in the init reply (MD-3: at most 40 printable characters).
+    name: str = "Armada bot"
+
+    def on_init(self, init: dict[str, Any]) -> None:
+        """Called with the raw `init` message (seat, config, limits). Store what you need."""
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The reply object (without "id") to a game request. Game bot classes implement this."""
+        raise NotImplementedError
+
+    def fallback(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """A safe reply when the author's code raised, or None to let the bot crash."""
+        return None
+
+    def log(self, *parts: object) -> None:
+        """Write a line to the bot's log (stderr). Never write to stdout: it carries the protocol."""
+        print(*parts, file=sys.stderr, flush=True)

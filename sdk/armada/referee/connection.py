@@ -1,0 +1,191 @@
+"""`BotConnection`: how the referee talks to one running bot, whatever runs it.
+
+A connection moves bytes; the referee owns the protocol (ids, JSON, deadlines). Concrete
+connections (`ProcessBot` here, `armada_sandbox.DockerBot`) start the bot, then feed what
+the bot writes into a `LineBuffer` (stdout) and a `LogBuffer` (stderr) from background
+threads, so both streams are drained all the time and never block the bot.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+#: Longest reply line accepted (protocol.md): longer is status "output".
+MAX_LINE_BYTES = 1024 * 1024
+#: Default stderr cap: this many bytes of the head and of the tail are kept.
+LOG_HEAD_BYTES = 32 * 1024
+LOG_TAIL_BYTES = 32 * 1024
+
+
+class BotGone(Exception):
+    """The bot's output ended (exit, crash or closed stdout) before a full line came."""
+
+
+class LineTooLong(Exception):
+    """The bot wrote a line longer than the cap."""
+
+
+@dataclass(frozen=True)
+class ExitInfo:
+    """How the bot process ended: exit code, killing signal, whether the memory limit killed it."""
+
+    returncode: int | None = None
+    signal: int | None = None
+    oom_killed: bool = False
+
+    def describe(self) -> str:
+        if self.oom_killed:
+            return "killed for exceeding its memory limit"
+        if self.signal is not None:
+            return f"killed by signal {self.signal}"
+        if self.returncode is not None:
+            return f"exited with code {self.returncode}"
+        return "still running"
+
+
+class LineBuffer:
+    """Splits a byte stream into lines for a reader waiting with a deadline; thread safe."""
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
+        self.max_line = max_line
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._partial = bytearray()
+        self._eof = False
+        self._too_long = False
+        self._cond = threading.Condition()
+
+    def feed(self, chunk: bytes) -> None:
+        """Add bytes read from the stream."""
+        with self._cond:
+            if self._too_long:
+                return
+            start = 0
+            while True:
+                nl = chunk.find(b"\n", start)
+                if nl < 0:
+                    self._partial += chunk[start:]
+                    break
+                self._partial += chunk[start:nl]
+                self._lines.append(bytes(self._partial))
+                self._partial.clear()
+                start = nl + 1
+            if len(self._partial) > self.max_line or any(len(x) > self.max_line for x in self._lines):
+                self._too_long = True
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """Mark end of stream."""
+        with self._cond:
+            self._eof = True
+            self._cond.notify_all()
+
+    def read_line(self, deadline: float) -> bytes | None:
+        """Next complete line (without newline), or None if `deadline` (time.monotonic) passes first.
+
+        Raises LineTooLong when the next line exceeds the cap, BotGone at end of stream.
+        """
+        with self._cond:
+            while True:
+                if self._lines:
+                    line = self._lines.popleft()
+                    if len(line) > self.max_line:
+                        raise LineTooLong(f"line of {len(line)} bytes exceeds the {self.max_line}-byte limit")
+                    return line
+                if self._too_long:
+                    raise LineTooLong(f"line longer than the {self.max_line}-byte limit")
+                if self._eof:
+                    raise BotGone("output closed")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+
+
+class LogBuffer:
+    """Keeps the first and last part of a stream (the bot's stderr log), dropping the middle."""
+
+    def __init__(self, head: int = LOG_HEAD_BYTES, tail: int = LOG_TAIL_BYTES) -> None:
+        self._head_cap = head
+        self._tail_cap = tail
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._dropped = 0
+        self._lock = threading.Lock()
+
+    def feed(self, chunk: bytes) -> None:
+        with self._lock:
+            room = self._head_cap - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+                chunk = chunk[room:]
+            if not chunk:
+                return
+            self._tail += chunk
+            excess = len(self._tail) - self._tail_cap
+            if excess > 0:
+                self._dropped += excess
+                del self._tail[:excess]
+
+    @property
+    def total_bytes(self) -> int:
+        with self._lock:
+            return len(self._head) + len(self._tail) + self._dropped
+
+    def text(self) -> str:
+        """The kept log as text, with a marker where bytes were dropped."""
+        with self._lock:
+            head = bytes(self._head).decode("utf-8", "replace")
+            tail = bytes(self._tail).decode("utf-8", "replace")
+            if self._dropped:
+                return f"{head}\n[... {self._dropped} bytes of log dropped ...]\n{tail}"
+            return head + tail
+
+
+class BotConnection(ABC):
+    """One running bot, as the referee sees it.
+
+    Lifecycle: `start()`, then any number of `send()` / `read_line()`, then `close()`.
+    `close()` must always be safe to call (also after a failed start) and must leave no
+    process or container behind.
+    """
+
+    #: Display name of the connection (e.g. the bot's path); the bot may announce another in init.
+    label: str = "bot"
+
+    @abstractmethod
+    def start(self) -> None:
+        """Start the bot. Raises BotGone with a clear message if it cannot start."""
+
+    @abstractmethod
+    def send(self, line: bytes) -> None:
+        """Write one protocol line (ending in b"\\n"). Raises BotGone if the bot's input is closed."""
+
+    @abstractmethod
+    def read_line(self, deadline: float) -> bytes | None:
+        """Next stdout line before `deadline` (time.monotonic()), None on timeout.
+
+        Raises BotGone at end of output and LineTooLong past the line cap.
+        """
+
+    @abstractmethod
+    def log(self) -> str:
+        """The bot's captured stderr (capped: first and last part)."""
+
+    @abstractmethod
+    def exit_info(self) -> ExitInfo:
+        """How the bot ended so far (returncode None while it runs)."""
+
+    @abstractmethod
+    def close(self, grace: float = 1.0) -> ExitInfo:
+        """Close the bot's stdin, give it `grace` seconds to exit, then kill everything it started."""
+
+    def __enter__(self) -> BotConnection:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
