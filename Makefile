@@ -1,0 +1,36 @@
+# Armada: the two commands that matter are `make up` and `make test` (see README.md).
+SHELL := /bin/bash
+PY := .venv/bin/python
+
+.PHONY: help up test lint install services bot-image bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 14
+
+up:  ## install what is missing, start everything, print the site's URL (Ctrl-C stops)
+	@infra/up.sh
+
+test:  ## the whole test suite (starts Redis, Docker and builds the bot image when needed)
+	@infra/test.sh $(PYTEST_ARGS)
+
+lint:  ## ruff and mypy
+	@infra/install.sh
+	$(PY) -m ruff check .
+	$(PY) -m mypy sdk/armada sandbox/armada_sandbox platform/armada_web
+
+install:  ## create .venv and install the three packages (and Debian packages as root)
+	@infra/install.sh
+
+services:  ## start Redis and the Docker engine when they are not running
+	@infra/install.sh
+	@infra/services.sh
+
+bot-image:  ## build the bot image armada/bot:latest when its inputs changed
+	@infra/images/bot/build.sh
+
+bench:  ## speed targets: engines and sandbox
+	$(PY) bench/engines.py
+	$(PY) bench/sandbox.py
+
+clean:  ## remove the venv and local data (asks no questions)
+	rm -rf .venv var .pytest_cache .mypy_cache .ruff_cache .hypothesis

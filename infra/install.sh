@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Install what Armada needs and is missing: Debian packages (as root) and the Python venv.
+# Usage: infra/install.sh [extra Debian packages...]
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+# Debian packages: command we look for -> package that provides it.
+declare -A NEED=(
+  [redis-server]=redis-server
+  [dockerd]=docker.io
+  [debootstrap]=debootstrap
+)
+missing=()
+for cmd in "${!NEED[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${NEED[$cmd]}")
+done
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+for pkg in "$@"; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if is_root && command -v apt-get >/dev/null; then
+    say "installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    die "missing system packages: ${missing[*]}
+    install them as root with:  apt-get update && apt-get install -y ${missing[*]}"
+  fi
+fi
+
+# Python environment: the three packages, editable, plus the dev tools.
+stamp="$VENV/.armada-installed"
+inputs=$(cat "$ROOT/pyproject.toml" "$ROOT/sdk/pyproject.toml" "$ROOT/sandbox/pyproject.toml" | sha256sum | cut -c1-16)
+if [ ! -x "$PY" ]; then
+  say "creating $VENV"
+  python3 -m venv "$VENV"
+fi
+if [ "$(cat "$stamp" 2>/dev/null)" != "$inputs" ]; then
+  say "installing Python packages into $VENV"
+  "$PY" -m pip install -q --upgrade pip
+  "$PY" -m pip install -q -e "$ROOT/sdk" -e "$ROOT/sandbox" -e "$ROOT[dev]"
+  echo "$inputs" > "$stamp"
+fi

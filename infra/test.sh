@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make test`: ensure the environment and services, then run the whole pytest suite.
+# pytest's exit code is kept: 5 (no test collected) is a failure too.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+"$ROOT/infra/install.sh"
+"$ROOT/infra/services.sh"
+make -C "$ROOT" --no-print-directory bot-image
+cd "$ROOT"
+say "running the test suite (database: ${DATABASE_URL:-SQLite})"
+exec "$PY" -m pytest "$@"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `make up`: install what is missing, start the services, the site, one Celery worker and
+# Celery beat; print the URL and the demo admin's credentials. Ctrl-C stops what this run
+# started (and nothing else). Running it while the site already runs changes nothing.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-8000}"
+URL="http://$HOST:$PORT/"
+
+site_up() { "$PY" -c "import urllib.request,sys; urllib.request.urlopen('${URL}healthz', timeout=2)" ; }
+port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('$HOST', $PORT)) == 0 else 1)"; }
+
+"$ROOT/infra/install.sh"
+if [ -x "$PY" ] && port_taken; then
+  if site_up 2>/dev/null || curl -s "${URL}healthz" | grep -q '"checks"'; then
+    say "Armada is already running at $URL (nothing started)"
+    exit 0
+  fi
+  die "port $PORT is taken by another program; set PORT=... to use another one"
+fi
+
+started="$RUN_DIR/started-by-armada"
+: > "$started"
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  say "stopping what this run started"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  while read -r name pid; do
+    [ -n "${pid:-}" ] && kill -TERM "$pid" 2>/dev/null && say "stopped $name"
+  done < "$started"
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  : > "$started"
+}
+trap cleanup INT TERM EXIT
+
+"$ROOT/infra/services.sh"
+make -C "$ROOT" --no-print-directory bot-image
+
+cd "$ROOT"
+say "migrating the database"
+"$PY" manage.py migrate --noinput -v0
+creds=$("$PY" manage.py ensure_demo_admin)
+
+say "starting the web server, a Celery worker and Celery beat (logs in $LOG_DIR)"
+"$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &
+pids+=($!)
+"$VENV/bin/celery" -A armada_web worker --loglevel INFO --concurrency 2 -n "armada@%h" \
+  >"$LOG_DIR/worker.log" 2>&1 &
+pids+=($!)
+"$VENV/bin/celery" -A armada_web beat --loglevel INFO \
+  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" >"$LOG_DIR/beat.log" 2>&1 &
+pids+=($!)
+
+wait_for "the web server (see $LOG_DIR/web.log)" 30 site_up
+cat <<MSG
+
+  Armada is running at $URL
+  Health:        ${URL}healthz
+  Admin:         ${URL}admin/   ($creds)
+  Logs:          $LOG_DIR
+  Press Ctrl-C to stop everything this command started.
+
+MSG
+wait -n "${pids[@]}" || true
+warn "a process exited; see the logs in $LOG_DIR"

@@ -1,0 +1,1 @@
+"""Operations: health checks, service tasks, operator commands."""

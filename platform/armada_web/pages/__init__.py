@@ -1,0 +1,1 @@
+"""Server-rendered pages: templates and static files."""

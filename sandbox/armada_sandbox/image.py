@@ -1,0 +1,110 @@
+"""The bot image: its tag, the hash of what it is built from, and presence/freshness checks.
+
+`infra/images/bot/build.sh` stores `inputs_hash()` as the image label `armada.inputs` and
+skips the build when the current image carries the same hash. This module imports only
+the standard library at the top, so the build script can run it as a plain script:
+`python3 sandbox/armada_sandbox/image.py hash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BOT_IMAGE = "armada/bot:latest"
+BASE_IMAGE = "armada/debian-base:bookworm"
+HASH_LABEL = "armada.inputs"
+#: The repository root when running from a source checkout (sandbox/armada_sandbox/image.py).
+REPO_ROOT = Path(__file__).resolve().parents[2]
+IMAGE_DIR = Path("infra/images/bot")
+BUILD_HINT = "build it with `make bot-image` (infra/images/bot/build.sh)"
+
+
+def input_files(root: Path = REPO_ROOT) -> list[Path]:
+    """Every file the image is built from: Dockerfile, wheel list, SDK sources (sorted, relative)."""
+    files = [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", Path("sdk/pyproject.toml")]
+    for path in sorted((root / "sdk" / "armada").rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and "__pycache__" not in rel.parts and path.suffix not in (".pyc", ".pyo"):
+            files.append(rel)
+    return files
+
+
+def inputs_hash(root: Path = REPO_ROOT) -> str:
+    """sha256 over the names and contents of `input_files` (what build.sh stores as a label)."""
+    digest = hashlib.sha256()
+    for rel in input_files(root):
+        path = root / rel
+        if not path.is_file():
+            raise FileNotFoundError(f"bot image input missing: {path}")
+        data = path.read_bytes()
+        digest.update(f"{rel.as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ImageStatus:
+    """What the engine holds under the bot image tag."""
+
+    present: bool
+    image_id: str | None = None
+    built_hash: str | None = None
+    source_hash: str | None = None
+
+    @property
+    def fresh(self) -> bool:
+        """True when present and built from the current sources (unknown sources count as fresh)."""
+        if not self.present:
+            return False
+        return self.source_hash is None or self.built_hash == self.source_hash
+
+    def problem(self) -> str | None:
+        """None when usable and fresh, else one line saying what is wrong and how to fix it."""
+        if not self.present:
+            return f"bot image {BOT_IMAGE} is missing; {BUILD_HINT}"
+        if not self.fresh:
+            return f"bot image {BOT_IMAGE} is older than the SDK sources; {BUILD_HINT}"
+        return None
+
+
+def image_status(client: Any = None, tag: str = BOT_IMAGE) -> ImageStatus:
+    """Inspect `tag` through the Docker SDK and compare its label with the current sources."""
+    import docker
+    from docker.errors import ImageNotFound
+
+    client = client or docker.from_env()
+    try:
+        image = client.images.get(tag)
+    except ImageNotFound:
+        return ImageStatus(present=False)
+    try:
+        source: str | None = inputs_hash()
+    except FileNotFoundError:  # installed without a source checkout: freshness unknown
+        source = None
+    labels = image.attrs.get("Config", {}).get("Labels") or {}
+    return ImageStatus(present=True, image_id=image.id, built_hash=labels.get(HASH_LABEL), source_hash=source)
+
+
+def require_image(client: Any = None, tag: str = BOT_IMAGE) -> None:
+    """Raise RuntimeError with a clear message when the bot image is missing."""
+    status = image_status(client, tag)
+    if not status.present:
+        raise RuntimeError(status.problem())
+
+
+def main(argv: list[str]) -> int:
+    """`image.py hash [ROOT]`: print the inputs hash (used by build.sh)."""
+    if len(argv) >= 1 and argv[0] == "hash":
+        root = Path(argv[1]).resolve() if len(argv) > 1 else REPO_ROOT
+        print(inputs_hash(root))
+        return 0
+    print("usage: image.py hash [REPO_ROOT]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,248 @@
+"""Turning a bot spec from the command line into code on disk (`resolve_bot`).
+
+A spec is one of: a path to a Python file (usually `main.py`; its folder is the bot's code),
+a folder holding `main.py`, a `.zip` holding `main.py` at its top or inside its single top
+folder, or `builtin:NAME` for a starter bot of the game. Zips are checked before anything is
+extracted (paths, symlinks, entry count, sizes, compression ratio) and extracted into a
+temporary folder that `BotSource.close()` removes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from armada.referee.process_bot import ProcessBot
+
+#: Games a spec can be resolved for.
+GAMES: tuple[str, ...] = ("galaxy", "mothership")
+#: The file a bot folder or zip must hold.
+ENTRY = "main.py"
+#: Zip limits (a submission is a few source files, never an archive of data).
+MAX_ZIP_BYTES = 10 * 1024 * 1024
+MAX_ZIP_ENTRIES = 1000
+MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
+MAX_COMPRESSION_RATIO = 100
+#: Folders some zip tools add that are never part of the bot.
+_IGNORED_TOP = ("__MACOSX",)
+_BUILTIN_PREFIX = "builtin:"
+_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
+
+
+class BotSpecError(ValueError):
+    """A bot spec could not be turned into runnable code; the message says why."""
+
+
+@dataclass
+class BotSource:
+    """A bot's code on disk: run `entry` (a file name) inside `code_dir`; `label` names it for people."""
+
+    code_dir: str
+    entry: str
+    label: str
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def script(self) -> str:
+        """Full path of the entry file."""
+        return os.path.join(self.code_dir, self.entry)
+
+    def process_connection(self, label: str | None = None) -> ProcessBot:
+        """A `ProcessBot` running the entry with this interpreter, in the bot's folder."""
+        from armada.referee.process_bot import ProcessBot
+
+        return ProcessBot([sys.executable, self.script], cwd=self.code_dir, label=label or self.label)
+
+    def close(self) -> None:
+        """Remove the extracted copy of a zip (nothing to do for other specs)."""
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> BotSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def starters_dir(game: str) -> Path:
+    """Folder of the starter bots of `game`."""
+    return Path(__file__).resolve().parent / "starters" / game
+
+
+def builtin_names(game: str) -> list[str]:
+    """Names usable as `builtin:NAME` for `game`, sorted."""
+    folder = starters_dir(game)
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.py") if not p.name.startswith("_"))
+
+
+def check_game(game: str) -> None:
+    if game not in GAMES:
+        raise BotSpecError(f"unknown game {game!r}; choose one of: {', '.join(GAMES)}")
+
+
+def resolve_bot(spec: str, game: str) -> BotSource:
+    """The code behind `spec` for `game`; raises BotSpecError with a clear message."""
+    check_game(game)
+    if not spec or not spec.strip():
+        raise BotSpecError("empty bot spec; give a main.py, a folder, a .zip or builtin:NAME")
+    if spec.startswith(_BUILTIN_PREFIX):
+        return _resolve_builtin(spec[len(_BUILTIN_PREFIX):], game)
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return _resolve_folder(path)
+    if path.is_file():
+        if path.suffix.lower() == ".zip":
+            return extract_zip(path)
+        if path.suffix == ".py":
+            return BotSource(str(path.resolve().parent), path.name, _label_for_file(path))
+        raise BotSpecError(f"{spec}: not a bot; give a .py file, a folder holding {ENTRY}, a .zip or builtin:NAME")
+    if path.exists():
+        raise BotSpecError(f"{spec}: not a regular file or folder")
+    raise BotSpecError(f"{spec}: no such file or folder (a bot is a .py file, a folder, a .zip or builtin:NAME)")
+
+
+def _resolve_builtin(name: str, game: str) -> BotSource:
+    names = builtin_names(game)
+    if name not in names:
+        available = ", ".join(f"builtin:{n}" for n in names) or "none installed"
+        raise BotSpecError(f"no starter bot {name!r} for {game}; available: {available}")
+    return BotSource(str(starters_dir(game)), f"{name}.py", f"builtin:{name}")
+
+
+def _resolve_folder(path: Path) -> BotSource:
+    if not (path / ENTRY).is_file():
+        raise BotSpecError(f"{path}: folder has no {ENTRY}")
+    resolved = path.resolve()
+    return BotSource(str(resolved), ENTRY, resolved.name or str(resolved))
+
+
+def _label_for_file(path: Path) -> str:
+    resolved = path.resolve()
+    if path.name == ENTRY and resolved.parent.name:
+        return resolved.parent.name
+    return resolved.stem
+
+
+# --- zips ---------------------------------------------------------------------------------
+
+
+def _member_parts(name: str) -> list[str]:
+    """Path parts of a zip member name; raises BotSpecError for absolute or escaping names."""
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        raise BotSpecError(f"unsafe zip: entry {name!r} has an absolute path")
+    parts = [p for p in re.split(r"[/\\]", name) if p not in ("", ".")]
+    if ".." in parts:
+        raise BotSpecError(f"unsafe zip: entry {name!r} points outside the archive ('..')")
+    return parts
+
+
+def _is_symlink(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def check_zip(archive: zipfile.ZipFile, archive_bytes: int) -> list[tuple[zipfile.ZipInfo, list[str]]]:
+    """Validate every entry before extraction; returns the members to extract with their path parts."""
+    if archive_bytes > MAX_ZIP_BYTES:
+        raise BotSpecError(f"zip too large: {archive_bytes} bytes (limit {MAX_ZIP_BYTES})")
+    infos = archive.infolist()
+    if len(infos) > MAX_ZIP_ENTRIES:
+        raise BotSpecError(f"zip has too many entries: {len(infos)} (limit {MAX_ZIP_ENTRIES})")
+    members = []
+    total = 0
+    compressed = 0
+    for info in infos:
+        parts = _member_parts(info.filename)
+        if _is_symlink(info):
+            raise BotSpecError(f"unsafe zip: entry {info.filename!r} is a symbolic link")
+        if info.flag_bits & 0x1:
+            raise BotSpecError(f"zip entry {info.filename!r} is encrypted")
+        if not parts or parts[0] in _IGNORED_TOP:
+            continue
+        total += info.file_size
+        compressed += info.compress_size
+        members.append((info, parts))
+    if total > MAX_UNCOMPRESSED_BYTES:
+        raise BotSpecError(f"zip too large when extracted: {total} bytes (limit {MAX_UNCOMPRESSED_BYTES})")
+    if total > 0 and total > MAX_COMPRESSION_RATIO * max(compressed, 1):
+        ratio = total / max(compressed, 1)
+        raise BotSpecError(
+            f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {MAX_COMPRESSION_RATIO})"
+        )
+    return members
+
+
+def _find_entry_dir(members: list[tuple[zipfile.ZipInfo, list[str]]]) -> list[str]:
+    """Path parts of the folder holding main.py: [] (top) or [single top folder]."""
+    files = {tuple(parts) for info, parts in members if not info.is_dir()}
+    if (ENTRY,) in files:
+        return []
+    tops = {parts[0] for _info, parts in members}
+    if len(tops) == 1:
+        top = next(iter(tops))
+        if (top, ENTRY) in files:
+            return [top]
+    raise BotSpecError(f"zip has no {ENTRY} at its top or inside its single top folder")
+
+
+def _extract(archive: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, list[str]]], dest: Path) -> None:
+    """Write members under dest, counting real bytes (headers can lie)."""
+    budget = MAX_UNCOMPRESSED_BYTES
+    for info, parts in members:
+        target = dest.joinpath(*parts)
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        written = 0
+        with archive.open(info) as src, open(target, "wb") as out:
+            while chunk := src.read(64 * 1024):
+                written += len(chunk)
+                budget -= len(chunk)
+                if written > info.file_size or budget < 0:
+                    raise BotSpecError(f"zip entry {info.filename!r} extracts to more than it declares")
+                out.write(chunk)
+
+
+def extract_zip(path: Path) -> BotSource:
+    """Check and extract a bot zip into a temporary folder owned by the returned BotSource."""
+    size = path.stat().st_size
+    if size > MAX_ZIP_BYTES:
+        raise BotSpecError(f"{path}: zip too large: {size} bytes (limit {MAX_ZIP_BYTES})")
+    label = path.stem if _NAME_RE.match(path.stem) else "bot"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = check_zip(archive, size)
+            entry_dir = _find_entry_dir(members)
+            tmp = tempfile.TemporaryDirectory(prefix="armada-bot-")
+            try:
+                _extract(archive, members, Path(tmp.name))
+            except BaseException:
+                tmp.cleanup()
+                raise
+    except zipfile.BadZipFile as exc:
+        raise BotSpecError(f"{path}: not a valid zip file ({exc})") from exc
+    except BotSpecError as exc:
+        raise BotSpecError(f"{path}: {exc}") from exc
+    except (OSError, RuntimeError, zipfile.LargeZipFile) as exc:
+        raise BotSpecError(f"{path}: cannot extract zip ({exc})") from exc
+    code_dir = Path(tmp.name).joinpath(*entry_dir)
+    return BotSource(str(code_dir), ENTRY, label, _tmp=tmp)
+
+
+def copy_starter(game: str, name: str, dest: Path) -> None:
+    """Copy starter bot `name` of `game` to the file `dest`."""
+    source = _resolve_builtin(name, game)
+    shutil.copyfile(source.script, dest)

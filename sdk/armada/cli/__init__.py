@@ -1,0 +1,1 @@
+"""The `armada` command line (entry point: `armada.cli.main:main`)."""

@@ -1,0 +1,176 @@
+"""Helpers shared by the subcommands: errors, seeds, configs, limits and bot connections."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from armada.botspec import GAMES, BotSource, BotSpecError, resolve_bot
+
+if TYPE_CHECKING:
+    from armada.games.base import Game
+    from armada.referee.connection import BotConnection
+    from armada.referee.match import Limits
+
+#: Largest seed accepted (seeds are stored as JSON integers and fed to the engine generator).
+MAX_SEED = 2**63 - 1
+SANDBOXES = ("process", "docker")
+
+
+class CliError(Exception):
+    """A usage or input error: printed as `armada: error: MESSAGE`, exit status 2."""
+
+
+def seed_arg(text: str) -> int:
+    """argparse type for --seed: a non-negative integer."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"seed must be between 0 and {MAX_SEED}, got {value}")
+    return value
+
+
+def positive_int_arg(text: str) -> int:
+    """argparse type for counts and milliseconds: an integer >= 1."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def random_seed() -> int:
+    """A fresh seed for a match whose seed was not given (printed so it can be replayed)."""
+    return random.SystemRandom().randrange(2**31)
+
+
+def add_game_arg(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    kwargs: dict[str, Any] = {"required": True} if required else {"default": "galaxy"}
+    parser.add_argument("--game", "-g", choices=GAMES, **kwargs,
+                        help="which game to play" + ("" if required else " (default: galaxy)"))
+
+
+def add_sandbox_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sandbox", choices=SANDBOXES, default="process",
+        help="run bots as local processes (default, no isolation) or in Docker containers "
+        "(needs the armada-sandbox package, a running Docker engine and the bot image)",
+    )
+
+
+def get_engine(game: str) -> Game:
+    from armada.games.registry import get_game
+
+    return get_game(game)
+
+
+def load_config(text: str | None) -> dict[str, Any] | None:
+    """The --config value: a JSON object given inline or as a file name."""
+    if text is None:
+        return None
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        source, raw = "--config", stripped
+    else:
+        path = Path(text)
+        if not path.is_file():
+            raise CliError(f"--config: {text!r} is neither a JSON object nor a readable file")
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CliError(f"--config: cannot read {text}: {exc}") from exc
+        source = text
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{source}: not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise CliError(f"{source}: the configuration must be a JSON object")
+    return data
+
+
+def check_config(game: str, config: dict[str, Any] | None) -> None:
+    """Reject a configuration the engine refuses, with the engine's message."""
+    from armada.games.base import ConfigError
+
+    try:
+        get_engine(game).parse_config(config)
+    except ConfigError as exc:
+        raise CliError(f"bad {game} configuration: {exc}") from exc
+
+
+def limits_for(game: str, turn_ms: int | None) -> Limits:
+    from armada.referee.match import default_limits
+
+    limits = default_limits(game)
+    return replace(limits, turn_ms=turn_ms) if turn_ms is not None else limits
+
+
+def resolve(spec: str, game: str) -> BotSource:
+    try:
+        return resolve_bot(spec, game)
+    except BotSpecError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def unique_labels(sources: list[BotSource]) -> list[str]:
+    """Labels of the sources, made unique by numbering repeats (`greedy`, `greedy#2`)."""
+    seen: dict[str, int] = {}
+    out = []
+    for source in sources:
+        count = seen.get(source.label, 0) + 1
+        seen[source.label] = count
+        out.append(source.label if count == 1 else f"{source.label}#{count}")
+    return out
+
+
+def docker_preflight() -> None:
+    """Raise CliError unless bots can run in Docker here (package, engine and image)."""
+    try:
+        from armada_sandbox import docker_bot
+    except ImportError as exc:
+        raise CliError(
+            f"--sandbox docker needs the armada-sandbox package ({exc}); "
+            "install it with `pip install ./sandbox`, or use --sandbox process"
+        ) from exc
+    problem = _docker_problem(docker_bot)
+    if problem:
+        raise CliError(f"--sandbox docker: {problem}")
+
+
+def _docker_problem(module: Any) -> str | None:
+    check = getattr(module, "docker_problem", None)
+    if callable(check):
+        result = check()
+        return str(result) if result else None
+    try:
+        import docker
+
+        client = docker.from_env(timeout=5)
+        client.ping()
+    except Exception as exc:  # any failure means the engine is not usable
+        return f"the Docker engine is not reachable ({exc.__class__.__name__}: {exc})"
+    image = getattr(module, "DEFAULT_IMAGE", None)
+    if image:
+        try:
+            client.images.get(image)
+        except Exception:
+            return f"the bot image {image!r} is missing; build it first (see infra/)"
+    return None
+
+
+def connection(source: BotSource, sandbox: str, label: str) -> BotConnection:
+    """A not yet started connection running `source` the chosen way."""
+    if sandbox == "docker":
+        from armada_sandbox.docker_bot import DockerBot
+
+        return DockerBot(source.code_dir, source.entry, label=label)
+    return source.process_connection(label=label)

@@ -1,0 +1,60 @@
+"""The `armada` command: parser and dispatch to one module per subcommand."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from armada import __version__
+from armada.cli import new, play, replay, tournament
+from armada.cli.common import CliError
+
+EPILOG = """\
+examples:
+  armada new mybot --game galaxy            start a bot from the greedy starter
+  armada play mybot/ builtin:greedy         one match, readable summary
+  armada play mybot/ builtin:random --seed 7 --replay m.json.gz --json
+  armada tournament mybot/ builtin:greedy builtin:random -n 10 --jobs 4
+  armada replay m.json.gz --turn 30         summary and the board at turn 30
+
+Run `armada COMMAND --help` for the options of each command. Documentation: docs/cli.md.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="armada",
+        description="Armada: play, test and inspect bots for the Armada arena "
+        "(games: galaxy, mothership) on your own machine.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"armada {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in (play, tournament, new, replay):
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 usage or input error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    if not getattr(args, "run", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.run(args))
+    except CliError as exc:
+        print(f"armada: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("armada: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""`armada new`: start a bot folder from a starter bot."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+from armada.botspec import BotSpecError, builtin_names, copy_starter
+from armada.cli.common import CliError, add_game_arg
+
+EPILOG = """\
+examples:
+  armada new mybot --game galaxy                 main.py copied from the greedy starter
+  armada new scout --game galaxy --from prober   start from another starter
+  armada new race --game mothership --dir bots   creates bots/race/
+
+Starters: galaxy: random, greedy, prober; mothership: random, greedy, balanced.
+An existing folder is never overwritten.
+"""
+
+DEFAULT_STARTER = "greedy"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+README = """\
+# {name}
+
+An Armada bot for **{game}**, started from the `{starter}` starter bot.
+All of its code is in `main.py`; add more files next to it if you like
+(the folder is the bot).
+
+## Try it locally
+
+    armada play {path} builtin:random --game {game}
+    armada play {path} builtin:greedy --game {game} --seed 1 --replay match.json.gz --verbose
+    armada replay match.json.gz
+    armada tournament {path} {others} --game {game} -n 10
+
+Your bot talks to the referee over standard input and output; print your own debugging
+lines to standard error (`self.log(...)`), never to standard output.
+
+## Submit it
+
+Zip the folder so that `main.py` sits at the top of the zip (or in its single top
+folder), e.g. `cd {path} && zip -r ../{name}.zip .`, and upload the zip on the site's
+"new bot version" page. The site checks it with a validation match before it plays on
+the ladder; if it fails you see why, with the end of your bot's log.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "new", help="create a bot folder from a starter bot",
+        description="Create folder NAME holding main.py (a copy of a starter bot) and a README.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", metavar="NAME", help="name of the new bot folder (letters, digits, - _ .)")
+    add_game_arg(p, required=True)
+    p.add_argument("--from", dest="starter", metavar="STARTER", default=DEFAULT_STARTER,
+                   help=f"starter bot to copy (default: {DEFAULT_STARTER})")
+    p.add_argument("--dir", default=".", metavar="DIR", help="where to create the folder (default: here)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = create_bot(args.name, args.game, args.starter, Path(args.dir))
+    print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md)")
+    print(f"try it:  armada play {path} builtin:random --game {args.game}")
+    return 0
+
+
+def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
+    """Write parent/name with main.py and README.md; raises CliError without touching anything on bad input."""
+    if not _NAME_RE.match(name) or name in (".", ".."):
+        raise CliError(f"bad bot name {name!r}: use letters, digits, '-', '_' or '.', starting with a letter or digit")
+    if starter not in builtin_names(game):
+        available = ", ".join(builtin_names(game)) or "none installed"
+        raise CliError(f"no starter bot {starter!r} for {game}; available: {available}")
+    if not parent.is_dir():
+        raise CliError(f"--dir: folder {parent} does not exist")
+    target = parent / name
+    if target.exists():
+        raise CliError(f"{target} already exists; choose another name or remove it first")
+    target.mkdir()
+    try:
+        copy_starter(game, starter, target / "main.py")
+    except (BotSpecError, OSError) as exc:
+        raise CliError(f"cannot copy starter {starter!r}: {exc}") from exc
+    others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
+    (target / "README.md").write_text(
+        README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random"),
+        encoding="utf-8",
+    )
+    return target

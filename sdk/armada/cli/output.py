@@ -1,0 +1,83 @@
+"""Text output for the command line: aligned tables, a progress bar, log tails."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()) -> str:
+    """A plain-text table; columns whose index is in `right` are right-aligned (numbers)."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        return "  ".join(out).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(cells[0]), rule] + [line(r) for r in cells[1:]])
+
+
+def tail(text: str, lines: int = 20) -> str:
+    """The last `lines` lines of a log."""
+    kept = text.rstrip("\n").splitlines()[-lines:]
+    return "\n".join(kept)
+
+
+def indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+class Progress:
+    """A progress bar on a stream: redrawn in place on a terminal, otherwise a line now and then."""
+
+    def __init__(self, total: int, label: str = "games", stream: TextIO | None = None,
+                 width: int = 30, every_s: float = 10.0) -> None:
+        self.total = total
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self.every_s = every_s
+        self.done = 0
+        self.errors = 0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._started = time.monotonic()
+        self._last_line = float("-inf")
+        self._last_pct = -1
+
+    def text(self) -> str:
+        frac = self.done / self.total if self.total else 1.0
+        filled = round(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        elapsed = time.monotonic() - self._started
+        extra = f", {self.errors} errors" if self.errors else ""
+        return f"[{bar}] {self.done}/{self.total} {self.label} ({elapsed:.0f}s{extra})"
+
+    def advance(self, n: int = 1, error: bool = False) -> None:
+        self.done += n
+        if error:
+            self.errors += 1
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._tty:
+            self.stream.write("\r" + self.text())
+            self.stream.flush()
+            return
+        now = time.monotonic()
+        pct = (100 * self.done // self.total) if self.total else 100
+        # A plain line at each 10 % step, at most every `every_s` seconds, and always at the end.
+        step_crossed = pct // 10 > self._last_pct // 10
+        if self.done >= self.total or (step_crossed and now - self._last_line >= self.every_s):
+            self.stream.write(self.text() + "\n")
+            self.stream.flush()
+            self._last_line = now
+            self._last_pct = pct
+
+    def finish(self) -> None:
+        if self._tty:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,242 @@
+"""`armada tournament`: every pair of bots plays n games, in parallel worker processes."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from armada.botspec import BotSource
+from armada.cli import output
+from armada.cli.common import (
+    CliError,
+    add_game_arg,
+    add_sandbox_arg,
+    check_config,
+    connection,
+    docker_preflight,
+    limits_for,
+    load_config,
+    positive_int_arg,
+    random_seed,
+    resolve,
+    seed_arg,
+    unique_labels,
+)
+from armada.cli.ratings import bradley_terry
+
+EPILOG = """\
+Every pair of bots plays GAMES games. Game k of a pair (k = 0, 1, ...) uses seed SEED + k // 2
+and swaps the seats on odd k, so each map is played from both sides. Bots are given as for
+`armada play` (main.py, folder, .zip, builtin:NAME).
+
+examples:
+  armada tournament mybot/ builtin:greedy builtin:random
+  armada tournament a/ b/ c/ -n 20 --jobs 8 --seed 1
+  armada tournament race/ builtin:balanced builtin:greedy --game mothership --json
+
+Ratings are Bradley-Terry maximum-likelihood ratings on the Elo scale (1500 = average),
+computed from all games at once (draws count half). Faults count, per bot, the games it
+ended with a status other than ok (timeout, crashed, protocol, invalid, memory, output).
+Exit status: 0 when every game was played, 1 when some could not be (listed), 2 for bad input.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "tournament", help="round robin between several bots, with ratings",
+        description="Play a round robin between two or more bots and print results, ratings and faults.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("bots", metavar="BOT", nargs="+", help="two or more bots")
+    p.add_argument("-n", "--games", type=positive_int_arg, default=2, metavar="GAMES",
+                   help="games per pair (default: 2)")
+    p.add_argument("--jobs", "-j", type=positive_int_arg, default=default_jobs(), metavar="N",
+                   help=f"matches played at once (default here: {default_jobs()})")
+    add_game_arg(p)
+    p.add_argument("--seed", "-s", type=seed_arg, help="base seed (default: a random one, printed)")
+    add_sandbox_arg(p)
+    p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
+                   help="time per request in milliseconds (default: the game's)")
+    p.add_argument("--config", "-c", metavar="JSON-or-FILE", help="game configuration (JSON object or file)")
+    p.add_argument("--json", action="store_true", help="print only the results as JSON on stdout")
+    p.set_defaults(run=run)
+
+
+def default_jobs() -> int:
+    """Half the CPUs (each match runs two bot processes), at least 1."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game of the schedule; plain picklable data for a worker process."""
+
+    index: int
+    game: str
+    seed: int
+    seats: tuple[str, str]  # bot names in seat 1, seat 2
+    scripts: tuple[tuple[str, str], tuple[str, str]]  # (code_dir, entry) per seat
+    sandbox: str
+    config: dict[str, Any] | None
+    turn_ms: int | None
+
+
+def schedule(names: list[str], games_per_pair: int, seed: int) -> list[tuple[str, str, int]]:
+    """(seat 1 bot, seat 2 bot, seed) of every game: pairs in order, sides swapped on odd games."""
+    out = []
+    for a, b in itertools.combinations(names, 2):
+        for k in range(games_per_pair):
+            out.append((a, b, seed + k // 2) if k % 2 == 0 else (b, a, seed + k // 2))
+    return out
+
+
+def play_job(job: Job) -> dict[str, Any]:
+    """Play one game in a worker; returns the match summary, or {"error": ...} if it could not run."""
+    from armada.referee.match import play_match
+
+    try:
+        bots = {}
+        for seat, (name, (code_dir, entry)) in enumerate(zip(job.seats, job.scripts, strict=True), start=1):
+            source = BotSource(code_dir, entry, name)
+            bots[seat] = connection(source, job.sandbox, name)
+        outcome = play_match(job.game, bots, seed=job.seed, config=job.config,
+                             limits=limits_for(job.game, job.turn_ms))
+        return {"index": job.index, "summary": outcome.summary()}
+    except Exception as exc:  # a broken environment must not stop the other games
+        return {"index": job.index, "error": f"{exc.__class__.__name__}: {exc}"}
+
+
+@dataclass
+class Standings:
+    """What the table shows, built from the finished games."""
+
+    names: list[str]
+    pairs: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (a, b) -> [a wins, draws, b wins]
+    record: dict[str, list[int]] = field(default_factory=dict)  # name -> [wins, draws, losses]
+    faults: dict[str, Counter[str]] = field(default_factory=dict)
+    games: list[tuple[str, str, float]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for a, b in itertools.combinations(self.names, 2):
+            self.pairs[(a, b)] = [0, 0, 0]
+        for name in self.names:
+            self.record[name] = [0, 0, 0]
+            self.faults[name] = Counter()
+
+    def add(self, seats: tuple[str, str], summary: dict[str, Any]) -> None:
+        """Count one finished game (seats: names in seat 1 and seat 2)."""
+        winner = summary.get("winner")
+        s1, s2 = seats
+        score1 = 0.5 if winner is None else (1.0 if winner == 1 else 0.0)
+        self.games.append((s1, s2, score1))
+        key = (s1, s2) if (s1, s2) in self.pairs else (s2, s1)
+        first_score = score1 if key[0] == s1 else 1.0 - score1
+        self.pairs[key][0 if first_score == 1.0 else 1 if first_score == 0.5 else 2] += 1
+        for name, score in ((s1, score1), (s2, 1.0 - score1)):
+            self.record[name][0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+        for player in summary.get("players", []):
+            if player.get("status") != "ok":
+                self.faults[seats[player["seat"] - 1]][player["status"]] += 1
+
+    def ratings(self) -> dict[str, float]:
+        return bradley_terry(self.games, self.names)
+
+    def to_dict(self) -> dict[str, Any]:
+        ratings = self.ratings()
+        return {
+            "pairs": [{"a": a, "b": b, "a_wins": r[0], "draws": r[1], "b_wins": r[2]}
+                      for (a, b), r in self.pairs.items()],
+            "bots": [{"name": n, "rating": round(ratings[n], 1), "wins": self.record[n][0],
+                      "draws": self.record[n][1], "losses": self.record[n][2],
+                      "faults": dict(sorted(self.faults[n].items()))}
+                     for n in sorted(self.names, key=lambda n: -ratings[n])],
+            "errors": self.errors,
+        }
+
+
+def render(standings: Standings) -> str:
+    """The readable tables: pairs, then bots by rating."""
+    data = standings.to_dict()
+    pair_rows = [[p["a"], p["b"], p["a_wins"], p["draws"], p["b_wins"]] for p in data["pairs"]]
+    bot_rows = []
+    for rank, b in enumerate(data["bots"], start=1):
+        faults = ", ".join(f"{k} {v}" for k, v in b["faults"].items()) or "-"
+        bot_rows.append([rank, b["name"], f"{b['rating']:.0f}", b["wins"], b["draws"], b["losses"], faults])
+    parts = [
+        output.table(["bot A", "bot B", "A wins", "draws", "B wins"], pair_rows, right=[2, 3, 4]),
+        "",
+        output.table(["#", "bot", "rating", "W", "D", "L", "faults"], bot_rows, right=[0, 2, 3, 4, 5]),
+    ]
+    if standings.errors:
+        parts += ["", f"{len(standings.errors)} games could not be played:"]
+        parts += [f"  {e}" for e in standings.errors[:10]]
+    return "\n".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    if len(args.bots) < 2:
+        raise CliError("a tournament needs at least two bots")
+    game: str = args.game
+    seed: int = args.seed if args.seed is not None else random_seed()
+    config = load_config(args.config)
+    check_config(game, config)
+    limits_for(game, args.turn_ms)  # fails early if the referee is missing
+    if args.sandbox == "docker":
+        docker_preflight()
+    with ExitStack() as stack:
+        sources = [stack.enter_context(resolve(spec, game)) for spec in args.bots]
+        names = unique_labels(sources)
+        scripts = {n: (s.code_dir, s.entry) for n, s in zip(names, sources, strict=True)}
+        jobs = [Job(i, game, game_seed, (a, b), (scripts[a], scripts[b]), args.sandbox, config, args.turn_ms)
+                for i, (a, b, game_seed) in enumerate(schedule(names, args.games, seed))]
+        print(f"armada: tournament, {game}, seed {seed}: {len(names)} bots, {len(jobs)} games, "
+              f"{min(args.jobs, len(jobs))} at once", file=sys.stderr)
+        standings = Standings(names)
+        run_jobs(jobs, args.jobs, standings)
+    if args.json:
+        print(json.dumps({"game": game, "seed": seed, "games_per_pair": args.games, **standings.to_dict()}))
+    else:
+        print(f"game: {game}   seed: {seed}   games per pair: {args.games}\n")
+        print(render(standings))
+    return 1 if standings.errors else 0
+
+
+def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
+    """Play all jobs in a process pool, feeding results to `standings` and a progress bar."""
+    progress = output.Progress(len(jobs))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+        futures: dict[Future[dict[str, Any]], Job] = {pool.submit(play_job, job): job for job in jobs}
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job = futures[future]
+                    try:
+                        result = future.result()
+                    except Exception as exc:  # the worker process itself died
+                        result = {"error": f"worker failed: {exc.__class__.__name__}: {exc}"}
+                    if "error" in result:
+                        standings.errors.append(f"game {job.index} ({job.seats[0]} vs {job.seats[1]}, "
+                                                f"seed {job.seed}): {result['error']}")
+                        progress.advance(error=True)
+                    else:
+                        standings.add(job.seats, result["summary"])
+                        progress.advance()
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+        finally:
+            progress.finish()

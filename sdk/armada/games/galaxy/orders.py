@@ -1,0 +1,117 @@
+"""Reading the seats' replies: wrong shapes are protocol faults (GX-22), bad values warnings (GX-8, GX-10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: At most this many warnings are kept per seat and phase; the rest are summarised in one line.
+MAX_WARNINGS = 20
+FLEET_KEYS = ("from", "to", "battleships", "cruisers")
+
+
+class ReplyShapeError(ValueError):
+    """A reply that does not have the shape of docs/games/galaxy-schema.md (a protocol fault)."""
+
+
+class Warnings:
+    """A capped list of warnings for one seat and phase."""
+
+    __slots__ = ("items", "dropped")
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        if len(self.items) < MAX_WARNINGS:
+            self.items.append(text)
+        else:
+            self.dropped += 1
+
+    def done(self) -> list[str]:
+        """The warnings, with a last line counting those left out."""
+        if self.dropped:
+            return [*self.items, f"... and {self.dropped} more warnings"]
+        return self.items
+
+
+def show(value: Any) -> str:
+    """A short printable form of a bot-supplied value."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def is_int(value: Any) -> bool:
+    """A JSON integer (booleans are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def reply_list(reply: Any, key: str) -> list[Any]:
+    """`reply[key]` as a list; a missing key is an empty list; anything but a list is a shape error."""
+    if not isinstance(reply, dict):
+        raise ReplyShapeError(f"reply must be a JSON object, got {type(reply).__name__}")
+    value = reply.get(key, [])
+    if not isinstance(value, list):
+        raise ReplyShapeError(f"'{key}' must be a list, got {type(value).__name__}")
+    return value
+
+
+def read_probes(reply: Any, owners: list[int], seat: int, available: int) -> tuple[list[int], list[str]]:
+    """Valid probe targets in the given order and the warnings for the rest (GX-8).
+
+    `owners[i]` is the owner of planet i + 1. Raises ReplyShapeError on a wrong shape.
+    """
+    items = reply_list(reply, "probes")
+    warnings = Warnings()
+    targets: list[int] = []
+    seen: set[int] = set()
+    n = len(owners)
+    for item in items:
+        if not is_int(item) or not 1 <= item <= n:
+            warnings.add(f"probe target {show(item)} dropped: not a planet id (1..{n})")
+        elif item in seen:
+            warnings.add(f"probe target {item} dropped: already probed this turn")
+        elif owners[item - 1] == seat:
+            warnings.add(f"probe target {item} dropped: it is your own planet")
+        elif len(targets) >= available:
+            warnings.add(f"probe target {item} dropped: no probe left (you have {available})")
+        else:
+            targets.append(item)
+            seen.add(item)
+    return targets, warnings.done()
+
+
+def read_fleet_items(reply: Any) -> list[dict[str, Any]]:
+    """The fleet orders of a command reply; raises ReplyShapeError unless a list of objects."""
+    items = reply_list(reply, "fleets")
+    for index, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            raise ReplyShapeError(f"fleet order {index} must be a JSON object, got {type(item).__name__}")
+    return items
+
+
+def check_fleet(item: dict[str, Any], owners: list[int], seat: int) -> tuple[int, int, int, int] | str:
+    """(from, to, battleships, cruisers) of one order, or why it is dropped (GX-10; stock is checked later).
+
+    Missing counts are 0; missing or bad planet ids are dropped.
+    """
+    n = len(owners)
+    origin = item.get("from")
+    target = item.get("to")
+    b = item.get("battleships", 0)
+    c = item.get("cruisers", 0)
+    if not is_int(origin) or not 1 <= origin <= n:
+        return f"'from' {show(origin)} is not a planet id (1..{n})"
+    if owners[origin - 1] != seat:
+        return f"planet {origin} is not yours"
+    if not is_int(target) or not 1 <= target <= n:
+        return f"'to' {show(target)} is not a planet id (1..{n})"
+    if target == origin:
+        return f"'to' equals 'from' ({origin})"
+    if not is_int(b) or b < 0:
+        return f"'battleships' {show(b)} is not a non-negative integer"
+    if not is_int(c) or c < 0:
+        return f"'cruisers' {show(c)} is not a non-negative integer"
+    if b == 0 and c == 0:
+        return "the fleet is empty"
+    return origin, target, b, c

@@ -1,0 +1,277 @@
+"""One command phase: launches (GX-10, GX-11), arrivals and battles (GX-12..GX-16),
+production (GX-17), neutral growth (GX-18) and the end of the game (GX-20, GX-21)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from armada.games.base import Result
+from armada.games.galaxy.battle import Units, contest, fight, mle
+from armada.games.galaxy.geometry import DIST
+from armada.games.galaxy.orders import Warnings, check_fleet
+from armada.games.galaxy.setup import NEUTRAL_PAIRS
+from armada.games.galaxy.state import Fleet, GalaxyState, Planet
+
+Event = dict[str, Any]
+
+
+def units_dict(units: Units) -> dict[str, int]:
+    """A unit triple as the schema's object."""
+    return {"battleships": units[0], "cruisers": units[1], "launchers": units[2]}
+
+
+def fleet_dict(fleet: Fleet) -> dict[str, Any]:
+    """A fleet as JSON data (the observation's and the replay's shape)."""
+    return {
+        "id": fleet.id,
+        "owner": fleet.owner,
+        "from": fleet.origin,
+        "to": fleet.target,
+        "battleships": fleet.battleships,
+        "cruisers": fleet.cruisers,
+        "launched": fleet.launched,
+        "arrives": fleet.arrives,
+    }
+
+
+def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: list[Event]) -> list[str]:
+    """Accept a seat's fleet orders in order, send them off at once; return the warnings (GX-10, GX-11)."""
+    warnings = Warnings()
+    planets = state.planets
+    owners = [p.owner for p in planets]
+    turn = state.turn
+    for index, item in enumerate(items, 1):
+        checked = check_fleet(item, owners, seat)
+        if isinstance(checked, str):
+            warnings.add(f"fleet order {index} dropped: {checked}")
+            continue
+        origin, target, b, c = checked
+        planet = planets[origin - 1]
+        if b > planet.battleships or c > planet.cruisers:
+            warnings.add(
+                f"fleet order {index} dropped: it needs {b} battleships and {c} cruisers, planet {origin} "
+                f"has {planet.battleships} and {planet.cruisers} left"
+            )
+            continue
+        planet.battleships -= b
+        planet.cruisers -= c
+        travel = DIST[origin][target] * (2 if b else 1)
+        state.fleet_counts[seat] += 1
+        fleet = Fleet(
+            id=2 * state.fleet_counts[seat] - 2 + seat,
+            owner=seat,
+            origin=origin,
+            target=target,
+            battleships=b,
+            cruisers=c,
+            launched=turn,
+            arrives=turn + travel - 1,
+        )
+        state.fleets.append(fleet)
+        events.append({"type": "launch", "fleet": fleet_dict(fleet)})
+    return warnings.done()
+
+
+def _side(owner: int, role: str, before: Units, after: Units) -> dict[str, Any]:
+    return {"owner": owner, "role": role, "before": units_dict(before), "after": units_dict(after)}
+
+
+def _capture(planet: Planet, seat: int, survivors: Units, events: list[Event]) -> None:
+    """The attacker takes the planet: survivors stay, no launchers, hold restarts (GX-15)."""
+    events.append({"type": "capture", "planet": planet.id, "owner": seat, "previous": planet.owner})
+    planet.owner = seat
+    planet.battleships, planet.cruisers, planet.launchers = survivors[0], survivors[1], 0
+    planet.hold = 0
+
+
+def _battle_event(state: GalaxyState, planet: Planet, sides: list[dict[str, Any]], winner: int | None,
+                  seats: list[int]) -> Event:
+    return {
+        "type": "battle",
+        "turn": state.turn,
+        "planet": planet.id,
+        "sides": sides,
+        "winner": winner,
+        "new_owner": planet.owner,
+        "seats": seats,
+    }
+
+
+def resolve_planet(state: GalaxyState, planet: Planet, forces: dict[int, Units], events: list[Event]) -> None:
+    """All fleets landing on one planet this turn (GX-12), with the battle they cause (GX-13..GX-16)."""
+    owner = planet.owner
+    if owner:
+        if owner in forces:  # the owner's fleets join the garrison first
+            planet.battleships += forces[owner][0]
+            planet.cruisers += forces[owner][1]
+        enemy = 3 - owner
+        if enemy not in forces:
+            return
+        attacker = forces[enemy]
+        garrison = (planet.battleships, planet.cruisers, planet.launchers)
+        won, att_after, def_after = fight(attacker, garrison)
+        sides = [_side(enemy, "attacker", attacker, att_after), _side(owner, "defender", garrison, def_after)]
+        if won:
+            _capture(planet, enemy, att_after, events)
+        else:
+            planet.battleships, planet.cruisers, planet.launchers = def_after
+        events.append(_battle_event(state, planet, sides, enemy if won else owner, [enemy, owner]))
+        return
+    launchers = planet.launchers
+    if len(forces) == 1:
+        (seat, attacker), = forces.items()
+        won, att_after, def_after = fight(attacker, (0, 0, launchers))
+        sides = [_side(seat, "attacker", attacker, att_after), _side(0, "defender", (0, 0, launchers), def_after)]
+        if won:
+            _capture(planet, seat, att_after, events)
+        else:
+            planet.launchers = def_after[2]
+        events.append(_battle_event(state, planet, sides, seat if won else 0, [seat]))
+        return
+    draws: list[int] = []
+
+    def draw() -> int:
+        draws.append(state.rng.randint(1, 2))
+        return draws[-1]
+
+    result = contest(launchers, forces, draw)
+    if result.owner:
+        _capture(planet, result.owner, result.garrison, events)
+    else:
+        planet.launchers = result.garrison[2]
+    left = planet.launchers if planet.owner == 0 else 0
+    sides = [
+        _side(1, "attacker", forces[1], result.after[1]),
+        _side(2, "attacker", forces[2], result.after[2]),
+        _side(0, "defender", (0, 0, launchers), (0, 0, left)),
+    ]
+    if result.owner:
+        winner: int | None = result.owner
+    else:
+        winner = None if result.final is not None else 0
+    event = _battle_event(state, planet, sides, winner, [1, 2])
+    event["contest"] = {
+        "split": [result.split[1], result.split[2]],
+        "draw": result.drawn,
+        "halves": [
+            {"seat": s, "launchers": result.split[s], "won": result.half_won[s],
+             "after": units_dict(result.half_after[s]), "launchers_left": result.launchers_left[s]}
+            for s in (1, 2)
+        ],
+        "final": None if result.final is None else [units_dict(result.final[0]), units_dict(result.final[1])],
+    }
+    events.append(event)
+
+
+def arrivals(state: GalaxyState, events: list[Event]) -> None:
+    """Land every fleet due this turn and fight the battles, planet by planet (GX-12)."""
+    turn = state.turn
+    landing: dict[int, dict[int, list[int]]] = {}
+    staying: list[Fleet] = []
+    for fleet in state.fleets:
+        if fleet.arrives != turn:
+            staying.append(fleet)
+            continue
+        events.append({"type": "arrival", "fleet": fleet.id, "owner": fleet.owner, "planet": fleet.target})
+        per_seat = landing.setdefault(fleet.target, {})
+        force = per_seat.setdefault(fleet.owner, [0, 0])
+        force[0] += fleet.battleships
+        force[1] += fleet.cruisers
+    state.fleets = staying
+    for pid in sorted(landing):
+        forces = {seat: (f[0], f[1], 0) for seat, f in landing[pid].items()}
+        resolve_planet(state, state.planets[pid - 1], forces, events)
+
+
+def production(state: GalaxyState, events: list[Event]) -> None:
+    """Every owned planet adds base + 2 x floor(hold / 5) of each unit, then hold grows (GX-17)."""
+    made = []
+    for planet in state.planets:
+        if not planet.owner:
+            continue
+        bonus = 2 * (planet.hold // 5)
+        b, c, n = planet.base
+        planet.battleships += b + bonus
+        planet.cruisers += c + bonus
+        planet.launchers += n + bonus
+        planet.hold += 1
+        made.append([planet.id, planet.owner, b + bonus, c + bonus, n + bonus])
+    events.append({"type": "production", "planets": made})
+
+
+def growth(state: GalaxyState, events: list[Event]) -> None:
+    """One draw per neutral pair every turn; each neutral planet of the pair gains it (GX-4, GX-18)."""
+    lo, hi = state.config.neutral_growth
+    rng = state.rng
+    draws = [rng.randint(lo, hi) for _ in NEUTRAL_PAIRS]
+    grown = []
+    for planet in state.planets:
+        if planet.owner == 0:
+            gain = draws[planet.growth_pair]
+            planet.launchers += gain
+            grown.append([planet.id, gain])
+    events.append({"type": "growth", "draws": draws, "planets": grown})
+
+
+def totals(state: GalaxyState) -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
+    """Per seat: planets owned, fleets in flight, total MLE (garrisons, launchers, fleets; GX-21)."""
+    planets = {1: 0, 2: 0}
+    fleets = {1: 0, 2: 0}
+    power = {1: 0, 2: 0}
+    for p in state.planets:
+        if p.owner:
+            planets[p.owner] += 1
+            power[p.owner] += 4 * p.battleships + 2 * p.cruisers + p.launchers
+    for f in state.fleets:
+        fleets[f.owner] += 1
+        power[f.owner] += 4 * f.battleships + 2 * f.cruisers
+    return planets, fleets, power
+
+
+def scores(planets: dict[int, int], power: dict[int, int]) -> dict[str, Any]:
+    """Result.scores for display."""
+    return {"planets": {"1": planets[1], "2": planets[2]}, "mle": {"1": power[1], "2": power[2]}}
+
+
+def end_of_turn(state: GalaxyState, events: list[Event]) -> Result | None:
+    """Elimination (GX-20), then the turn limit (GX-21); None while the game goes on."""
+    planets, fleets, power = totals(state)
+    out = [seat for seat in (1, 2) if planets[seat] == 0 and fleets[seat] == 0]
+    turn = state.turn
+    if out:
+        events.append({"type": "elimination", "seats": out})
+        if len(out) == 2:
+            return Result(None, "draw", turn, scores(planets, power))
+        return Result(3 - out[0], "elimination", turn, scores(planets, power))
+    if turn < state.config.max_turns:
+        return None
+    if planets[1] != planets[2]:
+        winner: int | None = 1 if planets[1] > planets[2] else 2
+    elif power[1] != power[2]:
+        winner = 1 if power[1] > power[2] else 2
+    else:
+        winner = None
+    return Result(winner, "turn_limit" if winner else "draw", turn, scores(planets, power))
+
+
+def command_phase(state: GalaxyState, orders: dict[int, list[dict[str, Any]]]) -> list[Event]:
+    """Play the rest of the turn from both seats' (well-shaped) fleet orders; advance to the next turn."""
+    events: list[Event] = []
+    for seat in (1, 2):
+        state.order_warnings[seat] = launch(state, seat, orders[seat], events)
+        if state.order_warnings[seat]:
+            events.append({"type": "warnings", "seat": seat, "phase": "command",
+                           "warnings": state.order_warnings[seat]})
+    arrivals(state, events)
+    state.battles = [e for e in events if e["type"] == "battle"]
+    production(state, events)
+    growth(state, events)
+    result = end_of_turn(state, events)
+    if result is not None:
+        state.result = result
+        state.phase = "over"
+        events.append({"type": "game_over", "result": result.to_dict()})
+    else:
+        state.turn += 1
+        state.phase = "scout"
+    return events

@@ -1,0 +1,84 @@
+"""The wire format of protocol version 1: encoding requests, decoding and checking replies.
+
+One UTF-8 JSON object per line in both directions (docs/protocol.md). Replies are parsed
+strictly: no NaN or Infinity, no floats that overflow to infinity, no nesting deep
+enough to exhaust the parser, and the reply must be a JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+#: The protocol version sent in every `init` message.
+PROTOCOL_VERSION = 1
+#: MD-3: a display name is at most this many characters after trimming.
+MAX_NAME_CHARS = 40
+#: How much of an unreadable reply is quoted in a fault detail.
+PREVIEW_CHARS = 40
+
+
+class ProtocolError(Exception):
+    """A reply broke the framing rules; the message is the one-line fault detail."""
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """One request as a protocol line (compact JSON, ending in a newline)."""
+    return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in a reply")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def preview(raw: bytes) -> str:
+    """A short, single-line, escaped quote of a bad line for a fault detail."""
+    text = raw[:PREVIEW_CHARS].decode("utf-8", "replace")
+    more = "..." if len(raw) > PREVIEW_CHARS else ""
+    return ascii(text) + more
+
+
+def decode_reply(raw: bytes) -> dict[str, Any]:
+    """Parse one reply line (without its newline); raise ProtocolError saying what is wrong."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"reply is not valid UTF-8 (bad byte at offset {exc.start})") from None
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise ProtocolError("reply is nested too deeply to parse") from None
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(f"reply is not valid JSON ({exc.msg} at column {exc.colno}): {preview(raw)}") from None
+    except ValueError as exc:
+        raise ProtocolError(f"reply is not acceptable JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ProtocolError(f"reply is a JSON {type(value).__name__}, not an object: {preview(raw)}")
+    return value
+
+
+def reply_id(reply: dict[str, Any]) -> int:
+    """The reply's id; raise ProtocolError when it is missing or not an integer."""
+    if "id" not in reply:
+        raise ProtocolError("reply has no id")
+    value = reply["id"]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ProtocolError(f"reply id must be an integer, got {json.dumps(value)[:PREVIEW_CHARS]}")
+    return value
+
+
+def clean_name(value: Any, fallback: str) -> str:
+    """The display name announced in the init reply (MD-3), or `fallback` when it is not acceptable."""
+    if isinstance(value, str):
+        name = value.strip()
+        if 0 < len(name) <= MAX_NAME_CHARS and name.isprintable():
+            return name
+    return fallback

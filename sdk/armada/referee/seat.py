@@ -1,0 +1,148 @@
+"""One seat of a match: its connection, its request ids and clock, and one timed exchange.
+
+`ask_all` sends the requests of one step to every seat at once, each from its own thread,
+so every seat is timed on its own clock. A seat whose thread does not come back (its
+connection blocked while writing the request) is timed out by the caller's deadline.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from armada.games.base import Fault
+from armada.referee.clock import BankClock, Limits
+from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineTooLong
+from armada.referee.framing import ProtocolError, decode_reply, encode_message, reply_id
+
+#: How long to wait for a bot whose output ended to report its exit (for the fault detail).
+EXIT_WAIT_S = 0.5
+#: Extra time the caller waits for a seat's thread beyond its hard deadline.
+JOIN_SLACK_S = 1.0
+
+
+@dataclass
+class Exchange:
+    """What one request gave: the reply (without "id") or a fault, and the time it took."""
+
+    reply: dict[str, Any] | None = None
+    fault: Fault | None = None
+    elapsed_ms: float = 0.0
+
+
+class Seat:
+    """A seat's connection, its next request id, its time bank and its fault if any."""
+
+    def __init__(self, seat: int, conn: BotConnection, limits: Limits) -> None:
+        self.seat = seat
+        self.conn = conn
+        self.limits = limits
+        self.clock = BankClock(limits)
+        self.next_id = 0
+        self.name = conn.label
+        self.fault: Fault | None = None
+        self.started = False
+
+    def take_id(self) -> int:
+        value = self.next_id
+        self.next_id += 1
+        return value
+
+    def exchange(self, message: dict[str, Any], budget_ms: float) -> Exchange:
+        """Send `message` (it carries its id) and wait for the matching reply within `budget_ms`."""
+        what = f"{message['type']} (id {message['id']})"
+        expected = message["id"]
+        line = encode_message(message)
+        start = time.monotonic()
+        deadline = start + budget_ms / 1000.0
+        try:
+            self.conn.send(line)
+        except BotGone as exc:
+            return Exchange(fault=self._gone_fault(f"could not receive {what}", exc))
+        while True:
+            try:
+                raw = self.conn.read_line(deadline)
+            except LineTooLong as exc:
+                return Exchange(fault=Fault("output", f"{exc} (answering {what})"))
+            except BotGone as exc:
+                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc))
+            elapsed_ms = (time.monotonic() - start) * 1000.0
+            if raw is None:
+                return Exchange(fault=timeout_fault(what, budget_ms), elapsed_ms=elapsed_ms)
+            try:
+                reply = decode_reply(raw)
+                got = reply_id(reply)
+            except ProtocolError as exc:
+                return Exchange(fault=Fault("protocol", f"{exc} (answering {what})"), elapsed_ms=elapsed_ms)
+            if got < expected:
+                continue  # stale: an answer to an earlier request, dropped
+            if got != expected:
+                return Exchange(
+                    fault=Fault("protocol", f"reply id {got} does not match request id {expected} ({what})"),
+                    elapsed_ms=elapsed_ms,
+                )
+            if elapsed_ms > budget_ms:
+                return Exchange(fault=timeout_fault(what, budget_ms), elapsed_ms=elapsed_ms)
+            del reply["id"]
+            return Exchange(reply=reply, elapsed_ms=elapsed_ms)
+
+    def _gone_fault(self, what: str, exc: BotGone) -> Fault:
+        info = wait_exit(self.conn)
+        if info.oom_killed:
+            return Fault("memory", f"{info.describe()}; {what}")
+        if info.returncode is None and info.signal is None:
+            return Fault("crashed", f"closed its output ({exc}); {what}")
+        return Fault("crashed", f"{info.describe()}; {what}")
+
+
+def timeout_fault(what: str, budget_ms: float) -> Fault:
+    return Fault("timeout", f"no reply to {what} within its limit of {int(budget_ms)} ms")
+
+
+def wait_exit(conn: BotConnection, wait_s: float = EXIT_WAIT_S) -> ExitInfo:
+    """The connection's exit information, waiting briefly for a bot whose output just ended."""
+    end = time.monotonic() + wait_s
+    while True:
+        try:
+            info = conn.exit_info()
+        except Exception:  # a connection that cannot tell is treated as still running
+            info = ExitInfo()
+        if info.returncode is not None or info.signal is not None or info.oom_killed:
+            return info
+        if time.monotonic() >= end:
+            return info
+        time.sleep(0.01)
+
+
+def ask_all(asks: dict[Seat, tuple[dict[str, Any], float]]) -> dict[Seat, Exchange]:
+    """Run one exchange per seat in parallel; `asks` maps a seat to (message, budget_ms)."""
+    results: dict[Seat, Exchange] = {}
+    threads: dict[Seat, threading.Thread] = {}
+    lock = threading.Lock()
+
+    def work(seat: Seat, message: dict[str, Any], budget_ms: float) -> None:
+        try:
+            outcome = seat.exchange(message, budget_ms)
+        except Exception as exc:  # a connection misbehaving must not take the referee down
+            outcome = Exchange(fault=Fault("crashed", f"connection failed: {exc.__class__.__name__}: {exc}"))
+        with lock:
+            results.setdefault(seat, outcome)
+
+    start = time.monotonic()
+    for seat, (message, budget_ms) in asks.items():
+        thread = threading.Thread(target=work, args=(seat, message, budget_ms), daemon=True,
+                                  name=f"armada-seat-{seat.seat}")
+        threads[seat] = thread
+        thread.start()
+    for seat, thread in threads.items():
+        budget_ms = asks[seat][1]
+        remaining = start + budget_ms / 1000.0 + JOIN_SLACK_S - time.monotonic()
+        thread.join(max(0.0, remaining))
+        message = asks[seat][0]
+        with lock:
+            results.setdefault(seat, Exchange(fault=timeout_fault(f"{message['type']} (id {message['id']})",
+                                                                  budget_ms)))
+    with lock:
+        return dict(results)

@@ -1,0 +1,191 @@
+"""The replay format, version 1 (docs/replay-format.md): recording, writing, reading, re-checking.
+
+A replay holds what determines a match (game, engine version, seed, config, optional
+starting state, every step's answers) plus what a viewer draws (frames, events) and how it
+ended (seats, result). It holds no timing data, and it is serialized canonically (sorted
+keys, fixed separators, gzip with mtime 0), so the same seed and the same answers give the
+same bytes (GX-23).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from armada.games.base import Fault, Game, Result, StepResult
+
+FORMAT = "armada-replay"
+VERSION = 1
+#: Keys every version-1 replay has, with their JSON types.
+REQUIRED_KEYS: dict[str, type | tuple[type, ...]] = {
+    "format": str, "version": int, "engine_version": str, "game": str, "seed": int,
+    "config": dict, "seats": list, "steps": list, "result": dict,
+}
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class ReplayError(ValueError):
+    """A file or object is not a replay this SDK can read, or does not match its engine."""
+
+
+def plain(value: Any) -> Any:
+    """`value` as plain JSON data (tuples become lists, keys strings), as it reads back from a file."""
+    return json.loads(json.dumps(value, allow_nan=False))
+
+
+def replay_bytes(replay: dict[str, Any]) -> bytes:
+    """The canonical JSON encoding of a replay (UTF-8, sorted keys, no spaces)."""
+    return json.dumps(replay, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def write_replay(replay: dict[str, Any], path: str | Path) -> None:
+    """Write a replay: gzip-compressed JSON, or plain JSON when the name ends in `.json`."""
+    data = replay_bytes(replay)
+    target = Path(path)
+    if target.name.endswith(".json"):
+        target.write_bytes(data)
+        return
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
+        gz.write(data)
+    target.write_bytes(buffer.getvalue())
+
+
+def load_replay_bytes(data: bytes, source: str = "replay") -> dict[str, Any]:
+    """Parse and check a replay from bytes (gzip or plain JSON)."""
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ReplayError(f"{source}: damaged gzip data ({exc})") from None
+    try:
+        replay = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ReplayError(f"{source}: not a JSON replay ({exc})") from None
+    check_replay(replay, source)
+    return replay  # type: ignore[no-any-return]
+
+
+def read_replay(path: str | Path) -> dict[str, Any]:
+    """Read a replay written by `write_replay` (.json or .json.gz); ReplayError says what is wrong."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReplayError(f"cannot read replay {path}: {exc.strerror or exc}") from None
+    return load_replay_bytes(data, str(path))
+
+
+def check_replay(replay: Any, source: str = "replay") -> None:
+    """Raise ReplayError unless `replay` looks like a version-1 Armada replay."""
+    if not isinstance(replay, dict):
+        raise ReplayError(f"{source}: a replay is a JSON object, got {type(replay).__name__}")
+    if replay.get("format") != FORMAT:
+        raise ReplayError(f"{source}: not an Armada replay (format is {replay.get('format')!r}, "
+                          f"expected {FORMAT!r})")
+    if replay.get("version") != VERSION:
+        raise ReplayError(f"{source}: unsupported replay version {replay.get('version')!r} "
+                          f"(this SDK reads version {VERSION})")
+    for key, kind in REQUIRED_KEYS.items():
+        if key not in replay:
+            raise ReplayError(f"{source}: replay has no {key!r}")
+        if not isinstance(replay[key], kind) or isinstance(replay[key], bool):
+            raise ReplayError(f"{source}: replay field {key!r} has the wrong type")
+    for index, step in enumerate(replay["steps"]):
+        if not isinstance(step, dict) or not isinstance(step.get("answers"), dict):
+            raise ReplayError(f"{source}: step {index} is malformed (needs an 'answers' object)")
+
+
+class ReplayRecorder:
+    """Builds a replay while the referee plays; `finish` returns the replay object."""
+
+    def __init__(self, game: Game, seed: int, config: dict[str, Any], initial_frame: dict[str, Any] | None,
+                 start_state: dict[str, Any] | None = None) -> None:
+        self.replay: dict[str, Any] = {
+            "format": FORMAT, "version": VERSION, "engine_version": game.engine_version,
+            "game": game.slug, "seed": seed, "config": plain(config), "initial": plain(initial_frame),
+            "steps": [],
+        }
+        if start_state is not None:
+            self.replay["start_state"] = plain(start_state)
+
+    def add_step(self, phases: dict[int, str], turn: Any, answers: dict[int, dict[str, Any]],
+                 step: StepResult, frame: dict[str, Any] | None) -> None:
+        """Record one step: the request type(s), the turn, each seat's answer, events, faults, frame."""
+        # Copied now: engines may reuse and mutate the objects they returned.
+        self.replay["steps"].append(plain(step_record(phases, turn, answers, step.events, step.faults, frame)))
+
+    def finish(self, seats: list[dict[str, Any]], result: Result) -> dict[str, Any]:
+        """The finished replay, as plain JSON data."""
+        self.replay["seats"] = seats
+        self.replay["result"] = result.to_dict()
+        return plain(self.replay)  # type: ignore[no-any-return]
+
+
+def step_record(phases: dict[int, str], turn: Any, answers: dict[int, dict[str, Any]],
+                events: list[dict[str, Any]], faults: dict[int, Fault],
+                frame: dict[str, Any] | None) -> dict[str, Any]:
+    """One entry of `steps`; `phase` is the request type (a seat -> type object if seats differ)."""
+    kinds = set(phases.values())
+    phase: Any = next(iter(kinds)) if len(kinds) == 1 else {str(s): t for s, t in sorted(phases.items())}
+    record: dict[str, Any] = {
+        "phase": phase, "turn": turn,
+        "answers": {str(seat): answer for seat, answer in sorted(answers.items())},
+        "events": events,
+    }
+    if faults:
+        record["faults"] = {str(seat): {"status": f.status, "detail": f.detail} for seat, f in sorted(faults.items())}
+    if frame is not None:
+        record["frame"] = frame
+    return record
+
+
+def _engine_for(replay: dict[str, Any], game: Game | None) -> Game:
+    if game is not None:
+        return game
+    from armada.games.registry import get_game
+
+    return get_game(replay["game"])
+
+
+def rebuild_states(replay: dict[str, Any], game: Game | None = None) -> list[dict[str, Any]]:
+    """Replay the recorded answers through the engine; return the frames (initial first).
+
+    Raises ReplayError at the first step whose events, faults or frame differ from the
+    recording (e.g. a replay made by another engine version).
+    """
+    check_replay(replay)
+    engine = _engine_for(replay, game)
+    where = f"{replay['game']} replay (engine {replay['engine_version']}, this engine {engine.engine_version})"
+    config = engine.parse_config(replay["config"])
+    start = replay.get("start_state")
+    state = engine.load_state(start) if start is not None else engine.initial_state(replay["seed"], config)
+    frames: list[dict[str, Any]] = []
+    initial = plain(engine.frame(state))
+    if initial != replay.get("initial"):
+        raise ReplayError(f"{where}: the initial frame does not match")
+    if initial is not None:
+        frames.append(initial)
+    for index, recorded in enumerate(replay["steps"]):
+        if engine.result(state) is not None:
+            raise ReplayError(f"{where}: the game was over before step {index}")
+        asked = engine.requests(state)
+        answers = {int(seat): answer for seat, answer in recorded["answers"].items()}
+        if set(answers) != set(asked):
+            raise ReplayError(f"{where}: step {index} has answers for seats {sorted(answers)}, "
+                              f"the engine asks {sorted(asked)}")
+        phases = {seat: request.type for seat, request in asked.items()}
+        turn = next(iter(asked.values())).payload.get("turn") if asked else None
+        result = engine.step(state, answers)
+        state = result.state
+        frame = engine.frame(state)
+        again = plain(step_record(phases, turn, answers, result.events, result.faults, frame))
+        for key in ("phase", "turn", "events", "faults", "frame"):
+            if again.get(key) != recorded.get(key):
+                raise ReplayError(f"{where}: step {index} ({key}) does not match the recording")
+        if frame is not None:
+            frames.append(again["frame"])
+    return frames

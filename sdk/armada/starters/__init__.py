@@ -1,0 +1,1 @@
+"""Starter bots, one folder per game; each module is a runnable bot script (`builtin:<name>`)."""

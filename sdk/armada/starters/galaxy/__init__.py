@@ -1,0 +1,1 @@
+"""Galaxy starter bots: random, greedy, prober (weakest to strongest)."""
