@@ -2,7 +2,8 @@
 
 A spec is one of: a path to a Python file (usually `main.py`; its folder is the bot's code),
 a folder holding `main.py`, a `.zip` holding `main.py` at its top or inside its single top
-folder, or `builtin:NAME` for a starter bot of the game. Zips are checked before anything is
+folder, or `builtin:NAME` for a starter bot of the game (copied as `main.py` into a
+temporary folder). Zips are checked before anything is
 extracted (paths, symlinks, entry count, sizes, compression ratio) and extracted into a
 temporary folder that `BotSource.close()` removes.
 """
@@ -17,7 +18,7 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class BotSource:
         return ProcessBot([sys.executable, self.script], cwd=self.code_dir, label=label or self.label)
 
     def close(self) -> None:
-        """Remove the extracted copy of a zip (nothing to do for other specs)."""
+        """Remove the temporary copy of a zip or starter (nothing to do for other specs)."""
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -114,12 +115,29 @@ def resolve_bot(spec: str, game: str) -> BotSource:
     raise BotSpecError(f"{spec}: no such file or folder (a bot is a .py file, a folder, a .zip or builtin:NAME)")
 
 
-def _resolve_builtin(name: str, game: str) -> BotSource:
+def starter_file(name: str, game: str) -> Path:
+    """The file of starter bot `name` of `game`; raises BotSpecError listing the available names."""
     names = builtin_names(game)
     if name not in names:
         available = ", ".join(f"builtin:{n}" for n in names) or "none installed"
         raise BotSpecError(f"no starter bot {name!r} for {game}; available: {available}")
-    return BotSource(str(starters_dir(game)), f"{name}.py", f"builtin:{name}")
+    return starters_dir(game) / f"{name}.py"
+
+
+def _resolve_builtin(name: str, game: str) -> BotSource:
+    """A copy of the starter as main.py in a temporary folder.
+
+    Run in place, a starter named like a standard module (`random.py`) would shadow that
+    module for everything its process imports; as main.py it runs exactly like a submission.
+    """
+    source = starter_file(name, game)
+    tmp = tempfile.TemporaryDirectory(prefix=f"armada-{name}-")
+    try:
+        shutil.copyfile(source, Path(tmp.name) / ENTRY)
+    except OSError as exc:
+        tmp.cleanup()
+        raise BotSpecError(f"cannot copy starter bot {name!r}: {exc}") from exc
+    return BotSource(tmp.name, ENTRY, f"{_BUILTIN_PREFIX}{name}", _tmp=tmp)
 
 
 def _resolve_folder(path: Path) -> BotSource:
@@ -244,5 +262,4 @@ def extract_zip(path: Path) -> BotSource:
 
 def copy_starter(game: str, name: str, dest: Path) -> None:
     """Copy starter bot `name` of `game` to the file `dest`."""
-    source = _resolve_builtin(name, game)
-    shutil.copyfile(source.script, dest)
+    shutil.copyfile(starter_file(name, game), dest)

@@ -39,12 +39,25 @@ fi
 
 # 1. The base image: the registry's debian:bookworm-slim if we have it or can pull it, else a
 #    local debootstrap (minbase) imported as $LOCAL_BASE, built once and kept.
+registry_reachable() {
+    # A configured mirror, or Docker Hub answering HTTPS within 5 s (any HTTP status counts).
+    if [[ -n "$(docker info --format '{{ range .RegistryConfig.Mirrors }}{{ . }}{{ end }}' 2>/dev/null)" ]]; then
+        return 0
+    fi
+    if command -v curl >/dev/null; then
+        curl -s -m 5 -o /dev/null https://registry-1.docker.io/v2/
+    else
+        timeout 30 docker pull -q "$REGISTRY_BASE" >/dev/null 2>&1
+    fi
+}
+
 choose_base() {
     if docker image inspect "$REGISTRY_BASE" >/dev/null 2>&1; then
         BASE="$REGISTRY_BASE"; say "base: $BASE (already present)"; return
     fi
-    say "trying to pull $REGISTRY_BASE (30 s at most)"
-    if timeout 30 docker pull -q "$REGISTRY_BASE" >/dev/null 2>&1; then
+    if ! registry_reachable; then
+        say "no registry answers (neither Docker Hub nor a configured mirror)"
+    elif say "a registry answers: pulling $REGISTRY_BASE" && timeout 300 docker pull -q "$REGISTRY_BASE" >/dev/null 2>&1; then
         BASE="$REGISTRY_BASE"; say "base: $BASE (pulled)"; return
     fi
     if docker image inspect "$LOCAL_BASE" >/dev/null 2>&1; then
@@ -79,8 +92,10 @@ rm -rf "$BUILD"
 mkdir -p "$BUILD/wheels"
 cp "$HERE/Dockerfile" "$BUILD/Dockerfile"
 say "building the SDK wheel from sdk/ with $PYTHON"
-"$PYTHON" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$BUILD/wheels" "$ROOT/sdk" \
-    || die "could not build the SDK wheel"
+# Offline first (needs setuptools and wheel on the host); else pip fetches the build backend.
+"$PYTHON" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$BUILD/wheels" "$ROOT/sdk" 2>/dev/null \
+    || "$PYTHON" -m pip wheel --quiet --no-deps --wheel-dir "$BUILD/wheels" "$ROOT/sdk" \
+    || die "could not build the SDK wheel (install setuptools and wheel for $PYTHON)"
 rm -rf "$ROOT/sdk/build"
 if grep -qvE '^\s*(#|$)' "$HERE/wheels.txt"; then
     say "building extra wheels from wheels.txt"

@@ -63,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
     add_sandbox_arg(p)
     p.add_argument("--from-state", metavar="FILE",
                    help="start from a saved state: a dump written by `armada replay --dump-state`, "
-                   "or REPLAY.json.gz#turn=N for the state at the start of turn N of a replay")
+                   "or REPLAY.json.gz#turn=N for the position after turn N of a replay")
     p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
                    help="time per request in milliseconds (default: 1000, mothership 2000)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE",
@@ -75,10 +75,14 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     game: str = args.game
     seed: int = args.seed if args.seed is not None else random_seed()
+    if args.from_state and args.config:
+        raise CliError("--config cannot be combined with --from-state: the state carries its configuration")
     config = load_config(args.config)
+    start_state = load_start_state(args.from_state, game) if args.from_state else None
+    if start_state is not None and isinstance(start_state.get("config"), dict):
+        config = start_state["config"]  # so the bots are told the configuration the state plays by
     check_config(game, config)
     limits = limits_for(game, args.turn_ms)
-    start_state = load_start_state(args.from_state, game) if args.from_state else None
     if args.replay:
         check_writable(args.replay)
     if args.sandbox == "docker":

@@ -75,6 +75,12 @@ def reply_id(reply: dict[str, Any]) -> int:
     return value
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """`text` on one line (whitespace runs collapsed), cut to `limit` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
 def clean_name(value: Any, fallback: str) -> str:
     """The display name announced in the init reply (MD-3), or `fallback` when it is not acceptable."""
     if isinstance(value, str):

@@ -8,7 +8,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from armada import botspec
 from armada.botspec import BotSpecError, resolve_bot
 
@@ -65,7 +64,7 @@ def test_missing_path_and_wrong_kind(tmp_path: Path) -> None:
 
 
 def test_unknown_game(tmp_path: Path) -> None:
-    with pytest.raises(BotSpecError, match="unknown game 'chess'.*galaxy, mothership"):
+    with pytest.raises(BotSpecError, match=r"unknown game 'chess'.*galaxy, mothership"):
         resolve_bot("builtin:greedy", "chess")
 
 
@@ -165,12 +164,12 @@ def test_zip_lying_header_is_caught(tmp_path: Path) -> None:
     with zipfile.ZipFile(z) as zf:
         info = zf.getinfo("data.txt")
     # Patch the declared uncompressed size (central directory) down to 10 bytes.
-    cd = raw.rfind(b"PK\x01\x02" , 0, len(raw))
+    cd = raw.rfind(b"PK\x01\x02")
     cd = raw.find(b"data.txt", cd) - 46
     raw[cd + 24:cd + 28] = (10).to_bytes(4, "little")
     z.write_bytes(bytes(raw))
     assert info.file_size == 5000
-    with pytest.raises(BotSpecError):
+    with pytest.raises(BotSpecError, match=r"data\.txt"):
         resolve_bot(str(z), "galaxy")
 
 
@@ -183,14 +182,20 @@ def test_builtin_unknown_lists_available(tmp_path: Path, monkeypatch: pytest.Mon
     assert botspec.builtin_names("galaxy") == ["alpha", "zeta"]
     with pytest.raises(BotSpecError, match="available: builtin:alpha, builtin:zeta"):
         resolve_bot("builtin:nope", "galaxy")
+    (folder / "zeta.py").write_text("# zeta\n")
     src = resolve_bot("builtin:zeta", "galaxy")
-    assert (src.code_dir, src.entry, src.label) == (str(folder), "zeta.py", "builtin:zeta")
+    # copied as main.py into its own temporary folder, removed by close()
+    assert (src.entry, src.label) == ("main.py", "builtin:zeta")
+    assert Path(src.script).read_text() == "# zeta\n"
+    assert not Path(src.code_dir).samefile(folder)
+    src.close()
+    assert not Path(src.code_dir).exists()
 
 
 @pytest.mark.parametrize(("game", "names"), [("galaxy", ["greedy", "prober", "random"]),
                                              ("mothership", ["balanced", "greedy", "random"])])
 def test_builtin_starters_installed(game: str, names: list[str]) -> None:
     for name in names:
-        src = resolve_bot(f"builtin:{name}", game)
-        assert Path(src.script).is_file()
-        assert src.label == f"builtin:{name}"
+        with resolve_bot(f"builtin:{name}", game) as src:
+            assert Path(src.script).read_bytes() == (botspec.starters_dir(game) / f"{name}.py").read_bytes()
+            assert src.label == f"builtin:{name}"

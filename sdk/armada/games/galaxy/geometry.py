@@ -33,9 +33,7 @@ def distance(a: int, b: int) -> int:
 
 
 #: DIST[a][b] for planet ids 1..16 (index 0 unused), for the hot path.
-DIST: list[list[int]] = [[0] * (PLANETS + 1)] + [
-    [0] + [distance(a, b) for b in PLANET_IDS] for a in PLANET_IDS
-]
+DIST: list[list[int]] = [[0] * (PLANETS + 1)] + [[0] + [distance(a, b) for b in PLANET_IDS] for a in PLANET_IDS]
 
 
 def travel_time(a: int, b: int, has_battleship: bool) -> int:
@@ -55,16 +53,23 @@ def path(a: int, b: int) -> list[int]:
     return points
 
 
+#: PATHS[a][b] = path(a, b) for every pair, and COORDS[p] = coords(p) (index 0 unused), for the hot path.
+PATHS: list[list[list[int]]] = [[]] + [[[]] + [path(a, b) for b in PLANET_IDS] for a in PLANET_IDS]
+COORDS: list[tuple[int, int]] = [(0, 0)] + [coords(p) for p in PLANET_IDS]
+
+
 def position(a: int, b: int, units: float) -> tuple[float, float]:
     """The (row, col) point reached after travelling `units` along path(a, b), for drawing."""
-    points = path(a, b)
-    if units <= 0:
-        return tuple(float(x) for x in coords(a))  # type: ignore[return-value]
+    points = PATHS[a][b]
     last = len(points) - 1
+    if units <= 0:
+        r, c = COORDS[a]
+        return (float(r), float(c))
     if units >= last:
-        return tuple(float(x) for x in coords(b))  # type: ignore[return-value]
+        r, c = COORDS[b]
+        return (float(r), float(c))
     step = int(units)
     frac = units - step
-    r0, c0 = coords(points[step])
-    r1, c1 = coords(points[step + 1])
+    r0, c0 = COORDS[points[step]]
+    r1, c1 = COORDS[points[step + 1]]
     return (r0 + (r1 - r0) * frac, c0 + (c1 - c0) * frac)

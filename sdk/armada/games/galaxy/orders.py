@@ -16,7 +16,7 @@ class ReplyShapeError(ValueError):
 class Warnings:
     """A capped list of warnings for one seat and phase."""
 
-    __slots__ = ("items", "dropped")
+    __slots__ = ("dropped", "items")
 
     def __init__(self) -> None:
         self.items: list[str] = []
@@ -43,7 +43,7 @@ def show(value: Any) -> str:
 
 def is_int(value: Any) -> bool:
     """A JSON integer (booleans are not)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int
 
 
 def reply_list(reply: Any, key: str) -> list[Any]:
@@ -96,21 +96,21 @@ def check_fleet(item: dict[str, Any], owners: list[int], seat: int) -> tuple[int
     Missing counts are 0; missing or bad planet ids are dropped.
     """
     n = len(owners)
-    origin = item.get("from")
-    target = item.get("to")
-    b = item.get("battleships", 0)
-    c = item.get("cruisers", 0)
-    if not is_int(origin) or not 1 <= origin <= n:
+    origin: Any = item.get("from")
+    target: Any = item.get("to")
+    b: Any = item.get("battleships", 0)
+    c: Any = item.get("cruisers", 0)
+    if type(origin) is not int or not 1 <= origin <= n:
         return f"'from' {show(origin)} is not a planet id (1..{n})"
     if owners[origin - 1] != seat:
         return f"planet {origin} is not yours"
-    if not is_int(target) or not 1 <= target <= n:
+    if type(target) is not int or not 1 <= target <= n:
         return f"'to' {show(target)} is not a planet id (1..{n})"
     if target == origin:
         return f"'to' equals 'from' ({origin})"
-    if not is_int(b) or b < 0:
+    if type(b) is not int or b < 0:
         return f"'battleships' {show(b)} is not a non-negative integer"
-    if not is_int(c) or c < 0:
+    if type(c) is not int or c < 0:
         return f"'cruisers' {show(c)} is not a non-negative integer"
     if b == 0 and c == 0:
         return "the fleet is empty"

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from armada.games.base import Result
-from armada.games.galaxy.battle import Units, contest, fight, mle
+from armada.games.galaxy.battle import Units, contest, fight
 from armada.games.galaxy.geometry import DIST
 from armada.games.galaxy.orders import Warnings, check_fleet
 from armada.games.galaxy.setup import NEUTRAL_PAIRS
 from armada.games.galaxy.state import Fleet, GalaxyState, Planet
+from armada.games.rng import Rng
 
 Event = dict[str, Any]
 
@@ -56,17 +57,9 @@ def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: l
         planet.battleships -= b
         planet.cruisers -= c
         travel = DIST[origin][target] * (2 if b else 1)
-        state.fleet_counts[seat] += 1
-        fleet = Fleet(
-            id=2 * state.fleet_counts[seat] - 2 + seat,
-            owner=seat,
-            origin=origin,
-            target=target,
-            battleships=b,
-            cruisers=c,
-            launched=turn,
-            arrives=turn + travel - 1,
-        )
+        count = state.fleet_counts[seat] = state.fleet_counts[seat] + 1
+        # ids are odd for seat 1 and even for seat 2, so they reveal nothing of the other seat (GX-19)
+        fleet = Fleet(2 * count - 2 + seat, seat, origin, target, b, c, turn, turn + travel - 1)
         state.fleets.append(fleet)
         events.append({"type": "launch", "fleet": fleet_dict(fleet)})
     return warnings.done()
@@ -84,8 +77,9 @@ def _capture(planet: Planet, seat: int, survivors: Units, events: list[Event]) -
     planet.hold = 0
 
 
-def _battle_event(state: GalaxyState, planet: Planet, sides: list[dict[str, Any]], winner: int | None,
-                  seats: list[int]) -> Event:
+def _battle_event(
+    state: GalaxyState, planet: Planet, sides: list[dict[str, Any]], winner: int | None, seats: list[int]
+) -> Event:
     return {
         "type": "battle",
         "turn": state.turn,
@@ -119,7 +113,7 @@ def resolve_planet(state: GalaxyState, planet: Planet, forces: dict[int, Units],
         return
     launchers = planet.launchers
     if len(forces) == 1:
-        (seat, attacker), = forces.items()
+        ((seat, attacker),) = forces.items()
         won, att_after, def_after = fight(attacker, (0, 0, launchers))
         sides = [_side(seat, "attacker", attacker, att_after), _side(0, "defender", (0, 0, launchers), def_after)]
         if won:
@@ -154,8 +148,13 @@ def resolve_planet(state: GalaxyState, planet: Planet, forces: dict[int, Units],
         "split": [result.split[1], result.split[2]],
         "draw": result.drawn,
         "halves": [
-            {"seat": s, "launchers": result.split[s], "won": result.half_won[s],
-             "after": units_dict(result.half_after[s]), "launchers_left": result.launchers_left[s]}
+            {
+                "seat": s,
+                "launchers": result.split[s],
+                "won": result.half_won[s],
+                "after": units_dict(result.half_after[s]),
+                "launchers_left": result.launchers_left[s],
+            }
             for s in (1, 2)
         ],
         "final": None if result.final is None else [units_dict(result.final[0]), units_dict(result.final[1])],
@@ -167,17 +166,16 @@ def arrivals(state: GalaxyState, events: list[Event]) -> None:
     """Land every fleet due this turn and fight the battles, planet by planet (GX-12)."""
     turn = state.turn
     landing: dict[int, dict[int, list[int]]] = {}
-    staying: list[Fleet] = []
-    for fleet in state.fleets:
-        if fleet.arrives != turn:
-            staying.append(fleet)
-            continue
+    arriving = [f for f in state.fleets if f.arrives == turn]
+    if not arriving:
+        return
+    state.fleets = [f for f in state.fleets if f.arrives != turn]
+    for fleet in arriving:
         events.append({"type": "arrival", "fleet": fleet.id, "owner": fleet.owner, "planet": fleet.target})
         per_seat = landing.setdefault(fleet.target, {})
         force = per_seat.setdefault(fleet.owner, [0, 0])
         force[0] += fleet.battleships
         force[1] += fleet.cruisers
-    state.fleets = staying
     for pid in sorted(landing):
         forces = {seat: (f[0], f[1], 0) for seat, f in landing[pid].items()}
         resolve_planet(state, state.planets[pid - 1], forces, events)
@@ -199,11 +197,24 @@ def production(state: GalaxyState, events: list[Event]) -> None:
     events.append({"type": "production", "planets": made})
 
 
+def growth_draws(rng: Rng, lo: int, hi: int, count: int) -> list[int]:
+    """`count` independent uniform draws in lo..hi taken from one generator call (the digits of one
+    uniform number below (hi - lo + 1) ** count); no call at all when lo == hi."""
+    size = hi - lo + 1
+    if size == 1:
+        return [lo] * count
+    x = rng.randrange(size**count)
+    draws = []
+    for _ in range(count):
+        x, digit = divmod(x, size)
+        draws.append(lo + digit)
+    return draws
+
+
 def growth(state: GalaxyState, events: list[Event]) -> None:
     """One draw per neutral pair every turn; each neutral planet of the pair gains it (GX-4, GX-18)."""
     lo, hi = state.config.neutral_growth
-    rng = state.rng
-    draws = [rng.randint(lo, hi) for _ in NEUTRAL_PAIRS]
+    draws = growth_draws(state.rng, lo, hi, len(NEUTRAL_PAIRS))
     grown = []
     for planet in state.planets:
         if planet.owner == 0:
@@ -235,9 +246,13 @@ def scores(planets: dict[int, int], power: dict[int, int]) -> dict[str, Any]:
 
 def end_of_turn(state: GalaxyState, events: list[Event]) -> Result | None:
     """Elimination (GX-20), then the turn limit (GX-21); None while the game goes on."""
+    turn = state.turn
+    if turn < state.config.max_turns:  # fast path: both seats still own a planet
+        owners = {p.owner for p in state.planets}
+        if 1 in owners and 2 in owners:
+            return None
     planets, fleets, power = totals(state)
     out = [seat for seat in (1, 2) if planets[seat] == 0 and fleets[seat] == 0]
-    turn = state.turn
     if out:
         events.append({"type": "elimination", "seats": out})
         if len(out) == 2:
@@ -260,8 +275,9 @@ def command_phase(state: GalaxyState, orders: dict[int, list[dict[str, Any]]]) -
     for seat in (1, 2):
         state.order_warnings[seat] = launch(state, seat, orders[seat], events)
         if state.order_warnings[seat]:
-            events.append({"type": "warnings", "seat": seat, "phase": "command",
-                           "warnings": state.order_warnings[seat]})
+            events.append(
+                {"type": "warnings", "seat": seat, "phase": "command", "warnings": state.order_warnings[seat]}
+            )
     arrivals(state, events)
     state.battles = [e for e in events if e["type"] == "battle"]
     production(state, events)

@@ -1,15 +1,16 @@
 """Galaxy starter bot "random": legal but aimless probes and fleets.
 
 The weakest starter, useful as a first opponent. Its choices come from a generator
-seeded with its seat, so a match against it can be replayed exactly.
+seeded with its seat, so a match against it can be replayed exactly. (This file is named
+like the standard `random` module, so it uses Armada's own seeded generator instead.)
 """
+# ruff: noqa: A005  (the file name is the bot's name, `builtin:random`)
 
 from __future__ import annotations
 
-import random
-
 from armada.bot.galaxy import FleetOrder, GalaxyBot, Intel, Observation
 from armada.bot.runtime import run
+from armada.games.rng import Rng
 
 
 class Bot(GalaxyBot):
@@ -17,12 +18,12 @@ class Bot(GalaxyBot):
 
     def __init__(self) -> None:
         super().__init__()
-        self.rng: random.Random | None = None
+        self.rng: Rng | None = None
 
-    def _rng(self, obs: Observation) -> random.Random:
+    def _rng(self, obs: Observation) -> Rng:
         # Seeded once, from the seat: the same game gives the same choices.
         if self.rng is None:
-            self.rng = random.Random(obs.seat)
+            self.rng = Rng(obs.seat)
         return self.rng
 
     def scout(self, obs: Observation) -> list[int]:

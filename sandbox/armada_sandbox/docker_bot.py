@@ -1,0 +1,344 @@
+"""`DockerBot`: a `BotConnection` running one bot in its own hardened container.
+
+One container per bot per match: no network, read-only root, the code mounted read-only at
+/bot, a small noexec tmpfs at /tmp, user bot (uid 10001), every capability dropped,
+no-new-privileges, our seccomp profile, pids/memory(=memory+swap)/CPU limits, nofile and
+core ulimits, an init process, no Docker logging, labels for the sweeper. The protocol
+bytes go through host FIFOs (`fifo_io`), not the Docker API. `close()` always removes the
+container, and with it every process the bot started.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+import time
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer
+
+from armada_sandbox.fifo_io import FifoDir
+from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
+from armada_sandbox.limits import SandboxLimits
+from armada_sandbox.seccomp import profile_json
+
+BOT_USER = "10001:10001"
+#: Every container we create carries this label (the sweeper looks for it).
+SANDBOX_LABEL = "armada.sandbox"
+#: The shell only wires the FIFOs to the bot's standard streams, then becomes the bot.
+LAUNCH = 'exec python3 "$1" </io/stdin >/io/stdout 2>/io/stderr'
+#: Seconds `send()` waits for room in the bot's input pipe before giving up on the bot.
+SEND_TIMEOUT_S = 10.0
+
+_client_lock = threading.Lock()
+_client: Any = None
+
+
+def docker_client() -> Any:
+    """One shared Docker SDK client (thread safe; a connection pool large enough for many bots)."""
+    global _client
+    with _client_lock:
+        if _client is None:
+            import docker
+
+            _client = docker.from_env(timeout=60, max_pool_size=64)
+        return _client
+
+
+def container_options(
+    code_dir: Path, io_dir: Path, entry: str, limits: SandboxLimits, labels: dict[str, str]
+) -> dict[str, Any]:
+    """The keyword arguments of `containers.create`: the whole wall in one place (tests read it)."""
+    from docker.types import LogConfig, Mount, Ulimit
+
+    return {
+        "command": ["/bin/sh", "-c", LAUNCH, "sh", entry],
+        "user": BOT_USER,
+        "working_dir": "/bot",
+        "hostname": "bot",
+        "environment": {"ARMADA_SANDBOX": "docker"},
+        "network_mode": "none",
+        "read_only": True,
+        "mounts": [
+            Mount("/bot", str(code_dir), type="bind", read_only=True),
+            Mount("/io", str(io_dir), type="bind", read_only=True),
+        ],
+        "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
+        "shm_size": f"{limits.tmp_mb}m",
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges:true", f"seccomp={profile_json()}"],
+        "pids_limit": limits.pids,
+        "mem_limit": limits.memory_bytes,
+        "memswap_limit": limits.memory_bytes,
+        "mem_swappiness": 0,
+        "oom_score_adj": 1000,
+        "nano_cpus": int(limits.cpus * 1e9),
+        "ulimits": [
+            Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile),
+            Ulimit(name="core", soft=0, hard=0),
+        ],
+        "init": True,
+        "log_config": LogConfig(type="none"),
+        "labels": labels,
+        "stdin_open": False,
+        "detach": True,
+    }
+
+
+def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:
+    """ExitInfo from a container's State (exit codes above 128 are 128 + the killing signal)."""
+    if state.get("Running") or state.get("Status") in ("created", "running", "restarting", "paused"):
+        return ExitInfo()
+    code = int(state.get("ExitCode", 0))
+    signal = code - 128 if 128 < code <= 128 + 64 else None
+    return ExitInfo(returncode=code, signal=signal, oom_killed=bool(state.get("OOMKilled")))
+
+
+class DockerBot(BotConnection):
+    """A bot in a container. `code_dir` holds the bot; `entry` is its main script, relative."""
+
+    def __init__(
+        self,
+        code_dir: str | os.PathLike[str],
+        entry: str = "main.py",
+        *,
+        label: str = "bot",
+        limits: SandboxLimits | None = None,
+        labels: dict[str, str] | None = None,
+        image: str = BOT_IMAGE,
+        client: Any = None,
+    ) -> None:
+        self.code_dir = Path(code_dir).resolve()
+        if not self.code_dir.is_dir():
+            raise ValueError(f"bot code folder not found: {self.code_dir}")
+        rel = PurePosixPath(entry)
+        if rel.is_absolute() or ".." in rel.parts or not str(rel) or str(rel).startswith("-"):
+            raise ValueError(f"bot entry must be a relative path inside the code folder, got {entry!r}")
+        if not (self.code_dir / rel).is_file():
+            raise ValueError(f"bot entry {entry!r} not found in {self.code_dir}")
+        self.entry = rel.as_posix()
+        self.label = label
+        self.limits = (limits or SandboxLimits()).validate()
+        self.labels = {str(k): str(v) for k, v in (labels or {}).items()}
+        self.image = image
+        self._client = client
+        self.container: Any = None
+        self._io: FifoDir | None = None
+        self._stdin: int | None = None
+        self._lines = LineBuffer(self.limits.max_line_bytes)
+        self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes)
+        self._backlog = 0
+        self._backlog_cond = threading.Condition()
+        self._stdout_eof = threading.Event()
+        self._closing = False
+        self._threads: list[threading.Thread] = []
+        self._final: ExitInfo | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def container_id(self) -> str | None:
+        return self.container.id if self.container is not None else None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        from docker.errors import DockerException, ImageNotFound
+
+        client = self._client or docker_client()
+        self._io = FifoDir()
+        labels = {
+            **self.labels,
+            SANDBOX_LABEL: "bot",
+            "armada.created": str(int(time.time())),
+            "armada.bot": self.label[:200],
+        }
+        labels.setdefault("armada.match", "local")
+        labels.setdefault("armada.seat", "0")
+        self._spawn(self._pump_stdout, "stdout")
+        self._spawn(self._pump_stderr, "stderr")
+        try:
+            options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels)
+            self.container = client.containers.create(self.image, **options)
+            self.container.start()
+            deadline = time.monotonic() + self.limits.start_timeout_s
+            self._stdin = self._io.open_writer("stdin", deadline, self._alive_check())
+            os.set_blocking(self._stdin, False)
+        except ImageNotFound:
+            self.close(grace=0)
+            raise BotGone(f"bot image {self.image} is missing; {BUILD_HINT}") from None
+        except (DockerException, OSError) as exc:
+            self.close(grace=0)
+            log = self._log.text().strip()
+            raise BotGone(f"sandbox could not start the bot: {exc}" + (f"; log: {log[-500:]}" if log else "")) from None
+
+    def _spawn(self, target: Any, name: str) -> None:
+        thread = threading.Thread(target=target, name=f"dockerbot-{name}-{self.label}", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _alive_check(self) -> Any:
+        """A cheap callable: is the container still running (asks the engine at most every 100 ms)."""
+        last = [0.0, True]
+
+        def alive() -> bool:
+            now = time.monotonic()
+            if now - last[0] >= 0.1:
+                last[0] = now
+                try:
+                    self.container.reload()
+                    last[1] = self.container.attrs["State"].get("Running", False)
+                except Exception:
+                    last[1] = False
+            return bool(last[1])
+
+        return alive
+
+    # -- data --------------------------------------------------------------------------------
+
+    def _pump_stdout(self) -> None:
+        assert self._io is not None
+        try:
+            fd = self._io.open_reader("stdout")
+        except OSError:
+            self._lines.close()
+            self._stdout_eof.set()
+            return
+        try:
+            while True:
+                with self._backlog_cond:
+                    while self._backlog > self.limits.stdout_backlog_bytes and not self._closing:
+                        self._backlog_cond.wait(0.5)
+                if self._closing and self._backlog > self.limits.stdout_backlog_bytes:
+                    break
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                with self._backlog_cond:
+                    self._backlog += len(chunk)
+                self._lines.feed(chunk)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+            self._lines.close()
+            self._stdout_eof.set()
+
+    def _pump_stderr(self) -> None:
+        assert self._io is not None
+        try:
+            fd = self._io.open_reader("stderr")
+        except OSError:
+            return
+        try:
+            while chunk := os.read(fd, 65536):
+                self._log.feed(chunk)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def send(self, line: bytes) -> None:
+        fd = self._stdin
+        if fd is None:
+            raise BotGone("input closed")
+        view = memoryview(line)
+        give_up = time.monotonic() + SEND_TIMEOUT_S
+        while view:
+            try:
+                written = os.write(fd, view)
+            except BlockingIOError:
+                remaining = give_up - time.monotonic()
+                if remaining <= 0:
+                    raise BotGone(f"bot did not read its input for {SEND_TIMEOUT_S:.0f} s") from None
+                select.select([], [fd], [], min(remaining, 0.5))
+                continue
+            except OSError as exc:  # EPIPE: the bot closed its stdin or exited
+                raise BotGone(f"input closed ({exc.strerror})") from None
+            view = view[written:]
+
+    def read_line(self, deadline: float) -> bytes | None:
+        line = self._lines.read_line(deadline)
+        if line is not None:
+            with self._backlog_cond:
+                self._backlog -= len(line) + 1
+                self._backlog_cond.notify_all()
+        return line
+
+    def log(self) -> str:
+        return self._log.text()
+
+    # -- ending ------------------------------------------------------------------------------
+
+    def exit_info(self) -> ExitInfo:
+        if self._final is not None:
+            return self._final
+        if self.container is None:
+            return ExitInfo()
+        if self._stdout_eof.is_set():
+            # Output closed: the bot is ending; give the engine a moment to record how.
+            self._wait(2.0)
+        info = self._inspect()
+        if info.returncode is not None:
+            self._final = info
+        return info
+
+    def _wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the container to stop; True if it did."""
+        try:
+            self.container.wait(timeout=max(timeout, 0.01))
+            return True
+        except Exception:  # requests' ReadTimeout / ConnectionError, or the container is gone
+            return False
+
+    def _inspect(self) -> ExitInfo:
+        try:
+            self.container.reload()
+        except Exception:
+            return ExitInfo()
+        return exit_info_from_state(self.container.attrs.get("State", {}))
+
+    def close(self, grace: float = 1.0) -> ExitInfo:
+        with self._lock:
+            if self._stdin is not None:
+                try:
+                    os.close(self._stdin)
+                except OSError:
+                    pass
+                self._stdin = None
+            info = self._final or ExitInfo()
+            if self.container is not None:
+                if grace <= 0 or not self._wait(grace):
+                    try:
+                        self.container.kill()
+                    except Exception:  # already stopped, or never started
+                        pass
+                    self._wait(5.0)
+                info = self._final or self._inspect()
+                if info.returncode is not None:
+                    self._final = info
+                self._remove()
+            self._closing = True
+            with self._backlog_cond:
+                self._backlog_cond.notify_all()
+            if self._io is not None:
+                for name in ("stdout", "stderr"):
+                    self._io.release_reader(name)
+                for thread in self._threads:
+                    thread.join(timeout=5.0)
+                self._io.remove()
+                self._io = None
+            return info
+
+    def _remove(self) -> None:
+        from docker.errors import NotFound
+
+        for attempt in range(5):
+            try:
+                self.container.remove(force=True, v=True)
+                return
+            except NotFound:
+                return
+            except Exception:  # e.g. "removal already in progress": try again shortly
+                time.sleep(0.2 * (attempt + 1))

@@ -1,0 +1,69 @@
+"""Remove bot containers left behind (a worker killed mid-match cannot run `close()`).
+
+Every `DockerBot` container carries `armada.sandbox=bot` and `armada.created=<epoch s>`.
+`sweep(max_age_s)` force-removes those older than `max_age_s`, which should exceed the
+longest possible match, so containers of matches still running are never touched.
+Run it periodically (the platform's beat schedule) or by hand:
+`python -m armada_sandbox.sweeper --max-age 3600`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from armada_sandbox.docker_bot import SANDBOX_LABEL, docker_client
+
+#: Default age past which a bot container is surely orphaned (longest match plus margin).
+DEFAULT_MAX_AGE_S = 3600.0
+
+
+def container_age(container: Any, now: float) -> float | None:
+    """Seconds since the container's `armada.created` label, None if the label is unusable."""
+    raw = (container.labels or {}).get("armada.created", "")
+    try:
+        return now - float(raw)
+    except ValueError:
+        return None
+
+
+def sweep(max_age_s: float = DEFAULT_MAX_AGE_S, *, client: Any = None, now: float | None = None) -> list[str]:
+    """Force-remove sandbox containers older than `max_age_s`; return the ids removed.
+
+    A container without a readable creation label counts as old (it cannot be ours to keep).
+    """
+    from docker.errors import APIError, NotFound
+
+    if max_age_s < 0:
+        raise ValueError(f"max_age_s must be >= 0, got {max_age_s}")
+    client = client or docker_client()
+    now = time.time() if now is None else now
+    removed: list[str] = []
+    for container in client.containers.list(all=True, filters={"label": f"{SANDBOX_LABEL}=bot"}):
+        age = container_age(container, now)
+        if age is not None and age <= max_age_s:
+            continue
+        try:
+            container.remove(force=True, v=True)
+        except NotFound:
+            continue
+        except APIError as exc:
+            print(f"sweeper: could not remove {container.short_id}: {exc}", file=sys.stderr)
+            continue
+        removed.append(container.id)
+    return removed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Remove Armada bot containers older than a match can last.")
+    parser.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S, help="seconds (default 3600)")
+    args = parser.parse_args(argv)
+    removed = sweep(args.max_age)
+    print(f"removed {len(removed)} bot container(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

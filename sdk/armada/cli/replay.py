@@ -1,0 +1,129 @@
+"""`armada replay`: summary of a replay file, a Galaxy board or the Mothership rounds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from armada.cli import output
+from armada.cli.boards import galaxy_board, mothership_rounds
+from armada.cli.common import CliError
+from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
+
+EPILOG = """\
+"Turn N" is the position after N turns have been played (0 = the start).
+
+examples:
+  armada replay match.json.gz                   summary and the final board
+  armada replay match.json.gz --turn 30         the board after turn 30
+  armada replay match.json.gz --json            summary and the final frame as JSON
+  armada replay match.json.gz --dump-state 40 --out t40.json
+  armada play mybot/ builtin:greedy --from-state t40.json
+
+Galaxy boards show each planet's owner (1, 2, or . for neutral) and its garrison in MLE
+(battleship 4, cruiser 2, launcher 1), then the fleets in flight. Mothership replays list
+the battle round by round.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "replay", help="show a replay: summary, board, state dumps",
+        description="Read a replay written by `armada play --replay` (or the site) and show it.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="replay file (.json.gz or .json)")
+    p.add_argument("--turn", "-t", type=int, metavar="N",
+                   help="galaxy: draw the board after turn N (default: the last)")
+    p.add_argument("--json", action="store_true", help="print the summary and the chosen frame as JSON")
+    p.add_argument("--dump-state", type=int, metavar="N",
+                   help="write the full game state after turn N, for `armada play --from-state`")
+    p.add_argument("--out", "-o", metavar="FILE",
+                   help="where --dump-state writes (default: REPLAYNAME-turnN.state.json beside the replay)")
+    p.set_defaults(run=run)
+
+
+def summary(replay: dict[str, Any]) -> dict[str, Any]:
+    """Game, seed, engine, players and result of a replay."""
+    return {
+        "game": replay["game"], "seed": replay["seed"], "engine_version": replay["engine_version"],
+        "players": replay["seats"], "result": replay["result"],
+        "from_state": "start_state" in replay,
+    }
+
+
+def recorded_frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """The frames stored in the replay (initial first), as the viewer shows them."""
+    frames = [replay.get("initial")] + [step.get("frame") for step in replay["steps"]]
+    return [f for f in frames if isinstance(f, dict)]
+
+
+def pick_frame(frames: list[dict[str, Any]], turn: int | None) -> dict[str, Any] | None:
+    """The frame after `turn` turns (None: the last frame); CliError if the replay lacks it."""
+    if not frames:
+        return None
+    if turn is None:
+        return frames[-1]
+    turns = frame_turns(frames)
+    for frame in frames:
+        if frame.get("turn") == turn:
+            return frame
+    span = f"turns {turns[0]}..{turns[-1]}" if turns else "no turns"
+    raise CliError(f"--turn {turn}: not in this replay ({span})")
+
+
+def describe(info: dict[str, Any]) -> str:
+    result = info["result"]
+    names = {p["seat"]: p.get("name", "?") for p in info["players"]}
+    winner = result.get("winner")
+    outcome = result["outcome"]
+    won = f"seat {winner}, {names.get(winner, '?')}, by {outcome}" if winner else f"draw ({outcome})"
+    lines = [
+        f"game:    {info['game']} (engine {info['engine_version']})",
+        f"seed:    {info['seed']}" + ("  (started from a saved state)" if info["from_state"] else ""),
+        f"winner:  {won}",
+        f"turns:   {result.get('turns')}",
+    ]
+    scores = result.get("scores") or {}
+    if scores:
+        lines.append(f"scores:  {json.dumps(scores, sort_keys=True)}")
+    rows = [[p["seat"], p.get("name", ""), p.get("status", ""), p.get("detail") or ""] for p in info["players"]]
+    lines += ["", output.table(["seat", "bot", "status", "detail"], rows, right=[0])]
+    return "\n".join(lines)
+
+
+def default_dump_path(replay_path: str, turn: int) -> str:
+    base = replay_path
+    for suffix in (".json.gz", ".gz", ".json"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    return f"{base}-turn{turn}.state.json"
+
+
+def run(args: argparse.Namespace) -> int:
+    replay = read_replay_or_fail(args.file)
+    if args.dump_state is not None:
+        path = args.out or default_dump_path(args.file, args.dump_state)
+        write_state(state_after_turn(replay, args.dump_state), path)
+        print(f"state after turn {args.dump_state} written to {path}")
+        print(f"continue it:  armada play BOT BOT --game {replay['game']} --from-state {path}")
+        return 0
+    if args.out:
+        raise CliError("--out only goes with --dump-state")
+    info = summary(replay)
+    if args.turn is not None and replay["game"] != "galaxy":
+        raise CliError(f"--turn: {replay['game']} replays have no turns to show; drop --turn")
+    frame = pick_frame(recorded_frames(replay), args.turn)
+    if args.json:
+        print(json.dumps({**info, "frame": frame}))
+        return 0
+    print(describe(info))
+    if replay["game"] == "galaxy" and frame is not None:
+        print()
+        print(galaxy_board(frame, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))
+    elif replay["game"] == "mothership":
+        print()
+        print(mothership_rounds(replay, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))
+    return 0

@@ -1,0 +1,116 @@
+"""Saved game states for `armada play --from-state` and `armada replay --dump-state`.
+
+"Turn N" means the position after N turns have been played (0 = the start), the same
+position `armada replay --turn N` draws. A state is taken either from a state dump file
+(the engine's `dump_state` as JSON, written by `armada replay --dump-state`) or straight
+from a replay as `REPLAY#turn=N`; the replay's recorded answers are played through the
+engine again to rebuild it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from armada.cli.common import CliError, get_engine
+
+_TURN_SUFFIX = re.compile(r"^(?P<path>.+)#turn=(?P<turn>\d+)$")
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def load_start_state(spec: str, game: str) -> dict[str, Any]:
+    """The state a --from-state value names, checked by the engine of `game`."""
+    match = _TURN_SUFFIX.match(spec)
+    if match:
+        replay = read_replay_or_fail(match["path"])
+        if replay["game"] != game:
+            raise CliError(f"--from-state: {match['path']} is a {replay['game']} replay; add --game {replay['game']}")
+        data = state_after_turn(replay, int(match["turn"]))
+    else:
+        data = _read_state_file(spec)
+    kind = data.get("format")
+    if isinstance(kind, str) and kind.endswith("-state") and kind != f"{game}-state":
+        other = kind.removesuffix("-state")
+        raise CliError(f"--from-state: {spec} holds a {other} state, not a {game} one; add --game {other}")
+    try:
+        get_engine(game).load_state(data)
+    except ValueError as exc:
+        raise CliError(f"--from-state: {spec}: bad {game} state: {exc}") from exc
+    return data
+
+
+def _read_state_file(path: str) -> dict[str, Any]:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise CliError(f"--from-state: cannot read {path}: {exc.strerror or exc}") from exc
+    if raw[:2] == _GZIP_MAGIC:
+        raise CliError(f"--from-state: {path} looks like a replay; say which turn: {path}#turn=N")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CliError(f"--from-state: {path} is not a JSON state dump ({exc})") from exc
+    if not isinstance(data, dict):
+        raise CliError(f"--from-state: {path} must hold a JSON object")
+    if data.get("format") == "armada-replay":
+        raise CliError(f"--from-state: {path} is a replay; say which turn: {path}#turn=N")
+    return data
+
+
+def read_replay_or_fail(path: str) -> dict[str, Any]:
+    """`armada.replay.read_replay`, with its errors turned into CliError."""
+    from armada.replay import ReplayError, read_replay
+
+    try:
+        return read_replay(path)
+    except ReplayError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def frame_turns(frames: list[dict[str, Any]]) -> list[int]:
+    """Turn numbers of the frames that carry one (turns completed when the frame was taken)."""
+    turns = (f.get("turn") for f in frames if isinstance(f, dict))
+    return [t for t in turns if isinstance(t, int) and not isinstance(t, bool)]
+
+
+def rebuild_frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """`armada.replay.rebuild_states` (every frame, checked against the recording), errors as CliError."""
+    from armada.replay import ReplayError, rebuild_states
+
+    try:
+        return rebuild_states(replay)
+    except (ReplayError, ValueError) as exc:
+        raise CliError(str(exc)) from exc
+
+
+def state_after_turn(replay: dict[str, Any], turn: int) -> dict[str, Any]:
+    """The engine's state dump after `turn` turns of the replay, rebuilt from its answers."""
+    turns = frame_turns(rebuild_frames(replay))
+    if not turns:
+        raise CliError(f"this {replay['game']} replay has no turns to take a state from")
+    if turn not in turns:
+        raise CliError(f"turn {turn} is not in this replay: it has turns {turns[0]}..{turns[-1]}")
+    engine = get_engine(replay["game"])
+    start = replay.get("start_state")
+    state = engine.load_state(start) if start is not None else engine.initial_state(
+        replay["seed"], engine.parse_config(replay["config"]))
+    steps = iter(replay["steps"])
+    while True:
+        frame = engine.frame(state)
+        if isinstance(frame, dict) and frame.get("turn") == turn:
+            return engine.dump_state(state)
+        step = next(steps, None)
+        if step is None:  # cannot happen: the frame list said the turn is there
+            raise CliError(f"turn {turn} could not be rebuilt from this replay")
+        answers = {int(seat): answer for seat, answer in step["answers"].items()}
+        state = engine.step(state, answers).state
+
+
+def write_state(data: dict[str, Any], path: str) -> None:
+    """Write a state dump as readable JSON."""
+    try:
+        Path(path).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc

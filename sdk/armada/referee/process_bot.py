@@ -1,0 +1,225 @@
+"""`ProcessBot`: a bot run as a plain local subprocess (the local runner's connection).
+
+This is NOT a sandbox. The bot runs as the current user, with the same files, network and
+memory as the person running `armada play`; it can read and write anything they can. Use
+it only for code you trust (your own bot, the starters); `armada_sandbox.DockerBot` is the
+isolated connection the site uses.
+
+The bot gets its own session and process group (`start_new_session`), and `close()` kills
+the whole group, so children and grandchildren it leaves behind die with it. A descendant
+that starts its own session or process group (`setsid`, `setpgid`, double fork) leaves the
+group and survives `close()`; only the Docker sandbox contains those.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO
+
+from armada.referee.connection import (
+    LOG_HEAD_BYTES,
+    LOG_TAIL_BYTES,
+    MAX_LINE_BYTES,
+    BotConnection,
+    BotGone,
+    ExitInfo,
+    LineBuffer,
+    LineTooLong,
+    LogBuffer,
+)
+
+#: All stdout a bot may write in one match; beyond it the bot is stopped with status "output".
+MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+_CHUNK = 65536
+
+
+class ProcessBot(BotConnection):
+    """Runs `argv` as a subprocess with pipes for stdin, stdout and stderr (no isolation)."""
+
+    def __init__(self, argv: list[str], cwd: str | None = None, label: str = "bot",
+                 env: Mapping[str, str] | None = None, *, max_line: int = MAX_LINE_BYTES,
+                 max_output: int = MAX_OUTPUT_BYTES, log_head: int = LOG_HEAD_BYTES,
+                 log_tail: int = LOG_TAIL_BYTES) -> None:
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError("ProcessBot needs a non-empty list of strings as argv")
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.label = label
+        self.env = dict(env) if env is not None else None
+        self.max_output = max_output
+        self._lines = LineBuffer(max_line)
+        self._log = LogBuffer(log_head, log_tail)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._readers: list[threading.Thread] = []
+        self._send_lock = threading.Lock()
+        self._output_bytes = 0
+        self._closed = False
+
+    @classmethod
+    def for_script(cls, path: str | os.PathLike[str], label: str | None = None,
+                   **kwargs: object) -> ProcessBot:
+        """A bot that runs the Python file `path` with this interpreter, inside the file's folder."""
+        script = Path(path).resolve()
+        return cls([sys.executable, str(script)], cwd=str(script.parent),
+                   label=label or str(path), **kwargs)  # type: ignore[arg-type]
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        if self._proc is not None:
+            raise RuntimeError("ProcessBot.start() called twice")
+        if self._closed:
+            raise BotGone("the connection is already closed")
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.cwd, env=self.env, start_new_session=True, close_fds=True,
+            )
+        except OSError as exc:
+            raise BotGone(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._pump_stdout, args=(self._proc.stdout,), daemon=True,
+                             name=f"armada-stdout-{self.label}"),
+            threading.Thread(target=self._pump_stderr, args=(self._proc.stderr,), daemon=True,
+                             name=f"armada-stderr-{self.label}"),
+        ]
+        for thread in self._readers:
+            thread.start()
+
+    def _pump_stdout(self, stream: IO[bytes]) -> None:
+        fd = stream.fileno()
+        try:
+            while True:
+                chunk = os.read(fd, _CHUNK)
+                if not chunk:
+                    break
+                self._output_bytes += len(chunk)
+                if self._output_bytes <= self.max_output:
+                    self._lines.feed(chunk)
+                # past the output cap: keep draining so the bot never blocks, but drop it
+        except OSError:
+            pass
+        finally:
+            self._lines.close()
+
+    def _pump_stderr(self, stream: IO[bytes]) -> None:
+        fd = stream.fileno()
+        try:
+            while True:
+                chunk = os.read(fd, _CHUNK)
+                if not chunk:
+                    break
+                self._log.feed(chunk)
+        except OSError:
+            pass
+
+    # -- protocol bytes --------------------------------------------------------------------
+    def send(self, line: bytes) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or self._closed:
+            raise BotGone("the bot is not running")
+        with self._send_lock:
+            try:
+                fd = proc.stdin.fileno()
+                view = memoryview(line)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            except (OSError, ValueError) as exc:
+                raise BotGone(f"the bot's input is closed ({exc.__class__.__name__})") from None
+
+    def read_line(self, deadline: float) -> bytes | None:
+        if self._proc is None:
+            raise BotGone("the bot is not running")
+        if self._output_bytes > self.max_output:
+            raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
+        return self._lines.read_line(deadline)
+
+    def log(self) -> str:
+        return self._log.text()
+
+    # -- ending ----------------------------------------------------------------------------
+    def exit_info(self) -> ExitInfo:
+        proc = self._proc
+        if proc is None:
+            return ExitInfo()
+        if proc.returncode is not None:
+            return _exit_info(proc.returncode)
+        status = _peek_exit(proc.pid)
+        return status if status is not None else ExitInfo()
+
+    def close(self, grace: float = 1.0) -> ExitInfo:
+        """Close stdin, wait up to `grace` seconds for the bot to exit, then kill its process group."""
+        self._closed = True
+        proc = self._proc
+        if proc is None:
+            return ExitInfo()
+        self._close_stdin()
+        end = time.monotonic() + max(0.0, grace)
+        # Wait without reaping: while the leader is an unreaped zombie its group id cannot be reused.
+        while _peek_exit(proc.pid) is None and proc.returncode is None and time.monotonic() < end:
+            time.sleep(0.01)
+        self._kill_group(proc)
+        try:
+            proc.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not delivered
+            pass
+        self._close_stdin()
+        for thread, stream in zip(self._readers, (proc.stdout, proc.stderr), strict=False):
+            thread.join(timeout=2.0)
+            # A descendant that escaped the group may still hold the pipe open; never close an fd
+            # a reader thread is still blocked on (its number could be reused under it).
+            if stream is not None and not thread.is_alive():
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        return self.exit_info()
+
+    def _close_stdin(self) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            return
+        # A sender blocked on a full pipe holds the lock; it is released once the bot dies.
+        if self._send_lock.acquire(timeout=0.05):
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            finally:
+                self._send_lock.release()
+
+    @staticmethod
+    def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+        if proc.returncode is not None:
+            return  # already reaped (its group id may be reused); nothing safe to signal
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _exit_info(returncode: int) -> ExitInfo:
+    if returncode < 0:
+        return ExitInfo(signal=-returncode)
+    return ExitInfo(returncode=returncode)
+
+
+def _peek_exit(pid: int) -> ExitInfo | None:
+    """How process `pid` ended, without reaping it; None while it runs."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return None
+    if info is None:
+        return None
+    if info.si_code == os.CLD_EXITED:
+        return ExitInfo(returncode=info.si_status)
+    return ExitInfo(signal=info.si_status)

@@ -1,0 +1,1 @@
+"""Mothership Down starter bots (`builtin:random`, `builtin:greedy`, `builtin:balanced`)."""

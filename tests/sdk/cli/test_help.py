@@ -1,0 +1,36 @@
+"""Help and version: every command documents itself with examples."""
+
+from __future__ import annotations
+
+import pytest
+from armada import __version__
+from armada.cli.main import main
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"armada {__version__}"
+
+
+def test_top_level_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in ("play", "tournament", "new", "replay"):
+        assert f"    {command}" in out
+    assert "examples:" in out
+
+
+@pytest.mark.parametrize("command", ["play", "tournament", "new", "replay"])
+def test_each_command_help_has_examples(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: armada {command}")
+    assert "examples:" in out
+    assert f"armada {command} " in out.split("examples:")[1]
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "usage: armada" in capsys.readouterr().err
+    assert main(["fly"]) == 2
+    assert "invalid choice: 'fly'" in capsys.readouterr().err

@@ -1,0 +1,88 @@
+"""`armada replay`: summaries, Galaxy boards, Mothership rounds, state dumps, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from armada.cli.boards import galaxy_board, garrison_mle
+from armada.cli.main import main
+
+from tests.sdk.cli.bots import FIXED_MOTHERSHIP, write_bot
+
+
+@pytest.fixture(scope="module")
+def galaxy_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rep") / "g.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:random", "--seed", "5", "--config", '{"max_turns": 20}',
+                 "--replay", str(path), "--json"]) == 0
+    return path
+
+
+def test_summary_and_final_board(galaxy_replay: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["replay", str(galaxy_replay)]) == 0
+    out = capsys.readouterr().out
+    assert "game:    galaxy (engine " in out
+    assert "seed:    5" in out
+    assert "Greedy" in out and "Random" in out
+    assert "board after turn " in out
+    assert out.count("+-----------+-----------+-----------+-----------+") == 5
+
+
+def test_board_of_turn_zero(galaxy_replay: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["replay", str(galaxy_replay), "--turn", "0", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    frame = data["frame"]
+    assert frame["turn"] == 0
+    assert data["seed"] == 5 and data["game"] == "galaxy"
+    assert [p["name"] for p in data["players"]] == ["Greedy", "Random"]
+    # GX-3: each home holds 5 battleships, 10 cruisers, 10 launchers = 50 MLE
+    homes = {p["id"]: garrison_mle(p) for p in frame["planets"] if p["owner"]}
+    assert homes == {1: 50, 16: 50}
+    board = galaxy_board(frame)
+    assert "|  1  [1]   |" in board and "| 16  [2]   |" in board
+    assert "seat 1: 1 planet, total MLE 50" in board
+
+
+def test_turn_out_of_range(galaxy_replay: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["replay", str(galaxy_replay), "--turn", "999"]) == 2
+    assert "--turn 999: not in this replay (turns 0.." in capsys.readouterr().err
+
+
+def test_dump_state_default_path(galaxy_replay: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["replay", str(galaxy_replay), "--dump-state", "2"]) == 0
+    target = galaxy_replay.parent / "g-turn2.state.json"
+    assert str(target) in capsys.readouterr().out
+    assert json.loads(target.read_text())["turn"] == 3
+
+
+def test_mothership_rounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = str(write_bot(tmp_path / "zil", FIXED_MOTHERSHIP))
+    path = tmp_path / "m.json.gz"
+    assert main(["play", bot, bot, "--game", "mothership", "--seed", "1", "--replay", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "seat 1 (Ziltoid): mothership 40 | 7/5 [2,2,3]" in out
+    # MD-9: every fighter destroyed in round 3, no shot reaches a mothership
+    round3 = next(line for line in out.splitlines() if "round   3" in line)
+    assert "3x 3x 3x 3x 3x" in round3
+    assert "M" not in round3.split(":")[1].split("mothership")[0]
+    assert main(["replay", str(path), "--turn", "1"]) == 2
+    assert "no turns to show" in capsys.readouterr().err
+    assert main(["replay", str(path), "--dump-state", "0"]) == 2
+    assert "no turns" in capsys.readouterr().err
+
+
+def test_bad_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "junk.json"
+    junk.write_text('{"format": "something-else"}')
+    assert main(["replay", str(junk)]) == 2
+    assert "not an Armada replay" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "missing.json.gz")]) == 2
+    assert "cannot read replay" in capsys.readouterr().err

@@ -1,0 +1,79 @@
+"""`armada tournament`: schedule, standings, and a tiny real run in worker processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from armada.cli.main import main
+from armada.cli.tournament import Standings, render, schedule
+
+from tests.sdk.cli.bots import CRASH_AFTER_INIT, IDLE_GALAXY, write_bot
+
+
+def test_schedule_swaps_sides_and_pairs_seeds() -> None:
+    games = schedule(["a", "b", "c"], 3, seed=10)
+    assert games[:3] == [("a", "b", 10), ("b", "a", 10), ("a", "b", 11)]
+    assert len(games) == 9
+    assert {(x, y) for x, y, _ in games} >= {("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")}
+
+
+def summary(winner: int | None, s1: str = "ok", s2: str = "ok") -> dict:
+    return {"winner": winner, "players": [{"seat": 1, "status": s1}, {"seat": 2, "status": s2}]}
+
+
+def test_standings_count_per_pair_and_bot() -> None:
+    st = Standings(["a", "b"])
+    st.add(("a", "b"), summary(1))
+    st.add(("b", "a"), summary(1))  # b wins from seat 1
+    st.add(("b", "a"), summary(2, s1="timeout"))  # a wins, b timed out
+    st.add(("a", "b"), summary(None))
+    data = st.to_dict()
+    assert data["pairs"] == [{"a": "a", "b": "b", "a_wins": 2, "draws": 1, "b_wins": 1}]
+    bots = {b["name"]: b for b in data["bots"]}
+    assert (bots["a"]["wins"], bots["a"]["draws"], bots["a"]["losses"]) == (2, 1, 1)
+    assert (bots["b"]["wins"], bots["b"]["draws"], bots["b"]["losses"]) == (1, 1, 2)
+    assert bots["b"]["faults"] == {"timeout": 1} and bots["a"]["faults"] == {}
+    assert bots["a"]["rating"] > bots["b"]["rating"]
+    assert data["bots"][0]["name"] == "a"
+    text = render(st)
+    assert "timeout 1" in text and "A wins" in text and "rating" in text
+
+
+def test_tiny_tournament_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    idle = str(write_bot(tmp_path / "idle", IDLE_GALAXY))
+    code = main(["tournament", "builtin:greedy", idle, "-n", "2", "--jobs", "2", "--seed", "3",
+                 "--config", '{"max_turns": 15}', "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    assert (data["game"], data["seed"], data["games_per_pair"]) == ("galaxy", 3, 2)
+    assert data["pairs"] == [{"a": "builtin:greedy", "b": "idle", "a_wins": 2, "draws": 0, "b_wins": 0}]
+    assert [b["name"] for b in data["bots"]] == ["builtin:greedy", "idle"]
+    assert data["bots"][0]["rating"] > 1500 > data["bots"][1]["rating"]
+    assert data["errors"] == []
+    assert "2/2 games" in captured.err  # the progress bar (plain lines: stderr is not a terminal)
+
+
+def test_tiny_tournament_table_counts_faults(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    idle = str(write_bot(tmp_path / "idle", IDLE_GALAXY))
+    crasher = str(write_bot(tmp_path / "crasher", CRASH_AFTER_INIT))
+    code = main(["tournament", idle, crasher, "-n", "2", "--jobs", "2", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "game: galaxy   seed: 1   games per pair: 2" in out
+    pair_line = next(line for line in out.splitlines() if line.startswith("idle ") and "crasher" in line)
+    assert pair_line.split()[2:] == ["2", "0", "0"]
+    crasher_line = next(line for line in out.splitlines() if line.split()[:2] == ["2", "crasher"])
+    assert crasher_line.endswith("crashed 2")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["tournament", "builtin:greedy"], "at least two bots"),
+    (["tournament", "builtin:greedy", "builtin:random", "-n", "0"], "at least 1"),
+    (["tournament", "builtin:greedy", "missing/"], "no such file or folder"),
+])
+def test_tournament_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
