@@ -29,9 +29,16 @@ def container_age(container: Any, now: float) -> float | None:
         return None
 
 
-def sweep(max_age_s: float = DEFAULT_MAX_AGE_S, *, client: Any = None, now: float | None = None) -> list[str]:
+def sweep(
+    max_age_s: float = DEFAULT_MAX_AGE_S,
+    *,
+    client: Any = None,
+    now: float | None = None,
+    only: dict[str, str] | None = None,
+) -> list[str]:
     """Force-remove sandbox containers older than `max_age_s`; return the ids removed.
 
+    `only` narrows the sweep to containers that also carry these labels (e.g. one worker's).
     A container without a readable creation label counts as old (it cannot be ours to keep).
     """
     from docker.errors import APIError, NotFound
@@ -41,7 +48,8 @@ def sweep(max_age_s: float = DEFAULT_MAX_AGE_S, *, client: Any = None, now: floa
     client = client or docker_client()
     now = time.time() if now is None else now
     removed: list[str] = []
-    for container in client.containers.list(all=True, filters={"label": f"{SANDBOX_LABEL}=bot"}):
+    wanted = [f"{SANDBOX_LABEL}=bot"] + [f"{key}={value}" for key, value in (only or {}).items()]
+    for container in client.containers.list(all=True, filters={"label": wanted}):
         age = container_age(container, now)
         if age is not None and age <= max_age_s:
             continue

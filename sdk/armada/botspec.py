@@ -76,6 +76,13 @@ class BotSource:
         self.close()
 
 
+def _temp_dir(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder readable by other users: a sandboxed bot runs under its own uid."""
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
+    os.chmod(tmp.name, 0o755)  # noqa: S103  (bot code only; the container user must read it)
+    return tmp
+
+
 def starters_dir(game: str) -> Path:
     """Folder of the starter bots of `game`."""
     return Path(__file__).resolve().parent / "starters" / game
@@ -131,9 +138,10 @@ def _resolve_builtin(name: str, game: str) -> BotSource:
     module for everything its process imports; as main.py it runs exactly like a submission.
     """
     source = starter_file(name, game)
-    tmp = tempfile.TemporaryDirectory(prefix=f"armada-{name}-")
+    tmp = _temp_dir(f"armada-{name}-")
     try:
         shutil.copyfile(source, Path(tmp.name) / ENTRY)
+        os.chmod(Path(tmp.name) / ENTRY, 0o644)
     except OSError as exc:
         tmp.cleanup()
         raise BotSpecError(f"cannot copy starter bot {name!r}: {exc}") from exc
@@ -232,6 +240,12 @@ def _extract(archive: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, list
                 if written > info.file_size or budget < 0:
                     raise BotSpecError(f"zip entry {info.filename!r} extracts to more than it declares")
                 out.write(chunk)
+    # Readable by a sandboxed bot's own uid whatever the umask; nothing executable.
+    for folder, dirs, files in os.walk(dest):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), 0o755)  # noqa: S103
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
 
 
 def extract_zip(path: Path) -> BotSource:
@@ -244,7 +258,7 @@ def extract_zip(path: Path) -> BotSource:
         with zipfile.ZipFile(path) as archive:
             members = check_zip(archive, size)
             entry_dir = _find_entry_dir(members)
-            tmp = tempfile.TemporaryDirectory(prefix="armada-bot-")
+            tmp = _temp_dir("armada-bot-")
             try:
                 _extract(archive, members, Path(tmp.name))
             except BaseException:

@@ -43,6 +43,12 @@ class Orders:
         return cls(mothership, [Fighter(attack, defence, list(pattern)) for _ in range(FIGHTERS)])
 
     @classmethod
+    def cheapest(cls, config: MothershipConfig | dict[str, Any] | None = None) -> Orders:
+        """The cheapest legal orders: every value at its minimum, single-point shots (always valid)."""
+        c = _config(config)
+        return cls.uniform(c.mothership_defence[0], c.fighter_attack[0], c.fighter_defence[0], [1])
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Orders:
         """Orders from a reply object (not validated: call `validate`)."""
         return cls(

@@ -93,9 +93,10 @@ def _serve(bot: BaseBot, stdin: IO[Any], stdout: IO[Any]) -> None:
             bot.on_init(message)
             reply: dict[str, Any] = {"name": str(bot.name)}
         else:
-            reply = dict(_answer(bot, message))
-        reply["id"] = message.get("id")
-        _write(stdout, reply)
+            reply = _answer(bot, message)
+        out = {"id": message.get("id")}
+        out.update((key, value) for key, value in reply.items() if key != "id")
+        _write(stdout, out)
 
 
 def run(bot: BaseBot, stdin: IO[Any] | None = None, stdout: IO[Any] | None = None) -> None:

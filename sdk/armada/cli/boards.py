@@ -35,7 +35,7 @@ def galaxy_board(frame: dict[str, Any], names: dict[int, str] | None = None) -> 
                 top.append(" " * _CELL)
                 bottom.append(" " * _CELL)
                 continue
-            owner = _OWNER.get(p.get("owner"), "?")
+            owner = _OWNER.get(int(p.get("owner") or 0), "?")
             top.append(f" {p['id']:>2}  [{owner}]".ljust(_CELL))
             bottom.append(f"{garrison_mle(p):>{_CELL - 3}}   ")
         lines += ["|" + "|".join(top) + "|", "|" + "|".join(bottom) + "|", rule]

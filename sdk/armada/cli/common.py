@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -133,38 +134,28 @@ def unique_labels(sources: list[BotSource]) -> list[str]:
 
 
 def docker_preflight() -> None:
-    """Raise CliError unless bots can run in Docker here (package, engine and image)."""
+    """Raise CliError unless bots can run in Docker here (package, engine and bot image)."""
     try:
-        from armada_sandbox import docker_bot
+        from armada_sandbox import docker_bot, image
     except ImportError as exc:
         raise CliError(
             f"--sandbox docker needs the armada-sandbox package ({exc}); "
             "install it with `pip install ./sandbox`, or use --sandbox process"
         ) from exc
-    problem = _docker_problem(docker_bot)
-    if problem:
-        raise CliError(f"--sandbox docker: {problem}")
-
-
-def _docker_problem(module: Any) -> str | None:
-    check = getattr(module, "docker_problem", None)
-    if callable(check):
-        result = check()
-        return str(result) if result else None
     try:
-        import docker
-
-        client = docker.from_env(timeout=5)
+        client = docker_bot.docker_client()
         client.ping()
-    except Exception as exc:  # any failure means the engine is not usable
-        return f"the Docker engine is not reachable ({exc.__class__.__name__}: {exc})"
-    image = getattr(module, "DEFAULT_IMAGE", None)
-    if image:
-        try:
-            client.images.get(image)
-        except Exception:
-            return f"the bot image {image!r} is missing; build it first (see infra/)"
-    return None
+    except Exception as exc:  # any failure means the engine is not usable from here
+        raise CliError(f"--sandbox docker: the Docker engine is not reachable ({exc.__class__.__name__}: {exc}); "
+                       "start Docker, or use --sandbox process") from exc
+    try:
+        status = image.image_status(client)
+    except Exception as exc:  # a broken engine answer is as bad as no engine
+        raise CliError(f"--sandbox docker: cannot inspect the bot image ({exc})") from exc
+    if not status.present:
+        raise CliError(f"--sandbox docker: {status.problem()}")
+    if not status.fresh:
+        print(f"armada: warning: {status.problem()}", file=sys.stderr)
 
 
 def connection(source: BotSource, sandbox: str, label: str) -> BotConnection:

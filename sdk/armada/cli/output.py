@@ -56,6 +56,11 @@ class Progress:
         extra = f", {self.errors} errors" if self.errors else ""
         return f"[{bar}] {self.done}/{self.total} {self.label} ({elapsed:.0f}s{extra})"
 
+    def start(self) -> None:
+        """Show the empty bar (on a terminal only; plain output waits for progress)."""
+        if self._tty:
+            self._draw()
+
     def advance(self, n: int = 1, error: bool = False) -> None:
         self.done += n
         if error:

@@ -100,7 +100,11 @@ def run(args: argparse.Namespace) -> int:
     if args.replay:
         from armada.replay import write_replay
 
-        write_replay(outcome.replay, args.replay)
+        try:
+            write_replay(outcome.replay, args.replay)
+        except OSError as exc:
+            raise CliError(f"the match was played but its replay could not be written to {args.replay}: "
+                           f"{exc.strerror or exc}") from exc
         written = args.replay
     summary = outcome.summary()
     if args.json:

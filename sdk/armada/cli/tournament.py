@@ -214,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
 def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
     """Play all jobs in a process pool, feeding results to `standings` and a progress bar."""
     progress = output.Progress(len(jobs))
+    progress.start()
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
         futures: dict[Future[dict[str, Any]], Job] = {pool.submit(play_job, job): job for job in jobs}

@@ -9,6 +9,7 @@ nothing a bot does makes `play_match` raise or hang.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,8 @@ __all__ = ["Limits", "MatchOutcome", "PlayerReport", "default_limits", "play_mat
 END_GRACE_S = 1.0
 #: How long the referee waits for the `end` lines to be written before closing anyway.
 END_SEND_S = 0.5
+#: Request keys the referee sets itself; an engine payload cannot override them.
+_REFEREE_KEYS = frozenset({"type", "id", "bank_ms"})
 #: Extra seconds allowed for a connection's start/close beyond its own timeouts.
 CLOSE_SLACK_S = 10.0
 
@@ -133,10 +136,8 @@ def _finish(seats: list[Seat], result: Result | None) -> None:
 
     def closer(seat: Seat) -> Any:
         def run() -> None:
-            try:
+            with contextlib.suppress(Exception):  # close must never fail the match
                 seat.conn.close(grace=END_GRACE_S)
-            except Exception:  # noqa: S110  (close must never fail the match; the connection logs its own trouble)
-                pass
         return run
 
     _in_threads({seat: closer(seat) for seat in seats}, timeout=END_GRACE_S + CLOSE_SLACK_S)
@@ -176,10 +177,8 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
         seats = [Seat(n, bots[n], limits) for n in SEATS]
     except BaseException:
         for conn in bots.values():
-            try:
+            with contextlib.suppress(Exception):  # the original error is the one to report
                 conn.close(grace=0.0)
-            except Exception:  # noqa: S110  (the original error is the one to report)
-                pass
         raise
 
     result: Result | None = None
@@ -199,7 +198,8 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
             asks = {}
             for number, request in sorted(requests.items()):
                 seat = by_number[number]
-                message = {"type": request.type, "id": seat.take_id(), **request.payload,
+                game_fields = {k: v for k, v in request.payload.items() if k not in _REFEREE_KEYS}
+                message = {"type": request.type, "id": seat.take_id(), **game_fields,
                            "bank_ms": seat.clock.left_ms()}
                 asks[seat] = (message, seat.clock.budget_ms())
             payloads = [request.payload for request in requests.values()]

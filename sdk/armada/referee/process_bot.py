@@ -13,6 +13,7 @@ group and survives `close()`; only the Docker sandbox contains those.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -167,20 +168,16 @@ class ProcessBot(BotConnection):
         while _peek_exit(proc.pid) is None and proc.returncode is None and time.monotonic() < end:
             time.sleep(0.01)
         self._kill_group(proc)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL not delivered (D state)
             proc.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not delivered
-            pass
         self._close_stdin()
         for thread, stream in zip(self._readers, (proc.stdout, proc.stderr), strict=False):
             thread.join(timeout=2.0)
             # A descendant that escaped the group may still hold the pipe open; never close an fd
             # a reader thread is still blocked on (its number could be reused under it).
             if stream is not None and not thread.is_alive():
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         return self.exit_info()
 
     def _close_stdin(self) -> None:
@@ -200,10 +197,8 @@ class ProcessBot(BotConnection):
     def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         if proc.returncode is not None:
             return  # already reaped (its group id may be reused); nothing safe to signal
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _exit_info(returncode: int) -> ExitInfo:

@@ -41,7 +41,8 @@ def test_fleets_and_battles_parse():
     mine = battle.side_of(1)
     assert mine is not None and mine.role == "attacker"
     assert mine.before == Units(0, 6, 0) and mine.after == Units(0, 2, 0)
-    assert battle.side_of(0).before.launchers == 8
+    neutral = battle.side_of(0)
+    assert neutral is not None and neutral.before.launchers == 8
     assert battle.side_of(2) is None
 
 

@@ -5,13 +5,16 @@ into the protocol message a bot would read on stdin.
 """
 
 import importlib
-import runpy
+import json
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from armada.bot.galaxy import GalaxyBot, Observation
-from armada.games.galaxy import GALAXY
 
+from tests.sdk.bots.galaxy_match import play_match
 from tests.sdk.bots.galaxy_samples import RICH, command_request, observation, scout_request
 
 STARTERS = ("random", "greedy", "prober")
@@ -21,27 +24,9 @@ def make_bot(name: str) -> GalaxyBot:
     return importlib.import_module(f"armada.starters.galaxy.{name}").Bot()
 
 
-def play(names: dict[int, str], seed: int, max_turns: int | None = None):
-    """Play one match; return (result, warnings the engine sent to each seat)."""
-    config = GALAXY.parse_config({"max_turns": max_turns} if max_turns else None)
-    state = GALAXY.initial_state(seed, config)
-    bots = {seat: make_bot(name) for seat, name in names.items()}
-    for seat, bot in bots.items():
-        bot.on_init({"type": "init", "id": 0, "protocol": 1, "game": "galaxy", "seat": seat,
-                     "config": GALAXY.config_to_dict(config), "limits": {}})
-    next_id = {1: 1, 2: 1}
-    warnings: dict[int, list[str]] = {1: [], 2: []}
-    while GALAXY.result(state) is None:
-        answers = {}
-        for seat, request in GALAXY.requests(state).items():
-            message = {"type": request.type, "id": next_id[seat], "bank_ms": 10000, **request.payload}
-            next_id[seat] += 1
-            warnings[seat] += message.get("warnings", []) + message.get("observation", {}).get("warnings", [])
-            answers[seat] = bots[seat].answer(message)
-        step = GALAXY.step(state, answers)
-        assert not step.faults, step.faults
-        state = step.state
-    return GALAXY.result(state), warnings
+def play(names: dict[int, str], seed: int):
+    """Play one match between starters by name; return (result, warnings sent to each seat)."""
+    return play_match({seat: make_bot(name) for seat, name in names.items()}, seed)
 
 
 @pytest.mark.parametrize("name", STARTERS)
@@ -71,7 +56,8 @@ def test_starter_answers_are_legal(name, seat):
         used: Counter = Counter()
         for order in fleets:
             source = obs.planet(order["from"])
-            assert source.is_mine and order["to"] != order["from"] and 1 <= order["to"] <= 16
+            assert source.is_mine and source.garrison is not None
+            assert order["to"] != order["from"] and 1 <= order["to"] <= 16
             assert order["battleships"] + order["cruisers"] > 0
             used[(source.id, "b")] += order["battleships"]
             used[(source.id, "c")] += order["cruisers"]
@@ -108,14 +94,31 @@ def test_engine_accepts_every_order_of_the_starters(name):
     assert warnings[1] == []
 
 
-def test_starters_run_as_scripts():
-    """Each starter ends with `if __name__ == "__main__": run(Bot())` (checked without executing run)."""
-    for name in STARTERS:
-        module = importlib.import_module(f"armada.starters.galaxy.{name}")
-        source = open(module.__file__, encoding="utf-8").read()
-        assert source.rstrip().endswith('if __name__ == "__main__":\n    run(Bot())')
-        namespace = runpy.run_path(module.__file__, run_name="not_main")
-        assert issubclass(namespace["Bot"], GalaxyBot)
+@pytest.mark.parametrize("name", STARTERS)
+def test_starter_runs_as_a_script(name, tmp_path):
+    """Copied alone as main.py (how `builtin:NAME` and `armada new` use it), it speaks the protocol."""
+    module = importlib.import_module(f"armada.starters.galaxy.{name}")
+    assert module.__file__ is not None
+    script = Path(module.__file__)
+    assert script.read_text(encoding="utf-8").rstrip().endswith('if __name__ == "__main__":\n    run(Bot())')
+    (tmp_path / "main.py").write_text(script.read_text(encoding="utf-8"), encoding="utf-8")
+    raw = observation(seat=2, turn=1)
+    messages = [
+        {"type": "init", "id": 0, "protocol": 1, "game": "galaxy", "seat": 2, "config": {}, "limits": {}},
+        scout_request(raw, rid=1),
+        command_request(1, rid=2),
+        {"type": "end", "id": 3, "result": {}},
+    ]
+    done = subprocess.run(
+        [sys.executable, "main.py"], cwd=tmp_path, capture_output=True, text=True, timeout=30,
+        input="".join(json.dumps(m) + "\n" for m in messages),
+    )
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [0, 1, 2]
+    assert replies[0]["name"] == make_bot(name).name
+    assert isinstance(replies[1]["probes"], list) and isinstance(replies[2]["fleets"], list)
+    assert "Traceback" not in done.stderr
 
 
 def test_strength_order_prober_greedy_random():

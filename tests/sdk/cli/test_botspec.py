@@ -199,3 +199,20 @@ def test_builtin_starters_installed(game: str, names: list[str]) -> None:
         with resolve_bot(f"builtin:{name}", game) as src:
             assert Path(src.script).read_bytes() == (botspec.starters_dir(game) / f"{name}.py").read_bytes()
             assert src.label == f"builtin:{name}"
+
+
+def test_temporary_copies_are_readable_by_other_users(tmp_path: Path) -> None:
+    """A Docker-sandboxed bot runs under its own uid: it must be able to read its code."""
+    z = make_zip(tmp_path / "perm.zip", {"pkg/main.py": BOT, "pkg/sub/util.py": ""})
+    old = os.umask(0o077)
+    try:
+        sources = [resolve_bot(str(z), "galaxy"), resolve_bot("builtin:greedy", "galaxy")]
+    finally:
+        os.umask(old)
+    for src in sources:
+        assert src._tmp is not None
+        root = Path(src._tmp.name)  # the temporary folder itself
+        for path in [root, *root.rglob("*")]:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            assert mode == (0o755 if path.is_dir() else 0o644), (path, oct(mode))
+        src.close()

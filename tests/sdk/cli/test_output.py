@@ -29,11 +29,13 @@ class FakeTty(io.StringIO):
 def test_progress_redraws_in_place_on_a_tty() -> None:
     stream = FakeTty()
     p = Progress(4, stream=stream, width=4)
+    p.start()
     p.advance()
     p.advance(error=True)
     p.finish()
     out = stream.getvalue()
-    assert out.count("\r") == 2
+    assert out.count("\r") == 3
+    assert "[....] 0/4 games" in out
     assert "[#...] 1/4 games" in out
     assert "[##..] 2/4 games" in out and "1 errors" in out
     assert out.endswith("\n")

@@ -21,10 +21,10 @@ def put(state: GalaxyState, pid: int, owner: int, b: int = 0, c: int = 0, n: int
 
 
 def clear_board(state: GalaxyState) -> None:
-    """Both homes keep one launcher only, every neutral planet is empty: a quiet board for scenarios."""
+    """Every neutral planet is emptied (homes keep their start units): a quiet board for scenarios."""
     for p in state.planets:
-        p.battleships = p.cruisers = 0
-        p.launchers = 1 if p.owner else 0
+        if not p.owner:
+            p.launchers = 0
 
 
 def fleet(origin: int, target: int, b: int = 0, c: int = 0) -> dict[str, int]:

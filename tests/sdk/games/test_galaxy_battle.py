@@ -101,9 +101,9 @@ def test_equal_survivors_destroy_each_other() -> None:
 
 def test_half_won_on_a_tie_keeps_one_cruiser() -> None:
     # GX-13 inside GX-16: an attacker equal to its half wins with exactly 1 cruiser
-    result = contest(6, {1: (0, 0, 0), 2: (0, 0, 0)} | {1: (0, 1, 0), 2: (0, 10, 0)}, no_draw)
+    result = contest(6, {1: (0, 1, 0), 2: (0, 10, 0)}, no_draw)
     assert result.split == {1: 3, 2: 3}
-    assert result.half_won == {1: False, 2: True}
+    assert result.half_won == {1: False, 2: True}  # 2 against 3: lost
     result = contest(4, {1: (0, 1, 0), 2: (0, 10, 0)}, no_draw)
     assert result.half_after[1] == (0, 1, 0)
     assert result.final == ((0, 1, 0), (0, 9, 0))

@@ -52,8 +52,10 @@ def _range(value: Any, field: str) -> tuple[int, int]:
     return (lo, hi)
 
 
-def parse_config(raw: dict[str, Any] | None) -> MothershipConfig:
-    """A validated config from a dict (None or missing keys: defaults); ConfigError names the bad field."""
+def parse_config(raw: dict[str, Any] | MothershipConfig | None) -> MothershipConfig:
+    """A validated config from a dict (None or missing keys: defaults); ConfigError names the bad field.
+
+    An already parsed MothershipConfig is returned as it is."""
     if raw is None:
         return DEFAULT_CONFIG
     if isinstance(raw, MothershipConfig):

@@ -114,7 +114,7 @@ def check_orders(raw: Any, config: MothershipConfig = DEFAULT_CONFIG) -> list[st
         return [f"orders: must be an object with fields mothership and fighters, got {_describe(raw)}"]
     _check_fields(raw, "", _TOP, problems)
     numbers_ok = True
-    mothership = raw.get("mothership")
+    mothership: Any = raw.get("mothership")
     if "mothership" in raw:
         if not isinstance(mothership, dict):
             problems.append(f'mothership: must be an object like {{"defence": 40}}, got {_describe(mothership)}')
@@ -123,7 +123,7 @@ def check_orders(raw: Any, config: MothershipConfig = DEFAULT_CONFIG) -> list[st
             numbers_ok = False
         else:
             numbers_ok &= _check_range(mothership["defence"], "mothership.defence", config.mothership_defence, problems)
-    fighters = raw.get("fighters")
+    fighters: Any = raw.get("fighters")
     if "fighters" in raw:
         if not isinstance(fighters, list) or len(fighters) != FIGHTERS:
             got = f"{len(fighters)} fighters" if isinstance(fighters, list) else _describe(fighters)

@@ -29,9 +29,7 @@ class Bot(MothershipBot):
         shot = min(5, attack)
         orders = Orders.uniform(mothership, attack, defence, [shot])
         if orders.validate(config):  # an unusual config: fall back to the cheapest legal orders
-            orders = Orders.uniform(
-                config.mothership_defence[0], config.fighter_attack[0], config.fighter_defence[0], [1]
-            )
+            orders = Orders.cheapest(config)
         return orders
 
 

@@ -23,7 +23,10 @@ class Bot(MothershipBot):
         per_fighter = (config.total_points - mothership) // FIGHTERS
         attack = clamp(per_fighter // 2, config.fighter_attack)
         defence = clamp(per_fighter - attack, config.fighter_defence)
-        return Orders.uniform(mothership, attack, defence, [3])
+        orders = Orders.uniform(mothership, attack, defence, [min(3, attack)])
+        if orders.validate(config):  # an unusual config: fall back to the cheapest legal orders
+            orders = Orders.cheapest(config)
+        return orders
 
 
 if __name__ == "__main__":

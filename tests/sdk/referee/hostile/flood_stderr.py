@@ -3,6 +3,7 @@ import sys
 
 from _raw import arg, good_answer, play, reply
 
+
 def flood(msg):
     block = (b"spam " * 200 + b"\n") * 1024  # about 1 MiB
     sys.stderr.buffer.write(b"FIRST LINE\n")

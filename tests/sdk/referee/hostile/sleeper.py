@@ -1,10 +1,9 @@
 """Sleeps argv[2] ms before answering requests when..when+argv[3]-1; logs the bank it is told."""
+import json
 import sys
 import time
 
 from _raw import arg, good_answer, reply, when
-
-import json
 
 first, count, sleep_ms = when(), int(arg(3, "1")), int(arg(2, "0"))
 for line in sys.stdin.buffer:

@@ -1,0 +1,213 @@
+"""DockerBot against a real engine: the wall is really applied, bytes flow, everything is removed."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from armada.referee.connection import BotGone, LineTooLong
+from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.limits import SandboxLimits
+from tests.sandbox.conftest import run_labels
+from tests.sandbox.helpers import container_exists, host_processes_of
+
+pytestmark = pytest.mark.docker
+
+ECHO = """
+import sys
+print("echo bot up", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    sys.stdout.write(line)
+    sys.stdout.flush()
+print("input closed", file=sys.stderr, flush=True)
+"""
+
+
+def make_bot(tmp_path: Path, source: str, name: str = "main.py") -> Path:
+    folder = tmp_path / "bot"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(textwrap.dedent(source))
+    return folder
+
+
+def test_hardening_is_applied(docker_client, tmp_path):
+    limits = SandboxLimits(memory_mb=200, pids=40, tmp_mb=8, cpus=0.5, nofile=128)
+    bot = DockerBot(make_bot(tmp_path, ECHO), label="echo", limits=limits, labels=run_labels(**{"armada.seat": "1"}))
+    try:
+        bot.start()
+        attrs = docker_client.api.inspect_container(bot.container_id)
+        host = attrs["HostConfig"]
+        assert host["ReadonlyRootfs"] is True
+        assert host["CapDrop"] == ["ALL"] and not host.get("CapAdd")
+        assert host["NetworkMode"] == "none"
+        assert host["PidsLimit"] == 40
+        assert host["Memory"] == 200 * 1024 * 1024
+        assert host["MemorySwap"] == host["Memory"]  # no swap at all
+        assert host["NanoCpus"] == 500_000_000
+        assert host["Init"] is True
+        assert host["LogConfig"]["Type"] == "none"
+        assert host["Privileged"] is False
+        assert "no-new-privileges:true" in host["SecurityOpt"]
+        seccomp = [opt for opt in host["SecurityOpt"] if opt.startswith("seccomp=")]
+        assert seccomp and '"defaultAction":"SCMP_ACT_ERRNO"' in seccomp[0]
+        assert "io_uring_setup" not in seccomp[0]
+        assert host["Tmpfs"]["/tmp"].startswith("rw,noexec,nosuid,nodev,size=8m")
+        ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
+        assert ulimits == {"nofile": (128, 128), "core": (0, 0)}
+        mounts = {m["Destination"]: m for m in attrs["Mounts"]}
+        assert set(mounts) == {"/bot", "/io"}
+        assert mounts["/bot"]["RW"] is False and mounts["/io"]["RW"] is False
+        assert attrs["Config"]["User"] == "10001:10001"
+        assert attrs["Config"]["Labels"]["armada.seat"] == "1"
+        assert attrs["Config"]["Labels"]["armada.sandbox"] == "bot"
+        assert abs(int(attrs["Config"]["Labels"]["armada.created"]) - time.time()) < 120
+        # The processes inside really run as the bot user, with no capabilities.
+        status = docker_client.api.exec_create(bot.container_id, ["cat", "/proc/1/status"])
+        text = docker_client.api.exec_start(status["Id"]).decode()
+        fields = dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+        assert fields["Uid"].split()[0] == "10001"
+        assert fields["CapEff"].strip() == "0000000000000000"
+        assert fields["CapBnd"].strip() == "0000000000000000"
+        assert fields["NoNewPrivs"].strip() == "1"
+        assert fields["Seccomp"].strip() == "2"  # filter mode
+    finally:
+        info = bot.close()
+    assert info.returncode == 0
+    assert not container_exists(docker_client, bot.container_id)
+
+
+def test_round_trip_log_and_clean_exit(docker_client, tmp_path):
+    bot = DockerBot(make_bot(tmp_path, ECHO), label="echo", labels=run_labels())
+    bot.start()
+    try:
+        for i in range(50):
+            bot.send(b'{"id": %d}\n' % i)
+            assert bot.read_line(time.monotonic() + 5) == b'{"id": %d}' % i
+        assert bot.read_line(time.monotonic() + 0.05) is None  # nothing more: timeout, not an error
+        assert bot.exit_info().returncode is None
+    finally:
+        info = bot.close(grace=2.0)
+    assert info.returncode == 0 and info.signal is None and not info.oom_killed
+    assert "echo bot up" in bot.log() and "input closed" in bot.log()
+    assert not container_exists(docker_client, bot.container_id)
+    assert host_processes_of(bot.container_id) == []
+
+
+def test_exit_code_and_end_of_output(docker_client, tmp_path):
+    source = """
+    import sys
+    sys.stdin.readline()
+    print("bye", file=sys.stderr)
+    sys.exit(7)
+    """
+    bot = DockerBot(make_bot(tmp_path, source), labels=run_labels())
+    bot.start()
+    try:
+        bot.send(b"go\n")
+        with pytest.raises(BotGone):
+            bot.read_line(time.monotonic() + 10)
+        info = bot.exit_info()
+        assert info.returncode == 7 and info.signal is None and not info.oom_killed
+    finally:
+        bot.close()
+    assert "bye" in bot.log()
+
+
+def test_memory_limit_reports_oom(docker_client, tmp_path):
+    source = """
+    import sys
+    sys.stdin.readline()
+    hoard = []
+    while True:
+        hoard.append(b"x" * (8 << 20))
+    """
+    bot = DockerBot(make_bot(tmp_path, source), limits=SandboxLimits(memory_mb=64, tmp_mb=4), labels=run_labels())
+    bot.start()
+    try:
+        bot.send(b"go\n")
+        with pytest.raises(BotGone):
+            bot.read_line(time.monotonic() + 30)
+        info = bot.exit_info()
+        assert info.oom_killed, info
+        assert info.signal == 9
+    finally:
+        bot.close()
+
+
+def test_long_line_is_refused(docker_client, tmp_path):
+    source = """
+    import sys
+    sys.stdout.write("y" * 5000 + "\\n")
+    sys.stdout.flush()
+    sys.stdin.readline()
+    """
+    limits = SandboxLimits(max_line_bytes=4096, stdout_backlog_bytes=16384)
+    bot = DockerBot(make_bot(tmp_path, source), limits=limits, labels=run_labels())
+    bot.start()
+    try:
+        with pytest.raises(LineTooLong):
+            bot.read_line(time.monotonic() + 10)
+    finally:
+        bot.close(grace=0)
+
+
+def test_send_after_exit_raises_bot_gone(docker_client, tmp_path):
+    bot = DockerBot(make_bot(tmp_path, "import sys\nsys.exit(0)\n"), labels=run_labels())
+    bot.start()
+    try:
+        with pytest.raises(BotGone):
+            bot.read_line(time.monotonic() + 10)
+        with pytest.raises(BotGone):
+            for _ in range(100):  # the pipe may take one write before EPIPE shows
+                bot.send(b"x" * 1000 + b"\n")
+    finally:
+        bot.close()
+
+
+def test_crash_at_start_gives_exit_code_and_log(docker_client, tmp_path):
+    bot = DockerBot(make_bot(tmp_path, "raise SystemExit('broken bot')\n"), labels=run_labels())
+    bot.start()
+    try:
+        with pytest.raises(BotGone):
+            bot.read_line(time.monotonic() + 10)
+        assert bot.exit_info().returncode == 1
+    finally:
+        bot.close()
+    assert "broken bot" in bot.log()
+
+
+def test_missing_image_is_a_clear_error(docker_client, tmp_path):
+    bot = DockerBot(make_bot(tmp_path, ECHO), image="armada/no-such-image:missing", labels=run_labels())
+    with pytest.raises(BotGone, match="bot image armada/no-such-image:missing is missing"):
+        bot.start()
+    bot.close()  # safe after a failed start
+
+
+def test_bad_arguments_are_rejected(tmp_path):
+    folder = make_bot(tmp_path, ECHO)
+    with pytest.raises(ValueError, match="not found"):
+        DockerBot(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="relative path"):
+        DockerBot(folder, "../main.py")
+    with pytest.raises(ValueError, match="not found"):
+        DockerBot(folder, "other.py")
+
+
+def test_close_is_fast_and_idempotent_for_a_stubborn_bot(docker_client, tmp_path):
+    source = """
+    import signal, time
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(1)
+    """
+    bot = DockerBot(make_bot(tmp_path, source), labels=run_labels())
+    bot.start()
+    started = time.monotonic()
+    info = bot.close(grace=0.5)
+    assert time.monotonic() - started < 5
+    assert info.signal == 9
+    assert bot.close() == info
+    assert not container_exists(docker_client, bot.container_id)

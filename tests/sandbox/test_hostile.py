@@ -1,0 +1,228 @@
+"""The hostile-bot suite: each bot in tests/sandbox/hostile/ plays a Mothership Down match
+(seat 1) in the sandbox against a well-behaved bot (seat 2, also in the sandbox).
+
+Every case must end with the right status and detail, the other bot unaffected (status ok),
+its container removed and no process of it left on the host; the bot's own stderr report
+shows that each attack failed. The matches run in parallel, four at a time, with small limits.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from armada.referee.clock import Limits
+from armada.referee.match import MatchOutcome, play_match
+from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.limits import SandboxLimits
+from tests.sandbox.conftest import run_labels
+from tests.sandbox.helpers import container_exists, containers_with, host_processes_of
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+HOSTILE_DIR = Path(__file__).parent / "hostile"
+#: Small limits for the hostile bots (the opponent gets the defaults).
+SMALL = SandboxLimits(memory_mb=128, pids=32, tmp_mb=8, cpus=0.5, nofile=64)
+MATCH_LIMITS = Limits(init_ms=8000, turn_ms=1500, bank_ms=0)
+PARALLEL = 4
+
+
+@dataclass
+class Case:
+    """One hostile bot: the status it must get and what its detail and log must show."""
+
+    status: str
+    detail: str = ""
+    log: list[str] = field(default_factory=list)
+
+
+CASES: dict[str, Case] = {
+    "fork_bomb": Case("ok", log=[r"fork refused after \d+ children: EAGAIN"]),
+    "thread_bomb": Case("ok", log=[r"thread refused after \d+ threads"]),
+    "memory_bomb": Case("memory", detail="memory limit"),
+    "cpu_loop": Case("timeout", detail="1500 ms"),
+    "sleeper": Case("timeout", detail="1500 ms"),
+    "stdout_flood": Case("output", detail="limit"),
+    "line_flood": Case("timeout"),
+    "no_newline": Case("timeout"),
+    "stderr_flood": Case("ok", log=[r"bytes of log dropped"]),
+    "network": Case("ok", log=[r"NET interfaces: lo$", r"NET dns example.com: blocked"]),
+    "snoop": Case("ok", log=[r"READ /etc/shadow: denied \(EACCES\)", r"WRITE /tmp/ok: allowed",
+                             r"USER uid=10001 gid=10001"]),
+    "proc_sys": Case("ok", log=[r"KNOB /proc/sysrq-trigger: denied"]),
+    "fill_tmp": Case("ok", log=[r"TMP full after \d+ bytes \(ENOSPC\)", r"EXEC /tmp: denied \(EACCES\)"]),
+    "syscalls": Case("ok", log=[r"SYSCALL unshare: Operation not permitted",
+                                r"SYSCALL io_uring_setup: Operation not permitted"]),
+    "orphan": Case("ok", log=[r"orphan left running"]),
+    "kill_init": Case("ok", log=[r"KILL -1: child ended by signal 9", r"still alive after killing pid 1"]),
+    "kill_self": Case("crashed", detail="signal 9"),
+    "ignore_sigterm": Case("ok", log=[r"ignoring the end"]),
+    "many_files": Case("ok", log=[r"FILES refused after \d+ \(EMFILE\)"]),
+    "exit_code": Case("crashed", detail="exited with code 3"),
+}
+
+
+@dataclass
+class Played:
+    """What one hostile match left behind, checked by the tests."""
+
+    outcome: MatchOutcome
+    seconds: float
+    container_ids: list[str]
+    leftover_pids: list[int]
+    containers_left: list[str]
+
+
+def host_addresses(client: Any) -> list[str]:
+    """Addresses a bot might use to reach the host: the bridge gateway and the host's own IPv4s."""
+    found = {"172.17.0.1", "127.0.0.1"}
+    try:
+        gateway = client.networks.get("bridge").attrs["IPAM"]["Config"][0].get("Gateway")
+        if gateway:
+            found.add(gateway)
+    except Exception:
+        pass
+    try:
+        text = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, timeout=5).stdout
+        found.update(re.findall(r"inet (\d+\.\d+\.\d+\.\d+)/", text))
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return sorted(found)
+
+
+def play_case(folder: Path, name: str) -> Played:
+    seat1 = DockerBot(folder, f"{name}.py", label=name, limits=SMALL,
+                      labels=run_labels(**{"armada.seat": "1", "armada.case": name}))
+    seat2 = DockerBot(folder, "good.py", label="good", labels=run_labels(**{"armada.seat": "2", "armada.case": name}))
+    started = time.monotonic()
+    outcome = play_match("mothership", {1: seat1, 2: seat2}, seed=7, limits=MATCH_LIMITS)
+    seconds = time.monotonic() - started
+    ids = [cid for cid in (seat1.container_id, seat2.container_id) if cid]
+    pids = [pid for cid in ids for pid in host_processes_of(cid)]
+    left = [cid for cid in ids if container_exists(seat1._client or _shared_client(), cid)]
+    return Played(outcome, seconds, ids, pids, left)
+
+
+def _shared_client() -> Any:
+    from armada_sandbox.docker_bot import docker_client
+
+    return docker_client()
+
+
+@pytest.fixture(scope="module")
+def listener() -> Any:
+    """A TCP and a UDP socket on the host, on all addresses: no bot may reach them."""
+    tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp.bind(("0.0.0.0", 0))
+    tcp.listen(16)
+    port = tcp.getsockname()[1]
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("0.0.0.0", port))
+    tcp.setblocking(False)
+    udp.setblocking(False)
+    yield port, tcp, udp
+    tcp.close()
+    udp.close()
+
+
+@pytest.fixture(scope="module")
+def played(docker_client, listener, tmp_path_factory) -> dict[str, Played]:
+    """Play every case once, PARALLEL at a time."""
+    folder = tmp_path_factory.mktemp("hostile")
+    shutil.copytree(HOSTILE_DIR, folder, dirs_exist_ok=True)
+    port = listener[0]
+    (folder / "targets.json").write_text(json.dumps({"port": port, "hosts": host_addresses(docker_client)}))
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        futures = {name: pool.submit(play_case, folder, name) for name in CASES}
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_bot(played, name):
+    case = CASES[name]
+    result = played[name]
+    hostile, good = result.outcome.players
+    assert (hostile.status, good.status) == (case.status, "ok"), (hostile.detail, good.detail, hostile.log[-2000:])
+    assert case.detail in hostile.detail
+    for pattern in case.log:
+        assert re.search(pattern, hostile.log, re.MULTILINE), f"{pattern!r} not in log:\n{hostile.log[-3000:]}"
+    if case.status == "ok":
+        assert result.outcome.result.outcome == "draw"  # both sides played the same orders (MD-9)
+    else:
+        assert (result.outcome.result.winner, result.outcome.result.outcome) == (2, "forfeit")
+    assert len(result.container_ids) == 2
+    assert result.containers_left == []
+    assert result.leftover_pids == []
+    assert result.seconds < 60
+
+
+def test_no_attack_succeeded_in_any_log(played):
+    """No line anywhere says an attack got through (OPEN, READABLE, WRITTEN, CHANGED, ALLOWED, RAN...)."""
+    markers = re.compile(r": (OPEN|READABLE|WRITTEN|CHANGED|ALLOWED|RAN)\b|UNLIMITED|NEVER FULL")
+    for name, result in played.items():
+        bad = [line for line in result.outcome.players[0].log.splitlines() if markers.search(line)]
+        assert not bad, f"{name}: {bad}"
+
+
+def test_network_attempts_all_failed(played, listener):
+    log = played["network"].outcome.players[0].log
+    attempts = re.findall(r"^NET (.+?): (blocked|OPEN)", log, re.MULTILINE)
+    assert len(attempts) >= 10
+    assert {outcome for _, outcome in attempts} == {"blocked"}
+    _, tcp, udp = listener
+    with pytest.raises(BlockingIOError):
+        tcp.accept()
+    with pytest.raises(BlockingIOError):
+        udp.recvfrom(512)
+
+
+def test_secrets_and_writes_all_denied(played):
+    log = played["snoop"].outcome.players[0].log
+    reads = re.findall(r"^READ (\S+): (\w+)", log, re.MULTILINE)
+    writes = re.findall(r"^WRITE (\S+): (\w+)", log, re.MULTILINE)
+    assert len(reads) == 10 and {r for _, r in reads} == {"denied"}
+    assert {path: r for path, r in writes} == {**{p: "denied" for p, _ in writes if p != "/tmp/ok"},
+                                              "/tmp/ok": "allowed"}
+    env = set(re.search(r"^ENV (.*)$", log, re.MULTILINE).group(1).split(","))
+    assert env <= {"PATH", "HOSTNAME", "HOME", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+                   "PYTHONIOENCODING", "ARMADA_SANDBOX", "PWD"}
+
+
+def test_every_dangerous_syscall_refused(played):
+    log = played["syscalls"].outcome.players[0].log
+    outcomes = dict(re.findall(r"^SYSCALL (\w+): (.+)$", log, re.MULTILINE))
+    assert len(outcomes) == 15
+    assert all("errno 1)" in text or "errno 38)" in text for text in outcomes.values()), outcomes
+
+
+def test_limits_were_the_ones_asked(played):
+    """The bombs stop at the configured limits, not at some larger default."""
+    logs = {name: played[name].outcome.players[0].log for name in ("fork_bomb", "thread_bomb", "many_files", "fill_tmp")}
+    assert int(re.search(r"fork refused after (\d+)", logs["fork_bomb"]).group(1)) < SMALL.pids
+    assert int(re.search(r"thread refused after (\d+)", logs["thread_bomb"]).group(1)) < SMALL.pids
+    assert int(re.search(r"FILES refused after (\d+)", logs["many_files"]).group(1)) < SMALL.nofile
+    assert int(re.search(r"TMP full after (\d+)", logs["fill_tmp"]).group(1)) <= SMALL.tmp_mb * 1024 * 1024
+
+
+def test_stubborn_bot_killed_within_grace(played):
+    # end message, 1 s grace, then the container is killed: far below the 8 s init bound.
+    assert played["ignore_sigterm"].seconds < 8
+
+
+def test_nothing_of_the_suite_is_left(played, docker_client):
+    from tests.sandbox.conftest import RUN_ID
+
+    for result in played.values():
+        for cid in result.container_ids:
+            assert host_processes_of(cid) == []
+    assert containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "orphan"}) == []

@@ -1,0 +1,71 @@
+"""The sweeper removes only labelled bot containers older than the longest match."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.sweeper import container_age, sweep
+from tests.sandbox.conftest import RUN_ID, run_labels
+from tests.sandbox.helpers import container_exists
+
+pytestmark = pytest.mark.docker
+
+SLEEPER = "import time\ntime.sleep(600)\n"
+#: Sweep only this run's containers: other matches may be running on the same engine.
+OURS = {"armada.test": RUN_ID}
+
+
+def test_sweep_removes_old_containers_and_keeps_young_ones(docker_client, tmp_path: Path):
+    (tmp_path / "main.py").write_text(SLEEPER)
+    young = DockerBot(tmp_path, labels=run_labels())
+    stale = DockerBot(tmp_path, labels=run_labels())
+    # A container without the sandbox label (not ours to manage) is never touched.
+    other = docker_client.containers.create("armada/bot:latest", ["sleep", "600"], network_mode="none",
+                                            labels=OURS)
+    try:
+        young.start()
+        stale.start()
+        # Nothing is older than an hour now: nothing goes.
+        assert sweep(3600, client=docker_client, only=OURS) == []
+        assert container_exists(docker_client, young.container_id)
+        # Seen from two hours later both are orphans; the unlabelled one stays.
+        removed = sweep(3600, now=time.time() + 7200, client=docker_client, only=OURS)
+        assert set(removed) == {young.container_id, stale.container_id}
+        assert not container_exists(docker_client, young.container_id)
+        assert not container_exists(docker_client, stale.container_id)
+        assert container_exists(docker_client, other.id)
+    finally:
+        young.close(grace=0)
+        stale.close(grace=0)
+        other.remove(force=True)
+
+
+def test_close_after_sweep_is_safe(docker_client, tmp_path: Path):
+    (tmp_path / "main.py").write_text(SLEEPER)
+    bot = DockerBot(tmp_path, labels=run_labels())
+    bot.start()
+    assert sweep(0, now=time.time() + 10, client=docker_client, only=OURS) == [bot.container_id]
+    started = time.monotonic()
+    bot.close(grace=0)  # the container is gone already: close still returns promptly
+    assert time.monotonic() - started < 10
+    assert not container_exists(docker_client, bot.container_id)
+
+
+class _Labelled:
+    def __init__(self, labels):
+        self.labels = labels
+
+
+def test_container_age_reads_the_label():
+    assert container_age(_Labelled({"armada.created": "1000"}), 1600.0) == 600.0
+    assert container_age(_Labelled({"armada.created": "soon"}), 1600.0) is None
+    assert container_age(_Labelled({}), 1600.0) is None
+
+
+def test_negative_age_rejected():
+    with pytest.raises(ValueError, match="max_age_s"):
+        sweep(-1, client=object())

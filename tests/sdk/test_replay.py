@@ -1,0 +1,124 @@
+"""The replay format (docs/replay-format.md): canonical bytes, reading checks, re-checking by the engine."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+
+import pytest
+from armada.replay import (
+    ReplayError,
+    read_replay,
+    rebuild_states,
+    replay_bytes,
+    write_replay,
+)
+
+from tests.sdk.referee.conftest import play, steady
+from tests.sdk.referee.sumrace import SUMRACE
+
+
+@pytest.fixture(scope="module")
+def match():
+    return play(steady("a", step=2), steady("b", step=1), seed=11)
+
+
+def test_replay_has_the_documented_fields(match):
+    replay = match.replay
+    assert replay["format"] == "armada-replay" and replay["version"] == 1
+    assert replay["engine_version"] == "sumrace-1" and replay["game"] == "sumrace" and replay["seed"] == 11
+    assert replay["config"] == {"target": 6, "max_turns": 20}
+    assert replay["seats"] == [p.to_dict() for p in match.players]
+    assert replay["result"] == match.result.to_dict()
+    assert replay["initial"]["turn"] == 1
+    first = replay["steps"][0]
+    assert first["phase"] == "move" and first["turn"] == 1
+    assert first["answers"] == {"1": {"n": 2}, "2": {"n": 1}}
+    assert first["events"] == [{"seat": 1, "add": 2}, {"seat": 2, "add": 1}]
+    assert first["frame"]["turn"] == 2
+    assert "bank_ms" not in json.dumps(replay) and "elapsed" not in json.dumps(replay)  # no timing data
+
+
+def test_same_seed_same_answers_same_bytes(tmp_path, match):
+    again = play(steady("a", step=2), steady("b", step=1), seed=11)
+    assert replay_bytes(again.replay) == replay_bytes(match.replay)
+    write_replay(match.replay, tmp_path / "one.json.gz")
+    write_replay(again.replay, tmp_path / "two.json.gz")
+    assert (tmp_path / "one.json.gz").read_bytes() == (tmp_path / "two.json.gz").read_bytes()
+    other = play(steady("a", step=2), steady("b", step=1), seed=12)
+    assert replay_bytes(other.replay) != replay_bytes(match.replay)  # the seed matters (head start)
+
+
+@pytest.mark.parametrize("name", ["r.json.gz", "r.json", "r.replay"])
+def test_write_read_round_trip(tmp_path, match, name):
+    path = tmp_path / name
+    write_replay(match.replay, path)
+    assert (path.read_bytes()[:2] == b"\x1f\x8b") == (not name.endswith(".json"))
+    assert read_replay(path) == match.replay
+
+
+def _write_json(path, obj):
+    path.write_text(json.dumps(obj))
+    return path
+
+
+def test_unknown_format_and_version_are_rejected(tmp_path, match):
+    wrong = dict(match.replay, format="chess-pgn")
+    with pytest.raises(ReplayError, match="not an Armada replay"):
+        read_replay(_write_json(tmp_path / "a.json", wrong))
+    newer = dict(match.replay, version=2)
+    with pytest.raises(ReplayError, match="unsupported replay version 2"):
+        read_replay(_write_json(tmp_path / "b.json", newer))
+    missing = {k: v for k, v in match.replay.items() if k != "steps"}
+    with pytest.raises(ReplayError, match="no 'steps'"):
+        read_replay(_write_json(tmp_path / "c.json", missing))
+    with pytest.raises(ReplayError, match="a replay is a JSON object"):
+        read_replay(_write_json(tmp_path / "d.json", [1, 2]))
+
+
+def test_damaged_and_missing_files_are_clear_errors(tmp_path, match):
+    path = tmp_path / "r.json.gz"
+    write_replay(match.replay, path)
+    path.write_bytes(path.read_bytes()[:40])
+    with pytest.raises(ReplayError, match="damaged gzip data"):
+        read_replay(path)
+    (tmp_path / "t.json").write_text("not json")
+    with pytest.raises(ReplayError, match="not a JSON replay"):
+        read_replay(tmp_path / "t.json")
+    with pytest.raises(ReplayError, match="cannot read replay"):
+        read_replay(tmp_path / "absent.json.gz")
+
+
+def test_gzip_header_has_no_name_or_time(tmp_path, match):
+    path = tmp_path / "r.json.gz"
+    write_replay(match.replay, path)
+    data = path.read_bytes()
+    assert data[4:8] == b"\0\0\0\0"  # mtime 0
+    assert gzip.decompress(data) == replay_bytes(match.replay)
+
+
+def test_rebuild_returns_the_frames(match):
+    frames = rebuild_states(match.replay, game=SUMRACE)
+    assert frames == [match.replay["initial"], *[s["frame"] for s in match.replay["steps"]]]
+
+
+def test_rebuild_detects_a_tampered_replay(match):
+    tampered = copy.deepcopy(match.replay)
+    tampered["steps"][1]["answers"]["2"] = {"n": 3}
+    with pytest.raises(ReplayError, match=r"step 1 \(events\) does not match"):
+        rebuild_states(tampered, game=SUMRACE)
+    config = SUMRACE.parse_config(None)
+    seed = next(s for s in range(100) if SUMRACE.frame(SUMRACE.initial_state(s, config)) != match.replay["initial"])
+    with pytest.raises(ReplayError, match="initial frame does not match"):
+        rebuild_states(dict(match.replay, seed=seed), game=SUMRACE)
+
+
+def test_start_state_is_recorded_and_used():
+    start = {"turn": 4, "totals": {"1": 3, "2": 1}, "target": 6, "max_turns": 20}
+    outcome = play(steady("a"), steady("b"), seed=1, start_state=start)
+    assert outcome.replay["start_state"] == start
+    assert outcome.replay["initial"] == {"turn": 4, "totals": {"1": 3, "2": 1}}
+    assert outcome.result.winner == 1
+    frames = rebuild_states(outcome.replay, game=SUMRACE)
+    assert frames[-1]["totals"] == {"1": 6, "2": 4}
