@@ -44,8 +44,8 @@ class ScriptedPlayer:
             if p["owner"] != seat:
                 continue
             b, c = p["garrison"]["battleships"], p["garrison"]["cruisers"]
-            targets = sorted(power, key=lambda t, o=p["id"]: (DIST[o][t], power[t]))
-            for t in targets:
+            row = DIST[p["id"]]
+            for _, _, t in sorted((row[t], power[t], t) for t in power):
                 if power[t] < 2 * c:
                     fleets.append({"from": p["id"], "to": t, "battleships": 0, "cruisers": c})
                     c = 0

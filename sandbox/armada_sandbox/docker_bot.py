@@ -10,6 +10,7 @@ container, and with it every process the bot started.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import threading
@@ -17,7 +18,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer
+from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LineTooLong, LogBuffer
 
 from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
@@ -65,7 +66,7 @@ def container_options(
             Mount("/bot", str(code_dir), type="bind", read_only=True),
             Mount("/io", str(io_dir), type="bind", read_only=True),
         ],
-        "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
+        "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},  # noqa: S108 (in the container)
         "shm_size": f"{limits.tmp_mb}m",
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges:true", f"seccomp={profile_json()}"],
@@ -129,10 +130,8 @@ class DockerBot(BotConnection):
         self._stdin: int | None = None
         self._lines = LineBuffer(self.limits.max_line_bytes)
         self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes)
-        self._backlog = 0
-        self._backlog_cond = threading.Condition()
+        self._output_bytes = 0
         self._stdout_eof = threading.Event()
-        self._closing = False
         self._threads: list[threading.Thread] = []
         self._final: ExitInfo | None = None
         self._lock = threading.Lock()
@@ -206,18 +205,11 @@ class DockerBot(BotConnection):
             self._stdout_eof.set()
             return
         try:
-            while True:
-                with self._backlog_cond:
-                    while self._backlog > self.limits.stdout_backlog_bytes and not self._closing:
-                        self._backlog_cond.wait(0.5)
-                if self._closing and self._backlog > self.limits.stdout_backlog_bytes:
-                    break
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                with self._backlog_cond:
-                    self._backlog += len(chunk)
-                self._lines.feed(chunk)
+            while chunk := os.read(fd, 65536):
+                self._output_bytes += len(chunk)
+                if self._output_bytes <= self.limits.max_output_bytes:
+                    self._lines.feed(chunk)
+                # past the output cap: keep draining so the bot never blocks, but drop it
         except OSError:
             pass
         finally:
@@ -259,12 +251,9 @@ class DockerBot(BotConnection):
             view = view[written:]
 
     def read_line(self, deadline: float) -> bytes | None:
-        line = self._lines.read_line(deadline)
-        if line is not None:
-            with self._backlog_cond:
-                self._backlog -= len(line) + 1
-                self._backlog_cond.notify_all()
-        return line
+        if self._output_bytes > self.limits.max_output_bytes:
+            raise LineTooLong(f"wrote more than {self.limits.max_output_bytes} bytes of output in one match")
+        return self._lines.read_line(deadline)
 
     def log(self) -> str:
         return self._log.text()
@@ -302,26 +291,19 @@ class DockerBot(BotConnection):
     def close(self, grace: float = 1.0) -> ExitInfo:
         with self._lock:
             if self._stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(self._stdin)
-                except OSError:
-                    pass
                 self._stdin = None
             info = self._final or ExitInfo()
             if self.container is not None:
                 if grace <= 0 or not self._wait(grace):
-                    try:
+                    with contextlib.suppress(Exception):  # already stopped, or never started
                         self.container.kill()
-                    except Exception:  # already stopped, or never started
-                        pass
                     self._wait(5.0)
                 info = self._final or self._inspect()
                 if info.returncode is not None:
                     self._final = info
                 self._remove()
-            self._closing = True
-            with self._backlog_cond:
-                self._backlog_cond.notify_all()
             if self._io is not None:
                 for name in ("stdout", "stderr"):
                     self._io.release_reader(name)

@@ -34,8 +34,8 @@ class SandboxLimits:
     nofile: int = 256
     #: Longest stdout line accepted (protocol.md); longer is status "output".
     max_line_bytes: int = MAX_LINE_BYTES
-    #: Unread stdout kept on the host; past it the host stops reading and the bot blocks.
-    stdout_backlog_bytes: int = 4 * MAX_LINE_BYTES
+    #: All the stdout a bot may write in one match (as ProcessBot); past it status "output".
+    max_output_bytes: int = 64 * MAX_LINE_BYTES
     #: Bytes of stderr kept from the start and from the end of the log.
     log_head_bytes: int = LOG_HEAD_BYTES
     log_tail_bytes: int = LOG_TAIL_BYTES
@@ -54,8 +54,8 @@ class SandboxLimits:
                 raise ValueError(f"sandbox limit {name}: must be a number >= {low}, got {value!r}")
         if self.tmp_mb >= self.memory_mb:
             raise ValueError(f"sandbox limit tmp_mb: {self.tmp_mb} must stay below memory_mb {self.memory_mb}")
-        if self.stdout_backlog_bytes <= self.max_line_bytes:
-            raise ValueError("sandbox limit stdout_backlog_bytes: must exceed max_line_bytes")
+        if self.max_output_bytes < self.max_line_bytes:
+            raise ValueError("sandbox limit max_output_bytes: must be at least max_line_bytes")
         return self
 
     def replace(self, overrides: Mapping[str, Any]) -> SandboxLimits:

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from armada.referee.connection import BotGone, LineTooLong
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.limits import SandboxLimits
+
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, host_processes_of
 
@@ -144,7 +144,7 @@ def test_long_line_is_refused(docker_client, tmp_path):
     sys.stdout.flush()
     sys.stdin.readline()
     """
-    limits = SandboxLimits(max_line_bytes=4096, stdout_backlog_bytes=16384)
+    limits = SandboxLimits(max_line_bytes=4096)
     bot = DockerBot(make_bot(tmp_path, source), limits=limits, labels=run_labels())
     bot.start()
     try:

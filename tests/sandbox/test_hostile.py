@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from armada.referee.clock import Limits
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.limits import SandboxLimits
+
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, containers_with, host_processes_of
 
@@ -41,7 +41,7 @@ PARALLEL = 4
 class Case:
     """One hostile bot: the status it must get and what its detail and log must show."""
 
-    status: str
+    status: str | tuple[str, ...]
     detail: str = ""
     log: list[str] = field(default_factory=list)
 
@@ -53,7 +53,9 @@ CASES: dict[str, Case] = {
     "cpu_loop": Case("timeout", detail="1500 ms"),
     "sleeper": Case("timeout", detail="1500 ms"),
     "stdout_flood": Case("output", detail="limit"),
-    "line_flood": Case("timeout"),
+    # Stale lines are dropped one by one until the deadline or the 64 MiB output cap, whichever
+    # comes first (it depends on how fast the host reads): either ends the bot, never the match.
+    "line_flood": Case(("timeout", "output")),
     "no_newline": Case("timeout"),
     "stderr_flood": Case("ok", log=[r"bytes of log dropped"]),
     "network": Case("ok", log=[r"NET interfaces: lo$", r"NET dns example.com: blocked"]),
@@ -152,11 +154,12 @@ def test_hostile_bot(played, name):
     case = CASES[name]
     result = played[name]
     hostile, good = result.outcome.players
-    assert (hostile.status, good.status) == (case.status, "ok"), (hostile.detail, good.detail, hostile.log[-2000:])
+    expected = case.status if isinstance(case.status, tuple) else (case.status,)
+    assert hostile.status in expected and good.status == "ok", (hostile.detail, good.detail, hostile.log[-2000:])
     assert case.detail in hostile.detail
     for pattern in case.log:
         assert re.search(pattern, hostile.log, re.MULTILINE), f"{pattern!r} not in log:\n{hostile.log[-3000:]}"
-    if case.status == "ok":
+    if expected == ("ok",):
         assert result.outcome.result.outcome == "draw"  # both sides played the same orders (MD-9)
     else:
         assert (result.outcome.result.winner, result.outcome.result.outcome) == (2, "forfeit")
@@ -207,7 +210,8 @@ def test_every_dangerous_syscall_refused(played):
 
 def test_limits_were_the_ones_asked(played):
     """The bombs stop at the configured limits, not at some larger default."""
-    logs = {name: played[name].outcome.players[0].log for name in ("fork_bomb", "thread_bomb", "many_files", "fill_tmp")}
+    names = ("fork_bomb", "thread_bomb", "many_files", "fill_tmp")
+    logs = {name: played[name].outcome.players[0].log for name in names}
     assert int(re.search(r"fork refused after (\d+)", logs["fork_bomb"]).group(1)) < SMALL.pids
     assert int(re.search(r"thread refused after (\d+)", logs["thread_bomb"]).group(1)) < SMALL.pids
     assert int(re.search(r"FILES refused after (\d+)", logs["many_files"]).group(1)) < SMALL.nofile

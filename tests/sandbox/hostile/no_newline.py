@@ -3,7 +3,7 @@ import json
 import sys
 import time
 
-from _proto import ORDERS, play, read, reply
+from _proto import ORDERS, read, reply
 
 reply(read(), name="No Newline")
 msg = read()

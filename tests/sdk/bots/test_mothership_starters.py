@@ -9,6 +9,7 @@ import armada.starters.mothership as starters_pkg
 import pytest
 from armada.games.mothership import Race, check_orders, league, parse_config, random_orders
 from armada.games.rng import Rng
+from armada.referee.connection import BotConnection
 from armada.referee.match import play_match
 from armada.referee.process_bot import ProcessBot
 
@@ -64,7 +65,7 @@ def test_starters_against_a_field_of_random_races():
 
 def test_a_real_match_between_starter_processes_md3():
     """Two starter scripts as processes through the referee; MD-3: names come from the handshake."""
-    bots = {1: ProcessBot([sys.executable, str(FOLDER / "balanced.py")], label="balanced"),
+    bots: dict[int, BotConnection] = {1: ProcessBot([sys.executable, str(FOLDER / "balanced.py")], label="balanced"),
             2: ProcessBot([sys.executable, str(FOLDER / "greedy.py")], label="greedy")}
     outcome = play_match("mothership", bots, seed=1)
     assert [p.status for p in outcome.players] == ["ok", "ok"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from armada.games.base import StepResult
+from armada.games.base import Result, StepResult
 from armada.games.galaxy import GALAXY
 from armada.games.galaxy.state import GalaxyState
 
@@ -54,3 +54,17 @@ def events_of(result: StepResult, kind: str) -> list[dict[str, Any]]:
 def observe(state: GalaxyState, seat: int) -> dict[str, Any]:
     """The observation the seat gets in the next scout request."""
     return GALAXY.requests(state)[seat].payload["observation"]
+
+
+def result_of(state: GalaxyState) -> Result:
+    """The result of a finished game (fails the test when the game goes on)."""
+    result = GALAXY.result(state)
+    assert result is not None, "the game is not over"
+    return result
+
+
+def frame_of(state: GalaxyState) -> dict[str, Any]:
+    """The frame after a command step (fails the test when there is none)."""
+    frame = GALAXY.frame(state)
+    assert frame is not None, "no frame after a scout step"
+    return frame

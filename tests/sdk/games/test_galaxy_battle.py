@@ -76,7 +76,7 @@ def test_odd_launchers_extra_one_to_the_larger_attacker() -> None:
 def test_odd_launchers_equal_mle_uses_the_draw() -> None:
     # GX-16: equal MLE, the seeded draw decides who fights the extra launcher
     for drawn in (1, 2):
-        result = contest(5, {1: (0, 2, 0), 2: (1, 0, 0)}, lambda d=drawn: d)
+        result = contest(5, {1: (0, 2, 0), 2: (1, 0, 0)}, [drawn].pop)
         assert result.drawn == drawn
         assert result.split[drawn] == 3
         assert result.split[3 - drawn] == 2

@@ -36,8 +36,9 @@ def test_golden_seed_battle_through_the_engine() -> None:
 
 def test_golden_tie_leaves_exactly_one_cruiser() -> None:
     # GX-13: 5 cruisers (10) against 10 launchers: the attacker wins with 1 cruiser
-    state = new_state(3, neutral_growth=[0, 0], neutral_production={
-        "battleships": [0, 0], "cruisers": [0, 0], "launchers": [0, 0]})
+    state = new_state(
+        3, neutral_growth=[0, 0], neutral_production={"battleships": [0, 0], "cruisers": [0, 0], "launchers": [0, 0]}
+    )
     clear_board(state)
     state.planet(5).launchers = 10
     _, command = turn(state, fleets={1: [fleet(1, 5, c=5)]})
@@ -137,8 +138,9 @@ def test_contested_neutral_both_repelled_keeps_surviving_launchers() -> None:
 
 def test_contested_neutral_one_survivor_captures_without_launchers() -> None:
     # GX-16 then GX-15: seat 2 wins its half, seat 1 loses its half; seat 2 captures, launchers gone
-    state = new_state(5, neutral_growth=[0, 0], neutral_production={
-        "battleships": [0, 0], "cruisers": [0, 0], "launchers": [0, 0]})
+    state = new_state(
+        5, neutral_growth=[0, 0], neutral_production={"battleships": [0, 0], "cruisers": [0, 0], "launchers": [0, 0]}
+    )
     clear_board(state)
     state.planet(6).launchers = 10
     put(state, 11, 2, c=4)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from armada.games.base import ConfigError
 from armada.games.galaxy import GALAXY, GalaxyConfig
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from armada.games.galaxy import GALAXY
 from armada.games.galaxy.state import Fleet
 
-from .galaxy_helpers import clear_board, events_of, fleet, new_state, put, turn
+from .galaxy_helpers import clear_board, events_of, fleet, new_state, put, result_of, turn
 
 
 def test_elimination_when_no_planets_and_no_fleets() -> None:
@@ -20,8 +19,7 @@ def test_elimination_when_no_planets_and_no_fleets() -> None:
     put(state, 12, 1, c=10)
     _, command = turn(state, fleets={1: [fleet(12, 16, c=10)]})
     assert events_of(command, "elimination") == [{"type": "elimination", "seats": [2]}]
-    result = GALAXY.result(state)
-    assert result is not None
+    result = result_of(state)
     assert (result.winner, result.outcome, result.turns) == (1, "elimination", 1)
     assert result.scores["planets"] == {"1": 3, "2": 0}
     assert state.phase == "over" and GALAXY.requests(state) == {}
@@ -53,7 +51,7 @@ def test_both_eliminated_at_once_is_a_draw() -> None:
     state.fleets = [Fleet(1, 1, 2, 6, 0, 2, 1, 1), Fleet(2, 2, 11, 6, 0, 2, 1, 1)]
     _, command = turn(state)
     assert events_of(command, "elimination") == [{"type": "elimination", "seats": [1, 2]}]
-    result = GALAXY.result(state)
+    result = result_of(state)
     assert (result.winner, result.outcome) == (None, "draw")
 
 
@@ -65,7 +63,7 @@ def test_turn_limit_more_planets_wins() -> None:
     turn(state)
     assert GALAXY.result(state) is None
     _, command = turn(state)
-    result = GALAXY.result(state)
+    result = result_of(state)
     assert (result.winner, result.outcome, result.turns) == (2, "turn_limit", 3)
     assert result.scores["planets"] == {"1": 1, "2": 2}
     assert events_of(command, "game_over")[0]["result"] == result.to_dict()
@@ -76,7 +74,7 @@ def test_turn_limit_equal_planets_larger_mle_wins_else_draw() -> None:
     state = new_state(1, max_turns=2)
     turn(state)
     turn(state)
-    result = GALAXY.result(state)
+    result = result_of(state)
     assert (result.winner, result.outcome) == (None, "draw")
     assert result.scores["mle"]["1"] == result.scores["mle"]["2"]
 
@@ -84,7 +82,7 @@ def test_turn_limit_equal_planets_larger_mle_wins_else_draw() -> None:
     state.planet(16).launchers -= 1
     turn(state, fleets={1: [fleet(1, 16, b=5)]})  # still in flight at the end: it counts
     turn(state)
-    result = GALAXY.result(state)
+    result = result_of(state)
     assert (result.winner, result.outcome) == (1, "turn_limit")
     assert result.scores["mle"]["1"] == result.scores["mle"]["2"] + 1
 
@@ -103,7 +101,7 @@ def test_wrong_scout_shape_is_a_protocol_fault(reply) -> None:
     step = GALAXY.step(state, {1: {"probes": [2]}, 2: reply})
     assert shaped_faults(step) == {2: "protocol"}
     assert "scout reply" in step.faults[2].detail
-    result = GALAXY.result(state)
+    result = result_of(state)
     assert (result.winner, result.outcome) == (1, "forfeit")
     assert events_of(step, "fault")[0]["seat"] == 2
 
@@ -114,14 +112,14 @@ def test_wrong_command_shape_is_a_protocol_fault(reply) -> None:
     GALAXY.step(state, {1: {}, 2: {}})
     step = GALAXY.step(state, {1: reply, 2: {"fleets": [fleet(16, 15, c=1)]}})
     assert shaped_faults(step) == {1: "protocol"}
-    assert GALAXY.result(state).winner == 2
+    assert result_of(state).winner == 2
 
 
 def test_both_faulting_in_the_same_step_is_a_draw() -> None:
     state = new_state(1)
     step = GALAXY.step(state, {1: {"probes": "x"}, 2: {"probes": 1}})
     assert shaped_faults(step) == {1: "protocol", 2: "protocol"}
-    result = GALAXY.result(state)
+    result = result_of(state)
     assert (result.winner, result.outcome) == (None, "forfeit")
 
 
@@ -139,7 +137,7 @@ def test_step_needs_both_answers() -> None:
         GALAXY.step(state, {1: {}})
 
 
-def scripted_game(seed: int) -> tuple[str, list]:
+def scripted_game(seed: int) -> tuple[str, str]:
     """A game with fixed answers; returns the final dump and all events, as JSON text."""
     state = new_state(seed, max_turns=30)
     log = []

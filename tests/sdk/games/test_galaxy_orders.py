@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from armada.games.galaxy import GALAXY
 
 from .galaxy_helpers import events_of, fleet, new_state, observe, put, turn
@@ -10,7 +12,7 @@ from .galaxy_helpers import events_of, fleet, new_state, observe, put, turn
 def test_bad_orders_are_dropped_with_warnings_not_faults() -> None:
     # GX-10: not owned, bad target, to == from, negative or non-integer counts, empty fleet
     state = new_state(2)
-    orders = [
+    orders: list[dict[str, Any]] = [
         fleet(16, 15, c=1),
         fleet(2, 1, c=1),
         {"from": 1, "to": 17, "cruisers": 1},

@@ -6,10 +6,9 @@ import copy
 import json
 
 import pytest
-
 from armada.games.galaxy import GALAXY
 
-from .galaxy_helpers import clear_board, fleet, new_state, turn
+from .galaxy_helpers import clear_board, fleet, frame_of, new_state, turn
 
 
 def advanced(seed: int = 3):
@@ -86,12 +85,12 @@ def test_load_rejects_non_objects() -> None:
 def test_frame_draws_the_whole_board_after_the_command_step() -> None:
     state = new_state(3)
     clear_board(state)
-    start = GALAXY.frame(state)
+    start = frame_of(state)
     assert start["turn"] == 0 and len(start["planets"]) == 16 and start["fleets"] == []
     GALAXY.step(state, {1: {"probes": [6]}, 2: {"probes": []}})
     assert GALAXY.frame(state) is None  # nothing new to draw after a scout step
     GALAXY.step(state, {1: {"fleets": [fleet(1, 12, b=1), fleet(1, 5, c=2)]}, 2: {}})
-    frame = GALAXY.frame(state)
+    frame = frame_of(state)
     assert frame["turn"] == 1
     assert frame["probes"] == {"1": [6], "2": []}
     (moving,) = frame["fleets"]

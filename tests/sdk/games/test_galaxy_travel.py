@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from armada.games.galaxy import GALAXY
-
-from .galaxy_helpers import clear_board, events_of, fleet, new_state, observe, put, turn
+from .galaxy_helpers import clear_board, events_of, fleet, frame_of, new_state, observe, put, turn
 
 
 def test_golden_p1_to_p12_with_a_battleship_takes_six_turns() -> None:
@@ -17,7 +15,7 @@ def test_golden_p1_to_p12_with_a_battleship_takes_six_turns() -> None:
     assert launch["fleet"]["launched"] == 1 and launch["fleet"]["arrives"] == 6
     expected_positions = {1: [0.5, 0.5], 2: [1.0, 1.0], 3: [1.5, 1.5], 4: [2.0, 2.0], 5: [2.0, 2.5]}
     for t in range(1, 6):
-        frame = GALAXY.frame(state)
+        frame = frame_of(state)
         assert frame["turn"] == t
         (moving,) = frame["fleets"]
         assert moving["path"] == [1, 6, 11, 12]
@@ -31,7 +29,7 @@ def test_golden_p1_to_p12_with_a_battleship_takes_six_turns() -> None:
     assert state.turn == 7
     assert [e["planet"] for e in events_of(command, "arrival")] == [12]
     assert state.planet(12).owner == 1
-    assert GALAXY.frame(state)["fleets"] == []
+    assert frame_of(state)["fleets"] == []
 
 
 def test_cruisers_alone_travel_one_unit_per_turn() -> None:

@@ -1,0 +1,144 @@
+"""Sandbox costs, measured side by side in one run: Docker container vs plain local process.
+
+1. Start to first reply: `start()` plus the `init` round trip, for a `DockerBot` and a
+   `ProcessBot` running the same echo bot.
+2. Request round trip: a ~1 KiB request line to the echo bot and its reply, many times;
+   medians through the sandbox's FIFO transport vs a plain pipe to a local process.
+   Target (project brief): the sandbox round trip costs at most 2x the pipe's.
+3. Whole matches: Mothership Down and Galaxy between starter bots, all bots in containers
+   vs all as processes (the same seed, so the same match).
+
+Run: .venv/bin/python bench/sandbox.py   (needs the Docker engine and armada/bot:latest)
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from armada.botspec import resolve_bot
+from armada.referee.connection import BotConnection
+from armada.referee.match import play_match
+from armada.referee.process_bot import ProcessBot
+from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.image import image_status
+
+RTT_BOUND = 2.0
+ROUND_TRIPS = 3000
+STARTS = 5
+ECHO_BOT = """import sys
+for line in sys.stdin:
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"""
+LINE = b'{"type": "scout", "id": 1, "observation": "' + b"x" * 1000 + b'"}\n'
+
+
+def start_to_first_reply(make: type | object, folder: Path) -> float:
+    """Seconds from creating the connection to the first echoed line."""
+    began = time.perf_counter()
+    bot: BotConnection = make(folder)  # type: ignore[operator]
+    try:
+        bot.start()
+        bot.send(b'{"type": "init", "id": 0}\n')
+        if bot.read_line(time.monotonic() + 30) is None:
+            raise RuntimeError("no first reply")
+        return time.perf_counter() - began
+    finally:
+        bot.close(grace=0.5)
+
+
+def round_trips(bot: BotConnection, count: int) -> list[float]:
+    """Seconds of each request/reply round trip (after a short warm-up)."""
+    samples = []
+    for i in range(count + 100):
+        began = time.perf_counter()
+        bot.send(LINE)
+        if bot.read_line(time.monotonic() + 10) is None:
+            raise RuntimeError("echo bot did not answer")
+        if i >= 100:
+            samples.append(time.perf_counter() - began)
+    return samples
+
+
+def docker(folder: Path) -> DockerBot:
+    return DockerBot(folder, "main.py", label="echo", labels={"armada.match": "bench"})
+
+
+def process(folder: Path) -> ProcessBot:
+    return ProcessBot.for_script(folder / "main.py", label="echo")
+
+
+def match_seconds(game: str, specs: list[str], sandbox: str, config: dict | None) -> tuple[float, str]:
+    sources = [resolve_bot(spec, game) for spec in specs]
+    try:
+        if sandbox == "docker":
+            bots: dict[int, BotConnection] = {
+                seat: DockerBot(src.code_dir, src.entry, label=src.label, labels={"armada.match": "bench"})
+                for seat, src in zip((1, 2), sources, strict=True)}
+        else:
+            bots = {seat: src.process_connection() for seat, src in zip((1, 2), sources, strict=True)}
+        began = time.perf_counter()
+        outcome = play_match(game, bots, seed=5, config=config)
+        seconds = time.perf_counter() - began
+        statuses = ",".join(p.status for p in outcome.players)
+        return seconds, f"{outcome.result.outcome} in {outcome.result.turns} turns, statuses {statuses}"
+    finally:
+        for src in sources:
+            src.close()
+
+
+def main() -> int:
+    status = image_status()
+    if not status.present:
+        print(status.problem(), file=sys.stderr)
+        return 2
+    if not status.fresh:
+        print(f"warning: {status.problem()}", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="armada-bench-") as tmp:
+        folder = Path(tmp)
+        (folder / "main.py").write_text(ECHO_BOT)
+        folder.chmod(0o755)
+
+        print(f"1. start to first reply (median of {STARTS})")
+        start_docker = statistics.median(start_to_first_reply(docker, folder) for _ in range(STARTS))
+        start_process = statistics.median(start_to_first_reply(process, folder) for _ in range(STARTS))
+        print(f"   docker container: {start_docker * 1000:8.1f} ms")
+        print(f"   local process:    {start_process * 1000:8.1f} ms")
+
+        print(f"2. request round trip, {len(LINE)}-byte line, median of {ROUND_TRIPS}")
+        medians = {}
+        for name, make in (("docker", docker), ("process", process)):
+            bot = make(folder)
+            bot.start()
+            try:
+                samples = round_trips(bot, ROUND_TRIPS)
+            finally:
+                bot.close(grace=0.5)
+            medians[name] = statistics.median(samples)
+            p90 = statistics.quantiles(samples, n=10)[-1]
+            print(f"   {name:8s} median {medians[name] * 1e6:7.1f} us   p90 {p90 * 1e6:7.1f} us")
+        ratio = medians["docker"] / medians["process"]
+        print(f"   ratio docker/process: {ratio:.2f}")
+
+    print("3. whole matches, docker vs processes (same seed)")
+    matches = [
+        ("mothership", ["builtin:greedy", "builtin:balanced"], None),
+        ("galaxy", ["builtin:greedy", "builtin:prober"], None),
+    ]
+    for game, specs, config in matches:
+        in_docker, what_docker = match_seconds(game, specs, "docker", config)
+        in_process, what_process = match_seconds(game, specs, "process", config)
+        print(f"   {game:10s} docker {in_docker:6.2f} s ({what_docker})")
+        print(f"   {game:10s} process {in_process:5.2f} s ({what_process})   ratio {in_docker / in_process:.2f}")
+
+    verdict = "ok" if ratio <= RTT_BOUND else "short"
+    print(f"target sandbox-rtt-ratio: {ratio:.2f} <= {RTT_BOUND:g} {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
