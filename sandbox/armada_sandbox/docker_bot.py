@@ -120,6 +120,9 @@ class DockerBot(BotConnection):
         if not (self.code_dir / rel).is_file():
             raise ValueError(f"bot entry {entry!r} not found in {self.code_dir}")
         self.entry = rel.as_posix()
+        if not (self.code_dir.stat().st_mode & 0o005 == 0o005 and (self.code_dir / rel).stat().st_mode & 0o004):
+            raise ValueError(f"bot code in {self.code_dir} must be readable by the sandbox user "
+                             f"(uid 10001): run `chmod -R a+rX` on it")
         self.label = label
         self.limits = (limits or SandboxLimits()).validate()
         self.labels = {str(k): str(v) for k, v in (labels or {}).items()}

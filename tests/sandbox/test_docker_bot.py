@@ -194,6 +194,9 @@ def test_bad_arguments_are_rejected(tmp_path):
         DockerBot(folder, "../main.py")
     with pytest.raises(ValueError, match="not found"):
         DockerBot(folder, "other.py")
+    folder.chmod(0o700)
+    with pytest.raises(ValueError, match="readable by the sandbox user"):
+        DockerBot(folder)
 
 
 def test_close_is_fast_and_idempotent_for_a_stubborn_bot(docker_client, tmp_path):

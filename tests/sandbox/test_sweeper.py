@@ -15,14 +15,21 @@ from tests.sandbox.helpers import container_exists
 pytestmark = pytest.mark.docker
 
 SLEEPER = "import time\ntime.sleep(600)\n"
+
+
+def sleeper_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "bot"
+    folder.mkdir(mode=0o755, exist_ok=True)
+    (folder / "main.py").write_text(SLEEPER)
+    return folder
 #: Sweep only this run's containers: other matches may be running on the same engine.
 OURS = {"armada.test": RUN_ID}
 
 
 def test_sweep_removes_old_containers_and_keeps_young_ones(docker_client, tmp_path: Path):
-    (tmp_path / "main.py").write_text(SLEEPER)
-    young = DockerBot(tmp_path, labels=run_labels())
-    stale = DockerBot(tmp_path, labels=run_labels())
+    folder = sleeper_dir(tmp_path)
+    young = DockerBot(folder, labels=run_labels())
+    stale = DockerBot(folder, labels=run_labels())
     # A container without the sandbox label (not ours to manage) is never touched.
     other = docker_client.containers.create("armada/bot:latest", ["sleep", "600"], network_mode="none",
                                             labels=OURS)
@@ -45,8 +52,7 @@ def test_sweep_removes_old_containers_and_keeps_young_ones(docker_client, tmp_pa
 
 
 def test_close_after_sweep_is_safe(docker_client, tmp_path: Path):
-    (tmp_path / "main.py").write_text(SLEEPER)
-    bot = DockerBot(tmp_path, labels=run_labels())
+    bot = DockerBot(sleeper_dir(tmp_path), labels=run_labels())
     bot.start()
     assert sweep(0, now=time.time() + 10, client=docker_client, only=OURS) == [bot.container_id]
     started = time.monotonic()

@@ -72,3 +72,13 @@ def test_a_real_match_between_starter_processes_md3():
     assert [p.name for p in outcome.players] == ["Balanced Brigade", "Greedy Guardians"]
     assert outcome.result.winner == 1 and outcome.result.outcome in ("destruction", "damage")
     assert outcome.result.turns >= 1
+
+
+def test_random_starter_runs_as_a_process():
+    """The file is named like the standard `random` module; it must still run as a script."""
+    bots: dict[int, BotConnection] = {1: ProcessBot([sys.executable, str(FOLDER / "random.py")], label="random"),
+                                      2: ProcessBot([sys.executable, str(FOLDER / "random.py")], label="random")}
+    outcome = play_match("mothership", bots, seed=2)
+    assert [p.status for p in outcome.players] == ["ok", "ok"]
+    assert [p.name for p in outcome.players] == ["Random Raiders", "Random Raiders"]
+    assert outcome.replay["steps"][0]["answers"]["1"] != outcome.replay["steps"][0]["answers"]["2"]

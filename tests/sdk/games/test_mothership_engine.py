@@ -170,3 +170,38 @@ def test_load_state_rejects_bad_data_clearly(mutate, message):
 def test_initial_state_rejects_a_non_integer_seed():
     with pytest.raises(ValueError, match="seed must be an integer"):
         MOTHERSHIP.initial_state("1", parse_config(None))  # type: ignore[arg-type]
+
+
+BOT_SCRIPT = '''
+from armada.bot.mothership import MothershipBot, Orders
+from armada.bot.runtime import run
+
+
+class Bot(MothershipBot):
+    name = {name!r}
+
+    def orders(self, config):
+        return Orders.uniform(40, 7, 5, [2, 2, 3])
+
+
+run(Bot())
+'''
+
+
+def test_md3_race_name_from_handshake_or_platform_name(tmp_path):
+    """MD-3: the race's name is the trimmed handshake name; too long or unprintable: the platform name."""
+    import sys
+
+    from armada.referee.connection import BotConnection
+    from armada.referee.match import play_match
+    from armada.referee.process_bot import ProcessBot
+
+    good = tmp_path / "good.py"
+    good.write_text(BOT_SCRIPT.format(name="  The Ziltoidians  "))
+    long = tmp_path / "long.py"
+    long.write_text(BOT_SCRIPT.format(name="Z" * 41))
+    bots: dict[int, BotConnection] = {1: ProcessBot([sys.executable, str(good)], label="zilt-1"),
+                                      2: ProcessBot([sys.executable, str(long)], label="zilt-2")}
+    outcome = play_match("mothership", bots, seed=3)
+    assert [p.name for p in outcome.players] == ["The Ziltoidians", "zilt-2"]
+    assert (outcome.result.winner, outcome.result.outcome, outcome.result.turns) == (None, "draw", 3)  # MD-9

@@ -38,6 +38,7 @@ class BattleResult:
 
     @property
     def destroyed(self) -> tuple[bool, bool]:
+        """Whether each mothership was destroyed."""
         return (self.mothership_left[0] == 0, self.mothership_left[1] == 0)
 
 
