@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _galaxy  # noqa: E402
-import _mothership  # noqa: E402
+import _galaxy
+import _mothership
 
 
 def main() -> int:

@@ -69,7 +69,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": SQLITE_PATH,
+            "NAME": str(SQLITE_PATH),
             "OPTIONS": {
                 "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 20),
                 "transaction_mode": "IMMEDIATE",

@@ -27,7 +27,7 @@ def write_marker(name: str, text: str) -> str:
 
 @shared_task(name="armada_web.ops.tasks.sweep_containers")
 def sweep_containers() -> int:
-    """Remove bot containers left behind by dead workers (older than the longest match)."""
+    """Remove bot containers left behind by dead workers (older than the longest match); returns how many."""
     from armada_sandbox.sweeper import sweep
 
-    return sweep(max_age_s=settings.MATCH_TIME_LIMIT_S + 300)
+    return len(sweep(max_age_s=settings.MATCH_TIME_LIMIT_S + 300))

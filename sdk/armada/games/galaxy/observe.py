@@ -35,8 +35,7 @@ def observation(state: GalaxyState, seat: int) -> dict[str, Any]:
     """The scout request's observation: public owners, own planets and fleets, own battles (GX-19)."""
     planets = []
     owned = 0
-    for p in state.planets:
-        row, col = _ROWCOL[p.id - 1]
+    for p, (row, col) in zip(state.planets, _ROWCOL, strict=True):
         if p.owner == seat:
             owned += 1
             bonus = 2 * (p.hold // 5)
@@ -104,13 +103,9 @@ def intel(state: GalaxyState, target: int) -> dict[str, Any]:
 
 
 @functools.cache
-def _position_cached(a: int, b: int, turns: int, slow: int) -> tuple[float, float]:
-    return position(a, b, turns / slow)
-
-
-def _position(a: int, b: int, turns: int, slow: int) -> list[float]:
+def _position(a: int, b: int, turns: int, slow: int) -> tuple[float, float]:
     """Where a fleet is after `turns` turns of travel at 1 unit per `slow` turns (GX-6, GX-11)."""
-    return list(_position_cached(a, b, turns, slow))
+    return position(a, b, turns / slow)
 
 
 def frame(state: GalaxyState) -> dict[str, Any]:
@@ -119,8 +114,7 @@ def frame(state: GalaxyState) -> dict[str, Any]:
     count = [0, 0, 0]
     power = [0, 0, 0]
     planets = []
-    for p in state.planets:
-        row, col = _ROWCOL[p.id - 1]
+    for p, (row, col) in zip(state.planets, _ROWCOL, strict=True):
         owner = p.owner
         count[owner] += 1
         power[owner] += 4 * p.battleships + 2 * p.cruisers + p.launchers
@@ -152,8 +146,8 @@ def frame(state: GalaxyState) -> dict[str, Any]:
                 "cruisers": f.cruisers,
                 "launched": f.launched,
                 "arrives": f.arrives,
-                "path": list(PATHS[f.origin][f.target]),
-                "position": _position(f.origin, f.target, done - f.launched + 1, 2 if f.battleships else 1),
+                "path": [*PATHS[f.origin][f.target]],
+                "position": [*_position(f.origin, f.target, done - f.launched + 1, 2 if f.battleships else 1)],
             }
         )
     return {

@@ -122,13 +122,7 @@ def resolve_planet(state: GalaxyState, planet: Planet, forces: dict[int, Units],
             planet.launchers = def_after[2]
         events.append(_battle_event(state, planet, sides, seat if won else 0, [seat]))
         return
-    draws: list[int] = []
-
-    def draw() -> int:
-        draws.append(state.rng.randint(1, 2))
-        return draws[-1]
-
-    result = contest(launchers, forces, draw)
+    result = contest(launchers, forces, lambda: state.rng.randint(1, 2))  # the draw lands in the event
     if result.owner:
         _capture(planet, result.owner, result.garrison, events)
     else:

@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
 
@@ -18,13 +18,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, username: str, **options: Any) -> None:
         secret_file = settings.DATA_DIR / "demo-admin.txt"
-        user_model = get_user_model()
-        user = user_model.objects.filter(username=username).first()
+        user = User.objects.filter(username=username).first()
         password = secret_file.read_text().strip() if secret_file.exists() else ""
         if user is None or not password or not user.check_password(password):
             password = secrets.token_urlsafe(12)
             if user is None:
-                user = user_model.objects.create_superuser(username, f"{username}@localhost", password)
+                user = User.objects.create_superuser(username, f"{username}@localhost", password)
             else:
                 user.set_password(password)
                 user.is_staff = user.is_superuser = True
