@@ -20,6 +20,12 @@ PLANET_WARS_SEEDS = range(4)
 ROUNDS = 3
 
 
+#: NEAR[p]: the other planets by distance from planet p (ties by id).
+NEAR: list[list[int]] = [[]] + [
+    sorted((t for t in range(1, 17) if t != p), key=lambda t, p=p: DIST[p][t]) for p in range(1, 17)
+]
+
+
 class ScriptedPlayer:
     """A greedy in-process player: probes the foreign planets nearest its home, attacks what it can beat."""
 
@@ -29,24 +35,24 @@ class ScriptedPlayer:
     def scout(self, obs: dict[str, Any]) -> dict[str, Any]:
         self.obs = obs
         seat = obs["seat"]
-        near = DIST[HOME[seat]]
-        foreign = [p["id"] for p in obs["planets"] if p["owner"] != seat]
-        foreign.sort(key=near.__getitem__)
+        planets = obs["planets"]
+        foreign = [t for t in NEAR[HOME[seat]] if planets[t - 1]["owner"] != seat]
         return {"probes": foreign[: obs["probes"]]}
 
     def command(self, intel: list[dict[str, Any]]) -> dict[str, Any]:
         seat = self.obs["seat"]
-        power = {
-            i["planet"]: 4 * i["garrison"]["battleships"] + 2 * i["garrison"]["cruisers"] + i["garrison"]["launchers"]
-            for i in intel
-        }
+        power = {}
+        for i in intel:
+            g = i["garrison"]
+            power[i["planet"]] = 4 * g["battleships"] + 2 * g["cruisers"] + g["launchers"]
         fleets = []
         for p in self.obs["planets"]:
             if p["owner"] != seat:
                 continue
             b, c = p["garrison"]["battleships"], p["garrison"]["cruisers"]
-            row = DIST[p["id"]]
-            for _, _, t in sorted((row[t], power[t], t) for t in power):
+            for t in NEAR[p["id"]]:
+                if t not in power:
+                    continue
                 if power[t] < 2 * c:
                     fleets.append({"from": p["id"], "to": t, "battleships": 0, "cruisers": c})
                     c = 0

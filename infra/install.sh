@@ -39,7 +39,11 @@ if [ ! -x "$PY" ]; then
 fi
 if [ "$(cat "$stamp" 2>/dev/null)" != "$inputs" ]; then
   say "installing Python packages into $VENV"
-  "$PY" -m pip install -q --upgrade pip
-  "$PY" -m pip install -q -e "$ROOT/sdk" -e "$ROOT/sandbox" -e "$ROOT[dev]"
+  pip_log="$LOG_DIR/pip.log"
+  if ! { "$PY" -m pip install --upgrade pip wheel \
+         && "$PY" -m pip install -e "$ROOT/sdk" -e "$ROOT/sandbox" -e "$ROOT[dev]"; } >"$pip_log" 2>&1; then
+    tail -n 30 "$pip_log" >&2
+    die "pip install failed; the whole log is in $pip_log"
+  fi
   echo "$inputs" > "$stamp"
 fi

@@ -34,7 +34,8 @@ cleanup() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   : > "$started"
 }
-trap cleanup INT TERM EXIT
+trap cleanup EXIT
+trap "exit 130" INT TERM
 
 "$ROOT/infra/services.sh"
 make -C "$ROOT" --no-print-directory bot-image
@@ -65,4 +66,5 @@ cat <<MSG
 
 MSG
 wait -n "${pids[@]}" || true
-warn "a process exited; see the logs in $LOG_DIR"
+warn "a process exited on its own; see the logs in $LOG_DIR"
+exit 1

@@ -8,7 +8,7 @@
 # Environment:
 #   FORCE=1                 rebuild even when the hash matches
 #   ARMADA_BOT_IMAGE        tag to build (default armada/bot:latest)
-#   ARMADA_DEBIAN_MIRROR    mirror for debootstrap (default http://deb.debian.org/debian)
+#   ARMADA_DEBIAN_MIRROR    mirror for debootstrap (default: the host's own apt source)
 #   PYTHON                  host Python used to build the SDK wheel (default .venv/bin/python)
 set -euo pipefail
 
@@ -17,7 +17,14 @@ ROOT="$(cd "$HERE/../../.." && pwd)"
 TAG="${ARMADA_BOT_IMAGE:-armada/bot:latest}"
 REGISTRY_BASE="debian:bookworm-slim"
 LOCAL_BASE="armada/debian-base:bookworm"
-MIRROR="${ARMADA_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The host's apt configuration names the Debian mirror this machine reaches; use the same one.
+host_mirror() {
+    local files=(/etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list)
+    grep -hoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' "${files[@]}" 2>/dev/null \
+        | grep -oE 'https?://[^ ]+' | head -1
+}
+MIRROR="${ARMADA_DEBIAN_MIRROR:-$(host_mirror || true)}"
+SECURITY_MIRROR="${MIRROR%/debian}/debian-security"
 BUILD="$HERE/build"
 
 say() { printf '[bot-image] %s\n' "$*"; }
@@ -40,15 +47,11 @@ fi
 # 1. The base image: the registry's debian:bookworm-slim if we have it or can pull it, else a
 #    local debootstrap (minbase) imported as $LOCAL_BASE, built once and kept.
 registry_reachable() {
-    # A configured mirror, or Docker Hub answering HTTPS within 5 s (any HTTP status counts).
+    # A configured registry mirror, or a pull of the base that succeeds within 30 s.
     if [[ -n "$(docker info --format '{{ range .RegistryConfig.Mirrors }}{{ . }}{{ end }}' 2>/dev/null)" ]]; then
         return 0
     fi
-    if command -v curl >/dev/null; then
-        curl -s -m 5 -o /dev/null https://registry-1.docker.io/v2/
-    else
-        timeout 30 docker pull -q "$REGISTRY_BASE" >/dev/null 2>&1
-    fi
+    timeout 30 docker pull -q "$REGISTRY_BASE" >/dev/null 2>&1
 }
 
 choose_base() {
@@ -64,6 +67,7 @@ choose_base() {
         BASE="$LOCAL_BASE"; say "no registry: base $BASE (local, already built)"; return
     fi
     command -v debootstrap >/dev/null || die "no registry and no debootstrap: install debootstrap"
+    [[ -n "$MIRROR" ]] || die "no Debian mirror found in /etc/apt: set ARMADA_DEBIAN_MIRROR"
     [[ "$(id -u)" == 0 ]] || die "debootstrap needs root to make $LOCAL_BASE"
     local rootfs
     rootfs="$(mktemp -d /tmp/armada-rootfs.XXXXXX)"
@@ -74,7 +78,7 @@ choose_base() {
     cat >"$rootfs/etc/apt/sources.list" <<SOURCES
 deb $MIRROR bookworm main
 deb $MIRROR bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
+deb $SECURITY_MIRROR bookworm-security main
 SOURCES
     rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
     say "importing the root filesystem as $LOCAL_BASE"

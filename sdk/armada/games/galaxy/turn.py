@@ -21,26 +21,14 @@ def units_dict(units: Units) -> dict[str, int]:
     return {"battleships": units[0], "cruisers": units[1], "launchers": units[2]}
 
 
-def fleet_dict(fleet: Fleet) -> dict[str, Any]:
-    """A fleet as JSON data (the observation's and the replay's shape)."""
-    return {
-        "id": fleet.id,
-        "owner": fleet.owner,
-        "from": fleet.origin,
-        "to": fleet.target,
-        "battleships": fleet.battleships,
-        "cruisers": fleet.cruisers,
-        "launched": fleet.launched,
-        "arrives": fleet.arrives,
-    }
-
-
 def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: list[Event]) -> list[str]:
     """Accept a seat's fleet orders in order, send them off at once; return the warnings (GX-10, GX-11)."""
     warnings = Warnings()
     planets = state.planets
     owners = [p.owner for p in planets]
     turn = state.turn
+    fleets = state.fleets
+    count = state.fleet_counts[seat]
     for index, item in enumerate(items, 1):
         checked = check_fleet(item, owners, seat)
         if isinstance(checked, str):
@@ -56,12 +44,27 @@ def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: l
             continue
         planet.battleships -= b
         planet.cruisers -= c
-        travel = DIST[origin][target] * (2 if b else 1)
-        count = state.fleet_counts[seat] = state.fleet_counts[seat] + 1
+        arrives = turn + DIST[origin][target] * (2 if b else 1) - 1
+        count += 1
         # ids are odd for seat 1 and even for seat 2, so they reveal nothing of the other seat (GX-19)
-        fleet = Fleet(2 * count - 2 + seat, seat, origin, target, b, c, turn, turn + travel - 1)
-        state.fleets.append(fleet)
-        events.append({"type": "launch", "fleet": fleet_dict(fleet)})
+        fid = 2 * count - 2 + seat
+        fleets.append(Fleet(fid, seat, origin, target, b, c, turn, arrives))
+        events.append(
+            {
+                "type": "launch",
+                "fleet": {
+                    "id": fid,
+                    "owner": seat,
+                    "from": origin,
+                    "to": target,
+                    "battleships": b,
+                    "cruisers": c,
+                    "launched": turn,
+                    "arrives": arrives,
+                },
+            }
+        )
+    state.fleet_counts[seat] = count
     return warnings.done()
 
 
@@ -179,15 +182,20 @@ def production(state: GalaxyState, events: list[Event]) -> None:
     """Every owned planet adds base + 2 x floor(hold / 5) of each unit, then hold grows (GX-17)."""
     made = []
     for planet in state.planets:
-        if not planet.owner:
+        owner = planet.owner
+        if not owner:
             continue
-        bonus = 2 * (planet.hold // 5)
+        hold = planet.hold
+        bonus = 2 * (hold // 5)
         b, c, n = planet.base
-        planet.battleships += b + bonus
-        planet.cruisers += c + bonus
-        planet.launchers += n + bonus
-        planet.hold += 1
-        made.append([planet.id, planet.owner, b + bonus, c + bonus, n + bonus])
+        b += bonus
+        c += bonus
+        n += bonus
+        planet.battleships += b
+        planet.cruisers += c
+        planet.launchers += n
+        planet.hold = hold + 1
+        made.append([planet.id, owner, b, c, n])
     events.append({"type": "production", "planets": made})
 
 
