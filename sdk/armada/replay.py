@@ -25,6 +25,8 @@ REQUIRED_KEYS: dict[str, type | tuple[type, ...]] = {
     "config": dict, "seats": list, "steps": list, "result": dict,
 }
 _GZIP_MAGIC = b"\x1f\x8b"
+#: An answer larger than this (as JSON) is replaced by a note of its size in the replay.
+MAX_ANSWER_BYTES = 64 * 1024
 
 
 class ReplayError(ValueError):
@@ -111,18 +113,31 @@ class ReplayRecorder:
         }
         if start_state is not None:
             self.replay["start_state"] = plain(start_state)
+        self.game = game
 
     def add_step(self, phases: dict[int, str], turn: Any, answers: dict[int, dict[str, Any]],
                  step: StepResult, frame: dict[str, Any] | None) -> None:
         """Record one step: the request type(s), the turn, each seat's answer, events, faults, frame."""
+        kept = {seat: recorded_answer(self.game, phases[seat], answer) for seat, answer in answers.items()}
         # Copied now: engines may reuse and mutate the objects they returned.
-        self.replay["steps"].append(plain(step_record(phases, turn, answers, step.events, step.faults, frame)))
+        self.replay["steps"].append(plain(step_record(phases, turn, kept, step.events, step.faults, frame)))
 
     def finish(self, seats: list[dict[str, Any]], result: Result) -> dict[str, Any]:
         """The finished replay, as plain JSON data."""
         self.replay["seats"] = seats
         self.replay["result"] = result.to_dict()
         return plain(self.replay)  # type: ignore[no-any-return]
+
+
+def recorded_answer(game: Game, phase: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """What the replay keeps of one answer: the engine's own selection (`replay_answer`) when it
+    has one, and never more than MAX_ANSWER_BYTES, so a bot cannot bloat stored replays."""
+    select = getattr(game, "replay_answer", None)
+    kept = select(phase, answer) if select is not None else answer
+    size = len(json.dumps(kept, allow_nan=False, default=str))
+    if size > MAX_ANSWER_BYTES:
+        return {"truncated": True, "bytes": size}
+    return kept  # type: ignore[no-any-return]
 
 
 def step_record(phases: dict[int, str], turn: Any, answers: dict[int, dict[str, Any]],

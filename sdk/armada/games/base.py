@@ -99,6 +99,10 @@ class Game(Protocol):
     def result(self, state: Any) -> Result | None:
         """The result once the game is over, else None."""
 
+    # Optional: `replay_answer(phase, answer) -> dict`, the part of an answer the replay keeps
+    # (only what the engine reads, bounded in size). Without it the whole answer is kept,
+    # up to armada.replay.MAX_ANSWER_BYTES.
+
     def frame(self, state: Any) -> dict[str, Any] | None:
         """Enough state, as JSON data, to draw this moment in a replay viewer (None: nothing new to draw)."""
 

@@ -41,10 +41,19 @@ def test_bad_probe_targets_are_dropped_with_warnings() -> None:
 
 def test_many_bad_targets_give_a_capped_warning_list() -> None:
     state = new_state(1)
-    GALAXY.step(state, {1: {"probes": list(range(100, 200))}, 2: {}})
+    GALAXY.step(state, {1: {"probes": list(range(100, 130))}, 2: {}})
     warnings = GALAXY.requests(state)[1].payload["warnings"]
     assert len(warnings) == 21
-    assert warnings[-1] == "... and 80 more warnings"
+    assert warnings[-1] == "... and 10 more warnings"
+
+
+def test_probe_lists_beyond_the_read_cap_are_cut_with_one_warning() -> None:
+    """GX-8 (our cap, docs/games/galaxy.md): only the first 32 probe targets of a reply are read."""
+    state = new_state(1)
+    GALAXY.step(state, {1: {"probes": [1] * 40 + [16]}, 2: {}})
+    warnings = GALAXY.requests(state)[1].payload["warnings"]
+    assert warnings[0] == "9 probe targets beyond the first 32 ignored"
+    assert GALAXY.requests(state)[1].payload["intel"] == []  # planet 16 was item 41: never read
 
 
 def test_intel_reports_contents_and_production_this_turn() -> None:

@@ -9,7 +9,7 @@ from armada.games.galaxy import config as config_mod
 from armada.games.galaxy import persist, setup
 from armada.games.galaxy.config import GalaxyConfig
 from armada.games.galaxy.observe import frame, intel, observation, probes_available
-from armada.games.galaxy.orders import ReplyShapeError, read_fleet_items, read_probes
+from armada.games.galaxy.orders import ReplyShapeError, read_fleet_items, read_probes, replay_answer
 from armada.games.galaxy.state import GalaxyState
 from armada.games.galaxy.turn import command_phase
 
@@ -103,6 +103,10 @@ class Galaxy:
         state.phase = "over"
         events.append({"type": "game_over", "result": state.result.to_dict()})
         return StepResult(state, events, faults)
+
+    def replay_answer(self, phase: str, answer: dict[str, Any]) -> dict[str, Any]:
+        """The part of a reply kept in the replay (bounded; replays to the same states)."""
+        return replay_answer(phase, answer)
 
     def result(self, state: GalaxyState) -> Result | None:
         return state.result

@@ -7,6 +7,10 @@ from typing import Any
 #: At most this many warnings are kept per seat and phase; the rest are summarised in one line.
 MAX_WARNINGS = 20
 FLEET_KEYS = ("from", "to", "battleships", "cruisers")
+#: Only this many probe targets of a scout reply are read (there are 16 planets): docs/games/galaxy.md.
+MAX_PROBE_ITEMS = 32
+#: Only this many fleet orders of a command reply are read; the rest are dropped with one warning.
+MAX_FLEET_ORDERS = 100
 
 
 class ReplyShapeError(ValueError):
@@ -63,6 +67,9 @@ def read_probes(reply: Any, owners: list[int], seat: int, available: int) -> tup
     """
     items = reply_list(reply, "probes")
     warnings = Warnings()
+    if len(items) > MAX_PROBE_ITEMS:
+        warnings.add(f"{len(items) - MAX_PROBE_ITEMS} probe targets beyond the first {MAX_PROBE_ITEMS} ignored")
+        items = items[:MAX_PROBE_ITEMS]
     targets: list[int] = []
     seen: set[int] = set()
     n = len(owners)
@@ -82,12 +89,47 @@ def read_probes(reply: Any, owners: list[int], seat: int, available: int) -> tup
 
 
 def read_fleet_items(reply: Any) -> list[dict[str, Any]]:
-    """The fleet orders of a command reply; raises ReplyShapeError unless a list of objects."""
+    """The fleet orders of a command reply; raises ReplyShapeError unless a list of objects.
+
+    Orders beyond MAX_FLEET_ORDERS are not returned (`launch` warns about them).
+    """
     items = reply_list(reply, "fleets")
     for index, item in enumerate(items, 1):
         if not isinstance(item, dict):
             raise ReplyShapeError(f"fleet order {index} must be a JSON object, got {type(item).__name__}")
     return items
+
+
+def _small(value: Any) -> Any:
+    """A reply value as the replay keeps it: numbers and short strings as they are, anything else shortened."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str) and len(value) <= 40:
+        return value
+    return show(value)
+
+
+def replay_answer(phase: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """What of a reply the replay keeps: only the keys the engine reads, bounded in size.
+
+    Replaying the kept answer gives the same accepted probes and fleets (so the same states).
+    """
+    if phase == "scout":
+        probes = reply.get("probes", [])
+        if not isinstance(probes, list):
+            return {"probes": _small(probes)}
+        kept = [_small(item) for item in probes[: MAX_PROBE_ITEMS + 1]]
+        return {"probes": kept}
+    fleets = reply.get("fleets", [])
+    if not isinstance(fleets, list):
+        return {"fleets": _small(fleets)}
+    orders: list[Any] = []
+    for item in fleets[: MAX_FLEET_ORDERS + 1]:
+        if isinstance(item, dict):
+            orders.append({key: _small(item[key]) for key in FLEET_KEYS if key in item})
+        else:
+            orders.append(_small(item))
+    return {"fleets": orders}
 
 
 def check_fleet(item: dict[str, Any], owners: list[int], seat: int) -> tuple[int, int, int, int] | str:

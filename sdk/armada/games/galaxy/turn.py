@@ -8,7 +8,7 @@ from typing import Any
 from armada.games.base import Result
 from armada.games.galaxy.battle import Units, contest, fight
 from armada.games.galaxy.geometry import DIST
-from armada.games.galaxy.orders import Warnings, check_fleet
+from armada.games.galaxy.orders import MAX_FLEET_ORDERS, Warnings, check_fleet
 from armada.games.galaxy.setup import NEUTRAL_PAIRS
 from armada.games.galaxy.state import Fleet, GalaxyState, Planet
 from armada.games.rng import Rng
@@ -29,6 +29,9 @@ def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: l
     turn = state.turn
     fleets = state.fleets
     count = state.fleet_counts[seat]
+    if len(items) > MAX_FLEET_ORDERS:
+        warnings.add(f"{len(items) - MAX_FLEET_ORDERS} fleet orders beyond the first {MAX_FLEET_ORDERS} dropped")
+        items = items[:MAX_FLEET_ORDERS]
     for index, item in enumerate(items, 1):
         checked = check_fleet(item, owners, seat)
         if isinstance(checked, str):

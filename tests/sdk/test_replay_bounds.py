@@ -1,0 +1,71 @@
+"""A bot cannot bloat stored replays: answers are kept as the engine reads them, bounded in size."""
+
+import json
+
+from armada.games.galaxy import GALAXY
+from armada.games.galaxy.orders import MAX_FLEET_ORDERS, replay_answer
+from armada.replay import MAX_ANSWER_BYTES, ReplayRecorder, rebuild_states
+
+
+def test_galaxy_keeps_only_read_keys_and_shortens_junk():
+    junk = "x" * 100_000
+    kept = replay_answer("command", {"fleets": [{"from": 1, "to": 2, "cruisers": 3, "pad": junk},
+                                                 {"from": junk, "to": 5}], "extra": junk})
+    assert kept == {"fleets": [{"from": 1, "to": 2, "cruisers": 3},
+                               {"from": "'" + "x" * 36 + "...", "to": 5}]}
+
+
+def test_galaxy_keeps_at_most_one_fleet_order_past_the_cap():
+    orders = [{"from": 1, "to": 2, "cruisers": 1}] * 5000
+    kept = replay_answer("command", {"fleets": orders})
+    assert len(kept["fleets"]) == MAX_FLEET_ORDERS + 1
+
+
+def test_oversized_answers_of_other_engines_are_replaced_by_their_size():
+    class Plain:
+        slug, engine_version = "plain", "0"
+
+    recorder = ReplayRecorder(Plain(), 1, {}, None)  # type: ignore[arg-type]
+    from armada.games.base import StepResult
+
+    recorder.add_step({1: "orders", 2: "orders"}, None, {1: {"a": "y" * (MAX_ANSWER_BYTES + 1)}, 2: {"a": 1}},
+                      StepResult(state=None), None)
+    answers = recorder.replay["steps"][0]["answers"]
+    assert answers["1"] == {"truncated": True, "bytes": len(json.dumps({"a": "y" * (MAX_ANSWER_BYTES + 1)}))}
+    assert answers["2"] == {"a": 1}
+
+
+PADDED_BOT = """
+import json, sys
+pad = "x" * 50_000
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "end":
+        break
+    reply = {"id": msg["id"], "pad": pad}
+    if msg["type"] == "scout":
+        reply["probes"] = [2, 5, 6]
+    elif msg["type"] == "command":
+        home = 1 if msg["turn"] and msg.get("intel") is not None and "seat1" in sys.argv else 16
+        reply["fleets"] = [{"from": home, "to": 6 if home == 1 else 11, "cruisers": 2, "pad": pad}]
+    print(json.dumps(reply), flush=True)
+"""
+
+
+def test_padded_galaxy_answers_replay_to_the_same_states(tmp_path):
+    """GX-23: the kept answers rebuild exactly the frames the padded answers produced."""
+    import sys
+
+    from armada.referee.match import play_match
+    from armada.referee.process_bot import ProcessBot
+
+    script = tmp_path / "padded.py"
+    script.write_text(PADDED_BOT)
+    bots = {1: ProcessBot([sys.executable, str(script), "seat1"]), 2: ProcessBot([sys.executable, str(script)])}
+    outcome = play_match("galaxy", bots, seed=7, config={"max_turns": 12})
+    assert [p.status for p in outcome.players] == ["ok", "ok"]
+    size = len(json.dumps(outcome.replay))
+    assert size < 400_000, size  # 24 steps x 2 seats x 50 kB of padding would be 2.4 MB
+    frames = rebuild_states(outcome.replay)
+    assert frames[-1] == outcome.replay["steps"][-1]["frame"]
+    assert GALAXY.slug == outcome.replay["game"]
