@@ -129,6 +129,21 @@ CELERY_BEAT_SCHEDULE = {
 # Docker sandbox
 DOCKER_BOT_IMAGE = env_str("DOCKER_BOT_IMAGE", "armada/bot:latest")
 
+# Per-game limits of every match the platform runs (see armada_web.ops.limits).
+# Time limits default to protocol.md's (init 5000 ms, requests 1000 ms, Mothership orders
+# 2000 ms, bank 10000 ms); ARMADA_<GAME>_<INIT|TURN|BANK>_MS override them. "sandbox" holds
+# armada_sandbox.SandboxLimits overrides (memory_mb 512, pids 64, tmp_mb 16, cpus 1, ...),
+# and ARMADA_SANDBOX_[<GAME>_]<FIELD> override those on a worker.
+ARMADA_GAME_LIMITS = {
+    game: {
+        "init_ms": env_int(f"ARMADA_{game.upper()}_INIT_MS", 5000),
+        "turn_ms": env_int(f"ARMADA_{game.upper()}_TURN_MS", 2000 if game == "mothership" else 1000),
+        "bank_ms": env_int(f"ARMADA_{game.upper()}_BANK_MS", 10000),
+        "sandbox": {},
+    }
+    for game in ("mothership", "galaxy")
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
