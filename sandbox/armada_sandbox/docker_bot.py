@@ -19,7 +19,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LineTooLong, LogBuffer
-
 from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+
 from armada.referee.connection import BotGone, LineTooLong
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.limits import SandboxLimits
-
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, host_processes_of
 

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from armada.referee.clock import Limits
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.limits import SandboxLimits
-
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, containers_with, host_processes_of
 

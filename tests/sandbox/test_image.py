@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from armada_sandbox.image import BOT_IMAGE, HASH_LABEL, REPO_ROOT, ImageStatus, input_files, inputs_hash
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from armada_sandbox.limits import SandboxLimits, env_overrides, limits_for
 
 

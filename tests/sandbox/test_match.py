@@ -8,10 +8,10 @@ same match with `ProcessBot`s.
 from __future__ import annotations
 
 import pytest
+
 from armada.botspec import resolve_bot
 from armada.referee.match import play_match
 from armada_sandbox.docker_bot import DockerBot
-
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists
 

@@ -6,9 +6,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.sweeper import container_age, sweep
-
 from tests.sandbox.conftest import RUN_ID, run_labels
 from tests.sandbox.helpers import container_exists
 

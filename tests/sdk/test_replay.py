@@ -7,6 +7,7 @@ import gzip
 import json
 
 import pytest
+
 from armada.replay import (
     ReplayError,
     read_replay,
@@ -14,7 +15,6 @@ from armada.replay import (
     replay_bytes,
     write_replay,
 )
-
 from tests.sdk.referee.conftest import play, steady
 from tests.sdk.referee.sumrace import SUMRACE
 

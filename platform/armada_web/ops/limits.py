@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from armada.referee.clock import Limits
 from armada_sandbox.limits import SandboxLimits, limits_for
-from django.conf import settings
 
 
 def game_limits(game: str) -> tuple[Limits, SandboxLimits]:

@@ -1,8 +1,9 @@
 """Page views: thin, data comes from selectors."""
 
-from armada.games.base import SEATS
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+
+from armada.games.base import SEATS
 
 GAMES = [
     {

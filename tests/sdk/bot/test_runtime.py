@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 import pytest
+
 from armada.bot.base import BaseBot
 from armada.bot.runtime import run
 

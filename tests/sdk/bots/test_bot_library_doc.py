@@ -6,7 +6,6 @@ import runpy
 from pathlib import Path
 
 from armada.bot.galaxy import GalaxyBot
-
 from tests.sdk.bots.galaxy_match import play_match
 
 random_starter = importlib.import_module("armada.starters.galaxy.random")

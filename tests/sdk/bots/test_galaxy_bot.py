@@ -4,9 +4,9 @@ import io
 import json
 
 import pytest
+
 from armada.bot.galaxy import FleetOrder, GalaxyBot
 from armada.bot.runtime import run
-
 from tests.sdk.bots.galaxy_samples import RICH, command_request, observation, scout_request, units
 
 

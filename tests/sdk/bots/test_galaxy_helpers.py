@@ -1,6 +1,7 @@
 """The bot library's rule helpers: geometry (GX-1, GX-2, GX-6, GX-11), MLE (GX-5), battles (GX-13, GX-14)."""
 
 import pytest
+
 from armada.bot import galaxy_map
 from armada.bot.galaxy import (
     Observation,
@@ -15,7 +16,6 @@ from armada.bot.galaxy import (
     path,
     travel_time,
 )
-
 from tests.sdk.bots.galaxy_samples import RICH
 
 

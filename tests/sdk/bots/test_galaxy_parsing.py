@@ -3,8 +3,8 @@
 import copy
 
 import pytest
-from armada.bot.galaxy import FleetOrder, Intel, Observation, Units, parse_intel
 
+from armada.bot.galaxy import FleetOrder, Intel, Observation, Units, parse_intel
 from tests.sdk.bots.galaxy_samples import RICH, command_request, observation, units
 
 

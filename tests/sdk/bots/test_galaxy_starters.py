@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from armada.bot.galaxy import GalaxyBot, Observation
 
+from armada.bot.galaxy import GalaxyBot, Observation
 from tests.sdk.bots.galaxy_match import play_match
 from tests.sdk.bots.galaxy_samples import RICH, command_request, observation, scout_request
 

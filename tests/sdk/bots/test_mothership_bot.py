@@ -4,6 +4,7 @@ import io
 import json
 
 import pytest
+
 from armada.bot.mothership import Fighter, MothershipBot, Orders, random_orders
 from armada.bot.runtime import run
 from armada.games.mothership import check_orders, parse_config

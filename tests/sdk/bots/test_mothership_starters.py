@@ -5,8 +5,9 @@ import statistics
 import sys
 from pathlib import Path
 
-import armada.starters.mothership as starters_pkg
 import pytest
+
+import armada.starters.mothership as starters_pkg
 from armada.games.mothership import Race, check_orders, league, parse_config, random_orders
 from armada.games.rng import Rng
 from armada.referee.connection import BotConnection

@@ -8,6 +8,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from armada import botspec
 from armada.botspec import BotSpecError, resolve_bot
 

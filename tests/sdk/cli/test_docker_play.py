@@ -7,8 +7,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from armada.cli.main import main
 
+from armada.cli.main import main
 from tests.services import require_docker
 
 pytestmark = pytest.mark.docker

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from armada import __version__
 from armada.cli.main import main
 

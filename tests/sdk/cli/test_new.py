@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from armada.botspec import starters_dir
 from armada.cli.main import main
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from armada.cli.main import main
 from armada.replay import read_replay
-
 from tests.sdk.cli.bots import CRASH_AFTER_INIT, FIXED_MOTHERSHIP, IDLE_GALAXY, write_bot
 
 SHORT = '{"max_turns": 12}'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from armada.cli.ratings import BASE_RATING, bradley_terry, expected_score
 
 

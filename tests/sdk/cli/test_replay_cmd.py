@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from armada.cli.boards import galaxy_board, garrison_mle
 from armada.cli.main import main
-
 from tests.sdk.cli.bots import FIXED_MOTHERSHIP, write_bot
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from armada.games.mothership import FighterOrders, MothershipConfig, RaceOrders
 from hypothesis import strategies as st
+
+from armada.games.mothership import FighterOrders, MothershipConfig, RaceOrders
 
 #: A config where any in-range allocation is within budget (5 x 40 + 50), so strategies need no filtering.
 ROOMY = MothershipConfig(total_points=250)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from armada.games.base import ConfigError
 from armada.games.galaxy import GALAXY, GalaxyConfig
 

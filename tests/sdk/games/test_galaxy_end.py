@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from armada.games.galaxy import GALAXY
 from armada.games.galaxy.state import Fleet
 

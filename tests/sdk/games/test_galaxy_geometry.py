@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from armada.games.galaxy.geometry import HOME, coords, distance, mirror, path, position, travel_time
 
 

@@ -6,12 +6,13 @@ import json
 import random
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from armada.games.galaxy import GALAXY
 from armada.games.galaxy.battle import TIE_SURVIVOR, take_losses
 from armada.games.galaxy.geometry import mirror
 from armada.games.galaxy.state import GalaxyState
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from .galaxy_helpers import new_state
 

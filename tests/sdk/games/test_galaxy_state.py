@@ -6,6 +6,7 @@ import copy
 import json
 
 import pytest
+
 from armada.games.galaxy import GALAXY
 
 from .galaxy_helpers import clear_board, fleet, frame_of, new_state, turn

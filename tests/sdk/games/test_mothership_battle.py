@@ -1,8 +1,9 @@
 """The battle (MD-2, MD-4..MD-9): hand-built cases, the seed's golden example, and properties."""
 
+from hypothesis import given, settings
+
 from armada.games.mothership import battle, simulate
 from armada.games.mothership.battle import shot_list
-from hypothesis import given, settings
 
 from .mothership_samples import ROOMY, orders_strategy, race, ziltoidians
 

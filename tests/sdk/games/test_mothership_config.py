@@ -1,6 +1,7 @@
 """Mothership Down configuration: defaults from MD-1 / MD-2, validation naming the field."""
 
 import pytest
+
 from armada.games.base import ConfigError
 from armada.games.mothership import DEFAULT_CONFIG, MOTHERSHIP, MothershipConfig, parse_config
 from armada.games.mothership.config import config_to_dict

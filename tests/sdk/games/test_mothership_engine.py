@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from armada.games.base import Fault, Request, Result
 from armada.games.mothership import MOTHERSHIP, battle, parse_config
 from armada.games.registry import GAMES, UnknownGame, get_game

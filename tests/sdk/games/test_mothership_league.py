@@ -1,6 +1,7 @@
 """The league (MD-10, MD-11): points 3/2/1/0 and the table order."""
 
 import pytest
+
 from armada.games.mothership import Race, battle, league, random_orders
 from armada.games.mothership.league import battle_points, table_order
 from armada.games.rng import Rng

@@ -4,6 +4,9 @@ import copy
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from armada.games.mothership import (
     DEFAULT_CONFIG,
     OrdersError,
@@ -14,8 +17,6 @@ from armada.games.mothership import (
     random_orders,
 )
 from armada.games.rng import Rng
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from .mothership_samples import ziltoidians
 

@@ -4,9 +4,10 @@ import json
 from collections import Counter
 
 import pytest
-from armada.games.rng import Rng
 from hypothesis import given
 from hypothesis import strategies as st
+
+from armada.games.rng import Rng
 
 
 def test_matches_splitmix64_reference_vectors():

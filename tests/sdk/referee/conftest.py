@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from armada.referee.match import Limits, MatchOutcome, play_match
 from armada.referee.process_bot import ProcessBot
-
 from tests.sdk.referee.sumrace import SUMRACE
 
 HERE = Path(__file__).resolve().parent

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
+
 from armada.games.base import SEATS
 from armada.referee.connection import ExitInfo
 from armada.referee.match import Limits
 from armada.referee.process_bot import ProcessBot
-
 from tests.sdk.referee.conftest import FAST, HOSTILE, hostile, play, steady
 
 

@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+
 from armada.referee.connection import BotGone, ExitInfo, LineTooLong
 from armada.referee.process_bot import ProcessBot
 

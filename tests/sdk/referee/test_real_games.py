@@ -8,11 +8,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from armada.games.registry import get_game
 from armada.referee.match import Limits, default_limits, play_match
 from armada.referee.process_bot import ProcessBot
 from armada.replay import rebuild_states, replay_bytes
-
 from tests.sdk.referee.conftest import hostile
 
 STARTERS = Path(__file__).resolve().parents[3] / "sdk" / "armada" / "starters"

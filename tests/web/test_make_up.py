@@ -1,0 +1,90 @@
+"""`make up` end to end: the site comes up healthy, a second run starts nothing, Ctrl-C stops what it started."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.services import require_docker, require_redis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _children(pid: int) -> set[int]:
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
+    tree = [tuple(map(int, line.split())) for line in out.splitlines() if line.strip()]
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in tree if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+@pytest.mark.slow
+def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
+    require_redis()
+    require_docker()
+    port = _free_port()
+    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
+    up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, start_new_session=True)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 240
+        lines: list[str] = []
+        while time.monotonic() < deadline:
+            line = up.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "Press Ctrl-C" in line:
+                break
+        output = "".join(lines)
+        assert f"Armada is running at {base}" in output, output
+        assert "username=admin password=" in output
+        status, body = _get(base)
+        assert status == 200 and b"Galaxy" in body
+        status, body = _get(base + "healthz")
+        assert status == 200, body
+        assert json.loads(body)["status"] == "ok"
+        started = _children(up.pid)
+        assert len(started) >= 3  # web server, worker, beat (and their children)
+
+        second = subprocess.run(["make", "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert "already running" in second.stdout
+
+        os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
+        up.wait(timeout=60)
+        time.sleep(1)
+        alive = {pid for pid in started if os.path.exists(f"/proc/{pid}")}
+        assert alive == set()
+        with pytest.raises(OSError):
+            urllib.request.urlopen(base, timeout=2)
+        # Redis was running before: `make up` did not start it, so it must not have stopped it.
+        socket.create_connection(("127.0.0.1", 6379), timeout=2).close()
+    finally:
+        if up.poll() is None:
+            os.killpg(up.pid, signal.SIGKILL)
