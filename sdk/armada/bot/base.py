@@ -18,7 +18,8 @@ class BaseBot:
     #: The game slug this bot plays ("galaxy" or "mothership").
     game: str = ""
     #: Display name announced in the init reply (MD-3: at most 40 printable characters).
-    name: str = "Armada bot"
+    #: Left empty, the site shows the bot's own name (its platform or file name).
+    name: str = ""
 
     def on_init(self, init: dict[str, Any]) -> None:
         """Called with the raw `init` message (seat, config, limits). Store what you need."""

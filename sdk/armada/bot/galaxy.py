@@ -107,7 +107,6 @@ class GalaxyBot(BaseBot):
     """
 
     game = "galaxy"
-    name = "Galaxy bot"
 
     def __init__(self) -> None:
         self.seat: int = 0

@@ -91,7 +91,8 @@ def _serve(bot: BaseBot, stdin: IO[Any], stdout: IO[Any]) -> None:
             return
         if kind == "init":
             bot.on_init(message)
-            reply: dict[str, Any] = {"name": str(bot.name)}
+            # No name: the referee shows the bot's own name (its platform or file name), MD-3.
+            reply: dict[str, Any] = {"name": str(bot.name)} if bot.name else {}
         else:
             reply = _answer(bot, message)
         out = {"id": message.get("id")}

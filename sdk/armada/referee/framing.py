@@ -17,6 +17,11 @@ PROTOCOL_VERSION = 1
 MAX_NAME_CHARS = 40
 #: How much of an unreadable reply is quoted in a fault detail.
 PREVIEW_CHARS = 40
+#: Longest integer accepted in a reply, in digits (a 64-bit integer has at most 20).
+MAX_INT_DIGITS = 20
+#: JSON's names for the types a reply can decode to.
+JSON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+              bool: "boolean", type(None): "null"}
 
 
 class ProtocolError(Exception):
@@ -39,6 +44,18 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {digits} digits is too large (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type (object, array, string, number, boolean, null)."""
+    return JSON_TYPES.get(type(value), type(value).__name__)
+
+
 def preview(raw: bytes) -> str:
     """A short, single-line, escaped quote of a bad line for a fault detail."""
     text = raw[:PREVIEW_CHARS].decode("utf-8", "replace")
@@ -53,7 +70,8 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise ProtocolError(f"reply is not valid UTF-8 (bad byte at offset {exc.start})") from None
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                           parse_int=_bounded_int)
     except RecursionError:
         raise ProtocolError("reply is nested too deeply to parse") from None
     except json.JSONDecodeError as exc:
@@ -61,7 +79,7 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     except ValueError as exc:
         raise ProtocolError(f"reply is not acceptable JSON ({exc})") from None
     if not isinstance(value, dict):
-        raise ProtocolError(f"reply is a JSON {type(value).__name__}, not an object: {preview(raw)}")
+        raise ProtocolError(f"reply is a JSON {json_type(value)}, not an object: {preview(raw)}")
     return value
 
 

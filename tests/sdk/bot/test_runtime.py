@@ -117,3 +117,25 @@ def test_real_process_writes_to_fd_1_land_in_stderr(tmp_path):
     assert proc.stdout.splitlines() == ['{"id":0,"name":"Noisy"}', '{"id":1,"ok":true}', "after run"]
     for text in ("via print", "via fd 1", "via sys.stdout"):
         assert text in proc.stderr
+
+
+def test_a_bot_without_a_name_lets_the_referee_show_its_own_name(tmp_path):
+    """MD-3: no name in the init reply, so the connection's label (file or platform name) is shown."""
+    import sys
+
+    from armada.referee.match import play_match
+    from armada.referee.process_bot import ProcessBot
+
+    script = tmp_path / "main.py"
+    script.write_text(
+        "from armada.bot.galaxy import GalaxyBot\n"
+        "from armada.bot.runtime import run\n"
+        "class Quiet(GalaxyBot):\n"
+        "    def scout(self, obs):\n        return []\n"
+        "    def command(self, obs, intel, warnings):\n        return []\n"
+        "run(Quiet())\n"
+    )
+    bots = {1: ProcessBot([sys.executable, str(script)], label="quiet-one"),
+            2: ProcessBot([sys.executable, str(script)], label="quiet-two")}
+    outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2})
+    assert [p.name for p in outcome.players] == ["quiet-one", "quiet-two"]
