@@ -36,7 +36,7 @@ MAX_COMPRESSION_RATIO = 100
 #: Folders some zip tools add that are never part of the bot.
 _IGNORED_TOP = ("__MACOSX",)
 _BUILTIN_PREFIX = "builtin:"
-_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
 class BotSpecError(ValueError):
@@ -211,7 +211,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int) -> list[tuple[zipfil
 
 
 def _find_entry_dir(members: list[tuple[zipfile.ZipInfo, list[str]]]) -> list[str]:
-    """Path parts of the folder holding main.py: [] (top) or [single top folder]."""
+    """Path parts of the folder holding main.py: [] (top) or [single top folder]; else says what was found."""
     files = {tuple(parts) for info, parts in members if not info.is_dir()}
     if (ENTRY,) in files:
         return []
@@ -220,7 +220,37 @@ def _find_entry_dir(members: list[tuple[zipfile.ZipInfo, list[str]]]) -> list[st
         top = next(iter(tops))
         if (top, ENTRY) in files:
             return [top]
-    raise BotSpecError(f"zip has no {ENTRY} at its top or inside its single top folder")
+    raise BotSpecError(_no_entry_message(members, files, tops))
+
+
+def _listed(names: list[str], limit: int = 5) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _no_entry_message(members: list[tuple[zipfile.ZipInfo, list[str]]], files: set[tuple[str, ...]],
+                      tops: set[str]) -> str:
+    """Why a zip has no usable main.py, naming what it does hold."""
+    if not members:
+        return "the zip is empty"
+    if not files:
+        return "the zip holds only empty folders, no main.py"
+    folders = sorted({parts[0] for parts in files if len(parts) > 1}
+                     | {parts[0] for info, parts in members if info.is_dir()})
+    top_names = sorted(f"{t}/" if t in folders else t for t in tops)
+    found = sorted("/".join(parts) for parts in files if parts[-1] == ENTRY)
+    if found:
+        where = f"{ENTRY} found at {_listed(found)}"
+        if len(tops) > 1 and all(len(f.split("/")) == 2 for f in found):
+            return (f"{where}, but the zip has {len(tops)} entries at its top ({_listed(top_names)}): "
+                    f"{ENTRY} must be at the top, or inside a single top folder with nothing beside it")
+        return f"{where}: it must be at the top or directly inside the single top folder"
+    if len(tops) == 1 and folders:
+        return f"the zip has no {ENTRY}: neither at its top nor in its single top folder {folders[0]}/"
+    if len(folders) > 1:
+        listed = _listed([f + "/" for f in folders])
+        return f"the zip has {len(folders)} top folders ({listed}) and no {ENTRY} at its top"
+    return f"the zip has no {ENTRY} at its top (it holds {_listed(top_names)})"
 
 
 def _extract(archive: zipfile.ZipFile, members: list[tuple[zipfile.ZipInfo, list[str]]], dest: Path) -> None:
@@ -253,7 +283,7 @@ def extract_zip(path: Path) -> BotSource:
     size = path.stat().st_size
     if size > MAX_ZIP_BYTES:
         raise BotSpecError(f"{path}: zip too large: {size} bytes (limit {MAX_ZIP_BYTES})")
-    label = path.stem if _NAME_RE.match(path.stem) else "bot"
+    label = path.stem if _NAME_RE.fullmatch(path.stem) else "bot"
     try:
         with zipfile.ZipFile(path) as archive:
             members = check_zip(archive, size)

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from armada import __version__
 from armada.cli import new, play, replay, tournament
@@ -23,6 +24,20 @@ Run `armada COMMAND --help` for the options of each command. Documentation: docs
 """
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: unknown arguments are its own usage error (`usage: armada play ...`).
+
+    The subparsers action only asks a subcommand for the arguments it knows and hands the rest
+    back to the top-level parser, whose error would show the top-level usage instead.
+    """
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        parsed, extras = super().parse_known_args(*args, **kwargs)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="armada",
@@ -31,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
     for module in (play, tournament, new, replay):
         module.add_parser(sub)
     return parser

@@ -21,7 +21,9 @@ An existing folder is never overwritten.
 """
 
 DEFAULT_STARTER = "greedy"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: What _NAME_RE accepts, in words (the error message, --help and docs/cli.md say exactly this).
+NAME_RULE = "1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit"
 
 README = """\
 # {name}
@@ -55,11 +57,12 @@ def add_parser(subparsers: Any) -> None:
         description="Create folder NAME holding main.py (a copy of a starter bot) and a README.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("name", metavar="NAME", help="name of the new bot folder (letters, digits, - _ .)")
+    p.add_argument("name", metavar="NAME", help=f"name of the new bot folder: {NAME_RULE}")
     add_game_arg(p, required=True)
     p.add_argument("--from", dest="starter", metavar="STARTER", default=DEFAULT_STARTER,
                    help=f"starter bot to copy (default: {DEFAULT_STARTER})")
-    p.add_argument("--dir", default=".", metavar="DIR", help="where to create the folder (default: here)")
+    p.add_argument("--dir", default=".", metavar="DIR",
+                   help="where to create the folder (default: here); created if missing")
     p.set_defaults(run=run)
 
 
@@ -72,17 +75,21 @@ def run(args: argparse.Namespace) -> int:
 
 def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
     """Write parent/name with main.py and README.md; raises CliError without touching anything on bad input."""
-    if not _NAME_RE.match(name) or name in (".", ".."):
-        raise CliError(f"bad bot name {name!r}: use letters, digits, '-', '_' or '.', starting with a letter or digit")
+    if not _NAME_RE.fullmatch(name):
+        raise CliError(f"bad bot name {name!r}: use {NAME_RULE}")
     if starter not in builtin_names(game):
         available = ", ".join(builtin_names(game)) or "none installed"
         raise CliError(f"no starter bot {starter!r} for {game}; available: {available}")
-    if not parent.is_dir():
-        raise CliError(f"--dir: folder {parent} does not exist")
+    if parent.exists() and not parent.is_dir():
+        raise CliError(f"--dir: {parent} is not a folder")
     target = parent / name
     if target.exists():
         raise CliError(f"{target} already exists; choose another name or remove it first")
-    target.mkdir()
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        target.mkdir()
+    except OSError as exc:
+        raise CliError(f"cannot create {target}: {exc.strerror or exc}") from exc
     try:
         copy_starter(game, starter, target / "main.py")
     except (BotSpecError, OSError) as exc:

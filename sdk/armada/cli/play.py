@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from contextlib import ExitStack
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from armada.cli import output
 from armada.cli.common import (
@@ -24,7 +26,10 @@ from armada.cli.common import (
     seed_arg,
     unique_labels,
 )
-from armada.cli.states import load_start_state
+from armada.cli.states import load_start_state, state_seed
+
+if TYPE_CHECKING:
+    from armada.referee.match import PlayerReport
 
 EPILOG = """\
 bots:
@@ -41,6 +46,7 @@ examples:
   armada play mybot/ builtin:greedy --config '{"max_turns": 50}' --turn-ms 500
   armada play mybot/ builtin:greedy --from-state match.json.gz#turn=40
   armada play mybot/ builtin:greedy --sandbox docker
+  armada play mybot/ builtin:greedy --log-dir logs
 
 Exit status: 0 when the match was played (whoever won, even if a bot crashed),
 2 for usage errors, unreadable bots, bad configurations and bad state files.
@@ -57,34 +63,49 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("bot1", metavar="BOT", help="the bot in seat 1")
     p.add_argument("bot2", metavar="BOT", help="the bot in seat 2")
     add_game_arg(p)
-    p.add_argument("--seed", "-s", type=seed_arg, help="match seed (default: a random one, printed)")
+    p.add_argument("--seed", "-s", type=seed_arg,
+                   help="match seed (default: a random one, printed); not with --from-state")
     p.add_argument("--replay", "-r", metavar="FILE", help="write the replay to FILE (gzipped JSON, e.g. match.json.gz)")
     p.add_argument("--json", action="store_true", help="print only a JSON summary on stdout")
     add_sandbox_arg(p)
     p.add_argument("--from-state", metavar="FILE",
                    help="start from a saved state: a dump written by `armada replay --dump-state`, "
-                   "or REPLAY.json.gz#turn=N for the position after turn N of a replay")
+                   "or REPLAY.json.gz#turn=N for the position after turn N of a replay "
+                   "(the state's own generator continues: no --seed)")
     p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
                    help="time per request in milliseconds (default: 1000, mothership 2000)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE",
                    help="game configuration: a JSON object, or a file holding one")
-    p.add_argument("--verbose", "-v", action="store_true", help="also print the end of each bot's log (stderr)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also print the last 20 lines of each bot's log (stderr)")
+    p.add_argument("--log-dir", metavar="DIR",
+                   help="write each bot's captured stderr (its first and last 32 KiB) to "
+                   "DIR/seat1-NAME.log and DIR/seat2-NAME.log (DIR is created)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     game: str = args.game
-    seed: int = args.seed if args.seed is not None else random_seed()
     if args.from_state and args.config:
         raise CliError("--config cannot be combined with --from-state: the state carries its configuration")
+    if args.from_state and args.seed is not None:
+        raise CliError("--seed cannot be combined with --from-state: the state carries its own random "
+                       "generator, so a seed would change nothing")
     config = load_config(args.config)
     start_state = load_start_state(args.from_state, game) if args.from_state else None
-    if start_state is not None and isinstance(start_state.get("config"), dict):
-        config = start_state["config"]  # so the bots are told the configuration the state plays by
+    if start_state is not None:
+        recorded = state_seed(start_state)
+        seed = recorded if recorded is not None else 0  # the replay format needs a number
+        if isinstance(start_state.get("config"), dict):
+            config = start_state["config"]  # so the bots are told the configuration the state plays by
+    else:
+        recorded = seed = args.seed if args.seed is not None else random_seed()
     check_config(game, config)
     limits = limits_for(game, args.turn_ms)
     if args.replay:
         check_writable(args.replay)
+    if args.log_dir:
+        prepare_log_dir(args.log_dir)
     if args.sandbox == "docker":
         docker_preflight()
     from armada.referee.match import play_match
@@ -94,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         labels = unique_labels(sources)
         bots = {seat: connection(src, args.sandbox, label)
                 for seat, (src, label) in enumerate(zip(sources, labels, strict=True), start=1)}
-        print(f"armada: {game}, seed {seed}: {labels[0]} (seat 1) vs {labels[1]} (seat 2)", file=sys.stderr)
+        print(f"armada: {game}, {seed_text(recorded, args.from_state)}: "
+              f"{labels[0]} (seat 1) vs {labels[1]} (seat 2)", file=sys.stderr)
         outcome = play_match(game, bots, seed=seed, config=config, limits=limits, start_state=start_state)
     written = None
     if args.replay:
@@ -106,11 +128,17 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"the match was played but its replay could not be written to {args.replay}: "
                            f"{exc.strerror or exc}") from exc
         written = args.replay
+    logs = write_logs(outcome.players, args.log_dir) if args.log_dir else []
     summary = outcome.summary()
+    if args.from_state:
+        summary["seed"] = recorded
+        summary["from_state"] = args.from_state
     if args.json:
         print(json.dumps(summary))
+        if logs:
+            print(f"armada: bot logs written to {', '.join(logs)}", file=sys.stderr)
     else:
-        print(describe(summary, labels, written))
+        print(describe(summary, labels, written, logs))
         if args.verbose:
             for player in outcome.players:
                 log = output.tail(player.log or "", 20)
@@ -119,15 +147,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def seed_text(seed: int | None, from_state: str | None) -> str:
+    """How the seed is shown: a number, or where the state came from (its generator decides)."""
+    if not from_state:
+        return f"seed {seed}"
+    return f"from state {from_state}" + (f" (seed {seed})" if seed is not None else "")
+
+
 def check_writable(path: str) -> None:
     """Fail before the match when the replay file cannot be written."""
-    from pathlib import Path
-
     target = Path(path)
     if target.is_dir():
         raise CliError(f"--replay: {path} is a folder; give a file name such as match.json.gz")
     if not target.parent.is_dir():
         raise CliError(f"--replay: folder {target.parent} does not exist")
+
+
+def prepare_log_dir(path: str) -> None:
+    """Create the --log-dir folder (and its parents) before the match; CliError if that is impossible."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise CliError(f"--log-dir: {path} is not a folder")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--log-dir: cannot create folder {path}: {exc.strerror or exc}") from exc
+
+
+def safe_name(name: str) -> str:
+    """A bot name made safe for a file name: letters, digits, '-', '_' and '.', at most 40 characters."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._-")[:40]
+    return cleaned or "bot"
+
+
+def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
+    """Write each seat's captured stderr to FOLDER/seatN-NAME.log; returns the paths written."""
+    paths = []
+    for player in players:
+        path = Path(folder) / f"seat{player.seat}-{safe_name(player.name)}.log"
+        try:
+            path.write_text(player.log or "", encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"the match was played but the log of seat {player.seat} could not be written "
+                           f"to {path}: {exc.strerror or exc}") from exc
+        paths.append(str(path))
+    return paths
 
 
 def winner_text(summary: dict[str, Any]) -> str:
@@ -138,11 +202,16 @@ def winner_text(summary: dict[str, Any]) -> str:
     return f"seat {winner}, {names.get(winner, '?')}, by {summary['outcome']}"
 
 
-def describe(summary: dict[str, Any], labels: list[str], replay: str | None) -> str:
+def describe(summary: dict[str, Any], labels: list[str], replay: str | None, logs: list[str] | None = None) -> str:
     """The readable summary of a played match."""
+    seed = summary["seed"]
+    if summary.get("from_state"):
+        seed_line = f"from state {summary['from_state']}" + (f" (seed {seed})" if seed is not None else "")
+    else:
+        seed_line = str(seed)
     lines = [
         f"game:    {summary['game']}",
-        f"seed:    {summary['seed']}",
+        f"seed:    {seed_line}",
         f"winner:  {winner_text(summary)}",
         f"turns:   {summary['turns']}",
     ]
@@ -155,4 +224,6 @@ def describe(summary: dict[str, Any], labels: list[str], replay: str | None) -> 
     lines.append(output.table(["seat", "bot", "status", "detail"], rows, right=[0]))
     lines.append("")
     lines.append(f"replay:  {replay}" if replay else "replay:  not saved (use --replay FILE)")
+    if logs:
+        lines.append(f"logs:    {', '.join(logs)}")
     return "\n".join(lines)

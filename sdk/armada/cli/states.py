@@ -16,29 +16,54 @@ from typing import Any
 
 from armada.cli.common import CliError, get_engine
 
-_TURN_SUFFIX = re.compile(r"^(?P<path>.+)#turn=(?P<turn>\d+)$")
+_TURN_MARK = "#turn="
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
 def load_start_state(spec: str, game: str) -> dict[str, Any]:
-    """The state a --from-state value names, checked by the engine of `game`."""
-    match = _TURN_SUFFIX.match(spec)
-    if match:
-        replay = read_replay_or_fail(match["path"])
+    """The state a --from-state value names, checked by the engine of `game`; a finished game is refused."""
+    path, mark, turn_text = spec.rpartition(_TURN_MARK)
+    if mark:
+        turn = parse_turn(turn_text)
+        replay = read_replay_or_fail(path)
         if replay["game"] != game:
-            raise CliError(f"--from-state: {match['path']} is a {replay['game']} replay; add --game {replay['game']}")
-        data = state_after_turn(replay, int(match["turn"]))
+            raise CliError(f"--from-state: {path} is a {replay['game']} replay; add --game {replay['game']}")
+        data = state_after_turn(replay, turn)
     else:
         data = _read_state_file(spec)
     kind = data.get("format")
     if isinstance(kind, str) and kind.endswith("-state") and kind != f"{game}-state":
         other = kind.removesuffix("-state")
         raise CliError(f"--from-state: {spec} holds a {other} state, not a {game} one; add --game {other}")
+    engine = get_engine(game)
     try:
-        get_engine(game).load_state(data)
+        state = engine.load_state(data)
     except ValueError as exc:
         raise CliError(f"--from-state: {spec}: bad {game} state: {exc}") from exc
+    result = engine.result(state)
+    if result is not None:
+        raise CliError(f"--from-state: {spec}: the game is already over after turn {result.turns} "
+                       f"({_result_text(result.winner, result.outcome)}); choose an earlier turn")
     return data
+
+
+def parse_turn(text: str) -> int:
+    """The N of `REPLAY#turn=N`: a whole number of turns played (0 = the start)."""
+    if not re.fullmatch(r"[0-9]+", text):
+        raise CliError(f"--from-state: #turn= needs a whole number (got {text!r})")
+    return int(text)
+
+
+def _result_text(winner: int | None, outcome: str) -> str:
+    if winner is None:
+        return "a draw" if outcome == "draw" else f"a draw, {outcome}"
+    return f"seat {winner} won by {outcome}"
+
+
+def state_seed(data: dict[str, Any]) -> int | None:
+    """The seed a state dump records (both engines keep it), else None."""
+    seed = data.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 else None
 
 
 def _read_state_file(path: str) -> dict[str, Any]:

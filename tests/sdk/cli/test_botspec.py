@@ -89,10 +89,27 @@ def test_zip_with_single_top_folder(tmp_path: Path) -> None:
         assert not (Path(src.code_dir).parent / "__MACOSX").exists()
 
 
-def test_zip_without_main(tmp_path: Path) -> None:
-    z = make_zip(tmp_path / "e.zip", {"a/main.py": BOT, "b/other.py": ""})
-    with pytest.raises(BotSpecError, match=r"no main\.py at its top or inside its single top folder"):
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        ({}, "e.zip: the zip is empty"),
+        ({"__MACOSX/._main.py": "junk"}, "the zip is empty"),
+        ({"a/b/main.py": BOT}, "main.py found at a/b/main.py: it must be at the top or directly inside "
+                               "the single top folder"),
+        ({"x/a.py": "", "y/b.py": ""}, "the zip has 2 top folders (x/, y/) and no main.py at its top"),
+        ({"a/main.py": BOT, "b/other.py": ""}, "main.py found at a/main.py, but the zip has 2 entries at its top "
+                                               "(a/, b/): main.py must be at the top, or inside a single top folder"),
+        ({"bot/helper.py": ""}, "the zip has no main.py: neither at its top nor in its single top folder bot/"),
+        ({"bot.py": "", "README": ""}, "the zip has no main.py at its top (it holds README, bot.py)"),
+        ({"empty/": ""}, "the zip holds only empty folders, no main.py"),
+    ],
+)
+def test_zip_without_usable_main_says_what_it_found(tmp_path: Path, files: dict[str, bytes | str],
+                                                    message: str) -> None:
+    z = make_zip(tmp_path / "e.zip", files)
+    with pytest.raises(BotSpecError) as caught:
         resolve_bot(str(z), "galaxy")
+    assert message in str(caught.value)
 
 
 def test_not_a_zip(tmp_path: Path) -> None:

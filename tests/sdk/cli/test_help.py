@@ -35,3 +35,19 @@ def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None
     assert "usage: armada" in capsys.readouterr().err
     assert main(["fly"]) == 2
     assert "invalid choice: 'fly'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "usage", "bad"), [
+    (["play", "a", "b", "c"], "usage: armada play ", "unrecognized arguments: c"),
+    (["play", "a", "b", "--bogus"], "usage: armada play ", "unrecognized arguments: --bogus"),
+    (["tournament", "a", "b", "--bogus"], "usage: armada tournament ", "unrecognized arguments: --bogus"),
+    (["new", "x", "y", "--game", "galaxy"], "usage: armada new ", "unrecognized arguments: y"),
+    (["replay", "f", "g"], "usage: armada replay ", "unrecognized arguments: g"),
+])
+def test_extra_arguments_show_the_subcommand_usage(argv: list[str], usage: str, bad: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage)
+    assert f"armada {argv[0]}: error: {bad}" in err
+    assert "COMMAND ..." not in err

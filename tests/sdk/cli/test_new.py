@@ -9,6 +9,9 @@ import pytest
 
 from armada.botspec import starters_dir
 from armada.cli.main import main
+from armada.cli.new import NAME_RULE
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
 
 
 @pytest.mark.parametrize(("game", "starter", "expected"), [("galaxy", None, "greedy"),
@@ -49,7 +52,9 @@ def test_new_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[
         (["new", "x", "--game", "galaxy", "--from", "balanced"], "no starter bot 'balanced' for galaxy; available: "),
         (["new", "../evil", "--game", "galaxy"], "bad bot name"),
         (["new", "a/b", "--game", "galaxy"], "bad bot name"),
-        (["new", "x", "--game", "galaxy", "--dir", "nowhere"], "does not exist"),
+        (["new", ".hidden", "--game", "galaxy"], "starting with a letter or digit"),
+        (["new", "x\n", "--game", "galaxy"], "bad bot name"),
+        (["new", "a" * 65, "--game", "galaxy"], "1 to 64 letters"),
         (["new", "x"], "--game"),
     ],
 )
@@ -59,3 +64,37 @@ def test_new_errors(argv: list[str], message: str, tmp_path: Path, monkeypatch: 
     assert main(argv) == 2
     assert message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dir_is_created_with_its_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The documented `armada new race --game mothership --dir bots`, where bots/ does not exist yet."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "race", "--game", "mothership", "--dir", "bots"]) == 0
+    assert "created bots/race/" in capsys.readouterr().out
+    assert (tmp_path / "bots" / "race" / "main.py").is_file()
+    assert main(["new", "deep", "--game", "galaxy", "--dir", "a/b/c"]) == 0
+    assert (tmp_path / "a" / "b" / "c" / "deep" / "README.md").is_file()
+
+
+def test_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "bots"
+    blocker.write_text("not a folder\n")
+    assert main(["new", "race", "--game", "galaxy", "--dir", str(blocker)]) == 2
+    assert f"--dir: {blocker} is not a folder" in capsys.readouterr().err
+    assert main(["new", "race", "--game", "galaxy", "--dir", str(blocker / "sub")]) == 2
+    assert "cannot create" in capsys.readouterr().err
+    assert blocker.read_text() == "not a folder\n"
+
+
+@pytest.mark.parametrize(("name", "ok"), [("a", True), ("9lives", True), ("my.bot_v-2", True), ("a" * 64, True),
+                                          ("_x", False), (".x", False), ("a b", False), ("a" * 65, False)])
+def test_name_rule_matches_the_check_and_the_docs(name: str, ok: bool, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", name, "--game", "galaxy", "--dir", str(tmp_path)]) == (0 if ok else 2)
+    err = capsys.readouterr().err
+    assert (tmp_path / name).is_dir() == ok
+    if not ok:
+        assert NAME_RULE in err
+    # docs/cli.md states the rule in the same words (markdown code marks aside)
+    assert NAME_RULE.replace("'", "") in DOCS.read_text().replace("`", "").replace("\n", " ")

@@ -124,6 +124,15 @@ def test_mothership(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["builtin:greedy", "builtin:random", "--config", "missing.json"], "neither a JSON object nor a readable file"),
         (["builtin:greedy"], "the following arguments are required"),
         (["builtin:greedy", "builtin:random", "--from-state", "nowhere.json"], "cannot read nowhere.json"),
+        (["builtin:greedy", "builtin:random", "--from-state", "m.json.gz#turn=abc"],
+         "#turn= needs a whole number (got 'abc')"),
+        (["builtin:greedy", "builtin:random", "--from-state", "m.json.gz#turn=-1"],
+         "#turn= needs a whole number (got '-1')"),
+        (["builtin:greedy", "builtin:random", "--from-state", "m.json.gz#turn="],
+         "#turn= needs a whole number (got '')"),
+        (["builtin:greedy", "builtin:random", "--seed", "1", "--from-state", "m.json.gz#turn=3"],
+         "--seed cannot be combined with --from-state"),
+        (["builtin:greedy", "builtin:random", "--log-dir"], "expected one argument"),
         (["builtin:greedy", "builtin:random", "--replay", "no/such/dir/m.json.gz"], "does not exist"),
     ],
 )
@@ -152,14 +161,118 @@ def test_from_state_dump_and_replay_turn(idle: str, tmp_path: Path, capsys: pyte
     capsys.readouterr()
     state = json.loads(dump.read_text())
     assert state["turn"] == 6  # after 5 turns, turn 6 is next
-    from_dump = run_json(capsys, idle, idle, "--seed", "8", "--from-state", str(dump), "--replay",
+    from_dump = run_json(capsys, idle, idle, "--from-state", str(dump), "--replay",
                          str(tmp_path / "cont.json.gz"))
     assert from_dump["turns"] == 12  # the configuration came with the state
+    assert (from_dump["seed"], from_dump["from_state"]) == (8, str(dump))  # the seed the state records
     cont = read_replay(tmp_path / "cont.json.gz")
     assert cont["start_state"] == state
     assert {s["turn"] for s in cont["steps"]} == set(range(6, 13))
-    from_replay = run_json(capsys, idle, idle, "--seed", "8", "--from-state", f"{path}#turn=5")
-    assert from_replay == from_dump
+    from_replay = run_json(capsys, idle, idle, "--from-state", f"{path}#turn=5")
+    assert from_replay == {**from_dump, "from_state": f"{path}#turn=5"}
+
+
+def test_from_state_summary_shows_where_the_seed_comes_from(idle: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json.gz"
+    assert main(["play", idle, idle, "--seed", "8", "--config", SHORT, "--replay", str(path), "--json"]) == 0
+    capsys.readouterr()
+    spec = f"{path}#turn=5"
+    assert main(["play", idle, idle, "--from-state", spec]) == 0
+    captured = capsys.readouterr()
+    assert f"seed:    from state {spec} (seed 8)\n" in captured.out
+    assert f"armada: galaxy, from state {spec} (seed 8): idle (seat 1) vs idle#2 (seat 2)" in captured.err
+    # a state without a recorded seed: no number is made up
+    from armada.cli.play import describe
+    summary = {"game": "galaxy", "seed": None, "from_state": "s.json", "turns": 3, "winner": None,
+               "outcome": "turn_limit", "players": []}
+    assert "seed:    from state s.json\n" in describe(summary, [], None)
+
+
+def test_seed_with_from_state_is_refused(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json.gz"
+    assert main(["play", idle, idle, "--seed", "8", "--config", SHORT, "--replay", str(path), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["play", idle, idle, "--from-state", f"{path}#turn=5", "--seed", "3"]) == 2
+    captured = capsys.readouterr()
+    assert "armada: error: --seed cannot be combined with --from-state" in captured.err
+    assert captured.out == ""
+
+
+def test_from_state_of_a_finished_game_is_refused(idle: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json.gz"
+    assert main(["play", idle, idle, "--seed", "8", "--config", SHORT, "--replay", str(path), "--json"]) == 0
+    dump = tmp_path / "end.json"
+    assert main(["replay", str(path), "--dump-state", "12", "--out", str(dump)]) == 0
+    capsys.readouterr()
+    for spec in (f"{path}#turn=12", str(dump)):
+        assert main(["play", idle, idle, "--from-state", spec]) == 2
+        captured = capsys.readouterr()
+        assert f"--from-state: {spec}: the game is already over after turn 12 (a draw)" in captured.err
+        assert captured.out == ""
+    # one turn earlier is still playable
+    assert run_json(capsys, idle, idle, "--from-state", f"{path}#turn=11")["turns"] == 12
+
+
+def test_from_state_mothership_battle_already_fought(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from armada.games.registry import get_game
+
+    engine = get_game("mothership")
+    state = engine.initial_state(1, engine.parse_config(None))
+    fighter = {"attack": 7, "defence": 5, "pattern": [2, 2, 3]}
+    orders = {"mothership": {"defence": 40}, "fighters": [fighter] * 5}  # MD-9: a draw after 3 rounds
+    state = engine.step(state, {1: orders, 2: orders}).state
+    dump = tmp_path / "ms.json"
+    dump.write_text(json.dumps(engine.dump_state(state)))
+    bot = str(write_bot(tmp_path / "zil", FIXED_MOTHERSHIP))
+    assert main(["play", bot, bot, "--game", "mothership", "--from-state", str(dump)]) == 2
+    assert "the game is already over after turn 3 (a draw)" in capsys.readouterr().err
+
+
+def test_log_dir_writes_each_seat_log(idle: str, crasher: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "out" / "logs"  # created with its parent
+    assert main(["play", idle, crasher, "--seed", "2", "--log-dir", str(logs)]) == 0
+    out = capsys.readouterr().out
+    first, second = logs / "seat1-Idle.log", logs / "seat2-Crasher.log"
+    assert sorted(p.name for p in logs.iterdir()) == [first.name, second.name]
+    assert second.read_text() == "boom: this bot gives up\n"
+    assert first.read_text() == ""
+    assert f"logs:    {first}, {second}" in out
+    # with --json stdout stays one JSON object; the files are named on stderr
+    code = main(["play", idle, crasher, "--seed", "2", "--log-dir", str(logs), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["winner"] == 1
+    assert f"bot logs written to {first}, {second}" in captured.err
+
+
+def test_log_dir_keeps_more_than_verbose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chatty = IDLE_GALAXY.replace("for line in sys.stdin:",
+                                 "for i in range(100):\n    print(f'line {i}', file=sys.stderr)\n"
+                                 "sys.stderr.flush()\nfor line in sys.stdin:")
+    bot = str(write_bot(tmp_path / "chatty", chatty))
+    assert main(["play", bot, bot, "--seed", "1", "--config", SHORT, "--verbose", "--log-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "line 99" in out and "line 0\n" not in out  # --verbose: the last 20 lines only
+    assert (tmp_path / "seat1-Idle.log").read_text().splitlines() == [f"line {i}" for i in range(100)]
+
+
+def test_log_dir_errors(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["play", idle, idle, "--log-dir", str(blocker)]) == 2
+    captured = capsys.readouterr()
+    assert f"--log-dir: {blocker} is not a folder" in captured.err
+    assert "armada: galaxy" not in captured.err  # refused before the match
+
+
+@pytest.mark.parametrize(("name", "safe"), [("Greedy", "Greedy"), ("My Bot/2", "My_Bot_2"), ("../..", "bot"),
+                                            ("é", "bot"), ("x" * 60, "x" * 40)])
+def test_safe_log_names(name: str, safe: str) -> None:
+    from armada.cli.play import safe_name
+
+    assert safe_name(name) == safe
 
 
 def test_from_state_errors(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

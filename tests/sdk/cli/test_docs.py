@@ -1,0 +1,92 @@
+"""docs/cli.md: every `$ armada ...` sample is run again, in order, and its output compared.
+
+In a sample, the lines after a `$ armada` line are its stdout; a line ending in `(on stderr)`
+must appear on stderr; a line `...` stands for any number of lines; an output that starts
+with `{` is JSON (wrapped for reading) and is compared as data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from armada.cli.main import main
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
+_STDERR_MARK = re.compile(r"\s+\(on stderr\)$")
+
+
+@dataclass
+class Sample:
+    command: str
+    stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+
+
+def samples(text: str) -> list[Sample]:
+    """The `$ armada` commands of the fenced blocks, in document order, with their shown output."""
+    found: list[Sample] = []
+    in_block = False
+    current: Sample | None = None
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_block = not in_block
+            current = None
+            continue
+        if not in_block:
+            continue
+        if line.startswith("$ armada "):
+            current = Sample(line[2:])
+            found.append(current)
+        elif current is not None:
+            if _STDERR_MARK.search(line):
+                current.stderr.append(_STDERR_MARK.sub("", line))
+            else:
+                current.stdout.append(line)
+    return found
+
+
+def output_pattern(lines: list[str]) -> re.Pattern[str]:
+    """A regex for the shown lines: trailing blanks ignored, `...` matching any lines."""
+    parts = [r"(?:.*\n)*?" if line == "..." else re.escape(line.rstrip()) + r"[ \t]*\n" for line in lines]
+    return re.compile("".join(parts))
+
+
+def check_output(sample: Sample, out: str, err: str) -> None:
+    shown = sample.stdout
+    if shown and shown[0].startswith("{"):
+        assert json.loads(out) == json.loads("\n".join(shown)), sample.command
+    else:
+        actual = "".join(line.rstrip() + "\n" for line in out.splitlines())
+        assert output_pattern(shown).fullmatch(actual), f"{sample.command}\n--- shown:\n" + \
+            "\n".join(shown) + "\n--- actual:\n" + actual
+    err_lines = [line.rstrip() for line in err.splitlines()]
+    for line in sample.stderr:
+        assert line.rstrip() in err_lines, (sample.command, line, err)
+
+
+def test_samples_are_parsed() -> None:
+    found = samples(DOCS.read_text(encoding="utf-8"))
+    commands = [s.command for s in found]
+    assert "armada new mybot --game galaxy" in commands
+    assert "armada play mybot builtin:random --seed 7 --json" in commands
+    assert any(s.stderr for s in found)
+    assert output_pattern(["a", "...", "c"]).fullmatch("a\nb\nb2\nc\n")
+    assert not output_pattern(["a", "c"]).fullmatch("a\nb\nc\n")
+
+
+def test_every_sample_reproduces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    found = samples(DOCS.read_text(encoding="utf-8"))
+    assert len(found) >= 8
+    for sample in found:
+        code = main(shlex.split(sample.command)[1:])
+        captured = capsys.readouterr()
+        assert code == 0, (sample.command, captured.err)
+        check_output(sample, captured.out, captured.err)
