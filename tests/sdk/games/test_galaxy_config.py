@@ -6,6 +6,7 @@ import pytest
 
 from armada.games.base import ConfigError
 from armada.games.galaxy import GALAXY, GalaxyConfig
+from armada.games.galaxy.config import parse_config
 
 
 def test_defaults_are_the_games_md_numbers() -> None:
@@ -44,7 +45,7 @@ def test_config_round_trips_through_json_data() -> None:
         ({"max_turns": 10**6}, "max_turns"),
         ({"turns": 10}, "turns"),
         ({"home_units": [5, 10, 10]}, "home_units"),
-        ({"home_units": {"battleships": 5, "cruisers": 10}}, "home_units.launchers"),
+        ({"home_units": {"battleships": 5, "cruisers": True}}, "home_units.cruisers"),
         ({"home_units": {"battleships": -1, "cruisers": 10, "launchers": 10}}, "home_units.battleships"),
         ({"home_units": {"battleships": 0, "cruisers": 0, "launchers": 0}}, "home_units"),
         ({"home_units": {"battleships": 1, "cruisers": 1, "launchers": 1, "probes": 1}}, "home_units.probes"),
@@ -53,7 +54,7 @@ def test_config_round_trips_through_json_data() -> None:
         ({"neutral_launchers": [3]}, "neutral_launchers"),
         ({"neutral_launchers": [-1, 3]}, "neutral_launchers[0]"),
         ({"neutral_growth": "0..2"}, "neutral_growth"),
-        ({"neutral_production": {"battleships": [0, 1], "cruisers": [1, 3]}}, "neutral_production.launchers"),
+        ({"neutral_production": {"launchers": [1]}}, "neutral_production.launchers"),
         (
             {"neutral_production": {"battleships": [2, 1], "cruisers": [1, 3], "launchers": [1, 3]}},
             "neutral_production.battleships",
@@ -71,3 +72,17 @@ def test_bad_config_names_the_field(raw: dict, field: str) -> None:
 def test_config_must_be_an_object() -> None:
     with pytest.raises(ConfigError, match="config"):
         GALAXY.parse_config([1, 2])  # type: ignore[arg-type]
+
+
+def test_nested_objects_merge_with_the_defaults() -> None:
+    """GX-3/GX-4 (config): a unit left out of a nested object keeps its default."""
+    config = parse_config({"home_units": {"battleships": 1}, "neutral_production": {"cruisers": [2, 2]}})
+    assert config.home_units == (1, 10, 10)
+    assert config.neutral_production == ((0, 1), (2, 2), (1, 3))
+
+
+def test_bad_values_are_shown_as_json() -> None:
+    with pytest.raises(ConfigError, match=r"max_turns: must be an integer, got true"):
+        parse_config({"max_turns": True})
+    with pytest.raises(ConfigError, match=r'max_turns: must be an integer, got "5"'):
+        parse_config({"max_turns": "5"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,30 +33,36 @@ DEFAULT_CONFIG = GalaxyConfig()
 _KEYS = ("max_turns", "home_units", "home_production", "neutral_launchers", "neutral_growth", "neutral_production")
 
 
+def _shown(value: Any) -> str:
+    """A value as JSON text (true, null, "5"), shortened: how a config author wrote it."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _int(value: Any, field: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(field, f"must be an integer, got {value!r}")
+        raise ConfigError(field, f"must be an integer, got {_shown(value)}")
     if not lo <= value <= hi:
         raise ConfigError(field, f"must be between {lo} and {hi}, got {value}")
     return value
 
 
-def _triple(value: Any, field: str, lo: int) -> tuple[int, int, int]:
+def _triple(value: Any, field: str, lo: int, default: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A {battleships, cruisers, launchers} object; a unit left out keeps its default."""
     if not isinstance(value, dict):
-        raise ConfigError(field, f"must be an object with keys {', '.join(UNITS)}, got {value!r}")
+        raise ConfigError(field, f"must be an object with keys {', '.join(UNITS)}, got {_shown(value)}")
     extra = sorted(set(value) - set(UNITS))
     if extra:
         raise ConfigError(f"{field}.{extra[0]}", f"unknown unit (expected one of {', '.join(UNITS)})")
-    missing = [u for u in UNITS if u not in value]
-    if missing:
-        raise ConfigError(f"{field}.{missing[0]}", "is missing")
-    b, c, n = (_int(value[u], f"{field}.{u}", lo, MAX_COUNT) for u in UNITS)
+    b, c, n = (
+        _int(value[u], f"{field}.{u}", lo, MAX_COUNT) if u in value else default[i] for i, u in enumerate(UNITS)
+    )
     return (b, c, n)
 
 
 def _range(value: Any, field: str) -> tuple[int, int]:
     if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ConfigError(field, f"must be a [low, high] pair of integers, got {value!r}")
+        raise ConfigError(field, f"must be a [low, high] pair of integers, got {_shown(value)}")
     lo = _int(value[0], f"{field}[0]", 0, MAX_COUNT)
     hi = _int(value[1], f"{field}[1]", 0, MAX_COUNT)
     if lo > hi:
@@ -64,34 +71,39 @@ def _range(value: Any, field: str) -> tuple[int, int]:
 
 
 def parse_config(raw: dict[str, Any] | None) -> GalaxyConfig:
-    """Validate a configuration dict (None or missing keys: defaults); ConfigError names the bad field."""
+    """Validate a configuration dict; ConfigError names the bad field.
+
+    None, a missing key or a unit left out of a nested object takes the default.
+    """
     if raw is None:
         return DEFAULT_CONFIG
     if not isinstance(raw, dict):
-        raise ConfigError("config", f"must be an object, got {type(raw).__name__}")
+        raise ConfigError("config", f"must be an object, got {_shown(raw)}")
     unknown = sorted(set(raw) - set(_KEYS))
     if unknown:
         raise ConfigError(unknown[0], f"unknown galaxy setting (known: {', '.join(_KEYS)})")
     d = DEFAULT_CONFIG
     max_turns = _int(raw["max_turns"], "max_turns", 1, MAX_TURNS) if "max_turns" in raw else d.max_turns
-    home_units = _triple(raw["home_units"], "home_units", 0) if "home_units" in raw else d.home_units
+    home_units = _triple(raw["home_units"], "home_units", 0, d.home_units) if "home_units" in raw else d.home_units
     if "home_units" in raw and sum(home_units) == 0:
         raise ConfigError("home_units", "a home planet must start with at least one unit")
-    home_prod = _triple(raw["home_production"], "home_production", 0) if "home_production" in raw else None
+    home_prod = (
+        _triple(raw["home_production"], "home_production", 0, d.home_production) if "home_production" in raw else None
+    )
     launchers = _range(raw["neutral_launchers"], "neutral_launchers") if "neutral_launchers" in raw else None
     growth = _range(raw["neutral_growth"], "neutral_growth") if "neutral_growth" in raw else None
     production = d.neutral_production
     if "neutral_production" in raw:
         value = raw["neutral_production"]
         if not isinstance(value, dict):
-            raise ConfigError("neutral_production", f"must be an object of [low, high] pairs, got {value!r}")
+            raise ConfigError("neutral_production", f"must be an object of [low, high] pairs, got {_shown(value)}")
         extra = sorted(set(value) - set(UNITS))
         if extra:
             raise ConfigError(f"neutral_production.{extra[0]}", "unknown unit")
-        missing = [u for u in UNITS if u not in value]
-        if missing:
-            raise ConfigError(f"neutral_production.{missing[0]}", "is missing")
-        b, c, n = (_range(value[u], f"neutral_production.{u}") for u in UNITS)
+        b, c, n = (
+            _range(value[u], f"neutral_production.{u}") if u in value else d.neutral_production[i]
+            for i, u in enumerate(UNITS)
+        )
         production = (b, c, n)
     return GalaxyConfig(
         max_turns=max_turns,
