@@ -74,7 +74,7 @@ def test_over_budget_rejected_with_breakdown_md1():
         (["mothership", "defence"], -3, "mothership.defence: must be an integer from 1 to 50, got -3"),
         (["mothership", "defence"], True, "got true (a boolean)"),
         (["mothership", "defence"], 40.0, "got 40.0 (a number with a fraction part or decimal point)"),
-        (["mothership", "defence"], "40", "got a string '40'"),
+        (["mothership", "defence"], "40", 'got a string "40"'),
         (["mothership", "defence"], None, "got null"),
         (["fighters", 0, "attack"], 0, "fighters[0].attack: must be an integer from 1 to 20, got 0"),
         (["fighters", 1, "attack"], 21, "fighters[1].attack: must be an integer from 1 to 20, got 21"),

@@ -8,6 +8,7 @@ Every problem is one line naming the field, with list indices counted from 0
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
 from armada.games.mothership.config import DEFAULT_CONFIG, FIGHTERS, MothershipConfig
@@ -62,9 +63,11 @@ def _describe(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, str):
-        return f"a string {value[:20]!r}"
-    if isinstance(value, list | dict):
-        return f"a{'n object' if isinstance(value, dict) else ' list'}"
+        return f"a string {json.dumps(value[:20])}"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an empty list" if not value else "a list"
     return repr(value)
 
 
