@@ -12,7 +12,7 @@ def test_galaxy_keeps_only_read_keys_and_shortens_junk():
     kept = replay_answer("command", {"fleets": [{"from": 1, "to": 2, "cruisers": 3, "pad": junk},
                                                  {"from": junk, "to": 5}], "extra": junk})
     assert kept == {"fleets": [{"from": 1, "to": 2, "cruisers": 3},
-                               {"from": "'" + "x" * 36 + "...", "to": 5}]}
+                               {"from": '"' + "x" * 36 + "...", "to": 5}]}
 
 
 def test_galaxy_keeps_at_most_one_fleet_order_past_the_cap():

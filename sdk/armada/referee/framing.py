@@ -11,6 +11,8 @@ import json
 import math
 from typing import Any
 
+from armada.jsontext import json_type
+
 #: The protocol version sent in every `init` message.
 PROTOCOL_VERSION = 1
 #: MD-3: a display name is at most this many characters after trimming.
@@ -19,9 +21,6 @@ MAX_NAME_CHARS = 40
 PREVIEW_CHARS = 40
 #: Longest integer accepted in a reply, in digits (a 64-bit integer has at most 20).
 MAX_INT_DIGITS = 20
-#: JSON's names for the types a reply can decode to.
-JSON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
-              bool: "boolean", type(None): "null"}
 
 
 class ProtocolError(Exception):
@@ -49,11 +48,6 @@ def _bounded_int(text: str) -> int:
     if digits > MAX_INT_DIGITS:
         raise ValueError(f"an integer of {digits} digits is too large (at most {MAX_INT_DIGITS})")
     return int(text)
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type (object, array, string, number, boolean, null)."""
-    return JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def preview(raw: bytes) -> str:

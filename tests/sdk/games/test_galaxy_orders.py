@@ -36,13 +36,13 @@ def test_bad_orders_are_dropped_with_warnings_not_faults() -> None:
         "fleet order 1 dropped: planet 16 is not yours",
         "fleet order 2 dropped: planet 2 is not yours",
         "fleet order 3 dropped: 'to' 17 is not a planet id",
-        "fleet order 4 dropped: 'to' '2' is not a planet id",
+        "fleet order 4 dropped: 'to' \"2\" is not a planet id",
         "fleet order 5 dropped: 'to' equals 'from'",
         "fleet order 6 dropped: 'battleships' -1",
         "fleet order 7 dropped: 'cruisers' 1.0",
-        "fleet order 8 dropped: 'battleships' False",
+        "fleet order 8 dropped: 'battleships' false",
         "fleet order 9 dropped: the fleet is empty",
-        "fleet order 10 dropped: 'from' None",
+        "fleet order 10 dropped: 'from' null",
     ]
     for text, warning in zip(expected, warnings, strict=True):
         assert warning.startswith(text), (text, warning)

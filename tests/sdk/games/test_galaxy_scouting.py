@@ -31,10 +31,10 @@ def test_bad_probe_targets_are_dropped_with_warnings() -> None:
     assert any("1 dropped: it is your own planet" in w for w in warnings)
     assert any("2 dropped: it is your own planet" in w for w in warnings)
     assert any("17 dropped: not a planet id" in w for w in warnings)
-    assert any("'3' dropped: not a planet id" in w for w in warnings)
+    assert any('"3" dropped: not a planet id' in w for w in warnings)
     assert any("7 dropped: already probed" in w for w in warnings)
     assert any("10 dropped: no probe left (you have 2)" in w for w in warnings)
-    assert any("True dropped: not a planet id" in w for w in warnings)
+    assert any("true dropped: not a planet id" in w for w in warnings)
     assert [i["planet"] for i in GALAXY.requests(state)[2].payload["intel"]] == [3]
     assert any("16 dropped: it is your own planet" in w for w in GALAXY.requests(state)[2].payload["warnings"])
 

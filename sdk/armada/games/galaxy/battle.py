@@ -19,20 +19,25 @@ def mle(units: Units) -> int:
 def take_losses(units: Units, damage: int) -> Units:
     """The survivors after `damage`: launchers, then cruisers, then battleships; only whole units die (GX-14)."""
     b, c, n = units
-    k = min(n, damage)
-    n -= k
-    damage -= k
-    k = min(c, damage // 2)
-    c -= k
-    damage -= 2 * k
-    b -= min(b, damage // 4)
-    return (b, c, n)
+    if damage >= n:  # (conditionals, not min(): this runs in every battle)
+        damage -= n
+        n = 0
+    else:
+        return (b, c, n - damage)
+    k = damage // 2
+    if k >= c:
+        damage -= 2 * c
+        c = 0
+    else:
+        return (b, c - k, 0)
+    k = damage // 4
+    return (b - k if k < b else 0, c, n)
 
 
 def fight(attacker: Units, defender: Units) -> tuple[bool, Units, Units]:
     """One battle (GX-13): (attacker won, attacker after, defender after); the loser loses everything."""
-    a = mle(attacker)
-    d = mle(defender)
+    a = 4 * attacker[0] + 2 * attacker[1] + attacker[2]  # mle(), written out: this runs in every battle
+    d = 4 * defender[0] + 2 * defender[1] + defender[2]
     if a > d:
         return True, take_losses(attacker, d), NONE
     if a == d:

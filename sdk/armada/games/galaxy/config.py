@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from armada.games.base import ConfigError
+from armada.jsontext import shown
 
 UNITS: tuple[str, str, str] = ("battleships", "cruisers", "launchers")
 
@@ -33,15 +33,9 @@ DEFAULT_CONFIG = GalaxyConfig()
 _KEYS = ("max_turns", "home_units", "home_production", "neutral_launchers", "neutral_growth", "neutral_production")
 
 
-def _shown(value: Any) -> str:
-    """A value as JSON text (true, null, "5"), shortened: how a config author wrote it."""
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _int(value: Any, field: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(field, f"must be an integer, got {_shown(value)}")
+        raise ConfigError(field, f"must be an integer, got {shown(value)}")
     if not lo <= value <= hi:
         raise ConfigError(field, f"must be between {lo} and {hi}, got {value}")
     return value
@@ -50,7 +44,7 @@ def _int(value: Any, field: str, lo: int, hi: int) -> int:
 def _triple(value: Any, field: str, lo: int, default: tuple[int, int, int]) -> tuple[int, int, int]:
     """A {battleships, cruisers, launchers} object; a unit left out keeps its default."""
     if not isinstance(value, dict):
-        raise ConfigError(field, f"must be an object with keys {', '.join(UNITS)}, got {_shown(value)}")
+        raise ConfigError(field, f"must be an object with keys {', '.join(UNITS)}, got {shown(value)}")
     extra = sorted(set(value) - set(UNITS))
     if extra:
         raise ConfigError(f"{field}.{extra[0]}", f"unknown unit (expected one of {', '.join(UNITS)})")
@@ -62,7 +56,7 @@ def _triple(value: Any, field: str, lo: int, default: tuple[int, int, int]) -> t
 
 def _range(value: Any, field: str) -> tuple[int, int]:
     if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ConfigError(field, f"must be a [low, high] pair of integers, got {_shown(value)}")
+        raise ConfigError(field, f"must be a [low, high] pair of integers, got {shown(value)}")
     lo = _int(value[0], f"{field}[0]", 0, MAX_COUNT)
     hi = _int(value[1], f"{field}[1]", 0, MAX_COUNT)
     if lo > hi:
@@ -78,7 +72,7 @@ def parse_config(raw: dict[str, Any] | None) -> GalaxyConfig:
     if raw is None:
         return DEFAULT_CONFIG
     if not isinstance(raw, dict):
-        raise ConfigError("config", f"must be an object, got {_shown(raw)}")
+        raise ConfigError("config", f"must be an object, got {shown(raw)}")
     unknown = sorted(set(raw) - set(_KEYS))
     if unknown:
         raise ConfigError(unknown[0], f"unknown galaxy setting (known: {', '.join(_KEYS)})")
@@ -96,7 +90,7 @@ def parse_config(raw: dict[str, Any] | None) -> GalaxyConfig:
     if "neutral_production" in raw:
         value = raw["neutral_production"]
         if not isinstance(value, dict):
-            raise ConfigError("neutral_production", f"must be an object of [low, high] pairs, got {_shown(value)}")
+            raise ConfigError("neutral_production", f"must be an object of [low, high] pairs, got {shown(value)}")
         extra = sorted(set(value) - set(UNITS))
         if extra:
             raise ConfigError(f"neutral_production.{extra[0]}", "unknown unit")

@@ -8,7 +8,7 @@ from armada.games.base import SEATS, Fault, Request, Result, StepResult, forfeit
 from armada.games.galaxy import config as config_mod
 from armada.games.galaxy import persist, setup
 from armada.games.galaxy.config import GalaxyConfig
-from armada.games.galaxy.observe import frame, intel, observation, probes_available
+from armada.games.galaxy.observe import frame, intel, observation
 from armada.games.galaxy.orders import ReplyShapeError, read_fleet_items, read_probes, replay_answer
 from armada.games.galaxy.state import GalaxyState
 from armada.games.galaxy.turn import command_phase
@@ -54,12 +54,12 @@ class Galaxy:
 
     def _scout(self, state: GalaxyState, answers: dict[int, dict[str, Any]]) -> StepResult:
         """GX-8, GX-9: read probe targets, write each seat's intel for the command request."""
-        owners = [p.owner for p in state.planets]
+        owners = [p.owner for p in state.planets]  # one probe per planet owned (GX-7): owners.count(seat)
         faults: dict[int, Fault] = {}
         events: list[dict[str, Any]] = []
         for seat in SEATS:
             try:
-                targets, warnings = read_probes(answers[seat], owners, seat, probes_available(state, seat))
+                targets, warnings = read_probes(answers[seat], owners, seat, owners.count(seat))
             except ReplyShapeError as exc:
                 faults[seat] = Fault("protocol", f"scout reply: {exc}")
                 targets, warnings = [], []

@@ -1,8 +1,8 @@
 """What each seat is shown (GX-7, GX-9, GX-19) and the full frame a replay viewer draws.
 
-These run for every request and every frame, so they are written for speed: the static parts
-of a planet's record are built once at import, and every record is a fresh dict (callers may
-keep or change what they get).
+These run for every request and every frame, so they are written for speed (the static parts of
+a planet's record are built once at import), but every record is still a fresh dict: callers
+may keep or change what they get.
 """
 
 from __future__ import annotations
@@ -11,29 +11,25 @@ import functools
 from typing import Any
 
 from armada.games.galaxy.geometry import PATHS, PLANET_IDS, coords, position
-from armada.games.galaxy.state import Fleet, GalaxyState, Planet
+from armada.games.galaxy.state import GalaxyState, Planet
 
 #: The keys of a battle report a seat is shown (docs/games/galaxy-schema.md).
 BATTLE_KEYS = ("turn", "planet", "sides", "winner", "new_owner")
 _ROWCOL = [coords(pid) for pid in PLANET_IDS]
-#: _HIDDEN[i]: planet i + 1 as a seat sees a planet it does not own (copied, then "owner" is set).
-_HIDDEN: list[dict[str, Any]] = [
-    {"id": pid, "row": row, "col": col, "owner": 0, "garrison": None, "production": None, "hold": None}
+#: _SEEN[i][owner]: planet i + 1 with that owner as a seat sees it when the planet is not its own
+#: (observations copy it; for the seat's own planets they fill in the hidden parts).
+_SEEN: list[tuple[dict[str, Any], ...]] = [
+    tuple(
+        {"id": pid, "row": row, "col": col, "owner": owner, "garrison": None, "production": None, "hold": None}
+        for owner in (0, 1, 2)
+    )
     for pid, (row, col) in zip(PLANET_IDS, _ROWCOL, strict=True)
 ]
 
 
-def rate(planet: Planet) -> tuple[int, int, int]:
-    """Production per turn now: base + 2 x floor(hold / 5) when owned, the potential rate when neutral."""
-    if not planet.owner:
-        return planet.base
-    bonus = 2 * (planet.hold // 5)
-    b, c, n = planet.base
-    return (b + bonus, c + bonus, n + bonus)
-
-
 def _production(planet: Planet) -> dict[str, int]:
-    """rate(planet) as the schema's object."""
+    """Production per turn now, as the schema's object: base + 2 x floor(hold / 5) when owned,
+    the potential rate when neutral."""
     b, c, n = planet.base
     if planet.owner:
         bonus = 2 * (planet.hold // 5)
@@ -41,53 +37,53 @@ def _production(planet: Planet) -> dict[str, int]:
     return {"battleships": b, "cruisers": c, "launchers": n}
 
 
-def probes_available(state: GalaxyState, seat: int) -> int:
-    """One probe per planet owned (GX-7)."""
-    return sum(1 for p in state.planets if p.owner == seat)
-
-
-def _own_fleet(f: Fleet, turn: int) -> dict[str, Any]:
-    return {
-        "id": f.id,
-        "from": f.origin,
-        "to": f.target,
-        "battleships": f.battleships,
-        "cruisers": f.cruisers,
-        "launched": f.launched,
-        "arrives": f.arrives,
-        "turns_left": f.arrives - turn + 1,
-    }
-
-
-def _shown_battle(b: dict[str, Any]) -> dict[str, Any]:
-    """The BATTLE_KEYS of a battle event."""
-    return {"turn": b["turn"], "planet": b["planet"], "sides": b["sides"], "winner": b["winner"], "new_owner": b["new_owner"]}
-
-
 def observation(state: GalaxyState, seat: int) -> dict[str, Any]:
     """The scout request's observation: public owners, own planets and fleets, own battles (GX-19)."""
     planets = []
     owned = 0
-    for p, hidden in zip(state.planets, _HIDDEN, strict=True):
-        shown = hidden.copy()
-        if p.owner == seat:
+    for p, seen in zip(state.planets, _SEEN, strict=True):
+        owner = p.owner
+        shown = seen[owner].copy()
+        if owner == seat:
             owned += 1
-            shown["owner"] = seat
             shown["garrison"] = {"battleships": p.battleships, "cruisers": p.cruisers, "launchers": p.launchers}
             shown["production"] = _production(p)
             shown["hold"] = p.hold
-        else:
-            shown["owner"] = p.owner
         planets.append(shown)
     turn = state.turn
+    fleets = [
+        {
+            "id": f.id,
+            "from": f.origin,
+            "to": f.target,
+            "battleships": f.battleships,
+            "cruisers": f.cruisers,
+            "launched": f.launched,
+            "arrives": f.arrives,
+            "turns_left": f.arrives - turn + 1,
+        }
+        for f in state.fleets
+        if f.owner == seat
+    ]
+    battles = [  # the BATTLE_KEYS of the seat's battles, written out (faster than a dict comprehension)
+        {
+            "turn": b["turn"],
+            "planet": b["planet"],
+            "sides": b["sides"],
+            "winner": b["winner"],
+            "new_owner": b["new_owner"],
+        }
+        for b in state.battles
+        if seat in b["seats"]
+    ]
     return {
         "turn": turn,
         "max_turns": state.config.max_turns,
         "seat": seat,
         "probes": owned,
         "planets": planets,
-        "fleets": [_own_fleet(f, turn) for f in state.fleets if f.owner == seat],
-        "battles": [_shown_battle(b) for b in state.battles if seat in b["seats"]],
+        "fleets": fleets,
+        "battles": battles,
         "warnings": list(state.order_warnings[seat]),
     }
 
@@ -109,22 +105,6 @@ def _position(a: int, b: int, turns: int, slow: int) -> tuple[float, float]:
     return position(a, b, turns / slow)
 
 
-def _drawn_fleet(f: Fleet) -> dict[str, Any]:
-    """A fleet's frame record with "path" and "position" still to fill in (the rest never changes)."""
-    return {
-        "id": f.id,
-        "owner": f.owner,
-        "from": f.origin,
-        "to": f.target,
-        "battleships": f.battleships,
-        "cruisers": f.cruisers,
-        "launched": f.launched,
-        "arrives": f.arrives,
-        "path": None,
-        "position": None,
-    }
-
-
 def frame(state: GalaxyState) -> dict[str, Any]:
     """Everything drawable after a turn: planets with contents, fleets with their path and position."""
     done = state.turn if state.phase == "over" else state.turn - 1
@@ -133,32 +113,40 @@ def frame(state: GalaxyState) -> dict[str, Any]:
     planets = []
     for p, (row, col) in zip(state.planets, _ROWCOL, strict=True):
         owner = p.owner
-        b, c, n = p.battleships, p.cruisers, p.launchers
         count[owner] += 1
-        power[owner] += 4 * b + 2 * c + n
+        power[owner] += 4 * p.battleships + 2 * p.cruisers + p.launchers
+        bonus = 2 * (p.hold // 5) if owner else 0
+        b, c, n = p.base
         planets.append(
             {
                 "id": p.id,
                 "row": row,
                 "col": col,
                 "owner": owner,
-                "battleships": b,
-                "cruisers": c,
-                "launchers": n,
+                "battleships": p.battleships,
+                "cruisers": p.cruisers,
+                "launchers": p.launchers,
                 "hold": p.hold,
-                "production": _production(p),
+                "production": {"battleships": b + bonus, "cruisers": c + bonus, "launchers": n + bonus},
             }
         )
     fleets = []
     for f in state.fleets:
         power[f.owner] += 4 * f.battleships + 2 * f.cruisers
-        drawn = f.drawn
-        if drawn is None:
-            drawn = f.drawn = _drawn_fleet(f)
-        shown = drawn.copy()
-        shown["path"] = PATHS[f.origin][f.target].copy()
-        shown["position"] = [*_position(f.origin, f.target, done - f.launched + 1, 2 if f.battleships else 1)]
-        fleets.append(shown)
+        fleets.append(
+            {
+                "id": f.id,
+                "owner": f.owner,
+                "from": f.origin,
+                "to": f.target,
+                "battleships": f.battleships,
+                "cruisers": f.cruisers,
+                "launched": f.launched,
+                "arrives": f.arrives,
+                "path": [*PATHS[f.origin][f.target]],
+                "position": [*_position(f.origin, f.target, done - f.launched + 1, 2 if f.battleships else 1)],
+            }
+        )
     return {
         "turn": done,
         "planets": planets,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from armada.jsontext import json_type, shown
+
 #: At most this many warnings are kept per seat and phase; the rest are summarised in one line.
 MAX_WARNINGS = 20
 FLEET_KEYS = ("from", "to", "battleships", "cruisers")
@@ -40,14 +42,8 @@ class Warnings:
 
 
 def show(value: Any) -> str:
-    """A short printable form of a bot-supplied value."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def is_int(value: Any) -> bool:
-    """A JSON integer (booleans are not)."""
-    return type(value) is int
+    """A bot-supplied value as JSON text (true, null, "3"), shortened to 40 characters."""
+    return shown(value)
 
 
 def reply_list(reply: Any, key: str) -> list[Any]:
@@ -56,7 +52,7 @@ def reply_list(reply: Any, key: str) -> list[Any]:
         raise ReplyShapeError(f"reply must be a JSON object, got {type(reply).__name__}")
     value = reply.get(key, [])
     if not isinstance(value, list):
-        raise ReplyShapeError(f"'{key}' must be a list, got {type(value).__name__}")
+        raise ReplyShapeError(f"'{key}' must be a list, got {json_type(value)}")
     return value
 
 
@@ -74,7 +70,7 @@ def read_probes(reply: Any, owners: list[int], seat: int, available: int) -> tup
     seen: set[int] = set()
     n = len(owners)
     for item in items:
-        if not is_int(item) or not 1 <= item <= n:
+        if type(item) is not int or not 1 <= item <= n:  # a JSON integer (booleans are not)
             warnings.add(f"probe target {show(item)} dropped: not a planet id (1..{n})")
         elif item in seen:
             warnings.add(f"probe target {item} dropped: already probed this turn")
@@ -96,7 +92,7 @@ def read_fleet_items(reply: Any) -> list[dict[str, Any]]:
     items = reply_list(reply, "fleets")
     for index, item in enumerate(items, 1):
         if not isinstance(item, dict):
-            raise ReplyShapeError(f"fleet order {index} must be a JSON object, got {type(item).__name__}")
+            raise ReplyShapeError(f"fleet order {index} must be a JSON object, got {json_type(item)}")
     return items
 
 

@@ -39,9 +39,6 @@ class Fleet:
     cruisers: int
     launched: int
     arrives: int
-    #: The replay frame's record of this fleet, built on first use by observe.frame (a fleet never
-    #: changes in flight); not part of the state's data.
-    drawn: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from armada.games.base import Result
-from armada.games.galaxy.battle import Units, contest, fight
+from armada.games.galaxy.battle import NONE, Units, contest, fight
 from armada.games.galaxy.geometry import DIST
 from armada.games.galaxy.orders import MAX_FLEET_ORDERS, Warnings, check_fleet
 from armada.games.galaxy.setup import NEUTRAL_PAIRS
@@ -72,7 +72,13 @@ def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: l
 
 
 def _side(owner: int, role: str, before: Units, after: Units) -> dict[str, Any]:
-    return {"owner": owner, "role": role, "before": units_dict(before), "after": units_dict(after)}
+    """One side of a battle event (the unit objects written out: this runs for every battle)."""
+    return {
+        "owner": owner,
+        "role": role,
+        "before": {"battleships": before[0], "cruisers": before[1], "launchers": before[2]},
+        "after": {"battleships": after[0], "cruisers": after[1], "launchers": after[2]},
+    }
 
 
 def _capture(planet: Planet, seat: int, survivors: Units, events: list[Event]) -> None:
@@ -165,20 +171,25 @@ def resolve_planet(state: GalaxyState, planet: Planet, forces: dict[int, Units],
 def arrivals(state: GalaxyState, events: list[Event]) -> None:
     """Land every fleet due this turn and fight the battles, planet by planet (GX-12)."""
     turn = state.turn
-    landing: dict[int, dict[int, list[int]]] = {}
-    arriving = [f for f in state.fleets if f.arrives == turn]
-    if not arriving:
+    landing: dict[int, dict[int, Units]] = {}  # planet -> seat -> (battleships, cruisers, 0) landing
+    flying = []
+    for fleet in state.fleets:
+        if fleet.arrives != turn:
+            flying.append(fleet)
+            continue
+        target, owner = fleet.target, fleet.owner
+        events.append({"type": "arrival", "fleet": fleet.id, "owner": owner, "planet": target})
+        forces = landing.get(target)
+        if forces is None:
+            forces = landing[target] = {}
+        b, c, _ = forces.get(owner, NONE)
+        forces[owner] = (b + fleet.battleships, c + fleet.cruisers, 0)
+    if not landing:
         return
-    state.fleets = [f for f in state.fleets if f.arrives != turn]
-    for fleet in arriving:
-        events.append({"type": "arrival", "fleet": fleet.id, "owner": fleet.owner, "planet": fleet.target})
-        per_seat = landing.setdefault(fleet.target, {})
-        force = per_seat.setdefault(fleet.owner, [0, 0])
-        force[0] += fleet.battleships
-        force[1] += fleet.cruisers
+    state.fleets = flying
+    planets = state.planets
     for pid in sorted(landing):
-        forces = {seat: (f[0], f[1], 0) for seat, f in landing[pid].items()}
-        resolve_planet(state, state.planets[pid - 1], forces, events)
+        resolve_planet(state, planets[pid - 1], landing[pid], events)
 
 
 def production(state: GalaxyState, events: list[Event]) -> None:
