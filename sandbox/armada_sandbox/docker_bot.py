@@ -18,7 +18,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LineTooLong, LogBuffer
+from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer, drain
 from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
@@ -130,9 +130,8 @@ class DockerBot(BotConnection):
         self.container: Any = None
         self._io: FifoDir | None = None
         self._stdin: int | None = None
-        self._lines = LineBuffer(self.limits.max_line_bytes)
+        self._lines = LineBuffer(self.limits.max_line_bytes, self.limits.max_output_bytes)
         self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes)
-        self._output_bytes = 0
         self._stdout_eof = threading.Event()
         self._threads: list[threading.Thread] = []
         self._final: ExitInfo | None = None
@@ -207,13 +206,7 @@ class DockerBot(BotConnection):
             self._stdout_eof.set()
             return
         try:
-            while chunk := os.read(fd, 65536):
-                self._output_bytes += len(chunk)
-                if self._output_bytes <= self.limits.max_output_bytes:
-                    self._lines.feed(chunk)
-                # past the output cap: keep draining so the bot never blocks, but drop it
-        except OSError:
-            pass
+            drain(fd, self._lines.feed)
         finally:
             os.close(fd)
             self._lines.close()
@@ -226,10 +219,7 @@ class DockerBot(BotConnection):
         except OSError:
             return
         try:
-            while chunk := os.read(fd, 65536):
-                self._log.feed(chunk)
-        except OSError:
-            pass
+            drain(fd, self._log.feed)
         finally:
             os.close(fd)
 
@@ -253,8 +243,6 @@ class DockerBot(BotConnection):
             view = view[written:]
 
     def read_line(self, deadline: float) -> bytes | None:
-        if self._output_bytes > self.limits.max_output_bytes:
-            raise LineTooLong(f"wrote more than {self.limits.max_output_bytes} bytes of output in one match")
         return self._lines.read_line(deadline)
 
     def log(self) -> str:

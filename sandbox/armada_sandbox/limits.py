@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from armada.referee.connection import LOG_HEAD_BYTES, LOG_TAIL_BYTES, MAX_LINE_BYTES
+from armada.referee.connection import LOG_HEAD_BYTES, LOG_TAIL_BYTES, MAX_LINE_BYTES, MAX_OUTPUT_BYTES
 
 ENV_PREFIX = "ARMADA_SANDBOX_"
 
@@ -35,7 +35,7 @@ class SandboxLimits:
     #: Longest stdout line accepted (protocol.md); longer is status "output".
     max_line_bytes: int = MAX_LINE_BYTES
     #: All the stdout a bot may write in one match (as ProcessBot); past it status "output".
-    max_output_bytes: int = 64 * MAX_LINE_BYTES
+    max_output_bytes: int = MAX_OUTPUT_BYTES
     #: Bytes of stderr kept from the start and from the end of the log.
     log_head_bytes: int = LOG_HEAD_BYTES
     log_tail_bytes: int = LOG_TAIL_BYTES

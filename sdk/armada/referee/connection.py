@@ -9,13 +9,20 @@ threads, so both streams are drained all the time and never block the bot.
 from __future__ import annotations
 
 import collections
+import contextlib
+import os
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: Longest reply line accepted (protocol.md): longer is status "output".
 MAX_LINE_BYTES = 1024 * 1024
+#: All the stdout one bot may write in one match (docs/decisions.md D-R-3): past it, status "output".
+MAX_OUTPUT_BYTES = 64 * MAX_LINE_BYTES
+#: Bytes read from a bot's stream at a time.
+READ_CHUNK = 65536
 #: Default stderr cap: this many bytes of the head and of the tail are kept.
 LOG_HEAD_BYTES = 32 * 1024
 LOG_TAIL_BYTES = 32 * 1024
@@ -47,21 +54,39 @@ class ExitInfo:
         return "still running"
 
 
-class LineBuffer:
-    """Splits a byte stream into lines for a reader waiting with a deadline; thread safe."""
+def drain(fd: int, feed: Callable[[bytes], None]) -> None:
+    """Read `fd` to its end, passing every chunk to `feed`; a read error ends it like end of stream.
 
-    def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
+    Connections run this in a thread per stream, so a bot never blocks on a full pipe.
+    """
+    with contextlib.suppress(OSError):
+        while chunk := os.read(fd, READ_CHUNK):
+            feed(chunk)
+
+
+class LineBuffer:
+    """Splits a byte stream into lines for a reader waiting with a deadline; thread safe.
+
+    Past `max_output` bytes in all, further bytes are dropped (the stream is still drained)
+    and `read_line` raises LineTooLong.
+    """
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES, max_output: int = MAX_OUTPUT_BYTES) -> None:
         self.max_line = max_line
+        self.max_output = max_output
         self._lines: collections.deque[bytes] = collections.deque()
         self._partial = bytearray()
         self._eof = False
         self._too_long = False
+        self._total = 0
         self._cond = threading.Condition()
 
     def feed(self, chunk: bytes) -> None:
         """Add bytes read from the stream."""
         with self._cond:
-            if self._too_long:
+            self._total += len(chunk)
+            if self._too_long or self._total > self.max_output:
+                self._cond.notify_all()
                 return
             start = 0
             while True:
@@ -89,7 +114,11 @@ class LineBuffer:
         Raises LineTooLong when the next line exceeds the cap, BotGone at end of stream.
         """
         with self._cond:
+            if self._total > self.max_output:
+                raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
             while True:
+                if self._total > self.max_output:
+                    raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
                 if self._lines:
                     line = self._lines.popleft()
                     if len(line) > self.max_line:

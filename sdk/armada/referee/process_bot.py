@@ -28,17 +28,16 @@ from armada.referee.connection import (
     LOG_HEAD_BYTES,
     LOG_TAIL_BYTES,
     MAX_LINE_BYTES,
+    MAX_OUTPUT_BYTES,
     BotConnection,
     BotGone,
     ExitInfo,
     LineBuffer,
-    LineTooLong,
     LogBuffer,
+    drain,
 )
 
 #: All stdout a bot may write in one match; beyond it the bot is stopped with status "output".
-MAX_OUTPUT_BYTES = 64 * 1024 * 1024
-_CHUNK = 65536
 
 
 class ProcessBot(BotConnection):
@@ -55,12 +54,11 @@ class ProcessBot(BotConnection):
         self.label = label
         self.env = dict(env) if env is not None else None
         self.max_output = max_output
-        self._lines = LineBuffer(max_line)
+        self._lines = LineBuffer(max_line, max_output)
         self._log = LogBuffer(log_head, log_tail)
         self._proc: subprocess.Popen[bytes] | None = None
         self._readers: list[threading.Thread] = []
         self._send_lock = threading.Lock()
-        self._output_bytes = 0
         self._closed = False
 
     @classmethod
@@ -95,31 +93,13 @@ class ProcessBot(BotConnection):
             thread.start()
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
-        fd = stream.fileno()
         try:
-            while True:
-                chunk = os.read(fd, _CHUNK)
-                if not chunk:
-                    break
-                self._output_bytes += len(chunk)
-                if self._output_bytes <= self.max_output:
-                    self._lines.feed(chunk)
-                # past the output cap: keep draining so the bot never blocks, but drop it
-        except OSError:
-            pass
+            drain(stream.fileno(), self._lines.feed)
         finally:
             self._lines.close()
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
-        fd = stream.fileno()
-        try:
-            while True:
-                chunk = os.read(fd, _CHUNK)
-                if not chunk:
-                    break
-                self._log.feed(chunk)
-        except OSError:
-            pass
+        drain(stream.fileno(), self._log.feed)
 
     # -- protocol bytes --------------------------------------------------------------------
     def send(self, line: bytes) -> None:
@@ -139,8 +119,6 @@ class ProcessBot(BotConnection):
     def read_line(self, deadline: float) -> bytes | None:
         if self._proc is None:
             raise BotGone("the bot is not running")
-        if self._output_bytes > self.max_output:
-            raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
         return self._lines.read_line(deadline)
 
     def log(self) -> str:

@@ -1,0 +1,68 @@
+"""The stream buffers every connection shares: line cap, total output cap, capped log, drain."""
+
+import os
+import threading
+import time
+
+import pytest
+
+from armada.referee.connection import BotGone, LineBuffer, LineTooLong, LogBuffer, drain
+
+
+def test_lines_split_across_chunks_and_end_of_stream():
+    buf = LineBuffer()
+    buf.feed(b'{"id": 0}\n{"id"')
+    buf.feed(b": 1}\n")
+    buf.close()
+    assert buf.read_line(time.monotonic() + 1) == b'{"id": 0}'
+    assert buf.read_line(time.monotonic() + 1) == b'{"id": 1}'
+    with pytest.raises(BotGone):
+        buf.read_line(time.monotonic() + 1)
+
+
+def test_a_line_over_the_cap_is_too_long():
+    buf = LineBuffer(max_line=8)
+    buf.feed(b"123456789")
+    with pytest.raises(LineTooLong, match="8-byte limit"):
+        buf.read_line(time.monotonic() + 1)
+
+
+def test_output_past_the_match_cap_is_dropped_and_reported():
+    """D-R-3: past the total cap the stream is still drained, but the bot gets status output."""
+    buf = LineBuffer(max_line=100, max_output=50)
+    for _ in range(10):
+        buf.feed(b"x" * 9 + b"\n")
+    with pytest.raises(LineTooLong, match="more than 50 bytes of output"):
+        buf.read_line(time.monotonic() + 1)
+
+
+def test_waiting_reader_is_woken_when_the_cap_is_passed():
+    buf = LineBuffer(max_line=100, max_output=10)
+    buf.feed(b"y" * 11)  # no newline: only the cap can end the wait
+    start = time.monotonic()
+    with pytest.raises(LineTooLong):
+        buf.read_line(time.monotonic() + 5)
+    assert time.monotonic() - start < 1
+
+
+def test_log_keeps_head_and_tail():
+    log = LogBuffer(head=4, tail=4)
+    log.feed(b"abcdefghijkl")
+    assert log.text() == "abcd\n[... 4 bytes of log dropped ...]\nijkl"
+    assert log.total_bytes == 12
+
+
+def test_drain_reads_a_pipe_to_its_end():
+    read_fd, write_fd = os.pipe()
+
+    def writer():
+        os.write(write_fd, b"a" * 200_000)  # more than a pipe holds: drain must read while it writes
+        os.close(write_fd)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    got = bytearray()
+    drain(read_fd, got.extend)
+    thread.join(5)
+    os.close(read_fd)
+    assert len(got) == 200_000
