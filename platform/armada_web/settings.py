@@ -127,7 +127,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Docker sandbox
-DOCKER_BOT_IMAGE = env_str("DOCKER_BOT_IMAGE", "armada/bot:latest")
+DOCKER_BOT_IMAGE = env_str("ARMADA_BOT_IMAGE", "armada/bot:latest")
 
 # Per-game limits of every match the platform runs (see armada_web.ops.limits).
 # Time limits default to protocol.md's (init 5000 ms, requests 1000 ms, Mothership orders

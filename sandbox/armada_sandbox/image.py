@@ -9,12 +9,14 @@ the standard library at the top, so the build script can run it as a plain scrip
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-BOT_IMAGE = "armada/bot:latest"
+#: The bot image's tag; ARMADA_BOT_IMAGE overrides it (build.sh reads the same variable).
+BOT_IMAGE = os.environ.get("ARMADA_BOT_IMAGE") or "armada/bot:latest"
 BASE_IMAGE = "armada/debian-base:bookworm"
 HASH_LABEL = "armada.inputs"
 #: The repository root when running from a source checkout (sandbox/armada_sandbox/image.py).
