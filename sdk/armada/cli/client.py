@@ -1,0 +1,219 @@
+"""A small client for the site's REST API (urllib only): JSON requests, uploads, one-line errors.
+
+Every failure becomes a `RemoteError` whose message is one line and whose `exit_code` is 2
+for what the user can fix (refusals, bad tokens, an unreachable server) and 3 for a failure
+of the platform itself (HTTP 5xx). Redirects are never followed: the token must not travel
+to another address, and a redirect usually means a wrong `--server` (http instead of https).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from armada import __version__
+from armada.cli.common import CliError
+
+#: Seconds one request may take before it counts as a network error.
+REQUEST_TIMEOUT_S = 30.0
+#: The API version this SDK speaks (`GET /api/version/` answers `{"api": 1, "sdk": ...}`).
+API_VERSION = 1
+#: Largest answer read (a version's log tail is a few KiB).
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+USER_AGENT = f"armada-cli/{__version__} (python {sys.version_info.major}.{sys.version_info.minor})"
+
+
+class RemoteError(CliError):
+    """A failure talking to the server: one line; exit status 2 (the user's to fix) or 3 (the platform's)."""
+
+    def __init__(self, message: str, exit_code: int = 2, status: int | None = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file to send as the multipart part `file`."""
+
+    filename: str
+    data: bytes
+    content_type: str = "application/octet-stream"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # urllib then raises the 3xx as an HTTPError, handled like any refusal
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    return urllib.request.build_opener(_NoRedirect())
+
+
+def multipart_body(fields: dict[str, Upload]) -> tuple[bytes, str]:
+    """A multipart/form-data body holding each upload; returns (body, content type)."""
+    boundary = "armada-" + secrets.token_hex(16)
+    chunks: list[bytes] = []
+    for name, upload in fields.items():
+        safe_name = upload.filename.replace("\\", "_").replace('"', "_").replace("\r", "_").replace("\n", "_")
+        chunks.append(
+            f"--{boundary}\r\n"
+            f'Content-Disposition: form-data; name="{name}"; filename="{safe_name}"\r\n'
+            f"Content-Type: {upload.content_type}\r\n\r\n".encode()
+        )
+        chunks.append(upload.data)
+        chunks.append(b"\r\n")
+    chunks.append(f"--{boundary}--\r\n".encode())
+    return b"".join(chunks), f"multipart/form-data; boundary={boundary}"
+
+
+def _detail(status: int, reason: str, body: bytes) -> str:
+    """The one-line reason of an error answer: its JSON "detail", else the HTTP status."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if isinstance(data, dict):
+        if isinstance(data.get("detail"), str) and data["detail"].strip():
+            text = data["detail"]
+        else:  # a field-by-field validation error: {"name": ["..."]}
+            text = "; ".join(f"{k}: {' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in data.items())
+    elif isinstance(data, list) and data:
+        text = "; ".join(map(str, data))
+    else:
+        text = f"HTTP {status} {reason}".strip()
+    return " ".join(text.split()) or f"HTTP {status}"
+
+
+def _version_tuple(text: str) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(part) for part in text.split("."))
+    except (AttributeError, ValueError):
+        return None
+
+
+class ApiClient:
+    """Requests to one Armada site, with `Authorization: Token ...` when a token is given."""
+
+    def __init__(self, server: str, token: str | None = None, timeout: float = REQUEST_TIMEOUT_S,
+                 opener: Callable[[], urllib.request.OpenerDirector] = _opener) -> None:
+        self.server = server.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self._opener = opener()
+
+    def url(self, path: str, query: dict[str, str] | None = None) -> str:
+        """The absolute address of an API path on this server."""
+        return self.server + path + (("?" + urlencode(query)) if query else "")
+
+    def request(self, method: str, path: str, *, query: dict[str, str] | None = None, json_body: Any = None,
+                upload: Upload | None = None, timeout: float | None = None, auth: bool = True) -> Any:
+        """Send one request; returns the decoded JSON answer, raises RemoteError."""
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        data: bytes | None = None
+        if json_body is not None:
+            data = json.dumps(json_body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        elif upload is not None:
+            data, headers["Content-Type"] = multipart_body({"file": upload})
+        if auth and self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        # The server is an http(s) address (config.normalize_server), never file: or another scheme.
+        req = urllib.request.Request(self.url(path, query), data=data, headers=headers, method=method)  # noqa: S310
+        try:
+            with self._opener.open(req, timeout=timeout or self.timeout) as resp:
+                body = resp.read(MAX_RESPONSE_BYTES + 1)
+        except urllib.error.HTTPError as exc:
+            raise self._http_error(method, path, exc) from None
+        except urllib.error.URLError as exc:
+            raise RemoteError(f"cannot reach {self.server}: {self._reason(exc.reason)}") from None
+        except TimeoutError:
+            raise RemoteError(f"cannot reach {self.server}: no answer within {timeout or self.timeout:g} s") from None
+        except (OSError, ValueError) as exc:  # connection reset mid-answer, bad status line, ...
+            raise RemoteError(f"cannot reach {self.server}: {self._reason(exc)}") from None
+        if len(body) > MAX_RESPONSE_BYTES:
+            raise RemoteError(f"{method} {path}: the answer is larger than {MAX_RESPONSE_BYTES} bytes", exit_code=3)
+        if not body:
+            return None
+        try:
+            return json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise RemoteError(f"{method} {path}: the server's answer is not JSON; is {self.server} an Armada site?",
+                              exit_code=3) from None
+
+    @staticmethod
+    def _reason(reason: object) -> str:
+        if isinstance(reason, TimeoutError):
+            return "timed out"
+        if isinstance(reason, OSError) and reason.strerror:
+            return reason.strerror
+        return str(reason) or reason.__class__.__name__
+
+    def _http_error(self, method: str, path: str, exc: urllib.error.HTTPError) -> RemoteError:
+        try:
+            body = exc.read(64 * 1024)
+        except OSError:
+            body = b""
+        status = exc.code
+        detail = _detail(status, str(exc.reason or ""), body)
+        if 300 <= status < 400:
+            where = exc.headers.get("Location", "elsewhere")
+            return RemoteError(f"{self.server} redirects {path} to {where}: give that address with --server "
+                               "(redirects are not followed, so the token stays with its server)", status=status)
+        if status == 401:
+            return RemoteError(f"the server refused the token ({detail}): run `armada login` again "
+                               "(or set ARMADA_TOKEN)", status=status)
+        if status >= 500:
+            return RemoteError(f"the server failed on {method} {path} (HTTP {status}): {detail}",
+                               exit_code=3, status=status)
+        return RemoteError(detail if detail.startswith("HTTP ") else f"{detail} (HTTP {status})", status=status)
+
+    def check_version(self) -> None:
+        """Refuse a server speaking another API; warn on stderr when this SDK is older than the site's."""
+        try:
+            info = self.request("GET", "/api/version/", auth=False)
+        except RemoteError as exc:
+            if exc.status == 404:
+                raise RemoteError(f"{self.server} has no /api/version/: is it an Armada site?", status=404) from None
+            raise
+        if not isinstance(info, dict) or "api" not in info:
+            raise RemoteError(f"{self.server}/api/version/ answered {info!r}: is it an Armada site?")
+        if info["api"] != API_VERSION:
+            raise RemoteError(f"{self.server} speaks API version {info['api']!r} and this SDK "
+                              f"({__version__}) speaks version {API_VERSION}: install the SDK the site offers")
+        server_sdk = _version_tuple(info.get("sdk", ""))
+        ours = _version_tuple(__version__)
+        if server_sdk and ours and ours < server_sdk:
+            print(f"armada: warning: this SDK is {__version__} and {self.server} runs {info['sdk']}: "
+                  "upgrade the armada package to get the site's latest engines and checks", file=sys.stderr)
+
+    def pages(self, path: str, query: dict[str, str], limit: int = 20) -> list[dict[str, Any]]:
+        """Every result of a paginated list (at most `limit` pages), following "next" on this server only."""
+        results: list[dict[str, Any]] = []
+        page = self.request("GET", path, query=query)
+        for _ in range(limit):
+            if not isinstance(page, dict) or not isinstance(page.get("results"), list):
+                raise RemoteError(f"GET {path}: expected a paginated list, got {str(page)[:80]!r}", exit_code=3)
+            results.extend(r for r in page["results"] if isinstance(r, dict))
+            nxt = page.get("next")
+            if not nxt:
+                break
+            parts = urlsplit(nxt)
+            page = self.request("GET", parts.path, query=dict(parse_qsl(parts.query, keep_blank_values=True)))
+        return results
+
+
+def run_remote(body: Callable[[], int]) -> int:
+    """Run a command's body; a RemoteError prints its one line and gives its exit status."""
+    try:
+        return body()
+    except RemoteError as exc:
+        print(f"armada: error: {exc}", file=sys.stderr)
+        return exc.exit_code

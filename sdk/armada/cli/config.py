@@ -1,0 +1,141 @@
+"""The stored credentials of `armada login`: one JSON file per user, readable by its owner only.
+
+The file is `$XDG_CONFIG_HOME/armada/config.json` (default `~/.config/armada/config.json`),
+holding `{"server", "token", "username"}`, created with mode 0600 in a folder created with
+mode 0700. `ARMADA_SERVER` and `ARMADA_TOKEN` override what it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from armada.cli.common import CliError
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+SERVER_ENV = "ARMADA_SERVER"
+TOKEN_ENV = "ARMADA_TOKEN"  # noqa: S105  (the variable's name, not a secret)
+NOT_LOGGED_IN = "not logged in: run `armada login` (or set ARMADA_TOKEN)"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What `armada login` stores: the site, the API token and the user it belongs to."""
+
+    server: str
+    token: str
+    username: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The server a command talks to and the token it sends (None: not logged in there)."""
+
+    server: str
+    token: str | None
+    username: str | None
+
+
+def config_path() -> Path:
+    """Where the credentials live: `$XDG_CONFIG_HOME/armada/config.json`, else `~/.config/armada/`."""
+    base = os.environ.get("XDG_CONFIG_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".config"
+    return root / "armada" / "config.json"
+
+
+def normalize_server(url: str) -> str:
+    """`url` without its trailing slash; raises CliError unless it is an http(s) address."""
+    url = url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise CliError(f"bad server address {url!r}: give one like {DEFAULT_SERVER} or https://armada.example.org")
+    if parts.query or parts.fragment:
+        raise CliError(f"bad server address {url!r}: no query or fragment, only scheme, host and port")
+    return url
+
+
+def load_credentials(path: Path | None = None) -> Credentials | None:
+    """The stored credentials, None when there are none; raises CliError for a damaged file."""
+    path = path or config_path()
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read {path}: {exc}") from exc
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: not valid JSON ({exc}); run `armada login` again") from exc
+    fields = ("server", "token", "username")
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) and data[k] for k in fields):
+        raise CliError(f"{path}: expected {{\"server\", \"token\", \"username\"}}; run `armada login` again")
+    return Credentials(data["server"], data["token"], data["username"])
+
+
+def save_credentials(credentials: Credentials, path: Path | None = None) -> Path:
+    """Write the credentials atomically, mode 0600 from the first byte (folder 0700); returns the path."""
+    path = path or config_path()
+    folder = path.parent
+    try:
+        if not folder.is_dir():
+            folder.mkdir(mode=0o700, parents=True)
+            os.chmod(folder, 0o700)  # the umask may have taken bits away, never added: be exact
+        # mkstemp opens with O_EXCL and mode 0600: the token is never readable by others.
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=folder)
+    except OSError as exc:
+        raise CliError(f"cannot create {path}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"server": credentials.server, "token": credentials.token,
+                       "username": credentials.username}, out, indent=2)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def stored_server() -> str | None:
+    """The server of the stored credentials, if any (a damaged file counts as none)."""
+    try:
+        credentials = load_credentials()
+    except CliError:
+        return None
+    return credentials.server if credentials else None
+
+
+def resolve_server(server_arg: str | None) -> str:
+    """The server to talk to: --server, else $ARMADA_SERVER, else the stored one, else the default."""
+    chosen = server_arg or os.environ.get(SERVER_ENV) or stored_server() or DEFAULT_SERVER
+    return normalize_server(chosen)
+
+
+def settings(server_arg: str | None) -> Settings:
+    """Server and token for a command. A stored token is only ever sent to the server it came from."""
+    server = resolve_server(server_arg)
+    env_token = os.environ.get(TOKEN_ENV, "").strip()
+    if env_token:
+        return Settings(server, env_token, None)
+    credentials = load_credentials()
+    if credentials and normalize_server(credentials.server) == server:
+        return Settings(server, credentials.token, credentials.username)
+    return Settings(server, None, None)
+
+
+def require_token(current: Settings) -> str:
+    """The token, or CliError saying how to log in (to that server when it is not the stored one)."""
+    if current.token:
+        return current.token
+    stored = stored_server()
+    if stored and normalize_server(stored) != current.server:
+        raise CliError(f"not logged in to {current.server} (only to {stored}): "
+                       f"run `armada login --server {current.server}` (or set ARMADA_TOKEN)")
+    raise CliError(NOT_LOGGED_IN)

@@ -1,0 +1,117 @@
+"""What `armada submit` uploads for a BOT: a .py file or a .zip as is, a folder zipped, a starter's file.
+
+A folder becomes a zip with `main.py` at its root, leaving out `__pycache__`, `.git`,
+hidden files and folders and `*.pyc`; a symbolic link anywhere in it is refused (the site
+refuses links in an archive). Entries are sorted and dated 1980-01-01, so the same code
+always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+from armada.botspec import (
+    ENTRY,
+    MAX_UNCOMPRESSED_BYTES,
+    MAX_ZIP_BYTES,
+    MAX_ZIP_ENTRIES,
+    BotSpecError,
+    resolve_bot,
+    starter_file,
+)
+from armada.cli.client import Upload
+from armada.cli.common import CliError
+
+_BUILTIN_PREFIX = "builtin:"
+_SKIPPED_DIRS = ("__pycache__",)
+_SKIPPED_SUFFIXES = (".pyc", ".pyo")
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def skipped(name: str, is_dir: bool) -> bool:
+    """True for what a folder's zip leaves out: hidden names (.git too), __pycache__, compiled files."""
+    if name.startswith("."):
+        return True
+    if is_dir:
+        return name in _SKIPPED_DIRS
+    return name.endswith(_SKIPPED_SUFFIXES)
+
+
+def folder_files(folder: Path) -> list[tuple[str, Path]]:
+    """(name in the zip, file) for every file kept from `folder`, sorted; raises CliError for a link."""
+    kept: list[tuple[str, Path]] = []
+    for current, dirs, files in os.walk(folder, followlinks=False):
+        here = Path(current)
+        for name in sorted(dirs + files):
+            path = here / name
+            if path.is_symlink():
+                if skipped(name, is_dir=name in dirs):
+                    continue
+                raise CliError(f"{path}: is a symbolic link; the site refuses links in a bot, "
+                               "copy the file into the folder instead")
+            if name in dirs:
+                continue
+            mode = path.lstat().st_mode
+            if skipped(name, is_dir=False):
+                continue
+            if not stat.S_ISREG(mode):
+                raise CliError(f"{path}: not a regular file (a bot folder holds only files and folders)")
+            kept.append((path.relative_to(folder).as_posix(), path))
+        dirs[:] = sorted(d for d in dirs if not skipped(d, is_dir=True) and not (here / d).is_symlink())
+    return sorted(kept)
+
+
+def zip_folder(folder: Path) -> bytes:
+    """The folder as the site expects it: a zip with main.py at its root; raises CliError."""
+    files = folder_files(folder)
+    if (ENTRY, folder / ENTRY) not in files:
+        raise CliError(f"{folder}: folder has no {ENTRY}")
+    if len(files) > MAX_ZIP_ENTRIES:
+        raise CliError(f"{folder}: {len(files)} files to send (limit {MAX_ZIP_ENTRIES}); "
+                       "leave data out of the bot folder")
+    total = 0
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, path in files:
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            total += len(data)
+            if total > MAX_UNCOMPRESSED_BYTES:
+                raise CliError(f"{folder}: more than {MAX_UNCOMPRESSED_BYTES} bytes of files to send")
+            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def _read(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_ZIP_BYTES:
+        raise CliError(f"{path}: {len(data)} bytes, too large to send (limit {MAX_ZIP_BYTES})")
+    return data
+
+
+def bot_upload(spec: str, game: str) -> Upload:
+    """The upload for BOT `spec` (the forms of `armada play`), checked locally first; raises CliError."""
+    try:
+        resolve_bot(spec, game).close()  # the same checks and messages as `armada play`
+        if spec.startswith(_BUILTIN_PREFIX):
+            return Upload(ENTRY, _read(starter_file(spec[len(_BUILTIN_PREFIX):], game)), "text/x-python")
+    except BotSpecError as exc:
+        raise CliError(str(exc)) from exc
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return Upload(f"{path.resolve().name or 'bot'}.zip", zip_folder(path), "application/zip")
+    if path.suffix.lower() == ".zip":
+        return Upload(path.name, _read(path), "application/zip")
+    return Upload(path.name, _read(path), "text/x-python")
