@@ -102,12 +102,11 @@ def _version_tuple(text: str) -> tuple[int, ...] | None:
 class ApiClient:
     """Requests to one Armada site, with `Authorization: Token ...` when a token is given."""
 
-    def __init__(self, server: str, token: str | None = None, timeout: float = REQUEST_TIMEOUT_S,
-                 opener: Callable[[], urllib.request.OpenerDirector] = _opener) -> None:
+    def __init__(self, server: str, token: str | None = None, timeout: float | None = None) -> None:
         self.server = server.rstrip("/")
         self.token = token
-        self.timeout = timeout
-        self._opener = opener()
+        self.timeout = timeout if timeout is not None else REQUEST_TIMEOUT_S
+        self._opener = _opener()
 
     def url(self, path: str, query: dict[str, str] | None = None) -> str:
         """The absolute address of an API path on this server."""

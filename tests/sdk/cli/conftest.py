@@ -1,0 +1,30 @@
+"""Fixtures for the `armada login` / `armada submit` tests: a fake site and a clean config home."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from armada.cli import submit
+from tests.sdk.cli.fake_site import FakeSite, Serving
+
+
+@pytest.fixture
+def site() -> Iterator[FakeSite]:
+    """A real HTTP server on 127.0.0.1 speaking the API contract, recording what it receives."""
+    with Serving() as fake:
+        yield fake
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty XDG_CONFIG_HOME, no ARMADA_* variables, quick polling; returns the config file's path."""
+    config_home = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    monkeypatch.delenv("ARMADA_TOKEN", raising=False)
+    monkeypatch.delenv("ARMADA_SERVER", raising=False)
+    monkeypatch.setattr(submit, "POLL_FIRST_S", 0.01)
+    monkeypatch.setattr(submit, "POLL_MAX_S", 0.05)
+    return config_home / "armada" / "config.json"

@@ -1,0 +1,192 @@
+"""A small real HTTP server speaking the site's API contract, for the login and submit tests.
+
+It runs `http.server` in a thread on 127.0.0.1 (a free port), records every request it gets
+(method, path, query, headers, body) and answers like the site would; tests change its
+state (users, bots, the statuses a version goes through) or force an answer for a path.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from email import policy
+from email.message import Message
+from email.parser import BytesParser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+TOKEN = "tok-0123456789abcdef"
+
+
+@dataclass
+class Seen:
+    """One request the fake site received."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: Message
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def multipart(self) -> dict[str, tuple[str | None, bytes]]:
+        """The multipart parts as {name: (filename, content)}, parsed by the standard e-mail parser."""
+        raw = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + self.body
+        message = BytesParser(policy=policy.HTTP).parsebytes(raw)
+        assert message.is_multipart()
+        parts = {}
+        for part in message.iter_parts():
+            parts[part.get_param("name", header="content-disposition")] = (part.get_filename(),
+                                                                          part.get_payload(decode=True))
+        return parts
+
+
+@dataclass
+class FakeSite:
+    """State and answers of the fake site; `url` is set once it serves."""
+
+    url: str = ""
+    users: dict[str, str] = field(default_factory=lambda: {"alice": "s3cret"})
+    api_info: dict[str, Any] = field(default_factory=lambda: {"api": 1, "sdk": "0.1.0"})
+    bots: list[dict[str, Any]] = field(default_factory=list)
+    versions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: Statuses the next GETs of a version answer, one per request (the last one stays).
+    statuses: list[str] = field(default_factory=lambda: ["validating", "valid"])
+    detail: str = ""
+    log: str = ""
+    page_size: int = 50
+    #: Forced answers: (method, path) -> (status, body bytes, content type); a list is used up in order.
+    forced: dict[tuple[str, str], Any] = field(default_factory=dict)
+    #: Seconds to wait before answering a path (to test timeouts).
+    slow: dict[str, float] = field(default_factory=dict)
+    requests: list[Seen] = field(default_factory=list)
+
+    def seen(self, method: str | None = None, path: str | None = None) -> list[Seen]:
+        return [r for r in self.requests if (method is None or r.method == method) and (path is None or r.path == path)]
+
+    def paths(self) -> list[str]:
+        return [f"{r.method} {r.path}" for r in self.requests]
+
+    def force(self, method: str, path: str, status: int, body: Any, content_type: str = "application/json") -> None:
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.forced[(method, path)] = (status, raw, content_type)
+
+    # --- answers ----------------------------------------------------------------------------
+
+    def answer(self, seen: Seen) -> tuple[int, bytes, str]:
+        self.requests.append(seen)
+        time.sleep(self.slow.get(seen.path, 0))
+        forced = self.forced.get((seen.method, seen.path))
+        if isinstance(forced, list):
+            forced = forced.pop(0) if forced else None
+        if forced is not None:
+            return forced
+        status, data = self.route(seen)
+        return status, json.dumps(data).encode(), "application/json"
+
+    def route(self, seen: Seen) -> tuple[int, Any]:
+        method, path = seen.method, seen.path
+        if (method, path) == ("GET", "/api/version/"):
+            return 200, self.api_info
+        if (method, path) == ("POST", "/api/tokens/"):
+            body = seen.json()
+            if self.users.get(body.get("username")) != body.get("password"):
+                return 400, {"detail": "Unable to log in with provided credentials."}
+            return 201, {"id": 7, "name": body.get("name"), "token": TOKEN, "created": "2025-01-01T00:00:00Z"}
+        if seen.headers.get("Authorization") != f"Token {TOKEN}":
+            return 401, {"detail": "Invalid token."}
+        if (method, path) == ("GET", "/api/me/"):
+            return 200, {"id": 1, "username": "alice", "email": "", "date_joined": "2025-01-01T00:00:00Z"}
+        if (method, path) == ("GET", "/api/bots/"):
+            return 200, self.bot_page(seen.query)
+        if (method, path) == ("POST", "/api/bots/"):
+            body = seen.json()
+            bot = {"id": len(self.bots) + 1, "name": body["name"], "game": body["game"], "owner": "alice",
+                   "description": body.get("description", ""), "active_version": None, "retired": False}
+            self.bots.append(bot)
+            return 201, bot
+        parts = path.strip("/").split("/")
+        if method == "POST" and len(parts) == 4 and parts[:2] == ["api", "bots"] and parts[3] == "versions":
+            return self.new_version(int(parts[2]), seen)
+        if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "versions"]:
+            version = self.versions.get(int(parts[2]))
+            if version is None:
+                return 404, {"detail": "Not found."}
+            if self.statuses:
+                version["status"] = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+            return 200, version | {"detail": self.detail, "log": self.log}
+        return 404, {"detail": "Not found."}
+
+    def bot_page(self, query: dict[str, list[str]]) -> dict[str, Any]:
+        """Bots filtered like a loose search (name contains), so the client must match exactly."""
+        found = [b for b in self.bots
+                 if all(q in str(b[k]).lower() if k == "name" else b[k] == q
+                        for k, values in query.items() if k in ("game", "owner", "name") for q in values)]
+        page = int(query.get("page", ["1"])[0])
+        start = (page - 1) * self.page_size
+        more = start + self.page_size < len(found)
+        nxt = f"{self.url}/api/bots/?page={page + 1}&" + "&".join(
+            f"{k}={v[0]}" for k, v in query.items() if k != "page") if more else None
+        return {"count": len(found), "next": nxt, "previous": None, "results": found[start:start + self.page_size]}
+
+    def new_version(self, bot_id: int, seen: Seen) -> tuple[int, Any]:
+        parts = seen.multipart()
+        if "file" not in parts:
+            return 400, {"detail": "No file was submitted."}
+        number = sum(1 for v in self.versions.values() if v["bot"] == bot_id) + 1
+        vid = 100 + len(self.versions)
+        version = {"id": vid, "bot": bot_id, "number": number, "status": "pending", "detail": "",
+                   "created": "2025-01-01T00:00:00Z", "url": f"{self.url}/bots/{bot_id}/versions/{number}/"}
+        self.versions[vid] = version
+        return 201, dict(version)
+
+
+def make_handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            split = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            seen = Seen(self.command, split.path, parse_qs(split.query), self.headers, body)
+            status, data, content_type = site.answer(seen)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                if 300 <= status < 400:
+                    self.send_header("Location", "https://elsewhere.example.org/api/version/")
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+                pass
+
+        do_GET = do_POST = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
+            pass
+
+    return Handler
+
+
+class Serving:
+    """Run a FakeSite on 127.0.0.1 in a thread: `with Serving() as site: ...`."""
+
+    def __init__(self, site: FakeSite | None = None) -> None:
+        self.site = site or FakeSite()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self.site))
+        self.server.daemon_threads = True
+        self.site.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self) -> FakeSite:
+        self.thread.start()
+        return self.site
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

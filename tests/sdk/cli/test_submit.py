@@ -1,0 +1,288 @@
+"""`armada submit` against a fake site: what it sends, how it waits, every exit status; folder zipping."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from armada.botspec import starters_dir
+from armada.cli import client, config
+from armada.cli.common import CliError
+from armada.cli.main import main
+from armada.cli.packing import bot_upload, zip_folder
+from tests.sdk.cli.bots import IDLE_GALAXY, write_bot
+from tests.sdk.cli.fake_site import TOKEN, FakeSite
+
+
+@pytest.fixture
+def logged_in(site: FakeSite, home: Path) -> FakeSite:
+    """The fake site, with its token stored as `armada login` would."""
+    config.save_credentials(config.Credentials(site.url, TOKEN, "alice"))
+    return site
+
+
+@pytest.fixture
+def bot_dir(tmp_path: Path) -> Path:
+    folder = write_bot(tmp_path / "mybot", IDLE_GALAXY)
+    (folder / "helper.py").write_text("X = 1\n")
+    (folder / "pkg").mkdir()
+    (folder / "pkg" / "mod.py").write_text("Y = 2\n")
+    return folder
+
+
+def _submit(*extra: str, path: str | None = None, bot: str = "mybot") -> int:
+    return main(["submit", path or "builtin:random", "--game", "galaxy", "--bot", bot, *extra])
+
+
+# --- folder zipping -------------------------------------------------------------------------
+
+
+def test_folder_zip_layout_and_skipped_files(bot_dir: Path) -> None:
+    for junk in ("__pycache__/main.cpython-311.pyc", ".git/config", ".hidden/x.py", "pkg/__pycache__/m.pyc",
+                 "old.pyc", ".env", "pkg/.DS_Store"):
+        (bot_dir / junk).parent.mkdir(parents=True, exist_ok=True)
+        (bot_dir / junk).write_text("junk")
+    data = zip_folder(bot_dir)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert archive.namelist() == ["helper.py", "main.py", "pkg/mod.py"]
+        assert archive.read("main.py").decode() == IDLE_GALAXY.lstrip()
+        assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert {i.external_attr >> 16 for i in archive.infolist()} == {0o100644}
+    os.utime(bot_dir / "main.py", (0, 0))
+    assert zip_folder(bot_dir) == data  # same code, same bytes
+
+
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_symlinks_are_refused(bot_dir: Path, link: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = bot_dir / ("helper.py" if link == "file" else "pkg")
+    (bot_dir / "link").symlink_to(target)
+    with pytest.raises(CliError, match=r"link: is a symbolic link; the site refuses links in a bot"):
+        zip_folder(bot_dir)
+    assert _submit(path=str(bot_dir)) == 2
+    assert "is a symbolic link" in capsys.readouterr().err
+
+
+def test_folder_without_main_py(tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    assert _submit(path=str(tmp_path / "empty")) == 2
+    assert capsys.readouterr().err == f"armada: error: {tmp_path / 'empty'}: folder has no main.py\n"
+
+
+def test_upload_forms(bot_dir: Path, tmp_path: Path) -> None:
+    upload = bot_upload(str(bot_dir / "main.py"), "galaxy")
+    assert (upload.filename, upload.data) == ("main.py", (bot_dir / "main.py").read_bytes())
+    starter = bot_upload("builtin:greedy", "galaxy")
+    assert (starter.filename, starter.data) == ("main.py", (starters_dir("galaxy") / "greedy.py").read_bytes())
+    folder = bot_upload(str(bot_dir), "galaxy")
+    assert folder.filename == "mybot.zip" and folder.content_type == "application/zip"
+    (tmp_path / "b.zip").write_bytes(folder.data)
+    assert bot_upload(str(tmp_path / "b.zip"), "galaxy").data == folder.data
+    (tmp_path / "bad.zip").write_bytes(b"not a zip")
+    with pytest.raises(CliError, match="not a valid zip file"):
+        bot_upload(str(tmp_path / "bad.zip"), "galaxy")
+
+
+# --- the conversation with the site ---------------------------------------------------------
+
+
+def test_submit_creates_the_bot_uploads_and_waits(logged_in: FakeSite, bot_dir: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    site = logged_in
+    assert _submit("--description", "my first bot", path=str(bot_dir)) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "created bot mybot (galaxy)",
+        f"uploaded mybot.zip ({len(zip_folder(bot_dir))} bytes): mybot version 1",
+        "mybot version 1: valid",
+        f"url: {site.url}/bots/1/versions/1/",
+    ]
+    # Not a terminal: one plain line per status.
+    assert captured.err.splitlines() == ["armada: version 1: pending", "armada: version 1: validating",
+                                         "armada: version 1: valid"]
+    assert site.paths()[:5] == ["GET /api/version/", "GET /api/me/", "GET /api/bots/", "POST /api/bots/",
+                                "POST /api/bots/1/versions/"]
+    assert set(site.paths()[5:]) == {"GET /api/versions/100/"}
+    assert site.seen("GET", "/api/bots/")[0].query == {"game": ["galaxy"], "owner": ["alice"], "name": ["mybot"]}
+    assert site.seen("POST", "/api/bots/")[0].json() == {"name": "mybot", "game": "galaxy",
+                                                         "description": "my first bot"}
+    for request in site.requests[1:]:
+        assert request.headers["Authorization"] == f"Token {TOKEN}"
+    upload = site.seen("POST", "/api/bots/1/versions/")[0]
+    assert upload.headers["Content-Type"].startswith("multipart/form-data; boundary=")
+    assert upload.multipart() == {"file": ("mybot.zip", zip_folder(bot_dir))}
+
+
+def test_existing_bot_is_found_by_exact_name(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    site = logged_in
+    site.page_size = 2
+    site.bots = [{"id": i, "name": name, "game": "galaxy", "owner": "alice", "retired": False}
+                 for i, name in enumerate(["mybot-2", "mybot_old", "xmybot", "mybot"], start=1)]
+    assert _submit() == 0
+    assert site.seen("POST", "/api/bots/") == []
+    assert len(site.seen("GET", "/api/bots/")) == 2  # followed "next" to the second page
+    assert site.seen("POST", "/api/bots/4/versions/")[0].multipart()["file"][0] == "main.py"
+    assert "created bot" not in capsys.readouterr().out
+
+
+def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    site = logged_in
+    site.statuses = ["invalid"]
+    site.detail = "the bot crashed before answering init (exit code 1)"
+    site.log = "".join(f"line {i}\n" for i in range(30)) + "ZeroDivisionError: division by zero\n"
+    assert _submit() == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[2] == "mybot version 1: invalid: the bot crashed before answering init (exit code 1)"
+    assert out[3] == "bot log (last 20 lines):"
+    assert out[4:24] == [f"    line {i}" for i in range(11, 30)] + ["    ZeroDivisionError: division by zero"]
+    assert out[24] == f"url: {site.url}/bots/1/versions/1/"
+
+
+def test_platform_error_exits_3(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.statuses = ["error"]
+    logged_in.detail = "Docker engine unreachable after 3 attempts"
+    assert _submit() == 3
+    captured = capsys.readouterr()
+    assert "mybot version 1: error: Docker engine unreachable after 3 attempts (a platform failure" in captured.out
+    assert captured.err.splitlines()[-1] == ("armada: error: the site could not validate mybot version 1: Docker "
+                                             "engine unreachable after 3 attempts; it is retried or can be re-run "
+                                             "by staff")
+
+
+def test_wait_times_out_with_exit_3(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.statuses = ["validating"]
+    assert _submit("--timeout", "0.3") == 3
+    captured = capsys.readouterr()
+    assert "mybot version 1: still validating after 0.3 s" in captured.out
+    assert captured.err.splitlines()[-1] == ("armada: error: gave up waiting after 0.3 s (status: validating); "
+                                             f"the result will appear at {logged_in.url}/bots/1/versions/1/")
+
+
+def test_no_wait(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _submit("--no-wait") == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == ["mybot version 1: pending",
+                                                         f"url: {logged_in.url}/bots/1/versions/1/"]
+    assert logged_in.seen("GET", "/api/versions/100/") == []
+
+
+def test_transient_failures_while_waiting_are_retried(logged_in: FakeSite) -> None:
+    logged_in.forced[("GET", "/api/versions/100/")] = [(502, b"bad gateway", "text/plain")] * 2
+    assert _submit() == 0
+
+
+def test_lost_contact_while_waiting_keeps_the_url(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.forced[("GET", "/api/versions/100/")] = [(503, b"{}", "application/json")] * 10
+    assert _submit() == 3
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"armada: error: uploaded as version 1 ({logged_in.url}/bots/1/versions/1/), "
+                          "but while waiting: the server failed on GET /api/versions/100/ (HTTP 503)")
+
+
+@pytest.mark.parametrize(("status", "body", "message"), [
+    (400, {"detail": "This is the same code as version 3, the newest version."},
+     "upload refused: This is the same code as version 3, the newest version. (HTTP 400)"),
+    (413, b"<html>Request Entity Too Large</html>", "upload refused: HTTP 413 Request Entity Too Large"),
+    (429, {"detail": "Upload limit reached: 20 uploads per hour."},
+     "upload refused: Upload limit reached: 20 uploads per hour. (HTTP 429)"),
+])
+def test_refused_uploads_exit_2(logged_in: FakeSite, capsys: pytest.CaptureFixture[str], status: int,
+                                body: object, message: str) -> None:
+    logged_in.force("POST", "/api/bots/1/versions/", status, body)
+    assert _submit() == 2
+    assert capsys.readouterr().err == f"armada: error: {message}\n"
+
+
+def test_bot_creation_refused(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.force("POST", "/api/bots/", 400, {"detail": "You already have 5 galaxy bots (the limit)."})
+    assert _submit() == 2
+    assert capsys.readouterr().err == ("armada: error: cannot create bot mybot: You already have 5 galaxy bots "
+                                       "(the limit). (HTTP 400)\n")
+
+
+def test_server_failure_on_upload_exits_3(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.force("POST", "/api/bots/1/versions/", 500, b"oops", "text/plain")
+    assert _submit() == 3
+    assert "the server failed on POST /api/bots/1/versions/ (HTTP 500)" in capsys.readouterr().err
+
+
+def test_bad_token_exits_2(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ARMADA_TOKEN", "revoked")
+    monkeypatch.setenv("ARMADA_SERVER", site.url)
+    assert _submit() == 2
+    assert capsys.readouterr().err == ("armada: error: the server refused the token (Invalid token.): "
+                                       "run `armada login` again (or set ARMADA_TOKEN)\n")
+    assert site.seen("GET", "/api/me/")[0].headers["Authorization"] == "Token revoked"
+    assert site.seen("POST", "/api/bots/1/versions/") == []
+
+
+def test_not_logged_in(site: FakeSite, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _submit("--server", site.url) == 2
+    assert capsys.readouterr().err == "armada: error: not logged in: run `armada login` (or set ARMADA_TOKEN)\n"
+    assert site.requests == []
+
+
+def test_request_timeout_is_a_network_error(logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(client, "REQUEST_TIMEOUT_S", 0.2)
+    logged_in.slow["/api/me/"] = 1.0
+    assert _submit() == 2
+    assert capsys.readouterr().err == f"armada: error: cannot reach {logged_in.url}: no answer within 0.2 s\n"
+
+
+def test_connection_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    config.save_credentials(config.Credentials(url, TOKEN, "alice"))
+    assert _submit() == 2
+    assert capsys.readouterr().err == f"armada: error: cannot reach {url}: Connection refused\n"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["submit", "builtin:random", "--bot", "abc"], "the following arguments are required: --game"),
+    (["submit", "builtin:random", "--game", "galaxy"], "the following arguments are required: --bot"),
+    (["submit", "--game", "galaxy", "--bot", "abc"], "the following arguments are required: PATH"),
+    (["submit", "builtin:random", "--game", "chess", "--bot", "abc"], "invalid choice: 'chess'"),
+    (["submit", "builtin:random", "--game", "galaxy", "--bot", "abc", "--timeout", "0"], "above 0"),
+    (["submit", "builtin:random", "--game", "galaxy", "--bot", "abc", "--timeout", "soon"], "number of seconds"),
+    (["submit", "builtin:random", "--game", "galaxy", "--bot", "a b"], "bad bot name 'a b': use 3 to 40"),
+    (["submit", "builtin:random", "--game", "galaxy", "--bot", "x" * 41], "bad bot name"),
+    (["submit", "builtin:nope", "--game", "galaxy", "--bot", "abc"], "no starter bot 'nope' for galaxy"),
+    (["submit", "missing.py", "--game", "galaxy", "--bot", "abc"], "missing.py: no such file or folder"),
+])
+def test_usage_errors_exit_2(argv: list[str], message: str, site: FakeSite, home: Path,
+                             monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ARMADA_TOKEN", TOKEN)
+    monkeypatch.setenv("ARMADA_SERVER", site.url)
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert site.requests == []
+
+
+def test_submit_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["submit", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: armada submit")
+    assert "armada submit mybot --game galaxy --bot mybot" in out.split("examples:")[1]
+
+
+def test_terminal_progress_is_redrawn(logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    monkeypatch.setattr("sys.stderr", stream)
+    assert _submit() == 0
+    text = stream.getvalue()
+    assert text.startswith("\rversion 1: pending (0 s)\033[K")
+    assert text.endswith("valid (0 s)\033[K\n")
+    assert json.dumps(text).count("\\n") == 1  # one line, redrawn
