@@ -26,12 +26,20 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "knox",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "armada_web.ops",
+    "armada_web.accounts",
+    "armada_web.bots",
+    "armada_web.api",
     "armada_web.pages",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -52,6 +60,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "armada_web.pages.context.site",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -61,7 +70,7 @@ TEMPLATES = [
 
 # SQLite by default: WAL lets the web process and the workers write at the same time, the
 # busy timeout makes a writer wait for a lock instead of failing, IMMEDIATE avoids upgrade deadlocks.
-SQLITE_PATH = DATA_DIR / "armada.sqlite3"
+SQLITE_PATH = env_str("ARMADA_SQLITE_PATH", str(DATA_DIR / "armada.sqlite3"))
 DATABASE_URL = env_str("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
@@ -70,6 +79,8 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": str(SQLITE_PATH),
+            # A file, not memory, so that worker and server processes started by tests share it.
+            "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},
             "OPTIONS": {
                 "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 20),
                 "transaction_mode": "IMMEDIATE",
@@ -94,16 +105,95 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
-MEDIA_URL = "media/"
-MEDIA_ROOT = DATA_DIR / "media"
+STATIC_ROOT.mkdir(exist_ok=True)
+# Uploaded archives and bot logs are private: kept outside any served folder and only ever
+# sent through views that check the owner (armada_web.bots.storage). There is no MEDIA_URL.
+PRIVATE_ROOT = DATA_DIR / "private"
+STORAGES = {
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(PRIVATE_ROOT), "base_url": None},
+    },
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+                    if env_bool("STATIC_COMPRESS", False)
+                    else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my-bots"
+LOGOUT_REDIRECT_URL = "home"
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "armada@localhost")
+
+# Throttles and caches: counters live in the cache, Redis by default so that every web
+# process shares them (CACHE_URL=locmem:// keeps them in one process, for tests).
+CACHE_URL = env_str("CACHE_URL", "")
+if CACHE_URL.startswith("locmem"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": CACHE_URL or env_str("REDIS_URL", "redis://127.0.0.1:6379/0"),
+                          "KEY_PREFIX": env_str("CACHE_PREFIX", "armada")}}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "armada_web.accounts.tokens.NamedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "armada_web.api.pagination.PageNumber",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "armada_web.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("THROTTLE_ANON", "600/min"),
+        "user": env_str("THROTTLE_USER", "1200/min"),
+    },
 }
+# Failed password checks (log-in page and POST /api/tokens/) allowed per window.
+ARMADA_LOGIN_FAILURES = {
+    "ip": env_int("ARMADA_LOGIN_FAILURES_PER_IP", 30),
+    "user": env_int("ARMADA_LOGIN_FAILURES_PER_USER", 10),
+    "window_s": env_int("ARMADA_LOGIN_FAILURE_WINDOW_S", 900),
+}
+REST_KNOX = {
+    "TOKEN_TTL": None,  # CLI tokens live until revoked
+    "AUTH_HEADER_PREFIX": "Token",
+}
+KNOX_TOKEN_MODEL = "accounts.ApiToken"  # noqa: S105 (a model name, not a secret)
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Armada API",
+    "DESCRIPTION": "Bots, versions, matches and ladders of the Armada arena. "
+    "Authenticate with `Authorization: Token <token>` (create one on your profile page or with `armada login`).",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+API_VERSION = 1
+
+# Bots and uploads (docs/site.md).
+ARMADA_MAX_BOTS_PER_GAME = env_int("ARMADA_MAX_BOTS_PER_GAME", 5)
+ARMADA_UPLOADS_PER_HOUR = env_int("ARMADA_UPLOADS_PER_HOUR", 20)
+ARMADA_UPLOAD_MAX_BYTES = env_int("ARMADA_UPLOAD_MAX_BYTES", 1024 * 1024)
+ARMADA_UNPACKED_MAX_BYTES = env_int("ARMADA_UNPACKED_MAX_BYTES", 10 * 1024 * 1024)
+ARMADA_UPLOAD_MAX_FILES = env_int("ARMADA_UPLOAD_MAX_FILES", 200)
+# Validation: attempts before a platform failure becomes status `error`, and how long a
+# version may stay `validating` (or `pending`) before the reaper acts.
+ARMADA_VALIDATION_ATTEMPTS = env_int("ARMADA_VALIDATION_ATTEMPTS", 3)
+ARMADA_VALIDATION_STUCK_S = env_int("ARMADA_VALIDATION_STUCK_S", 600)
+ARMADA_VALIDATION_RETRY_S = env_int("ARMADA_VALIDATION_RETRY_S", 10)
+ARMADA_GALAXY_VALIDATION_TURNS = env_int("ARMADA_GALAXY_VALIDATION_TURNS", 30)
+# Django's upload handling: keep small uploads in memory, refuse silly request bodies early.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 # Redis: Celery's broker and result backend.
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -119,10 +209,20 @@ CELERY_TASK_SOFT_TIME_LIMIT = MATCH_TIME_LIMIT_S + 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": MATCH_TIME_LIMIT_S * 2}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Validation runs on a queue of its own (served by its own worker) so that an upload never
+# waits behind ranked matches; tests give each live site its own queue name.
+ARMADA_VALIDATION_QUEUE = env_str("ARMADA_VALIDATION_QUEUE", "validation")
+CELERY_TASK_ROUTES = {
+    "armada_web.bots.validation.validate_version": {"queue": ARMADA_VALIDATION_QUEUE},
+}
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-containers": {
         "task": "armada_web.ops.tasks.sweep_containers",
         "schedule": 300.0,
+    },
+    "reap-validations": {
+        "task": "armada_web.bots.validation.reap_validations",
+        "schedule": 60.0,
     },
 }
 

@@ -1,7 +1,7 @@
 """URL routes of the site."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from armada_web.ops.views import healthz
 from armada_web.pages.views import home
@@ -9,5 +9,8 @@ from armada_web.pages.views import home
 urlpatterns = [
     path("", home, name="home"),
     path("healthz", healthz, name="healthz"),
+    path("accounts/", include("armada_web.accounts.urls")),
+    path("api/", include("armada_web.api.urls")),
+    path("", include("armada_web.bots.urls")),
     path("admin/", admin.site.urls),
 ]

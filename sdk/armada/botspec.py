@@ -43,6 +43,19 @@ class BotSpecError(ValueError):
     """A bot spec could not be turned into runnable code; the message says why."""
 
 
+@dataclass(frozen=True)
+class ZipLimits:
+    """What `check_zip` accepts; the site passes stricter values than the CLI's defaults."""
+
+    max_zip_bytes: int = MAX_ZIP_BYTES
+    max_entries: int = MAX_ZIP_ENTRIES
+    max_uncompressed_bytes: int = MAX_UNCOMPRESSED_BYTES
+    max_ratio: int = MAX_COMPRESSION_RATIO
+
+
+DEFAULT_ZIP_LIMITS = ZipLimits()
+
+
 @dataclass
 class BotSource:
     """A bot's code on disk: run `entry` (a file name) inside `code_dir`; `label` names it for people."""
@@ -179,13 +192,14 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
-def check_zip(archive: zipfile.ZipFile, archive_bytes: int) -> list[tuple[zipfile.ZipInfo, list[str]]]:
+def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
+              limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> list[tuple[zipfile.ZipInfo, list[str]]]:
     """Validate every entry before extraction; returns the members to extract with their path parts."""
-    if archive_bytes > MAX_ZIP_BYTES:
-        raise BotSpecError(f"zip too large: {archive_bytes} bytes (limit {MAX_ZIP_BYTES})")
+    if archive_bytes > limits.max_zip_bytes:
+        raise BotSpecError(f"zip too large: {archive_bytes} bytes (limit {limits.max_zip_bytes})")
     infos = archive.infolist()
-    if len(infos) > MAX_ZIP_ENTRIES:
-        raise BotSpecError(f"zip has too many entries: {len(infos)} (limit {MAX_ZIP_ENTRIES})")
+    if len(infos) > limits.max_entries:
+        raise BotSpecError(f"zip has too many entries: {len(infos)} (limit {limits.max_entries})")
     members = []
     total = 0
     compressed = 0
@@ -200,17 +214,18 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int) -> list[tuple[zipfil
         total += info.file_size
         compressed += info.compress_size
         members.append((info, parts))
-    if total > MAX_UNCOMPRESSED_BYTES:
-        raise BotSpecError(f"zip too large when extracted: {total} bytes (limit {MAX_UNCOMPRESSED_BYTES})")
-    if total > 0 and total > MAX_COMPRESSION_RATIO * max(compressed, 1):
+    if total > limits.max_uncompressed_bytes:
+        raise BotSpecError(
+            f"zip too large when extracted: {total} bytes (limit {limits.max_uncompressed_bytes})")
+    if total > 0 and total > limits.max_ratio * max(compressed, 1):
         ratio = total / max(compressed, 1)
         raise BotSpecError(
-            f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {MAX_COMPRESSION_RATIO})"
+            f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {limits.max_ratio})"
         )
     return members
 
 
-def _find_entry_dir(members: list[tuple[zipfile.ZipInfo, list[str]]]) -> list[str]:
+def find_entry_dir(members: list[tuple[zipfile.ZipInfo, list[str]]]) -> list[str]:
     """Path parts of the folder holding main.py: [] (top) or [single top folder]; else says what was found."""
     files = {tuple(parts) for info, parts in members if not info.is_dir()}
     if (ENTRY,) in files:
@@ -287,7 +302,7 @@ def extract_zip(path: Path) -> BotSource:
     try:
         with zipfile.ZipFile(path) as archive:
             members = check_zip(archive, size)
-            entry_dir = _find_entry_dir(members)
+            entry_dir = find_entry_dir(members)
             tmp = _temp_dir("armada-bot-")
             try:
                 _extract(archive, members, Path(tmp.name))

@@ -1,4 +1,4 @@
-"""Page views: thin, data comes from selectors."""
+"""Page views: thin, data comes from queries."""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render

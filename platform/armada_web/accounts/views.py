@@ -1,0 +1,71 @@
+"""Account pages: sign up, profile with API tokens, delete the account. Log-in, log-out and
+the password pages are Django's own views (accounts/urls.py) with our templates."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from armada_web.accounts import queries, services
+from armada_web.accounts.forms import DeleteAccountForm, SignUpForm, TokenForm
+
+#: Tokens one user may hold at once.
+MAX_TOKENS = 50
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("my-bots")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
+        return redirect("my-bots")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    """Your account: API tokens (create: the secret is shown once; revoke), links to the rest."""
+    form = TokenForm(request.POST or None)
+    secret = None
+    if request.method == "POST" and form.is_valid():
+        if queries.tokens_of(request.user).count() >= MAX_TOKENS:
+            form.add_error(None, f"you have {MAX_TOKENS} tokens already; revoke some first")
+        else:
+            try:
+                _token, secret = services.create_token(request.user, form.cleaned_data["name"])
+            except services.AccountError as exc:
+                form.add_error("name", str(exc))
+            else:
+                form = TokenForm()
+    context = {"form": form, "secret": secret, "tokens": queries.tokens_of(request.user)}
+    return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        services.revoke_token(request.user, pk)
+        messages.success(request, "Token revoked: it no longer works.")
+    except services.AccountError as exc:
+        messages.error(request, str(exc))
+    return redirect("profile")
+
+
+@login_required
+def delete_account(request: HttpRequest) -> HttpResponse:
+    form = DeleteAccountForm(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = request.user
+        logout(request)
+        services.delete_account(user)  # type: ignore[arg-type]
+        messages.success(request, "Your account is deleted; your bots are retired and their code is gone.")
+        return redirect("home")
+    return render(request, "accounts/delete.html", {"form": form})

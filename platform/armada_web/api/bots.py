@@ -1,0 +1,146 @@
+"""`/api/bots/`: list, create, show, delete, retire, choose the active version, upload a version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.conf import settings
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from armada_web.api.permissions import OwnerWritesBot
+from armada_web.api.versions import VersionSerializer, version_payload
+from armada_web.bots import queries, services
+from armada_web.bots.models import Bot, Game
+
+
+class VersionSummary(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    detail = serializers.CharField()
+    created = serializers.DateTimeField()
+
+
+class BotSerializer(serializers.ModelSerializer):
+    owner = serializers.SerializerMethodField()
+    active_version = serializers.SerializerMethodField()
+    retired = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "owner", "description", "active_version", "created", "retired",
+                  "disabled", "url"]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_owner(self, bot: Bot) -> str | None:
+        return bot.owner.username if bot.owner else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_active_version(self, bot: Bot) -> int | None:
+        return bot.active_version_id
+
+    def get_retired(self, bot: Bot) -> bool:
+        return bot.retired is not None
+
+    def get_url(self, bot: Bot) -> str:
+        request = self.context.get("request")
+        path = f"/bots/{bot.pk}/"
+        return request.build_absolute_uri(path) if request else path
+
+
+class BotDetailSerializer(BotSerializer):
+    versions = serializers.SerializerMethodField()
+    pinned = serializers.BooleanField()
+
+    class Meta(BotSerializer.Meta):
+        fields = [*BotSerializer.Meta.fields, "pinned", "versions"]
+
+    @extend_schema_field(VersionSummary(many=True))
+    def get_versions(self, bot: Bot) -> list[dict[str, Any]]:
+        return [{"id": v.pk, "number": v.number, "status": v.status, "detail": v.detail, "created": v.created}
+                for v in queries.versions_of(bot)]
+
+
+class BotCreate(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    game = serializers.CharField(max_length=20)
+    description = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="")
+
+
+class BotFilter(django_filters.FilterSet):
+    game = django_filters.ChoiceFilter(choices=Game.choices)
+    owner = django_filters.CharFilter(field_name="owner__username", lookup_expr="iexact")
+    name = django_filters.CharFilter(field_name="name", lookup_expr="iexact")
+    search = django_filters.CharFilter(method="filter_search")
+    retired = django_filters.BooleanFilter(field_name="retired", lookup_expr="isnull", exclude=True)
+
+    class Meta:
+        model = Bot
+        fields = ["game", "owner", "name", "search", "retired"]
+
+    def filter_search(self, queryset: QuerySet[Bot], name: str, value: str) -> QuerySet[Bot]:
+        return queries.search(queryset, value)
+
+
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
+                 viewsets.GenericViewSet):
+    """Bots: anyone reads, a signed-in user creates, the owner changes."""
+
+    queryset = queries.bots()
+    permission_classes = [IsAuthenticatedOrReadOnly, OwnerWritesBot]
+    filterset_class = BotFilter
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer]:
+        return BotDetailSerializer if self.action == "retrieve" else BotSerializer
+
+    def _detail(self, bot: Bot, code: int = status.HTTP_200_OK) -> Response:
+        bot.refresh_from_db()
+        return Response(BotDetailSerializer(bot, context=self.get_serializer_context()).data, status=code)
+
+    @extend_schema(request=BotCreate, responses={201: BotDetailSerializer})
+    def create(self, request: Request) -> Response:
+        body = BotCreate(data=request.data)
+        body.is_valid(raise_exception=True)
+        bot = services.create_bot(request.user, **body.validated_data)
+        return self._detail(bot, status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance: Bot) -> None:
+        services.delete_bot(instance, self.request.user)
+
+    @extend_schema(request=None, responses=BotDetailSerializer)
+    @action(detail=True, methods=["post"])
+    def retire(self, request: Request, pk: str) -> Response:
+        return self._detail(services.retire_bot(self.get_object(), request.user))
+
+    @extend_schema(request=inline_serializer("ActiveVersion", {"version": serializers.IntegerField()}),
+                   responses=BotDetailSerializer)
+    @action(detail=True, methods=["post"])
+    def active(self, request: Request, pk: str) -> Response:
+        return self._detail(services.set_active(self.get_object(), request.user, request.data.get("version")))
+
+    @extend_schema(
+        request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField()})},
+        responses={201: VersionSerializer},
+        parameters=[OpenApiParameter("file", type=str, location="form", required=True,
+                                     description="main.py or a zip with main.py at its top or in one top folder")],
+    )
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def versions(self, request: Request, pk: str) -> Response:
+        bot = self.get_object()
+        upload = request.FILES.get("file")
+        if upload is None:
+            raise services.BotError('send the bot as a multipart form field named "file"')
+        limit = settings.ARMADA_UPLOAD_MAX_BYTES
+        if upload.size is not None and upload.size > limit:
+            raise services.BotError(f"upload too large: {upload.size} bytes (limit {limit} bytes)")
+        version = services.upload_version(bot, request.user, upload.name or "upload", upload.read())
+        return Response(version_payload(version, request), status=status.HTTP_201_CREATED)

@@ -1,0 +1,106 @@
+"""`POST /api/tokens/` (username + password -> a new named token), list and revoke tokens, `GET /api/me/`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from armada_web.accounts import queries, services
+from armada_web.accounts.models import ApiToken
+from armada_web.api.pagination import PageNumber
+
+
+class TokenSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "created", "last_used"]
+
+
+class TokenRequest(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+    name = serializers.CharField(max_length=services.TOKEN_NAME_MAX)
+
+
+class NewTokenSerializer(TokenSerializer):
+    token = serializers.CharField(help_text="the secret: shown once, never stored")
+
+    class Meta(TokenSerializer.Meta):
+        fields = [*TokenSerializer.Meta.fields, "token"]
+
+
+class UserSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    email = serializers.EmailField()
+    date_joined = serializers.DateTimeField()
+    is_staff = serializers.BooleanField()
+
+
+class TokensView(APIView):
+    """Create a token from a username and password (the CLI's `armada login`), or list yours."""
+
+    throttle_classes: list[Any] = []  # password attempts are limited by accounts.throttles
+
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    @extend_schema(responses=TokenSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        paginator = PageNumber()
+        page = paginator.paginate_queryset(queries.tokens_of(request.user), request, view=self)
+        return paginator.get_paginated_response(TokenSerializer(page, many=True).data)
+
+    @extend_schema(request=TokenRequest, responses={201: NewTokenSerializer,
+                                                     400: OpenApiResponse(description="wrong credentials"),
+                                                     429: OpenApiResponse(description="too many failed attempts")})
+    def post(self, request: Request) -> Response:
+        body = TokenRequest(data=request.data)
+        body.is_valid(raise_exception=True)
+        user = services.check_password(request._request, body.validated_data["username"],
+                                       body.validated_data["password"])
+        token, secret = services.create_token(user, body.validated_data["name"])
+        data = {**TokenSerializer(token).data, "token": secret}
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailView(APIView):
+    """Revoke one of your tokens."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, pk: int) -> Response:
+        services.revoke_token(request.user, pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(APIView):
+    """The authenticated user."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=UserSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(UserSerializer(request.user).data)
+
+
+class ApiVersionView(APIView):
+    """The API's version and the SDK version the site serves (the CLI warns when it is older)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=inline_serializer("ApiVersion", {"api": serializers.IntegerField(),
+                                                              "sdk": serializers.CharField()}))
+    def get(self, request: Request) -> Response:
+        from django.conf import settings
+
+        import armada
+
+        return Response({"api": settings.API_VERSION, "sdk": armada.__version__})

@@ -1,0 +1,24 @@
+"""The API's routes (docs/site.md lists them; the paths are a contract with the CLI)."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from armada_web.api.bots import BotViewSet
+from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
+from armada_web.api.versions import VersionSourceView, VersionView
+
+router = DefaultRouter()
+router.register("bots", BotViewSet, basename="bot")
+
+urlpatterns = [
+    path("tokens/", TokensView.as_view(), name="api-tokens"),
+    path("tokens/<int:pk>/", TokenDetailView.as_view(), name="api-token"),
+    path("me/", MeView.as_view(), name="api-me"),
+    path("version/", ApiVersionView.as_view(), name="api-version"),
+    path("versions/<int:pk>/", VersionView.as_view(), name="api-bot-version"),
+    path("versions/<int:pk>/source/", VersionSourceView.as_view(), name="api-bot-version-source"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include(router.urls)),
+]

@@ -1,0 +1,85 @@
+"""`/api/versions/{id}/` (public status; the log for owner and staff) and its `source/` (owner and staff)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import FileResponse, Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from armada_web.api.permissions import can_see_private
+from armada_web.bots import queries
+from armada_web.bots.models import BotVersion
+
+
+class VersionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    bot = serializers.IntegerField(source="bot_id")
+    bot_name = serializers.CharField(source="bot.name")
+    game = serializers.CharField(source="bot.game")
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    detail = serializers.CharField()
+    size = serializers.IntegerField()
+    files = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    race_name = serializers.CharField()
+    attempts = serializers.IntegerField()
+    created = serializers.DateTimeField()
+    started = serializers.DateTimeField(allow_null=True)
+    finished = serializers.DateTimeField(allow_null=True)
+    active = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+    log = serializers.CharField(required=False, help_text="the bot's stderr tail: owner and staff only")
+
+    def get_active(self, version: BotVersion) -> bool:
+        return version.bot.active_version_id == version.pk
+
+    def get_url(self, version: BotVersion) -> str:
+        path = f"/bots/{version.bot_id}/versions/{version.number}/"
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+def version_payload(version: BotVersion, request: Any) -> dict[str, Any]:
+    """The version as the API shows it to this request's user (the log only to owner and staff)."""
+    data = dict(VersionSerializer(version, context={"request": request}).data)
+    data.pop("log", None)
+    if can_see_private(request.user, version.bot):
+        data["log"] = version.log
+    return data
+
+
+class VersionView(APIView):
+    """One bot version: status and validation detail (public), the bot's log (owner and staff)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        version = queries.version_for(request.user, pk)
+        if version is None:
+            raise Http404("no such version")
+        return Response(version_payload(version, request))
+
+
+class VersionSourceView(APIView):
+    """The version's archive (a zip with main.py at its top): owner and staff only; 404 for anyone else."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(description="the archive")})
+    def get(self, request: Request, pk: int) -> FileResponse:
+        version = queries.private_version_for(request.user, pk)
+        if version is None or not version.archive.name:
+            raise Http404("no such version")
+        handle = version.archive.storage.open(version.archive.name, "rb")
+        filename = f"{version.bot.name}-v{version.number}.zip"
+        response = FileResponse(handle, as_attachment=True, filename=filename, content_type="application/zip")
+        response["Cache-Control"] = "private, no-store"
+        return response

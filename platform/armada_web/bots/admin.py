@@ -1,0 +1,66 @@
+"""Staff: bots (disable, enable, retire) and versions (re-run a validation), with filters and search."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+
+from armada_web.bots import services
+from armada_web.bots.models import Bot, BotVersion
+
+
+class VersionInline(admin.TabularInline):
+    model = BotVersion
+    fields = ["number", "status", "detail", "attempts", "created", "finished"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "owner", "active_version", "pinned", "retired", "disabled", "created"]
+    list_filter = ["game", "disabled", ("retired", admin.EmptyFieldListFilter), "created"]
+    search_fields = ["name", "owner__username", "description"]
+    raw_id_fields = ["owner", "active_version"]
+    inlines = [VersionInline]
+    actions = ["disable", "enable", "retire"]
+
+    @admin.action(description="Disable: stop the selected bots from playing")
+    def disable(self, request: Any, queryset: QuerySet[Bot]) -> None:
+        for bot in queryset:
+            services.set_disabled(bot, True, f"disabled by staff ({request.user.username})")
+        self.message_user(request, f"{queryset.count()} bot(s) disabled.", messages.SUCCESS)
+
+    @admin.action(description="Enable: let the selected bots play again")
+    def enable(self, request: Any, queryset: QuerySet[Bot]) -> None:
+        for bot in queryset:
+            services.set_disabled(bot, False)
+        self.message_user(request, f"{queryset.count()} bot(s) enabled.", messages.SUCCESS)
+
+    @admin.action(description="Retire the selected bots")
+    def retire(self, request: Any, queryset: QuerySet[Bot]) -> None:
+        for bot in queryset:
+            if bot.owner is not None:
+                services.retire_bot(bot, bot.owner)
+        self.message_user(request, "Bots retired.", messages.SUCCESS)
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "bot", "number", "status", "attempts", "created", "finished"]
+    list_filter = ["status", "bot__game", "created"]
+    search_fields = ["bot__name", "bot__owner__username", "sha256", "detail"]
+    readonly_fields = ["bot", "number", "archive", "sha256", "size", "files", "orders", "race_name",
+                       "engine_version", "attempts", "created", "queued", "started", "finished", "log"]
+    actions = ["rerun_validation"]
+
+    @admin.action(description="Re-run the validation of the selected versions")
+    def rerun_validation(self, request: Any, queryset: QuerySet[BotVersion]) -> None:
+        queued = sum(services.revalidate(version) for version in queryset)
+        self.message_user(request, f"{queued} version(s) queued for validation "
+                                   f"({queryset.count() - queued} being validated now were left alone).",
+                          messages.SUCCESS)

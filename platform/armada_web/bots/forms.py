@@ -1,0 +1,18 @@
+"""Bot forms: a new bot, an upload."""
+
+from __future__ import annotations
+
+from django import forms
+
+from armada_web.bots.models import Game
+
+
+class BotForm(forms.Form):
+    name = forms.CharField(max_length=40, help_text="3 to 40 letters, digits, - or _; unique per game")
+    game = forms.ChoiceField(choices=Game.choices)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(help_text="main.py, or a .zip with main.py at its top or in one top folder (1 MiB)",
+                           allow_empty_file=True)

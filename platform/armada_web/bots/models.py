@@ -1,0 +1,93 @@
+"""Bots and their uploaded versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class Game(models.TextChoices):
+    """The games a bot can be written for (slugs of armada.games)."""
+
+    GALAXY = "galaxy", "Galaxy"
+    MOTHERSHIP = "mothership", "Mothership Down"
+
+
+class Bot(models.Model):
+    """A competitor's bot for one game; its code comes in versions."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="bots", help_text="empty once the owner deleted their account")
+    game = models.CharField(max_length=16, choices=Game.choices)
+    name = models.CharField(max_length=40, help_text="unique per game (case-insensitive); 3..40 of A-Z a-z 0-9 - _")
+    description = models.TextField(blank=True, max_length=2000)
+    created = models.DateTimeField(auto_now_add=True)
+    active_version = models.ForeignKey("BotVersion", null=True, blank=True, on_delete=models.SET_NULL,
+                                       related_name="+", help_text="the version that plays")
+    pinned = models.BooleanField(default=False, help_text="the owner chose the active version (no auto-update)")
+    retired = models.DateTimeField(null=True, blank=True, help_text="when it stopped playing (history kept)")
+    disabled = models.BooleanField(default=False, help_text="staff stopped it from playing")
+    disabled_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["game", "name"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "game", name="bot_name_unique_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+    @property
+    def is_active(self) -> bool:
+        """Plays: not retired, not disabled, and has an active version."""
+        return self.retired is None and not self.disabled and self.active_version_id is not None
+
+
+class VersionStatus(models.TextChoices):
+    PENDING = "pending", "pending"
+    """Uploaded and queued for validation."""
+    VALIDATING = "validating", "validating"
+    """A worker is validating it in the sandbox now."""
+    VALID = "valid", "valid"
+    """Passed validation: it may play."""
+    INVALID = "invalid", "invalid"
+    """Failed validation because of the bot (the detail and log say why)."""
+    ERROR = "error", "error"
+    """The platform failed to validate it after its retries (Docker down, storage error): not the bot's fault."""
+
+
+class BotVersion(models.Model):
+    """One upload of a bot's code, numbered 1, 2, ... per bot, and its validation."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    archive = models.FileField(upload_to="versions/", max_length=300, blank=True,
+                               help_text="the normalised zip in private storage; empty once deleted")
+    sha256 = models.CharField(max_length=64, help_text="of the normalised archive: same files, same hash")
+    size = models.PositiveIntegerField(help_text="bytes uploaded")
+    files = models.PositiveIntegerField(default=0, help_text="files in the archive")
+    status = models.CharField(max_length=12, choices=VersionStatus.choices, default=VersionStatus.PENDING)
+    detail = models.CharField(max_length=500, blank=True, help_text="one line: why invalid or error")
+    log = models.TextField(blank=True, help_text="the bot's stderr tail from validation (owner and staff only)")
+    orders = models.JSONField(null=True, blank=True, help_text="Mothership Down: the orders given (MD-11)")
+    race_name = models.CharField(max_length=40, blank=True, help_text="the name the bot gave at init (MD-3)")
+    engine_version = models.CharField(max_length=40, blank=True, help_text="engine it was validated with")
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="validation runs started")
+    created = models.DateTimeField(auto_now_add=True)
+    queued = models.DateTimeField(null=True, blank=True, help_text="latest time its validation was queued")
+    started = models.DateTimeField(null=True, blank=True, help_text="latest validation start")
+    finished = models.DateTimeField(null=True, blank=True, help_text="validation end")
+
+    class Meta:
+        ordering = ["bot", "-number"]
+        constraints = [models.UniqueConstraint(fields=["bot", "number"], name="version_number_unique_per_bot")]
+        indexes = [models.Index(fields=["status", "started"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (VersionStatus.VALID, VersionStatus.INVALID, VersionStatus.ERROR)

@@ -1,0 +1,19 @@
+"""Bot names: 3..40 characters of letters, digits, `-` and `_`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
+
+
+def name_problem(name: Any) -> str | None:
+    """None for a good name, else the message saying what is wrong."""
+    if not isinstance(name, str) or not name:
+        return "a bot needs a name"
+    if len(name) < 3 or len(name) > 40:
+        return f"a bot name has 3 to 40 characters (this one has {len(name)})"
+    if not NAME_RE.fullmatch(name):
+        return "a bot name may hold only letters, digits, '-' and '_'"
+    return None

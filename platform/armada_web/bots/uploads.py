@@ -1,0 +1,146 @@
+"""Checking an upload and turning it into the stored archive (wraps `armada.botspec.check_zip`).
+
+An upload is one `.py` file (stored as `main.py`) or a zip with `main.py` at its top or in
+its single top folder. The SDK's checker refuses unsafe zips (absolute paths, `..`,
+symlinks, encryption, bombs); the site adds its own stricter sizes and checks that every
+`.py` is UTF-8 text. Nothing is extracted to disk: the accepted files are read into memory
+(bounded) and written into a normalised zip (sorted names, fixed times and modes), so the
+same files with the same contents always give the same bytes and the same sha256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir
+
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+class UploadError(ValueError):
+    """The upload is refused; the message says why (shown as is on the page and in the API)."""
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """An accepted upload: the normalised archive, its sha256, how many files and bytes it had."""
+
+    archive: bytes
+    sha256: str
+    files: int
+    uploaded_bytes: int
+
+
+def site_limits() -> ZipLimits:
+    return ZipLimits(
+        max_zip_bytes=settings.ARMADA_UPLOAD_MAX_BYTES,
+        max_entries=settings.ARMADA_UPLOAD_MAX_FILES,
+        max_uncompressed_bytes=settings.ARMADA_UNPACKED_MAX_BYTES,
+    )
+
+
+def check_upload(name: str, data: bytes) -> Bundle:
+    """The stored form of an upload named `name` holding `data`; raises UploadError."""
+    if not data:
+        raise UploadError("the uploaded file is empty")
+    limit = settings.ARMADA_UPLOAD_MAX_BYTES
+    if len(data) > limit:
+        raise UploadError(f"upload too large: {len(data)} bytes (limit {limit} bytes)")
+    lower = name.lower()
+    if data.startswith(ZIP_MAGIC) or lower.endswith(".zip"):
+        files = _zip_files(data)
+    elif lower.endswith(".py"):
+        _check_python(name, data)
+        files = {ENTRY: data}
+    else:
+        raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
+    return _bundle(files, len(data))
+
+
+def _shown(name: str) -> str:
+    """A file name for a message: its last part, at most 80 characters."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1] or "the file"
+    return base if len(base) <= 80 else base[:77] + "..."
+
+
+def _check_python(path: str, data: bytes) -> None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UploadError(f"{_shown(path)} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    if b"\x00" in data:
+        raise UploadError(f"{_shown(path)} is not text (it holds NUL bytes)")
+
+
+def _zip_files(data: bytes) -> dict[str, bytes]:
+    """The files of a bot zip, relative to the folder holding main.py; raises UploadError."""
+    limits = site_limits()
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = check_zip(archive, len(data), limits)
+            top = find_entry_dir(members)
+            budget = limits.max_uncompressed_bytes
+            files: dict[str, bytes] = {}
+            for info, parts in members:
+                if info.is_dir():
+                    continue
+                with archive.open(info) as src:
+                    content = src.read(info.file_size + 1)
+                if len(content) > info.file_size:
+                    raise UploadError(f"zip entry {info.filename!r} extracts to more than it declares")
+                budget -= len(content)
+                if budget < 0:
+                    raise UploadError(f"zip too large when extracted (limit {limits.max_uncompressed_bytes} bytes)")
+                rel = "/".join(parts[len(top):])
+                if rel.endswith(".py"):
+                    _check_python(rel, content)
+                files[rel] = content
+    except BotSpecError as exc:
+        raise UploadError(str(exc)) from None
+    except zipfile.BadZipFile as exc:
+        raise UploadError(f"not a valid zip file ({exc})") from None
+    except (RuntimeError, NotImplementedError, zipfile.LargeZipFile, EOFError, OSError) as exc:
+        raise UploadError(f"cannot read the zip ({exc})") from None
+    return files
+
+
+def _bundle(files: dict[str, bytes], uploaded_bytes: int) -> Bundle:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as out:
+        for rel in sorted(files):
+            info = zipfile.ZipInfo(rel, date_time=_FIXED_TIME)
+            info.external_attr = 0o100644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            out.writestr(info, files[rel])
+    archive = buffer.getvalue()
+    return Bundle(archive, hashlib.sha256(archive).hexdigest(), len(files), uploaded_bytes)
+
+
+def unpack(archive: bytes, dest: str) -> None:
+    """Write a stored (normalised, already checked) archive into folder `dest` for the sandbox.
+
+    Files get mode 0644 and folders 0755 so the sandbox user can read them.
+    """
+    import os
+    from pathlib import Path
+
+    root = Path(dest)
+    with zipfile.ZipFile(io.BytesIO(archive)) as src:
+        members = check_zip(src, len(archive), site_limits())
+        for info, parts in members:
+            if info.is_dir():
+                continue
+            target = root.joinpath(*parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(src.read(info))
+            os.chmod(target, 0o644)
+    for folder, dirs, _files in os.walk(root):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), 0o755)  # noqa: S103 (bot code, read by the sandbox uid)
+    os.chmod(root, 0o755)  # noqa: S103
