@@ -119,12 +119,21 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
 def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:
     """The user's bot of that game and name, found by the list's filters and an exact name match."""
     for bot in client.pages("/api/bots/", {"game": game, "owner": owner, "name": name}):
-        if bot.get("name") == name and bot.get("game", game) == game and bot.get("owner", owner) == owner:
+        if bot.get("name") == name and bot.get("game", game) == game and _owned_by(bot.get("owner"), owner):
             if bot.get("retired"):
                 print(f"armada: warning: bot {name} is retired: a new version will not play until you "
                       "bring it back on the site", file=sys.stderr)
             return Target(int(bot["id"]), name, game)
     return None
+
+
+def _owned_by(value: object, username: str) -> bool:
+    """Whether the list's "owner" (a username, or an object with one) is the user; an id counts as yes."""
+    if isinstance(value, str):
+        return value == username
+    if isinstance(value, dict) and "username" in value:
+        return value["username"] == username
+    return True  # only an id: the list was already filtered by owner
 
 
 def create_bot(client: ApiClient, game: str, name: str, description: str) -> Target:
@@ -174,12 +183,17 @@ class StatusLine:
 
 
 def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: TextIO) -> dict[str, Any]:
-    """Poll the version until its status is final or `timeout_s` passed; returns the last answer."""
+    """Poll the version until its status is final or `timeout_s` passed; returns the last answer.
+
+    Network errors and 5xx answers are retried (POLL_RETRIES in a row, within the deadline);
+    an interruption or a lasting failure still says where the uploaded version is.
+    """
     deadline = time.monotonic() + timeout_s
     line = StatusLine(version["number"], stream)
     pause = POLL_FIRST_S
     failures = 0
     path = f"/api/versions/{version['id']}/"
+    where = f"version {version['number']} ({version.get('url') or client.url(path)})"
     try:
         while True:
             line.show(str(version["status"]))
@@ -190,16 +204,22 @@ def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: T
                 return version
             time.sleep(min(pause, left))
             pause = min(pause * POLL_GROWTH, POLL_MAX_S)
+            left = deadline - time.monotonic()
             try:
-                version = _checked_version(client.request("GET", path), f"GET {path}") | {"number": version["number"]}
+                fresh = client.request("GET", path, timeout=max(1.0, min(client.timeout, left)))
+                version = {**version, **_checked_version(fresh, f"GET {path}")}
                 failures = 0
             except RemoteError as exc:
                 failures += 1
                 transient = exc.status is None or exc.exit_code == 3
+                if transient and time.monotonic() >= deadline:
+                    raise RemoteError(f"gave up waiting after {timeout_s:g} s for {where}: {exc}",
+                                      exit_code=3, status=exc.status) from None
                 if not transient or failures > POLL_RETRIES:
-                    url = version.get("url") or client.url(path)
-                    raise RemoteError(f"uploaded as version {version['number']} ({url}), but while waiting: {exc}",
+                    raise RemoteError(f"uploaded as {where}, but while waiting: {exc}",
                                       exit_code=exc.exit_code, status=exc.status) from None
+    except KeyboardInterrupt:
+        raise RemoteError(f"interrupted; {where} is uploaded and its validation goes on", exit_code=130) from None
     finally:
         line.done()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 from email import policy
 from email.message import Message
@@ -80,7 +79,7 @@ class FakeSite:
 
     def answer(self, seen: Seen) -> tuple[int, bytes, str]:
         self.requests.append(seen)
-        time.sleep(self.slow.get(seen.path, 0))
+        threading.Event().wait(self.slow.get(seen.path, 0))  # not time.sleep, which tests may replace
         forced = self.forced.get((seen.method, seen.path))
         if isinstance(forced, list):
             forced = forced.pop(0) if forced else None

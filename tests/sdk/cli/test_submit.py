@@ -5,13 +5,15 @@ from __future__ import annotations
 import io
 import json
 import os
+import socket
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from armada.botspec import starters_dir
-from armada.cli import client, config
+from armada.cli import client, config, submit
 from armada.cli.common import CliError
 from armada.cli.main import main
 from armada.cli.packing import bot_upload, zip_folder
@@ -235,8 +237,6 @@ def test_request_timeout_is_a_network_error(logged_in: FakeSite, monkeypatch: py
 
 
 def test_connection_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}"
@@ -286,3 +286,35 @@ def test_terminal_progress_is_redrawn(logged_in: FakeSite, monkeypatch: pytest.M
     assert text.startswith("\rversion 1: pending (0 s)\033[K")
     assert text.endswith("valid (0 s)\033[K\n")
     assert json.dumps(text).count("\\n") == 1  # one line, redrawn
+
+
+def test_slow_answers_while_waiting_end_at_the_deadline(logged_in: FakeSite,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.slow["/api/versions/100/"] = 3.0
+    started = time.monotonic()
+    assert _submit("--timeout", "0.5") == 3
+    assert time.monotonic() - started < 2.8  # one poll of at most 1 s, not the 30 s request timeout
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (f"armada: error: gave up waiting after 0.5 s for version 1 ({logged_in.url}/bots/1/versions/1/): "
+                   f"cannot reach {logged_in.url}: no answer within 1 s")
+
+
+def test_interrupted_wait_says_where_the_version_is(logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupt(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(submit.time, "sleep", interrupt)
+    assert _submit() == 130
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"armada: error: interrupted; version 1 ({logged_in.url}/bots/1/versions/1/) is uploaded and its "
+        "validation goes on")
+
+
+@pytest.mark.parametrize("owner", [{"id": 1, "username": "alice"}, 1])
+def test_owner_as_object_or_id(logged_in: FakeSite, owner: object) -> None:
+    logged_in.bots = [{"id": 3, "name": "mybot", "game": "galaxy", "owner": owner, "retired": False}]
+    logged_in.bot_page = lambda query: {"count": 1, "next": None, "previous": None, "results": logged_in.bots}
+    assert _submit("--no-wait") == 0
+    assert logged_in.seen("POST", "/api/bots/") == []
+    assert len(logged_in.seen("POST", "/api/bots/3/versions/")) == 1
