@@ -76,15 +76,22 @@ def _unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
+PASSWORD = "correct horse battery staple 7"
+
+
+def _logged_in(site: Any, tmp_path: Path, username: str) -> tuple[Cli, subprocess.CompletedProcess[str]]:
+    """A CLI with its own config folder, after `armada login` as a new user `username`."""
+    runner = Cli(tmp_path / "xdg", site.url.rstrip("/"))
+    site.create_user(username, PASSWORD)
+    done = runner.login(username, PASSWORD)
+    assert done.returncode == 0, done.stderr
+    return runner, done
+
+
 @pytest.fixture
 def cli(site: Any, tmp_path: Path) -> Cli:
     """A logged-in CLI: a fresh user on the live site, `armada login` done."""
-    runner = Cli(tmp_path / "xdg", site.url.rstrip("/"))
-    username, password = _unique("cli"), "correct horse battery staple 7"
-    site.create_user(username, password)
-    done = runner.login(username, password)
-    assert done.returncode == 0, done.stderr
-    return runner
+    return _logged_in(site, tmp_path, _unique("cli"))[0]
 
 
 def _galaxy_folder(tmp_path: Path, source: str | None = None) -> Path:
@@ -101,11 +108,8 @@ def _galaxy_folder(tmp_path: Path, source: str | None = None) -> Path:
 
 
 def test_login_creates_a_token_in_a_private_file(site: Any, tmp_path: Path) -> None:
-    runner = Cli(tmp_path / "xdg", site.url.rstrip("/"))
-    username, password = _unique("login"), "correct horse battery staple 7"
-    site.create_user(username, password)
-    done = runner.login(username, password)
-    assert done.returncode == 0, done.stderr
+    username = _unique("login")
+    runner, done = _logged_in(site, tmp_path, username)
     assert f"logged in as {username} on {runner.server}" in done.stdout
     assert stat.S_IMODE(runner.config_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(runner.config_file.parent.stat().st_mode) == 0o700
