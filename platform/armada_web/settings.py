@@ -6,6 +6,8 @@ Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALL
 
 from __future__ import annotations
 
+import os
+
 import dj_database_url
 
 from .env import REPO_ROOT, data_dir, env_bool, env_int, env_list, env_str
@@ -79,8 +81,9 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": str(SQLITE_PATH),
-            # A file, not memory, so that worker and server processes started by tests share it.
-            "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},
+            # A file, not memory, so that worker and server processes started by tests share it;
+            # named by process so that two test runs on one machine never share one.
+            "TEST": {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")},
             "OPTIONS": {
                 "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 20),
                 "transaction_mode": "IMMEDIATE",
@@ -211,6 +214,8 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Validation runs on a queue of its own (served by its own worker) so that an upload never
 # waits behind ranked matches; tests give each live site its own queue name.
+# Task modules not named tasks.py (which autodiscovery finds by itself).
+CELERY_IMPORTS = ("armada_web.bots.validation",)
 ARMADA_VALIDATION_QUEUE = env_str("ARMADA_VALIDATION_QUEUE", "validation")
 CELERY_TASK_ROUTES = {
     "armada_web.bots.validation.validate_version": {"queue": ARMADA_VALIDATION_QUEUE},

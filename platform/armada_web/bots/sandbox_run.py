@@ -16,7 +16,7 @@ from django.conf import settings
 from armada.botspec import resolve_bot
 from armada.games.base import ConfigError
 from armada.games.registry import get_game
-from armada.referee import play_match
+from armada.referee.match import play_match
 from armada_web.bots.uploads import unpack
 from armada_web.ops.limits import game_limits
 
