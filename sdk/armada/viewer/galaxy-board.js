@@ -78,7 +78,8 @@
     const colour = COLOURS[f.owner];
     const jitter = (((f.id * 37) % 7) - 3) * 3;
     const [x, y] = centre(row, col).map((v) => v + jitter);
-    const g = svg("g", { class: "av-fleet", "data-fleet": f.id, "data-owner": f.owner, "data-to": f.to });
+    const g = svg("g", { class: "av-fleet", "data-fleet": f.id, "data-owner": f.owner, "data-from": f.from,
+      "data-to": f.to, "data-row": row.toFixed(3), "data-col": col.toFixed(3) });
     const rest = M.path(f.from, f.to).slice(pathFrom);
     const pts = [[x, y], ...rest.map((pid) => centre(...M.coords(pid)))];
     g.appendChild(svg("polyline", { points: pts.map((pt) => pt.join(",")).join(" "), fill: "none",
