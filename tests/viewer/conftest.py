@@ -20,8 +20,8 @@ import pytest
 
 from armada.cli.main import main
 from armada.replay import read_replay, write_replay
-from tests.services import missing
 from tests.sdk.cli.bots import write_bot
+from tests.services import missing
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

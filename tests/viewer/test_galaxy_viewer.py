@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from armada.replay import write_replay
 from armada.viewer import offline_html
 from tests.viewer.conftest import EVIL_NAMES, at_rest, html_for, ready, save_screenshot
 from tests.viewer.helpers import fogged_copy, galaxy_frames, knowledge, pixel_stats, turn_events
@@ -50,7 +50,7 @@ def board(page) -> dict[str, Any]:
 
 
 def ships_text(units: dict[str, int]) -> str:
-    parts = [f"{units['battleships']}B"] * bool(units["battleships"]) + [f"{units['cruisers']}C"] * bool(units["cruisers"])
+    parts = [f"{units[kind]}{kind[0].upper()}" for kind in ("battleships", "cruisers") if units[kind]]
     return " ".join(parts) or "0"
 
 
@@ -130,7 +130,7 @@ def on_path(start: int, end: int, row: float, col: float) -> bool:
         r += (rb > r) - (rb < r)
         c += (cb > c) - (cb < c)
         points.append((r, c))
-    for (r0, c0), (r1, c1) in zip(points, points[1:], strict=False):
+    for (r0, c0), (r1, c1) in itertools.pairwise(points):
         for t in (i / 200 for i in range(201)):
             if abs(r0 + (r1 - r0) * t - row) < 0.02 and abs(c0 + (c1 - c0) * t - col) < 0.02:
                 return True
@@ -176,11 +176,15 @@ def test_battles_captures_probes_and_next_battle(galaxy):
     battles = sorted(e["planet"] for e in events if e["type"] == "battle")
     captures = sorted(e["planet"] for e in events if e["type"] == "capture")
     probed = sorted({t for e in events if e["type"] == "probes" for t in e["targets"]})
-    marked = page.evaluate("""() => ({
-      battles: [...document.querySelectorAll("[data-battle]")].map((n) => Number(n.dataset.battle)).sort((a, b) => a - b),
-      captures: [...document.querySelectorAll("[data-capture]")].map((n) => Number(n.dataset.capture)).sort((a, b) => a - b),
-      probes: [...new Set([...document.querySelectorAll("[data-probe]")].map((n) => Number(n.closest("[data-planet]").dataset.planet)))].sort((a, b) => a - b),
-    })""")
+    marked = page.evaluate("""() => {
+      const ids = (selector, read) =>
+        [...new Set([...document.querySelectorAll(selector)].map(read))].sort((a, b) => a - b);
+      return {
+        battles: ids("[data-battle]", (n) => Number(n.dataset.battle)),
+        captures: ids("[data-capture]", (n) => Number(n.dataset.capture)),
+        probes: ids("[data-probe]", (n) => Number(n.closest("[data-planet]").dataset.planet)),
+      };
+    }""")
     assert marked == {"battles": battles, "captures": captures, "probes": probed}
     assert battles
     assert "Battle at P" in page.locator(".av-panel").text_content()
@@ -201,8 +205,9 @@ def test_click_a_planet_to_inspect_it(galaxy):
     assert f"battleships{home['battleships']}" in text and f"launchers{home['launchers']}" in text
     prod = home["production"]
     assert f"{prod['battleships']}B {prod['cruisers']}C {prod['launchers']}L per turn" in text
-    assert f"hold{home['hold']} turns" in text
-    launched = [e["fleet"] for e in turn_events(replay, frame["turn"]) if e["type"] == "launch" and e["fleet"]["from"] == 1]
+    assert f"hold{home['hold']} turn" in text
+    events = turn_events(replay, frame["turn"])
+    launched = [e["fleet"] for e in events if e["type"] == "launch" and e["fleet"]["from"] == 1]
     for fleet in launched:
         assert f"Fleet #{fleet['id']} of seat 1 launched P1 \u2192 P{fleet['to']}" in text
     scrub_to(page, index + 1)  # the selection stays while the turns change
@@ -216,7 +221,8 @@ def test_chart_of_planets_and_mle(galaxy):
     count = len(galaxy_frames(replay))
     lines = page.evaluate("""() => [...document.querySelectorAll(".av-chart")].map((c) => ({
       metric: c.dataset.metric,
-      seats: [...c.querySelectorAll("polyline")].map((l) => [Number(l.dataset.seat), l.getAttribute("points").split(" ").length]),
+      seats: [...c.querySelectorAll("polyline")].map((l) =>
+        [Number(l.dataset.seat), l.getAttribute("points").split(" ").length]),
     }))""")
     assert lines == [{"metric": "planets", "seats": [[1, count], [2, count]]},
                      {"metric": "mle", "seats": [[1, count], [2, count]]}]
@@ -251,7 +257,8 @@ def test_fog_shows_only_what_the_seat_knew(galaxy, seat):
     assert set(marked) == know["battles"]
     assert "MLE ?" in shown["header"]
     seats_in_mle_chart = page.evaluate(
-        "() => [...document.querySelectorAll('.av-chart[data-metric=mle] polyline')].map((l) => Number(l.dataset.seat))")
+        "() => [...document.querySelectorAll('.av-chart[data-metric=mle] polyline')]"
+        ".map((l) => Number(l.dataset.seat))")
     assert seats_in_mle_chart == [seat]
     page.locator(".av-fog").select_option("0")
     assert board(page) == before
@@ -271,10 +278,12 @@ def fog_snapshots(page, seat: int) -> list[str]:
         await rest();
         out.push(root.querySelector(".av-board").outerHTML + root.querySelector(".av-header").textContent +
                  root.querySelector(".av-charts").innerHTML + root.querySelector(".av-panel").textContent);
+        const click = (p) => root.querySelector('.av-planet[data-planet="' + p + '"]')
+          .dispatchEvent(new MouseEvent("click", {bubbles: true}));
         for (let p = 1; p <= 16; p++) {
-          root.querySelector('.av-planet[data-planet="' + p + '"]').dispatchEvent(new MouseEvent("click", {bubbles: true}));
+          click(p);
           out.push(root.querySelector(".av-panel").textContent);
-          root.querySelector('.av-planet[data-planet="' + p + '"]').dispatchEvent(new MouseEvent("click", {bubbles: true}));
+          click(p);
         }
       }
       return out;

@@ -19,7 +19,7 @@
     const n = Math.max(1, points.length - 1);
     const x = (i) => PAD.left + ((W - PAD.left - PAD.right) * i) / n;
     const y = (v) => H - PAD.bottom - ((H - PAD.top - PAD.bottom) * v) / max;
-    node.appendChild(svg("text", { x: 2, y: 11, class: "av-chart-title" }, title));
+    node.appendChild(svg("text", { x: PAD.left + 4, y: 11, class: "av-chart-title" }, title));
     node.appendChild(svg("text", { x: PAD.left - 4, y: y(max) + 4, class: "av-chart-axis", "text-anchor": "end" }, max));
     node.appendChild(svg("text", { x: PAD.left - 4, y: y(0), class: "av-chart-axis", "text-anchor": "end" }, 0));
     node.appendChild(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(0), y2: y(0), class: "av-chart-base" }));

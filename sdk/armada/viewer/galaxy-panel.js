@@ -69,7 +69,7 @@
       list.append(...row("contents", "unknown" + fog));
     }
     list.append(...row("production", p.production ? rate(p.production) : "unknown" + fog));
-    if (p.hold !== null && p.hold !== undefined && p.owner) list.append(...row("hold", p.hold + " turns"));
+    if (p.hold !== null && p.hold !== undefined && p.owner) list.append(...row("hold", p.hold + (p.hold === 1 ? " turn" : " turns")));
     return list;
   }
 

@@ -1,5 +1,5 @@
 /* Armada replay viewer: small DOM helpers shared by every part.
- * Every text a user wrote (bot names, race names) goes through textContent, never innerHTML. */
+ * Every text a user wrote (bot names, race names) becomes a text node: it is never parsed as HTML. */
 (function (AV) {
   "use strict";
 
