@@ -20,7 +20,7 @@ import pytest
 
 from armada.cli.main import main
 from armada.replay import read_replay, write_replay
-from tests.sdk.cli.bots import write_bot
+from tests.sdk.cli.bots import CRASH_AFTER_INIT, write_bot
 from tests.services import missing
 
 CHROMIUM = "/usr/bin/chromium"
@@ -73,6 +73,8 @@ class Replays:
     destruction: Path
     evil_galaxy: Path
     evil_mothership: Path
+    forfeit_galaxy: Path
+    forfeit_mothership: Path
 
     def load(self, name: str) -> dict[str, Any]:
         return read_replay(getattr(self, name))
@@ -99,7 +101,12 @@ def replays(tmp_path_factory: pytest.TempPathFactory) -> Replays:
     for seat, name in zip(data["seats"], EVIL_NAMES, strict=True):
         seat["name"] = name
     write_replay(data, evil_galaxy)
-    return Replays(galaxy, mothership, destruction, evil_galaxy, evil_mothership)
+    crasher = write_bot(d / "crasher", CRASH_AFTER_INIT)
+    forfeit_galaxy = d / "forfeit-galaxy.json.gz"
+    play("builtin:greedy", str(crasher), "--game", "galaxy", "--seed", "5", "--replay", str(forfeit_galaxy))
+    forfeit_mothership = d / "forfeit-mothership.json.gz"
+    play(str(crasher), "builtin:greedy", "--game", "mothership", "--seed", "5", "--replay", str(forfeit_mothership))
+    return Replays(galaxy, mothership, destruction, evil_galaxy, evil_mothership, forfeit_galaxy, forfeit_mothership)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""A replay the viewer cannot show gets a clear message, never a blank page."""
+"""A replay the viewer cannot show gets a clear message, never a blank page; a forfeit shows why."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from armada.replay import read_replay
 from armada.viewer import SCRIPTS, VIEWER_DIR, offline_html, offline_html_from_text
-from tests.viewer.conftest import gz, ready
+from tests.viewer.conftest import at_rest, gz, html_for, ready
 
 pytestmark = pytest.mark.browser
 
@@ -76,3 +76,25 @@ def test_broken_url(page, replays, body, status, expected):
     ready(page, url)
     assert expected in message(page)
     assert w.requests == []
+
+
+@pytest.mark.parametrize(("game", "loser"), [("galaxy", 2), ("mothership", 1)])
+def test_forfeit_before_the_first_turn(page, replays, game, loser):
+    ready(page, html_for(getattr(replays, f"forfeit_{game}")).as_uri())
+    root = page.locator(".armada-viewer")
+    assert root.get_attribute("data-state") == "ready"
+    assert page.locator(".av-result").text_content().endswith("wins by forfeit")
+    assert f"Crasher (seat {loser}): crashed" in root.text_content() or "no valid orders: crashed" in root.text_content()
+    page.locator(".av-play").click()
+    at_rest(page)
+    assert root.get_attribute("data-index") == "0"
+    assert page.watch.errors == [] and page.watch.requests == []
+
+
+@pytest.mark.parametrize("name", ["galaxy", "mothership"])
+def test_fits_a_phone_screen(page, replays, name):
+    page.set_viewport_size({"width": 390, "height": 800})
+    ready(page, html_for(getattr(replays, name)).as_uri())
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    board = page.locator(".av-board, .av-field").bounding_box()
+    assert board and board["width"] > 300

@@ -25,6 +25,13 @@
     return "Battle at P" + b.planet + ": " + sides.join("; ") + "; " + won + ", owner now " + ownerName(b.new_owner) + ".";
   }
 
+  /** What a seat's probe of planet `id` reported (GX-9: contents and production as the turn began). */
+  function probeText(probes, id) {
+    const intel = probes.intel.find((x) => x.planet === id);
+    const seen = intel ? ": " + ownerName(intel.owner) + ", " + units(intel.garrison) + ", " + rate(intel.production) : "";
+    return "Probed by seat " + probes.seat + seen + " (as the turn began).";
+  }
+
   /** Text lines for the events of this turn at planet `id` (all planets when id is null). */
   function eventLines(view, id) {
     const at = (pid) => id === null || pid === id;
@@ -46,7 +53,7 @@
     for (const g of view.growth) if (id !== null && g.planet === id && g.gain) lines.push("Neutral growth: +" + g.gain + "L.");
     for (const pr of view.probes) {
       if (id === null && pr.targets.length) lines.push("Seat " + pr.seat + " probed " + pr.targets.map((t) => "P" + t).join(", ") + ".");
-      else if (id !== null && pr.targets.includes(id)) lines.push("Probed by seat " + pr.seat + " (intel as the turn began).");
+      else if (id !== null && pr.targets.includes(id)) lines.push(probeText(pr, id));
     }
     return lines;
   }

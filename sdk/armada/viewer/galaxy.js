@@ -2,7 +2,7 @@
  * for the player. */
 (function (AV) {
   "use strict";
-  const { el, seatName, resultText } = AV.util;
+  const { el, append, seatName, statusNotes, resultText } = AV.util;
   const M = AV.galaxyModel;
 
   function seatBadge(replay, seat) {
@@ -46,11 +46,12 @@
       redraw();
     });
     const chartBox = el("div", { class: "av-charts" });
-    root.append(
+    append(root, [
       el("div", { class: "av-header" }, badges[0].node, banner, badges[1].node),
+      statusNotes(replay),
       el("div", { class: "av-body" }, el("div", { class: "av-board-wrap" }, board.node),
         el("div", { class: "av-side" }, panel, chartBox)),
-    );
+    ]);
     let last = { index: 0, progress: 1 };
 
     function setCharts() {

@@ -115,7 +115,11 @@
     const o = model.orders[seat];
     const { status, detail } = seatStatus(model.replay, seat);
     const head = el("h4", { class: "av-seat-" + seat }, seatName(model.replay, seat));
-    if (!o) return el("div", { class: "av-orders" }, head, el("p", null, "no valid orders: " + status + (detail ? " \u2014 " + detail : "")));
+    if (!o) {
+      const why = status === "ok" ? "orders not used: no battle was fought" : "no valid orders: " + status +
+        (detail ? " \u2014 " + detail : "");
+      return el("div", { class: "av-orders" }, head, el("p", null, why));
+    }
     const rows = o.fighters.map((f, i) => el("tr", null, el("td", null, "#" + (i + 1)), el("td", null, String(f.attack)),
       el("td", null, String(f.defence)), el("td", null, "[" + f.pattern.join(", ") + "]")));
     return el("div", { class: "av-orders" }, head, el("p", null, "mothership defence " + o.mothership.defence),
@@ -157,7 +161,11 @@
       for (const seat of [1, 2]) {
         const start = board(model, 0, seat);
         const now = board(model, shownK, seat);
-        if (!now) continue;
+        if (!now) {
+          field.appendChild(svg("text", { x: seat === 1 ? W / 4 : (3 * W) / 4, y: H / 2, class: "av-no-orders" },
+            "no orders"));
+          continue;
+        }
         field.appendChild(mothershipNode(seat, now, start));
         now.fighters.forEach((f, i) => field.appendChild(fighterNode(seat, i, f, start.fighters[i])));
       }

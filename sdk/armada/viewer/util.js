@@ -71,5 +71,13 @@
     return "Draw" + (result.outcome && result.outcome !== "draw" ? " (" + result.outcome + ")" : "");
   }
 
-  AV.util = { SVG_NS, COLOURS, setAttrs, append, el, svg, clear, seatName, seatStatus, resultText };
+  /** A line per seat whose status is not "ok" (crashed, timeout, ...), with its detail; null when none. */
+  function statusNotes(replay) {
+    const notes = [1, 2].map((seat) => ({ seat, ...seatStatus(replay, seat) })).filter((s) => s.status !== "ok");
+    if (!notes.length) return null;
+    return el("div", { class: "av-notes" }, ...notes.map((n) => el("p", { class: "av-seat-" + n.seat },
+      seatName(replay, n.seat) + " (seat " + n.seat + "): " + n.status + (n.detail ? " \u2014 " + n.detail : ""))));
+  }
+
+  AV.util = { SVG_NS, COLOURS, setAttrs, append, el, svg, clear, seatName, seatStatus, statusNotes, resultText };
 })(window.ArmadaViewer = window.ArmadaViewer || {});
