@@ -11,13 +11,16 @@ import pytest
 from armada.cli.main import main
 from armada.replay import read_replay, write_replay
 from armada.viewer import JSON_ID, SCRIPTS, VIEWER_DIR, default_html_path, json_for_script, offline_html
+from tests.sdk.cli import test_replay_cmd
+
+galaxy_replay = test_replay_cmd.galaxy_replay  # the replay fixture of test_replay_cmd, shared (module scope)
 
 
-@pytest.fixture(scope="module")
-def replay_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("html") / "g.json.gz"
-    assert main(["play", "builtin:greedy", "builtin:random", "--seed", "5", "--config", '{"max_turns": 8}',
-                 "--replay", str(path), "--json"]) == 0
+@pytest.fixture
+def replay_path(galaxy_replay: Path, tmp_path: Path) -> Path:
+    """A Galaxy replay (greedy vs random, seed 5, 20 turns) in a folder of its own."""
+    path = tmp_path / "g.json.gz"
+    path.write_bytes(galaxy_replay.read_bytes())
     return path
 
 
