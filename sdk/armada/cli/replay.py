@@ -47,7 +47,8 @@ def add_parser(subparsers: Any) -> None:
                    help="where --dump-state writes (default: REPLAYNAME-turnN.state.json beside the replay)")
     p.add_argument("--html", nargs="?", const="", metavar="OUT",
                    help="write one self-contained HTML viewer page (default: REPLAYNAME.html beside the replay)")
-    p.add_argument("--open", action="store_true", help="open the --html page in a browser (implies --html)")
+    p.add_argument("--open", action="store_true",
+                   help="open the --html page in a browser (implies --html; with --turn N, at turn N)")
     p.set_defaults(run=run)
 
 
@@ -110,11 +111,13 @@ def default_dump_path(replay_path: str, turn: int) -> str:
 
 
 def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
-    """--html / --open: write the offline viewer page, print its path, maybe open it."""
+    """--html / --open: write the offline viewer page, print its path, maybe open it (at --turn N)."""
+    if args.dump_state is not None or args.out or args.json:
+        raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
     path = write_offline_html(replay, args.html or default_html_path(args.file))
     print(f"viewer written to {path}")
     if args.open:
-        webbrowser.open(path.resolve().as_uri())
+        webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}"))
     return 0
 
 

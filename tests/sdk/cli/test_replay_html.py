@@ -51,6 +51,14 @@ def test_out_path_and_open(replay_path, tmp_path, monkeypatch, capsys):
     assert out.exists() and opened == [out.resolve().as_uri()]
     assert main(["replay", str(replay_path), "--open"]) == 0  # --open alone writes the default page
     assert opened[-1] == replay_path.with_name("g.html").resolve().as_uri()
+    assert main(["replay", str(replay_path), "--open", "--turn", "7"]) == 0
+    assert opened[-1] == replay_path.with_name("g.html").resolve().as_uri() + "#t=7"
+
+
+@pytest.mark.parametrize("extra", [["--json"], ["--dump-state", "3"], ["--out", "x.json"]])
+def test_html_goes_alone(replay_path, extra, capsys):
+    assert main(["replay", str(replay_path), "--html", *extra]) == 2
+    assert "--html and --open write the viewer page only" in capsys.readouterr().err
 
 
 def test_a_broken_replay_is_an_error(tmp_path, capsys):
