@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import itertools
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,7 @@ def test_opens_offline_with_no_request_and_shows_each_frame(galaxy):
         assert f"MLE {frame['mle']['2']}" in shown["header"]
     assert "wins by elimination" in page.locator(".av-result").text_content()
     assert page.watch.requests == [] and page.watch.errors == [] and page.watch.dialogs == []
+    assert page.watch.files == [page.url.split("#")[0]]  # the page itself, nothing else: all is inline
 
 
 def test_play_pause_step_and_keyboard(galaxy):
@@ -348,8 +350,9 @@ def test_race_names_are_text_not_html(page, replays):
     assert page.title().startswith("Armada replay: galaxy, <img src=x")
 
 
-def test_gzip_replay_from_a_url_under_a_strict_csp(page, replays):
-    """The site's way: external scripts, the replay fetched as .json.gz, a CSP without 'unsafe-inline'."""
+@pytest.mark.parametrize("served", ["gzip file", "plain JSON", "Content-Encoding: gzip"])
+def test_replay_from_a_url_under_a_strict_csp(page, replays, served):
+    """The site's way: external scripts, the replay fetched from a URL, a CSP without 'unsafe-inline'."""
     from armada.viewer import SCRIPTS, VIEWER_DIR
 
     csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'"
@@ -360,7 +363,13 @@ def test_gzip_replay_from_a_url_under_a_strict_csp(page, replays):
     for name in (*SCRIPTS, "viewer.css"):
         ctype = "text/css" if name.endswith(".css") else "text/javascript"
         w.serve(f"/static/{name}", (VIEWER_DIR / name).read_bytes(), ctype)
-    w.serve("/replays/1.json.gz", replays.galaxy.read_bytes(), "application/gzip")
+    body = replays.galaxy.read_bytes()
+    if served == "gzip file":
+        w.serve("/replays/1.json.gz", body, "application/gzip")
+    elif served == "plain JSON":
+        w.serve("/replays/1.json.gz", gzip.decompress(body), "application/json")
+    else:
+        w.serve("/replays/1.json.gz", body, "application/json", headers={"content-encoding": "gzip"})
     url = w.serve("/matches/1/", html.encode(), "text/html", headers={"content-security-policy": csp})
     ready(page, url + "#t=5")
     root = page.locator(".armada-viewer")
