@@ -9,6 +9,8 @@ declare -A NEED=(
   [redis-server]=redis-server
   [dockerd]=docker.io
   [debootstrap]=debootstrap
+  [chromium]=chromium
+  [chromedriver]=chromium-driver
 )
 missing=()
 for cmd in "${!NEED[@]}"; do

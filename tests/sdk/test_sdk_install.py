@@ -43,4 +43,13 @@ def test_sdk_installs_alone_and_plays(tmp_path):
     summary = json.loads(played.stdout)
     assert summary["game"] == "galaxy" and summary["seed"] == 5
     assert [p["status"] for p in summary["players"]] == ["ok", "ok"]
+    # the viewer's files are package data of the wheel: --html works from the installed SDK alone
+    replay = tmp_path / "g.json.gz"
+    subprocess.run([str(env_dir / "bin" / "armada"), "play", "builtin:greedy", "builtin:random", "--seed", "5",
+                    "--replay", str(replay), "--json"], capture_output=True, text=True, check=True, timeout=120)
+    html = subprocess.run([str(env_dir / "bin" / "armada"), "replay", str(replay), "--html"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert html.returncode == 0, html.stderr
+    page = (tmp_path / "g.html").read_text(encoding="utf-8")
+    assert "ArmadaViewer.mount" in page and ".armada-viewer" in page
     assert sys.executable != str(python)

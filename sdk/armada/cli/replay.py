@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import webbrowser
 from typing import Any
 
 from armada.cli import output
 from armada.cli.boards import galaxy_board, mothership_rounds
 from armada.cli.common import CliError
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
+from armada.viewer import default_html_path, write_offline_html
 
 EPILOG = """\
 "Turn N" is the position after N turns have been played (0 = the start).
@@ -20,6 +22,8 @@ examples:
   armada replay match.json.gz --json            summary and the final frame as JSON
   armada replay match.json.gz --dump-state 40 --out t40.json
   armada play mybot/ builtin:greedy --from-state t40.json
+  armada replay match.json.gz --html            write match.html, the replay in a browser (offline)
+  armada replay match.json.gz --html --open     ... and open it
 
 Galaxy boards show each planet's owner (1, 2, or . for neutral) and its garrison in MLE
 (battleship 4, cruiser 2, launcher 1), then the fleets in flight. Mothership replays list
@@ -41,6 +45,10 @@ def add_parser(subparsers: Any) -> None:
                    help="write the full game state after turn N, for `armada play --from-state`")
     p.add_argument("--out", "-o", metavar="FILE",
                    help="where --dump-state writes (default: REPLAYNAME-turnN.state.json beside the replay)")
+    p.add_argument("--html", nargs="?", const="", metavar="OUT",
+                   help="write one self-contained HTML viewer page (default: REPLAYNAME.html beside the replay)")
+    p.add_argument("--open", action="store_true",
+                   help="open the --html page in a browser (implies --html; with --turn N, at turn N)")
     p.set_defaults(run=run)
 
 
@@ -102,8 +110,21 @@ def default_dump_path(replay_path: str, turn: int) -> str:
     return f"{base}-turn{turn}.state.json"
 
 
+def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
+    """--html / --open: write the offline viewer page, print its path, maybe open it (at --turn N)."""
+    if args.dump_state is not None or args.out or args.json:
+        raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
+    path = write_offline_html(replay, args.html or default_html_path(args.file))
+    print(f"viewer written to {path}")
+    if args.open:
+        webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}"))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     replay = read_replay_or_fail(args.file)
+    if args.html is not None or args.open:
+        return write_html(replay, args)
     if args.dump_state is not None:
         path = args.out or default_dump_path(args.file, args.dump_state)
         write_state(state_after_turn(replay, args.dump_state), path)

@@ -1,0 +1,50 @@
+/* Armada replay viewer: a small SVG line chart (one line per seat) with a cursor at the current turn. */
+(function (AV) {
+  "use strict";
+  const { svg, clear, COLOURS } = AV.util;
+
+  const W = 300;
+  const H = 90;
+  const PAD = { left: 34, right: 8, top: 16, bottom: 14 };
+
+  /**
+   * A chart of points [{turn, value: {1: n|null, 2: n|null}}]; a seat whose values are null has no line.
+   * Returns {node, cursor(index)}.
+   */
+  function lineChart(title, metric, points) {
+    const node = svg("svg", { class: "av-chart", viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title,
+      "data-metric": metric });
+    const values = points.flatMap((p) => [p.value[1], p.value[2]]).filter((v) => v !== null && v !== undefined);
+    const max = Math.max(1, ...values);
+    const n = Math.max(1, points.length - 1);
+    const x = (i) => PAD.left + ((W - PAD.left - PAD.right) * i) / n;
+    const y = (v) => H - PAD.bottom - ((H - PAD.top - PAD.bottom) * v) / max;
+    node.appendChild(svg("text", { x: PAD.left + 4, y: 11, class: "av-chart-title" }, title));
+    node.appendChild(svg("text", { x: PAD.left - 4, y: y(max) + 4, class: "av-chart-axis", "text-anchor": "end" }, max));
+    node.appendChild(svg("text", { x: PAD.left - 4, y: y(0), class: "av-chart-axis", "text-anchor": "end" }, 0));
+    node.appendChild(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(0), y2: y(0), class: "av-chart-base" }));
+    for (const seat of [1, 2]) {
+      if (points.some((p) => p.value[seat] === null || p.value[seat] === undefined)) continue;
+      const coords = points.map((p, i) => x(i).toFixed(1) + "," + y(p.value[seat]).toFixed(1)).join(" ");
+      node.appendChild(svg("polyline", { points: coords, fill: "none", stroke: COLOURS[seat].stroke,
+        "stroke-width": 2, "data-seat": seat, class: "av-chart-line" }));
+    }
+    const cursor = svg("line", { y1: PAD.top - 4, y2: H - PAD.bottom, class: "av-chart-cursor" });
+    node.appendChild(cursor);
+    return {
+      node,
+      cursor(index) {
+        cursor.setAttribute("x1", x(index).toFixed(1));
+        cursor.setAttribute("x2", x(index).toFixed(1));
+      },
+    };
+  }
+
+  /** Replace a container's content with the given charts. */
+  function show(container, charts) {
+    clear(container);
+    for (const chart of charts) container.appendChild(chart.node);
+  }
+
+  AV.chart = { lineChart, show };
+})(window.ArmadaViewer = window.ArmadaViewer || {});

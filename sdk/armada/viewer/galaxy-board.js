@@ -1,0 +1,157 @@
+/* Armada replay viewer, Galaxy: the 4x4 board in SVG (planets, fleets on their paths, battles, captures,
+ * probes). It draws a view from galaxy-model.js and nothing else, so fog is decided there. */
+(function (AV) {
+  "use strict";
+  const { svg, clear, COLOURS } = AV.util;
+  const M = AV.galaxyModel;
+
+  const CELL = 100;
+  const R = 36;
+
+  function centre(row, col) {
+    return [CELL / 2 + CELL * col, CELL / 2 + CELL * row];
+  }
+
+  /** "4B 6C" for ships (empty parts left out, "0" when nothing). */
+  function ships(units) {
+    const parts = [];
+    if (units.battleships) parts.push(units.battleships + "B");
+    if (units.cruisers) parts.push(units.cruisers + "C");
+    return parts.join(" ") || "0";
+  }
+
+  function star(cx, cy, outer, inner) {
+    const pts = [];
+    for (let k = 0; k < 16; k++) {
+      const r = k % 2 ? inner : outer;
+      const a = (Math.PI * k) / 8 - Math.PI / 2;
+      pts.push((cx + r * Math.cos(a)).toFixed(1) + "," + (cy + r * Math.sin(a)).toFixed(1));
+    }
+    return pts.join(" ");
+  }
+
+  /** One planet: disc in its owner's colour, id, garrison and launchers (or "?" when not known). */
+  function planetNode(p, selected) {
+    const [x, y] = centre(p.row, p.col);
+    const colour = COLOURS[p.owner] || COLOURS[0];
+    const g = svg("g", { class: "av-planet", "data-planet": p.id, "data-owner": p.owner, "data-known": p.known,
+      tabindex: 0, role: "button", "aria-label": "planet " + p.id });
+    g.appendChild(svg("circle", { cx: x, cy: y, r: R, fill: colour.fill, stroke: selected ? "#ffffff" : colour.stroke,
+      "stroke-width": selected ? 4 : 2, class: "av-disc" }));
+    g.appendChild(svg("text", { x, y: y - 17, class: "av-planet-id", fill: colour.text }, "P" + p.id));
+    if (p.garrison) {
+      const cls = p.known === "intel" ? "av-garrison av-intel" : "av-garrison";
+      g.appendChild(svg("text", { x, y: y + 1, class: cls, fill: colour.text }, ships(p.garrison)));
+      g.appendChild(svg("text", { x, y: y + 16, class: cls, fill: colour.text }, p.garrison.launchers + "L"));
+    } else {
+      g.appendChild(svg("text", { x, y: y + 9, class: "av-unknown", fill: colour.text }, "?"));
+    }
+    p.probedBy.forEach((seat, k) => {
+      const px = x - R + 4 + k * 13;
+      g.appendChild(svg("circle", { cx: px, cy: y - R + 4, r: 6, fill: "#0d1117", stroke: COLOURS[seat].stroke,
+        "stroke-width": 2, class: "av-probe", "data-probe": seat }));
+      g.appendChild(svg("circle", { cx: px, cy: y - R + 4, r: 2, fill: COLOURS[seat].stroke }));
+    });
+    return g;
+  }
+
+  function markers(layer, view) {
+    const byId = new Map(view.planets.map((p) => [p.id, p]));
+    for (const c of view.captures) {
+      const p = byId.get(c.planet);
+      if (!p) continue;
+      const [x, y] = centre(p.row, p.col);
+      layer.appendChild(svg("circle", { cx: x, cy: y, r: R + 6, fill: "none", stroke: COLOURS[c.owner].stroke,
+        "stroke-width": 3, "stroke-dasharray": "6 4", class: "av-capture", "data-capture": c.planet }));
+    }
+    for (const b of view.battles) {
+      const p = byId.get(b.planet);
+      if (!p) continue;
+      const [x, y] = centre(p.row, p.col);
+      layer.appendChild(svg("polygon", { points: star(x + R - 4, y - R + 4, 11, 5), fill: "#ffcc33",
+        stroke: "#7a4d00", "stroke-width": 1, class: "av-battle", "data-battle": b.planet }));
+    }
+  }
+
+  /** A fleet at (row, col) with its remaining path to the target. */
+  function fleetNode(f, row, col, pathFrom) {
+    const colour = COLOURS[f.owner];
+    const jitter = (((f.id * 37) % 7) - 3) * 3;
+    const [x, y] = centre(row, col).map((v) => v + jitter);
+    const g = svg("g", { class: "av-fleet", "data-fleet": f.id, "data-owner": f.owner, "data-from": f.from,
+      "data-to": f.to, "data-row": row.toFixed(3), "data-col": col.toFixed(3) });
+    const rest = M.path(f.from, f.to).slice(pathFrom);
+    const pts = [[x, y], ...rest.map((pid) => centre(...M.coords(pid)))];
+    g.appendChild(svg("polyline", { points: pts.map((pt) => pt.join(",")).join(" "), fill: "none",
+      stroke: colour.stroke, "stroke-width": 1.5, "stroke-dasharray": "3 4", class: "av-path" }));
+    const shape = f.battleships ? "polygon" : "circle";
+    if (shape === "circle") {
+      g.appendChild(svg("circle", { cx: x, cy: y, r: 7, fill: colour.stroke, stroke: "#0d1117", "stroke-width": 1.5 }));
+    } else {
+      g.appendChild(svg("polygon", { points: [[x, y - 9], [x + 8, y + 6], [x - 8, y + 6]].map((p) => p.join(",")).join(" "),
+        fill: colour.stroke, stroke: "#0d1117", "stroke-width": 1.5 }));
+    }
+    g.appendChild(svg("text", { x: x + 10, y: y + 4, class: "av-fleet-label", fill: colour.stroke }, ships(f)));
+    return g;
+  }
+
+  /** How many grid points of its path a fleet at `units` units has passed (to draw what is left). */
+  function passed(units) {
+    return Math.floor(units + 1e-9) + 1;
+  }
+
+  function fleets(layer, view, turn, progress) {
+    if (progress < 1) {
+      for (const f of view.movers) {
+        const slow = f.battleships > 0 ? 2 : 1;
+        const units = (turn - f.launched + progress) / slow;
+        const [row, col] = M.fleetPosition(f, turn, progress);
+        layer.appendChild(fleetNode(f, row, col, passed(units)));
+      }
+      return;
+    }
+    for (const f of view.fleets) {
+      const slow = f.battleships > 0 ? 2 : 1;
+      const units = (turn - f.launched + 1) / slow;
+      const [row, col] = f.position || M.fleetPosition(f, turn, 1);
+      layer.appendChild(fleetNode(f, row, col, passed(units)));
+    }
+  }
+
+  /** The board: an <svg> with a planet layer, a marker layer and a fleet layer. */
+  function createBoard(onSelect) {
+    const node = svg("svg", { class: "av-board", viewBox: "0 0 400 400", role: "img", "aria-label": "Galaxy board" });
+    node.appendChild(svg("rect", { x: 0, y: 0, width: 400, height: 400, class: "av-space" }));
+    const planetLayer = svg("g", { class: "av-planets" });
+    const markerLayer = svg("g", { class: "av-markers" });
+    const fleetLayer = svg("g", { class: "av-fleets" });
+    node.append(planetLayer, markerLayer, fleetLayer);
+    const pick = (event) => {
+      const g = event.target.closest && event.target.closest("[data-planet]");
+      if (g) onSelect(Number(g.getAttribute("data-planet")));
+    };
+    node.addEventListener("click", pick);
+    node.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") pick(event);
+    });
+    let drawnKey = null;
+    return {
+      node,
+      /** planetsView: the view whose planets are drawn; fleetView: the one whose fleets move (same at rest). */
+      draw(planetsView, fleetView, progress, selected) {
+        const key = planetsView.turn + "/" + planetsView.seat + "/" + selected + "/" + (progress < 1);
+        if (key !== drawnKey) {
+          drawnKey = key;
+          clear(planetLayer);
+          clear(markerLayer);
+          for (const p of planetsView.planets) planetLayer.appendChild(planetNode(p, p.id === selected));
+          if (progress >= 1) markers(markerLayer, planetsView);
+        }
+        clear(fleetLayer);
+        fleets(fleetLayer, fleetView, fleetView.turn, progress);
+      },
+    };
+  }
+
+  AV.galaxyBoard = { createBoard, ships };
+})(window.ArmadaViewer = window.ArmadaViewer || {});

@@ -1,0 +1,77 @@
+/* Armada replay viewer: the entry point.
+ *
+ *   ArmadaViewer.mount(element, source, {hash: true})   source: a replay object, JSON text, bytes, or {url}
+ *
+ * Elements with a data-armada-src="URL" (a .json.gz or .json replay) or data-armada-json="ID" (the id of a
+ * <script type="application/json"> holding the replay) are mounted when the page has loaded. No inline
+ * script or handler is needed, so the viewer runs under a Content-Security-Policy without 'unsafe-inline'. */
+(function (AV) {
+  "use strict";
+  const { el, clear } = AV.util;
+  const { ReplayError, loadReplay } = AV.load;
+  const P = AV.player;
+
+  function showError(root, err) {
+    clear(root);
+    root.dataset.state = "error";
+    const known = err instanceof ReplayError;
+    const message = known ? err.message : "The viewer could not show this replay (" + (err && err.message) + ").";
+    root.appendChild(el("div", { class: "av-error", role: "alert" }, el("strong", null, "Cannot show this replay. "), message));
+    if (!known && window.console) console.warn(err);
+  }
+
+  /** The turn to open on: #t=N when it names one (else the nearest earlier position), else the start. */
+  function startIndex(player, label) {
+    if (label === null) return 0;
+    let best = 0;
+    for (let i = 0; i < player.count; i++) if (player.opts.labelOf(i) <= label) best = i;
+    return best;
+  }
+
+  function start(root, replay, options) {
+    clear(root);
+    root.classList.add("armada-viewer");
+    root.dataset.game = replay.game;
+    const game = (replay.game === "galaxy" ? AV.galaxy : AV.mothership).create(root, replay);
+    const player = new P.Player({ ...game, root });
+    root.appendChild(P.buildControls(player, game));
+    if (options.keys !== false) P.bindKeys(player, root);
+    const hash = options.hash !== false;
+    player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));
+    if (hash) P.bindHash(player, game);
+    root.dataset.state = "ready";
+    return player;
+  }
+
+  /** Show a replay in `root`; resolves to the player, or shows a message (and resolves to null). */
+  async function mount(root, source, options) {
+    root.dataset.state = "loading";
+    root.classList.add("armada-viewer");
+    clear(root).appendChild(el("p", { class: "av-muted" }, "Loading the replay\u2026"));
+    try {
+      const replay = await loadReplay(source);
+      return start(root, replay, options || {});
+    } catch (err) {
+      showError(root, err);
+      return null;
+    }
+  }
+
+  /** The source an element names with data-armada-src or data-armada-json. */
+  function sourceOf(node) {
+    if (node.dataset.armadaSrc) return { url: node.dataset.armadaSrc };
+    const block = document.getElementById(node.dataset.armadaJson || "");
+    if (!block) return Promise.reject(new ReplayError("The page holds no replay data."));
+    return block.textContent;
+  }
+
+  function autoMount() {
+    for (const node of document.querySelectorAll("[data-armada-src], [data-armada-json]")) {
+      Promise.resolve(sourceOf(node)).then((source) => mount(node, source), (err) => showError(node, err));
+    }
+  }
+
+  AV.mount = mount;
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", autoMount);
+  else autoMount();
+})(window.ArmadaViewer = window.ArmadaViewer || {});

@@ -1,0 +1,117 @@
+"""`armada replay FILE --html [OUT] [--open]`: one self-contained page, the replay embedded safely."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from armada.cli.main import main
+from armada.replay import read_replay, write_replay
+from armada.viewer import JSON_ID, SCRIPTS, VIEWER_DIR, default_html_path, json_for_script, offline_html
+from tests.sdk.cli import test_replay_cmd
+
+galaxy_replay = test_replay_cmd.galaxy_replay  # the replay fixture of test_replay_cmd, shared (module scope)
+
+
+@pytest.fixture
+def replay_path(galaxy_replay: Path, tmp_path: Path) -> Path:
+    """A Galaxy replay (greedy vs random, seed 5, 20 turns) in a folder of its own."""
+    path = tmp_path / "g.json.gz"
+    path.write_bytes(galaxy_replay.read_bytes())
+    return path
+
+
+def embedded(page: str) -> dict:
+    block = re.search(rf'<script type="application/json" id="{JSON_ID}">(.*?)</script>', page, re.S)
+    assert block
+    return json.loads(block.group(1))
+
+
+def test_writes_the_page_beside_the_replay_and_prints_its_path(replay_path, capsys):
+    capsys.readouterr()
+    assert main(["replay", str(replay_path), "--html"]) == 0
+    out = replay_path.with_name("g.html")
+    assert capsys.readouterr().out == f"viewer written to {out}\n"
+    page = out.read_text(encoding="utf-8")
+    assert embedded(page) == read_replay(replay_path)
+    for name in SCRIPTS:  # every script inlined, nothing to fetch
+        assert (VIEWER_DIR / name).read_text(encoding="utf-8") in page
+    assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", page)
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+
+
+def test_out_path_and_open(replay_path, tmp_path, monkeypatch, capsys):
+    opened = []
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
+    out = tmp_path / "sub.html"
+    assert main(["replay", str(replay_path), "--html", str(out), "--open"]) == 0
+    assert out.exists() and opened == [out.resolve().as_uri()]
+    assert main(["replay", str(replay_path), "--open"]) == 0  # --open alone writes the default page
+    assert opened[-1] == replay_path.with_name("g.html").resolve().as_uri()
+    assert main(["replay", str(replay_path), "--open", "--turn", "7"]) == 0
+    assert opened[-1] == replay_path.with_name("g.html").resolve().as_uri() + "#t=7"
+
+
+@pytest.mark.parametrize("extra", [["--json"], ["--dump-state", "3"], ["--out", "x.json"]])
+def test_html_goes_alone(replay_path, extra, capsys):
+    assert main(["replay", str(replay_path), "--html", *extra]) == 2
+    assert "--html and --open write the viewer page only" in capsys.readouterr().err
+
+
+def test_a_broken_replay_is_an_error(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "armada-replay", "version": 9}', encoding="utf-8")
+    assert main(["replay", str(bad), "--html"]) == 2
+    assert "version" in capsys.readouterr().err
+    assert not (tmp_path / "bad.html").exists()
+
+
+def test_names_cannot_end_the_script_block(replay_path, tmp_path):
+    replay = read_replay(replay_path)
+    evil = "</script><script>alert(1)</script><!-- \u2028"
+    replay["seats"][0]["name"] = evil
+    path = tmp_path / "evil.json.gz"
+    write_replay(replay, path)
+    assert main(["replay", str(path), "--html"]) == 0
+    page = (tmp_path / "evil.html").read_text(encoding="utf-8")
+    assert page.count("</script>") == 2  # the JSON block's and the viewer's, nothing more
+    block = page.split(f'id="{JSON_ID}">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in block and "\u2028" not in block
+    assert embedded(page)["seats"][0]["name"] == evil
+    assert "<title>Armada replay: galaxy, &lt;/script&gt;&lt;script&gt;alert(1)" in page
+
+
+def test_json_for_script_reads_back_unchanged():
+    text = json.dumps({"a": "<b>&</b>\u2028\u2029", "c": [1, 2]}, ensure_ascii=False)
+    safe = json_for_script(text)
+    assert not set("<>&\u2028\u2029") & set(safe)
+    assert json.loads(safe) == json.loads(text)
+
+
+def test_default_html_path():
+    assert default_html_path("a/m.json.gz") == Path("a/m.html")
+    assert default_html_path("m.json") == Path("m.html")
+    assert default_html_path("m.replay") == Path("m.replay.html")
+
+
+def test_offline_html_has_one_viewer_and_its_styles(replay_path):
+    page = offline_html(read_replay(replay_path))
+    assert page.count('data-armada-json="armada-replay"') == 1
+    assert (VIEWER_DIR / "viewer.css").read_text(encoding="utf-8") in page
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_viewer_scripts_are_csp_friendly(name):
+    """No HTML parsing of strings, no eval, no inline handlers, no network except load.js's fetch."""
+    source = (VIEWER_DIR / name).read_text(encoding="utf-8")
+    for banned in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
+                   "setAttribute(\"on", "setAttribute('on", "setAttribute(\"style", "import(", "XMLHttpRequest",
+                   "WebSocket", "sendBeacon", "http://", "https://"):
+        if banned.startswith("http") and "http://www.w3.org/2000/svg" in source:
+            source = source.replace("http://www.w3.org/2000/svg", "")
+        assert banned not in source, f"{name} uses {banned}"
+    if name != "load.js":
+        assert "fetch(" not in source
