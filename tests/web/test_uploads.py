@@ -1,0 +1,183 @@
+"""Every upload refusal of the site (page and API alike), accepted forms, normalised archives."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from armada_web.bots.uploads import UploadError, check_upload
+
+pytestmark = pytest.mark.django_db
+
+MAIN = b"print('hello')\n"
+
+
+def zipped(entries: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED, when=(2024, 5, 1, 12, 0, 0)) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, date_time=when)
+            info.compress_type = compression
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def symlink_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.py", MAIN)
+        info = zipfile.ZipInfo("link.py")
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(info, "/etc/passwd")
+    return buffer.getvalue()
+
+
+def encrypted_zip() -> bytes:
+    data = bytearray(zipped({"main.py": MAIN}, compression=zipfile.ZIP_STORED))
+    # Set the "encrypted" flag bit in the local header and the central directory entry.
+    data[6] |= 0x1
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 8] |= 0x1
+    return bytes(data)
+
+
+REFUSALS = {
+    "empty": ("main.py", b"", "is empty"),
+    "not a zip": ("bot.zip", b"this is not a zip at all", "not a valid zip"),
+    "neither": ("bot.exe", b"MZ\x90\x00binary", "neither a zip nor a .py"),
+    "absolute path": ("bot.zip", zipped({"/etc/main.py": MAIN}), "absolute path"),
+    "dot-dot": ("bot.zip", zipped({"main.py": MAIN, "../../escape.py": MAIN}), "outside the archive"),
+    "symlink": ("bot.zip", symlink_zip(), "symbolic link"),
+    "encrypted": ("bot.zip", encrypted_zip(), "encrypted"),
+    "zip bomb": ("bot.zip", zipped({"main.py": MAIN, "pad.txt": b"\0" * 5_000_000}), "zip bomb"),
+    "too large": ("main.py", b"#" * (1024 * 1024 + 1), "too large"),
+    "too large unpacked": ("bot.zip", zipped({"main.py": MAIN, **{f"f{i}.txt": bytes(range(256)) * 1000 * 4
+                                                                     for i in range(11)}},
+                                                compression=zipfile.ZIP_STORED), "too large"),
+    "too many files": ("bot.zip", zipped({"main.py": MAIN, **{f"m{i}.py": b"x = 1\n" for i in range(200)}}),
+                       "too many entries"),
+    "no main.py": ("bot.zip", zipped({"bot.py": MAIN}), "no main.py"),
+    "main.py not UTF-8": ("main.py", "print('é')\n".encode("latin-1"), "not UTF-8"),
+    "module not UTF-8": ("bot.zip", zipped({"main.py": MAIN, "lib/util.py": b"x = '\xff'\n"}), "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refusals_have_their_own_message(case, settings):
+    settings.ARMADA_UPLOAD_MAX_BYTES = 1024 * 1024
+    name, data, message = REFUSALS[case]
+    with pytest.raises(UploadError, match=message):
+        check_upload(name, data)
+
+
+@pytest.fixture
+def bot(make_user):
+    from armada_web.bots.services import create_bot
+
+    owner = make_user()
+    return create_bot(owner, "uploader", "galaxy")
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refusals_through_the_api_are_400_with_detail_and_store_nothing(case, bot, api, tmp_path):
+    from armada_web.bots.models import BotVersion
+
+    name, data, message = REFUSALS[case]
+    client = api(bot.owner)
+    response = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile(name, data)},
+                           format="multipart")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert list(body) == ["detail"] and message.lower() in body["detail"].lower()
+    assert not BotVersion.objects.exists()
+    assert not list((tmp_path / "private").rglob("*.zip")) if (tmp_path / "private").exists() else True
+
+
+@pytest.mark.parametrize("case", ["zip bomb", "dot-dot", "symlink", "not a zip"])
+def test_refusals_through_the_page_show_the_message(case, bot, client):
+    from armada_web.bots.models import BotVersion
+
+    name, data, message = REFUSALS[case]
+    client.force_login(bot.owner)
+    response = client.post(f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile(name, data)})
+    assert response.status_code == 400
+    assert message.lower() in response.content.decode().lower()
+    assert not BotVersion.objects.exists()
+
+
+def test_accepted_forms_store_main_py_at_the_top(bot, api):
+    from armada_web.bots import storage
+    from armada_web.bots.models import BotVersion
+
+    client = api(bot.owner)
+    forms = [("whatever.py", MAIN), ("top.zip", zipped({"main.py": MAIN + b"#1\n", "lib/a.py": b"a = 1\n"})),
+             ("folder.zip", zipped({"mybot/main.py": MAIN + b"#2\n", "mybot/data.txt": b"x",
+                                    "__MACOSX/._main.py": b"junk"}))]
+    for name, data in forms:
+        response = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile(name, data)},
+                               format="multipart")
+        assert response.status_code == 201, response.content
+    stored = [zipfile.ZipFile(io.BytesIO(storage.read_archive(v))).namelist()
+              for v in BotVersion.objects.order_by("number")]
+    assert stored == [["main.py"], ["lib/a.py", "main.py"], ["data.txt", "main.py"]]
+    assert [v.number for v in BotVersion.objects.order_by("number")] == [1, 2, 3]
+
+
+def test_same_files_whatever_the_timestamps_are_a_duplicate(bot, api):
+    client = api(bot.owner)
+    first = zipped({"main.py": MAIN, "b.py": b"b = 2\n"}, when=(2020, 1, 1, 0, 0, 0))
+    again = zipped({"b.py": b"b = 2\n", "main.py": MAIN}, when=(2025, 6, 6, 6, 6, 6), compression=zipfile.ZIP_STORED)
+    assert check_upload("a.zip", first).sha256 == check_upload("b.zip", again).sha256
+    assert client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("a.zip", first)},
+                       format="multipart").status_code == 201
+    response = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("b.zip", again)},
+                           format="multipart")
+    assert response.status_code == 400
+    assert "same code as version 1" in response.json()["detail"]
+    changed = zipped({"main.py": MAIN + b"# v2\n", "b.py": b"b = 2\n"})
+    assert client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("c.zip", changed)},
+                       format="multipart").status_code == 201
+
+
+def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
+    from armada_web.bots.services import BotError, create_bot
+
+    settings.ARMADA_UPLOADS_PER_HOUR = 2
+    client = api(bot.owner)
+    for i in range(2):
+        response = client.post(f"/api/bots/{bot.pk}/versions/",
+                               {"file": SimpleUploadedFile("main.py", MAIN + f"#{i}\n".encode())}, format="multipart")
+        assert response.status_code == 201
+    response = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("main.py", b"#3\n")},
+                           format="multipart")
+    assert response.status_code == 429
+    assert "2 uploads per hour" in response.json()["detail"]
+
+    settings.ARMADA_MAX_BOTS_PER_GAME = 2
+    create_bot(bot.owner, "second", "galaxy")
+    with pytest.raises(BotError, match="the limit is 2"):
+        create_bot(bot.owner, "third", "galaxy")
+    create_bot(bot.owner, "other-game", "mothership")  # the limit is per game
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("ab", "3 to 40"), ("x" * 41, "3 to 40"), ("bad name", "only letters"), ("<script>", "only letters"),
+    ("émile", "only letters"),
+])
+def test_bad_bot_names(name, message, api):
+    client = api()
+    response = client.post("/api/bots/", {"name": name, "game": "galaxy"}, format="json")
+    assert response.status_code == 400
+    assert message in response.json()["detail"]
+
+
+def test_names_are_unique_per_game_whatever_the_case(api, make_user):
+    first, second = api(make_user("ann")), api(make_user("ben"))
+    assert first.post("/api/bots/", {"name": "Rocket", "game": "galaxy"}, format="json").status_code == 201
+    response = second.post("/api/bots/", {"name": "rocket", "game": "galaxy"}, format="json")
+    assert response.status_code == 400 and "taken" in response.json()["detail"]
+    assert second.post("/api/bots/", {"name": "rocket", "game": "mothership"}, format="json").status_code == 201
