@@ -1,10 +1,10 @@
 """`armada login` and `armada submit` as separate processes against the live site.
 
 They use the `live_site` fixture (tests/web/conftest.py): a real web server process and a
-Celery validation worker on the test database. It yields an object with
+Celery validation worker on the test database (it skips without Redis or Docker, and fails
+under CI). They need of it only
   - `url`: the site's address, e.g. "http://127.0.0.1:PORT";
   - `create_user(username, password)`: a new active user who can log in with that password.
-Until that fixture exists these tests are skipped, saying so.
 """
 
 from __future__ import annotations
@@ -25,24 +25,16 @@ import pytest
 
 from armada.botspec import starters_dir
 
-#: Longest wait for one validation (the CLI's own --timeout; the process gets a little more).
-WAIT_S = 300
+#: Longest wait for one validation (the CLI's own --timeout, so that a slow validation fails with
+#: the CLI's message, well before the test's own time limit).
+WAIT_S = 240
+pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(WAIT_S + 120)]
 
 CRASH_AT_IMPORT = '''
 import sys
 print("about to fail: missing dependency", file=sys.stderr, flush=True)
 import no_such_module_for_armada  # noqa: F401
 '''
-
-
-@pytest.fixture
-def site(request: pytest.FixtureRequest) -> Any:
-    """The lead's `live_site`, or a skip with the reason while it is not there yet."""
-    try:
-        return request.getfixturevalue("live_site")
-    except pytest.FixtureLookupError:
-        pytest.skip("needs the live_site fixture (tests/web/conftest.py: a web server process and a "
-                    "validation worker), not there yet")
 
 
 @dataclass
@@ -57,7 +49,7 @@ class Cli:
         return self.config_home / "armada" / "config.json"
 
     def run(self, *argv: str, stdin: str = "", env: dict[str, str] | None = None,
-            timeout: float = WAIT_S + 60) -> subprocess.CompletedProcess[str]:
+            timeout: float = WAIT_S + 30) -> subprocess.CompletedProcess[str]:
         base = {k: v for k, v in os.environ.items() if k not in ("ARMADA_TOKEN", "ARMADA_SERVER")}
         base["XDG_CONFIG_HOME"] = str(self.config_home)
         return subprocess.run([sys.executable, "-m", "armada.cli.main", *argv], input=stdin, text=True,
@@ -89,9 +81,9 @@ def _logged_in(site: Any, tmp_path: Path, username: str) -> tuple[Cli, subproces
 
 
 @pytest.fixture
-def cli(site: Any, tmp_path: Path) -> Cli:
+def cli(live_site: Any, tmp_path: Path) -> Cli:
     """A logged-in CLI: a fresh user on the live site, `armada login` done."""
-    return _logged_in(site, tmp_path, _unique("cli"))[0]
+    return _logged_in(live_site, tmp_path, _unique("cli"))[0]
 
 
 def _galaxy_folder(tmp_path: Path, source: str | None = None) -> Path:
@@ -107,9 +99,9 @@ def _galaxy_folder(tmp_path: Path, source: str | None = None) -> Path:
     return folder
 
 
-def test_login_creates_a_token_in_a_private_file(site: Any, tmp_path: Path) -> None:
+def test_login_creates_a_token_in_a_private_file(live_site: Any, tmp_path: Path) -> None:
     username = _unique("login")
-    runner, done = _logged_in(site, tmp_path, username)
+    runner, done = _logged_in(live_site, tmp_path, username)
     assert f"logged in as {username} on {runner.server}" in done.stdout
     assert stat.S_IMODE(runner.config_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(runner.config_file.parent.stat().st_mode) == 0o700
@@ -171,8 +163,8 @@ def test_same_code_again_is_refused_with_the_sites_message(cli: Cli, tmp_path: P
     assert again.stderr.count("\n") == 1
 
 
-def test_bad_token_exits_2(site: Any, tmp_path: Path) -> None:
-    runner = Cli(tmp_path / "xdg", site.url.rstrip("/"))
+def test_bad_token_exits_2(live_site: Any, tmp_path: Path) -> None:
+    runner = Cli(tmp_path / "xdg", live_site.url.rstrip("/"))
     done = runner.submit("builtin:random", _unique("nobody"),
                          env={"ARMADA_TOKEN": "not-a-token", "ARMADA_SERVER": runner.server})
     assert done.returncode == 2
