@@ -18,8 +18,9 @@ if redis_ok 2>/dev/null; then
   say "Redis is running"
 else
   command -v redis-server >/dev/null || die "redis-server is not installed (apt-get install -y redis-server)"
-  say "starting Redis"
-  redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+  redis_port=$("$PY" -c "import os; from urllib.parse import urlsplit; print(urlsplit(os.environ.get('REDIS_URL', 'redis://127.0.0.1:6379/0')).port or 6379)")
+  say "starting Redis on port $redis_port"
+  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
     --pidfile "$RUN_DIR/redis.pid" --logfile "$LOG_DIR/redis.log"
   wait_for "Redis" 10 redis_ok
   echo "redis $(cat "$RUN_DIR/redis.pid")" >> "$started"

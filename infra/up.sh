@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# `make up`: install what is missing, start the services, the site, one Celery worker and
-# Celery beat; print the URL and the demo admin's credentials. Ctrl-C stops what this run
-# started (and nothing else). Running it while the site already runs changes nothing.
+# `make up`: install what is missing, start the services, the site, the Celery workers
+# (`validation` queue; the default queue for periodic jobs) and Celery beat; print the URL
+# and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
+# Running it while the site already runs changes nothing.
+#
+# Honours HOST, PORT, ARMADA_DATA_DIR (every file of its state), DATABASE_URL and REDIS_URL,
+# so two instances can run side by side (give each its own Redis database number).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -45,10 +49,15 @@ say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$("$PY" manage.py ensure_demo_admin)
 
-say "starting the web server, a Celery worker and Celery beat (logs in $LOG_DIR)"
+say "starting the web server, the Celery workers and Celery beat (logs in $LOG_DIR)"
 "$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &
 pids+=($!)
-"$VENV/bin/celery" -A armada_web worker --loglevel INFO --concurrency 2 -n "armada@%h" \
+# One worker per queue: an upload's validation never waits behind other work.
+instance="$PORT.$(hostname)"
+"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
+  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" >"$LOG_DIR/worker-validation.log" 2>&1 &
+pids+=($!)
+"$VENV/bin/celery" -A armada_web worker -Q celery --loglevel INFO --concurrency 1 -n "default.$instance" \
   >"$LOG_DIR/worker.log" 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
@@ -61,6 +70,7 @@ cat <<MSG
   Armada is running at $URL
   Health:        ${URL}healthz
   Admin:         ${URL}admin/   ($creds)
+  API:           ${URL}api/docs/
   Logs:          $LOG_DIR
   Press Ctrl-C to stop everything this command started.
 

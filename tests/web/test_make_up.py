@@ -41,6 +41,41 @@ def _children(pid: int) -> set[int]:
     return found
 
 
+def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    data = None
+    if file is not None:
+        headers["Content-Type"] = "multipart/form-data; boundary=BOUNDARY"
+        data = (b'--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="main.py"\r\n\r\n'
+                + file + b"\r\n--BOUNDARY--\r\n")
+    elif body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _upload_is_validated(base: str, output: str) -> None:
+    """The demo admin uploads a starter through the API; the validation worker `make up` runs checks it."""
+    import re
+
+    from armada.botspec import starter_file
+
+    username, password = re.search(r"username=(\S+) password=(\S+?)\)?\s", output).groups()
+    token = _call(base + "api/tokens/", body={"username": username, "password": password, "name": "test"})["token"]
+    bot = _call(base + "api/bots/", token, {"name": f"up-{os.getpid()}", "game": "mothership"})
+    version = _call(base + f"api/bots/{bot['id']}/versions/", token,
+                    file=starter_file("greedy", "mothership").read_bytes())
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status = _call(base + f"api/versions/{version['id']}/", token)["status"]
+        if status not in ("pending", "validating"):
+            break
+        time.sleep(0.5)
+    assert status == "valid"
+
+
 @pytest.mark.slow
 def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     require_redis()
@@ -70,7 +105,8 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         assert status == 200, body
         assert json.loads(body)["status"] == "ok"
         started = _children(up.pid)
-        assert len(started) >= 3  # web server, worker, beat (and their children)
+        assert len(started) >= 4  # web server, two workers, beat (and their children)
+        _upload_is_validated(base, output)
 
         second = subprocess.run(["make", "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
         assert second.returncode == 0, second.stdout + second.stderr
