@@ -44,10 +44,12 @@ lines to standard error (`self.log(...)`), never to standard output.
 
 ## Submit it
 
-Zip the folder so that `main.py` sits at the top of the zip (or in its single top
-folder), e.g. `cd {path} && zip -r ../{name}.zip .`, and upload the zip on the site's
-"new bot version" page. The site checks it with a validation match before it plays on
-the ladder; if it fails you see why, with the end of your bot's log.
+    armada login
+    armada submit {path} --game {game} --bot {name}
+
+`armada submit` creates the bot on the site if needed, uploads this folder (zipped with
+`main.py` at its top) and waits for the site's validation match; if it fails you see why,
+with the end of your bot's log. You can also upload a zip on the bot's page on the site.
 """
 
 
