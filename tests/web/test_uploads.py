@@ -181,3 +181,15 @@ def test_names_are_unique_per_game_whatever_the_case(api, make_user):
     response = second.post("/api/bots/", {"name": "rocket", "game": "galaxy"}, format="json")
     assert response.status_code == 400 and "taken" in response.json()["detail"]
     assert second.post("/api/bots/", {"name": "rocket", "game": "mothership"}, format="json").status_code == 201
+
+
+def test_a_huge_request_is_refused_before_it_is_read(bot, api, client, settings):
+    settings.ARMADA_UPLOAD_MAX_BYTES = 1000
+    data = b"#" * 200_000
+    response = api(bot.owner).post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("main.py", data)},
+                                   format="multipart")
+    assert response.status_code == 413
+    assert "upload too large" in response.json()["detail"]
+    client.force_login(bot.owner)
+    page = client.post(f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile("main.py", data)})
+    assert page.status_code == 413 and "upload too large" in page.content.decode()

@@ -136,6 +136,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def versions(self, request: Request, pk: str) -> Response:
         bot = self.get_object()
+        services.check_request_size(request.META.get("CONTENT_LENGTH"))
         upload = request.FILES.get("file")
         if upload is None:
             raise services.BotError('send the bot as a multipart form field named "file"')

@@ -69,6 +69,21 @@ def update_description(bot: Bot, user: User, description: str) -> Bot:
     return bot
 
 
+#: Room for the multipart envelope around the file itself.
+ENVELOPE_BYTES = 64 * 1024
+
+
+def check_request_size(content_length: Any) -> None:
+    """Refuse a request body far larger than an upload may be, before it is read (HTTP 413)."""
+    try:
+        length = int(content_length or 0)
+    except (TypeError, ValueError):
+        return
+    limit = settings.ARMADA_UPLOAD_MAX_BYTES
+    if length > limit + ENVELOPE_BYTES:
+        raise BotError(f"upload too large: {length} bytes sent (limit {limit} bytes)", status=413)
+
+
 def uploads_last_hour(user: User) -> int:
     since = timezone.now() - timedelta(hours=1)
     return BotVersion.objects.filter(bot__owner=user, created__gte=since).count()

@@ -57,6 +57,12 @@ def _own_bot(request: HttpRequest, pk: int) -> Bot:
 @login_required
 def upload(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
+    if request.method == "POST":
+        try:
+            services.check_request_size(request.META.get("CONTENT_LENGTH"))
+        except services.BotError as exc:
+            messages.error(request, str(exc))
+            return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()}, status=exc.status)
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         handle = form.cleaned_data["file"]

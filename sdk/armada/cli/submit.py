@@ -37,8 +37,8 @@ NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
 NAME_RULE = "3 to 40 letters, digits, '-' or '_'"
 DEFAULT_TIMEOUT_S = 600.0
 #: Polling: the first pause, its growth, its cap (seconds).
-POLL_FIRST_S = 0.5
-POLL_GROWTH = 1.5
+POLL_FIRST_S = 0.25
+POLL_GROWTH = 1.3
 POLL_MAX_S = 5.0
 #: Network errors or 5xx answers in a row tolerated while waiting.
 POLL_RETRIES = 3
