@@ -114,8 +114,8 @@ STATIC_ROOT.mkdir(exist_ok=True)
 PRIVATE_ROOT = DATA_DIR / "private"
 STORAGES = {
     "default": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage",
-        "OPTIONS": {"location": str(PRIVATE_ROOT), "base_url": None},
+        "BACKEND": "armada_web.bots.storage.PrivateFileStorage",
+        "OPTIONS": {"location": str(PRIVATE_ROOT)},
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
                     if env_bool("STATIC_COMPRESS", False)

@@ -27,8 +27,8 @@ def _isolated_site(settings, tmp_path):
     """Each test: its own private storage folder, an in-process cache, its own validation queue."""
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
-                    "OPTIONS": {"location": str(tmp_path / "private"), "base_url": None}},
+        "default": {"BACKEND": "armada_web.bots.storage.PrivateFileStorage",
+                    "OPTIONS": {"location": str(tmp_path / "private")}},
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": f"test-{uuid.uuid4().hex}"}}

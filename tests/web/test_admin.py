@@ -207,8 +207,6 @@ def stored(make_user) -> tuple[User, Bot, BotVersion]:
     return erin, bot, version
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: deleting a user in the admin bypasses accounts.services.delete_account: "
-                   "the bots stay un-retired (still playing, owner-less) and keep their archives and logs")
 def test_deleting_a_user_in_the_admin_is_deleting_the_account(admin_client_, stored,
                                                                django_capture_on_commit_callbacks):
     from django.core.files.storage import default_storage
@@ -227,8 +225,6 @@ def test_deleting_a_user_in_the_admin_is_deleting_the_account(admin_client_, sto
     assert not default_storage.exists(version.archive.name)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: deleting a bot (or a version) in the admin leaves its archives in "
-                   "private storage; only services.delete_bot removes them")
 def test_deleting_a_bot_in_the_admin_removes_its_archives(admin_client_, stored,
                                                           django_capture_on_commit_callbacks):
     from django.core.files.storage import default_storage
@@ -241,8 +237,6 @@ def test_deleting_a_bot_in_the_admin_removes_its_archives(admin_client_, stored,
     assert not default_storage.exists(version.archive.name)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: bots/admin.py:47 the retire action skips owner-less bots (it calls "
-                   "services.retire_bot(bot, bot.owner)) yet reports 'Bots retired.'")
 def test_retire_action_retires_an_ownerless_bot(admin_client_, stored):
     _erin, bot, _version = stored
     Bot.objects.filter(pk=bot.pk).update(owner=None)  # what deleting the user in the admin leaves behind

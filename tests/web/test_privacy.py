@@ -232,8 +232,9 @@ def test_no_url_serves_stored_archives(world, settings, tmp_path, debug):
     name = world.version.archive.name
     assert default_storage.exists(name)
     assert default_storage.path(name).startswith(str(tmp_path / "private"))
-    # base_url None falls back to MEDIA_URL (empty): url() is the bare name, which no route serves.
-    guesses = ["/" + default_storage.url(name).lstrip("/"), f"/{name}", f"/media/{name}", f"/static/{name}",
+    with pytest.raises(ValueError, match="no URLs"):  # the private storage gives no file a URL
+        default_storage.url(name)
+    guesses = [f"/{name}", f"/media/{name}", f"/static/{name}",
                f"/private/{name}", f"/static/../private/{name}",
                f"/static/%2e%2e/private/{name}", f"/data/private/{name}", f"/media/private/{name}",
                f"/uploads/{name}", f"/files/{name}", f"/storage/{name}", f"/api/{name}", f"/bots/{name}"]
@@ -337,9 +338,6 @@ def test_deleted_account_removes_sources_and_logs(world, api, django_capture_on_
         assert_no_secret(world.api(who, api).get(f"/api/bots/{bot.pk}/"), world)
 
 
-@pytest.mark.xfail(strict=True, raises=FileNotFoundError,
-                   reason="BUG: api/versions.py:81 and bots/views.py:89 open the archive unguarded: a row whose "
-                   "file is missing from storage answers 500 (FileNotFoundError) instead of a 404/503 detail")
 @pytest.mark.parametrize("where", ["api", "page"])
 def test_source_whose_file_is_missing(world, api, where):
     default_storage.delete(world.version.archive.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import stat
 import zipfile
 
@@ -55,9 +56,10 @@ REFUSALS = {
     "encrypted": ("bot.zip", encrypted_zip(), "encrypted"),
     "zip bomb": ("bot.zip", zipped({"main.py": MAIN, "pad.txt": b"\0" * 5_000_000}), "zip bomb"),
     "too large": ("main.py", b"#" * (1024 * 1024 + 1), "too large"),
-    "too large unpacked": ("bot.zip", zipped({"main.py": MAIN, **{f"f{i}.txt": bytes(range(256)) * 1000 * 4
-                                                                     for i in range(11)}},
-                                                compression=zipfile.ZIP_STORED), "too large"),
+    # With the unpacked limit lowered to 300 kB (UNPACKED_LIMIT below): 400 kB of incompressible files.
+    "too large unpacked": ("bot.zip", zipped({"main.py": MAIN, **{f"f{i}.bin": random.Random(i).randbytes(100_000)
+                                                                     for i in range(4)}},
+                                                compression=zipfile.ZIP_STORED), "too large when extracted"),
     "too many files": ("bot.zip", zipped({"main.py": MAIN, **{f"m{i}.py": b"x = 1\n" for i in range(200)}}),
                        "too many entries"),
     "no main.py": ("bot.zip", zipped({"bot.py": MAIN}), "no main.py"),
@@ -66,9 +68,19 @@ REFUSALS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(REFUSALS))
-def test_refusals_have_their_own_message(case, settings):
+UNPACKED_LIMIT = {"too large unpacked": 300_000}
+
+
+@pytest.fixture
+def limits(settings, request):
+    """The site's limits, with the unpacked limit lowered for the case that needs it."""
+    case = request.node.callspec.params["case"]
     settings.ARMADA_UPLOAD_MAX_BYTES = 1024 * 1024
+    settings.ARMADA_UNPACKED_MAX_BYTES = UNPACKED_LIMIT.get(case, 10 * 1024 * 1024)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refusals_have_their_own_message(case, limits):
     name, data, message = REFUSALS[case]
     with pytest.raises(UploadError, match=message):
         check_upload(name, data)
@@ -83,7 +95,7 @@ def bot(make_user):
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
-def test_refusals_through_the_api_are_400_with_detail_and_store_nothing(case, bot, api, tmp_path):
+def test_refusals_through_the_api_are_400_with_detail_and_store_nothing(case, limits, bot, api, tmp_path):
     from armada_web.bots.models import BotVersion
 
     name, data, message = REFUSALS[case]

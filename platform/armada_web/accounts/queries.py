@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
@@ -11,3 +13,11 @@ from armada_web.accounts.models import ApiToken
 def tokens_of(user: User) -> QuerySet[ApiToken]:
     """The user's API tokens, newest first (never the secrets: they are not stored)."""
     return ApiToken.objects.filter(user=user).order_by("-created")
+
+
+def signed_in(request: Any) -> User:
+    """The user of a request that `login_required` let through."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionError("not signed in")
+    return user

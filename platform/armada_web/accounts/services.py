@@ -59,9 +59,9 @@ def revoke_token(user: User, token_id: int) -> None:
 
 @transaction.atomic
 def delete_account(user: User) -> None:
-    """Delete a user: their bots retire (matches keep them), their sources and logs go."""
-    from armada_web.bots.services import forget_owner
+    """Delete a user: their bots retire (matches keep them), their sources and logs go.
 
-    for bot in user.bots.select_for_update():
-        forget_owner(bot)
+    The forgetting happens in a pre_delete receiver (armada_web.bots.signals), so deleting a
+    user from the admin or a shell does the same.
+    """
     user.delete()

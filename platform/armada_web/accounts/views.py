@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from armada_web.accounts import queries, services
 from armada_web.accounts.forms import DeleteAccountForm, SignUpForm, TokenForm
+from armada_web.accounts.queries import signed_in
 
 #: Tokens one user may hold at once.
 MAX_TOKENS = 50
@@ -35,16 +36,16 @@ def profile(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
     secret = None
     if request.method == "POST" and form.is_valid():
-        if queries.tokens_of(request.user).count() >= MAX_TOKENS:
+        if queries.tokens_of(signed_in(request)).count() >= MAX_TOKENS:
             form.add_error(None, f"you have {MAX_TOKENS} tokens already; revoke some first")
         else:
             try:
-                _token, secret = services.create_token(request.user, form.cleaned_data["name"])
+                _token, secret = services.create_token(signed_in(request), form.cleaned_data["name"])
             except services.AccountError as exc:
                 form.add_error("name", str(exc))
             else:
                 form = TokenForm()
-    context = {"form": form, "secret": secret, "tokens": queries.tokens_of(request.user)}
+    context = {"form": form, "secret": secret, "tokens": queries.tokens_of(signed_in(request))}
     return render(request, "accounts/profile.html", context)
 
 
@@ -52,7 +53,7 @@ def profile(request: HttpRequest) -> HttpResponse:
 @require_POST
 def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
     try:
-        services.revoke_token(request.user, pk)
+        services.revoke_token(signed_in(request), pk)
         messages.success(request, "Token revoked: it no longer works.")
     except services.AccountError as exc:
         messages.error(request, str(exc))
@@ -61,7 +62,7 @@ def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def delete_account(request: HttpRequest) -> HttpResponse:
-    form = DeleteAccountForm(request.user, request.POST or None)
+    form = DeleteAccountForm(signed_in(request), request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = request.user
         logout(request)

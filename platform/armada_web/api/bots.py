@@ -7,7 +7,7 @@ from typing import Any
 import django_filters
 from django.conf import settings
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -128,10 +128,9 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         return self._detail(services.set_active(self.get_object(), request.user, request.data.get("version")))
 
     @extend_schema(
-        request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField()})},
+        request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField(
+            help_text="main.py, or a zip with main.py at its top or in one top folder")})},
         responses={201: VersionSerializer},
-        parameters=[OpenApiParameter("file", type=str, location="form", required=True,
-                                     description="main.py or a zip with main.py at its top or in one top folder")],
     )
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def versions(self, request: Request, pk: str) -> Response:

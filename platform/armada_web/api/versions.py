@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.permissions import can_see_private
-from armada_web.bots import queries
+from armada_web.bots import queries, storage
 from armada_web.bots.models import BotVersion
 
 
@@ -62,7 +62,7 @@ class VersionView(APIView):
 
     @extend_schema(responses=VersionSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        version = queries.version_for(request.user, pk)
+        version = queries.version_for(pk)
         if version is None:
             raise Http404("no such version")
         return Response(version_payload(version, request))
@@ -76,9 +76,9 @@ class VersionSourceView(APIView):
     @extend_schema(responses={(200, "application/zip"): OpenApiResponse(description="the archive")})
     def get(self, request: Request, pk: int) -> FileResponse:
         version = queries.private_version_for(request.user, pk)
-        if version is None or not version.archive.name:
+        handle = storage.open_archive(version) if version is not None else None
+        if version is None or handle is None:
             raise Http404("no such version")
-        handle = version.archive.storage.open(version.archive.name, "rb")
         filename = f"{version.bot.name}-v{version.number}.zip"
         response = FileResponse(handle, as_attachment=True, filename=filename, content_type="application/zip")
         response["Cache-Control"] = "private, no-store"

@@ -13,7 +13,7 @@ from armada_web.bots.models import Bot, BotVersion
 
 class VersionInline(admin.TabularInline):
     model = BotVersion
-    fields = ["number", "status", "detail", "attempts", "created", "finished"]
+    fields = ("number", "status", "detail", "attempts", "created", "finished")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -43,10 +43,9 @@ class BotAdmin(admin.ModelAdmin):
 
     @admin.action(description="Retire the selected bots")
     def retire(self, request: Any, queryset: QuerySet[Bot]) -> None:
-        for bot in queryset:
-            if bot.owner is not None:
-                services.retire_bot(bot, bot.owner)
-        self.message_user(request, "Bots retired.", messages.SUCCESS)
+        retired = sum(services.retire(bot) for bot in queryset)
+        self.message_user(request, f"{retired} bot(s) retired ({queryset.count() - retired} were retired already).",
+                          messages.SUCCESS)
 
 
 @admin.register(BotVersion)
@@ -54,9 +53,14 @@ class BotVersionAdmin(admin.ModelAdmin):
     list_display = ["__str__", "bot", "number", "status", "attempts", "created", "finished"]
     list_filter = ["status", "bot__game", "created"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "detail"]
-    readonly_fields = ["bot", "number", "archive", "sha256", "size", "files", "orders", "race_name",
+    readonly_fields = ["bot", "number", "archive_file", "sha256", "size", "files", "orders", "race_name",
                        "engine_version", "attempts", "created", "queued", "started", "finished", "log"]
     actions = ["rerun_validation"]
+    exclude = ["archive"]
+
+    @admin.display(description="archive (private storage)")
+    def archive_file(self, version: BotVersion) -> str:
+        return version.archive.name or "(deleted)"
 
     @admin.action(description="Re-run the validation of the selected versions")
     def rerun_validation(self, request: Any, queryset: QuerySet[BotVersion]) -> None:

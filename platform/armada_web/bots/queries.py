@@ -31,7 +31,7 @@ def versions_of(bot: Bot) -> QuerySet[BotVersion]:
     return bot.versions.order_by("-number")
 
 
-def version_for(user: Any, version_id: int) -> BotVersion | None:
+def version_for(version_id: int) -> BotVersion | None:
     """A version anyone may see (status and detail are public; logs and sources are not)."""
     return BotVersion.objects.select_related("bot", "bot__owner").filter(pk=version_id).first()
 

@@ -16,6 +16,7 @@ from django.conf import settings
 from armada.botspec import resolve_bot
 from armada.games.base import ConfigError
 from armada.games.registry import get_game
+from armada.referee.connection import BotConnection
 from armada.referee.match import play_match
 from armada_web.bots.uploads import unpack
 from armada_web.ops.limits import game_limits
@@ -70,7 +71,7 @@ def validation_game(game: str, archive: bytes, bot_name: str, version_id: int, s
     with tempfile.TemporaryDirectory(prefix="armada-validate-") as code_dir, \
             resolve_bot(f"builtin:{OPPONENT[game]}", game) as opponent:
         unpack(archive, code_dir)
-        bots = {
+        bots: dict[int, BotConnection] = {
             1: DockerBot(code_dir, "main.py", label=bot_name, limits=sandbox,
                          labels={**labels, "armada.seat": "1"}, image=settings.DOCKER_BOT_IMAGE),
             2: DockerBot(opponent.code_dir, opponent.entry, label=opponent.label, limits=sandbox,

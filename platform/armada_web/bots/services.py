@@ -169,21 +169,26 @@ def set_active(bot: Bot, user: User, version_id: Any) -> Bot:
 
 
 def retire_bot(bot: Bot, user: User) -> Bot:
-    """Stop playing; history stays."""
+    """The owner stops the bot playing; history stays."""
     _check_owner(bot, user)
-    if bot.retired is None:
-        bot.retired = timezone.now()
-        bot.save(update_fields=["retired"])
+    retire(bot)
     return bot
 
 
+def retire(bot: Bot) -> bool:
+    """Stop a bot playing (staff, or its owner through `retire_bot`); False if it was retired already."""
+    if bot.retired is not None:
+        return False
+    bot.retired = timezone.now()
+    bot.save(update_fields=["retired"])
+    return True
+
+
 def delete_bot(bot: Bot, user: User) -> None:
-    """Delete a bot, its versions and their archives."""
+    """Delete a bot and its versions; their archives go on commit (armada_web.bots.signals)."""
     _check_owner(bot, user)
     with transaction.atomic():
-        names = [v.archive.name for v in bot.versions.all() if v.archive.name]
         bot.delete()
-        transaction.on_commit(lambda: _delete_files(names))
 
 
 def _delete_files(names: list[str]) -> None:
@@ -205,7 +210,7 @@ def forget_owner(bot: Bot) -> None:
     bot.retired = bot.retired or timezone.now()
     bot.owner = None
     bot.save(update_fields=["retired", "owner"])
-    transaction.on_commit(lambda: _delete_files(names))
+    transaction.on_commit(lambda: _delete_files(names), robust=True)
 
 
 def set_disabled(bot: Bot, disabled: bool, reason: str = "") -> None:

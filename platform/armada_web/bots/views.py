@@ -9,8 +9,9 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from armada_web.accounts.queries import signed_in
 from armada_web.api.permissions import can_see_private
-from armada_web.bots import queries, services
+from armada_web.bots import queries, services, storage
 from armada_web.bots.forms import BotForm, UploadForm
 from armada_web.bots.models import Bot
 
@@ -26,7 +27,7 @@ def new_bot(request: HttpRequest) -> HttpResponse:
     form = BotForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            bot = services.create_bot(request.user, **form.cleaned_data)
+            bot = services.create_bot(signed_in(request), **form.cleaned_data)
         except services.BotError as exc:
             form.add_error(None, str(exc))
         else:
@@ -67,7 +68,7 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         handle = form.cleaned_data["file"]
         try:
-            version = services.upload_version(bot, request.user, handle.name, handle.read())
+            version = services.upload_version(bot, signed_in(request), handle.name, handle.read())
         except services.BotError as exc:
             form.add_error("file", str(exc))
         else:
@@ -90,9 +91,9 @@ def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
     if not can_see_private(request.user, bot):
         raise Http404("no such version")
     version = get_object_or_404(bot.versions, number=number)
-    if not version.archive.name:
+    handle = storage.open_archive(version)
+    if handle is None:
         raise Http404("no such version")
-    handle = version.archive.storage.open(version.archive.name, "rb")
     response = FileResponse(handle, as_attachment=True, filename=f"{bot.name}-v{version.number}.zip",
                             content_type="application/zip")
     response["Cache-Control"] = "private, no-store"
@@ -104,7 +105,7 @@ def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
 def set_active(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
     try:
-        services.set_active(bot, request.user, request.POST.get("version", ""))
+        services.set_active(bot, signed_in(request), request.POST.get("version", ""))
         messages.success(request, "Active version changed.")
     except services.BotError as exc:
         messages.error(request, str(exc))
@@ -115,7 +116,7 @@ def set_active(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def retire(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
-    services.retire_bot(bot, request.user)
+    services.retire_bot(bot, signed_in(request))
     messages.success(request, f"{bot.name} is retired: it plays no more, its history stays.")
     return redirect("bot", pk=bot.pk)
 
@@ -125,7 +126,7 @@ def delete(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
     if request.method == "POST":
         name = bot.name
-        services.delete_bot(bot, request.user)
+        services.delete_bot(bot, signed_in(request))
         messages.success(request, f"{name} is deleted.")
         return redirect("my-bots")
     return render(request, "bots/delete.html", {"bot": bot})
