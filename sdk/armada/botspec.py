@@ -45,15 +45,13 @@ class BotSpecError(ValueError):
 
 @dataclass(frozen=True)
 class ZipLimits:
-    """What `check_zip` accepts; the site passes stricter values than the CLI's defaults."""
+    """What `check_zip` accepts; the site passes stricter values than the CLI's defaults
+    (the module constants, read when a ZipLimits is made)."""
 
-    max_zip_bytes: int = MAX_ZIP_BYTES
-    max_entries: int = MAX_ZIP_ENTRIES
-    max_uncompressed_bytes: int = MAX_UNCOMPRESSED_BYTES
-    max_ratio: int = MAX_COMPRESSION_RATIO
-
-
-DEFAULT_ZIP_LIMITS = ZipLimits()
+    max_zip_bytes: int = field(default_factory=lambda: MAX_ZIP_BYTES)
+    max_entries: int = field(default_factory=lambda: MAX_ZIP_ENTRIES)
+    max_uncompressed_bytes: int = field(default_factory=lambda: MAX_UNCOMPRESSED_BYTES)
+    max_ratio: int = field(default_factory=lambda: MAX_COMPRESSION_RATIO)
 
 
 @dataclass
@@ -193,8 +191,9 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
 
 
 def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
-              limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> list[tuple[zipfile.ZipInfo, list[str]]]:
+              limits: ZipLimits | None = None) -> list[tuple[zipfile.ZipInfo, list[str]]]:
     """Validate every entry before extraction; returns the members to extract with their path parts."""
+    limits = limits or ZipLimits()
     if archive_bytes > limits.max_zip_bytes:
         raise BotSpecError(f"zip too large: {archive_bytes} bytes (limit {limits.max_zip_bytes})")
     infos = archive.infolist()

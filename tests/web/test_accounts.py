@@ -74,7 +74,7 @@ def test_tokens_are_named_hashed_shown_once_and_revocable(client, make_user):
     assert row.last_used is not None
 
     client.force_login(user)
-    page = client.post("/accounts/profile/", {"name": "desktop"}).content.decode()
+    page = client.post("/accounts/profile/", {"name": "desktop"}, follow=True).content.decode()
     shown = re.search(r'<code class="secret">([^<]+)</code>', page).group(1)
     assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {shown}").status_code == 200
     again = client.get("/accounts/profile/").content.decode()
@@ -134,3 +134,50 @@ def test_delete_account_retires_bots_deletes_code_and_keeps_history(client, make
     assert not stored.exists()
     page = client.get(f"/bots/{bot.pk}/").content.decode()
     assert "retired" in page and "a deleted account" in page
+
+
+def test_a_new_token_is_shown_once_and_a_reload_creates_no_other(client, make_user):
+    from armada_web.accounts.models import ApiToken
+
+    user = make_user("jan")
+    client.force_login(user)
+    response = client.post("/accounts/profile/", {"name": "laptop"})
+    assert response.status_code == 302  # post, redirect, get
+    shown = client.get("/accounts/profile/").content.decode()
+    assert 'class="secret"' in shown and "(new)" in shown
+    assert 'class="secret"' not in client.get("/accounts/profile/").content.decode()
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
+def test_a_password_reset_revokes_every_token(client, make_user):
+    from armada_web.accounts.services import create_token
+
+    user = make_user("kim", email="kim@example.org")
+    _token, secret = create_token(user, "cli")
+    client.post("/accounts/password/reset/", {"email": "kim@example.org"})
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", mail.outbox[0].body).group(1)
+    set_url = client.get(link, follow=True).redirect_chain[-1][0]
+    client.post(set_url, {"new_password1": "reset-long-pass-99", "new_password2": "reset-long-pass-99"})
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}").status_code == 401
+
+
+def test_the_openapi_schema_is_valid_and_unknown_api_paths_answer_json(client):
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.validation import validate_schema
+
+    validate_schema(SchemaGenerator().get_schema(request=None, public=True))
+    response = client.get("/api/nothing/here/")
+    assert response.status_code == 404 and response.json() == {"detail": "no such API path: /api/nothing/here/"}
+
+
+def test_a_retired_bot_has_no_active_version_to_choose(api):
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.services import create_bot, retire_bot, upload_version
+
+    client = api()
+    bot = create_bot(client.user, "old-timer", "galaxy")
+    version = upload_version(bot, client.user, "main.py", b"print(1)\n")
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    retire_bot(bot, client.user)
+    response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version.pk}, format="json")
+    assert response.status_code == 400 and "retired" in response.json()["detail"]

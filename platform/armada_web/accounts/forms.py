@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm, UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
@@ -51,3 +51,13 @@ class DeleteAccountForm(forms.Form):
         if not self.user.check_password(password):
             raise ValidationError("wrong password")
         return password
+
+
+class ResetPasswordForm(SetPasswordForm):
+    """The new password of a reset (the account may have been taken over): every API token is revoked."""
+
+    def save(self, commit: bool = True) -> Any:
+        user = super().save(commit=commit)
+        if commit:
+            user.auth_token_set.all().delete()
+        return user

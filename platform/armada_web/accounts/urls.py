@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth
 from django.urls import path, reverse_lazy
 
 from armada_web.accounts import views
-from armada_web.accounts.forms import ThrottledLoginForm
+from armada_web.accounts.forms import ResetPasswordForm, ThrottledLoginForm
 
 T = "accounts/"
 
@@ -36,7 +36,7 @@ urlpatterns = [
             "message": "If an account has that address, a link to reset its password is on its way."}),
          name="password-reset-sent"),
     path("password/reset/<uidb64>/<token>/", auth.PasswordResetConfirmView.as_view(
-        template_name=T + "form.html", success_url=reverse_lazy("password-reset-done"),
+        template_name=T + "form.html", form_class=ResetPasswordForm, success_url=reverse_lazy("password-reset-done"),
         extra_context={"title": "Choose a new password"}), name="password-reset-confirm"),
     path("password/reset/done/", auth.PasswordResetCompleteView.as_view(
         template_name=T + "message.html", extra_context={"title": "Password reset",

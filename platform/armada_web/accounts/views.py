@@ -16,6 +16,8 @@ from armada_web.accounts.queries import signed_in
 
 #: Tokens one user may hold at once.
 MAX_TOKENS = 50
+#: Session key holding a just-created token until the profile page has shown it once.
+NEW_TOKEN_KEY = "armada-new-token"  # noqa: S105 (a session key, not a secret)
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -34,18 +36,21 @@ def signup(request: HttpRequest) -> HttpResponse:
 def profile(request: HttpRequest) -> HttpResponse:
     """Your account: API tokens (create: the secret is shown once; revoke), links to the rest."""
     form = TokenForm(request.POST or None)
-    secret = None
     if request.method == "POST" and form.is_valid():
         if queries.tokens_of(signed_in(request)).count() >= MAX_TOKENS:
             form.add_error(None, f"you have {MAX_TOKENS} tokens already; revoke some first")
         else:
             try:
-                _token, secret = services.create_token(signed_in(request), form.cleaned_data["name"])
+                token, secret = services.create_token(signed_in(request), form.cleaned_data["name"])
             except services.AccountError as exc:
                 form.add_error("name", str(exc))
             else:
-                form = TokenForm()
-    context = {"form": form, "secret": secret, "tokens": queries.tokens_of(signed_in(request))}
+                # Shown once, on the page this redirect leads to (a reload creates nothing).
+                request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
+                return redirect("profile")
+    new = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
+    context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
+               "tokens": queries.tokens_of(signed_in(request))}
     return render(request, "accounts/profile.html", context)
 
 

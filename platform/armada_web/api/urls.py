@@ -1,6 +1,7 @@
 """The API's routes (docs/site.md lists them; the paths are a contract with the CLI)."""
 
-from django.urls import include, path
+from django.http import HttpRequest, JsonResponse
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
@@ -22,3 +23,11 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),
 ]
+
+
+def not_found(request: HttpRequest, rest: str) -> JsonResponse:
+    """Any other /api/ path: a JSON 404 like every API error."""
+    return JsonResponse({"detail": f"no such API path: /api/{rest}"}, status=404)
+
+
+urlpatterns.append(re_path(r"^(?P<rest>.*)$", not_found))

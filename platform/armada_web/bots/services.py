@@ -96,7 +96,7 @@ def upload_version(bot: Bot, user: User, filename: str, data: bytes) -> BotVersi
         raise BotError("this bot is retired and takes no new versions; create a new bot")
     limit = settings.ARMADA_UPLOADS_PER_HOUR
     if uploads_last_hour(user) >= limit:
-        raise BotError(f"upload limit reached: {limit} uploads per hour; try again later", status=429)
+        raise BotError(f"upload limit reached: {limit} uploads per hour; try again within the hour", status=429)
     try:
         bundle = check_upload(filename, data)
     except UploadError as exc:
@@ -154,11 +154,14 @@ def refresh_active(bot: Bot) -> None:
 def set_active(bot: Bot, user: User, version_id: Any) -> Bot:
     """Pin a valid version as the active one (roll back); the newest valid one un-pins."""
     _check_owner(bot, user)
+    if bot.retired is not None:
+        raise BotError("this bot is retired: it plays no more, so it has no active version to choose")
     if isinstance(version_id, bool) or not isinstance(version_id, int | str) or not str(version_id).isdigit():
         raise BotError("give the version's id as an integer")
     version = bot.versions.filter(pk=int(version_id)).first()
     if version is None:
-        raise BotError("no such version of this bot", status=404)
+        raise BotError(f"this bot has no version with id {version_id} (give the version's id, not its number)",
+                       status=404)
     if version.status != VersionStatus.VALID:
         raise BotError(f"version {version.number} is {version.status}; only a valid version can be active")
     bot.active_version = version

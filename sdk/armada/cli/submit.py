@@ -120,9 +120,6 @@ def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | No
     """The user's bot of that game and name, found by the list's filters and an exact name match."""
     for bot in client.pages("/api/bots/", {"game": game, "owner": owner, "name": name}):
         if bot.get("name") == name and bot.get("game", game) == game and _owned_by(bot.get("owner"), owner):
-            if bot.get("retired"):
-                print(f"armada: warning: bot {name} is retired: a new version will not play until you "
-                      "bring it back on the site", file=sys.stderr)
             return Target(int(bot["id"]), name, game)
     return None
 
