@@ -21,6 +21,13 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Seque
     return "\n".join([line(cells[0]), rule] + [line(r) for r in cells[1:]])
 
 
+def winner_text(winner: int | None, outcome: str, names: dict[int, str]) -> str:
+    """`seat 2, Random, by elimination`, or `draw` (`draw (forfeit)` when both seats faulted)."""
+    if winner is None:
+        return "draw" if outcome == "draw" else f"draw ({outcome})"
+    return f"seat {winner}, {names.get(winner, '?')}, by {outcome}"
+
+
 def tail(text: str, lines: int = 20) -> str:
     """The last `lines` lines of a log."""
     kept = text.rstrip("\n").splitlines()[-lines:]

@@ -195,11 +195,8 @@ def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
 
 
 def winner_text(summary: dict[str, Any]) -> str:
-    winner = summary.get("winner")
-    if winner is None:
-        return f"draw ({summary['outcome']})"
     names = {p["seat"]: p["name"] for p in summary["players"]}
-    return f"seat {winner}, {names.get(winner, '?')}, by {summary['outcome']}"
+    return output.winner_text(summary.get("winner"), summary["outcome"], names)
 
 
 def describe(summary: dict[str, Any], labels: list[str], replay: str | None, logs: list[str] | None = None) -> str:

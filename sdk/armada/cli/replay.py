@@ -76,9 +76,7 @@ def pick_frame(frames: list[dict[str, Any]], turn: int | None) -> dict[str, Any]
 def describe(info: dict[str, Any]) -> str:
     result = info["result"]
     names = {p["seat"]: p.get("name", "?") for p in info["players"]}
-    winner = result.get("winner")
-    outcome = result["outcome"]
-    won = f"seat {winner}, {names.get(winner, '?')}, by {outcome}" if winner else f"draw ({outcome})"
+    won = output.winner_text(result.get("winner"), result["outcome"], names)
     lines = [
         f"game:    {info['game']} (engine {info['engine_version']})",
         f"seed:    {info['seed']}" + ("  (started from a saved state)" if info["from_state"] else ""),
