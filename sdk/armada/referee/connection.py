@@ -184,6 +184,8 @@ class BotConnection(ABC):
 
     #: Display name of the connection (e.g. the bot's path); the bot may announce another in init.
     label: str = "bot"
+    #: The bot's ARMADA_BOT_SEED (armada.referee.environment); the referee sets it before `start()`.
+    bot_seed: int | None = None
 
     @abstractmethod
     def start(self) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from armada.games.base import SEATS, Fault, Game, Result, forfeit_result
 from armada.referee.clock import Limits, default_limits
 from armada.referee.connection import BotConnection
+from armada.referee.environment import bot_seed, seed_key
 from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, one_line
 from armada.referee.seat import Seat, ask_all
 from armada.replay import ReplayRecorder, plain
@@ -154,10 +155,12 @@ def _turns_done(payloads: list[dict[str, Any]]) -> int:
 
 def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
                config: dict[str, Any] | None = None, limits: Limits | None = None,
-               start_state: dict[str, Any] | None = None) -> MatchOutcome:
+               start_state: dict[str, Any] | None = None, bot_seed_key: bytes | None = None) -> MatchOutcome:
     """Play one match; start the connections, play, and always close them.
 
-    `game` is a slug or an engine; `bots` maps seats 1 and 2 to unstarted connections.
+    `game` is a slug or an engine; `bots` maps seats 1 and 2 to unstarted connections. Each
+    connection gets its ARMADA_BOT_SEED from `seed` and its seat, keyed with `bot_seed_key`
+    (default: ARMADA_BOT_SEED_KEY of this process, none locally).
     Raises ConfigError for a bad configuration and ValueError for bad arguments or a bad
     starting state (before any bot is started); never because of a bot.
     """
@@ -174,6 +177,9 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
         recorded_start = plain(start_state) if start_state is not None else None
         state = engine.load_state(start_state) if start_state is not None else engine.initial_state(seed, parsed)
         recorder = ReplayRecorder(engine, seed, config_dict, engine.frame(state), recorded_start)
+        key = seed_key() if bot_seed_key is None else bot_seed_key
+        for number in SEATS:
+            bots[number].bot_seed = bot_seed(seed, number, key)
         seats = [Seat(n, bots[n], limits) for n in SEATS]
     except BaseException:
         for conn in bots.values():

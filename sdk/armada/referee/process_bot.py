@@ -9,15 +9,22 @@ The bot gets its own session and process group (`start_new_session`), and `close
 the whole group, so children and grandchildren it leaves behind die with it. A descendant
 that starts its own session or process group (`setsid`, `setpgid`, double fork) leaves the
 group and survives `close()`; only the Docker sandbox contains those.
+
+Unless `env` is given, the bot gets the environment of the sandbox
+(`armada.referee.environment.bot_environment`), never the caller's: its folder is the
+working folder, and HOME and TMPDIR point at a fresh private folder removed at `close()`
+(the container's /tmp).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -36,8 +43,7 @@ from armada.referee.connection import (
     LogBuffer,
     drain,
 )
-
-#: All stdout a bot may write in one match; beyond it the bot is stopped with status "output".
+from armada.referee.environment import SEED_VARIABLE, bot_environment
 
 
 class ProcessBot(BotConnection):
@@ -53,6 +59,7 @@ class ProcessBot(BotConnection):
         self.cwd = cwd
         self.label = label
         self.env = dict(env) if env is not None else None
+        self.home: str | None = None
         self.max_output = max_output
         self._lines = LineBuffer(max_line, max_output)
         self._log = LogBuffer(log_head, log_tail)
@@ -78,9 +85,10 @@ class ProcessBot(BotConnection):
         try:
             self._proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.cwd, env=self.env, start_new_session=True, close_fds=True,
+                cwd=self.cwd, env=self.environment(), start_new_session=True, close_fds=True,
             )
         except OSError as exc:
+            self._remove_home()
             raise BotGone(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._readers = [
@@ -91,6 +99,23 @@ class ProcessBot(BotConnection):
         ]
         for thread in self._readers:
             thread.start()
+
+    def environment(self) -> dict[str, str]:
+        """The bot's variables: `env` if given, else the sandbox's (with a new private HOME)."""
+        if self.env is not None:
+            env = dict(self.env)
+            if self.bot_seed is not None:
+                env[SEED_VARIABLE] = str(self.bot_seed)
+            return env
+        if self.home is None:
+            self.home = tempfile.mkdtemp(prefix="armada-bot-home-")
+        return bot_environment(sandbox="process", workdir=os.path.abspath(self.cwd or os.getcwd()),
+                               home=self.home, seed=self.bot_seed)
+
+    def _remove_home(self) -> None:
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
         try:
@@ -139,6 +164,7 @@ class ProcessBot(BotConnection):
         self._closed = True
         proc = self._proc
         if proc is None:
+            self._remove_home()
             return ExitInfo()
         self._close_stdin()
         end = time.monotonic() + max(0.0, grace)
@@ -156,6 +182,7 @@ class ProcessBot(BotConnection):
             if stream is not None and not thread.is_alive():
                 with contextlib.suppress(OSError):
                     stream.close()
+        self._remove_home()
         return self.exit_info()
 
     def _close_stdin(self) -> None:
