@@ -139,12 +139,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"armada: bot logs written to {', '.join(logs)}", file=sys.stderr)
     else:
         print(describe(summary, labels, written, logs))
-        if args.verbose:
-            for player in outcome.players:
-                log = output.tail(player.log or "", 20)
-                print(f"\nlog of seat {player.seat} ({player.name}), last lines:")
-                print(output.indent(log) if log else "    (empty)")
+        for player in outcome.players:
+            if args.verbose or player.status not in ("ok", "invalid"):
+                print()
+                print(output.log_tail(player.seat, player.name, player.log, 20 if args.verbose else TAIL_LINES,
+                                      hint=not args.log_dir))
     return 0
+
+
+#: Log lines shown without --verbose for a bot that crashed, timed out or broke the protocol.
+TAIL_LINES = 8
 
 
 def seed_text(seed: int | None, from_state: str | None) -> str:
@@ -216,10 +220,11 @@ def describe(summary: dict[str, Any], labels: list[str], replay: str | None, log
     for p in summary["players"]:
         label = labels[p["seat"] - 1] if 0 < p["seat"] <= len(labels) else ""
         shown = p["name"] if p["name"] == label else f"{p['name']} ({label})"
-        rows.append([p["seat"], shown, p["status"], p.get("detail") or ""])
+        rows.append([p["seat"], shown, output.status_text(p), p.get("detail") or ""])
     lines.append("")
     lines.append(output.table(["seat", "bot", "status", "detail"], rows, right=[0]))
     lines.append("")
+    lines += output.seat_notes(summary["players"])
     lines.append(f"replay:  {replay}" if replay else "replay:  not saved (use --replay FILE)")
     if logs:
         lines.append(f"logs:    {', '.join(logs)}")

@@ -51,3 +51,8 @@ def write_bot(folder: Path, source: str, name: str = "main.py") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(source.lstrip(), encoding="utf-8")
     return folder
+
+
+def without_time(summary: dict) -> dict:
+    """A match summary without the seats' time used (the one part that differs between two runs)."""
+    return {**summary, "players": [{k: v for k, v in p.items() if k != "time"} for p in summary["players"]]}

@@ -59,7 +59,8 @@ def test_silent_bot_times_out_within_turn_plus_bank(bad_seat):
 def test_silent_at_init_times_out_after_init_ms():
     limits = Limits(init_ms=1500, turn_ms=150, bank_ms=300)
     outcome, took = timed(lambda: play(hostile("silent", 0), steady(), limits=limits))
-    assert_forfeit(outcome, 1, "timeout", r"init \(id 0\) within its limit of 1500 ms")
+    assert_forfeit(outcome, 1, "timeout",
+                   r"init \(id 0\): no reply within 1500 ms: did it flush stdout after writing\?")
     assert 1.4 < took < 5.0
     assert outcome.result.turns == 0
     assert outcome.replay["steps"] == []
@@ -155,7 +156,7 @@ def test_stderr_flood_is_drained_and_capped():
     outcome, took = timed(lambda: play(hostile("flood_stderr", 0, 20), steady()))
     assert [p.status for p in outcome.players] == ["ok", "ok"]
     log = outcome.players[0].log
-    assert log.startswith("FIRST LINE") and log.rstrip().endswith("LAST LINE")
+    assert log.startswith("[armada] --- request 0: init ---\nFIRST LINE") and log.rstrip().endswith("LAST LINE")
     assert "bytes of log dropped" in log
     assert len(log) < 70 * 1024
     assert took < 15.0
