@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any
 
 from armada.referee.environment import SEED_VARIABLE
 
 
+#: Per-thread seed of a bot played in-process (armada.referee.inprocess), read before the environment.
+in_process = threading.local()
+
+
 def bot_seed(default: int = 0) -> int:
     """This bot's ARMADA_BOT_SEED (docs/bots-environment.md): follows the match seed and the seat,
     tells nothing of the match seed. `default` when it is missing (a bot run by hand)."""
+    seed = getattr(in_process, "seed", None)
+    if isinstance(seed, int):
+        return seed
     try:
         return int(os.environ[SEED_VARIABLE])
     except (KeyError, ValueError):

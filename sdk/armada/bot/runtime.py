@@ -73,7 +73,8 @@ def _answer(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any]:
         if fallback is None:
             raise
         # One line the referee counts (armada.logmarks), then the traceback for the author.
-        print(exception_line(message, exc) + "; sending the fallback reply", file=sys.stderr)
+        print(exception_line(message, exc), file=sys.stderr)
+        print("[armada] sending the fallback reply; the traceback:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
         sys.stderr.flush()
         return fallback

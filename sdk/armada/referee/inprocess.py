@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from armada.bot.base import BaseBot
+from armada.bot.base import BaseBot, in_process
 from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer
 
 Reply = Callable[[dict[str, Any]], dict[str, Any]]
@@ -119,7 +119,11 @@ class InProcessBot(BotConnection):
         message = json.loads(line)
         try:
             with _captured(lambda text: self._log.feed(text.encode("utf-8", "replace"))):
-                out = _respond(self.bot, message)
+                in_process.seed = self.bot_seed
+                try:
+                    out = _respond(self.bot, message)
+                finally:
+                    in_process.seed = None
         except BaseException as exc:  # the bot's own error (or SystemExit) ends it, like a crash
             self._log.feed(traceback.format_exc().encode("utf-8", "replace"))
             code = exc.code if isinstance(exc, SystemExit) and isinstance(exc.code, int) else 1

@@ -87,6 +87,15 @@ class MatchOutcome:
     players: list[PlayerReport]
     replay: dict[str, Any] = field(repr=False)
 
+    @property
+    def winner(self) -> int | None:
+        """1, 2, or None for a draw."""
+        return self.result.winner
+
+    @property
+    def turns(self) -> int:
+        return self.result.turns
+
     def summary(self) -> dict[str, Any]:
         """The CLI's --json object."""
         return {
