@@ -15,7 +15,6 @@ from typing import Any
 
 from armada.referee.environment import SEED_VARIABLE
 
-
 #: Per-thread seed of a bot played in-process (armada.referee.inprocess), read before the environment.
 in_process = threading.local()
 
