@@ -124,7 +124,11 @@ def replay_events(replay: dict[str, Any]) -> list[Event]:
             if not isinstance(event, dict):
                 continue
             if replay.get("game") == "galaxy":
-                out += _galaxy(event.get("turn", turn), phase, event)
+                found = _galaxy(event.get("turn", turn), phase, event)
+                if found and found[0].kind == "battle" and out and out[-1].kind == "capture" \
+                        and out[-1].data.get("planet") == event.get("planet"):
+                    found.append(out.pop())  # the engine records a capture before its battle; show the battle first
+                out += found
             else:
                 out += _mothership(event)
         for seat, fault in (step.get("faults") or {}).items():
