@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli import new, play, replay, tournament
+from armada.cli import league, new, play, replay, tournament
 from armada.cli.common import CliError
 
 EPILOG = """\
@@ -18,7 +18,8 @@ examples:
   armada play mybot/ builtin:greedy         one match, readable summary
   armada play mybot/ builtin:random --seed 7 --replay m.json.gz --json
   armada tournament mybot/ builtin:greedy builtin:random -n 10 --jobs 4
-  armada replay m.json.gz --turn 30         summary and the board at turn 30
+  armada replay m.json.gz --turn 30         the board after turn 30 and that turn's events
+  armada league builtin:greedy builtin:balanced race/   a Mothership Down league table
 
 Run `armada COMMAND --help` for the options of each command. Documentation: docs/cli.md.
 """
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, new, replay):
+    for module in (play, tournament, league, new, replay):
         module.add_parser(sub)
     return parser
 
