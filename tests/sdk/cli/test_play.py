@@ -320,3 +320,19 @@ def test_installed_script(idle: str) -> None:
     assert "armada: error: missing/: no such file or folder" in bad.stderr
     version = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert version.stdout.startswith("armada ")
+
+
+def test_from_state_of_a_mothership_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # MD-11: one step; turn 0 (before the orders) plays again with the same seed and config, any other turn says why not
+    path = tmp_path / "ms.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership", "--seed", "4",
+                 "--config", '{"total_points": 90}', "--replay", str(path)]) == 0
+    capsys.readouterr()
+    again = run_json(capsys, "builtin:random", "builtin:balanced", "--game", "mothership",
+                     "--from-state", f"{path}#turn=0", "--replay", str(tmp_path / "again.json.gz"))
+    assert again["seed"] == 4 and again["players"][0]["name"] == "Random Raiders"
+    assert read_replay(tmp_path / "again.json.gz")["config"]["total_points"] == 90
+    assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership",
+                 "--from-state", f"{path}#turn=1"]) == 2
+    err = capsys.readouterr().err
+    assert "turn 1: a mothership match is one step" in err and "use #turn=0" in err
