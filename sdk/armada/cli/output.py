@@ -30,14 +30,17 @@ def winner_text(winner: int | None, outcome: str, names: dict[int, str]) -> str:
     return f"seat {winner}, {names.get(winner, '?')}, by {outcome}"
 
 
-def status_text(player: dict[str, Any]) -> str:
-    """`ok`, or `ok, 12 exceptions caught (first at turn 10: ZeroDivisionError: ...)`."""
+def status_cells(player: dict[str, Any]) -> tuple[str, str]:
+    """The status and detail cells of a seat: `ok, 12 exceptions caught` with the first one as its detail
+    (`first at turn 10: ZeroDivisionError: ...`) when the bot library caught exceptions."""
     caught = player.get("exceptions") or {}
     count = caught.get("count", 0)
+    detail = str(player.get("detail") or "")
     if not count:
-        return str(player["status"])
-    return (f"{player['status']}, {count} exception{'s' if count != 1 else ''} caught "
-            f"(first {caught.get('first', '')})")
+        return str(player["status"]), detail
+    first = f"first {caught.get('first', '')}"
+    return (f"{player['status']}, {count} exception{'s' if count != 1 else ''} caught",
+            f"{detail}; {first}" if detail else first)
 
 
 def seat_notes(players: list[dict[str, Any]]) -> list[str]:

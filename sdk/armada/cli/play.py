@@ -220,7 +220,7 @@ def describe(summary: dict[str, Any], labels: list[str], replay: str | None, log
     for p in summary["players"]:
         label = labels[p["seat"] - 1] if 0 < p["seat"] <= len(labels) else ""
         shown = p["name"] if p["name"] == label else f"{p['name']} ({label})"
-        rows.append([p["seat"], shown, output.status_text(p), p.get("detail") or ""])
+        rows.append([p["seat"], shown, *output.status_cells(p)])
     lines.append("")
     lines.append(output.table(["seat", "bot", "status", "detail"], rows, right=[0]))
     lines.append("")

@@ -100,9 +100,11 @@ class Seat:
             try:
                 raw = self.conn.read_line(deadline)
             except LineTooLong as exc:
-                return Exchange(fault=Fault("output", f"{exc} (answering {what})"))
+                return Exchange(fault=Fault("output", f"{exc} (answering {what})"),
+                                elapsed_ms=(time.monotonic() - start) * 1000.0)
             except BotGone as exc:
-                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc))
+                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc),
+                                elapsed_ms=(time.monotonic() - start) * 1000.0)
             elapsed_ms = (time.monotonic() - start) * 1000.0
             if raw is None:
                 return Exchange(fault=self.timeout_fault(message, budget_ms), elapsed_ms=elapsed_ms)

@@ -30,7 +30,7 @@ def test_caught_exceptions_and_dropped_orders_are_counted(tmp_path: Path, capsys
     assert seat["warnings"]["count"] == 2 + 6  # 2 probes of turns 1-2 (GX-8), one order per turn (GX-10)
     assert seat["warnings"]["first"] == "at turn 1: probe target 1 dropped: it is your own planet"
     text = play(capsys, clumsy, "builtin:random", "--seed", "1", "--config", SHORT)
-    assert ("ok, 4 exceptions caught (first at turn 3: ZeroDivisionError: integer division or modulo by zero)"
+    assert ("ok, 4 exceptions caught  first at turn 3: ZeroDivisionError: integer division or modulo by zero"
             in text)
     assert "dropped: seat 1: 8 orders or probe targets (first at turn 1: probe target 1 dropped:" in text
 
