@@ -55,9 +55,14 @@ def _battle(turn: int | None, event: dict[str, Any]) -> Event:
     return Event(turn, seats, "battle", f"battle at planet {event.get('planet')}: {sides}; {outcome}", event)
 
 
+def _seat(value: Any) -> int:
+    """A seat number from an event (0 when it has none)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _galaxy(turn: int | None, phase: str, event: dict[str, Any]) -> list[Event]:
     kind = event.get("type")
-    seat = event.get("seat")
+    seat = _seat(event.get("seat"))
     if kind == "probes":
         out = [Event(turn, (seat,), "probe",
                      f"seat {seat} probes planet {report.get('planet')}: {who(report.get('owner'))}, "
@@ -71,17 +76,17 @@ def _galaxy(turn: int | None, phase: str, event: dict[str, Any]) -> list[Event]:
                 for text in event.get("warnings", [])]
     if kind == "launch":
         f = event.get("fleet", {})
-        return [Event(turn, (f.get("owner"),), "launch",
+        return [Event(turn, (_seat(f.get("owner")),), "launch",
                       f"seat {f.get('owner')} launches fleet #{f.get('id')}: {f.get('from')} -> {f.get('to')}, "
                       f"{f.get('battleships')}b {f.get('cruisers')}c, arrives in turn {f.get('arrives')}", event)]
     if kind == "battle":
         return [_battle(turn, event)]
     if kind == "capture":
-        return [Event(turn, (event.get("owner"),), "capture",
+        return [Event(turn, (_seat(event.get("owner")),), "capture",
                       f"seat {event.get('owner')} captures planet {event.get('planet')} "
                       f"(was {who(event.get('previous'))})", event)]
     if kind == "elimination":
-        seats = tuple(event.get("seats", []))
+        seats = tuple(_seat(s) for s in event.get("seats", []))
         return [Event(turn, seats, "elimination", "eliminated: " + ", ".join(f"seat {s}" for s in seats), event)]
     return _common(turn, event)
 
@@ -89,7 +94,7 @@ def _galaxy(turn: int | None, phase: str, event: dict[str, Any]) -> list[Event]:
 def _common(turn: int | None, event: dict[str, Any]) -> list[Event]:
     kind = event.get("type")
     if kind == "fault":
-        seat = event.get("seat")
+        seat = _seat(event.get("seat"))
         return [Event(turn, (seat,), "fault",
                       f"seat {seat} disqualified ({event.get('status')}): {event.get('detail')}", event)]
     if kind == "game_over":

@@ -155,9 +155,9 @@ def _check_budget(mothership: Any, fighters: Any, complete: bool, config: Mother
     given = []
 
     def number(obj: Any, key: str) -> int:
-        value = obj.get(key) if isinstance(obj, dict) else None
+        value: Any = obj.get(key) if isinstance(obj, dict) else None
         given.append(_is_int(value))
-        return value if _is_int(value) else 0
+        return int(value) if _is_int(value) else 0
 
     defence = number(mothership, "defence")
     listed = fighters if isinstance(fighters, list) else []
