@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -44,6 +45,9 @@ from armada.referee.connection import (
     drain,
 )
 from armada.referee.environment import SEED_VARIABLE, bot_environment
+
+#: How long a request mark waits for the stderr thread to read what the bot wrote before.
+MARK_WAIT_S = 0.02
 
 
 class ProcessBot(BotConnection):
@@ -148,6 +152,17 @@ class ProcessBot(BotConnection):
 
     def log(self) -> str:
         return self._log.text()
+
+    def mark(self, text: str) -> None:
+        """The request mark (D-R-9), once what the bot already wrote to stderr is read (at most 20 ms)."""
+        proc = self._proc
+        with contextlib.suppress(OSError, ValueError):
+            if proc is not None and proc.stderr is not None:
+                fd = proc.stderr.fileno()
+                end = time.monotonic() + MARK_WAIT_S
+                while select.select([fd], [], [], 0)[0] and time.monotonic() < end:
+                    time.sleep(0.001)  # the stderr thread is reading it
+        super().mark(text)
 
     # -- ending ----------------------------------------------------------------------------
     def exit_info(self) -> ExitInfo:

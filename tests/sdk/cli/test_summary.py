@@ -40,7 +40,7 @@ def test_time_used_per_seat(tmp_path: Path, capsys) -> None:
     for seat in out["players"]:
         used = seat["time"]
         assert 0 < used["slowest_ms"] <= used["total_ms"]
-        assert used["bank_left_ms"] == 10000 and used["slowest"]
+        assert 0 <= used["bank_left_ms"] <= 10000 and used["slowest"]
     text = play(capsys, "builtin:greedy", "builtin:random", "--seed", "2", "--config", SHORT)
     assert "time:    seat 1: " in text and "bank left 10000 ms" in text
 

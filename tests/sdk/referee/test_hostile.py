@@ -52,7 +52,9 @@ def test_two_good_bots_play_to_the_end():
 def test_silent_bot_times_out_within_turn_plus_bank(bad_seat):
     bots = {bad_seat: hostile("silent"), 3 - bad_seat: steady()}
     outcome, took = timed(lambda: play(bots[1], bots[2]))
-    assert_forfeit(outcome, bad_seat, "timeout", r"no reply to move \(id 1\) within its limit of 450 ms")
+    # protocol.md "Time": the detail says what the limit was made of
+    assert_forfeit(outcome, bad_seat, "timeout",
+                   r"no reply to move \(id 1\) within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
     assert took < 4.0  # 450 ms of waiting, then the bots exit on `end`
 
 
@@ -79,7 +81,7 @@ def test_slow_replies_within_the_bank_are_ok_and_drain_the_bank():
 
 def test_sleeping_past_the_bank_times_out():
     outcome, took = timed(lambda: play(hostile("sleeper", 1, 2000, 1), steady()))
-    assert_forfeit(outcome, 1, "timeout", r"within its limit of 450 ms")
+    assert_forfeit(outcome, 1, "timeout", r"within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
     assert took < 4.5
 
 
