@@ -20,9 +20,8 @@ from armada.cli.common import (
     load_config,
     positive_int_arg,
     random_seed,
-    resolve,
+    resolve_all,
     seed_arg,
-    unique_labels,
 )
 
 EPILOG = """\
@@ -96,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sandbox == "docker":
         docker_preflight()
     with ExitStack() as stack:
-        sources = [stack.enter_context(resolve(spec, "mothership")) for spec in args.races]
-        labels = unique_labels(sources)
+        sources, labels = resolve_all(stack, args.races, "mothership")
         print(f"armada: league, seed {seed}: asking {len(sources)} races for their orders", file=sys.stderr)
         entries = [ask_orders(src, label, args.sandbox, seed + i, config, args.turn_ms)
                    for i, (src, label) in enumerate(zip(sources, labels, strict=True))]

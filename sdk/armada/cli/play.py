@@ -22,9 +22,8 @@ from armada.cli.common import (
     load_config,
     positive_int_arg,
     random_seed,
-    resolve,
+    resolve_all,
     seed_arg,
-    unique_labels,
 )
 from armada.cli.states import load_start_state, state_seed
 
@@ -111,8 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from armada.referee.match import play_match
 
     with ExitStack() as stack:
-        sources = [stack.enter_context(resolve(spec, game)) for spec in (args.bot1, args.bot2)]
-        labels = unique_labels(sources)
+        sources, labels = resolve_all(stack, [args.bot1, args.bot2], game)
         bots = {seat: connection(src, args.sandbox, label)
                 for seat, (src, label) in enumerate(zip(sources, labels, strict=True), start=1)}
         print(f"armada: {game}, {seed_text(recorded, args.from_state)}: "

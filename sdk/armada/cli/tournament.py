@@ -28,9 +28,8 @@ from armada.cli.common import (
     load_config,
     positive_int_arg,
     random_seed,
-    resolve,
+    resolve_all,
     seed_arg,
-    unique_labels,
 )
 from armada.cli.play import prepare_log_dir, safe_name, write_logs
 from armada.cli.ratings import bradley_terry
@@ -263,8 +262,7 @@ def run(args: argparse.Namespace) -> int:
         if folder:
             prepare_log_dir(folder)
     with ExitStack() as stack:
-        sources = [stack.enter_context(resolve(spec, game)) for spec in args.bots]
-        names = unique_labels(sources)
+        sources, names = resolve_all(stack, args.bots, game)
         scripts = {n: (s.code_dir, s.entry) for n, s in zip(names, sources, strict=True)}
         jobs = []
         for i, (a, b, game_seed, pair, k) in enumerate(pairings(names, args.games, seed)):
