@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer, drain
+from armada.referee.environment import bot_environment
 from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
@@ -48,9 +49,13 @@ def docker_client() -> Any:
 
 
 def container_options(
-    code_dir: Path, io_dir: Path, entry: str, limits: SandboxLimits, labels: dict[str, str]
+    code_dir: Path, io_dir: Path, entry: str, limits: SandboxLimits, labels: dict[str, str],
+    bot_seed: int | None = None,
 ) -> dict[str, Any]:
-    """The keyword arguments of `containers.create`: the whole wall in one place (tests read it)."""
+    """The keyword arguments of `containers.create`: the whole wall in one place (tests read it).
+
+    The environment is the SDK's one definition (`armada.referee.environment`), as for local runs.
+    """
     from docker.types import LogConfig, Mount, Ulimit
 
     return {
@@ -58,7 +63,7 @@ def container_options(
         "user": BOT_USER,
         "working_dir": "/bot",
         "hostname": "bot",
-        "environment": {"ARMADA_SANDBOX": "docker"},
+        "environment": bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=bot_seed),  # noqa: S108
         "network_mode": "none",
         "read_only": True,
         "mounts": [
@@ -159,7 +164,8 @@ class DockerBot(BotConnection):
         self._spawn(self._pump_stdout, "stdout")
         self._spawn(self._pump_stderr, "stderr")
         try:
-            options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels)
+            options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
+                                        self.bot_seed)
             self.container = client.containers.create(self.image, **options)
             self.container.start()
             deadline = time.monotonic() + self.limits.start_timeout_s

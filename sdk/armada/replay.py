@@ -1,10 +1,11 @@
 """The replay format, version 1 (docs/replay-format.md): recording, writing, reading, re-checking.
 
 A replay holds what determines a match (game, engine version, seed, config, optional
-starting state, every step's answers) plus what a viewer draws (frames, events) and how it
-ended (seats, result). It holds no timing data, and it is serialized canonically (sorted
-keys, fixed separators, gzip with mtime 0), so the same seed and the same answers give the
-same bytes (GX-23).
+starting state, every step's answers) plus what a viewer draws (frames, events), how it
+ended (seats, result) and, in the one top-level field `timings`, how long each request took.
+It is serialized canonically (sorted keys, fixed separators, gzip with mtime 0), so the same
+seed and the same answers give the same bytes once `timings` is left out (`game_content`,
+GX-23); `rebuild_states` never reads `timings`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ REQUIRED_KEYS: dict[str, type | tuple[type, ...]] = {
     "format": str, "version": int, "engine_version": str, "game": str, "seed": int,
     "config": dict, "seats": list, "steps": list, "result": dict,
 }
+#: The one field with clock readings (each request's time, per seat); not part of the game's content.
+TIMINGS = "timings"
 _GZIP_MAGIC = b"\x1f\x8b"
 #: An answer larger than this (as JSON) is replaced by a note of its size in the replay.
 MAX_ANSWER_BYTES = 64 * 1024
@@ -36,6 +39,11 @@ class ReplayError(ValueError):
 def plain(value: Any) -> Any:
     """`value` as plain JSON data (tuples become lists, keys strings), as it reads back from a file."""
     return json.loads(json.dumps(value, allow_nan=False))
+
+
+def game_content(replay: dict[str, Any]) -> dict[str, Any]:
+    """The replay without its `timings`: what the seed and the answers determine (GX-23)."""
+    return {key: value for key, value in replay.items() if key != TIMINGS}
 
 
 def replay_bytes(replay: dict[str, Any]) -> bytes:
@@ -122,10 +130,13 @@ class ReplayRecorder:
         # Copied now: engines may reuse and mutate the objects they returned.
         self.replay["steps"].append(plain(step_record(phases, turn, kept, step.events, step.faults, frame)))
 
-    def finish(self, seats: list[dict[str, Any]], result: Result) -> dict[str, Any]:
-        """The finished replay, as plain JSON data."""
+    def finish(self, seats: list[dict[str, Any]], result: Result,
+               timings: dict[int, list[float]] | None = None) -> dict[str, Any]:
+        """The finished replay, as plain JSON data; `timings`: per seat, each request's milliseconds."""
         self.replay["seats"] = seats
         self.replay["result"] = result.to_dict()
+        if timings is not None:
+            self.replay[TIMINGS] = {str(seat): list(ms) for seat, ms in sorted(timings.items())}
         return plain(self.replay)  # type: ignore[no-any-return]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 import time
 from pathlib import Path
@@ -214,3 +215,36 @@ def test_close_is_fast_and_idempotent_for_a_stubborn_bot(docker_client, tmp_path
     assert info.signal == 9
     assert bot.close() == info
     assert not container_exists(docker_client, bot.container_id)
+
+
+REPORT_ENV = """
+import json, os, sys
+sys.stderr.write(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()}) + "\\n")
+sys.stderr.flush()
+print("done", flush=True)
+"""
+
+
+def test_container_and_local_process_see_the_same_environment(docker_client, tmp_path):
+    """docs/bots-environment.md: the same variables (values differ only in folders and ARMADA_SANDBOX)."""
+    from armada.referee.process_bot import ProcessBot
+
+    folder = make_bot(tmp_path, REPORT_ENV)
+    folder.chmod(0o755)
+    (folder / "main.py").chmod(0o644)
+    seen = {}
+    for name, bot in (("docker", DockerBot(folder, label="env", labels=run_labels())),
+                      ("process", ProcessBot.for_script(folder / "main.py"))):
+        bot.bot_seed = 77
+        try:
+            bot.start()
+            assert bot.read_line(time.monotonic() + 30) == b"done"
+        finally:
+            bot.close()
+        seen[name] = json.loads(bot.log().strip().splitlines()[-1])
+    docker, local = seen["docker"]["env"], seen["process"]["env"]
+    assert set(docker) == set(local)
+    assert {k for k in docker if docker[k] != local[k]} <= {"PWD", "HOME", "TMPDIR", "ARMADA_SANDBOX"}
+    assert docker["ARMADA_BOT_SEED"] == local["ARMADA_BOT_SEED"] == "77"
+    assert "PYTHONUNBUFFERED" not in docker
+    assert (seen["docker"]["cwd"], docker["HOME"]) == ("/bot", "/tmp")

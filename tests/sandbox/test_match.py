@@ -14,6 +14,7 @@ from armada.referee.match import play_match
 from armada_sandbox.docker_bot import DockerBot
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists
+from tests.sdk.cli.bots import without_time
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -47,7 +48,7 @@ def test_docker_match_equals_process_match(docker_client, game, specs, config):
     docker_outcome, docker_bots = play(game, specs, 11, "docker", config)
     process_outcome, _ = play(game, specs, 11, "process", config)
     assert [p.status for p in docker_outcome.players] == ["ok", "ok"], docker_outcome.players
-    assert docker_outcome.summary() == process_outcome.summary()
+    assert without_time(docker_outcome.summary()) == without_time(process_outcome.summary())
     assert docker_outcome.replay["steps"] == process_outcome.replay["steps"]
     for bot in docker_bots.values():
         assert not container_exists(docker_client, bot.container_id)

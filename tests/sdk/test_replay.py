@@ -10,6 +10,7 @@ import pytest
 
 from armada.replay import (
     ReplayError,
+    game_content,
     read_replay,
     rebuild_states,
     replay_bytes,
@@ -37,14 +38,20 @@ def test_replay_has_the_documented_fields(match):
     assert first["answers"] == {"1": {"n": 2}, "2": {"n": 1}}
     assert first["events"] == [{"seat": 1, "add": 2}, {"seat": 2, "add": 1}]
     assert first["frame"]["turn"] == 2
-    assert "bank_ms" not in json.dumps(replay) and "elapsed" not in json.dumps(replay)  # no timing data
+    content = json.dumps(game_content(replay))
+    assert "bank_ms" not in content and "elapsed" not in content  # clock readings only in `timings`
+    timings = replay["timings"]
+    assert set(timings) == {"1", "2"}
+    assert len(timings["1"]) == 1 + len(replay["steps"])  # init, then one request per step (id = index)
+    assert all(isinstance(ms, float) and ms >= 0 for ms in timings["1"] + timings["2"])
 
 
 def test_same_seed_same_answers_same_bytes(tmp_path, match):
+    # GX-23: the game's content is byte-identical; only the `timings` field holds clock readings
     again = play(steady("a", step=2), steady("b", step=1), seed=11)
-    assert replay_bytes(again.replay) == replay_bytes(match.replay)
-    write_replay(match.replay, tmp_path / "one.json.gz")
-    write_replay(again.replay, tmp_path / "two.json.gz")
+    assert replay_bytes(game_content(again.replay)) == replay_bytes(game_content(match.replay))
+    write_replay(game_content(match.replay), tmp_path / "one.json.gz")
+    write_replay(game_content(again.replay), tmp_path / "two.json.gz")
     assert (tmp_path / "one.json.gz").read_bytes() == (tmp_path / "two.json.gz").read_bytes()
     other = play(steady("a", step=2), steady("b", step=1), seed=12)
     assert replay_bytes(other.replay) != replay_bytes(match.replay)  # the seed matters (head start)
@@ -122,3 +129,12 @@ def test_start_state_is_recorded_and_used():
     assert outcome.result.winner == 1
     frames = rebuild_states(outcome.replay, game=SUMRACE)
     assert frames[-1]["totals"] == {"1": 6, "2": 4}
+
+
+def test_rebuild_ignores_the_timings(match):
+    # docs/replay-format.md: `timings` is no part of the game; a replay with other timings rebuilds the same
+    other = copy.deepcopy(match.replay)
+    other["timings"] = {"1": [999.0], "2": []}
+    assert rebuild_states(other, SUMRACE) == rebuild_states(match.replay, SUMRACE)
+    del other["timings"]
+    assert rebuild_states(other, SUMRACE) == rebuild_states(match.replay, SUMRACE)  # older replays have none

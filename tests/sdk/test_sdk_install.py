@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,8 @@ def test_sdk_installs_alone_and_plays(tmp_path):
     )
     assert build.returncode == 0, build.stdout + build.stderr
     (wheel,) = wheels.glob("armada-*.whl")
+    with zipfile.ZipFile(wheel) as archive:  # PEP 561: type checkers use the SDK's hints
+        assert "armada/py.typed" in archive.namelist()
     install = subprocess.run(  # offline: the SDK needs nothing but the standard library
         [str(python), "-m", "pip", "install", "--no-index", "-q", str(wheel)],
         capture_output=True, text=True, cwd=tmp_path,

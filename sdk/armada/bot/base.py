@@ -8,8 +8,27 @@ owns stdin/stdout, ids and logging.
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
 from typing import Any
+
+from armada.referee.environment import SEED_VARIABLE
+
+#: Per-thread seed of a bot played in-process (armada.referee.inprocess), read before the environment.
+in_process = threading.local()
+
+
+def bot_seed(default: int = 0) -> int:
+    """This bot's ARMADA_BOT_SEED (docs/bots-environment.md): follows the match seed and the seat,
+    tells nothing of the match seed. `default` when it is missing (a bot run by hand)."""
+    seed = getattr(in_process, "seed", None)
+    if isinstance(seed, int):
+        return seed
+    try:
+        return int(os.environ[SEED_VARIABLE])
+    except (KeyError, ValueError):
+        return default
 
 
 class BaseBot:
@@ -20,6 +39,14 @@ class BaseBot:
     #: Display name announced in the init reply (MD-3: at most 40 printable characters).
     #: Left empty, the site shows the bot's own name (its platform or file name).
     name: str = ""
+    #: Milliseconds left in this bot's time bank at the current request (protocol.md, "Time").
+    bank_ms: int | None = None
+
+    def note_request(self, request: dict[str, Any]) -> None:
+        """Called by `run` before every game request: keeps `bank_ms` up to date."""
+        bank = request.get("bank_ms")
+        if isinstance(bank, int) and not isinstance(bank, bool):
+            self.bank_ms = bank
 
     def on_init(self, init: dict[str, Any]) -> None:
         """Called with the raw `init` message (seat, config, limits). Store what you need."""

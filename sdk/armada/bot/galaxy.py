@@ -22,11 +22,13 @@ the bug costs a turn, not the match. See docs/bot-library.md.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from armada.bot.base import BaseBot
 from armada.bot.galaxy_battle import BattleOutcome, apply_losses, battle_outcome, captures
-from armada.bot.galaxy_map import arrival_turn, distance, home, path, travel_time
+from armada.bot.galaxy_map import arrival_turn, distance, home, mirror, path, travel_time
+from armada.bot.galaxy_memory import IntelMemory
 from armada.bot.galaxy_observation import Observation
 from armada.bot.galaxy_parse import int_field, need_dict, need_key, need_list, str_list
 from armada.bot.galaxy_types import (
@@ -48,6 +50,7 @@ __all__ = [
     "FleetOrder",
     "GalaxyBot",
     "Intel",
+    "IntelMemory",
     "Observation",
     "Planet",
     "Units",
@@ -57,6 +60,7 @@ __all__ = [
     "captures",
     "distance",
     "home",
+    "mirror",
     "mle",
     "parse_intel",
     "path",
@@ -137,13 +141,14 @@ class GalaxyBot(BaseBot):
         kind = need_dict(request, "request").get("type")
         if kind == "scout":
             self.observation = None
-            obs = Observation.from_json(need_key(request, "observation", "scout request"))
+            obs = Observation.from_json(need_key(request, "observation", "scout request"), self.bank_ms)
             self.observation = obs
             if not self.seat:
                 self.seat = obs.seat
             return {"probes": probe_ids(self.scout(obs))}
         if kind == "command":
-            obs = self._current_observation(request)
+            obs = replace(self._current_observation(request), bank_ms=self.bank_ms)
+            self.observation = obs
             intel = parse_intel(request)
             warnings = list(str_list(need_key(request, "warnings", "command request"), "warnings"))
             return {"fleets": _fleet_json(self.command(obs, intel, warnings))}

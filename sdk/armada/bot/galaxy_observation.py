@@ -34,6 +34,8 @@ class Observation:
     fleets: tuple[Fleet, ...]
     battles: tuple[BattleReport, ...]
     warnings: tuple[str, ...]
+    #: Milliseconds left in your time bank at this request (None when the request had no bank_ms).
+    bank_ms: int | None = None
     _by_id: dict[int, Planet] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -41,7 +43,7 @@ class Observation:
 
     # --- parsing -------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data: Any) -> Observation:
+    def from_json(cls, data: Any, bank_ms: int | None = None) -> Observation:
         """Read the raw observation dict; a malformed one raises ValueError naming the bad field."""
         where = "observation"
         d = need_dict(data, where)
@@ -60,6 +62,7 @@ class Observation:
             fleets=tuple(Fleet.from_json(f, f"{where}.fleets[{i}]") for i, f in enumerate(fleets)),
             battles=tuple(BattleReport.from_json(b, f"{where}.battles[{i}]") for i, b in enumerate(battles)),
             warnings=str_list(need_key(d, "warnings", where), f"{where}.warnings"),
+            bank_ms=bank_ms,
         )
 
     # --- who is who ----------------------------------------------------------------
@@ -125,8 +128,22 @@ class Observation:
         return galaxy_map.path(_id(a), _id(b))
 
     def nearest(self, origin: PlanetRef, planets: list[Planet]) -> list[Planet]:
-        """`planets` sorted by distance from `origin` (ties by id)."""
-        return sorted(planets, key=lambda p: (self.distance(origin, p), p.id))
+        """`planets` sorted by distance from `origin`, ties by relative id (the same for both seats)."""
+        return sorted(planets, key=lambda p: (self.distance(origin, p), self.relative(p)))
+
+    # --- seat-neutral ids (GX-4: planet k and 17 - k mirror each other) -------------------
+    def relative(self, planet: PlanetRef) -> int:
+        """The planet's id as seat 1 would see it: the id itself for seat 1, `mirror(id)` for seat 2.
+
+        Your home is always relative planet 1 and the enemy's 16, so a bot that breaks ties or
+        keeps tables by relative id plays the same from both seats.
+        """
+        pid = _id(planet)
+        return pid if self.seat == 1 else galaxy_map.mirror(pid)
+
+    def absolute(self, relative_id: int) -> int:
+        """The real id of a relative id (the inverse of `relative`)."""
+        return relative_id if self.seat == 1 else galaxy_map.mirror(relative_id)
 
     @staticmethod
     def mle(battleships: int = 0, cruisers: int = 0, launchers: int = 0) -> int:

@@ -1,7 +1,7 @@
 """Typed, read-only views of what a Galaxy bot receives, and the order it sends back.
 
 All classes are frozen dataclasses built from the raw JSON of docs/games/galaxy-schema.md
-with their `from_json` class methods; rule numbers (GX-n) refer to docs games.md.
+with their `from_json` class methods; rule numbers (GX-n) refer to docs/games/galaxy.md.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from armada.bot.base import BaseBot
+from armada.logmarks import exception_line
 
 
 def _write(stream: IO[Any], obj: dict[str, Any]) -> None:
@@ -60,21 +61,32 @@ def _protocol_stdout() -> Iterator[IO[Any]]:
 
 
 def _answer(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any]:
+    bot.note_request(message)
     try:
         reply = bot.answer(message)
         if not isinstance(reply, dict):
             raise TypeError(f"answer() must return a dict, got {type(reply).__name__}")
         json.dumps(reply, allow_nan=False)  # fail here, where the fallback can still help
         return reply
-    except Exception:
+    except Exception as exc:
         fallback = bot.fallback(message)
         if fallback is None:
             raise
-        print(f"[armada] error answering {message.get('type')} (id {message.get('id')}), "
-              "sending the fallback reply:", file=sys.stderr)
+        # One line the referee counts (armada.logmarks), then the traceback for the author.
+        print(exception_line(message, exc), file=sys.stderr)
+        print("[armada] sending the fallback reply; the traceback:", file=sys.stderr)
         traceback.print_exc(file=sys.stderr)
         sys.stderr.flush()
         return fallback
+
+
+def check_game(bot: BaseBot, init: dict[str, Any]) -> None:
+    """Stop with a clear message when the match is of another game than the bot's."""
+    game = init.get("game")
+    if bot.game and isinstance(game, str) and game != bot.game:
+        print(f"[armada] this is a {bot.game} bot; run with --game {bot.game} "
+              f"(this match is {game})", file=sys.stderr, flush=True)
+        raise SystemExit(2)
 
 
 def _serve(bot: BaseBot, stdin: IO[Any], stdout: IO[Any]) -> None:
@@ -85,19 +97,30 @@ def _serve(bot: BaseBot, stdin: IO[Any], stdout: IO[Any]) -> None:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         if not text.strip():
             continue
-        message = json.loads(text)
-        kind = message.get("type")
-        if kind == "end":
+        out = respond(bot, json.loads(text))
+        if out is None:
             return
-        if kind == "init":
-            bot.on_init(message)
-            # No name: the referee shows the bot's own name (its platform or file name), MD-3.
-            reply: dict[str, Any] = {"name": str(bot.name)} if bot.name else {}
-        else:
-            reply = _answer(bot, message)
-        out = {"id": message.get("id")}
-        out.update((key, value) for key, value in reply.items() if key != "id")
         _write(stdout, out)
+
+
+def respond(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply line's object (with the request's id) to one request; None for `end`.
+
+    The same for a bot process (`run`) and a bot played in-process (`armada.run`).
+    """
+    kind = message.get("type")
+    if kind == "end":
+        return None
+    if kind == "init":
+        check_game(bot, message)
+        bot.on_init(message)
+        # No name: the referee shows the bot's own name (its platform or file name), MD-3.
+        reply: dict[str, Any] = {"name": str(bot.name)} if bot.name else {}
+    else:
+        reply = _answer(bot, message)
+    out = {"id": message.get("id")}
+    out.update((key, value) for key, value in reply.items() if key != "id")
+    return out
 
 
 def run(bot: BaseBot, stdin: IO[Any] | None = None, stdout: IO[Any] | None = None) -> None:

@@ -6,6 +6,7 @@ import argparse
 import json
 import random
 import sys
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,12 @@ def resolve(spec: str, game: str) -> BotSource:
         return resolve_bot(spec, game)
     except BotSpecError as exc:
         raise CliError(str(exc)) from exc
+
+
+def resolve_all(stack: ExitStack, specs: list[str], game: str) -> tuple[list[BotSource], list[str]]:
+    """The sources of several specs (closed with `stack`) and their unique labels."""
+    sources = [stack.enter_context(resolve(spec, game)) for spec in specs]
+    return sources, unique_labels(sources)
 
 
 def unique_labels(sources: list[BotSource]) -> list[str]:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli import login, new, play, replay, submit, tournament
+from armada.cli import league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
 
 EPILOG = """\
@@ -18,7 +18,8 @@ examples:
   armada play mybot/ builtin:greedy         one match, readable summary
   armada play mybot/ builtin:random --seed 7 --replay m.json.gz --json
   armada tournament mybot/ builtin:greedy builtin:random -n 10 --jobs 4
-  armada replay m.json.gz --turn 30         summary and the board at turn 30
+  armada replay m.json.gz --turn 30         the board after turn 30 and that turn's events
+  armada league builtin:greedy builtin:balanced race/   a Mothership Down league table
   armada login                              store an API token for the site
   armada submit mybot/ --game galaxy --bot mybot    upload, wait for the validation
 
@@ -49,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, new, replay, login, submit):
+    for module in (play, tournament, league, new, replay, login, submit):
         module.add_parser(sub)
     return parser
 

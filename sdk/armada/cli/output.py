@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
+
+from armada.logmarks import strip_marks
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()) -> str:
@@ -19,6 +21,54 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Seque
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(cells[0]), rule] + [line(r) for r in cells[1:]])
+
+
+def winner_text(winner: int | None, outcome: str, names: dict[int, str]) -> str:
+    """`seat 2, Random, by elimination`, or `draw` (`draw (forfeit)` when both seats faulted)."""
+    if winner is None:
+        return "draw" if outcome == "draw" else f"draw ({outcome})"
+    return f"seat {winner}, {names.get(winner, '?')}, by {outcome}"
+
+
+def status_cells(player: dict[str, Any]) -> tuple[str, str]:
+    """The status and detail cells of a seat: `ok, 12 exceptions caught` with the first one as its detail
+    (`first at turn 10: ZeroDivisionError: ...`) when the bot library caught exceptions."""
+    caught = player.get("exceptions") or {}
+    count = caught.get("count", 0)
+    detail = str(player.get("detail") or "")
+    if not count:
+        return str(player["status"]), detail
+    first = f"first {caught.get('first', '')}"
+    return (f"{player['status']}, {count} exception{'s' if count != 1 else ''} caught",
+            f"{detail}; {first}" if detail else first)
+
+
+def seat_notes(players: list[dict[str, Any]]) -> list[str]:
+    """Lines under the seats' table: orders and probes dropped (GX-8, GX-10), then each seat's time."""
+    lines = []
+    for p in players:
+        dropped = p.get("warnings") or {}
+        if dropped.get("count"):
+            lines.append(f"dropped: seat {p['seat']}: {dropped['count']} orders or probe targets "
+                         f"(first {dropped.get('first', '')})")
+    for index, p in enumerate(players):
+        used = p.get("time")
+        if used:
+            lines.append(("time:    " if index == 0 else "         ") + f"seat {p['seat']}: "
+                         f"{used['total_ms']:.0f} ms in all, slowest {used['slowest_ms']:.0f} ms "
+                         f"({used['slowest'] or '-'}), bank left {used['bank_left_ms']} ms")
+    if lines:
+        lines.append("")
+    return lines
+
+
+def log_tail(seat: int, name: str, log: str | None, lines: int, hint: bool = True) -> str:
+    """The last lines of a seat's log (without the referee's marks), and how to get all of it."""
+    kept = tail(strip_marks(log or ""), lines)
+    text = f"log of seat {seat} ({name}), last lines:\n" + (indent(kept) if kept else "    (empty)")
+    if hint:
+        text += "\n    (the whole log: add --log-dir DIR)"
+    return text
 
 
 def tail(text: str, lines: int = 20) -> str:

@@ -22,9 +22,8 @@ from armada.cli.common import (
     load_config,
     positive_int_arg,
     random_seed,
-    resolve,
+    resolve_all,
     seed_arg,
-    unique_labels,
 )
 from armada.cli.states import load_start_state, state_seed
 
@@ -111,8 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from armada.referee.match import play_match
 
     with ExitStack() as stack:
-        sources = [stack.enter_context(resolve(spec, game)) for spec in (args.bot1, args.bot2)]
-        labels = unique_labels(sources)
+        sources, labels = resolve_all(stack, [args.bot1, args.bot2], game)
         bots = {seat: connection(src, args.sandbox, label)
                 for seat, (src, label) in enumerate(zip(sources, labels, strict=True), start=1)}
         print(f"armada: {game}, {seed_text(recorded, args.from_state)}: "
@@ -139,12 +137,16 @@ def run(args: argparse.Namespace) -> int:
             print(f"armada: bot logs written to {', '.join(logs)}", file=sys.stderr)
     else:
         print(describe(summary, labels, written, logs))
-        if args.verbose:
-            for player in outcome.players:
-                log = output.tail(player.log or "", 20)
-                print(f"\nlog of seat {player.seat} ({player.name}), last lines:")
-                print(output.indent(log) if log else "    (empty)")
+        for player in outcome.players:
+            if args.verbose or player.status not in ("ok", "invalid"):
+                print()
+                print(output.log_tail(player.seat, player.name, player.log, 20 if args.verbose else TAIL_LINES,
+                                      hint=not args.log_dir))
     return 0
+
+
+#: Log lines shown without --verbose for a bot that crashed, timed out or broke the protocol.
+TAIL_LINES = 8
 
 
 def seed_text(seed: int | None, from_state: str | None) -> str:
@@ -195,11 +197,8 @@ def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
 
 
 def winner_text(summary: dict[str, Any]) -> str:
-    winner = summary.get("winner")
-    if winner is None:
-        return f"draw ({summary['outcome']})"
     names = {p["seat"]: p["name"] for p in summary["players"]}
-    return f"seat {winner}, {names.get(winner, '?')}, by {summary['outcome']}"
+    return output.winner_text(summary.get("winner"), summary["outcome"], names)
 
 
 def describe(summary: dict[str, Any], labels: list[str], replay: str | None, logs: list[str] | None = None) -> str:
@@ -219,10 +218,11 @@ def describe(summary: dict[str, Any], labels: list[str], replay: str | None, log
     for p in summary["players"]:
         label = labels[p["seat"] - 1] if 0 < p["seat"] <= len(labels) else ""
         shown = p["name"] if p["name"] == label else f"{p['name']} ({label})"
-        rows.append([p["seat"], shown, p["status"], p.get("detail") or ""])
+        rows.append([p["seat"], shown, *output.status_cells(p)])
     lines.append("")
     lines.append(output.table(["seat", "bot", "status", "detail"], rows, right=[0]))
     lines.append("")
+    lines += output.seat_notes(summary["players"])
     lines.append(f"replay:  {replay}" if replay else "replay:  not saved (use --replay FILE)")
     if logs:
         lines.append(f"logs:    {', '.join(logs)}")

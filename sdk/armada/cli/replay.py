@@ -7,7 +7,7 @@ import json
 import webbrowser
 from typing import Any
 
-from armada.cli import output
+from armada.cli import output, replay_events
 from armada.cli.boards import galaxy_board, mothership_rounds
 from armada.cli.common import CliError
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
@@ -18,7 +18,9 @@ EPILOG = """\
 
 examples:
   armada replay match.json.gz                   summary and the final board
-  armada replay match.json.gz --turn 30         the board after turn 30
+  armada replay match.json.gz --turn 30         the board after turn 30 and that turn's events
+  armada replay match.json.gz --turn 30 --log-dir logs    ... with each bot's log lines of turn 30
+  armada replay match.json.gz --events --seat 1 --kind battle
   armada replay match.json.gz --json            summary and the final frame as JSON
   armada replay match.json.gz --dump-state 40 --out t40.json
   armada play mybot/ builtin:greedy --from-state t40.json
@@ -39,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("file", metavar="FILE", help="replay file (.json.gz or .json)")
     p.add_argument("--turn", "-t", type=int, metavar="N",
-                   help="galaxy: draw the board after turn N (default: the last)")
+                   help="galaxy: draw the board after turn N (default: the last) and list turn N's events")
     p.add_argument("--json", action="store_true", help="print the summary and the chosen frame as JSON")
     p.add_argument("--dump-state", type=int, metavar="N",
                    help="write the full game state after turn N, for `armada play --from-state`")
@@ -49,6 +51,7 @@ def add_parser(subparsers: Any) -> None:
                    help="write one self-contained HTML viewer page (default: REPLAYNAME.html beside the replay)")
     p.add_argument("--open", action="store_true",
                    help="open the --html page in a browser (implies --html; with --turn N, at turn N)")
+    replay_events.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -84,9 +87,7 @@ def pick_frame(frames: list[dict[str, Any]], turn: int | None) -> dict[str, Any]
 def describe(info: dict[str, Any]) -> str:
     result = info["result"]
     names = {p["seat"]: p.get("name", "?") for p in info["players"]}
-    winner = result.get("winner")
-    outcome = result["outcome"]
-    won = f"seat {winner}, {names.get(winner, '?')}, by {outcome}" if winner else f"draw ({outcome})"
+    won = output.winner_text(result.get("winner"), result["outcome"], names)
     lines = [
         f"game:    {info['game']} (engine {info['engine_version']})",
         f"seed:    {info['seed']}" + ("  (started from a saved state)" if info["from_state"] else ""),
@@ -136,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
     info = summary(replay)
     if args.turn is not None and replay["game"] != "galaxy":
         raise CliError(f"--turn: {replay['game']} replays have no turns to show; drop --turn")
+    replay_events.check(args)
+    if args.events:
+        replay_events.show_events(args, replay)
+        return 0
     frame = pick_frame(recorded_frames(replay), args.turn)
     if args.json:
         print(json.dumps({**info, "frame": frame}))
@@ -144,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
     if replay["game"] == "galaxy" and frame is not None:
         print()
         print(galaxy_board(frame, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))
+        if args.turn is not None:
+            print()
+            print(replay_events.turn_text(args, replay, args.turn))
     elif replay["game"] == "mothership":
         print()
         print(mothership_rounds(replay, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))

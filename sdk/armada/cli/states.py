@@ -113,14 +113,18 @@ def rebuild_frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
 def state_after_turn(replay: dict[str, Any], turn: int) -> dict[str, Any]:
     """The engine's state dump after `turn` turns of the replay, rebuilt from its answers."""
     turns = frame_turns(rebuild_frames(replay))
-    if not turns:
-        raise CliError(f"this {replay['game']} replay has no turns to take a state from")
-    if turn not in turns:
-        raise CliError(f"turn {turn} is not in this replay: it has turns {turns[0]}..{turns[-1]}")
     engine = get_engine(replay["game"])
     start = replay.get("start_state")
     state = engine.load_state(start) if start is not None else engine.initial_state(
         replay["seed"], engine.parse_config(replay["config"]))
+    if not turns:  # Mothership Down: one step, the orders; its battle rounds are no positions to play on
+        if turn == 0:
+            return engine.dump_state(state)
+        raise CliError(f"turn {turn}: a {replay['game']} match is one step (both races' orders, then the whole "
+                       "battle, MD-11), so only turn 0, the position before the orders, can be continued "
+                       "(the same seed and configuration with other races): use #turn=0")
+    if turn not in turns:
+        raise CliError(f"turn {turn} is not in this replay: it has turns {turns[0]}..{turns[-1]}")
     steps = iter(replay["steps"])
     while True:
         frame = engine.frame(state)

@@ -11,7 +11,8 @@ import sys
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from armada.botspec import BotSource
@@ -27,10 +28,10 @@ from armada.cli.common import (
     load_config,
     positive_int_arg,
     random_seed,
-    resolve,
+    resolve_all,
     seed_arg,
-    unique_labels,
 )
+from armada.cli.play import prepare_log_dir, safe_name, write_logs
 from armada.cli.ratings import bradley_terry
 
 EPILOG = """\
@@ -68,6 +69,10 @@ def add_parser(subparsers: Any) -> None:
                    help="time per request in milliseconds (default: the game's)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE", help="game configuration (JSON object or file)")
     p.add_argument("--json", action="store_true", help="print only the results as JSON on stdout")
+    p.add_argument("--replay-dir", metavar="DIR",
+                   help="write each game's replay to DIR/A-vs-B-gameK-seedS.json.gz (DIR is created)")
+    p.add_argument("--log-dir", metavar="DIR",
+                   help="write each game's bot logs to DIR/A-vs-B-gameK-seedS/seatN-NAME.log (DIR is created)")
     p.set_defaults(run=run)
 
 
@@ -88,14 +93,30 @@ class Job:
     sandbox: str
     config: dict[str, Any] | None
     turn_ms: int | None
+    pair: tuple[str, str] = ("", "")  # the pairing (bot A, bot B) as in the tables
+    number: int = 0  # game k of the pairing
+    replay_path: str | None = None
+    log_dir: str | None = None
+
+    @property
+    def name(self) -> str:
+        """`A-vs-B-gameK-seedS`: the pairing, the game number and the seed (file names)."""
+        return f"{safe_name(self.pair[0])}-vs-{safe_name(self.pair[1])}-game{self.number}-seed{self.seed}"
 
 
 def schedule(names: list[str], games_per_pair: int, seed: int) -> list[tuple[str, str, int]]:
     """(seat 1 bot, seat 2 bot, seed) of every game: pairs in order, sides swapped on odd games."""
+    return [(s1, s2, game_seed) for s1, s2, game_seed, _pair, _k in pairings(names, games_per_pair, seed)]
+
+
+def pairings(names: list[str], games_per_pair: int,
+             seed: int) -> list[tuple[str, str, int, tuple[str, str], int]]:
+    """`schedule` with each game's pairing (A, B) and its number k within the pairing."""
     out = []
     for a, b in itertools.combinations(names, 2):
         for k in range(games_per_pair):
-            out.append((a, b, seed + k // 2) if k % 2 == 0 else (b, a, seed + k // 2))
+            s1, s2 = (a, b) if k % 2 == 0 else (b, a)
+            out.append((s1, s2, seed + k // 2, (a, b), k))
     return out
 
 
@@ -110,7 +131,16 @@ def play_job(job: Job) -> dict[str, Any]:
             bots[seat] = connection(source, job.sandbox, name)
         outcome = play_match(job.game, bots, seed=job.seed, config=job.config,
                              limits=limits_for(job.game, job.turn_ms))
-        return {"index": job.index, "summary": outcome.summary()}
+        files: dict[str, Any] = {}
+        if job.replay_path:
+            from armada.replay import write_replay
+
+            write_replay(outcome.replay, job.replay_path)
+            files["replay"] = job.replay_path
+        if job.log_dir:
+            prepare_log_dir(job.log_dir)
+            files["logs"] = write_logs(outcome.players, job.log_dir)
+        return {"index": job.index, "summary": outcome.summary(), **files}
     except Exception as exc:  # a broken environment must not stop the other games
         return {"index": job.index, "error": f"{exc.__class__.__name__}: {exc}"}
 
@@ -125,6 +155,8 @@ class Standings:
     faults: dict[str, Counter[str]] = field(default_factory=dict)
     games: list[tuple[str, str, float]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    exceptions: Counter[str] = field(default_factory=Counter)  # name -> exceptions its library caught
+    played: list[dict[str, Any]] = field(default_factory=list)  # one row per game (the per-game table)
 
     def __post_init__(self) -> None:
         for a, b in itertools.combinations(self.names, 2):
@@ -147,6 +179,24 @@ class Standings:
         for player in summary.get("players", []):
             if player.get("status") != "ok":
                 self.faults[seats[player["seat"] - 1]][player["status"]] += 1
+            self.exceptions[seats[player["seat"] - 1]] += (player.get("exceptions") or {}).get("count", 0)
+
+    def add_game(self, job: Job, result: dict[str, Any]) -> None:
+        """Count a finished game and keep its row for the per-game table."""
+        summary = result["summary"]
+        self.add(job.seats, summary)
+        winner = summary.get("winner")
+        players = summary.get("players", [])
+        self.played.append({
+            "index": job.index, "a": job.pair[0], "b": job.pair[1], "game": job.number, "seed": job.seed,
+            "seat1": job.seats[0], "seat2": job.seats[1],
+            "winner": job.seats[winner - 1] if winner in (1, 2) else None,
+            "outcome": summary.get("outcome"), "turns": summary.get("turns"),
+            "statuses": [p.get("status") for p in players],
+            "exceptions": [(p.get("exceptions") or {}).get("count", 0) for p in players],
+            "warnings": [(p.get("warnings") or {}).get("count", 0) for p in players],
+            "replay": result.get("replay"), "logs": result.get("logs", []),
+        })
 
     def ratings(self) -> dict[str, float]:
         return bradley_terry(self.games, self.names)
@@ -158,8 +208,9 @@ class Standings:
                       for (a, b), r in self.pairs.items()],
             "bots": [{"name": n, "rating": round(ratings[n], 1), "wins": self.record[n][0],
                       "draws": self.record[n][1], "losses": self.record[n][2],
-                      "faults": dict(sorted(self.faults[n].items()))}
+                      "faults": dict(sorted(self.faults[n].items())), "exceptions": self.exceptions[n]}
                      for n in sorted(self.names, key=lambda n: -ratings[n])],
+            "games": sorted(self.played, key=lambda g: g["index"]),
             "errors": self.errors,
         }
 
@@ -171,16 +222,30 @@ def render(standings: Standings) -> str:
     bot_rows = []
     for rank, b in enumerate(data["bots"], start=1):
         faults = ", ".join(f"{k} {v}" for k, v in b["faults"].items()) or "-"
-        bot_rows.append([rank, b["name"], f"{b['rating']:.0f}", b["wins"], b["draws"], b["losses"], faults])
+        bot_rows.append([rank, b["name"], f"{b['rating']:.0f}", b["wins"], b["draws"], b["losses"], faults,
+                         b["exceptions"] or "-"])
     parts = [
         output.table(["bot A", "bot B", "A wins", "draws", "B wins"], pair_rows, right=[2, 3, 4]),
         "",
-        output.table(["#", "bot", "rating", "W", "D", "L", "faults"], bot_rows, right=[0, 2, 3, 4, 5]),
+        output.table(["#", "bot", "rating", "W", "D", "L", "faults", "exceptions"], bot_rows,
+                     right=[0, 2, 3, 4, 5, 7]),
     ]
     if standings.errors:
         parts += ["", f"{len(standings.errors)} games could not be played:"]
         parts += [f"  {e}" for e in standings.errors[:10]]
     return "\n".join(parts)
+
+
+def games_table(standings: Standings) -> str:
+    """One row per game: pairing, game number, seed, seats, winner, statuses, exceptions caught."""
+    rows = []
+    for g in sorted(standings.played, key=lambda g: g["index"]):
+        statuses = "/".join(g["statuses"])
+        caught = "/".join(str(c) for c in g["exceptions"])
+        rows.append([g["index"], g["seed"], g["seat1"], g["seat2"], g["winner"] or "draw", g["outcome"],
+                     g["turns"], statuses, caught])
+    return output.table(["game", "seed", "seat 1", "seat 2", "winner", "by", "turns", "statuses", "exceptions"],
+                        rows, right=[0, 1, 6])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -193,12 +258,19 @@ def run(args: argparse.Namespace) -> int:
     limits_for(game, args.turn_ms)  # fails early if the referee is missing
     if args.sandbox == "docker":
         docker_preflight()
+    for folder in (args.replay_dir, args.log_dir):
+        if folder:
+            prepare_log_dir(folder)
     with ExitStack() as stack:
-        sources = [stack.enter_context(resolve(spec, game)) for spec in args.bots]
-        names = unique_labels(sources)
+        sources, names = resolve_all(stack, args.bots, game)
         scripts = {n: (s.code_dir, s.entry) for n, s in zip(names, sources, strict=True)}
-        jobs = [Job(i, game, game_seed, (a, b), (scripts[a], scripts[b]), args.sandbox, config, args.turn_ms)
-                for i, (a, b, game_seed) in enumerate(schedule(names, args.games, seed))]
+        jobs = []
+        for i, (a, b, game_seed, pair, k) in enumerate(pairings(names, args.games, seed)):
+            job = Job(i, game, game_seed, (a, b), (scripts[a], scripts[b]), args.sandbox, config, args.turn_ms,
+                      pair, k)
+            jobs.append(replace(job, replay_path=str(Path(args.replay_dir) / f"{job.name}.json.gz")
+                                if args.replay_dir else None,
+                                log_dir=str(Path(args.log_dir) / job.name) if args.log_dir else None))
         print(f"armada: tournament, {game}, seed {seed}: {len(names)} bots, {len(jobs)} games, "
               f"{min(args.jobs, len(jobs))} at once", file=sys.stderr)
         standings = Standings(names)
@@ -208,6 +280,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"game: {game}   seed: {seed}   games per pair: {args.games}\n")
         print(render(standings))
+        if standings.played:
+            print()
+            print(games_table(standings))
+        if args.replay_dir:
+            print(f"\nreplays: {args.replay_dir}/A-vs-B-gameK-seedS.json.gz")
+        if args.log_dir:
+            print(("" if args.replay_dir else "\n") + f"logs:    {args.log_dir}/A-vs-B-gameK-seedS/seatN-NAME.log")
     return 1 if standings.errors else 0
 
 
@@ -233,7 +312,7 @@ def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
                                                 f"seed {job.seed}): {result['error']}")
                         progress.advance(error=True)
                     else:
-                        standings.add(job.seats, result["summary"])
+                        standings.add_game(job, result)
                         progress.advance()
         except BaseException:
             for future in pending:

@@ -17,12 +17,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from armada.logmarks import EXCEPTION_MARK
+
 #: Longest reply line accepted (protocol.md): longer is status "output".
 MAX_LINE_BYTES = 1024 * 1024
 #: All the stdout one bot may write in one match (docs/decisions.md D-R-3): past it, status "output".
 MAX_OUTPUT_BYTES = 64 * MAX_LINE_BYTES
 #: Bytes read from a bot's stream at a time.
 READ_CHUNK = 65536
+#: The bot library's line for a caught exception (armada.logmarks), as bytes.
+_MARK = EXCEPTION_MARK.encode("ascii")
 #: Default stderr cap: this many bytes of the head and of the tail are kept.
 LOG_HEAD_BYTES = 32 * 1024
 LOG_TAIL_BYTES = 32 * 1024
@@ -135,7 +139,11 @@ class LineBuffer:
 
 
 class LogBuffer:
-    """Keeps the first and last part of a stream (the bot's stderr log), dropping the middle."""
+    """Keeps the first and last part of a stream (the bot's stderr log), dropping the middle.
+
+    It also counts the lines the bot library writes for caught exceptions (all of them, also
+    in the dropped middle) and takes the referee's request marks (`mark`).
+    """
 
     def __init__(self, head: int = LOG_HEAD_BYTES, tail: int = LOG_TAIL_BYTES) -> None:
         self._head_cap = head
@@ -144,20 +152,79 @@ class LogBuffer:
         self._tail = bytearray()
         self._dropped = 0
         self._lock = threading.Lock()
+        self._line_start = b""  # the first bytes of the current line, while shorter than the mark
+        self._line_checked = False  # the current line was already compared with the mark
+        self._ends_line = True
+        self._pending_mark = ""
+        self.exceptions = 0
+        self.first_exception = ""
 
     def feed(self, chunk: bytes) -> None:
         with self._lock:
-            room = self._head_cap - len(self._head)
-            if room > 0:
-                self._head += chunk[:room]
-                chunk = chunk[room:]
-            if not chunk:
-                return
-            self._tail += chunk
-            excess = len(self._tail) - self._tail_cap
-            if excess > 0:
-                self._dropped += excess
-                del self._tail[:excess]
+            if self._pending_mark and chunk:
+                self._put_mark()
+            self._scan(chunk)
+            self._store(chunk)
+
+    def mark(self, text: str) -> None:
+        """The referee's line `text` goes into the log, on a line of its own, before the next bytes
+        the bot writes (a request during which the bot writes nothing leaves no mark)."""
+        with self._lock:
+            self._pending_mark = text
+
+    def _put_mark(self) -> None:
+        line = ("" if self._ends_line else "\n") + self._pending_mark + "\n"
+        self._pending_mark = ""
+        self._store(line.encode("utf-8"))
+        self._line_start, self._line_checked = b"", False
+
+    def _scan(self, chunk: bytes) -> None:
+        """Count lines starting with EXCEPTION_MARK; C-speed `count` even for a flood of short lines."""
+        if not chunk:
+            return
+        first_nl = chunk.find(b"\n")
+        if not self._line_checked:  # the current line began in an earlier chunk (or starts here)
+            piece = chunk if first_nl < 0 else chunk[:first_nl]
+            start = self._line_start + piece[: len(_MARK) - len(self._line_start)]
+            if len(start) >= len(_MARK) or first_nl >= 0:
+                self._line_checked = True
+                if start == _MARK:
+                    self._found(self._line_start + piece)
+            else:
+                self._line_start = start
+        if first_nl < 0:
+            return
+        body = chunk[first_nl:]
+        found = body.count(b"\n" + _MARK)
+        if found:
+            if not self.first_exception:
+                at = body.find(b"\n" + _MARK) + 1
+                end = body.find(b"\n", at)
+                self._found(body[at:] if end < 0 else body[at:end])
+                found -= 1
+            self.exceptions += found
+        rest = body[body.rfind(b"\n") + 1:]
+        self._line_start = rest[: len(_MARK)]
+        self._line_checked = len(rest) >= len(_MARK)
+
+    def _found(self, line: bytes) -> None:
+        self.exceptions += 1
+        if not self.first_exception:
+            self.first_exception = line[:400].decode("utf-8", "replace").rstrip()
+
+    def _store(self, chunk: bytes) -> None:
+        self._ends_line = chunk.endswith(b"\n")
+        room = self._head_cap - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self._tail += chunk
+        excess = len(self._tail) - self._tail_cap
+        if excess > 0:
+            self._dropped += excess
+            del self._tail[:excess]
 
     @property
     def total_bytes(self) -> int:
@@ -174,6 +241,14 @@ class LogBuffer:
             return head + tail
 
 
+@dataclass(frozen=True)
+class LogNotes:
+    """What the referee learnt from a bot's log: exceptions the bot library caught, and the first one's line."""
+
+    exceptions: int = 0
+    first_exception: str = ""
+
+
 class BotConnection(ABC):
     """One running bot, as the referee sees it.
 
@@ -184,6 +259,8 @@ class BotConnection(ABC):
 
     #: Display name of the connection (e.g. the bot's path); the bot may announce another in init.
     label: str = "bot"
+    #: The bot's ARMADA_BOT_SEED (armada.referee.environment); the referee sets it before `start()`.
+    bot_seed: int | None = None
 
     @abstractmethod
     def start(self) -> None:
@@ -211,6 +288,19 @@ class BotConnection(ABC):
     @abstractmethod
     def close(self, grace: float = 1.0) -> ExitInfo:
         """Close the bot's stdin, give it `grace` seconds to exit, then kill everything it started."""
+
+    def mark(self, text: str) -> None:
+        """Write the referee's line `text` (a request mark) into the bot's log; a no-op without a LogBuffer."""
+        buffer = getattr(self, "_log", None)
+        if isinstance(buffer, LogBuffer):
+            buffer.mark(text)
+
+    def log_notes(self) -> LogNotes:
+        """The exceptions the bot library reported in the log (none known without a LogBuffer)."""
+        buffer = getattr(self, "_log", None)
+        if isinstance(buffer, LogBuffer):
+            return LogNotes(buffer.exceptions, buffer.first_exception)
+        return LogNotes()
 
     def __enter__(self) -> BotConnection:
         self.start()

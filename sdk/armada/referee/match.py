@@ -14,38 +14,69 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.games.base import SEATS, Fault, Game, Result, forfeit_result
+from armada.events import warning_counts
+from armada.games.base import SEATS, Fault, Game, Result
+from armada.logmarks import exception_summary
 from armada.referee.clock import Limits, default_limits
 from armada.referee.connection import BotConnection
+from armada.referee.environment import bot_seed, seed_key
 from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, one_line
-from armada.referee.seat import Seat, ask_all
-from armada.replay import ReplayRecorder, plain
+from armada.referee.game_driver import GameDriver, resolve_game
+from armada.referee.seat import Seat, Timing, ask_all
 
-__all__ = ["Limits", "MatchOutcome", "PlayerReport", "default_limits", "play_match"]
+__all__ = ["Limits", "MatchOutcome", "PlayerReport", "default_limits", "play_match", "resolve_game"]
 
 #: Seconds a bot gets to exit after `end` and the close of its input (protocol.md).
 END_GRACE_S = 1.0
 #: How long the referee waits for the `end` lines to be written before closing anyway.
 END_SEND_S = 0.5
-#: Request keys the referee sets itself; an engine payload cannot override them.
-_REFEREE_KEYS = frozenset({"type", "id", "bank_ms"})
+#: Longest fault detail kept (a Mothership detail lists every problem of the orders, D-MD-4).
+DETAIL_CHARS = 4000
 #: Extra seconds allowed for a connection's start/close beyond its own timeouts.
 CLOSE_SLACK_S = 10.0
 
 
 @dataclass
+class TimeUsed:
+    """A seat's time in one match: all its requests, the slowest one (and which), the bank left."""
+
+    total_ms: float = 0.0
+    slowest_ms: float = 0.0
+    slowest: str = ""
+    bank_left_ms: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"total_ms": round(self.total_ms, 1), "slowest_ms": self.slowest_ms, "slowest": self.slowest,
+                "bank_left_ms": self.bank_left_ms}
+
+
+@dataclass
 class PlayerReport:
-    """How one seat did: display name, status (protocol.md "Statuses"), one-line detail, stderr log."""
+    """How one seat did: display name, status (protocol.md "Statuses"), one-line detail, stderr log,
+    the exceptions its bot library caught, the orders and probes the engine dropped (GX-8, GX-10)
+    and its time."""
 
     seat: int
     name: str
     status: str
     detail: str
     log: str = ""
+    exceptions: int = 0
+    first_exception: str = ""
+    warnings: int = 0
+    first_warning: str = ""
+    time: TimeUsed = field(default_factory=TimeUsed)
 
     def to_dict(self) -> dict[str, Any]:
-        """The public part (the log is for the bot's owner only)."""
+        """The public part kept in the replay (the log is for the bot's owner only)."""
         return {"seat": self.seat, "name": self.name, "status": self.status, "detail": self.detail}
+
+    def summary(self) -> dict[str, Any]:
+        """The public part with what the summaries show: exceptions caught, warnings, time used."""
+        return {**self.to_dict(),
+                "exceptions": {"count": self.exceptions, "first": self.first_exception},
+                "warnings": {"count": self.warnings, "first": self.first_warning},
+                "time": self.time.to_dict()}
 
 
 @dataclass
@@ -56,22 +87,22 @@ class MatchOutcome:
     players: list[PlayerReport]
     replay: dict[str, Any] = field(repr=False)
 
+    @property
+    def winner(self) -> int | None:
+        """1, 2, or None for a draw."""
+        return self.result.winner
+
+    @property
+    def turns(self) -> int:
+        return self.result.turns
+
     def summary(self) -> dict[str, Any]:
         """The CLI's --json object."""
         return {
             "game": self.replay["game"], "seed": self.replay["seed"], "turns": self.result.turns,
             "winner": self.result.winner, "outcome": self.result.outcome,
-            "players": [p.to_dict() for p in self.players],
+            "players": [p.summary() for p in self.players],
         }
-
-
-def resolve_game(game: str | Game) -> Game:
-    """An engine from its slug (through the registry), or the engine object itself."""
-    if isinstance(game, str):
-        from armada.games.registry import get_game
-
-        return get_game(game)
-    return game
 
 
 def _in_threads(calls: dict[Seat, Any], timeout: float) -> None:
@@ -143,37 +174,26 @@ def _finish(seats: list[Seat], result: Result | None) -> None:
     _in_threads({seat: closer(seat) for seat in seats}, timeout=END_GRACE_S + CLOSE_SLACK_S)
 
 
-def _turns_done(payloads: list[dict[str, Any]]) -> int:
-    """Turns completed before a fault in the current step (the request's `turn` minus one, else 0)."""
-    for payload in payloads:
-        turn = payload.get("turn")
-        if isinstance(turn, int) and not isinstance(turn, bool):
-            return max(0, turn - 1)
-    return 0
-
-
 def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
                config: dict[str, Any] | None = None, limits: Limits | None = None,
-               start_state: dict[str, Any] | None = None) -> MatchOutcome:
+               start_state: dict[str, Any] | None = None, bot_seed_key: bytes | None = None) -> MatchOutcome:
     """Play one match; start the connections, play, and always close them.
 
-    `game` is a slug or an engine; `bots` maps seats 1 and 2 to unstarted connections.
+    `game` is a slug or an engine; `bots` maps seats 1 and 2 to unstarted connections. Each
+    connection gets its ARMADA_BOT_SEED from `seed` and its seat, keyed with `bot_seed_key`
+    (default: ARMADA_BOT_SEED_KEY of this process, none locally).
     Raises ConfigError for a bad configuration and ValueError for bad arguments or a bad
     starting state (before any bot is started); never because of a bot.
     """
     seats: list[Seat] = []
     try:
-        engine = resolve_game(game)
         if sorted(bots) != list(SEATS):
             raise ValueError(f"play_match needs one bot for each seat {list(SEATS)}, got seats {sorted(bots)}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
-        parsed = engine.parse_config(config)
-        config_dict = plain(engine.config_to_dict(parsed))
-        limits = limits or default_limits(engine)
-        recorded_start = plain(start_state) if start_state is not None else None
-        state = engine.load_state(start_state) if start_state is not None else engine.initial_state(seed, parsed)
-        recorder = ReplayRecorder(engine, seed, config_dict, engine.frame(state), recorded_start)
+        driver = GameDriver(game, seed, config, start_state)
+        limits = limits or default_limits(driver.engine)
+        key = seed_key() if bot_seed_key is None else bot_seed_key
+        for number in SEATS:
+            bots[number].bot_seed = bot_seed(seed, number, key)
         seats = [Seat(n, bots[n], limits) for n in SEATS]
     except BaseException:
         for conn in bots.values():
@@ -185,24 +205,17 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
     try:
         faults = _start(seats)
         if not faults:
-            faults = _handshake(seats, engine.slug, config_dict, limits)
-        payloads: list[dict[str, Any]] = []
+            faults = _handshake(seats, driver.engine.slug, driver.config, limits)
+        by_number = {seat.seat: seat for seat in seats}
         while not faults:
-            result = engine.result(state)
+            result = driver.result()
             if result is not None:
                 break
-            requests = engine.requests(state)
-            if not requests:
-                raise RuntimeError(f"{engine.slug} engine asks nothing but its game is not over")
-            by_number = {seat.seat: seat for seat in seats}
+            requests = driver.requests()
             asks = {}
             for number, request in sorted(requests.items()):
                 seat = by_number[number]
-                game_fields = {k: v for k, v in request.payload.items() if k not in _REFEREE_KEYS}
-                message = {"type": request.type, "id": seat.take_id(), **game_fields,
-                           "bank_ms": seat.clock.left_ms()}
-                asks[seat] = (message, seat.clock.budget_ms())
-            payloads = [request.payload for request in requests.values()]
+                asks[seat] = (driver.message(request, seat.take_id(), seat.clock.left_ms()), seat.clock.budget_ms())
             answers: dict[int, dict[str, Any]] = {}
             for seat, exchange in ask_all(asks).items():
                 if exchange.fault is not None:
@@ -212,27 +225,40 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
                     answers[seat.seat] = exchange.reply or {}
             if faults:
                 break
-            step = engine.step(state, answers)
-            state = step.state
-            phases = {number: request.type for number, request in requests.items()}
-            recorder.add_step(phases, payloads[0].get("turn"), answers, step, engine.frame(state))
-            faults.update(step.faults)
+            faults.update(driver.advance(requests, answers))
         if faults:
             for seat in seats:
                 if seat.seat in faults:
-                    seat.fault = Fault(faults[seat.seat].status, one_line(faults[seat.seat].detail))
-            result = forfeit_result(faults, _turns_done(payloads))
+                    seat.fault = Fault(faults[seat.seat].status, one_line(faults[seat.seat].detail, DETAIL_CHARS))
+            result = driver.forfeit(faults)
     finally:
         _finish(seats, result)
 
     assert result is not None
-    players = []
-    for seat in seats:
-        try:
-            log = seat.conn.log()
-        except Exception as exc:
-            log = f"[log unavailable: {exc}]"
-        status, detail = (seat.fault.status, seat.fault.detail) if seat.fault else ("ok", "")
-        players.append(PlayerReport(seat.seat, seat.name, status, detail, log))
-    replay = recorder.finish([p.to_dict() for p in players], result)
+    players = [_report(seat) for seat in seats]
+    replay = driver.finish([p.to_dict() for p in players], result,
+                           {seat.seat: [t.ms for t in seat.timings] for seat in seats})
+    for player in players:
+        player.warnings, player.first_warning = warning_counts(replay).get(player.seat, (0, ""))
     return MatchOutcome(result=result, players=players, replay=replay)
+
+
+def time_used(timings: list[Timing], bank_left_ms: int) -> TimeUsed:
+    """Total and slowest request time of a seat (init included), with its bank left."""
+    slowest = max(timings, key=lambda t: t.ms, default=None)
+    return TimeUsed(sum(t.ms for t in timings), slowest.ms if slowest else 0.0,
+                    slowest.where() if slowest else "", bank_left_ms)
+
+
+def _report(seat: Seat) -> PlayerReport:
+    try:
+        log = seat.conn.log()
+        notes = seat.conn.log_notes()
+    except Exception as exc:
+        log, notes = f"[log unavailable: {exc}]", None
+    status, detail = (seat.fault.status, seat.fault.detail) if seat.fault else ("ok", "")
+    report = PlayerReport(seat.seat, seat.name, status, detail, log,
+                          time=time_used(seat.timings, seat.clock.left_ms()))
+    if notes is not None and notes.exceptions:
+        report.exceptions, report.first_exception = notes.exceptions, exception_summary(notes.first_exception)
+    return report

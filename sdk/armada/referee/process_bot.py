@@ -9,15 +9,23 @@ The bot gets its own session and process group (`start_new_session`), and `close
 the whole group, so children and grandchildren it leaves behind die with it. A descendant
 that starts its own session or process group (`setsid`, `setpgid`, double fork) leaves the
 group and survives `close()`; only the Docker sandbox contains those.
+
+Unless `env` is given, the bot gets the environment of the sandbox
+(`armada.referee.environment.bot_environment`), never the caller's: its folder is the
+working folder, and HOME and TMPDIR point at a fresh private folder removed at `close()`
+(the container's /tmp).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -36,8 +44,10 @@ from armada.referee.connection import (
     LogBuffer,
     drain,
 )
+from armada.referee.environment import SEED_VARIABLE, bot_environment
 
-#: All stdout a bot may write in one match; beyond it the bot is stopped with status "output".
+#: How long a request mark waits for the stderr thread to read what the bot wrote before.
+MARK_WAIT_S = 0.02
 
 
 class ProcessBot(BotConnection):
@@ -53,6 +63,7 @@ class ProcessBot(BotConnection):
         self.cwd = cwd
         self.label = label
         self.env = dict(env) if env is not None else None
+        self.home: str | None = None
         self.max_output = max_output
         self._lines = LineBuffer(max_line, max_output)
         self._log = LogBuffer(log_head, log_tail)
@@ -78,9 +89,10 @@ class ProcessBot(BotConnection):
         try:
             self._proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.cwd, env=self.env, start_new_session=True, close_fds=True,
+                cwd=self.cwd, env=self.environment(), start_new_session=True, close_fds=True,
             )
         except OSError as exc:
+            self._remove_home()
             raise BotGone(f"cannot run {self.argv[0]}: {exc.strerror or exc}") from None
         assert self._proc.stdout is not None and self._proc.stderr is not None
         self._readers = [
@@ -91,6 +103,23 @@ class ProcessBot(BotConnection):
         ]
         for thread in self._readers:
             thread.start()
+
+    def environment(self) -> dict[str, str]:
+        """The bot's variables: `env` if given, else the sandbox's (with a new private HOME)."""
+        if self.env is not None:
+            env = dict(self.env)
+            if self.bot_seed is not None:
+                env[SEED_VARIABLE] = str(self.bot_seed)
+            return env
+        if self.home is None:
+            self.home = tempfile.mkdtemp(prefix="armada-bot-home-")
+        return bot_environment(sandbox="process", workdir=os.path.abspath(self.cwd or os.getcwd()),
+                               home=self.home, seed=self.bot_seed)
+
+    def _remove_home(self) -> None:
+        if self.home is not None:
+            shutil.rmtree(self.home, ignore_errors=True)
+            self.home = None
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
         try:
@@ -124,6 +153,17 @@ class ProcessBot(BotConnection):
     def log(self) -> str:
         return self._log.text()
 
+    def mark(self, text: str) -> None:
+        """The request mark (D-R-9), once what the bot already wrote to stderr is read (at most 20 ms)."""
+        proc = self._proc
+        with contextlib.suppress(OSError, ValueError):
+            if proc is not None and proc.stderr is not None:
+                fd = proc.stderr.fileno()
+                end = time.monotonic() + MARK_WAIT_S
+                while select.select([fd], [], [], 0)[0] and time.monotonic() < end:
+                    time.sleep(0.001)  # the stderr thread is reading it
+        super().mark(text)
+
     # -- ending ----------------------------------------------------------------------------
     def exit_info(self) -> ExitInfo:
         proc = self._proc
@@ -139,6 +179,7 @@ class ProcessBot(BotConnection):
         self._closed = True
         proc = self._proc
         if proc is None:
+            self._remove_home()
             return ExitInfo()
         self._close_stdin()
         end = time.monotonic() + max(0.0, grace)
@@ -156,6 +197,7 @@ class ProcessBot(BotConnection):
             if stream is not None and not thread.is_alive():
                 with contextlib.suppress(OSError):
                     stream.close()
+        self._remove_home()
         return self.exit_info()
 
     def _close_stdin(self) -> None:

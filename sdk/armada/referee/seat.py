@@ -7,12 +7,14 @@ connection blocked while writing the request) is timed out by the caller's deadl
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from armada.games.base import Fault
+from armada.logmarks import request_mark
 from armada.referee.clock import BankClock, Limits
 from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineTooLong
 from armada.referee.framing import ProtocolError, decode_reply, encode_message, reply_id
@@ -32,6 +34,20 @@ class Exchange:
     elapsed_ms: float = 0.0
 
 
+@dataclass
+class Timing:
+    """How long one request took a seat: its id, type, turn (or None) and milliseconds."""
+
+    id: int
+    type: str
+    turn: int | None
+    ms: float
+
+    def where(self) -> str:
+        """`command (turn 7)` or `init`."""
+        return f"{self.type} (turn {self.turn})" if self.turn is not None else self.type
+
+
 class Seat:
     """A seat's connection, its next request id, its time bank and its fault if any."""
 
@@ -44,17 +60,36 @@ class Seat:
         self.name = conn.label
         self.fault: Fault | None = None
         self.started = False
+        self.timings: list[Timing] = []
 
     def take_id(self) -> int:
         value = self.next_id
         self.next_id += 1
         return value
 
+    def record(self, message: dict[str, Any], elapsed_ms: float) -> None:
+        """Keep the time a request took (the replay's `timings`, the summary's time used)."""
+        turn = message.get("turn")
+        self.timings.append(Timing(message["id"], message["type"], turn if isinstance(turn, int) else None,
+                                   round(elapsed_ms, 1)))
+
+    def timeout_fault(self, message: dict[str, Any], budget_ms: float) -> Fault:
+        """The timeout detail, saying what the limit was made of (protocol.md, "Time")."""
+        what = f"{message['type']} (id {message['id']})"
+        if message["type"] == "init":
+            return Fault("timeout", f"{what}: no reply within {int(budget_ms)} ms: "
+                                    "did it flush stdout after writing?")
+        bank = max(0, int(budget_ms) - self.limits.turn_ms)
+        return Fault("timeout", f"no reply to {what} within its limit of {int(budget_ms)} ms "
+                                f"(turn_ms {self.limits.turn_ms} + bank {bank} ms left)")
+
     def exchange(self, message: dict[str, Any], budget_ms: float) -> Exchange:
         """Send `message` (it carries its id) and wait for the matching reply within `budget_ms`."""
         what = f"{message['type']} (id {message['id']})"
         expected = message["id"]
         line = encode_message(message)
+        with contextlib.suppress(Exception):  # a mark is for people; it never costs a bot its match
+            self.conn.mark(request_mark(message))
         start = time.monotonic()
         deadline = start + budget_ms / 1000.0
         try:
@@ -65,12 +100,14 @@ class Seat:
             try:
                 raw = self.conn.read_line(deadline)
             except LineTooLong as exc:
-                return Exchange(fault=Fault("output", f"{exc} (answering {what})"))
+                return Exchange(fault=Fault("output", f"{exc} (answering {what})"),
+                                elapsed_ms=(time.monotonic() - start) * 1000.0)
             except BotGone as exc:
-                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc))
+                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc),
+                                elapsed_ms=(time.monotonic() - start) * 1000.0)
             elapsed_ms = (time.monotonic() - start) * 1000.0
             if raw is None:
-                return Exchange(fault=timeout_fault(what, budget_ms), elapsed_ms=elapsed_ms)
+                return Exchange(fault=self.timeout_fault(message, budget_ms), elapsed_ms=elapsed_ms)
             try:
                 reply = decode_reply(raw)
                 got = reply_id(reply)
@@ -84,7 +121,7 @@ class Seat:
                     elapsed_ms=elapsed_ms,
                 )
             if elapsed_ms > budget_ms:
-                return Exchange(fault=timeout_fault(what, budget_ms), elapsed_ms=elapsed_ms)
+                return Exchange(fault=self.timeout_fault(message, budget_ms), elapsed_ms=elapsed_ms)
             del reply["id"]
             return Exchange(reply=reply, elapsed_ms=elapsed_ms)
 
@@ -95,10 +132,6 @@ class Seat:
         if info.returncode is None and info.signal is None:
             return Fault("crashed", f"closed its output ({exc}); {what}")
         return Fault("crashed", f"{info.describe()}; {what}")
-
-
-def timeout_fault(what: str, budget_ms: float) -> Fault:
-    return Fault("timeout", f"no reply to {what} within its limit of {int(budget_ms)} ms")
 
 
 def wait_exit(conn: BotConnection, wait_s: float = EXIT_WAIT_S) -> ExitInfo:
@@ -128,7 +161,9 @@ def ask_all(asks: dict[Seat, tuple[dict[str, Any], float]]) -> dict[Seat, Exchan
         except Exception as exc:  # a connection misbehaving must not take the referee down
             outcome = Exchange(fault=Fault("crashed", f"connection failed: {exc.__class__.__name__}: {exc}"))
         with lock:
-            results.setdefault(seat, outcome)
+            if seat not in results:
+                results[seat] = outcome
+                seat.record(message, outcome.elapsed_ms)
 
     start = time.monotonic()
     for seat, (message, budget_ms) in asks.items():
@@ -142,7 +177,8 @@ def ask_all(asks: dict[Seat, tuple[dict[str, Any], float]]) -> dict[Seat, Exchan
         thread.join(max(0.0, remaining))
         message = asks[seat][0]
         with lock:
-            results.setdefault(seat, Exchange(fault=timeout_fault(f"{message['type']} (id {message['id']})",
-                                                                  budget_ms)))
+            if seat not in results:
+                results[seat] = Exchange(fault=seat.timeout_fault(message, budget_ms), elapsed_ms=budget_ms)
+                seat.record(message, budget_ms)
     with lock:
         return dict(results)

@@ -37,6 +37,7 @@ def test_validate_reports_the_same_problems_as_the_engine():
     assert problems == [
         "fighters[4].attack: must be an integer from 1 to 20, got 21",
         "fighters[4].pattern[0]: must be an integer >= 1, got 0",
+        "points: 104 allocated, at most 100 allowed (mothership 30 + fighter attack 49 + fighter defence 25)",
     ]
     assert Orders.uniform(45, 7, 5, [1]).validate() == [
         "points: 105 allocated, at most 100 allowed (mothership 45 + fighter attack 35 + fighter defence 25)"

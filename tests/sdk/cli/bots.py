@@ -51,3 +51,48 @@ def write_bot(folder: Path, source: str, name: str = "main.py") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(source.lstrip(), encoding="utf-8")
     return folder
+
+
+def without_time(summary: dict) -> dict:
+    """A match summary without the seats' time used (the one part that differs between two runs)."""
+    return {**summary, "players": [{k: v for k, v in p.items() if k != "time"} for p in summary["players"]]}
+
+
+#: A library bot whose scout raises from turn 3 on; its command sends one order from a planet it does not own.
+CLUMSY_GALAXY = '''
+from armada.bot.galaxy import FleetOrder, GalaxyBot
+from armada.bot.runtime import run
+
+
+class Bot(GalaxyBot):
+    name = "Clumsy"
+
+    def scout(self, obs):
+        if obs.turn >= 3:
+            return [1 // 0]
+        return [obs.home]  # an own planet: dropped with a warning (GX-8)
+
+    def command(self, obs, intel, warnings):
+        self.log("thinking about turn", obs.turn)
+        return [FleetOrder(8, 7, 0, 1)]  # not ours: dropped with a warning (GX-10)
+
+
+if __name__ == "__main__":
+    run(Bot())
+'''
+
+#: A file that does not compile.
+SYNTAX_ERROR = '''
+import json
+
+def broken(:
+    pass
+'''
+
+#: Writes its reply but never flushes it (no PYTHONUNBUFFERED in a bot's environment).
+NO_FLUSH = '''
+import json, sys
+msg = json.loads(sys.stdin.readline())
+sys.stdout.write(json.dumps({"id": msg["id"]}) + "\\n")
+sys.stdin.readline()
+'''

@@ -2,7 +2,9 @@
 
 In a sample, the lines after a `$ armada` line are its stdout; a line ending in `(on stderr)`
 must appear on stderr; a line `...` stands for any number of lines; an output that starts
-with `{` is JSON (wrapped for reading) and is compared as data.
+with `{` is JSON (wrapped for reading) and is compared as data. A fenced block whose first
+line is `# file: PATH` is written to PATH before the commands that follow it. Times differ
+from run to run: every `N ms` compares equal, and so do the `time` objects of a JSON summary.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from armada.cli.main import main
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
 _STDERR_MARK = re.compile(r"\s+\(on stderr\)$")
+_FILE_MARK = "# file: "
+_MS = re.compile(r"\b\d+(?:\.\d+)? ms\b")
 
 
 @dataclass
@@ -26,6 +30,7 @@ class Sample:
     command: str
     stdout: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
+    file_text: str | None = None  # a `# file: PATH` block: `command` is PATH
 
 
 def samples(text: str) -> list[Sample]:
@@ -33,12 +38,20 @@ def samples(text: str) -> list[Sample]:
     found: list[Sample] = []
     in_block = False
     current: Sample | None = None
+    file_block: Sample | None = None
     for line in text.splitlines():
         if line.startswith("```"):
             in_block = not in_block
-            current = None
+            current = file_block = None
             continue
         if not in_block:
+            continue
+        if file_block is not None:
+            file_block.file_text = (file_block.file_text or "") + line + "\n"
+            continue
+        if line.startswith(_FILE_MARK) and current is None:
+            file_block = Sample(line[len(_FILE_MARK):].strip(), file_text="")
+            found.append(file_block)
             continue
         if line.startswith("$ armada "):
             current = Sample(line[2:])
@@ -57,12 +70,21 @@ def output_pattern(lines: list[str]) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+def timeless(data: object) -> object:
+    """A JSON summary with every seat's `time` blanked (times differ from run to run)."""
+    if isinstance(data, dict):
+        return {k: ("TIME" if k == "time" else timeless(v)) for k, v in data.items()}
+    if isinstance(data, list):
+        return [timeless(v) for v in data]
+    return data
+
+
 def check_output(sample: Sample, out: str, err: str) -> None:
-    shown = sample.stdout
+    shown = [_MS.sub("N ms", line) for line in sample.stdout]
     if shown and shown[0].startswith("{"):
-        assert json.loads(out) == json.loads("\n".join(shown)), sample.command
+        assert timeless(json.loads(out)) == timeless(json.loads("\n".join(sample.stdout))), sample.command
     else:
-        actual = "".join(line.rstrip() + "\n" for line in out.splitlines())
+        actual = "".join(_MS.sub("N ms", line).rstrip() + "\n" for line in out.splitlines())
         assert output_pattern(shown).fullmatch(actual), f"{sample.command}\n--- shown:\n" + \
             "\n".join(shown) + "\n--- actual:\n" + actual
     err_lines = [line.rstrip() for line in err.splitlines()]
@@ -76,6 +98,10 @@ def test_samples_are_parsed() -> None:
     assert "armada new mybot --game galaxy" in commands
     assert "armada play mybot builtin:random --seed 7 --json" in commands
     assert any(s.stderr for s in found)
+    files = {s.command: s.file_text for s in found if s.file_text is not None}
+    assert "buggy/main.py" in files and "class Bot(GalaxyBot)" in (files["buggy/main.py"] or "")
+    normalized = _MS.sub("N ms", "time:    seat 1: 209 ms in all, slowest 108.5 ms")
+    assert normalized == "time:    seat 1: N ms in all, slowest N ms"
     assert output_pattern(["a", "...", "c"]).fullmatch("a\nb\nb2\nc\n")
     assert not output_pattern(["a", "c"]).fullmatch("a\nb\nc\n")
 
@@ -86,6 +112,11 @@ def test_every_sample_reproduces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     found = samples(DOCS.read_text(encoding="utf-8"))
     assert len(found) >= 8
     for sample in found:
+        if sample.file_text is not None:
+            target = tmp_path / sample.command
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(sample.file_text, encoding="utf-8")
+            continue
         code = main(shlex.split(sample.command)[1:])
         captured = capsys.readouterr()
         assert code == 0, (sample.command, captured.err)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from armada.cli.output import Progress, table, tail
+from armada.cli.output import Progress, table, tail, winner_text
 
 
 def test_table_aligns_columns() -> None:
@@ -14,6 +14,13 @@ def test_table_aligns_columns() -> None:
     assert lines[1] == "-----  ----"
     assert lines[2] == "alpha     3"
     assert lines[3] == "b        12"
+
+
+def test_winner_text_says_draw_once() -> None:
+    # MD-8 / GX-21 draws read "draw", not "draw (draw)"; a double forfeit (GX-22) says so
+    assert winner_text(None, "draw", {}) == "draw"
+    assert winner_text(None, "forfeit", {}) == "draw (forfeit)"
+    assert winner_text(2, "elimination", {2: "Random"}) == "seat 2, Random, by elimination"
 
 
 def test_tail_keeps_last_lines() -> None:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from armada.cli.main import main
+from armada.logmarks import strip_marks
 from armada.replay import read_replay
-from tests.sdk.cli.bots import CRASH_AFTER_INIT, FIXED_MOTHERSHIP, IDLE_GALAXY, write_bot
+from tests.sdk.cli.bots import CRASH_AFTER_INIT, FIXED_MOTHERSHIP, IDLE_GALAXY, without_time, write_bot
 
 SHORT = '{"max_turns": 12}'
 
@@ -52,9 +53,11 @@ def test_json_summary_shape_and_determinism(idle: str, capsys: pytest.CaptureFix
     assert (first["game"], first["seed"]) == ("galaxy", 11)
     assert first["winner"] == 1
     assert [p["seat"] for p in first["players"]] == [1, 2]
-    assert all(set(p) == {"seat", "name", "status", "detail"} for p in first["players"])
+    assert all(set(p) == {"seat", "name", "status", "detail", "exceptions", "warnings", "time"}
+               for p in first["players"])
     assert first["players"][1]["name"] == "Idle"
-    assert run_json(capsys, "builtin:greedy", idle, "--seed", "11", "--config", SHORT) == first
+    again = run_json(capsys, "builtin:greedy", idle, "--seed", "11", "--config", SHORT)
+    assert without_time(again) == without_time(first)
 
 
 def test_idle_draw_runs_to_turn_limit(idle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -169,7 +172,7 @@ def test_from_state_dump_and_replay_turn(idle: str, tmp_path: Path, capsys: pyte
     assert cont["start_state"] == state
     assert {s["turn"] for s in cont["steps"]} == set(range(6, 13))
     from_replay = run_json(capsys, idle, idle, "--from-state", f"{path}#turn=5")
-    assert from_replay == {**from_dump, "from_state": f"{path}#turn=5"}
+    assert without_time(from_replay) == without_time({**from_dump, "from_state": f"{path}#turn=5"})
 
 
 def test_from_state_summary_shows_where_the_seed_comes_from(idle: str, tmp_path: Path,
@@ -237,7 +240,7 @@ def test_log_dir_writes_each_seat_log(idle: str, crasher: str, tmp_path: Path,
     out = capsys.readouterr().out
     first, second = logs / "seat1-Idle.log", logs / "seat2-Crasher.log"
     assert sorted(p.name for p in logs.iterdir()) == [first.name, second.name]
-    assert second.read_text() == "boom: this bot gives up\n"
+    assert second.read_text() == "[armada] --- request 1: scout, turn 1 ---\nboom: this bot gives up\n"
     assert first.read_text() == ""
     assert f"logs:    {first}, {second}" in out
     # with --json stdout stays one JSON object; the files are named on stderr
@@ -255,7 +258,8 @@ def test_log_dir_keeps_more_than_verbose(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["play", bot, bot, "--seed", "1", "--config", SHORT, "--verbose", "--log-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "line 99" in out and "line 0\n" not in out  # --verbose: the last 20 lines only
-    assert (tmp_path / "seat1-Idle.log").read_text().splitlines() == [f"line {i}" for i in range(100)]
+    kept = strip_marks((tmp_path / "seat1-Idle.log").read_text())
+    assert kept.splitlines() == [f"line {i}" for i in range(100)]
 
 
 def test_log_dir_errors(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -316,3 +320,19 @@ def test_installed_script(idle: str) -> None:
     assert "armada: error: missing/: no such file or folder" in bad.stderr
     version = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert version.stdout.startswith("armada ")
+
+
+def test_from_state_of_a_mothership_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # MD-11: one step; turn 0 (before the orders) plays again with the same seed and config, any other turn says why not
+    path = tmp_path / "ms.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership", "--seed", "4",
+                 "--config", '{"total_points": 90}', "--replay", str(path)]) == 0
+    capsys.readouterr()
+    again = run_json(capsys, "builtin:random", "builtin:balanced", "--game", "mothership",
+                     "--from-state", f"{path}#turn=0", "--replay", str(tmp_path / "again.json.gz"))
+    assert again["seed"] == 4 and again["players"][0]["name"] == "Random Raiders"
+    assert read_replay(tmp_path / "again.json.gz")["config"]["total_points"] == 90
+    assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership",
+                 "--from-state", f"{path}#turn=1"]) == 2
+    err = capsys.readouterr().err
+    assert "turn 1: a mothership match is one step" in err and "use #turn=0" in err

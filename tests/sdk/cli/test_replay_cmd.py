@@ -75,8 +75,10 @@ def test_mothership_rounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "M" not in round3.split(":")[1].split("mothership")[0]
     assert main(["replay", str(path), "--turn", "1"]) == 2
     assert "no turns to show" in capsys.readouterr().err
-    assert main(["replay", str(path), "--dump-state", "0"]) == 2
-    assert "no turns" in capsys.readouterr().err
+    assert main(["replay", str(path), "--dump-state", "0"]) == 0  # before the orders: playable again
+    capsys.readouterr()
+    assert main(["replay", str(path), "--dump-state", "1"]) == 2
+    assert "a mothership match is one step" in capsys.readouterr().err
 
 
 def test_bad_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,7 +66,7 @@ def test_tiny_tournament_table_counts_faults(tmp_path: Path, capsys: pytest.Capt
     pair_line = next(line for line in out.splitlines() if line.startswith("idle ") and "crasher" in line)
     assert pair_line.split()[2:] == ["2", "0", "0"]
     crasher_line = next(line for line in out.splitlines() if line.split()[:2] == ["2", "crasher"])
-    assert crasher_line.endswith("crashed 2")
+    assert "crashed 2" in crasher_line
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -77,3 +77,31 @@ def test_tiny_tournament_table_counts_faults(tmp_path: Path, capsys: pytest.Capt
 def test_tournament_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_replay_and_log_dirs_and_the_per_game_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from armada.replay import read_replay
+    from tests.sdk.cli.bots import CLUMSY_GALAXY
+
+    clumsy = str(write_bot(tmp_path / "clumsy", CLUMSY_GALAXY))
+    code = main(["tournament", "builtin:greedy", clumsy, "-n", "2", "--jobs", "2", "--seed", "4",
+                 "--config", '{"max_turns": 5}', "--replay-dir", str(tmp_path / "rd"),
+                 "--log-dir", str(tmp_path / "ld"), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    games = data["games"]
+    assert [(g["game"], g["seed"], g["seat1"]) for g in games] == [(0, 4, "builtin:greedy"), (1, 4, "clumsy")]
+    names = ["builtin_greedy-vs-clumsy-game0-seed4", "builtin_greedy-vs-clumsy-game1-seed4"]
+    assert [Path(g["replay"]).name for g in games] == [f"{n}.json.gz" for n in names]
+    assert sorted(p.name for p in (tmp_path / "ld").iterdir()) == names
+    second = read_replay(games[1]["replay"])
+    assert (second["seed"], second["seats"][0]["name"]) == (4, "Clumsy")  # game 1: clumsy in seat 1
+    assert sorted(Path(p).name for p in games[1]["logs"]) == ["seat1-Clumsy.log", "seat2-Greedy.log"]
+    assert "thinking about turn 5" in Path(games[1]["logs"][0]).read_text()
+    assert games[0]["exceptions"] == [0, 3] and games[1]["exceptions"] == [3, 0]  # scout of turns 3..5
+    assert {b["name"]: b["exceptions"] for b in data["bots"]} == {"builtin:greedy": 0, "clumsy": 6}
+    code = main(["tournament", "builtin:greedy", clumsy, "-n", "2", "--jobs", "2", "--seed", "4",
+                 "--config", '{"max_turns": 5}'])
+    text = capsys.readouterr().out
+    assert "game  seed  seat 1" in text and "ok/ok     0/3" in text

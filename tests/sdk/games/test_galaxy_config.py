@@ -1,4 +1,4 @@
-"""Galaxy configuration: defaults of games.md and validation naming the bad field."""
+"""Galaxy configuration: defaults of docs/games/galaxy.md and validation naming the bad field."""
 
 from __future__ import annotations
 

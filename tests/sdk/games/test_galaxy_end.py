@@ -159,3 +159,28 @@ def test_same_seed_and_answers_give_the_same_game_byte_for_byte() -> None:
     # GX-23
     assert scripted_game(42) == scripted_game(42)
     assert scripted_game(42) != scripted_game(43)
+
+
+def test_a_forfeit_counts_only_the_turns_completed_before_it() -> None:
+    # D-R-1: a protocol fault in turn 7 ends the game with 6 turns played, in the result and its event
+    state = new_state(1)
+    for _ in range(6):
+        turn(state)
+    assert state.turn == 7
+    step = GALAXY.step(state, {1: {"probes": []}, 2: {"probes": "x"}})
+    assert result_of(state).turns == 6
+    assert events_of(step, "game_over")[0]["result"]["turns"] == 6
+
+
+def test_a_neutral_home_loaded_from_a_state_does_not_grow() -> None:
+    # GX-18 / GX-4: growth is a pair's draw; a home planet made neutral in a saved state has no pair
+    state = new_state(1, neutral_growth=[2, 2])
+    data = GALAXY.dump_state(state)
+    home = next(p for p in data["planets"] if p["id"] == 1)
+    home["owner"] = 0
+    loaded = GALAXY.load_state(data)
+    before = loaded.planet(1).launchers
+    _, command = turn(loaded)
+    assert loaded.planet(1).launchers == before
+    grown = dict(map(tuple, events_of(command, "growth")[0]["planets"]))
+    assert 1 not in grown and grown[2] == 2

@@ -25,3 +25,11 @@ def test_each_turn_is_a_scout_step_then_a_command_step() -> None:
     assert set(requests[1].payload) == {"turn", "intel", "warnings"}
     GALAXY.step(state, {1: {"fleets": []}, 2: {"fleets": []}})
     assert GALAXY.requests(state)[1].payload["turn"] == 2
+
+
+def test_engine_versions_record_the_output_changes() -> None:
+    # docs/replay-format.md "Engine versions": 2 = D-R-1 forfeit turns, no neutral home growth (Galaxy),
+    # every problem of invalid orders listed (Mothership, D-MD-4)
+    from armada.games.mothership import MOTHERSHIP
+
+    assert (GALAXY.engine_version, MOTHERSHIP.engine_version) == ("2", "2")

@@ -66,3 +66,49 @@ def test_drain_reads_a_pipe_to_its_end():
     thread.join(5)
     os.close(read_fd)
     assert len(got) == 200_000
+
+
+def test_log_buffer_counts_the_library_exception_lines_however_the_bytes_arrive():
+    # D-R-10: every `[armada] exception caught` line is counted, also across chunk borders and past the cap
+    import random
+
+    from armada.referee.connection import LogBuffer
+
+    mark = b"[armada] exception caught (turn 3, scout id 5): ZeroDivisionError: x\n"
+    for trial in range(200):
+        rnd = random.Random(trial)
+        parts, expected = [], 0
+        for _ in range(rnd.randint(0, 40)):
+            r = rnd.random()
+            if r < 0.3:
+                parts.append(mark)
+                expected += 1
+            elif r < 0.45:
+                parts.append(b"x[armada] exception caught, not at a line start\n")
+            elif r < 0.6:
+                parts.append(b"[armada] exception\n")  # a shorter line, not the mark
+            else:
+                parts.append(b"hello world\n" * rnd.randint(1, 3))
+        data = b"".join(parts)
+        buffer = LogBuffer(10, 10)  # tiny caps: counting does not depend on what is kept
+        pos = 0
+        while pos < len(data):
+            size = rnd.randint(1, 30)
+            buffer.feed(data[pos:pos + size])
+            pos += size
+        assert buffer.exceptions == expected, trial
+        assert bool(buffer.first_exception) == bool(expected)
+
+
+def test_log_buffer_mark_goes_before_the_next_bytes_only():
+    # D-R-9: a request during which the bot writes nothing leaves no mark
+    from armada.referee.connection import LogBuffer
+
+    buffer = LogBuffer()
+    buffer.mark("[armada] --- request 1: scout, turn 1 ---")
+    buffer.mark("[armada] --- request 2: command, turn 1 ---")
+    buffer.feed(b"partial")
+    buffer.mark("[armada] --- request 3: scout, turn 2 ---")
+    buffer.feed(b" line\n")
+    assert buffer.text() == ("[armada] --- request 2: command, turn 1 ---\npartial\n"
+                             "[armada] --- request 3: scout, turn 2 ---\n line\n")

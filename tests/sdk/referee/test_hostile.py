@@ -52,14 +52,17 @@ def test_two_good_bots_play_to_the_end():
 def test_silent_bot_times_out_within_turn_plus_bank(bad_seat):
     bots = {bad_seat: hostile("silent"), 3 - bad_seat: steady()}
     outcome, took = timed(lambda: play(bots[1], bots[2]))
-    assert_forfeit(outcome, bad_seat, "timeout", r"no reply to move \(id 1\) within its limit of 450 ms")
+    # protocol.md "Time": the detail says what the limit was made of
+    assert_forfeit(outcome, bad_seat, "timeout",
+                   r"no reply to move \(id 1\) within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
     assert took < 4.0  # 450 ms of waiting, then the bots exit on `end`
 
 
 def test_silent_at_init_times_out_after_init_ms():
     limits = Limits(init_ms=1500, turn_ms=150, bank_ms=300)
     outcome, took = timed(lambda: play(hostile("silent", 0), steady(), limits=limits))
-    assert_forfeit(outcome, 1, "timeout", r"init \(id 0\) within its limit of 1500 ms")
+    assert_forfeit(outcome, 1, "timeout",
+                   r"init \(id 0\): no reply within 1500 ms: did it flush stdout after writing\?")
     assert 1.4 < took < 5.0
     assert outcome.result.turns == 0
     assert outcome.replay["steps"] == []
@@ -78,7 +81,7 @@ def test_slow_replies_within_the_bank_are_ok_and_drain_the_bank():
 
 def test_sleeping_past_the_bank_times_out():
     outcome, took = timed(lambda: play(hostile("sleeper", 1, 2000, 1), steady()))
-    assert_forfeit(outcome, 1, "timeout", r"within its limit of 450 ms")
+    assert_forfeit(outcome, 1, "timeout", r"within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
     assert took < 4.5
 
 
@@ -155,7 +158,7 @@ def test_stderr_flood_is_drained_and_capped():
     outcome, took = timed(lambda: play(hostile("flood_stderr", 0, 20), steady()))
     assert [p.status for p in outcome.players] == ["ok", "ok"]
     log = outcome.players[0].log
-    assert log.startswith("FIRST LINE") and log.rstrip().endswith("LAST LINE")
+    assert log.startswith("[armada] --- request 0: init ---\nFIRST LINE") and log.rstrip().endswith("LAST LINE")
     assert "bytes of log dropped" in log
     assert len(log) < 70 * 1024
     assert took < 15.0

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from armada.games.registry import get_game
+from armada.logmarks import strip_marks
 from armada.referee.match import Limits, default_limits, play_match
 from armada.referee.process_bot import ProcessBot
-from armada.replay import rebuild_states, replay_bytes
+from armada.replay import game_content, rebuild_states, replay_bytes
 from tests.sdk.referee.conftest import hostile
 
 STARTERS = Path(__file__).resolve().parents[3] / "sdk" / "armada" / "starters"
@@ -50,7 +51,7 @@ def test_mothership_starters_play_a_battle():
     assert list(summary) == ["game", "seed", "turns", "winner", "outcome", "players"]
     assert summary["game"] == "mothership" and summary["seed"] == 3
     assert [p["status"] for p in summary["players"]] == ["ok", "ok"]
-    assert list(summary["players"][0]) == ["seat", "name", "status", "detail"]
+    assert list(summary["players"][0]) == ["seat", "name", "status", "detail", "exceptions", "warnings", "time"]
     assert summary["outcome"] in ("destruction", "damage", "draw")
     assert len(outcome.replay["steps"]) == 1 and outcome.replay["steps"][0]["phase"] == "orders"
     rebuild_states(outcome.replay)
@@ -61,7 +62,7 @@ def test_init_message_follows_the_protocol(tmp_path):
     config = {"total_points": 100}
     outcome = play_match("mothership", {1: bot, 2: starter("mothership", "balanced")}, seed=5,
                          config=config, limits=LIMITS)
-    received = [json.loads(line) for line in outcome.players[0].log.splitlines()]
+    received = [json.loads(line) for line in strip_marks(outcome.players[0].log).splitlines()]
     init, orders, end = received
     engine = get_game("mothership")
     assert init == {"type": "init", "id": 0, "protocol": 1, "game": "mothership", "seat": 1,
@@ -81,7 +82,7 @@ def test_galaxy_starters_are_deterministic_and_rebuild():
     first, second = once(), once()
     assert [p.status for p in first.players] == ["ok", "ok"]
     assert first.result.outcome in ("elimination", "turn_limit", "draw")
-    assert replay_bytes(first.replay) == replay_bytes(second.replay)  # GX-23
+    assert replay_bytes(game_content(first.replay)) == replay_bytes(game_content(second.replay))  # GX-23
     frames = rebuild_states(first.replay)
     assert len(frames) >= first.result.turns
 

@@ -1,4 +1,4 @@
-"""Galaxy configuration: the *(config)* numbers of games.md (GX-3, GX-4, GX-15, GX-21), validated."""
+"""Galaxy configuration: the *(config)* numbers of docs/games/galaxy.md (GX-3, GX-4, GX-15, GX-21), validated."""
 
 from __future__ import annotations
 

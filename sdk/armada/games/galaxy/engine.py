@@ -15,10 +15,10 @@ from armada.games.galaxy.turn import command_phase
 
 
 class Galaxy:
-    """Galaxy (games.md GX-1..GX-23): each turn is a "scout" step, then a "command" step."""
+    """Galaxy (docs/games/galaxy.md, GX-1..GX-23): each turn is a "scout" step, then a "command" step."""
 
     slug = "galaxy"
-    engine_version = "1"
+    engine_version = "2"
 
     def parse_config(self, raw: dict[str, Any] | None) -> GalaxyConfig:
         return config_mod.parse_config(raw)
@@ -99,7 +99,7 @@ class Galaxy:
         for seat, fault in sorted(faults.items()):
             state.faults[seat] = (fault.status, fault.detail)
             events.append({"type": "fault", "seat": seat, "status": fault.status, "detail": fault.detail})
-        state.result = forfeit_result(faults, state.turn)
+        state.result = forfeit_result(faults, state.turn - 1)  # D-R-1: the faulty turn is not completed
         state.phase = "over"
         events.append({"type": "game_over", "result": state.result.to_dict()})
         return StepResult(state, events, faults)

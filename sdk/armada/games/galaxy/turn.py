@@ -233,7 +233,7 @@ def growth(state: GalaxyState, events: list[Event]) -> None:
     draws = growth_draws(state.rng, lo, hi, len(NEUTRAL_PAIRS))
     grown = []
     for planet in state.planets:
-        if planet.owner == 0:
+        if planet.owner == 0 and planet.growth_pair >= 0:  # a neutral home (a loaded state) has no pair
             gain = draws[planet.growth_pair]
             planet.launchers += gain
             grown.append([planet.id, gain])

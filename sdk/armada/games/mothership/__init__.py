@@ -1,4 +1,4 @@
-"""Mothership Down (games.md MD-1..MD-12): config, orders, battle, engine object and league."""
+"""Mothership Down (docs/games/mothership.md, MD-1..MD-12): config, orders, battle, engine object and league."""
 
 from armada.games.mothership.battle import BattleResult, battle, simulate
 from armada.games.mothership.config import DEFAULT_CONFIG, FIGHTERS, MothershipConfig, parse_config

@@ -34,7 +34,7 @@ class MothershipGame:
     """Implements `armada.games.base.Game` for Mothership Down."""
 
     slug = "mothership"
-    engine_version = "1"
+    engine_version = "2"
 
     def parse_config(self, raw: dict[str, Any] | None) -> MothershipConfig:
         return config_module.parse_config(raw)

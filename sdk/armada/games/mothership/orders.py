@@ -47,11 +47,10 @@ class RaceOrders(NamedTuple):
 
 
 class OrdersError(ValueError):
-    """Orders broke MD-1 / MD-2; `problems` lists every problem found, the message shows the first."""
+    """Orders broke MD-1 / MD-2; `problems` lists every problem found, the message shows them all (D-MD-4)."""
 
     def __init__(self, problems: list[str]) -> None:
-        more = f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
-        super().__init__(problems[0] + (more if len(problems) > 1 else ""))
+        super().__init__("; ".join(problems))
         self.problems = problems
 
 
@@ -146,16 +145,31 @@ def check_orders(raw: Any, config: MothershipConfig = DEFAULT_CONFIG) -> list[st
                 numbers_ok &= _check_range(fighter["attack"], f"{field}.attack", config.fighter_attack, problems)
                 numbers_ok &= _check_range(fighter["defence"], f"{field}.defence", config.fighter_defence, problems)
                 _check_pattern(fighter["pattern"], f"{field}.pattern", config, problems)
-    if numbers_ok and not problems:
-        used = mothership["defence"] + sum(f["attack"] + f["defence"] for f in fighters)
-        if used > config.total_points:
-            attack = sum(f["attack"] for f in fighters)
-            defence = sum(f["defence"] for f in fighters)
-            problems.append(
-                f"points: {used} allocated, at most {config.total_points} allowed "
-                f"(mothership {mothership['defence']} + fighter attack {attack} + fighter defence {defence})"
-            )
+    _check_budget(mothership, fighters, numbers_ok, config, problems)
     return problems
+
+
+def _check_budget(mothership: Any, fighters: Any, complete: bool, config: MothershipConfig,
+                  problems: list[str]) -> None:
+    """MD-1's budget, checked even when other fields are wrong: the whole numbers given are summed."""
+    given = []
+
+    def number(obj: Any, key: str) -> int:
+        value: Any = obj.get(key) if isinstance(obj, dict) else None
+        given.append(_is_int(value))
+        return int(value) if _is_int(value) else 0
+
+    defence = number(mothership, "defence")
+    listed = fighters if isinstance(fighters, list) else []
+    attack = sum(number(f, "attack") for f in listed)
+    fighter_defence = sum(number(f, "defence") for f in listed)
+    used = defence + attack + fighter_defence
+    complete = complete or (len(given) == 1 + 2 * FIGHTERS and all(given))
+    if used > config.total_points:
+        problems.append(
+            f"points: {'' if complete else 'at least '}{used} allocated, at most {config.total_points} allowed "
+            f"(mothership {defence} + fighter attack {attack} + fighter defence {fighter_defence})"
+        )
 
 
 def parse_orders(raw: Any, config: MothershipConfig = DEFAULT_CONFIG) -> RaceOrders:

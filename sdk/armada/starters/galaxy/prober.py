@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from armada.bot.galaxy import FleetOrder, GalaxyBot, Intel, Observation, Planet, Units
+from armada.bot.galaxy import FleetOrder, GalaxyBot, Intel, IntelMemory, Observation, Planet, Units
 from armada.bot.runtime import run
 
 #: Never plan an attack whose fleets travel longer than this many turns.
@@ -45,14 +45,13 @@ class Bot(GalaxyBot):
 
     def __init__(self) -> None:
         super().__init__()
-        self.memory: dict[int, Intel] = {}  # latest probe report per planet
+        self.memory = IntelMemory()  # latest probe report per planet
         self.launches: list[Launch] = []  # delayed parts of attacks already begun
 
     # --- knowledge -------------------------------------------------------------------
     def known(self, planet: Planet) -> Intel | None:
         """Our last report on a planet, unless the planet changed owner since."""
-        info = self.memory.get(planet.id)
-        return info if info is not None and info.owner == planet.owner else None
+        return self.memory.current(planet)
 
     def scout(self, obs: Observation) -> list[int]:
         mine = obs.my_planets()
@@ -65,7 +64,8 @@ class Bot(GalaxyBot):
             near = min(obs.distance(planet, m) for m in mine)
             return age - 2 * near + (3 if planet.is_enemy else 0)
 
-        foreign = sorted((p for p in obs.planets if not p.is_mine), key=lambda p: (-urgency(p), p.id))
+        # ties by relative id (obs.relative), so both seats choose alike
+        foreign = sorted((p for p in obs.planets if not p.is_mine), key=lambda p: (-urgency(p), obs.relative(p)))
         return [p.id for p in foreign[: obs.probes]]
 
     def needed(self, obs: Observation, target: Planet, info: Intel, travel: int) -> int:
@@ -90,8 +90,7 @@ class Bot(GalaxyBot):
 
     # --- orders ------------------------------------------------------------------------
     def command(self, obs: Observation, intel: list[Intel], warnings: list[str]) -> list[FleetOrder]:
-        for report in intel:
-            self.memory[report.planet] = report
+        self.memory.update(intel)
         orders: list[FleetOrder] = []
         free = {p.id: p.ships for p in obs.my_planets()}  # ships not yet given a job
 
@@ -128,7 +127,7 @@ class Bot(GalaxyBot):
             value = info.production.mle * (2 if target.is_enemy else 1) + 1
             near = min((obs.distance(target, p) for p in obs.my_planets()), default=9)
             targets.append((value / (info.mle + 10 + 5 * near), target, info))
-        for _score, target, info in sorted(targets, key=lambda t: (-t[0], t[1].id)):
+        for _score, target, info in sorted(targets, key=lambda t: (-t[0], obs.relative(t[1]))):
             orders += self.attack(obs, target, info, free)
         return orders
 
@@ -140,7 +139,7 @@ class Bot(GalaxyBot):
         the expected defence, take what is needed, nearest planets and battleships first.
         """
         sources = sorted((pid for pid, units in free.items() if not units.empty),
-                         key=lambda pid: (obs.distance(pid, target), pid))
+                         key=lambda pid: (obs.distance(pid, target), obs.relative(pid)))
         for travel in range(1, min(MAX_TRAVEL, obs.turns_left) + 1):
             need = self.needed(obs, target, info, travel)
             usable = []

@@ -1,13 +1,15 @@
 """Galaxy starter bot "random": legal but aimless probes and fleets.
 
 The weakest starter, useful as a first opponent. Its choices come from a generator
-seeded with its seat, so a match against it can be replayed exactly. (This file is named
+seeded with ARMADA_BOT_SEED (`bot_seed()`: the match seed and its seat), so the same
+`--seed` gives the same game and another seed another one. (This file is named
 like the standard `random` module, so it uses Armada's own seeded generator instead.)
 """
 # ruff: noqa: A005  (the file name is the bot's name, `builtin:random`)
 
 from __future__ import annotations
 
+from armada.bot import bot_seed
 from armada.bot.galaxy import FleetOrder, GalaxyBot, Intel, Observation
 from armada.bot.runtime import run
 from armada.games.rng import Rng
@@ -21,9 +23,9 @@ class Bot(GalaxyBot):
         self.rng: Rng | None = None
 
     def _rng(self, obs: Observation) -> Rng:
-        # Seeded once, from the seat: the same game gives the same choices.
+        # Seeded once, from the bot seed (the seat when run by hand): the same game, the same choices.
         if self.rng is None:
-            self.rng = Rng(obs.seat)
+            self.rng = Rng(bot_seed(default=obs.seat))
         return self.rng
 
     def scout(self, obs: Observation) -> list[int]:

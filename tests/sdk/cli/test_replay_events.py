@@ -1,0 +1,71 @@
+"""`armada replay --turn N / --events`: a turn's battles, captures, launches, probes, warnings and log lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from armada.cli.main import main
+from armada.events import replay_events, warning_counts
+from armada.replay import read_replay
+from tests.sdk.cli.bots import CLUMSY_GALAXY, write_bot
+
+
+@pytest.fixture(scope="module")
+def match(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("ev")
+    clumsy = str(write_bot(folder / "clumsy", CLUMSY_GALAXY))
+    assert main(["play", clumsy, "builtin:prober", "--seed", "3", "--config", '{"max_turns": 8}',
+                 "--replay", str(folder / "g.json.gz"), "--log-dir", str(folder / "logs"), "--json"]) == 0
+    return folder
+
+
+def replay_out(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main(["replay", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_turn_lists_that_turns_events(match: Path, capsys) -> None:
+    out = replay_out(capsys, str(match / "g.json.gz"), "--turn", "2")
+    assert "board after turn 2" in out
+    section = out.split("events of turn 2", 1)[1]
+    assert "seat 2 probes planet " in section  # probes with their intel (GX-9)
+    assert "seat 1 (scout): probe target 1 dropped: it is your own planet" in section  # GX-8
+    assert "seat 1 (command): fleet order 1 dropped: planet 8 is not yours" in section  # GX-10
+    replay = read_replay(match / "g.json.gz")
+    battles = [e for e in replay_events(replay) if e.kind == "battle"]
+    assert battles, "the prober attacks within 8 turns"
+    first = battles[0]
+    out = replay_out(capsys, str(match / "g.json.gz"), "--turn", str(first.turn))
+    assert first.text in out
+    assert "attacker seat 2" in first.text and "defender neutral" in first.text and " -> " in first.text
+
+
+def test_events_of_the_whole_game_filtered(match: Path, capsys) -> None:
+    path = str(match / "g.json.gz")
+    data = json.loads(replay_out(capsys, path, "--events", "--json"))["events"]
+    assert {e["kind"] for e in data} >= {"probe", "warning", "launch", "battle", "capture", "game_over"}
+    assert [e["turn"] for e in data] == sorted(e["turn"] for e in data)
+    mine = json.loads(replay_out(capsys, path, "--events", "--seat", "1", "--kind", "warning", "--json"))["events"]
+    assert mine and all(e["kind"] == "warning" and e["seats"] == [1] for e in mine)
+    assert len(mine) == warning_counts(read_replay(path))[1][0]
+    text = replay_out(capsys, path, "--events", "--kind", "launch")
+    assert text.startswith("events (") and "launches fleet #" in text and "probes planet" not in text
+
+
+def test_log_lines_of_the_turn(match: Path, capsys) -> None:
+    out = replay_out(capsys, str(match / "g.json.gz"), "--turn", "3", "--log-dir", str(match / "logs"))
+    section = out.split("log of seat 1 (Clumsy) in turn 3", 1)[1].split("log of seat 2", 1)[0]
+    assert "thinking about turn 3" in section and "thinking about turn 2" not in section
+    assert "ZeroDivisionError" in section
+
+
+def test_option_errors(match: Path, capsys) -> None:
+    path = str(match / "g.json.gz")
+    assert main(["replay", path, "--log-dir", str(match / "logs")]) == 2
+    assert "--log-dir goes with --turn N" in capsys.readouterr().err
+    assert main(["replay", path, "--turn", "2", "--log-dir", str(match)]) == 2
+    assert "no seat1-*.log" in capsys.readouterr().err
