@@ -115,5 +115,6 @@ def test_no_bot_starves() -> None:
             pool[c.id] = replace(c, rating=r, games=c.games + 1, last_played=now)
         recent.append(Pairing(a.id, b.id))
     worst = max(worst, max(picks + 1 - t for t in last))
+    print(f"longest gap {worst} picks, bound {bound:.0f}")
     assert worst <= bound, (worst, bound)
     assert min(c.games for c in pool) >= picks * 2 // n // 3
