@@ -32,6 +32,7 @@ bench:  ## speed targets: engines, sandbox and validation
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/validation.py
+	$(PY) bench/ranking.py
 
 clean:  ## remove the venv and local data (asks no questions)
 	rm -rf .venv var .pytest_cache .mypy_cache .ruff_cache .hypothesis
