@@ -50,7 +50,8 @@ def create_bot(user: User, name: Any, game: Any, description: Any = "") -> Bot:
     if len(description) > DESCRIPTION_MAX:
         raise BotError(f"description too long: {len(description)} characters (at most {DESCRIPTION_MAX})")
     with transaction.atomic():
-        owned = Bot.objects.select_for_update().filter(owner=user, game=game, retired__isnull=True).count()
+        User.objects.select_for_update().get(pk=user.pk)  # one creation at a time per user: the count holds
+        owned = Bot.objects.filter(owner=user, game=game, retired__isnull=True).count()
         limit = settings.ARMADA_MAX_BOTS_PER_GAME
         if owned >= limit:
             raise BotError(f"you already have {owned} {Game(game).label} bots (the limit is {limit}); "
@@ -58,15 +59,6 @@ def create_bot(user: User, name: Any, game: Any, description: Any = "") -> Bot:
         if Bot.objects.filter(game=game, name__iexact=name).exists():
             raise BotError(f"the name {name!r} is taken for {Game(game).label}; choose another")
         return Bot.objects.create(owner=user, game=game, name=name, description=description.strip())
-
-
-def update_description(bot: Bot, user: User, description: str) -> Bot:
-    _check_owner(bot, user)
-    if len(description) > DESCRIPTION_MAX:
-        raise BotError(f"description too long: {len(description)} characters (at most {DESCRIPTION_MAX})")
-    bot.description = description.strip()
-    bot.save(update_fields=["description"])
-    return bot
 
 
 #: Room for the multipart envelope around the file itself.

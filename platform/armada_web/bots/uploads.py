@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.conf import settings
 
@@ -127,9 +129,6 @@ def unpack(archive: bytes, dest: str) -> None:
 
     Files get mode 0644 and folders 0755 so the sandbox user can read them.
     """
-    import os
-    from pathlib import Path
-
     root = Path(dest)
     with zipfile.ZipFile(io.BytesIO(archive)) as src:
         members = check_zip(src, len(archive), site_limits())

@@ -95,7 +95,9 @@ class Seat:
         try:
             self.conn.send(line)
         except BotGone as exc:
-            return Exchange(fault=self._gone_fault(f"could not receive {what}", exc))
+            # The bot is gone before the request reached it: to its owner this is the same
+            # event as exiting while it was asked, so it reads the same whatever the timing.
+            return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc))
         while True:
             try:
                 raw = self.conn.read_line(deadline)

@@ -5,6 +5,7 @@ MD-12 / GX-22: a faulty bot forfeits, both at once is a draw)."""
 from __future__ import annotations
 
 import os
+import sys
 import re
 import time
 from pathlib import Path
@@ -228,3 +229,25 @@ def test_unstartable_bot_is_a_crash():
 def test_overlong_name_is_replaced_by_the_label():
     outcome = play(hostile("garbage", 0, '{"id": 0, "name": "' + "x" * 41 + '"}'), steady(), limits=FAST)
     assert outcome.players[0].name == "garbage"  # MD-3: too long, replaced by the label
+
+
+def test_a_crash_at_import_reads_the_same_whatever_the_timing(tmp_path):
+    """Exiting before init is delivered or while it is asked: one reason, not two (QA finding)."""
+    script = tmp_path / "main.py"
+    script.write_text("raise SystemExit(4)\n")
+
+    class ExitsBeforeInit(ProcessBot):
+        """Starts, then lets the bot exit before the referee sends init (the send fails)."""
+
+        def start(self) -> None:
+            super().start()
+            assert self._proc is not None
+            self._proc.wait(timeout=10)
+
+    details = set()
+    for kind in (ProcessBot, ExitsBeforeInit, ProcessBot, ExitsBeforeInit):
+        bot = kind([sys.executable, str(script)], cwd=str(tmp_path), label="early")
+        outcome = play(bot, steady())
+        assert_forfeit(outcome, 1, "crashed", r"exited with code 4")
+        details.add(outcome.players[0].detail)
+    assert details == {"exited with code 4; stopped before answering init (id 0)"}
