@@ -5,8 +5,8 @@ MD-12 / GX-22: a faulty bot forfeits, both at once is a draw)."""
 from __future__ import annotations
 
 import os
-import sys
 import re
+import sys
 import time
 from pathlib import Path
 
