@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from armada.cli.client import Upload, multipart_body
 from tests.services import require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,9 +46,7 @@ def _call(url: str, token: str | None = None, body: dict | None = None, file: by
     headers = {"Authorization": f"Token {token}"} if token else {}
     data = None
     if file is not None:
-        headers["Content-Type"] = "multipart/form-data; boundary=BOUNDARY"
-        data = (b'--BOUNDARY\r\nContent-Disposition: form-data; name="file"; filename="main.py"\r\n\r\n'
-                + file + b"\r\n--BOUNDARY--\r\n")
+        data, headers["Content-Type"] = multipart_body({"file": Upload("main.py", file)})
     elif body is not None:
         headers["Content-Type"] = "application/json"
         data = json.dumps(body).encode()

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from armada.botspec import starter_file
+from armada.cli.client import Upload, multipart_body
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 
@@ -41,13 +42,8 @@ def call(site: Any, method: str, path: str, token: str | None = None, body: Any 
     if token:
         headers["Authorization"] = f"Token {token}"
     if files:
-        boundary = "armadaboundary7f3c"
-        parts = []
-        for field, (filename, content) in files.items():
-            parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
-                         f"Content-Type: application/octet-stream\r\n\r\n".encode() + content + b"\r\n")
-        data = b"".join(parts) + f"--{boundary}--\r\n".encode()
-        headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
+        data, headers["Content-Type"] = multipart_body({field: Upload(name, content)
+                                                        for field, (name, content) in files.items()})
     elif body is not None:
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
