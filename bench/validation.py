@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _site import BenchSite
 
 from armada.botspec import resolve_bot, starter_file
+from armada.cli import submit
 from armada.cli.client import ApiClient, Upload
 from armada.referee.match import play_match
 from armada_sandbox.docker_bot import DockerBot
@@ -52,7 +53,7 @@ GALAXY_TURNS = 30
 FINAL = {"valid", "invalid", "error"}
 ARMADA = Path(sys.executable).with_name("armada")
 #: `armada submit`'s polling (sdk/armada/cli/submit.py): first pause, growth, longest pause.
-SUBMIT_POLL = (0.5, 1.5, 5.0)
+SUBMIT_POLL = (submit.POLL_FIRST_S, submit.POLL_GROWTH, submit.POLL_MAX_S)
 
 
 @dataclass(frozen=True)
