@@ -205,3 +205,13 @@ def test_a_huge_request_is_refused_before_it_is_read(bot, api, client, settings)
     client.force_login(bot.owner)
     page = client.post(f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile("main.py", data)})
     assert page.status_code == 413 and "upload too large" in page.content.decode()
+
+
+def test_a_retired_bot_has_no_upload_page(bot, client):
+    from armada_web.bots.services import retire_bot
+
+    retire_bot(bot, bot.owner)
+    client.force_login(bot.owner)
+    response = client.get(f"/bots/{bot.pk}/upload/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/bots/{bot.pk}/"
+    assert "is retired and takes no new versions" in response.content.decode()

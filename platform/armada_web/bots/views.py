@@ -58,6 +58,9 @@ def _own_bot(request: HttpRequest, pk: int) -> Bot:
 @login_required
 def upload(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
+    if bot.retired is not None:
+        messages.error(request, f"{bot.name} is retired and takes no new versions; create a new bot")
+        return redirect("bot", pk=bot.pk)
     if request.method == "POST":
         try:
             services.check_request_size(request.META.get("CONTENT_LENGTH"))
