@@ -59,6 +59,27 @@ def make_user(db):
 
 
 @pytest.fixture
+def valid_version(make_user):
+    """A valid, active version of a new bot, without running its validation:
+    `valid_version(owner, name, game, code=starter source, orders=None)`."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+
+    def make(owner: Any, name: str, game: str = "galaxy", code: str | None = None,
+             orders: Any = None, starter: str = "greedy") -> BotVersion:
+        bot = services.create_bot(owner, name, game)
+        source = code if code is not None else starter_file(starter, game).read_text()
+        version = services.upload_version(bot, owner, "main.py", source.encode())
+        BotVersion.objects.filter(pk=version.pk).update(status="valid", orders=orders, race_name=name)
+        services.refresh_active(bot)
+        version.refresh_from_db()
+        return version
+
+    return make
+
+
+@pytest.fixture
 def api(make_user):
     """An API client authenticated as a fresh user (with a real token)."""
     from rest_framework.test import APIClient
