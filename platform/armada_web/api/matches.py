@@ -128,7 +128,7 @@ class MatchView(APIView):
         data = dict(MatchDetailSerializer(match, context={"request": request}).data)
         for player, p in zip(data["players"], match.participants.all(), strict=True):
             if p.version is not None and can_see_private(request.user, p.version.bot):
-                raw = storage.read(p.log.name)
+                raw = storage.read(p.log.name or "")
                 player["log"] = raw.decode("utf-8", "replace") if raw is not None else ""
         return Response(data)
 
@@ -141,7 +141,8 @@ class MatchReplayView(APIView):
     @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
     def get(self, request: Request, pk: int) -> HttpResponse:
         match = Match.objects.filter(pk=pk).first()
-        data = storage.read(match.replay.name) if match is not None and match.status == MatchStatus.FINISHED else None
+        finished = match is not None and match.status == MatchStatus.FINISHED
+        data = storage.read(match.replay.name or "") if match is not None and finished else None
         if data is None:
             raise Http404("no replay: no such match, or it has not finished")
         return gzip_response(data, f"match-{pk}.json.gz")

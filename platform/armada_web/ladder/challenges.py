@@ -55,6 +55,7 @@ def challenge(user: Any, bot_id: Any, opponent_id: Any) -> Match:
                        "per hour; try again within the hour", status=429)
     last = pair.order_by("-created", "-id").first()
     first, second = bot.active_version, opponent.active_version
+    assert first is not None and second is not None
     if last is not None:
         seat_1 = last.participants.filter(seat=1).values_list("version__bot_id", flat=True).first()
         if seat_1 == bot.pk:

@@ -81,7 +81,7 @@ def sync_league() -> dict[str, int]:
 
         def race(vid: int) -> Prepared:
             if vid not in prepared:
-                prepared[vid] = prepare(orders_of[vid])
+                prepared[vid] = prepare(orders_of[vid] or {})
             return prepared[vid]
 
         for vid in gone:
@@ -130,7 +130,8 @@ def _write(members: list[int], sums: dict[int, _Sums], active: dict[int, BotVers
 
     order = table_order(keys, [_submitted(active[v]) for v in members], head_to_head)
     existing = {e.version_id: e for e in LeagueEntry.objects.filter(version_id__in=members)}
-    changed, created = [], []
+    changed: list[LeagueEntry] = []
+    created: list[LeagueEntry] = []
     for position, index in enumerate(order, start=1):
         vid = members[index]
         entry = existing.get(vid) or LeagueEntry(version_id=vid)

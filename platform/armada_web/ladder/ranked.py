@@ -53,19 +53,24 @@ def new_ratings(first: ratings.Rating, second: ratings.Rating, winner: int | Non
     return after_1, after_2
 
 
-def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
-          statuses: tuple[str, str], details: tuple[str, str]) -> dict[int, tuple[Rating, ratings.Rating]]:
-    """Apply one finished ranked match: {seat: (row before, rating after)}; rows saved, history added."""
-    rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
-    for version_id in versions:
-        if version_id not in rows:
-            rows[version_id] = ensure_rating(BotVersion.objects.get(pk=version_id))
-    one, two = rows[versions[0]], rows[versions[1]]
+Changes = dict[int, tuple[ratings.Rating, ratings.Rating]]
+
+
+def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
+            details: tuple[str, str], start: dict[int, ratings.Rating]) -> Changes:
+    """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after)}.
+
+    A version's first rated game starts it at `start[version id]` (its placement start, taken
+    when that game is applied); the live update (`apply`) and `recompute` both call this.
+    """
+    for row in (one, two):
+        if row.games == 0 and row.version_id in start:
+            row.mu, row.sigma = start[row.version_id].mu, start[row.version_id].sigma
     before = {1: ratings.Rating(one.mu, one.sigma), 2: ratings.Rating(two.mu, two.sigma)}
     after_1, after_2 = new_ratings(before[1], before[2], winner, statuses)
-    result: dict[int, tuple[Rating, ratings.Rating]] = {}
+    changes: Changes = {}
     for seat, row, after in ((1, one, after_1), (2, two, after_2)):
-        result[seat] = (Rating(mu=row.mu, sigma=row.sigma), after)
+        changes[seat] = (before[seat], after)
         row.mu, row.sigma = after.mu, after.sigma
         row.games += 1
         if winner is None:
@@ -81,9 +86,24 @@ def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | 
             row.benched_reason = one_line(
                 f"benched: its last {row.faults_in_row} ranked games ended by its own fault "
                 f"(the latest, match {match_id}: {status}: {detail}); upload a new version to play again", 480)
+    return changes
+
+
+def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
+          statuses: tuple[str, str], details: tuple[str, str]) -> Changes:
+    """Apply one finished ranked match (inside its recording transaction): {seat: (before, after)};
+    both Rating rows locked and saved, one RatingChange per version added."""
+    for version_id in versions:
+        if not Rating.objects.filter(version_id=version_id).exists():
+            ensure_rating(BotVersion.objects.get(pk=version_id))
+    rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
+    one, two = rows[versions[0]], rows[versions[1]]
+    start = {row.version_id: start_for(row.version) for row in (one, two) if row.games == 0}
+    changes = advance(one, two, match_id, winner, statuses, details, start)
+    for row in (one, two):
         row.save()
-        RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=after.mu, sigma=after.sigma, at=at)
-    return result
+        RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at)
+    return changes
 
 
 def playable_versions():  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -29,7 +30,7 @@ def send(match_id: int, kind: str) -> None:
 
 
 def create_match(game: str, first: BotVersion, second: BotVersion, kind: str = MatchKind.RANKED,
-                 requested_by: object = None, seed: int | None = None) -> Match:
+                 requested_by: Any = None, seed: int | None = None) -> Match:
     """A queued match with `first` at seat 1 and `second` at seat 2; sent to its queue on commit."""
     with transaction.atomic():
         match = Match.objects.create(game=game, seed=new_seed() if seed is None else seed, kind=kind,

@@ -95,10 +95,9 @@ def record(match: Match, participants: list[Participant], outcome: MatchOutcome,
     """In one transaction, if this attempt still holds the row: result, files, ratings, `finished`."""
     from armada_web.ladder import ranked
 
-    now = timezone.now()
     winner = outcome.winner
     with transaction.atomic():
-        if not _mine(match).update(status=MatchStatus.FINISHED, finished=now, turns=outcome.turns,
+        if not _mine(match).update(status=MatchStatus.FINISHED, turns=outcome.turns,
                                    outcome=outcome.result.to_dict(), replay=replay_name, reason="",
                                    engine_version=str(outcome.replay.get("engine_version", ""))[:40]):
             return "superseded"
@@ -107,7 +106,10 @@ def record(match: Match, participants: list[Participant], outcome: MatchOutcome,
         changes: dict[int, Any] = {}
         if match.kind == MatchKind.RANKED and match.game == "galaxy":
             versions = (participants[0].version_id, participants[1].version_id)
-            changes = ranked.apply(match.pk, now, versions, winner, statuses, details)  # type: ignore[arg-type]
+            # `apply` locks both Rating rows first, so the finished times taken after it order the
+            # matches of a version as their updates were applied (recompute_ratings replays that order).
+            changes = ranked.apply(match.pk, timezone.now(), versions, winner, statuses, details)  # type: ignore[arg-type]
+        Match.objects.filter(pk=match.pk).update(finished=timezone.now())
         for p in participants:
             report = outcome.players[p.seat - 1]
             p.result = Result.DRAW if winner is None else Result.WIN if winner == p.seat else Result.LOSS
