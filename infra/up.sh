@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make up`: install what is missing, start the services, the site, the Celery workers
-# (`validation` queue; the default queue for periodic jobs) and Celery beat; print the URL
+# (`validation`; `challenges,matches`; the default queue for periodic jobs) and Celery beat; print the URL
 # and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
 # Running it while the site already runs changes nothing.
 #
@@ -48,6 +48,7 @@ cd "$ROOT"
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$("$PY" manage.py ensure_demo_admin)
+"$PY" manage.py seed_demo
 
 say "starting the web server, the Celery workers and Celery beat (logs in $LOG_DIR)"
 "$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &
@@ -56,6 +57,11 @@ pids+=($!)
 instance="$PORT.$(hostname)"
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" >"$LOG_DIR/worker-validation.log" 2>&1 &
+pids+=($!)
+# Matches: challenges first, then the ranked queue (more workers: run this line again on any
+# host with its own -n name, or raise MATCH_CONCURRENCY).
+"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_MATCHES_QUEUE:-matches}" \
+  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-1}" -n "matches.$instance" >"$LOG_DIR/worker-matches.log" 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web worker -Q celery --loglevel INFO --concurrency 1 -n "default.$instance" \
   >"$LOG_DIR/worker.log" 2>&1 &

@@ -35,6 +35,8 @@ INSTALLED_APPS = [
     "armada_web.ops",
     "armada_web.accounts",
     "armada_web.bots",
+    "armada_web.matches",
+    "armada_web.ladder",
     "armada_web.api",
     "armada_web.pages",
 ]
@@ -218,11 +220,32 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Validation runs on a queue of its own (served by its own worker) so that an upload never
 # waits behind ranked matches; tests give each live site its own queue name.
 # Task modules not named tasks.py (which autodiscovery finds by itself).
-CELERY_IMPORTS = ("armada_web.bots.validation",)
+CELERY_IMPORTS = ("armada_web.bots.validation", "armada_web.matches.tasks", "armada_web.ladder.tasks")
 ARMADA_VALIDATION_QUEUE = env_str("ARMADA_VALIDATION_QUEUE", "validation")
+# Matches: ranked ones on `matches`, challenges on `challenges` (served first by the same
+# workers, `-Q challenges,matches`, so a challenge never waits behind the ranked backlog).
+ARMADA_MATCHES_QUEUE = env_str("ARMADA_MATCHES_QUEUE", "matches")
+ARMADA_CHALLENGES_QUEUE = env_str("ARMADA_CHALLENGES_QUEUE", "challenges")
 CELERY_TASK_ROUTES = {
     "armada_web.bots.validation.validate_version": {"queue": ARMADA_VALIDATION_QUEUE},
+    "armada_web.matches.tasks.run_match": {"queue": ARMADA_MATCHES_QUEUE},
 }
+# A match runs at most 3 times (workers lost) before it is `failed`; one `running` (or
+# `queued`) longer than this is re-queued by the reaper.
+ARMADA_MATCH_ATTEMPTS = env_int("ARMADA_MATCH_ATTEMPTS", 3)
+ARMADA_MATCH_STUCK_S = env_int("ARMADA_MATCH_STUCK_S", MATCH_TIME_LIMIT_S + 300)
+# Galaxy engine config of platform matches, as JSON ({} = the rule book's defaults).
+ARMADA_GALAXY_MATCH_CONFIG = env_str("ARMADA_GALAXY_MATCH_CONFIG", "{}")
+# Matchmaking: live workers serving the matches queue (0 = ask the workers, Celery's inspect),
+# and the expected seconds of one match (for the idle unit of matchmaking.priority).
+ARMADA_MATCH_WORKERS = env_int("ARMADA_MATCH_WORKERS", 0)
+ARMADA_MATCH_SECONDS = env_int("ARMADA_MATCH_SECONDS", 30)
+ARMADA_MATCHMAKING_S = env_int("ARMADA_MATCHMAKING_S", 5)
+# Ranked games in a row ended by a version's own fault before it is benched.
+ARMADA_BENCH_FAULTS = env_int("ARMADA_BENCH_FAULTS", 5)
+# Challenges a user may start per hour, and per pair of bots per hour.
+ARMADA_CHALLENGES_PER_HOUR = env_int("ARMADA_CHALLENGES_PER_HOUR", 30)
+ARMADA_CHALLENGES_PER_PAIR_HOUR = env_int("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-containers": {
         "task": "armada_web.ops.tasks.sweep_containers",
@@ -231,6 +254,19 @@ CELERY_BEAT_SCHEDULE = {
     "reap-validations": {
         "task": "armada_web.bots.validation.reap_validations",
         "schedule": 60.0,
+    },
+    "matchmaking": {
+        "task": "armada_web.ladder.tasks.matchmaking",
+        "schedule": float(ARMADA_MATCHMAKING_S),
+        "options": {"expires": float(ARMADA_MATCHMAKING_S)},
+    },
+    "reap-matches": {
+        "task": "armada_web.matches.tasks.reap_matches",
+        "schedule": 60.0,
+    },
+    "sync-league": {
+        "task": "armada_web.ladder.tasks.sync_league_task",
+        "schedule": 120.0,
     },
 }
 

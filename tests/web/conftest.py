@@ -59,6 +59,27 @@ def make_user(db):
 
 
 @pytest.fixture
+def valid_version(make_user):
+    """A valid, active version of a new bot, without running its validation:
+    `valid_version(owner, name, game, code=starter source, orders=None)`."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+
+    def make(owner: Any, name: str, game: str = "galaxy", code: str | None = None,
+             orders: Any = None, starter: str = "greedy") -> BotVersion:
+        bot = services.create_bot(owner, name, game)
+        source = code if code is not None else starter_file(starter, game).read_text()
+        version = services.upload_version(bot, owner, "main.py", source.encode())
+        BotVersion.objects.filter(pk=version.pk).update(status="valid", orders=orders, race_name=name)
+        services.refresh_active(bot)
+        version.refresh_from_db()
+        return version
+
+    return make
+
+
+@pytest.fixture
 def api(make_user):
     """An API client authenticated as a fresh user (with a real token)."""
     from rest_framework.test import APIClient
@@ -121,8 +142,21 @@ class LiveSite:
         self.procs[f"worker-{len(self.procs)}"] = proc
         return proc
 
-    def kill_worker(self) -> None:
-        proc = self.procs["worker"]
+    def start_match_worker(self) -> subprocess.Popen[str]:
+        """(Re)start the match worker (queues challenges and matches) after `kill_worker("matches")`."""
+        log = open(self.data_dir / f"worker-matches-{len(self.procs)}.log", "w")  # noqa: SIM115
+        queues = f"{self.env['ARMADA_CHALLENGES_QUEUE']},{self.env['ARMADA_MATCHES_QUEUE']}"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queues,
+             "--pool", "solo", "--loglevel", "INFO", "-n", f"matches-{uuid.uuid4().hex[:6]}@%h",
+             "--without-heartbeat", "--without-gossip", "--without-mingle"],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, text=True)
+        self.procs["matches"] = proc
+        self.procs[f"matches-{len(self.procs)}"] = proc
+        return proc
+
+    def kill_worker(self, name: str = "worker") -> None:
+        proc = self.procs[name]
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
 
@@ -156,7 +190,8 @@ def _wait_http(url: str, proc: subprocess.Popen[str], seconds: float, log: Path)
 
 @pytest.fixture
 def live_site(transactional_db, tmp_path, settings):
-    """A web server process and a validation worker process on this test's database.
+    """A web server process, a validation worker and a match worker (queues challenges and
+    matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
 
     Needs Redis (broker, shared cache) and Docker with the bot image (validation).
     """
@@ -167,9 +202,15 @@ def live_site(transactional_db, tmp_path, settings):
     port = free_port()
     queue = f"test-validation-{uuid.uuid4().hex[:8]}"
     settings.ARMADA_VALIDATION_QUEUE = queue
+    settings.ARMADA_MATCHES_QUEUE = f"test-matches-{uuid.uuid4().hex[:8]}"
+    settings.ARMADA_CHALLENGES_QUEUE = f"test-challenges-{uuid.uuid4().hex[:8]}"
+    settings.ARMADA_GALAXY_MATCH_CONFIG = '{"max_turns": 30}'
     env = {
         **os.environ, **database_env(),
         "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
+        "ARMADA_MATCHES_QUEUE": settings.ARMADA_MATCHES_QUEUE,
+        "ARMADA_CHALLENGES_QUEUE": settings.ARMADA_CHALLENGES_QUEUE,
+        "ARMADA_GALAXY_MATCH_CONFIG": settings.ARMADA_GALAXY_MATCH_CONFIG,
         "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
     }
     site = LiveSite(url=f"http://127.0.0.1:{port}", data_dir=tmp_path, env=env)
@@ -179,8 +220,10 @@ def live_site(transactional_db, tmp_path, settings):
         cwd=ROOT, env=env, stdout=open(web_log, "w"), stderr=subprocess.STDOUT, text=True)  # noqa: SIM115
     try:
         site.start_worker()
+        site.start_match_worker()
         _wait_http(f"{site.url}/api/version/", site.procs["web"], 60, web_log)
         yield site
     finally:
         site.stop()
-        _drop_queue(settings.REDIS_URL, queue)
+        for name in (queue, settings.ARMADA_MATCHES_QUEUE, settings.ARMADA_CHALLENGES_QUEUE):
+            _drop_queue(settings.REDIS_URL, name)

@@ -6,6 +6,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from armada_web.api.bots import BotViewSet
+from armada_web.api.ladder import ChallengesView, GalaxyLadderView, MothershipLadderView, PairingReplayView
+from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
 from armada_web.api.versions import VersionSourceView, VersionView
 
@@ -19,6 +21,13 @@ urlpatterns = [
     path("version/", ApiVersionView.as_view(), name="api-version"),
     path("versions/<int:pk>/", VersionView.as_view(), name="api-bot-version"),
     path("versions/<int:pk>/source/", VersionSourceView.as_view(), name="api-bot-version-source"),
+    path("matches/", MatchListView.as_view(), name="api-matches"),
+    path("matches/<int:pk>/", MatchView.as_view(), name="api-match"),
+    path("matches/<int:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
+    path("ladder/galaxy/", GalaxyLadderView.as_view(), name="api-ladder-galaxy"),
+    path("ladder/mothership/", MothershipLadderView.as_view(), name="api-ladder-mothership"),
+    path("ladder/mothership/<int:a>/<int:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay"),
+    path("challenges/", ChallengesView.as_view(), name="api-challenges"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include(router.urls)),

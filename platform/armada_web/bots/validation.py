@@ -58,7 +58,16 @@ def run_validation(version: BotVersion) -> str:
             finished=timezone.now())
         if updated and ok:
             services.refresh_active(version.bot)
+            if version.bot.game == "mothership":
+                transaction.on_commit(update_league, robust=True)
     return status if updated else "superseded"
+
+
+def update_league() -> None:
+    """A Mothership version became valid: its race joins the league (the predecessor's leaves)."""
+    from armada_web.ladder.league import sync_league
+
+    sync_league()
 
 
 def platform_failure(version: BotVersion, reason: str) -> str:

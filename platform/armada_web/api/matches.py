@@ -1,0 +1,154 @@
+"""`/api/matches/` (list, newest first), `/api/matches/{id}/` and its `replay/`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.http import Http404, HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.generics import ListAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from armada_web.api.permissions import can_see_private
+from armada_web.matches import storage
+from armada_web.matches.models import Match, MatchStatus, Participant
+
+
+def matches() -> QuerySet[Match]:
+    """Matches with their seats' versions and bots (two queries for any page)."""
+    seats = Participant.objects.select_related("version", "version__bot").order_by("seat")
+    return Match.objects.prefetch_related(Prefetch("participants", queryset=seats)).order_by("-created", "-id")
+
+
+def bot_ref(p: Participant) -> dict[str, Any] | None:
+    if p.version is None:
+        return None
+    return {"id": p.version.bot_id, "name": p.version.bot.name, "version": p.version.number}
+
+
+class PlayerSerializer(serializers.Serializer):
+    bot = serializers.SerializerMethodField()
+    name = serializers.CharField()
+    seat = serializers.IntegerField()
+    result = serializers.CharField()
+    status = serializers.CharField()
+
+    def get_bot(self, p: Participant) -> dict[str, Any] | None:
+        return bot_ref(p)
+
+
+class PlayerDetailSerializer(PlayerSerializer):
+    detail = serializers.CharField()
+    score = serializers.FloatField(allow_null=True)
+    rating_before = serializers.SerializerMethodField()
+    rating_after = serializers.SerializerMethodField()
+
+    def get_rating_before(self, p: Participant) -> dict[str, float] | None:
+        return None if p.mu_before is None else {"mu": p.mu_before, "sigma": p.sigma_before or 0.0}
+
+    def get_rating_after(self, p: Participant) -> dict[str, float] | None:
+        return None if p.mu_after is None else {"mu": p.mu_after, "sigma": p.sigma_after or 0.0}
+
+
+class MatchSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    game = serializers.CharField()
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    created = serializers.DateTimeField()
+    finished = serializers.DateTimeField(allow_null=True)
+    players = PlayerSerializer(many=True, source="participants.all")
+
+
+class MatchDetailSerializer(MatchSerializer):
+    players = PlayerDetailSerializer(many=True, source="participants.all")  # type: ignore[assignment]
+    seed = serializers.IntegerField()
+    attempts = serializers.IntegerField()
+    started = serializers.DateTimeField(allow_null=True)
+    turns = serializers.IntegerField(allow_null=True)
+    result = serializers.JSONField(source="outcome", allow_null=True)
+    reason = serializers.CharField()
+    engine_version = serializers.CharField()
+    replay = serializers.SerializerMethodField()
+
+    def get_replay(self, match: Match) -> str | None:
+        if match.status != MatchStatus.FINISHED:
+            return None
+        path = f"/api/matches/{match.pk}/replay/"
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+FILTERS = [OpenApiParameter(name, str, description=text) for name, text in (
+    ("bot", "a bot id: its matches"), ("game", "galaxy or mothership"), ("kind", "ranked or challenge"),
+    ("status", "queued, running, finished, failed or void"))]
+
+
+class MatchListView(ListAPIView):
+    """Matches, newest first; filter by bot, game, kind, status."""
+
+    permission_classes = [AllowAny]
+    serializer_class = MatchSerializer
+
+    def get_queryset(self) -> QuerySet[Match]:
+        queryset = matches()
+        params = self.request.query_params
+        bot = params.get("bot")
+        if bot:
+            if not bot.isdigit():
+                from rest_framework.exceptions import ValidationError
+
+                raise ValidationError("bot must be a bot's id")
+            queryset = queryset.filter(participants__version__bot_id=int(bot)).distinct()
+        for key in ("game", "kind", "status"):
+            if params.get(key):
+                queryset = queryset.filter(**{key: params[key]})
+        return queryset
+
+    @extend_schema(parameters=FILTERS)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class MatchView(APIView):
+    """One match: result, players with their ratings before and after; each player's log for its owner and staff."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=MatchDetailSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        match = matches().filter(pk=pk).first()
+        if match is None:
+            raise Http404("no such match")
+        data = dict(MatchDetailSerializer(match, context={"request": request}).data)
+        for player, p in zip(data["players"], match.participants.all(), strict=True):
+            if p.version is not None and can_see_private(request.user, p.version.bot):
+                raw = storage.read(p.log.name or "")
+                player["log"] = raw.decode("utf-8", "replace") if raw is not None else ""
+        return Response(data)
+
+
+class MatchReplayView(APIView):
+    """The replay (gzip JSON, replay format v1); 404 until the match is finished."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        match = Match.objects.filter(pk=pk).first()
+        finished = match is not None and match.status == MatchStatus.FINISHED
+        data = storage.read(match.replay.name or "") if match is not None and finished else None
+        if data is None:
+            raise Http404("no replay: no such match, or it has not finished")
+        return gzip_response(data, f"match-{pk}.json.gz")
+
+
+def gzip_response(data: bytes, filename: str) -> HttpResponse:
+    response = HttpResponse(data, content_type="application/gzip")
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response

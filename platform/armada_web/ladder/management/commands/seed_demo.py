@@ -1,0 +1,42 @@
+"""Demo data for `make up`: three demo users, each owning a starter bot of each game (idempotent).
+
+The bots are uploaded through `bots.services.upload_version`, so they are validated like any
+upload; once valid, matchmaking pairs the Galaxy ones (three owners) and the Mothership ones
+join the league.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+
+from armada.botspec import starter_file
+from armada_web.bots import services
+from armada_web.bots.models import Bot
+
+#: (username, Galaxy starter, Mothership Down starter)
+DEMO = [("demo-ada", "greedy", "balanced"), ("demo-bea", "prober", "greedy"), ("demo-cyd", "random", "random")]
+
+
+class Command(BaseCommand):
+    help = "Create the demo users and their starter bots (validated like any upload); idempotent."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        made = 0
+        for username, galaxy, mothership in DEMO:
+            user, _ = User.objects.get_or_create(username=username)
+            if user.has_usable_password():
+                user.set_unusable_password()
+                user.save(update_fields=["password"])
+            for game, starter in (("galaxy", galaxy), ("mothership", mothership)):
+                name = f"{username.removeprefix('demo-')}-{starter}"
+                bot = Bot.objects.filter(game=game, name__iexact=name).first()
+                if bot is None:
+                    bot = services.create_bot(user, name, game, f"demo bot: the {starter} starter")
+                if bot.versions.exists():
+                    continue
+                services.upload_version(bot, user, "main.py", starter_file(starter, game).read_text().encode())
+                made += 1
+        self.stdout.write(f"demo data: {made} bots uploaded" if made else "demo data: already there")

@@ -1,0 +1,103 @@
+"""Galaxy matchmaking in the database: read the candidates (one query), top the queue up.
+
+`fill_queue` keeps the ranked matches queued or running at `matchmaking.target_depth(live
+workers)`, choosing each match with the pure `matchmaking.pick_match` (the function
+bench/ranking.py measures). A version is marked as played (Rating.last_played) when its match
+is made, so the next pick, in this tick or the next, sees it as busy.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from armada_web.bots.models import BotVersion
+from armada_web.ladder import matchmaking, ranked, ratings
+from armada_web.ladder.models import Rating
+from armada_web.matches import services
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+
+log = logging.getLogger(__name__)
+#: Recent ranked games read for the repeat penalty and the sides.
+RECENT_GAMES = 200
+
+
+def live_workers() -> int:
+    """Workers serving the matches queue: the setting when given, else asked (Celery inspect, 1 s)."""
+    if settings.ARMADA_MATCH_WORKERS > 0:
+        return int(settings.ARMADA_MATCH_WORKERS)
+    from armada_web.celery import app
+
+    try:
+        replies: dict[str, Any] = app.control.inspect(timeout=1.0).active_queues() or {}
+    except Exception as exc:  # the broker is down: no match can be queued anyway
+        log.warning("could not ask the workers (%s)", exc)
+        return 0
+    queue = settings.ARMADA_MATCHES_QUEUE
+    return sum(1 for queues in replies.values() if any(q.get("name") == queue for q in queues or []))
+
+
+def candidates() -> tuple[list[matchmaking.Candidate], dict[int, BotVersion]]:
+    """The playable Galaxy versions as matchmaking sees them (one query; new ones get a Rating row)."""
+    versions = list(ranked.playable_versions())
+    out: list[matchmaking.Candidate] = []
+    by_id: dict[int, BotVersion] = {}
+    for version in versions:
+        try:
+            row = version.rating
+        except Rating.DoesNotExist:
+            row = ranked.ensure_rating(version)
+        assert version.bot.owner_id is not None
+        out.append(matchmaking.Candidate(version.pk, version.bot.owner_id, ratings.Rating(row.mu, row.sigma),
+                                         row.games, row.last_played))
+        by_id[version.pk] = version
+    return out, by_id
+
+
+def recent_pairings(limit: int = RECENT_GAMES) -> list[matchmaking.Pairing]:
+    """The latest ranked Galaxy matches' seats, oldest first (one query)."""
+    rows = (Participant.objects.filter(match__kind=MatchKind.RANKED, match__game="galaxy")
+            .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.FAILED])
+            .order_by("-match_id", "seat").values_list("match_id", "seat", "version_id")[: 2 * limit])
+    seats: dict[int, dict[int, int]] = {}
+    for match_id, seat, version_id in rows:
+        if version_id is not None:
+            seats.setdefault(match_id, {})[seat] = version_id
+    return [matchmaking.Pairing(s[1], s[2]) for _, s in sorted(seats.items()) if 1 in s and 2 in s]
+
+
+def in_flight() -> int:
+    """Ranked matches queued or running."""
+    return Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).count()
+
+
+def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:
+    """Create ranked matches until the queue holds target_depth(workers); returns their ids."""
+    workers = live_workers() if workers is None else workers
+    need = matchmaking.target_depth(workers) - in_flight()
+    if need <= 0:
+        return []
+    pool, versions = candidates()
+    if len(pool) < 2:
+        return []
+    recent = recent_pairings()
+    now = now or timezone.now()
+    idle_unit = max(1.0, len(pool) * settings.ARMADA_MATCH_SECONDS / (2 * max(workers, 1)))
+    made: list[int] = []
+    for _ in range(need):
+        pick = matchmaking.pick_match(pool, recent, now, idle_unit)
+        if pick is None:
+            break
+        with transaction.atomic():
+            match = services.create_match("galaxy", versions[pick.first.id], versions[pick.second.id])
+            Rating.objects.filter(version_id__in=[pick.first.id, pick.second.id]).update(last_played=now)
+        made.append(match.pk)
+        recent.append(matchmaking.Pairing(pick.first.id, pick.second.id))
+        pool = [replace(c, last_played=now) if c.id in (pick.first.id, pick.second.id) else c for c in pool]
+    return made

@@ -1,0 +1,116 @@
+"""Galaxy ratings in the database: a version's Rating row, and one ranked result applied to it.
+
+`apply` is called inside the transaction that finishes a match (matches/tasks.py), after that
+transaction's conditional update proved the match is counted now and never again; it reads
+and writes only the two Rating rows (locked) and adds one RatingChange per version. The
+math is `ratings.update` (pure); `recompute` replays the same function over the history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.conf import settings
+
+from armada.referee.framing import one_line
+from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.ladder import ratings
+from armada_web.ladder.models import Rating, RatingChange
+
+
+def start_for(version: BotVersion) -> ratings.Rating:
+    """Where `version` starts: its predecessor's rating (the bot's latest earlier rated version), else fresh."""
+    before = (Rating.objects.filter(version__bot_id=version.bot_id, version__number__lt=version.number, games__gt=0)
+              .order_by("-version__number").first())
+    return ratings.placement_start(ratings.Rating(before.mu, before.sigma) if before else None)
+
+
+def ensure_rating(version: BotVersion) -> Rating:
+    """The version's Rating row, created at its placement start when it has none."""
+    row = Rating.objects.filter(version=version).first()
+    if row is not None:
+        return row
+    start = start_for(version)
+    row, _ = Rating.objects.get_or_create(version=version, defaults={"mu": start.mu, "sigma": start.sigma})
+    return row
+
+
+def faulted(status: str) -> bool:
+    """A seat's status that is the bot's own fault (protocol.md statuses other than ok)."""
+    return status != "ok"
+
+
+def new_ratings(first: ratings.Rating, second: ratings.Rating, winner: int | None,
+                statuses: tuple[str, str]) -> tuple[ratings.Rating, ratings.Rating]:
+    """Seat 1's and seat 2's ratings after a game that `winner` (1, 2 or None) won."""
+    if winner is None:
+        return ratings.update(first, second, ratings.Outcome.DRAW)
+    loser_status = statuses[1] if winner == 1 else statuses[0]
+    kind = ratings.Outcome.FORFEIT if faulted(loser_status) else ratings.Outcome.WIN
+    if winner == 1:
+        return ratings.update(first, second, kind)
+    after_2, after_1 = ratings.update(second, first, kind)
+    return after_1, after_2
+
+
+Changes = dict[int, tuple[ratings.Rating, ratings.Rating]]
+
+
+def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
+            details: tuple[str, str], start: dict[int, ratings.Rating]) -> Changes:
+    """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after)}.
+
+    A version's first rated game starts it at `start[version id]` (its placement start, taken
+    when that game is applied); the live update (`apply`) and `recompute` both call this.
+    """
+    for row in (one, two):
+        if row.games == 0 and row.version_id in start:
+            row.mu, row.sigma = start[row.version_id].mu, start[row.version_id].sigma
+    before = {1: ratings.Rating(one.mu, one.sigma), 2: ratings.Rating(two.mu, two.sigma)}
+    after_1, after_2 = new_ratings(before[1], before[2], winner, statuses)
+    changes: Changes = {}
+    for seat, row, after in ((1, one, after_1), (2, two, after_2)):
+        changes[seat] = (before[seat], after)
+        row.mu, row.sigma = after.mu, after.sigma
+        row.games += 1
+        if winner is None:
+            row.draws += 1
+        elif winner == seat:
+            row.wins += 1
+        else:
+            row.losses += 1
+        status, detail = statuses[seat - 1], details[seat - 1]
+        row.faults_in_row = row.faults_in_row + 1 if faulted(status) else 0
+        if row.faults_in_row >= settings.ARMADA_BENCH_FAULTS and not row.benched:
+            row.benched = True
+            row.benched_reason = one_line(
+                f"benched: its last {row.faults_in_row} ranked games ended by its own fault "
+                f"(the latest, match {match_id}: {status}: {detail}); upload a new version to play again", 480)
+    return changes
+
+
+def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
+          statuses: tuple[str, str], details: tuple[str, str]) -> Changes:
+    """Apply one finished ranked match (inside its recording transaction): {seat: (before, after)};
+    both Rating rows locked and saved, one RatingChange per version added."""
+    for version_id in versions:
+        if not Rating.objects.filter(version_id=version_id).exists():
+            ensure_rating(BotVersion.objects.get(pk=version_id))
+    rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
+    one, two = rows[versions[0]], rows[versions[1]]
+    start = {row.version_id: start_for(row.version) for row in (one, two) if row.games == 0}
+    changes = advance(one, two, match_id, winner, statuses, details, start)
+    for row in (one, two):
+        row.save()
+        RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at)
+    return changes
+
+
+def playable_versions():  # type: ignore[no-untyped-def]
+    """Active, valid, playing Galaxy versions that are not benched (one query with their ratings)."""
+    from django.db.models import F
+
+    return (BotVersion.objects.filter(bot__game="galaxy", status=VersionStatus.VALID, bot__active_version=F("pk"),
+                                      bot__retired__isnull=True, bot__disabled=False, bot__owner__isnull=False)
+            .exclude(rating__benched=True)
+            .select_related("bot", "rating"))

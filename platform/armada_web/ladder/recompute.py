@@ -1,0 +1,81 @@
+"""Recompute every Galaxy rating from the match history alone (`manage.py recompute_ratings`).
+
+The finished ranked matches are replayed in the order they finished (then by id) through the
+same `ranked.advance` the live updates use, with the same placement rule, so the result equals
+the live ratings; after a bug or a rules change it repairs the ladder. Rating rows, the rating
+history (RatingChange) and the participants' before/after figures are rewritten in one transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Prefetch
+
+from armada_web.bots.models import BotVersion
+from armada_web.ladder import ranked, ratings
+from armada_web.ladder.models import Rating, RatingChange
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+
+
+def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings.Rating:
+    """placement_start from the bot's latest earlier version that has played (as ranked.start_for)."""
+    bot_id, number = info[version_id]
+    best: Rating | None = None
+    for other_id, row in rows.items():
+        other_bot, other_number = info[other_id]
+        if other_bot == bot_id and other_number < number and row.games > 0 and (
+                best is None or other_number > info[best.version_id][1]):
+            best = row
+    return ratings.placement_start(ratings.Rating(best.mu, best.sigma) if best else None)
+
+
+def recompute() -> dict[str, Any]:
+    """Rebuild the ratings; returns {"matches", "versions"}."""
+    seats = Participant.objects.order_by("seat")
+    history = (Match.objects.filter(kind=MatchKind.RANKED, game="galaxy", status=MatchStatus.FINISHED)
+               .order_by("finished", "id").prefetch_related(Prefetch("participants", queryset=seats)))
+    with transaction.atomic():
+        existing = {row.version_id: row for row in Rating.objects.select_for_update()}
+        info = {v["pk"]: (v["bot_id"], v["number"]) for v in BotVersion.objects.filter(bot__game="galaxy")
+                .values("pk", "bot_id", "number")}
+        rows: dict[int, Rating] = {}
+        changes: list[RatingChange] = []
+        touched: list[Participant] = []
+        count = 0
+        for match in history:
+            players = list(match.participants.all())
+            if len(players) != 2 or any(p.version_id is None or p.version_id not in info for p in players):
+                continue
+            for p in players:
+                assert p.version_id is not None
+                if p.version_id not in rows:
+                    rows[p.version_id] = Rating(version_id=p.version_id, mu=ratings.MU, sigma=ratings.SIGMA)
+            one, two = rows[players[0].version_id], rows[players[1].version_id]  # type: ignore[index]
+            start = {row.version_id: _start(row.version_id, rows, info) for row in (one, two) if row.games == 0}
+            winner = (match.outcome or {}).get("winner")
+            statuses = (players[0].status, players[1].status)
+            details = (players[0].detail, players[1].detail)
+            result = ranked.advance(one, two, match.pk, winner, statuses, details, start)
+            for p, row in zip(players, (one, two), strict=True):
+                before, after = result[p.seat]
+                p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
+                touched.append(p)
+                changes.append(RatingChange(version_id=row.version_id, match_id=match.pk, mu=after.mu,
+                                            sigma=after.sigma, at=match.finished or match.created))
+            count += 1
+        fields = ["mu", "sigma", "games", "wins", "draws", "losses", "faults_in_row", "benched", "benched_reason"]
+        for version_id, row in existing.items():
+            fresh = rows.get(version_id)
+            if fresh is None:  # never finished a ranked game: back to its start, placed at its first game
+                fresh = Rating(version_id=version_id, mu=ratings.MU, sigma=ratings.SIGMA)
+            for name in fields:
+                setattr(row, name, getattr(fresh, name))
+        Rating.objects.bulk_update(list(existing.values()), fields, batch_size=500)
+        Rating.objects.bulk_create([row for vid, row in rows.items() if vid not in existing], batch_size=500)
+        RatingChange.objects.all().delete()
+        RatingChange.objects.bulk_create(changes, batch_size=500)
+        Participant.objects.bulk_update(touched, ["mu_before", "sigma_before", "mu_after", "sigma_after"],
+                                        batch_size=500)
+    return {"matches": count, "versions": len(rows)}

@@ -1,0 +1,92 @@
+"""Matches between bot versions and how each seat did (docs/arena.md)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from armada_web.bots.models import Game
+
+
+class MatchKind(models.TextChoices):
+    RANKED = "ranked", "ranked"
+    """Chosen by matchmaking; changes the Galaxy ratings."""
+    CHALLENGE = "challenge", "challenge"
+    """Asked for by a user; unrated."""
+
+
+class MatchStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    """Created and sent to the queue; no worker holds it yet."""
+    RUNNING = "running", "running"
+    """A worker claimed it and is playing it now."""
+    FINISHED = "finished", "finished"
+    """Played to the end (a bot's fault is a result too); replay, logs and ratings recorded."""
+    FAILED = "failed", "failed"
+    """No attempt finished (its workers were lost) after the last attempt: nobody's result."""
+    VOID = "void", "void"
+    """The platform failed while playing it (Docker, engine, storage): no result, no rating change."""
+
+
+class Result(models.TextChoices):
+    WIN = "win", "win"
+    DRAW = "draw", "draw"
+    LOSS = "loss", "loss"
+
+
+class Match(models.Model):
+    """One game between two bot versions, run by a worker; the database is the queue's truth."""
+
+    game = models.CharField(max_length=16, choices=Game.choices)
+    seed = models.BigIntegerField(help_text="the engine's seed (chosen by the server)")
+    kind = models.CharField(max_length=12, choices=MatchKind.choices, default=MatchKind.RANKED)
+    status = models.CharField(max_length=10, choices=MatchStatus.choices, default=MatchStatus.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="runs started")
+    worker = models.CharField(max_length=200, blank=True, help_text="host name of the worker of the latest run")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="challenges", help_text="who asked for a challenge")
+    created = models.DateTimeField(auto_now_add=True)
+    queued = models.DateTimeField(null=True, blank=True, help_text="latest time it was sent to the queue")
+    started = models.DateTimeField(null=True, blank=True, help_text="latest run's start")
+    finished = models.DateTimeField(null=True, blank=True, help_text="when it finished, failed or was voided")
+    turns = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.JSONField(null=True, blank=True, help_text="the engine's result: winner, outcome, turns, scores")
+    replay = models.FileField(upload_to="matches/", max_length=300, blank=True,
+                              help_text="gzip replay v1 in private storage")
+    engine_version = models.CharField(max_length=40, blank=True)
+    reason = models.CharField(max_length=500, blank=True, help_text="why it is void or failed")
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        indexes = [models.Index(fields=["status", "kind"]), models.Index(fields=["kind", "status", "finished"])]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, {self.kind}, {self.status})"
+
+
+class Participant(models.Model):
+    """One seat of a match: the version that sat there and how it did."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    version = models.ForeignKey("bots.BotVersion", null=True, on_delete=models.SET_NULL, related_name="participations",
+                                help_text="empty once the version was deleted")
+    name = models.CharField(max_length=60, help_text="the bot's name when the match was made")
+    seat = models.PositiveSmallIntegerField()
+    result = models.CharField(max_length=4, choices=Result.choices, blank=True)
+    status = models.CharField(max_length=12, blank=True, help_text="protocol.md status: ok, crashed, timeout, ...")
+    detail = models.CharField(max_length=500, blank=True)
+    score = models.FloatField(null=True, blank=True, help_text="the game's figure (Galaxy: planets at the end)")
+    mu_before = models.FloatField(null=True, blank=True)
+    sigma_before = models.FloatField(null=True, blank=True)
+    mu_after = models.FloatField(null=True, blank=True)
+    sigma_after = models.FloatField(null=True, blank=True)
+    log = models.FileField(upload_to="matches/", max_length=300, blank=True,
+                           help_text="the bot's stderr in private storage (owner and staff only)")
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="one_participant_per_seat")]
+
+    def __str__(self) -> str:
+        return f"{self.name} in match {self.match_id} (seat {self.seat})"

@@ -1,0 +1,69 @@
+"""The one place `armada.referee.play_match` meets `DockerBot`: play a platform match.
+
+Plain functions (no Celery, no rows written): `play` unpacks both seats' archives, runs the
+game with one `DockerBot` per seat and the per-game limits, and returns the SDK's
+`MatchOutcome`. Anything that is the platform's fault raises `PlatformFailure`; whatever a bot
+does is in the outcome (status per seat).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from contextlib import ExitStack
+from typing import Any
+
+from django.conf import settings
+
+from armada.games.base import ConfigError
+from armada.referee.connection import BotConnection
+from armada.referee.match import MatchOutcome, play_match
+from armada_web.bots.sandbox_run import PlatformFailure, check_docker
+from armada_web.bots.uploads import unpack
+from armada_web.ops.limits import game_limits
+
+__all__ = ["PlatformFailure", "match_config", "play"]
+
+
+def match_config(game: str) -> dict[str, Any]:
+    """The engine config of platform matches of `game` (settings; {} = the rule book's)."""
+    if game != "galaxy":
+        return {}
+    try:
+        config = json.loads(settings.ARMADA_GALAXY_MATCH_CONFIG)
+    except ValueError as exc:
+        raise PlatformFailure(f"ARMADA_GALAXY_MATCH_CONFIG is not JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise PlatformFailure("ARMADA_GALAXY_MATCH_CONFIG must be a JSON object")
+    return config
+
+
+def play(match_id: int, game: str, seed: int, seats: dict[int, tuple[str, bytes]]) -> MatchOutcome:
+    """Play match `match_id`: `seats` maps 1 and 2 to (bot name, stored archive)."""
+    from armada_sandbox import DockerBot
+
+    check_docker()
+    config = match_config(game)
+    try:
+        times, sandbox = game_limits(game)
+    except ValueError as exc:
+        raise PlatformFailure(str(exc)) from None
+    labels = {"armada.match": str(match_id)}
+    with ExitStack() as stack:
+        bots: dict[int, BotConnection] = {}
+        for seat, (name, archive) in sorted(seats.items()):
+            code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"armada-match-{match_id}-"))
+            try:
+                unpack(archive, code_dir)
+            except Exception as exc:
+                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
+            bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=sandbox,
+                                   labels={**labels, "armada.seat": str(seat)}, image=settings.DOCKER_BOT_IMAGE)
+        try:
+            outcome = play_match(game, bots, seed=seed, config=config, limits=times)
+        except (ConfigError, ValueError, RuntimeError) as exc:
+            raise PlatformFailure(f"the engine failed: {exc}") from None
+    for player in outcome.players:
+        if player.status == "crashed" and player.detail.startswith("could not start"):
+            raise PlatformFailure(f"the sandbox could not start a bot: {player.detail}")
+    return outcome

@@ -1,0 +1,43 @@
+"""Creating matches and sending them to a worker (matchmaking, challenges and the reaper call these)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from armada_web.bots.models import BotVersion
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+
+
+def new_seed() -> int:
+    """A server-chosen seed (63 bits)."""
+    return secrets.randbits(63)
+
+
+def queue_for(kind: str) -> str:
+    return settings.ARMADA_CHALLENGES_QUEUE if kind == MatchKind.CHALLENGE else settings.ARMADA_MATCHES_QUEUE
+
+
+def send(match_id: int, kind: str) -> None:
+    """Send `run_match` for a queued match. Safe to call twice: the task claims the row."""
+    from armada_web.matches.tasks import run_match
+
+    run_match.apply_async(args=[match_id], queue=queue_for(kind))
+
+
+def create_match(game: str, first: BotVersion, second: BotVersion, kind: str = MatchKind.RANKED,
+                 requested_by: Any = None, seed: int | None = None) -> Match:
+    """A queued match with `first` at seat 1 and `second` at seat 2; sent to its queue on commit."""
+    with transaction.atomic():
+        match = Match.objects.create(game=game, seed=new_seed() if seed is None else seed, kind=kind,
+                                     status=MatchStatus.QUEUED, queued=timezone.now(), requested_by=requested_by)
+        Participant.objects.bulk_create([
+            Participant(match=match, version=first, name=first.bot.name, seat=1),
+            Participant(match=match, version=second, name=second.bot.name, seat=2),
+        ])
+        transaction.on_commit(lambda: send(match.pk, kind), robust=True)
+    return match

@@ -1,0 +1,52 @@
+"""Where a match's files live: the replay (gzip replay v1) and each seat's log, in private storage.
+
+Names: `matches/<id>/replay-a<attempt>.json.gz` and `matches/<id>/seat-<n>-a<attempt>.log`, so a
+run repeated after a lost worker never overwrites (or is confused with) an earlier one's files.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from typing import Any
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+
+from armada.replay import replay_bytes
+
+
+def gzip_replay(replay: dict[str, Any]) -> bytes:
+    """The replay as the SDK writes it: canonical JSON, gzip with mtime 0."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
+        gz.write(replay_bytes(replay))
+    return buffer.getvalue()
+
+
+def save_replay(match_id: int, attempt: int, replay: dict[str, Any]) -> str:
+    """Store a match's replay; returns the storage's name for it."""
+    return default_storage.save(f"matches/{match_id}/replay-a{attempt}.json.gz", ContentFile(gzip_replay(replay)))
+
+
+def save_log(match_id: int, attempt: int, seat: int, text: str) -> str:
+    """Store one seat's stderr log; returns the name."""
+    return default_storage.save(f"matches/{match_id}/seat-{seat}-a{attempt}.log",
+                                ContentFile(text.encode("utf-8", "replace")))
+
+
+def read(name: str) -> bytes | None:
+    """A stored file's bytes, or None when it is missing."""
+    if not name:
+        return None
+    try:
+        with default_storage.open(name, "rb") as handle:
+            return bytes(handle.read())
+    except OSError:
+        return None
+
+
+def delete(names: list[str]) -> None:
+    for name in names:
+        if name:
+            default_storage.delete(name)

@@ -1,0 +1,104 @@
+"""Matches end to end: real web server, real Celery worker processes (validation; challenges and
+matches), Redis and Docker. Uploads validated like any upload, matchmaking makes a ranked game,
+the worker plays it, ratings change once; a worker killed with SIGKILL mid-match: the reaper
+re-queues it, a new worker plays it, it counts once; a challenge through the API."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from armada.botspec import starter_file
+from tests.web.test_validation_live import call, token_for, upload, wait_for
+
+pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
+
+SLOW = starter_file("random", "galaxy").read_text().replace(
+    "if __name__ == \"__main__\":",
+    "_answer = Bot.answer\n\n\ndef _slow(self, request):\n    import time\n    time.sleep(0.4)\n"
+    "    return _answer(self, request)\n\n\nBot.answer = _slow\n\nif __name__ == \"__main__\":")
+
+
+def wait_match(match_id: int, statuses: tuple[str, ...], seconds: float = 180) -> Any:
+    from armada_web.matches.models import Match
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        match = Match.objects.get(pk=match_id)
+        if match.status in statuses:
+            return match
+        time.sleep(0.3)
+    raise AssertionError(f"match {match_id} still {Match.objects.get(pk=match_id).status}")
+
+
+def two_valid_bots(live_site: Any, code: str | None = None) -> list[int]:
+    versions = []
+    for username, name in (("alice", "alpha"), ("bob", "bravo")):
+        token = token_for(live_site, username)
+        source = code or starter_file("greedy", "galaxy").read_text()
+        version = upload(live_site, token, "galaxy", name, "main.py", source.encode())
+        versions.append((token, version["id"]))
+    for token, version_id in versions:
+        assert wait_for(live_site, token, version_id, ("valid", "invalid", "error"))["status"] == "valid"
+    return [v for _t, v in versions]
+
+
+def test_a_ranked_match_runs_on_the_worker_and_counts_once(live_site):
+    from armada_web.ladder.matchmaker import fill_queue
+    from armada_web.ladder.models import Rating, RatingChange
+
+    versions = two_valid_bots(live_site)
+    made = fill_queue(workers=1)
+    assert len(made) == 2
+    for match_id in made:
+        match = wait_match(match_id, ("finished", "void", "failed"))
+        assert match.status == "finished", (match.reason, live_site.log("worker-matches"))
+    assert RatingChange.objects.count() == 4
+    assert sorted(Rating.objects.values_list("games", flat=True)) == [2, 2]
+    status, data = call(live_site, "GET", f"/api/matches/{made[0]}/")
+    assert status == 200 and data["status"] == "finished"
+    assert {p["bot"]["name"] for p in data["players"]} == {"alpha", "bravo"}
+    status, ladder = call(live_site, "GET", "/api/ladder/galaxy/")
+    assert status == 200 and ladder["count"] == 2
+    assert {row["games"] for row in ladder["results"]} == {2}
+    assert versions
+
+
+def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_site):
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import RatingChange
+    from armada_web.matches.services import create_match
+    from armada_web.matches.tasks import reap
+
+    ids = two_valid_bots(live_site, code=SLOW)
+    first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
+    match = create_match("galaxy", first, second)
+    running = wait_match(match.pk, ("running",), 60)
+    time.sleep(2.0)  # well inside its 30 slow turns
+    live_site.kill_worker("matches")
+    assert wait_match(match.pk, ("running",), 1).attempts == 1
+    assert reap(stuck_after_s=0)["requeued"] == 1
+    live_site.start_match_worker()
+    done = wait_match(match.pk, ("finished", "void", "failed"), 240)
+    assert done.status == "finished" and done.attempts == 2, done.reason
+    assert RatingChange.objects.filter(match=done).count() == 2
+    assert running.worker
+
+
+def test_a_challenge_through_the_api_is_played(live_site):
+    versions = two_valid_bots(live_site)
+    from armada_web.bots.models import BotVersion
+
+    mine, theirs = (BotVersion.objects.get(pk=v).bot_id for v in versions)
+    status, token_data = call(live_site, "POST", "/api/tokens/", body={
+        "username": "alice", "password": "a-long-test-password-42", "name": "again"})
+    assert status == 201
+    status, match = call(live_site, "POST", "/api/challenges/", token_data["token"], {"bot": mine, "opponent": theirs})
+    assert status == 201 and match["kind"] == "challenge", match
+    done = wait_match(match["id"], ("finished", "void", "failed"))
+    assert done.status == "finished", done.reason
+    from armada_web.ladder.models import RatingChange
+
+    assert RatingChange.objects.count() == 0  # unrated

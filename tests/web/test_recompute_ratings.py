@@ -1,0 +1,74 @@
+"""`recompute_ratings` gives the live ratings back from the match history alone (faults, draws,
+benching, a new version's placement from its predecessor included)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.core.management import call_command
+
+from armada.games.base import Result
+from armada.referee.match import MatchOutcome, PlayerReport
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _unconsumed(settings):
+    settings.ARMADA_MATCHES_QUEUE = settings.ARMADA_VALIDATION_QUEUE
+
+
+def play(first, second, winner, statuses):
+    from armada_web.matches.services import create_match
+    from armada_web.matches.tasks import claim, record
+
+    match = create_match("galaxy", first, second)
+    claimed = claim(match.pk)
+    participants = list(claimed.participants.order_by("seat"))
+    players = [PlayerReport(seat, "x", statuses[seat - 1], "" if statuses[seat - 1] == "ok" else "boom")
+               for seat in (1, 2)]
+    outcome = MatchOutcome(Result(winner, "forfeit" if "crashed" in statuses else "turn_limit", 10),
+                           players, {"engine_version": "2"})
+    assert record(claimed, participants, outcome, "r", {1: "a", 2: "b"}) == "finished"
+
+
+def snapshot():
+    from armada_web.ladder.models import Rating, RatingChange
+    from armada_web.matches.models import Participant
+
+    fields = ("version_id", "mu", "sigma", "games", "wins", "draws", "losses", "faults_in_row", "benched",
+              "benched_reason")
+    return (sorted(Rating.objects.values_list(*fields)),
+            sorted(RatingChange.objects.values_list("version_id", "match_id", "mu", "sigma")),
+            sorted(Participant.objects.values_list("id", "mu_before", "sigma_before", "mu_after", "sigma_after")))
+
+
+def test_recompute_gives_the_live_ratings(make_user, valid_version):
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+
+    rng = random.Random(5)
+    owners = [make_user(f"user{n}") for n in range(4)]
+    versions = [valid_version(owner, f"bot{n}") for n, owner in enumerate(owners)]
+    for n in range(60):
+        a, b = rng.sample(versions, 2)
+        if "bot3" in (a.bot.name, b.bot.name) and n < 40:  # bot3 crashes until it is benched
+            statuses = ("crashed", "ok") if a.bot.name == "bot3" else ("ok", "crashed")
+            winner = 2 if a.bot.name == "bot3" else 1
+        else:
+            statuses, winner = ("ok", "ok"), rng.choice([1, 2, None])
+        play(a, b, winner, statuses)
+        if n == 30:  # bot0's owner uploads version 2: placed from version 1
+            newer = services.upload_version(versions[0].bot, owners[0], "main.py", b"print('v2')\n")
+            BotVersion.objects.filter(pk=newer.pk).update(status="valid")
+            services.refresh_active(versions[0].bot)
+            versions[0] = BotVersion.objects.select_related("bot").get(pk=newer.pk)
+    live = snapshot()
+    from armada_web.ladder.models import Rating
+
+    assert Rating.objects.filter(benched=True).exists()
+    assert Rating.objects.get(version=versions[0]).games > 0
+    Rating.objects.update(mu=1.0, sigma=1.0, games=0)  # a broken ladder
+    call_command("recompute_ratings")
+    assert snapshot() == live
