@@ -3,7 +3,8 @@
 Plain functions (no Celery, no rows written): `play` unpacks both seats' archives, runs the
 game with one `DockerBot` per seat and the per-game limits, and returns the SDK's
 `MatchOutcome`. Anything that is the platform's fault raises `PlatformFailure`; whatever a bot
-does is in the outcome (status per seat).
+does is in the outcome (status per seat). Ranked and challenge matches (matches.tasks) and
+validation games (bots.sandbox_run) all play through here.
 """
 
 from __future__ import annotations
@@ -18,11 +19,26 @@ from django.conf import settings
 from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
-from armada_web.bots.sandbox_run import PlatformFailure, check_docker
 from armada_web.bots.uploads import unpack
 from armada_web.ops.limits import game_limits
 
-__all__ = ["PlatformFailure", "match_config", "play"]
+__all__ = ["PlatformFailure", "check_docker", "match_config", "play"]
+
+
+class PlatformFailure(Exception):
+    """The game could not be played for a reason that is not a bot's (Docker, image, storage, engine)."""
+
+
+def check_docker() -> None:
+    """Raise PlatformFailure unless the Docker engine answers and the bot image is there."""
+    from armada_sandbox.docker_bot import docker_client
+
+    try:
+        client = docker_client()
+        client.ping()
+        client.images.get(settings.DOCKER_BOT_IMAGE)
+    except Exception as exc:
+        raise PlatformFailure(f"the sandbox is unavailable ({exc.__class__.__name__}: {str(exc)[:200]})") from None
 
 
 def match_config(game: str) -> dict[str, Any]:
@@ -38,12 +54,14 @@ def match_config(game: str) -> dict[str, Any]:
     return config
 
 
-def play(match_id: int, game: str, seed: int, seats: dict[int, tuple[str, bytes]]) -> MatchOutcome:
-    """Play match `match_id`: `seats` maps 1 and 2 to (bot name, stored archive)."""
+def play(match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
+         config: dict[str, Any] | None = None) -> MatchOutcome:
+    """Play match `match_id` (its containers' label): `seats` maps 1 and 2 to (bot name, stored
+    archive); `config` defaults to the platform's match configuration of the game."""
     from armada_sandbox import DockerBot
 
     check_docker()
-    config = match_config(game)
+    config = match_config(game) if config is None else config
     try:
         times, sandbox = game_limits(game)
     except ValueError as exc:
