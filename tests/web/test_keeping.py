@@ -92,3 +92,47 @@ def test_prune_storage_reports_then_deletes_expired_and_orphaned_files(make_user
     assert APIClient().get(f"/api/matches/{old_ranked.pk}/replay/").status_code == 200
     assert "would delete 0 files, 0 bytes" in prune()  # nothing left to do
 
+
+def test_revalidate_active_requeues_stale_versions_and_rebuilds_the_league(make_user, valid_version, monkeypatch,
+                                                                         django_capture_on_commit_callbacks):
+    from armada.games.registry import get_game
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.league import sync_league, table
+
+    current = str(get_game("mothership").engine_version)
+    races = [valid_version(make_user(f"user{n}"), f"race{n}", "mothership", orders=orders(n)) for n in range(3)]
+    galaxy = valid_version(make_user("gal"), "galbot")
+    BotVersion.objects.filter(pk__in=[races[1].pk, galaxy.pk]).update(engine_version="0-old")
+    BotVersion.objects.filter(pk__in=[races[0].pk, races[2].pk]).update(engine_version=current)
+    retired = valid_version(make_user("ret"), "retired", "mothership", orders=orders(9))
+    BotVersion.objects.filter(pk=retired.pk).update(engine_version="0-old")
+    services.retire(retired.bot)  # not playing: left alone
+    sync_league()
+    assert table().count() == 3
+    old_match = finished_match(races[0], races[2], engine_version="0-old")  # played on the old engine
+
+    out = io.StringIO()
+    call_command("revalidate_active", "--dry-run", stdout=out)
+    assert "would re-queue 2 versions" in out.getvalue()
+    assert BotVersion.objects.get(pk=races[1].pk).status == "valid"
+
+    sent: list[int] = []
+    monkeypatch.setattr(services, "queue_validation", sent.append)
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("revalidate_active", stdout=out)
+    assert "re-queued 2 versions for validation; league rebuilt with 2 races" in out.getvalue()
+    assert sorted(sent) == sorted([races[1].pk, galaxy.pk])
+    stale = BotVersion.objects.get(pk=races[1].pk)
+    assert stale.status == "pending" and stale.attempts == 0
+    assert BotVersion.objects.get(pk=retired.pk).status == "valid"
+    assert sorted(e.version_id for e in table()) == [races[0].pk, races[2].pk]
+    assert all(e.played == 1 for e in table())
+    # when the stale race validates again under the new engine it rejoins
+    BotVersion.objects.filter(pk=stale.pk).update(status="valid", engine_version=current)
+    assert sync_league()["added"] == 1
+    # an old replay stays viewable
+    response = APIClient().get(f"/api/matches/{old_match.pk}/replay/")
+    assert response.status_code == 200 and old_match.engine_version == "0-old"
+    assert APIClient().get(f"/api/matches/{old_match.pk}/").json()["engine_version"] == "0-old"
