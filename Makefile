@@ -28,11 +28,12 @@ services:  ## start Redis and the Docker engine when they are not running
 bot-image:  ## build the bot image armada/bot:latest when its inputs changed
 	@infra/images/bot/build.sh
 
-bench:  ## speed targets: engines, sandbox and validation
+bench:  ## speed targets: engines, sandbox, validation, ranking and the league
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/validation.py
 	$(PY) bench/ranking.py
+	$(PY) bench/league.py
 
 clean:  ## remove the venv and local data (asks no questions)
 	rm -rf .venv var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -243,6 +243,12 @@ ARMADA_MATCH_SECONDS = env_int("ARMADA_MATCH_SECONDS", 30)
 ARMADA_MATCHMAKING_S = env_int("ARMADA_MATCHMAKING_S", 5)
 # Ranked games in a row ended by a version's own fault before it is benched.
 ARMADA_BENCH_FAULTS = env_int("ARMADA_BENCH_FAULTS", 5)
+# Keeping data (manage.py prune_storage): replays and logs of unranked (challenge) matches are
+# kept this many days after they finished; ranked ones as long as their bots exist. Files no row
+# references (orphans) go once older than the grace (a running match saves its files before
+# its row names them).
+ARMADA_UNRANKED_KEEP_DAYS = env_int("ARMADA_UNRANKED_KEEP_DAYS", 30)
+ARMADA_ORPHAN_GRACE_S = env_int("ARMADA_ORPHAN_GRACE_S", 86400)
 # Challenges a user may start per hour, and per pair of bots per hour.
 ARMADA_CHALLENGES_PER_HOUR = env_int("ARMADA_CHALLENGES_PER_HOUR", 30)
 ARMADA_CHALLENGES_PER_PAIR_HOUR = env_int("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5)

@@ -48,6 +48,9 @@ def test_a_ranked_match_finishes_and_changes_both_ratings_once(pair):
     assert run_match(match.pk) == "skipped"  # a second delivery does nothing
     match = Match.objects.get(pk=match.pk)
     assert match.status == "finished" and match.attempts == 1 and match.turns
+    from armada.games.registry import get_game
+
+    assert match.engine_version == str(get_game("galaxy").engine_version)  # the engine it ran on
     data = read(match.replay.name)
     assert data is not None and data[:2] == b"\x1f\x8b"
     from armada.replay import load_replay_bytes
@@ -96,6 +99,7 @@ def test_a_missing_archive_makes_the_match_void_without_rating_change(pair):
     assert run_match(match.pk) == "void"
     match = Match.objects.get(pk=match.pk)
     assert match.status == "void" and "archive of seat 2" in match.reason
+    assert match.engine_version  # recorded at the claim, also for a void match
     assert not Rating.objects.filter(games__gt=0).exists()
     assert all(p.result == "" for p in match.participants.all())
 

@@ -1,7 +1,9 @@
 """Matches end to end: real web server, real Celery worker processes (validation; challenges and
 matches), Redis and Docker. Uploads validated like any upload, matchmaking makes a ranked game,
 the worker plays it, ratings change once; a worker killed with SIGKILL mid-match: the reaper
-re-queues it, a new worker plays it, it counts once; a challenge through the API."""
+re-queues it, a new worker plays it, it counts once; a challenge through the API; Redis emptied
+loses no match (the reaper re-sends it from the database); two workers given the same match
+run it once."""
 
 from __future__ import annotations
 
@@ -102,3 +104,58 @@ def test_a_challenge_through_the_api_is_played(live_site):
     from armada_web.ladder.models import RatingChange
 
     assert RatingChange.objects.count() == 0  # unrated
+
+
+def wait_log(live_site: Any, name: str, text: str, count: int = 1, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if live_site.log(name).count(text) >= count:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} not {count} times in the {name} logs: {live_site.log(name)[-3000:]}")
+
+
+def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings):
+    import redis
+
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import RatingChange
+    from armada_web.matches.services import create_match
+    from armada_web.matches.tasks import reap
+
+    ids = two_valid_bots(live_site)
+    first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
+    live_site.kill_worker("matches")  # idle: nobody takes the message
+    queue = live_site.env["ARMADA_MATCHES_QUEUE"]
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    match = create_match("galaxy", first, second)
+    assert broker.llen(queue) == 1  # sent on commit
+    broker.delete(queue)  # Redis restarted empty: the message is gone, the row is not
+    assert broker.llen(queue) == 0
+    assert wait_match(match.pk, ("queued",), 1).attempts == 0
+    assert reap(stuck_after_s=0) == {"requeued": 0, "failed": 0, "resent": 1}
+    assert broker.llen(queue) == 1  # the queue rebuilt from the database
+    live_site.start_match_worker()
+    done = wait_match(match.pk, ("finished", "void", "failed"), 180)
+    assert done.status == "finished" and done.attempts == 1, (done.reason, live_site.log("worker-matches"))
+    assert RatingChange.objects.filter(match=done).count() == 2
+
+
+def test_two_workers_never_run_one_match_twice(live_site):
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import Rating, RatingChange
+    from armada_web.matches.services import create_match, send
+
+    ids = two_valid_bots(live_site, code=SLOW)
+    first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
+    live_site.start_match_worker()  # a second worker on the same queues
+    wait_log(live_site, "worker-matches", " ready.", count=2)
+    match = create_match("galaxy", first, second)  # the first delivery, on commit
+    send(match.pk, match.kind)  # a second delivery of run_match for the same match
+    done = wait_match(match.pk, ("finished", "void", "failed"), 240)
+    assert done.status == "finished" and done.attempts == 1, (done.reason, live_site.log("worker-matches"))
+    wait_log(live_site, "worker-matches", "'skipped'")  # the other delivery found it taken
+    received = [p.read_text().count("run_match[") for p in sorted(live_site.data_dir.glob("worker-matches-*.log"))]
+    assert sum(1 for n in received if n) == 2, received  # each worker got one delivery
+    assert RatingChange.objects.filter(match=done).count() == 2  # one set of rating changes
+    assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]

@@ -104,6 +104,14 @@ def sync_league() -> dict[str, int]:
         return {"added": len(new), "removed": len(gone), "races": len(members)}
 
 
+def rebuild_league() -> dict[str, int]:
+    """Recompute the whole table from scratch with the current engine (after a rules change the
+    stored sums were played under the old one, so they can be neither kept nor subtracted)."""
+    with transaction.atomic():
+        list(LeagueEntry.objects.select_for_update().order_by("version_id").values_list("pk", flat=True))
+        return _rebuild({v.pk: v for v in active_races()})
+
+
 def _rebuild(active: dict[int, BotVersion]) -> dict[str, int]:
     """Recompute the whole table from the active races' orders (N(N-1)/2 battles)."""
     LeagueEntry.objects.all().delete()

@@ -53,7 +53,7 @@ class Match(models.Model):
     outcome = models.JSONField(null=True, blank=True, help_text="the engine's result: winner, outcome, turns, scores")
     replay = models.FileField(upload_to="matches/", max_length=300, blank=True,
                               help_text="gzip replay v1 in private storage")
-    engine_version = models.CharField(max_length=40, blank=True)
+    engine_version = models.CharField(max_length=40, blank=True, help_text="the engine it ran on (set at the claim)")
     reason = models.CharField(max_length=500, blank=True, help_text="why it is void or failed")
 
     class Meta:

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
+from armada.games.registry import get_game
 from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
 from armada_web.bots import storage as bot_storage
@@ -32,12 +33,23 @@ log = logging.getLogger(__name__)
 
 def claim(match_id: int) -> Match | None:
     """Take a queued match for this worker (queued -> running), or None when another has it."""
+    game = Match.objects.filter(pk=match_id).values_list("game", flat=True).first()
+    if game is None:
+        return None
     claimed = Match.objects.filter(pk=match_id, status=MatchStatus.QUEUED).update(
         status=MatchStatus.RUNNING, attempts=F("attempts") + 1, started=timezone.now(),
-        worker=socket.gethostname()[:200])
+        worker=socket.gethostname()[:200], engine_version=_engine_version(game))
     if not claimed:
         return None
     return Match.objects.get(pk=match_id)
+
+
+def _engine_version(game: str) -> str:
+    """The engine this worker runs `game` on (recorded at the claim, so a void match says it too)."""
+    try:
+        return str(get_game(game).engine_version)[:40]
+    except Exception:  # an unknown game: the run will be void and say why
+        return ""
 
 
 def _mine(match: Match) -> QuerySet[Match]:
@@ -96,10 +108,11 @@ def record(match: Match, participants: list[Participant], outcome: MatchOutcome,
     from armada_web.ladder import ranked
 
     winner = outcome.winner
+    engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
     with transaction.atomic():
         if not _mine(match).update(status=MatchStatus.FINISHED, turns=outcome.turns,
                                    outcome=outcome.result.to_dict(), replay=replay_name, reason="",
-                                   engine_version=str(outcome.replay.get("engine_version", ""))[:40]):
+                                   engine_version=engine_version):
             return "superseded"
         statuses = (outcome.players[0].status, outcome.players[1].status)
         details = (outcome.players[0].detail, outcome.players[1].detail)

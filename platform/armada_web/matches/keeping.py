@@ -1,0 +1,128 @@
+"""Keeping data: which stored files of matches expire, which are orphans, and pruning them.
+
+- Unranked (challenge) matches: their replay and logs are kept `ARMADA_UNRANKED_KEEP_DAYS`
+  days after the match finished (or was voided or failed), then deleted.
+- Ranked matches: kept as long as their bots exist. A seat's log goes once its bot version
+  is gone (deleted with its bot: the row's version is empty); the replay goes once no seat's
+  version exists any more.
+- Orphans: files under `matches/` and `versions/` in storage that no row names (a worker lost
+  between saving and recording, a deletion that failed halfway), once older than
+  `ARMADA_ORPHAN_GRACE_S` (a running match saves its files before its row names them).
+
+`plan()` only reads; `prune()` clears the rows' file names first (each in its own update) and
+then deletes the files, so a row never names a deleted file; a file whose deletion fails is
+an orphan for the next run. The rows themselves (results, ratings) are always kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db.models import Q
+from django.utils import timezone
+
+from armada_web.bots.models import BotVersion
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+
+ROOTS = ("matches", "versions")
+DONE = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
+
+
+@dataclass
+class Item:
+    name: str
+    size: int
+    why: str  # "unranked-expired", "ranked-bot-gone", "orphan"
+    match_id: int | None = None
+    participant_id: int | None = None  # a log; None with a match_id: the replay
+
+
+@dataclass
+class Plan:
+    items: list[Item] = field(default_factory=list)
+
+    def summary(self) -> dict[str, tuple[int, int]]:
+        """why -> (files, bytes)."""
+        out: dict[str, tuple[int, int]] = {}
+        for item in self.items:
+            files, size = out.get(item.why, (0, 0))
+            out[item.why] = (files + 1, size + item.size)
+        return out
+
+    @property
+    def bytes(self) -> int:
+        return sum(item.size for item in self.items)
+
+
+def _size(name: str) -> int:
+    try:
+        return int(default_storage.size(name))
+    except OSError:
+        return 0
+
+
+def _walk(folder: str) -> list[str]:
+    try:
+        dirs, files = default_storage.listdir(folder)
+    except OSError:  # FileNotFoundError: nothing stored there yet
+        return []
+    names = [f"{folder}/{f}" for f in files]
+    for d in dirs:
+        names += _walk(f"{folder}/{d}")
+    return names
+
+
+def plan(now: datetime | None = None) -> Plan:
+    """What pruning would delete now (nothing is changed)."""
+    at = timezone.now() if now is None else now
+    result = Plan()
+    cutoff = at - timedelta(days=settings.ARMADA_UNRANKED_KEEP_DAYS)
+    expired = Match.objects.filter(~Q(kind=MatchKind.RANKED), status__in=DONE, finished__lte=cutoff)
+    for match_id, replay in expired.exclude(replay="").values_list("pk", "replay"):
+        result.items.append(Item(replay, _size(replay), "unranked-expired", match_id))
+    for pid, match_id, log in (Participant.objects.filter(match__in=expired).exclude(log="")
+                               .values_list("pk", "match_id", "log")):
+        result.items.append(Item(log, _size(log), "unranked-expired", match_id, pid))
+    ranked = Match.objects.filter(kind=MatchKind.RANKED)
+    for pid, match_id, log in (Participant.objects.filter(match__in=ranked, version__isnull=True).exclude(log="")
+                               .values_list("pk", "match_id", "log")):
+        result.items.append(Item(log, _size(log), "ranked-bot-gone", match_id, pid))
+    orphaned = (ranked.exclude(replay="").exclude(participants__version__isnull=False)
+                .values_list("pk", "replay"))
+    for match_id, replay in orphaned:
+        result.items.append(Item(replay, _size(replay), "ranked-bot-gone", match_id))
+    named = set(Match.objects.exclude(replay="").values_list("replay", flat=True))
+    named |= set(Participant.objects.exclude(log="").values_list("log", flat=True))
+    named |= set(BotVersion.objects.exclude(archive="").values_list("archive", flat=True))
+    grace = at - timedelta(seconds=settings.ARMADA_ORPHAN_GRACE_S)
+    for root in ROOTS:
+        for name in _walk(root):
+            if name in named:
+                continue
+            try:
+                modified = default_storage.get_modified_time(name)
+            except OSError:
+                continue
+            if modified <= grace:
+                result.items.append(Item(name, _size(name), "orphan"))
+    return result
+
+
+def prune(todo: Plan) -> tuple[int, int]:
+    """Delete what `todo` lists: rows' names first, then the files. Returns (files, bytes) deleted."""
+    files = size = 0
+    for item in todo.items:
+        if item.participant_id is not None:
+            Participant.objects.filter(pk=item.participant_id, log=item.name).update(log="")
+        elif item.match_id is not None:
+            Match.objects.filter(pk=item.match_id, replay=item.name).update(replay="")
+        try:
+            default_storage.delete(item.name)
+        except OSError:
+            continue
+        files += 1
+        size += item.size
+    return files, size
