@@ -15,49 +15,38 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 import uuid
 from datetime import datetime
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from armada_web.ops.localsite import ROOT, LocalSite
+
 USERNAME = "bench"
 #: Celery's default log line: "[2024-05-01 07:30:52,123: INFO/MainProcess] Task NAME[ID] received".
 _TASK_LINE = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): [\w-]+/[\w-]+\] Task (\S+)\[([0-9a-f-]+)\] (\w+)")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class BenchSite:
+class BenchSite(LocalSite):
     """The site's processes and their environment; `env_extra` adds or overrides settings, `pool`
     is the worker's Celery pool (`solo` as in the tests; `prefork` with one child as `make up`)."""
 
     def __init__(self, env_extra: dict[str, str] | None = None, pool: str = "solo") -> None:
         self.pool = pool
-        self.folder = Path(tempfile.mkdtemp(prefix="armada-bench-site-"))
+        folder = Path(tempfile.mkdtemp(prefix="armada-bench-site-"))
         self.queue = f"bench-validation-{uuid.uuid4().hex[:8]}"
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.password = secrets.token_urlsafe(18)
-        self.env = {
+        super().__init__({
             **os.environ,
-            "ARMADA_DATA_DIR": str(self.folder), "ARMADA_SQLITE_PATH": str(self.folder / "armada.sqlite3"),
+            "ARMADA_DATA_DIR": str(folder), "ARMADA_SQLITE_PATH": str(folder / "armada.sqlite3"),
             "DATABASE_URL": "", "ARMADA_VALIDATION_QUEUE": self.queue,
             "CACHE_PREFIX": f"bench-{uuid.uuid4().hex[:8]}", "DEBUG": "false", "PYTHONUNBUFFERED": "1",
             "DJANGO_SETTINGS_MODULE": "armada_web.settings", **(env_extra or {}),
-        }
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        }, folder)
         self._old_term: Any = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -79,25 +68,13 @@ class BenchSite:
         self._manage("migrate", "--noinput", "-v0")
         self._manage("shell", "-c", "from django.contrib.auth.models import User; "
                      f"User.objects.create_user({USERNAME!r}, password={self.password!r})")
-        self._spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
-        self._spawn("worker", [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", self.queue,
-                               "--pool", self.pool, "--concurrency", "1", "--loglevel", "INFO",
-                               "-n", f"{self.queue}@%h",
-                               "--without-heartbeat", "--without-gossip", "--without-mingle"])
-        self._wait("the web server", 60, self._web_answers)
-        self._wait("the worker", 60, lambda: " ready." in self.log("worker"))
+        self.start_web()
+        self.start_worker("worker", self.queue, f"{self.queue}@%h", pool=self.pool)
+        self.wait_until("the web server", 60, self.web_answers)
+        self.wait_until("the worker", 60, lambda: " ready." in self.log("worker"))
 
     def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.procs.clear()
+        super().stop()
         try:
             import redis
 
@@ -117,10 +94,6 @@ class BenchSite:
             "username": USERNAME, "password": self.password, "name": f"bench-{uuid.uuid4().hex[:6]}"})
         return str(answer["token"])
 
-    def log(self, name: str) -> str:
-        path = self.folder / f"{name}.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
     def task_events(self) -> dict[str, dict[str, float]]:
         """From the worker's log: task id -> {"received": t, "succeeded": t, ...} (epoch seconds, ms precision)."""
         events: dict[str, dict[str, float]] = {}
@@ -136,28 +109,6 @@ class BenchSite:
                               capture_output=True, text=True, timeout=300, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"manage.py {args[0]} failed: {(done.stderr or done.stdout)[-2000:]}")
-
-    def _spawn(self, name: str, argv: list[str]) -> None:
-        with open(self.folder / f"{name}.log", "wb") as log:
-            self.procs[name] = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-
-    def _web_answers(self) -> bool:
-        try:
-            urllib.request.urlopen(f"{self.url}/api/version/", timeout=2).read()
-            return True
-        except OSError:
-            return False
-
-    def _wait(self, what: str, seconds: float, ready: Any) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            for name, proc in self.procs.items():
-                if proc.poll() is not None:
-                    raise RuntimeError(f"the {name} process exited: {self.log(name)[-2000:]}")
-            if ready():
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"{what} was not ready within {seconds:g} s")
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:

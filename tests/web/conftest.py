@@ -1,24 +1,19 @@
 """Fixtures for the site's tests: private storage and caches per test, users, API clients,
-and `live_site`: a real web server process and a real Celery validation worker on the test
-database, with Redis and Docker, for end-to-end tests."""
+and `live_site`: a real web server process and real Celery workers (validation; challenges and
+matches) on the test database, with Redis and Docker, for end-to-end tests."""
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from armada_web.ops.localsite import LocalSite
+
 PASSWORD = "a-long-test-password-42"
 
 
@@ -97,12 +92,6 @@ def api(make_user):
     return client_for
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def database_env() -> dict[str, str]:
     """Environment that points another process at the test database of this one."""
     from django.db import connection
@@ -115,77 +104,31 @@ def database_env() -> dict[str, str]:
     return {"DATABASE_URL": url}
 
 
-@dataclass
-class LiveSite:
-    """A running site: `url` (no trailing slash), its data folder, its processes."""
+class LiveSite(LocalSite):
+    """A running site on the test database: the web server, a validation worker and a match worker."""
 
-    url: str
-    data_dir: Path
-    env: dict[str, str]
-    procs: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
+    @property
+    def data_dir(self) -> Path:
+        return self.folder
 
     def create_user(self, username: str = "alice", password: str = PASSWORD, **extra: Any) -> Any:
         from django.contrib.auth.models import User
 
         return User.objects.create_user(username=username, password=password, **extra)
 
-    def start_worker(self) -> subprocess.Popen[str]:
-        """(Re)start the validation worker (after `kill_worker`)."""
-        log = open(self.data_dir / f"worker-{len(self.procs)}.log", "w")  # noqa: SIM115
+    def start_worker(self) -> subprocess.Popen[bytes]:  # type: ignore[override]
+        """(Re)start the validation worker (after `kill_worker()`)."""
         queue = self.env["ARMADA_VALIDATION_QUEUE"]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queue,
-             "--pool", "solo", "--loglevel", "INFO", "-n", f"{queue}-{len(self.procs)}@%h",
-             "--without-heartbeat", "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, text=True)
-        self.procs["worker"] = proc
-        self.procs[f"worker-{len(self.procs)}"] = proc
-        return proc
+        return super().start_worker("worker", queue, f"{queue}-{uuid.uuid4().hex[:6]}@%h")
 
-    def start_match_worker(self) -> subprocess.Popen[str]:
-        """(Re)start the match worker (queues challenges and matches) after `kill_worker("matches")`."""
-        log = open(self.data_dir / f"worker-matches-{len(self.procs)}.log", "w")  # noqa: SIM115
+    def start_match_worker(self) -> subprocess.Popen[bytes]:
+        """(Re)start a match worker (queues challenges and matches), e.g. after `kill_worker("matches")`."""
         queues = f"{self.env['ARMADA_CHALLENGES_QUEUE']},{self.env['ARMADA_MATCHES_QUEUE']}"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queues,
-             "--pool", "solo", "--loglevel", "INFO", "-n", f"matches-{uuid.uuid4().hex[:6]}@%h",
-             "--without-heartbeat", "--without-gossip", "--without-mingle"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, text=True)
-        self.procs["matches"] = proc
-        self.procs[f"matches-{len(self.procs)}"] = proc
-        return proc
+        return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
+                                    log_prefix="worker-matches")
 
     def kill_worker(self, name: str = "worker") -> None:
-        proc = self.procs[name]
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=10)
-
-    def log(self, name: str = "web") -> str:
-        return "\n".join(p.read_text(errors="replace")[-4000:] for p in sorted(self.data_dir.glob(f"{name}*.log")))
-
-    def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def _wait_http(url: str, proc: subprocess.Popen[str], seconds: float, log: Path) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the web server exited: {log.read_text()[-2000:]}")
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"the web server did not answer within {seconds} s: {log.read_text()[-2000:]}")
+        self.kill(name)
 
 
 @pytest.fixture
@@ -199,7 +142,6 @@ def live_site(transactional_db, tmp_path, settings):
 
     require_redis()
     require_docker()
-    port = free_port()
     queue = f"test-validation-{uuid.uuid4().hex[:8]}"
     settings.ARMADA_VALIDATION_QUEUE = queue
     settings.ARMADA_MATCHES_QUEUE = f"test-matches-{uuid.uuid4().hex[:8]}"
@@ -213,15 +155,12 @@ def live_site(transactional_db, tmp_path, settings):
         "ARMADA_GALAXY_MATCH_CONFIG": settings.ARMADA_GALAXY_MATCH_CONFIG,
         "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
     }
-    site = LiveSite(url=f"http://127.0.0.1:{port}", data_dir=tmp_path, env=env)
-    web_log = tmp_path / "web.log"
-    site.procs["web"] = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-        cwd=ROOT, env=env, stdout=open(web_log, "w"), stderr=subprocess.STDOUT, text=True)  # noqa: SIM115
+    site = LiveSite(env, tmp_path)
+    site.start_web()
     try:
         site.start_worker()
         site.start_match_worker()
-        _wait_http(f"{site.url}/api/version/", site.procs["web"], 60, web_log)
+        site.wait_until("the web server", 60, site.web_answers)
         yield site
     finally:
         site.stop()

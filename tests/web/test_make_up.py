@@ -13,15 +13,10 @@ from pathlib import Path
 import pytest
 
 from armada.cli.client import Upload, multipart_body
+from armada_web.ops.localsite import free_port
 from tests.services import require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _get(url: str) -> tuple[int, bytes]:
@@ -79,7 +74,7 @@ def _upload_is_validated(base: str, output: str) -> None:
 def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     require_redis()
     require_docker()
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
     env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
     up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

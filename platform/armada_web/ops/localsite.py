@@ -1,0 +1,101 @@
+"""A site as local processes, for tests and benches: `manage.py runserver` and Celery workers
+started with one environment, each logging to a file in one folder, all stopped together.
+
+`make up` (infra/up.sh) does the same for people; this is the Python form that tests
+(tests/web/conftest.py) and benches (bench/_site.py) drive.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+#: The repository root (manage.py), from platform/armada_web/ops/localsite.py.
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now, on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalSite:
+    """Processes of one site: `env` is their whole environment, `folder` holds their logs."""
+
+    def __init__(self, env: dict[str, str], folder: Path, port: int | None = None) -> None:
+        self.env = env
+        self.folder = folder
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        #: The latest process of each name; every process ever started is in `_all`.
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self._all: list[subprocess.Popen[bytes]] = []
+
+    def spawn(self, name: str, argv: list[str], log_name: str | None = None) -> subprocess.Popen[bytes]:
+        """Start `argv` in the repository root; its output goes to FOLDER/LOG_NAME.log."""
+        with open(self.folder / f"{log_name or name}.log", "wb") as log:
+            proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.procs[name] = proc
+        self._all.append(proc)
+        return proc
+
+    def start_web(self) -> subprocess.Popen[bytes]:
+        return self.spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
+
+    def start_worker(self, name: str, queues: str, node: str, pool: str = "solo",
+                     log_prefix: str | None = None) -> subprocess.Popen[bytes]:
+        """A Celery worker named `node` consuming `queues` (comma-separated); its log is PREFIX-N.log
+        (the prefix defaults to `name`; N counts the processes started)."""
+        argv = [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queues, "--pool", pool,
+                "--concurrency", "1", "--loglevel", "INFO", "-n", node,
+                "--without-heartbeat", "--without-gossip", "--without-mingle"]
+        return self.spawn(name, argv, log_name=f"{log_prefix or name}-{len(self._all)}")
+
+    def web_answers(self) -> bool:
+        try:
+            urllib.request.urlopen(f"{self.url}/api/version/", timeout=2).read()  # noqa: S310 (our own server)
+            return True
+        except OSError:
+            return False
+
+    def wait_until(self, what: str, seconds: float, ready: Callable[[], bool]) -> None:
+        """Poll `ready` until true; fail at once when a process has exited, or after `seconds`."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for name, proc in self.procs.items():
+                if proc.poll() is not None:
+                    raise RuntimeError(f"the {name} process exited ({proc.returncode}): {self.log(name)[-2000:]}")
+            if ready():
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"{what} was not ready within {seconds:g} s: {self.log('web')[-2000:]}")
+
+    def kill(self, name: str) -> None:
+        """SIGKILL the latest process of that name (a worker dying mid-task) and reap it."""
+        proc = self.procs[name]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def log(self, name: str) -> str:
+        """Every log whose file name starts with `name`, one after the other."""
+        return "\n".join(path.read_text(errors="replace") for path in sorted(self.folder.glob(f"{name}*.log")))
+
+    def stop(self) -> None:
+        """Terminate every process started, then kill what has not ended within 15 s."""
+        for proc in self._all:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self._all:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
