@@ -12,3 +12,12 @@ from tests.web.conftest import _isolated_site, api, live_site, make_user, valid_
 @pytest.fixture
 def arena(make_user, valid_version, tmp_path) -> Arena:  # noqa: F811
     return build(make_user, valid_version, tmp_path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _orm_beside_playwright():
+    """Playwright's sync API keeps an event loop running in this thread; the ORM calls made
+    here (fixtures, assertions, the database's flush) are still plain synchronous ones."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
