@@ -49,6 +49,7 @@ say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$("$PY" manage.py ensure_demo_admin)
 "$PY" manage.py seed_demo
+"$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
 
 say "starting the web server, the Celery workers and Celery beat (logs in $LOG_DIR)"
 "$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &

@@ -10,6 +10,8 @@ import os
 
 import dj_database_url
 
+from armada.viewer import VIEWER_DIR
+
 from .env import REPO_ROOT, data_dir, env_bool, env_int, env_list, env_str
 
 DATA_DIR = data_dir()
@@ -50,6 +52,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "armada_web.pages.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "armada_web.urls"
@@ -111,6 +114,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
+# The replay viewer's files are served straight from the SDK (one code base, nothing copied).
+STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
+# The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
+ARMADA_SDK_DIR = DATA_DIR / "sdk"
 # Uploaded archives and bot logs are private: kept outside any served folder and only ever
 # sent through views that check the owner (armada_web.bots.storage). There is no MEDIA_URL.
 PRIVATE_ROOT = DATA_DIR / "private"

@@ -4,10 +4,9 @@ from django.contrib import admin
 from django.urls import include, path
 
 from armada_web.ops.views import healthz
-from armada_web.pages.views import home
 
 urlpatterns = [
-    path("", home, name="home"),
+    path("", include("armada_web.pages.urls")),
     path("healthz", healthz, name="healthz"),
     path("accounts/", include("armada_web.accounts.urls")),
     path("api/", include("armada_web.api.urls")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -17,14 +17,7 @@ from rest_framework.views import APIView
 from armada_web.api.matches import MatchDetailSerializer, gzip_response, matches
 from armada_web.ladder import challenges, league, ratings
 from armada_web.ladder.models import LeagueEntry, Rating
-
-
-def galaxy_ladder() -> QuerySet[Rating]:
-    """The rated active Galaxy versions, best displayed score (mu - 3 sigma) first."""
-    return (Rating.objects.filter(version__bot__active_version=F("version"), version__bot__retired__isnull=True,
-                                  version__bot__game="galaxy", games__gt=0)
-            .select_related("version", "version__bot", "version__bot__owner")
-            .annotate(shown=F("mu") - 3 * F("sigma")).order_by("-shown", "version_id"))
+from armada_web.ladder.queries import galaxy_ladder
 
 
 def _bot(version: Any) -> dict[str, Any]:

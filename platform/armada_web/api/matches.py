@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -17,12 +17,7 @@ from rest_framework.views import APIView
 from armada_web.api.permissions import can_see_private
 from armada_web.matches import storage
 from armada_web.matches.models import Match, MatchStatus, Participant
-
-
-def matches() -> QuerySet[Match]:
-    """Matches with their seats' versions and bots (two queries for any page)."""
-    seats = Participant.objects.select_related("version", "version__bot").order_by("seat")
-    return Match.objects.prefetch_related(Prefetch("participants", queryset=seats)).order_by("-created", "-id")
+from armada_web.matches.queries import matches
 
 
 def bot_ref(p: Participant) -> dict[str, Any] | None:

@@ -14,6 +14,9 @@ from armada_web.api.permissions import can_see_private
 from armada_web.bots import queries, services, storage
 from armada_web.bots.forms import BotForm, UploadForm
 from armada_web.bots.models import Bot
+from armada_web.ladder.queries import rating_history
+from armada_web.matches import queries as match_queries
+from armada_web.pages.chart import line_chart
 
 
 @login_required
@@ -44,8 +47,19 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "owner_view": request.user.is_authenticated and bot.owner_id == request.user.pk,
         "private": can_see_private(request.user, bot),
         "upload_form": UploadForm(),
+        **_history(bot),
     }
     return render(request, "bots/bot.html", context)
+
+
+def _history(bot: Bot) -> dict[str, object]:
+    """The rating-history chart, recent matches and the record against each opponent."""
+    history = rating_history(bot.pk)
+    chart = line_chart([score for _at, score, _n in history],
+                       [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in history],
+                       title=f"{bot.name}: score (mu - 3 sigma) after each ranked match")
+    return {"chart": chart, "history": history, "recent": list(match_queries.of_bot(bot.pk)[:20]),
+            "records": match_queries.records(bot.pk)}
 
 
 def _own_bot(request: HttpRequest, pk: int) -> Bot:

@@ -1,0 +1,66 @@
+"""Ladder reads for the API and the pages: the Galaxy ladder, a version's rating history,
+the Mothership Down league and a race's pairings (computed on demand from stored orders)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import F, Q, QuerySet
+
+from armada.games.mothership.battle import fight, prepare
+from armada.games.mothership.league import battle_points
+from armada_web.ladder import league
+from armada_web.ladder.models import LeagueEntry, Rating, RatingChange
+
+
+def galaxy_ladder() -> QuerySet[Rating]:
+    """The rated active Galaxy versions, best displayed score (mu - 3 sigma) first."""
+    return (Rating.objects.filter(version__bot__active_version=F("version"), version__bot__retired__isnull=True,
+                                  version__bot__game="galaxy", games__gt=0)
+            .select_related("version", "version__bot", "version__bot__owner")
+            .annotate(shown=F("mu") - 3 * F("sigma")).order_by("-shown", "version_id"))
+
+
+def search_ladder(queryset: QuerySet[Any], text: str) -> QuerySet[Any]:
+    """Rows whose bot name, race name or owner's username holds `text` (any ladder's queryset)."""
+    text = text.strip()
+    if not text:
+        return queryset
+    return queryset.filter(Q(version__bot__name__icontains=text) | Q(version__race_name__icontains=text)
+                           | Q(version__bot__owner__username__icontains=text))
+
+
+def rating_history(bot_id: int) -> list[tuple[Any, float, int]]:
+    """(time, displayed score mu - 3 sigma, version number) after each ranked match, all versions, oldest first."""
+    changes = (RatingChange.objects.filter(version__bot_id=bot_id).select_related("version")
+               .order_by("at", "id"))
+    return [(c.at, c.mu - 3 * c.sigma, c.version.number) for c in changes]
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One battle of a league race against another: points (MD-10) and damage both ways."""
+
+    opponent: LeagueEntry
+    points: int
+    opponent_points: int
+    dealt: int
+    taken: int
+
+
+def pairings(entry: LeagueEntry) -> list[Pairing]:
+    """The race's battle with every other race in the league, in table order, played now in-engine."""
+    others = [e for e in league.table() if e.pk != entry.pk]
+    mine = prepare(entry.version.orders or {})
+    rows = []
+    for other in others:
+        theirs = prepare(other.version.orders or {})
+        _rounds, taken, dealt = fight(mine, theirs)
+        points, opponent_points = battle_points(taken, dealt, mine[0], theirs[0])
+        rows.append(Pairing(other, points, opponent_points, dealt, taken))
+    return rows
+
+
+def league_entry_of(bot_id: int) -> LeagueEntry | None:
+    return league.table().filter(version__bot_id=bot_id).first()

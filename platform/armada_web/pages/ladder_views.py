@@ -1,0 +1,52 @@
+"""Ladder pages: the Galaxy ladder, the Mothership Down league, a race's pairings and a pairing's replay."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from armada_web.ladder import league, ratings
+from armada_web.ladder.queries import galaxy_ladder, league_entry_of, pairings, search_ladder
+
+PER_PAGE = 50
+
+
+def _page(request: HttpRequest, queryset: object) -> tuple[object, str]:
+    query = request.GET.get("q", "").strip()[:100]
+    paginator = Paginator(search_ladder(queryset, query), PER_PAGE)  # type: ignore[arg-type]
+    return paginator.get_page(request.GET.get("page")), query
+
+
+def galaxy(request: HttpRequest) -> HttpResponse:
+    """The Galaxy ladder: rank by mu - 3 sigma, paginated, searchable with ?q=."""
+    full = galaxy_ladder()
+    ranks = {pk: i for i, pk in enumerate(full.values_list("pk", flat=True), start=1)}
+    page, query = _page(request, full)
+    rows = [{"rank": ranks[r.pk], "rating": r, "provisional": ratings.provisional(r.games)}
+            for r in page.object_list]  # type: ignore[attr-defined]
+    return render(request, "pages/ladder_galaxy.html", {"page": page, "rows": rows, "q": query})
+
+
+def mothership(request: HttpRequest) -> HttpResponse:
+    """The Mothership Down league table (MD-10), searchable with ?q=."""
+    page, query = _page(request, league.table())
+    return render(request, "pages/ladder_mothership.html", {"page": page, "q": query})
+
+
+def race(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """A league race's battle against every other race, each with its replay one click away."""
+    entry = league_entry_of(bot_id)
+    if entry is None:
+        raise Http404("that bot is not a race in the league")
+    return render(request, "pages/race.html", {"entry": entry, "pairings": pairings(entry)})
+
+
+def pairing(request: HttpRequest, a: int, b: int) -> HttpResponse:
+    """The replay of two races' battle, computed on demand, in the viewer."""
+    first, second = league_entry_of(a), league_entry_of(b)
+    if first is None or second is None or a == b:
+        raise Http404("both bots must be races in the league (and differ)")
+    src = reverse("api-pairing-replay", args=[a, b])
+    return render(request, "pages/pairing.html", {"first": first, "second": second, "src": src})

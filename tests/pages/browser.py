@@ -1,0 +1,56 @@
+"""A browser page on the site under test: every request outside its origin is aborted and
+recorded; console errors, page errors and dialogs are recorded too."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tests.viewer.conftest import Watch
+
+PASSWORD = "a-long-test-password-42"
+
+
+@contextmanager
+def site_page(chromium: Any, origin: str, width: int = 1100, height: int = 800) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": width, "height": height}, service_workers="block")
+    watch = Watch()
+
+    def route(r: Any) -> None:
+        if r.request.url.startswith(origin + "/"):
+            r.continue_()
+            return
+        watch.requests.append(r.request.url)
+        r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: watch.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: watch.errors.append(f"page error: {e}"))
+
+    def on_dialog(d: Any) -> None:
+        watch.dialogs.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.watch = watch
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def log_in(page: Any, origin: str, username: str, password: str = PASSWORD) -> None:
+    page.goto(f"{origin}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("main button[type=submit]")
+    page.wait_for_url(f"{origin}/my/bots/")
+
+
+def clean(page: Any) -> None:
+    """No JavaScript error, no dialog, no request elsewhere, and no injected script ran."""
+    assert page.watch.errors == [], page.watch.errors
+    assert page.watch.dialogs == [] and page.watch.requests == []
+    assert page.evaluate("typeof window.__pwned") == "undefined"

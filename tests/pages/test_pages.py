@@ -1,0 +1,167 @@
+"""The public pages with Django's test client: content, privacy of logs, escaping, CSP, 404."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from armada_web.matches.queries import log_requests
+from armada_web.pages.chart import line_chart
+from armada_web.pages.csp import POLICY
+from armada_web.pages.docs import render_markdown
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-test-password-42"
+
+
+def body(client, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code)
+    return response.content.decode()
+
+
+def no_raw_evil(html: str) -> None:
+    assert "<script>window.__pwned" not in html and "<img src=x" not in html
+
+
+def test_galaxy_ladder_lists_ranks_and_searches(client, arena):
+    html = body(client, "/ladder/galaxy/")
+    rows = re.findall(r"<tr><td>(\d+)</td>", html)
+    assert rows == ["1", "2"]
+    assert html.index(">alpha<") < html.index(">beta<")
+    assert "6.00" in html and "18.00" in html and "4.00" in html  # score, mu, sigma
+    assert "3/0/1" in html and 'class="provisional"' in html
+    assert f'href="/bots/{arena.alpha.bot_id}/versions/1/"' in html
+    assert 'href="/users/alice/"' in html
+    searched = body(client, "/ladder/galaxy/?q=bob")
+    assert ">beta<" in searched and ">alpha<" not in searched
+    assert re.findall(r"<tr><td>(\d+)</td>", searched) == ["2"]  # its rank on the whole ladder
+
+
+def test_galaxy_ladder_paginates(client, arena, settings, monkeypatch):
+    monkeypatch.setattr("armada_web.pages.ladder_views.PER_PAGE", 1)
+    assert ">alpha<" in body(client, "/ladder/galaxy/") and "page 1 of 2" in body(client, "/ladder/galaxy/")
+    second = body(client, "/ladder/galaxy/?page=2")
+    assert ">beta<" in second and ">alpha<" not in second
+
+
+def test_mothership_league_links_races_to_pairings_and_replays(client, arena):
+    html = body(client, "/ladder/mothership/")
+    no_raw_evil(html)
+    assert "&lt;img src=x onerror" in html
+    race = body(client, f"/ladder/mothership/{arena.race_a.bot_id}/")
+    assert f'href="/ladder/mothership/{arena.race_a.bot_id}/{arena.race_b.bot_id}/"' in race
+    pairing = body(client, f"/ladder/mothership/{arena.race_a.bot_id}/{arena.race_b.bot_id}/")
+    assert f'data-armada-src="/api/ladder/mothership/{arena.race_a.bot_id}/{arena.race_b.bot_id}/replay/"' in pairing
+    no_raw_evil(pairing)
+    assert client.get(f"/api/ladder/mothership/{arena.race_a.bot_id}/{arena.race_b.bot_id}/replay/").status_code == 200
+    body(client, f"/ladder/mothership/{arena.alpha.bot_id}/", 404)
+
+
+def test_match_page_viewer_seats_and_command(client, arena):
+    m = arena.match
+    html = body(client, f"/matches/{m.pk}/")
+    assert f'data-armada-src="/api/matches/{m.pk}/replay/"' in html
+    assert "/static/armada/viewer/viewer.js" in html and "/static/armada/viewer/viewer.css" in html
+    assert f"--from-state match-{m.pk}.json.gz#turn=N" in html and "armada play alpha beta --game galaxy" in html
+    assert f'download="match-{m.pk}.json.gz"' in html
+    assert 'id="seats"' in html and "log-seat" not in html  # nobody signed in: no log
+    from django.contrib.staticfiles import finders
+
+    assert finders.find("armada/viewer/viewer.js")  # served from the SDK's folder
+
+
+def test_match_page_shows_the_owner_their_log_with_turns_and_times(client, arena):
+    client.login(username="alice", password=PASSWORD)
+    html = body(client, f"/matches/{arena.match.pk}/")
+    assert 'id="log-seat-1"' in html and 'id="log-seat-2"' not in html
+    timings = arena.replay["timings"]["1"]
+    assert html.count('class="log-request"') == len(timings)
+    assert "log-line" in html and "chatty: scout 5" in html
+    assert re.search(r'request \d+: \w+, turn 5 · <span class="log-ms">[\d.]+ ms</span>', html)
+
+
+def test_log_requests_gives_each_line_its_turn_and_time():
+    log = "hello\n[armada] --- request 0: init ---\nready\n[armada] --- request 1: turn, turn 1 ---\na\nb\n"
+    log = log.replace("request 1:", "request 2:")  # request 1 wrote nothing: no mark
+    head, requests = log_requests(log, [12.5, 1.0, 3.0])
+    assert head == ["hello"]
+    assert [(r.number, r.type, r.turn, r.ms, r.lines) for r in requests] == [
+        (0, "init", None, 12.5, ["ready"]), (1, "", None, 1.0, []), (2, "turn", 1, 3.0, ["a", "b"])]
+
+
+def test_bot_page_chart_recent_matches_and_records(client, arena):
+    html = body(client, f"/bots/{arena.alpha.bot_id}/")
+    assert html.count('class="chart-dot"') == 4 and "<svg" in html and "<polyline" in html
+    assert f'href="/matches/{arena.match.pk}/"' in html
+    records = html[html.index('id="records"'):]
+    assert ">beta</a></td><td>1</td>" in records
+    no_raw_evil(html)
+
+
+def test_user_page_escapes_display_text(client, arena):
+    html = body(client, "/users/alice/")
+    no_raw_evil(html)
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
+    assert ">alpha<" in html and ">hammer<" in html
+    body(client, "/users/nobody/", 404)
+
+
+def test_home_has_games_ladder_tops_and_latest_matches(client, arena):
+    html = body(client, "/")
+    assert "Mothership Down" in html and "Galaxy" in html
+    assert 'id="top-galaxy"' in html and ">alpha<" in html
+    assert f'href="/matches/{arena.match.pk}/"' in html
+    no_raw_evil(html)
+
+
+def test_every_page_has_the_csp_without_unsafe_inline(client, arena):
+    for url in ("/", "/ladder/galaxy/", f"/matches/{arena.match.pk}/", "/rules/galaxy/", "/nope/", "/api/docs/"):
+        response = client.get(url)
+        assert response["Content-Security-Policy"] == POLICY
+    assert "unsafe-inline" not in POLICY and "script-src 'self';" in POLICY and "frame-ancestors 'none'" in POLICY
+
+
+def test_templates_have_no_inline_script_or_style(client, arena):
+    client.login(username="alice", password=PASSWORD)
+    for url in ("/", "/ladder/galaxy/", "/ladder/mothership/", f"/matches/{arena.match.pk}/",
+                f"/bots/{arena.alpha.bot_id}/", f"/bots/{arena.alpha.bot_id}/versions/1/", "/my/bots/",
+                "/users/alice/", "/sdk/", "/rules/protocol/", "/accounts/profile/", "/api/docs/"):
+        html = body(client, url)
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), url
+        assert not re.search(r"<style|<[a-z][^>]*\s(style|on[a-z]+)=", html), url
+
+
+def test_404_page_is_helpful(client, db):
+    html = body(client, "/no/such/page/", 404)
+    assert "Nothing here" in html and 'href="/ladder/galaxy/"' in html
+    assert "Nothing here" in body(client, "/matches/999999/", 404)
+
+
+def test_rules_pages_render_markdown_and_escape_html(client, db):
+    galaxy = body(client, "/rules/galaxy/")
+    assert "<h1" in galaxy and "<table>" in galaxy
+    assert "<h1" in body(client, "/rules/mothership/") and "<h1" in body(client, "/rules/protocol/")
+    body(client, "/rules/secret/", 404)
+    html = str(render_markdown("x <script>alert(1)</script>\n\n<div onclick=x>y</div>"))
+    assert "<script" not in html and "<div" not in html and "&lt;script&gt;" in html
+
+
+def test_sdk_page_serves_the_wheel(client, db, settings, tmp_path):
+    settings.ARMADA_SDK_DIR = tmp_path / "sdk"
+    assert 'id="no-wheel"' in body(client, "/sdk/")
+    (tmp_path / "sdk").mkdir()
+    (tmp_path / "sdk" / "armada-0.1.0-py3-none-any.whl").write_bytes(b"PK-wheel")
+    html = body(client, "/sdk/")
+    assert "pip install http://testserver/sdk/armada-0.1.0-py3-none-any.whl" in html
+    assert "armada new" in html and "armada login" in html and "armada submit" in html
+    response = client.get("/sdk/armada-0.1.0-py3-none-any.whl")
+    assert response.status_code == 200 and b"".join(response.streaming_content) == b"PK-wheel"
+    assert client.get("/sdk/other.whl").status_code == 404
+
+
+def test_chart_is_escaped_svg():
+    svg = str(line_chart([1.0, 2.0], ["<b>x</b>", "y"], title="<t>"))
+    assert svg.startswith("<svg") and "<b>" not in svg and "&lt;b&gt;" in svg
+    assert str(line_chart([])) == ""
