@@ -22,7 +22,12 @@ BETA = SIGMA / 2
 TAU = SIGMA / 100
 PROVISIONAL_GAMES = 10
 # How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
-VERSION_DRIFT = SIGMA / 3
+# Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
+# ladder shows mu - 3 sigma, so every unit of start sigma above the ladder's settled ~1.1 shows
+# a new version 3 units (about 30 places mid-ladder) low until games bring it down. 2.25 was
+# chosen among 0-2.78 on games to placement (median, mean and slow tail) on the bench's seeds and
+# on 26 others; smaller raises win the median but strand large changes (docs/arena.md).
+VERSION_DRIFT = 2.25
 
 MODELS: dict[str, Any] = {
     "PlackettLuce": PlackettLuce,
@@ -80,9 +85,10 @@ def placement_start(predecessor: Rating | None) -> Rating:
 
     A new version is usually near the old one, so the old mu is the best first guess, and its
     uncertainty is the old one's plus the version's drift: sigma = sqrt(sigma^2 + VERSION_DRIFT^2)
-    (about 3 on a settled ladder instead of 8.3 fresh). Its displayed score starts low and
-    climbs as placement games shrink sigma; bench/ranking.py measures it against a fresh start
-    (about half the games) and against max(sigma, SIGMA / 2).
+    (about 2.5 on a settled ladder instead of 8.3 fresh). Its displayed score starts low and
+    climbs as placement games shrink sigma; bench/ranking.py measures it against a fresh start.
+    VERSION_DRIFT trades the typical version (a smaller raise shows it near its place sooner)
+    against a large change (a smaller sigma moves mu more slowly); see its comment.
     """
     if predecessor is None:
         return initial_rating()
