@@ -72,3 +72,22 @@ def test_recompute_gives_the_live_ratings(make_user, valid_version):
     Rating.objects.update(mu=1.0, sigma=1.0, games=0)  # a broken ladder
     call_command("recompute_ratings")
     assert snapshot() == live
+
+
+def test_staff_voiding_a_ranked_match_takes_it_out_of_the_ratings(make_user, valid_version, admin_client):
+    from armada_web.ladder.models import Rating
+    from armada_web.matches.models import Match
+
+    ann, ben = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    play(ann, ben, 1, ("ok", "ok"))
+    before = snapshot()
+    play(ann, ben, 2, ("ok", "ok"))
+    assert sorted(Rating.objects.values_list("games", flat=True)) == [2, 2]
+    last = Match.objects.order_by("-id").first()
+    response = admin_client.post("/admin/matches/match/", {"action": "void", "_selected_action": [last.pk]})
+    assert response.status_code == 302
+    last.refresh_from_db()
+    assert last.status == "void" and last.reason.startswith("voided by staff")
+    ratings, history, _participants = snapshot()
+    assert (ratings, history) == before[:2]  # as if the voided match had never been played
+    assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]

@@ -41,3 +41,20 @@ def create_match(game: str, first: BotVersion, second: BotVersion, kind: str = M
         ])
         transaction.on_commit(lambda: send(match.pk, kind), robust=True)
     return match
+
+
+def void_by_staff(match: Match, reason: str) -> bool:
+    """Staff: a match counts for nothing (void, with the reason). A running one cannot record any
+    more (its worker's attempt no longer holds the row); a finished ranked one is taken out of the
+    ratings by recomputing them from the rest of the history. False when it was void already."""
+    from armada_web.ladder.recompute import recompute
+
+    with transaction.atomic():
+        was = Match.objects.select_for_update().filter(pk=match.pk).values_list("status", "kind").first()
+        if was is None or was[0] == MatchStatus.VOID:
+            return False
+        Match.objects.filter(pk=match.pk).update(status=MatchStatus.VOID, reason=f"voided by staff: {reason}"[:500],
+                                                 finished=match.finished or timezone.now())
+        if was == (MatchStatus.FINISHED, MatchKind.RANKED):
+            recompute()
+    return True
