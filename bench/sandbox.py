@@ -7,6 +7,8 @@
    Target (project brief): the sandbox round trip costs at most 2x the pipe's.
 3. Whole matches: Mothership Down and Galaxy between starter bots, all bots in containers
    vs all as processes (the same seed, so the same match).
+4. The referee's CPU under a stderr flood and a stale-reply flood vs a plain match
+   (bench/referee_cost.py, issue 12).
 
 Run: .venv/bin/python bench/sandbox.py   (needs the Docker engine and armada/bot:latest)
 """
@@ -18,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from referee_cost import main as referee_cost
 
 from armada.botspec import resolve_bot
 from armada.referee.connection import BotConnection
@@ -141,8 +145,13 @@ def main() -> int:
         print(f"   {game:10s} docker {in_docker:6.2f} s ({what_docker})")
         print(f"   {game:10s} process {in_process:5.2f} s ({what_process})   ratio {in_docker / in_process:.2f}")
 
+    print("4. referee CPU under floods, Galaxy greedy mirror (processes)")
+    cost_lines = referee_cost()
+
     verdict = "ok" if ratio <= RTT_BOUND else "short"
     print(f"target sandbox-rtt-ratio: {ratio:.2f} <= {RTT_BOUND:g} {verdict}")
+    for line in cost_lines:
+        print(line)
     return 0
 
 

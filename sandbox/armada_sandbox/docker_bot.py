@@ -18,7 +18,15 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer, drain
+from armada.referee.connection import (
+    LOG_READ_PAUSE_S,
+    BotConnection,
+    BotGone,
+    ExitInfo,
+    LineBuffer,
+    LogBuffer,
+    drain,
+)
 from armada.referee.environment import bot_environment
 from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
@@ -136,7 +144,8 @@ class DockerBot(BotConnection):
         self._io: FifoDir | None = None
         self._stdin: int | None = None
         self._lines = LineBuffer(self.limits.max_line_bytes, self.limits.max_output_bytes)
-        self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes)
+        self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes, self.limits.max_log_bytes,
+                              on_over=self._lines.stop)
         self._stdout_eof = threading.Event()
         self._threads: list[threading.Thread] = []
         self._final: ExitInfo | None = None
@@ -225,7 +234,7 @@ class DockerBot(BotConnection):
         except OSError:
             return
         try:
-            drain(fd, self._log.feed)
+            drain(fd, self._log.feed, LOG_READ_PAUSE_S)
         finally:
             os.close(fd)
 
