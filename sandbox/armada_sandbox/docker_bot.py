@@ -1,9 +1,10 @@
 """`DockerBot`: a `BotConnection` running one bot in its own hardened container.
 
 One container per bot per match: no network, read-only root, the code mounted read-only at
-/bot, a small noexec tmpfs at /tmp, user bot (uid 10001), every capability dropped,
-no-new-privileges, our seccomp profile, pids/memory(=memory+swap)/CPU limits, nofile and
-core ulimits, an init process, no Docker logging, labels for the sweeper. The protocol
+/bot, a small noexec tmpfs at /tmp, every capability dropped, no-new-privileges, our
+seccomp profile, pids/memory(=memory+swap)/CPU limits, nofile, nproc and core ulimits, an
+init process, no Docker logging, labels for the sweeper. Each bot runs in a sandbox slot
+(`slots`): the slot's own uid (no other container shares it) and the slot's CPU set. The protocol
 bytes go through host FIFOs (`fifo_io`), not the Docker API. `close()` always removes the
 container, and with it every process the bot started.
 """
@@ -32,7 +33,9 @@ from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.seccomp import profile_json
+from armada_sandbox.slots import Lease, Slot, SlotPool, SlotsBusy, default_pool
 
+#: The image's user; only used without a slot (containers of `container_options(slot=None)`).
 BOT_USER = "10001:10001"
 #: Every container we create carries this label (the sweeper looks for it).
 SANDBOX_LABEL = "armada.sandbox"
@@ -58,17 +61,25 @@ def docker_client() -> Any:
 
 def container_options(
     code_dir: Path, io_dir: Path, entry: str, limits: SandboxLimits, labels: dict[str, str],
-    bot_seed: int | None = None,
+    bot_seed: int | None = None, slot: Slot | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of `containers.create`: the whole wall in one place (tests read it).
 
     The environment is the SDK's one definition (`armada.referee.environment`), as for local runs.
+    With a `slot`, the bot runs as the slot's uid on the slot's CPU set, and RLIMIT_NPROC (per
+    uid, so per slot) is the pids limit too.
     """
     from docker.types import LogConfig, Mount, Ulimit
 
+    per_slot: dict[str, Any] = {}
+    ulimits = [Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile), Ulimit(name="core", soft=0, hard=0)]
+    if slot is not None:
+        per_slot["cpuset_cpus"] = slot.cpuset
+        ulimits.append(Ulimit(name="nproc", soft=limits.pids, hard=limits.pids))
     return {
         "command": ["/bin/sh", "-c", LAUNCH, "sh", entry],
-        "user": BOT_USER,
+        "user": slot.user if slot is not None else BOT_USER,
+        **per_slot,
         "working_dir": "/bot",
         "hostname": "bot",
         "environment": bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=bot_seed),  # noqa: S108
@@ -88,10 +99,7 @@ def container_options(
         "mem_swappiness": 0,
         "oom_score_adj": 1000,
         "nano_cpus": int(limits.cpus * 1e9),
-        "ulimits": [
-            Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile),
-            Ulimit(name="core", soft=0, hard=0),
-        ],
+        "ulimits": ulimits,
         "init": True,
         "log_config": LogConfig(type="none"),
         "labels": labels,
@@ -110,7 +118,11 @@ def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:
 
 
 class DockerBot(BotConnection):
-    """A bot in a container. `code_dir` holds the bot; `entry` is its main script, relative."""
+    """A bot in a container. `code_dir` holds the bot; `entry` is its main script, relative.
+
+    `slot` is a held slot lease (released by `close()`); without one, `start()` takes the
+    lowest free slot of `pool` (default: the host's pool) and `close()` frees it.
+    """
 
     def __init__(
         self,
@@ -122,6 +134,8 @@ class DockerBot(BotConnection):
         labels: dict[str, str] | None = None,
         image: str = BOT_IMAGE,
         client: Any = None,
+        slot: Lease | None = None,
+        pool: SlotPool | None = None,
     ) -> None:
         self.code_dir = Path(code_dir).resolve()
         if not self.code_dir.is_dir():
@@ -134,12 +148,14 @@ class DockerBot(BotConnection):
         self.entry = rel.as_posix()
         if not (self.code_dir.stat().st_mode & 0o005 == 0o005 and (self.code_dir / rel).stat().st_mode & 0o004):
             raise ValueError(f"bot code in {self.code_dir} must be readable by the sandbox user "
-                             f"(uid 10001): run `chmod -R a+rX` on it")
+                             f"(another uid): run `chmod -R a+rX` on it")
         self.label = label
         self.limits = (limits or SandboxLimits()).validate()
         self.labels = {str(k): str(v) for k, v in (labels or {}).items()}
         self.image = image
         self._client = client
+        self.lease = slot
+        self._pool = pool
         self.container: Any = None
         self._io: FifoDir | None = None
         self._stdin: int | None = None
@@ -161,12 +177,18 @@ class DockerBot(BotConnection):
         from docker.errors import DockerException, ImageNotFound
 
         client = self._client or docker_client()
+        if self.lease is None:
+            try:
+                self.lease = (self._pool or default_pool()).acquire(timeout=self.limits.start_timeout_s)
+            except SlotsBusy as exc:
+                raise BotGone(f"sandbox could not start the bot: {exc}") from None
         self._io = FifoDir()
         labels = {
             **self.labels,
             SANDBOX_LABEL: "bot",
             "armada.created": str(int(time.time())),
             "armada.bot": self.label[:200],
+            "armada.slot": str(self.lease.slot.index),
         }
         labels.setdefault("armada.match", "local")
         labels.setdefault("armada.seat", "0")
@@ -174,7 +196,7 @@ class DockerBot(BotConnection):
         self._spawn(self._pump_stderr, "stderr")
         try:
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
-                                        self.bot_seed)
+                                        self.bot_seed, self.lease.slot)
             self.container = client.containers.create(self.image, **options)
             self.container.start()
             deadline = time.monotonic() + self.limits.start_timeout_s
@@ -316,6 +338,8 @@ class DockerBot(BotConnection):
                     thread.join(timeout=5.0)
                 self._io.remove()
                 self._io = None
+            if self.lease is not None:
+                self.lease.release()  # the container is gone: the slot's uid runs nothing any more
             return info
 
     def _remove(self) -> None:
