@@ -182,6 +182,8 @@ class DockerBot(BotConnection):
                 self.lease = (self._pool or default_pool()).acquire(timeout=self.limits.start_timeout_s)
             except SlotsBusy as exc:
                 raise BotGone(f"sandbox could not start the bot: {exc}") from None
+        elif not self.lease.held:
+            raise BotGone("sandbox could not start the bot: its slot was already released")
         self._io = FifoDir()
         labels = {
             **self.labels,
@@ -189,6 +191,7 @@ class DockerBot(BotConnection):
             "armada.created": str(int(time.time())),
             "armada.bot": self.label[:200],
             "armada.slot": str(self.lease.slot.index),
+            "armada.slots": str(self.lease.lock_dir),
         }
         labels.setdefault("armada.match", "local")
         labels.setdefault("armada.seat", "0")

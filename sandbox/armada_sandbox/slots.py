@@ -47,8 +47,9 @@ class Slot:
 class Lease:
     """A slot held by this process until `release()` (or until the process ends)."""
 
-    def __init__(self, slot: Slot, fd: int) -> None:
+    def __init__(self, slot: Slot, fd: int, lock_dir: Path) -> None:
         self.slot = slot
+        self.lock_dir = lock_dir
         self._fd: int | None = fd
 
     @property
@@ -98,19 +99,24 @@ class SlotPool:
 
     def try_acquire(self, cpu: int | None = None) -> Lease | None:
         """The lowest free slot (on CPU `cpu` if given), or None when all are taken."""
-        self._ensure_dir()
         for index in range(self.size):
-            slot = self.slot(index)
-            if cpu is not None and slot.cpuset != str(cpu):
+            if cpu is not None and self.slot(index).cpuset != str(cpu):
                 continue
-            fd = os.open(self.lock_dir / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            return Lease(slot, fd)
+            lease = self.try_slot(index)
+            if lease is not None:
+                return lease
         return None
+
+    def try_slot(self, index: int) -> Lease | None:
+        """Slot `index` if it is free (nobody holds its lock), else None."""
+        self._ensure_dir()
+        fd = os.open(self.lock_dir / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        return Lease(self.slot(index), fd, self.lock_dir)
 
     def acquire(self, timeout: float = 60.0, cpu: int | None = None) -> Lease:
         """The lowest free slot, waiting up to `timeout` seconds; raises SlotsBusy."""
