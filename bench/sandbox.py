@@ -7,17 +7,24 @@
    Target (project brief): the sandbox round trip costs at most 2x the pipe's.
 3. Whole matches: Mothership Down and Galaxy between starter bots, all bots in containers
    vs all as processes (the same seed, so the same match).
+4. The referee's CPU under a stderr flood and a stale-reply flood vs a plain match
+   (bench/referee_cost.py, issue 12).
+5. CPU fairness (issue 12): an innocent bot's CPU-bound job while its neighbour (another
+   slot, another core) rests and while it spins 30 processes, alternating batches.
 
 Run: .venv/bin/python bench/sandbox.py   (needs the Docker engine and armada/bot:latest)
 """
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from referee_cost import main as referee_cost
 
 from armada.botspec import resolve_bot
 from armada.referee.connection import BotConnection
@@ -27,6 +34,8 @@ from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.image import image_status
 
 RTT_BOUND = 2.0
+FAIRNESS_BOUND = 1.1
+NEIGHBOURS = Path(__file__).resolve().parent.parent / "tests" / "sandbox" / "neighbours"
 ROUND_TRIPS = 3000
 BATCHES = 10
 STARTS = 5
@@ -92,6 +101,39 @@ def match_seconds(game: str, specs: list[str], sandbox: str, config: dict | None
             src.close()
 
 
+def ask(bot: BotConnection, word: str) -> str:
+    bot.send(word.encode() + b"\n")
+    line = bot.read_line(time.monotonic() + 30)
+    if line is None:
+        raise RuntimeError(f"no answer to {word}")
+    return line.decode()
+
+
+def fairness(folder: Path) -> float:
+    """Median job time of the innocent bot beside a spinning hog / beside the hog at rest."""
+    from armada_sandbox.slots import default_pool, host_cpus
+
+    pool, cpus = default_pool(), host_cpus()
+    innocent = DockerBot(folder, "innocent.py", label="innocent", labels={"armada.match": "bench"},
+                         slot=pool.acquire(cpu=cpus[-1]))
+    hog = DockerBot(folder, "hog.py", label="hog", labels={"armada.match": "bench"}, slot=pool.acquire(cpu=cpus[0]))
+    times: dict[str, list[float]] = {"rest": [], "spin": []}
+    try:
+        innocent.start()
+        hog.start()
+        for _ in range(5):
+            for phase in ("rest", "spin"):
+                ask(hog, phase)
+                time.sleep(0.2)
+                times[phase] += [float(ask(innocent, "work")) for _ in range(10)]
+    finally:
+        hog.close(grace=0)
+        innocent.close(grace=0)
+    rest, spin = statistics.median(times["rest"]), statistics.median(times["spin"])
+    print(f"   innocent job: {rest * 1000:6.1f} ms beside a resting bot, {spin * 1000:6.1f} ms beside a hog")
+    return spin / rest
+
+
 def main() -> int:
     status = image_status()
     if not status.present:
@@ -141,8 +183,22 @@ def main() -> int:
         print(f"   {game:10s} docker {in_docker:6.2f} s ({what_docker})")
         print(f"   {game:10s} process {in_process:5.2f} s ({what_process})   ratio {in_docker / in_process:.2f}")
 
+    print("4. referee CPU under floods, Galaxy greedy mirror (processes)")
+    cost_lines = referee_cost()
+
+    print("5. CPU fairness: innocent bot beside a hog of 30 processes, each in its own slot")
+    with tempfile.TemporaryDirectory(prefix="armada-bench-fair-") as tmp:
+        folder = Path(tmp) / "bots"
+        shutil.copytree(NEIGHBOURS, folder)
+        folder.chmod(0o755)
+        fair = fairness(folder)
+
     verdict = "ok" if ratio <= RTT_BOUND else "short"
     print(f"target sandbox-rtt-ratio: {ratio:.2f} <= {RTT_BOUND:g} {verdict}")
+    for line in cost_lines:
+        print(line)
+    verdict = "ok" if fair <= FAIRNESS_BOUND else "short"
+    print(f"target sandbox-cpu-fairness: {fair:.2f} <= {FAIRNESS_BOUND:g} {verdict}")
     return 0
 
 

@@ -70,6 +70,12 @@ pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
   --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" >"$LOG_DIR/beat.log" 2>&1 &
 pids+=($!)
+# The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
+# oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot.
+# Lowering a score needs root (CAP_SYS_RESOURCE); without it the order rests on the bots' 1000.
+for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x redis-server); do
+  echo -500 2>/dev/null >"/proc/$pid/oom_score_adj" || true
+done
 
 wait_for "the web server (see $LOG_DIR/web.log)" 30 site_up
 cat <<MSG

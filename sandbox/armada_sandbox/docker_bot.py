@@ -1,9 +1,10 @@
 """`DockerBot`: a `BotConnection` running one bot in its own hardened container.
 
 One container per bot per match: no network, read-only root, the code mounted read-only at
-/bot, a small noexec tmpfs at /tmp, user bot (uid 10001), every capability dropped,
-no-new-privileges, our seccomp profile, pids/memory(=memory+swap)/CPU limits, nofile and
-core ulimits, an init process, no Docker logging, labels for the sweeper. The protocol
+/bot, a small noexec tmpfs at /tmp, every capability dropped, no-new-privileges, our
+seccomp profile, pids/memory(=memory+swap)/CPU limits, nofile, nproc and core ulimits, an
+init process, no Docker logging, labels for the sweeper. Each bot runs in a sandbox slot
+(`slots`): the slot's own uid (no other container shares it) and the slot's CPU set. The protocol
 bytes go through host FIFOs (`fifo_io`), not the Docker API. `close()` always removes the
 container, and with it every process the bot started.
 """
@@ -18,13 +19,23 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineBuffer, LogBuffer, drain
+from armada.referee.connection import (
+    LOG_READ_PAUSE_S,
+    BotConnection,
+    BotGone,
+    ExitInfo,
+    LineBuffer,
+    LogBuffer,
+    drain,
+)
 from armada.referee.environment import bot_environment
 from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.seccomp import profile_json
+from armada_sandbox.slots import Lease, Slot, SlotPool, SlotsBusy, default_pool
 
+#: The image's user; only used without a slot (containers of `container_options(slot=None)`).
 BOT_USER = "10001:10001"
 #: Every container we create carries this label (the sweeper looks for it).
 SANDBOX_LABEL = "armada.sandbox"
@@ -50,17 +61,25 @@ def docker_client() -> Any:
 
 def container_options(
     code_dir: Path, io_dir: Path, entry: str, limits: SandboxLimits, labels: dict[str, str],
-    bot_seed: int | None = None,
+    bot_seed: int | None = None, slot: Slot | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments of `containers.create`: the whole wall in one place (tests read it).
 
     The environment is the SDK's one definition (`armada.referee.environment`), as for local runs.
+    With a `slot`, the bot runs as the slot's uid on the slot's CPU set, and RLIMIT_NPROC (per
+    uid, so per slot) is the pids limit too.
     """
     from docker.types import LogConfig, Mount, Ulimit
 
+    per_slot: dict[str, Any] = {}
+    ulimits = [Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile), Ulimit(name="core", soft=0, hard=0)]
+    if slot is not None:
+        per_slot["cpuset_cpus"] = slot.cpuset
+        ulimits.append(Ulimit(name="nproc", soft=limits.pids, hard=limits.pids))
     return {
         "command": ["/bin/sh", "-c", LAUNCH, "sh", entry],
-        "user": BOT_USER,
+        "user": slot.user if slot is not None else BOT_USER,
+        **per_slot,
         "working_dir": "/bot",
         "hostname": "bot",
         "environment": bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=bot_seed),  # noqa: S108
@@ -80,10 +99,7 @@ def container_options(
         "mem_swappiness": 0,
         "oom_score_adj": 1000,
         "nano_cpus": int(limits.cpus * 1e9),
-        "ulimits": [
-            Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile),
-            Ulimit(name="core", soft=0, hard=0),
-        ],
+        "ulimits": ulimits,
         "init": True,
         "log_config": LogConfig(type="none"),
         "labels": labels,
@@ -102,7 +118,11 @@ def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:
 
 
 class DockerBot(BotConnection):
-    """A bot in a container. `code_dir` holds the bot; `entry` is its main script, relative."""
+    """A bot in a container. `code_dir` holds the bot; `entry` is its main script, relative.
+
+    `slot` is a held slot lease (released by `close()`); without one, `start()` takes the
+    lowest free slot of `pool` (default: the host's pool) and `close()` frees it.
+    """
 
     def __init__(
         self,
@@ -114,6 +134,8 @@ class DockerBot(BotConnection):
         labels: dict[str, str] | None = None,
         image: str = BOT_IMAGE,
         client: Any = None,
+        slot: Lease | None = None,
+        pool: SlotPool | None = None,
     ) -> None:
         self.code_dir = Path(code_dir).resolve()
         if not self.code_dir.is_dir():
@@ -126,17 +148,20 @@ class DockerBot(BotConnection):
         self.entry = rel.as_posix()
         if not (self.code_dir.stat().st_mode & 0o005 == 0o005 and (self.code_dir / rel).stat().st_mode & 0o004):
             raise ValueError(f"bot code in {self.code_dir} must be readable by the sandbox user "
-                             f"(uid 10001): run `chmod -R a+rX` on it")
+                             f"(another uid): run `chmod -R a+rX` on it")
         self.label = label
         self.limits = (limits or SandboxLimits()).validate()
         self.labels = {str(k): str(v) for k, v in (labels or {}).items()}
         self.image = image
         self._client = client
+        self.lease = slot
+        self._pool = pool
         self.container: Any = None
         self._io: FifoDir | None = None
         self._stdin: int | None = None
         self._lines = LineBuffer(self.limits.max_line_bytes, self.limits.max_output_bytes)
-        self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes)
+        self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes, self.limits.max_log_bytes,
+                              on_over=self._lines.stop)
         self._stdout_eof = threading.Event()
         self._threads: list[threading.Thread] = []
         self._final: ExitInfo | None = None
@@ -152,12 +177,21 @@ class DockerBot(BotConnection):
         from docker.errors import DockerException, ImageNotFound
 
         client = self._client or docker_client()
+        if self.lease is None:
+            try:
+                self.lease = (self._pool or default_pool()).acquire(timeout=self.limits.start_timeout_s)
+            except SlotsBusy as exc:
+                raise BotGone(f"sandbox could not start the bot: {exc}") from None
+        elif not self.lease.held:
+            raise BotGone("sandbox could not start the bot: its slot was already released")
         self._io = FifoDir()
         labels = {
             **self.labels,
             SANDBOX_LABEL: "bot",
             "armada.created": str(int(time.time())),
             "armada.bot": self.label[:200],
+            "armada.slot": str(self.lease.slot.index),
+            "armada.slots": str(self.lease.lock_dir),
         }
         labels.setdefault("armada.match", "local")
         labels.setdefault("armada.seat", "0")
@@ -165,7 +199,7 @@ class DockerBot(BotConnection):
         self._spawn(self._pump_stderr, "stderr")
         try:
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
-                                        self.bot_seed)
+                                        self.bot_seed, self.lease.slot)
             self.container = client.containers.create(self.image, **options)
             self.container.start()
             deadline = time.monotonic() + self.limits.start_timeout_s
@@ -225,7 +259,7 @@ class DockerBot(BotConnection):
         except OSError:
             return
         try:
-            drain(fd, self._log.feed)
+            drain(fd, self._log.feed, LOG_READ_PAUSE_S)
         finally:
             os.close(fd)
 
@@ -307,6 +341,8 @@ class DockerBot(BotConnection):
                     thread.join(timeout=5.0)
                 self._io.remove()
                 self._io = None
+            if self.lease is not None:
+                self.lease.release()  # the container is gone: the slot's uid runs nothing any more
             return info
 
     def _remove(self) -> None:

@@ -13,7 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from armada.referee.connection import LOG_HEAD_BYTES, LOG_TAIL_BYTES, MAX_LINE_BYTES, MAX_OUTPUT_BYTES
+from armada.referee.connection import (
+    LOG_HEAD_BYTES,
+    LOG_TAIL_BYTES,
+    MAX_LINE_BYTES,
+    MAX_LOG_BYTES,
+    MAX_OUTPUT_BYTES,
+)
 
 ENV_PREFIX = "ARMADA_SANDBOX_"
 
@@ -39,6 +45,8 @@ class SandboxLimits:
     #: Bytes of stderr kept from the start and from the end of the log.
     log_head_bytes: int = LOG_HEAD_BYTES
     log_tail_bytes: int = LOG_TAIL_BYTES
+    #: All the stderr a bot may write in one match; past it the bot is stopped with status "output".
+    max_log_bytes: int = MAX_LOG_BYTES
     #: Seconds allowed from container creation until the bot has opened its stdin.
     start_timeout_s: float = 30.0
 
@@ -46,7 +54,8 @@ class SandboxLimits:
         """Return self, or raise ValueError naming the first bad field."""
         minimums: dict[str, float] = {
             "memory_mb": 32, "pids": 8, "tmp_mb": 1, "cpus": 0.05, "nofile": 16,
-            "max_line_bytes": 1024, "log_head_bytes": 0, "log_tail_bytes": 0, "start_timeout_s": 1,
+            "max_line_bytes": 1024, "log_head_bytes": 0, "log_tail_bytes": 0, "max_log_bytes": 1024,
+            "start_timeout_s": 1,
         }
         for name, low in minimums.items():
             value = getattr(self, name)

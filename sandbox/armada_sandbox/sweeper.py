@@ -2,7 +2,10 @@
 
 Every `DockerBot` container carries `armada.sandbox=bot` and `armada.created=<epoch s>`.
 `sweep(max_age_s)` force-removes those older than `max_age_s`, which should exceed the
-longest possible match, so containers of matches still running are never touched.
+longest possible match, so containers of matches still running are never touched. A
+container of a sandbox slot (`armada.slot`, `armada.slots`: its number and lock folder) whose
+slot nobody holds any more is an orphan at any age: its owner died or gave it up (a slot is
+held from before its container is created until after it is removed), so it goes at once.
 Run it periodically (the platform's beat schedule) or by hand:
 `python -m armada_sandbox.sweeper --max-age 3600`.
 """
@@ -10,11 +13,13 @@ Run it periodically (the platform's beat schedule) or by hand:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
 
 from armada_sandbox.docker_bot import SANDBOX_LABEL, docker_client
+from armada_sandbox.slots import SlotPool
 
 #: Default age past which a bot container is surely orphaned (longest match plus margin).
 DEFAULT_MAX_AGE_S = 3600.0
@@ -27,6 +32,19 @@ def container_age(container: Any, now: float) -> float | None:
         return now - float(raw)
     except ValueError:
         return None
+
+
+def slot_orphaned(container: Any) -> bool:
+    """True when the container names a slot that nobody holds (checked by taking its lock briefly)."""
+    labels = container.labels or {}
+    raw, folder = labels.get("armada.slot", ""), labels.get("armada.slots", "")
+    if not raw.isdigit() or not folder or not os.path.isdir(folder):
+        return False
+    lease = SlotPool(size=int(raw) + 1, cpus=[0], lock_dir=folder).try_slot(int(raw))
+    if lease is None:
+        return False
+    lease.release()
+    return True
 
 
 def sweep(
@@ -51,7 +69,7 @@ def sweep(
     wanted = [f"{SANDBOX_LABEL}=bot"] + [f"{key}={value}" for key, value in (only or {}).items()]
     for container in client.containers.list(all=True, filters={"label": wanted}):
         age = container_age(container, now)
-        if age is not None and age <= max_age_s:
+        if age is not None and age <= max_age_s and not slot_orphaned(container):
             continue
         try:
             container.remove(force=True, v=True)

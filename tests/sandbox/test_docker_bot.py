@@ -57,11 +57,13 @@ def test_hardening_is_applied(docker_client, tmp_path):
         assert "io_uring_setup" not in seccomp[0]
         assert host["Tmpfs"]["/tmp"].startswith("rw,noexec,nosuid,nodev,size=8m")
         ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in host["Ulimits"]}
-        assert ulimits == {"nofile": (128, 128), "core": (0, 0)}
+        assert ulimits == {"nofile": (128, 128), "core": (0, 0), "nproc": (bot.limits.pids, bot.limits.pids)}
         mounts = {m["Destination"]: m for m in attrs["Mounts"]}
         assert set(mounts) == {"/bot", "/io"}
         assert mounts["/bot"]["RW"] is False and mounts["/io"]["RW"] is False
-        assert attrs["Config"]["User"] == "10001:10001"
+        # Issue 12: the slot's own uid (20000 + n) and CPU set, no longer the image's 10001 for all
+        assert bot.lease is not None and attrs["Config"]["User"] == bot.lease.slot.user
+        assert bot.lease.slot.uid >= 20000 and host["CpusetCpus"] == bot.lease.slot.cpuset
         assert attrs["Config"]["Labels"]["armada.seat"] == "1"
         assert attrs["Config"]["Labels"]["armada.sandbox"] == "bot"
         assert abs(int(attrs["Config"]["Labels"]["armada.created"]) - time.time()) < 120
@@ -69,7 +71,7 @@ def test_hardening_is_applied(docker_client, tmp_path):
         status = docker_client.api.exec_create(bot.container_id, ["cat", "/proc/1/status"])
         text = docker_client.api.exec_start(status["Id"]).decode()
         fields = dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
-        assert fields["Uid"].split()[0] == "10001"
+        assert fields["Uid"].split()[0] == str(bot.lease.slot.uid)
         assert fields["CapEff"].strip() == "0000000000000000"
         assert fields["CapBnd"].strip() == "0000000000000000"
         assert fields["NoNewPrivs"].strip() == "1"

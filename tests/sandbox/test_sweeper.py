@@ -51,6 +51,23 @@ def test_sweep_removes_old_containers_and_keeps_young_ones(docker_client, tmp_pa
         other.remove(force=True)
 
 
+def test_a_container_whose_slot_is_free_is_an_orphan_at_any_age(docker_client, tmp_path: Path):
+    """Issue 12: a slot is held from before its container exists until after it is removed, so a
+    container whose slot nobody holds (its worker died: the kernel dropped the lock) is swept young."""
+    folder = sleeper_dir(tmp_path)
+    live, orphan = DockerBot(folder, labels=run_labels()), DockerBot(folder, labels=run_labels())
+    try:
+        live.start()
+        orphan.start()
+        assert orphan.lease is not None
+        orphan.lease.release()  # as when its process dies
+        assert sweep(3600, client=docker_client, only=OURS) == [orphan.container_id]
+        assert container_exists(docker_client, live.container_id)
+    finally:
+        live.close(grace=0)
+        orphan.close(grace=0)
+
+
 def test_close_after_sweep_is_safe(docker_client, tmp_path: Path):
     bot = DockerBot(sleeper_dir(tmp_path), labels=run_labels())
     bot.start()

@@ -23,8 +23,18 @@ from armada.logmarks import EXCEPTION_MARK
 MAX_LINE_BYTES = 1024 * 1024
 #: All the stdout one bot may write in one match (docs/decisions.md D-R-3): past it, status "output".
 MAX_OUTPUT_BYTES = 64 * MAX_LINE_BYTES
+#: All the stderr one bot may write in one match: past it, the bot is stopped with status "output".
+MAX_LOG_BYTES = MAX_OUTPUT_BYTES
+#: Stale replies (an id below the request's) the referee drops per request: past it, status "protocol".
+MAX_STALE_LINES = 1000
+#: Lines a bot may have written that the referee has not read yet; past it the bot is flooding
+#: (no request can use them: they are stale or wrong), further lines are only counted.
+MAX_QUEUED_LINES = 2 * MAX_STALE_LINES
 #: Bytes read from a bot's stream at a time.
 READ_CHUNK = 65536
+#: Pause of a log reader after a read that did not fill a chunk: a bot writing its log in tiny
+#: pieces cannot make the referee read more than about 1000 times a second.
+LOG_READ_PAUSE_S = 0.001
 #: The bot library's line for a caught exception (armada.logmarks), as bytes.
 _MARK = EXCEPTION_MARK.encode("ascii")
 #: Default stderr cap: this many bytes of the head and of the tail are kept.
@@ -37,7 +47,11 @@ class BotGone(Exception):
 
 
 class LineTooLong(Exception):
-    """The bot wrote a line longer than the cap."""
+    """The bot wrote a line longer than the cap, or more output than a match allows (status "output")."""
+
+
+class LineFlood(Exception):
+    """The bot wrote more lines than it was asked for (status "protocol")."""
 
 
 @dataclass(frozen=True)
@@ -58,52 +72,77 @@ class ExitInfo:
         return "still running"
 
 
-def drain(fd: int, feed: Callable[[bytes], None]) -> None:
+def drain(fd: int, feed: Callable[[bytes], bool | None], pause: float = 0.0) -> None:
     """Read `fd` to its end, passing every chunk to `feed`; a read error ends it like end of stream.
 
-    Connections run this in a thread per stream, so a bot never blocks on a full pipe.
+    Connections run this in a thread per stream, so a bot never blocks on a full pipe. It stops
+    early when `feed` returns False (the stream's cap is passed: nothing more is worth reading).
+    After a read shorter than a chunk it sleeps `pause` seconds, so that a stream written in
+    tiny pieces is read in fewer, larger ones.
     """
     with contextlib.suppress(OSError):
         while chunk := os.read(fd, READ_CHUNK):
-            feed(chunk)
+            if feed(chunk) is False:
+                return
+            if pause and len(chunk) < READ_CHUNK:
+                time.sleep(pause)
 
 
 class LineBuffer:
     """Splits a byte stream into lines for a reader waiting with a deadline; thread safe.
 
-    Past `max_output` bytes in all, further bytes are dropped (the stream is still drained)
-    and `read_line` raises LineTooLong.
+    `feed` costs time linear in the bytes it gets. Past `max_output` bytes in all, further
+    bytes are dropped and `read_line` raises LineTooLong; past `max_queued` unread lines,
+    further lines are only counted and `read_line` raises LineFlood once the queue is read.
+    `stop(reason)` makes every later `read_line` raise LineTooLong(reason) (e.g. the stderr cap).
     """
 
-    def __init__(self, max_line: int = MAX_LINE_BYTES, max_output: int = MAX_OUTPUT_BYTES) -> None:
+    def __init__(self, max_line: int = MAX_LINE_BYTES, max_output: int = MAX_OUTPUT_BYTES,
+                 max_queued: int = MAX_QUEUED_LINES) -> None:
         self.max_line = max_line
         self.max_output = max_output
+        self.max_queued = max_queued
         self._lines: collections.deque[bytes] = collections.deque()
         self._partial = bytearray()
         self._eof = False
         self._too_long = False
+        self._flooded = False
+        self._stopped = ""
         self._total = 0
         self._cond = threading.Condition()
 
-    def feed(self, chunk: bytes) -> None:
-        """Add bytes read from the stream."""
+    def feed(self, chunk: bytes) -> bool:
+        """Add bytes read from the stream; False once the output cap is passed (stop reading)."""
         with self._cond:
             self._total += len(chunk)
-            if self._too_long or self._total > self.max_output:
+            if self._total > self.max_output:
                 self._cond.notify_all()
-                return
-            start = 0
-            while True:
-                nl = chunk.find(b"\n", start)
-                if nl < 0:
-                    self._partial += chunk[start:]
-                    break
-                self._partial += chunk[start:nl]
-                self._lines.append(bytes(self._partial))
-                self._partial.clear()
-                start = nl + 1
-            if len(self._partial) > self.max_line or any(len(x) > self.max_line for x in self._lines):
+                return False
+            if self._too_long or self._flooded or self._stopped:
+                return True  # the bot's fate is decided: count the bytes, keep nothing
+            if b"\n" not in chunk:
+                self._partial += chunk
+            else:
+                parts = chunk.split(b"\n")
+                self._partial += parts[0]
+                first = bytes(self._partial)
+                self._partial = bytearray(parts[-1])
+                if len(first) > self.max_line or max(map(len, parts)) > self.max_line:
+                    self._too_long = True
+                self._lines.append(first)
+                self._lines.extend(parts[1:-1])
+                if len(self._lines) > self.max_queued:
+                    self._flooded = True
+            if len(self._partial) > self.max_line:
                 self._too_long = True
+            self._cond.notify_all()
+            return True
+
+    def stop(self, reason: str) -> None:
+        """End the bot's output for the referee: every later `read_line` raises LineTooLong(reason)."""
+        with self._cond:
+            if not self._stopped:
+                self._stopped = reason
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -115,12 +154,13 @@ class LineBuffer:
     def read_line(self, deadline: float) -> bytes | None:
         """Next complete line (without newline), or None if `deadline` (time.monotonic) passes first.
 
-        Raises LineTooLong when the next line exceeds the cap, BotGone at end of stream.
+        Raises LineTooLong when the next line exceeds the cap (or the output cap is passed, or
+        the buffer was stopped), LineFlood past the unread-line bound, BotGone at end of stream.
         """
         with self._cond:
-            if self._total > self.max_output:
-                raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
             while True:
+                if self._stopped:
+                    raise LineTooLong(self._stopped)
                 if self._total > self.max_output:
                     raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
                 if self._lines:
@@ -130,6 +170,8 @@ class LineBuffer:
                     return line
                 if self._too_long:
                     raise LineTooLong(f"line longer than the {self.max_line}-byte limit")
+                if self._flooded:
+                    raise LineFlood(f"wrote more than {self.max_queued} lines nobody asked for")
                 if self._eof:
                     raise BotGone("output closed")
                 remaining = deadline - time.monotonic()
@@ -142,12 +184,19 @@ class LogBuffer:
     """Keeps the first and last part of a stream (the bot's stderr log), dropping the middle.
 
     It also counts the lines the bot library writes for caught exceptions (all of them, also
-    in the dropped middle) and takes the referee's request marks (`mark`).
+    in the dropped middle) and takes the referee's request marks (`mark`). Past `max_bytes`
+    in all, it keeps nothing more, `feed` returns False (stop reading) and `on_over` is called
+    once with the reason (connections stop the bot's output with it: status "output").
     """
 
-    def __init__(self, head: int = LOG_HEAD_BYTES, tail: int = LOG_TAIL_BYTES) -> None:
+    def __init__(self, head: int = LOG_HEAD_BYTES, tail: int = LOG_TAIL_BYTES, max_bytes: int = MAX_LOG_BYTES,
+                 on_over: Callable[[str], None] | None = None) -> None:
         self._head_cap = head
         self._tail_cap = tail
+        self.max_bytes = max_bytes
+        self.on_over = on_over
+        self.over = False
+        self._received = 0
         self._head = bytearray()
         self._tail = bytearray()
         self._dropped = 0
@@ -159,12 +208,25 @@ class LogBuffer:
         self.exceptions = 0
         self.first_exception = ""
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes) -> bool:
+        """Add bytes of the log; False once past `max_bytes` (nothing more is kept)."""
         with self._lock:
+            if self.over:
+                return False
+            self._received += len(chunk)
+            if self._received > self.max_bytes:
+                chunk = chunk[: len(chunk) - (self._received - self.max_bytes)]
+                self.over = True
             if self._pending_mark and chunk:
                 self._put_mark()
             self._scan(chunk)
             self._store(chunk)
+            over = self.over
+        if over:
+            if self.on_over is not None:
+                self.on_over(f"wrote more than {self.max_bytes} bytes to stderr in one match")
+            return False
+        return True
 
     def mark(self, text: str) -> None:
         """The referee's line `text` goes into the log, on a line of its own, before the next bytes
@@ -236,9 +298,10 @@ class LogBuffer:
         with self._lock:
             head = bytes(self._head).decode("utf-8", "replace")
             tail = bytes(self._tail).decode("utf-8", "replace")
-            if self._dropped:
-                return f"{head}\n[... {self._dropped} bytes of log dropped ...]\n{tail}"
-            return head + tail
+            text = f"{head}\n[... {self._dropped} bytes of log dropped ...]\n{tail}" if self._dropped else head + tail
+            if self.over:
+                text += f"\n[armada] the log stops here: more than {self.max_bytes} bytes of stderr in one match\n"
+            return text
 
 
 @dataclass(frozen=True)

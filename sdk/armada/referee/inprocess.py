@@ -50,7 +50,7 @@ class _Router(io.TextIOBase):
 
 
 @contextlib.contextmanager
-def _captured(sink: Callable[[str], None]) -> Iterator[None]:
+def _captured(sink: Callable[[str], object]) -> Iterator[None]:
     """Route this thread's sys.stdout and sys.stderr writes to `sink` while the block runs."""
     import sys
 

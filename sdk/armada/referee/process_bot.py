@@ -34,8 +34,10 @@ from typing import IO
 
 from armada.referee.connection import (
     LOG_HEAD_BYTES,
+    LOG_READ_PAUSE_S,
     LOG_TAIL_BYTES,
     MAX_LINE_BYTES,
+    MAX_LOG_BYTES,
     MAX_OUTPUT_BYTES,
     BotConnection,
     BotGone,
@@ -56,7 +58,7 @@ class ProcessBot(BotConnection):
     def __init__(self, argv: list[str], cwd: str | None = None, label: str = "bot",
                  env: Mapping[str, str] | None = None, *, max_line: int = MAX_LINE_BYTES,
                  max_output: int = MAX_OUTPUT_BYTES, log_head: int = LOG_HEAD_BYTES,
-                 log_tail: int = LOG_TAIL_BYTES) -> None:
+                 log_tail: int = LOG_TAIL_BYTES, max_log: int = MAX_LOG_BYTES) -> None:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError("ProcessBot needs a non-empty list of strings as argv")
         self.argv = list(argv)
@@ -66,7 +68,7 @@ class ProcessBot(BotConnection):
         self.home: str | None = None
         self.max_output = max_output
         self._lines = LineBuffer(max_line, max_output)
-        self._log = LogBuffer(log_head, log_tail)
+        self._log = LogBuffer(log_head, log_tail, max_log, on_over=self._lines.stop)
         self._proc: subprocess.Popen[bytes] | None = None
         self._readers: list[threading.Thread] = []
         self._send_lock = threading.Lock()
@@ -128,7 +130,7 @@ class ProcessBot(BotConnection):
             self._lines.close()
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
-        drain(stream.fileno(), self._log.feed)
+        drain(stream.fileno(), self._log.feed, LOG_READ_PAUSE_S)
 
     # -- protocol bytes --------------------------------------------------------------------
     def send(self, line: bytes) -> None:

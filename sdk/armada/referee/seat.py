@@ -16,7 +16,7 @@ from typing import Any
 from armada.games.base import Fault
 from armada.logmarks import request_mark
 from armada.referee.clock import BankClock, Limits
-from armada.referee.connection import BotConnection, BotGone, ExitInfo, LineTooLong
+from armada.referee.connection import MAX_STALE_LINES, BotConnection, BotGone, ExitInfo, LineFlood, LineTooLong
 from armada.referee.framing import ProtocolError, decode_reply, encode_message, reply_id
 
 #: How long to wait for a bot whose output ended to report its exit (for the fault detail).
@@ -98,11 +98,15 @@ class Seat:
             # The bot is gone before the request reached it: to its owner this is the same
             # event as exiting while it was asked, so it reads the same whatever the timing.
             return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc))
+        stale = 0
         while True:
             try:
                 raw = self.conn.read_line(deadline)
             except LineTooLong as exc:
                 return Exchange(fault=Fault("output", f"{exc} (answering {what})"),
+                                elapsed_ms=(time.monotonic() - start) * 1000.0)
+            except LineFlood as exc:
+                return Exchange(fault=Fault("protocol", f"{exc} (answering {what})"),
                                 elapsed_ms=(time.monotonic() - start) * 1000.0)
             except BotGone as exc:
                 return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc),
@@ -116,7 +120,12 @@ class Seat:
             except ProtocolError as exc:
                 return Exchange(fault=Fault("protocol", f"{exc} (answering {what})"), elapsed_ms=elapsed_ms)
             if got < expected:
-                continue  # stale: an answer to an earlier request, dropped
+                stale += 1  # stale: an answer to an earlier request, dropped (a bounded number of them)
+                if stale > MAX_STALE_LINES:
+                    return Exchange(fault=Fault("protocol", f"more than {MAX_STALE_LINES} stale replies "
+                                                            f"(ids below {expected}) to {what}"),
+                                    elapsed_ms=elapsed_ms)
+                continue
             if got != expected:
                 return Exchange(
                     fault=Fault("protocol", f"reply id {got} does not match request id {expected} ({what})"),

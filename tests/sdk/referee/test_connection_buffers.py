@@ -112,3 +112,79 @@ def test_log_buffer_mark_goes_before_the_next_bytes_only():
     buffer.feed(b" line\n")
     assert buffer.text() == ("[armada] --- request 2: command, turn 1 ---\npartial\n"
                              "[armada] --- request 3: scout, turn 2 ---\n line\n")
+
+
+def test_feed_is_linear_in_the_bytes_however_many_lines_wait():
+    """Issue 12: each chunk used to rescan every queued line (quadratic under a stale-line flood)."""
+    buf = LineBuffer(max_queued=10**6)
+    began = time.process_time()
+    for _ in range(30_000):
+        buf.feed(b'{"id": 0}\n')
+    assert time.process_time() - began < 1.5  # quadratic: 450 million length checks, minutes
+    assert buf.read_line(time.monotonic() + 1) == b'{"id": 0}'
+
+
+def test_a_long_line_split_over_many_chunks_is_still_too_long():
+    buf = LineBuffer(max_line=100)
+    buf.feed(b"ok\n")
+    for _ in range(20):
+        buf.feed(b"x" * 10)
+    assert buf.read_line(time.monotonic() + 1) == b"ok"
+    with pytest.raises(LineTooLong, match="100-byte limit"):
+        buf.read_line(time.monotonic() + 1)
+
+
+def test_too_many_unread_lines_is_a_flood():
+    from armada.referee.connection import LineFlood
+
+    buf = LineBuffer(max_queued=50)
+    for _ in range(10):
+        buf.feed(b'{"id": 0}\n' * 10)
+    got = 0
+    with pytest.raises(LineFlood, match="more than 50 lines"):
+        while True:
+            assert buf.read_line(time.monotonic() + 1) == b'{"id": 0}'
+            got += 1
+    assert 50 < got <= 60  # what came before the bound is read; the rest was only counted
+
+
+def test_past_the_output_cap_feed_says_stop_reading():
+    buf = LineBuffer(max_line=100, max_output=50)
+    assert buf.feed(b"x" * 9 + b"\n") is True
+    assert buf.feed(b"y" * 60) is False
+
+
+def test_a_stopped_buffer_raises_the_reason_even_with_lines_waiting():
+    buf = LineBuffer()
+    buf.feed(b'{"id": 1}\n')
+    buf.stop("wrote more than 10 bytes to stderr in one match")
+    with pytest.raises(LineTooLong, match="to stderr"):
+        buf.read_line(time.monotonic() + 1)
+
+
+def test_log_past_its_cap_keeps_head_and_tail_and_stops_the_bot():
+    reasons = []
+    log = LogBuffer(head=8, tail=8, max_bytes=100, on_over=reasons.append)
+    assert log.feed(b"HEAD....." + b"m" * 80) is True
+    assert log.feed(b"m" * 5 + b"....TAIL" + b"z" * 50) is False
+    assert reasons == ["wrote more than 100 bytes to stderr in one match"]
+    text = log.text()
+    assert text.startswith("HEAD....") and "bytes of log dropped" in text
+    assert "\nmm....TA\n[armada] the log stops here" in text  # the tail ends at the cap
+    assert text.rstrip().endswith("more than 100 bytes of stderr in one match")
+    assert log.feed(b"more") is False and reasons == [reasons[0]]
+
+
+def test_drain_stops_when_feed_says_so_and_pauses_on_small_reads():
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b"abc")
+    seen = []
+
+    def feed(chunk):
+        seen.append(chunk)
+        return False
+
+    drain(read_fd, feed, pause=0.001)  # returns without waiting for the end of the stream
+    os.close(write_fd)
+    os.close(read_fd)
+    assert seen == [b"abc"]

@@ -251,3 +251,22 @@ def test_a_crash_at_import_reads_the_same_whatever_the_timing(tmp_path):
         assert_forfeit(outcome, 1, "crashed", r"exited with code 4")
         details.add(outcome.players[0].detail)
     assert details == {"exited with code 4; stopped before answering init (id 0)"}
+
+
+def test_a_few_stale_replies_are_fine_but_a_flood_is_a_protocol_error():
+    outcome = play(hostile("stale_flood", 2, 50), steady())
+    assert [p.status for p in outcome.players] == ["ok", "ok"]
+    outcome, took = timed(lambda: play(hostile("stale_flood", 2, 5000), steady()))
+    assert_forfeit(outcome, 1, "protocol", r"more than 1000 stale replies \(ids below 2\) to move \(id 2\)")
+    assert took < 5.0
+
+
+def test_endless_stderr_is_stopped_at_the_cap_with_status_output():
+    bot = ProcessBot([sys.executable, str(HOSTILE / "stderr_endless.py"), "1"], cwd=str(HOSTILE),
+                     label="stderr_endless", max_log=4 * 1024 * 1024)
+    outcome, took = timed(lambda: play(bot, steady(), limits=Limits(init_ms=5000, turn_ms=2000, bank_ms=0)))
+    assert_forfeit(outcome, 1, "output", r"wrote more than 4194304 bytes to stderr in one match")
+    log = outcome.players[0].log
+    assert "FIRST PART" in log and "bytes of log dropped" in log
+    assert log.rstrip().endswith("more than 4194304 bytes of stderr in one match")
+    assert took < 10.0

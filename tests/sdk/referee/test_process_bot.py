@@ -59,7 +59,8 @@ def test_exit_code_is_seen_without_waiting_for_close():
 
 
 def test_output_cap_is_line_too_long():
-    bot = py("import sys\nwhile True:\n    sys.stdout.write('{}\\n' * 1000)", max_output=100_000)
+    # long lines: the byte cap comes long before the bound on unread lines (LineFlood)
+    bot = py("import sys\nwhile True:\n    sys.stdout.write(('{}' + ' ' * 998 + '\\n') * 10)", max_output=100_000)
     bot.start()
     try:
         with pytest.raises(LineTooLong, match="more than 100000 bytes"):

@@ -1,0 +1,52 @@
+"""The slot pool without Docker: distinct uids, CPUs lowest first, flock across processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from armada_sandbox.slots import SLOT_UID_BASE, SlotPool, SlotsBusy
+
+
+def test_slots_have_their_own_uid_and_cpu_and_are_taken_lowest_first(tmp_path):
+    pool = SlotPool(size=4, cpus=[0, 1], lock_dir=tmp_path)
+    leases = [pool.acquire(timeout=0) for _ in range(4)]
+    assert [lease.slot.uid for lease in leases] == [SLOT_UID_BASE + n for n in range(4)]
+    assert [lease.slot.cpuset for lease in leases] == ["0", "1", "0", "1"]
+    assert leases[0].slot.user == f"{SLOT_UID_BASE}:{SLOT_UID_BASE}"
+    with pytest.raises(SlotsBusy):
+        pool.acquire(timeout=0.1)
+    leases[1].release()
+    leases[1].release()  # idempotent
+    again = pool.acquire(timeout=0)
+    assert again.slot.index == 1
+    for lease in [*leases, again]:
+        lease.release()
+
+
+def test_a_slot_on_a_given_cpu(tmp_path):
+    pool = SlotPool(size=4, cpus=[0, 1], lock_dir=tmp_path)
+    with pool.acquire(cpu=1) as first, pool.acquire(cpu=1) as second:
+        assert (first.slot.index, second.slot.index) == (1, 3)
+
+
+def test_a_slot_held_by_another_process_is_busy_and_free_once_it_dies(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from armada_sandbox.slots import SlotPool
+        lease = SlotPool(size=1, cpus=[0], lock_dir={str(tmp_path)!r}).acquire(timeout=5)
+        print("held", flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        pool = SlotPool(size=1, cpus=[0], lock_dir=tmp_path)
+        assert pool.try_acquire() is None
+    finally:
+        holder.kill()
+        holder.wait(5)
+    with pool.acquire(timeout=2) as lease:  # the dead owner's lock went with it
+        assert lease.slot.index == 0
