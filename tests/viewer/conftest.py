@@ -21,11 +21,7 @@ import pytest
 from armada.cli.main import main
 from armada.replay import read_replay, write_replay
 from tests.sdk.cli.bots import CRASH_AFTER_INIT, write_bot
-from tests.services import missing
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "docs" / "images"
 #: Origin of the fake site that some tests serve with page.route (never resolved, never contacted).
@@ -107,20 +103,6 @@ def replays(tmp_path_factory: pytest.TempPathFactory) -> Replays:
     forfeit_mothership = d / "forfeit-mothership.json.gz"
     play(str(crasher), "builtin:greedy", "--game", "mothership", "--seed", "5", "--replay", str(forfeit_mothership))
     return Replays(galaxy, mothership, destruction, evil_galaxy, evil_mothership, forfeit_galaxy, forfeit_mothership)
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        missing(f"{CHROMIUM} is not installed (Debian packages chromium and chromium-driver; infra/install.sh)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @dataclass
