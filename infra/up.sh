@@ -45,6 +45,14 @@ trap "exit 130" INT TERM
 make -C "$ROOT" --no-print-directory bot-image
 
 cd "$ROOT"
+# The workers key each bot's ARMADA_BOT_SEED with a secret (D-R-8), kept with the instance's data.
+key_file="$DATA_DIR/bot-seed.key"
+if [ -z "${ARMADA_BOT_SEED_KEY:-}" ]; then
+  [ -s "$key_file" ] || (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$key_file")
+  ARMADA_BOT_SEED_KEY="$(cat "$key_file")"
+  export ARMADA_BOT_SEED_KEY
+fi
+
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$("$PY" manage.py ensure_demo_admin)
