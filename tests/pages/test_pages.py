@@ -77,7 +77,9 @@ def test_match_page_shows_the_owner_their_log_with_turns_and_times(client, arena
     html = body(client, f"/matches/{arena.match.pk}/")
     assert 'id="log-seat-1"' in html and 'id="log-seat-2"' not in html
     timings = arena.replay["timings"]["1"]
-    assert html.count('class="log-request"') == len(timings)
+    # One block per request, with its time; a request whose lines the bot wrote late (D-R-9) is "quiet".
+    assert html.count('class="log-request') == len(timings)
+    assert html.count('class="log-request"') >= len(timings) - 3
     assert "log-line" in html and "chatty: scout 5" in html
     assert re.search(r'request \d+: \w+, turn 5 · <span class="log-ms">[\d.]+ ms</span>', html)
 
