@@ -20,12 +20,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from armada.referee.connection import (
-    LOG_READ_PAUSE_S,
     BotConnection,
     BotGone,
     ExitInfo,
     LineBuffer,
     LogBuffer,
+    LogPump,
     drain,
 )
 from armada.referee.environment import bot_environment
@@ -162,6 +162,7 @@ class DockerBot(BotConnection):
         self._lines = LineBuffer(self.limits.max_line_bytes, self.limits.max_output_bytes)
         self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes, self.limits.max_log_bytes,
                               on_over=self._lines.stop)
+        self._log_pump = LogPump(self._log)
         self._stdout_eof = threading.Event()
         self._threads: list[threading.Thread] = []
         self._final: ExitInfo | None = None
@@ -259,7 +260,7 @@ class DockerBot(BotConnection):
         except OSError:
             return
         try:
-            drain(fd, self._log.feed, LOG_READ_PAUSE_S)
+            self._log_pump.run(fd)
         finally:
             os.close(fd)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
+import select
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -35,6 +36,8 @@ READ_CHUNK = 65536
 #: Pause of a log reader after a read that did not fill a chunk: a bot writing its log in tiny
 #: pieces cannot make the referee read more than about 1000 times a second.
 LOG_READ_PAUSE_S = 0.001
+#: Longest a request mark spends reading what a bot already wrote to stderr (a flood cannot stall it).
+MARK_READ_S = 0.02
 #: The bot library's line for a caught exception (armada.logmarks), as bytes.
 _MARK = EXCEPTION_MARK.encode("ascii")
 #: Default stderr cap: this many bytes of the head and of the tail are kept.
@@ -304,6 +307,67 @@ class LogBuffer:
             return text
 
 
+def _readable(fd: int) -> bool:
+    """Has `fd` bytes (or its end) to read right now? Uses poll, which knows no fd-number limit."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(0))
+
+
+class LogPump:
+    """Reads a bot's stderr fd into its LogBuffer; `mark` first reads what the pipe holds (D-R-9).
+
+    The reader thread and `mark` take one lock around each read-and-feed, so no chunk is ever
+    between the pipe and the buffer while a mark is placed: every byte the bot wrote before
+    the referee asked for the mark is in the log before the mark.
+    """
+
+    def __init__(self, log: LogBuffer, pause: float = LOG_READ_PAUSE_S) -> None:
+        self.log = log
+        self.pause = pause
+        self._lock = threading.Lock()
+        self._fd: int | None = None
+        self._done = False
+
+    def run(self, fd: int) -> None:
+        """Thread body: read `fd` to its end, or until the log's cap; the caller closes `fd` after."""
+        with self._lock:
+            self._fd = fd
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        try:
+            while not self._done:
+                poller.poll()  # wait for bytes without holding the lock
+                with self._lock:
+                    if self._done or not _readable(fd):
+                        continue  # `mark` read them first
+                    size = self._read_once(fd)
+                if self.pause and 0 < size < READ_CHUNK:
+                    time.sleep(self.pause)
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._fd, self._done = None, True
+
+    def mark(self, text: str, budget: float = MARK_READ_S) -> None:
+        """Read what `fd` holds now (for at most `budget` seconds), then put the mark `text`."""
+        end = time.monotonic() + budget
+        with self._lock:
+            fd = self._fd
+            with contextlib.suppress(OSError):
+                while fd is not None and not self._done and time.monotonic() < end and _readable(fd):
+                    self._read_once(fd)
+            self.log.mark(text)
+
+    def _read_once(self, fd: int) -> int:
+        """One read into the log, under the lock; at the stream's end or the log's cap, done."""
+        chunk = os.read(fd, READ_CHUNK)
+        if not chunk or self.log.feed(chunk) is False:
+            self._done = True
+        return len(chunk)
+
+
 @dataclass(frozen=True)
 class LogNotes:
     """What the referee learnt from a bot's log: exceptions the bot library caught, and the first one's line."""
@@ -353,7 +417,13 @@ class BotConnection(ABC):
         """Close the bot's stdin, give it `grace` seconds to exit, then kill everything it started."""
 
     def mark(self, text: str) -> None:
-        """Write the referee's line `text` (a request mark) into the bot's log; a no-op without a LogBuffer."""
+        """Write the referee's line `text` (a request mark) into the bot's log; a no-op without a LogBuffer.
+
+        With a `LogPump` (attribute `_log_pump`) the mark comes after all the bot wrote before it."""
+        pump = getattr(self, "_log_pump", None)
+        if isinstance(pump, LogPump):
+            pump.mark(text)
+            return
         buffer = getattr(self, "_log", None)
         if isinstance(buffer, LogBuffer):
             buffer.mark(text)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -34,7 +33,6 @@ from typing import IO
 
 from armada.referee.connection import (
     LOG_HEAD_BYTES,
-    LOG_READ_PAUSE_S,
     LOG_TAIL_BYTES,
     MAX_LINE_BYTES,
     MAX_LOG_BYTES,
@@ -44,12 +42,10 @@ from armada.referee.connection import (
     ExitInfo,
     LineBuffer,
     LogBuffer,
+    LogPump,
     drain,
 )
 from armada.referee.environment import SEED_VARIABLE, bot_environment
-
-#: How long a request mark waits for the stderr thread to read what the bot wrote before.
-MARK_WAIT_S = 0.02
 
 
 class ProcessBot(BotConnection):
@@ -69,6 +65,7 @@ class ProcessBot(BotConnection):
         self.max_output = max_output
         self._lines = LineBuffer(max_line, max_output)
         self._log = LogBuffer(log_head, log_tail, max_log, on_over=self._lines.stop)
+        self._log_pump = LogPump(self._log)
         self._proc: subprocess.Popen[bytes] | None = None
         self._readers: list[threading.Thread] = []
         self._send_lock = threading.Lock()
@@ -130,7 +127,7 @@ class ProcessBot(BotConnection):
             self._lines.close()
 
     def _pump_stderr(self, stream: IO[bytes]) -> None:
-        drain(stream.fileno(), self._log.feed, LOG_READ_PAUSE_S)
+        self._log_pump.run(stream.fileno())
 
     # -- protocol bytes --------------------------------------------------------------------
     def send(self, line: bytes) -> None:
@@ -154,17 +151,6 @@ class ProcessBot(BotConnection):
 
     def log(self) -> str:
         return self._log.text()
-
-    def mark(self, text: str) -> None:
-        """The request mark (D-R-9), once what the bot already wrote to stderr is read (at most 20 ms)."""
-        proc = self._proc
-        with contextlib.suppress(OSError, ValueError):
-            if proc is not None and proc.stderr is not None:
-                fd = proc.stderr.fileno()
-                end = time.monotonic() + MARK_WAIT_S
-                while select.select([fd], [], [], 0)[0] and time.monotonic() < end:
-                    time.sleep(0.001)  # the stderr thread is reading it
-        super().mark(text)
 
     # -- ending ----------------------------------------------------------------------------
     def exit_info(self) -> ExitInfo:

@@ -188,3 +188,74 @@ def test_drain_stops_when_feed_says_so_and_pauses_on_small_reads():
     os.close(write_fd)
     os.close(read_fd)
     assert seen == [b"abc"]
+
+
+class _SlowLog(LogBuffer):
+    """A log whose feed is slow: the reader thread sits between its read and its feed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reading = threading.Event()
+
+    def feed(self, chunk: bytes) -> bool:
+        self.reading.set()
+        time.sleep(0.05)
+        return super().feed(chunk)
+
+
+def test_log_pump_puts_a_mark_after_everything_written_before_it():
+    """D-R-9: a line read from the pipe but not yet fed used to land under the next request's mark."""
+    from armada.referee.connection import LogPump
+
+    read, write = os.pipe()
+    log = _SlowLog()
+    pump = LogPump(log, pause=0)
+    thread = threading.Thread(target=pump.run, args=(read,), daemon=True)
+    thread.start()
+    try:
+        os.write(write, b"thinking about turn 3\n")
+        assert log.reading.wait(2)  # the thread has read the line and is feeding it
+        pump.mark("[armada] --- request 4: turn, turn 4 ---")
+        os.write(write, b"thinking about turn 4\n")
+        time.sleep(0.2)
+    finally:
+        os.close(write)
+        thread.join(2)
+        os.close(read)
+    assert log.text() == ("thinking about turn 3\n[armada] --- request 4: turn, turn 4 ---\n"
+                          "thinking about turn 4\n")
+
+
+def test_log_pump_mark_reads_what_the_pipe_holds_and_a_flood_cannot_stall_it():
+    from armada.referee.connection import MARK_READ_S, LogPump
+
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    log = LogBuffer(head=1 << 20)
+    pump = LogPump(log, pause=0)
+    pump._fd = read  # as if its thread were running but had not been scheduled yet
+    os.write(write, b"early line\n")
+    began = time.monotonic()
+    pump.mark("[armada] --- request 1: turn, turn 1 ---")
+    assert time.monotonic() - began < MARK_READ_S + 0.5
+    assert log.text() == "early line\n"  # the mark waits for the bot's next bytes
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.is_set():
+            try:
+                os.write(write, b"x" * 4096)
+            except BlockingIOError:
+                time.sleep(0)
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    flooder.start()
+    try:
+        began = time.monotonic()
+        pump.mark("[armada] --- request 2: turn, turn 2 ---")
+        assert time.monotonic() - began < MARK_READ_S + 0.5
+    finally:
+        stop.set()
+        flooder.join(2)
+        os.close(write)
+        os.close(read)
