@@ -7,6 +7,10 @@ init process, no Docker logging, labels for the sweeper. Each bot runs in a sand
 (`slots`): the slot's own uid (no other container shares it) and the slot's CPU set. The protocol
 bytes go through host FIFOs (`fifo_io`), not the Docker API. `close()` always removes the
 container, and with it every process the bot started.
+
+In a worker with warm slots (`warm`), `start()` takes a container that is already running
+and waiting, copies the code into its slot's folder and says go; `close()` then leaves the
+container's removal to the background (the match's result does not wait for it).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.seccomp import profile_json
 from armada_sandbox.slots import Lease, Slot, SlotPool, SlotsBusy, default_pool
+from armada_sandbox.warm import WARM_LABEL, WarmPool, WarmSlot, copy_code, process_pool
 
 #: The image's user; only used without a slot (containers of `container_options(slot=None)`).
 BOT_USER = "10001:10001"
@@ -41,8 +46,23 @@ BOT_USER = "10001:10001"
 SANDBOX_LABEL = "armada.sandbox"
 #: The shell only wires the FIFOs to the bot's standard streams, then becomes the bot.
 LAUNCH = 'exec python3 "$1" </io/stdin >/io/stdout 2>/io/stderr'
+#: A warm container's shell: wait for "SEED ENTRY" on /io/go (end of file: exit), then the same.
+WARM_LAUNCH = ('read -r seed entry </io/go || exit 0; [ "$seed" = - ] || export ARMADA_BOT_SEED="$seed"; '
+               'exec python3 "$entry" </io/stdin >/io/stdout 2>/io/stderr')
 #: Seconds `send()` waits for room in the bot's input pipe before giving up on the bot.
 SEND_TIMEOUT_S = 10.0
+
+#: Docker's own masked paths (20.10), then what else of the host we hide (docs/sandbox.md, "What
+#: a bot sees of its host"): RAM, CPUs, load, uptime and the host-wide counters (/proc/stat shows
+#: the other bots' CPU use). A masked file reads as empty; a masked folder as empty.
+MASKED_PATHS = [
+    "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+    "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap",
+    "/proc/meminfo", "/proc/loadavg", "/proc/stat", "/proc/cpuinfo", "/proc/uptime", "/proc/vmstat",
+    "/proc/swaps", "/proc/diskstats", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
+    "/proc/interrupts", "/proc/softirqs", "/proc/schedstat", "/proc/pressure", "/proc/locks",
+    "/proc/vmallocinfo", "/proc/partitions",
+]
 
 _client_lock = threading.Lock()
 _client: Any = None
@@ -108,6 +128,45 @@ def container_options(
     }
 
 
+def warm_container_options(code_dir: Path, io_dir: Path, limits: SandboxLimits, lease: Lease,
+                           extra_labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """A warm slot's container: `container_options` (the same wall) with the waiting shell.
+
+    Its seed comes through `go` (the shell exports it), so its environment is a cold
+    container's; its labels name only the slot (the container is made before its bot is known).
+    """
+    labels = {
+        **(extra_labels or {}),
+        SANDBOX_LABEL: "bot",
+        WARM_LABEL: "1",
+        "armada.created": str(int(time.time())),
+        "armada.slot": str(lease.slot.index),
+        "armada.slots": str(lease.lock_dir),
+    }
+    options = container_options(code_dir, io_dir, "main.py", limits, labels, None, lease.slot)
+    options["command"] = ["/bin/sh", "-c", WARM_LAUNCH]
+    return options
+
+
+def warm_entry(entry: str) -> bool:
+    """Can `entry` go through a warm container's `go` line (one word, no blanks)?"""
+    return entry.isprintable() and not any(c.isspace() for c in entry)
+
+
+def create_container(client: Any, image: str, options: dict[str, Any]) -> Any:
+    """`client.containers.create(image, **options)` with our MASKED_PATHS added to its host config.
+
+    docker-py has no keyword for MaskedPaths (Docker API >= 1.40), so the options are turned into
+    the API's arguments by docker-py's own converter and the field is added to the host config.
+    """
+    from docker.models.containers import _create_container_args
+
+    args = _create_container_args({**options, "image": image, "version": client.api._version})
+    args["host_config"]["MaskedPaths"] = list(MASKED_PATHS)
+    created = client.api.create_container(**args)
+    return client.containers.get(created["Id"])
+
+
 def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:
     """ExitInfo from a container's State (exit codes above 128 are 128 + the killing signal)."""
     if state.get("Running") or state.get("Status") in ("created", "running", "restarting", "paused"):
@@ -120,8 +179,9 @@ def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:
 class DockerBot(BotConnection):
     """A bot in a container. `code_dir` holds the bot; `entry` is its main script, relative.
 
-    `slot` is a held slot lease (released by `close()`); without one, `start()` takes the
-    lowest free slot of `pool` (default: the host's pool) and `close()` frees it.
+    `slot` is a held slot lease (released by `close()`); without one, `start()` takes a ready
+    container of `warm` (default: this process's warm pool, if it keeps one), else the lowest
+    free slot of `pool` (default: the host's pool) that `purpose` may use, and `close()` frees it.
     """
 
     def __init__(
@@ -136,6 +196,8 @@ class DockerBot(BotConnection):
         client: Any = None,
         slot: Lease | None = None,
         pool: SlotPool | None = None,
+        warm: WarmPool | bool | None = True,
+        purpose: str = "match",
     ) -> None:
         self.code_dir = Path(code_dir).resolve()
         if not self.code_dir.is_dir():
@@ -156,6 +218,11 @@ class DockerBot(BotConnection):
         self._client = client
         self.lease = slot
         self._pool = pool
+        self.purpose = purpose
+        self._warm_pool: WarmPool | None = (process_pool(image) if warm is True else warm) or None
+        self._warm: WarmSlot | None = None
+        #: True once `start()` took a warm container (tests and benches read it).
+        self.was_warm = False
         self.container: Any = None
         self._io: FifoDir | None = None
         self._stdin: int | None = None
@@ -178,9 +245,15 @@ class DockerBot(BotConnection):
         from docker.errors import DockerException, ImageNotFound
 
         client = self._client or docker_client()
+        if self.lease is None and self._warm_pool is not None and warm_entry(self.entry):
+            warm = self._warm_pool.take(self.image, self.limits)
+            if warm is not None:
+                self._start_warm(warm)
+                return
         if self.lease is None:
             try:
-                self.lease = (self._pool or default_pool()).acquire(timeout=self.limits.start_timeout_s)
+                pool = self._pool or default_pool()
+                self.lease = pool.acquire(timeout=self.limits.start_timeout_s, purpose=self.purpose)
             except SlotsBusy as exc:
                 raise BotGone(f"sandbox could not start the bot: {exc}") from None
         elif not self.lease.held:
@@ -201,7 +274,7 @@ class DockerBot(BotConnection):
         try:
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
                                         self.bot_seed, self.lease.slot)
-            self.container = client.containers.create(self.image, **options)
+            self.container = create_container(client, self.image, options)
             self.container.start()
             deadline = time.monotonic() + self.limits.start_timeout_s
             self._stdin = self._io.open_writer("stdin", deadline, self._alive_check())
@@ -213,6 +286,22 @@ class DockerBot(BotConnection):
             self.close(grace=0)
             log = self._log.text().strip()
             raise BotGone(f"sandbox could not start the bot: {exc}" + (f"; log: {log[-500:]}" if log else "")) from None
+
+    def _start_warm(self, warm: WarmSlot) -> None:
+        """Copy the code into the warm slot's folder, say go, connect the streams."""
+        self._warm, self.lease, self._io, self.container = warm, warm.lease, warm.io, warm.container
+        self.was_warm = True
+        self._spawn(self._pump_stdout, "stdout")
+        self._spawn(self._pump_stderr, "stderr")
+        try:
+            copy_code(self.code_dir, warm.code_dir)
+            warm.say_go(self.bot_seed, self.entry)
+            deadline = time.monotonic() + self.limits.start_timeout_s
+            self._stdin = warm.io.open_writer("stdin", deadline, self._alive_check())
+            os.set_blocking(self._stdin, False)
+        except OSError as exc:
+            self.close(grace=0)
+            raise BotGone(f"sandbox could not start the bot in its warm slot: {exc}") from None
 
     def _spawn(self, target: Any, name: str) -> None:
         thread = threading.Thread(target=target, name=f"dockerbot-{name}-{self.label}", daemon=True)
@@ -325,6 +414,8 @@ class DockerBot(BotConnection):
                 with contextlib.suppress(OSError):
                     os.close(self._stdin)
                 self._stdin = None
+            if self._warm is not None:
+                return self._close_warm(grace)
             info = self._final or ExitInfo()
             if self.container is not None:
                 if grace <= 0 or not self._wait(grace):
@@ -345,6 +436,26 @@ class DockerBot(BotConnection):
             if self.lease is not None:
                 self.lease.release()  # the container is gone: the slot's uid runs nothing any more
             return info
+
+    def _close_warm(self, grace: float) -> ExitInfo:
+        """(Under the lock.) Wait up to `grace` for the bot's output to end (its last log lines),
+        then leave the container's removal and the slot's next container to the warm pool."""
+        warm, self._warm = self._warm, None
+        assert warm is not None and self._warm_pool is not None
+        self._stdout_eof.wait(max(grace, 0.0))
+        io, threads = self._io, list(self._threads)
+        self._io = None
+
+        def release_streams() -> None:  # after the container is gone: no writer is left
+            assert io is not None
+            for name in ("stdout", "stderr"):
+                io.release_reader(name)
+            for thread in threads:
+                thread.join(timeout=5.0)
+
+        self._warm_pool.retire(warm, grace=0.0 if self._stdout_eof.is_set() else grace,
+                               cleanup=release_streams)
+        return self._final or ExitInfo()
 
     def _remove(self) -> None:
         from docker.errors import NotFound

@@ -20,13 +20,24 @@ NAMES = ("stdin", "stdout", "stderr")
 
 
 class FifoDir:
-    """Creates the FIFOs, opens the host ends, and removes everything on `remove()`."""
+    """Creates the FIFOs, opens the host ends, and removes everything on `remove()`.
 
-    def __init__(self, prefix: str = "armada-io-") -> None:
-        self.path = Path(tempfile.mkdtemp(prefix=prefix))
-        # The bot user (uid 10001) may traverse but not list or create; the FIFOs are 0666.
+    By default a new private folder in the temp dir (an opaque name: nothing of the bot or
+    the match); `directory` names a folder to create instead (a warm slot's); `names` adds
+    FIFOs beyond the three streams (a warm container's `go`).
+    """
+
+    def __init__(self, prefix: str = "armada-io-", *, directory: Path | None = None,
+                 names: tuple[str, ...] = NAMES) -> None:
+        if directory is None:
+            self.path = Path(tempfile.mkdtemp(prefix=prefix))
+        else:
+            self.path = Path(directory)
+            self.path.mkdir(mode=0o700)
+        self.names = names
+        # The bot's uid (another one) may traverse but not list or create; the FIFOs are 0666.
         os.chmod(self.path, 0o711)  # noqa: S103 (traverse only, no listing)
-        for name in NAMES:
+        for name in names:
             fifo = self.path / name
             os.mkfifo(fifo)
             os.chmod(fifo, 0o666)  # noqa: S103 (the bot runs as another uid)
@@ -72,7 +83,7 @@ class FifoDir:
 
     def remove(self) -> None:
         """Delete the directory and its FIFOs (only FIFOs are expected in it)."""
-        for name in NAMES:
+        for name in self.names:
             path = self.path / name
             try:
                 if stat.S_ISFIFO(os.lstat(path).st_mode):

@@ -6,6 +6,9 @@ queue bytes) are per container, and on CPU `n % cores` (one core per running bot
 more bots than cores run at once: slots are taken lowest first). A slot is held with
 `fcntl.flock` on its own lock file, so the pool is safe across worker processes and a slot
 whose owner dies is free again at once (the kernel drops the lock with the descriptor).
+
+The first pair of slots (0 and 1) is kept for validation games (`purpose="validation"`),
+so a busy ladder never makes a new upload wait; validation may use the other slots too.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ SLOT_UID_BASE = 20000
 SLOT_DIR_VARIABLE = "ARMADA_SANDBOX_SLOT_DIR"
 #: Slots per core: more bots than cores may run (tests, local runs) and then share cores.
 SLOTS_PER_CORE = 8
+#: Slots kept for validation games (one pair: a validation game has two seats).
+VALIDATION_SLOTS = 2
+#: What a slot is wanted for: validation games may use the kept pair, everything else may not.
+PURPOSES = ("match", "validation")
 
 
 class SlotsBusy(RuntimeError):
@@ -97,9 +104,19 @@ class SlotPool:
     def slot(self, index: int) -> Slot:
         return Slot(index, SLOT_UID_BASE + index, str(self.cpus[index % len(self.cpus)]))
 
-    def try_acquire(self, cpu: int | None = None) -> Lease | None:
-        """The lowest free slot (on CPU `cpu` if given), or None when all are taken."""
-        for index in range(self.size):
+    def reserved(self) -> int:
+        """How many of the lowest slots are kept for validation (none in a pool too small to spare them)."""
+        return VALIDATION_SLOTS if self.size > 2 * VALIDATION_SLOTS else 0
+
+    def candidates(self, purpose: str = "match") -> range:
+        """The slot numbers `purpose` may take, lowest first."""
+        if purpose not in PURPOSES:
+            raise ValueError(f"unknown slot purpose {purpose!r}; expected one of {', '.join(PURPOSES)}")
+        return range(0 if purpose == "validation" else self.reserved(), self.size)
+
+    def try_acquire(self, cpu: int | None = None, purpose: str = "match") -> Lease | None:
+        """The lowest free slot `purpose` may take (on CPU `cpu` if given), or None when all are taken."""
+        for index in self.candidates(purpose):
             if cpu is not None and self.slot(index).cpuset != str(cpu):
                 continue
             lease = self.try_slot(index)
@@ -118,15 +135,16 @@ class SlotPool:
             return None
         return Lease(self.slot(index), fd, self.lock_dir)
 
-    def acquire(self, timeout: float = 60.0, cpu: int | None = None) -> Lease:
-        """The lowest free slot, waiting up to `timeout` seconds; raises SlotsBusy."""
+    def acquire(self, timeout: float = 60.0, cpu: int | None = None, purpose: str = "match") -> Lease:
+        """The lowest free slot `purpose` may take, waiting up to `timeout` seconds; raises SlotsBusy."""
         deadline = time.monotonic() + timeout
         while True:
-            lease = self.try_acquire(cpu)
+            lease = self.try_acquire(cpu, purpose)
             if lease is not None:
                 return lease
             if time.monotonic() >= deadline:
-                raise SlotsBusy(f"all {self.size} sandbox slots stayed taken for {timeout:.0f} s")
+                raise SlotsBusy(f"all {len(self.candidates(purpose))} sandbox slots for {purpose} games "
+                                f"stayed taken for {timeout:.0f} s")
             time.sleep(0.05)
 
     def _ensure_dir(self) -> None:

@@ -6,6 +6,8 @@ longest possible match, so containers of matches still running are never touched
 container of a sandbox slot (`armada.slot`, `armada.slots`: its number and lock folder) whose
 slot nobody holds any more is an orphan at any age: its owner died or gave it up (a slot is
 held from before its container is created until after it is removed), so it goes at once.
+A warm container (`armada.warm`) of a slot still held waits for its bot as long as its
+owner lives: it is left alone at any age.
 Run it periodically (the platform's beat schedule) or by hand:
 `python -m armada_sandbox.sweeper --max-age 3600`.
 """
@@ -20,6 +22,7 @@ from typing import Any
 
 from armada_sandbox.docker_bot import SANDBOX_LABEL, docker_client
 from armada_sandbox.slots import SlotPool
+from armada_sandbox.warm import WARM_LABEL
 
 #: Default age past which a bot container is surely orphaned (longest match plus margin).
 DEFAULT_MAX_AGE_S = 3600.0
@@ -34,17 +37,28 @@ def container_age(container: Any, now: float) -> float | None:
         return None
 
 
-def slot_orphaned(container: Any) -> bool:
-    """True when the container names a slot that nobody holds (checked by taking its lock briefly)."""
+def slot_state(container: Any) -> str:
+    """"held" or "free" for a container of a sandbox slot (its lock taken briefly), else "none"."""
     labels = container.labels or {}
     raw, folder = labels.get("armada.slot", ""), labels.get("armada.slots", "")
     if not raw.isdigit() or not folder or not os.path.isdir(folder):
-        return False
+        return "none"
     lease = SlotPool(size=int(raw) + 1, cpus=[0], lock_dir=folder).try_slot(int(raw))
     if lease is None:
-        return False
+        return "held"
     lease.release()
-    return True
+    return "free"
+
+
+def keep(container: Any, max_age_s: float, now: float) -> bool:
+    """Is the container still someone's: a held slot's warm one, or a young one of a held (or no) slot?"""
+    state = slot_state(container)
+    if state == "free":
+        return False
+    if state == "held" and (container.labels or {}).get(WARM_LABEL) == "1":
+        return True
+    age = container_age(container, now)
+    return age is not None and age <= max_age_s
 
 
 def sweep(
@@ -68,8 +82,7 @@ def sweep(
     removed: list[str] = []
     wanted = [f"{SANDBOX_LABEL}=bot"] + [f"{key}={value}" for key, value in (only or {}).items()]
     for container in client.containers.list(all=True, filters={"label": wanted}):
-        age = container_age(container, now)
-        if age is not None and age <= max_age_s and not slot_orphaned(container):
+        if keep(container, max_age_s, now):
             continue
         try:
             container.remove(force=True, v=True)

@@ -37,9 +37,22 @@ def host_processes_of_uid(uid: int) -> list[int]:
 
 def containers_with(client: Any, labels: dict[str, str]) -> list[Any]:
     """All containers (running or not) carrying every given label."""
+    from docker.errors import NotFound
+
     filters = {"label": [f"{key}={value}" for key, value in labels.items()]}
+    for _ in range(10):
+        try:
+            return client.containers.list(all=True, filters=filters)
+        except NotFound:  # one was removed between the listing and its inspection
+            continue
     return client.containers.list(all=True, filters=filters)
 
 
 def container_exists(client: Any, container_id: str) -> bool:
-    return bool(client.containers.list(all=True, filters={"id": container_id}))
+    from docker.errors import NotFound
+
+    try:
+        client.containers.get(container_id)
+    except NotFound:
+        return False
+    return True

@@ -4,10 +4,13 @@
 Every case must end with the right status and detail, the other bot unaffected (status ok),
 its container removed and no process of it left on the host; the bot's own stderr report
 shows that each attack failed. The matches run in parallel, four at a time, with small limits.
+The suite runs twice: with containers started cold for each bot, and in warm slots (issue 12:
+every layer of the wall holds for a container created ahead that waited for its bot).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -25,7 +28,9 @@ from armada.referee.clock import Limits
 from armada.referee.environment import bot_environment
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.image import BOT_IMAGE
 from armada_sandbox.limits import SandboxLimits
+from armada_sandbox.warm import WarmPool
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, containers_with, host_processes_of
 
@@ -36,6 +41,8 @@ HOSTILE_DIR = Path(__file__).parent / "hostile"
 SMALL = SandboxLimits(memory_mb=128, pids=32, tmp_mb=8, cpus=0.5, nofile=64, max_log_bytes=8 * 1024 * 1024)
 MATCH_LIMITS = Limits(init_ms=8000, turn_ms=1500, bank_ms=0)
 PARALLEL = 4
+#: Text the cases' labels carry, which no folder a bot sees may name.
+RUN_LABEL = "test-"
 
 
 @dataclass
@@ -76,6 +83,8 @@ CASES: dict[str, Case] = {
     "ignore_sigterm": Case("ok", log=[r"ignoring the end"]),
     "many_files": Case("ok", log=[r"FILES refused after \d+ \(EMFILE\)"]),
     "exit_code": Case("crashed", detail="exited with code 3"),
+    # Issue 12: the host's RAM, CPUs, load and counters (the opponent's CPU use) read as empty.
+    "host_view": Case("ok", log=[r"HOST /proc/meminfo: 0 bytes", r"HOST /proc/stat: 0 bytes", r"CPUS \[\d+\]$"]),
 }
 
 
@@ -88,6 +97,7 @@ class Played:
     container_ids: list[str]
     leftover_pids: list[int]
     containers_left: list[str]
+    warm: bool = False
 
 
 def host_addresses(client: Any) -> list[str]:
@@ -107,17 +117,22 @@ def host_addresses(client: Any) -> list[str]:
     return sorted(found)
 
 
-def play_case(folder: Path, name: str) -> Played:
-    seat1 = DockerBot(folder, f"{name}.py", label=name, limits=SMALL,
+def play_case(folder: Path, name: str, warm: WarmPool | None) -> Played:
+    seat1 = DockerBot(folder, f"{name}.py", label=name, limits=SMALL, warm=warm,
                       labels=run_labels(**{"armada.seat": "1", "armada.case": name}))
-    seat2 = DockerBot(folder, "good.py", label="good", labels=run_labels(**{"armada.seat": "2", "armada.case": name}))
+    seat2 = DockerBot(folder, "good.py", label="good", warm=warm,
+                      labels=run_labels(**{"armada.seat": "2", "armada.case": name}))
     started = time.monotonic()
     outcome = play_match("mothership", {1: seat1, 2: seat2}, seed=7, limits=MATCH_LIMITS)
     seconds = time.monotonic() - started
     ids = [cid for cid in (seat1.container_id, seat2.container_id) if cid]
+    client = _shared_client()
+    gone_by = time.monotonic() + 10  # a warm slot's container is removed in the background
+    while any(container_exists(client, cid) for cid in ids) and time.monotonic() < gone_by:
+        time.sleep(0.1)
     pids = [pid for cid in ids for pid in host_processes_of(cid)]
-    left = [cid for cid in ids if container_exists(seat1._client or _shared_client(), cid)]
-    return Played(outcome, seconds, ids, pids, left)
+    left = [cid for cid in ids if container_exists(client, cid)]
+    return Played(outcome, seconds, ids, pids, left, seat1.was_warm and seat2.was_warm)
 
 
 def _shared_client() -> Any:
@@ -142,16 +157,23 @@ def listener() -> Any:
     udp.close()
 
 
-@pytest.fixture(scope="module")
-def played(docker_client, listener, tmp_path_factory) -> dict[str, Played]:
-    """Play every case once, PARALLEL at a time."""
+@pytest.fixture(scope="module", params=["cold", "warm"])
+def played(request, docker_client, listener, tmp_path_factory) -> Any:
+    """Play every case once, PARALLEL at a time, in cold containers or in warm slots."""
     folder = tmp_path_factory.mktemp("hostile")
     shutil.copytree(HOSTILE_DIR, folder, dirs_exist_ok=True)
     port = listener[0]
     (folder / "targets.json").write_text(json.dumps({"port": port, "hosts": host_addresses(docker_client)}))
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        futures = {name: pool.submit(play_case, folder, name) for name in CASES}
-        return {name: future.result() for name, future in futures.items()}
+    with contextlib.ExitStack() as stack:
+        warm = None
+        if request.param == "warm":
+            warm = stack.enter_context(WarmPool(PARALLEL, image=BOT_IMAGE, limits=SMALL))
+        with ThreadPoolExecutor(PARALLEL) as pool:
+            futures = {name: pool.submit(play_case, folder, name, warm) for name in CASES}
+            results = {name: future.result() for name, future in futures.items()}
+        if warm is not None:
+            assert all(result.warm for result in results.values())
+        yield results
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -204,6 +226,18 @@ def test_secrets_and_writes_all_denied(played):
     env = set(re.search(r"^ENV (.*)$", log, re.MULTILINE).group(1).split(","))
     # the SDK's one definition, nothing from the image or the worker (docs/bots-environment.md)
     assert env == set(bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=1))
+
+
+def test_the_host_view_is_masked_and_folder_names_are_opaque(played, request):
+    log = played["host_view"].outcome.players[0].log
+    sizes = dict(re.findall(r"^HOST (\S+): (0 bytes|\d+ bytes|unreadable.*)$", log, re.MULTILINE))
+    # hidden: empty, or absent (a kernel without schedstats has no /proc/schedstat)
+    assert len(sizes) == 9 and set(sizes.values()) <= {"0 bytes", "unreadable (FileNotFoundError)"}, sizes
+    mounts = dict(re.findall(r"^MOUNT (\S+) (\S+)$", log, re.MULTILINE))
+    assert set(mounts) == {"/bot", "/io"}
+    if "warm" in request.node.callspec.id:  # a warm slot's folders name nothing of the bot or the match
+        assert all(re.fullmatch(r".*/armada-sandbox/[\w]+/(code|io)", path) for path in mounts.values()), mounts
+        assert not any("host_view" in path or RUN_LABEL in path for path in mounts.values())
 
 
 def test_every_dangerous_syscall_refused(played):

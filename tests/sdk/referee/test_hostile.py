@@ -262,7 +262,7 @@ def test_a_few_stale_replies_are_fine_but_a_flood_is_a_protocol_error():
 
 
 def test_endless_stderr_is_stopped_at_the_cap_with_status_output():
-    bot = ProcessBot([sys.executable, str(HOSTILE / "stderr_endless.py"), "1"], cwd=str(HOSTILE),
+    bot = ProcessBot([sys.executable, str(HOSTILE / "stderr_endless.py"), "1", str(8 * 1024 * 1024)], cwd=str(HOSTILE),
                      label="stderr_endless", max_log=4 * 1024 * 1024)
     outcome, took = timed(lambda: play(bot, steady(), limits=Limits(init_ms=5000, turn_ms=2000, bank_ms=0)))
     assert_forfeit(outcome, 1, "output", r"wrote more than 4194304 bytes to stderr in one match")

@@ -1,0 +1,311 @@
+"""Warm containers: slots this process keeps with a container created and started ahead.
+
+A `WarmPool` holds `pairs` slot pairs for the life of the process (docs/sandbox.md, "Warm
+containers"). Each slot has an opaque folder on the host, `<root>/<random>/` with `code/`
+(mounted read-only at /bot) and `io/` (the FIFOs, and `go`). Its container is created with
+the whole wall of `container_options` and started; its shell waits on `go`. A match takes a
+ready slot (`take`), copies the bot's code into `code/`, writes the bot's seed and entry
+into `go`, and plays. The container serves that one bot: `retire` closes it off the match's
+critical path (kill, remove, delete the folder) and prepares a new one for the slot, while the
+slot stays held, so its uid never runs two containers.
+
+A slot's folder and container name nothing of the bot or the match. When the process dies
+its slots are free at once (flock) and the sweeper removes their containers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from armada_sandbox.fifo_io import NAMES, FifoDir
+from armada_sandbox.limits import SandboxLimits, limits_for
+from armada_sandbox.slots import Lease, SlotPool, default_pool
+
+#: The FIFO a warm container's shell reads its bot's seed and entry from.
+GO = "go"
+#: Label of a warm container (the sweeper leaves those of held slots alone, at any age).
+WARM_LABEL = "armada.warm"
+#: Variable: warm slot pairs a worker process keeps (0 or unset: none, every bot starts cold).
+PAIRS_VARIABLE = "ARMADA_SANDBOX_WARM_PAIRS"
+#: Variable: what the process's warm slots are for ("match" or "validation").
+PURPOSE_VARIABLE = "ARMADA_SANDBOX_PURPOSE"
+#: Seconds `take` waits for a slot whose container is still being prepared.
+TAKE_WAIT_S = 5.0
+#: Seconds a new container gets to open its `go` FIFO.
+READY_TIMEOUT_S = 30.0
+
+
+def container_key(image: str, limits: SandboxLimits) -> tuple[Any, ...]:
+    """What a container is made for: the image and the limits Docker applies (not the referee's)."""
+    return (image, limits.memory_mb, limits.pids, limits.tmp_mb, limits.cpus, limits.nofile)
+
+
+def sandbox_root() -> Path:
+    """The host folder of the warm slots' folders (traverse only for the bots' uids)."""
+    root = Path(tempfile.gettempdir()) / "armada-sandbox"
+    root.mkdir(mode=0o711, exist_ok=True)
+    with contextlib.suppress(OSError):
+        os.chmod(root, 0o711)  # noqa: S103 (traverse only, no listing)
+    return root
+
+
+@dataclass
+class WarmSlot:
+    """One held slot with its folder and its container waiting on `go`."""
+
+    lease: Lease
+    folder: Path
+    io: FifoDir
+    key: tuple[Any, ...]
+    container: Any = None
+    go_fd: int | None = None
+    ready: threading.Event = field(default_factory=threading.Event)
+    failed: str = ""
+
+    @property
+    def code_dir(self) -> Path:
+        return self.folder / "code"
+
+    def say_go(self, seed: int | None, entry: str) -> None:
+        """Tell the waiting shell to run `entry` with ARMADA_BOT_SEED `seed` (OSError if it is gone)."""
+        fd, self.go_fd = self.go_fd, None
+        if fd is None:
+            raise BrokenPipeError("the warm container is not waiting")
+        try:
+            os.write(fd, f"{'-' if seed is None else int(seed)} {entry}\n".encode())
+        finally:
+            os.close(fd)
+
+
+def copy_code(source: Path, target: Path) -> None:
+    """Copy the bot's files into a slot's code folder, readable (not writable) by any uid."""
+    shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)  # a link stays a link (never followed)
+    for folder, _dirs, files in os.walk(target):
+        os.chmod(folder, 0o755)  # noqa: S103 (the bot's uid reads its code)
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o644)
+
+
+class WarmPool:
+    """`pairs` slot pairs of `pool` kept warm for `purpose` games, in containers of `image`."""
+
+    def __init__(self, pairs: int = 1, *, image: str, limits: SandboxLimits | None = None,
+                 pool: SlotPool | None = None, purpose: str = "match", client: Any = None,
+                 labels: dict[str, str] | None = None) -> None:
+        if pairs < 1:
+            raise ValueError("a warm pool needs at least one pair")
+        self.image = image
+        self.limits = (limits or limits_for()).validate()
+        self.pool = pool or default_pool()
+        self.purpose = purpose
+        self._client = client
+        self.labels = dict(labels or {})  # extra labels of its containers (e.g. a test run's)
+        self._lock = threading.Condition()
+        self._slots: list[WarmSlot] = []
+        self._threads: list[threading.Thread] = []
+        self._closed = False
+        self._waiting: dict[tuple[Any, ...], int] = {}  # bots waiting in `take`, by container key
+        self._playing: list[str] = []  # CPU sets of the slots taken and not yet retired
+        for lease in self._lease_pairs(pairs):
+            self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
+
+    def _lease_pairs(self, pairs: int) -> list[Lease]:
+        """The lowest free pair, then more slots on the same two CPUs (one pair plays at a time)."""
+        first = [self.pool.acquire(purpose=self.purpose) for _ in range(2)]
+        cpus = [int(lease.slot.cpuset) for lease in first]
+        more = [self.pool.acquire(cpu=cpu, purpose=self.purpose) for _ in range(pairs - 1) for cpu in cpus]
+        return first + more
+
+    # -- matches -----------------------------------------------------------------------
+
+    def take(self, image: str, limits: SandboxLimits, wait: float = TAKE_WAIT_S) -> WarmSlot | None:
+        """A ready warm slot for a bot of `image` under `limits`, or None (start cold then).
+
+        Waits up to `wait` seconds for a slot still being prepared. A slot made for other
+        limits is prepared again for these ones (the next bot of that kind finds it warm).
+        """
+        key = container_key(image, limits)
+        deadline = time.monotonic() + wait
+        with self._lock:
+            self._waiting[key] = self._waiting.get(key, 0) + 1
+            try:
+                while not self._closed:
+                    warm = self._best(key, time.monotonic() < deadline)
+                    if warm is not None:
+                        self._slots.remove(warm)
+                        self._playing.append(warm.lease.slot.cpuset)
+                        return warm
+                    supply = sum(w.key == key and not w.failed for w in self._slots)
+                    spare = next((w for w in self._slots if w.ready.is_set() and (w.failed or w.key != key)), None)
+                    if supply < self._waiting[key] and spare is not None:  # made for other limits, or failed
+                        self._slots.remove(spare)
+                        self._recycle(spare, key)
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return None
+                    self._lock.wait(min(remaining, 0.05))
+            finally:
+                self._waiting[key] -= 1
+        return None
+
+    def _best(self, key: tuple[Any, ...], may_wait: bool) -> WarmSlot | None:
+        """(Under the lock.) The ready slot on the CPU fewest of this pool's bots play on; None
+        while one on an idle CPU is still being prepared and `may_wait`."""
+        def busy(warm: WarmSlot) -> int:
+            return self._playing.count(warm.lease.slot.cpuset)
+
+        mine = [w for w in self._slots if w.key == key and not w.failed]
+        ready = [w for w in mine if w.ready.is_set()]
+        if not ready:
+            return None
+        best = min(ready, key=busy)
+        if busy(best) and may_wait and any(not busy(w) for w in mine if not w.ready.is_set()):
+            return None
+        return best
+
+    def retire(self, warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | None = None) -> None:
+        """After its match: remove the container off the caller's path (then `cleanup()`, e.g. join
+        the stream readers), then prepare the slot again."""
+        with self._lock:
+            with contextlib.suppress(ValueError):
+                self._playing.remove(warm.lease.slot.cpuset)
+            self._recycle(warm, warm.key, grace, cleanup)
+
+    # -- preparing ------------------------------------------------------------------------
+
+    def _prepare_later(self, lease: Lease, key: tuple[Any, ...]) -> WarmSlot:
+        folder = Path(tempfile.mkdtemp(prefix="", dir=sandbox_root()))
+        os.chmod(folder, 0o711)  # noqa: S103 (traverse only)
+        (folder / "code").mkdir(mode=0o755)
+        io = FifoDir(directory=folder / "io", names=(*NAMES, GO))
+        warm = WarmSlot(lease, folder, io, key)
+        self._background(self._prepare, warm)
+        return warm
+
+    def _prepare(self, warm: WarmSlot) -> None:
+        from armada_sandbox.docker_bot import create_container, docker_client, warm_container_options
+
+        limits = self.limits if warm.key == container_key(self.image, self.limits) else self._limits_of(warm.key)
+        try:
+            options = warm_container_options(warm.code_dir, warm.io.path, limits, warm.lease, self.labels)
+            warm.container = create_container(self._client or docker_client(), warm.key[0], options)
+            warm.container.start()
+            warm.go_fd = warm.io.open_writer(GO, time.monotonic() + READY_TIMEOUT_S)
+        except Exception as exc:  # Docker down, image gone: the slot starts its bots cold meanwhile
+            warm.failed = f"{exc.__class__.__name__}: {str(exc)[:200]}"
+        with self._lock:
+            warm.ready.set()
+            self._lock.notify_all()
+
+    def _limits_of(self, key: tuple[Any, ...]) -> SandboxLimits:
+        _, memory_mb, pids, tmp_mb, cpus, nofile = key
+        return self.limits.replace({"memory_mb": memory_mb, "pids": pids, "tmp_mb": tmp_mb,
+                                    "cpus": cpus, "nofile": nofile})
+
+    def _recycle(self, warm: WarmSlot, key: tuple[Any, ...], grace: float = 0.0,
+                 cleanup: Callable[[], None] | None = None) -> None:
+        """(Under the lock.) Dispose of `warm` in the background; then a new container for its slot."""
+        def run() -> None:
+            dispose(warm, grace, cleanup)
+            with self._lock:
+                if self._closed:
+                    warm.lease.release()
+                    return
+                if key != container_key(self.image, self.limits):
+                    self.limits = self._limits_of(key)  # the next bots are likely of the same kind
+                    self.image = key[0]
+                self._slots.append(self._prepare_later(warm.lease, key))
+                self._lock.notify_all()
+        self._background(run)
+
+    def _background(self, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True, name="armada-warm")
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+
+    # -- ending ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Remove every warm container and free the slots (waits for the background work)."""
+        with self._lock:
+            self._closed = True
+            slots, self._slots = self._slots, []
+            self._lock.notify_all()
+        for thread in list(self._threads):
+            thread.join(timeout=30)
+        for warm in slots:
+            warm.ready.wait(timeout=30)
+            dispose(warm)
+            warm.lease.release()
+        for thread in list(self._threads):
+            thread.join(timeout=30)
+
+    def __enter__(self) -> WarmPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def dispose(warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | None = None) -> None:
+    """Stop and remove the slot's container, run `cleanup`, delete its folder (the lease stays held)."""
+    if warm.go_fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(warm.go_fd)  # a shell still waiting reads end of file and exits
+        warm.go_fd = None
+    container = warm.container
+    if container is not None:
+        if grace > 0:
+            with contextlib.suppress(Exception):
+                container.wait(timeout=grace)
+        for attempt in range(5):
+            try:
+                container.remove(force=True, v=True)
+                break
+            except Exception as exc:
+                if exc.__class__.__name__ == "NotFound":
+                    break
+                time.sleep(0.2 * (attempt + 1))
+    if cleanup is not None:
+        with contextlib.suppress(Exception):
+            cleanup()
+    warm.io.remove()
+    shutil.rmtree(warm.folder, ignore_errors=True)
+
+
+_process_pool: WarmPool | None = None
+_process_lock = threading.Lock()
+
+
+def process_pool(image: str | None = None, limits: SandboxLimits | None = None) -> WarmPool | None:
+    """This process's warm pool, made on first use from ARMADA_SANDBOX_WARM_PAIRS (None when 0).
+
+    Workers set the variable (`make up`); local runs and tests leave it unset and start cold.
+    """
+    global _process_pool
+    try:
+        pairs = int(os.environ.get(PAIRS_VARIABLE) or 0)
+    except ValueError:
+        pairs = 0
+    if pairs <= 0:
+        return None
+    with _process_lock:
+        if _process_pool is None:
+            from armada_sandbox.image import BOT_IMAGE
+
+            purpose = os.environ.get(PURPOSE_VARIABLE) or "match"
+            _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose)
+            atexit.register(_process_pool.close)
+        return _process_pool

@@ -1,0 +1,179 @@
+"""Warm slots (issue 12): containers made ahead, one bot each, the same wall, closed off the path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.image import BOT_IMAGE
+from armada_sandbox.slots import SlotPool
+from armada_sandbox.sweeper import sweep
+from armada_sandbox.warm import WarmPool
+from tests.sandbox.conftest import RUN_ID, run_labels
+from tests.sandbox.helpers import container_exists, containers_with
+
+pytestmark = pytest.mark.docker
+
+WHO = """
+import json, os, sys
+for line in sys.stdin:
+    print(json.dumps({"uid": os.getuid(), "seed": os.environ.get("ARMADA_BOT_SEED"), "cwd": os.getcwd(),
+                      "cpus": sorted(os.sched_getaffinity(0)), "files": sorted(os.listdir("."))}), flush=True)
+"""
+#: HostConfig fields that make up the wall: a warm container must have each exactly as a cold one.
+WALL = ["ReadonlyRootfs", "CapDrop", "CapAdd", "NetworkMode", "PidsLimit", "Memory", "MemorySwap",
+        "MemorySwappiness", "NanoCpus", "Init", "LogConfig", "Privileged", "SecurityOpt", "Tmpfs", "ShmSize",
+        "Ulimits", "OomScoreAdj", "MaskedPaths", "ReadonlyPaths", "IpcMode", "PidMode", "UsernsMode"]
+
+
+def bot_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "main.py").write_text(textwrap.dedent(WHO))
+    (folder / "data.txt").write_text("weights")
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def ask(bot: DockerBot) -> dict:
+    bot.send(b'{"type": "init", "id": 0}\n')
+    line = bot.read_line(time.monotonic() + 20)
+    assert line is not None, bot.log()
+    return json.loads(line)
+
+
+def wait_gone(client, container_id: str, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while container_exists(client, container_id) and time.monotonic() < end:
+        time.sleep(0.05)
+    return not container_exists(client, container_id)
+
+
+@pytest.fixture
+def pool(tmp_path) -> SlotPool:
+    return SlotPool(size=8, cpus=sorted(os.sched_getaffinity(0))[:2], lock_dir=tmp_path / "slots")
+
+
+def test_a_warm_container_has_the_wall_of_a_cold_one(docker_client, tmp_path, pool):
+    folder = bot_folder(tmp_path)
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        hot = DockerBot(folder, warm=warm, pool=pool, labels=run_labels())
+        cold = DockerBot(folder, warm=None, pool=pool, labels=run_labels())
+        hot.bot_seed, cold.bot_seed = 11, 12
+        try:
+            hot.start()
+            cold.start()
+            assert hot.was_warm and not cold.was_warm
+            answers = {"hot": ask(hot), "cold": ask(cold)}
+            inspect = {name: docker_client.api.inspect_container(bot.container_id)
+                       for name, bot in (("hot", hot), ("cold", cold))}
+        finally:
+            hot.close()
+            cold.close()
+    for field in WALL:
+        assert inspect["hot"]["HostConfig"].get(field) == inspect["cold"]["HostConfig"].get(field), field
+    assert "/proc/meminfo" in inspect["hot"]["HostConfig"]["MaskedPaths"]
+    for name, bot in (("hot", hot), ("cold", cold)):
+        assert bot.lease is not None
+        assert inspect[name]["Config"]["User"] == bot.lease.slot.user
+        assert inspect[name]["HostConfig"]["CpusetCpus"] == bot.lease.slot.cpuset
+        assert {m["Destination"]: m["RW"] for m in inspect[name]["Mounts"]} == {"/bot": False, "/io": False}
+        assert answers[name]["uid"] == bot.lease.slot.uid and answers[name]["cwd"] == "/bot"
+        assert answers[name]["files"] == ["data.txt", "main.py"]
+    assert (answers["hot"]["seed"], answers["cold"]["seed"]) == ("11", "12")
+    env = {name: {e.split("=", 1)[0] for e in inspect[name]["Config"]["Env"]} for name in inspect}
+    assert env["hot"] | {"ARMADA_BOT_SEED"} == env["cold"]  # the warm one's seed comes through `go`
+
+
+def test_a_container_serves_one_bot_once_and_the_slot_stays_held(docker_client, tmp_path, pool):
+    folder = bot_folder(tmp_path)
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        seen: list[tuple[str, int]] = []
+        for _ in range(3):
+            bot = DockerBot(folder, warm=warm, pool=pool, labels=run_labels())
+            bot.start()
+            assert bot.was_warm and bot.lease is not None
+            answer = ask(bot)
+            assert answer["uid"] == bot.lease.slot.uid
+            seen.append((bot.container_id, bot.lease.slot.index))
+            began = time.monotonic()
+            bot.close(grace=1.0)
+            assert time.monotonic() - began < 1.0  # the removal is not waited for
+            assert wait_gone(docker_client, bot.container_id)
+            # the slot is still this pool's: nobody else can take it while its next container is made
+            assert pool.try_slot(bot.lease.slot.index) is None
+        assert len({cid for cid, _ in seen}) == 3  # never reused
+        assert {index for _, index in seen} <= {2, 3}  # slots 0 and 1 are kept for validation
+    assert containers_with(docker_client, {"armada.test": RUN_ID, "armada.warm": "1"}) == []
+    assert pool.try_slot(2) is not None and pool.try_slot(3) is not None  # freed by close()
+
+
+def test_a_pair_plays_on_two_cpus(docker_client, tmp_path, pool):
+    if len(pool.cpus) < 2:
+        pytest.skip("one CPU: both seats share it")
+    folder = bot_folder(tmp_path)
+    with WarmPool(2, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        bots = [DockerBot(folder, warm=warm, pool=pool, labels=run_labels()) for _ in range(2)]
+        try:
+            for bot in bots:
+                bot.start()
+            cpus = [ask(bot)["cpus"] for bot in bots]
+        finally:
+            for bot in bots:
+                bot.close()
+    assert all(bot.was_warm for bot in bots)
+    assert sorted(cpus) == [[pool.cpus[0]], [pool.cpus[1]]]
+
+
+def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker_client, tmp_path, pool):
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        bot = DockerBot(bot_folder(tmp_path), warm=warm, pool=pool)
+        bot.start()  # waits until the pool's containers are made
+        bot.close()
+        assert sweep(0, only={"armada.test": RUN_ID}, now=time.time() + 10**6) == []  # any age: its slot is held
+        assert len(containers_with(docker_client, {"armada.test": RUN_ID, "armada.warm": "1"})) >= 1
+    owner = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from armada_sandbox.slots import SlotPool
+        from armada_sandbox.warm import WarmPool
+        pool = SlotPool(size=8, cpus={pool.cpus!r}, lock_dir={str(pool.lock_dir)!r})
+        warm = WarmPool(1, image={BOT_IMAGE!r}, pool=pool, labels={{"armada.test": {RUN_ID!r}, "armada.case": "dead"}})
+        while len([w for w in warm._slots if w.ready.is_set() and not w.failed]) < 2:
+            time.sleep(0.05)
+        print("warm", flush=True)
+        time.sleep(600)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline().strip() == "warm"
+        left = containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "dead"})
+        assert len(left) == 2
+        assert sweep(3600, only={"armada.case": "dead"}) == []  # the owner lives
+    finally:
+        owner.kill()
+        owner.wait(10)
+    removed = sweep(3600, only={"armada.test": RUN_ID, "armada.case": "dead"})  # its slots are free now
+    assert sorted(removed) == sorted(c.id for c in left)
+
+
+def test_a_warm_start_that_finds_its_container_gone_is_a_clear_platform_error(docker_client, tmp_path, pool):
+    from armada.referee.connection import BotGone
+
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        limits = DockerBot(bot_folder(tmp_path), warm=None).limits
+        broken, other = warm.take(BOT_IMAGE, limits), warm.take(BOT_IMAGE, limits)
+        assert broken is not None and other is not None
+        broken.container.remove(force=True)  # e.g. an operator's `docker rm -f`
+        warm._slots.append(broken)  # back into the pool as if it were still waiting
+        bot = DockerBot(tmp_path / "bot", warm=warm, pool=pool, labels=run_labels())
+        with pytest.raises(BotGone, match="could not start the bot in its warm slot"):
+            bot.start()
+        bot.close()
+        warm.retire(other)
