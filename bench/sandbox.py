@@ -11,6 +11,9 @@
    (bench/referee_cost.py, issue 12).
 5. CPU fairness (issue 12): an innocent bot's CPU-bound job while its neighbour (another
    slot, another core) rests and while it spins 30 processes, alternating batches.
+6. Warm slots (issue 12): start to first reply of a bot in a warm container vs a process, and
+   whole matches back to back between starter bots (one at a time, as one worker process
+   plays them), Docker in warm slots vs processes, alternating rounds.
 
 Run: .venv/bin/python bench/sandbox.py   (needs the Docker engine and armada/bot:latest)
 """
@@ -31,10 +34,16 @@ from armada.referee.connection import BotConnection
 from armada.referee.match import play_match
 from armada.referee.process_bot import ProcessBot
 from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.image import image_status
+from armada_sandbox.image import BOT_IMAGE, image_status
+from armada_sandbox.warm import WarmPool
 
 RTT_BOUND = 2.0
 FAIRNESS_BOUND = 1.1
+WARM_START_BOUND = 3.0
+THROUGHPUT_BOUNDS = {"galaxy": 0.7, "mothership": 0.5}
+#: Matches per game and sandbox for the throughput (in ROUNDS alternating rounds).
+THROUGHPUT_MATCHES = {"galaxy": 6, "mothership": 20}
+ROUNDS = 2
 NEIGHBOURS = Path(__file__).resolve().parent.parent / "tests" / "sandbox" / "neighbours"
 ROUND_TRIPS = 3000
 BATCHES = 10
@@ -134,6 +143,64 @@ def fairness(folder: Path) -> float:
     return spin / rest
 
 
+def warm_start(folder: Path, warm: WarmPool) -> float:
+    """Seconds from creating a DockerBot to its first reply, in a slot made warm ahead."""
+    time.sleep(1.0)  # the slot used last is warm again
+    began = time.perf_counter()
+    bot = DockerBot(folder, "main.py", label="echo", warm=warm)
+    try:
+        bot.start()
+        bot.send(b'{"type": "init", "id": 0}\n')
+        if bot.read_line(time.monotonic() + 30) is None:
+            raise RuntimeError("no first reply")
+        seconds = time.perf_counter() - began
+        if not bot.was_warm:
+            raise RuntimeError("the bot did not start in a warm slot")
+        return seconds
+    finally:
+        bot.close(grace=0.5)
+
+
+def back_to_back(game: str, specs: list[str], count: int, warm: WarmPool | None) -> float:
+    """Seconds for `count` matches one after another, in warm Docker slots (or processes without `warm`)."""
+    sources = [resolve_bot(spec, game) for spec in specs]
+    try:
+        began = time.perf_counter()
+        for number in range(count):
+            if warm is not None:
+                bots: dict[int, BotConnection] = {
+                    seat: DockerBot(src.code_dir, src.entry, label=src.label, warm=warm)
+                    for seat, src in zip((1, 2), sources, strict=True)}
+            else:
+                bots = {seat: src.process_connection() for seat, src in zip((1, 2), sources, strict=True)}
+            outcome = play_match(game, bots, seed=100 + number)
+            if any(p.status != "ok" for p in outcome.players):
+                raise RuntimeError(f"{game} match {number}: {[(p.status, p.detail) for p in outcome.players]}")
+            if warm is not None and not all(getattr(b, "was_warm", False) for b in bots.values()):
+                raise RuntimeError(f"{game} match {number} did not start in warm slots")
+        return time.perf_counter() - began
+    finally:
+        for src in sources:
+            src.close()
+
+
+def throughput(warm: WarmPool) -> dict[str, float]:
+    """Matches per second in Docker warm slots / with processes, per game."""
+    specs = {"galaxy": ["builtin:greedy", "builtin:prober"], "mothership": ["builtin:greedy", "builtin:balanced"]}
+    ratios = {}
+    for game, pair in specs.items():
+        per_round = THROUGHPUT_MATCHES[game] // ROUNDS
+        seconds = {"docker": 0.0, "process": 0.0}
+        for _ in range(ROUNDS):
+            seconds["docker"] += back_to_back(game, pair, per_round, warm)
+            seconds["process"] += back_to_back(game, pair, per_round, None)
+        count = per_round * ROUNDS
+        ratios[game] = seconds["process"] / seconds["docker"]
+        print(f"   {game:10s} {count} matches: docker {seconds['docker']:6.2f} s, process {seconds['process']:6.2f} s,"
+              f" throughput docker/process {ratios[game]:.2f}")
+    return ratios
+
+
 def main() -> int:
     status = image_status()
     if not status.present:
@@ -193,12 +260,29 @@ def main() -> int:
         folder.chmod(0o755)
         fair = fairness(folder)
 
+    print("6. warm slots: start to first reply, and whole matches back to back")
+    with tempfile.TemporaryDirectory(prefix="armada-bench-warm-") as tmp:
+        folder = Path(tmp)
+        (folder / "main.py").write_text(ECHO_BOT)
+        folder.chmod(0o755)
+        with WarmPool(3, image=BOT_IMAGE) as warm:  # as a match worker keeps (make up)
+            warm_docker = statistics.median(warm_start(folder, warm) for _ in range(STARTS))
+            warm_process = statistics.median(start_to_first_reply(process, folder) for _ in range(STARTS))
+            print(f"   warm container: {warm_docker * 1000:8.1f} ms   local process: {warm_process * 1000:8.1f} ms")
+            ratios = throughput(warm)
+    warm_ratio = warm_docker / warm_process
+
     verdict = "ok" if ratio <= RTT_BOUND else "short"
     print(f"target sandbox-rtt-ratio: {ratio:.2f} <= {RTT_BOUND:g} {verdict}")
     for line in cost_lines:
         print(line)
     verdict = "ok" if fair <= FAIRNESS_BOUND else "short"
     print(f"target sandbox-cpu-fairness: {fair:.2f} <= {FAIRNESS_BOUND:g} {verdict}")
+    for game, bound in THROUGHPUT_BOUNDS.items():
+        verdict = "ok" if ratios[game] >= bound else "short"
+        print(f"target sandbox-{game}-throughput: {ratios[game]:.2f} >= {bound:g} {verdict}")
+    verdict = "ok" if warm_ratio <= WARM_START_BOUND else "short"
+    print(f"target sandbox-warm-start-ratio: {warm_ratio:.2f} <= {WARM_START_BOUND:g} {verdict}")
     return 0
 
 

@@ -64,13 +64,19 @@ say "starting the web server, the Celery workers and Celery beat (logs in $LOG_D
 pids+=($!)
 # One worker per queue: an upload's validation never waits behind other work.
 instance="$PORT.$(hostname)"
+# Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
+# match worker process keeps two warm pairs on its own two CPUs, so cores / 2 - 1 processes.
+cores=$(nproc)
+match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
+ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" >"$LOG_DIR/worker-validation.log" 2>&1 &
 pids+=($!)
 # Matches: challenges first, then the ranked queue (more workers: run this line again on any
 # host with its own -n name, or raise MATCH_CONCURRENCY).
+ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_MATCHES_QUEUE:-matches}" \
-  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-1}" -n "matches.$instance" >"$LOG_DIR/worker-matches.log" 2>&1 &
+  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" >"$LOG_DIR/worker-matches.log" 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web worker -Q celery --loglevel INFO --concurrency 1 -n "default.$instance" \
   >"$LOG_DIR/worker.log" 2>&1 &

@@ -29,7 +29,7 @@ from typing import Any
 
 from armada_sandbox.fifo_io import NAMES, FifoDir
 from armada_sandbox.limits import SandboxLimits, limits_for
-from armada_sandbox.slots import Lease, SlotPool, default_pool
+from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 
 #: The FIFO a warm container's shell reads its bot's seed and entry from.
 GO = "go"
@@ -41,6 +41,8 @@ PAIRS_VARIABLE = "ARMADA_SANDBOX_WARM_PAIRS"
 PURPOSE_VARIABLE = "ARMADA_SANDBOX_PURPOSE"
 #: Seconds `take` waits for a slot whose container is still being prepared.
 TAKE_WAIT_S = 5.0
+#: Seconds a new pool waits for its slots to be free.
+SLOT_WAIT_S = 5.0
 #: Seconds a new container gets to open its `go` FIFO.
 READY_TIMEOUT_S = 30.0
 
@@ -122,11 +124,20 @@ class WarmPool:
             self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
 
     def _lease_pairs(self, pairs: int) -> list[Lease]:
-        """The lowest free pair, then more slots on the same two CPUs (one pair plays at a time)."""
-        first = [self.pool.acquire(purpose=self.purpose) for _ in range(2)]
-        cpus = [int(lease.slot.cpuset) for lease in first]
-        more = [self.pool.acquire(cpu=cpu, purpose=self.purpose) for _ in range(pairs - 1) for cpu in cpus]
-        return first + more
+        """The lowest free pair, then more slots on the same two CPUs (one pair plays at a time).
+
+        Raises SlotsBusy (holding nothing) when they are not free within SLOT_WAIT_S."""
+        leases: list[Lease] = []
+        try:
+            leases += [self.pool.acquire(SLOT_WAIT_S, purpose=self.purpose) for _ in range(2)]
+            cpus = [int(lease.slot.cpuset) for lease in leases]
+            for _ in range(pairs - 1):
+                leases += [self.pool.acquire(SLOT_WAIT_S, cpu=cpu, purpose=self.purpose) for cpu in cpus]
+        except SlotsBusy:
+            for lease in leases:
+                lease.release()
+            raise
+        return leases
 
     # -- matches -----------------------------------------------------------------------
 
@@ -293,6 +304,7 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
     """This process's warm pool, made on first use from ARMADA_SANDBOX_WARM_PAIRS (None when 0).
 
     Workers set the variable (`make up`); local runs and tests leave it unset and start cold.
+    None too while the slots it needs are taken (asked again on the next call).
     """
     global _process_pool
     try:
@@ -306,6 +318,18 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
             from armada_sandbox.image import BOT_IMAGE
 
             purpose = os.environ.get(PURPOSE_VARIABLE) or "match"
-            _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose)
-            atexit.register(_process_pool.close)
+            try:
+                _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose)
+            except SlotsBusy:
+                return None
+            atexit.register(close_process_pool)
         return _process_pool
+
+
+def close_process_pool() -> None:
+    """Remove this process's warm containers and free its slots (a worker process stopping)."""
+    global _process_pool
+    with _process_lock:
+        pool, _process_pool = _process_pool, None
+    if pool is not None:
+        pool.close()

@@ -4,6 +4,7 @@ matches) on the test database, with Redis and Docker, for end-to-end tests."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import uuid
@@ -122,10 +123,21 @@ class LiveSite(LocalSite):
         return super().start_worker("worker", queue, f"{queue}-{uuid.uuid4().hex[:6]}@%h")
 
     def start_match_worker(self) -> subprocess.Popen[bytes]:
-        """(Re)start a match worker (queues challenges and matches), e.g. after `kill_worker("matches")`."""
+        """(Re)start a match worker (queues challenges and matches), e.g. after `kill_worker("matches")`.
+
+        It keeps one warm slot pair, as `make up`'s match worker does (the validation worker
+        here starts its bots cold, so tests running side by side never wait for the kept pair)."""
         queues = f"{self.env['ARMADA_CHALLENGES_QUEUE']},{self.env['ARMADA_MATCHES_QUEUE']}"
         return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
-                                    log_prefix="worker-matches")
+                                    log_prefix="worker-matches", env={"ARMADA_SANDBOX_WARM_PAIRS": "1"})
+
+    def stop(self) -> None:
+        """Stop every process, then remove the containers a killed worker's slots left behind."""
+        super().stop()
+        from armada_sandbox.sweeper import sweep
+
+        with contextlib.suppress(Exception):
+            sweep()
 
     def kill_worker(self, name: str = "worker") -> None:
         self.kill(name)

@@ -49,7 +49,7 @@ def validation_game(game: str, archive: bytes, bot_name: str, version_id: int, s
     name = OPPONENT[game]
     opponent = check_upload("main.py", starter_file(name, game).read_bytes()).archive
     seats = {1: (bot_name, archive), 2: (f"builtin:{name}", opponent)}
-    outcome = play(f"validation-{version_id}", game, seed, seats, config=game_config(game))
+    outcome = play(f"validation-{version_id}", game, seed, seats, config=game_config(game), purpose="validation")
     mine, theirs = outcome.players
     if theirs.status != "ok" and mine.status == "ok":
         raise PlatformFailure(f"the reference bot failed ({theirs.status}: {theirs.detail})")

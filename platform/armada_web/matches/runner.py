@@ -10,6 +10,7 @@ validation games (bots.sandbox_run) all play through here.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from contextlib import ExitStack
 from typing import Any
@@ -23,6 +24,8 @@ from armada_web.bots.uploads import unpack
 from armada_web.ops.limits import game_limits
 
 __all__ = ["PlatformFailure", "check_docker", "match_config", "play"]
+
+logger = logging.getLogger(__name__)
 
 
 class PlatformFailure(Exception):
@@ -55,9 +58,11 @@ def match_config(game: str) -> dict[str, Any]:
 
 
 def play(match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
-         config: dict[str, Any] | None = None) -> MatchOutcome:
+         config: dict[str, Any] | None = None, purpose: str = "match") -> MatchOutcome:
     """Play match `match_id` (its containers' label): `seats` maps 1 and 2 to (bot name, stored
-    archive); `config` defaults to the platform's match configuration of the game."""
+    archive); `config` defaults to the platform's match configuration of the game. `purpose`
+    ("match" or "validation") says which sandbox slots the bots may take (docs/sandbox.md);
+    a worker with warm slots (ARMADA_SANDBOX_WARM_PAIRS) starts them in its warm containers."""
     from armada_sandbox import DockerBot
 
     check_docker()
@@ -70,17 +75,22 @@ def play(match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, 
     with ExitStack() as stack:
         bots: dict[int, BotConnection] = {}
         for seat, (name, archive) in sorted(seats.items()):
-            code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"armada-match-{match_id}-"))
+            # An opaque name: a cold container's bot sees its code folder's host path.
+            code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="armada-code-"))
             try:
                 unpack(archive, code_dir)
             except Exception as exc:
                 raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=sandbox,
-                                   labels={**labels, "armada.seat": str(seat)}, image=settings.DOCKER_BOT_IMAGE)
+                                   labels={**labels, "armada.seat": str(seat)}, image=settings.DOCKER_BOT_IMAGE,
+                                   purpose=purpose)
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=times)
         except (ConfigError, ValueError, RuntimeError) as exc:
             raise PlatformFailure(f"the engine failed: {exc}") from None
+        logger.info("match %s played; sandbox starts: %s", match_id,
+                    ", ".join(f"seat {n} {'warm' if getattr(b, 'was_warm', False) else 'cold'}"
+                              for n, b in sorted(bots.items())))
     for player in outcome.players:
         if player.status == "crashed" and player.detail.startswith("could not start"):
             raise PlatformFailure(f"the sandbox could not start a bot: {player.detail}")

@@ -39,10 +39,13 @@ class LocalSite:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self._all: list[subprocess.Popen[bytes]] = []
 
-    def spawn(self, name: str, argv: list[str], log_name: str | None = None) -> subprocess.Popen[bytes]:
-        """Start `argv` in the repository root; its output goes to FOLDER/LOG_NAME.log."""
+    def spawn(self, name: str, argv: list[str], log_name: str | None = None,
+              env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start `argv` in the repository root (with `env` added to the site's environment); its
+        output goes to FOLDER/LOG_NAME.log."""
         with open(self.folder / f"{log_name or name}.log", "wb") as log:
-            proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(argv, cwd=ROOT, env={**self.env, **(env or {})}, stdout=log,
+                                    stderr=subprocess.STDOUT)
         self.procs[name] = proc
         self._all.append(proc)
         return proc
@@ -51,13 +54,13 @@ class LocalSite:
         return self.spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
 
     def start_worker(self, name: str, queues: str, node: str, pool: str = "solo",
-                     log_prefix: str | None = None) -> subprocess.Popen[bytes]:
+                     log_prefix: str | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """A Celery worker named `node` consuming `queues` (comma-separated); its log is PREFIX-N.log
-        (the prefix defaults to `name`; N counts the processes started)."""
+        (the prefix defaults to `name`; N counts the processes started); `env` adds variables."""
         argv = [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queues, "--pool", pool,
                 "--concurrency", "1", "--loglevel", "INFO", "-n", node,
                 "--without-heartbeat", "--without-gossip", "--without-mingle"]
-        return self.spawn(name, argv, log_name=f"{log_prefix or name}-{len(self._all)}")
+        return self.spawn(name, argv, log_name=f"{log_prefix or name}-{len(self._all)}", env=env)
 
     def web_answers(self) -> bool:
         try:

@@ -33,3 +33,57 @@ def test_play_in_docker_with_builtin_and_zip(tmp_path: Path, capsys: pytest.Capt
     assert main(["play", "builtin:greedy", str(bot_zip), "--seed", "3", "--config", '{"max_turns": 10}',
                  "--json"]) == 0
     assert without_time(json.loads(capsys.readouterr().out)) == without_time(result)
+
+
+WHO_AM_I = """
+import os, sys
+from armada.bot.galaxy import GalaxyBot
+from armada.bot.runtime import run
+
+print(f"SLOT uid={os.getuid()} cpus={sorted(os.sched_getaffinity(0))}", file=sys.stderr, flush=True)
+
+
+class Bot(GalaxyBot):
+    name = "Who"
+
+    def scout(self, obs):
+        return []
+
+    def command(self, obs, intel, warnings):
+        return []
+
+
+run(Bot())
+"""
+
+
+def test_docker_play_runs_bots_in_slots_and_leaves_no_container(tmp_path: Path) -> None:
+    """Issue 12: the CLI's containers are a worker's (a slot's uid and CPU), all gone within 2 s of exit."""
+    require_docker()
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from armada_sandbox.docker_bot import docker_client
+    from armada_sandbox.slots import SLOT_UID_BASE
+
+    bot = tmp_path / "who"
+    bot.mkdir()
+    (bot / "main.py").write_text(WHO_AM_I)
+    os.chmod(bot, 0o755)
+    slots = tmp_path / "slots"
+    env = {**os.environ, "ARMADA_SANDBOX_SLOT_DIR": str(slots)}
+    done = subprocess.run([str(Path(sys.executable).with_name("armada")), "play", str(bot), "builtin:greedy", "--sandbox", "docker",
+                           "--config", '{"max_turns": 5}', "--log-dir", str(tmp_path / "logs"), "--json"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    exited = time.monotonic()
+    assert done.returncode == 0, done.stderr
+    client = docker_client()
+    while client.containers.list(all=True, filters={"label": f"armada.slots={slots}"}):
+        assert time.monotonic() - exited < 2.0, "a container of the run outlived it by 2 s"
+        time.sleep(0.05)
+    log = next((tmp_path / "logs").glob("seat1-*.log")).read_text()
+    uid, cpus = int(log.split("SLOT uid=")[1].split()[0]), log.split("cpus=")[1].splitlines()[0]
+    assert SLOT_UID_BASE <= uid < SLOT_UID_BASE + 1000
+    assert cpus.count(",") == 0  # one CPU: its slot's
