@@ -8,10 +8,13 @@ threads, so both streams are drained all the time and never block the bot.
 
 from __future__ import annotations
 
+import array
 import collections
 import contextlib
+import fcntl
 import os
 import select
+import termios
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -36,8 +39,6 @@ READ_CHUNK = 65536
 #: Pause of a log reader after a read that did not fill a chunk: a bot writing its log in tiny
 #: pieces cannot make the referee read more than about 1000 times a second.
 LOG_READ_PAUSE_S = 0.001
-#: Longest a request mark spends reading what a bot already wrote to stderr (a flood cannot stall it).
-MARK_READ_S = 0.02
 #: The bot library's line for a caught exception (armada.logmarks), as bytes.
 _MARK = EXCEPTION_MARK.encode("ascii")
 #: Default stderr cap: this many bytes of the head and of the tail are kept.
@@ -307,11 +308,14 @@ class LogBuffer:
             return text
 
 
-def _readable(fd: int) -> bool:
-    """Has `fd` bytes (or its end) to read right now? Uses poll, which knows no fd-number limit."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-    return bool(poller.poll(0))
+def _pending(fd: int) -> int:
+    """Bytes waiting in the pipe `fd` reads from right now (FIONREAD); 0 when it cannot tell."""
+    count = array.array("i", [0])
+    try:
+        fcntl.ioctl(fd, termios.FIONREAD, count, True)
+    except OSError:
+        return 0
+    return max(0, count[0])
 
 
 class LogPump:
@@ -319,7 +323,8 @@ class LogPump:
 
     The reader thread and `mark` take one lock around each read-and-feed, so no chunk is ever
     between the pipe and the buffer while a mark is placed: every byte the bot wrote before
-    the referee asked for the mark is in the log before the mark.
+    the referee asked for the mark is in the log before the mark. `mark` reads exactly the
+    bytes the pipe held when it was called (FIONREAD), never spinning on a flood.
     """
 
     def __init__(self, log: LogBuffer, pause: float = LOG_READ_PAUSE_S) -> None:
@@ -331,6 +336,8 @@ class LogPump:
 
     def run(self, fd: int) -> None:
         """Thread body: read `fd` to its end, or until the log's cap; the caller closes `fd` after."""
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, False)  # a read that `mark` emptied first must not block under the lock
         with self._lock:
             self._fd = fd
         poller = select.poll()
@@ -339,9 +346,12 @@ class LogPump:
             while not self._done:
                 poller.poll()  # wait for bytes without holding the lock
                 with self._lock:
-                    if self._done or not _readable(fd):
+                    if self._done:
+                        break
+                    try:
+                        size = self._read_once(fd)
+                    except BlockingIOError:
                         continue  # `mark` read them first
-                    size = self._read_once(fd)
                 if self.pause and 0 < size < READ_CHUNK:
                     time.sleep(self.pause)
         except OSError:
@@ -350,19 +360,20 @@ class LogPump:
             with self._lock:
                 self._fd, self._done = None, True
 
-    def mark(self, text: str, budget: float = MARK_READ_S) -> None:
-        """Read what `fd` holds now (for at most `budget` seconds), then put the mark `text`."""
-        end = time.monotonic() + budget
+    def mark(self, text: str) -> None:
+        """Read the bytes `fd` holds now, then put the mark `text` (the bot's next bytes come after it)."""
         with self._lock:
             fd = self._fd
-            with contextlib.suppress(OSError):
-                while fd is not None and not self._done and time.monotonic() < end and _readable(fd):
-                    self._read_once(fd)
+            if fd is not None and not self._done:
+                left = _pending(fd)
+                with contextlib.suppress(OSError):  # BlockingIOError: gone meanwhile
+                    while left > 0 and not self._done:
+                        left -= self._read_once(fd, min(left, READ_CHUNK))
             self.log.mark(text)
 
-    def _read_once(self, fd: int) -> int:
+    def _read_once(self, fd: int, size: int = READ_CHUNK) -> int:
         """One read into the log, under the lock; at the stream's end or the log's cap, done."""
-        chunk = os.read(fd, READ_CHUNK)
+        chunk = os.read(fd, size)
         if not chunk or self.log.feed(chunk) is False:
             self._done = True
         return len(chunk)

@@ -74,8 +74,9 @@ def test_docker_play_runs_bots_in_slots_and_leaves_no_container(tmp_path: Path) 
     os.chmod(bot, 0o755)
     slots = tmp_path / "slots"
     env = {**os.environ, "ARMADA_SANDBOX_SLOT_DIR": str(slots)}
-    done = subprocess.run([str(Path(sys.executable).with_name("armada")), "play", str(bot), "builtin:greedy", "--sandbox", "docker",
-                           "--config", '{"max_turns": 5}', "--log-dir", str(tmp_path / "logs"), "--json"],
+    armada = str(Path(sys.executable).with_name("armada"))
+    done = subprocess.run([armada, "play", str(bot), "builtin:greedy", "--sandbox", "docker", "--config",
+                           '{"max_turns": 5}', "--log-dir", str(tmp_path / "logs"), "--json"],
                           env=env, capture_output=True, text=True, timeout=120)
     exited = time.monotonic()
     assert done.returncode == 0, done.stderr
