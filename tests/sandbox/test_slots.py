@@ -50,3 +50,23 @@ def test_a_slot_held_by_another_process_is_busy_and_free_once_it_dies(tmp_path):
         holder.wait(5)
     with pool.acquire(timeout=2) as lease:  # the dead owner's lock went with it
         assert lease.slot.index == 0
+
+
+def test_the_first_pair_is_kept_for_validation(tmp_path):
+    """Issue 12: a busy ladder never takes the validation pair; validation may use any slot."""
+    pool = SlotPool(size=8, cpus=[0, 1], lock_dir=tmp_path)
+    matches = [pool.acquire(timeout=0) for _ in range(6)]
+    assert [lease.slot.index for lease in matches] == [2, 3, 4, 5, 6, 7]
+    with pytest.raises(SlotsBusy, match="6 sandbox slots for match games"):
+        pool.acquire(timeout=0.1)
+    first, second = pool.acquire(timeout=0, purpose="validation"), pool.acquire(timeout=0, purpose="validation")
+    assert (first.slot.index, second.slot.index) == (0, 1)
+    assert (first.slot.cpuset, second.slot.cpuset) == ("0", "1")  # a validation game's two seats on two CPUs
+    matches[0].release()
+    third = pool.acquire(timeout=0, purpose="validation")
+    assert third.slot.index == 2
+    with pytest.raises(ValueError, match="unknown slot purpose"):
+        pool.try_acquire(purpose="ranked")
+    assert SlotPool(size=4, cpus=[0, 1], lock_dir=tmp_path / "small").reserved() == 0
+    for lease in [*matches, first, second, third]:
+        lease.release()
