@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import tempfile
 import threading
 import time
 from pathlib import Path, PurePosixPath
@@ -44,6 +45,8 @@ from armada_sandbox.warm import WARM_LABEL, WarmPool, WarmSlot, copy_code, proce
 BOT_USER = "10001:10001"
 #: Every container we create carries this label (the sweeper looks for it).
 SANDBOX_LABEL = "armada.sandbox"
+#: Label of a warm slot's network anchor (docs/sandbox.md, "Warm containers").
+ANCHOR_LABEL = "armada.anchor"
 #: The shell only wires the FIFOs to the bot's standard streams, then becomes the bot.
 LAUNCH = 'exec python3 "$1" </io/stdin >/io/stdout 2>/io/stderr'
 #: A warm container's shell: wait for "SEED ENTRY" on /io/go (end of file: exit), then the same.
@@ -129,13 +132,41 @@ def container_options(
 
 
 def warm_container_options(code_dir: Path, io_dir: Path, limits: SandboxLimits, lease: Lease,
-                           extra_labels: dict[str, str] | None = None) -> dict[str, Any]:
+                           extra_labels: dict[str, str] | None = None, anchor: str | None = None) -> dict[str, Any]:
     """A warm slot's container: `container_options` (the same wall) with the waiting shell.
 
     Its seed comes through `go` (the shell exports it), so its environment is a cold
     container's; its labels name only the slot (the container is made before its bot is known).
+    With `anchor` (a container id) it joins that container's network namespace (loopback only,
+    the slot's own) instead of getting a new one; the host name is then the anchor's ("bot").
     """
-    labels = {
+    options = container_options(code_dir, io_dir, "main.py", limits, slot_labels(lease, extra_labels), None,
+                                lease.slot)
+    options["command"] = ["/bin/sh", "-c", WARM_LAUNCH]
+    if anchor is not None:
+        options["network_mode"] = f"container:{anchor}"
+        del options["hostname"]  # the engine refuses a host name with a joined network
+    return options
+
+
+def anchor_options(lease: Lease, extra_labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """A slot's network anchor: the wall with nothing mounted, tiny limits, asleep for ever.
+
+    It holds the slot's network namespace (`network_mode="none"`: loopback only) for the
+    slot's bot containers to join one after another; it opens no socket and runs no bot code.
+    """
+    tiny = SandboxLimits(memory_mb=32, pids=8, tmp_mb=1, cpus=0.1, nofile=16).validate()
+    with tempfile.TemporaryDirectory() as empty:
+        options = container_options(Path(empty), Path(empty), "main.py", tiny,
+                                    {**slot_labels(lease, extra_labels), ANCHOR_LABEL: "1"}, None, lease.slot)
+    del options["mounts"]
+    options["command"] = ["sleep", "infinity"]
+    return options
+
+
+def slot_labels(lease: Lease, extra_labels: dict[str, str] | None = None) -> dict[str, str]:
+    """Labels of a warm slot's containers: the sandbox's, warm, the slot (nothing of a bot or a match)."""
+    return {
         **(extra_labels or {}),
         SANDBOX_LABEL: "bot",
         WARM_LABEL: "1",
@@ -143,9 +174,6 @@ def warm_container_options(code_dir: Path, io_dir: Path, limits: SandboxLimits, 
         "armada.slot": str(lease.slot.index),
         "armada.slots": str(lease.lock_dir),
     }
-    options = container_options(code_dir, io_dir, "main.py", limits, labels, None, lease.slot)
-    options["command"] = ["/bin/sh", "-c", WARM_LAUNCH]
-    return options
 
 
 def warm_entry(entry: str) -> bool:

@@ -28,9 +28,16 @@ from armada_sandbox.warm import WARM_LABEL
 DEFAULT_MAX_AGE_S = 3600.0
 
 
+def labels_of(container: Any) -> dict[str, str]:
+    """The labels of a container object or of an entry of the engine's container listing."""
+    if isinstance(container, dict):
+        return container.get("Labels") or {}
+    return container.labels or {}
+
+
 def container_age(container: Any, now: float) -> float | None:
     """Seconds since the container's `armada.created` label, None if the label is unusable."""
-    raw = (container.labels or {}).get("armada.created", "")
+    raw = labels_of(container).get("armada.created", "")
     try:
         return now - float(raw)
     except ValueError:
@@ -39,7 +46,7 @@ def container_age(container: Any, now: float) -> float | None:
 
 def slot_state(container: Any) -> str:
     """"held" or "free" for a container of a sandbox slot (its lock taken briefly), else "none"."""
-    labels = container.labels or {}
+    labels = labels_of(container)
     raw, folder = labels.get("armada.slot", ""), labels.get("armada.slots", "")
     if not raw.isdigit() or not folder or not os.path.isdir(folder):
         return "none"
@@ -55,7 +62,7 @@ def keep(container: Any, max_age_s: float, now: float) -> bool:
     state = slot_state(container)
     if state == "free":
         return False
-    if state == "held" and (container.labels or {}).get(WARM_LABEL) == "1":
+    if state == "held" and labels_of(container).get(WARM_LABEL) == "1":
         return True
     age = container_age(container, now)
     return age is not None and age <= max_age_s
@@ -81,17 +88,18 @@ def sweep(
     now = time.time() if now is None else now
     removed: list[str] = []
     wanted = [f"{SANDBOX_LABEL}=bot"] + [f"{key}={value}" for key, value in (only or {}).items()]
-    for container in client.containers.list(all=True, filters={"label": wanted}):
-        if keep(container, max_age_s, now):
+    # The plain listing (no inspect per container): one removed meanwhile cannot fail the sweep.
+    for entry in client.api.containers(all=True, filters={"label": wanted}):
+        if keep(entry, max_age_s, now):
             continue
         try:
-            container.remove(force=True, v=True)
+            client.api.remove_container(entry["Id"], force=True, v=True)
         except NotFound:
             continue
         except APIError as exc:
-            print(f"sweeper: could not remove {container.short_id}: {exc}", file=sys.stderr)
+            print(f"sweeper: could not remove {entry['Id'][:12]}: {exc}", file=sys.stderr)
             continue
-        removed.append(container.id)
+        removed.append(entry["Id"])
     return removed
 
 

@@ -11,6 +11,11 @@ slot stays held, so its uid never runs two containers.
 
 A slot's folder and container name nothing of the bot or the match. When the process dies
 its slots are free at once (flock) and the sweeper removes their containers.
+
+Each held slot also keeps a network **anchor**: a tiny container with the same wall and
+`network_mode="none"` whose network namespace (loopback only) the slot's bot containers
+join, one at a time. Making and tearing down a network namespace is half of the engine's
+CPU per container; the slot's bots never overlap, and nothing of one outlives its container.
 """
 
 from __future__ import annotations
@@ -118,6 +123,7 @@ class WarmPool:
         self._slots: list[WarmSlot] = []
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._anchors: dict[int, Any] = {}  # slot number -> its network anchor container
         self._waiting: dict[tuple[Any, ...], int] = {}  # bots waiting in `take`, by container key
         self._playing: list[str] = []  # CPU sets of the slots taken and not yet retired
         for lease in self._lease_pairs(pairs):
@@ -210,8 +216,10 @@ class WarmPool:
 
         limits = self.limits if warm.key == container_key(self.image, self.limits) else self._limits_of(warm.key)
         try:
-            options = warm_container_options(warm.code_dir, warm.io.path, limits, warm.lease, self.labels)
-            warm.container = create_container(self._client or docker_client(), warm.key[0], options)
+            client = self._client or docker_client()
+            anchor = self._anchor(client, warm.lease, warm.key[0])
+            options = warm_container_options(warm.code_dir, warm.io.path, limits, warm.lease, self.labels, anchor.id)
+            warm.container = create_container(client, warm.key[0], options)
             warm.container.start()
             warm.go_fd = warm.io.open_writer(GO, time.monotonic() + READY_TIMEOUT_S)
         except Exception as exc:  # Docker down, image gone: the slot starts its bots cold meanwhile
@@ -219,6 +227,22 @@ class WarmPool:
         with self._lock:
             warm.ready.set()
             self._lock.notify_all()
+
+    def _anchor(self, client: Any, lease: Lease, image: str) -> Any:
+        """The slot's running network anchor, made (again) when it is missing or stopped."""
+        from armada_sandbox.docker_bot import anchor_options, create_container
+
+        anchor = self._anchors.get(lease.slot.index)
+        if anchor is not None:
+            with contextlib.suppress(Exception):  # removed from outside: make another
+                anchor.reload()
+                if anchor.attrs["State"].get("Running"):
+                    return anchor
+            remove_container(anchor)
+        anchor = create_container(client, image, anchor_options(lease, self.labels))
+        self._anchors[lease.slot.index] = anchor
+        anchor.start()
+        return anchor
 
     def _limits_of(self, key: tuple[Any, ...]) -> SandboxLimits:
         _, memory_mb, pids, tmp_mb, cpus, nofile = key
@@ -259,9 +283,12 @@ class WarmPool:
         for warm in slots:
             warm.ready.wait(timeout=30)
             dispose(warm)
-            warm.lease.release()
         for thread in list(self._threads):
             thread.join(timeout=30)
+        for anchor in self._anchors.values():  # after every bot container that joined it
+            remove_container(anchor)
+        for warm in slots:
+            warm.lease.release()
 
     def __enter__(self) -> WarmPool:
         return self
@@ -281,19 +308,24 @@ def dispose(warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | No
         if grace > 0:
             with contextlib.suppress(Exception):
                 container.wait(timeout=grace)
-        for attempt in range(5):
-            try:
-                container.remove(force=True, v=True)
-                break
-            except Exception as exc:
-                if exc.__class__.__name__ == "NotFound":
-                    break
-                time.sleep(0.2 * (attempt + 1))
+        remove_container(container)
     if cleanup is not None:
         with contextlib.suppress(Exception):
             cleanup()
     warm.io.remove()
     shutil.rmtree(warm.folder, ignore_errors=True)
+
+
+def remove_container(container: Any) -> None:
+    """Force-remove `container` (and so every process in it), retrying a busy engine a few times."""
+    for attempt in range(5):
+        try:
+            container.remove(force=True, v=True)
+            return
+        except Exception as exc:
+            if exc.__class__.__name__ == "NotFound":
+                return
+            time.sleep(0.2 * (attempt + 1))
 
 
 _process_pool: WarmPool | None = None

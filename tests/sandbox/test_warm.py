@@ -29,7 +29,7 @@ for line in sys.stdin:
                       "cpus": sorted(os.sched_getaffinity(0)), "files": sorted(os.listdir("."))}), flush=True)
 """
 #: HostConfig fields that make up the wall: a warm container must have each exactly as a cold one.
-WALL = ["ReadonlyRootfs", "CapDrop", "CapAdd", "NetworkMode", "PidsLimit", "Memory", "MemorySwap",
+WALL = ["ReadonlyRootfs", "CapDrop", "CapAdd", "PidsLimit", "Memory", "MemorySwap",
         "MemorySwappiness", "NanoCpus", "Init", "LogConfig", "Privileged", "SecurityOpt", "Tmpfs", "ShmSize",
         "Ulimits", "OomScoreAdj", "MaskedPaths", "ReadonlyPaths", "IpcMode", "PidMode", "UsernsMode"]
 
@@ -75,12 +75,21 @@ def test_a_warm_container_has_the_wall_of_a_cold_one(docker_client, tmp_path, po
             answers = {"hot": ask(hot), "cold": ask(cold)}
             inspect = {name: docker_client.api.inspect_container(bot.container_id)
                        for name, bot in (("hot", hot), ("cold", cold))}
+            network = inspect["hot"]["HostConfig"]["NetworkMode"]
+            assert network.startswith("container:")
+            anchor = docker_client.api.inspect_container(network.split(":", 1)[1])
         finally:
             hot.close()
             cold.close()
     for field in WALL:
         assert inspect["hot"]["HostConfig"].get(field) == inspect["cold"]["HostConfig"].get(field), field
     assert "/proc/meminfo" in inspect["hot"]["HostConfig"]["MaskedPaths"]
+    # the warm one joins its slot's anchor, which has no network but loopback, and the same wall
+    assert inspect["cold"]["HostConfig"]["NetworkMode"] == "none"
+    assert anchor["HostConfig"]["NetworkMode"] == "none" and anchor["Config"]["Labels"]["armada.anchor"] == "1"
+    for field in ("ReadonlyRootfs", "CapDrop", "SecurityOpt", "MaskedPaths", "Init", "Privileged"):
+        assert anchor["HostConfig"].get(field) == inspect["cold"]["HostConfig"].get(field), field
+    assert anchor["Config"]["User"] == inspect["hot"]["Config"]["User"] and not anchor["Mounts"]
     for name, bot in (("hot", hot), ("cold", cold)):
         assert bot.lease is not None
         assert inspect[name]["Config"]["User"] == bot.lease.slot.user
@@ -154,7 +163,7 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
     try:
         assert owner.stdout is not None and owner.stdout.readline().strip() == "warm"
         left = containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "dead"})
-        assert len(left) == 2
+        assert len(left) == 4  # two bots' containers waiting, and their slots' network anchors
         assert sweep(3600, only={"armada.case": "dead"}) == []  # the owner lives
     finally:
         owner.kill()
@@ -177,3 +186,77 @@ def test_a_warm_start_that_finds_its_container_gone_is_a_clear_platform_error(do
             bot.start()
         bot.close()
         warm.retire(other)
+
+
+LISTENER = """
+import json, os, socket, sys
+tcp = socket.socket()
+tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+tcp.bind(("127.0.0.1", 45678))
+tcp.listen()
+unix = socket.socket(socket.AF_UNIX)
+unix.bind("\\0armada-neighbour")
+unix.listen()
+for line in sys.stdin:
+    print(json.dumps({"listening": True}), flush=True)
+"""
+PROBE = """
+import json, socket, sys
+
+
+def reach(family, address):
+    probe = socket.socket(family)
+    probe.settimeout(2)
+    try:
+        probe.connect(address)
+        return "CONNECTED"
+    except OSError as exc:
+        return type(exc).__name__
+    finally:
+        probe.close()
+
+
+for line in sys.stdin:
+    print(json.dumps({"tcp": reach(socket.AF_INET, ("127.0.0.1", 45678)),
+                      "unix": reach(socket.AF_UNIX, "\\0armada-neighbour")}), flush=True)
+"""
+
+
+def two_bots(tmp_path: Path) -> Path:
+    folder = tmp_path / "net"
+    folder.mkdir()
+    (folder / "listener.py").write_text(textwrap.dedent(LISTENER))
+    (folder / "probe.py").write_text(textwrap.dedent(PROBE))
+    os.chmod(folder, 0o755)
+    return folder
+
+
+def test_no_bot_reaches_another_through_the_slots_network(docker_client, tmp_path, pool):
+    """Bots of a pair have their own namespaces; a slot's next bot finds nothing of the one before."""
+    folder = two_bots(tmp_path)
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        listener = DockerBot(folder, "listener.py", warm=warm, pool=pool, labels=run_labels())
+        probe = DockerBot(folder, "probe.py", warm=warm, pool=pool, labels=run_labels())
+        try:
+            listener.start()
+            assert ask(listener) == {"listening": True}
+            probe.start()
+            assert listener.was_warm and probe.was_warm
+            assert ask(probe) == {"tcp": "ConnectionRefusedError", "unix": "ConnectionRefusedError"}
+        finally:
+            probe.close()
+            listener.close()
+        assert listener.lease is not None
+        slot = listener.lease.slot.index
+        # the listener's slot again: its next container joins the same anchor, after the listener is gone
+        later = None
+        for _ in range(4):
+            bot = DockerBot(folder, "probe.py", warm=warm, pool=pool, labels=run_labels())
+            bot.start()
+            answer = ask(bot)
+            index = bot.lease.slot.index if bot.lease else -1
+            bot.close()
+            if index == slot:
+                later = answer
+                break
+        assert later == {"tcp": "ConnectionRefusedError", "unix": "ConnectionRefusedError"}
