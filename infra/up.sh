@@ -65,7 +65,7 @@ pids+=($!)
 # One worker per queue: an upload's validation never waits behind other work.
 instance="$PORT.$(hostname)"
 # Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
-# match worker process keeps two warm pairs on its own two CPUs, so cores / 2 - 1 processes.
+# match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes.
 cores=$(nproc)
 match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \

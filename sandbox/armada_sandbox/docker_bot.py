@@ -38,7 +38,7 @@ from armada_sandbox.fifo_io import FifoDir
 from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.seccomp import profile_json
-from armada_sandbox.slots import Lease, Slot, SlotPool, SlotsBusy, default_pool
+from armada_sandbox.slots import ANCHOR_UID_BASE, Lease, Slot, SlotPool, SlotsBusy, default_pool
 from armada_sandbox.warm import WARM_LABEL, WarmPool, WarmSlot, copy_code, process_pool
 
 #: The image's user; only used without a slot (containers of `container_options(slot=None)`).
@@ -156,9 +156,10 @@ def anchor_options(lease: Lease, extra_labels: dict[str, str] | None = None) -> 
     slot's bot containers to join one after another; it opens no socket and runs no bot code.
     """
     tiny = SandboxLimits(memory_mb=32, pids=8, tmp_mb=1, cpus=0.1, nofile=16).validate()
+    own = Slot(lease.slot.index, ANCHOR_UID_BASE + lease.slot.index, lease.slot.cpuset)  # not the bots' uid
     with tempfile.TemporaryDirectory() as empty:
         options = container_options(Path(empty), Path(empty), "main.py", tiny,
-                                    {**slot_labels(lease, extra_labels), ANCHOR_LABEL: "1"}, None, lease.slot)
+                                    {**slot_labels(lease, extra_labels), ANCHOR_LABEL: "1"}, None, own)
     del options["mounts"]
     options["command"] = ["sleep", "infinity"]
     return options
@@ -174,6 +175,34 @@ def slot_labels(lease: Lease, extra_labels: dict[str, str] | None = None) -> dic
         "armada.slot": str(lease.slot.index),
         "armada.slots": str(lease.lock_dir),
     }
+
+
+def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event) -> None:
+    """Reader thread: the bot's stdout FIFO into `lines`; `eof` is set when it ends."""
+    try:
+        fd = io.open_reader("stdout")
+    except OSError:
+        lines.close()
+        eof.set()
+        return
+    try:
+        drain(fd, lines.feed)
+    finally:
+        os.close(fd)
+        lines.close()
+        eof.set()
+
+
+def _pump_stderr(io: FifoDir, pump: LogPump) -> None:
+    """Reader thread: the bot's stderr FIFO into its log (`pump` places the request marks)."""
+    try:
+        fd = io.open_reader("stderr")
+    except OSError:
+        return
+    try:
+        pump.run(fd)
+    finally:
+        os.close(fd)
 
 
 def warm_entry(entry: str) -> bool:
@@ -251,17 +280,24 @@ class DockerBot(BotConnection):
         self._warm: WarmSlot | None = None
         #: True once `start()` took a warm container (tests and benches read it).
         self.was_warm = False
+        #: Whether `close()` frees `lease` (a given one or one `start()` took; never a warm pool's).
+        self._owns_lease = slot is not None
+        self._retired = False  # a warm container handed back to its pool: closing again does nothing
         self.container: Any = None
         self._io: FifoDir | None = None
         self._stdin: int | None = None
+        self._fresh_streams()
+        self._final: ExitInfo | None = None
+        self._lock = threading.Lock()
+
+    def _fresh_streams(self) -> None:
+        """New buffers and reader threads' state (also after a warm start that failed)."""
         self._lines = LineBuffer(self.limits.max_line_bytes, self.limits.max_output_bytes)
         self._log = LogBuffer(self.limits.log_head_bytes, self.limits.log_tail_bytes, self.limits.max_log_bytes,
                               on_over=self._lines.stop)
         self._log_pump = LogPump(self._log)
         self._stdout_eof = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._final: ExitInfo | None = None
-        self._lock = threading.Lock()
 
     @property
     def container_id(self) -> str | None:
@@ -275,13 +311,13 @@ class DockerBot(BotConnection):
         client = self._client or docker_client()
         if self.lease is None and self._warm_pool is not None and warm_entry(self.entry):
             warm = self._warm_pool.take(self.image, self.limits)
-            if warm is not None:
-                self._start_warm(warm)
+            if warm is not None and self._start_warm(warm):
                 return
         if self.lease is None:
             try:
                 pool = self._pool or default_pool()
                 self.lease = pool.acquire(timeout=self.limits.start_timeout_s, purpose=self.purpose)
+                self._owns_lease = True
             except SlotsBusy as exc:
                 raise BotGone(f"sandbox could not start the bot: {exc}") from None
         elif not self.lease.held:
@@ -297,8 +333,7 @@ class DockerBot(BotConnection):
         }
         labels.setdefault("armada.match", "local")
         labels.setdefault("armada.seat", "0")
-        self._spawn(self._pump_stdout, "stdout")
-        self._spawn(self._pump_stderr, "stderr")
+        self._spawn_readers()
         try:
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
                                         self.bot_seed, self.lease.slot)
@@ -315,26 +350,39 @@ class DockerBot(BotConnection):
             log = self._log.text().strip()
             raise BotGone(f"sandbox could not start the bot: {exc}" + (f"; log: {log[-500:]}" if log else "")) from None
 
-    def _start_warm(self, warm: WarmSlot) -> None:
-        """Copy the code into the warm slot's folder, say go, connect the streams."""
+    def _start_warm(self, warm: WarmSlot) -> bool:
+        """Copy the code into the warm slot's folder, say go, connect the streams; False (the slot
+        handed back, everything reset) when the warm container is gone, e.g. after an engine restart."""
         self._warm, self.lease, self._io, self.container = warm, warm.lease, warm.io, warm.container
         self.was_warm = True
-        self._spawn(self._pump_stdout, "stdout")
-        self._spawn(self._pump_stderr, "stderr")
+        self._spawn_readers()
         try:
             copy_code(self.code_dir, warm.code_dir)
             warm.say_go(self.bot_seed, self.entry)
             deadline = time.monotonic() + self.limits.start_timeout_s
             self._stdin = warm.io.open_writer("stdin", deadline, self._alive_check())
             os.set_blocking(self._stdin, False)
-        except OSError as exc:
-            self.close(grace=0)
-            raise BotGone(f"sandbox could not start the bot in its warm slot: {exc}") from None
+            return True
+        except OSError:
+            with self._lock:
+                if self._stdin is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(self._stdin)
+                    self._stdin = None
+                self._close_warm(0.0)
+            self._retired = False
+            self.was_warm, self.lease, self.container = False, None, None
+            self._fresh_streams()  # the cold start below gets streams of its own
+            return False
 
-    def _spawn(self, target: Any, name: str) -> None:
-        thread = threading.Thread(target=target, name=f"dockerbot-{name}-{self.label}", daemon=True)
-        thread.start()
-        self._threads.append(thread)
+    def _spawn_readers(self) -> None:
+        """The stdout and stderr reader threads, bound to this start's FIFOs and buffers."""
+        assert self._io is not None
+        for target, name, args in ((_pump_stdout, "stdout", (self._io, self._lines, self._stdout_eof)),
+                                   (_pump_stderr, "stderr", (self._io, self._log_pump))):
+            thread = threading.Thread(target=target, args=args, name=f"dockerbot-{name}-{self.label}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
     def _alive_check(self) -> Any:
         """A cheap callable: is the container still running (asks the engine at most every 100 ms)."""
@@ -354,32 +402,6 @@ class DockerBot(BotConnection):
         return alive
 
     # -- data --------------------------------------------------------------------------------
-
-    def _pump_stdout(self) -> None:
-        assert self._io is not None
-        try:
-            fd = self._io.open_reader("stdout")
-        except OSError:
-            self._lines.close()
-            self._stdout_eof.set()
-            return
-        try:
-            drain(fd, self._lines.feed)
-        finally:
-            os.close(fd)
-            self._lines.close()
-            self._stdout_eof.set()
-
-    def _pump_stderr(self) -> None:
-        assert self._io is not None
-        try:
-            fd = self._io.open_reader("stderr")
-        except OSError:
-            return
-        try:
-            self._log_pump.run(fd)
-        finally:
-            os.close(fd)
 
     def send(self, line: bytes) -> None:
         fd = self._stdin
@@ -438,6 +460,8 @@ class DockerBot(BotConnection):
 
     def close(self, grace: float = 1.0) -> ExitInfo:
         with self._lock:
+            if self._retired:
+                return self._final or ExitInfo()
             if self._stdin is not None:
                 with contextlib.suppress(OSError):
                     os.close(self._stdin)
@@ -461,7 +485,7 @@ class DockerBot(BotConnection):
                     thread.join(timeout=5.0)
                 self._io.remove()
                 self._io = None
-            if self.lease is not None:
+            if self.lease is not None and self._owns_lease:
                 self.lease.release()  # the container is gone: the slot's uid runs nothing any more
             return info
 
@@ -470,6 +494,7 @@ class DockerBot(BotConnection):
         then leave the container's removal and the slot's next container to the warm pool."""
         warm, self._warm = self._warm, None
         assert warm is not None and self._warm_pool is not None
+        self._retired = True
         self._stdout_eof.wait(max(grace, 0.0))
         io, threads = self._io, list(self._threads)
         self._io = None
@@ -481,8 +506,7 @@ class DockerBot(BotConnection):
             for thread in threads:
                 thread.join(timeout=5.0)
 
-        self._warm_pool.retire(warm, grace=0.0 if self._stdout_eof.is_set() else grace,
-                               cleanup=release_streams)
+        self._warm_pool.retire(warm, cleanup=release_streams)  # killed at once: it had its grace
         return self._final or ExitInfo()
 
     def _remove(self) -> None:

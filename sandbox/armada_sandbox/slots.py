@@ -23,6 +23,9 @@ from pathlib import Path
 
 #: uid (and gid) of slot 0; slot n uses SLOT_UID_BASE + n.
 SLOT_UID_BASE = 20000
+#: uid of slot 0's network anchor (warm.py); slot n's anchor runs as ANCHOR_UID_BASE + n, so
+#: its processes never count against its bots' per-uid limits.
+ANCHOR_UID_BASE = 30000
 #: Where the lock files live (host-wide); ARMADA_SANDBOX_SLOT_DIR overrides it.
 SLOT_DIR_VARIABLE = "ARMADA_SANDBOX_SLOT_DIR"
 #: Slots per core: more bots than cores may run (tests, local runs) and then share cores.

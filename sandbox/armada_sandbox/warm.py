@@ -24,6 +24,7 @@ import atexit
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -110,7 +111,8 @@ class WarmPool:
 
     def __init__(self, pairs: int = 1, *, image: str, limits: SandboxLimits | None = None,
                  pool: SlotPool | None = None, purpose: str = "match", client: Any = None,
-                 labels: dict[str, str] | None = None) -> None:
+                 labels: dict[str, str] | None = None, slot_wait: float | None = None,
+                 take_wait: float = TAKE_WAIT_S) -> None:
         if pairs < 1:
             raise ValueError("a warm pool needs at least one pair")
         self.image = image
@@ -119,26 +121,28 @@ class WarmPool:
         self.purpose = purpose
         self._client = client
         self.labels = dict(labels or {})  # extra labels of its containers (e.g. a test run's)
+        self.take_wait = take_wait  # how long `take` waits for a slot still being prepared
         self._lock = threading.Condition()
         self._slots: list[WarmSlot] = []
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._anchors: dict[int, Any] = {}  # slot number -> its network anchor container
         self._waiting: dict[tuple[Any, ...], int] = {}  # bots waiting in `take`, by container key
-        self._playing: list[str] = []  # CPU sets of the slots taken and not yet retired
-        for lease in self._lease_pairs(pairs):
+        self._playing: list[str] = []  # CPU sets of the slots taken and not yet removed
+        self._lost: list[Lease] = []  # slots out of use (a container that would not go): held till close
+        for lease in self._lease_pairs(pairs, SLOT_WAIT_S if slot_wait is None else slot_wait):
             self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
 
-    def _lease_pairs(self, pairs: int) -> list[Lease]:
+    def _lease_pairs(self, pairs: int, wait: float) -> list[Lease]:
         """The lowest free pair, then more slots on the same two CPUs (one pair plays at a time).
 
-        Raises SlotsBusy (holding nothing) when they are not free within SLOT_WAIT_S."""
+        Raises SlotsBusy (holding nothing) when they are not free within `wait` seconds."""
         leases: list[Lease] = []
         try:
-            leases += [self.pool.acquire(SLOT_WAIT_S, purpose=self.purpose) for _ in range(2)]
+            leases += [self.pool.acquire(wait, purpose=self.purpose) for _ in range(2)]
             cpus = [int(lease.slot.cpuset) for lease in leases]
             for _ in range(pairs - 1):
-                leases += [self.pool.acquire(SLOT_WAIT_S, cpu=cpu, purpose=self.purpose) for cpu in cpus]
+                leases += [self.pool.acquire(wait, cpu=cpu, purpose=self.purpose) for cpu in cpus]
         except SlotsBusy:
             for lease in leases:
                 lease.release()
@@ -147,14 +151,15 @@ class WarmPool:
 
     # -- matches -----------------------------------------------------------------------
 
-    def take(self, image: str, limits: SandboxLimits, wait: float = TAKE_WAIT_S) -> WarmSlot | None:
+    def take(self, image: str, limits: SandboxLimits, wait: float | None = None) -> WarmSlot | None:
         """A ready warm slot for a bot of `image` under `limits`, or None (start cold then).
 
-        Waits up to `wait` seconds for a slot still being prepared. A slot made for other
-        limits is prepared again for these ones (the next bot of that kind finds it warm).
+        Waits up to `wait` seconds (default: the pool's `take_wait`) for a slot still being
+        prepared. A slot made for other limits is prepared again for these ones (the next bot of
+        that kind finds it warm).
         """
         key = container_key(image, limits)
-        deadline = time.monotonic() + wait
+        deadline = time.monotonic() + (self.take_wait if wait is None else wait)
         with self._lock:
             self._waiting[key] = self._waiting.get(key, 0) + 1
             try:
@@ -194,11 +199,9 @@ class WarmPool:
 
     def retire(self, warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | None = None) -> None:
         """After its match: remove the container off the caller's path (then `cleanup()`, e.g. join
-        the stream readers), then prepare the slot again."""
+        the stream readers), then prepare the slot again. Its CPU counts as busy until removed."""
         with self._lock:
-            with contextlib.suppress(ValueError):
-                self._playing.remove(warm.lease.slot.cpuset)
-            self._recycle(warm, warm.key, grace, cleanup)
+            self._recycle(warm, warm.key, grace, cleanup, playing=True)
 
     # -- preparing ------------------------------------------------------------------------
 
@@ -214,7 +217,7 @@ class WarmPool:
     def _prepare(self, warm: WarmSlot) -> None:
         from armada_sandbox.docker_bot import create_container, docker_client, warm_container_options
 
-        limits = self.limits if warm.key == container_key(self.image, self.limits) else self._limits_of(warm.key)
+        limits = self._limits_of(warm.key)
         try:
             client = self._client or docker_client()
             anchor = self._anchor(client, warm.lease, warm.key[0])
@@ -250,20 +253,42 @@ class WarmPool:
                                     "cpus": cpus, "nofile": nofile})
 
     def _recycle(self, warm: WarmSlot, key: tuple[Any, ...], grace: float = 0.0,
-                 cleanup: Callable[[], None] | None = None) -> None:
-        """(Under the lock.) Dispose of `warm` in the background; then a new container for its slot."""
+                 cleanup: Callable[[], None] | None = None, playing: bool = False) -> None:
+        """(Under the lock.) Dispose of `warm` in the background; then a new container for its slot.
+
+        The next container is made only once the last one is surely gone (its bot may not
+        share the slot's uid or network with anything of the one before); a slot whose
+        container cannot be removed, or that cannot be prepared again, leaves the pool (held,
+        so unused, until the pool closes)."""
         def run() -> None:
-            dispose(warm, grace, cleanup)
-            with self._lock:
-                if self._closed:
-                    warm.lease.release()
-                    return
-                if key != container_key(self.image, self.limits):
-                    self.limits = self._limits_of(key)  # the next bots are likely of the same kind
-                    self.image = key[0]
-                self._slots.append(self._prepare_later(warm.lease, key))
-                self._lock.notify_all()
+            gone = False
+            try:
+                gone = dispose(warm, grace, cleanup)
+                for pause in (1, 2, 5, 10, 20):  # an engine that failed to remove it: try again a while
+                    if gone:
+                        break
+                    time.sleep(pause)
+                    gone = remove_container(warm.container)
+            except Exception as exc:  # never lose the slot's state with the thread
+                print(f"armada warm pool: disposing of slot {warm.lease.slot.index} failed: {exc}", file=sys.stderr)
+            self._after_removal(warm, key, gone, playing)
         self._background(run)
+
+    def _after_removal(self, warm: WarmSlot, key: tuple[Any, ...], gone: bool, playing: bool) -> None:
+        with self._lock:
+            if playing:
+                with contextlib.suppress(ValueError):
+                    self._playing.remove(warm.lease.slot.cpuset)
+            if not gone:
+                self._lost.append(warm.lease)  # held, so unused, until the pool closes
+            elif self._closed:
+                warm.lease.release()
+            else:
+                try:
+                    self._slots.append(self._prepare_later(warm.lease, key))
+                except OSError:  # e.g. no space for its folder
+                    self._lost.append(warm.lease)
+            self._lock.notify_all()
 
     def _background(self, target: Any, *args: Any) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name="armada-warm")
@@ -287,8 +312,8 @@ class WarmPool:
             thread.join(timeout=30)
         for anchor in self._anchors.values():  # after every bot container that joined it
             remove_container(anchor)
-        for warm in slots:
-            warm.lease.release()
+        for lease in [warm.lease for warm in slots] + self._lost:
+            lease.release()
 
     def __enter__(self) -> WarmPool:
         return self
@@ -297,38 +322,55 @@ class WarmPool:
         self.close()
 
 
-def dispose(warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | None = None) -> None:
-    """Stop and remove the slot's container, run `cleanup`, delete its folder (the lease stays held)."""
+def dispose(warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | None = None) -> bool:
+    """Stop and remove the slot's container, run `cleanup`, delete its folder (the lease stays held).
+
+    True when the container is surely gone (the engine says it no longer exists)."""
     if warm.go_fd is not None:
         with contextlib.suppress(OSError):
             os.close(warm.go_fd)  # a shell still waiting reads end of file and exits
         warm.go_fd = None
     container = warm.container
+    gone = True
     if container is not None:
         if grace > 0:
             with contextlib.suppress(Exception):
                 container.wait(timeout=grace)
-        remove_container(container)
+        gone = remove_container(container)
     if cleanup is not None:
         with contextlib.suppress(Exception):
             cleanup()
     warm.io.remove()
     shutil.rmtree(warm.folder, ignore_errors=True)
+    return gone
 
 
-def remove_container(container: Any) -> None:
-    """Force-remove `container` (and so every process in it), retrying a busy engine a few times."""
+def remove_container(container: Any) -> bool:
+    """Force-remove `container` (and so every process in it), retrying a busy engine a few times;
+    True once the engine says it no longer exists."""
+    if container is None:
+        return True
     for attempt in range(5):
         try:
             container.remove(force=True, v=True)
-            return
+        except Exception as exc:
+            if exc.__class__.__name__ != "NotFound":
+                time.sleep(0.2 * (attempt + 1))
+                continue
+        try:
+            container.reload()
         except Exception as exc:
             if exc.__class__.__name__ == "NotFound":
-                return
+                return True
             time.sleep(0.2 * (attempt + 1))
+    return False
 
 
 _process_pool: WarmPool | None = None
+#: When this process may try again to make its pool after its slots were busy.
+_busy_until = [0.0]
+#: Seconds before a process whose slots were busy tries again.
+BUSY_RETRY_S = 60.0
 _process_lock = threading.Lock()
 
 
@@ -350,9 +392,13 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
             from armada_sandbox.image import BOT_IMAGE
 
             purpose = os.environ.get(PURPOSE_VARIABLE) or "match"
-            try:
-                _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose)
+            if time.monotonic() < _busy_until[0]:
+                return None
+            try:  # never waits: a worker starting (Celery gives it 4 s) must not block on slots
+                _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose,
+                                         slot_wait=0)
             except SlotsBusy:
+                _busy_until[0] = time.monotonic() + BUSY_RETRY_S  # asked again after a while
                 return None
             atexit.register(close_process_pool)
         return _process_pool

@@ -14,7 +14,7 @@ import pytest
 
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.image import BOT_IMAGE
-from armada_sandbox.slots import SlotPool
+from armada_sandbox.slots import ANCHOR_UID_BASE, SlotPool
 from armada_sandbox.sweeper import sweep
 from armada_sandbox.warm import WarmPool
 from tests.sandbox.conftest import RUN_ID, run_labels
@@ -89,7 +89,10 @@ def test_a_warm_container_has_the_wall_of_a_cold_one(docker_client, tmp_path, po
     assert anchor["HostConfig"]["NetworkMode"] == "none" and anchor["Config"]["Labels"]["armada.anchor"] == "1"
     for field in ("ReadonlyRootfs", "CapDrop", "SecurityOpt", "MaskedPaths", "Init", "Privileged"):
         assert anchor["HostConfig"].get(field) == inspect["cold"]["HostConfig"].get(field), field
-    assert anchor["Config"]["User"] == inspect["hot"]["Config"]["User"] and not anchor["Mounts"]
+    assert hot.lease is not None and not anchor["Mounts"]
+    # the anchor's own uid: its processes never count against the bot's per-uid limits (nproc)
+    anchor_uid = ANCHOR_UID_BASE + hot.lease.slot.index
+    assert anchor["Config"]["User"] == f"{anchor_uid}:{anchor_uid}"
     for name, bot in (("hot", hot), ("cold", cold)):
         assert bot.lease is not None
         assert inspect[name]["Config"]["User"] == bot.lease.slot.user
@@ -151,7 +154,7 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
         assert len(containers_with(docker_client, {"armada.test": RUN_ID, "armada.warm": "1"})) >= 1
     owner = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time
-        from armada_sandbox.slots import SlotPool
+        from armada_sandbox.slots import ANCHOR_UID_BASE, SlotPool
         from armada_sandbox.warm import WarmPool
         pool = SlotPool(size=8, cpus={pool.cpus!r}, lock_dir={str(pool.lock_dir)!r})
         warm = WarmPool(1, image={BOT_IMAGE!r}, pool=pool, labels={{"armada.test": {RUN_ID!r}, "armada.case": "dead"}})
@@ -172,20 +175,27 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
     assert sorted(removed) == sorted(c.id for c in left)
 
 
-def test_a_warm_start_that_finds_its_container_gone_is_a_clear_platform_error(docker_client, tmp_path, pool):
-    from armada.referee.connection import BotGone
-
+def test_a_warm_container_gone_meanwhile_means_a_cold_start_and_the_slot_stays_the_pools(docker_client, tmp_path,
+                                                                                           pool):
+    """E.g. an operator's `docker rm -f` or an engine restart: the bot starts cold instead."""
     with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
         limits = DockerBot(bot_folder(tmp_path), warm=None).limits
         broken, other = warm.take(BOT_IMAGE, limits), warm.take(BOT_IMAGE, limits)
         assert broken is not None and other is not None
-        broken.container.remove(force=True)  # e.g. an operator's `docker rm -f`
+        broken.container.remove(force=True)
         warm._slots.append(broken)  # back into the pool as if it were still waiting
         bot = DockerBot(tmp_path / "bot", warm=warm, pool=pool, labels=run_labels())
-        with pytest.raises(BotGone, match="could not start the bot in its warm slot"):
-            bot.start()
-        bot.close()
+        bot.start()
+        try:
+            assert not bot.was_warm and bot.lease is not None and bot.lease.slot.index != broken.lease.slot.index
+            assert ask(bot)["uid"] == bot.lease.slot.uid
+        finally:
+            bot.close()
+            bot.close()  # twice, as play_match may: nothing of the pool's is freed
         warm.retire(other)
+        time.sleep(0.5)
+        for lease in (broken.lease, other.lease):  # still the pool's: a new container each
+            assert pool.try_slot(lease.slot.index) is None
 
 
 LISTENER = """

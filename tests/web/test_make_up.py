@@ -37,12 +37,14 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _warm_containers(stopped_too: bool = False) -> set[str]:
-    """Ids of the warm sandbox containers on the host (a plain listing: no per-container inspect)."""
+def _warm_containers(since: float, stopped_too: bool = False) -> set[str]:
+    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect)."""
     from armada_sandbox.docker_bot import docker_client
 
     listed = docker_client().api.containers(all=stopped_too, filters={"label": "armada.warm=1"})
-    return {entry["Id"] for entry in listed}
+    return {entry["Id"] for entry in listed
+            if "armada.anchor" not in (labels := entry.get("Labels") or {})
+            and float(labels.get("armada.created", 0)) >= since}
 
 
 def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
@@ -85,6 +87,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     port = free_port()
     env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
     env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
+    began = int(time.time())  # the labels count whole seconds
     up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, start_new_session=True)
     base = f"http://127.0.0.1:{port}/"
@@ -119,12 +122,13 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
             scores = {int(Path(f"/proc/{pid}/oom_score_adj").read_text()) for pid in started
                       if os.path.exists(f"/proc/{pid}")}
             assert scores == {-500}, scores
-        # the workers keep warm slots (issue 12): the validation pair and three match pairs
+        # the workers keep warm slots (issue 12): the validation pair and three match pairs (their
+        # bot containers; each slot's network anchor is not counted)
         warm: set[str] = set()
         until = time.monotonic() + 60
         while len(warm) < 8 and time.monotonic() < until:  # a slot used by the validation is being remade
             time.sleep(0.5)
-            warm = _warm_containers()
+            warm = _warm_containers(began)
         assert len(warm) >= 8
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
@@ -133,7 +137,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         alive = {pid for pid in started if os.path.exists(f"/proc/{pid}")}
         assert alive == set()
         # a stopping worker removes its warm containers (worker_process_shutdown)
-        left = warm & _warm_containers(stopped_too=True)
+        left = warm & _warm_containers(began, stopped_too=True)
         assert left == set()
         with pytest.raises(OSError):
             urllib.request.urlopen(base, timeout=2)
