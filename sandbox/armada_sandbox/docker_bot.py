@@ -221,7 +221,7 @@ def create_container(client: Any, image: str, options: dict[str, Any]) -> Any:
     args = _create_container_args({**options, "image": image, "version": client.api._version})
     args["host_config"]["MaskedPaths"] = list(MASKED_PATHS)
     created = client.api.create_container(**args)
-    return client.containers.get(created["Id"])
+    return client.containers.prepare_model({"Id": created["Id"]})  # no inspect: nothing needs its attrs yet
 
 
 def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:

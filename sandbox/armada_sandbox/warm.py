@@ -220,10 +220,19 @@ class WarmPool:
         limits = self._limits_of(warm.key)
         try:
             client = self._client or docker_client()
-            anchor = self._anchor(client, warm.lease, warm.key[0])
-            options = warm_container_options(warm.code_dir, warm.io.path, limits, warm.lease, self.labels, anchor.id)
-            warm.container = create_container(client, warm.key[0], options)
-            warm.container.start()
+            for fresh_anchor in (False, True):  # an anchor gone from outside: make another, once
+                anchor = self._anchor(client, warm.lease, warm.key[0], fresh_anchor)
+                options = warm_container_options(warm.code_dir, warm.io.path, limits, warm.lease, self.labels,
+                                                 anchor.id)
+                try:
+                    warm.container = create_container(client, warm.key[0], options)
+                    warm.container.start()
+                    break
+                except Exception:
+                    remove_container(warm.container)
+                    warm.container = None
+                    if fresh_anchor:
+                        raise
             warm.go_fd = warm.io.open_writer(GO, time.monotonic() + READY_TIMEOUT_S)
         except Exception as exc:  # Docker down, image gone: the slot starts its bots cold meanwhile
             warm.failed = f"{exc.__class__.__name__}: {str(exc)[:200]}"
@@ -231,17 +240,14 @@ class WarmPool:
             warm.ready.set()
             self._lock.notify_all()
 
-    def _anchor(self, client: Any, lease: Lease, image: str) -> Any:
-        """The slot's running network anchor, made (again) when it is missing or stopped."""
+    def _anchor(self, client: Any, lease: Lease, image: str, fresh: bool = False) -> Any:
+        """The slot's network anchor; a new one the first time, or when `fresh` (the last is gone)."""
         from armada_sandbox.docker_bot import anchor_options, create_container
 
         anchor = self._anchors.get(lease.slot.index)
-        if anchor is not None:
-            with contextlib.suppress(Exception):  # removed from outside: make another
-                anchor.reload()
-                if anchor.attrs["State"].get("Running"):
-                    return anchor
-            remove_container(anchor)
+        if anchor is not None and not fresh:
+            return anchor
+        remove_container(anchor)
         anchor = create_container(client, image, anchor_options(lease, self.labels))
         self._anchors[lease.slot.index] = anchor
         anchor.start()

@@ -270,3 +270,29 @@ def test_no_bot_reaches_another_through_the_slots_network(docker_client, tmp_pat
                 later = answer
                 break
         assert later == {"tcp": "ConnectionRefusedError", "unix": "ConnectionRefusedError"}
+
+
+def test_a_slot_whose_anchor_was_removed_gets_a_new_one(docker_client, tmp_path, pool):
+    folder = bot_folder(tmp_path)
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels(), take_wait=30) as warm:
+        first = DockerBot(folder, warm=warm, pool=pool, labels=run_labels())
+        first.start()
+        assert first.was_warm and first.lease is not None
+        slot = first.lease.slot.index
+        network = docker_client.api.inspect_container(first.container_id)["HostConfig"]["NetworkMode"]
+        docker_client.api.remove_container(network.split(":", 1)[1], force=True)  # e.g. `docker rm -f`
+        assert ask(first)["uid"] == first.lease.slot.uid  # its namespace lives on while it runs
+        first.close()
+        seen = []
+        for _ in range(4):  # until the slot comes round again, remade on a new anchor
+            bot = DockerBot(folder, warm=warm, pool=pool, labels=run_labels())
+            bot.start()
+            assert bot.was_warm and bot.lease is not None
+            seen.append(bot.lease.slot.index)
+            answer = ask(bot)
+            renewed = docker_client.api.inspect_container(bot.container_id)["HostConfig"]["NetworkMode"]
+            bot.close()
+            if seen[-1] == slot:
+                assert answer["uid"] == bot.lease.slot.uid and renewed != network
+                break
+        assert slot in seen
