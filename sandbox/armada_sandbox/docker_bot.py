@@ -386,7 +386,7 @@ class DockerBot(BotConnection):
 
     def _alive_check(self) -> Any:
         """A cheap callable: is the container still running (asks the engine at most every 100 ms)."""
-        last = [0.0, True]
+        last = [time.monotonic(), True]  # the first look after 100 ms: most bots open their end sooner
 
         def alive() -> bool:
             now = time.monotonic()
@@ -435,9 +435,13 @@ class DockerBot(BotConnection):
             return self._final
         if self.container is None:
             return ExitInfo()
-        if self._stdout_eof.is_set():
-            # Output closed: the bot is ending; give the engine a moment to record how.
-            self._wait(2.0)
+        if not self._stdout_eof.is_set():
+            # Its stdout is open, so the container runs: when the bot's process ends, docker-init
+            # ends and takes every process of the container with it, closing the FIFO. (No
+            # inspect: the referee asks before each `end`, and the engine's CPU is the matches'.)
+            return ExitInfo()
+        # Output closed: the bot is ending; give the engine a moment to record how.
+        self._wait(2.0)
         info = self._inspect()
         if info.returncode is not None:
             self._final = info

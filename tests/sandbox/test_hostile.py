@@ -168,7 +168,8 @@ def played(request, docker_client, listener, tmp_path_factory) -> Any:
         warm = None
         if request.param == "warm":
             # seat 2 has the default limits: half the slots are remade for them at first (wait for it)
-            warm = stack.enter_context(WarmPool(PARALLEL, image=BOT_IMAGE, limits=SMALL, take_wait=60))
+            warm = stack.enter_context(WarmPool(PARALLEL, image=BOT_IMAGE, limits=SMALL, take_wait=60,
+                                                slot_wait=300))  # under xdist: after the cold run
         with ThreadPoolExecutor(PARALLEL) as pool:
             futures = {name: pool.submit(play_case, folder, name, warm) for name in CASES}
             results = {name: future.result() for name, future in futures.items()}
