@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tests.viewer.conftest import Watch
+from tests.viewer.conftest import Watch, watched_page
 
 PASSWORD = "a-long-test-password-42"
 
@@ -24,17 +24,7 @@ def site_page(chromium: Any, origin: str, width: int = 1100, height: int = 800) 
         watch.requests.append(r.request.url)
         r.abort()
 
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda m: watch.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: watch.errors.append(f"page error: {e}"))
-
-    def on_dialog(d: Any) -> None:
-        watch.dialogs.append(d.message)
-        d.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.watch = watch
+    page = watched_page(context, watch, route)
     try:
         yield page
     finally:

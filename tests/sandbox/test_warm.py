@@ -19,6 +19,7 @@ from armada_sandbox.sweeper import sweep
 from armada_sandbox.warm import WarmPool
 from tests.sandbox.conftest import RUN_ID, run_labels
 from tests.sandbox.helpers import container_exists, containers_with
+from tests.services import missing
 
 pytestmark = pytest.mark.docker
 
@@ -130,7 +131,7 @@ def test_a_container_serves_one_bot_once_and_the_slot_stays_held(docker_client, 
 
 def test_a_pair_plays_on_two_cpus(docker_client, tmp_path, pool):
     if len(pool.cpus) < 2:
-        pytest.skip("one CPU: both seats share it")
+        missing("one CPU: both seats share it (CI needs two)")
     folder = bot_folder(tmp_path)
     with WarmPool(2, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
         bots = [DockerBot(folder, warm=warm, pool=pool, labels=run_labels()) for _ in range(2)]

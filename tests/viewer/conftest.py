@@ -142,9 +142,17 @@ def page(chromium: Any) -> Iterator[Any]:
         watch.requests.append(url)
         r.abort()
 
+    page = watched_page(context, watch, route, ("error", "warning"))
+    yield page
+    context.close()
+
+
+def watched_page(context: Any, watch: Watch, route: Any, console: tuple[str, ...] = ("error",)) -> Any:
+    """A new page of `context` whose every request goes through `route`, and whose console
+    messages of the `console` types, page errors and dialogs (dismissed) go into `watch`."""
     context.route("**/*", route)
     page = context.new_page()
-    page.on("console", lambda m: watch.errors.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("console", lambda m: watch.errors.append(m.text) if m.type in console else None)
     page.on("pageerror", lambda e: watch.errors.append(f"page error: {e}"))
 
     def on_dialog(d: Any) -> None:
@@ -153,8 +161,7 @@ def page(chromium: Any) -> Iterator[Any]:
 
     page.on("dialog", on_dialog)
     page.watch = watch
-    yield page
-    context.close()
+    return page
 
 
 def ready(page: Any, url: str) -> Any:
