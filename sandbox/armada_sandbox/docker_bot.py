@@ -39,7 +39,7 @@ from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.seccomp import profile_json
 from armada_sandbox.slots import ANCHOR_UID_BASE, Lease, Slot, SlotPool, SlotsBusy, default_pool
-from armada_sandbox.warm import WARM_LABEL, WarmPool, WarmSlot, copy_code, process_pool
+from armada_sandbox.warm import WARM_LABEL, WarmPool, WarmSlot, copy_code, process_pool, remove_container
 
 #: The image's user; only used without a slot (containers of `container_options(slot=None)`).
 BOT_USER = "10001:10001"
@@ -481,7 +481,7 @@ class DockerBot(BotConnection):
                 info = self._final or self._inspect()
                 if info.returncode is not None:
                     self._final = info
-                self._remove()
+                remove_container(self.container)
             if self._io is not None:
                 for name in ("stdout", "stderr"):
                     self._io.release_reader(name)
@@ -512,15 +512,3 @@ class DockerBot(BotConnection):
 
         self._warm_pool.retire(warm, cleanup=release_streams)  # killed at once: it had its grace
         return self._final or ExitInfo()
-
-    def _remove(self) -> None:
-        from docker.errors import NotFound
-
-        for attempt in range(5):
-            try:
-                self.container.remove(force=True, v=True)
-                return
-            except NotFound:
-                return
-            except Exception:  # e.g. "removal already in progress": try again shortly
-                time.sleep(0.2 * (attempt + 1))
