@@ -39,7 +39,8 @@ cleanup() {
   : > "$started"
 }
 trap cleanup EXIT
-trap "exit 130" INT TERM
+trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
+trap "exit 143" TERM
 
 "$ROOT/infra/services.sh"
 make -C "$ROOT" --no-print-directory bot-image
@@ -103,5 +104,6 @@ cat <<MSG
 
 MSG
 wait -n "${pids[@]}" || true
+sleep 0.5  # a Ctrl-C reaches the children too: let its trap run before calling this a failure
 warn "a process exited on its own; see the logs in $LOG_DIR"
 exit 1
