@@ -9,7 +9,7 @@ from typing import Any
 
 from armada.cli import output, replay_events
 from armada.cli.boards import galaxy_board, mothership_rounds
-from armada.cli.common import CliError
+from armada.cli.common import CliError, get_engine
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
 from armada.viewer import default_html_path, write_offline_html
 
@@ -92,7 +92,7 @@ def describe(info: dict[str, Any]) -> str:
         f"game:    {info['game']} (engine {info['engine_version']})",
         f"seed:    {info['seed']}" + ("  (started from a saved state)" if info["from_state"] else ""),
         f"winner:  {won}",
-        f"turns:   {result.get('turns')}",
+        f"{get_engine(info['game']).turns_label + ':':<8} {result.get('turns')}",
     ]
     scores = result.get("scores") or {}
     if scores:
