@@ -35,7 +35,8 @@ MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 100
 #: Folders some zip tools add that are never part of the bot.
 _IGNORED_TOP = ("__MACOSX",)
-_BUILTIN_PREFIX = "builtin:"
+#: How a starter bot is named on the command line: `builtin:greedy`.
+BUILTIN_PREFIX = "builtin:"
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
@@ -117,8 +118,8 @@ def resolve_bot(spec: str, game: str) -> BotSource:
     check_game(game)
     if not spec or not spec.strip():
         raise BotSpecError("empty bot spec; give a main.py, a folder, a .zip or builtin:NAME")
-    if spec.startswith(_BUILTIN_PREFIX):
-        return _resolve_builtin(spec[len(_BUILTIN_PREFIX):], game)
+    if spec.startswith(BUILTIN_PREFIX):
+        return _resolve_builtin(spec[len(BUILTIN_PREFIX):], game)
     path = Path(spec).expanduser()
     if path.is_dir():
         return _resolve_folder(path)
@@ -156,7 +157,7 @@ def _resolve_builtin(name: str, game: str) -> BotSource:
     except OSError as exc:
         tmp.cleanup()
         raise BotSpecError(f"cannot copy starter bot {name!r}: {exc}") from exc
-    return BotSource(tmp.name, ENTRY, f"{_BUILTIN_PREFIX}{name}", _tmp=tmp)
+    return BotSource(tmp.name, ENTRY, f"{BUILTIN_PREFIX}{name}", _tmp=tmp)
 
 
 def _resolve_folder(path: Path) -> BotSource:

@@ -9,18 +9,25 @@ import time
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from armada.cli import output
+from armada.botspec import GAMES
+from armada.cli import botinfo, output
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
-from armada.cli.common import CliError, add_game_arg
+from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, require_token, settings
 from armada.cli.packing import bot_upload
 
 EPILOG = f"""\
 examples:
-  armada submit mybot --game galaxy --bot mybot        zip the folder, upload, wait for the result
+  armada submit mybot                                  zip the folder, upload as bot mybot, wait
+  armada submit mybot --game galaxy --bot mybot        ... the same, saying the game and name
   armada submit main.py --game galaxy --bot scout --no-wait
   armada submit race.zip --game mothership --bot race --description "balanced fleet"
-  armada submit builtin:greedy --game galaxy --bot greedy-test --timeout 120
+  armada submit builtin:greedy --bot greedy-test --timeout 120
+
+--game defaults to the game the folder's armada.json names (written by `armada new`), else
+the one its main.py is written for (the bot library's game module it imports, or the
+requests it answers); --bot defaults to the folder's name (main.py: its folder's; another
+file or a zip: its name without the suffix).
 
 PATH takes the BOT forms of `armada play`: a .py file or a .zip (sent as they are), a folder
 holding main.py (zipped with main.py at the root, leaving out __pycache__, .git, hidden
@@ -65,8 +72,10 @@ def add_parser(subparsers: Any) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", metavar="PATH", help="the bot: a .py file, a folder, a .zip or builtin:NAME")
-    add_game_arg(p, required=True)
-    p.add_argument("--bot", "-b", metavar="NAME", required=True, help=f"the bot's name on the site: {NAME_RULE}")
+    p.add_argument("--game", "-g", choices=GAMES,
+                   help="which game the bot plays (default: the one its armada.json or its code names)")
+    p.add_argument("--bot", "-b", metavar="NAME",
+                   help=f"the bot's name on the site: {NAME_RULE} (default: the folder's name)")
     p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
     p.add_argument("--no-wait", action="store_true", help="return once uploaded, without waiting for the validation")
     p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT_S, metavar="S",
@@ -85,12 +94,30 @@ class Target:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not NAME_RE.fullmatch(args.bot):
-        raise CliError(f"bad bot name {args.bot!r}: use {NAME_RULE}")
+    fill_defaults(args)
     upload = bot_upload(args.path, args.game)  # local problems first, before any request
     current = settings(args.server)
     client = ApiClient(current.server, require_token(current))
     return run_remote(lambda: submit(client, upload, args))
+
+
+def fill_defaults(args: argparse.Namespace) -> None:
+    """--game and --bot from the bot itself when not given (said on stderr); CliError when impossible."""
+    said = []
+    if args.game is None:
+        args.game, where = botinfo.game_of(args.path)
+        said.append(f"game {args.game} (from {where})")
+    if args.bot is None:
+        name = botinfo.default_name(args.path)
+        if not NAME_RE.fullmatch(name):
+            raise CliError(f"the bot's name would be {name!r}, its folder's or file's name, which the site does "
+                           f"not accept ({NAME_RULE}): pass --bot NAME")
+        args.bot = name
+        said.append(f"bot name {name} (from {args.path})")
+    elif not NAME_RE.fullmatch(args.bot):
+        raise CliError(f"bad bot name {args.bot!r}: use {NAME_RULE}")
+    if said:
+        print(f"armada: {', '.join(said)}", file=sys.stderr)
 
 
 def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
