@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import time
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from armada.botspec import GAMES
-from armada.cli import botinfo, output
+from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, require_token, settings
@@ -43,12 +42,6 @@ bad token, refused uploads and network errors, 3 a platform error or a wait that
 NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
 NAME_RULE = "3 to 40 letters, digits, '-' or '_'"
 DEFAULT_TIMEOUT_S = 600.0
-#: Polling: the first pause, its growth, its cap (seconds).
-POLL_FIRST_S = 0.25
-POLL_GROWTH = 1.3
-POLL_MAX_S = 5.0
-#: Network errors or 5xx answers in a row tolerated while waiting.
-POLL_RETRIES = 3
 FINAL = ("valid", "invalid", "error")
 LOG_LINES = 20
 
@@ -181,71 +174,14 @@ def _checked_version(data: Any, what: str) -> dict[str, Any]:
     return data
 
 
-class StatusLine:
-    """Progress while waiting: one line redrawn on a terminal, else a line per status change."""
-
-    def __init__(self, number: object, stream: TextIO) -> None:
-        self.number = number
-        self.stream = stream
-        self.tty = bool(getattr(stream, "isatty", lambda: False)())
-        self.started = time.monotonic()
-        self.last: str | None = None
-
-    def show(self, status: str) -> None:
-        if self.tty:
-            elapsed = time.monotonic() - self.started
-            self.stream.write(f"\rversion {self.number}: {status} ({elapsed:.0f} s)\033[K")
-        elif status != self.last:
-            self.stream.write(f"armada: version {self.number}: {status}\n")
-        self.stream.flush()
-        self.last = status
-
-    def done(self) -> None:
-        if self.tty and self.last is not None:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: TextIO) -> dict[str, Any]:
-    """Poll the version until its status is final or `timeout_s` passed; returns the last answer.
-
-    Network errors and 5xx answers are retried (POLL_RETRIES in a row, within the deadline);
-    an interruption or a lasting failure still says where the uploaded version is.
-    """
-    deadline = time.monotonic() + timeout_s
-    line = StatusLine(version["number"], stream)
-    pause = POLL_FIRST_S
-    failures = 0
+    """Poll the version until its status is final or `timeout_s` passed; returns the last answer."""
     path = f"/api/versions/{version['id']}/"
-    where = f"version {version['number']} ({version.get('url') or client.url(path)})"
-    try:
-        while True:
-            line.show(str(version["status"]))
-            if version["status"] in FINAL:
-                return version
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return version
-            time.sleep(min(pause, left))
-            pause = min(pause * POLL_GROWTH, POLL_MAX_S)
-            left = deadline - time.monotonic()
-            try:
-                fresh = client.request("GET", path, timeout=max(1.0, min(client.timeout, left)))
-                version = {**version, **_checked_version(fresh, f"GET {path}")}
-                failures = 0
-            except RemoteError as exc:
-                failures += 1
-                transient = exc.status is None or exc.exit_code == 3
-                if transient and time.monotonic() >= deadline:
-                    raise RemoteError(f"gave up waiting after {timeout_s:g} s for {where}: {exc}",
-                                      exit_code=3, status=exc.status) from None
-                if not transient or failures > POLL_RETRIES:
-                    raise RemoteError(f"uploaded as {where}, but while waiting: {exc}",
-                                      exit_code=exc.exit_code, status=exc.status) from None
-    except KeyboardInterrupt:
-        raise RemoteError(f"interrupted; {where} is uploaded and its validation goes on", exit_code=130) from None
-    finally:
-        line.done()
+    label = f"version {version['number']}"
+    waiting = polling.Waiting(label, f"{label} ({version.get('url') or client.url(path)})", "uploaded as",
+                              "is uploaded and its validation goes on")
+    return polling.poll(client, path, version, FINAL, timeout_s, stream, waiting,
+                        lambda fresh: _checked_version(fresh, f"GET {path}"))
 
 
 def report(target: Target, version: dict[str, Any], waited: float | None = None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from armada.botspec import starters_dir
-from armada.cli import botinfo, client, config, submit
+from armada.cli import botinfo, client, config, polling
 from armada.cli.common import CliError
 from armada.cli.main import main
 from armada.cli.packing import bot_upload, zip_folder
@@ -305,7 +305,7 @@ def test_interrupted_wait_says_where_the_version_is(logged_in: FakeSite, monkeyp
     def interrupt(seconds: float) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(submit.time, "sleep", interrupt)
+    monkeypatch.setattr(polling.time, "sleep", interrupt)
     assert _submit() == 130
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"armada: error: interrupted; version 1 ({logged_in.url}/bots/1/versions/1/) is uploaded and its "
