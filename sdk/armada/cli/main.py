@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli import league, login, new, play, replay, submit, tournament
+from armada.cli import challenge, league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
 
 EPILOG = """\
@@ -20,8 +20,9 @@ examples:
   armada tournament mybot/ builtin:greedy builtin:random -n 10 --jobs 4
   armada replay m.json.gz --turn 30         the board after turn 30 and that turn's events
   armada league builtin:greedy builtin:balanced race/   a Mothership Down league table
-  armada login                              store an API token for the site
-  armada submit mybot/ --game galaxy --bot mybot    upload, wait for the validation
+  armada login http://127.0.0.1:8000        store an API token for that site
+  armada submit mybot                       upload bot mybot (its game from mybot/armada.json), wait
+  armada challenge mybot rival --wait       a match on the site against rival, and its result
 
 Run `armada COMMAND --help` for the options of each command. Documentation: docs/cli.md.
 """
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit):
+    for module in (play, tournament, league, new, replay, login, submit, challenge):
         module.add_parser(sub)
     return parser
 

@@ -16,7 +16,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_top_level_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for command in ("play", "tournament", "new", "replay"):
+    for command in ("play", "tournament", "new", "replay", "league", "login", "submit", "challenge"):
         assert f"    {command}" in out
     assert "examples:" in out
 
