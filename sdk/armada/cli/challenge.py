@@ -129,26 +129,31 @@ def players_text(match: dict[str, Any]) -> str:
     return " vs ".join(f"{names[seat]} (seat {seat})" for seat in sorted(names)) or "(players not given)"
 
 
+def result_text(match: dict[str, Any]) -> str:
+    """A finished match: the winner and the seats named by their bots, each seat's status, your faulty bot's log."""
+    raw = match.get("result")
+    result: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    names = bot_names(match)
+    players = [p for p in match["players"] if isinstance(p, dict) and isinstance(p.get("seat"), int)]
+    lines = [f"match {match['id']}: finished",
+             f"winner:  {output.winner_text(result.get('winner'), str(result.get('outcome') or '?'), names)}",
+             f"{turns_label(match) + ':':<8} {result.get('turns', match.get('turns'))}", ""]
+    rows = [[p["seat"], names.get(p["seat"], "?"), *output.status_cells({"status": "?", **p})] for p in players]
+    lines.append(output.table(["seat", "bot", "status", "detail"], rows, right=[0]))
+    for p in players:
+        if p.get("status") not in ("ok", None) and p.get("log"):  # the log is there for your own bots only
+            lines += ["", output.log_tail(p["seat"], names.get(p["seat"], "?"), p["log"], LOG_LINES, hint=False)]
+    if match.get("replay"):
+        lines.append(f"replay:  {match['replay']}")
+    return "\n".join(lines)
+
+
 def report(match: dict[str, Any], url: str, waited: float) -> int:
     """Print the match's result naming the bots (stdout) or why there is none (stderr); the exit status."""
     status = str(match["status"])
     label = f"match {match['id']}"
     if status == "finished":
-        result = match.get("result") if isinstance(match.get("result"), dict) else {}
-        names = bot_names(match)
-        turns = result.get("turns", match.get("turns"))
-        lines = [f"{label}: finished",
-                 f"winner:  {output.winner_text(result.get('winner'), str(result.get('outcome') or '?'), names)}",
-                 f"{turns_label(match) + ':':<8} {turns}", ""]
-        rows = [[p.get("seat"), names.get(p.get("seat"), "?"), *output.status_cells({"status": "?", **p})]
-                for p in match["players"] if isinstance(p, dict)]
-        lines.append(output.table(["seat", "bot", "status", "detail"], rows, right=[0]))
-        for p in match["players"]:
-            if isinstance(p, dict) and p.get("status") not in ("ok", None) and p.get("log"):
-                lines += ["", output.log_tail(p["seat"], names.get(p["seat"], "?"), p["log"], LOG_LINES, hint=False)]
-        print("\n".join(lines))
-        if match.get("replay"):
-            print(f"replay:  {match['replay']}")
+        print(result_text(match))
         print(f"url: {url}")
         return 0
     if status in ("void", "failed"):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli import challenge, league, login, new, play, replay, submit, tournament
+from armada.cli import challenge, docs, league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
 
 EPILOG = """\
@@ -23,8 +23,9 @@ examples:
   armada login http://127.0.0.1:8000        store an API token for that site
   armada submit mybot                       upload bot mybot (its game from mybot/armada.json), wait
   armada challenge mybot rival --wait       a match on the site against rival, and its result
+  armada docs galaxy                        the Galaxy rules (`armada docs` lists every document)
 
-Run `armada COMMAND --help` for the options of each command. Documentation: docs/cli.md.
+Run `armada COMMAND --help` for the options of each command, `armada docs cli` for all of them.
 """
 
 
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit, challenge):
+    for module in (play, tournament, league, new, replay, login, submit, challenge, docs):
         module.add_parser(sub)
     return parser
 

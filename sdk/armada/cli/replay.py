@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import webbrowser
 from typing import Any
 
@@ -117,8 +118,10 @@ def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
         raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
     path = write_offline_html(replay, args.html or default_html_path(args.file))
     print(f"viewer written to {path}")
-    if args.open:
-        webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}"))
+    if args.open and not webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}")):
+        print(f"armada: no browser could be opened here; open {path.resolve()} in one"
+              + ("" if args.turn is None else f" (add #t={args.turn} to its address for turn {args.turn})"),
+              file=sys.stderr)
     return 0
 
 
