@@ -71,7 +71,7 @@ def game_of(spec: str) -> tuple[str, str]:
         folder = Path(source.code_dir)
         game = recorded_game(folder)
         if game is not None:
-            return game, str(Path(spec) / INFO_FILE if Path(spec).is_dir() else folder / INFO_FILE)
+            return game, _info_shown(spec)
         try:
             text = (folder / source.entry).read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
@@ -81,6 +81,16 @@ def game_of(spec: str) -> tuple[str, str]:
         raise CliError(f"cannot tell which game {spec} plays (no {INFO_FILE} beside its {ENTRY}, and its code "
                        f"does not show one clearly): {_ASK}")
     return game, f"its {source.entry}"
+
+
+def _info_shown(spec: str) -> str:
+    """Where the armada.json of BOT `spec` is, as the user would name it."""
+    path = Path(spec)
+    if path.is_dir():
+        return str(path / INFO_FILE)
+    if path.suffix.lower() == ".zip":
+        return f"the {INFO_FILE} in {spec}"
+    return str(path.parent / INFO_FILE)
 
 
 def default_name(spec: str) -> str:

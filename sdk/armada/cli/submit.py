@@ -14,6 +14,7 @@ from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, require_token, settings
 from armada.cli.packing import bot_upload
+from armada.logmarks import strip_marks
 
 EPILOG = f"""\
 examples:
@@ -198,7 +199,7 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
         log = str(version.get("log") or "")
         if log.strip():
             print(f"bot log (last {LOG_LINES} lines):")
-            print(output.indent(output.tail(log, LOG_LINES)))
+            print(output.indent(output.tail(strip_marks(log), LOG_LINES)))
         code = 1
     elif status == "error":
         print(f"{head}: error: {detail or 'no reason given'} (a platform failure, not your bot's fault)")

@@ -135,7 +135,8 @@ def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pyte
     site = logged_in
     site.statuses = ["invalid"]
     site.detail = "the bot crashed before answering init (exit code 1)"
-    site.log = "".join(f"line {i}\n" for i in range(30)) + "ZeroDivisionError: division by zero\n"
+    site.log = ("".join(f"line {i}\n" for i in range(30)) + "[armada] --- request 0: init ---\n"
+                "ZeroDivisionError: division by zero\n")  # the referee's marks are left out, as in armada play
     assert _submit() == 1
     out = capsys.readouterr().out.splitlines()
     assert out[2] == "mybot version 1: invalid: the bot crashed before answering init (exit code 1)"
@@ -354,6 +355,9 @@ def test_an_older_folder_has_its_game_read_from_its_code(source: str, game: str,
     (folder / "main.py").write_text(source)
     assert botinfo.game_of(str(folder)) == (game, "its main.py")
     assert botinfo.game_of(str(folder / "main.py"))[0] == game
+    (folder / "armada.json").write_text(json.dumps({"game": game, "starter": "greedy"}))
+    assert botinfo.game_of(str(folder / "main.py")) == (game, str(folder / "armada.json"))
+    (folder / "armada.json").unlink()
     assert botinfo.default_name(str(folder)) == botinfo.default_name(str(folder / "main.py")) == "old-bot"
     (tmp_path / "solo.py").write_text(source)
     assert botinfo.game_of(str(tmp_path / "solo.py"))[0] == game
@@ -365,7 +369,7 @@ def test_a_zip_keeps_its_recorded_game(tmp_path: Path) -> None:
     with zipfile.ZipFile(archive, "w") as out:
         out.writestr("race/main.py", "print('hello')\n")
         out.writestr("race/armada.json", '{"game": "mothership", "starter": "balanced"}')
-    assert botinfo.game_of(str(archive))[0] == "mothership"
+    assert botinfo.game_of(str(archive)) == ("mothership", f"the armada.json in {archive}")
     assert botinfo.default_name(str(archive)) == "race-2"
     assert botinfo.game_of("builtin:prober") == ("galaxy", "the only game with starter 'prober'")
     assert botinfo.game_of("builtin:balanced")[0] == "mothership"
