@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="armada",
         description="Armada: play, test and inspect bots for the Armada arena "
-        "(games: galaxy, mothership) on your own machine.",
+        "(games: galaxy, mothership) on your own machine, read the rules offline, "
+        "and submit your bots to the site and challenge others there.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")

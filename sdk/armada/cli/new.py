@@ -42,11 +42,13 @@ All of its code is in `main.py`; add more files next to it if you like
     armada tournament {path} {others} --game {game} -n 10
 
 Your bot talks to the referee over standard input and output; print your own debugging
-lines to standard error (`self.log(...)`), never to standard output.
+lines to standard error (`self.log(...)`), never to standard output. The rules and the
+bot library, offline: `armada docs {game}`, `armada docs bot-library` (`armada docs` lists
+every document).
 
 ## Submit it
 
-    armada login
+    armada login http://127.0.0.1:8000     # your Armada site's address
     armada submit {path}
 
 `armada submit` creates the bot `{name}` (the folder's name; `--bot NAME` for another) on

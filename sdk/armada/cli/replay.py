@@ -139,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--out only goes with --dump-state")
     info = summary(replay)
     if args.turn is not None and replay["game"] != "galaxy":
-        raise CliError(f"--turn: {replay['game']} replays have no turns to show; drop --turn")
+        raise CliError(f"--turn: a {replay['game']} replay has no turns to show, only the battle's "
+                       f"{get_engine(replay['game']).turns_label}; drop --turn to list them")
     replay_events.check(args)
     if args.events:
         replay_events.show_events(args, replay)
