@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from armada_web.ops.localsite import LocalSite
+from tests.localsite import LocalSite
 
 PASSWORD = "a-long-test-password-42"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from armada.cli.client import Upload, multipart_body
-from armada_web.ops.localsite import free_port
+from tests.localsite import free_port
 from tests.services import require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]

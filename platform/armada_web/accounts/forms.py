@@ -9,7 +9,8 @@ from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm, UserC
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
-from armada_web.accounts import throttles
+from armada_web.accounts import services
+from armada_web.errors import Invalid, RateLimited
 
 
 class SignUpForm(UserCreationForm):
@@ -21,18 +22,19 @@ class SignUpForm(UserCreationForm):
 
 
 class ThrottledLoginForm(AuthenticationForm):
-    """Django's log-in form behind the per-address and per-username failure limits."""
+    """Django's log-in form, checking the password through the service (and its failure limits)."""
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username") or ""
-        refusal = throttles.login_refusal(self.request, username)
-        if refusal:
-            raise ValidationError(refusal, code="throttled")
+        password = self.cleaned_data.get("password") or ""
         try:
-            return super().clean()
-        except ValidationError:
-            throttles.record_failure(self.request, username)
-            raise
+            self.user_cache = services.check_password(request=self.request, username=username, password=password)
+        except RateLimited as exc:
+            raise ValidationError(str(exc), code="throttled") from None
+        except Invalid:
+            raise self.get_invalid_login_error() from None
+        self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data
 
 
 class TokenForm(forms.Form):
@@ -59,5 +61,5 @@ class ResetPasswordForm(SetPasswordForm):
     def save(self, commit: bool = True) -> Any:
         user = super().save(commit=commit)
         if commit:
-            user.auth_token_set.all().delete()
+            services.reset_password_tokens(user=user)
         return user
