@@ -21,13 +21,13 @@ app.autodiscover_tasks()
 
 @worker_process_init.connect
 def _warm_slots(**_: Any) -> None:
-    from armada_sandbox.warm import process_pool
+    from armada_sandbox import process_pool
 
     process_pool()  # None (cold starts) without ARMADA_SANDBOX_WARM_PAIRS or free slots
 
 
 @worker_process_shutdown.connect
 def _cool_slots(**_: Any) -> None:
-    from armada_sandbox.warm import close_process_pool
+    from armada_sandbox import close_process_pool
 
     close_process_pool()

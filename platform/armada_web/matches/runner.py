@@ -20,6 +20,7 @@ from django.conf import settings
 from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
+from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
 from armada_web.bots.uploads import unpack
 from armada_web.ops.limits import game_limits
 
@@ -34,14 +35,10 @@ class PlatformFailure(Exception):
 
 def check_docker() -> None:
     """Raise PlatformFailure unless the Docker engine answers and the bot image is there."""
-    from armada_sandbox.docker_bot import docker_client
-
     try:
-        client = docker_client()
-        client.ping()
-        client.images.get(settings.DOCKER_BOT_IMAGE)
-    except Exception as exc:
-        raise PlatformFailure(f"the sandbox is unavailable ({exc.__class__.__name__}: {str(exc)[:200]})") from None
+        check_ready(settings.DOCKER_BOT_IMAGE)
+    except SandboxUnavailable as exc:
+        raise PlatformFailure(f"the sandbox is unavailable ({exc})") from None
 
 
 def match_config(game: str) -> dict[str, Any]:
@@ -63,8 +60,6 @@ def play(match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, 
     archive); `config` defaults to the platform's match configuration of the game. `purpose`
     ("match" or "validation") says which sandbox slots the bots may take (docs/sandbox.md);
     a worker with warm slots (ARMADA_SANDBOX_WARM_PAIRS) starts them in its warm containers."""
-    from armada_sandbox import DockerBot
-
     check_docker()
     config = match_config(game) if config is None else config
     try:
@@ -86,12 +81,11 @@ def play(match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, 
                                    purpose=purpose)
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=times)
+        except SandboxUnavailable as exc:  # a bot the sandbox could not start: not the bot's fault
+            raise PlatformFailure(f"the sandbox is unavailable ({exc})") from None
         except (ConfigError, ValueError, RuntimeError) as exc:
             raise PlatformFailure(f"the engine failed: {exc}") from None
         logger.info("match %s played; sandbox starts: %s", match_id,
                     ", ".join(f"seat {n} {'warm' if getattr(b, 'was_warm', False) else 'cold'}"
                               for n, b in sorted(bots.items())))
-    for player in outcome.players:
-        if player.status == "crashed" and player.detail.startswith("could not start"):
-            raise PlatformFailure(f"the sandbox could not start a bot: {player.detail}")
     return outcome

@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 
 from armada.referee.clock import Limits
-from armada_sandbox.limits import SandboxLimits, limits_for
+from armada_sandbox import SandboxLimits, limits_for
 
 
 def game_limits(game: str) -> tuple[Limits, SandboxLimits]:

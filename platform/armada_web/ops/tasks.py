@@ -28,6 +28,6 @@ def write_marker(name: str, text: str) -> str:
 @shared_task(name="armada_web.ops.tasks.sweep_containers")
 def sweep_containers() -> int:
     """Remove bot containers left behind by dead workers (older than the longest match); returns how many."""
-    from armada_sandbox.sweeper import sweep
+    from armada_sandbox import sweep
 
     return len(sweep(max_age_s=settings.MATCH_TIME_LIMIT_S + 300))
