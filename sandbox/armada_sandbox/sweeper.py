@@ -20,9 +20,11 @@ import sys
 import time
 from typing import Any
 
-from armada_sandbox.docker_bot import SANDBOX_LABEL, docker_client
+from docker.errors import APIError, NotFound
+
+from armada_sandbox._containers import SANDBOX_LABEL, WARM_LABEL
+from armada_sandbox._engine import docker_client
 from armada_sandbox.slots import SlotPool
-from armada_sandbox.warm import WARM_LABEL
 
 #: Default age past which a bot container is surely orphaned (longest match plus margin).
 DEFAULT_MAX_AGE_S = 3600.0
@@ -80,8 +82,6 @@ def sweep(
     `only` narrows the sweep to containers that also carry these labels (e.g. one worker's).
     A container without a readable creation label counts as old (it cannot be ours to keep).
     """
-    from docker.errors import APIError, NotFound
-
     if max_age_s < 0:
         raise ValueError(f"max_age_s must be >= 0, got {max_age_s}")
     client = client or docker_client()

@@ -134,7 +134,7 @@ class LiveSite(LocalSite):
     def stop(self) -> None:
         """Stop every process, then remove the containers a killed worker's slots left behind."""
         super().stop()
-        from armada_sandbox.sweeper import sweep
+        from armada_sandbox import sweep
 
         with contextlib.suppress(Exception):
             sweep()

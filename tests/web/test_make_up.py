@@ -39,7 +39,7 @@ def _children(pid: int) -> set[int]:
 
 def _warm_containers(since: float, stopped_too: bool = False) -> set[str]:
     """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect)."""
-    from armada_sandbox.docker_bot import docker_client
+    from armada_sandbox._engine import docker_client
 
     listed = docker_client().api.containers(all=stopped_too, filters={"label": "armada.warm=1"})
     return {entry["Id"] for entry in listed

@@ -133,5 +133,5 @@ def profile_json() -> str:
     return json.dumps(profile(), separators=(",", ":"))
 
 
-if __name__ == "__main__":  # `python -m armada_sandbox.seccomp > bot-seccomp.json` (for docker run)
+if __name__ == "__main__":  # `python -m armada_sandbox._seccomp > bot-seccomp.json` (for docker run)
     print(json.dumps(profile(), indent=1))
