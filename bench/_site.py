@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `tests` is importable
 
-from tests.localsite import ROOT, LocalSite  # noqa: E402
+from tests.localsite import ROOT, LocalSite
 
 USERNAME = "bench"
 #: Celery's default log line: "[2024-05-01 07:30:52,123: INFO/MainProcess] Task NAME[ID] received".

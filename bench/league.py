@@ -53,7 +53,7 @@ def run() -> int:
 
     from armada.games.mothership import random_orders
     from armada.games.rng import Rng
-    from armada_web.bots import services
+    from armada_web.bots import activation
     from armada_web.bots.models import Bot, BotVersion, VersionStatus
     from armada_web.bots.validation import update_league
     from armada_web.ladder import league
@@ -102,7 +102,7 @@ def run() -> int:
     start = time.perf_counter()
     with transaction.atomic():  # what validation records for a valid Mothership version
         BotVersion.objects.filter(pk=new.pk, status=VersionStatus.VALIDATING).update(status=VersionStatus.VALID)
-        services.refresh_active(new.bot)
+        activation.refresh_active(bot=new.bot)
         transaction.on_commit(update_league, robust=True)
     seconds = time.perf_counter() - start
     league.fight, league.table_order = fight, original_order  # type: ignore[assignment]

@@ -64,7 +64,7 @@ class LocalSite:
 
     def web_answers(self) -> bool:
         try:
-            urllib.request.urlopen(f"{self.url}/api/version/", timeout=2).read()  # noqa: S310 (our own server)
+            urllib.request.urlopen(f"{self.url}/api/version/", timeout=2).read()
             return True
         except OSError:
             return False

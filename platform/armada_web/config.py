@@ -23,9 +23,7 @@ from typing import Any, get_type_hints
 from armada.games.base import ConfigError as EngineConfigError
 from armada.referee.clock import Limits
 from armada_sandbox import SandboxLimits, limits_for
-
 from armada_web.games import SPECS
-
 
 #: The repository root (manage.py), from platform/armada_web/config.py.
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -57,9 +55,9 @@ class Config:
     # -- the deployment
     debug: bool = setting("DEBUG", True, "Django's debug mode (technical error pages): never on a public site")
     secret_key: str = setting("SECRET_KEY", "", "Django's secret key (sessions, password reset links)")
-    allowed_hosts: list[str] = setting("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"],
+    allowed_hosts: tuple[str, ...] = setting("ALLOWED_HOSTS", ("localhost", "127.0.0.1", "[::1]", "testserver"),
                                        "host names the site answers to (comma-separated)")
-    csrf_trusted_origins: list[str] = setting("CSRF_TRUSTED_ORIGINS", [],
+    csrf_trusted_origins: tuple[str, ...] = setting("CSRF_TRUSTED_ORIGINS", (),
                                               "origins allowed to POST forms, e.g. https://armada.example")
     data_dir: str = setting("ARMADA_DATA_DIR", str(REPO_ROOT / "var"),
                             "local state: SQLite database, private files, logs, the SDK wheel")
@@ -187,8 +185,8 @@ def _parse(name: str, kind: Any, raw: str, minimum: int | None) -> Any:
         if minimum is not None and value < minimum:
             raise ConfigError(f"environment variable {name} must be at least {minimum}, got {value}")
         return value
-    if kind == list[str]:
-        return [part.strip() for part in raw.split(",") if part.strip()]
+    if kind == tuple[str, ...]:
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
     return raw
 
 
@@ -252,7 +250,7 @@ def variables() -> list[Variable]:
     out = []
     for f in dataclasses.fields(Config):
         if "env" in f.metadata:
-            default = ",".join(f.default) if isinstance(f.default, list) else str(f.default)
+            default = ",".join(f.default) if isinstance(f.default, tuple) else str(f.default)
             out.append(Variable(f.metadata["env"], default, f.metadata["help"]))
     for slug, game in SPECS.items():
         prefix = f"ARMADA_{slug.upper()}_"

@@ -24,8 +24,8 @@ DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = ARMADA.debug
 SECRET_KEY = ARMADA.secret_key or "dev-only-insecure-key-change-me-in-production"
-ALLOWED_HOSTS = ARMADA.allowed_hosts
-CSRF_TRUSTED_ORIGINS = ARMADA.csrf_trusted_origins
+ALLOWED_HOSTS = list(ARMADA.allowed_hosts)
+CSRF_TRUSTED_ORIGINS = list(ARMADA.csrf_trusted_origins)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -35,7 +35,7 @@ def actual() -> list[tuple[int, int, int, int, int, int, int]]:
 
 
 def test_the_table_follows_uploads_and_replacements(make_user, valid_version):
-    from armada_web.bots import services
+    from armada_web.bots import activation, services
     from armada_web.bots.models import BotVersion
     from armada_web.ladder.league import sync_league
 
@@ -48,14 +48,14 @@ def test_the_table_follows_uploads_and_replacements(make_user, valid_version):
     assert sync_league() == {"added": 0, "removed": 0, "races": 7}
     # race 3's owner uploads a better version: the old one leaves the table
     old = versions[3]
-    newer = services.upload_version(old.bot, old.bot.owner, "main.py", b"print('v2')\n")
+    newer = services.upload_version(bot=old.bot, user=old.bot.owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid", orders=orders(100))
-    services.refresh_active(old.bot)
+    activation.refresh_active(bot=old.bot)
     assert sync_league() == {"added": 1, "removed": 1, "races": 7}
     versions[3] = BotVersion.objects.select_related("bot").get(pk=newer.pk)
     assert actual() == expected(sorted(versions, key=lambda v: v.pk))
     # a retired bot leaves too
-    services.retire(versions[0].bot)
+    services.retire(bot=versions[0].bot)
     assert sync_league()["removed"] == 1
     assert actual() == expected(sorted(versions[1:], key=lambda v: v.pk))
 

@@ -59,6 +59,7 @@ class PlayerWithLogSerializer(PlayerDetailSerializer):
 
     def to_representation(self, p: Participant) -> dict[str, Any]:
         data = super().to_representation(p)
+        data.pop("log", None)
         request = self.context.get("request")
         if p.version is not None and can_see_private(user=getattr(request, "user", None), bot=p.version.bot):
             data["log"] = seat_log(p)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import armada
-
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -14,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+import armada
 from armada_web.accounts import queries, services
 from armada_web.accounts.models import ApiToken
 from armada_web.api.pagination import PageNumber
@@ -74,7 +73,7 @@ class TokensView(APIView):
         user = services.check_password(request=request._request, username=body.validated_data["username"],
                                        password=body.validated_data["password"])
         token, secret = services.create_token(user=user, name=body.validated_data["name"])
-        token.secret = secret  # type: ignore[attr-defined]  (shown in this one answer, never stored)
+        token.secret = secret  # type: ignore[attr-defined]  # shown in this one answer, never stored
         return Response(NewTokenSerializer(token).data, status=status.HTTP_201_CREATED)
 
 

@@ -10,7 +10,7 @@ from django.db.models.functions import Lower
 from armada_web.games import SPECS
 
 #: The games a bot can be written for (the registry's slugs and labels).
-Game = models.TextChoices("Game", [(s.slug.upper(), (s.slug, s.label)) for s in SPECS.values()])  # type: ignore[misc]
+Game = models.TextChoices("Game", [(s.slug.upper(), (s.slug, s.label)) for s in SPECS.values()])  # type: ignore[misc,call-overload]
 
 
 class Bot(models.Model):

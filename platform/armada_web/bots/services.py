@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from armada_web.archives import check_upload
 from armada_web.bots import storage
-from armada_web.bots.access import check_owner
+from armada_web.bots.access import activation_refusal, check_owner, upload_refusal
 from armada_web.bots.activation import newest_valid
 from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
 from armada_web.bots.names import name_problem
@@ -63,8 +63,9 @@ def uploads_last_hour(*, user: User) -> int:
 def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVersion:
     """Check an upload and store it as the bot's next version (pending); validation starts on commit."""
     check_owner(bot=bot, user=user)
-    if bot.retired is not None:
-        raise Invalid("this bot is retired and takes no new versions; create a new bot")
+    refusal = upload_refusal(bot=bot)
+    if refusal:
+        raise Invalid(refusal)
     limit = settings.ARMADA.uploads_per_hour
     if uploads_last_hour(user=user) >= limit:
         raise RateLimited(f"upload limit reached: {limit} uploads per hour; try again within the hour")
@@ -98,15 +99,17 @@ def revalidate(*, version: BotVersion) -> bool:
 def set_active(*, bot: Bot, user: User, version_id: Any) -> Bot:
     """Pin a valid version as the active one (roll back); the newest valid one un-pins."""
     check_owner(bot=bot, user=user)
-    if bot.retired is not None:
-        raise Invalid("this bot is retired: it plays no more, so it has no active version to choose")
+    refusal = activation_refusal(bot=bot)
+    if refusal:
+        raise Invalid(refusal)
     if isinstance(version_id, bool) or not isinstance(version_id, int | str) or not str(version_id).isdigit():
         raise Invalid("give the version's id as an integer")
     version = bot.versions.filter(pk=int(version_id)).first()
     if version is None:
         raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
-    if version.status != VersionStatus.VALID:
-        raise Invalid(f"version {version.number} is {version.status}; only a valid version can be active")
+    refusal = activation_refusal(bot=bot, version=version)
+    if refusal:
+        raise Invalid(refusal)
     with transaction.atomic():
         bot.active_version = version
         best = newest_valid(bot=bot)

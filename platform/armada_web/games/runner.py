@@ -77,7 +77,7 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
         except SandboxUnavailable as exc:
             _Sandbox.ready = False
-            raise PlatformFailure(f"the sandbox could not start a bot: {exc}") from None
+            raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
         except (ConfigError, ValueError, RuntimeError) as exc:
             raise PlatformFailure(f"the engine failed: {exc}") from None
         logger.info("match %s played; sandbox starts: %s", match_id,

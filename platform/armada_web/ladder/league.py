@@ -23,7 +23,7 @@ from armada.games.mothership.league import WIN_DAMAGE, WIN_DESTRUCTION, battle_p
 from armada.referee.inprocess import InProcessBot
 from armada.referee.match import play_match
 from armada_web.bots.models import BotVersion
-from armada_web.games import Ranking, SPECS
+from armada_web.games import SPECS, Ranking
 from armada_web.ladder.models import LeagueEntry
 from armada_web.matches.storage import gzip_replay
 

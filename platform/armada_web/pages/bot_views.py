@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts.queries import signed_in
 from armada_web.archives import check_request_size
 from armada_web.bots import queries, services, storage
-from armada_web.bots.access import actions, can_see_private, is_owner
+from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
 from armada_web.bots.models import Bot
-from armada_web.errors import DomainError
+from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
 from armada_web.ladder.queries import rating_history
 from armada_web.matches import queries as match_queries
@@ -84,13 +84,17 @@ def _own_bot(request: HttpRequest, pk: int) -> Bot:
 @login_required
 def upload(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
+    refusal = upload_refusal(bot=bot)
+    if refusal:
+        messages.error(request, refusal)
+        return redirect("bot", pk=bot.pk)
     if request.method != "POST":
         return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()})
     try:
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
-    except DomainError as exc:
-        form = UploadForm()
-        return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=form_error(form, exc))
+    except DomainError as exc:  # refused before the body is read: no form to show it on
+        messages.error(request, str(exc))
+        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()}, status=http_status(exc))
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=400)
