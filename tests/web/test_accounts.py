@@ -183,3 +183,21 @@ def test_a_retired_bot_has_no_active_version_to_choose(api):
     retire_bot(bot=bot, user=client.user)
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version.pk}, format="json")
     assert response.status_code == 400 and "retired" in response.json()["detail"]
+
+
+def test_the_token_limit_holds_on_the_profile_page_and_the_api_alike(client, make_user, settings):
+    """The limit lives in the service: POST /api/tokens/ used to create any number."""
+    from armada_web.accounts.models import ApiToken
+
+    settings.ARMADA = settings.ARMADA.with_(max_tokens=2)
+    user = make_user("tia")
+    body = {"username": "tia", "password": PASSWORD, "name": "cli"}
+    for _ in range(2):
+        assert client.post("/api/tokens/", body, content_type="application/json").status_code == 201
+    refused = client.post("/api/tokens/", body, content_type="application/json")
+    assert refused.status_code == 400
+    assert refused.json() == {"detail": "you have 2 tokens already; revoke some first"}
+    client.force_login(user)
+    page = client.post("/accounts/profile/", {"name": "laptop"})
+    assert page.status_code == 200 and "you have 2 tokens already" in page.content.decode()
+    assert ApiToken.objects.filter(user=user).count() == 2

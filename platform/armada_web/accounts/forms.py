@@ -14,6 +14,8 @@ from armada_web.errors import Invalid, RateLimited
 
 
 class SignUpForm(UserCreationForm):
+    """Django's sign-up checks (a free username, the password validators); `accounts.services.sign_up` writes."""
+
     email = forms.EmailField(required=False, help_text="optional; only used to reset your password")
 
     class Meta(UserCreationForm.Meta):
@@ -43,16 +45,6 @@ class TokenForm(forms.Form):
 
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(widget=forms.PasswordInput, help_text="your password, to confirm")
-
-    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.user = user
-
-    def clean_password(self) -> str:
-        password = self.cleaned_data["password"]
-        if not self.user.check_password(password):
-            raise ValidationError("wrong password")
-        return password
 
 
 class ResetPasswordForm(SetPasswordForm):

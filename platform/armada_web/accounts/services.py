@@ -64,14 +64,22 @@ def revoke_token(*, user: User, token_id: int) -> None:
         raise NotFound("no such token")
 
 
-@transaction.atomic
-def delete_account(*, user: User) -> None:
-    """Delete a user: their bots retire (matches keep them), their sources and logs go.
+def sign_up(*, username: str, email: str, password: str) -> User:
+    """A new account (the form has checked the name and the password against Django's validators)."""
+    return User.objects.create_user(username=username, email=email, password=password)
+
+
+def delete_account(*, user: User, password: str) -> None:
+    """Delete a user, who confirms with their password: their bots retire (matches keep them),
+    their sources and logs go (Invalid for a wrong password; nothing is changed).
 
     The forgetting happens in a pre_delete receiver (armada_web.bots.receivers), so deleting a
     user from the admin or a shell does the same.
     """
-    user.delete()
+    if not user.check_password(password):
+        raise Invalid("wrong password")
+    with transaction.atomic():
+        user.delete()
 
 
 def reset_password_tokens(*, user: User) -> None:

@@ -24,7 +24,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("my-bots")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        user = services.sign_up(username=form.cleaned_data["username"], email=form.cleaned_data.get("email") or "",
+                                password=form.cleaned_data["password1"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
         return redirect("my-bots")
@@ -63,11 +64,15 @@ def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def delete_account(request: HttpRequest) -> HttpResponse:
-    form = DeleteAccountForm(signed_in(request), request.POST or None)
+    form = DeleteAccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = request.user
-        logout(request)
-        services.delete_account(user=user)  # type: ignore[arg-type]
-        messages.success(request, "Your account is deleted; your bots are retired and their code is gone.")
-        return redirect("home")
+        user = signed_in(request)
+        try:
+            services.delete_account(user=user, password=form.cleaned_data["password"])
+        except DomainError as exc:
+            form.add_error("password", str(exc))
+        else:
+            logout(request)
+            messages.success(request, "Your account is deleted; your bots are retired and their code is gone.")
+            return redirect("home")
     return render(request, "accounts/delete.html", {"form": form})

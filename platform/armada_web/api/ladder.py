@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
@@ -20,7 +20,7 @@ from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
 from armada_web.ladder import challenges, league, ratings
 from armada_web.ladder.models import LeagueEntry, Rating
-from armada_web.ladder.queries import ladder
+from armada_web.ladder.queries import ladder, pairing_of
 from armada_web.matches.queries import matches
 
 
@@ -116,10 +116,8 @@ class PairingReplayView(APIView):
 
     @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
     def get(self, request: Request, a: int, b: int) -> HttpResponse:
-        entries = {e.version.bot_id: e.version for e in league.table().filter(version__bot_id__in=[a, b])}
-        if a == b or a not in entries or b not in entries:
-            raise Http404("both bots must be races in the league (and differ)")
-        return gzip_response(league.pairing_replay(entries[a], entries[b]), f"mothership-{a}-{b}.json.gz")
+        first, second = pairing_of(a, b)
+        return gzip_response(league.pairing_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
 
 
 class ChallengeRequest(serializers.Serializer):

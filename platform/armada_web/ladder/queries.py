@@ -11,6 +11,7 @@ from django.db.models import F, Q, QuerySet
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
 from armada_web.bots.models import BotVersion
+from armada_web.errors import NotFound
 from armada_web.ladder import league
 from armada_web.ladder.models import LeagueEntry, Rating, RatingChange
 
@@ -64,3 +65,11 @@ def battles(entry: LeagueEntry) -> list[Battle]:
 
 def league_entry_of(bot_id: int) -> LeagueEntry | None:
     return league.table().filter(version__bot_id=bot_id).first()
+
+
+def pairing_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
+    """The league entries of bots `a` and `b`, two different races of the league; NotFound otherwise."""
+    entries = {e.version.bot_id: e for e in league.table().filter(version__bot_id__in=[a, b])}
+    if a == b or a not in entries or b not in entries:
+        raise NotFound("both bots must be races in the league (and differ)")
+    return entries[a], entries[b]

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from armada_web.games import Ranking, spec
 from armada_web.ladder import league, ratings
-from armada_web.ladder.queries import battles, ladder, league_entry_of, search_ladder
+from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, search_ladder
 
 PER_PAGE = 50
 
@@ -55,8 +55,6 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 def pairing(request: HttpRequest, a: int, b: int) -> HttpResponse:
     """The replay of two races' battle, computed on demand, in the viewer."""
-    first, second = league_entry_of(a), league_entry_of(b)
-    if first is None or second is None or a == b:
-        raise Http404("both bots must be races in the league (and differ)")
+    first, second = pairing_of(a, b)
     src = reverse("api-pairing-replay", args=[a, b])
     return render(request, "pages/pairing.html", {"first": first, "second": second, "src": src})
