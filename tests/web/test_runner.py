@@ -45,6 +45,6 @@ def test_checked_once_then_again_only_after_a_failure(checks, settings):
     with pytest.raises(runner.PlatformFailure, match="the sandbox is unavailable"):
         runner.play(match_id="runner-3", game="galaxy", seed=3, seats=seats(), config=short)
     assert len(checks) == 1  # the bot could not start (SandboxUnavailable): no check before it
-    with pytest.raises(runner.PlatformFailure, match="the sandbox is unavailable.*no-such-image"):
+    with pytest.raises(runner.PlatformFailure, match=r"the sandbox is unavailable.*no-such-image"):
         runner.play(match_id="runner-4", game="galaxy", seed=4, seats=seats(), config=short)
     assert checks[1:] == ["armada/no-such-image:missing"]  # after the failure: checked first, nothing started
