@@ -70,3 +70,25 @@ def test_a_pairing_replay_is_the_battle_of_the_stored_orders(make_user, valid_ve
     assert replay["format"] == "armada-replay" and replay["game"] == "mothership"
     fought = battle({k: v for k, v in a.orders.items() if k != "id"}, {k: v for k, v in b.orders.items() if k != "id"})
     assert replay["result"]["winner"] == fought.winner
+
+
+def test_the_table_follows_the_bots_on_commit_deleting_one_too(make_user, valid_version,
+                                                             django_capture_on_commit_callbacks):
+    """`active_version_changed` (bots) -> the ladder's receiver syncs the league once committed; a
+    deleted bot's entry goes with its version, and the others' sums are rebuilt without it."""
+    from armada_web.bots import services
+    from armada_web.ladder.models import LeagueEntry
+
+    versions = []
+    for n in range(4):
+        owner = make_user(f"user{n}")
+        with django_capture_on_commit_callbacks(execute=True):
+            versions.append(valid_version(owner, f"race{n}", "mothership", orders=orders(n)))
+    assert actual() == expected(versions)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.retire(bot=versions[0].bot)
+    assert actual() == expected(versions[1:])
+    with django_capture_on_commit_callbacks(execute=True):
+        services.delete_bot(bot=versions[1].bot, user=versions[1].bot.owner)
+    assert actual() == expected(versions[2:])
+    assert {e.played for e in LeagueEntry.objects.all()} == {1}
