@@ -9,12 +9,11 @@ held from before its container is created until after it is removed), so it goes
 A warm container (`armada.warm`) of a slot still held waits for its bot as long as its
 owner lives: it is left alone at any age.
 Run it periodically (the platform's beat schedule) or by hand:
-`python -m armada_sandbox.sweeper --max-age 3600`.
+`python -m armada_sandbox sweep --max-age 3600`.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -101,16 +100,3 @@ def sweep(
             continue
         removed.append(entry["Id"])
     return removed
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Remove Armada bot containers older than a match can last.")
-    parser.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S, help="seconds (default 3600)")
-    args = parser.parse_args(argv)
-    removed = sweep(args.max_age)
-    print(f"removed {len(removed)} bot container(s)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -42,6 +42,8 @@ from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 
 #: The FIFO a warm container's shell reads its bot's seed and entry from.
 GO = "go"
+#: Label of a warm container and anchor: the pid of the process whose pool made it (which worker).
+WORKER_LABEL = "armada.worker"
 #: Variable: warm slot pairs a worker process keeps (0 or unset: none, every bot starts cold).
 PAIRS_VARIABLE = "ARMADA_SANDBOX_WARM_PAIRS"
 #: Variable: what the process's warm slots are for ("match" or "validation").
@@ -121,7 +123,8 @@ class WarmPool:
         self.pool = pool or default_pool()
         self.purpose = purpose
         self._client = client
-        self.labels = dict(labels or {})  # extra labels of its containers (e.g. a test run's)
+        # Extra labels of its containers (e.g. a test run's), and the process that owns them.
+        self.labels = {WORKER_LABEL: str(os.getpid()), **(labels or {})}
         self.take_wait = take_wait  # how long `take` waits for a slot still being prepared
         self._lock = threading.Condition()
         self._slots: list[WarmSlot] = []

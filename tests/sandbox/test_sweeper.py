@@ -92,3 +92,4 @@ def test_container_age_reads_the_label():
 def test_negative_age_rejected():
     with pytest.raises(ValueError, match="max_age_s"):
         sweep(-1, client=object())
+

@@ -165,6 +165,7 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
         assert owner.stdout is not None and owner.stdout.readline().strip() == "warm"
         left = containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "dead"})
         assert len(left) == 4  # two bots' containers waiting, and their slots' network anchors
+        assert {c.labels["armada.worker"] for c in left} == {str(owner.pid)}  # which process made them
         assert sweep(3600, only={"armada.case": "dead"}) == []  # the owner lives
     finally:
         owner.kill()
