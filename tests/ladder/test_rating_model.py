@@ -63,7 +63,7 @@ def test_fresh_players_over_a_long_run() -> None:
 
 
 def test_the_ladder_rates_with_the_sdk_model() -> None:
-    assert ladder.update is sdk.update and ladder.Rating is sdk.Rating and ladder.Outcome is sdk.Outcome
+    assert ladder.update is sdk.update and ladder.Skill is sdk.Rating and ladder.Outcome is sdk.Outcome
     assert ladder.displayed is sdk.displayed and ladder.provisional is sdk.provisional
     assert (ladder.MU, ladder.SIGMA, ladder.BETA, ladder.TAU) == (25.0, 25.0 / 3, 25.0 / 3 / 2, 25.0 / 3 / 100)
     assert ladder.PROVISIONAL_GAMES == sdk.PROVISIONAL_GAMES == 10

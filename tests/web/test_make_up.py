@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from armada.cli.client import Upload, multipart_body
-from armada_web.ops.localsite import free_port
+from tests.localsite import free_port
 from tests.services import require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,14 +37,16 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _warm_containers(since: float, stopped_too: bool = False) -> set[str]:
-    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect)."""
-    from armada_sandbox.docker_bot import docker_client
+def _warm_containers(since: float, stopped_too: bool = False, owners: set[int] | None = None) -> set[str]:
+    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect), by
+    the processes `owners` if given (other checkouts on this host may run their own workers)."""
+    from armada_sandbox._engine import docker_client
 
     listed = docker_client().api.containers(all=stopped_too, filters={"label": "armada.warm=1"})
     return {entry["Id"] for entry in listed
             if "armada.anchor" not in (labels := entry.get("Labels") or {})
-            and float(labels.get("armada.created", 0)) >= since}
+            and float(labels.get("armada.created", 0)) >= since
+            and (owners is None or labels.get("armada.worker") in {str(pid) for pid in owners})}
 
 
 def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
@@ -128,7 +130,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         until = time.monotonic() + 60
         while len(warm) < 8 and time.monotonic() < until:  # a slot used by the validation is being remade
             time.sleep(0.5)
-            warm = _warm_containers(began)
+            warm = _warm_containers(began, owners=_children(up.pid))
         assert len(warm) >= 8
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does

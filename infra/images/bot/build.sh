@@ -36,7 +36,7 @@ fi
 command -v docker >/dev/null || die "docker is not installed"
 docker info >/dev/null 2>&1 || die "the Docker engine does not answer (start dockerd)"
 
-HASH="$("$PYTHON" "$ROOT/sandbox/armada_sandbox/image.py" hash "$ROOT")"
+HASH="$("$PYTHON" "$ROOT/sandbox/armada_sandbox/_image.py" hash "$ROOT")"
 CURRENT="$(docker image inspect "$TAG" --format '{{ index .Config.Labels "armada.inputs" }}' 2>/dev/null || true)"
 say "inputs hash ${HASH:0:16} (Dockerfile, wheels.txt, SDK sources); image $TAG has ${CURRENT:0:16}"
 if [[ "$HASH" == "$CURRENT" && -z "${FORCE:-}" ]]; then

@@ -4,7 +4,8 @@ The math is written once, in `armada.ratings` (standard library only), so `armad
 rates local games exactly as the ladder does: Weng-Lin Thurstone-Mosteller with gamma = 1,
 chosen by `bench/ranking.py` (the games per bot a 200-bot ladder needs to reach Kendall tau
 0.9, and the games a new version needs to be placed within 10 ranks; docs/arena.md keeps the
-figures). A rating is (mu, sigma); the ladder shows mu - 3 sigma. Draws are draws (equal
+figures). A skill is (mu, sigma): `Skill`, the SDK's `armada.ratings.Rating` (the Rating row in
+the database holds one); the ladder shows mu - 3 sigma. Draws are draws (equal
 ranks), and a forfeit (crash, timeout, protocol fault) is a loss for the faulty bot.
 `model()` builds openskill's models with the same parameters, for the bench's comparison of
 other models only; the ladder never calls it.
@@ -24,15 +25,15 @@ from armada.ratings import (
     SIGMA,
     TAU,
     Outcome,
-    Rating,
     displayed,
     initial_rating,
     provisional,
     update,
 )
+from armada.ratings import Rating as Skill
 
 __all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
-           "Rating", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]
+           "Skill", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]
 
 # How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
 # Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
@@ -68,7 +69,7 @@ def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
     return _models[key]
 
 
-def placement_start(predecessor: Rating | None) -> Rating:
+def placement_start(predecessor: Skill | None) -> Skill:
     """Where a new active version starts: its predecessor's mu with sigma raised, else fresh.
 
     A new version is usually near the old one, so the old mu is the best first guess, and its
@@ -80,4 +81,4 @@ def placement_start(predecessor: Rating | None) -> Rating:
     """
     if predecessor is None:
         return initial_rating()
-    return Rating(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
+    return Skill(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
