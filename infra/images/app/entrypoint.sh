@@ -6,7 +6,8 @@
 #                              Docker socket and the sandbox folder: below)
 #   beat [celery options]      Celery beat (its schedule file in $ARMADA_DATA_DIR/run)
 #   health web|worker          the compose health checks: /healthz, or `celery inspect ping`
-#   manage.py ARGS             Django's commands (migrate, createsuperuser, ...)
+#   manage.py ARGS             Django's commands (migrate, createsuperuser, ...); the image's
+#                              manage.py runs this script, so `docker exec` (root) drops too
 #   anything else              run as it is (e.g. `celery --version`, `sh`)
 #
 # Started as root (the image's default), it makes the data folder and the sandbox folders, then
@@ -40,7 +41,8 @@ fi
 
 if [ "$(id -u)" = 0 ]; then
     mkdir -p "$ARMADA_DATA_DIR"
-    [ "$(stat -c %u "$ARMADA_DATA_DIR")" = "$APP_UID" ] || chown "$APP_UID:$APP_UID" "$ARMADA_DATA_DIR"
+    # The data belongs to the app's user (anything root made in it, e.g. by `docker exec sh`, too).
+    find "$ARMADA_DATA_DIR" -xdev ! -user "$APP_UID" -exec chown -h "$APP_UID:$APP_UID" {} +
     if [ -n "${ARMADA_SANDBOX_DIR:-}" ]; then
         # Like /tmp: every worker user may create, none removes another's (sticky).
         mkdir -p "$TMPDIR" "$ARMADA_SANDBOX_SLOT_DIR"
@@ -73,11 +75,24 @@ case "$command" in
         ;;
     worker)
         "$PY" /opt/armada/checks.py sandbox
-        exec /opt/armada/bin/celery -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" "$@"
+        # Processes: ARMADA_WORKER_CONCURRENCY, else for matches cores / 2 - 1 (at least 1; two
+        # bots of a match on two cores, the first two cores kept for validation: docs/sandbox.md).
+        concurrency="${ARMADA_WORKER_CONCURRENCY:-}"
+        if [ -z "$concurrency" ]; then
+            concurrency=1
+            [ "${ARMADA_SANDBOX_PURPOSE:-match}" = validation ] || concurrency=$(( $(nproc) / 2 - 1 ))
+            [ "$concurrency" -ge 1 ] || concurrency=1
+        fi
+        exec /opt/armada/bin/celery -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
+            --concurrency "$concurrency" --loglevel "${LOG_LEVEL:-INFO}" "$@"
         ;;
     beat)
         mkdir -p "$ARMADA_DATA_DIR/run"
-        exec /opt/armada/bin/celery -A armada_web beat --schedule "$ARMADA_DATA_DIR/run/celerybeat-schedule" "$@"
+        exec /opt/armada/bin/celery -A armada_web beat --schedule "$ARMADA_DATA_DIR/run/celerybeat-schedule" \
+            --loglevel "${LOG_LEVEL:-INFO}" "$@"
+        ;;
+    manage|manage.py)
+        exec "$PY" -m django "$@"
         ;;
     health)
         case "${1:-web}" in
