@@ -1,5 +1,7 @@
-"""`make up` end to end: the site comes up healthy, a second run starts nothing, Ctrl-C stops what it started."""
+"""`make up` end to end: the site comes up healthy (gunicorn, static files by whitenoise with hashed
+names), a second run starts nothing, Ctrl-C stops what it started."""
 
+import contextlib
 import json
 import os
 import signal
@@ -37,14 +39,34 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _warm_containers(since: float, stopped_too: bool = False) -> set[str]:
-    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect)."""
+def _slots_held_by(pids: set[int]) -> set[tuple[str, str]]:
+    """(lock folder, slot number) of every sandbox slot whose flock one of `pids` holds (/proc/locks)."""
+    from armada_sandbox.slots import default_dir
+
+    inodes = {}
+    for lock in default_dir().glob("slot-*.lock"):
+        with contextlib.suppress(OSError):
+            inodes[lock.stat().st_ino] = (str(lock.parent), lock.stem.removeprefix("slot-"))
+    held = set()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[4].isdigit() and int(fields[4]) in pids:
+            inode = int(fields[5].rsplit(":", 1)[-1])
+            if inode in inodes:
+                held.add(inodes[inode])
+    return held
+
+
+def _warm_containers(since: float, stopped_too: bool = False, slots: set[tuple[str, str]] | None = None) -> set[str]:
+    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect), only
+    those of `slots` if given (other sites on this machine keep warm containers too)."""
     from armada_sandbox.docker_bot import docker_client
 
     listed = docker_client().api.containers(all=stopped_too, filters={"label": "armada.warm=1"})
     return {entry["Id"] for entry in listed
             if "armada.anchor" not in (labels := entry.get("Labels") or {})
-            and float(labels.get("armada.created", 0)) >= since}
+            and float(labels.get("armada.created", 0)) >= since
+            and (slots is None or (labels.get("armada.slots"), labels.get("armada.slot")) in slots)}
 
 
 def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
@@ -80,12 +102,31 @@ def _upload_is_validated(base: str, output: str) -> None:
     assert status == "valid"
 
 
+def _served_by_gunicorn_with_hashed_static(base: str, page: str, data_dir: Path) -> None:
+    """gunicorn answers (not runserver), its access log is in the data folder's logs, and the page
+    links its style sheet by a hashed name that whitenoise serves compressed and cached for ever."""
+    import re
+
+    with urllib.request.urlopen(base + "healthz", timeout=5) as response:
+        assert response.headers["Server"] == "gunicorn"
+    css = re.search(r'href="/static/(pages/site\.[0-9a-f]{12}\.css)"', page)
+    assert css, page[:2000]
+    request = urllib.request.Request(base + "static/" + css.group(1), headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert "immutable" in response.headers["Cache-Control"]
+    deadline = time.monotonic() + 5  # (gunicorn writes the line once the response is sent)
+    while "GET /static/" + css.group(1) not in (data_dir / "log" / "access.log").read_text():
+        assert time.monotonic() < deadline, "the access log misses the request"
+        time.sleep(0.1)
+
+
 @pytest.mark.slow
 def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     require_redis()
     require_docker()
     port = free_port()
-    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
+    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path), "DEBUG": "false"}  # production
     env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
     began = int(time.time())  # the labels count whole seconds
     up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -106,11 +147,12 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         assert "username=admin password=" in output
         status, body = _get(base)
         assert status == 200 and b"Galaxy" in body
+        _served_by_gunicorn_with_hashed_static(base, body.decode(), tmp_path)
         status, body = _get(base + "healthz")
         assert status == 200, body
         assert json.loads(body)["status"] == "ok"
         started = _children(up.pid)
-        assert len(started) >= 4  # web server, two workers, beat (and their children)
+        assert len(started) >= 4  # web server (gunicorn and its workers), the Celery workers, beat
         _upload_is_validated(base, output)
 
         second = subprocess.run(["make", "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
@@ -128,7 +170,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         until = time.monotonic() + 60
         while len(warm) < 8 and time.monotonic() < until:  # a slot used by the validation is being remade
             time.sleep(0.5)
-            warm = _warm_containers(began)
+            warm = _warm_containers(began, slots=_slots_held_by(_children(up.pid)))
         assert len(warm) >= 8
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
