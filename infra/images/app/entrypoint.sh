@@ -44,8 +44,10 @@ if [ "$(id -u)" = 0 ]; then
     # The data belongs to the app's user (anything root made in it, e.g. by `docker exec sh`, too).
     find "$ARMADA_DATA_DIR" -xdev ! -user "$APP_UID" -exec chown -h "$APP_UID:$APP_UID" {} +
     if [ -n "${ARMADA_SANDBOX_DIR:-}" ]; then
-        # Like /tmp: every worker user may create, none removes another's (sticky).
+        # Like /tmp: every worker user may create, none removes another's (sticky); the folder
+        # itself must let the worker's user through.
         mkdir -p "$TMPDIR" "$ARMADA_SANDBOX_SLOT_DIR"
+        chmod a+x "$ARMADA_SANDBOX_DIR"
         chmod 1777 "$TMPDIR" "$ARMADA_SANDBOX_SLOT_DIR"
     fi
     if [ "$APP_UID" != 0 ]; then
