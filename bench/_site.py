@@ -24,7 +24,9 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-from armada_web.ops.localsite import ROOT, LocalSite
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `tests` is importable
+
+from tests.localsite import ROOT, LocalSite
 
 USERNAME = "bench"
 #: Celery's default log line: "[2024-05-01 07:30:52,123: INFO/MainProcess] Task NAME[ID] received".

@@ -41,6 +41,7 @@ def main() -> int:
                        "DATABASE_URL": "", "DEBUG": "false", "CACHE_URL": "locmem://",
                        "DJANGO_SETTINGS_MODULE": "armada_web.settings", "PYTHONUNBUFFERED": "1"})
     sys.path.append(str(ROOT / "platform"))
+    sys.path.insert(0, str(ROOT))  # the repository root: `tests` (its LocalSite) is importable
     try:
         lines = [gunicorn_vs_runserver(folder)]
         # s3-match-overhead: the lead's target goes here (lines.append(...)).
@@ -93,7 +94,7 @@ def wrk(url: str, seconds: int) -> tuple[float, int, int]:
 
 def measure(folder: Path, name: str, start: Callable[..., object], logs: Path) -> float:
     """Start one server of a fresh LocalSite, check its page, load it with wrk; its requests per second."""
-    from armada_web.ops.localsite import LocalSite
+    from tests.localsite import LocalSite
 
     site = LocalSite(dict(os.environ), logs)
     try:

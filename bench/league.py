@@ -53,9 +53,8 @@ def run() -> int:
 
     from armada.games.mothership import random_orders
     from armada.games.rng import Rng
-    from armada_web.bots import services
+    from armada_web.bots import activation
     from armada_web.bots.models import Bot, BotVersion, VersionStatus
-    from armada_web.bots.validation import update_league
     from armada_web.ladder import league
     from armada_web.ladder.models import LeagueEntry
 
@@ -100,10 +99,10 @@ def run() -> int:
     league.table_order = counted_order  # type: ignore[assignment]
     new = versions[RACES]
     start = time.perf_counter()
-    with transaction.atomic():  # what validation records for a valid Mothership version
+    with transaction.atomic():  # what validation records for a valid Mothership version; on commit the
+        # ladder's receiver of active_version_changed syncs the league
         BotVersion.objects.filter(pk=new.pk, status=VersionStatus.VALIDATING).update(status=VersionStatus.VALID)
-        services.refresh_active(new.bot)
-        transaction.on_commit(update_league, robust=True)
+        activation.refresh_active(bot=new.bot)
     seconds = time.perf_counter() - start
     league.fight, league.table_order = fight, original_order  # type: ignore[assignment]
 

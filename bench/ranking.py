@@ -6,7 +6,7 @@ The ladder: 200 bots with hidden skills drawn from N(25, 25/3); in a game each s
 its skill plus N(0, 25/6) and the better performance wins, a draw when the two are within
 DRAW_MARGIN (about 7% of games between neighbours). Both policies play the same ladders
 (same skills, owners and outcome noise seeds):
-- Armada: armada_web.ladder.matchmaking.pick_match and armada_web.ladder.ratings.update, the
+- Armada: armada_web.ladder.pairing.pick_match and armada_web.ladder.ratings.update, the
   functions the platform calls;
 - Halite: the longest-waiting bot against a random opponent among the k closest in mu, with
   k = int(5 / (0.01 + u) ** 0.65) (Halite II's coordinator), rated by TrueSkill (the trueskill
@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platform"))
 
 import trueskill
 
-from armada_web.ladder import matchmaking, ratings
-from armada_web.ladder.matchmaking import Candidate, Pairing
+from armada_web.ladder import pairing, ratings
+from armada_web.ladder.pairing import Candidate, RecentGame
 from armada_web.ladder.ratings import Outcome
 
 SKILL_MU = 25.0
@@ -161,17 +161,17 @@ class Armada(Policy):
     def __post_init__(self) -> None:
         self.tick = 0
         self.bots = [Candidate(i, self.owners[i], ratings.initial_rating(), 0, None) for i in range(self.n)]
-        self.recent: deque[Pairing] = deque(maxlen=self.recent_size or self.n)
+        self.recent: deque[RecentGame] = deque(maxlen=self.recent_size or self.n)
         self.idle_unit = self.n / 2  # seconds between two games of a bot at one pick a second
 
     def step(self) -> tuple[int, int]:
         now = START + timedelta(seconds=self.tick)
-        pick = matchmaking.pick_match(self.bots, self.recent, now, self.idle_unit)
+        pick = pairing.pick_match(self.bots, self.recent, now, self.idle_unit)
         assert pick is not None
         return pick.first.id, pick.second.id
 
     def opponent_for(self, bot: int) -> int:
-        found = matchmaking.pick_opponent(self.bots[bot], self.bots, self.recent)
+        found = pairing.pick_opponent(self.bots[bot], self.bots, self.recent)
         assert found is not None
         return found.id
 
@@ -187,7 +187,7 @@ class Armada(Policy):
         for i, r in ((a, ra), (b, rb)):
             bot = self.bots[i]
             self.bots[i] = replace(bot, rating=r, games=bot.games + 1, last_played=now)
-        self.recent.append(Pairing(a, b))
+        self.recent.append(RecentGame(a, b))
         self.tick += 1
 
     def scores(self) -> list[float]:

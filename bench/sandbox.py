@@ -33,9 +33,7 @@ from armada.botspec import resolve_bot
 from armada.referee.connection import BotConnection
 from armada.referee.match import play_match
 from armada.referee.process_bot import ProcessBot
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.image import BOT_IMAGE, image_status
-from armada_sandbox.warm import WarmPool
+from armada_sandbox import BOT_IMAGE, DockerBot, SandboxUnavailable, WarmPool, check_ready, default_pool
 
 RTT_BOUND = 2.0
 FAIRNESS_BOUND = 1.1
@@ -120,9 +118,8 @@ def ask(bot: BotConnection, word: str) -> str:
 
 def fairness(folder: Path) -> float:
     """Median job time of the innocent bot beside a spinning hog / beside the hog at rest."""
-    from armada_sandbox.slots import default_pool, host_cpus
-
-    pool, cpus = default_pool(), host_cpus()
+    pool = default_pool()
+    cpus = pool.cpus
     innocent = DockerBot(folder, "innocent.py", label="innocent", labels={"armada.match": "bench"},
                          slot=pool.acquire(cpu=cpus[-1]))
     hog = DockerBot(folder, "hog.py", label="hog", labels={"armada.match": "bench"}, slot=pool.acquire(cpu=cpus[0]))
@@ -202,12 +199,11 @@ def throughput(warm: WarmPool) -> dict[str, float]:
 
 
 def main() -> int:
-    status = image_status()
-    if not status.present:
-        print(status.problem(), file=sys.stderr)
+    try:
+        check_ready(on_stale=lambda problem: print(f"warning: {problem}", file=sys.stderr))
+    except SandboxUnavailable as exc:
+        print(exc, file=sys.stderr)
         return 2
-    if not status.fresh:
-        print(f"warning: {status.problem()}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="armada-bench-") as tmp:
         folder = Path(tmp)
         (folder / "main.py").write_text(ECHO_BOT)

@@ -43,8 +43,7 @@ from armada.botspec import resolve_bot, starter_file
 from armada.cli import submit
 from armada.cli.client import ApiClient, Upload
 from armada.referee.match import play_match
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.image import image_status
+from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
 
 ROUNDS = 5
 POLL_S = 0.05
@@ -213,12 +212,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="Validation speed: the site vs `armada play --sandbox docker`.")
     parser.add_argument("--pool", choices=("solo", "prefork"), default="solo", help="the worker's Celery pool")
     args = parser.parse_args()
-    status = image_status()
-    if not status.present:
-        print(status.problem(), file=sys.stderr)
+    try:
+        check_ready(on_stale=lambda problem: print(f"warning: {problem}", file=sys.stderr))
+    except SandboxUnavailable as exc:
+        print(exc, file=sys.stderr)
         return 2
-    if not status.fresh:
-        print(f"warning: {status.problem()}", file=sys.stderr)
     print(f"1. upload-to-valid through the site vs `armada play --sandbox docker` (median of {ROUNDS}, "
           f"after a warm-up; interleaved; platform polls every {POLL_S * 1000:.0f} ms; worker pool {args.pool})")
     env = {"ARMADA_GALAXY_VALIDATION_TURNS": str(GALAXY_TURNS), "ARMADA_UPLOADS_PER_HOUR": "1000",

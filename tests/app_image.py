@@ -36,7 +36,7 @@ def require_app_image() -> Any:
     require_docker()
     from docker.errors import ImageNotFound
 
-    from armada_sandbox.docker_bot import docker_client
+    from armada_sandbox._engine import docker_client
 
     client = docker_client()
     try:

@@ -38,6 +38,31 @@ def chromium() -> Iterator[Any]:
         browser.close()
 
 
+class ArmadaSettings:
+    """Change the site's typed settings (`settings.ARMADA`) for one test: `armada(uploads_per_hour=2)`,
+    `armada.game("galaxy", match_config={"max_turns": 30})`; pytest-django restores them after."""
+
+    def __init__(self, settings: Any) -> None:
+        self._settings = settings
+
+    def __call__(self, **changes: Any) -> Any:
+        self._settings.ARMADA = self._settings.ARMADA.with_(**changes)
+        return self._settings.ARMADA
+
+    def game(self, slug: str, **changes: Any) -> Any:
+        self._settings.ARMADA = self._settings.ARMADA.with_game(slug, **changes)
+        return self._settings.ARMADA
+
+    @property
+    def current(self) -> Any:
+        return self._settings.ARMADA
+
+
+@pytest.fixture
+def armada(settings: Any) -> ArmadaSettings:
+    return ArmadaSettings(settings)
+
+
 @pytest.fixture(scope="session")
 def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """moto's S3 server over real HTTP on a free loopback port, for the whole session (per xdist worker)."""

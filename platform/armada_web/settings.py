@@ -1,7 +1,9 @@
-"""Django settings. Every value that differs between machines comes from `env.py`.
+"""Django settings, built from the typed settings object `config.load()` (every value that
+differs between machines is a field of `armada_web.config.Config`, read once from the environment).
 
 One-machine defaults: SQLite (WAL, busy timeout), Redis on localhost, files under `var/`.
 Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALLOWED_HOSTS.
+Code reads the site's own values as `settings.ARMADA.<field>`.
 """
 
 from __future__ import annotations
@@ -12,16 +14,19 @@ import sys
 import dj_database_url
 
 from armada.viewer import VIEWER_DIR
+from armada_web.config import REPO_ROOT, ConfigError, load
 
-from .env import REPO_ROOT, data_dir, env_bool, env_int, env_list, env_str
-
-DATA_DIR = data_dir()
+try:
+    ARMADA = load()
+except ConfigError as exc:  # a wrong value stops the process at start, with one line naming it
+    raise SystemExit(f"armada: {exc}") from None
+DATA_DIR = ARMADA.data_path
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = env_str("SECRET_KEY", "dev-only-insecure-key-change-me-in-production")
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
-CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+DEBUG = ARMADA.debug
+SECRET_KEY = ARMADA.secret_key or "dev-only-insecure-key-change-me-in-production"
+ALLOWED_HOSTS = list(ARMADA.allowed_hosts)
+CSRF_TRUSTED_ORIGINS = list(ARMADA.csrf_trusted_origins)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -54,6 +59,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "armada_web.pages.csp.ContentSecurityPolicyMiddleware",
+    "armada_web.pages.errors.DomainErrorMiddleware",
 ]
 
 ROOT_URLCONF = "armada_web.urls"
@@ -78,10 +84,9 @@ TEMPLATES = [
 
 # SQLite by default: WAL lets the web process and the workers write at the same time, the
 # busy timeout makes a writer wait for a lock instead of failing, IMMEDIATE avoids upgrade deadlocks.
-SQLITE_PATH = env_str("ARMADA_SQLITE_PATH", str(DATA_DIR / "armada.sqlite3"))
-DATABASE_URL = env_str("DATABASE_URL", "")
-if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+SQLITE_PATH = ARMADA.sqlite_path or str(DATA_DIR / "armada.sqlite3")
+if ARMADA.database_url:
+    DATABASES = {"default": dj_database_url.parse(ARMADA.database_url, conn_max_age=ARMADA.db_conn_max_age)}
 else:
     DATABASES = {
         "default": {
@@ -91,7 +96,7 @@ else:
             # named by process so that two test runs on one machine never share one.
             "TEST": {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")},
             "OPTIONS": {
-                "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 20),
+                "timeout": ARMADA.sqlite_busy_timeout_s,
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
@@ -135,18 +140,17 @@ STORAGES = {
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "armada@localhost")
+EMAIL_BACKEND = ARMADA.email_backend
+DEFAULT_FROM_EMAIL = ARMADA.default_from_email
 
 # Throttles and caches: counters live in the cache, Redis by default so that every web
 # process shares them (CACHE_URL=locmem:// keeps them in one process, for tests).
-CACHE_URL = env_str("CACHE_URL", "")
-if CACHE_URL.startswith("locmem"):
+if ARMADA.cache_url.startswith("locmem"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": CACHE_URL or env_str("REDIS_URL", "redis://127.0.0.1:6379/0"),
-                          "KEY_PREFIX": env_str("CACHE_PREFIX", "armada")}}
+                          "LOCATION": ARMADA.cache_url or ARMADA.redis_url,
+                          "KEY_PREFIX": ARMADA.cache_prefix}}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -164,15 +168,9 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": env_str("THROTTLE_ANON", "600/min"),
-        "user": env_str("THROTTLE_USER", "1200/min"),
+        "anon": ARMADA.throttle_anon,
+        "user": ARMADA.throttle_user,
     },
-}
-# Failed password checks (log-in page and POST /api/tokens/) allowed per window.
-ARMADA_LOGIN_FAILURES = {
-    "ip": env_int("ARMADA_LOGIN_FAILURES_PER_IP", 30),
-    "user": env_int("ARMADA_LOGIN_FAILURES_PER_USER", 10),
-    "window_s": env_int("ARMADA_LOGIN_FAILURE_WINDOW_S", 900),
 }
 REST_KNOX = {
     "TOKEN_TTL": None,  # CLI tokens live until revoked
@@ -195,84 +193,42 @@ SPECTACULAR_SETTINGS = {
 }
 API_VERSION = 1
 
-# Bots and uploads (docs/site.md).
-ARMADA_MAX_BOTS_PER_GAME = env_int("ARMADA_MAX_BOTS_PER_GAME", 5)
-ARMADA_UPLOADS_PER_HOUR = env_int("ARMADA_UPLOADS_PER_HOUR", 20)
-ARMADA_UPLOAD_MAX_BYTES = env_int("ARMADA_UPLOAD_MAX_BYTES", 1024 * 1024)
-ARMADA_UNPACKED_MAX_BYTES = env_int("ARMADA_UNPACKED_MAX_BYTES", 10 * 1024 * 1024)
-ARMADA_UPLOAD_MAX_FILES = env_int("ARMADA_UPLOAD_MAX_FILES", 200)
-# Validation: attempts before a platform failure becomes status `error`, and how long a
-# version may stay `validating` (or `pending`) before the reaper acts.
-ARMADA_VALIDATION_ATTEMPTS = env_int("ARMADA_VALIDATION_ATTEMPTS", 3)
-ARMADA_VALIDATION_STUCK_S = env_int("ARMADA_VALIDATION_STUCK_S", 600)
-ARMADA_VALIDATION_RETRY_S = env_int("ARMADA_VALIDATION_RETRY_S", 10)
-ARMADA_GALAXY_VALIDATION_TURNS = env_int("ARMADA_GALAXY_VALIDATION_TURNS", 30)
 # Django's upload handling: keep small uploads in memory, refuse silly request bodies early.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
-# Redis: Celery's broker and result backend.
-REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
-# Longest a match may run; Redis redelivers unacknowledged tasks only after this much longer.
-MATCH_TIME_LIMIT_S = env_int("MATCH_TIME_LIMIT_S", 1800)
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", REDIS_URL)
+# Celery: broker and results in Redis; long tasks acknowledged late (a lost worker's task is
+# delivered again, and its claim decides), Redis redelivering unacknowledged ones only after
+# more than the longest match. Validation, ranked matches and challenges have their own queues.
+REDIS_URL = ARMADA.redis_url
+CELERY_BROKER_URL = ARMADA.celery_broker_url or REDIS_URL
+CELERY_RESULT_BACKEND = ARMADA.celery_result_backend or REDIS_URL
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_TIME_LIMIT = MATCH_TIME_LIMIT_S + 120
-CELERY_TASK_SOFT_TIME_LIMIT = MATCH_TIME_LIMIT_S + 60
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": MATCH_TIME_LIMIT_S * 2}
+CELERY_TASK_TIME_LIMIT = ARMADA.match_time_limit_s + 120
+CELERY_TASK_SOFT_TIME_LIMIT = ARMADA.match_time_limit_s + 60
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": ARMADA.match_time_limit_s * 2}
 CELERY_RESULT_EXPIRES = 3600
-CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-# Validation runs on a queue of its own (served by its own worker) so that an upload never
-# waits behind ranked matches; tests give each live site its own queue name.
-# Task modules not named tasks.py (which autodiscovery finds by itself).
-CELERY_IMPORTS = ("armada_web.bots.validation", "armada_web.matches.tasks", "armada_web.ladder.tasks")
-ARMADA_VALIDATION_QUEUE = env_str("ARMADA_VALIDATION_QUEUE", "validation")
-# Matches: ranked ones on `matches`, challenges on `challenges` (served first by the same
-# workers, `-Q challenges,matches`, so a challenge never waits behind the ranked backlog).
-ARMADA_MATCHES_QUEUE = env_str("ARMADA_MATCHES_QUEUE", "matches")
-ARMADA_CHALLENGES_QUEUE = env_str("ARMADA_CHALLENGES_QUEUE", "challenges")
+CELERY_TASK_ALWAYS_EAGER = ARMADA.celery_task_always_eager
+# Task modules not named tasks.py (which autodiscovery finds by itself): none.
 CELERY_TASK_ROUTES = {
-    "armada_web.bots.validation.validate_version": {"queue": ARMADA_VALIDATION_QUEUE},
-    "armada_web.matches.tasks.run_match": {"queue": ARMADA_MATCHES_QUEUE},
+    "armada_web.bots.tasks.validate_version": {"queue": ARMADA.validation_queue},
+    "armada_web.matches.tasks.run_match": {"queue": ARMADA.matches_queue},
 }
-# A match runs at most 3 times (workers lost) before it is `failed`; one `running` (or
-# `queued`) longer than this is re-queued by the reaper.
-ARMADA_MATCH_ATTEMPTS = env_int("ARMADA_MATCH_ATTEMPTS", 3)
-ARMADA_MATCH_STUCK_S = env_int("ARMADA_MATCH_STUCK_S", MATCH_TIME_LIMIT_S + 300)
-# Galaxy engine config of platform matches, as JSON ({} = the rule book's defaults).
-ARMADA_GALAXY_MATCH_CONFIG = env_str("ARMADA_GALAXY_MATCH_CONFIG", "{}")
-# Matchmaking: live workers serving the matches queue (0 = ask the workers, Celery's inspect),
-# and the expected seconds of one match (for the idle unit of matchmaking.priority).
-ARMADA_MATCH_WORKERS = env_int("ARMADA_MATCH_WORKERS", 0)
-ARMADA_MATCH_SECONDS = env_int("ARMADA_MATCH_SECONDS", 30)
-ARMADA_MATCHMAKING_S = env_int("ARMADA_MATCHMAKING_S", 5)
-# Ranked games in a row ended by a version's own fault before it is benched.
-ARMADA_BENCH_FAULTS = env_int("ARMADA_BENCH_FAULTS", 5)
-# Keeping data (manage.py prune_storage): replays and logs of unranked (challenge) matches are
-# kept this many days after they finished; ranked ones as long as their bots exist. Files no row
-# references (orphans) go once older than the grace (a running match saves its files before
-# its row names them).
-ARMADA_UNRANKED_KEEP_DAYS = env_int("ARMADA_UNRANKED_KEEP_DAYS", 30)
-ARMADA_ORPHAN_GRACE_S = env_int("ARMADA_ORPHAN_GRACE_S", 86400)
-# Challenges a user may start per hour, and per pair of bots per hour.
-ARMADA_CHALLENGES_PER_HOUR = env_int("ARMADA_CHALLENGES_PER_HOUR", 30)
-ARMADA_CHALLENGES_PER_PAIR_HOUR = env_int("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-containers": {
         "task": "armada_web.ops.tasks.sweep_containers",
         "schedule": 300.0,
     },
     "reap-validations": {
-        "task": "armada_web.bots.validation.reap_validations",
+        "task": "armada_web.bots.tasks.reap_validations",
         "schedule": 60.0,
     },
     "matchmaking": {
         "task": "armada_web.ladder.tasks.matchmaking",
-        "schedule": float(ARMADA_MATCHMAKING_S),
-        "options": {"expires": float(ARMADA_MATCHMAKING_S)},
+        "schedule": float(ARMADA.matchmaking_s),
+        "options": {"expires": float(ARMADA.matchmaking_s)},
     },
     "reap-matches": {
         "task": "armada_web.matches.tasks.reap_matches",
@@ -284,29 +240,11 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Docker sandbox
-DOCKER_BOT_IMAGE = env_str("ARMADA_BOT_IMAGE", "armada/bot:latest")
-
-# Per-game limits of every match the platform runs (see armada_web.ops.limits).
-# Time limits default to protocol.md's (init 5000 ms, requests 1000 ms, Mothership orders
-# 2000 ms, bank 10000 ms); ARMADA_<GAME>_<INIT|TURN|BANK>_MS override them. "sandbox" holds
-# armada_sandbox.SandboxLimits overrides (memory_mb 512, pids 64, tmp_mb 16, cpus 1, ...),
-# and ARMADA_SANDBOX_[<GAME>_]<FIELD> override those on a worker.
-ARMADA_GAME_LIMITS = {
-    game: {
-        "init_ms": env_int(f"ARMADA_{game.upper()}_INIT_MS", 5000),
-        "turn_ms": env_int(f"ARMADA_{game.upper()}_TURN_MS", 2000 if game == "mothership" else 1000),
-        "bank_ms": env_int(f"ARMADA_{game.upper()}_BANK_MS", 10000),
-        "sandbox": {},
-    }
-    for game in ("mothership", "galaxy")
-}
-
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": ARMADA.log_level},
 }
 
 REPO_DIR = REPO_ROOT

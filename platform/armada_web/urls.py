@@ -10,6 +10,5 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("accounts/", include("armada_web.accounts.urls")),
     path("api/", include("armada_web.api.urls")),
-    path("", include("armada_web.bots.urls")),
     path("admin/", admin.site.urls),
 ]

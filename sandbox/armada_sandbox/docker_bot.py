@@ -3,14 +3,17 @@
 One container per bot per match: no network, read-only root, the code mounted read-only at
 /bot, a small noexec tmpfs at /tmp, every capability dropped, no-new-privileges, our
 seccomp profile, pids/memory(=memory+swap)/CPU limits, nofile, nproc and core ulimits, an
-init process, no Docker logging, labels for the sweeper. Each bot runs in a sandbox slot
-(`slots`): the slot's own uid (no other container shares it) and the slot's CPU set. The protocol
-bytes go through host FIFOs (`fifo_io`), not the Docker API. `close()` always removes the
-container, and with it every process the bot started.
+init process, no Docker logging, labels for the sweeper (all of it `_containers`). Each bot
+runs in a sandbox slot (`slots`): the slot's own uid (no other container shares it) and the
+slot's CPU set. The protocol bytes go through host FIFOs (`_fifo`), not the Docker API.
+`close()` always removes the container, and with it every process the bot started.
 
 In a worker with warm slots (`warm`), `start()` takes a container that is already running
 and waiting, copies the code into its slot's folder and says go; `close()` then leaves the
 container's removal to the background (the match's result does not wait for it).
+
+`start()` raises `SandboxUnavailable` for every failure that is not the bot's (no engine, no
+image, no free slot, a released lease, a container the engine would not create or start).
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import tempfile
 import threading
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from docker.errors import DockerException, ImageNotFound
 
 from armada.referee.connection import (
     BotConnection,
@@ -33,148 +37,23 @@ from armada.referee.connection import (
     LogPump,
     drain,
 )
-from armada.referee.environment import bot_environment
-from armada_sandbox.fifo_io import FifoDir
-from armada_sandbox.image import BOT_IMAGE, BUILD_HINT
+from armada_sandbox._containers import (
+    container_options,
+    create_container,
+    exit_info_from_state,
+    remove_container,
+    slot_labels,
+    warm_entry,
+)
+from armada_sandbox._engine import SandboxUnavailable, docker_client
+from armada_sandbox._fifo import FifoDir
+from armada_sandbox._image import BOT_IMAGE, BUILD_HINT
 from armada_sandbox.limits import SandboxLimits
-from armada_sandbox.seccomp import profile_json
-from armada_sandbox.slots import ANCHOR_UID_BASE, Lease, Slot, SlotPool, SlotsBusy, default_pool
-from armada_sandbox.warm import WARM_LABEL, WarmPool, WarmSlot, copy_code, process_pool, remove_container
+from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
+from armada_sandbox.warm import WarmPool, WarmSlot, copy_code, process_pool
 
-#: The image's user; only used without a slot (containers of `container_options(slot=None)`).
-BOT_USER = "10001:10001"
-#: Every container we create carries this label (the sweeper looks for it).
-SANDBOX_LABEL = "armada.sandbox"
-#: Label of a warm slot's network anchor (docs/sandbox.md, "Warm containers").
-ANCHOR_LABEL = "armada.anchor"
-#: The shell only wires the FIFOs to the bot's standard streams, then becomes the bot.
-LAUNCH = 'exec python3 "$1" </io/stdin >/io/stdout 2>/io/stderr'
-#: A warm container's shell: wait for "SEED ENTRY" on /io/go (end of file: exit), then the same.
-WARM_LAUNCH = ('read -r seed entry </io/go || exit 0; [ "$seed" = - ] || export ARMADA_BOT_SEED="$seed"; '
-               'exec python3 "$entry" </io/stdin >/io/stdout 2>/io/stderr')
 #: Seconds `send()` waits for room in the bot's input pipe before giving up on the bot.
 SEND_TIMEOUT_S = 10.0
-
-#: Docker's own masked paths (20.10), then what else of the host we hide (docs/sandbox.md, "What
-#: a bot sees of its host"): RAM, CPUs, load, uptime and the host-wide counters (/proc/stat shows
-#: the other bots' CPU use). A masked file reads as empty; a masked folder as empty.
-MASKED_PATHS = [
-    "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
-    "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware", "/sys/devices/virtual/powercap",
-    "/proc/meminfo", "/proc/loadavg", "/proc/stat", "/proc/cpuinfo", "/proc/uptime", "/proc/vmstat",
-    "/proc/swaps", "/proc/diskstats", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
-    "/proc/interrupts", "/proc/softirqs", "/proc/schedstat", "/proc/pressure", "/proc/locks",
-    "/proc/vmallocinfo", "/proc/partitions",
-]
-
-_client_lock = threading.Lock()
-_client: Any = None
-
-
-def docker_client() -> Any:
-    """One shared Docker SDK client (thread safe; a connection pool large enough for many bots)."""
-    global _client
-    with _client_lock:
-        if _client is None:
-            import docker
-
-            _client = docker.from_env(timeout=60, max_pool_size=64)
-        return _client
-
-
-def container_options(
-    code_dir: Path, io_dir: Path, entry: str, limits: SandboxLimits, labels: dict[str, str],
-    bot_seed: int | None = None, slot: Slot | None = None,
-) -> dict[str, Any]:
-    """The keyword arguments of `containers.create`: the whole wall in one place (tests read it).
-
-    The environment is the SDK's one definition (`armada.referee.environment`), as for local runs.
-    With a `slot`, the bot runs as the slot's uid on the slot's CPU set, and RLIMIT_NPROC (per
-    uid, so per slot) is the pids limit too.
-    """
-    from docker.types import LogConfig, Mount, Ulimit
-
-    per_slot: dict[str, Any] = {}
-    ulimits = [Ulimit(name="nofile", soft=limits.nofile, hard=limits.nofile), Ulimit(name="core", soft=0, hard=0)]
-    if slot is not None:
-        per_slot["cpuset_cpus"] = slot.cpuset
-        ulimits.append(Ulimit(name="nproc", soft=limits.pids, hard=limits.pids))
-    return {
-        "command": ["/bin/sh", "-c", LAUNCH, "sh", entry],
-        "user": slot.user if slot is not None else BOT_USER,
-        **per_slot,
-        "working_dir": "/bot",
-        "hostname": "bot",
-        "environment": bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=bot_seed),  # noqa: S108
-        "network_mode": "none",
-        "read_only": True,
-        "mounts": [
-            Mount("/bot", str(code_dir), type="bind", read_only=True),
-            Mount("/io", str(io_dir), type="bind", read_only=True),
-        ],
-        "tmpfs": {"/tmp": f"rw,noexec,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},  # noqa: S108 (in the container)
-        "shm_size": f"{limits.tmp_mb}m",
-        "cap_drop": ["ALL"],
-        "security_opt": ["no-new-privileges:true", f"seccomp={profile_json()}"],
-        "pids_limit": limits.pids,
-        "mem_limit": limits.memory_bytes,
-        "memswap_limit": limits.memory_bytes,
-        "mem_swappiness": 0,
-        "oom_score_adj": 1000,
-        "nano_cpus": int(limits.cpus * 1e9),
-        "ulimits": ulimits,
-        "init": True,
-        "log_config": LogConfig(type="none"),
-        "labels": labels,
-        "stdin_open": False,
-        "detach": True,
-    }
-
-
-def warm_container_options(code_dir: Path, io_dir: Path, limits: SandboxLimits, lease: Lease,
-                           extra_labels: dict[str, str] | None = None, anchor: str | None = None) -> dict[str, Any]:
-    """A warm slot's container: `container_options` (the same wall) with the waiting shell.
-
-    Its seed comes through `go` (the shell exports it), so its environment is a cold
-    container's; its labels name only the slot (the container is made before its bot is known).
-    With `anchor` (a container id) it joins that container's network namespace (loopback only,
-    the slot's own) instead of getting a new one; the host name is then the anchor's ("bot").
-    """
-    options = container_options(code_dir, io_dir, "main.py", limits, slot_labels(lease, extra_labels), None,
-                                lease.slot)
-    options["command"] = ["/bin/sh", "-c", WARM_LAUNCH]
-    if anchor is not None:
-        options["network_mode"] = f"container:{anchor}"
-        del options["hostname"]  # the engine refuses a host name with a joined network
-    return options
-
-
-def anchor_options(lease: Lease, extra_labels: dict[str, str] | None = None) -> dict[str, Any]:
-    """A slot's network anchor: the wall with nothing mounted, tiny limits, asleep for ever.
-
-    It holds the slot's network namespace (`network_mode="none"`: loopback only) for the
-    slot's bot containers to join one after another; it opens no socket and runs no bot code.
-    """
-    tiny = SandboxLimits(memory_mb=32, pids=8, tmp_mb=1, cpus=0.1, nofile=16).validate()
-    own = Slot(lease.slot.index, ANCHOR_UID_BASE + lease.slot.index, lease.slot.cpuset)  # not the bots' uid
-    with tempfile.TemporaryDirectory() as empty:
-        options = container_options(Path(empty), Path(empty), "main.py", tiny,
-                                    {**slot_labels(lease, extra_labels), ANCHOR_LABEL: "1"}, None, own)
-    del options["mounts"]
-    options["command"] = ["sleep", "infinity"]
-    return options
-
-
-def slot_labels(lease: Lease, extra_labels: dict[str, str] | None = None) -> dict[str, str]:
-    """Labels of a warm slot's containers: the sandbox's, warm, the slot (nothing of a bot or a match)."""
-    return {
-        **(extra_labels or {}),
-        SANDBOX_LABEL: "bot",
-        WARM_LABEL: "1",
-        "armada.created": str(int(time.time())),
-        "armada.slot": str(lease.slot.index),
-        "armada.slots": str(lease.lock_dir),
-    }
 
 
 def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event) -> None:
@@ -203,34 +82,6 @@ def _pump_stderr(io: FifoDir, pump: LogPump) -> None:
         pump.run(fd)
     finally:
         os.close(fd)
-
-
-def warm_entry(entry: str) -> bool:
-    """Can `entry` go through a warm container's `go` line (one word, no blanks)?"""
-    return entry.isprintable() and not any(c.isspace() for c in entry)
-
-
-def create_container(client: Any, image: str, options: dict[str, Any]) -> Any:
-    """`client.containers.create(image, **options)` with our MASKED_PATHS added to its host config.
-
-    docker-py has no keyword for MaskedPaths (Docker API >= 1.40), so the options are turned into
-    the API's arguments by docker-py's own converter and the field is added to the host config.
-    """
-    from docker.models.containers import _create_container_args
-
-    args = _create_container_args({**options, "image": image, "version": client.api._version})
-    args["host_config"]["MaskedPaths"] = list(MASKED_PATHS)
-    created = client.api.create_container(**args)
-    return client.containers.prepare_model({"Id": created["Id"]})  # no inspect: nothing needs its attrs yet
-
-
-def exit_info_from_state(state: dict[str, Any]) -> ExitInfo:
-    """ExitInfo from a container's State (exit codes above 128 are 128 + the killing signal)."""
-    if state.get("Running") or state.get("Status") in ("created", "running", "restarting", "paused"):
-        return ExitInfo()
-    code = int(state.get("ExitCode", 0))
-    signal = code - 128 if 128 < code <= 128 + 64 else None
-    return ExitInfo(returncode=code, signal=signal, oom_killed=bool(state.get("OOMKilled")))
 
 
 class DockerBot(BotConnection):
@@ -306,33 +157,26 @@ class DockerBot(BotConnection):
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        from docker.errors import DockerException, ImageNotFound
+        """Start the bot: in a warm container of the pool if one is ready, else cold in a slot.
 
-        client = self._client or docker_client()
+        Raises SandboxUnavailable (the bot never ran) when the sandbox cannot start it."""
         if self.lease is None and self._warm_pool is not None and warm_entry(self.entry):
             warm = self._warm_pool.take(self.image, self.limits)
             if warm is not None and self._start_warm(warm):
                 return
+        client = self._client or docker_client()
         if self.lease is None:
             try:
                 pool = self._pool or default_pool()
                 self.lease = pool.acquire(timeout=self.limits.start_timeout_s, purpose=self.purpose)
                 self._owns_lease = True
             except SlotsBusy as exc:
-                raise BotGone(f"sandbox could not start the bot: {exc}") from None
+                raise self._unavailable(str(exc)) from None
         elif not self.lease.held:
-            raise BotGone("sandbox could not start the bot: its slot was already released")
+            raise self._unavailable("its slot was already released")
         self._io = FifoDir()
-        labels = {
-            **self.labels,
-            SANDBOX_LABEL: "bot",
-            "armada.created": str(int(time.time())),
-            "armada.bot": self.label[:200],
-            "armada.slot": str(self.lease.slot.index),
-            "armada.slots": str(self.lease.lock_dir),
-        }
-        labels.setdefault("armada.match", "local")
-        labels.setdefault("armada.seat", "0")
+        labels = {"armada.match": "local", "armada.seat": "0",
+                  **slot_labels(self.lease, self.labels, {"armada.bot": self.label[:200]})}
         self._spawn_readers()
         try:
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
@@ -344,11 +188,14 @@ class DockerBot(BotConnection):
             os.set_blocking(self._stdin, False)
         except ImageNotFound:
             self.close(grace=0)
-            raise BotGone(f"bot image {self.image} is missing; {BUILD_HINT}") from None
-        except (DockerException, OSError) as exc:
+            raise self._unavailable(f"bot image {self.image} is missing; {BUILD_HINT}") from None
+        except (DockerException, OSError) as exc:  # the engine's errors; the FIFO's (no bot code ran yet)
             self.close(grace=0)
             log = self._log.text().strip()
-            raise BotGone(f"sandbox could not start the bot: {exc}" + (f"; log: {log[-500:]}" if log else "")) from None
+            raise self._unavailable(f"{exc}" + (f"; log: {log[-500:]}" if log else "")) from None
+
+    def _unavailable(self, why: str) -> SandboxUnavailable:
+        return SandboxUnavailable(f"the sandbox could not start {self.label!r}: {why}")
 
     def _start_warm(self, warm: WarmSlot) -> bool:
         """Copy the code into the warm slot's folder, say go, connect the streams; False (the slot

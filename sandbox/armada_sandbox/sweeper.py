@@ -9,20 +9,21 @@ held from before its container is created until after it is removed), so it goes
 A warm container (`armada.warm`) of a slot still held waits for its bot as long as its
 owner lives: it is left alone at any age.
 Run it periodically (the platform's beat schedule) or by hand:
-`python -m armada_sandbox.sweeper --max-age 3600`.
+`python -m armada_sandbox sweep --max-age 3600`.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from typing import Any
 
-from armada_sandbox.docker_bot import SANDBOX_LABEL, docker_client
+from docker.errors import APIError, NotFound
+
+from armada_sandbox._containers import SANDBOX_LABEL, WARM_LABEL
+from armada_sandbox._engine import docker_client
 from armada_sandbox.slots import SlotPool
-from armada_sandbox.warm import WARM_LABEL
 
 #: Default age past which a bot container is surely orphaned (longest match plus margin).
 DEFAULT_MAX_AGE_S = 3600.0
@@ -80,8 +81,6 @@ def sweep(
     `only` narrows the sweep to containers that also carry these labels (e.g. one worker's).
     A container without a readable creation label counts as old (it cannot be ours to keep).
     """
-    from docker.errors import APIError, NotFound
-
     if max_age_s < 0:
         raise ValueError(f"max_age_s must be >= 0, got {max_age_s}")
     client = client or docker_client()
@@ -101,16 +100,3 @@ def sweep(
             continue
         removed.append(entry["Id"])
     return removed
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Remove Armada bot containers older than a match can last.")
-    parser.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S, help="seconds (default 3600)")
-    args = parser.parse_args(argv)
-    removed = sweep(args.max_age)
-    print(f"removed {len(removed)} bot container(s)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,7 +3,7 @@
 A `WarmPool` holds `pairs` slot pairs for the life of the process (docs/sandbox.md, "Warm
 containers"). Each slot has an opaque folder on the host, `<root>/<random>/` with `code/`
 (mounted read-only at /bot) and `io/` (the FIFOs, and `go`). Its container is created with
-the whole wall of `container_options` and started; its shell waits on `go`. A match takes a
+the whole wall of `container_options` (`_containers`) and started; its shell waits on `go`. A match takes a
 ready slot (`take`), copies the bot's code into `code/`, writes the bot's seed and entry
 into `go`, and plays. The container serves that one bot: `retire` closes it off the match's
 critical path (kill, remove, delete the folder) and prepares a new one for the slot, while the
@@ -33,14 +33,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from armada_sandbox.fifo_io import NAMES, FifoDir
+from armada_sandbox._containers import anchor_options, create_container, remove_container, warm_container_options
+from armada_sandbox._engine import docker_client
+from armada_sandbox._fifo import NAMES, FifoDir
+from armada_sandbox._image import BOT_IMAGE
 from armada_sandbox.limits import SandboxLimits, limits_for
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 
 #: The FIFO a warm container's shell reads its bot's seed and entry from.
 GO = "go"
-#: Label of a warm container (the sweeper leaves those of held slots alone, at any age).
-WARM_LABEL = "armada.warm"
+#: Label of a warm container and anchor: the pid of the process whose pool made it (which worker).
+WORKER_LABEL = "armada.worker"
 #: Variable: warm slot pairs a worker process keeps (0 or unset: none, every bot starts cold).
 PAIRS_VARIABLE = "ARMADA_SANDBOX_WARM_PAIRS"
 #: Variable: what the process's warm slots are for ("match" or "validation").
@@ -120,7 +123,8 @@ class WarmPool:
         self.pool = pool or default_pool()
         self.purpose = purpose
         self._client = client
-        self.labels = dict(labels or {})  # extra labels of its containers (e.g. a test run's)
+        # Extra labels of its containers (e.g. a test run's), and the process that owns them.
+        self.labels = {WORKER_LABEL: str(os.getpid()), **(labels or {})}
         self.take_wait = take_wait  # how long `take` waits for a slot still being prepared
         self._lock = threading.Condition()
         self._slots: list[WarmSlot] = []
@@ -215,8 +219,6 @@ class WarmPool:
         return warm
 
     def _prepare(self, warm: WarmSlot) -> None:
-        from armada_sandbox.docker_bot import create_container, docker_client, warm_container_options
-
         limits = self._limits_of(warm.key)
         try:
             client = self._client or docker_client()
@@ -242,8 +244,6 @@ class WarmPool:
 
     def _anchor(self, client: Any, lease: Lease, image: str, fresh: bool = False) -> Any:
         """The slot's network anchor; a new one the first time, or when `fresh` (the last is gone)."""
-        from armada_sandbox.docker_bot import anchor_options, create_container
-
         anchor = self._anchors.get(lease.slot.index)
         if anchor is not None and not fresh:
             return anchor
@@ -351,27 +351,6 @@ def dispose(warm: WarmSlot, grace: float = 0.0, cleanup: Callable[[], None] | No
     return gone
 
 
-def remove_container(container: Any) -> bool:
-    """Force-remove `container` (and so every process in it), retrying a busy engine a few times;
-    True once the engine says it no longer exists."""
-    if container is None:
-        return True
-    for attempt in range(5):
-        try:
-            container.remove(force=True, v=True)
-        except Exception as exc:
-            if exc.__class__.__name__ != "NotFound":
-                time.sleep(0.2 * (attempt + 1))
-                continue
-        try:
-            container.reload()
-        except Exception as exc:
-            if exc.__class__.__name__ == "NotFound":
-                return True
-            time.sleep(0.2 * (attempt + 1))
-    return False
-
-
 _process_pool: WarmPool | None = None
 #: When this process may try again to make its pool after its slots were busy.
 _busy_until = [0.0]
@@ -395,8 +374,6 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
         return None
     with _process_lock:
         if _process_pool is None:
-            from armada_sandbox.image import BOT_IMAGE
-
             purpose = os.environ.get(PURPOSE_VARIABLE) or "match"
             if time.monotonic() < _busy_until[0]:
                 return None

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from armada_web.ops.localsite import free_port
+from tests.localsite import free_port
 from tests.services import require_binary
 
 INFRA = Path(__file__).resolve().parents[2] / "infra"
@@ -124,7 +124,7 @@ def _wait(what: str, seconds: float, probe: Any, logs: Any = None) -> Any:
 
 def _health(project_name: str) -> dict[str, str]:
     """Service -> health status of the project's running containers."""
-    from armada_sandbox.docker_bot import docker_client
+    from armada_sandbox._engine import docker_client
 
     found = {}
     for container in docker_client().containers.list(filters={"label": f"com.docker.compose.project={project_name}"}):
@@ -136,7 +136,7 @@ def _health(project_name: str) -> dict[str, str]:
 @pytest.mark.docker
 @pytest.mark.slow
 def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace():
-    from armada_sandbox.docker_bot import docker_client
+    from armada_sandbox._engine import docker_client
     from tests.app_image import require_app_image
 
     require_app_image()

@@ -44,9 +44,8 @@ def _created(client, since: float) -> set[str]:
 
 def test_bots_play_through_a_second_engine_which_stops_without_a_trace():
     require_second_engine()
-    from armada_sandbox import DockerBot
-    from armada_sandbox.docker_bot import docker_client
-    from armada_sandbox.image import BOT_IMAGE
+    from armada_sandbox import BOT_IMAGE, DockerBot
+    from armada_sandbox._engine import docker_client
 
     main = docker_client()
     engine = SecondEngine(PLAY)
@@ -75,7 +74,7 @@ def test_bots_play_through_a_second_engine_which_stops_without_a_trace():
 
 def test_a_killed_engine_takes_its_containers_with_it_and_stop_cleans_up():
     require_second_engine()
-    from armada_sandbox.image import BOT_IMAGE
+    from armada_sandbox import BOT_IMAGE
 
     engine = SecondEngine(KILL)
     try:

@@ -1,11 +1,11 @@
-"""Rating updates: wins, draws, forfeits, determinism, provisional, placement start."""
+"""Skill updates: wins, draws, forfeits, determinism, provisional, placement start."""
 
 from __future__ import annotations
 
 import math
 
 from armada_web.ladder import ratings
-from armada_web.ladder.ratings import Outcome, Rating
+from armada_web.ladder.ratings import Outcome, Skill
 
 
 def test_a_win_raises_the_winner_and_lowers_the_loser() -> None:
@@ -17,21 +17,21 @@ def test_a_win_raises_the_winner_and_lowers_the_loser() -> None:
 
 
 def test_an_upset_moves_more_than_an_expected_win() -> None:
-    strong, weak = Rating(30, 3), Rating(20, 3)
+    strong, weak = Skill(30, 3), Skill(20, 3)
     expected, _ = ratings.update(strong, weak)
     _, upset = ratings.update(weak, strong)
     assert upset.mu - strong.mu < -(expected.mu - strong.mu)
 
 
 def test_a_draw_between_equals_moves_mu_little_and_lowers_sigma() -> None:
-    a, b = Rating(25, 5), Rating(25, 5)
+    a, b = Skill(25, 5), Skill(25, 5)
     x, y = ratings.update(a, b, Outcome.DRAW)
     assert abs(x.mu - a.mu) < 1e-9 and abs(y.mu - b.mu) < 1e-9
     assert x.sigma < a.sigma and y.sigma < b.sigma
 
 
 def test_a_draw_pulls_unequal_ratings_together_in_any_order() -> None:
-    strong, weak = Rating(30, 3), Rating(20, 3)
+    strong, weak = Skill(30, 3), Skill(20, 3)
     s1, w1 = ratings.update(strong, weak, Outcome.DRAW)
     w2, s2 = ratings.update(weak, strong, Outcome.DRAW)
     assert s1.mu < strong.mu and w1.mu > weak.mu
@@ -39,31 +39,31 @@ def test_a_draw_pulls_unequal_ratings_together_in_any_order() -> None:
 
 
 def test_a_forfeit_is_rated_as_a_loss_for_the_faulty_bot() -> None:
-    a, b = Rating(27, 4), Rating(24, 2)
+    a, b = Skill(27, 4), Skill(24, 2)
     assert ratings.update(a, b, Outcome.FORFEIT) == ratings.update(a, b, Outcome.WIN)
 
 
 def test_updates_are_deterministic() -> None:
-    a, b = Rating(26.5, 6.1), Rating(23.2, 2.7)
+    a, b = Skill(26.5, 6.1), Skill(23.2, 2.7)
     first = [ratings.update(a, b, o) for o in Outcome]
     again = [ratings.update(a, b, o) for o in Outcome]
     assert first == again
-    assert ratings.update(a, b) == ratings.update(Rating(26.5, 6.1), Rating(23.2, 2.7))
+    assert ratings.update(a, b) == ratings.update(Skill(26.5, 6.1), Skill(23.2, 2.7))
 
 
 def test_the_undamped_model_learns_faster_than_openskills_default() -> None:
     def after(damped: bool) -> float:
         r = ratings.initial_rating()
         for _ in range(10):
-            r, _ = ratings.update(r, Rating(25, 1.5), damped=damped)
-            _, r = ratings.update(Rating(25, 1.5), r, damped=damped)
+            r, _ = ratings.update(r, Skill(25, 1.5), damped=damped)
+            _, r = ratings.update(Skill(25, 1.5), r, damped=damped)
         return r.sigma
 
     assert after(damped=False) < 0.8 * after(damped=True)
 
 
 def test_displayed_and_provisional() -> None:
-    assert ratings.displayed(Rating(25, 2)) == 19
+    assert ratings.displayed(Skill(25, 2)) == 19
     assert ratings.displayed(ratings.initial_rating()) == 0
     assert ratings.provisional(0) and ratings.provisional(9)
     assert not ratings.provisional(10) and not ratings.provisional(50)
@@ -71,7 +71,7 @@ def test_displayed_and_provisional() -> None:
 
 def test_placement_starts_from_the_predecessor_with_sigma_raised() -> None:
     assert ratings.placement_start(None) == ratings.initial_rating()
-    old = Rating(31.0, 1.2)
+    old = Skill(31.0, 1.2)
     new = ratings.placement_start(old)
     assert new.mu == old.mu
     assert old.sigma < new.sigma < ratings.SIGMA

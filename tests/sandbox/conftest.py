@@ -24,19 +24,21 @@ def run_labels(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def docker_client() -> Any:
-    """The Docker SDK client, once the engine answers and the bot image is present."""
+    """The Docker SDK client, once the engine answers and the bot image is present (check_ready)."""
     require_docker()
-    from armada_sandbox.docker_bot import docker_client as shared_client
-    from armada_sandbox.image import image_status
+    from armada_sandbox import SandboxUnavailable, check_ready
+    from armada_sandbox._engine import docker_client as shared_client
+
+    def stale(problem: str) -> None:
+        if in_ci():
+            pytest.fail(problem, pytrace=False)
+        warnings.warn(problem, stacklevel=1)
 
     client = shared_client()
-    status = image_status(client)
-    if not status.present:
-        missing(status.problem() or "bot image missing")
-    elif not status.fresh:
-        if in_ci():
-            pytest.fail(status.problem() or "bot image stale", pytrace=False)
-        warnings.warn(status.problem() or "bot image stale", stacklevel=1)
+    try:
+        check_ready(client=client, on_stale=stale)
+    except SandboxUnavailable as exc:
+        missing(str(exc))
     return client
 
 
@@ -48,7 +50,7 @@ def no_leftover_containers() -> Any:
 
     if docker_problem():
         return
-    from armada_sandbox.docker_bot import docker_client as shared_client
+    from armada_sandbox._engine import docker_client as shared_client
 
     left = shared_client().containers.list(all=True, filters={"label": f"armada.test={RUN_ID}"})
     assert not left, f"containers left behind: {[c.name for c in left]}"

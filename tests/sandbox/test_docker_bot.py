@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from armada.referee.connection import BotGone, LineTooLong
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.limits import SandboxLimits
+from armada.referee.connection import BotGone, LineTooLong, Unavailable
+from armada_sandbox import DockerBot, SandboxLimits, SandboxUnavailable, SlotPool
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, host_processes_of
 
@@ -184,9 +183,43 @@ def test_crash_at_start_gives_exit_code_and_log(docker_client, tmp_path):
 
 def test_missing_image_is_a_clear_error(docker_client, tmp_path):
     bot = DockerBot(make_bot(tmp_path, ECHO), image="armada/no-such-image:missing", labels=run_labels())
-    with pytest.raises(BotGone, match="bot image armada/no-such-image:missing is missing"):
+    with pytest.raises(SandboxUnavailable, match="bot image armada/no-such-image:missing is missing") as raised:
         bot.start()
+    assert isinstance(raised.value, Unavailable) and not isinstance(raised.value, BotGone)  # not the bot's fault
+    assert bot.lease is not None and not bot.lease.held  # the slot it took is free again
     bot.close()  # safe after a failed start
+
+
+def test_no_free_slot_is_unavailable(docker_client, tmp_path):
+    pool = SlotPool(size=1, cpus=[0], lock_dir=tmp_path / "slots")
+    with pool.acquire(timeout=1):
+        bot = DockerBot(make_bot(tmp_path, ECHO), label="late", pool=pool, warm=False,
+                        limits=SandboxLimits(start_timeout_s=1), labels=run_labels())
+        with pytest.raises(SandboxUnavailable, match=r"could not start 'late': all 1 sandbox slots .* stayed taken"):
+            bot.start()
+        bot.close()
+
+
+def test_a_released_lease_is_unavailable(docker_client, tmp_path):
+    lease = SlotPool(size=1, cpus=[0], lock_dir=tmp_path / "slots").acquire(timeout=1)
+    lease.release()
+    bot = DockerBot(make_bot(tmp_path, ECHO), slot=lease, labels=run_labels())
+    with pytest.raises(SandboxUnavailable, match="its slot was already released"):
+        bot.start()
+    assert bot.container is None  # nothing was created
+    bot.close()
+
+
+def test_no_engine_is_unavailable(tmp_path, monkeypatch):
+    """A dead engine (DOCKER_HOST pointing nowhere): the typed error, naming the address."""
+    from armada_sandbox import _engine
+
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    monkeypatch.setattr(_engine, "_client", None)  # the shared client is made again, from this environment
+    bot = DockerBot(make_bot(tmp_path, ECHO), warm=False, labels=run_labels())
+    with pytest.raises(SandboxUnavailable, match=r"not reachable at unix:///nonexistent/docker\.sock"):
+        bot.start()
+    bot.close()
 
 
 def test_bad_arguments_are_rejected(tmp_path):

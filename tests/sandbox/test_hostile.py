@@ -27,10 +27,8 @@ import pytest
 from armada.referee.clock import Limits
 from armada.referee.environment import bot_environment
 from armada.referee.match import MatchOutcome, play_match
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.image import BOT_IMAGE
-from armada_sandbox.limits import SandboxLimits
-from armada_sandbox.warm import WarmPool
+from armada_sandbox import BOT_IMAGE, DockerBot, SandboxLimits, WarmPool
+from armada_sandbox._engine import docker_client as shared_client
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, containers_with, host_processes_of
 
@@ -126,19 +124,13 @@ def play_case(folder: Path, name: str, warm: WarmPool | None) -> Played:
     outcome = play_match("mothership", {1: seat1, 2: seat2}, seed=7, limits=MATCH_LIMITS)
     seconds = time.monotonic() - started
     ids = [cid for cid in (seat1.container_id, seat2.container_id) if cid]
-    client = _shared_client()
+    client = shared_client()
     gone_by = time.monotonic() + 10  # a warm slot's container is removed in the background
     while any(container_exists(client, cid) for cid in ids) and time.monotonic() < gone_by:
         time.sleep(0.1)
     pids = [pid for cid in ids for pid in host_processes_of(cid)]
     left = [cid for cid in ids if container_exists(client, cid)]
     return Played(outcome, seconds, ids, pids, left, seat1.was_warm and seat2.was_warm)
-
-
-def _shared_client() -> Any:
-    from armada_sandbox.docker_bot import docker_client
-
-    return docker_client()
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from armada_sandbox.image import BOT_IMAGE, HASH_LABEL, REPO_ROOT, ImageStatus, input_files, inputs_hash
+from armada_sandbox._image import BOT_IMAGE, HASH_LABEL, REPO_ROOT, ImageStatus, input_files, inputs_hash
 
 
 def copy_inputs(dest: Path) -> None:

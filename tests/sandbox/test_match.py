@@ -11,7 +11,7 @@ import pytest
 
 from armada.botspec import resolve_bot
 from armada.referee.match import play_match
-from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox import DockerBot, SandboxUnavailable
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists
 from tests.sdk.cli.bots import without_time
@@ -52,3 +52,21 @@ def test_docker_match_equals_process_match(docker_client, game, specs, config):
     assert docker_outcome.replay["steps"] == process_outcome.replay["steps"]
     for bot in docker_bots.values():
         assert not container_exists(docker_client, bot.container_id)
+
+
+def test_a_bot_the_sandbox_cannot_start_is_no_fault_but_sandbox_unavailable(docker_client):
+    """Issue 15: a missing image comes out of play_match as SandboxUnavailable (the platform voids
+    the match), not as a `crashed` seat; the other seat's container is removed and its slot freed."""
+    sources = [resolve_bot(spec, "mothership") for spec in ("builtin:greedy", "builtin:balanced")]
+    try:
+        missing = DockerBot(sources[0].code_dir, sources[0].entry, image="armada/no-such-image:missing",
+                            labels=run_labels(**{"armada.seat": "1"}))
+        present = DockerBot(sources[1].code_dir, sources[1].entry, labels=run_labels(**{"armada.seat": "2"}))
+        with pytest.raises(SandboxUnavailable, match="bot image armada/no-such-image:missing is missing"):
+            play_match("mothership", {1: missing, 2: present}, seed=3)
+    finally:
+        for src in sources:
+            src.close()
+    assert present.container_id is not None and not container_exists(docker_client, present.container_id)
+    assert present.lease is not None and not present.lease.held
+    assert missing.lease is not None and not missing.lease.held

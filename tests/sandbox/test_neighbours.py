@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.limits import SandboxLimits
-from armada_sandbox.slots import default_pool, host_cpus
+from armada_sandbox import DockerBot, SandboxLimits, default_pool
+from armada_sandbox.slots import host_cpus
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import host_processes_of
 from tests.services import missing

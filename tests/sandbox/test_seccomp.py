@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from armada_sandbox import seccomp
+from armada_sandbox import _seccomp as seccomp
 
 
 def rules_for(profile, name):

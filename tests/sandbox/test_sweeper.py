@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.sweeper import container_age, sweep
+from armada_sandbox import DockerBot, sweep
+from armada_sandbox.sweeper import container_age
 from tests.sandbox.conftest import RUN_ID, run_labels
 from tests.sandbox.helpers import container_exists
 
@@ -92,3 +92,4 @@ def test_container_age_reads_the_label():
 def test_negative_age_rejected():
     with pytest.raises(ValueError, match="max_age_s"):
         sweep(-1, client=object())
+

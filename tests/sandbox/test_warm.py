@@ -12,11 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.image import BOT_IMAGE
-from armada_sandbox.slots import ANCHOR_UID_BASE, SlotPool
-from armada_sandbox.sweeper import sweep
-from armada_sandbox.warm import WarmPool
+from armada_sandbox import BOT_IMAGE, DockerBot, SlotPool, WarmPool, sweep
+from armada_sandbox.slots import ANCHOR_UID_BASE
 from tests.sandbox.conftest import RUN_ID, run_labels
 from tests.sandbox.helpers import container_exists, containers_with
 from tests.services import missing
@@ -155,8 +152,8 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
         assert len(containers_with(docker_client, {"armada.test": RUN_ID, "armada.warm": "1"})) >= 1
     owner = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import time
-        from armada_sandbox.slots import ANCHOR_UID_BASE, SlotPool
-        from armada_sandbox.warm import WarmPool
+        from armada_sandbox import SlotPool, WarmPool
+        from armada_sandbox.slots import ANCHOR_UID_BASE
         pool = SlotPool(size=8, cpus={pool.cpus!r}, lock_dir={str(pool.lock_dir)!r})
         warm = WarmPool(1, image={BOT_IMAGE!r}, pool=pool, labels={{"armada.test": {RUN_ID!r}, "armada.case": "dead"}})
         while len([w for w in warm._slots if w.ready.is_set() and not w.failed]) < 2:
@@ -168,6 +165,7 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
         assert owner.stdout is not None and owner.stdout.readline().strip() == "warm"
         left = containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "dead"})
         assert len(left) == 4  # two bots' containers waiting, and their slots' network anchors
+        assert {c.labels["armada.worker"] for c in left} == {str(owner.pid)}  # which process made them
         assert sweep(3600, only={"armada.case": "dead"}) == []  # the owner lives
     finally:
         owner.kill()

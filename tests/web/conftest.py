@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from armada_web.ops.localsite import LocalSite
+from tests.localsite import LocalSite
 
 PASSWORD = "a-long-test-password-42"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_site(settings, tmp_path):
+def _isolated_site(settings, armada, tmp_path):
     """Each test: its own private storage folder, an in-process cache, its own validation queue."""
     settings.STORAGES = {
         **settings.STORAGES,
@@ -28,10 +28,10 @@ def _isolated_site(settings, tmp_path):
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": f"test-{uuid.uuid4().hex}"}}
-    settings.ARMADA_VALIDATION_QUEUE = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+    armada(validation_queue=f"test-unconsumed-{uuid.uuid4().hex[:8]}")
     settings.CELERY_BROKER_URL = settings.REDIS_URL
     yield
-    _drop_queue(settings.REDIS_URL, settings.ARMADA_VALIDATION_QUEUE)
+    _drop_queue(settings.REDIS_URL, settings.ARMADA.validation_queue)
 
 
 def _drop_queue(url: str, queue: str) -> None:
@@ -60,15 +60,16 @@ def valid_version(make_user):
     `valid_version(owner, name, game, code=starter source, orders=None)`."""
     from armada.botspec import starter_file
     from armada_web.bots import services
+    from armada_web.bots.activation import refresh_active
     from armada_web.bots.models import BotVersion
 
     def make(owner: Any, name: str, game: str = "galaxy", code: str | None = None,
              orders: Any = None, starter: str = "greedy") -> BotVersion:
-        bot = services.create_bot(owner, name, game)
+        bot = services.create_bot(user=owner, name=name, game=game)
         source = code if code is not None else starter_file(starter, game).read_text()
-        version = services.upload_version(bot, owner, "main.py", source.encode())
+        version = services.upload_version(bot=bot, user=owner, filename="main.py", data=source.encode())
         BotVersion.objects.filter(pk=version.pk).update(status="valid", orders=orders, race_name=name)
-        services.refresh_active(bot)
+        refresh_active(bot=bot)
         version.refresh_from_db()
         return version
 
@@ -84,7 +85,7 @@ def api(make_user):
 
     def client_for(user: Any = None) -> APIClient:
         user = user or make_user()
-        _token, secret = create_token(user, "test")
+        _token, secret = create_token(user=user, name="test")
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
         client.user = user  # type: ignore[attr-defined]
@@ -134,7 +135,7 @@ class LiveSite(LocalSite):
     def stop(self) -> None:
         """Stop every process, then remove the containers a killed worker's slots left behind."""
         super().stop()
-        from armada_sandbox.sweeper import sweep
+        from armada_sandbox import sweep
 
         with contextlib.suppress(Exception):
             sweep()
@@ -144,7 +145,7 @@ class LiveSite(LocalSite):
 
 
 @pytest.fixture
-def live_site(transactional_db, tmp_path, settings):
+def live_site(transactional_db, tmp_path, settings, armada):
     """A web server process, a validation worker and a match worker (queues challenges and
     matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
 
@@ -155,16 +156,15 @@ def live_site(transactional_db, tmp_path, settings):
     require_redis()
     require_docker()
     queue = f"test-validation-{uuid.uuid4().hex[:8]}"
-    settings.ARMADA_VALIDATION_QUEUE = queue
-    settings.ARMADA_MATCHES_QUEUE = f"test-matches-{uuid.uuid4().hex[:8]}"
-    settings.ARMADA_CHALLENGES_QUEUE = f"test-challenges-{uuid.uuid4().hex[:8]}"
-    settings.ARMADA_GALAXY_MATCH_CONFIG = '{"max_turns": 30}'
+    config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
+                    challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}")
+    armada.game("galaxy", match_config={"max_turns": 30})
     env = {
         **os.environ, **database_env(),
         "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
-        "ARMADA_MATCHES_QUEUE": settings.ARMADA_MATCHES_QUEUE,
-        "ARMADA_CHALLENGES_QUEUE": settings.ARMADA_CHALLENGES_QUEUE,
-        "ARMADA_GALAXY_MATCH_CONFIG": settings.ARMADA_GALAXY_MATCH_CONFIG,
+        "ARMADA_MATCHES_QUEUE": config.matches_queue,
+        "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
+        "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
         "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
     }
     site = LiveSite(env, tmp_path)
@@ -176,5 +176,5 @@ def live_site(transactional_db, tmp_path, settings):
         yield site
     finally:
         site.stop()
-        for name in (queue, settings.ARMADA_MATCHES_QUEUE, settings.ARMADA_CHALLENGES_QUEUE):
+        for name in (queue, config.matches_queue, config.challenges_queue):
             _drop_queue(settings.REDIS_URL, name)

@@ -28,7 +28,8 @@ def test_sign_up_uses_the_password_validators_and_logs_in(client):
 
 
 def test_login_page_throttles_failures_per_username(client, make_user, settings):
-    settings.ARMADA_LOGIN_FAILURES = {"ip": 100, "user": 3, "window_s": 900}
+    settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=100, login_failures_per_user=3,
+                                            login_failure_window_s=900)
     make_user("erin")
     for _ in range(3):
         response = client.post("/accounts/login/", {"username": "erin", "password": "wrong"})
@@ -41,7 +42,8 @@ def test_login_page_throttles_failures_per_username(client, make_user, settings)
 
 
 def test_token_api_throttles_per_address(client, make_user, settings):
-    settings.ARMADA_LOGIN_FAILURES = {"ip": 2, "user": 100, "window_s": 900}
+    settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=2, login_failures_per_user=100,
+                                            login_failure_window_s=900)
     make_user("fay")
     for name in ("a", "b"):
         response = client.post("/api/tokens/", {"username": name, "password": "x", "name": "t"},
@@ -115,8 +117,8 @@ def test_delete_account_retires_bots_deletes_code_and_keeps_history(client, make
     from armada_web.bots.services import create_bot, upload_version
 
     user = make_user("ivy")
-    bot = create_bot(user, "ivy-bot", "galaxy", "mine")
-    version = upload_version(bot, user, "main.py", b"print(1)\n")
+    bot = create_bot(user=user, name="ivy-bot", game="galaxy", description="mine")
+    version = upload_version(bot=bot, user=user, filename="main.py", data=b"print(1)\n")
     BotVersion.objects.filter(pk=version.pk).update(log="private log")
     stored = tmp_path / "private" / version.archive.name
     assert stored.exists()
@@ -153,7 +155,7 @@ def test_a_password_reset_revokes_every_token(client, make_user):
     from armada_web.accounts.services import create_token
 
     user = make_user("kim", email="kim@example.org")
-    _token, secret = create_token(user, "cli")
+    _token, secret = create_token(user=user, name="cli")
     client.post("/accounts/password/reset/", {"email": "kim@example.org"})
     link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", mail.outbox[0].body).group(1)
     set_url = client.get(link, follow=True).redirect_chain[-1][0]
@@ -175,9 +177,27 @@ def test_a_retired_bot_has_no_active_version_to_choose(api):
     from armada_web.bots.services import create_bot, retire_bot, upload_version
 
     client = api()
-    bot = create_bot(client.user, "old-timer", "galaxy")
-    version = upload_version(bot, client.user, "main.py", b"print(1)\n")
+    bot = create_bot(user=client.user, name="old-timer", game="galaxy")
+    version = upload_version(bot=bot, user=client.user, filename="main.py", data=b"print(1)\n")
     BotVersion.objects.filter(pk=version.pk).update(status="valid")
-    retire_bot(bot, client.user)
+    retire_bot(bot=bot, user=client.user)
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version.pk}, format="json")
     assert response.status_code == 400 and "retired" in response.json()["detail"]
+
+
+def test_the_token_limit_holds_on_the_profile_page_and_the_api_alike(client, make_user, settings):
+    """The limit lives in the service: POST /api/tokens/ used to create any number."""
+    from armada_web.accounts.models import ApiToken
+
+    settings.ARMADA = settings.ARMADA.with_(max_tokens=2)
+    user = make_user("tia")
+    body = {"username": "tia", "password": PASSWORD, "name": "cli"}
+    for _ in range(2):
+        assert client.post("/api/tokens/", body, content_type="application/json").status_code == 201
+    refused = client.post("/api/tokens/", body, content_type="application/json")
+    assert refused.status_code == 400
+    assert refused.json() == {"detail": "you have 2 tokens already; revoke some first"}
+    client.force_login(user)
+    page = client.post("/accounts/profile/", {"name": "laptop"})
+    assert page.status_code == 200 and "you have 2 tokens already" in page.content.decode()
+    assert ApiToken.objects.filter(user=user).count() == 2

@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from armada_web.bots import services
+from armada_web.bots import activation, services
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 
 pytestmark = pytest.mark.django_db
@@ -33,13 +33,13 @@ def admin_client_(make_user) -> Client:
 def bots(make_user) -> dict[str, Bot]:
     alice, bob = make_user("alice"), make_user("bob")
     made = {
-        "alpha": services.create_bot(alice, "alpha", "galaxy", "fast expander"),
-        "beta": services.create_bot(alice, "beta", "mothership"),
-        "gamma": services.create_bot(bob, "gamma", "galaxy"),
-        "delta": services.create_bot(bob, "delta", "mothership", "slow and careful"),
+        "alpha": services.create_bot(user=alice, name="alpha", game="galaxy", description="fast expander"),
+        "beta": services.create_bot(user=alice, name="beta", game="mothership"),
+        "gamma": services.create_bot(user=bob, name="gamma", game="galaxy"),
+        "delta": services.create_bot(user=bob, name="delta", game="mothership", description="slow and careful"),
     }
-    services.set_disabled(made["gamma"], True, "cheating")
-    services.set_disabled(made["delta"], True, "cheating")
+    services.set_disabled(bot=made["gamma"], disabled=True, reason="cheating")
+    services.set_disabled(bot=made["delta"], disabled=True, reason="cheating")
     return made
 
 
@@ -72,7 +72,7 @@ def test_bot_changelist_filters_and_search(admin_client_, bots):
     assert bot_names(client, q="alp") == {"alpha"}
     assert bot_names(client, q="bob") == {"gamma", "delta"}  # the owner's username
     assert bot_names(client, q="careful") == {"delta"}  # the description
-    services.retire_bot(bots["beta"], bots["beta"].owner)
+    services.retire_bot(bot=bots["beta"], user=bots["beta"].owner)
     assert bot_names(client, retired__isempty=0) == {"beta"}
     assert bot_names(client, retired__isempty=1) == {"alpha", "gamma", "delta"}
     page = client.get("/admin/bots/bot/", {"game": "galaxy"}).content.decode()
@@ -115,8 +115,8 @@ def test_non_staff_cannot_run_actions(make_user, bots):
 def versions(bots) -> dict[str, BotVersion]:
     bot = bots["alpha"]
     owner = bot.owner
-    finished = services.upload_version(bot, owner, "main.py", b"print(1)\n")
-    running = services.upload_version(bot, owner, "main.py", b"print(2)\n")
+    finished = services.upload_version(bot=bot, user=owner, filename="main.py", data=b"print(1)\n")
+    running = services.upload_version(bot=bot, user=owner, filename="main.py", data=b"print(2)\n")
     now = timezone.now()
     BotVersion.objects.filter(pk=finished.pk).update(status=VersionStatus.ERROR, attempts=3, detail="Docker down",
                                                      started=now, finished=now)
@@ -187,7 +187,7 @@ def test_disabling_a_user_stops_their_token(admin_client_, api, make_user):
 def test_token_admin_shows_no_secret(admin_client_, api, make_user):
     from armada_web.accounts.services import create_token
 
-    token, secret = create_token(make_user("dave"), "laptop")
+    token, secret = create_token(user=make_user("dave"), name="laptop")
     assert changelist(admin_client_, "/admin/accounts/apitoken/", q="dave") == {"laptop (dave)"}
     page = admin_client_.get(f"/admin/accounts/apitoken/{token.pk}/change/")
     assert page.status_code == 200
@@ -199,10 +199,10 @@ def test_token_admin_shows_no_secret(admin_client_, api, make_user):
 def stored(make_user) -> tuple[User, Bot, BotVersion]:
     """A user with a bot whose version has an archive in storage and a log."""
     erin = make_user("erin")
-    bot = services.create_bot(erin, "erinbot", "galaxy")
-    version = services.upload_version(bot, erin, "main.py", b"print('erin')\n")
+    bot = services.create_bot(user=erin, name="erinbot", game="galaxy")
+    version = services.upload_version(bot=bot, user=erin, filename="main.py", data=b"print('erin')\n")
     BotVersion.objects.filter(pk=version.pk).update(status=VersionStatus.VALID, log="SECRET-LOG-erin")
-    services.refresh_active(bot)
+    activation.refresh_active(bot=bot)
     version.refresh_from_db()
     return erin, bot, version
 

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from armada_web.accounts.models import ApiToken
 from armada_web.accounts.services import create_token
-from armada_web.bots import services
+from armada_web.bots import activation, services
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 
 pytestmark = pytest.mark.django_db
@@ -44,12 +44,12 @@ def stranger(make_user):
 @pytest.fixture
 def bot(owner) -> Bot:
     """A bot with two valid versions (v2 active) and stored archives."""
-    bot = services.create_bot(owner, "target", "galaxy", "the bot under test")
+    bot = services.create_bot(user=owner, name="target", game="galaxy", description="the bot under test")
     for text in (b"print(1)\n", b"print(2)\n"):
-        version = services.upload_version(bot, owner, "main.py", text)
+        version = services.upload_version(bot=bot, user=owner, filename="main.py", data=text)
         version.status = VersionStatus.VALID
         version.save(update_fields=["status"])
-    services.refresh_active(bot)
+    activation.refresh_active(bot=bot)
     bot.refresh_from_db()
     assert bot.active_version.number == 2
     return bot
@@ -158,8 +158,8 @@ def test_writes_to_a_missing_bot_are_404(api, owner):
 
 
 def test_active_refuses_a_version_of_another_bot(bot, api, owner):
-    other = services.create_bot(owner, "other", "galaxy")
-    version = services.upload_version(other, owner, "main.py", b"print('other')\n")
+    other = services.create_bot(user=owner, name="other", game="galaxy")
+    version = services.upload_version(bot=other, user=owner, filename="main.py", data=b"print('other')\n")
     version.status = VersionStatus.VALID
     version.save(update_fields=["status"])
     before = snapshot(bot)
@@ -215,7 +215,7 @@ def test_token_create_for_a_disabled_user_is_refused(owner):
 
 def test_token_list_and_revoke_matrix(api, owner, stranger):
     owner_client = api(owner)
-    mine, _secret = create_token(owner, "second")
+    mine, _secret = create_token(user=owner, name="second")
     listed = owner_client.get("/api/tokens/").json()
     assert listed["count"] == 2
     assert {t["name"] for t in listed["results"]} == {"test", "second"}
@@ -277,7 +277,7 @@ def test_malformed_token_is_401(db):
 
 
 def test_token_is_stored_hashed(owner):
-    token, secret = create_token(owner, "laptop")
+    token, secret = create_token(user=owner, name="laptop")
     row = ApiToken.objects.get(pk=token.pk)
     values = [str(value) for value in model_to_dict(row).values()] + [row.digest, row.token_key]
     assert all(secret not in value for value in values)
@@ -367,8 +367,8 @@ def test_what_anonymous_reads(bot):
 
 def test_list_filters(bot, make_user, settings):
     other = make_user("other")
-    services.create_bot(other, "mship", "mothership", "a mothership bot")
-    services.create_bot(other, "second", "galaxy", "contains target in description")
+    services.create_bot(user=other, name="mship", game="mothership", description="a mothership bot")
+    services.create_bot(user=other, name="second", game="galaxy", description="contains target in description")
     client = APIClient()
 
     def names(**params: str) -> list[str]:
@@ -424,10 +424,10 @@ def test_every_error_body_is_a_single_detail(bot, api, owner, stranger):
 
 
 def test_lists_are_paginated(make_user, settings):
-    settings.ARMADA_MAX_BOTS_PER_GAME = 20
+    settings.ARMADA = settings.ARMADA.with_(max_bots_per_game=20)
     users = [make_user(f"user{i}") for i in range(3)]
     for i in range(60):
-        services.create_bot(users[i % 3], f"bot{i:02d}", "galaxy" if i % 2 else "mothership")
+        services.create_bot(user=users[i % 3], name=f"bot{i:02d}", game="galaxy" if i % 2 else "mothership")
     client = APIClient()
     first = client.get("/api/bots/").json()
     assert set(first) == {"count", "next", "previous", "results"}
@@ -563,7 +563,7 @@ def test_page_writes_matrix(bot, owner, stranger, name, django_capture_on_commit
 
 
 def test_page_token_revoke_matrix(owner, stranger):
-    token, _secret = create_token(owner, "laptop")
+    token, _secret = create_token(user=owner, name="laptop")
     url = f"/accounts/tokens/{token.pk}/revoke/"
     anonymous = Client().post(url)
     assert anonymous.status_code == 302 and anonymous["Location"].startswith("/accounts/login/")

@@ -17,9 +17,9 @@ pytestmark = [pytest.mark.django_db]
 
 @pytest.fixture(autouse=True)
 def _setup(settings):
-    settings.ARMADA_GALAXY_MATCH_CONFIG = '{"max_turns": 10}'
-    settings.ARMADA_MATCHES_QUEUE = settings.ARMADA_VALIDATION_QUEUE
-    settings.ARMADA_CHALLENGES_QUEUE = settings.ARMADA_VALIDATION_QUEUE
+    settings.ARMADA = settings.ARMADA.with_game("galaxy", match_config={"max_turns": 10})
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+    settings.ARMADA = settings.ARMADA.with_(challenges_queue=settings.ARMADA.validation_queue)
 
 
 def test_matches_list_detail_replay_and_private_logs(api, make_user, valid_version):
@@ -30,8 +30,8 @@ def test_matches_list_detail_replay_and_private_logs(api, make_user, valid_versi
     alice = make_user("alice")
     a = valid_version(alice, "alpha")
     b = valid_version(make_user("bob"), "bravo", starter="random")
-    done = create_match("galaxy", a, b, seed=3)
-    queued = create_match("galaxy", b, a, seed=4)
+    done = create_match(game="galaxy", first=a, second=b, seed=3)
+    queued = create_match(game="galaxy", first=b, second=a, seed=4)
     anyone = APIClient()
     assert anyone.get(f"/api/matches/{done.pk}/replay/").status_code == 404  # not finished yet
     assert run_match(done.pk) == "finished"
@@ -81,7 +81,7 @@ def test_mothership_league_table_and_pairing_replay(make_user, valid_version):
 
 
 def test_challenges_alternate_sides_and_are_limited(api, make_user, valid_version, settings):
-    settings.ARMADA_CHALLENGES_PER_PAIR_HOUR = 2
+    settings.ARMADA = settings.ARMADA.with_(challenges_per_pair_hour=2)
     alice, bob = make_user("alice"), make_user("bob")
     mine = valid_version(alice, "alpha")
     theirs = valid_version(bob, "bravo")

@@ -21,7 +21,8 @@ def worker(tmp_path):
     queue = f"test-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "ARMADA_DATA_DIR": str(tmp_path)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queue, "--pool", "solo",
+        [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-I", "tests.celery_probes", "-Q", queue,
+         "--pool", "solo",
          "--loglevel", "INFO", "-n", f"{queue}@%h", "--without-heartbeat", "--without-gossip", "--without-mingle"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
@@ -37,7 +38,7 @@ def worker(tmp_path):
 
 
 def test_task_runs_in_worker_and_returns_result(worker):
-    from armada_web.ops.tasks import echo
+    from tests.celery_probes import echo
 
     queue, proc, _ = worker
     result = echo.apply_async(args=["hello"], queue=queue)
@@ -48,7 +49,7 @@ def test_task_runs_in_worker_and_returns_result(worker):
 
 
 def test_task_side_effect_is_visible(worker):
-    from armada_web.ops.tasks import write_marker
+    from tests.celery_probes import write_marker
 
     queue, _, data_dir = worker
     token = uuid.uuid4().hex

@@ -35,7 +35,7 @@ def actual() -> list[tuple[int, int, int, int, int, int, int]]:
 
 
 def test_the_table_follows_uploads_and_replacements(make_user, valid_version):
-    from armada_web.bots import services
+    from armada_web.bots import activation, services
     from armada_web.bots.models import BotVersion
     from armada_web.ladder.league import sync_league
 
@@ -48,14 +48,14 @@ def test_the_table_follows_uploads_and_replacements(make_user, valid_version):
     assert sync_league() == {"added": 0, "removed": 0, "races": 7}
     # race 3's owner uploads a better version: the old one leaves the table
     old = versions[3]
-    newer = services.upload_version(old.bot, old.bot.owner, "main.py", b"print('v2')\n")
+    newer = services.upload_version(bot=old.bot, user=old.bot.owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid", orders=orders(100))
-    services.refresh_active(old.bot)
+    activation.refresh_active(bot=old.bot)
     assert sync_league() == {"added": 1, "removed": 1, "races": 7}
     versions[3] = BotVersion.objects.select_related("bot").get(pk=newer.pk)
     assert actual() == expected(sorted(versions, key=lambda v: v.pk))
     # a retired bot leaves too
-    services.retire(versions[0].bot)
+    services.retire(bot=versions[0].bot)
     assert sync_league()["removed"] == 1
     assert actual() == expected(sorted(versions[1:], key=lambda v: v.pk))
 
@@ -70,3 +70,25 @@ def test_a_pairing_replay_is_the_battle_of_the_stored_orders(make_user, valid_ve
     assert replay["format"] == "armada-replay" and replay["game"] == "mothership"
     fought = battle({k: v for k, v in a.orders.items() if k != "id"}, {k: v for k, v in b.orders.items() if k != "id"})
     assert replay["result"]["winner"] == fought.winner
+
+
+def test_the_table_follows_the_bots_on_commit_deleting_one_too(make_user, valid_version,
+                                                             django_capture_on_commit_callbacks):
+    """`active_version_changed` (bots) -> the ladder's receiver syncs the league once committed; a
+    deleted bot's entry goes with its version, and the others' sums are rebuilt without it."""
+    from armada_web.bots import services
+    from armada_web.ladder.models import LeagueEntry
+
+    versions = []
+    for n in range(4):
+        owner = make_user(f"user{n}")
+        with django_capture_on_commit_callbacks(execute=True):
+            versions.append(valid_version(owner, f"race{n}", "mothership", orders=orders(n)))
+    assert actual() == expected(versions)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.retire(bot=versions[0].bot)
+    assert actual() == expected(versions[1:])
+    with django_capture_on_commit_callbacks(execute=True):
+        services.delete_bot(bot=versions[1].bot, user=versions[1].bot.owner)
+    assert actual() == expected(versions[2:])
+    assert {e.played for e in LeagueEntry.objects.all()} == {1}

@@ -1,7 +1,6 @@
 """`make up` end to end: the site comes up healthy (gunicorn, static files by whitenoise with hashed
 names), a second run starts nothing, Ctrl-C stops what it started."""
 
-import contextlib
 import json
 import os
 import signal
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from armada.cli.client import Upload, multipart_body
-from armada_web.ops.localsite import free_port
+from tests.localsite import free_port
 from tests.services import require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,34 +38,16 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _slots_held_by(pids: set[int]) -> set[tuple[str, str]]:
-    """(lock folder, slot number) of every sandbox slot whose flock one of `pids` holds (/proc/locks)."""
-    from armada_sandbox.slots import default_dir
-
-    inodes = {}
-    for lock in default_dir().glob("slot-*.lock"):
-        with contextlib.suppress(OSError):
-            inodes[lock.stat().st_ino] = (str(lock.parent), lock.stem.removeprefix("slot-"))
-    held = set()
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if len(fields) > 5 and fields[1] == "FLOCK" and fields[4].isdigit() and int(fields[4]) in pids:
-            inode = int(fields[5].rsplit(":", 1)[-1])
-            if inode in inodes:
-                held.add(inodes[inode])
-    return held
-
-
-def _warm_containers(since: float, stopped_too: bool = False, slots: set[tuple[str, str]] | None = None) -> set[str]:
-    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect), only
-    those of `slots` if given (other sites on this machine keep warm containers too)."""
-    from armada_sandbox.docker_bot import docker_client
+def _warm_containers(since: float, stopped_too: bool = False, owners: set[int] | None = None) -> set[str]:
+    """Ids of the warm bot containers made since `since` (epoch s; a plain listing, no inspect), by
+    the processes `owners` if given (other checkouts on this host may run their own workers)."""
+    from armada_sandbox._engine import docker_client
 
     listed = docker_client().api.containers(all=stopped_too, filters={"label": "armada.warm=1"})
     return {entry["Id"] for entry in listed
             if "armada.anchor" not in (labels := entry.get("Labels") or {})
             and float(labels.get("armada.created", 0)) >= since
-            and (slots is None or (labels.get("armada.slots"), labels.get("armada.slot")) in slots)}
+            and (owners is None or labels.get("armada.worker") in {str(pid) for pid in owners})}
 
 
 def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
@@ -170,7 +151,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         until = time.monotonic() + 60
         while len(warm) < 8 and time.monotonic() < until:  # a slot used by the validation is being remade
             time.sleep(0.5)
-            warm = _warm_containers(began, slots=_slots_held_by(_children(up.pid)))
+            warm = _warm_containers(began, owners=_children(up.pid))
         assert len(warm) >= 8
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does

@@ -18,9 +18,9 @@ CRASHER = 'import sys\nprint("no plan", file=sys.stderr, flush=True)\nraise Syst
 
 @pytest.fixture(autouse=True)
 def _short_games(settings):
-    settings.ARMADA_GALAXY_MATCH_CONFIG = '{"max_turns": 20}'
-    settings.ARMADA_MATCHES_QUEUE = settings.ARMADA_VALIDATION_QUEUE  # an unconsumed queue
-    settings.ARMADA_CHALLENGES_QUEUE = settings.ARMADA_VALIDATION_QUEUE
+    settings.ARMADA = settings.ARMADA.with_game("galaxy", match_config={"max_turns": 20})
+    unconsumed = settings.ARMADA.validation_queue
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=unconsumed, challenges_queue=unconsumed)
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def pair(make_user, valid_version):
 def make(first, second, kind="ranked"):
     from armada_web.matches.services import create_match
 
-    return create_match("galaxy", first, second, kind=kind, seed=7)
+    return create_match(game="galaxy", first=first, second=second, kind=kind, seed=7)
 
 
 def test_a_ranked_match_finishes_and_changes_both_ratings_once(pair):
@@ -109,27 +109,29 @@ def test_a_bad_engine_config_makes_the_match_void(pair, settings):
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import run_match
 
-    settings.ARMADA_GALAXY_MATCH_CONFIG = '{"max_turns": -5}'
+    settings.ARMADA = settings.ARMADA.with_game("galaxy", match_config={"max_turns": -5})
     match = make(*pair)
     assert run_match(match.pk) == "void"
     assert "engine failed" in Match.objects.get(pk=match.pk).reason
 
 
 def test_the_reaper_requeues_then_fails_a_stuck_match(pair, settings):
+    from armada_web.leases import claim
+    from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
-    from armada_web.matches.tasks import claim, reap
+    from armada_web.matches.tasks import reap
 
-    settings.ARMADA_MATCH_ATTEMPTS = 2
+    settings.ARMADA = settings.ARMADA.with_(match_attempts=2)
     match = make(*pair)
     for attempt in (1, 2):
-        assert claim(match.pk) is not None
+        assert claim(MATCH, match.pk) is not None
         Match.objects.filter(pk=match.pk).update(started=timezone.now() - timedelta(hours=2))
         counts = reap(stuck_after_s=60)
         match.refresh_from_db()
         if attempt == 1:
             assert counts["requeued"] == 1 and match.status == "queued"
         else:
-            assert counts["failed"] == 1 and match.status == "failed" and "2 attempts" in match.reason
+            assert counts["given_up"] == 1 and match.status == "failed" and "2 attempts" in match.reason
     Match.objects.filter(pk=match.pk).update(status="queued", queued=timezone.now() - timedelta(hours=2))
     assert reap(stuck_after_s=60)["resent"] == 1
 
@@ -138,15 +140,16 @@ def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
     """A worker thought dead finishes after the reaper re-queued its match: its result is dropped."""
     require_docker()
     from armada_web.ladder.models import RatingChange
+    from armada_web.leases import claim
+    from armada_web.matches.execution import MATCH, execute
     from armada_web.matches.models import Match
-    from armada_web.matches.tasks import claim, execute
 
     match = make(*pair)
-    first_run = claim(match.pk)
+    first_run = claim(MATCH, match.pk)
     assert first_run is not None
     Match.objects.filter(pk=match.pk).update(status="queued")  # the reaper gave it to another worker
-    second_run = claim(match.pk)
-    assert second_run is not None and second_run.attempts == 2
+    second_run = claim(MATCH, match.pk)
+    assert second_run is not None and second_run.attempt == 2
     assert execute(first_run) == "superseded"
     assert RatingChange.objects.count() == 0
     assert execute(second_run) == "finished"
@@ -154,20 +157,22 @@ def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
 
 
 def test_five_faults_in_a_row_bench_a_version_and_a_new_version_plays(make_user, valid_version, settings):
-    from armada_web.bots import services
+    from armada_web.bots import activation, services
     from armada_web.bots.models import BotVersion
-    from armada_web.ladder import ranked
+    from armada_web.ladder import rating_updates
+    from armada_web.ladder.matchmaking import ranked_versions
     from armada_web.ladder.models import Rating
 
     owner = make_user("alice")
     bad = valid_version(owner, "crashy", code=CRASHER)
     good = valid_version(make_user("bob"), "steady")
-    for _ in range(settings.ARMADA_BENCH_FAULTS):
-        ranked.apply(make(bad, good).pk, timezone.now(), (bad.pk, good.pk), 2, ("crashed", "ok"), ("exit 3", ""))
+    for _ in range(settings.ARMADA.bench_faults):
+        rating_updates.apply(make(bad, good).pk, timezone.now(), (bad.pk, good.pk), 2, ("crashed", "ok"),
+                             ("exit 3", ""))
     row = Rating.objects.get(version=bad)
     assert row.benched and "5 ranked games" in row.benched_reason and "crashed" in row.benched_reason
-    assert bad.pk not in {v.pk for v in ranked.playable_versions()}
-    newer = services.upload_version(bad.bot, owner, "main.py", b"print('v2')\n")
+    assert bad.pk not in {v.pk for v in ranked_versions("galaxy")}
+    newer = services.upload_version(bot=bad.bot, user=owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid")
-    services.refresh_active(bad.bot)
-    assert newer.pk in {v.pk for v in ranked.playable_versions()}
+    activation.refresh_active(bot=bad.bot)
+    assert newer.pk in {v.pk for v in ranked_versions("galaxy")}

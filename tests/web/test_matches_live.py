@@ -48,7 +48,7 @@ def two_valid_bots(live_site: Any, code: str | None = None) -> list[int]:
 
 
 def test_a_ranked_match_runs_on_the_worker_and_counts_once(live_site):
-    from armada_web.ladder.matchmaker import fill_queue
+    from armada_web.ladder.matchmaking import fill_queue
     from armada_web.ladder.models import Rating, RatingChange
 
     versions = two_valid_bots(live_site)
@@ -79,7 +79,7 @@ def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_sit
 
     ids = two_valid_bots(live_site, code=SLOW)
     first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
-    match = create_match("galaxy", first, second)
+    match = create_match(game="galaxy", first=first, second=second)
     running = wait_match(match.pk, ("running",), 60)
     time.sleep(2.0)  # well inside its 30 slow turns
     live_site.kill_worker("matches")
@@ -131,12 +131,12 @@ def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings
     live_site.kill_worker("matches")  # idle: nobody takes the message
     queue = live_site.env["ARMADA_MATCHES_QUEUE"]
     broker = redis.Redis.from_url(settings.REDIS_URL)
-    match = create_match("galaxy", first, second)
+    match = create_match(game="galaxy", first=first, second=second)
     assert broker.llen(queue) == 1  # sent on commit
     broker.delete(queue)  # Redis restarted empty: the message is gone, the row is not
     assert broker.llen(queue) == 0
     assert wait_match(match.pk, ("queued",), 1).attempts == 0
-    assert reap(stuck_after_s=0) == {"requeued": 0, "failed": 0, "resent": 1}
+    assert reap(stuck_after_s=0) == {"requeued": 0, "given_up": 0, "resent": 1}
     assert broker.llen(queue) == 1  # the queue rebuilt from the database
     live_site.start_match_worker()
     done = wait_match(match.pk, ("finished", "void", "failed"), 180)
@@ -147,13 +147,14 @@ def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings
 def test_two_workers_never_run_one_match_twice(live_site):
     from armada_web.bots.models import BotVersion
     from armada_web.ladder.models import Rating, RatingChange
-    from armada_web.matches.services import create_match, send
+    from armada_web.matches.services import create_match
+    from armada_web.matches.tasks import send
 
     ids = two_valid_bots(live_site, code=SLOW)
     first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
     live_site.start_match_worker()  # a second worker on the same queues
     wait_log(live_site, "worker-matches", " ready.", count=2)
-    match = create_match("galaxy", first, second)  # the first delivery, on commit
+    match = create_match(game="galaxy", first=first, second=second)  # the first delivery, on commit
     send(match.pk, match.kind)  # a second delivery of run_match for the same match
     done = wait_match(match.pk, ("finished", "void", "failed"), 240)
     assert done.status == "finished" and done.attempts == 1, (done.reason, live_site.log("worker-matches"))

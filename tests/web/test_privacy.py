@@ -20,6 +20,8 @@ from rest_framework.test import APIClient
 from armada_web.accounts.services import delete_account
 from armada_web.bots import services
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.errors import Invalid
+from tests.web.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -62,15 +64,15 @@ def world(make_user) -> World:
     owner = make_user("owner")
     staff = make_user("staffer", is_staff=True)
     stranger = make_user("stranger")
-    bot = services.create_bot(owner, "secretive", "galaxy", "a public description")
+    bot = services.create_bot(user=owner, name="secretive", game="galaxy", description="a public description")
     log_secret = f"SECRET-LOG-{uuid.uuid4().hex}"
     orders_secret = f"SECRET-ORDERS-{uuid.uuid4().hex}"
-    version = services.upload_version(bot, owner, "main.py", b"print('v1')\n")
+    version = services.upload_version(bot=bot, user=owner, filename="main.py", data=b"print('v1')\n")
     version.log = f"Traceback (most recent call last):\n  {log_secret}\n"
     version.orders = [{"turn": 1, "order": orders_secret}]
     version.status = VersionStatus.VALID
     version.save()
-    plain = services.upload_version(bot, owner, "main.py", b"print('v2')\n")
+    plain = services.upload_version(bot=bot, user=owner, filename="main.py", data=b"print('v2')\n")
     plain.status = VersionStatus.INVALID
     plain.detail = "a public one-line reason"
     plain.save()
@@ -308,8 +310,11 @@ def test_deleted_account_removes_sources_and_logs(world, api, django_capture_on_
     assert all(default_storage.exists(name) for name in names)
     owner_api = api(world.owner)
     assert owner_api.get("/api/me/").status_code == 200
+    with pytest.raises(Invalid, match="wrong password"):
+        delete_account(user=world.owner, password="not it")
+    assert all(default_storage.exists(name) for name in names)  # nothing changed
     with django_capture_on_commit_callbacks(execute=True):
-        delete_account(world.owner)
+        delete_account(user=world.owner, password=PASSWORD)
     assert not any(default_storage.exists(name) for name in names)
     assert not list(Path(default_storage.location).rglob("*.zip"))
     bot = Bot.objects.get(pk=world.bot.pk)

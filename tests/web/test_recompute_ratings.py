@@ -16,21 +16,22 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _unconsumed(settings):
-    settings.ARMADA_MATCHES_QUEUE = settings.ARMADA_VALIDATION_QUEUE
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
 
 
 def play(first, second, winner, statuses):
+    from armada_web.leases import claim
+    from armada_web.matches.execution import MATCH, record
     from armada_web.matches.services import create_match
-    from armada_web.matches.tasks import claim, record
 
-    match = create_match("galaxy", first, second)
-    claimed = claim(match.pk)
-    participants = list(claimed.participants.order_by("seat"))
+    match = create_match(game="galaxy", first=first, second=second)
+    lease = claim(MATCH, match.pk)
+    participants = list(match.participants.order_by("seat"))
     players = [PlayerReport(seat, "x", statuses[seat - 1], "" if statuses[seat - 1] == "ok" else "boom")
                for seat in (1, 2)]
     outcome = MatchOutcome(Result(winner, "forfeit" if "crashed" in statuses else "turn_limit", 10),
                            players, {"engine_version": "2"})
-    assert record(claimed, participants, outcome, "r", {1: "a", 2: "b"}) == "finished"
+    assert record(lease, match, participants, outcome, "r", {1: "a", 2: "b"}) == "finished"
 
 
 def snapshot():
@@ -45,7 +46,7 @@ def snapshot():
 
 
 def test_recompute_gives_the_live_ratings(make_user, valid_version):
-    from armada_web.bots import services
+    from armada_web.bots import activation, services
     from armada_web.bots.models import BotVersion
 
     rng = random.Random(5)
@@ -60,9 +61,10 @@ def test_recompute_gives_the_live_ratings(make_user, valid_version):
             statuses, winner = ("ok", "ok"), rng.choice([1, 2, None])
         play(a, b, winner, statuses)
         if n == 30:  # bot0's owner uploads version 2: placed from version 1
-            newer = services.upload_version(versions[0].bot, owners[0], "main.py", b"print('v2')\n")
+            newer = services.upload_version(bot=versions[0].bot, user=owners[0], filename="main.py",
+                                            data=b"print('v2')\n")
             BotVersion.objects.filter(pk=newer.pk).update(status="valid")
-            services.refresh_active(versions[0].bot)
+            activation.refresh_active(bot=versions[0].bot)
             versions[0] = BotVersion.objects.select_related("bot").get(pk=newer.pk)
     live = snapshot()
     from armada_web.ladder.models import Rating

@@ -62,4 +62,6 @@ def test_bad_integer_setting_is_a_clear_error(tmp_path):
                          env={**os.environ, "ARMADA_DATA_DIR": str(tmp_path), "MATCH_TIME_LIMIT_S": "soon",
                               "DJANGO_SETTINGS_MODULE": "armada_web.settings"})
     assert out.returncode != 0
-    assert "MATCH_TIME_LIMIT_S must be an integer" in out.stderr
+    assert out.stderr.strip().splitlines()[-1] == (
+        "armada: environment variable MATCH_TIME_LIMIT_S must be an integer, got 'soon'")  # one line, no traceback
+    assert "Traceback" not in out.stderr

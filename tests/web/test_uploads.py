@@ -10,7 +10,7 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from armada_web.bots.uploads import UploadError, check_upload
+from armada_web.archives import UploadError, check_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -75,15 +75,15 @@ UNPACKED_LIMIT = {"too large unpacked": 300_000}
 def limits(settings, request):
     """The site's limits, with the unpacked limit lowered for the case that needs it."""
     case = request.node.callspec.params["case"]
-    settings.ARMADA_UPLOAD_MAX_BYTES = 1024 * 1024
-    settings.ARMADA_UNPACKED_MAX_BYTES = UNPACKED_LIMIT.get(case, 10 * 1024 * 1024)
+    settings.ARMADA = settings.ARMADA.with_(upload_max_bytes=1024 * 1024)
+    settings.ARMADA = settings.ARMADA.with_(unpacked_max_bytes=UNPACKED_LIMIT.get(case, 10 * 1024 * 1024))
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
 def test_refusals_have_their_own_message(case, limits):
     name, data, message = REFUSALS[case]
     with pytest.raises(UploadError, match=message):
-        check_upload(name, data)
+        check_upload(name=name, data=data)
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def bot(make_user):
     from armada_web.bots.services import create_bot
 
     owner = make_user()
-    return create_bot(owner, "uploader", "galaxy")
+    return create_bot(user=owner, name="uploader", game="galaxy")
 
 
 @pytest.mark.parametrize("case", sorted(REFUSALS))
@@ -143,7 +143,7 @@ def test_same_files_whatever_the_timestamps_are_a_duplicate(bot, api):
     client = api(bot.owner)
     first = zipped({"main.py": MAIN, "b.py": b"b = 2\n"}, when=(2020, 1, 1, 0, 0, 0))
     again = zipped({"b.py": b"b = 2\n", "main.py": MAIN}, when=(2025, 6, 6, 6, 6, 6), compression=zipfile.ZIP_STORED)
-    assert check_upload("a.zip", first).sha256 == check_upload("b.zip", again).sha256
+    assert check_upload(name="a.zip", data=first).sha256 == check_upload(name="b.zip", data=again).sha256
     assert client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("a.zip", first)},
                        format="multipart").status_code == 201
     response = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("b.zip", again)},
@@ -156,9 +156,10 @@ def test_same_files_whatever_the_timestamps_are_a_duplicate(bot, api):
 
 
 def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
-    from armada_web.bots.services import BotError, create_bot
+    from armada_web.bots.services import create_bot
+    from armada_web.errors import Invalid
 
-    settings.ARMADA_UPLOADS_PER_HOUR = 2
+    settings.ARMADA = settings.ARMADA.with_(uploads_per_hour=2)
     client = api(bot.owner)
     for i in range(2):
         response = client.post(f"/api/bots/{bot.pk}/versions/",
@@ -169,11 +170,11 @@ def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
     assert response.status_code == 429
     assert "2 uploads per hour" in response.json()["detail"]
 
-    settings.ARMADA_MAX_BOTS_PER_GAME = 2
-    create_bot(bot.owner, "second", "galaxy")
-    with pytest.raises(BotError, match="the limit is 2"):
-        create_bot(bot.owner, "third", "galaxy")
-    create_bot(bot.owner, "other-game", "mothership")  # the limit is per game
+    settings.ARMADA = settings.ARMADA.with_(max_bots_per_game=2)
+    create_bot(user=bot.owner, name="second", game="galaxy")
+    with pytest.raises(Invalid, match="the limit is 2"):
+        create_bot(user=bot.owner, name="third", game="galaxy")
+    create_bot(user=bot.owner, name="other-game", game="mothership")  # the limit is per game
 
 
 @pytest.mark.parametrize(("name", "message"), [
@@ -196,7 +197,7 @@ def test_names_are_unique_per_game_whatever_the_case(api, make_user):
 
 
 def test_a_huge_request_is_refused_before_it_is_read(bot, api, client, settings):
-    settings.ARMADA_UPLOAD_MAX_BYTES = 1000
+    settings.ARMADA = settings.ARMADA.with_(upload_max_bytes=1000)
     data = b"#" * 200_000
     response = api(bot.owner).post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("main.py", data)},
                                    format="multipart")
@@ -210,7 +211,7 @@ def test_a_huge_request_is_refused_before_it_is_read(bot, api, client, settings)
 def test_a_retired_bot_has_no_upload_page(bot, client):
     from armada_web.bots.services import retire_bot
 
-    retire_bot(bot, bot.owner)
+    retire_bot(bot=bot, user=bot.owner)
     client.force_login(bot.owner)
     response = client.get(f"/bots/{bot.pk}/upload/", follow=True)
     assert response.redirect_chain[-1][0] == f"/bots/{bot.pk}/"

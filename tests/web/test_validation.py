@@ -18,8 +18,8 @@ def version(make_user):
     from armada_web.bots.services import create_bot, upload_version
 
     owner = make_user()
-    bot = create_bot(owner, "checked", "galaxy")
-    return upload_version(bot, owner, "main.py", b"print(1)\n")
+    bot = create_bot(user=owner, name="checked", game="galaxy")
+    return upload_version(bot=bot, user=owner, filename="main.py", data=b"print(1)\n")
 
 
 def test_upload_sends_the_task_to_the_validation_queue_on_commit(make_user, settings,
@@ -30,20 +30,22 @@ def test_upload_sends_the_task_to_the_validation_queue_on_commit(make_user, sett
     from armada_web.bots.services import create_bot, upload_version
 
     owner = make_user()
-    bot = create_bot(owner, "queued", "galaxy")
+    bot = create_bot(user=owner, name="queued", game="galaxy")
     connection = redis.Redis.from_url(settings.REDIS_URL)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        upload_version(bot, owner, "main.py", b"print(2)\n")
-    assert connection.llen(settings.ARMADA_VALIDATION_QUEUE) == 0  # nothing before the commit
+        upload_version(bot=bot, user=owner, filename="main.py", data=b"print(2)\n")
+    assert connection.llen(settings.ARMADA.validation_queue) == 0  # nothing before the commit
     for callback in callbacks:
         callback()
-    assert connection.llen(settings.ARMADA_VALIDATION_QUEUE) == 1
+    assert connection.llen(settings.ARMADA.validation_queue) == 1
 
 
 def test_a_second_delivery_does_nothing(version):
-    from armada_web.bots.validation import claim, validate_version
+    from armada_web.bots.tasks import validate_version
+    from armada_web.bots.validation import VALIDATION
+    from armada_web.leases import claim
 
-    assert claim(version.pk) is not None
+    assert claim(VALIDATION, version.pk) is not None
     assert validate_version(version.pk) == "skipped"  # already validating: the claim fails
     version.refresh_from_db()
     assert version.status == "validating" and version.attempts == 1
@@ -53,10 +55,10 @@ def test_platform_failures_retry_then_give_status_error(version, settings):
     """A missing bot image is the platform's fault: retried, then `error`, never `invalid`."""
     require_docker()
     require_redis()
-    from armada_web.bots.validation import validate_version
+    from armada_web.bots.tasks import validate_version
 
-    settings.DOCKER_BOT_IMAGE = "armada/no-such-image:missing"
-    settings.ARMADA_VALIDATION_ATTEMPTS = 3
+    settings.ARMADA = settings.ARMADA.with_(bot_image="armada/no-such-image:missing")
+    settings.ARMADA = settings.ARMADA.with_(validation_attempts=3)
     for attempt in (1, 2):
         assert validate_version(version.pk) == "pending"
         version.refresh_from_db()
@@ -70,25 +72,27 @@ def test_platform_failures_retry_then_give_status_error(version, settings):
 
 def test_reaper_requeues_stuck_versions_and_errors_after_the_last_attempt(version, settings):
     from armada_web.bots.models import BotVersion
-    from armada_web.bots.validation import claim, reap
+    from armada_web.bots.tasks import reap
+    from armada_web.bots.validation import VALIDATION
+    from armada_web.leases import claim
 
-    settings.ARMADA_VALIDATION_ATTEMPTS = 2
-    claim(version.pk)
-    assert reap(stuck_after_s=3600) == {"requeued": 0, "errored": 0, "resent": 0}  # not stuck yet
+    settings.ARMADA = settings.ARMADA.with_(validation_attempts=2)
+    claim(VALIDATION, version.pk)
+    assert reap(stuck_after_s=3600) == {"requeued": 0, "given_up": 0, "resent": 0}  # not stuck yet
     BotVersion.objects.filter(pk=version.pk).update(started=timezone.now() - timedelta(hours=2))
     assert reap(stuck_after_s=3600)["requeued"] == 1
     version.refresh_from_db()
     assert version.status == "pending"
-    claim(version.pk)
+    claim(VALIDATION, version.pk)
     BotVersion.objects.filter(pk=version.pk).update(started=timezone.now() - timedelta(hours=2))
-    assert reap(stuck_after_s=3600)["errored"] == 1
+    assert reap(stuck_after_s=3600)["given_up"] == 1
     version.refresh_from_db()
     assert version.status == "error" and "not your bot's fault" in version.detail
 
 
 def test_reaper_resends_pending_versions_whose_message_was_lost(version):
     from armada_web.bots.models import BotVersion
-    from armada_web.bots.validation import reap
+    from armada_web.bots.tasks import reap
 
     BotVersion.objects.filter(pk=version.pk).update(queued=timezone.now() - timedelta(hours=1))
     assert reap(stuck_after_s=600)["resent"] == 1
@@ -96,13 +100,14 @@ def test_reaper_resends_pending_versions_whose_message_was_lost(version):
 
 
 def test_newest_valid_version_becomes_active_unless_pinned(version, api):
+    from armada_web.bots.activation import refresh_active
     from armada_web.bots.models import BotVersion
-    from armada_web.bots.services import refresh_active, upload_version
+    from armada_web.bots.services import upload_version
 
     bot = version.bot
-    second = upload_version(bot, bot.owner, "main.py", b"print('v2')\n")
+    second = upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk__in=[version.pk, second.pk]).update(status="valid")
-    refresh_active(bot)
+    refresh_active(bot=bot)
     bot.refresh_from_db()
     assert bot.active_version_id == second.pk and not bot.pinned
 
@@ -110,13 +115,13 @@ def test_newest_valid_version_becomes_active_unless_pinned(version, api):
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version.pk}, format="json")
     assert response.status_code == 200 and response.json()["active_version"] == version.pk
     assert response.json()["pinned"] is True
-    third = upload_version(bot, bot.owner, "main.py", b"print('v3')\n")
+    third = upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v3')\n")
     BotVersion.objects.filter(pk=third.pk).update(status="valid")
-    refresh_active(bot)
+    refresh_active(bot=bot)
     bot.refresh_from_db()
     assert bot.active_version_id == version.pk  # pinned: a new valid version does not take over
 
-    pending = upload_version(bot, bot.owner, "main.py", b"print('v4')\n")
+    pending = upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v4')\n")
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": pending.pk}, format="json")
     assert response.status_code == 400 and "only a valid version" in response.json()["detail"]
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": third.pk}, format="json")

@@ -134,7 +134,7 @@ def test_good_and_bad_bots_of_both_games(live_site):
 
 def test_worker_killed_mid_validation_is_reaped_and_revalidated(live_site):
     from armada_web.bots.models import BotVersion
-    from armada_web.bots.validation import reap
+    from armada_web.bots.tasks import reap
 
     site = live_site
     token = token_for(site, "carol")

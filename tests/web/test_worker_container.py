@@ -33,7 +33,7 @@ def _warm_of(client, slot_dir: Path, sandbox: Path) -> list[dict]:
 
 
 def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
-        transactional_db, valid_version, make_user, settings, tmp_path):
+        transactional_db, valid_version, make_user, settings, armada, tmp_path):
     from armada_sandbox.slots import SlotPool, default_dir
     from armada_web.matches.models import Match
     from armada_web.matches.services import create_match
@@ -41,8 +41,7 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
     require_redis()
     client = require_app_image()
     run = uuid.uuid4().hex[:8]
-    settings.ARMADA_MATCHES_QUEUE = f"test-matches-{run}"
-    settings.ARMADA_CHALLENGES_QUEUE = f"test-challenges-{run}"
+    config = armada(matches_queue=f"test-matches-{run}", challenges_queue=f"test-challenges-{run}")
     slot_dir = default_dir()  # the host's lock folder: every DockerBot of this machine uses it
     probe = SlotPool(size=1, cpus=[0], lock_dir=slot_dir).try_slot(0)  # makes the folder on its first use
     if probe is not None:
@@ -56,8 +55,7 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
     env = {
         **db, "REDIS_URL": settings.REDIS_URL, "ARMADA_DATA_DIR": str(tmp_path), "DEBUG": "true",
         "SECRET_KEY": "worker-container-test-" + run, "CACHE_URL": "locmem://",
-        "ARMADA_MATCHES_QUEUE": settings.ARMADA_MATCHES_QUEUE,
-        "ARMADA_CHALLENGES_QUEUE": settings.ARMADA_CHALLENGES_QUEUE,
+        "ARMADA_MATCHES_QUEUE": config.matches_queue, "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
         "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
         "ARMADA_SANDBOX_DIR": str(sandbox), "ARMADA_SANDBOX_SLOT_DIR": str(slot_dir),
         "ARMADA_SANDBOX_WARM_PAIRS": "1", "ARMADA_SANDBOX_PURPOSE": "match",
@@ -68,7 +66,7 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
     first = valid_version(make_user("alice"), "alpha")
     second = valid_version(make_user("bob"), "bravo", starter="random")
     container = client.containers.run(
-        APP_IMAGE, ["worker", "-Q", f"{settings.ARMADA_CHALLENGES_QUEUE},{settings.ARMADA_MATCHES_QUEUE}",
+        APP_IMAGE, ["worker", "-Q", f"{config.challenges_queue},{config.matches_queue}",
                     "--without-heartbeat", "--without-gossip", "--without-mingle"],
         detach=True, network_mode="host", environment=env, labels={"armada.test": f"worker-{run}"},
         volumes={"/var/run/docker.sock": {"bind": "/var/run/docker.sock", "mode": "rw"}, **_same_path(*folders)})
@@ -115,5 +113,5 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
         from armada_sandbox.sweeper import sweep
 
         sweep(only={"armada.slots": str(slot_dir)}, max_age_s=3600)  # orphans of its (now free) slots
-        for queue in (settings.ARMADA_MATCHES_QUEUE, settings.ARMADA_CHALLENGES_QUEUE):
+        for queue in (config.matches_queue, config.challenges_queue):
             _drop_queue(settings.REDIS_URL, queue)

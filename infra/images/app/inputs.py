@@ -14,7 +14,8 @@ import hashlib
 import sys
 from pathlib import Path
 
-from armada_sandbox.image import digest_files, source_files
+# The bot image's hashing (build tooling, like infra/images/bot/build.sh running _image.py).
+from armada_sandbox._image import digest_files, source_files
 
 ROOT = Path(__file__).resolve().parents[3]
 APP_DIR = "infra/images/app"

@@ -18,7 +18,7 @@ HERE="$IMAGES_DIR/bot"
 TAG="${ARMADA_BOT_IMAGE:-armada/bot:latest}"
 BUILD="$HERE/build"
 
-HASH="$("$PYTHON" "$ROOT/sandbox/armada_sandbox/image.py" hash "$ROOT")"
+HASH="$("$PYTHON" "$ROOT/sandbox/armada_sandbox/_image.py" hash "$ROOT")"
 up_to_date "$TAG" "$HASH" && exit 0
 
 # 1. The base image (lib.sh): the registry's, or a local debootstrap made once.

@@ -9,10 +9,13 @@ from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm, UserC
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
-from armada_web.accounts import throttles
+from armada_web.accounts import services
+from armada_web.errors import Invalid, RateLimited
 
 
 class SignUpForm(UserCreationForm):
+    """Django's sign-up checks (a free username, the password validators); `accounts.services.sign_up` writes."""
+
     email = forms.EmailField(required=False, help_text="optional; only used to reset your password")
 
     class Meta(UserCreationForm.Meta):
@@ -21,18 +24,19 @@ class SignUpForm(UserCreationForm):
 
 
 class ThrottledLoginForm(AuthenticationForm):
-    """Django's log-in form behind the per-address and per-username failure limits."""
+    """Django's log-in form, checking the password through the service (and its failure limits)."""
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username") or ""
-        refusal = throttles.login_refusal(self.request, username)
-        if refusal:
-            raise ValidationError(refusal, code="throttled")
+        password = self.cleaned_data.get("password") or ""
         try:
-            return super().clean()
-        except ValidationError:
-            throttles.record_failure(self.request, username)
-            raise
+            self.user_cache = services.check_password(request=self.request, username=username, password=password)
+        except RateLimited as exc:
+            raise ValidationError(str(exc), code="throttled") from None
+        except Invalid:
+            raise self.get_invalid_login_error() from None
+        self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data
 
 
 class TokenForm(forms.Form):
@@ -42,16 +46,6 @@ class TokenForm(forms.Form):
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(widget=forms.PasswordInput, help_text="your password, to confirm")
 
-    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.user = user
-
-    def clean_password(self) -> str:
-        password = self.cleaned_data["password"]
-        if not self.user.check_password(password):
-            raise ValidationError("wrong password")
-        return password
-
 
 class ResetPasswordForm(SetPasswordForm):
     """The new password of a reset (the account may have been taken over): every API token is revoked."""
@@ -59,5 +53,5 @@ class ResetPasswordForm(SetPasswordForm):
     def save(self, commit: bool = True) -> Any:
         user = super().save(commit=commit)
         if commit:
-            user.auth_token_set.all().delete()
+            services.reset_password_tokens(user=user)
         return user

@@ -25,8 +25,9 @@ class Limit:
 
 
 def limits() -> list[Limit]:
-    rates = settings.ARMADA_LOGIN_FAILURES
-    return [Limit("ip", rates["ip"], rates["window_s"]), Limit("user", rates["user"], rates["window_s"])]
+    config = settings.ARMADA
+    window = config.login_failure_window_s
+    return [Limit("ip", config.login_failures_per_ip, window), Limit("user", config.login_failures_per_user, window)]
 
 
 def client_ip(request: Any) -> str:

@@ -13,9 +13,8 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts import queries, services
 from armada_web.accounts.forms import DeleteAccountForm, SignUpForm, TokenForm
 from armada_web.accounts.queries import signed_in
+from armada_web.errors import DomainError
 
-#: Tokens one user may hold at once.
-MAX_TOKENS = 50
 #: Session key holding a just-created token until the profile page has shown it once.
 NEW_TOKEN_KEY = "armada-new-token"  # noqa: S105 (a session key, not a secret)
 
@@ -25,7 +24,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("my-bots")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        user = services.sign_up(username=form.cleaned_data["username"], email=form.cleaned_data.get("email") or "",
+                                password=form.cleaned_data["password1"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
         return redirect("my-bots")
@@ -37,17 +37,14 @@ def profile(request: HttpRequest) -> HttpResponse:
     """Your account: API tokens (create: the secret is shown once; revoke), links to the rest."""
     form = TokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if queries.tokens_of(signed_in(request)).count() >= MAX_TOKENS:
-            form.add_error(None, f"you have {MAX_TOKENS} tokens already; revoke some first")
+        try:
+            token, secret = services.create_token(user=signed_in(request), name=form.cleaned_data["name"])
+        except DomainError as exc:
+            form.add_error("name", str(exc))
         else:
-            try:
-                token, secret = services.create_token(signed_in(request), form.cleaned_data["name"])
-            except services.AccountError as exc:
-                form.add_error("name", str(exc))
-            else:
-                # Shown once, on the page this redirect leads to (a reload creates nothing).
-                request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
-                return redirect("profile")
+            # Shown once, on the page this redirect leads to (a reload creates nothing).
+            request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
+            return redirect("profile")
     new = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
                "tokens": queries.tokens_of(signed_in(request))}
@@ -58,20 +55,24 @@ def profile(request: HttpRequest) -> HttpResponse:
 @require_POST
 def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
     try:
-        services.revoke_token(signed_in(request), pk)
+        services.revoke_token(user=signed_in(request), token_id=pk)
         messages.success(request, "Token revoked: it no longer works.")
-    except services.AccountError as exc:
+    except DomainError as exc:
         messages.error(request, str(exc))
     return redirect("profile")
 
 
 @login_required
 def delete_account(request: HttpRequest) -> HttpResponse:
-    form = DeleteAccountForm(signed_in(request), request.POST or None)
+    form = DeleteAccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = request.user
-        logout(request)
-        services.delete_account(user)  # type: ignore[arg-type]
-        messages.success(request, "Your account is deleted; your bots are retired and their code is gone.")
-        return redirect("home")
+        user = signed_in(request)
+        try:
+            services.delete_account(user=user, password=form.cleaned_data["password"])
+        except DomainError as exc:
+            form.add_error("password", str(exc))
+        else:
+            logout(request)
+            messages.success(request, "Your account is deleted; your bots are retired and their code is gone.")
+            return redirect("home")
     return render(request, "accounts/delete.html", {"form": form})

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.conf import settings
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
@@ -15,18 +14,18 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from armada_web.api.permissions import OwnerWritesBot
-from armada_web.api.versions import VersionSerializer, version_payload
+from armada_web.api.fields import absolute
+from armada_web.api.versions import VersionSerializer
+from armada_web.archives import check_request_size
 from armada_web.bots import queries, services
-from armada_web.bots.models import Bot, Game
+from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.errors import Invalid
 
 
-class VersionSummary(serializers.Serializer):
-    id = serializers.IntegerField()
-    number = serializers.IntegerField()
-    status = serializers.CharField()
-    detail = serializers.CharField()
-    created = serializers.DateTimeField()
+class VersionSummary(serializers.ModelSerializer):
+    class Meta:
+        model = BotVersion
+        fields = ["id", "number", "status", "detail", "created"]
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -52,9 +51,7 @@ class BotSerializer(serializers.ModelSerializer):
         return bot.retired is not None
 
     def get_url(self, bot: Bot) -> str:
-        request = self.context.get("request")
-        path = f"/bots/{bot.pk}/"
-        return request.build_absolute_uri(path) if request else path
+        return absolute(self.context, f"/bots/{bot.pk}/")
 
 
 class BotDetailSerializer(BotSerializer):
@@ -66,8 +63,7 @@ class BotDetailSerializer(BotSerializer):
 
     @extend_schema_field(VersionSummary(many=True))
     def get_versions(self, bot: Bot) -> list[dict[str, Any]]:
-        return [{"id": v.pk, "number": v.number, "status": v.status, "detail": v.detail, "created": v.created}
-                for v in queries.versions_of(bot)]
+        return list(VersionSummary(queries.versions_of(bot), many=True).data)
 
 
 class BotCreate(serializers.Serializer):
@@ -96,7 +92,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     """Bots: anyone reads, a signed-in user creates, the owner changes."""
 
     queryset = queries.bots()
-    permission_classes = [IsAuthenticatedOrReadOnly, OwnerWritesBot]
+    permission_classes = [IsAuthenticatedOrReadOnly]
     filterset_class = BotFilter
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
@@ -110,22 +106,23 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     def create(self, request: Request) -> Response:
         body = BotCreate(data=request.data)
         body.is_valid(raise_exception=True)
-        bot = services.create_bot(request.user, **body.validated_data)
+        bot = services.create_bot(user=request.user, **body.validated_data)
         return self._detail(bot, status.HTTP_201_CREATED)
 
     def perform_destroy(self, instance: Bot) -> None:
-        services.delete_bot(instance, self.request.user)
+        services.delete_bot(bot=instance, user=self.request.user)
 
     @extend_schema(request=None, responses=BotDetailSerializer)
     @action(detail=True, methods=["post"])
     def retire(self, request: Request, pk: str) -> Response:
-        return self._detail(services.retire_bot(self.get_object(), request.user))
+        return self._detail(services.retire_bot(bot=self.get_object(), user=request.user))
 
     @extend_schema(request=inline_serializer("ActiveVersion", {"version": serializers.IntegerField()}),
                    responses=BotDetailSerializer)
     @action(detail=True, methods=["post"])
     def active(self, request: Request, pk: str) -> Response:
-        return self._detail(services.set_active(self.get_object(), request.user, request.data.get("version")))
+        version = request.data.get("version") if isinstance(request.data, dict) else None
+        return self._detail(services.set_active(bot=self.get_object(), user=request.user, version_id=version))
 
     @extend_schema(
         request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField(
@@ -135,12 +132,10 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def versions(self, request: Request, pk: str) -> Response:
         bot = self.get_object()
-        services.check_request_size(request.META.get("CONTENT_LENGTH"))
+        check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
         upload = request.FILES.get("file")
         if upload is None:
-            raise services.BotError('send the bot as a multipart form field named "file"')
-        limit = settings.ARMADA_UPLOAD_MAX_BYTES
-        if upload.size is not None and upload.size > limit:
-            raise services.BotError(f"upload too large: {upload.size} bytes (limit {limit} bytes)")
-        version = services.upload_version(bot, request.user, upload.name or "upload", upload.read())
-        return Response(version_payload(version, request), status=status.HTTP_201_CREATED)
+            raise Invalid('send the bot as a multipart form field named "file"')
+        version = services.upload_version(bot=bot, user=request.user, filename=upload.name or "upload",
+                                          data=upload.read())
+        return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)

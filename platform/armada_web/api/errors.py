@@ -9,8 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
-from armada_web.accounts.services import AccountError
-from armada_web.bots.services import BotError
+from armada_web.errors import DomainError, http_status
 
 
 def _flatten(data: Any, prefix: str = "") -> list[str]:
@@ -26,9 +25,10 @@ def _flatten(data: Any, prefix: str = "") -> list[str]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler, with our service errors mapped and every body shaped `{"detail": ...}`."""
-    if isinstance(exc, AccountError | BotError):
-        return Response({"detail": str(exc)}, status=exc.status)
+    """DRF's handler, with the domain's errors mapped (the API's one place for it) and every body
+    shaped `{"detail": ...}`."""
+    if isinstance(exc, DomainError):
+        return Response({"detail": str(exc)}, status=http_status(exc))
     response = drf_handler(exc, context)
     if response is None:
         return None

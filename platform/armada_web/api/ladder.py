@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
-from django.http import Http404, HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -14,85 +15,98 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.matches import MatchDetailSerializer, gzip_response, matches
+from armada_web.api.matches import MatchDetailSerializer, gzip_response
+from armada_web.bots.models import BotVersion
+from armada_web.games import SPECS, Ranking
 from armada_web.ladder import challenges, league, ratings
 from armada_web.ladder.models import LeagueEntry, Rating
-from armada_web.ladder.queries import galaxy_ladder
+from armada_web.ladder.queries import ladder, pairing_of
+from armada_web.matches.queries import matches
 
 
-def _bot(version: Any) -> dict[str, Any]:
-    return {"id": version.bot_id, "name": version.bot.name, "version": version.number}
+class BotRef(serializers.Serializer):
+    """A bot and the version of it in this row."""
+
+    id = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot.name")
+    version = serializers.IntegerField(source="number")
 
 
-def _owner(version: Any) -> str | None:
-    return version.bot.owner.username if version.bot.owner else None
+class RowBase(serializers.Serializer):
+    bot = BotRef(source="version")
+    owner = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_owner(self, row: Any) -> str | None:
+        version: BotVersion = row.version
+        return version.bot.owner.username if version.bot.owner else None
 
 
-class GalaxyRow(serializers.Serializer):
+class RatedRow(RowBase):
     rank = serializers.IntegerField()
-    bot = serializers.DictField()
-    owner = serializers.CharField(allow_null=True)
-    score = serializers.FloatField()
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
+    score = serializers.SerializerMethodField()
+    mu = serializers.SerializerMethodField()
+    sigma = serializers.SerializerMethodField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
-    provisional = serializers.BooleanField()
-    benched = serializers.CharField(help_text="why it plays no ranked games, or empty")
+    provisional = serializers.SerializerMethodField()
+    benched = serializers.SerializerMethodField(help_text="why it plays no ranked games, or empty")
+
+    def get_score(self, row: Rating) -> float:
+        return round(row.score, 3)
+
+    def get_mu(self, row: Rating) -> float:
+        return round(row.mu, 3)
+
+    def get_sigma(self, row: Rating) -> float:
+        return round(row.sigma, 3)
+
+    def get_provisional(self, row: Rating) -> bool:
+        return ratings.provisional(row.games)
+
+    def get_benched(self, row: Rating) -> str:
+        return row.benched_reason if row.benched else ""
 
 
-class MothershipRow(serializers.Serializer):
-    rank = serializers.IntegerField()
-    bot = serializers.DictField()
-    race = serializers.CharField()
-    owner = serializers.CharField(allow_null=True)
+class LeagueRow(RowBase):
+    rank = serializers.IntegerField(source="position")
+    race = serializers.CharField(source="version.race_name")
     points = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
-    wins_by_destruction = serializers.IntegerField()
+    wins_by_destruction = serializers.IntegerField(source="wins_destruction")
     damage_difference = serializers.IntegerField()
 
 
-class GalaxyLadderView(ListAPIView):
-    """The Galaxy ladder: rank by displayed score mu - 3 sigma; provisional under 10 games."""
+class RatedLadderView(ListAPIView):
+    """A rated game's ladder (Galaxy): rank by displayed score mu - 3 sigma; provisional under 10 games."""
 
     permission_classes = [AllowAny]
-    serializer_class = GalaxyRow
+    serializer_class = RatedRow
+    game = ""
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return galaxy_ladder()
-
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        assert page is not None
-        start = (self.paginator.page.start_index() if self.paginator and hasattr(self.paginator, "page") else 1)
-        rows = [{"rank": start + i, "bot": _bot(r.version), "owner": _owner(r.version), "score": round(r.score, 3),
-                 "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games, "wins": r.wins,
-                 "draws": r.draws, "losses": r.losses, "provisional": ratings.provisional(r.games),
-                 "benched": r.benched_reason if r.benched else ""} for i, r in enumerate(page)]
-        return self.get_paginated_response(rows)
+        return ladder(self.game).annotate(rank=Window(RowNumber(), order_by=[F("shown").desc(), F("version_id")]))
 
 
-class MothershipLadderView(ListAPIView):
-    """The Mothership Down league table in MD-10 order."""
+class LeagueTableView(ListAPIView):
+    """The league table (Mothership Down) in MD-10 order."""
 
     permission_classes = [AllowAny]
-    serializer_class = MothershipRow
+    serializer_class = LeagueRow
+    game = ""
 
     def get_queryset(self) -> QuerySet[LeagueEntry]:
         return league.table()
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        assert page is not None
-        rows = [{"rank": e.position, "bot": _bot(e.version), "race": e.version.race_name, "owner": _owner(e.version),
-                 "points": e.points, "wins": e.wins, "draws": e.draws, "losses": e.losses,
-                 "wins_by_destruction": e.wins_destruction, "damage_difference": e.damage_difference}
-                for e in page]
-        return self.get_paginated_response(rows)
+
+def ladder_view(slug: str) -> Any:
+    """The view of game `slug`'s table, by its ranking kind."""
+    view = RatedLadderView if SPECS[slug].ranking is Ranking.RATED else LeagueTableView
+    return view.as_view(game=slug)
 
 
 class PairingReplayView(APIView):
@@ -102,10 +116,13 @@ class PairingReplayView(APIView):
 
     @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
     def get(self, request: Request, a: int, b: int) -> HttpResponse:
-        entries = {e.version.bot_id: e.version for e in league.table().filter(version__bot_id__in=[a, b])}
-        if a == b or a not in entries or b not in entries:
-            raise Http404("both bots must be races in the league (and differ)")
-        return gzip_response(league.pairing_replay(entries[a], entries[b]), f"mothership-{a}-{b}.json.gz")
+        first, second = pairing_of(a, b)
+        return gzip_response(league.pairing_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
+
+
+class ChallengeRequest(serializers.Serializer):
+    bot = serializers.JSONField(help_text="your bot's id")
+    opponent = serializers.JSONField(help_text="the opponent bot's id")
 
 
 class ChallengesView(APIView):
@@ -113,11 +130,11 @@ class ChallengesView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=inline_serializer("Challenge", {"bot": serializers.IntegerField(),
-                                                           "opponent": serializers.IntegerField()}),
-                   responses={201: MatchDetailSerializer})
+    @extend_schema(request=ChallengeRequest, responses={201: MatchDetailSerializer})
     def post(self, request: Request) -> Response:
-        body = request.data if isinstance(request.data, dict) else {}
-        match = challenges.challenge(request.user, body.get("bot"), body.get("opponent"))
+        body = ChallengeRequest(data=request.data if isinstance(request.data, dict) else {})
+        body.is_valid(raise_exception=True)
+        match = challenges.challenge(user=request.user, bot_id=body.validated_data["bot"],
+                                     opponent_id=body.validated_data["opponent"])
         match = matches().get(pk=match.pk)
         return Response(MatchDetailSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -8,16 +8,18 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.permissions import can_see_private
+from armada_web.api.fields import absolute
+from armada_web.bots.access import can_see_private
 from armada_web.matches import storage
 from armada_web.matches.models import Match, MatchStatus, Participant
-from armada_web.matches.queries import matches
+from armada_web.matches.queries import matches, seat_log
 
 
 def bot_ref(p: Participant) -> dict[str, Any] | None:
@@ -50,6 +52,20 @@ class PlayerDetailSerializer(PlayerSerializer):
         return None if p.mu_after is None else {"mu": p.mu_after, "sigma": p.sigma_after or 0.0}
 
 
+class PlayerWithLogSerializer(PlayerDetailSerializer):
+    """A seat with its bot's log for the bot's owner and staff (no `log` key for anyone else)."""
+
+    log = serializers.CharField(required=False, help_text="the bot's stderr in this match: owner and staff only")
+
+    def to_representation(self, p: Participant) -> dict[str, Any]:
+        data = super().to_representation(p)
+        data.pop("log", None)
+        request = self.context.get("request")
+        if p.version is not None and can_see_private(user=getattr(request, "user", None), bot=p.version.bot):
+            data["log"] = seat_log(p)
+        return data
+
+
 class MatchSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     game = serializers.CharField()
@@ -61,7 +77,7 @@ class MatchSerializer(serializers.Serializer):
 
 
 class MatchDetailSerializer(MatchSerializer):
-    players = PlayerDetailSerializer(many=True, source="participants.all")  # type: ignore[assignment]
+    players = PlayerWithLogSerializer(many=True, source="participants.all")  # type: ignore[assignment]
     seed = serializers.IntegerField()
     attempts = serializers.IntegerField()
     started = serializers.DateTimeField(allow_null=True)
@@ -74,9 +90,7 @@ class MatchDetailSerializer(MatchSerializer):
     def get_replay(self, match: Match) -> str | None:
         if match.status != MatchStatus.FINISHED:
             return None
-        path = f"/api/matches/{match.pk}/replay/"
-        request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+        return absolute(self.context, f"/api/matches/{match.pk}/replay/")
 
 
 FILTERS = [OpenApiParameter(name, str, description=text) for name, text in (
@@ -95,9 +109,7 @@ class MatchListView(ListAPIView):
         params = self.request.query_params
         bot = params.get("bot")
         if bot:
-            if not bot.isdigit():
-                from rest_framework.exceptions import ValidationError
-
+            if not (bot.isascii() and bot.isdigit()):
                 raise ValidationError("bot must be a bot's id")
             queryset = queryset.filter(participants__version__bot_id=int(bot)).distinct()
         for key in ("game", "kind", "status"):
@@ -120,12 +132,7 @@ class MatchView(APIView):
         match = matches().filter(pk=pk).first()
         if match is None:
             raise Http404("no such match")
-        data = dict(MatchDetailSerializer(match, context={"request": request}).data)
-        for player, p in zip(data["players"], match.participants.all(), strict=True):
-            if p.version is not None and can_see_private(request.user, p.version.bot):
-                raw = storage.read(p.log.name or "")
-                player["log"] = raw.decode("utf-8", "replace") if raw is not None else ""
-        return Response(data)
+        return Response(MatchDetailSerializer(match, context={"request": request}).data)
 
 
 class MatchReplayView(APIView):

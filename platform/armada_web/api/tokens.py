@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from django.conf import settings
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+import armada
 from armada_web.accounts import queries, services
 from armada_web.accounts.models import ApiToken
 from armada_web.api.pagination import PageNumber
@@ -29,7 +31,7 @@ class TokenRequest(serializers.Serializer):
 
 
 class NewTokenSerializer(TokenSerializer):
-    token = serializers.CharField(help_text="the secret: shown once, never stored")
+    token = serializers.CharField(source="secret", help_text="the secret: shown once, never stored")
 
     class Meta(TokenSerializer.Meta):
         fields = [*TokenSerializer.Meta.fields, "token"]
@@ -41,6 +43,11 @@ class UserSerializer(serializers.Serializer):
     email = serializers.EmailField()
     date_joined = serializers.DateTimeField()
     is_staff = serializers.BooleanField()
+
+
+class ApiVersionSerializer(serializers.Serializer):
+    api = serializers.IntegerField(help_text="the API's version")
+    sdk = serializers.CharField(help_text="the SDK version the site serves")
 
 
 class TokensView(APIView):
@@ -63,11 +70,11 @@ class TokensView(APIView):
     def post(self, request: Request) -> Response:
         body = TokenRequest(data=request.data)
         body.is_valid(raise_exception=True)
-        user = services.check_password(request._request, body.validated_data["username"],
-                                       body.validated_data["password"])
-        token, secret = services.create_token(user, body.validated_data["name"])
-        data = {**TokenSerializer(token).data, "token": secret}
-        return Response(data, status=status.HTTP_201_CREATED)
+        user = services.check_password(request=request._request, username=body.validated_data["username"],
+                                       password=body.validated_data["password"])
+        token, secret = services.create_token(user=user, name=body.validated_data["name"])
+        token.secret = secret  # type: ignore[attr-defined]  # shown in this one answer, never stored
+        return Response(NewTokenSerializer(token).data, status=status.HTTP_201_CREATED)
 
 
 class TokenDetailView(APIView):
@@ -77,7 +84,7 @@ class TokenDetailView(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
-        services.revoke_token(request.user, pk)
+        services.revoke_token(user=request.user, token_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -96,11 +103,6 @@ class ApiVersionView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=inline_serializer("ApiVersion", {"api": serializers.IntegerField(),
-                                                              "sdk": serializers.CharField()}))
+    @extend_schema(responses=ApiVersionSerializer)
     def get(self, request: Request) -> Response:
-        from django.conf import settings
-
-        import armada
-
-        return Response({"api": settings.API_VERSION, "sdk": armada.__version__})
+        return Response(ApiVersionSerializer({"api": settings.API_VERSION, "sdk": armada.__version__}).data)

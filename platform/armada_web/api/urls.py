@@ -6,10 +6,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from armada_web.api.bots import BotViewSet
-from armada_web.api.ladder import ChallengesView, GalaxyLadderView, MothershipLadderView, PairingReplayView
+from armada_web.api.ladder import ChallengesView, PairingReplayView, ladder_view
 from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
 from armada_web.api.versions import VersionSourceView, VersionView
+from armada_web.games import SPECS, Ranking
 
 router = DefaultRouter()
 router.register("bots", BotViewSet, basename="bot")
@@ -24,9 +25,9 @@ urlpatterns = [
     path("matches/", MatchListView.as_view(), name="api-matches"),
     path("matches/<int:pk>/", MatchView.as_view(), name="api-match"),
     path("matches/<int:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
-    path("ladder/galaxy/", GalaxyLadderView.as_view(), name="api-ladder-galaxy"),
-    path("ladder/mothership/", MothershipLadderView.as_view(), name="api-ladder-mothership"),
-    path("ladder/mothership/<int:a>/<int:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay"),
+    *[path(f"ladder/{slug}/", ladder_view(slug), name=f"api-ladder-{slug}") for slug in SPECS],
+    *[path(f"ladder/{game.slug}/<int:a>/<int:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay")
+      for game in SPECS.values() if game.ranking is Ranking.LEAGUE],
     path("challenges/", ChallengesView.as_view(), name="api-challenges"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's set-up script as a file: no inline script (CSP).

@@ -12,12 +12,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.permissions import can_see_private
+from armada_web.api.fields import absolute
 from armada_web.bots import queries, storage
+from armada_web.bots.access import can_see_private
 from armada_web.bots.models import BotVersion
 
 
 class VersionSerializer(serializers.Serializer):
+    """A version as the API shows it to the request's user: `log` only to its owner and staff."""
+
     id = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
     bot_name = serializers.CharField(source="bot.name")
@@ -41,18 +44,14 @@ class VersionSerializer(serializers.Serializer):
         return version.bot.active_version_id == version.pk
 
     def get_url(self, version: BotVersion) -> str:
-        path = f"/bots/{version.bot_id}/versions/{version.number}/"
+        return absolute(self.context, f"/bots/{version.bot_id}/versions/{version.number}/")
+
+    def to_representation(self, version: BotVersion) -> dict[str, Any]:
+        data = super().to_representation(version)
         request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
-
-
-def version_payload(version: BotVersion, request: Any) -> dict[str, Any]:
-    """The version as the API shows it to this request's user (the log only to owner and staff)."""
-    data = dict(VersionSerializer(version, context={"request": request}).data)
-    data.pop("log", None)
-    if can_see_private(request.user, version.bot):
-        data["log"] = version.log
-    return data
+        if not can_see_private(user=getattr(request, "user", None), bot=version.bot):
+            data.pop("log", None)
+        return data
 
 
 class VersionView(APIView):
@@ -65,7 +64,7 @@ class VersionView(APIView):
         version = queries.version_for(pk)
         if version is None:
             raise Http404("no such version")
-        return Response(version_payload(version, request))
+        return Response(VersionSerializer(version, context={"request": request}).data)
 
 
 class VersionSourceView(APIView):

@@ -32,18 +32,18 @@ class BotAdmin(admin.ModelAdmin):
     @admin.action(description="Disable: stop the selected bots from playing")
     def disable(self, request: Any, queryset: QuerySet[Bot]) -> None:
         for bot in queryset:
-            services.set_disabled(bot, True, f"disabled by staff ({request.user.username})")
+            services.set_disabled(bot=bot, disabled=True, reason=f"disabled by staff ({request.user.username})")
         self.message_user(request, f"{queryset.count()} bot(s) disabled.", messages.SUCCESS)
 
     @admin.action(description="Enable: let the selected bots play again")
     def enable(self, request: Any, queryset: QuerySet[Bot]) -> None:
         for bot in queryset:
-            services.set_disabled(bot, False)
+            services.set_disabled(bot=bot, disabled=False)
         self.message_user(request, f"{queryset.count()} bot(s) enabled.", messages.SUCCESS)
 
     @admin.action(description="Retire the selected bots")
     def retire(self, request: Any, queryset: QuerySet[Bot]) -> None:
-        retired = sum(services.retire(bot) for bot in queryset)
+        retired = sum(services.retire(bot=bot) for bot in queryset)
         self.message_user(request, f"{retired} bot(s) retired ({queryset.count() - retired} were retired already).",
                           messages.SUCCESS)
 
@@ -64,7 +64,7 @@ class BotVersionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Re-run the validation of the selected versions")
     def rerun_validation(self, request: Any, queryset: QuerySet[BotVersion]) -> None:
-        queued = sum(services.revalidate(version) for version in queryset)
+        queued = sum(services.revalidate(version=version) for version in queryset)
         self.message_user(request, f"{queued} version(s) queued for validation "
                                    f"({queryset.count() - queued} being validated now were left alone).",
                           messages.SUCCESS)

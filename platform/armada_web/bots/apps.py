@@ -7,4 +7,4 @@ class BotsConfig(AppConfig):
     verbose_name = "Bots and versions"
 
     def ready(self) -> None:
-        from armada_web.bots import signals  # noqa: F401  (connects the receivers)
+        from armada_web.bots import receivers  # noqa: F401  (connects the receivers)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.db.models.functions import Lower
 
+from armada_web.games import SPECS
 
-class Game(models.TextChoices):
-    """The games a bot can be written for (slugs of armada.games)."""
-
-    GALAXY = "galaxy", "Galaxy"
-    MOTHERSHIP = "mothership", "Mothership Down"
+#: The games a bot can be written for (the registry's slugs and labels).
+Game = models.TextChoices("Game", [(s.slug.upper(), (s.slug, s.label)) for s in SPECS.values()])  # type: ignore[misc,call-overload]
 
 
 class Bot(models.Model):
@@ -41,8 +40,8 @@ class Bot(models.Model):
 
     @property
     def is_active(self) -> bool:
-        """Plays: not retired, not disabled, and has an active version."""
-        return self.retired is None and not self.disabled and self.active_version_id is not None
+        """Plays now: its active version is among `BotVersion.objects.playing()` (one query)."""
+        return BotVersion.objects.playing().filter(bot=self).exists()
 
 
 class VersionStatus(models.TextChoices):
@@ -58,8 +57,22 @@ class VersionStatus(models.TextChoices):
     """The platform failed to validate it after its retries (Docker down, storage error): not the bot's fault."""
 
 
+class VersionQuerySet(models.QuerySet["BotVersion"]):
+    def playing(self) -> VersionQuerySet:
+        """The versions that play: valid, their bot's active version, the bot neither retired nor
+        disabled and its owner's account still there (the one definition the ladder, the league,
+        matchmaking, challenges and revalidation all use)."""
+        return self.filter(status=VersionStatus.VALID, bot__active_version=F("pk"), bot__retired__isnull=True,
+                           bot__disabled=False, bot__owner__isnull=False)
+
+    def of_game(self, game: str) -> VersionQuerySet:
+        return self.filter(bot__game=game)
+
+
 class BotVersion(models.Model):
     """One upload of a bot's code, numbered 1, 2, ... per bot, and its validation."""
+
+    objects = VersionQuerySet.as_manager()
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()

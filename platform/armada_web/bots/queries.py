@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Bot, BotVersion
 
 
@@ -38,9 +39,5 @@ def version_for(version_id: int) -> BotVersion | None:
 
 def private_version_for(user: Any, version_id: int) -> BotVersion | None:
     """A version whose private parts `user` may see (owner or staff), else None (as if absent)."""
-    if not user.is_authenticated:
-        return None
-    queryset = BotVersion.objects.select_related("bot", "bot__owner").filter(pk=version_id)
-    if not user.is_staff:
-        queryset = queryset.filter(bot__owner=user)
-    return queryset.first()
+    version = version_for(version_id)
+    return version if version is not None and can_see_private(user=user, bot=version.bot) else None

@@ -16,21 +16,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from armada.games.mothership.battle import Prepared, fight, prepare
 from armada.games.mothership.league import WIN_DAMAGE, WIN_DESTRUCTION, battle_points, table_order
-from armada_web.bots.models import BotVersion, VersionStatus
+from armada.referee.inprocess import InProcessBot
+from armada.referee.match import play_match
+from armada_web.bots.models import BotVersion
+from armada_web.games import SPECS, Ranking
 from armada_web.ladder.models import LeagueEntry
+from armada_web.matches.storage import gzip_replay
+
+#: The game this league module plays (its battles are Mothership Down's engine).
+GAME = next(s.slug for s in SPECS.values() if s.ranking is Ranking.LEAGUE)
 
 SUMS = ("played", "points", "wins_destruction", "wins_damage", "draws", "losses", "damage_dealt", "damage_taken")
 
 
 def active_races() -> QuerySet[BotVersion]:
-    """The versions in the league: each playing Mothership bot's active version, valid, with orders."""
-    return (BotVersion.objects.filter(bot__game="mothership", status=VersionStatus.VALID, bot__active_version=F("pk"),
-                                      bot__retired__isnull=True, bot__disabled=False, orders__isnull=False)
-            .select_related("bot", "bot__owner"))
+    """The versions in the league: the playing versions of the league's game that gave orders."""
+    return BotVersion.objects.playing().of_game(GAME).filter(orders__isnull=False).select_related("bot", "bot__owner")
 
 
 @dataclass
@@ -67,6 +72,8 @@ def sync_league() -> dict[str, int]:
     with transaction.atomic():
         entries = {e.version_id: e for e in LeagueEntry.objects.select_for_update().order_by("version_id")}
         active = {v.pk: v for v in active_races()}
+        if any(e.played != len(entries) - 1 for e in entries.values()):
+            return _rebuild(active)  # an entry left without its battles subtracted (its bot was deleted)
         gone = [vid for vid in entries if vid not in active]
         new = sorted(vid for vid in active if vid not in entries)
         if not gone and not new:
@@ -162,10 +169,6 @@ def pairing_replay(a: BotVersion, b: BotVersion) -> bytes:
     The engine runs through the SDK's referee with two in-process connections that give the
     stored answers, so the replay is exactly what a match of the two would record.
     """
-    from armada.referee.inprocess import InProcessBot
-    from armada.referee.match import play_match
-    from armada_web.matches.storage import gzip_replay
-
     def fixed(version: BotVersion) -> InProcessBot:
         orders = {k: v for k, v in (version.orders or {}).items() if k != "id"}
         name = version.race_name or version.bot.name
@@ -174,5 +177,5 @@ def pairing_replay(a: BotVersion, b: BotVersion) -> bytes:
             return {"name": name} if request.get("type") == "init" else dict(orders)
         return InProcessBot(answer, label=version.bot.name)
 
-    outcome = play_match("mothership", {1: fixed(a), 2: fixed(b)}, seed=0)
+    outcome = play_match(GAME, {1: fixed(a), 2: fixed(b)}, seed=0)
     return gzip_replay(outcome.replay)

@@ -1,152 +1,116 @@
-"""Galaxy matchmaking, the pure part: which bot plays next, against whom, on which side.
+"""Matchmaking in the database: read the candidates (one query), top the ranked queue up.
 
-The caller (the Celery beat task) reads the active bots, their ratings, game counts and last
-game times, and the recent pairings, and calls `pick_match`; bench/ranking.py calls the same
-functions on a simulated ladder.
-
-The bot to play (the seed) is the candidate of highest priority:
-
-    GAMES_WEIGHT * PROVISIONAL_GAMES / (PROVISIONAL_GAMES + games)   few games     (0..GAMES_WEIGHT]
-  + SIGMA_WEIGHT * min(sigma / SIGMA, 1)                              uncertainty   [0..SIGMA_WEIGHT]
-  + idle seconds / idle_unit                                          waiting       unbounded
-                                                                      (infinite if never played)
-
-Its opponent is the other-owner candidate of lowest cost:
-
-    (mu_seed - mu_opp)^2 / (2 beta^2 + sigma_seed^2 + sigma_opp^2)    close in skill, measured in
-                                                                      the outcome's own uncertainty
-  - INFO_WEIGHT * min(sigma_opp / SIGMA, 1)                           an uncertain opponent teaches more
-  + REPEAT_WEIGHT * (games of this pairing among the recent ones)     not the same pairing over and over
-
-No starvation: only the idle term is unbounded, so a seed chosen while bot x waits has priority
-at least x's, hence idle at least x's minus C = (GAMES_WEIGHT + SIGMA_WEIGHT) * idle_unit. A
-bot that has played after x started waiting is C behind x's idle for ever after, so once x has
-waited C, every pick removes a distinct bot from contention: x plays within C seconds plus
-n - 1 picks (n candidates), provided some candidate of another owner exists.
-tests/ladder/test_matchmaking.py checks this bound on 200 bots and 5,000 picks.
+`fill_queue` keeps the ranked matches queued or running at `pairing.target_depth(live
+workers)`, choosing each match of each rated game (games.rated_games) with the pure
+`pairing.pick_match` (the function bench/ranking.py measures). A version is marked as played
+(Rating.last_played) when its match is made, so the next pick, in this tick or the next, sees
+it as busy.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+import logging
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
-from armada_web.ladder.ratings import BETA, PROVISIONAL_GAMES, SIGMA, Rating
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
-GAMES_WEIGHT = 1.0
-SIGMA_WEIGHT = 1.0
-INFO_WEIGHT = 0.5
-REPEAT_WEIGHT = 1.0
-DEPTH_PER_WORKER = 2
+from armada_web.bots.models import BotVersion
+from armada_web.games import rated_games
+from armada_web.ladder import pairing, ratings
+from armada_web.ladder.models import Rating
+from armada_web.ladder.rating_updates import ensure_rating
+from armada_web.matches import services
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
-
-@dataclass(frozen=True)
-class Candidate:
-    """An active bot version as matchmaking sees it."""
-
-    id: int
-    owner_id: int
-    rating: Rating
-    games: int
-    last_played: datetime | None
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """A recent game: who sat first and who second."""
-
-    first_id: int
-    second_id: int
+log = logging.getLogger(__name__)
+#: Recent ranked games read for the repeat penalty and the sides.
+RECENT_GAMES = 200
 
 
-@dataclass(frozen=True)
-class Pick:
-    """The next match: the seed and its opponent, in seat order (`first` plays seat 0)."""
-
-    first: Candidate
-    second: Candidate
-    seed_id: int
-
-
-def target_depth(live_workers: int) -> int:
-    """How many queued ranked matches to keep: enough that no live worker waits, no more."""
-    return max(0, live_workers) * DEPTH_PER_WORKER
-
-
-def priority(bot: Candidate, now: datetime, idle_unit: float) -> float:
-    """How much `bot` needs a game now (higher plays first); idle_unit in seconds, > 0."""
-    few_games = GAMES_WEIGHT * PROVISIONAL_GAMES / (PROVISIONAL_GAMES + bot.games)
-    uncertain = SIGMA_WEIGHT * min(bot.rating.sigma / SIGMA, 1.0)
-    if bot.last_played is None:
-        return math.inf  # a version that has never played goes first
-    idle = max(0.0, (now - bot.last_played).total_seconds()) / idle_unit
-    return few_games + uncertain + idle
+def live_workers() -> int:
+    """Workers serving the matches queue: the setting when given, else asked (Celery inspect, 1 s)."""
+    if settings.ARMADA.match_workers > 0:
+        return int(settings.ARMADA.match_workers)
+    try:
+        replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
+    except Exception as exc:  # the broker is down: no match can be queued anyway
+        log.warning("could not ask the workers (%s)", exc)
+        return 0
+    queue = settings.ARMADA.matches_queue
+    return sum(1 for queues in replies.values() if any(q.get("name") == queue for q in queues or []))
 
 
-def pair_key(a: int, b: int) -> tuple[int, int]:
-    """A pairing's key, whatever the sides."""
-    return (a, b) if a < b else (b, a)
+def ranked_versions(game: str) -> Any:
+    """The versions of `game` that play ranked matches: playing, not benched, with their ratings."""
+    return (BotVersion.objects.playing().of_game(game).exclude(rating__benched=True)
+            .select_related("bot", "rating"))
 
 
-def opponent_cost(seed: Candidate, other: Candidate, repeats: int) -> float:
-    """How poor a match `other` makes for `seed` (lower is better)."""
-    s, o = seed.rating, other.rating
-    spread = 2 * BETA * BETA + s.sigma * s.sigma + o.sigma * o.sigma
-    closeness = (s.mu - o.mu) ** 2 / spread
-    return closeness - INFO_WEIGHT * min(o.sigma / SIGMA, 1.0) + REPEAT_WEIGHT * repeats
+def candidates(game: str) -> tuple[list[pairing.Candidate], dict[int, BotVersion]]:
+    """The ranked versions of `game` as pairing sees them (one query; new ones get a Rating row)."""
+    out: list[pairing.Candidate] = []
+    by_id: dict[int, BotVersion] = {}
+    for version in ranked_versions(game):
+        try:
+            row = version.rating
+        except Rating.DoesNotExist:
+            row = ensure_rating(version)
+        assert version.bot.owner_id is not None
+        out.append(pairing.Candidate(version.pk, version.bot.owner_id, ratings.Skill(row.mu, row.sigma),
+                                     row.games, row.last_played))
+        by_id[version.pk] = version
+    return out, by_id
 
 
-def pick_opponent(seed: Candidate, candidates: Sequence[Candidate],
-                  recent: Sequence[Pairing] = ()) -> Candidate | None:
-    """The best opponent for `seed` among `candidates` (never the same owner), or None."""
-    repeats = Counter(pair_key(p.first_id, p.second_id) for p in recent)
-    best: Candidate | None = None
-    best_cost = 0.0
-    for other in candidates:
-        if other.owner_id == seed.owner_id or other.id == seed.id:
-            continue
-        cost = opponent_cost(seed, other, repeats[pair_key(seed.id, other.id)])
-        if best is None or cost < best_cost or (cost == best_cost and other.id < best.id):
-            best, best_cost = other, cost
-    return best
+def recent_games(game: str, limit: int = RECENT_GAMES) -> list[pairing.RecentGame]:
+    """The latest ranked matches' seats of `game`, oldest first (one query)."""
+    rows = (Participant.objects.filter(match__kind=MatchKind.RANKED, match__game=game)
+            .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.FAILED])
+            .order_by("-match_id", "seat").values_list("match_id", "seat", "version_id")[: 2 * limit])
+    seats: dict[int, dict[int, int]] = {}
+    for match_id, seat, version_id in rows:
+        if version_id is not None:
+            seats.setdefault(match_id, {})[seat] = version_id
+    return [pairing.RecentGame(s[1], s[2]) for _, s in sorted(seats.items()) if 1 in s and 2 in s]
 
 
-def choose_sides(seed: Candidate, opponent: Candidate, last_first_id: int | None) -> tuple[Candidate, Candidate]:
-    """(first, second): whoever sat second in the pairing's last game sits first; the seed if new."""
-    if last_first_id == seed.id:
-        return opponent, seed
-    return seed, opponent
+def in_flight() -> int:
+    """Ranked matches queued or running."""
+    return Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).count()
 
 
-def last_first(a: int, b: int, recent: Sequence[Pairing]) -> int | None:
-    """Who sat first in the latest of `recent` (oldest first) between a and b, or None."""
-    key = pair_key(a, b)
-    for p in reversed(recent):
-        if pair_key(p.first_id, p.second_id) == key:
-            return p.first_id
-    return None
+def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:
+    """Create ranked matches until the queue holds target_depth(workers); returns their ids."""
+    workers = live_workers() if workers is None else workers
+    need = pairing.target_depth(workers) - in_flight()
+    made: list[int] = []
+    for game in rated_games():
+        if need - len(made) <= 0:
+            break
+        made += _fill(game.slug, need - len(made), workers, now or timezone.now())
+    return made
 
 
-def pick_match(candidates: Sequence[Candidate], recent: Sequence[Pairing], now: datetime,
-               idle_unit: float, last_sides: dict[tuple[int, int], int] | None = None) -> Pick | None:
-    """The next ranked match among `candidates`, or None when no two owners are present.
-
-    `recent` are the latest games (oldest first) for the repeat penalty; `idle_unit` is about
-    the seconds between two games of a bot (bots x match seconds / (2 x workers)).
-    `last_sides` maps a pair_key to who sat first in that pairing's last game when it is older
-    than `recent`.
-    """
-    order = sorted(candidates, key=lambda c: (-priority(c, now, idle_unit), c.id))
-    for seed in order:
-        opponent = pick_opponent(seed, candidates, recent)
-        if opponent is None:
-            continue
-        before = last_first(seed.id, opponent.id, recent)
-        if before is None and last_sides:
-            before = last_sides.get(pair_key(seed.id, opponent.id))
-        first, second = choose_sides(seed, opponent, before)
-        return Pick(first, second, seed.id)
-    return None
+def _fill(game: str, need: int, workers: int, now: datetime) -> list[int]:
+    pool, versions = candidates(game)
+    if len(pool) < 2:
+        return []
+    recent = recent_games(game)
+    idle_unit = max(1.0, len(pool) * settings.ARMADA.match_seconds / (2 * max(workers, 1)))
+    made: list[int] = []
+    for _ in range(need):
+        pick = pairing.pick_match(pool, recent, now, idle_unit)
+        if pick is None:
+            break
+        with transaction.atomic():
+            match = services.create_match(game=game, first=versions[pick.first.id], second=versions[pick.second.id])
+            Rating.objects.filter(version_id__in=[pick.first.id, pick.second.id]).update(last_played=now)
+        made.append(match.pk)
+        recent.append(pairing.RecentGame(pick.first.id, pick.second.id))
+        pool = [replace(c, last_played=now) if c.id in (pick.first.id, pick.second.id) else c for c in pool]
+    return made

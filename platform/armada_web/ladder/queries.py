@@ -1,5 +1,5 @@
-"""Ladder reads for the API and the pages: the Galaxy ladder, a version's rating history,
-the Mothership Down league and a race's pairings (computed on demand from stored orders)."""
+"""Ladder reads for the API and the pages: a rated game's ladder, a version's rating history,
+the league and a race's battles (computed on demand from stored orders)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ from django.db.models import F, Q, QuerySet
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
+from armada_web.bots.models import BotVersion
+from armada_web.errors import NotFound
 from armada_web.ladder import league
 from armada_web.ladder.models import LeagueEntry, Rating, RatingChange
 
 
-def galaxy_ladder() -> QuerySet[Rating]:
-    """The rated active Galaxy versions, best displayed score (mu - 3 sigma) first."""
-    return (Rating.objects.filter(version__bot__active_version=F("version"), version__bot__retired__isnull=True,
-                                  version__bot__game="galaxy", games__gt=0)
+def ladder(game: str) -> QuerySet[Rating]:
+    """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma) first."""
+    return (Rating.objects.filter(version__in=BotVersion.objects.playing().of_game(game), games__gt=0)
             .select_related("version", "version__bot", "version__bot__owner")
             .annotate(shown=F("mu") - 3 * F("sigma")).order_by("-shown", "version_id"))
 
@@ -39,7 +40,7 @@ def rating_history(bot_id: int) -> list[tuple[Any, float, int]]:
 
 
 @dataclass(frozen=True)
-class Pairing:
+class Battle:
     """One battle of a league race against another: points (MD-10) and damage both ways."""
 
     opponent: LeagueEntry
@@ -49,7 +50,7 @@ class Pairing:
     taken: int
 
 
-def pairings(entry: LeagueEntry) -> list[Pairing]:
+def battles(entry: LeagueEntry) -> list[Battle]:
     """The race's battle with every other race in the league, in table order, played now in-engine."""
     others = [e for e in league.table() if e.pk != entry.pk]
     mine = prepare(entry.version.orders or {})
@@ -58,9 +59,17 @@ def pairings(entry: LeagueEntry) -> list[Pairing]:
         theirs = prepare(other.version.orders or {})
         _rounds, taken, dealt = fight(mine, theirs)
         points, opponent_points = battle_points(taken, dealt, mine[0], theirs[0])
-        rows.append(Pairing(other, points, opponent_points, dealt, taken))
+        rows.append(Battle(other, points, opponent_points, dealt, taken))
     return rows
 
 
 def league_entry_of(bot_id: int) -> LeagueEntry | None:
     return league.table().filter(version__bot_id=bot_id).first()
+
+
+def pairing_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
+    """The league entries of bots `a` and `b`, two different races of the league; NotFound otherwise."""
+    entries = {e.version.bot_id: e for e in league.table().filter(version__bot_id__in=[a, b])}
+    if a == b or a not in entries or b not in entries:
+        raise NotFound("both bots must be races in the league (and differ)")
+    return entries[a], entries[b]

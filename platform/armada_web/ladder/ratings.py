@@ -38,8 +38,8 @@ MODEL_NAME = "ThurstoneMostellerFull"
 
 
 @dataclass(frozen=True)
-class Rating:
-    """A bot version's skill estimate: mean and standard deviation."""
+class Skill:
+    """A bot version's skill estimate: mean and standard deviation (the Rating row holds one)."""
 
     mu: float
     sigma: float
@@ -75,12 +75,12 @@ def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
     return _models[key]
 
 
-def initial_rating() -> Rating:
+def initial_rating() -> Skill:
     """The rating of a version with no history."""
-    return Rating(MU, SIGMA)
+    return Skill(MU, SIGMA)
 
 
-def placement_start(predecessor: Rating | None) -> Rating:
+def placement_start(predecessor: Skill | None) -> Skill:
     """Where a new active version starts: its predecessor's mu with sigma raised, else fresh.
 
     A new version is usually near the old one, so the old mu is the best first guess, and its
@@ -92,10 +92,10 @@ def placement_start(predecessor: Rating | None) -> Rating:
     """
     if predecessor is None:
         return initial_rating()
-    return Rating(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
+    return Skill(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
 
 
-def displayed(rating: Rating) -> float:
+def displayed(rating: Skill) -> float:
     """The ladder's score: mu - 3 sigma (a conservative estimate)."""
     return rating.mu - 3 * rating.sigma
 
@@ -105,11 +105,11 @@ def provisional(games: int) -> bool:
     return games < PROVISIONAL_GAMES
 
 
-def update(winner: Rating, loser: Rating, outcome: Outcome = Outcome.WIN,
-           model_name: str = MODEL_NAME, damped: bool = False) -> tuple[Rating, Rating]:
+def update(winner: Skill, loser: Skill, outcome: Outcome = Outcome.WIN,
+           model_name: str = MODEL_NAME, damped: bool = False) -> tuple[Skill, Skill]:
     """The two ratings after one game: (winner's, loser's); for a draw, in argument order."""
     rater = model(model_name, damped)
     ranks = [0, 0] if outcome is Outcome.DRAW else [0, 1]
     teams = [[rater.rating(mu=winner.mu, sigma=winner.sigma)], [rater.rating(mu=loser.mu, sigma=loser.sigma)]]
     [[a], [b]] = rater.rate(teams, ranks=ranks)
-    return Rating(a.mu, a.sigma), Rating(b.mu, b.sigma)
+    return Skill(a.mu, a.sigma), Skill(b.mu, b.sigma)

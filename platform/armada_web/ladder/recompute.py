@@ -1,7 +1,7 @@
-"""Recompute every Galaxy rating from the match history alone (`manage.py recompute_ratings`).
+"""Recompute every rating from the match history alone (`manage.py recompute_ratings`).
 
 The finished ranked matches are replayed in the order they finished (then by id) through the
-same `ranked.advance` the live updates use, with the same placement rule, so the result equals
+same `rating_updates.advance` the live updates use, with the same placement rule, so the result equals
 the live ratings; after a bug or a rules change it repairs the ladder. Rating rows, the rating
 history (RatingChange) and the participants' before/after figures are rewritten in one transaction.
 """
@@ -14,13 +14,14 @@ from django.db import transaction
 from django.db.models import Prefetch
 
 from armada_web.bots.models import BotVersion
-from armada_web.ladder import ranked, ratings
+from armada_web.games import rated_games
+from armada_web.ladder import rating_updates, ratings
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
 
-def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings.Rating:
-    """placement_start from the bot's latest earlier version that has played (as ranked.start_for)."""
+def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings.Skill:
+    """placement_start from the bot's latest earlier version that has played (as rating_updates.start_for)."""
     bot_id, number = info[version_id]
     best: Rating | None = None
     for other_id, row in rows.items():
@@ -28,17 +29,18 @@ def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, 
         if other_bot == bot_id and other_number < number and row.games > 0 and (
                 best is None or other_number > info[best.version_id][1]):
             best = row
-    return ratings.placement_start(ratings.Rating(best.mu, best.sigma) if best else None)
+    return ratings.placement_start(ratings.Skill(best.mu, best.sigma) if best else None)
 
 
 def recompute() -> dict[str, Any]:
     """Rebuild the ratings; returns {"matches", "versions"}."""
     seats = Participant.objects.order_by("seat")
-    history = (Match.objects.filter(kind=MatchKind.RANKED, game="galaxy", status=MatchStatus.FINISHED)
+    games = [game.slug for game in rated_games()]
+    history = (Match.objects.filter(kind=MatchKind.RANKED, game__in=games, status=MatchStatus.FINISHED)
                .order_by("finished", "id").prefetch_related(Prefetch("participants", queryset=seats)))
     with transaction.atomic():
         existing = {row.version_id: row for row in Rating.objects.select_for_update()}
-        info = {v["pk"]: (v["bot_id"], v["number"]) for v in BotVersion.objects.filter(bot__game="galaxy")
+        info = {v["pk"]: (v["bot_id"], v["number"]) for v in BotVersion.objects.filter(bot__game__in=games)
                 .values("pk", "bot_id", "number")}
         rows: dict[int, Rating] = {}
         changes: list[RatingChange] = []
@@ -57,7 +59,7 @@ def recompute() -> dict[str, Any]:
             winner = (match.outcome or {}).get("winner")
             statuses = (players[0].status, players[1].status)
             details = (players[0].detail, players[1].detail)
-            result = ranked.advance(one, two, match.pk, winner, statuses, details, start)
+            result = rating_updates.advance(one, two, match.pk, winner, statuses, details, start)
             for p, row in zip(players, (one, two), strict=True):
                 before, after = result[p.seat]
                 p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma

@@ -14,32 +14,30 @@ version and their replays).
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import Q, QuerySet
 
-from armada.games.registry import get_game
 from armada_web.bots import services
-from armada_web.bots.models import BotVersion, Game, VersionStatus
+from armada_web.bots.models import BotVersion
+from armada_web.games import SPECS, spec
 from armada_web.ladder.league import rebuild_league
 
 
 def current_engine(game: str) -> str:
-    return str(get_game(game).engine_version)[:40]
+    return str(spec(game).engine.engine_version)[:40]
 
 
 def stale_versions() -> QuerySet[BotVersion]:
-    """Active, valid versions validated with another engine version than the current one."""
-    stale = BotVersion.objects.none()
-    for game in Game.values:
-        stale |= (BotVersion.objects.filter(bot__game=game, status=VersionStatus.VALID, bot__active_version=F("pk"),
-                                            bot__retired__isnull=True, bot__disabled=False)
-                  .exclude(engine_version=current_engine(game)))
-    return stale.select_related("bot").order_by("pk")
+    """Playing versions validated with another engine version than their game's current one."""
+    current = Q()
+    for slug in SPECS:
+        current |= Q(bot__game=slug, engine_version=current_engine(slug))
+    return BotVersion.objects.playing().exclude(current).select_related("bot").order_by("pk")
 
 
 def revalidate_active() -> dict[str, int]:
     """Re-queue the stale versions' validation and rebuild the league; returns counts."""
     with transaction.atomic():
         versions = list(stale_versions())
-        queued = sum(services.revalidate(v) for v in versions)
+        queued = sum(services.revalidate(version=v) for v in versions)
         league = rebuild_league()
     return {"queued": queued, "league_races": league["races"]}

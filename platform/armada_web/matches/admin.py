@@ -32,5 +32,5 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Void the selected matches (no result; ratings recomputed without them)")
     def void(self, request: Any, queryset: QuerySet[Match]) -> None:
-        done = sum(services.void_by_staff(match, f"by {request.user.username}") for match in queryset)
+        done = sum(services.void_by_staff(match=match, reason=f"by {request.user.username}") for match in queryset)
         self.message_user(request, f"{done} match(es) voided.", messages.SUCCESS)

@@ -1,16 +1,17 @@
-"""Creating matches and sending them to a worker (matchmaking, challenges and the reaper call these)."""
+"""Creating matches and voiding them (matchmaking, challenges and staff call these)."""
 
 from __future__ import annotations
 
 import secrets
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from armada_web.bots.models import BotVersion
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.matches.signals import match_voided
+from armada_web.matches.tasks import send
 
 
 def new_seed() -> int:
@@ -18,18 +19,7 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
-def queue_for(kind: str) -> str:
-    return settings.ARMADA_CHALLENGES_QUEUE if kind == MatchKind.CHALLENGE else settings.ARMADA_MATCHES_QUEUE
-
-
-def send(match_id: int, kind: str) -> None:
-    """Send `run_match` for a queued match. Safe to call twice: the task claims the row."""
-    from armada_web.matches.tasks import run_match
-
-    run_match.apply_async(args=[match_id], queue=queue_for(kind))
-
-
-def create_match(game: str, first: BotVersion, second: BotVersion, kind: str = MatchKind.RANKED,
+def create_match(*, game: str, first: BotVersion, second: BotVersion, kind: str = MatchKind.RANKED,
                  requested_by: Any = None, seed: int | None = None) -> Match:
     """A queued match with `first` at seat 1 and `second` at seat 2; sent to its queue on commit."""
     with transaction.atomic():
@@ -43,18 +33,16 @@ def create_match(game: str, first: BotVersion, second: BotVersion, kind: str = M
     return match
 
 
-def void_by_staff(match: Match, reason: str) -> bool:
+def void_by_staff(*, match: Match, reason: str) -> bool:
     """Staff: a match counts for nothing (void, with the reason). A running one cannot record any
-    more (its worker's attempt no longer holds the row); a finished ranked one is taken out of the
-    ratings by recomputing them from the rest of the history. False when it was void already."""
-    from armada_web.ladder.recompute import recompute
-
+    more (its worker's attempt no longer holds the row); the apps above undo what a finished one
+    counted for (`match_voided`: the ladder recomputes the ratings without it). False when it
+    was void already."""
     with transaction.atomic():
         was = Match.objects.select_for_update().filter(pk=match.pk).values_list("status", "kind").first()
         if was is None or was[0] == MatchStatus.VOID:
             return False
         Match.objects.filter(pk=match.pk).update(status=MatchStatus.VOID, reason=f"voided by staff: {reason}"[:500],
                                                  finished=match.finished or timezone.now())
-        if was == (MatchStatus.FINISHED, MatchKind.RANKED):
-            recompute()
+        match_voided.send(sender=Match, match=match, was=was)
     return True

@@ -6,8 +6,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from django.conf import settings
 from django.db import connection
+
+from armada_sandbox import check_ready
 
 
 def check_database() -> str:
@@ -20,8 +23,6 @@ def check_database() -> str:
 
 def check_redis() -> str:
     """PING the broker's Redis."""
-    import redis
-
     client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
     try:
         client.ping()
@@ -31,21 +32,8 @@ def check_redis() -> str:
 
 
 def check_docker() -> str:
-    """Ping the Docker engine and report whether the bot image is present."""
-    import docker
-
-    client = docker.from_env(timeout=3)
-    try:
-        client.ping()
-        version = client.version().get("Version", "?")
-        try:
-            client.images.get(settings.DOCKER_BOT_IMAGE)
-            image = "bot image present"
-        except docker.errors.ImageNotFound:
-            image = f"bot image {settings.DOCKER_BOT_IMAGE} missing (run `make bot-image`)"
-        return f"docker {version}, {image}"
-    finally:
-        client.close()
+    """The sandbox: the Docker engine answers and the bot image is there (the runner's own check)."""
+    return check_ready(image=settings.ARMADA.bot_image)
 
 
 CHECKS: dict[str, Callable[[], str]] = {

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from armada_web.api.permissions import can_see_private
+from armada_web.bots.access import can_see_private
 from armada_web.matches import queries
 from armada_web.matches.models import MatchStatus
 
@@ -19,7 +19,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such match")
     finished = match.status == MatchStatus.FINISHED and bool(match.replay.name)
     seats = list(match.participants.all())
-    private = [p for p in seats if p.version is not None and can_see_private(request.user, p.version.bot)]
+    private = [p for p in seats if p.version is not None and can_see_private(user=request.user, bot=p.version.bot)]
     logs: list[dict[str, Any]] = []
     if private:
         replay = queries.replay_of(match) or {}

@@ -12,31 +12,19 @@ from django.urls import reverse
 
 from armada.games.base import SEATS
 from armada_web.bots import queries as bot_queries
+from armada_web.games import SPECS
 from armada_web.ladder import league
-from armada_web.ladder.queries import galaxy_ladder
+from armada_web.ladder.queries import ladder
 from armada_web.matches import queries as match_queries
 from armada_web.pages import docs
 
-GAMES = [
-    {
-        "slug": "mothership",
-        "name": "Mothership Down",
-        "blurb": "Allocate 100 points to a mothership and five fighters; "
-        "fixed orders fight every other race in a league.",
-    },
-    {
-        "slug": "galaxy",
-        "name": "Galaxy",
-        "blurb": "Two players, sixteen planets, hidden fleets and espionage probes; "
-        "conquer the grid within 200 turns.",
-    },
-]
-
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The landing page: what Armada is, the two games, the top of each ladder, the latest matches."""
-    context = {"games": GAMES, "seats": len(SEATS), "galaxy_top": list(galaxy_ladder()[:5]),
-               "league_top": list(league.table()[:5]), "latest": match_queries.latest_finished(10)}
+    """The landing page: what Armada is, the games, the top of each table, the latest matches."""
+    tops = [{"game": game, "rows": list(ladder(game.slug)[:5] if game.rated else league.table()[:5])}
+            for game in SPECS.values()]
+    context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
+               "latest": match_queries.latest_finished(10)}
     return render(request, "pages/home.html", context)
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from armada.botspec import GAMES, BotSource, BotSpecError, resolve_bot
+from armada.referee.connection import BotConnection, Unavailable
 
 if TYPE_CHECKING:
     from armada.games.base import Game
-    from armada.referee.connection import BotConnection
     from armada.referee.match import Limits
 
 #: Largest seed accepted (seeds are stored as JSON integers and fed to the engine generator).
@@ -143,32 +143,22 @@ def unique_labels(sources: list[BotSource]) -> list[str]:
 def docker_preflight() -> None:
     """Raise CliError unless bots can run in Docker here (package, engine and bot image)."""
     try:
-        from armada_sandbox import docker_bot, image
+        from armada_sandbox import check_ready
     except ImportError as exc:
         raise CliError(
             f"--sandbox docker needs the armada-sandbox package ({exc}); "
             "install it with `pip install ./sandbox`, or use --sandbox process"
         ) from exc
     try:
-        client = docker_bot.docker_client()
-        client.ping()
-    except Exception as exc:  # any failure means the engine is not usable from here
-        raise CliError(f"--sandbox docker: the Docker engine is not reachable ({exc.__class__.__name__}: {exc}); "
-                       "start Docker, or use --sandbox process") from exc
-    try:
-        status = image.image_status(client)
-    except Exception as exc:  # a broken engine answer is as bad as no engine
-        raise CliError(f"--sandbox docker: cannot inspect the bot image ({exc})") from exc
-    if not status.present:
-        raise CliError(f"--sandbox docker: {status.problem()}")
-    if not status.fresh:
-        print(f"armada: warning: {status.problem()}", file=sys.stderr)
+        check_ready(on_stale=lambda problem: print(f"armada: warning: {problem}", file=sys.stderr))
+    except Unavailable as exc:  # the engine does not answer, or the bot image is missing
+        raise CliError(f"--sandbox docker: {exc}; or use --sandbox process") from exc
 
 
 def connection(source: BotSource, sandbox: str, label: str) -> BotConnection:
     """A not yet started connection running `source` the chosen way."""
     if sandbox == "docker":
-        from armada_sandbox.docker_bot import DockerBot
+        from armada_sandbox import DockerBot
 
         return DockerBot(source.code_dir, source.entry, label=label)
     return source.process_connection(label=label)

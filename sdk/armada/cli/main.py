@@ -11,6 +11,7 @@ from typing import Any
 from armada import __version__
 from armada.cli import league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
+from armada.referee.connection import Unavailable
 
 EPILOG = """\
 examples:
@@ -56,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 usage or input error)."""
+    """Run the command line; returns the exit status (0 ok, 2 usage or input error, or no sandbox)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.run(args))
-    except CliError as exc:
+    except (CliError, Unavailable) as exc:  # Unavailable: e.g. the Docker engine went away, nothing was played
         print(f"armada: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -50,6 +50,14 @@ class BotGone(Exception):
     """The bot's output ended (exit, crash or closed stdout) before a full line came."""
 
 
+class Unavailable(Exception):
+    """`start()` could not set the connection up for a reason that is not the bot's.
+
+    No engine, no image, no free slot: nothing the bot did. `play_match` closes every
+    connection and lets it out instead of calling it the bot's fault (a `crashed` status).
+    """
+
+
 class LineTooLong(Exception):
     """The bot wrote a line longer than the cap, or more output than a match allows (status "output")."""
 
@@ -402,7 +410,8 @@ class BotConnection(ABC):
 
     @abstractmethod
     def start(self) -> None:
-        """Start the bot. Raises BotGone with a clear message if it cannot start."""
+        """Start the bot. Raises BotGone with a clear message if the bot cannot start, and
+        Unavailable when what would run it is missing (not the bot's fault)."""
 
     @abstractmethod
     def send(self, line: bytes) -> None:

@@ -4,7 +4,9 @@ It follows docs/protocol.md: an `init` handshake, then the game's requests, sent
 seats at once and timed on each seat's own clock (turn limit plus time bank), then `end`
 to every bot still running, and `close()` on every connection. A bot's fault (timeout,
 crash, bad framing, bad id, line cap, memory, invalid orders) ends the match by forfeit;
-nothing a bot does makes `play_match` raise or hang.
+nothing a bot does makes `play_match` raise or hang. A connection whose start raises
+`Unavailable` (no Docker engine, no image: not the bot's doing) makes it raise that, once
+every connection is closed.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from armada.events import warning_counts
 from armada.games.base import SEATS, Fault, Game, Result
 from armada.logmarks import exception_summary
 from armada.referee.clock import Limits, default_limits
-from armada.referee.connection import BotConnection
+from armada.referee.connection import BotConnection, Unavailable
 from armada.referee.environment import bot_seed, seed_key
 from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, one_line
 from armada.referee.game_driver import GameDriver, resolve_game
@@ -116,18 +118,26 @@ def _in_threads(calls: dict[Seat, Any], timeout: float) -> None:
 
 
 def _start(seats: list[Seat]) -> dict[int, Fault]:
+    """Start every connection in parallel: the faults of the bots that did not start.
+
+    Raises the first `Unavailable` a connection raised (the match cannot be played at all)."""
     faults: dict[int, Fault] = {}
+    unavailable: list[Unavailable] = []
 
     def starter(seat: Seat) -> Any:
         def run() -> None:
             try:
                 seat.conn.start()
                 seat.started = True
+            except Unavailable as exc:  # not the bot's doing: no fault, play_match raises it
+                unavailable.append(exc)
             except Exception as exc:  # BotGone or whatever a connection raises: the bot did not start
                 faults[seat.seat] = Fault("crashed", f"could not start: {exc}")
         return run
 
     _in_threads({seat: starter(seat) for seat in seats}, timeout=600.0)
+    if unavailable:
+        raise unavailable[0]
     for seat in seats:
         if not seat.started and seat.seat not in faults:
             faults[seat.seat] = Fault("crashed", "could not start: the start did not finish")
@@ -183,7 +193,8 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
     connection gets its ARMADA_BOT_SEED from `seed` and its seat, keyed with `bot_seed_key`
     (default: ARMADA_BOT_SEED_KEY of this process, none locally).
     Raises ConfigError for a bad configuration and ValueError for bad arguments or a bad
-    starting state (before any bot is started); never because of a bot.
+    starting state (before any bot is started); the `Unavailable` of a connection that could
+    not be set up (after every connection is closed); never because of a bot.
     """
     seats: list[Seat] = []
     try:

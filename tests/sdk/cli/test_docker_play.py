@@ -65,7 +65,7 @@ def test_docker_play_runs_bots_in_slots_and_leaves_no_container(tmp_path: Path) 
     import sys
     import time
 
-    from armada_sandbox.docker_bot import docker_client
+    from armada_sandbox._engine import docker_client
     from armada_sandbox.slots import SLOT_UID_BASE
 
     bot = tmp_path / "who"
@@ -88,3 +88,33 @@ def test_docker_play_runs_bots_in_slots_and_leaves_no_container(tmp_path: Path) 
     uid, cpus = int(log.split("SLOT uid=")[1].split()[0]), log.split("cpus=")[1].splitlines()[0]
     assert SLOT_UID_BASE <= uid < SLOT_UID_BASE + 1000
     assert cpus.count(",") == 0  # one CPU: its slot's
+
+
+def _armada_play_in_docker(env_changes: dict[str, str]) -> tuple[int, str]:
+    """Run `armada play builtin:greedy builtin:random --sandbox docker` with `env_changes`: (exit code, stderr)."""
+    import os
+    import subprocess
+    import sys
+
+    armada = str(Path(sys.executable).with_name("armada"))
+    done = subprocess.run([armada, "play", "builtin:greedy", "builtin:random", "--sandbox", "docker"],
+                          env={**os.environ, **env_changes}, capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stderr
+
+
+def test_docker_play_without_an_engine_says_so_in_one_line() -> None:
+    """Issue 15: DOCKER_HOST pointing at a dead socket: one clear line, exit 2, nothing played."""
+    code, err = _armada_play_in_docker({"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    assert code == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("armada: error: --sandbox docker: the Docker engine is not reachable at "
+                          "unix:///nonexistent/docker.sock (")
+    assert err.rstrip().endswith("; or use --sandbox process")
+
+
+def test_docker_play_without_the_image_says_so_in_one_line() -> None:
+    require_docker()
+    code, err = _armada_play_in_docker({"ARMADA_BOT_IMAGE": "armada/no-such-image:missing"})
+    assert code == 2, err
+    assert err == ("armada: error: --sandbox docker: bot image armada/no-such-image:missing is missing; build it with "
+                   "`make bot-image` (infra/images/bot/build.sh); or use --sandbox process\n")

@@ -301,10 +301,25 @@ def test_docker_sandbox_missing_is_a_clear_error(idle: str, capsys: pytest.Captu
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # Hide the sandbox package: the command must say what is missing and exit 2 without playing.
     monkeypatch.setitem(sys.modules, "armada_sandbox", None)
-    monkeypatch.setitem(sys.modules, "armada_sandbox.docker_bot", None)
     assert main(["play", idle, idle, "--sandbox", "docker"]) == 2
     err = capsys.readouterr().err
     assert "--sandbox docker needs the armada-sandbox package" in err
+
+
+def test_a_sandbox_lost_during_the_match_is_one_line_and_exit_2(idle: str, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # A connection whose start raises Unavailable (e.g. the engine went away after the checks): no traceback.
+    from armada.cli import play
+    from armada.referee.connection import Unavailable
+    from armada.referee.inprocess import InProcessBot
+
+    class Gone(InProcessBot):
+        def start(self) -> None:
+            raise Unavailable("the Docker engine went away")
+
+    monkeypatch.setattr(play, "connection", lambda source, sandbox, label: Gone(lambda request: {}, label=label))
+    assert main(["play", idle, idle]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "armada: error: the Docker engine went away"
 
 
 def test_installed_script(idle: str) -> None:

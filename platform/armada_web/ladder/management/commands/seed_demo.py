@@ -16,8 +16,12 @@ from armada.botspec import starter_file
 from armada_web.bots import services
 from armada_web.bots.models import Bot
 
-#: (username, Galaxy starter, Mothership Down starter)
-DEMO = [("demo-ada", "greedy", "balanced"), ("demo-bea", "prober", "greedy"), ("demo-cyd", "random", "random")]
+#: username -> the starter each demo user plays, per game.
+DEMO = {
+    "demo-ada": {"galaxy": "greedy", "mothership": "balanced"},
+    "demo-bea": {"galaxy": "prober", "mothership": "greedy"},
+    "demo-cyd": {"galaxy": "random", "mothership": "random"},
+}
 
 
 class Command(BaseCommand):
@@ -25,18 +29,20 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         made = 0
-        for username, galaxy, mothership in DEMO:
+        for username, starters in DEMO.items():
             user, _ = User.objects.get_or_create(username=username)
             if user.has_usable_password():
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
-            for game, starter in (("galaxy", galaxy), ("mothership", mothership)):
+            for game, starter in starters.items():
                 name = f"{username.removeprefix('demo-')}-{starter}"
                 bot = Bot.objects.filter(game=game, name__iexact=name).first()
                 if bot is None:
-                    bot = services.create_bot(user, name, game, f"demo bot: the {starter} starter")
+                    bot = services.create_bot(user=user, name=name, game=game,
+                                              description=f"demo bot: the {starter} starter")
                 if bot.versions.exists():
                     continue
-                services.upload_version(bot, user, "main.py", starter_file(starter, game).read_text().encode())
+                services.upload_version(bot=bot, user=user, filename="main.py",
+                                        data=starter_file(starter, game).read_text().encode())
                 made += 1
         self.stdout.write(f"demo data: {made} bots uploaded" if made else "demo data: already there")

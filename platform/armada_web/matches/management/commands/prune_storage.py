@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from armada_web.matches.keeping import plan, prune
+from armada_web.matches.retention import plan, prune
 
 WHY = {"unranked-expired": "unranked matches past ARMADA_UNRANKED_KEEP_DAYS",
        "ranked-bot-gone": "ranked matches whose bots are gone",

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _unconsumed(settings):
-    settings.ARMADA_MATCHES_QUEUE = settings.ARMADA_VALIDATION_QUEUE
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
 
 
 def seats(match_id):
@@ -20,7 +20,7 @@ def seats(match_id):
 
 
 def test_the_queue_is_kept_at_its_depth_and_owners_never_meet_themselves(make_user, valid_version):
-    from armada_web.ladder.matchmaker import fill_queue
+    from armada_web.ladder.matchmaking import fill_queue
     from armada_web.matches.models import Match
 
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
@@ -40,8 +40,7 @@ def test_the_queue_is_kept_at_its_depth_and_owners_never_meet_themselves(make_us
 
 def test_only_playable_versions_are_picked(make_user, valid_version):
     from armada_web.bots import services
-    from armada_web.ladder import ranked
-    from armada_web.ladder.matchmaker import fill_queue
+    from armada_web.ladder.matchmaking import fill_queue, ranked_versions
     from armada_web.ladder.models import Rating
 
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
@@ -49,13 +48,13 @@ def test_only_playable_versions_are_picked(make_user, valid_version):
     b = valid_version(bob, "bravo")
     c = valid_version(carol, "charlie")
     Rating.objects.create(version=b, mu=25, sigma=8, benched=True, benched_reason="faults")
-    services.retire(c.bot)
-    assert [v.pk for v in ranked.playable_versions()] == [a.pk]
+    services.retire(bot=c.bot)
+    assert [v.pk for v in ranked_versions("galaxy")] == [a.pk]
     assert fill_queue(workers=1) == []  # one playable bot cannot play
 
 
 def test_sides_alternate_between_games_of_a_pairing(make_user, valid_version):
-    from armada_web.ladder.matchmaker import fill_queue
+    from armada_web.ladder.matchmaking import fill_queue
     from armada_web.matches.models import Match
 
     a = valid_version(make_user("alice"), "alpha")
@@ -72,14 +71,14 @@ def test_sides_alternate_between_games_of_a_pairing(make_user, valid_version):
 def test_a_new_version_starts_from_its_predecessor(make_user, valid_version):
     from armada_web.bots import services
     from armada_web.bots.models import BotVersion
-    from armada_web.ladder import ranked, ratings
+    from armada_web.ladder import rating_updates, ratings
     from armada_web.ladder.models import Rating
 
     owner = make_user("alice")
     old = valid_version(owner, "alpha")
     Rating.objects.create(version=old, mu=31.0, sigma=2.0, games=40)
-    newer = services.upload_version(old.bot, owner, "main.py", b"print('v2')\n")
+    newer = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid")
-    row = ranked.ensure_rating(BotVersion.objects.get(pk=newer.pk))
-    start = ratings.placement_start(ratings.Rating(31.0, 2.0))
+    row = rating_updates.ensure_rating(BotVersion.objects.get(pk=newer.pk))
+    start = ratings.placement_start(ratings.Skill(31.0, 2.0))
     assert (row.mu, row.sigma, row.games) == (pytest.approx(start.mu), pytest.approx(start.sigma), 0)

@@ -1,4 +1,4 @@
-"""Keeping data: which stored files of matches expire, which are orphans, and pruning them.
+"""Retention: which stored files of matches expire, which are orphans, and pruning them.
 
 - Unranked (challenge) matches: their replay and logs are kept `ARMADA_UNRANKED_KEEP_DAYS`
   days after the match finished (or was voided or failed), then deleted.
@@ -79,7 +79,7 @@ def plan(now: datetime | None = None) -> Plan:
     """What pruning would delete now (nothing is changed)."""
     at = timezone.now() if now is None else now
     result = Plan()
-    cutoff = at - timedelta(days=settings.ARMADA_UNRANKED_KEEP_DAYS)
+    cutoff = at - timedelta(days=settings.ARMADA.unranked_keep_days)
     expired = Match.objects.filter(~Q(kind=MatchKind.RANKED), status__in=DONE, finished__lte=cutoff)
     for match_id, replay in expired.exclude(replay="").values_list("pk", "replay"):
         result.items.append(Item(replay, _size(replay), "unranked-expired", match_id))
@@ -97,7 +97,7 @@ def plan(now: datetime | None = None) -> Plan:
     named = set(Match.objects.exclude(replay="").values_list("replay", flat=True))
     named |= set(Participant.objects.exclude(log="").values_list("log", flat=True))
     named |= set(BotVersion.objects.exclude(archive="").values_list("archive", flat=True))
-    grace = at - timedelta(seconds=settings.ARMADA_ORPHAN_GRACE_S)
+    grace = at - timedelta(seconds=settings.ARMADA.orphan_grace_s)
     for root in ROOTS:
         for name in _walk(root):
             if name in named:

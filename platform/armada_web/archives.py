@@ -1,4 +1,5 @@
-"""Checking an upload and turning it into the stored archive (wraps `armada.botspec.check_zip`).
+"""The bot archive: checking an upload and turning it into the stored archive (wraps
+`armada.botspec.check_zip`), and unpacking a stored one for the sandbox.
 
 An upload is one `.py` file (stored as `main.py`) or a zip with `main.py` at its top or in
 its single top folder. The SDK's checker refuses unsafe zips (absolute paths, `..`,
@@ -20,12 +21,17 @@ from pathlib import Path
 from django.conf import settings
 
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir
+from armada_web.errors import Invalid, TooLarge
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-class UploadError(ValueError):
+#: Room for the multipart envelope around the file itself.
+ENVELOPE_BYTES = 64 * 1024
+
+
+class UploadError(Invalid):
     """The upload is refused; the message says why (shown as is on the page and in the API)."""
 
 
@@ -40,18 +46,30 @@ class Bundle:
 
 
 def site_limits() -> ZipLimits:
+    config = settings.ARMADA
     return ZipLimits(
-        max_zip_bytes=settings.ARMADA_UPLOAD_MAX_BYTES,
-        max_entries=settings.ARMADA_UPLOAD_MAX_FILES,
-        max_uncompressed_bytes=settings.ARMADA_UNPACKED_MAX_BYTES,
+        max_zip_bytes=config.upload_max_bytes,
+        max_entries=config.upload_max_files,
+        max_uncompressed_bytes=config.unpacked_max_bytes,
     )
 
 
-def check_upload(name: str, data: bytes) -> Bundle:
+def check_request_size(*, content_length: object) -> None:
+    """Refuse a request body far larger than an upload may be, before it is read (TooLarge)."""
+    try:
+        length = int(str(content_length or 0))
+    except ValueError:
+        return
+    limit = settings.ARMADA.upload_max_bytes
+    if length > limit + ENVELOPE_BYTES:
+        raise TooLarge(f"upload too large: {length} bytes sent (limit {limit} bytes)")
+
+
+def check_upload(*, name: str, data: bytes) -> Bundle:
     """The stored form of an upload named `name` holding `data`; raises UploadError."""
     if not data:
         raise UploadError("the uploaded file is empty")
-    limit = settings.ARMADA_UPLOAD_MAX_BYTES
+    limit = settings.ARMADA.upload_max_bytes
     if len(data) > limit:
         raise UploadError(f"upload too large: {len(data)} bytes (limit {limit} bytes)")
     lower = name.lower()
@@ -124,7 +142,7 @@ def _bundle(files: dict[str, bytes], uploaded_bytes: int) -> Bundle:
     return Bundle(archive, hashlib.sha256(archive).hexdigest(), len(files), uploaded_bytes)
 
 
-def unpack(archive: bytes, dest: str) -> None:
+def unpack(*, archive: bytes, dest: str) -> None:
     """Write a stored (normalised, already checked) archive into folder `dest` for the sandbox.
 
     Files get mode 0644 and folders 0755 so the sandbox user can read them.

@@ -28,7 +28,7 @@ def finished_match(first, second, kind="ranked", days_ago=0, engine_version="2")
     from armada_web.matches.models import Match
     from armada_web.matches.services import create_match
 
-    match = create_match("galaxy", first, second, kind=kind, seed=5)
+    match = create_match(game="galaxy", first=first, second=second, kind=kind, seed=5)
     outcome = armada.run("galaxy", ["builtin:random", "builtin:random"], seed=5, config={"max_turns": 5})
     replay = storage.save_replay(match.pk, 1, outcome.replay)
     at = timezone.now() - timedelta(days=days_ago)
@@ -56,8 +56,8 @@ def test_prune_storage_reports_then_deletes_expired_and_orphaned_files(make_user
     from armada_web.bots import services
     from armada_web.matches.models import Match
 
-    settings.ARMADA_UNRANKED_KEEP_DAYS = 30
-    settings.ARMADA_ORPHAN_GRACE_S = 3600
+    settings.ARMADA = settings.ARMADA.with_(unranked_keep_days=30)
+    settings.ARMADA = settings.ARMADA.with_(orphan_grace_s=3600)
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     a, b, c = valid_version(alice, "alpha"), valid_version(bob, "bravo"), valid_version(carol, "charlie")
     old_challenge = finished_match(a, b, kind="challenge", days_ago=31)
@@ -65,7 +65,7 @@ def test_prune_storage_reports_then_deletes_expired_and_orphaned_files(make_user
     old_ranked = finished_match(a, b, days_ago=400)  # ranked: kept while its bots exist
     half_gone = finished_match(b, c, days_ago=1)
     all_gone = finished_match(c, c, days_ago=1)
-    services.delete_bot(c.bot, carol)
+    services.delete_bot(bot=c.bot, user=carol)
     old_orphan = default_storage.save("matches/999/replay-a1.json.gz", ContentFile(b"x" * 100))
     os.utime(default_storage.path(old_orphan), (time.time() - 7200, time.time() - 7200))
     fresh_orphan = default_storage.save("matches/998/replay-a1.json.gz", ContentFile(b"y" * 10))
@@ -107,7 +107,7 @@ def test_revalidate_active_requeues_stale_versions_and_rebuilds_the_league(make_
     BotVersion.objects.filter(pk__in=[races[0].pk, races[2].pk]).update(engine_version=current)
     retired = valid_version(make_user("ret"), "retired", "mothership", orders=orders(9))
     BotVersion.objects.filter(pk=retired.pk).update(engine_version="0-old")
-    services.retire(retired.bot)  # not playing: left alone
+    services.retire(bot=retired.bot)  # not playing: left alone
     sync_league()
     assert table().count() == 3
     old_match = finished_match(races[0], races[2], engine_version="0-old")  # played on the old engine

@@ -3,7 +3,8 @@
 `infra/images/bot/build.sh` stores `inputs_hash()` as the image label `armada.inputs` and
 skips the build when the current image carries the same hash. This module imports only
 the standard library at the top, so the build script can run it as a plain script:
-`python3 sandbox/armada_sandbox/image.py hash`.
+`python3 sandbox/armada_sandbox/_image.py hash`. (`check_ready()` in `_engine` is what
+callers use: it asks the engine for `image_status()`.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 BOT_IMAGE = os.environ.get("ARMADA_BOT_IMAGE") or "armada/bot:latest"
 BASE_IMAGE = "armada/debian-base:bookworm"
 HASH_LABEL = "armada.inputs"
-#: The repository root when running from a source checkout (sandbox/armada_sandbox/image.py).
+#: The repository root when running from a source checkout (sandbox/armada_sandbox/_image.py).
 REPO_ROOT = Path(__file__).resolve().parents[2]
 IMAGE_DIR = Path("infra/images/bot")
 BUILD_HINT = "build it with `make bot-image` (infra/images/bot/build.sh)"
@@ -61,12 +62,13 @@ def inputs_hash(root: Path = REPO_ROOT) -> str:
 
 @dataclass(frozen=True)
 class ImageStatus:
-    """What the engine holds under the bot image tag."""
+    """What the engine holds under the bot image tag `tag`."""
 
     present: bool
     image_id: str | None = None
     built_hash: str | None = None
     source_hash: str | None = None
+    tag: str = BOT_IMAGE
 
     @property
     def fresh(self) -> bool:
@@ -78,14 +80,16 @@ class ImageStatus:
     def problem(self) -> str | None:
         """None when usable and fresh, else one line saying what is wrong and how to fix it."""
         if not self.present:
-            return f"bot image {BOT_IMAGE} is missing; {BUILD_HINT}"
+            return f"bot image {self.tag} is missing; {BUILD_HINT}"
         if not self.fresh:
-            return f"bot image {BOT_IMAGE} is older than the SDK sources; {BUILD_HINT}"
+            return f"bot image {self.tag} is older than the SDK sources; {BUILD_HINT}"
         return None
 
 
 def image_status(client: Any = None, tag: str = BOT_IMAGE) -> ImageStatus:
     """Inspect `tag` through the Docker SDK and compare its label with the current sources."""
+    # Imported here, not at the top: build.sh runs this file as a script with any python3, which
+    # needs no Docker SDK for `hash` (an optional dependency of this file alone).
     import docker
     from docker.errors import ImageNotFound
 
@@ -93,29 +97,23 @@ def image_status(client: Any = None, tag: str = BOT_IMAGE) -> ImageStatus:
     try:
         image = client.images.get(tag)
     except ImageNotFound:
-        return ImageStatus(present=False)
+        return ImageStatus(present=False, tag=tag)
     try:
         source: str | None = inputs_hash()
     except FileNotFoundError:  # installed without a source checkout: freshness unknown
         source = None
     labels = image.attrs.get("Config", {}).get("Labels") or {}
-    return ImageStatus(present=True, image_id=image.id, built_hash=labels.get(HASH_LABEL), source_hash=source)
-
-
-def require_image(client: Any = None, tag: str = BOT_IMAGE) -> None:
-    """Raise RuntimeError with a clear message when the bot image is missing."""
-    status = image_status(client, tag)
-    if not status.present:
-        raise RuntimeError(status.problem())
+    return ImageStatus(present=True, image_id=image.id, built_hash=labels.get(HASH_LABEL), source_hash=source,
+                       tag=tag)
 
 
 def main(argv: list[str]) -> int:
-    """`image.py hash [ROOT]`: print the inputs hash (used by build.sh)."""
+    """`_image.py hash [ROOT]`: print the inputs hash (used by build.sh)."""
     if len(argv) >= 1 and argv[0] == "hash":
         root = Path(argv[1]).resolve() if len(argv) > 1 else REPO_ROOT
         print(inputs_hash(root))
         return 0
-    print("usage: image.py hash [REPO_ROOT]", file=sys.stderr)
+    print("usage: _image.py hash [REPO_ROOT]", file=sys.stderr)
     return 2
 
 

@@ -1,6 +1,7 @@
-"""Galaxy ratings in the database: a version's Rating row, and one ranked result applied to it.
+"""Ratings in the database: a version's Rating row, and one ranked result applied to it.
 
-`apply` is called inside the transaction that finishes a match (matches/tasks.py), after that
+`apply` is called inside the transaction that finishes a match (the ladder's receiver of
+`matches.signals.match_recorded`, ladder/receivers.py), after that
 transaction's conditional update proved the match is counted now and never again; it reads
 and writes only the two Rating rows (locked) and adds one RatingChange per version. The
 math is `ratings.update` (pure); `recompute` replays the same function over the history.
@@ -13,16 +14,16 @@ from datetime import datetime
 from django.conf import settings
 
 from armada.referee.framing import one_line
-from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.bots.models import BotVersion
 from armada_web.ladder import ratings
 from armada_web.ladder.models import Rating, RatingChange
 
 
-def start_for(version: BotVersion) -> ratings.Rating:
+def start_for(version: BotVersion) -> ratings.Skill:
     """Where `version` starts: its predecessor's rating (the bot's latest earlier rated version), else fresh."""
     before = (Rating.objects.filter(version__bot_id=version.bot_id, version__number__lt=version.number, games__gt=0)
               .order_by("-version__number").first())
-    return ratings.placement_start(ratings.Rating(before.mu, before.sigma) if before else None)
+    return ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
 
 
 def ensure_rating(version: BotVersion) -> Rating:
@@ -40,8 +41,8 @@ def faulted(status: str) -> bool:
     return status != "ok"
 
 
-def new_ratings(first: ratings.Rating, second: ratings.Rating, winner: int | None,
-                statuses: tuple[str, str]) -> tuple[ratings.Rating, ratings.Rating]:
+def new_ratings(first: ratings.Skill, second: ratings.Skill, winner: int | None,
+                statuses: tuple[str, str]) -> tuple[ratings.Skill, ratings.Skill]:
     """Seat 1's and seat 2's ratings after a game that `winner` (1, 2 or None) won."""
     if winner is None:
         return ratings.update(first, second, ratings.Outcome.DRAW)
@@ -53,11 +54,11 @@ def new_ratings(first: ratings.Rating, second: ratings.Rating, winner: int | Non
     return after_1, after_2
 
 
-Changes = dict[int, tuple[ratings.Rating, ratings.Rating]]
+Changes = dict[int, tuple[ratings.Skill, ratings.Skill]]
 
 
 def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
-            details: tuple[str, str], start: dict[int, ratings.Rating]) -> Changes:
+            details: tuple[str, str], start: dict[int, ratings.Skill]) -> Changes:
     """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after)}.
 
     A version's first rated game starts it at `start[version id]` (its placement start, taken
@@ -66,7 +67,7 @@ def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuse
     for row in (one, two):
         if row.games == 0 and row.version_id in start:
             row.mu, row.sigma = start[row.version_id].mu, start[row.version_id].sigma
-    before = {1: ratings.Rating(one.mu, one.sigma), 2: ratings.Rating(two.mu, two.sigma)}
+    before = {1: ratings.Skill(one.mu, one.sigma), 2: ratings.Skill(two.mu, two.sigma)}
     after_1, after_2 = new_ratings(before[1], before[2], winner, statuses)
     changes: Changes = {}
     for seat, row, after in ((1, one, after_1), (2, two, after_2)):
@@ -81,7 +82,7 @@ def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuse
             row.losses += 1
         status, detail = statuses[seat - 1], details[seat - 1]
         row.faults_in_row = row.faults_in_row + 1 if faulted(status) else 0
-        if row.faults_in_row >= settings.ARMADA_BENCH_FAULTS and not row.benched:
+        if row.faults_in_row >= settings.ARMADA.bench_faults and not row.benched:
             row.benched = True
             row.benched_reason = one_line(
                 f"benched: its last {row.faults_in_row} ranked games ended by its own fault "
@@ -104,13 +105,3 @@ def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | 
         row.save()
         RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at)
     return changes
-
-
-def playable_versions():  # type: ignore[no-untyped-def]
-    """Active, valid, playing Galaxy versions that are not benched (one query with their ratings)."""
-    from django.db.models import F
-
-    return (BotVersion.objects.filter(bot__game="galaxy", status=VersionStatus.VALID, bot__active_version=F("pk"),
-                                      bot__retired__isnull=True, bot__disabled=False, bot__owner__isnull=False)
-            .exclude(rating__benched=True)
-            .select_related("bot", "rating"))

@@ -6,14 +6,14 @@ import random
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from armada_web.ladder import matchmaking, ratings
-from armada_web.ladder.matchmaking import Candidate, Pairing
-from armada_web.ladder.ratings import Outcome, Rating
+from armada_web.ladder import pairing, ratings
+from armada_web.ladder.pairing import Candidate, RecentGame
+from armada_web.ladder.ratings import Outcome, Skill
 
 NOW = datetime(2025, 6, 1, 12, 0)
 
 
-def must(pick: matchmaking.Pick | None) -> matchmaking.Pick:
+def must(pick: pairing.Pick | None) -> pairing.Pick:
     assert pick is not None
     return pick
 
@@ -26,43 +26,43 @@ def must_id(found: Candidate | None) -> int:
 def bot(bot_id: int, owner: int | None = None, mu: float = 25.0, sigma: float = 2.0, games: int = 30,
         idle: float = 60.0) -> Candidate:
     owner_id = bot_id if owner is None else owner
-    return Candidate(bot_id, owner_id, Rating(mu, sigma), games, NOW - timedelta(seconds=idle))
+    return Candidate(bot_id, owner_id, Skill(mu, sigma), games, NOW - timedelta(seconds=idle))
 
 
 def test_never_the_same_owner() -> None:
     seed = bot(1, owner=7, mu=25)
     twin = bot(2, owner=7, mu=25)
     far = bot(3, owner=8, mu=40)
-    assert matchmaking.pick_opponent(seed, [seed, twin, far]) == far
-    assert matchmaking.pick_opponent(seed, [seed, twin]) is None
-    assert matchmaking.pick_match([seed, twin], [], NOW, 60) is None
+    assert pairing.pick_opponent(seed, [seed, twin, far]) == far
+    assert pairing.pick_opponent(seed, [seed, twin]) is None
+    assert pairing.pick_match([seed, twin], [], NOW, 60) is None
 
 
 def test_the_opponent_is_close_in_skill() -> None:
     seed = bot(1, mu=25)
     others = [bot(2, mu=35), bot(3, mu=26), bot(4, mu=18), bot(5, mu=29)]
-    assert must_id(matchmaking.pick_opponent(seed, [seed, *others])) == 3
+    assert must_id(pairing.pick_opponent(seed, [seed, *others])) == 3
 
 
 def test_recent_repeats_are_penalised() -> None:
     seed = bot(1, mu=25)
     near, next_near = bot(2, mu=25.5), bot(3, mu=26.5)
     pool = [seed, near, next_near]
-    assert must_id(matchmaking.pick_opponent(seed, pool)) == 2
-    recent = [Pairing(1, 2), Pairing(2, 1)]
-    assert must_id(matchmaking.pick_opponent(seed, pool, recent)) == 3
-    assert must_id(matchmaking.pick_opponent(seed, pool, [Pairing(3, 2), Pairing(2, 3)])) == 2
+    assert must_id(pairing.pick_opponent(seed, pool)) == 2
+    recent = [RecentGame(1, 2), RecentGame(2, 1)]
+    assert must_id(pairing.pick_opponent(seed, pool, recent)) == 3
+    assert must_id(pairing.pick_opponent(seed, pool, [RecentGame(3, 2), RecentGame(2, 3)])) == 2
 
 
 def test_sides_alternate_between_games_of_a_pairing() -> None:
     a, b = bot(1, mu=25, games=0), bot(2, mu=25)
-    first = must(matchmaking.pick_match([a, b], [], NOW, 60))
+    first = must(pairing.pick_match([a, b], [], NOW, 60))
     assert (first.first.id, first.second.id, first.seed_id) == (1, 2, 1)
-    again = must(matchmaking.pick_match([a, b], [Pairing(1, 2)], NOW, 60))
+    again = must(pairing.pick_match([a, b], [RecentGame(1, 2)], NOW, 60))
     assert (again.first.id, again.second.id) == (2, 1)
-    third = must(matchmaking.pick_match([a, b], [Pairing(1, 2), Pairing(2, 1)], NOW, 60))
+    third = must(pairing.pick_match([a, b], [RecentGame(1, 2), RecentGame(2, 1)], NOW, 60))
     assert (third.first.id, third.second.id) == (1, 2)
-    older = must(matchmaking.pick_match([a, b], [], NOW, 60, last_sides={(1, 2): 1}))
+    older = must(pairing.pick_match([a, b], [], NOW, 60, last_sides={(1, 2): 1}))
     assert (older.first.id, older.second.id) == (2, 1)
 
 
@@ -70,21 +70,21 @@ def test_the_seed_has_few_games_high_sigma_or_a_long_wait() -> None:
     base = [bot(i, games=40, sigma=1.5, idle=30) for i in range(1, 6)]
 
     def seed_of(pool: list[Candidate]) -> int:
-        pick = matchmaking.pick_match(pool, [], NOW, idle_unit=60)
+        pick = pairing.pick_match(pool, [], NOW, idle_unit=60)
         assert pick is not None
         return pick.seed_id
 
     assert seed_of([*base[:4], replace(base[4], games=2)]) == 5
-    assert seed_of([*base[:4], replace(base[4], rating=Rating(25, 6))]) == 5
+    assert seed_of([*base[:4], replace(base[4], rating=Skill(25, 6))]) == 5
     assert seed_of([*base[:4], replace(base[4], last_played=NOW - timedelta(seconds=600))]) == 5
     assert seed_of([*base[:4], replace(base[4], last_played=None, games=60)]) == 5
 
 
 def test_target_depth_follows_live_workers() -> None:
-    assert matchmaking.target_depth(0) == 0
-    assert matchmaking.target_depth(-1) == 0
-    assert matchmaking.target_depth(1) < matchmaking.target_depth(4)
-    assert matchmaking.target_depth(3) >= 3
+    assert pairing.target_depth(0) == 0
+    assert pairing.target_depth(-1) == 0
+    assert pairing.target_depth(1) < pairing.target_depth(4)
+    assert pairing.target_depth(3) >= 3
 
 
 def test_no_bot_starves() -> None:
@@ -95,13 +95,13 @@ def test_no_bot_starves() -> None:
     owners = [i % 150 for i in range(n)]  # 50 owners with two bots
     pool = [Candidate(i, owners[i], ratings.initial_rating(), 0, None) for i in range(n)]
     idle_unit = n / 2
-    bound = (matchmaking.GAMES_WEIGHT + matchmaking.SIGMA_WEIGHT) * idle_unit + n
-    recent: list[Pairing] = []
+    bound = (pairing.GAMES_WEIGHT + pairing.SIGMA_WEIGHT) * idle_unit + n
+    recent: list[RecentGame] = []
     last = [0] * n
     worst = 0
     for t in range(1, picks + 1):
         now = NOW + timedelta(seconds=t)
-        pick = matchmaking.pick_match(pool, recent[-n:], now, idle_unit)
+        pick = pairing.pick_match(pool, recent[-n:], now, idle_unit)
         assert pick is not None
         a, b = pick.first, pick.second
         assert a.owner_id != b.owner_id
@@ -113,7 +113,7 @@ def test_no_bot_starves() -> None:
             worst = max(worst, t - last[c.id])
             last[c.id] = t
             pool[c.id] = replace(c, rating=r, games=c.games + 1, last_played=now)
-        recent.append(Pairing(a.id, b.id))
+        recent.append(RecentGame(a.id, b.id))
     worst = max(worst, max(picks + 1 - t for t in last))
     print(f"longest gap {worst} picks, bound {bound:.0f}")
     assert worst <= bound, (worst, bound)

@@ -1,5 +1,6 @@
-"""Bot pages: my bots, a new bot, a bot's page, uploads, a version's page (refreshing while
-it is validated), and the owner's actions. Thin: everything happens in services."""
+"""Bot pages: my bots, a new bot, a bot's page, uploads, a version's page (refreshing while it is
+validated), and the owner's actions. Thin: rules are the services' (armada_web.bots), what a user
+may do comes from `bots.access.actions` as data, and refusals are shown by `pages.errors`."""
 
 from __future__ import annotations
 
@@ -7,16 +8,25 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
-from armada_web.api.permissions import can_see_private
+from armada_web.archives import check_request_size
 from armada_web.bots import queries, services, storage
-from armada_web.bots.forms import BotForm, UploadForm
+from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
 from armada_web.bots.models import Bot
+from armada_web.errors import DomainError, http_status
+from armada_web.games import spec
 from armada_web.ladder.queries import rating_history
 from armada_web.matches import queries as match_queries
+from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart
+from armada_web.pages.errors import form_error, refusals_go_to
+
+
+def _bot_page(pk: int) -> str:
+    return reverse("bot", args=[pk])
 
 
 @login_required
@@ -30,22 +40,23 @@ def new_bot(request: HttpRequest) -> HttpResponse:
     form = BotForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            bot = services.create_bot(signed_in(request), **form.cleaned_data)
-        except services.BotError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, f"Bot {bot.name} created. Upload its code.")
-            return redirect("bot", pk=bot.pk)
+            bot = services.create_bot(user=signed_in(request), **form.cleaned_data)
+        except DomainError as exc:
+            return render(request, "bots/new_bot.html", {"form": form}, status=form_error(form, exc))
+        messages.success(request, f"Bot {bot.name} created. Upload its code.")
+        return redirect("bot", pk=bot.pk)
     return render(request, "bots/new_bot.html", {"form": form})
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
+    versions = list(queries.versions_of(bot))
+    allowed = actions(user=request.user, bot=bot, versions=versions)
     context = {
         "bot": bot,
-        "versions": queries.versions_of(bot),
-        "owner_view": request.user.is_authenticated and bot.owner_id == request.user.pk,
-        "private": can_see_private(request.user, bot),
+        "game": spec(bot.game),
+        "versions": [(v, allowed.can_activate(v)) for v in versions],
+        "actions": allowed,
         "upload_form": UploadForm(),
         **_history(bot),
     }
@@ -63,8 +74,9 @@ def _history(bot: Bot) -> dict[str, object]:
 
 
 def _own_bot(request: HttpRequest, pk: int) -> Bot:
+    """The bot, when the user owns it (anyone else gets the same 404 as for a missing bot)."""
     bot = get_object_or_404(Bot, pk=pk)
-    if bot.owner_id != request.user.pk:
+    if not is_owner(bot=bot, user=request.user):
         raise Http404("no such bot")
     return bot
 
@@ -72,40 +84,40 @@ def _own_bot(request: HttpRequest, pk: int) -> Bot:
 @login_required
 def upload(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
-    if bot.retired is not None:
-        messages.error(request, f"{bot.name} is retired and takes no new versions; create a new bot")
+    refusal = upload_refusal(bot=bot)
+    if refusal:
+        messages.error(request, refusal)
         return redirect("bot", pk=bot.pk)
-    if request.method == "POST":
-        try:
-            services.check_request_size(request.META.get("CONTENT_LENGTH"))
-        except services.BotError as exc:
-            messages.error(request, str(exc))
-            return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()}, status=exc.status)
-    form = UploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        handle = form.cleaned_data["file"]
-        try:
-            version = services.upload_version(bot, signed_in(request), handle.name, handle.read())
-        except services.BotError as exc:
-            form.add_error("file", str(exc))
-        else:
-            messages.success(request, f"Version {version.number} uploaded; it is being validated.")
-            return redirect("bot-version", pk=bot.pk, number=version.number)
-    return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=400 if form.errors else 200)
+    if request.method != "POST":
+        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()})
+    try:
+        check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
+    except DomainError as exc:  # refused before the body is read: no form to show it on
+        messages.error(request, str(exc))
+        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()}, status=http_status(exc))
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=400)
+    handle = form.cleaned_data["file"]
+    try:
+        version = services.upload_version(bot=bot, user=signed_in(request), filename=handle.name, data=handle.read())
+    except DomainError as exc:
+        return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=form_error(form, exc, "file"))
+    messages.success(request, f"Version {version.number} uploaded; it is being validated.")
+    return redirect("bot-version", pk=bot.pk, number=version.number)
 
 
 def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
-    context = {"bot": bot, "version": version, "private": can_see_private(request.user, bot),
-               "owner_view": request.user.is_authenticated and bot.owner_id == request.user.pk,
+    context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
                "refresh": not version.is_finished}
     return render(request, "bots/version.html", context)
 
 
 def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
     bot = get_object_or_404(Bot, pk=pk)
-    if not can_see_private(request.user, bot):
+    if not can_see_private(user=request.user, bot=bot):
         raise Http404("no such version")
     version = get_object_or_404(bot.versions, number=number)
     handle = storage.open_archive(version)
@@ -119,21 +131,20 @@ def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
 
 @login_required
 @require_POST
+@refusals_go_to(_bot_page)
 def set_active(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
-    try:
-        services.set_active(bot, signed_in(request), request.POST.get("version", ""))
-        messages.success(request, "Active version changed.")
-    except services.BotError as exc:
-        messages.error(request, str(exc))
+    services.set_active(bot=bot, user=signed_in(request), version_id=request.POST.get("version", ""))
+    messages.success(request, "Active version changed.")
     return redirect("bot", pk=bot.pk)
 
 
 @login_required
 @require_POST
+@refusals_go_to(_bot_page)
 def retire(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
-    services.retire_bot(bot, signed_in(request))
+    services.retire_bot(bot=bot, user=signed_in(request))
     messages.success(request, f"{bot.name} is retired: it plays no more, its history stays.")
     return redirect("bot", pk=bot.pk)
 
@@ -143,7 +154,7 @@ def delete(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
     if request.method == "POST":
         name = bot.name
-        services.delete_bot(bot, signed_in(request))
+        services.delete_bot(bot=bot, user=signed_in(request))
         messages.success(request, f"{name} is deleted.")
         return redirect("my-bots")
     return render(request, "bots/delete.html", {"bot": bot})

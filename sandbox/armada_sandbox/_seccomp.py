@@ -131,7 +131,3 @@ def profile(machine: str | None = None) -> dict[str, Any]:
 def profile_json() -> str:
     """The profile as the compact JSON text Docker's `SecurityOpt` `seccomp=...` expects."""
     return json.dumps(profile(), separators=(",", ":"))
-
-
-if __name__ == "__main__":  # `python -m armada_sandbox.seccomp > bot-seccomp.json` (for docker run)
-    print(json.dumps(profile(), indent=1))

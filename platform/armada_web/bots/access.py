@@ -1,0 +1,69 @@
+"""Who may do what with a bot: the owner changes it, owner and staff see its private parts
+(sources, logs). Each rule is one function here, used by the services (which enforce it) and by
+`actions` (what the pages offer a user, as data), so a button is shown exactly when the service
+would accept it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.errors import Forbidden
+
+
+def is_owner(*, bot: Bot, user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated and bot.owner_id == user.pk)
+
+
+def check_owner(*, bot: Bot, user: Any) -> None:
+    """Forbidden unless `user` owns `bot`."""
+    if not is_owner(bot=bot, user=user):
+        raise Forbidden("not your bot")
+
+
+def upload_refusal(*, bot: Bot) -> str | None:
+    """Why `bot` takes no new version now, or None when it does."""
+    if bot.retired is not None:
+        return "this bot is retired and takes no new versions; create a new bot"
+    return None
+
+
+def activation_refusal(*, bot: Bot, version: BotVersion | None = None) -> str | None:
+    """Why `version` (any version, when None) cannot become `bot`'s active version now, or None when it can."""
+    if bot.retired is not None:
+        return "this bot is retired: it plays no more, so it has no active version to choose"
+    if version is not None and version.status != VersionStatus.VALID:
+        return f"version {version.number} is {version.status}; only a valid version can be active"
+    return None
+
+
+def can_see_private(*, user: Any, bot: Bot) -> bool:
+    """Owner or staff: may read the bot's sources and logs."""
+    return bool(user is not None and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+
+
+@dataclass(frozen=True)
+class BotActions:
+    """What `user` may do with a bot now (the pages show exactly these buttons)."""
+
+    owner: bool = False
+    private: bool = False
+    upload: bool = False
+    retire: bool = False
+    delete: bool = False
+    #: Versions the owner may make active (valid, not active already, the bot not retired).
+    activatable: frozenset[int] = field(default_factory=frozenset)
+
+    def can_activate(self, version: BotVersion) -> bool:
+        return version.pk in self.activatable
+
+
+def actions(*, user: Any, bot: Bot, versions: list[BotVersion]) -> BotActions:
+    """The actions of `user` on `bot` whose versions are `versions`."""
+    owner = is_owner(bot=bot, user=user)
+    activatable = frozenset(v.pk for v in versions if owner and v.pk != bot.active_version_id
+                            and activation_refusal(bot=bot, version=v) is None)
+    return BotActions(owner=owner, private=can_see_private(user=user, bot=bot),
+                      upload=owner and upload_refusal(bot=bot) is None, retire=owner and bot.retired is None,
+                      delete=owner, activatable=activatable)

@@ -1,0 +1,31 @@
+"""Keeping storage and ownership right however a row is deleted (service, admin or shell).
+
+- A user about to be deleted: each of their bots is forgotten (retired, code and logs gone).
+- A version deleted: its archive is removed from storage once the deletion is committed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models.signals import post_delete, pre_delete
+from django.dispatch import receiver
+
+from armada_web.bots.models import BotVersion
+from armada_web.bots.services import forget_owner
+
+
+@receiver(pre_delete, sender=settings.AUTH_USER_MODEL)
+def forget_bots_of_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> None:
+    for bot in instance.bots.all():
+        forget_owner(bot=bot)
+
+
+@receiver(post_delete, sender=BotVersion)
+def delete_archive_of_deleted_version(sender: Any, instance: BotVersion, **kwargs: Any) -> None:
+    name = instance.archive.name
+    if name:
+        storage = instance.archive.storage
+        transaction.on_commit(lambda: storage.delete(name), robust=True)

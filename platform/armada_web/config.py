@@ -1,0 +1,264 @@
+"""The site's settings as one typed object, read from the environment once at start-up.
+
+Each field of `Config` names its environment variable, default and meaning in one place; `load`
+parses every one (integers, booleans, lists, JSON objects), checks ranges and the per-game
+values with the engines' own parsers, and raises `ConfigError` naming the variable, so a
+wrong value stops the web server, a worker or `manage.py` at start instead of voiding
+matches later. `settings.py` builds Django's settings from it and keeps it as
+`settings.ARMADA`; code reads `settings.ARMADA.<field>`; tests replace it with `config.with_(...)`.
+`variables()` lists every variable (docs/deploy.md's table is checked against it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from armada.games.base import ConfigError as EngineConfigError
+from armada.referee.clock import Limits
+from armada_sandbox import SandboxLimits, limits_for
+from armada_web.games import SPECS
+
+#: The repository root (manage.py), from platform/armada_web/config.py.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class ConfigError(RuntimeError):
+    """A setting's value is wrong; the message names the variable."""
+
+
+def setting(env: str, default: Any, help: str, *, minimum: int | None = None) -> Any:  # noqa: A002
+    """A field read from environment variable `env` (unset or empty: `default`)."""
+    return field(default=default, metadata={"env": env, "help": help, "minimum": minimum})
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """The values of one game on this deployment (ARMADA_<GAME>_*)."""
+
+    match_config: dict[str, Any]
+    validation_config: dict[str, Any]
+    times: Limits
+    sandbox: SandboxLimits
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of the site, workers and beat that may differ between deployments."""
+
+    # -- the deployment
+    debug: bool = setting("DEBUG", True, "Django's debug mode (technical error pages): never on a public site")
+    secret_key: str = setting("SECRET_KEY", "", "Django's secret key (sessions, password reset links)")
+    allowed_hosts: tuple[str, ...] = setting("ALLOWED_HOSTS", ("localhost", "127.0.0.1", "[::1]", "testserver"),
+                                       "host names the site answers to (comma-separated)")
+    csrf_trusted_origins: tuple[str, ...] = setting("CSRF_TRUSTED_ORIGINS", (),
+                                              "origins allowed to POST forms, e.g. https://armada.example")
+    data_dir: str = setting("ARMADA_DATA_DIR", str(REPO_ROOT / "var"),
+                            "local state: SQLite database, private files, logs, the SDK wheel")
+    database_url: str = setting("DATABASE_URL", "", "PostgreSQL, e.g. postgresql://user:pw@host:5432/armada "
+                                "(empty: SQLite in the data folder)")
+    sqlite_path: str = setting("ARMADA_SQLITE_PATH", "", "the SQLite file (empty: DATA_DIR/armada.sqlite3)")
+    db_conn_max_age: int = setting("DB_CONN_MAX_AGE", 60, "seconds a database connection is kept", minimum=0)
+    sqlite_busy_timeout_s: int = setting("SQLITE_BUSY_TIMEOUT_S", 20, "seconds a SQLite writer waits for the lock",
+                                         minimum=1)
+    redis_url: str = setting("REDIS_URL", "redis://127.0.0.1:6379/0", "Redis: Celery's broker and results, the cache")
+    cache_url: str = setting("CACHE_URL", "", "the cache (empty: REDIS_URL; locmem:// keeps it in one process)")
+    cache_prefix: str = setting("CACHE_PREFIX", "armada", "key prefix in the cache")
+    celery_broker_url: str = setting("CELERY_BROKER_URL", "", "Celery's broker (empty: REDIS_URL)")
+    celery_result_backend: str = setting("CELERY_RESULT_BACKEND", "", "Celery's results (empty: REDIS_URL)")
+    celery_task_always_eager: bool = setting("CELERY_TASK_ALWAYS_EAGER", False,
+                                             "run tasks in the caller's process (tests only)")
+    static_compress: bool = setting("STATIC_COMPRESS", False, "serve compressed static files (whitenoise)")
+    email_backend: str = setting("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend",
+                                 "Django's mail backend (console: mails go to the web server's log)")
+    default_from_email: str = setting("DEFAULT_FROM_EMAIL", "armada@localhost", "sender of the site's mails")
+    log_level: str = setting("LOG_LEVEL", "INFO", "the root logger's level")
+    # -- accounts
+    throttle_anon: str = setting("THROTTLE_ANON", "600/min", "API requests per anonymous client")
+    throttle_user: str = setting("THROTTLE_USER", "1200/min", "API requests per signed-in user")
+    login_failures_per_ip: int = setting("ARMADA_LOGIN_FAILURES_PER_IP", 30,
+                                         "failed password checks per client address per window", minimum=1)
+    login_failures_per_user: int = setting("ARMADA_LOGIN_FAILURES_PER_USER", 10,
+                                           "failed password checks per username per window", minimum=1)
+    login_failure_window_s: int = setting("ARMADA_LOGIN_FAILURE_WINDOW_S", 900,
+                                          "the window of the two limits above, in seconds", minimum=1)
+    max_tokens: int = setting("ARMADA_MAX_TOKENS", 50, "API tokens a user may hold at once", minimum=1)
+    # -- bots and uploads
+    max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
+                                     "do not count)", minimum=1)
+    uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20, "uploads per user per hour", minimum=1)
+    upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 1024 * 1024, "largest upload", minimum=1)
+    unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 10 * 1024 * 1024, "largest unpacked upload",
+                                      minimum=1)
+    upload_max_files: int = setting("ARMADA_UPLOAD_MAX_FILES", 200, "most entries in an uploaded zip", minimum=1)
+    # -- validation
+    validation_queue: str = setting("ARMADA_VALIDATION_QUEUE", "validation", "Celery queue of validations")
+    validation_attempts: int = setting("ARMADA_VALIDATION_ATTEMPTS", 3,
+                                       "runs before a platform failure makes a version `error`", minimum=1)
+    validation_stuck_s: int = setting("ARMADA_VALIDATION_STUCK_S", 600,
+                                      "seconds a validation may run (or wait) before the reaper acts", minimum=1)
+    validation_retry_s: int = setting("ARMADA_VALIDATION_RETRY_S", 10,
+                                      "seconds before a validation is tried again after a platform failure", minimum=0)
+    # -- matches
+    matches_queue: str = setting("ARMADA_MATCHES_QUEUE", "matches", "Celery queue of ranked matches")
+    challenges_queue: str = setting("ARMADA_CHALLENGES_QUEUE", "challenges",
+                                    "Celery queue of challenges (served before the ranked one)")
+    match_time_limit_s: int = setting("MATCH_TIME_LIMIT_S", 1800, "longest a match may run, in seconds", minimum=1)
+    match_attempts: int = setting("ARMADA_MATCH_ATTEMPTS", 3, "runs of a match (lost workers) before it is `failed`",
+                                  minimum=1)
+    match_stuck_s: int = setting("ARMADA_MATCH_STUCK_S", 0, "seconds a match may run (or wait) before the reaper "
+                                 "acts (0: MATCH_TIME_LIMIT_S + 300)", minimum=0)
+    bot_image: str = setting("ARMADA_BOT_IMAGE", "armada/bot:latest", "the Docker image bots run in")
+    # -- the ladder
+    match_workers: int = setting("ARMADA_MATCH_WORKERS", 0, "match workers matchmaking plans for "
+                                 "(0: ask the live workers)", minimum=0)
+    match_seconds: int = setting("ARMADA_MATCH_SECONDS", 30, "expected seconds of one match (matchmaking's idle "
+                                 "unit)", minimum=1)
+    matchmaking_s: int = setting("ARMADA_MATCHMAKING_S", 5, "seconds between two matchmaking ticks", minimum=1)
+    bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "
+                                "before it is benched", minimum=1)
+    challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30, "challenges a user may start per hour",
+                                       minimum=0)
+    challenges_per_pair_hour: int = setting("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5,
+                                            "challenges between two bots per hour", minimum=0)
+    # -- keeping data
+    unranked_keep_days: int = setting("ARMADA_UNRANKED_KEEP_DAYS", 30,
+                                      "days the replays and logs of challenges are kept", minimum=0)
+    orphan_grace_s: int = setting("ARMADA_ORPHAN_GRACE_S", 86400,
+                                  "age after which a stored file no row names is deleted", minimum=0)
+    #: Per game (ARMADA_<GAME>_MATCH_CONFIG, _VALIDATION_TURNS, _INIT_MS, _TURN_MS, _BANK_MS; the
+    #: sandbox's ARMADA_SANDBOX_[<GAME>_]<FIELD>): filled in by `load`.
+    games: dict[str, GameConfig] = field(default_factory=dict)
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir).resolve()
+
+    @property
+    def stuck_match_s(self) -> int:
+        """Seconds after which the reaper takes a running or queued match back."""
+        return self.match_stuck_s or self.match_time_limit_s + 300
+
+    def game(self, slug: str) -> GameConfig:
+        """The values of game `slug`; KeyError naming the configured games for any other."""
+        try:
+            return self.games[slug]
+        except KeyError:
+            raise KeyError(f"no settings for game {slug!r}; configured: {', '.join(sorted(self.games))}") from None
+
+    def with_(self, **changes: Any) -> Config:
+        """A copy with some fields changed (tests: `settings.ARMADA = settings.ARMADA.with_(...)`)."""
+        return dataclasses.replace(self, **changes)
+
+    def with_game(self, slug: str, **changes: Any) -> Config:
+        """A copy with some values of one game changed."""
+        games = {**self.games, slug: dataclasses.replace(self.game(slug), **changes)}
+        return dataclasses.replace(self, games=games)
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable of the site: its name, default (as text) and meaning."""
+
+    name: str
+    default: str
+    help: str
+
+
+def _parse(name: str, kind: Any, raw: str, minimum: int | None) -> Any:
+    if kind is bool:
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"environment variable {name} must be true or false, got {raw!r}")
+    if kind is int:
+        if not re.fullmatch(r"-?[0-9]+", raw.strip()):
+            raise ConfigError(f"environment variable {name} must be an integer, got {raw!r}")
+        value = int(raw)
+        if minimum is not None and value < minimum:
+            raise ConfigError(f"environment variable {name} must be at least {minimum}, got {value}")
+        return value
+    if kind == tuple[str, ...]:
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+    return raw
+
+
+def _json_object(name: str, raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ConfigError(f"environment variable {name} is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"environment variable {name} must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _game_config(slug: str, env: Mapping[str, str]) -> GameConfig:
+    game = SPECS[slug]
+    prefix = f"ARMADA_{slug.upper()}_"
+    match_name = prefix + "MATCH_CONFIG"
+    match_config = _json_object(match_name, env.get(match_name) or "{}")
+    validation: dict[str, Any] = {}
+    if game.validation_turns is not None:
+        validation["max_turns"] = _parse(prefix + "VALIDATION_TURNS", int,
+                                         env.get(prefix + "VALIDATION_TURNS") or str(game.validation_turns), 1)
+    for name, config in ((match_name, match_config), (prefix + "VALIDATION_TURNS", {**match_config, **validation})):
+        try:
+            game.engine.parse_config(config)
+        except (EngineConfigError, ValueError, TypeError) as exc:
+            raise ConfigError(f"environment variable {name}: {exc}") from None
+    defaults = game.default_times
+    times = {part: _parse(prefix + part.upper(), int, env.get(prefix + part.upper()) or str(getattr(defaults, part)),
+                          None) for part in ("init_ms", "turn_ms", "bank_ms")}
+    try:
+        limits = Limits(**times)
+    except ValueError as exc:
+        raise ConfigError(f"environment variables {prefix}INIT_MS/TURN_MS/BANK_MS: {exc}") from None
+    try:
+        sandbox = limits_for(slug, env=env)
+    except ValueError as exc:
+        raise ConfigError(f"environment variables ARMADA_SANDBOX_*: {exc}") from None
+    return GameConfig(match_config=match_config, validation_config={**match_config, **validation},
+                      times=limits, sandbox=sandbox)
+
+
+def load(env: Mapping[str, str] | None = None) -> Config:
+    """The settings from `env` (default: this process's environment); ConfigError naming the
+    variable when one is wrong."""
+    env = os.environ if env is None else env
+    hints = get_type_hints(Config)
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(Config):
+        if "env" not in f.metadata:
+            continue
+        raw = env.get(f.metadata["env"])
+        if raw:
+            values[f.name] = _parse(f.metadata["env"], hints[f.name], raw, f.metadata["minimum"])
+    values["games"] = {slug: _game_config(slug, env) for slug in SPECS}
+    return Config(**values)
+
+
+def variables() -> list[Variable]:
+    """Every environment variable `load` reads, with its default and meaning (docs/deploy.md)."""
+    out = []
+    for f in dataclasses.fields(Config):
+        if "env" in f.metadata:
+            default = ",".join(f.default) if isinstance(f.default, tuple) else str(f.default)
+            out.append(Variable(f.metadata["env"], default, f.metadata["help"]))
+    for slug, game in SPECS.items():
+        prefix = f"ARMADA_{slug.upper()}_"
+        out.append(Variable(prefix + "MATCH_CONFIG", "{}", f"{game.label}: engine config of platform matches (JSON)"))
+        if game.validation_turns is not None:
+            out.append(Variable(prefix + "VALIDATION_TURNS", str(game.validation_turns),
+                                f"{game.label}: turns of a validation game"))
+        for part in ("init_ms", "turn_ms", "bank_ms"):
+            out.append(Variable(prefix + part.upper(), str(getattr(game.default_times, part)),
+                                f"{game.label}: time limit {part} (protocol.md)"))
+    return out

@@ -1,0 +1,86 @@
+"""The one place `armada.referee.play_match` meets `DockerBot`: play a game of stored archives.
+
+Plain functions (no Celery, no rows written): `play` unpacks both seats' archives, runs the
+game with one `DockerBot` per seat and the game's limits from the settings, and returns the
+SDK's `MatchOutcome`. Anything that is the platform's fault raises `PlatformFailure`; whatever a
+bot does is in the outcome (a status per seat). Ranked and challenge matches (matches.execution)
+and validation games (bots.validation) all play through here.
+
+The sandbox (Docker engine, bot image) is checked when a worker process starts
+(`check_sandbox`, from the Celery app) and again only after a failure, not before every match.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from contextlib import ExitStack
+from typing import Any
+
+from django.conf import settings
+
+from armada.games.base import ConfigError
+from armada.referee.connection import BotConnection
+from armada.referee.match import MatchOutcome, play_match
+from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
+from armada_web.archives import unpack
+
+__all__ = ["PlatformFailure", "check_sandbox", "play"]
+
+logger = logging.getLogger(__name__)
+
+
+class PlatformFailure(Exception):
+    """The game could not be played for a reason that is not a bot's (Docker, image, storage, engine)."""
+
+
+class _Sandbox:
+    """Whether this process last found the sandbox ready (None: not checked yet)."""
+
+    ready: bool | None = None
+
+
+def check_sandbox() -> str:
+    """Check the Docker engine and the bot image now; remembers the answer. Raises PlatformFailure."""
+    try:
+        detail = check_ready(image=settings.ARMADA.bot_image)
+    except SandboxUnavailable as exc:
+        _Sandbox.ready = False
+        raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
+    _Sandbox.ready = True
+    return detail
+
+
+def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
+         config: dict[str, Any], purpose: str = "match") -> MatchOutcome:
+    """Play match `match_id` (its containers' label) of `game` with engine `config`: `seats` maps
+    1 and 2 to (bot name, stored archive). `purpose` ("match" or "validation") says which sandbox
+    slots the bots may take (docs/sandbox.md); a worker with warm slots (ARMADA_SANDBOX_WARM_PAIRS)
+    starts them in its warm containers."""
+    if not _Sandbox.ready:
+        check_sandbox()
+    limits = settings.ARMADA.game(game)
+    labels = {"armada.match": str(match_id)}
+    with ExitStack() as stack:
+        bots: dict[int, BotConnection] = {}
+        for seat, (name, archive) in sorted(seats.items()):
+            # An opaque name: a cold container's bot sees its code folder's host path.
+            code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="armada-code-"))
+            try:
+                unpack(archive=archive, dest=code_dir)
+            except Exception as exc:
+                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
+            bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=limits.sandbox,
+                                   labels={**labels, "armada.seat": str(seat)}, image=settings.ARMADA.bot_image,
+                                   purpose=purpose)
+        try:
+            outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
+        except SandboxUnavailable as exc:
+            _Sandbox.ready = False
+            raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
+        except (ConfigError, ValueError, RuntimeError) as exc:
+            raise PlatformFailure(f"the engine failed: {exc}") from None
+        logger.info("match %s played; sandbox starts: %s", match_id,
+                    ", ".join(f"seat {n} {'warm' if getattr(b, 'was_warm', False) else 'cold'}"
+                              for n, b in sorted(bots.items())))
+    return outcome

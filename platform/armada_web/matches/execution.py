@@ -1,0 +1,120 @@
+"""Playing a claimed match and recording it exactly once.
+
+A match is a job of the one lease helper (`armada_web.leases`, kind `MATCH`): the task claims
+it (queued -> running), `execute` reads both seats' archives, plays through the platform's one
+runner (`games.runner.play`), stores the replay and logs, and `record` writes the result, the
+files' names and everything that depends on the result (the ladder's receivers of
+`match_recorded`) in one transaction that first checks its own attempt still holds the row. A
+platform failure makes the match `void` (no result, no rating change); a bot's fault is a
+result (its loss).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from armada.referee.framing import one_line
+from armada.referee.match import MatchOutcome
+from armada_web.bots import storage as bot_storage
+from armada_web.games import spec
+from armada_web.games.runner import PlatformFailure, play
+from armada_web.leases import NOTE_CHARS, JobKind, Lease
+from armada_web.matches import storage
+from armada_web.matches.models import Match, MatchStatus, Participant, Result
+from armada_web.matches.signals import match_recorded
+
+log = logging.getLogger(__name__)
+
+MATCH = JobKind(
+    model=Match, waiting=MatchStatus.QUEUED, running=MatchStatus.RUNNING, given_up=MatchStatus.FAILED, note="reason",
+    attempts=lambda: settings.ARMADA.match_attempts,
+    stuck_after_s=lambda: settings.ARMADA.stuck_match_s,
+    lost_note=lambda n: f"failed: no run finished in {n} attempts (workers lost)",
+    requeued_note="re-queued: the worker running it was lost",
+)
+
+
+def claim_fields(game: str) -> dict[str, str]:
+    """What a claim records besides the status: this worker's host name and the engine it runs
+    `game` on (so a void match says them too)."""
+    try:
+        engine = str(spec(game).engine.engine_version)[:40]
+    except (KeyError, ValueError):  # an unknown game: the run will be void and say why
+        engine = ""
+    return {"worker": socket.gethostname()[:200], "engine_version": engine}
+
+
+def void(lease: Lease, reason: str) -> str:
+    """The platform failed: no result, no rating change (never a bot's loss)."""
+    log.warning("match %s void (attempt %s): %s", lease.job_id, lease.attempt, reason)
+    updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(),
+                           reason=one_line(f"platform failure: {reason}", NOTE_CHARS))
+    return MatchStatus.VOID if updated else "superseded"
+
+
+def execute(lease: Lease) -> str:
+    """Play a claimed match and record it; returns the new status (or "superseded")."""
+    match = Match.objects.get(pk=lease.job_id)
+    participants = list(Participant.objects.filter(match=match).select_related("version", "version__bot")
+                        .order_by("seat"))
+    if [p.seat for p in participants] != [1, 2] or any(p.version is None for p in participants):
+        return void(lease, "a seat's bot version no longer exists")
+    seats: dict[int, tuple[str, bytes]] = {}
+    for p in participants:
+        assert p.version is not None
+        try:
+            seats[p.seat] = (p.name, bot_storage.read_archive(p.version))
+        except (OSError, ValueError) as exc:
+            return void(lease, f"the archive of seat {p.seat} could not be read from storage "
+                               f"({exc.__class__.__name__})")
+    try:
+        config = settings.ARMADA.game(match.game).match_config
+        outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)
+    except (PlatformFailure, KeyError) as exc:
+        return void(lease, str(exc))
+    try:
+        replay_name = storage.save_replay(match.pk, lease.attempt, outcome.replay)
+        log_names = {p.seat: storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
+                     for p in participants}
+    except OSError as exc:
+        return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
+    status = record(lease, match, participants, outcome, replay_name, log_names)
+    if status != MatchStatus.FINISHED:
+        storage.delete([replay_name, *log_names.values()])
+    return status
+
+
+def _score(outcome: MatchOutcome, seat: int) -> float | None:
+    planets = (outcome.result.scores or {}).get("planets")
+    if isinstance(planets, dict) and isinstance(planets.get(str(seat)), int | float):
+        return float(planets[str(seat)])
+    return None
+
+
+def record(lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
+           log_names: dict[int, str]) -> str:
+    """In one transaction, if this attempt still holds the row: result, files, what depends on the
+    result (`match_recorded`), then `finished`."""
+    winner = outcome.winner
+    engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
+    with transaction.atomic():
+        if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
+                            replay=replay_name, reason="", engine_version=engine_version):
+            return "superseded"
+        for p in participants:
+            report = outcome.players[p.seat - 1]
+            p.result = Result.DRAW if winner is None else Result.WIN if winner == p.seat else Result.LOSS
+            p.status, p.detail = report.status, one_line(report.detail, 480) if report.detail else ""
+            p.score = _score(outcome, p.seat)
+            p.log = log_names[p.seat]
+            p.save(update_fields=["result", "status", "detail", "score", "log"])
+        # A receiver that orders its own rows by `finished` (the ladder's rating history) locks them
+        # first, so the time taken after it orders the matches as their updates were applied.
+        match_recorded.send(sender=Match, match=match, seats=participants, outcome=outcome)
+        Match.objects.filter(pk=match.pk).update(finished=timezone.now())
+    return MatchStatus.FINISHED

@@ -1,0 +1,58 @@
+"""The pages' one place for the domain's errors (armada_web.errors): how a refusal is shown.
+
+- In a form: `form_error` puts the message on the form and gives the status to answer with.
+- From an action (a POST button): `refusals_go_to` shows the message on the page it redirects to.
+- Anywhere else: `DomainErrorMiddleware` answers with the site's 404 page for NotFound, or a page
+  with the message and the error's status.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.forms import Form
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from armada_web.errors import DomainError, NotFound, http_status
+
+
+def form_error(form: Form, error: DomainError, field: str | None = None) -> int:
+    """Show `error` on `form` (on `field`, or the whole form); returns the HTTP status to answer with."""
+    form.add_error(field, str(error))
+    return http_status(error)
+
+
+def refusals_go_to(target: Callable[..., str]) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Decorate an action view: a refusal becomes an error message on the page `target(**kwargs)`
+    names (a URL), where the user sees it after the redirect."""
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            try:
+                return view(request, *args, **kwargs)
+            except DomainError as exc:
+                messages.error(request, str(exc))
+                return redirect(target(**kwargs))
+        return wrapped
+    return decorate
+
+
+class DomainErrorMiddleware:
+    """A refusal no view handled: the 404 page for NotFound, else the message with its status."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, DomainError) or request.path.startswith("/api/"):
+            return None
+        if isinstance(exception, NotFound):
+            raise Http404(str(exception))
+        return render(request, "pages/refused.html", {"message": str(exception)}, status=http_status(exception))

@@ -1,0 +1,52 @@
+"""`python -m armada_sandbox COMMAND`: the sandbox's commands for operators (docs/sandbox.md).
+
+- `check [--image TAG]`: is the sandbox usable here (`check_ready()`); exit 1 with the reason if not.
+- `sweep [--max-age S]`: remove the containers dead workers left behind (`sweep()`).
+- `seccomp`: print the bots' system-call profile (for `docker run --security-opt seccomp=FILE`).
+
+One module for the commands, imported by nobody, so `python -m` never runs a module the
+package has already imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from armada_sandbox import BOT_IMAGE, SandboxUnavailable, check_ready, sweep
+from armada_sandbox._seccomp import profile
+from armada_sandbox.sweeper import DEFAULT_MAX_AGE_S
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="python -m armada_sandbox", description="Armada's bot sandbox.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = commands.add_parser("check", help="does the Docker engine answer and hold the bot image")
+    check.add_argument("--image", default=BOT_IMAGE, help=f"the bot image's tag (default {BOT_IMAGE})")
+    swept = commands.add_parser("sweep", help="remove bot containers older than a match can last")
+    swept.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S,
+                       help=f"seconds (default {DEFAULT_MAX_AGE_S:.0f})")
+    commands.add_parser("seccomp", help="print the bots' seccomp profile (JSON)")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; 0 when done, 1 when the sandbox is unavailable (one line on stderr), 2 for usage."""
+    args = parser().parse_args(argv)
+    if args.command == "seccomp":
+        print(json.dumps(profile(), indent=1))
+        return 0
+    try:
+        if args.command == "check":
+            print(check_ready(args.image, on_stale=lambda problem: print(f"warning: {problem}", file=sys.stderr)))
+        else:
+            print(f"removed {len(sweep(args.max_age))} bot container(s)")
+    except SandboxUnavailable as exc:
+        print(f"armada_sandbox: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

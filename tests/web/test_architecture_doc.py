@@ -1,0 +1,54 @@
+"""docs/architecture.md stays true: each function its walk-throughs name exists, in the order given."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+#: A numbered step: "N. `module.function`: what it does".
+STEP = re.compile(r"^\d+\. `([a-z_.]+(?:\.[A-Za-z_]+)*)`")
+
+
+def steps(section: str) -> list[str]:
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index(f"## {section}\n")
+    end = text.find("\n## ", start + 1)
+    body = text[start:end if end != -1 else None]
+    names: list[str] = []
+    for line in body.splitlines():
+        match = STEP.match(line)
+        if match:
+            names.append(match.group(1))
+    return names
+
+
+def resolve(dotted: str) -> object:
+    """`armada_web.<dotted>` as an object: the longest importable module prefix, then attributes."""
+    parts = f"armada_web.{dotted}".split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for attribute in parts[cut:]:
+            target = getattr(target, attribute)
+        return target
+    raise AssertionError(f"nothing importable in {dotted}")
+
+
+@pytest.mark.parametrize("section", ["One upload, one read", "One match, one read"])
+def test_each_named_function_exists(section):
+    names = steps(section)
+    assert len(names) >= 10, names
+    for name in names:
+        target = resolve(name)
+        assert callable(target), f"{name} in docs/architecture.md is not a function or class"
+
+
+def test_a_wrong_name_would_fail():
+    with pytest.raises(AttributeError):
+        resolve("matches.execution.no_such_function")

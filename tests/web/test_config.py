@@ -1,0 +1,70 @@
+"""The typed settings object: defaults per game (protocol.md's time limits, the sandbox's), values
+from the environment, and a wrong value refused at start-up naming its variable."""
+
+import pytest
+
+from armada_web.config import Config, ConfigError, load, variables
+
+
+def test_defaults_follow_the_protocol_and_the_sandbox_brief():
+    config = load({})
+    mothership, galaxy = config.game("mothership"), config.game("galaxy")
+    assert (mothership.times.init_ms, mothership.times.turn_ms, mothership.times.bank_ms) == (5000, 2000, 10000)
+    assert (galaxy.times.init_ms, galaxy.times.turn_ms, galaxy.times.bank_ms) == (5000, 1000, 10000)
+    sandbox = galaxy.sandbox
+    assert (sandbox.memory_mb, sandbox.pids, sandbox.tmp_mb, sandbox.max_line_bytes) == (512, 64, 16, 1024 * 1024)
+    assert sandbox.cpus == 1.0
+    assert galaxy.match_config == {} and galaxy.validation_config == {"max_turns": 30}
+    assert mothership.validation_config == {}
+    assert config.uploads_per_hour == 20 and config.debug is True and config.stuck_match_s == 1800 + 300
+
+
+def test_environment_overrides_per_game():
+    config = load({"ARMADA_GALAXY_INIT_MS": "3000", "ARMADA_GALAXY_TURN_MS": "500", "ARMADA_GALAXY_BANK_MS": "2000",
+                   "ARMADA_SANDBOX_GALAXY_MEMORY_MB": "768", "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 40}',
+                   "ARMADA_GALAXY_VALIDATION_TURNS": "12", "ARMADA_UPLOADS_PER_HOUR": "3", "DEBUG": "off",
+                   "ALLOWED_HOSTS": "a.example, b.example"})
+    galaxy = config.game("galaxy")
+    assert (galaxy.times.init_ms, galaxy.times.turn_ms, galaxy.times.bank_ms, galaxy.sandbox.memory_mb) == (
+        3000, 500, 2000, 768)
+    assert galaxy.match_config == {"max_turns": 40}
+    assert galaxy.validation_config == {"max_turns": 12}  # the match config, with the validation's length
+    assert config.game("mothership").sandbox.memory_mb == 512
+    assert config.uploads_per_hour == 3 and config.debug is False
+    assert config.allowed_hosts == ("a.example", "b.example")
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({"MATCH_TIME_LIMIT_S": "soon"}, "MATCH_TIME_LIMIT_S must be an integer, got 'soon'"),
+    ({"ARMADA_UPLOADS_PER_HOUR": "0"}, "ARMADA_UPLOADS_PER_HOUR must be at least 1"),
+    ({"ARMADA_UPLOADS_PER_HOUR": "²"}, "ARMADA_UPLOADS_PER_HOUR must be an integer"),
+    ({"DEBUG": "maybe"}, "DEBUG must be true or false"),
+    ({"ARMADA_GALAXY_MATCH_CONFIG": "{max_turns: 3}"}, "ARMADA_GALAXY_MATCH_CONFIG is not JSON"),
+    ({"ARMADA_GALAXY_MATCH_CONFIG": "[1]"}, "ARMADA_GALAXY_MATCH_CONFIG must be a JSON object"),
+    ({"ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": -5}'}, "ARMADA_GALAXY_MATCH_CONFIG: "),
+    ({"ARMADA_GALAXY_MATCH_CONFIG": '{"no_such_option": 1}'}, "ARMADA_GALAXY_MATCH_CONFIG: "),
+    ({"ARMADA_GALAXY_TURN_MS": "0"}, "ARMADA_GALAXY_INIT_MS/TURN_MS/BANK_MS: limits: turn_ms must be at least 1"),
+    ({"ARMADA_SANDBOX_MEMORY_MB": "lots"}, "ARMADA_SANDBOX_"),
+])
+def test_a_wrong_value_names_its_variable(env, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        load(env)
+
+
+def test_every_field_read_from_the_environment_is_listed_once():
+    names = [v.name for v in variables()]
+    assert len(names) == len(set(names))
+    assert {"DATABASE_URL", "REDIS_URL", "ARMADA_UPLOADS_PER_HOUR", "ARMADA_GALAXY_MATCH_CONFIG",
+            "ARMADA_MOTHERSHIP_TURN_MS", "ARMADA_GALAXY_VALIDATION_TURNS"} <= set(names)
+    assert "ARMADA_MOTHERSHIP_VALIDATION_TURNS" not in names  # its validation plays the engine's own length
+    fields = [f for f in Config.__dataclass_fields__.values() if "env" in f.metadata]
+    assert all(f.metadata["help"] for f in fields)
+
+
+def test_changing_a_copy_leaves_the_original():
+    config = load({})
+    changed = config.with_(uploads_per_hour=2).with_game("galaxy", match_config={"max_turns": 9})
+    assert changed.uploads_per_hour == 2 and changed.game("galaxy").match_config == {"max_turns": 9}
+    assert config.uploads_per_hour == 20 and config.game("galaxy").match_config == {}
+    with pytest.raises(KeyError, match="no settings for game 'chess'"):
+        config.game("chess")

@@ -1,0 +1,229 @@
+"""The platform's shape (docs/architecture.md): apps import only downward, no function-local import
+dodges a cycle, no module cycle, and no code outside the game registry compares game slugs.
+
+The checks read the source with `ast` (nothing is imported), so they see every import, also those
+behind a condition; each check is also run on a small made-up tree to show it catches a violation.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from armada_web.games import SPECS
+
+PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
+
+#: Layers, lowest first: a module imports only from its own app or from lower layers.
+LAYERS: list[set[str]] = [
+    {"", "env", "config", "settings", "errors", "leases", "archives", "games", "celery"},  # the core
+    {"accounts"},
+    {"bots"},
+    {"matches"},
+    {"ladder"},
+    {"seasons", "events"},
+    {"api", "pages", "ops"},
+    {"urls", "wsgi", "asgi"},
+]
+
+
+def layer_of(app: str) -> int:
+    for number, apps in enumerate(LAYERS):
+        if app in apps:
+            return number
+    raise AssertionError(f"app {app!r} has no layer: add it to LAYERS in {__file__} and docs/architecture.md")
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the importing module, dotted
+    target: str  # the imported armada_web module, dotted
+    line: int
+    local: bool  # inside a function or class body, not at the module's top level
+    in_ready: bool  # inside an AppConfig.ready() method
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imports_of(path: Path, root: Path) -> list[Import]:
+    """Every import of a module of the package `root` (armada_web) in the file at `path`."""
+    module = module_name(path, root)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = root.name
+    found: list[Import] = []
+
+    def visit(node: ast.AST, local: bool, in_ready: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(child, True, in_ready or child.name == "ready")
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, True, in_ready)
+                continue
+            targets: list[str] = []
+            if isinstance(child, ast.Import):
+                targets = [alias.name for alias in child.names]
+            elif isinstance(child, ast.ImportFrom):
+                base = _resolve(child, module, path.name == "__init__.py")
+                targets = [f"{base}.{alias.name}" if (root / Path(*base.split(".")[1:]) / f"{alias.name}.py").exists()
+                           or (root / Path(*base.split(".")[1:]) / alias.name).is_dir() else base
+                           for alias in child.names]
+            for target in targets:
+                if target == package or target.startswith(package + "."):
+                    found.append(Import(module, target, child.lineno, local, in_ready))
+            visit(child, local, in_ready)
+
+    visit(tree, False, False)
+    return found
+
+
+def app_of(dotted: str) -> str:
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def sources(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if "migrations" not in p.parts)
+
+
+def upward_imports(root: Path) -> list[str]:
+    """Imports that point up the layers, or sideways into another app of the same layer."""
+    problems = []
+    for path in sources(root):
+        for imp in imports_of(path, root):
+            mine, theirs = app_of(imp.module), app_of(imp.target)
+            if mine == theirs:
+                continue
+            if layer_of(theirs) > layer_of(mine) or (layer_of(theirs) == layer_of(mine) and layer_of(mine) != 0):
+                problems.append(f"{imp.module}:{imp.line} imports {imp.target} ({theirs} is not below {mine})")
+    return problems
+
+
+def local_imports(root: Path) -> list[str]:
+    """Imports of the package's own modules inside functions (outside AppConfig.ready())."""
+    return [f"{imp.module}:{imp.line} imports {imp.target} inside a function"
+            for path in sources(root) for imp in imports_of(path, root) if imp.local and not imp.in_ready]
+
+
+def cycles(root: Path) -> list[list[str]]:
+    """Cycles among the package's modules through their top-level imports."""
+    graph: dict[str, set[str]] = {}
+    for path in sources(root):
+        for imp in imports_of(path, root):
+            if not imp.local:
+                graph.setdefault(imp.module, set()).add(imp.target)
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+
+    def walk(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            # A package's __init__ importing its own submodules is how a package exports names.
+            if nxt.startswith(node + "."):
+                continue
+            if state.get(nxt) == 1:
+                found.append([*trail[trail.index(nxt):], nxt] if nxt in trail else [node, nxt])
+            elif nxt not in state:
+                walk(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            walk(start, [start])
+    return found
+
+
+def slug_comparisons(root: Path, slugs: set[str]) -> list[str]:
+    """Comparisons with a game's slug (`game == "galaxy"`) outside the game registry (games/)."""
+    problems = []
+    for path in sources(root):
+        if "games" in path.relative_to(root).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                values = [node.left, *node.comparators]
+                if any(isinstance(v, ast.Constant) and v.value in slugs for v in values):
+                    problems.append(f"{path.relative_to(root)}:{node.lineno} compares with a game slug")
+    return problems
+
+
+# -- the platform itself ------------------------------------------------------------------------
+
+
+def test_every_import_points_down_the_layers():
+    assert upward_imports(PACKAGE) == []
+
+
+def test_no_function_local_import_of_the_platform_outside_ready():
+    assert local_imports(PACKAGE) == []
+
+
+def test_no_import_cycle_between_modules():
+    assert cycles(PACKAGE) == []
+
+
+def test_no_code_outside_the_registry_compares_game_slugs():
+    assert slug_comparisons(PACKAGE, set(SPECS)) == []
+
+
+def test_templates_compare_no_game_slug():
+    for template in PACKAGE.rglob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        for slug in SPECS:
+            assert f'== "{slug}"' not in text and f"== '{slug}'" not in text, template
+
+
+# -- the checks catch what they are for ---------------------------------------------------------
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "armada_web"
+    for app in ("", "bots", "matches", "ladder"):
+        (root / app).mkdir(parents=True, exist_ok=True)
+        (root / app / "__init__.py").write_text("")
+    (root / "errors.py").write_text("class Invalid(Exception):\n    pass\n")
+    (root / "bots" / "models.py").write_text("from armada_web.errors import Invalid\n")
+    (root / "matches" / "models.py").write_text("from armada_web.bots.models import Invalid\n")
+    return root
+
+
+def test_the_checks_pass_a_downward_tree(tree):
+    assert upward_imports(tree) == [] and local_imports(tree) == [] and cycles(tree) == []
+
+
+def test_an_upward_import_is_caught(tree):
+    (tree / "bots" / "services.py").write_text("from armada_web.ladder import ratings\n")
+    (tree / "ladder" / "ratings.py").write_text("")
+    assert upward_imports(tree) == [
+        "armada_web.bots.services:1 imports armada_web.ladder.ratings (ladder is not below bots)"]
+
+
+def test_a_function_local_import_and_a_cycle_are_caught(tree):
+    (tree / "matches" / "tasks.py").write_text("from armada_web.matches import services\n")
+    (tree / "matches" / "services.py").write_text(
+        "from armada_web.matches import tasks\n\ndef send():\n    from armada_web.bots import models\n")
+    assert local_imports(tree) == ["armada_web.matches.services:4 imports armada_web.bots.models inside a function"]
+    assert ["armada_web.matches.services", "armada_web.matches.tasks", "armada_web.matches.services"] in cycles(tree) \
+        or ["armada_web.matches.tasks", "armada_web.matches.services", "armada_web.matches.tasks"] in cycles(tree)
+
+
+def test_a_slug_comparison_is_caught(tree):
+    (tree / "ladder" / "views.py").write_text('def f(game):\n    return game == "galaxy"\n')
+    assert slug_comparisons(tree, {"galaxy"}) == ["ladder/views.py:2 compares with a game slug"]
