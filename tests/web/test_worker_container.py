@@ -86,7 +86,7 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
         for index in held:
             assert host_pool.try_slot(index) is None, f"slot {index} of the container's pool is free on the host"
 
-        match = create_match("galaxy", first, second)
+        match = create_match(game="galaxy", first=first, second=second)
         deadline = time.monotonic() + 180
         while (status := Match.objects.get(pk=match.pk).status) not in ("finished", "void", "failed"):
             assert time.monotonic() < deadline, container.logs().decode(errors="replace")[-3000:]
