@@ -204,9 +204,11 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
         assert {path.name for path in (sandbox / "slots").iterdir()} >= {"slot-0.lock", "slot-1.lock"}
     finally:
         down = compose("compose.yml", env, *project, "down", "-v", "--remove-orphans", timeout=300)
-    assert down.returncode == 0, down.stderr
-    left = client.containers.list(all=True, filters={"label": f"com.docker.compose.project={name}"})
-    assert not left
-    assert not client.api.containers(all=True, filters={"label": f"armada.slots={sandbox}/slots"})
-    assert not [v for v in client.volumes.list() if v.name.startswith(name)]
-    shutil.rmtree(sandbox, ignore_errors=True)
+        try:
+            assert down.returncode == 0, down.stderr
+            left = client.containers.list(all=True, filters={"label": f"com.docker.compose.project={name}"})
+            assert not left
+            assert not client.api.containers(all=True, filters={"label": f"armada.slots={sandbox}/slots"})
+            assert not [v for v in client.volumes.list() if v.name.startswith(name)]
+        finally:
+            shutil.rmtree(sandbox, ignore_errors=True)
