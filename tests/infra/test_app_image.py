@@ -66,7 +66,8 @@ def run(client, command, **options):
 @pytest.mark.docker
 def test_manage_py_check_and_celery_start_as_the_unprivileged_user():
     client = require_app_image()
-    code, out = run(client, ["sh", "-c", "id -un && manage.py check && celery --version"], network_mode="none")
+    code, out = run(client, ["sh", "-c", "id -un && manage.py check && celery --version"], network_mode="none",
+                    environment={"SECRET_KEY": "app-image-test"})  # (production settings want their own)
     assert code == 0, out
     user, check, version = out.strip().splitlines()
     assert user == "armada"
