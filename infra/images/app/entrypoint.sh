@@ -5,7 +5,8 @@
 #   worker [celery options]    a Celery worker named $ARMADA_WORKER_NAME@<container> (needs the
 #                              Docker socket and the sandbox folder: below)
 #   beat [celery options]      Celery beat (its schedule file in $ARMADA_DATA_DIR/run)
-#   health web|worker          the compose health checks: /healthz, or `celery inspect ping`
+#   health web|worker          the compose health checks: /healthz, or `celery inspect ping` and
+#                              `manage.py healthcheck` (the role's checks: the engine included)
 #   manage.py ARGS             Django's commands (migrate, createsuperuser, ...); the image's
 #                              manage.py runs this script, so `docker exec` (root) drops too
 #   anything else              run as it is (e.g. `celery --version`, `sh`)
@@ -99,8 +100,9 @@ case "$command" in
     health)
         case "${1:-web}" in
             web) exec "$PY" /opt/armada/checks.py web ;;
-            worker) exec /opt/armada/bin/celery -A armada_web inspect ping --timeout 10 \
-                        -d "${ARMADA_WORKER_NAME:-worker}@$(hostname)" ;;
+            worker) /opt/armada/bin/celery -A armada_web inspect ping --timeout 10 \
+                        -d "${ARMADA_WORKER_NAME:-worker}@$(hostname)" \
+                    && exec "$PY" -m django healthcheck ;;
             *) echo "armada-app health: web or worker, not '$1'" >&2; exit 2 ;;
         esac
         ;;
