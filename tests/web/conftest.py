@@ -132,6 +132,11 @@ class LiveSite(LocalSite):
         return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
                                     log_prefix="worker-matches", env={"ARMADA_SANDBOX_WARM_PAIRS": "1"})
 
+    def start_worker_process(self, name: str, queues: str, node: str,
+                             env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Another worker of this site (e.g. a second host's, with its own DOCKER_HOST in `env`)."""
+        return LocalSite.start_worker(self, name, queues, node, env=env)
+
     def stop(self) -> None:
         """Stop every process, then remove the containers a killed worker's slots left behind."""
         super().stop()
