@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 def _site_logging(**_: Any) -> None:
     """Celery leaves the logging to us once this signal has a receiver: the site's configuration."""
     logging.config.dictConfig(settings.LOGGING)
+    logging.captureWarnings(True)  # (Celery's warnings too: one format for every line)
 
 
 @task_prerun.connect

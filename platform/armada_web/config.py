@@ -348,7 +348,8 @@ def variables() -> list[Variable]:
     for f in dataclasses.fields(Config):
         if "env" in f.metadata:
             default = (",".join(f.default) if isinstance(f.default, tuple) else "" if f.default is None
-                       else str(f.default).lower() if isinstance(f.default, bool) else str(f.default))
+                       else str(f.default).lower() if isinstance(f.default, bool)
+                       else str(f.default).replace(str(REPO_ROOT), "<checkout>"))
             out.append(Variable(f.metadata["env"], default, f.metadata["help"]))
     for slug, game in SPECS.items():
         prefix = f"ARMADA_{slug.upper()}_"
@@ -366,6 +367,11 @@ def variables() -> list[Variable]:
     return out
 
 
+def table_rows() -> list[str]:
+    """docs/deploy.md's rows of these variables (`python -m armada_web.config` prints them)."""
+    return [f"| `{v.name}` | {f'`{v.default}`' if v.default else ''} | settings | {v.help} |" for v in variables()]
+
+
 #: What each of the sandbox's limits is (docs/sandbox.md, "Limits"), for `variables()`.
 SANDBOX_HELP = {
     "memory_mb": "memory of a bot's container in MiB, no swap",
@@ -380,3 +386,7 @@ SANDBOX_HELP = {
     "max_log_bytes": "all a bot may write to stderr in a match",
     "start_timeout_s": "seconds a bot's container may take to start",
 }
+
+
+if __name__ == "__main__":
+    print("\n".join(table_rows()))

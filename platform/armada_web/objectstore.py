@@ -8,7 +8,9 @@ Two backends with the same object names (`versions/<bot>/<n>-<sha>.zip`,
   real name.
 - `PrivateS3Storage`: any S3-compatible store (django-storages and boto3) when ARMADA_S3_BUCKET is
   set; credentials from boto3's own chain (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-  AWS_DEFAULT_REGION, an instance role). Its objects are private (the bucket's default ACL).
+  AWS_DEFAULT_REGION, an instance role). Its objects are private (the bucket's default ACL). One
+  request per read (a GET) and per write (a PUT): the site's names are unique by construction
+  (ids, version numbers, attempt numbers, sha256), so no existence check comes first.
 
 Neither has URLs: every file reaches a user through a view that checks who may see it. Every
 failure of the store is an `OSError` (`StorageError`, or `FileNotFoundError` for a missing object),
@@ -32,6 +34,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, default_storage
 from storages.backends.s3 import S3Storage
+from storages.utils import clean_name
 
 #: Names of the health probe's objects (never walked by retention or backups).
 PROBE_FOLDER = "health"
@@ -115,7 +118,7 @@ class PrivateS3Storage(S3Storage):
     """An S3-compatible bucket whose objects only ever leave through the site's views."""
 
     default_acl = None  # the bucket's own: private
-    file_overwrite = False  # like the local folder: a name taken gets the next free one
+    file_overwrite = True  # the names are unique by construction: no HEAD before each PUT
     querystring_auth = True
 
     def __init__(self, *, timeout_s: int = 10, **settings: Any) -> None:
@@ -143,18 +146,26 @@ class PrivateS3Storage(S3Storage):
 
     @_store_errors
     def _open(self, name: str, mode: str = "rb") -> Any:
-        try:
-            handle = super()._open(name, mode)
-        except FileNotFoundError:  # (S3 answers 404 for a missing bucket too: say which it is)
-            self.describe()
-            raise
-        if "r" in mode:
-            handle.file  # noqa: B018 (download now, inside this error handling, not at the first read)
-        return handle
+        """Reading: the whole object in one GET (the site's files are small), inside this error
+        handling rather than at the first read."""
+        if "w" in mode or "a" in mode or "+" in mode:
+            return super()._open(name, mode)
+        key = self._normalize_name(clean_name(name))
+        body = self.connection.meta.client.get_object(Bucket=self.bucket_name, Key=key)["Body"].read()
+        return ContentFile(body if "b" in mode else body.decode(), name=name)
 
     @_store_errors
     def _save(self, name: str, content: Any) -> str:
-        return str(super()._save(name, content))
+        """One PUT of the whole content."""
+        cleaned = clean_name(name)
+        key = self._normalize_name(cleaned)
+        params = self._get_write_parameters(key, content)
+        if hasattr(content, "seek") and getattr(content, "seekable", lambda: True)():
+            content.seek(0)
+        data = content.read()
+        self.connection.meta.client.put_object(Bucket=self.bucket_name, Key=key,
+                                               Body=data.encode() if isinstance(data, str) else data, **params)
+        return str(cleaned)
 
     @_store_errors
     def delete(self, name: str) -> None:

@@ -86,7 +86,9 @@ case "$command" in
             [ "${ARMADA_SANDBOX_PURPOSE:-match}" = validation ] || concurrency=$(( $(nproc) / 2 - 1 ))
             [ "$concurrency" -ge 1 ] || concurrency=1
         fi
-        exec /opt/armada/bin/celery -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
+        quiet=()  # JSON lines only: no banner
+        [ "${ARMADA_LOG_FORMAT:-text}" != json ] || quiet=(--quiet)
+        exec /opt/armada/bin/celery "${quiet[@]}" -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
             --concurrency "$concurrency" --loglevel "${LOG_LEVEL:-INFO}" "$@"
         ;;
     beat)
