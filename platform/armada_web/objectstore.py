@@ -20,6 +20,7 @@ so callers handle a lost bucket like a full disk: an upload answers 503, a match
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import shutil
@@ -75,7 +76,7 @@ class PrivateFileStorage(FileSystemStorage):
                 os.chmod(temporary, self.file_permissions_mode)
             while True:
                 try:
-                    os.link(temporary, full)
+                    _place(temporary, full)
                     break
                 except FileExistsError:  # taken since get_available_name: the next free name
                     name = self.get_available_name(name)
@@ -99,6 +100,21 @@ class PrivateFileStorage(FileSystemStorage):
         if free_mb < self.min_free_mb:
             raise StorageError(f"the disk of {self.location} is full: {free_mb} MiB free, less than "
                                f"ARMADA_STORAGE_MIN_FREE_MB={self.min_free_mb}")
+
+
+def _place(temporary: Path, target: Path) -> None:
+    """Give the complete file at `temporary` the name `target`, never over an existing file:
+    a hard link where the file system has them, else a rename after a check."""
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
+            raise
+        if target.exists():
+            raise FileExistsError(str(target)) from None
+        os.replace(temporary, target)
 
 
 def _store_errors(method: Callable[..., T]) -> Callable[..., T]:
