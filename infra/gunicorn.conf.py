@@ -5,7 +5,9 @@ Workers from the cores (2 per core + 1; `WEB_WORKERS` overrides), forked from a 
 loaded the site once, each replaced after
 `WEB_MAX_REQUESTS` requests (1000) with a random jitter of up to a tenth of that, so that
 workers do not all restart at once; the access log goes to standard output unless the command
-line names a file (`--access-logfile`).
+line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
+error log on standard error, the access log on standard output) are JSON objects too, like the
+site's (armada_web.logs).
 """
 
 import os
@@ -32,3 +34,19 @@ accesslog = "-"
 # The workers' heartbeat files in memory: a slow disk (or a container's overlay) never stalls them.
 _SHM = "/dev/shm"  # noqa: S108 (gunicorn makes its own private files in it)
 worker_tmp_dir = _SHM if os.path.isdir(_SHM) else None
+
+if os.environ.get("ARMADA_LOG_FORMAT") == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "armada_web.logs.JsonFormatter"}},
+        "root": {"handlers": ["error"], "level": "INFO"},
+        "handlers": {
+            "error": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+            "access": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+        },
+        "loggers": {
+            "gunicorn.error": {"handlers": ["error"], "level": "INFO", "propagate": False},
+            "gunicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+        },
+    }

@@ -6,12 +6,19 @@
 #
 # Honours HOST, PORT, ARMADA_DATA_DIR (every file of its state), DATABASE_URL and REDIS_URL,
 # so two instances can run side by side (give each its own Redis database number).
+#
+# Production settings (docs/deploy.md): DEBUG off, a secret key made once and kept in the data
+# folder (secret.key, mode 0600) unless SECRET_KEY is given, ALLOWED_HOSTS from HOST, and
+# ARMADA_HTTPS=false since it serves plain HTTP (put a TLS proxy in front and set
+# ARMADA_HTTPS=true ARMADA_PROXY_SSL_HEADER=X-Forwarded-Proto for a public site).
+# `DEBUG=true make up` is the developer's opt-in (Django's technical error pages).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
-URL="http://$HOST:$PORT/"
+url_host="$HOST"; [[ "$HOST" == *:* ]] && url_host="[$HOST]"
+URL="http://$url_host:$PORT/"
 
 site_up() { "$PY" -c "import urllib.request,sys; urllib.request.urlopen('${URL}healthz', timeout=2)" ; }
 port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('$HOST', $PORT)) == 0 else 1)"; }
@@ -46,13 +53,35 @@ trap "exit 143" TERM
 make -C "$ROOT" --no-print-directory bot-image
 
 cd "$ROOT"
-# The workers key each bot's ARMADA_BOT_SEED with a secret (D-R-8), kept with the instance's data.
-key_file="$DATA_DIR/bot-seed.key"
-if [ -z "${ARMADA_BOT_SEED_KEY:-}" ]; then
-  [ -s "$key_file" ] || (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$key_file")
-  ARMADA_BOT_SEED_KEY="$(cat "$key_file")"
-  export ARMADA_BOT_SEED_KEY
-fi
+# A secret made once and kept with the instance's data (mode 0600): secret_from VARIABLE FILE BYTES.
+secret_from() {
+  local name="$1" file="$DATA_DIR/$2"
+  if [ -z "${!name:-}" ]; then
+    [ -s "$file" ] || (umask 077; head -c "$3" /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+    chmod 600 "$file"
+    export "$name=$(cat "$file")"
+  fi
+}
+# The workers key each bot's ARMADA_BOT_SEED with a secret (D-R-8).
+secret_from ARMADA_BOT_SEED_KEY bot-seed.key 32
+# Production settings unless DEBUG=true (the developer's opt-in).
+export DEBUG="${DEBUG:-false}"
+case "${DEBUG,,}" in
+  1|true|yes|on) say "DEBUG is on: Django's technical error pages, for a developer's machine only" ;;
+  *)
+    secret_from SECRET_KEY secret.key 48   # 96 hex digits
+    export ARMADA_HTTPS="${ARMADA_HTTPS:-false}"  # plain HTTP here; a TLS proxy in front turns it on
+    if [ -z "${ALLOWED_HOSTS:-}" ]; then
+      case "$HOST" in
+        # every address: the machine's names and IPv4 addresses
+        0.0.0.0|::) ALLOWED_HOSTS="$(hostname),$(hostname -f 2>/dev/null || hostname),$(hostname -I 2>/dev/null \
+                      | tr ' ' '\n' | grep -v : | grep . | paste -sd, -),localhost,127.0.0.1,[::1]" ;;
+        *) ALLOWED_HOSTS="$url_host,localhost,127.0.0.1,[::1]" ;;
+      esac
+      export ALLOWED_HOSTS
+    fi
+    ;;
+esac
 
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0

@@ -2,8 +2,10 @@
 differs between machines is a field of `armada_web.config.Config`, read once from the environment).
 
 One-machine defaults: SQLite (WAL, busy timeout), Redis on localhost, files under `var/`.
-Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALLOWED_HOSTS.
-Code reads the site's own values as `settings.ARMADA.<field>`.
+Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALLOWED_HOSTS; with
+DEBUG off `config.load` refuses a missing or weak SECRET_KEY, and the HTTPS-only settings (secure
+cookies, HSTS, the redirect) are on unless ARMADA_HTTPS=false. Code reads the site's own values
+as `settings.ARMADA.<field>`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import sys
 import dj_database_url
 
 from armada.viewer import VIEWER_DIR
-from armada_web.config import REPO_ROOT, ConfigError, load
+from armada_web.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
+from armada_web.logs import logging_config
 
 try:
     ARMADA = load()
@@ -24,9 +27,26 @@ DATA_DIR = ARMADA.data_path
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = ARMADA.debug
-SECRET_KEY = ARMADA.secret_key or "dev-only-insecure-key-change-me-in-production"
+SECRET_KEY = ARMADA.secret_key or DEV_SECRET_KEY  # (load refuses the placeholder with DEBUG off)
+SECRET_KEY_FALLBACKS = list(ARMADA.secret_key_fallbacks)
 ALLOWED_HOSTS = list(ARMADA.allowed_hosts)
 CSRF_TRUSTED_ORIGINS = list(ARMADA.csrf_trusted_origins)
+
+# HTTPS only (ARMADA_HTTPS; on by default with DEBUG off). The health check and the metrics are
+# asked for over plain HTTP from inside the deployment (the container's health check, Prometheus),
+# so they are never redirected; the TLS proxy in front is trusted only through the header named.
+_HTTPS = ARMADA.https_only
+SECURE_SSL_REDIRECT = _HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _HTTPS
+SECURE_HSTS_SECONDS = ARMADA.hsts_seconds if _HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = ARMADA.hsts_subdomains
+SECURE_HSTS_PRELOAD = ARMADA.hsts_preload
+if ARMADA.proxy_ssl_header:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + ARMADA.proxy_ssl_header.upper().replace("-", "_"), "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -124,13 +144,18 @@ STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
 # The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
 ARMADA_SDK_DIR = DATA_DIR / "sdk"
-# Uploaded archives and bot logs are private: kept outside any served folder and only ever
-# sent through views that check the owner (armada_web.bots.storage). There is no MEDIA_URL.
+# Uploaded archives, replays and bot logs are private (armada_web.objectstore): a local folder
+# outside any served one, or an S3-compatible bucket; only ever sent through views that check
+# who may see them. There is no MEDIA_URL.
 PRIVATE_ROOT = DATA_DIR / "private"
 STORAGES = {
     "default": {
-        "BACKEND": "armada_web.bots.storage.PrivateFileStorage",
-        "OPTIONS": {"location": str(PRIVATE_ROOT)},
+        "BACKEND": "armada_web.objectstore.PrivateS3Storage",
+        "OPTIONS": {"bucket_name": ARMADA.s3_bucket, "endpoint_url": ARMADA.s3_endpoint_url or None,
+                    "addressing_style": ARMADA.s3_addressing_style, "timeout_s": ARMADA.s3_timeout_s},
+    } if ARMADA.s3_bucket else {
+        "BACKEND": "armada_web.objectstore.PrivateFileStorage",
+        "OPTIONS": {"location": str(PRIVATE_ROOT), "min_free_mb": ARMADA.storage_min_free_mb},
     },
     # Hashed, compressed names from `collectstatic` (make up, the app image); tests render without it.
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if "pytest" in sys.modules
@@ -240,11 +265,8 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": ARMADA.log_level},
-}
+# Every line to standard error, as text or JSON (ARMADA_LOG_FORMAT), with its task's match or
+# version id (armada_web.logs); the Celery workers use the same configuration (armada_web.celery).
+LOGGING = logging_config(ARMADA.log_format, ARMADA.log_level)
 
 REPO_DIR = REPO_ROOT

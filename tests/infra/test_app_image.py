@@ -67,7 +67,7 @@ def run(client, command, **options):
 def test_manage_py_check_and_celery_start_as_the_unprivileged_user():
     client = require_app_image()
     code, out = run(client, ["sh", "-c", "id -un && manage.py check && celery --version"], network_mode="none",
-                    environment={"SECRET_KEY": "app-image-test"})  # (production settings want their own)
+                    environment={"SECRET_KEY": "app-image-test-" + "0123456789abcdef" * 3})  # (a key of its own)
     assert code == 0, out
     user, check, version = out.strip().splitlines()
     assert user == "armada"

@@ -75,6 +75,9 @@ def test_the_one_host_file_is_accepted_and_complete():
     assert web_env["DATABASE_URL"] == "postgresql://armada:pg-secret@postgres:5432/armada"
     assert web_env["REDIS_URL"] == "redis://:redis-secret@redis:6379/0"
     assert services["web"]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert web_env["ARMADA_HEALTH_CHECKS"] == "database,redis,storage"  # no Docker socket there
+    assert web_env["ARMADA_PROXY_SSL_HEADER"] == "X-Forwarded-Proto" and web_env["ARMADA_HTTPS"] == "true"
+    assert "ARMADA_HEALTH_CHECKS" not in services["worker-matches"]["environment"]  # all four
 
 
 def test_the_worker_host_file_is_accepted_and_has_no_services_of_its_own():
@@ -160,13 +163,15 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
         services = ("web", "worker-validation", "worker-matches", "worker")
         _wait("the web and worker containers healthy", 180,
               lambda: all(_health(name).get(service) == "healthy" for service in services))
+        # plain HTTP from inside the deployment: /healthz is never redirected to https://
         request = urllib.request.Request(f"http://127.0.0.1:{port}/healthz", headers={"Host": "localhost"})
-        try:
-            report = json.loads(urllib.request.urlopen(request, timeout=10).read())
-        except urllib.error.HTTPError as exc:  # the web container has no Docker engine (the workers do)
-            report = json.loads(exc.read())
+        report = json.loads(urllib.request.urlopen(request, timeout=10).read())
         assert report["checks"]["database"]["detail"] == "postgresql"
-        assert report["checks"]["redis"]["ok"]
+        assert report["checks"]["redis"]["ok"] and report["checks"]["storage"]["ok"]
+        assert "docker" not in report["checks"]  # the web role's checks: the engine is the workers'
+        health = compose("compose.yml", env, *project, "exec", "-T", "worker-matches", "armada-app", "health",
+                         "worker", timeout=120)
+        assert health.returncode == 0 and "docker: ok" in health.stdout, health.stdout + health.stderr
         page = urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/ladder/galaxy/",
                                                              headers={"Host": "localhost"}), timeout=10)
         assert page.headers["Server"] == "gunicorn"

@@ -23,7 +23,7 @@ def _isolated_site(settings, armada, tmp_path):
     """Each test: its own private storage folder, an in-process cache, its own validation queue."""
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {"BACKEND": "armada_web.bots.storage.PrivateFileStorage",
+        "default": {"BACKEND": "armada_web.objectstore.PrivateFileStorage",
                     "OPTIONS": {"location": str(tmp_path / "private")}},
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -132,6 +132,11 @@ class LiveSite(LocalSite):
         return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
                                     log_prefix="worker-matches", env={"ARMADA_SANDBOX_WARM_PAIRS": "1"})
 
+    def start_worker_process(self, name: str, queues: str, node: str,
+                             env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Another worker of this site (e.g. a second host's, with its own DOCKER_HOST in `env`)."""
+        return LocalSite.start_worker(self, name, queues, node, env=env)
+
     def stop(self) -> None:
         """Stop every process, then remove the containers a killed worker's slots left behind."""
         super().stop()
@@ -145,36 +150,55 @@ class LiveSite(LocalSite):
 
 
 @pytest.fixture
-def live_site(transactional_db, tmp_path, settings, armada):
+def live_site_factory(transactional_db, tmp_path, settings, armada):
+    """`start(env=..., match_worker=True)`: a web server process, a validation worker and (unless
+    told not to) a match worker on this test's database, their environment with `env` added (e.g.
+    object storage, JSON logs). The queues are named for this test; Galaxy matches of 30 turns.
+    Needs Redis (broker, shared cache) and Docker with the bot image (validation)."""
+    from tests.services import require_docker, require_redis
+
+    require_redis()
+    require_docker()
+    started: list[LiveSite] = []
+    queues: list[str] = []
+
+    def start(env: dict[str, str] | None = None, match_worker: bool = True) -> LiveSite:
+        queue = f"test-validation-{uuid.uuid4().hex[:8]}"
+        config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
+                        challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}")
+        armada.game("galaxy", match_config={"max_turns": 30})
+        queues.extend([queue, config.matches_queue, config.challenges_queue])
+        site = LiveSite({
+            **os.environ, **database_env(),
+            "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
+            "ARMADA_MATCHES_QUEUE": config.matches_queue,
+            "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
+            "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
+            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }, tmp_path)
+        started.append(site)
+        site.start_web()
+        site.start_worker()
+        if match_worker:
+            site.start_match_worker()
+        site.wait_until("the web server", 60, site.web_answers)
+        return site
+
+    try:
+        yield start
+    finally:
+        for site in started:
+            site.stop()
+        for name in queues:
+            _drop_queue(settings.REDIS_URL, name)
+
+
+@pytest.fixture
+def live_site(live_site_factory):
     """A web server process, a validation worker and a match worker (queues challenges and
     matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
 
     Needs Redis (broker, shared cache) and Docker with the bot image (validation).
     """
-    from tests.services import require_docker, require_redis
-
-    require_redis()
-    require_docker()
-    queue = f"test-validation-{uuid.uuid4().hex[:8]}"
-    config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
-                    challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}")
-    armada.game("galaxy", match_config={"max_turns": 30})
-    env = {
-        **os.environ, **database_env(),
-        "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
-        "ARMADA_MATCHES_QUEUE": config.matches_queue,
-        "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
-        "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
-        "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
-    }
-    site = LiveSite(env, tmp_path)
-    site.start_web()
-    try:
-        site.start_worker()
-        site.start_match_worker()
-        site.wait_until("the web server", 60, site.web_answers)
-        yield site
-    finally:
-        site.stop()
-        for name in (queue, config.matches_queue, config.challenges_queue):
-            _drop_queue(settings.REDIS_URL, name)
+    return live_site_factory()

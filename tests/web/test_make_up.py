@@ -1,5 +1,6 @@
-"""`make up` end to end: the site comes up healthy (gunicorn, static files by whitenoise with hashed
-names), a second run starts nothing, Ctrl-C stops what it started."""
+"""`make up` end to end: the site comes up healthy on the production settings (gunicorn, static files
+by whitenoise with hashed names, DEBUG off with a secret key made once in the data folder, the
+site's own error pages), a second run starts nothing, Ctrl-C stops what it started."""
 
 import json
 import os
@@ -107,8 +108,9 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     require_redis()
     require_docker()
     port = free_port()
-    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path), "DEBUG": "false"}  # production
-    env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
+    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
+    for name in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS"):
+        env.pop(name, None)  # the one-machine defaults: SQLite under the data dir, production settings
     began = int(time.time())  # the labels count whole seconds
     up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, start_new_session=True)
@@ -132,6 +134,12 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         status, body = _get(base + "healthz")
         assert status == 200, body
         assert json.loads(body)["status"] == "ok"
+        assert set(json.loads(body)["checks"]) == {"database", "redis", "storage", "docker"}
+        # production settings: DEBUG off on a key of its own (made once, 0600), the site's own 404
+        key = tmp_path / "secret.key"
+        assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_text()) >= 50
+        status, body = _get(base + "no/such/page/")
+        assert status == 404 and b'id="not-found"' in body and b"URLconf" not in body
         started = _children(up.pid)
         assert len(started) >= 4  # web server (gunicorn and its workers), the Celery workers, beat
         _upload_is_validated(base, output)

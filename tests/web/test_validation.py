@@ -51,20 +51,47 @@ def test_a_second_delivery_does_nothing(version):
     assert version.status == "validating" and version.attempts == 1
 
 
-def test_platform_failures_retry_then_give_status_error(version, settings):
-    """A missing bot image is the platform's fault: retried, then `error`, never `invalid`."""
+def test_a_worker_without_its_sandbox_hands_the_task_back_unclaimed(version, settings):
+    """A missing bot image (or engine) on this worker: the version is not claimed, keeps its
+    attempts and waits in the queue for a worker that has one (never `error` for this host's fault)."""
     require_docker()
     require_redis()
-    from armada_web.bots.tasks import validate_version
+    import redis
 
+    from armada_web.bots.tasks import validate_version
+    from armada_web.games import runner
+
+    settings.ARMADA = settings.ARMADA.with_(bot_image="armada/no-such-image:missing")
+    runner._Sandbox.ready = None
+    queue = redis.Redis.from_url(settings.REDIS_URL)
+    before = queue.llen(settings.ARMADA.validation_queue)
+    try:
+        assert validate_version(version.pk) == "handed back"
+    finally:
+        runner._Sandbox.ready = None
+    version.refresh_from_db()
+    assert version.status == "pending" and version.attempts == 0 and version.detail == ""
+    assert queue.llen(settings.ARMADA.validation_queue) == before + 1  # sent again, for another worker
+
+
+def test_platform_failures_retry_then_give_status_error(version, settings, monkeypatch):
+    """A sandbox that fails after the worker's check passed (its image went between the check and
+    the game) is the platform's fault: retried, then `error`, never `invalid`."""
+    require_docker()
+    require_redis()
+    from armada_web.bots import tasks
+    from armada_web.games import runner
+
+    monkeypatch.setattr(tasks, "sandbox_ready", lambda: True)  # the check passed just before
+    monkeypatch.setattr(runner._Sandbox, "ready", None)
     settings.ARMADA = settings.ARMADA.with_(bot_image="armada/no-such-image:missing")
     settings.ARMADA = settings.ARMADA.with_(validation_attempts=3)
     for attempt in (1, 2):
-        assert validate_version(version.pk) == "pending"
+        assert tasks.validate_version(version.pk) == "pending"
         version.refresh_from_db()
         assert version.status == "pending" and version.attempts == attempt
         assert "retrying after a platform failure" in version.detail and "sandbox is unavailable" in version.detail
-    assert validate_version(version.pk) == "error"
+    assert tasks.validate_version(version.pk) == "error"
     version.refresh_from_db()
     assert version.status == "error" and version.attempts == 3
     assert version.detail.startswith("platform failure after 3 attempts")

@@ -60,7 +60,8 @@ build_image "$TAG" "$HASH" "$context"
 
 # 3. Smoke test: Django's checks and Celery start, as the unprivileged user.
 say "smoke test: manage.py check, celery --version, user"
-docker run --rm --network none -e SECRET_KEY=app-image-smoke-test "$TAG" manage.py check
+docker run --rm --network none -e SECRET_KEY="app-image-smoke-test-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
+    "$TAG" manage.py check
 docker run --rm --network none "$TAG" celery --version
 user="$(docker run --rm --network none "$TAG" id -un)"
 [[ "$user" == armada ]] || die "the image runs as '$user', not armada"

@@ -1,8 +1,9 @@
 """Checks of the application image (run by armada-app, the entrypoint).
 
-`checks.py web`: the web container's health check. It asks the site's own /healthz (with a host
-name the site accepts) and passes when every check passes but those named in
-ARMADA_HEALTH_IGNORE (comma-separated, e.g. `docker` for a web container without the socket).
+`checks.py web`: the web container's health check. It asks the site's own /healthz over plain
+HTTP (with a host name the site accepts; /healthz is exempt from the HTTPS redirect) and passes
+when every check of the container's role passes (ARMADA_HEALTH_CHECKS: compose gives the web
+container database,redis,storage; the Docker engine is the workers' to check).
 
 `checks.py sandbox`: run before a worker starts. Its bots run in containers of the host's
 engine, which bind-mounts their folders by host path, so ARMADA_SANDBOX_DIR must be a host
@@ -28,17 +29,15 @@ def web() -> int:
     port = os.environ.get("PORT") or "8000"
     hosts = [h.strip() for h in (os.environ.get("ALLOWED_HOSTS") or "").split(",") if h.strip()]
     host = next((h.lstrip(".") for h in hosts if h != "*"), "localhost")
-    ignore = {name.strip() for name in (os.environ.get("ARMADA_HEALTH_IGNORE") or "").split(",") if name.strip()}
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/healthz",
-                                     headers={"Host": host, "X-Forwarded-Proto": "https"})
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/healthz", headers={"Host": host})
     opener = urllib.request.build_opener(_NoRedirect)
     try:
         with opener.open(request, timeout=10) as response:
             body = response.read()
     except urllib.error.HTTPError as exc:
         if 300 <= exc.code < 400:
-            print(f"/healthz redirects ({exc.code} to {exc.headers.get('Location')}): exempt it from the "
-                  "HTTPS redirect or trust the proxy's X-Forwarded-Proto")
+            print(f"/healthz redirects ({exc.code} to {exc.headers.get('Location')}): it should be exempt from "
+                  "the HTTPS redirect (SECURE_REDIRECT_EXEMPT)")
             return 1
         body = exc.read()
     except OSError as exc:
@@ -49,11 +48,11 @@ def web() -> int:
     except (ValueError, KeyError, TypeError):
         print(f"/healthz answered something else than its report: {body[:200]!r}")
         return 1
-    failed = {name: check.get("detail") for name, check in checks.items() if not check.get("ok") and name not in ignore}
+    failed = {name: check.get("detail") for name, check in checks.items() if not check.get("ok")}
     for name, detail in failed.items():
         print(f"{name}: {detail}")
     if not failed:
-        print("ok: " + ", ".join(f"{name} {'ignored' if name in ignore else 'ok'}" for name in checks))
+        print("ok: " + ", ".join(checks))
     return 1 if failed else 0
 
 

@@ -5,7 +5,8 @@
 #   worker [celery options]    a Celery worker named $ARMADA_WORKER_NAME@<container> (needs the
 #                              Docker socket and the sandbox folder: below)
 #   beat [celery options]      Celery beat (its schedule file in $ARMADA_DATA_DIR/run)
-#   health web|worker          the compose health checks: /healthz, or `celery inspect ping`
+#   health web|worker          the compose health checks: /healthz, or `celery inspect ping` and
+#                              `manage.py healthcheck` (the role's checks: the engine included)
 #   manage.py ARGS             Django's commands (migrate, createsuperuser, ...); the image's
 #                              manage.py runs this script, so `docker exec` (root) drops too
 #   anything else              run as it is (e.g. `celery --version`, `sh`)
@@ -85,7 +86,9 @@ case "$command" in
             [ "${ARMADA_SANDBOX_PURPOSE:-match}" = validation ] || concurrency=$(( $(nproc) / 2 - 1 ))
             [ "$concurrency" -ge 1 ] || concurrency=1
         fi
-        exec /opt/armada/bin/celery -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
+        quiet=()  # JSON lines only: no banner
+        [ "${ARMADA_LOG_FORMAT:-text}" != json ] || quiet=(--quiet)
+        exec /opt/armada/bin/celery "${quiet[@]}" -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
             --concurrency "$concurrency" --loglevel "${LOG_LEVEL:-INFO}" "$@"
         ;;
     beat)
@@ -99,8 +102,9 @@ case "$command" in
     health)
         case "${1:-web}" in
             web) exec "$PY" /opt/armada/checks.py web ;;
-            worker) exec /opt/armada/bin/celery -A armada_web inspect ping --timeout 10 \
-                        -d "${ARMADA_WORKER_NAME:-worker}@$(hostname)" ;;
+            worker) /opt/armada/bin/celery -A armada_web inspect ping --timeout 10 \
+                        -d "${ARMADA_WORKER_NAME:-worker}@$(hostname)" \
+                    && exec "$PY" -m django healthcheck ;;
             *) echo "armada-app health: web or worker, not '$1'" >&2; exit 2 ;;
         esac
         ;;

@@ -7,6 +7,7 @@ commands and the admin all call these.
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -28,6 +29,7 @@ from armada_web.bots.tasks import queue_validation
 from armada_web.errors import Invalid, NotFound, RateLimited, Unavailable
 
 DESCRIPTION_MAX = 2000
+log = logging.getLogger(__name__)
 
 
 def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bot:
@@ -81,6 +83,7 @@ def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVe
         try:
             version.archive.name = storage.save_archive(version, bundle.archive)
         except OSError as exc:
+            log.error("upload of bot %s refused: the storage failed (%s)", locked.pk, exc)
             raise Unavailable(f"storage unavailable, nothing was saved ({exc.__class__.__name__}); try again") from None
         version.save()
         transaction.on_commit(lambda: queue_validation(version.pk), robust=True)

@@ -8,12 +8,16 @@ and validation games (bots.validation) all play through here.
 
 The sandbox (Docker engine, bot image) is checked when a worker process starts
 (`check_sandbox`, from the Celery app) and again only after a failure, not before every match.
+A task asks `sandbox_ready()` before it claims its job: a worker whose engine is gone hands the
+task back instead of claiming (and voiding) it, and `SandboxDown` says a game could not even
+start its bots, so the job goes back to the queue rather than being void.
 """
 
 from __future__ import annotations
 
 import logging
 import tempfile
+import time
 from contextlib import ExitStack
 from typing import Any
 
@@ -25,7 +29,7 @@ from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
 from armada_web.archives import unpack
 
-__all__ = ["PlatformFailure", "check_sandbox", "play"]
+__all__ = ["PlatformFailure", "SandboxDown", "check_sandbox", "play", "sandbox_ready"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,21 +38,47 @@ class PlatformFailure(Exception):
     """The game could not be played for a reason that is not a bot's (Docker, image, storage, engine)."""
 
 
+class SandboxDown(PlatformFailure):
+    """The sandbox could not start the game's bots (no engine, no image, no slot): nothing was
+    played, so the job is given back to the queue, not void."""
+
+
+#: After a failed check, `sandbox_ready` asks the engine again only this many seconds later.
+RECHECK_S = 5.0
+
+
 class _Sandbox:
-    """Whether this process last found the sandbox ready (None: not checked yet)."""
+    """Whether this process last found the sandbox ready (None: not checked yet), and when."""
 
     ready: bool | None = None
+    checked: float = 0.0
 
 
 def check_sandbox() -> str:
-    """Check the Docker engine and the bot image now; remembers the answer. Raises PlatformFailure."""
+    """Check the Docker engine and the bot image now; remembers the answer. Raises SandboxDown."""
+    _Sandbox.checked = time.monotonic()
     try:
         detail = check_ready(image=settings.ARMADA.bot_image)
     except SandboxUnavailable as exc:
         _Sandbox.ready = False
-        raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
+        raise SandboxDown(f"the sandbox is unavailable: {exc}") from None
     _Sandbox.ready = True
     return detail
+
+
+def sandbox_ready() -> bool:
+    """Whether this process may take a game now: the last check passed, or a new one does (asked
+    at most every RECHECK_S seconds after a failure)."""
+    if _Sandbox.ready:
+        return True
+    if _Sandbox.ready is False and time.monotonic() - _Sandbox.checked < RECHECK_S:
+        return False
+    try:
+        check_sandbox()
+    except SandboxDown as exc:
+        logger.warning("%s", exc)
+        return False
+    return True
 
 
 def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
@@ -75,9 +105,9 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
                                    purpose=purpose)
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
-        except SandboxUnavailable as exc:
+        except SandboxUnavailable as exc:  # (play_match raises it only while starting the bots)
             _Sandbox.ready = False
-            raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
+            raise SandboxDown(f"the sandbox is unavailable: {exc}") from None
         except (ConfigError, ValueError, RuntimeError) as exc:
             raise PlatformFailure(f"the engine failed: {exc}") from None
         logger.info("match %s played; sandbox starts: %s", match_id,

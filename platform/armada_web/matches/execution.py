@@ -6,13 +6,17 @@ runner (`games.runner.play`), stores the replay and logs, and `record` writes th
 files' names and everything that depends on the result (the ladder's receivers of
 `match_recorded`) in one transaction that first checks its own attempt still holds the row. A
 platform failure makes the match `void` (no result, no rating change); a bot's fault is a
-result (its loss).
+result (its loss). A sandbox that could not start the bots (`SandboxDown`: this host's engine is
+gone) played nothing: the match goes back to the queue for another worker (void only after its
+last attempt). Storage that fails while the files are saved voids the match and leaves none of
+its files behind.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -22,7 +26,7 @@ from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, play
+from armada_web.games.runner import PlatformFailure, SandboxDown, play
 from armada_web.leases import NOTE_CHARS, JobKind, Lease
 from armada_web.matches import storage
 from armada_web.matches.models import Match, MatchStatus, Participant, Result
@@ -39,14 +43,26 @@ MATCH = JobKind(
 )
 
 
-def claim_fields(game: str) -> dict[str, str]:
-    """What a claim records besides the status: this worker's host name and the engine it runs
-    `game` on (so a void match says them too)."""
+def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
+    """What a claim records besides the status: the worker (its Celery node name, `name@host`, or
+    the host name) and the engine it runs `game` on (so a void match says them too)."""
     try:
         engine = str(spec(game).engine.engine_version)[:40]
     except (KeyError, ValueError):  # an unknown game: the run will be void and say why
         engine = ""
-    return {"worker": socket.gethostname()[:200], "engine_version": engine}
+    return {"worker": (worker or socket.gethostname())[:200], "engine_version": engine}
+
+
+def give_back(lease: Lease, reason: str, send: Callable[[], None]) -> str:
+    """Nothing was played (the sandbox could not start the bots): back to the queue and sent again,
+    or void after the last attempt. Returns the new status."""
+    if lease.last_attempt:
+        return void(lease, reason)
+    log.warning("match %s given back (attempt %s): %s", lease.job_id, lease.attempt, reason)
+    if lease.give_back(f"re-queued: {reason}"):
+        send()
+        return MatchStatus.QUEUED
+    return "superseded"
 
 
 def void(lease: Lease, reason: str) -> str:
@@ -57,8 +73,9 @@ def void(lease: Lease, reason: str) -> str:
     return MatchStatus.VOID if updated else "superseded"
 
 
-def execute(lease: Lease) -> str:
-    """Play a claimed match and record it; returns the new status (or "superseded")."""
+def execute(lease: Lease, resend: Callable[[], None] = lambda: None) -> str:
+    """Play a claimed match and record it; returns the new status (or "superseded"). `resend`
+    sends the match's task again when it is given back."""
     match = Match.objects.get(pk=lease.job_id)
     participants = list(Participant.objects.filter(match=match).select_related("version", "version__bot")
                         .order_by("seat"))
@@ -71,21 +88,28 @@ def execute(lease: Lease) -> str:
             seats[p.seat] = (p.name, bot_storage.read_archive(p.version))
         except (OSError, ValueError) as exc:
             return void(lease, f"the archive of seat {p.seat} could not be read from storage "
-                               f"({exc.__class__.__name__})")
+                               f"({exc.__class__.__name__}: {exc})")
     try:
         config = settings.ARMADA.game(match.game).match_config
         outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)
+    except SandboxDown as exc:
+        return give_back(lease, str(exc), resend)
     except (PlatformFailure, KeyError) as exc:
         return void(lease, str(exc))
+    saved: list[str] = []
     try:
         replay_name = storage.save_replay(match.pk, lease.attempt, outcome.replay)
-        log_names = {p.seat: storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
-                     for p in participants}
+        saved.append(replay_name)
+        log_names: dict[int, str] = {}
+        for p in participants:
+            log_names[p.seat] = storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
+            saved.append(log_names[p.seat])
     except OSError as exc:
+        storage.delete(saved)
         return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
     status = record(lease, match, participants, outcome, replay_name, log_names)
     if status != MatchStatus.FINISHED:
-        storage.delete([replay_name, *log_names.values()])
+        storage.delete(saved)
     return status
 
 
