@@ -12,6 +12,7 @@ The sandbox (Docker engine, bot image) is checked when a worker process starts
 
 from __future__ import annotations
 
+import errno
 import logging
 import tempfile
 from contextlib import ExitStack
@@ -19,19 +20,36 @@ from typing import Any
 
 from django.conf import settings
 
+from armada.botspec import BotSpecError
 from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
 from armada_web.archives import unpack
 
-__all__ = ["PlatformFailure", "check_sandbox", "play"]
+__all__ = ["ArchiveUnpackable", "PlatformFailure", "check_sandbox", "play"]
 
 logger = logging.getLogger(__name__)
 
 
 class PlatformFailure(Exception):
     """The game could not be played for a reason that is not a bot's (Docker, image, storage, engine)."""
+
+
+class ArchiveUnpackable(PlatformFailure):
+    """A seat's stored archive does not unpack (stored before the upload check refused such
+    names): the archive's fault, not the platform's. A validation makes its version `invalid`;
+    a match treats it as any other failure to play (void)."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(f"the stored archive of seat {seat} could not be unpacked ({reason})")
+        self.seat = seat
+        self.reason = reason
+
+
+#: Errors of unpacking that come from the names in the archive, not from the disk.
+_NAME_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.EILSEQ,
+                          errno.EINVAL})
 
 
 class _Sandbox:
@@ -68,6 +86,12 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
             code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="armada-code-"))
             try:
                 unpack(archive=archive, dest=code_dir)
+            except BotSpecError as exc:
+                raise ArchiveUnpackable(seat, str(exc)) from None
+            except OSError as exc:
+                if exc.errno in _NAME_ERRNOS:
+                    raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
+                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             except Exception as exc:
                 raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=limits.sandbox,
