@@ -12,6 +12,7 @@ matches later. `settings.py` builds Django's settings from it and keeps it as
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
 import re
@@ -53,7 +54,8 @@ class Config:
     """Every setting of the site, workers and beat that may differ between deployments."""
 
     # -- the deployment
-    debug: bool = setting("DEBUG", True, "Django's debug mode (technical error pages): never on a public site")
+    debug: bool = setting("DEBUG", False, "Django's debug mode (technical error pages with settings and "
+                          "tracebacks): for development only, never on a public site")
     secret_key: str = setting("SECRET_KEY", "", "Django's secret key (sessions, password reset links)")
     allowed_hosts: tuple[str, ...] = setting("ALLOWED_HOSTS", ("localhost", "127.0.0.1", "[::1]", "testserver"),
                                        "host names the site answers to (comma-separated)")
@@ -89,6 +91,14 @@ class Config:
     login_failure_window_s: int = setting("ARMADA_LOGIN_FAILURE_WINDOW_S", 900,
                                           "the window of the two limits above, in seconds", minimum=1)
     max_tokens: int = setting("ARMADA_MAX_TOKENS", 50, "API tokens a user may hold at once", minimum=1)
+    trusted_proxies: tuple[str, ...] = setting(
+        "ARMADA_TRUSTED_PROXIES", (), "addresses or networks (CIDR) of the reverse proxies in front of the site, "
+        "comma-separated: only from these is X-Forwarded-For believed (empty: the client is REMOTE_ADDR)")
+    # -- the API's request bodies
+    api_json_max_bytes: int = setting("ARMADA_API_JSON_MAX_BYTES", 64 * 1024, "largest JSON body of an API request",
+                                      minimum=2)
+    api_json_max_depth: int = setting("ARMADA_API_JSON_MAX_DEPTH", 16, "deepest nesting of a JSON body (arrays "
+                                      "and objects)", minimum=1)
     # -- bots and uploads
     max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
                                      "do not count)", minimum=1)
@@ -242,6 +252,12 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         if raw:
             values[f.name] = _parse(f.metadata["env"], hints[f.name], raw, f.metadata["minimum"])
     values["games"] = {slug: _game_config(slug, env) for slug in SPECS}
+    for proxy in values.get("trusted_proxies", ()):
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise ConfigError(f"environment variable ARMADA_TRUSTED_PROXIES: {proxy!r} is neither an address "
+                              "nor a network (e.g. 10.0.0.1 or 10.0.0.0/8)") from None
     return Config(**values)
 
 

@@ -14,6 +14,7 @@ import dj_database_url
 
 from armada.viewer import VIEWER_DIR
 from armada_web.config import REPO_ROOT, ConfigError, load
+from armada_web.inputs import MAX_ID, USERNAME_PATTERN
 
 try:
     ARMADA = load()
@@ -121,6 +122,9 @@ STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 # The replay viewer's files are served straight from the SDK (one code base, nothing copied).
 STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
+# whitenoise serves the apps' static files straight from their folders too, so a site without
+# DEBUG (the default) shows its styles before (or without) `collectstatic`.
+WHITENOISE_USE_FINDERS = True
 # The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
 ARMADA_SDK_DIR = DATA_DIR / "sdk"
 # Uploaded archives and bot logs are private: kept outside any served folder and only ever
@@ -162,6 +166,12 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "armada_web.api.errors.exception_handler",
+    # JSON bodies of bounded size and depth (api/parsers.py), forms, multipart uploads.
+    "DEFAULT_PARSER_CLASSES": [
+        "armada_web.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -189,6 +199,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # `<id:...>` in a path (armada_web.inputs): a positive 63-bit integer.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+                                 "username": {"type": "string", "pattern": f"^{USERNAME_PATTERN}$"}},
 }
 API_VERSION = 1
 

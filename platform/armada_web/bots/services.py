@@ -26,6 +26,7 @@ from armada_web.bots.names import name_problem
 from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
 from armada_web.errors import Invalid, NotFound, RateLimited, Unavailable
+from armada_web.inputs import parse_id
 
 DESCRIPTION_MAX = 2000
 
@@ -96,15 +97,14 @@ def revalidate(*, version: BotVersion) -> bool:
     return bool(updated)
 
 
-def set_active(*, bot: Bot, user: User, version_id: Any) -> Bot:
+def set_active(*, bot: Bot, user: User, version_id: int) -> Bot:
     """Pin a valid version as the active one (roll back); the newest valid one un-pins."""
     check_owner(bot=bot, user=user)
     refusal = activation_refusal(bot=bot)
     if refusal:
         raise Invalid(refusal)
-    if isinstance(version_id, bool) or not isinstance(version_id, int | str) or not str(version_id).isdigit():
-        raise Invalid("give the version's id as an integer")
-    version = bot.versions.filter(pk=int(version_id)).first()
+    version_id = parse_id(version_id, what="version's id")
+    version = bot.versions.filter(pk=version_id).first()
     if version is None:
         raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
     refusal = activation_refusal(bot=bot, version=version)

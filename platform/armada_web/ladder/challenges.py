@@ -18,17 +18,16 @@ from armada_web.bots.access import check_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.errors import Invalid, NotFound, RateLimited
 from armada_web.games import spec
+from armada_web.inputs import parse_id
 from armada_web.matches.models import Match, MatchKind
 from armada_web.matches.services import create_match
 
 
-def _bot(value: Any, what: str) -> Bot:
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii() \
-            or not str(value).isdigit():
-        raise Invalid(f"give the {what}'s id as an integer")
-    bot = Bot.objects.select_related("active_version", "owner").filter(pk=int(value)).first()
+def _bot(value: int, what: str) -> Bot:
+    bot_id = parse_id(value, what=f"{what}'s id")
+    bot = Bot.objects.select_related("active_version", "owner").filter(pk=bot_id).first()
     if bot is None:
-        raise NotFound(f"no bot with id {value}")
+        raise NotFound(f"no bot with id {bot_id}")
     return bot
 
 
