@@ -178,3 +178,41 @@ def live_site(transactional_db, tmp_path, settings, armada):
         site.stop()
         for name in (queue, config.matches_queue, config.challenges_queue):
             _drop_queue(settings.REDIS_URL, name)
+
+
+@pytest.fixture
+def live_web(transactional_db, tmp_path, armada, settings):
+    """Web servers only (no workers) on this test's database, sharing one Redis cache:
+    `live_web(count=2, THROTTLE_ANON="20/hour")` starts `count` servers with these variables added
+    and returns their LocalSites (each logs into its own folder). Validation and matches go to
+    this test's own queues, which nothing consumes (dropped afterwards). Needs Redis."""
+    from tests.services import require_redis
+
+    require_redis()
+    queue = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+    armada(validation_queue=queue, matches_queue=queue, challenges_queue=queue)
+    base = {**os.environ, **database_env(), "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
+            "ARMADA_MATCHES_QUEUE": queue, "ARMADA_CHALLENGES_QUEUE": queue,
+            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "false", "PYTHONUNBUFFERED": "1"}
+    sites: list[LocalSite] = []
+
+    def start(count: int = 1, **env: str) -> list[LocalSite]:
+        started = []
+        for _ in range(count):
+            folder = tmp_path / f"web-{len(sites)}"
+            folder.mkdir()
+            site = LocalSite({**base, **env}, folder)
+            site.start_web()
+            sites.append(site)
+            started.append(site)
+        for site in started:
+            site.wait_until("the web server", 60, site.web_answers)
+        return started
+
+    try:
+        yield start
+    finally:
+        for site in sites:
+            site.stop()
+        _drop_queue(settings.REDIS_URL, queue)
+

@@ -16,7 +16,7 @@ def test_defaults_follow_the_protocol_and_the_sandbox_brief():
     assert sandbox.cpus == 1.0
     assert galaxy.match_config == {} and galaxy.validation_config == {"max_turns": 30}
     assert mothership.validation_config == {}
-    assert config.uploads_per_hour == 20 and config.debug is True and config.stuck_match_s == 1800 + 300
+    assert config.uploads_per_hour == 20 and config.debug is False and config.stuck_match_s == 1800 + 300
 
 
 def test_environment_overrides_per_game():
@@ -45,6 +45,7 @@ def test_environment_overrides_per_game():
     ({"ARMADA_GALAXY_MATCH_CONFIG": '{"no_such_option": 1}'}, "ARMADA_GALAXY_MATCH_CONFIG: "),
     ({"ARMADA_GALAXY_TURN_MS": "0"}, "ARMADA_GALAXY_INIT_MS/TURN_MS/BANK_MS: limits: turn_ms must be at least 1"),
     ({"ARMADA_SANDBOX_MEMORY_MB": "lots"}, "ARMADA_SANDBOX_"),
+    ({"ARMADA_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "ARMADA_TRUSTED_PROXIES: 'proxy.example' is neither"),
 ])
 def test_a_wrong_value_names_its_variable(env, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):

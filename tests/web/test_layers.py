@@ -19,7 +19,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 
 #: Layers, lowest first: a module imports only from its own app or from lower layers.
 LAYERS: list[set[str]] = [
-    {"", "env", "config", "settings", "errors", "inputs", "leases", "archives", "games", "celery"},  # the core
+    # the core
+    {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "archives", "games",
+     "celery"},
     {"accounts"},
     {"bots"},
     {"matches"},
