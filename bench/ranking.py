@@ -6,8 +6,9 @@ The ladder: 200 bots with hidden skills drawn from N(25, 25/3); in a game each s
 its skill plus N(0, 25/6) and the better performance wins, a draw when the two are within
 DRAW_MARGIN (about 7% of games between neighbours). Both policies play the same ladders
 (same skills, owners and outcome noise seeds):
-- Armada: armada_web.ladder.pairing.pick_match and armada_web.ladder.ratings.update, the
-  functions the platform calls;
+- Armada: armada_web.ladder.pairing.pick_match and armada_web.ladder.ratings.update (the
+  SDK's armada.ratings), the functions the platform calls; the other rating models of the
+  comparison are openskill's, with the same parameters (ratings.model);
 - Halite: the longest-waiting bot against a random opponent among the k closest in mu, with
   k = int(5 / (0.01 + u) ** 0.65) (Halite II's coordinator), rated by TrueSkill (the trueskill
   package, its default environment).
@@ -175,14 +176,23 @@ class Armada(Policy):
         assert found is not None
         return found.id
 
+    def rate(self, winner: ratings.Skill, loser: ratings.Skill, outcome: Outcome) -> tuple[ratings.Skill, ...]:
+        """The ladder's own update, or openskill's `model_name` (damped or not) for the comparison."""
+        if self.model_name == ratings.MODEL_NAME and not self.damped:
+            return ratings.update(winner, loser, outcome)
+        rater = ratings.model(self.model_name, self.damped)
+        teams = [[rater.rating(mu=winner.mu, sigma=winner.sigma)], [rater.rating(mu=loser.mu, sigma=loser.sigma)]]
+        [[x], [y]] = rater.rate(teams, ranks=[0, 0] if outcome is Outcome.DRAW else [0, 1])
+        return ratings.Skill(x.mu, x.sigma), ratings.Skill(y.mu, y.sigma)
+
     def record(self, a: int, b: int, result: int) -> None:
         ra, rb = self.bots[a].rating, self.bots[b].rating
         if result > 0:
-            ra, rb = ratings.update(ra, rb, Outcome.WIN, self.model_name, self.damped)
+            ra, rb = self.rate(ra, rb, Outcome.WIN)
         elif result < 0:
-            rb, ra = ratings.update(rb, ra, Outcome.WIN, self.model_name, self.damped)
+            rb, ra = self.rate(rb, ra, Outcome.WIN)
         else:
-            ra, rb = ratings.update(ra, rb, Outcome.DRAW, self.model_name, self.damped)
+            ra, rb = self.rate(ra, rb, Outcome.DRAW)
         now = START + timedelta(seconds=self.tick)
         for i, r in ((a, ra), (b, rb)):
             bot = self.bots[i]

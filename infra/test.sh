@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `make test`: ensure the environment and services, then run the whole pytest suite.
-# pytest's exit code is kept: 5 (no test collected) is a failure too.
+# pytest's exit code is kept: 5 (no test collected) is a failure too. Tests run in parallel, one
+# pytest-xdist worker per core (PYTEST_WORKERS=0 runs them in this one process).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 "$ROOT/infra/install.sh"
 "$ROOT/infra/services.sh"
-make -C "$ROOT" --no-print-directory bot-image
+make -C "$ROOT" --no-print-directory images
 cd "$ROOT"
 say "running the test suite (database: ${DATABASE_URL:-SQLite})"
-exec "$PY" -m pytest "$@"
+workers="${PYTEST_WORKERS:-auto}"
+if [ "$workers" = 0 ]; then exec "$PY" -m pytest "$@"; fi
+exec "$PY" -m pytest -n "$workers" "$@"

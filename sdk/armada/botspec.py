@@ -40,7 +40,8 @@ MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 1024
 #: Folders some zip tools add that are never part of the bot.
 _IGNORED_TOP = ("__MACOSX",)
-_BUILTIN_PREFIX = "builtin:"
+#: How a starter bot is named on the command line: `builtin:greedy`.
+BUILTIN_PREFIX = "builtin:"
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 
@@ -122,8 +123,8 @@ def resolve_bot(spec: str, game: str) -> BotSource:
     check_game(game)
     if not spec or not spec.strip():
         raise BotSpecError("empty bot spec; give a main.py, a folder, a .zip or builtin:NAME")
-    if spec.startswith(_BUILTIN_PREFIX):
-        return _resolve_builtin(spec[len(_BUILTIN_PREFIX):], game)
+    if spec.startswith(BUILTIN_PREFIX):
+        return _resolve_builtin(spec[len(BUILTIN_PREFIX):], game)
     path = Path(spec).expanduser()
     if path.is_dir():
         return _resolve_folder(path)
@@ -161,7 +162,7 @@ def _resolve_builtin(name: str, game: str) -> BotSource:
     except OSError as exc:
         tmp.cleanup()
         raise BotSpecError(f"cannot copy starter bot {name!r}: {exc}") from exc
-    return BotSource(tmp.name, ENTRY, f"{_BUILTIN_PREFIX}{name}", _tmp=tmp)
+    return BotSource(tmp.name, ENTRY, f"{BUILTIN_PREFIX}{name}", _tmp=tmp)
 
 
 def _resolve_folder(path: Path) -> BotSource:

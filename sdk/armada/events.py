@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from armada.games.registry import UnknownGame, get_game
+
 #: Every kind of event, in the order a turn shows them.
 KINDS: tuple[str, ...] = ("probe", "warning", "launch", "battle", "capture", "round", "fault", "elimination",
                           "game_over")
@@ -60,7 +62,19 @@ def _seat(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _galaxy(turn: int | None, phase: str, event: dict[str, Any]) -> list[Event]:
+@dataclass(frozen=True)
+class _Seats:
+    """What the result lines need of the match: each seat's bot name, and what `turns` counts."""
+
+    names: dict[int, str]
+    turns_label: str = "turns"
+
+    def name(self, seat: int) -> str:
+        """`seat 1 (Greedy)`, or `seat 1` when the replay names no bot there."""
+        return f"seat {seat} ({self.names[seat]})" if self.names.get(seat) else f"seat {seat}"
+
+
+def _galaxy(turn: int | None, phase: str, event: dict[str, Any], seats_: _Seats) -> list[Event]:
     kind = event.get("type")
     seat = _seat(event.get("seat"))
     if kind == "probes":
@@ -87,27 +101,33 @@ def _galaxy(turn: int | None, phase: str, event: dict[str, Any]) -> list[Event]:
                       f"(was {who(event.get('previous'))})", event)]
     if kind == "elimination":
         seats = tuple(_seat(s) for s in event.get("seats", []))
-        return [Event(turn, seats, "elimination", "eliminated: " + ", ".join(f"seat {s}" for s in seats), event)]
-    return _common(turn, event)
+        return [Event(turn, seats, "elimination", "eliminated: " + ", ".join(seats_.name(s) for s in seats), event)]
+    return _common(turn, event, seats_)
 
 
-def _common(turn: int | None, event: dict[str, Any]) -> list[Event]:
+def _common(turn: int | None, event: dict[str, Any], seats: _Seats) -> list[Event]:
     kind = event.get("type")
     if kind == "fault":
         seat = _seat(event.get("seat"))
-        return [Event(turn, (seat,), "fault",
-                      f"seat {seat} disqualified ({event.get('status')}): {event.get('detail')}", event)]
+        return [Event(turn, (seat,), "fault", _fault_text(seat, event, seats), event)]
     if kind == "game_over":
         result = event.get("result", {})
+        winner = _seat(result.get("winner"))
+        outcome = result.get("outcome")
+        head = f"{seats.name(winner)} wins by {outcome}" if winner else (
+            "a draw" if outcome == "draw" else f"a draw ({outcome})")
         return [Event(turn, (1, 2), "game_over",
-                      f"game over: winner {result.get('winner') or 'none (draw)'}, {result.get('outcome')}, "
-                      f"{result.get('turns')} turns", event)]
+                      f"game over: {head} after {result.get('turns')} {seats.turns_label}", event)]
     return []
 
 
-def _mothership(event: dict[str, Any]) -> list[Event]:
+def _fault_text(seat: int, fault: dict[str, Any], seats: _Seats) -> str:
+    return f"{seats.name(seat)} disqualified ({fault.get('status')}): {fault.get('detail')}"
+
+
+def _mothership(event: dict[str, Any], seats: _Seats) -> list[Event]:
     if "round" not in event:
-        return _common(None, event)
+        return _common(None, event, seats)
     parts = []
     for side in event.get("sides", []):
         fired = [s for s in side.get("shots", []) if s.get("strength")]
@@ -121,6 +141,12 @@ def _mothership(event: dict[str, Any]) -> list[Event]:
 
 def replay_events(replay: dict[str, Any]) -> list[Event]:
     """Every event of a replay, in order."""
+    try:
+        label = get_game(replay.get("game", "")).turns_label
+    except UnknownGame:
+        label = "turns"
+    seats = _Seats({p["seat"]: str(p.get("name") or "") for p in replay.get("seats", [])
+                    if isinstance(p, dict) and isinstance(p.get("seat"), int)}, label)
     out: list[Event] = []
     for step in replay.get("steps", []):
         turn = step.get("turn")
@@ -129,17 +155,16 @@ def replay_events(replay: dict[str, Any]) -> list[Event]:
             if not isinstance(event, dict):
                 continue
             if replay.get("game") == "galaxy":
-                found = _galaxy(event.get("turn", turn), phase, event)
+                found = _galaxy(event.get("turn", turn), phase, event, seats)
                 if found and found[0].kind == "battle" and out and out[-1].kind == "capture" \
                         and out[-1].data.get("planet") == event.get("planet"):
                     found.append(out.pop())  # the engine records a capture before its battle; show the battle first
                 out += found
             else:
-                out += _mothership(event)
+                out += _mothership(event, seats)
         for seat, fault in (step.get("faults") or {}).items():
             if not any(e.kind == "fault" and e.turn == turn and e.seats == (int(seat),) for e in out):
-                out.append(Event(turn, (int(seat),), "fault",
-                                 f"seat {seat} disqualified ({fault.get('status')}): {fault.get('detail')}", fault))
+                out.append(Event(turn, (int(seat),), "fault", _fault_text(int(seat), fault, seats), fault))
     return out
 
 

@@ -56,3 +56,30 @@ def test_sdk_installs_alone_and_plays(tmp_path):
     page = (tmp_path / "g.html").read_text(encoding="utf-8")
     assert "ArmadaViewer.mount" in page and ".armada-viewer" in page
     assert sys.executable != str(python)
+    check_installed_docs(env_dir, tmp_path)
+
+
+def check_installed_docs(env_dir: Path, tmp_path: Path) -> None:
+    """`armada docs` reads the documents from the installed wheel: the same bytes as the repository's docs/."""
+    armada = str(env_dir / "bin" / "armada")
+    listed = subprocess.run([armada, "docs"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    for slug in ("galaxy", "galaxy-schema", "mothership", "protocol", "bot-library", "bots-environment", "cli",
+                 "replay-format", "decisions"):
+        assert f"\n  {slug} " in listed.stdout
+    shown = subprocess.run([armada, "docs", "galaxy"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == (ROOT / "docs" / "games" / "galaxy.md").read_text(encoding="utf-8")
+    where = subprocess.run([str(env_dir / "bin" / "python"), "-c",
+                            "import armada.docs as d; print(d.topic('galaxy-schema').path)"],
+                           capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
+    assert where.startswith(str(env_dir)) and Path(where).read_bytes() == (
+        ROOT / "docs" / "games" / "galaxy-schema.md").read_bytes()
+    opened = subprocess.run([armada, "docs", "galaxy", "--open", "--out", str(tmp_path / "pages")],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BROWSER": "false"})
+    assert opened.returncode == 0, opened.stderr
+    page = tmp_path / "pages" / "galaxy.html"
+    assert opened.stdout == f"docs written to {page}\n"
+    assert f"open {page} in one" in opened.stderr
+    assert 'href="protocol.html"' in page.read_text(encoding="utf-8")

@@ -1,26 +1,40 @@
-"""Galaxy ratings: openskill's Weng-Lin models behind plain dataclasses (pure, deterministic).
+"""Galaxy ratings: the SDK's rating model (`armada.ratings`) plus the ladder's placement policy.
 
-Model: `MODEL_NAME` below, chosen by `bench/ranking.py` (the games per bot a 200-bot ladder
-needs to reach Kendall tau 0.9, and the games a new version needs to be placed within 10
-ranks); docs/arena.md keeps the figures. A rating is (mu, sigma); the ladder shows
-mu - 3 sigma, so a bot climbs by winning and by becoming certain. Draws are draws (equal
+The math is written once, in `armada.ratings` (standard library only), so `armada tournament`
+rates local games exactly as the ladder does: Weng-Lin Thurstone-Mosteller with gamma = 1,
+chosen by `bench/ranking.py` (the games per bot a 200-bot ladder needs to reach Kendall tau
+0.9, and the games a new version needs to be placed within 10 ranks; docs/arena.md keeps the
+figures). A skill is (mu, sigma): `Skill`, the SDK's `armada.ratings.Rating` (the Rating row in
+the database holds one); the ladder shows mu - 3 sigma. Draws are draws (equal
 ranks), and a forfeit (crash, timeout, protocol fault) is a loss for the faulty bot.
+`model()` builds openskill's models with the same parameters, for the bench's comparison of
+other models only; the ladder never calls it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
-from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
+import openskill.models
 
-MU = 25.0
-SIGMA = MU / 3
-BETA = SIGMA / 2
-TAU = SIGMA / 100
-PROVISIONAL_GAMES = 10
+from armada.ratings import (
+    BETA,
+    MU,
+    PROVISIONAL_GAMES,
+    SIGMA,
+    TAU,
+    Outcome,
+    displayed,
+    initial_rating,
+    provisional,
+    update,
+)
+from armada.ratings import Rating as Skill
+
+__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
+           "Skill", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]
+
 # How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
 # Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
 # ladder shows mu - 3 sigma, so every unit of start sigma above the ladder's settled ~1.1 shows
@@ -29,29 +43,9 @@ PROVISIONAL_GAMES = 10
 # on 26 others; smaller raises win the median but strand large changes (docs/arena.md).
 VERSION_DRIFT = 2.25
 
-MODELS: dict[str, Any] = {
-    "PlackettLuce": PlackettLuce,
-    "BradleyTerryFull": BradleyTerryFull,
-    "ThurstoneMostellerFull": ThurstoneMostellerFull,
-}
+#: The model `update` implements, by openskill's name (the bench compares it with the others).
 MODEL_NAME = "ThurstoneMostellerFull"
-
-
-@dataclass(frozen=True)
-class Skill:
-    """A bot version's skill estimate: mean and standard deviation (the Rating row holds one)."""
-
-    mu: float
-    sigma: float
-
-
-class Outcome(StrEnum):
-    """How a game between `winner` and `loser` ended, as `update` reads it."""
-
-    WIN = "win"
-    DRAW = "draw"  # the two arguments are then just the two players, in any order
-    FORFEIT = "forfeit"  # the loser faulted: rated exactly as a loss
-
+MODELS = ("PlackettLuce", "BradleyTerryFull", "ThurstoneMostellerFull")
 
 _models: dict[tuple[str, bool], Any] = {}
 
@@ -63,21 +57,16 @@ def _full_variance_step(c: float, k: int, mu: float, sigma_squared: float, team:
 
 
 def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
-    """The openskill model `name` with Armada's parameters (built once).
+    """openskill's model `name` with the ladder's parameters (built once), for comparisons.
 
-    Undamped (gamma = 1), Thurstone-Mosteller shrinks sigma game by game as TrueSkill does for
-    a two-player game; openskill's default gamma needs about twice the games for the same sigma.
+    Undamped (gamma = 1) Thurstone-Mosteller is what `update` computes; openskill's default
+    gamma needs about twice the games for the same sigma.
     """
     key = (name, damped)
     if key not in _models:
         extra = {} if damped else {"gamma": _full_variance_step}
-        _models[key] = MODELS[name](mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, **extra)
+        _models[key] = getattr(openskill.models, name)(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, **extra)
     return _models[key]
-
-
-def initial_rating() -> Skill:
-    """The rating of a version with no history."""
-    return Skill(MU, SIGMA)
 
 
 def placement_start(predecessor: Skill | None) -> Skill:
@@ -93,23 +82,3 @@ def placement_start(predecessor: Skill | None) -> Skill:
     if predecessor is None:
         return initial_rating()
     return Skill(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
-
-
-def displayed(rating: Skill) -> float:
-    """The ladder's score: mu - 3 sigma (a conservative estimate)."""
-    return rating.mu - 3 * rating.sigma
-
-
-def provisional(games: int) -> bool:
-    """True while a version has played fewer than PROVISIONAL_GAMES rated games."""
-    return games < PROVISIONAL_GAMES
-
-
-def update(winner: Skill, loser: Skill, outcome: Outcome = Outcome.WIN,
-           model_name: str = MODEL_NAME, damped: bool = False) -> tuple[Skill, Skill]:
-    """The two ratings after one game: (winner's, loser's); for a draw, in argument order."""
-    rater = model(model_name, damped)
-    ranks = [0, 0] if outcome is Outcome.DRAW else [0, 1]
-    teams = [[rater.rating(mu=winner.mu, sigma=winner.sigma)], [rater.rating(mu=loser.mu, sigma=loser.sigma)]]
-    [[a], [b]] = rater.rate(teams, ranks=ranks)
-    return Skill(a.mu, a.sigma), Skill(b.mu, b.sigma)

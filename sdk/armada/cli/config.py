@@ -137,5 +137,5 @@ def require_token(current: Settings) -> str:
     stored = stored_server()
     if stored and normalize_server(stored) != current.server:
         raise CliError(f"not logged in to {current.server} (only to {stored}): "
-                       f"run `armada login --server {current.server}` (or set ARMADA_TOKEN)")
+                       f"run `armada login {current.server}` (or set ARMADA_TOKEN)")
     raise CliError(NOT_LOGGED_IN)

@@ -11,12 +11,19 @@ from typing import Any
 
 from armada.cli.client import ApiClient, RemoteError, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import DEFAULT_SERVER, TOKEN_ENV, Credentials, resolve_server, save_credentials
+from armada.cli.config import (
+    DEFAULT_SERVER,
+    TOKEN_ENV,
+    Credentials,
+    normalize_server,
+    resolve_server,
+    save_credentials,
+)
 
 EPILOG = f"""\
 examples:
   armada login                                  asks for username and password ({DEFAULT_SERVER})
-  armada login --server https://armada.example.org
+  armada login https://armada.example.org       ... on that site (the same as --server URL)
   echo "$PASSWORD" | armada login --username alice     password from stdin (scripts, CI)
 
 The token is stored in $XDG_CONFIG_HOME/armada/config.json (default ~/.config/armada/config.json),
@@ -32,8 +39,10 @@ def add_parser(subparsers: Any) -> None:
         description="Create an API token on the site (POST /api/tokens/) and store it for `armada submit`.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--server", metavar="URL",
-                   help=f"the site (default: $ARMADA_SERVER, else the stored one, else {DEFAULT_SERVER})")
+    p.add_argument("site", metavar="SERVER", nargs="?",
+                   help=f"the site, e.g. {DEFAULT_SERVER} (default: $ARMADA_SERVER, else the stored one, "
+                   f"else {DEFAULT_SERVER})")
+    p.add_argument("--server", metavar="URL", help="the site, as the SERVER argument")
     p.add_argument("--username", "-u", metavar="U",
                    help="your username (asked when missing); with it, a password piped on stdin is read from there")
     p.set_defaults(run=run)
@@ -72,7 +81,9 @@ def read_login(username: str | None) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    server = resolve_server(args.server)
+    if args.site and args.server and normalize_server(args.site) != normalize_server(args.server):
+        raise CliError(f"two servers given ({args.site} and --server {args.server}): give one")
+    server = resolve_server(args.site or args.server)
     return run_remote(lambda: login(server, args.username))
 
 

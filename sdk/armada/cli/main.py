@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli import league, login, new, play, replay, submit, tournament
+from armada.cli import challenge, docs, league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
 from armada.referee.connection import Unavailable
 
@@ -21,10 +21,12 @@ examples:
   armada tournament mybot/ builtin:greedy builtin:random -n 10 --jobs 4
   armada replay m.json.gz --turn 30         the board after turn 30 and that turn's events
   armada league builtin:greedy builtin:balanced race/   a Mothership Down league table
-  armada login                              store an API token for the site
-  armada submit mybot/ --game galaxy --bot mybot    upload, wait for the validation
+  armada login http://127.0.0.1:8000        store an API token for that site
+  armada submit mybot                       upload bot mybot (its game from mybot/armada.json), wait
+  armada challenge mybot rival --wait       a match on the site against rival, and its result
+  armada docs galaxy                        the Galaxy rules (`armada docs` lists every document)
 
-Run `armada COMMAND --help` for the options of each command. Documentation: docs/cli.md.
+Run `armada COMMAND --help` for the options of each command, `armada docs cli` for all of them.
 """
 
 
@@ -46,12 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="armada",
         description="Armada: play, test and inspect bots for the Armada arena "
-        "(games: galaxy, mothership) on your own machine.",
+        "(games: galaxy, mothership) on your own machine, read the rules offline, "
+        "and submit your bots to the site and challenge others there.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit):
+    for module in (play, tournament, league, new, replay, login, submit, challenge, docs):
         module.add_parser(sub)
     return parser
 

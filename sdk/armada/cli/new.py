@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from armada.botspec import BotSpecError, builtin_names, copy_starter
+from armada.cli import botinfo
 from armada.cli.common import CliError, add_game_arg
 
 EPILOG = """\
@@ -17,6 +18,7 @@ examples:
   armada new race --game mothership --dir bots   creates bots/race/
 
 Starters: galaxy: random, greedy, prober; mothership: random, greedy, balanced.
+The folder's armada.json records the game, so `armada submit NAME` needs no --game.
 An existing folder is never overwritten.
 """
 
@@ -40,23 +42,28 @@ All of its code is in `main.py`; add more files next to it if you like
     armada tournament {path} {others} --game {game} -n 10
 
 Your bot talks to the referee over standard input and output; print your own debugging
-lines to standard error (`self.log(...)`), never to standard output.
+lines to standard error (`self.log(...)`), never to standard output. The rules and the
+bot library, offline: `armada docs {game}`, `armada docs bot-library` (`armada docs` lists
+every document).
 
 ## Submit it
 
-    armada login
-    armada submit {path} --game {game} --bot {name}
+    armada login http://127.0.0.1:8000     # your Armada site's address
+    armada submit {path}
 
-`armada submit` creates the bot on the site if needed, uploads this folder (zipped with
-`main.py` at its top) and waits for the site's validation match; if it fails you see why,
-with the end of your bot's log. You can also upload a zip on the bot's page on the site.
+`armada submit` creates the bot `{name}` (the folder's name; `--bot NAME` for another) on
+the site if needed, uploads this folder (zipped with `main.py` at its top) and waits for the
+site's validation match; if it fails you see why, with the end of your bot's log. The game
+comes from `armada.json`, which `armada new` wrote. You can also upload a zip on the bot's
+page on the site.
 """
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "new", help="create a bot folder from a starter bot",
-        description="Create folder NAME holding main.py (a copy of a starter bot) and a README.",
+        description="Create folder NAME holding main.py (a copy of a starter bot), a README and armada.json "
+        "(the game it plays, for `armada submit`).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", metavar="NAME", help=f"name of the new bot folder: {NAME_RULE}")
@@ -70,13 +77,15 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path = create_bot(args.name, args.game, args.starter, Path(args.dir))
-    print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md)")
+    print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md, "
+          f"{botinfo.INFO_FILE})")
     print(f"try it:  armada play {path} builtin:random --game {args.game}")
     return 0
 
 
 def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
-    """Write parent/name with main.py and README.md; raises CliError without touching anything on bad input."""
+    """Write parent/name with main.py, README.md and armada.json; raises CliError without touching anything
+    on bad input."""
     if not _NAME_RE.fullmatch(name):
         raise CliError(f"bad bot name {name!r}: use {NAME_RULE}")
     if starter not in builtin_names(game):
@@ -97,8 +106,12 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
     except (BotSpecError, OSError) as exc:
         raise CliError(f"cannot copy starter {starter!r}: {exc}") from exc
     others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
-    (target / "README.md").write_text(
-        README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random"),
-        encoding="utf-8",
-    )
+    try:
+        (target / "README.md").write_text(
+            README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random"),
+            encoding="utf-8",
+        )
+        botinfo.record(target, game, starter)
+    except OSError as exc:
+        raise CliError(f"cannot write into {target}: {exc.strerror or exc}") from exc
     return target

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from armada.botspec import (
+    BUILTIN_PREFIX,
     ENTRY,
     MAX_UNCOMPRESSED_BYTES,
     MAX_ZIP_BYTES,
@@ -26,7 +27,6 @@ from armada.botspec import (
 from armada.cli.client import Upload
 from armada.cli.common import CliError
 
-_BUILTIN_PREFIX = "builtin:"
 _SKIPPED_DIRS = ("__pycache__",)
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -105,8 +105,8 @@ def bot_upload(spec: str, game: str) -> Upload:
     """The upload for BOT `spec` (the forms of `armada play`), checked locally first; raises CliError."""
     try:
         resolve_bot(spec, game).close()  # the same checks and messages as `armada play`
-        if spec.startswith(_BUILTIN_PREFIX):
-            return Upload(ENTRY, _read(starter_file(spec[len(_BUILTIN_PREFIX):], game)), "text/x-python")
+        if spec.startswith(BUILTIN_PREFIX):
+            return Upload(ENTRY, _read(starter_file(spec[len(BUILTIN_PREFIX):], game)), "text/x-python")
     except BotSpecError as exc:
         raise CliError(str(exc)) from exc
     path = Path(spec).expanduser()

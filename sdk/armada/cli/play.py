@@ -18,6 +18,7 @@ from armada.cli.common import (
     check_config,
     connection,
     docker_preflight,
+    get_engine,
     limits_for,
     load_config,
     positive_int_arg,
@@ -212,7 +213,7 @@ def describe(summary: dict[str, Any], labels: list[str], replay: str | None, log
         f"game:    {summary['game']}",
         f"seed:    {seed_line}",
         f"winner:  {winner_text(summary)}",
-        f"turns:   {summary['turns']}",
+        f"{get_engine(summary['game']).turns_label + ':':<8} {summary['turns']}",
     ]
     rows = []
     for p in summary["players"]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import webbrowser
 from typing import Any
 
 from armada.cli import output, replay_events
 from armada.cli.boards import galaxy_board, mothership_rounds
-from armada.cli.common import CliError
+from armada.cli.common import CliError, get_engine
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
 from armada.viewer import default_html_path, write_offline_html
 
@@ -92,7 +93,7 @@ def describe(info: dict[str, Any]) -> str:
         f"game:    {info['game']} (engine {info['engine_version']})",
         f"seed:    {info['seed']}" + ("  (started from a saved state)" if info["from_state"] else ""),
         f"winner:  {won}",
-        f"turns:   {result.get('turns')}",
+        f"{get_engine(info['game']).turns_label + ':':<8} {result.get('turns')}",
     ]
     scores = result.get("scores") or {}
     if scores:
@@ -117,8 +118,10 @@ def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
         raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
     path = write_offline_html(replay, args.html or default_html_path(args.file))
     print(f"viewer written to {path}")
-    if args.open:
-        webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}"))
+    if args.open and not webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}")):
+        print(f"armada: no browser could be opened here; open {path.resolve()} in one"
+              + ("" if args.turn is None else f" (add #t={args.turn} to its address for turn {args.turn})"),
+              file=sys.stderr)
     return 0
 
 
@@ -136,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--out only goes with --dump-state")
     info = summary(replay)
     if args.turn is not None and replay["game"] != "galaxy":
-        raise CliError(f"--turn: {replay['game']} replays have no turns to show; drop --turn")
+        raise CliError(f"--turn: a {replay['game']} replay has no turns to show, only the battle's "
+                       f"{get_engine(replay['game']).turns_label}; drop --turn to list them")
     replay_events.check(args)
     if args.events:
         replay_events.show_events(args, replay)

@@ -23,12 +23,14 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def load_start_state(spec: str, game: str) -> dict[str, Any]:
     """The state a --from-state value names, checked by the engine of `game`; a finished game is refused."""
     path, mark, turn_text = spec.rpartition(_TURN_MARK)
+    names: dict[int, str] = {}
     if mark:
         turn = parse_turn(turn_text)
         replay = read_replay_or_fail(path)
         if replay["game"] != game:
             raise CliError(f"--from-state: {path} is a {replay['game']} replay; add --game {replay['game']}")
         data = state_after_turn(replay, turn)
+        names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
     else:
         data = _read_state_file(spec)
     kind = data.get("format")
@@ -43,7 +45,7 @@ def load_start_state(spec: str, game: str) -> dict[str, Any]:
     result = engine.result(state)
     if result is not None:
         raise CliError(f"--from-state: {spec}: the game is already over after turn {result.turns} "
-                       f"({_result_text(result.winner, result.outcome)}); choose an earlier turn")
+                       f"({_result_text(result.winner, result.outcome, names)}); choose an earlier turn")
     return data
 
 
@@ -54,10 +56,12 @@ def parse_turn(text: str) -> int:
     return int(text)
 
 
-def _result_text(winner: int | None, outcome: str) -> str:
+def _result_text(winner: int | None, outcome: str, names: dict[int, str]) -> str:
+    """`seat 1, Greedy, won by elimination` (the bot's name when the replay gives it), or the draw."""
     if winner is None:
         return "a draw" if outcome == "draw" else f"a draw, {outcome}"
-    return f"seat {winner} won by {outcome}"
+    name = f", {names[winner]}," if names.get(winner) else ""
+    return f"seat {winner}{name} won by {outcome}"
 
 
 def state_seed(data: dict[str, Any]) -> int | None:

@@ -5,22 +5,29 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import time
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from armada.cli import output
+from armada.botspec import GAMES
+from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
-from armada.cli.common import CliError, add_game_arg
+from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, require_token, settings
 from armada.cli.packing import bot_upload
+from armada.logmarks import strip_marks
 
 EPILOG = f"""\
 examples:
-  armada submit mybot --game galaxy --bot mybot        zip the folder, upload, wait for the result
+  armada submit mybot                                  zip the folder, upload as bot mybot, wait
+  armada submit mybot --game galaxy --bot mybot        ... the same, saying the game and name
   armada submit main.py --game galaxy --bot scout --no-wait
   armada submit race.zip --game mothership --bot race --description "balanced fleet"
-  armada submit builtin:greedy --game galaxy --bot greedy-test --timeout 120
+  armada submit builtin:greedy --bot greedy-test --timeout 120
+
+--game defaults to the game the folder's armada.json names (written by `armada new`), else
+the one its main.py is written for (the bot library's game module it imports, or the
+requests it answers); --bot defaults to the folder's name (main.py: its folder's; another
+file or a zip: its name without the suffix).
 
 PATH takes the BOT forms of `armada play`: a .py file or a .zip (sent as they are), a folder
 holding main.py (zipped with main.py at the root, leaving out __pycache__, .git, hidden
@@ -36,12 +43,6 @@ bad token, refused uploads and network errors, 3 a platform error or a wait that
 NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
 NAME_RULE = "3 to 40 letters, digits, '-' or '_'"
 DEFAULT_TIMEOUT_S = 600.0
-#: Polling: the first pause, its growth, its cap (seconds).
-POLL_FIRST_S = 0.25
-POLL_GROWTH = 1.3
-POLL_MAX_S = 5.0
-#: Network errors or 5xx answers in a row tolerated while waiting.
-POLL_RETRIES = 3
 FINAL = ("valid", "invalid", "error")
 LOG_LINES = 20
 
@@ -65,8 +66,10 @@ def add_parser(subparsers: Any) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", metavar="PATH", help="the bot: a .py file, a folder, a .zip or builtin:NAME")
-    add_game_arg(p, required=True)
-    p.add_argument("--bot", "-b", metavar="NAME", required=True, help=f"the bot's name on the site: {NAME_RULE}")
+    p.add_argument("--game", "-g", choices=GAMES,
+                   help="which game the bot plays (default: the one its armada.json or its code names)")
+    p.add_argument("--bot", "-b", metavar="NAME",
+                   help=f"the bot's name on the site: {NAME_RULE} (default: the folder's name)")
     p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
     p.add_argument("--no-wait", action="store_true", help="return once uploaded, without waiting for the validation")
     p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT_S, metavar="S",
@@ -85,12 +88,30 @@ class Target:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not NAME_RE.fullmatch(args.bot):
-        raise CliError(f"bad bot name {args.bot!r}: use {NAME_RULE}")
+    fill_defaults(args)
     upload = bot_upload(args.path, args.game)  # local problems first, before any request
     current = settings(args.server)
     client = ApiClient(current.server, require_token(current))
     return run_remote(lambda: submit(client, upload, args))
+
+
+def fill_defaults(args: argparse.Namespace) -> None:
+    """--game and --bot from the bot itself when not given (said on stderr); CliError when impossible."""
+    said = []
+    if args.game is None:
+        args.game, where = botinfo.game_of(args.path)
+        said.append(f"game {args.game} (from {where})")
+    if args.bot is None:
+        name = botinfo.default_name(args.path)
+        if not NAME_RE.fullmatch(name):
+            raise CliError(f"the bot's name would be {name!r}, its folder's or file's name, which the site does "
+                           f"not accept ({NAME_RULE}): pass --bot NAME")
+        args.bot = name
+        said.append(f"bot name {name} (from {args.path})")
+    elif not NAME_RE.fullmatch(args.bot):
+        raise CliError(f"bad bot name {args.bot!r}: use {NAME_RULE}")
+    if said:
+        print(f"armada: {', '.join(said)}", file=sys.stderr)
 
 
 def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
@@ -154,71 +175,14 @@ def _checked_version(data: Any, what: str) -> dict[str, Any]:
     return data
 
 
-class StatusLine:
-    """Progress while waiting: one line redrawn on a terminal, else a line per status change."""
-
-    def __init__(self, number: object, stream: TextIO) -> None:
-        self.number = number
-        self.stream = stream
-        self.tty = bool(getattr(stream, "isatty", lambda: False)())
-        self.started = time.monotonic()
-        self.last: str | None = None
-
-    def show(self, status: str) -> None:
-        if self.tty:
-            elapsed = time.monotonic() - self.started
-            self.stream.write(f"\rversion {self.number}: {status} ({elapsed:.0f} s)\033[K")
-        elif status != self.last:
-            self.stream.write(f"armada: version {self.number}: {status}\n")
-        self.stream.flush()
-        self.last = status
-
-    def done(self) -> None:
-        if self.tty and self.last is not None:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: TextIO) -> dict[str, Any]:
-    """Poll the version until its status is final or `timeout_s` passed; returns the last answer.
-
-    Network errors and 5xx answers are retried (POLL_RETRIES in a row, within the deadline);
-    an interruption or a lasting failure still says where the uploaded version is.
-    """
-    deadline = time.monotonic() + timeout_s
-    line = StatusLine(version["number"], stream)
-    pause = POLL_FIRST_S
-    failures = 0
+    """Poll the version until its status is final or `timeout_s` passed; returns the last answer."""
     path = f"/api/versions/{version['id']}/"
-    where = f"version {version['number']} ({version.get('url') or client.url(path)})"
-    try:
-        while True:
-            line.show(str(version["status"]))
-            if version["status"] in FINAL:
-                return version
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return version
-            time.sleep(min(pause, left))
-            pause = min(pause * POLL_GROWTH, POLL_MAX_S)
-            left = deadline - time.monotonic()
-            try:
-                fresh = client.request("GET", path, timeout=max(1.0, min(client.timeout, left)))
-                version = {**version, **_checked_version(fresh, f"GET {path}")}
-                failures = 0
-            except RemoteError as exc:
-                failures += 1
-                transient = exc.status is None or exc.exit_code == 3
-                if transient and time.monotonic() >= deadline:
-                    raise RemoteError(f"gave up waiting after {timeout_s:g} s for {where}: {exc}",
-                                      exit_code=3, status=exc.status) from None
-                if not transient or failures > POLL_RETRIES:
-                    raise RemoteError(f"uploaded as {where}, but while waiting: {exc}",
-                                      exit_code=exc.exit_code, status=exc.status) from None
-    except KeyboardInterrupt:
-        raise RemoteError(f"interrupted; {where} is uploaded and its validation goes on", exit_code=130) from None
-    finally:
-        line.done()
+    label = f"version {version['number']}"
+    waiting = polling.Waiting(label, f"{label} ({version.get('url') or client.url(path)})", "uploaded as",
+                              "is uploaded and its validation goes on")
+    return polling.poll(client, path, version, FINAL, timeout_s, stream, waiting,
+                        lambda fresh: _checked_version(fresh, f"GET {path}"))
 
 
 def report(target: Target, version: dict[str, Any], waited: float | None = None) -> int:
@@ -235,7 +199,7 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
         log = str(version.get("log") or "")
         if log.strip():
             print(f"bot log (last {LOG_LINES} lines):")
-            print(output.indent(output.tail(log, LOG_LINES)))
+            print(output.indent(output.tail(strip_marks(log), LOG_LINES)))
         code = 1
     elif status == "error":
         print(f"{head}: error: {detail or 'no reason given'} (a platform failure, not your bot's fault)")

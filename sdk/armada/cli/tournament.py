@@ -24,6 +24,7 @@ from armada.cli.common import (
     check_config,
     connection,
     docker_preflight,
+    get_engine,
     limits_for,
     load_config,
     positive_int_arg,
@@ -32,7 +33,7 @@ from armada.cli.common import (
     seed_arg,
 )
 from armada.cli.play import prepare_log_dir, safe_name, write_logs
-from armada.cli.ratings import bradley_terry
+from armada.ratings import Outcome, Rating, displayed, initial_rating, provisional, update
 
 EPILOG = """\
 Every pair of bots plays GAMES games. Game k of a pair (k = 0, 1, ...) uses seed SEED + k // 2
@@ -44,8 +45,10 @@ examples:
   armada tournament a/ b/ c/ -n 20 --jobs 8 --seed 1
   armada tournament race/ builtin:balanced builtin:greedy --game mothership --json
 
-Ratings are Bradley-Terry maximum-likelihood ratings on the Elo scale (1500 = average),
-computed from all games at once (draws count half). Faults count, per bot, the games it
+Scores are the site's: each bot starts at the ladder's rating (mu 25, sigma 8.33), the games
+are rated one by one in the schedule's order with the ladder's model (armada.ratings; a
+forfeit is a loss, a draw a draw), and the score is mu - 3 sigma; P marks a provisional
+rating (fewer than 10 games), as on the ladder. Faults count, per bot, the games it
 ended with a status other than ok (timeout, crashed, protocol, invalid, memory, output).
 Exit status: 0 when every game was played, 1 when some could not be (listed), 2 for bad input.
 """
@@ -153,7 +156,8 @@ class Standings:
     pairs: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (a, b) -> [a wins, draws, b wins]
     record: dict[str, list[int]] = field(default_factory=dict)  # name -> [wins, draws, losses]
     faults: dict[str, Counter[str]] = field(default_factory=dict)
-    games: list[tuple[str, str, float]] = field(default_factory=list)
+    #: (schedule index, seat 1's name, seat 2's name, winning seat or None, the two statuses)
+    games: list[tuple[int, str, str, int | None, tuple[str, str]]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     exceptions: Counter[str] = field(default_factory=Counter)  # name -> exceptions its library caught
     played: list[dict[str, Any]] = field(default_factory=list)  # one row per game (the per-game table)
@@ -165,12 +169,14 @@ class Standings:
             self.record[name] = [0, 0, 0]
             self.faults[name] = Counter()
 
-    def add(self, seats: tuple[str, str], summary: dict[str, Any]) -> None:
-        """Count one finished game (seats: names in seat 1 and seat 2)."""
+    def add(self, seats: tuple[str, str], summary: dict[str, Any], index: int | None = None) -> None:
+        """Count one finished game (seats: names in seat 1 and seat 2; index: its place in the schedule)."""
         winner = summary.get("winner")
         s1, s2 = seats
         score1 = 0.5 if winner is None else (1.0 if winner == 1 else 0.0)
-        self.games.append((s1, s2, score1))
+        by_seat = {p.get("seat"): str(p.get("status", "ok")) for p in summary.get("players", [])}
+        self.games.append((len(self.games) if index is None else index, s1, s2, winner,
+                           (by_seat.get(1, "ok"), by_seat.get(2, "ok"))))
         key = (s1, s2) if (s1, s2) in self.pairs else (s2, s1)
         first_score = score1 if key[0] == s1 else 1.0 - score1
         self.pairs[key][0 if first_score == 1.0 else 1 if first_score == 0.5 else 2] += 1
@@ -184,7 +190,7 @@ class Standings:
     def add_game(self, job: Job, result: dict[str, Any]) -> None:
         """Count a finished game and keep its row for the per-game table."""
         summary = result["summary"]
-        self.add(job.seats, summary)
+        self.add(job.seats, summary, job.index)
         winner = summary.get("winner")
         players = summary.get("players", [])
         self.played.append({
@@ -198,37 +204,60 @@ class Standings:
             "replay": result.get("replay"), "logs": result.get("logs", []),
         })
 
-    def ratings(self) -> dict[str, float]:
-        return bradley_terry(self.games, self.names)
+    def ratings(self) -> dict[str, Rating]:
+        """Each bot's rating after every game, rated in schedule order as the ladder rates matches."""
+        return rate_games(self.names, sorted(self.games))
 
     def to_dict(self) -> dict[str, Any]:
         ratings = self.ratings()
+        order = sorted(self.names, key=lambda n: -displayed(ratings[n]))
         return {
             "pairs": [{"a": a, "b": b, "a_wins": r[0], "draws": r[1], "b_wins": r[2]}
                       for (a, b), r in self.pairs.items()],
-            "bots": [{"name": n, "rating": round(ratings[n], 1), "wins": self.record[n][0],
+            "bots": [{"name": n, "score": displayed(ratings[n]), "mu": ratings[n].mu, "sigma": ratings[n].sigma,
+                      "provisional": provisional(sum(self.record[n])), "wins": self.record[n][0],
                       "draws": self.record[n][1], "losses": self.record[n][2],
                       "faults": dict(sorted(self.faults[n].items())), "exceptions": self.exceptions[n]}
-                     for n in sorted(self.names, key=lambda n: -ratings[n])],
+                     for n in order],
             "games": sorted(self.played, key=lambda g: g["index"]),
             "errors": self.errors,
         }
 
 
+def rate_games(names: list[str], games: list[tuple[int, str, str, int | None, tuple[str, str]]]) -> dict[str, Rating]:
+    """Ratings after `games` (index, seat 1, seat 2, winner, statuses) in their order, from the ladder's start.
+
+    The ladder's rule for one result: no winner is a draw; a winner against a faulty loser is
+    a forfeit (rated as a loss); otherwise a win.
+    """
+    ratings = {name: initial_rating() for name in names}
+    for _index, first, second, winner, statuses in games:
+        if winner is None:
+            ratings[first], ratings[second] = update(ratings[first], ratings[second], Outcome.DRAW)
+            continue
+        won, lost = (first, second) if winner == 1 else (second, first)
+        kind = Outcome.FORFEIT if statuses[1 if winner == 1 else 0] != "ok" else Outcome.WIN
+        ratings[won], ratings[lost] = update(ratings[won], ratings[lost], kind)
+    return ratings
+
+
 def render(standings: Standings) -> str:
-    """The readable tables: pairs, then bots by rating."""
+    """The readable tables: pairs, then bots by score (mu - 3 sigma)."""
     data = standings.to_dict()
     pair_rows = [[p["a"], p["b"], p["a_wins"], p["draws"], p["b_wins"]] for p in data["pairs"]]
     bot_rows = []
     for rank, b in enumerate(data["bots"], start=1):
         faults = ", ".join(f"{k} {v}" for k, v in b["faults"].items()) or "-"
-        bot_rows.append([rank, b["name"], f"{b['rating']:.0f}", b["wins"], b["draws"], b["losses"], faults,
+        bot_rows.append([rank, b["name"], f"{b['score']:.2f}" + (" P" if b["provisional"] else "  "),
+                         f"{b['mu']:.2f}", f"{b['sigma']:.2f}", b["wins"], b["draws"], b["losses"], faults,
                          b["exceptions"] or "-"])
     parts = [
         output.table(["bot A", "bot B", "A wins", "draws", "B wins"], pair_rows, right=[2, 3, 4]),
         "",
-        output.table(["#", "bot", "rating", "W", "D", "L", "faults", "exceptions"], bot_rows,
-                     right=[0, 2, 3, 4, 5, 7]),
+        output.table(["#", "bot", "score", "mu", "sigma", "W", "D", "L", "faults", "exceptions"], bot_rows,
+                     right=[0, 2, 3, 4, 5, 6, 7, 9]),
+        "score = mu - 3 sigma, rated as on the ladder" + ("; P: provisional, fewer than 10 games"
+                                                          if any(b["provisional"] for b in data["bots"]) else ""),
     ]
     if standings.errors:
         parts += ["", f"{len(standings.errors)} games could not be played:"]
@@ -236,7 +265,7 @@ def render(standings: Standings) -> str:
     return "\n".join(parts)
 
 
-def games_table(standings: Standings) -> str:
+def games_table(standings: Standings, game: str) -> str:
     """One row per game: pairing, game number, seed, seats, winner, statuses, exceptions caught."""
     rows = []
     for g in sorted(standings.played, key=lambda g: g["index"]):
@@ -244,7 +273,8 @@ def games_table(standings: Standings) -> str:
         caught = "/".join(str(c) for c in g["exceptions"])
         rows.append([g["index"], g["seed"], g["seat1"], g["seat2"], g["winner"] or "draw", g["outcome"],
                      g["turns"], statuses, caught])
-    return output.table(["game", "seed", "seat 1", "seat 2", "winner", "by", "turns", "statuses", "exceptions"],
+    return output.table(["game", "seed", "seat 1", "seat 2", "winner", "by", get_engine(game).turns_label, "statuses",
+                         "exceptions"],
                         rows, right=[0, 1, 6])
 
 
@@ -282,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
         print(render(standings))
         if standings.played:
             print()
-            print(games_table(standings))
+            print(games_table(standings, game))
         if args.replay_dir:
             print(f"\nreplays: {args.replay_dir}/A-vs-B-gameK-seedS.json.gz")
         if args.log_dir:

@@ -80,6 +80,8 @@ class Game(Protocol):
 
     slug: str
     engine_version: str
+    #: What `Result.turns` counts, as output says it: "turns" (Galaxy) or "rounds" (Mothership Down's battle).
+    turns_label: str
 
     def parse_config(self, raw: dict[str, Any] | None) -> Any:
         """Validate a configuration dict (None or missing keys: defaults); raise ConfigError naming the field."""

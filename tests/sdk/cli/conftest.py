@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from armada.cli import submit
+from armada.cli import polling
 from tests.sdk.cli.fake_site import FakeSite, Serving
 
 
@@ -25,6 +25,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
     monkeypatch.delenv("ARMADA_TOKEN", raising=False)
     monkeypatch.delenv("ARMADA_SERVER", raising=False)
-    monkeypatch.setattr(submit, "POLL_FIRST_S", 0.01)
-    monkeypatch.setattr(submit, "POLL_MAX_S", 0.05)
+    monkeypatch.setattr(polling, "POLL_FIRST_S", 0.01)
+    monkeypatch.setattr(polling, "POLL_MAX_S", 0.05)
     return config_home / "armada" / "config.json"

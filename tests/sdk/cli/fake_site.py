@@ -1,4 +1,4 @@
-"""A small real HTTP server speaking the site's API contract, for the login and submit tests.
+"""A small real HTTP server speaking the site's API contract, for the login, submit and challenge tests.
 
 It runs `http.server` in a thread on 127.0.0.1 (a free port), records every request it gets
 (method, path, query, headers, body) and answers like the site would; tests change its
@@ -59,6 +59,17 @@ class FakeSite:
     detail: str = ""
     log: str = ""
     page_size: int = 50
+    matches: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: Statuses the next GETs of a match answer, one per request (the last one stays).
+    match_statuses: list[str] = field(default_factory=lambda: ["running", "finished"])
+    #: The result a finished match shows, and each seat's status and detail.
+    match_result: dict[str, Any] = field(default_factory=lambda: {"winner": 2, "outcome": "elimination", "turns": 31})
+    match_players: list[tuple[str, str]] = field(default_factory=lambda: [("ok", ""), ("ok", "")])
+    match_reason: str = ""
+    #: Challenges accepted before the hourly limit answers 429.
+    challenges_left: int = 10
+    #: How a challenge's answer links its page: "page" (the path /matches/ID/) or "url" (absolute).
+    match_link: str = "page"
     #: Forced answers: (method, path) -> (status, body bytes, content type); a list is used up in order.
     forced: dict[tuple[str, str], Any] = field(default_factory=dict)
     #: Seconds to wait before answering a path (to test timeouts).
@@ -109,7 +120,11 @@ class FakeSite:
                    "description": body.get("description", ""), "active_version": None, "retired": False}
             self.bots.append(bot)
             return 201, bot
+        if (method, path) == ("POST", "/api/challenges/"):
+            return self.challenge(seen.json())
         parts = path.strip("/").split("/")
+        if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "matches"] and parts[2].isdigit():
+            return self.match(int(parts[2]))
         if method == "POST" and len(parts) == 4 and parts[:2] == ["api", "bots"] and parts[3] == "versions":
             return self.new_version(int(parts[2]), seen)
         if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "versions"]:
@@ -132,6 +147,54 @@ class FakeSite:
         nxt = f"{self.url}/api/bots/?page={page + 1}&" + "&".join(
             f"{k}={v[0]}" for k, v in query.items() if k != "page") if more else None
         return {"count": len(found), "next": nxt, "previous": None, "results": found[start:start + self.page_size]}
+
+    def find_bot(self, ref: Any) -> dict[str, Any] | None:
+        """A bot by id (an integer) or by name (a string), as the site's challenges accept them."""
+        for bot in self.bots:
+            if (isinstance(ref, int) and not isinstance(ref, bool) and bot["id"] == ref) or bot["name"] == ref:
+                return bot
+        return None
+
+    def challenge(self, body: dict[str, Any]) -> tuple[int, Any]:
+        bot, opponent = self.find_bot(body.get("bot")), self.find_bot(body.get("opponent"))
+        for found, ref in ((bot, body.get("bot")), (opponent, body.get("opponent"))):
+            if found is None:
+                return 404, {"detail": f"no bot {ref!r}"}
+        assert bot is not None and opponent is not None
+        if bot["owner"] != "alice":
+            return 403, {"detail": "not your bot: challenge with one of your own bots"}
+        if bot is opponent:
+            return 400, {"detail": "a bot cannot challenge itself"}
+        if self.challenges_left <= 0:
+            return 429, {"detail": "challenge limit reached: 10 challenges per hour; try again within the hour"}
+        self.challenges_left -= 1
+        mid = 500 + len(self.matches)
+        players = [{"bot": {"id": b["id"], "name": b["name"], "version": 1}, "name": b["name"].title(), "seat": seat,
+                    "result": "", "status": "", "detail": ""} for seat, b in ((1, bot), (2, opponent))]
+        match = {"id": mid, "game": bot["game"], "kind": "challenge", "status": "queued", "players": players,
+                 "result": None, "turns": None, "reason": "", "replay": None}
+        match |= {"page": f"/matches/{mid}/"} if self.match_link == "page" else {"url": f"{self.url}/matches/{mid}/"}
+        self.matches[mid] = match
+        return 201, match
+
+    def match(self, mid: int) -> tuple[int, Any]:
+        match = self.matches.get(mid)
+        if match is None:
+            return 404, {"detail": "no such match"}
+        if self.match_statuses:
+            match["status"] = self.match_statuses.pop(0) if len(self.match_statuses) > 1 else self.match_statuses[0]
+        if match["status"] == "finished":
+            winner = self.match_result.get("winner")
+            for player, (status, detail) in zip(match["players"], self.match_players, strict=True):
+                player |= {"status": status, "detail": detail,
+                           "result": "draw" if winner is None else "win" if winner == player["seat"] else "loss"}
+                if player["bot"]["name"] in {b["name"] for b in self.bots if b["owner"] == "alice"}:
+                    player["log"] = f"log of {player['bot']['name']}\nTraceback: boom\n"
+            match |= {"result": self.match_result, "turns": self.match_result.get("turns"),
+                      "replay": f"{self.url}/api/matches/{mid}/replay/"}
+        elif match["status"] in ("void", "failed"):
+            match["reason"] = self.match_reason
+        return 200, {k: v for k, v in match.items() if k not in ("page", "url")}
 
     def new_version(self, bot_id: int, seen: Seen) -> tuple[int, Any]:
         parts = seen.multipart()

@@ -190,7 +190,7 @@ def test_stored_token_goes_only_to_its_server(home: Path) -> None:
     other = config.settings("http://other:2")
     assert other.token is None
     with pytest.raises(CliError, match=r"not logged in to http://other:2 \(only to http://stored:1\): "
-                                       r"run `armada login --server http://other:2`"):
+                                       r"run `armada login http://other:2`"):
         config.require_token(other)
 
 
@@ -207,4 +207,22 @@ def test_login_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["login", "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: armada login")
-    assert "armada login --server" in out.split("examples:")[1]
+    assert "armada login https://armada.example.org" in out.split("examples:")[1]
+
+
+def test_login_takes_the_server_as_an_argument(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    _stdin(monkeypatch, "s3cret\n")
+    assert main(["login", site.url, "--username", "alice"]) == 0
+    assert f"logged in as alice on {site.url}\n" in capsys.readouterr().out
+    assert json.loads(home.read_text())["server"] == site.url
+    _stdin(monkeypatch, "s3cret\n")  # the same server both ways is fine
+    assert main(["login", site.url + "/", "--server", site.url, "--username", "alice"]) == 0
+
+
+def test_login_refuses_two_different_servers(site: FakeSite, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["login", site.url, "--server", "http://127.0.0.1:1", "--username", "alice"]) == 2
+    assert "two servers given" in capsys.readouterr().err
+    assert site.requests == []
+    assert main(["login", "ftp://x", "--username", "alice"]) == 2
+    assert "bad server address 'ftp://x'" in capsys.readouterr().err

@@ -29,6 +29,8 @@ def test_new_bot_plays(game: str, starter: str | None, expected: str, tmp_path: 
     readme = (folder / "README.md").read_text()
     assert f"armada play {folder} builtin:random --game {game}" in readme
     assert "zip" in readme and "upload" in readme
+    assert f"armada submit {folder}\n" in readme and f"armada docs {game}" in readme
+    assert json.loads((folder / "armada.json").read_text()) == {"game": game, "starter": expected}
     code = main(["play", str(folder), "builtin:random", "--game", game, "--seed", "1", "--json",
                  "--config", '{"max_turns": 10}' if game == "galaxy" else "{}"])
     result = json.loads(capsys.readouterr().out)
@@ -43,7 +45,7 @@ def test_new_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["new", "taken", "--game", "galaxy", "--dir", str(tmp_path)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert (folder / "main.py").read_text() == "# mine\n"
-    assert not (folder / "README.md").exists()
+    assert not (folder / "README.md").exists() and not (folder / "armada.json").exists()
 
 
 @pytest.mark.parametrize(

@@ -69,3 +69,39 @@ def test_option_errors(match: Path, capsys) -> None:
     assert "--log-dir goes with --turn N" in capsys.readouterr().err
     assert main(["replay", path, "--turn", "2", "--log-dir", str(match)]) == 2
     assert "no seat1-*.log" in capsys.readouterr().err
+
+
+def test_results_name_the_bots(match: Path, tmp_path: Path, capsys) -> None:
+    replay = read_replay(match / "g.json.gz")
+    (over,) = [e for e in replay_events(replay) if e.kind == "game_over"]
+    winner = replay["result"]["winner"]
+    name = {p["seat"]: p["name"] for p in replay["seats"]}[winner]
+    assert over.text == f"game over: seat {winner} ({name}) wins by turn_limit after 8 turns"
+    wrong_shape = write_bot(tmp_path / "shape", """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    reply = {"name": "Shapeless"} if msg["type"] == "init" else {"probes": None}  # GX-22: the wrong shape
+    print(json.dumps({"id": msg["id"], **reply}), flush=True)
+""")
+    replay_file = str(tmp_path / "c.json.gz")
+    assert main(["play", "builtin:greedy", str(wrong_shape), "--seed", "1", "--replay", replay_file]) == 0
+    events = replay_events(read_replay(replay_file))
+    fault = next(e.text for e in events if e.kind == "fault")
+    assert fault.startswith("seat 2 (Shapeless) disqualified (protocol): ")
+    assert events[-1].text == "game over: seat 1 (Greedy) wins by forfeit after 0 turns"
+
+
+def test_mothership_output_says_rounds(tmp_path: Path, capsys) -> None:
+    path = str(tmp_path / "ms.json.gz")
+    assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership", "--seed", "1",
+                 "--replay", path]) == 0
+    played = capsys.readouterr().out
+    assert "\nrounds:  3\n" in played and "turns" not in played
+    described = replay_out(capsys, path)
+    assert "\nrounds:  3\n" in described and "\nturns:" not in described
+    assert main(["tournament", "builtin:greedy", "builtin:balanced", "--game", "mothership", "-n", "2",
+                 "--seed", "1", "--jobs", "1"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("game  seed"))
+    assert header.split() == ["game", "seed", "seat", "1", "seat", "2", "winner", "by", "rounds", "statuses",
+                              "exceptions"]

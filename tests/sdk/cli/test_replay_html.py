@@ -55,6 +55,17 @@ def test_out_path_and_open(replay_path, tmp_path, monkeypatch, capsys):
     assert opened[-1] == replay_path.with_name("g.html").resolve().as_uri() + "#t=7"
 
 
+def test_open_without_a_browser_says_where_the_page_is(replay_path, monkeypatch, capsys):
+    monkeypatch.setattr("webbrowser.open", lambda url: False)  # no browser on this machine
+    assert main(["replay", str(replay_path), "--open", "--turn", "7"]) == 0
+    captured = capsys.readouterr()
+    page = replay_path.with_name("g.html").resolve()
+    assert captured.out == f"viewer written to {replay_path.with_name('g.html')}\n"
+    assert captured.err == (f"armada: no browser could be opened here; open {page} in one "
+                            "(add #t=7 to its address for turn 7)\n")
+    assert page.exists()
+
+
 @pytest.mark.parametrize("extra", [["--json"], ["--dump-state", "3"], ["--out", "x.json"]])
 def test_html_goes_alone(replay_path, extra, capsys):
     assert main(["replay", str(replay_path), "--html", *extra]) == 2

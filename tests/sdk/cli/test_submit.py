@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from armada.botspec import starters_dir
-from armada.cli import client, config, submit
+from armada.cli import botinfo, client, config, polling
 from armada.cli.common import CliError
 from armada.cli.main import main
 from armada.cli.packing import bot_upload, zip_folder
@@ -135,7 +135,8 @@ def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pyte
     site = logged_in
     site.statuses = ["invalid"]
     site.detail = "the bot crashed before answering init (exit code 1)"
-    site.log = "".join(f"line {i}\n" for i in range(30)) + "ZeroDivisionError: division by zero\n"
+    site.log = ("".join(f"line {i}\n" for i in range(30)) + "[armada] --- request 0: init ---\n"
+                "ZeroDivisionError: division by zero\n")  # the referee's marks are left out, as in armada play
     assert _submit() == 1
     out = capsys.readouterr().out.splitlines()
     assert out[2] == "mybot version 1: invalid: the bot crashed before answering init (exit code 1)"
@@ -246,8 +247,8 @@ def test_connection_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["submit", "builtin:random", "--bot", "abc"], "the following arguments are required: --game"),
-    (["submit", "builtin:random", "--game", "galaxy"], "the following arguments are required: --bot"),
+    (["submit", "builtin:random", "--bot", "abc"], "builtin:random: a starter of galaxy and mothership: pass --game"),
+    (["submit", "builtin:random", "--game", "galaxy"], "builtin:random: give the bot's name on the site with --bot"),
     (["submit", "--game", "galaxy", "--bot", "abc"], "the following arguments are required: PATH"),
     (["submit", "builtin:random", "--game", "chess", "--bot", "abc"], "invalid choice: 'chess'"),
     (["submit", "builtin:random", "--game", "galaxy", "--bot", "abc", "--timeout", "0"], "above 0"),
@@ -271,6 +272,7 @@ def test_submit_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("usage: armada submit")
     assert "armada submit mybot --game galaxy --bot mybot" in out.split("examples:")[1]
+    assert "armada submit mybot " in out.split("examples:")[1]
 
 
 def test_terminal_progress_is_redrawn(logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch,
@@ -304,7 +306,7 @@ def test_interrupted_wait_says_where_the_version_is(logged_in: FakeSite, monkeyp
     def interrupt(seconds: float) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(submit.time, "sleep", interrupt)
+    monkeypatch.setattr(polling.time, "sleep", interrupt)
     assert _submit() == 130
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"armada: error: interrupted; version 1 ({logged_in.url}/bots/1/versions/1/) is uploaded and its "
@@ -318,3 +320,84 @@ def test_owner_as_object_or_id(logged_in: FakeSite, owner: object) -> None:
     assert _submit("--no-wait") == 0
     assert logged_in.seen("POST", "/api/bots/") == []
     assert len(logged_in.seen("POST", "/api/bots/3/versions/")) == 1
+
+
+# --- --game and --bot from the bot itself ---------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_a_new_bot_folder_needs_neither_game_nor_name(game: str, logged_in: FakeSite, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "racer", "--game", game]) == 0
+    assert json.loads((tmp_path / "racer" / "armada.json").read_text()) == {"game": game, "starter": "greedy"}
+    capsys.readouterr()
+    assert main(["submit", "racer"]) == 0
+    captured = capsys.readouterr()
+    assert f"created bot racer ({game})" in captured.out
+    assert f"armada: game {game} (from racer/armada.json), bot name racer (from racer)" in captured.err
+    assert logged_in.seen("POST", "/api/bots/")[0].json()["game"] == game
+    # the recorded game wins over the code's signs, and --game and --bot still win over both
+    assert main(["submit", "racer/main.py", "--game", game, "--bot", "other-name", "--no-wait"]) == 0
+    assert logged_in.seen("POST", "/api/bots/")[1].json()["name"] == "other-name"
+
+
+@pytest.mark.parametrize(("source", "game"), [
+    ("from armada.bot.galaxy import GalaxyBot\n", "galaxy"),
+    ("from armada.bot.mothership import MothershipBot, Orders\n", "mothership"),
+    ("import json\nif msg['type'] == 'scout': pass\n", "galaxy"),
+    ('import json\nif msg["type"] == "orders": pass\n', "mothership"),
+])
+def test_an_older_folder_has_its_game_read_from_its_code(source: str, game: str, tmp_path: Path) -> None:
+    folder = tmp_path / "old-bot"
+    folder.mkdir()
+    (folder / "main.py").write_text(source)
+    assert botinfo.game_of(str(folder)) == (game, "its main.py")
+    assert botinfo.game_of(str(folder / "main.py"))[0] == game
+    (folder / "armada.json").write_text(json.dumps({"game": game, "starter": "greedy"}))
+    assert botinfo.game_of(str(folder / "main.py")) == (game, str(folder / "armada.json"))
+    (folder / "armada.json").unlink()
+    assert botinfo.default_name(str(folder)) == botinfo.default_name(str(folder / "main.py")) == "old-bot"
+    (tmp_path / "solo.py").write_text(source)
+    assert botinfo.game_of(str(tmp_path / "solo.py"))[0] == game
+    assert botinfo.default_name(str(tmp_path / "solo.py")) == "solo"
+
+
+def test_a_zip_keeps_its_recorded_game(tmp_path: Path) -> None:
+    archive = tmp_path / "race-2.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("race/main.py", "print('hello')\n")
+        out.writestr("race/armada.json", '{"game": "mothership", "starter": "balanced"}')
+    assert botinfo.game_of(str(archive)) == ("mothership", f"the armada.json in {archive}")
+    assert botinfo.default_name(str(archive)) == "race-2"
+    assert botinfo.game_of("builtin:prober") == ("galaxy", "the only game with starter 'prober'")
+    assert botinfo.game_of("builtin:balanced")[0] == "mothership"
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    ({"main.py": "print('hello')\n"}, "cannot tell which game"),
+    ({"main.py": "from armada.bot.galaxy import GalaxyBot\nfrom armada.bot.mothership import Orders\n"},
+     "cannot tell which game"),
+    ({"main.py": "x = 1\n", "armada.json": "{not json"}, "armada.json: cannot read it"),
+    ({"main.py": "x = 1\n", "armada.json": '{"game": "chess"}'}, "\"game\" must be one of galaxy, mothership"),
+])
+def test_when_the_game_is_unclear_it_says_to_pass_game(files: dict[str, str], message: str, tmp_path: Path,
+                                                       home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "unclear"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    assert main(["submit", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "pass --game galaxy or --game mothership" in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", ["ab", "my.bot", "x" * 41])
+def test_a_folder_name_the_site_refuses_asks_for_bot(name: str, tmp_path: Path, home: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", name, "--game", "galaxy", "--dir", str(tmp_path)]) == 0  # `armada new` allows more
+    capsys.readouterr()
+    assert main(["submit", str(tmp_path / name)]) == 2
+    assert f"the bot's name would be {name!r}" in capsys.readouterr().err

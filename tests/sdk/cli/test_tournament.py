@@ -35,10 +35,33 @@ def test_standings_count_per_pair_and_bot() -> None:
     assert (bots["a"]["wins"], bots["a"]["draws"], bots["a"]["losses"]) == (2, 1, 1)
     assert (bots["b"]["wins"], bots["b"]["draws"], bots["b"]["losses"]) == (1, 1, 2)
     assert bots["b"]["faults"] == {"timeout": 1} and bots["a"]["faults"] == {}
-    assert bots["a"]["rating"] > bots["b"]["rating"]
+    assert bots["a"]["score"] > bots["b"]["score"]
+    assert bots["a"]["score"] == pytest.approx(bots["a"]["mu"] - 3 * bots["a"]["sigma"])
+    assert bots["a"]["provisional"] and bots["b"]["provisional"]
     assert data["bots"][0]["name"] == "a"
     text = render(st)
-    assert "timeout 1" in text and "A wins" in text and "rating" in text
+    assert "timeout 1" in text and "A wins" in text and "score" in text and "P: provisional" in text
+
+
+def test_games_are_rated_in_schedule_order_whatever_order_they_finish() -> None:
+    results = [(0, ("a", "b"), summary(1)), (1, ("b", "a"), summary(1)), (2, ("a", "b"), summary(None)),
+               (3, ("b", "a"), summary(2, s1="crashed"))]
+    in_order, shuffled = Standings(["a", "b"]), Standings(["a", "b"])
+    for index, seats, result in results:
+        in_order.add(seats, result, index)
+    for index, seats, result in reversed(results):
+        shuffled.add(seats, result, index)
+    assert in_order.to_dict()["bots"] == shuffled.to_dict()["bots"]
+    other = Standings(["a", "b"])
+    for index, (_i, seats, result) in enumerate(reversed(results)):
+        other.add(seats, result, index)  # the same games in another order: another (sequential) rating
+    assert other.to_dict()["bots"][0]["mu"] != in_order.to_dict()["bots"][0]["mu"]
+
+
+def test_a_bot_with_no_games_keeps_the_ladders_start() -> None:
+    bots = {b["name"]: b for b in Standings(["a", "b"]).to_dict()["bots"]}
+    assert (bots["a"]["mu"], bots["a"]["sigma"]) == (25.0, 25.0 / 3)
+    assert bots["a"]["score"] == pytest.approx(0.0)
 
 
 def test_tiny_tournament_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -51,7 +74,7 @@ def test_tiny_tournament_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert (data["game"], data["seed"], data["games_per_pair"]) == ("galaxy", 3, 2)
     assert data["pairs"] == [{"a": "builtin:greedy", "b": "idle", "a_wins": 2, "draws": 0, "b_wins": 0}]
     assert [b["name"] for b in data["bots"]] == ["builtin:greedy", "idle"]
-    assert data["bots"][0]["rating"] > 1500 > data["bots"][1]["rating"]
+    assert data["bots"][0]["score"] > 0 > data["bots"][1]["score"]
     assert data["errors"] == []
     assert "2/2 games" in captured.err  # the progress bar (plain lines: stderr is not a terminal)
 

@@ -32,6 +32,7 @@ class RaceState:
 class SumRace:
     slug = "sumrace"
     engine_version = "sumrace-1"
+    turns_label = "turns"
 
     def parse_config(self, raw: dict[str, Any] | None) -> RaceConfig:
         raw = dict(raw or {})

@@ -19,6 +19,7 @@ class Galaxy:
 
     slug = "galaxy"
     engine_version = "2"
+    turns_label = "turns"
 
     def parse_config(self, raw: dict[str, Any] | None) -> GalaxyConfig:
         return config_mod.parse_config(raw)

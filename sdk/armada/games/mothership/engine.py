@@ -35,6 +35,7 @@ class MothershipGame:
 
     slug = "mothership"
     engine_version = "2"
+    turns_label = "rounds"
 
     def parse_config(self, raw: dict[str, Any] | None) -> MothershipConfig:
         return config_module.parse_config(raw)

@@ -1,0 +1,105 @@
+"""What a bot folder says about itself: the game it plays (recorded by `armada new`) and its name.
+
+`armada new` writes `armada.json` (`{"game": ..., "starter": ...}`) into the folder, so
+`armada submit FOLDER` needs neither `--game` nor `--bot`: the game comes from that file and
+the name from the folder's. A folder without the file (made before it existed, or by hand)
+has its game read from its main.py: the bot library's game module it imports
+(`armada.bot.galaxy`, `armada.bot.mothership`) or, for a bot written on the raw protocol,
+the request types it answers ("scout"/"command" or "orders"); when that is not clear the
+caller is told to pass --game.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from armada.botspec import BUILTIN_PREFIX, ENTRY, GAMES, BotSpecError, builtin_names, resolve_bot
+from armada.cli.common import CliError
+
+INFO_FILE = "armada.json"
+#: Signs in a bot's source that it plays one game: a bot library import, or the requests it answers.
+_SIGNS = {
+    "galaxy": re.compile(r"\barmada\.bot\.galaxy\b|\bGalaxyBot\b|[\"'](?:scout|command)[\"']"),
+    "mothership": re.compile(r"\barmada\.bot\.mothership\b|\bMothershipBot\b|[\"']orders[\"']"),
+}
+_ASK = "pass --game galaxy or --game mothership"
+
+
+def record(folder: Path, game: str, starter: str) -> Path:
+    """Write FOLDER/armada.json saying which game the bot plays and which starter it came from."""
+    path = folder / INFO_FILE
+    path.write_text(json.dumps({"game": game, "starter": starter}, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def recorded_game(folder: Path) -> str | None:
+    """The game FOLDER/armada.json names, None without the file; CliError for a damaged one."""
+    path = folder / INFO_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CliError(f"{path}: cannot read it ({exc}); fix or remove it, or {_ASK}") from exc
+    game = data.get("game") if isinstance(data, dict) else None
+    if game not in GAMES:
+        raise CliError(f"{path}: \"game\" must be one of {', '.join(GAMES)} (got {game!r}); fix it, or {_ASK}")
+    return str(game)
+
+
+def game_in_source(text: str) -> str | None:
+    """The one game whose signs the source shows, else None (neither, or both)."""
+    found = [game for game, sign in _SIGNS.items() if sign.search(text)]
+    return found[0] if len(found) == 1 else None
+
+
+def game_of(spec: str) -> tuple[str, str]:
+    """(game, where it was read) for BOT `spec`; CliError saying to pass --game when it cannot tell."""
+    if spec.startswith(BUILTIN_PREFIX):
+        name = spec[len(BUILTIN_PREFIX):]
+        games = [game for game in GAMES if name in builtin_names(game)]
+        if len(games) == 1:
+            return games[0], f"the only game with starter {name!r}"
+        raise CliError(f"{spec}: a starter of {' and '.join(games) or 'no game'}: {_ASK}")
+    try:
+        source = resolve_bot(spec, GAMES[0])  # only builtin: specs depend on the game
+    except BotSpecError as exc:
+        raise CliError(str(exc)) from exc
+    with source:
+        folder = Path(source.code_dir)
+        game = recorded_game(folder)
+        if game is not None:
+            return game, _info_shown(spec)
+        try:
+            text = (folder / source.entry).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise CliError(f"cannot read {folder / source.entry}: {exc.strerror or exc}") from exc
+    game = game_in_source(text)
+    if game is None:
+        raise CliError(f"cannot tell which game {spec} plays (no {INFO_FILE} beside its {ENTRY}, and its code "
+                       f"does not show one clearly): {_ASK}")
+    return game, f"its {source.entry}"
+
+
+def _info_shown(spec: str) -> str:
+    """Where the armada.json of BOT `spec` is, as the user would name it."""
+    path = Path(spec)
+    if path.is_dir():
+        return str(path / INFO_FILE)
+    if path.suffix.lower() == ".zip":
+        return f"the {INFO_FILE} in {spec}"
+    return str(path.parent / INFO_FILE)
+
+
+def default_name(spec: str) -> str:
+    """The bot's name on the site when --bot is not given: the folder's name (or the file's, the zip's)."""
+    if spec.startswith(BUILTIN_PREFIX):
+        raise CliError(f"{spec}: give the bot's name on the site with --bot NAME")
+    path = Path(spec).expanduser().resolve()
+    if path.is_dir():
+        return path.name
+    if path.name == ENTRY and path.parent.name:
+        return path.parent.name
+    return path.stem
