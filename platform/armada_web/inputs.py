@@ -6,12 +6,18 @@ past 63 bits overflows the database driver. Every interface parses with these: t
 converters `<id:...>` and `<username:...>` (registered when this module is imported, which
 the URL modules do), the API's fields and filters (`api/fields.py`) and the pages' forms and
 query strings. A value they refuse is `Invalid` (400) or, in a path, no match (404).
+`DrainUnreadBody` reads what a refused request's body still holds, so its client reads the answer.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from django.conf import settings
+from django.http import HttpRequest, UnreadablePostError
+from django.http.request import RawPostDataException
+from django.http.response import HttpResponseBase
 from django.urls import register_converter
 
 from armada_web.errors import Invalid
@@ -83,3 +89,38 @@ class UsernameConverter:
 
 register_converter(IdConverter, "id")
 register_converter(UsernameConverter, "username")
+
+
+class DrainUnreadBody:
+    """Middleware (the outermost): read what a request's body still holds before its answer goes
+    out, up to `drain_limit()` bytes.
+
+    A view that answers before reading the body (401, 404, or 413 for an upload far over the
+    limit) leaves it unread; gunicorn then closes the connection with unread bytes, the kernel
+    answers them with a reset, and a client still sending sees "connection reset" or "broken
+    pipe" instead of the answer. A body larger than the bound is not read: that connection closes.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > drain_limit():
+            response["Connection"] = "close"
+        elif length > 0:
+            try:
+                while request.read(64 * 1024):
+                    pass
+            except (OSError, UnreadablePostError, RawPostDataException):
+                pass  # the client went away, or the body was read as a whole: nothing left to drain
+        return response
+
+
+def drain_limit() -> int:
+    """The largest body `DrainUnreadBody` reads to the end: four times an upload's largest request."""
+    return 4 * (settings.ARMADA.upload_max_bytes + 64 * 1024)

@@ -214,3 +214,27 @@ def test_an_unknown_page_is_the_sites_404_page_without_technical_details(client)
     text = response.content.decode()
     assert "URLconf" not in text and "DEBUG = True" not in text
     assert 'href="/"' in text
+
+
+# -- the schema lists what each operation answers ----------------------------------------------------
+
+def test_every_operation_lists_its_errors_with_the_detail_body():
+    from rest_framework.test import APIClient
+
+    schema = APIClient().get("/api/schema/", {"format": "json"}).json()
+    assert schema["components"]["schemas"]["Error"]["required"] == ["detail"]
+    operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
+    assert len(operations) >= 20 and not [p for p, _m, _o in operations if "{format}" in p]
+    for path, method, op in operations:
+        codes = set(op["responses"])
+        assert {"401", "414", "429"} <= codes, (path, method, sorted(codes))
+        if "{" in path:
+            assert "404" in codes, (path, method)
+        if method in ("post", "delete"):
+            assert "403" in codes, (path, method)
+        for code in codes - {"200", "201", "204"}:
+            body = op["responses"][code]["content"]["application/json"]["schema"]
+            assert body == {"$ref": "#/components/schemas/Error"}, (path, method, code)
+        for parameter in op.get("parameters", []):
+            if parameter["in"] == "path" and parameter["name"] in ("id", "a", "b"):
+                assert parameter["schema"] == {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID}

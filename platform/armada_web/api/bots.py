@@ -20,6 +20,7 @@ from armada_web.api.versions import VersionSerializer
 from armada_web.archives import check_request_size
 from armada_web.bots import queries, services
 from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.bots.names import NAME_RE
 from armada_web.errors import Invalid
 
 
@@ -67,10 +68,16 @@ class BotDetailSerializer(BotSerializer):
         return list(VersionSummary(queries.versions_of(bot), many=True).data)
 
 
+@extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
+class BotNameField(serializers.CharField):
+    """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.names`)."""
+
+
 class BotCreate(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
+    name = BotNameField(max_length=100, help_text="3 to 40 letters, digits, '-' and '_'; unique per game")
     game = serializers.ChoiceField(choices=Game.choices)
-    description = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="")
+    description = serializers.CharField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True,
+                                        default="")
 
 
 class BotFilter(django_filters.FilterSet):

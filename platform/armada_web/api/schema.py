@@ -34,12 +34,14 @@ ERRORS: dict[int, str] = {
     404: "no such object, or one you may not see; or a page past the last",
     409: "the object's state does not allow it",
     413: "the request body is larger than the site accepts",
+    414: "the request line (path and query string) is longer than the web server reads",
     415: "the body is not JSON (or, for uploads, a multipart form)",
     429: "too many requests or failed attempts; the detail says how long to wait",
     503: "a service the request needs is down; nothing was changed, try again",
 }
-#: What any operation can answer: a wrong token is refused everywhere, and throttles apply everywhere.
-ALWAYS = (401, 429)
+#: What any operation can answer: a wrong token is refused everywhere, throttles apply everywhere, and
+#: the web server (gunicorn) refuses a request line past its limit before the site sees it.
+ALWAYS = (401, 414, 429)
 
 
 def answers(ok: dict[Any, Any], *errors: int) -> dict[Any, Any]:

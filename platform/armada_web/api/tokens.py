@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -38,10 +38,19 @@ class NewTokenSerializer(TokenSerializer):
         fields = [*TokenSerializer.Meta.fields, "token"]
 
 
+class TokenPage(serializers.Serializer):
+    """A page of the user's tokens (the API's pagination, api/pagination.py)."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TokenSerializer(many=True)
+
+
 class UserSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
-    email = serializers.EmailField()
+    email = serializers.CharField(help_text="empty when none was given")
     date_joined = serializers.DateTimeField()
     is_staff = serializers.BooleanField()
 
@@ -59,7 +68,8 @@ class TokensView(APIView):
     def get_permissions(self) -> list[Any]:
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
-    @extend_schema(responses=answers({200: TokenSerializer(many=True)}, 400, 404))
+    @extend_schema(responses=answers({200: TokenPage}, 400, 404),
+                   parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)])
     def get(self, request: Request) -> Response:
         paginator = PageNumber()
         page = paginator.paginate_queryset(queries.tokens_of(request.user), request, view=self)

@@ -13,7 +13,8 @@ from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, Token
 from armada_web.api.versions import VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
 
-router = DefaultRouter(use_regex_path=False)
+router = DefaultRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
+router.include_format_suffixes = False  # no `/api/bots.json` twins of the contract's paths
 router.register("bots", BotViewSet, basename="bot")
 
 urlpatterns = [
