@@ -125,9 +125,6 @@ STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 # The replay viewer's files are served straight from the SDK (one code base, nothing copied).
 STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
-# whitenoise serves the apps' static files straight from their folders too, so a site without
-# DEBUG (the default) shows its styles before (or without) `collectstatic`.
-WHITENOISE_USE_FINDERS = True
 # The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
 ARMADA_SDK_DIR = DATA_DIR / "sdk"
 # Uploaded archives and bot logs are private: kept outside any served folder and only ever

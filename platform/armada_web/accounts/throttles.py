@@ -10,6 +10,7 @@ parallel guesses can never check more than the limit's passwords.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,8 +40,10 @@ def limits() -> list[Limit]:
 
 
 def _names(request: Any, username: str) -> dict[str, str]:
-    return {"ip": f"login-fail:ip:{client_address(request)}",
-            "user": f"login-fail:user:{username.strip().lower()[:150]}"}
+    """The counters' names: the client's address, and a digest of the username (any text a form
+    sends is a safe key)."""
+    user = hashlib.sha256(username.strip().lower()[:150].encode("utf-8", "replace")).hexdigest()[:32]
+    return {"ip": f"login-fail:ip:{client_address(request)}", "user": f"login-fail:user:{user}"}
 
 
 class Attempt:
