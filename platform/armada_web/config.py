@@ -128,6 +128,14 @@ class Config:
     login_failure_window_s: int = setting("ARMADA_LOGIN_FAILURE_WINDOW_S", 900,
                                           "the window of the two limits above, in seconds", minimum=1)
     max_tokens: int = setting("ARMADA_MAX_TOKENS", 50, "API tokens a user may hold at once", minimum=1)
+    trusted_proxies: tuple[str, ...] = setting(
+        "ARMADA_TRUSTED_PROXIES", (), "addresses or networks (CIDR) of the reverse proxies in front of the site, "
+        "comma-separated: only from these is X-Forwarded-For believed (empty: the client is REMOTE_ADDR)")
+    # -- the API's request bodies
+    api_json_max_bytes: int = setting("ARMADA_API_JSON_MAX_BYTES", 64 * 1024, "largest JSON body of an API request",
+                                      minimum=2)
+    api_json_max_depth: int = setting("ARMADA_API_JSON_MAX_DEPTH", 16, "deepest nesting of a JSON body (arrays "
+                                      "and objects)", minimum=1)
     # -- bots and uploads
     max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
                                      "do not count)", minimum=1)
@@ -311,6 +319,12 @@ def _check_choices(config: Config) -> None:
         except ValueError:
             raise ConfigError(f"environment variable ARMADA_METRICS_ALLOW: {entry!r} is not an address or "
                               "network (e.g. 10.0.0.5 or 10.0.0.0/24)") from None
+    for proxy in config.trusted_proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise ConfigError(f"environment variable ARMADA_TRUSTED_PROXIES: {proxy!r} is neither an address "
+                              "nor a network (e.g. 10.0.0.1 or 10.0.0.0/8)") from None
     header = config.proxy_ssl_header
     if header and not re.fullmatch(r"[A-Za-z0-9-]+", header):
         raise ConfigError(f"environment variable ARMADA_PROXY_SSL_HEADER must be a header name such as "

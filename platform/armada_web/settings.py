@@ -17,6 +17,7 @@ import dj_database_url
 
 from armada.viewer import VIEWER_DIR
 from armada_web.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
+from armada_web.inputs import MAX_ID, USERNAME_PATTERN
 from armada_web.logs import logging_config
 
 try:
@@ -70,6 +71,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: a refusal's unread body is read before the answer goes out (armada_web.inputs).
+    "armada_web.inputs.DrainUnreadBody",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -188,9 +191,15 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "armada_web.api.errors.exception_handler",
+    # JSON bodies of bounded size and depth (api/parsers.py), forms, multipart uploads.
+    "DEFAULT_PARSER_CLASSES": [
+        "armada_web.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "armada_web.api.throttles.AnonThrottle",
+        "armada_web.api.throttles.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": ARMADA.throttle_anon,
@@ -215,6 +224,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # `<id:...>` in a path (armada_web.inputs): a positive 63-bit integer.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+                                 "username": {"type": "string", "pattern": f"^{USERNAME_PATTERN}$"}},
 }
 API_VERSION = 1
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.localsite import LocalSite
+from tests.localsite import ROOT, LocalSite
 
 PASSWORD = "a-long-test-password-42"
 
@@ -202,3 +203,62 @@ def live_site(live_site_factory):
     Needs Redis (broker, shared cache) and Docker with the bot image (validation).
     """
     return live_site_factory()
+
+
+@pytest.fixture(scope="session")
+def collected_static(tmp_path_factory) -> Path:
+    """`manage.py collectstatic` once per test process (a site without DEBUG serves hashed names)."""
+    data = tmp_path_factory.mktemp("collected")
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, check=True,
+                   env={**os.environ, "ARMADA_DATA_DIR": str(data), "DEBUG": "false"})
+    return data / "static"
+
+
+@pytest.fixture
+def live_web(transactional_db, tmp_path, armada, settings, collected_static):
+    """The web server only (gunicorn as `make up` runs it, no Celery workers) on this test's
+    database, its worker processes sharing one Redis cache, DEBUG off: `live_web(workers=3,
+    THROTTLE_ANON="20/hour")` starts one with these variables added and returns its LocalSite.
+    Validations and matches go to this test's own queue, which nothing consumes (dropped
+    afterwards). Needs Redis."""
+    from tests.services import require_redis
+
+    require_redis()
+    queue = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+    armada(validation_queue=queue, matches_queue=queue, challenges_queue=queue)
+    (tmp_path / "static").symlink_to(collected_static, target_is_directory=True)
+    base = {**os.environ, **database_env(), "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
+            "ARMADA_MATCHES_QUEUE": queue, "ARMADA_CHALLENGES_QUEUE": queue,
+            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "false", "PYTHONUNBUFFERED": "1"}
+    sites: list[LocalSite] = []
+
+    def start(workers: int = 2, **env: str) -> LocalSite:
+        folder = tmp_path / f"web-{len(sites)}"
+        folder.mkdir()
+        site = LocalSite({**base, **env}, folder)
+        sites.append(site)
+        site.start_gunicorn(workers=workers)
+        site.wait_until("the web server", 60, lambda: _answers(site))
+        return site
+
+    try:
+        yield start
+    finally:
+        for site in sites:
+            site.stop()
+        _drop_queue(settings.REDIS_URL, queue)
+
+
+def _answers(site: LocalSite) -> bool:
+    """The server answers an unknown API path (a plain view: no throttle counts the probe)."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", site.port, timeout=2)
+    try:
+        connection.request("GET", "/api/not-a-path/")
+        return connection.getresponse().status == 404
+    except OSError:
+        return False
+    finally:
+        connection.close()
+

@@ -334,9 +334,9 @@ def test_session_of_a_disabled_user_is_refused(owner):
 
 
 def test_throttled_requests_get_a_detail(db, monkeypatch):
-    from rest_framework.throttling import AnonRateThrottle
+    from armada_web.api.throttles import AnonThrottle
 
-    monkeypatch.setattr(AnonRateThrottle, "rate", "2/min", raising=False)
+    monkeypatch.setattr(AnonThrottle, "rate", "2/min", raising=False)
     client = APIClient()
     assert [client.get("/api/bots/").status_code for _ in range(2)] == [200, 200]
     response = client.get("/api/bots/")

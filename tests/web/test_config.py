@@ -58,6 +58,7 @@ def test_environment_overrides_per_game():
     ({"DEBUG": "false", "SECRET_KEY": "dev-only-insecure-key-change-me-in-production"},
      "SECRET_KEY is the development placeholder"),
     ({"DEBUG": "false", "SECRET_KEY": KEY, "SECRET_KEY_FALLBACKS": "old"}, "SECRET_KEY_FALLBACKS: a key is too weak"),
+    ({"ARMADA_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "ARMADA_TRUSTED_PROXIES: 'proxy.example' is neither"),
 ])
 def test_a_wrong_value_names_its_variable(env, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):

@@ -3,6 +3,7 @@
 from django.contrib.auth import views as auth
 from django.urls import path, reverse_lazy
 
+from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.accounts import views
 from armada_web.accounts.forms import ResetPasswordForm, ThrottledLoginForm
 
@@ -14,7 +15,7 @@ urlpatterns = [
                                           redirect_authenticated_user=True), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
-    path("tokens/<int:pk>/revoke/", views.revoke_token, name="revoke-token"),
+    path("tokens/<id:pk>/revoke/", views.revoke_token, name="revoke-token"),
     path("delete/", views.delete_account, name="delete-account"),
     path("password/", auth.PasswordChangeView.as_view(template_name=T + "form.html",
                                                       success_url=reverse_lazy("password-changed"),

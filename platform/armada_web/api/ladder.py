@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -15,7 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.fields import IdField
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
+from armada_web.api.schema import answers
 from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
 from armada_web.ladder import challenges, league, ratings
@@ -81,6 +83,7 @@ class LeagueRow(RowBase):
     damage_difference = serializers.IntegerField()
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: RatedRow(many=True)}, 400, 404)))
 class RatedLadderView(ListAPIView):
     """A rated game's ladder (Galaxy): rank by displayed score mu - 3 sigma; provisional under 10 games."""
 
@@ -92,6 +95,7 @@ class RatedLadderView(ListAPIView):
         return ladder(self.game).annotate(rank=Window(RowNumber(), order_by=[F("shown").desc(), F("version_id")]))
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: LeagueRow(many=True)}, 400, 404)))
 class LeagueTableView(ListAPIView):
     """The league table (Mothership Down) in MD-10 order."""
 
@@ -114,15 +118,15 @@ class PairingReplayView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, a: int, b: int) -> HttpResponse:
         first, second = pairing_of(a, b)
         return gzip_response(league.pairing_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
 
 
 class ChallengeRequest(serializers.Serializer):
-    bot = serializers.JSONField(help_text="your bot's id")
-    opponent = serializers.JSONField(help_text="the opponent bot's id")
+    bot = IdField(help_text="your bot's id")
+    opponent = IdField(help_text="the opponent bot's id")
 
 
 class ChallengesView(APIView):
@@ -130,9 +134,10 @@ class ChallengesView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=ChallengeRequest, responses={201: MatchDetailSerializer})
+    @extend_schema(request=ChallengeRequest,
+                   responses=answers({201: MatchDetailSerializer}, 400, 403, 404, 413, 415))
     def post(self, request: Request) -> Response:
-        body = ChallengeRequest(data=request.data if isinstance(request.data, dict) else {})
+        body = ChallengeRequest(data=request.data)
         body.is_valid(raise_exception=True)
         match = challenges.challenge(user=request.user, bot_id=body.validated_data["bot"],
                                      opponent_id=body.validated_data["opponent"])

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import django_filters
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.fields import absolute
+from armada_web.api.fields import IdFilter, absolute
+from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
+from armada_web.bots.models import Game
 from armada_web.matches import storage
-from armada_web.matches.models import Match, MatchStatus, Participant
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.queries import matches, seat_log
 
 
@@ -93,33 +95,28 @@ class MatchDetailSerializer(MatchSerializer):
         return absolute(self.context, f"/api/matches/{match.pk}/replay/")
 
 
-FILTERS = [OpenApiParameter(name, str, description=text) for name, text in (
-    ("bot", "a bot id: its matches"), ("game", "galaxy or mothership"), ("kind", "ranked or challenge"),
-    ("status", "queued, running, finished, failed or void"))]
+class MatchFilter(django_filters.FilterSet):
+    bot = IdFilter(method="filter_bot", help_text="a bot id: its matches")
+    game = django_filters.ChoiceFilter(choices=Game.choices)
+    kind = django_filters.ChoiceFilter(choices=MatchKind.choices)
+    status = django_filters.ChoiceFilter(choices=MatchStatus.choices)
+
+    class Meta:
+        model = Match
+        fields = ["bot", "game", "kind", "status"]
+
+    def filter_bot(self, queryset: QuerySet[Match], name: str, value: int) -> QuerySet[Match]:
+        return queryset.filter(participants__version__bot_id=value).distinct()
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: MatchSerializer(many=True)}, 400, 404)))
 class MatchListView(ListAPIView):
     """Matches, newest first; filter by bot, game, kind, status."""
 
     permission_classes = [AllowAny]
     serializer_class = MatchSerializer
-
-    def get_queryset(self) -> QuerySet[Match]:
-        queryset = matches()
-        params = self.request.query_params
-        bot = params.get("bot")
-        if bot:
-            if not (bot.isascii() and bot.isdigit()):
-                raise ValidationError("bot must be a bot's id")
-            queryset = queryset.filter(participants__version__bot_id=int(bot)).distinct()
-        for key in ("game", "kind", "status"):
-            if params.get(key):
-                queryset = queryset.filter(**{key: params[key]})
-        return queryset
-
-    @extend_schema(parameters=FILTERS)
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    filterset_class = MatchFilter
+    queryset = matches()
 
 
 class MatchView(APIView):
@@ -127,7 +124,7 @@ class MatchView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=MatchDetailSerializer)
+    @extend_schema(responses=answers({200: MatchDetailSerializer}, 404))
     def get(self, request: Request, pk: int) -> Response:
         match = matches().filter(pk=pk).first()
         if match is None:
@@ -140,7 +137,7 @@ class MatchReplayView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, pk: int) -> HttpResponse:
         match = Match.objects.filter(pk=pk).first()
         finished = match is not None and match.status == MatchStatus.FINISHED

@@ -8,7 +8,6 @@ commands and the admin all call these.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +17,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from armada_web.accounts import limits
 from armada_web.archives import check_upload
 from armada_web.bots import storage
 from armada_web.bots.access import activation_refusal, check_owner, upload_refusal
@@ -26,7 +26,8 @@ from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
 from armada_web.bots.names import name_problem
 from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
-from armada_web.errors import Invalid, NotFound, RateLimited, Unavailable
+from armada_web.errors import Invalid, NotFound, Unavailable
+from armada_web.inputs import parse_id
 
 DESCRIPTION_MAX = 2000
 log = logging.getLogger(__name__)
@@ -57,22 +58,24 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bo
         return Bot.objects.create(owner=user, game=game, name=name, description=description.strip())
 
 
-def uploads_last_hour(*, user: User) -> int:
-    since = timezone.now() - timedelta(hours=1)
-    return BotVersion.objects.filter(bot__owner=user, created__gte=since).count()
+#: The action the hourly upload limit counts (accounts.limits), per user.
+UPLOAD = "upload"
 
 
 def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVersion:
-    """Check an upload and store it as the bot's next version (pending); validation starts on commit."""
+    """Check an upload and store it as the bot's next version (pending); validation starts on commit.
+
+    The hourly limit is counted in the same transaction as the version's row (accounts.limits):
+    parallel uploads cannot pass it, and deleting the bot afterwards frees nothing."""
     check_owner(bot=bot, user=user)
     refusal = upload_refusal(bot=bot)
     if refusal:
         raise Invalid(refusal)
-    limit = settings.ARMADA.uploads_per_hour
-    if uploads_last_hour(user=user) >= limit:
-        raise RateLimited(f"upload limit reached: {limit} uploads per hour; try again within the hour")
     bundle = check_upload(name=filename, data=data)
     with transaction.atomic():
+        limit = settings.ARMADA.uploads_per_hour
+        limits.take(action=UPLOAD, key=limits.user_key(user.pk), limit=limit, window_s=3600,
+                    refusal=f"upload limit reached: {limit} uploads per hour")
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
         newest = locked.versions.order_by("-number").first()
         if newest is not None and newest.sha256 == bundle.sha256:
@@ -99,15 +102,14 @@ def revalidate(*, version: BotVersion) -> bool:
     return bool(updated)
 
 
-def set_active(*, bot: Bot, user: User, version_id: Any) -> Bot:
+def set_active(*, bot: Bot, user: User, version_id: int) -> Bot:
     """Pin a valid version as the active one (roll back); the newest valid one un-pins."""
     check_owner(bot=bot, user=user)
     refusal = activation_refusal(bot=bot)
     if refusal:
         raise Invalid(refusal)
-    if isinstance(version_id, bool) or not isinstance(version_id, int | str) or not str(version_id).isdigit():
-        raise Invalid("give the version's id as an integer")
-    version = bot.versions.filter(pk=int(version_id)).first()
+    version_id = parse_id(version_id, what="version's id")
+    version = bot.versions.filter(pk=version_id).first()
     if version is None:
         raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
     refusal = activation_refusal(bot=bot, version=version)

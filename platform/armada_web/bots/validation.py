@@ -25,7 +25,7 @@ from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, play
+from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, play
 from armada_web.leases import JobKind, Lease
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,11 @@ def run(lease: Lease) -> str:
     try:
         report = validation_game(game=version.bot.game, archive=archive, bot_name=version.bot.name,
                                  version_id=version.pk, seed=version.pk)
+    except ArchiveUnpackable as exc:
+        if exc.seat != 1:
+            return platform_failure(lease, str(exc))
+        report = ValidationReport(status="invalid", detail=f"the archive cannot be unpacked: {exc.reason}; "
+                                  "upload it again", log="", name="", orders=None, engine_version="")
     except PlatformFailure as exc:
         return platform_failure(lease, str(exc))
     ok = report.status == "ok"

@@ -15,6 +15,7 @@ start its bots, so the job goes back to the queue rather than being void.
 
 from __future__ import annotations
 
+import errno
 import logging
 import tempfile
 import time
@@ -23,13 +24,14 @@ from typing import Any
 
 from django.conf import settings
 
+from armada.botspec import BotSpecError
 from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
 from armada_web.archives import unpack
 
-__all__ = ["PlatformFailure", "SandboxDown", "check_sandbox", "play", "sandbox_ready"]
+__all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxDown", "check_sandbox", "play", "sandbox_ready"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,22 @@ class SandboxDown(PlatformFailure):
 
 #: After a failed check, `sandbox_ready` asks the engine again only this many seconds later.
 RECHECK_S = 5.0
+
+
+class ArchiveUnpackable(PlatformFailure):
+    """A seat's stored archive does not unpack (stored before the upload check refused such
+    names): the archive's fault, not the platform's. A validation makes its version `invalid`;
+    a match treats it as any other failure to play (void)."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(f"the stored archive of seat {seat} could not be unpacked ({reason})")
+        self.seat = seat
+        self.reason = reason
+
+
+#: Errors of unpacking that come from the names in the archive, not from the disk.
+_NAME_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.EILSEQ,
+                          errno.EINVAL})
 
 
 class _Sandbox:
@@ -98,6 +116,12 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
             code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="armada-code-"))
             try:
                 unpack(archive=archive, dest=code_dir)
+            except BotSpecError as exc:
+                raise ArchiveUnpackable(seat, str(exc)) from None
+            except OSError as exc:
+                if exc.errno in _NAME_ERRNOS:
+                    raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
+                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             except Exception as exc:
                 raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=limits.sandbox,

@@ -8,27 +8,30 @@ which the match workers serve beside the ranked one, so they never wait behind i
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
+from django.db import transaction
 
+from armada_web.accounts import limits
 from armada_web.bots.access import check_owner
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import Invalid, NotFound, RateLimited
+from armada_web.errors import Invalid, NotFound
 from armada_web.games import spec
+from armada_web.inputs import parse_id
 from armada_web.matches.models import Match, MatchKind
 from armada_web.matches.services import create_match
 
+#: The actions the two hourly limits count (accounts.limits): per user, and per pair of bots.
+CHALLENGE = "challenge"
+CHALLENGE_PAIR = "challenge-pair"
 
-def _bot(value: Any, what: str) -> Bot:
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii() \
-            or not str(value).isdigit():
-        raise Invalid(f"give the {what}'s id as an integer")
-    bot = Bot.objects.select_related("active_version", "owner").filter(pk=int(value)).first()
+
+def _bot(value: int, what: str) -> Bot:
+    bot_id = parse_id(value, what=f"{what}'s id")
+    bot = Bot.objects.select_related("active_version", "owner").filter(pk=bot_id).first()
     if bot is None:
-        raise NotFound(f"no bot with id {value}")
+        raise NotFound(f"no bot with id {bot_id}")
     return bot
 
 
@@ -54,20 +57,21 @@ def challenge(*, user: Any, bot_id: Any, opponent_id: Any) -> Match:
     if bot.game != opponent.game:
         raise Invalid(f"{bot.name} and {opponent.name} play different games")
     first, second = _playing(bot), _playing(opponent)
-    since = timezone.now() - timedelta(hours=1)
     config = settings.ARMADA
-    mine = Match.objects.filter(kind=MatchKind.CHALLENGE, requested_by=user, created__gte=since).count()
-    if mine >= config.challenges_per_hour:
-        raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour; "
-                          "try again within the hour")
-    pair = (Match.objects.filter(kind=MatchKind.CHALLENGE, participants__version__bot=bot)
-            .filter(participants__version__bot=opponent))
-    if pair.filter(created__gte=since).count() >= config.challenges_per_pair_hour:
-        raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
-                          "per hour; try again within the hour")
-    last = pair.order_by("-created", "-id").first()
-    if last is not None:
-        seat_1 = last.participants.filter(seat=1).values_list("version__bot_id", flat=True).first()
-        if seat_1 == bot.pk:
-            first, second = second, first
-    return create_match(game=bot.game, first=first, second=second, kind=MatchKind.CHALLENGE, requested_by=user)
+    with transaction.atomic():
+        # Counted with the match's rows (accounts.limits): parallel challenges meet the limits too.
+        limits.take(action=CHALLENGE, key=limits.user_key(user.pk), limit=config.challenges_per_hour,
+                    window_s=3600, refusal=f"challenge limit reached: {config.challenges_per_hour} challenges "
+                                           "per hour")
+        limits.take(action=CHALLENGE_PAIR, key=limits.pair_key(bot.pk, opponent.pk),
+                    limit=config.challenges_per_pair_hour, window_s=3600,
+                    refusal=f"challenge limit reached for this pair: {config.challenges_per_pair_hour} per hour")
+        pair = (Match.objects.filter(kind=MatchKind.CHALLENGE, participants__version__bot=bot)
+                .filter(participants__version__bot=opponent))
+        last = pair.order_by("-created", "-id").first()
+        if last is not None:
+            seat_1 = last.participants.filter(seat=1).values_list("version__bot_id", flat=True).first()
+            if seat_1 == bot.pk:
+                first, second = second, first
+        return create_match(game=bot.game, first=first, second=second, kind=MatchKind.CHALLENGE,
+                            requested_by=user)

@@ -18,6 +18,7 @@ from armada_web.bots.access import actions, can_see_private, is_owner, upload_re
 from armada_web.bots.models import Bot
 from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
+from armada_web.inputs import parse_id
 from armada_web.ladder.queries import rating_history
 from armada_web.matches import queries as match_queries
 from armada_web.pages.bot_forms import BotForm, UploadForm
@@ -134,7 +135,8 @@ def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
 @refusals_go_to(_bot_page)
 def set_active(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
-    services.set_active(bot=bot, user=signed_in(request), version_id=request.POST.get("version", ""))
+    services.set_active(bot=bot, user=signed_in(request), version_id=parse_id(request.POST.get("version"),
+                                                                                what="version"))
     messages.success(request, "Active version changed.")
     return redirect("bot", pk=bot.pk)
 

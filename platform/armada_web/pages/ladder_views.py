@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.games import Ranking, spec
+from armada_web.inputs import parse_text
 from armada_web.ladder import league, ratings
 from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, search_ladder
 
@@ -18,7 +19,7 @@ PER_PAGE = 50
 
 
 def _page(request: HttpRequest, queryset: object) -> tuple[object, str]:
-    query = request.GET.get("q", "").strip()[:100]
+    query = parse_text(request.GET.get("q", ""), what="the search", max_length=100)
     paginator = Paginator(search_ladder(queryset, query), PER_PAGE)  # type: ignore[arg-type]
     return paginator.get_page(request.GET.get("page")), query
 
