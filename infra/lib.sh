@@ -15,6 +15,10 @@ die() { printf '\033[1;31mxx\033[0m %s\n' "$*" >&2; exit 1; }
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
+# log_pipe NAME: append standard input to $LOG_DIR/NAME.log, rotated by size (armada_web.logpipe),
+# never truncated. Use: `command > >(log_pipe web) 2>&1 &` ($! is then the command's pid).
+log_pipe() { exec "$PY" -m armada_web.logpipe "$LOG_DIR/$1.log"; }
+
 # wait_for DESCRIPTION SECONDS COMMAND...: poll until COMMAND succeeds.
 wait_for() {
   local what="$1" secs="$2"; shift 2

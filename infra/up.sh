@@ -37,6 +37,9 @@ cleanup() {
   done < "$started"
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   : > "$started"
+  # No bot container or work folder outlives the run: a worker child killed meanwhile left its own
+  # (their holder is dead now); containers of other checkouts' live workers are not touched.
+  "$PY" -m armada_sandbox sweep >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
@@ -60,8 +63,8 @@ creds=$("$PY" manage.py ensure_demo_admin)
 "$PY" manage.py seed_demo
 "$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
 
-say "starting the web server, the Celery workers and Celery beat (logs in $LOG_DIR)"
-"$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &
+say "starting the web server, the Celery workers and Celery beat (logs appended in $LOG_DIR, rotated)"
+"$PY" manage.py runserver "$HOST:$PORT" --noreload > >(log_pipe web) 2>&1 &
 pids+=($!)
 # One worker per queue: an upload's validation never waits behind other work.
 instance="$PORT.$(hostname)"
@@ -71,19 +74,20 @@ cores=$(nproc)
 match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
-  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" >"$LOG_DIR/worker-validation.log" 2>&1 &
+  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
 pids+=($!)
 # Matches: challenges first, then the ranked queue (more workers: run this line again on any
 # host with its own -n name, or raise MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_MATCHES_QUEUE:-matches}" \
-  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" >"$LOG_DIR/worker-matches.log" 2>&1 &
+  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
+  > >(log_pipe worker-matches) 2>&1 &
 pids+=($!)
-"$VENV/bin/celery" -A armada_web worker -Q celery --loglevel INFO --concurrency 1 -n "default.$instance" \
-  >"$LOG_DIR/worker.log" 2>&1 &
+"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_PERIODIC_QUEUE:-celery}" --loglevel INFO --concurrency 1 \
+  -n "default.$instance" > >(log_pipe worker) 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
-  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" >"$LOG_DIR/beat.log" 2>&1 &
+  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" > >(log_pipe beat) 2>&1 &
 pids+=($!)
 # The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
 # oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot.

@@ -5,8 +5,10 @@ it (queued -> running), `execute` reads both seats' archives, plays through the 
 runner (`games.runner.play`), stores the replay and logs, and `record` writes the result, the
 files' names and everything that depends on the result (the ladder's receivers of
 `match_recorded`) in one transaction that first checks its own attempt still holds the row. A
-platform failure makes the match `void` (no result, no rating change); a bot's fault is a
-result (its loss).
+platform failure makes the match `void` (no result, no rating change), except a sandbox failure
+(the Docker engine gone before or during the game), which gives the match back for another
+attempt while it has attempts left; a bot's fault is a result (its loss). Recording retries a
+database that is briefly unreachable (`leases.retrying`).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, play
-from armada_web.leases import NOTE_CHARS, JobKind, Lease
+from armada_web.games.runner import PlatformFailure, SandboxFailure, play
+from armada_web.leases import NOTE_CHARS, JobKind, Lease, retrying
 from armada_web.matches import storage
 from armada_web.matches.models import Match, MatchStatus, Participant, Result
 from armada_web.matches.signals import match_recorded
@@ -36,6 +38,8 @@ MATCH = JobKind(
     stuck_after_s=lambda: settings.ARMADA.stuck_match_s,
     lost_note=lambda n: f"failed: no run finished in {n} attempts (workers lost)",
     requeued_note="re-queued: the worker running it was lost",
+    task="armada_web.matches.tasks.run_match",
+    queues=lambda: (settings.ARMADA.matches_queue, settings.ARMADA.challenges_queue),
 )
 
 
@@ -57,6 +61,17 @@ def void(lease: Lease, reason: str) -> str:
     return MatchStatus.VOID if updated else "superseded"
 
 
+def again(lease: Lease, reason: str) -> str:
+    """The sandbox failed (not the bots): back to the queue for another attempt (the caller sends
+    it), or void after the last one. Returns the new status."""
+    if lease.last_attempt:
+        return void(lease, reason)
+    log.warning("match %s given back after attempt %s: %s", lease.job_id, lease.attempt, reason)
+    if lease.give_back(f"retrying after a platform failure: {reason}"):
+        return MatchStatus.QUEUED
+    return "superseded"
+
+
 def execute(lease: Lease) -> str:
     """Play a claimed match and record it; returns the new status (or "superseded")."""
     match = Match.objects.get(pk=lease.job_id)
@@ -75,6 +90,8 @@ def execute(lease: Lease) -> str:
     try:
         config = settings.ARMADA.game(match.game).match_config
         outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)
+    except SandboxFailure as exc:
+        return again(lease, str(exc))
     except (PlatformFailure, KeyError) as exc:
         return void(lease, str(exc))
     try:
@@ -83,7 +100,8 @@ def execute(lease: Lease) -> str:
                      for p in participants}
     except OSError as exc:
         return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
-    status = record(lease, match, participants, outcome, replay_name, log_names)
+    status = retrying(lambda: record(lease, match, participants, outcome, replay_name, log_names),
+                      what=f"the database (recording match {match.pk})")
     if status != MatchStatus.FINISHED:
         storage.delete([replay_name, *log_names.values()])
     return status
@@ -105,7 +123,8 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
     with transaction.atomic():
         if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
                             replay=replay_name, reason="", engine_version=engine_version):
-            return "superseded"
+            # Recorded already by this very attempt (a commit whose answer was lost, then retried)?
+            return MatchStatus.FINISHED if lease.recorded(MatchStatus.FINISHED) else "superseded"
         for p in participants:
             report = outcome.players[p.seat - 1]
             p.result = Result.DRAW if winner is None else Result.WIN if winner == p.seat else Result.LOSS

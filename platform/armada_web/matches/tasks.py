@@ -16,7 +16,7 @@ from django.conf import settings
 
 from armada_web import leases
 from armada_web.matches import execution
-from armada_web.matches.models import Match, MatchKind
+from armada_web.matches.models import Match, MatchKind, MatchStatus
 
 log = logging.getLogger(__name__)
 
@@ -31,19 +31,25 @@ def send(match_id: int, kind: str) -> None:
 
 
 @shared_task(name="armada_web.matches.tasks.run_match", acks_late=True, reject_on_worker_lost=True,
-             time_limit=settings.ARMADA.match_time_limit_s + 120,
+             ignore_result=True, time_limit=settings.ARMADA.match_time_limit_s + 120,
              soft_time_limit=settings.ARMADA.match_time_limit_s + 60)
 def run_match(match_id: int) -> str:
-    """Run one match (a no-op when it is not queued: delivered twice, or done already)."""
+    """Run one match (a no-op when it is not queued: delivered twice, or done already); its
+    heartbeat beats while it plays."""
     game = Match.objects.filter(pk=match_id).values_list("game", flat=True).first()
     lease = leases.claim(execution.MATCH, match_id, **execution.claim_fields(game or ""))
     if lease is None:
         return "skipped"
-    try:
-        return execution.execute(lease)
-    except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
-        log.exception("match %s failed unexpectedly", match_id)
-        return execution.void(lease, f"{exc.__class__.__name__}: {exc}")
+    with lease.beating():
+        try:
+            status = execution.execute(lease)
+        except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
+            log.exception("match %s failed unexpectedly", match_id)
+            reason = f"{exc.__class__.__name__}: {exc}"
+            return leases.retrying(lambda: execution.void(lease, reason))
+    if status == MatchStatus.QUEUED:  # given back after a sandbox failure: another attempt
+        send(match_id, Match.objects.filter(pk=match_id).values_list("kind", flat=True).first() or "")
+    return status
 
 
 def _send(match: Match) -> None:
@@ -56,7 +62,7 @@ def reap(stuck_after_s: int | None = None) -> dict[str, Any]:
     return leases.reap(execution.MATCH, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.matches.tasks.reap_matches")
+@shared_task(name="armada_web.matches.tasks.reap_matches", ignore_result=True)
 def reap_matches() -> dict[str, Any]:
     """Celery beat: see `reap`."""
     return reap()
