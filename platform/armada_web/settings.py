@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "armada_web.pages.csp.ContentSecurityPolicyMiddleware",
     "armada_web.pages.errors.DomainErrorMiddleware",
+    "armada_web.ops.middleware.DatabaseDownMiddleware",
 ]
 
 ROOT_URLCONF = "armada_web.urls"
