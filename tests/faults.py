@@ -101,16 +101,20 @@ def restart_engine(engine: Any, answer_within_s: float = 120) -> float:
     with open(engine.run_dir / "dockerd.log", "ab") as log:
         subprocess.Popen([a.decode() for a in argv], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                          start_new_session=True)
-    client = engine.client(timeout=5)
 
     def answers() -> bool:
+        try:
+            client = engine.client(timeout=5)
+        except Exception:  # its socket is not there yet
+            return False
         try:
             return bool(client.ping())
         except Exception:
             return False
+        finally:
+            client.close()
 
     wait_for(f"engine {engine.name} to answer again", answer_within_s, answers, pause=0.2)
-    client.close()
     return time.monotonic() - started
 
 
@@ -120,8 +124,9 @@ def database_closed(database_url: str, keep: tuple[int, ...] = ()) -> Iterator[N
     every connection to it is closed but the server processes `keep` (e.g. the test's own)."""
     import psycopg
 
-    name = database_url.rsplit("/", 1)[1].split("?", 1)[0]
-    with psycopg.connect(database_url, autocommit=True) as admin:
+    server, _, name = database_url.rpartition("/")
+    name = name.split("?", 1)[0]
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:  # not from inside the one it closes
         admin.execute(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
         try:
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
