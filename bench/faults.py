@@ -23,7 +23,7 @@ Prints, last:
     target fault-heal-seconds: S <= 90 ok|short     (the worst of the three faults)
     target soak-5xx: N <= 0 ok|short                (answers 5xx and requests with no answer)
 
-Run: .venv/bin/python bench/faults.py [--soak-seconds 600] [--users 8]   (as root: the second
+Run: .venv/bin/python bench/faults.py [--soak-seconds 600] [--users 12]   (as root: the second
 engine needs it; Redis, dockerd, redis-server and armada/bot:latest needed)
 """
 
@@ -262,7 +262,7 @@ class FaultBench:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--soak-seconds", type=float, default=600.0)
-    parser.add_argument("--users", type=int, default=8, help="Locust users during the soak")
+    parser.add_argument("--users", type=int, default=12, help="Locust users during the soak")
     args = parser.parse_args()
     if os.getuid() != 0:
         print("bench/faults.py needs root (a second Docker engine)", file=sys.stderr)
