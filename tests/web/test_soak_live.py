@@ -26,9 +26,9 @@ def site(transactional_db, tmp_path, armada):
     require_redis()
     require_docker()
     require_binary("redis-server")
-    try:
-        import locust  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("locust") is None:  # found, not imported: it patches the process (gevent)
         from tests.services import missing
 
         missing("locust is not installed (pip install -e '.[dev]')")
