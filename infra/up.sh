@@ -73,6 +73,7 @@ say "collecting the static files (hashed names, compressed; served by whitenoise
 echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
 
 say "starting the web server (gunicorn), the Celery workers and Celery beat (logs appended in $LOG_DIR, rotated)"
+log_settings
 # gunicorn's settings are infra/gunicorn.conf.py (workers from the cores, WEB_WORKERS overrides).
 bind="$HOST:$PORT"; [[ "$HOST" == *:* ]] && bind="[$HOST]:$PORT"
 "$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile /dev/fd/3 \

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 
 #: Layers, lowest first: a module imports only from its own app or from lower layers.
 LAYERS: list[set[str]] = [
-    {"", "env", "config", "settings", "errors", "leases", "broker", "resilient_cache", "logpipe", "archives", "games",
+    {"", "env", "config", "settings", "errors", "leases", "broker", "resilient_cache", "archives", "games",
      "celery"},  # the core
     {"accounts"},
     {"bots"},
