@@ -33,7 +33,7 @@ from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.games import spec
 from armada_web.games.runner import PlatformFailure, play
-from armada_web.leases import JobKind, Lease, claim, retrying
+from armada_web.leases import JobKind, Lease, claim, retrying, take_over
 
 log = logging.getLogger(__name__)
 #: Bytes of the bot's stderr kept with the version (the end of it).
@@ -68,7 +68,10 @@ def fair_order(limit: int = FAIR_WINDOW) -> list[int]:
 
 def claim_next(preferred: int | None = None) -> Lease | None:
     """Claim the fairest pending version (`fair_order`); `preferred` (the message's version) is
-    tried too when it is waiting but outside the window. None when none is left to claim."""
+    first taken back if a dead process of this host holds it (`leases.take_over`), and tried too
+    when it is waiting but outside the window. None when none is left to claim."""
+    if preferred is not None:
+        take_over(VALIDATION, preferred)  # its worker child was killed here: waiting again, fairly
     order = fair_order()
     if preferred is not None and preferred not in order:
         order.append(preferred)
