@@ -44,6 +44,9 @@ cleanup() {
   done < "$started"
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   : > "$started"
+  # No bot container or work folder outlives the run: a worker child killed meanwhile left its own
+  # (their holder is dead now); containers of other checkouts' live workers are not touched.
+  "$PY" -m armada_sandbox sweep >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
@@ -98,11 +101,12 @@ say "collecting the static files (hashed names, compressed; served by whitenoise
 # on the bots' 1000.
 echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
 
-say "starting the web server (gunicorn), the Celery workers and Celery beat (logs in $LOG_DIR)"
+say "starting the web server (gunicorn), the Celery workers and Celery beat (logs appended in $LOG_DIR, rotated)"
+log_settings
 # gunicorn's settings are infra/gunicorn.conf.py (workers from the cores, WEB_WORKERS overrides).
 bind="$HOST:$PORT"; [[ "$HOST" == *:* ]] && bind="[$HOST]:$PORT"
-"$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile "$LOG_DIR/access.log" \
-  >"$LOG_DIR/web.log" 2>&1 &
+"$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile /dev/fd/3 \
+  3> >(log_pipe access) > >(log_pipe web) 2>&1 &
 pids+=($!)
 # One worker per queue: an upload's validation never waits behind other work.
 instance="$PORT.$(hostname)"
@@ -112,19 +116,20 @@ cores=$(nproc)
 match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
-  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" >"$LOG_DIR/worker-validation.log" 2>&1 &
+  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
 pids+=($!)
 # Matches: challenges first, then the ranked queue (more workers: run this line again on any
 # host with its own -n name, or raise MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_MATCHES_QUEUE:-matches}" \
-  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" >"$LOG_DIR/worker-matches.log" 2>&1 &
+  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
+  > >(log_pipe worker-matches) 2>&1 &
 pids+=($!)
-"$VENV/bin/celery" -A armada_web worker -Q celery --loglevel INFO --concurrency 1 -n "default.$instance" \
-  >"$LOG_DIR/worker.log" 2>&1 &
+"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_PERIODIC_QUEUE:-celery}" --loglevel INFO --concurrency 1 \
+  -n "default.$instance" > >(log_pipe worker) 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
-  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" >"$LOG_DIR/beat.log" 2>&1 &
+  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" > >(log_pipe beat) 2>&1 &
 pids+=($!)
 # The same order for the engine and Redis, which this run may not have started.
 for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x redis-server); do

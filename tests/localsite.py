@@ -64,11 +64,33 @@ class LocalSite:
     def start_worker(self, name: str, queues: str, node: str, pool: str = "solo",
                      log_prefix: str | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """A Celery worker named `node` consuming `queues` (comma-separated); its log is PREFIX-N.log
-        (the prefix defaults to `name`; N counts the processes started); `env` adds variables."""
+        (the prefix defaults to `name`; N counts the processes started); `env` adds variables.
+        With `pool="prefork"` it runs its tasks in one child process, as `make up`'s workers do."""
         argv = [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queues, "--pool", pool,
                 "--concurrency", "1", "--loglevel", "INFO", "-n", node,
                 "--without-heartbeat", "--without-gossip", "--without-mingle"]
         return self.spawn(name, argv, log_name=f"{log_prefix or name}-{len(self._all)}", env=env)
+
+    def start_beat(self, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Celery beat (the periodic jobs: matchmaking, the reapers, the sweeper), its schedule file in
+        the folder; the jobs go to ARMADA_PERIODIC_QUEUE, which a worker must serve."""
+        argv = [sys.executable, "-m", "celery", "-A", "armada_web", "beat", "--loglevel", "INFO",
+                "--schedule", str(self.folder / "celerybeat-schedule")]
+        return self.spawn("beat", argv, env=env)
+
+    def children(self, name: str) -> list[int]:
+        """Pids of the child processes of the latest process `name` (a prefork worker's pool)."""
+        pid = self.procs[name].pid
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if int(stat[1]) == pid:
+                    found.append(int(entry.name))
+        return sorted(found)
 
     def web_answers(self) -> bool:
         try:

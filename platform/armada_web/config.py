@@ -118,6 +118,9 @@ class Config:
                                 minimum=1)
     storage_min_free_mb: int = setting("ARMADA_STORAGE_MIN_FREE_MB", 200,
                                        "local storage: /healthz fails with less free space", minimum=0)
+    log_max_bytes: int = setting("ARMADA_LOG_MAX_BYTES", 10 * 1024 * 1024,
+                                 "size at which `make up`'s log files are rotated", minimum=1024)
+    log_backups: int = setting("ARMADA_LOG_BACKUPS", 5, "rotated log files kept per process", minimum=1)
     # -- accounts
     throttle_anon: str = setting("THROTTLE_ANON", "600/min", "API requests per anonymous client")
     throttle_user: str = setting("THROTTLE_USER", "1200/min", "API requests per signed-in user")
@@ -164,12 +167,28 @@ class Config:
     bot_image: str = setting("ARMADA_BOT_IMAGE", "armada/bot:latest", "the Docker image bots run in")
     worker_sandbox_check_s: int = setting("ARMADA_WORKER_SANDBOX_CHECK_S", 5, "seconds between a worker's checks "
                                           "of its sandbox (failing: it stops taking games)", minimum=1)
+    # -- jobs that workers run (validation and matches): leases, heartbeats, the reaper
+    heartbeat_s: int = setting("ARMADA_HEARTBEAT_S", 10, "seconds between two heartbeats of a running job",
+                               minimum=1)
+    heartbeat_timeout_s: int = setting("ARMADA_HEARTBEAT_TIMEOUT_S", 60, "a running job whose heartbeat is older "
+                                       "is given back to the queue (its worker is lost)", minimum=1)
+    lost_message_s: int = setting("ARMADA_LOST_MESSAGE_S", 15, "seconds a waiting job's message may be missing "
+                                  "from the broker before it is sent again", minimum=1)
+    reap_s: int = setting("ARMADA_REAP_S", 10, "seconds between two runs of the reaper (beat)", minimum=1)
+    sweep_s: int = setting("ARMADA_SWEEP_S", 60, "seconds between two runs of the container sweeper (beat)",
+                           minimum=1)
+    periodic_queue: str = setting("ARMADA_PERIODIC_QUEUE", "celery", "Celery queue of the periodic jobs (beat)")
+    sandbox_wait_s: int = setting("ARMADA_SANDBOX_WAIT_S", 60, "seconds a worker waits for the sandbox (Docker) "
+                                  "to come back before a job fails", minimum=0)
+    db_retry_s: int = setting("ARMADA_DB_RETRY_S", 30, "seconds a worker keeps retrying the database to record "
+                              "a job it played", minimum=0)
     # -- the ladder
     match_workers: int = setting("ARMADA_MATCH_WORKERS", 0, "match workers matchmaking plans for "
                                  "(0: ask the live workers)", minimum=0)
     match_seconds: int = setting("ARMADA_MATCH_SECONDS", 30, "expected seconds of one match (matchmaking's idle "
                                  "unit)", minimum=1)
-    matchmaking_s: int = setting("ARMADA_MATCHMAKING_S", 5, "seconds between two matchmaking ticks", minimum=1)
+    matchmaking_s: int = setting("ARMADA_MATCHMAKING_S", 5, "seconds between two matchmaking ticks (0: no "
+                                 "matchmaking)", minimum=0)
     bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "
                                 "before it is benched", minimum=1)
     challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30, "challenges a user may start per hour",

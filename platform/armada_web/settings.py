@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import dj_database_url
 
@@ -83,6 +84,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "armada_web.pages.csp.ContentSecurityPolicyMiddleware",
     "armada_web.pages.errors.DomainErrorMiddleware",
+    "armada_web.ops.middleware.DatabaseDownMiddleware",
 ]
 
 ROOT_URLCONF = "armada_web.urls"
@@ -173,12 +175,15 @@ DEFAULT_FROM_EMAIL = ARMADA.default_from_email
 
 # Throttles and caches: counters live in the cache, Redis by default so that every web
 # process shares them (CACHE_URL=locmem:// keeps them in one process, for tests).
+CACHES: dict[str, dict[str, Any]]
 if ARMADA.cache_url.startswith("locmem"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    # A Redis that is down makes the cache empty, never a request fail (armada_web.resilient_cache).
+    CACHES = {"default": {"BACKEND": "armada_web.resilient_cache.ResilientRedisCache",
                           "LOCATION": ARMADA.cache_url or ARMADA.redis_url,
-                          "KEY_PREFIX": ARMADA.cache_prefix}}
+                          "KEY_PREFIX": ARMADA.cache_prefix,
+                          "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2}}}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -245,37 +250,51 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = ARMADA.match_time_limit_s + 120
 CELERY_TASK_SOFT_TIME_LIMIT = ARMADA.match_time_limit_s + 60
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": ARMADA.match_time_limit_s * 2}
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": ARMADA.match_time_limit_s * 2, "socket_connect_timeout": 3}
 CELERY_RESULT_EXPIRES = 3600
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 3
 CELERY_TASK_ALWAYS_EAGER = ARMADA.celery_task_always_eager
+# Redis down: workers and beat wait for it with back-off for as long as it takes (never exit);
+# running tasks go on; a web request's send gives up within about two seconds (uploads answer 503).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0.2, "interval_step": 0.4, "interval_max": 1.0}
+CELERY_TASK_DEFAULT_QUEUE = ARMADA.periodic_queue
 # Task modules not named tasks.py (which autodiscovery finds by itself): none.
 CELERY_TASK_ROUTES = {
     "armada_web.bots.tasks.validate_version": {"queue": ARMADA.validation_queue},
     "armada_web.matches.tasks.run_match": {"queue": ARMADA.matches_queue},
 }
+# Periodic jobs (queue ARMADA_PERIODIC_QUEUE): the reapers often enough that a lost worker or a
+# lost message costs about a minute (docs/arena.md), the sweeper, matchmaking, the league's sync.
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-containers": {
         "task": "armada_web.ops.tasks.sweep_containers",
-        "schedule": 300.0,
+        "schedule": float(ARMADA.sweep_s),
+        "options": {"expires": float(ARMADA.sweep_s)},
     },
     "reap-validations": {
         "task": "armada_web.bots.tasks.reap_validations",
-        "schedule": 60.0,
-    },
-    "matchmaking": {
-        "task": "armada_web.ladder.tasks.matchmaking",
-        "schedule": float(ARMADA.matchmaking_s),
-        "options": {"expires": float(ARMADA.matchmaking_s)},
+        "schedule": float(ARMADA.reap_s),
+        "options": {"expires": float(ARMADA.reap_s)},
     },
     "reap-matches": {
         "task": "armada_web.matches.tasks.reap_matches",
-        "schedule": 60.0,
+        "schedule": float(ARMADA.reap_s),
+        "options": {"expires": float(ARMADA.reap_s)},
     },
     "sync-league": {
         "task": "armada_web.ladder.tasks.sync_league_task",
         "schedule": 120.0,
     },
 }
+if ARMADA.matchmaking_s:
+    CELERY_BEAT_SCHEDULE["matchmaking"] = {
+        "task": "armada_web.ladder.tasks.matchmaking",
+        "schedule": float(ARMADA.matchmaking_s),
+        "options": {"expires": float(ARMADA.matchmaking_s)},
+    }
 
 # Every line to standard error, as text or JSON (ARMADA_LOG_FORMAT), with its task's match or
 # version id (armada_web.logs); the Celery workers use the same configuration (armada_web.celery).

@@ -46,6 +46,27 @@ def test_galaxy_ladder_paginates(client, arena, settings, monkeypatch):
     assert ">beta<" in second and ">alpha<" not in second
 
 
+def test_a_version_leaving_the_ladder_while_the_page_is_read_costs_its_rank_not_the_page(client, arena,
+                                                                                          monkeypatch):
+    """Found by the soak (issue 20): the ranks are a second read of the ladder. They were read first,
+    so a version validated in between was on the page without a rank (a 500); now the page is read
+    first, and a version that left the ladder in between shows no rank instead of failing the page."""
+    from armada_web.ladder.models import Rating
+    from armada_web.pages import ladder_views
+
+    read_page = ladder_views._page
+
+    def page_then_change(request, queryset):
+        page, query = read_page(request, queryset)
+        shown = list(page.object_list)
+        Rating.objects.filter(pk=shown[-1].pk).delete()  # gone before the ranks are read
+        return page, query
+
+    monkeypatch.setattr(ladder_views, "_page", page_then_change)
+    html = body(client, "/ladder/galaxy/")
+    assert re.findall(r"<tr><td>(\d*)</td>", html) == ["1", ""]
+
+
 def test_mothership_league_links_races_to_pairings_and_replays(client, arena):
     html = body(client, "/ladder/mothership/")
     no_raw_evil(html)

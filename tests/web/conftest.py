@@ -139,12 +139,14 @@ class LiveSite(LocalSite):
         return LocalSite.start_worker(self, name, queues, node, env=env)
 
     def stop(self) -> None:
-        """Stop every process, then remove the containers a killed worker's slots left behind."""
+        """Stop every process, then remove the containers and folders a killed worker left behind."""
         super().stop()
-        from armada_sandbox import sweep
+        from armada_sandbox import sweep, sweep_folders
 
         with contextlib.suppress(Exception):
             sweep()
+        with contextlib.suppress(Exception):
+            sweep_folders()
 
     def kill_worker(self, name: str = "worker") -> None:
         self.kill(name)
@@ -176,6 +178,7 @@ def live_site_factory(transactional_db, tmp_path, settings, armada):
             "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
             "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
             "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
+            "ARMADA_HEARTBEAT_S": "1",  # the workers' jobs beat every second (the tests' reaper waits 5 s)
             **(env or {}),
         }, tmp_path)
         started.append(site)

@@ -20,8 +20,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 #: Layers, lowest first: a module imports only from its own app or from lower layers.
 LAYERS: list[set[str]] = [
     # the core
-    {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "archives", "games",
-     "celery", "logs", "objectstore", "sandbox_watch"},
+    {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "broker", "resilient_cache",
+     "archives", "games", "celery", "logs", "objectstore", "sandbox_watch"},
     {"accounts"},
     {"bots"},
     {"matches"},

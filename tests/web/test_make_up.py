@@ -51,6 +51,20 @@ def _warm_containers(since: float, stopped_too: bool = False, owners: set[int] |
             and (owners is None or labels.get("armada.worker") in {str(pid) for pid in owners})}
 
 
+def _kill_a_match_child(up_pid: int, since: float) -> int:
+    """SIGKILL a child process of `make up`'s match worker (its warm containers are left behind);
+    returns its pid once Celery has replaced it."""
+    worker = next(pid for pid in _children(up_pid) if os.path.exists(f"/proc/{pid}/cmdline")
+                  and b"-n\0matches." in Path(f"/proc/{pid}/cmdline").read_bytes())
+    child = min(_children(worker))
+    assert _warm_containers(since, owners={child})  # it holds warm slots
+    os.kill(child, signal.SIGKILL)
+    until = time.monotonic() + 60
+    while (child in _children(worker) or len(_children(worker)) < 1) and time.monotonic() < until:
+        time.sleep(0.2)
+    return child
+
+
 def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
     headers = {"Authorization": f"Token {token}"} if token else {}
     data = None
@@ -161,6 +175,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
             time.sleep(0.5)
             warm = _warm_containers(began, owners=_children(up.pid))
         assert len(warm) >= 8
+        killed = _kill_a_match_child(up.pid, began)  # its containers must not outlive the stop (issue 20)
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
         up.wait(timeout=60)
@@ -170,6 +185,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         # a stopping worker removes its warm containers (worker_process_shutdown)
         left = warm & _warm_containers(began, stopped_too=True)
         assert left == set()
+        assert _warm_containers(began, stopped_too=True, owners={killed}) == set()  # nor a killed child's
         with pytest.raises(OSError):
             urllib.request.urlopen(base, timeout=2)
         # Redis was running before: `make up` did not start it, so it must not have stopped it.

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from armada_web import broker
 from armada_web.accounts import limits
 from armada_web.archives import check_upload
 from armada_web.bots import storage
@@ -72,24 +73,31 @@ def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVe
     if refusal:
         raise Invalid(refusal)
     bundle = check_upload(name=filename, data=data)
-    with transaction.atomic():
-        limit = settings.ARMADA.uploads_per_hour
-        limits.take(action=UPLOAD, key=limits.user_key(user.pk), limit=limit, window_s=3600,
-                    refusal=f"upload limit reached: {limit} uploads per hour")
-        locked = Bot.objects.select_for_update().get(pk=bot.pk)
-        newest = locked.versions.order_by("-number").first()
-        if newest is not None and newest.sha256 == bundle.sha256:
-            raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")
-        number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-        version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,
-                             files=bundle.files, status=VersionStatus.PENDING, queued=timezone.now())
-        try:
-            version.archive.name = storage.save_archive(version, bundle.archive)
-        except OSError as exc:
-            log.error("upload of bot %s refused: the storage failed (%s)", locked.pk, exc)
-            raise Unavailable(f"storage unavailable, nothing was saved ({exc.__class__.__name__}); try again") from None
-        version.save()
-        transaction.on_commit(lambda: queue_validation(version.pk), robust=True)
+    try:
+        with transaction.atomic():
+            limit = settings.ARMADA.uploads_per_hour
+            limits.take(action=UPLOAD, key=limits.user_key(user.pk), limit=limit, window_s=3600,
+                        refusal=f"upload limit reached: {limit} uploads per hour")
+            locked = Bot.objects.select_for_update().get(pk=bot.pk)
+            newest = locked.versions.order_by("-number").first()
+            if newest is not None and newest.sha256 == bundle.sha256:
+                raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")
+            number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+            version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,
+                                 files=bundle.files, status=VersionStatus.PENDING, queued=timezone.now())
+            try:
+                version.archive.name = storage.save_archive(version, bundle.archive)
+            except OSError as exc:
+                log.error("upload of bot %s refused: the storage failed (%s)", locked.pk, exc)
+                raise Unavailable(f"storage unavailable, nothing was saved ({exc.__class__.__name__}); "
+                                  "try again") from None
+            version.save()
+            transaction.on_commit(lambda: queue_validation(version.pk))  # after the commit; raises if it fails
+    except broker.DOWN:
+        # The version is kept (pending): the reaper sends its validation once the queue is back.
+        raise Unavailable(f"version {number} was saved, but its validation could not be queued: the queue is "
+                          "down. It will be validated by itself once the queue is back; do not upload it again."
+                          ) from None
     return version
 
 

@@ -28,19 +28,22 @@ def queue_validation(version_id: int, countdown: float = 0) -> None:
     validate_version.apply_async(args=[version_id], queue=settings.ARMADA.validation_queue, countdown=countdown)
 
 
-@shared_task(name="armada_web.bots.tasks.validate_version", acks_late=True, time_limit=900, soft_time_limit=840)
+@shared_task(name="armada_web.bots.tasks.validate_version", acks_late=True, reject_on_worker_lost=True,
+             ignore_result=True, time_limit=900, soft_time_limit=840)
 def validate_version(version_id: int) -> str:
-    """Validate one version (a no-op when it is not pending: delivered twice, or done already)."""
+    """Validate one pending version: the fairest one waiting (`validation.claim_next`), usually this
+    one; a no-op when none is (delivered twice, or done already). Its heartbeat beats meanwhile.
+    A worker whose sandbox is down hands the task back unclaimed."""
     if not sandbox_ready():  # this host's engine is gone: leave the version to a worker that has one
         queue_validation(version_id, countdown=HAND_BACK_S)
         return "handed back"
-    lease = leases.claim(validation.VALIDATION, version_id)
+    lease = validation.claim_next(preferred=version_id)
     if lease is None:
         return "skipped"
-    with logs.context(attempt=lease.attempt):
+    with logs.context(attempt=lease.attempt, version=lease.job_id), lease.beating():
         status = validation.run(lease)
     if status == VersionStatus.PENDING:  # given back after a platform failure: try again a little later
-        queue_validation(version_id, countdown=settings.ARMADA.validation_retry_s)
+        queue_validation(lease.job_id, countdown=settings.ARMADA.validation_retry_s)
     return status
 
 
@@ -56,7 +59,7 @@ def reap(stuck_after_s: int | None = None) -> dict[str, int]:
     return leases.reap(validation.VALIDATION, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.bots.tasks.reap_validations")
+@shared_task(name="armada_web.bots.tasks.reap_validations", ignore_result=True)
 def reap_validations() -> dict[str, int]:
     """Celery beat: see `reap`."""
     return reap()

@@ -5,18 +5,17 @@ it (queued -> running), `execute` reads both seats' archives, plays through the 
 runner (`games.runner.play`), stores the replay and logs, and `record` writes the result, the
 files' names and everything that depends on the result (the ladder's receivers of
 `match_recorded`) in one transaction that first checks its own attempt still holds the row. A
-platform failure makes the match `void` (no result, no rating change); a bot's fault is a
-result (its loss). A sandbox that could not start the bots (`SandboxDown`: this host's engine is
-gone) played nothing: the match goes back to the queue for another worker (void only after its
-last attempt). Storage that fails while the files are saved voids the match and leaves none of
-its files behind.
+platform failure makes the match `void` (no result, no rating change), except a sandbox failure
+(the Docker engine gone before or during the game), which gives the match back for another
+attempt while it has attempts left; a bot's fault is a result (its loss). Recording retries a
+database that is briefly unreachable (`leases.retrying`). Storage that fails while the files are
+saved voids the match and leaves none of its files behind.
 """
 
 from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -26,8 +25,8 @@ from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, SandboxDown, play
-from armada_web.leases import NOTE_CHARS, JobKind, Lease
+from armada_web.games.runner import PlatformFailure, SandboxFailure, play
+from armada_web.leases import NOTE_CHARS, JobKind, Lease, retrying
 from armada_web.matches import storage
 from armada_web.matches.models import Match, MatchStatus, Participant, Result
 from armada_web.matches.signals import match_recorded
@@ -40,6 +39,8 @@ MATCH = JobKind(
     stuck_after_s=lambda: settings.ARMADA.stuck_match_s,
     lost_note=lambda n: f"failed: no run finished in {n} attempts (workers lost)",
     requeued_note="re-queued: the worker running it was lost",
+    task="armada_web.matches.tasks.run_match",
+    queues=lambda: (settings.ARMADA.matches_queue, settings.ARMADA.challenges_queue),
 )
 
 
@@ -53,18 +54,6 @@ def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
     return {"worker": (worker or socket.gethostname())[:200], "engine_version": engine}
 
 
-def give_back(lease: Lease, reason: str, send: Callable[[], None]) -> str:
-    """Nothing was played (the sandbox could not start the bots): back to the queue and sent again,
-    or void after the last attempt. Returns the new status."""
-    if lease.last_attempt:
-        return void(lease, reason)
-    log.warning("match %s given back (attempt %s): %s", lease.job_id, lease.attempt, reason)
-    if lease.give_back(f"re-queued: {reason}"):
-        send()
-        return MatchStatus.QUEUED
-    return "superseded"
-
-
 def void(lease: Lease, reason: str) -> str:
     """The platform failed: no result, no rating change (never a bot's loss)."""
     log.warning("match %s void (attempt %s): %s", lease.job_id, lease.attempt, reason)
@@ -73,9 +62,19 @@ def void(lease: Lease, reason: str) -> str:
     return MatchStatus.VOID if updated else "superseded"
 
 
-def execute(lease: Lease, resend: Callable[[], None] = lambda: None) -> str:
-    """Play a claimed match and record it; returns the new status (or "superseded"). `resend`
-    sends the match's task again when it is given back."""
+def again(lease: Lease, reason: str) -> str:
+    """The sandbox failed (not the bots): back to the queue for another attempt (the caller sends
+    it), or void after the last one. Returns the new status."""
+    if lease.last_attempt:
+        return void(lease, reason)
+    log.warning("match %s given back after attempt %s: %s", lease.job_id, lease.attempt, reason)
+    if lease.give_back(f"retrying after a platform failure: {reason}"):
+        return MatchStatus.QUEUED
+    return "superseded"
+
+
+def execute(lease: Lease) -> str:
+    """Play a claimed match and record it; returns the new status (or "superseded")."""
     match = Match.objects.get(pk=lease.job_id)
     participants = list(Participant.objects.filter(match=match).select_related("version", "version__bot")
                         .order_by("seat"))
@@ -92,8 +91,8 @@ def execute(lease: Lease, resend: Callable[[], None] = lambda: None) -> str:
     try:
         config = settings.ARMADA.game(match.game).match_config
         outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)
-    except SandboxDown as exc:
-        return give_back(lease, str(exc), resend)
+    except SandboxFailure as exc:
+        return again(lease, str(exc))
     except (PlatformFailure, KeyError) as exc:
         return void(lease, str(exc))
     saved: list[str] = []
@@ -107,7 +106,8 @@ def execute(lease: Lease, resend: Callable[[], None] = lambda: None) -> str:
     except OSError as exc:
         storage.delete(saved)
         return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
-    status = record(lease, match, participants, outcome, replay_name, log_names)
+    status = retrying(lambda: record(lease, match, participants, outcome, replay_name, log_names),
+                      what=f"the database (recording match {match.pk})")
     if status != MatchStatus.FINISHED:
         storage.delete(saved)
     return status
@@ -129,7 +129,8 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
     with transaction.atomic():
         if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
                             replay=replay_name, reason="", engine_version=engine_version):
-            return "superseded"
+            # Recorded already by this very attempt (a commit whose answer was lost, then retried)?
+            return MatchStatus.FINISHED if lease.recorded(MatchStatus.FINISHED) else "superseded"
         for p in participants:
             report = outcome.players[p.seat - 1]
             p.result = Result.DRAW if winner is None else Result.WIN if winner == p.seat else Result.LOSS

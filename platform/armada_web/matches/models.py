@@ -48,6 +48,8 @@ class Match(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     queued = models.DateTimeField(null=True, blank=True, help_text="latest time it was sent to the queue")
     started = models.DateTimeField(null=True, blank=True, help_text="latest run's start")
+    heartbeat = models.DateTimeField(null=True, blank=True, help_text="latest sign of life of the worker running it")
+    holder = models.CharField(max_length=200, blank=True, help_text="the process running it: host:pid:start time")
     finished = models.DateTimeField(null=True, blank=True, help_text="when it finished, failed or was voided")
     turns = models.PositiveIntegerField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True, help_text="the engine's result: winner, outcome, turns, scores")

@@ -20,7 +20,7 @@ from django.conf import settings
 from armada_web import leases, logs
 from armada_web.games.runner import sandbox_ready
 from armada_web.matches import execution
-from armada_web.matches.models import Match, MatchKind
+from armada_web.matches.models import Match, MatchKind, MatchStatus
 
 log = logging.getLogger(__name__)
 #: Seconds before a task handed back by a worker without a sandbox is delivered again.
@@ -37,10 +37,11 @@ def send(match_id: int, kind: str, countdown: float = 0) -> None:
 
 
 @shared_task(name="armada_web.matches.tasks.run_match", acks_late=True, reject_on_worker_lost=True,
-             time_limit=settings.ARMADA.match_time_limit_s + 120,
+             ignore_result=True, time_limit=settings.ARMADA.match_time_limit_s + 120,
              soft_time_limit=settings.ARMADA.match_time_limit_s + 60)
 def run_match(match_id: int) -> str:
-    """Run one match (a no-op when it is not queued: delivered twice, or done already)."""
+    """Run one match (a no-op when it is not queued: delivered twice, or done already); its
+    heartbeat beats while it plays. A worker whose sandbox is down hands the task back unclaimed."""
     row = Match.objects.filter(pk=match_id).values_list("game", "kind").first()
     if row is None:
         return "skipped"
@@ -52,12 +53,16 @@ def run_match(match_id: int) -> str:
     lease = leases.claim(execution.MATCH, match_id, **execution.claim_fields(game, run_match.request.hostname))
     if lease is None:
         return "skipped"
-    with logs.context(attempt=lease.attempt):
+    with logs.context(attempt=lease.attempt), lease.beating():
         try:
-            return execution.execute(lease, resend=lambda: send(match_id, kind, countdown=HAND_BACK_S))
+            status = execution.execute(lease)
         except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
             log.exception("match %s failed unexpectedly", match_id)
-            return execution.void(lease, f"{exc.__class__.__name__}: {exc}")
+            reason = f"{exc.__class__.__name__}: {exc}"
+            return leases.retrying(lambda: execution.void(lease, reason))
+    if status == MatchStatus.QUEUED:  # given back after a sandbox failure: another attempt
+        send(match_id, kind, countdown=HAND_BACK_S)
+    return status
 
 
 logs.name_task(run_match.name, "match")
@@ -73,7 +78,7 @@ def reap(stuck_after_s: int | None = None) -> dict[str, Any]:
     return leases.reap(execution.MATCH, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.matches.tasks.reap_matches")
+@shared_task(name="armada_web.matches.tasks.reap_matches", ignore_result=True)
 def reap_matches() -> dict[str, Any]:
     """Celery beat: see `reap`."""
     return reap()

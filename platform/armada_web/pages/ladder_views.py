@@ -27,10 +27,12 @@ def _page(request: HttpRequest, queryset: object) -> tuple[object, str]:
 def rated_ladder(request: HttpRequest, game: str) -> HttpResponse:
     """A rated game's ladder: rank by mu - 3 sigma, paginated, searchable with ?q=."""
     full = ladder(game)
-    ranks = {pk: i for i, pk in enumerate(full.values_list("pk", flat=True), start=1)}
     page, query = _page(request, full)
-    rows = [{"rank": ranks[r.pk], "rating": r, "provisional": ratings.provisional(r.games)}
-            for r in page.object_list]  # type: ignore[attr-defined]
+    shown = list(page.object_list)  # type: ignore[attr-defined]
+    # The ranks come from a second read: a version that joined or left the ladder in between (a
+    # validation, a retirement) has no rank in it yet; it shows none rather than failing the page.
+    ranks = {pk: i for i, pk in enumerate(full.values_list("pk", flat=True), start=1)}
+    rows = [{"rank": ranks.get(r.pk, ""), "rating": r, "provisional": ratings.provisional(r.games)} for r in shown]
     return render(request, "pages/ladder_galaxy.html", {"page": page, "rows": rows, "q": query, "game": spec(game)})
 
 
