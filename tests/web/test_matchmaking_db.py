@@ -47,7 +47,7 @@ def test_only_playable_versions_are_picked(make_user, valid_version):
     a = valid_version(alice, "alpha")
     b = valid_version(bob, "bravo")
     c = valid_version(carol, "charlie")
-    Rating.objects.create(version=b, mu=25, sigma=8, benched=True, benched_reason="faults")
+    Rating.objects.filter(version=b).update(mu=25, sigma=8, benched=True, benched_reason="faults")
     services.retire(bot=c.bot)
     assert [v.pk for v in ranked_versions("galaxy")] == [a.pk]
     assert fill_queue(workers=1) == []  # one playable bot cannot play
@@ -76,7 +76,7 @@ def test_a_new_version_starts_from_its_predecessor(make_user, valid_version):
 
     owner = make_user("alice")
     old = valid_version(owner, "alpha")
-    Rating.objects.create(version=old, mu=31.0, sigma=2.0, games=40)
+    Rating.objects.filter(version=old).update(mu=31.0, sigma=2.0, games=40)
     newer = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid")
     row = rating_updates.ensure_rating(BotVersion.objects.get(pk=newer.pk))

@@ -12,6 +12,7 @@ urlpatterns = [
         path(f"ladder/{game.slug}/<int:bot_id>/", ladder_views.race, name="race"),
         path(f"ladder/{game.slug}/<int:a>/<int:b>/", ladder_views.pairing, name="pairing"),
     )],
+    path("matches/", match_views.match_list, name="matches"),
     path("matches/<int:pk>/", match_views.match_page, name="match"),
     path("users/<str:username>/", views.user_page, name="user"),
     path("sdk/", views.sdk_page, name="sdk"),
