@@ -49,7 +49,9 @@ class Rating(models.Model):
 class RatingChange(models.Model):
     """A version's rating after one finished ranked match (the rating history)."""
 
-    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="rating_history")
+    # (version, match)'s unique index serves every lookup by version: no index of its own.
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="rating_history",
+                                db_index=False)
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes")
     mu = models.FloatField()
     sigma = models.FloatField()

@@ -28,7 +28,7 @@ MAX_PAGE = 200
 #: How deep page numbers (`?page=N`, kept for old API clients) may go; deeper lists need the cursor.
 MAX_OFFSET = 10_000
 MAX_ID = 2**63 - 1
-_CURSOR = re.compile(r"([on])([0-9]{1,19})")
+_CURSOR = re.compile(r"([on])([1-9][0-9]{0,18})")
 FILTERS = ("game", "bot", "opponent", "version", "kind", "result", "status")
 
 

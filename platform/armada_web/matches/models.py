@@ -76,7 +76,8 @@ class Match(models.Model):
 class Participant(models.Model):
     """One seat of a match: the version that sat there and how it did."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    # (match, seat)'s unique index serves every lookup by match: no index of its own.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants", db_index=False)
     version = models.ForeignKey("bots.BotVersion", null=True, on_delete=models.SET_NULL, related_name="participations",
                                 db_index=False, help_text="empty once the version was deleted")
     bot = models.ForeignKey("bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False,
@@ -127,7 +128,7 @@ class BotRecord(models.Model):
 class HeadToHead(models.Model):
     """A bot's finished matches against one opponent bot (kept like BotRecord)."""
 
-    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+", db_index=False)
     opponent = models.ForeignKey("bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+",
                                  help_text="empty once the opponent was deleted (its name stays)")
     opponent_name = models.CharField(max_length=60)

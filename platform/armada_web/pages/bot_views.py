@@ -62,11 +62,11 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+    numbers = {name: page_number(request.GET.get(name), name) for name in ("versions", "opponents")}
     bot = get_object_or_404(queries.bots(), pk=pk)
     versions = keyed_page(queries.versions_of(bot).values_list("pk", flat=True),
-                          lambda ids: bot.versions.filter(pk__in=ids), page_number(request.GET.get("versions"),
-                                                                                   "versions"),
-                          VERSIONS_PER_PAGE, key=lambda v: v.pk, name="versions")
+                          lambda ids: bot.versions.filter(pk__in=ids), numbers["versions"], VERSIONS_PER_PAGE,
+                          key=lambda v: v.pk, name="versions")
     allowed = actions(user=request.user, bot=bot, versions=versions.rows)
     context = {
         "bot": bot,
@@ -75,12 +75,12 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "versions_pager": pager(request, versions, "versions"),
         "actions": allowed,
         "upload_form": UploadForm(),
-        **_history(request, bot),
+        **_history(request, bot, numbers["opponents"]),
     }
     return render(request, "bots/bot.html", context)
 
 
-def _history(request: HttpRequest, bot: Bot) -> dict[str, object]:
+def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, object]:
     """The kept record, the rating chart (downsampled), recent matches and the head-to-head table:
     each read through an index, whatever the bot's number of games."""
     points, rated = chart_points(bot.pk)
@@ -88,8 +88,7 @@ def _history(request: HttpRequest, bot: Bot) -> dict[str, object]:
                        [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in points],
                        title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches")
     opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
-                           lambda ids: HeadToHead.objects.filter(pk__in=ids),
-                           page_number(request.GET.get("opponents"), "opponents"), OPPONENTS_PER_PAGE,
+                           lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
                            key=lambda h: h.pk, name="opponents")
     recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT)
     return {"chart": chart, "points": len(points), "rated": rated, "record": match_queries.record_of(bot.pk),

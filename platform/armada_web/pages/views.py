@@ -37,10 +37,10 @@ USER_MATCHES = 15
 
 def user_page(request: HttpRequest, username: str) -> HttpResponse:
     """A user's bots (paged) and the latest matches of those that play (kept bounded: listing.latest_of)."""
+    number = page_number(request.GET.get("page"))
     person = get_object_or_404(get_user_model(), username=username, is_active=True)
     bots = keyed_page(bot_queries.bots_of(person).values_list("pk", flat=True),
-                      lambda ids: bot_queries.bots().filter(pk__in=ids), page_number(request.GET.get("page")),
-                      USER_BOTS, key=lambda b: b.pk)
+                      lambda ids: bot_queries.bots().filter(pk__in=ids), number, USER_BOTS, key=lambda b: b.pk)
     playing_first = sorted(bots.rows, key=lambda b: b.retired is not None)
     recent = listing.latest_of(bot_ids=[b.pk for b in playing_first], limit=USER_MATCHES)
     return render(request, "pages/user.html", {"person": person, "bots": bots.rows, "pager": pager(request, bots),

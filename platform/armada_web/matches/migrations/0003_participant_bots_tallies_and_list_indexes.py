@@ -47,6 +47,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AlterField(
             model_name='participant',
+            name='match',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='matches.match'),
+        ),
+        migrations.AlterField(
+            model_name='participant',
             name='version',
             field=models.ForeignKey(db_index=False, help_text='empty once the version was deleted', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='participations', to='bots.botversion'),
         ),
@@ -81,7 +86,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='headtohead',
             name='bot',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='bots.bot'),
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='bots.bot'),
         ),
         migrations.AddField(
             model_name='headtohead',

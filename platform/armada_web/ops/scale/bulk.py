@@ -53,6 +53,7 @@ class Table:
     def write(self, rows: Iterable[dict[str, Any]]) -> int:
         """Add `rows`; returns how many."""
         count = 0
+        rows = list(rows)  # made before the COPY starts: no query may run on the connection during one
         if connection.vendor == "postgresql":
             table = connection.ops.quote_name(self.model._meta.db_table)
             columns = ", ".join(connection.ops.quote_name(f.column or f.attname) for f in self.fields)
@@ -106,6 +107,42 @@ class Ids:
         first = self._next[model]
         self._next[model] = first + count
         return first
+
+
+@contextlib.contextmanager
+def loading(models: Iterable[type[models.Model]]) -> Iterator[None]:
+    """While many rows pour into these tables: their secondary indexes and foreign keys are set
+    aside and made again once the rows are in (one sort per index and one join per key, instead of
+    updating every index and checking every key row by row). PostgreSQL only, inside the caller's
+    transaction (so a failure leaves the schema as it was); elsewhere nothing changes."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    quote = connection.ops.quote_name
+    saved: list[tuple[str, list[tuple[str, str]], list[tuple[str, str]]]] = []
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+        for model in models:
+            table = model._meta.db_table
+            cursor.execute("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+                           "WHERE conrelid = %s::regclass AND contype = 'f'", [table])
+            keys = cursor.fetchall()
+            cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+                           "AND tablename = %s AND indexname NOT IN "
+                           "(SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass)", [table, table])
+            indexes = cursor.fetchall()
+            for name, _ in keys:
+                cursor.execute(f"ALTER TABLE {quote(table)} DROP CONSTRAINT {quote(name)}")
+            for name, _ in indexes:
+                cursor.execute(f"DROP INDEX {quote(name)}")
+            saved.append((table, keys, indexes))
+    yield
+    with connection.cursor() as cursor:
+        for table, keys, indexes in saved:
+            for _, definition in indexes:
+                cursor.execute(definition)
+            for name, definition in keys:
+                cursor.execute(f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} {definition}")
 
 
 def reset_sequences(tables: Iterable[type[models.Model]]) -> None:

@@ -23,9 +23,9 @@ from typing import Any
 
 from armada_web.games import spec
 from armada_web.ladder import ratings
-from armada_web.ladder.ratings import Skill
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.ladder.rating_updates import advance
+from armada_web.ladder.ratings import Skill
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.ops.scale.bulk import Ids
 from armada_web.ops.scale.world import Version, World

@@ -3,8 +3,8 @@
 World (`world.py`): users, Galaxy bots and Mothership Down races with their versions. Season
 (`season.py`): the Galaxy matches, their seats, the ratings and rating history, rated with the
 ladder's own function. Then the league is built by the ladder's own `rebuild_league`. Rows go in
-with COPY on PostgreSQL (`bulk.py`), bulk inserts elsewhere; foreign keys are checked as rows
-arrive once the bots and versions (which name each other) are in.
+with COPY on PostgreSQL (`bulk.py`), bulk inserts elsewhere; the tables with a row per match get
+their indexes and foreign keys back (each built or checked in one pass) once their rows are in.
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ from armada_web.ladder import league
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import BotRecord, HeadToHead, Match, Participant
 from armada_web.ops.scale import world as world_module
-from armada_web.ops.scale.bulk import Ids, Table, reset_sequences
+from armada_web.ops.scale.bulk import Ids, Table, loading, reset_sequences
 from armada_web.ops.scale.replays import player
 from armada_web.ops.scale.season import Season
 
 LIMIT = 10_000_000
 #: Tables analysed after seeding (the planner needs their sizes to pick the indexes).
 WRITTEN = (User, Bot, BotVersion, Match, Participant, Rating, RatingChange, BotRecord, HeadToHead)
+#: The tables that take a row per match (or per seat): loaded with their indexes and keys set aside.
+MANY = (Match, Participant, RatingChange, HeadToHead)
 
 
 @dataclass
@@ -92,15 +94,18 @@ def seed_scale(*, bots: int, matches: int, races: int, seed: int = 1, force: boo
         season = Season(world=world, rng=rng, ids=ids, game=game, busiest_share=busiest_share, play=player(game),
                         replays=replays)
         done = 0
-        for chunk in season.chunks(matches):
-            tables[Match].write(chunk.matches)
-            tables[Participant].write(chunk.participants)
-            tables[RatingChange].write(chunk.changes)
-            done += len(chunk.matches)
-            report("matches", done, matches)
-        tables[Rating].write(_ratings(season))
-        tables[BotRecord].write(_records(season))
-        tables[HeadToHead].write(_head_to_head(season))
+        with loading(MANY):
+            for chunk in season.chunks(matches):
+                tables[Match].write(chunk.matches)
+                tables[Participant].write(chunk.participants)
+                tables[RatingChange].write(chunk.changes)
+                done += len(chunk.matches)
+                report("matches", done, matches)
+            tables[Rating].write(_ratings(season))
+            tables[BotRecord].write(_records(season))
+            tables[HeadToHead].write(_head_to_head(season))
+            report("indexes", 0, 1)
+        report("indexes", 1, 1)
         report("league", 0, 1)
         built = league.rebuild_league()
         report("league", 1, 1)
@@ -147,13 +152,13 @@ def _records(season: Season) -> list[dict[str, Any]]:
             for bot_id, (made, wins, draws, losses) in season.records.items()]
 
 
-def _head_to_head(season: Season) -> Any:
+def _head_to_head(season: Season) -> list[dict[str, Any]]:
     """Each bot's kept record against each opponent."""
     names = {bot.id: bot.name for bot in season.world.galaxy}
     first = season.ids.take(HeadToHead, len(season.pairs))
-    for offset, ((bot_id, opponent_id), (wins, draws, losses, last)) in enumerate(season.pairs.items()):
-        yield {"id": first + offset, "bot_id": bot_id, "opponent_id": opponent_id, "opponent_name": names[opponent_id],
-               "games": wins + draws + losses, "wins": wins, "draws": draws, "losses": losses, "last_match_id": last}
+    return [{"id": first + offset, "bot_id": bot_id, "opponent_id": opponent_id, "opponent_name": names[opponent_id],
+             "games": wins + draws + losses, "wins": wins, "draws": draws, "losses": losses, "last_match_id": last}
+            for offset, ((bot_id, opponent_id), (wins, draws, losses, last)) in enumerate(season.pairs.items())]
 
 
 def _analyse() -> None:
