@@ -69,7 +69,7 @@ def test_cursor_pages_go_both_ways_without_skipping_and_link_to_the_viewer(clien
             break
         text = client.get("/matches/?" + older.group(1).replace("&amp;", "&")).content.decode()
     assert seen == every and len(pages) == -(-len(every) // 50)
-    back = re.search(r'<a href="\?([^"]+)" rel="prev">‹ newer', pages[-1])
+    back = re.search(r'<a href="\?([^"]+)" rel="prev">', pages[-1])
     assert back
     previous = client.get("/matches/?" + back.group(1).replace("&amp;", "&")).content.decode()
     assert re.findall(r'"/matches/(\d+)/">#', previous) == re.findall(r'"/matches/(\d+)/">#', pages[-2])

@@ -4,6 +4,8 @@ ladder's and matchmaking's index), kept by every change of a bot's playing versi
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from armada.games.base import Result
@@ -127,5 +129,5 @@ def test_the_rating_chart_of_a_busy_bot_is_a_few_hundred_points_read_through_the
     assert scores == sorted(scores) and scores[0] == 1 and scores[-1] == 6000  # first and latest game kept
     assert {number for _, _, number in points} == {1, 2}
     assert 4000 in scores and 4001 in scores  # each version's first and last game
-    gaps = [b - a for a, b in zip(scores, scores[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(scores)]
     assert max(gaps) <= 2 * 6000 / CHART_POINTS  # evenly spread
