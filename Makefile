@@ -36,13 +36,14 @@ app-image: install  ## build the application image armada/app:latest (web, worke
 service-images:  ## build armada/postgres:15 and armada/redis:7 for infra/compose.yml when changed
 	@infra/images/services.sh
 
-bench:  ## speed targets: engines, sandbox, validation, ranking, the league and deployment
+bench:  ## speed targets: engines, sandbox, validation, ranking, the league, deployment and scale
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/validation.py
 	$(PY) bench/ranking.py
 	$(PY) bench/league.py
 	$(PY) bench/deploy.py
+	$(PY) bench/scale.py
 
 clean:  ## remove the venv and local data (asks no questions)
 	rm -rf .venv var .pytest_cache .mypy_cache .ruff_cache .hypothesis

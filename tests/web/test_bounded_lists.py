@@ -54,7 +54,7 @@ def test_pages_and_lists_run_the_same_queries_at_any_size(size, client, django_a
         "/api/ladder/galaxy/": 5, f"/api/ladder/galaxy/?page={last}": 5, "/api/ladder/mothership/": 5,
         "/api/matches/": 5, "/api/matches/?game=galaxy": 5, f"/api/matches/?bot={bot}&version=1": 7,
         f"/api/matches/?bot={site.busiest.name}&opponent={site.opponent.name}&result=loss": 7, deep: 6,
-        "/api/matches/?page=3": 5, "/api/bots/": 5, f"/api/bots/{bot}/": 6,
+        "/api/matches/?page=3": 5, "/api/bots/": 5, f"/api/bots/{bot}/": 6, f"/api/bots/{bot}/versions/": 6,
     }
     for url, bound in lists.items():
         with django_assert_max_num_queries(bound):

@@ -18,7 +18,7 @@ from armada_web.bots.access import check_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.errors import Invalid, NotFound, RateLimited
 from armada_web.games import spec
-from armada_web.matches.models import Match, MatchKind
+from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
 
 
@@ -60,14 +60,12 @@ def challenge(*, user: Any, bot_id: Any, opponent_id: Any) -> Match:
     if mine >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour; "
                           "try again within the hour")
-    pair = (Match.objects.filter(kind=MatchKind.CHALLENGE, participants__version__bot=bot)
-            .filter(participants__version__bot=opponent))
-    if pair.filter(created__gte=since).count() >= config.challenges_per_pair_hour:
+    # The pair's challenges through the bot's seats (index seat_pairing_newest), newest first.
+    pair = Participant.objects.filter(bot=bot, opponent=opponent, match__kind=MatchKind.CHALLENGE)
+    if pair.filter(match__created__gte=since).count() >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
                           "per hour; try again within the hour")
-    last = pair.order_by("-created", "-id").first()
-    if last is not None:
-        seat_1 = last.participants.filter(seat=1).values_list("version__bot_id", flat=True).first()
-        if seat_1 == bot.pk:
-            first, second = second, first
+    last = pair.order_by("-match_id").values_list("seat", flat=True).first()
+    if last == 1:  # the bot sat first last time: the opponent does now
+        first, second = second, first
     return create_match(game=bot.game, first=first, second=second, kind=MatchKind.CHALLENGE, requested_by=user)
