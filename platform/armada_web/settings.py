@@ -288,6 +288,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "armada_web.ladder.tasks.sync_league_task",
         "schedule": 120.0,
     },
+    "repair-standing": {
+        "task": "armada_web.ladder.tasks.repair_standing_task",
+        "schedule": 600.0,
+    },
 }
 if ARMADA.matchmaking_s:
     CELERY_BEAT_SCHEDULE["matchmaking"] = {

@@ -51,7 +51,7 @@ ORDERS_B = {"mothership": {"defence": 10}, "fighters": [{"attack": 11, "defence"
 def finished_match(first: Any, second: Any, folder: Path, seed: int = 3,
                    turns: int = 40) -> tuple[Any, dict[str, Any]]:
     """A finished ranked Galaxy match of two versions, played now by the prober (chatty) and greedy starters."""
-    from armada_web.matches import storage
+    from armada_web.matches import storage, tallies
     from armada_web.matches.models import Match, Participant
 
     chatty = folder / "chatty.py"
@@ -66,14 +66,19 @@ def finished_match(first: Any, second: Any, folder: Path, seed: int = 3,
                                  outcome={"winner": result.winner, "outcome": result.outcome, "turns": result.turns})
     match.replay.name = storage.save_replay(match.pk, 1, outcome.replay)
     match.save(update_fields=["replay"])
-    for player, version in zip(outcome.players, (first, second), strict=True):
+    seats = []
+    for player, version, other in zip(outcome.players, (first, second), (second, first), strict=True):
         res = "draw" if result.winner is None else ("win" if result.winner == player.seat else "loss")
-        p = Participant.objects.create(match=match, version=version, name=version.bot.name, seat=player.seat,
+        p = Participant.objects.create(match=match, version=version, bot_id=version.bot_id, opponent_id=other.bot_id,
+                                       name=version.bot.name, seat=player.seat,
                                        result=res, status=player.status, detail=player.detail,
                                        mu_before=25, sigma_before=8.3, mu_after=26 if res == "win" else 24,
                                        sigma_after=7.5)
         p.log.name = storage.save_log(match.pk, 1, player.seat, player.log)
         p.save(update_fields=["log"])
+        seats.append(p)
+    tallies.count_made(seats=seats)
+    tallies.count_result(seats=seats)
     return match, outcome.replay
 
 
@@ -81,13 +86,13 @@ def ratings(version: Any, match: Any, scores: list[float]) -> None:
     """A Rating and a rating history for the version (one change per score)."""
     from armada_web.ladder.models import Rating, RatingChange
 
-    Rating.objects.create(version=version, mu=scores[-1] + 3 * 4, sigma=4, games=len(scores), wins=len(scores) - 1,
-                          losses=1)
+    Rating.objects.update_or_create(version=version, defaults={
+        "mu": scores[-1] + 3 * 4, "sigma": 4, "games": len(scores), "wins": len(scores) - 1, "losses": 1})
     start = dt.datetime(2025, 1, 1, tzinfo=dt.UTC)
     for i, score in enumerate(scores):
         m = match if i == len(scores) - 1 else type(match).objects.create(game="galaxy", seed=i, status="finished")
         RatingChange.objects.create(version=version, match=m, mu=score + 3 * 4, sigma=4,
-                                    at=start + dt.timedelta(hours=i))
+                                    at=start + dt.timedelta(hours=i), games=i + 1)
 
 
 def build(make_user: Any, valid_version: Any, folder: Path) -> Arena:

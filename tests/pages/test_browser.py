@@ -21,6 +21,7 @@ def urls(arena) -> list[str]:
     return ["/", "/ladder/galaxy/", "/ladder/galaxy/?q=alp", "/ladder/mothership/", f"/ladder/mothership/{a}/",
             f"/ladder/mothership/{a}/{b}/", f"/matches/{arena.match.pk}/", f"/bots/{arena.alpha.bot_id}/",
             f"/bots/{arena.alpha.bot_id}/versions/1/", f"/bots/{arena.race_a.bot_id}/", "/users/alice/",
+            "/matches/", f"/matches/?bot={arena.alpha.bot_id}&result=win",
             "/my/bots/", "/sdk/", "/rules/galaxy/", "/rules/mothership/", "/rules/protocol/", "/no/such/page/"]
 
 
@@ -93,3 +94,33 @@ def test_no_horizontal_scroll_at_390_px(transactional_db, live_server, chromium,
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, (url, width, page.evaluate(WIDE_JS))
         clean(page)
+
+
+def test_the_match_browser_filters_pages_and_opens_the_viewer(transactional_db, live_server, chromium, arena):
+    """Filter with the form, page to older matches and back, open a match's viewer; at 390 px too."""
+    from armada_web.matches.services import create_match
+
+    for _ in range(55):  # more than a page of matches of alpha against beta
+        create_match(game="galaxy", first=arena.alpha, second=arena.beta)
+    for width in (1280, 390):
+        with site_page(chromium, live_server.url, width=width, height=844) as page:
+            page.goto(f"{live_server.url}/matches/")
+            page.fill("#match-filters input[name=bot]", "ALPHA")  # a name, any case
+            page.select_option("#match-filters select[name=game]", "galaxy")
+            page.click("#match-filters button[type=submit]")
+            page.wait_for_load_state("load")
+            rows = page.locator("#match-list tbody tr")
+            assert rows.count() == 50
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, page.evaluate(WIDE_JS)
+            page.click("#match-pager a[rel=next]")
+            page.wait_for_load_state("load")
+            assert page.locator("#match-list tbody tr").count() == 6  # 56 matches of alpha
+            page.click("#match-pager a[rel=prev]")
+            page.wait_for_load_state("load")
+            assert page.locator("#match-list tbody tr").count() == 50
+            page.goto(f"{live_server.url}/matches/?bot={arena.alpha.bot_id}&status=finished")
+            page.click("#match-list a.watch")
+            page.wait_for_load_state("load")
+            viewer_ready(page)
+            assert page.url.endswith(f"/matches/{arena.match.pk}/")
+            clean(page)

@@ -119,7 +119,9 @@ def test_bot_page_chart_recent_matches_and_records(client, arena):
     assert html.count('class="chart-dot"') == 4 and "<svg" in html and "<polyline" in html
     assert f'href="/matches/{arena.match.pk}/"' in html
     records = html[html.index('id="records"'):]
-    assert ">beta</a></td><td>1</td>" in records
+    pair = f"/matches/?bot={arena.alpha.bot_id}&amp;opponent={arena.beta.bot_id}"
+    assert f'>beta</a></td><td><a href="{pair}" title="these matches">1</a></td>' in records
+    assert 'id="record">1 match · ' in html  # the kept counts
     no_raw_evil(html)
 
 

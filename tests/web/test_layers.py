@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 LAYERS: list[set[str]] = [
     # the core
     {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "broker", "resilient_cache",
-     "archives", "games", "celery", "logs", "objectstore", "sandbox_watch"},
+     "archives", "paging", "games", "celery", "logs", "objectstore", "sandbox_watch"},
     {"accounts"},
     {"bots"},
     {"matches"},

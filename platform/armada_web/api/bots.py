@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from armada_web.api.fields import IdField, absolute
+from armada_web.api.pagination import KeyedPageNumber
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
 from armada_web.archives import check_request_size
@@ -22,6 +23,9 @@ from armada_web.bots import queries, services
 from armada_web.bots.models import Bot, BotVersion, Game
 from armada_web.bots.names import NAME_RE
 from armada_web.errors import Invalid
+
+#: Versions a bot's detail lists (the newest); a bot's whole history is paged at .../versions/.
+DETAIL_VERSIONS = 100
 
 
 class VersionSummary(serializers.ModelSerializer):
@@ -65,7 +69,8 @@ class BotDetailSerializer(BotSerializer):
 
     @extend_schema_field(VersionSummary(many=True))
     def get_versions(self, bot: Bot) -> list[dict[str, Any]]:
-        return list(VersionSummary(queries.versions_of(bot), many=True).data)
+        """The newest DETAIL_VERSIONS versions (all of them, paged: GET /api/bots/{id}/versions/)."""
+        return list(VersionSummary(queries.versions_of(bot)[:DETAIL_VERSIONS], many=True).data)
 
 
 @extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
@@ -143,14 +148,23 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         body.is_valid(raise_exception=True)
         return self._detail(services.set_active(bot=bot, user=request.user, version_id=body.validated_data["version"]))
 
+    @extend_schema(methods=["GET"], request=None, responses=answers({200: inline_serializer("PagedVersions", {
+        "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True), "results": VersionSummary(many=True)})}, 400, 404))
     @extend_schema(
+        methods=["POST"],
         request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField(
             help_text="main.py, or a zip with main.py at its top or in one top folder")})},
         responses=answers({201: VersionSerializer}, 400, 403, 404, 413, 415, 503),
     )
-    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
     def versions(self, request: Request, pk: int) -> Response:
+        """GET: the bot's versions, newest first, paged; POST: upload a new version (the owner)."""
         bot = self.get_object()
+        if request.method == "GET":
+            paginator = KeyedPageNumber()
+            page = paginator.paginate_queryset(queries.versions_of(bot), request, view=self) or []
+            return paginator.get_paginated_response(VersionSummary(page, many=True).data)
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
         upload = request.FILES.get("file")
         if upload is None:

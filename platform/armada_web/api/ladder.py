@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
@@ -17,6 +16,7 @@ from rest_framework.views import APIView
 
 from armada_web.api.fields import IdField
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
+from armada_web.api.pagination import KeyedPageNumber, LadderPages
 from armada_web.api.schema import answers
 from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
@@ -89,10 +89,19 @@ class RatedLadderView(ListAPIView):
 
     permission_classes = [AllowAny]
     serializer_class = RatedRow
+    pagination_class = LadderPages
     game = ""
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return ladder(self.game).annotate(rank=Window(RowNumber(), order_by=[F("shown").desc(), F("version_id")]))
+        return ladder(self.game)
+
+    def paginate_queryset(self, queryset: Any) -> list[Any] | None:
+        """The page's rows, each with its rank: its place from the page's start (no window over the ladder)."""
+        rows = super().paginate_queryset(queryset)
+        page = getattr(self.paginator, "page", None)
+        for place, row in enumerate(rows or [], start=page.start_index() if page is not None else 1):
+            row.rank = place
+        return rows
 
 
 @extend_schema_view(get=extend_schema(responses=answers({200: LeagueRow(many=True)}, 400, 404)))
@@ -101,6 +110,7 @@ class LeagueTableView(ListAPIView):
 
     permission_classes = [AllowAny]
     serializer_class = LeagueRow
+    pagination_class = KeyedPageNumber
     game = ""
 
     def get_queryset(self) -> QuerySet[LeagueEntry]:

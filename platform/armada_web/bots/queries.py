@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Bot, BotVersion
@@ -26,6 +26,14 @@ def search(queryset: QuerySet[Bot], text: str) -> QuerySet[Bot]:
 
 def bots_of(user: Any) -> QuerySet[Bot]:
     return bots().filter(owner=user)
+
+
+def with_newest(queryset: QuerySet[Bot]) -> QuerySet[Bot]:
+    """Each bot with its newest version's number and status (`newest_number`, `newest_status`; None
+    without one), one subquery per row through the (bot, number) index, never every version."""
+    newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number")
+    return queryset.annotate(newest_number=Subquery(newest.values("number")[:1]),
+                             newest_status=Subquery(newest.values("status")[:1]))
 
 
 def versions_of(bot: Bot) -> QuerySet[BotVersion]:

@@ -102,11 +102,14 @@ def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVe
 
 
 def revalidate(*, version: BotVersion) -> bool:
-    """Staff: validate a version again from scratch; False when it is being validated right now."""
-    updated = BotVersion.objects.filter(pk=version.pk).exclude(status=VersionStatus.VALIDATING).update(
-        status=VersionStatus.PENDING, attempts=0, detail="", started=None, finished=None, queued=timezone.now())
-    if updated:
-        transaction.on_commit(lambda: queue_validation(version.pk), robust=True)
+    """Staff: validate a version again from scratch; False when it is being validated right now.
+    A pending version does not play, so the apps above are told (`active_version_changed`)."""
+    with transaction.atomic():
+        updated = BotVersion.objects.filter(pk=version.pk).exclude(status=VersionStatus.VALIDATING).update(
+            status=VersionStatus.PENDING, attempts=0, detail="", started=None, finished=None, queued=timezone.now())
+        if updated:
+            active_version_changed.send(sender=Bot, bot=Bot.objects.get(pk=version.bot_id))
+            transaction.on_commit(lambda: queue_validation(version.pk), robust=True)
     return bool(updated)
 
 

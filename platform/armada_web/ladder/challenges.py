@@ -19,7 +19,7 @@ from armada_web.bots.models import Bot, BotVersion
 from armada_web.errors import Invalid, NotFound
 from armada_web.games import spec
 from armada_web.inputs import parse_id
-from armada_web.matches.models import Match, MatchKind
+from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
 
 #: The actions the two hourly limits count (accounts.limits): per user, and per pair of bots.
@@ -66,12 +66,10 @@ def challenge(*, user: Any, bot_id: Any, opponent_id: Any) -> Match:
         limits.take(action=CHALLENGE_PAIR, key=limits.pair_key(bot.pk, opponent.pk),
                     limit=config.challenges_per_pair_hour, window_s=3600,
                     refusal=f"challenge limit reached for this pair: {config.challenges_per_pair_hour} per hour")
-        pair = (Match.objects.filter(kind=MatchKind.CHALLENGE, participants__version__bot=bot)
-                .filter(participants__version__bot=opponent))
-        last = pair.order_by("-created", "-id").first()
-        if last is not None:
-            seat_1 = last.participants.filter(seat=1).values_list("version__bot_id", flat=True).first()
-            if seat_1 == bot.pk:
-                first, second = second, first
+        # The pair's last challenge through the bot's seats (index seat_pairing_newest).
+        last = (Participant.objects.filter(bot=bot, opponent=opponent, match__kind=MatchKind.CHALLENGE)
+                .order_by("-match_id").values_list("seat", flat=True).first())
+        if last == 1:  # the bot sat first last time: the opponent does now
+            first, second = second, first
         return create_match(game=bot.game, first=first, second=second, kind=MatchKind.CHALLENGE,
                             requested_by=user)

@@ -1,26 +1,31 @@
-"""Ladder reads for the API and the pages: a rated game's ladder, a version's rating history,
-the league and a race's battles (computed on demand from stored orders)."""
+"""Ladder reads for the API and the pages: a rated game's ladder and places on it, a bot's rating
+chart (downsampled in the database), the league and a race's battles (computed on demand from
+stored orders)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, Q, QuerySet
+from django.db import connection
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
-from armada_web.bots.models import BotVersion
 from armada_web.errors import NotFound
 from armada_web.ladder import league
-from armada_web.ladder.models import LeagueEntry, Rating, RatingChange
+from armada_web.ladder.models import ON_LADDER, LeagueEntry, Rating, RatingChange
+
+#: Most points the rating chart draws, whatever the number of games.
+CHART_POINTS = 300
 
 
 def ladder(game: str) -> QuerySet[Rating]:
-    """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma) first."""
-    return (Rating.objects.filter(version__in=BotVersion.objects.playing().of_game(game), games__gt=0)
-            .select_related("version", "version__bot", "version__bot__owner")
-            .annotate(shown=F("mu") - 3 * F("sigma")).order_by("-shown", "version_id"))
+    """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma)
+    first: one range of the index `rating_ladder` (the flags are kept by ladder.standing)."""
+    return (Rating.objects.filter(ON_LADDER, game=game)
+            .select_related("version", "version__bot", "version__bot__owner").order_by("-score", "version_id"))
 
 
 def search_ladder(queryset: QuerySet[Any], text: str) -> QuerySet[Any]:
@@ -32,11 +37,46 @@ def search_ladder(queryset: QuerySet[Any], text: str) -> QuerySet[Any]:
                            | Q(version__bot__owner__username__icontains=text))
 
 
-def rating_history(bot_id: int) -> list[tuple[Any, float, int]]:
-    """(time, displayed score mu - 3 sigma, version number) after each ranked match, all versions, oldest first."""
-    changes = (RatingChange.objects.filter(version__bot_id=bot_id).select_related("version")
-               .order_by("at", "id"))
-    return [(c.at, c.mu - 3 * c.sigma, c.version.number) for c in changes]
+def ranks_of(game: str, version_ids: list[int]) -> dict[int, int]:
+    """Each version's place on the whole ladder of `game` (one query, a window over the index)."""
+    if not version_ids:
+        return {}
+    ranked = (Rating.objects.filter(ON_LADDER, game=game)
+              .annotate(place=Window(RowNumber(), order_by=[F("score").desc(), F("version_id")]))
+              .values_list("version_id", "place"))
+    sql, params = ranked.query.sql_with_params()
+    marks = ", ".join(["%s"] * len(version_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM ({sql}) ranked WHERE ranked.version_id IN ({marks})",  # noqa: S608
+                       [*params, *version_ids])
+        return {int(version_id): int(place) for version_id, place in cursor.fetchall()}
+
+
+def chart_points(bot_id: int, limit: int = CHART_POINTS) -> tuple[list[tuple[Any, float, int]], int]:
+    """(at most about `limit` points (time, displayed score, version number) of the bot's rating history,
+    oldest first, and its rated games in all): evenly spread over its games, each version's first and
+    last game always among them; picked through the index `rating_change_nth_game`, never read whole."""
+    played = list(reversed(Rating.objects.filter(version__bot_id=bot_id, games__gt=0).order_by("-version__number")
+                           .values_list("version_id", "games")[:limit]))
+    total = sum(games for _, games in played)
+    if not played:
+        return [], 0
+    step = max(1.0, total / limit)
+    wanted = Q()
+    offset = 0
+    for version_id, games in played:
+        picks = {1, games} | {n - offset for n in _spread(offset, offset + games, step)}
+        wanted |= Q(version_id=version_id, games__in=sorted(p for p in picks if 1 <= p <= games))
+        offset += games
+    changes = (RatingChange.objects.filter(wanted).order_by("at", "id")
+               .values_list("at", "mu", "sigma", "version__number"))
+    return [(at, mu - 3 * sigma, number) for at, mu, sigma, number in changes], total
+
+
+def _spread(start: int, stop: int, step: float) -> list[int]:
+    """The 1-based game numbers in (start, stop] that fall on multiples of `step`."""
+    first = int(start // step) + 1
+    return [round(k * step) for k in range(first, int(stop // step) + 1) if start < round(k * step) <= stop]
 
 
 @dataclass(frozen=True)

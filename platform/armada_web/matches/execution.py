@@ -27,7 +27,7 @@ from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
 from armada_web.games.runner import PlatformFailure, SandboxFailure, play
 from armada_web.leases import NOTE_CHARS, JobKind, Lease, retrying
-from armada_web.matches import storage
+from armada_web.matches import storage, tallies
 from armada_web.matches.models import Match, MatchStatus, Participant, Result
 from armada_web.matches.signals import match_recorded
 
@@ -122,8 +122,8 @@ def _score(outcome: MatchOutcome, seat: int) -> float | None:
 
 def record(lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
            log_names: dict[int, str]) -> str:
-    """In one transaction, if this attempt still holds the row: result, files, what depends on the
-    result (`match_recorded`), then `finished`."""
+    """In one transaction, if this attempt still holds the row: result, files, the kept tallies
+    (matches.tallies), what depends on the result (`match_recorded`), then `finished`."""
     winner = outcome.winner
     engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
     with transaction.atomic():
@@ -138,6 +138,7 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
             p.score = _score(outcome, p.seat)
             p.log = log_names[p.seat]
             p.save(update_fields=["result", "status", "detail", "score", "log"])
+        tallies.count_result(seats=participants)
         # A receiver that orders its own rows by `finished` (the ladder's rating history) locks them
         # first, so the time taken after it orders the matches as their updates were applied.
         match_recorded.send(sender=Match, match=match, seats=participants, outcome=outcome)

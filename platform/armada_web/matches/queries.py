@@ -1,5 +1,6 @@
-"""Match reads for the API and the pages: lists, a bot's recent matches and its record
-against each opponent, a seat's log line by line with its turn, each request's time."""
+"""Match reads for the API and the pages: matches with their seats, the latest finished, a bot's
+kept record and head-to-head, a seat's log line by line with its turn, each request's time.
+(The filtered match list is `listing.py`.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.db.models import Prefetch, QuerySet
 
 from armada.logmarks import parse_mark
 from armada_web.matches import storage
-from armada_web.matches.models import Match, MatchStatus, Participant
+from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchStatus, Participant
 
 
 def matches() -> QuerySet[Match]:
@@ -28,46 +29,19 @@ def latest_finished(limit: int = 10, game: str | None = None) -> list[Match]:
     return list(queryset.order_by("-finished", "-id")[:limit])
 
 
-def of_bot(bot_id: int) -> QuerySet[Match]:
-    """Every match a version of the bot sat in, newest first."""
-    return matches().filter(participants__version__bot_id=bot_id).distinct()
+def busiest_bot() -> int | None:
+    """The bot that sat in the most matches (its kept record)."""
+    return BotRecord.objects.order_by("-matches", "bot_id").values_list("bot_id", flat=True).first()
 
 
-@dataclass
-class Record:
-    """A bot's finished matches against one opponent bot."""
-
-    opponent_id: int | None
-    opponent: str
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
+def record_of(bot_id: int) -> BotRecord:
+    """The bot's kept counts (zeros before its first match)."""
+    return BotRecord.objects.filter(bot_id=bot_id).first() or BotRecord(bot_id=bot_id)
 
 
-def records(bot_id: int) -> list[Record]:
-    """The bot's record against each opponent (finished matches), most played first."""
-    table: dict[Any, Record] = {}
-    for match in of_bot(bot_id).filter(status=MatchStatus.FINISHED):
-        seats = list(match.participants.all())
-        mine = [p for p in seats if p.version is not None and p.version.bot_id == bot_id]
-        others = [p for p in seats if p not in mine]
-        if len(mine) != 1 or len(others) != 1:
-            continue
-        other = others[0]
-        key = other.version.bot_id if other.version is not None else f"gone:{other.name}"
-        rec = table.setdefault(key, Record(other.version.bot_id if other.version else None, other.name))
-        result = mine[0].result
-        if result == "win":
-            rec.wins += 1
-        elif result == "draw":
-            rec.draws += 1
-        elif result == "loss":
-            rec.losses += 1
-    return sorted(table.values(), key=lambda r: (-r.games, r.opponent.lower()))
+def head_to_head(bot_id: int) -> QuerySet[HeadToHead]:
+    """The bot's record against each opponent (finished matches, kept), most played first."""
+    return HeadToHead.objects.filter(bot_id=bot_id).order_by("-games", "opponent_id")
 
 
 @dataclass

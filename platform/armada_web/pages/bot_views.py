@@ -19,21 +19,34 @@ from armada_web.bots.models import Bot
 from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
 from armada_web.inputs import parse_id
-from armada_web.ladder.queries import rating_history
+from armada_web.ladder.queries import chart_points
+from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
+from armada_web.matches.models import HeadToHead
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart
 from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.pages.pager import pager
+from armada_web.paging import keyed_page, page_number
+
+VERSIONS_PER_PAGE = 20
+OPPONENTS_PER_PAGE = 20
+RECENT = 20
 
 
 def _bot_page(pk: int) -> str:
     return reverse("bot", args=[pk])
 
 
+MY_BOTS = 50
+
+
 @login_required
 def my_bots(request: HttpRequest) -> HttpResponse:
-    bots = queries.bots_of(request.user).prefetch_related("versions")
-    return render(request, "bots/my_bots.html", {"bots": bots, "form": BotForm()})
+    mine = queries.bots_of(request.user)
+    page = keyed_page(mine.values_list("pk", flat=True), lambda ids: queries.with_newest(mine.filter(pk__in=ids)),
+                      page_number(request.GET.get("page")), MY_BOTS, key=lambda b: b.pk)
+    return render(request, "bots/my_bots.html", {"bots": page.rows, "pager": pager(request, page), "form": BotForm()})
 
 
 @login_required
@@ -50,28 +63,38 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+    numbers = {name: page_number(request.GET.get(name), name) for name in ("versions", "opponents")}
     bot = get_object_or_404(queries.bots(), pk=pk)
-    versions = list(queries.versions_of(bot))
-    allowed = actions(user=request.user, bot=bot, versions=versions)
+    versions = keyed_page(queries.versions_of(bot).values_list("pk", flat=True),
+                          lambda ids: bot.versions.filter(pk__in=ids), numbers["versions"], VERSIONS_PER_PAGE,
+                          key=lambda v: v.pk, name="versions")
+    allowed = actions(user=request.user, bot=bot, versions=versions.rows)
     context = {
         "bot": bot,
         "game": spec(bot.game),
-        "versions": [(v, allowed.can_activate(v)) for v in versions],
+        "versions": [(v, allowed.can_activate(v)) for v in versions.rows],
+        "versions_pager": pager(request, versions, "versions"),
         "actions": allowed,
         "upload_form": UploadForm(),
-        **_history(bot),
+        **_history(request, bot, numbers["opponents"]),
     }
     return render(request, "bots/bot.html", context)
 
 
-def _history(bot: Bot) -> dict[str, object]:
-    """The rating-history chart, recent matches and the record against each opponent."""
-    history = rating_history(bot.pk)
-    chart = line_chart([score for _at, score, _n in history],
-                       [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in history],
-                       title=f"{bot.name}: score (mu - 3 sigma) after each ranked match")
-    return {"chart": chart, "history": history, "recent": list(match_queries.of_bot(bot.pk)[:20]),
-            "records": match_queries.records(bot.pk)}
+def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, object]:
+    """The kept record, the rating chart (downsampled), recent matches and the head-to-head table:
+    each read through an index, whatever the bot's number of games."""
+    points, rated = chart_points(bot.pk)
+    chart = line_chart([score for _at, score, _n in points],
+                       [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in points],
+                       title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches")
+    opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
+                           lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
+                           key=lambda h: h.pk, name="opponents")
+    recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT)
+    return {"chart": chart, "points": len(points), "rated": rated, "record": match_queries.record_of(bot.pk),
+            "recent": recent.matches, "more_matches": recent.older is not None,
+            "records": opponents.rows, "records_pager": pager(request, opponents, "opponents")}
 
 
 def _own_bot(request: HttpRequest, pk: int) -> Bot:

@@ -1,4 +1,5 @@
-"""The match page: the viewer, the result, each seat; its owner also sees the bot's log and times."""
+"""The match browser (`/matches/`: filters, cursor pages) and the match page: the viewer, the result,
+each seat; its owner also sees the bot's log and times."""
 
 from __future__ import annotations
 
@@ -9,8 +10,39 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.bots.access import can_see_private
-from armada_web.matches import queries
+from armada_web.errors import DomainError
+from armada_web.matches import listing, queries
 from armada_web.matches.models import MatchStatus
+from armada_web.pages.errors import form_error
+from armada_web.pages.match_forms import MatchFilterForm
+
+PER_PAGE = 50
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    """Matches newest first with the same filters as /api/matches/ (matches.listing), paged by cursor."""
+    form = MatchFilterForm(request.GET or None)
+    page: listing.Page | None = None
+    status = 200
+    if form.is_bound and not form.is_valid():
+        status = 400
+    else:
+        try:
+            chosen = listing.filters(**(form.cleaned_data if form.is_bound else {}))
+            page = listing.page(chosen=chosen, cursor=request.GET.get("cursor"), size=PER_PAGE)
+        except DomainError as exc:
+            status = form_error(form, exc)
+    context = {"form": form, "page": page,
+               "newer": _cursor_link(request, page.newer) if page and page.newer else "",
+               "older": _cursor_link(request, page.older) if page and page.older else "",
+               "paged": bool(request.GET.get("cursor"))}
+    return render(request, "pages/matches.html", context, status=status)
+
+
+def _cursor_link(request: HttpRequest, cursor: str) -> str:
+    query = request.GET.copy()
+    query["cursor"] = cursor
+    return f"?{query.urlencode()}"
 
 
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:

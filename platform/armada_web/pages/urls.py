@@ -13,6 +13,7 @@ urlpatterns = [
         path(f"ladder/{game.slug}/<id:bot_id>/", ladder_views.race, name="race"),
         path(f"ladder/{game.slug}/<id:a>/<id:b>/", ladder_views.pairing, name="pairing"),
     )],
+    path("matches/", match_views.match_list, name="matches"),
     path("matches/<id:pk>/", match_views.match_page, name="match"),
     path("users/<username:username>/", views.user_page, name="user"),
     path("sdk/", views.sdk_page, name="sdk"),

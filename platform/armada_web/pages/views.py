@@ -15,8 +15,11 @@ from armada_web.bots import queries as bot_queries
 from armada_web.games import SPECS
 from armada_web.ladder import league
 from armada_web.ladder.queries import ladder
+from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.pages import docs
+from armada_web.pages.pager import pager
+from armada_web.paging import keyed_page, page_number
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -28,12 +31,20 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/home.html", context)
 
 
+USER_BOTS = 50
+USER_MATCHES = 15
+
+
 def user_page(request: HttpRequest, username: str) -> HttpResponse:
-    """A user's bots and their latest matches."""
+    """A user's bots (paged) and the latest matches of those that play (kept bounded: listing.latest_of)."""
+    number = page_number(request.GET.get("page"))
     person = get_object_or_404(get_user_model(), username=username, is_active=True)
-    bots = list(bot_queries.bots_of(person))
-    recent = list(match_queries.matches().filter(participants__version__bot__owner=person).distinct()[:15])
-    return render(request, "pages/user.html", {"person": person, "bots": bots, "recent": recent})
+    bots = keyed_page(bot_queries.bots_of(person).values_list("pk", flat=True),
+                      lambda ids: bot_queries.bots().filter(pk__in=ids), number, USER_BOTS, key=lambda b: b.pk)
+    playing_first = sorted(bots.rows, key=lambda b: b.retired is not None)
+    recent = listing.latest_of(bot_ids=[b.pk for b in playing_first], limit=USER_MATCHES)
+    return render(request, "pages/user.html", {"person": person, "bots": bots.rows, "pager": pager(request, bots),
+                                               "recent": recent})
 
 
 def sdk_wheel_path() -> Path | None:
