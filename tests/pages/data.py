@@ -107,3 +107,20 @@ def build(make_user: Any, valid_version: Any, folder: Path) -> Arena:
     race_b = valid_version(bob, "glass", game="mothership", orders=ORDERS_B)
     sync_league()
     return Arena(alice, bob, alpha, beta, match, replay, race_a, race_b)
+
+
+def recorded_match(first: Any, second: Any, winner: int | None, *, statuses: tuple[str, str] = ("ok", "ok"),
+                   details: tuple[str, str] = ("", ""), kind: str = "ranked", turns: int = 30,
+                   minutes_ago: int = 0) -> Any:
+    """A finished match of two versions as the database keeps it (no replay, no log), for pages that
+    count and list matches."""
+    from armada_web.matches.models import Match, Participant
+
+    at = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes_ago)
+    match = Match.objects.create(game=first.bot.game, seed=1, kind=kind, status="finished", attempts=1, finished=at,
+                                 turns=turns, outcome={"winner": winner, "outcome": "elimination", "turns": turns})
+    for seat, version in ((1, first), (2, second)):
+        result = "draw" if winner is None else ("win" if winner == seat else "loss")
+        Participant.objects.create(match=match, version=version, name=version.bot.name, seat=seat, result=result,
+                                   status=statuses[seat - 1], detail=details[seat - 1])
+    return match

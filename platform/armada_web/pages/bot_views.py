@@ -15,14 +15,18 @@ from armada_web.accounts.queries import signed_in
 from armada_web.archives import check_request_size
 from armada_web.bots import queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
-from armada_web.bots.models import Bot
+from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.queries import play_state
 from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
-from armada_web.ladder.queries import rating_history
+from armada_web.ladder.challenges import challengers
+from armada_web.ladder.queries import battles, rating_history, standing
 from armada_web.matches import queries as match_queries
+from armada_web.matches.queries import Record
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart
 from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.pages.ladder_views import PER_PAGE
 
 
 def _bot_page(pk: int) -> str:
@@ -49,26 +53,56 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A bot: whether it plays (and why not), its place in its table, its versions with their games and
+    win rates, two versions compared, its last faults, its matches or league battles, a challenge button."""
     bot = get_object_or_404(queries.bots(), pk=pk)
     versions = list(queries.versions_of(bot))
     allowed = actions(user=request.user, bot=bot, versions=versions)
+    game = spec(bot.game)
+    place = standing(bot, PER_PAGE)
+    per_version = match_queries.version_records(bot.pk)
     context = {
         "bot": bot,
-        "game": spec(bot.game),
-        "versions": [(v, allowed.can_activate(v)) for v in versions],
+        "game": game,
+        "state": play_state(bot),
+        "standing": place,
+        "table_link": (f"{reverse(game.table_url)}?page={place.page}#bot-{bot.pk}" if place else None),
+        "versions": [(v, allowed.can_activate(v), per_version.get(v.pk)) for v in versions],
         "actions": allowed,
         "upload_form": UploadForm(),
-        **_history(bot),
+        "faults": match_queries.faults_of(bot.pk),
+        "challenge_with": challengers(user=request.user, opponents=[bot]).get(bot.pk, []),
+        "battles": battles(place.entry) if place is not None and place.entry is not None else None,
+        **_comparison(request, bot, versions, per_version),
+        **(_history(bot) if game.rated else {}),
     }
     return render(request, "bots/bot.html", context)
+
+
+def _number(text: str | None) -> int | None:
+    return int(text) if text and text.isascii() and text.isdigit() else None
+
+
+def _comparison(request: HttpRequest, bot: Bot, versions: list[BotVersion],
+                per_version: dict[int, Record]) -> dict[str, object]:
+    """Two versions side by side (?a=N&b=M; by default the two newest versions that played)."""
+    numbers = [v.number for v in versions]
+    played = [v.number for v in versions if per_version.get(v.pk)]
+    asked = _number(request.GET.get("a")), _number(request.GET.get("b"))
+    pair = (played[0], played[1]) if len(played) >= 2 else None
+    if asked[0] in numbers and asked[1] in numbers and asked[0] != asked[1]:
+        pair = (int(asked[0] or 0), int(asked[1] or 0))
+    return {"numbers": numbers, "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
 
 
 def _history(bot: Bot) -> dict[str, object]:
     """The rating-history chart, recent matches and the record against each opponent."""
     history = rating_history(bot.pk)
+    ends = (f"{history[0][0]:%Y-%m-%d %H:%M}", f"{history[-1][0]:%Y-%m-%d %H:%M}") if history else ("", "")
     chart = line_chart([score for _at, score, _n in history],
                        [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in history],
-                       title=f"{bot.name}: score (mu - 3 sigma) after each ranked match")
+                       title=f"{bot.name}: score (mu - 3 sigma) after each ranked match",
+                       y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({len(history)})", x_ends=ends)
     return {"chart": chart, "history": history, "recent": list(match_queries.of_bot(bot.pk)[:20]),
             "records": match_queries.records(bot.pk)}
 
@@ -111,7 +145,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
-               "refresh": not version.is_finished}
+               "refresh": not version.is_finished, "game": spec(bot.game), "state": play_state(bot),
+               "reason": version.detail.removeprefix(f"{version.status}: ")}
     return render(request, "bots/version.html", context)
 
 

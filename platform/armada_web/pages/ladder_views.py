@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from armada_web.games import Ranking, spec
 from armada_web.ladder import league, ratings
+from armada_web.ladder.challenges import challengers
 from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, search_ladder
 
 PER_PAGE = 50
@@ -28,9 +29,12 @@ def rated_ladder(request: HttpRequest, game: str) -> HttpResponse:
     full = ladder(game)
     ranks = {pk: i for i, pk in enumerate(full.values_list("pk", flat=True), start=1)}
     page, query = _page(request, full)
-    rows = [{"rank": ranks[r.pk], "rating": r, "provisional": ratings.provisional(r.games)}
-            for r in page.object_list]  # type: ignore[attr-defined]
-    return render(request, "pages/ladder_galaxy.html", {"page": page, "rows": rows, "q": query, "game": spec(game)})
+    shown = list(page.object_list)  # type: ignore[attr-defined]
+    offers = challengers(user=request.user, opponents=[r.version.bot for r in shown])
+    rows = [{"rank": ranks[r.pk], "rating": r, "provisional": ratings.provisional(r.games),
+             "challengers": offers.get(r.version.bot_id, [])} for r in shown]
+    return render(request, "pages/ladder_galaxy.html", {"page": page, "rows": rows, "q": query, "game": spec(game),
+                                                        "offers": bool(offers)})
 
 
 def league_table(request: HttpRequest, game: str) -> HttpResponse:
@@ -50,7 +54,8 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
     entry = league_entry_of(bot_id)
     if entry is None:
         raise Http404("that bot is not a race in the league")
-    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry)})
+    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry),
+                                               "page": (entry.position - 1) // PER_PAGE + 1})
 
 
 def pairing(request: HttpRequest, a: int, b: int) -> HttpResponse:
