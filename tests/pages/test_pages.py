@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,25 @@ def test_chart_is_escaped_svg():
     svg = str(line_chart([1.0, 2.0], ["<b>x</b>", "y"], title="<t>"))
     assert svg.startswith("<svg") and "<b>" not in svg and "&lt;b&gt;" in svg
     assert str(line_chart([])) == ""
+
+
+def test_the_api_page_links_back_to_the_site_in_its_dark_theme(client, db):
+    html = body(client, "/api/docs/")
+    assert '<a class="armada-brand" href="/">Armada</a>' in html and 'href="/docs/"' in html
+    assert "/static/pages/swagger-dark.css" in html
+    assert html.index("swagger-ui.css") < html.index("swagger-dark.css")  # ours wins
+    from django.contrib.staticfiles import finders
+
+    css = Path(finders.find("pages/swagger-dark.css")).read_text(encoding="utf-8")
+    assert "--bg: #0b1020" in css and ".swagger-ui .opblock {" in css  # the site's colours (site.css :root)
+    site = Path(finders.find("pages/site.css")).read_text(encoding="utf-8")
+    assert "--bg: #0b1020" in site
+
+
+def test_chart_axes_are_labelled():
+    svg = str(line_chart([1.0, 2.0, 1.5], title="t", y_label="score (mu - 3 sigma)", x_label="ranked matches (3)",
+                         x_ends=("2025-01-01 10:00", "2025-01-02 11:00")))
+    for text in ("score (mu - 3 sigma)", "ranked matches (3)", "2025-01-01 10:00", "2025-01-02 11:00",
+                 ">2.0<", ">1.0<"):
+        assert text in svg
+    assert svg.count('class="chart-axis"') == 2
