@@ -48,14 +48,35 @@ ORDERS_A = {"mothership": {"defence": 30}, "fighters": [{"attack": 7, "defence":
 ORDERS_B = {"mothership": {"defence": 10}, "fighters": [{"attack": 11, "defence": 7, "pattern": [5]}] * 5}
 
 
+#: A Galaxy bot that plays nothing and crashes with a traceback in the scout request of turn 3.
+CRASHER = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    print("crasher:", msg["type"], msg.get("turn", ""), file=sys.stderr, flush=True)
+    if msg["type"] == "init":
+        reply = {"name": "Crasher"}
+    elif msg.get("turn") == 3:
+        raise ZeroDivisionError("division by zero, on purpose")
+    elif msg["type"] == "scout":
+        reply = {"probes": []}
+    elif msg["type"] == "command":
+        reply = {"fleets": []}
+    else:
+        break
+    print(json.dumps({"id": msg["id"], **reply}), flush=True)
+"""
+
+
 def finished_match(first: Any, second: Any, folder: Path, seed: int = 3,
-                   turns: int = 40) -> tuple[Any, dict[str, Any]]:
-    """A finished ranked Galaxy match of two versions, played now by the prober (chatty) and greedy starters."""
+                   turns: int = 40, source: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """A finished ranked Galaxy match of two versions, played now by the prober (chatty) and greedy starters
+    (seat 1 runs `source` instead when given)."""
     from armada_web.matches import storage
     from armada_web.matches.models import Match, Participant
 
     chatty = folder / "chatty.py"
-    chatty.write_text(CHATTY.replace("STARTER", repr(str(starter_file("prober", "galaxy")))))
+    chatty.write_text(source or CHATTY.replace("STARTER", repr(str(starter_file("prober", "galaxy")))))
     bots = {1: ProcessBot([sys.executable, str(chatty)], label=first.bot.name),
             2: ProcessBot([sys.executable, str(starter_file("greedy", "galaxy"))], label=second.bot.name)}
     outcome = play_match("galaxy", bots, seed=seed, config={"max_turns": turns})

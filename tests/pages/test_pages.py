@@ -214,3 +214,27 @@ def test_chart_axes_are_labelled():
                  ">2.0<", ">1.0<"):
         assert text in svg
     assert svg.count('class="chart-axis"') == 2
+
+
+def test_the_result_names_the_bot_and_a_crash_comes_first(client, arena, tmp_path):
+    from tests.pages.data import CRASHER, finished_match
+
+    match, _replay = finished_match(arena.alpha, arena.beta, tmp_path, source=CRASHER)
+    html = body(client, f"/matches/{match.pk}/")
+    assert "beta (seat 2) won by forfeit (the other bot faulted)." in html and "Seat 2 won" not in html
+    client.login(username="alice", password=PASSWORD)
+    html = body(client, f"/matches/{match.pk}/")
+    crash = html.index('class="log-crash"')
+    assert crash < html.index('class="log-block"')  # above the quiet requests
+    assert re.search(r"Its crash: scout, turn 3 \(request \d+\)", html)
+    assert "ZeroDivisionError: division by zero, on purpose" in html[crash:html.index('class="log-block"')]
+
+
+def test_a_mothership_match_counts_rounds(client, arena):
+    from armada_web.matches.models import Match
+
+    m = Match.objects.create(game="mothership", seed=1, status="finished", turns=7,
+                             outcome={"winner": None, "outcome": "draw", "turns": 7})
+    html = body(client, f"/matches/{m.pk}/")
+    assert "· 7 rounds ·" in html and "turns" not in html.split('<main>')[1].split("</main>")[0]
+    assert '<p class="panel" id="result">Draw.</p>' in html
