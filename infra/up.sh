@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make up`: install what is missing, start the services, the site, the Celery workers
+# `make up`: install what is missing, start the services, the site (gunicorn), the Celery workers
 # (`validation`; `challenges,matches`; the default queue for periodic jobs) and Celery beat; print the URL
 # and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
 # Running it while the site already runs changes nothing.
@@ -59,9 +59,21 @@ say "migrating the database"
 creds=$("$PY" manage.py ensure_demo_admin)
 "$PY" manage.py seed_demo
 "$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
+say "collecting the static files (hashed names, compressed; served by whitenoise)"
+"$PY" manage.py collectstatic --noinput -v0
 
-say "starting the web server, the Celery workers and Celery beat (logs in $LOG_DIR)"
-"$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &
+# The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
+# oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot:
+# set here, before they start, every process below inherits it (gunicorn's and Celery's
+# children too). Lowering a score needs root (CAP_SYS_RESOURCE); without it the order rests
+# on the bots' 1000.
+echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
+
+say "starting the web server (gunicorn), the Celery workers and Celery beat (logs in $LOG_DIR)"
+# gunicorn's settings are infra/gunicorn.conf.py (workers from the cores, WEB_WORKERS overrides).
+bind="$HOST:$PORT"; [[ "$HOST" == *:* ]] && bind="[$HOST]:$PORT"
+"$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile "$LOG_DIR/access.log" \
+  >"$LOG_DIR/web.log" 2>&1 &
 pids+=($!)
 # One worker per queue: an upload's validation never waits behind other work.
 instance="$PORT.$(hostname)"
@@ -85,9 +97,7 @@ pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
   --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" >"$LOG_DIR/beat.log" 2>&1 &
 pids+=($!)
-# The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
-# oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot.
-# Lowering a score needs root (CAP_SYS_RESOURCE); without it the order rests on the bots' 1000.
+# The same order for the engine and Redis, which this run may not have started.
 for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x redis-server); do
   echo -500 2>/dev/null >"/proc/$pid/oom_score_adj" || true
 done

@@ -1,5 +1,5 @@
-"""A site as local processes, for tests and benches: `manage.py runserver` and Celery workers
-started with one environment, each logging to a file in one folder, all stopped together.
+"""A site as local processes, for tests and benches: `manage.py runserver` or gunicorn, and Celery
+workers started with one environment, each logging to a file in one folder, all stopped together.
 
 `make up` (infra/up.sh) does the same for people; this is the Python form that tests
 (tests/web/conftest.py) and benches (bench/_site.py) drive.
@@ -51,7 +51,15 @@ class LocalSite:
         return proc
 
     def start_web(self) -> subprocess.Popen[bytes]:
+        """Django's development server (tests that need it; `make up` serves with gunicorn)."""
         return self.spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
+
+    def start_gunicorn(self, workers: int | None = None) -> subprocess.Popen[bytes]:
+        """gunicorn as `make up` runs it (infra/gunicorn.conf.py; `workers` overrides its count), its
+        access log in FOLDER/access.log. Pages need `manage.py collectstatic` first (hashed names)."""
+        argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "infra" / "gunicorn.conf.py"),
+                "--bind", f"127.0.0.1:{self.port}", "--access-logfile", str(self.folder / "access.log")]
+        return self.spawn("web", argv + (["--workers", str(workers)] if workers else []))
 
     def start_worker(self, name: str, queues: str, node: str, pool: str = "solo",
                      log_prefix: str | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:

@@ -4,8 +4,9 @@ Slot `n` runs its bot as uid:gid `SLOT_UID_BASE + n` (a range no other slot and 
 uses), so per-user kernel limits (processes, inotify instances, pending signals, message
 queue bytes) are per container, and on CPU `n % cores` (one core per running bot while no
 more bots than cores run at once: slots are taken lowest first). A slot is held with
-`fcntl.flock` on its own lock file, so the pool is safe across worker processes and a slot
-whose owner dies is free again at once (the kernel drops the lock with the descriptor).
+`fcntl.flock` on its own lock file, so the pool is safe across worker processes (also worker
+containers of another uid that mount the same folder) and a slot whose owner dies is free
+again at once (the kernel drops the lock with the descriptor).
 
 The first pair of slots (0 and 1) is kept for validation games (`purpose="validation"`),
 so a busy ladder never makes a new upload wait; validation may use the other slots too.
@@ -130,7 +131,7 @@ class SlotPool:
     def try_slot(self, index: int) -> Lease | None:
         """Slot `index` if it is free (nobody holds its lock), else None."""
         self._ensure_dir()
-        fd = os.open(self.lock_dir / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = open_lock_file(self.lock_dir / f"slot-{index}.lock")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -155,6 +156,25 @@ class SlotPool:
             self.lock_dir.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(OSError):  # every worker user may lock (sticky: none removes another's)
                 os.chmod(self.lock_dir, 0o1777)  # noqa: S103
+
+
+def open_lock_file(path: Path) -> int:
+    """A read-only descriptor of the lock file `path`, made if missing (flock needs no write access).
+
+    Any worker user may lock a file another one made (the lock folder is shared by the host's
+    workers and by worker containers running as another uid): reading is enough, and an existing
+    file is opened without O_CREAT, which the kernel refuses for another user's file in a sticky
+    folder (fs.protected_regular)."""
+    for _ in range(3):
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:  # made meanwhile by another process: open that one
+            continue
+    return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
 
 
 _pool: SlotPool | None = None

@@ -70,3 +70,49 @@ def test_the_first_pair_is_kept_for_validation(tmp_path):
     assert SlotPool(size=4, cpus=[0, 1], lock_dir=tmp_path / "small").reserved() == 0
     for lease in [*matches, first, second, third]:
         lease.release()
+
+
+def test_a_worker_of_another_uid_shares_the_lock_files():
+    """A worker container (uid 10100) and the host's root workers share one lock folder: each locks
+    the files the other made (read-only descriptors; no O_CREAT on another's file in a sticky folder)."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import armada_sandbox.slots
+
+    python = "/usr/bin/python3"  # the venv's interpreter may sit in a folder only root may enter
+    if os.getuid() != 0 or not os.access(python, os.X_OK):
+        pytest.skip("needs root (to run a process as another uid) and /usr/bin/python3")
+    base = Path(tempfile.mkdtemp(prefix="armada-slot-uid-"))  # pytest's tmp_path is root's alone
+    try:
+        os.chmod(base, 0o755)  # (the import lists it)
+        shutil.copy(armada_sandbox.slots.__file__, base / "slots.py")  # the module alone: standard library only
+        os.chmod(base / "slots.py", 0o644)
+        folder = base / "slots"
+        pool = SlotPool(size=2, cpus=[0], lock_dir=folder)
+        mine = pool.acquire(timeout=0)  # root makes slot-0.lock (0644) and the sticky folder
+        script = textwrap.dedent(f"""
+            import os, sys
+            sys.path.insert(0, {str(base)!r})
+            from slots import SlotPool
+            pool = SlotPool(size=2, cpus=[0], lock_dir={str(folder)!r})
+            lease = pool.try_acquire()
+            print(os.getuid(), lease.slot.index, oct(os.stat({str(folder)!r} + "/slot-1.lock").st_mode & 0o777))
+            lease.release()
+            lease = pool.try_acquire()
+            print(lease.slot.index)
+        """)
+        run = {"cwd": "/", "user": 10100, "group": 10100, "capture_output": True, "text": True, "timeout": 30}
+        first = subprocess.run([python, "-c", script], **run)
+        assert first.returncode == 0, first.stderr
+        assert first.stdout.split() == ["10100", "1", "0o644", "1"]  # slot 0 is root's: busy, not an error
+        mine.release()
+        other = subprocess.run([python, "-c", script.replace("lease.release()\n", "")], **run)
+        assert other.returncode == 0, other.stderr
+        assert other.stdout.split()[1] == "0"  # root's file, free again: locked by the other uid
+        with pool.acquire(timeout=0) as lease:  # and root locks the file uid 10100 made
+            assert lease.slot.index == 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

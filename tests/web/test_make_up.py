@@ -1,4 +1,5 @@
-"""`make up` end to end: the site comes up healthy, a second run starts nothing, Ctrl-C stops what it started."""
+"""`make up` end to end: the site comes up healthy (gunicorn, static files by whitenoise with hashed
+names), a second run starts nothing, Ctrl-C stops what it started."""
 
 import json
 import os
@@ -82,12 +83,31 @@ def _upload_is_validated(base: str, output: str) -> None:
     assert status == "valid"
 
 
+def _served_by_gunicorn_with_hashed_static(base: str, page: str, data_dir: Path) -> None:
+    """gunicorn answers (not runserver), its access log is in the data folder's logs, and the page
+    links its style sheet by a hashed name that whitenoise serves compressed and cached for ever."""
+    import re
+
+    with urllib.request.urlopen(base + "healthz", timeout=5) as response:
+        assert response.headers["Server"] == "gunicorn"
+    css = re.search(r'href="/static/(pages/site\.[0-9a-f]{12}\.css)"', page)
+    assert css, page[:2000]
+    request = urllib.request.Request(base + "static/" + css.group(1), headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert "immutable" in response.headers["Cache-Control"]
+    deadline = time.monotonic() + 5  # (gunicorn writes the line once the response is sent)
+    while "GET /static/" + css.group(1) not in (data_dir / "log" / "access.log").read_text():
+        assert time.monotonic() < deadline, "the access log misses the request"
+        time.sleep(0.1)
+
+
 @pytest.mark.slow
 def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     require_redis()
     require_docker()
     port = free_port()
-    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
+    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path), "DEBUG": "false"}  # production
     env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
     began = int(time.time())  # the labels count whole seconds
     up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -108,11 +128,12 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         assert "username=admin password=" in output
         status, body = _get(base)
         assert status == 200 and b"Galaxy" in body
+        _served_by_gunicorn_with_hashed_static(base, body.decode(), tmp_path)
         status, body = _get(base + "healthz")
         assert status == 200, body
         assert json.loads(body)["status"] == "ok"
         started = _children(up.pid)
-        assert len(started) >= 4  # web server, two workers, beat (and their children)
+        assert len(started) >= 4  # web server (gunicorn and its workers), the Celery workers, beat
         _upload_is_validated(base, output)
 
         second = subprocess.run(["make", "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
