@@ -100,3 +100,17 @@ def test_a_documents_html_is_escaped_and_its_links_resolved_from_where_it_is():
     assert "<script" not in html and "<img" not in html and "&lt;img" in html
     assert 'href="/docs/protocol/#time"' in html and 'href="/docs/galaxy-schema/"' in html
     assert 'href="https://example.org/a.md"' in html
+
+
+def test_a_section_has_the_same_anchor_on_the_site_and_offline():
+    """`armada docs TOPIC --open` (armada.docs.render) and /docs/TOPIC/ name every heading alike, so a
+    link to a section works in both."""
+    from armada.docs import render
+
+    heading = re.compile(r'<h[1-6][^>]* id="([^"]+)"')
+    for topic in docs.topics():
+        found = site_docs.page(topic.slug)
+        assert found is not None
+        site = heading.findall(str(found.head) + str(found.html))
+        assert site == heading.findall(render.body(topic.slug)), topic.slug
+        assert len(site) >= 3
