@@ -48,14 +48,35 @@ ORDERS_A = {"mothership": {"defence": 30}, "fighters": [{"attack": 7, "defence":
 ORDERS_B = {"mothership": {"defence": 10}, "fighters": [{"attack": 11, "defence": 7, "pattern": [5]}] * 5}
 
 
+#: A Galaxy bot that plays nothing and crashes with a traceback in the scout request of turn 3.
+CRASHER = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    print("crasher:", msg["type"], msg.get("turn", ""), file=sys.stderr, flush=True)
+    if msg["type"] == "init":
+        reply = {"name": "Crasher"}
+    elif msg.get("turn") == 3:
+        raise ZeroDivisionError("division by zero, on purpose")
+    elif msg["type"] == "scout":
+        reply = {"probes": []}
+    elif msg["type"] == "command":
+        reply = {"fleets": []}
+    else:
+        break
+    print(json.dumps({"id": msg["id"], **reply}), flush=True)
+"""
+
+
 def finished_match(first: Any, second: Any, folder: Path, seed: int = 3,
-                   turns: int = 40) -> tuple[Any, dict[str, Any]]:
-    """A finished ranked Galaxy match of two versions, played now by the prober (chatty) and greedy starters."""
+                   turns: int = 40, source: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """A finished ranked Galaxy match of two versions, played now by the prober (chatty) and greedy starters
+    (seat 1 runs `source` instead when given)."""
     from armada_web.matches import storage, tallies
     from armada_web.matches.models import Match, Participant
 
     chatty = folder / "chatty.py"
-    chatty.write_text(CHATTY.replace("STARTER", repr(str(starter_file("prober", "galaxy")))))
+    chatty.write_text(source or CHATTY.replace("STARTER", repr(str(starter_file("prober", "galaxy")))))
     bots = {1: ProcessBot([sys.executable, str(chatty)], label=first.bot.name),
             2: ProcessBot([sys.executable, str(starter_file("greedy", "galaxy"))], label=second.bot.name)}
     outcome = play_match("galaxy", bots, seed=seed, config={"max_turns": turns})
@@ -112,3 +133,20 @@ def build(make_user: Any, valid_version: Any, folder: Path) -> Arena:
     race_b = valid_version(bob, "glass", game="mothership", orders=ORDERS_B)
     sync_league()
     return Arena(alice, bob, alpha, beta, match, replay, race_a, race_b)
+
+
+def recorded_match(first: Any, second: Any, winner: int | None, *, statuses: tuple[str, str] = ("ok", "ok"),
+                   details: tuple[str, str] = ("", ""), kind: str = "ranked", turns: int = 30,
+                   minutes_ago: int = 0) -> Any:
+    """A finished match of two versions as the database keeps it (no replay, no log), for pages that
+    count and list matches."""
+    from armada_web.matches.models import Match, Participant
+
+    at = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes_ago)
+    match = Match.objects.create(game=first.bot.game, seed=1, kind=kind, status="finished", attempts=1, finished=at,
+                                 turns=turns, outcome={"winner": winner, "outcome": "elimination", "turns": turns})
+    for seat, version in ((1, first), (2, second)):
+        result = "draw" if winner is None else ("win" if winner == seat else "loss")
+        Participant.objects.create(match=match, version=version, name=version.bot.name, seat=seat, result=result,
+                                   status=statuses[seat - 1], detail=details[seat - 1])
+    return match

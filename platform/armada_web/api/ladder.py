@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import HttpResponse
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
@@ -14,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.fields import IdField
+from armada_web.api.fields import absolute
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
 from armada_web.api.pagination import KeyedPageNumber, LadderPages
 from armada_web.api.schema import answers
@@ -23,6 +24,7 @@ from armada_web.games import SPECS, Ranking
 from armada_web.ladder import challenges, league, ratings
 from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.ladder.queries import ladder, pairing_of
+from armada_web.matches.models import Match
 from armada_web.matches.queries import matches
 
 
@@ -135,8 +137,21 @@ class PairingReplayView(APIView):
 
 
 class ChallengeRequest(serializers.Serializer):
-    bot = IdField(help_text="your bot's id")
-    opponent = IdField(help_text="the opponent bot's id")
+    bot = serializers.JSONField(help_text="your bot: its id (a number) or its name")
+    opponent = serializers.JSONField(help_text="the other bot: its id (a number) or its name (unique per game)")
+
+
+class ChallengeSerializer(MatchDetailSerializer):
+    """The queued match, and where its page is."""
+
+    page = serializers.SerializerMethodField(help_text="the match's page on the site: /matches/{id}/")
+    url = serializers.SerializerMethodField(help_text="the match's page as an absolute URL")
+
+    def get_page(self, match: Match) -> str:
+        return reverse("match", args=[match.pk])
+
+    def get_url(self, match: Match) -> str:
+        return absolute(self.context, self.get_page(match))
 
 
 class ChallengesView(APIView):
@@ -145,11 +160,11 @@ class ChallengesView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=ChallengeRequest,
-                   responses=answers({201: MatchDetailSerializer}, 400, 403, 404, 413, 415))
+                   responses=answers({201: ChallengeSerializer}, 400, 403, 404, 413, 415))
     def post(self, request: Request) -> Response:
         body = ChallengeRequest(data=request.data)
         body.is_valid(raise_exception=True)
-        match = challenges.challenge(user=request.user, bot_id=body.validated_data["bot"],
-                                     opponent_id=body.validated_data["opponent"])
+        match = challenges.challenge(user=request.user, bot=body.validated_data["bot"],
+                                     opponent=body.validated_data["opponent"])
         match = matches().get(pk=match.pk)
-        return Response(MatchDetailSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(ChallengeSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -13,7 +13,9 @@ from django.db.models.functions import RowNumber
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
+from armada_web.bots.models import Bot
 from armada_web.errors import NotFound
+from armada_web.games import spec
 from armada_web.ladder import league
 from armada_web.ladder.models import ON_LADDER, LeagueEntry, Rating, RatingChange
 
@@ -77,6 +79,48 @@ def _spread(start: int, stop: int, step: float) -> list[int]:
     """The 1-based game numbers in (start, stop] that fall on multiples of `step`."""
     first = int(start // step) + 1
     return [round(k * step) for k in range(first, int(stop // step) + 1) if start < round(k * step) <= stop]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a bot's playing version stands in its game's table (the ladder, or the league)."""
+
+    rank: int
+    #: The displayed score: mu - 3 sigma on a ladder, points in the league.
+    score: float
+    #: The table's page (of `per_page` rows) that shows its row.
+    page: int
+    rating: Rating | None = None
+    entry: LeagueEntry | None = None
+
+    @property
+    def benched(self) -> bool:
+        return bool(self.rating is not None and self.rating.benched)
+
+
+def standing(bot: Bot, per_page: int) -> Standing | None:
+    """The bot's row in its game's table, None when it has none (not playing, no rated game yet)."""
+    if bot.active_version_id is None:
+        return None
+    if spec(bot.game).rated:
+        rows = ladder(bot.game)
+        rating = rows.filter(version_id=bot.active_version_id).first()
+        if rating is None:
+            return None
+        shown = rating.shown  # type: ignore[attr-defined]
+        rank = rows.filter(Q(shown__gt=shown) | Q(shown=shown, version_id__lt=rating.version_id)).count() + 1
+        return Standing(rank, rating.score, (rank - 1) // per_page + 1, rating=rating)
+    entry = league.table().filter(version_id=bot.active_version_id).first()
+    if entry is None:
+        return None
+    return Standing(entry.position, entry.points, (entry.position - 1) // per_page + 1, entry=entry)
+
+
+def rating_history(bot_id: int) -> list[tuple[Any, float, int]]:
+    """(time, displayed score mu - 3 sigma, version number) after each ranked match, all versions, oldest first."""
+    changes = (RatingChange.objects.filter(version__bot_id=bot_id).select_related("version")
+               .order_by("at", "id"))
+    return [(c.at, c.mu - 3 * c.sigma, c.version.number) for c in changes]
 
 
 @dataclass(frozen=True)

@@ -15,17 +15,21 @@ from armada_web.accounts.queries import signed_in
 from armada_web.archives import check_request_size
 from armada_web.bots import queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
-from armada_web.bots.models import Bot
+from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.queries import play_state
 from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
 from armada_web.inputs import parse_id
-from armada_web.ladder.queries import chart_points
+from armada_web.ladder.challenges import challengers
+from armada_web.ladder.queries import battles, chart_points, standing
 from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.matches.models import HeadToHead
+from armada_web.matches.queries import Record
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart
 from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
 from armada_web.paging import keyed_page, page_number
 
@@ -63,36 +67,69 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A bot: whether it plays (and why not), its place in its table, its kept record, its versions
+    (paged) with their games and win rates, two versions compared, its last faults, its matches or
+    league battles, a challenge button. Every read goes through an index, whatever its games."""
     numbers = {name: page_number(request.GET.get(name), name) for name in ("versions", "opponents")}
     bot = get_object_or_404(queries.bots(), pk=pk)
     versions = keyed_page(queries.versions_of(bot).values_list("pk", flat=True),
                           lambda ids: bot.versions.filter(pk__in=ids), numbers["versions"], VERSIONS_PER_PAGE,
                           key=lambda v: v.pk, name="versions")
     allowed = actions(user=request.user, bot=bot, versions=versions.rows)
+    game = spec(bot.game)
+    place = standing(bot, PER_PAGE)
+    per_version = match_queries.version_records(bot.pk, [v.pk for v in versions.rows])
     context = {
         "bot": bot,
-        "game": spec(bot.game),
-        "versions": [(v, allowed.can_activate(v)) for v in versions.rows],
+        "game": game,
+        "state": play_state(bot),
+        "standing": place,
+        "table_link": (f"{reverse(game.table_url)}?page={place.page}#bot-{bot.pk}" if place else None),
+        "record": match_queries.record_of(bot.pk),
+        "versions": [(v, allowed.can_activate(v), per_version.get(v.pk)) for v in versions.rows],
         "versions_pager": pager(request, versions, "versions"),
         "actions": allowed,
         "upload_form": UploadForm(),
-        **_history(request, bot, numbers["opponents"]),
+        "faults": match_queries.faults_of(bot.pk),
+        "challenge_with": challengers(user=request.user, opponents=[bot]).get(bot.pk, []),
+        "battles": battles(place.entry) if place is not None and place.entry is not None else None,
+        **_comparison(request, bot, versions.rows, per_version),
+        **(_history(request, bot, numbers["opponents"]) if game.rated else {}),
     }
     return render(request, "bots/bot.html", context)
 
 
+def _number(text: str | None) -> int | None:
+    return int(text) if text and text.isascii() and text.isdigit() else None
+
+
+def _comparison(request: HttpRequest, bot: Bot, versions: list[BotVersion],
+                per_version: dict[int, Record]) -> dict[str, object]:
+    """Two versions side by side (?a=N&b=M, any two of the bot's; by default the two newest that
+    played among `versions`, the page shown)."""
+    numbers = list(bot.versions.order_by("-number").values_list("number", flat=True))
+    played = [v.number for v in versions if per_version.get(v.pk)]
+    asked = _number(request.GET.get("a")), _number(request.GET.get("b"))
+    pair = (played[0], played[1]) if len(played) >= 2 else None
+    if asked[0] in numbers and asked[1] in numbers and asked[0] != asked[1]:
+        pair = (int(asked[0] or 0), int(asked[1] or 0))
+    return {"numbers": numbers, "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
+
+
 def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, object]:
-    """The kept record, the rating chart (downsampled), recent matches and the head-to-head table:
-    each read through an index, whatever the bot's number of games."""
+    """The rating chart (downsampled), recent matches and the head-to-head table: each read through
+    an index, whatever the bot's number of games."""
     points, rated = chart_points(bot.pk)
+    ends = (f"{points[0][0]:%Y-%m-%d %H:%M}", f"{points[-1][0]:%Y-%m-%d %H:%M}") if points else ("", "")
     chart = line_chart([score for _at, score, _n in points],
                        [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in points],
-                       title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches")
+                       title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches",
+                       y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({rated})", x_ends=ends)
     opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
                            lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
                            key=lambda h: h.pk, name="opponents")
     recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT)
-    return {"chart": chart, "points": len(points), "rated": rated, "record": match_queries.record_of(bot.pk),
+    return {"chart": chart, "points": len(points), "rated": rated,
             "recent": recent.matches, "more_matches": recent.older is not None,
             "records": opponents.rows, "records_pager": pager(request, opponents, "opponents")}
 
@@ -135,7 +172,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
-               "refresh": not version.is_finished}
+               "refresh": not version.is_finished, "game": spec(bot.game), "state": play_state(bot),
+               "reason": version.detail.removeprefix(f"{version.status}: ")}
     return render(request, "bots/version.html", context)
 
 

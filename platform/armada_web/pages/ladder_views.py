@@ -12,6 +12,7 @@ from django.urls import reverse
 from armada_web.games import Ranking, spec
 from armada_web.inputs import parse_text
 from armada_web.ladder import league, ratings
+from armada_web.ladder.challenges import challengers
 from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, ranks_of, search_ladder
 from armada_web.pages.pager import pager
 from armada_web.paging import keyed_page, page_number
@@ -32,10 +33,11 @@ def rated_ladder(request: HttpRequest, game: str) -> HttpResponse:
                       number, PER_PAGE, key=lambda r: r.version_id)
     ranks = (ranks_of(game, [r.version_id for r in page.rows]) if query else
              {r.version_id: page.start + i for i, r in enumerate(page.rows)})
-    table = [{"rank": ranks.get(r.version_id), "rating": r, "provisional": ratings.provisional(r.games)}
-             for r in page.rows]
+    offers = challengers(user=request.user, opponents=[r.version.bot for r in page.rows])
+    table = [{"rank": ranks.get(r.version_id), "rating": r, "provisional": ratings.provisional(r.games),
+              "challengers": offers.get(r.version.bot_id, [])} for r in page.rows]
     return render(request, "pages/ladder_galaxy.html", {"page": page, "pager": pager(request, page), "rows": table,
-                                                        "q": query, "game": spec(game)})
+                                                        "q": query, "game": spec(game), "offers": bool(offers)})
 
 
 def league_table(request: HttpRequest, game: str) -> HttpResponse:
@@ -59,7 +61,8 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
     entry = league_entry_of(bot_id)
     if entry is None:
         raise Http404("that bot is not a race in the league")
-    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry)})
+    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry),
+                                               "page": (entry.position - 1) // PER_PAGE + 1})
 
 
 def pairing(request: HttpRequest, a: int, b: int) -> HttpResponse:

@@ -1,10 +1,11 @@
-"""The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /rules/...)."""
+"""The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /docs/...;
+/rules/... redirects to /docs/...)."""
 
 from django.urls import path
 
 from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.games import SPECS, Ranking
-from armada_web.pages import bot_views, ladder_views, match_views, views
+from armada_web.pages import bot_views, challenge_views, ladder_views, match_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -15,10 +16,13 @@ urlpatterns = [
     )],
     path("matches/", match_views.match_list, name="matches"),
     path("matches/<id:pk>/", match_views.match_page, name="match"),
+    path("challenges/", challenge_views.challenge_view, name="challenge"),
     path("users/<username:username>/", views.user_page, name="user"),
     path("sdk/", views.sdk_page, name="sdk"),
     path("sdk/<str:filename>", views.sdk_wheel, name="sdk-wheel"),
-    path("rules/<slug:slug>/", views.doc_page, name="rules"),
+    path("docs/", views.docs_index, name="docs"),
+    path("docs/<slug:slug>/", views.doc_page, name="doc"),
+    path("rules/<slug:slug>/", views.old_rules_page, name="rules"),
     path("my/bots/", bot_views.my_bots, name="my-bots"),
     path("bots/new/", bot_views.new_bot, name="new-bot"),
     path("bots/<id:pk>/", bot_views.bot_page, name="bot"),

@@ -1,4 +1,4 @@
-"""Page views: thin, data comes from queries (home, users, SDK, rules and protocol)."""
+"""Page views: thin, data comes from queries (home, users, SDK, the docs)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from armada.games.base import SEATS
@@ -19,6 +19,7 @@ from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.pages import docs
 from armada_web.pages.pager import pager
+from armada_web.pages.quickstart import Step, quick_start
 from armada_web.paging import keyed_page, page_number
 
 
@@ -27,7 +28,7 @@ def home(request: HttpRequest) -> HttpResponse:
     tops = [{"game": game, "rows": list(ladder(game.slug)[:5] if game.rated else league.table()[:5])}
             for game in SPECS.values()]
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
-               "latest": match_queries.latest_finished(10)}
+               "latest": match_queries.latest_finished(10), "quick_start": _quick_start(request)}
     return render(request, "pages/home.html", context)
 
 
@@ -53,12 +54,20 @@ def sdk_wheel_path() -> Path | None:
     return wheels[-1] if wheels else None
 
 
+def _wheel_url(request: HttpRequest) -> str | None:
+    wheel = sdk_wheel_path()
+    return request.build_absolute_uri(reverse("sdk-wheel", args=[wheel.name])) if wheel else None
+
+
+def _quick_start(request: HttpRequest) -> list[Step]:
+    return quick_start(site_url=request.build_absolute_uri("/").rstrip("/"), wheel_url=_wheel_url(request))
+
+
 def sdk_page(request: HttpRequest) -> HttpResponse:
     """Download the SDK and the quick start."""
     wheel = sdk_wheel_path()
-    url = request.build_absolute_uri(reverse("sdk-wheel", args=[wheel.name])) if wheel else None
-    return render(request, "pages/sdk.html", {"wheel": wheel, "wheel_url": url,
-                                              "site_url": request.build_absolute_uri("/").rstrip("/")})
+    return render(request, "pages/sdk.html", {"wheel": wheel, "wheel_url": _wheel_url(request),
+                                              "quick_start": _quick_start(request), "topics": docs.topics()})
 
 
 def sdk_wheel(request: HttpRequest, filename: str) -> FileResponse:
@@ -69,10 +78,21 @@ def sdk_wheel(request: HttpRequest, filename: str) -> FileResponse:
                         content_type="application/zip")
 
 
+def docs_index(request: HttpRequest) -> HttpResponse:
+    """Every document a bot author reads, and the quick start."""
+    return render(request, "pages/docs_index.html", {"topics": docs.topics(), "quick_start": _quick_start(request)})
+
+
 def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """Rules and protocol pages rendered from docs/."""
+    """One document (the SDK's shipped file), with the list of the others and its contents."""
     found = docs.page(slug)
     if found is None:
-        raise Http404("no such page")
-    title, html = found
-    return render(request, "pages/doc.html", {"title": title, "html": html, "slug": slug})
+        raise Http404("no such document")
+    return render(request, "pages/doc.html", {"doc": found, "topics": docs.topics()})
+
+
+def old_rules_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """/rules/SLUG/ (the site's first docs pages) moved to /docs/SLUG/."""
+    if docs.page(slug) is None:
+        raise Http404("no such document")
+    return redirect("doc", slug=slug, permanent=True)
