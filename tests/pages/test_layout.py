@@ -18,7 +18,8 @@ WIDTHS = (390, 1280)
 
 def pages(arena) -> list[str]:
     a, b = arena.race_a.bot_id, arena.race_b.bot_id
-    return ["/", "/matches/", f"/matches/?bot={arena.alpha.bot_id}&result=win", "/ladder/galaxy/", "/ladder/galaxy/?q=alp", "/ladder/mothership/", f"/ladder/mothership/{a}/",
+    return ["/", "/matches/", f"/matches/?bot={arena.alpha.bot_id}&result=win", "/ladder/galaxy/",
+            "/ladder/galaxy/?q=alp", "/ladder/mothership/", f"/ladder/mothership/{a}/",
             f"/ladder/mothership/{a}/{b}/", f"/matches/{arena.match.pk}/", f"/bots/{arena.alpha.bot_id}/",
             f"/bots/{arena.beta.bot_id}/", f"/bots/{arena.alpha.bot_id}/versions/1/", f"/bots/{a}/",
             f"/bots/{b}/versions/1/", "/users/alice/", "/my/bots/", "/bots/new/", f"/bots/{arena.alpha.bot_id}/upload/",
