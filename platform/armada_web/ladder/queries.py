@@ -108,7 +108,8 @@ def standing(bot: Bot, per_page: int) -> Standing | None:
         if rating is None:
             return None
         # the rows above it in the ladder's order (-score, version_id): one range of its index, counted
-        rank = rows.filter(Q(score__gt=rating.score) | Q(score=rating.score, version_id__lt=rating.version_id)).count() + 1
+        above = Q(score__gt=rating.score) | Q(score=rating.score, version_id__lt=rating.version_id)
+        rank = rows.filter(above).count() + 1
         return Standing(rank, rating.score, (rank - 1) // per_page + 1, rating=rating)
     entry = league.table().filter(version_id=bot.active_version_id).first()
     if entry is None:
