@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -74,6 +75,7 @@ class FaultBench:
             "ARMADA_DATA_DIR": str(self.folder), "ARMADA_SQLITE_PATH": str(self.folder / "armada.sqlite3"),
             "DATABASE_URL": "", "REDIS_URL": self.redis.url, "CELERY_BROKER_URL": "", "CACHE_URL": "",
             "DOCKER_HOST": self.engine.docker_host, "CACHE_PREFIX": f"bench-{suffix}", "DEBUG": "false",
+            "SECRET_KEY": secrets.token_urlsafe(50), "ARMADA_HTTPS": "false",
             "ARMADA_VALIDATION_QUEUE": f"bv-{suffix}", "ARMADA_MATCHES_QUEUE": f"bm-{suffix}",
             "ARMADA_CHALLENGES_QUEUE": f"bc-{suffix}", "ARMADA_PERIODIC_QUEUE": f"bp-{suffix}",
             "ARMADA_MATCH_WORKERS": "1", "PYTHONUNBUFFERED": "1", "DJANGO_SETTINGS_MODULE": "armada_web.settings",

@@ -51,8 +51,18 @@ class LocalSite:
         return proc
 
     def start_web(self) -> subprocess.Popen[bytes]:
-        """Django's development server (tests that need it; `make up` serves with gunicorn)."""
+        """Django's development server (tests that need it; `make up` serves with gunicorn). With
+        DEBUG off its static files are collected first (the hashed names the pages link to, served
+        by whitenoise), as `make up` does."""
+        if self.env.get("DEBUG", "").lower() in ("false", "0", "no", "off"):
+            self.collect_static()
         return self.spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
+
+    def collect_static(self) -> None:
+        """`manage.py collectstatic` into the site's data folder."""
+        with open(self.folder / "collectstatic.log", "wb") as log:
+            subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=self.env,
+                           stdout=log, stderr=subprocess.STDOUT, check=True, timeout=300)
 
     def start_gunicorn(self, workers: int | None = None) -> subprocess.Popen[bytes]:
         """gunicorn as `make up` runs it (infra/gunicorn.conf.py; `workers` overrides its count), its

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pages.data import Arena, build
-from tests.web.conftest import _isolated_site, api, live_site, make_user, valid_version  # noqa: F401
+from tests.web.conftest import _isolated_site, api, live_site, live_site_factory, make_user, valid_version  # noqa: F401
 
 
 @pytest.fixture

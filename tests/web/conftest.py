@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import subprocess
 import sys
 import uuid
@@ -15,6 +16,9 @@ from typing import Any
 import pytest
 
 from tests.localsite import ROOT, LocalSite
+
+#: The production settings as `make up` runs them (DEBUG off, a key of the test's own, plain HTTP).
+PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "test-" + secrets.token_urlsafe(50), "ARMADA_HTTPS": "false"}
 
 PASSWORD = "a-long-test-password-42"
 
@@ -213,7 +217,7 @@ def collected_static(tmp_path_factory) -> Path:
     """`manage.py collectstatic` once per test process (a site without DEBUG serves hashed names)."""
     data = tmp_path_factory.mktemp("collected")
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, check=True,
-                   env={**os.environ, "ARMADA_DATA_DIR": str(data), "DEBUG": "false"})
+                   env={**os.environ, "ARMADA_DATA_DIR": str(data), **PRODUCTION})
     return data / "static"
 
 
@@ -232,7 +236,7 @@ def live_web(transactional_db, tmp_path, armada, settings, collected_static):
     (tmp_path / "static").symlink_to(collected_static, target_is_directory=True)
     base = {**os.environ, **database_env(), "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
             "ARMADA_MATCHES_QUEUE": queue, "ARMADA_CHALLENGES_QUEUE": queue,
-            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "false", "PYTHONUNBUFFERED": "1"}
+            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", **PRODUCTION, "PYTHONUNBUFFERED": "1"}
     sites: list[LocalSite] = []
 
     def start(workers: int = 2, **env: str) -> LocalSite:

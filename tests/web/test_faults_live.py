@@ -23,7 +23,7 @@ import pytest
 from armada.botspec import starter_file
 from tests.faults import RedisServer, database_closed, restart_engine, wait_for
 from tests.localsite import LocalSite
-from tests.web.conftest import LiveSite, database_env
+from tests.web.conftest import PRODUCTION, LiveSite, database_env
 from tests.web.test_matches_live import SLOW as SLOWER
 from tests.web.test_validation_live import call, token_for, upload
 from tests.web.test_validation_live import wait_for as wait_version
@@ -83,7 +83,7 @@ def make_site(tmp_path: Path, armada: Any, engine: Any = None) -> FaultSite:
         "ARMADA_MATCH_WORKERS": "1", "ARMADA_MATCHMAKING_S": "2", "ARMADA_REAP_S": str(REAP_S),
         "ARMADA_SWEEP_S": "5", "ARMADA_HEARTBEAT_S": str(HEARTBEAT_S),
         "ARMADA_HEARTBEAT_TIMEOUT_S": str(HEARTBEAT_TIMEOUT_S), "ARMADA_LOST_MESSAGE_S": str(LOST_MESSAGE_S),
-        "ARMADA_VALIDATION_RETRY_S": "2", "CACHE_PREFIX": f"fault-{suffix}", "DEBUG": "false",
+        "ARMADA_VALIDATION_RETRY_S": "2", "CACHE_PREFIX": f"fault-{suffix}", **PRODUCTION,
         "PYTHONUNBUFFERED": "1",
     }
     if engine is not None:

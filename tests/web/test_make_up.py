@@ -29,6 +29,13 @@ def _get(url: str) -> tuple[int, bytes]:
         return exc.code, exc.read()
 
 
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "(gone)"
+
+
 def _children(pid: int) -> set[int]:
     out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
     tree = [tuple(map(int, line.split())) for line in out.splitlines() if line.strip()]
@@ -54,10 +61,15 @@ def _warm_containers(since: float, stopped_too: bool = False, owners: set[int] |
 def _kill_a_match_child(up_pid: int, since: float) -> int:
     """SIGKILL a child process of `make up`'s match worker (its warm containers are left behind);
     returns its pid once Celery has replaced it."""
-    worker = next(pid for pid in _children(up_pid) if os.path.exists(f"/proc/{pid}/cmdline")
-                  and b"-n\0matches." in Path(f"/proc/{pid}/cmdline").read_bytes())
-    child = min(_children(worker))
-    assert _warm_containers(since, owners={child})  # it holds warm slots
+    named = {pid for pid in _children(up_pid) if os.path.exists(f"/proc/{pid}/cmdline")
+             and b"-n\0matches." in Path(f"/proc/{pid}/cmdline").read_bytes()}
+    # the worker's main process: its prefork children carry the same command line (descendants, a set)
+    worker = next(pid for pid in named if not any(pid in _children(other) for other in named - {pid}))
+    until = time.monotonic() + 60  # a child that holds warm slots (each makes its pool when it starts)
+    while not (holding := [pid for pid in sorted(_children(worker)) if _warm_containers(since, owners={pid})]):
+        assert time.monotonic() < until, "no child of the match worker holds warm slots"
+        time.sleep(0.5)
+    child = holding[0]
     os.kill(child, signal.SIGKILL)
     until = time.monotonic() + 60
     while (child in _children(worker) or len(_children(worker)) < 1) and time.monotonic() < until:
@@ -179,9 +191,10 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
         up.wait(timeout=60)
-        time.sleep(1)
-        alive = {pid for pid in started if os.path.exists(f"/proc/{pid}")}
-        assert alive == set()
+        until = time.monotonic() + 15  # make up has waited for its processes; their last moments
+        while (alive := {pid for pid in started if os.path.exists(f"/proc/{pid}")}) and time.monotonic() < until:
+            time.sleep(0.2)
+        assert alive == set(), {pid: _command(pid) for pid in alive}
         # a stopping worker removes its warm containers (worker_process_shutdown)
         left = warm & _warm_containers(began, stopped_too=True)
         assert left == set()

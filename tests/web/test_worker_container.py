@@ -77,7 +77,8 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
             assert container.status == "running" and time.monotonic() < deadline, logs[-3000:]
             time.sleep(0.5)
         # its warm pool: a pair of the host's slots, held by the container's process, so taken here
-        deadline = time.monotonic() + 60
+        # (the tests running in parallel hold the host's slots too: the pool waits for a free pair)
+        deadline = time.monotonic() + 240
         while len(warm := _warm_of(client, slot_dir, sandbox)) < 2:
             assert time.monotonic() < deadline, container.logs().decode(errors="replace")[-3000:]
             time.sleep(0.5)
