@@ -28,12 +28,13 @@ services:  ## start Redis and the Docker engine when they are not running
 bot-image:  ## build the bot image armada/bot:latest when its inputs changed
 	@infra/images/bot/build.sh
 
-bench:  ## speed targets: engines, sandbox, validation, ranking and the league
+bench:  ## speed targets: engines, sandbox, validation, ranking, the league and the finals
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/validation.py
 	$(PY) bench/ranking.py
 	$(PY) bench/league.py
+	$(PY) bench/finals.py
 
 clean:  ## remove the venv and local data (asks no questions)
 	rm -rf .venv var .pytest_cache .mypy_cache .ruff_cache .hypothesis

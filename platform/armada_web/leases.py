@@ -95,12 +95,13 @@ def claim(kind: JobKind, job_id: int, **fields: Any) -> Lease | None:
 
 
 def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None = None,
-         now: datetime | None = None) -> dict[str, int]:
+         now: datetime | None = None, given_up: Callable[[Any], None] | None = None) -> dict[str, int]:
     """Take back what lost workers and lost messages left behind; returns counts.
 
     A job running for longer than `stuck_after_s` (default: the kind's) is given back to the
-    queue and sent again, or given up on after its last attempt; a job waiting that long since it
-    was queued is sent again (its claim makes a second delivery harmless).
+    queue and sent again, or given up on after its last attempt (then `given_up(job)` is called,
+    e.g. to tell the apps above); a job waiting that long since it was queued is sent again (its
+    claim makes a second delivery harmless).
     """
     now = now or timezone.now()
     model: Any = kind.model
@@ -109,7 +110,10 @@ def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None =
     for job in model.objects.filter(status=kind.running, started__lte=cutoff):
         lease = Lease(kind, job.pk, job.attempts)
         if lease.last_attempt:
-            counts["given_up"] += lease.give_up(kind.lost_note(job.attempts), now)
+            if lease.give_up(kind.lost_note(job.attempts), now):
+                counts["given_up"] += 1
+                if given_up is not None:
+                    given_up(job)
         elif lease.give_back(kind.requeued_note, now):
             send(job)
             counts["requeued"] += 1

@@ -20,7 +20,8 @@ PASSWORD = "a-long-test-password-42"
 
 @pytest.fixture(autouse=True)
 def _isolated_site(settings, armada, tmp_path):
-    """Each test: its own private storage folder, an in-process cache, its own validation queue."""
+    """Each test: its own private storage folder, an in-process cache, its own validation queue (and
+    finals and events queues: no worker reads them)."""
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {"BACKEND": "armada_web.bots.storage.PrivateFileStorage",
@@ -28,7 +29,8 @@ def _isolated_site(settings, armada, tmp_path):
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": f"test-{uuid.uuid4().hex}"}}
-    armada(validation_queue=f"test-unconsumed-{uuid.uuid4().hex[:8]}")
+    unconsumed = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+    armada(validation_queue=unconsumed, finals_queue=unconsumed, events_queue=unconsumed)
     settings.CELERY_BROKER_URL = settings.REDIS_URL
     yield
     _drop_queue(settings.REDIS_URL, settings.ARMADA.validation_queue)
@@ -124,11 +126,12 @@ class LiveSite(LocalSite):
         return super().start_worker("worker", queue, f"{queue}-{uuid.uuid4().hex[:6]}@%h")
 
     def start_match_worker(self) -> subprocess.Popen[bytes]:
-        """(Re)start a match worker (queues challenges and matches), e.g. after `kill_worker("matches")`.
+        """(Re)start a match worker (queues finals, challenges, events and matches, as `make up`'s), e.g.
+        after `kill_worker("matches")`.
 
         It keeps one warm slot pair, as `make up`'s match worker does (the validation worker
         here starts its bots cold, so tests running side by side never wait for the kept pair)."""
-        queues = f"{self.env['ARMADA_CHALLENGES_QUEUE']},{self.env['ARMADA_MATCHES_QUEUE']}"
+        queues = ",".join(self.env[f"ARMADA_{name}_QUEUE"] for name in ("FINALS", "CHALLENGES", "EVENTS", "MATCHES"))
         return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
                                     log_prefix="worker-matches", env={"ARMADA_SANDBOX_WARM_PAIRS": "1"})
 
@@ -157,13 +160,16 @@ def live_site(transactional_db, tmp_path, settings, armada):
     require_docker()
     queue = f"test-validation-{uuid.uuid4().hex[:8]}"
     config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
-                    challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}")
+                    challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}",
+                    finals_queue=f"test-finals-{uuid.uuid4().hex[:8]}",
+                    events_queue=f"test-events-{uuid.uuid4().hex[:8]}")
     armada.game("galaxy", match_config={"max_turns": 30})
     env = {
         **os.environ, **database_env(),
         "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
         "ARMADA_MATCHES_QUEUE": config.matches_queue,
         "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
+        "ARMADA_FINALS_QUEUE": config.finals_queue, "ARMADA_EVENTS_QUEUE": config.events_queue,
         "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
         "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
     }
@@ -176,5 +182,5 @@ def live_site(transactional_db, tmp_path, settings, armada):
         yield site
     finally:
         site.stop()
-        for name in (queue, config.matches_queue, config.challenges_queue):
+        for name in (queue, config.matches_queue, config.challenges_queue, config.finals_queue, config.events_queue):
             _drop_queue(settings.REDIS_URL, name)

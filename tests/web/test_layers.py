@@ -19,13 +19,14 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 
 #: Layers, lowest first: a module imports only from its own app or from lower layers.
 LAYERS: list[set[str]] = [
-    {"", "env", "config", "settings", "errors", "leases", "archives", "games", "celery"},  # the core
+    {"", "env", "config", "settings", "errors", "leases", "archives", "games", "celery", "times",
+     "queue_order"},  # the core
     {"accounts"},
     {"bots"},
     {"matches"},
     {"ladder"},
     {"seasons", "events"},
-    {"api", "pages", "ops"},
+    {"api", "pages", "ops", "notifications"},
     {"urls", "wsgi", "asgi"},
 ]
 

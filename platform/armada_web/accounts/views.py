@@ -10,8 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from armada_web.accounts import queries, services
-from armada_web.accounts.forms import DeleteAccountForm, SignUpForm, TokenForm
+from armada_web.accounts import mail, queries, services
+from armada_web.accounts.forms import DeleteAccountForm, MailForm, SignUpForm, TokenForm
 from armada_web.accounts.queries import signed_in
 from armada_web.errors import DomainError
 
@@ -46,9 +46,22 @@ def profile(request: HttpRequest) -> HttpResponse:
             request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
             return redirect("profile")
     new = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
+    prefs = mail.preferences(signed_in(request))
+    mail_form = MailForm(initial={topic: getattr(prefs, topic) for topic in mail.TOPICS})
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
-               "tokens": queries.tokens_of(signed_in(request))}
+               "tokens": queries.tokens_of(signed_in(request)), "mail_form": mail_form}
     return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def mail_preferences(request: HttpRequest) -> HttpResponse:
+    """Turn e-mail topics on or off (the profile page's checkboxes)."""
+    form = MailForm(request.POST)
+    if form.is_valid():
+        services.set_mail_preferences(user=signed_in(request), **form.cleaned_data)
+        messages.success(request, "E-mail settings saved.")
+    return redirect("profile")
 
 
 @login_required

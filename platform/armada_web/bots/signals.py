@@ -4,6 +4,10 @@
   changed (a validation made a new one active, the owner chose one, the bot was retired,
   disabled, enabled or deleted). Sent inside the writing transaction; a receiver that acts on
   other tables defers its work with `transaction.on_commit`.
+- `validation_failed(sender=BotVersion, version=version)`: a version's validation ended `invalid`
+  (the bot's fault) or `error` (the platform's, after its last attempt); sent once per ending,
+  inside the transaction that records it when there is one (a receiver that mails defers it
+  with `transaction.on_commit`).
 """
 
 from __future__ import annotations
@@ -11,3 +15,4 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 active_version_changed = Signal()
+validation_failed = Signal()

@@ -24,6 +24,7 @@ from armada_web.archives import check_upload
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.bots.signals import validation_failed
 from armada_web.games import spec
 from armada_web.games.runner import PlatformFailure, play
 from armada_web.leases import JobKind, Lease
@@ -97,7 +98,14 @@ def run(lease: Lease) -> str:
                                 finished=timezone.now())
         if recorded and ok:
             refresh_active(bot=version.bot)
+        elif recorded:
+            validation_failed.send(sender=BotVersion, version=version)
     return status if recorded else "superseded"
+
+
+def given_up(version: BotVersion) -> None:
+    """A version's validation was given up on (`error`): the apps above are told."""
+    validation_failed.send(sender=BotVersion, version=version)
 
 
 def platform_failure(lease: Lease, reason: str) -> str:
@@ -105,7 +113,9 @@ def platform_failure(lease: Lease, reason: str) -> str:
     last attempt make it `error` (never the bot's fault)."""
     log.warning("validation of version %s failed (attempt %s): %s", lease.job_id, lease.attempt, reason)
     if lease.last_attempt:
-        lease.give_up(f"platform failure after {lease.attempt} attempts: {reason}")
+        with transaction.atomic():
+            if lease.give_up(f"platform failure after {lease.attempt} attempts: {reason}"):
+                given_up(BotVersion.objects.get(pk=lease.job_id))
         return VersionStatus.ERROR
     if lease.give_back(f"retrying after a platform failure: {reason}"):
         return VersionStatus.PENDING

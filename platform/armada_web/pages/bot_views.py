@@ -18,11 +18,12 @@ from armada_web.bots.access import actions, can_see_private, is_owner, upload_re
 from armada_web.bots.models import Bot
 from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
-from armada_web.ladder.queries import rating_history
+from armada_web.ladder.queries import next_ranked_game, rating_history
 from armada_web.matches import queries as match_queries
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart
 from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.seasons.queries import placements_of_bot
 
 
 def _bot_page(pk: int) -> str:
@@ -58,6 +59,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "versions": [(v, allowed.can_activate(v)) for v in versions],
         "actions": allowed,
         "upload_form": UploadForm(),
+        "placements": placements_of_bot(bot.pk),
+        "next_game": next_ranked_game(bot.pk) if spec(bot.game).rated else None,
         **_history(bot),
     }
     return render(request, "bots/bot.html", context)

@@ -15,6 +15,7 @@ PAGES = {
     "galaxy": ("Galaxy rules", "games/galaxy.md"),
     "mothership": ("Mothership Down rules", "games/mothership.md"),
     "protocol": ("The bot protocol", "protocol.md"),
+    "seasons": ("Seasons, finals and events", "seasons.md"),
 }
 #: Links between the rendered docs point at their pages; other .md links go to the repository's file names.
 LINKS = {"galaxy.md": "/rules/galaxy/", "games/galaxy.md": "/rules/galaxy/", "mothership.md": "/rules/mothership/",

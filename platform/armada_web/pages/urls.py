@@ -1,9 +1,10 @@
-"""The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /rules/...)."""
+"""The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /rules/..., /seasons/...,
+/events/..., /status/)."""
 
 from django.urls import path
 
 from armada_web.games import SPECS, Ranking
-from armada_web.pages import bot_views, ladder_views, match_views, views
+from armada_web.pages import bot_views, event_views, ladder_views, match_views, season_views, status_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,4 +27,12 @@ urlpatterns = [
     path("bots/<int:pk>/delete/", bot_views.delete, name="bot-delete"),
     path("bots/<int:pk>/versions/<int:number>/", bot_views.version_page, name="bot-version"),
     path("bots/<int:pk>/versions/<int:number>/source/", bot_views.version_source, name="bot-version-source"),
+    path("seasons/", season_views.seasons, name="seasons"),
+    path("seasons/<slug:slug>/", season_views.season, name="season"),
+    path("events/", event_views.events, name="events"),
+    path("events/new/", event_views.new_event, name="new-event"),
+    path("events/<slug:slug>/", event_views.event, name="event"),
+    path("events/<slug:slug>/enter/", event_views.enter, name="event-enter"),
+    path("events/<slug:slug>/start/", event_views.start, name="event-start"),
+    path("status/", status_views.status_page, name="status"),
 ]

@@ -17,14 +17,19 @@ from armada_web.ladder import league
 from armada_web.ladder.queries import ladder
 from armada_web.matches import queries as match_queries
 from armada_web.pages import docs
+from armada_web.seasons import queries as season_queries
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The landing page: what Armada is, the games, the top of each table, the latest matches."""
+    """The landing page: what Armada is, the current season and its countdown, the games, the top
+    of each table, the latest matches."""
     tops = [{"game": game, "rows": list(ladder(game.slug)[:5] if game.rated else league.table()[:5])}
             for game in SPECS.values()]
+    season = season_queries.current_season()
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
-               "latest": match_queries.latest_finished(10)}
+               "latest": match_queries.latest_finished(10), "season": season,
+               "season_game": SPECS.get(season.game) if season else None,
+               "next": season_queries.next_time(season) if season else None}
     return render(request, "pages/home.html", context)
 
 
