@@ -27,16 +27,19 @@ class EventRequest(serializers.Serializer):
     name = serializers.JSONField()
     game = serializers.JSONField()
     format = serializers.JSONField(help_text="round_robin or ladder")
-    games_per_pair = serializers.JSONField(required=False, help_text="round robin: games of each pair (default 1)")
-    starts = serializers.JSONField(required=False, help_text="ISO 8601: it starts by itself then")
-    ends = serializers.JSONField(required=False, help_text="ISO 8601 (a ladder's end; required for a ladder)")
-    public = serializers.JSONField(required=False, help_text="anyone may see it (default false)")
-    max_entrants = serializers.JSONField(required=False)
+    games_per_pair = serializers.JSONField(required=False, allow_null=True,
+                                           help_text="round robin: games of each pair (default 1)")
+    starts = serializers.JSONField(required=False, allow_null=True, help_text="ISO 8601: it starts by itself then")
+    ends = serializers.JSONField(required=False, allow_null=True,
+                                 help_text="ISO 8601 (a ladder's end; required for a ladder)")
+    public = serializers.JSONField(required=False, allow_null=True, help_text="anyone may see it (default false)")
+    max_entrants = serializers.JSONField(required=False, allow_null=True)
 
 
 class EntryRequest(serializers.Serializer):
     bot = serializers.JSONField(help_text="your bot's id")
-    invite = serializers.JSONField(required=False, help_text="the event's invite code (its owner needs none)")
+    invite = serializers.JSONField(required=False, allow_null=True,
+                                   help_text="the event's invite code (its owner needs none)")
 
 
 class BotRef(serializers.Serializer):

@@ -83,6 +83,8 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
         raise Invalid("an event ends after it starts (and after now)")
     if starts_at is not None and starts_at < now - timedelta(minutes=5):
         raise Invalid("starts is in the past; leave it out to start the event yourself")
+    if public is None:
+        public = False
     if not isinstance(public, bool):
         raise Invalid("public must be true or false")
     entrants = _whole(max_entrants, "max_entrants", 2, config.event_max_entrants, default=config.event_max_entrants)
