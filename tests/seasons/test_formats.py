@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 from hypothesis import given
@@ -19,7 +20,7 @@ def test_every_pair_meets_its_games_with_sides_alternating(n, per_pair):
     assert set(pairs.values()) == {per_pair} and len(pairs) == n * (n - 1) // 2
     for pair in pairs:
         sides = [g for g in games if frozenset(g) == pair]
-        assert all(a != b for a, b in zip(sides, sides[1:], strict=False))  # alternating
+        assert all(a != b for a, b in itertools.pairwise(sides))  # alternating
     round_size = n // 2
     for start in range(0, n * (n - 1) // 2, round_size):  # within a round nobody plays twice
         chunk = games[start:start + round_size]

@@ -189,7 +189,7 @@ def test_entering_after_the_start_or_the_end_and_starting_alone_are_refused(memb
 
 def test_limits_per_user_answer_429(members, armada):
     armada(events_per_day=2, event_entries_per_day=1)
-    (owner, v0), (mia, v1), _ = members
+    (owner, _v0), (mia, v1), _ = members
     assert create(owner).status_code == 201 and create(owner).status_code == 201
     answer = create(owner)
     assert answer.status_code == 429 and "2 events per day" in answer.json()["detail"]
@@ -292,7 +292,7 @@ def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypa
 
 
 def test_a_private_event_is_a_404_to_anyone_not_in_it(members, client):
-    (owner, v0), (mia, _v1), _ = members
+    (owner, _v0), (mia, _v1), _ = members
     slug = create(owner).json()["slug"]
     assert client.get(f"/api/events/{slug}/").status_code == 404
     assert client.get(f"/events/{slug}/").status_code == 404

@@ -249,10 +249,9 @@ def test_deleted_users_and_bots_leave_the_rows_with_a_placeholder(five, client):
 
 
 def test_a_mothership_season_is_the_league_of_its_frozen_entries(make_user, valid_version):
+    import armada
     from armada.games.mothership.league import Race, league
     from armada_web.seasons.models import Standing
-
-    import armada
 
     orders = [dict(armada.run("mothership", ["builtin:random", "builtin:balanced"], seed=n).replay["steps"][0]
                    ["answers"]["1"]) for n in range(4)]

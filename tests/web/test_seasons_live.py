@@ -127,7 +127,7 @@ def test_a_private_event_of_three_members_on_a_live_site(live_site):
         "name": "Lunch <league>", "game": "galaxy", "format": "round_robin", "games_per_pair": 1})
     assert status == 201, event
     slug, invite = event["slug"], event["invite"]
-    status, outsider = call(live_site, "GET", f"/api/events/{slug}/")
+    status, _outsider = call(live_site, "GET", f"/api/events/{slug}/")
     assert status == 404  # private: nobody outside it knows it exists
     for token, version_id in people:
         bot = call(live_site, "GET", f"/api/versions/{version_id}/", token)[1]["bot"]
@@ -199,7 +199,7 @@ def test_the_worker_takes_finals_first_and_shares_the_rest_round_robin(live_site
     ranked = fill_queue(workers=2)
     sent = fill(workers=2)
     assert len(ranked) == 4 and sent == 4  # target_depth(2 workers) each
-    finals = create_match(game="galaxy", first=a, second=b, kind="finals")  # sent last
+    create_match(game="galaxy", first=a, second=b, kind="finals")  # sent last
     broker = redis.Redis.from_url(settings.REDIS_URL)
     assert broker.llen(live_site.env["ARMADA_FINALS_QUEUE"]) == 1
     live_site.start_match_worker()

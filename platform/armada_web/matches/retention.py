@@ -2,9 +2,9 @@
 
 - Unranked (challenge, event) matches: their replay and logs are kept `ARMADA_UNRANKED_KEEP_DAYS`
   days after the match finished (or was voided or failed), then deleted.
-- Ranked and finals matches (a season's results link them): kept as long as their bots exist. A seat's log goes once its bot version
-  is gone (deleted with its bot: the row's version is empty); the replay goes once no seat's
-  version exists any more.
+- Ranked and finals matches (a season's results link them): kept as long as their bots exist.
+  A seat's log goes once its bot version is gone (deleted with its bot: the row's version is
+  empty); the replay goes once no seat's version exists any more.
 - Orphans: files under `matches/` and `versions/` in storage that no row names (a worker lost
   between saving and recording, a deletion that failed halfway), once older than
   `ARMADA_ORPHAN_GRACE_S` (a running match saves its files before its row names them).
