@@ -355,3 +355,27 @@ def test_results_are_mailed_once_unless_turned_off(five, django_capture_on_commi
     with django_capture_on_commit_callbacks(execute=True):
         season_finished.send(sender=Season, season=Season.objects.get(slug="s1"))  # the same event again
     assert len(mail.outbox) == 4
+
+
+def test_the_admin_creates_checks_and_moves_seasons(five, admin_client):
+    from armada_web.seasons.models import Season
+
+    form = {"slug": "adm", "name": "Admin's", "game": "galaxy", "opens_0": "2030-01-01", "opens_1": "00:00:00",
+            "closes_0": "2029-01-01", "closes_1": "00:00:00", "ends_0": "2031-01-01", "ends_1": "00:00:00",
+            "cuts": "[]", "standings-TOTAL_FORMS": "0", "standings-INITIAL_FORMS": "0"}
+    answer = admin_client.post("/admin/seasons/season/add/", form)
+    assert answer.status_code == 200 and "opens before it closes" in answer.content.decode()
+    assert not Season.objects.exists()
+    now = timezone.now()
+    form.update({"opens_0": f"{now:%Y-%m-%d}", "opens_1": "00:00:00", "closes_0": "2099-01-01", "ends_0": "2100-01-01"})
+    answer = admin_client.post("/admin/seasons/season/add/", form)
+    assert answer.status_code == 302, answer.context["adminform"].form.errors if answer.context else answer
+    season = Season.objects.get(slug="adm")
+    assert season.state == "open"
+    for action, state in (("close_now", "closed"), ("close_now", "closed"), ("finish_now", "finished")):
+        admin_client.post("/admin/seasons/season/", {"action": action, "_selected_action": [season.pk]})
+        season.refresh_from_db()
+        assert season.state == state
+    assert season.standings.count() == 5
+    page = admin_client.get(f"/admin/seasons/season/{season.pk}/change/").content.decode()
+    assert "bot0" in page  # the standings, read-only

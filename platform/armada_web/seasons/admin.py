@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 
@@ -39,8 +40,26 @@ def _each(action: Callable[[Season], object], done: str) -> Callable[..., None]:
     return run
 
 
+class SeasonForm(forms.ModelForm):
+    """The season's fields checked by the service's own rules (seasons.services.check_season)."""
+
+    class Meta:
+        model = Season
+        fields = ["slug", "name", "game", "opens", "closes", "ends"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            services.check_season(slug=data.get("slug"), game=data.get("game"), name=data.get("name"),
+                                  opens=data.get("opens"), closes=data.get("closes"), ends=data.get("ends"))
+        except DomainError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
 @admin.register(Season)
 class SeasonAdmin(admin.ModelAdmin):
+    form = SeasonForm
     list_display = ["slug", "name", "game", "state", "opens", "closes", "ends", "stage", "matches_total"]
     list_filter = ["game", "state"]
     search_fields = ["slug", "name"]
@@ -49,8 +68,12 @@ class SeasonAdmin(admin.ModelAdmin):
     inlines = [StandingInline]
     actions = ["open_now", "close_now", "finals_now", "finish_now"]
 
+    def get_readonly_fields(self, request: Any, obj: Season | None = None) -> list[str]:
+        fixed = ["slug", "game"] if obj is not None else []  # a season keeps its slug and game
+        return [*fixed, *self.readonly_fields]
+
     def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
-        if change:
+        if change:  # times and name edited (the form checked them); the state only moves by the actions
             super().save_model(request, obj, form, change)
             return
         created = services.create_season(slug=obj.slug, game=obj.game, name=obj.name, opens=obj.opens,

@@ -7,6 +7,7 @@ in and what would be needed) or Invalid, changing nothing.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,10 +29,22 @@ OPEN_FOR = timedelta(days=30)
 FINALS_FOR = timedelta(days=7)
 
 
-def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
-                  now: datetime | None = None) -> Season:
-    """A new season: `upcoming` until `opens` (default now, then it is `open` at once), closing at
-    `closes` (default opens + 30 days) and ending at `ends` (default closes + 7 days)."""
+@dataclass(frozen=True)
+class SeasonInput:
+    """A season's checked fields."""
+
+    slug: str
+    game: str
+    name: str
+    opens: datetime
+    closes: datetime
+    ends: datetime
+
+
+def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
+                 now: datetime | None = None) -> SeasonInput:
+    """The season's fields checked, with their defaults (opens now, closes 30 days later, ends 7
+    days after that); Invalid naming what is wrong."""
     now = now or timezone.now()
     if not isinstance(slug, str) or not SLUG_RE.fullmatch(slug):
         raise Invalid("a season's slug has 2 to 50 of a-z, 0-9 and '-', starting with a letter or digit")
@@ -49,12 +62,21 @@ def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes:
     ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
     if not opens_at < closes_at <= ends_at:
         raise Invalid("a season opens before it closes, and closes no later than it ends")
+    return SeasonInput(slug, game_spec.slug, name, opens_at, closes_at, ends_at)
+
+
+def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
+                  now: datetime | None = None) -> Season:
+    """A new season: `upcoming` until `opens` (default now, then it is `open` at once), closing at
+    `closes` (default opens + 30 days) and ending at `ends` (default closes + 7 days)."""
+    now = now or timezone.now()
+    fields = check_season(slug=slug, game=game, name=name, opens=opens, closes=closes, ends=ends, now=now)
     with transaction.atomic():
-        if Season.objects.filter(slug=slug).exists():
-            raise Conflict(f"there is a season {slug} already")
-        state = SeasonState.OPEN if opens_at <= now else SeasonState.UPCOMING
-        return Season.objects.create(slug=slug, game=game_spec.slug, name=name, opens=opens_at, closes=closes_at,
-                                     ends=ends_at, state=state)
+        if Season.objects.filter(slug=fields.slug).exists():
+            raise Conflict(f"there is a season {fields.slug} already")
+        state = SeasonState.OPEN if fields.opens <= now else SeasonState.UPCOMING
+        return Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
+                                     closes=fields.closes, ends=fields.ends, state=state)
 
 
 def _locked(season: Season) -> Season:
