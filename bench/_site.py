@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from tests.localsite import ROOT, LocalSite
 
 USERNAME = "bench"
-#: Celery's default log line: "[2024-05-01 07:30:52,123: INFO/MainProcess] Task NAME[ID] received".
-_TASK_LINE = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): [\w-]+/[\w-]+\] Task (\S+)\[([0-9a-f-]+)\] (\w+)")
+#: The site's text log line (armada_web.logs): "2024-05-01 07:30:52,123 INFO celery.worker.strategy:
+#: Task NAME[ID] received [version=3]".
+_TASK_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: Task (\S+)\[([0-9a-f-]+)\] (\w+)")
 
 
 class BenchSite(LocalSite):
@@ -47,6 +48,7 @@ class BenchSite(LocalSite):
             "ARMADA_DATA_DIR": str(folder), "ARMADA_SQLITE_PATH": str(folder / "armada.sqlite3"),
             "DATABASE_URL": "", "ARMADA_VALIDATION_QUEUE": self.queue,
             "CACHE_PREFIX": f"bench-{uuid.uuid4().hex[:8]}", "DEBUG": "false", "PYTHONUNBUFFERED": "1",
+            "SECRET_KEY": secrets.token_urlsafe(50), "ARMADA_HTTPS": "false",
             "DJANGO_SETTINGS_MODULE": "armada_web.settings", **(env_extra or {}),
         }, folder)
         self._old_term: Any = None

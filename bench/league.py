@@ -13,6 +13,7 @@ Run: .venv/bin/python bench/league.py
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -35,7 +36,8 @@ def orders_dict(orders: Any) -> dict[str, Any]:
 def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="armada-bench-league-"))
     os.environ.update({"ARMADA_DATA_DIR": str(folder), "ARMADA_SQLITE_PATH": str(folder / "armada.sqlite3"),
-                       "DATABASE_URL": "", "DEBUG": "false", "DJANGO_SETTINGS_MODULE": "armada_web.settings"})
+                       "DATABASE_URL": "", "DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50),
+                       "ARMADA_HTTPS": "false", "DJANGO_SETTINGS_MODULE": "armada_web.settings"})
     sys.path.append(str(ROOT / "platform"))
     try:
         return run()

@@ -11,6 +11,8 @@ declare -A NEED=(
   [debootstrap]=debootstrap
   [chromium]=chromium
   [chromedriver]=chromium-driver
+  [docker-compose]=docker-compose
+  [wrk]=wrk
 )
 missing=()
 for cmd in "${!NEED[@]}"; do

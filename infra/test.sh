@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 "$ROOT/infra/install.sh"
 "$ROOT/infra/services.sh"
-make -C "$ROOT" --no-print-directory bot-image
+make -C "$ROOT" --no-print-directory images
 cd "$ROOT"
 say "running the test suite (database: ${DATABASE_URL:-SQLite})"
 workers="${PYTEST_WORKERS:-auto}"

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# `make up`: install what is missing, start the services, the site, the Celery workers
+# `make up`: install what is missing, start the services, the site (gunicorn), the Celery workers
 # (`validation`; `finals,challenges,events,matches`; the default queue for periodic jobs) and Celery beat; print the URL
 # and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
 # Running it while the site already runs changes nothing.
 #
 # Honours HOST, PORT, ARMADA_DATA_DIR (every file of its state), DATABASE_URL and REDIS_URL,
 # so two instances can run side by side (give each its own Redis database number).
+#
+# Production settings (docs/deploy.md): DEBUG off, a secret key made once and kept in the data
+# folder (secret.key, mode 0600) unless SECRET_KEY is given, ALLOWED_HOSTS from HOST, and
+# ARMADA_HTTPS=false since it serves plain HTTP (put a TLS proxy in front and set
+# ARMADA_HTTPS=true ARMADA_PROXY_SSL_HEADER=X-Forwarded-Proto for a public site).
+# `DEBUG=true make up` is the developer's opt-in (Django's technical error pages).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
-URL="http://$HOST:$PORT/"
+url_host="$HOST"; [[ "$HOST" == *:* ]] && url_host="[$HOST]"
+URL="http://$url_host:$PORT/"
 
 site_up() { "$PY" -c "import urllib.request,sys; urllib.request.urlopen('${URL}healthz', timeout=2)" ; }
 port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('$HOST', $PORT)) == 0 else 1)"; }
@@ -37,6 +44,9 @@ cleanup() {
   done < "$started"
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   : > "$started"
+  # No bot container or work folder outlives the run: a worker child killed meanwhile left its own
+  # (their holder is dead now); containers of other checkouts' live workers are not touched.
+  "$PY" -m armada_sandbox sweep >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
@@ -46,22 +56,57 @@ trap "exit 143" TERM
 make -C "$ROOT" --no-print-directory bot-image
 
 cd "$ROOT"
-# The workers key each bot's ARMADA_BOT_SEED with a secret (D-R-8), kept with the instance's data.
-key_file="$DATA_DIR/bot-seed.key"
-if [ -z "${ARMADA_BOT_SEED_KEY:-}" ]; then
-  [ -s "$key_file" ] || (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$key_file")
-  ARMADA_BOT_SEED_KEY="$(cat "$key_file")"
-  export ARMADA_BOT_SEED_KEY
-fi
+# A secret made once and kept with the instance's data (mode 0600): secret_from VARIABLE FILE BYTES.
+secret_from() {
+  local name="$1" file="$DATA_DIR/$2"
+  if [ -z "${!name:-}" ]; then
+    [ -s "$file" ] || (umask 077; head -c "$3" /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+    chmod 600 "$file"
+    export "$name=$(cat "$file")"
+  fi
+}
+# The workers key each bot's ARMADA_BOT_SEED with a secret (D-R-8).
+secret_from ARMADA_BOT_SEED_KEY bot-seed.key 32
+# Production settings unless DEBUG=true (the developer's opt-in).
+export DEBUG="${DEBUG:-false}"
+case "${DEBUG,,}" in
+  1|true|yes|on) say "DEBUG is on: Django's technical error pages, for a developer's machine only" ;;
+  *)
+    secret_from SECRET_KEY secret.key 48   # 96 hex digits
+    export ARMADA_HTTPS="${ARMADA_HTTPS:-false}"  # plain HTTP here; a TLS proxy in front turns it on
+    if [ -z "${ALLOWED_HOSTS:-}" ]; then
+      case "$HOST" in
+        # every address: the machine's names and IPv4 addresses
+        0.0.0.0|::) ALLOWED_HOSTS="$(hostname),$(hostname -f 2>/dev/null || hostname),$(hostname -I 2>/dev/null \
+                      | tr ' ' '\n' | grep -v : | grep . | paste -sd, -),localhost,127.0.0.1,[::1]" ;;
+        *) ALLOWED_HOSTS="$url_host,localhost,127.0.0.1,[::1]" ;;
+      esac
+      export ALLOWED_HOSTS
+    fi
+    ;;
+esac
 
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$("$PY" manage.py ensure_demo_admin)
 "$PY" manage.py seed_demo
 "$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
+say "collecting the static files (hashed names, compressed; served by whitenoise)"
+"$PY" manage.py collectstatic --noinput -v0
 
-say "starting the web server, the Celery workers and Celery beat (logs in $LOG_DIR)"
-"$PY" manage.py runserver "$HOST:$PORT" --noreload >"$LOG_DIR/web.log" 2>&1 &
+# The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
+# oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot:
+# set here, before they start, every process below inherits it (gunicorn's and Celery's
+# children too). Lowering a score needs root (CAP_SYS_RESOURCE); without it the order rests
+# on the bots' 1000.
+echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
+
+say "starting the web server (gunicorn), the Celery workers and Celery beat (logs appended in $LOG_DIR, rotated)"
+log_settings
+# gunicorn's settings are infra/gunicorn.conf.py (workers from the cores, WEB_WORKERS overrides).
+bind="$HOST:$PORT"; [[ "$HOST" == *:* ]] && bind="[$HOST]:$PORT"
+"$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile /dev/fd/3 \
+  3> >(log_pipe access) > >(log_pipe web) 2>&1 &
 pids+=($!)
 # One worker per queue: an upload's validation never waits behind other work.
 instance="$PORT.$(hostname)"
@@ -71,24 +116,23 @@ cores=$(nproc)
 match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
-  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" >"$LOG_DIR/worker-validation.log" 2>&1 &
+  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
 pids+=($!)
 # Matches: a season's finals first, then challenges, events and the ranked queue round robin
 # (docs/arena.md, "Sharing the workers"; more workers: run this line again on any host with its
 # own -n name, or raise MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_FINALS_QUEUE:-finals},${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_EVENTS_QUEUE:-events},${ARMADA_MATCHES_QUEUE:-matches}" \
-  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" >"$LOG_DIR/worker-matches.log" 2>&1 &
+  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
+  > >(log_pipe worker-matches) 2>&1 &
 pids+=($!)
-"$VENV/bin/celery" -A armada_web worker -Q celery --loglevel INFO --concurrency 1 -n "default.$instance" \
-  >"$LOG_DIR/worker.log" 2>&1 &
+"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_PERIODIC_QUEUE:-celery}" --loglevel INFO --concurrency 1 \
+  -n "default.$instance" > >(log_pipe worker) 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
-  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" >"$LOG_DIR/beat.log" 2>&1 &
+  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" > >(log_pipe beat) 2>&1 &
 pids+=($!)
-# The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
-# oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot.
-# Lowering a score needs root (CAP_SYS_RESOURCE); without it the order rests on the bots' 1000.
+# The same order for the engine and Redis, which this run may not have started.
 for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x redis-server); do
   echo -500 2>/dev/null >"/proc/$pid/oom_score_adj" || true
 done

@@ -1,4 +1,5 @@
-"""Fixtures shared by the test folders: one headless Chromium for the whole session.
+"""Fixtures shared by the test folders: one headless Chromium for the whole session, and moto's
+standalone S3 server (tests/storage_server.py) with a fresh bucket per test.
 
 The viewer's tests (tests/viewer) and the pages' tests (tests/pages) both drive it. There is
 one instance per session because Playwright's sync API runs an event loop in this thread for
@@ -60,3 +61,24 @@ class ArmadaSettings:
 @pytest.fixture
 def armada(settings: Any) -> ArmadaSettings:
     return ArmadaSettings(settings)
+
+
+@pytest.fixture(scope="session")
+def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """moto's S3 server over real HTTP on a free loopback port, for the whole session (per xdist worker)."""
+    try:
+        import boto3  # noqa: F401
+        import moto  # noqa: F401
+    except ImportError:
+        missing("moto[server] and boto3 are not installed (pip install -e '.[dev]')")
+    from tests.storage_server import MotoServer
+
+    server = MotoServer(tmp_path_factory.mktemp("moto"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_bucket(moto_server: Any) -> Any:
+    """A new empty bucket on the session's moto server: an S3Bucket (endpoint, name, credentials, env())."""
+    return moto_server.bucket()

@@ -1,5 +1,5 @@
-"""A site as local processes, for tests and benches: `manage.py runserver` and Celery workers
-started with one environment, each logging to a file in one folder, all stopped together.
+"""A site as local processes, for tests and benches: `manage.py runserver` or gunicorn, and Celery
+workers started with one environment, each logging to a file in one folder, all stopped together.
 
 `make up` (infra/up.sh) does the same for people; this is the Python form that tests
 (tests/web/conftest.py) and benches (bench/_site.py) drive.
@@ -51,16 +51,46 @@ class LocalSite:
         return proc
 
     def start_web(self) -> subprocess.Popen[bytes]:
+        """Django's development server (tests that need it; `make up` serves with gunicorn)."""
         return self.spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
+
+    def start_gunicorn(self, workers: int | None = None) -> subprocess.Popen[bytes]:
+        """gunicorn as `make up` runs it (infra/gunicorn.conf.py; `workers` overrides its count), its
+        access log in FOLDER/access.log. Pages need `manage.py collectstatic` first (hashed names)."""
+        argv = [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "infra" / "gunicorn.conf.py"),
+                "--bind", f"127.0.0.1:{self.port}", "--access-logfile", str(self.folder / "access.log")]
+        return self.spawn("web", argv + (["--workers", str(workers)] if workers else []))
 
     def start_worker(self, name: str, queues: str, node: str, pool: str = "solo",
                      log_prefix: str | None = None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """A Celery worker named `node` consuming `queues` (comma-separated); its log is PREFIX-N.log
-        (the prefix defaults to `name`; N counts the processes started); `env` adds variables."""
+        (the prefix defaults to `name`; N counts the processes started); `env` adds variables.
+        With `pool="prefork"` it runs its tasks in one child process, as `make up`'s workers do."""
         argv = [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-Q", queues, "--pool", pool,
                 "--concurrency", "1", "--loglevel", "INFO", "-n", node,
                 "--without-heartbeat", "--without-gossip", "--without-mingle"]
         return self.spawn(name, argv, log_name=f"{log_prefix or name}-{len(self._all)}", env=env)
+
+    def start_beat(self, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Celery beat (the periodic jobs: matchmaking, the reapers, the sweeper), its schedule file in
+        the folder; the jobs go to ARMADA_PERIODIC_QUEUE, which a worker must serve."""
+        argv = [sys.executable, "-m", "celery", "-A", "armada_web", "beat", "--loglevel", "INFO",
+                "--schedule", str(self.folder / "celerybeat-schedule")]
+        return self.spawn("beat", argv, env=env)
+
+    def children(self, name: str) -> list[int]:
+        """Pids of the child processes of the latest process `name` (a prefork worker's pool)."""
+        pid = self.procs[name].pid
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if int(stat[1]) == pid:
+                    found.append(int(entry.name))
+        return sorted(found)
 
     def web_answers(self) -> bool:
         try:

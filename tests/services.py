@@ -67,3 +67,39 @@ def require_binary(name: str) -> str:
     if not path:
         missing(f"`{name}` is not installed")
     return path or ""
+
+
+#: The role infra/postgres.sh makes (CREATEDB), used when DATABASE_URL names no PostgreSQL.
+LOCAL_POSTGRES = "postgresql://armada:armada@127.0.0.1:5432/armada"
+
+
+def postgres_url() -> str:
+    """A PostgreSQL server URL whose role may create databases: DATABASE_URL's when it is one, else
+    the local one infra/postgres.sh sets up (skips locally when none answers; fails under CI)."""
+    url = os.environ.get("DATABASE_URL", "")
+    url = url if url.startswith(("postgres://", "postgresql://")) else LOCAL_POSTGRES
+    try:
+        import psycopg
+
+        psycopg.connect(url, connect_timeout=3).close()
+    except Exception as exc:  # not installed, not running, refused
+        missing(f"PostgreSQL not reachable at {url.split('@')[-1]} ({exc.__class__.__name__}); run infra/postgres.sh")
+    return url
+
+
+def fresh_postgres_database(name: str) -> str:
+    """Create database `name` (dropped first if it exists) on postgres_url()'s server; its URL."""
+    import psycopg
+
+    base = postgres_url()
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_postgres_database(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(postgres_url(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

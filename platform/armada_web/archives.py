@@ -125,7 +125,7 @@ def _zip_files(data: bytes) -> dict[str, bytes]:
         raise UploadError(str(exc)) from None
     except zipfile.BadZipFile as exc:
         raise UploadError(f"not a valid zip file ({exc})") from None
-    except (RuntimeError, NotImplementedError, zipfile.LargeZipFile, EOFError, OSError) as exc:
+    except (RuntimeError, NotImplementedError, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
         raise UploadError(f"cannot read the zip ({exc})") from None
     return files
 

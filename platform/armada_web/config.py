@@ -12,6 +12,7 @@ matches later. `settings.py` builds Django's settings from it and keeps it as
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
 import re
@@ -27,6 +28,8 @@ from armada_web.games import SPECS
 
 #: The repository root (manage.py), from platform/armada_web/config.py.
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: The key a developer's site runs on (DEBUG on, no SECRET_KEY): refused with DEBUG off.
+DEV_SECRET_KEY = "dev-only-insecure-key-change-me-in-production"  # noqa: S105 (refused when it matters)
 
 
 class ConfigError(RuntimeError):
@@ -36,6 +39,16 @@ class ConfigError(RuntimeError):
 def setting(env: str, default: Any, help: str, *, minimum: int | None = None) -> Any:  # noqa: A002
     """A field read from environment variable `env` (unset or empty: `default`)."""
     return field(default=default, metadata={"env": env, "help": help, "minimum": minimum})
+
+
+#: Fewer characters than this (or a key Django calls weak) is refused with DEBUG off.
+SECRET_KEY_MIN_CHARS = 50
+#: Every check /healthz knows (armada_web.ops.health), in the order it runs them.
+HEALTH_CHECKS = ("database", "redis", "storage", "docker")
+LOG_FORMATS = ("text", "json")
+ADDRESSING_STYLES = ("auto", "path", "virtual")
+#: Where a season's finals ratings start (ARMADA_FINALS_START).
+FINALS_STARTS = ("ladder", "prior")
 
 
 @dataclass(frozen=True)
@@ -53,8 +66,19 @@ class Config:
     """Every setting of the site, workers and beat that may differ between deployments."""
 
     # -- the deployment
-    debug: bool = setting("DEBUG", True, "Django's debug mode (technical error pages): never on a public site")
-    secret_key: str = setting("SECRET_KEY", "", "Django's secret key (sessions, password reset links)")
+    debug: bool = setting("DEBUG", True, "Django's debug mode (technical error pages): never on a public site; "
+                          "off, the site refuses to start without a SECRET_KEY of its own")
+    secret_key: str = setting("SECRET_KEY", "", "Django's secret key (sessions, password reset links): at least "
+                              f"{SECRET_KEY_MIN_CHARS} random characters, the same on every host")
+    secret_key_fallbacks: tuple[str, ...] = setting("SECRET_KEY_FALLBACKS", (), "earlier secret keys still accepted "
+                                                    "while their sessions and links expire (comma-separated)")
+    https: bool | None = setting("ARMADA_HTTPS", None, "HTTPS only: secure cookies, HSTS, the redirect to https:// "
+                                 "(empty: on when DEBUG is off)")
+    proxy_ssl_header: str = setting("ARMADA_PROXY_SSL_HEADER", "", "the header the TLS proxy in front sets to "
+                                    "`https`, e.g. X-Forwarded-Proto (empty: no proxy is trusted)")
+    hsts_seconds: int = setting("ARMADA_HSTS_SECONDS", 31536000, "HSTS max-age when HTTPS is on", minimum=0)
+    hsts_subdomains: bool = setting("ARMADA_HSTS_SUBDOMAINS", True, "HSTS covers the site's subdomains too")
+    hsts_preload: bool = setting("ARMADA_HSTS_PRELOAD", True, "HSTS allows the browsers' preload lists")
     allowed_hosts: tuple[str, ...] = setting("ALLOWED_HOSTS", ("localhost", "127.0.0.1", "[::1]", "testserver"),
                                        "host names the site answers to (comma-separated)")
     csrf_trusted_origins: tuple[str, ...] = setting("CSRF_TRUSTED_ORIGINS", (),
@@ -79,6 +103,26 @@ class Config:
                                  "Django's mail backend (console: mails go to the web server's log)")
     default_from_email: str = setting("DEFAULT_FROM_EMAIL", "armada@localhost", "sender of the site's mails")
     log_level: str = setting("LOG_LEVEL", "INFO", "the root logger's level")
+    log_format: str = setting("ARMADA_LOG_FORMAT", "text", "log lines as `text` or `json` (one object a line, "
+                              "with the match or version id of the task)")
+    # -- operating it
+    health_checks: tuple[str, ...] = setting("ARMADA_HEALTH_CHECKS", HEALTH_CHECKS, "what /healthz checks here "
+                                             "(the web container: database,redis,storage)")
+    metrics_allow: tuple[str, ...] = setting("ARMADA_METRICS_ALLOW", (), "client addresses or networks that may "
+                                             "read /metrics without signing in (staff always may)")
+    # -- storage
+    s3_bucket: str = setting("ARMADA_S3_BUCKET", "", "object storage: the bucket of archives, replays and logs "
+                             "(empty: local files in DATA_DIR/private)")
+    s3_endpoint_url: str = setting("ARMADA_S3_ENDPOINT_URL", "", "an S3-compatible store's URL (empty: AWS)")
+    s3_addressing_style: str = setting("ARMADA_S3_ADDRESSING_STYLE", "auto",
+                                       "`auto`, `path` or `virtual` bucket addressing")
+    s3_timeout_s: int = setting("ARMADA_S3_TIMEOUT_S", 10, "seconds to connect to (and to read from) the store",
+                                minimum=1)
+    storage_min_free_mb: int = setting("ARMADA_STORAGE_MIN_FREE_MB", 200,
+                                       "local storage: /healthz fails with less free space", minimum=0)
+    log_max_bytes: int = setting("ARMADA_LOG_MAX_BYTES", 10 * 1024 * 1024,
+                                 "size at which `make up`'s log files are rotated", minimum=1024)
+    log_backups: int = setting("ARMADA_LOG_BACKUPS", 5, "rotated log files kept per process", minimum=1)
     # -- accounts
     throttle_anon: str = setting("THROTTLE_ANON", "600/min", "API requests per anonymous client")
     throttle_user: str = setting("THROTTLE_USER", "1200/min", "API requests per signed-in user")
@@ -89,6 +133,14 @@ class Config:
     login_failure_window_s: int = setting("ARMADA_LOGIN_FAILURE_WINDOW_S", 900,
                                           "the window of the two limits above, in seconds", minimum=1)
     max_tokens: int = setting("ARMADA_MAX_TOKENS", 50, "API tokens a user may hold at once", minimum=1)
+    trusted_proxies: tuple[str, ...] = setting(
+        "ARMADA_TRUSTED_PROXIES", (), "addresses or networks (CIDR) of the reverse proxies in front of the site, "
+        "comma-separated: only from these is X-Forwarded-For believed (empty: the client is REMOTE_ADDR)")
+    # -- the API's request bodies
+    api_json_max_bytes: int = setting("ARMADA_API_JSON_MAX_BYTES", 64 * 1024, "largest JSON body of an API request",
+                                      minimum=2)
+    api_json_max_depth: int = setting("ARMADA_API_JSON_MAX_DEPTH", 16, "deepest nesting of a JSON body (arrays "
+                                      "and objects)", minimum=1)
     # -- bots and uploads
     max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
                                      "do not count)", minimum=1)
@@ -115,12 +167,30 @@ class Config:
     match_stuck_s: int = setting("ARMADA_MATCH_STUCK_S", 0, "seconds a match may run (or wait) before the reaper "
                                  "acts (0: MATCH_TIME_LIMIT_S + 300)", minimum=0)
     bot_image: str = setting("ARMADA_BOT_IMAGE", "armada/bot:latest", "the Docker image bots run in")
+    worker_sandbox_check_s: int = setting("ARMADA_WORKER_SANDBOX_CHECK_S", 5, "seconds between a worker's checks "
+                                          "of its sandbox (failing: it stops taking games)", minimum=1)
+    # -- jobs that workers run (validation and matches): leases, heartbeats, the reaper
+    heartbeat_s: int = setting("ARMADA_HEARTBEAT_S", 10, "seconds between two heartbeats of a running job",
+                               minimum=1)
+    heartbeat_timeout_s: int = setting("ARMADA_HEARTBEAT_TIMEOUT_S", 60, "a running job whose heartbeat is older "
+                                       "is given back to the queue (its worker is lost)", minimum=1)
+    lost_message_s: int = setting("ARMADA_LOST_MESSAGE_S", 15, "seconds a waiting job's message may be missing "
+                                  "from the broker before it is sent again", minimum=1)
+    reap_s: int = setting("ARMADA_REAP_S", 10, "seconds between two runs of the reaper (beat)", minimum=1)
+    sweep_s: int = setting("ARMADA_SWEEP_S", 60, "seconds between two runs of the container sweeper (beat)",
+                           minimum=1)
+    periodic_queue: str = setting("ARMADA_PERIODIC_QUEUE", "celery", "Celery queue of the periodic jobs (beat)")
+    sandbox_wait_s: int = setting("ARMADA_SANDBOX_WAIT_S", 60, "seconds a worker waits for the sandbox (Docker) "
+                                  "to come back before a job fails", minimum=0)
+    db_retry_s: int = setting("ARMADA_DB_RETRY_S", 30, "seconds a worker keeps retrying the database to record "
+                              "a job it played", minimum=0)
     # -- the ladder
     match_workers: int = setting("ARMADA_MATCH_WORKERS", 0, "match workers matchmaking plans for "
                                  "(0: ask the live workers)", minimum=0)
     match_seconds: int = setting("ARMADA_MATCH_SECONDS", 30, "expected seconds of one match (matchmaking's idle "
                                  "unit)", minimum=1)
-    matchmaking_s: int = setting("ARMADA_MATCHMAKING_S", 5, "seconds between two matchmaking ticks", minimum=1)
+    matchmaking_s: int = setting("ARMADA_MATCHMAKING_S", 5, "seconds between two matchmaking ticks (0: no "
+                                 "matchmaking)", minimum=0)
     bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "
                                 "before it is benched", minimum=1)
     challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30, "challenges a user may start per hour",
@@ -165,6 +235,11 @@ class Config:
         return Path(self.data_dir).resolve()
 
     @property
+    def https_only(self) -> bool:
+        """Whether the HTTPS-only settings are on (ARMADA_HTTPS, by default when DEBUG is off)."""
+        return (not self.debug) if self.https is None else self.https
+
+    @property
     def stuck_match_s(self) -> int:
         """Seconds after which the reaper takes a running or queued match back."""
         return self.match_stuck_s or self.match_time_limit_s + 300
@@ -196,7 +271,7 @@ class Variable:
 
 
 def _parse(name: str, kind: Any, raw: str, minimum: int | None) -> Any:
-    if kind is bool:
+    if kind is bool or kind == bool | None:
         if raw.lower() in ("1", "true", "yes", "on"):
             return True
         if raw.lower() in ("0", "false", "no", "off"):
@@ -274,13 +349,67 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         if raw:
             values[f.name] = _parse(f.metadata["env"], hints[f.name], raw, f.metadata["minimum"])
     values["games"] = {slug: _game_config(slug, env) for slug in SPECS}
-    starts = ("ladder", "prior")
-    if values.get("finals_start", "ladder") not in starts:
-        raise ConfigError(f"environment variable ARMADA_FINALS_START must be one of {', '.join(starts)}, "
-                          f"got {values['finals_start']!r}")
-    if values.get("finals_share", 50) > 100:
-        raise ConfigError(f"environment variable ARMADA_FINALS_SHARE must be at most 100, got {values['finals_share']}")
-    return Config(**values)
+    config = Config(**values)
+    _check_choices(config)
+    if not config.debug:
+        _check_production(config)
+    return config
+
+
+def _check_choices(config: Config) -> None:
+    """Values that must be one of a list, or addresses."""
+    for name, value, choices in (("ARMADA_LOG_FORMAT", config.log_format, LOG_FORMATS),
+                                 ("ARMADA_S3_ADDRESSING_STYLE", config.s3_addressing_style, ADDRESSING_STYLES),
+                                 ("ARMADA_FINALS_START", config.finals_start, FINALS_STARTS)):
+        if value not in choices:
+            raise ConfigError(f"environment variable {name} must be one of {', '.join(choices)}, got {value!r}")
+    if config.finals_share > 100:
+        raise ConfigError(f"environment variable ARMADA_FINALS_SHARE must be at most 100, got {config.finals_share}")
+    unknown = [name for name in config.health_checks if name not in HEALTH_CHECKS]
+    if unknown:
+        raise ConfigError(f"environment variable ARMADA_HEALTH_CHECKS: unknown check {unknown[0]!r} "
+                          f"(known: {', '.join(HEALTH_CHECKS)})")
+    for entry in config.metrics_allow:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ConfigError(f"environment variable ARMADA_METRICS_ALLOW: {entry!r} is not an address or "
+                              "network (e.g. 10.0.0.5 or 10.0.0.0/24)") from None
+    for proxy in config.trusted_proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            raise ConfigError(f"environment variable ARMADA_TRUSTED_PROXIES: {proxy!r} is neither an address "
+                              "nor a network (e.g. 10.0.0.1 or 10.0.0.0/8)") from None
+    header = config.proxy_ssl_header
+    if header and not re.fullmatch(r"[A-Za-z0-9-]+", header):
+        raise ConfigError(f"environment variable ARMADA_PROXY_SSL_HEADER must be a header name such as "
+                          f"X-Forwarded-Proto, got {header!r}")
+
+
+def weak_key_problem(key: str) -> str | None:
+    """Why `key` is no secret key for a public site (None when it is fine): what Django's deploy
+    check calls weak, and the development placeholder."""
+    if not key:
+        return "is not set"
+    if key == DEV_SECRET_KEY or key.startswith("django-insecure-"):
+        return "is the development placeholder"
+    if len(key) < SECRET_KEY_MIN_CHARS or len(set(key)) < 5:
+        return f"is too weak ({len(key)} characters, {len(set(key))} different; at least {SECRET_KEY_MIN_CHARS})"
+    return None
+
+
+def _check_production(config: Config) -> None:
+    """With DEBUG off the site never runs on a key anyone could know."""
+    generate = "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    problem = weak_key_problem(config.secret_key)
+    if problem:
+        raise ConfigError(f"environment variable SECRET_KEY {problem}: with DEBUG off the site needs a secret key "
+                          f"of its own (make one with {generate}; DEBUG=true on a developer's machine)")
+    for key in config.secret_key_fallbacks:
+        problem = weak_key_problem(key)
+        if problem:
+            raise ConfigError(f"environment variable SECRET_KEY_FALLBACKS: a key {problem}")
 
 
 def variables() -> list[Variable]:
@@ -288,7 +417,9 @@ def variables() -> list[Variable]:
     out = []
     for f in dataclasses.fields(Config):
         if "env" in f.metadata:
-            default = ",".join(map(str, f.default)) if isinstance(f.default, tuple) else str(f.default)
+            default = (",".join(map(str, f.default)) if isinstance(f.default, tuple) else "" if f.default is None
+                       else str(f.default).lower() if isinstance(f.default, bool)
+                       else str(f.default).replace(str(REPO_ROOT), "<checkout>"))
             out.append(Variable(f.metadata["env"], default, f.metadata["help"]))
     for slug, game in SPECS.items():
         prefix = f"ARMADA_{slug.upper()}_"
@@ -299,4 +430,33 @@ def variables() -> list[Variable]:
         for part in ("init_ms", "turn_ms", "bank_ms"):
             out.append(Variable(prefix + part.upper(), str(getattr(game.default_times, part)),
                                 f"{game.label}: time limit {part} (protocol.md)"))
+    defaults = SandboxLimits()
+    for f in dataclasses.fields(SandboxLimits):
+        out.append(Variable(f"ARMADA_SANDBOX_{f.name.upper()}", str(getattr(defaults, f.name)),
+                            f"sandbox: {SANDBOX_HELP[f.name]} (ARMADA_SANDBOX_<GAME>_{f.name.upper()}: one game's)"))
     return out
+
+
+def table_rows() -> list[str]:
+    """docs/deploy.md's rows of these variables (`python -m armada_web.config` prints them)."""
+    return [f"| `{v.name}` | {f'`{v.default}`' if v.default else ''} | settings | {v.help} |" for v in variables()]
+
+
+#: What each of the sandbox's limits is (docs/sandbox.md, "Limits"), for `variables()`.
+SANDBOX_HELP = {
+    "memory_mb": "memory of a bot's container in MiB, no swap",
+    "pids": "processes and threads in a bot's container",
+    "tmp_mb": "size of a bot's /tmp in MiB (counts against its memory)",
+    "cpus": "CPU share of a bot (1.0: one core)",
+    "nofile": "open files per bot process",
+    "max_line_bytes": "longest line a bot may write",
+    "max_output_bytes": "all a bot may write to stdout in a match",
+    "log_head_bytes": "bytes kept from the start of a bot's log",
+    "log_tail_bytes": "bytes kept from the end of a bot's log",
+    "max_log_bytes": "all a bot may write to stderr in a match",
+    "start_timeout_s": "seconds a bot's container may take to start",
+}
+
+
+if __name__ == "__main__":
+    print("\n".join(table_rows()))

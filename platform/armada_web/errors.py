@@ -38,7 +38,8 @@ class RateLimited(DomainError):
 
 
 class Unavailable(DomainError):
-    """A service the request needs (storage, the queue) is down; nothing was changed. Try again."""
+    """A service the request needs (storage, the queue) is down; nothing was changed unless the
+    message says what was kept (an upload saved while the queue is down). Try again later."""
 
 
 #: The HTTP status of each error class (the most specific class that matches wins).

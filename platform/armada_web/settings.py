@@ -2,18 +2,24 @@
 differs between machines is a field of `armada_web.config.Config`, read once from the environment).
 
 One-machine defaults: SQLite (WAL, busy timeout), Redis on localhost, files under `var/`.
-Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALLOWED_HOSTS.
-Code reads the site's own values as `settings.ARMADA.<field>`.
+Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALLOWED_HOSTS; with
+DEBUG off `config.load` refuses a missing or weak SECRET_KEY, and the HTTPS-only settings (secure
+cookies, HSTS, the redirect) are on unless ARMADA_HTTPS=false. Code reads the site's own values
+as `settings.ARMADA.<field>`.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from typing import Any
 
 import dj_database_url
 
 from armada.viewer import VIEWER_DIR
-from armada_web.config import REPO_ROOT, ConfigError, load
+from armada_web.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
+from armada_web.inputs import MAX_ID, USERNAME_PATTERN
+from armada_web.logs import logging_config
 
 try:
     ARMADA = load()
@@ -23,9 +29,26 @@ DATA_DIR = ARMADA.data_path
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DEBUG = ARMADA.debug
-SECRET_KEY = ARMADA.secret_key or "dev-only-insecure-key-change-me-in-production"
+SECRET_KEY = ARMADA.secret_key or DEV_SECRET_KEY  # (load refuses the placeholder with DEBUG off)
+SECRET_KEY_FALLBACKS = list(ARMADA.secret_key_fallbacks)
 ALLOWED_HOSTS = list(ARMADA.allowed_hosts)
 CSRF_TRUSTED_ORIGINS = list(ARMADA.csrf_trusted_origins)
+
+# HTTPS only (ARMADA_HTTPS; on by default with DEBUG off). The health check and the metrics are
+# asked for over plain HTTP from inside the deployment (the container's health check, Prometheus),
+# so they are never redirected; the TLS proxy in front is trusted only through the header named.
+_HTTPS = ARMADA.https_only
+SECURE_SSL_REDIRECT = _HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _HTTPS
+SECURE_HSTS_SECONDS = ARMADA.hsts_seconds if _HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = ARMADA.hsts_subdomains
+SECURE_HSTS_PRELOAD = ARMADA.hsts_preload
+if ARMADA.proxy_ssl_header:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + ARMADA.proxy_ssl_header.upper().replace("-", "_"), "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,6 +75,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: a refusal's unread body is read before the answer goes out (armada_web.inputs).
+    "armada_web.inputs.DrainUnreadBody",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -62,6 +87,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "armada_web.pages.csp.ContentSecurityPolicyMiddleware",
     "armada_web.pages.errors.DomainErrorMiddleware",
+    "armada_web.ops.middleware.DatabaseDownMiddleware",
 ]
 
 ROOT_URLCONF = "armada_web.urls"
@@ -126,17 +152,22 @@ STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
 # The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
 ARMADA_SDK_DIR = DATA_DIR / "sdk"
-# Uploaded archives and bot logs are private: kept outside any served folder and only ever
-# sent through views that check the owner (armada_web.bots.storage). There is no MEDIA_URL.
+# Uploaded archives, replays and bot logs are private (armada_web.objectstore): a local folder
+# outside any served one, or an S3-compatible bucket; only ever sent through views that check
+# who may see them. There is no MEDIA_URL.
 PRIVATE_ROOT = DATA_DIR / "private"
 STORAGES = {
     "default": {
-        "BACKEND": "armada_web.bots.storage.PrivateFileStorage",
-        "OPTIONS": {"location": str(PRIVATE_ROOT)},
+        "BACKEND": "armada_web.objectstore.PrivateS3Storage",
+        "OPTIONS": {"bucket_name": ARMADA.s3_bucket, "endpoint_url": ARMADA.s3_endpoint_url or None,
+                    "addressing_style": ARMADA.s3_addressing_style, "timeout_s": ARMADA.s3_timeout_s},
+    } if ARMADA.s3_bucket else {
+        "BACKEND": "armada_web.objectstore.PrivateFileStorage",
+        "OPTIONS": {"location": str(PRIVATE_ROOT), "min_free_mb": ARMADA.storage_min_free_mb},
     },
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
-                    if ARMADA.static_compress
-                    else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Hashed, compressed names from `collectstatic` (make up, the app image); tests render without it.
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage" if "pytest" in sys.modules
+                    else "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
 LOGIN_URL = "login"
@@ -147,12 +178,15 @@ DEFAULT_FROM_EMAIL = ARMADA.default_from_email
 
 # Throttles and caches: counters live in the cache, Redis by default so that every web
 # process shares them (CACHE_URL=locmem:// keeps them in one process, for tests).
+CACHES: dict[str, dict[str, Any]]
 if ARMADA.cache_url.startswith("locmem"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    # A Redis that is down makes the cache empty, never a request fail (armada_web.resilient_cache).
+    CACHES = {"default": {"BACKEND": "armada_web.resilient_cache.ResilientRedisCache",
                           "LOCATION": ARMADA.cache_url or ARMADA.redis_url,
-                          "KEY_PREFIX": ARMADA.cache_prefix}}
+                          "KEY_PREFIX": ARMADA.cache_prefix,
+                          "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2}}}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -165,9 +199,15 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "armada_web.api.errors.exception_handler",
+    # JSON bodies of bounded size and depth (api/parsers.py), forms, multipart uploads.
+    "DEFAULT_PARSER_CLASSES": [
+        "armada_web.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "armada_web.api.throttles.AnonThrottle",
+        "armada_web.api.throttles.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": ARMADA.throttle_anon,
@@ -192,6 +232,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # `<id:...>` in a path (armada_web.inputs): a positive 63-bit integer.
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+                                 "username": {"type": "string", "pattern": f"^{USERNAME_PATTERN}$"}},
 }
 API_VERSION = 1
 
@@ -212,37 +255,50 @@ CELERY_TASK_TIME_LIMIT = ARMADA.match_time_limit_s + 120
 CELERY_TASK_SOFT_TIME_LIMIT = ARMADA.match_time_limit_s + 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": ARMADA.match_time_limit_s * 2,
+    "socket_connect_timeout": 3,
     # A worker takes the finals queue before any other, the others round robin (docs/arena.md).
     "queue_order_strategy": "armada_web.queue_order:FinalsFirst",
 }
 CELERY_RESULT_EXPIRES = 3600
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 3
 CELERY_TASK_ALWAYS_EAGER = ARMADA.celery_task_always_eager
+# Redis down: workers and beat wait for it with back-off for as long as it takes (never exit);
+# running tasks go on; a web request's send gives up within about two seconds (uploads answer 503).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0.2, "interval_step": 0.4, "interval_max": 1.0}
+CELERY_TASK_DEFAULT_QUEUE = ARMADA.periodic_queue
 # Task modules not named tasks.py (which autodiscovery finds by itself): none.
 CELERY_TASK_ROUTES = {
     "armada_web.bots.tasks.validate_version": {"queue": ARMADA.validation_queue},
     "armada_web.matches.tasks.run_match": {"queue": ARMADA.matches_queue},
 }
+# Periodic jobs (queue ARMADA_PERIODIC_QUEUE): the reapers often enough that a lost worker or a
+# lost message costs about a minute (docs/arena.md), the sweeper, matchmaking, the league's sync.
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-containers": {
         "task": "armada_web.ops.tasks.sweep_containers",
-        "schedule": 300.0,
+        "schedule": float(ARMADA.sweep_s),
+        "options": {"expires": float(ARMADA.sweep_s)},
     },
     "reap-validations": {
         "task": "armada_web.bots.tasks.reap_validations",
-        "schedule": 60.0,
-    },
-    "matchmaking": {
-        "task": "armada_web.ladder.tasks.matchmaking",
-        "schedule": float(ARMADA.matchmaking_s),
-        "options": {"expires": float(ARMADA.matchmaking_s)},
+        "schedule": float(ARMADA.reap_s),
+        "options": {"expires": float(ARMADA.reap_s)},
     },
     "reap-matches": {
         "task": "armada_web.matches.tasks.reap_matches",
-        "schedule": 60.0,
+        "schedule": float(ARMADA.reap_s),
+        "options": {"expires": float(ARMADA.reap_s)},
     },
     "sync-league": {
         "task": "armada_web.ladder.tasks.sync_league_task",
         "schedule": 120.0,
+    },
+    "repair-standing": {
+        "task": "armada_web.ladder.tasks.repair_standing_task",
+        "schedule": 600.0,
     },
     "seasons": {
         "task": "armada_web.seasons.tasks.seasons_tick",
@@ -255,12 +311,15 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": float(ARMADA.seasons_tick_s)},
     },
 }
+if ARMADA.matchmaking_s:
+    CELERY_BEAT_SCHEDULE["matchmaking"] = {
+        "task": "armada_web.ladder.tasks.matchmaking",
+        "schedule": float(ARMADA.matchmaking_s),
+        "options": {"expires": float(ARMADA.matchmaking_s)},
+    }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": ARMADA.log_level},
-}
+# Every line to standard error, as text or JSON (ARMADA_LOG_FORMAT), with its task's match or
+# version id (armada_web.logs); the Celery workers use the same configuration (armada_web.celery).
+LOGGING = logging_config(ARMADA.log_format, ARMADA.log_level)
 
 REPO_DIR = REPO_ROOT

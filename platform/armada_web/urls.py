@@ -1,14 +1,19 @@
-"""URL routes of the site."""
+"""URL routes of the site; the 500 handler is the site's own (armada_web.pages.errors)."""
 
 from django.contrib import admin
 from django.urls import include, path
 
-from armada_web.ops.views import healthz
+from armada_web.ops.views import healthz, metrics
+from armada_web.pages.account_views import profile
 
 urlpatterns = [
     path("", include("armada_web.pages.urls")),
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics, name="metrics"),
+    path("accounts/profile/", profile, name="profile"),
     path("accounts/", include("armada_web.accounts.urls")),
     path("api/", include("armada_web.api.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "armada_web.pages.errors.server_error"

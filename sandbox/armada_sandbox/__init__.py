@@ -10,12 +10,14 @@ the image) and are nobody else's business.
   `SandboxUnavailable`: the typed error of every start failure that is not the bot's.
 - `WarmPool`, `process_pool()`, `close_process_pool()`: containers a worker makes ahead.
 - `SlotPool`, `Lease`, `SlotsBusy`, `default_pool()`: the host's sandbox slots (a uid and a CPU each).
-- `sweep()`: removes the containers of dead workers.
+- `sweep()`, `sweep_folders()`: remove the containers and work folders of dead workers;
+  `code_folder()`: a folder for a bot's code that the sweeper removes if its process dies.
 """
 
 from armada_sandbox._engine import SandboxUnavailable, check_ready
 from armada_sandbox._image import BOT_IMAGE, ImageStatus, image_status
 from armada_sandbox.docker_bot import DockerBot
+from armada_sandbox.folders import code_folder, sweep_folders
 from armada_sandbox.limits import SandboxLimits, limits_for
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 from armada_sandbox.sweeper import sweep
@@ -33,9 +35,11 @@ __all__ = [
     "WarmPool",
     "check_ready",
     "close_process_pool",
+    "code_folder",
     "default_pool",
     "image_status",
     "limits_for",
     "process_pool",
     "sweep",
+    "sweep_folders",
 ]

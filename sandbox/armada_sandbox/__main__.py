@@ -1,7 +1,8 @@
 """`python -m armada_sandbox COMMAND`: the sandbox's commands for operators (docs/sandbox.md).
 
 - `check [--image TAG]`: is the sandbox usable here (`check_ready()`); exit 1 with the reason if not.
-- `sweep [--max-age S]`: remove the containers dead workers left behind (`sweep()`).
+- `sweep [--max-age S]`: remove the containers and work folders dead workers left behind
+  (`sweep()`, `sweep_folders()`).
 - `seccomp`: print the bots' system-call profile (for `docker run --security-opt seccomp=FILE`).
 
 One module for the commands, imported by nobody, so `python -m` never runs a module the
@@ -14,7 +15,7 @@ import argparse
 import json
 import sys
 
-from armada_sandbox import BOT_IMAGE, SandboxUnavailable, check_ready, sweep
+from armada_sandbox import BOT_IMAGE, SandboxUnavailable, check_ready, sweep, sweep_folders
 from armada_sandbox._seccomp import profile
 from armada_sandbox.sweeper import DEFAULT_MAX_AGE_S
 
@@ -24,7 +25,8 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = commands.add_parser("check", help="does the Docker engine answer and hold the bot image")
     check.add_argument("--image", default=BOT_IMAGE, help=f"the bot image's tag (default {BOT_IMAGE})")
-    swept = commands.add_parser("sweep", help="remove bot containers older than a match can last")
+    swept = commands.add_parser("sweep", help="remove the bot containers and work folders of dead workers "
+                                   "(and containers older than a match can last)")
     swept.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S,
                        help=f"seconds (default {DEFAULT_MAX_AGE_S:.0f})")
     commands.add_parser("seccomp", help="print the bots' seccomp profile (JSON)")
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             print(check_ready(args.image, on_stale=lambda problem: print(f"warning: {problem}", file=sys.stderr)))
         else:
-            print(f"removed {len(sweep(args.max_age))} bot container(s)")
+            print(f"removed {len(sweep(args.max_age))} bot container(s) and {len(sweep_folders())} work folder(s)")
     except SandboxUnavailable as exc:
         print(f"armada_sandbox: {exc}", file=sys.stderr)
         return 1

@@ -32,6 +32,9 @@ SANDBOX_LABEL = "armada.sandbox"
 WARM_LABEL = "armada.warm"
 #: Label of a warm slot's network anchor (docs/sandbox.md, "Warm containers").
 ANCHOR_LABEL = "armada.anchor"
+#: Labels of a slot's container: the lease it belongs to, and the holder file of that lease's process.
+LEASE_LABEL = "armada.lease"
+HOLDER_LABEL = "armada.holder"
 #: The shell only wires the FIFOs to the bot's standard streams, then becomes the bot.
 LAUNCH = 'exec python3 "$1" </io/stdin >/io/stdout 2>/io/stderr'
 #: A warm container's shell: wait for "SEED ENTRY" on /io/go (end of file: exit), then the same.
@@ -134,15 +137,35 @@ def anchor_options(lease: Lease, extra_labels: dict[str, str] | None = None) -> 
 
 def slot_labels(lease: Lease, extra: dict[str, str] | None = None, own: dict[str, str] | None = None) -> dict[str, str]:
     """Labels of a container of slot `lease`: `extra` (the caller's), the sandbox's, when it was
-    made, the slot and its lock folder (what the sweeper reads), then `own` (its kind)."""
+    made, the slot and its lock folder, the lease and its holder's file (what the sweeper and the
+    slot's next holder read), then `own` (its kind)."""
     return {
         **(extra or {}),
         SANDBOX_LABEL: "bot",
         "armada.created": str(int(time.time())),
         "armada.slot": str(lease.slot.index),
         "armada.slots": str(lease.lock_dir),
+        LEASE_LABEL: lease.id,
+        HOLDER_LABEL: str(lease.holder_path),
         **(own or {}),
     }
+
+
+def remove_stale(client: Any, lease: Lease) -> int:
+    """Remove every container of `lease`'s slot that belongs to another lease (a dead holder's: a
+    slot is held from before its container is made until after it is removed); how many.
+
+    Raises RuntimeError when one will not go: the slot must not run a bot beside it (its uid)."""
+    filters = {"label": [f"{SANDBOX_LABEL}=bot", f"armada.slot={lease.slot.index}", f"armada.slots={lease.lock_dir}"]}
+    removed = 0
+    for entry in client.api.containers(all=True, filters=filters):
+        if (entry.get("Labels") or {}).get(LEASE_LABEL) == lease.id:
+            continue
+        if not remove_container(client.containers.prepare_model({"Id": entry["Id"]})):
+            raise RuntimeError(f"container {entry['Id'][:12]} of an earlier holder of slot {lease.slot.index} "
+                               "could not be removed")
+        removed += 1
+    return removed
 
 
 def warm_entry(entry: str) -> bool:

@@ -26,7 +26,14 @@ CHECK_TIMEOUT_S = 5.0
 
 
 class SandboxUnavailable(Unavailable):
-    """The sandbox cannot run a bot now, for a reason that is not the bot's (the message says which)."""
+    """The sandbox cannot run a bot now, for a reason that is not the bot's (the message says which).
+
+    `engine_down` is true when the Docker engine did not answer (stopped, restarting): worth
+    waiting for, unlike a missing image."""
+
+    def __init__(self, message: str, *, engine_down: bool = False) -> None:
+        super().__init__(message)
+        self.engine_down = engine_down
 
 
 def engine_address() -> str:
@@ -40,7 +47,7 @@ def connect(timeout: float, **options: Any) -> Any:
         return docker.from_env(timeout=timeout, **options)
     except DockerException as exc:
         raise SandboxUnavailable(f"the Docker engine is not reachable at {engine_address()} ({exc}); "
-                                 "start dockerd or point DOCKER_HOST at it") from None
+                                 "start dockerd or point DOCKER_HOST at it", engine_down=True) from None
 
 
 _client_lock = threading.Lock()
@@ -74,7 +81,8 @@ def check_ready(image: str = BOT_IMAGE, client: Any = None, *,
             version = client.version().get("Version", "?")
             status = image_status(client, image)
         except (DockerException, OSError) as exc:  # requests' errors are OSErrors
-            raise SandboxUnavailable(f"the Docker engine did not answer ({exc.__class__.__name__}: {exc})") from None
+            raise SandboxUnavailable(f"the Docker engine did not answer ({exc.__class__.__name__}: {exc})",
+                                     engine_down=True) from None
         if not status.present:
             raise SandboxUnavailable(status.problem() or f"bot image {image} is missing")
         if status.fresh:

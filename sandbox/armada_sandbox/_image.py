@@ -28,25 +28,36 @@ BUILD_HINT = "build it with `make bot-image` (infra/images/bot/build.sh)"
 
 def input_files(root: Path = REPO_ROOT) -> list[Path]:
     """Every file the image is built from: Dockerfile, wheel list, SDK sources (sorted, relative)."""
-    files = [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", Path("sdk/pyproject.toml")]
-    for path in sorted((root / "sdk" / "armada").rglob("*")):
+    return [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", Path("sdk/pyproject.toml"),
+            *source_files(root, "sdk/armada")]
+
+
+def source_files(root: Path, folder: str) -> list[Path]:
+    """The files under `root/folder` (sorted, relative to `root`), without bytecode."""
+    found = []
+    for path in sorted((root / folder).rglob("*")):
         rel = path.relative_to(root)
         if path.is_file() and "__pycache__" not in rel.parts and path.suffix not in (".pyc", ".pyo"):
-            files.append(rel)
-    return files
+            found.append(rel)
+    return found
 
 
-def inputs_hash(root: Path = REPO_ROOT) -> str:
-    """sha256 over the names and contents of `input_files` (what build.sh stores as a label)."""
+def digest_files(root: Path, files: list[Path], what: str = "bot image") -> str:
+    """sha256 over the names and contents of `files` (relative to `root`); a missing one raises."""
     digest = hashlib.sha256()
-    for rel in input_files(root):
+    for rel in files:
         path = root / rel
         if not path.is_file():
-            raise FileNotFoundError(f"bot image input missing: {path}")
+            raise FileNotFoundError(f"{what} input missing: {path}")
         data = path.read_bytes()
         digest.update(f"{rel.as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
+
+
+def inputs_hash(root: Path = REPO_ROOT) -> str:
+    """sha256 over the names and contents of `input_files` (what build.sh stores as a label)."""
+    return digest_files(root, input_files(root))
 
 
 @dataclass(frozen=True)

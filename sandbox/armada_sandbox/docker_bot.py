@@ -13,7 +13,10 @@ and waiting, copies the code into its slot's folder and says go; `close()` then 
 container's removal to the background (the match's result does not wait for it).
 
 `start()` raises `SandboxUnavailable` for every failure that is not the bot's (no engine, no
-image, no free slot, a released lease, a container the engine would not create or start).
+image, no free slot, a released lease, a container the engine would not create or start). What
+ends a bot once it runs is its status, except what the sandbox did to it: its container removed
+from outside, or the engine gone (stopped, restarted) when the bot's output ended; `sandbox_fault`
+says so, and the platform does not count such a match (games/runner.py).
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import threading
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from docker.errors import DockerException, ImageNotFound
+from docker.errors import DockerException, ImageNotFound, NotFound
 
 from armada.referee.connection import (
     BotConnection,
@@ -42,12 +46,14 @@ from armada_sandbox._containers import (
     create_container,
     exit_info_from_state,
     remove_container,
+    remove_stale,
     slot_labels,
     warm_entry,
 )
 from armada_sandbox._engine import SandboxUnavailable, docker_client
 from armada_sandbox._fifo import FifoDir
 from armada_sandbox._image import BOT_IMAGE, BUILD_HINT
+from armada_sandbox.folders import work_folder
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 from armada_sandbox.warm import WarmPool, WarmSlot, copy_code, process_pool
@@ -135,7 +141,11 @@ class DockerBot(BotConnection):
         self._owns_lease = slot is not None
         self._retired = False  # a warm container handed back to its pool: closing again does nothing
         self.container: Any = None
+        #: Why the sandbox, not the bot, ended the bot (its container removed from outside, the
+        #: engine gone when its output ended); empty when it did not.
+        self.sandbox_fault = ""
         self._io: FifoDir | None = None
+        self._work: Path | None = None  # a cold start's work folder (its FIFOs)
         self._stdin: int | None = None
         self._fresh_streams()
         self._final: ExitInfo | None = None
@@ -174,7 +184,15 @@ class DockerBot(BotConnection):
                 raise self._unavailable(str(exc)) from None
         elif not self.lease.held:
             raise self._unavailable("its slot was already released")
-        self._io = FifoDir()
+        try:
+            if not self.lease.swept:  # what an earlier holder of the slot left (it died) goes first
+                remove_stale(client, self.lease)
+                self.lease.swept = True
+        except (DockerException, RuntimeError, OSError) as exc:
+            self.close(grace=0)
+            raise self._unavailable(str(exc)) from None
+        self._work = work_folder(self.lease.lock_dir)
+        self._io = FifoDir(directory=self._work / "io")
         labels = {"armada.match": "local", "armada.seat": "0",
                   **slot_labels(self.lease, self.labels, {"armada.bot": self.label[:200]})}
         self._spawn_readers()
@@ -289,7 +307,7 @@ class DockerBot(BotConnection):
             return ExitInfo()
         # Output closed: the bot is ending; give the engine a moment to record how.
         self._wait(2.0)
-        info = self._inspect()
+        info = self._inspect(playing=True)
         if info.returncode is not None:
             self._final = info
         return info
@@ -302,10 +320,19 @@ class DockerBot(BotConnection):
         except Exception:  # requests' ReadTimeout / ConnectionError, or the container is gone
             return False
 
-    def _inspect(self) -> ExitInfo:
+    def _inspect(self, playing: bool = False) -> ExitInfo:
+        """The container's final state; while `playing`, a container gone or an engine that does
+        not answer is the sandbox's fault (`sandbox_fault`), not the bot's."""
         try:
             self.container.reload()
-        except Exception:
+        except NotFound:
+            if playing:
+                self.sandbox_fault = self.sandbox_fault or "its container was removed while the bot ran"
+            return ExitInfo()
+        except Exception as exc:
+            if playing:
+                self.sandbox_fault = self.sandbox_fault or (
+                    f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
             return ExitInfo()
         return exit_info_from_state(self.container.attrs.get("State", {}))
 
@@ -336,6 +363,9 @@ class DockerBot(BotConnection):
                     thread.join(timeout=5.0)
                 self._io.remove()
                 self._io = None
+            if self._work is not None:
+                shutil.rmtree(self._work, ignore_errors=True)
+                self._work = None
             if self.lease is not None and self._owns_lease:
                 self.lease.release()  # the container is gone: the slot's uid runs nothing any more
             return info

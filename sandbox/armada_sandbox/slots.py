@@ -4,18 +4,30 @@ Slot `n` runs its bot as uid:gid `SLOT_UID_BASE + n` (a range no other slot and 
 uses), so per-user kernel limits (processes, inotify instances, pending signals, message
 queue bytes) are per container, and on CPU `n % cores` (one core per running bot while no
 more bots than cores run at once: slots are taken lowest first). A slot is held with
-`fcntl.flock` on its own lock file, so the pool is safe across worker processes and a slot
-whose owner dies is free again at once (the kernel drops the lock with the descriptor).
+`fcntl.flock` on its own lock file, so the pool is safe across worker processes (also worker
+containers of another uid that mount the same folder) and a slot whose owner dies is free
+again at once (the kernel drops the lock with the descriptor).
 
 The first pair of slots (0 and 1) is kept for validation games (`purpose="validation"`),
 so a busy ladder never makes a new upload wait; validation may use the other slots too.
+
+Every acquisition is a lease of its own (`Lease.id`: the holder's process, its start time and a
+count), and the holding process has a **holder file** in the lock folder that it keeps locked
+for its whole life (`holder()`): whoever shares the folder can tell whether the process that made
+a container or a folder still lives (`holder_alive`), across pid namespaces and whatever slot
+numbers its successor took. Containers and work folders carry their lease and holder, so the
+sweeper removes those of a dead holder at once and the next holder of a slot removes whatever an
+earlier lease of that slot left.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
+import secrets
+import socket
 import tempfile
 import time
 from dataclasses import dataclass
@@ -54,13 +66,110 @@ class Slot:
         return f"{self.uid}:{self.uid}"
 
 
-class Lease:
-    """A slot held by this process until `release()` (or until the process ends)."""
+def process_start(pid: int | str = "self") -> int:
+    """When process `pid` started (clock ticks since boot, /proc/PID/stat); 0 when unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat.rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return 0
 
-    def __init__(self, slot: Slot, fd: int, lock_dir: Path) -> None:
+
+#: Holder files are named HOLDER_PREFIX + the holder's name + ".lock" in the lock folder.
+HOLDER_PREFIX = "holder-"
+
+
+class Holder:
+    """This process as the holder of slots and work folders: `path`, a file in the lock folder it
+    keeps locked (flock) while it lives; `name` says which process (host, pid, start time)."""
+
+    def __init__(self, lock_dir: Path) -> None:
+        self.pid = os.getpid()
+        self.name = f"{socket.gethostname()[:40]}-{self.pid}-{process_start()}-{secrets.token_hex(2)}"
+        self.path = lock_dir / f"{HOLDER_PREFIX}{self.name}.lock"
+        self._serial = itertools.count(1)
+        # Made under a temporary name and locked before it gets its own, so nobody ever sees the
+        # holder's file unlocked while the holder lives.
+        draft = lock_dir / f".draft-{self.name}"
+        self.fd = os.open(draft, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        os.rename(draft, self.path)
+
+    def lease_id(self) -> str:
+        """A new lease's id: this holder's name and a count."""
+        return f"{self.name}.{next(self._serial)}"
+
+
+_holders: dict[Path, Holder] = {}
+
+
+def holder(lock_dir: Path | None = None) -> Holder:
+    """This process's holder file in `lock_dir` (default: the host's lock folder), made on first use.
+
+    A child forked from a holder gets a holder of its own (the inherited descriptor is closed,
+    which leaves the parent's lock alone)."""
+    folder = Path(lock_dir) if lock_dir is not None else default_dir()
+    ensure_lock_dir(folder)
+    found = _holders.get(folder)
+    if found is not None and found.pid != os.getpid():
+        with contextlib.suppress(OSError):
+            os.close(found.fd)  # closing one of two descriptors of a flock never unlocks it
+        found = None
+    if found is None:
+        found = _holders[folder] = Holder(folder)
+    return found
+
+
+def holder_alive(path: str | os.PathLike[str]) -> bool | None:
+    """Does the process of holder file `path` live? None when that cannot be told here (not a
+    holder file, or its folder is not on this host)."""
+    path = Path(path)
+    if not path.name.startswith(HOLDER_PREFIX) or not path.parent.is_dir():
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True  # its holder has it locked
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def remove_dead_holders(lock_dir: Path | None = None) -> int:
+    """Delete the holder files of processes that are gone (those this user may delete); how many."""
+    folder = Path(lock_dir) if lock_dir is not None else default_dir()
+    removed = 0
+    for path in folder.glob(f"{HOLDER_PREFIX}*.lock"):
+        if holder_alive(path) is False:
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed += 1
+    return removed
+
+
+class Lease:
+    """A slot held by this process until `release()` (or until the process ends).
+
+    `id` names this lease (no other acquisition of any slot has it) and `holder_path` the holder
+    file of the process that took it: both go on its containers and folders."""
+
+    def __init__(self, slot: Slot, fd: int, lock_dir: Path, owner: Holder | None = None) -> None:
         self.slot = slot
         self.lock_dir = lock_dir
         self._fd: int | None = fd
+        owner = owner or holder(lock_dir)
+        self.id = owner.lease_id()
+        self.holder_path = owner.path
+        #: Set once the containers earlier leases of the slot left were removed (by its first user).
+        self.swept = False
 
     @property
     def held(self) -> bool:
@@ -130,7 +239,7 @@ class SlotPool:
     def try_slot(self, index: int) -> Lease | None:
         """Slot `index` if it is free (nobody holds its lock), else None."""
         self._ensure_dir()
-        fd = os.open(self.lock_dir / f"slot-{index}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        fd = open_lock_file(self.lock_dir / f"slot-{index}.lock")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -151,10 +260,34 @@ class SlotPool:
             time.sleep(0.05)
 
     def _ensure_dir(self) -> None:
-        if not self.lock_dir.is_dir():
-            self.lock_dir.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(OSError):  # every worker user may lock (sticky: none removes another's)
-                os.chmod(self.lock_dir, 0o1777)  # noqa: S103
+        ensure_lock_dir(self.lock_dir)
+
+
+def ensure_lock_dir(folder: Path) -> None:
+    """Make the lock folder if missing: every worker user may lock in it (sticky: none removes another's)."""
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(folder, 0o1777)  # noqa: S103
+
+
+def open_lock_file(path: Path) -> int:
+    """A read-only descriptor of the lock file `path`, made if missing (flock needs no write access).
+
+    Any worker user may lock a file another one made (the lock folder is shared by the host's
+    workers and by worker containers running as another uid): reading is enough, and an existing
+    file is opened without O_CREAT, which the kernel refuses for another user's file in a sticky
+    folder (fs.protected_regular)."""
+    for _ in range(3):
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            pass
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:  # made meanwhile by another process: open that one
+            continue
+    return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
 
 
 _pool: SlotPool | None = None

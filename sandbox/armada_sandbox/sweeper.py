@@ -3,7 +3,9 @@
 Every `DockerBot` container carries `armada.sandbox=bot` and `armada.created=<epoch s>`.
 `sweep(max_age_s)` force-removes those older than `max_age_s`, which should exceed the
 longest possible match, so containers of matches still running are never touched. A
-container of a sandbox slot (`armada.slot`, `armada.slots`: its number and lock folder) whose
+container whose holder (the process whose lease of a slot made it: label `armada.holder`, a
+holder file in the slot lock folder, `slots.holder_alive`) died goes at once, whatever slot its
+successor holds now. A container of a sandbox slot (`armada.slot`, `armada.slots`: its number and lock folder) whose
 slot nobody holds any more is an orphan at any age: its owner died or gave it up (a slot is
 held from before its container is created until after it is removed), so it goes at once.
 A warm container (`armada.warm`) of a slot still held waits for its bot as long as its
@@ -21,9 +23,9 @@ from typing import Any
 
 from docker.errors import APIError, NotFound
 
-from armada_sandbox._containers import SANDBOX_LABEL, WARM_LABEL
+from armada_sandbox._containers import HOLDER_LABEL, SANDBOX_LABEL, WARM_LABEL
 from armada_sandbox._engine import docker_client
-from armada_sandbox.slots import SlotPool
+from armada_sandbox.slots import SlotPool, holder_alive
 
 #: Default age past which a bot container is surely orphaned (longest match plus margin).
 DEFAULT_MAX_AGE_S = 3600.0
@@ -59,7 +61,11 @@ def slot_state(container: Any) -> str:
 
 
 def keep(container: Any, max_age_s: float, now: float) -> bool:
-    """Is the container still someone's: a held slot's warm one, or a young one of a held (or no) slot?"""
+    """Is the container still someone's: not of a dead holder, and a held slot's warm one, or a
+    young one of a held (or no) slot?"""
+    holder = labels_of(container).get(HOLDER_LABEL, "")
+    if holder and holder_alive(holder) is False:
+        return False
     state = slot_state(container)
     if state == "free":
         return False

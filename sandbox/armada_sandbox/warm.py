@@ -25,7 +25,6 @@ import contextlib
 import os
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -33,10 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from armada_sandbox._containers import anchor_options, create_container, remove_container, warm_container_options
+from armada_sandbox._containers import (
+    anchor_options,
+    create_container,
+    remove_container,
+    remove_stale,
+    warm_container_options,
+)
 from armada_sandbox._engine import docker_client
 from armada_sandbox._fifo import NAMES, FifoDir
 from armada_sandbox._image import BOT_IMAGE
+from armada_sandbox.folders import work_folder
 from armada_sandbox.limits import SandboxLimits, limits_for
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 
@@ -59,15 +65,6 @@ READY_TIMEOUT_S = 30.0
 def container_key(image: str, limits: SandboxLimits) -> tuple[Any, ...]:
     """What a container is made for: the image and the limits Docker applies (not the referee's)."""
     return (image, limits.memory_mb, limits.pids, limits.tmp_mb, limits.cpus, limits.nofile)
-
-
-def sandbox_root() -> Path:
-    """The host folder of the warm slots' folders (traverse only for the bots' uids)."""
-    root = Path(tempfile.gettempdir()) / "armada-sandbox"
-    root.mkdir(mode=0o711, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(root, 0o711)  # noqa: S103 (traverse only, no listing)
-    return root
 
 
 @dataclass
@@ -210,8 +207,7 @@ class WarmPool:
     # -- preparing ------------------------------------------------------------------------
 
     def _prepare_later(self, lease: Lease, key: tuple[Any, ...]) -> WarmSlot:
-        folder = Path(tempfile.mkdtemp(prefix="", dir=sandbox_root()))
-        os.chmod(folder, 0o711)  # noqa: S103 (traverse only)
+        folder = work_folder(self.pool.lock_dir)
         (folder / "code").mkdir(mode=0o755)
         io = FifoDir(directory=folder / "io", names=(*NAMES, GO))
         warm = WarmSlot(lease, folder, io, key)
@@ -222,6 +218,9 @@ class WarmPool:
         limits = self._limits_of(warm.key)
         try:
             client = self._client or docker_client()
+            if not warm.lease.swept:  # what an earlier holder of the slot left (it died): gone first
+                remove_stale(client, warm.lease)
+                warm.lease.swept = True
             for fresh_anchor in (False, True):  # an anchor gone from outside: make another, once
                 anchor = self._anchor(client, warm.lease, warm.key[0], fresh_anchor)
                 options = warm_container_options(warm.code_dir, warm.io.path, limits, warm.lease, self.labels,

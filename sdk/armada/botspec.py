@@ -16,6 +16,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,10 @@ MAX_ZIP_BYTES = 10 * 1024 * 1024
 MAX_ZIP_ENTRIES = 1000
 MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 100
+#: What every file system a bot is unpacked on holds (ext4, overlayfs, tmpfs: NAME_MAX 255 bytes;
+#: a whole path well under PATH_MAX, 4096, with room for the folder it is unpacked into).
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 1024
 #: Folders some zip tools add that are never part of the bot.
 _IGNORED_TOP = ("__MACOSX",)
 #: How a starter bot is named on the command line: `builtin:greedy`.
@@ -187,13 +192,65 @@ def _member_parts(name: str) -> list[str]:
     return parts
 
 
+def _check_name(name: str, parts: list[str]) -> None:
+    """Refuse a member name that would not unpack as itself on every machine: a part over
+    MAX_NAME_BYTES, a path over MAX_PATH_BYTES (UTF-8), a control character, an unencodable one."""
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise BotSpecError(f"zip entry {shown!r} has a control character in its name")
+    try:
+        sizes = [len(part.encode("utf-8")) for part in parts]
+    except UnicodeEncodeError:
+        raise BotSpecError(f"zip entry {shown!r} has a name that is not valid text") from None
+    if max(sizes, default=0) > MAX_NAME_BYTES:
+        raise BotSpecError(f"zip entry {shown!r} has a name part of {max(sizes)} bytes "
+                           f"(at most {MAX_NAME_BYTES}, what file systems hold)")
+    if sum(sizes) + len(sizes) > MAX_PATH_BYTES:
+        raise BotSpecError(f"zip entry {shown!r} has a path of {sum(sizes) + len(sizes) - 1} bytes "
+                           f"(at most {MAX_PATH_BYTES})")
+
+
+def _twin_key(parts: tuple[str, ...]) -> str:
+    """How a case-insensitive, normalising file system (macOS, Windows) sees a path."""
+    return unicodedata.normalize("NFC", "/".join(parts)).casefold()
+
+
+def _check_tree(members: list[tuple[zipfile.ZipInfo, list[str]]]) -> None:
+    """Refuse members that cannot all be unpacked side by side: the same path twice, a file where
+    another entry needs a folder, two paths that differ only in case or Unicode normalisation."""
+    files: set[tuple[str, ...]] = set()
+    folders: set[tuple[str, ...]] = set()
+    for info, parts in members:
+        path = tuple(parts)
+        if not info.is_dir():
+            if path in files:
+                raise BotSpecError(f"zip holds {'/'.join(path)!r} twice")
+            files.add(path)
+        else:
+            folders.add(path)
+        folders.update(path[:n] for n in range(1, len(path)))
+    clashes = sorted(files & folders)
+    if clashes:
+        raise BotSpecError(f"zip holds {'/'.join(clashes[0])!r} both as a file and as a folder")
+    seen: dict[str, tuple[str, ...]] = {}
+    for path in sorted(files | folders):
+        twin = seen.setdefault(_twin_key(path), path)
+        if twin != path:
+            raise BotSpecError(f"zip holds {'/'.join(twin)!r} and {'/'.join(path)!r}, which differ only in "
+                               "upper/lower case (or Unicode form): one would overwrite the other on macOS "
+                               "and Windows; rename one")
+
+
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
 def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
               limits: ZipLimits | None = None) -> list[tuple[zipfile.ZipInfo, list[str]]]:
-    """Validate every entry before extraction; returns the members to extract with their path parts."""
+    """Validate every entry before extraction; returns the members to extract with their path parts.
+
+    Every member accepted unpacks as itself beside the others on any file system a bot runs on
+    (name lengths, no file where a folder must be, no case or normalisation twins)."""
     limits = limits or ZipLimits()
     if archive_bytes > limits.max_zip_bytes:
         raise BotSpecError(f"zip too large: {archive_bytes} bytes (limit {limits.max_zip_bytes})")
@@ -205,6 +262,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
     compressed = 0
     for info in infos:
         parts = _member_parts(info.filename)
+        _check_name(info.filename, parts)
         if _is_symlink(info):
             raise BotSpecError(f"unsafe zip: entry {info.filename!r} is a symbolic link")
         if info.flag_bits & 0x1:
@@ -222,6 +280,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
         raise BotSpecError(
             f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {limits.max_ratio})"
         )
+    _check_tree(members)
     return members
 
 
@@ -313,7 +372,7 @@ def extract_zip(path: Path) -> BotSource:
         raise BotSpecError(f"{path}: not a valid zip file ({exc})") from exc
     except BotSpecError as exc:
         raise BotSpecError(f"{path}: {exc}") from exc
-    except (OSError, RuntimeError, zipfile.LargeZipFile) as exc:
+    except (OSError, RuntimeError, zipfile.LargeZipFile, ValueError, EOFError) as exc:
         raise BotSpecError(f"{path}: cannot extract zip ({exc})") from exc
     code_dir = Path(tmp.name).joinpath(*entry_dir)
     return BotSource(str(code_dir), ENTRY, label, _tmp=tmp)

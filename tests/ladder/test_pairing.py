@@ -118,3 +118,40 @@ def test_no_bot_starves() -> None:
     print(f"longest gap {worst} picks, bound {bound:.0f}")
     assert worst <= bound, (worst, bound)
     assert min(c.games for c in pool) >= picks * 2 // n // 3
+
+
+def test_no_bot_starves_on_10000_with_the_bounded_pool():
+    """pick_bounded over a MemoryPool (what the tick reads from the database: the longest-waiting
+    seeds, opponents near in mu): 10,000 bots, 25,000 picks at one a second, the same bound."""
+    n, picks = 10_000, 25_000
+    rng = random.Random(17)
+    skills = [rng.gauss(25, 8) for _ in range(n)]
+    owners = [i % 7000 for i in range(n)]  # 3,000 owners with two bots
+    pool = pairing.MemoryPool([Candidate(i, owners[i], ratings.initial_rating(), 0, None) for i in range(n)])
+    idle_unit = n / 2
+    bound = (pairing.GAMES_WEIGHT + pairing.SIGMA_WEIGHT) * idle_unit + n
+    recent: list[RecentGame] = []
+    last = [0] * n
+    worst = 0
+    near_in_mu = 0
+    for t in range(1, picks + 1):
+        now = NOW + timedelta(seconds=t)
+        pick = pairing.pick_bounded(pool, recent[-200:], now, idle_unit)
+        assert pick is not None
+        a, b = pick.first, pick.second
+        assert a.owner_id != b.owner_id
+        near_in_mu += abs(a.rating.mu - b.rating.mu) < 3
+        if skills[a.id] + rng.gauss(0, 4) >= skills[b.id] + rng.gauss(0, 4):
+            ra, rb = ratings.update(a.rating, b.rating, Outcome.WIN)
+        else:
+            rb, ra = ratings.update(b.rating, a.rating, Outcome.WIN)
+        for c, r in ((a, ra), (b, rb)):
+            worst = max(worst, t - last[c.id])
+            last[c.id] = t
+            pool.update(replace(c, rating=r, games=c.games + 1, last_played=now))
+        recent.append(RecentGame(a.id, b.id))
+    worst = max(worst, max(picks + 1 - t for t in last))
+    print(f"longest gap {worst} picks, bound {bound:.0f}; opponents within 3 mu: {near_in_mu / picks:.0%}")
+    assert worst <= bound, (worst, bound)
+    assert min(c.games for c in pool.by_id.values()) >= 2
+    assert near_in_mu > 0.9 * picks  # opponents still come from near the seed's rating

@@ -1,6 +1,6 @@
 """The pages in Debian's headless Chromium against a live server: every page without a
 JavaScript error or injected script, the match page's viewer played, stepped, scrubbed and
-fogged, a mid-game screenshot that is not blank, and no horizontal scroll at 390 px."""
+fogged, a mid-game screenshot that is not blank (the layout at 390 and 1280 px: test_layout.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from tests.viewer.conftest import at_rest, save_screenshot
 from tests.viewer.helpers import pixel_stats
 
 pytestmark = pytest.mark.browser
-#: The elements sticking out past 390 px (to say what scrolls).
-WIDE_JS = """() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 391)
-  .slice(0, 6).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
 
 
 def urls(arena) -> list[str]:
@@ -21,7 +18,9 @@ def urls(arena) -> list[str]:
     return ["/", "/ladder/galaxy/", "/ladder/galaxy/?q=alp", "/ladder/mothership/", f"/ladder/mothership/{a}/",
             f"/ladder/mothership/{a}/{b}/", f"/matches/{arena.match.pk}/", f"/bots/{arena.alpha.bot_id}/",
             f"/bots/{arena.alpha.bot_id}/versions/1/", f"/bots/{arena.race_a.bot_id}/", "/users/alice/",
-            "/my/bots/", "/sdk/", "/rules/galaxy/", "/rules/mothership/", "/rules/protocol/", "/no/such/page/"]
+            "/matches/", f"/matches/?bot={arena.alpha.bot_id}&result=win",
+            "/my/bots/", "/sdk/", "/docs/", "/docs/galaxy/", "/docs/mothership/", "/docs/protocol/",
+            "/no/such/page/"]
 
 
 def viewer_ready(page) -> None:
@@ -83,13 +82,36 @@ def test_match_page_viewer_plays_steps_scrubs_and_fogs(transactional_db, live_se
         clean(page)
 
 
-def test_no_horizontal_scroll_at_390_px(transactional_db, live_server, chromium, arena):
-    with site_page(chromium, live_server.url, width=390, height=844) as page:
-        log_in(page, live_server.url, "alice")
-        for url in urls(arena):
-            page.goto(live_server.url + url)
+#: The elements past the page's right edge (the layout test's probe).
+WIDE = """() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1)
+  .slice(0, 6).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+def test_the_match_browser_filters_pages_and_opens_the_viewer(transactional_db, live_server, chromium, arena):
+    """Filter with the form, page to older matches and back, open a match's viewer; at 390 px too."""
+    from armada_web.matches.services import create_match
+
+    for _ in range(55):  # more than a page of matches of alpha against beta
+        create_match(game="galaxy", first=arena.alpha, second=arena.beta)
+    for width in (1280, 390):
+        with site_page(chromium, live_server.url, width=width, height=844) as page:
+            page.goto(f"{live_server.url}/matches/")
+            page.fill("#match-filters input[name=bot]", "ALPHA")  # a name, any case
+            page.select_option("#match-filters select[name=game]", "galaxy")
+            page.click("#match-filters button[type=submit]")
             page.wait_for_load_state("load")
-            page.watch.errors.clear()  # the 404 page's status; errors are the other test's business
-            width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= 390, (url, width, page.evaluate(WIDE_JS))
-        clean(page)
+            rows = page.locator("#match-list tbody tr")
+            assert rows.count() == 50
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, page.evaluate(WIDE)
+            page.click("#match-pager a[rel=next]")
+            page.wait_for_load_state("load")
+            assert page.locator("#match-list tbody tr").count() == 6  # 56 matches of alpha
+            page.click("#match-pager a[rel=prev]")
+            page.wait_for_load_state("load")
+            assert page.locator("#match-list tbody tr").count() == 50
+            page.goto(f"{live_server.url}/matches/?bot={arena.alpha.bot_id}&status=finished")
+            page.click("#match-list a.watch")
+            page.wait_for_load_state("load")
+            viewer_ready(page)
+            assert page.url.endswith(f"/matches/{arena.match.pk}/")
+            clean(page)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from armada_web.matches.queries import log_requests
+from armada_web.matches.queries import log_requests, request_kinds
 from armada_web.pages.chart import line_chart
 from armada_web.pages.csp import POLICY
 from armada_web.pages.docs import render_markdown
@@ -25,10 +26,14 @@ def no_raw_evil(html: str) -> None:
     assert "<script>window.__pwned" not in html and "<img src=x" not in html
 
 
+RANK = re.compile(r'<tr id="bot-\d+"><td data-label="Rank" class="num">(\d+)</td>')
+
+
 def test_galaxy_ladder_lists_ranks_and_searches(client, arena):
     html = body(client, "/ladder/galaxy/")
-    rows = re.findall(r"<tr><td>(\d+)</td>", html)
+    rows = RANK.findall(html)
     assert rows == ["1", "2"]
+    assert f'<tr id="bot-{arena.alpha.bot_id}">' in html  # the bot page's link to its row lands here
     assert html.index(">alpha<") < html.index(">beta<")
     assert "6.00" in html and "18.00" in html and "4.00" in html  # score, mu, sigma
     assert "3/0/1" in html and 'class="provisional"' in html
@@ -36,7 +41,7 @@ def test_galaxy_ladder_lists_ranks_and_searches(client, arena):
     assert 'href="/users/alice/"' in html
     searched = body(client, "/ladder/galaxy/?q=bob")
     assert ">beta<" in searched and ">alpha<" not in searched
-    assert re.findall(r"<tr><td>(\d+)</td>", searched) == ["2"]  # its rank on the whole ladder
+    assert RANK.findall(searched) == ["2"]  # its rank on the whole ladder
 
 
 def test_galaxy_ladder_paginates(client, arena, settings, monkeypatch):
@@ -44,6 +49,27 @@ def test_galaxy_ladder_paginates(client, arena, settings, monkeypatch):
     assert ">alpha<" in body(client, "/ladder/galaxy/") and "page 1 of 2" in body(client, "/ladder/galaxy/")
     second = body(client, "/ladder/galaxy/?page=2")
     assert ">beta<" in second and ">alpha<" not in second
+
+
+def test_a_version_leaving_the_ladder_while_the_page_is_read_costs_its_rank_not_the_page(client, arena,
+                                                                                          monkeypatch):
+    """Found by the soak (issue 20): the ranks are a second read of the ladder. They were read first,
+    so a version validated in between was on the page without a rank (a 500); now the page is read
+    first, and a version that left the ladder in between shows no rank instead of failing the page."""
+    from armada_web.ladder.models import Rating
+    from armada_web.pages import ladder_views
+
+    read_page = ladder_views._page
+
+    def page_then_change(request, queryset):
+        page, query = read_page(request, queryset)
+        shown = list(page.object_list)
+        Rating.objects.filter(pk=shown[-1].pk).delete()  # gone before the ranks are read
+        return page, query
+
+    monkeypatch.setattr(ladder_views, "_page", page_then_change)
+    html = body(client, "/ladder/galaxy/")
+    assert re.findall(r"<tr><td>(\d*)</td>", html) == ["1", ""]
 
 
 def test_mothership_league_links_races_to_pairings_and_replays(client, arena):
@@ -81,16 +107,40 @@ def test_match_page_shows_the_owner_their_log_with_turns_and_times(client, arena
     assert html.count('class="log-request') == len(timings)
     assert html.count('class="log-request"') >= len(timings) - 3
     assert "log-line" in html and "chatty: scout 5" in html
-    assert re.search(r'request \d+: \w+, turn 5 · <span class="log-ms">[\d.]+ ms</span>', html)
+    assert re.search(r'scout, turn 5 · request \d+ · <span class="log-ms">[\d.]+ ms</span>', html)
+    # Every block names its type and turn, also the quiet ones (from the replay's steps), and says
+    # which turn the viewer must show when it is clicked (match-log.js).
+    blocks = re.findall(r'<div class="log-block" data-turn="(\d+)" data-request="(\d+)">\s*'
+                        r'<div class="log-request[^"]*" role="button" tabindex="0">(\w+)(?:, turn (\d+))? · request',
+                        html)
+    assert len(blocks) == len(timings)
+    assert blocks[0] == ("0", "0", "init", "")
+    assert all(kind in ("scout", "command") and turn == shown for shown, _n, kind, turn in blocks[1:])
+    assert [int(n) for _t, n, _k, _u in blocks] == list(range(len(timings)))
+    assert 'class="log-crash"' not in html  # it did not crash
 
 
-def test_log_requests_gives_each_line_its_turn_and_time():
+def test_log_requests_gives_each_line_its_type_turn_and_time():
     log = "hello\n[armada] --- request 0: init ---\nready\n[armada] --- request 1: turn, turn 1 ---\na\nb\n"
     log = log.replace("request 1:", "request 2:")  # request 1 wrote nothing: no mark
-    head, requests = log_requests(log, [12.5, 1.0, 3.0])
-    assert head == ["hello"]
-    assert [(r.number, r.type, r.turn, r.ms, r.lines) for r in requests] == [
+    seat = log_requests(log, [12.5, 1.0, 3.0])
+    assert seat.head == ["hello"] and seat.crash == []
+    assert [(r.number, r.type, r.turn, r.ms, r.lines) for r in seat.requests] == [
         (0, "init", None, 12.5, ["ready"]), (1, "", None, 1.0, []), (2, "turn", 1, 3.0, ["a", "b"])]
+    kinds = request_kinds({"steps": [{"phase": "scout", "turn": 1}, {"phase": {"1": "command", "2": "x"}, "turn": 1}]},
+                          1)
+    named = log_requests(log, [12.5, 1.0, 3.0], kinds)
+    assert [(r.type, r.turn) for r in named.requests] == [("init", None), ("scout", 1), ("command", 1)]
+
+
+def test_a_crash_traceback_comes_first_with_its_request():
+    log = ("[armada] --- request 0: init ---\nstarting\n[armada] --- request 3: command, turn 2 ---\nthinking\n"
+           "Traceback (most recent call last):\n  File \"main.py\", line 9, in play\n"
+           "ZeroDivisionError: division by zero\n")
+    seat = log_requests(log, [1.0, 1.0, 1.0, 1.0])
+    assert seat.crash == ["Traceback (most recent call last):", '  File "main.py", line 9, in play',
+                          "ZeroDivisionError: division by zero"]
+    assert seat.crash_request is not None and (seat.crash_request.number, seat.crash_request.turn) == (3, 2)
 
 
 def test_bot_page_chart_recent_matches_and_records(client, arena):
@@ -98,7 +148,10 @@ def test_bot_page_chart_recent_matches_and_records(client, arena):
     assert html.count('class="chart-dot"') == 4 and "<svg" in html and "<polyline" in html
     assert f'href="/matches/{arena.match.pk}/"' in html
     records = html[html.index('id="records"'):]
-    assert ">beta</a></td><td>1</td>" in records
+    pair = f"/matches/?bot={arena.alpha.bot_id}&amp;opponent={arena.beta.bot_id}"
+    games = f'<td data-label="Games" class="num"><a href="{pair}" title="these matches">1</a></td>'
+    assert f">beta</a></td>{games}" in records
+    assert 'id="record">1 match · ' in html  # the kept counts
     no_raw_evil(html)
 
 
@@ -119,7 +172,7 @@ def test_home_has_games_ladder_tops_and_latest_matches(client, arena):
 
 
 def test_every_page_has_the_csp_without_unsafe_inline(client, arena):
-    for url in ("/", "/ladder/galaxy/", f"/matches/{arena.match.pk}/", "/rules/galaxy/", "/nope/", "/api/docs/"):
+    for url in ("/", "/ladder/galaxy/", f"/matches/{arena.match.pk}/", "/docs/galaxy/", "/nope/", "/api/docs/"):
         response = client.get(url)
         assert response["Content-Security-Policy"] == POLICY
     assert "unsafe-inline" not in POLICY and "script-src 'self';" in POLICY and "frame-ancestors 'none'" in POLICY
@@ -129,7 +182,7 @@ def test_templates_have_no_inline_script_or_style(client, arena):
     client.login(username="alice", password=PASSWORD)
     for url in ("/", "/ladder/galaxy/", "/ladder/mothership/", f"/matches/{arena.match.pk}/",
                 f"/bots/{arena.alpha.bot_id}/", f"/bots/{arena.alpha.bot_id}/versions/1/", "/my/bots/",
-                "/users/alice/", "/sdk/", "/rules/protocol/", "/accounts/profile/", "/api/docs/"):
+                "/users/alice/", "/sdk/", "/docs/", "/docs/protocol/", "/accounts/profile/", "/api/docs/"):
         html = body(client, url)
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), url
         assert not re.search(r"<style|<[a-z][^>]*\s(style|on[a-z]+)=", html), url
@@ -141,11 +194,7 @@ def test_404_page_is_helpful(client, db):
     assert "Nothing here" in body(client, "/matches/999999/", 404)
 
 
-def test_rules_pages_render_markdown_and_escape_html(client, db):
-    galaxy = body(client, "/rules/galaxy/")
-    assert "<h1" in galaxy and "<table>" in galaxy
-    assert "<h1" in body(client, "/rules/mothership/") and "<h1" in body(client, "/rules/protocol/")
-    body(client, "/rules/secret/", 404)
+def test_markdown_escapes_html():
     html = str(render_markdown("x <script>alert(1)</script>\n\n<div onclick=x>y</div>"))
     assert "<script" not in html and "<div" not in html and "&lt;script&gt;" in html
 
@@ -157,7 +206,7 @@ def test_sdk_page_serves_the_wheel(client, db, settings, tmp_path):
     (tmp_path / "sdk" / "armada-0.1.0-py3-none-any.whl").write_bytes(b"PK-wheel")
     html = body(client, "/sdk/")
     assert "pip install http://testserver/sdk/armada-0.1.0-py3-none-any.whl" in html
-    assert "armada new" in html and "armada login" in html and "armada submit" in html
+    assert "armada new" in html and "armada login http://testserver\n" in html and "armada submit mybot" in html
     response = client.get("/sdk/armada-0.1.0-py3-none-any.whl")
     assert response.status_code == 200 and b"".join(response.streaming_content) == b"PK-wheel"
     assert client.get("/sdk/other.whl").status_code == 404
@@ -167,3 +216,49 @@ def test_chart_is_escaped_svg():
     svg = str(line_chart([1.0, 2.0], ["<b>x</b>", "y"], title="<t>"))
     assert svg.startswith("<svg") and "<b>" not in svg and "&lt;b&gt;" in svg
     assert str(line_chart([])) == ""
+
+
+def test_the_api_page_links_back_to_the_site_in_its_dark_theme(client, db):
+    html = body(client, "/api/docs/")
+    assert '<a class="armada-brand" href="/">Armada</a>' in html and 'href="/docs/"' in html
+    assert "/static/pages/swagger-dark.css" in html
+    assert html.index("swagger-ui.css") < html.index("swagger-dark.css")  # ours wins
+    from django.contrib.staticfiles import finders
+
+    css = Path(finders.find("pages/swagger-dark.css")).read_text(encoding="utf-8")
+    assert "--bg: #0b1020" in css and ".swagger-ui .opblock {" in css  # the site's colours (site.css :root)
+    site = Path(finders.find("pages/site.css")).read_text(encoding="utf-8")
+    assert "--bg: #0b1020" in site
+
+
+def test_chart_axes_are_labelled():
+    svg = str(line_chart([1.0, 2.0, 1.5], title="t", y_label="score (mu - 3 sigma)", x_label="ranked matches (3)",
+                         x_ends=("2025-01-01 10:00", "2025-01-02 11:00")))
+    for text in ("score (mu - 3 sigma)", "ranked matches (3)", "2025-01-01 10:00", "2025-01-02 11:00",
+                 ">2.0<", ">1.0<"):
+        assert text in svg
+    assert svg.count('class="chart-axis"') == 2
+
+
+def test_the_result_names_the_bot_and_a_crash_comes_first(client, arena, tmp_path):
+    from tests.pages.data import CRASHER, finished_match
+
+    match, _replay = finished_match(arena.alpha, arena.beta, tmp_path, source=CRASHER)
+    html = body(client, f"/matches/{match.pk}/")
+    assert "beta (seat 2) won by forfeit (the other bot faulted)." in html and "Seat 2 won" not in html
+    client.login(username="alice", password=PASSWORD)
+    html = body(client, f"/matches/{match.pk}/")
+    crash = html.index('class="log-crash"')
+    assert crash < html.index('class="log-block"')  # above the quiet requests
+    assert re.search(r"Its crash: scout, turn 3 \(request \d+\)", html)
+    assert "ZeroDivisionError: division by zero, on purpose" in html[crash:html.index('class="log-block"')]
+
+
+def test_a_mothership_match_counts_rounds(client, arena):
+    from armada_web.matches.models import Match
+
+    m = Match.objects.create(game="mothership", seed=1, status="finished", turns=7,
+                             outcome={"winner": None, "outcome": "draw", "turns": 7})
+    html = body(client, f"/matches/{m.pk}/")
+    assert "· 7 rounds ·" in html and "turns" not in html.split('<main>')[1].split("</main>")[0]
+    assert '<p class="panel" id="result">Draw.</p>' in html

@@ -118,6 +118,32 @@ def test_exit_code_and_end_of_output(docker_client, tmp_path):
     assert "bye" in bot.log()
 
 
+def test_a_bot_that_kills_itself_is_its_own_fault_and_a_container_removed_from_outside_is_the_sandboxs(
+        docker_client, tmp_path):
+    """Issue 20: a bot ended by the sandbox (its container removed, the engine restarted) must not
+    lose the match: `sandbox_fault` tells the platform; a bot's own exit, even by a signal, does not."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    suicide = DockerBot(make_bot(tmp_path / "a", "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n"),
+                        labels=run_labels())
+    removed = DockerBot(make_bot(tmp_path / "b", ECHO), labels=run_labels())
+    try:
+        suicide.start()
+        removed.start()
+        with pytest.raises(BotGone):
+            suicide.read_line(time.monotonic() + 10)
+        assert suicide.exit_info().signal == 15 and suicide.sandbox_fault == ""
+        docker_client.api.remove_container(removed.container_id, force=True)
+        with pytest.raises(BotGone):
+            removed.read_line(time.monotonic() + 10)
+        assert removed.exit_info().returncode is None
+        assert removed.sandbox_fault == "its container was removed while the bot ran"
+    finally:
+        suicide.close(grace=0)
+        removed.close(grace=0)
+    assert suicide.sandbox_fault == ""  # closing (removing) it is not a fault
+
+
 def test_memory_limit_reports_oom(docker_client, tmp_path):
     source = """
     import sys

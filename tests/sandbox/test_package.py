@@ -121,7 +121,7 @@ def test_every_exported_name_exists_and_the_plumbing_is_private():
     for name in armada_sandbox.__all__:
         assert getattr(armada_sandbox, name, None) is not None, name
     public_modules = {path.stem for path in PACKAGE.glob("*.py") if not path.stem.startswith("_")}
-    assert public_modules == {"docker_bot", "limits", "slots", "sweeper", "warm"}
+    assert public_modules == {"docker_bot", "folders", "limits", "slots", "sweeper", "warm"}
     assert {"_engine", "_containers", "_seccomp", "_fifo", "_image"} <= {path.stem for path in PACKAGE.glob("_*.py")}
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +72,103 @@ def test_the_first_pair_is_kept_for_validation(tmp_path):
     assert SlotPool(size=4, cpus=[0, 1], lock_dir=tmp_path / "small").reserved() == 0
     for lease in [*matches, first, second, third]:
         lease.release()
+
+
+def test_each_lease_has_its_own_id_and_names_its_holder_which_others_see_alive_until_it_dies(tmp_path):
+    """Issue 20: a container belongs to a lease (the holder's process and its start time), not to a
+    slot number: another process sees whether the holder lives, whatever slot its successor takes."""
+    from armada_sandbox.slots import holder, holder_alive, process_start, remove_dead_holders
+
+    pool = SlotPool(size=2, cpus=[0], lock_dir=tmp_path)
+    with pool.acquire(timeout=0) as first:
+        first_id, path = first.id, first.holder_path
+    with pool.acquire(timeout=0) as again:  # the same slot again: another lease, the same holder
+        assert again.slot.index == 0 and again.id != first_id and again.holder_path == path
+    assert f"-{os.getpid()}-{process_start()}-" in path.name  # who: host, pid, start time
+    assert holder(tmp_path).path == path and holder_alive(path) is True
+    script = textwrap.dedent(f"""
+        import sys, time
+        from armada_sandbox.slots import SlotPool
+        lease = SlotPool(size=2, cpus=[0], lock_dir={str(tmp_path)!r}).acquire(timeout=5)
+        print(lease.holder_path, flush=True)
+        time.sleep(60)
+    """)
+    other = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None
+        theirs = Path(other.stdout.readline().strip())
+        assert theirs != path and holder_alive(theirs) is True
+        assert remove_dead_holders(tmp_path) == 0  # both live: nothing goes
+    finally:
+        other.kill()
+        other.wait(5)
+    assert holder_alive(theirs) is False  # the kernel dropped its lock with the process
+    assert holder_alive(path) is True
+    assert remove_dead_holders(tmp_path) == 1 and not theirs.exists() and path.exists()
+    assert holder_alive(tmp_path / "holder-gone.lock") is False  # a holder file removed: its process is gone
+    assert holder_alive(tmp_path / "slot-0.lock") is None  # not a holder file: cannot tell
+
+
+def test_a_forked_child_is_a_holder_of_its_own(tmp_path):
+    """Celery's prefork children are forked: each gets its own holder; the parent's stays locked."""
+    from armada_sandbox.slots import holder, holder_alive
+
+    parent = holder(tmp_path).path
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: tell the parent its holder file, then end without cleaning up
+        os.close(read)
+        os.write(write, str(holder(tmp_path).path).encode())
+        os._exit(0)
+    os.close(write)
+    child = Path(os.read(read, 4096).decode())
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert child != parent
+    assert holder_alive(parent) is True and holder_alive(child) is False
+
+
+def test_a_worker_of_another_uid_shares_the_lock_files():
+    """A worker container (uid 10100) and the host's root workers share one lock folder: each locks
+    the files the other made (read-only descriptors; no O_CREAT on another's file in a sticky folder)."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import armada_sandbox.slots
+
+    python = "/usr/bin/python3"  # the venv's interpreter may sit in a folder only root may enter
+    if os.getuid() != 0 or not os.access(python, os.X_OK):
+        pytest.skip("needs root (to run a process as another uid) and /usr/bin/python3")
+    base = Path(tempfile.mkdtemp(prefix="armada-slot-uid-"))  # pytest's tmp_path is root's alone
+    try:
+        os.chmod(base, 0o755)  # (the import lists it)
+        shutil.copy(armada_sandbox.slots.__file__, base / "slots.py")  # the module alone: standard library only
+        os.chmod(base / "slots.py", 0o644)
+        folder = base / "slots"
+        pool = SlotPool(size=2, cpus=[0], lock_dir=folder)
+        mine = pool.acquire(timeout=0)  # root makes slot-0.lock (0644) and the sticky folder
+        script = textwrap.dedent(f"""
+            import os, sys
+            sys.path.insert(0, {str(base)!r})
+            from slots import SlotPool
+            pool = SlotPool(size=2, cpus=[0], lock_dir={str(folder)!r})
+            lease = pool.try_acquire()
+            print(os.getuid(), lease.slot.index, oct(os.stat({str(folder)!r} + "/slot-1.lock").st_mode & 0o777))
+            lease.release()
+            lease = pool.try_acquire()
+            print(lease.slot.index)
+        """)
+        run = {"cwd": "/", "user": 10100, "group": 10100, "capture_output": True, "text": True, "timeout": 30}
+        first = subprocess.run([python, "-c", script], **run)
+        assert first.returncode == 0, first.stderr
+        assert first.stdout.split() == ["10100", "1", "0o644", "1"]  # slot 0 is root's: busy, not an error
+        mine.release()
+        other = subprocess.run([python, "-c", script.replace("lease.release()\n", "")], **run)
+        assert other.returncode == 0, other.stderr
+        assert other.stdout.split()[1] == "0"  # root's file, free again: locked by the other uid
+        with pool.acquire(timeout=0) as lease:  # and root locks the file uid 10100 made
+            assert lease.slot.index == 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

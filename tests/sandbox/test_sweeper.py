@@ -93,3 +93,66 @@ def test_negative_age_rejected():
     with pytest.raises(ValueError, match="max_age_s"):
         sweep(-1, client=object())
 
+
+
+def _dead_holders_container(tmp_path: Path, lock_dir: Path, case: str) -> tuple[str, Path]:
+    """A process takes slot 0 of a pool in `lock_dir`, starts a bot in it, and is killed (SIGKILL):
+    returns the container it left and its work folder (the FIFOs)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    folder = sleeper_dir(tmp_path)
+    script = textwrap.dedent(f"""
+        import time
+        from armada_sandbox import DockerBot, SlotPool
+        pool = SlotPool(size=2, cpus=[0], lock_dir={str(lock_dir)!r})
+        bot = DockerBot({str(folder)!r}, labels={{"armada.test": {RUN_ID!r}, "armada.case": {case!r}}}, pool=pool)
+        bot.start()
+        print(bot.container_id, bot._work, flush=True)
+        time.sleep(600)
+    """)
+    owner = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        container_id, work = owner.stdout.readline().split()
+    finally:
+        owner.kill()
+        owner.wait(10)
+    return container_id, Path(work)
+
+
+def test_a_dead_holders_container_goes_at_once_though_its_slot_has_a_new_holder(docker_client, tmp_path: Path):
+    """Issue 20: a killed worker's replacement takes the same slot numbers; the sweeper still sees that
+    the container's holder is gone and removes it at once (it kept it while the slot was held)."""
+    from armada_sandbox import SlotPool, sweep_folders
+
+    lock_dir = tmp_path / "slots"
+    left, work = _dead_holders_container(tmp_path, lock_dir, "dead-holder")
+    successor = SlotPool(size=2, cpus=[0], lock_dir=lock_dir).try_slot(0)  # the replacement's slot 0
+    assert successor is not None
+    try:
+        assert container_exists(docker_client, left) and work.is_dir()
+        assert sweep(3600, client=docker_client, only={"armada.case": "dead-holder"}) == [left]
+        assert not container_exists(docker_client, left)
+        assert work in sweep_folders(lock_dir=lock_dir) and not work.exists()  # its FIFOs' folder too
+    finally:
+        successor.release()
+
+
+def test_the_next_holder_of_a_slot_removes_what_a_dead_holder_left_before_its_own_bot_starts(docker_client,
+                                                                                            tmp_path: Path):
+    """Without any sweep: a bot never shares its slot's uid with a container of an earlier lease."""
+    from armada_sandbox import SlotPool
+
+    lock_dir = tmp_path / "slots"
+    left, _work = _dead_holders_container(tmp_path, lock_dir, "next-holder")
+    lease = SlotPool(size=2, cpus=[0], lock_dir=lock_dir).try_slot(0)
+    assert lease is not None and container_exists(docker_client, left)
+    bot = DockerBot(sleeper_dir(tmp_path), labels=run_labels(), slot=lease)
+    try:
+        bot.start()
+        assert not container_exists(docker_client, left)
+        assert container_exists(docker_client, bot.container_id)
+    finally:
+        bot.close(grace=0)

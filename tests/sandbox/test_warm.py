@@ -174,6 +174,70 @@ def test_the_sweeper_keeps_live_warm_containers_and_removes_a_dead_owners(docker
     assert sorted(removed) == sorted(c.id for c in left)
 
 
+def test_a_killed_workers_replacement_on_the_same_slots_removes_what_it_left(docker_client, tmp_path, pool):
+    """Issue 20: a killed worker child left 4 containers per pair; its replacement takes the same slot
+    numbers, so the slots look held: the sweeper still removes them (their holder is dead) and the
+    new pool removes them before it makes its own; their work folders go too."""
+    from armada_sandbox import sweep_folders
+
+    owner = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from armada_sandbox import SlotPool, WarmPool
+        pool = SlotPool(size=8, cpus={pool.cpus!r}, lock_dir={str(pool.lock_dir)!r})
+        warm = WarmPool(1, image={BOT_IMAGE!r}, pool=pool, labels={{"armada.test": {RUN_ID!r}, "armada.case": "gone"}})
+        while len([w for w in warm._slots if w.ready.is_set() and not w.failed]) < 2:
+            time.sleep(0.05)
+        print(" ".join(str(w.folder) for w in warm._slots), flush=True)
+        time.sleep(600)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        folders = [Path(f) for f in owner.stdout.readline().split()]
+    finally:
+        owner.kill()
+        owner.wait(10)
+    left = containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "gone"})
+    assert len(left) == 4 and all(f.is_dir() for f in folders)
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:  # the same two slots
+        assert sorted(w.lease.slot.index for w in warm._slots) == sorted(int(c.labels["armada.slot"]) for c in left
+                                                                          if "armada.anchor" in c.labels)
+        for w in warm._slots:
+            assert w.ready.wait(60) and not w.failed, w.failed
+        assert containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "gone"}) == []
+        assert set(folders) <= set(sweep_folders(lock_dir=pool.lock_dir))
+        assert all(w.folder.is_dir() for w in warm._slots)  # the live pool's own stay
+
+
+def test_a_dead_warm_workers_containers_are_swept_while_its_slots_are_held_again(docker_client, tmp_path, pool):
+    """The sweeper alone (no new pool prepared yet): held slots, dead holder: removed at any age."""
+    owner = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from armada_sandbox import SlotPool, WarmPool
+        pool = SlotPool(size=8, cpus={pool.cpus!r}, lock_dir={str(pool.lock_dir)!r})
+        warm = WarmPool(1, image={BOT_IMAGE!r}, pool=pool, labels={{"armada.test": {RUN_ID!r}, "armada.case": "held"}})
+        while len([w for w in warm._slots if w.ready.is_set() and not w.failed]) < 2:
+            time.sleep(0.05)
+        print(" ".join(str(w.lease.slot.index) for w in warm._slots), flush=True)
+        time.sleep(600)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None
+        slots = [int(n) for n in owner.stdout.readline().split()]
+    finally:
+        owner.kill()
+        owner.wait(10)
+    leases = [pool.try_slot(n) for n in slots]  # the successor holds them (and has made nothing yet)
+    try:
+        assert all(leases)
+        left = containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "held"})
+        assert len(left) == 4
+        assert sorted(sweep(3600, only={"armada.case": "held"})) == sorted(c.id for c in left)
+    finally:
+        for lease in leases:
+            if lease is not None:
+                lease.release()
+
+
 def test_a_warm_container_gone_meanwhile_means_a_cold_start_and_the_slot_stays_the_pools(docker_client, tmp_path,
                                                                                            pool):
     """E.g. an operator's `docker rm -f` or an engine restart: the bot starts cold instead."""

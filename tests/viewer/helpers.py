@@ -110,3 +110,28 @@ def fogged_copy(replay: dict[str, Any], seat: int) -> dict[str, Any]:
     if r["result"].get("scores", {}).get("mle"):
         r["result"]["scores"]["mle"][str(other)] += 1000
     return r
+
+
+#: The fleet labels of the Galaxy board that overlap a planet's disc, another label or the board's edge
+#: (boxes in the board's own units, from getBBox), and how many labels there are.
+LABEL_OVERLAPS_JS = """() => {
+  const svg = document.querySelector('.av-board');
+  const size = svg.viewBox.baseVal;
+  const discs = [...svg.querySelectorAll('.av-disc')].map((c) => ({x: c.cx.baseVal.value, y: c.cy.baseVal.value,
+    r: c.r.baseVal.value}));
+  const boxes = [...svg.querySelectorAll('.av-fleet-label')].map((t) => {
+    const b = t.getBBox();
+    return {x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height, text: t.textContent};
+  });
+  const far = (b, x, y) => Math.hypot(Math.max(b.x0 - x, 0, x - b.x1), Math.max(b.y0 - y, 0, y - b.y1));
+  const bad = [];
+  boxes.forEach((b, i) => {
+    if (!(b.x1 > b.x0 && b.y1 > b.y0)) bad.push('empty box: ' + b.text);
+    if (b.x0 < 0 || b.y0 < 0 || b.x1 > size.width || b.y1 > size.height) bad.push('edge: ' + b.text);
+    for (const d of discs) if (far(b, d.x, d.y) < d.r) bad.push('planet: ' + b.text);
+    for (const c of boxes.slice(i + 1)) {
+      if (b.x0 < c.x1 && c.x0 < b.x1 && b.y0 < c.y1 && c.y0 < b.y1) bad.push('label: ' + b.text + ' / ' + c.text);
+    }
+  });
+  return {labels: boxes.length, bad};
+}"""

@@ -1,19 +1,20 @@
 """Fixtures for the site's tests: private storage and caches per test, users, API clients,
-and `live_site`: a real web server process and real Celery workers (validation; challenges and
-matches) on the test database, with Redis and Docker, for end-to-end tests."""
+and `live_site`: a real web server process and real Celery workers (validation; finals,
+challenges, events and matches) on the test database, with Redis and Docker, for end-to-end tests."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.localsite import LocalSite
+from tests.localsite import ROOT, LocalSite
 
 PASSWORD = "a-long-test-password-42"
 
@@ -24,7 +25,7 @@ def _isolated_site(settings, armada, tmp_path):
     finals and events queues: no worker reads them)."""
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {"BACKEND": "armada_web.bots.storage.PrivateFileStorage",
+        "default": {"BACKEND": "armada_web.objectstore.PrivateFileStorage",
                     "OPTIONS": {"location": str(tmp_path / "private")}},
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
@@ -135,52 +136,140 @@ class LiveSite(LocalSite):
         return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
                                     log_prefix="worker-matches", env={"ARMADA_SANDBOX_WARM_PAIRS": "1"})
 
+    def start_worker_process(self, name: str, queues: str, node: str,
+                             env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Another worker of this site (e.g. a second host's, with its own DOCKER_HOST in `env`)."""
+        return LocalSite.start_worker(self, name, queues, node, env=env)
+
     def stop(self) -> None:
-        """Stop every process, then remove the containers a killed worker's slots left behind."""
+        """Stop every process, then remove the containers and folders a killed worker left behind."""
         super().stop()
-        from armada_sandbox import sweep
+        from armada_sandbox import sweep, sweep_folders
 
         with contextlib.suppress(Exception):
             sweep()
+        with contextlib.suppress(Exception):
+            sweep_folders()
 
     def kill_worker(self, name: str = "worker") -> None:
         self.kill(name)
 
 
 @pytest.fixture
-def live_site(transactional_db, tmp_path, settings, armada):
-    """A web server process, a validation worker and a match worker (queues challenges and
-    matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
-
-    Needs Redis (broker, shared cache) and Docker with the bot image (validation).
-    """
+def live_site_factory(transactional_db, tmp_path, settings, armada):
+    """`start(env=..., match_worker=True)`: a web server process, a validation worker and (unless
+    told not to) a match worker on this test's database, their environment with `env` added (e.g.
+    object storage, JSON logs). The queues are named for this test; Galaxy matches of 30 turns.
+    Needs Redis (broker, shared cache) and Docker with the bot image (validation)."""
     from tests.services import require_docker, require_redis
 
     require_redis()
     require_docker()
-    queue = f"test-validation-{uuid.uuid4().hex[:8]}"
-    config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
-                    challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}",
-                    finals_queue=f"test-finals-{uuid.uuid4().hex[:8]}",
-                    events_queue=f"test-events-{uuid.uuid4().hex[:8]}")
-    armada.game("galaxy", match_config={"max_turns": 30})
-    env = {
-        **os.environ, **database_env(),
-        "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
-        "ARMADA_MATCHES_QUEUE": config.matches_queue,
-        "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
-        "ARMADA_FINALS_QUEUE": config.finals_queue, "ARMADA_EVENTS_QUEUE": config.events_queue,
-        "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
-        "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
-    }
-    site = LiveSite(env, tmp_path)
-    site.start_web()
-    try:
+    started: list[LiveSite] = []
+    queues: list[str] = []
+
+    def start(env: dict[str, str] | None = None, match_worker: bool = True) -> LiveSite:
+        queue = f"test-validation-{uuid.uuid4().hex[:8]}"
+        config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
+                        challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}",
+                        finals_queue=f"test-finals-{uuid.uuid4().hex[:8]}",
+                        events_queue=f"test-events-{uuid.uuid4().hex[:8]}")
+        armada.game("galaxy", match_config={"max_turns": 30})
+        queues.extend([queue, config.matches_queue, config.challenges_queue, config.finals_queue,
+                       config.events_queue])
+        site = LiveSite({
+            **os.environ, **database_env(),
+            "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
+            "ARMADA_MATCHES_QUEUE": config.matches_queue,
+            "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
+            "ARMADA_FINALS_QUEUE": config.finals_queue, "ARMADA_EVENTS_QUEUE": config.events_queue,
+            "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
+            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
+            "ARMADA_HEARTBEAT_S": "1",  # the workers' jobs beat every second (the tests' reaper waits 5 s)
+            **(env or {}),
+        }, tmp_path)
+        started.append(site)
+        site.start_web()
         site.start_worker()
-        site.start_match_worker()
+        if match_worker:
+            site.start_match_worker()
         site.wait_until("the web server", 60, site.web_answers)
-        yield site
+        return site
+
+    try:
+        yield start
     finally:
-        site.stop()
-        for name in (queue, config.matches_queue, config.challenges_queue, config.finals_queue, config.events_queue):
+        for site in started:
+            site.stop()
+        for name in queues:
             _drop_queue(settings.REDIS_URL, name)
+
+
+@pytest.fixture
+def live_site(live_site_factory):
+    """A web server process, a validation worker and a match worker (queues finals, challenges,
+    events and matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
+
+    Needs Redis (broker, shared cache) and Docker with the bot image (validation).
+    """
+    return live_site_factory()
+
+
+@pytest.fixture(scope="session")
+def collected_static(tmp_path_factory) -> Path:
+    """`manage.py collectstatic` once per test process (a site without DEBUG serves hashed names)."""
+    data = tmp_path_factory.mktemp("collected")
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, check=True,
+                   env={**os.environ, "ARMADA_DATA_DIR": str(data), "DEBUG": "false"})
+    return data / "static"
+
+
+@pytest.fixture
+def live_web(transactional_db, tmp_path, armada, settings, collected_static):
+    """The web server only (gunicorn as `make up` runs it, no Celery workers) on this test's
+    database, its worker processes sharing one Redis cache, DEBUG off: `live_web(workers=3,
+    THROTTLE_ANON="20/hour")` starts one with these variables added and returns its LocalSite.
+    Validations and matches go to this test's own queue, which nothing consumes (dropped
+    afterwards). Needs Redis."""
+    from tests.services import require_redis
+
+    require_redis()
+    queue = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+    armada(validation_queue=queue, matches_queue=queue, challenges_queue=queue, finals_queue=queue, events_queue=queue)
+    (tmp_path / "static").symlink_to(collected_static, target_is_directory=True)
+    base = {**os.environ, **database_env(), "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
+            "ARMADA_MATCHES_QUEUE": queue, "ARMADA_CHALLENGES_QUEUE": queue, "ARMADA_FINALS_QUEUE": queue,
+            "ARMADA_EVENTS_QUEUE": queue,
+            "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "false", "PYTHONUNBUFFERED": "1"}
+    sites: list[LocalSite] = []
+
+    def start(workers: int = 2, **env: str) -> LocalSite:
+        folder = tmp_path / f"web-{len(sites)}"
+        folder.mkdir()
+        site = LocalSite({**base, **env}, folder)
+        sites.append(site)
+        site.start_gunicorn(workers=workers)
+        site.wait_until("the web server", 60, lambda: _answers(site))
+        return site
+
+    try:
+        yield start
+    finally:
+        for site in sites:
+            site.stop()
+        _drop_queue(settings.REDIS_URL, queue)
+
+
+def _answers(site: LocalSite) -> bool:
+    """The server answers an unknown API path (a plain view: no throttle counts the probe)."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", site.port, timeout=2)
+    try:
+        connection.request("GET", "/api/not-a-path/")
+        return connection.getresponse().status == 404
+    except OSError:
+        return False
+    finally:
+        connection.close()
+

@@ -171,3 +171,46 @@ def test_bad_token_exits_2(live_site: Any, tmp_path: Path) -> None:
     assert done.stderr.startswith("armada: error: the server refused the token (")
     assert done.stderr.endswith("): run `armada login` again (or set ARMADA_TOKEN)\n")
     assert done.stderr.count("\n") == 1
+
+
+def _demo_bot(site: Any, username: str, name: str, starter: str) -> int:
+    """A valid, active Galaxy bot of a new user, as `make up`'s demo bots are (its validation skipped)."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+
+    owner = site.create_user(username, PASSWORD)
+    bot = services.create_bot(user=owner, name=name, game="galaxy")
+    version = services.upload_version(bot=bot, user=owner, filename="main.py",
+                                      data=starter_file(starter, "galaxy").read_bytes())
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=bot)
+    return bot.pk
+
+
+def test_challenge_a_demo_bot_by_name_and_wait_for_its_result(cli: Cli, live_site: Any, tmp_path: Path) -> None:
+    """cli.md's `armada challenge mybot bea-prober --wait`, against the live site's match worker."""
+    name = _unique("mine")
+    submitted = cli.submit(_galaxy_folder(tmp_path), name)
+    assert submitted.returncode == 0, (submitted.stdout, submitted.stderr)
+    _demo_bot(live_site, _unique("demo-bea"), "bea-prober", "prober")
+    done = cli.run("challenge", name, "bea-prober", "--wait", "--timeout", str(WAIT_S))
+    assert done.returncode == 0, (done.stdout, done.stderr, live_site.log("worker-matches")[-3000:])
+    lines = done.stdout.splitlines()
+    number = lines[0].split()[1]
+    assert lines[0] == f"match {number} queued: {name} v1 (seat 1) vs bea-prober v1 (seat 2)"
+    page = f"{cli.server}/matches/{number}/"
+    assert lines[1] == f"url: {page}" and lines[-1] == f"url: {page}"
+    assert f"match {number}: finished" in lines
+    winner = next(line for line in lines if line.startswith("winner:"))
+    assert winner == "winner:  draw" or "v1, by " in winner
+    assert f"replay:  {cli.server}/api/matches/{number}/replay/" in lines
+    assert done.stderr.splitlines()[-1] == f"armada: match {number}: finished"
+    with urllib.request.urlopen(page, timeout=10) as response:  # the page it printed shows the result
+        html = response.read().decode()
+    assert 'id="result"' in html and ("won" in html or "Draw" in html) and name in html
+    refused = cli.run("challenge", "bea-prober", name)
+    assert refused.returncode == 2
+    assert refused.stderr == ("armada: error: challenge refused: not your bot: challenge with one of your own bots "
+                              "(HTTP 403)\n")

@@ -5,6 +5,8 @@ import pytest
 
 from armada_web.config import Config, ConfigError, load, variables
 
+KEY = "a-test-secret-key-of-fifty-or-more-characters-0123456789"
+
 
 def test_defaults_follow_the_protocol_and_the_sandbox_brief():
     config = load({})
@@ -23,7 +25,7 @@ def test_environment_overrides_per_game():
     config = load({"ARMADA_GALAXY_INIT_MS": "3000", "ARMADA_GALAXY_TURN_MS": "500", "ARMADA_GALAXY_BANK_MS": "2000",
                    "ARMADA_SANDBOX_GALAXY_MEMORY_MB": "768", "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 40}',
                    "ARMADA_GALAXY_VALIDATION_TURNS": "12", "ARMADA_UPLOADS_PER_HOUR": "3", "DEBUG": "off",
-                   "ALLOWED_HOSTS": "a.example, b.example"})
+                   "SECRET_KEY": KEY, "ALLOWED_HOSTS": "a.example, b.example"})
     galaxy = config.game("galaxy")
     assert (galaxy.times.init_ms, galaxy.times.turn_ms, galaxy.times.bank_ms, galaxy.sandbox.memory_mb) == (
         3000, 500, 2000, 768)
@@ -45,6 +47,18 @@ def test_environment_overrides_per_game():
     ({"ARMADA_GALAXY_MATCH_CONFIG": '{"no_such_option": 1}'}, "ARMADA_GALAXY_MATCH_CONFIG: "),
     ({"ARMADA_GALAXY_TURN_MS": "0"}, "ARMADA_GALAXY_INIT_MS/TURN_MS/BANK_MS: limits: turn_ms must be at least 1"),
     ({"ARMADA_SANDBOX_MEMORY_MB": "lots"}, "ARMADA_SANDBOX_"),
+    ({"ARMADA_LOG_FORMAT": "xml"}, "ARMADA_LOG_FORMAT must be one of text, json, got 'xml'"),
+    ({"ARMADA_HEALTH_CHECKS": "database,disk"}, "ARMADA_HEALTH_CHECKS: unknown check 'disk'"),
+    ({"ARMADA_METRICS_ALLOW": "10.0.0.0/8,prometheus"}, "ARMADA_METRICS_ALLOW: 'prometheus' is not an address"),
+    ({"ARMADA_PROXY_SSL_HEADER": "X-Forwarded-Proto: https"}, "ARMADA_PROXY_SSL_HEADER must be a header name"),
+    ({"ARMADA_HTTPS": "sometimes"}, "ARMADA_HTTPS must be true or false"),
+    ({"DEBUG": "false"}, "SECRET_KEY is not set: with DEBUG off the site needs a secret key of its own"),
+    ({"DEBUG": "false", "SECRET_KEY": "short-key"}, "SECRET_KEY is too weak (9 characters"),
+    ({"DEBUG": "false", "SECRET_KEY": "x" * 60}, "SECRET_KEY is too weak (60 characters, 1 different"),
+    ({"DEBUG": "false", "SECRET_KEY": "dev-only-insecure-key-change-me-in-production"},
+     "SECRET_KEY is the development placeholder"),
+    ({"DEBUG": "false", "SECRET_KEY": KEY, "SECRET_KEY_FALLBACKS": "old"}, "SECRET_KEY_FALLBACKS: a key is too weak"),
+    ({"ARMADA_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "ARMADA_TRUSTED_PROXIES: 'proxy.example' is neither"),
 ])
 def test_a_wrong_value_names_its_variable(env, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
@@ -68,3 +82,11 @@ def test_changing_a_copy_leaves_the_original():
     assert config.uploads_per_hour == 20 and config.game("galaxy").match_config == {}
     with pytest.raises(KeyError, match="no settings for game 'chess'"):
         config.game("chess")
+
+
+def test_https_only_follows_debug_unless_the_switch_says():
+    assert load({}).https_only is False  # a developer's site
+    production = {"DEBUG": "false", "SECRET_KEY": KEY}
+    assert load(production).https_only is True
+    assert load({**production, "ARMADA_HTTPS": "false"}).https_only is False  # `make up`: plain HTTP
+    assert load({"ARMADA_HTTPS": "true"}).https_only is True

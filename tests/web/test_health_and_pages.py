@@ -1,4 +1,5 @@
-"""/healthz reports the database, Redis and the Docker engine; the home page renders."""
+"""/healthz reports the database, Redis, the storage and the Docker engine (the role's checks); the
+home page renders."""
 
 import pytest
 
@@ -22,8 +23,16 @@ def test_healthz_all_ok(client):
     assert response.status_code == 200, data
     assert data["status"] == "ok"
     assert data["failed"] == []
-    assert set(data["checks"]) == {"database", "redis", "docker"}
+    assert set(data["checks"]) == {"database", "redis", "storage", "docker"}
     assert all(check["ok"] for check in data["checks"].values())
+    assert data["checks"]["storage"]["detail"].startswith("local folder ")
+
+
+def test_healthz_runs_the_checks_of_its_role(client, armada):
+    """The web container has no Docker socket: its role's list leaves the engine to the workers."""
+    armada(health_checks=("database", "storage"))
+    data = client.get("/healthz").json()
+    assert set(data["checks"]) == {"database", "storage"} and data["status"] == "ok"
 
 
 def test_healthz_names_the_failed_service(client, settings):

@@ -19,8 +19,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 
 #: Layers, lowest first: a module imports only from its own app or from lower layers.
 LAYERS: list[set[str]] = [
-    {"", "env", "config", "settings", "errors", "leases", "archives", "games", "celery", "times",
-     "queue_order"},  # the core
+    # the core
+    {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "broker", "resilient_cache",
+     "archives", "paging", "games", "celery", "logs", "objectstore", "sandbox_watch", "times", "queue_order"},
     {"accounts"},
     {"bots"},
     {"matches"},

@@ -1,4 +1,6 @@
-"""`make up` end to end: the site comes up healthy, a second run starts nothing, Ctrl-C stops what it started."""
+"""`make up` end to end: the site comes up healthy on the production settings (gunicorn, static files
+by whitenoise with hashed names, DEBUG off with a secret key made once in the data folder, the
+site's own error pages), a second run starts nothing, Ctrl-C stops what it started."""
 
 import json
 import os
@@ -49,6 +51,20 @@ def _warm_containers(since: float, stopped_too: bool = False, owners: set[int] |
             and (owners is None or labels.get("armada.worker") in {str(pid) for pid in owners})}
 
 
+def _kill_a_match_child(up_pid: int, since: float) -> int:
+    """SIGKILL a child process of `make up`'s match worker (its warm containers are left behind);
+    returns its pid once Celery has replaced it."""
+    worker = next(pid for pid in _children(up_pid) if os.path.exists(f"/proc/{pid}/cmdline")
+                  and b"-n\0matches." in Path(f"/proc/{pid}/cmdline").read_bytes())
+    child = min(_children(worker))
+    assert _warm_containers(since, owners={child})  # it holds warm slots
+    os.kill(child, signal.SIGKILL)
+    until = time.monotonic() + 60
+    while (child in _children(worker) or len(_children(worker)) < 1) and time.monotonic() < until:
+        time.sleep(0.2)
+    return child
+
+
 def _call(url: str, token: str | None = None, body: dict | None = None, file: bytes | None = None):
     headers = {"Authorization": f"Token {token}"} if token else {}
     data = None
@@ -82,13 +98,33 @@ def _upload_is_validated(base: str, output: str) -> None:
     assert status == "valid"
 
 
+def _served_by_gunicorn_with_hashed_static(base: str, page: str, data_dir: Path) -> None:
+    """gunicorn answers (not runserver), its access log is in the data folder's logs, and the page
+    links its style sheet by a hashed name that whitenoise serves compressed and cached for ever."""
+    import re
+
+    with urllib.request.urlopen(base + "healthz", timeout=5) as response:
+        assert response.headers["Server"] == "gunicorn"
+    css = re.search(r'href="/static/(pages/site\.[0-9a-f]{12}\.css)"', page)
+    assert css, page[:2000]
+    request = urllib.request.Request(base + "static/" + css.group(1), headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert "immutable" in response.headers["Cache-Control"]
+    deadline = time.monotonic() + 5  # (gunicorn writes the line once the response is sent)
+    while "GET /static/" + css.group(1) not in (data_dir / "log" / "access.log").read_text():
+        assert time.monotonic() < deadline, "the access log misses the request"
+        time.sleep(0.1)
+
+
 @pytest.mark.slow
 def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
     require_redis()
     require_docker()
     port = free_port()
     env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
-    env.pop("DATABASE_URL", None)  # the one-machine defaults: SQLite under the data dir
+    for name in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS"):
+        env.pop(name, None)  # the one-machine defaults: SQLite under the data dir, production settings
     began = int(time.time())  # the labels count whole seconds
     up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, start_new_session=True)
@@ -108,11 +144,18 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         assert "username=admin password=" in output
         status, body = _get(base)
         assert status == 200 and b"Galaxy" in body
+        _served_by_gunicorn_with_hashed_static(base, body.decode(), tmp_path)
         status, body = _get(base + "healthz")
         assert status == 200, body
         assert json.loads(body)["status"] == "ok"
+        assert set(json.loads(body)["checks"]) == {"database", "redis", "storage", "docker"}
+        # production settings: DEBUG off on a key of its own (made once, 0600), the site's own 404
+        key = tmp_path / "secret.key"
+        assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_text()) >= 50
+        status, body = _get(base + "no/such/page/")
+        assert status == 404 and b'id="not-found"' in body and b"URLconf" not in body
         started = _children(up.pid)
-        assert len(started) >= 4  # web server, two workers, beat (and their children)
+        assert len(started) >= 4  # web server (gunicorn and its workers), the Celery workers, beat
         _upload_is_validated(base, output)
 
         second = subprocess.run(["make", "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
@@ -132,6 +175,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
             time.sleep(0.5)
             warm = _warm_containers(began, owners=_children(up.pid))
         assert len(warm) >= 8
+        killed = _kill_a_match_child(up.pid, began)  # its containers must not outlive the stop (issue 20)
 
         os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
         up.wait(timeout=60)
@@ -141,6 +185,7 @@ def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
         # a stopping worker removes its warm containers (worker_process_shutdown)
         left = warm & _warm_containers(began, stopped_too=True)
         assert left == set()
+        assert _warm_containers(began, stopped_too=True, owners={killed}) == set()  # nor a killed child's
         with pytest.raises(OSError):
             urllib.request.urlopen(base, timeout=2)
         # Redis was running before: `make up` did not start it, so it must not have stopped it.

@@ -71,20 +71,31 @@ def test_a_ranked_match_runs_on_the_worker_and_counts_once(live_site):
     assert versions
 
 
-def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_site):
+def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_site, armada):
+    """Issue 20: the heartbeat, not a 35-minute deadline, tells that the worker died: the match is
+    given back once its heartbeat is older than ARMADA_HEARTBEAT_TIMEOUT_S (here 5 s; beats every 1 s)."""
     from armada_web.bots.models import BotVersion
     from armada_web.ladder.models import RatingChange
     from armada_web.matches.services import create_match
     from armada_web.matches.tasks import reap
 
+    armada(heartbeat_timeout_s=5)
     ids = two_valid_bots(live_site, code=SLOW)
     first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
     match = create_match(game="galaxy", first=first, second=second)
     running = wait_match(match.pk, ("running",), 60)
-    time.sleep(2.0)  # well inside its 30 slow turns
-    live_site.kill_worker("matches")
+    time.sleep(3.0)  # well inside its 30 slow turns
+    beats = wait_match(match.pk, ("running",), 1).heartbeat
+    assert beats is not None and beats > running.heartbeat  # the worker beats while the match plays
+    live_site.kill_worker("matches")  # the whole worker (solo pool): nobody delivers the message again
+    killed = time.monotonic()
     assert wait_match(match.pk, ("running",), 1).attempts == 1
-    assert reap(stuck_after_s=0)["requeued"] == 1
+    assert reap() == {"requeued": 0, "given_up": 0, "resent": 0}  # its last heartbeat is fresh
+    while reap()["requeued"] == 0:
+        assert time.monotonic() - killed < 8, "not given back within the heartbeat's deadline"
+        time.sleep(0.2)
+    assert time.monotonic() - killed > 2  # not before its heartbeat went silent
+    assert wait_match(match.pk, ("queued",), 1).attempts == 1
     live_site.start_match_worker()
     done = wait_match(match.pk, ("finished", "void", "failed"), 240)
     assert done.status == "finished" and done.attempts == 2, done.reason
@@ -118,7 +129,10 @@ def wait_log(live_site: Any, name: str, text: str, count: int = 1, seconds: floa
     raise AssertionError(f"{text!r} not {count} times in the {name} logs: {live_site.log(name)[-3000:]}")
 
 
-def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings):
+def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings, armada):
+    """Issue 20: a queued match whose message is gone is sent again once it has waited
+    ARMADA_LOST_MESSAGE_S (here 3 s), not after the 35-minute deadline; one whose message is still
+    there is never sent twice."""
     import redis
 
     from armada_web.bots.models import BotVersion
@@ -126,6 +140,7 @@ def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings
     from armada_web.matches.services import create_match
     from armada_web.matches.tasks import reap
 
+    armada(lost_message_s=3)
     ids = two_valid_bots(live_site)
     first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
     live_site.kill_worker("matches")  # idle: nobody takes the message
@@ -133,10 +148,12 @@ def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings
     broker = redis.Redis.from_url(settings.REDIS_URL)
     match = create_match(game="galaxy", first=first, second=second)
     assert broker.llen(queue) == 1  # sent on commit
+    time.sleep(3.2)
+    assert reap()["resent"] == 0 and broker.llen(queue) == 1  # it waited 3 s, but its message is there
     broker.delete(queue)  # Redis restarted empty: the message is gone, the row is not
     assert broker.llen(queue) == 0
     assert wait_match(match.pk, ("queued",), 1).attempts == 0
-    assert reap(stuck_after_s=0) == {"requeued": 0, "given_up": 0, "resent": 1}
+    assert reap() == {"requeued": 0, "given_up": 0, "resent": 1}
     assert broker.llen(queue) == 1  # the queue rebuilt from the database
     live_site.start_match_worker()
     done = wait_match(match.pk, ("finished", "void", "failed"), 180)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 
 pytestmark = pytest.mark.django_db
+#: A tick's queries: a few for the tick, about 20 for each match it makes (seeds, neighbours, the
+#: match and its seats, both bots' tallies, both ratings' last game; savepoints count too).
+PER_TICK, PER_MATCH = 6, 21
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +50,7 @@ def test_only_playable_versions_are_picked(make_user, valid_version):
     a = valid_version(alice, "alpha")
     b = valid_version(bob, "bravo")
     c = valid_version(carol, "charlie")
-    Rating.objects.create(version=b, mu=25, sigma=8, benched=True, benched_reason="faults")
+    Rating.objects.filter(version=b).update(mu=25, sigma=8, benched=True, benched_reason="faults")
     services.retire(bot=c.bot)
     assert [v.pk for v in ranked_versions("galaxy")] == [a.pk]
     assert fill_queue(workers=1) == []  # one playable bot cannot play
@@ -76,9 +79,49 @@ def test_a_new_version_starts_from_its_predecessor(make_user, valid_version):
 
     owner = make_user("alice")
     old = valid_version(owner, "alpha")
-    Rating.objects.create(version=old, mu=31.0, sigma=2.0, games=40)
+    Rating.objects.filter(version=old).update(mu=31.0, sigma=2.0, games=40)
     newer = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid")
     row = rating_updates.ensure_rating(BotVersion.objects.get(pk=newer.pk))
     start = ratings.placement_start(ratings.Skill(31.0, 2.0))
     assert (row.mu, row.sigma, row.games) == (pytest.approx(start.mu), pytest.approx(start.sigma), 0)
+
+
+def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_version):
+    """RatingPool (the tick's reads through the Rating indexes) and pairing.MemoryPool (the pure test's)
+    choose the same candidates in the same order on the same ladder."""
+    import random
+    from datetime import UTC, datetime, timedelta
+
+    from armada_web.ladder import pairing
+    from armada_web.ladder.matchmaking import RatingPool
+    from armada_web.ladder.models import Rating
+
+    rng = random.Random(3)
+    owners = [make_user(f"owner{i}") for i in range(6)]
+    versions = [valid_version(owners[i % 6], f"bot-{i}") for i in range(18)]
+    now = datetime(2025, 6, 1, tzinfo=UTC)
+    for i, version in enumerate(versions):
+        played = None if i % 5 == 0 else now - timedelta(seconds=rng.randrange(1000))
+        Rating.objects.filter(version=version).update(mu=rng.choice([25.0, rng.uniform(10, 40)]),
+                                                      sigma=rng.uniform(1, 8), games=i, last_played=played)
+    Rating.objects.filter(version=versions[7]).update(benched=True)  # never a candidate
+    db = RatingPool("galaxy")
+    memory = pairing.MemoryPool(RatingPool._candidates(db.rows))
+    assert db.size() == 17 and len(memory.by_id) == 17
+    for count in (1, 6, 16, 40):
+        assert [c.id for c in db.longest_waiting(count)] == [c.id for c in memory.longest_waiting(count)]
+    for seed in memory.by_id.values():
+        assert [c.id for c in db.near(seed, 4)] == [c.id for c in memory.near(seed, 4)]
+        assert all(c.owner_id != seed.owner_id for c in db.near(seed, 4))
+
+
+def test_a_tick_at_10000_playing_versions_reads_a_bounded_set(django_assert_max_num_queries):
+    from armada_web.ladder.matchmaking import RatingPool, fill_queue
+    from armada_web.ops.scale.seed import seed_scale
+
+    seed_scale(bots=10_000, matches=0, races=0, replays=0)
+    assert RatingPool("galaxy").size() == 10_000
+    with django_assert_max_num_queries(PER_TICK + PER_MATCH * 4):  # whatever the ladder's size
+        made = fill_queue(workers=2)
+    assert len(made) == 4

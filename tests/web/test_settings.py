@@ -41,7 +41,8 @@ def test_default_is_sqlite_with_wal_and_busy_timeout_under_the_data_dir(tmp_path
 
 
 def test_environment_overrides(tmp_path):
-    info = _probe(tmp_path, REDIS_URL="redis://10.0.0.9:6380/3", DEBUG="false")
+    info = _probe(tmp_path, REDIS_URL="redis://10.0.0.9:6380/3", DEBUG="false",
+                  SECRET_KEY="settings-test-key-0123456789-abcdefghijklmnopqrstuvwxyz")
     assert info["redis"] == "redis://10.0.0.9:6380/3"
     assert info["debug"] is False
 

@@ -132,18 +132,23 @@ def test_good_and_bad_bots_of_both_games(live_site):
     assert "log" not in seen and seen["status"] == "invalid"
 
 
-def test_worker_killed_mid_validation_is_reaped_and_revalidated(live_site):
+def test_worker_killed_mid_validation_is_reaped_and_revalidated(live_site, armada):
+    """Its heartbeat (every 1 s here) goes silent: given back after ARMADA_HEARTBEAT_TIMEOUT_S (5 s)."""
     from armada_web.bots.models import BotVersion
     from armada_web.bots.tasks import reap
 
+    armada(heartbeat_timeout_s=5)
     site = live_site
     token = token_for(site, "carol")
     version = upload(site, token, "galaxy", "slowpoke", "main.py", SLOW_START.encode())
     wait_for(site, token, version["id"], ("validating",), seconds=120)
     site.kill_worker()
+    killed = time.monotonic()
     assert BotVersion.objects.get(pk=version["id"]).status == "validating"
 
-    counts = reap(stuck_after_s=0)  # the periodic reaper, with no grace period
+    while (counts := reap())["requeued"] == 0:  # the periodic reaper
+        assert time.monotonic() - killed < 8, "not given back within the heartbeat's deadline"
+        time.sleep(0.2)
     assert counts["requeued"] == 1
     row = BotVersion.objects.get(pk=version["id"])
     assert row.status == "pending" and row.attempts == 1

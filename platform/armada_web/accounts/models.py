@@ -44,3 +44,26 @@ class SentMail(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "topic", "key"], name="one_mail_per_event")]
+class LimitCounter(models.Model):
+    """What one limit counts for one key (`"user:7"`, `"pair:3-9"`): its row is locked while a
+    use is counted, so parallel requests count one after the other (accounts.limits)."""
+
+    action = models.CharField(max_length=32, help_text="what is limited: upload, challenge, challenge-pair, ...")
+    key = models.CharField(max_length=100, help_text="whom the limit is per: user:ID, pair:ID-ID")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["action", "key"], name="limit_counter_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.key}"
+
+
+class LimitUse(models.Model):
+    """One counted use (an upload, a challenge), kept for its limit's window whatever happens to
+    what it made (a deleted bot's uploads still count)."""
+
+    counter = models.ForeignKey(LimitCounter, on_delete=models.CASCADE, related_name="uses")
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["counter", "at"])]

@@ -15,20 +15,19 @@ from django.db import transaction
 
 from armada_web.accounts import mail, throttles
 from armada_web.accounts.models import ApiToken, MailPreferences
-from armada_web.errors import Invalid, NotFound, RateLimited
+from armada_web.errors import Invalid, NotFound
 
 TOKEN_NAME_MAX = 64
 
 
 def check_password(*, request: Any, username: str, password: str) -> User:
-    """The user with these credentials, counting failures; Invalid, or RateLimited past the limits."""
-    refusal = throttles.login_refusal(request, username)
-    if refusal:
-        raise RateLimited(refusal)
-    user = authenticate(request, username=username, password=password)
-    if user is None:
-        throttles.record_failure(request, username)
-        raise Invalid("wrong username or password (or the account is disabled)")
+    """The user with these credentials, counting failures; Invalid, or RateLimited past the limits
+    (accounts.throttles: counted before the check, so parallel attempts meet the limits too)."""
+    with throttles.attempt(request, username) as attempt:
+        user = authenticate(request, username=username, password=password)
+        if user is None:
+            raise Invalid("wrong username or password (or the account is disabled)")
+        attempt.succeeded()
     return user  # type: ignore[return-value]
 
 

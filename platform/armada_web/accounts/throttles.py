@@ -1,18 +1,27 @@
 """Brute-force protection for password checks, shared by the log-in page and the token API.
 
-Failed attempts are counted per address and per username in the cache (Redis by default,
-so every web process sees the same counts) over a sliding window; past either limit, every
-attempt is refused with a message saying how long to wait, even with the right password.
+Failed attempts are counted per client address (`armada_web.clients`: X-Forwarded-For only from
+the trusted proxies) and per username in atomic counters shared by every web process
+(`armada_web.counters`, Redis). An attempt is counted *before* the password is checked and taken
+back when it was right, so parallel attempts each get their own number: past either limit, every
+attempt is refused with a message saying how long to wait, even with the right password, and N
+parallel guesses can never check more than the limit's passwords.
 """
 
 from __future__ import annotations
 
-import time
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+
+from armada_web import counters
+from armada_web.accounts.limits import in_words
+from armada_web.clients import client_address
+from armada_web.errors import RateLimited
 
 
 @dataclass(frozen=True)
@@ -30,39 +39,45 @@ def limits() -> list[Limit]:
     return [Limit("ip", config.login_failures_per_ip, window), Limit("user", config.login_failures_per_user, window)]
 
 
-def client_ip(request: Any) -> str:
-    """The client's address (REMOTE_ADDR; a proxy in front must set it, see docs/operations.md)."""
-    return str(request.META.get("REMOTE_ADDR") or "unknown")
+def _names(request: Any, username: str) -> dict[str, str]:
+    """The counters' names: the client's address, and a digest of the username (any text a form
+    sends is a safe key)."""
+    user = hashlib.sha256(username.strip().lower()[:150].encode("utf-8", "replace")).hexdigest()[:32]
+    return {"ip": f"login-fail:ip:{client_address(request)}", "user": f"login-fail:user:{user}"}
 
 
-def _keys(request: Any, username: str) -> dict[str, str]:
-    return {"ip": f"login-fail:ip:{client_ip(request)}", "user": f"login-fail:user:{username.strip().lower()[:150]}"}
+class Attempt:
+    """One password attempt, counted as a failure until `succeeded` takes it back."""
+
+    def __init__(self, names: list[tuple[str, int]]) -> None:
+        self._names = names
+
+    def succeeded(self) -> None:
+        for name, window_s in self._names:
+            counters.undo(name, window_s)
 
 
-def _recent(key: str, window_s: int, now: float) -> list[float]:
-    return [t for t in cache.get(key, []) if t > now - window_s]
-
-
-def login_refusal(request: Any, username: str) -> str | None:
-    """None when a password attempt is allowed now, else the message to show."""
-    now = time.time()
-    keys = _keys(request, username)
+@contextmanager
+def attempt(request: Any, username: str) -> Iterator[Attempt]:
+    """Count a password attempt of `username` from `request`'s client; RateLimited when it is past
+    a limit (and then it is not counted). Call `succeeded()` on the result when the password was right."""
+    names = _names(request, username)
+    counted: list[tuple[str, int]] = []
+    refusal = None
     for limit in limits():
-        recent = _recent(keys[limit.scope], limit.window_s, now)
-        if len(recent) >= limit.count:
-            wait_s = recent[0] + limit.window_s - now
-            minutes = max(1, round(wait_s / 60))
+        name = names[limit.scope]
+        counted.append((name, limit.window_s))
+        if counters.hit(name, limit.window_s) > limit.count and refusal is None:
             who = "from your address" if limit.scope == "ip" else "for this username"
-            return (f"too many failed log-in attempts {who}; try again in about {minutes} "
-                    f"minute{'s' if minutes != 1 else ''}")
-    return None
+            refusal = (f"too many failed log-in attempts {who}; try again in "
+                       f"{in_words(counters.seconds_left(limit.window_s))}")
+    if refusal:
+        Attempt(counted).succeeded()  # a refused attempt checks no password: it does not count
+        raise RateLimited(refusal)
+    yield Attempt(counted)
 
 
-def record_failure(request: Any, username: str) -> None:
-    """Count one failed password attempt against the address and the username."""
-    now = time.time()
-    keys = _keys(request, username)
-    for limit in limits():
-        recent = _recent(keys[limit.scope], limit.window_s, now)
-        recent.append(now)
-        cache.set(keys[limit.scope], recent[-limit.count:], limit.window_s)
+def failures(request: Any, username: str) -> dict[str, float]:
+    """The failures counted now against the client's address and the username (for tests and staff)."""
+    names = _names(request, username)
+    return {limit.scope: counters.peek(names[limit.scope], limit.window_s) for limit in limits()}

@@ -1,4 +1,8 @@
-"""Token authentication for the API: knox's hashed tokens, plus the `last_used` time of each."""
+"""Token authentication for the API: knox's hashed tokens, plus the `last_used` time of each.
+
+A token is ASCII (hex); an Authorization header holding other bytes (Latin-1 letters, 0xff) is a
+wrong token, answered 401 like any other, never a decoding error.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 from knox.auth import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 
 #: `last_used` is written at most this often per token (saves a write per request).
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -14,6 +19,11 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 class NamedTokenAuthentication(TokenAuthentication):
     """`Authorization: Token <secret>`; records when each token was last used."""
+
+    def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
+        if not token.isascii():
+            raise AuthenticationFailed("Invalid token.")
+        return super().authenticate_credentials(token)
 
     def validate_user(self, auth_token: Any) -> tuple[Any, Any]:
         user, token = super().validate_user(auth_token)

@@ -1,8 +1,9 @@
-"""Account pages under /accounts/."""
+"""Account pages under /accounts/ (the profile page is in pages: armada_web/urls.py)."""
 
 from django.contrib.auth import views as auth
 from django.urls import path, reverse_lazy
 
+from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.accounts import views
 from armada_web.accounts.forms import ResetPasswordForm, ThrottledLoginForm
 
@@ -13,8 +14,7 @@ urlpatterns = [
     path("login/", auth.LoginView.as_view(template_name=T + "login.html", authentication_form=ThrottledLoginForm,
                                           redirect_authenticated_user=True), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
-    path("profile/", views.profile, name="profile"),
-    path("tokens/<int:pk>/revoke/", views.revoke_token, name="revoke-token"),
+    path("tokens/<id:pk>/revoke/", views.revoke_token, name="revoke-token"),
     path("mail/", views.mail_preferences, name="mail-preferences"),
     path("delete/", views.delete_account, name="delete-account"),
     path("password/", auth.PasswordChangeView.as_view(template_name=T + "form.html",

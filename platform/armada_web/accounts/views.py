@@ -1,5 +1,6 @@
-"""Account pages: sign up, profile with API tokens, delete the account. Log-in, log-out and
-the password pages are Django's own views (accounts/urls.py) with our templates."""
+"""Account pages: sign up, revoke a token, e-mail settings, delete the account. Log-in, log-out and the password
+pages are Django's own views (accounts/urls.py) with our templates; the profile page, which also
+lists the user's challenges, is `pages.account_views.profile` (it reads matches, a higher layer)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from armada_web.accounts import mail, queries, services
-from armada_web.accounts.forms import DeleteAccountForm, MailForm, SignUpForm, TokenForm
+from armada_web.accounts import services
+from armada_web.accounts.forms import DeleteAccountForm, MailForm, SignUpForm
 from armada_web.accounts.queries import signed_in
 from armada_web.errors import DomainError
-
-#: Session key holding a just-created token until the profile page has shown it once.
-NEW_TOKEN_KEY = "armada-new-token"  # noqa: S105 (a session key, not a secret)
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -30,27 +28,6 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
         return redirect("my-bots")
     return render(request, "accounts/signup.html", {"form": form})
-
-
-@login_required
-def profile(request: HttpRequest) -> HttpResponse:
-    """Your account: API tokens (create: the secret is shown once; revoke), links to the rest."""
-    form = TokenForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            token, secret = services.create_token(user=signed_in(request), name=form.cleaned_data["name"])
-        except DomainError as exc:
-            form.add_error("name", str(exc))
-        else:
-            # Shown once, on the page this redirect leads to (a reload creates nothing).
-            request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
-            return redirect("profile")
-    new = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
-    prefs = mail.preferences(signed_in(request))
-    mail_form = MailForm(initial={topic: getattr(prefs, topic) for topic in mail.TOPICS})
-    context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
-               "tokens": queries.tokens_of(signed_in(request)), "mail_form": mail_form}
-    return render(request, "accounts/profile.html", context)
 
 
 @login_required

@@ -6,7 +6,7 @@ from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -14,12 +14,18 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from armada_web.api.fields import absolute
+from armada_web.api.fields import IdField, absolute
+from armada_web.api.pagination import KeyedPageNumber
+from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
 from armada_web.archives import check_request_size
 from armada_web.bots import queries, services
 from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.bots.names import NAME_RE
 from armada_web.errors import Invalid
+
+#: Versions a bot's detail lists (the newest); a bot's whole history is paged at .../versions/.
+DETAIL_VERSIONS = 100
 
 
 class VersionSummary(serializers.ModelSerializer):
@@ -63,13 +69,20 @@ class BotDetailSerializer(BotSerializer):
 
     @extend_schema_field(VersionSummary(many=True))
     def get_versions(self, bot: Bot) -> list[dict[str, Any]]:
-        return list(VersionSummary(queries.versions_of(bot), many=True).data)
+        """The newest DETAIL_VERSIONS versions (all of them, paged: GET /api/bots/{id}/versions/)."""
+        return list(VersionSummary(queries.versions_of(bot)[:DETAIL_VERSIONS], many=True).data)
+
+
+@extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
+class BotNameField(serializers.CharField):
+    """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.names`)."""
 
 
 class BotCreate(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
-    game = serializers.CharField(max_length=20)
-    description = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="")
+    name = BotNameField(max_length=100, help_text="3 to 40 letters, digits, '-' and '_'; unique per game")
+    game = serializers.ChoiceField(choices=Game.choices)
+    description = serializers.CharField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True,
+                                        default="")
 
 
 class BotFilter(django_filters.FilterSet):
@@ -87,11 +100,21 @@ class BotFilter(django_filters.FilterSet):
         return queries.search(queryset, value)
 
 
+class ActiveVersion(serializers.Serializer):
+    version = IdField(help_text="the id of a valid version of this bot")
+
+
+@extend_schema_view(
+    list=extend_schema(responses=answers({200: BotSerializer(many=True)}, 400, 404)),
+    retrieve=extend_schema(responses=answers({200: BotDetailSerializer}, 404)),
+    destroy=extend_schema(responses=answers({204: None}, 403, 404)),
+)
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
                  viewsets.GenericViewSet):
     """Bots: anyone reads, a signed-in user creates, the owner changes."""
 
     queryset = queries.bots()
+    lookup_value_converter = "id"  # armada_web.inputs: a positive 63-bit integer, else 404
     permission_classes = [IsAuthenticatedOrReadOnly]
     filterset_class = BotFilter
 
@@ -102,7 +125,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         bot.refresh_from_db()
         return Response(BotDetailSerializer(bot, context=self.get_serializer_context()).data, status=code)
 
-    @extend_schema(request=BotCreate, responses={201: BotDetailSerializer})
+    @extend_schema(request=BotCreate, responses=answers({201: BotDetailSerializer}, 400, 403, 413, 415))
     def create(self, request: Request) -> Response:
         body = BotCreate(data=request.data)
         body.is_valid(raise_exception=True)
@@ -112,26 +135,36 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     def perform_destroy(self, instance: Bot) -> None:
         services.delete_bot(bot=instance, user=self.request.user)
 
-    @extend_schema(request=None, responses=BotDetailSerializer)
+    @extend_schema(request=None, responses=answers({200: BotDetailSerializer}, 403, 404))
     @action(detail=True, methods=["post"])
-    def retire(self, request: Request, pk: str) -> Response:
+    def retire(self, request: Request, pk: int) -> Response:
         return self._detail(services.retire_bot(bot=self.get_object(), user=request.user))
 
-    @extend_schema(request=inline_serializer("ActiveVersion", {"version": serializers.IntegerField()}),
-                   responses=BotDetailSerializer)
+    @extend_schema(request=ActiveVersion, responses=answers({200: BotDetailSerializer}, 400, 403, 404, 413, 415))
     @action(detail=True, methods=["post"])
-    def active(self, request: Request, pk: str) -> Response:
-        version = request.data.get("version") if isinstance(request.data, dict) else None
-        return self._detail(services.set_active(bot=self.get_object(), user=request.user, version_id=version))
+    def active(self, request: Request, pk: int) -> Response:
+        bot = self.get_object()
+        body = ActiveVersion(data=request.data)
+        body.is_valid(raise_exception=True)
+        return self._detail(services.set_active(bot=bot, user=request.user, version_id=body.validated_data["version"]))
 
+    @extend_schema(methods=["GET"], request=None, responses=answers({200: inline_serializer("PagedVersions", {
+        "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True), "results": VersionSummary(many=True)})}, 400, 404))
     @extend_schema(
+        methods=["POST"],
         request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField(
             help_text="main.py, or a zip with main.py at its top or in one top folder")})},
-        responses={201: VersionSerializer},
+        responses=answers({201: VersionSerializer}, 400, 403, 404, 413, 415, 503),
     )
-    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser])
-    def versions(self, request: Request, pk: str) -> Response:
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    def versions(self, request: Request, pk: int) -> Response:
+        """GET: the bot's versions, newest first, paged; POST: upload a new version (the owner)."""
         bot = self.get_object()
+        if request.method == "GET":
+            paginator = KeyedPageNumber()
+            page = paginator.paginate_queryset(queries.versions_of(bot), request, view=self) or []
+            return paginator.get_paginated_response(VersionSummary(page, many=True).data)
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
         upload = request.FILES.get("file")
         if upload is None:

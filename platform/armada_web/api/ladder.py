@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import F, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import QuerySet
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -15,12 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.fields import absolute
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
+from armada_web.api.pagination import KeyedPageNumber, LadderPages
+from armada_web.api.schema import answers
 from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
 from armada_web.ladder import challenges, league, ratings
 from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.ladder.queries import ladder, pairing_of
+from armada_web.matches.models import Match
 from armada_web.matches.queries import matches
 
 
@@ -81,22 +85,34 @@ class LeagueRow(RowBase):
     damage_difference = serializers.IntegerField()
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: RatedRow(many=True)}, 400, 404)))
 class RatedLadderView(ListAPIView):
     """A rated game's ladder (Galaxy): rank by displayed score mu - 3 sigma; provisional under 10 games."""
 
     permission_classes = [AllowAny]
     serializer_class = RatedRow
+    pagination_class = LadderPages
     game = ""
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return ladder(self.game).annotate(rank=Window(RowNumber(), order_by=[F("shown").desc(), F("version_id")]))
+        return ladder(self.game)
+
+    def paginate_queryset(self, queryset: Any) -> list[Any] | None:
+        """The page's rows, each with its rank: its place from the page's start (no window over the ladder)."""
+        rows = super().paginate_queryset(queryset)
+        page = getattr(self.paginator, "page", None)
+        for place, row in enumerate(rows or [], start=page.start_index() if page is not None else 1):
+            row.rank = place
+        return rows
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: LeagueRow(many=True)}, 400, 404)))
 class LeagueTableView(ListAPIView):
     """The league table (Mothership Down) in MD-10 order."""
 
     permission_classes = [AllowAny]
     serializer_class = LeagueRow
+    pagination_class = KeyedPageNumber
     game = ""
 
     def get_queryset(self) -> QuerySet[LeagueEntry]:
@@ -114,15 +130,28 @@ class PairingReplayView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, a: int, b: int) -> HttpResponse:
         first, second = pairing_of(a, b)
         return gzip_response(league.pairing_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
 
 
 class ChallengeRequest(serializers.Serializer):
-    bot = serializers.JSONField(help_text="your bot's id")
-    opponent = serializers.JSONField(help_text="the opponent bot's id")
+    bot = serializers.JSONField(help_text="your bot: its id (a number) or its name")
+    opponent = serializers.JSONField(help_text="the other bot: its id (a number) or its name (unique per game)")
+
+
+class ChallengeSerializer(MatchDetailSerializer):
+    """The queued match, and where its page is."""
+
+    page = serializers.SerializerMethodField(help_text="the match's page on the site: /matches/{id}/")
+    url = serializers.SerializerMethodField(help_text="the match's page as an absolute URL")
+
+    def get_page(self, match: Match) -> str:
+        return reverse("match", args=[match.pk])
+
+    def get_url(self, match: Match) -> str:
+        return absolute(self.context, self.get_page(match))
 
 
 class ChallengesView(APIView):
@@ -130,11 +159,12 @@ class ChallengesView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=ChallengeRequest, responses={201: MatchDetailSerializer})
+    @extend_schema(request=ChallengeRequest,
+                   responses=answers({201: ChallengeSerializer}, 400, 403, 404, 413, 415))
     def post(self, request: Request) -> Response:
-        body = ChallengeRequest(data=request.data if isinstance(request.data, dict) else {})
+        body = ChallengeRequest(data=request.data)
         body.is_valid(raise_exception=True)
-        match = challenges.challenge(user=request.user, bot_id=body.validated_data["bot"],
-                                     opponent_id=body.validated_data["opponent"])
+        match = challenges.challenge(user=request.user, bot=body.validated_data["bot"],
+                                     opponent=body.validated_data["opponent"])
         match = matches().get(pk=match.pk)
-        return Response(MatchDetailSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(ChallengeSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -1,25 +1,25 @@
-"""`/api/matches/` (list, newest first), `/api/matches/{id}/` and its `replay/`."""
+"""`/api/matches/` (list, newest first, filters, cursor pages), `/api/matches/{id}/` and its `replay/`."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
-from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.fields import absolute
+from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
-from armada_web.matches import storage
+from armada_web.matches import listing, storage
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.queries import matches, seat_log
+from armada_web.paging import page_number
 
 
 def bot_ref(p: Participant) -> dict[str, Any] | None:
@@ -94,32 +94,50 @@ class MatchDetailSerializer(MatchSerializer):
 
 
 FILTERS = [OpenApiParameter(name, str, description=text) for name, text in (
-    ("bot", "a bot id: its matches"), ("game", "galaxy or mothership"), ("kind", "ranked or challenge"),
-    ("status", "queued, running, finished, failed or void"))]
+    ("game", "galaxy or mothership"), ("bot", "a bot's id or name: the matches one of its versions sat in"),
+    ("opponent", "with bot: the matches against this bot (id or name)"),
+    ("version", "with bot: the matches of its version N"), ("kind", "ranked or challenge"),
+    ("result", "with bot: win, draw or loss (the bot's)"), ("status", "queued, running, finished, failed or void"),
+    ("cursor", "the page: follow next and previous (o<id>: older than match id, n<id>: newer)"),
+    ("page", "old clients: page N by number, within the newest 10,000 matches"),
+    ("page_size", "matches per page, 1 to 200 (50)"))]
 
 
-class MatchListView(ListAPIView):
-    """Matches, newest first; filter by bot, game, kind, status."""
+class MatchPageSerializer(serializers.Serializer):
+    """A page of the match list: newest first, with the links to the pages beside it."""
+
+    next = serializers.CharField(allow_null=True, help_text="the older matches' page (a cursor), or null")
+    previous = serializers.CharField(allow_null=True, help_text="the newer matches' page, or null")
+    results = MatchSerializer(many=True)
+
+
+class MatchListView(APIView):
+    """Matches, newest first, with filters, paged by cursor (a keyset: any page costs the same)."""
 
     permission_classes = [AllowAny]
-    serializer_class = MatchSerializer
 
-    def get_queryset(self) -> QuerySet[Match]:
-        queryset = matches()
-        params = self.request.query_params
-        bot = params.get("bot")
-        if bot:
-            if not (bot.isascii() and bot.isdigit()):
-                raise ValidationError("bot must be a bot's id")
-            queryset = queryset.filter(participants__version__bot_id=int(bot)).distinct()
-        for key in ("game", "kind", "status"):
-            if params.get(key):
-                queryset = queryset.filter(**{key: params[key]})
-        return queryset
+    @extend_schema(parameters=FILTERS, responses=answers({200: MatchPageSerializer}, 400))
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+        chosen = listing.filters(**{name: params.get(name) for name in listing.FILTERS})
+        size = listing.page_size(params.get("page_size"))
+        base = {**chosen.query(), **({"page_size": str(size)} if "page_size" in params else {})}
+        if params.get("page") and not params.get("cursor"):
+            number = page_number(params.get("page"))
+            rows, more = listing.numbered_page(chosen=chosen, number=number, size=size)
+            older = self._link(base, page=str(number + 1)) if more else None
+            newer = self._link(base, page=str(number - 1)) if number > 1 else None
+        else:
+            found = listing.page(chosen=chosen, cursor=params.get("cursor"), size=size)
+            rows = found.matches
+            older = self._link(base, cursor=found.older) if found.older else None
+            newer = self._link(base, cursor=found.newer) if found.newer else None
+        body = {"next": older, "previous": newer,
+                "results": MatchSerializer(rows, many=True, context={"request": request}).data}
+        return Response(body)
 
-    @extend_schema(parameters=FILTERS)
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    def _link(self, base: dict[str, str], **extra: str) -> str:
+        return self.request.build_absolute_uri(f"{self.request.path}?{urlencode({**base, **extra})}")
 
 
 class MatchView(APIView):
@@ -127,7 +145,7 @@ class MatchView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=MatchDetailSerializer)
+    @extend_schema(responses=answers({200: MatchDetailSerializer}, 404))
     def get(self, request: Request, pk: int) -> Response:
         match = matches().filter(pk=pk).first()
         if match is None:
@@ -140,7 +158,7 @@ class MatchReplayView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={(200, "application/gzip"): OpenApiResponse(description="the replay")})
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, pk: int) -> HttpResponse:
         match = Match.objects.filter(pk=pk).first()
         finished = match is not None and match.status == MatchStatus.FINISHED

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -16,6 +16,7 @@ import armada
 from armada_web.accounts import queries, services
 from armada_web.accounts.models import ApiToken
 from armada_web.api.pagination import PageNumber
+from armada_web.api.schema import answers
 
 
 class TokenSerializer(serializers.ModelSerializer):
@@ -37,10 +38,19 @@ class NewTokenSerializer(TokenSerializer):
         fields = [*TokenSerializer.Meta.fields, "token"]
 
 
+class TokenPage(serializers.Serializer):
+    """A page of the user's tokens (the API's pagination, api/pagination.py)."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TokenSerializer(many=True)
+
+
 class UserSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
-    email = serializers.EmailField()
+    email = serializers.CharField(help_text="empty when none was given")
     date_joined = serializers.DateTimeField()
     is_staff = serializers.BooleanField()
 
@@ -58,15 +68,14 @@ class TokensView(APIView):
     def get_permissions(self) -> list[Any]:
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
-    @extend_schema(responses=TokenSerializer(many=True))
+    @extend_schema(responses=answers({200: TokenPage}, 400, 404),
+                   parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)])
     def get(self, request: Request) -> Response:
         paginator = PageNumber()
         page = paginator.paginate_queryset(queries.tokens_of(request.user), request, view=self)
         return paginator.get_paginated_response(TokenSerializer(page, many=True).data)
 
-    @extend_schema(request=TokenRequest, responses={201: NewTokenSerializer,
-                                                     400: OpenApiResponse(description="wrong credentials"),
-                                                     429: OpenApiResponse(description="too many failed attempts")})
+    @extend_schema(request=TokenRequest, responses=answers({201: NewTokenSerializer}, 400, 403, 413, 415))
     def post(self, request: Request) -> Response:
         body = TokenRequest(data=request.data)
         body.is_valid(raise_exception=True)
@@ -82,7 +91,7 @@ class TokenDetailView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={204: None})
+    @extend_schema(responses=answers({204: None}, 403, 404))
     def delete(self, request: Request, pk: int) -> Response:
         services.revoke_token(user=request.user, token_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -93,7 +102,7 @@ class MeView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=UserSerializer)
+    @extend_schema(responses=answers({200: UserSerializer}))
     def get(self, request: Request) -> Response:
         return Response(UserSerializer(request.user).data)
 
@@ -103,6 +112,6 @@ class ApiVersionView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=ApiVersionSerializer)
+    @extend_schema(responses=answers({200: ApiVersionSerializer}))
     def get(self, request: Request) -> Response:
         return Response(ApiVersionSerializer({"api": settings.API_VERSION, "sdk": armada.__version__}).data)

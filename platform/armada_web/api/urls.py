@@ -5,6 +5,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
+from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.api.bots import BotViewSet
 from armada_web.api.events import EntriesView, EventsView, EventView, StartView
 from armada_web.api.ladder import ChallengesView, PairingReplayView, ladder_view
@@ -15,21 +16,22 @@ from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, Token
 from armada_web.api.versions import VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
 
-router = DefaultRouter()
+router = DefaultRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
+router.include_format_suffixes = False  # no `/api/bots.json` twins of the contract's paths
 router.register("bots", BotViewSet, basename="bot")
 
 urlpatterns = [
     path("tokens/", TokensView.as_view(), name="api-tokens"),
-    path("tokens/<int:pk>/", TokenDetailView.as_view(), name="api-token"),
+    path("tokens/<id:pk>/", TokenDetailView.as_view(), name="api-token"),
     path("me/", MeView.as_view(), name="api-me"),
     path("version/", ApiVersionView.as_view(), name="api-version"),
-    path("versions/<int:pk>/", VersionView.as_view(), name="api-bot-version"),
-    path("versions/<int:pk>/source/", VersionSourceView.as_view(), name="api-bot-version-source"),
+    path("versions/<id:pk>/", VersionView.as_view(), name="api-bot-version"),
+    path("versions/<id:pk>/source/", VersionSourceView.as_view(), name="api-bot-version-source"),
     path("matches/", MatchListView.as_view(), name="api-matches"),
-    path("matches/<int:pk>/", MatchView.as_view(), name="api-match"),
-    path("matches/<int:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
+    path("matches/<id:pk>/", MatchView.as_view(), name="api-match"),
+    path("matches/<id:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
     *[path(f"ladder/{slug}/", ladder_view(slug), name=f"api-ladder-{slug}") for slug in SPECS],
-    *[path(f"ladder/{game.slug}/<int:a>/<int:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay")
+    *[path(f"ladder/{game.slug}/<id:a>/<id:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay")
       for game in SPECS.values() if game.ranking is Ranking.LEAGUE],
     path("challenges/", ChallengesView.as_view(), name="api-challenges"),
     path("seasons/", SeasonListView.as_view(), name="api-seasons"),

@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.fields import absolute
+from armada_web.api.schema import answers
 from armada_web.bots import queries, storage
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import BotVersion
@@ -59,7 +60,7 @@ class VersionView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=VersionSerializer)
+    @extend_schema(responses=answers({200: VersionSerializer}, 404))
     def get(self, request: Request, pk: int) -> Response:
         version = queries.version_for(pk)
         if version is None:
@@ -72,7 +73,7 @@ class VersionSourceView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(description="the archive")})
+    @extend_schema(responses=answers({(200, "application/zip"): OpenApiResponse(description="the archive")}, 404))
     def get(self, request: Request, pk: int) -> FileResponse:
         version = queries.private_version_for(request.user, pk)
         handle = storage.open_archive(version) if version is not None else None

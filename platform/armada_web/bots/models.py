@@ -91,6 +91,8 @@ class BotVersion(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     queued = models.DateTimeField(null=True, blank=True, help_text="latest time its validation was queued")
     started = models.DateTimeField(null=True, blank=True, help_text="latest validation start")
+    heartbeat = models.DateTimeField(null=True, blank=True, help_text="latest sign of life of the worker running it")
+    holder = models.CharField(max_length=200, blank=True, help_text="the process running it: host:pid:start time")
     finished = models.DateTimeField(null=True, blank=True, help_text="validation end")
 
     class Meta:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from armada_web.bots.access import can_see_private
-from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.models import Bot, BotVersion, VersionStatus
 
 
 def bots() -> QuerySet[Bot]:
@@ -28,6 +29,14 @@ def bots_of(user: Any) -> QuerySet[Bot]:
     return bots().filter(owner=user)
 
 
+def with_newest(queryset: QuerySet[Bot]) -> QuerySet[Bot]:
+    """Each bot with its newest version's number and status (`newest_number`, `newest_status`; None
+    without one), one subquery per row through the (bot, number) index, never every version."""
+    newest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number")
+    return queryset.annotate(newest_number=Subquery(newest.values("number")[:1]),
+                             newest_status=Subquery(newest.values("status")[:1]))
+
+
 def versions_of(bot: Bot) -> QuerySet[BotVersion]:
     return bot.versions.order_by("-number")
 
@@ -41,3 +50,35 @@ def private_version_for(user: Any, version_id: int) -> BotVersion | None:
     """A version whose private parts `user` may see (owner or staff), else None (as if absent)."""
     version = version_for(version_id)
     return version if version is not None and can_see_private(user=user, bot=version.bot) else None
+
+
+@dataclass(frozen=True)
+class PlayState:
+    """Whether a bot plays now and, when it does not, why and what its owner can do."""
+
+    playing: bool
+    #: "playing", "disabled", "retired", "orphaned", "validating", "no-valid-version"
+    kind: str
+    reason: str = ""
+    advice: str = ""
+
+
+def play_state(bot: Bot) -> PlayState:
+    """The bot's state as `BotVersion.objects.playing()` decides it, in words (the ladder adds benching)."""
+    if bot.disabled:
+        return PlayState(False, "disabled", f"Disabled by staff: {bot.disabled_reason or 'no reason given'}.",
+                         "It plays no matches until staff enable it again; new versions do not change that.")
+    if bot.retired is not None:
+        return PlayState(False, "retired", f"Retired on {bot.retired:%Y-%m-%d}: it plays no more; its history stays.",
+                         "A retired bot takes no new versions: create a new bot to play again.")
+    if bot.owner_id is None:
+        return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
+    if BotVersion.objects.playing().filter(bot=bot).exists():
+        return PlayState(True, "playing")
+    waiting = bot.versions.filter(status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING]).order_by("-number")
+    newest = waiting.first()
+    if newest is not None:
+        return PlayState(False, "validating", f"Version {newest.number} is being validated.",
+                         "It plays as soon as its validation game passes; its page shows the progress.")
+    return PlayState(False, "no-valid-version", "No valid version: it does not play.",
+                     "Upload a version that passes its validation game (the version's page says why one failed).")

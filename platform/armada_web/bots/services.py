@@ -7,7 +7,7 @@ commands and the admin all call these.
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +17,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from armada_web import broker
+from armada_web.accounts import limits
 from armada_web.archives import check_upload
 from armada_web.bots import storage
 from armada_web.bots.access import activation_refusal, check_owner, upload_refusal
@@ -25,9 +27,11 @@ from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
 from armada_web.bots.names import name_problem
 from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
-from armada_web.errors import Invalid, NotFound, RateLimited, Unavailable
+from armada_web.errors import Invalid, NotFound, Unavailable
+from armada_web.inputs import parse_id
 
 DESCRIPTION_MAX = 2000
+log = logging.getLogger(__name__)
 
 
 def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bot:
@@ -55,56 +59,68 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bo
         return Bot.objects.create(owner=user, game=game, name=name, description=description.strip())
 
 
-def uploads_last_hour(*, user: User) -> int:
-    since = timezone.now() - timedelta(hours=1)
-    return BotVersion.objects.filter(bot__owner=user, created__gte=since).count()
+#: The action the hourly upload limit counts (accounts.limits), per user.
+UPLOAD = "upload"
 
 
 def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVersion:
-    """Check an upload and store it as the bot's next version (pending); validation starts on commit."""
+    """Check an upload and store it as the bot's next version (pending); validation starts on commit.
+
+    The hourly limit is counted in the same transaction as the version's row (accounts.limits):
+    parallel uploads cannot pass it, and deleting the bot afterwards frees nothing."""
     check_owner(bot=bot, user=user)
     refusal = upload_refusal(bot=bot)
     if refusal:
         raise Invalid(refusal)
-    limit = settings.ARMADA.uploads_per_hour
-    if uploads_last_hour(user=user) >= limit:
-        raise RateLimited(f"upload limit reached: {limit} uploads per hour; try again within the hour")
     bundle = check_upload(name=filename, data=data)
-    with transaction.atomic():
-        locked = Bot.objects.select_for_update().get(pk=bot.pk)
-        newest = locked.versions.order_by("-number").first()
-        if newest is not None and newest.sha256 == bundle.sha256:
-            raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")
-        number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-        version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,
-                             files=bundle.files, status=VersionStatus.PENDING, queued=timezone.now())
-        try:
-            version.archive.name = storage.save_archive(version, bundle.archive)
-        except OSError as exc:
-            raise Unavailable(f"storage unavailable, nothing was saved ({exc.__class__.__name__}); try again") from None
-        version.save()
-        transaction.on_commit(lambda: queue_validation(version.pk), robust=True)
+    try:
+        with transaction.atomic():
+            limit = settings.ARMADA.uploads_per_hour
+            limits.take(action=UPLOAD, key=limits.user_key(user.pk), limit=limit, window_s=3600,
+                        refusal=f"upload limit reached: {limit} uploads per hour")
+            locked = Bot.objects.select_for_update().get(pk=bot.pk)
+            newest = locked.versions.order_by("-number").first()
+            if newest is not None and newest.sha256 == bundle.sha256:
+                raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")
+            number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+            version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,
+                                 files=bundle.files, status=VersionStatus.PENDING, queued=timezone.now())
+            try:
+                version.archive.name = storage.save_archive(version, bundle.archive)
+            except OSError as exc:
+                log.error("upload of bot %s refused: the storage failed (%s)", locked.pk, exc)
+                raise Unavailable(f"storage unavailable, nothing was saved ({exc.__class__.__name__}); "
+                                  "try again") from None
+            version.save()
+            transaction.on_commit(lambda: queue_validation(version.pk))  # after the commit; raises if it fails
+    except broker.DOWN:
+        # The version is kept (pending): the reaper sends its validation once the queue is back.
+        raise Unavailable(f"version {number} was saved, but its validation could not be queued: the queue is "
+                          "down. It will be validated by itself once the queue is back; do not upload it again."
+                          ) from None
     return version
 
 
 def revalidate(*, version: BotVersion) -> bool:
-    """Staff: validate a version again from scratch; False when it is being validated right now."""
-    updated = BotVersion.objects.filter(pk=version.pk).exclude(status=VersionStatus.VALIDATING).update(
-        status=VersionStatus.PENDING, attempts=0, detail="", started=None, finished=None, queued=timezone.now())
-    if updated:
-        transaction.on_commit(lambda: queue_validation(version.pk), robust=True)
+    """Staff: validate a version again from scratch; False when it is being validated right now.
+    A pending version does not play, so the apps above are told (`active_version_changed`)."""
+    with transaction.atomic():
+        updated = BotVersion.objects.filter(pk=version.pk).exclude(status=VersionStatus.VALIDATING).update(
+            status=VersionStatus.PENDING, attempts=0, detail="", started=None, finished=None, queued=timezone.now())
+        if updated:
+            active_version_changed.send(sender=Bot, bot=Bot.objects.get(pk=version.bot_id))
+            transaction.on_commit(lambda: queue_validation(version.pk), robust=True)
     return bool(updated)
 
 
-def set_active(*, bot: Bot, user: User, version_id: Any) -> Bot:
+def set_active(*, bot: Bot, user: User, version_id: int) -> Bot:
     """Pin a valid version as the active one (roll back); the newest valid one un-pins."""
     check_owner(bot=bot, user=user)
     refusal = activation_refusal(bot=bot)
     if refusal:
         raise Invalid(refusal)
-    if isinstance(version_id, bool) or not isinstance(version_id, int | str) or not str(version_id).isdigit():
-        raise Invalid("give the version's id as an integer")
-    version = bot.versions.filter(pk=int(version_id)).first()
+    version_id = parse_id(version_id, what="version's id")
+    version = bot.versions.filter(pk=version_id).first()
     if version is None:
         raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
     refusal = activation_refusal(bot=bot, version=version)

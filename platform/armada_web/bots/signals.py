@@ -1,9 +1,10 @@
 """What the bots app tells the apps above it (they connect receivers in their AppConfig.ready()).
 
 - `active_version_changed(sender=Bot, bot=bot)`: the version that plays for `bot` may have
-  changed (a validation made a new one active, the owner chose one, the bot was retired,
-  disabled, enabled or deleted). Sent inside the writing transaction; a receiver that acts on
-  other tables defers its work with `transaction.on_commit`.
+  changed (a validation made a new one active, the owner chose one, staff sent one back to be
+  validated again, the bot was retired, disabled, enabled or deleted). Sent inside the writing
+  transaction; a receiver that acts on other tables defers its work with `transaction.on_commit`
+  unless it is as cheap as the write itself (the ladder's flag of the playing rating).
 - `validation_failed(sender=BotVersion, version=version)`: a version's validation ended `invalid`
   (the bot's fault) or `error` (the platform's, after its last attempt); sent once per ending,
   inside the transaction that records it when there is one (a receiver that mails defers it

@@ -1,4 +1,5 @@
-"""Where bot archives live: Django's default storage, which is private (no public URL).
+"""Where bot archives live: Django's default storage, which is private (armada_web.objectstore:
+a local folder or an S3-compatible bucket, no public URL).
 
 Archives are written under `versions/<bot id>/<version number>-<sha256 prefix>.zip` and only
 ever read back by the validation task, the match runner and the owner-only source views.
@@ -7,16 +8,10 @@ ever read back by the validation task, the match runner and the owner-only sourc
 from __future__ import annotations
 
 from django.core.files.base import ContentFile
-from django.core.files.storage import FileSystemStorage, default_storage
+from django.core.files.storage import default_storage
 
 from armada_web.bots.models import BotVersion
-
-
-class PrivateFileStorage(FileSystemStorage):
-    """A folder outside every served path; asking for a file's URL is an error, not a link."""
-
-    def url(self, name: str | None) -> str:
-        raise ValueError("private storage has no URLs: send files through a view that checks the owner")
+from armada_web.errors import Unavailable
 
 
 def archive_name(version: BotVersion) -> str:
@@ -34,10 +29,13 @@ def read_archive(version: BotVersion) -> bytes:
 
 
 def open_archive(version: BotVersion):  # type: ignore[no-untyped-def]
-    """The archive as an open file, or None when the version has none (deleted, or lost from storage)."""
+    """The archive as an open file, or None when the version has none (deleted, or lost from
+    storage); Unavailable when the storage does not answer."""
     if not version.archive.name:
         return None
     try:
         return version.archive.storage.open(version.archive.name, "rb")
-    except (FileNotFoundError, OSError):
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise Unavailable(f"the storage is unavailable ({exc}); try again later") from None

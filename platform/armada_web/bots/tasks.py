@@ -2,7 +2,9 @@
 
 `validate_version` may be delivered twice or die halfway: the claim and `Lease.record`
 (armada_web.leases) make each version's validation count once; `reap_validations` (beat)
-takes back what a lost worker or a lost message left behind.
+takes back what a lost worker or a lost message left behind. A worker whose sandbox is down
+does not claim: it sends the task back a little later (armada_web.sandbox_watch stops its
+consumer). Every log line of the task carries the version's id (armada_web.logs).
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from armada_web import leases
+from armada_web import leases, logs
 from armada_web.bots import validation
 from armada_web.bots.models import VersionStatus
+from armada_web.games.runner import sandbox_ready
+
+#: Seconds before a task handed back by a worker without a sandbox is delivered again.
+HAND_BACK_S = 5
 
 
 def queue_validation(version_id: int, countdown: float = 0) -> None:
@@ -22,16 +28,26 @@ def queue_validation(version_id: int, countdown: float = 0) -> None:
     validate_version.apply_async(args=[version_id], queue=settings.ARMADA.validation_queue, countdown=countdown)
 
 
-@shared_task(name="armada_web.bots.tasks.validate_version", acks_late=True, time_limit=900, soft_time_limit=840)
+@shared_task(name="armada_web.bots.tasks.validate_version", acks_late=True, reject_on_worker_lost=True,
+             ignore_result=True, time_limit=900, soft_time_limit=840)
 def validate_version(version_id: int) -> str:
-    """Validate one version (a no-op when it is not pending: delivered twice, or done already)."""
-    lease = leases.claim(validation.VALIDATION, version_id)
+    """Validate one pending version: the fairest one waiting (`validation.claim_next`), usually this
+    one; a no-op when none is (delivered twice, or done already). Its heartbeat beats meanwhile.
+    A worker whose sandbox is down hands the task back unclaimed."""
+    if not sandbox_ready():  # this host's engine is gone: leave the version to a worker that has one
+        queue_validation(version_id, countdown=HAND_BACK_S)
+        return "handed back"
+    lease = validation.claim_next(preferred=version_id)
     if lease is None:
         return "skipped"
-    status = validation.run(lease)
+    with logs.context(attempt=lease.attempt, version=lease.job_id), lease.beating():
+        status = validation.run(lease)
     if status == VersionStatus.PENDING:  # given back after a platform failure: try again a little later
-        queue_validation(version_id, countdown=settings.ARMADA.validation_retry_s)
+        queue_validation(lease.job_id, countdown=settings.ARMADA.validation_retry_s)
     return status
+
+
+logs.name_task(validate_version.name, "version")
 
 
 def _send(version: Any) -> None:
@@ -40,10 +56,10 @@ def _send(version: Any) -> None:
 
 def reap(stuck_after_s: int | None = None) -> dict[str, int]:
     """Re-queue validations a lost worker left (or whose message was lost); see leases.reap."""
-    return leases.reap(validation.VALIDATION, send=_send, stuck_after_s=stuck_after_s, given_up=validation.given_up)
+    return leases.reap(validation.VALIDATION, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.bots.tasks.reap_validations")
+@shared_task(name="armada_web.bots.tasks.reap_validations", ignore_result=True)
 def reap_validations() -> dict[str, int]:
     """Celery beat: see `reap`."""
     return reap()

@@ -6,6 +6,12 @@ version's archive at seat 1 against the game's starter (`GameSpec.validation_opp
 seat 2 through the platform's one runner (`games.runner.play`), and records what the uploaded
 bot did only while its own attempt still holds the row. A platform fault gives the version back
 for another attempt, and after the last one makes it `error` (never the bot's fault).
+
+Validation is fair between users: a worker takes not the version its message names but the
+fairest one waiting (`claim_next`): versions of users with no validation running first, then of
+the user whose last validation started longest ago, then the oldest upload. So one user's slow
+uploads never make another's wait longer than the validation game running now, which its own
+time limits bound; each message still validates one version.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, F, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from armada.botspec import starter_file
@@ -26,8 +33,8 @@ from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.bots.signals import validation_failed
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, play
-from armada_web.leases import JobKind, Lease
+from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, play
+from armada_web.leases import JobKind, Lease, claim, retrying, take_over
 
 log = logging.getLogger(__name__)
 #: Bytes of the bot's stderr kept with the version (the end of it).
@@ -41,7 +48,40 @@ VALIDATION = JobKind(
     lost_note=lambda n: f"platform failure: validation did not finish in {n} attempts (the worker was lost); "
                         "not your bot's fault",
     requeued_note="re-queued: the worker validating it was lost",
+    task="armada_web.bots.tasks.validate_version",
+    queues=lambda: (settings.ARMADA.validation_queue,),
+    on_give_up=lambda version_id: given_up(BotVersion.objects.get(pk=version_id)),
 )
+#: Waiting versions a worker considers at once (the fairest first).
+FAIR_WINDOW = 20
+
+
+def fair_order(limit: int = FAIR_WINDOW) -> list[int]:
+    """Ids of pending versions, the fairest first: owners with no validation running, then the owner
+    whose latest validation started longest ago (never first), then the oldest upload."""
+    mine = BotVersion.objects.filter(bot__owner=OuterRef("bot__owner"))
+    latest = mine.order_by().values("bot__owner").annotate(latest=Max("started")).values("latest")
+    rows = (BotVersion.objects.filter(status=VersionStatus.PENDING)
+            .annotate(busy=Exists(mine.filter(status=VersionStatus.VALIDATING)), latest=Subquery(latest))
+            .order_by("busy", F("latest").asc(nulls_first=True), "queued", "pk")
+            .values_list("pk", flat=True)[:limit])
+    return list(rows)
+
+
+def claim_next(preferred: int | None = None) -> Lease | None:
+    """Claim the fairest pending version (`fair_order`); `preferred` (the message's version) is
+    first taken back if a dead process of this host holds it (`leases.take_over`), and tried too
+    when it is waiting but outside the window. None when none is left to claim."""
+    if preferred is not None:
+        take_over(VALIDATION, preferred)  # its worker child was killed here: waiting again, fairly
+    order = fair_order()
+    if preferred is not None and preferred not in order:
+        order.append(preferred)
+    for version_id in order:
+        lease = claim(VALIDATION, version_id)
+        if lease is not None:
+            return lease
+    return None
 
 
 @dataclass
@@ -87,19 +127,29 @@ def run(lease: Lease) -> str:
     try:
         report = validation_game(game=version.bot.game, archive=archive, bot_name=version.bot.name,
                                  version_id=version.pk, seed=version.pk)
+    except ArchiveUnpackable as exc:
+        if exc.seat != 1:
+            return platform_failure(lease, str(exc))
+        report = ValidationReport(status="invalid", detail=f"the archive cannot be unpacked: {exc.reason}; "
+                                  "upload it again", log="", name="", orders=None, engine_version="")
     except PlatformFailure as exc:
         return platform_failure(lease, str(exc))
     ok = report.status == "ok"
     status = VersionStatus.VALID if ok else VersionStatus.INVALID
     detail = "" if ok else one_line(f"{report.status}: {report.detail}", 480)
-    with transaction.atomic():
-        recorded = lease.record(status=status, detail=detail, log=report.log, orders=report.orders,
-                                race_name=report.name[:40] if ok else "", engine_version=report.engine_version[:40],
-                                finished=timezone.now())
-        if recorded and ok:
-            refresh_active(bot=version.bot)
-        elif recorded:
-            validation_failed.send(sender=BotVersion, version=version)
+    def save() -> bool:
+        with transaction.atomic():
+            recorded = lease.record(status=status, detail=detail, log=report.log, orders=report.orders,
+                                    race_name=report.name[:40] if ok else "",
+                                    engine_version=report.engine_version[:40], finished=timezone.now())
+            if recorded and ok:
+                refresh_active(bot=version.bot)
+            elif recorded:
+                # In the recording transaction: a retry after a rollback sends it again, once.
+                validation_failed.send(sender=BotVersion, version=version)
+        return recorded or lease.recorded(status)  # or this attempt's commit went through before
+
+    recorded = retrying(save, what=f"the database (recording the validation of version {version.pk})")
     return status if recorded else "superseded"
 
 

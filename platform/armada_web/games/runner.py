@@ -7,25 +7,33 @@ bot does is in the outcome (a status per seat). Ranked and challenge matches (ma
 and validation games (bots.validation) all play through here.
 
 The sandbox (Docker engine, bot image) is checked when a worker process starts
-(`check_sandbox`, from the Celery app) and again only after a failure, not before every match.
+(`check_sandbox`, from the Celery app) and again only after a failure, not before every match;
+after a failure a game waits for it with back-off for up to ARMADA_SANDBOX_WAIT_S (an engine
+restarting) before it fails. A bot the sandbox ended while it played (its container removed, the
+engine stopped: `DockerBot.sandbox_fault`) makes the game a `SandboxFailure`, never a bot's loss.
+A task asks `sandbox_ready()` before it claims its job: a worker whose engine is gone hands the
+task back instead of claiming it.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
-import tempfile
+import time
 from contextlib import ExitStack
 from typing import Any
 
 from django.conf import settings
 
+from armada.botspec import BotSpecError
 from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
-from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
+from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_folder
 from armada_web.archives import unpack
 
-__all__ = ["PlatformFailure", "check_sandbox", "play"]
+__all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxFailure", "check_sandbox", "play", "sandbox_ready",
+           "wait_for_sandbox"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,21 +42,84 @@ class PlatformFailure(Exception):
     """The game could not be played for a reason that is not a bot's (Docker, image, storage, engine)."""
 
 
+class SandboxFailure(PlatformFailure):
+    """The sandbox (the Docker engine) failed before or during the game: worth another attempt.
+    `engine_down`: the engine did not answer (worth waiting for)."""
+
+    def __init__(self, message: str, *, engine_down: bool = False) -> None:
+        super().__init__(message)
+        self.engine_down = engine_down
+
+
+#: After a failed check, `sandbox_ready` asks the engine again only this many seconds later.
+RECHECK_S = 5.0
+
+
+class ArchiveUnpackable(PlatformFailure):
+    """A seat's stored archive does not unpack (stored before the upload check refused such
+    names): the archive's fault, not the platform's. A validation makes its version `invalid`;
+    a match treats it as any other failure to play (void)."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(f"the stored archive of seat {seat} could not be unpacked ({reason})")
+        self.seat = seat
+        self.reason = reason
+
+
+#: Errors of unpacking that come from the names in the archive, not from the disk.
+_NAME_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.EILSEQ,
+                          errno.EINVAL})
+
+
 class _Sandbox:
-    """Whether this process last found the sandbox ready (None: not checked yet)."""
+    """Whether this process last found the sandbox ready (None: not checked yet), and when."""
 
     ready: bool | None = None
+    checked: float = 0.0
 
 
 def check_sandbox() -> str:
-    """Check the Docker engine and the bot image now; remembers the answer. Raises PlatformFailure."""
+    """Check the Docker engine and the bot image now; remembers the answer. Raises SandboxDown."""
+    _Sandbox.checked = time.monotonic()
     try:
         detail = check_ready(image=settings.ARMADA.bot_image)
     except SandboxUnavailable as exc:
         _Sandbox.ready = False
-        raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
+        raise SandboxFailure(f"the sandbox is unavailable: {exc}", engine_down=exc.engine_down) from None
     _Sandbox.ready = True
     return detail
+
+
+def sandbox_ready() -> bool:
+    """Whether this process may take a game now: the last check passed, or a new one does (asked
+    at most every RECHECK_S seconds after a failure)."""
+    if _Sandbox.ready:
+        return True
+    if _Sandbox.ready is False and time.monotonic() - _Sandbox.checked < RECHECK_S:
+        return False
+    try:
+        check_sandbox()
+    except SandboxFailure as exc:
+        logger.warning("%s", exc)
+        return False
+    return True
+
+
+def wait_for_sandbox(within_s: float | None = None) -> str:
+    """`check_sandbox`, tried again with back-off (1, 2, 4 ... 10 s) for up to `within_s` seconds
+    (ARMADA_SANDBOX_WAIT_S) while the engine does not answer; the SandboxFailure at once for
+    anything else (a missing image), or when it does not come back."""
+    deadline = time.monotonic() + float(settings.ARMADA.sandbox_wait_s if within_s is None else within_s)
+    pause = 1.0
+    while True:
+        try:
+            return check_sandbox()
+        except SandboxFailure as exc:
+            if not exc.engine_down or time.monotonic() + pause > deadline:
+                raise
+            logger.warning("%s; checking again in %.0f s", exc, pause)
+            time.sleep(pause)
+            pause = min(pause * 2, 10.0)
 
 
 def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
@@ -58,16 +129,22 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
     slots the bots may take (docs/sandbox.md); a worker with warm slots (ARMADA_SANDBOX_WARM_PAIRS)
     starts them in its warm containers."""
     if not _Sandbox.ready:
-        check_sandbox()
+        wait_for_sandbox()
     limits = settings.ARMADA.game(game)
     labels = {"armada.match": str(match_id)}
     with ExitStack() as stack:
         bots: dict[int, BotConnection] = {}
         for seat, (name, archive) in sorted(seats.items()):
             # An opaque name: a cold container's bot sees its code folder's host path.
-            code_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="armada-code-"))
+            code_dir = stack.enter_context(code_folder())  # swept if this process dies before the end
             try:
-                unpack(archive=archive, dest=code_dir)
+                unpack(archive=archive, dest=str(code_dir))
+            except BotSpecError as exc:
+                raise ArchiveUnpackable(seat, str(exc)) from None
+            except OSError as exc:
+                if exc.errno in _NAME_ERRNOS:
+                    raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
+                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             except Exception as exc:
                 raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
             bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=limits.sandbox,
@@ -75,11 +152,16 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
                                    purpose=purpose)
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
-        except SandboxUnavailable as exc:
+        except SandboxUnavailable as exc:  # (play_match raises it only while starting the bots)
             _Sandbox.ready = False
-            raise PlatformFailure(f"the sandbox is unavailable: {exc}") from None
+            raise SandboxFailure(f"the sandbox is unavailable: {exc}") from None
         except (ConfigError, ValueError, RuntimeError) as exc:
             raise PlatformFailure(f"the engine failed: {exc}") from None
+        ended = [f"seat {n}: {getattr(bot, 'sandbox_fault', '')}" for n, bot in sorted(bots.items())
+                 if getattr(bot, "sandbox_fault", "") and outcome.players[n - 1].status != "ok"]
+        if ended:  # what ended those bots was the sandbox: the result is nobody's
+            _Sandbox.ready = False
+            raise SandboxFailure(f"the sandbox failed during the game ({'; '.join(ended)})")
         logger.info("match %s played; sandbox starts: %s", match_id,
                     ", ".join(f"seat {n} {'warm' if getattr(b, 'was_warm', False) else 'cold'}"
                               for n, b in sorted(bots.items())))

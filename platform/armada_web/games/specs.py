@@ -44,6 +44,15 @@ class GameSpec:
     table_label: str
     #: What its unit of play is called in results ("turns", "rounds").
     length_unit: str
+    #: What the name a bot gives at init is called on its pages ("Race name"); '' when the pages do not show it.
+    init_name_label: str
+    #: What happens to a version once it is valid and active (the version page says it).
+    after_valid: str
+
+    @property
+    def length_unit_one(self) -> str:
+        """One unit of play ("turn", "round")."""
+        return self.length_unit.removesuffix("s")
 
     @property
     def engine(self) -> Game:
@@ -78,14 +87,18 @@ SPECS: dict[str, GameSpec] = {
             blurb="Two players, sixteen planets, hidden fleets and espionage probes; "
                   "conquer the grid within 200 turns.",
             validation_opponent="random", validation_turns=30, rules="galaxy",
-            table_url="ladder-galaxy", table_label="Ladder", length_unit="turns",
+            table_url="ladder-galaxy", table_label="Ladder", length_unit="turns", init_name_label="",
+            after_valid="It plays ranked matches now: matchmaking pairs it with bots near its rating within "
+                        "a minute or two, and it appears on the ladder after its first one.",
         ),
         GameSpec(
             slug="mothership", label="Mothership Down", ranking=Ranking.LEAGUE,
             blurb="Allocate 100 points to a mothership and five fighters; "
                   "fixed orders fight every other race in a league.",
             validation_opponent="balanced", validation_turns=None, rules="mothership",
-            table_url="ladder-mothership", table_label="League", length_unit="rounds",
+            table_url="ladder-mothership", table_label="League", length_unit="rounds", init_name_label="Race name",
+            after_valid="It is in the league now: its orders fought every other race at once (MD-10, MD-11); "
+                        "its race page shows each battle.",
         ),
     )
 }

@@ -1,49 +1,61 @@
 """Challenges: a signed-in user's unrated match between one of their bots and another bot.
 
-Only games whose spec allows challenges (a league already plays every pairing). The server
-picks the seed and alternates sides between challenges of a pair; limits per user per hour and
-per pair per hour (settings) are refused with RateLimited. Challenges go to their own queue,
-which the match workers serve beside the ranked one, so they never wait behind its backlog.
+Only games whose spec allows challenges (a league already plays every pairing). Bots are given by
+id or by name (names are unique per game). The server picks the seed and alternates sides between
+challenges of a pair; limits per user per hour and per pair per hour (settings) are refused with
+RateLimited. Challenges go to their own queue, which the match workers serve beside the ranked
+one, so they never wait behind its backlog.
+
+`check` is the one rule; `challenge` enforces it (the limits counted again, authoritatively, in
+the match's own transaction: accounts.limits) and `challengers` (what the pages offer: which of
+a user's bots may challenge each bot shown) computes it for many bots in a few queries.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
-from armada_web.bots.access import check_owner
+from armada_web.accounts import limits
+from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import Invalid, NotFound, RateLimited
+from armada_web.errors import DomainError, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.games import spec
-from armada_web.matches.models import Match, MatchKind
+from armada_web.inputs import parse_id
+from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
 
-
-def _bot(value: Any, what: str) -> Bot:
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii() \
-            or not str(value).isdigit():
-        raise Invalid(f"give the {what}'s id as an integer")
-    bot = Bot.objects.select_related("active_version", "owner").filter(pk=int(value)).first()
-    if bot is None:
-        raise NotFound(f"no bot with id {value}")
-    return bot
+#: The actions the two hourly limits count (accounts.limits): per user, and per pair of bots.
+CHALLENGE = "challenge"
+CHALLENGE_PAIR = "challenge-pair"
 
 
-def _playing(bot: Bot) -> BotVersion:
-    version = BotVersion.objects.playing().filter(bot=bot).select_related("bot").first()
-    if version is None:
-        raise Invalid(f"{bot.name} cannot play now (retired, disabled, or no valid version)")
-    return version
+@dataclass(frozen=True)
+class Counts:
+    """What the limits count: the user's challenges and the pair's in the last hour."""
+
+    mine: int
+    pair: int
 
 
-def challenge(*, user: Any, bot_id: Any, opponent_id: Any) -> Match:
-    """Queue an unrated match of `user`'s bot against bot `opponent_id`."""
-    bot = _bot(bot_id, "bot")
-    opponent = _bot(opponent_id, "opponent")
-    check_owner(bot=bot, user=user)
+def _since() -> datetime:
+    return timezone.now() - timedelta(hours=1)
+
+
+def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts) -> None:
+    """Raise the refusal of `user`'s challenge of `opponent` with `bot`, if any.
+
+    `playing`: the ids of those of the two bots that play now (`BotVersion.objects.playing()`).
+    """
+    if not is_owner(bot=bot, user=user):
+        raise Forbidden("not your bot: challenge with one of your own bots")
     if bot.pk == opponent.pk:
         raise Invalid("a bot cannot challenge itself")
     for one in (bot, opponent):
@@ -53,21 +65,100 @@ def challenge(*, user: Any, bot_id: Any, opponent_id: Any) -> Match:
                           f"(every pairing is played in its {game.table_label.lower()} already)")
     if bot.game != opponent.game:
         raise Invalid(f"{bot.name} and {opponent.name} play different games")
-    first, second = _playing(bot), _playing(opponent)
-    since = timezone.now() - timedelta(hours=1)
+    for one in (bot, opponent):
+        if one.pk not in playing:
+            raise Invalid(f"{one.name} cannot play now (retired, disabled, or no valid version)")
     config = settings.ARMADA
-    mine = Match.objects.filter(kind=MatchKind.CHALLENGE, requested_by=user, created__gte=since).count()
-    if mine >= config.challenges_per_hour:
+    if counts.mine >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour; "
                           "try again within the hour")
-    pair = (Match.objects.filter(kind=MatchKind.CHALLENGE, participants__version__bot=bot)
-            .filter(participants__version__bot=opponent))
-    if pair.filter(created__gte=since).count() >= config.challenges_per_pair_hour:
+    if counts.pair >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
                           "per hour; try again within the hour")
-    last = pair.order_by("-created", "-id").first()
-    if last is not None:
-        seat_1 = last.participants.filter(seat=1).values_list("version__bot_id", flat=True).first()
-        if seat_1 == bot.pk:
+
+
+def _by_id(value: int) -> Bot:
+    bot = Bot.objects.select_related("owner").filter(pk=value).first()
+    if bot is None:
+        raise NotFound(f"no bot with id {value}")
+    return bot
+
+
+def find_bot(value: Any, what: str, *, user: Any = None, game: str | None = None) -> Bot:
+    """The bot `value` names: an id (a JSON integer, or digits that name no bot) or a name.
+
+    A name held in several games means the user's own bot (`user`) or the bot of `game`, when one is.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _by_id(parse_id(value, what=f"{what}'s id"))
+    if not isinstance(value, str) or not value.strip() or len(value) > 40:
+        raise Invalid(f"give the {what} as a bot's id (a number) or its name")
+    name = value.strip()
+    named = list(Bot.objects.select_related("owner").filter(name__iexact=name).order_by("game"))
+    if not named:
+        if name.isascii() and name.isdigit():
+            return _by_id(parse_id(name, what=f"{what}'s id"))
+        raise NotFound(f"no bot named {name!r}")
+    if len(named) > 1:
+        preferred = ([b for b in named if is_owner(bot=b, user=user)] if user is not None else []) or \
+                    [b for b in named if b.game == game] or [b for b in named if spec(b.game).challenges]
+        named = preferred or named
+    return named[0]
+
+
+def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
+    """Queue an unrated match of `user`'s bot `bot` against `opponent` (each an id or a name)."""
+    mine = find_bot(bot, "bot", user=user)
+    theirs = find_bot(opponent, "opponent", game=mine.game)
+    playing = set(BotVersion.objects.playing().filter(bot__in=[mine, theirs]).values_list("bot_id", flat=True))
+    pair_key = limits.pair_key(mine.pk, theirs.pk)
+    counts = Counts(mine=limits.used(action=CHALLENGE, key=limits.user_key(user.pk), window_s=3600)
+                    if user.is_authenticated else 0,
+                    pair=limits.used(action=CHALLENGE_PAIR, key=pair_key, window_s=3600))
+    check(user=user, bot=mine, opponent=theirs, playing=playing, counts=counts)
+    first, second = (BotVersion.objects.playing().filter(bot=b).select_related("bot").get() for b in (mine, theirs))
+    config = settings.ARMADA
+    with transaction.atomic():
+        # Counted with the match's rows: parallel challenges meet the limits too.
+        limits.take(action=CHALLENGE, key=limits.user_key(user.pk), limit=config.challenges_per_hour,
+                    window_s=3600, refusal=f"challenge limit reached: {config.challenges_per_hour} challenges "
+                                           "per hour")
+        limits.take(action=CHALLENGE_PAIR, key=pair_key, limit=config.challenges_per_pair_hour, window_s=3600,
+                    refusal=f"challenge limit reached for this pair: {config.challenges_per_pair_hour} per hour")
+        # The pair's last challenge through the bot's seats (index seat_pairing_newest).
+        last = (Participant.objects.filter(bot=mine, opponent=theirs, match__kind=MatchKind.CHALLENGE)
+                .order_by("-match_id").values_list("seat", flat=True).first())
+        if last == 1:  # the bot sat first last time: the opponent does now
             first, second = second, first
-    return create_match(game=bot.game, first=first, second=second, kind=MatchKind.CHALLENGE, requested_by=user)
+        return create_match(game=mine.game, first=first, second=second, kind=MatchKind.CHALLENGE,
+                            requested_by=user)
+
+
+def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
+    """Opponent bot id -> `user`'s bots that `challenge` would accept against it now (only the
+    opponents with at least one), in four queries whatever the number of opponents."""
+    others = {b.pk: b for b in opponents}
+    if not others or user is None or not user.is_authenticated:
+        return {}
+    games = {b.game for b in others.values() if spec(b.game).challenges}
+    mine = list(Bot.objects.select_related("owner").filter(owner=user, game__in=games).order_by("name"))
+    if not mine:
+        return {}
+    playing = set(BotVersion.objects.playing().filter(bot__in=[*mine, *others.values()])
+                  .values_list("bot_id", flat=True))
+    since = _since()
+    requested = limits.used(action=CHALLENGE, key=limits.user_key(user.pk), window_s=3600)
+    pairs = {(row["bot_id"], row["opponent_id"]): row["n"] for row in
+             Participant.objects.filter(match__kind=MatchKind.CHALLENGE, match__created__gte=since,
+                                        bot__in=mine, opponent__in=list(others))
+             .values("bot_id", "opponent_id").annotate(n=Count("match_id", distinct=True)).order_by()}
+    offers: dict[int, list[Bot]] = {}
+    for pk, opponent in others.items():
+        for bot in mine:
+            try:
+                check(user=user, bot=bot, opponent=opponent, playing=playing,
+                      counts=Counts(mine=requested, pair=pairs.get((bot.pk, pk), 0)))
+            except DomainError:
+                continue
+            offers.setdefault(pk, []).append(bot)
+    return offers

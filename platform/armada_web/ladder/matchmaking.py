@@ -1,16 +1,18 @@
-"""Matchmaking in the database: read the candidates (one query), top the ranked queue up.
+"""Matchmaking in the database: top the ranked queue up, reading a bounded set of candidates.
 
 `fill_queue` keeps the ranked matches queued or running at `pairing.target_depth(free workers)`
 (the live workers less those a season's finals claim, `matches.capacity`), choosing each match
-of each rated game (games.rated_games) with the pure `pairing.pick_match` (the function
-bench/ranking.py measures). A version is marked as played
+of each rated game (games.rated_games) with the pure `pairing.pick_bounded` over a
+`RatingPool`: the longest-waiting versions as seeds and each seed's neighbours in mu as
+opponents, each read through an index of the Rating table, so a tick costs the same at 100 and
+at 10,000 playing versions (`pick_match`'s rules and no-starvation bound; bench/ranking.py
+measures the rules). A version is marked as played
 (Rating.last_played) when its match is made, so the next pick, in this tick or the next, sees
 it as busy.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +23,7 @@ from django.utils import timezone
 from armada_web.bots.models import BotVersion
 from armada_web.games import rated_games
 from armada_web.ladder import pairing, ratings
-from armada_web.ladder.models import Rating
+from armada_web.ladder.models import RANKED, Rating
 from armada_web.ladder.rating_updates import ensure_rating
 from armada_web.matches import services
 from armada_web.matches.capacity import free, live_workers
@@ -38,8 +40,41 @@ def ranked_versions(game: str) -> Any:
             .select_related("bot", "rating"))
 
 
+class RatingPool:
+    """The ranked candidates of a rated game, read a few at a time through the Rating table's
+    partial indexes (`rating_longest_waiting`, `rating_near_mu`): a `pairing.Pool`."""
+
+    def __init__(self, game: str) -> None:
+        self.rows = Rating.objects.filter(RANKED, game=game)
+
+    def size(self) -> int:
+        """How many candidates there are (an index-only count)."""
+        return int(self.rows.count())
+
+    @staticmethod
+    def _candidates(rows: Any) -> list[pairing.Candidate]:
+        fields = ("version_id", "version__bot__owner_id", "mu", "sigma", "games", "last_played")
+        return [pairing.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last)
+                for vid, owner, mu, sigma, games, last in rows.values_list(*fields)]
+
+    def longest_waiting(self, count: int) -> list[pairing.Candidate]:
+        never = self._candidates(self.rows.filter(last_played__isnull=True).order_by("version_id")[:count])
+        if len(never) >= count:
+            return never
+        waited = self.rows.filter(last_played__isnull=False).order_by("last_played", "version_id")
+        return never + self._candidates(waited[: count - len(never)])
+
+    def near(self, seed: pairing.Candidate, count: int) -> list[pairing.Candidate]:
+        others = self.rows.exclude(version__bot__owner_id=seed.owner_id)
+        mu = seed.rating.mu
+        up = others.filter(mu__gte=mu).exclude(version_id=seed.id).order_by("mu", "version_id")[:count]
+        down = others.filter(mu__lt=mu).order_by("-mu", "-version_id")[:count]
+        return self._candidates(up) + self._candidates(down)
+
+
 def candidates(game: str) -> tuple[list[pairing.Candidate], dict[int, BotVersion]]:
-    """The ranked versions of `game` as pairing sees them (one query; new ones get a Rating row)."""
+    """Every ranked version of `game` as pairing sees them (one query): for small ladders, checks
+    and the bench; the tick itself reads a `RatingPool`."""
     out: list[pairing.Candidate] = []
     by_id: dict[int, BotVersion] = {}
     for version in ranked_versions(game):
@@ -85,20 +120,21 @@ def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[
 
 
 def _fill(game: str, need: int, workers: int, now: datetime) -> list[int]:
-    pool, versions = candidates(game)
-    if len(pool) < 2:
+    pool = RatingPool(game)
+    size = pool.size()
+    if size < 2:
         return []
     recent = recent_games(game)
-    idle_unit = max(1.0, len(pool) * settings.ARMADA.match_seconds / (2 * max(workers, 1)))
+    idle_unit = max(1.0, size * settings.ARMADA.match_seconds / (2 * max(workers, 1)))
     made: list[int] = []
     for _ in range(need):
-        pick = pairing.pick_match(pool, recent, now, idle_unit)
+        pick = pairing.pick_bounded(pool, recent, now, idle_unit)
         if pick is None:
             break
+        versions = BotVersion.objects.select_related("bot").in_bulk([pick.first.id, pick.second.id])
         with transaction.atomic():
             match = services.create_match(game=game, first=versions[pick.first.id], second=versions[pick.second.id])
             Rating.objects.filter(version_id__in=[pick.first.id, pick.second.id]).update(last_played=now)
         made.append(match.pk)
         recent.append(pairing.RecentGame(pick.first.id, pick.second.id))
-        pool = [replace(c, last_played=now) if c.id in (pick.first.id, pick.second.id) else c for c in pool]
     return made

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from django.db import models
+from django.db.models import F, Q
+
+#: The rows a rated game's ladder lists (its playing versions that have played), by score.
+ON_LADDER = Q(playing=True, games__gt=0)
+#: The rows matchmaking chooses from.
+RANKED = Q(playing=True, benched=False)
 
 
 class Rating(models.Model):
-    """A Galaxy version's rating (openskill, ratings.py) and its ranked record."""
+    """A Galaxy version's rating (ratings.py) and its ranked record."""
 
     version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, related_name="rating")
+    game = models.CharField(max_length=16, help_text="its bot's game (kept here for the ladder's index)")
+    playing = models.BooleanField(default=False, help_text="its version is among BotVersion.objects.playing() "
+                                  "(kept by ladder.standing on every change of a bot's playing version)")
     mu = models.FloatField()
     sigma = models.FloatField()
+    score = models.GeneratedField(expression=F("mu") - 3 * F("sigma"), output_field=models.FloatField(),
+                                  db_persist=True, help_text="the ladder's displayed score, mu - 3 sigma")
     games = models.PositiveIntegerField(default=0, help_text="rated games")
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
@@ -22,29 +33,36 @@ class Rating(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["benched"])]
+        indexes = [
+            models.Index(fields=["benched"]),
+            models.Index(F("game"), F("score").desc(), F("version_id"), condition=ON_LADDER, name="rating_ladder"),
+            # matchmaking: the longest waiting (never played first), and opponents near in mu
+            models.Index(F("game"), F("last_played"), F("version_id"), condition=RANKED,
+                         name="rating_longest_waiting"),
+            models.Index(F("game"), F("mu"), F("version_id"), condition=RANKED, name="rating_near_mu"),
+        ]
 
     def __str__(self) -> str:
         return f"rating of version {self.version_id}: {self.mu:.2f} +- {self.sigma:.2f}"
-
-    @property
-    def score(self) -> float:
-        """The ladder's displayed score, mu - 3 sigma."""
-        return self.mu - 3 * self.sigma
 
 
 class RatingChange(models.Model):
     """A version's rating after one finished ranked match (the rating history)."""
 
-    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="rating_history")
+    # (version, match)'s unique index serves every lookup by version: no index of its own.
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.CASCADE, related_name="rating_history",
+                                db_index=False)
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="rating_changes")
     mu = models.FloatField()
     sigma = models.FloatField()
     at = models.DateTimeField()
+    games = models.PositiveIntegerField(default=0, help_text="the version's rated games with this one (1 = its "
+                                        "first): the rating chart picks its points by it")
 
     class Meta:
         ordering = ["version", "at", "id"]
         constraints = [models.UniqueConstraint(fields=["version", "match"], name="one_change_per_match")]
+        indexes = [models.Index(fields=["version", "games"], name="rating_change_nth_game")]
 
 
 class LeagueEntry(models.Model):
@@ -64,6 +82,7 @@ class LeagueEntry(models.Model):
 
     class Meta:
         ordering = ["position"]
+        indexes = [models.Index(fields=["position"], name="league_entry_position")]
         verbose_name_plural = "league entries"
 
     @property

@@ -24,16 +24,23 @@ at least x's, hence idle at least x's minus C = (GAMES_WEIGHT + SIGMA_WEIGHT) * 
 bot that has played after x started waiting is C behind x's idle for ever after, so once x has
 waited C, every pick removes a distinct bot from contention: x plays within C seconds plus
 n - 1 picks (n candidates), provided some candidate of another owner exists.
-tests/ladder/test_matchmaking.py checks this bound on 200 bots and 5,000 picks.
+tests/ladder/test_pairing.py checks this bound on 200 bots and 5,000 picks.
+
+On a large ladder the tick never reads every candidate: `pick_bounded` takes the seeds from the
+longest-waiting few and each seed's opponent from its neighbours in mu, through a `Pool` (the
+database's reads them through indexes, ladder.matchmaking.RatingPool; `MemoryPool` is the same in
+memory), with the same bound (its docstring).
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from armada_web.ladder.ratings import BETA, PROVISIONAL_GAMES, SIGMA, Skill
 
@@ -42,6 +49,9 @@ SIGMA_WEIGHT = 1.0
 INFO_WEIGHT = 0.5
 REPEAT_WEIGHT = 1.0
 DEPTH_PER_WORKER = 2
+#: A large ladder's tick (`pick_bounded`): seeds considered, and opponents read on each side of a seed's mu.
+SEEDS = 16
+NEAR = 12
 
 
 @dataclass(frozen=True)
@@ -142,12 +152,92 @@ def pick_match(candidates: Sequence[Candidate], recent: Sequence[RecentGame], no
     """
     order = sorted(candidates, key=lambda c: (-priority(c, now, idle_unit), c.id))
     for seed in order:
-        opponent = pick_opponent(seed, candidates, recent)
-        if opponent is None:
-            continue
-        before = last_first(seed.id, opponent.id, recent)
-        if before is None and last_sides:
-            before = last_sides.get(pair_key(seed.id, opponent.id))
-        first, second = choose_sides(seed, opponent, before)
-        return Pick(first, second, seed.id)
+        pick = pick_for(seed, candidates, recent, last_sides)
+        if pick is not None:
+            return pick
     return None
+
+
+def pick_for(seed: Candidate, candidates: Sequence[Candidate], recent: Sequence[RecentGame],
+             last_sides: dict[tuple[int, int], int] | None = None) -> Pick | None:
+    """`seed`'s match: its best opponent among `candidates` and the sides, or None without one."""
+    opponent = pick_opponent(seed, candidates, recent)
+    if opponent is None:
+        return None
+    before = last_first(seed.id, opponent.id, recent)
+    if before is None and last_sides:
+        before = last_sides.get(pair_key(seed.id, opponent.id))
+    first, second = choose_sides(seed, opponent, before)
+    return Pick(first, second, seed.id)
+
+
+class Pool(Protocol):
+    """The candidates as a large ladder serves them: a few at a time, each set through an index."""
+
+    def longest_waiting(self, count: int) -> list[Candidate]:
+        """The `count` that waited longest: never played first (by id), then by last game (then id)."""
+
+    def near(self, seed: Candidate, count: int) -> list[Candidate]:
+        """Candidates of other owners than `seed`'s nearest it in mu: up to `count` at or above its mu
+        (by mu, then id; never `seed` itself) and up to `count` below (by mu descending, then id descending)."""
+
+
+def pick_bounded(pool: Pool, recent: Sequence[RecentGame], now: datetime, idle_unit: float) -> Pick | None:
+    """The next ranked match read from a `Pool`, never the whole ladder: `pick_match`'s rules on the
+    SEEDS longest-waiting candidates as seeds (in priority order), each seed's opponent the best of
+    the NEAR nearest in mu on each side.
+
+    The no-starvation bound of `pick_match` holds unchanged: the longest-waiting candidate is
+    always among the seeds, so the seed chosen has priority at least its idle term, hence at
+    least that of any waiting bot x outside the seeds too (x's idle is no longer); the rest of the
+    argument (module docstring) is the same. tests/ladder/test_pairing.py checks it on 10,000 bots.
+    """
+    for seed in sorted(pool.longest_waiting(SEEDS), key=lambda c: (-priority(c, now, idle_unit), c.id)):
+        pick = pick_for(seed, pool.near(seed, NEAR), recent)
+        if pick is not None:
+            return pick
+    return None
+
+
+def _waiting_key(c: Candidate) -> tuple[int, datetime, int]:
+    return (0, datetime.min, c.id) if c.last_played is None else (1, c.last_played, c.id)
+
+
+class MemoryPool:
+    """A `Pool` over candidates held in memory (simulations, tests): the same choices the
+    database's pool (ladder.matchmaking.RatingPool) makes, in sorted lists kept by `update`."""
+
+    def __init__(self, candidates: Sequence[Candidate]) -> None:
+        self.by_id = {c.id: c for c in candidates}
+        self._waiting = sorted(_waiting_key(c) for c in candidates)
+        self._mu = sorted((c.rating.mu, c.id) for c in candidates)
+
+    def update(self, candidate: Candidate) -> None:
+        """Replace the candidate of that id (it played: a new rating, game count, last game)."""
+        old = self.by_id[candidate.id]
+        self._waiting.pop(bisect.bisect_left(self._waiting, _waiting_key(old)))
+        bisect.insort(self._waiting, _waiting_key(candidate))
+        self._mu.pop(bisect.bisect_left(self._mu, (old.rating.mu, old.id)))
+        bisect.insort(self._mu, (candidate.rating.mu, candidate.id))
+        self.by_id[candidate.id] = candidate
+
+    def longest_waiting(self, count: int) -> list[Candidate]:
+        return [self.by_id[key[2]] for key in self._waiting[:count]]
+
+    def near(self, seed: Candidate, count: int) -> list[Candidate]:
+        middle = bisect.bisect_left(self._mu, (seed.rating.mu, -1))
+        up: list[Candidate] = []
+        for _, cid in self._mu[middle:]:
+            if len(up) >= count:
+                break
+            other = self.by_id[cid]
+            if cid != seed.id and other.owner_id != seed.owner_id:
+                up.append(other)
+        down: list[Candidate] = []
+        for _, cid in reversed(self._mu[:middle]):
+            if len(down) >= count:
+                break
+            other = self.by_id[cid]
+            if other.owner_id != seed.owner_id:
+                down.append(other)
+        return up + down

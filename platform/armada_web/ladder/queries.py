@@ -1,6 +1,6 @@
-"""Ladder reads for the API and the pages: a rated game's ladder, a version's rating history,
-the league and a race's battles (computed on demand from stored orders), and when a bot's next
-ranked game should start."""
+"""Ladder reads for the API and the pages: a rated game's ladder and places on it, a bot's rating
+chart (downsampled in the database), the league and a race's battles (computed on demand from
+stored orders), and when a bot's next ranked game should start."""
 
 from __future__ import annotations
 
@@ -9,26 +9,30 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, Q, QuerySet
+from django.db import connection
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
-from armada_web.bots.models import BotVersion
+from armada_web.bots.models import Bot, BotVersion
 from armada_web.errors import NotFound
 from armada_web.games import spec
-from armada_web.ladder import league, pairing, ratings
-from armada_web.ladder.matchmaking import ranked_versions
-from armada_web.ladder.models import LeagueEntry, Rating, RatingChange
+from armada_web.ladder import league
+from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
 
+#: Most points the rating chart draws, whatever the number of games.
+CHART_POINTS = 300
+
 
 def ladder(game: str) -> QuerySet[Rating]:
-    """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma) first."""
-    return (Rating.objects.filter(version__in=BotVersion.objects.playing().of_game(game), games__gt=0)
-            .select_related("version", "version__bot", "version__bot__owner")
-            .annotate(shown=F("mu") - 3 * F("sigma")).order_by("-shown", "version_id"))
+    """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma)
+    first: one range of the index `rating_ladder` (the flags are kept by ladder.standing)."""
+    return (Rating.objects.filter(ON_LADDER, game=game)
+            .select_related("version", "version__bot", "version__bot__owner").order_by("-score", "version_id"))
 
 
 def search_ladder(queryset: QuerySet[Any], text: str) -> QuerySet[Any]:
@@ -38,6 +42,83 @@ def search_ladder(queryset: QuerySet[Any], text: str) -> QuerySet[Any]:
         return queryset
     return queryset.filter(Q(version__bot__name__icontains=text) | Q(version__race_name__icontains=text)
                            | Q(version__bot__owner__username__icontains=text))
+
+
+def ranks_of(game: str, version_ids: list[int]) -> dict[int, int]:
+    """Each version's place on the whole ladder of `game` (one query, a window over the index)."""
+    if not version_ids:
+        return {}
+    ranked = (Rating.objects.filter(ON_LADDER, game=game)
+              .annotate(place=Window(RowNumber(), order_by=[F("score").desc(), F("version_id")]))
+              .values_list("version_id", "place"))
+    sql, params = ranked.query.sql_with_params()
+    marks = ", ".join(["%s"] * len(version_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM ({sql}) ranked WHERE ranked.version_id IN ({marks})",  # noqa: S608
+                       [*params, *version_ids])
+        return {int(version_id): int(place) for version_id, place in cursor.fetchall()}
+
+
+def chart_points(bot_id: int, limit: int = CHART_POINTS) -> tuple[list[tuple[Any, float, int]], int]:
+    """(at most about `limit` points (time, displayed score, version number) of the bot's rating history,
+    oldest first, and its rated games in all): evenly spread over its games, each version's first and
+    last game always among them; picked through the index `rating_change_nth_game`, never read whole."""
+    played = list(reversed(Rating.objects.filter(version__bot_id=bot_id, games__gt=0).order_by("-version__number")
+                           .values_list("version_id", "games")[:limit]))
+    total = sum(games for _, games in played)
+    if not played:
+        return [], 0
+    step = max(1.0, total / limit)
+    wanted = Q()
+    offset = 0
+    for version_id, games in played:
+        picks = {1, games} | {n - offset for n in _spread(offset, offset + games, step)}
+        wanted |= Q(version_id=version_id, games__in=sorted(p for p in picks if 1 <= p <= games))
+        offset += games
+    changes = (RatingChange.objects.filter(wanted).order_by("at", "id")
+               .values_list("at", "mu", "sigma", "version__number"))
+    return [(at, mu - 3 * sigma, number) for at, mu, sigma, number in changes], total
+
+
+def _spread(start: int, stop: int, step: float) -> list[int]:
+    """The 1-based game numbers in (start, stop] that fall on multiples of `step`."""
+    first = int(start // step) + 1
+    return [round(k * step) for k in range(first, int(stop // step) + 1) if start < round(k * step) <= stop]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a bot's playing version stands in its game's table (the ladder, or the league)."""
+
+    rank: int
+    #: The displayed score: mu - 3 sigma on a ladder, points in the league.
+    score: float
+    #: The table's page (of `per_page` rows) that shows its row.
+    page: int
+    rating: Rating | None = None
+    entry: LeagueEntry | None = None
+
+    @property
+    def benched(self) -> bool:
+        return bool(self.rating is not None and self.rating.benched)
+
+
+def standing(bot: Bot, per_page: int) -> Standing | None:
+    """The bot's row in its game's table, None when it has none (not playing, no rated game yet)."""
+    if bot.active_version_id is None:
+        return None
+    if spec(bot.game).rated:
+        rows = ladder(bot.game)
+        rating = rows.filter(version_id=bot.active_version_id).first()
+        if rating is None:
+            return None
+        shown = rating.shown  # type: ignore[attr-defined]
+        rank = rows.filter(Q(shown__gt=shown) | Q(shown=shown, version_id__lt=rating.version_id)).count() + 1
+        return Standing(rank, rating.score, (rank - 1) // per_page + 1, rating=rating)
+    entry = league.table().filter(version_id=bot.active_version_id).first()
+    if entry is None:
+        return None
+    return Standing(entry.position, entry.points, (entry.position - 1) // per_page + 1, entry=entry)
 
 
 def rating_history(bot_id: int) -> list[tuple[Any, float, int]]:
@@ -93,14 +174,17 @@ class NextGame:
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
-    """An estimate from matchmaking's own order: the bot's place among the ranked versions by
-    `pairing.priority` (the one to play next first), each match taking two of them, at the rate
-    ranked matches started in the last hour (or, with none, the live workers' rate)."""
+    """An estimate from matchmaking's own order: the bot's place among the ranked versions of its
+    game by how long they have waited (`ladder.matchmaking.RatingPool.longest_waiting`, the seeds
+    of `pairing.pick_bounded`; one count through the index `rating_longest_waiting`), each match
+    taking two of them, at the rate ranked matches started in the last hour (or, with none, the
+    live workers' rate)."""
     now = now or timezone.now()
     version = BotVersion.objects.playing().filter(bot_id=bot_id).select_related("bot").first()
     if version is None or not spec(version.bot.game).rated:
         return NextGame(None, "it plays no ranked games now (no playing version, or its game has none)")
-    if Rating.objects.filter(version=version, benched=True).exists():
+    rating = Rating.objects.filter(version=version).first()
+    if rating is not None and rating.benched:
         return NextGame(None, "it is benched: upload a new version to play again")
     flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
                                   participants__version=version)
@@ -109,16 +193,14 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     workers = known_workers()
     if workers <= 0:
         return NextGame(None, "no worker is playing ranked games now")
-    pool = list(ranked_versions(version.bot.game))
-    rows = {r.version_id: r for r in Rating.objects.filter(version__in=pool)}
-    candidates = [pairing.Candidate(v.pk, v.bot.owner_id or 0,
-                                    ratings.Skill(rows[v.pk].mu, rows[v.pk].sigma) if v.pk in rows
-                                    else ratings.initial_rating(),
-                                    rows[v.pk].games if v.pk in rows else 0,
-                                    rows[v.pk].last_played if v.pk in rows else None) for v in pool]
-    idle_unit = max(1.0, len(candidates) * settings.ARMADA.match_seconds / (2 * workers))
-    order = sorted(candidates, key=lambda c: (-pairing.priority(c, now, idle_unit), c.id))
-    place = next((i for i, c in enumerate(order) if c.id == version.pk), len(order))
+    pool = Rating.objects.filter(RANKED, game=version.bot.game).exclude(version_id=version.pk)
+    if rating is None or rating.last_played is None:
+        ahead = pool.filter(last_played__isnull=True, version_id__lt=version.pk)
+    else:
+        last = rating.last_played
+        ahead = pool.filter(Q(last_played__isnull=True) | Q(last_played__lt=last)
+                            | Q(last_played=last, version_id__lt=version.pk))
+    place = ahead.count()
     started = Match.objects.filter(kind=MatchKind.RANKED, started__gte=now - timedelta(hours=1)).count()
     per_second = started / 3600 if started else free(workers) / settings.ARMADA.match_seconds
     if per_second <= 0:

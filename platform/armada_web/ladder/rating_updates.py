@@ -28,12 +28,15 @@ def start_for(version: BotVersion) -> ratings.Skill:
 
 
 def ensure_rating(version: BotVersion) -> Rating:
-    """The version's Rating row, created at its placement start when it has none."""
+    """The version's Rating row, created at its placement start when it has none (flagged
+    `playing` when its version plays: ladder.standing keeps the flag from then on)."""
     row = Rating.objects.filter(version=version).first()
     if row is not None:
         return row
     start = start_for(version)
-    row, _ = Rating.objects.get_or_create(version=version, defaults={"mu": start.mu, "sigma": start.sigma})
+    playing = BotVersion.objects.playing().filter(pk=version.pk).exists()
+    row, _ = Rating.objects.get_or_create(version=version, defaults={
+        "mu": start.mu, "sigma": start.sigma, "game": version.bot.game, "playing": playing})
     return row
 
 
@@ -106,7 +109,8 @@ def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | 
     changes = advance(one, two, match_id, winner, statuses, details, start)
     for row in (one, two):
         row.save()
-        RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at)
+        RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at,
+                                    games=row.games)
         if row.benched and row.version_id not in benched:
             version_benched.send(sender=Rating, rating=row)
     return changes

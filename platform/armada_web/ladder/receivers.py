@@ -3,8 +3,9 @@
 - A ranked match of a rated game was recorded: both versions' ratings move, in the recording
   transaction, and each seat keeps its rating before and after.
 - Staff voided a finished ranked match: every rating is recomputed without it.
-- A bot's playing version may have changed: the league of its game is brought in line once the
-  change is committed.
+- A bot's playing version may have changed: a rated game's ratings follow in the same
+  transaction (`standing.follow`: the ladder and matchmaking read the flag it keeps), and the
+  league of its game is brought in line once the change is committed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from armada.referee.match import MatchOutcome
 from armada_web.bots.models import Bot
 from armada_web.bots.signals import active_version_changed
 from armada_web.games import Ranking, spec
-from armada_web.ladder import league, rating_updates
+from armada_web.ladder import league, rating_updates, standing
 from armada_web.ladder.recompute import recompute
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.signals import match_recorded, match_voided
@@ -45,6 +46,8 @@ def unrate_voided_match(sender: Any, match: Match, was: tuple[str, str], **_: An
 
 
 def follow_active_version(sender: Any, bot: Bot, **_: Any) -> None:
+    if spec(bot.game).rated:
+        standing.follow(bot=bot)  # cheap, and the ladder must never list a version that stopped playing
     if spec(bot.game).ranking is Ranking.LEAGUE:
         transaction.on_commit(league.sync_league, robust=True)
 

@@ -15,7 +15,7 @@ from django.db.models import Prefetch
 
 from armada_web.bots.models import BotVersion
 from armada_web.games import rated_games
-from armada_web.ladder import rating_updates, ratings
+from armada_web.ladder import rating_updates, ratings, standing
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
@@ -65,7 +65,7 @@ def recompute() -> dict[str, Any]:
                 p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
                 touched.append(p)
                 changes.append(RatingChange(version_id=row.version_id, match_id=match.pk, mu=after.mu,
-                                            sigma=after.sigma, at=match.finished or match.created))
+                                            sigma=after.sigma, at=match.finished or match.created, games=row.games))
             count += 1
         fields = ["mu", "sigma", "games", "wins", "draws", "losses", "faults_in_row", "benched", "benched_reason"]
         for version_id, row in existing.items():
@@ -75,9 +75,14 @@ def recompute() -> dict[str, Any]:
             for name in fields:
                 setattr(row, name, getattr(fresh, name))
         Rating.objects.bulk_update(list(existing.values()), fields, batch_size=500)
-        Rating.objects.bulk_create([row for vid, row in rows.items() if vid not in existing], batch_size=500)
+        games_of = {v["pk"]: v["bot__game"] for v in BotVersion.objects.filter(pk__in=[
+            vid for vid in rows if vid not in existing]).values("pk", "bot__game")}
+        Rating.objects.bulk_create([Rating(**{**{f: getattr(row, f) for f in ("version_id", "mu", "sigma", *fields)},
+                                              "game": games_of[vid]})
+                                    for vid, row in rows.items() if vid not in existing], batch_size=500)
         RatingChange.objects.all().delete()
         RatingChange.objects.bulk_create(changes, batch_size=500)
         Participant.objects.bulk_update(touched, ["mu_before", "sigma_before", "mu_after", "sigma_after"],
                                         batch_size=500)
+        standing.repair()
     return {"matches": count, "versions": len(rows)}

@@ -1,9 +1,11 @@
-"""Celery beat tasks of the ladder: matchmaking (every few seconds) and the league's safety sync."""
+"""Celery beat tasks of the ladder: matchmaking (every few seconds), the league's and the ratings'
+safety syncs."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from armada_web.ladder import standing
 from armada_web.ladder.league import sync_league
 from armada_web.ladder.matchmaking import fill_queue
 
@@ -18,3 +20,9 @@ def matchmaking() -> int:
 def sync_league_task() -> dict[str, int]:
     """Bring the league table in line with the active Mothership races (usually nothing to do)."""
     return sync_league()
+
+
+@shared_task(name="armada_web.ladder.tasks.repair_standing_task", ignore_result=True)
+def repair_standing_task() -> int:
+    """Re-derive which ratings are on the ladder from the playing versions (usually nothing to do)."""
+    return standing.repair()

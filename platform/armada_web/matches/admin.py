@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 
 from armada_web.matches import services
 from armada_web.matches.models import Match, Participant
+from armada_web.paging import CappedPaginator
 
 
 class ParticipantInline(admin.TabularInline):
@@ -29,6 +30,10 @@ class MatchAdmin(admin.ModelAdmin):
                        "started", "finished", "turns", "outcome", "engine_version", "reason"]
     inlines = [ParticipantInline]
     actions = ["void"]
+    # A season has a million matches: newest first by the primary key, counted only so far.
+    ordering = ["-id"]
+    paginator = CappedPaginator
+    show_full_result_count = False
 
     @admin.action(description="Void the selected matches (no result; ratings recomputed without them)")
     def void(self, request: Any, queryset: QuerySet[Match]) -> None:

@@ -5,8 +5,11 @@ it (queued -> running), `execute` reads both seats' archives, plays through the 
 runner (`games.runner.play`), stores the replay and logs, and `record` writes the result, the
 files' names and everything that depends on the result (the ladder's receivers of
 `match_recorded`) in one transaction that first checks its own attempt still holds the row. A
-platform failure makes the match `void` (no result, no rating change); a bot's fault is a
-result (its loss).
+platform failure makes the match `void` (no result, no rating change), except a sandbox failure
+(the Docker engine gone before or during the game), which gives the match back for another
+attempt while it has attempts left; a bot's fault is a result (its loss). Recording retries a
+database that is briefly unreachable (`leases.retrying`). Storage that fails while the files are
+saved voids the match and leaves none of its files behind.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, play
-from armada_web.leases import NOTE_CHARS, JobKind, Lease
-from armada_web.matches import storage
+from armada_web.games.runner import PlatformFailure, SandboxFailure, play
+from armada_web.leases import NOTE_CHARS, JobKind, Lease, retrying
+from armada_web.matches import storage, tallies
 from armada_web.matches.models import Match, MatchStatus, Participant, Result
 from armada_web.matches.signals import match_recorded
 
@@ -36,17 +39,20 @@ MATCH = JobKind(
     stuck_after_s=lambda: settings.ARMADA.stuck_match_s,
     lost_note=lambda n: f"failed: no run finished in {n} attempts (workers lost)",
     requeued_note="re-queued: the worker running it was lost",
+    task="armada_web.matches.tasks.run_match",
+    queues=lambda: (settings.ARMADA.matches_queue, settings.ARMADA.challenges_queue, settings.ARMADA.finals_queue,
+                    settings.ARMADA.events_queue),
 )
 
 
-def claim_fields(game: str) -> dict[str, str]:
-    """What a claim records besides the status: this worker's host name and the engine it runs
-    `game` on (so a void match says them too)."""
+def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
+    """What a claim records besides the status: the worker (its Celery node name, `name@host`, or
+    the host name) and the engine it runs `game` on (so a void match says them too)."""
     try:
         engine = str(spec(game).engine.engine_version)[:40]
     except (KeyError, ValueError):  # an unknown game: the run will be void and say why
         engine = ""
-    return {"worker": socket.gethostname()[:200], "engine_version": engine}
+    return {"worker": (worker or socket.gethostname())[:200], "engine_version": engine}
 
 
 def void(lease: Lease, reason: str) -> str:
@@ -55,6 +61,17 @@ def void(lease: Lease, reason: str) -> str:
     updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(),
                            reason=one_line(f"platform failure: {reason}", NOTE_CHARS))
     return MatchStatus.VOID if updated else "superseded"
+
+
+def again(lease: Lease, reason: str) -> str:
+    """The sandbox failed (not the bots): back to the queue for another attempt (the caller sends
+    it), or void after the last one. Returns the new status."""
+    if lease.last_attempt:
+        return void(lease, reason)
+    log.warning("match %s given back after attempt %s: %s", lease.job_id, lease.attempt, reason)
+    if lease.give_back(f"retrying after a platform failure: {reason}"):
+        return MatchStatus.QUEUED
+    return "superseded"
 
 
 def execute(lease: Lease) -> str:
@@ -71,21 +88,29 @@ def execute(lease: Lease) -> str:
             seats[p.seat] = (p.name, bot_storage.read_archive(p.version))
         except (OSError, ValueError) as exc:
             return void(lease, f"the archive of seat {p.seat} could not be read from storage "
-                               f"({exc.__class__.__name__})")
+                               f"({exc.__class__.__name__}: {exc})")
     try:
         config = settings.ARMADA.game(match.game).match_config
         outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)
+    except SandboxFailure as exc:
+        return again(lease, str(exc))
     except (PlatformFailure, KeyError) as exc:
         return void(lease, str(exc))
+    saved: list[str] = []
     try:
         replay_name = storage.save_replay(match.pk, lease.attempt, outcome.replay)
-        log_names = {p.seat: storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
-                     for p in participants}
+        saved.append(replay_name)
+        log_names: dict[int, str] = {}
+        for p in participants:
+            log_names[p.seat] = storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
+            saved.append(log_names[p.seat])
     except OSError as exc:
+        storage.delete(saved)
         return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
-    status = record(lease, match, participants, outcome, replay_name, log_names)
+    status = retrying(lambda: record(lease, match, participants, outcome, replay_name, log_names),
+                      what=f"the database (recording match {match.pk})")
     if status != MatchStatus.FINISHED:
-        storage.delete([replay_name, *log_names.values()])
+        storage.delete(saved)
     return status
 
 
@@ -98,14 +123,15 @@ def _score(outcome: MatchOutcome, seat: int) -> float | None:
 
 def record(lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
            log_names: dict[int, str]) -> str:
-    """In one transaction, if this attempt still holds the row: result, files, what depends on the
-    result (`match_recorded`), then `finished`."""
+    """In one transaction, if this attempt still holds the row: result, files, the kept tallies
+    (matches.tallies), what depends on the result (`match_recorded`), then `finished`."""
     winner = outcome.winner
     engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
     with transaction.atomic():
         if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
                             replay=replay_name, reason="", engine_version=engine_version):
-            return "superseded"
+            # Recorded already by this very attempt (a commit whose answer was lost, then retried)?
+            return MatchStatus.FINISHED if lease.recorded(MatchStatus.FINISHED) else "superseded"
         for p in participants:
             report = outcome.players[p.seat - 1]
             p.result = Result.DRAW if winner is None else Result.WIN if winner == p.seat else Result.LOSS
@@ -113,6 +139,7 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
             p.score = _score(outcome, p.seat)
             p.log = log_names[p.seat]
             p.save(update_fields=["result", "status", "detail", "score", "log"])
+        tallies.count_result(seats=participants)
         # A receiver that orders its own rows by `finished` (the ladder's rating history) locks them
         # first, so the time taken after it orders the matches as their updates were applied.
         match_recorded.send(sender=Match, match=match, seats=participants, outcome=outcome)

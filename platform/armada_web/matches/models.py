@@ -52,6 +52,8 @@ class Match(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     queued = models.DateTimeField(null=True, blank=True, help_text="latest time it was sent to the queue")
     started = models.DateTimeField(null=True, blank=True, help_text="latest run's start")
+    heartbeat = models.DateTimeField(null=True, blank=True, help_text="latest sign of life of the worker running it")
+    holder = models.CharField(max_length=200, blank=True, help_text="the process running it: host:pid:start time")
     finished = models.DateTimeField(null=True, blank=True, help_text="when it finished, failed or was voided")
     turns = models.PositiveIntegerField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True, help_text="the engine's result: winner, outcome, turns, scores")
@@ -62,7 +64,15 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-created", "-id"]
-        indexes = [models.Index(fields=["status", "kind"]), models.Index(fields=["kind", "status", "finished"])]
+        indexes = [
+            models.Index(fields=["status", "kind"]), models.Index(fields=["kind", "status", "finished"]),
+            # The match list, newest first, filtered by one of its columns (api/matches, pages/matches).
+            models.Index(fields=["game", "-id"], name="match_game_newest"),
+            models.Index(fields=["kind", "-id"], name="match_kind_newest"),
+            models.Index(fields=["status", "-id"], name="match_status_newest"),
+            # The latest finished matches (the home page).
+            models.Index(fields=["status", "-finished", "-id"], name="match_status_latest"),
+        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:
@@ -72,9 +82,14 @@ class Match(models.Model):
 class Participant(models.Model):
     """One seat of a match: the version that sat there and how it did."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    # (match, seat)'s unique index serves every lookup by match: no index of its own.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants", db_index=False)
     version = models.ForeignKey("bots.BotVersion", null=True, on_delete=models.SET_NULL, related_name="participations",
-                                help_text="empty once the version was deleted")
+                                db_index=False, help_text="empty once the version was deleted")
+    bot = models.ForeignKey("bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False,
+                            help_text="the version's bot (kept here so a bot's matches are one index range)")
+    opponent = models.ForeignKey("bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+", db_index=False,
+                                 help_text="the other seat's bot (a pairing's matches are one index range)")
     name = models.CharField(max_length=60, help_text="the bot's name when the match was made")
     seat = models.PositiveSmallIntegerField()
     result = models.CharField(max_length=4, choices=Result.choices, blank=True)
@@ -91,6 +106,44 @@ class Participant(models.Model):
     class Meta:
         ordering = ["match", "seat"]
         constraints = [models.UniqueConstraint(fields=["match", "seat"], name="one_participant_per_seat")]
+        indexes = [
+            models.Index(fields=["bot", "-match"], name="seat_bot_newest"),
+            models.Index(fields=["bot", "opponent", "-match"], name="seat_pairing_newest"),
+            models.Index(fields=["version", "-match"], name="seat_version_newest"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} in match {self.match_id} (seat {self.seat})"
+
+
+class BotRecord(models.Model):
+    """A bot's kept counts over its matches, updated in the transactions that make and record them
+    (matches.tallies), so no page counts the matches table."""
+
+    bot = models.OneToOneField("bots.Bot", primary_key=True, on_delete=models.CASCADE, related_name="record")
+    matches = models.PositiveIntegerField(default=0, help_text="matches made with one of its versions, any status")
+    wins = models.PositiveIntegerField(default=0, help_text="finished matches won (ranked and challenges)")
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+
+    @property
+    def finished(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+class HeadToHead(models.Model):
+    """A bot's finished matches against one opponent bot (kept like BotRecord)."""
+
+    bot = models.ForeignKey("bots.Bot", on_delete=models.CASCADE, related_name="+", db_index=False)
+    opponent = models.ForeignKey("bots.Bot", null=True, on_delete=models.SET_NULL, related_name="+",
+                                 help_text="empty once the opponent was deleted (its name stays)")
+    opponent_name = models.CharField(max_length=60)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    last_match = models.ForeignKey(Match, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot", "opponent"], name="one_head_to_head_per_pair")]
+        indexes = [models.Index(fields=["bot", "-games", "opponent"], name="head_to_head_most_played")]

@@ -1,5 +1,6 @@
-"""Match reads for the API and the pages: lists, a bot's recent matches and its record
-against each opponent, a seat's log line by line with its turn, each request's time."""
+"""Match reads for the API and the pages: matches with their seats, the latest finished, a bot's
+kept record and head-to-head, a seat's log line by line with its turn, each request's time.
+(The filtered match list is `listing.py`.)"""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from armada.logmarks import parse_mark
+from armada_web.bots.models import Bot, BotVersion
 from armada_web.matches import storage
-from armada_web.matches.models import Match, MatchStatus, Participant
+from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, MatchStatus, Participant
 
 
 def matches() -> QuerySet[Match]:
@@ -28,14 +30,19 @@ def latest_finished(limit: int = 10, game: str | None = None) -> list[Match]:
     return list(queryset.order_by("-finished", "-id")[:limit])
 
 
-def of_bot(bot_id: int) -> QuerySet[Match]:
-    """Every match a version of the bot sat in, newest first."""
-    return matches().filter(participants__version__bot_id=bot_id).distinct()
+def busiest_bot() -> int | None:
+    """The bot that sat in the most matches (its kept record)."""
+    return BotRecord.objects.order_by("-matches", "bot_id").values_list("bot_id", flat=True).first()
+
+
+def record_of(bot_id: int) -> BotRecord:
+    """The bot's kept counts (zeros before its first match)."""
+    return BotRecord.objects.filter(bot_id=bot_id).first() or BotRecord(bot_id=bot_id)
 
 
 @dataclass
 class Record:
-    """A bot's finished matches against one opponent bot."""
+    """A bot's (or a version's) finished matches against one opponent bot."""
 
     opponent_id: int | None
     opponent: str
@@ -47,32 +54,124 @@ class Record:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    @property
+    def win_rate(self) -> float | None:
+        """Wins / games (None without games)."""
+        return self.wins / self.games if self.games else None
+
+    def add(self, other: Record) -> None:
+        self.wins += other.wins
+        self.draws += other.draws
+        self.losses += other.losses
+
+
+def _other_seat(field: str) -> Subquery:
+    """`field` of the other seat of a participant's match (its opponent)."""
+    return Subquery(Participant.objects.filter(match=OuterRef("match")).exclude(seat=OuterRef("seat"))
+                    .values(field)[:1])
+
+
+def _tallies(seats: QuerySet[Participant], *keys: str) -> list[dict[str, Any]]:
+    """Wins, draws and losses of finished seats grouped by `keys` (one GROUP BY in the database)."""
+    return list(seats.filter(match__status=MatchStatus.FINISHED).values(*keys).order_by()
+                .annotate(wins=Count("pk", filter=Q(result="win")), draws=Count("pk", filter=Q(result="draw")),
+                          losses=Count("pk", filter=Q(result="loss"))))
+
+
+def _by_opponent(seats: QuerySet[Participant], bot_id: int, *keys: str) -> list[tuple[dict[str, Any], Record]]:
+    """(row of `keys`, Record) per opponent bot (a deleted one by the name it played under)."""
+    rows = _tallies(seats.annotate(opponent=_other_seat("version__bot_id"), opponent_name=_other_seat("name")),
+                    *keys, "opponent", "opponent_name")
+    names = dict(Bot.objects.filter(pk__in={r["opponent"] for r in rows if r["opponent"]}).values_list("pk", "name"))
+    out = []
+    for row in rows:
+        opponent = row["opponent"]
+        if opponent == bot_id:  # two versions of this bot against each other: see `compare_versions`
+            continue
+        out.append((row, Record(opponent, names.get(opponent) or row["opponent_name"] or "?",
+                                row["wins"], row["draws"], row["losses"])))
+    return out
+
+
+def head_to_head(bot_id: int) -> QuerySet[HeadToHead]:
+    """The bot's record against each opponent (finished matches, kept), most played first."""
+    return HeadToHead.objects.filter(bot_id=bot_id).order_by("-games", "opponent_id")
+
 
 def records(bot_id: int) -> list[Record]:
-    """The bot's record against each opponent (finished matches), most played first."""
+    """The bot's record against each opponent (finished matches, counted in the database), most played first."""
     table: dict[Any, Record] = {}
-    for match in of_bot(bot_id).filter(status=MatchStatus.FINISHED):
-        seats = list(match.participants.all())
-        mine = [p for p in seats if p.version is not None and p.version.bot_id == bot_id]
-        others = [p for p in seats if p not in mine]
-        if len(mine) != 1 or len(others) != 1:
-            continue
-        other = others[0]
-        key = other.version.bot_id if other.version is not None else f"gone:{other.name}"
-        rec = table.setdefault(key, Record(other.version.bot_id if other.version else None, other.name))
-        result = mine[0].result
-        if result == "win":
-            rec.wins += 1
-        elif result == "draw":
-            rec.draws += 1
-        elif result == "loss":
-            rec.losses += 1
+    for _row, record in _by_opponent(Participant.objects.filter(version__bot_id=bot_id), bot_id):
+        key = record.opponent_id or f"gone:{record.opponent}"
+        table.setdefault(key, Record(record.opponent_id, record.opponent)).add(record)
     return sorted(table.values(), key=lambda r: (-r.games, r.opponent.lower()))
+
+
+def version_records(bot_id: int, version_ids: list[int] | None = None) -> dict[int, Record]:
+    """Version id -> its finished matches (every opponent), counted in the database; only the
+    versions `version_ids` when given (a page of them)."""
+    seats = Participant.objects.filter(version__bot_id=bot_id)
+    if version_ids is not None:
+        seats = seats.filter(version_id__in=version_ids)
+    return {row["version_id"]: Record(None, "", row["wins"], row["draws"], row["losses"])
+            for row in _tallies(seats, "version_id")}
+
+
+@dataclass
+class Comparison:
+    """Two versions of one bot side by side: against each opponent both or either met, and each other."""
+
+    first: int
+    second: int
+    #: (opponent's name, its bot id or None, first's record, second's record): opponents both met first.
+    rows: list[tuple[str, int | None, Record, Record]]
+    #: The first's record against the second (matches between the two versions).
+    direct: Record
+
+    def common(self) -> tuple[Record, Record]:
+        """Both versions' records summed over the opponents both of them met."""
+        a, b = Record(None, ""), Record(None, "")
+        for _name, _id, ra, rb in self.rows:
+            if ra.games and rb.games:
+                a.add(ra)
+                b.add(rb)
+        return a, b
+
+
+def compare_versions(bot_id: int, first: int, second: int) -> Comparison:
+    """Version numbers `first` and `second` of the bot against the same opponents (one GROUP BY)."""
+    ids = dict(BotVersion.objects.filter(bot_id=bot_id, number__in=[first, second]).values_list("number", "pk"))
+    seats = Participant.objects.filter(version_id__in=list(ids.values()))
+    table: dict[Any, tuple[str, int | None, Record, Record]] = {}
+    for row, record in _by_opponent(seats, bot_id, "version_id"):
+        key = record.opponent_id or f"gone:{record.opponent}"
+        entry = table.setdefault(key, (record.opponent, record.opponent_id, Record(None, ""), Record(None, "")))
+        (entry[2] if row["version_id"] == ids.get(first) else entry[3]).add(record)
+    direct = Record(None, "")
+    for row in _tallies(seats.filter(version_id=ids.get(first)).annotate(other=_other_seat("version_id"))
+                        .filter(other=ids.get(second)), "version_id"):
+        direct.add(Record(None, "", row["wins"], row["draws"], row["losses"]))
+    rows = sorted(table.values(), key=lambda r: (-(min(r[2].games, r[3].games) > 0), -(r[2].games + r[3].games),
+                                                  r[0].lower()))
+    return Comparison(first, second, rows, direct)
+
+
+def faults_of(bot_id: int, limit: int = 5) -> list[Participant]:
+    """The bot's latest finished matches that ended by its own fault (status other than ok), newest first."""
+    return list(Participant.objects.filter(version__bot_id=bot_id, match__status=MatchStatus.FINISHED)
+                .exclude(status__in=["ok", ""]).select_related("match", "version")
+                .order_by("-match__finished", "-match_id")[:limit])
+
+
+def challenges_by(user: Any, limit: int = 20) -> list[Match]:
+    """The challenges `user` asked for, newest first."""
+    return list(matches().filter(kind=MatchKind.CHALLENGE, requested_by=user)[:limit])
 
 
 @dataclass
 class Request:
-    """One request of the referee to a seat, as its log marks it, with its time from the replay."""
+    """One request of the referee to a seat: its type and turn (from the replay, or the log's mark),
+    its time from the replay, and the lines the bot wrote while answering it."""
 
     number: int
     type: str
@@ -81,12 +180,44 @@ class Request:
     lines: list[str] = field(default_factory=list)
 
 
-def log_requests(log: str, timings: list[float] | None) -> tuple[list[str], list[Request]]:
-    """(lines before the first mark, every request with its time and the lines written during it).
+@dataclass
+class SeatLog:
+    """A seat's log as the match page shows it."""
+
+    head: list[str]
+    requests: list[Request]
+    #: The last traceback the bot wrote (its crash), and the request it was written in; empty when none.
+    crash: list[str] = field(default_factory=list)
+    crash_request: Request | None = None
+
+
+def request_kinds(replay: dict[str, Any] | None, seat: int) -> list[tuple[str, int | None]]:
+    """(type, turn) of each request the referee sent to `seat`, by id: `init` first, then one per
+    recorded step (its phase and turn). The failing request of a fault is not a step (it was never played)."""
+    kinds: list[tuple[str, int | None]] = [("init", None)]
+    for step in (replay or {}).get("steps") or []:
+        if not isinstance(step, dict):
+            continue
+        phase = step.get("phase")
+        if isinstance(phase, dict):
+            phase = phase.get(str(seat))
+        turn = step.get("turn")
+        kinds.append((str(phase or ""), turn if isinstance(turn, int) and not isinstance(turn, bool) else None))
+    return kinds
+
+
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def log_requests(log: str, timings: list[float] | None,
+                 kinds: list[tuple[str, int | None]] | None = None) -> SeatLog:
+    """The seat's log split by request: lines before the first mark, then every request with its type,
+    turn and time and the lines written during it, and the last traceback.
 
     The replay's `timings` hold each request's milliseconds in the order sent, so request N's
-    time is timings[N] (ids count from 0, init first). The referee marks only the requests
-    during which the bot wrote something; those give the type and turn.
+    time is timings[N] (ids count from 0, init first); `kinds` (`request_kinds`) name each request.
+    The referee marks only the requests during which the bot wrote something; those give the type
+    and turn of a request the replay does not name.
     """
     head: list[str] = []
     marked: dict[int, Request] = {}
@@ -100,12 +231,28 @@ def log_requests(log: str, timings: list[float] | None) -> tuple[list[str], list
         else:
             head.append(line)
     times = list(timings or [])
-    requests = [marked.get(n) or Request(n, "", None) for n in range(len(times))]
-    requests += [r for n, r in sorted(marked.items()) if n >= len(times)]
+    named = list(kinds or [])
+    count = max(len(times), len(named))
+    requests = [marked.get(n) or Request(n, *(named[n] if n < len(named) else ("", None))) for n in range(count)]
+    requests += [r for n, r in sorted(marked.items()) if n >= count]
     for request in requests:
         if request.number < len(times):
             request.ms = times[request.number]
-    return head, requests
+        if request.number < len(named) and named[request.number][0]:
+            request.type, request.turn = named[request.number]
+    crash, where = _last_traceback(head, requests)
+    return SeatLog(head, requests, crash, where)
+
+
+def _last_traceback(head: list[str], requests: list[Request]) -> tuple[list[str], Request | None]:
+    """The lines from the last traceback to the end of the request it was written in."""
+    for request in reversed(requests):
+        if TRACEBACK in request.lines:
+            at = len(request.lines) - 1 - request.lines[::-1].index(TRACEBACK)
+            return request.lines[at:], request
+    if TRACEBACK in head:
+        return head[len(head) - 1 - head[::-1].index(TRACEBACK):], None
+    return [], None
 
 
 def replay_of(match: Match) -> dict[str, Any] | None:

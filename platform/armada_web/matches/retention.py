@@ -5,7 +5,8 @@
 - Ranked and finals matches (a season's results link them): kept as long as their bots exist.
   A seat's log goes once its bot version is gone (deleted with its bot: the row's version is
   empty); the replay goes once no seat's version exists any more.
-- Orphans: files under `matches/` and `versions/` in storage that no row names (a worker lost
+- Orphans: files under `matches/` and `versions/` in storage (listed through the storage API, so
+  a bucket's objects as well as a folder's) that no row names (a worker lost
   between saving and recording, a deletion that failed halfway), once older than
   `ARMADA_ORPHAN_GRACE_S` (a running match saves its files before its row names them).
 
@@ -24,6 +25,7 @@ from django.core.files.storage import default_storage
 from django.db.models import Q
 from django.utils import timezone
 
+from armada_web import objectstore
 from armada_web.bots.models import BotVersion
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
@@ -67,14 +69,11 @@ def _size(name: str) -> int:
 
 
 def _walk(folder: str) -> list[str]:
+    """Every stored name under `folder` (the local folder or the bucket); none when it cannot be listed."""
     try:
-        dirs, files = default_storage.listdir(folder)
-    except OSError:  # FileNotFoundError: nothing stored there yet
+        return list(objectstore.walk(folder))
+    except OSError:
         return []
-    names = [f"{folder}/{f}" for f in files]
-    for d in dirs:
-        names += _walk(f"{folder}/{d}")
-    return names
 
 
 def plan(now: datetime | None = None) -> Plan:

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from armada_web.bots.models import BotVersion
+from armada_web.matches import tallies
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.signals import match_voided
 from armada_web.matches.tasks import send
@@ -21,14 +22,18 @@ def new_seed() -> int:
 
 def create_match(*, game: str, first: BotVersion, second: BotVersion, kind: str = MatchKind.RANKED,
                  requested_by: Any = None, seed: int | None = None) -> Match:
-    """A queued match with `first` at seat 1 and `second` at seat 2; sent to its queue on commit."""
+    """A queued match with `first` at seat 1 and `second` at seat 2 (both bots' kept tallies count it);
+    sent to its queue on commit."""
     with transaction.atomic():
         match = Match.objects.create(game=game, seed=new_seed() if seed is None else seed, kind=kind,
                                      status=MatchStatus.QUEUED, queued=timezone.now(), requested_by=requested_by)
-        Participant.objects.bulk_create([
-            Participant(match=match, version=first, name=first.bot.name, seat=1),
-            Participant(match=match, version=second, name=second.bot.name, seat=2),
+        seats = Participant.objects.bulk_create([
+            Participant(match=match, version=first, bot_id=first.bot_id, opponent_id=second.bot_id,
+                        name=first.bot.name, seat=1),
+            Participant(match=match, version=second, bot_id=second.bot_id, opponent_id=first.bot_id,
+                        name=second.bot.name, seat=2),
         ])
+        tallies.count_made(seats=seats)
         transaction.on_commit(lambda: send(match.pk, kind), robust=True)
     return match
 
@@ -44,6 +49,8 @@ def void_by_staff(*, match: Match, reason: str) -> bool:
             return False
         Match.objects.filter(pk=match.pk).update(status=MatchStatus.VOID, reason=f"voided by staff: {reason}"[:500],
                                                  finished=match.finished or timezone.now())
+        if was[0] == MatchStatus.FINISHED:  # its result no longer counts in the kept tallies
+            tallies.count_result(seats=list(Participant.objects.filter(match_id=match.pk)), sign=-1)
         match_voided.send(sender=Match, match=match, was=was)
     return True
 

@@ -14,6 +14,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from armada.replay import replay_bytes
+from armada_web.errors import Unavailable
 
 
 def gzip_replay(replay: dict[str, Any]) -> bytes:
@@ -36,17 +37,23 @@ def save_log(match_id: int, attempt: int, seat: int, text: str) -> str:
 
 
 def read(name: str) -> bytes | None:
-    """A stored file's bytes, or None when it is missing."""
+    """A stored file's bytes, or None when it is missing; Unavailable when the storage does not answer."""
     if not name:
         return None
     try:
         with default_storage.open(name, "rb") as handle:
             return bytes(handle.read())
-    except OSError:
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise Unavailable(f"the storage is unavailable ({exc}); try again later") from None
 
 
 def delete(names: list[str]) -> None:
+    """Delete what was saved (best effort: a file left behind is an orphan retention removes)."""
     for name in names:
         if name:
-            default_storage.delete(name)
+            try:
+                default_storage.delete(name)
+            except OSError:
+                continue

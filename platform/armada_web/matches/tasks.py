@@ -3,7 +3,10 @@ ARMADA_EVENTS_QUEUE): thin wrappers around the lease helper.
 
 `run_match` may be delivered twice or die halfway: the claim and `Lease.record`
 (armada_web.leases) make each match count once; `reap_matches` (beat) re-queues what a lost
-worker or a lost message left behind and after the last attempt marks it `failed`.
+worker or a lost message left behind and after the last attempt marks it `failed`. A worker
+whose sandbox is down does not claim: it sends the task back to the queue a little later
+(and its consumer stops taking more: armada_web.sandbox_watch). Every log line of the task
+carries the match's id (armada_web.logs).
 """
 
 from __future__ import annotations
@@ -14,11 +17,14 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from armada_web import leases
+from armada_web import leases, logs
+from armada_web.games.runner import sandbox_ready
 from armada_web.matches import execution
-from armada_web.matches.models import Match, MatchKind
+from armada_web.matches.models import Match, MatchKind, MatchStatus
 
 log = logging.getLogger(__name__)
+#: Seconds before a task handed back by a worker without a sandbox is delivered again.
+HAND_BACK_S = 5
 
 
 def queue_for(kind: str) -> str:
@@ -29,25 +35,41 @@ def queue_for(kind: str) -> str:
     return queues.get(kind, config.matches_queue)  # type: ignore[call-overload]
 
 
-def send(match_id: int, kind: str) -> None:
+def send(match_id: int, kind: str, countdown: float = 0) -> None:
     """Send `run_match` for a queued match. Safe to call twice: the task claims the row."""
-    run_match.apply_async(args=[match_id], queue=queue_for(kind))
+    run_match.apply_async(args=[match_id], queue=queue_for(kind), countdown=countdown or None)
 
 
 @shared_task(name="armada_web.matches.tasks.run_match", acks_late=True, reject_on_worker_lost=True,
-             time_limit=settings.ARMADA.match_time_limit_s + 120,
+             ignore_result=True, time_limit=settings.ARMADA.match_time_limit_s + 120,
              soft_time_limit=settings.ARMADA.match_time_limit_s + 60)
 def run_match(match_id: int) -> str:
-    """Run one match (a no-op when it is not queued: delivered twice, or done already)."""
-    game = Match.objects.filter(pk=match_id).values_list("game", flat=True).first()
-    lease = leases.claim(execution.MATCH, match_id, **execution.claim_fields(game or ""))
+    """Run one match (a no-op when it is not queued: delivered twice, or done already); its
+    heartbeat beats while it plays. A worker whose sandbox is down hands the task back unclaimed."""
+    row = Match.objects.filter(pk=match_id).values_list("game", "kind").first()
+    if row is None:
+        return "skipped"
+    game, kind = row
+    if not sandbox_ready():  # this host's engine is gone: leave the match to a worker that has one
+        log.warning("match %s handed back: this worker's sandbox is unavailable", match_id)
+        send(match_id, kind, countdown=HAND_BACK_S)
+        return "handed back"
+    lease = leases.claim(execution.MATCH, match_id, **execution.claim_fields(game, run_match.request.hostname))
     if lease is None:
         return "skipped"
-    try:
-        return execution.execute(lease)
-    except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
-        log.exception("match %s failed unexpectedly", match_id)
-        return execution.void(lease, f"{exc.__class__.__name__}: {exc}")
+    with logs.context(attempt=lease.attempt), lease.beating():
+        try:
+            status = execution.execute(lease)
+        except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
+            log.exception("match %s failed unexpectedly", match_id)
+            reason = f"{exc.__class__.__name__}: {exc}"
+            return leases.retrying(lambda: execution.void(lease, reason))
+    if status == MatchStatus.QUEUED:  # given back after a sandbox failure: another attempt
+        send(match_id, kind, countdown=HAND_BACK_S)
+    return status
+
+
+logs.name_task(run_match.name, "match")
 
 
 def _send(match: Match) -> None:
@@ -60,7 +82,7 @@ def reap(stuck_after_s: int | None = None) -> dict[str, Any]:
     return leases.reap(execution.MATCH, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.matches.tasks.reap_matches")
+@shared_task(name="armada_web.matches.tasks.reap_matches", ignore_result=True)
 def reap_matches() -> dict[str, Any]:
     """Celery beat: see `reap`."""
     return reap()

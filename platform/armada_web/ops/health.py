@@ -1,4 +1,9 @@
-"""Health checks of the services the site needs: database, Redis, Docker engine."""
+"""Health checks of the services the site needs: database, Redis, storage, the Docker engine.
+
+Which of them a process runs is its role's (ARMADA_HEALTH_CHECKS): the web container has no
+Docker socket, the workers own the sandbox, so compose gives the web container
+`database,redis,storage` and the workers all four (`manage.py healthcheck`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from django.conf import settings
 from django.db import connection
 
 from armada_sandbox import check_ready
+from armada_web import objectstore
 
 
 def check_database() -> str:
@@ -36,17 +42,31 @@ def check_docker() -> str:
     return check_ready(image=settings.ARMADA.bot_image)
 
 
+def check_storage() -> str:
+    """The private storage takes, gives back and deletes a small object (a full disk, a missing
+    bucket or an unreachable endpoint fail here)."""
+    return objectstore.check()
+
+
+#: Every check, by the names ARMADA_HEALTH_CHECKS uses (config.HEALTH_CHECKS).
 CHECKS: dict[str, Callable[[], str]] = {
     "database": check_database,
     "redis": check_redis,
+    "storage": check_storage,
     "docker": check_docker,
 }
 
 
+def role_checks() -> dict[str, Callable[[], str]]:
+    """The checks this process's role runs (ARMADA_HEALTH_CHECKS)."""
+    return {name: CHECKS[name] for name in settings.ARMADA.health_checks}
+
+
 def run_checks(checks: dict[str, Callable[[], str]] | None = None) -> dict[str, Any]:
-    """Run every check; never raises. Returns {"ok": bool, "checks": {name: {"ok", "detail", "ms"}}}."""
+    """Run the role's checks (or `checks`); never raises. Returns {"ok": bool, "checks": {name:
+    {"ok", "detail", "ms"}}}."""
     results: dict[str, dict[str, Any]] = {}
-    for name, check in (checks or CHECKS).items():
+    for name, check in (role_checks() if checks is None else checks).items():
         started = time.monotonic()
         try:
             detail, ok = check(), True

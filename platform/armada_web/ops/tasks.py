@@ -5,10 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
-from armada_sandbox import sweep
+from armada_sandbox import sweep, sweep_folders
 
 
-@shared_task(name="armada_web.ops.tasks.sweep_containers")
+@shared_task(name="armada_web.ops.tasks.sweep_containers", ignore_result=True)
 def sweep_containers() -> int:
-    """Remove bot containers left behind by dead workers (older than the longest match); returns how many."""
-    return len(sweep(max_age_s=settings.ARMADA.match_time_limit_s + 300))
+    """Remove the bot containers and work folders dead workers left behind (a dead holder's at once,
+    others once older than the longest match); returns how many containers."""
+    removed = len(sweep(max_age_s=settings.ARMADA.match_time_limit_s + 300))
+    sweep_folders()
+    return removed

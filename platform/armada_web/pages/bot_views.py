@@ -15,25 +15,43 @@ from armada_web.accounts.queries import signed_in
 from armada_web.archives import check_request_size
 from armada_web.bots import queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
-from armada_web.bots.models import Bot
+from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.queries import play_state
 from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
-from armada_web.ladder.queries import next_ranked_game, rating_history
+from armada_web.inputs import parse_id
+from armada_web.ladder.challenges import challengers
+from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing
+from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
+from armada_web.matches.models import HeadToHead
+from armada_web.matches.queries import Record
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart
 from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.pages.ladder_views import PER_PAGE
+from armada_web.pages.pager import pager
+from armada_web.paging import keyed_page, page_number
 from armada_web.seasons.queries import placements_of_bot
+
+VERSIONS_PER_PAGE = 20
+OPPONENTS_PER_PAGE = 20
+RECENT = 20
 
 
 def _bot_page(pk: int) -> str:
     return reverse("bot", args=[pk])
 
 
+MY_BOTS = 50
+
+
 @login_required
 def my_bots(request: HttpRequest) -> HttpResponse:
-    bots = queries.bots_of(request.user).prefetch_related("versions")
-    return render(request, "bots/my_bots.html", {"bots": bots, "form": BotForm()})
+    mine = queries.bots_of(request.user)
+    page = keyed_page(mine.values_list("pk", flat=True), lambda ids: queries.with_newest(mine.filter(pk__in=ids)),
+                      page_number(request.GET.get("page")), MY_BOTS, key=lambda b: b.pk)
+    return render(request, "bots/my_bots.html", {"bots": page.rows, "pager": pager(request, page), "form": BotForm()})
 
 
 @login_required
@@ -50,30 +68,73 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A bot: whether it plays (and why not), its place in its table, its kept record, its versions
+    (paged) with their games and win rates, two versions compared, its last faults, its matches or
+    league battles, a challenge button. Every read goes through an index, whatever its games."""
+    numbers = {name: page_number(request.GET.get(name), name) for name in ("versions", "opponents")}
     bot = get_object_or_404(queries.bots(), pk=pk)
-    versions = list(queries.versions_of(bot))
-    allowed = actions(user=request.user, bot=bot, versions=versions)
+    versions = keyed_page(queries.versions_of(bot).values_list("pk", flat=True),
+                          lambda ids: bot.versions.filter(pk__in=ids), numbers["versions"], VERSIONS_PER_PAGE,
+                          key=lambda v: v.pk, name="versions")
+    allowed = actions(user=request.user, bot=bot, versions=versions.rows)
+    game = spec(bot.game)
+    place = standing(bot, PER_PAGE)
+    per_version = match_queries.version_records(bot.pk, [v.pk for v in versions.rows])
     context = {
         "bot": bot,
-        "game": spec(bot.game),
-        "versions": [(v, allowed.can_activate(v)) for v in versions],
+        "game": game,
+        "state": play_state(bot),
+        "standing": place,
+        "table_link": (f"{reverse(game.table_url)}?page={place.page}#bot-{bot.pk}" if place else None),
+        "record": match_queries.record_of(bot.pk),
+        "versions": [(v, allowed.can_activate(v), per_version.get(v.pk)) for v in versions.rows],
+        "versions_pager": pager(request, versions, "versions"),
         "actions": allowed,
         "upload_form": UploadForm(),
+        "faults": match_queries.faults_of(bot.pk),
+        "challenge_with": challengers(user=request.user, opponents=[bot]).get(bot.pk, []),
+        "battles": battles(place.entry) if place is not None and place.entry is not None else None,
         "placements": placements_of_bot(bot.pk),
-        "next_game": next_ranked_game(bot.pk) if spec(bot.game).rated else None,
-        **_history(bot),
+        "next_game": next_ranked_game(bot.pk) if game.rated else None,
+        **_comparison(request, bot, versions.rows, per_version),
+        **(_history(request, bot, numbers["opponents"]) if game.rated else {}),
     }
     return render(request, "bots/bot.html", context)
 
 
-def _history(bot: Bot) -> dict[str, object]:
-    """The rating-history chart, recent matches and the record against each opponent."""
-    history = rating_history(bot.pk)
-    chart = line_chart([score for _at, score, _n in history],
-                       [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in history],
-                       title=f"{bot.name}: score (mu - 3 sigma) after each ranked match")
-    return {"chart": chart, "history": history, "recent": list(match_queries.of_bot(bot.pk)[:20]),
-            "records": match_queries.records(bot.pk)}
+def _number(text: str | None) -> int | None:
+    return int(text) if text and text.isascii() and text.isdigit() else None
+
+
+def _comparison(request: HttpRequest, bot: Bot, versions: list[BotVersion],
+                per_version: dict[int, Record]) -> dict[str, object]:
+    """Two versions side by side (?a=N&b=M, any two of the bot's; by default the two newest that
+    played among `versions`, the page shown)."""
+    numbers = list(bot.versions.order_by("-number").values_list("number", flat=True))
+    played = [v.number for v in versions if per_version.get(v.pk)]
+    asked = _number(request.GET.get("a")), _number(request.GET.get("b"))
+    pair = (played[0], played[1]) if len(played) >= 2 else None
+    if asked[0] in numbers and asked[1] in numbers and asked[0] != asked[1]:
+        pair = (int(asked[0] or 0), int(asked[1] or 0))
+    return {"numbers": numbers, "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
+
+
+def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, object]:
+    """The rating chart (downsampled), recent matches and the head-to-head table: each read through
+    an index, whatever the bot's number of games."""
+    points, rated = chart_points(bot.pk)
+    ends = (f"{points[0][0]:%Y-%m-%d %H:%M}", f"{points[-1][0]:%Y-%m-%d %H:%M}") if points else ("", "")
+    chart = line_chart([score for _at, score, _n in points],
+                       [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in points],
+                       title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches",
+                       y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({rated})", x_ends=ends)
+    opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
+                           lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
+                           key=lambda h: h.pk, name="opponents")
+    recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT)
+    return {"chart": chart, "points": len(points), "rated": rated,
+            "recent": recent.matches, "more_matches": recent.older is not None,
+            "records": opponents.rows, "records_pager": pager(request, opponents, "opponents")}
 
 
 def _own_bot(request: HttpRequest, pk: int) -> Bot:
@@ -114,7 +175,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
-               "refresh": not version.is_finished}
+               "refresh": not version.is_finished, "game": spec(bot.game), "state": play_state(bot),
+               "reason": version.detail.removeprefix(f"{version.status}: ")}
     return render(request, "bots/version.html", context)
 
 
@@ -137,7 +199,8 @@ def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
 @refusals_go_to(_bot_page)
 def set_active(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
-    services.set_active(bot=bot, user=signed_in(request), version_id=request.POST.get("version", ""))
+    services.set_active(bot=bot, user=signed_in(request), version_id=parse_id(request.POST.get("version"),
+                                                                                what="version"))
     messages.success(request, "Active version changed.")
     return redirect("bot", pk=bot.pk)
 

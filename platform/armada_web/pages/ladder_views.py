@@ -5,38 +5,49 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.games import Ranking, spec
+from armada_web.inputs import parse_text
 from armada_web.ladder import league, ratings
-from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, search_ladder
+from armada_web.ladder.challenges import challengers
+from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, ranks_of, search_ladder
+from armada_web.pages.pager import pager
+from armada_web.paging import keyed_page, page_number
 
 PER_PAGE = 50
 
 
-def _page(request: HttpRequest, queryset: object) -> tuple[object, str]:
-    query = request.GET.get("q", "").strip()[:100]
-    paginator = Paginator(search_ladder(queryset, query), PER_PAGE)  # type: ignore[arg-type]
-    return paginator.get_page(request.GET.get("page")), query
+def _query(request: HttpRequest) -> str:
+    return parse_text(request.GET.get("q", ""), what="the search", max_length=100)
 
 
 def rated_ladder(request: HttpRequest, game: str) -> HttpResponse:
     """A rated game's ladder: rank by mu - 3 sigma, paginated, searchable with ?q=."""
+    number, query = page_number(request.GET.get("page")), _query(request)
     full = ladder(game)
-    ranks = {pk: i for i, pk in enumerate(full.values_list("pk", flat=True), start=1)}
-    page, query = _page(request, full)
-    rows = [{"rank": ranks[r.pk], "rating": r, "provisional": ratings.provisional(r.games)}
-            for r in page.object_list]  # type: ignore[attr-defined]
-    return render(request, "pages/ladder_galaxy.html", {"page": page, "rows": rows, "q": query, "game": spec(game)})
+    rows = search_ladder(full, query)
+    page = keyed_page(rows.values_list("version_id", flat=True), lambda ids: full.filter(version_id__in=ids),
+                      number, PER_PAGE, key=lambda r: r.version_id)
+    ranks = (ranks_of(game, [r.version_id for r in page.rows]) if query else
+             {r.version_id: page.start + i for i, r in enumerate(page.rows)})
+    offers = challengers(user=request.user, opponents=[r.version.bot for r in page.rows])
+    table = [{"rank": ranks.get(r.version_id), "rating": r, "provisional": ratings.provisional(r.games),
+              "challengers": offers.get(r.version.bot_id, [])} for r in page.rows]
+    return render(request, "pages/ladder_galaxy.html", {"page": page, "pager": pager(request, page), "rows": table,
+                                                        "q": query, "game": spec(game), "offers": bool(offers)})
 
 
 def league_table(request: HttpRequest, game: str) -> HttpResponse:
     """The league table (MD-10), searchable with ?q=."""
-    page, query = _page(request, league.table())
-    return render(request, "pages/ladder_mothership.html", {"page": page, "q": query, "game": spec(game)})
+    number, query = page_number(request.GET.get("page")), _query(request)
+    full = league.table()
+    page = keyed_page(search_ladder(full, query).values_list("pk", flat=True), lambda ids: full.filter(pk__in=ids),
+                      number, PER_PAGE, key=lambda e: e.pk)
+    return render(request, "pages/ladder_mothership.html", {"page": page, "pager": pager(request, page), "q": query,
+                                                            "game": spec(game)})
 
 
 def table_view(game: str) -> Callable[[HttpRequest], HttpResponse]:
@@ -50,7 +61,8 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
     entry = league_entry_of(bot_id)
     if entry is None:
         raise Http404("that bot is not a race in the league")
-    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry)})
+    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry),
+                                               "page": (entry.position - 1) // PER_PAGE + 1})
 
 
 def pairing(request: HttpRequest, a: int, b: int) -> HttpResponse:

@@ -1,4 +1,6 @@
-"""The match page: the viewer, the result, each seat; its owner also sees the bot's log and times."""
+"""The match browser (`/matches/`: filters, cursor pages) and the match page: the viewer, the
+result naming the bots, each seat; the owner of a bot also sees its log beside the viewer, in step
+with it (pages/static/pages/match-log.js), its crash first."""
 
 from __future__ import annotations
 
@@ -9,8 +11,57 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.bots.access import can_see_private
-from armada_web.matches import queries
-from armada_web.matches.models import MatchStatus
+from armada_web.errors import DomainError
+from armada_web.games import spec
+from armada_web.matches import listing, queries
+from armada_web.matches.models import Match, MatchStatus, Participant
+from armada_web.pages.errors import form_error
+from armada_web.pages.match_forms import MatchFilterForm
+
+PER_PAGE = 50
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    """Matches newest first with the same filters as /api/matches/ (matches.listing), paged by cursor."""
+    form = MatchFilterForm(request.GET or None)
+    page: listing.Page | None = None
+    status = 200
+    if form.is_bound and not form.is_valid():
+        status = 400
+    else:
+        try:
+            chosen = listing.filters(**(form.cleaned_data if form.is_bound else {}))
+            page = listing.page(chosen=chosen, cursor=request.GET.get("cursor"), size=PER_PAGE)
+        except DomainError as exc:
+            status = form_error(form, exc)
+    context = {"form": form, "page": page,
+               "newer": _cursor_link(request, page.newer) if page and page.newer else "",
+               "older": _cursor_link(request, page.older) if page and page.older else "",
+               "paged": bool(request.GET.get("cursor"))}
+    return render(request, "pages/matches.html", context, status=status)
+
+
+def _cursor_link(request: HttpRequest, cursor: str) -> str:
+    query = request.GET.copy()
+    query["cursor"] = cursor
+    return f"?{query.urlencode()}"
+
+
+#: How a result's outcome reads after "won" (the engines' outcome names).
+OUTCOME_WORDS = {"elimination": "by elimination", "turn_limit": "at the turn limit", "destruction": "by destruction",
+                 "damage": "on damage", "forfeit": "by forfeit (the other bot faulted)"}
+
+
+def result_line(match: Match, seats: list[Participant]) -> str:
+    """`alpha (seat 1) won by elimination.`, or `Draw.`; '' before a result."""
+    outcome = match.outcome or {}
+    if not outcome:
+        return ""
+    winner = next((p for p in seats if p.seat == outcome.get("winner")), None)
+    how = str(outcome.get("outcome") or "")
+    if winner is None:
+        return "Draw." if how in ("", "draw") else f"Draw ({OUTCOME_WORDS.get(how, how)})."
+    return f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
 
 
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:
@@ -25,11 +76,14 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         replay = queries.replay_of(match) or {}
         timings = replay.get("timings") or {}
         for p in private:
-            head, requests = queries.log_requests(queries.seat_log(p), timings.get(str(p.seat)))
-            logs.append({"seat": p, "head": head, "requests": requests})
+            log = queries.log_requests(queries.seat_log(p), timings.get(str(p.seat)),
+                                       queries.request_kinds(replay, p.seat))
+            logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
     names = " ".join(p.version.bot.name if p.version else "BOT" for p in seats)
     context = {
-        "match": match, "seats": seats, "logs": logs, "finished": finished,
+        "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
+        "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
+        "result": result_line(match, seats),
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
         "command": f"armada play {names} --game {match.game} --from-state match-{pk}.json.gz#turn=N",
     }

@@ -1,4 +1,4 @@
-"""Page views: thin, data comes from queries (home, users, SDK, rules and protocol)."""
+"""Page views: thin, data comes from queries (home, users, SDK, the docs)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from armada.games.base import SEATS
@@ -15,8 +15,12 @@ from armada_web.bots import queries as bot_queries
 from armada_web.games import SPECS
 from armada_web.ladder import league
 from armada_web.ladder.queries import ladder
+from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.pages import docs
+from armada_web.pages.pager import pager
+from armada_web.pages.quickstart import Step, quick_start
+from armada_web.paging import keyed_page, page_number
 from armada_web.seasons import queries as season_queries
 
 
@@ -27,18 +31,26 @@ def home(request: HttpRequest) -> HttpResponse:
             for game in SPECS.values()]
     season = season_queries.current_season()
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
-               "latest": match_queries.latest_finished(10), "season": season,
+               "latest": match_queries.latest_finished(10), "quick_start": _quick_start(request), "season": season,
                "season_game": SPECS.get(season.game) if season else None,
                "next": season_queries.next_time(season) if season else None}
     return render(request, "pages/home.html", context)
 
 
+USER_BOTS = 50
+USER_MATCHES = 15
+
+
 def user_page(request: HttpRequest, username: str) -> HttpResponse:
-    """A user's bots and their latest matches."""
+    """A user's bots (paged) and the latest matches of those that play (kept bounded: listing.latest_of)."""
+    number = page_number(request.GET.get("page"))
     person = get_object_or_404(get_user_model(), username=username, is_active=True)
-    bots = list(bot_queries.bots_of(person))
-    recent = list(match_queries.matches().filter(participants__version__bot__owner=person).distinct()[:15])
-    return render(request, "pages/user.html", {"person": person, "bots": bots, "recent": recent})
+    bots = keyed_page(bot_queries.bots_of(person).values_list("pk", flat=True),
+                      lambda ids: bot_queries.bots().filter(pk__in=ids), number, USER_BOTS, key=lambda b: b.pk)
+    playing_first = sorted(bots.rows, key=lambda b: b.retired is not None)
+    recent = listing.latest_of(bot_ids=[b.pk for b in playing_first], limit=USER_MATCHES)
+    return render(request, "pages/user.html", {"person": person, "bots": bots.rows, "pager": pager(request, bots),
+                                               "recent": recent})
 
 
 def sdk_wheel_path() -> Path | None:
@@ -47,12 +59,20 @@ def sdk_wheel_path() -> Path | None:
     return wheels[-1] if wheels else None
 
 
+def _wheel_url(request: HttpRequest) -> str | None:
+    wheel = sdk_wheel_path()
+    return request.build_absolute_uri(reverse("sdk-wheel", args=[wheel.name])) if wheel else None
+
+
+def _quick_start(request: HttpRequest) -> list[Step]:
+    return quick_start(site_url=request.build_absolute_uri("/").rstrip("/"), wheel_url=_wheel_url(request))
+
+
 def sdk_page(request: HttpRequest) -> HttpResponse:
     """Download the SDK and the quick start."""
     wheel = sdk_wheel_path()
-    url = request.build_absolute_uri(reverse("sdk-wheel", args=[wheel.name])) if wheel else None
-    return render(request, "pages/sdk.html", {"wheel": wheel, "wheel_url": url,
-                                              "site_url": request.build_absolute_uri("/").rstrip("/")})
+    return render(request, "pages/sdk.html", {"wheel": wheel, "wheel_url": _wheel_url(request),
+                                              "quick_start": _quick_start(request), "topics": docs.topics()})
 
 
 def sdk_wheel(request: HttpRequest, filename: str) -> FileResponse:
@@ -63,10 +83,22 @@ def sdk_wheel(request: HttpRequest, filename: str) -> FileResponse:
                         content_type="application/zip")
 
 
+def docs_index(request: HttpRequest) -> HttpResponse:
+    """Every document a bot author reads (the SDK's, then the site's own), and the quick start."""
+    return render(request, "pages/docs_index.html", {"topics": docs.topics(), "site_topics": docs.site_topics(),
+                                                     "quick_start": _quick_start(request)})
+
+
 def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """Rules and protocol pages rendered from docs/."""
+    """One document (the SDK's shipped file, or the site's own), with the list of the others and its contents."""
     found = docs.page(slug)
     if found is None:
-        raise Http404("no such page")
-    title, html = found
-    return render(request, "pages/doc.html", {"title": title, "html": html, "slug": slug})
+        raise Http404("no such document")
+    return render(request, "pages/doc.html", {"doc": found, "topics": docs.topics() + docs.site_topics()})
+
+
+def old_rules_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """/rules/SLUG/ (the site's first docs pages) moved to /docs/SLUG/."""
+    if docs.page(slug) is None:
+        raise Http404("no such document")
+    return redirect("doc", slug=slug, permanent=True)

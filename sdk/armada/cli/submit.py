@@ -195,7 +195,7 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
     if status == "valid":
         print(f"{head}: valid" + (f" ({detail})" if detail else ""))
     elif status == "invalid":
-        print(f"{head}: invalid: {detail or 'no reason given'}")
+        print(f"{head}: invalid: {detail.removeprefix('invalid: ') or 'no reason given'}")
         log = str(version.get("log") or "")
         if log.strip():
             print(f"bot log (last {LOG_LINES} lines):")

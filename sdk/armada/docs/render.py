@@ -138,7 +138,7 @@ def _blocks(lines: list[str], from_slug: str) -> Iterator[str]:
         heading = _HEADING.match(line)
         if heading:
             level, title = len(heading.group(1)), heading.group(2)
-            anchor = slugify(re.sub(r"[`*_]", "", _LINK.sub(r"\2", title)), seen)
+            anchor = slugify(re.sub(r"[`*]|(?<!\w)_|_(?!\w)", "", _LINK.sub(r"\2", title)), seen)
             yield f'<h{level} id="{anchor}">{inline(title, from_slug)}</h{level}>'
             i += 1
             continue

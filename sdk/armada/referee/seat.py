@@ -48,6 +48,13 @@ class Timing:
         return f"{self.type} (turn {self.turn})" if self.turn is not None else self.type
 
 
+def describe(message: dict[str, Any]) -> str:
+    """A request as faults name it: `scout (id 17, turn 9)`, `init (id 0)`."""
+    turn = message.get("turn")
+    where = f", turn {turn}" if isinstance(turn, int) and not isinstance(turn, bool) else ""
+    return f"{message.get('type')} (id {message.get('id')}{where})"
+
+
 class Seat:
     """A seat's connection, its next request id, its time bank and its fault if any."""
 
@@ -75,7 +82,7 @@ class Seat:
 
     def timeout_fault(self, message: dict[str, Any], budget_ms: float) -> Fault:
         """The timeout detail, saying what the limit was made of (protocol.md, "Time")."""
-        what = f"{message['type']} (id {message['id']})"
+        what = describe(message)
         if message["type"] == "init":
             return Fault("timeout", f"{what}: no reply within {int(budget_ms)} ms: "
                                     "did it flush stdout after writing?")
@@ -85,7 +92,7 @@ class Seat:
 
     def exchange(self, message: dict[str, Any], budget_ms: float) -> Exchange:
         """Send `message` (it carries its id) and wait for the matching reply within `budget_ms`."""
-        what = f"{message['type']} (id {message['id']})"
+        what = describe(message)
         expected = message["id"]
         line = encode_message(message)
         with contextlib.suppress(Exception):  # a mark is for people; it never costs a bot its match

@@ -4,14 +4,15 @@
   const { svg, clear, COLOURS } = AV.util;
 
   const W = 300;
-  const H = 90;
-  const PAD = { left: 34, right: 8, top: 16, bottom: 14 };
+  const H = 100;
+  const PAD = { left: 34, right: 8, top: 16, bottom: 24 };
 
   /**
    * A chart of points [{turn, value: {1: n|null, 2: n|null}}]; a seat whose values are null has no line.
-   * Returns {node, cursor(index)}.
+   * `title` names the y axis (drawn at the top left, with its 0 and its maximum); the x axis is labelled
+   * with its first and last turn and `unit` ("turn"). Returns {node, cursor(index)}.
    */
-  function lineChart(title, metric, points) {
+  function lineChart(title, metric, points, unit) {
     const node = svg("svg", { class: "av-chart", viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title,
       "data-metric": metric });
     const values = points.flatMap((p) => [p.value[1], p.value[2]]).filter((v) => v !== null && v !== undefined);
@@ -23,6 +24,14 @@
     node.appendChild(svg("text", { x: PAD.left - 4, y: y(max) + 4, class: "av-chart-axis", "text-anchor": "end" }, max));
     node.appendChild(svg("text", { x: PAD.left - 4, y: y(0), class: "av-chart-axis", "text-anchor": "end" }, 0));
     node.appendChild(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(0), y2: y(0), class: "av-chart-base" }));
+    node.appendChild(svg("line", { x1: PAD.left, x2: PAD.left, y1: y(max), y2: y(0), class: "av-chart-base" }));
+    const first = points.length ? points[0].turn : 0;
+    const last = points.length ? points[points.length - 1].turn : 0;
+    const below = H - PAD.bottom + 11;
+    node.appendChild(svg("text", { x: PAD.left, y: below, class: "av-chart-axis", "text-anchor": "start" }, first));
+    node.appendChild(svg("text", { x: W - PAD.right, y: below, class: "av-chart-axis", "text-anchor": "end" }, last));
+    node.appendChild(svg("text", { x: (PAD.left + W - PAD.right) / 2, y: below, class: "av-chart-axis av-chart-x",
+      "text-anchor": "middle" }, unit || "turn"));
     for (const seat of [1, 2]) {
       if (points.some((p) => p.value[seat] === null || p.value[seat] === undefined)) continue;
       const coords = points.map((p, i) => x(i).toFixed(1) + "," + y(p.value[seat]).toFixed(1)).join(" ");

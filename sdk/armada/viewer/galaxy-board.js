@@ -91,7 +91,8 @@
       g.appendChild(svg("polygon", { points: [[x, y - 9], [x + 8, y + 6], [x - 8, y + 6]].map((p) => p.join(",")).join(" "),
         fill: colour.stroke, stroke: "#0d1117", "stroke-width": 1.5 }));
     }
-    g.appendChild(svg("text", { x: x + 10, y: y + 4, class: "av-fleet-label", fill: colour.stroke }, ships(f)));
+    g.appendChild(svg("text", { x: x + 10, y: y + 4, class: "av-fleet-label", fill: colour.stroke,
+      "data-x": x.toFixed(1), "data-y": y.toFixed(1) }, ships(f)));
     return g;
   }
 
@@ -108,14 +109,51 @@
         const [row, col] = M.fleetPosition(f, turn, progress);
         layer.appendChild(fleetNode(f, row, col, passed(units)));
       }
-      return;
+    } else {
+      for (const f of view.fleets) {
+        const slow = f.battleships > 0 ? 2 : 1;
+        const units = (turn - f.launched + 1) / slow;
+        const [row, col] = f.position || M.fleetPosition(f, turn, 1);
+        layer.appendChild(fleetNode(f, row, col, passed(units)));
+      }
     }
-    for (const f of view.fleets) {
-      const slow = f.battleships > 0 ? 2 : 1;
-      const units = (turn - f.launched + 1) / slow;
-      const [row, col] = f.position || M.fleetPosition(f, turn, 1);
-      layer.appendChild(fleetNode(f, row, col, passed(units)));
-    }
+    placeLabels(layer, view);
+  }
+
+  /** Move every fleet label of `layer` to a free place (galaxy-labels.js), with a leader line when it is
+   * away from its fleet. Sizes are measured when the board is shown, else estimated. */
+  function placeLabels(layer, view) {
+    const texts = Array.from(layer.querySelectorAll(".av-fleet-label"));
+    if (!texts.length) return;
+    const items = texts.map((t) => {
+      t.setAttribute("x", "0");
+      t.setAttribute("y", "0");
+      let b = null;
+      try {
+        b = t.getBBox();
+      } catch (err) {
+        b = null;
+      }
+      if (!b || !b.width) b = { x: 0, y: -9.5, width: 6.2 * t.textContent.length, height: 12 };
+      return { x: Number(t.dataset.x), y: Number(t.dataset.y), w: b.width, h: b.height, dx: b.x, dy: b.y };
+    });
+    const planets = view.planets.map((p) => {
+      const [x, y] = centre(p.row, p.col);
+      return { x, y, r: R + 1 };
+    });
+    const boxes = AV.galaxyLabels.place(items, planets);
+    texts.forEach((t, i) => {
+      const b = boxes[i];
+      const it = items[i];
+      t.setAttribute("x", (b.x0 - it.dx).toFixed(1));
+      t.setAttribute("y", (b.y0 - it.dy).toFixed(1));
+      if (AV.galaxyLabels.distance(b, it.x, it.y) > 12) {
+        const px = Math.max(b.x0, Math.min(it.x, b.x1));
+        const py = Math.max(b.y0, Math.min(it.y, b.y1));
+        t.parentNode.insertBefore(svg("line", { x1: it.x, y1: it.y, x2: px.toFixed(1), y2: py.toFixed(1),
+          class: "av-leader", stroke: t.getAttribute("fill") }), t);
+      }
+    });
   }
 
   /** The board: an <svg> with a planet layer, a marker layer and a fleet layer. */

@@ -22,9 +22,10 @@
 
   function charts(model, seat) {
     const data = M.series(model, seat);
-    const planets = AV.chart.lineChart("planets", "planets", data.map((d) => ({ value: d.planets })));
+    const planets = AV.chart.lineChart("planets owned", "planets",
+      data.map((d) => ({ turn: d.turn, value: d.planets })), "turn");
     const mle = AV.chart.lineChart(seat ? "total MLE (own only: fog)" : "total MLE", "mle",
-      data.map((d) => ({ value: d.mle })));
+      data.map((d) => ({ turn: d.turn, value: d.mle })), "turn");
     return [planets, mle];
   }
 

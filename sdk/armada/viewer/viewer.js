@@ -4,7 +4,12 @@
  *
  * Elements with a data-armada-src="URL" (a .json.gz or .json replay) or data-armada-json="ID" (the id of a
  * <script type="application/json"> holding the replay) are mounted when the page has loaded. No inline
- * script or handler is needed, so the viewer runs under a Content-Security-Policy without 'unsafe-inline'. */
+ * script or handler is needed, so the viewer runs under a Content-Security-Policy without 'unsafe-inline'.
+ *
+ * The page hook (docs/viewer.md): the root element sends a bubbling "armada:position" CustomEvent whenever
+ * the shown position changes (detail: {index, turn, unit, playing}; `turn` is the turn or round number shown),
+ * and obeys an "armada:seek" CustomEvent (detail: {turn}): it pauses and shows that turn, or the last
+ * position before it. A page uses them from its own script file (the site's log beside the viewer does). */
 (function (AV) {
   "use strict";
   const { el, clear } = AV.util;
@@ -28,6 +33,20 @@
     return best;
   }
 
+  /** The page hook: "armada:position" out after every change, "armada:seek" in. */
+  function bindHook(root, player, unit) {
+    player.onChange(() => {
+      const detail = { index: player.index, turn: player.opts.labelOf(player.index), unit, playing: player.playing };
+      root.dispatchEvent(new CustomEvent("armada:position", { bubbles: true, detail }));
+    });
+    root.addEventListener("armada:seek", (event) => {
+      const turn = Number(event.detail && event.detail.turn);
+      if (!Number.isFinite(turn)) return;
+      player.playing = false;
+      player.seek(startIndex(player, turn));
+    });
+  }
+
   function start(root, replay, options) {
     clear(root);
     root.classList.add("armada-viewer");
@@ -39,7 +58,9 @@
     const hash = options.hash !== false;
     player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));
     if (hash) P.bindHash(player, game);
+    bindHook(root, player, game.unit);
     root.dataset.state = "ready";
+    player.changed();
     return player;
   }
 

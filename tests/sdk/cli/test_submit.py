@@ -145,6 +145,16 @@ def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pyte
     assert out[24] == f"url: {site.url}/bots/1/versions/1/"
 
 
+def test_invalid_orders_say_invalid_once(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """The site's detail starts with the protocol status (`invalid: ...` for Mothership orders that break
+    MD-1/MD-2); the line says "invalid" once."""
+    logged_in.statuses = ["invalid"]
+    logged_in.detail = "invalid: fighters: 6 given, 5 expected (MD-1)"
+    assert _submit() == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[2] == "mybot version 1: invalid: fighters: 6 given, 5 expected (MD-1)"
+
+
 def test_platform_error_exits_3(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     logged_in.statuses = ["error"]
     logged_in.detail = "Docker engine unreachable after 3 attempts"

@@ -55,7 +55,7 @@ def test_silent_bot_times_out_within_turn_plus_bank(bad_seat):
     outcome, took = timed(lambda: play(bots[1], bots[2]))
     # protocol.md "Time": the detail says what the limit was made of
     assert_forfeit(outcome, bad_seat, "timeout",
-                   r"no reply to move \(id 1\) within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
+                   r"no reply to move \(id 1, turn 1\) within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
     assert took < 4.0  # 450 ms of waiting, then the bots exit on `end`
 
 
@@ -257,7 +257,7 @@ def test_a_few_stale_replies_are_fine_but_a_flood_is_a_protocol_error():
     outcome = play(hostile("stale_flood", 2, 50), steady())
     assert [p.status for p in outcome.players] == ["ok", "ok"]
     outcome, took = timed(lambda: play(hostile("stale_flood", 2, 5000), steady()))
-    assert_forfeit(outcome, 1, "protocol", r"more than 1000 stale replies \(ids below 2\) to move \(id 2\)")
+    assert_forfeit(outcome, 1, "protocol", r"more than 1000 stale replies \(ids below 2\) to move \(id 2, turn 2\)")
     assert took < 5.0
 
 

@@ -92,7 +92,7 @@ def test_galaxy_silent_bot_forfeits_in_turn_3():
     fast = Limits(init_ms=5000, turn_ms=200, bank_ms=200)
     outcome = play_match("galaxy", {1: starter("galaxy", "greedy"), 2: hostile("silent", 5)}, seed=4, limits=fast)
     assert [p.status for p in outcome.players] == ["ok", "timeout"]
-    assert "scout (id 5)" in outcome.players[1].detail
+    assert "scout (id 5, turn 3)" in outcome.players[1].detail
     assert (outcome.result.winner, outcome.result.outcome, outcome.result.turns) == (1, "forfeit", 2)
     assert len(outcome.replay["steps"]) == 4
 

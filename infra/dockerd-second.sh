@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# A second Docker engine on this machine, as a second worker host has one: its own socket, data
+# root, exec root (and so its own containerd, network namespaces and state), pidfile, containerd
+# namespace and parent cgroup; no bridge and no iptables rules, so nothing of it touches the main
+# engine (bots run with network "none"). It gets the bot image from the main engine
+# (`docker save | docker load`, skipped when it already has the same image). Tests of many worker
+# hosts use it (tests/docker_engine.py); docs/deploy.md, "Adding a worker host".
+#
+# Usage (as root): infra/dockerd-second.sh start|stop|kill|env|status|purge [NAME]
+#   start    start it (a no-op when it runs), remove containers an earlier run left, load the images;
+#            prints DOCKER_HOST=unix://... on its last line
+#   env      print `export DOCKER_HOST=unix://...` (eval "$(infra/dockerd-second.sh env)")
+#   status   exit 0 when it answers
+#   stop     remove its containers, stop it and its containerd, unmount and remove its run folder
+#            and cgroups; the data root stays (the loaded image: the next start is quick)
+#   kill     what a host losing power does: SIGKILL to its containers' processes, shims, containerd
+#            and dockerd (then `stop` cleans up what is left)
+#   purge    stop, then remove the data root too
+#
+# NAME (default "second", or ARMADA_ENGINE_NAME): letters, digits and dashes; each name is an
+# engine of its own. ARMADA_ENGINE_IMAGES: images to copy in (default armada/bot:latest).
+set -euo pipefail
+
+die() { printf 'dockerd-second: %s\n' "$*" >&2; exit 1; }
+say() { printf 'dockerd-second: %s\n' "$*" >&2; }
+
+action="${1:-}"
+NAME="${2:-${ARMADA_ENGINE_NAME:-second}}"
+[[ "$NAME" =~ ^[a-z0-9][a-z0-9-]{0,30}$ ]] || die "bad engine name '$NAME' (letters, digits, dashes)"
+RUN="/run/armada-dockerd/$NAME"
+DATA="${ARMADA_ENGINE_DATA:-/var/lib/armada-dockerd/$NAME}"
+SOCK="$RUN/docker.sock"
+PIDFILE="$RUN/dockerd.pid"
+CGROUP="armada-$NAME"
+IMAGES="${ARMADA_ENGINE_IMAGES:-armada/bot:latest}"
+HOST="unix://$SOCK"
+
+answers() { [[ -S "$SOCK" ]] && docker -H "$HOST" version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+daemon_pid() { [[ -f "$PIDFILE" ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null && cat "$PIDFILE"; }
+# Its containerd, its shims and its containers' processes (found by its exec root, namespace, cgroup).
+containerd_pids() { pgrep -f "containerd --config $RUN/exec/containerd/containerd.toml" || true; }
+shim_pids() { pgrep -f "containerd-shim-runc-v2 -namespace armada-$NAME " || true; }
+cgroup_pids() { cat /sys/fs/cgroup/*/"$CGROUP"/*/cgroup.procs /sys/fs/cgroup/"$CGROUP"/*/cgroup.procs 2>/dev/null | sort -u || true; }
+
+start() {
+    [[ "$(id -u)" == 0 ]] || die "a second engine needs root"
+    local dockerd_bin
+    dockerd_bin="$(command -v dockerd || echo /usr/sbin/dockerd)"
+    [[ -x "$dockerd_bin" ]] || die "dockerd is not installed (apt-get install -y docker.io)"
+    mkdir -p "$RUN/exec" "$DATA"
+    exec 9>"$RUN.lock"
+    flock 9
+    if ! answers; then
+        [[ -z "$(daemon_pid || true)" ]] || stop_daemon
+        echo '{}' >"$RUN/daemon.json"  # not /etc/docker/daemon.json: nothing of the main engine's
+        say "starting engine '$NAME' on $SOCK (data root $DATA)"
+        setsid nohup "$dockerd_bin" --host "$HOST" --data-root "$DATA" --exec-root "$RUN/exec" \
+            --pidfile "$PIDFILE" --config-file "$RUN/daemon.json" \
+            --containerd-namespace "armada-$NAME" --containerd-plugins-namespace "armada-$NAME-plugins" \
+            --cgroup-parent "/$CGROUP" --bridge none --iptables=false --ip-masq=false --ip-forward=false \
+            --log-level warn </dev/null >"$RUN/dockerd.log" 2>&1 &
+        local i
+        for ((i = 0; i < 300; i++)); do answers && break; sleep 0.2; done
+        answers || { tail -n 20 "$RUN/dockerd.log" >&2; die "engine '$NAME' did not answer within 60 s"; }
+    fi
+    # A fresh host: no container of an earlier run (a killed engine's are in its data root).
+    local left
+    left="$(docker -H "$HOST" ps -aq)"
+    [[ -z "$left" ]] || docker -H "$HOST" rm -f $left >/dev/null
+    local image mine theirs
+    for image in $IMAGES; do
+        mine="$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null)" \
+            || die "image $image is not in the main engine (make images)"
+        theirs="$(docker -H "$HOST" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
+        if [[ "$mine" != "$theirs" ]]; then
+            say "loading $image into engine '$NAME'"
+            docker save "$image" | docker -H "$HOST" load -q >/dev/null
+            docker -H "$HOST" image prune -f >/dev/null  # the version it replaced
+        fi
+    done
+    echo "DOCKER_HOST=$HOST"
+}
+
+stop_daemon() {
+    local pid i
+    pid="$(daemon_pid || true)"
+    [[ -n "$pid" ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 150; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+kill_all() {
+    local pids
+    # shellcheck disable=SC2046
+    pids="$(cgroup_pids; shim_pids; containerd_pids; daemon_pid || true)"
+    # shellcheck disable=SC2086
+    [[ -z "${pids//[[:space:]]/}" ]] || kill -KILL $pids 2>/dev/null || true
+}
+
+stop() {
+    [[ "$(id -u)" == 0 ]] || die "stopping a second engine needs root"
+    if answers; then
+        local left
+        left="$(docker -H "$HOST" ps -aq)"
+        [[ -z "$left" ]] || docker -H "$HOST" rm -f $left >/dev/null 2>&1 || true
+    fi
+    stop_daemon
+    local i
+    for ((i = 0; i < 50; i++)); do [[ -z "$(containerd_pids)$(shim_pids)" ]] && break; sleep 0.2; done
+    kill_all  # whatever did not end by itself (after `kill`, or a daemon that hung)
+    sleep 0.2
+    # Mounts of its containers and network namespaces, innermost first.
+    { awk '{print $2}' /proc/mounts | grep -E "^($RUN|$DATA)(/|$)" || true; } | sort -r | while read -r mount; do
+        umount -l "$mount" 2>/dev/null || true
+    done
+    find /sys/fs/cgroup -depth -type d \( -path "*/$CGROUP" -o -path "*/$CGROUP/*" \) -exec rmdir {} + 2>/dev/null || true
+    rm -rf "$RUN" "$RUN.lock"
+    rmdir /run/armada-dockerd 2>/dev/null || true
+    say "engine '$NAME' stopped (data root $DATA kept)"
+}
+
+case "$action" in
+    start) start ;;
+    env) echo "export DOCKER_HOST=$HOST" ;;
+    status) answers ;;
+    stop) stop ;;
+    kill) [[ "$(id -u)" == 0 ]] || die "needs root"; kill_all; say "engine '$NAME' killed" ;;
+    purge) stop; rm -rf "$DATA"; rmdir "$(dirname "$DATA")" 2>/dev/null || true ;;
+    *) die "usage: $0 start|stop|kill|env|status|purge [NAME]" ;;
+esac

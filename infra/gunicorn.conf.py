@@ -1,0 +1,52 @@
+"""gunicorn's settings for the site, in one place: `make up` (infra/up.sh), the app image (web),
+tests and benches (tests/localsite.py) all start `gunicorn -c infra/gunicorn.conf.py --bind ...`.
+
+Workers from the cores (2 per core + 1; `WEB_WORKERS` overrides), forked from a master that
+loaded the site once, each replaced after
+`WEB_MAX_REQUESTS` requests (1000) with a random jitter of up to a tenth of that, so that
+workers do not all restart at once; the access log goes to standard output unless the command
+line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
+error log on standard error, the access log on standard output) are JSON objects too, like the
+site's (armada_web.logs).
+"""
+
+import os
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    try:
+        return int(raw) if raw else default
+    except ValueError as exc:
+        raise SystemExit(f"environment variable {name} must be an integer, got {raw!r}") from exc
+
+
+wsgi_app = "armada_web.wsgi:application"
+# Django is imported once, in the master, before the workers fork: a worker (a new one after
+# max_requests too) serves at once instead of importing the site first (seconds of CPU each).
+preload_app = True
+workers = _int("WEB_WORKERS", 2 * len(os.sched_getaffinity(0)) + 1)
+max_requests = _int("WEB_MAX_REQUESTS", 1000)
+max_requests_jitter = _int("WEB_MAX_REQUESTS_JITTER", max(max_requests // 10, 1))
+timeout = _int("WEB_TIMEOUT_S", 60)
+graceful_timeout = 20
+accesslog = "-"
+# The workers' heartbeat files in memory: a slow disk (or a container's overlay) never stalls them.
+_SHM = "/dev/shm"  # noqa: S108 (gunicorn makes its own private files in it)
+worker_tmp_dir = _SHM if os.path.isdir(_SHM) else None
+
+if os.environ.get("ARMADA_LOG_FORMAT") == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "armada_web.logs.JsonFormatter"}},
+        "root": {"handlers": ["error"], "level": "INFO"},
+        "handlers": {
+            "error": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+            "access": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stdout"},
+        },
+        "loggers": {
+            "gunicorn.error": {"handlers": ["error"], "level": "INFO", "propagate": False},
+            "gunicorn.access": {"handlers": ["access"], "level": "INFO", "propagate": False},
+        },
+    }

@@ -1,0 +1,114 @@
+#!/bin/bash
+# armada-app: the application image's entrypoint (docs/deploy.md, "The images").
+#
+#   web [gunicorn options]     collectstatic, the SDK wheel for /sdk/, then gunicorn on 0.0.0.0:$PORT
+#   worker [celery options]    a Celery worker named $ARMADA_WORKER_NAME@<container> (needs the
+#                              Docker socket and the sandbox folder: below)
+#   beat [celery options]      Celery beat (its schedule file in $ARMADA_DATA_DIR/run)
+#   health web|worker          the compose health checks: /healthz, or `celery inspect ping` and
+#                              `manage.py healthcheck` (the role's checks: the engine included)
+#   manage.py ARGS             Django's commands (migrate, createsuperuser, ...); the image's
+#                              manage.py runs this script, so `docker exec` (root) drops too
+#   anything else              run as it is (e.g. `celery --version`, `sh`)
+#
+# Started as root (the image's default), it makes the data folder and the sandbox folders, then
+# drops to user armada (uid $ARMADA_APP_UID, 10100) with the group of the mounted Docker
+# socket as its only extra group; ARMADA_APP_UID=0 keeps root. Started as another user
+# (`docker run --user`), it runs as that user.
+#
+# The sandbox folder: a worker's bots run in containers of the host's engine, which bind-mounts
+# the bots' code and FIFO folders by their host paths. ARMADA_SANDBOX_DIR names one host folder
+# mounted at the same path in every worker container of the host; the worker keeps its temporary
+# files (TMPDIR) in $ARMADA_SANDBOX_DIR/tmp and the host's slot locks in $ARMADA_SANDBOX_DIR/slots
+# (ARMADA_SANDBOX_SLOT_DIR), shared by every worker of the host.
+set -euo pipefail
+
+APP_UID="${ARMADA_APP_UID:-10100}"
+PY=/opt/armada/bin/python
+export ARMADA_DATA_DIR="${ARMADA_DATA_DIR:-/var/lib/armada/data}"
+
+socket_path() {
+    case "${DOCKER_HOST:-}" in
+        "") echo /var/run/docker.sock ;;
+        unix://*) echo "${DOCKER_HOST#unix://}" ;;
+        *) echo "" ;;
+    esac
+}
+
+if [ -n "${ARMADA_SANDBOX_DIR:-}" ]; then
+    export TMPDIR="${TMPDIR:-$ARMADA_SANDBOX_DIR/tmp}"
+    export ARMADA_SANDBOX_SLOT_DIR="${ARMADA_SANDBOX_SLOT_DIR:-$ARMADA_SANDBOX_DIR/slots}"
+fi
+
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$ARMADA_DATA_DIR"
+    # The data belongs to the app's user (anything root made in it, e.g. by `docker exec sh`, too).
+    find "$ARMADA_DATA_DIR" -xdev ! -user "$APP_UID" -exec chown -h "$APP_UID:$APP_UID" {} +
+    if [ -n "${ARMADA_SANDBOX_DIR:-}" ]; then
+        # Like /tmp: every worker user may create, none removes another's (sticky); the folder
+        # itself must let the worker's user through.
+        mkdir -p "$TMPDIR" "$ARMADA_SANDBOX_SLOT_DIR"
+        chmod a+x "$ARMADA_SANDBOX_DIR"
+        chmod 1777 "$TMPDIR" "$ARMADA_SANDBOX_SLOT_DIR"
+    fi
+    if [ "$APP_UID" != 0 ]; then
+        socket="$(socket_path)"
+        if [ -n "$socket" ] && [ -S "$socket" ]; then
+            groups=(--groups "$(stat -c %g "$socket")")
+        else
+            groups=(--clear-groups)
+        fi
+        exec setpriv --reuid "$APP_UID" --regid "$APP_UID" "${groups[@]}" --inh-caps=-all -- "$0" "$@"
+    fi
+fi
+
+command="${1:-web}"
+[ $# -gt 0 ] && shift
+case "$command" in
+    web)
+        "$PY" -m django collectstatic --noinput -v0
+        # The wheel /sdk/ serves: the one this image was built with (no other version beside it).
+        wheel="$(echo /opt/armada/wheels/armada-[0-9]*.whl)"
+        mkdir -p "$ARMADA_DATA_DIR/sdk"
+        for old in "$ARMADA_DATA_DIR"/sdk/armada-*.whl; do
+            [ "$old" = "$ARMADA_DATA_DIR/sdk/${wheel##*/}" ] || rm -f "$old"
+        done
+        cp "$wheel" "$ARMADA_DATA_DIR/sdk/"
+        exec /opt/armada/bin/gunicorn -c /opt/armada/gunicorn.conf.py --bind "0.0.0.0:${PORT:-8000}" "$@"
+        ;;
+    worker)
+        "$PY" /opt/armada/checks.py sandbox
+        # Processes: ARMADA_WORKER_CONCURRENCY, else for matches cores / 2 - 1 (at least 1; two
+        # bots of a match on two cores, the first two cores kept for validation: docs/sandbox.md).
+        concurrency="${ARMADA_WORKER_CONCURRENCY:-}"
+        if [ -z "$concurrency" ]; then
+            concurrency=1
+            [ "${ARMADA_SANDBOX_PURPOSE:-match}" = validation ] || concurrency=$(( $(nproc) / 2 - 1 ))
+            [ "$concurrency" -ge 1 ] || concurrency=1
+        fi
+        quiet=()  # JSON lines only: no banner
+        [ "${ARMADA_LOG_FORMAT:-text}" != json ] || quiet=(--quiet)
+        exec /opt/armada/bin/celery "${quiet[@]}" -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
+            --concurrency "$concurrency" --loglevel "${LOG_LEVEL:-INFO}" "$@"
+        ;;
+    beat)
+        mkdir -p "$ARMADA_DATA_DIR/run"
+        exec /opt/armada/bin/celery -A armada_web beat --schedule "$ARMADA_DATA_DIR/run/celerybeat-schedule" \
+            --loglevel "${LOG_LEVEL:-INFO}" "$@"
+        ;;
+    manage|manage.py)
+        exec "$PY" -m django "$@"
+        ;;
+    health)
+        case "${1:-web}" in
+            web) exec "$PY" /opt/armada/checks.py web ;;
+            worker) /opt/armada/bin/celery -A armada_web inspect ping --timeout 10 \
+                        -d "${ARMADA_WORKER_NAME:-worker}@$(hostname)" \
+                    && exec "$PY" -m django healthcheck ;;
+            *) echo "armada-app health: web or worker, not '$1'" >&2; exit 2 ;;
+        esac
+        ;;
+    *)
+        exec "$command" "$@"
+        ;;
+esac

@@ -1,0 +1,50 @@
+"""The API's JSON bodies: size and nesting depth bounded before the JSON is parsed.
+
+DRF's JSONParser reads the whole body and hands it to `json.load`, which recurses once per
+nesting level: a body of 100,000 `[` is a RecursionError (a 500) and a huge body is read into
+memory whatever its size. `LimitedJSONParser` (the default parser, settings.REST_FRAMEWORK)
+reads at most `ARMADA_API_JSON_MAX_BYTES` + 1 bytes (TooLarge, 413, past it) and measures the
+depth of the brackets outside strings (Invalid, 400, past `ARMADA_API_JSON_MAX_DEPTH`) first.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from django.conf import settings
+from rest_framework.parsers import JSONParser
+
+from armada_web.errors import Invalid, TooLarge
+
+#: A JSON string (escapes included); what it holds is not structure.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nesting_depth(body: bytes) -> int:
+    """The deepest nesting of arrays and objects in JSON text `body` (0 for a scalar)."""
+    brackets = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    depth = deepest = 0
+    for byte in brackets:
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+class LimitedJSONParser(JSONParser):
+    """JSON bodies of bounded size and depth (see the module)."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        config = settings.ARMADA
+        body = stream.read(config.api_json_max_bytes + 1) if stream is not None else b""
+        if len(body) > config.api_json_max_bytes:
+            raise TooLarge(f"request body too large: more than {config.api_json_max_bytes} bytes of JSON")
+        depth = nesting_depth(body)
+        if depth > config.api_json_max_depth:
+            raise Invalid(f"JSON nested too deeply: {depth} levels (at most {config.api_json_max_depth})")
+        return super().parse(io.BytesIO(body), media_type, parser_context)

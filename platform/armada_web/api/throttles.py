@@ -1,0 +1,62 @@
+"""The API's request throttles: per client address (anonymous) and per user (signed in).
+
+DRF's own throttles keep a list of times in the cache, read and written back without a lock
+(parallel requests all see the same list and all pass), and take the client from any
+`X-Forwarded-For` (a new header value is a new client). These count in `armada_web.counters`
+(Redis INCR, shared by every web process) and key on `armada_web.clients.client_address`. A
+refused request is taken back: the limit is on the requests served.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.throttling import SimpleRateThrottle
+
+from armada_web import counters
+from armada_web.clients import client_address
+
+
+class _CountedThrottle(SimpleRateThrottle):
+    _wait: float | None = None
+
+    def name(self, request: Request) -> str | None:
+        raise NotImplementedError
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if self.rate is None or self.num_requests is None or self.duration is None:
+            return True
+        name = self.name(request)
+        if name is None:
+            return True
+        if counters.hit(name, self.duration) <= self.num_requests:
+            return True
+        counters.undo(name, self.duration)
+        self._wait = counters.seconds_left(self.duration)
+        return False
+
+    def wait(self) -> float | None:
+        return self._wait
+
+
+class AnonThrottle(_CountedThrottle):
+    """`THROTTLE_ANON` requests per anonymous client address."""
+
+    scope = "anon"
+
+    def name(self, request: Request) -> str | None:
+        if request.user and request.user.is_authenticated:
+            return None
+        return f"throttle:anon:{client_address(request)}"
+
+
+class UserThrottle(_CountedThrottle):
+    """`THROTTLE_USER` requests per signed-in user."""
+
+    scope = "user"
+
+    def name(self, request: Request) -> str | None:
+        if not (request.user and request.user.is_authenticated):
+            return None
+        return f"throttle:user:{request.user.pk}"

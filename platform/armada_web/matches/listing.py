@@ -1,0 +1,200 @@
+"""The match list with its filters, newest first, paged by keyset cursor (`/matches/`, `/api/matches/`).
+
+Filters: `game`, `kind`, `status` (the match's), `bot` (id or name: the matches one of its versions
+sat in), and with `bot`: `opponent` (id or name), `version` (the bot's version number) and `result`
+(the bot's: win, draw, loss). A page is found through one index range whatever the list's
+length: a bot's matches through its seats (`seat_bot_newest`, `seat_pairing_newest`,
+`seat_version_newest`), other lists through the match table's (`match_*_newest`, the primary
+key). A cursor is `o<id>` (the matches older than match id) or `n<id>` (newer); a page holds its
+neighbours' cursors. Anything malformed is refused with `Invalid` naming the parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+from django.db.models.functions import Lower
+
+from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.errors import Invalid
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
+from armada_web.matches.queries import matches
+
+PAGE = 50
+MAX_PAGE = 200
+#: How deep page numbers (`?page=N`, kept for old API clients) may go; deeper lists need the cursor.
+MAX_OFFSET = 10_000
+MAX_ID = 2**63 - 1
+_CURSOR = re.compile(r"([on])([1-9][0-9]{0,18})")
+FILTERS = ("game", "bot", "opponent", "version", "kind", "result", "status")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """A match list's filters, checked (`filters()` builds them from a request's values)."""
+
+    game: str = ""
+    bot: Bot | None = None
+    opponent: Bot | None = None
+    version: BotVersion | None = None
+    kind: str = ""
+    result: str = ""
+    status: str = ""
+
+    def query(self) -> dict[str, str]:
+        """The filters as query parameters (ids for bots), for links to other pages of the list."""
+        values = {"game": self.game, "bot": str(self.bot.pk) if self.bot else "",
+                  "opponent": str(self.opponent.pk) if self.opponent else "",
+                  "version": str(self.version.number) if self.version else "", "kind": self.kind,
+                  "result": self.result, "status": self.status}
+        return {key: value for key, value in values.items() if value}
+
+
+@dataclass
+class Page:
+    """One page of the list, newest first, and the cursors of the pages beside it (None: none)."""
+
+    matches: list[Match]
+    newer: str | None
+    older: str | None
+
+
+def _choice(name: str, value: Any, choices: list[str]) -> str:
+    text = "" if value is None else str(value).strip()
+    if text and text not in choices:
+        raise Invalid(f"{name} must be one of {', '.join(choices)}; got {text[:40]!r}")
+    return text
+
+
+def _bot(name: str, value: Any, game: str) -> Bot | None:
+    """A bot by id, or by name (any case; `game` tells two bots of one name apart)."""
+    text = "" if value is None else str(value).strip()
+    if not text:
+        return None
+    if text.isascii() and text.isdigit():
+        bot = Bot.objects.filter(pk=int(text)).first() if int(text) <= MAX_ID else None
+        if bot is None:
+            raise Invalid(f"{name}: no bot has id {text[:20]}")
+        return bot
+    named = Bot.objects.annotate(lname=Lower("name")).filter(lname=text.lower())
+    found = list((named.filter(game=game) if game else named)[:2])
+    if not found:
+        raise Invalid(f"{name}: no bot is named {text[:40]!r}{' in ' + game if game else ''}")
+    if len(found) > 1:
+        raise Invalid(f"{name}: bots of several games are named {text[:40]!r}; give the game too, or the bot's id")
+    return found[0]
+
+
+def filters(*, game: Any = None, bot: Any = None, opponent: Any = None, version: Any = None, kind: Any = None,
+            result: Any = None, status: Any = None) -> Filters:
+    """The list's filters from raw request values (strings or None); Invalid naming the bad one."""
+    game_ = _choice("game", game, list(Game.values))
+    the_bot = _bot("bot", bot, game_)
+    the_opponent = _bot("opponent", opponent, game_)
+    result_ = _choice("result", result, list(Result.values))
+    number = "" if version is None else str(version).strip().removeprefix("v")
+    if (the_opponent or result_ or number) and the_bot is None:
+        raise Invalid("opponent, version and result describe a bot's matches: give bot too")
+    the_version = None
+    if number:
+        if not (number.isascii() and number.isdigit()) or len(number) > 9:
+            raise Invalid(f"version must be the bot's version number (1, 2, ...); got {str(version)[:20]!r}")
+        the_version = BotVersion.objects.filter(bot=the_bot, number=int(number)).first()
+        if the_version is None:
+            raise Invalid(f"version: {the_bot.name} has no version {int(number)}")  # type: ignore[union-attr]
+    return Filters(game_, the_bot, the_opponent, the_version, _choice("kind", kind, list(MatchKind.values)),
+                   result_, _choice("status", status, list(MatchStatus.values)))
+
+
+def parse_cursor(value: Any) -> tuple[str, int] | None:
+    """("o" | "n", match id) from a cursor; None for none; Invalid for a garbled one."""
+    text = "" if value is None else str(value).strip()
+    if not text:
+        return None
+    found = _CURSOR.fullmatch(text)
+    if found is None or int(found.group(2)) > MAX_ID:
+        raise Invalid("cursor: not one of this list's cursors; follow the list's next and previous links")
+    return found.group(1), int(found.group(2))
+
+
+def page_size(value: Any, default: int = PAGE) -> int:
+    text = "" if value is None else str(value).strip()
+    if not text:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 4 or not 1 <= int(text) <= MAX_PAGE:
+        raise Invalid(f"page_size must be a whole number from 1 to {MAX_PAGE}")
+    return int(text)
+
+
+def _ids(chosen: Filters) -> tuple[QuerySet[Any], str]:
+    """The ids of the list's matches (unordered) and the name of their id column."""
+    if chosen.bot is None:
+        rows: QuerySet[Any] = Match.objects.all()
+        for key in ("game", "kind", "status"):
+            if getattr(chosen, key):
+                rows = rows.filter(**{key: getattr(chosen, key)})
+        return rows.values_list("id", flat=True), "id"
+    seats = Participant.objects.filter(bot=chosen.bot)
+    if chosen.opponent is not None:
+        seats = seats.filter(opponent=chosen.opponent)
+    if chosen.version is not None:
+        seats = seats.filter(version=chosen.version)
+    if chosen.result:
+        seats = seats.filter(result=chosen.result)
+    for key in ("game", "kind", "status"):
+        if getattr(chosen, key):
+            seats = seats.filter(**{f"match__{key}": getattr(chosen, key)})
+    return seats.values_list("match_id", flat=True), "match_id"
+
+
+def _load(ids: list[int]) -> list[Match]:
+    found = {m.pk: m for m in matches().filter(pk__in=ids)}
+    return [found[i] for i in ids if i in found]
+
+
+def page(*, chosen: Filters, cursor: str | None = None, size: int = PAGE) -> Page:
+    """The page of the list at `cursor` (None: the newest), `size` matches."""
+    position = parse_cursor(cursor)
+    ids, column = _ids(chosen)
+    if position is None or position[0] == "o":
+        if position is not None:
+            ids = ids.filter(**{f"{column}__lt": position[1]})
+        found = list(ids.order_by(f"-{column}")[: size + 1])
+        shown = found[:size]
+        older = f"o{shown[-1]}" if len(found) > size else None
+        newer = f"n{shown[0]}" if position is not None and shown else None
+    else:
+        found = list(ids.filter(**{f"{column}__gt": position[1]}).order_by(column)[: size + 1])
+        shown = list(reversed(found[:size]))
+        newer = f"n{shown[0]}" if len(found) > size else None
+        older = f"o{shown[-1]}" if shown else None
+    return Page(_load(shown), newer, older)
+
+
+def numbered_page(*, chosen: Filters, number: int, size: int = PAGE) -> tuple[list[Match], bool]:
+    """Page `number` by offset (old API clients' `?page=N`), only within the first MAX_OFFSET
+    matches; returns (the matches, whether a next page exists)."""
+    if (number - 1) * size >= MAX_OFFSET:
+        raise Invalid(f"page {number} is deeper than page numbers reach here (the newest {MAX_OFFSET:,} matches); "
+                      "follow the list's next links, which use a cursor")
+    ids, column = _ids(chosen)
+    start = (number - 1) * size
+    found = list(ids.order_by(f"-{column}")[start: start + size + 1])
+    return _load(found[:size]), len(found) > size
+
+
+#: Most bots whose matches `latest_of` merges (a user's page): one index range each.
+LATEST_BOTS = 10
+
+
+def latest_of(*, bot_ids: list[int], limit: int) -> list[Match]:
+    """The newest `limit` matches any of the first LATEST_BOTS `bot_ids` sat in: each bot's newest
+    through its seats' index, merged here (one query per bot, never a scan of their union)."""
+    newest: set[int] = set()
+    for bot_id in bot_ids[:LATEST_BOTS]:
+        seats = Participant.objects.filter(bot_id=bot_id).order_by("-match_id")
+        newest.update(seats.values_list("match_id", flat=True)[:limit])
+    return _load(sorted(newest, reverse=True)[:limit])

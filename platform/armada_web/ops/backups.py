@@ -1,0 +1,199 @@
+"""Backing up and restoring a stopped deployment: its database and its storage, in one folder.
+
+`backup(folder=...)` writes
+- `database.json.gz`: every row (Django's `dumpdata` with natural keys; content types and
+  permissions are left to `migrate`, sessions are not kept), readable by any database engine
+  Django runs on, so a SQLite site restores onto PostgreSQL too;
+- `storage/<name>`: every stored object (archives, replays, logs) under its own name, from the
+  local folder or the bucket;
+- `manifest.json`: when, from which engine and storage, the migrations the database was at, and
+  the size and sha256 of every file (the database's too).
+
+`restore(folder=...)` checks every file against the manifest before it changes anything, brings
+the database to the backup's migrations, loads the rows, puts every object back under its name,
+then applies this code's newer migrations. It refuses a database or storage that holds anything
+(`replace=True` empties both first), and both refuse while workers hold jobs (a running
+match or validation: stop the workers first; `force=True` for rows a lost worker left).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.core.files.base import File
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
+from django.db.migrations.recorder import MigrationRecorder
+from django.utils import timezone
+
+from armada_web import objectstore
+from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.errors import Conflict, Invalid
+from armada_web.matches.models import Match, MatchStatus
+
+FORMAT = 1
+DATABASE_FILE = "database.json.gz"
+STORAGE_FOLDER = "storage"
+#: Rows `migrate` makes itself (and sessions, which are not worth keeping).
+NOT_DUMPED = ("contenttypes", "auth.permission", "sessions")
+CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a backup holds or a restore put back."""
+
+    folder: Path
+    rows: int
+    files: int
+    bytes: int
+
+    def __str__(self) -> str:
+        return f"{self.rows} rows and {self.files} stored files ({self.bytes / 2**20:.1f} MiB) in {self.folder}"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _busy() -> str | None:
+    """What running workers hold now, or None."""
+    running = Match.objects.filter(status=MatchStatus.RUNNING).count()
+    validating = BotVersion.objects.filter(status=VersionStatus.VALIDATING).count()
+    if running or validating:
+        return f"{running} matches are running and {validating} versions validating"
+    return None
+
+
+def _check_stopped(force: bool) -> None:
+    busy = _busy()
+    if busy and not force:
+        raise Conflict(f"{busy}: stop the workers first (docs/deploy.md, \"Backups\"); --force if those rows "
+                       "were left by workers that are gone")
+
+
+def _applied() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for app, name in MigrationRecorder(connection).applied_migrations():
+        out.setdefault(app, []).append(name)
+    return {app: sorted(names) for app, names in sorted(out.items())}
+
+
+def _dumped_models() -> list[str]:
+    skipped = {label.lower() for label in NOT_DUMPED}
+    return [m._meta.label for m in apps.get_models()
+            if m._meta.app_label not in skipped and m._meta.label_lower not in skipped]
+
+
+def _rows() -> int:
+    return sum(apps.get_model(label).objects.count() for label in _dumped_models())
+
+
+def backup(*, folder: Path, force: bool = False) -> Summary:
+    """Write the database and every stored object into `folder` (new or empty)."""
+    if folder.exists() and any(folder.iterdir()):
+        raise Invalid(f"{folder} is not empty: give a new folder for the backup")
+    _check_stopped(force)
+    folder.mkdir(parents=True, exist_ok=True)
+    database = folder / DATABASE_FILE
+    call_command("dumpdata", *_dumped_models(), natural_foreign=True, natural_primary=True, output=str(database),
+                 verbosity=0)
+    files: list[dict[str, Any]] = []
+    for name in objectstore.walk():
+        target = folder / STORAGE_FOLDER / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with default_storage.open(name, "rb") as source, open(target, "wb") as out:
+            shutil.copyfileobj(source, out, CHUNK)
+        files.append({"name": name, "size": target.stat().st_size, "sha256": _sha256(target)})
+    rows = _rows()
+    manifest: dict[str, Any] = {
+        "format": FORMAT,
+        "created": timezone.now().isoformat(),
+        "database": {"vendor": connection.vendor, "file": DATABASE_FILE, "size": database.stat().st_size,
+                     "sha256": _sha256(database), "rows": rows},
+        "migrations": _applied(),
+        "storage": {"backend": type(default_storage).__name__, "files": files},
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return Summary(folder, rows, len(files), sum(int(f["size"]) for f in files))
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest of a backup, every file checked against it; Invalid saying what is wrong."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise Invalid(f"{folder} holds no readable backup manifest ({exc})") from None
+    if manifest.get("format") != FORMAT:
+        raise Invalid(f"backup format {manifest.get('format')!r} is not {FORMAT}: restore it with the version "
+                      "that made it")
+    entries = [(DATABASE_FILE, manifest["database"])] + [
+        (f"{STORAGE_FOLDER}/{f['name']}", f) for f in manifest["storage"]["files"]]
+    for relative, entry in entries:
+        path = folder / relative
+        if not path.is_file():
+            raise Invalid(f"the backup misses {relative}")
+        if path.stat().st_size != entry["size"] or _sha256(path) != entry["sha256"]:
+            raise Invalid(f"{relative} differs from the backup's manifest (damaged or changed)")
+    return manifest
+
+
+def _targets(migrations: dict[str, list[str]]) -> list[tuple[str, str | None]]:
+    """Per app of this code, the latest migration the backup's database had (None: none of it)."""
+    graph = MigrationLoader(connection, ignore_no_migrations=True).graph
+    targets: list[tuple[str, str | None]] = []
+    for app in sorted({node[0] for node in graph.nodes}):
+        names = set(migrations.get(app, []))
+        unknown = names - {name for a, name in graph.nodes if a == app}
+        if unknown:
+            raise Invalid(f"the backup was made by newer code (app {app} has migrations {', '.join(sorted(unknown))} "
+                          "this code lacks): restore it with that version")
+        leaves = [name for name in sorted(names)
+                  if not any(other != name and (app, name) in graph.forwards_plan((app, other)) for other in names)]
+        targets += [(app, leaf) for leaf in leaves] or [(app, None)]
+    return targets
+
+
+def _migrate_to(targets: list[tuple[str, str | None]]) -> None:
+    """The database to exactly those migrations (forwards or backwards), as `migrate` would."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets, plan=executor.migration_plan(targets))  # type: ignore[arg-type]
+
+
+def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summary:
+    """Put a backup back into this deployment's database and storage (see the module's text)."""
+    manifest = read_manifest(folder)
+    call_command("migrate", verbosity=0, interactive=False)  # a new database: its tables first
+    _check_stopped(force)
+    stored = list(objectstore.walk())
+    if (_rows() or stored) and not replace:
+        raise Conflict(f"this deployment is not empty ({_rows()} rows, {len(stored)} stored files): restore into "
+                       "a new one, or give --replace to delete everything it holds first")
+    if replace:
+        call_command("flush", interactive=False, verbosity=0)
+        for name in stored:
+            default_storage.delete(name)
+    _migrate_to(_targets(manifest["migrations"]))
+    call_command("loaddata", str(folder / DATABASE_FILE), verbosity=0)
+    total = 0
+    for entry in manifest["storage"]["files"]:
+        with open(folder / STORAGE_FOLDER / entry["name"], "rb") as handle:
+            saved = default_storage.save(entry["name"], File(handle))
+        if saved != entry["name"]:
+            raise Conflict(f"the storage kept {entry['name']} as {saved}: it was not empty")
+        total += entry["size"]
+    call_command("migrate", verbosity=0, interactive=False)  # this code's newer migrations, if any
+    return Summary(folder, _rows(), len(manifest["storage"]["files"]), total)

@@ -1,0 +1,177 @@
+"""/metrics: the deployment's figures in Prometheus' text format, and who may read them.
+
+Everything is read at each scrape from the database (the source of truth, shared by every web
+process and worker host) and from Redis, so the figures are the same whichever web process
+answers and survive restarts:
+
+- `armada_queue_depth{queue}`: messages waiting in each Celery queue (Redis).
+- `armada_matches_waiting{status}`: matches queued and running (the database's queue).
+- `armada_matches_total{game,status}`: matches ended finished, void or failed.
+- `armada_versions{status}`: bot versions by validation status (pending, validating, valid, ...).
+- `armada_match_duration_seconds`, `armada_validation_duration_seconds`: histograms of the
+  latest run of each finished match and of each validated version.
+- `armada_workers_live{queue}`: Celery workers answering that consume each queue.
+
+`allowed(request)`: staff (signed in, or with an API token) and clients whose address is in
+ARMADA_METRICS_ALLOW; a request that came through a proxy (it carries X-Forwarded-For or the
+trusted ARMADA_PROXY_SSL_HEADER) is never allowed by address, since its address is the proxy's.
+Everyone else gets a 404, as if there were no such page.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import redis
+from celery import current_app
+from django.conf import settings
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum
+from django.http import HttpRequest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+
+from armada_web.accounts.tokens import NamedTokenAuthentication
+from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.matches.models import Match, MatchStatus
+
+log = logging.getLogger(__name__)
+#: Bucket bounds (seconds) of the two histograms.
+MATCH_BUCKETS = (5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800)
+VALIDATION_BUCKETS = (1, 2, 5, 10, 20, 30, 60, 120, 300)
+#: kombu's Redis transport keeps a queue's messages of priority p > 0 in the list `queue\x06\x16p`.
+PRIORITY_SEPARATOR = "\x06\x16"
+PRIORITY_STEPS = (0, 3, 6, 9)
+ENDED = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
+
+
+def _staff_token(request: HttpRequest) -> bool:
+    try:
+        found = NamedTokenAuthentication().authenticate(Request(request))
+    except AuthenticationFailed:
+        return False
+    return bool(found and found[0].is_active and found[0].is_staff)
+
+
+def _through_proxy(request: HttpRequest) -> bool:
+    headers = ["HTTP_X_FORWARDED_FOR"]
+    if settings.ARMADA.proxy_ssl_header:
+        headers.append("HTTP_" + settings.ARMADA.proxy_ssl_header.upper().replace("-", "_"))
+    return any(name in request.META for name in headers)
+
+
+def address_allowed(address: str) -> bool:
+    """Whether `address` is in ARMADA_METRICS_ALLOW."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(entry, strict=False) for entry in settings.ARMADA.metrics_allow)
+
+
+def allowed(request: HttpRequest) -> bool:
+    """Whether `request` may read /metrics: staff, or an allowed address not behind a proxy."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and user.is_staff:
+        return True
+    if request.META.get("HTTP_AUTHORIZATION", "").startswith("Token ") and _staff_token(request):
+        return True
+    return not _through_proxy(request) and address_allowed(str(request.META.get("REMOTE_ADDR", "")))
+
+
+def _queues() -> list[str]:
+    a = settings.ARMADA
+    return [a.validation_queue, a.challenges_queue, a.matches_queue, "celery"]
+
+
+def queue_depths() -> dict[str, int]:
+    """Messages waiting in each queue (every priority's list)."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        pipe = client.pipeline()
+        names = _queues()
+        for queue in names:
+            for step in PRIORITY_STEPS:
+                pipe.llen(f"{queue}{PRIORITY_SEPARATOR}{step}" if step else queue)
+        lengths = pipe.execute()
+    finally:
+        client.close()
+    steps = len(PRIORITY_STEPS)
+    return {queue: sum(lengths[i * steps:(i + 1) * steps]) for i, queue in enumerate(names)}
+
+
+def live_workers() -> dict[str, int]:
+    """Workers answering within a second, per queue they consume."""
+    replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
+    counts = dict.fromkeys(_queues(), 0)
+    for queues in replies.values():
+        for queue in queues or []:
+            name = queue.get("name")
+            if name in counts:
+                counts[name] += 1
+    return counts
+
+
+def _histogram(name: str, doc: str, rows: QuerySet[Any], bounds: tuple[int, ...]) -> HistogramMetricFamily:
+    """A histogram of `finished - started` over `rows` (one query)."""
+    duration = ExpressionWrapper(F("finished") - F("started"), output_field=DurationField())
+    rows = rows.filter(started__isnull=False, finished__isnull=False).annotate(duration=duration)
+    counts = {f"b{i}": Count("pk", filter=Q(duration__lte=timedelta(seconds=b))) for i, b in enumerate(bounds)}
+    found = rows.aggregate(total=Count("pk"), summed=Sum("duration"), **counts)
+    summed = found["summed"]
+    total = summed.total_seconds() if isinstance(summed, timedelta) else float(summed or 0) / 1e6
+    buckets = [(str(float(b)), found[f"b{i}"]) for i, b in enumerate(bounds)] + [("+Inf", found["total"])]
+    return HistogramMetricFamily(name, doc, buckets=buckets, sum_value=total)
+
+
+class Collector:
+    """The figures above, read anew at each `collect()`."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._queues()
+        waiting = GaugeMetricFamily("armada_matches_waiting", "Matches queued or running now", labels=["status"])
+        ended = CounterMetricFamily("armada_matches", "Matches ended, by game and status (finished, void, failed)",
+                                    labels=["game", "status"])
+        by_status = {(row["game"], row["status"]): row["n"]
+                     for row in Match.objects.order_by().values("game", "status").annotate(n=Count("pk"))}
+        for status in (MatchStatus.QUEUED, MatchStatus.RUNNING):
+            waiting.add_metric([status], sum(n for (_, s), n in by_status.items() if s == status))
+        for game in sorted({game for game, _ in by_status}):
+            for status in ENDED:
+                ended.add_metric([game, status], by_status.get((game, status), 0))
+        yield waiting
+        yield ended
+        versions = GaugeMetricFamily("armada_versions", "Bot versions by validation status", labels=["status"])
+        counts = dict(BotVersion.objects.order_by().values_list("status").annotate(n=Count("pk")))
+        for value in VersionStatus.values:
+            versions.add_metric([value], counts.get(value, 0))
+        yield versions
+        yield _histogram("armada_match_duration_seconds", "Seconds the latest run of each finished match took",
+                         Match.objects.filter(status=MatchStatus.FINISHED), MATCH_BUCKETS)
+        yield _histogram("armada_validation_duration_seconds", "Seconds each version's validation took",
+                         BotVersion.objects.filter(status__in=[VersionStatus.VALID, VersionStatus.INVALID]),
+                         VALIDATION_BUCKETS)
+        yield from self._workers()
+
+    def _queues(self) -> Iterator[Metric]:
+        depth = GaugeMetricFamily("armada_queue_depth", "Messages waiting in each Celery queue", labels=["queue"])
+        try:
+            for queue, n in queue_depths().items():
+                depth.add_metric([queue], n)
+        except redis.RedisError as exc:
+            log.warning("metrics: the queues could not be read (%s)", exc)
+        yield depth
+
+    def _workers(self) -> Iterator[Metric]:
+        live = GaugeMetricFamily("armada_workers_live", "Celery workers answering, per queue they consume",
+                                 labels=["queue"])
+        try:
+            for queue, n in live_workers().items():
+                live.add_metric([queue], n)
+        except Exception as exc:  # the broker is down: no figure rather than no page
+            log.warning("metrics: the workers could not be asked (%s)", exc)
+        yield live

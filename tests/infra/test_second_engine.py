@@ -1,0 +1,96 @@
+"""A second Docker engine on one machine (infra/dockerd-second.sh, tests/docker_engine.py): it starts
+with the bot image, DockerBots play a match through it (their containers are its own, never the
+main engine's), and stopping it leaves no process, socket, mount or cgroup behind; a killed one
+takes its containers' processes with it and is cleaned up by `stop`."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from armada.botspec import starter_file
+from armada.referee.match import play_match
+from tests.docker_engine import SecondEngine, require_second_engine
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+#: One engine per test (xdist may run both at once); their data roots stay as the image cache.
+PLAY, KILL = "armada-test-play", "armada-test-kill"
+
+
+def _engine_processes(engine: SecondEngine) -> list[str]:
+    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if str(engine.run_dir) in line or f"armada-{engine.name} " in line]
+
+
+def _leftovers(engine: SecondEngine) -> dict[str, object]:
+    mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()
+              if line.split()[1].startswith((str(engine.run_dir), str(engine.data_root)))]
+    cgroups = [str(p) for p in Path("/sys/fs/cgroup").glob(f"*/armada-{engine.name}")]
+    cgroups += [str(p) for p in Path("/sys/fs/cgroup").glob(f"armada-{engine.name}")]
+    return {"processes": _engine_processes(engine), "mounts": mounts, "cgroups": cgroups,
+            "run folder": engine.run_dir.exists()}
+
+
+def _created(client, since: float) -> set[str]:
+    """Ids of the containers the engine created since `since` (its event log)."""
+    events = client.events(since=int(since), until=int(time.time()) + 1, decode=True,
+                           filters={"type": "container", "event": "create"})
+    return {event["id"] for event in events}
+
+
+def test_bots_play_through_a_second_engine_which_stops_without_a_trace():
+    require_second_engine()
+    from armada_sandbox import BOT_IMAGE, DockerBot
+    from armada_sandbox._engine import docker_client
+
+    main = docker_client()
+    engine = SecondEngine(PLAY)
+    began = time.time() - 1
+    with engine:
+        client = engine.client()
+        assert client.info()["DockerRootDir"] == str(engine.data_root)
+        assert client.images.get(BOT_IMAGE).id == main.images.get(BOT_IMAGE).id  # loaded from the main engine
+        labels = {"armada.test": f"second-{uuid.uuid4().hex[:8]}"}
+        bots = {seat: DockerBot(starter_file(name, "galaxy").parent, starter_file(name, "galaxy").name,
+                                client=client, warm=False, labels=labels, label=name)
+                for seat, name in ((1, "greedy"), (2, "random"))}
+        outcome = play_match("galaxy", bots, seed=5, config={"max_turns": 20})
+        assert [player.status for player in outcome.players] == ["ok", "ok"]
+        assert outcome.result.turns == 20
+        ids = {bot.container_id for bot in bots.values()}
+        assert ids <= _created(client, began)  # the second engine made the bots' containers ...
+        assert not ids & _created(main, began)  # ... and the main engine never saw them
+        assert not client.containers.list(all=True)  # DockerBot removed them there
+        pid = engine.daemon_pid()
+        assert pid is not None and _engine_processes(engine)
+    assert engine.daemon_pid() is None
+    assert not Path(f"/proc/{pid}").exists()
+    assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False}
+
+
+def test_a_killed_engine_takes_its_containers_with_it_and_stop_cleans_up():
+    require_second_engine()
+    from armada_sandbox import BOT_IMAGE
+
+    engine = SecondEngine(KILL)
+    try:
+        engine.start()
+        container = engine.client().containers.run(BOT_IMAGE, ["sleep", "600"], detach=True, network_mode="none",
+                                                   labels={"armada.test": "second-kill"})
+        container.reload()
+        bot_pid = container.attrs["State"]["Pid"]
+        assert Path(f"/proc/{bot_pid}").exists()
+        engine.kill()
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{bot_pid}").exists() or _engine_processes(engine):
+            assert time.monotonic() < deadline, _engine_processes(engine)
+            time.sleep(0.1)
+    finally:
+        engine.stop()
+    assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False}
+    with engine:  # a new start after a crash: a clean engine, nothing of the killed run
+        assert engine.client().containers.list(all=True) == []

@@ -1,0 +1,174 @@
+"""The bot page tells the truth: why a bot does not play and what to do, its last faults, its place
+on its table with a link to its row, a league race's battles, each version's games and win rate,
+two versions compared (counted in the database), and the version page's words."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from armada_web.bots.models import Bot, BotVersion
+from armada_web.ladder.models import Rating
+from armada_web.matches import queries
+from tests.pages.data import recorded_match
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-test-password-42"
+
+
+def page(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return response.content.decode()
+
+
+def second_version(valid_version, owner, first):
+    """A second valid version of `first`'s bot (v2, active)."""
+    from armada_web.bots import services
+    from armada_web.bots.activation import refresh_active
+
+    version = services.upload_version(bot=first.bot, user=owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=first.bot)
+    return BotVersion.objects.get(pk=version.pk)
+
+
+def test_a_benched_bot_says_so_with_the_reason_and_what_to_do(client, arena):
+    Rating.objects.filter(version=arena.alpha).update(
+        benched=True, benched_reason="benched: its last 5 ranked games ended by its own fault (the latest, match 9: "
+                                     "crashed: exited with code 1; stopped before answering scout (id 7, turn 4)); "
+                                     "upload a new version to play again")
+    html = page(client, f"/bots/{arena.alpha.bot_id}/")
+    state = html[html.index('id="play-state"'):]
+    assert 'data-kind="benched"' in html and "it plays no ranked matches" in state
+    assert "scout (id 7, turn 4)" in state and "upload a new version to play again" in state
+    assert 'class="status status-benched">benched</span>' in html
+    assert "valid, active" not in html
+
+
+@pytest.mark.parametrize(("change", "kind", "words"), [
+    ({"disabled": True, "disabled_reason": "it spammed its log"}, "disabled", "Disabled by staff: it spammed its log."),
+    ({"retired": "2025-01-02T00:00:00Z"}, "retired", "create a new bot to play again"),
+    ({"active_version": None}, "no-valid-version", "Upload a version that passes its validation game"),
+])
+def test_a_bot_that_does_not_play_says_why(client, arena, change, kind, words):
+    Bot.objects.filter(pk=arena.alpha.bot_id).update(**change)
+    html = page(client, f"/bots/{arena.alpha.bot_id}/")
+    assert f'data-kind="{kind}"' in html and words in html
+    assert 'id="table-row"' not in html  # not on the ladder
+
+
+def test_a_bot_being_validated_says_so(client, arena):
+    from armada_web.bots import services
+
+    Bot.objects.filter(pk=arena.alpha.bot_id).update(active_version=None)
+    bot = Bot.objects.get(pk=arena.alpha.bot_id)
+    services.upload_version(bot=bot, user=arena.alice, filename="main.py", data=b"print(2)\n")
+    html = page(client, f"/bots/{bot.pk}/")
+    assert 'data-kind="validating"' in html and "Version 2 is being validated." in html
+
+
+def test_the_last_faults_show_status_and_detail_with_the_turn(client, arena):
+    for k in range(7):
+        recorded_match(arena.alpha, arena.beta, 2, statuses=("timeout", "ok"), minutes_ago=10 + k,
+                       details=(f"no reply to command (id {2 * k + 2}, turn {k + 1}) within its limit", ""))
+    newest = recorded_match(arena.alpha, arena.beta, 2, statuses=("crashed", "ok"),
+                            details=("exited with code 1; stopped before answering scout (id 9, turn 5)", ""))
+    html = page(client, f"/bots/{arena.alpha.bot_id}/")
+    faults = html[html.index('id="fault-list"'):html.index("</table>", html.index('id="fault-list"'))]
+    assert faults.count("<tr>") == 1 + 5  # the header, then the latest five
+    assert faults.index(f"#{newest.pk}<") < faults.index("timeout")
+    assert "crashed" in faults and "stopped before answering scout (id 9, turn 5)" in faults
+    assert "30 turns completed" in faults
+
+
+def test_rank_and_score_link_to_the_highlighted_row_of_the_right_page(client, arena, monkeypatch):
+    monkeypatch.setattr("armada_web.pages.bot_views.PER_PAGE", 1)
+    html = page(client, f"/bots/{arena.beta.bot_id}/")
+    link = re.search(r'<a href="([^"]+)" id="table-row">#(\d+)</a>, score ([-\d.]+)', html)
+    assert link is not None
+    assert link.group(1) == f"/ladder/galaxy/?page=2#bot-{arena.beta.bot_id}" and link.group(2) == "2"
+    assert link.group(3) == "-1.00"
+    monkeypatch.setattr("armada_web.pages.ladder_views.PER_PAGE", 1)
+    ladder = page(client, "/ladder/galaxy/?page=2")
+    assert f'<tr id="bot-{arena.beta.bot_id}">' in ladder  # the row the link's fragment highlights (tr:target)
+
+
+def test_a_league_race_shows_its_line_and_battles_with_links(client, arena):
+    leader, other = arena.race_b, arena.race_a  # glass leads the league (the fixture's orders)
+    html = page(client, f"/bots/{leader.bot_id}/")
+    assert "No matches yet" not in html and "Recent matches" not in html
+    assert re.search(r'id="table-row">#1</a>, 2 points \(1/0/0 W/D/L', html)
+    assert f'href="/ladder/mothership/?page=1#bot-{leader.bot_id}"' in html
+    assert f'href="/ladder/mothership/{leader.bot_id}/{other.bot_id}/"' in html  # watch the battle
+    assert f'href="/ladder/mothership/{other.bot_id}/"' in html
+    race = page(client, f"/ladder/mothership/{leader.bot_id}/")
+    assert f'href="/ladder/mothership/?page=1#bot-{leader.bot_id}">position 1</a>' in race
+    assert f'<tr id="bot-{leader.bot_id}">' in page(client, "/ladder/mothership/")
+
+
+def test_each_version_shows_its_games_and_win_rate(client, arena, valid_version):
+    v2 = second_version(valid_version, arena.alice, arena.alpha)
+    for winner in (1, 1, 1, 2):
+        recorded_match(v2, arena.beta, winner)
+    html = page(client, f"/bots/{arena.alpha.bot_id}/")
+    rows = html[html.index('id="versions"'):html.index("</table>", html.index('id="versions"'))]
+    assert re.search(r'v2</a> <strong>active</strong>.*?data-label="Games" class="num">4</td>\s*'
+                     r'<td data-label="Win rate" class="num">75%</td>', rows, re.S)
+    assert re.search(r'v1</a>.*?data-label="Games" class="num">1</td>\s*'
+                     r'<td data-label="Win rate" class="num">\d+%</td>', rows, re.S)
+
+
+def test_two_versions_compared_against_the_same_opponents(client, arena, valid_version, make_user):
+    carol = make_user("carol")
+    gamma = valid_version(carol, "gamma")
+    v2 = second_version(valid_version, arena.alice, arena.alpha)
+    recorded_match(arena.alpha, gamma, 2)
+    recorded_match(arena.alpha, gamma, 2)
+    recorded_match(v2, gamma, 1)
+    recorded_match(gamma, v2, 2)
+    recorded_match(v2, arena.beta, None)
+    recorded_match(v2, arena.alpha, 1)  # the two versions met once: v2 won
+    comparison = queries.compare_versions(arena.alpha.bot_id, 2, 1)
+    rows = {name: (a.wins, a.draws, a.losses, b.wins, b.draws, b.losses) for name, _id, a, b in comparison.rows}
+    beta = arena.match.participants.get(seat=1).result  # alpha (v1) against beta in the arena's match
+    assert rows == {"gamma": (2, 0, 0, 0, 0, 2),
+                    "beta": (0, 1, 0, int(beta == "win"), int(beta == "draw"), int(beta == "loss"))}
+    assert list(rows) == ["gamma", "beta"]  # most games first; the versions' own match is not an opponent
+    assert (comparison.direct.wins, comparison.direct.losses) == (1, 0)
+    first, second = comparison.common()
+    assert (first.wins, first.games) == (2, 3) and second.games == 3
+    html = page(client, f"/bots/{arena.alpha.bot_id}/?a=2&b=1")
+    assert "v2 against v1" in html and "Head to head, v2 against v1: 1/0/0 W/D/L." in html
+    assert '<h2 id="compare">v2 against v1</h2>' in page(client, f"/bots/{arena.alpha.bot_id}/?a=x&b=9")  # the default
+
+
+def test_records_and_comparisons_are_counted_in_the_database(arena, valid_version, django_assert_max_num_queries):
+    v2 = second_version(valid_version, arena.alice, arena.alpha)
+    for k in range(30):
+        recorded_match(v2 if k % 2 else arena.alpha, arena.beta, 1 + k % 2)
+    with django_assert_max_num_queries(2):
+        records = queries.records(arena.alpha.bot_id)
+    assert [(r.opponent, r.games) for r in records] == [("beta", 31)]
+    with django_assert_max_num_queries(1):
+        per_version = queries.version_records(arena.alpha.bot_id)
+    assert per_version[v2.pk].games == 15
+    with django_assert_max_num_queries(4):
+        queries.compare_versions(arena.alpha.bot_id, 1, 2)
+
+
+def test_the_version_page_says_what_valid_means_and_shows_race_names_only_where_the_game_has_them(client, arena):
+    galaxy = page(client, f"/bots/{arena.alpha.bot_id}/versions/1/")
+    assert "Race name" not in galaxy  # a Galaxy bot's init name is not a race (the fixture sets one)
+    assert "Valid and active." in galaxy and "It plays ranked matches now" in galaxy
+    mothership = page(client, f"/bots/{arena.race_b.bot_id}/versions/1/")
+    assert "Race name: glass" in mothership and "It is in the league now" in mothership
+
+
+def test_an_invalid_version_has_one_invalid_prefix(client, arena):
+    BotVersion.objects.filter(pk=arena.race_b.pk).update(
+        status="invalid", detail="invalid: fighters: 6 given, 5 expected (MD-1)")
+    html = page(client, f"/bots/{arena.race_b.bot_id}/versions/1/")
+    assert "<strong>Why it is invalid:</strong> fighters: 6 given, 5 expected (MD-1)" in html
+    assert "invalid: invalid" not in html and "invalid: fighters" not in html

@@ -1,0 +1,116 @@
+"""/docs/: the SDK's shipped documents on the site, with links between them, contents and anchors;
+the old /rules/ pages redirect there."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from armada import docs
+from armada_web.pages import docs as site_docs
+
+pytestmark = pytest.mark.django_db
+
+
+class Page(HTMLParser):
+    """The ids, links and list items of an HTML page."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.ordered_items = 0
+        self._ol = 0
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        if tag == "a" and found.get("href"):
+            self.links.append(str(found["href"]))
+        if tag == "ol":
+            self._ol += 1
+        if tag == "li" and self._ol:
+            self.ordered_items += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "ol":
+            self._ol -= 1
+
+
+def get(client, url: str) -> Page:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return Page(response.content.decode())
+
+
+def test_the_index_lists_every_document_and_the_quick_start(client):
+    html = client.get("/docs/").content.decode()
+    for topic in docs.topics():
+        assert f'href="/docs/{topic.slug}/"' in html and f"armada docs {topic.slug}" in html
+    assert 'id="quick-start"' in html and "armada login http://testserver" in html
+
+
+def test_every_document_renders_with_contents_anchors_and_links_that_resolve(client):
+    pages = {t.slug: get(client, f"/docs/{t.slug}/") for t in docs.topics()}
+    for slug, page in pages.items():
+        for href in page.links:
+            if href.startswith("#"):
+                assert href[1:] in page.ids, (slug, href)
+            elif href.startswith("/docs/") and href != "/docs/":
+                target, _, anchor = href[len("/docs/"):].partition("/")
+                assert target in pages, (slug, href)
+                if anchor.startswith("#"):
+                    assert anchor[1:] in pages[target].ids, (slug, href)
+            assert not re.search(r"\.md(#|$)", href), (slug, href)  # every link between documents was resolved
+    protocol = pages["protocol"]
+    assert "time" in protocol.ids  # galaxy.md links to protocol.md#time
+    galaxy = client.get("/docs/galaxy/").content.decode()
+    assert 'class="doc-toc' in galaxy and 'href="#the-rules-in-short"' in galaxy
+    assert 'class="anchor" href="#the-rules-in-short"' in galaxy  # each heading links to itself
+    assert 'href="/docs/protocol/#time"' in galaxy or 'href="/docs/protocol/"' in galaxy
+    assert 'aria-current="page">Galaxy' in galaxy
+
+
+def test_a_list_right_under_a_paragraph_is_a_list():
+    """galaxy.md's turn (`**A turn.** ...` then `1. Scout`) is nine list items, not one paragraph."""
+    found = site_docs.page("galaxy")
+    assert found is not None
+    assert Page(str(found.html)).ordered_items >= 9
+    assert not re.search(r"<p>[^<]*\n\d+\. ", str(found.html))
+    assert "<ol>\n<li>a</li>" in str(site_docs.render_markdown("x\n1. a\n2. b"))
+    assert "<ol>" not in str(site_docs.render_markdown("```\nx\n1. a\n```"))
+
+
+def test_the_old_rules_pages_redirect_to_the_docs(client):
+    for slug in ("galaxy", "mothership", "protocol"):
+        response = client.get(f"/rules/{slug}/")
+        assert response.status_code == 301 and response["Location"] == f"/docs/{slug}/"
+    assert client.get("/rules/secret/").status_code == 404
+    assert client.get("/docs/secret/").status_code == 404
+
+
+def test_a_documents_html_is_escaped_and_its_links_resolved_from_where_it_is():
+    html = str(site_docs.render_markdown("# Evil <script>x</script>\n\n<img src=x onerror=alert(1)>\n\n"
+                                         "[p](../protocol.md#time) [s](galaxy-schema.md) [w](https://example.org/a.md)",
+                                         "galaxy"))
+    assert "<script" not in html and "<img" not in html and "&lt;img" in html
+    assert 'href="/docs/protocol/#time"' in html and 'href="/docs/galaxy-schema/"' in html
+    assert 'href="https://example.org/a.md"' in html
+
+
+def test_a_section_has_the_same_anchor_on_the_site_and_offline():
+    """`armada docs TOPIC --open` (armada.docs.render) and /docs/TOPIC/ name every heading alike, so a
+    link to a section works in both."""
+    from armada.docs import render
+
+    heading = re.compile(r'<h[1-6][^>]* id="([^"]+)"')
+    for topic in docs.topics():
+        found = site_docs.page(topic.slug)
+        assert found is not None
+        site = heading.findall(str(found.head) + str(found.html))
+        assert site == heading.findall(render.body(topic.slug)), topic.slug
+        assert len(site) >= 3

@@ -1,0 +1,109 @@
+"""Every page at 390 px and 1280 px in Debian's Chromium: no console error, no horizontal scroll, no word
+broken inside (each word's text against its rendered line boxes), no clipped column, no wrapped
+badge, form controls styled like the rest; the Galaxy rules' numbered lists are lists; on the
+match page the viewer's fleet labels do not overlap and the owner's log follows the viewer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.browser import clean, log_in, site_page
+from tests.pages.layout import BROKEN_WORDS_JS, CLIPPED_JS, CONTROLS_JS, WRAPPED_BADGES_JS
+from tests.viewer.conftest import at_rest
+from tests.viewer.helpers import LABEL_OVERLAPS_JS
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+WIDTHS = (390, 1280)
+
+
+def pages(arena) -> list[str]:
+    a, b = arena.race_a.bot_id, arena.race_b.bot_id
+    return ["/", "/matches/", f"/matches/?bot={arena.alpha.bot_id}&result=win", "/ladder/galaxy/",
+            "/ladder/galaxy/?q=alp", "/ladder/mothership/", f"/ladder/mothership/{a}/",
+            f"/ladder/mothership/{a}/{b}/", f"/matches/{arena.match.pk}/", f"/bots/{arena.alpha.bot_id}/",
+            f"/bots/{arena.beta.bot_id}/", f"/bots/{arena.alpha.bot_id}/versions/1/", f"/bots/{a}/",
+            f"/bots/{b}/versions/1/", "/users/alice/", "/my/bots/", "/bots/new/", f"/bots/{arena.alpha.bot_id}/upload/",
+            "/accounts/profile/", "/accounts/password/", "/sdk/", "/docs/", "/docs/galaxy/", "/docs/mothership/",
+            "/docs/protocol/", "/docs/bot-library/", "/docs/cli/", "/docs/galaxy-schema/", "/docs/replay-format/",
+            "/docs/bots-environment/", "/docs/decisions/"]
+
+
+SIGNED_OUT = ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/api/docs/", "/no/such/page/"]
+
+
+def check(page, url: str, width: int) -> None:
+    where = f"{url} at {width} px"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, (where, page.evaluate(CLIPPED_JS))
+    assert page.evaluate(BROKEN_WORDS_JS) == [], where
+    assert page.evaluate(CLIPPED_JS) == [], where
+    assert page.evaluate(WRAPPED_BADGES_JS) == [], where
+    for control in page.evaluate(CONTROLS_JS):  # the site's controls, not the browser's grey defaults
+        assert control["background"] not in ("rgb(255, 255, 255)", "rgb(239, 239, 239)", "rgba(0, 0, 0, 0)") \
+            or control["type"] == "file", (where, control)
+        assert (control["radius"] != "0px" and "system-ui" in control["font"]) or control["tag"] == "input", \
+            (where, control)
+        assert control["width"] <= width - 16, (where, control)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_page_fits_without_broken_words(transactional_db, live_server, chromium, arena, width):
+    with site_page(chromium, live_server.url, width=width, height=900) as page:
+        for url in SIGNED_OUT:
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("load")
+            if url == "/no/such/page/":  # Chromium logs the document's own 404 status
+                page.watch.errors[:] = [e for e in page.watch.errors if "status of 404" not in e]
+            check(page, url, width)
+        log_in(page, live_server.url, "alice")
+        for url in pages(arena):
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("load")
+            if page.locator("[data-armada-src]").count():
+                page.wait_for_selector(".armada-viewer[data-state=ready]")
+            check(page, url, width)
+        clean(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_galaxy_rules_lists_are_lists(transactional_db, live_server, chromium, width):
+    with site_page(chromium, live_server.url, width=width) as page:
+        page.goto(f"{live_server.url}/docs/galaxy/")
+        items = page.locator("#doc-galaxy ol > li")
+        assert items.count() >= 9
+        first = items.first.bounding_box()
+        assert first is not None and first["x"] > 20  # indented under its number, as a list is
+        assert page.evaluate("getComputedStyle(document.querySelector('#doc-galaxy ol > li')).display") == "list-item"
+        clean(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_match_page_labels_do_not_overlap_and_the_log_follows_the_viewer(transactional_db, live_server, chromium,
+                                                                        arena, width):
+    with site_page(chromium, live_server.url, width=width, height=900) as page:
+        log_in(page, live_server.url, "alice")
+        page.goto(f"{live_server.url}/matches/{arena.match.pk}/")
+        page.wait_for_selector(".armada-viewer[data-state=ready]")
+        root = page.locator(".armada-viewer")
+        last = int(page.locator(".av-scrub").get_attribute("max"))
+        for index in sorted({1, 3, 5, last // 2, last - 1, last}):
+            page.locator(".av-scrub").fill(str(index))
+            at_rest(page)
+            found = page.evaluate(LABEL_OVERLAPS_JS)
+            assert found["bad"] == [], (index, found)
+        page.locator(".av-scrub").fill("6")
+        at_rest(page)
+        turn = root.get_attribute("data-turn")
+        log = page.locator("#log-seat-1")
+        now = log.locator(".log-block.now")
+        assert now.count() >= 1 and {b.get_attribute("data-turn") for b in now.all()} == {turn}
+        box, block = log.locator(".log").bounding_box(), now.first.bounding_box()
+        assert box is not None and block is not None
+        assert box["y"] - 1 <= block["y"] <= box["y"] + box["height"]  # scrolled into the log's own view
+        target = log.locator('.log-block[data-turn="9"] .log-request').first
+        target.scroll_into_view_if_needed()
+        target.click()
+        at_rest(page)
+        assert root.get_attribute("data-turn") == "9" and root.get_attribute("data-playing") == "false"
+        assert {b.get_attribute("data-turn") for b in log.locator(".log-block.now").all()} == {"9"}
+        assert page.evaluate("location.hash") == "#t=9"
+        clean(page)

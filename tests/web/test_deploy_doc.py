@@ -1,0 +1,56 @@
+"""docs/deploy.md's table of environment variables is complete and true: its `settings` rows are
+exactly `armada_web.config.variables()` (name, default, meaning), and every variable the compose
+files, `make up`, the app image's entrypoint and checks, gunicorn's settings and the second engine's
+script read has a row."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from armada_web.config import table_rows, variables
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "deploy.md"
+#: The files whose variables an organiser may set; `${NAME` (shell, compose) and environ.get("NAME").
+READERS = ["infra/compose.yml", "infra/compose.worker.yml", "infra/up.sh", "infra/images/app/entrypoint.sh",
+           "infra/images/app/checks.py", "infra/gunicorn.conf.py", "infra/dockerd-second.sh"]
+#: Shell variables of those scripts that are theirs, not the organiser's.
+INTERNAL = {"URL"}
+
+
+def table() -> list[str]:
+    text = DOC.read_text()
+    body = text.split("<!-- variables -->", 1)[1].split("<!-- /variables -->", 1)[0]
+    return [line for line in body.strip().splitlines()[2:]]
+
+
+def documented() -> set[str]:
+    names: set[str] = set()
+    for line in table():
+        names |= set(re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1]))
+    return names
+
+
+def test_the_settings_rows_are_the_settings_objects_variables():
+    rows = [line for line in table() if line.split("|")[3].strip() == "settings"]
+    assert rows == table_rows(), "regenerate them with: .venv/bin/python -m armada_web.config"
+    assert len(rows) == len(variables())
+
+
+def test_every_variable_the_infrastructure_reads_has_a_row():
+    read: set[str] = set()
+    for name in READERS:
+        text = (ROOT / name).read_text()
+        read |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)", text))
+        read |= set(re.findall(r"environ(?:\.get)?[\[(]\"([A-Z][A-Z0-9_]*)\"", text))
+        read |= set(re.findall(r"_int\(\"([A-Z][A-Z0-9_]*)\"", text))
+    missing = sorted(read - INTERNAL - documented())
+    assert not missing, f"add these to docs/deploy.md's table: {missing}"
+    assert {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "ARMADA_BOT_SEED_KEY",
+            "ARMADA_SANDBOX_WARM_PAIRS", "ARMADA_SANDBOX_SLOT_DIR", "DOCKER_HOST"} <= documented()
+
+
+def test_each_variable_has_one_row():
+    names = [name for line in table() for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1])]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

@@ -1,0 +1,233 @@
+"""No input answers 500 (issue 20): each input the issue lists, and its neighbours, gets a 400 or
+404 with a `detail` (the API) or the site's own page (the pages), never a traceback.
+
+Ids are parsed once (`armada_web.inputs`): the `<id:...>` converter in every URL, `IdField` and
+`IdFilter` in the API, `parse_id` in the pages' forms; JSON bodies by `api.parsers.LimitedJSONParser`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls.converters import IntConverter
+
+from armada_web.api.parsers import nesting_depth
+from armada_web.errors import Invalid
+from armada_web.inputs import MAX_ID, IdConverter, parse_id
+
+pytestmark = pytest.mark.django_db
+
+#: Past 64 bits: the database driver overflowed (OverflowError, a 500) before.
+BIG = "99999999999999999999999"
+
+
+@pytest.fixture
+def client() -> Client:
+    """A test client that answers a server error as a response (500) instead of raising it."""
+    return Client(raise_request_exception=False)
+
+
+def detail_of(response) -> str:
+    body = response.json()
+    assert list(body) == ["detail"], body
+    return body["detail"]
+
+
+# -- ids in paths ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [
+    f"/api/ladder/mothership/{BIG}/1/replay/", f"/api/ladder/mothership/1/{BIG}/replay/",
+    f"/api/matches/{BIG}/", f"/api/matches/{BIG}/replay/", f"/api/bots/{BIG}/", f"/api/versions/{BIG}/",
+    f"/api/versions/{BIG}/source/", f"/api/tokens/{BIG}/", f"/api/bots/{MAX_ID + 1}/", "/api/bots/0/",
+    "/api/bots/%C2%B2/", "/api/bots/-1/",
+])
+def test_an_id_past_63_bits_or_not_an_id_in_an_api_path_is_a_json_404(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert "no such API path" in detail_of(response)
+
+
+@pytest.mark.parametrize("path", [
+    f"/ladder/mothership/{BIG}/", f"/ladder/mothership/{BIG}/1/", f"/matches/{BIG}/", f"/bots/{BIG}/",
+    f"/bots/1/versions/{BIG}/", f"/bots/{BIG}/versions/1/source/", "/users/%00/", "/users/a%2Fb/", "/bots/%C2%B2/",
+])
+def test_an_id_past_63_bits_in_a_page_path_is_the_sites_404_page(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    assert b"Page not found" in response.content or b"not found" in response.content.lower()
+    assert b"Traceback" not in response.content
+
+
+def test_the_largest_id_is_still_an_id(client):
+    assert client.get(f"/api/bots/{MAX_ID}/").json() == {"detail": "No Bot matches the given query."}
+
+
+def test_no_url_of_the_site_uses_the_int_converter():
+    """Every id in a URL goes through `<id:...>` (an int converter would take 64-bit overflows)."""
+    def walk(patterns, prefix=""):
+        for pattern in patterns:
+            converters = getattr(pattern.pattern, "converters", {})
+            assert not any(isinstance(c, IntConverter) for c in converters.values()), f"{prefix}{pattern.pattern}"
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns, f"{prefix}{pattern.pattern}")
+            else:
+                assert isinstance(pattern, URLPattern)
+
+    walk(get_resolver().url_patterns)
+    ids = [c for p in get_resolver().url_patterns if isinstance(p, URLResolver)
+           for q in p.url_patterns for c in getattr(q.pattern, "converters", {}).values()]
+    assert sum(isinstance(c, IdConverter) for c in ids) >= 15
+
+
+def test_parse_id_takes_ascii_digits_and_ints_in_range_only():
+    assert parse_id("7") == 7 and parse_id(MAX_ID) == MAX_ID and parse_id(str(MAX_ID)) == MAX_ID
+    for bad in ("²", "٣", " 7", "7 ", "+7", "-1", "0", "1e3", "1.0", BIG, str(MAX_ID + 1), True, 1.0, None, [1], 0):
+        with pytest.raises(Invalid):
+            parse_id(bad)
+
+
+# -- query parameters ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("query", "words"), [
+    (f"bot={BIG}", "whole number from 1"), ("bot=²", "whole number from 1"), ("bot=٣", "whole number from 1"),
+    ("bot=x", "whole number from 1"), ("game=chess", "game"), ("status=%00", "status"),
+    ("page=²", "page"), ("page=0", "page"), (f"page={BIG}", "page"), ("page_size=٣", "page_size"),
+    ("page_size=0", "page_size"), ("page_size=x", "page_size"),
+])
+def test_a_bad_filter_or_page_of_the_match_list_is_a_400(client, query, words):
+    response = client.get(f"/api/matches/?{query}")
+    assert response.status_code == 400
+    assert words in detail_of(response)
+
+
+@pytest.mark.parametrize("path", ["/api/bots/?page=²", "/api/bots/?game=%00",
+                                  "/api/ladder/galaxy/?page_size=-1", "/api/ladder/mothership/?page=x"])
+def test_other_lists_refuse_bad_parameters_the_same_way(client, path):
+    response = client.get(path)
+    assert response.status_code == 400
+    assert detail_of(response)
+
+
+def test_a_page_past_the_last_is_a_404(client):
+    response = client.get("/api/bots/?page=7")
+    assert response.status_code == 404 and detail_of(response)
+
+
+@pytest.mark.parametrize("query", ["q=%00", "q=a%01b"])
+def test_a_control_character_in_a_ladder_search_is_refused_with_a_page(client, query):
+    response = client.get(f"/ladder/galaxy/?{query}")
+    assert response.status_code == 400
+    assert b"control character" in response.content
+
+
+def test_a_page_number_of_the_pages_that_is_not_a_number_shows_the_first_page(client):
+    assert client.get("/ladder/galaxy/?page=%C2%B2").status_code == 200
+
+
+# -- bodies ---------------------------------------------------------------------------------------
+
+DEEP = "[" * 10_000 + "]" * 10_000
+
+
+@pytest.mark.parametrize("path", ["/api/tokens/", "/api/challenges/", "/api/bots/"])
+def test_a_deeply_nested_json_body_is_a_400_not_a_recursion_error(client, api, path):
+    signed_in = api()
+    signed_in.raise_request_exception = False
+    response = (client if path == "/api/tokens/" else signed_in).post(path, DEEP, content_type="application/json")
+    assert response.status_code == 400
+    assert "nested too deeply: 10000 levels" in detail_of(response)
+
+
+def test_a_json_body_past_the_size_limit_is_a_413(client, armada):
+    armada(api_json_max_bytes=1000)
+    response = client.post("/api/tokens/", '{"username": "' + "a" * 2000 + '"}', content_type="application/json")
+    assert response.status_code == 413
+    assert "more than 1000 bytes" in detail_of(response)
+
+
+def test_nesting_depth_ignores_brackets_inside_strings():
+    assert nesting_depth(b'{"a": [1, {"b": "[[[[{{{{"}]}') == 3
+    assert nesting_depth(b'"\\"[[["') == 0
+    assert nesting_depth(b"7") == 0
+
+
+@pytest.mark.parametrize("body", ['{"bot": 99999999999999999999999, "opponent": 1}', '{"bot": "²", "opponent": 1}',
+                                  '{"bot": true, "opponent": 1}', '{"bot": 1.5, "opponent": 1}', '[1, 2]', '"x"',
+                                  '{"bot": 1e400, "opponent": 1}', '{"bot": NaN, "opponent": 1}'])
+def test_a_challenge_with_a_bad_id_is_a_400(api, body):
+    client = api()
+    client.raise_request_exception = False
+    response = client.post("/api/challenges/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert detail_of(response)
+
+
+@pytest.mark.parametrize("version", ["²", BIG, True, "", None, [1]])
+def test_choosing_the_active_version_with_a_bad_id_is_a_400(api, valid_version, make_user, version):
+    owner = make_user("owner")
+    bot = valid_version(owner, "pinner").bot
+    client = api(owner)
+    client.raise_request_exception = False
+    response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version}, format="json")
+    assert response.status_code == 400
+    assert "version" in detail_of(response)
+
+
+def test_the_active_version_page_form_refuses_a_bad_id_with_a_message(valid_version, make_user):
+    owner = make_user("owner")
+    bot = valid_version(owner, "pinner").bot
+    client = Client(raise_request_exception=False)
+    client.force_login(owner)
+    response = client.post(f"/bots/{bot.pk}/active/", {"version": "²"}, follow=True)
+    assert response.status_code == 200
+    assert b"whole number from 1" in response.content
+
+
+def test_a_body_of_invalid_utf8_is_a_400(client):
+    response = client.post("/api/tokens/", b'{"username": "\xff"}', content_type="application/json")
+    assert response.status_code == 400 and detail_of(response)
+
+
+# -- the Authorization header ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("header", ["Token \xe9\xe9", "Token \xff\xff", "Token abc\xff", "token \xff"])
+@pytest.mark.parametrize("path", ["/api/me/", "/api/bots/", "/api/matches/", "/api/version/"])
+def test_a_token_of_latin1_or_0xff_bytes_is_a_401(client, path, header):
+    response = client.get(path, HTTP_AUTHORIZATION=header)
+    assert response.status_code == 401
+    assert detail_of(response) == "Invalid token."
+
+
+# -- the pages without DEBUG ------------------------------------------------------------------------
+
+def test_an_unknown_page_is_the_sites_404_page_without_technical_details(client):
+    response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    text = response.content.decode()
+    assert "URLconf" not in text and "DEBUG = True" not in text
+    assert 'href="/"' in text
+
+
+# -- the schema lists what each operation answers ----------------------------------------------------
+
+def test_every_operation_lists_its_errors_with_the_detail_body():
+    from rest_framework.test import APIClient
+
+    schema = APIClient().get("/api/schema/", {"format": "json"}).json()
+    assert schema["components"]["schemas"]["Error"]["required"] == ["detail"]
+    operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
+    assert len(operations) >= 20 and not [p for p, _m, _o in operations if "{format}" in p]
+    for path, method, op in operations:
+        codes = set(op["responses"])
+        assert {"401", "414", "429"} <= codes, (path, method, sorted(codes))
+        if "{" in path:
+            assert "404" in codes, (path, method)
+        if method in ("post", "delete"):
+            assert "403" in codes, (path, method)
+        for code in codes - {"200", "201", "204"}:
+            body = op["responses"][code]["content"]["application/json"]["schema"]
+            assert body == {"$ref": "#/components/schemas/Error"}, (path, method, code)
+        for parameter in op.get("parameters", []):
+            if parameter["in"] == "path" and parameter["name"] in ("id", "a", "b"):
+                assert parameter["schema"] == {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID}

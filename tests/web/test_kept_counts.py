@@ -1,0 +1,133 @@
+"""What the pages read instead of counting the matches table: each bot's record and head-to-head,
+kept in the transactions that make, record and void matches; and the ratings' `playing` flag (the
+ladder's and matchmaking's index), kept by every change of a bot's playing version."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from armada.games.base import Result
+from armada.referee.match import MatchOutcome, PlayerReport
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _unconsumed(settings):
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+
+
+def finish(match, winner):
+    from armada_web.leases import claim
+    from armada_web.matches.execution import MATCH, record
+
+    lease = claim(MATCH, match.pk)
+    seats = list(match.participants.order_by("seat"))
+    players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
+    outcome = MatchOutcome(Result(winner, "turn_limit", 10), players, {"engine_version": "2"})
+    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "finished"
+
+
+def counts(bot_id):
+    from armada_web.matches.queries import record_of
+
+    record = record_of(bot_id)
+    return record.matches, record.wins, record.draws, record.losses
+
+
+def test_tallies_follow_made_recorded_and_voided_matches(make_user, valid_version):
+    from armada_web.matches.models import HeadToHead
+    from armada_web.matches.services import create_match, void_by_staff
+
+    a = valid_version(make_user("alice"), "alpha")
+    b = valid_version(make_user("bob"), "bravo")
+    first = create_match(game="galaxy", first=a, second=b)
+    assert counts(a.bot_id) == (1, 0, 0, 0) == counts(b.bot_id)
+    finish(first, winner=1)
+    second = create_match(game="galaxy", first=b, second=a)
+    finish(second, winner=None)
+    assert counts(a.bot_id) == (2, 1, 1, 0) and counts(b.bot_id) == (2, 0, 1, 1)
+    row = HeadToHead.objects.get(bot_id=a.bot_id, opponent_id=b.bot_id)
+    assert (row.games, row.wins, row.draws, row.losses, row.opponent_name, row.last_match_id) == (
+        2, 1, 1, 0, "bravo", second.pk)
+    assert void_by_staff(match=first, reason="a rules bug")
+    assert counts(a.bot_id) == (2, 0, 1, 0) and counts(b.bot_id) == (2, 0, 1, 0)
+    assert HeadToHead.objects.get(bot_id=b.bot_id, opponent_id=a.bot_id).games == 1
+    queued = create_match(game="galaxy", first=a, second=b)
+    assert void_by_staff(match=queued, reason="never played")
+    assert counts(a.bot_id) == (3, 0, 1, 0)  # a voided match stays one of its matches; no result to take back
+
+
+def test_the_playing_flag_follows_every_change_of_the_playing_version(make_user, valid_version):
+    from armada_web.bots import services
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder import standing
+    from armada_web.ladder.models import Rating
+
+    owner = make_user("alice")
+    first = valid_version(owner, "alpha")
+
+    def flags():
+        return dict(Rating.objects.filter(version__bot_id=first.bot_id).values_list("version_id", "playing"))
+
+    assert flags() == {first.pk: True}  # a playing version has its rating from the start
+    newer = services.upload_version(bot=first.bot, user=owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk=newer.pk).update(status="valid")
+    refresh_active(bot=first.bot)
+    assert flags() == {first.pk: False, newer.pk: True}
+    services.set_active(bot=first.bot, user=owner, version_id=first.pk)  # the owner rolls back
+    assert flags() == {first.pk: True, newer.pk: False}
+    services.set_disabled(bot=first.bot, disabled=True, reason="staff")
+    assert flags() == {first.pk: False, newer.pk: False}
+    services.set_disabled(bot=first.bot, disabled=False)
+    assert flags()[first.pk] is True
+    assert services.revalidate(version=BotVersion.objects.get(pk=first.pk))  # pending: it does not play
+    assert flags()[first.pk] is False
+    BotVersion.objects.filter(pk=first.pk).update(status="valid")
+    refresh_active(bot=first.bot)
+    assert flags()[first.pk] is True
+    Rating.objects.filter(version_id=first.pk).update(playing=False)  # a change made some other way
+    assert standing.repair() == 1 and flags()[first.pk] is True
+    services.retire(bot=first.bot)
+    assert flags() == {first.pk: False, newer.pk: False}
+    assert standing.repair() == 0
+
+
+def test_the_rating_chart_of_a_busy_bot_is_a_few_hundred_points_read_through_the_index(
+        make_user, valid_version, django_assert_max_num_queries):
+    from datetime import UTC, datetime, timedelta
+
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import Rating, RatingChange
+    from armada_web.ladder.queries import CHART_POINTS, chart_points
+    from armada_web.matches.models import Match
+
+    owner = make_user("alice")
+    old = valid_version(owner, "alpha")
+    new = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk=new.pk).update(status="valid")
+    games = {old.pk: 4000, new.pk: 2000}
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    for version_id, count in games.items():
+        Rating.objects.update_or_create(version_id=version_id, defaults={
+            "game": "galaxy", "mu": 30, "sigma": 1, "games": count})
+    matches = Match.objects.bulk_create([Match(game="galaxy", seed=n) for n in range(6000)], batch_size=1000)
+    changes = []
+    for i, m in enumerate(matches):
+        version_id, n = (old.pk, i + 1) if i < 4000 else (new.pk, i - 3999)
+        changes.append(RatingChange(version_id=version_id, match=m, mu=i + 1, sigma=0,
+                                    at=start + timedelta(minutes=i), games=n))
+    RatingChange.objects.bulk_create(changes, batch_size=1000)
+    with django_assert_max_num_queries(2):
+        points, total = chart_points(old.bot_id)
+    assert total == 6000 and CHART_POINTS - 5 <= len(points) <= CHART_POINTS + 4
+    scores = [score for _, score, _ in points]
+    assert scores == sorted(scores) and scores[0] == 1 and scores[-1] == 6000  # first and latest game kept
+    assert {number for _, _, number in points} == {1, 2}
+    assert 4000 in scores and 4001 in scores  # each version's first and last game
+    gaps = [b - a for a, b in itertools.pairwise(scores)]
+    assert max(gaps) <= 2 * 6000 / CHART_POINTS  # evenly spread
