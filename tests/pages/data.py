@@ -140,13 +140,18 @@ def recorded_match(first: Any, second: Any, winner: int | None, *, statuses: tup
                    minutes_ago: int = 0) -> Any:
     """A finished match of two versions as the database keeps it (no replay, no log), for pages that
     count and list matches."""
+    from armada_web.matches import tallies
     from armada_web.matches.models import Match, Participant
 
     at = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=minutes_ago)
     match = Match.objects.create(game=first.bot.game, seed=1, kind=kind, status="finished", attempts=1, finished=at,
                                  turns=turns, outcome={"winner": winner, "outcome": "elimination", "turns": turns})
-    for seat, version in ((1, first), (2, second)):
+    seats = []
+    for seat, version, other in ((1, first, second), (2, second, first)):
         result = "draw" if winner is None else ("win" if winner == seat else "loss")
-        Participant.objects.create(match=match, version=version, name=version.bot.name, seat=seat, result=result,
-                                   status=statuses[seat - 1], detail=details[seat - 1])
+        seats.append(Participant.objects.create(
+            match=match, version=version, bot_id=version.bot_id, opponent_id=other.bot_id, name=version.bot.name,
+            seat=seat, result=result, status=statuses[seat - 1], detail=details[seat - 1]))
+    tallies.count_made(seats=seats)  # the kept counts, as create_match and record keep them
+    tallies.count_result(seats=seats)
     return match

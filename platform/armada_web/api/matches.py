@@ -116,7 +116,7 @@ class MatchListView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(parameters=FILTERS, responses=answers({200: MatchPageSerializer}, 400))
+    @extend_schema(operation_id="matches_list", parameters=FILTERS, responses=answers({200: MatchPageSerializer}, 400))
     def get(self, request: Request) -> Response:
         params = request.query_params
         chosen = listing.filters(**{name: params.get(name) for name in listing.FILTERS})

@@ -105,27 +105,21 @@ class Standing:
 
 def standing(bot: Bot, per_page: int) -> Standing | None:
     """The bot's row in its game's table, None when it has none (not playing, no rated game yet)."""
-    if bot.active_version_id is None:
+    if bot.active_version_id is None or bot.disabled or bot.retired:
         return None
     if spec(bot.game).rated:
         rows = ladder(bot.game)
         rating = rows.filter(version_id=bot.active_version_id).first()
         if rating is None:
             return None
-        shown = rating.shown  # type: ignore[attr-defined]
-        rank = rows.filter(Q(shown__gt=shown) | Q(shown=shown, version_id__lt=rating.version_id)).count() + 1
+        # the rows above it in the ladder's order (-score, version_id): one range of its index, counted
+        above = Q(score__gt=rating.score) | Q(score=rating.score, version_id__lt=rating.version_id)
+        rank = rows.filter(above).count() + 1
         return Standing(rank, rating.score, (rank - 1) // per_page + 1, rating=rating)
     entry = league.table().filter(version_id=bot.active_version_id).first()
     if entry is None:
         return None
     return Standing(entry.position, entry.points, (entry.position - 1) // per_page + 1, entry=entry)
-
-
-def rating_history(bot_id: int) -> list[tuple[Any, float, int]]:
-    """(time, displayed score mu - 3 sigma, version number) after each ranked match, all versions, oldest first."""
-    changes = (RatingChange.objects.filter(version__bot_id=bot_id).select_related("version")
-               .order_by("at", "id"))
-    return [(c.at, c.mu - 3 * c.sigma, c.version.number) for c in changes]
 
 
 @dataclass(frozen=True)

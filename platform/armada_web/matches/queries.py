@@ -80,15 +80,15 @@ def _tallies(seats: QuerySet[Participant], *keys: str) -> list[dict[str, Any]]:
 
 def _by_opponent(seats: QuerySet[Participant], bot_id: int, *keys: str) -> list[tuple[dict[str, Any], Record]]:
     """(row of `keys`, Record) per opponent bot (a deleted one by the name it played under)."""
-    rows = _tallies(seats.annotate(opponent=_other_seat("version__bot_id"), opponent_name=_other_seat("name")),
-                    *keys, "opponent", "opponent_name")
-    names = dict(Bot.objects.filter(pk__in={r["opponent"] for r in rows if r["opponent"]}).values_list("pk", "name"))
+    rows = _tallies(seats.annotate(other_name=_other_seat("name")), *keys, "opponent_id", "other_name")
+    names = dict(Bot.objects.filter(pk__in={r["opponent_id"] for r in rows if r["opponent_id"]})
+                 .values_list("pk", "name"))
     out = []
     for row in rows:
-        opponent = row["opponent"]
+        opponent = row["opponent_id"]
         if opponent == bot_id:  # two versions of this bot against each other: see `compare_versions`
             continue
-        out.append((row, Record(opponent, names.get(opponent) or row["opponent_name"] or "?",
+        out.append((row, Record(opponent, names.get(opponent) or row["other_name"] or "?",
                                 row["wins"], row["draws"], row["losses"])))
     return out
 
