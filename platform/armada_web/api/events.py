@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
@@ -14,13 +14,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.fields import absolute
+from armada_web.api.schema import answers
 from armada_web.events import queries, services
 from armada_web.events.access import is_owner
 from armada_web.events.models import Event
-
-ERRORS = {code: OpenApiResponse(description=text) for code, text in (
-    (400, "bad input ({detail})"), (403, "not allowed ({detail})"), (404, "no such event, or a private one"),
-    (409, "the event's state refuses it ({detail})"), (429, "a limit per user was reached ({detail})"))}
 
 
 class EventRequest(serializers.Serializer):
@@ -42,14 +39,14 @@ class EntryRequest(serializers.Serializer):
                                    help_text="the event's invite code (its owner needs none)")
 
 
-class BotRef(serializers.Serializer):
+class EventBotRef(serializers.Serializer):
     id = serializers.IntegerField(source="entry.bot_ref")
     name = serializers.CharField(source="entry.bot_name")
 
 
 class TableRowSerializer(serializers.Serializer):
     place = serializers.IntegerField()
-    bot = BotRef(source="*")
+    bot = EventBotRef(source="*")
     owner = serializers.CharField()
     played = serializers.IntegerField(source="entry.played")
     wins = serializers.IntegerField(source="entry.wins")
@@ -114,6 +111,7 @@ class OwnedEventSerializer(EventDetailSerializer):
         return data
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: EventSerializer(many=True)}, 400)))
 class EventsView(ListAPIView):
     """Create an event (signed in), or list the events you may see (public ones, yours, those you entered)."""
 
@@ -123,7 +121,7 @@ class EventsView(ListAPIView):
     def get_queryset(self) -> Any:
         return queries.visible_events(self.request.user)
 
-    @extend_schema(request=EventRequest, responses={201: NewEventSerializer, **ERRORS})
+    @extend_schema(request=EventRequest, responses=answers({201: NewEventSerializer}, 400, 403, 413, 415))
     def post(self, request: Request) -> Response:
         body = EventRequest(data=request.data if isinstance(request.data, dict) else {})
         body.is_valid(raise_exception=True)
@@ -139,7 +137,7 @@ class EventView(APIView):
 
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(parameters=[INVITE], responses={200: OwnedEventSerializer, 404: ERRORS[404]})
+    @extend_schema(parameters=[INVITE], responses=answers({200: OwnedEventSerializer}, 404))
     def get(self, request: Request, slug: str) -> Response:
         event = queries.visible_event(user=request.user, slug=slug, invite=request.query_params.get("invite"))
         return Response(OwnedEventSerializer(event, context={"request": request}).data)
@@ -150,7 +148,7 @@ class EntriesView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=EntryRequest, responses={201: TableRowSerializer, **ERRORS})
+    @extend_schema(request=EntryRequest, responses=answers({201: TableRowSerializer}, 400, 403, 404, 409, 413, 415))
     def post(self, request: Request, slug: str) -> Response:
         body = EntryRequest(data=request.data if isinstance(request.data, dict) else {})
         body.is_valid(raise_exception=True)
@@ -166,7 +164,7 @@ class StartView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={200: OwnedEventSerializer, **ERRORS})
+    @extend_schema(request=None, responses=answers({200: OwnedEventSerializer}, 403, 404, 409))
     def post(self, request: Request, slug: str) -> Response:
         event = services.start_event(user=request.user, event=queries.event(slug))
         return Response(OwnedEventSerializer(event, context={"request": request}).data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers
 from rest_framework.generics import ListAPIView
 from rest_framework.permissions import AllowAny
@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.schema import answers
 from armada_web.seasons import queries
 from armada_web.seasons.models import Season, SeasonState
 
@@ -58,14 +59,14 @@ class SeasonDetailSerializer(SeasonSerializer):
         return data
 
 
-class BotRef(serializers.Serializer):
+class StandingBotRef(serializers.Serializer):
     id = serializers.IntegerField(source="bot_id")
     name = serializers.CharField(source="bot_name")
 
 
 class StandingRow(serializers.Serializer):
     place = serializers.IntegerField()
-    bot = BotRef(source="*")
+    bot = StandingBotRef(source="*")
     owner = serializers.CharField(help_text="the owner's username, or a placeholder once their account is gone")
     version = serializers.IntegerField(source="version_id", help_text="the version's id")
     score = serializers.FloatField(help_text="Galaxy: rating mu - 3 sigma; Mothership Down: league points")
@@ -73,6 +74,7 @@ class StandingRow(serializers.Serializer):
     stage = serializers.IntegerField(help_text="the last finals stage it played in")
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: SeasonSerializer(many=True)}, 400)))
 class SeasonListView(ListAPIView):
     """Every season, the latest to open first."""
 
@@ -88,11 +90,12 @@ class SeasonView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=SeasonDetailSerializer)
+    @extend_schema(responses=answers({200: SeasonDetailSerializer}, 404))
     def get(self, request: Request, slug: str) -> Response:
         return Response(SeasonDetailSerializer(queries.season(slug)).data)
 
 
+@extend_schema_view(get=extend_schema(responses=answers({200: StandingRow(many=True)}, 400, 404)))
 class StandingsView(ListAPIView):
     """The season's standings: the ladder or league while open, the finals' order during them, the
     stored final standings once finished (they never change)."""
@@ -101,4 +104,6 @@ class StandingsView(ListAPIView):
     serializer_class = StandingRow
 
     def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):  # the schema's generator: no season to read
+            return Season.objects.none()
         return queries.standings(queries.season(self.kwargs["slug"]))

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.schema import answers
 from armada_web.matches.status import status
 
 
@@ -44,7 +45,7 @@ class StatusView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=StatusSerializer)
+    @extend_schema(responses=answers({200: StatusSerializer}))
     def get(self, request: Request) -> Response:
         staff = bool(getattr(request.user, "is_staff", False))
         data = dict(StatusSerializer(status(staff=staff)).data)
