@@ -36,12 +36,13 @@ app-image: install  ## build the application image armada/app:latest (web, worke
 service-images:  ## build armada/postgres:15 and armada/redis:7 for infra/compose.yml when changed
 	@infra/images/services.sh
 
-bench:  ## speed targets: engines, sandbox, validation, ranking, the league, deployment, scale, faults and a ten-minute soak
+bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the finals, deployment, scale, faults and a ten-minute soak
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/validation.py
 	$(PY) bench/ranking.py
 	$(PY) bench/league.py
+	$(PY) bench/finals.py
 	$(PY) bench/deploy.py
 	$(PY) bench/scale.py
 	$(PY) bench/faults.py

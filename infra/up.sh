@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make up`: install what is missing, start the services, the site (gunicorn), the Celery workers
-# (`validation`; `challenges,matches`; the default queue for periodic jobs) and Celery beat; print the URL
+# (`validation`; `finals,challenges,events,matches`; the default queue for periodic jobs) and Celery beat; print the URL
 # and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
 # Running it while the site already runs changes nothing.
 #
@@ -118,10 +118,11 @@ ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=v
 "$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
 pids+=($!)
-# Matches: challenges first, then the ranked queue (more workers: run this line again on any
-# host with its own -n name, or raise MATCH_CONCURRENCY).
+# Matches: a season's finals first, then challenges, events and the ranked queue round robin
+# (docs/arena.md, "Sharing the workers"; more workers: run this line again on any host with its
+# own -n name, or raise MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
-"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_MATCHES_QUEUE:-matches}" \
+"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_FINALS_QUEUE:-finals},${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_EVENTS_QUEUE:-events},${ARMADA_MATCHES_QUEUE:-matches}" \
   --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
   > >(log_pipe worker-matches) 2>&1 &
 pids+=($!)

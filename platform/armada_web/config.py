@@ -47,6 +47,8 @@ SECRET_KEY_MIN_CHARS = 50
 HEALTH_CHECKS = ("database", "redis", "storage", "docker")
 LOG_FORMATS = ("text", "json")
 ADDRESSING_STYLES = ("auto", "path", "virtual")
+#: Where a season's finals ratings start (ARMADA_FINALS_START).
+FINALS_STARTS = ("ladder", "prior")
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,30 @@ class Config:
                                        minimum=0)
     challenges_per_pair_hour: int = setting("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5,
                                             "challenges between two bots per hour", minimum=0)
+    # -- seasons, finals and events (docs/seasons.md)
+    finals_queue: str = setting("ARMADA_FINALS_QUEUE", "finals", "Celery queue of a season's finals matches "
+                                "(the match workers take it before every other queue)")
+    events_queue: str = setting("ARMADA_EVENTS_QUEUE", "events", "Celery queue of private events' matches "
+                                "(shared round robin with the ranked queue)")
+    seasons_tick_s: int = setting("ARMADA_SEASONS_TICK_S", 10, "seconds between two beat ticks of seasons and "
+                                  "events (times, finals stages, event matches)", minimum=1)
+    finals_stages: int = setting("ARMADA_FINALS_STAGES", 6, "stages of a season's finals", minimum=1)
+    finals_games: int = setting("ARMADA_FINALS_GAMES", 20, "games each entry plays in each stage of the finals",
+                                minimum=1)
+    finals_cuts: tuple[float, ...] = setting("ARMADA_FINALS_CUTS", (0.8,), "fraction of the entries cut after "
+                                             "each stage but the last (comma-separated; the last one repeats)")
+    finals_keep_min: int = setting("ARMADA_FINALS_KEEP_MIN", 10, "a cut never leaves fewer entries", minimum=2)
+    finals_start: str = setting("ARMADA_FINALS_START", "ladder", "where finals ratings start: `ladder` (the "
+                                "ladder's mu at the close, sigma raised) or `prior` (everyone at 25, 25/3)")
+    finals_share: int = setting("ARMADA_FINALS_SHARE", 50, "percent of the match workers a season's finals take "
+                                "at least (more when they need more to finish by the season's end)", minimum=1)
+    events_per_day: int = setting("ARMADA_EVENTS_PER_DAY", 5, "events a user may create per day", minimum=0)
+    event_entries_per_day: int = setting("ARMADA_EVENT_ENTRIES_PER_DAY", 20, "event entries a user may make per "
+                                         "day", minimum=0)
+    event_max_entrants: int = setting("ARMADA_EVENT_MAX_ENTRANTS", 32, "largest number of entrants an event may "
+                                      "have (and its default)", minimum=2)
+    event_max_games_per_pair: int = setting("ARMADA_EVENT_MAX_GAMES_PER_PAIR", 10, "most games per pair of a "
+                                            "round robin event", minimum=1)
     # -- keeping data
     unranked_keep_days: int = setting("ARMADA_UNRANKED_KEEP_DAYS", 30,
                                       "days the replays and logs of challenges are kept", minimum=0)
@@ -260,6 +286,14 @@ def _parse(name: str, kind: Any, raw: str, minimum: int | None) -> Any:
         return value
     if kind == tuple[str, ...]:
         return tuple(part.strip() for part in raw.split(",") if part.strip())
+    if kind == tuple[float, ...]:
+        try:
+            numbers = tuple(float(part) for part in raw.split(",") if part.strip())
+        except ValueError:
+            raise ConfigError(f"environment variable {name} must be comma-separated numbers, got {raw!r}") from None
+        if not numbers or any(not 0.0 <= n < 1.0 for n in numbers):
+            raise ConfigError(f"environment variable {name} must hold fractions from 0 to below 1, got {raw!r}")
+        return numbers
     return raw
 
 
@@ -325,9 +359,12 @@ def load(env: Mapping[str, str] | None = None) -> Config:
 def _check_choices(config: Config) -> None:
     """Values that must be one of a list, or addresses."""
     for name, value, choices in (("ARMADA_LOG_FORMAT", config.log_format, LOG_FORMATS),
-                                 ("ARMADA_S3_ADDRESSING_STYLE", config.s3_addressing_style, ADDRESSING_STYLES)):
+                                 ("ARMADA_S3_ADDRESSING_STYLE", config.s3_addressing_style, ADDRESSING_STYLES),
+                                 ("ARMADA_FINALS_START", config.finals_start, FINALS_STARTS)):
         if value not in choices:
             raise ConfigError(f"environment variable {name} must be one of {', '.join(choices)}, got {value!r}")
+    if config.finals_share > 100:
+        raise ConfigError(f"environment variable ARMADA_FINALS_SHARE must be at most 100, got {config.finals_share}")
     unknown = [name for name in config.health_checks if name not in HEALTH_CHECKS]
     if unknown:
         raise ConfigError(f"environment variable ARMADA_HEALTH_CHECKS: unknown check {unknown[0]!r} "
@@ -380,7 +417,7 @@ def variables() -> list[Variable]:
     out = []
     for f in dataclasses.fields(Config):
         if "env" in f.metadata:
-            default = (",".join(f.default) if isinstance(f.default, tuple) else "" if f.default is None
+            default = (",".join(map(str, f.default)) if isinstance(f.default, tuple) else "" if f.default is None
                        else str(f.default).lower() if isinstance(f.default, bool)
                        else str(f.default).replace(str(REPO_ROOT), "<checkout>"))
             out.append(Variable(f.metadata["env"], default, f.metadata["help"]))

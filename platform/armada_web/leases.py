@@ -70,6 +70,9 @@ class JobKind:
     #: The task that runs a job (its first argument is the job's id) and the queues it is sent to.
     task: str = ""
     queues: Callable[[], tuple[str, ...]] = tuple
+    #: Called with a job's id once a reaper or a take-over has given it up after its last attempt
+    #: (e.g. to tell the apps above; a worker's own give-up tells them itself).
+    on_give_up: Callable[[int], None] | None = None
 
 
 def process_start(pid: int | str = "self") -> int | None:
@@ -203,7 +206,8 @@ def take_over(kind: JobKind, job_id: int) -> bool:
     lease = Lease(kind, job_id, row[0])
     log.warning("%s %s: its worker %s is gone; taken over", model.__name__, job_id, row[1])
     if lease.last_attempt:
-        lease.give_up(kind.lost_note(row[0]))
+        if lease.give_up(kind.lost_note(row[0])) and kind.on_give_up is not None:
+            kind.on_give_up(job_id)
         return False
     return lease.give_back(kind.requeued_note)
 
@@ -214,9 +218,10 @@ def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None =
 
     A running job whose heartbeat is older than ARMADA_HEARTBEAT_TIMEOUT_S, or that has run for
     longer than `stuck_after_s` (default: the kind's), is given back to the queue and sent again,
-    or given up on after its last attempt. A waiting job whose message the broker no longer holds
-    is sent again once it has waited ARMADA_LOST_MESSAGE_S (when the broker cannot be read: once it
-    has waited `stuck_after_s`); its claim makes a second delivery harmless.
+    or given up on after its last attempt (then `kind.on_give_up` is called with its id). A
+    waiting job whose message the broker no longer holds is sent again once it has waited
+    ARMADA_LOST_MESSAGE_S (when the broker cannot be read: once it has waited `stuck_after_s`);
+    its claim makes a second delivery harmless.
     """
     now = now or timezone.now()
     model: Any = kind.model
@@ -228,7 +233,10 @@ def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None =
     for job in model.objects.filter(lost, status=kind.running):
         lease = Lease(kind, job.pk, job.attempts)
         if lease.last_attempt:
-            counts["given_up"] += lease.give_up(kind.lost_note(job.attempts), now)
+            if lease.give_up(kind.lost_note(job.attempts), now):
+                counts["given_up"] += 1
+                if kind.on_give_up is not None:
+                    kind.on_give_up(job.pk)
         elif lease.give_back(kind.requeued_note, now):
             send(job)
             counts["requeued"] += 1

@@ -1,7 +1,7 @@
 """A worker whose sandbox is gone stops taking games until it answers again.
 
 `SandboxWatch` is a step of each Celery worker's consumer (armada_web.celery adds it). When the
-worker consumes a queue whose tasks play games (validation, challenges, matches), a thread asks
+worker consumes a queue whose tasks play games (validation, finals, challenges, events, matches), a thread asks
 the sandbox (`armada_sandbox.check_ready`: the engine answers and holds the bot image) every
 ARMADA_WORKER_SANDBOX_CHECK_S seconds; on a failure the consumer cancels those queues, so the
 broker hands their tasks to the other hosts' workers, and when the engine answers again it
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 def game_queues() -> set[str]:
     """The queues whose tasks play games in the sandbox."""
     a = settings.ARMADA
-    return {a.validation_queue, a.challenges_queue, a.matches_queue}
+    return {a.validation_queue, a.finals_queue, a.challenges_queue, a.events_queue, a.matches_queue}
 
 
 class SandboxWatch(bootsteps.StartStopStep):

@@ -67,6 +67,9 @@ INSTALLED_APPS = [
     "armada_web.bots",
     "armada_web.matches",
     "armada_web.ladder",
+    "armada_web.seasons",
+    "armada_web.events",
+    "armada_web.notifications",
     "armada_web.api",
     "armada_web.pages",
 ]
@@ -241,7 +244,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 # Celery: broker and results in Redis; long tasks acknowledged late (a lost worker's task is
 # delivered again, and its claim decides), Redis redelivering unacknowledged ones only after
-# more than the longest match. Validation, ranked matches and challenges have their own queues.
+# more than the longest match. Validation, ranked matches, challenges, finals and events have their own queues.
 REDIS_URL = ARMADA.redis_url
 CELERY_BROKER_URL = ARMADA.celery_broker_url or REDIS_URL
 CELERY_RESULT_BACKEND = ARMADA.celery_result_backend or REDIS_URL
@@ -250,7 +253,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = ARMADA.match_time_limit_s + 120
 CELERY_TASK_SOFT_TIME_LIMIT = ARMADA.match_time_limit_s + 60
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": ARMADA.match_time_limit_s * 2, "socket_connect_timeout": 3}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": ARMADA.match_time_limit_s * 2,
+    "socket_connect_timeout": 3,
+    # A worker takes the finals queue before any other, the others round robin (docs/arena.md).
+    "queue_order_strategy": "armada_web.queue_order:FinalsFirst",
+}
 CELERY_RESULT_EXPIRES = 3600
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 3
 CELERY_TASK_ALWAYS_EAGER = ARMADA.celery_task_always_eager
@@ -291,6 +299,16 @@ CELERY_BEAT_SCHEDULE = {
     "repair-standing": {
         "task": "armada_web.ladder.tasks.repair_standing_task",
         "schedule": 600.0,
+    },
+    "seasons": {
+        "task": "armada_web.seasons.tasks.seasons_tick",
+        "schedule": float(ARMADA.seasons_tick_s),
+        "options": {"expires": float(ARMADA.seasons_tick_s)},
+    },
+    "events": {
+        "task": "armada_web.events.tasks.events_tick",
+        "schedule": float(ARMADA.seasons_tick_s),
+        "options": {"expires": float(ARMADA.seasons_tick_s)},
     },
 }
 if ARMADA.matchmaking_s:

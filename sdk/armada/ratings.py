@@ -104,15 +104,15 @@ def _wt(x: float, t: float) -> float:
     return ((t - a) * _NORMAL.pdf(t - a) + (t + a) * _NORMAL.pdf(-t - a)) / b + _vt(x, t) ** 2
 
 
-def _grown(sigma: float) -> float:
+def _grown(sigma: float, tau: float = TAU) -> float:
     """Sigma after the dynamics step that precedes every game."""
-    return math.sqrt(sigma ** 2 + TAU ** 2)
+    return math.sqrt(sigma ** 2 + tau ** 2)
 
 
-def _one_side(me: Rating, other: Rating, score: float) -> Rating:
+def _one_side(me: Rating, other: Rating, score: float, tau: float = TAU) -> Rating:
     """`me` after a game against `other` that `me` won (1), drew (0.5) or lost (0)."""
-    sigma = _grown(me.sigma)  # the dynamics step, then the game
-    var, other_var = sigma ** 2, _grown(other.sigma) ** 2
+    sigma = _grown(me.sigma, tau)  # the dynamics step, then the game
+    var, other_var = sigma ** 2, _grown(other.sigma, tau) ** 2
     c = math.sqrt(var + other_var + 2 * BETA ** 2)
     x, t, share = (me.mu - other.mu) / c, EPSILON / c, var / c
     if score == 1.0:
@@ -124,8 +124,13 @@ def _one_side(me: Rating, other: Rating, score: float) -> Rating:
     return Rating(me.mu + omega, sigma * math.sqrt(max(1 - delta, KAPPA)))
 
 
-def update(winner: Rating, loser: Rating, outcome: Outcome = Outcome.WIN) -> tuple[Rating, Rating]:
-    """The two ratings after one game: (winner's, loser's); for a draw, in argument order."""
+def update(winner: Rating, loser: Rating, outcome: Outcome = Outcome.WIN, *,
+           tau: float = TAU) -> tuple[Rating, Rating]:
+    """The two ratings after one game: (winner's, loser's); for a draw, in argument order.
+
+    `tau` is the dynamics term added to both sigmas before the game; 0 where skills cannot drift
+    (a season's finals: the entries are frozen).
+    """
     if outcome is Outcome.DRAW:
-        return _one_side(winner, loser, 0.5), _one_side(loser, winner, 0.5)
-    return _one_side(winner, loser, 1.0), _one_side(loser, winner, 0.0)
+        return _one_side(winner, loser, 0.5, tau), _one_side(loser, winner, 0.5, tau)
+    return _one_side(winner, loser, 1.0, tau), _one_side(loser, winner, 0.0, tau)

@@ -52,10 +52,13 @@ def test_the_index_lists_every_document_and_the_quick_start(client):
     for topic in docs.topics():
         assert f'href="/docs/{topic.slug}/"' in html and f"armada docs {topic.slug}" in html
     assert 'id="quick-start"' in html and "armada login http://testserver" in html
+    site_topics = site_docs.site_topics()
+    assert [t.slug for t in site_topics] == ["seasons"]  # the site's own document, not the SDK's
+    assert 'href="/docs/seasons/"' in html and "armada docs seasons" not in html
 
 
 def test_every_document_renders_with_contents_anchors_and_links_that_resolve(client):
-    pages = {t.slug: get(client, f"/docs/{t.slug}/") for t in docs.topics()}
+    pages = {t.slug: get(client, f"/docs/{t.slug}/") for t in [*docs.topics(), *site_docs.site_topics()]}
     for slug, page in pages.items():
         for href in page.links:
             if href.startswith("#"):
@@ -114,3 +117,12 @@ def test_a_section_has_the_same_anchor_on_the_site_and_offline():
         site = heading.findall(str(found.head) + str(found.html))
         assert site == heading.findall(render.body(topic.slug)), topic.slug
         assert len(site) >= 3
+
+
+def test_the_sites_own_document_renders_and_the_old_address_redirects(client):
+    html = client.get("/docs/seasons/").content.decode()
+    assert 'id="doc-seasons"' in html and "Seasons, finals and private events" in html
+    assert "armada docs seasons" not in html  # not in the SDK: no offline command offered
+    assert 'class="anchor" href="#the-finals-galaxy"' in html
+    response = client.get("/rules/seasons/")
+    assert response.status_code == 301 and response["Location"] == "/docs/seasons/"

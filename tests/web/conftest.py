@@ -1,6 +1,6 @@
 """Fixtures for the site's tests: private storage and caches per test, users, API clients,
-and `live_site`: a real web server process and real Celery workers (validation; challenges and
-matches) on the test database, with Redis and Docker, for end-to-end tests."""
+and `live_site`: a real web server process and real Celery workers (validation; finals,
+challenges, events and matches) on the test database, with Redis and Docker, for end-to-end tests."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ PASSWORD = "a-long-test-password-42"
 
 @pytest.fixture(autouse=True)
 def _isolated_site(settings, armada, tmp_path):
-    """Each test: its own private storage folder, an in-process cache, its own validation queue."""
+    """Each test: its own private storage folder, an in-process cache, its own validation queue (and
+    finals and events queues: no worker reads them)."""
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {"BACKEND": "armada_web.objectstore.PrivateFileStorage",
@@ -33,7 +34,8 @@ def _isolated_site(settings, armada, tmp_path):
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": f"test-{uuid.uuid4().hex}"}}
-    armada(validation_queue=f"test-unconsumed-{uuid.uuid4().hex[:8]}")
+    unconsumed = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
+    armada(validation_queue=unconsumed, finals_queue=unconsumed, events_queue=unconsumed)
     settings.CELERY_BROKER_URL = settings.REDIS_URL
     yield
     _drop_queue(settings.REDIS_URL, settings.ARMADA.validation_queue)
@@ -129,11 +131,12 @@ class LiveSite(LocalSite):
         return super().start_worker("worker", queue, f"{queue}-{uuid.uuid4().hex[:6]}@%h")
 
     def start_match_worker(self) -> subprocess.Popen[bytes]:
-        """(Re)start a match worker (queues challenges and matches), e.g. after `kill_worker("matches")`.
+        """(Re)start a match worker (queues finals, challenges, events and matches, as `make up`'s), e.g.
+        after `kill_worker("matches")`.
 
         It keeps one warm slot pair, as `make up`'s match worker does (the validation worker
         here starts its bots cold, so tests running side by side never wait for the kept pair)."""
-        queues = f"{self.env['ARMADA_CHALLENGES_QUEUE']},{self.env['ARMADA_MATCHES_QUEUE']}"
+        queues = ",".join(self.env[f"ARMADA_{name}_QUEUE"] for name in ("FINALS", "CHALLENGES", "EVENTS", "MATCHES"))
         return super().start_worker("matches", queues, f"matches-{uuid.uuid4().hex[:6]}@%h",
                                     log_prefix="worker-matches", env={"ARMADA_SANDBOX_WARM_PAIRS": "1"})
 
@@ -172,14 +175,18 @@ def live_site_factory(transactional_db, tmp_path, settings, armada):
     def start(env: dict[str, str] | None = None, match_worker: bool = True) -> LiveSite:
         queue = f"test-validation-{uuid.uuid4().hex[:8]}"
         config = armada(validation_queue=queue, matches_queue=f"test-matches-{uuid.uuid4().hex[:8]}",
-                        challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}")
+                        challenges_queue=f"test-challenges-{uuid.uuid4().hex[:8]}",
+                        finals_queue=f"test-finals-{uuid.uuid4().hex[:8]}",
+                        events_queue=f"test-events-{uuid.uuid4().hex[:8]}")
         armada.game("galaxy", match_config={"max_turns": 30})
-        queues.extend([queue, config.matches_queue, config.challenges_queue])
+        queues.extend([queue, config.matches_queue, config.challenges_queue, config.finals_queue,
+                       config.events_queue])
         site = LiveSite({
             **os.environ, **database_env(),
             "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
             "ARMADA_MATCHES_QUEUE": config.matches_queue,
             "ARMADA_CHALLENGES_QUEUE": config.challenges_queue,
+            "ARMADA_FINALS_QUEUE": config.finals_queue, "ARMADA_EVENTS_QUEUE": config.events_queue,
             "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
             "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", "DEBUG": "true", "PYTHONUNBUFFERED": "1",
             "ARMADA_HEARTBEAT_S": "1",  # the workers' jobs beat every second (the tests' reaper waits 5 s)
@@ -204,8 +211,8 @@ def live_site_factory(transactional_db, tmp_path, settings, armada):
 
 @pytest.fixture
 def live_site(live_site_factory):
-    """A web server process, a validation worker and a match worker (queues challenges and
-    matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
+    """A web server process, a validation worker and a match worker (queues finals, challenges,
+    events and matches, each named for this test) on this test's database; Galaxy matches of 30 turns.
 
     Needs Redis (broker, shared cache) and Docker with the bot image (validation).
     """
@@ -232,10 +239,11 @@ def live_web(transactional_db, tmp_path, armada, settings, collected_static):
 
     require_redis()
     queue = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
-    armada(validation_queue=queue, matches_queue=queue, challenges_queue=queue)
+    armada(validation_queue=queue, matches_queue=queue, challenges_queue=queue, finals_queue=queue, events_queue=queue)
     (tmp_path / "static").symlink_to(collected_static, target_is_directory=True)
     base = {**os.environ, **database_env(), "ARMADA_DATA_DIR": str(tmp_path), "ARMADA_VALIDATION_QUEUE": queue,
-            "ARMADA_MATCHES_QUEUE": queue, "ARMADA_CHALLENGES_QUEUE": queue,
+            "ARMADA_MATCHES_QUEUE": queue, "ARMADA_CHALLENGES_QUEUE": queue, "ARMADA_FINALS_QUEUE": queue,
+            "ARMADA_EVENTS_QUEUE": queue,
             "CACHE_PREFIX": f"test-{uuid.uuid4().hex[:8]}", **PRODUCTION, "PYTHONUNBUFFERED": "1"}
     sites: list[LocalSite] = []
 

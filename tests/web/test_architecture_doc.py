@@ -40,7 +40,7 @@ def resolve(dotted: str) -> object:
     raise AssertionError(f"nothing importable in {dotted}")
 
 
-@pytest.mark.parametrize("section", ["One upload, one read", "One match, one read"])
+@pytest.mark.parametrize("section", ["One upload, one read", "One match, one read", "One finals match, one read"])
 def test_each_named_function_exists(section):
     names = steps(section)
     assert len(names) >= 10, names

@@ -21,13 +21,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 LAYERS: list[set[str]] = [
     # the core
     {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "broker", "resilient_cache",
-     "archives", "paging", "games", "celery", "logs", "objectstore", "sandbox_watch"},
+     "archives", "paging", "games", "celery", "logs", "objectstore", "sandbox_watch", "times", "queue_order"},
     {"accounts"},
     {"bots"},
     {"matches"},
     {"ladder"},
     {"seasons", "events"},
-    {"api", "pages", "ops"},
+    {"api", "pages", "ops", "notifications"},
     {"urls", "wsgi", "asgi"},
 ]
 

@@ -55,3 +55,11 @@ class ResetPasswordForm(SetPasswordForm):
         if commit:
             services.reset_password_tokens(user=user)
         return user
+
+
+class MailForm(forms.Form):
+    """The e-mails a user gets (accounts.mail.TOPICS), each a checkbox."""
+
+    version_failed = forms.BooleanField(required=False, label="A version of my bot is invalid or in error")
+    benched = forms.BooleanField(required=False, label="A bot of mine is benched (too many faults in a row)")
+    season_results = forms.BooleanField(required=False, label="A season my bot entered has its final results")

@@ -22,6 +22,28 @@ class ApiToken(AbstractAuthToken):
         return f"{self.name} ({self.user})"
 
 
+class MailPreferences(models.Model):
+    """Which e-mails a user gets (all of them until they turn one off on the profile page)."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="mail_preferences")
+    version_failed = models.BooleanField(default=True, help_text="a version of my bot is invalid or in error")
+    benched = models.BooleanField(default=True, help_text="a bot of mine was benched")
+    season_results = models.BooleanField(default=True, help_text="a season my bot entered has its results")
+
+    class Meta:
+        verbose_name_plural = "mail preferences"
+
+
+class SentMail(models.Model):
+    """One e-mail sent (or about to be): at most one per user, topic and event (`key`)."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    topic = models.CharField(max_length=20)
+    key = models.CharField(max_length=100, help_text="what it was about, e.g. version-12-invalid")
+    sent = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "topic", "key"], name="one_mail_per_event")]
 class LimitCounter(models.Model):
     """What one limit counts for one key (`"user:7"`, `"pair:3-9"`): its row is locked while a
     use is counted, so parallel requests count one after the other (accounts.limits)."""

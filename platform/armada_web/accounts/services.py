@@ -13,8 +13,8 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from armada_web.accounts import throttles
-from armada_web.accounts.models import ApiToken
+from armada_web.accounts import mail, throttles
+from armada_web.accounts.models import ApiToken, MailPreferences
 from armada_web.errors import Invalid, NotFound
 
 TOKEN_NAME_MAX = 64
@@ -84,3 +84,17 @@ def delete_account(*, user: User, password: str) -> None:
 def reset_password_tokens(*, user: User) -> None:
     """A password was reset (the account may have been taken over): every API token is revoked."""
     ApiToken.objects.filter(user=user).delete()
+
+
+def set_mail_preferences(*, user: User, **topics: Any) -> MailPreferences:
+    """Turn each e-mail topic (accounts.mail.TOPICS) on or off; Invalid for an unknown one or a non-boolean."""
+    for topic, value in topics.items():
+        if topic not in mail.TOPICS:
+            raise Invalid(f"unknown e-mail topic {topic!r}")
+        if not isinstance(value, bool):
+            raise Invalid(f"{topic} must be true or false")
+    prefs = mail.preferences(user)
+    for topic, value in topics.items():
+        setattr(prefs, topic, value)
+    prefs.save()
+    return prefs

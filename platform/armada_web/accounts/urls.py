@@ -15,6 +15,7 @@ urlpatterns = [
                                           redirect_authenticated_user=True), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("tokens/<id:pk>/revoke/", views.revoke_token, name="revoke-token"),
+    path("mail/", views.mail_preferences, name="mail-preferences"),
     path("delete/", views.delete_account, name="delete-account"),
     path("password/", auth.PasswordChangeView.as_view(template_name=T + "form.html",
                                                       success_url=reverse_lazy("password-changed"),

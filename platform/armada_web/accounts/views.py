@@ -1,4 +1,4 @@
-"""Account pages: sign up, revoke a token, delete the account. Log-in, log-out and the password
+"""Account pages: sign up, revoke a token, e-mail settings, delete the account. Log-in, log-out and the password
 pages are Django's own views (accounts/urls.py) with our templates; the profile page, which also
 lists the user's challenges, is `pages.account_views.profile` (it reads matches, a higher layer)."""
 
@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from armada_web.accounts import services
-from armada_web.accounts.forms import DeleteAccountForm, SignUpForm
+from armada_web.accounts.forms import DeleteAccountForm, MailForm, SignUpForm
 from armada_web.accounts.queries import signed_in
 from armada_web.errors import DomainError
 
@@ -28,6 +28,17 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
         return redirect("my-bots")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+@require_POST
+def mail_preferences(request: HttpRequest) -> HttpResponse:
+    """Turn e-mail topics on or off (the profile page's checkboxes)."""
+    form = MailForm(request.POST)
+    if form.is_valid():
+        services.set_mail_preferences(user=signed_in(request), **form.cleaned_data)
+        messages.success(request, "E-mail settings saved.")
+    return redirect("profile")
 
 
 @login_required

@@ -7,8 +7,11 @@ from rest_framework.routers import DefaultRouter
 
 from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.api.bots import BotViewSet
+from armada_web.api.events import EntriesView, EventsView, EventView, StartView
 from armada_web.api.ladder import ChallengesView, PairingReplayView, ladder_view
 from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
+from armada_web.api.seasons import SeasonListView, SeasonView, StandingsView
+from armada_web.api.status import StatusView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
 from armada_web.api.versions import VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
@@ -31,6 +34,14 @@ urlpatterns = [
     *[path(f"ladder/{game.slug}/<id:a>/<id:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay")
       for game in SPECS.values() if game.ranking is Ranking.LEAGUE],
     path("challenges/", ChallengesView.as_view(), name="api-challenges"),
+    path("seasons/", SeasonListView.as_view(), name="api-seasons"),
+    path("seasons/<slug:slug>/", SeasonView.as_view(), name="api-season"),
+    path("seasons/<slug:slug>/standings/", StandingsView.as_view(), name="api-season-standings"),
+    path("events/", EventsView.as_view(), name="api-events"),
+    path("events/<slug:slug>/", EventView.as_view(), name="api-event"),
+    path("events/<slug:slug>/entries/", EntriesView.as_view(), name="api-event-entries"),
+    path("events/<slug:slug>/start/", StartView.as_view(), name="api-event-start"),
+    path("status/", StatusView.as_view(), name="api-status"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's set-up script as a file: no inline script (CSP).
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="pages/swagger_ui.html"),

@@ -5,6 +5,10 @@
   validated again, the bot was retired, disabled, enabled or deleted). Sent inside the writing
   transaction; a receiver that acts on other tables defers its work with `transaction.on_commit`
   unless it is as cheap as the write itself (the ladder's flag of the playing rating).
+- `validation_failed(sender=BotVersion, version=version)`: a version's validation ended `invalid`
+  (the bot's fault) or `error` (the platform's, after its last attempt); sent once per ending,
+  inside the transaction that records it when there is one (a receiver that mails defers it
+  with `transaction.on_commit`).
 """
 
 from __future__ import annotations
@@ -12,3 +16,4 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 active_version_changed = Signal()
+validation_failed = Signal()

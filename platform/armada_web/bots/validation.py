@@ -31,6 +31,7 @@ from armada_web.archives import check_upload
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.bots.signals import validation_failed
 from armada_web.games import spec
 from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, play
 from armada_web.leases import JobKind, Lease, claim, retrying, take_over
@@ -49,6 +50,7 @@ VALIDATION = JobKind(
     requeued_note="re-queued: the worker validating it was lost",
     task="armada_web.bots.tasks.validate_version",
     queues=lambda: (settings.ARMADA.validation_queue,),
+    on_give_up=lambda version_id: given_up(BotVersion.objects.get(pk=version_id)),
 )
 #: Waiting versions a worker considers at once (the fairest first).
 FAIR_WINDOW = 20
@@ -142,10 +144,18 @@ def run(lease: Lease) -> str:
                                     engine_version=report.engine_version[:40], finished=timezone.now())
             if recorded and ok:
                 refresh_active(bot=version.bot)
+            elif recorded:
+                # In the recording transaction: a retry after a rollback sends it again, once.
+                validation_failed.send(sender=BotVersion, version=version)
         return recorded or lease.recorded(status)  # or this attempt's commit went through before
 
     recorded = retrying(save, what=f"the database (recording the validation of version {version.pk})")
     return status if recorded else "superseded"
+
+
+def given_up(version: BotVersion) -> None:
+    """A version's validation was given up on (`error`): the apps above are told."""
+    validation_failed.send(sender=BotVersion, version=version)
 
 
 def platform_failure(lease: Lease, reason: str) -> str:
@@ -153,7 +163,9 @@ def platform_failure(lease: Lease, reason: str) -> str:
     last attempt make it `error` (never the bot's fault)."""
     log.warning("validation of version %s failed (attempt %s): %s", lease.job_id, lease.attempt, reason)
     if lease.last_attempt:
-        lease.give_up(f"platform failure after {lease.attempt} attempts: {reason}")
+        with transaction.atomic():
+            if lease.give_up(f"platform failure after {lease.attempt} attempts: {reason}"):
+                given_up(BotVersion.objects.get(pk=lease.job_id))
         return VersionStatus.ERROR
     if lease.give_back(f"retrying after a platform failure: {reason}"):
         return VersionStatus.PENDING

@@ -1,22 +1,21 @@
 """Matchmaking in the database: top the ranked queue up, reading a bounded set of candidates.
 
-`fill_queue` keeps the ranked matches queued or running at `pairing.target_depth(live
-workers)`, choosing each match of each rated game (games.rated_games) with the pure
-`pairing.pick_bounded` over a `RatingPool`: the longest-waiting versions as seeds and each
-seed's neighbours in mu as opponents, each read through an index of the Rating table, so a
-tick costs the same at 100 and at 10,000 playing versions (`pick_match`'s rules and
-no-starvation bound; bench/ranking.py measures the rules). A version is marked as played
+`fill_queue` keeps the ranked matches queued or running at `pairing.target_depth(free workers)`
+(the live workers less those a season's finals claim, `matches.capacity`), choosing each match
+of each rated game (games.rated_games) with the pure `pairing.pick_bounded` over a
+`RatingPool`: the longest-waiting versions as seeds and each seed's neighbours in mu as
+opponents, each read through an index of the Rating table, so a tick costs the same at 100 and
+at 10,000 playing versions (`pick_match`'s rules and no-starvation bound; bench/ranking.py
+measures the rules). A version is marked as played
 (Rating.last_played) when its match is made, so the next pick, in this tick or the next, sees
 it as busy.
 """
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -27,24 +26,12 @@ from armada_web.ladder import pairing, ratings
 from armada_web.ladder.models import RANKED, Rating
 from armada_web.ladder.rating_updates import ensure_rating
 from armada_web.matches import services
+from armada_web.matches.capacity import free, live_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
-log = logging.getLogger(__name__)
+__all__ = ["candidates", "fill_queue", "in_flight", "live_workers", "ranked_versions", "recent_games"]
 #: Recent ranked games read for the repeat penalty and the sides.
 RECENT_GAMES = 200
-
-
-def live_workers() -> int:
-    """Workers serving the matches queue: the setting when given, else asked (Celery inspect, 1 s)."""
-    if settings.ARMADA.match_workers > 0:
-        return int(settings.ARMADA.match_workers)
-    try:
-        replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
-    except Exception as exc:  # the broker is down: no match can be queued anyway
-        log.warning("could not ask the workers (%s)", exc)
-        return 0
-    queue = settings.ARMADA.matches_queue
-    return sum(1 for queues in replies.values() if any(q.get("name") == queue for q in queues or []))
 
 
 def ranked_versions(game: str) -> Any:
@@ -120,9 +107,10 @@ def in_flight() -> int:
 
 
 def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:
-    """Create ranked matches until the queue holds target_depth(workers); returns their ids."""
+    """Create ranked matches until the queue holds target_depth(the workers a season's finals leave
+    free, matches.capacity); returns their ids."""
     workers = live_workers() if workers is None else workers
-    need = pairing.target_depth(workers) - in_flight()
+    need = pairing.target_depth(free(workers)) - in_flight()
     made: list[int] = []
     for game in rated_games():
         if need - len(made) <= 0:

@@ -1,23 +1,28 @@
 """Ladder reads for the API and the pages: a rated game's ladder and places on it, a bot's rating
 chart (downsampled in the database), the league and a race's battles (computed on demand from
-stored orders)."""
+stored orders), and when a bot's next ranked game should start."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
-from armada_web.bots.models import Bot
+from armada_web.bots.models import Bot, BotVersion
 from armada_web.errors import NotFound
 from armada_web.games import spec
 from armada_web.ladder import league
-from armada_web.ladder.models import ON_LADDER, LeagueEntry, Rating, RatingChange
+from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
+from armada_web.matches.capacity import free, known_workers
+from armada_web.matches.models import Match, MatchKind, MatchStatus
 
 #: Most points the rating chart draws, whatever the number of games.
 CHART_POINTS = 300
@@ -151,3 +156,47 @@ def pairing_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
     if a == b or a not in entries or b not in entries:
         raise NotFound("both bots must be races in the league (and differ)")
     return entries[a], entries[b]
+
+
+@dataclass(frozen=True)
+class NextGame:
+    """When a bot's next ranked game should start: `seconds` from now (0: one is queued or running
+    now), or None with `why` when it plays no ranked games now."""
+
+    seconds: float | None
+    why: str = ""
+
+
+def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
+    """An estimate from matchmaking's own order: the bot's place among the ranked versions of its
+    game by how long they have waited (`ladder.matchmaking.RatingPool.longest_waiting`, the seeds
+    of `pairing.pick_bounded`; one count through the index `rating_longest_waiting`), each match
+    taking two of them, at the rate ranked matches started in the last hour (or, with none, the
+    live workers' rate)."""
+    now = now or timezone.now()
+    version = BotVersion.objects.playing().filter(bot_id=bot_id).select_related("bot").first()
+    if version is None or not spec(version.bot.game).rated:
+        return NextGame(None, "it plays no ranked games now (no playing version, or its game has none)")
+    rating = Rating.objects.filter(version=version).first()
+    if rating is not None and rating.benched:
+        return NextGame(None, "it is benched: upload a new version to play again")
+    flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+                                  participants__version=version)
+    if flying.exists():
+        return NextGame(0.0)
+    workers = known_workers()
+    if workers <= 0:
+        return NextGame(None, "no worker is playing ranked games now")
+    pool = Rating.objects.filter(RANKED, game=version.bot.game).exclude(version_id=version.pk)
+    if rating is None or rating.last_played is None:
+        ahead = pool.filter(last_played__isnull=True, version_id__lt=version.pk)
+    else:
+        last = rating.last_played
+        ahead = pool.filter(Q(last_played__isnull=True) | Q(last_played__lt=last)
+                            | Q(last_played=last, version_id__lt=version.pk))
+    place = ahead.count()
+    started = Match.objects.filter(kind=MatchKind.RANKED, started__gte=now - timedelta(hours=1)).count()
+    per_second = started / 3600 if started else free(workers) / settings.ARMADA.match_seconds
+    if per_second <= 0:
+        return NextGame(None, "no worker is free for ranked games now (a season's finals take them)")
+    return NextGame(round((place // 2 + 1) / per_second, 1))

@@ -17,6 +17,7 @@ from armada.referee.framing import one_line
 from armada_web.bots.models import BotVersion
 from armada_web.ladder import ratings
 from armada_web.ladder.models import Rating, RatingChange
+from armada_web.ladder.signals import version_benched
 
 
 def start_for(version: BotVersion) -> ratings.Skill:
@@ -96,16 +97,20 @@ def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuse
 def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
           statuses: tuple[str, str], details: tuple[str, str]) -> Changes:
     """Apply one finished ranked match (inside its recording transaction): {seat: (before, after)};
-    both Rating rows locked and saved, one RatingChange per version added."""
+    both Rating rows locked and saved, one RatingChange per version added; a version benched by
+    this match is told above (`ladder.signals.version_benched`)."""
     for version_id in versions:
         if not Rating.objects.filter(version_id=version_id).exists():
             ensure_rating(BotVersion.objects.get(pk=version_id))
     rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
     one, two = rows[versions[0]], rows[versions[1]]
     start = {row.version_id: start_for(row.version) for row in (one, two) if row.games == 0}
+    benched = {row.version_id for row in (one, two) if row.benched}
     changes = advance(one, two, match_id, winner, statuses, details, start)
     for row in (one, two):
         row.save()
         RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at,
                                     games=row.games)
+        if row.benched and row.version_id not in benched:
+            version_benched.send(sender=Rating, rating=row)
     return changes

@@ -40,7 +40,8 @@ MATCH = JobKind(
     lost_note=lambda n: f"failed: no run finished in {n} attempts (workers lost)",
     requeued_note="re-queued: the worker running it was lost",
     task="armada_web.matches.tasks.run_match",
-    queues=lambda: (settings.ARMADA.matches_queue, settings.ARMADA.challenges_queue),
+    queues=lambda: (settings.ARMADA.matches_queue, settings.ARMADA.challenges_queue, settings.ARMADA.finals_queue,
+                    settings.ARMADA.events_queue),
 )
 
 

@@ -13,6 +13,10 @@ class MatchKind(models.TextChoices):
     """Chosen by matchmaking; changes the Galaxy ratings."""
     CHALLENGE = "challenge", "challenge"
     """Asked for by a user; unrated."""
+    FINALS = "finals", "finals"
+    """A game of a season's finals: moves the season's ratings, never the ladder's."""
+    EVENT = "event", "event"
+    """A game of a private event: counts in the event's table; unrated."""
 
 
 class MatchStatus(models.TextChoices):

@@ -1,10 +1,10 @@
 """Retention: which stored files of matches expire, which are orphans, and pruning them.
 
-- Unranked (challenge) matches: their replay and logs are kept `ARMADA_UNRANKED_KEEP_DAYS`
+- Unranked (challenge, event) matches: their replay and logs are kept `ARMADA_UNRANKED_KEEP_DAYS`
   days after the match finished (or was voided or failed), then deleted.
-- Ranked matches: kept as long as their bots exist. A seat's log goes once its bot version
-  is gone (deleted with its bot: the row's version is empty); the replay goes once no seat's
-  version exists any more.
+- Ranked and finals matches (a season's results link them): kept as long as their bots exist.
+  A seat's log goes once its bot version is gone (deleted with its bot: the row's version is
+  empty); the replay goes once no seat's version exists any more.
 - Orphans: files under `matches/` and `versions/` in storage (listed through the storage API, so
   a bucket's objects as well as a folder's) that no row names (a worker lost
   between saving and recording, a deletion that failed halfway), once older than
@@ -30,6 +30,8 @@ from armada_web.bots.models import BotVersion
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
 ROOTS = ("matches", "versions")
+#: Kinds whose files are kept as long as their bots exist.
+KEPT = (MatchKind.RANKED, MatchKind.FINALS)
 DONE = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
 
 
@@ -79,13 +81,13 @@ def plan(now: datetime | None = None) -> Plan:
     at = timezone.now() if now is None else now
     result = Plan()
     cutoff = at - timedelta(days=settings.ARMADA.unranked_keep_days)
-    expired = Match.objects.filter(~Q(kind=MatchKind.RANKED), status__in=DONE, finished__lte=cutoff)
+    expired = Match.objects.filter(~Q(kind__in=KEPT), status__in=DONE, finished__lte=cutoff)
     for match_id, replay in expired.exclude(replay="").values_list("pk", "replay"):
         result.items.append(Item(replay, _size(replay), "unranked-expired", match_id))
     for pid, match_id, log in (Participant.objects.filter(match__in=expired).exclude(log="")
                                .values_list("pk", "match_id", "log")):
         result.items.append(Item(log, _size(log), "unranked-expired", match_id, pid))
-    ranked = Match.objects.filter(kind=MatchKind.RANKED)
+    ranked = Match.objects.filter(kind__in=KEPT)
     for pid, match_id, log in (Participant.objects.filter(match__in=ranked, version__isnull=True).exclude(log="")
                                .values_list("pk", "match_id", "log")):
         result.items.append(Item(log, _size(log), "ranked-bot-gone", match_id, pid))

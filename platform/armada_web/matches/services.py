@@ -53,3 +53,13 @@ def void_by_staff(*, match: Match, reason: str) -> bool:
             tallies.count_result(seats=list(Participant.objects.filter(match_id=match.pk)), sign=-1)
         match_voided.send(sender=Match, match=match, was=was)
     return True
+
+
+def cancel_queued(*, match_ids: list[int], reason: str) -> int:
+    """Matches no longer wanted (their season or event ended) that no worker has taken yet become
+    void with `reason` (a conditional update: one a worker claimed meanwhile plays on); returns how
+    many. A message still in the queue then finds the row no longer queued and does nothing."""
+    if not match_ids:
+        return 0
+    return Match.objects.filter(pk__in=match_ids, status=MatchStatus.QUEUED).update(
+        status=MatchStatus.VOID, reason=reason[:500], finished=timezone.now())

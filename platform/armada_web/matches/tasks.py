@@ -1,5 +1,5 @@
-"""The match tasks (queues ARMADA_MATCHES_QUEUE and ARMADA_CHALLENGES_QUEUE): thin wrappers
-around the lease helper.
+"""The match tasks (queues ARMADA_MATCHES_QUEUE, ARMADA_CHALLENGES_QUEUE, ARMADA_FINALS_QUEUE and
+ARMADA_EVENTS_QUEUE): thin wrappers around the lease helper.
 
 `run_match` may be delivered twice or die halfway: the claim and `Lease.record`
 (armada_web.leases) make each match count once; `reap_matches` (beat) re-queues what a lost
@@ -28,7 +28,11 @@ HAND_BACK_S = 5
 
 
 def queue_for(kind: str) -> str:
-    return settings.ARMADA.challenges_queue if kind == MatchKind.CHALLENGE else settings.ARMADA.matches_queue
+    """The queue of a match of `kind`: each kind the site makes has its own (docs/arena.md, "Sharing the workers")."""
+    config = settings.ARMADA
+    queues = {MatchKind.CHALLENGE: config.challenges_queue, MatchKind.FINALS: config.finals_queue,
+              MatchKind.EVENT: config.events_queue}
+    return queues.get(kind, config.matches_queue)  # type: ignore[call-overload]
 
 
 def send(match_id: int, kind: str, countdown: float = 0) -> None:

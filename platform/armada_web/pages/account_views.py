@@ -1,5 +1,5 @@
 """Your account's page (/accounts/profile/): API tokens (create: the secret is shown once; revoke), your
-challenges, links to the rest. In pages because it lists matches (a layer above accounts)."""
+challenges, e-mail settings, links to the rest. In pages because it lists matches (a layer above accounts)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from armada_web.accounts import queries, services
-from armada_web.accounts.forms import TokenForm
+from armada_web.accounts import mail, queries, services
+from armada_web.accounts.forms import MailForm, TokenForm
 from armada_web.accounts.queries import signed_in
 from armada_web.errors import DomainError
 from armada_web.matches.queries import challenges_by
@@ -31,6 +31,9 @@ def profile(request: HttpRequest) -> HttpResponse:
             request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
             return redirect("profile")
     new = request.session.pop(NEW_TOKEN_KEY, None) if request.method == "GET" else None
+    prefs = mail.preferences(signed_in(request))
+    mail_form = MailForm(initial={topic: getattr(prefs, topic) for topic in mail.TOPICS})
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
-               "tokens": queries.tokens_of(signed_in(request)), "challenges": challenges_by(signed_in(request))}
+               "tokens": queries.tokens_of(signed_in(request)), "challenges": challenges_by(signed_in(request)),
+               "mail_form": mail_form}
     return render(request, "accounts/profile.html", context)

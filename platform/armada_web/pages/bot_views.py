@@ -21,7 +21,7 @@ from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
 from armada_web.inputs import parse_id
 from armada_web.ladder.challenges import challengers
-from armada_web.ladder.queries import battles, chart_points, standing
+from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing
 from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.matches.models import HeadToHead
@@ -32,6 +32,7 @@ from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
 from armada_web.paging import keyed_page, page_number
+from armada_web.seasons.queries import placements_of_bot
 
 VERSIONS_PER_PAGE = 20
 OPPONENTS_PER_PAGE = 20
@@ -93,6 +94,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "faults": match_queries.faults_of(bot.pk),
         "challenge_with": challengers(user=request.user, opponents=[bot]).get(bot.pk, []),
         "battles": battles(place.entry) if place is not None and place.entry is not None else None,
+        "placements": placements_of_bot(bot.pk),
+        "next_game": next_ranked_game(bot.pk) if game.rated else None,
         **_comparison(request, bot, versions.rows, per_version),
         **(_history(request, bot, numbers["opponents"]) if game.rated else {}),
     }

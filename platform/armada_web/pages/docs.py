@@ -1,7 +1,11 @@
 """The bot author's documents on the site (/docs/): the SDK's shipped files (`armada.docs`), rendered
 with Python-Markdown. Raw HTML in a document is shown as text; links between the documents point at
 their /docs/ pages (`armada.docs.resolve_link`); every heading has an anchor and a permalink, and
-each page has a table of contents. `armada docs` prints and opens the same files offline."""
+each page has a table of contents. `armada docs` prints and opens the same files offline.
+
+The site also has documents of its own, about what only the site does (`SITE_FILES`: seasons,
+finals and events), shipped in this package under site_docs/ (docs/ links to them) and rendered
+the same way; they are not in the SDK."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import html as html_lib
 import re
 import xml.etree.ElementTree as etree
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import markdown
@@ -25,6 +30,9 @@ from armada import docs
 
 _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+\S")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+#: The folder of the site's own documents, and slug -> file in it.
+SITE_ROOT = Path(__file__).resolve().parent / "site_docs"
+SITE_FILES: dict[str, str] = {"seasons": "seasons.md"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,8 @@ class DocPage:
     head: SafeString
     html: SafeString
     toc: SafeString
+    #: An SDK document (`armada docs SLUG` prints it), not one of the site's own.
+    offline: bool = True
 
 
 class _ListsAfterParagraphs(Preprocessor):
@@ -102,7 +112,7 @@ def render_markdown(text: str, slug: str = "") -> SafeString:
 
 @functools.lru_cache(maxsize=32)
 def _render(slug: str, mtime: float) -> DocPage:
-    topic = docs.topic(slug)
+    topic = _topic(slug)
     md = _converter(slug)
     html = md.convert(topic.path.read_text(encoding="utf-8"))
     head, body = ("", html)
@@ -110,7 +120,7 @@ def _render(slug: str, mtime: float) -> DocPage:
         end = html.index("</h1>") + len("</h1>")
         head, body = html[:end], html[end:]
     return DocPage(slug, topic.title, mark_safe(head), mark_safe(body),  # noqa: S308 - as render_markdown
-                   _toc(getattr(md, "toc_tokens", [])))
+                   _toc(getattr(md, "toc_tokens", [])), offline=slug in docs.FILES)
 
 
 def _toc(tokens: list[dict[str, Any]], depth: int = 3) -> SafeString:
@@ -126,13 +136,29 @@ def _toc(tokens: list[dict[str, Any]], depth: int = 3) -> SafeString:
 
 
 def topics() -> list[docs.Topic]:
-    """Every document, in reading order (armada.docs)."""
+    """Every SDK document, in reading order (armada.docs)."""
     return docs.topics()
 
 
+def site_topics() -> list[docs.Topic]:
+    """The site's own documents (`SITE_FILES`)."""
+    return [_site_topic(slug) for slug in SITE_FILES]
+
+
+def _site_topic(slug: str) -> docs.Topic:
+    path = SITE_ROOT / SITE_FILES[slug]
+    with path.open(encoding="utf-8") as lines:
+        title = next((line[2:].replace("`", "").strip() for line in lines if line.startswith("# ")), slug)
+    return docs.Topic(slug, title, path)
+
+
+def _topic(slug: str) -> docs.Topic:
+    return _site_topic(slug) if slug in SITE_FILES else docs.topic(slug)
+
+
 def page(slug: str) -> DocPage | None:
-    """The rendered document `slug`, None for an unknown slug."""
-    if slug not in docs.FILES:
+    """The rendered document `slug` (the SDK's or the site's own), None for an unknown slug."""
+    if slug not in docs.FILES and slug not in SITE_FILES:
         return None
-    path = docs.topic(slug).path
+    path = _topic(slug).path
     return _render(slug, path.stat().st_mtime)

@@ -1,11 +1,20 @@
-"""The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /docs/...;
-/rules/... redirects to /docs/...)."""
+"""The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /docs/...,
+/seasons/..., /events/..., /status/; /rules/... redirects to /docs/...)."""
 
 from django.urls import path
 
 from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.games import SPECS, Ranking
-from armada_web.pages import bot_views, challenge_views, ladder_views, match_views, views
+from armada_web.pages import (
+    bot_views,
+    challenge_views,
+    event_views,
+    ladder_views,
+    match_views,
+    season_views,
+    status_views,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,4 +41,12 @@ urlpatterns = [
     path("bots/<id:pk>/delete/", bot_views.delete, name="bot-delete"),
     path("bots/<id:pk>/versions/<id:number>/", bot_views.version_page, name="bot-version"),
     path("bots/<id:pk>/versions/<id:number>/source/", bot_views.version_source, name="bot-version-source"),
+    path("seasons/", season_views.seasons, name="seasons"),
+    path("seasons/<slug:slug>/", season_views.season, name="season"),
+    path("events/", event_views.events, name="events"),
+    path("events/new/", event_views.new_event, name="new-event"),
+    path("events/<slug:slug>/", event_views.event, name="event"),
+    path("events/<slug:slug>/enter/", event_views.enter, name="event-enter"),
+    path("events/<slug:slug>/start/", event_views.start, name="event-start"),
+    path("status/", status_views.status_page, name="status"),
 ]

@@ -21,14 +21,19 @@ from armada_web.pages import docs
 from armada_web.pages.pager import pager
 from armada_web.pages.quickstart import Step, quick_start
 from armada_web.paging import keyed_page, page_number
+from armada_web.seasons import queries as season_queries
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The landing page: what Armada is, the games, the top of each table, the latest matches."""
+    """The landing page: what Armada is, the current season and its countdown, the games, the top
+    of each table, the latest matches."""
     tops = [{"game": game, "rows": list(ladder(game.slug)[:5] if game.rated else league.table()[:5])}
             for game in SPECS.values()]
+    season = season_queries.current_season()
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
-               "latest": match_queries.latest_finished(10), "quick_start": _quick_start(request)}
+               "latest": match_queries.latest_finished(10), "quick_start": _quick_start(request), "season": season,
+               "season_game": SPECS.get(season.game) if season else None,
+               "next": season_queries.next_time(season) if season else None}
     return render(request, "pages/home.html", context)
 
 
@@ -79,16 +84,17 @@ def sdk_wheel(request: HttpRequest, filename: str) -> FileResponse:
 
 
 def docs_index(request: HttpRequest) -> HttpResponse:
-    """Every document a bot author reads, and the quick start."""
-    return render(request, "pages/docs_index.html", {"topics": docs.topics(), "quick_start": _quick_start(request)})
+    """Every document a bot author reads (the SDK's, then the site's own), and the quick start."""
+    return render(request, "pages/docs_index.html", {"topics": docs.topics(), "site_topics": docs.site_topics(),
+                                                     "quick_start": _quick_start(request)})
 
 
 def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """One document (the SDK's shipped file), with the list of the others and its contents."""
+    """One document (the SDK's shipped file, or the site's own), with the list of the others and its contents."""
     found = docs.page(slug)
     if found is None:
         raise Http404("no such document")
-    return render(request, "pages/doc.html", {"doc": found, "topics": docs.topics()})
+    return render(request, "pages/doc.html", {"doc": found, "topics": docs.topics() + docs.site_topics()})
 
 
 def old_rules_page(request: HttpRequest, slug: str) -> HttpResponse:

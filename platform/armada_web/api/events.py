@@ -1,0 +1,170 @@
+"""`/api/events/` (create; list the events you may see), `/api/events/{slug}/` (a private event
+answers 404 to anyone not in it), `.../entries/` (enter a bot with the invite) and `.../start/`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from armada_web.api.fields import absolute
+from armada_web.api.schema import answers
+from armada_web.events import queries, services
+from armada_web.events.access import is_owner
+from armada_web.events.models import Event
+
+
+class EventRequest(serializers.Serializer):
+    name = serializers.JSONField()
+    game = serializers.JSONField()
+    format = serializers.JSONField(help_text="round_robin or ladder")
+    games_per_pair = serializers.JSONField(required=False, allow_null=True,
+                                           help_text="round robin: games of each pair (default 1)")
+    starts = serializers.JSONField(required=False, allow_null=True, help_text="ISO 8601: it starts by itself then")
+    ends = serializers.JSONField(required=False, allow_null=True,
+                                 help_text="ISO 8601 (a ladder's end; required for a ladder)")
+    public = serializers.JSONField(required=False, allow_null=True, help_text="anyone may see it (default false)")
+    max_entrants = serializers.JSONField(required=False, allow_null=True)
+
+
+class EntryRequest(serializers.Serializer):
+    bot = serializers.JSONField(help_text="your bot's id")
+    invite = serializers.JSONField(required=False, allow_null=True,
+                                   help_text="the event's invite code (its owner needs none)")
+
+
+class EventBotRef(serializers.Serializer):
+    id = serializers.IntegerField(source="entry.bot_ref")
+    name = serializers.CharField(source="entry.bot_name")
+
+
+class TableRowSerializer(serializers.Serializer):
+    place = serializers.IntegerField()
+    bot = EventBotRef(source="*")
+    owner = serializers.CharField()
+    played = serializers.IntegerField(source="entry.played")
+    wins = serializers.IntegerField(source="entry.wins")
+    draws = serializers.IntegerField(source="entry.draws")
+    losses = serializers.IntegerField(source="entry.losses")
+    points = serializers.IntegerField(source="entry.points")
+
+
+class EventSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    format = serializers.CharField()
+    state = serializers.CharField()
+    public = serializers.BooleanField()
+    owner = serializers.SerializerMethodField()
+    games_per_pair = serializers.IntegerField(allow_null=True)
+    starts = serializers.DateTimeField(allow_null=True)
+    ends = serializers.DateTimeField(allow_null=True)
+    max_entrants = serializers.IntegerField()
+    entries = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    def get_owner(self, event: Event) -> str:
+        return event.owner.username if event.owner is not None else queries.GONE
+
+    def get_entries(self, event: Event) -> int:
+        return event.entries.count()
+
+    def get_url(self, event: Event) -> str:
+        return absolute(self.context, f"/events/{event.slug}/")
+
+
+class EventDetailSerializer(EventSerializer):
+    table = serializers.SerializerMethodField()
+    games_done = serializers.SerializerMethodField()
+    games_total = serializers.IntegerField(help_text="round robin: games planned (0 before it starts)")
+
+    @extend_schema_field(TableRowSerializer(many=True))
+    def get_table(self, event: Event) -> list[dict[str, Any]]:
+        return list(TableRowSerializer(queries.table(event), many=True).data)
+
+    def get_games_done(self, event: Event) -> int:
+        return queries.games_done(event)
+
+
+class NewEventSerializer(EventDetailSerializer):
+    """The event just created, with its invite code (shown to its owner)."""
+
+    invite = serializers.CharField(help_text="the code members give to enter")
+
+
+class OwnedEventSerializer(EventDetailSerializer):
+    """An event as its owner sees it: with the invite code (no `invite` key for anyone else)."""
+
+    invite = serializers.CharField(required=False, help_text="its owner only")
+
+    def to_representation(self, event: Event) -> dict[str, Any]:
+        data = super().to_representation(event)
+        if not is_owner(user=getattr(self.context.get("request"), "user", None), event=event):
+            data.pop("invite", None)
+        return data
+
+
+@extend_schema_view(get=extend_schema(responses=answers({200: EventSerializer(many=True)}, 400)))
+class EventsView(ListAPIView):
+    """Create an event (signed in), or list the events you may see (public ones, yours, those you entered)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    serializer_class = EventSerializer
+
+    def get_queryset(self) -> Any:
+        return queries.visible_events(self.request.user)
+
+    @extend_schema(request=EventRequest, responses=answers({201: NewEventSerializer}, 400, 403, 413, 415))
+    def post(self, request: Request) -> Response:
+        body = EventRequest(data=request.data if isinstance(request.data, dict) else {})
+        body.is_valid(raise_exception=True)
+        event = services.create_event(user=request.user, **body.validated_data)
+        return Response(NewEventSerializer(event, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+
+INVITE = OpenApiParameter("invite", str, description="the invite code: see a private event before entering it")
+
+
+class EventView(APIView):
+    """An event and its table; a private event answers 404 to anyone not in it (or without its invite code)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(parameters=[INVITE], responses=answers({200: OwnedEventSerializer}, 404))
+    def get(self, request: Request, slug: str) -> Response:
+        event = queries.visible_event(user=request.user, slug=slug, invite=request.query_params.get("invite"))
+        return Response(OwnedEventSerializer(event, context={"request": request}).data)
+
+
+class EntriesView(APIView):
+    """Enter one of your valid bots (one per member) with the event's invite code."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=EntryRequest, responses=answers({201: TableRowSerializer}, 400, 403, 404, 409, 413, 415))
+    def post(self, request: Request, slug: str) -> Response:
+        body = EntryRequest(data=request.data if isinstance(request.data, dict) else {})
+        body.is_valid(raise_exception=True)
+        event = queries.event(slug)
+        entry = services.enter(user=request.user, event=event, bot_id=body.validated_data["bot"],
+                               invite=body.validated_data.get("invite"))
+        row = next(r for r in queries.table(event) if r.entry.pk == entry.pk)
+        return Response(TableRowSerializer(row).data, status=status.HTTP_201_CREATED)
+
+
+class StartView(APIView):
+    """Its owner starts an open event with at least two entries."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=answers({200: OwnedEventSerializer}, 403, 404, 409))
+    def post(self, request: Request, slug: str) -> Response:
+        event = services.start_event(user=request.user, event=queries.event(slug))
+        return Response(OwnedEventSerializer(event, context={"request": request}).data)

@@ -1,0 +1,109 @@
+"""`/api/seasons/`, `/api/seasons/{slug}/` (with `entries` and, in its finals, `finals`) and
+`/api/seasons/{slug}/standings/` (paginated; live while open, final once finished)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import serializers
+from rest_framework.generics import ListAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from armada_web.api.schema import answers
+from armada_web.seasons import queries
+from armada_web.seasons.models import Season, SeasonState
+
+
+class SeasonSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    state = serializers.CharField()
+    opens = serializers.DateTimeField()
+    closes = serializers.DateTimeField()
+    ends = serializers.DateTimeField()
+
+
+class FinalsSerializer(serializers.Serializer):
+    stage = serializers.IntegerField(help_text="the stage being played (1-based)")
+    stages = serializers.IntegerField()
+    round = serializers.IntegerField(help_text="the round of the stage being played (1-based)")
+    rounds = serializers.IntegerField(help_text="rounds per stage")
+    matches_done = serializers.IntegerField()
+    matches_total = serializers.IntegerField()
+    playing = serializers.IntegerField(help_text="entries in the current stage")
+    workers = serializers.IntegerField(help_text="match workers the finals take now")
+    estimate = serializers.DateTimeField(allow_null=True, help_text="when the finals should be done at this pace")
+
+
+class SeasonDetailSerializer(SeasonSerializer):
+    entries = serializers.SerializerMethodField(help_text="frozen entries (while open: the bots that would enter)")
+    finals = serializers.SerializerMethodField(help_text="during the finals: where they are (absent otherwise)")
+
+    def get_entries(self, season: Season) -> int:
+        return queries.entry_count(season)
+
+    @extend_schema_field(FinalsSerializer(allow_null=True))
+    def get_finals(self, season: Season) -> dict[str, Any] | None:
+        progress = queries.progress(season)
+        return dict(FinalsSerializer(progress).data) if progress is not None else None
+
+    def to_representation(self, season: Season) -> dict[str, Any]:
+        data = super().to_representation(season)
+        if season.state != SeasonState.FINALS:
+            data.pop("finals", None)
+        return data
+
+
+class StandingBotRef(serializers.Serializer):
+    id = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot_name")
+
+
+class StandingRow(serializers.Serializer):
+    place = serializers.IntegerField()
+    bot = StandingBotRef(source="*")
+    owner = serializers.CharField(help_text="the owner's username, or a placeholder once their account is gone")
+    version = serializers.IntegerField(source="version_id", help_text="the version's id")
+    score = serializers.FloatField(help_text="Galaxy: rating mu - 3 sigma; Mothership Down: league points")
+    games = serializers.IntegerField()
+    stage = serializers.IntegerField(help_text="the last finals stage it played in")
+
+
+@extend_schema_view(get=extend_schema(responses=answers({200: SeasonSerializer(many=True)}, 400)))
+class SeasonListView(ListAPIView):
+    """Every season, the latest to open first."""
+
+    permission_classes = [AllowAny]
+    serializer_class = SeasonSerializer
+
+    def get_queryset(self) -> Any:
+        return queries.seasons()
+
+
+class SeasonView(APIView):
+    """One season: its times, state, entries and, during the finals, their progress."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=answers({200: SeasonDetailSerializer}, 404))
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(SeasonDetailSerializer(queries.season(slug)).data)
+
+
+@extend_schema_view(get=extend_schema(responses=answers({200: StandingRow(many=True)}, 400, 404)))
+class StandingsView(ListAPIView):
+    """The season's standings: the ladder or league while open, the finals' order during them, the
+    stored final standings once finished (they never change)."""
+
+    permission_classes = [AllowAny]
+    serializer_class = StandingRow
+
+    def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):  # the schema's generator: no season to read
+            return Season.objects.none()
+        return queries.standings(queries.season(self.kwargs["slug"]))

@@ -1,0 +1,28 @@
+"""Staff: events and their entries (read-mostly; their rules are the services')."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from armada_web.events.models import Event, EventEntry
+
+
+class EntryInline(admin.TabularInline):
+    model = EventEntry
+    fields = ("bot_name", "owner", "version", "played", "wins", "draws", "losses", "points", "place")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name", "game", "format", "owner", "state", "public", "created"]
+    list_filter = ["game", "format", "state", "public"]
+    search_fields = ["slug", "name", "owner__username"]
+    readonly_fields = ["slug", "owner", "invite", "state", "created", "started", "finished", "games_total",
+                       "last_sent"]
+    inlines = [EntryInline]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False  # events are made by their owners (events.services.create_event)

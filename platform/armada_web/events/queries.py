@@ -1,0 +1,75 @@
+"""Event reads for the API and the pages: an event a user may see, its table, its matches, the
+events a user may see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from armada_web.errors import NotFound
+from armada_web.events import formats
+from armada_web.events.access import can_see
+from armada_web.events.models import Event, EventEntry, EventGame
+from armada_web.matches.models import MatchStatus
+
+#: The name shown for an owner whose account is gone.
+GONE = "(deleted user)"
+
+
+def event(slug: str) -> Event:
+    """The event (NotFound when there is none); who may do what is the services' to check."""
+    found = Event.objects.select_related("owner").filter(slug=slug).first()
+    if found is None:
+        raise NotFound("no such event")
+    return found
+
+
+def visible_event(*, user: Any, slug: str, invite: Any = None) -> Event:
+    """The event, if `user` may see it (a member, staff, a public event, or the right invite code);
+    NotFound otherwise, as for an event that does not exist."""
+    event = Event.objects.select_related("owner").filter(slug=slug).first()
+    if event is None:
+        raise NotFound("no such event")
+    if can_see(user=user, event=event) or (isinstance(invite, str) and invite == event.invite):
+        return event
+    raise NotFound("no such event")
+
+
+def visible_events(user: Any) -> QuerySet[Event]:
+    """Public events and those `user` owns or entered, newest first."""
+    shown = Q(public=True)
+    if user is not None and getattr(user, "is_authenticated", False):
+        shown |= Q(owner=user) | Q(entries__owner=user)
+    return Event.objects.filter(shown).distinct().select_related("owner").order_by("-created", "-id")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    place: int
+    entry: EventEntry
+
+    @property
+    def owner(self) -> str:
+        return self.entry.owner.username if self.entry.owner is not None else GONE
+
+
+def table(event: Event) -> list[TableRow]:
+    """The event's table: its stored places once finished, else live (points, wins, fewer losses, earlier entry)."""
+    entries = list(event.entries.select_related("owner"))
+    if all(e.place is not None for e in entries) and entries:
+        entries.sort(key=lambda e: e.place or 0)
+    else:
+        entries.sort(key=formats.table_key)
+    return [TableRow(place, e) for place, e in enumerate(entries, start=1)]
+
+
+def games_done(event: Event) -> int:
+    return event.games.filter(Q(counted=True) | ~Q(skipped="")).count()
+
+
+def recent_games(event: Event, limit: int = 30) -> list[EventGame]:
+    """The event's latest played games, newest first, with their matches."""
+    return list(event.games.filter(counted=True, match__status=MatchStatus.FINISHED)
+                .select_related("match", "first", "second").order_by("-number")[:limit])

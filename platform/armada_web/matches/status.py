@@ -1,0 +1,106 @@
+"""The arena's state for `/status/` and `GET /api/status/`: the depth of every queue (Redis), the
+matches that ended in the last hour by kind and status, the median wait from queued to started,
+the live workers and their hosts (Celery inspect); for staff, the reasons of recent void and
+failed matches. The public part is cached for a few seconds (asking the workers takes up to 1 s)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import redis
+from celery import current_app
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+from armada_web.matches.models import Match, MatchStatus
+
+CACHE_KEY = "armada:status"
+CACHE_S = 5
+#: kombu's Redis transport keeps a queue's messages of priority p > 0 under NAME + SEP + p.
+PRIORITY_SEP = "\x06\x16"
+PRIORITY_STEPS = (3, 6, 9)
+PROBLEMS = 20
+
+
+def queue_names() -> list[str]:
+    """Every queue the site's tasks use: validation, the four match queues, the default one (beat's jobs)."""
+    config = settings.ARMADA
+    return [config.validation_queue, config.finals_queue, config.challenges_queue, config.events_queue,
+            config.matches_queue, "celery"]
+
+
+def queue_depths() -> dict[str, int | None]:
+    """Messages waiting in each queue (None for all when Redis does not answer)."""
+    names = queue_names()
+    try:
+        client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
+        with client.pipeline() as pipe:
+            for name in names:
+                pipe.llen(name)
+                for step in PRIORITY_STEPS:
+                    pipe.llen(f"{name}{PRIORITY_SEP}{step}")
+            sizes = pipe.execute()
+        client.close()
+    except (redis.RedisError, OSError):
+        return dict.fromkeys(names)
+    per = 1 + len(PRIORITY_STEPS)
+    return {name: int(sum(sizes[i * per:(i + 1) * per])) for i, name in enumerate(names)}
+
+
+def live_workers() -> list[dict[str, Any]]:
+    """The workers that answer within a second: name, host and the queues each serves."""
+    try:
+        replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
+    except Exception:  # the broker is down: no worker can be reached
+        return []
+    return [{"name": name, "host": name.partition("@")[2] or name,
+             "queues": sorted(q.get("name", "") for q in queues or [])} for name, queues in sorted(replies.items())]
+
+
+@dataclass
+class Status:
+    queues: dict[str, int | None]
+    finished_last_hour: dict[str, int]
+    ended_last_hour: dict[str, dict[str, int]]
+    median_wait_s: float | None
+    workers: list[dict[str, Any]]
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _public() -> Status:
+    since = timezone.now() - timedelta(hours=1)
+    ended: dict[str, dict[str, int]] = {}
+    rows = Match.objects.filter(finished__gte=since).values_list("kind", "status")
+    for kind, status in rows:
+        ended.setdefault(kind, {}).setdefault(status, 0)
+        ended[kind][status] += 1
+    finished = {kind: counts.get(MatchStatus.FINISHED, 0) for kind, counts in ended.items()}
+    waits = [(started - queued).total_seconds() for queued, started in Match.objects.filter(
+        started__gte=since, queued__isnull=False).values_list("queued", "started")[:5000]
+        if queued is not None and started is not None and started >= queued]
+    return Status(queues=queue_depths(), finished_last_hour=finished, ended_last_hour=ended,
+                  median_wait_s=round(statistics.median(waits), 1) if waits else None, workers=live_workers())
+
+
+def problems(limit: int = PROBLEMS) -> list[dict[str, Any]]:
+    """Staff: the latest void and failed matches and why."""
+    return [{"match": pk, "kind": kind, "status": status, "reason": reason, "finished": finished}
+            for pk, kind, status, reason, finished in Match.objects.filter(
+                status__in=[MatchStatus.VOID, MatchStatus.FAILED]).order_by("-finished", "-id")
+            .values_list("pk", "kind", "status", "reason", "finished")[:limit]]
+
+
+def status(*, staff: bool = False) -> Status:
+    """The arena's state now (the public part at most CACHE_S seconds old); `staff` adds the problems."""
+    cached = cache.get(CACHE_KEY)
+    found = Status(**cached) if isinstance(cached, dict) else None
+    if found is None:
+        found = _public()
+        cache.set(CACHE_KEY, asdict(found), CACHE_S)
+    if staff:
+        found.problems = problems()
+    return found

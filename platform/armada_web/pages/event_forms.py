@@ -1,0 +1,36 @@
+"""Event forms: a new event, entering a bot. They only parse; events.services checks the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from armada_web.bots.models import Bot, Game
+from armada_web.events.models import EventFormat
+
+
+class EventForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    game = forms.ChoiceField(choices=Game.choices)
+    format = forms.ChoiceField(choices=EventFormat.choices,
+                               help_text="round robin: every pair plays its games; ladder: paired until it ends")
+    games_per_pair = forms.IntegerField(required=False, min_value=1, help_text="round robin: games of each pair "
+                                        "(sides alternate)")
+    starts = forms.DateTimeField(required=False, help_text="UTC, e.g. 2026-03-01 18:00 (empty: you start it)",
+                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    ends = forms.DateTimeField(required=False, help_text="UTC; required for a ladder",
+                               widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    max_entrants = forms.IntegerField(required=False, min_value=2)
+    public = forms.BooleanField(required=False, help_text="anyone may see it (else only its members)")
+
+
+class EntryForm(forms.Form):
+    """One of the signed-in user's bots of the event's game, and the invite code."""
+
+    bot = forms.ChoiceField()
+    invite = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, bots: list[Bot], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["bot"] = forms.ChoiceField(choices=[(b.pk, b.name) for b in bots])

@@ -1,0 +1,90 @@
+"""Event pages: the events a user may see, a new event, an event's page (its table, matches, the
+invite link for its owner, entering a bot with the invite, starting it). Thin: the rules are
+events.services', what a user may do comes from events.access as data."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from armada_web.accounts.queries import signed_in
+from armada_web.bots import queries as bot_queries
+from armada_web.errors import DomainError
+from armada_web.events import queries, services
+from armada_web.events.access import is_member, is_owner
+from armada_web.events.models import EventState
+from armada_web.games import spec
+from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.pages.event_forms import EntryForm, EventForm
+
+
+def _event_page(slug: str) -> str:
+    return reverse("event", args=[slug])
+
+
+def events(request: HttpRequest) -> HttpResponse:
+    return render(request, "events/list.html", {"events": queries.visible_events(request.user)})
+
+
+@login_required
+def new_event(request: HttpRequest) -> HttpResponse:
+    form = EventForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            event = services.create_event(user=signed_in(request), **form.cleaned_data)
+        except DomainError as exc:
+            return render(request, "events/new.html", {"form": form}, status=form_error(form, exc))
+        messages.success(request, f"Event {event.name} created. Send members its invite link.")
+        return redirect("event", slug=event.slug)
+    return render(request, "events/new.html", {"form": form})
+
+
+def event(request: HttpRequest, slug: str) -> HttpResponse:
+    invite = request.GET.get("invite", "")[:64]
+    found = queries.visible_event(user=request.user, slug=slug, invite=invite)
+    member = is_member(user=request.user, event=found)
+    owner = is_owner(user=request.user, event=found)
+    bots = list(bot_queries.bots_of(request.user).filter(game=found.game, retired__isnull=True)) \
+        if request.user.is_authenticated else []
+    entered = found.entries.filter(owner_id=request.user.pk).exists() if request.user.is_authenticated else False
+    can_enter = found.state == EventState.OPEN and not entered and bool(bots) and (owner or bool(invite))
+    invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
+    context = {
+        "event": found, "game": spec(found.game), "table": queries.table(found), "recent": queries.recent_games(found),
+        "done": queries.games_done(found), "owner": owner, "member": member, "invite_url": invite_url,
+        "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
+        "can_start": owner and found.state == EventState.OPEN,
+        "signed_in": request.user.is_authenticated, "has_bots": bool(bots), "open": found.state == EventState.OPEN,
+    }
+    return render(request, "events/event.html", context)
+
+
+@login_required
+@require_POST
+def enter(request: HttpRequest, slug: str) -> HttpResponse:
+    found = queries.event(slug)
+    invite = request.POST.get("invite", "")[:64]
+    try:
+        entry = services.enter(user=signed_in(request), event=found, bot_id=request.POST.get("bot", ""),
+                               invite=invite)
+    except DomainError as exc:  # shown on the event's page, the invite kept so it still shows
+        messages.error(request, str(exc))
+        return redirect(f"{_event_page(found.slug)}?{urlencode({'invite': invite})}" if invite else
+                        _event_page(found.slug))
+    messages.success(request, f"{entry.bot_name} is entered.")
+    return redirect("event", slug=found.slug)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_event_page)
+def start(request: HttpRequest, slug: str) -> HttpResponse:
+    found = services.start_event(user=signed_in(request), event=queries.event(slug))
+    messages.success(request, f"{found.name} has started: its matches are on their way.")
+    return redirect("event", slug=found.slug)

@@ -1,0 +1,29 @@
+"""Season pages: every season, one season (live standings while open, the finals' progress and
+order during them, the final standings and the finals' top matches once finished)."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from armada_web.games import spec
+from armada_web.seasons import queries
+
+PER_PAGE = 50
+
+
+def seasons(request: HttpRequest) -> HttpResponse:
+    rows = [{"season": s, "game": spec(s.game), "next": queries.next_time(s)} for s in queries.seasons()]
+    return render(request, "seasons/list.html", {"rows": rows})
+
+
+def season(request: HttpRequest, slug: str) -> HttpResponse:
+    found = queries.season(slug)
+    page = Paginator(queries.standings(found), PER_PAGE).get_page(request.GET.get("page"))
+    phase = queries.phase(found)
+    context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
+               "entries": queries.entry_count(found), "progress": queries.progress(found),
+               "top": queries.top_matches(found), "phase": phase,
+               "stages": spec(found.game).rated and not phase.live}
+    return render(request, "seasons/season.html", context)

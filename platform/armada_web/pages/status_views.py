@@ -1,0 +1,13 @@
+"""The status page: queues, recent matches by kind and status, waits, workers (staff: problems)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from armada_web.matches.status import status
+
+
+def status_page(request: HttpRequest) -> HttpResponse:
+    staff = bool(getattr(request.user, "is_staff", False))
+    return render(request, "pages/status.html", {"status": status(staff=staff), "staff": staff})

@@ -1,0 +1,108 @@
+"""Staff: seasons (create, edit the times; actions open, close, finals, finish through the
+services), their entries and final standings (read-only: computed, never typed in)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+
+from armada_web.errors import DomainError
+from armada_web.seasons import services
+from armada_web.seasons.models import Entry, Season, Standing
+
+
+class StandingInline(admin.TabularInline):
+    model = Standing
+    fields = ("place", "bot_name", "owner", "version_number", "score", "games", "stage")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+def _each(action: Callable[[Season], object], done: str) -> Callable[..., None]:
+    def run(modeladmin: admin.ModelAdmin, request: Any, queryset: QuerySet[Season]) -> None:
+        count = 0
+        for season in queryset:
+            try:
+                action(season)
+                count += 1
+            except DomainError as exc:
+                modeladmin.message_user(request, str(exc), messages.ERROR)
+        if count:
+            modeladmin.message_user(request, f"{count} season(s) {done}.", messages.SUCCESS)
+    return run
+
+
+class SeasonForm(forms.ModelForm):
+    """The season's fields checked by the service's own rules (seasons.services.check_season)."""
+
+    class Meta:
+        model = Season
+        fields = ["slug", "name", "game", "opens", "closes", "ends"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            services.check_season(slug=data.get("slug"), game=data.get("game"), name=data.get("name"),
+                                  opens=data.get("opens"), closes=data.get("closes"), ends=data.get("ends"))
+        except DomainError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    form = SeasonForm
+    list_display = ["slug", "name", "game", "state", "opens", "closes", "ends", "stage", "matches_total"]
+    list_filter = ["game", "state"]
+    search_fields = ["slug", "name"]
+    readonly_fields = ["state", "stages", "games", "cuts", "keep_min", "start", "stage", "round", "matches_total",
+                       "finals_workers", "closed_at", "finals_at", "finished_at", "created"]
+    inlines = [StandingInline]
+    actions = ["open_now", "close_now", "finals_now", "finish_now"]
+
+    def get_readonly_fields(self, request: Any, obj: Season | None = None) -> list[str]:
+        fixed = ["slug", "game"] if obj is not None else []  # a season keeps its slug and game
+        return [*fixed, *self.readonly_fields]
+
+    def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
+        if change:  # times and name edited (the form checked them); the state only moves by the actions
+            super().save_model(request, obj, form, change)
+            return
+        created = services.create_season(slug=obj.slug, game=obj.game, name=obj.name, opens=obj.opens,
+                                         closes=obj.closes, ends=obj.ends)
+        obj.pk, obj.state = created.pk, created.state
+
+    @admin.action(description="Open the selected upcoming seasons now")
+    def open_now(self, request: Any, queryset: QuerySet[Season]) -> None:
+        _each(lambda s: services.open_season(season=s), "opened")(self, request, queryset)
+
+    @admin.action(description="Close the selected open seasons now (entries frozen)")
+    def close_now(self, request: Any, queryset: QuerySet[Season]) -> None:
+        _each(lambda s: services.close_season(season=s), "closed")(self, request, queryset)
+
+    @admin.action(description="Begin the finals of the selected closed seasons")
+    def finals_now(self, request: Any, queryset: QuerySet[Season]) -> None:
+        _each(lambda s: services.start_finals(season=s), "in their finals")(self, request, queryset)
+
+    @admin.action(description="Finish the selected seasons now (standings as they are, stored for good)")
+    def finish_now(self, request: Any, queryset: QuerySet[Season]) -> None:
+        _each(lambda s: services.finish_season(season=s), "finished")(self, request, queryset)
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):
+    list_display = ["season", "seed", "bot_name", "version_number", "stage", "mu", "sigma", "games", "place"]
+    list_filter = ["season"]
+    search_fields = ["bot_name"]
+    readonly_fields = [f.name for f in Entry._meta.fields]
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False

@@ -1,0 +1,110 @@
+"""A season's entries: frozen at the close, the Mothership Down result, and the final standings.
+
+Every function runs inside the caller's transaction with the season's row locked
+(seasons.services).
+"""
+
+from __future__ import annotations
+
+from armada.games.mothership.league import Race, league
+from armada_web.bots.models import BotVersion
+from armada_web.errors import Conflict
+from armada_web.games import spec
+from armada_web.ladder import ratings
+from armada_web.ladder.league import active_races
+from armada_web.ladder.matchmaking import ranked_versions
+from armada_web.ladder.models import LeagueEntry, Rating
+from armada_web.seasons import finals
+from armada_web.seasons.models import Entry, Season, Standing
+
+
+def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None) -> Entry:
+    bot = version.bot
+    played = rating is not None and rating.games > 0
+    return Entry(season=season, version=version, version_ref=version.pk, version_number=version.number, bot=bot,
+                 bot_ref=bot.pk, bot_name=bot.name, owner_id=bot.owner_id, seed=seed,
+                 ladder_mu=rating.mu if played and rating else None,
+                 ladder_sigma=rating.sigma if played and rating else None,
+                 ladder_games=rating.games if rating else 0)
+
+
+def freeze(season: Season) -> int:
+    """Each bot's playing version now becomes its entry, seeded by the ladder (rated games: mu - 3
+    sigma, unrated versions after, oldest first) or the league (its position); returns the count."""
+    if spec(season.game).rated:
+        versions = list(ranked_versions(season.game))
+        rows = {r.version_id: r for r in Rating.objects.filter(version__in=versions)}
+
+        def ladder_key(v: BotVersion) -> tuple[int, float, object, int]:
+            row = rows.get(v.pk)
+            if row is None or row.games == 0:
+                return (1, 0.0, v.created, v.pk)
+            return (0, -ratings.displayed(ratings.Skill(row.mu, row.sigma)), v.created, v.pk)
+
+        versions.sort(key=ladder_key)
+        made = [_entry(season, v, seed, rows.get(v.pk)) for seed, v in enumerate(versions, start=1)]
+    else:
+        races = list(active_races())
+        positions = dict(LeagueEntry.objects.filter(version__in=races).values_list("version_id", "position"))
+        races.sort(key=lambda v: (positions.get(v.pk, len(races) + 1), v.created, v.pk))
+        made = [_entry(season, v, seed, None) for seed, v in enumerate(races, start=1)]
+    Entry.objects.bulk_create(made, batch_size=500)
+    return len(made)
+
+
+def league_result(season: Season) -> None:
+    """Mothership Down: the league of the frozen entries (MD-10, played in-engine from their
+    orders) is the result: each entry's points, battles and place. An entry whose version is
+    gone has no orders; it is placed after the others."""
+    entries = list(season.entries.select_related("version").order_by("seed"))
+    racing = [e for e in entries if e.version is not None and e.version.orders]
+    table = league([Race(e.bot_name, e.version.orders or {}, submitted=(e.version.created, e.version_ref), key=e.pk)
+                    for e in racing if e.version is not None])
+    by_id = {e.pk: e for e in entries}
+    for row in table:
+        entry = by_id[row.race.key]
+        entry.place, entry.points, entry.games = row.position, row.points, row.played
+        entry.wins, entry.draws, entry.losses = row.wins_destruction + row.wins_damage, row.draws, row.losses
+    rest = [e for e in entries if e not in racing]
+    for place, entry in enumerate(rest, start=len(table) + 1):
+        entry.place, entry.points, entry.games = place, 0, 0
+    Entry.objects.bulk_update(entries, ["place", "points", "games", "wins", "draws", "losses"], batch_size=500)
+
+
+def skill_of(entry: Entry) -> ratings.Skill:
+    """An entry's finals rating (its ladder rating before the finals began, else the prior)."""
+    if entry.mu is not None and entry.sigma is not None:
+        return ratings.Skill(entry.mu, entry.sigma)
+    if entry.ladder_mu is not None and entry.ladder_sigma is not None:
+        return ratings.Skill(entry.ladder_mu, entry.ladder_sigma)
+    return ratings.initial_rating()
+
+
+def order(entries: list[Entry]) -> list[Entry]:
+    """Entries in the order of the standings: finals.ordered (later stage, score, seed)."""
+    by_id = {e.pk: e for e in entries}
+    return [by_id[s.id] for s in finals.ordered([finals.Standing(e.pk, e.stage, skill_of(e), e.seed)
+                                                 for e in entries])]
+
+
+def write_standings(season: Season) -> int:
+    """Store the final standings (once: Conflict if they exist); returns the rows written."""
+    if Standing.objects.filter(season=season).exists():
+        raise Conflict(f"season {season.slug} has its final standings already; they never change")
+    rated = spec(season.game).rated
+    entries = list(season.entries.all())
+    if not rated and any(e.place is None for e in entries):
+        league_result(season)
+        entries = list(season.entries.all())
+    ranked = order(entries) if rated else sorted(entries, key=lambda e: (e.place or 0, e.seed))
+    rows = []
+    for place, entry in enumerate(ranked, start=1):
+        entry.place = place
+        score = round(finals.score(skill_of(entry)), 3) if rated else float(entry.points or 0)
+        rows.append(Standing(season=season, place=place, bot_ref=entry.bot_ref, bot_name=entry.bot_name,
+                             owner_id=entry.owner_id, version_ref=entry.version_ref,
+                             version_number=entry.version_number, score=score, games=entry.games,
+                             stage=entry.stage))
+    Standing.objects.bulk_create(rows, batch_size=500)
+    Entry.objects.bulk_update(ranked, ["place"], batch_size=500)
+    return len(rows)

@@ -1,0 +1,211 @@
+"""A season's finals in the database: the plan of each round, the matches sent, the cut.
+
+`begin` starts the entries' finals ratings (seasons.finals.start_rating); `advance` plans the
+current round's games (seasons.finals.round_games over the entries' current order), sends as
+many of its matches as the finals' workers take (Season.finals_workers, set by beat from the
+season's deadline: `workers_needed`), and once every game of a round is played moves to the
+next round, and after a stage's last round cuts (seasons.finals.cut) and begins the next stage.
+Each match is a Match of kind `finals` played by the one runner; its result moves the two
+entries' finals ratings exactly once (seasons.receivers, inside the match's recording
+transaction). A match that ended void or failed (the platform's fault) is made again, at most
+MAX_TRIES times for one game, then the game is skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import statistics
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from armada_web.matches.models import Match, MatchKind, MatchStatus
+from armada_web.matches.services import cancel_queued, create_match
+from armada_web.seasons import finals
+from armada_web.seasons.entries import order, skill_of
+from armada_web.seasons.models import Entry, FinalsGame, Season, SeasonState
+
+log = logging.getLogger(__name__)
+#: Matches made for one finals game before it is skipped (void or failed each time).
+MAX_TRIES = 3
+#: How much faster than the estimate the finals plan to finish (workers_needed).
+SAFETY = 1.5
+IN_FLIGHT = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+ENDED_BADLY = (MatchStatus.VOID, MatchStatus.FAILED)
+
+
+def plan_of(season: Season) -> finals.Plan:
+    return finals.Plan(stages=season.stages or 1, games=season.games or 1, cuts=tuple(season.cuts or ()),
+                       keep_min=season.keep_min or 2)
+
+
+def begin(season: Season, plan: finals.Plan, start: finals.Start, now: datetime) -> None:
+    """Start the finals (inside the caller's transaction, the season's row locked)."""
+    entries = list(season.entries.all())
+    for entry in entries:
+        ladder = ratings_at_close(entry)
+        skill = finals.start_rating(start, ladder)
+        entry.mu, entry.sigma, entry.stage = skill.mu, skill.sigma, 1
+        entry.games = entry.wins = entry.draws = entry.losses = 0
+    Entry.objects.bulk_update(entries, ["mu", "sigma", "stage", "games", "wins", "draws", "losses"], batch_size=500)
+    season.stages, season.games, season.cuts, season.keep_min = plan.stages, plan.games, list(plan.cuts), plan.keep_min
+    season.start = start.value
+    season.stage, season.round = 1, 0
+    season.matches_total = finals.total_matches(len(entries), plan)
+    season.state, season.finals_at = SeasonState.FINALS, now
+    season.save(update_fields=["stages", "games", "cuts", "keep_min", "start", "stage", "round", "matches_total",
+                               "state", "finals_at"])
+
+
+def ratings_at_close(entry: Entry) -> finals.ratings.Skill | None:
+    if entry.ladder_mu is None or entry.ladder_sigma is None:
+        return None
+    return finals.ratings.Skill(entry.ladder_mu, entry.ladder_sigma)
+
+
+def games_of(season: Season, stage: int | None = None, round_index: int | None = None) -> list[FinalsGame]:
+    queryset = FinalsGame.objects.filter(season=season).select_related("match")
+    if stage is not None:
+        queryset = queryset.filter(stage=stage)
+    if round_index is not None:
+        queryset = queryset.filter(round=round_index)
+    return list(queryset.order_by("id"))
+
+
+def _plan_round(season: Season) -> list[FinalsGame]:
+    """The current round's games, from the current order of the entries of the current stage."""
+    playing = order(list(season.entries.filter(stage__gte=season.stage)))
+    pairs = finals.round_games([e.pk for e in playing], plan_of(season).games, season.round)
+    games = [FinalsGame(season=season, stage=season.stage, round=season.round, first_id=a, second_id=b)
+             for a, b in pairs]
+    FinalsGame.objects.bulk_create(games, batch_size=500)
+    return games_of(season, season.stage, season.round)
+
+
+def _cut(season: Season) -> None:
+    """After a stage but the last: the lower part is out, the rest play the next stage."""
+    playing = list(season.entries.filter(stage__gte=season.stage))
+    keep = finals.kept(len(playing), plan_of(season).cut_after(season.stage), plan_of(season).keep_min)
+    survivors, _out = finals.cut([finals.Standing(e.pk, e.stage, skill_of(e), e.seed) for e in playing], keep)
+    Entry.objects.filter(pk__in=[s.id for s in survivors]).update(stage=season.stage + 1)
+
+
+def _release(season: Season, games: list[FinalsGame]) -> int:
+    """Send matches for the round's games that need one, while fewer than the finals' workers are
+    in flight; returns how many were sent."""
+    in_flight = sum(1 for g in games if g.match is not None and g.match.status in IN_FLIGHT)
+    room = max(0, season.finals_workers - in_flight)
+    sent = 0
+    for game in games:
+        if room <= 0:
+            break
+        if game.done or (game.match is not None and game.match.status not in ENDED_BADLY):
+            continue
+        if game.tries >= MAX_TRIES:
+            game.skipped = f"not played: its {game.tries} matches were void or failed"
+            game.save(update_fields=["skipped"])
+            continue
+        first, second = _seats(game)
+        if first.version is None or second.version is None:
+            game.skipped = "not played: a bot's version was deleted"
+            game.save(update_fields=["skipped"])
+            continue
+        match = create_match(game=season.game, first=first.version, second=second.version, kind=MatchKind.FINALS)
+        game.match, game.tries = match, game.tries + 1
+        game.save(update_fields=["match", "tries"])
+        room -= 1
+        sent += 1
+    return sent
+
+
+def _seats(game: FinalsGame) -> tuple[Entry, Entry]:
+    seats = Entry.objects.select_related("version", "version__bot").in_bulk([game.first_id, game.second_id])
+    return seats[game.first_id], seats[game.second_id]
+
+
+def advance(season_id: int) -> bool:
+    """Plan, send and move the finals on (see the module); True when every game is played."""
+    with transaction.atomic():
+        season = Season.objects.select_for_update().filter(pk=season_id, state=SeasonState.FINALS).first()
+        if season is None:
+            return False
+        plan = plan_of(season)
+        while True:
+            games = games_of(season, season.stage, season.round) or _plan_round(season)
+            if games:
+                _release(season, games)
+                if not all(g.done for g in games_of(season, season.stage, season.round)):
+                    return False
+            if season.round + 1 < finals.rounds_in_stage(plan.games):
+                season.round += 1
+            elif season.stage < plan.stages:
+                _cut(season)
+                season.stage, season.round = season.stage + 1, 0
+            else:
+                return True
+            season.save(update_fields=["stage", "round"])
+
+
+def all_done(season: Season) -> bool:
+    """Every game of the last stage's last round is played (or skipped)."""
+    plan = plan_of(season)
+    last = games_of(season, plan.stages, finals.rounds_in_stage(plan.games) - 1)
+    at_end = season.stage == plan.stages and season.round == finals.rounds_in_stage(plan.games) - 1
+    return at_end and all(g.done for g in last)
+
+
+def stop(season: Season) -> int:
+    """The season ends: the finals' queued matches are cancelled (a running one finishes and counts
+    for nothing) and the games never played are skipped; returns the matches cancelled."""
+    waiting = list(FinalsGame.objects.filter(season=season, match__status=MatchStatus.QUEUED)
+                   .values_list("match_id", flat=True))
+    FinalsGame.objects.filter(season=season, counted=False, skipped="").update(skipped="not played: the season ended")
+    return cancel_queued(match_ids=waiting, reason="cancelled: the season ended before it was played")
+
+
+def matches_done(season: Season) -> int:
+    """Finals games played or skipped."""
+    return FinalsGame.objects.filter(season=season).filter(Q(counted=True) | ~Q(skipped="")).count()
+
+
+def match_seconds(season: Season) -> float:
+    """How long a finals match takes: the median of the season's latest 50, else the setting."""
+    durations = [(finished - started).total_seconds() for started, finished in Match.objects.filter(
+        finals_game__season=season, status=MatchStatus.FINISHED, started__isnull=False, finished__isnull=False)
+        .order_by("-finished").values_list("started", "finished")[:50] if started and finished]
+    if len(durations) >= 3:
+        return max(1.0, statistics.median(durations))
+    return float(settings.ARMADA.match_seconds)
+
+
+def workers_needed(season: Season, workers: int, now: datetime | None = None) -> int:
+    """The match workers the finals take: at least ARMADA_FINALS_SHARE percent of `workers`, and
+    as many as finishing the matches left by `ends` needs (with a margin of SAFETY); 0 without workers."""
+    if workers <= 0:
+        return 0
+    now = now or timezone.now()
+    left = max(0, season.matches_total - matches_done(season))
+    seconds = (season.ends - now).total_seconds()
+    share = math.ceil(workers * settings.ARMADA.finals_share / 100)
+    needed = workers if seconds <= 0 else math.ceil(left * match_seconds(season) * SAFETY / seconds)
+    return max(1, min(workers, max(share, needed)))
+
+
+def estimate(season: Season, now: datetime | None = None) -> datetime | None:
+    """When the finals should be done at the current pace (None when nothing is left)."""
+    now = now or timezone.now()
+    left = max(0, season.matches_total - matches_done(season))
+    if left == 0 or season.state != SeasonState.FINALS:
+        return None
+    seconds = left * match_seconds(season) / max(1, season.finals_workers)
+    return now + timedelta(seconds=seconds)
+
+
+def claimed_workers(workers: int) -> int:
+    """The workers every season in its finals takes now (matches.capacity's claim)."""
+    taking = Season.objects.filter(state=SeasonState.FINALS).values_list("finals_workers", flat=True)
+    return sum(min(workers, n) for n in taking)

@@ -1,0 +1,67 @@
+"""`manage.py season create|open|close|finals|finish ...`: seasons by hand (beat does the same by
+their times). Each prints one line saying what it did; a refusal (a wrong state, bad input)
+exits 1 with the reason and changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from armada_web.errors import DomainError
+from armada_web.games import SPECS
+from armada_web.seasons import queries, services
+from armada_web.seasons.models import SeasonState
+
+
+class Command(BaseCommand):
+    help = "Create a season, or move one on: open, close (entries frozen), finals, finish (docs/seasons.md)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True, metavar="create|open|close|finals|finish")
+        create = actions.add_parser("create", help="a new season (upcoming until it opens)")
+        create.add_argument("slug")
+        create.add_argument("--game", required=True, choices=sorted(SPECS))
+        create.add_argument("--name", required=True)
+        create.add_argument("--opens", help="ISO 8601 (default: now)")
+        create.add_argument("--closes", help="ISO 8601 (default: 30 days after it opens)")
+        create.add_argument("--ends", help="ISO 8601 (default: 7 days after it closes)")
+        for name, text in (("open", "open an upcoming season now"),
+                           ("close", "close an open season: each bot's active version becomes its entry"),
+                           ("finish", "end a closed season or its finals now, with the standings as they are")):
+            actions.add_parser(name, help=text).add_argument("slug")
+        start = actions.add_parser("finals", help="begin a closed season's finals (Mothership Down: its result)")
+        start.add_argument("slug")
+        start.add_argument("--stages", type=int, help="stages of this season's finals (default: ARMADA_FINALS_STAGES)")
+        start.add_argument("--games", type=int, help="games per entry per stage (default: ARMADA_FINALS_GAMES)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            self.stdout.write(self.run(options))
+        except DomainError as exc:
+            raise CommandError(str(exc)) from None
+
+    def run(self, options: dict[str, Any]) -> str:
+        action = options["action"]
+        if action == "create":
+            season = services.create_season(slug=options["slug"], game=options["game"], name=options["name"],
+                                            opens=options["opens"], closes=options["closes"], ends=options["ends"])
+            return (f"created season {season.slug} ({season.game}, {season.state}): "
+                    f"opens {season.opens:%Y-%m-%d %H:%M}, closes {season.closes:%Y-%m-%d %H:%M}, "
+                    f"ends {season.ends:%Y-%m-%d %H:%M} UTC")
+        season = queries.season(options["slug"])
+        if action == "open":
+            services.open_season(season=season)
+            return f"season {season.slug} is open"
+        if action == "close":
+            season = services.close_season(season=season)
+            return f"season {season.slug} is closed with {season.entries.count()} entries frozen"
+        if action == "finals":
+            season = services.start_finals(season=season, stages=options["stages"], games=options["games"])
+            if season.state == SeasonState.FINISHED:
+                return (f"season {season.slug} is finished: the league of its {season.entries.count()} entries "
+                        "is its result")
+            return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {season.stages} stages "
+                    f"of {season.games} games per entry, {season.matches_total} matches")
+        season = services.finish_season(season=season)
+        return f"season {season.slug} is finished: {season.standings.count()} final standings stored"

@@ -1,0 +1,210 @@
+"""Season reads for the API and the pages: the seasons, one season's standings (live while open,
+the finals' order during them, the stored ones once finished), the finals' progress, the
+current season, a bot's placements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from armada_web.errors import NotFound
+from armada_web.games import spec
+from armada_web.ladder import league
+from armada_web.ladder.matchmaking import ranked_versions
+from armada_web.ladder.queries import ladder
+from armada_web.matches.models import MatchStatus
+from armada_web.seasons import finals, finals_db
+from armada_web.seasons.entries import order, skill_of
+from armada_web.seasons.models import Entry, FinalsGame, Season, SeasonState, Standing
+
+#: The name shown for an owner whose account is gone.
+GONE = "(deleted user)"
+LIVE = (SeasonState.UPCOMING, SeasonState.OPEN)
+
+
+def seasons() -> QuerySet[Season]:
+    """Every season, the latest to open first."""
+    return Season.objects.order_by("-opens", "-id")
+
+
+def season(slug: str) -> Season:
+    found = Season.objects.filter(slug=slug).first()
+    if found is None:
+        raise NotFound(f"no season {slug}")
+    return found
+
+
+def current_season(now: datetime | None = None) -> Season | None:
+    """The season the home page shows: the running one closest to its next time, else the next to open."""
+    now = now or timezone.now()
+    running = Season.objects.filter(state__in=[SeasonState.OPEN, SeasonState.CLOSED, SeasonState.FINALS])
+    return running.order_by("closes", "id").first() or \
+        Season.objects.filter(state=SeasonState.UPCOMING).order_by("opens", "id").first()
+
+
+def next_time(season: Season) -> tuple[str, datetime] | None:
+    """What happens next to `season` and when (for a countdown), or None once finished."""
+    if season.state == SeasonState.UPCOMING:
+        return "opens", season.opens
+    if season.state == SeasonState.OPEN:
+        return "closes", season.closes
+    if season.state in (SeasonState.CLOSED, SeasonState.FINALS):
+        return "ends", season.ends
+    return None
+
+
+def entry_count(season: Season) -> int:
+    """Frozen entries, or while it is open the bots that would enter if it closed now."""
+    if season.state in LIVE:
+        if spec(season.game).rated:
+            return int(ranked_versions(season.game).count())
+        return int(league.active_races().count())
+    return season.entries.count()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a season's standings, whichever state it is in."""
+
+    place: int
+    bot_id: int | None
+    bot_name: str
+    owner: str
+    version_id: int | None
+    version_number: int | None
+    score: float
+    games: int
+    stage: int = 1
+    #: The bot still exists (its page can be linked).
+    linked: bool = True
+
+
+def _owner(user: Any) -> str:
+    return user.username if user is not None else GONE
+
+
+def standings(season: Season) -> list[Row]:
+    """The season's standings now: stored (finished), the finals' order (closed, finals), or the
+    live ladder or league table (upcoming, open)."""
+    if season.state == SeasonState.FINISHED:
+        rows = Standing.objects.filter(season=season).select_related("owner").order_by("place")
+        existing = set(Entry.objects.filter(season=season, bot__isnull=False).values_list("bot_ref", flat=True))
+        return [Row(s.place, s.bot_ref, s.bot_name, _owner(s.owner), s.version_ref, s.version_number, s.score,
+                    s.games, s.stage, s.bot_ref in existing) for s in rows]
+    if season.state in LIVE:
+        return _live(season)
+    rated = spec(season.game).rated
+    entries = list(Entry.objects.filter(season=season).select_related("owner"))
+    ranked = order(entries) if rated else sorted(entries, key=lambda e: (e.place or e.seed, e.seed))
+    return [Row(place, e.bot_ref, e.bot_name, _owner(e.owner), e.version_ref, e.version_number,
+                round(finals.score(skill_of(e)), 3) if rated else float(e.points or 0), e.games, e.stage,
+                e.bot_id is not None) for place, e in enumerate(ranked, start=1)]
+
+
+def _live(season: Season) -> list[Row]:
+    if spec(season.game).rated:
+        return [Row(place, r.version.bot_id, r.version.bot.name, _owner(r.version.bot.owner), r.version_id,
+                    r.version.number, round(r.score, 3), r.games) for place, r in enumerate(ladder(season.game), 1)]
+    return [Row(e.position, e.version.bot_id, e.version.bot.name, _owner(e.version.bot.owner), e.version_id,
+                e.version.number, float(e.points), e.played) for e in league.table()]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a season's finals are."""
+
+    stage: int
+    stages: int
+    round: int
+    rounds: int
+    matches_done: int
+    matches_total: int
+    workers: int
+    estimate: datetime | None
+    #: Entries playing in the current stage.
+    playing: int
+
+
+def progress(season: Season) -> Progress | None:
+    """The finals' progress (None before the finals began)."""
+    if season.stages is None or season.state not in (SeasonState.FINALS, SeasonState.FINISHED):
+        return None
+    plan = finals_db.plan_of(season)
+    return Progress(stage=season.stage, stages=plan.stages, round=season.round + 1,
+                    rounds=finals.rounds_in_stage(plan.games), matches_done=finals_db.matches_done(season),
+                    matches_total=season.matches_total, workers=season.finals_workers,
+                    estimate=finals_db.estimate(season),
+                    playing=season.entries.filter(stage__gte=season.stage).count())
+
+
+@dataclass(frozen=True)
+class Phase:
+    """Which part of its life a season is in, as the pages show it."""
+
+    live: bool
+    finals: bool
+    finished: bool
+
+
+def phase(season: Season) -> Phase:
+    return Phase(live=season.state in LIVE, finals=season.state == SeasonState.FINALS,
+                 finished=season.state == SeasonState.FINISHED)
+
+
+@dataclass(frozen=True)
+class TopMatch:
+    """A finals match between well placed entries, for the viewer."""
+
+    match_id: int
+    stage: int
+    first: str
+    second: str
+    result: str
+
+
+def top_matches(season: Season, limit: int = 12) -> list[TopMatch]:
+    """The finished finals matches of the latest stage played, between the best placed entries first."""
+    games = FinalsGame.objects.filter(season=season, counted=True, match__status=MatchStatus.FINISHED) \
+        .select_related("match", "first", "second")
+    latest = games.order_by("-stage").values_list("stage", flat=True).first()
+    if latest is None:
+        return []
+    places = {row.bot_id: row.place for row in standings(season)}
+    chosen = list(games.filter(stage=latest))
+    chosen.sort(key=lambda g: (min(places.get(g.first.bot_ref, g.first.seed), places.get(g.second.bot_ref,
+                                                                                        g.second.seed)),
+                               -(g.match.finished or g.match.created).timestamp() if g.match else 0))
+    out = []
+    for g in chosen[:limit]:
+        assert g.match is not None
+        winner = (g.match.outcome or {}).get("winner")
+        result = "draw" if winner is None else f"{(g.first if winner == 1 else g.second).bot_name} won"
+        out.append(TopMatch(g.match.pk, g.stage, g.first.bot_name, g.second.bot_name, result))
+    return out
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A bot in a season: its place (final, or now) and the season."""
+
+    season: Season
+    place: int | None
+    final: bool
+    score: float | None
+
+
+def placements_of_bot(bot_id: int) -> list[Placement]:
+    """The bot's seasons: its final place in the finished ones, its entry in those running."""
+    out: list[Placement] = []
+    finished = Standing.objects.filter(bot_ref=bot_id).select_related("season").order_by("-season__ends")
+    out += [Placement(s.season, s.place, True, s.score) for s in finished]
+    running = Entry.objects.filter(bot_ref=bot_id).exclude(season__state=SeasonState.FINISHED) \
+        .select_related("season").order_by("-season__ends")
+    for entry in running:
+        rows = {r.bot_id: r.place for r in standings(entry.season)}
+        out.append(Placement(entry.season, rows.get(bot_id), False, None))
+    return out

@@ -1,0 +1,186 @@
+"""Season writes: create one, and move it through its states (upcoming -> open -> closed -> finals
+-> finished). The admin, `manage.py season ...` and beat (`seasons.schedule.tick`) all call
+these; each locks the season's row, checks its state and refuses with Conflict (what state it is
+in and what would be needed) or Invalid, changing nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from armada_web.errors import Conflict, Invalid
+from armada_web.games import spec
+from armada_web.seasons import entries, finals, finals_db
+from armada_web.seasons.models import Season, SeasonState
+from armada_web.seasons.signals import season_finished
+from armada_web.times import parse_time
+
+SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{1,49}")
+NAME_MAX = 100
+#: The contract's defaults: closes 30 days after it opens, ends a week after it closes.
+OPEN_FOR = timedelta(days=30)
+FINALS_FOR = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class SeasonInput:
+    """A season's checked fields."""
+
+    slug: str
+    game: str
+    name: str
+    opens: datetime
+    closes: datetime
+    ends: datetime
+
+
+def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
+                 now: datetime | None = None) -> SeasonInput:
+    """The season's fields checked, with their defaults (opens now, closes 30 days later, ends 7
+    days after that); Invalid naming what is wrong."""
+    now = now or timezone.now()
+    if not isinstance(slug, str) or not SLUG_RE.fullmatch(slug):
+        raise Invalid("a season's slug has 2 to 50 of a-z, 0-9 and '-', starting with a letter or digit")
+    try:
+        game_spec = spec(game if isinstance(game, str) else "")
+    except KeyError:
+        raise Invalid(f"unknown game {game!r}") from None
+    if not isinstance(name, str) or not name.strip():
+        raise Invalid("a season needs a name")
+    name = " ".join(name.split())
+    if len(name) > NAME_MAX:
+        raise Invalid(f"a season's name has at most {NAME_MAX} characters (this one has {len(name)})")
+    opens_at = parse_time(opens, "opens") or now
+    closes_at = parse_time(closes, "closes") or opens_at + OPEN_FOR
+    ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
+    if not opens_at < closes_at <= ends_at:
+        raise Invalid("a season opens before it closes, and closes no later than it ends")
+    return SeasonInput(slug, game_spec.slug, name, opens_at, closes_at, ends_at)
+
+
+def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
+                  now: datetime | None = None) -> Season:
+    """A new season: `upcoming` until `opens` (default now, then it is `open` at once), closing at
+    `closes` (default opens + 30 days) and ending at `ends` (default closes + 7 days)."""
+    now = now or timezone.now()
+    fields = check_season(slug=slug, game=game, name=name, opens=opens, closes=closes, ends=ends, now=now)
+    with transaction.atomic():
+        if Season.objects.filter(slug=fields.slug).exists():
+            raise Conflict(f"there is a season {fields.slug} already")
+        state = SeasonState.OPEN if fields.opens <= now else SeasonState.UPCOMING
+        return Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
+                                     closes=fields.closes, ends=fields.ends, state=state)
+
+
+def _locked(season: Season) -> Season:
+    return Season.objects.select_for_update().get(pk=season.pk)
+
+
+def _refuse(season: Season, action: str, needed: str) -> Conflict:
+    return Conflict(f"season {season.slug} is {season.state}: only {needed} season can be {action}")
+
+
+def open_season(*, season: Season) -> Season:
+    """upcoming -> open (before its time, when staff say so)."""
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state != SeasonState.UPCOMING:
+            raise _refuse(locked, "opened", "an upcoming")
+        locked.state = SeasonState.OPEN
+        locked.save(update_fields=["state"])
+    return locked
+
+
+def close_season(*, season: Season, now: datetime | None = None) -> Season:
+    """open -> closed: each bot's playing version now is frozen as its entry (entries.freeze)."""
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state != SeasonState.OPEN:
+            raise _refuse(locked, "closed", "an open")
+        entries.freeze(locked)
+        locked.state = SeasonState.CLOSED
+        locked.closed_at = now or timezone.now()
+        locked.save(update_fields=["state", "closed_at"])
+    return locked
+
+
+def finals_plan(*, stages: Any = None, games: Any = None) -> finals.Plan:
+    """The settings' finals plan, with `stages` and `games` (per entry per stage) when given."""
+    config = settings.ARMADA
+    values = {}
+    for what, value, default in (("stages", stages, config.finals_stages), ("games", games, config.finals_games)):
+        if value is None:
+            values[what] = default
+        elif isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+            raise Invalid(f"--{what} must be a whole number from 1 to 1000")
+        else:
+            values[what] = value
+    plan = finals.Plan(stages=values["stages"], games=values["games"], cuts=tuple(config.finals_cuts),
+                       keep_min=config.finals_keep_min)
+    problem = finals.check_plan(plan)
+    if problem:
+        raise Invalid(problem)
+    return plan
+
+
+def start_finals(*, season: Season, stages: Any = None, games: Any = None, now: datetime | None = None) -> Season:
+    """closed -> finals: the entries start their finals ratings and the first round is planned.
+
+    A league game (Mothership Down) has nothing to play: the league of the frozen entries is its
+    result, computed now, and the season is finished at once.
+    """
+    now = now or timezone.now()
+    plan = finals_plan(stages=stages, games=games)
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state != SeasonState.CLOSED:
+            raise _refuse(locked, "given its finals", "a closed")
+        if not spec(locked.game).rated:
+            entries.league_result(locked)
+            return _finish(locked, now)
+        finals_db.begin(locked, plan, finals.Start(settings.ARMADA.finals_start), now)
+        if locked.matches_total == 0:  # fewer than two entries: nothing to play
+            return _finish(locked, now)
+        transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
+    return locked
+
+
+def finish_season(*, season: Season, now: datetime | None = None) -> Season:
+    """closed or finals -> finished, with the standings as they are now; stored for good."""
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state not in (SeasonState.CLOSED, SeasonState.FINALS):
+            raise _refuse(locked, "finished", "a closed or finals")
+        return _finish(locked, now or timezone.now())
+
+
+def _finish(season: Season, now: datetime) -> Season:
+    """Write the final standings and finish (inside the caller's transaction, the row locked)."""
+    finals_db.stop(season)
+    entries.write_standings(season)
+    season.state = SeasonState.FINISHED
+    season.finished_at = now
+    season.save(update_fields=["state", "finished_at"])
+    season_finished.send(sender=Season, season=season)
+    return season
+
+
+def play_on(*, season_id: int, now: datetime | None = None) -> bool:
+    """Move a season's finals on (plan the next round or stage, send what the finals' workers
+    may take) and finish the season once its last game is played; True when it finished.
+    Called after each finals match is recorded and by beat; safe to call any time, twice."""
+    if not finals_db.advance(season_id):
+        return False
+    with transaction.atomic():
+        locked = Season.objects.select_for_update().filter(pk=season_id, state=SeasonState.FINALS).first()
+        if locked is None or not finals_db.all_done(locked):
+            return False
+        _finish(locked, now or timezone.now())
+    return True

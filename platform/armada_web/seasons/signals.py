@@ -1,0 +1,11 @@
+"""What the seasons app tells the apps above it (they connect receivers in their AppConfig.ready()).
+
+- `season_finished(sender=Season, season)`: a season's final standings were written (inside the
+  transaction that writes them; a receiver that mails defers it with `transaction.on_commit`).
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+season_finished = Signal()

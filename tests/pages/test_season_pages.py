@@ -1,0 +1,161 @@
+"""The season, event and status pages: rendered with every user text escaped and no inline script
+(the CSP forbids it), then in Debian's headless Chromium against a live server: no JavaScript
+error, no injected script, the home page's countdown running from its static file, no horizontal
+scroll at 390 px; an organiser creates an event with the form and a competitor enters a bot
+through the invite link."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from tests.pages.browser import PASSWORD, clean, log_in, site_page
+from tests.pages.data import EVIL
+from tests.viewer.conftest import save_screenshot
+from tests.web.seasons_helpers import queued, record_result
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass
+class Seasons:
+    finished: Any
+    finals: Any
+    open: Any
+    event: Any
+    arena: Any
+
+
+@pytest.fixture
+def seasons(arena, make_user, valid_version, armada):
+    from armada_web.events import services as events
+    from armada_web.seasons import schedule, services
+
+    armada(finals_cuts=(0.5,), finals_keep_min=2)
+    carl = make_user("carl")
+    valid_version(carl, "gamma")
+    for slug, name in (("done", EVIL), ("playing", "Finals <b>now</b>")):
+        call_command("season", "create", slug, "--game", "galaxy", "--name", name, stdout=StringIO())
+        call_command("season", "close", slug, stdout=StringIO())
+    call_command("season", "finish", "done", stdout=StringIO())
+    call_command("season", "finals", "playing", "--stages", "2", "--games", "2", stdout=StringIO())
+    schedule.tick(workers=2)
+    record_result(queued("finals")[0], 1)
+    opened = services.create_season(slug="spring", game="mothership", name="Spring")
+    event = events.create_event(user=arena.alice, name=EVIL, game="galaxy", format="round_robin", games_per_pair=1)
+    events.enter(user=arena.alice, event=event, bot_id=arena.alpha.bot_id)
+    events.enter(user=arena.bob, event=event, bot_id=arena.beta.bot_id, invite=event.invite)
+    from armada_web.seasons.models import Season
+
+    return Seasons(Season.objects.get(slug="done"), Season.objects.get(slug="playing"), opened, event, arena)
+
+
+def urls(s: Seasons) -> list[str]:
+    return ["/", "/seasons/", "/seasons/done/", "/seasons/playing/", "/seasons/spring/", "/events/",
+            "/events/new/", f"/events/{s.event.slug}/", "/status/", f"/bots/{s.arena.alpha.bot_id}/"]
+
+
+def test_the_pages_escape_every_name_and_hold_no_inline_script(client, seasons):
+    client.login(username="alice", password=PASSWORD)
+    for url in urls(seasons):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        assert "<script>window.__pwned" not in html and not re.search(r"<img[^>]*onerror", html), url
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), url
+        assert not re.search(r"<style|<[a-z][^>]*\s(style|on[a-z]+)=", html), url
+    home = client.get("/").content.decode()
+    assert 'id="current-season"' in home and "data-countdown" in home and "pages/countdown.js" in home
+    finals = client.get("/seasons/playing/").content.decode()
+    assert 'id="finals-progress"' in finals and "1 of 5 matches played" in finals  # 3 entries, then 2
+    done = client.get("/seasons/done/").content.decode()
+    assert "Final standings" in done and "they never change" in done
+    event = client.get(f"/events/{seasons.event.slug}/").content.decode()
+    assert 'id="invite"' in event and seasons.event.invite in event  # the owner sees the invite link
+
+
+def test_a_private_events_page_is_a_404_without_the_invite(client, seasons, make_user):
+    make_user("dora")
+    client.login(username="dora", password=PASSWORD)
+    assert client.get(f"/events/{seasons.event.slug}/").status_code == 404
+    client.logout()
+    assert client.get(f"/events/{seasons.event.slug}/?invite={seasons.event.invite}").status_code == 200
+    dora = make_user("dora2")
+    from armada_web.bots.services import create_bot
+
+    create_bot(user=dora, name="dora-bot", game="galaxy")
+    client.login(username="dora2", password=PASSWORD)
+    html = client.get(f"/events/{seasons.event.slug}/?invite={seasons.event.invite}").content.decode()
+    assert 'id="enter"' in html and 'id="invite"' not in html  # the entry form; the link is its owner's
+
+
+@pytest.mark.browser
+def test_the_new_pages_run_no_error_in_chromium(transactional_db, live_server, chromium, seasons):
+    with site_page(chromium, live_server.url) as page:
+        log_in(page, live_server.url, "alice")
+        for url in urls(seasons):
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("load")
+            clean(page)
+        page.goto(live_server.url + "/")
+        countdown = page.locator("#current-season time[data-countdown]")
+        page.wait_for_function("() => document.querySelector('#current-season time[data-countdown]')"
+                               ".dataset.left !== undefined")
+        assert re.fullmatch(r"(\d+d )?\d\d:\d\d:\d\d", countdown.text_content() or ""), countdown.text_content()
+        first = countdown.text_content()
+        page.wait_for_timeout(1200)
+        assert countdown.text_content() != first  # ticking
+        page.goto(f"{live_server.url}/seasons/done/")
+        assert page.locator("#season-name").text_content() == EVIL  # shown as text
+        save_screenshot(page.screenshot(full_page=True), "site-season.png")
+        page.goto(f"{live_server.url}/seasons/playing/")
+        save_screenshot(page.screenshot(full_page=True), "site-finals.png")
+        clean(page)
+
+
+@pytest.mark.browser
+def test_an_organiser_creates_an_event_and_a_competitor_enters_with_the_invite(transactional_db, live_server,
+                                                                               chromium, seasons):
+    with site_page(chromium, live_server.url) as page:
+        log_in(page, live_server.url, "bob")
+        page.goto(f"{live_server.url}/events/new/")
+        page.fill("input[name=name]", "Bob's <i>cup</i>")
+        page.select_option("select[name=game]", "galaxy")
+        page.select_option("select[name=format]", "round_robin")
+        page.fill("input[name=games_per_pair]", "2")
+        page.click("#new-event button[type=submit]")
+        page.wait_for_selector("#invite")
+        assert page.locator("#event-name").text_content() == "Bob's <i>cup</i>"
+        link = page.locator("#invite code").text_content() or ""
+        assert "?invite=" in link
+        page.select_option("#enter select[name=bot]", str(seasons.arena.beta.bot_id))
+        page.click("#enter button[type=submit]")
+        page.wait_for_selector("#event-table td >> text=beta")
+        save_screenshot(page.screenshot(full_page=True), "site-event.png")
+        clean(page)
+    with site_page(chromium, live_server.url) as page:
+        log_in(page, live_server.url, "carl")
+        path = link.split(live_server.url.split("//")[1], 1)[-1] if "//" in link else link
+        page.goto(live_server.url + path[path.index("/events/"):])
+        page.click("#enter button[type=submit]")
+        page.wait_for_selector("#event-table td >> text=gamma")
+        assert page.locator("#event-table tbody tr").count() == 2
+        clean(page)
+
+
+@pytest.mark.browser
+def test_no_horizontal_scroll_at_390_px_on_the_new_pages(transactional_db, live_server, chromium, seasons):
+    with site_page(chromium, live_server.url, width=390, height=844) as page:
+        log_in(page, live_server.url, "alice")
+        for url in urls(seasons):
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("load")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, (url, width)
+        clean(page)
+
