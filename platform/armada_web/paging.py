@@ -81,4 +81,4 @@ class CappedPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        return int(self.object_list[: self.CAP].count())  # type: ignore[union-attr]
+        return int(self.object_list[: self.CAP].count())  # type: ignore[attr-defined]
