@@ -157,8 +157,10 @@ def wrk(url: str, seconds: int, connections: int) -> tuple[float, float, int]:
     out = done.stdout
     if "Non-2xx" in out or "Socket errors" in out:
         raise RuntimeError(f"wrk saw failures on {url}:\n{out}")
-    percent = dict(re.findall(r"^\s+(50|99)%\s+([\d.]+\w+)$", out, re.M))
+    percent = dict(re.findall(r"^\s*(50|99)(?:\.0+)?%\s+([\d.]+[a-z]+)\s*$", out, re.M))
     total = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    if not {"50", "99"} <= percent.keys():
+        raise RuntimeError(f"wrk printed no latency percentiles for {url}:\n{out}")
     return _ms(percent["50"]), _ms(percent["99"]), total
 
 

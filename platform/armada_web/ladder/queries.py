@@ -23,6 +23,7 @@ from armada_web.ladder import league
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
+from armada_web.matches.queries import Record
 
 #: Most points the rating chart draws, whatever the number of games.
 CHART_POINTS = 300
@@ -200,3 +201,10 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     if per_second <= 0:
         return NextGame(None, "no worker is free for ranked games now (a season's finals take them)")
     return NextGame(round((place // 2 + 1) / per_second, 1))
+
+
+def version_records(version_ids: list[int]) -> dict[int, Record]:
+    """Version id -> its rated games (wins, draws, losses): the ratings' kept counts, whatever the
+    number of games."""
+    return {v: Record(None, "", won, drawn, lost) for v, won, drawn, lost in
+            Rating.objects.filter(version_id__in=version_ids).values_list("version_id", "wins", "draws", "losses")}

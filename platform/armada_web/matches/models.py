@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 from armada_web.bots.models import Game
 
@@ -69,6 +70,7 @@ class Match(models.Model):
             # The match list, newest first, filtered by one of its columns (api/matches, pages/matches).
             models.Index(fields=["game", "-id"], name="match_game_newest"),
             models.Index(fields=["kind", "-id"], name="match_kind_newest"),
+            models.Index(fields=["kind", "started"], name="match_kind_started"),  # the ranked rate, last hour
             models.Index(fields=["status", "-id"], name="match_status_newest"),
             # The latest finished matches (the home page).
             models.Index(fields=["status", "-finished", "-id"], name="match_status_latest"),
@@ -110,6 +112,8 @@ class Participant(models.Model):
             models.Index(fields=["bot", "-match"], name="seat_bot_newest"),
             models.Index(fields=["bot", "opponent", "-match"], name="seat_pairing_newest"),
             models.Index(fields=["version", "-match"], name="seat_version_newest"),
+            # a bot's last faults (few among many games): only the seats that did not end ok
+            models.Index(fields=["bot", "-match"], name="seat_faults_newest", condition=~Q(status__in=["ok", ""])),
         ]
 
     def __str__(self) -> str:

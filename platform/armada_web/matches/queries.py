@@ -158,9 +158,9 @@ def compare_versions(bot_id: int, first: int, second: int) -> Comparison:
 
 def faults_of(bot_id: int, limit: int = 5) -> list[Participant]:
     """The bot's latest finished matches that ended by its own fault (status other than ok), newest first."""
-    return list(Participant.objects.filter(version__bot_id=bot_id, match__status=MatchStatus.FINISHED)
-                .exclude(status__in=["ok", ""]).select_related("match", "version")
-                .order_by("-match__finished", "-match_id")[:limit])
+    return list(Participant.objects.filter(bot_id=bot_id).exclude(status__in=["ok", ""])  # index seat_faults_newest
+                .filter(match__status=MatchStatus.FINISHED).select_related("match", "version")
+                .order_by("-match_id")[:limit])
 
 
 def challenges_by(user: Any, limit: int = 20) -> list[Match]:

@@ -21,7 +21,7 @@ from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
 from armada_web.inputs import parse_id
 from armada_web.ladder.challenges import challengers
-from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing
+from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing, version_records
 from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.matches.models import HeadToHead
@@ -79,7 +79,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     allowed = actions(user=request.user, bot=bot, versions=versions.rows)
     game = spec(bot.game)
     place = standing(bot, PER_PAGE)
-    per_version = match_queries.version_records(bot.pk, [v.pk for v in versions.rows])
+    ids = [v.pk for v in versions.rows]  # rated games: the ratings' kept counts; a league's: its few seats
+    per_version = version_records(ids) if game.rated else match_queries.version_records(bot.pk, ids)
     context = {
         "bot": bot,
         "game": game,
