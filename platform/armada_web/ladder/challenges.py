@@ -28,7 +28,7 @@ from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.errors import DomainError, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.games import spec
-from armada_web.inputs import parse_id
+from armada_web.inputs import parse_id, parse_text
 from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
 
@@ -93,7 +93,7 @@ def find_bot(value: Any, what: str, *, user: Any = None, game: str | None = None
         return _by_id(parse_id(value, what=f"{what}'s id"))
     if not isinstance(value, str) or not value.strip() or len(value) > 40:
         raise Invalid(f"give the {what} as a bot's id (a number) or its name")
-    name = value.strip()
+    name = parse_text(value, what=what, max_length=40).strip()  # (no NUL or other control character)
     named = list(Bot.objects.select_related("owner").filter(name__iexact=name).order_by("game"))
     if not named:
         if name.isascii() and name.isdigit():

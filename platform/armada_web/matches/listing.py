@@ -20,6 +20,7 @@ from django.db.models.functions import Lower
 
 from armada_web.bots.models import Bot, BotVersion, Game
 from armada_web.errors import Invalid
+from armada_web.inputs import parse_text
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches
 
@@ -71,7 +72,7 @@ def _choice(name: str, value: Any, choices: list[str]) -> str:
 
 def _bot(name: str, value: Any, game: str) -> Bot | None:
     """A bot by id, or by name (any case; `game` tells two bots of one name apart)."""
-    text = "" if value is None else str(value).strip()
+    text = parse_text("" if value is None else str(value), what=name, max_length=60).strip()  # no NUL
     if not text:
         return None
     if text.isascii() and text.isdigit():
