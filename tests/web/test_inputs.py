@@ -93,6 +93,7 @@ def test_parse_id_takes_ascii_digits_and_ints_in_range_only():
     # a bot is an id or a name (docs/site.md, "Filters"): digits past 63 bits name no bot, `²` no name
     (f"bot={BIG}", "bot: no bot has id"), ("bot=²", "bot: no bot is named"), ("bot=٣", "bot: no bot is named"),
     ("bot=x", "bot: no bot is named 'x'"), ("game=chess", "game"), ("status=%00", "status"),
+    ("bot=%00%0F", "control character"), ("opponent=a%00", "control character"),  # (PostgreSQL: a 500)
     ("page=²", "page"), ("page=0", "page"), (f"page={BIG}", "page"), ("page_size=٣", "page_size"),
     ("page_size=0", "page_size"), ("page_size=x", "page_size"),
 ])
@@ -155,6 +156,7 @@ def test_nesting_depth_ignores_brackets_inside_strings():
 
 
 @pytest.mark.parametrize("body", ['{"bot": 99999999999999999999999, "opponent": 1}', '{"bot": "", "opponent": 1}',
+                                  '{"bot": "a\\u0000b", "opponent": 1}',
                                   '{"bot": true, "opponent": 1}', '{"bot": 1.5, "opponent": 1}', '[1, 2]', '"x"',
                                   '{"bot": 1e400, "opponent": 1}', '{"bot": NaN, "opponent": 1}'])
 def test_a_challenge_with_a_bad_id_is_a_400(api, body):
