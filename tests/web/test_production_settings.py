@@ -154,3 +154,18 @@ def test_a_wrong_host_and_a_stale_form_are_the_sites_own_pages(client, productio
     csrf = type(client)(enforce_csrf_checks=True)
     response = csrf.post("/accounts/login/", {"username": "x", "password": "y"}, HTTP_HOST="armada.example.org")
     assert response.status_code == 403 and 'id="csrf-failure"' in response.content.decode()
+
+
+def test_gunicorn_freezes_the_preloaded_site_before_each_worker_forks():
+    """A worker's full collections skip the master's heap (the p99 of bench/scale.py, issue 17)."""
+    import gc
+    import runpy
+
+    conf = runpy.run_path(str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py"))
+    assert conf["preload_app"] is True
+    gc.unfreeze()
+    try:
+        conf["pre_fork"](None, None)
+        assert gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
