@@ -379,3 +379,50 @@ def test_the_admin_creates_checks_and_moves_seasons(five, admin_client):
     assert season.standings.count() == 5
     page = admin_client.get(f"/admin/seasons/season/{season.pk}/change/").content.decode()
     assert "bot0" in page  # the standings, read-only
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_bots_place_in_a_running_season_is_counted_in_the_database_as_the_standings_order_it(seed, five):
+    """The bot page's placement (issue 17: no read of a season's entries) agrees with `standings`:
+    later stage, higher score (finals rating, else the ladder's, else the prior), seed, id; ties included."""
+    import random
+
+    from armada_web.seasons import queries
+    from armada_web.seasons.models import Entry, Season
+
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season = Season.objects.get(slug="s1")
+    pick = random.Random(seed)
+    for entry in Entry.objects.filter(season=season):
+        entry.stage = pick.choice([1, 1, 2])
+        kind = pick.choice(["finals", "ladder", "prior", "tie"])
+        entry.mu, entry.sigma = ((pick.uniform(20, 30), pick.uniform(1, 8)) if kind == "finals"
+                                 else (28.0, 2.0) if kind == "tie" else (None, None))
+        entry.ladder_mu, entry.ladder_sigma = ((pick.uniform(20, 30), pick.uniform(1, 8)) if kind == "ladder"
+                                               else (None, None))
+        entry.save()
+    expected = {row.bot_id: row.place for row in queries.standings(season)}
+    got = {e.bot_ref: queries.standings_place(e) for e in Entry.objects.filter(season=season).select_related("season")}
+    assert got == expected and sorted(got.values()) == [1, 2, 3, 4, 5]
+    bot = five[0].bot_id
+    assert [(p.season.slug, p.place) for p in queries.placements_of_bot(bot)] == [("s1", expected[bot])]
+
+
+def test_a_races_place_in_a_closed_mothership_season_follows_the_league_then_the_seed(make_user, valid_version):
+    import armada
+    from armada_web.seasons import queries
+    from armada_web.seasons.models import Entry, Season
+
+    for n in range(4):
+        orders = dict(armada.run("mothership", ["builtin:random", "builtin:balanced"], seed=n).replay["steps"][0]
+                      ["answers"]["1"])
+        valid_version(make_user(f"u{n}"), f"race{n}", game="mothership", orders=orders, starter="balanced")
+    season_command("create", "m1", "--game", "mothership", "--name", "Down")
+    season_command("close", "m1")
+    season = Season.objects.get(slug="m1")
+    entries = list(Entry.objects.filter(season=season).order_by("seed"))
+    Entry.objects.filter(pk=entries[3].pk).update(place=1)  # a played place ahead of the seeds
+    expected = {row.bot_id: row.place for row in queries.standings(season)}
+    got = {e.bot_ref: queries.standings_place(e) for e in Entry.objects.filter(season=season).select_related("season")}
+    assert got == expected

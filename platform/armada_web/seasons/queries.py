@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import F, FloatField, Q, QuerySet, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from armada_web.errors import NotFound
 from armada_web.games import spec
-from armada_web.ladder import league
+from armada_web.ladder import league, ratings
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.queries import ladder
 from armada_web.matches.models import MatchStatus
@@ -205,6 +206,25 @@ def placements_of_bot(bot_id: int) -> list[Placement]:
     running = Entry.objects.filter(bot_ref=bot_id).exclude(season__state=SeasonState.FINISHED) \
         .select_related("season").order_by("-season__ends")
     for entry in running:
-        rows = {r.bot_id: r.place for r in standings(entry.season)}
-        out.append(Placement(entry.season, rows.get(bot_id), False, None))
+        place = standings_place(entry) if entry.season.state not in LIVE else None
+        out.append(Placement(entry.season, place, False, None))
     return out
+
+
+def standings_place(entry: Entry) -> int:
+    """The entry's place in its closed or finals season's standings now, counted in the database
+    (the entries ahead of it in `standings`' order), not by reading the season's entries."""
+    season_entries = Entry.objects.filter(season_id=entry.season_id)
+    if spec(entry.season.game).rated:  # finals.ordered: later stage, higher score, better seed, id
+        score = finals.score(skill_of(entry))
+        rows = season_entries.annotate(sort_key=Coalesce(
+            F("mu") - 3 * F("sigma"), F("ladder_mu") - 3 * F("ladder_sigma"),
+            Value(finals.score(ratings.initial_rating())), output_field=FloatField()))
+        same = Q(stage=entry.stage, sort_key=score)
+        ahead = (Q(stage__gt=entry.stage) | Q(stage=entry.stage, sort_key__gt=score) | (same & Q(seed__lt=entry.seed))
+                 | (same & Q(seed=entry.seed, pk__lt=entry.pk)))
+    else:  # the league's place once played, else the seed
+        key = entry.place or entry.seed
+        rows = season_entries.annotate(sort_key=Coalesce(F("place"), F("seed")))
+        ahead = Q(sort_key__lt=key) | Q(sort_key=key, seed__lt=entry.seed)
+    return 1 + rows.filter(ahead).count()
