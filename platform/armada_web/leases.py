@@ -264,7 +264,7 @@ def retrying(call: Callable[[], T], within_s: float | None = None, what: str = "
         except UNREACHABLE as exc:
             if transaction.get_connection().in_atomic_block or time.monotonic() + pause > deadline:
                 raise
-            log.warning("%s is unreachable (%s); trying again in %.1f s", what, exc, pause)
+            log.warning("%s did not answer or gave the transaction up (%s); trying again in %.1f s", what, exc, pause)
             connection.close()
             time.sleep(pause)
             pause = min(pause * 2, 5.0)

@@ -426,3 +426,50 @@ def test_a_races_place_in_a_closed_mothership_season_follows_the_league_then_the
     expected = {row.bot_id: row.place for row in queries.standings(season)}
     got = {e.bot_ref: queries.standings_place(e) for e in Entry.objects.filter(season=season).select_related("season")}
     assert got == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recording_a_finals_match_never_waits_for_the_seasons_row(five):
+    """`finals_db.advance` locks the season, then creates matches (counting on the bots' records);
+    the recording counts on those records first, so it must not lock the season too: two hosts
+    doing both at once deadlocked (found on a compose deployment with a second worker host)."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from armada_web.seasons.models import Season
+    from tests.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season_command("finals", "s1", "--stages", "1", "--games", "2")
+    season = Season.objects.get(slug="s1")
+    match = queued("finals")[0]
+    from armada_web.seasons.models import FinalsGame
+
+    holding, counted_meanwhile = threading.Event(), threading.Event()
+
+    def hold_the_season() -> None:  # as advance does, until the recording has committed (or 20 s)
+        try:
+            with transaction.atomic():
+                Season.objects.select_for_update().get(pk=season.pk)
+                holding.set()
+                for _ in range(200):
+                    if FinalsGame.objects.filter(match_id=match.pk, counted=True).exists():
+                        counted_meanwhile.set()
+                        return
+                    time.sleep(0.1)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_season)
+    holder.start()
+    assert holding.wait(20)
+    try:  # the recording commits; its on-commit `play_on` then waits for the season, as it may
+        assert record_result(match, 1) == "finished"
+    finally:
+        holder.join()
+    assert counted_meanwhile.is_set(), "the recording waited for the season's row"

@@ -22,10 +22,12 @@ from armada_web.matches.signals import match_recorded
 def count_event_match(sender: Any, match: Match, seats: list[Participant], outcome: MatchOutcome, **_: Any) -> None:
     if match.kind != MatchKind.EVENT:
         return
-    game = EventGame.objects.select_for_update().select_related("event").filter(match=match).first()
+    # Only the game's and the entries' rows (`of`): the event's row is what scheduling locks before
+    # it creates matches; taking it after the recording counted on the bots' records deadlocks.
+    game = EventGame.objects.select_for_update(of=("self",)).select_related("event").filter(match=match).first()
     if game is None or game.done or game.event.state != EventState.RUNNING:
         return
-    entries = EventEntry.objects.select_for_update().in_bulk([game.first_id, game.second_id])
+    entries = EventEntry.objects.select_for_update(of=("self",)).order_by("pk").in_bulk([game.first_id, game.second_id])
     first, second = entries[game.first_id], entries[game.second_id]
     for seat, entry in ((1, first), (2, second)):
         entry.played += 1

@@ -24,10 +24,15 @@ from armada_web.seasons.models import Entry, FinalsGame, SeasonState
 def rate_finals_match(sender: Any, match: Match, seats: list[Participant], outcome: MatchOutcome, **_: Any) -> None:
     if match.kind != MatchKind.FINALS:
         return
-    game = FinalsGame.objects.select_for_update().select_related("season").filter(match=match).first()
+    # The game's and the entries' rows only (`of`; Entry's default order joins the season): the
+    # season's row is what `finals_db.advance` locks before it creates matches (which count on the
+    # bots' records); taking it here, after the recording counted on those records, would be the
+    # other order: two hosts recording and advancing at once deadlocked (a game still counted
+    # once, after a retry).
+    game = FinalsGame.objects.select_for_update(of=("self",)).select_related("season").filter(match=match).first()
     if game is None or game.done or game.season.state != SeasonState.FINALS:
         return  # the season ended before this match was played: it counts for nothing
-    entries = Entry.objects.select_for_update().in_bulk([game.first_id, game.second_id])
+    entries = Entry.objects.select_for_update(of=("self",)).order_by("pk").in_bulk([game.first_id, game.second_id])
     first, second = entries[game.first_id], entries[game.second_id]
     before = (skill_of(first), skill_of(second))
     after = finals.after_game(before[0], before[1], outcome.winner)
