@@ -58,7 +58,7 @@ start() {
             --pidfile "$PIDFILE" --config-file "$RUN/daemon.json" \
             --containerd-namespace "armada-$NAME" --containerd-plugins-namespace "armada-$NAME-plugins" \
             --cgroup-parent "/$CGROUP" --bridge none --iptables=false --ip-masq=false --ip-forward=false \
-            --log-level warn </dev/null >"$RUN/dockerd.log" 2>&1 &
+            --log-level warn </dev/null >"$RUN/dockerd.log" 2>&1 9>&- &  # the lock stays ours, not the daemons'
         local i
         for ((i = 0; i < 300; i++)); do answers && break; sleep 0.2; done
         answers || { tail -n 20 "$RUN/dockerd.log" >&2; die "engine '$NAME' did not answer within 60 s"; }
@@ -126,6 +126,6 @@ case "$action" in
     status) answers ;;
     stop) stop ;;
     kill) [[ "$(id -u)" == 0 ]] || die "needs root"; kill_all; say "engine '$NAME' killed" ;;
-    purge) stop; rm -rf "$DATA"; rmdir "$(dirname "$DATA")" 2>/dev/null || true ;;
+    purge) stop; rm -rf "$DATA"; rmdir "$(dirname "$DATA")" 2>/dev/null || true; say "engine '$NAME': data root $DATA removed" ;;
     *) die "usage: $0 start|stop|kill|env|status|purge [NAME]" ;;
 esac

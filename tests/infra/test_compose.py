@@ -89,6 +89,19 @@ def test_the_worker_host_file_is_accepted_and_has_no_services_of_its_own():
         assert service["environment"]["ARMADA_S3_BUCKET"] == "armada"
         assert "/var/run/docker.sock:/var/run/docker.sock:rw" in service["volumes"]
         assert "/var/lib/armada/sandbox:/var/lib/armada/sandbox:rw" in service["volumes"]
+        assert service["environment"]["ARMADA_S3_ADDRESSING_STYLE"] == "auto"
+
+
+def test_a_worker_host_on_a_second_engine_of_the_same_machine_mounts_that_engines_socket():
+    """docs/deploy.md, "A worker host on the same machine": the workers must drive the second engine,
+    not the main one (`DOCKER_HOST` only says where compose creates the containers)."""
+    sock = "/run/armada-dockerd/host2/docker.sock"
+    conf = config("compose.worker.yml", {**WORKER_HOST, "ARMADA_DOCKER_SOCKET": sock,
+                                         "ARMADA_S3_ADDRESSING_STYLE": "path"})
+    for service in conf["services"].values():
+        assert f"{sock}:/var/run/docker.sock:rw" in service["volumes"]
+        assert not any(v.startswith("/var/run/docker.sock") for v in service["volumes"])
+        assert service["environment"]["ARMADA_S3_ADDRESSING_STYLE"] == "path"
 
 
 @pytest.mark.parametrize(("file", "env", "variable"), [
