@@ -322,7 +322,10 @@ def test_the_api_contract(five, client, armada):
     assert set(listing["results"][0]) >= {"slug", "name", "game", "state", "opens", "closes", "ends"}
     detail = client.get("/api/seasons/s1/").json()
     assert detail["entries"] == 5 and detail["name"] == "Spring <b>" and "finals" not in detail
+    assert detail["closed_at"] is None and detail["finished_at"] is None
     season_command("close", "s1")
+    closed = client.get("/api/seasons/s1/").json()
+    assert closed["closed_at"] is not None and closed["closed_at"] < closed["closes"]  # closed early, by hand
     season_command("finals", "s1", "--stages", "2", "--games", "2")
     schedule.tick(workers=2)
     detail = client.get("/api/seasons/s1/").json()
@@ -335,6 +338,9 @@ def test_the_api_contract(five, client, armada):
     assert page["count"] == 5 and len(page["results"]) == 2 and page["next"]
     row = page["results"][0]
     assert set(row) >= {"place", "bot", "owner", "version", "score", "games"} and set(row["bot"]) == {"id", "name"}
+    from armada_web.bots.models import BotVersion
+
+    assert row["version_number"] == BotVersion.objects.get(pk=row["version"]).number
     assert client.get("/api/seasons/nope/").status_code == 404
     assert client.get("/api/seasons/nope/standings/").status_code == 404
 
@@ -473,3 +479,19 @@ def test_recording_a_finals_match_never_waits_for_the_seasons_row(five):
     finally:
         holder.join()
     assert counted_meanwhile.is_set(), "the recording waited for the season's row"
+
+
+def test_a_season_closed_and_finished_by_hand_shows_when_it_did_not_its_planned_dates(five, client):
+    from armada_web.seasons.models import Season
+
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season_command("finish", "s1")
+    season = Season.objects.get(slug="s1")
+    assert season.closed_at < season.closes and season.finished_at < season.ends
+    page = client.get("/seasons/s1/").content.decode()
+    assert f"closed {season.closed_at:%Y-%m-%d %H:%M}" in page
+    assert f"finished {season.finished_at:%Y-%m-%d %H:%M}" in page
+    assert f"{season.closes:%Y-%m-%d %H:%M}" not in page
+    listing = client.get("/seasons/").content.decode()
+    assert f"{season.finished_at:%Y-%m-%d %H:%M}" in listing and f"{season.ends:%Y-%m-%d %H:%M}" not in listing

@@ -26,6 +26,8 @@ class SeasonSerializer(serializers.Serializer):
     opens = serializers.DateTimeField()
     closes = serializers.DateTimeField()
     ends = serializers.DateTimeField()
+    closed_at = serializers.DateTimeField(allow_null=True, help_text="when it closed (empty before)")
+    finished_at = serializers.DateTimeField(allow_null=True, help_text="when it finished (empty before)")
 
 
 class FinalsSerializer(serializers.Serializer):
@@ -69,6 +71,7 @@ class StandingRow(serializers.Serializer):
     bot = StandingBotRef(source="*")
     owner = serializers.CharField(help_text="the owner's username, or a placeholder once their account is gone")
     version = serializers.IntegerField(source="version_id", help_text="the version's id")
+    version_number = serializers.IntegerField(allow_null=True, help_text="the version's number on its bot (v1, v2)")
     score = serializers.FloatField(help_text="Galaxy: rating mu - 3 sigma; Mothership Down: league points")
     games = serializers.IntegerField()
     stage = serializers.IntegerField(help_text="the last finals stage it played in")
