@@ -8,7 +8,7 @@ import re
 import pytest
 from django.core import mail
 
-from tests.web.conftest import PASSWORD
+from tests.support.fixtures import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from rest_framework.test import APIClient
 
-from tests.web.conftest import PASSWORD
+from tests.support.fixtures import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from tests.services import require_docker
-from tests.web.test_league_db import orders
+from tests.ladder.test_league_db import orders
+from tests.support.services import require_docker
 
 pytestmark = [pytest.mark.django_db]
 

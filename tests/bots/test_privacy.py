@@ -21,7 +21,7 @@ from armada_web.accounts.services import delete_account
 from armada_web.bots import services
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.errors import Invalid
-from tests.web.conftest import PASSWORD
+from tests.support.fixtures import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.services import require_docker, require_redis
+from tests.support.services import require_docker, require_redis
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count, Q
 
-from tests.web.scale_data import seed
+from tests.support.scale_data import seed
 
 pytestmark = pytest.mark.django_db
 

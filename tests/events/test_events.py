@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from tests.web.seasons_helpers import queued, record_result
+from tests.support.seasons_helpers import queued, record_result
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from armada.botspec import starter_file
 from armada_web.archives import check_upload
 from armada_web.games import runner
-from tests.services import require_docker
+from tests.support.services import require_docker
 
 pytestmark = [pytest.mark.docker]
 

@@ -14,7 +14,7 @@ import pytest
 from django.db.utils import OperationalError
 from django.utils import timezone
 
-from tests.services import require_redis
+from tests.support.services import require_redis
 
 pytestmark = pytest.mark.django_db
 

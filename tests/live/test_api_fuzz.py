@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.localsite import ROOT
 from tests.pages.data import build
+from tests.support.localsite import ROOT
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

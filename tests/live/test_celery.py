@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.services import require_redis
+from tests.support.services import require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ def worker(tmp_path):
     queue = f"test-{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "ARMADA_DATA_DIR": str(tmp_path)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-I", "tests.celery_probes", "-Q", queue,
+        [sys.executable, "-m", "celery", "-A", "armada_web", "worker", "-I", "tests.support.celery_probes", "-Q", queue,
          "--pool", "solo",
          "--loglevel", "INFO", "-n", f"{queue}@%h", "--without-heartbeat", "--without-gossip", "--without-mingle"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -38,7 +38,7 @@ def worker(tmp_path):
 
 
 def test_task_runs_in_worker_and_returns_result(worker):
-    from tests.celery_probes import echo
+    from tests.support.celery_probes import echo
 
     queue, proc, _ = worker
     result = echo.apply_async(args=["hello"], queue=queue)
@@ -49,7 +49,7 @@ def test_task_runs_in_worker_and_returns_result(worker):
 
 
 def test_task_side_effect_is_visible(worker):
-    from tests.celery_probes import write_marker
+    from tests.support.celery_probes import write_marker
 
     queue, _, data_dir = worker
     token = uuid.uuid4().hex

@@ -1,6 +1,6 @@
 """`armada login` and `armada submit` as separate processes against the live site.
 
-They use the `live_site` fixture (tests/web/conftest.py): a real web server process and a
+They use the `live_site` fixture (tests/support/fixtures.py): a real web server process and a
 Celery validation worker on the test database (it skips without Redis or Docker, and fails
 under CI). They need of it only
   - `url`: the site's address, e.g. "http://127.0.0.1:PORT";

@@ -1,4 +1,4 @@
-"""Faults healed by the site itself (issue 20), on services of the test's own (tests/faults.py): a
+"""Faults healed by the site itself (issue 20), on services of the test's own (tests/support/faults.py): a
 private Redis stopped and started empty, a worker child killed with SIGKILL, a second Docker engine
 restarted while a match plays, the PostgreSQL database closed for a few seconds. The site runs as
 `make up` runs it (web server, validation and match workers, the periodic worker and Celery beat:
@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 
 from armada.botspec import starter_file
-from tests.faults import RedisServer, database_closed, restart_engine, wait_for
-from tests.localsite import LocalSite
-from tests.web.conftest import PRODUCTION, LiveSite, database_env
-from tests.web.test_matches_live import SLOW as SLOWER
-from tests.web.test_validation_live import call, token_for, upload
-from tests.web.test_validation_live import wait_for as wait_version
+from tests.live.test_matches_live import SLOW as SLOWER
+from tests.live.test_validation_live import call, token_for, upload
+from tests.live.test_validation_live import wait_for as wait_version
+from tests.support.faults import RedisServer, database_closed, restart_engine, wait_for
+from tests.support.fixtures import PRODUCTION, LiveSite, database_env
+from tests.support.localsite import LocalSite
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 
@@ -93,7 +93,7 @@ def make_site(tmp_path: Path, armada: Any, engine: Any = None) -> FaultSite:
 
 @pytest.fixture
 def fault_site(transactional_db, tmp_path, armada, request):
-    from tests.services import require_binary, require_docker, require_redis
+    from tests.support.services import require_binary, require_docker, require_redis
 
     require_redis()
     require_docker()
@@ -110,7 +110,7 @@ def fault_site(transactional_db, tmp_path, armada, request):
 @pytest.fixture(scope="session")
 def own_engine():
     """A Docker engine of this test process's own (infra/dockerd-second.sh), removed at the end."""
-    from tests.docker_engine import SecondEngine, require_second_engine
+    from tests.support.docker_engine import SecondEngine, require_second_engine
 
     require_second_engine()
     engine = SecondEngine(f"t{os.getpid()}")
@@ -285,7 +285,7 @@ def test_the_database_closed_for_a_few_seconds_the_site_recovers_and_counts_once
     from django.db import connection
 
     from armada_web.matches.models import Match
-    from tests.services import missing
+    from tests.support.services import missing
 
     if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
         missing("the database outage test needs PostgreSQL (DATABASE_URL, infra/postgres.sh)")

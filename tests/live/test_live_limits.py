@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import PASSWORD
+from tests.support.fixtures import PASSWORD
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

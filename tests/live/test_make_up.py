@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from armada.cli.client import Upload, multipart_body
-from tests.localsite import free_port
-from tests.services import require_docker, require_redis
+from tests.support.localsite import free_port
+from tests.support.services import require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,7 +24,7 @@ import pytest
 from django.utils import timezone
 
 from armada.botspec import starter_file
-from tests.docker_engine import SecondEngine, require_second_engine
+from tests.support.docker_engine import SecondEngine, require_second_engine
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 
@@ -36,7 +36,7 @@ SLOW = starter_file("random", "galaxy").read_text().replace(
 
 
 def use_bucket(settings: Any, monkeypatch: Any, bucket: Any) -> None:
-    from tests.web.test_object_storage import use_bucket as point
+    from tests.storage.test_object_storage import use_bucket as point
 
     point(settings, monkeypatch, bucket)
 

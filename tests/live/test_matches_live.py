@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from armada.botspec import starter_file
-from tests.web.test_validation_live import call, token_for, upload, wait_for
+from tests.live.test_validation_live import call, token_for, upload, wait_for
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 

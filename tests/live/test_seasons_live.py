@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from armada.botspec import starter_file
-from tests.localsite import ROOT
-from tests.web.test_matches_live import SLOW, wait_match
-from tests.web.test_validation_live import call, token_for, upload, wait_for
+from tests.live.test_matches_live import SLOW, wait_match
+from tests.live.test_validation_live import call, token_for, upload, wait_for
+from tests.support.localsite import ROOT
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from armada.botspec import starter_file
-from tests.soak import run_soak
-from tests.web.test_faults_live import make_site, ranked
-from tests.web.test_validation_live import token_for, upload
-from tests.web.test_validation_live import wait_for as wait_version
+from tests.live.test_faults_live import make_site, ranked
+from tests.live.test_validation_live import token_for, upload
+from tests.live.test_validation_live import wait_for as wait_version
+from tests.support.soak import run_soak
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 
@@ -21,7 +21,7 @@ SECONDS = 60
 
 @pytest.fixture
 def site(transactional_db, tmp_path, armada):
-    from tests.services import require_binary, require_docker, require_redis
+    from tests.support.services import require_binary, require_docker, require_redis
 
     require_redis()
     require_docker()
@@ -29,7 +29,7 @@ def site(transactional_db, tmp_path, armada):
     import importlib.util
 
     if importlib.util.find_spec("locust") is None:  # found, not imported: it patches the process (gevent)
-        from tests.services import missing
+        from tests.support.services import missing
 
         missing("locust is not installed (pip install -e '.[dev]')")
     made = make_site(tmp_path, armada)
@@ -47,7 +47,7 @@ def test_a_minute_of_mixed_load_gets_no_5xx_and_leaves_nothing_stuck(site, tmp_p
     from django.utils import timezone
 
     from armada_web.matches.models import Match
-    from tests.faults import wait_for
+    from tests.support.faults import wait_for
 
     site.start_all()
     users = []

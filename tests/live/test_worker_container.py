@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_image import APP_IMAGE, require_app_image
-from tests.services import require_redis
-from tests.web.conftest import _drop_queue, database_env
+from tests.support.app_image import APP_IMAGE, require_app_image
+from tests.support.fixtures import _drop_queue, database_env
+from tests.support.services import require_redis
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 

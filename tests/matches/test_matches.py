@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.services import require_docker
+from tests.support.services import require_docker
 
 pytestmark = [pytest.mark.django_db, pytest.mark.docker]
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import armada
-from tests.web.test_league_db import orders
+from tests.ladder.test_league_db import orders
 
 pytestmark = pytest.mark.django_db
 

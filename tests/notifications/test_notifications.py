@@ -10,7 +10,7 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
-from tests.web.seasons_helpers import record_result
+from tests.support.seasons_helpers import record_result
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.services import drop_postgres_database, fresh_postgres_database
+from tests.support.services import drop_postgres_database, fresh_postgres_database
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +96,7 @@ def site_env(folder: Path, **extra: str) -> dict[str, str]:
 
 def source_env(tmp_path: Path) -> dict[str, str]:
     """This test's own site (its database and storage folder) for a subprocess."""
-    from tests.web.conftest import database_env
+    from tests.support.fixtures import database_env
 
     return site_env(tmp_path, **database_env())
 

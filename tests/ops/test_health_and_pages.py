@@ -3,7 +3,7 @@ home page renders."""
 
 import pytest
 
-from tests.services import require_docker, require_redis
+from tests.support.services import require_docker, require_redis
 
 pytestmark = pytest.mark.django_db
 

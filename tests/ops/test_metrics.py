@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.services import require_redis
+from tests.support.services import require_redis
 
 pytestmark = pytest.mark.django_db
 

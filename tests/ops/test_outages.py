@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.db.utils import OperationalError
 
-from tests.localsite import free_port
+from tests.support.localsite import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """Every page and API list runs a bounded number of queries whatever the data's size: the same
-bound on a seeded site of two sizes (tests/web/scale_data.py), for the ladder (first, last and a
+bound on a seeded site of two sizes (tests/support/scale_data.py), for the ladder (first, last and a
 searched page), the league, a busy bot's page (chart, head-to-head, recent matches, versions),
 the match browser and API list with their filters and cursors, a user's page and bots, the home
 page, a match page, the bots API and the matchmaker's tick."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.web.scale_data import SIZES, seed
+from tests.support.scale_data import SIZES, seed
 
 pytestmark = pytest.mark.django_db
 #: A tick's queries: a few for the tick, about 20 for each match it makes (seeds, neighbours, the

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from tests.services import missing
-from tests.web.scale_data import seed
+from tests.support.scale_data import seed
+from tests.support.services import missing
 
 pytestmark = pytest.mark.django_db
 

@@ -104,7 +104,7 @@ def test_plain_http_when_the_switch_says_so(tmp_path):
 @pytest.fixture
 def production(settings):
     settings.DEBUG = False
-    settings.ROOT_URLCONF = "tests.web.error_urls"
+    settings.ROOT_URLCONF = "tests.support.error_urls"
 
 
 @pytest.mark.django_db

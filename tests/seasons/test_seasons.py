@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from tests.web.seasons_helpers import queued, record_result
+from tests.support.seasons_helpers import queued, record_result
 
 pytestmark = pytest.mark.django_db
 
@@ -445,7 +445,7 @@ def test_recording_a_finals_match_never_waits_for_the_seasons_row(five):
     from django.db import connection, transaction
 
     from armada_web.seasons.models import Season
-    from tests.services import missing
+    from tests.support.services import missing
 
     if connection.vendor != "postgresql":
         missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")

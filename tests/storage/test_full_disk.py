@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.services import missing, require_docker
+from tests.support.services import missing, require_docker
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.services import in_ci, missing, require_docker
+from tests.support.services import in_ci, missing, require_docker
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP_IMAGE = os.environ.get("ARMADA_APP_IMAGE") or "armada/app:latest"
 HINT = "build it with `make app-image` (infra/images/app/build.sh)"
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tests.services import missing, require_docker
+from tests.support.services import missing, require_docker
 
-SCRIPT = Path(__file__).resolve().parents[1] / "infra" / "dockerd-second.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / "infra" / "dockerd-second.sh"
 
 
 def require_second_engine() -> None:

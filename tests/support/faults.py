@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.localsite import free_port
+from tests.support.localsite import free_port
 
 
 def wait_for(what: str, seconds: float, ready: Any, pause: float = 0.1) -> Any:
@@ -87,7 +87,7 @@ class RedisServer:
 
 
 def restart_engine(engine: Any, answer_within_s: float = 120) -> float:
-    """Restart the second engine `engine` (tests/docker_engine.SecondEngine) as a host restarts its
+    """Restart the second engine `engine` (tests/support/docker_engine.SecondEngine) as a host restarts its
     own: SIGTERM to dockerd (it stops every container), then the same command line again, with
     the same data root (its stopped containers stay: removing them is the sweeper's job).
     Returns the seconds it was away."""

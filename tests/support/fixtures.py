@@ -1,4 +1,5 @@
-"""Fixtures for the site's tests: private storage and caches per test, users, API clients,
+"""Fixtures for the site's tests (a plugin of tests/conftest.py): private storage and caches per
+test (`isolated_site`, made automatic by each site folder's conftest.py), users, API clients,
 and `live_site`: a real web server process and real Celery workers (validation; finals,
 challenges, events and matches) on the test database, with Redis and Docker, for end-to-end tests."""
 
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.localsite import ROOT, LocalSite
+from tests.support.localsite import ROOT, LocalSite
 
 #: The production settings as `make up` runs them (DEBUG off, a key of the test's own, plain HTTP).
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "test-" + secrets.token_urlsafe(50), "ARMADA_HTTPS": "false"}
@@ -23,8 +24,8 @@ PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "test-" + secrets.token_urlsafe(50
 PASSWORD = "a-long-test-password-42"
 
 
-@pytest.fixture(autouse=True)
-def _isolated_site(settings, armada, tmp_path):
+@pytest.fixture
+def isolated_site(settings, armada, tmp_path):
     """Each test: its own private storage folder, an in-process cache, its own validation queue (and
     finals and events queues: no worker reads them)."""
     settings.STORAGES = {
@@ -165,7 +166,7 @@ def live_site_factory(transactional_db, tmp_path, settings, armada):
     told not to) a match worker on this test's database, their environment with `env` added (e.g.
     object storage, JSON logs). The queues are named for this test; Galaxy matches of 30 turns.
     Needs Redis (broker, shared cache) and Docker with the bot image (validation)."""
-    from tests.services import require_docker, require_redis
+    from tests.support.services import require_docker, require_redis
 
     require_redis()
     require_docker()
@@ -235,7 +236,7 @@ def live_web(transactional_db, tmp_path, armada, settings, collected_static):
     THROTTLE_ANON="20/hour")` starts one with these variables added and returns its LocalSite.
     Validations and matches go to this test's own queue, which nothing consumes (dropped
     afterwards). Needs Redis."""
-    from tests.services import require_redis
+    from tests.support.services import require_redis
 
     require_redis()
     queue = f"test-unconsumed-{uuid.uuid4().hex[:8]}"

@@ -2,7 +2,7 @@
 workers started with one environment, each logging to a file in one folder, all stopped together.
 
 `make up` (infra/up.sh) does the same for people; this is the Python form that tests
-(tests/web/conftest.py) and benches (bench/_site.py) drive.
+(tests/support/fixtures.py) and benches (bench/_site.py) drive.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-#: The repository root (manage.py), from tests/localsite.py.
-ROOT = Path(__file__).resolve().parents[1]
+#: The repository root (manage.py), from tests/support/localsite.py.
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:

@@ -1,8 +1,8 @@
-"""A soak of a live site: Locust (tests/soak_locust.py) on loopback, bounded in time, with page
+"""A soak of a live site: Locust (tests/support/soak_locust.py) on loopback, bounded in time, with page
 views, API reads, uploads and challenges at once while the ladder plays, and every process of the
 site watched: memory (RSS) and open file descriptors of each, the bot containers of the engine, and
 matches stuck (running without a heartbeat, or queued for minutes). bench/faults.py runs it for ten
-minutes; tests/web/test_soak_live.py for one.
+minutes; tests/live/test_soak_live.py for one.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.localsite import ROOT, LocalSite
+from tests.support.localsite import ROOT, LocalSite
 
 LOCUSTFILE = Path(__file__).with_name("soak_locust.py")
 #: Seconds between two samples of the processes.

@@ -1,6 +1,6 @@
-"""Locust users of the soak (tests/soak.py): page views, API reads, uploads and challenges at once.
+"""Locust users of the soak (tests/support/soak.py): page views, API reads, uploads and challenges at once.
 
-Run by tests/soak.py as `locust -f tests/soak_locust.py --headless ...` against a loopback site;
+Run by tests/support/soak.py as `locust -f tests/support/soak_locust.py --headless ...` against a loopback site;
 ARMADA_SOAK_PLAN names a JSON file with the accounts to use ({"users": [{"username", "token",
 "bot"}], "code": a Galaxy bot's source}) and ARMADA_SOAK_OUT the JSON file this writes at the end:
 every answer's status counted, and the first few 5xx (or connection failures) with their path.

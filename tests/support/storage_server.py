@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.localsite import free_port
+from tests.support.localsite import free_port
 
 #: moto accepts any credentials; these are what the site and boto3 are given.
 ACCESS_KEY = "armada-test-key"
