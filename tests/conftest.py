@@ -20,6 +20,15 @@ from tests.support.services import missing
 #: The site's fixtures (users, API clients, live sites), for every folder.
 pytest_plugins = ["tests.support.fixtures"]
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long modules first (tests/live, and any module with a test marked `slow`), each module's
+    tests kept together and in order: with pytest-xdist's `--dist worksteal` (infra/test.sh) the
+    workers then end on short tests together instead of one waiting out a long one."""
+    long = {item.path for item in items if item.get_closest_marker("slow") or "/tests/live/" in item.path.as_posix()}
+    items.sort(key=lambda item: item.path not in long)
+
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]

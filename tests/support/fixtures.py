@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.localsite import ROOT, LocalSite
+from tests.support.passwords import HASHER
 
 #: The production settings as `make up` runs them (DEBUG off, a key of the test's own, plain HTTP).
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "test-" + secrets.token_urlsafe(50), "ARMADA_HTTPS": "false"}
@@ -27,7 +28,7 @@ PASSWORD = "a-long-test-password-42"
 @pytest.fixture
 def isolated_site(settings, armada, tmp_path):
     """Each test: its own private storage folder, an in-process cache, its own validation queue (and
-    finals and events queues: no worker reads them)."""
+    finals and events queues: no worker reads them), and quick password hashes."""
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {"BACKEND": "armada_web.objectstore.PrivateFileStorage",
@@ -38,6 +39,7 @@ def isolated_site(settings, armada, tmp_path):
     unconsumed = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
     armada(validation_queue=unconsumed, finals_queue=unconsumed, events_queue=unconsumed)
     settings.CELERY_BROKER_URL = settings.REDIS_URL
+    settings.PASSWORD_HASHERS = [HASHER]  # (tests/support/passwords.py)
     yield
     _drop_queue(settings.REDIS_URL, settings.ARMADA.validation_queue)
 
