@@ -1,5 +1,5 @@
 """Validation bookkeeping in-process: the claim, platform failures and their retries, the
-reaper, the active version, the queue message sent on commit. (End to end: test_validation_live.py.)"""
+reaper, the active version, the queue message sent on commit. (End to end: tests/live/test_validation_live.py.)"""
 
 from __future__ import annotations
 

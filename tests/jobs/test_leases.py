@@ -1,6 +1,6 @@
 """The lease helper's ways of healing (issue 20), in-process: heartbeats and the reaper's deadline,
 taking over a job whose holder died on this host, sending again only the messages the broker lost,
-retrying an unreachable database. (End to end, with real faults: test_faults_live.py.)"""
+retrying an unreachable database. (End to end, with real faults: tests/live/test_faults_live.py.)"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The site while a service it needs is down (issue 20), in-process: a database that cannot be reached
 answers 503 with a message, a Redis that is down makes the cache empty instead of failing requests,
 an upload whose validation cannot be queued is kept and answers 503 saying so. (The real outages,
-against live processes: test_faults_live.py.)"""
+against live processes: tests/live/test_faults_live.py.)"""
 
 from __future__ import annotations
 
