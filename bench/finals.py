@@ -12,7 +12,7 @@ competitors do before a deadline, and the ladder plays on for LATE_GAMES games p
 close. The entries are then frozen and the finals run on the platform's own functions
 (`armada_web.seasons.finals`: stage sizes, each round's games from the current order, the
 finals update with no dynamics term, the cut, the final order, the rating start), with the
-settings' defaults (`armada_web.config.Config`: ARMADA_FINALS_*).
+settings' defaults (`armada_web.runtime.config.Config`: ARMADA_FINALS_*).
 
 Figure: Kendall tau between the hidden order of the 10 truly best entries and their final
 places (a true top-10 entry cut early counts against), averaged over the seeds, for the staged
@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ranking  # bench/ranking.py: the simulated world and the platform's matchmaking policy
 
-from armada_web.config import Config
 from armada_web.ladder import ratings
+from armada_web.runtime.config import Config
 from armada_web.seasons import finals
 from armada_web.seasons.finals import Plan, Standing, Start
 

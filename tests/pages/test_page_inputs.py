@@ -12,7 +12,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from armada_web.inputs import MAX_ID
+from armada_web.web.inputs import MAX_ID
 
 pytestmark = pytest.mark.django_db
 

@@ -103,7 +103,7 @@ def test_a_finished_events_table_is_frozen(members):
     match = queued("event")[0]
     services.finish(event=_event(slug))
     before = list(EventEntry.objects.values_list("played", "points", "place"))
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
 
     assert claim(MATCH, match.pk) is None  # cancelled when the event ended

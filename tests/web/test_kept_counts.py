@@ -20,7 +20,7 @@ def _unconsumed(settings):
 
 
 def finish(match, winner):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, record
 
     lease = claim(MATCH, match.pk)

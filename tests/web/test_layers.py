@@ -201,7 +201,7 @@ def tree(tmp_path: Path) -> Path:
         (root / app).mkdir(parents=True, exist_ok=True)
         (root / app / "__init__.py").write_text("")
     (root / "errors.py").write_text("class Invalid(Exception):\n    pass\n")
-    (root / "bots" / "models.py").write_text("from armada_web.errors import Invalid\n")
+    (root / "bots" / "models.py").write_text("from armada_web.web.errors import Invalid\n")
     (root / "matches" / "models.py").write_text("from armada_web.bots.models import Invalid\n")
     return root
 

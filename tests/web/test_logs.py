@@ -1,4 +1,4 @@
-"""Log lines (armada_web.logs): text by default, one JSON object a line with ARMADA_LOG_FORMAT=json,
+"""Log lines (armada_web.runtime.logs): text by default, one JSON object a line with ARMADA_LOG_FORMAT=json,
 and every line of a worker's task (Celery's own "received" and "succeeded" lines, ours, the
 sandbox's threads') carries the task's match or version id."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from armada_web import logs
+from armada_web.runtime import logs
 
 
 def capture(fmt: str) -> tuple[logging.Logger, io.StringIO]:

@@ -120,7 +120,7 @@ def test_a_bad_engine_config_makes_the_match_void(pair, settings):
 
 
 def test_the_reaper_requeues_then_fails_a_stuck_match(pair, settings):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
@@ -143,8 +143,8 @@ def test_the_reaper_requeues_then_fails_a_stuck_match(pair, settings):
 def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
     """A worker thought dead finishes after the reaper re-queued its match: its result is dropped."""
     require_docker()
+    from armada_web.jobs.leases import claim
     from armada_web.ladder.models import RatingChange
-    from armada_web.leases import claim
     from armada_web.matches.execution import MATCH, execute
     from armada_web.matches.models import Match
 

@@ -185,7 +185,7 @@ def test_finals_games_move_the_seasons_ratings_never_the_ladder(five, armada):
 
 
 def test_a_void_finals_match_is_made_again_and_a_redelivery_counts_once(five, armada):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, void
     from armada_web.seasons import schedule
     from armada_web.seasons.models import Entry, FinalsGame, Season

@@ -5,7 +5,6 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.api.bots import BotViewSet
 from armada_web.api.events import EntriesView, EventsView, EventView, StartView
 from armada_web.api.ladder import ChallengesView, PairingReplayView, ladder_view
@@ -15,6 +14,7 @@ from armada_web.api.status import StatusView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
 from armada_web.api.versions import VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
+from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 router = DefaultRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
 router.include_format_suffixes = False  # no `/api/bots.json` twins of the contract's paths

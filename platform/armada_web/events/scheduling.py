@@ -23,13 +23,13 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from armada_web.errors import DomainError
 from armada_web.events import services
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventState
 from armada_web.ladder import pairing, ratings
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
 from armada_web.matches.services import create_match
+from armada_web.web.errors import DomainError
 
 log = logging.getLogger(__name__)
 MAX_TRIES = 3

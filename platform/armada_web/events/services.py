@@ -1,5 +1,5 @@
 """Event writes: create one, enter a bot, start it, finish it. Every function is keyword-only, checks
-every rule itself and raises an `armada_web.errors` error with a message, changing nothing; the
+every rule itself and raises an `armada_web.web.errors` error with a message, changing nothing; the
 API, the pages and beat (events.scheduling) call these.
 
 Limits per user (events created per day, entries made per day) are counted with the user's row
@@ -21,14 +21,14 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.events import formats
 from armada_web.events.access import can_see
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventState
 from armada_web.games import spec
 from armada_web.matches.models import MatchStatus
 from armada_web.matches.services import cancel_queued
-from armada_web.times import parse_time
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
+from armada_web.web.times import parse_time
 
 NAME_MAX = 100
 DAY = timedelta(days=1)

@@ -7,9 +7,10 @@ from typing import Any
 from celery import shared_task
 
 from armada_web.events.scheduling import tick
+from armada_web.jobs.queues import Task
 
 
-@shared_task(name="armada_web.events.tasks.events_tick", ignore_result=True)
+@shared_task(name=Task.EVENTS_TICK, ignore_result=True)
 def events_tick() -> dict[str, Any]:
     """Events by their times, and their matches sent as the workers' share allows."""
     return tick()

@@ -17,13 +17,13 @@ from django.utils import timezone
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import NotFound
 from armada_web.games import spec
 from armada_web.ladder import league
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
 from armada_web.matches.queries import Record
+from armada_web.web.errors import NotFound
 
 #: Most points the rating chart draws, whatever the number of games.
 CHART_POINTS = 300

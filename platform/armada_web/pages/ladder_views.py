@@ -10,12 +10,12 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.games import Ranking, spec
-from armada_web.inputs import parse_text
 from armada_web.ladder import league, ratings
 from armada_web.ladder.challenges import challengers
 from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, ranks_of, search_ladder
 from armada_web.pages.pager import pager
-from armada_web.paging import keyed_page, page_number
+from armada_web.web.inputs import parse_text
+from armada_web.web.paging import keyed_page, page_number
 
 PER_PAGE = 50
 

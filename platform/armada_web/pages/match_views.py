@@ -11,12 +11,12 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.bots.access import can_see_private
-from armada_web.errors import DomainError
 from armada_web.games import spec
 from armada_web.matches import listing, queries
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_forms import MatchFilterForm
+from armada_web.web.errors import DomainError
 
 PER_PAGE = 50
 

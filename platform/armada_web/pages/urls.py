@@ -3,7 +3,6 @@
 
 from django.urls import path
 
-from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.games import SPECS, Ranking
 from armada_web.pages import (
     bot_views,
@@ -15,6 +14,7 @@ from armada_web.pages import (
     status_views,
     views,
 )
+from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -12,7 +12,6 @@ from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from armada_web.errors import NotFound
 from armada_web.games import spec
 from armada_web.ladder import league, ratings
 from armada_web.ladder.matchmaking import ranked_versions
@@ -21,6 +20,7 @@ from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals, finals_db
 from armada_web.seasons.entries import order, skill_of
 from armada_web.seasons.models import Entry, FinalsGame, Season, SeasonState, Standing
+from armada_web.web.errors import NotFound
 
 #: The name shown for an owner whose account is gone.
 GONE = "(deleted user)"

@@ -18,10 +18,10 @@ from typing import Any
 
 from django.utils import timezone
 
-from armada_web.errors import DomainError
 from armada_web.matches.capacity import known_workers
 from armada_web.seasons import finals_db, services
 from armada_web.seasons.models import Season, SeasonState
+from armada_web.web.errors import DomainError
 
 log = logging.getLogger(__name__)
 

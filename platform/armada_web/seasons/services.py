@@ -15,12 +15,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from armada_web.errors import Conflict, Invalid
 from armada_web.games import spec
 from armada_web.seasons import entries, finals, finals_db
 from armada_web.seasons.models import Season, SeasonState
 from armada_web.seasons.signals import season_finished
-from armada_web.times import parse_time
+from armada_web.web.errors import Conflict, Invalid
+from armada_web.web.times import parse_time
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{1,49}")
 NAME_MAX = 100

@@ -6,10 +6,11 @@ from typing import Any
 
 from celery import shared_task
 
+from armada_web.jobs.queues import Task
 from armada_web.seasons.schedule import tick
 
 
-@shared_task(name="armada_web.seasons.tasks.seasons_tick", ignore_result=True)
+@shared_task(name=Task.SEASONS_TICK, ignore_result=True)
 def seasons_tick() -> dict[str, Any]:
     """Seasons by their times and the finals played on (seasons/schedule.py)."""
     return tick()

@@ -20,7 +20,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import Conflict, Invalid
 from armada_web.games import rated_games
 from armada_web.ladder import league
 from armada_web.ladder.models import Rating, RatingChange
@@ -29,6 +28,7 @@ from armada_web.ops.scale import world as world_module
 from armada_web.ops.scale.bulk import Ids, Table, loading, reset_sequences
 from armada_web.ops.scale.replays import player
 from armada_web.ops.scale.season import Season
+from armada_web.web.errors import Conflict, Invalid
 
 LIMIT = 10_000_000
 #: Tables analysed after seeding (the planner needs their sizes to pick the indexes).

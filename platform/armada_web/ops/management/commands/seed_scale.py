@@ -8,8 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from armada_web.errors import DomainError
 from armada_web.ops.scale.seed import seed_scale
+from armada_web.web.errors import DomainError
 
 
 class Command(BaseCommand):

@@ -26,7 +26,7 @@ from armada.referee.clock import Limits
 from armada_sandbox import SandboxLimits, limits_for
 from armada_web.games import SPECS
 
-#: The repository root (manage.py), from platform/armada_web/config.py.
+#: The repository root (manage.py), from platform/armada_web/runtime/config.py.
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: The key a developer's site runs on (DEBUG on, no SECRET_KEY): refused with DEBUG off.
 DEV_SECRET_KEY = "dev-only-insecure-key-change-me-in-production"  # noqa: S105 (refused when it matters)
@@ -438,7 +438,7 @@ def variables() -> list[Variable]:
 
 
 def table_rows() -> list[str]:
-    """docs/deploy.md's rows of these variables (`python -m armada_web.config` prints them)."""
+    """docs/deploy.md's rows of these variables (`python -m armada_web.runtime.config` prints them)."""
     return [f"| `{v.name}` | {f'`{v.default}`' if v.default else ''} | settings | {v.help} |" for v in variables()]
 
 

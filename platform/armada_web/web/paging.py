@@ -16,7 +16,7 @@ from typing import Any
 
 from django.core.paginator import Paginator
 
-from armada_web.errors import Invalid
+from armada_web.web.errors import Invalid
 
 #: Longer numbers than this are no page of any list here (and never reach the database).
 DIGITS = 9

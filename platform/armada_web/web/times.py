@@ -8,7 +8,7 @@ from typing import Any
 from django.utils import timezone as django_timezone
 from django.utils.dateparse import parse_datetime
 
-from armada_web.errors import Invalid
+from armada_web.web.errors import Invalid
 
 
 def parse_time(value: Any, what: str) -> datetime | None:

@@ -4,9 +4,10 @@ The database is the source of truth; the broker only carries messages, and can l
 restarted without persistence, emptied). The reaper asks `job_ids` which waiting jobs still have
 a message, so that it sends again at once the ones whose message is gone, and never piles up
 copies of a message that is still there. Celery's Redis transport keeps a queue's messages in a
-list named like the queue (and one per priority step, `NAME\\x06\\x16N`), and the messages workers
-took but did not acknowledge in the hash `unacked`; each message is JSON whose headers name the
-task and whose body holds its arguments.
+list per priority step (`queues.redis_keys`), and the messages workers took but did not
+acknowledge in the hash `queues.UNACKED`; each message is JSON whose headers name the task and
+whose body holds its arguments. `depths` counts what waits in every queue, for the status page
+and /metrics.
 """
 
 from __future__ import annotations
@@ -21,11 +22,9 @@ import redis
 from django.conf import settings
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from armada_web.jobs import queues as registry
+
 log = logging.getLogger(__name__)
-#: Celery's Redis transport: the separator of a priority queue's key, its default steps, the unacked hash.
-PRIORITY_SEP = "\x06\x16"
-PRIORITY_STEPS = (3, 6, 9)
-UNACKED = "unacked"
 #: What sending a task raises when the broker is down (after Celery's own retries).
 DOWN = (KombuOperationalError, redis.RedisError, ConnectionError, TimeoutError)
 
@@ -60,9 +59,9 @@ def job_ids(queues: Iterable[str], task: str) -> set[int] | None:
         try:
             queued: list[Any] = []
             for queue in names:
-                for key in (queue, *(f"{queue}{PRIORITY_SEP}{step}" for step in PRIORITY_STEPS)):
+                for key in registry.redis_keys(queue):
                     queued += client.lrange(key, 0, -1)
-            taken: list[Any] = list(client.hvals(UNACKED))
+            taken: list[Any] = list(client.hvals(registry.UNACKED))
         finally:
             client.close()
     except redis.RedisError as exc:
@@ -75,6 +74,27 @@ def job_ids(queues: Iterable[str], task: str) -> set[int] | None:
             messages.append(entry[0])
     return {job for message in messages if isinstance(message, dict)
             and (job := _first_arg(message, task)) is not None}
+
+
+def depths() -> dict[str, int | None]:
+    """Messages waiting in every queue of the registry (each priority's list), by queue name, in
+    the registry's order; None for every queue when Redis does not answer."""
+    names = list(registry.names().values())
+    try:
+        client = _client()
+        try:
+            with client.pipeline() as pipe:
+                for name in names:
+                    for key in registry.redis_keys(name):
+                        pipe.llen(key)
+                sizes = pipe.execute()
+        finally:
+            client.close()
+    except (redis.RedisError, OSError) as exc:
+        log.warning("could not read the broker's queues (%s)", exc)
+        return dict.fromkeys(names)
+    per = 1 + len(registry.PRIORITY_STEPS)
+    return {name: int(sum(sizes[i * per:(i + 1) * per])) for i, name in enumerate(names)}
 
 
 def _json(raw: Any) -> Any:

@@ -20,7 +20,7 @@ from django.http.request import RawPostDataException
 from django.http.response import HttpResponseBase
 from django.urls import register_converter
 
-from armada_web.errors import Invalid
+from armada_web.web.errors import Invalid
 
 #: The largest id: PostgreSQL's bigint and SQLite's INTEGER are signed 64-bit.
 MAX_ID = 2**63 - 1

@@ -2,7 +2,7 @@
 
 A match worker serves `finals,challenges,events,matches`. kombu's default takes the non-empty
 queues round robin (the queue it just took from moves to the end); `FinalsFirst` keeps the
-finals queue (ARMADA_FINALS_QUEUE) in front of all the others for good and takes the others
+finals queue (`Role.FINALS`) in front of all the others for good and takes the others
 round robin behind it. So a season's finals match waiting is the next one any match worker
 plays, while challenges, events and ranked matches share the rest in turn and none can starve
 another (docs/arena.md, "Sharing the workers"). How many finals matches wait is decided in the
@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.conf import settings
 from kombu.utils.scheduling import round_robin_cycle
+
+from armada_web.jobs.queues import Role, name
 
 
 class FinalsFirst(round_robin_cycle):  # type: ignore[misc]
@@ -23,7 +24,7 @@ class FinalsFirst(round_robin_cycle):  # type: ignore[misc]
 
     def __init__(self, it: Any = None) -> None:
         super().__init__([])
-        self.first = {settings.ARMADA.finals_queue}
+        self.first = {name(Role.FINALS)}
         self.update(it or [])
 
     def update(self, it: Iterable[str]) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from django.conf import settings
 
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir
-from armada_web.errors import Invalid, TooLarge
+from armada_web.web.errors import Invalid, TooLarge
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)

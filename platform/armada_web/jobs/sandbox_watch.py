@@ -21,14 +21,9 @@ from celery import bootsteps
 from django.conf import settings
 
 from armada_sandbox import SandboxUnavailable, check_ready
+from armada_web.jobs.queues import game_queues
 
 log = logging.getLogger(__name__)
-
-
-def game_queues() -> set[str]:
-    """The queues whose tasks play games in the sandbox."""
-    a = settings.ARMADA
-    return {a.validation_queue, a.finals_queue, a.challenges_queue, a.events_queue, a.matches_queue}
 
 
 class SandboxWatch(bootsteps.StartStopStep):

@@ -39,7 +39,7 @@ from django.db.utils import InterfaceError, OperationalError
 from django.utils import timezone
 
 from armada.referee.framing import one_line
-from armada_web import broker
+from armada_web.jobs import broker
 
 log = logging.getLogger(__name__)
 #: Longest note (a one-line reason) written into a job row.

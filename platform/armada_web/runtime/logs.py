@@ -150,8 +150,8 @@ def logging_config(fmt: str, level: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "armada_web.logs.ContextFilter"}},
-        "formatters": {"line": {"()": f"armada_web.logs.{'Json' if fmt == 'json' else 'Text'}Formatter"}},
+        "filters": {"context": {"()": "armada_web.runtime.logs.ContextFilter"}},
+        "formatters": {"line": {"()": f"armada_web.runtime.logs.{'Json' if fmt == 'json' else 'Text'}Formatter"}},
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line", "filters": ["context"]}},
         "root": {"handlers": ["console"], "level": level},
         # Django's own loggers send to the root (its default handlers print only with DEBUG on).
