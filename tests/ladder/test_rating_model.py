@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from openskill.models import ThurstoneMostellerFull
 
 import armada.ratings as sdk
-from armada_web.ladder import ratings as ladder
+from armada_web.ladder.logic import ratings as ladder
 
 #: The reference: openskill built here, independently of the platform's own `model()`.
 REFERENCE = ThurstoneMostellerFull(mu=25.0, sigma=25.0 / 3, beta=25.0 / 3 / 2, tau=25.0 / 3 / 100,

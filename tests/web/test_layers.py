@@ -214,7 +214,7 @@ def test_an_upward_import_is_caught(tree):
     (tree / "bots" / "services.py").write_text("from armada_web.ladder import ratings\n")
     (tree / "ladder" / "ratings.py").write_text("")
     assert upward_imports(tree) == [
-        "armada_web.bots.services:1 imports armada_web.ladder.ratings (ladder is not below bots)"]
+        "armada_web.bots.services:1 imports armada_web.ladder.logic.ratings (ladder is not below bots)"]
 
 
 def test_a_function_local_import_and_a_cycle_are_caught(tree):

@@ -19,8 +19,8 @@ from armada_web.api.pagination import KeyedPageNumber
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
 from armada_web.bots import queries, services
+from armada_web.bots.logic.names import NAME_RE
 from armada_web.bots.models import Bot, BotVersion, Game
-from armada_web.bots.names import NAME_RE
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import Invalid
 
@@ -75,7 +75,7 @@ class BotDetailSerializer(BotSerializer):
 
 @extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
 class BotNameField(serializers.CharField):
-    """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.names`)."""
+    """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.logic.names`)."""
 
 
 class BotCreate(serializers.Serializer):

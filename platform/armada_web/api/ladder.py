@@ -21,7 +21,8 @@ from armada_web.api.pagination import KeyedPageNumber, LadderPages
 from armada_web.api.schema import answers
 from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
-from armada_web.ladder import challenges, league, ratings
+from armada_web.ladder import challenges, league
+from armada_web.ladder.logic import ratings
 from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.ladder.queries import ladder, pairing_of
 from armada_web.matches.models import Match

@@ -21,8 +21,8 @@ from armada_web.accounts import limits
 from armada_web.bots import storage
 from armada_web.bots.access import activation_refusal, check_owner, upload_refusal
 from armada_web.bots.activation import newest_valid
+from armada_web.bots.logic.names import name_problem
 from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
-from armada_web.bots.names import name_problem
 from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
 from armada_web.jobs import broker

@@ -1,4 +1,4 @@
-"""The events' beat task: thin, see events.scheduling."""
+"""The events' beat task: thin, see events.periodic."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
-from armada_web.events.scheduling import tick
+from armada_web.events.periodic import tick
 from armada_web.jobs.queues import Task
 
 

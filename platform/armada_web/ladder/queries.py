@@ -31,7 +31,7 @@ CHART_POINTS = 300
 
 def ladder(game: str) -> QuerySet[Rating]:
     """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma)
-    first: one range of the index `rating_ladder` (the flags are kept by ladder.standing)."""
+    first: one range of the index `rating_ladder` (the flags are kept by ladder.playing)."""
     return (Rating.objects.filter(ON_LADDER, game=game)
             .select_related("version", "version__bot", "version__bot__owner").order_by("-score", "version_id"))
 
@@ -171,7 +171,7 @@ class NextGame:
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     """An estimate from matchmaking's own order: the bot's place among the ranked versions of its
     game by how long they have waited (`ladder.matchmaking.RatingPool.longest_waiting`, the seeds
-    of `pairing.pick_bounded`; one count through the index `rating_longest_waiting`), each match
+    of `ladder.logic.matchmaking.pick_bounded`; one count through the index `rating_longest_waiting`), each match
     taking two of them, at the rate ranked matches started in the last hour (or, with none, the
     live workers' rate)."""
     now = now or timezone.now()

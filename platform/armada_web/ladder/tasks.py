@@ -6,7 +6,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from armada_web.jobs.queues import Task
-from armada_web.ladder import standing
+from armada_web.ladder import playing
 from armada_web.ladder.league import sync_league
 from armada_web.ladder.matchmaking import fill_queue
 
@@ -26,4 +26,4 @@ def sync_league_task() -> dict[str, int]:
 @shared_task(name=Task.REPAIR_PLAYING, ignore_result=True)
 def repair_standing_task() -> int:
     """Re-derive which ratings are on the ladder from the playing versions (usually nothing to do)."""
-    return standing.repair()
+    return playing.repair()

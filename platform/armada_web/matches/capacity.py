@@ -7,7 +7,7 @@ flight (queued or running), which the database counts:
   its claim here, `claim`), keep exactly that many matches in flight, and the match workers
   take the finals queue before any other (`armada_web.jobs.queue_order`), so that many workers play
   finals;
-- ranked play (ladder.matchmaking) and events (events.scheduling) each keep
+- ranked play (ladder.matchmaking) and events (events.matchmaking) each keep
   `target_depth(free workers)` in flight; the workers take the other queues round robin, so
   while both have matches waiting each gets every other free worker, and neither can starve
   the other.

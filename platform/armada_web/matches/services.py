@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from django.db import transaction
 from django.utils import timezone
@@ -63,3 +64,19 @@ def cancel_queued(*, match_ids: list[int], reason: str) -> int:
         return 0
     return Match.objects.filter(pk__in=match_ids, status=MatchStatus.QUEUED).update(
         status=MatchStatus.VOID, reason=reason[:500], finished=timezone.now())
+
+
+class SkillChange(Protocol):
+    """A skill as a seat keeps it: mu and sigma."""
+
+    mu: float
+    sigma: float
+
+
+def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[SkillChange, SkillChange]]) -> None:
+    """Each seat keeps its skill before and after its game (`changes`: {seat: (before, after)}),
+    inside the recording transaction; the ladder and the finals both call this."""
+    for p in seats:
+        before, after = changes[p.seat]
+        p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
+        p.save(update_fields=["mu_before", "sigma_before", "mu_after", "sigma_after"])

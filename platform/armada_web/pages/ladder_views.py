@@ -10,8 +10,9 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.games import Ranking, spec
-from armada_web.ladder import league, ratings
+from armada_web.ladder import league
 from armada_web.ladder.challenges import challengers
+from armada_web.ladder.logic import ratings
 from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, ranks_of, search_ladder
 from armada_web.pages.pager import pager
 from armada_web.web.inputs import parse_text

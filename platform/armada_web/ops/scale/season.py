@@ -7,7 +7,7 @@ pairs a random one with a near neighbour of another owner (what matchmaking does
 share that goes to the busiest bot (a sparring partner everyone meets, the "bot with 50,000
 games" a site must still show quickly). The winner comes from the two hidden skills plus each
 side's noise; a few losers fault (a forfeit), a few games are drawn. Every finished ranked match
-goes through `ladder.rating_updates.advance`, the function the live update and
+goes through `ladder.ratings.advance`, the function the live update and
 `recompute_ratings` use, so the ratings, the history and each seat's before/after are exactly
 what the site would have recorded. A few matches are challenges (unrated), void or failed; the
 newest are still queued or running.
@@ -22,10 +22,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from armada_web.games import spec
-from armada_web.ladder import ratings
+from armada_web.ladder.logic import ratings
+from armada_web.ladder.logic.ratings import Skill
 from armada_web.ladder.models import Rating, RatingChange
-from armada_web.ladder.rating_updates import advance
-from armada_web.ladder.ratings import Skill
+from armada_web.ladder.ratings import advance
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.ops.scale.bulk import Ids
 from armada_web.ops.scale.world import Version, World
@@ -206,7 +206,7 @@ class Season:
         return row
 
     def start_of(self, version: Version) -> Skill:
-        """Placement: from the bot's latest earlier version that has played (as rating_updates.start_for)."""
+        """Placement: from the bot's latest earlier version that has played (as ladder.ratings.start_for)."""
         for earlier in reversed(version.bot.versions[: version.number - 1]):
             row = self.ratings.get(earlier.id)
             if row is not None and row.games > 0:

@@ -4,7 +4,7 @@ Each tick: an upcoming season whose `opens` has passed opens; an open one whose 
 passed closes (its entries frozen) and, closed, begins its finals at once (a league game
 finishes there, its league being the result); one in its finals whose `ends` has passed
 finishes with the standings as they are. Then each season in its finals gets its share of the
-live match workers (`finals_db.workers_needed`, from what is left and the time to `ends`; the
+live match workers (`finals.workers_needed`, from what is left and the time to `ends`; the
 count is the one matchmaking last asked Celery for, `matches.capacity.known_workers`) and moves
 on (`services.play_on`). Every step is a service with its own state check, so a tick
 repeated or run beside a command changes nothing twice.
@@ -19,7 +19,7 @@ from typing import Any
 from django.utils import timezone
 
 from armada_web.matches.capacity import known_workers
-from armada_web.seasons import finals_db, services
+from armada_web.seasons import finals, services
 from armada_web.seasons.models import Season, SeasonState
 from armada_web.web.errors import DomainError
 
@@ -58,11 +58,11 @@ def tick(now: datetime | None = None, workers: int | None = None) -> dict[str, A
                 break
             done.setdefault(step, []).append(season.slug)
             season.refresh_from_db()
-    finals = list(Season.objects.filter(state=SeasonState.FINALS))
-    if finals:
+    in_finals = list(Season.objects.filter(state=SeasonState.FINALS))
+    if in_finals:
         count = known_workers() if workers is None else workers
-        for season in finals:
-            Season.objects.filter(pk=season.pk).update(finals_workers=finals_db.workers_needed(season, count, now))
+        for season in in_finals:
+            Season.objects.filter(pk=season.pk).update(finals_workers=finals.workers_needed(season, count, now))
             if services.play_on(season_id=season.pk, now=now):
                 done.setdefault("finished", []).append(season.slug)
     return done

@@ -24,7 +24,7 @@ at least x's, hence idle at least x's minus C = (GAMES_WEIGHT + SIGMA_WEIGHT) * 
 bot that has played after x started waiting is C behind x's idle for ever after, so once x has
 waited C, every pick removes a distinct bot from contention: x plays within C seconds plus
 n - 1 picks (n candidates), provided some candidate of another owner exists.
-tests/ladder/test_pairing.py checks this bound on 200 bots and 5,000 picks.
+tests/ladder/test_matchmaking.py checks this bound on 200 bots and 5,000 picks.
 
 On a large ladder the tick never reads every candidate: `pick_bounded` takes the seeds from the
 longest-waiting few and each seed's opponent from its neighbours in mu, through a `Pool` (the
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from armada_web.ladder.ratings import BETA, PROVISIONAL_GAMES, SIGMA, Skill
+from armada_web.ladder.logic.ratings import BETA, PROVISIONAL_GAMES, SIGMA, Skill
 
 GAMES_WEIGHT = 1.0
 SIGMA_WEIGHT = 1.0
@@ -190,7 +190,7 @@ def pick_bounded(pool: Pool, recent: Sequence[RecentGame], now: datetime, idle_u
     The no-starvation bound of `pick_match` holds unchanged: the longest-waiting candidate is
     always among the seeds, so the seed chosen has priority at least its idle term, hence at
     least that of any waiting bot x outside the seeds too (x's idle is no longer); the rest of the
-    argument (module docstring) is the same. tests/ladder/test_pairing.py checks it on 10,000 bots.
+    argument (module docstring) is the same. tests/ladder/test_matchmaking.py checks it on 10,000 bots.
     """
     for seed in sorted(pool.longest_waiting(SEEDS), key=lambda c: (-priority(c, now, idle_unit), c.id)):
         pick = pick_for(seed, pool.near(seed, NEAR), recent)

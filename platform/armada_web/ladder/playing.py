@@ -17,7 +17,7 @@ from django.db.models import Exists, OuterRef
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.games import rated_games, spec
 from armada_web.ladder.models import Rating
-from armada_web.ladder.rating_updates import ensure_rating
+from armada_web.ladder.ratings import ensure_rating
 
 
 def follow(*, bot: Bot) -> None:

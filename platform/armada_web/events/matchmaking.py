@@ -1,22 +1,21 @@
 """Events' matches on the workers: sent as the workers' share allows, one event after the other.
 
 `fill` keeps every running event's matches in flight (queued or running) at
-`ladder.pairing.target_depth(free workers)`, as ranked matchmaking keeps its own
+`ladder.logic.matchmaking.target_depth(free workers)`, as ranked matchmaking keeps its own
 (`matches.capacity`): the match workers take the events queue and the ranked queue round robin,
 so while both have matches waiting each gets every other worker and neither can starve the
 other. Among events, each pass sends one match of each event that has one to send, the event
 with the fewest in flight (then the one that waited longest) first, so a large event cannot hold
 up a small one. A round robin sends its planned games in order; a ladder event makes its next
-game with the ladder's own pure pairing (`ladder.pairing.pick_match`) over its entries, at most
-one game in flight per two entries. `tick` (beat) also starts events at `starts`, finishes them
-at `ends`, and finishes a round robin whose games are all played (also done after each match).
+game with the ladder's own pure pairing (`ladder.logic.matchmaking.pick_match`) over its entries, at most
+one game in flight per two entries. A round robin whose games are all played finishes after its
+last match (`play_on`); beat's `events.periodic.tick` does the rest.
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -25,11 +24,11 @@ from django.utils import timezone
 
 from armada_web.events import services
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventState
-from armada_web.ladder import pairing, ratings
+from armada_web.ladder.logic import matchmaking as matchmaking_logic
+from armada_web.ladder.logic import ratings
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
 from armada_web.matches.services import create_match
-from armada_web.web.errors import DomainError
 
 log = logging.getLogger(__name__)
 MAX_TRIES = 3
@@ -81,12 +80,12 @@ def _next_ladder_game(event: Event, now: datetime) -> EventGame | None:
     flying = event.games.filter(match__status__in=IN_FLIGHT).count()
     if len(entries) < 2 or flying >= max(1, len(entries) // 2):
         return None
-    pool = [pairing.Candidate(e.pk, e.pk, ratings.Skill(e.mu, e.sigma), e.played, e.last_played) for e in entries
-            if e.version_id is not None]
-    recent = [pairing.RecentGame(a, b) for a, b in event.games.exclude(skipped__startswith="not played")
+    pool = [matchmaking_logic.Candidate(e.pk, e.pk, ratings.Skill(e.mu, e.sigma), e.games, e.last_played)
+            for e in entries if e.version_id is not None]
+    recent = [matchmaking_logic.RecentGame(a, b) for a, b in event.games.exclude(skipped__startswith="not played")
               .order_by("-number").values_list("first_id", "second_id")[:RECENT]][::-1]
     idle_unit = max(1.0, len(pool) * settings.ARMADA.match_seconds / 2)
-    pick = pairing.pick_match(pool, recent, now, idle_unit)
+    pick = matchmaking_logic.pick_match(pool, recent, now, idle_unit)
     if pick is None:
         return None
     number = (event.games.order_by("-number").values_list("number", flat=True).first() or 0) + 1
@@ -111,7 +110,7 @@ def fill(workers: int | None = None, now: datetime | None = None) -> int:
     """Send event matches until they hold target_depth(free workers) in flight; returns how many were sent."""
     now = now or timezone.now()
     workers = known_workers() if workers is None else workers
-    room = pairing.target_depth(free(workers)) - in_flight()
+    room = matchmaking_logic.target_depth(free(workers)) - in_flight()
     if room <= 0:
         return 0
     running = list(Event.objects.filter(state=EventState.RUNNING)
@@ -134,30 +133,11 @@ def fill(workers: int | None = None, now: datetime | None = None) -> int:
 def play_on(*, event_id: int, now: datetime | None = None) -> None:
     """After an event's match is recorded: finish a round robin that is done, send what the share allows."""
     event = Event.objects.filter(pk=event_id).first()
-    if event is not None and event.state == EventState.RUNNING and _all_played(event):
+    if event is not None and event.state == EventState.RUNNING and all_played(event):
         services.finish(event=event, now=now)
     fill(now=now)
 
 
-def _all_played(event: Event) -> bool:
+def all_played(event: Event) -> bool:
+    """A round robin whose every planned game was counted or skipped."""
     return event.format == EventFormat.ROUND_ROBIN and not event.games.filter(counted=False, skipped="").exists()
-
-
-def tick(now: datetime | None = None, workers: int | None = None) -> dict[str, Any]:
-    """Beat: start events at `starts`, finish them at `ends` or when all is played, then `fill`."""
-    now = now or timezone.now()
-    done: dict[str, list[str]] = {}
-    for event in Event.objects.exclude(state=EventState.FINISHED).order_by("id"):
-        try:
-            if (event.ends is not None and event.ends <= now) or (event.state == EventState.RUNNING \
-                    and _all_played(event)):
-                if services.finish(event=event, now=now):
-                    done.setdefault("finished", []).append(event.slug)
-            elif event.state == EventState.OPEN and event.starts is not None and event.starts <= now:
-                services.begin(event=event, now=now)
-                done.setdefault("started", []).append(event.slug)
-        except DomainError as exc:  # too few entries to start at its time: it waits for its owner
-            log.info("event %s: %s", event.slug, exc)
-    count = known_workers() if workers is None else workers
-    done["sent"] = [str(fill(workers=count, now=now))]
-    return done
