@@ -88,8 +88,8 @@ esac
 
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
-creds=$("$PY" manage.py ensure_demo_admin)
-"$PY" manage.py seed_demo
+creds=$(ARMADA_DEVDATA=true "$PY" manage.py ensure_demo_admin)
+ARMADA_DEVDATA=true "$PY" manage.py seed_demo  # the development app: only for this command
 "$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
 say "collecting the static files (hashed names, compressed; served by whitenoise)"
 "$PY" manage.py collectstatic --noinput -v0

@@ -74,6 +74,8 @@ INSTALLED_APPS = [
     "armada_web.api",
     "armada_web.pages",
 ]
+if ARMADA.debug or ARMADA.devdata:  # development data (demo users and bots, scale seeds): never in production
+    INSTALLED_APPS.append("armada_web.devdata")
 
 MIDDLEWARE = [
     # Outermost: a refusal's unread body is read before the answer goes out (armada_web.web.inputs).

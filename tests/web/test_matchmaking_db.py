@@ -118,8 +118,8 @@ def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_ver
 
 
 def test_a_tick_at_10000_playing_versions_reads_a_bounded_set(django_assert_max_num_queries):
+    from armada_web.devdata.scale.seed import seed_scale
     from armada_web.ladder.matchmaking import RatingPool, fill_queue
-    from armada_web.ops.scale.seed import seed_scale
 
     seed_scale(bots=10_000, matches=0, races=0, replays=0)
     assert RatingPool("galaxy").size() == 10_000

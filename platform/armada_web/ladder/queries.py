@@ -151,7 +151,7 @@ def league_entry_of(bot_id: int) -> LeagueEntry | None:
     return league.table().filter(version__bot_id=bot_id).first()
 
 
-def pairing_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
+def battle_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
     """The league entries of bots `a` and `b`, two different races of the league; NotFound otherwise."""
     entries = {e.version.bot_id: e for e in league.table().filter(version__bot_id__in=[a, b])}
     if a == b or a not in entries or b not in entries:

@@ -21,7 +21,7 @@ urlpatterns = [
     *[path(f"ladder/{slug}/", ladder_views.table_view(slug), name=f"ladder-{slug}") for slug in SPECS],
     *[p for game in SPECS.values() if game.ranking is Ranking.LEAGUE for p in (
         path(f"ladder/{game.slug}/<id:bot_id>/", ladder_views.race, name="race"),
-        path(f"ladder/{game.slug}/<id:a>/<id:b>/", ladder_views.pairing, name="pairing"),
+        path(f"ladder/{game.slug}/<id:a>/<id:b>/", ladder_views.battle, name="battle"),
     )],
     path("matches/", match_views.match_list, name="matches"),
     path("matches/<id:pk>/", match_views.match_page, name="match"),

@@ -68,6 +68,8 @@ class Config:
     # -- the deployment
     debug: bool = setting("DEBUG", True, "Django's debug mode (technical error pages): never on a public site; "
                           "off, the site refuses to start without a SECRET_KEY of its own")
+    devdata: bool = setting("ARMADA_DEVDATA", False, "install the development data app (demo bots: `seed_demo`, "
+                            "`ensure_demo_admin`; `seed_scale`) with DEBUG off; on whenever DEBUG is")
     secret_key: str = setting("SECRET_KEY", "", "Django's secret key (sessions, password reset links): at least "
                               f"{SECRET_KEY_MIN_CHARS} random characters, the same on every host")
     secret_key_fallbacks: tuple[str, ...] = setting("SECRET_KEY_FALLBACKS", (), "earlier secret keys still accepted "

@@ -13,8 +13,8 @@ from django.conf import settings
 from armada.botspec import builtin_names
 from armada.referee.inprocess import InProcessBot
 from armada.referee.match import play_match
+from armada_web.devdata.scale.history import Played, Player
 from armada_web.matches import storage
-from armada_web.ops.scale.season import Played, Player
 
 
 def _starter(game: str, name: str, label: str) -> InProcessBot:

@@ -22,8 +22,8 @@ from django.contrib.auth.models import User
 from armada.games.mothership import random_orders
 from armada.games.rng import Rng
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.devdata.scale.bulk import Ids
 from armada_web.games import spec
-from armada_web.ops.scale.bulk import Ids
 
 SEASON = timedelta(days=90)
 #: How many Galaxy bots a user holds (1..5, the default per-game limit), and how often.

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from armada_web.devdata.scale.bulk import Ids
+from armada_web.devdata.scale.world import Version, World
 from armada_web.games import spec
 from armada_web.ladder.logic import ratings
 from armada_web.ladder.logic.ratings import Skill
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.ladder.ratings import advance
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
-from armada_web.ops.scale.bulk import Ids
-from armada_web.ops.scale.world import Version, World
 
 CHALLENGE_SHARE = 0.03
 VOID_SHARE = 0.008
@@ -113,7 +113,7 @@ class Chunk:
 
 
 @dataclass
-class Season:
+class History:
     """The matches of a world and the ratings they leave."""
 
     world: World

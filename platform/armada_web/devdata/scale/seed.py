@@ -1,7 +1,7 @@
 """`seed_scale`: a season's worth of realistic data in an empty database, in one transaction.
 
-World (`world.py`): users, Galaxy bots and Mothership Down races with their versions. Season
-(`season.py`): the Galaxy matches, their seats, the ratings and rating history, rated with the
+World (`world.py`): users, Galaxy bots and Mothership Down races with their versions. History
+(`history.py`): the Galaxy matches, their seats, the ratings and rating history, rated with the
 ladder's own function. Then the league is built by the ladder's own `rebuild_league`. Rows go in
 with COPY on PostgreSQL (`bulk.py`), bulk inserts elsewhere; the tables with a row per match get
 their indexes and foreign keys back (each built or checked in one pass) once their rows are in.
@@ -20,14 +20,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from armada_web.bots.models import Bot, BotVersion
+from armada_web.devdata.scale import world as world_module
+from armada_web.devdata.scale.bulk import Ids, Table, loading, reset_sequences
+from armada_web.devdata.scale.history import History
+from armada_web.devdata.scale.replays import player
 from armada_web.games import rated_games
 from armada_web.ladder import league
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import BotRecord, HeadToHead, Match, Participant
-from armada_web.ops.scale import world as world_module
-from armada_web.ops.scale.bulk import Ids, Table, loading, reset_sequences
-from armada_web.ops.scale.replays import player
-from armada_web.ops.scale.season import Season
 from armada_web.web.errors import Conflict, Invalid
 
 LIMIT = 10_000_000
@@ -91,19 +91,19 @@ def seed_scale(*, bots: int, matches: int, races: int, seed: int = 1, force: boo
         tables[BotVersion].write(world.versions)
         report("users, bots, versions", 3, 3)
         _check_now()
-        season = Season(world=world, rng=rng, ids=ids, game=game, busiest_share=busiest_share, play=player(game),
+        history = History(world=world, rng=rng, ids=ids, game=game, busiest_share=busiest_share, play=player(game),
                         replays=replays)
         done = 0
         with loading(MANY):
-            for chunk in season.chunks(matches):
+            for chunk in history.chunks(matches):
                 tables[Match].write(chunk.matches)
                 tables[Participant].write(chunk.participants)
                 tables[RatingChange].write(chunk.changes)
                 done += len(chunk.matches)
                 report("matches", done, matches)
-            tables[Rating].write(_ratings(season))
-            tables[BotRecord].write(_records(season))
-            tables[HeadToHead].write(_head_to_head(season))
+            tables[Rating].write(_ratings(history))
+            tables[BotRecord].write(_records(history))
+            tables[HeadToHead].write(_head_to_head(history))
             report("indexes", 0, 1)
         report("indexes", 1, 1)
         report("league", 0, 1)
@@ -126,39 +126,39 @@ def _check_now() -> None:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
-def _ratings(season: Season) -> list[dict[str, Any]]:
+def _ratings(history: History) -> list[dict[str, Any]]:
     """Every rated version's row, and each playing version's (at its placement start when unplayed)."""
     rows = []
-    for bot in season.world.galaxy:
+    for bot in history.world.galaxy:
         active = bot.active
         for version in bot.versions:
-            row = season.ratings.get(version.id)
+            row = history.ratings.get(version.id)
             if row is None and version is not active:
                 continue
             if row is None:
-                start = season.start_of(version)
+                start = history.start_of(version)
                 row = Rating(version_id=version.id, mu=start.mu, sigma=start.sigma)
-            rows.append({"id": season.ids.take(Rating), "version_id": version.id, "mu": row.mu, "sigma": row.sigma,
+            rows.append({"id": history.ids.take(Rating), "version_id": version.id, "mu": row.mu, "sigma": row.sigma,
                          "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                          "faults_in_row": row.faults_in_row, "benched": row.benched,
                          "benched_reason": row.benched_reason, "last_played": row.last_played,
-                         "game": season.game, "playing": version is active})
+                         "game": history.game, "playing": version is active})
     return rows
 
 
-def _records(season: Season) -> list[dict[str, Any]]:
+def _records(history: History) -> list[dict[str, Any]]:
     """Each bot's kept counts (matches.tallies), as the matches just written add up."""
     return [{"bot_id": bot_id, "matches": made, "wins": wins, "draws": draws, "losses": losses}
-            for bot_id, (made, wins, draws, losses) in season.records.items()]
+            for bot_id, (made, wins, draws, losses) in history.records.items()]
 
 
-def _head_to_head(season: Season) -> list[dict[str, Any]]:
+def _head_to_head(history: History) -> list[dict[str, Any]]:
     """Each bot's kept record against each opponent."""
-    names = {bot.id: bot.name for bot in season.world.galaxy}
-    first = season.ids.take(HeadToHead, len(season.pairs))
+    names = {bot.id: bot.name for bot in history.world.galaxy}
+    first = history.ids.take(HeadToHead, len(history.pairs))
     return [{"id": first + offset, "bot_id": bot_id, "opponent_id": opponent_id, "opponent_name": names[opponent_id],
              "games": wins + draws + losses, "wins": wins, "draws": draws, "losses": losses, "last_match_id": last}
-            for offset, ((bot_id, opponent_id), (wins, draws, losses, last)) in enumerate(season.pairs.items())]
+            for offset, ((bot_id, opponent_id), (wins, draws, losses, last)) in enumerate(history.pairs.items())]
 
 
 def _analyse() -> None:

@@ -1,5 +1,5 @@
 """`manage.py seed_scale --bots N --matches M --races R [--seed S] [--replays K] [--force]`: a season's
-data for scale tests and benches (armada_web.ops.scale; docs/operations.md)."""
+data for scale tests and benches (armada_web.devdata.scale; docs/operations.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from armada_web.ops.scale.seed import seed_scale
+from armada_web.devdata.scale.seed import seed_scale
 from armada_web.web.errors import DomainError
 
 
