@@ -17,6 +17,7 @@ from typing import Any
 
 from armada.botspec import BotSource
 from armada.cli import output
+from armada.cli.commands.play import prepare_log_dir, safe_name, write_logs
 from armada.cli.common import (
     CliError,
     add_game_arg,
@@ -32,7 +33,6 @@ from armada.cli.common import (
     resolve_all,
     seed_arg,
 )
-from armada.cli.play import prepare_log_dir, safe_name, write_logs
 from armada.ratings import Outcome, Rating, displayed, initial_rating, provisional, update
 
 EPILOG = """\
