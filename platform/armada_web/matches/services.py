@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
+from armada.ratings import Skill
 from armada_web.bots.models import BotVersion
 from armada_web.matches import tallies
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
@@ -66,14 +67,7 @@ def cancel_queued(*, match_ids: list[int], reason: str) -> int:
         status=MatchStatus.VOID, reason=reason[:500], finished=timezone.now())
 
 
-class SkillChange(Protocol):
-    """A skill as a seat keeps it: mu and sigma."""
-
-    mu: float
-    sigma: float
-
-
-def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[SkillChange, SkillChange]]) -> None:
+def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[Skill, Skill]]) -> None:
     """Each seat keeps its skill before and after its game (`changes`: {seat: (before, after)}),
     inside the recording transaction; the ladder and the finals both call this."""
     for p in seats:

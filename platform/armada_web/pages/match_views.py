@@ -73,11 +73,9 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     private = [p for p in seats if p.version is not None and can_see_private(user=request.user, bot=p.version.bot)]
     logs: list[dict[str, Any]] = []
     if private:
-        replay = queries.replay_of(match) or {}
-        timings = replay.get("timings") or {}
+        replay = queries.replay_of(match)
         for p in private:
-            log = queries.log_requests(queries.seat_log(p), timings.get(str(p.seat)),
-                                       queries.request_kinds(replay, p.seat))
+            log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
     names = " ".join(p.version.bot.name if p.version else "BOT" for p in seats)
     context = {

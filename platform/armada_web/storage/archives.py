@@ -5,7 +5,7 @@ An upload is one `.py` file (stored as `main.py`) or a zip with `main.py` at its
 its single top folder. The SDK's checker refuses unsafe zips (absolute paths, `..`,
 symlinks, encryption, bombs); the site adds its own stricter sizes and checks that every
 `.py` is UTF-8 text. Nothing is extracted to disk: the accepted files are read into memory
-(bounded) and written into a normalised zip (sorted names, fixed times and modes), so the
+(bounded) and written into a normalised zip (`armada.archive.normalised_zip`), so the
 same files with the same contents always give the same bytes and the same sha256.
 """
 
@@ -20,11 +20,11 @@ from pathlib import Path
 
 from django.conf import settings
 
+from armada.archive import normalised_zip
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir
 from armada_web.web.errors import Invalid, TooLarge
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-_FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 #: Room for the multipart envelope around the file itself.
@@ -131,14 +131,7 @@ def _zip_files(data: bytes) -> dict[str, bytes]:
 
 
 def _bundle(files: dict[str, bytes], uploaded_bytes: int) -> Bundle:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as out:
-        for rel in sorted(files):
-            info = zipfile.ZipInfo(rel, date_time=_FIXED_TIME)
-            info.external_attr = 0o100644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            out.writestr(info, files[rel])
-    archive = buffer.getvalue()
+    archive = normalised_zip(files)
     return Bundle(archive, hashlib.sha256(archive).hexdigest(), len(files), uploaded_bytes)
 
 

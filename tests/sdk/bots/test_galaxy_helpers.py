@@ -2,7 +2,6 @@
 
 import pytest
 
-from armada.bot import galaxy_map
 from armada.bot.galaxy import (
     Observation,
     Units,
@@ -16,6 +15,7 @@ from armada.bot.galaxy import (
     path,
     travel_time,
 )
+from armada.bot.galaxy import grid as galaxy_map
 from tests.sdk.bots.galaxy_samples import RICH
 
 

@@ -4,7 +4,7 @@ The math is written once, in `armada.ratings` (standard library only), so `armad
 rates local games exactly as the ladder does: Weng-Lin Thurstone-Mosteller with gamma = 1,
 chosen by `bench/ranking.py` (the games per bot a 200-bot ladder needs to reach Kendall tau
 0.9, and the games a new version needs to be placed within 10 ranks; docs/arena.md keeps the
-figures). A skill is (mu, sigma): `Skill`, the SDK's `armada.ratings.Rating` (the Rating row in
+figures). A skill is (mu, sigma): the SDK's `armada.ratings.Skill` (the Rating row in
 the database holds one); the ladder shows mu - 3 sigma. Draws are draws (equal
 ranks), and a forfeit (crash, timeout, protocol fault) is a loss for the faulty bot.
 `model()` builds openskill's models with the same parameters, for the bench's comparison of
@@ -25,12 +25,12 @@ from armada.ratings import (
     SIGMA,
     TAU,
     Outcome,
+    Skill,
     displayed,
     initial_rating,
     provisional,
     update,
 )
-from armada.ratings import Rating as Skill
 
 __all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
            "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from armada.bot.galaxy_types import MLE_BATTLESHIP, MLE_CRUISER, MLE_LAUNCHER, Units
+from armada.bot.galaxy.messages import MLE_BATTLESHIP, MLE_CRUISER, MLE_LAUNCHER, Units
 
 
 def apply_losses(units: Units, damage: int) -> Units:

@@ -8,9 +8,9 @@ from typing import Any
 
 from armada.cli import output, polling
 from armada.cli.client import ApiClient, RemoteError, run_remote
+from armada.cli.commands.submit import DEFAULT_TIMEOUT_S, NAME_RE, NAME_RULE, timeout_arg
 from armada.cli.common import CliError, get_engine
 from armada.cli.config import require_token, settings
-from armada.cli.submit import DEFAULT_TIMEOUT_S, NAME_RE, NAME_RULE, timeout_arg
 
 EPILOG = """\
 examples:

@@ -8,7 +8,7 @@ import sys
 import webbrowser
 from typing import Any
 
-from armada.cli import output, replay_events
+from armada.cli import output, replay_narration
 from armada.cli.boards import galaxy_board, mothership_rounds
 from armada.cli.common import CliError, get_engine
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
@@ -52,7 +52,7 @@ def add_parser(subparsers: Any) -> None:
                    help="write one self-contained HTML viewer page (default: REPLAYNAME.html beside the replay)")
     p.add_argument("--open", action="store_true",
                    help="open the --html page in a browser (implies --html; with --turn N, at turn N)")
-    replay_events.add_arguments(p)
+    replay_narration.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -141,9 +141,9 @@ def run(args: argparse.Namespace) -> int:
     if args.turn is not None and replay["game"] != "galaxy":
         raise CliError(f"--turn: a {replay['game']} replay has no turns to show, only the battle's "
                        f"{get_engine(replay['game']).turns_label}; drop --turn to list them")
-    replay_events.check(args)
+    replay_narration.check(args)
     if args.events:
-        replay_events.show_events(args, replay)
+        replay_narration.show_events(args, replay)
         return 0
     frame = pick_frame(recorded_frames(replay), args.turn)
     if args.json:
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         print(galaxy_board(frame, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))
         if args.turn is not None:
             print()
-            print(replay_events.turn_text(args, replay, args.turn))
+            print(replay_narration.turn_text(args, replay, args.turn))
     elif replay["game"] == "mothership":
         print()
         print(mothership_rounds(replay, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))

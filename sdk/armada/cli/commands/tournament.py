@@ -17,6 +17,7 @@ from typing import Any
 
 from armada.botspec import BotSource
 from armada.cli import output
+from armada.cli.commands.play import prepare_log_dir, safe_name, write_logs
 from armada.cli.common import (
     CliError,
     add_game_arg,
@@ -32,8 +33,7 @@ from armada.cli.common import (
     resolve_all,
     seed_arg,
 )
-from armada.cli.play import prepare_log_dir, safe_name, write_logs
-from armada.ratings import Outcome, Rating, displayed, initial_rating, provisional, update
+from armada.ratings import Outcome, Skill, displayed, initial_rating, provisional, update
 
 EPILOG = """\
 Every pair of bots plays GAMES games. Game k of a pair (k = 0, 1, ...) uses seed SEED + k // 2
@@ -204,7 +204,7 @@ class Standings:
             "replay": result.get("replay"), "logs": result.get("logs", []),
         })
 
-    def ratings(self) -> dict[str, Rating]:
+    def ratings(self) -> dict[str, Skill]:
         """Each bot's rating after every game, rated in schedule order as the ladder rates matches."""
         return rate_games(self.names, sorted(self.games))
 
@@ -224,7 +224,7 @@ class Standings:
         }
 
 
-def rate_games(names: list[str], games: list[tuple[int, str, str, int | None, tuple[str, str]]]) -> dict[str, Rating]:
+def rate_games(names: list[str], games: list[tuple[int, str, str, int | None, tuple[str, str]]]) -> dict[str, Skill]:
     """Ratings after `games` (index, seat 1, seat 2, winner, statuses) in their order, from the ladder's start.
 
     The ladder's rule for one result: no winner is a draw; a winner against a faulty loser is

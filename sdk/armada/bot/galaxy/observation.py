@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.bot import galaxy_map
-from armada.bot.galaxy_parse import int_field, need_dict, need_key, need_list, str_list
-from armada.bot.galaxy_types import BattleReport, Fleet, Planet, Units
+from armada.bot.galaxy import grid
+from armada.bot.galaxy.messages import BattleReport, Fleet, Planet, Units
+from armada.bot.galaxy.parse import int_field, need_dict, need_key, need_list, str_list
 
 PlanetRef = int | Planet
 
@@ -73,11 +73,11 @@ class Observation:
     @property
     def home(self) -> int:
         """Id of your home planet (GX-1); you may have lost it."""
-        return galaxy_map.home(self.seat)
+        return grid.home(self.seat)
 
     @property
     def enemy_home(self) -> int:
-        return galaxy_map.home(self.enemy_seat)
+        return grid.home(self.enemy_seat)
 
     @property
     def turns_left(self) -> int:
@@ -113,19 +113,19 @@ class Observation:
     # --- geometry (GX-2, GX-6, GX-11) ---------------------------------------------------
     def distance(self, a: PlanetRef, b: PlanetRef) -> int:
         """Chebyshev distance (GX-2)."""
-        return galaxy_map.distance(_id(a), _id(b))
+        return grid.distance(_id(a), _id(b))
 
     def travel_time(self, a: PlanetRef, b: PlanetRef, battleships: int | bool = 0) -> int:
         """Turns from a to b; twice the distance when the fleet has battleships (GX-6)."""
-        return galaxy_map.travel_time(_id(a), _id(b), battleships)
+        return grid.travel_time(_id(a), _id(b), battleships)
 
     def arrival_turn(self, a: PlanetRef, b: PlanetRef, battleships: int | bool = 0) -> int:
         """Turn a fleet launched now from a lands at b (GX-11)."""
-        return galaxy_map.arrival_turn(self.turn, _id(a), _id(b), battleships)
+        return grid.arrival_turn(self.turn, _id(a), _id(b), battleships)
 
     def path(self, a: PlanetRef, b: PlanetRef) -> list[int]:
         """Planets on the way from a to b, diagonal steps first (GX-11)."""
-        return galaxy_map.path(_id(a), _id(b))
+        return grid.path(_id(a), _id(b))
 
     def nearest(self, origin: PlanetRef, planets: list[Planet]) -> list[Planet]:
         """`planets` sorted by distance from `origin`, ties by relative id (the same for both seats)."""
@@ -139,11 +139,11 @@ class Observation:
         keeps tables by relative id plays the same from both seats.
         """
         pid = _id(planet)
-        return pid if self.seat == 1 else galaxy_map.mirror(pid)
+        return pid if self.seat == 1 else grid.mirror(pid)
 
     def absolute(self, relative_id: int) -> int:
         """The real id of a relative id (the inverse of `relative`)."""
-        return relative_id if self.seat == 1 else galaxy_map.mirror(relative_id)
+        return relative_id if self.seat == 1 else grid.mirror(relative_id)
 
     @staticmethod
     def mle(battleships: int = 0, cruisers: int = 0, launchers: int = 0) -> int:

@@ -1,17 +1,4 @@
-"""Write a Galaxy bot: subclass `GalaxyBot`, implement `scout` and `command`.
-
-    from armada.bot.galaxy import FleetOrder, GalaxyBot
-    from armada.bot.runtime import run
-
-    class Bot(GalaxyBot):
-        def scout(self, obs):                       # -> planet ids to probe (GX-8)
-            return [p.id for p in obs.neutral_planets()][: obs.probes]
-
-        def command(self, obs, intel, warnings):    # -> fleet orders (GX-10)
-            return []
-
-    if __name__ == "__main__":
-        run(Bot())
+"""`GalaxyBot`: reads the raw Galaxy requests into typed objects and answers them.
 
 `GalaxyBot.answer` turns the raw protocol messages into typed objects, keeps the turn's
 observation between the scout and the command request, and turns the answers back
@@ -26,47 +13,11 @@ from dataclasses import replace
 from typing import Any
 
 from armada.bot.base import BaseBot
-from armada.bot.galaxy_battle import BattleOutcome, apply_losses, battle_outcome, captures
-from armada.bot.galaxy_map import arrival_turn, distance, home, mirror, path, travel_time
-from armada.bot.galaxy_memory import IntelMemory
-from armada.bot.galaxy_observation import Observation
-from armada.bot.galaxy_parse import int_field, need_dict, need_key, need_list, str_list
-from armada.bot.galaxy_types import (
-    BattleReport,
-    BattleSide,
-    Fleet,
-    FleetOrder,
-    Intel,
-    Planet,
-    Units,
-    mle,
-)
+from armada.bot.galaxy.messages import FleetOrder, Intel, Planet
+from armada.bot.galaxy.observation import Observation
+from armada.bot.galaxy.parse import int_field, need_dict, need_key, need_list, str_list
 
-__all__ = [
-    "BattleOutcome",
-    "BattleReport",
-    "BattleSide",
-    "Fleet",
-    "FleetOrder",
-    "GalaxyBot",
-    "Intel",
-    "IntelMemory",
-    "Observation",
-    "Planet",
-    "Units",
-    "apply_losses",
-    "arrival_turn",
-    "battle_outcome",
-    "captures",
-    "distance",
-    "home",
-    "mirror",
-    "mle",
-    "parse_intel",
-    "path",
-    "probe_ids",
-    "travel_time",
-]
+__all__ = ["GalaxyBot", "parse_intel", "probe_ids"]
 
 
 def parse_intel(request: dict[str, Any]) -> list[Intel]:

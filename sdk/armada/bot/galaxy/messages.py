@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from armada.bot.galaxy_parse import (
+from armada.bot.galaxy.parse import (
     int_field,
     need_dict,
     need_int,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from armada.bot.galaxy_types import Intel, Planet
+from armada.bot.galaxy.messages import Intel, Planet
 
 PlanetRef = int | Planet
 

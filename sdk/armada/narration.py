@@ -1,4 +1,4 @@
-"""What happened in a game, event by event, read from a replay (`replay_events`), in words.
+"""A game's narration: what happened, event by event, read from a replay (`replay_events`), in words.
 
 One `Event` per battle, capture, launch, probe report, warning, fault and end of game
 (Galaxy), per round and fault (Mothership), each with its turn, the seats it concerns, a

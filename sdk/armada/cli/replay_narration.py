@@ -1,4 +1,4 @@
-"""`armada replay --events / --turn N [--log-dir DIR]`: what happened, event by event (armada.events)."""
+"""`armada replay --events / --turn N [--log-dir DIR]`: what happened, event by event (armada.narration)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from armada.cli import output
 from armada.cli.common import CliError
-from armada.events import KINDS, Event, replay_events, select
 from armada.logmarks import lines_by_turn
+from armada.narration import KINDS, Event, replay_events, select
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
