@@ -56,6 +56,14 @@ QUEUES: tuple[Queue, ...] = (
 #: The queues match workers serve (`celery worker -Q` of a match worker), in the order they take them.
 MATCH_ROLES = (Role.FINALS, Role.CHALLENGES, Role.EVENTS, Role.MATCHES)
 
+#: The kinds of Celery worker a host runs, and the queues each serves (`manage.py queues --worker KIND`
+#: prints them for `celery worker -Q`; make up and the app image's `worker KIND` ask it).
+WORKERS: dict[str, tuple[Role, ...]] = {
+    "validation": (Role.VALIDATION,),
+    "matches": MATCH_ROLES,
+    "periodic": (Role.PERIODIC,),
+}
+
 #: kombu's Redis transport keeps a queue's messages of priority 0 in the list named like the
 #: queue, and those of priority p in `NAME + PRIORITY_SEP + p` for each of its default steps.
 PRIORITY_SEP = "\x06\x16"
@@ -104,6 +112,11 @@ def names(config: Any = None) -> dict[Role, str]:
 def match_queues(config: Any = None) -> tuple[str, ...]:
     """The queues of matches (what a match worker serves)."""
     return tuple(name(role, config) for role in MATCH_ROLES)
+
+
+def worker_queues(kind: str, config: Any = None) -> tuple[str, ...]:
+    """The queues a worker of `kind` (a key of WORKERS) serves, in the order it takes them."""
+    return tuple(name(role, config) for role in WORKERS[kind])
 
 
 def game_queues(config: Any = None) -> set[str]:
