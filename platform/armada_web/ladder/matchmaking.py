@@ -27,10 +27,10 @@ from armada_web.ladder.logic import ratings
 from armada_web.ladder.models import RANKED, Rating
 from armada_web.ladder.ratings import ensure_rating
 from armada_web.matches import services
-from armada_web.matches.capacity import free, live_workers
+from armada_web.matches.capacity import count_match_workers, free
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
-__all__ = ["candidates", "fill_queue", "in_flight", "live_workers", "ranked_versions", "recent_games"]
+__all__ = ["candidates", "fill_queue", "in_flight", "ranked_versions", "recent_games"]
 #: Recent ranked games read for the repeat penalty and the sides.
 RECENT_GAMES = 200
 
@@ -110,7 +110,7 @@ def in_flight() -> int:
 def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:
     """Create ranked matches until the queue holds target_depth(the workers a season's finals leave
     free, matches.capacity); returns their ids."""
-    workers = live_workers() if workers is None else workers
+    workers = count_match_workers() if workers is None else workers
     need = matchmaking_logic.target_depth(free(workers)) - in_flight()
     made: list[int] = []
     for game in rated_games():

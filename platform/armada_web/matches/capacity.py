@@ -12,7 +12,7 @@ flight (queued or running), which the database counts:
   while both have matches waiting each gets every other free worker, and neither can starve
   the other.
 
-`live_workers` asks Celery which workers serve the ranked queue (1 s) and remembers the answer,
+`count_match_workers` asks Celery (jobs.workers) how many workers serve the ranked queue (1 s) and remembers the answer,
 so a worker that finishes a match can ask `known_workers` without asking Celery (a busy solo
 worker could not answer itself).
 """
@@ -41,7 +41,7 @@ def claim(name: str, workers_needed: Callable[[int], int]) -> None:
     _claims[name] = workers_needed
 
 
-def live_workers() -> int:
+def count_match_workers() -> int:
     """Workers serving the matches queue: the setting when given, else asked (Celery inspect, 1 s);
     the answer is remembered for `known_workers`."""
     if settings.ARMADA.match_workers > 0:
@@ -55,7 +55,7 @@ def live_workers() -> int:
 
 
 def known_workers() -> int:
-    """The latest count `live_workers` found (the setting when given; 1 before any count)."""
+    """The latest count `count_match_workers` found (the setting when given; 1 before any count)."""
     if settings.ARMADA.match_workers > 0:
         return int(settings.ARMADA.match_workers)
     value = cache.get(WORKERS_KEY)

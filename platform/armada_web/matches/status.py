@@ -21,8 +21,8 @@ CACHE_S = 5
 PROBLEMS = 20
 
 
-def live_workers() -> list[dict[str, Any]]:
-    """The workers that answer within a second: name, host and the queues each serves."""
+def _workers() -> list[dict[str, Any]]:
+    """The workers that answer within a second (jobs.workers.live) as the status shows them."""
     return [{"name": w.name, "host": w.host, "queues": list(w.queues)} for w in workers.live() or []]
 
 
@@ -48,7 +48,7 @@ def _public() -> Status:
         started__gte=since, queued__isnull=False).values_list("queued", "started")[:5000]
         if queued is not None and started is not None and started >= queued]
     return Status(queues=broker.depths(), finished_last_hour=finished, ended_last_hour=ended,
-                  median_wait_s=round(statistics.median(waits), 1) if waits else None, workers=live_workers())
+                  median_wait_s=round(statistics.median(waits), 1) if waits else None, workers=_workers())
 
 
 def problems(limit: int = PROBLEMS) -> list[dict[str, Any]]:
