@@ -274,7 +274,7 @@ def test_log_dir_errors(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(("name", "safe"), [("Greedy", "Greedy"), ("My Bot/2", "My_Bot_2"), ("../..", "bot"),
                                             ("é", "bot"), ("x" * 60, "x" * 40)])
 def test_safe_log_names(name: str, safe: str) -> None:
-    from armada.cli.commands.play import safe_name
+    from armada.cli.logfiles import safe_name
 
     assert safe_name(name) == safe
 

@@ -6,9 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from armada.cli import output, polling
+from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, run_remote
-from armada.cli.commands.submit import DEFAULT_TIMEOUT_S, NAME_RE, NAME_RULE, timeout_arg
 from armada.cli.common import CliError, get_engine
 from armada.cli.config import require_token, settings
 
@@ -44,8 +43,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("bot", metavar="MYBOT", help="your bot: its name or id")
     p.add_argument("opponent", metavar="OPPONENT", help="the other bot: its name or id")
     p.add_argument("--wait", "-w", action="store_true", help="wait for the match to be played and print its result")
-    p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help=f"with --wait: wait at most S seconds (default: {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--timeout", type=polling.timeout_arg, default=polling.DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"with --wait: wait at most S seconds (default: {polling.DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
     p.set_defaults(run=run)
 
@@ -55,8 +54,8 @@ def bot_ref(text: str, what: str) -> int | str:
     text = text.strip()
     if text.isdecimal():
         return int(text)
-    if not NAME_RE.fullmatch(text):
-        raise CliError(f"bad {what} {text!r}: give a bot's id or its name ({NAME_RULE})")
+    if not botinfo.SITE_NAME_RE.fullmatch(text):
+        raise CliError(f"bad {what} {text!r}: give a bot's id or its name ({botinfo.SITE_NAME_RULE})")
     return text
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -26,10 +25,11 @@ from armada.cli.common import (
     resolve_all,
     seed_arg,
 )
+from armada.cli.logfiles import prepare_log_dir, write_logs
 from armada.cli.states import load_start_state, state_seed
 
 if TYPE_CHECKING:
-    from armada.referee.match import PlayerReport
+    pass
 
 EPILOG = """\
 bots:
@@ -164,37 +164,6 @@ def check_writable(path: str) -> None:
         raise CliError(f"--replay: {path} is a folder; give a file name such as match.json.gz")
     if not target.parent.is_dir():
         raise CliError(f"--replay: folder {target.parent} does not exist")
-
-
-def prepare_log_dir(path: str) -> None:
-    """Create the --log-dir folder (and its parents) before the match; CliError if that is impossible."""
-    target = Path(path)
-    if target.exists() and not target.is_dir():
-        raise CliError(f"--log-dir: {path} is not a folder")
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CliError(f"--log-dir: cannot create folder {path}: {exc.strerror or exc}") from exc
-
-
-def safe_name(name: str) -> str:
-    """A bot name made safe for a file name: letters, digits, '-', '_' and '.', at most 40 characters."""
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._-")[:40]
-    return cleaned or "bot"
-
-
-def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
-    """Write each seat's captured stderr to FOLDER/seatN-NAME.log; returns the paths written."""
-    paths = []
-    for player in players:
-        path = Path(folder) / f"seat{player.seat}-{safe_name(player.name)}.log"
-        try:
-            path.write_text(player.log or "", encoding="utf-8")
-        except OSError as exc:
-            raise CliError(f"the match was played but the log of seat {player.seat} could not be written "
-                           f"to {path}: {exc.strerror or exc}") from exc
-        paths.append(str(path))
-    return paths
 
 
 def winner_text(summary: dict[str, Any]) -> str:

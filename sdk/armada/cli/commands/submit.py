@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -40,22 +39,10 @@ bad token, refused uploads and network errors, 3 a platform error or a wait that
 """
 
 #: Bot names the site accepts (3 to 40 characters).
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
-NAME_RULE = "3 to 40 letters, digits, '-' or '_'"
-DEFAULT_TIMEOUT_S = 600.0
 FINAL = ("valid", "invalid", "error")
 LOG_LINES = 20
 
 
-def timeout_arg(text: str) -> float:
-    """argparse type for --timeout: a number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
-    return value
 
 
 def add_parser(subparsers: Any) -> None:
@@ -69,11 +56,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--game", "-g", choices=GAMES,
                    help="which game the bot plays (default: the one its armada.json or its code names)")
     p.add_argument("--bot", "-b", metavar="NAME",
-                   help=f"the bot's name on the site: {NAME_RULE} (default: the folder's name)")
+                   help=f"the bot's name on the site: {botinfo.SITE_NAME_RULE} (default: the folder's name)")
     p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
     p.add_argument("--no-wait", action="store_true", help="return once uploaded, without waiting for the validation")
-    p.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help=f"wait at most S seconds for the validation (default: {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--timeout", type=polling.timeout_arg, default=polling.DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"wait at most S seconds for the validation (default: {polling.DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--description", metavar="TEXT", default="", help="the bot's description, when it is created")
     p.set_defaults(run=run)
 
@@ -103,13 +90,13 @@ def fill_defaults(args: argparse.Namespace) -> None:
         said.append(f"game {args.game} (from {where})")
     if args.bot is None:
         name = botinfo.default_name(args.path)
-        if not NAME_RE.fullmatch(name):
+        if not botinfo.SITE_NAME_RE.fullmatch(name):
             raise CliError(f"the bot's name would be {name!r}, its folder's or file's name, which the site does "
-                           f"not accept ({NAME_RULE}): pass --bot NAME")
+                           f"not accept ({botinfo.SITE_NAME_RULE}): pass --bot NAME")
         args.bot = name
         said.append(f"bot name {name} (from {args.path})")
-    elif not NAME_RE.fullmatch(args.bot):
-        raise CliError(f"bad bot name {args.bot!r}: use {NAME_RULE}")
+    elif not botinfo.SITE_NAME_RE.fullmatch(args.bot):
+        raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}")
     if said:
         print(f"armada: {', '.join(said)}", file=sys.stderr)
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from armada.botspec import BotSource
 from armada.cli import output
-from armada.cli.commands.play import prepare_log_dir, safe_name, write_logs
 from armada.cli.common import (
     CliError,
     add_game_arg,
@@ -33,6 +32,7 @@ from armada.cli.common import (
     resolve_all,
     seed_arg,
 )
+from armada.cli.logfiles import prepare_log_dir, safe_name, write_logs
 from armada.ratings import Outcome, Skill, displayed, initial_rating, provisional, update
 
 EPILOG = """\
