@@ -1,6 +1,6 @@
 """How the ladder follows the apps below it (connected in LadderConfig.ready()).
 
-- A ranked match of a rated game was recorded: both versions' ratings move, in the recording
+- A ranked match of a rated game was recorded: `ratings.rate_match` moves both versions' ratings, in the recording
   transaction, and each seat keeps its rating before and after.
 - Staff voided a finished ranked match: every rating is recomputed without it.
 - A bot's playing version may have changed: a rated game's ratings follow in the same
