@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: `tests` is importable
 
-from tests.localsite import ROOT, LocalSite
+from tests.support.localsite import ROOT, LocalSite
 
 USERNAME = "bench"
 #: The site's text log line (armada_web.runtime.logs): "2024-05-01 07:30:52,123 INFO celery.worker.strategy:

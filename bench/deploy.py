@@ -108,7 +108,7 @@ def wrk(url: str, seconds: int) -> tuple[float, int, int]:
 
 def measure(folder: Path, name: str, start: Callable[..., object], logs: Path) -> float:
     """Start one server of a fresh LocalSite, check its page, load it with wrk; its requests per second."""
-    from tests.localsite import LocalSite
+    from tests.support.localsite import LocalSite
 
     site = LocalSite(dict(os.environ), logs)
     try:
@@ -184,7 +184,7 @@ def play_round(folder: Path, name: str, env: dict[str, str], versions: tuple[Any
     """One match worker with `env`; a warm-up match, then len(seeds) matches: matches per minute."""
     from armada_web.matches.models import Match
     from armada_web.matches.services import create_match
-    from tests.localsite import LocalSite
+    from tests.support.localsite import LocalSite
 
     logs = folder / f"logs-{name}"
     logs.mkdir(exist_ok=True)
@@ -221,7 +221,7 @@ def play_round(folder: Path, name: str, env: dict[str, str], versions: tuple[Any
 
 def s3_match_overhead(folder: Path) -> str:
     """target s3-match-overhead: matches per minute with local files / with moto's S3 server."""
-    from tests.services import docker_problem, redis_problem
+    from tests.support.services import docker_problem, redis_problem
 
     problem = docker_problem() or redis_problem()
     if problem:
@@ -231,7 +231,7 @@ def s3_match_overhead(folder: Path) -> str:
     django.setup()
     from django.core.files.storage import default_storage
 
-    from tests.storage_server import MotoServer
+    from tests.support.storage_server import MotoServer
 
     server = MotoServer(folder)
     try:

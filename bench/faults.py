@@ -14,7 +14,7 @@ the API, play the ladder (matchmaking by beat). Then, one after the other, with 
 For each, the heal time runs from the fault until every ranked match that was queued or running
 at the fault has settled (played again, finished, or void) and a ranked match has finished after
 the fault: the ladder plays again and lost nothing. Nothing may count twice (every finished
-ranked match moved both ratings once). Then the soak (tests/soak.py): Locust on loopback for
+ranked match moved both ratings once). Then the soak (tests/support/soak.py): Locust on loopback for
 SOAK seconds (default 600) with page views, API reads, uploads and challenges at once while
 matches run, every process's memory and descriptors sampled, the engine's containers counted,
 stuck matches looked for. At the end the site is stopped and no bot container may be left.
@@ -45,10 +45,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 sys.path.append(str(Path(__file__).resolve().parents[1] / "platform"))
 
 from armada.botspec import starter_file
-from tests.docker_engine import SecondEngine
-from tests.faults import RedisServer, restart_engine, wait_for
-from tests.localsite import LocalSite
-from tests.soak import run_soak
+from tests.support.docker_engine import SecondEngine
+from tests.support.faults import RedisServer, restart_engine, wait_for
+from tests.support.localsite import LocalSite
+from tests.support.soak import run_soak
 
 HEAL_BOUND = 90.0
 SOAK_BOUND = 0

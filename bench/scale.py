@@ -48,7 +48,7 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository root: `tests` (its LocalSite) is importable
 
-from tests.localsite import LocalSite  # noqa: E402
+from tests.support.localsite import LocalSite  # noqa: E402
 
 PY = sys.executable
 SIZES = {"small": (100, 10_000, 100), "large": (10_000, 1_000_000, 1_000)}

@@ -4,7 +4,7 @@
 # namespace and parent cgroup; no bridge and no iptables rules, so nothing of it touches the main
 # engine (bots run with network "none"). It gets the bot image from the main engine
 # (`docker save | docker load`, skipped when it already has the same image). Tests of many worker
-# hosts use it (tests/docker_engine.py); docs/deploy.md, "Adding a worker host".
+# hosts use it (tests/support/docker_engine.py); docs/deploy.md, "Adding a worker host".
 #
 # Usage (as root): infra/dockerd-second.sh start|stop|kill|env|status|purge [NAME]
 #   start    start it (a no-op when it runs), remove containers an earlier run left, load the images;

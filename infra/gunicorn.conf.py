@@ -1,5 +1,5 @@
 """gunicorn's settings for the site, in one place: `make up` (infra/up.sh), the app image (web),
-tests and benches (tests/localsite.py) all start `gunicorn -c infra/gunicorn.conf.py --bind ...`.
+tests and benches (tests/support/localsite.py) all start `gunicorn -c infra/gunicorn.conf.py --bind ...`.
 
 Workers from the cores (2 per core + 1; `WEB_WORKERS` overrides), forked from a master that
 loaded the site once, each replaced after

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: ensure the environment and services, then run the whole pytest suite.
 # pytest's exit code is kept: 5 (no test collected) is a failure too. Tests run in parallel, one
-# pytest-xdist worker per core (PYTEST_WORKERS=0 runs them in this one process).
+# pytest-xdist worker per core (PYTEST_WORKERS=0 runs them in this one process); an idle worker
+# takes half of another's queue (worksteal), and the long modules go first (tests/conftest.py).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -12,4 +13,4 @@ cd "$ROOT"
 say "running the test suite (database: ${DATABASE_URL:-SQLite})"
 workers="${PYTEST_WORKERS:-auto}"
 if [ "$workers" = 0 ]; then exec "$PY" -m pytest "$@"; fi
-exec "$PY" -m pytest -n "$workers" "$@"
+exec "$PY" -m pytest -n "$workers" --dist worksteal "$@"

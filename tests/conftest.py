@@ -1,5 +1,5 @@
 """Fixtures shared by the test folders: one headless Chromium for the whole session, and moto's
-standalone S3 server (tests/storage_server.py) with a fresh bucket per test.
+standalone S3 server (tests/support/storage_server.py) with a fresh bucket per test.
 
 The viewer's tests (tests/viewer) and the pages' tests (tests/pages) both drive it. There is
 one instance per session because Playwright's sync API runs an event loop in this thread for
@@ -15,7 +15,19 @@ from typing import Any
 
 import pytest
 
-from tests.services import missing
+from tests.support.services import missing
+
+#: The site's fixtures (users, API clients, live sites), for every folder.
+pytest_plugins = ["tests.support.fixtures"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long modules first (tests/live, and any module with a test marked `slow`), each module's
+    tests kept together and in order: with pytest-xdist's `--dist worksteal` (infra/test.sh) the
+    workers then end on short tests together instead of one waiting out a long one."""
+    long = {item.path for item in items if item.get_closest_marker("slow") or "/tests/live/" in item.path.as_posix()}
+    items.sort(key=lambda item: item.path not in long)
+
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -71,7 +83,7 @@ def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         import moto  # noqa: F401
     except ImportError:
         missing("moto[server] and boto3 are not installed (pip install -e '.[dev]')")
-    from tests.storage_server import MotoServer
+    from tests.support.storage_server import MotoServer
 
     server = MotoServer(tmp_path_factory.mktemp("moto"))
     yield server

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.app_image import APP_IMAGE, ROOT, inputs, require_app_image
+from tests.support.app_image import APP_IMAGE, ROOT, inputs, require_app_image
 
 LABELS = {"armada.test": f"app-image-{uuid.uuid4().hex[:8]}"}
 
@@ -80,7 +80,7 @@ def test_a_worker_reaches_the_engine_through_the_sockets_group_not_as_root():
     client = require_app_image()
     socket = "/var/run/docker.sock"
     if not os.path.exists(socket):
-        from tests.services import missing
+        from tests.support.services import missing
 
         missing(f"the engine is not at {socket}")
     script = "import os, docker; print(os.getuid(), os.stat('/var/run/docker.sock').st_gid in os.getgroups(), " \

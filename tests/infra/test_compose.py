@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.localsite import free_port
-from tests.services import require_binary
+from tests.support.localsite import free_port
+from tests.support.services import require_binary
 
 INFRA = Path(__file__).resolve().parents[2] / "infra"
 SECRETS = {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "pg-secret", "REDIS_PASSWORD": "redis-secret",
@@ -153,13 +153,13 @@ def _health(project_name: str) -> dict[str, str]:
 @pytest.mark.slow
 def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace():
     from armada_sandbox._engine import docker_client
-    from tests.app_image import require_app_image
+    from tests.support.app_image import require_app_image
 
     require_app_image()
     client = docker_client()
     for tag in ("armada/postgres:15", "armada/redis:7", "armada/bot:latest"):
         if not client.images.list(name=tag):
-            from tests.services import missing
+            from tests.support.services import missing
 
             missing(f"image {tag} is missing; build the images with `make images`")
     name = f"armadatest{uuid.uuid4().hex[:8]}"

@@ -1,4 +1,4 @@
-"""A second Docker engine on one machine (infra/dockerd-second.sh, tests/docker_engine.py): it starts
+"""A second Docker engine on one machine (infra/dockerd-second.sh, tests/support/docker_engine.py): it starts
 with the bot image, DockerBots play a match through it (their containers are its own, never the
 main engine's), and stopping it leaves no process, socket, mount or cgroup behind; a killed one
 takes its containers' processes with it and is cleaned up by `stop`."""
@@ -14,7 +14,7 @@ import pytest
 
 from armada.botspec import starter_file
 from armada.referee.match import play_match
-from tests.docker_engine import SecondEngine, require_second_engine
+from tests.support.docker_engine import SecondEngine, require_second_engine
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 #: One engine per test (xdist may run both at once); their data roots stay as the image cache.

@@ -10,7 +10,7 @@ import re
 import pytest
 from rest_framework.test import APIClient
 
-from tests.web.scale_data import seed
+from tests.support.scale_data import seed
 
 pytestmark = pytest.mark.django_db
 

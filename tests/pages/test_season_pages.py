@@ -16,8 +16,8 @@ from django.core.management import call_command
 
 from tests.pages.browser import PASSWORD, clean, log_in, site_page
 from tests.pages.data import EVIL
+from tests.support.seasons_helpers import queued, record_result
 from tests.viewer.conftest import save_screenshot
-from tests.web.seasons_helpers import queued, record_result
 
 pytestmark = pytest.mark.django_db
 

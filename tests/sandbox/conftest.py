@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.services import in_ci, missing, require_docker
+from tests.support.services import in_ci, missing, require_docker
 
 RUN_ID = uuid.uuid4().hex[:12]
 
@@ -46,7 +46,7 @@ def docker_client() -> Any:
 def no_leftover_containers() -> Any:
     """After the whole run, no container of this run may exist."""
     yield
-    from tests.services import docker_problem
+    from tests.support.services import docker_problem
 
     if docker_problem():
         return

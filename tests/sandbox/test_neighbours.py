@@ -20,7 +20,7 @@ from armada_sandbox import DockerBot, SandboxLimits, default_pool
 from armada_sandbox.slots import host_cpus
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import host_processes_of
-from tests.services import missing
+from tests.support.services import missing
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -140,7 +140,7 @@ def test_a_worker_of_another_uid_shares_the_lock_files():
 
     python = "/usr/bin/python3"  # the venv's interpreter may sit in a folder only root may enter
     if os.getuid() != 0 or not os.access(python, os.X_OK):
-        from tests.services import missing
+        from tests.support.services import missing
 
         missing("needs root (to run a process as another uid) and /usr/bin/python3")  # (CI runs as root)
     base = Path(tempfile.mkdtemp(prefix="armada-slot-uid-"))  # pytest's tmp_path is root's alone

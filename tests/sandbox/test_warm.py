@@ -16,7 +16,7 @@ from armada_sandbox import BOT_IMAGE, DockerBot, SlotPool, WarmPool, sweep
 from armada_sandbox.slots import ANCHOR_UID_BASE
 from tests.sandbox.conftest import RUN_ID, run_labels
 from tests.sandbox.helpers import container_exists, containers_with
-from tests.services import missing
+from tests.support.services import missing
 
 pytestmark = pytest.mark.docker
 

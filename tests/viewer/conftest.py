@@ -3,7 +3,7 @@
 Nothing here touches the network: every request that is not file:// (or the fake site origin
 some tests serve themselves with `page.route`) is aborted and recorded, and tests assert that
 none was attempted. Locally a missing Chromium or Playwright skips these tests; under CI it
-fails them (tests/services.py).
+fails them (tests/support/services.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.web.scale_data import seed
+from tests.support.scale_data import seed
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ import pytest
 
 from armada.cli.main import main
 from tests.sdk.cli.bots import without_time
-from tests.services import require_docker
+from tests.support.services import require_docker
 
 pytestmark = pytest.mark.docker
 

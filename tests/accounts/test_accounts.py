@@ -1,0 +1,203 @@
+"""Accounts: sign-up, log-in with brute-force limits, password change and reset (console
+e-mail), API tokens (hashed, named, shown once, revoked, last use), deleting an account."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core import mail
+
+from tests.support.fixtures import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def test_sign_up_uses_the_password_validators_and_logs_in(client):
+    from django.contrib.auth.models import User
+
+    weak = client.post("/accounts/signup/", {"username": "dora", "password1": "12345678", "password2": "12345678"})
+    assert weak.status_code == 200 and "too common" in weak.content.decode()
+    assert not User.objects.filter(username="dora").exists()
+    response = client.post("/accounts/signup/", {"username": "dora", "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/my/bots/").status_code == 200  # signed in
+    client.post("/accounts/logout/")
+    assert client.get("/my/bots/").status_code == 302  # signed out: sent to log in
+
+
+def test_login_page_throttles_failures_per_username(client, make_user, settings):
+    settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=100, login_failures_per_user=3,
+                                            login_failure_window_s=900)
+    make_user("erin")
+    for _ in range(3):
+        response = client.post("/accounts/login/", {"username": "erin", "password": "wrong"})
+        assert "Please enter a correct username" in response.content.decode()
+    blocked = client.post("/accounts/login/", {"username": "erin", "password": PASSWORD})
+    assert "too many failed log-in attempts for this username" in blocked.content.decode()
+    assert client.get("/my/bots/").status_code == 302  # the right password did not get in either
+    other = client.post("/accounts/login/", {"username": "nobody-else", "password": "x"})
+    assert "too many" not in other.content.decode()
+
+
+def test_token_api_throttles_per_address(client, make_user, settings):
+    settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=2, login_failures_per_user=100,
+                                            login_failure_window_s=900)
+    make_user("fay")
+    for name in ("a", "b"):
+        response = client.post("/api/tokens/", {"username": name, "password": "x", "name": "t"},
+                               content_type="application/json")
+        assert response.status_code == 400
+        assert response.json() == {"detail": "wrong username or password (or the account is disabled)"}
+    response = client.post("/api/tokens/", {"username": "fay", "password": PASSWORD, "name": "t"},
+                           content_type="application/json")
+    assert response.status_code == 429
+    assert "from your address" in response.json()["detail"]
+    response = client.post("/api/tokens/", {"username": "fay", "password": PASSWORD, "name": "t"},
+                           content_type="application/json", REMOTE_ADDR="10.9.9.9")
+    assert response.status_code == 201
+
+
+def test_tokens_are_named_hashed_shown_once_and_revocable(client, make_user):
+    from armada_web.accounts.models import ApiToken
+
+    user = make_user("gus")
+    response = client.post("/api/tokens/", {"username": "gus", "password": PASSWORD, "name": "laptop"},
+                           content_type="application/json")
+    assert response.status_code == 201
+    secret = response.json()["token"]
+    row = ApiToken.objects.get(user=user)
+    assert row.name == "laptop" and row.last_used is None
+    assert secret not in (row.digest, row.token_key) and len(row.token_key) < len(secret)
+    me = client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}")
+    assert me.status_code == 200 and me.json()["username"] == "gus"
+    row.refresh_from_db()
+    assert row.last_used is not None
+
+    client.force_login(user)
+    page = client.post("/accounts/profile/", {"name": "desktop"}, follow=True).content.decode()
+    shown = re.search(r'<code class="secret">([^<]+)</code>', page).group(1)
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {shown}").status_code == 200
+    again = client.get("/accounts/profile/").content.decode()
+    assert shown not in again and "desktop" in again and "laptop" in again  # listed, never shown again
+    assert ApiToken.objects.filter(user=user).count() == 2
+
+    client.post(f"/accounts/tokens/{row.pk}/revoke/")
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}").status_code == 401
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {shown}").status_code == 200
+
+
+def test_change_password_and_reset_by_console_email(client, make_user):
+    user = make_user("hal", email="hal@example.org")
+    client.force_login(user)
+    response = client.post("/accounts/password/", {"old_password": PASSWORD, "new_password1": "another-long-pass-77",
+                                                    "new_password2": "another-long-pass-77"})
+    assert response.status_code == 302
+    client.post("/accounts/logout/")
+    assert client.login(username="hal", password="another-long-pass-77")
+    client.logout()
+
+    client.post("/accounts/password/reset/", {"email": "hal@example.org"})
+    assert len(mail.outbox) == 1
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", mail.outbox[0].body).group(1)
+    form_page = client.get(link, follow=True)
+    assert form_page.status_code == 200
+    set_url = form_page.redirect_chain[-1][0]
+    done = client.post(set_url, {"new_password1": "reset-long-pass-88", "new_password2": "reset-long-pass-88"})
+    assert done.status_code == 302
+    assert client.login(username="hal", password="reset-long-pass-88")
+
+
+def test_delete_account_retires_bots_deletes_code_and_keeps_history(client, make_user, tmp_path,
+                                                                    django_capture_on_commit_callbacks):
+    from django.contrib.auth.models import User
+
+    from armada_web.bots.models import Bot, BotVersion
+    from armada_web.bots.services import create_bot, upload_version
+
+    user = make_user("ivy")
+    bot = create_bot(user=user, name="ivy-bot", game="galaxy", description="mine")
+    version = upload_version(bot=bot, user=user, filename="main.py", data=b"print(1)\n")
+    BotVersion.objects.filter(pk=version.pk).update(log="private log")
+    stored = tmp_path / "private" / version.archive.name
+    assert stored.exists()
+
+    client.force_login(user)
+    wrong = client.post("/accounts/delete/", {"password": "nope"})
+    assert wrong.status_code == 200 and User.objects.filter(username="ivy").exists()
+    with django_capture_on_commit_callbacks(execute=True):  # files go once the deletion is committed
+        client.post("/accounts/delete/", {"password": PASSWORD})
+    assert not User.objects.filter(username="ivy").exists()
+    bot = Bot.objects.get(pk=bot.pk)
+    assert bot.owner is None and bot.retired is not None
+    version.refresh_from_db()
+    assert version.log == "" and not version.archive.name
+    assert not stored.exists()
+    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "retired" in page and "a deleted account" in page
+
+
+def test_a_new_token_is_shown_once_and_a_reload_creates_no_other(client, make_user):
+    from armada_web.accounts.models import ApiToken
+
+    user = make_user("jan")
+    client.force_login(user)
+    response = client.post("/accounts/profile/", {"name": "laptop"})
+    assert response.status_code == 302  # post, redirect, get
+    shown = client.get("/accounts/profile/").content.decode()
+    assert 'class="secret"' in shown and "(new)" in shown
+    assert 'class="secret"' not in client.get("/accounts/profile/").content.decode()
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
+def test_a_password_reset_revokes_every_token(client, make_user):
+    from armada_web.accounts.services import create_token
+
+    user = make_user("kim", email="kim@example.org")
+    _token, secret = create_token(user=user, name="cli")
+    client.post("/accounts/password/reset/", {"email": "kim@example.org"})
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", mail.outbox[0].body).group(1)
+    set_url = client.get(link, follow=True).redirect_chain[-1][0]
+    client.post(set_url, {"new_password1": "reset-long-pass-99", "new_password2": "reset-long-pass-99"})
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}").status_code == 401
+
+
+def test_the_openapi_schema_is_valid_and_unknown_api_paths_answer_json(client):
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.validation import validate_schema
+
+    validate_schema(SchemaGenerator().get_schema(request=None, public=True))
+    response = client.get("/api/nothing/here/")
+    assert response.status_code == 404 and response.json() == {"detail": "no such API path: /api/nothing/here/"}
+
+
+def test_a_retired_bot_has_no_active_version_to_choose(api):
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.services import create_bot, retire_bot, upload_version
+
+    client = api()
+    bot = create_bot(user=client.user, name="old-timer", game="galaxy")
+    version = upload_version(bot=bot, user=client.user, filename="main.py", data=b"print(1)\n")
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    retire_bot(bot=bot, user=client.user)
+    response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version.pk}, format="json")
+    assert response.status_code == 400 and "retired" in response.json()["detail"]
+
+
+def test_the_token_limit_holds_on_the_profile_page_and_the_api_alike(client, make_user, settings):
+    """The limit lives in the service: POST /api/tokens/ used to create any number."""
+    from armada_web.accounts.models import ApiToken
+
+    settings.ARMADA = settings.ARMADA.with_(max_tokens=2)
+    user = make_user("tia")
+    body = {"username": "tia", "password": PASSWORD, "name": "cli"}
+    for _ in range(2):
+        assert client.post("/api/tokens/", body, content_type="application/json").status_code == 201
+    refused = client.post("/api/tokens/", body, content_type="application/json")
+    assert refused.status_code == 400
+    assert refused.json() == {"detail": "you have 2 tokens already; revoke some first"}
+    client.force_login(user)
+    page = client.post("/accounts/profile/", {"name": "laptop"})
+    assert page.status_code == 200 and "you have 2 tokens already" in page.content.decode()
+    assert ApiToken.objects.filter(user=user).count() == 2

@@ -1,0 +1,106 @@
+"""The arena's API: matches (list, filters, detail, replay, private logs), the Galaxy ladder,
+the Mothership league and a battle's replay, challenges (sides, limits, errors)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.ladder.test_league_db import orders
+from tests.support.services import require_docker
+
+pytestmark = [pytest.mark.django_db]
+
+
+@pytest.fixture(autouse=True)
+def _setup(settings):
+    settings.ARMADA = settings.ARMADA.with_game("galaxy", match_config={"max_turns": 10})
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+    settings.ARMADA = settings.ARMADA.with_(challenges_queue=settings.ARMADA.validation_queue)
+
+
+def test_matches_list_detail_replay_and_private_logs(api, make_user, valid_version):
+    require_docker()
+    from armada_web.matches.services import create_match
+    from armada_web.matches.tasks import run_match
+
+    alice = make_user("alice")
+    a = valid_version(alice, "alpha")
+    b = valid_version(make_user("bob"), "bravo", starter="random")
+    done = create_match(game="galaxy", first=a, second=b, seed=3)
+    queued = create_match(game="galaxy", first=b, second=a, seed=4)
+    anyone = APIClient()
+    assert anyone.get(f"/api/matches/{done.pk}/replay/").status_code == 404  # not finished yet
+    assert run_match(done.pk) == "finished"
+    listing = anyone.get("/api/matches/").json()
+    assert set(listing) == {"next", "previous", "results"}  # a keyset list: no count of a million rows
+    assert [m["id"] for m in listing["results"]] == [queued.pk, done.pk] and listing["next"] is None
+    first = listing["results"][1]
+    assert set(first) == {"id", "game", "kind", "status", "created", "finished", "players"}
+    assert first["players"][0]["bot"] == {"id": a.bot_id, "name": "alpha", "version": 1}
+    def ids(query: str) -> list[int]:
+        return [m["id"] for m in anyone.get(f"/api/matches/?{query}").json()["results"]]
+
+    assert ids("status=finished") == [done.pk]
+    assert ids(f"bot={a.bot_id}&kind=ranked&game=galaxy") == [queued.pk, done.pk]
+    assert ids("kind=challenge") == []
+    detail = anyone.get(f"/api/matches/{done.pk}/").json()
+    assert detail["status"] == "finished" and detail["result"]["turns"] == detail["turns"]
+    for player in detail["players"]:
+        assert {"bot", "seat", "result", "status", "detail", "rating_before", "rating_after"} <= set(player)
+        assert player["rating_before"] == {"mu": 25.0, "sigma": pytest.approx(25 / 3)}
+        assert "log" not in player  # private
+    owner_view = api(alice).get(f"/api/matches/{done.pk}/").json()
+    assert "log" in owner_view["players"][0] and "log" not in owner_view["players"][1]
+    response = anyone.get(f"/api/matches/{done.pk}/replay/")
+    assert response.status_code == 200 and response["Content-Type"] == "application/gzip"
+    assert json.loads(gzip.decompress(response.content))["format"] == "armada-replay"
+    assert anyone.get("/api/matches/99999/").json() == {"detail": "no such match"}
+    ladder = anyone.get("/api/ladder/galaxy/").json()
+    assert ladder["count"] == 2
+    row = ladder["results"][0]
+    assert set(row) >= {"rank", "bot", "owner", "score", "mu", "sigma", "games", "wins", "draws", "losses",
+                        "provisional"}
+    assert row["rank"] == 1 and row["games"] == 1 and row["provisional"] is True
+    assert row["score"] >= ladder["results"][1]["score"]
+
+
+def test_mothership_league_table_and_battle_replay(make_user, valid_version):
+    from armada_web.ladder.league import sync_league
+
+    versions = [valid_version(make_user(f"user{n}"), f"race{n}", "mothership", orders=orders(n)) for n in range(3)]
+    sync_league()
+    table = APIClient().get("/api/ladder/mothership/").json()
+    assert table["count"] == 3 and [r["rank"] for r in table["results"]] == [1, 2, 3]
+    assert set(table["results"][0]) >= {"rank", "bot", "owner", "points", "wins", "draws", "losses",
+                                        "wins_by_destruction", "damage_difference"}
+    a, b = versions[0].bot_id, versions[1].bot_id
+    response = APIClient().get(f"/api/ladder/mothership/{a}/{b}/replay/")
+    assert response.status_code == 200
+    assert json.loads(gzip.decompress(response.content))["game"] == "mothership"
+    assert APIClient().get(f"/api/ladder/mothership/{a}/{a}/replay/").status_code == 404
+
+
+def test_challenges_alternate_sides_and_are_limited(api, make_user, valid_version, settings):
+    settings.ARMADA = settings.ARMADA.with_(challenges_per_pair_hour=2)
+    alice, bob = make_user("alice"), make_user("bob")
+    mine = valid_version(alice, "alpha")
+    theirs = valid_version(bob, "bravo")
+    client = api(alice)
+    first = client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": theirs.bot_id}, format="json")
+    assert first.status_code == 201, first.json()
+    body = first.json()
+    assert body["kind"] == "challenge" and body["status"] == "queued"
+    assert body["players"][0]["bot"]["id"] == mine.bot_id
+    second = client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": theirs.bot_id}, format="json").json()
+    assert second["players"][0]["bot"]["id"] == theirs.bot_id  # sides alternate
+    third = client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": theirs.bot_id}, format="json")
+    assert third.status_code == 429 and "per hour" in third.json()["detail"]
+    refused = client.post("/api/challenges/", {"bot": theirs.bot_id, "opponent": mine.bot_id}, format="json")
+    assert refused.status_code == 403 and "not your bot" in refused.json()["detail"]
+    assert client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": 999}, format="json").status_code == 404
+    assert APIClient().post("/api/challenges/", {"bot": 1, "opponent": 2}, format="json").status_code in (401, 403)
+    assert len(APIClient().get("/api/matches/?kind=challenge").json()["results"]) == 2

@@ -1,0 +1,301 @@
+"""Private events in the database, through the API: create (201, slug and invite), enter with the
+invite (one bot per member; every bad input of the issue refused with its status and nothing
+changed), start, a round robin's games sent as the workers' share allows and its table (3 a win,
+1 a draw), finished when all are played and frozen after; a ladder event paired by the ladder's
+own pairing until its end; limits per user with 429, also for parallel requests; a private event
+is a 404 for anyone not in it."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from tests.support.seasons_helpers import queued, record_result
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def members(make_user, valid_version, api):
+    """The owner and two members, each with a playing Galaxy bot, and an API client each."""
+    people = []
+    for name in ("olga", "mia", "nils"):
+        user = make_user(name)
+        version = valid_version(user, f"{name}-bot")
+        people.append((api(user), version))
+    return people
+
+
+def create(client, **body):
+    body = {"name": "Friday <b>club</b>", "game": "galaxy", "format": "round_robin", "games_per_pair": 2, **body}
+    return client.post("/api/events/", body, format="json")
+
+
+def enter(client, slug, version, invite):
+    bot = version.bot_id if hasattr(version, "bot_id") else version
+    return client.post(f"/api/events/{slug}/entries/", {"bot": bot, "invite": invite}, format="json")
+
+
+def test_a_round_robin_of_three_members_from_invite_to_frozen_table(members, armada):
+    from armada_web.events import matchmaking
+    from armada_web.ladder.models import RatingChange
+
+    (owner, v0), (mia, v1), (nils, v2) = members
+    made = create(owner)
+    assert made.status_code == 201, made.json()
+    event = made.json()
+    assert event["slug"].startswith("friday-bclubb-") and event["invite"] and event["state"] == "open"
+    slug, invite = event["slug"], event["invite"]
+    assert enter(owner, slug, v0, None).status_code == 201  # the owner needs no invite
+    for client, version in ((mia, v1), (nils, v2)):
+        answer = enter(client, slug, version, invite)
+        assert answer.status_code == 201, answer.json()
+    assert mia.get(f"/api/events/{slug}/").json()["entries"] == 3
+    assert "invite" not in mia.get(f"/api/events/{slug}/").json()  # only its owner sees the code
+    started = owner.post(f"/api/events/{slug}/start/")
+    assert started.status_code == 200 and started.json()["state"] == "running"
+    assert started.json()["games_total"] == 6  # 3 pairs x 2 games
+    matchmaking.fill(workers=1)
+    assert len(queued("event")) == 2  # target_depth(1 worker): the rest wait in the database
+    wins = {v0.pk: 0, v1.pk: 0, v2.pk: 0}
+    for _ in range(10):
+        waiting = queued("event")
+        if not waiting:
+            break
+        for match in waiting:
+            seats = {p.seat: p.version_id for p in match.participants.all()}
+            winner = 1 if seats[1] == v0.pk else 2 if seats[2] == v0.pk else None  # olga wins, the rest draw
+            record_result(match, winner)
+            for seat, version_id in seats.items():
+                wins[version_id] += winner == seat
+        matchmaking.play_on(event_id=_event(slug).pk)
+    data = owner.get(f"/api/events/{slug}/").json()
+    assert data["state"] == "finished"
+    table = [(r["bot"]["name"], r["played"], r["wins"], r["draws"], r["losses"], r["points"]) for r in data["table"]]
+    assert table[0] == ("olga-bot", 4, 4, 0, 0, 12)
+    assert sorted(table[1:]) == [("mia-bot", 4, 0, 2, 2, 2), ("nils-bot", 4, 0, 2, 2, 2)]
+    assert [r["place"] for r in data["table"]] == [1, 2, 3]
+    assert RatingChange.objects.count() == 0  # unrated for the ladder
+    assert set(data["table"][0]) >= {"place", "bot", "owner", "played", "wins", "draws", "losses", "points"}
+
+
+def _event(slug):
+    from armada_web.events.models import Event
+
+    return Event.objects.get(slug=slug)
+
+
+def test_a_finished_events_table_is_frozen(members):
+    from armada_web.events import matchmaking, services
+    from armada_web.events.models import EventEntry
+    from armada_web.matches.services import create_match
+
+    (owner, v0), (mia, v1), _ = members
+    slug = create(owner, games_per_pair=1).json()["slug"]
+    enter(owner, slug, v0, None)
+    enter(mia, slug, v1, _event(slug).invite)
+    owner.post(f"/api/events/{slug}/start/")
+    matchmaking.fill(workers=1)
+    match = queued("event")[0]
+    services.finish(event=_event(slug))
+    before = list(EventEntry.objects.values_list("games", "points", "place"))
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+
+    assert claim(MATCH, match.pk) is None  # cancelled when the event ended
+    late = create_match(game="galaxy", first=v0, second=v1, kind="event")
+    record_result(late, 1)  # a match of no game of it
+    assert list(EventEntry.objects.values_list("games", "points", "place")) == before
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"name": ""}, "needs a name"),
+    ({"name": "x" * 101}, "at most 100"),
+    ({"game": "chess"}, "unknown game"),
+    ({"format": "swiss"}, "format must be one of"),
+    ({"games_per_pair": 0}, "games_per_pair must be a whole number from 1 to 10"),
+    ({"games_per_pair": "two"}, "games_per_pair must be a whole number"),
+    ({"format": "ladder", "games_per_pair": None}, "needs its end"),
+    ({"format": "ladder", "games_per_pair": 3, "ends": "2099-01-01T00:00:00Z"}, "games_per_pair is for a round robin"),
+    ({"ends": "not a date"}, "ISO 8601"),
+    ({"ends": "2001-01-01T00:00:00Z"}, "ends after it starts"),
+    ({"public": "yes"}, "public must be true or false"),
+    ({"max_entrants": 1}, "max_entrants must be a whole number from 2 to 32"),
+])
+def test_bad_events_are_refused(members, body, message):
+    from armada_web.events.models import Event
+
+    answer = create(members[0][0], **body)
+    assert answer.status_code == 400 and message in answer.json()["detail"], answer.json()
+    assert not Event.objects.exists()
+
+
+def test_bad_entries_are_refused_with_their_status_and_change_nothing(members, make_user, valid_version, api,
+                                                                      armada):
+    from armada_web.bots.models import BotVersion
+    from armada_web.events.models import EventEntry
+
+    (owner, v0), (mia, v1), (nils, v2) = members
+    slug = create(owner, max_entrants=2).json()["slug"]
+    invite = _event(slug).invite
+    outsider = api(make_user("otto"))
+    assert enter(mia, slug, v1, "wrong").status_code == 404  # a private event: as if it did not exist
+    assert mia.get(f"/api/events/{slug}/").status_code == 404
+    assert mia.get(f"/api/events/{slug}/?invite={invite}").status_code == 200  # the link shows it
+    assert enter(mia, slug, v0, invite).status_code == 403  # not her bot
+    assert enter(mia, slug, "x", invite).status_code == 400
+    mothership = valid_version(mia.user, "mia-race", game="mothership", starter="balanced")
+    answer = enter(mia, slug, mothership, invite)
+    assert answer.status_code == 400 and "plays Mothership Down" in answer.json()["detail"]
+    pending = valid_version(mia.user, "mia-new")
+    BotVersion.objects.filter(pk=pending.pk).update(status="invalid")
+    answer = enter(mia, slug, pending, invite)
+    assert answer.status_code == 400 and "no valid version" in answer.json()["detail"]  # no valid version
+    assert enter(mia, slug, v1, invite).status_code == 201
+    second = valid_version(mia.user, "mia-two")
+    answer = enter(mia, slug, second, invite)
+    assert answer.status_code == 409 and "one bot per member" in answer.json()["detail"]
+    assert enter(owner, slug, v0, None).status_code == 201
+    answer = enter(nils, slug, v2, invite)  # the invite used past the limit
+    assert answer.status_code == 409 and "full" in answer.json()["detail"]
+    assert outsider.post(f"/api/events/{slug}/start/").status_code == 404
+    assert mia.post(f"/api/events/{slug}/start/").status_code == 403  # a member, not its owner
+    assert EventEntry.objects.count() == 2
+
+
+def test_entering_after_the_start_or_the_end_and_starting_alone_are_refused(members):
+    (owner, v0), (mia, v1), (nils, v2) = members
+    public = create(owner, public=True).json()["slug"]
+    assert enter(nils, public, v2, "wrong").status_code == 403  # public: it exists, the code is wrong
+    assert nils.get(f"/api/events/{public}/").status_code == 200
+    enter(owner, public, v0, None)
+    answer = owner.post(f"/api/events/{public}/start/")
+    assert answer.status_code == 409 and "at least 2 entries" in answer.json()["detail"]
+    enter(mia, public, v1, _event(public).invite)
+    assert owner.post(f"/api/events/{public}/start/").status_code == 200
+    answer = enter(nils, public, v2, _event(public).invite)
+    assert answer.status_code == 409 and "running" in answer.json()["detail"]
+    ended = create(owner, ends=(timezone.now() + timedelta(seconds=1)).isoformat()).json()["slug"]
+    from armada_web.events.models import Event
+
+    Event.objects.filter(slug=ended).update(ends=timezone.now() - timedelta(seconds=1))
+    answer = enter(nils, ended, v2, _event(ended).invite)
+    assert answer.status_code == 409 and "has ended" in answer.json()["detail"]
+
+
+def test_limits_per_user_answer_429(members, armada):
+    armada(events_per_day=2, event_entries_per_day=1)
+    (owner, _v0), (mia, v1), _ = members
+    assert create(owner).status_code == 201 and create(owner).status_code == 201
+    answer = create(owner)
+    assert answer.status_code == 429 and "2 events per day" in answer.json()["detail"]
+    first, second = (e.slug for e in _events_of("olga"))
+    assert enter(mia, first, v1, _event(first).invite).status_code == 201
+    answer = enter(mia, second, v1, _event(second).invite)
+    assert answer.status_code == 429 and "1 event entries per day" in answer.json()["detail"]
+
+
+def _events_of(username):
+    from armada_web.events.models import Event
+
+    return list(Event.objects.filter(owner__username=username).order_by("id"))
+
+
+def _parallel(calls):
+    results = []
+    barrier = threading.Barrier(len(calls))
+
+    def run(call):
+        try:
+            barrier.wait()
+            results.append(call())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_requests_cannot_pass_the_limits(make_user, valid_version, api, armada):
+    armada(events_per_day=3)
+    owner = api(make_user("olga"))
+    codes = _parallel([lambda: create(owner).status_code for _ in range(8)])
+    assert sorted(codes) == [201] * 3 + [429] * 5
+    slug = _events_of("olga")[0].slug
+    from armada_web.events.models import Event, EventEntry
+
+    Event.objects.filter(slug=slug).update(max_entrants=3)
+    invite = _event(slug).invite
+    people = [(api(make_user(f"p{n}")),) for n in range(6)]
+    versions = [valid_version(client.user, f"p{n}-bot") for n, (client,) in enumerate(people)]
+    codes = _parallel([lambda c=c, v=v: enter(c, slug, v, invite).status_code
+                       for (c,), v in zip(people, versions, strict=True)])
+    assert sorted(codes) == [201] * 3 + [409] * 3  # the invite past the limit, however fast
+    assert EventEntry.objects.filter(event__slug=slug).count() == 3
+
+
+def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
+    from armada_web.events import matchmaking, periodic
+    from armada_web.events.models import EventEntry
+
+    (owner, v0), (mia, v1), (nils, v2) = members
+    ends = timezone.now() + timedelta(hours=1)
+    slug = create(owner, format="ladder", games_per_pair=None, ends=ends.isoformat()).json()["slug"]
+    invite = _event(slug).invite
+    for client, version in ((owner, v0), (mia, v1), (nils, v2)):
+        enter(client, slug, version, invite)
+    owner.post(f"/api/events/{slug}/start/")
+    for _ in range(6):
+        matchmaking.fill(workers=4)
+        waiting = queued("event")
+        assert len(waiting) == 1  # at most one game per two entries in flight
+        record_result(waiting[0], 1)
+    played = sorted(EventEntry.objects.values_list("games", flat=True))
+    assert sum(played) == 12 and played[0] >= 3  # everyone plays: the idle term
+    assert periodic.tick(now=ends + timedelta(seconds=1), workers=1)["finished"] == [slug]
+    assert _event(slug).state == "finished"
+
+
+def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypatch):
+    from armada_web.events import matchmaking
+    from armada_web.matches import capacity
+
+    (owner, v0), (mia, v1), _ = members
+    slugs = []
+    for _ in range(2):
+        slug = create(owner, games_per_pair=4).json()["slug"]
+        enter(owner, slug, v0, None)
+        enter(mia, slug, v1, _event(slug).invite)
+        owner.post(f"/api/events/{slug}/start/")
+        slugs.append(slug)
+    assert matchmaking.fill(workers=3) == 6  # target_depth(3 workers)
+    per_event = sorted(_event(s).games.filter(match__isnull=False).count() for s in slugs)
+    assert per_event == [3, 3]  # one event after the other: a large event cannot hold up another
+    assert matchmaking.fill(workers=3) == 0  # full
+    monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: workers)  # finals take them all
+    assert capacity.free(3) == 0
+    for match in queued("event"):
+        record_result(match, 1)
+    assert matchmaking.fill(workers=3) == 0  # the events wait for the finals
+    monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: 1)  # the finals need one
+    assert capacity.free(3) == 2
+    assert matchmaking.fill(workers=3) == 2  # the two games left, within target_depth(2 free workers)
+
+
+def test_a_private_event_is_a_404_to_anyone_not_in_it(members, client):
+    (owner, _v0), (mia, _v1), _ = members
+    slug = create(owner).json()["slug"]
+    assert client.get(f"/api/events/{slug}/").status_code == 404
+    assert client.get(f"/events/{slug}/").status_code == 404
+    assert owner.get(f"/api/events/{slug}/").status_code == 200
+    assert mia.get("/api/events/").json()["count"] == 0
+    assert owner.get("/api/events/").json()["count"] == 1

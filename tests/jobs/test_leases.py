@@ -1,0 +1,212 @@
+"""The lease helper's ways of healing (issue 20), in-process: heartbeats and the reaper's deadline,
+taking over a job whose holder died on this host, sending again only the messages the broker lost,
+retrying an unreachable database. (End to end, with real faults: test_faults_live.py.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db.utils import OperationalError
+from django.utils import timezone
+
+from tests.support.services import require_redis
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def matches(make_user, valid_version, armada):
+    """Two queued ranked matches of a queue of this test's own (nobody consumes it)."""
+    from armada_web.matches.services import create_match
+
+    armada(matches_queue=f"test-leases-{uuid.uuid4().hex[:8]}", match_attempts=3, heartbeat_timeout_s=60,
+           lost_message_s=15)
+    alice, bob = make_user("alice"), make_user("bob")
+    first, second = valid_version(alice, "alpha"), valid_version(bob, "bravo")
+    return [create_match(game="galaxy", first=first, second=second) for _ in range(2)]
+
+
+def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches):
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+    from armada_web.matches.models import Match
+    from armada_web.matches.tasks import reap
+
+    silent, beating = (claim(MATCH, m.pk) for m in matches)
+    assert silent is not None and beating is not None
+    assert reap() == {"requeued": 0, "given_up": 0, "resent": 0}  # both just claimed: their first heartbeat
+    Match.objects.filter(pk=silent.job_id).update(heartbeat=timezone.now() - timedelta(seconds=61))
+    Match.objects.filter(pk=beating.job_id).update(started=timezone.now() - timedelta(minutes=20))  # long, alive
+    assert beating.beat()
+    assert reap()["requeued"] == 1
+    assert Match.objects.get(pk=silent.job_id).status == "queued"
+    assert Match.objects.get(pk=beating.job_id).status == "running"
+    assert not silent.beat() and not silent.record(turns=1)  # the lost attempt can no longer write
+
+
+def test_a_match_silent_on_its_last_attempt_fails(matches, armada):
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+    from armada_web.matches.models import Match
+    from armada_web.matches.tasks import reap
+
+    armada(match_attempts=1)
+    lease = claim(MATCH, matches[0].pk)
+    assert lease is not None
+    Match.objects.filter(pk=lease.job_id).update(heartbeat=timezone.now() - timedelta(seconds=90))
+    assert reap()["given_up"] == 1
+    match = Match.objects.get(pk=lease.job_id)
+    assert match.status == "failed" and "1 attempts" in match.reason
+
+
+@pytest.mark.django_db(transaction=True)
+def test_beating_keeps_the_heartbeat_fresh_from_a_thread_and_stops_for_a_lost_attempt(matches):
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+    from armada_web.matches.models import Match
+
+    lease = claim(MATCH, matches[0].pk)
+    assert lease is not None
+    old = timezone.now() - timedelta(minutes=5)
+    Match.objects.filter(pk=lease.job_id).update(heartbeat=old)
+    with lease.beating(every_s=0.1):
+        time.sleep(0.6)
+        assert Match.objects.get(pk=lease.job_id).heartbeat > old + timedelta(minutes=4)
+        assert lease.give_back("taken back")  # superseded: the thread finds nothing to beat
+        time.sleep(0.3)
+    assert Match.objects.get(pk=lease.job_id).status == "queued"
+
+
+def test_beating_inside_a_transaction_runs_no_thread(matches):
+    """A test's transaction hides the row from other connections: no thread that would wait on it."""
+    import threading
+
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+
+    lease = claim(MATCH, matches[0].pk)
+    assert lease is not None
+    before = threading.active_count()
+    with lease.beating(every_s=0.01):
+        assert threading.active_count() == before
+
+
+def _dead_process() -> tuple[int, int]:
+    """The pid and start time of a process that has ended (and been reaped)."""
+    from armada_web.jobs.leases import process_start
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    start = process_start(child.pid)
+    child.kill()
+    child.wait()
+    assert start is not None and process_start(child.pid) is None
+    return child.pid, start
+
+
+def test_a_delivery_takes_over_a_match_whose_holder_died_on_this_host(matches):
+    """A worker child killed mid-match: Celery delivers its message again at once, and the claim
+    gives the match back and takes it, without waiting for the heartbeat's deadline."""
+    import socket
+
+    from armada_web.jobs.leases import claim, holder_id
+    from armada_web.matches.execution import MATCH
+    from armada_web.matches.models import Match
+
+    lease = claim(MATCH, matches[0].pk)
+    assert lease is not None and Match.objects.get(pk=lease.job_id).holder == holder_id()
+    assert claim(MATCH, lease.job_id) is None  # its holder (this process) lives: a second delivery does nothing
+    Match.objects.filter(pk=lease.job_id).update(holder=f"another-host:{1}:{1}")
+    assert claim(MATCH, lease.job_id) is None  # another host's process: the heartbeat will tell
+    pid, start = _dead_process()
+    Match.objects.filter(pk=lease.job_id).update(holder=f"{socket.gethostname()}:{pid}:{start}")
+    again = claim(MATCH, lease.job_id)
+    assert again is not None and again.attempt == 2
+    assert not lease.record(turns=1)  # the dead attempt counts for nothing
+
+
+def test_a_reused_pid_is_not_the_holder(matches):
+    import os
+    import socket
+
+    from armada_web.jobs.leases import claim, holder_gone, process_start
+    from armada_web.matches.execution import MATCH
+
+    mine = process_start()
+    assert mine is not None
+    assert not holder_gone(f"{socket.gethostname()}:{os.getpid()}:{mine}")
+    assert holder_gone(f"{socket.gethostname()}:{os.getpid()}:{mine + 1}")  # same pid, another start: gone
+    assert not holder_gone("") and not holder_gone("garbage")
+    assert claim(MATCH, matches[0].pk) is not None
+
+
+def test_only_a_waiting_match_whose_message_is_gone_is_sent_again(matches, settings):
+    """Redis emptied: the reaper sees which messages the broker lost and sends those again (after
+    ARMADA_LOST_MESSAGE_S), never a second copy of one that is still there."""
+    require_redis()
+    import redis
+
+    from armada_web.matches.models import Match
+    from armada_web.matches.tasks import reap, send
+
+    queue = settings.ARMADA.matches_queue
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        kept, lost = matches
+        send(kept.pk, kept.kind)  # its message is in the queue (the other's never was: no commit here)
+        assert reap()["resent"] == 0  # both were queued just now
+        Match.objects.filter(pk__in=[kept.pk, lost.pk]).update(queued=timezone.now() - timedelta(seconds=20))
+        assert reap() == {"requeued": 0, "given_up": 0, "resent": 1}
+        assert broker.llen(queue) == 2  # one each now
+        Match.objects.filter(pk__in=[kept.pk, lost.pk]).update(queued=timezone.now() - timedelta(seconds=20))
+        assert reap()["resent"] == 0  # both messages are there
+        broker.delete(queue)  # Redis emptied
+        assert reap()["resent"] == 2
+        assert Match.objects.get(pk=lost.pk).queued > timezone.now() - timedelta(seconds=5)
+    finally:
+        broker.delete(queue)
+
+
+def test_retrying_waits_out_a_database_that_is_briefly_unreachable(armada):
+    from armada_web.jobs.leases import retrying
+
+    calls = []
+
+    def flaky() -> str:
+        calls.append(time.monotonic())
+        if len(calls) < 3:
+            raise OperationalError("server closed the connection unexpectedly")
+        return "recorded"
+
+    # Inside the test's transaction a retry could not help: it raises at once.
+    with pytest.raises(OperationalError):
+        retrying(flaky, within_s=10)
+    assert len(calls) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_retrying_outside_a_transaction_tries_again_with_back_off():
+    from armada_web.jobs.leases import retrying
+
+    calls: list[float] = []
+
+    def flaky() -> str:
+        calls.append(time.monotonic())
+        if len(calls) < 3:
+            raise OperationalError("could not connect to server")
+        return "recorded"
+
+    assert retrying(flaky, within_s=10) == "recorded"
+    assert len(calls) == 3 and calls[2] - calls[1] > calls[1] - calls[0] > 0.4  # 0.5 s, then 1 s
+
+    def down() -> str:
+        raise OperationalError("could not connect to server")
+
+    started = time.monotonic()
+    with pytest.raises(OperationalError):
+        retrying(down, within_s=1.0)  # gives up once the next pause would pass the deadline
+    assert time.monotonic() - started < 2.0

@@ -1,0 +1,111 @@
+"""E-mails from what the lower apps signal: a version invalid (its validation's recording) or in error
+(the last platform failure, or the reaper giving up), a bot benched; each sent after the commit,
+once, and not when its owner turned it off on the profile page."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.utils import timezone
+
+from tests.support.seasons_helpers import record_result
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def version(make_user):
+    from armada_web.bots.services import create_bot, upload_version
+
+    owner = make_user("vera", email="vera@example.com")
+    bot = create_bot(user=owner, name="mailed", game="galaxy")
+    return upload_version(bot=bot, user=owner, filename="main.py", data=b"print(1)\n")
+
+
+def crashed_report(**_):
+    from armada_web.bots.validation import ValidationReport
+
+    return ValidationReport(status="crashed", detail="Traceback: ZeroDivisionError", log="", name="x", orders=None,
+                            engine_version="2")
+
+
+def test_an_invalid_version_is_mailed_after_the_commit_once(version, monkeypatch, django_capture_on_commit_callbacks):
+    from armada_web.bots import validation
+    from armada_web.bots.tasks import validate_version
+
+    monkeypatch.setattr(validation, "validation_game", crashed_report)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validate_version(version.pk) == "invalid"
+        assert mail.outbox == []  # not before the commit
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == ["vera@example.com"] and message.subject == "[Armada] mailed v1 is invalid"
+    assert "ZeroDivisionError" in message.body and f"/bots/{version.bot_id}/versions/1/" in message.body
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validate_version(version.pk) == "skipped"  # a second delivery: nothing, no second mail
+        from armada_web.bots.models import BotVersion
+        from armada_web.bots.signals import validation_failed
+
+        validation_failed.send(sender=BotVersion, version=version)  # the same ending told twice
+    assert len(mail.outbox) == 1
+
+
+def test_an_error_after_the_last_attempt_or_the_reaper_is_mailed(version, monkeypatch, armada,
+                                                                 django_capture_on_commit_callbacks):
+    from armada_web.bots import validation
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.services import upload_version
+    from armada_web.bots.tasks import reap, validate_version
+    from armada_web.games.runner import PlatformFailure
+    from armada_web.jobs.leases import claim
+
+    def down(**_):
+        raise PlatformFailure("the sandbox is unavailable")
+
+    monkeypatch.setattr(validation, "validation_game", down)
+    armada(validation_attempts=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validate_version(version.pk) == "error"
+    assert [m.subject for m in mail.outbox] == ["[Armada] mailed v1 is error"]
+    second = upload_version(bot=version.bot, user=version.bot.owner, filename="main.py", data=b"print(2)\n")
+    claim(validation.VALIDATION, second.pk)
+    BotVersion.objects.filter(pk=second.pk).update(started=timezone.now() - timedelta(hours=1))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert reap(stuck_after_s=60)["given_up"] == 1
+    assert [m.subject for m in mail.outbox][-1] == "[Armada] mailed v2 is error"
+    assert "worker was lost" in mail.outbox[-1].body
+
+
+def test_a_benched_bot_is_mailed_once(make_user, valid_version, armada, django_capture_on_commit_callbacks):
+    from armada_web.matches.services import create_match
+
+    armada(bench_faults=3, matches_queue=armada.current.validation_queue)
+    faulty = valid_version(make_user("bo", email="bo@example.com"), "faulty")
+    other = valid_version(make_user("cy", email="cy@example.com"), "steady")
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(5):
+            match = create_match(game="galaxy", first=faulty, second=other)
+            record_result(match, 2, statuses=("crashed", "ok"))
+    assert [(m.to, m.subject) for m in mail.outbox] == [(["bo@example.com"], "[Armada] faulty v1 is benched")]
+    assert "benched: its last 3 ranked games ended by its own fault" in mail.outbox[0].body
+
+
+def test_turned_off_on_the_profile_page_nothing_is_sent(version, client, monkeypatch,
+                                                       django_capture_on_commit_callbacks):
+    from armada_web.accounts.models import MailPreferences
+    from armada_web.bots import validation
+    from armada_web.bots.tasks import validate_version
+
+    client.force_login(version.bot.owner)
+    page = client.get("/accounts/profile/").content.decode()
+    assert 'name="version_failed" checked' in page.replace('id="id_version_failed" ', "")
+    answer = client.post("/accounts/mail/", {"benched": "on", "season_results": "on"})
+    assert answer.status_code == 302
+    prefs = MailPreferences.objects.get(user=version.bot.owner)
+    assert (prefs.version_failed, prefs.benched, prefs.season_results) == (False, True, True)
+    monkeypatch.setattr(validation, "validation_game", crashed_report)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validate_version(version.pk) == "invalid"
+    assert mail.outbox == []

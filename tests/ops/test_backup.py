@@ -1,0 +1,188 @@
+"""`manage.py backup DIR` / `manage.py restore DIR`: a stopped deployment's database and storage,
+round trip onto a new SQLite site with local files and onto a new PostgreSQL site with object
+storage (moto's S3 server): every row, every stored file, passwords and API tokens still valid,
+new rows after it; a damaged or partial backup and a non-empty target are refused."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.support.services import drop_postgres_database, fresh_postgres_database
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+
+#: What a site holds, as JSON: rows per model, stored files by sha256, a password and a token that work.
+PROBE = """
+import hashlib, json, sys, django
+django.setup()
+from django.apps import apps
+from django.contrib.auth import authenticate
+from django.core.files.storage import default_storage
+from armada_web.storage import objectstore
+from armada_web.accounts.models import ApiToken
+from armada_web.matches.models import Match
+from armada_web.matches.queries import replay_of
+from knox.auth import TokenAuthentication
+secret = sys.argv[1]
+out = {"rows": {m._meta.label: m.objects.count() for m in apps.get_models()
+                if m._meta.app_label not in ("contenttypes", "sessions") and m._meta.label != "auth.Permission"}}
+out["files"] = {}
+for name in objectstore.walk():
+    with default_storage.open(name, "rb") as handle:
+        out["files"][name] = hashlib.sha256(handle.read()).hexdigest()
+out["password"] = authenticate(username="alice", password="a-long-test-password-42") is not None
+out["token"] = TokenAuthentication().authenticate_credentials(secret.encode())[0].username
+match = Match.objects.get(status="finished")
+out["replay_steps"] = len(replay_of(match)["steps"])
+out["names"] = sorted([match.replay.name] + [p.log.name for p in match.participants.all()])
+if len(sys.argv) > 2:  # a new row after the restore: the sequences go on from the restored ids
+    from django.contrib.auth.models import User
+    out["new_user_id"] = User.objects.create_user("newcomer").pk
+    out["max_user_id"] = max(User.objects.exclude(username="newcomer").values_list("pk", flat=True))
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def deployment(make_user, valid_version, settings):
+    """A small site's worth of rows and files: users, a token, bots, a finished match with its files."""
+    from armada_web.accounts.services import create_token
+    from armada_web.matches import storage
+    from armada_web.matches.models import Match, Participant
+    from armada_web.matches.services import create_match
+
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+    alice, bob = make_user("alice"), make_user("bob")
+    make_user("boss", is_staff=True)
+    _token, secret = create_token(user=alice, name="cli")
+    first, second = valid_version(alice, "alpha"), valid_version(bob, "bravo")
+    match = create_match(game="galaxy", first=first, second=second, kind="ranked", seed=4)
+    replay = {"format": "armada-replay", "version": 1, "game": "galaxy", "steps": [{"n": 1}, {"n": 2}]}
+    Match.objects.filter(pk=match.pk).update(status="finished", replay=storage.save_replay(match.pk, 1, replay))
+    for p in Participant.objects.filter(match=match):
+        Participant.objects.filter(pk=p.pk).update(log=storage.save_log(match.pk, 1, p.seat, f"seat {p.seat} log"),
+                                                   result="win" if p.seat == 1 else "loss")
+    return secret
+
+
+def probe(env: dict[str, str], secret: str, new_row: bool = False) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, "-c", PROBE, secret, *(["new"] if new_row else [])], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def site_env(folder: Path, **extra: str) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARMADA_", "AWS_")) and k != "DATABASE_URL"}
+    return {**clean, "DJANGO_SETTINGS_MODULE": "armada_web.settings", "ARMADA_DATA_DIR": str(folder),
+            "CACHE_URL": "locmem://", **extra}
+
+
+def source_env(tmp_path: Path) -> dict[str, str]:
+    """This test's own site (its database and storage folder) for a subprocess."""
+    from tests.support.fixtures import database_env
+
+    return site_env(tmp_path, **database_env())
+
+
+def test_round_trip_onto_sqlite_with_files_and_postgresql_with_a_bucket(deployment, tmp_path, s3_bucket):
+    secret = deployment
+    before = probe(source_env(tmp_path), secret)
+    assert len(before["files"]) == 5 and before["password"] and before["token"] == "alice"  # 2 archives, 3 files
+    folder = tmp_path / "backup"
+    call_command("backup", str(folder))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert {f["name"] for f in manifest["storage"]["files"]} == set(before["files"])
+    assert manifest["migrations"]["matches"] and manifest["database"]["rows"] > 10
+
+    sqlite_site = site_env(tmp_path / "restored-sqlite")
+    done = manage(sqlite_site, "restore", str(folder))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("restored ")
+    restored = probe(sqlite_site, secret, new_row=True)
+    assert restored["new_user_id"] > restored["max_user_id"]
+    assert {k: v for k, v in restored.items() if k not in ("new_user_id", "max_user_id")} == before
+
+    name = f"armada_restore_{uuid.uuid4().hex[:8]}"
+    url = fresh_postgres_database(name)
+    try:
+        pg_site = site_env(tmp_path / "restored-pg", DATABASE_URL=url, **s3_bucket.env())
+        done = manage(pg_site, "restore", str(folder))
+        assert done.returncode == 0, done.stderr[-3000:]
+        restored = probe(pg_site, secret, new_row=True)
+        assert restored["new_user_id"] > restored["max_user_id"]  # PostgreSQL's sequences were moved on
+        assert {k: v for k, v in restored.items() if k not in ("new_user_id", "max_user_id")} == before
+        keys = {e["Key"] for e in s3_bucket.client().list_objects_v2(Bucket=s3_bucket.name)["Contents"]}
+        assert keys == set(before["files"])  # the same object names in the bucket as in the folder
+
+        # and back again: a backup of the PostgreSQL + bucket site restores onto SQLite
+        second = tmp_path / "backup-of-pg"
+        done = manage(pg_site, "backup", str(second))
+        assert done.returncode == 0, done.stderr[-3000:]
+        again = site_env(tmp_path / "restored-again")
+        assert manage(again, "restore", str(second)).returncode == 0
+        assert probe(again, secret)["files"] == before["files"]
+    finally:
+        drop_postgres_database(name)
+
+
+def test_what_restore_and_backup_refuse(deployment, tmp_path):
+    folder = tmp_path / "backup"
+    call_command("backup", str(folder))
+    with pytest.raises(CommandError, match="is not empty: give a new folder"):
+        call_command("backup", str(folder))
+    # a non-empty deployment (this one) is not overwritten without --replace
+    with pytest.raises(CommandError, match=r"this deployment is not empty \(\d+ rows, 5 stored files\)"):
+        call_command("restore", str(folder))
+    # a damaged file is found before anything changes
+    target = site_env(tmp_path / "target")
+    stored = sorted((folder / "storage").rglob("*.log"))[0]
+    stored.write_bytes(stored.read_bytes() + b"!")
+    done = manage(target, "restore", str(folder))
+    assert done.returncode != 0
+    assert "differs from the backup's manifest" in done.stderr and "Traceback" not in done.stderr
+    stored.unlink()
+    done = manage(target, "restore", str(folder))
+    assert done.returncode != 0 and "the backup misses storage/matches/" in done.stderr
+    # running workers: stop them first
+    from armada_web.matches.models import Match
+
+    Match.objects.update(status="running")
+    with pytest.raises(CommandError, match="1 matches are running and 0 versions validating: stop the workers"):
+        call_command("backup", str(tmp_path / "other"))
+    call_command("backup", str(tmp_path / "forced"), force=True)  # rows a lost worker left
+
+
+def test_replace_empties_the_target_first(deployment, tmp_path):
+    secret = deployment
+    folder = tmp_path / "backup"
+    call_command("backup", str(folder))
+    target = site_env(tmp_path / "target")
+    assert manage(target, "restore", str(folder)).returncode == 0
+    stray = tmp_path / "target" / "private" / "matches" / "999" / "replay-a1.json.gz"
+    stray.parent.mkdir(parents=True)
+    stray.write_bytes(b"old")
+    done = manage(target, "restore", str(folder))
+    assert done.returncode != 0 and "give --replace" in done.stderr
+    done = manage(target, "restore", "--replace", str(folder))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not stray.exists()
+    after = probe(target, secret)
+    assert after["files"] == {n: hashlib.sha256((folder / "storage" / n).read_bytes()).hexdigest()
+                              for n in after["files"]} and len(after["files"]) == 5

@@ -1,0 +1,58 @@
+"""/healthz reports the database, Redis, the storage and the Docker engine (the role's checks); the
+home page renders."""
+
+import pytest
+
+from tests.support.services import require_docker, require_redis
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_page(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Mothership Down" in body and "Galaxy" in body
+
+
+def test_healthz_all_ok(client):
+    require_redis()
+    require_docker()
+    response = client.get("/healthz")
+    data = response.json()
+    assert response.status_code == 200, data
+    assert data["status"] == "ok"
+    assert data["failed"] == []
+    assert set(data["checks"]) == {"database", "redis", "storage", "docker"}
+    assert all(check["ok"] for check in data["checks"].values())
+    assert data["checks"]["storage"]["detail"].startswith("local folder ")
+
+
+def test_healthz_runs_the_checks_of_its_role(client, armada):
+    """The web container has no Docker socket: its role's list leaves the engine to the workers."""
+    armada(health_checks=("database", "storage"))
+    data = client.get("/healthz").json()
+    assert set(data["checks"]) == {"database", "storage"} and data["status"] == "ok"
+
+
+def test_healthz_names_the_failed_service(client, settings):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    response = client.get("/healthz")
+    data = response.json()
+    assert response.status_code == 503
+    assert data["status"] == "fail"
+    assert "redis" in data["failed"]
+    assert data["checks"]["redis"]["ok"] is False
+    assert "Connection" in data["checks"]["redis"]["detail"]
+    assert data["checks"]["database"]["ok"] is True
+
+
+def test_healthz_reports_docker_failure(client, monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    data = client.get("/healthz").json()
+    assert data["checks"]["docker"]["ok"] is False
+    assert "docker" in data["failed"]
+
+
+def test_healthz_is_get_only(client):
+    assert client.post("/healthz").status_code == 405

@@ -1,0 +1,98 @@
+"""`GET /api/status/` and `/status/`: queue depths from Redis, matches that ended in the last hour by
+kind and status, the median wait from queued to started, the workers; staff also see the void and
+failed matches' reasons. A bot's page: its next ranked game's estimate and its season placements."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.support.services import require_redis
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def arena(make_user, valid_version, armada):
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    armada(matches_queue=armada.current.validation_queue, challenges_queue=armada.current.validation_queue,
+           match_workers=2)
+    a = valid_version(make_user("ann"), "ann-bot")
+    b = valid_version(make_user("ben"), "ben-bot")
+    now = timezone.now()
+    made = []
+    for kind, status, wait in (("ranked", "finished", 4), ("ranked", "finished", 10), ("challenge", "void", 6),
+                               ("ranked", "failed", 30)):
+        match = create_match(game="galaxy", first=a, second=b, kind=kind)
+        Match.objects.filter(pk=match.pk).update(status=status, queued=now - timedelta(seconds=wait + 60),
+                                                 started=now - timedelta(seconds=60), finished=now,
+                                                 reason="" if status == "finished" else f"<script>{status}</script>")
+        made.append(match)
+    old = create_match(game="galaxy", first=a, second=b)
+    Match.objects.filter(pk=old.pk).update(status="finished", finished=now - timedelta(hours=2))
+    return a, b, made
+
+
+def test_the_status_api_answers_the_contract(arena, client, settings):
+    require_redis()
+    import redis
+
+    redis.Redis.from_url(settings.REDIS_URL).lpush(settings.ARMADA.validation_queue, b"{}", b"{}")
+    data = client.get("/api/status/").json()
+    assert set(data) >= {"queues", "finished_last_hour", "median_wait_s", "workers"} and "problems" not in data
+    assert data["queues"][settings.ARMADA.validation_queue] == 2
+    assert set(data["queues"]) >= {settings.ARMADA.finals_queue, settings.ARMADA.events_queue,
+                                   settings.ARMADA.periodic_queue}
+    assert data["finished_last_hour"] == {"ranked": 2, "challenge": 0}
+    assert data["ended_last_hour"] == {"ranked": {"finished": 2, "failed": 1}, "challenge": {"void": 1}}
+    assert data["median_wait_s"] == 8.0  # of 4, 6, 10, 30 s
+    assert isinstance(data["workers"], list)
+
+
+def test_staff_see_why_matches_were_void_or_failed(arena, admin_client):
+    data = admin_client.get("/api/status/").json()
+    assert [p["status"] for p in data["problems"]] == ["failed", "void"]
+    assert data["problems"][0]["reason"] == "<script>failed</script>"
+    page = admin_client.get("/status/").content.decode()
+    assert "&lt;script&gt;failed&lt;/script&gt;" in page and "<script>failed" not in page
+
+
+def test_the_status_page_shows_queues_and_matches(arena, client):
+    page = client.get("/status/").content.decode()
+    assert 'id="queues"' in page and 'id="workers"' in page and "8.0 s" in page
+    assert "Void and failed" not in page  # staff only
+
+
+def test_a_bot_page_estimates_its_next_ranked_game(arena, client):
+    from armada_web.matches.models import Match
+
+    a, b, _made = arena
+    Match.objects.filter(status__in=["queued", "running"]).update(status="finished")
+    page = client.get(f"/bots/{a.bot_id}/").content.decode()
+    assert 'id="next-game"' in page and "in about" in page
+    from armada_web.ladder.queries import next_ranked_game
+    from armada_web.matches.services import create_match
+
+    create_match(game="galaxy", first=a, second=b)
+    assert next_ranked_game(a.bot_id).seconds == 0  # queued now
+    from armada_web.bots.services import retire
+
+    retire(bot=a.bot)
+    assert next_ranked_game(a.bot_id).seconds is None
+
+
+def test_a_bot_page_lists_its_season_placements(arena, client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    a, _b, _made = arena
+    for args in (["create", "s1", "--game", "galaxy", "--name", "Spring <i>one</i>"], ["close", "s1"],
+                 ["finish", "s1"]):
+        call_command("season", *args, stdout=StringIO())
+    page = client.get(f"/bots/{a.bot_id}/").content.decode()
+    assert 'id="placements"' in page and "Spring &lt;i&gt;one&lt;/i&gt;" in page
