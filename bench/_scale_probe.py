@@ -87,8 +87,8 @@ def record_seconds() -> list[float]:
     from armada.referee.inprocess import InProcessBot
     from armada.referee.match import play_match
     from armada.starters.galaxy import greedy, prober
-    from armada_web import leases
     from armada_web.bots.models import BotVersion
+    from armada_web.jobs import leases
     from armada_web.matches import execution, services
     from armada_web.matches.models import Participant
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 from tests.support.localsite import ROOT, LocalSite
 
 USERNAME = "bench"
-#: The site's text log line (armada_web.logs): "2024-05-01 07:30:52,123 INFO celery.worker.strategy:
+#: The site's text log line (armada_web.runtime.logs): "2024-05-01 07:30:52,123 INFO celery.worker.strategy:
 #: Task NAME[ID] received [version=3]".
 _TASK_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+: Task (\S+)\[([0-9a-f-]+)\] (\w+)")
 

@@ -88,7 +88,7 @@ def seed_ladder(rated: int) -> None:
     for bot, version in zip(bots, versions, strict=True):
         bot.active_version = version
     Bot.objects.bulk_update(bots, ["active_version"], batch_size=500)
-    Rating.objects.bulk_create([Rating(version=version, game="galaxy", playing=True,  # (on the ladder: ladder.standing)
+    Rating.objects.bulk_create([Rating(version=version, game="galaxy", playing=True,  # (on the ladder: ladder.playing)
                                        mu=25 + (i % 37) / 3, sigma=3 + (i % 5) / 2, games=10 + i % 40,
                                        wins=5 + i % 20, losses=5) for i, version in enumerate(versions)])
 

@@ -5,14 +5,14 @@ Run: .venv/bin/python bench/finals.py [--seeds N] [--entries N] [--search]
 
 A season of ENTRIES bots with hidden skills (bench/ranking.py's world: skills N(25, 25/3), each
 side's performance its skill plus N(0, 25/6), close performances a draw) is played as the site
-plays it: the open ladder with the platform's matchmaking (`ladder.pairing.pick_match`) and
+plays it: the open ladder with the platform's matchmaking (`ladder.logic.matchmaking.pick_match`) and
 rating update, LADDER_GAMES games per bot; then half the bots upload their final version (hidden
 skill moved by N(0, 25/9), placed from its predecessor, `ratings.placement_start`), as
 competitors do before a deadline, and the ladder plays on for LATE_GAMES games per bot until the
 close. The entries are then frozen and the finals run on the platform's own functions
-(`armada_web.seasons.finals`: stage sizes, each round's games from the current order, the
+(`armada_web.seasons.logic.finals`: stage sizes, each round's games from the current order, the
 finals update with no dynamics term, the cut, the final order, the rating start), with the
-settings' defaults (`armada_web.config.Config`: ARMADA_FINALS_*).
+settings' defaults (`armada_web.runtime.config.Config`: ARMADA_FINALS_*).
 
 Figure: Kendall tau between the hidden order of the 10 truly best entries and their final
 places (a true top-10 entry cut early counts against), averaged over the seeds, for the staged
@@ -41,10 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ranking  # bench/ranking.py: the simulated world and the platform's matchmaking policy
 
-from armada_web.config import Config
-from armada_web.ladder import ratings
-from armada_web.seasons import finals
-from armada_web.seasons.finals import Plan, Standing, Start
+from armada_web.ladder.logic import ratings
+from armada_web.runtime.config import Config
+from armada_web.seasons.logic import finals
+from armada_web.seasons.logic.finals import Plan, Standing, Start
 
 ENTRIES = 100
 LADDER_GAMES = 30
@@ -121,7 +121,8 @@ def play_finals(season: Season, plan: Plan, starting: Starting, games: int | Non
             for first, second in finals.round_games(order, count, round_index):
                 result = world.result(first, second)
                 winner = None if result == 0 else 1 if result > 0 else 2
-                skill[first], skill[second] = finals.after_game(skill[first], skill[second], winner)
+                skill[first], skill[second] = ratings.after_game(skill[first], skill[second], winner,
+                                                                   tau=finals.FINALS_TAU)
         if stage < len(per_stage):
             keep = finals.kept(len(playing), plan.cut_after(stage), plan.keep_min)
             survivors, _out = finals.cut(standings(playing), keep)

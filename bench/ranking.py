@@ -6,7 +6,7 @@ The ladder: 200 bots with hidden skills drawn from N(25, 25/3); in a game each s
 its skill plus N(0, 25/6) and the better performance wins, a draw when the two are within
 DRAW_MARGIN (about 7% of games between neighbours). Both policies play the same ladders
 (same skills, owners and outcome noise seeds):
-- Armada: armada_web.ladder.pairing.pick_match and armada_web.ladder.ratings.update (the
+- Armada: armada_web.ladder.logic.matchmaking.pick_match and armada_web.ladder.logic.ratings.update (the
   SDK's armada.ratings), the functions the platform calls; the other rating models of the
   comparison are openskill's, with the same parameters (ratings.model);
 - Halite: the longest-waiting bot against a random opponent among the k closest in mu, with
@@ -39,9 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platform"))
 
 import trueskill
 
-from armada_web.ladder import pairing, ratings
-from armada_web.ladder.pairing import Candidate, RecentGame
-from armada_web.ladder.ratings import Outcome
+from armada_web.ladder.logic import matchmaking as matchmaking_logic
+from armada_web.ladder.logic import ratings
+from armada_web.ladder.logic.matchmaking import Candidate, RecentGame
+from armada_web.ladder.logic.ratings import Outcome
 
 SKILL_MU = 25.0
 SKILL_SIGMA = 25.0 / 3
@@ -167,12 +168,12 @@ class Armada(Policy):
 
     def step(self) -> tuple[int, int]:
         now = START + timedelta(seconds=self.tick)
-        pick = pairing.pick_match(self.bots, self.recent, now, self.idle_unit)
+        pick = matchmaking_logic.pick_match(self.bots, self.recent, now, self.idle_unit)
         assert pick is not None
         return pick.first.id, pick.second.id
 
     def opponent_for(self, bot: int) -> int:
-        found = pairing.pick_opponent(self.bots[bot], self.bots, self.recent)
+        found = matchmaking_logic.pick_opponent(self.bots[bot], self.bots, self.recent)
         assert found is not None
         return found.id
 

@@ -118,7 +118,8 @@ def site_env(site: Site) -> dict[str, str]:
 
 
 def manage(site: Site, *argv: str, quiet: bool = True) -> None:
-    subprocess.run([PY, "manage.py", *argv], cwd=ROOT, env=site_env(site), check=True,
+    """`manage.py` on `site`, with the development data app (`seed_scale`) installed for the command."""
+    subprocess.run([PY, "manage.py", *argv], cwd=ROOT, env={**site_env(site), "ARMADA_DEVDATA": "true"}, check=True,
                    stdout=subprocess.DEVNULL if quiet else None)
 
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _site import BenchSite
 
 from armada.botspec import resolve_bot, starter_file
-from armada.cli import submit
+from armada.cli import polling
 from armada.cli.client import ApiClient, Upload
 from armada.referee.match import play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready
@@ -51,8 +51,8 @@ BOUND = 1.5
 GALAXY_TURNS = 30
 FINAL = {"valid", "invalid", "error"}
 ARMADA = Path(sys.executable).with_name("armada")
-#: `armada submit`'s polling (sdk/armada/cli/submit.py): first pause, growth, longest pause.
-SUBMIT_POLL = (submit.POLL_FIRST_S, submit.POLL_GROWTH, submit.POLL_MAX_S)
+#: `armada submit`'s polling (sdk/armada/cli/polling.py): first pause, growth, longest pause.
+SUBMIT_POLL = (polling.POLL_FIRST_S, polling.POLL_GROWTH, polling.POLL_MAX_S)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ loaded the site once, each replaced after
 workers do not all restart at once; the access log goes to standard output unless the command
 line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
 error log on standard error, the access log on standard output) are JSON objects too, like the
-site's (armada_web.logs).
+site's (armada_web.runtime.logs).
 """
 
 import gc
@@ -48,7 +48,7 @@ if os.environ.get("ARMADA_LOG_FORMAT") == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "armada_web.logs.JsonFormatter"}},
+        "formatters": {"json": {"()": "armada_web.runtime.logs.JsonFormatter"}},
         "root": {"handlers": ["error"], "level": "INFO"},
         "handlers": {
             "error": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},

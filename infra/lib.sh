@@ -21,7 +21,7 @@ is_root() { [ "$(id -u)" = 0 ]; }
 log_pipe() { exec "$PY" "$ROOT/infra/logpipe.py" "$LOG_DIR/$1.log" --max-bytes "$LOG_MAX_BYTES" --backups "$LOG_BACKUPS"; }
 log_settings() {
   read -r LOG_MAX_BYTES LOG_BACKUPS < <("$PY" -c \
-    "from armada_web.config import load; c = load(); print(c.log_max_bytes, c.log_backups)")
+    "from armada_web.runtime.config import load; c = load(); print(c.log_max_bytes, c.log_backups)")
 }
 
 # wait_for DESCRIPTION SECONDS COMMAND...: poll until COMMAND succeeds.

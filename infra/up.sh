@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make up`: install what is missing, start the services, the site (gunicorn), the Celery workers
-# (`validation`; `finals,challenges,events,matches`; the default queue for periodic jobs) and Celery beat; print the URL
+# (validation; matches: finals, challenges, events, ranked; periodic jobs: `manage.py queues`) and Celery beat; print the URL
 # and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
 # Running it while the site already runs changes nothing.
 #
@@ -88,8 +88,8 @@ esac
 
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
-creds=$("$PY" manage.py ensure_demo_admin)
-"$PY" manage.py seed_demo
+creds=$(ARMADA_DEVDATA=true "$PY" manage.py ensure_demo_admin)
+ARMADA_DEVDATA=true "$PY" manage.py seed_demo  # the development app: only for this command
 "$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
 say "collecting the static files (hashed names, compressed; served by whitenoise)"
 "$PY" manage.py collectstatic --noinput -v0
@@ -108,25 +108,27 @@ bind="$HOST:$PORT"; [[ "$HOST" == *:* ]] && bind="[$HOST]:$PORT"
 "$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile /dev/fd/3 \
   3> >(log_pipe access) > >(log_pipe web) 2>&1 &
 pids+=($!)
-# One worker per queue: an upload's validation never waits behind other work.
+# One worker per kind of work: an upload's validation never waits behind other work. Each kind's
+# queues are named from the settings (armada_web.jobs.queues).
+queues_of() { "$PY" manage.py queues --worker "$1"; }
 instance="$PORT.$(hostname)"
 # Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
 # match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes.
 cores=$(nproc)
 match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
-"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_VALIDATION_QUEUE:-validation}" --loglevel INFO \
+"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of validation)" --loglevel INFO \
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
 pids+=($!)
 # Matches: a season's finals first, then challenges, events and the ranked queue round robin
 # (docs/arena.md, "Sharing the workers"; more workers: run this line again on any host with its
 # own -n name, or raise MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
-"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_FINALS_QUEUE:-finals},${ARMADA_CHALLENGES_QUEUE:-challenges},${ARMADA_EVENTS_QUEUE:-events},${ARMADA_MATCHES_QUEUE:-matches}" \
+"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of matches)" \
   --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
   > >(log_pipe worker-matches) 2>&1 &
 pids+=($!)
-"$VENV/bin/celery" -A armada_web worker -Q "${ARMADA_PERIODIC_QUEUE:-celery}" --loglevel INFO --concurrency 1 \
+"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of periodic)" --loglevel INFO --concurrency 1 \
   -n "default.$instance" > >(log_pipe worker) 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \

@@ -3,9 +3,9 @@
 Each worker process checks the sandbox (Docker engine, bot image) as it starts, and one started
 with ARMADA_SANDBOX_WARM_PAIRS (`make up` sets it for the validation and match workers) makes
 its warm sandbox slots as it starts and removes them as it stops. Every worker's consumer
-watches its sandbox and stops taking games while it is down (armada_web.sandbox_watch). Logging
+watches its sandbox and stops taking games while it is down (armada_web.jobs.sandbox_watch). Logging
 is the site's own (settings.LOGGING: text or JSON lines, each task's lines with its match or
-version id: armada_web.logs), not Celery's.
+version id: armada_web.runtime.logs), not Celery's.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from celery.signals import setup_logging, task_postrun, task_prerun, worker_proc
 from django.conf import settings
 
 from armada_sandbox import close_process_pool, process_pool
-from armada_web import logs
 from armada_web.games.runner import PlatformFailure, check_sandbox
-from armada_web.sandbox_watch import SandboxWatch
+from armada_web.jobs.sandbox_watch import SandboxWatch
+from armada_web.runtime import logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "armada_web.settings")
 

@@ -1,5 +1,5 @@
 """Django settings, built from the typed settings object `config.load()` (every value that
-differs between machines is a field of `armada_web.config.Config`, read once from the environment).
+differs between machines is a field of `armada_web.runtime.config.Config`, read once from the environment).
 
 One-machine defaults: SQLite (WAL, busy timeout), Redis on localhost, files under `var/`.
 Production sets DATABASE_URL (PostgreSQL, psycopg 3), REDIS_URL, SECRET_KEY, ALLOWED_HOSTS; with
@@ -17,9 +17,10 @@ from typing import Any
 import dj_database_url
 
 from armada.viewer import VIEWER_DIR
-from armada_web.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
-from armada_web.inputs import MAX_ID, USERNAME_PATTERN
-from armada_web.logs import logging_config
+from armada_web.jobs import queues
+from armada_web.runtime.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
+from armada_web.runtime.logs import logging_config
+from armada_web.web.inputs import MAX_ID, USERNAME_PATTERN
 
 try:
     ARMADA = load()
@@ -73,10 +74,12 @@ INSTALLED_APPS = [
     "armada_web.api",
     "armada_web.pages",
 ]
+if ARMADA.debug or ARMADA.devdata:  # development data (demo users and bots, scale seeds): never in production
+    INSTALLED_APPS.append("armada_web.devdata")
 
 MIDDLEWARE = [
-    # Outermost: a refusal's unread body is read before the answer goes out (armada_web.inputs).
-    "armada_web.inputs.DrainUnreadBody",
+    # Outermost: a refusal's unread body is read before the answer goes out (armada_web.web.inputs).
+    "armada_web.web.inputs.DrainUnreadBody",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -152,17 +155,17 @@ STATIC_ROOT.mkdir(exist_ok=True)
 STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
 # The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
 ARMADA_SDK_DIR = DATA_DIR / "sdk"
-# Uploaded archives, replays and bot logs are private (armada_web.objectstore): a local folder
+# Uploaded archives, replays and bot logs are private (armada_web.storage.objectstore): a local folder
 # outside any served one, or an S3-compatible bucket; only ever sent through views that check
 # who may see them. There is no MEDIA_URL.
 PRIVATE_ROOT = DATA_DIR / "private"
 STORAGES = {
     "default": {
-        "BACKEND": "armada_web.objectstore.PrivateS3Storage",
+        "BACKEND": "armada_web.storage.objectstore.PrivateS3Storage",
         "OPTIONS": {"bucket_name": ARMADA.s3_bucket, "endpoint_url": ARMADA.s3_endpoint_url or None,
                     "addressing_style": ARMADA.s3_addressing_style, "timeout_s": ARMADA.s3_timeout_s},
     } if ARMADA.s3_bucket else {
-        "BACKEND": "armada_web.objectstore.PrivateFileStorage",
+        "BACKEND": "armada_web.storage.objectstore.PrivateFileStorage",
         "OPTIONS": {"location": str(PRIVATE_ROOT), "min_free_mb": ARMADA.storage_min_free_mb},
     },
     # Hashed, compressed names from `collectstatic` (make up, the app image); tests render without it.
@@ -182,8 +185,8 @@ CACHES: dict[str, dict[str, Any]]
 if ARMADA.cache_url.startswith("locmem"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
-    # A Redis that is down makes the cache empty, never a request fail (armada_web.resilient_cache).
-    CACHES = {"default": {"BACKEND": "armada_web.resilient_cache.ResilientRedisCache",
+    # A Redis that is down makes the cache empty, never a request fail (armada_web.storage.resilient_cache).
+    CACHES = {"default": {"BACKEND": "armada_web.storage.resilient_cache.ResilientRedisCache",
                           "LOCATION": ARMADA.cache_url or ARMADA.redis_url,
                           "KEY_PREFIX": ARMADA.cache_prefix,
                           "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2}}}
@@ -232,7 +235,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    # `<id:...>` in a path (armada_web.inputs): a positive 63-bit integer.
+    # `<id:...>` in a path (armada_web.web.inputs): a positive 63-bit integer.
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
                                  "username": {"type": "string", "pattern": f"^{USERNAME_PATTERN}$"}},
 }
@@ -257,7 +260,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": ARMADA.match_time_limit_s * 2,
     "socket_connect_timeout": 3,
     # A worker takes the finals queue before any other, the others round robin (docs/arena.md).
-    "queue_order_strategy": "armada_web.queue_order:FinalsFirst",
+    "queue_order_strategy": "armada_web.jobs.queue_order:FinalsFirst",
 }
 CELERY_RESULT_EXPIRES = 3600
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 3
@@ -268,58 +271,55 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0.2, "interval_step": 0.4, "interval_max": 1.0}
-CELERY_TASK_DEFAULT_QUEUE = ARMADA.periodic_queue
-# Task modules not named tasks.py (which autodiscovery finds by itself): none.
-CELERY_TASK_ROUTES = {
-    "armada_web.bots.tasks.validate_version": {"queue": ARMADA.validation_queue},
-    "armada_web.matches.tasks.run_match": {"queue": ARMADA.matches_queue},
-}
+# The queues and task names are declared once, in armada_web.jobs.queues.
+CELERY_TASK_DEFAULT_QUEUE = queues.default_queue(ARMADA)
+CELERY_TASK_ROUTES = queues.routes(ARMADA)
 # Periodic jobs (queue ARMADA_PERIODIC_QUEUE): the reapers often enough that a lost worker or a
 # lost message costs about a minute (docs/arena.md), the sweeper, matchmaking, the league's sync.
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-containers": {
-        "task": "armada_web.ops.tasks.sweep_containers",
+        "task": queues.Task.SWEEP_CONTAINERS.value,
         "schedule": float(ARMADA.sweep_s),
         "options": {"expires": float(ARMADA.sweep_s)},
     },
     "reap-validations": {
-        "task": "armada_web.bots.tasks.reap_validations",
+        "task": queues.Task.REAP_VALIDATIONS.value,
         "schedule": float(ARMADA.reap_s),
         "options": {"expires": float(ARMADA.reap_s)},
     },
     "reap-matches": {
-        "task": "armada_web.matches.tasks.reap_matches",
+        "task": queues.Task.REAP_MATCHES.value,
         "schedule": float(ARMADA.reap_s),
         "options": {"expires": float(ARMADA.reap_s)},
     },
     "sync-league": {
-        "task": "armada_web.ladder.tasks.sync_league_task",
+        "task": queues.Task.SYNC_LEAGUE.value,
         "schedule": 120.0,
     },
     "repair-standing": {
-        "task": "armada_web.ladder.tasks.repair_standing_task",
+        "task": queues.Task.REPAIR_PLAYING.value,
         "schedule": 600.0,
     },
     "seasons": {
-        "task": "armada_web.seasons.tasks.seasons_tick",
+        "task": queues.Task.SEASONS_TICK.value,
         "schedule": float(ARMADA.seasons_tick_s),
         "options": {"expires": float(ARMADA.seasons_tick_s)},
     },
     "events": {
-        "task": "armada_web.events.tasks.events_tick",
+        "task": queues.Task.EVENTS_TICK.value,
         "schedule": float(ARMADA.seasons_tick_s),
         "options": {"expires": float(ARMADA.seasons_tick_s)},
     },
 }
 if ARMADA.matchmaking_s:
     CELERY_BEAT_SCHEDULE["matchmaking"] = {
-        "task": "armada_web.ladder.tasks.matchmaking",
+        "task": queues.Task.MATCHMAKING.value,
         "schedule": float(ARMADA.matchmaking_s),
         "options": {"expires": float(ARMADA.matchmaking_s)},
     }
 
 # Every line to standard error, as text or JSON (ARMADA_LOG_FORMAT), with its task's match or
-# version id (armada_web.logs); the Celery workers use the same configuration (armada_web.celery).
+# version id (armada_web.runtime.logs); the Celery workers use the same configuration (armada_web.celery).
 LOGGING = logging_config(ARMADA.log_format, ARMADA.log_level)
 
 REPO_DIR = REPO_ROOT

@@ -1,6 +1,6 @@
 """The ladder's rating model for one two-player game, in plain math (the site and `armada tournament`).
 
-A rating is (mu, sigma): a skill estimate and its uncertainty. The displayed score is
+A rating is a `Skill`, (mu, sigma): a skill estimate and its uncertainty. The displayed score is
 mu - 3 sigma, so a bot climbs by winning and by becoming certain. The model is Weng and Lin's
 Thurstone-Mosteller "full pairing" update (JMLR 12, 2011, algorithm 3) with gamma = 1, the
 whole variance step, which for two players shrinks sigma as TrueSkill does; it equals
@@ -43,7 +43,7 @@ _TINY = sys.float_info.epsilon
 
 
 @dataclass(frozen=True)
-class Rating:
+class Skill:
     """A skill estimate: mean and standard deviation."""
 
     mu: float
@@ -58,12 +58,12 @@ class Outcome(StrEnum):
     FORFEIT = "forfeit"  # the loser faulted: rated exactly as a loss
 
 
-def initial_rating() -> Rating:
+def initial_rating() -> Skill:
     """The rating of a player with no history."""
-    return Rating(MU, SIGMA)
+    return Skill(MU, SIGMA)
 
 
-def displayed(rating: Rating) -> float:
+def displayed(rating: Skill) -> float:
     """The ladder's score: mu - 3 sigma (a conservative estimate)."""
     return rating.mu - 3 * rating.sigma
 
@@ -109,7 +109,7 @@ def _grown(sigma: float, tau: float = TAU) -> float:
     return math.sqrt(sigma ** 2 + tau ** 2)
 
 
-def _one_side(me: Rating, other: Rating, score: float, tau: float = TAU) -> Rating:
+def _one_side(me: Skill, other: Skill, score: float, tau: float = TAU) -> Skill:
     """`me` after a game against `other` that `me` won (1), drew (0.5) or lost (0)."""
     sigma = _grown(me.sigma, tau)  # the dynamics step, then the game
     var, other_var = sigma ** 2, _grown(other.sigma, tau) ** 2
@@ -121,11 +121,11 @@ def _one_side(me: Rating, other: Rating, score: float, tau: float = TAU) -> Rati
         omega, delta = -share * _v(-x, t), share / c * _w(-x, t)
     else:
         omega, delta = share * _vt(x, t), share / c * _wt(x, t)
-    return Rating(me.mu + omega, sigma * math.sqrt(max(1 - delta, KAPPA)))
+    return Skill(me.mu + omega, sigma * math.sqrt(max(1 - delta, KAPPA)))
 
 
-def update(winner: Rating, loser: Rating, outcome: Outcome = Outcome.WIN, *,
-           tau: float = TAU) -> tuple[Rating, Rating]:
+def update(winner: Skill, loser: Skill, outcome: Outcome = Outcome.WIN, *,
+           tau: float = TAU) -> tuple[Skill, Skill]:
     """The two ratings after one game: (winner's, loser's); for a draw, in argument order.
 
     `tau` is the dynamics term added to both sigmas before the game; 0 where skills cannot drift

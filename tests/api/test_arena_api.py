@@ -1,5 +1,5 @@
 """The arena's API: matches (list, filters, detail, replay, private logs), the Galaxy ladder,
-the Mothership league and a pairing's replay, challenges (sides, limits, errors)."""
+the Mothership league and a battle's replay, challenges (sides, limits, errors)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_matches_list_detail_replay_and_private_logs(api, make_user, valid_versi
     assert row["score"] >= ladder["results"][1]["score"]
 
 
-def test_mothership_league_table_and_pairing_replay(make_user, valid_version):
+def test_mothership_league_table_and_battle_replay(make_user, valid_version):
     from armada_web.ladder.league import sync_league
 
     versions = [valid_version(make_user(f"user{n}"), f"race{n}", "mothership", orders=orders(n)) for n in range(3)]

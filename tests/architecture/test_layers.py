@@ -1,5 +1,7 @@
-"""The platform's shape (docs/architecture.md): apps import only downward, no function-local import
-dodges a cycle, no module cycle, and no code outside the game registry compares game slugs.
+"""The platform's shape (docs/architecture.md): the package root holds only the Django project's own
+files and packages, apps import only downward, an app's pure part (`logic/`) imports no Django,
+no function-local import dodges a cycle, no module cycle, and no code outside the game registry
+compares game slugs.
 
 The checks read the source with `ast` (nothing is imported), so they see every import, also those
 behind a condition; each check is also run on a small made-up tree to show it catches a violation.
@@ -8,6 +10,7 @@ behind a condition; each check is also run on a small made-up tree to show it ca
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,19 +20,24 @@ from armada_web.games import SPECS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "platform" / "armada_web"
 
-#: Layers, lowest first: a module imports only from its own app or from lower layers.
+#: The Django project's own modules: the only modules at the package's root.
+PROJECT_FILES = {"__init__", "settings", "urls", "celery", "wsgi", "asgi"}
+#: What the apps share, each a package below every app (lowest first).
+SHARED = ["web", "storage", "games", "runtime", "jobs"]
+#: Layers, lowest first: a module imports only from its own package or from lower layers.
 LAYERS: list[set[str]] = [
-    # the core
-    {"", "env", "config", "settings", "errors", "inputs", "clients", "counters", "leases", "broker", "resilient_cache",
-     "archives", "paging", "games", "celery", "logs", "objectstore", "sandbox_watch", "times", "queue_order"},
+    *({package} for package in SHARED),
     {"accounts"},
     {"bots"},
     {"matches"},
     {"ladder"},
     {"seasons", "events"},
     {"api", "pages", "ops", "notifications"},
-    {"urls", "wsgi", "asgi"},
+    {"devdata"},
+    {"", "settings", "celery", "urls", "wsgi", "asgi"},
 ]
+#: What an app's pure part (`APP/logic/`) may import besides the standard library and other pure parts.
+PURE_ALLOWED = {"armada", "openskill"}
 
 
 def layer_of(app: str) -> int:
@@ -104,6 +112,34 @@ def sources(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.py") if "migrations" not in p.parts)
 
 
+def loose_modules(root: Path) -> list[str]:
+    """Modules at the package's root that are not the Django project's own files."""
+    return sorted(p.name for p in root.glob("*.py") if p.stem not in PROJECT_FILES)
+
+
+def impure_logic(root: Path) -> list[str]:
+    """Imports in an app's pure part (`*/logic/`) of anything but the standard library, PURE_ALLOWED
+    and pure parts: no Django, no database, no broker."""
+    problems = []
+    for path in sources(root):
+        if "logic" not in path.relative_to(root).parts[:-1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.partition(".")[0]
+                pure_part = top == root.name and ".logic" in name
+                if not (top in sys.stdlib_module_names or top in PURE_ALLOWED or pure_part or top == "__future__"):
+                    problems.append(f"{path.relative_to(root)}:{node.lineno} imports {name} (a pure part imports no "
+                                    "Django, database or other app code)")
+    return problems
+
+
 def upward_imports(root: Path) -> list[str]:
     """Imports that point up the layers, or sideways into another app of the same layer."""
     problems = []
@@ -112,7 +148,8 @@ def upward_imports(root: Path) -> list[str]:
             mine, theirs = app_of(imp.module), app_of(imp.target)
             if mine == theirs:
                 continue
-            if layer_of(theirs) > layer_of(mine) or (layer_of(theirs) == layer_of(mine) and layer_of(mine) != 0):
+            sideways = layer_of(theirs) == layer_of(mine) and layer_of(mine) != len(LAYERS) - 1  # (project files)
+            if layer_of(theirs) > layer_of(mine) or sideways:
                 problems.append(f"{imp.module}:{imp.line} imports {imp.target} ({theirs} is not below {mine})")
     return problems
 
@@ -168,6 +205,20 @@ def slug_comparisons(root: Path, slugs: set[str]) -> list[str]:
 # -- the platform itself ------------------------------------------------------------------------
 
 
+def test_the_root_holds_only_the_project_files_and_packages():
+    assert loose_modules(PACKAGE) == [], "put a shared module in one of the packages " + ", ".join(SHARED)
+
+
+def test_every_package_at_the_root_has_a_layer():
+    for package in sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
+        layer_of(package)
+
+
+def test_the_pure_parts_import_no_django():
+    assert sorted(p.parent.name for p in PACKAGE.glob("*/logic")) == ["bots", "events", "ladder", "seasons"]
+    assert impure_logic(PACKAGE) == []
+
+
 def test_every_import_points_down_the_layers():
     assert upward_imports(PACKAGE) == []
 
@@ -197,17 +248,34 @@ def test_templates_compare_no_game_slug():
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "armada_web"
-    for app in ("", "bots", "matches", "ladder"):
+    for app in ("", "web", "bots", "matches", "ladder", "ladder/logic"):
         (root / app).mkdir(parents=True, exist_ok=True)
         (root / app / "__init__.py").write_text("")
-    (root / "errors.py").write_text("class Invalid(Exception):\n    pass\n")
-    (root / "bots" / "models.py").write_text("from armada_web.errors import Invalid\n")
+    (root / "settings.py").write_text("")
+    (root / "web" / "errors.py").write_text("class Invalid(Exception):\n    pass\n")
+    (root / "ladder" / "logic" / "ratings.py").write_text("import math\n\nfrom armada.ratings import MU\n")
+    (root / "bots" / "models.py").write_text("from armada_web.web.errors import Invalid\n")
     (root / "matches" / "models.py").write_text("from armada_web.bots.models import Invalid\n")
     return root
 
 
 def test_the_checks_pass_a_downward_tree(tree):
     assert upward_imports(tree) == [] and local_imports(tree) == [] and cycles(tree) == []
+    assert loose_modules(tree) == [] and impure_logic(tree) == []
+
+
+def test_a_loose_module_at_the_root_is_caught(tree):
+    (tree / "helpers.py").write_text("")
+    assert loose_modules(tree) == ["helpers.py"]
+
+
+def test_django_in_a_pure_part_is_caught(tree):
+    (tree / "ladder" / "logic" / "pairs.py").write_text(
+        "from django.db import models\nfrom armada_web.ladder.logic import ratings\n"
+        "from armada_web.bots import models\n")
+    assert impure_logic(tree) == [
+        "ladder/logic/pairs.py:1 imports django.db (a pure part imports no Django, database or other app code)",
+        "ladder/logic/pairs.py:3 imports armada_web.bots (a pure part imports no Django, database or other app code)"]
 
 
 def test_an_upward_import_is_caught(tree):

@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from armada_web.accounts.services import delete_account
 from armada_web.bots import services
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
-from armada_web.errors import Invalid
+from armada_web.web.errors import Invalid
 from tests.support.fixtures import PASSWORD
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from armada_web.archives import UploadError, check_upload
+from armada_web.storage.archives import UploadError, check_upload
 
 pytestmark = pytest.mark.django_db
 
@@ -157,7 +157,7 @@ def test_same_files_whatever_the_timestamps_are_a_duplicate(bot, api):
 
 def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
     from armada_web.bots.services import create_bot
-    from armada_web.errors import Invalid
+    from armada_web.web.errors import Invalid
 
     settings.ARMADA = settings.ARMADA.with_(uploads_per_hour=2)
     client = api(bot.owner)

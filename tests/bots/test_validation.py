@@ -43,7 +43,7 @@ def test_upload_sends_the_task_to_the_validation_queue_on_commit(make_user, sett
 def test_a_second_delivery_does_nothing(version):
     from armada_web.bots.tasks import validate_version
     from armada_web.bots.validation import VALIDATION
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
 
     assert claim(VALIDATION, version.pk) is not None
     assert validate_version(version.pk) == "skipped"  # already validating: the claim fails
@@ -101,7 +101,7 @@ def test_reaper_requeues_stuck_versions_and_errors_after_the_last_attempt(versio
     from armada_web.bots.models import BotVersion
     from armada_web.bots.tasks import reap
     from armada_web.bots.validation import VALIDATION
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
 
     settings.ARMADA = settings.ARMADA.with_(validation_attempts=2)
     claim(VALIDATION, version.pk)

@@ -52,3 +52,34 @@ def test_each_named_function_exists(section):
 def test_a_wrong_name_would_fail():
     with pytest.raises(AttributeError):
         resolve("matches.execution.no_such_function")
+
+
+PACKAGE = DOC.parents[1] / "platform" / "armada_web"
+
+
+def layout_rows() -> dict[str, list[str]]:
+    """The layout table: {package: the files and folders its row names} (a row of two packages
+    names its files with their package: `seasons/finals.py`)."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("## The platform's layout\n")
+    rows: dict[str, list[str]] = {}
+    for line in text[start:text.index("\n### ", start)].splitlines():
+        cells = line.split("|")
+        if len(cells) < 4 or not cells[2].strip().startswith("`"):
+            continue
+        for package in re.findall(r"`([a-z_]+)/`", cells[2]):
+            rows[package] = re.findall(r"`([a-z_/]+(?:\.py|/))`", cells[3])
+    return rows
+
+
+def test_the_layout_table_names_every_package_and_only_what_exists():
+    rows = layout_rows()
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert set(rows) == packages
+    for package, names in rows.items():
+        for name in names:
+            if "/" in name.rstrip("/") and name.split("/")[0] in packages:
+                path = PACKAGE / name
+            else:
+                path = PACKAGE / package / name
+            assert path.exists(), f"docs/architecture.md names {package}/{name}, which is not there"

@@ -1,5 +1,5 @@
 """docs/deploy.md's table of environment variables is complete and true: its `settings` rows are
-exactly `armada_web.config.variables()` (name, default, meaning), and every variable the compose
+exactly `armada_web.runtime.config.variables()` (name, default, meaning), and every variable the compose
 files, `make up`, the app image's entrypoint and checks, gunicorn's settings and the second engine's
 script read has a row."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from armada_web.config import table_rows, variables
+from armada_web.runtime.config import table_rows, variables
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deploy.md"
@@ -34,7 +34,7 @@ def documented() -> set[str]:
 
 def test_the_settings_rows_are_the_settings_objects_variables():
     rows = [line for line in table() if line.split("|")[3].strip() == "settings"]
-    assert rows == table_rows(), "regenerate them with: .venv/bin/python -m armada_web.config"
+    assert rows == table_rows(), "regenerate them with: .venv/bin/python -m armada_web.runtime.config"
     assert len(rows) == len(variables())
 
 

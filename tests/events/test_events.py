@@ -41,7 +41,7 @@ def enter(client, slug, version, invite):
 
 
 def test_a_round_robin_of_three_members_from_invite_to_frozen_table(members, armada):
-    from armada_web.events import scheduling
+    from armada_web.events import matchmaking
     from armada_web.ladder.models import RatingChange
 
     (owner, v0), (mia, v1), (nils, v2) = members
@@ -59,7 +59,7 @@ def test_a_round_robin_of_three_members_from_invite_to_frozen_table(members, arm
     started = owner.post(f"/api/events/{slug}/start/")
     assert started.status_code == 200 and started.json()["state"] == "running"
     assert started.json()["games_total"] == 6  # 3 pairs x 2 games
-    scheduling.fill(workers=1)
+    matchmaking.fill(workers=1)
     assert len(queued("event")) == 2  # target_depth(1 worker): the rest wait in the database
     wins = {v0.pk: 0, v1.pk: 0, v2.pk: 0}
     for _ in range(10):
@@ -72,7 +72,7 @@ def test_a_round_robin_of_three_members_from_invite_to_frozen_table(members, arm
             record_result(match, winner)
             for seat, version_id in seats.items():
                 wins[version_id] += winner == seat
-        scheduling.play_on(event_id=_event(slug).pk)
+        matchmaking.play_on(event_id=_event(slug).pk)
     data = owner.get(f"/api/events/{slug}/").json()
     assert data["state"] == "finished"
     table = [(r["bot"]["name"], r["played"], r["wins"], r["draws"], r["losses"], r["points"]) for r in data["table"]]
@@ -90,7 +90,7 @@ def _event(slug):
 
 
 def test_a_finished_events_table_is_frozen(members):
-    from armada_web.events import scheduling, services
+    from armada_web.events import matchmaking, services
     from armada_web.events.models import EventEntry
     from armada_web.matches.services import create_match
 
@@ -99,17 +99,17 @@ def test_a_finished_events_table_is_frozen(members):
     enter(owner, slug, v0, None)
     enter(mia, slug, v1, _event(slug).invite)
     owner.post(f"/api/events/{slug}/start/")
-    scheduling.fill(workers=1)
+    matchmaking.fill(workers=1)
     match = queued("event")[0]
     services.finish(event=_event(slug))
-    before = list(EventEntry.objects.values_list("played", "points", "place"))
-    from armada_web.leases import claim
+    before = list(EventEntry.objects.values_list("games", "points", "place"))
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
 
     assert claim(MATCH, match.pk) is None  # cancelled when the event ended
     late = create_match(game="galaxy", first=v0, second=v1, kind="event")
     record_result(late, 1)  # a match of no game of it
-    assert list(EventEntry.objects.values_list("played", "points", "place")) == before
+    assert list(EventEntry.objects.values_list("games", "points", "place")) == before
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -244,7 +244,7 @@ def test_parallel_requests_cannot_pass_the_limits(make_user, valid_version, api,
 
 
 def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
-    from armada_web.events import scheduling
+    from armada_web.events import matchmaking, periodic
     from armada_web.events.models import EventEntry
 
     (owner, v0), (mia, v1), (nils, v2) = members
@@ -255,18 +255,18 @@ def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
         enter(client, slug, version, invite)
     owner.post(f"/api/events/{slug}/start/")
     for _ in range(6):
-        scheduling.fill(workers=4)
+        matchmaking.fill(workers=4)
         waiting = queued("event")
         assert len(waiting) == 1  # at most one game per two entries in flight
         record_result(waiting[0], 1)
-    played = sorted(EventEntry.objects.values_list("played", flat=True))
+    played = sorted(EventEntry.objects.values_list("games", flat=True))
     assert sum(played) == 12 and played[0] >= 3  # everyone plays: the idle term
-    assert scheduling.tick(now=ends + timedelta(seconds=1), workers=1)["finished"] == [slug]
+    assert periodic.tick(now=ends + timedelta(seconds=1), workers=1)["finished"] == [slug]
     assert _event(slug).state == "finished"
 
 
 def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypatch):
-    from armada_web.events import scheduling
+    from armada_web.events import matchmaking
     from armada_web.matches import capacity
 
     (owner, v0), (mia, v1), _ = members
@@ -277,18 +277,18 @@ def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypa
         enter(mia, slug, v1, _event(slug).invite)
         owner.post(f"/api/events/{slug}/start/")
         slugs.append(slug)
-    assert scheduling.fill(workers=3) == 6  # target_depth(3 workers)
+    assert matchmaking.fill(workers=3) == 6  # target_depth(3 workers)
     per_event = sorted(_event(s).games.filter(match__isnull=False).count() for s in slugs)
     assert per_event == [3, 3]  # one event after the other: a large event cannot hold up another
-    assert scheduling.fill(workers=3) == 0  # full
+    assert matchmaking.fill(workers=3) == 0  # full
     monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: workers)  # finals take them all
     assert capacity.free(3) == 0
     for match in queued("event"):
         record_result(match, 1)
-    assert scheduling.fill(workers=3) == 0  # the events wait for the finals
+    assert matchmaking.fill(workers=3) == 0  # the events wait for the finals
     monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: 1)  # the finals need one
     assert capacity.free(3) == 2
-    assert scheduling.fill(workers=3) == 2  # the two games left, within target_depth(2 free workers)
+    assert matchmaking.fill(workers=3) == 2  # the two games left, within target_depth(2 free workers)
 
 
 def test_a_private_event_is_a_404_to_anyone_not_in_it(members, client):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from armada.botspec import starter_file
-from armada_web.archives import check_upload
 from armada_web.games import runner
+from armada_web.storage.archives import check_upload
 from tests.support.services import require_docker
 
 pytestmark = [pytest.mark.docker]

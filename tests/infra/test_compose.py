@@ -189,7 +189,8 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
                                                              headers={"Host": "localhost"}), timeout=10)
         assert page.headers["Server"] == "gunicorn"
 
-        seeded = compose("compose.yml", env, *project, "exec", "-T", "web", "manage.py", "seed_demo", timeout=120)
+        seeded = compose("compose.yml", env, *project, "exec", "-T", "-e", "ARMADA_DEVDATA=true", "web", "manage.py",
+                         "seed_demo", timeout=120)
         assert seeded.returncode == 0, seeded.stdout + seeded.stderr
 
         def versions() -> list[str] | None:

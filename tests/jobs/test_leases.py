@@ -32,7 +32,7 @@ def matches(make_user, valid_version, armada):
 
 
 def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
@@ -50,7 +50,7 @@ def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one
 
 
 def test_a_match_silent_on_its_last_attempt_fails(matches, armada):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
@@ -66,7 +66,7 @@ def test_a_match_silent_on_its_last_attempt_fails(matches, armada):
 
 @pytest.mark.django_db(transaction=True)
 def test_beating_keeps_the_heartbeat_fresh_from_a_thread_and_stops_for_a_lost_attempt(matches):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
 
@@ -86,7 +86,7 @@ def test_beating_inside_a_transaction_runs_no_thread(matches):
     """A test's transaction hides the row from other connections: no thread that would wait on it."""
     import threading
 
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
 
     lease = claim(MATCH, matches[0].pk)
@@ -98,7 +98,7 @@ def test_beating_inside_a_transaction_runs_no_thread(matches):
 
 def _dead_process() -> tuple[int, int]:
     """The pid and start time of a process that has ended (and been reaped)."""
-    from armada_web.leases import process_start
+    from armada_web.jobs.leases import process_start
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     start = process_start(child.pid)
@@ -113,7 +113,7 @@ def test_a_delivery_takes_over_a_match_whose_holder_died_on_this_host(matches):
     gives the match back and takes it, without waiting for the heartbeat's deadline."""
     import socket
 
-    from armada_web.leases import claim, holder_id
+    from armada_web.jobs.leases import claim, holder_id
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
 
@@ -133,7 +133,7 @@ def test_a_reused_pid_is_not_the_holder(matches):
     import os
     import socket
 
-    from armada_web.leases import claim, holder_gone, process_start
+    from armada_web.jobs.leases import claim, holder_gone, process_start
     from armada_web.matches.execution import MATCH
 
     mine = process_start()
@@ -172,7 +172,7 @@ def test_only_a_waiting_match_whose_message_is_gone_is_sent_again(matches, setti
 
 
 def test_retrying_waits_out_a_database_that_is_briefly_unreachable(armada):
-    from armada_web.leases import retrying
+    from armada_web.jobs.leases import retrying
 
     calls = []
 
@@ -190,7 +190,7 @@ def test_retrying_waits_out_a_database_that_is_briefly_unreachable(armada):
 
 @pytest.mark.django_db(transaction=True)
 def test_retrying_outside_a_transaction_tries_again_with_back_off():
-    from armada_web.leases import retrying
+    from armada_web.jobs.leases import retrying
 
     calls: list[float] = []
 

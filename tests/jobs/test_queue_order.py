@@ -1,11 +1,11 @@
-"""The workers' queue order (armada_web.queue_order.FinalsFirst): the finals queue always first,
+"""The workers' queue order (armada_web.jobs.queue_order.FinalsFirst): the finals queue always first,
 the others round robin behind it; and the broker setting names it."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
-from armada_web.queue_order import FinalsFirst
+from armada_web.jobs.queue_order import FinalsFirst
 
 
 def test_the_finals_queue_stays_first_and_the_others_take_turns():
@@ -23,7 +23,7 @@ def test_the_finals_queue_stays_first_and_the_others_take_turns():
 
 
 def test_the_broker_uses_it():
-    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["queue_order_strategy"] == "armada_web.queue_order:FinalsFirst"
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["queue_order_strategy"] == "armada_web.jobs.queue_order:FinalsFirst"
     from kombu.utils.scheduling import cycle_by_name
 
     assert cycle_by_name(settings.CELERY_BROKER_TRANSPORT_OPTIONS["queue_order_strategy"]) is FinalsFirst

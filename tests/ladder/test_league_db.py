@@ -60,13 +60,13 @@ def test_the_table_follows_uploads_and_replacements(make_user, valid_version):
     assert actual() == expected(sorted(versions[1:], key=lambda v: v.pk))
 
 
-def test_a_pairing_replay_is_the_battle_of_the_stored_orders(make_user, valid_version):
+def test_a_battle_replay_is_the_battle_of_the_stored_orders(make_user, valid_version):
     from armada.games.mothership.battle import battle
-    from armada_web.ladder.league import pairing_replay
+    from armada_web.ladder.league import battle_replay
 
     a = valid_version(make_user("ann"), "aaa", "mothership", orders=orders(1))
     b = valid_version(make_user("ben"), "bbb", "mothership", orders=orders(2))
-    replay = json.loads(gzip.decompress(pairing_replay(a, b)))
+    replay = json.loads(gzip.decompress(battle_replay(a, b)))
     assert replay["format"] == "armada-replay" and replay["game"] == "mothership"
     fought = battle({k: v for k, v in a.orders.items() if k != "id"}, {k: v for k, v in b.orders.items() if k != "id"})
     assert replay["result"]["winner"] == fought.winner

@@ -74,7 +74,8 @@ def test_sides_alternate_between_games_of_a_pairing(make_user, valid_version):
 def test_a_new_version_starts_from_its_predecessor(make_user, valid_version):
     from armada_web.bots import services
     from armada_web.bots.models import BotVersion
-    from armada_web.ladder import rating_updates, ratings
+    from armada_web.ladder import ratings
+    from armada_web.ladder.logic import ratings as ratings_logic
     from armada_web.ladder.models import Rating
 
     owner = make_user("alice")
@@ -82,18 +83,18 @@ def test_a_new_version_starts_from_its_predecessor(make_user, valid_version):
     Rating.objects.filter(version=old).update(mu=31.0, sigma=2.0, games=40)
     newer = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid")
-    row = rating_updates.ensure_rating(BotVersion.objects.get(pk=newer.pk))
-    start = ratings.placement_start(ratings.Skill(31.0, 2.0))
+    row = ratings.ensure_rating(BotVersion.objects.get(pk=newer.pk))
+    start = ratings_logic.placement_start(ratings_logic.Skill(31.0, 2.0))
     assert (row.mu, row.sigma, row.games) == (pytest.approx(start.mu), pytest.approx(start.sigma), 0)
 
 
 def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_version):
-    """RatingPool (the tick's reads through the Rating indexes) and pairing.MemoryPool (the pure test's)
+    """RatingPool (the tick's reads through the Rating indexes) and matchmaking_logic.MemoryPool (the pure test's)
     choose the same candidates in the same order on the same ladder."""
     import random
     from datetime import UTC, datetime, timedelta
 
-    from armada_web.ladder import pairing
+    from armada_web.ladder.logic import matchmaking as matchmaking_logic
     from armada_web.ladder.matchmaking import RatingPool
     from armada_web.ladder.models import Rating
 
@@ -107,7 +108,7 @@ def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_ver
                                                       sigma=rng.uniform(1, 8), games=i, last_played=played)
     Rating.objects.filter(version=versions[7]).update(benched=True)  # never a candidate
     db = RatingPool("galaxy")
-    memory = pairing.MemoryPool(RatingPool._candidates(db.rows))
+    memory = matchmaking_logic.MemoryPool(RatingPool._candidates(db.rows))
     assert db.size() == 17 and len(memory.by_id) == 17
     for count in (1, 6, 16, 40):
         assert [c.id for c in db.longest_waiting(count)] == [c.id for c in memory.longest_waiting(count)]
@@ -117,8 +118,8 @@ def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_ver
 
 
 def test_a_tick_at_10000_playing_versions_reads_a_bounded_set(django_assert_max_num_queries):
+    from armada_web.devdata.scale.seed import seed_scale
     from armada_web.ladder.matchmaking import RatingPool, fill_queue
-    from armada_web.ops.scale.seed import seed_scale
 
     seed_scale(bots=10_000, matches=0, races=0, replays=0)
     assert RatingPool("galaxy").size() == 10_000

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from openskill.models import ThurstoneMostellerFull
 
 import armada.ratings as sdk
-from armada_web.ladder import ratings as ladder
+from armada_web.ladder.logic import ratings as ladder
 
 #: The reference: openskill built here, independently of the platform's own `model()`.
 REFERENCE = ThurstoneMostellerFull(mu=25.0, sigma=25.0 / 3, beta=25.0 / 3 / 2, tau=25.0 / 3 / 100,
@@ -26,7 +26,7 @@ def reference_game(a: tuple[float, float], b: tuple[float, float], result: int) 
     return (x.mu, x.sigma), (y.mu, y.sigma)
 
 
-def sdk_game(a: sdk.Rating, b: sdk.Rating, result: int) -> tuple[sdk.Rating, sdk.Rating]:
+def sdk_game(a: sdk.Skill, b: sdk.Skill, result: int) -> tuple[sdk.Skill, sdk.Skill]:
     if result == 0:
         return sdk.update(a, b, sdk.Outcome.DRAW)
     if result == 1:
@@ -38,7 +38,7 @@ def sdk_game(a: sdk.Rating, b: sdk.Rating, result: int) -> tuple[sdk.Rating, sdk
 @settings(max_examples=150, deadline=None)
 @given(games, st.lists(st.tuples(st.floats(-20, 70), st.floats(0.05, 12)), min_size=5, max_size=5))
 def test_sdk_model_equals_openskill_thurstone_mosteller_full(sequence, starts) -> None:
-    mine = [sdk.Rating(mu, sigma) for mu, sigma in starts]
+    mine = [sdk.Skill(mu, sigma) for mu, sigma in starts]
     theirs = list(starts)
     for a, b, result in sequence:
         mine[a], mine[b] = sdk_game(mine[a], mine[b], result)
@@ -63,12 +63,12 @@ def test_fresh_players_over_a_long_run() -> None:
 
 
 def test_the_ladder_rates_with_the_sdk_model() -> None:
-    assert ladder.update is sdk.update and ladder.Skill is sdk.Rating and ladder.Outcome is sdk.Outcome
+    assert ladder.update is sdk.update and ladder.Skill is sdk.Skill and ladder.Outcome is sdk.Outcome
     assert ladder.displayed is sdk.displayed and ladder.provisional is sdk.provisional
     assert (ladder.MU, ladder.SIGMA, ladder.BETA, ladder.TAU) == (25.0, 25.0 / 3, 25.0 / 3 / 2, 25.0 / 3 / 100)
     assert ladder.PROVISIONAL_GAMES == sdk.PROVISIONAL_GAMES == 10
     # the platform's openskill model (the bench's comparison) is the same model as the SDK's
     model = ladder.model()
     [[x], [y]] = model.rate([[model.rating(mu=30, sigma=4)], [model.rating(mu=22, sigma=7)]], ranks=[0, 1])
-    a, b = sdk.update(sdk.Rating(30, 4), sdk.Rating(22, 7))
+    a, b = sdk.update(sdk.Skill(30, 4), sdk.Skill(22, 7))
     assert abs(x.mu - a.mu) < 1e-12 and abs(y.sigma - b.sigma) < 1e-12

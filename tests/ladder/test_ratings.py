@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from armada_web.ladder import ratings
-from armada_web.ladder.ratings import Outcome, Skill
+from armada_web.ladder.logic import ratings
+from armada_web.ladder.logic.ratings import Outcome, Skill
 
 
 def test_a_win_raises_the_winner_and_lowers_the_loser() -> None:

@@ -20,7 +20,7 @@ def _unconsumed(settings):
 
 
 def play(first, second, winner, statuses):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, record
     from armada_web.matches.services import create_match
 

@@ -1,5 +1,5 @@
 """`armada tournament`'s scores are the ladder's: the same game results, applied by the platform's
-own pure functions (rating_updates.advance, which calls rating_updates.new_ratings), give the same ratings."""
+own pure functions (ratings.advance, which calls ratings.new_ratings), give the same ratings."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from armada.cli.main import main
-from armada_web.ladder import rating_updates, ratings
+from armada_web.ladder import ratings
+from armada_web.ladder.logic import ratings as ratings_logic
 from armada_web.ladder.models import Rating
 from tests.sdk.cli.bots import CRASH_AFTER_INIT, IDLE_GALAXY, write_bot
 
@@ -17,11 +18,11 @@ from tests.sdk.cli.bots import CRASH_AFTER_INIT, IDLE_GALAXY, write_bot
 def ladder_rows(names: list[str], games: list[dict]) -> dict[str, Rating]:
     """Every bot as a fresh version on the ladder, then each game applied as a finished ranked match."""
     rows = {name: Rating(version_id=i + 1, mu=0.0, sigma=0.0) for i, name in enumerate(names)}
-    start = {row.version_id: ratings.placement_start(None) for row in rows.values()}
+    start = {row.version_id: ratings_logic.placement_start(None) for row in rows.values()}
     for game in sorted(games, key=lambda g: g["index"]):
         one, two = rows[game["seat1"]], rows[game["seat2"]]
         winner = None if game["winner"] is None else 1 if game["winner"] == game["seat1"] else 2
-        rating_updates.advance(one, two, game["index"], winner, tuple(game["statuses"]), ("", ""), start)
+        ratings.advance(one, two, game["index"], winner, tuple(game["statuses"]), ("", ""), start)
     return rows
 
 
@@ -40,9 +41,9 @@ def test_tournament_scores_equal_the_ladders(tmp_path: Path, capsys: pytest.Capt
     for bot in data["bots"]:
         row = rows[bot["name"]]
         assert bot["mu"] == pytest.approx(row.mu, abs=1e-12) and bot["sigma"] == pytest.approx(row.sigma, abs=1e-12)
-        assert bot["score"] == pytest.approx(ratings.displayed(ratings.Skill(row.mu, row.sigma)), abs=1e-12)
+        assert bot["score"] == pytest.approx(ratings_logic.displayed(ratings_logic.Skill(row.mu, row.sigma)), abs=1e-12)
         assert (bot["wins"], bot["draws"], bot["losses"]) == (row.wins, row.draws, row.losses)
-        assert bot["provisional"] == ratings.provisional(row.games)
+        assert bot["provisional"] == ratings_logic.provisional(row.games)
     scores = [b["score"] for b in data["bots"]]
     assert scores == sorted(scores, reverse=True)
     assert data["bots"][-1]["name"] == "crasher"

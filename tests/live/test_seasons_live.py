@@ -61,7 +61,7 @@ def wait_state(slug: str, state: str, seconds: float, site: Any, tick: Any = Non
 def test_a_whole_season_on_a_live_site(live_site):
     from armada_web.ladder.models import RatingChange
     from armada_web.matches.models import Match
-    from armada_web.seasons import schedule
+    from armada_web.seasons import periodic
     from armada_web.seasons.models import FinalsGame, Standing
 
     made = season(live_site, "create", "live-s1", "--game", "galaxy", "--name", "Live <season>")
@@ -83,7 +83,7 @@ def test_a_whole_season_on_a_live_site(live_site):
     assert detail["state"] == "finals" and detail["finals"]["matches_total"] == 9
 
     def tick() -> None:
-        schedule.tick(workers=1)
+        periodic.tick(workers=1)
 
     done = wait_state("live-s1", "finished", 300, live_site, tick)  # it finishes by itself
     games = FinalsGame.objects.filter(season=done)
@@ -119,7 +119,7 @@ def call_replay(site: Any, match_id: int) -> tuple[int, bytes]:
 
 
 def test_a_private_event_of_three_members_on_a_live_site(live_site):
-    from armada_web.events import scheduling
+    from armada_web.events import matchmaking
 
     people = entrants(live_site, ["eve", "fay", "gus"])
     owner = people[0][0]
@@ -139,7 +139,7 @@ def test_a_private_event_of_three_members_on_a_live_site(live_site):
     deadline = time.monotonic() + 240
     data: dict[str, Any] = {}
     while time.monotonic() < deadline:
-        scheduling.fill(workers=1)  # beat's job; each recorded match also sends the next
+        matchmaking.fill(workers=1)  # beat's job; each recorded match also sends the next
         status, data = call(live_site, "GET", f"/api/events/{slug}/", owner)
         if data["state"] == "finished":
             break
@@ -184,7 +184,7 @@ def test_the_worker_takes_finals_first_and_shares_the_rest_round_robin(live_site
 
     from armada_web.bots.models import BotVersion
     from armada_web.events import services as events
-    from armada_web.events.scheduling import fill
+    from armada_web.events.matchmaking import fill
     from armada_web.ladder.matchmaking import fill_queue
     from armada_web.matches.models import Match
     from armada_web.matches.services import create_match

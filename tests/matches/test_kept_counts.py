@@ -20,7 +20,7 @@ def _unconsumed(settings):
 
 
 def finish(match, winner):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, record
 
     lease = claim(MATCH, match.pk)
@@ -64,7 +64,7 @@ def test_the_playing_flag_follows_every_change_of_the_playing_version(make_user,
     from armada_web.bots import services
     from armada_web.bots.activation import refresh_active
     from armada_web.bots.models import BotVersion
-    from armada_web.ladder import standing
+    from armada_web.ladder import playing
     from armada_web.ladder.models import Rating
 
     owner = make_user("alice")
@@ -90,10 +90,10 @@ def test_the_playing_flag_follows_every_change_of_the_playing_version(make_user,
     refresh_active(bot=first.bot)
     assert flags()[first.pk] is True
     Rating.objects.filter(version_id=first.pk).update(playing=False)  # a change made some other way
-    assert standing.repair() == 1 and flags()[first.pk] is True
+    assert playing.repair() == 1 and flags()[first.pk] is True
     services.retire(bot=first.bot)
     assert flags() == {first.pk: False, newer.pk: False}
-    assert standing.repair() == 0
+    assert playing.repair() == 0
 
 
 def test_the_rating_chart_of_a_busy_bot_is_a_few_hundred_points_read_through_the_index(

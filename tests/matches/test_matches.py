@@ -120,7 +120,7 @@ def test_a_bad_engine_config_makes_the_match_void(pair, settings):
 
 
 def test_the_reaper_requeues_then_fails_a_stuck_match(pair, settings):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
@@ -143,8 +143,8 @@ def test_the_reaper_requeues_then_fails_a_stuck_match(pair, settings):
 def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
     """A worker thought dead finishes after the reaper re-queued its match: its result is dropped."""
     require_docker()
+    from armada_web.jobs.leases import claim
     from armada_web.ladder.models import RatingChange
-    from armada_web.leases import claim
     from armada_web.matches.execution import MATCH, execute
     from armada_web.matches.models import Match
 
@@ -163,7 +163,7 @@ def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
 def test_five_faults_in_a_row_bench_a_version_and_a_new_version_plays(make_user, valid_version, settings):
     from armada_web.bots import activation, services
     from armada_web.bots.models import BotVersion
-    from armada_web.ladder import rating_updates
+    from armada_web.ladder import ratings
     from armada_web.ladder.matchmaking import ranked_versions
     from armada_web.ladder.models import Rating
 
@@ -171,7 +171,7 @@ def test_five_faults_in_a_row_bench_a_version_and_a_new_version_plays(make_user,
     bad = valid_version(owner, "crashy", code=CRASHER)
     good = valid_version(make_user("bob"), "steady")
     for _ in range(settings.ARMADA.bench_faults):
-        rating_updates.apply(make(bad, good).pk, timezone.now(), (bad.pk, good.pk), 2, ("crashed", "ok"),
+        ratings.apply(make(bad, good).pk, timezone.now(), (bad.pk, good.pk), 2, ("crashed", "ok"),
                              ("exit 3", ""))
     row = Rating.objects.get(version=bad)
     assert row.benched and "5 ranked games" in row.benched_reason and "crashed" in row.benched_reason

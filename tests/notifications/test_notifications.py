@@ -59,7 +59,7 @@ def test_an_error_after_the_last_attempt_or_the_reaper_is_mailed(version, monkey
     from armada_web.bots.services import upload_version
     from armada_web.bots.tasks import reap, validate_version
     from armada_web.games.runner import PlatformFailure
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
 
     def down(**_):
         raise PlatformFailure("the sandbox is unavailable")

@@ -29,7 +29,7 @@ django.setup()
 from django.apps import apps
 from django.contrib.auth import authenticate
 from django.core.files.storage import default_storage
-from armada_web import objectstore
+from armada_web.storage import objectstore
 from armada_web.accounts.models import ApiToken
 from armada_web.matches.models import Match
 from armada_web.matches.queries import replay_of

@@ -32,7 +32,7 @@ def test_a_redis_that_is_down_makes_an_empty_cache_not_a_failed_request(settings
     (and say so in the log) while every request still answers."""
     from django.core.cache import cache
 
-    settings.CACHES = {"default": {"BACKEND": "armada_web.resilient_cache.ResilientRedisCache",
+    settings.CACHES = {"default": {"BACKEND": "armada_web.storage.resilient_cache.ResilientRedisCache",
                                    "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
                                    "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
     assert cache.get("anything", "fallback") == "fallback"

@@ -45,7 +45,8 @@ def test_the_status_api_answers_the_contract(arena, client, settings):
     data = client.get("/api/status/").json()
     assert set(data) >= {"queues", "finished_last_hour", "median_wait_s", "workers"} and "problems" not in data
     assert data["queues"][settings.ARMADA.validation_queue] == 2
-    assert set(data["queues"]) >= {settings.ARMADA.finals_queue, settings.ARMADA.events_queue, "celery"}
+    assert set(data["queues"]) >= {settings.ARMADA.finals_queue, settings.ARMADA.events_queue,
+                                   settings.ARMADA.periodic_queue}
     assert data["finished_last_hour"] == {"ranked": 2, "challenge": 0}
     assert data["ended_last_hour"] == {"ranked": {"finished": 2, "failed": 1}, "challenge": {"void": 1}}
     assert data["median_wait_s"] == 8.0  # of 4, 6, 10, 30 s

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from armada_web.bots.models import Bot
-from armada_web.errors import Forbidden, Invalid, NotFound
 from armada_web.ladder import challenges
 from armada_web.matches.models import Match
+from armada_web.web.errors import Forbidden, Invalid, NotFound
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-test-password-42"

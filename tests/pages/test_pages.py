@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from armada_web.matches.queries import log_requests, request_kinds
+from armada.botlog import log_requests, request_kinds
 from armada_web.pages.chart import line_chart
 from armada_web.pages.csp import POLICY
 from armada_web.pages.docs import render_markdown

@@ -34,7 +34,7 @@ class Seasons:
 @pytest.fixture
 def seasons(arena, make_user, valid_version, armada):
     from armada_web.events import services as events
-    from armada_web.seasons import schedule, services
+    from armada_web.seasons import periodic, services
 
     armada(finals_cuts=(0.5,), finals_keep_min=2)
     carl = make_user("carl")
@@ -44,7 +44,7 @@ def seasons(arena, make_user, valid_version, armada):
         call_command("season", "close", slug, stdout=StringIO())
     call_command("season", "finish", "done", stdout=StringIO())
     call_command("season", "finals", "playing", "--stages", "2", "--games", "2", stdout=StringIO())
-    schedule.tick(workers=2)
+    periodic.tick(workers=2)
     record_result(queued("finals")[0], 1)
     opened = services.create_season(slug="spring", game="mothership", name="Spring")
     event = events.create_event(user=arena.alice, name=EVIL, game="galaxy", format="round_robin", games_per_pair=1)

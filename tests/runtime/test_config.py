@@ -3,7 +3,7 @@ from the environment, and a wrong value refused at start-up naming its variable.
 
 import pytest
 
-from armada_web.config import Config, ConfigError, load, variables
+from armada_web.runtime.config import Config, ConfigError, load, variables
 
 KEY = "a-test-secret-key-of-fifty-or-more-characters-0123456789"
 

@@ -1,4 +1,4 @@
-"""Log lines (armada_web.logs): text by default, one JSON object a line with ARMADA_LOG_FORMAT=json,
+"""Log lines (armada_web.runtime.logs): text by default, one JSON object a line with ARMADA_LOG_FORMAT=json,
 and every line of a worker's task (Celery's own "received" and "succeeded" lines, ours, the
 sandbox's threads') carries the task's match or version id (a real worker's: tests/live/test_logs_live.py)."""
 
@@ -9,7 +9,7 @@ import json
 import logging
 import threading
 
-from armada_web import logs
+from armada_web.runtime import logs
 
 
 def capture(fmt: str) -> tuple[logging.Logger, io.StringIO]:

@@ -118,7 +118,7 @@ def test_a_missing_page_is_the_sites_own_404(client, production):
 
 @pytest.mark.django_db
 def test_a_server_error_is_the_sites_own_500_with_an_id_its_log_line_carries(client, production):
-    from armada_web.logs import ContextFilter, JsonFormatter
+    from armada_web.runtime.logs import ContextFilter, JsonFormatter
 
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)

@@ -8,7 +8,7 @@ import pytest
 
 import armada
 from armada.cli.main import main
-from armada.events import replay_events, select
+from armada.narration import replay_events, select
 from armada.replay import game_content, rebuild_states
 from tests.sdk.bots.starters import starter_class
 from tests.sdk.cli.bots import without_time

@@ -1,4 +1,4 @@
-"""The finals' pure functions (armada_web.seasons.finals): stage sizes and cuts, each round's games,
+"""The finals' pure functions (armada_web.seasons.logic.finals): stage sizes and cuts, each round's games,
 the rating start, the finals update with no drift, the final order."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armada_web.ladder import ratings
-from armada_web.seasons import finals
-from armada_web.seasons.finals import Plan, Standing, Start
+from armada_web.ladder.logic import ratings
+from armada_web.seasons.logic import finals
+from armada_web.seasons.logic.finals import Plan, Standing, Start
 
 
 def test_stage_sizes_cut_each_stage_but_never_below_the_floor():
@@ -63,13 +63,13 @@ def test_total_matches_adds_the_stages():
 
 def test_the_finals_update_has_no_dynamics_term():
     a, b = ratings.Skill(25.0, 2.0), ratings.Skill(25.0, 2.0)
-    still = finals.after_game(a, b, None)
+    still = ratings.after_game(a, b, None, tau=finals.FINALS_TAU)
     drifting = ratings.update(a, b, ratings.Outcome.DRAW)
     assert still[0].sigma < drifting[0].sigma  # the ladder's tau widens sigma before each game
     assert still == (ratings.update(a, b, ratings.Outcome.DRAW, tau=0.0))
-    won_2 = finals.after_game(a, b, 2)
+    won_2 = ratings.after_game(a, b, 2, tau=finals.FINALS_TAU)
     assert won_2[1].mu > 25.0 > won_2[0].mu
-    assert finals.after_game(a, b, 1) == tuple(reversed(won_2))
+    assert ratings.after_game(a, b, 1, tau=finals.FINALS_TAU) == tuple(reversed(won_2))
 
 
 def test_the_start_is_the_prior_or_the_ladder_mu_with_sigma_raised():

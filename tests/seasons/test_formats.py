@@ -1,4 +1,4 @@
-"""The events' formats (armada_web.events.formats): a round robin's games, the table's points."""
+"""The events' formats (armada_web.events.logic.formats): a round robin's games, the table's points."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armada_web.events import formats
+from armada_web.events.logic import formats
 
 
 @given(st.integers(2, 12), st.integers(1, 4))

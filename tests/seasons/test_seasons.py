@@ -34,11 +34,11 @@ def season_command(*args: str) -> str:
 
 def play_out(season, workers: int = 2, winner=lambda m: 1, limit: int = 200) -> int:
     """Beat ticks and workers until the season leaves its finals; returns the matches played."""
-    from armada_web.seasons import schedule
+    from armada_web.seasons import periodic
 
     played = 0
     for _ in range(limit):
-        schedule.tick(workers=workers)
+        periodic.tick(workers=workers)
         season.refresh_from_db()
         if season.state != "finals":
             return played
@@ -158,7 +158,7 @@ def test_a_whole_galaxy_season_finals_with_two_cuts_then_standings_for_good(five
 
 def test_finals_games_move_the_seasons_ratings_never_the_ladder(five, armada):
     from armada_web.ladder.models import Rating
-    from armada_web.seasons import finals
+    from armada_web.seasons.logic import finals as finals_logic
     from armada_web.seasons.models import Entry, Season
 
     armada(finals_start="prior")
@@ -166,17 +166,18 @@ def test_finals_games_move_the_seasons_ratings_never_the_ladder(five, armada):
     season_command("close", "s1")
     season_command("finals", "s1", "--stages", "1", "--games", "2")
     season = Season.objects.get(slug="s1")
-    from armada_web.seasons import schedule
+    from armada_web.seasons import periodic
 
-    schedule.tick(workers=1)
+    periodic.tick(workers=1)
     match = queued("finals")[0]
     assert match.kind == "finals"
     seats = list(match.participants.order_by("seat"))
     before = {e.version_ref: (e.mu, e.sigma) for e in Entry.objects.filter(season=season)}
     record_result(match, 1)
     after = {e.version_ref: (e.mu, e.sigma) for e in Entry.objects.filter(season=season)}
-    expected = finals.after_game(finals.ratings.Skill(*before[seats[0].version_id]),
-                                 finals.ratings.Skill(*before[seats[1].version_id]), 1)
+    skill = finals_logic.ratings.Skill
+    expected = finals_logic.ratings.after_game(skill(*before[seats[0].version_id]), skill(*before[seats[1].version_id]),
+                                               1, tau=finals_logic.FINALS_TAU)
     assert after[seats[0].version_id] == (expected[0].mu, expected[0].sigma)  # no dynamics term
     assert after[seats[1].version_id] == (expected[1].mu, expected[1].sigma)
     assert not Rating.objects.filter(games__gt=0).exists()
@@ -185,19 +186,19 @@ def test_finals_games_move_the_seasons_ratings_never_the_ladder(five, armada):
 
 
 def test_a_void_finals_match_is_made_again_and_a_redelivery_counts_once(five, armada):
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, void
-    from armada_web.seasons import schedule
+    from armada_web.seasons import periodic
     from armada_web.seasons.models import Entry, FinalsGame, Season
 
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
     season_command("close", "s1")
     season_command("finals", "s1", "--stages", "1", "--games", "2")
     season = Season.objects.get(slug="s1")
-    schedule.tick(workers=1)
+    periodic.tick(workers=1)
     first = queued("finals")[0]
     void(claim(MATCH, first.pk), "docker went away")  # the platform failed: no result
-    schedule.tick(workers=1)
+    periodic.tick(workers=1)
     game = FinalsGame.objects.get(season=season, tries=2)
     again = game.match
     assert again.pk != first.pk and again.status == "queued"
@@ -208,13 +209,13 @@ def test_a_void_finals_match_is_made_again_and_a_redelivery_counts_once(five, ar
 
 def test_finish_now_keeps_the_standings_as_they_are_and_cancels_what_waits(five):
     from armada_web.matches.models import Match
-    from armada_web.seasons import schedule
+    from armada_web.seasons import periodic
     from armada_web.seasons.models import Season, Standing
 
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
     season_command("close", "s1")
     season_command("finals", "s1")
-    schedule.tick(workers=4)
+    periodic.tick(workers=4)
     waiting = queued("finals")
     assert len(waiting) == 2  # the finals' share of 4 workers: half
     record_result(waiting[0], 1)
@@ -269,19 +270,19 @@ def test_a_mothership_season_is_the_league_of_its_frozen_entries(make_user, vali
 
 
 def test_beat_moves_seasons_by_their_times(five):
-    from armada_web.seasons import schedule, services
+    from armada_web.seasons import periodic, services
     from armada_web.seasons.models import Season
 
     now = timezone.now()
     services.create_season(slug="b1", game="galaxy", name="Beat", opens=now + timedelta(hours=1),
                            closes=now + timedelta(hours=2), ends=now + timedelta(hours=3))
     assert Season.objects.get(slug="b1").state == "upcoming"
-    assert schedule.tick(now=now, workers=1) == {}
-    assert schedule.tick(now=now + timedelta(hours=1, minutes=1), workers=1) == {"opened": ["b1"]}
-    done = schedule.tick(now=now + timedelta(hours=2, minutes=1), workers=1)
+    assert periodic.tick(now=now, workers=1) == {}
+    assert periodic.tick(now=now + timedelta(hours=1, minutes=1), workers=1) == {"opened": ["b1"]}
+    done = periodic.tick(now=now + timedelta(hours=2, minutes=1), workers=1)
     assert done == {"closed": ["b1"], "finals": ["b1"]}  # closed and straight into its finals
     assert queued("finals")
-    assert schedule.tick(now=now + timedelta(hours=3, minutes=1), workers=1) == {"finished": ["b1"]}
+    assert periodic.tick(now=now + timedelta(hours=3, minutes=1), workers=1) == {"finished": ["b1"]}
     season = Season.objects.get(slug="b1")
     assert season.state == "finished" and season.standings.count() == 5
 
@@ -289,7 +290,7 @@ def test_beat_moves_seasons_by_their_times(five):
 def test_the_finals_take_the_workers_their_deadline_needs(five, armada):
     from armada_web.ladder.matchmaking import fill_queue
     from armada_web.matches.capacity import free
-    from armada_web.seasons import finals_db, schedule
+    from armada_web.seasons import finals, periodic
     from armada_web.seasons.models import Season
 
     armada(match_seconds=60, matches_queue=armada.current.validation_queue)
@@ -301,20 +302,20 @@ def test_the_finals_take_the_workers_their_deadline_needs(five, armada):
     assert season.matches_total == 300
     Season.objects.filter(pk=season.pk).update(ends=now + timedelta(days=7))
     season.refresh_from_db()
-    assert finals_db.workers_needed(season, 10, now) == 5  # plenty of time: at least half of them
+    assert finals.workers_needed(season, 10, now) == 5  # plenty of time: at least half of them
     Season.objects.filter(pk=season.pk).update(ends=now + timedelta(hours=1))
     season.refresh_from_db()
-    assert finals_db.workers_needed(season, 10, now) == 8  # 300 x 60 s x 1.5 / 1 h = 7.5
+    assert finals.workers_needed(season, 10, now) == 8  # 300 x 60 s x 1.5 / 1 h = 7.5
     Season.objects.filter(pk=season.pk).update(ends=now + timedelta(minutes=30))
     season.refresh_from_db()
-    assert finals_db.workers_needed(season, 10, now) == 10  # 15 needed: all there are
-    schedule.tick(now=now, workers=4)
+    assert finals.workers_needed(season, 10, now) == 10  # 15 needed: all there are
+    periodic.tick(now=now, workers=4)
     assert len(queued("finals")) == 4  # the finals need all four workers: one match each in flight
     assert free(4) == 0 and fill_queue(workers=4, now=now) == []  # ranked play waits for the finals
 
 
 def test_the_api_contract(five, client, armada):
-    from armada_web.seasons import schedule
+    from armada_web.seasons import periodic
 
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring <b>")
     listing = client.get("/api/seasons/").json()
@@ -327,7 +328,7 @@ def test_the_api_contract(five, client, armada):
     closed = client.get("/api/seasons/s1/").json()
     assert closed["closed_at"] is not None and closed["closed_at"] < closed["closes"]  # closed early, by hand
     season_command("finals", "s1", "--stages", "2", "--games", "2")
-    schedule.tick(workers=2)
+    periodic.tick(workers=2)
     detail = client.get("/api/seasons/s1/").json()
     assert detail["state"] == "finals"
     assert {k: detail["finals"][k] for k in ("stage", "stages", "matches_done", "matches_total")} == {
@@ -436,7 +437,7 @@ def test_a_races_place_in_a_closed_mothership_season_follows_the_league_then_the
 
 @pytest.mark.django_db(transaction=True)
 def test_recording_a_finals_match_never_waits_for_the_seasons_row(five):
-    """`finals_db.advance` locks the season, then creates matches (counting on the bots' records);
+    """`finals.advance` locks the season, then creates matches (counting on the bots' records);
     the recording counts on those records first, so it must not lock the season too: two hosts
     doing both at once deadlocked (found on a compose deployment with a second worker host)."""
     import threading

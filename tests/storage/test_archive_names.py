@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from armada.botspec import BotSpecError, extract_zip
-from armada_web.archives import UploadError, check_upload, unpack
+from armada_web.storage.archives import UploadError, check_upload, unpack
 
 MAIN = b"print('hello')\n"
 #: The cases write duplicate names on purpose.
@@ -120,11 +120,11 @@ def test_the_cli_refuses_the_same_zips(tmp_path):
 def test_a_stored_archive_that_does_not_unpack_makes_the_version_invalid_not_error(make_user, monkeypatch):
     """An archive stored before the check refused such names: the validation says why, at once
     (`invalid`, attempt 1), instead of three platform failures and `error`."""
-    from armada_web import leases
     from armada_web.bots import storage, validation
     from armada_web.bots.models import BotVersion, VersionStatus
     from armada_web.bots.services import create_bot
     from armada_web.games import runner
+    from armada_web.jobs import leases
 
     monkeypatch.setattr(runner._Sandbox, "ready", True)  # the archive fails before any container starts
     bot = create_bot(user=make_user(), name="old-archive", game="galaxy")

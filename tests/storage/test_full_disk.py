@@ -25,7 +25,7 @@ def small_disk(tmp_path, settings, armada):
     mount.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
     settings.STORAGES = {**settings.STORAGES, "default": {
-        "BACKEND": "armada_web.objectstore.PrivateFileStorage",
+        "BACKEND": "armada_web.storage.objectstore.PrivateFileStorage",
         "OPTIONS": {"location": str(mount / "private"), "min_free_mb": 0}}}
     try:
         yield mount

@@ -24,7 +24,7 @@ def use_bucket(settings: Any, monkeypatch: Any, bucket: Any, name: str | None = 
     for key, value in bucket.env().items():
         monkeypatch.setenv(key, value)
     settings.STORAGES = {**settings.STORAGES, "default": {
-        "BACKEND": "armada_web.objectstore.PrivateS3Storage",
+        "BACKEND": "armada_web.storage.objectstore.PrivateS3Storage",
         "OPTIONS": {"bucket_name": name or bucket.name, "endpoint_url": endpoint_url or bucket.endpoint_url,
                     "timeout_s": 3}}}
 

@@ -31,7 +31,7 @@ def isolated_site(settings, armada, tmp_path):
     finals and events queues: no worker reads them), and quick password hashes."""
     settings.STORAGES = {
         **settings.STORAGES,
-        "default": {"BACKEND": "armada_web.objectstore.PrivateFileStorage",
+        "default": {"BACKEND": "armada_web.storage.objectstore.PrivateFileStorage",
                     "OPTIONS": {"location": str(tmp_path / "private")}},
     }
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",

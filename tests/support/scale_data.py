@@ -11,7 +11,7 @@ class Seeded:
     """A seeded database's landmarks."""
 
     size: str
-    seeded: Any  # ops.scale.seed.Seeded
+    seeded: Any  # devdata.scale.seed.Seeded
     busiest: Any  # the Bot with the most matches
     owner: Any  # its owner
     opponent: Any  # the bot it met most often
@@ -25,9 +25,9 @@ SIZES = {"small": (12, 400, 6), "large": (60, 3000, 24)}
 
 def seed(size: str, replays: int = 0) -> Seeded:
     from armada_web.bots.models import Bot
+    from armada_web.devdata.scale.seed import seed_scale
     from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, MatchStatus
     from armada_web.matches.queries import busiest_bot
-    from armada_web.ops.scale.seed import seed_scale
 
     bots, matches, races = SIZES[size]
     seeded = seed_scale(bots=bots, matches=matches, races=races, seed=5, replays=replays)

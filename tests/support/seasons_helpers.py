@@ -11,7 +11,7 @@ from armada.referee.match import MatchOutcome, PlayerReport
 
 def record_result(match: Any, winner: int | None, statuses: tuple[str, str] = ("ok", "ok")) -> str:
     """Claim the queued `match` and record `winner` (1, 2 or None) through matches.execution.record."""
-    from armada_web.leases import claim
+    from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, record
 
     lease = claim(MATCH, match.pk)

@@ -1,7 +1,7 @@
 """No input answers 500 (issue 20): each input the issue lists, and its neighbours, gets a 400 or
 404 with a `detail` (the API) or the site's own page (the pages), never a traceback.
 
-Ids are parsed once (`armada_web.inputs`): the `<id:...>` converter in every URL, `IdField` and
+Ids are parsed once (`armada_web.web.inputs`): the `<id:...>` converter in every URL, `IdField` and
 `IdFilter` in the API, `parse_id` in the pages' forms; JSON bodies by `api.parsers.LimitedJSONParser`.
 """
 
@@ -13,8 +13,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.urls.converters import IntConverter
 
 from armada_web.api.parsers import nesting_depth
-from armada_web.errors import Invalid
-from armada_web.inputs import MAX_ID, IdConverter, parse_id
+from armada_web.web.errors import Invalid
+from armada_web.web.inputs import MAX_ID, IdConverter, parse_id
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,10 @@
 # armada-app: the application image's entrypoint (docs/deploy.md, "The images").
 #
 #   web [gunicorn options]     collectstatic, the SDK wheel for /sdk/, then gunicorn on 0.0.0.0:$PORT
-#   worker [celery options]    a Celery worker named $ARMADA_WORKER_NAME@<container> (needs the
-#                              Docker socket and the sandbox folder: below)
+#   worker [KIND] [celery options]  a Celery worker named $ARMADA_WORKER_NAME@<container> (needs the
+#                              Docker socket and the sandbox folder: below); KIND (validation,
+#                              matches or periodic) serves that kind's queues, named from the
+#                              settings (`manage.py queues --worker KIND`)
 #   beat [celery options]      Celery beat (its schedule file in $ARMADA_DATA_DIR/run)
 #   health web|worker          the compose health checks: /healthz, or `celery inspect ping` and
 #                              `manage.py healthcheck` (the role's checks: the engine included)
@@ -86,6 +88,10 @@ case "$command" in
             [ "${ARMADA_SANDBOX_PURPOSE:-match}" = validation ] || concurrency=$(( $(nproc) / 2 - 1 ))
             [ "$concurrency" -ge 1 ] || concurrency=1
         fi
+        case "${1:-}" in
+            validation|matches|periodic) kind="$1"; shift
+                                         set -- -Q "$("$PY" -m django queues --worker "$kind")" "$@" ;;
+        esac
         quiet=()  # JSON lines only: no banner
         [ "${ARMADA_LOG_FORMAT:-text}" != json ] || quiet=(--quiet)
         exec /opt/armada/bin/celery "${quiet[@]}" -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \

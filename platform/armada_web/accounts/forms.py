@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from armada_web.accounts import services
-from armada_web.errors import Invalid, RateLimited
+from armada_web.web.errors import Invalid, RateLimited
 
 
 class SignUpForm(UserCreationForm):

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from armada_web.accounts.models import LimitCounter, LimitUse
-from armada_web.errors import RateLimited
+from armada_web.web.errors import RateLimited
 
 
 def user_key(user_id: int) -> str:

@@ -1,6 +1,6 @@
 """Account writes: password checks with brute-force limits, API tokens, deleting an account.
 
-Every function is keyword-only and checks its rules itself, raising `armada_web.errors` errors
+Every function is keyword-only and checks its rules itself, raising `armada_web.web.errors` errors
 with a message for the user; the log-in page, the profile page and the API all call these.
 """
 
@@ -15,7 +15,7 @@ from django.db import transaction
 
 from armada_web.accounts import mail, throttles
 from armada_web.accounts.models import ApiToken, MailPreferences
-from armada_web.errors import Invalid, NotFound
+from armada_web.web.errors import Invalid, NotFound
 
 TOKEN_NAME_MAX = 64
 

@@ -1,8 +1,8 @@
 """Brute-force protection for password checks, shared by the log-in page and the token API.
 
-Failed attempts are counted per client address (`armada_web.clients`: X-Forwarded-For only from
+Failed attempts are counted per client address (`armada_web.web.clients`: X-Forwarded-For only from
 the trusted proxies) and per username in atomic counters shared by every web process
-(`armada_web.counters`, Redis). An attempt is counted *before* the password is checked and taken
+(`armada_web.web.counters`, Redis). An attempt is counted *before* the password is checked and taken
 back when it was right, so parallel attempts each get their own number: past either limit, every
 attempt is refused with a message saying how long to wait, even with the right password, and N
 parallel guesses can never check more than the limit's passwords.
@@ -18,10 +18,10 @@ from typing import Any
 
 from django.conf import settings
 
-from armada_web import counters
 from armada_web.accounts.limits import in_words
-from armada_web.clients import client_address
-from armada_web.errors import RateLimited
+from armada_web.web import counters
+from armada_web.web.clients import client_address
+from armada_web.web.errors import RateLimited
 
 
 @dataclass(frozen=True)

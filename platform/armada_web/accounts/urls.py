@@ -3,9 +3,9 @@
 from django.contrib.auth import views as auth
 from django.urls import path, reverse_lazy
 
-from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.accounts import views
 from armada_web.accounts.forms import ResetPasswordForm, ThrottledLoginForm
+from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 T = "accounts/"
 

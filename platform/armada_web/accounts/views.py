@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts import services
 from armada_web.accounts.forms import DeleteAccountForm, MailForm, SignUpForm
 from armada_web.accounts.queries import signed_in
-from armada_web.errors import DomainError
+from armada_web.web.errors import DomainError
 
 
 def signup(request: HttpRequest) -> HttpResponse:

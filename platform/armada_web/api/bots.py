@@ -18,11 +18,11 @@ from armada_web.api.fields import IdField, absolute
 from armada_web.api.pagination import KeyedPageNumber
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
-from armada_web.archives import check_request_size
 from armada_web.bots import queries, services
+from armada_web.bots.logic.names import NAME_RE
 from armada_web.bots.models import Bot, BotVersion, Game
-from armada_web.bots.names import NAME_RE
-from armada_web.errors import Invalid
+from armada_web.storage.archives import check_request_size
+from armada_web.web.errors import Invalid
 
 #: Versions a bot's detail lists (the newest); a bot's whole history is paged at .../versions/.
 DETAIL_VERSIONS = 100
@@ -75,7 +75,7 @@ class BotDetailSerializer(BotSerializer):
 
 @extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
 class BotNameField(serializers.CharField):
-    """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.names`)."""
+    """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.logic.names`)."""
 
 
 class BotCreate(serializers.Serializer):
@@ -114,7 +114,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     """Bots: anyone reads, a signed-in user creates, the owner changes."""
 
     queryset = queries.bots()
-    lookup_value_converter = "id"  # armada_web.inputs: a positive 63-bit integer, else 404
+    lookup_value_converter = "id"  # armada_web.web.inputs: a positive 63-bit integer, else 404
     permission_classes = [IsAuthenticatedOrReadOnly]
     filterset_class = BotFilter
 

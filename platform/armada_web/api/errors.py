@@ -9,7 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
-from armada_web.errors import DomainError, http_status
+from armada_web.web.errors import DomainError, http_status
 
 
 def _flatten(data: Any, prefix: str = "") -> list[str]:

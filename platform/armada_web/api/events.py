@@ -48,7 +48,7 @@ class TableRowSerializer(serializers.Serializer):
     place = serializers.IntegerField()
     bot = EventBotRef(source="*")
     owner = serializers.CharField()
-    played = serializers.IntegerField(source="entry.played")
+    played = serializers.IntegerField(source="entry.games")
     wins = serializers.IntegerField(source="entry.wins")
     draws = serializers.IntegerField(source="entry.draws")
     losses = serializers.IntegerField(source="entry.losses")

@@ -9,8 +9,8 @@ from django import forms
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from armada_web.errors import Invalid
-from armada_web.inputs import MAX_ID, parse_id
+from armada_web.web.errors import Invalid
+from armada_web.web.inputs import MAX_ID, parse_id
 
 
 def absolute(context: dict[str, Any], path: str) -> str:

@@ -1,4 +1,4 @@
-"""`/api/ladder/galaxy/`, `/api/ladder/mothership/` (MD-10 order) and a pairing's replay; `/api/challenges/`."""
+"""`/api/ladder/galaxy/`, `/api/ladder/mothership/` (MD-10 order) and a battle's replay; `/api/challenges/`."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from armada_web.api.pagination import KeyedPageNumber, LadderPages
 from armada_web.api.schema import answers
 from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
-from armada_web.ladder import challenges, league, ratings
+from armada_web.ladder import challenges, league
+from armada_web.ladder.logic import ratings
 from armada_web.ladder.models import LeagueEntry, Rating
-from armada_web.ladder.queries import ladder, pairing_of
+from armada_web.ladder.queries import battle_of, ladder
 from armada_web.matches.models import Match
 from armada_web.matches.queries import matches
 
@@ -125,15 +126,15 @@ def ladder_view(slug: str) -> Any:
     return view.as_view(game=slug)
 
 
-class PairingReplayView(APIView):
+class BattleReplayView(APIView):
     """The replay of the battle of bots a and b (their active versions in the league), computed now."""
 
     permission_classes = [AllowAny]
 
     @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, a: int, b: int) -> HttpResponse:
-        first, second = pairing_of(a, b)
-        return gzip_response(league.pairing_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
+        first, second = battle_of(a, b)
+        return gzip_response(league.battle_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
 
 
 class ChallengeRequest(serializers.Serializer):

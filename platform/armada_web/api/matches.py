@@ -19,7 +19,7 @@ from armada_web.bots.access import can_see_private
 from armada_web.matches import listing, storage
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.queries import matches, seat_log
-from armada_web.paging import page_number
+from armada_web.web.paging import page_number
 
 
 def bot_ref(p: Participant) -> dict[str, Any] | None:

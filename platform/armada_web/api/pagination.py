@@ -19,7 +19,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 
-from armada_web.inputs import parse_int
+from armada_web.web.inputs import parse_int
 
 
 class PageNumber(PageNumberPagination):

@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework.parsers import JSONParser
 
-from armada_web.errors import Invalid, TooLarge
+from armada_web.web.errors import Invalid, TooLarge
 
 #: A JSON string (escapes included); what it holds is not structure.
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)

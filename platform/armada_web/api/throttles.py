@@ -2,8 +2,8 @@
 
 DRF's own throttles keep a list of times in the cache, read and written back without a lock
 (parallel requests all see the same list and all pass), and take the client from any
-`X-Forwarded-For` (a new header value is a new client). These count in `armada_web.counters`
-(Redis INCR, shared by every web process) and key on `armada_web.clients.client_address`. A
+`X-Forwarded-For` (a new header value is a new client). These count in `armada_web.web.counters`
+(Redis INCR, shared by every web process) and key on `armada_web.web.clients.client_address`. A
 refused request is taken back: the limit is on the requests served.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
-from armada_web import counters
-from armada_web.clients import client_address
+from armada_web.web import counters
+from armada_web.web.clients import client_address
 
 
 class _CountedThrottle(SimpleRateThrottle):

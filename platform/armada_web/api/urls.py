@@ -5,16 +5,16 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.api.bots import BotViewSet
 from armada_web.api.events import EntriesView, EventsView, EventView, StartView
-from armada_web.api.ladder import ChallengesView, PairingReplayView, ladder_view
+from armada_web.api.ladder import BattleReplayView, ChallengesView, ladder_view
 from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
 from armada_web.api.seasons import SeasonListView, SeasonView, StandingsView
 from armada_web.api.status import StatusView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
 from armada_web.api.versions import VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
+from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 router = DefaultRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
 router.include_format_suffixes = False  # no `/api/bots.json` twins of the contract's paths
@@ -31,7 +31,7 @@ urlpatterns = [
     path("matches/<id:pk>/", MatchView.as_view(), name="api-match"),
     path("matches/<id:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
     *[path(f"ladder/{slug}/", ladder_view(slug), name=f"api-ladder-{slug}") for slug in SPECS],
-    *[path(f"ladder/{game.slug}/<id:a>/<id:b>/replay/", PairingReplayView.as_view(), name="api-pairing-replay")
+    *[path(f"ladder/{game.slug}/<id:a>/<id:b>/replay/", BattleReplayView.as_view(), name="api-battle-replay")
       for game in SPECS.values() if game.ranking is Ranking.LEAGUE],
     path("challenges/", ChallengesView.as_view(), name="api-challenges"),
     path("seasons/", SeasonListView.as_view(), name="api-seasons"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
-from armada_web.errors import Forbidden
+from armada_web.web.errors import Forbidden
 
 
 def is_owner(*, bot: Bot, user: Any) -> bool:

@@ -1,7 +1,7 @@
 """Bot and version writes: create, upload, choose the active version, retire, delete, disable.
 
 Every function is keyword-only, takes the acting user (or is staff's), checks every rule itself
-and raises an `armada_web.errors` error with a message for the user; views, API views, tasks,
+and raises an `armada_web.web.errors` error with a message for the user; views, API views, tasks,
 commands and the admin all call these.
 """
 
@@ -17,18 +17,18 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from armada_web import broker
 from armada_web.accounts import limits
-from armada_web.archives import check_upload
 from armada_web.bots import storage
 from armada_web.bots.access import activation_refusal, check_owner, upload_refusal
 from armada_web.bots.activation import newest_valid
+from armada_web.bots.logic.names import name_problem
 from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
-from armada_web.bots.names import name_problem
 from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
-from armada_web.errors import Invalid, NotFound, Unavailable
-from armada_web.inputs import parse_id
+from armada_web.jobs import broker
+from armada_web.storage.archives import check_upload
+from armada_web.web.errors import Invalid, NotFound, Unavailable
+from armada_web.web.inputs import parse_id
 
 DESCRIPTION_MAX = 2000
 log = logging.getLogger(__name__)

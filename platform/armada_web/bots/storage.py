@@ -1,4 +1,4 @@
-"""Where bot archives live: Django's default storage, which is private (armada_web.objectstore:
+"""Where bot archives live: Django's default storage, which is private (armada_web.storage.objectstore:
 a local folder or an S3-compatible bucket, no public URL).
 
 Archives are written under `versions/<bot id>/<version number>-<sha256 prefix>.zip` and only
@@ -11,7 +11,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from armada_web.bots.models import BotVersion
-from armada_web.errors import Unavailable
+from armada_web.web.errors import Unavailable
 
 
 def archive_name(version: BotVersion) -> str:

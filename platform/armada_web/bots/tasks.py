@@ -1,10 +1,10 @@
-"""The validation tasks (queue ARMADA_VALIDATION_QUEUE): thin wrappers around the lease helper.
+"""The validation tasks (the validation queue, jobs.queues): thin wrappers around the lease helper.
 
 `validate_version` may be delivered twice or die halfway: the claim and `Lease.record`
-(armada_web.leases) make each version's validation count once; `reap_validations` (beat)
+(armada_web.jobs.leases) make each version's validation count once; `reap_validations` (beat)
 takes back what a lost worker or a lost message left behind. A worker whose sandbox is down
-does not claim: it sends the task back a little later (armada_web.sandbox_watch stops its
-consumer). Every log line of the task carries the version's id (armada_web.logs).
+does not claim: it sends the task back a little later (armada_web.jobs.sandbox_watch stops its
+consumer). Every log line of the task carries the version's id (armada_web.runtime.logs).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from armada_web import leases, logs
 from armada_web.bots import validation
 from armada_web.bots.models import VersionStatus
 from armada_web.games.runner import sandbox_ready
+from armada_web.jobs import leases, queues
+from armada_web.runtime import logs
 
 #: Seconds before a task handed back by a worker without a sandbox is delivered again.
 HAND_BACK_S = 5
@@ -25,10 +26,10 @@ HAND_BACK_S = 5
 
 def queue_validation(version_id: int, countdown: float = 0) -> None:
     """Send the validation task (on its own queue). Safe to call twice: the task claims the row."""
-    validate_version.apply_async(args=[version_id], queue=settings.ARMADA.validation_queue, countdown=countdown)
+    validate_version.apply_async(args=[version_id], queue=queues.name(queues.Role.VALIDATION), countdown=countdown)
 
 
-@shared_task(name="armada_web.bots.tasks.validate_version", acks_late=True, reject_on_worker_lost=True,
+@shared_task(name=queues.Task.VALIDATE_VERSION, acks_late=True, reject_on_worker_lost=True,
              ignore_result=True, time_limit=900, soft_time_limit=840)
 def validate_version(version_id: int) -> str:
     """Validate one pending version: the fairest one waiting (`validation.claim_next`), usually this
@@ -59,7 +60,7 @@ def reap(stuck_after_s: int | None = None) -> dict[str, int]:
     return leases.reap(validation.VALIDATION, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.bots.tasks.reap_validations", ignore_result=True)
+@shared_task(name=queues.Task.REAP_VALIDATIONS, ignore_result=True)
 def reap_validations() -> dict[str, int]:
     """Celery beat: see `reap`."""
     return reap()

@@ -1,6 +1,6 @@
 """Validating a version: its game against a starter bot in the sandbox, and the result recorded.
 
-A version is a job of the one lease helper (`armada_web.leases`, kind `VALIDATION`): the task
+A version is a job of the one lease helper (`armada_web.jobs.leases`, kind `VALIDATION`): the task
 (bots/tasks.py) claims it (pending -> validating), `run` plays the validation game of the
 version's archive at seat 1 against the game's starter (`GameSpec.validation_opponent`) at
 seat 2 through the platform's one runner (`games.runner.play`), and records what the uploaded
@@ -27,14 +27,15 @@ from django.utils import timezone
 
 from armada.botspec import starter_file
 from armada.referee.framing import one_line
-from armada_web.archives import check_upload
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.bots.signals import validation_failed
 from armada_web.games import spec
 from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, play
-from armada_web.leases import JobKind, Lease, claim, retrying, take_over
+from armada_web.jobs import queues
+from armada_web.jobs.leases import JobKind, Lease, claim, retrying, take_over
+from armada_web.storage.archives import check_upload
 
 log = logging.getLogger(__name__)
 #: Bytes of the bot's stderr kept with the version (the end of it).
@@ -48,8 +49,8 @@ VALIDATION = JobKind(
     lost_note=lambda n: f"platform failure: validation did not finish in {n} attempts (the worker was lost); "
                         "not your bot's fault",
     requeued_note="re-queued: the worker validating it was lost",
-    task="armada_web.bots.tasks.validate_version",
-    queues=lambda: (settings.ARMADA.validation_queue,),
+    task=queues.Task.VALIDATE_VERSION,
+    queues=lambda: (queues.name(queues.Role.VALIDATION),),
     on_give_up=lambda version_id: given_up(BotVersion.objects.get(pk=version_id)),
 )
 #: Waiting versions a worker considers at once (the fairest first).

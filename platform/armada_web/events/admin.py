@@ -9,7 +9,7 @@ from armada_web.events.models import Event, EventEntry
 
 class EntryInline(admin.TabularInline):
     model = EventEntry
-    fields = ("bot_name", "owner", "version", "played", "wins", "draws", "losses", "points", "place")
+    fields = ("bot_name", "owner", "version", "games", "wins", "draws", "losses", "points", "place")
     readonly_fields = fields
     extra = 0
     can_delete = False

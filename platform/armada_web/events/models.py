@@ -66,7 +66,7 @@ class EventEntry(models.Model):
     version = models.ForeignKey("bots.BotVersion", null=True, on_delete=models.SET_NULL, related_name="+",
                                 help_text="the version that plays (its bot's playing one when the event starts)")
     created = models.DateTimeField(auto_now_add=True)
-    played = models.PositiveIntegerField(default=0)
+    games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)

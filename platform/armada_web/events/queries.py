@@ -8,11 +8,11 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from armada_web.errors import NotFound
-from armada_web.events import formats
 from armada_web.events.access import can_see
+from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventGame
 from armada_web.matches.models import MatchStatus
+from armada_web.web.errors import NotFound
 
 #: The name shown for an owner whose account is gone.
 GONE = "(deleted user)"

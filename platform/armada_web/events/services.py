@@ -1,6 +1,6 @@
 """Event writes: create one, enter a bot, start it, finish it. Every function is keyword-only, checks
-every rule itself and raises an `armada_web.errors` error with a message, changing nothing; the
-API, the pages and beat (events.scheduling) call these.
+every rule itself and raises an `armada_web.web.errors` error with a message, changing nothing; the
+API, the pages and beat (events.matchmaking) call these.
 
 Limits per user (events created per day, entries made per day) are counted with the user's row
 locked, in the transaction of the write they limit, so parallel requests cannot pass them (the
@@ -21,14 +21,15 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
-from armada_web.events import formats
 from armada_web.events.access import can_see
+from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventState
 from armada_web.games import spec
-from armada_web.matches.models import MatchStatus
+from armada_web.ladder.logic import results
+from armada_web.matches.models import Match, MatchStatus
 from armada_web.matches.services import cancel_queued
-from armada_web.times import parse_time
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
+from armada_web.web.times import parse_time
 
 NAME_MAX = 100
 DAY = timedelta(days=1)
@@ -165,7 +166,7 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
 def start_event(*, user: Any, event: Event, now: datetime | None = None) -> Event:
     """Its owner starts an open event (beat does at `starts`): the versions that play are taken
     now (each entry's bot's playing version, else the one it entered with), a round robin's games
-    are planned, and matches go out as the workers' share allows (events.scheduling)."""
+    are planned, and matches go out as the workers' share allows (events.matchmaking)."""
     if not can_see(user=user, event=event):
         raise NotFound("no such event")
     if user is not None and getattr(user, "pk", None) != event.owner_id:
@@ -216,3 +217,25 @@ def finish(*, event: Event, now: datetime | None = None) -> bool:
         locked.state, locked.finished = EventState.FINISHED, now
         locked.save(update_fields=["state", "finished"])
     return True
+
+
+def count_game(*, match: Match, winner: int | None) -> int | None:
+    """An event's match was recorded (inside its recording transaction): both entries' lines of the
+    table move once (`ladder.logic.results.apply_game`; 3 points a win, 1 a draw; a ladder event's
+    own rating, for its pairing, moves too). Returns the event's id, or None when the game counts
+    for nothing (not an event game, counted already, or the event is not running: its table is
+    frozen)."""
+    # Only the game's and the entries' rows (`of`): the event's row is what the matchmaking locks
+    # before it creates matches; taking it after the recording counted on the bots' records deadlocks.
+    game = EventGame.objects.select_for_update(of=("self",)).select_related("event").filter(match=match).first()
+    if game is None or game.done or game.event.state != EventState.RUNNING:
+        return None
+    entries = EventEntry.objects.select_for_update(of=("self",)).order_by("pk").in_bulk([game.first_id, game.second_id])
+    first, second = entries[game.first_id], entries[game.second_id]
+    results.apply_game(first, second, winner, rated=game.event.format == EventFormat.LADDER)
+    for entry in (first, second):
+        entry.points = formats.points(entry.wins, entry.draws)
+        entry.save(update_fields=["games", "wins", "draws", "losses", "points", "mu", "sigma"])
+    game.counted = True
+    game.save(update_fields=["counted"])
+    return game.event_id

@@ -1,4 +1,4 @@
-"""The events' beat task: thin, see events.scheduling."""
+"""The events' beat task: thin, see events.periodic."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ from typing import Any
 
 from celery import shared_task
 
-from armada_web.events.scheduling import tick
+from armada_web.events.periodic import tick
+from armada_web.jobs.queues import Task
 
 
-@shared_task(name="armada_web.events.tasks.events_tick", ignore_result=True)
+@shared_task(name=Task.EVENTS_TICK, ignore_result=True)
 def events_tick() -> dict[str, Any]:
     """Events by their times, and their matches sent as the workers' share allows."""
     return tick()

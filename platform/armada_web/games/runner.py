@@ -30,7 +30,7 @@ from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_folder
-from armada_web.archives import unpack
+from armada_web.storage.archives import unpack
 
 __all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxFailure", "check_sandbox", "play", "sandbox_ready",
            "wait_for_sandbox"]

@@ -26,11 +26,11 @@ from django.utils import timezone
 from armada_web.accounts import limits
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import DomainError, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.games import spec
-from armada_web.inputs import parse_id, parse_text
 from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
+from armada_web.web.errors import DomainError, Forbidden, Invalid, NotFound, RateLimited
+from armada_web.web.inputs import parse_id, parse_text
 
 #: The actions the two hourly limits count (accounts.limits): per user, and per pair of bots.
 CHALLENGE = "challenge"

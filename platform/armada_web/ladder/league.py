@@ -163,7 +163,7 @@ def table() -> QuerySet[LeagueEntry]:
     return LeagueEntry.objects.select_related("version", "version__bot", "version__bot__owner").order_by("position")
 
 
-def pairing_replay(a: BotVersion, b: BotVersion) -> bytes:
+def battle_replay(a: BotVersion, b: BotVersion) -> bytes:
     """The replay (gzip replay v1) of the battle of two races, played now from their stored orders.
 
     The engine runs through the SDK's referee with two in-process connections that give the

@@ -1,8 +1,8 @@
 """Matchmaking in the database: top the ranked queue up, reading a bounded set of candidates.
 
-`fill_queue` keeps the ranked matches queued or running at `pairing.target_depth(free workers)`
+`fill_queue` keeps the ranked matches queued or running at `matchmaking_logic.target_depth(free workers)`
 (the live workers less those a season's finals claim, `matches.capacity`), choosing each match
-of each rated game (games.rated_games) with the pure `pairing.pick_bounded` over a
+of each rated game (games.rated_games) with the pure `matchmaking_logic.pick_bounded` over a
 `RatingPool`: the longest-waiting versions as seeds and each seed's neighbours in mu as
 opponents, each read through an index of the Rating table, so a tick costs the same at 100 and
 at 10,000 playing versions (`pick_match`'s rules and no-starvation bound; bench/ranking.py
@@ -22,14 +22,15 @@ from django.utils import timezone
 
 from armada_web.bots.models import BotVersion
 from armada_web.games import rated_games
-from armada_web.ladder import pairing, ratings
+from armada_web.ladder.logic import matchmaking as matchmaking_logic
+from armada_web.ladder.logic import ratings
 from armada_web.ladder.models import RANKED, Rating
-from armada_web.ladder.rating_updates import ensure_rating
+from armada_web.ladder.ratings import ensure_rating
 from armada_web.matches import services
-from armada_web.matches.capacity import free, live_workers
+from armada_web.matches.capacity import count_match_workers, free
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
-__all__ = ["candidates", "fill_queue", "in_flight", "live_workers", "ranked_versions", "recent_games"]
+__all__ = ["candidates", "fill_queue", "in_flight", "ranked_versions", "recent_games"]
 #: Recent ranked games read for the repeat penalty and the sides.
 RECENT_GAMES = 200
 
@@ -42,7 +43,7 @@ def ranked_versions(game: str) -> Any:
 
 class RatingPool:
     """The ranked candidates of a rated game, read a few at a time through the Rating table's
-    partial indexes (`rating_longest_waiting`, `rating_near_mu`): a `pairing.Pool`."""
+    partial indexes (`rating_longest_waiting`, `rating_near_mu`): a `matchmaking_logic.Pool`."""
 
     def __init__(self, game: str) -> None:
         self.rows = Rating.objects.filter(RANKED, game=game)
@@ -52,19 +53,19 @@ class RatingPool:
         return int(self.rows.count())
 
     @staticmethod
-    def _candidates(rows: Any) -> list[pairing.Candidate]:
+    def _candidates(rows: Any) -> list[matchmaking_logic.Candidate]:
         fields = ("version_id", "version__bot__owner_id", "mu", "sigma", "games", "last_played")
-        return [pairing.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last)
+        return [matchmaking_logic.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last)
                 for vid, owner, mu, sigma, games, last in rows.values_list(*fields)]
 
-    def longest_waiting(self, count: int) -> list[pairing.Candidate]:
+    def longest_waiting(self, count: int) -> list[matchmaking_logic.Candidate]:
         never = self._candidates(self.rows.filter(last_played__isnull=True).order_by("version_id")[:count])
         if len(never) >= count:
             return never
         waited = self.rows.filter(last_played__isnull=False).order_by("last_played", "version_id")
         return never + self._candidates(waited[: count - len(never)])
 
-    def near(self, seed: pairing.Candidate, count: int) -> list[pairing.Candidate]:
+    def near(self, seed: matchmaking_logic.Candidate, count: int) -> list[matchmaking_logic.Candidate]:
         others = self.rows.exclude(version__bot__owner_id=seed.owner_id)
         mu = seed.rating.mu
         up = others.filter(mu__gte=mu).exclude(version_id=seed.id).order_by("mu", "version_id")[:count]
@@ -72,10 +73,10 @@ class RatingPool:
         return self._candidates(up) + self._candidates(down)
 
 
-def candidates(game: str) -> tuple[list[pairing.Candidate], dict[int, BotVersion]]:
+def candidates(game: str) -> tuple[list[matchmaking_logic.Candidate], dict[int, BotVersion]]:
     """Every ranked version of `game` as pairing sees them (one query): for small ladders, checks
     and the bench; the tick itself reads a `RatingPool`."""
-    out: list[pairing.Candidate] = []
+    out: list[matchmaking_logic.Candidate] = []
     by_id: dict[int, BotVersion] = {}
     for version in ranked_versions(game):
         try:
@@ -83,13 +84,13 @@ def candidates(game: str) -> tuple[list[pairing.Candidate], dict[int, BotVersion
         except Rating.DoesNotExist:
             row = ensure_rating(version)
         assert version.bot.owner_id is not None
-        out.append(pairing.Candidate(version.pk, version.bot.owner_id, ratings.Skill(row.mu, row.sigma),
+        out.append(matchmaking_logic.Candidate(version.pk, version.bot.owner_id, ratings.Skill(row.mu, row.sigma),
                                      row.games, row.last_played))
         by_id[version.pk] = version
     return out, by_id
 
 
-def recent_games(game: str, limit: int = RECENT_GAMES) -> list[pairing.RecentGame]:
+def recent_games(game: str, limit: int = RECENT_GAMES) -> list[matchmaking_logic.RecentGame]:
     """The latest ranked matches' seats of `game`, oldest first (one query)."""
     rows = (Participant.objects.filter(match__kind=MatchKind.RANKED, match__game=game)
             .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.FAILED])
@@ -98,7 +99,7 @@ def recent_games(game: str, limit: int = RECENT_GAMES) -> list[pairing.RecentGam
     for match_id, seat, version_id in rows:
         if version_id is not None:
             seats.setdefault(match_id, {})[seat] = version_id
-    return [pairing.RecentGame(s[1], s[2]) for _, s in sorted(seats.items()) if 1 in s and 2 in s]
+    return [matchmaking_logic.RecentGame(s[1], s[2]) for _, s in sorted(seats.items()) if 1 in s and 2 in s]
 
 
 def in_flight() -> int:
@@ -109,8 +110,8 @@ def in_flight() -> int:
 def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:
     """Create ranked matches until the queue holds target_depth(the workers a season's finals leave
     free, matches.capacity); returns their ids."""
-    workers = live_workers() if workers is None else workers
-    need = pairing.target_depth(free(workers)) - in_flight()
+    workers = count_match_workers() if workers is None else workers
+    need = matchmaking_logic.target_depth(free(workers)) - in_flight()
     made: list[int] = []
     for game in rated_games():
         if need - len(made) <= 0:
@@ -128,7 +129,7 @@ def _fill(game: str, need: int, workers: int, now: datetime) -> list[int]:
     idle_unit = max(1.0, size * settings.ARMADA.match_seconds / (2 * max(workers, 1)))
     made: list[int] = []
     for _ in range(need):
-        pick = pairing.pick_bounded(pool, recent, now, idle_unit)
+        pick = matchmaking_logic.pick_bounded(pool, recent, now, idle_unit)
         if pick is None:
             break
         versions = BotVersion.objects.select_related("bot").in_bulk([pick.first.id, pick.second.id])
@@ -136,5 +137,5 @@ def _fill(game: str, need: int, workers: int, now: datetime) -> list[int]:
             match = services.create_match(game=game, first=versions[pick.first.id], second=versions[pick.second.id])
             Rating.objects.filter(version_id__in=[pick.first.id, pick.second.id]).update(last_played=now)
         made.append(match.pk)
-        recent.append(pairing.RecentGame(pick.first.id, pick.second.id))
+        recent.append(matchmaking_logic.RecentGame(pick.first.id, pick.second.id))
     return made

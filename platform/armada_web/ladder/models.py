@@ -17,7 +17,7 @@ class Rating(models.Model):
     version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, related_name="rating")
     game = models.CharField(max_length=16, help_text="its bot's game (kept here for the ladder's index)")
     playing = models.BooleanField(default=False, help_text="its version is among BotVersion.objects.playing() "
-                                  "(kept by ladder.standing on every change of a bot's playing version)")
+                                  "(kept by ladder.playing on every change of a bot's playing version)")
     mu = models.FloatField()
     sigma = models.FloatField()
     score = models.GeneratedField(expression=F("mu") - 3 * F("sigma"), output_field=models.FloatField(),

@@ -17,13 +17,13 @@ from django.utils import timezone
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.errors import NotFound
 from armada_web.games import spec
 from armada_web.ladder import league
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
 from armada_web.matches.queries import Record
+from armada_web.web.errors import NotFound
 
 #: Most points the rating chart draws, whatever the number of games.
 CHART_POINTS = 300
@@ -31,7 +31,7 @@ CHART_POINTS = 300
 
 def ladder(game: str) -> QuerySet[Rating]:
     """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma)
-    first: one range of the index `rating_ladder` (the flags are kept by ladder.standing)."""
+    first: one range of the index `rating_ladder` (the flags are kept by ladder.playing)."""
     return (Rating.objects.filter(ON_LADDER, game=game)
             .select_related("version", "version__bot", "version__bot__owner").order_by("-score", "version_id"))
 
@@ -151,7 +151,7 @@ def league_entry_of(bot_id: int) -> LeagueEntry | None:
     return league.table().filter(version__bot_id=bot_id).first()
 
 
-def pairing_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
+def battle_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
     """The league entries of bots `a` and `b`, two different races of the league; NotFound otherwise."""
     entries = {e.version.bot_id: e for e in league.table().filter(version__bot_id__in=[a, b])}
     if a == b or a not in entries or b not in entries:
@@ -171,7 +171,7 @@ class NextGame:
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     """An estimate from matchmaking's own order: the bot's place among the ranked versions of its
     game by how long they have waited (`ladder.matchmaking.RatingPool.longest_waiting`, the seeds
-    of `pairing.pick_bounded`; one count through the index `rating_longest_waiting`), each match
+    of `ladder.logic.matchmaking.pick_bounded`; one count through the index `rating_longest_waiting`), each match
     taking two of them, at the rate ranked matches started in the last hour (or, with none, the
     live workers' rate)."""
     now = now or timezone.now()

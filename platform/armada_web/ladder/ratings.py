@@ -1,84 +1,107 @@
-"""Galaxy ratings: the SDK's rating model (`armada.ratings`) plus the ladder's placement policy.
+"""Ratings in the database: a version's Rating row, and one ranked result applied to it.
 
-The math is written once, in `armada.ratings` (standard library only), so `armada tournament`
-rates local games exactly as the ladder does: Weng-Lin Thurstone-Mosteller with gamma = 1,
-chosen by `bench/ranking.py` (the games per bot a 200-bot ladder needs to reach Kendall tau
-0.9, and the games a new version needs to be placed within 10 ranks; docs/arena.md keeps the
-figures). A skill is (mu, sigma): `Skill`, the SDK's `armada.ratings.Rating` (the Rating row in
-the database holds one); the ladder shows mu - 3 sigma. Draws are draws (equal
-ranks), and a forfeit (crash, timeout, protocol fault) is a loss for the faulty bot.
-`model()` builds openskill's models with the same parameters, for the bench's comparison of
-other models only; the ladder never calls it.
+`rate_match` is called inside the transaction that finishes a ranked match (the ladder's receiver
+of `matches.signals.match_recorded` dispatches to it), after that transaction's conditional update
+proved the match is counted now and never again; `apply` reads and writes only the two Rating
+rows (locked) and adds one RatingChange per version. The game itself is counted by the one
+function every kind of game uses (`ladder.logic.results.apply_game`, pure), through `advance`,
+which `recompute` replays over the history.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from datetime import datetime
 
-import openskill.models
+from django.conf import settings
+from django.utils import timezone
 
-from armada.ratings import (
-    BETA,
-    MU,
-    PROVISIONAL_GAMES,
-    SIGMA,
-    TAU,
-    Outcome,
-    displayed,
-    initial_rating,
-    provisional,
-    update,
-)
-from armada.ratings import Rating as Skill
-
-__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
-           "Skill", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]
-
-# How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
-# Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
-# ladder shows mu - 3 sigma, so every unit of start sigma above the ladder's settled ~1.1 shows
-# a new version 3 units (about 30 places mid-ladder) low until games bring it down. 2.25 was
-# chosen among 0-2.78 on games to placement (median, mean and slow tail) on the bench's seeds and
-# on 26 others; smaller raises win the median but strand large changes (docs/arena.md).
-VERSION_DRIFT = 2.25
-
-#: The model `update` implements, by openskill's name (the bench compares it with the others).
-MODEL_NAME = "ThurstoneMostellerFull"
-MODELS = ("PlackettLuce", "BradleyTerryFull", "ThurstoneMostellerFull")
-
-_models: dict[tuple[str, bool], Any] = {}
+from armada.referee.framing import one_line
+from armada.referee.match import MatchOutcome
+from armada_web.bots.models import BotVersion
+from armada_web.ladder.logic import ratings, results
+from armada_web.ladder.models import Rating, RatingChange
+from armada_web.ladder.signals import version_benched
+from armada_web.matches.models import Match, Participant
+from armada_web.matches.services import keep_seat_skills
 
 
-def _full_variance_step(c: float, k: int, mu: float, sigma_squared: float, team: Any, rank: int,
-                        weights: Any = None) -> float:
-    """Weng-Lin's gamma = 1: the whole variance update (openskill's default, sigma / c, damps it)."""
-    return 1.0
+def start_for(version: BotVersion) -> ratings.Skill:
+    """Where `version` starts: its predecessor's rating (the bot's latest earlier rated version), else fresh."""
+    before = (Rating.objects.filter(version__bot_id=version.bot_id, version__number__lt=version.number, games__gt=0)
+              .order_by("-version__number").first())
+    return ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
 
 
-def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
-    """openskill's model `name` with the ladder's parameters (built once), for comparisons.
+def ensure_rating(version: BotVersion) -> Rating:
+    """The version's Rating row, created at its placement start when it has none (flagged
+    `playing` when its version plays: ladder.playing keeps the flag from then on)."""
+    row = Rating.objects.filter(version=version).first()
+    if row is not None:
+        return row
+    start = start_for(version)
+    playing = BotVersion.objects.playing().filter(pk=version.pk).exists()
+    row, _ = Rating.objects.get_or_create(version=version, defaults={
+        "mu": start.mu, "sigma": start.sigma, "game": version.bot.game, "playing": playing})
+    return row
 
-    Undamped (gamma = 1) Thurstone-Mosteller is what `update` computes; openskill's default
-    gamma needs about twice the games for the same sigma.
+
+def faulted(status: str) -> bool:
+    """A seat's status that is the bot's own fault (protocol.md statuses other than ok)."""
+    return status != "ok"
+
+
+Changes = dict[int, tuple[ratings.Skill, ratings.Skill]]
+
+
+def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
+            details: tuple[str, str], start: dict[int, ratings.Skill]) -> Changes:
+    """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after)}.
+
+    A version's first rated game starts it at `start[version id]` (its placement start, taken
+    when that game is applied); the live update (`apply`) and `recompute` both call this.
     """
-    key = (name, damped)
-    if key not in _models:
-        extra = {} if damped else {"gamma": _full_variance_step}
-        _models[key] = getattr(openskill.models, name)(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, **extra)
-    return _models[key]
+    for row in (one, two):
+        if row.games == 0 and row.version_id in start:
+            row.mu, row.sigma = start[row.version_id].mu, start[row.version_id].sigma
+    first, second = results.apply_game(one, two, winner)
+    for seat, row in ((1, one), (2, two)):
+        status, detail = statuses[seat - 1], details[seat - 1]
+        row.faults_in_row = row.faults_in_row + 1 if faulted(status) else 0
+        if row.faults_in_row >= settings.ARMADA.bench_faults and not row.benched:
+            row.benched = True
+            row.benched_reason = one_line(
+                f"benched: its last {row.faults_in_row} ranked games ended by its own fault "
+                f"(the latest, match {match_id}: {status}: {detail}); upload a new version to play again", 480)
+    return {1: first, 2: second}
 
 
-def placement_start(predecessor: Skill | None) -> Skill:
-    """Where a new active version starts: its predecessor's mu with sigma raised, else fresh.
+def rate_match(*, match: Match, seats: list[Participant], outcome: MatchOutcome) -> None:
+    """A ranked match of a rated game was recorded (inside its recording transaction): both
+    versions' ratings move (`apply`) and each seat keeps its skill before and after."""
+    versions = (seats[0].version_id, seats[1].version_id)
+    statuses = (outcome.players[0].status, outcome.players[1].status)
+    details = (outcome.players[0].detail, outcome.players[1].detail)
+    changes = apply(match.pk, timezone.now(), versions, outcome.winner, statuses, details)  # type: ignore[arg-type]
+    keep_seat_skills(seats=seats, changes=changes)
 
-    A new version is usually near the old one, so the old mu is the best first guess, and its
-    uncertainty is the old one's plus the version's drift: sigma = sqrt(sigma^2 + VERSION_DRIFT^2)
-    (about 2.5 on a settled ladder instead of 8.3 fresh). Its displayed score starts low and
-    climbs as placement games shrink sigma; bench/ranking.py measures it against a fresh start.
-    VERSION_DRIFT trades the typical version (a smaller raise shows it near its place sooner)
-    against a large change (a smaller sigma moves mu more slowly); see its comment.
-    """
-    if predecessor is None:
-        return initial_rating()
-    return Skill(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
+
+def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
+          statuses: tuple[str, str], details: tuple[str, str]) -> Changes:
+    """Apply one finished ranked match (inside its recording transaction): {seat: (before, after)};
+    both Rating rows locked and saved, one RatingChange per version added; a version benched by
+    this match is told above (`ladder.signals.version_benched`)."""
+    for version_id in versions:
+        if not Rating.objects.filter(version_id=version_id).exists():
+            ensure_rating(BotVersion.objects.get(pk=version_id))
+    rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
+    one, two = rows[versions[0]], rows[versions[1]]
+    start = {row.version_id: start_for(row.version) for row in (one, two) if row.games == 0}
+    benched = {row.version_id for row in (one, two) if row.benched}
+    changes = advance(one, two, match_id, winner, statuses, details, start)
+    for row in (one, two):
+        row.save()
+        RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at,
+                                    games=row.games)
+        if row.benched and row.version_id not in benched:
+            version_benched.send(sender=Rating, rating=row)
+    return changes

@@ -1,10 +1,10 @@
 """How the ladder follows the apps below it (connected in LadderConfig.ready()).
 
-- A ranked match of a rated game was recorded: both versions' ratings move, in the recording
+- A ranked match of a rated game was recorded: `ratings.rate_match` moves both versions' ratings, in the recording
   transaction, and each seat keeps its rating before and after.
 - Staff voided a finished ranked match: every rating is recomputed without it.
 - A bot's playing version may have changed: a rated game's ratings follow in the same
-  transaction (`standing.follow`: the ladder and matchmaking read the flag it keeps), and the
+  transaction (`playing.follow`: the ladder and matchmaking read the flag it keeps), and the
   league of its game is brought in line once the change is committed.
 """
 
@@ -13,13 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from armada.referee.match import MatchOutcome
 from armada_web.bots.models import Bot
 from armada_web.bots.signals import active_version_changed
 from armada_web.games import Ranking, spec
-from armada_web.ladder import league, rating_updates, standing
+from armada_web.ladder import league, playing, ratings
 from armada_web.ladder.recompute import recompute
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.signals import match_recorded, match_voided
@@ -27,17 +26,8 @@ from armada_web.matches.signals import match_recorded, match_voided
 
 def rate_ranked_match(sender: Any, match: Match, seats: list[Participant], outcome: MatchOutcome,
                       **_: Any) -> None:
-    if match.kind != MatchKind.RANKED or not spec(match.game).rated:
-        return
-    versions = (seats[0].version_id, seats[1].version_id)
-    statuses = (outcome.players[0].status, outcome.players[1].status)
-    details = (outcome.players[0].detail, outcome.players[1].detail)
-    changes = rating_updates.apply(match.pk, timezone.now(), versions, outcome.winner,  # type: ignore[arg-type]
-                                   statuses, details)
-    for p in seats:
-        before, after = changes[p.seat]
-        p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
-        p.save(update_fields=["mu_before", "sigma_before", "mu_after", "sigma_after"])
+    if match.kind == MatchKind.RANKED and spec(match.game).rated:
+        ratings.rate_match(match=match, seats=seats, outcome=outcome)
 
 
 def unrate_voided_match(sender: Any, match: Match, was: tuple[str, str], **_: Any) -> None:
@@ -47,7 +37,7 @@ def unrate_voided_match(sender: Any, match: Match, was: tuple[str, str], **_: An
 
 def follow_active_version(sender: Any, bot: Bot, **_: Any) -> None:
     if spec(bot.game).rated:
-        standing.follow(bot=bot)  # cheap, and the ladder must never list a version that stopped playing
+        playing.follow(bot=bot)  # cheap, and the ladder must never list a version that stopped playing
     if spec(bot.game).ranking is Ranking.LEAGUE:
         transaction.on_commit(league.sync_league, robust=True)
 

@@ -1,7 +1,7 @@
 """Recompute every rating from the match history alone (`manage.py recompute_ratings`).
 
 The finished ranked matches are replayed in the order they finished (then by id) through the
-same `rating_updates.advance` the live updates use, with the same placement rule, so the result equals
+same `ratings.advance` the live updates use, with the same placement rule, so the result equals
 the live ratings; after a bug or a rules change it repairs the ladder. Rating rows, the rating
 history (RatingChange) and the participants' before/after figures are rewritten in one transaction.
 """
@@ -15,13 +15,14 @@ from django.db.models import Prefetch
 
 from armada_web.bots.models import BotVersion
 from armada_web.games import rated_games
-from armada_web.ladder import rating_updates, ratings, standing
+from armada_web.ladder import playing, ratings
+from armada_web.ladder.logic import ratings as ratings_logic
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
 
-def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings.Skill:
-    """placement_start from the bot's latest earlier version that has played (as rating_updates.start_for)."""
+def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings_logic.Skill:
+    """placement_start from the bot's latest earlier version that has played (as ratings.start_for)."""
     bot_id, number = info[version_id]
     best: Rating | None = None
     for other_id, row in rows.items():
@@ -29,7 +30,7 @@ def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, 
         if other_bot == bot_id and other_number < number and row.games > 0 and (
                 best is None or other_number > info[best.version_id][1]):
             best = row
-    return ratings.placement_start(ratings.Skill(best.mu, best.sigma) if best else None)
+    return ratings_logic.placement_start(ratings_logic.Skill(best.mu, best.sigma) if best else None)
 
 
 def recompute() -> dict[str, Any]:
@@ -53,13 +54,13 @@ def recompute() -> dict[str, Any]:
             for p in players:
                 assert p.version_id is not None
                 if p.version_id not in rows:
-                    rows[p.version_id] = Rating(version_id=p.version_id, mu=ratings.MU, sigma=ratings.SIGMA)
+                    rows[p.version_id] = Rating(version_id=p.version_id, mu=ratings_logic.MU, sigma=ratings_logic.SIGMA)
             one, two = rows[players[0].version_id], rows[players[1].version_id]  # type: ignore[index]
             start = {row.version_id: _start(row.version_id, rows, info) for row in (one, two) if row.games == 0}
             winner = (match.outcome or {}).get("winner")
             statuses = (players[0].status, players[1].status)
             details = (players[0].detail, players[1].detail)
-            result = rating_updates.advance(one, two, match.pk, winner, statuses, details, start)
+            result = ratings.advance(one, two, match.pk, winner, statuses, details, start)
             for p, row in zip(players, (one, two), strict=True):
                 before, after = result[p.seat]
                 p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
@@ -71,7 +72,7 @@ def recompute() -> dict[str, Any]:
         for version_id, row in existing.items():
             fresh = rows.get(version_id)
             if fresh is None:  # never finished a ranked game: back to its start, placed at its first game
-                fresh = Rating(version_id=version_id, mu=ratings.MU, sigma=ratings.SIGMA)
+                fresh = Rating(version_id=version_id, mu=ratings_logic.MU, sigma=ratings_logic.SIGMA)
             for name in fields:
                 setattr(row, name, getattr(fresh, name))
         Rating.objects.bulk_update(list(existing.values()), fields, batch_size=500)
@@ -84,5 +85,5 @@ def recompute() -> dict[str, Any]:
         RatingChange.objects.bulk_create(changes, batch_size=500)
         Participant.objects.bulk_update(touched, ["mu_before", "sigma_before", "mu_after", "sigma_after"],
                                         batch_size=500)
-        standing.repair()
+        playing.repair()
     return {"matches": count, "versions": len(rows)}

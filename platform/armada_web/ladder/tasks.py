@@ -5,24 +5,25 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from armada_web.ladder import standing
+from armada_web.jobs.queues import Task
+from armada_web.ladder import playing
 from armada_web.ladder.league import sync_league
 from armada_web.ladder.matchmaking import fill_queue
 
 
-@shared_task(name="armada_web.ladder.tasks.matchmaking", ignore_result=True)
+@shared_task(name=Task.MATCHMAKING, ignore_result=True)
 def matchmaking() -> int:
     """Top the ranked queue up (ladder/matchmaking.py); returns the matches made."""
     return len(fill_queue())
 
 
-@shared_task(name="armada_web.ladder.tasks.sync_league_task", ignore_result=True)
+@shared_task(name=Task.SYNC_LEAGUE, ignore_result=True)
 def sync_league_task() -> dict[str, int]:
     """Bring the league table in line with the active Mothership races (usually nothing to do)."""
     return sync_league()
 
 
-@shared_task(name="armada_web.ladder.tasks.repair_standing_task", ignore_result=True)
+@shared_task(name=Task.REPAIR_PLAYING, ignore_result=True)
 def repair_standing_task() -> int:
     """Re-derive which ratings are on the ladder from the playing versions (usually nothing to do)."""
-    return standing.repair()
+    return playing.repair()

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 
 from armada_web.matches import services
 from armada_web.matches.models import Match, Participant
-from armada_web.paging import CappedPaginator
+from armada_web.web.paging import CappedPaginator
 
 
 class ParticipantInline(admin.TabularInline):

@@ -5,14 +5,14 @@ Each kind has its own queue, and what decides its share is how many of its match
 flight (queued or running), which the database counts:
 - a season's finals come first: they claim the workers they need (the seasons app registers
   its claim here, `claim`), keep exactly that many matches in flight, and the match workers
-  take the finals queue before any other (`armada_web.queue_order`), so that many workers play
+  take the finals queue before any other (`armada_web.jobs.queue_order`), so that many workers play
   finals;
-- ranked play (ladder.matchmaking) and events (events.scheduling) each keep
+- ranked play (ladder.matchmaking) and events (events.matchmaking) each keep
   `target_depth(free workers)` in flight; the workers take the other queues round robin, so
   while both have matches waiting each gets every other free worker, and neither can starve
   the other.
 
-`live_workers` asks Celery which workers serve the ranked queue (1 s) and remembers the answer,
+`count_match_workers` asks Celery (jobs.workers) how many workers serve the ranked queue (1 s) and remembers the answer,
 so a worker that finishes a match can ask `known_workers` without asking Celery (a busy solo
 worker could not answer itself).
 """
@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
+
+from armada_web.jobs import queues, workers
 
 log = logging.getLogger(__name__)
 #: The cache key of the latest count of live match workers.
@@ -41,24 +41,21 @@ def claim(name: str, workers_needed: Callable[[int], int]) -> None:
     _claims[name] = workers_needed
 
 
-def live_workers() -> int:
+def count_match_workers() -> int:
     """Workers serving the matches queue: the setting when given, else asked (Celery inspect, 1 s);
     the answer is remembered for `known_workers`."""
     if settings.ARMADA.match_workers > 0:
         return int(settings.ARMADA.match_workers)
-    try:
-        replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
-    except Exception as exc:  # the broker is down: no match can be queued anyway
-        log.warning("could not ask the workers (%s)", exc)
+    found = workers.live()
+    if found is None:  # the broker is down: no match can be queued anyway
         return 0
-    queue = settings.ARMADA.matches_queue
-    count = sum(1 for queues in replies.values() if any(q.get("name") == queue for q in queues or []))
+    count = workers.per_queue(found)[queues.name(queues.Role.MATCHES)]
     cache.set(WORKERS_KEY, count, WORKERS_TTL_S)
     return count
 
 
 def known_workers() -> int:
-    """The latest count `live_workers` found (the setting when given; 1 before any count)."""
+    """The latest count `count_match_workers` found (the setting when given; 1 before any count)."""
     if settings.ARMADA.match_workers > 0:
         return int(settings.ARMADA.match_workers)
     value = cache.get(WORKERS_KEY)

@@ -1,6 +1,6 @@
 """Playing a claimed match and recording it exactly once.
 
-A match is a job of the one lease helper (`armada_web.leases`, kind `MATCH`): the task claims
+A match is a job of the one lease helper (`armada_web.jobs.leases`, kind `MATCH`): the task claims
 it (queued -> running), `execute` reads both seats' archives, plays through the platform's one
 runner (`games.runner.play`), stores the replay and logs, and `record` writes the result, the
 files' names and everything that depends on the result (the ladder's receivers of
@@ -26,7 +26,8 @@ from armada.referee.match import MatchOutcome
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
 from armada_web.games.runner import PlatformFailure, SandboxFailure, play
-from armada_web.leases import NOTE_CHARS, JobKind, Lease, retrying
+from armada_web.jobs import queues
+from armada_web.jobs.leases import NOTE_CHARS, JobKind, Lease, retrying
 from armada_web.matches import storage, tallies
 from armada_web.matches.models import Match, MatchStatus, Participant, Result
 from armada_web.matches.signals import match_recorded
@@ -39,9 +40,8 @@ MATCH = JobKind(
     stuck_after_s=lambda: settings.ARMADA.stuck_match_s,
     lost_note=lambda n: f"failed: no run finished in {n} attempts (workers lost)",
     requeued_note="re-queued: the worker running it was lost",
-    task="armada_web.matches.tasks.run_match",
-    queues=lambda: (settings.ARMADA.matches_queue, settings.ARMADA.challenges_queue, settings.ARMADA.finals_queue,
-                    settings.ARMADA.events_queue),
+    task=queues.Task.RUN_MATCH,
+    queues=queues.match_queues,
 )
 
 

@@ -19,10 +19,10 @@ from django.db.models import QuerySet
 from django.db.models.functions import Lower
 
 from armada_web.bots.models import Bot, BotVersion, Game
-from armada_web.errors import Invalid
-from armada_web.inputs import parse_text
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches
+from armada_web.web.errors import Invalid
+from armada_web.web.inputs import parse_text
 
 PAGE = 50
 MAX_PAGE = 200

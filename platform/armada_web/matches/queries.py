@@ -1,17 +1,18 @@
 """Match reads for the API and the pages: matches with their seats, the latest finished, a bot's
-kept record and head-to-head, a seat's log line by line with its turn, each request's time.
+kept record and head-to-head, a seat's log line by line with its turn, each request's time
+(the parsing is the SDK's `armada.botlog`).
 (The filtered match list is `listing.py`.)"""
 
 from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
-from armada.logmarks import parse_mark
+from armada.botlog import SeatLog, log_requests, request_kinds
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.matches import storage
 from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, MatchStatus, Participant
@@ -168,93 +169,6 @@ def challenges_by(user: Any, limit: int = 20) -> list[Match]:
     return list(matches().filter(kind=MatchKind.CHALLENGE, requested_by=user)[:limit])
 
 
-@dataclass
-class Request:
-    """One request of the referee to a seat: its type and turn (from the replay, or the log's mark),
-    its time from the replay, and the lines the bot wrote while answering it."""
-
-    number: int
-    type: str
-    turn: int | None
-    ms: float | None = None
-    lines: list[str] = field(default_factory=list)
-
-
-@dataclass
-class SeatLog:
-    """A seat's log as the match page shows it."""
-
-    head: list[str]
-    requests: list[Request]
-    #: The last traceback the bot wrote (its crash), and the request it was written in; empty when none.
-    crash: list[str] = field(default_factory=list)
-    crash_request: Request | None = None
-
-
-def request_kinds(replay: dict[str, Any] | None, seat: int) -> list[tuple[str, int | None]]:
-    """(type, turn) of each request the referee sent to `seat`, by id: `init` first, then one per
-    recorded step (its phase and turn). The failing request of a fault is not a step (it was never played)."""
-    kinds: list[tuple[str, int | None]] = [("init", None)]
-    for step in (replay or {}).get("steps") or []:
-        if not isinstance(step, dict):
-            continue
-        phase = step.get("phase")
-        if isinstance(phase, dict):
-            phase = phase.get(str(seat))
-        turn = step.get("turn")
-        kinds.append((str(phase or ""), turn if isinstance(turn, int) and not isinstance(turn, bool) else None))
-    return kinds
-
-
-TRACEBACK = "Traceback (most recent call last):"
-
-
-def log_requests(log: str, timings: list[float] | None,
-                 kinds: list[tuple[str, int | None]] | None = None) -> SeatLog:
-    """The seat's log split by request: lines before the first mark, then every request with its type,
-    turn and time and the lines written during it, and the last traceback.
-
-    The replay's `timings` hold each request's milliseconds in the order sent, so request N's
-    time is timings[N] (ids count from 0, init first); `kinds` (`request_kinds`) name each request.
-    The referee marks only the requests during which the bot wrote something; those give the type
-    and turn of a request the replay does not name.
-    """
-    head: list[str] = []
-    marked: dict[int, Request] = {}
-    current: Request | None = None
-    for line in log.splitlines():
-        mark = parse_mark(line)
-        if mark is not None:
-            current = marked.setdefault(mark[0], Request(*mark))
-        elif current is not None:
-            current.lines.append(line)
-        else:
-            head.append(line)
-    times = list(timings or [])
-    named = list(kinds or [])
-    count = max(len(times), len(named))
-    requests = [marked.get(n) or Request(n, *(named[n] if n < len(named) else ("", None))) for n in range(count)]
-    requests += [r for n, r in sorted(marked.items()) if n >= count]
-    for request in requests:
-        if request.number < len(times):
-            request.ms = times[request.number]
-        if request.number < len(named) and named[request.number][0]:
-            request.type, request.turn = named[request.number]
-    crash, where = _last_traceback(head, requests)
-    return SeatLog(head, requests, crash, where)
-
-
-def _last_traceback(head: list[str], requests: list[Request]) -> tuple[list[str], Request | None]:
-    """The lines from the last traceback to the end of the request it was written in."""
-    for request in reversed(requests):
-        if TRACEBACK in request.lines:
-            at = len(request.lines) - 1 - request.lines[::-1].index(TRACEBACK)
-            return request.lines[at:], request
-    if TRACEBACK in head:
-        return head[len(head) - 1 - head[::-1].index(TRACEBACK):], None
-    return [], None
-
-
 def replay_of(match: Match) -> dict[str, Any] | None:
     """The finished match's replay as data, None when it has none."""
     if match.status != MatchStatus.FINISHED:
@@ -272,3 +186,10 @@ def replay_of(match: Match) -> dict[str, Any] | None:
 def seat_log(participant: Participant) -> str:
     raw = storage.read(participant.log.name or "")
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def seat_requests(participant: Participant, replay: dict[str, Any] | None) -> SeatLog:
+    """The seat's log split by request, each named and timed from the match's replay (`armada.botlog`)."""
+    timings = (replay or {}).get("timings") or {}
+    return log_requests(seat_log(participant), timings.get(str(participant.seat)),
+                        request_kinds(replay, participant.seat))

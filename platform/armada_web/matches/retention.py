@@ -25,9 +25,9 @@ from django.core.files.storage import default_storage
 from django.db.models import Q
 from django.utils import timezone
 
-from armada_web import objectstore
 from armada_web.bots.models import BotVersion
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.storage import objectstore
 
 ROOTS = ("matches", "versions")
 #: Kinds whose files are kept as long as their bots exist.

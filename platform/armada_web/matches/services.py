@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
+from armada.ratings import Skill
 from armada_web.bots.models import BotVersion
 from armada_web.matches import tallies
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
@@ -63,3 +65,12 @@ def cancel_queued(*, match_ids: list[int], reason: str) -> int:
         return 0
     return Match.objects.filter(pk__in=match_ids, status=MatchStatus.QUEUED).update(
         status=MatchStatus.VOID, reason=reason[:500], finished=timezone.now())
+
+
+def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[Skill, Skill]]) -> None:
+    """Each seat keeps its skill before and after its game (`changes`: {seat: (before, after)}),
+    inside the recording transaction; the ladder and the finals both call this."""
+    for p in seats:
+        before, after = changes[p.seat]
+        p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
+        p.save(update_fields=["mu_before", "sigma_before", "mu_after", "sigma_after"])

@@ -10,55 +10,20 @@ from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from typing import Any
 
-import redis
-from celery import current_app
-from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from armada_web.jobs import broker, workers
 from armada_web.matches.models import Match, MatchStatus
 
 CACHE_KEY = "armada:status"
 CACHE_S = 5
-#: kombu's Redis transport keeps a queue's messages of priority p > 0 under NAME + SEP + p.
-PRIORITY_SEP = "\x06\x16"
-PRIORITY_STEPS = (3, 6, 9)
 PROBLEMS = 20
 
 
-def queue_names() -> list[str]:
-    """Every queue the site's tasks use: validation, the four match queues, the default one (beat's jobs)."""
-    config = settings.ARMADA
-    return [config.validation_queue, config.finals_queue, config.challenges_queue, config.events_queue,
-            config.matches_queue, "celery"]
-
-
-def queue_depths() -> dict[str, int | None]:
-    """Messages waiting in each queue (None for all when Redis does not answer)."""
-    names = queue_names()
-    try:
-        client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
-        with client.pipeline() as pipe:
-            for name in names:
-                pipe.llen(name)
-                for step in PRIORITY_STEPS:
-                    pipe.llen(f"{name}{PRIORITY_SEP}{step}")
-            sizes = pipe.execute()
-        client.close()
-    except (redis.RedisError, OSError):
-        return dict.fromkeys(names)
-    per = 1 + len(PRIORITY_STEPS)
-    return {name: int(sum(sizes[i * per:(i + 1) * per])) for i, name in enumerate(names)}
-
-
-def live_workers() -> list[dict[str, Any]]:
-    """The workers that answer within a second: name, host and the queues each serves."""
-    try:
-        replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
-    except Exception:  # the broker is down: no worker can be reached
-        return []
-    return [{"name": name, "host": name.partition("@")[2] or name,
-             "queues": sorted(q.get("name", "") for q in queues or [])} for name, queues in sorted(replies.items())]
+def _workers() -> list[dict[str, Any]]:
+    """The workers that answer within a second (jobs.workers.live) as the status shows them."""
+    return [{"name": w.name, "host": w.host, "queues": list(w.queues)} for w in workers.live() or []]
 
 
 @dataclass
@@ -82,8 +47,8 @@ def _public() -> Status:
     waits = [(started - queued).total_seconds() for queued, started in Match.objects.filter(
         started__gte=since, queued__isnull=False).values_list("queued", "started")[:5000]
         if queued is not None and started is not None and started >= queued]
-    return Status(queues=queue_depths(), finished_last_hour=finished, ended_last_hour=ended,
-                  median_wait_s=round(statistics.median(waits), 1) if waits else None, workers=live_workers())
+    return Status(queues=broker.depths(), finished_last_hour=finished, ended_last_hour=ended,
+                  median_wait_s=round(statistics.median(waits), 1) if waits else None, workers=_workers())
 
 
 def problems(limit: int = PROBLEMS) -> list[dict[str, Any]]:

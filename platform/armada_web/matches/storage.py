@@ -14,7 +14,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from armada.replay import replay_bytes
-from armada_web.errors import Unavailable
+from armada_web.web.errors import Unavailable
 
 
 def gzip_replay(replay: dict[str, Any]) -> bytes:

@@ -1,12 +1,12 @@
-"""The match tasks (queues ARMADA_MATCHES_QUEUE, ARMADA_CHALLENGES_QUEUE, ARMADA_FINALS_QUEUE and
-ARMADA_EVENTS_QUEUE): thin wrappers around the lease helper.
+"""The match tasks (the four match queues of jobs.queues, one per kind of match): thin wrappers
+around the lease helper.
 
 `run_match` may be delivered twice or die halfway: the claim and `Lease.record`
-(armada_web.leases) make each match count once; `reap_matches` (beat) re-queues what a lost
+(armada_web.jobs.leases) make each match count once; `reap_matches` (beat) re-queues what a lost
 worker or a lost message left behind and after the last attempt marks it `failed`. A worker
 whose sandbox is down does not claim: it sends the task back to the queue a little later
-(and its consumer stops taking more: armada_web.sandbox_watch). Every log line of the task
-carries the match's id (armada_web.logs).
+(and its consumer stops taking more: armada_web.jobs.sandbox_watch). Every log line of the task
+carries the match's id (armada_web.runtime.logs).
 """
 
 from __future__ import annotations
@@ -17,22 +17,25 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from armada_web import leases, logs
 from armada_web.games.runner import sandbox_ready
+from armada_web.jobs import leases, queues
 from armada_web.matches import execution
 from armada_web.matches.models import Match, MatchKind, MatchStatus
+from armada_web.runtime import logs
 
 log = logging.getLogger(__name__)
 #: Seconds before a task handed back by a worker without a sandbox is delivered again.
 HAND_BACK_S = 5
 
 
+#: The queue of each kind of match (ranked matches: the matches queue).
+QUEUE_ROLES = {MatchKind.CHALLENGE: queues.Role.CHALLENGES, MatchKind.FINALS: queues.Role.FINALS,
+               MatchKind.EVENT: queues.Role.EVENTS}
+
+
 def queue_for(kind: str) -> str:
     """The queue of a match of `kind`: each kind the site makes has its own (docs/arena.md, "Sharing the workers")."""
-    config = settings.ARMADA
-    queues = {MatchKind.CHALLENGE: config.challenges_queue, MatchKind.FINALS: config.finals_queue,
-              MatchKind.EVENT: config.events_queue}
-    return queues.get(kind, config.matches_queue)  # type: ignore[call-overload]
+    return queues.name(QUEUE_ROLES.get(kind, queues.Role.MATCHES))  # type: ignore[call-overload]
 
 
 def send(match_id: int, kind: str, countdown: float = 0) -> None:
@@ -40,7 +43,7 @@ def send(match_id: int, kind: str, countdown: float = 0) -> None:
     run_match.apply_async(args=[match_id], queue=queue_for(kind), countdown=countdown or None)
 
 
-@shared_task(name="armada_web.matches.tasks.run_match", acks_late=True, reject_on_worker_lost=True,
+@shared_task(name=queues.Task.RUN_MATCH, acks_late=True, reject_on_worker_lost=True,
              ignore_result=True, time_limit=settings.ARMADA.match_time_limit_s + 120,
              soft_time_limit=settings.ARMADA.match_time_limit_s + 60)
 def run_match(match_id: int) -> str:
@@ -82,7 +85,7 @@ def reap(stuck_after_s: int | None = None) -> dict[str, Any]:
     return leases.reap(execution.MATCH, send=_send, stuck_after_s=stuck_after_s)
 
 
-@shared_task(name="armada_web.matches.tasks.reap_matches", ignore_result=True)
+@shared_task(name=queues.Task.REAP_MATCHES, ignore_result=True)
 def reap_matches() -> dict[str, Any]:
     """Celery beat: see `reap`."""
     return reap()

@@ -35,10 +35,10 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 
-from armada_web import objectstore
 from armada_web.bots.models import BotVersion, VersionStatus
-from armada_web.errors import Conflict, Invalid
 from armada_web.matches.models import Match, MatchStatus
+from armada_web.storage import objectstore
+from armada_web.web.errors import Conflict, Invalid
 
 FORMAT = 1
 DATABASE_FILE = "database.json.gz"

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import connection
 
 from armada_sandbox import check_ready
-from armada_web import objectstore
+from armada_web.storage import objectstore
 
 
 def check_database() -> str:

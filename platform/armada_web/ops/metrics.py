@@ -4,7 +4,7 @@ Everything is read at each scrape from the database (the source of truth, shared
 process and worker host) and from Redis, so the figures are the same whichever web process
 answers and survive restarts:
 
-- `armada_queue_depth{queue}`: messages waiting in each Celery queue (Redis).
+- `armada_queue_depth{queue}`: messages waiting in each Celery queue of the registry (jobs.queues), Redis.
 - `armada_matches_waiting{status}`: matches queued and running (the database's queue).
 - `armada_matches_total{game,status}`: matches ended finished, void or failed.
 - `armada_versions{status}`: bot versions by validation status (pending, validating, valid, ...).
@@ -26,8 +26,6 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import redis
-from celery import current_app
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum
 from django.http import HttpRequest
@@ -37,15 +35,13 @@ from rest_framework.request import Request
 
 from armada_web.accounts.tokens import NamedTokenAuthentication
 from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.jobs import broker, workers
 from armada_web.matches.models import Match, MatchStatus
 
 log = logging.getLogger(__name__)
 #: Bucket bounds (seconds) of the two histograms.
 MATCH_BUCKETS = (5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800)
 VALIDATION_BUCKETS = (1, 2, 5, 10, 20, 30, 60, 120, 300)
-#: kombu's Redis transport keeps a queue's messages of priority p > 0 in the list `queue\x06\x16p`.
-PRIORITY_SEPARATOR = "\x06\x16"
-PRIORITY_STEPS = (0, 3, 6, 9)
 ENDED = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
 
 
@@ -81,39 +77,6 @@ def allowed(request: HttpRequest) -> bool:
     if request.META.get("HTTP_AUTHORIZATION", "").startswith("Token ") and _staff_token(request):
         return True
     return not _through_proxy(request) and address_allowed(str(request.META.get("REMOTE_ADDR", "")))
-
-
-def _queues() -> list[str]:
-    a = settings.ARMADA
-    return [a.validation_queue, a.challenges_queue, a.matches_queue, "celery"]
-
-
-def queue_depths() -> dict[str, int]:
-    """Messages waiting in each queue (every priority's list)."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        pipe = client.pipeline()
-        names = _queues()
-        for queue in names:
-            for step in PRIORITY_STEPS:
-                pipe.llen(f"{queue}{PRIORITY_SEPARATOR}{step}" if step else queue)
-        lengths = pipe.execute()
-    finally:
-        client.close()
-    steps = len(PRIORITY_STEPS)
-    return {queue: sum(lengths[i * steps:(i + 1) * steps]) for i, queue in enumerate(names)}
-
-
-def live_workers() -> dict[str, int]:
-    """Workers answering within a second, per queue they consume."""
-    replies: dict[str, Any] = current_app.control.inspect(timeout=1.0).active_queues() or {}
-    counts = dict.fromkeys(_queues(), 0)
-    for queues in replies.values():
-        for queue in queues or []:
-            name = queue.get("name")
-            if name in counts:
-                counts[name] += 1
-    return counts
 
 
 def _histogram(name: str, doc: str, rows: QuerySet[Any], bounds: tuple[int, ...]) -> HistogramMetricFamily:
@@ -159,19 +122,16 @@ class Collector:
 
     def _queues(self) -> Iterator[Metric]:
         depth = GaugeMetricFamily("armada_queue_depth", "Messages waiting in each Celery queue", labels=["queue"])
-        try:
-            for queue, n in queue_depths().items():
+        for queue, n in broker.depths().items():
+            if n is not None:  # Redis did not answer (logged): no figure rather than a wrong one
                 depth.add_metric([queue], n)
-        except redis.RedisError as exc:
-            log.warning("metrics: the queues could not be read (%s)", exc)
         yield depth
 
     def _workers(self) -> Iterator[Metric]:
         live = GaugeMetricFamily("armada_workers_live", "Celery workers answering, per queue they consume",
                                  labels=["queue"])
-        try:
-            for queue, n in live_workers().items():
+        found = workers.live()
+        if found is not None:  # the broker is down (logged): no figure rather than no page
+            for queue, n in workers.per_queue(found).items():
                 live.add_metric([queue], n)
-        except Exception as exc:  # the broker is down: no figure rather than no page
-            log.warning("metrics: the workers could not be asked (%s)", exc)
         yield live

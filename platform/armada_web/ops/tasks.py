@@ -6,9 +6,10 @@ from celery import shared_task
 from django.conf import settings
 
 from armada_sandbox import sweep, sweep_folders
+from armada_web.jobs.queues import Task
 
 
-@shared_task(name="armada_web.ops.tasks.sweep_containers", ignore_result=True)
+@shared_task(name=Task.SWEEP_CONTAINERS, ignore_result=True)
 def sweep_containers() -> int:
     """Remove the bot containers and work folders dead workers left behind (a dead holder's at once,
     others once older than the longest match); returns how many containers."""

@@ -10,8 +10,8 @@ from django.shortcuts import redirect, render
 from armada_web.accounts import mail, queries, services
 from armada_web.accounts.forms import MailForm, TokenForm
 from armada_web.accounts.queries import signed_in
-from armada_web.errors import DomainError
 from armada_web.matches.queries import challenges_by
+from armada_web.web.errors import DomainError
 
 #: Session key holding a just-created token until the profile page has shown it once.
 NEW_TOKEN_KEY = "armada-new-token"  # noqa: S105 (a session key, not a secret)

@@ -12,14 +12,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
-from armada_web.archives import check_request_size
 from armada_web.bots import queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
-from armada_web.errors import DomainError, http_status
 from armada_web.games import spec
-from armada_web.inputs import parse_id
 from armada_web.ladder.challenges import challengers
 from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing, version_records
 from armada_web.matches import listing
@@ -31,8 +28,11 @@ from armada_web.pages.chart import line_chart
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
-from armada_web.paging import keyed_page, page_number
 from armada_web.seasons.queries import placements_of_bot
+from armada_web.storage.archives import check_request_size
+from armada_web.web.errors import DomainError, http_status
+from armada_web.web.inputs import parse_id
+from armada_web.web.paging import keyed_page, page_number
 
 VERSIONS_PER_PAGE = 20
 OPPONENTS_PER_PAGE = 20

@@ -10,8 +10,8 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
-from armada_web.errors import DomainError
 from armada_web.ladder.challenges import challenge
+from armada_web.web.errors import DomainError
 
 
 def _id(text: str | None) -> int | str:

@@ -1,4 +1,4 @@
-"""The pages' one place for the domain's errors (armada_web.errors): how a refusal is shown.
+"""The pages' one place for the domain's errors (armada_web.web.errors): how a refusal is shown.
 
 - In a form: `form_error` puts the message on the form and gives the status to answer with.
 - From an action (a POST button): `refusals_go_to` shows the message on the page it redirects to.
@@ -6,7 +6,7 @@
   with the message and the error's status.
 - A bug (an exception nobody handled): `server_error`, the site's 500 handler, gives the request
   an id, shown on the page (or in the API's JSON) and carried by the line Django logs for it
-  (armada_web.logs), so a visitor's report finds the traceback. Django's technical pages never
+  (armada_web.runtime.logs), so a visitor's report finds the traceback. Django's technical pages never
   show with DEBUG off: 400, 403, 404 and 500 are the site's own templates.
 """
 
@@ -23,7 +23,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import loader
 
-from armada_web.errors import DomainError, NotFound, http_status
+from armada_web.web.errors import DomainError, NotFound, http_status
 
 
 def form_error(form: Form, error: DomainError, field: str | None = None) -> int:

@@ -15,13 +15,13 @@ from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries as bot_queries
-from armada_web.errors import DomainError
 from armada_web.events import queries, services
 from armada_web.events.access import is_member, is_owner
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.event_forms import EntryForm, EventForm
+from armada_web.web.errors import DomainError
 
 
 def _event_page(slug: str) -> str:

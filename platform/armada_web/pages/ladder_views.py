@@ -1,4 +1,4 @@
-"""Table pages: a rated game's ladder, the league, a race's battles and a pairing's replay."""
+"""Table pages: a rated game's ladder, the league, a race's battles and a battle's replay."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.games import Ranking, spec
-from armada_web.inputs import parse_text
-from armada_web.ladder import league, ratings
+from armada_web.ladder import league
 from armada_web.ladder.challenges import challengers
-from armada_web.ladder.queries import battles, ladder, league_entry_of, pairing_of, ranks_of, search_ladder
+from armada_web.ladder.logic import ratings
+from armada_web.ladder.queries import battle_of, battles, ladder, league_entry_of, ranks_of, search_ladder
 from armada_web.pages.pager import pager
-from armada_web.paging import keyed_page, page_number
+from armada_web.web.inputs import parse_text
+from armada_web.web.paging import keyed_page, page_number
 
 PER_PAGE = 50
 
@@ -36,7 +37,7 @@ def rated_ladder(request: HttpRequest, game: str) -> HttpResponse:
     offers = challengers(user=request.user, opponents=[r.version.bot for r in page.rows])
     table = [{"rank": ranks.get(r.version_id), "rating": r, "provisional": ratings.provisional(r.games),
               "challengers": offers.get(r.version.bot_id, [])} for r in page.rows]
-    return render(request, "pages/ladder_galaxy.html", {"page": page, "pager": pager(request, page), "rows": table,
+    return render(request, "pages/ladder.html", {"page": page, "pager": pager(request, page), "rows": table,
                                                         "q": query, "game": spec(game), "offers": bool(offers)})
 
 
@@ -46,7 +47,7 @@ def league_table(request: HttpRequest, game: str) -> HttpResponse:
     full = league.table()
     page = keyed_page(search_ladder(full, query).values_list("pk", flat=True), lambda ids: full.filter(pk__in=ids),
                       number, PER_PAGE, key=lambda e: e.pk)
-    return render(request, "pages/ladder_mothership.html", {"page": page, "pager": pager(request, page), "q": query,
+    return render(request, "pages/league.html", {"page": page, "pager": pager(request, page), "q": query,
                                                             "game": spec(game)})
 
 
@@ -61,12 +62,12 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
     entry = league_entry_of(bot_id)
     if entry is None:
         raise Http404("that bot is not a race in the league")
-    return render(request, "pages/race.html", {"entry": entry, "pairings": battles(entry),
+    return render(request, "pages/race.html", {"entry": entry, "battles": battles(entry),
                                                "page": (entry.position - 1) // PER_PAGE + 1})
 
 
-def pairing(request: HttpRequest, a: int, b: int) -> HttpResponse:
+def battle(request: HttpRequest, a: int, b: int) -> HttpResponse:
     """The replay of two races' battle, computed on demand, in the viewer."""
-    first, second = pairing_of(a, b)
-    src = reverse("api-pairing-replay", args=[a, b])
-    return render(request, "pages/pairing.html", {"first": first, "second": second, "src": src})
+    first, second = battle_of(a, b)
+    src = reverse("api-battle-replay", args=[a, b])
+    return render(request, "pages/battle.html", {"first": first, "second": second, "src": src})

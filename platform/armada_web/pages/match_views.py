@@ -11,12 +11,12 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.bots.access import can_see_private
-from armada_web.errors import DomainError
 from armada_web.games import spec
 from armada_web.matches import listing, queries
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_forms import MatchFilterForm
+from armada_web.web.errors import DomainError
 
 PER_PAGE = 50
 
@@ -73,11 +73,9 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     private = [p for p in seats if p.version is not None and can_see_private(user=request.user, bot=p.version.bot)]
     logs: list[dict[str, Any]] = []
     if private:
-        replay = queries.replay_of(match) or {}
-        timings = replay.get("timings") or {}
+        replay = queries.replay_of(match)
         for p in private:
-            log = queries.log_requests(queries.seat_log(p), timings.get(str(p.seat)),
-                                       queries.request_kinds(replay, p.seat))
+            log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
     names = " ".join(p.version.bot.name if p.version else "BOT" for p in seats)
     context = {

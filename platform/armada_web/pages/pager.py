@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from armada_web.paging import Paged
+from armada_web.web.paging import Paged
 
 
 @dataclass(frozen=True)

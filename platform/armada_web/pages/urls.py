@@ -3,7 +3,6 @@
 
 from django.urls import path
 
-from armada_web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 from armada_web.games import SPECS, Ranking
 from armada_web.pages import (
     bot_views,
@@ -15,13 +14,14 @@ from armada_web.pages import (
     status_views,
     views,
 )
+from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 urlpatterns = [
     path("", views.home, name="home"),
     *[path(f"ladder/{slug}/", ladder_views.table_view(slug), name=f"ladder-{slug}") for slug in SPECS],
     *[p for game in SPECS.values() if game.ranking is Ranking.LEAGUE for p in (
         path(f"ladder/{game.slug}/<id:bot_id>/", ladder_views.race, name="race"),
-        path(f"ladder/{game.slug}/<id:a>/<id:b>/", ladder_views.pairing, name="pairing"),
+        path(f"ladder/{game.slug}/<id:a>/<id:b>/", ladder_views.battle, name="battle"),
     )],
     path("matches/", match_views.match_list, name="matches"),
     path("matches/<id:pk>/", match_views.match_page, name="match"),

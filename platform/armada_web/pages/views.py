@@ -20,8 +20,8 @@ from armada_web.matches import queries as match_queries
 from armada_web.pages import docs
 from armada_web.pages.pager import pager
 from armada_web.pages.quickstart import Step, quick_start
-from armada_web.paging import keyed_page, page_number
 from armada_web.seasons import queries as season_queries
+from armada_web.web.paging import keyed_page, page_number
 
 
 def home(request: HttpRequest) -> HttpResponse:

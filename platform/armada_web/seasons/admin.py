@@ -10,9 +10,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 
-from armada_web.errors import DomainError
 from armada_web.seasons import services
 from armada_web.seasons.models import Entry, Season, Standing
+from armada_web.web.errors import DomainError
 
 
 class StandingInline(admin.TabularInline):

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from armada.games.mothership.league import Race, league
 from armada_web.bots.models import BotVersion
-from armada_web.errors import Conflict
 from armada_web.games import spec
-from armada_web.ladder import ratings
 from armada_web.ladder.league import active_races
+from armada_web.ladder.logic import ratings
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.models import LeagueEntry, Rating
-from armada_web.seasons import finals
+from armada_web.seasons.logic import finals
 from armada_web.seasons.models import Entry, Season, Standing
+from armada_web.web.errors import Conflict
 
 
 def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None) -> Entry:

@@ -1,172 +1,242 @@
-"""A season's finals, the pure part: the stages' sizes, each stage's games, the cut, where ratings
-start and how the final order is read. `seasons.finals_db` runs them on the database and
-bench/finals.py on simulated entries with hidden skills; both call these functions.
+"""A season's finals in the database: the plan of each round, the matches sent, the cut.
 
-The frozen entries play in stages: in each stage every entry still in plays `games` games, in
-rounds of two against the entries near it in the current order (read again before each round),
-then the lower part (a stage's cut fraction) is cut and the rest play on, until the last stage.
-A rating moves with the ladder's own update (`ladder.ratings.update`, a forfeit a loss as there)
-with no dynamics term: the entries are frozen, their skills cannot drift. The final order is:
-the entries of the last stage by score, then those cut after the stage before by their score,
-and so on. docs/seasons.md gives the defaults and the
-simulation that chose them.
+`begin` starts the entries' finals ratings (seasons.logic.finals.start_rating); `advance` plans the
+current round's games (seasons.logic.finals.round_games over the entries' current order), sends as
+many of its matches as the finals' workers take (Season.finals_workers, set by beat from the
+season's deadline: `workers_needed`), and once every game of a round is played moves to the
+next round, and after a stage's last round cuts (seasons.logic.finals.cut) and begins the next stage.
+Each match is a Match of kind `finals` played by the one runner; its result moves the two
+entries' finals ratings exactly once (seasons.receivers, inside the match's recording
+transaction). A match that ended void or failed (the platform's fault) is made again, at most
+MAX_TRIES times for one game, then the game is skipped.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+import statistics
+from datetime import datetime, timedelta
+from typing import cast
 
-from armada_web.ladder import ratings
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
-#: The dynamics term during the finals: none (the entries are frozen).
-FINALS_TAU = 0.0
-#: How much a kept ladder rating's sigma is raised at the start of the finals (Start.LADDER): as
-#: much as a new version's at its placement (ratings.VERSION_DRIFT). bench/finals.py compared 1 to
-#: 6: 2.25 ranked the top 10 best (docs/seasons.md).
-LADDER_RAISE = ratings.VERSION_DRIFT
+from armada_web.ladder.logic import results
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.matches.services import cancel_queued, create_match, keep_seat_skills
+from armada_web.seasons.entries import order, skill_of
+from armada_web.seasons.logic import finals
+from armada_web.seasons.models import Entry, FinalsGame, Season, SeasonState
 
-
-class Start(StrEnum):
-    """Where the entries' finals ratings start."""
-
-    PRIOR = "prior"
-    """Every entry at the prior (25, 25/3), as Halite II did: the ladder only seeds the first stage."""
-    LADDER = "ladder"
-    """Its ladder mu at the close, with sigma raised by LADDER_RAISE."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How a season's finals are staged."""
-
-    stages: int
-    #: Games each entry plays in each stage.
-    games: int
-    #: The fraction of entries cut after each stage but the last (the last value repeats).
-    cuts: tuple[float, ...]
-    #: A cut never leaves fewer entries than this.
-    keep_min: int
-
-    def cut_after(self, stage: int) -> float:
-        """The fraction cut after stage `stage` (1-based)."""
-        if not self.cuts:
-            return 0.0
-        return self.cuts[min(stage, len(self.cuts)) - 1]
+log = logging.getLogger(__name__)
+#: Matches made for one finals game before it is skipped (void or failed each time).
+MAX_TRIES = 3
+#: How much faster than the estimate the finals plan to finish (workers_needed).
+SAFETY = 1.5
+IN_FLIGHT = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+ENDED_BADLY = (MatchStatus.VOID, MatchStatus.FAILED)
 
 
-def check_plan(plan: Plan) -> str | None:
-    """Why `plan` cannot be played, or None."""
-    if plan.stages < 1:
-        return "a finals needs at least 1 stage"
-    if plan.games < 1:
-        return "each entry plays at least 1 game per stage"
-    if any(not 0.0 <= c < 1.0 for c in plan.cuts):
-        return "a cut fraction must be at least 0 and below 1"
-    if plan.keep_min < 2:
-        return "a cut must keep at least 2 entries"
-    return None
+def plan_of(season: Season) -> finals.Plan:
+    return finals.Plan(stages=season.stages or 1, games=season.games or 1, cuts=tuple(season.cuts or ()),
+                       keep_min=season.keep_min or 2)
 
 
-def kept(entries: int, cut: float, keep_min: int) -> int:
-    """Entries left after cutting the fraction `cut` of `entries` (never fewer than keep_min, nor
-    more than there are)."""
-    return min(entries, max(keep_min, entries - math.floor(entries * cut + 1e-9)))
+def begin(season: Season, plan: finals.Plan, start: finals.Start, now: datetime) -> None:
+    """Start the finals (inside the caller's transaction, the season's row locked)."""
+    entries = list(season.entries.all())
+    for entry in entries:
+        ladder = ratings_at_close(entry)
+        skill = finals.start_rating(start, ladder)
+        entry.mu, entry.sigma, entry.stage = skill.mu, skill.sigma, 1
+        entry.games = entry.wins = entry.draws = entry.losses = 0
+    Entry.objects.bulk_update(entries, ["mu", "sigma", "stage", "games", "wins", "draws", "losses"], batch_size=500)
+    season.stages, season.games, season.cuts, season.keep_min = plan.stages, plan.games, list(plan.cuts), plan.keep_min
+    season.start = start.value
+    season.stage, season.round = 1, 0
+    season.matches_total = finals.total_matches(len(entries), plan)
+    season.state, season.finals_at = SeasonState.FINALS, now
+    season.save(update_fields=["stages", "games", "cuts", "keep_min", "start", "stage", "round", "matches_total",
+                               "state", "finals_at"])
 
 
-def stage_sizes(entries: int, plan: Plan) -> list[int]:
-    """How many entries play in each stage."""
-    sizes = [entries]
-    for stage in range(1, plan.stages):
-        sizes.append(kept(sizes[-1], plan.cut_after(stage), plan.keep_min))
-    return sizes
+def ratings_at_close(entry: Entry) -> finals.ratings.Skill | None:
+    if entry.ladder_mu is None or entry.ladder_sigma is None:
+        return None
+    return finals.ratings.Skill(entry.ladder_mu, entry.ladder_sigma)
 
 
-def rounds_in_stage(games: int) -> int:
-    """Rounds of a stage whose entries play `games` games each (two games a round, the odd one last)."""
-    return (games + 1) // 2
+def count_game(*, match: Match, seats: list[Participant], winner: int | None) -> int | None:
+    """A finals match was recorded (inside its recording transaction): both entries' finals
+    ratings and records move once (`ladder.logic.results.apply_game`, no dynamics term) and each
+    seat keeps its skill before and after. Returns the season's id, or None when the game counts
+    for nothing (not a finals game, counted already, or the season left its finals)."""
+    # The game's and the entries' rows only (`of`; Entry's default order joins the season): the
+    # season's row is what `advance` locks before it creates matches (which count on the bots'
+    # records); taking it here, after the recording counted on those records, would be the other
+    # order: two hosts recording and advancing at once deadlocked (a game still counted once,
+    # after a retry).
+    game = FinalsGame.objects.select_for_update(of=("self",)).select_related("season").filter(match=match).first()
+    if game is None or game.done or game.season.state != SeasonState.FINALS:
+        return None  # the season ended before this match was played: it counts for nothing
+    entries = Entry.objects.select_for_update(of=("self",)).order_by("pk").in_bulk([game.first_id, game.second_id])
+    first, second = entries[game.first_id], entries[game.second_id]
+    for entry in (first, second):
+        skill = skill_of(entry)
+        entry.mu, entry.sigma = skill.mu, skill.sigma
+    # (Both skills were just set: the entries are sides of a game as `apply_game` takes them.)
+    changes = results.apply_game(cast(results.Side, first), cast(results.Side, second), winner,
+                                 tau=finals.FINALS_TAU)
+    for entry in (first, second):
+        entry.save(update_fields=["mu", "sigma", "games", "wins", "draws", "losses"])
+    keep_seat_skills(seats=seats, changes={1: changes[0], 2: changes[1]})
+    game.counted = True
+    game.save(update_fields=["counted"])
+    return game.season_id
 
 
-def round_games(order: Sequence[int], games: int, round_index: int) -> list[tuple[int, int]]:
-    """The games of round `round_index` (0-based) of a stage, as (first seat, second seat) pairs of
-    the ids in `order`, the entries' current order (best first).
-
-    In round r every entry meets the entries at distance d = 1, 2, ... (r + 1, round the circle
-    of `order`, never itself) on either side: one game as first seat, one as second, so every
-    entry plays two games a round against entries of about its own strength, which is where a
-    game says the most, and the order is read again before the next round. A stage of an odd
-    number of games ends with a round of one game each between neighbours (an odd entry out sits
-    it out).
-    """
-    n = len(order)
-    if n < 2 or round_index >= rounds_in_stage(games):
-        return []
-    if round_index < games // 2:
-        distance = round_index % (n - 1) + 1
-        return [(order[i], order[(i + distance) % n]) for i in range(n)]
-    return [(order[i], order[i + 1]) if (i // 2) % 2 == 0 else (order[i + 1], order[i]) for i in range(0, n - 1, 2)]
+def games_of(season: Season, stage: int | None = None, round_index: int | None = None) -> list[FinalsGame]:
+    queryset = FinalsGame.objects.filter(season=season).select_related("match")
+    if stage is not None:
+        queryset = queryset.filter(stage=stage)
+    if round_index is not None:
+        queryset = queryset.filter(round=round_index)
+    return list(queryset.order_by("id"))
 
 
-def matches_in_round(entries: int, games: int, round_index: int) -> int:
-    return len(round_games(range(entries), games, round_index))
+def _plan_round(season: Season) -> list[FinalsGame]:
+    """The current round's games, from the current order of the entries of the current stage."""
+    playing = order(list(season.entries.filter(stage__gte=season.stage)))
+    pairs = finals.round_games([e.pk for e in playing], plan_of(season).games, season.round)
+    games = [FinalsGame(season=season, stage=season.stage, round=season.round, first_id=a, second_id=b)
+             for a, b in pairs]
+    FinalsGame.objects.bulk_create(games, batch_size=500)
+    return games_of(season, season.stage, season.round)
 
 
-def matches_in_stage(entries: int, games: int) -> int:
-    """Matches of a stage of `entries` entries playing `games` each."""
-    return sum(matches_in_round(entries, games, r) for r in range(rounds_in_stage(games)))
+def _cut(season: Season) -> None:
+    """After a stage but the last: the lower part is out, the rest play the next stage."""
+    playing = list(season.entries.filter(stage__gte=season.stage))
+    keep = finals.kept(len(playing), plan_of(season).cut_after(season.stage), plan_of(season).keep_min)
+    survivors, _out = finals.cut([finals.Standing(e.pk, e.stage, skill_of(e), e.seed) for e in playing], keep)
+    Entry.objects.filter(pk__in=[s.id for s in survivors]).update(stage=season.stage + 1)
 
 
-def total_matches(entries: int, plan: Plan) -> int:
-    """Matches of the whole finals."""
-    return sum(matches_in_stage(n, plan.games) for n in stage_sizes(entries, plan))
+def _release(season: Season, games: list[FinalsGame]) -> int:
+    """Send matches for the round's games that need one, while fewer than the finals' workers are
+    in flight; returns how many were sent."""
+    in_flight = sum(1 for g in games if g.match is not None and g.match.status in IN_FLIGHT)
+    room = max(0, season.finals_workers - in_flight)
+    sent = 0
+    for game in games:
+        if room <= 0:
+            break
+        if game.done or (game.match is not None and game.match.status not in ENDED_BADLY):
+            continue
+        if game.tries >= MAX_TRIES:
+            game.skipped = f"not played: its {game.tries} matches were void or failed"
+            game.save(update_fields=["skipped"])
+            continue
+        first, second = _seats(game)
+        if first.version is None or second.version is None:
+            game.skipped = "not played: a bot's version was deleted"
+            game.save(update_fields=["skipped"])
+            continue
+        match = create_match(game=season.game, first=first.version, second=second.version, kind=MatchKind.FINALS)
+        game.match, game.tries = match, game.tries + 1
+        game.save(update_fields=["match", "tries"])
+        room -= 1
+        sent += 1
+    return sent
 
 
-def start_rating(start: Start, ladder: ratings.Skill | None, raise_by: float = LADDER_RAISE) -> ratings.Skill:
-    """An entry's rating as the finals begin (`ladder`: its ladder rating at the close, if any;
-    `raise_by`: how much its sigma grows, for the bench's comparison of other raises)."""
-    if start is Start.PRIOR or ladder is None:
-        return ratings.initial_rating()
-    return ratings.Skill(ladder.mu, math.hypot(ladder.sigma, raise_by))
+def _seats(game: FinalsGame) -> tuple[Entry, Entry]:
+    seats = Entry.objects.select_related("version", "version__bot").in_bulk([game.first_id, game.second_id])
+    return seats[game.first_id], seats[game.second_id]
 
 
-def score(skill: ratings.Skill) -> float:
-    """An entry's finals score, what the cut and the final order read: mu - 3 sigma, as on the ladder."""
-    return ratings.displayed(skill)
+def advance(season_id: int) -> bool:
+    """Plan, send and move the finals on (see the module); True when every game is played."""
+    with transaction.atomic():
+        season = Season.objects.select_for_update().filter(pk=season_id, state=SeasonState.FINALS).first()
+        if season is None:
+            return False
+        plan = plan_of(season)
+        while True:
+            games = games_of(season, season.stage, season.round) or _plan_round(season)
+            if games:
+                _release(season, games)
+                if not all(g.done for g in games_of(season, season.stage, season.round)):
+                    return False
+            if season.round + 1 < finals.rounds_in_stage(plan.games):
+                season.round += 1
+            elif season.stage < plan.stages:
+                _cut(season)
+                season.stage, season.round = season.stage + 1, 0
+            else:
+                return True
+            season.save(update_fields=["stage", "round"])
 
 
-@dataclass(frozen=True)
-class Standing:
-    """An entry as the cut and the final order see it."""
-
-    id: int
-    #: The last stage it played in (1-based).
-    stage: int
-    skill: ratings.Skill
-    #: Its order before the finals (the seeding), the last tie-break.
-    seed: int = 0
+def all_done(season: Season) -> bool:
+    """Every game of the last stage's last round is played (or skipped)."""
+    plan = plan_of(season)
+    last = games_of(season, plan.stages, finals.rounds_in_stage(plan.games) - 1)
+    at_end = season.stage == plan.stages and season.round == finals.rounds_in_stage(plan.games) - 1
+    return at_end and all(g.done for g in last)
 
 
-def ordered(entries: Sequence[Standing]) -> list[Standing]:
-    """The final order: later stage first, then higher score, then the better seed."""
-    return sorted(entries, key=lambda e: (-e.stage, -score(e.skill), e.seed, e.id))
+def stop(season: Season) -> int:
+    """The season ends: the finals' queued matches are cancelled (a running one finishes and counts
+    for nothing) and the games never played are skipped; returns the matches cancelled."""
+    waiting = list(FinalsGame.objects.filter(season=season, match__status=MatchStatus.QUEUED)
+                   .values_list("match_id", flat=True))
+    FinalsGame.objects.filter(season=season, counted=False, skipped="").update(skipped="not played: the season ended")
+    return cancel_queued(match_ids=waiting, reason="cancelled: the season ended before it was played")
 
 
-def cut(entries: Sequence[Standing], keep: int) -> tuple[list[Standing], list[Standing]]:
-    """(the `keep` best of one stage by score, the rest)."""
-    order = ordered(entries)
-    return order[:keep], order[keep:]
+def matches_done(season: Season) -> int:
+    """Finals games played or skipped."""
+    return FinalsGame.objects.filter(season=season).filter(Q(counted=True) | ~Q(skipped="")).count()
 
 
-def after_game(first: ratings.Skill, second: ratings.Skill, winner: int | None) -> tuple[ratings.Skill, ratings.Skill]:
-    """Seat 1's and seat 2's finals ratings after a game that `winner` (1, 2 or None: a draw) won.
+def match_seconds(season: Season) -> float:
+    """How long a finals match takes: the median of the season's latest 50, else the setting."""
+    durations = [(finished - started).total_seconds() for started, finished in Match.objects.filter(
+        finals_game__season=season, status=MatchStatus.FINISHED, started__isnull=False, finished__isnull=False)
+        .order_by("-finished").values_list("started", "finished")[:50] if started and finished]
+    if len(durations) >= 3:
+        return max(1.0, statistics.median(durations))
+    return float(settings.ARMADA.match_seconds)
 
-    The ladder's update (a forfeit is a loss, as there) with no dynamics term.
-    """
-    if winner is None:
-        return ratings.update(first, second, ratings.Outcome.DRAW, tau=FINALS_TAU)
-    if winner == 1:
-        return ratings.update(first, second, ratings.Outcome.WIN, tau=FINALS_TAU)
-    after_second, after_first = ratings.update(second, first, ratings.Outcome.WIN, tau=FINALS_TAU)
-    return after_first, after_second
+
+def workers_needed(season: Season, workers: int, now: datetime | None = None) -> int:
+    """The match workers the finals take: at least ARMADA_FINALS_SHARE percent of `workers`, and
+    as many as finishing the matches left by `ends` needs (with a margin of SAFETY); 0 without workers."""
+    if workers <= 0:
+        return 0
+    now = now or timezone.now()
+    left = max(0, season.matches_total - matches_done(season))
+    seconds = (season.ends - now).total_seconds()
+    share = math.ceil(workers * settings.ARMADA.finals_share / 100)
+    needed = workers if seconds <= 0 else math.ceil(left * match_seconds(season) * SAFETY / seconds)
+    return max(1, min(workers, max(share, needed)))
+
+
+def estimate(season: Season, now: datetime | None = None) -> datetime | None:
+    """When the finals should be done at the current pace (None when nothing is left)."""
+    now = now or timezone.now()
+    left = max(0, season.matches_total - matches_done(season))
+    if left == 0 or season.state != SeasonState.FINALS:
+        return None
+    seconds = left * match_seconds(season) / max(1, season.finals_workers)
+    return now + timedelta(seconds=seconds)
+
+
+def claimed_workers(workers: int) -> int:
+    """The workers every season in its finals takes now (matches.capacity's claim)."""
+    taking = Season.objects.filter(state=SeasonState.FINALS).values_list("finals_workers", flat=True)
+    return sum(min(workers, n) for n in taking)

@@ -12,15 +12,17 @@ from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from armada_web.errors import NotFound
 from armada_web.games import spec
-from armada_web.ladder import league, ratings
+from armada_web.ladder import league
+from armada_web.ladder.logic import ratings
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.queries import ladder
 from armada_web.matches.models import MatchStatus
-from armada_web.seasons import finals, finals_db
+from armada_web.seasons import finals
 from armada_web.seasons.entries import order, skill_of
+from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, FinalsGame, Season, SeasonState, Standing
+from armada_web.web.errors import NotFound
 
 #: The name shown for an owner whose account is gone.
 GONE = "(deleted user)"
@@ -102,7 +104,7 @@ def standings(season: Season) -> list[Row]:
     entries = list(Entry.objects.filter(season=season).select_related("owner"))
     ranked = order(entries) if rated else sorted(entries, key=lambda e: (e.place or e.seed, e.seed))
     return [Row(place, e.bot_ref, e.bot_name, _owner(e.owner), e.version_ref, e.version_number,
-                round(finals.score(skill_of(e)), 3) if rated else float(e.points or 0), e.games, e.stage,
+                round(finals_logic.score(skill_of(e)), 3) if rated else float(e.points or 0), e.games, e.stage,
                 e.bot_id is not None) for place, e in enumerate(ranked, start=1)]
 
 
@@ -134,11 +136,11 @@ def progress(season: Season) -> Progress | None:
     """The finals' progress (None before the finals began)."""
     if season.stages is None or season.state not in (SeasonState.FINALS, SeasonState.FINISHED):
         return None
-    plan = finals_db.plan_of(season)
+    plan = finals.plan_of(season)
     return Progress(stage=season.stage, stages=plan.stages, round=season.round + 1,
-                    rounds=finals.rounds_in_stage(plan.games), matches_done=finals_db.matches_done(season),
+                    rounds=finals_logic.rounds_in_stage(plan.games), matches_done=finals.matches_done(season),
                     matches_total=season.matches_total, workers=season.finals_workers,
-                    estimate=finals_db.estimate(season),
+                    estimate=finals.estimate(season),
                     playing=season.entries.filter(stage__gte=season.stage).count())
 
 
@@ -215,11 +217,11 @@ def standings_place(entry: Entry) -> int:
     """The entry's place in its closed or finals season's standings now, counted in the database
     (the entries ahead of it in `standings`' order), not by reading the season's entries."""
     season_entries = Entry.objects.filter(season_id=entry.season_id)
-    if spec(entry.season.game).rated:  # finals.ordered: later stage, higher score, better seed, id
-        score = finals.score(skill_of(entry))
+    if spec(entry.season.game).rated:  # finals_logic.ordered: later stage, higher score, better seed, id
+        score = finals_logic.score(skill_of(entry))
         rows = season_entries.annotate(sort_key=Coalesce(
             F("mu") - 3 * F("sigma"), F("ladder_mu") - 3 * F("ladder_sigma"),
-            Value(finals.score(ratings.initial_rating())), output_field=FloatField()))
+            Value(finals_logic.score(ratings.initial_rating())), output_field=FloatField()))
         same = Q(stage=entry.stage, sort_key=score)
         ahead = (Q(stage__gt=entry.stage) | Q(stage=entry.stage, sort_key__gt=score) | (same & Q(seed__lt=entry.seed))
                  | (same & Q(seed=entry.seed, pk__lt=entry.pk)))

@@ -1,5 +1,5 @@
 """Season writes: create one, and move it through its states (upcoming -> open -> closed -> finals
--> finished). The admin, `manage.py season ...` and beat (`seasons.schedule.tick`) all call
+-> finished). The admin, `manage.py season ...` and beat (`seasons.periodic.tick`) all call
 these; each locks the season's row, checks its state and refuses with Conflict (what state it is
 in and what would be needed) or Invalid, changing nothing.
 """
@@ -15,12 +15,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from armada_web.errors import Conflict, Invalid
 from armada_web.games import spec
-from armada_web.seasons import entries, finals, finals_db
+from armada_web.seasons import entries, finals
+from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Season, SeasonState
 from armada_web.seasons.signals import season_finished
-from armada_web.times import parse_time
+from armada_web.web.errors import Conflict, Invalid
+from armada_web.web.times import parse_time
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{1,49}")
 NAME_MAX = 100
@@ -111,7 +112,7 @@ def close_season(*, season: Season, now: datetime | None = None) -> Season:
     return locked
 
 
-def finals_plan(*, stages: Any = None, games: Any = None) -> finals.Plan:
+def finals_plan(*, stages: Any = None, games: Any = None) -> finals_logic.Plan:
     """The settings' finals plan, with `stages` and `games` (per entry per stage) when given."""
     config = settings.ARMADA
     values = {}
@@ -122,9 +123,9 @@ def finals_plan(*, stages: Any = None, games: Any = None) -> finals.Plan:
             raise Invalid(f"--{what} must be a whole number from 1 to 1000")
         else:
             values[what] = value
-    plan = finals.Plan(stages=values["stages"], games=values["games"], cuts=tuple(config.finals_cuts),
+    plan = finals_logic.Plan(stages=values["stages"], games=values["games"], cuts=tuple(config.finals_cuts),
                        keep_min=config.finals_keep_min)
-    problem = finals.check_plan(plan)
+    problem = finals_logic.check_plan(plan)
     if problem:
         raise Invalid(problem)
     return plan
@@ -145,7 +146,7 @@ def start_finals(*, season: Season, stages: Any = None, games: Any = None, now: 
         if not spec(locked.game).rated:
             entries.league_result(locked)
             return _finish(locked, now)
-        finals_db.begin(locked, plan, finals.Start(settings.ARMADA.finals_start), now)
+        finals.begin(locked, plan, finals_logic.Start(settings.ARMADA.finals_start), now)
         if locked.matches_total == 0:  # fewer than two entries: nothing to play
             return _finish(locked, now)
         transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
@@ -163,7 +164,7 @@ def finish_season(*, season: Season, now: datetime | None = None) -> Season:
 
 def _finish(season: Season, now: datetime) -> Season:
     """Write the final standings and finish (inside the caller's transaction, the row locked)."""
-    finals_db.stop(season)
+    finals.stop(season)
     entries.write_standings(season)
     season.state = SeasonState.FINISHED
     season.finished_at = now
@@ -176,11 +177,11 @@ def play_on(*, season_id: int, now: datetime | None = None) -> bool:
     """Move a season's finals on (plan the next round or stage, send what the finals' workers
     may take) and finish the season once its last game is played; True when it finished.
     Called after each finals match is recorded and by beat; safe to call any time, twice."""
-    if not finals_db.advance(season_id):
+    if not finals.advance(season_id):
         return False
     with transaction.atomic():
         locked = Season.objects.select_for_update().filter(pk=season_id, state=SeasonState.FINALS).first()
-        if locked is None or not finals_db.all_done(locked):
+        if locked is None or not finals.all_done(locked):
             return False
         _finish(locked, now or timezone.now())
     return True

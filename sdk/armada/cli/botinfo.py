@@ -103,3 +103,8 @@ def default_name(spec: str) -> str:
     if path.name == ENTRY and path.parent.name:
         return path.parent.name
     return path.stem
+
+
+#: A bot's name on the site (the site's own rule; `armada submit --bot` and `armada challenge`).
+SITE_NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
+SITE_NAME_RULE = "3 to 40 letters, digits, '-' or '_'"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli import challenge, docs, league, login, new, play, replay, submit, tournament
+from armada.cli.commands import challenge, docs, league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
 from armada.referee.connection import Unavailable
 

@@ -2,18 +2,17 @@
 
 A folder becomes a zip with `main.py` at its root, leaving out `__pycache__`, `.git`,
 hidden files and folders and `*.pyc`; a symbolic link anywhere in it is refused (the site
-refuses links in an archive). Entries are sorted and dated 1980-01-01, so the same code
-always gives the same bytes.
+refuses links in an archive). The zip is `armada.archive.normalised_zip`'s, the writer of the
+site's stored archive too, so the same code always gives the same bytes.
 """
 
 from __future__ import annotations
 
-import io
 import os
 import stat
-import zipfile
 from pathlib import Path
 
+from armada.archive import normalised_zip
 from armada.botspec import (
     BUILTIN_PREFIX,
     ENTRY,
@@ -29,7 +28,6 @@ from armada.cli.common import CliError
 
 _SKIPPED_DIRS = ("__pycache__",)
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
-_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def skipped(name: str, is_dir: bool) -> bool:
@@ -74,21 +72,17 @@ def zip_folder(folder: Path) -> bytes:
         raise CliError(f"{folder}: {len(files)} files to send (limit {MAX_ZIP_ENTRIES}); "
                        "leave data out of the bot folder")
     total = 0
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, path in files:
-            try:
-                data = path.read_bytes()
-            except OSError as exc:
-                raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
-            total += len(data)
-            if total > MAX_UNCOMPRESSED_BYTES:
-                raise CliError(f"{folder}: more than {MAX_UNCOMPRESSED_BYTES} bytes of files to send")
-            info = zipfile.ZipInfo(name, date_time=_ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = (stat.S_IFREG | 0o644) << 16
-            archive.writestr(info, data)
-    return buffer.getvalue()
+    contents: dict[str, bytes] = {}
+    for name, path in files:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        total += len(data)
+        if total > MAX_UNCOMPRESSED_BYTES:
+            raise CliError(f"{folder}: more than {MAX_UNCOMPRESSED_BYTES} bytes of files to send")
+        contents[name] = data
+    return normalised_zip(contents)
 
 
 def _read(path: Path) -> bytes:

@@ -7,6 +7,7 @@ lasting failure or an interruption still says where the object is, so nothing is
 
 from __future__ import annotations
 
+import argparse
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -101,3 +102,18 @@ def poll(client: ApiClient, path: str, first: dict[str, Any], final: tuple[str, 
         raise RemoteError(f"interrupted; {waiting.where} {waiting.goes_on}", exit_code=130) from None
     finally:
         line.done()
+
+
+#: How long `armada submit` and `armada challenge --wait` wait by default (seconds).
+DEFAULT_TIMEOUT_S = 600.0
+
+
+def timeout_arg(text: str) -> float:
+    """argparse type for --timeout: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value

@@ -16,9 +16,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.events import warning_counts
 from armada.games.base import SEATS, Fault, Game, Result
 from armada.logmarks import exception_summary
+from armada.narration import warning_counts
 from armada.referee.clock import Limits, default_limits
 from armada.referee.connection import BotConnection, Unavailable
 from armada.referee.environment import bot_seed, seed_key

@@ -2,7 +2,6 @@
 
 import pytest
 
-from armada.bot import galaxy_map
 from armada.bot.galaxy import (
     Observation,
     Units,
@@ -11,6 +10,7 @@ from armada.bot.galaxy import (
     battle_outcome,
     captures,
     distance,
+    grid,
     home,
     mle,
     path,
@@ -21,11 +21,11 @@ from tests.sdk.bots.galaxy_samples import RICH
 
 def test_grid_numbering_row_by_row():
     """GX-1: 1 2 3 4 / 5 6 7 8 / ... planet 16 at the far corner."""
-    assert galaxy_map.position(1) == (0, 0)
-    assert galaxy_map.position(4) == (0, 3)
-    assert galaxy_map.position(5) == (1, 0)
-    assert galaxy_map.position(16) == (3, 3)
-    assert all(galaxy_map.planet_at(*galaxy_map.position(p)) == p for p in range(1, 17))
+    assert grid.position(1) == (0, 0)
+    assert grid.position(4) == (0, 3)
+    assert grid.position(5) == (1, 0)
+    assert grid.position(16) == (3, 3)
+    assert all(grid.planet_at(*grid.position(p)) == p for p in range(1, 17))
     assert home(1) == 1 and home(2) == 16
 
 
@@ -76,9 +76,9 @@ def test_bad_planet_ids_are_rejected(bad):
 
 def test_mirror_is_point_symmetry():
     """GX-4: planet k and 17 - k are twins."""
-    assert galaxy_map.mirror(1) == 16
-    assert galaxy_map.mirror(6) == 11
-    assert all(galaxy_map.mirror(galaxy_map.mirror(p)) == p for p in range(1, 17))
+    assert grid.mirror(1) == 16
+    assert grid.mirror(6) == 11
+    assert all(grid.mirror(grid.mirror(p)) == p for p in range(1, 17))
 
 
 def test_mle_values():

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from armada import __version__
-from armada.cli import config, login
+from armada.cli import config
+from armada.cli.commands import login
 from armada.cli.common import CliError
 from armada.cli.main import main
 from tests.sdk.cli.fake_site import TOKEN, FakeSite

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from armada.botspec import starters_dir
+from armada.cli.commands.new import NAME_RULE
 from armada.cli.main import main
-from armada.cli.new import NAME_RULE
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
 

@@ -186,7 +186,7 @@ def test_from_state_summary_shows_where_the_seed_comes_from(idle: str, tmp_path:
     assert f"seed:    from state {spec} (seed 8)\n" in captured.out
     assert f"armada: galaxy, from state {spec} (seed 8): idle (seat 1) vs idle#2 (seat 2)" in captured.err
     # a state without a recorded seed: no number is made up
-    from armada.cli.play import describe
+    from armada.cli.commands.play import describe
     summary = {"game": "galaxy", "seed": None, "from_state": "s.json", "turns": 3, "winner": None,
                "outcome": "turn_limit", "players": []}
     assert "seed:    from state s.json\n" in describe(summary, [], None)
@@ -274,7 +274,7 @@ def test_log_dir_errors(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(("name", "safe"), [("Greedy", "Greedy"), ("My Bot/2", "My_Bot_2"), ("../..", "bot"),
                                             ("é", "bot"), ("x" * 60, "x" * 40)])
 def test_safe_log_names(name: str, safe: str) -> None:
-    from armada.cli.play import safe_name
+    from armada.cli.logfiles import safe_name
 
     assert safe_name(name) == safe
 
@@ -309,7 +309,7 @@ def test_docker_sandbox_missing_is_a_clear_error(idle: str, capsys: pytest.Captu
 def test_a_sandbox_lost_during_the_match_is_one_line_and_exit_2(idle: str, capsys: pytest.CaptureFixture[str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # A connection whose start raises Unavailable (e.g. the engine went away after the checks): no traceback.
-    from armada.cli import play
+    from armada.cli.commands import play
     from armada.referee.connection import Unavailable
     from armada.referee.inprocess import InProcessBot
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from armada.cli.main import main
-from armada.events import replay_events, warning_counts
+from armada.narration import replay_events, warning_counts
 from armada.replay import read_replay
 from tests.sdk.cli.bots import CLUMSY_GALAXY, write_bot
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from armada.cli.commands.tournament import Standings, render, schedule
 from armada.cli.main import main
-from armada.cli.tournament import Standings, render, schedule
 from tests.sdk.cli.bots import CRASH_AFTER_INIT, IDLE_GALAXY, write_bot
 
 

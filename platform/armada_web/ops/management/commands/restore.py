@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from armada_web.errors import DomainError
 from armada_web.ops.backups import restore
+from armada_web.web.errors import DomainError
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from armada_web.config import REPO_ROOT
+from armada_web.runtime.config import REPO_ROOT
 
 
 def build_wheel(out: Path) -> Path:

@@ -8,10 +8,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from armada_web.errors import DomainError
 from armada_web.games import SPECS
 from armada_web.seasons import queries, services
 from armada_web.seasons.models import SeasonState
+from armada_web.web.errors import DomainError
 
 
 class Command(BaseCommand):

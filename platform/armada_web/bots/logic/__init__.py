@@ -1,0 +1,1 @@
+"""The app's pure part: no Django, no database (docs/architecture.md, "Pure and database code")."""

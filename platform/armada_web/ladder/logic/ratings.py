@@ -1,0 +1,95 @@
+"""Galaxy ratings: the SDK's rating model (`armada.ratings`) plus the ladder's placement policy.
+
+The math is written once, in `armada.ratings` (standard library only), so `armada tournament`
+rates local games exactly as the ladder does: Weng-Lin Thurstone-Mosteller with gamma = 1,
+chosen by `bench/ranking.py` (the games per bot a 200-bot ladder needs to reach Kendall tau
+0.9, and the games a new version needs to be placed within 10 ranks; docs/arena.md keeps the
+figures). A skill is (mu, sigma): the SDK's `armada.ratings.Skill` (the Rating row in
+the database holds one); the ladder shows mu - 3 sigma. Draws are draws (equal
+ranks), and a forfeit (crash, timeout, protocol fault) is a loss for the faulty bot.
+`model()` builds openskill's models with the same parameters, for the bench's comparison of
+other models only; the ladder never calls it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import openskill.models
+
+from armada.ratings import (
+    BETA,
+    MU,
+    PROVISIONAL_GAMES,
+    SIGMA,
+    TAU,
+    Outcome,
+    Skill,
+    displayed,
+    initial_rating,
+    provisional,
+    update,
+)
+
+__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
+           "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]
+
+# How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
+# Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
+# ladder shows mu - 3 sigma, so every unit of start sigma above the ladder's settled ~1.1 shows
+# a new version 3 units (about 30 places mid-ladder) low until games bring it down. 2.25 was
+# chosen among 0-2.78 on games to placement (median, mean and slow tail) on the bench's seeds and
+# on 26 others; smaller raises win the median but strand large changes (docs/arena.md).
+VERSION_DRIFT = 2.25
+
+#: The model `update` implements, by openskill's name (the bench compares it with the others).
+MODEL_NAME = "ThurstoneMostellerFull"
+MODELS = ("PlackettLuce", "BradleyTerryFull", "ThurstoneMostellerFull")
+
+_models: dict[tuple[str, bool], Any] = {}
+
+
+def _full_variance_step(c: float, k: int, mu: float, sigma_squared: float, team: Any, rank: int,
+                        weights: Any = None) -> float:
+    """Weng-Lin's gamma = 1: the whole variance update (openskill's default, sigma / c, damps it)."""
+    return 1.0
+
+
+def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
+    """openskill's model `name` with the ladder's parameters (built once), for comparisons.
+
+    Undamped (gamma = 1) Thurstone-Mosteller is what `update` computes; openskill's default
+    gamma needs about twice the games for the same sigma.
+    """
+    key = (name, damped)
+    if key not in _models:
+        extra = {} if damped else {"gamma": _full_variance_step}
+        _models[key] = getattr(openskill.models, name)(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, **extra)
+    return _models[key]
+
+
+def placement_start(predecessor: Skill | None) -> Skill:
+    """Where a new active version starts: its predecessor's mu with sigma raised, else fresh.
+
+    A new version is usually near the old one, so the old mu is the best first guess, and its
+    uncertainty is the old one's plus the version's drift: sigma = sqrt(sigma^2 + VERSION_DRIFT^2)
+    (about 2.5 on a settled ladder instead of 8.3 fresh). Its displayed score starts low and
+    climbs as placement games shrink sigma; bench/ranking.py measures it against a fresh start.
+    VERSION_DRIFT trades the typical version (a smaller raise shows it near its place sooner)
+    against a large change (a smaller sigma moves mu more slowly); see its comment.
+    """
+    if predecessor is None:
+        return initial_rating()
+    return Skill(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
+
+
+def after_game(first: Skill, second: Skill, winner: int | None, *, tau: float = TAU) -> tuple[Skill, Skill]:
+    """Seat 1's and seat 2's skills after a game that `winner` (1, 2 or None: a draw) won; a
+    forfeit is a loss like any other (`update`'s math is the same for both)."""
+    if winner is None:
+        return update(first, second, Outcome.DRAW, tau=tau)
+    if winner == 1:
+        return update(first, second, Outcome.WIN, tau=tau)
+    after_second, after_first = update(second, first, Outcome.WIN, tau=tau)
+    return after_first, after_second

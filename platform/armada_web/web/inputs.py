@@ -1,0 +1,126 @@
+"""What a request brings, parsed one way for the whole site: ids, page numbers, usernames, text.
+
+An id is a positive 63-bit integer (the database's bigint), written in ASCII digits: `int()`
+alone would take `'٣'` or `' 7 '`, `str.isdigit` passes `'²'` (which `int` refuses), and a number
+past 63 bits overflows the database driver. Every interface parses with these: the URL
+converters `<id:...>` and `<username:...>` (registered when this module is imported, which
+the URL modules do), the API's fields and filters (`api/fields.py`) and the pages' forms and
+query strings. A value they refuse is `Invalid` (400) or, in a path, no match (404).
+`DrainUnreadBody` reads what a refused request's body still holds, so its client reads the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, UnreadablePostError
+from django.http.request import RawPostDataException
+from django.http.response import HttpResponseBase
+from django.urls import register_converter
+
+from armada_web.web.errors import Invalid
+
+#: The largest id: PostgreSQL's bigint and SQLite's INTEGER are signed 64-bit.
+MAX_ID = 2**63 - 1
+#: ASCII digits (a bound on the length keeps `int` cheap; the range is checked after).
+_DIGITS = re.compile(r"[0-9]{1,40}")
+#: Django's usernames (UnicodeUsernameValidator), at most 150 characters.
+USERNAME_PATTERN = r"[\w.@+-]{1,150}"
+
+
+def parse_int(value: object, *, what: str, minimum: int = 0, maximum: int = MAX_ID) -> int:
+    """`value` as an integer in [minimum, maximum]: an int (not a bool) or ASCII digits; Invalid otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _DIGITS.fullmatch(value):
+        number = int(value)
+    else:
+        raise Invalid(f"{what} must be a whole number written in digits 0-9")
+    if not minimum <= number <= maximum:
+        raise Invalid(f"{what} must be between {minimum} and {maximum}")
+    return number
+
+
+def parse_id(value: object, *, what: str = "id") -> int:
+    """`value` as an id (1 .. 2**63 - 1); Invalid naming `what` otherwise."""
+    try:
+        return parse_int(value, what=what, minimum=1)
+    except Invalid:
+        raise Invalid(f"give the {what} as a whole number from 1 to {MAX_ID}") from None
+
+
+def parse_text(value: object, *, what: str, max_length: int) -> str:
+    """A short text parameter (a search): at most `max_length` characters, no NUL or other control
+    character (the database refuses NUL); Invalid otherwise."""
+    text = value if isinstance(value, str) else ""
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise Invalid(f"{what} holds a control character")
+    return text.strip()[:max_length]
+
+
+class IdConverter:
+    """`<id:name>` in a URL: an id (ASCII digits, 1 .. 2**63 - 1); anything else does not match (404)."""
+
+    regex = "[0-9]{1,19}"
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if not 1 <= number <= MAX_ID:
+            raise ValueError(f"not an id: {value}")
+        return number
+
+    def to_url(self, value: int | str) -> str:
+        return str(parse_id(value))
+
+
+class UsernameConverter:
+    """`<username:name>` in a URL: what Django accepts as a username (no NUL, no slash)."""
+
+    regex = USERNAME_PATTERN
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(IdConverter, "id")
+register_converter(UsernameConverter, "username")
+
+
+class DrainUnreadBody:
+    """Middleware (the outermost): read what a request's body still holds before its answer goes
+    out, up to `drain_limit()` bytes.
+
+    A view that answers before reading the body (401, 404, or 413 for an upload far over the
+    limit) leaves it unread; gunicorn then closes the connection with unread bytes, the kernel
+    answers them with a reset, and a client still sending sees "connection reset" or "broken
+    pipe" instead of the answer. A body larger than the bound is not read: that connection closes.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > drain_limit():
+            response["Connection"] = "close"
+        elif length > 0:
+            try:
+                while request.read(64 * 1024):
+                    pass
+            except (OSError, UnreadablePostError, RawPostDataException):
+                pass  # the client went away, or the body was read as a whole: nothing left to drain
+        return response
+
+
+def drain_limit() -> int:
+    """The largest body `DrainUnreadBody` reads to the end: four times an upload's largest request."""
+    return 4 * (settings.ARMADA.upload_max_bytes + 64 * 1024)

@@ -1,0 +1,29 @@
+"""Dates and times given by people (a command's option, a form, a JSON body): one parser."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.utils import timezone as django_timezone
+from django.utils.dateparse import parse_datetime
+
+from armada_web.web.errors import Invalid
+
+
+def parse_time(value: Any, what: str) -> datetime | None:
+    """A datetime from a datetime or an ISO 8601 text (no zone given: UTC); None for None or '';
+    Invalid naming `what` for anything else."""
+    if value is None or value == "":
+        return None
+    parsed: datetime | None = None
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str) and len(value) <= 64:
+        try:
+            parsed = parse_datetime(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            parsed = None
+    if parsed is None:
+        raise Invalid(f"{what} must be a date and time in ISO 8601, e.g. 2026-03-01T12:00:00Z")
+    return parsed if django_timezone.is_aware(parsed) else django_timezone.make_aware(parsed, UTC)

@@ -1,0 +1,33 @@
+"""The normalised bot zip: the one writer of what `armada submit` sends for a folder and of
+the archive the site stores.
+
+Entries are sorted by name, dated 1980-01-01, mode 0644 and deflated at level 6, so the same
+files with the same contents always give the same bytes (and the same sha256). Checking what
+goes in (names, sizes, links) is the caller's: `armada.botspec.check_zip` for a zip.
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+from collections.abc import Mapping
+
+#: Every entry's date: the earliest a zip can record.
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+#: Every entry's mode: a regular file, rw-r--r--.
+FILE_MODE = stat.S_IFREG | 0o644
+#: zlib's level (6 is also zlib's default).
+COMPRESS_LEVEL = 6
+
+
+def normalised_zip(files: Mapping[str, bytes]) -> bytes:
+    """A zip of `files` (name in the zip, "/"-separated -> contents), the same bytes for the same files."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as out:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+            info.external_attr = FILE_MODE << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            out.writestr(info, files[name], compresslevel=COMPRESS_LEVEL)
+    return buffer.getvalue()

@@ -1,0 +1,100 @@
+"""A bot's log (its stderr) split by request, as the site's match page shows it.
+
+The referee marks each request in the log (`armada.logmarks`); the replay names every request
+(`request_kinds`) and times it. `log_requests` joins the two: the lines before the first mark,
+then each request with its type, turn, milliseconds and lines, and the last traceback (the crash).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from armada.logmarks import parse_mark
+
+
+@dataclass
+class RequestLog:
+    """One request of the referee to a seat: its type and turn (from the replay, or the log's mark),
+    its time from the replay, and the lines the bot wrote while answering it."""
+
+    number: int
+    type: str
+    turn: int | None
+    ms: float | None = None
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SeatLog:
+    """A seat's log as the match page shows it."""
+
+    head: list[str]
+    requests: list[RequestLog]
+    #: The last traceback the bot wrote (its crash), and the request it was written in; empty when none.
+    crash: list[str] = field(default_factory=list)
+    crash_request: RequestLog | None = None
+
+
+def request_kinds(replay: dict[str, Any] | None, seat: int) -> list[tuple[str, int | None]]:
+    """(type, turn) of each request the referee sent to `seat`, by id: `init` first, then one per
+    recorded step (its phase and turn). The failing request of a fault is not a step (it was never played)."""
+    kinds: list[tuple[str, int | None]] = [("init", None)]
+    for step in (replay or {}).get("steps") or []:
+        if not isinstance(step, dict):
+            continue
+        phase = step.get("phase")
+        if isinstance(phase, dict):
+            phase = phase.get(str(seat))
+        turn = step.get("turn")
+        kinds.append((str(phase or ""), turn if isinstance(turn, int) and not isinstance(turn, bool) else None))
+    return kinds
+
+
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def log_requests(log: str, timings: list[float] | None,
+                 kinds: list[tuple[str, int | None]] | None = None) -> SeatLog:
+    """The seat's log split by request: lines before the first mark, then every request with its type,
+    turn and time and the lines written during it, and the last traceback.
+
+    The replay's `timings` hold each request's milliseconds in the order sent, so request N's
+    time is timings[N] (ids count from 0, init first); `kinds` (`request_kinds`) name each request.
+    The referee marks only the requests during which the bot wrote something; those give the type
+    and turn of a request the replay does not name.
+    """
+    head: list[str] = []
+    marked: dict[int, RequestLog] = {}
+    current: RequestLog | None = None
+    for line in log.splitlines():
+        mark = parse_mark(line)
+        if mark is not None:
+            current = marked.setdefault(mark[0], RequestLog(*mark))
+        elif current is not None:
+            current.lines.append(line)
+        else:
+            head.append(line)
+    times = list(timings or [])
+    named = list(kinds or [])
+    count = max(len(times), len(named))
+    requests = [marked.get(n) or RequestLog(n, *(named[n] if n < len(named) else ("", None))) for n in range(count)]
+    requests += [r for n, r in sorted(marked.items()) if n >= count]
+    for request in requests:
+        if request.number < len(times):
+            request.ms = times[request.number]
+        if request.number < len(named) and named[request.number][0]:
+            request.type, request.turn = named[request.number]
+    crash, where = _last_traceback(head, requests)
+    return SeatLog(head, requests, crash, where)
+
+
+def _last_traceback(head: list[str], requests: list[RequestLog]) -> tuple[list[str], RequestLog | None]:
+    """The lines from the last traceback to the end of the request it was written in."""
+    for request in reversed(requests):
+        if TRACEBACK in request.lines:
+            at = len(request.lines) - 1 - request.lines[::-1].index(TRACEBACK)
+            return request.lines[at:], request
+    if TRACEBACK in head:
+        return head[len(head) - 1 - head[::-1].index(TRACEBACK):], None
+    return [], None

@@ -1,0 +1,162 @@
+"""`armada replay`: summary of a replay file, a Galaxy board or the Mothership rounds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import webbrowser
+from typing import Any
+
+from armada.cli import output, replay_narration
+from armada.cli.boards import galaxy_board, mothership_rounds
+from armada.cli.common import CliError, get_engine
+from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
+from armada.viewer import default_html_path, write_offline_html
+
+EPILOG = """\
+"Turn N" is the position after N turns have been played (0 = the start).
+
+examples:
+  armada replay match.json.gz                   summary and the final board
+  armada replay match.json.gz --turn 30         the board after turn 30 and that turn's events
+  armada replay match.json.gz --turn 30 --log-dir logs    ... with each bot's log lines of turn 30
+  armada replay match.json.gz --events --seat 1 --kind battle
+  armada replay match.json.gz --json            summary and the final frame as JSON
+  armada replay match.json.gz --dump-state 40 --out t40.json
+  armada play mybot/ builtin:greedy --from-state t40.json
+  armada replay match.json.gz --html            write match.html, the replay in a browser (offline)
+  armada replay match.json.gz --html --open     ... and open it
+
+Galaxy boards show each planet's owner (1, 2, or . for neutral) and its garrison in MLE
+(battleship 4, cruiser 2, launcher 1), then the fleets in flight. Mothership replays list
+the battle round by round.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "replay", help="show a replay: summary, board, state dumps",
+        description="Read a replay written by `armada play --replay` (or the site) and show it.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="replay file (.json.gz or .json)")
+    p.add_argument("--turn", "-t", type=int, metavar="N",
+                   help="galaxy: draw the board after turn N (default: the last) and list turn N's events")
+    p.add_argument("--json", action="store_true", help="print the summary and the chosen frame as JSON")
+    p.add_argument("--dump-state", type=int, metavar="N",
+                   help="write the full game state after turn N, for `armada play --from-state`")
+    p.add_argument("--out", "-o", metavar="FILE",
+                   help="where --dump-state writes (default: REPLAYNAME-turnN.state.json beside the replay)")
+    p.add_argument("--html", nargs="?", const="", metavar="OUT",
+                   help="write one self-contained HTML viewer page (default: REPLAYNAME.html beside the replay)")
+    p.add_argument("--open", action="store_true",
+                   help="open the --html page in a browser (implies --html; with --turn N, at turn N)")
+    replay_narration.add_arguments(p)
+    p.set_defaults(run=run)
+
+
+def summary(replay: dict[str, Any]) -> dict[str, Any]:
+    """Game, seed, engine, players and result of a replay."""
+    return {
+        "game": replay["game"], "seed": replay["seed"], "engine_version": replay["engine_version"],
+        "players": replay["seats"], "result": replay["result"],
+        "from_state": "start_state" in replay,
+    }
+
+
+def recorded_frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """The frames stored in the replay (initial first), as the viewer shows them."""
+    frames = [replay.get("initial")] + [step.get("frame") for step in replay["steps"]]
+    return [f for f in frames if isinstance(f, dict)]
+
+
+def pick_frame(frames: list[dict[str, Any]], turn: int | None) -> dict[str, Any] | None:
+    """The frame after `turn` turns (None: the last frame); CliError if the replay lacks it."""
+    if not frames:
+        return None
+    if turn is None:
+        return frames[-1]
+    turns = frame_turns(frames)
+    for frame in frames:
+        if frame.get("turn") == turn:
+            return frame
+    span = f"turns {turns[0]}..{turns[-1]}" if turns else "no turns"
+    raise CliError(f"--turn {turn}: not in this replay ({span})")
+
+
+def describe(info: dict[str, Any]) -> str:
+    result = info["result"]
+    names = {p["seat"]: p.get("name", "?") for p in info["players"]}
+    won = output.winner_text(result.get("winner"), result["outcome"], names)
+    lines = [
+        f"game:    {info['game']} (engine {info['engine_version']})",
+        f"seed:    {info['seed']}" + ("  (started from a saved state)" if info["from_state"] else ""),
+        f"winner:  {won}",
+        f"{get_engine(info['game']).turns_label + ':':<8} {result.get('turns')}",
+    ]
+    scores = result.get("scores") or {}
+    if scores:
+        lines.append(f"scores:  {json.dumps(scores, sort_keys=True)}")
+    rows = [[p["seat"], p.get("name", ""), p.get("status", ""), p.get("detail") or ""] for p in info["players"]]
+    lines += ["", output.table(["seat", "bot", "status", "detail"], rows, right=[0])]
+    return "\n".join(lines)
+
+
+def default_dump_path(replay_path: str, turn: int) -> str:
+    base = replay_path
+    for suffix in (".json.gz", ".gz", ".json"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    return f"{base}-turn{turn}.state.json"
+
+
+def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
+    """--html / --open: write the offline viewer page, print its path, maybe open it (at --turn N)."""
+    if args.dump_state is not None or args.out or args.json:
+        raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
+    path = write_offline_html(replay, args.html or default_html_path(args.file))
+    print(f"viewer written to {path}")
+    if args.open and not webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}")):
+        print(f"armada: no browser could be opened here; open {path.resolve()} in one"
+              + ("" if args.turn is None else f" (add #t={args.turn} to its address for turn {args.turn})"),
+              file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    replay = read_replay_or_fail(args.file)
+    if args.html is not None or args.open:
+        return write_html(replay, args)
+    if args.dump_state is not None:
+        path = args.out or default_dump_path(args.file, args.dump_state)
+        write_state(state_after_turn(replay, args.dump_state), path)
+        print(f"state after turn {args.dump_state} written to {path}")
+        print(f"continue it:  armada play BOT BOT --game {replay['game']} --from-state {path}")
+        return 0
+    if args.out:
+        raise CliError("--out only goes with --dump-state")
+    info = summary(replay)
+    if args.turn is not None and replay["game"] != "galaxy":
+        raise CliError(f"--turn: a {replay['game']} replay has no turns to show, only the battle's "
+                       f"{get_engine(replay['game']).turns_label}; drop --turn to list them")
+    replay_narration.check(args)
+    if args.events:
+        replay_narration.show_events(args, replay)
+        return 0
+    frame = pick_frame(recorded_frames(replay), args.turn)
+    if args.json:
+        print(json.dumps({**info, "frame": frame}))
+        return 0
+    print(describe(info))
+    if replay["game"] == "galaxy" and frame is not None:
+        print()
+        print(galaxy_board(frame, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))
+        if args.turn is not None:
+            print()
+            print(replay_narration.turn_text(args, replay, args.turn))
+    elif replay["game"] == "mothership":
+        print()
+        print(mothership_rounds(replay, names={p["seat"]: p.get("name", "") for p in replay["seats"]}))
+    return 0

@@ -1,0 +1,205 @@
+"""`armada submit`: upload a bot to the site (creating it if needed) and wait for its validation."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from armada.botspec import GAMES
+from armada.cli import botinfo, output, polling
+from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
+from armada.cli.common import CliError
+from armada.cli.config import DEFAULT_SERVER, require_token, settings
+from armada.cli.packing import bot_upload
+from armada.logmarks import strip_marks
+
+EPILOG = f"""\
+examples:
+  armada submit mybot                                  zip the folder, upload as bot mybot, wait
+  armada submit mybot --game galaxy --bot mybot        ... the same, saying the game and name
+  armada submit main.py --game galaxy --bot scout --no-wait
+  armada submit race.zip --game mothership --bot race --description "balanced fleet"
+  armada submit builtin:greedy --bot greedy-test --timeout 120
+
+--game defaults to the game the folder's armada.json names (written by `armada new`), else
+the one its main.py is written for (the bot library's game module it imports, or the
+requests it answers); --bot defaults to the folder's name (main.py: its folder's; another
+file or a zip: its name without the suffix).
+
+PATH takes the BOT forms of `armada play`: a .py file or a .zip (sent as they are), a folder
+holding main.py (zipped with main.py at the root, leaving out __pycache__, .git, hidden
+files and *.pyc; symbolic links are refused), or builtin:NAME (that starter's file).
+Log in first with `armada login` (or set ARMADA_TOKEN); the server is --server, else
+$ARMADA_SERVER, else the one you logged in to, else {DEFAULT_SERVER}.
+
+Exit status: 0 valid (or uploaded, with --no-wait), 1 invalid, 2 usage errors, missing or
+bad token, refused uploads and network errors, 3 a platform error or a wait that timed out.
+"""
+
+#: Bot names the site accepts (3 to 40 characters).
+FINAL = ("valid", "invalid", "error")
+LOG_LINES = 20
+
+
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "submit", help="upload a bot to the site and wait for its validation",
+        description="Upload PATH as a new version of your bot NAME (created if it does not exist yet), "
+        "then wait for the site's validation and print the result.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", metavar="PATH", help="the bot: a .py file, a folder, a .zip or builtin:NAME")
+    p.add_argument("--game", "-g", choices=GAMES,
+                   help="which game the bot plays (default: the one its armada.json or its code names)")
+    p.add_argument("--bot", "-b", metavar="NAME",
+                   help=f"the bot's name on the site: {botinfo.SITE_NAME_RULE} (default: the folder's name)")
+    p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
+    p.add_argument("--no-wait", action="store_true", help="return once uploaded, without waiting for the validation")
+    p.add_argument("--timeout", type=polling.timeout_arg, default=polling.DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"wait at most S seconds for the validation (default: {polling.DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--description", metavar="TEXT", default="", help="the bot's description, when it is created")
+    p.set_defaults(run=run)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the upload goes: the bot on the site."""
+
+    bot_id: int
+    name: str
+    game: str
+
+
+def run(args: argparse.Namespace) -> int:
+    fill_defaults(args)
+    upload = bot_upload(args.path, args.game)  # local problems first, before any request
+    current = settings(args.server)
+    client = ApiClient(current.server, require_token(current))
+    return run_remote(lambda: submit(client, upload, args))
+
+
+def fill_defaults(args: argparse.Namespace) -> None:
+    """--game and --bot from the bot itself when not given (said on stderr); CliError when impossible."""
+    said = []
+    if args.game is None:
+        args.game, where = botinfo.game_of(args.path)
+        said.append(f"game {args.game} (from {where})")
+    if args.bot is None:
+        name = botinfo.default_name(args.path)
+        if not botinfo.SITE_NAME_RE.fullmatch(name):
+            raise CliError(f"the bot's name would be {name!r}, its folder's or file's name, which the site does "
+                           f"not accept ({botinfo.SITE_NAME_RULE}): pass --bot NAME")
+        args.bot = name
+        said.append(f"bot name {name} (from {args.path})")
+    elif not botinfo.SITE_NAME_RE.fullmatch(args.bot):
+        raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}")
+    if said:
+        print(f"armada: {', '.join(said)}", file=sys.stderr)
+
+
+def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
+    """Find or create the bot, upload, wait; returns the exit status."""
+    client.check_version()
+    me = client.request("GET", "/api/me/")
+    username = me.get("username") if isinstance(me, dict) else None
+    if not isinstance(username, str) or not username:
+        raise RemoteError(f"GET /api/me/ on {client.server} answered without a username", exit_code=3)
+    target = find_bot(client, args.game, username, args.bot) or create_bot(client, args.game, args.bot,
+                                                                            args.description)
+    try:
+        version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload)
+    except RemoteError as exc:
+        if exc.exit_code == 2 and exc.status is not None:
+            raise RemoteError(f"upload refused: {exc}", status=exc.status) from None
+        raise
+    version = _checked_version(version, "POST /api/bots/{id}/versions/")
+    print(f"uploaded {upload.filename} ({len(upload.data)} bytes): {target.name} version {version['number']}")
+    if args.no_wait:
+        return report(target, version)
+    final = wait(client, version, args.timeout, sys.stderr)
+    return report(target, final, waited=args.timeout)
+
+
+def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:
+    """The user's bot of that game and name, found by the list's filters and an exact name match."""
+    for bot in client.pages("/api/bots/", {"game": game, "owner": owner, "name": name}):
+        if bot.get("name") == name and bot.get("game", game) == game and _owned_by(bot.get("owner"), owner):
+            return Target(int(bot["id"]), name, game)
+    return None
+
+
+def _owned_by(value: object, username: str) -> bool:
+    """Whether the list's "owner" (a username, or an object with one) is the user; an id counts as yes."""
+    if isinstance(value, str):
+        return value == username
+    if isinstance(value, dict) and "username" in value:
+        return value["username"] == username
+    return True  # only an id: the list was already filtered by owner
+
+
+def create_bot(client: ApiClient, game: str, name: str, description: str) -> Target:
+    """Create the bot on the site; its refusal (name taken, too many bots) is one line, exit 2."""
+    try:
+        bot = client.request("POST", "/api/bots/", json_body={"name": name, "game": game, "description": description})
+    except RemoteError as exc:
+        if exc.exit_code == 2 and exc.status is not None:
+            raise RemoteError(f"cannot create bot {name}: {exc}", status=exc.status) from None
+        raise
+    if not isinstance(bot, dict) or not isinstance(bot.get("id"), int):
+        raise RemoteError(f"POST /api/bots/ on {client.server} answered without the bot's id", exit_code=3)
+    print(f"created bot {name} ({game})")
+    return Target(bot["id"], name, game)
+
+
+def _checked_version(data: Any, what: str) -> dict[str, Any]:
+    if not isinstance(data, dict) or not isinstance(data.get("id"), int) or "status" not in data:
+        raise RemoteError(f"{what} answered {str(data)[:80]!r}, not a version", exit_code=3)
+    data.setdefault("number", "?")
+    return data
+
+
+def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: TextIO) -> dict[str, Any]:
+    """Poll the version until its status is final or `timeout_s` passed; returns the last answer."""
+    path = f"/api/versions/{version['id']}/"
+    label = f"version {version['number']}"
+    waiting = polling.Waiting(label, f"{label} ({version.get('url') or client.url(path)})", "uploaded as",
+                              "is uploaded and its validation goes on")
+    return polling.poll(client, path, version, FINAL, timeout_s, stream, waiting,
+                        lambda fresh: _checked_version(fresh, f"GET {path}"))
+
+
+def report(target: Target, version: dict[str, Any], waited: float | None = None) -> int:
+    """Print the version's outcome on stdout (and a one-line error on stderr); returns the exit status."""
+    status = str(version["status"])
+    detail = " ".join(str(version.get("detail") or "").split())
+    head = f"{target.name} version {version['number']}"
+    url = version.get("url") or ""
+    code = 0
+    if status == "valid":
+        print(f"{head}: valid" + (f" ({detail})" if detail else ""))
+    elif status == "invalid":
+        print(f"{head}: invalid: {detail.removeprefix('invalid: ') or 'no reason given'}")
+        log = str(version.get("log") or "")
+        if log.strip():
+            print(f"bot log (last {LOG_LINES} lines):")
+            print(output.indent(output.tail(strip_marks(log), LOG_LINES)))
+        code = 1
+    elif status == "error":
+        print(f"{head}: error: {detail or 'no reason given'} (a platform failure, not your bot's fault)")
+        print(f"armada: error: the site could not validate {head}: {detail or 'platform failure'}; "
+              "it is retried or can be re-run by staff", file=sys.stderr)
+        code = 3
+    elif waited is not None:
+        print(f"{head}: still {status} after {waited:g} s")
+        print(f"armada: error: gave up waiting after {waited:g} s (status: {status}); "
+              f"the result will appear at {url or 'the bot page'}", file=sys.stderr)
+        code = 3
+    else:
+        print(f"{head}: {status}")
+    if url:
+        print(f"url: {url}")
+    return code

@@ -1,0 +1,41 @@
+"""Files a command writes beside a match: the --log-dir folder and each seat's captured stderr
+(`armada play` and `armada tournament`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from armada.cli.common import CliError
+from armada.referee.match import PlayerReport
+
+
+def prepare_log_dir(path: str) -> None:
+    """Create the --log-dir folder (and its parents) before the match; CliError if that is impossible."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise CliError(f"--log-dir: {path} is not a folder")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--log-dir: cannot create folder {path}: {exc.strerror or exc}") from exc
+
+
+def safe_name(name: str) -> str:
+    """A bot name made safe for a file name: letters, digits, '-', '_' and '.', at most 40 characters."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._-")[:40]
+    return cleaned or "bot"
+
+
+def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
+    """Write each seat's captured stderr to FOLDER/seatN-NAME.log; returns the paths written."""
+    paths = []
+    for player in players:
+        path = Path(folder) / f"seat{player.seat}-{safe_name(player.name)}.log"
+        try:
+            path.write_text(player.log or "", encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"the match was played but the log of seat {player.seat} could not be written "
+                           f"to {path}: {exc.strerror or exc}") from exc
+        paths.append(str(path))
+    return paths

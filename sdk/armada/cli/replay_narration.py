@@ -1,0 +1,88 @@
+"""`armada replay --events / --turn N [--log-dir DIR]`: what happened, event by event (armada.narration)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from armada.cli import output
+from armada.cli.common import CliError
+from armada.logmarks import lines_by_turn
+from armada.narration import KINDS, Event, replay_events, select
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of `armada replay` this module serves."""
+    p.add_argument("--events", action="store_true",
+                   help="list the events of the whole game (battles, captures, launches, probes, warnings, faults)")
+    p.add_argument("--seat", type=int, choices=(1, 2), help="with --events or --turn: only this seat's events")
+    p.add_argument("--kind", action="append", choices=KINDS, metavar="KIND",
+                   help=f"with --events or --turn: only these kinds (repeatable): {', '.join(KINDS)}")
+    p.add_argument("--log-dir", metavar="DIR",
+                   help="with --turn: the folder `armada play --log-dir` wrote for this match; "
+                   "shows each bot's log lines of that turn")
+
+
+def line(event: Event, with_turn: bool) -> str:
+    where = f"turn {event.turn:>3}  " if with_turn and event.turn is not None else ""
+    return f"  {where}{event.kind:<11} {event.text}"
+
+
+def chosen(args: argparse.Namespace, replay: dict[str, Any], turn: int | None) -> list[Event]:
+    return select(replay_events(replay), turn=turn, seat=args.seat, kinds=args.kind)
+
+
+def show_events(args: argparse.Namespace, replay: dict[str, Any]) -> None:
+    """--events: every event of the game (filtered), one line each."""
+    events = chosen(args, replay, None)
+    if args.json:
+        print(json.dumps({"events": [e.to_dict() for e in events]}))
+        return
+    print(f"events ({len(events)}):")
+    for event in events:
+        print(line(event, with_turn=True))
+
+
+def turn_text(args: argparse.Namespace, replay: dict[str, Any], turn: int) -> str:
+    """--turn N: that turn's events, then (with --log-dir) each bot's log lines of that turn."""
+    events = chosen(args, replay, turn)
+    parts = [f"events of turn {turn} ({len(events)}):"] + [line(e, with_turn=False) for e in events]
+    if not events:
+        parts.append("  (none)")
+    if args.log_dir:
+        names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
+        for seat, path in seat_logs(args.log_dir):
+            if args.seat is not None and seat != args.seat:
+                continue
+            kept = lines_by_turn(path.read_text(encoding="utf-8", errors="replace")).get(turn, [])
+            parts.append("")
+            parts.append(f"log of seat {seat} ({names.get(seat, '?')}) in turn {turn}, {path}:")
+            parts.append(output.indent("\n".join(kept)) if kept else "    (nothing)")
+    return "\n".join(parts)
+
+
+def seat_logs(folder: str) -> list[tuple[int, Path]]:
+    """The seat1-*.log / seat2-*.log files `armada play --log-dir` wrote; CliError when there are none."""
+    base = Path(folder)
+    if not base.is_dir():
+        raise CliError(f"--log-dir: {folder} is not a folder")
+    found = []
+    for seat in (1, 2):
+        files = sorted(base.glob(f"seat{seat}-*.log"))
+        if len(files) > 1:
+            raise CliError(f"--log-dir: {folder} holds several logs of seat {seat} "
+                           f"({', '.join(f.name for f in files)}); give the folder of one match")
+        found += [(seat, f) for f in files]
+    if not found:
+        raise CliError(f"--log-dir: no seat1-*.log or seat2-*.log in {folder} (written by `armada play --log-dir`)")
+    return found
+
+
+def check(args: argparse.Namespace) -> None:
+    """Reject option combinations that mean nothing."""
+    if args.log_dir and args.turn is None:
+        raise CliError("--log-dir goes with --turn N (the log lines of that turn)")
+    if (args.seat is not None or args.kind) and not (args.events or args.turn is not None):
+        raise CliError("--seat and --kind filter --events or --turn N")
