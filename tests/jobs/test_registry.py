@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from armada_web.jobs import queues
-from armada_web.runtime.config import Config
+from armada_web.runtime.config import Config, load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "platform" / "armada_web"
