@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from armada_web.jobs import queues
-from armada_web.runtime.config import Config
+from armada_web.runtime.config import Config, load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "platform" / "armada_web"
@@ -77,8 +77,9 @@ def test_every_queue_has_its_setting_and_the_settings_read_the_registry():
     for queue in queues.QUEUES:
         assert queue.setting in fields, queue
         assert fields[queue.setting].metadata["env"] == f"ARMADA_{queue.role.upper()}_QUEUE"
-    assert queues.routes() == settings.CELERY_TASK_ROUTES
-    assert settings.CELERY_TASK_DEFAULT_QUEUE == settings.ARMADA.periodic_queue == queues.default_queue()
+    started = load()  # the settings as settings.py read them (this folder's tests change settings.ARMADA)
+    assert queues.routes(started) == settings.CELERY_TASK_ROUTES
+    assert queues.default_queue(started) == started.periodic_queue == settings.CELERY_TASK_DEFAULT_QUEUE
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert scheduled <= {t.value for t in queues.Task}
 
