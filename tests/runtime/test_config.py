@@ -90,3 +90,10 @@ def test_https_only_follows_debug_unless_the_switch_says():
     assert load(production).https_only is True
     assert load({**production, "ARMADA_HTTPS": "false"}).https_only is False  # `make up`: plain HTTP
     assert load({"ARMADA_HTTPS": "true"}).https_only is True
+
+
+def test_the_repository_root_is_where_manage_py_is():
+    from armada_web.runtime.config import REPO_ROOT, load
+
+    assert (REPO_ROOT / "manage.py").is_file() and (REPO_ROOT / "sdk" / "pyproject.toml").is_file()
+    assert load({}).data_path == REPO_ROOT / "var"  # the default data folder is the checkout's var/

@@ -27,7 +27,7 @@ from armada_sandbox import SandboxLimits, limits_for
 from armada_web.games import SPECS
 
 #: The repository root (manage.py), from platform/armada_web/runtime/config.py.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 #: The key a developer's site runs on (DEBUG on, no SECRET_KEY): refused with DEBUG off.
 DEV_SECRET_KEY = "dev-only-insecure-key-change-me-in-production"  # noqa: S105 (refused when it matters)
 
