@@ -68,6 +68,23 @@ def sign_up(*, username: str, email: str, password: str) -> User:
     return User.objects.create_user(username=username, email=email, password=password)
 
 
+def ensure_superuser(*, username: str, email: str, password: str) -> str:
+    """The organiser's staff account, made once (compose's start, from DJANGO_SUPERUSER_*): returns
+    "created", "exists" (a superuser of that name: left as it is, its password too) or "not staff"
+    (an ordinary account has the name: never promoted, so a name taken by someone else does not
+    make them staff). Invalid without a username or, for a new account, a password."""
+    username = username.strip()
+    if not username:
+        raise Invalid("the staff account needs a username (DJANGO_SUPERUSER_USERNAME)")
+    existing = User.objects.filter(username=username).first()
+    if existing is not None:
+        return "exists" if existing.is_superuser else "not staff"
+    if not password:
+        raise Invalid(f"the staff account {username!r} needs a password (DJANGO_SUPERUSER_PASSWORD)")
+    User.objects.create_superuser(username=username, email=email.strip(), password=password)
+    return "created"
+
+
 def delete_account(*, user: User, password: str) -> None:
     """Delete a user, who confirms with their password: their bots retire (matches keep them),
     their sources and logs go (Invalid for a wrong password; nothing is changed).

@@ -15,7 +15,8 @@ Two backends with the same object names (`versions/<bot>/<n>-<sha>.zip`,
 Neither has URLs: every file reaches a user through a view that checks who may see it. Every
 failure of the store is an `OSError` (`StorageError`, or `FileNotFoundError` for a missing object),
 so callers handle a lost bucket like a full disk: an upload answers 503, a match is void.
-`check()` is the /healthz probe (write, read back, delete); `walk()` lists every stored name.
+`check()` is the /healthz probe (write, read back, delete); `walk()` lists every stored name;
+`ensure_bucket()` creates a missing bucket (`manage.py ensure_bucket`, compose's first start).
 """
 
 from __future__ import annotations
@@ -209,6 +210,33 @@ class PrivateS3Storage(S3Storage):
         self.connection.meta.client.head_bucket(Bucket=self.bucket_name)
         return f"object storage {self.where()}"
 
+    def create_if_missing(self) -> bool:
+        """Create the bucket (private: the store's default) unless it exists; True when created.
+        StorageError naming the bucket and the endpoint when the store cannot be asked or refuses."""
+        client = self.connection.meta.client
+        try:
+            client.head_bucket(Bucket=self.bucket_name)
+            return False
+        except ClientError as exc:
+            if exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") != 404:
+                raise self.translate(exc, "") from None
+        except BotoCoreError as exc:
+            raise StorageError(f"object storage {self.where()} failed: {exc}") from None
+        params: dict[str, Any] = {"Bucket": self.bucket_name}
+        region = client.meta.region_name
+        if region and region != "us-east-1":  # AWS wants the region named, except its first one
+            params["CreateBucketConfiguration"] = {"LocationConstraint": region}
+        try:
+            client.create_bucket(**params)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "BucketAlreadyOwnedByYou":  # made meanwhile
+                return False
+            raise StorageError(f"object storage {self.where()}: cannot create the bucket: "
+                               f"{exc.response.get('Error', {}).get('Message', exc)}") from None
+        except BotoCoreError as exc:
+            raise StorageError(f"object storage {self.where()}: cannot create the bucket: {exc}") from None
+        return True
+
 
 def check(storage: Storage | None = None) -> str:
     """The /healthz probe: the store answers, takes a small object, gives it back and deletes it.
@@ -228,6 +256,16 @@ def check(storage: Storage | None = None) -> str:
     finally:
         store.delete(name)
     return str(detail)
+
+
+def ensure_bucket(*, storage: Storage | None = None) -> tuple[str, str]:
+    """Create the site's bucket when it is missing (idempotent): returns where the files go and
+    what was done: "created", "exists", or "local" (local files: their folder is made on first
+    write). StorageError naming the bucket and the endpoint when it cannot."""
+    store: Any = storage or default_storage
+    if isinstance(store, PrivateS3Storage):
+        return f"object storage {store.where()}", "created" if store.create_if_missing() else "exists"
+    return f"local folder {getattr(store, 'location', type(store).__name__)}", "local"
 
 
 def walk(folder: str = "", storage: Storage | None = None) -> Iterator[str]:

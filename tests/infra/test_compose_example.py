@@ -1,0 +1,191 @@
+"""Compose works the first time from `infra/deploy.env.example` alone (issue 30).
+
+An organiser copies the example to an env file, fills in its empty secrets and nothing else, and
+`docker-compose -f infra/compose.yml config` (Debian's docker-compose 1.29; it only reads files)
+accepts it with no other ARMADA_* variable in the environment: the one-shot `migrate` service
+creates the bucket (ARMADA_S3_CREATE_BUCKET), the staff account (DJANGO_SUPERUSER_*) and the demo
+bots only when ARMADA_DEMO asks; HTTPS is on; PostgreSQL and Redis are published on the
+example's ports. `migrate`'s script is then run as the container would run it, with a stand-in
+`manage.py` that records its calls. (Bringing the stack up for real: tests/infra/test_compose.py.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support.services import require_binary
+
+INFRA = Path(__file__).resolve().parents[2] / "infra"
+EXAMPLE = INFRA / "deploy.env.example"
+#: What the organiser fills in: the example's empty secrets (the header says to).
+FILLED = {"SECRET_KEY": "k" * 50, "POSTGRES_PASSWORD": "pg-secret", "REDIS_PASSWORD": "redis-secret",
+          "ARMADA_BOT_SEED_KEY": "ab" * 32, "DJANGO_SUPERUSER_PASSWORD": "a-long-first-password"}
+#: Variables of the deployment that must not come from the test's own environment.
+DEPLOYMENT = ("ARMADA_", "AWS_", "DJANGO_SUPERUSER_")
+OTHERS = ("SECRET_KEY", "POSTGRES_PASSWORD", "REDIS_PASSWORD", "DATABASE_URL", "REDIS_URL", "ALLOWED_HOSTS",
+          "CSRF_TRUSTED_ORIGINS", "DEBUG")
+
+
+def example_values() -> dict[str, str]:
+    """The example's assignments (commented-out lines left out), in order."""
+    values = {}
+    for line in EXAMPLE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.partition("=")
+            values[name] = value
+    return values
+
+
+def env_file(folder: Path, **changes: str) -> Path:
+    """The example copied as an organiser would: its empty secrets filled in, `changes` applied."""
+    lines = []
+    for line in EXAMPLE.read_text().splitlines():
+        name, sep, value = line.partition("=")
+        if sep and not line.startswith("#"):
+            value = changes.pop(name, value or FILLED.get(name, value))
+            line = f"{name}={value}"
+        lines.append(line)
+    assert not changes, f"not in the example: {sorted(changes)}"
+    path = folder / "deploy.env"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def compose_config(file: Path) -> subprocess.CompletedProcess[str]:
+    binary = require_binary("docker-compose")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(DEPLOYMENT) and k not in OTHERS}
+    return subprocess.run([binary, "--env-file", str(file), "-f", str(INFRA / "compose.yml"), "config"], cwd=INFRA,
+                          env=clean, capture_output=True, text=True, timeout=60)
+
+
+def config(file: Path) -> dict[str, Any]:
+    done = compose_config(file)
+    assert done.returncode == 0, done.stderr
+    return yaml.safe_load(done.stdout)
+
+
+def test_the_example_alone_is_all_compose_needs(tmp_path):
+    services = config(env_file(tmp_path))["services"]
+    values = example_values()
+    migrate = services["migrate"]
+    script = migrate["command"][-1]
+    assert migrate["command"][:2] == ["sh", "-ec"]
+    assert "manage.py migrate --noinput" in script
+    assert re.search(r'if \[ "\$+ARMADA_S3_CREATE_BUCKET" = true \]; then manage.py ensure_bucket; fi', script)
+    assert re.search(r'if \[ -n "\$+DJANGO_SUPERUSER_USERNAME" \]; then manage.py ensure_superuser; fi', script)
+    env = migrate["environment"]
+    assert env["ARMADA_S3_CREATE_BUCKET"] == values["ARMADA_S3_CREATE_BUCKET"] == "true"
+    assert env["DJANGO_SUPERUSER_USERNAME"] == values["DJANGO_SUPERUSER_USERNAME"] == "admin"
+    assert env["DJANGO_SUPERUSER_EMAIL"] == values["DJANGO_SUPERUSER_EMAIL"]
+    assert env["DJANGO_SUPERUSER_PASSWORD"] == FILLED["DJANGO_SUPERUSER_PASSWORD"]
+    assert env["ARMADA_DEMO"] == values["ARMADA_DEMO"] == "false"
+    assert migrate["depends_on"]["redis"] == {"condition": "service_healthy"}  # the demo bots' validations
+    # HTTPS on, as the example says; PostgreSQL and Redis on the example's ports
+    assert values["ARMADA_HTTPS"] == "true"
+    for name in ("web", "worker-matches", "beat", "migrate"):
+        assert services[name]["environment"]["ARMADA_HTTPS"] == "true", name
+    assert services["postgres"]["ports"] == [f"127.0.0.1:{values['ARMADA_POSTGRES_PORT']}:5432/tcp"]
+    assert services["redis"]["ports"] == [f"127.0.0.1:{values['ARMADA_REDIS_PORT']}:6379/tcp"]
+    assert (values["ARMADA_POSTGRES_PORT"], values["ARMADA_REDIS_PORT"]) == ("5432", "6379")
+    # demo data never without ARMADA_DEMO: no service installs the devdata app, none runs with DEBUG
+    for name, service in services.items():
+        environment = service.get("environment", {})
+        assert "ARMADA_DEVDATA" not in environment, name
+        assert environment.get("DEBUG", "false") == "false", name
+        assert name == "migrate" or "seed_demo" not in str(service.get("command")), name
+    # the staff account's secrets are the one-shot service's only
+    assert not any("DJANGO_SUPERUSER_PASSWORD" in services[name]["environment"] for name in services
+                   if name != "migrate")
+
+
+def test_the_ports_and_the_steps_follow_the_env_file(tmp_path):
+    services = config(env_file(tmp_path, ARMADA_POSTGRES_PORT="5433", ARMADA_REDIS_PORT="6380", ARMADA_HTTPS="false",
+                               ARMADA_S3_CREATE_BUCKET="false", ARMADA_DEMO="true",
+                               DJANGO_SUPERUSER_USERNAME="organiser"))["services"]
+    assert services["postgres"]["ports"] == ["127.0.0.1:5433:5432/tcp"]
+    assert services["redis"]["ports"] == ["127.0.0.1:6380:6379/tcp"]
+    assert services["web"]["environment"]["ARMADA_HTTPS"] == "false"
+    env = services["migrate"]["environment"]
+    assert (env["ARMADA_S3_CREATE_BUCKET"], env["ARMADA_DEMO"], env["DJANGO_SUPERUSER_USERNAME"]) == (
+        "false", "true", "organiser")
+
+
+def test_the_examples_empty_secrets_are_refused_by_name(tmp_path):
+    path = tmp_path / "as-copied.env"
+    path.write_text(EXAMPLE.read_text())
+    done = compose_config(path)
+    assert done.returncode != 0
+    assert "set SECRET_KEY" in done.stderr or "set POSTGRES_PASSWORD" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("ARMADA_HTTPS", ["301", "https://", "false"]),
+    ("ARMADA_POSTGRES_PORT", ["make up"]),
+    ("ARMADA_S3_CREATE_BUCKET", ["bucket"]),
+    ("DJANGO_SUPERUSER_USERNAME", ["staff account"]),
+    ("DJANGO_SUPERUSER_PASSWORD", ["password"]),
+    ("ARMADA_DEMO", ["Demo", "false"]),
+])
+def test_each_new_variable_of_the_example_has_its_comment(name, words):
+    lines = EXAMPLE.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"{name}="))
+    above = lines[at - 1]
+    assert above.startswith("# "), f"{name} has no comment line above it"
+    for word in words:
+        assert word in above, (name, word, above)
+
+
+# -- migrate's script, as the container runs it -------------------------------------------------
+
+def run_migrate_script(tmp_path: Path, services: dict[str, Any], fail: str = "") -> tuple[int, list[str]]:
+    """Run `migrate`'s command with its environment and a stand-in manage.py on PATH that logs
+    "ARMADA_DEVDATA ARGS" per call (and exits 1 for the command `fail`); returns the exit status
+    and the calls."""
+    migrate = services["migrate"]
+    assert migrate["command"][0] == "sh"
+    script = migrate["command"][-1].replace("$$", "$")  # compose's escape, undone as `up` does
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    log = tmp_path / "calls.log"
+    log.write_text("")
+    fake = bin_dir / "manage.py"
+    fake.write_text(f'#!/bin/sh\necho "${{ARMADA_DEVDATA:-unset}} $*" >>{log}\n'
+                    f'[ "$1" != "{fail}" ] || exit 1\n')
+    fake.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", **{k: str(v) for k, v in migrate["environment"].items()}}
+    done = subprocess.run([*migrate["command"][:-1], script], env=env, capture_output=True, text=True, timeout=30)
+    return done.returncode, log.read_text().splitlines()
+
+
+def test_the_migrate_script_makes_the_bucket_and_the_staff_account_and_no_demo_bots(tmp_path):
+    require_binary("sh")
+    status, calls = run_migrate_script(tmp_path, config(env_file(tmp_path))["services"])
+    assert status == 0
+    assert calls == ["unset migrate --noinput", "unset ensure_bucket", "unset ensure_superuser"]
+
+
+def test_the_demo_bots_only_when_asked_and_with_the_devdata_app_for_that_command_only(tmp_path):
+    services = config(env_file(tmp_path, ARMADA_DEMO="true", ARMADA_S3_CREATE_BUCKET="false"))["services"]
+    status, calls = run_migrate_script(tmp_path, services)
+    assert status == 0
+    assert calls == ["unset migrate --noinput", "unset ensure_superuser", "true seed_demo"]
+
+
+def test_without_a_staff_username_no_account_is_asked_for(tmp_path):
+    services = config(env_file(tmp_path, DJANGO_SUPERUSER_USERNAME="", DJANGO_SUPERUSER_PASSWORD=""))["services"]
+    status, calls = run_migrate_script(tmp_path, services)
+    assert status == 0
+    assert calls == ["unset migrate --noinput", "unset ensure_bucket"]
+
+
+def test_a_failing_step_stops_migrate_so_nothing_starts(tmp_path):
+    status, calls = run_migrate_script(tmp_path, config(env_file(tmp_path))["services"], fail="ensure_bucket")
+    assert status != 0
+    assert calls == ["unset migrate --noinput", "unset ensure_bucket"]
