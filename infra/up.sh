@@ -111,7 +111,9 @@ pids+=($!)
 # One worker per kind of work: an upload's validation never waits behind other work. Each kind's
 # queues are named from the settings (armada_web.jobs.queues).
 queues_of() { "$PY" manage.py queues --worker "$1"; }
-instance="$PORT.$(hostname)"
+# Node names KIND.PORT@HOST: the host part is this host's ARMADA_HOST_NAME (default: the machine's
+# name, as the settings' default), so /status/, /metrics and each match's host tell hosts apart.
+instance="$PORT@${ARMADA_HOST_NAME:-$(hostname)}"
 # Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
 # match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes.
 cores=$(nproc)
@@ -122,7 +124,7 @@ ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=v
 pids+=($!)
 # Matches: a season's finals first, then challenges, events and the ranked queue round robin
 # (docs/arena.md, "Sharing the workers"; more workers: run this line again on any host with its
-# own -n name, or raise MATCH_CONCURRENCY).
+# own -n name and ARMADA_HOST_NAME, or raise MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
 "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of matches)" \
   --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \

@@ -34,6 +34,8 @@ SECRET_KEY = ARMADA.secret_key or DEV_SECRET_KEY  # (load refuses the placeholde
 SECRET_KEY_FALLBACKS = list(ARMADA.secret_key_fallbacks)
 ALLOWED_HOSTS = list(ARMADA.allowed_hosts)
 CSRF_TRUSTED_ORIGINS = list(ARMADA.csrf_trusted_origins)
+# The site's "Form expired" page; under /api/ a JSON 403 (armada_web.pages.errors).
+CSRF_FAILURE_VIEW = "armada_web.pages.errors.csrf_failure"
 
 # HTTPS only (ARMADA_HTTPS; on by default with DEBUG off). The health check and the metrics are
 # asked for over plain HTTP from inside the deployment (the container's health check, Prometheus),
@@ -80,6 +82,8 @@ if ARMADA.debug or ARMADA.devdata:  # development data (demo users and bots, sca
 MIDDLEWARE = [
     # Outermost: a refusal's unread body is read before the answer goes out (armada_web.web.inputs).
     "armada_web.web.inputs.DrainUnreadBody",
+    # Every error under /api/ is JSON, whoever answered it (armada_web.api.errors).
+    "armada_web.api.errors.JsonErrors",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -1,4 +1,5 @@
-"""URL routes of the site; the 500 handler is the site's own (armada_web.pages.errors)."""
+"""URL routes of the site; the error handlers are the site's own (armada_web.pages.errors: pages, and
+JSON under /api/)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -16,4 +17,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler400 = "armada_web.pages.errors.bad_request"
+handler403 = "armada_web.pages.errors.permission_denied"
+handler404 = "armada_web.pages.errors.page_not_found"
 handler500 = "armada_web.pages.errors.server_error"

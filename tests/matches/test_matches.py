@@ -108,6 +108,24 @@ def test_a_missing_archive_makes_the_match_void_without_rating_change(pair, monk
     assert all(p.result == "" for p in match.participants.all())
 
 
+def test_a_claim_records_the_worker_host_that_played_the_match(pair, monkeypatch, settings):
+    """Its ARMADA_HOST_NAME (what tells two worker hosts on one network apart), also on a void match;
+    the node name is the worker's."""
+    from armada_web.matches import execution, tasks
+    from armada_web.matches.models import Match
+
+    settings.ARMADA = settings.ARMADA.with_(host_name="worker-7")
+    monkeypatch.setattr(tasks, "sandbox_ready", lambda: True)
+    monkeypatch.setattr(execution, "execute", lambda lease: execution.void(lease, "stopped by the test"))
+    match = make(*pair)
+    assert Match.objects.get(pk=match.pk).host == ""  # queued: no host played it yet
+    assert tasks.run_match(match.pk) == "void"
+    match = Match.objects.get(pk=match.pk)
+    assert (match.host, match.worker, match.attempts) == ("worker-7", "worker-7", 1)  # run outside Celery: no node
+    assert execution.claim_fields("galaxy", "matches.8000@worker-7") == {
+        "worker": "matches.8000@worker-7", "host": "worker-7", "engine_version": match.engine_version}
+
+
 def test_a_bad_engine_config_makes_the_match_void(pair, settings):
     require_docker()
     from armada_web.matches.models import Match

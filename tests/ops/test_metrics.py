@@ -99,3 +99,29 @@ def test_the_figures_are_the_databases(client, make_user, valid_version, armada,
     assert sample(found, "armada_validation_duration_seconds", "_sum") == pytest.approx(29, abs=1)
     assert "armada_workers_live" in found  # (no worker consumes this test's queues)
     assert sample(found, "armada_workers_live", queue=queue) == 0
+
+
+def test_the_worker_hosts_show_with_their_workers_and_the_matches_they_played(client, make_user, valid_version,
+                                                                               monkeypatch):
+    from armada_web.jobs import broker, workers
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    monkeypatch.setattr(broker, "depths", lambda: {})
+    monkeypatch.setattr(workers, "live", lambda: [
+        workers.Worker("matches.8000@worker-2", "worker-2", ("matches",)),
+        workers.Worker("validation.8000@worker-2", "worker-2", ("validation",)),
+        workers.Worker("matches@vm", "vm", ("matches",))])
+    first, second = valid_version(make_user("alice"), "alpha"), valid_version(make_user("bob"), "bravo")
+    now = timezone.now()
+    for host, status, ago in [("worker-2", "finished", 60), ("worker-2", "finished", 120), ("worker-2", "void", 5),
+                              ("vm", "finished", 30), ("vm", "finished", 2 * 3600),  # before the last hour
+                              ("", "void", 10)]:  # voided before any host claimed it
+        match = create_match(game="galaxy", first=first, second=second, kind="ranked", seed=1)
+        Match.objects.filter(pk=match.pk).update(status=status, host=host, finished=now - timedelta(seconds=ago))
+    client.force_login(make_user("boss", is_staff=True))
+    found = families(client.get("/metrics").content)
+    assert sample(found, "armada_host_workers_live", host="worker-2") == 2
+    assert sample(found, "armada_host_workers_live", host="vm") == 1
+    played = {(s.labels["host"], s.labels["status"]): s.value for s in found["armada_host_matches_last_hour"].samples}
+    assert played == {("worker-2", "finished"): 2, ("worker-2", "void"): 1, ("vm", "finished"): 1}

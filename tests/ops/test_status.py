@@ -61,6 +61,29 @@ def test_staff_see_why_matches_were_void_or_failed(arena, admin_client):
     assert "&lt;script&gt;failed&lt;/script&gt;" in page and "<script>failed" not in page
 
 
+def test_the_worker_hosts_show_with_their_workers_and_matches(arena, client, admin_client, monkeypatch):
+    """A worker's host is the host part of its node name (ARMADA_HOST_NAME); the matches of the last
+    hour per host that played them; staff see the host of each void or failed match."""
+    from armada_web.jobs import workers
+    from armada_web.matches.models import Match
+
+    monkeypatch.setattr(workers, "live", lambda: [workers.Worker("matches.8000@worker-2", "worker-2", ("matches",)),
+                                                  workers.Worker("validation@vm", "vm", ("validation",))])
+    _, _, made = arena
+    for match, host in zip(made, ("worker-2", "worker-2", "vm", "worker-2"), strict=True):
+        Match.objects.filter(pk=match.pk).update(host=host)
+    data = client.get("/api/status/").json()
+    assert [(w["name"], w["host"]) for w in data["workers"]] == [("matches.8000@worker-2", "worker-2"),
+                                                                 ("validation@vm", "vm")]
+    assert data["hosts_last_hour"] == {"vm": {"void": 1}, "worker-2": {"finished": 2, "failed": 1}}
+    assert [(p["status"], p["host"]) for p in admin_client.get("/api/status/").json()["problems"]] == [
+        ("failed", "worker-2"), ("void", "vm")]
+    page = client.get("/status/").content.decode()
+    assert 'id="hosts"' in page and "<td>worker-2</td>" in page
+    schema = client.get("/api/schema/?format=json").json()["components"]["schemas"]
+    assert "hosts_last_hour" in schema["Status"]["properties"] and "host" in schema["Problem"]["properties"]
+
+
 def test_the_status_page_shows_queues_and_matches(arena, client):
     page = client.get("/status/").content.decode()
     assert 'id="queues"' in page and 'id="workers"' in page and "8.0 s" in page

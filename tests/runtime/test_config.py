@@ -97,3 +97,17 @@ def test_the_repository_root_is_where_manage_py_is():
 
     assert (REPO_ROOT / "manage.py").is_file() and (REPO_ROOT / "sdk" / "pyproject.toml").is_file()
     assert load({}).data_path == REPO_ROOT / "var"  # the default data folder is the checkout's var/
+
+
+def test_the_host_name_is_the_machines_unless_set_and_refuses_what_cannot_name_a_celery_node(monkeypatch):
+    import socket
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "vm")
+    assert load({}).host_name == "vm" and load({}).worker_host == "vm"  # the machine's: Celery's %h
+    assert load({"ARMADA_HOST_NAME": "worker-2.eu"}).worker_host == "worker-2.eu"
+    assert Config().worker_host == "vm"  # a config made without load still names the machine
+    for wrong in ("matches@vm", "two words", "-dash", "x" * 101):
+        with pytest.raises(ConfigError, match="ARMADA_HOST_NAME must be a name"):
+            load({"ARMADA_HOST_NAME": wrong})
+    assert "ARMADA_HOST_NAME" in {v.name for v in variables()}
+    assert next(v for v in variables() if v.name == "ARMADA_HOST_NAME").default == ""  # never this machine's

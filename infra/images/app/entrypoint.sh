@@ -2,8 +2,9 @@
 # armada-app: the application image's entrypoint (docs/deploy.md, "The images").
 #
 #   web [gunicorn options]     collectstatic, the SDK wheel for /sdk/, then gunicorn on 0.0.0.0:$PORT
-#   worker [KIND] [celery options]  a Celery worker named $ARMADA_WORKER_NAME@<container> (needs the
-#                              Docker socket and the sandbox folder: below); KIND (validation,
+#   worker [KIND] [celery options]  a Celery worker named $ARMADA_WORKER_NAME@$ARMADA_HOST_NAME
+#                              (the container's host name by default; needs the Docker socket
+#                              and the sandbox folder: below); KIND (validation,
 #                              matches or periodic) serves that kind's queues, named from the
 #                              settings (`manage.py queues --worker KIND`)
 #   beat [celery options]      Celery beat (its schedule file in $ARMADA_DATA_DIR/run)
@@ -28,6 +29,10 @@ set -euo pipefail
 APP_UID="${ARMADA_APP_UID:-10100}"
 PY=/opt/armada/bin/python
 export ARMADA_DATA_DIR="${ARMADA_DATA_DIR:-/var/lib/armada/data}"
+
+# The worker's Celery node name: $ARMADA_WORKER_NAME@$ARMADA_HOST_NAME, the host part the container's
+# host name by default (the settings' default too: the name each match it claims records).
+node_name() { echo "${ARMADA_WORKER_NAME:-worker}@${ARMADA_HOST_NAME:-$(hostname)}"; }
 
 socket_path() {
     case "${DOCKER_HOST:-}" in
@@ -94,7 +99,7 @@ case "$command" in
         esac
         quiet=()  # JSON lines only: no banner
         [ "${ARMADA_LOG_FORMAT:-text}" != json ] || quiet=(--quiet)
-        exec /opt/armada/bin/celery "${quiet[@]}" -A armada_web worker -n "${ARMADA_WORKER_NAME:-worker}@%h" \
+        exec /opt/armada/bin/celery "${quiet[@]}" -A armada_web worker -n "$(node_name)" \
             --concurrency "$concurrency" --loglevel "${LOG_LEVEL:-INFO}" "$@"
         ;;
     beat)
@@ -109,7 +114,7 @@ case "$command" in
         case "${1:-web}" in
             web) exec "$PY" /opt/armada/checks.py web ;;
             worker) /opt/armada/bin/celery -A armada_web inspect ping --timeout 10 \
-                        -d "${ARMADA_WORKER_NAME:-worker}@$(hostname)" \
+                        -d "$(node_name)" \
                     && exec "$PY" -m django healthcheck ;;
             *) echo "armada-app health: web or worker, not '$1'" >&2; exit 2 ;;
         esac

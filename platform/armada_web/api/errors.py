@@ -1,9 +1,15 @@
-"""Every API error is `{"detail": "one line"}` (field errors are folded into that line)."""
+"""Every API error is `{"detail": "one line"}` (field errors are folded into that line): DRF's
+through `exception_handler`, Django's own (404, CSRF, 500) through the handlers of
+`armada_web.pages.errors`, and anything else under /api/ through the `JsonErrors` middleware."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -37,3 +43,31 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
         response.data = {"detail": f"too many requests; try again in {int(exc.wait) + 1} s"}  # type: ignore[attr-defined]
     return response
+
+
+#: Headers an error answer keeps when `JsonErrors` makes it JSON.
+KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate", "Vary")
+
+
+class JsonErrors:
+    """Middleware: an error under /api/ that is not JSON (a 405 or 413 of a view outside DRF, a
+    page a handler rendered) becomes `{"detail": ...}` with its status. DRF's own answers keep
+    their content negotiation (the browsable API), and with DEBUG on Django's technical 500 stays."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        code = response.status_code
+        if (code < 400 or not request.path.startswith("/api/") or response.streaming
+                or "json" in response.get("Content-Type", "") or getattr(response, "accepted_renderer", None)
+                or (settings.DEBUG and code >= 500)):
+            return response
+        detail = f'method "{request.method}" not allowed' if code == 405 else response.reason_phrase.lower()
+        answer = JsonResponse({"detail": detail}, status=code)
+        for header in KEPT_HEADERS:
+            if header in response:
+                answer[header] = response[header]
+        answer.cookies = response.cookies
+        return answer

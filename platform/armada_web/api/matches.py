@@ -85,6 +85,8 @@ class MatchDetailSerializer(MatchSerializer):
     result = serializers.JSONField(source="outcome", allow_null=True)
     reason = serializers.CharField()
     engine_version = serializers.CharField()
+    host = serializers.CharField(help_text="the worker host that played it (its ARMADA_HOST_NAME; empty: never "
+                                 "claimed)")
     replay = serializers.SerializerMethodField()
 
     def get_replay(self, match: Match) -> str | None:

@@ -15,8 +15,8 @@ from armada_web.matches.status import status
 
 
 class WorkerSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    host = serializers.CharField()
+    name = serializers.CharField(help_text="the Celery node name, name@host")
+    host = serializers.CharField(help_text="the worker host (its ARMADA_HOST_NAME: the node name's host part)")
     queues = serializers.ListField(child=serializers.CharField())
 
 
@@ -26,6 +26,7 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.CharField()
     reason = serializers.CharField()
     finished = serializers.DateTimeField(allow_null=True)
+    host = serializers.CharField(help_text="the worker host of its latest run (empty: never claimed)")
 
 
 class StatusSerializer(serializers.Serializer):
@@ -36,6 +37,9 @@ class StatusSerializer(serializers.Serializer):
     ended_last_hour = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
                                             help_text="matches that ended in the last hour, per kind and status")
     median_wait_s = serializers.FloatField(allow_null=True, help_text="queued to started, last hour")
+    hosts_last_hour = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
+                                            help_text="matches that ended in the last hour, per worker host that "
+                                            "played them and status")
     workers = WorkerSerializer(many=True)
     problems = ProblemSerializer(many=True, required=False, help_text="staff only: recent void and failed matches")
 

@@ -12,6 +12,24 @@ from armada_web.matches.models import Match, Participant
 from armada_web.web.paging import CappedPaginator
 
 
+class HostFilter(admin.SimpleListFilter):
+    """The worker host that played a match; the choices are the hosts of the latest RECENT matches
+    (a DISTINCT over every match would read a season's million rows)."""
+
+    title = "worker host"
+    parameter_name = "host"
+    RECENT = 5000
+
+    def lookups(self, request: Any, model_admin: Any) -> list[tuple[str, str]]:
+        hosts = set(Match.objects.order_by("-id").values_list("host", flat=True)[:self.RECENT])
+        if self.value():  # the chosen one stays offered even when no recent match names it
+            hosts.add(str(self.value()))
+        return [(host, host) for host in sorted(hosts) if host]
+
+    def queryset(self, request: Any, queryset: QuerySet[Match]) -> QuerySet[Match]:
+        return queryset.filter(host=self.value()) if self.value() else queryset
+
+
 class ParticipantInline(admin.TabularInline):
     model = Participant
     fields = ("seat", "name", "version", "result", "status", "detail", "mu_before", "mu_after")
@@ -22,12 +40,12 @@ class ParticipantInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "game", "kind", "status", "attempts", "worker", "created", "finished"]
-    list_filter = ["game", "kind", "status", "created"]
-    search_fields = ["participants__name", "reason", "worker"]
+    list_display = ["__str__", "game", "kind", "status", "attempts", "host", "worker", "created", "finished"]
+    list_filter = ["game", "kind", "status", HostFilter, "created"]
+    search_fields = ["participants__name", "reason", "worker", "host"]
     exclude = ["replay"]
-    readonly_fields = ["game", "seed", "kind", "status", "attempts", "worker", "requested_by", "created", "queued",
-                       "started", "finished", "turns", "outcome", "engine_version", "reason"]
+    readonly_fields = ["game", "seed", "kind", "status", "attempts", "host", "worker", "requested_by", "created",
+                       "queued", "started", "finished", "turns", "outcome", "engine_version", "reason"]
     inlines = [ParticipantInline]
     actions = ["void"]
     # A season has a million matches: newest first by the primary key, counted only so far.

@@ -15,7 +15,6 @@ saved voids the match and leaves none of its files behind.
 from __future__ import annotations
 
 import logging
-import socket
 
 from django.conf import settings
 from django.db import transaction
@@ -47,12 +46,14 @@ MATCH = JobKind(
 
 def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
     """What a claim records besides the status: the worker (its Celery node name, `name@host`, or
-    the host name) and the engine it runs `game` on (so a void match says them too)."""
+    the host name), this worker host's name (ARMADA_HOST_NAME) and the engine it runs `game` on
+    (so a void match says them too)."""
     try:
         engine = str(spec(game).engine.engine_version)[:40]
     except (KeyError, ValueError):  # an unknown game: the run will be void and say why
         engine = ""
-    return {"worker": (worker or socket.gethostname())[:200], "engine_version": engine}
+    host = settings.ARMADA.worker_host[:100]
+    return {"worker": (worker or host)[:200], "host": host, "engine_version": engine}
 
 
 def void(lease: Lease, reason: str) -> str:

@@ -48,6 +48,8 @@ class Match(models.Model):
     status = models.CharField(max_length=10, choices=MatchStatus.choices, default=MatchStatus.QUEUED)
     attempts = models.PositiveSmallIntegerField(default=0, help_text="runs started")
     worker = models.CharField(max_length=200, blank=True, help_text="host name of the worker of the latest run")
+    host = models.CharField(max_length=100, blank=True, help_text="the worker host of the latest run "
+                            "(its ARMADA_HOST_NAME; set at the claim)")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                      related_name="challenges", help_text="who asked for a challenge")
     created = models.DateTimeField(auto_now_add=True)
@@ -74,6 +76,7 @@ class Match(models.Model):
             models.Index(fields=["status", "-id"], name="match_status_newest"),
             # The latest finished matches (the home page).
             models.Index(fields=["status", "-finished", "-id"], name="match_status_latest"),
+            models.Index(fields=["host", "-id"], name="match_host_newest"),  # the admin's list by host
         ]
         verbose_name_plural = "matches"
 

@@ -11,6 +11,11 @@ answers and survive restarts:
 - `armada_match_duration_seconds`, `armada_validation_duration_seconds`: histograms of the
   latest run of each finished match and of each validated version.
 - `armada_workers_live{queue}`: Celery workers answering that consume each queue.
+- `armada_host_workers_live{host}`: Celery workers answering on each worker host (the host part
+  of their node names: the host's ARMADA_HOST_NAME).
+- `armada_host_matches_last_hour{host,status}`: matches that ended in the last hour (finished,
+  void, failed), by the worker host that played them (`Match.host`, recorded at the claim); a
+  gauge over a sliding hour, so a host that stops playing drops to nothing.
 
 `allowed(request)`: staff (signed in, or with an API token) and clients whose address is in
 ARMADA_METRICS_ALLOW; a request that came through a proxy (it carries X-Forwarded-For or the
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -29,6 +35,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Sum
 from django.http import HttpRequest
+from django.utils import timezone
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
@@ -118,7 +125,18 @@ class Collector:
         yield _histogram("armada_validation_duration_seconds", "Seconds each version's validation took",
                          BotVersion.objects.filter(status__in=[VersionStatus.VALID, VersionStatus.INVALID]),
                          VALIDATION_BUCKETS)
+        yield self._hosts_last_hour()
         yield from self._workers()
+
+    def _hosts_last_hour(self) -> Metric:
+        played = GaugeMetricFamily("armada_host_matches_last_hour", "Matches that ended in the last hour, by the "
+                                   "worker host that played them and status", labels=["host", "status"])
+        since = timezone.now() - timedelta(hours=1)
+        rows = (Match.objects.filter(status__in=ENDED, finished__gte=since).exclude(host="").order_by()
+                .values_list("host", "status").annotate(n=Count("pk")))
+        for host, status, n in sorted(rows):
+            played.add_metric([host, status], n)
+        return played
 
     def _queues(self) -> Iterator[Metric]:
         depth = GaugeMetricFamily("armada_queue_depth", "Messages waiting in each Celery queue", labels=["queue"])
@@ -130,8 +148,13 @@ class Collector:
     def _workers(self) -> Iterator[Metric]:
         live = GaugeMetricFamily("armada_workers_live", "Celery workers answering, per queue they consume",
                                  labels=["queue"])
+        hosts = GaugeMetricFamily("armada_host_workers_live", "Celery workers answering, per worker host",
+                                  labels=["host"])
         found = workers.live()
         if found is not None:  # the broker is down (logged): no figure rather than no page
             for queue, n in workers.per_queue(found).items():
                 live.add_metric([queue], n)
+            for host, n in sorted(Counter(w.host for w in found).items()):
+                hosts.add_metric([host], n)
         yield live
+        yield hosts

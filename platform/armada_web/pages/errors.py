@@ -8,6 +8,10 @@
   an id, shown on the page (or in the API's JSON) and carried by the line Django logs for it
   (armada_web.runtime.logs), so a visitor's report finds the traceback. Django's technical pages never
   show with DEBUG off: 400, 403, 404 and 500 are the site's own templates.
+- Django's own answers (the 400, 403, 404 and 500 handlers, and a refused CSRF token,
+  `csrf_failure`): the site's pages, and under /api/ JSON `{"detail": ...}` with the same status,
+  like every API error (what a view outside DRF answers there is made JSON by
+  `armada_web.api.errors.JsonErrors`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import loader
+from django.urls import Resolver404
+from django.views import csrf, defaults
 
 from armada_web.web.errors import DomainError, NotFound, http_status
 
@@ -73,3 +79,38 @@ def server_error(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"detail": f"server error {error_id}: the server failed; try again later and quote "
                                        "this id when you report it", "error_id": error_id}, status=500)
     return HttpResponse(loader.get_template("500.html").render({"error_id": error_id}), status=500)
+
+
+def _api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: the site's "Form expired" page; under /api/ a JSON 403 saying what to send."""
+    if _api(request):
+        return JsonResponse({"detail": f"CSRF Failed: {reason} A signed-in browser session sends the csrftoken "
+                                       "cookie's value in the X-CSRFToken header; other clients use an API token "
+                                       "(Authorization: Token ...)"}, status=403)
+    return csrf.csrf_failure(request, reason)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 404 handler: the site's page; under /api/ JSON."""
+    if _api(request):
+        detail = f"no such API path: {request.path}" if isinstance(exception, Resolver404) else "not found"
+        return JsonResponse({"detail": detail}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 403 handler: the site's page; under /api/ JSON."""
+    if _api(request):
+        return JsonResponse({"detail": str(exception) or "you may not do this"}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 400 handler (a suspicious request): the site's page; under /api/ JSON, saying no more."""
+    if _api(request):
+        return JsonResponse({"detail": "bad request"}, status=400)
+    return defaults.bad_request(request, exception)

@@ -16,6 +16,7 @@ import ipaddress
 import json
 import os
 import re
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,8 @@ SECRET_KEY_MIN_CHARS = 50
 #: Every check /healthz knows (armada_web.ops.health), in the order it runs them.
 HEALTH_CHECKS = ("database", "redis", "storage", "docker")
 LOG_FORMATS = ("text", "json")
+#: What ARMADA_HOST_NAME may be: the host part of a Celery node name (`name@host`), a label.
+HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 ADDRESSING_STYLES = ("auto", "path", "virtual")
 #: Where a season's finals ratings start (ARMADA_FINALS_START).
 FINALS_STARTS = ("ladder", "prior")
@@ -169,6 +172,9 @@ class Config:
     match_stuck_s: int = setting("ARMADA_MATCH_STUCK_S", 0, "seconds a match may run (or wait) before the reaper "
                                  "acts (0: MATCH_TIME_LIMIT_S + 300)", minimum=0)
     bot_image: str = setting("ARMADA_BOT_IMAGE", "armada/bot:latest", "the Docker image bots run in")
+    host_name: str = setting("ARMADA_HOST_NAME", "", "this worker host's name: the host part of its Celery "
+                             "workers' node names, recorded on each match it claims and shown on /status/ and "
+                             "/metrics (empty: the machine's host name)")
     worker_sandbox_check_s: int = setting("ARMADA_WORKER_SANDBOX_CHECK_S", 5, "seconds between a worker's checks "
                                           "of its sandbox (failing: it stops taking games)", minimum=1)
     # -- jobs that workers run (validation and matches): leases, heartbeats, the reaper
@@ -240,6 +246,11 @@ class Config:
     def https_only(self) -> bool:
         """Whether the HTTPS-only settings are on (ARMADA_HTTPS, by default when DEBUG is off)."""
         return (not self.debug) if self.https is None else self.https
+
+    @property
+    def worker_host(self) -> str:
+        """This host's name (ARMADA_HOST_NAME, else the machine's): what a match it claims records."""
+        return self.host_name or default_host_name()
 
     @property
     def stuck_match_s(self) -> int:
@@ -338,6 +349,11 @@ def _game_config(slug: str, env: Mapping[str, str]) -> GameConfig:
                       times=limits, sandbox=sandbox)
 
 
+def default_host_name() -> str:
+    """The machine's host name (what Celery's `%h` is), as ARMADA_HOST_NAME's default."""
+    return socket.gethostname()[:100] or "localhost"
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """The settings from `env` (default: this process's environment); ConfigError naming the
     variable when one is wrong."""
@@ -351,6 +367,10 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         if raw:
             values[f.name] = _parse(f.metadata["env"], hints[f.name], raw, f.metadata["minimum"])
     values["games"] = {slug: _game_config(slug, env) for slug in SPECS}
+    if "host_name" in values and not HOST_NAME.fullmatch(values["host_name"]):
+        raise ConfigError("environment variable ARMADA_HOST_NAME must be a name of letters, digits, '.', '_' and '-' "
+                          f"(at most 100, no '@'), e.g. worker-2, got {values['host_name']!r}")
+    values.setdefault("host_name", default_host_name())  # the machine's, read here: never a default in the docs
     config = Config(**values)
     _check_choices(config)
     if not config.debug:

@@ -255,7 +255,7 @@ class History:
         chunk.participants.extend(seats)
         self._count_made(one.bot.id, two.bot.id)
         if status != MatchStatus.QUEUED:
-            match.update(worker="seed-worker", started=created + timedelta(seconds=2))
+            match.update(worker="seed-worker@seed-host", host="seed-host", started=created + timedelta(seconds=2))
         if not finished:
             return
         match["finished"] = at
