@@ -98,7 +98,9 @@ kill_all() {
     [[ -z "${pids//[[:space:]]/}" ]] || kill -KILL $pids 2>/dev/null || true
 }
 
+# stop [purging]: with "purging" it says nothing of the data root, which purge removes next.
 stop() {
+    local purging="${1:-}"
     [[ "$(id -u)" == 0 ]] || die "stopping a second engine needs root"
     if answers; then
         local left
@@ -117,7 +119,7 @@ stop() {
     find /sys/fs/cgroup -depth -type d \( -path "*/$CGROUP" -o -path "*/$CGROUP/*" \) -exec rmdir {} + 2>/dev/null || true
     rm -rf "$RUN" "$RUN.lock"
     rmdir /run/armada-dockerd 2>/dev/null || true
-    say "engine '$NAME' stopped (data root $DATA kept)"
+    [[ "$purging" == purging ]] || say "engine '$NAME' stopped (data root $DATA kept)"
 }
 
 case "$action" in
@@ -126,6 +128,10 @@ case "$action" in
     status) answers ;;
     stop) stop ;;
     kill) [[ "$(id -u)" == 0 ]] || die "needs root"; kill_all; say "engine '$NAME' killed" ;;
-    purge) stop; rm -rf "$DATA"; rmdir "$(dirname "$DATA")" 2>/dev/null || true; say "engine '$NAME': data root $DATA removed" ;;
+    purge)
+        stop purging
+        rm -rf "$DATA"
+        rmdir "$(dirname "$DATA")" 2>/dev/null || true
+        say "engine '$NAME' stopped and its data root $DATA removed" ;;
     *) die "usage: $0 start|stop|kill|env|status|purge [NAME]" ;;
 esac

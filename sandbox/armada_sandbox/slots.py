@@ -18,10 +18,16 @@ a container or a folder still lives (`holder_alive`), across pid namespaces and 
 numbers its successor took. Containers and work folders carry their lease and holder, so the
 sweeper removes those of a dead holder at once and the next holder of a slot removes whatever an
 earlier lease of that slot left.
+
+A process that stops (`leave()`, from `close_process_pool()` and at exit) removes its holder file
+and every slot lock file nobody holds: it takes the file's lock first, so a file a live process
+holds is never removed, and whoever locks a slot checks that the file it locked is still the one
+in the folder (else it locks the new one), so a file removed under it never makes two holders.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import itertools
@@ -77,6 +83,8 @@ def process_start(pid: int | str = "self") -> int:
 
 #: Holder files are named HOLDER_PREFIX + the holder's name + ".lock" in the lock folder.
 HOLDER_PREFIX = "holder-"
+#: Slot n's lock file is SLOT_PREFIX + n + ".lock" in the lock folder.
+SLOT_PREFIX = "slot-"
 
 
 class Holder:
@@ -101,6 +109,8 @@ class Holder:
 
 
 _holders: dict[Path, Holder] = {}
+#: The process whose exit removes its lock files (a forked child registers its own).
+_leaving: list[int] = []
 
 
 def holder(lock_dir: Path | None = None) -> Holder:
@@ -117,7 +127,58 @@ def holder(lock_dir: Path | None = None) -> Holder:
         found = None
     if found is None:
         found = _holders[folder] = Holder(folder)
+        if os.getpid() not in _leaving:
+            _leaving.append(os.getpid())
+            atexit.register(leave)
     return found
+
+
+def leave() -> int:
+    """This process stops using slots: its holder files go, then every slot lock file in their
+    folders that nobody holds (never one a live process holds). How many files it removed."""
+    removed = 0
+    for folder, found in list(_holders.items()):
+        if found.pid != os.getpid():
+            continue  # a parent's, inherited by fork: the parent removes it
+        del _holders[folder]
+        with contextlib.suppress(OSError):
+            found.path.unlink()
+            removed += 1
+        with contextlib.suppress(OSError):
+            os.close(found.fd)
+        removed += remove_free_lock_files(folder)
+    return removed
+
+
+def remove_free_lock_files(lock_dir: Path) -> int:
+    """Delete the slot lock files in `lock_dir` that nobody holds (each locked while it is removed)
+    and this user may delete; how many."""
+    removed = 0
+    for path in sorted(lock_dir.glob(f"{SLOT_PREFIX}*.lock")):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _same_file(fd, path):
+                path.unlink()
+                removed += 1
+        except OSError:  # held by a live process, or not ours to delete (a sticky folder)
+            continue
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Is the open file `fd` still the one named `path` (not removed, not replaced)?"""
+    try:
+        named = os.stat(path)
+    except OSError:
+        return False
+    opened = os.fstat(fd)
+    return (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
 
 
 def holder_alive(path: str | os.PathLike[str]) -> bool | None:
@@ -239,13 +300,18 @@ class SlotPool:
     def try_slot(self, index: int) -> Lease | None:
         """Slot `index` if it is free (nobody holds its lock), else None."""
         self._ensure_dir()
-        fd = open_lock_file(self.lock_dir / f"slot-{index}.lock")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return None
-        return Lease(self.slot(index), fd, self.lock_dir)
+        path = self.lock_dir / f"{SLOT_PREFIX}{index}.lock"
+        for _ in range(10):
+            fd = open_lock_file(path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                return None
+            if _same_file(fd, path):
+                return Lease(self.slot(index), fd, self.lock_dir)
+            os.close(fd)  # removed by a process that stopped (`leave`) after we opened it: the new one
+        return None
 
     def acquire(self, timeout: float = 60.0, cpu: int | None = None, purpose: str = "match") -> Lease:
         """The lowest free slot `purpose` may take, waiting up to `timeout` seconds; raises SlotsBusy."""

@@ -44,7 +44,7 @@ from armada_sandbox._fifo import NAMES, FifoDir
 from armada_sandbox._image import BOT_IMAGE
 from armada_sandbox.folders import work_folder
 from armada_sandbox.limits import SandboxLimits, limits_for
-from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
+from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool, leave
 
 #: The FIFO a warm container's shell reads its bot's seed and entry from.
 GO = "go"
@@ -387,9 +387,11 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
 
 
 def close_process_pool() -> None:
-    """Remove this process's warm containers and free its slots (a worker process stopping)."""
+    """Remove this process's warm containers and free its slots, then its lock files (its holder
+    file, and the slot lock files nobody holds): a worker process stopping."""
     global _process_pool
     with _process_lock:
         pool, _process_pool = _process_pool, None
     if pool is not None:
         pool.close()
+    leave()

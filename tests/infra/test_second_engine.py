@@ -94,3 +94,28 @@ def test_a_killed_engine_takes_its_containers_with_it_and_stop_cleans_up():
     assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False}
     with engine:  # a new start after a crash: a clean engine, nothing of the killed run
         assert engine.client().containers.list(all=True) == []
+
+
+def test_stop_and_purge_say_what_they_did_to_the_data_root(tmp_path):
+    """On an engine that never started (nothing to stop, so no engine is needed): `stop` keeps the
+    data root and says so, `purge` removes it and says only that."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("dockerd-second.sh stop and purge need root")
+    script = Path(__file__).resolve().parents[2] / "infra" / "dockerd-second.sh"
+    name = f"armada-test-msg-{uuid.uuid4().hex[:6]}"
+    data = tmp_path / "engines" / name
+    (data / "image").mkdir(parents=True)
+    env = {**os.environ, "ARMADA_ENGINE_DATA": str(data)}
+
+    def run(action: str) -> str:
+        done = subprocess.run(["bash", str(script), action, name], env=env, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    assert run("stop").splitlines() == [f"dockerd-second: engine '{name}' stopped (data root {data} kept)"]
+    assert (data / "image").is_dir()
+    assert run("purge").splitlines() == [f"dockerd-second: engine '{name}' stopped and its data root {data} removed"]
+    assert not data.exists()

@@ -1,7 +1,9 @@
 """`manage.py backup DIR` / `manage.py restore DIR`: a stopped deployment's database and storage,
 round trip onto a new SQLite site with local files and onto a new PostgreSQL site with object
 storage (moto's S3 server): every row, every stored file, passwords and API tokens still valid,
-new rows after it; a damaged or partial backup and a non-empty target are refused."""
+new rows after it; a damaged or partial backup and a non-empty target are refused; what a backup
+writes is its owner's only (files 0600, folders 0700, under a umask that would give them to all) and
+its manifest names where the storage was (the folder, or the bucket and its endpoint)."""
 
 from __future__ import annotations
 
@@ -186,3 +188,67 @@ def test_replace_empties_the_target_first(deployment, tmp_path):
     after = probe(target, secret)
     assert after["files"] == {n: hashlib.sha256((folder / "storage" / n).read_bytes()).hexdigest()
                               for n in after["files"]} and len(after["files"]) == 5
+
+
+def modes(folder: Path) -> dict[str, int]:
+    """Every file's and folder's permission bits under `folder` (itself as ".")."""
+    return {str(p.relative_to(folder)): p.stat().st_mode & 0o777 for p in [folder, *folder.rglob("*")]}
+
+
+@pytest.fixture
+def permissive_umask():
+    """A umask that lets everyone read and write what is created (as a careless host's might)."""
+    old = os.umask(0)
+    yield
+    os.umask(old)
+
+
+def test_a_backup_is_its_owners_only_and_names_its_folder(deployment, tmp_path, settings, permissive_umask):
+    folder = tmp_path / "backups" / "today"  # the parent is new too
+    call_command("backup", str(folder))
+    found = modes(folder)
+    files = {name: mode for name, mode in found.items() if (folder / name).is_file()}
+    folders = {name: mode for name, mode in found.items() if (folder / name).is_dir()}
+    assert {"database.json.gz", "manifest.json"} <= set(files) and len(files) == 2 + 5
+    assert set(files.values()) == {0o600}, files
+    assert "storage/matches" in folders and set(folders.values()) == {0o700}, folders
+    assert (tmp_path / "backups").stat().st_mode & 0o777 == 0o700
+    manifest = json.loads((folder / "manifest.json").read_text())
+    location = Path(settings.STORAGES["default"]["OPTIONS"]["location"]).resolve()
+    assert {k: v for k, v in manifest["storage"].items() if k != "files"} == {
+        "backend": "PrivateFileStorage", "kind": "folder", "folder": str(location)}
+
+    # an existing empty folder keeps its own mode; what goes into it is private all the same
+    given = tmp_path / "given"
+    given.mkdir(mode=0o755)
+    os.chmod(given, 0o755)
+    call_command("backup", str(given))
+    assert given.stat().st_mode & 0o777 == 0o755
+    assert {mode for name, mode in modes(given).items() if name != "."} <= {0o600, 0o700}
+
+    # a manifest written before the storage's place was named still reads and restores
+    from armada_web.ops.backups import read_manifest
+
+    old = json.loads((given / "manifest.json").read_text())
+    old["storage"] = {"backend": "DefaultStorage", "files": old["storage"]["files"]}
+    (given / "manifest.json").write_text(json.dumps(old))
+    assert read_manifest(given)["storage"]["backend"] == "DefaultStorage"
+    target = site_env(tmp_path / "target")
+    done = manage(target, "restore", str(given))
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_the_manifest_names_the_bucket_and_its_endpoint(tmp_path, settings, s3_bucket, monkeypatch):
+    for key, value in s3_bucket.env().items():
+        monkeypatch.setenv(key, value)
+    settings.STORAGES = {**settings.STORAGES, "default": {
+        "BACKEND": "armada_web.storage.objectstore.PrivateS3Storage",
+        "OPTIONS": {"bucket_name": s3_bucket.name, "endpoint_url": s3_bucket.endpoint_url, "timeout_s": 3}}}
+    s3_bucket.client().put_object(Bucket=s3_bucket.name, Key="matches/1/replay-a1.json.gz", Body=b"replay")
+    folder = tmp_path / "backup"
+    call_command("backup", str(folder))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["storage"] == {
+        "backend": "PrivateS3Storage", "kind": "s3", "bucket": s3_bucket.name, "endpoint": s3_bucket.endpoint_url,
+        "files": [{"name": "matches/1/replay-a1.json.gz", "size": 6, "sha256": hashlib.sha256(b"replay").hexdigest()}]}
+    assert (folder / "storage/matches/1/replay-a1.json.gz").stat().st_mode & 0o777 == 0o600

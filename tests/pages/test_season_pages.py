@@ -159,3 +159,69 @@ def test_no_horizontal_scroll_at_390_px_on_the_new_pages(transactional_db, live_
             assert width <= 390, (url, width)
         clean(page)
 
+
+
+#: The median colour of a screenshot's leftmost and rightmost `width` pixel columns (decoded by the
+#: browser: a PNG as base64 in, {left: [r, g, b], right: [r, g, b]} out).
+EDGES_JS = """async ([png, width]) => {
+  const bytes = Uint8Array.from(atob(png), c => c.charCodeAt(0));
+  const bitmap = await createImageBitmap(new Blob([bytes], {type: "image/png"}));
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const g = canvas.getContext("2d");
+  g.drawImage(bitmap, 0, 0);
+  const median = x => {
+    const data = g.getImageData(x, 0, width, bitmap.height).data;
+    return [0, 1, 2].map(c => {
+      const values = [];
+      for (let i = c; i < data.length; i += 4) values.push(data[i]);
+      values.sort((a, b) => a - b);
+      return values[values.length >> 1];
+    });
+  };
+  return {left: median(0), right: median(bitmap.width - width)};
+}"""
+BACKGROUND = (11, 16, 32)  # --bg of site.css
+
+
+def edges(decoder: Any, wrap: Any) -> dict[str, bool]:
+    """Which edges of a `.table-wrap` glow (differ from the page's background) on screen."""
+    import base64
+
+    found = decoder.evaluate(EDGES_JS, [base64.b64encode(wrap.screenshot()).decode(), 4])
+    return {side: sum(abs(a - b) for a, b in zip(found[side], BACKGROUND, strict=True)) > 40 for side in found}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_table_that_scrolls_in_its_box_says_so(transactional_db, live_server, chromium, seasons, width):
+    """At 390 px a wide table scrolls inside its box and phones show no scrollbar: its right edge
+    glows while more of it lies to the right, its left edge once scrolled; a table that fits (every
+    one at 1280 px) shows none."""
+    with site_page(chromium, live_server.url, width=width, height=844) as page:
+        decoder = page.context.new_page()  # a blank page, outside the site's CSP, decodes screenshots
+        log_in(page, live_server.url, "alice")
+        overflowing = 0
+        for url in ["/seasons/", "/seasons/done/", "/seasons/playing/", f"/events/{seasons.event.slug}/", "/status/"]:
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("load")
+            wraps = page.locator(".table-wrap")
+            for index in range(wraps.count()):
+                wrap = wraps.nth(index)
+                where = (url, index, width)
+                if wrap.evaluate("el => el.scrollWidth > el.clientWidth + 1"):
+                    overflowing += 1
+                    assert width == 390, where
+                    assert edges(decoder, wrap) == {"left": False, "right": True}, where
+                    wrap.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+                    assert edges(decoder, wrap) == {"left": True, "right": False}, where
+                    if wrap.evaluate("el => el.scrollWidth - el.clientWidth") >= 100:  # in the middle: both
+                        wrap.evaluate("el => { el.scrollLeft = (el.scrollWidth - el.clientWidth) / 2; }")
+                        assert edges(decoder, wrap) == {"left": True, "right": True}, where
+                    wrap.evaluate("el => { el.scrollLeft = 0; }")
+                else:
+                    assert edges(decoder, wrap) == {"left": False, "right": False}, where
+            if url == "/seasons/done/":
+                save_screenshot(page.screenshot(), f"site-season-{width}.png")
+        assert overflowing >= (2 if width == 390 else 0)  # the season pages' standings at least
+        decoder.close()
+        clean(page)

@@ -174,3 +174,65 @@ def test_a_worker_of_another_uid_shares_the_lock_files():
             assert lease.slot.index == 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+LEAVER = """
+import os, sys
+from armada_sandbox import close_process_pool
+from armada_sandbox.slots import SlotPool
+pool = SlotPool(size=4, cpus=[0], lock_dir=sys.argv[1])
+assert pool.try_slot(0) is None  # the test's: held
+with pool.acquire(timeout=5) as lease:
+    print(lease.slot.index, lease.holder_path, flush=True)
+if sys.argv[2] == "shutdown":  # as a Celery worker process stops (worker_process_shutdown), then no atexit
+    close_process_pool()
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("how", ["shutdown", "exit"])
+def test_a_stopping_process_removes_its_lock_files_and_keeps_a_live_holders(tmp_path, how):
+    """Compose `down` left slot lock files: a process that stops (a worker process's shutdown, or
+    any exit) removes its holder file and the slot lock files nobody holds, never a held one."""
+    from armada_sandbox.slots import holder
+
+    pool = SlotPool(size=4, cpus=[0], lock_dir=tmp_path)
+    with pool.acquire(timeout=0) as mine:
+        assert mine.slot.index == 0
+        pool.try_slot(3).release()  # a lock file nobody holds any more
+        ours = holder(tmp_path).path
+        done = subprocess.run([sys.executable, "-c", LEAVER, str(tmp_path), how], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        index, theirs = done.stdout.split()
+        assert index == "1" and Path(theirs) != ours
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["slot-0.lock", ours.name])
+        assert pool.try_slot(0) is None  # still held: its file was never replaced
+    again = pool.acquire(timeout=0)  # the removed files are made again when wanted
+    assert again.slot.index == 0 and (tmp_path / "slot-0.lock").exists()
+    again.release()
+
+
+def test_a_lock_file_removed_between_open_and_lock_is_not_held_twice(tmp_path, monkeypatch):
+    """A stopping process removes a free lock file while another has it open, not yet locked: the
+    other locks the file now in the folder, so a third one can never lock the same slot too."""
+    import armada_sandbox.slots as slots
+
+    opened = slots.open_lock_file
+    calls = []
+
+    def open_then_removed(path):
+        fd = opened(path)
+        calls.append(path)
+        if len(calls) == 1:
+            assert slots.remove_free_lock_files(tmp_path) == 1  # as `leave()` of another process
+        return fd
+
+    monkeypatch.setattr(slots, "open_lock_file", open_then_removed)
+    pool = SlotPool(size=1, cpus=[0], lock_dir=tmp_path)
+    (tmp_path / "slot-0.lock").touch()
+    lease = pool.try_slot(0)
+    assert lease is not None and len(calls) == 2
+    monkeypatch.setattr(slots, "open_lock_file", opened)
+    assert pool.try_slot(0) is None  # the file in the folder is the one locked
+    lease.release()

@@ -6,8 +6,12 @@
   Django runs on, so a SQLite site restores onto PostgreSQL too;
 - `storage/<name>`: every stored object (archives, replays, logs) under its own name, from the
   local folder or the bucket;
-- `manifest.json`: when, from which engine and storage, the migrations the database was at, and
-  the size and sha256 of every file (the database's too).
+- `manifest.json`: when, from which engine and storage (the bucket and its endpoint, or the
+  folder), the migrations the database was at, and the size and sha256 of every file (the
+  database's too).
+
+Everything it writes is its owner's only, whatever the umask: files 0600, folders 0700 (DIR too
+when it makes it), since the rows hold password hashes, API token digests and e-mail addresses.
 
 `restore(folder=...)` checks every file against the manifest before it changes anything, brings
 the database to the backup's migrations, loads the rows, puts every object back under its name,
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +43,7 @@ from django.utils import timezone
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.matches.models import Match, MatchStatus
 from armada_web.storage import objectstore
+from armada_web.storage.objectstore import PrivateS3Storage
 from armada_web.web.errors import Conflict, Invalid
 
 FORMAT = 1
@@ -46,6 +52,9 @@ STORAGE_FOLDER = "storage"
 #: Rows `migrate` makes itself (and sessions, which are not worth keeping).
 NOT_DUMPED = ("contenttypes", "auth.permission", "sessions")
 CHUNK = 1024 * 1024
+#: A backup's files and folders: its owner's only.
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,36 @@ def _sha256(path: Path) -> str:
         while chunk := handle.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _private_folder(folder: Path) -> None:
+    """Make `folder` and every missing parent, each 0700 whatever the umask (existing ones as they are)."""
+    missing = [p for p in [folder, *folder.parents] if not p.exists()]
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=FOLDER_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(path, FOLDER_MODE)
+
+
+def _private_file(path: Path) -> int:
+    """A new empty file at `path`, 0600 whatever the umask, open for writing: its descriptor."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+def storage_description(store: Any = None) -> dict[str, Any]:
+    """Where the stored objects live, for the manifest: the bucket and its endpoint, or the folder."""
+    store = store if store is not None else default_storage
+    out: dict[str, Any] = {"backend": store.__class__.__name__}  # (default_storage is a lazy proxy)
+    if isinstance(store, PrivateS3Storage):
+        endpoint = store.endpoint_url or store.connection.meta.client.meta.endpoint_url
+        out.update(kind="s3", bucket=store.bucket_name, endpoint=endpoint)
+    elif hasattr(store, "location"):
+        out.update(kind="folder", folder=str(Path(store.location).resolve()))
+    return out
 
 
 def _busy() -> str | None:
@@ -107,15 +146,16 @@ def backup(*, folder: Path, force: bool = False) -> Summary:
     if folder.exists() and any(folder.iterdir()):
         raise Invalid(f"{folder} is not empty: give a new folder for the backup")
     _check_stopped(force)
-    folder.mkdir(parents=True, exist_ok=True)
+    _private_folder(folder)
     database = folder / DATABASE_FILE
+    os.close(_private_file(database))  # dumpdata truncates it and keeps the mode
     call_command("dumpdata", *_dumped_models(), natural_foreign=True, natural_primary=True, output=str(database),
                  verbosity=0)
     files: list[dict[str, Any]] = []
     for name in objectstore.walk():
         target = folder / STORAGE_FOLDER / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with default_storage.open(name, "rb") as source, open(target, "wb") as out:
+        _private_folder(target.parent)
+        with default_storage.open(name, "rb") as source, os.fdopen(_private_file(target), "wb") as out:
             shutil.copyfileobj(source, out, CHUNK)
         files.append({"name": name, "size": target.stat().st_size, "sha256": _sha256(target)})
     rows = _rows()
@@ -125,9 +165,10 @@ def backup(*, folder: Path, force: bool = False) -> Summary:
         "database": {"vendor": connection.vendor, "file": DATABASE_FILE, "size": database.stat().st_size,
                      "sha256": _sha256(database), "rows": rows},
         "migrations": _applied(),
-        "storage": {"backend": type(default_storage).__name__, "files": files},
+        "storage": {**storage_description(), "files": files},
     }
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    with os.fdopen(_private_file(folder / "manifest.json"), "w") as handle:
+        handle.write(json.dumps(manifest, indent=1) + "\n")
     return Summary(folder, rows, len(files), sum(int(f["size"]) for f in files))
 
 
