@@ -43,8 +43,6 @@ FINAL = ("valid", "invalid", "error")
 LOG_LINES = 20
 
 
-
-
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "submit", help="upload a bot to the site and wait for its validation",
