@@ -37,6 +37,7 @@ service-images:  ## build armada/postgres:15 and armada/redis:7 for infra/compos
 	@infra/images/services.sh
 
 bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the finals, deployment, scale, faults and a ten-minute soak
+	@ARMADA_PY_EXTRAS=dev,bench infra/install.sh
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
 	$(PY) bench/validation.py
