@@ -9,14 +9,14 @@ import contextlib
 import os
 import secrets
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.localsite import ROOT, LocalSite
+from tests.support import localsite
+from tests.support.localsite import LocalSite
 from tests.support.passwords import HASHER
 
 #: The production settings as `make up` runs them (DEBUG off, a key of the test's own, plain HTTP).
@@ -223,12 +223,9 @@ def live_site(live_site_factory):
 
 
 @pytest.fixture(scope="session")
-def collected_static(tmp_path_factory) -> Path:
-    """`manage.py collectstatic` once per test process (a site without DEBUG serves hashed names)."""
-    data = tmp_path_factory.mktemp("collected")
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, check=True,
-                   env={**os.environ, "ARMADA_DATA_DIR": str(data), **PRODUCTION})
-    return data / "static"
+def collected_static() -> Path:
+    """The static files a site without DEBUG serves (hashed names), collected once for the machine."""
+    return localsite.collected_static({**os.environ, **PRODUCTION})
 
 
 @pytest.fixture

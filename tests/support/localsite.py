@@ -7,10 +7,16 @@ workers started with one environment, each logging to a file in one folder, all 
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import importlib.metadata
+import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable
@@ -18,6 +24,55 @@ from pathlib import Path
 
 #: The repository root (manage.py), from tests/support/localsite.py.
 ROOT = Path(__file__).resolve().parents[2]
+#: Static files collected once for every test and bench site of this machine, a folder per inputs.
+STATIC_CACHE = Path(tempfile.gettempdir()) / f"armada-static-{os.getuid()}"
+#: What `collectstatic` reads besides the installed packages below: our static files and the settings.
+STATIC_SOURCES = (ROOT / "platform" / "armada_web", ROOT / "sdk" / "armada" / "viewer")
+STATIC_PACKAGES = ("django", "djangorestframework", "drf-spectacular-sidecar", "whitenoise", "brotli")
+
+
+def _static_key() -> str:
+    """A hash of everything `collectstatic` reads: our static files and settings, the packages' versions."""
+    digest = hashlib.sha256()
+    for source in STATIC_SOURCES:
+        for path in sorted(source.rglob("*")):
+            parts = path.relative_to(source).parts
+            if path.is_file() and ("static" in parts or source.name == "viewer" or path.name == "settings.py"):
+                digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for package in STATIC_PACKAGES:
+        try:
+            digest.update(f"{package}={importlib.metadata.version(package)};".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{package}=none;".encode())
+    return digest.hexdigest()[:16]
+
+
+def collected_static(env: dict[str, str]) -> Path:
+    """The site's static files as `manage.py collectstatic` makes them with DEBUG off (hashed and
+    compressed names), collected once per machine for the same inputs (12 s of two cores each time
+    otherwise) and shared read-only by every site of the tests and benches; `env` is a site's
+    environment (DEBUG off, a secret key)."""
+    key = _static_key()
+    target = STATIC_CACHE / key
+    if (target / "staticfiles.json").is_file():
+        return target
+    STATIC_CACHE.mkdir(mode=0o700, exist_ok=True)
+    with open(STATIC_CACHE / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one process collects, the others wait for it
+        if not (target / "staticfiles.json").is_file():
+            work = Path(tempfile.mkdtemp(dir=STATIC_CACHE))
+            try:
+                subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT,
+                               env={**env, "ARMADA_DATA_DIR": str(work)}, capture_output=True, check=True,
+                               timeout=600)
+                (work / "static").rename(target)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            for old in sorted(STATIC_CACHE.iterdir(), key=lambda p: p.stat().st_mtime)[:-6]:
+                if old.is_dir() and old != target:  # the older inputs' folders (a lock file each)
+                    shutil.rmtree(old, ignore_errors=True)
+                    old.with_suffix(".lock").unlink(missing_ok=True)
+    return target
 
 
 def free_port() -> int:
@@ -55,14 +110,19 @@ class LocalSite:
         DEBUG off its static files are collected first (the hashed names the pages link to, served
         by whitenoise), as `make up` does."""
         if self.env.get("DEBUG", "").lower() in ("false", "0", "no", "off"):
-            self.collect_static()
+            self.link_static()
         return self.spawn("web", [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"])
 
-    def collect_static(self) -> None:
-        """`manage.py collectstatic` into the site's data folder."""
-        with open(self.folder / "collectstatic.log", "wb") as log:
-            subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=self.env,
-                           stdout=log, stderr=subprocess.STDOUT, check=True, timeout=300)
+    def link_static(self) -> None:
+        """The data folder's `static` is the machine's collected static files (`collected_static`),
+        unless the folder already holds files of its own."""
+        static = Path(self.env.get("ARMADA_DATA_DIR", self.folder)) / "static"
+        if static.is_symlink() or (static.is_dir() and any(static.iterdir())):
+            return
+        if static.is_dir():
+            static.rmdir()
+        static.parent.mkdir(parents=True, exist_ok=True)
+        static.symlink_to(collected_static(self.env), target_is_directory=True)
 
     def start_gunicorn(self, workers: int | None = None) -> subprocess.Popen[bytes]:
         """gunicorn as `make up` runs it (infra/gunicorn.conf.py; `workers` overrides its count), its
