@@ -22,6 +22,7 @@ import pytest
 
 from armada.botspec import starter_file
 from tests.live.test_matches_live import SLOW as SLOWER
+from tests.live.test_matches_live import slow_bots
 from tests.live.test_validation_live import call, token_for, upload
 from tests.live.test_validation_live import wait_for as wait_version
 from tests.support.faults import RedisServer, database_closed, restart_engine, wait_for
@@ -138,13 +139,13 @@ def counted_once() -> None:
     assert sum(Rating.objects.values_list("games", flat=True)) == 2 * finished.count()
 
 
-def two_bots(site: FaultSite, code: str | None = None) -> dict[str, str]:
+def two_bots(site: FaultSite) -> dict[str, str]:
     """Alice's and Bob's valid Galaxy bots (uploaded through the API); their tokens."""
     tokens = {}
     for username, name in (("alice", "alpha"), ("bob", "bravo")):
         tokens[username] = token = token_for(site, username)
-        source = code or starter_file("greedy", "galaxy").read_text()
-        version = upload(site, token, "galaxy", name, "main.py", source.encode())
+        source = starter_file("greedy", "galaxy").read_bytes()
+        version = upload(site, token, "galaxy", name, "main.py", source)
         assert wait_version(site, token, version["id"], ("valid", "invalid", "error"))["status"] == "valid"
     return tokens
 
@@ -204,7 +205,7 @@ def _ago(seconds: float) -> Any:
     return timezone.now() - timedelta(seconds=seconds)
 
 
-def test_a_worker_child_killed_mid_match_is_taken_over_at_once_and_leaves_nothing(fault_site):
+def test_a_worker_child_killed_mid_match_is_taken_over_at_once_and_leaves_nothing(fault_site, make_user, valid_version):
     """make up's workers run their tasks in a child process: killed with SIGKILL, Celery gives its
     message back at once, and the delivery takes the match over (its holder is gone) without
     waiting for the heartbeat (here 5 minutes: only the take-over can be that quick); the dead
@@ -214,7 +215,7 @@ def test_a_worker_child_killed_mid_match_is_taken_over_at_once_and_leaves_nothin
 
     site = fault_site
     site.start_all(match_pool="prefork", ARMADA_HEARTBEAT_TIMEOUT_S="300")
-    two_bots(site, code=SLOW)
+    slow_bots(make_user, valid_version, code=SLOW)
     running = wait_running()
     [child] = site.children("matches")
     warm_of = {"label": [f"armada.worker={child}"]}
@@ -235,7 +236,8 @@ def test_a_worker_child_killed_mid_match_is_taken_over_at_once_and_leaves_nothin
     counted_once()
 
 
-def test_the_docker_engine_restarted_mid_match_the_match_is_played_again(fault_site, own_engine):
+def test_the_docker_engine_restarted_mid_match_the_match_is_played_again(fault_site, make_user, valid_version,
+                                                                         own_engine):
     """The match's bots die with the engine: that is nobody's loss; the match is given back and played
     again once the engine answers, the ladder goes on, and the containers the restart left (stopped,
     not removed) and the work folders go."""
@@ -244,7 +246,7 @@ def test_the_docker_engine_restarted_mid_match_the_match_is_played_again(fault_s
 
     site = fault_site
     site.start_all()
-    two_bots(site, code=SLOW)
+    slow_bots(make_user, valid_version, code=SLOW)
     running = wait_running()
     time.sleep(2.0)
     away = restart_engine(own_engine)
@@ -278,7 +280,7 @@ def _ours(folder: Path, site: FaultSite) -> bool:
     return any(f"-{proc.pid}-" in mark for proc in site._all)
 
 
-def test_the_database_closed_for_a_few_seconds_the_site_recovers_and_counts_once(fault_site):
+def test_the_database_closed_for_a_few_seconds_the_site_recovers_and_counts_once(fault_site, make_user, valid_version):
     """PostgreSQL refuses connections for five seconds and every open one is closed: the site answers
     503 meanwhile, then 200; the match playing through it is recorded once (its worker retries)."""
     from django.conf import settings
@@ -291,7 +293,7 @@ def test_the_database_closed_for_a_few_seconds_the_site_recovers_and_counts_once
         missing("the database outage test needs PostgreSQL (DATABASE_URL, infra/postgres.sh)")
     site = fault_site
     site.start_all()
-    two_bots(site, code=SLOW)
+    slow_bots(make_user, valid_version, code=SLOW)
     running = wait_running()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")

@@ -47,6 +47,14 @@ def two_valid_bots(live_site: Any, code: str | None = None) -> list[int]:
     return [v for _t, v in versions]
 
 
+def slow_bots(make_user: Any, valid_version: Any, names: tuple[str, ...] = ("alice", "bob"),
+              code: str = SLOW) -> list[int]:
+    """Valid Galaxy bots of new users `names` that answer slowly (`code`), made valid without running
+    their validation: a bot that answers in 0.4 s takes 25 s to validate, and these tests are about
+    the match (uploads and validation through a live site: tests/live/test_validation_live.py)."""
+    return [valid_version(make_user(name), f"{name}-slow", code=code).pk for name in names]
+
+
 def test_a_ranked_match_runs_on_the_worker_and_counts_once(live_site):
     from armada_web.ladder.matchmaking import fill_queue
     from armada_web.ladder.models import Rating, RatingChange
@@ -71,7 +79,7 @@ def test_a_ranked_match_runs_on_the_worker_and_counts_once(live_site):
     assert versions
 
 
-def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_site, armada):
+def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_site, armada, make_user, valid_version):
     """Issue 20: the heartbeat, not a 35-minute deadline, tells that the worker died: the match is
     given back once its heartbeat is older than ARMADA_HEARTBEAT_TIMEOUT_S (here 5 s; beats every 1 s)."""
     from armada_web.bots.models import BotVersion
@@ -80,7 +88,7 @@ def test_a_worker_killed_mid_match_the_match_runs_again_and_counts_once(live_sit
     from armada_web.matches.tasks import reap
 
     armada(heartbeat_timeout_s=5)
-    ids = two_valid_bots(live_site, code=SLOW)
+    ids = slow_bots(make_user, valid_version)
     first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
     match = create_match(game="galaxy", first=first, second=second)
     running = wait_match(match.pk, ("running",), 60)
@@ -161,13 +169,13 @@ def test_redis_emptied_loses_no_match_the_reaper_requeues_it(live_site, settings
     assert RatingChange.objects.filter(match=done).count() == 2
 
 
-def test_two_workers_never_run_one_match_twice(live_site):
+def test_two_workers_never_run_one_match_twice(live_site, make_user, valid_version):
     from armada_web.bots.models import BotVersion
     from armada_web.ladder.models import Rating, RatingChange
     from armada_web.matches.services import create_match
     from armada_web.matches.tasks import send
 
-    ids = two_valid_bots(live_site, code=SLOW)
+    ids = slow_bots(make_user, valid_version)
     first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
     live_site.start_match_worker()  # a second worker on the same queues
     wait_log(live_site, "worker-matches", " ready.", count=2)

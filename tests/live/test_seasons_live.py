@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from armada.botspec import starter_file
-from tests.live.test_matches_live import SLOW, wait_match
+from tests.live.test_matches_live import slow_bots, wait_match
 from tests.live.test_validation_live import call, token_for, upload, wait_for
 from tests.support.localsite import ROOT
 
@@ -30,13 +30,13 @@ def season(site: Any, *args: str, env: dict[str, str] | None = None) -> subproce
                           capture_output=True, text=True, timeout=120)
 
 
-def entrants(site: Any, names: list[str], code: str | None = None) -> list[tuple[str, int]]:
+def entrants(site: Any, names: list[str]) -> list[tuple[str, int]]:
     """Each name an owner uploading a Galaxy bot through the API; waits until every version is valid."""
     made = []
     for name in names:
         token = token_for(site, name)
-        source = code or starter_file("greedy" if len(made) % 2 else "prober", "galaxy").read_text()
-        version = upload(site, token, "galaxy", f"{name}-bot", "main.py", source.encode())
+        source = starter_file("greedy" if len(made) % 2 else "prober", "galaxy").read_bytes()
+        version = upload(site, token, "galaxy", f"{name}-bot", "main.py", source)
         made.append((token, version["id"]))
     for token, version_id in made:
         assert wait_for(site, token, version_id, ("valid", "invalid", "error"))["status"] == "valid"
@@ -156,11 +156,12 @@ def test_a_private_event_of_three_members_on_a_live_site(live_site):
     assert ladder["count"] == 0  # events are unrated for the ladder
 
 
-def test_a_worker_lost_during_the_finals_the_match_is_played_again_and_counts_once(live_site):
+def test_a_worker_lost_during_the_finals_the_match_is_played_again_and_counts_once(live_site, make_user,
+                                                                                   valid_version):
     from armada_web.matches.tasks import reap
     from armada_web.seasons.models import Entry, FinalsGame
 
-    entrants(live_site, ["hal", "ivy"], code=SLOW)
+    slow_bots(make_user, valid_version, ("hal", "ivy"))
     assert season(live_site, "create", "lost", "--game", "galaxy", "--name", "Lost").returncode == 0
     assert season(live_site, "close", "lost").returncode == 0
     assert season(live_site, "finals", "lost", "--stages", "1", "--games", "1").returncode == 0

@@ -148,9 +148,9 @@ class LiveSite(LocalSite):
         """Another worker of this site (e.g. a second host's, with its own DOCKER_HOST in `env`)."""
         return LocalSite.start_worker(self, name, queues, node, env=env)
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 5) -> None:
         """Stop every process, then remove the containers and folders a killed worker left behind."""
-        super().stop()
+        super().stop(grace)
         from armada_sandbox import sweep, sweep_folders
 
         with contextlib.suppress(Exception):

@@ -191,14 +191,18 @@ class LocalSite:
         """Every log whose file name starts with `name`, one after the other."""
         return "\n".join(path.read_text(errors="replace") for path in sorted(self.folder.glob(f"{name}*.log")))
 
-    def stop(self) -> None:
-        """Terminate every process started, then kill what has not ended within 15 s."""
+    def stop(self, grace: float = 5) -> None:
+        """Terminate every process started, then kill what has not ended within `grace` seconds in all.
+
+        A Celery worker given SIGTERM finishes its match first (a slow one takes 10 s and more); what a
+        killed worker leaves, the sites' `stop` sweeps (tests/support/fixtures.py)."""
         for proc in self._all:
             if proc.poll() is None:
                 proc.terminate()
+        deadline = time.monotonic() + grace
         for proc in self._all:
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
