@@ -5,6 +5,10 @@ from __future__ import annotations
 from django.db import models
 from knox.models import AbstractAuthToken
 
+#: The group that marks demo accounts (`manage.py seed_demo` puts its users in it; staff may add
+#: others in the admin): a season's entry rule can keep them out (seasons.entries).
+DEMO_GROUP = "demo accounts"
+
 
 class ApiToken(AbstractAuthToken):
     """A named API token. Only its sha512 digest and an 8-character lookup prefix are stored."""

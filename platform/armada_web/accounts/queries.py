@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from armada_web.accounts.models import ApiToken
+from armada_web.accounts.models import DEMO_GROUP, ApiToken
 
 
 def tokens_of(user: User) -> QuerySet[ApiToken]:
@@ -21,3 +21,8 @@ def signed_in(request: Any) -> User:
     if not isinstance(user, User):
         raise PermissionError("not signed in")
     return user
+
+
+def demo_accounts() -> QuerySet[User]:
+    """The accounts marked as demo ones (in the group `DEMO_GROUP`)."""
+    return User.objects.filter(groups__name=DEMO_GROUP)

@@ -10,11 +10,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.db import transaction
 
 from armada_web.accounts import mail, throttles
-from armada_web.accounts.models import ApiToken, MailPreferences
+from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences
 from armada_web.web.errors import Invalid, NotFound
 
 TOKEN_NAME_MAX = 64
@@ -115,3 +115,9 @@ def set_mail_preferences(*, user: User, **topics: Any) -> MailPreferences:
         setattr(prefs, topic, value)
     prefs.save()
     return prefs
+
+
+def mark_demo(*, user: User) -> None:
+    """Mark `user` as a demo account (the group `DEMO_GROUP`, made when missing); idempotent."""
+    group, _ = Group.objects.get_or_create(name=DEMO_GROUP)
+    user.groups.add(group)

@@ -1,4 +1,4 @@
-"""`/api/seasons/`, `/api/seasons/{slug}/` (with `entries` and, in its finals, `finals`) and
+"""`/api/seasons/`, `/api/seasons/{slug}/` (with `entries`, who may enter and, in its finals, `finals`) and
 `/api/seasons/{slug}/standings/` (paginated; live while open, final once finished)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from armada_web.api.schema import answers
 from armada_web.seasons import queries
-from armada_web.seasons.models import Season, SeasonState
+from armada_web.seasons.models import EntryRule, Season, SeasonState
 
 
 class SeasonSerializer(serializers.Serializer):
@@ -28,6 +28,9 @@ class SeasonSerializer(serializers.Serializer):
     ends = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True, help_text="when it closed (empty before)")
     finished_at = serializers.DateTimeField(allow_null=True, help_text="when it finished (empty before)")
+    entry_rule = serializers.ChoiceField(choices=EntryRule.choices,
+                                         help_text="whose bots enter at the close: everyone, not-staff-or-demo "
+                                                   "(no staff or demo accounts), invited (invited accounts only)")
 
 
 class FinalsSerializer(serializers.Serializer):
@@ -45,9 +48,22 @@ class FinalsSerializer(serializers.Serializer):
 class SeasonDetailSerializer(SeasonSerializer):
     entries = serializers.SerializerMethodField(help_text="frozen entries (while open: the bots that would enter)")
     finals = serializers.SerializerMethodField(help_text="during the finals: where they are (absent otherwise)")
+    invited = serializers.SerializerMethodField(help_text="accounts invited (entry rule invited; else null)")
+    may_enter = serializers.SerializerMethodField(help_text="whether the signed-in account's bots may enter "
+                                                            "(null when nobody is signed in)")
 
     def get_entries(self, season: Season) -> int:
         return queries.entry_count(season)
+
+    def _entering(self, season: Season) -> queries.Entering:
+        request = self.context.get("request")
+        return queries.entering(season, getattr(request, "user", None))
+
+    def get_invited(self, season: Season) -> int | None:
+        return self._entering(season).invited
+
+    def get_may_enter(self, season: Season) -> bool | None:
+        return self._entering(season).viewer
 
     @extend_schema_field(FinalsSerializer(allow_null=True))
     def get_finals(self, season: Season) -> dict[str, Any] | None:
@@ -95,7 +111,7 @@ class SeasonView(APIView):
 
     @extend_schema(responses=answers({200: SeasonDetailSerializer}, 404))
     def get(self, request: Request, slug: str) -> Response:
-        return Response(SeasonDetailSerializer(queries.season(slug)).data)
+        return Response(SeasonDetailSerializer(queries.season(slug), context={"request": request}).data)
 
 
 @extend_schema_view(get=extend_schema(responses=answers({200: StandingRow(many=True)}, 400, 404)))

@@ -24,6 +24,6 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
     phase = queries.phase(found)
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
                "entries": queries.entry_count(found), "progress": queries.progress(found),
-               "top": queries.top_matches(found), "phase": phase,
+               "top": queries.top_matches(found), "phase": phase, "entering": queries.entering(found, request.user),
                "stages": spec(found.game).rated and not phase.live}
     return render(request, "seasons/season.html", context)

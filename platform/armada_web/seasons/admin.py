@@ -1,5 +1,6 @@
-"""Staff: seasons (create, edit the times; actions open, close, finals, finish through the
-services), their entries and final standings (read-only: computed, never typed in)."""
+"""Staff: seasons (create, edit the times and, until the close, who may enter; actions open, close,
+finals, finish through the services), their entries and final standings (read-only: computed,
+never typed in)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 
 from armada_web.seasons import services
-from armada_web.seasons.models import Entry, Season, Standing
+from armada_web.seasons.models import Entry, Season, SeasonState, Standing
 from armada_web.web.errors import DomainError
 
 
@@ -41,17 +42,28 @@ def _each(action: Callable[[Season], object], done: str) -> Callable[..., None]:
 
 
 class SeasonForm(forms.ModelForm):
-    """The season's fields checked by the service's own rules (seasons.services.check_season)."""
+    """The season's fields checked by the service's own rules (seasons.services.check_season and,
+    while the entry rule may change, check_entry_rule)."""
 
     class Meta:
         model = Season
-        fields = ["slug", "name", "game", "opens", "closes", "ends"]
+        fields = ["slug", "name", "game", "opens", "closes", "ends", "entry_rule", "invited_users"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "entry_rule" in self.fields:
+            self.fields["entry_rule"].required = False  # left out: everyone (the service's default)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        slug, game = data.get("slug", self.instance.slug), data.get("game", self.instance.game)
         try:
-            services.check_season(slug=data.get("slug"), game=data.get("game"), name=data.get("name"),
+            services.check_season(slug=slug, game=game, name=data.get("name"),
                                   opens=data.get("opens"), closes=data.get("closes"), ends=data.get("ends"))
+            if "entry_rule" in self.fields:
+                rule, _ = services.check_entry_rule(entry_rule=data.get("entry_rule"),
+                                                    invited=data.get("invited_users") or ())
+                data["entry_rule"] = rule.value
         except DomainError as exc:
             raise forms.ValidationError(str(exc)) from None
         return data
@@ -60,8 +72,10 @@ class SeasonForm(forms.ModelForm):
 @admin.register(Season)
 class SeasonAdmin(admin.ModelAdmin):
     form = SeasonForm
-    list_display = ["slug", "name", "game", "state", "opens", "closes", "ends", "stage", "matches_total"]
-    list_filter = ["game", "state"]
+    list_display = ["slug", "name", "game", "state", "entry_rule", "opens", "closes", "ends", "stage",
+                    "matches_total"]
+    list_filter = ["game", "state", "entry_rule"]
+    autocomplete_fields = ["invited_users"]
     search_fields = ["slug", "name"]
     readonly_fields = ["state", "stages", "games", "cuts", "keep_min", "start", "stage", "round", "matches_total",
                        "finals_workers", "closed_at", "finals_at", "finished_at", "created"]
@@ -70,15 +84,25 @@ class SeasonAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: Any, obj: Season | None = None) -> list[str]:
         fixed = ["slug", "game"] if obj is not None else []  # a season keeps its slug and game
+        if obj is not None and obj.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+            fixed += ["entry_rule", "invited_users"]  # its entries are frozen under the rule it had
         return [*fixed, *self.readonly_fields]
 
     def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
+        rule, invited = form.cleaned_data.get("entry_rule"), form.cleaned_data.get("invited_users") or ()
         if change:  # times and name edited (the form checked them); the state only moves by the actions
             super().save_model(request, obj, form, change)
+            if "entry_rule" in form.cleaned_data:
+                services.set_entry_rule(season=obj, entry_rule=rule, invited=invited)
             return
         created = services.create_season(slug=obj.slug, game=obj.game, name=obj.name, opens=obj.opens,
-                                         closes=obj.closes, ends=obj.ends)
+                                         closes=obj.closes, ends=obj.ends, entry_rule=rule, invited=invited)
         obj.pk, obj.state = created.pk, created.state
+
+    def save_related(self, request: Any, form: Any, formsets: Any, change: bool) -> None:
+        """The invited accounts were set by the service (save_model); only the inlines are saved here."""
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
 
     @admin.action(description="Open the selected upcoming seasons now")
     def open_now(self, request: Any, queryset: QuerySet[Season]) -> None:

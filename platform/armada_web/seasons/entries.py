@@ -1,12 +1,18 @@
-"""A season's entries: frozen at the close, the Mothership Down result, and the final standings.
+"""A season's entries: who may enter (its entry rule), frozen at the close, the Mothership Down
+result, and the final standings.
 
-Every function runs inside the caller's transaction with the season's row locked
-(seasons.services).
+The writes run inside the caller's transaction with the season's row locked (seasons.services).
 """
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from django.contrib.auth.models import User
+from django.db.models import Model, Q, QuerySet
+
 from armada.games.mothership.league import Race, league
+from armada_web.accounts.queries import demo_accounts
 from armada_web.bots.models import BotVersion
 from armada_web.games import spec
 from armada_web.ladder.league import active_races
@@ -14,8 +20,31 @@ from armada_web.ladder.logic import ratings
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.seasons.logic import finals
-from armada_web.seasons.models import Entry, Season, Standing
+from armada_web.seasons.models import Entry, EntryRule, Season, Standing
 from armada_web.web.errors import Conflict
+
+Rows = TypeVar("Rows", bound=Model)
+
+
+def admitted(*, season: Season, rows: QuerySet[Rows], owner: str = "bot__owner") -> QuerySet[Rows]:
+    """The season's entry rule, the one place it is applied: `rows` kept to those whose owner may
+    enter (`owner` is the path to the owning user: "bot__owner" for versions, "version__bot__owner"
+    for ladder and league rows, "" for users themselves). Everyone: all of them; not staff or demo:
+    none of an account with is_staff or is_superuser or marked as a demo one (accounts'
+    DEMO_GROUP); invited: only those of the season's invited accounts."""
+    rule = EntryRule(season.entry_rule)
+    if rule == EntryRule.EVERYONE:
+        return rows
+    path = f"{owner}__" if owner else ""
+    if rule == EntryRule.NOT_STAFF_OR_DEMO:
+        return rows.exclude(Q(**{f"{path}is_staff": True}) | Q(**{f"{path}is_superuser": True})
+                            | Q(**{f"{path}pk__in": demo_accounts().values("pk")}))
+    return rows.filter(**{f"{path}pk__in": season.invited_users.values("pk")})
+
+
+def may_enter(*, season: Season, user: User) -> bool:
+    """Whether the entry rule lets `user`'s bots enter `season` (admitted, for one account)."""
+    return admitted(season=season, rows=User.objects.filter(pk=user.pk), owner="").exists()
 
 
 def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None) -> Entry:
@@ -29,10 +58,11 @@ def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None
 
 
 def freeze(season: Season) -> int:
-    """Each bot's playing version now becomes its entry, seeded by the ladder (rated games: mu - 3
-    sigma, unrated versions after, oldest first) or the league (its position); returns the count."""
+    """Each bot's playing version now becomes its entry when its owner may enter (admitted), seeded
+    by the ladder (rated games: mu - 3 sigma, unrated versions after, oldest first) or the league
+    (its position among the admitted); returns the count."""
     if spec(season.game).rated:
-        versions = list(ranked_versions(season.game))
+        versions = list(admitted(season=season, rows=ranked_versions(season.game)))
         rows = {r.version_id: r for r in Rating.objects.filter(version__in=versions)}
 
         def ladder_key(v: BotVersion) -> tuple[int, float, object, int]:
@@ -44,7 +74,7 @@ def freeze(season: Season) -> int:
         versions.sort(key=ladder_key)
         made = [_entry(season, v, seed, rows.get(v.pk)) for seed, v in enumerate(versions, start=1)]
     else:
-        races = list(active_races())
+        races = list(admitted(season=season, rows=active_races()))
         positions = dict(LeagueEntry.objects.filter(version__in=races).values_list("version_id", "position"))
         races.sort(key=lambda v: (positions.get(v.pk, len(races) + 1), v.created, v.pk))
         made = [_entry(season, v, seed, None) for seed, v in enumerate(races, start=1)]

@@ -22,6 +22,17 @@ class SeasonState(models.TextChoices):
     """The final standings are stored and never change."""
 
 
+class EntryRule(models.TextChoices):
+    """Whose bots a season's close takes as entries (seasons.entries.admitted)."""
+
+    EVERYONE = "everyone", "everyone"
+    """Every playing bot (the default)."""
+    NOT_STAFF_OR_DEMO = "not-staff-or-demo", "everyone but staff and demo accounts"
+    """Not the bots of staff (is_staff or is_superuser) or of demo accounts (accounts.DEMO_GROUP)."""
+    INVITED = "invited", "invited accounts only"
+    """Only the bots of the accounts in `invited_users` (a list of teams may join it later)."""
+
+
 class Season(models.Model):
     """A season of one game: open, closed at `closes`, finals until `ends`, then its results for good."""
 
@@ -32,6 +43,10 @@ class Season(models.Model):
     closes = models.DateTimeField()
     ends = models.DateTimeField(help_text="the finals finish by then; at this time the standings are final")
     state = models.CharField(max_length=10, choices=SeasonState.choices, default=SeasonState.UPCOMING)
+    entry_rule = models.CharField(max_length=20, choices=EntryRule.choices, default=EntryRule.EVERYONE,
+                                  help_text="whose bots enter at the close; fixed once it has closed")
+    invited_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="invited_seasons",
+                                           help_text="the accounts whose bots may enter (rule: invited only)")
     # The finals' plan, fixed when they start (the settings' defaults or `season finals --stages --games`).
     stages = models.PositiveSmallIntegerField(null=True, blank=True)
     games = models.PositiveSmallIntegerField(null=True, blank=True, help_text="games per entry per stage")

@@ -19,9 +19,9 @@ from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.queries import ladder
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
-from armada_web.seasons.entries import order, skill_of
+from armada_web.seasons.entries import admitted, may_enter, order, skill_of
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import Entry, FinalsGame, Season, SeasonState, Standing
+from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.web.errors import NotFound
 
 #: The name shown for an owner whose account is gone.
@@ -61,12 +61,34 @@ def next_time(season: Season) -> tuple[str, datetime] | None:
 
 
 def entry_count(season: Season) -> int:
-    """Frozen entries, or while it is open the bots that would enter if it closed now."""
+    """Frozen entries, or while it is open the bots that would enter if it closed now (its entry
+    rule applied)."""
     if season.state in LIVE:
         if spec(season.game).rated:
-            return int(ranked_versions(season.game).count())
-        return int(league.active_races().count())
+            return int(admitted(season=season, rows=ranked_versions(season.game)).count())
+        return int(admitted(season=season, rows=league.active_races()).count())
     return season.entries.count()
+
+
+@dataclass(frozen=True)
+class Entering:
+    """Who may enter a season, as the page and the API say it."""
+
+    #: The rule's value (EntryRule) and its words.
+    rule: str
+    label: str
+    #: How many accounts are invited (an invited-only season), else None.
+    invited: int | None
+    #: Whether the viewer's bots may enter (None: nobody signed in).
+    viewer: bool | None
+
+
+def entering(season: Season, user: Any = None) -> Entering:
+    """The season's entry rule and whether `user` (a signed-in account, or None) may enter."""
+    rule = EntryRule(season.entry_rule)
+    invited = season.invited_users.count() if rule == EntryRule.INVITED else None
+    viewer = may_enter(season=season, user=user) if user is not None and user.is_authenticated else None
+    return Entering(rule.value, rule.label, invited, viewer)
 
 
 @dataclass(frozen=True)
@@ -109,11 +131,15 @@ def standings(season: Season) -> list[Row]:
 
 
 def _live(season: Season) -> list[Row]:
+    """The ladder or the league of the bots the entry rule lets enter, placed among themselves."""
+    owner = "version__bot__owner"
     if spec(season.game).rated:
+        rated = admitted(season=season, rows=ladder(season.game), owner=owner)
         return [Row(place, r.version.bot_id, r.version.bot.name, _owner(r.version.bot.owner), r.version_id,
-                    r.version.number, round(r.score, 3), r.games) for place, r in enumerate(ladder(season.game), 1)]
-    return [Row(e.position, e.version.bot_id, e.version.bot.name, _owner(e.version.bot.owner), e.version_id,
-                e.version.number, float(e.points), e.played) for e in league.table()]
+                    r.version.number, round(r.score, 3), r.games) for place, r in enumerate(rated, 1)]
+    table = admitted(season=season, rows=league.table(), owner=owner)
+    return [Row(place, e.version.bot_id, e.version.bot.name, _owner(e.version.bot.owner), e.version_id,
+                e.version.number, float(e.points), e.played) for place, e in enumerate(table, 1)]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Season writes: create one, and move it through its states (upcoming -> open -> closed -> finals
--> finished). The admin, `manage.py season ...` and beat (`seasons.periodic.tick`) all call
+"""Season writes: create one, choose who may enter it, and move it through its states (upcoming ->
+open -> closed -> finals -> finished). The admin, `manage.py season ...` and beat (`seasons.periodic.tick`) all call
 these; each locks the season's row, checks its state and refuses with Conflict (what state it is
 in and what would be needed) or Invalid, changing nothing.
 """
@@ -7,18 +7,20 @@ in and what would be needed) or Invalid, changing nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from armada_web.games import spec
 from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import Season, SeasonState
+from armada_web.seasons.models import EntryRule, Season, SeasonState
 from armada_web.seasons.signals import season_finished
 from armada_web.web.errors import Conflict, Invalid
 from armada_web.web.times import parse_time
@@ -66,18 +68,62 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     return SeasonInput(slug, game_spec.slug, name, opens_at, closes_at, ends_at)
 
 
+def check_entry_rule(*, entry_rule: Any = None, invited: Iterable[Any] = ()) -> tuple[EntryRule, list[User]]:
+    """The entry rule (default everyone) and the invited accounts (users or usernames) checked;
+    Invalid for an unknown rule or account, invitations under another rule, or an invited-only
+    season with nobody invited."""
+    rule_value = EntryRule.EVERYONE if entry_rule in (None, "") else entry_rule
+    if rule_value not in EntryRule.values:
+        raise Invalid(f"unknown entry rule {entry_rule!r}: one of {', '.join(EntryRule.values)}")
+    rule = EntryRule(rule_value)
+    items = list(invited)
+    if any(not isinstance(item, str | User) for item in items):
+        raise Invalid("invite accounts by their username")
+    names = {item.strip() for item in items if isinstance(item, str)}
+    found = {u.username: u for u in User.objects.filter(username__in=names)}
+    missing = sorted(names - set(found))
+    if missing:
+        raise Invalid(f"no account named {', '.join(missing)} to invite")
+    users = {u.pk: u for u in [*(i for i in items if isinstance(i, User)), *found.values()]}  # each once
+    if users and rule != EntryRule.INVITED:
+        raise Invalid(f"invited accounts are for an invited-only season (entry rule {EntryRule.INVITED.value}), "
+                      f"not {rule.value}: choose that rule or invite nobody")
+    if rule == EntryRule.INVITED and not users:
+        raise Invalid("an invited-only season needs at least one invited account")
+    return rule, sorted(users.values(), key=lambda u: u.pk)
+
+
 def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
-                  now: datetime | None = None) -> Season:
+                  entry_rule: Any = None, invited: Iterable[Any] = (), now: datetime | None = None) -> Season:
     """A new season: `upcoming` until `opens` (default now, then it is `open` at once), closing at
-    `closes` (default opens + 30 days) and ending at `ends` (default closes + 7 days)."""
+    `closes` (default opens + 30 days) and ending at `ends` (default closes + 7 days); whose bots
+    enter at its close is `entry_rule` (default everyone) with its `invited` accounts."""
     now = now or timezone.now()
     fields = check_season(slug=slug, game=game, name=name, opens=opens, closes=closes, ends=ends, now=now)
+    rule, users = check_entry_rule(entry_rule=entry_rule, invited=invited)
     with transaction.atomic():
         if Season.objects.filter(slug=fields.slug).exists():
             raise Conflict(f"there is a season {fields.slug} already")
         state = SeasonState.OPEN if fields.opens <= now else SeasonState.UPCOMING
-        return Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
-                                     closes=fields.closes, ends=fields.ends, state=state)
+        season = Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
+                                       closes=fields.closes, ends=fields.ends, state=state, entry_rule=rule)
+        season.invited_users.set(users)
+    return season
+
+
+def set_entry_rule(*, season: Season, entry_rule: Any, invited: Iterable[Any] = ()) -> Season:
+    """Choose who may enter an upcoming or open season (check_entry_rule); Conflict once it has
+    closed: its entries are frozen under the rule it had."""
+    rule, users = check_entry_rule(entry_rule=entry_rule, invited=invited)
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+            raise Conflict(f"season {locked.slug} is {locked.state}: its entries are frozen, so its entry rule "
+                           "changes only before the close")
+        locked.entry_rule = rule
+        locked.save(update_fields=["entry_rule"])
+        locked.invited_users.set(users)
+    return locked
 
 
 def _locked(season: Season) -> Season:

@@ -1,5 +1,8 @@
 """Demo data for `make up`: three demo users, each owning a starter bot of each game (idempotent).
 
+The users are marked as demo accounts (`accounts.services.mark_demo`), so a season whose entry
+rule keeps demo accounts out leaves their bots out (docs/seasons.md, "Who may enter").
+
 The bots are uploaded through `bots.services.upload_version`, so they are validated like any
 upload; once valid, matchmaking pairs the Galaxy ones (three owners) and the Mothership ones
 join the league.
@@ -13,6 +16,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
 from armada.botspec import starter_file
+from armada_web.accounts.services import mark_demo
 from armada_web.bots import services
 from armada_web.bots.models import Bot
 
@@ -25,7 +29,7 @@ DEMO = {
 
 
 class Command(BaseCommand):
-    help = "Create the demo users and their starter bots (validated like any upload); idempotent."
+    help = "Create the demo users (marked as demo accounts) and their starter bots, validated; idempotent."
 
     def handle(self, *args: Any, **options: Any) -> None:
         made = 0
@@ -34,6 +38,7 @@ class Command(BaseCommand):
             if user.has_usable_password():
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
+            mark_demo(user=user)
             for game, starter in starters.items():
                 name = f"{username.removeprefix('demo-')}-{starter}"
                 bot = Bot.objects.filter(game=game, name__iexact=name).first()

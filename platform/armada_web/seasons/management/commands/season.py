@@ -1,6 +1,6 @@
-"""`manage.py season create|open|close|finals|finish ...`: seasons by hand (beat does the same by
-their times). Each prints one line saying what it did; a refusal (a wrong state, bad input)
-exits 1 with the reason and changes nothing."""
+"""`manage.py season create|entry|open|close|finals|finish ...`: seasons by hand (beat does the same
+by their times), and who may enter one (its entry rule). Each prints one line saying what it did;
+a refusal (a wrong state, bad input) exits 1 with the reason and changes nothing."""
 
 from __future__ import annotations
 
@@ -10,15 +10,17 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from armada_web.games import SPECS
 from armada_web.seasons import queries, services
-from armada_web.seasons.models import SeasonState
+from armada_web.seasons.models import EntryRule, Season, SeasonState
 from armada_web.web.errors import DomainError
 
 
 class Command(BaseCommand):
-    help = "Create a season, or move one on: open, close (entries frozen), finals, finish (docs/seasons.md)."
+    help = ("Create a season, choose who may enter it, or move one on: open, close (entries frozen), finals, "
+            "finish (docs/seasons.md).")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, metavar="create|open|close|finals|finish")
+        actions = parser.add_subparsers(dest="action", required=True,
+                                        metavar="create|entry|open|close|finals|finish")
         create = actions.add_parser("create", help="a new season (upcoming until it opens)")
         create.add_argument("slug")
         create.add_argument("--game", required=True, choices=sorted(SPECS))
@@ -26,8 +28,16 @@ class Command(BaseCommand):
         create.add_argument("--opens", help="ISO 8601 (default: now)")
         create.add_argument("--closes", help="ISO 8601 (default: 30 days after it opens)")
         create.add_argument("--ends", help="ISO 8601 (default: 7 days after it closes)")
+        entry = actions.add_parser("entry", help="choose who may enter an upcoming or open season")
+        entry.add_argument("slug")
+        for each in (create, entry):
+            each.add_argument("--entry", choices=EntryRule.values, required=each is entry,
+                              help="whose bots enter at the close: everyone (default), not-staff-or-demo "
+                                   "(no staff or demo accounts) or invited (the --invite accounts only)")
+            each.add_argument("--invite", action="append", default=[], metavar="USERNAME",
+                              help="an account whose bots may enter (with --entry invited); repeat it")
         for name, text in (("open", "open an upcoming season now"),
-                           ("close", "close an open season: each bot's active version becomes its entry"),
+                           ("close", "close an open season: each admitted bot's active version becomes its entry"),
                            ("finish", "end a closed season or its finals now, with the standings as they are")):
             actions.add_parser(name, help=text).add_argument("slug")
         start = actions.add_parser("finals", help="begin a closed season's finals (Mothership Down: its result)")
@@ -45,11 +55,15 @@ class Command(BaseCommand):
         action = options["action"]
         if action == "create":
             season = services.create_season(slug=options["slug"], game=options["game"], name=options["name"],
-                                            opens=options["opens"], closes=options["closes"], ends=options["ends"])
+                                            opens=options["opens"], closes=options["closes"], ends=options["ends"],
+                                            entry_rule=options["entry"], invited=options["invite"])
             return (f"created season {season.slug} ({season.game}, {season.state}): "
                     f"opens {season.opens:%Y-%m-%d %H:%M}, closes {season.closes:%Y-%m-%d %H:%M}, "
-                    f"ends {season.ends:%Y-%m-%d %H:%M} UTC")
+                    f"ends {season.ends:%Y-%m-%d %H:%M} UTC; {_who(season)}")
         season = queries.season(options["slug"])
+        if action == "entry":
+            season = services.set_entry_rule(season=season, entry_rule=options["entry"], invited=options["invite"])
+            return f"season {season.slug}: {_who(season)}"
         if action == "open":
             services.open_season(season=season)
             return f"season {season.slug} is open"
@@ -65,3 +79,11 @@ class Command(BaseCommand):
                     f"of {season.games} games per entry, {season.matches_total} matches")
         season = services.finish_season(season=season)
         return f"season {season.slug} is finished: {season.standings.count()} final standings stored"
+
+
+def _who(season: Season) -> str:
+    """Who may enter, in words: "entry: everyone" or "entry: invited accounts only (2 invited)"."""
+    label = EntryRule(season.entry_rule).label
+    if season.entry_rule == EntryRule.INVITED:
+        return f"entry: {label} ({season.invited_users.count()} invited)"
+    return f"entry: {label}"
