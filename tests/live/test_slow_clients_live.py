@@ -1,9 +1,8 @@
 """Slow clients cannot take `make up`'s site down (issue 30): gunicorn as `make up` runs it
 (infra/gunicorn.conf.py, no proxy in front) keeps answering every ordinary request within 2 s
 while 64 connections on the loopback send a request line and then one header line every few
-seconds for a minute (slowloris). With the former sync workers every worker process sat reading
-one slow client's headers and the ordinary requests waited for a minute (docs/deploy.md, "Slow
-clients")."""
+seconds for a minute (slowloris). A sync worker reads one slow client's headers for as long as
+they take (docs/deploy.md, "Slow clients")."""
 
 from __future__ import annotations
 
