@@ -1,8 +1,9 @@
 """gunicorn's settings for the site, in one place: `make up` (infra/up.sh), the app image (web),
 tests and benches (tests/support/localsite.py) all start `gunicorn -c infra/gunicorn.conf.py --bind ...`.
 
-Workers from the cores (2 per core + 1; `WEB_WORKERS` overrides), forked from a master that
-loaded the site once, each replaced after
+Workers from the cores (2 per core + 1; `WEB_WORKERS` overrides), each with `WEB_THREADS`
+threads (gunicorn's threaded workers, so that slow clients cannot take the site down:
+docs/deploy.md, "Slow clients"), forked from a master that loaded the site once, each replaced after
 `WEB_MAX_REQUESTS` requests (1000) with a random jitter of up to a tenth of that, so that
 workers do not all restart at once; the access log goes to standard output unless the command
 line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
@@ -30,6 +31,17 @@ workers = _int("WEB_WORKERS", 2 * len(os.sched_getaffinity(0)) + 1)
 max_requests = _int("WEB_MAX_REQUESTS", 1000)
 max_requests_jitter = _int("WEB_MAX_REQUESTS_JITTER", max(max_requests // 10, 1))
 timeout = _int("WEB_TIMEOUT_S", 60)
+# Threaded workers (gthread): a connection holds one of its worker's threads, not the whole process,
+# while its request line and headers trickle in, so a few dozen slow clients (slowloris) leave the
+# other threads serving; `make up` has no buffering proxy in front (docs/deploy.md, "Slow clients").
+# A worker takes no more connections than it has threads (the rest wait in the kernel's queue for a
+# worker with a free thread: none waits behind a slow client inside a busy worker), and, like the
+# sync workers, closes each connection after its response (no keep-alive to hold a thread's place);
+# a connection that sends nothing for 5 s goes back to the worker's loop and is closed.
+worker_class = "gthread"
+threads = _int("WEB_THREADS", 16)
+worker_connections = threads
+keepalive = 0
 graceful_timeout = 20
 accesslog = "-"
 # The workers' heartbeat files in memory: a slow disk (or a container's overlay) never stalls them.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make up`: install what is missing, start the services, the site (gunicorn), the Celery workers
 # (validation; matches: finals, challenges, events, ranked; periodic jobs: `manage.py queues`) and Celery beat; print the URL
-# and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else).
+# and the demo admin's credentials. Ctrl-C stops what this run started (and nothing else: Redis or
+# the Docker engine it started keeps running while another instance uses it; infra/services.sh).
 # Running it while the site already runs changes nothing.
 #
 # Honours HOST, PORT, ARMADA_DATA_DIR (every file of its state), DATABASE_URL and REDIS_URL,
@@ -32,27 +33,24 @@ if [ -x "$PY" ] && port_taken; then
   die "port $PORT is taken by another program; set PORT=... to use another one"
 fi
 
-started="$RUN_DIR/started-by-armada"
-: > "$started"
 pids=()
 cleanup() {
   trap - INT TERM EXIT
   say "stopping what this run started"
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  while read -r name pid; do
-    [ -n "${pid:-}" ] && kill -TERM "$pid" 2>/dev/null && say "stopped $name"
-  done < "$started"
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  : > "$started"
   # No bot container or work folder outlives the run: a worker child killed meanwhile left its own
   # (their holder is dead now); containers of other checkouts' live workers are not touched.
   "$PY" -m armada_sandbox sweep >/dev/null 2>&1 || true
+  # Redis and the Docker engine are the machine's: one this run started keeps running while another
+  # instance uses it (a second instance beside the first); the last one to leave stops it.
+  "$ROOT/infra/services.sh" release $$ || true
 }
 trap cleanup EXIT
 trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
 trap "exit 143" TERM
 
-"$ROOT/infra/services.sh"
+"$ROOT/infra/services.sh" --for $$
 make -C "$ROOT" --no-print-directory bot-image
 
 cd "$ROOT"

@@ -169,3 +169,18 @@ def test_gunicorn_freezes_the_preloaded_site_before_each_worker_forks():
         assert gc.get_freeze_count() > 1000
     finally:
         gc.unfreeze()
+
+
+def test_gunicorn_serves_with_threads_a_worker_taking_no_more_connections_than_threads(monkeypatch):
+    """Slow clients hold a thread, never a worker, and no request waits behind one inside a worker
+    (docs/deploy.md, "Slow clients"; measured by tests/live/test_slow_clients_live.py)."""
+    import runpy
+
+    path = str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py")
+    conf = runpy.run_path(path)
+    assert conf["worker_class"] == "gthread"
+    assert conf["threads"] == 16 and conf["worker_connections"] == conf["threads"] and conf["keepalive"] == 0
+    assert callable(conf["pre_fork"]) and conf["preload_app"] is True
+    monkeypatch.setenv("WEB_THREADS", "4")
+    conf = runpy.run_path(path)
+    assert conf["threads"] == 4 and conf["worker_connections"] == 4
