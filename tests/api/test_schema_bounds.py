@@ -77,6 +77,7 @@ def test_the_match_lists_page_numbers_reach_the_newest_10000_matches(db):
     assert client.get("/api/matches/", {"page": MAX_OFFSET, "page_size": 1}).status_code == 200
     assert "page must be between 1 and 10000" in error(client.get("/api/matches/", {"page": MAX_OFFSET + 1}), 400)
     assert "page_size" in error(client.get("/api/matches/", {"page_size": MAX_PAGE_SIZE + 1}), 400)
+    assert "page must be a whole number" in error(client.get("/api/matches/", {"page": "null", "cursor": "n1"}), 400)
 
 
 @pytest.mark.parametrize("query", ["page=1&page=2", "page_size=5&page_size=5", "game=galaxy&game=mothership",

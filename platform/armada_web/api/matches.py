@@ -139,8 +139,10 @@ class MatchListView(APIView):
         chosen = listing.filters(**{name: params.get(name) for name in listing.FILTERS})
         size = listing.page_size(params.get("page_size"))
         base = {**chosen.query(), **({"page_size": str(size)} if "page_size" in params else {})}
-        if params.get("page") and not params.get("cursor"):
-            number = parse_int(params.get("page"), what="page", minimum=1, maximum=listing.MAX_OFFSET)
+        # A page number is checked whenever one is given; a cursor, when there is one, chooses the page.
+        raw_page = params.get("page")
+        number = parse_int(raw_page, what="page", minimum=1, maximum=listing.MAX_OFFSET) if raw_page else None
+        if number is not None and not params.get("cursor"):
             rows, more = listing.numbered_page(chosen=chosen, number=number, size=size)
             older = self._link(base, page=str(number + 1)) if more else None
             newer = self._link(base, page=str(number - 1)) if number > 1 else None
