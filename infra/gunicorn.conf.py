@@ -8,11 +8,16 @@ docs/deploy.md, "Slow clients"), forked from a master that loaded the site once,
 workers do not all restart at once; the access log goes to standard output unless the command
 line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
 error log on standard error, the access log on standard output) are JSON objects too, like the
-site's (armada_web.runtime.logs).
+site's (armada_web.runtime.logs). gunicorn's own refusals (a request line or header past its
+limits, a malformed request) answer JSON `{"detail": ...}` like every error of the site's API
+(`write_json_error`), not gunicorn's HTML page.
 """
 
 import gc
+import json
 import os
+
+from gunicorn import util
 
 
 def _int(name: str, default: int) -> int:
@@ -47,6 +52,19 @@ accesslog = "-"
 # The workers' heartbeat files in memory: a slow disk (or a container's overlay) never stalls them.
 _SHM = "/dev/shm"  # noqa: S108 (gunicorn makes its own private files in it)
 worker_tmp_dir = _SHM if os.path.isdir(_SHM) else None
+
+
+def write_json_error(sock: object, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's `util.write_error`, answering `{"detail": ...}` (a 414 for a request line past
+    4094 bytes, a 431, a 400): these reach no Django code, and the API's schema says every error
+    is JSON. Its workers call `util.write_error` through the module, so replacing it here holds in each."""
+    body = json.dumps({"detail": f"{reason.lower()}: {mesg}"[:500]}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin1") + body)
+
+
+util.write_error = write_json_error
 
 
 def pre_fork(server: object, worker: object) -> None:

@@ -85,6 +85,8 @@ MIDDLEWARE = [
     "armada_web.web.inputs.DrainUnreadBody",
     # Every error under /api/ is JSON, whoever answered it (armada_web.api.errors).
     "armada_web.api.errors.JsonErrors",
+    # A query parameter given twice under /api/ is a 400 (armada_web.api.parsers: none is an array).
+    "armada_web.api.parsers.OneValueEach",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -211,12 +213,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "armada_web.api.errors.exception_handler",
-    # JSON bodies of bounded size and depth (api/parsers.py), forms, multipart uploads.
-    "DEFAULT_PARSER_CLASSES": [
-        "armada_web.api.parsers.LimitedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON bodies of bounded size and depth (api/parsers.py), and only JSON: the schema's bodies are
+    # typed JSON (a form's fields are all strings); the upload takes its multipart form (api/bots.py).
+    "DEFAULT_PARSER_CLASSES": ["armada_web.api.parsers.LimitedJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": [
         "armada_web.api.throttles.AnonThrottle",
         "armada_web.api.throttles.UserThrottle",
@@ -245,6 +244,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # `<id:...>` in a path (armada_web.web.inputs): a positive 63-bit integer.
+    # Enums as components (drf-spectacular's default hook); an empty query parameter is one not given.
+    # One enum of the games, whether a serializer's ChoiceField or a typed JSON field states it.
+    "ENUM_NAME_OVERRIDES": {"GameEnum": "armada_web.bots.models.Game"},
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "armada_web.api.schema.empty_is_not_given"],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
                                  "username": {"type": "string", "pattern": f"^{USERNAME_PATTERN}$"}},
 }

@@ -182,7 +182,7 @@ def test_a_retired_bot_has_no_active_version_to_choose(api):
     BotVersion.objects.filter(pk=version.pk).update(status="valid")
     retire_bot(bot=bot, user=client.user)
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": version.pk}, format="json")
-    assert response.status_code == 400 and "retired" in response.json()["detail"]
+    assert response.status_code == 409 and "retired" in response.json()["detail"]  # the bot's state
 
 
 def test_the_token_limit_holds_on_the_profile_page_and_the_api_alike(client, make_user, settings):

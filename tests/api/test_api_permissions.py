@@ -403,7 +403,7 @@ def test_every_error_body_is_a_single_detail(bot, api, owner, stranger):
         "400 fields": mine.post("/api/bots/", {}, format="json"),
         "400 name": mine.post("/api/bots/", {"name": "x", "game": "galaxy"}, format="json"),
         "400 game": mine.post("/api/bots/", {"name": "fine", "game": "chess"}, format="json"),
-        "400 taken": mine.post("/api/bots/", {"name": "TARGET", "game": "galaxy"}, format="json"),
+        "409 taken": mine.post("/api/bots/", {"name": "TARGET", "game": "galaxy"}, format="json"),  # a state: 409
         "400 no file": mine.post(f"/api/bots/{bot.pk}/versions/", {}, format="multipart"),
         "400 bad file": mine.post(f"/api/bots/{bot.pk}/versions/",
                                   {"file": SimpleUploadedFile("bot.exe", b"MZ")}, format="multipart"),
@@ -440,11 +440,13 @@ def test_lists_are_paginated(make_user, settings):
     assert sorted(ids) == sorted(Bot.objects.values_list("id", flat=True))  # every bot once
     small = client.get("/api/bots/", {"page_size": 7, "page": 9}).json()
     assert len(small["results"]) == 4 and small["next"] is None
-    assert len(client.get("/api/bots/", {"page_size": 1000}).json()["results"]) == 60  # at most 200
+    assert len(client.get("/api/bots/", {"page_size": 200}).json()["results"]) == 60  # at most 200
+    too_many = client.get("/api/bots/", {"page_size": 201})  # more: refused, as the schema's maximum says
+    assert too_many.status_code == 400 and "page_size must be between 1 and 200" in only_detail(too_many)
     filtered = client.get("/api/bots/", {"owner": "user1", "game": "galaxy"}).json()
     assert filtered["count"] == 10
     beyond = client.get("/api/bots/", {"page": 3})
-    assert beyond.status_code == 400  # past the last page: the list's range (docs/site.md)
+    assert beyond.status_code == 404  # past the last page: no such page, and the list's range (docs/site.md)
     only_detail(beyond)
 
 

@@ -157,7 +157,7 @@ def test_same_files_whatever_the_timestamps_are_a_duplicate(bot, api):
 
 def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
     from armada_web.bots.services import create_bot
-    from armada_web.web.errors import Invalid
+    from armada_web.web.errors import Conflict
 
     settings.ARMADA = settings.ARMADA.with_(uploads_per_hour=2)
     client = api(bot.owner)
@@ -172,7 +172,7 @@ def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
 
     settings.ARMADA = settings.ARMADA.with_(max_bots_per_game=2)
     create_bot(user=bot.owner, name="second", game="galaxy")
-    with pytest.raises(Invalid, match="the limit is 2"):
+    with pytest.raises(Conflict, match="the limit is 2"):  # a limit of objects held: 409
         create_bot(user=bot.owner, name="third", game="galaxy")
     create_bot(user=bot.owner, name="other-game", game="mothership")  # the limit is per game
 
@@ -192,7 +192,7 @@ def test_names_are_unique_per_game_whatever_the_case(api, make_user):
     first, second = api(make_user("ann")), api(make_user("ben"))
     assert first.post("/api/bots/", {"name": "Rocket", "game": "galaxy"}, format="json").status_code == 201
     response = second.post("/api/bots/", {"name": "rocket", "game": "galaxy"}, format="json")
-    assert response.status_code == 400 and "taken" in response.json()["detail"]
+    assert response.status_code == 409 and "taken" in response.json()["detail"]  # a state: 409
     assert second.post("/api/bots/", {"name": "rocket", "game": "mothership"}, format="json").status_code == 201
 
 

@@ -150,7 +150,7 @@ def test_newest_valid_version_becomes_active_unless_pinned(version, api):
 
     pending = upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v4')\n")
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": pending.pk}, format="json")
-    assert response.status_code == 400 and "only a valid version" in response.json()["detail"]
+    assert response.status_code == 409 and "only a valid version" in response.json()["detail"]
     response = client.post(f"/api/bots/{bot.pk}/active/", {"version": third.pk}, format="json")
     assert response.json()["pinned"] is False  # the newest valid one: automatic again
 

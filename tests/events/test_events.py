@@ -150,11 +150,11 @@ def test_bad_entries_are_refused_with_their_status_and_change_nothing(members, m
     assert enter(mia, slug, "x", invite).status_code == 400
     mothership = valid_version(mia.user, "mia-race", game="mothership", starter="balanced")
     answer = enter(mia, slug, mothership, invite)
-    assert answer.status_code == 400 and "plays Mothership Down" in answer.json()["detail"]
+    assert answer.status_code == 409 and "plays Mothership Down" in answer.json()["detail"]  # the bot's state
     pending = valid_version(mia.user, "mia-new")
     BotVersion.objects.filter(pk=pending.pk).update(status="invalid")
     answer = enter(mia, slug, pending, invite)
-    assert answer.status_code == 400 and "no valid version" in answer.json()["detail"]  # no valid version
+    assert answer.status_code == 409 and "no valid version" in answer.json()["detail"]  # no valid version
     assert enter(mia, slug, v1, invite).status_code == 201
     second = valid_version(mia.user, "mia-two")
     answer = enter(mia, slug, second, invite)

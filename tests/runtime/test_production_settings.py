@@ -184,3 +184,29 @@ def test_gunicorn_serves_with_threads_a_worker_taking_no_more_connections_than_t
     monkeypatch.setenv("WEB_THREADS", "4")
     conf = runpy.run_path(path)
     assert conf["threads"] == 4 and conf["worker_connections"] == 4
+
+
+def test_gunicorns_own_refusals_are_json_like_the_apis_errors():
+    """A request line past gunicorn's limit never reaches Django: its 414 (and its 400s, 431) are
+    `{"detail": ...}` JSON all the same (issue 30: every answer under /api/ is JSON)."""
+    import json
+    import runpy
+    import socket
+
+    from gunicorn import util
+
+    original = util.write_error
+    try:
+        conf = runpy.run_path(str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py"))
+        assert util.write_error is conf["write_json_error"]  # what the workers call
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            util.write_error(ours, 414, "URI Too Long", "Request Line is too large (4928 > 4094)")
+            ours.close()
+            answer = theirs.recv(65536).decode("latin1")
+    finally:
+        util.write_error = original
+    head, body = answer.split("\r\n\r\n", 1)
+    assert head.startswith("HTTP/1.1 414 URI Too Long\r\n") and "Content-Type: application/json" in head
+    assert f"Content-Length: {len(body)}" in head
+    assert json.loads(body) == {"detail": "uri too long: Request Line is too large (4928 > 4094)"}

@@ -1,6 +1,7 @@
 """Page numbers, page sizes and cursors that are out of range, garbled, negative or huge answer 400
 with a message that says what is wrong (pages and API alike), never a 500, and never by reading the
-list: a number no list can reach is refused before any query."""
+list: a number no list can reach is refused before any query. (The API answers a page number its
+schema allows past a list's last page with 404 and the list's range.)"""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ def test_bad_page_numbers_and_cursors_answer_400_with_a_message(client, django_a
                 assert "page" in response.json()["detail"], response.json()
         response = api.get("/api/matches/", {"page": value})
         if value.strip():
-            assert response.status_code == 400 and "page must be a whole number" in response.json()["detail"]
+            detail = response.json()["detail"]  # not digits, or outside the schema's 1 to 10000
+            assert response.status_code == 400 and detail.startswith(("page must be a whole number",
+                                                                       "page must be between 1 and 10000")), detail
         for cursor in (value, f"o{value}", "n-5", "o99999999999999999999", "x123"):
             if not cursor.strip():
                 continue
@@ -46,12 +49,16 @@ def test_bad_page_numbers_and_cursors_answer_400_with_a_message(client, django_a
             assert response.json()["detail"].startswith("cursor: not one of this list's cursors")
             page = client.get("/matches/", {"cursor": cursor})
             assert page.status_code == 400 and "not one of this list" in page.content.decode()
-    # past the last page: 400 naming the range; a deep page number is refused before any query
+    # past the last page: 400 naming the range on a page, the API's 404 (a page number its schema
+    # allows, of a shorter list); a deep page number is refused before any query
     assert "has 1 page" in client.get("/ladder/galaxy/", {"page": 7}).content.decode()
-    assert "run from 1 to 1" in api.get("/api/ladder/galaxy/", {"page": 7}).json()["detail"]
+    past = api.get("/api/ladder/galaxy/", {"page": 7})
+    assert past.status_code == 404 and "run from 1 to 1" in past.json()["detail"]
     with django_assert_max_num_queries(0):
         deep = api.get("/api/matches/", {"page": 5000})
-    assert deep.status_code == 400 and "follow the list's next links" in deep.json()["detail"]
+    assert deep.status_code == 404 and "follow the list's next links" in deep.json()["detail"]
+    beyond = api.get("/api/matches/", {"page": 10_001})  # past the schema's maximum: a 400
+    assert beyond.status_code == 400 and "page must be between 1 and 10000" in beyond.json()["detail"]
     for size in ("0", "201", "x", "-3", "99999999999"):
         response = api.get("/api/matches/", {"page_size": size})
         assert response.status_code == 400 and "page_size" in response.json()["detail"]

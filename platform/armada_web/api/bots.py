@@ -14,8 +14,8 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from armada_web.api.fields import IdField, absolute
-from armada_web.api.pagination import KeyedPageNumber
+from armada_web.api.fields import BooleanFilter, IdField, TextField, absolute
+from armada_web.api.pagination import KeyedPageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
 from armada_web.bots import queries, services
@@ -74,15 +74,14 @@ class BotDetailSerializer(BotSerializer):
 
 
 @extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
-class BotNameField(serializers.CharField):
+class BotNameField(TextField):
     """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.logic.names`)."""
 
 
 class BotCreate(serializers.Serializer):
     name = BotNameField(max_length=100, help_text="3 to 40 letters, digits, '-' and '_'; unique per game")
     game = serializers.ChoiceField(choices=Game.choices)
-    description = serializers.CharField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True,
-                                        default="")
+    description = TextField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True, default="")
 
 
 class BotFilter(django_filters.FilterSet):
@@ -90,7 +89,7 @@ class BotFilter(django_filters.FilterSet):
     owner = django_filters.CharFilter(field_name="owner__username", lookup_expr="iexact")
     name = django_filters.CharFilter(field_name="name", lookup_expr="iexact")
     search = django_filters.CharFilter(method="filter_search")
-    retired = django_filters.BooleanFilter(field_name="retired", lookup_expr="isnull", exclude=True)
+    retired = BooleanFilter(field_name="retired", lookup_expr="isnull", exclude=True)
 
     class Meta:
         model = Bot
@@ -125,7 +124,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         bot.refresh_from_db()
         return Response(BotDetailSerializer(bot, context=self.get_serializer_context()).data, status=code)
 
-    @extend_schema(request=BotCreate, responses=answers({201: BotDetailSerializer}, 400, 403, 413, 415))
+    @extend_schema(request=BotCreate, responses=answers({201: BotDetailSerializer}, 400, 403, 409, 413, 415))
     def create(self, request: Request) -> Response:
         body = BotCreate(data=request.data)
         body.is_valid(raise_exception=True)
@@ -140,7 +139,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     def retire(self, request: Request, pk: int) -> Response:
         return self._detail(services.retire_bot(bot=self.get_object(), user=request.user))
 
-    @extend_schema(request=ActiveVersion, responses=answers({200: BotDetailSerializer}, 400, 403, 404, 413, 415))
+    @extend_schema(request=ActiveVersion, responses=answers({200: BotDetailSerializer}, 400, 403, 404, 409, 413,
+                                                            415))
     @action(detail=True, methods=["post"])
     def active(self, request: Request, pk: int) -> Response:
         bot = self.get_object()
@@ -148,7 +148,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         body.is_valid(raise_exception=True)
         return self._detail(services.set_active(bot=bot, user=request.user, version_id=body.validated_data["version"]))
 
-    @extend_schema(methods=["GET"], request=None, responses=answers({200: inline_serializer("PagedVersions", {
+    @extend_schema(methods=["GET"], request=None, parameters=page_openapi_parameters(),
+                   responses=answers({200: inline_serializer("PagedVersions", {
         "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
         "previous": serializers.URLField(allow_null=True), "results": VersionSummary(many=True)})}, 400, 404))
     @extend_schema(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
@@ -13,30 +14,39 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.fields import absolute
+from armada_web.api.fields import absolute, typed_json
 from armada_web.api.schema import answers
+from armada_web.bots.models import Game
 from armada_web.events import queries, services
 from armada_web.events.access import is_owner
-from armada_web.events.models import Event
+from armada_web.events.models import Event, EventFormat
+from armada_web.web.inputs import MAX_ID
+
+#: The bounds of an event's numbers as this site is configured (runtime.config).
+_LIMITS = settings.ARMADA
 
 
 class EventRequest(serializers.Serializer):
-    name = serializers.JSONField()
-    game = serializers.JSONField()
-    format = serializers.JSONField(help_text="round_robin or ladder")
-    games_per_pair = serializers.JSONField(required=False, allow_null=True,
-                                           help_text="round robin: games of each pair (default 1)")
-    starts = serializers.JSONField(required=False, allow_null=True, help_text="ISO 8601: it starts by itself then")
-    ends = serializers.JSONField(required=False, allow_null=True,
-                                 help_text="ISO 8601 (a ladder's end; required for a ladder)")
-    public = serializers.JSONField(required=False, allow_null=True, help_text="anyone may see it (default false)")
-    max_entrants = serializers.JSONField(required=False, allow_null=True)
+    name = typed_json({"type": "string", "minLength": 1, "maxLength": services.NAME_MAX, "pattern": r"\S"})
+    game = typed_json({"type": "string", "enum": list(Game.values)})
+    format = typed_json({"type": "string", "enum": list(EventFormat.values)}, help_text="round_robin or ladder")
+    games_per_pair = typed_json({"type": "integer", "minimum": 1, "maximum": _LIMITS.event_max_games_per_pair},
+                                nullable=True, required=False, help_text="round robin: games of each pair (default 1)")
+    starts = typed_json({"type": "string", "format": "date-time"}, nullable=True, required=False,
+                        help_text="ISO 8601: it starts by itself then")
+    ends = typed_json({"type": "string", "format": "date-time"}, nullable=True, required=False,
+                      help_text="ISO 8601 (a ladder's end; required for a ladder)")
+    public = typed_json({"type": "boolean"}, nullable=True, required=False,
+                        help_text="anyone may see it (default false)")
+    max_entrants = typed_json({"type": "integer", "minimum": 2, "maximum": _LIMITS.event_max_entrants}, nullable=True,
+                              required=False)
 
 
 class EntryRequest(serializers.Serializer):
-    bot = serializers.JSONField(help_text="your bot's id")
-    invite = serializers.JSONField(required=False, allow_null=True,
-                                   help_text="the event's invite code (its owner needs none)")
+    bot = typed_json({"type": "integer", "minimum": 1, "maximum": MAX_ID}, refusal="give your bot's id as an integer",
+                     help_text="your bot's id")
+    invite = typed_json({"type": "string", "maxLength": 200}, nullable=True, required=False,
+                        help_text="the event's invite code (its owner needs none)")
 
 
 class EventBotRef(serializers.Serializer):
@@ -111,7 +121,7 @@ class OwnedEventSerializer(EventDetailSerializer):
         return data
 
 
-@extend_schema_view(get=extend_schema(responses=answers({200: EventSerializer(many=True)}, 400)))
+@extend_schema_view(get=extend_schema(responses=answers({200: EventSerializer(many=True)}, 400, 404)))
 class EventsView(ListAPIView):
     """Create an event (signed in), or list the events you may see (public ones, yours, those you entered)."""
 

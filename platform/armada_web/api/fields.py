@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+import jsonschema
 from django import forms
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -20,16 +21,48 @@ def absolute(context: dict[str, Any], path: str) -> str:
 
 
 class IdField(serializers.IntegerField):
-    """An id in a body: a JSON integer (or a string of ASCII digits), 1 .. 2**63 - 1 (`inputs.parse_id`)."""
+    """An id in a JSON body: a JSON integer 1 .. 2**63 - 1 (`inputs.parse_id`), as the schema says (not
+    the string "7", which DRF's IntegerField would take)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
 
     def to_internal_value(self, data: Any) -> int:
+        what = self.field_name or "id"
+        if not isinstance(data, int) or isinstance(data, bool):
+            raise serializers.ValidationError(f"give the {what} as a JSON integer from 1 to {MAX_ID}")
         try:
-            return parse_id(data, what=self.field_name or "id")
+            return parse_id(data, what=what)
         except Invalid as exc:
             raise serializers.ValidationError(str(exc)) from None
+
+
+class TextField(serializers.CharField):
+    """A string in a JSON body, and only a string: DRF's CharField turns `123` into `"123"`, which
+    the schema (`type: string`) does not allow."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be a string")
+        return str(super().to_internal_value(data))
+
+
+class StrictBooleanFormField(forms.Field):
+    """`?name=true` or `?name=false` (the schema's boolean); anything else is a 400 (django-filter's
+    own BooleanFilter reads any other word as "no filter")."""
+
+    def to_python(self, value: Any) -> bool | None:
+        if value in self.empty_values:
+            return None
+        if value in ("true", "false"):
+            return value == "true"
+        raise forms.ValidationError(f"must be true or false; got {str(value)[:20]!r}")
+
+
+class BooleanFilter(django_filters.BooleanFilter):
+    """`?name=true|false`, as the schema says (see StrictBooleanFormField)."""
+
+    field_class = StrictBooleanFormField
 
 
 class IdFormField(forms.Field):
@@ -49,3 +82,36 @@ class IdFilter(django_filters.Filter):
     """`?name=ID`: an id (ASCII digits, 1 .. 2**63 - 1); anything else is a 400."""
 
     field_class = IdFormField
+
+
+#: How a refusal names each JSON type.
+TYPE_WORDS = {"integer": "a whole number (a JSON integer)", "string": "text (a JSON string)",
+              "boolean": "true or false", "number": "a number", "object": "an object", "array": "a list"}
+
+
+def _shape(schema: dict[str, Any]) -> dict[str, Any]:
+    """The types in `schema`, without its bounds, enums and patterns."""
+    if "anyOf" in schema:
+        return {"anyOf": [_shape(option) for option in schema["anyOf"]]}
+    return {"type": schema["type"]} if "type" in schema else {}
+
+
+def typed_json(schema: dict[str, Any], *, nullable: bool = False, refusal: str = "", **kwargs: Any
+               ) -> serializers.JSONField:
+    """A body field that takes the JSON types `schema` (JSON Schema) allows, and states all of
+    `schema` in the API's schema. DRF's JSONField takes any value, and the services behind these
+    fields read `"3"` as 3; this refuses a value of another type (`Invalid`: 400 with `refusal`,
+    or "NAME must be TYPE"), while the service checks the bounds, enums and patterns with its own
+    messages (a name too long, an unknown game)."""
+    shape = _shape(schema)
+
+    class TypedJSONField(serializers.JSONField):
+        def to_internal_value(self, data: Any) -> Any:
+            if not jsonschema.Draft7Validator(shape).is_valid(data):
+                words = " or ".join(TYPE_WORDS.get(option.get("type", ""), "a JSON value")
+                                    for option in shape.get("anyOf", [shape]))
+                raise Invalid(refusal or f"{self.field_name} must be {words}")
+            return super().to_internal_value(data)
+
+    stated = {**schema, "nullable": True} if nullable else schema
+    return extend_schema_field(stated)(TypedJSONField)(allow_null=nullable, **kwargs)  # type: ignore[no-any-return]

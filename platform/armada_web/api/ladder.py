@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.fields import absolute
+from armada_web.api.fields import absolute, typed_json
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
 from armada_web.api.pagination import KeyedPageNumber, LadderPages
 from armada_web.api.schema import answers
@@ -27,6 +27,7 @@ from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.ladder.queries import battle_of, ladder
 from armada_web.matches.models import Match
 from armada_web.matches.queries import matches
+from armada_web.web.inputs import MAX_ID
 
 
 class BotRef(serializers.Serializer):
@@ -137,9 +138,17 @@ class BattleReplayView(APIView):
         return gzip_response(league.battle_replay(first.version, second.version), f"{league.GAME}-{a}-{b}.json.gz")
 
 
+#: A bot in a challenge: its id (a JSON integer) or its name (what `bots.logic.names` allows; digits
+#: that name no bot are taken as an id).
+BOT_REF = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                     {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,40}$"}]}
+
+
 class ChallengeRequest(serializers.Serializer):
-    bot = serializers.JSONField(help_text="your bot: its id (a number) or its name")
-    opponent = serializers.JSONField(help_text="the other bot: its id (a number) or its name (unique per game)")
+    bot = typed_json(BOT_REF, refusal="give the bot as a bot's id (a number) or its name",
+                     help_text="your bot: its id (a number) or its name")
+    opponent = typed_json(BOT_REF, refusal="give the opponent as a bot's id (a number) or its name",
+                          help_text="the other bot: its id (a number) or its name (unique per game)")
 
 
 class ChallengeSerializer(MatchDetailSerializer):

@@ -14,12 +14,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.fields import absolute
+from armada_web.api.pagination import page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
+from armada_web.bots.models import Game
 from armada_web.matches import listing, storage
-from armada_web.matches.models import Match, MatchStatus, Participant
+from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches, seat_log
-from armada_web.web.paging import page_number
+from armada_web.web.inputs import parse_int
 
 
 def bot_ref(p: Participant) -> dict[str, Any] | None:
@@ -95,14 +97,26 @@ class MatchDetailSerializer(MatchSerializer):
         return absolute(self.context, f"/api/matches/{match.pk}/replay/")
 
 
-FILTERS = [OpenApiParameter(name, str, description=text) for name, text in (
-    ("game", "galaxy or mothership"), ("bot", "a bot's id or name: the matches one of its versions sat in"),
-    ("opponent", "with bot: the matches against this bot (id or name)"),
-    ("version", "with bot: the matches of its version N"), ("kind", "ranked or challenge"),
-    ("result", "with bot: win, draw or loss (the bot's)"), ("status", "queued, running, finished, failed or void"),
-    ("cursor", "the page: follow next and previous (o<id>: older than match id, n<id>: newer)"),
-    ("page", "old clients: page N by number, within the newest 10,000 matches"),
-    ("page_size", "matches per page, 1 to 200 (50)"))]
+def _enum(name: str, values: list[str], text: str) -> OpenApiParameter:
+    return OpenApiParameter(name, str, enum=values, description=text)
+
+
+FILTERS = [
+    _enum("game", list(Game.values), "the game"),
+    OpenApiParameter("bot", str, description="a bot's id or name: the matches one of its versions sat in"),
+    OpenApiParameter("opponent", str, description="with bot: the matches against this bot (id or name)"),
+    OpenApiParameter("version", str, pattern=f"^{listing.VERSION_PATTERN}$",
+                     description="with bot: the matches of its version N (3 or v3)"),
+    _enum("kind", list(MatchKind.values), "the kind of match"),
+    _enum("result", list(Result.values), "with bot: the bot's result"),
+    _enum("status", list(MatchStatus.values), "the match's status"),
+    OpenApiParameter("cursor", str, pattern=f"^{listing.CURSOR_PATTERN}$",
+                     description="the page: follow next and previous (o<id>: older than match id, n<id>: newer)"),
+    *page_openapi_parameters(
+        page_maximum=listing.MAX_OFFSET,
+        page_description=f"old clients: page N by number, within the newest {listing.MAX_OFFSET:,} matches "
+        "(404 for a page deeper than they reach: follow next)"),
+]
 
 
 class MatchPageSerializer(serializers.Serializer):
@@ -118,14 +132,17 @@ class MatchListView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(operation_id="matches_list", parameters=FILTERS, responses=answers({200: MatchPageSerializer}, 400))
+    @extend_schema(operation_id="matches_list", parameters=FILTERS,
+                   responses=answers({200: MatchPageSerializer}, 400, 404))
     def get(self, request: Request) -> Response:
         params = request.query_params
         chosen = listing.filters(**{name: params.get(name) for name in listing.FILTERS})
         size = listing.page_size(params.get("page_size"))
         base = {**chosen.query(), **({"page_size": str(size)} if "page_size" in params else {})}
-        if params.get("page") and not params.get("cursor"):
-            number = page_number(params.get("page"))
+        # A page number is checked whenever one is given; a cursor, when there is one, chooses the page.
+        raw_page = params.get("page")
+        number = parse_int(raw_page, what="page", minimum=1, maximum=listing.MAX_OFFSET) if raw_page else None
+        if number is not None and not params.get("cursor"):
             rows, more = listing.numbered_page(chosen=chosen, number=number, size=size)
             older = self._link(base, page=str(number + 1)) if more else None
             newer = self._link(base, page=str(number - 1)) if number > 1 else None

@@ -1,6 +1,12 @@
-"""The API's JSON bodies: size and nesting depth bounded before the JSON is parsed.
+"""The API's inputs before a view reads them: JSON bodies of bounded size and depth, query
+strings that give each parameter once.
 
-DRF's JSONParser reads the whole body and hands it to `json.load`, which recurses once per
+Query strings: every query parameter of the API is one value (the schema says so: none is an
+array), while Django's `QueryDict.get` takes the last of `?page=1&page=2` and drops the others
+silently. `OneValueEach` (middleware) answers such a request under /api/ with a 400 naming the
+parameter, before the view or its authentication runs.
+
+JSON bodies: DRF's JSONParser reads the whole body and hands it to `json.load`, which recurses once per
 nesting level: a body of 100,000 `[` is a RecursionError (a 500) and a huge body is read into
 memory whatever its size. `LimitedJSONParser` (the default parser, settings.REST_FRAMEWORK)
 reads at most `ARMADA_API_JSON_MAX_BYTES` + 1 bytes (TooLarge, 413, past it) and measures the
@@ -11,9 +17,12 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
 from rest_framework.parsers import JSONParser
 
 from armada_web.web.errors import Invalid, TooLarge
@@ -48,3 +57,18 @@ class LimitedJSONParser(JSONParser):
         if depth > config.api_json_max_depth:
             raise Invalid(f"JSON nested too deeply: {depth} levels (at most {config.api_json_max_depth})")
         return super().parse(io.BytesIO(body), media_type, parser_context)
+
+
+class OneValueEach:
+    """Middleware: a query parameter given more than once under /api/ is a 400 (see the module)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if request.path.startswith("/api/"):
+            repeated = sorted(name for name, values in request.GET.lists() if len(values) > 1)
+            if repeated:
+                names = ", ".join(name[:40] for name in repeated[:5])
+                return JsonResponse({"detail": f"give each query parameter once; repeated: {names}"}, status=400)
+        return self.get_response(request)

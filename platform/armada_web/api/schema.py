@@ -28,7 +28,8 @@ class ErrorSerializer(serializers.Serializer):
 
 #: What each error status means, anywhere in the API (the schema's descriptions).
 ERRORS: dict[int, str] = {
-    400: "the input is wrong: a field, a filter or a page number (the detail says which)",
+    400: "the input is wrong: a field, a filter, a page number or a query parameter given twice (the detail says "
+         "which)",
     401: "not signed in, or the Authorization header is not a valid token",
     403: "signed in, but this is not yours (or a session's request without its CSRF token)",
     404: "no such object, or one you may not see; or a page past the last",
@@ -39,9 +40,10 @@ ERRORS: dict[int, str] = {
     429: "too many requests or failed attempts; the detail says how long to wait",
     503: "a service the request needs is down; nothing was changed, try again",
 }
-#: What any operation can answer: a wrong token is refused everywhere, throttles apply everywhere, and
-#: the web server (gunicorn) refuses a request line past its limit before the site sees it.
-ALWAYS = (401, 414, 429)
+#: What any operation can answer: a query parameter given twice is refused everywhere (api/parsers.py),
+#: so is a wrong token, throttles apply everywhere, and the web server (gunicorn) refuses a request
+#: line past its limit before the site sees it.
+ALWAYS = (400, 401, 414, 429)
 
 
 def answers(ok: dict[Any, Any], *errors: int) -> dict[Any, Any]:
@@ -51,3 +53,14 @@ def answers(ok: dict[Any, Any], *errors: int) -> dict[Any, Any]:
     for code in sorted({*errors, *ALWAYS}):
         out[code] = OpenApiResponse(ErrorSerializer, description=ERRORS[code])
     return out
+
+
+def empty_is_not_given(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular's post-processing hook: every query parameter of the API reads an empty value
+    (`?page=`, `?game=`, as a form sends them) as one not given, so the schema says `allowEmptyValue`."""
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                if parameter.get("in") == "query":
+                    parameter["allowEmptyValue"] = True
+    return result

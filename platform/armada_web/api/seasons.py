@@ -93,7 +93,7 @@ class StandingRow(serializers.Serializer):
     stage = serializers.IntegerField(help_text="the last finals stage it played in")
 
 
-@extend_schema_view(get=extend_schema(responses=answers({200: SeasonSerializer(many=True)}, 400)))
+@extend_schema_view(get=extend_schema(responses=answers({200: SeasonSerializer(many=True)}, 400, 404)))
 class SeasonListView(ListAPIView):
     """Every season, the latest to open first."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -15,7 +15,8 @@ from rest_framework.views import APIView
 import armada
 from armada_web.accounts import queries, services
 from armada_web.accounts.models import ApiToken
-from armada_web.api.pagination import PageNumber
+from armada_web.api.fields import TextField
+from armada_web.api.pagination import PageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 
 
@@ -26,9 +27,9 @@ class TokenSerializer(serializers.ModelSerializer):
 
 
 class TokenRequest(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=4096, trim_whitespace=False)
-    name = serializers.CharField(max_length=services.TOKEN_NAME_MAX)
+    username = TextField(max_length=150)
+    password = TextField(max_length=4096, trim_whitespace=False)
+    name = TextField(max_length=services.TOKEN_NAME_MAX)
 
 
 class NewTokenSerializer(TokenSerializer):
@@ -69,7 +70,7 @@ class TokensView(APIView):
         return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
     @extend_schema(responses=answers({200: TokenPage}, 400, 404),
-                   parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)])
+                   parameters=page_openapi_parameters())
     def get(self, request: Request) -> Response:
         paginator = PageNumber()
         page = paginator.paginate_queryset(queries.tokens_of(request.user), request, view=self)

@@ -27,7 +27,7 @@ from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
 from armada_web.jobs import broker
 from armada_web.storage.archives import check_upload
-from armada_web.web.errors import Invalid, NotFound, Unavailable
+from armada_web.web.errors import Conflict, Invalid, NotFound, Unavailable
 from armada_web.web.inputs import parse_id
 
 DESCRIPTION_MAX = 2000
@@ -52,10 +52,10 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bo
         owned = Bot.objects.filter(owner=user, game=game, retired__isnull=True).count()
         limit = settings.ARMADA.max_bots_per_game
         if owned >= limit:
-            raise Invalid(f"you already have {owned} {Game(game).label} bots (the limit is {limit}); "
+            raise Conflict(f"you already have {owned} {Game(game).label} bots (the limit is {limit}); "
                           "retire or delete one first")
         if Bot.objects.filter(game=game, name__iexact=name).exists():
-            raise Invalid(f"the name {name!r} is taken for {Game(game).label}; choose another")
+            raise Conflict(f"the name {name!r} is taken for {Game(game).label}; choose another")
         return Bot.objects.create(owner=user, game=game, name=name, description=description.strip())
 
 
@@ -118,14 +118,14 @@ def set_active(*, bot: Bot, user: User, version_id: int) -> Bot:
     check_owner(bot=bot, user=user)
     refusal = activation_refusal(bot=bot)
     if refusal:
-        raise Invalid(refusal)
+        raise Conflict(refusal)
     version_id = parse_id(version_id, what="version's id")
     version = bot.versions.filter(pk=version_id).first()
     if version is None:
         raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
     refusal = activation_refusal(bot=bot, version=version)
     if refusal:
-        raise Invalid(refusal)
+        raise Conflict(refusal)
     with transaction.atomic():
         bot.active_version = version
         best = newest_valid(bot=bot)

@@ -106,7 +106,7 @@ def _bot(value: Any) -> Bot:
         raise Invalid("give your bot's id as an integer")
     bot = Bot.objects.filter(pk=int(value)).first()
     if bot is None:
-        raise Invalid(f"no bot with id {value}")
+        raise NotFound(f"no bot with id {value}")
     return bot
 
 
@@ -131,10 +131,10 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
     if bot.owner_id != member.pk:
         raise Forbidden("not your bot")
     if bot.game != event.game:
-        raise Invalid(f"{bot.name} plays {spec(bot.game).label}; this event plays {spec(event.game).label}")
+        raise Conflict(f"{bot.name} plays {spec(bot.game).label}; this event plays {spec(event.game).label}")
     version = BotVersion.objects.playing().filter(bot=bot).first()
     if version is None:
-        raise Invalid(f"{bot.name} has no valid version that plays (retired, disabled, or none valid yet); "
+        raise Conflict(f"{bot.name} has no valid version that plays (retired, disabled, or none valid yet); "
                       "upload one and wait for its validation")
     config = settings.ARMADA
     with transaction.atomic():

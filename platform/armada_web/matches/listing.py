@@ -21,7 +21,7 @@ from django.db.models.functions import Lower
 from armada_web.bots.models import Bot, BotVersion, Game
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches
-from armada_web.web.errors import Invalid
+from armada_web.web.errors import Invalid, NotFound
 from armada_web.web.inputs import parse_text
 
 PAGE = 50
@@ -29,7 +29,12 @@ MAX_PAGE = 200
 #: How deep page numbers (`?page=N`, kept for old API clients) may go; deeper lists need the cursor.
 MAX_OFFSET = 10_000
 MAX_ID = 2**63 - 1
-_CURSOR = re.compile(r"([on])([1-9][0-9]{0,18})")
+#: A cursor: `o<id>` or `n<id>` (an id past the largest is a position past every match).
+CURSOR_PATTERN = r"([on])([1-9][0-9]{0,18})"
+_CURSOR = re.compile(CURSOR_PATTERN)
+#: A version filter: the bot's version number, `3` or `v3`.
+VERSION_PATTERN = r"v?([1-9][0-9]{0,8})"
+_VERSION = re.compile(VERSION_PATTERN)
 FILTERS = ("game", "bot", "opponent", "version", "kind", "result", "status")
 
 
@@ -96,16 +101,17 @@ def filters(*, game: Any = None, bot: Any = None, opponent: Any = None, version:
     the_bot = _bot("bot", bot, game_)
     the_opponent = _bot("opponent", opponent, game_)
     result_ = _choice("result", result, list(Result.values))
-    number = "" if version is None else str(version).strip().removeprefix("v")
+    number = "" if version is None else str(version).strip()
     if (the_opponent or result_ or number) and the_bot is None:
         raise Invalid("opponent, version and result describe a bot's matches: give bot too")
     the_version = None
     if number:
-        if not (number.isascii() and number.isdigit()) or len(number) > 9:
+        found = _VERSION.fullmatch(number)
+        if found is None:
             raise Invalid(f"version must be the bot's version number (1, 2, ...); got {str(version)[:20]!r}")
-        the_version = BotVersion.objects.filter(bot=the_bot, number=int(number)).first()
+        the_version = BotVersion.objects.filter(bot=the_bot, number=int(found.group(1))).first()
         if the_version is None:
-            raise Invalid(f"version: {the_bot.name} has no version {int(number)}")  # type: ignore[union-attr]
+            raise Invalid(f"version: {the_bot.name} has no version {int(found.group(1))}")  # type: ignore[union-attr]
     return Filters(game_, the_bot, the_opponent, the_version, _choice("kind", kind, list(MatchKind.values)),
                    result_, _choice("status", status, list(MatchStatus.values)))
 
@@ -116,9 +122,9 @@ def parse_cursor(value: Any) -> tuple[str, int] | None:
     if not text:
         return None
     found = _CURSOR.fullmatch(text)
-    if found is None or int(found.group(2)) > MAX_ID:
+    if found is None:
         raise Invalid("cursor: not one of this list's cursors; follow the list's next and previous links")
-    return found.group(1), int(found.group(2))
+    return found.group(1), min(int(found.group(2)), MAX_ID)  # past every id: the database's bigint holds it
 
 
 def page_size(value: Any, default: int = PAGE) -> int:
@@ -179,7 +185,7 @@ def numbered_page(*, chosen: Filters, number: int, size: int = PAGE) -> tuple[li
     """Page `number` by offset (old API clients' `?page=N`), only within the first MAX_OFFSET
     matches; returns (the matches, whether a next page exists)."""
     if (number - 1) * size >= MAX_OFFSET:
-        raise Invalid(f"page {number} is deeper than page numbers reach here (the newest {MAX_OFFSET:,} matches); "
+        raise NotFound(f"page {number} is deeper than page numbers reach here (the newest {MAX_OFFSET:,} matches); "
                       "follow the list's next links, which use a cursor")
     ids, column = _ids(chosen)
     start = (number - 1) * size

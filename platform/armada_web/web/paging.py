@@ -20,6 +20,8 @@ from armada_web.web.errors import Invalid
 
 #: Longer numbers than this are no page of any list here (and never reach the database).
 DIGITS = 9
+#: The largest page number anything here takes (the API's schema states it as `page`'s maximum).
+MAX_PAGE = 10**DIGITS - 1
 
 
 def page_number(value: Any, name: str = "page") -> int:
