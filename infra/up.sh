@@ -6,7 +6,8 @@
 # Running it while the site already runs changes nothing.
 #
 # Honours HOST, PORT, ARMADA_DATA_DIR (every file of its state), DATABASE_URL and REDIS_URL,
-# so two instances can run side by side (give each its own Redis database number).
+# so two instances can run side by side (give each its own Redis database number), and
+# ARMADA_DEMO (default true: the demo users and their bots, which play ranked matches; false: none).
 #
 # Production settings (docs/deploy.md): DEBUG off, a secret key made once and kept in the data
 # folder (secret.key, mode 0600) unless SECRET_KEY is given, ALLOWED_HOSTS from HOST, and
@@ -87,7 +88,9 @@ esac
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$(ARMADA_DEVDATA=true "$PY" manage.py ensure_demo_admin)
-ARMADA_DEVDATA=true "$PY" manage.py seed_demo  # the development app: only for this command
+if [ "${ARMADA_DEMO:-true}" != false ]; then  # the demo bots (ARMADA_DEMO=false: none)
+  ARMADA_DEVDATA=true "$PY" manage.py seed_demo  # the development app: only for this command
+fi
 "$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
 say "collecting the static files (hashed names, compressed; served by whitenoise)"
 "$PY" manage.py collectstatic --noinput -v0

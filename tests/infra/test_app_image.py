@@ -76,6 +76,16 @@ def test_manage_py_check_and_celery_start_as_the_unprivileged_user():
 
 
 @pytest.mark.docker
+def test_manage_py_names_itself_in_its_usage_lines():
+    """`manage.py season create` without its arguments: the usage says `manage.py`, as the docs do."""
+    client = require_app_image()
+    code, out = run(client, ["manage.py", "season", "create"], network_mode="none",
+                    environment={"SECRET_KEY": "app-image-test-" + "0123456789abcdef" * 3})
+    assert code != 0, out
+    assert "usage: manage.py season create" in out and "__main__" not in out, out
+
+
+@pytest.mark.docker
 def test_a_worker_reaches_the_engine_through_the_sockets_group_not_as_root():
     client = require_app_image()
     socket = "/var/run/docker.sock"

@@ -36,9 +36,10 @@ class Instance:
     """One `make up` in a session of its own (Ctrl-C is SIGINT to its process group), its output
     gathered by a thread."""
 
-    def __init__(self, name: str, port: int, data: Path, redis_url: str) -> None:
+    def __init__(self, name: str, port: int, data: Path, redis_url: str, demo: bool = True) -> None:
         self.url = f"http://127.0.0.1:{port}/"
         env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(data), "REDIS_URL": redis_url,
+               "ARMADA_DEMO": "true" if demo else "false",
                "MATCH_WARM_PAIRS": "1", "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
                "THROTTLE_ANON": "100000/min"}
         for variable in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS", "CACHE_PREFIX"):
@@ -81,6 +82,11 @@ class Instance:
         assert status == 200, body
         return json.loads(body)["results"]
 
+    def bots(self) -> int:
+        status, body = self.get("api/bots/?page_size=100")
+        assert status == 200, body
+        return len(json.loads(body)["results"])
+
     def stop(self) -> None:
         """What Ctrl-C in its terminal does."""
         os.killpg(self.process.pid, signal.SIGINT)
@@ -104,7 +110,9 @@ def test_stopping_the_first_instance_leaves_the_second_healthy_and_playing(tmp_p
     redis_port = free_port()  # a Redis server of the test's own, which the first instance starts
     first = second = None
     try:
-        first = Instance("the first instance", free_port(), tmp_path / "a", f"redis://127.0.0.1:{redis_port}/0")
+        # (the first plays nothing: no demo bots; it starts the services and goes)
+        first = Instance("the first instance", free_port(), tmp_path / "a", f"redis://127.0.0.1:{redis_port}/0",
+                         demo=False)
         first.wait_for(f"starting Redis on port {redis_port}", 120)
         first.wait_for("Docker engine is running", 60)
         # the README's recipe: its own port, data folder and Redis database number
@@ -113,6 +121,7 @@ def test_stopping_the_first_instance_leaves_the_second_healthy_and_playing(tmp_p
         second.wait_for("Press Ctrl-C", START_S)
         assert "Redis is running" in second.output and "starting Redis" not in second.output
         second.healthy()
+        assert first.bots() == 0 and second.bots() == 6  # ARMADA_DEMO=false: no demo bots; else 3 users x 2
 
         first.stop()
         assert f"left redis-{redis_port} running" in first.output, first.output[-3000:]

@@ -108,7 +108,10 @@ case "$command" in
             --loglevel "${LOG_LEVEL:-INFO}" "$@"
         ;;
     manage|manage.py)
-        exec "$PY" -m django "$@"
+        # (as `python -m django`, but its usage lines say `manage.py`, the name the docs give)
+        exec "$PY" -c 'import sys
+from django.core.management import execute_from_command_line
+execute_from_command_line(["manage.py", *sys.argv[1:]])' "$@"
         ;;
     health)
         case "${1:-web}" in
