@@ -22,42 +22,11 @@ pytest_plugins = ["tests.support.fixtures"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long modules (tests/live, and any module with a test marked `slow`) at the start of each
-    xdist worker's share, each module's tests kept together and in order.
-
-    pytest-xdist's `--dist worksteal` (infra/test.sh) gives worker k the k-th contiguous share of
-    this list, and an idle worker later takes the second half of the longest queue. So the long
-    modules are dealt out among the shares (each module to the share with the least weight so far,
-    the heaviest first; `_weight`), each share then filled up with short tests: every worker
-    starts on long tests and the run ends on short ones, instead of one worker waiting out another's
-    long test (a 110 s one left last cost that much of the run)."""
+    """The long modules first (tests/live, and any module with a test marked `slow`), each module's
+    tests kept together and in order: with pytest-xdist's `--dist worksteal` (infra/test.sh) the
+    workers then end on short tests together instead of one waiting out a long one."""
     long = {item.path for item in items if item.get_closest_marker("slow") or "/tests/live/" in item.path.as_posix()}
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    modules: dict[Any, list[pytest.Item]] = {}
-    for item in items:
-        if item.path in long:
-            modules.setdefault(item.path, []).append(item)
-    short = [item for item in items if item.path not in long]
-    shares: list[list[pytest.Item]] = [[] for _ in range(max(workers, 1))]
-    weights = [0] * len(shares)
-    for module in sorted(modules.values(), key=_weight, reverse=True):  # (stable: ties in collection order)
-        k = weights.index(min(weights))
-        shares[k].extend(module)
-        weights[k] += _weight(module)
-    ordered: list[pytest.Item] = []
-    for k, share in enumerate(shares):
-        left = len(shares) - k  # xdist's split: share k holds (what is left) // (shares left)
-        size = (len(items) - len(ordered)) // left
-        take = max(size - len(share), 0) if left > 1 else len(short)
-        ordered += share + short[:take]
-        short = short[take:]
-    items[:] = ordered
-
-
-def _weight(module: list[pytest.Item]) -> int:
-    """A rough cost: a live test counts ten short ones, another test marked slow three."""
-    return sum(10 if "/tests/live/" in item.path.as_posix() else 3 if item.get_closest_marker("slow") else 1
-               for item in module)
+    items.sort(key=lambda item: item.path not in long)
 
 
 CHROMIUM = "/usr/bin/chromium"
