@@ -68,7 +68,8 @@ class Instance:
 
     def get(self, path: str) -> tuple[int, bytes]:
         try:
-            with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            # (a fresh site's first API answers, beside another make up starting: seconds on a busy machine)
+            with urllib.request.urlopen(self.url + path, timeout=60) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()
