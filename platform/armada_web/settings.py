@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "armada_web.ladder",
     "armada_web.seasons",
     "armada_web.events",
+    "armada_web.integrity",
     "armada_web.notifications",
     "armada_web.api",
     "armada_web.pages",

@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"matches"},
     {"ladder"},
     {"seasons", "events"},
+    {"integrity"},
     {"api", "pages", "ops", "notifications"},
     {"devdata"},
     {"", "settings", "celery", "urls", "wsgi", "asgi"},
@@ -215,7 +216,7 @@ def test_every_package_at_the_root_has_a_layer():
 
 
 def test_the_pure_parts_import_no_django():
-    assert sorted(p.parent.name for p in PACKAGE.glob("*/logic")) == ["bots", "events", "ladder", "seasons"]
+    assert sorted(p.parent.name for p in PACKAGE.glob("*/logic")) == ["bots", "events", "integrity", "ladder", "seasons"]
     assert impure_logic(PACKAGE) == []
 
 
