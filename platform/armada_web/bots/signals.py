@@ -9,6 +9,10 @@
   (the bot's fault) or `error` (the platform's, after its last attempt); sent once per ending,
   inside the transaction that records it when there is one (a receiver that mails defers it
   with `transaction.on_commit`).
+- `validation_finished(sender=BotVersion, version=version, status=status)`: a version's validation
+  ended (`valid`, `invalid` or `error`); sent once per ending, after the commit that recorded it
+  (so a receiver sees the recorded row and may take its time: the integrity checks fingerprint
+  the version's code).
 """
 
 from __future__ import annotations
@@ -17,3 +21,4 @@ from django.dispatch import Signal
 
 active_version_changed = Signal()
 validation_failed = Signal()
+validation_finished = Signal()

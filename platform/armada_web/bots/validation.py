@@ -30,7 +30,7 @@ from armada.referee.framing import one_line
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
-from armada_web.bots.signals import validation_failed
+from armada_web.bots.signals import validation_failed, validation_finished
 from armada_web.games import spec
 from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, play
 from armada_web.jobs import queues
@@ -148,6 +148,8 @@ def run(lease: Lease) -> str:
             elif recorded:
                 # In the recording transaction: a retry after a rollback sends it again, once.
                 validation_failed.send(sender=BotVersion, version=version)
+            if recorded:
+                finished(version, status)
         return recorded or lease.recorded(status)  # or this attempt's commit went through before
 
     recorded = retrying(save, what=f"the database (recording the validation of version {version.pk})")
@@ -157,6 +159,14 @@ def run(lease: Lease) -> str:
 def given_up(version: BotVersion) -> None:
     """A version's validation was given up on (`error`): the apps above are told."""
     validation_failed.send(sender=BotVersion, version=version)
+    finished(version, VersionStatus.ERROR)
+
+
+def finished(version: BotVersion, status: str) -> None:
+    """Tell the apps above that the version's validation ended, once the recording transaction
+    commits (a receiver's failure is logged and never undoes the result)."""
+    transaction.on_commit(lambda: validation_finished.send(sender=BotVersion, version=version, status=status),
+                          robust=True)
 
 
 def platform_failure(lease: Lease, reason: str) -> str:

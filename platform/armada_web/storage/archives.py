@@ -15,6 +15,7 @@ import hashlib
 import io
 import os
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,16 +142,28 @@ def unpack(*, archive: bytes, dest: str) -> None:
     Files get mode 0644 and folders 0755 so the sandbox user can read them.
     """
     root = Path(dest)
-    with zipfile.ZipFile(io.BytesIO(archive)) as src:
-        members = check_zip(src, len(archive), site_limits())
-        for info, parts in members:
-            if info.is_dir():
-                continue
-            target = root.joinpath(*parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(src.read(info))
-            os.chmod(target, 0o644)
+    for parts, content in _stored_files(archive):
+        target = root.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        os.chmod(target, 0o644)
     for folder, dirs, _files in os.walk(root):
         for name in dirs:
             os.chmod(os.path.join(folder, name), 0o755)  # noqa: S103 (bot code, read by the sandbox uid)
     os.chmod(root, 0o755)  # noqa: S103
+
+
+def read_files(*, archive: bytes, suffix: str = "") -> dict[str, bytes]:
+    """The files of a stored archive whose path ends with `suffix`, in memory by path (`a/b.py`):
+    for reading the code (the integrity checks), never for running it."""
+    return {"/".join(parts): content for parts, content in _stored_files(archive)
+            if "/".join(parts).endswith(suffix)}
+
+
+def _stored_files(archive: bytes) -> Iterator[tuple[list[str], bytes]]:
+    """Each file of a stored archive (checked again on the way out) with its path's parts."""
+    with zipfile.ZipFile(io.BytesIO(archive)) as src:
+        members = check_zip(src, len(archive), site_limits())
+        for info, parts in members:
+            if not info.is_dir():
+                yield parts, src.read(info)

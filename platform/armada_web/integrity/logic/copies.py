@@ -126,37 +126,36 @@ class Passage:
 
 
 def passages(a: Fingerprint, b: Fingerprint, shared: frozenset[int]) -> list[Passage]:
-    """The matching passages of two fingerprints, the longest first (at most MAX_PASSAGES): a's
-    marks that b holds too, merged into runs of lines, each paired with the run of b that holds
-    most of its fingerprints."""
+    """The matching passages of two fingerprints, the longest first (at most MAX_PASSAGES): each
+    of a's marks that b holds too is paired with b's first mark of that hash, and pairs that
+    follow each other on both sides (less than PASSAGE_GAP lines apart) make one passage, so a
+    function moved elsewhere is a passage of its own."""
     common = (a.hashes & b.hashes) - shared
-    runs_a = _runs([m for m in a.marks if m.hash in common])
-    runs_b = _runs([m for m in b.marks if m.hash in common])
-    where_b: dict[int, int] = {}
-    for index, (_span, hashes) in enumerate(runs_b):
-        for value in hashes:
-            where_b.setdefault(value, index)
-    found = []
-    for span, hashes in runs_a:
-        votes = Counter(where_b[value] for value in hashes if value in where_b)
-        if votes:
-            index, count = votes.most_common(1)[0]
-            found.append(Passage(span, runs_b[index][0], count))
+    in_b: dict[int, Mark] = {}
+    for mark in b.marks:
+        in_b.setdefault(mark.hash, mark)
+    found: list[Passage] = []
+    for mark in sorted((m for m in a.marks if m.hash in common), key=lambda m: (m.file, m.first, m.last)):
+        other = in_b[mark.hash]
+        if found and _follows(found[-1].a, mark) and _near(found[-1].b, other):
+            last = found[-1]
+            found[-1] = Passage(Span(last.a.file, last.a.first, max(last.a.last, mark.last)),
+                                Span(last.b.file, min(last.b.first, other.first), max(last.b.last, other.last)),
+                                last.fingerprints + 1)
+        else:
+            found.append(Passage(Span(mark.file, mark.first, mark.last), Span(other.file, other.first, other.last), 1))
     found.sort(key=lambda p: (-p.fingerprints, p.a.file, p.a.first))
     return found[:MAX_PASSAGES]
 
 
-def _runs(marks: list[Mark]) -> list[tuple[Span, set[int]]]:
-    """Marks (in file and line order) merged into spans of lines less than PASSAGE_GAP apart."""
-    runs: list[tuple[Span, set[int]]] = []
-    for mark in sorted(marks, key=lambda m: (m.file, m.first, m.last)):
-        if runs:
-            span, hashes = runs[-1]
-            if span.file == mark.file and mark.first <= span.last + PASSAGE_GAP:
-                runs[-1] = (Span(span.file, span.first, max(span.last, mark.last)), hashes | {mark.hash})
-                continue
-        runs.append((Span(mark.file, mark.first, mark.last), {mark.hash}))
-    return runs
+def _follows(span: Span, mark: Mark) -> bool:
+    """The mark comes right after the span (or inside it), in the same file."""
+    return span.file == mark.file and mark.first <= span.last + PASSAGE_GAP
+
+
+def _near(span: Span, mark: Mark) -> bool:
+    """The mark is inside the span or less than PASSAGE_GAP lines around it, in the same file."""
+    return span.file == mark.file and span.first - PASSAGE_GAP <= mark.first <= span.last + PASSAGE_GAP
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,151 @@
+"""Copied code in the database: versions of different owners whose own code (beyond the SDK's
+shared code) matches, found through the inverted index (`integrity.logic.copies.CopyIndex`) and
+kept as `copy` findings with their similarity, which came first and the passages side by side.
+
+The sides compared are owners (a bot's owner user): teams do not exist yet; when they do, two
+members of one team must count as one side here. A finding is about a pair of bots (its key is
+`bots:LOW-HIGH`), showing the pair of their versions that matched best, so a bot copied in
+every version is one line of the report, not one per pair of versions.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.integrity import findings
+from armada_web.integrity.fingerprints import fingerprint_missing, hashes_of, sources
+from armada_web.integrity.logic import copies as copies_logic
+from armada_web.integrity.logic import fingerprints as fingerprints_logic
+from armada_web.integrity.models import Finding, FindingKind, Fingerprint
+from armada_web.seasons.models import Entry, Season
+
+
+@dataclass(frozen=True)
+class _Version:
+    """What the comparison needs of a fingerprinted version."""
+
+    id: int
+    bot: int
+    owner: int
+    game: str
+    created: datetime.datetime
+    hashes: list[int]
+
+
+def find_copies(*, season: Season | None = None, threshold: float = copies_logic.THRESHOLD) -> list[Finding]:
+    """Write the `copy` findings of `season` (its entries' versions, or its game's playing versions
+    before the close) or, without one, of all ranked play (every valid version), each compared with
+    every fingerprinted version of its game by another owner; fingerprints what lacks one first,
+    drops the open findings no longer found, and returns the findings, the strongest first."""
+    fingerprint_missing()
+    known = _fingerprinted(season.game if season else None)
+    shared = copies_logic.shared_hashes()
+    indexes: dict[str, copies_logic.CopyIndex] = {}
+    for version in known.values():
+        indexes.setdefault(version.game, copies_logic.CopyIndex(shared)).add(version.id, version.hashes)
+    best: dict[tuple[int, int], tuple[float, int, int]] = {}
+    for version_id in _scope(season):
+        query = known.get(version_id)
+        if query is None:
+            continue
+        for match in indexes[query.game].query(query.hashes, threshold=threshold, skip=[query.id]):
+            other = known[match.key]
+            if other.owner == query.owner:
+                continue
+            pair = (min(query.bot, other.bot), max(query.bot, other.bot))
+            candidate = (match.similarity.score, *sorted((query.id, other.id)))
+            if pair not in best or _strength(candidate) > _strength(best[pair]):
+                best[pair] = candidate
+    written = [_record(season, f"bots:{low}-{high}", known[one], known[two], shared)
+               for (low, high), (_score, one, two) in sorted(best.items())]
+    findings.prune(kind=FindingKind.COPY, season=season, keep=[f.key for f in written])
+    return sorted(written, key=lambda f: (-f.score, f.key))
+
+
+def _strength(candidate: tuple[float, int, int]) -> tuple[float, int, int]:
+    """The order of two bots' matching version pairs: the higher score, then the older versions."""
+    score, one, two = candidate
+    return score, -one, -two
+
+
+def _fingerprinted(game: str | None) -> dict[int, _Version]:
+    """Every version with a fingerprint of the current scheme whose bot has an owner (of `game`)."""
+    rows = Fingerprint.objects.filter(scheme=fingerprints_logic.SCHEME, version__bot__owner__isnull=False)
+    if game is not None:
+        rows = rows.filter(version__bot__game=game)
+    found = {}
+    for row in rows.select_related("version__bot").only(
+            "hashes", "version__id", "version__created", "version__bot__id", "version__bot__owner_id",
+            "version__bot__game").iterator(chunk_size=2000):
+        bot = row.version.bot
+        assert bot.owner_id is not None  # (filtered above)
+        found[row.version_id] = _Version(row.version_id, bot.pk, bot.owner_id, bot.game, row.version.created,
+                                         hashes_of(row))
+    return found
+
+
+def _scope(season: Season | None) -> list[int]:
+    """The versions a check is about: a season's entries (its game's playing versions before the
+    close), or every valid version."""
+    if season is None:
+        return list(BotVersion.objects.filter(status=VersionStatus.VALID).values_list("pk", flat=True))
+    entered = list(Entry.objects.filter(season=season, version__isnull=False).values_list("version_id", flat=True))
+    if entered:
+        return [pk for pk in entered if pk is not None]
+    return list(BotVersion.objects.playing().of_game(season.game).values_list("pk", flat=True))
+
+
+def _record(season: Season | None, key: str, one: _Version, two: _Version, shared: frozenset[int]) -> Finding:
+    """The finding of a pair: the earlier upload is `a`, the later `b`."""
+    first, second = sorted((one, two), key=lambda v: (v.created, v.id))
+    similarity = copies_logic.similarity(first.hashes, second.hashes, shared)
+    versions = {v.pk: v for v in BotVersion.objects.filter(pk__in=[first.id, second.id]).select_related("bot__owner")}
+    a, b = versions[first.id], versions[second.id]
+    evidence: dict[str, Any] = {
+        "similarity": round(similarity.score, 4), "jaccard": round(similarity.jaccard, 4),
+        "a_in_b": round(similarity.a_in_b, 4), "b_in_a": round(similarity.b_in_a, 4),
+        "shared": similarity.shared, "own": [similarity.own_a, similarity.own_b],
+        "first": a.pk, "versions": [_described(a), _described(b)], "compared": "owners (teams do not exist yet)",
+    }
+    evidence.update(_passages(a, b, shared))
+    later = (b.created - a.created).total_seconds()
+    reason = (f"{_who(b)} shares {similarity.score:.0%} of its own code with {_who(a)}, "
+              f"uploaded {_duration(later)} earlier")
+    return findings.record(kind=FindingKind.COPY, key=key, season=season, subjects=[a.pk, b.pk],
+                           score=round(similarity.score, 4), reason=reason, evidence=evidence)
+
+
+def _passages(a: BotVersion, b: BotVersion, shared: frozenset[int]) -> dict[str, Any]:
+    """The matching passages (fingerprinted again with their lines), or a note when a source is gone."""
+    source_a, source_b = sources(a), sources(b)
+    if source_a is None or source_b is None:
+        gone = a if source_a is None else b
+        return {"passages": None, "passages_note": f"the sources of version {gone.pk} are no longer stored"}
+    found = copies_logic.passages(fingerprints_logic.fingerprint(source_a), fingerprints_logic.fingerprint(source_b),
+                                  shared)
+    return {"passages": [p.as_dict() for p in found]}
+
+
+def _described(version: BotVersion) -> dict[str, Any]:
+    owner = version.bot.owner
+    return {"id": version.pk, "bot": version.bot.name, "bot_id": version.bot_id, "number": version.number,
+            "owner": owner.get_username() if owner is not None else None, "uploaded": version.created.isoformat()}
+
+
+def _who(version: BotVersion) -> str:
+    owner = version.bot.owner
+    return f"{owner.get_username() if owner else '(deleted)'}'s {version.bot.name} v{version.number}"
+
+
+def _duration(seconds: float) -> str:
+    """A duration in words: `40 s`, `12 min`, `5 h`, `3 days`."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"

@@ -1,0 +1,70 @@
+"""What the integrity checks keep: each version's code fingerprint, and the findings of every kind
+(copied code, behavioural twins, shared accounts, collusion) that staff review (docs/integrity.md)."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class Fingerprint(models.Model):
+    """A version's code fingerprint (`integrity.logic.fingerprints`), computed when its validation
+    ends; `scheme` names the normalisation and the k and w it was computed with."""
+
+    version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, primary_key=True,
+                                   related_name="fingerprint")
+    hashes = models.BinaryField(help_text="the distinct winnowed hashes, sorted, 8 bytes each (little-endian)")
+    count = models.PositiveIntegerField(default=0, help_text="how many hashes")
+    tokens = models.PositiveIntegerField(default=0, help_text="normalised tokens of the sources")
+    text_files = models.JSONField(default=list, blank=True, help_text="files read as text: they did not tokenize")
+    scheme = models.PositiveSmallIntegerField(help_text="integrity.logic.fingerprints.SCHEME when computed")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"fingerprint of version {self.version_id} ({self.count} hashes)"
+
+
+class FindingKind(models.TextChoices):
+    COPY = "copy", "copied code"
+    TWIN = "twin", "behavioural twins"
+    ACCOUNTS = "accounts", "shared accounts"
+    COLLUSION = "collusion", "thrown games"
+
+
+class FindingStatus(models.TextChoices):
+    OPEN = "open", "open"
+    DISMISSED = "dismissed", "dismissed"
+    CONFIRMED = "confirmed", "confirmed"
+
+
+class Finding(models.Model):
+    """One suspicion, of any kind, for a season (or, without one, for all of ranked play).
+
+    `key` names what it is about within its kind (a copy: the two bots, `bots:12-34`), so running
+    a check again updates its finding (score, subjects, reason, evidence) instead of adding one,
+    and keeps the status staff gave it."""
+
+    kind = models.CharField(max_length=12, choices=FindingKind.choices)
+    key = models.CharField(max_length=200, help_text="what it is about, unique per kind and season")
+    season = models.ForeignKey("seasons.Season", null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="findings", help_text="empty: all of ranked play")
+    subjects = models.JSONField(default=list, help_text="version ids, usernames or team names, as the kind needs")
+    score = models.FloatField(help_text="its strength, 0..1 for a copy (the ranking is by it)")
+    reason = models.CharField(max_length=300, help_text="one line for the report")
+    evidence = models.JSONField(default=dict, blank=True, help_text="what the report shows (kind-specific)")
+    status = models.CharField(max_length=10, choices=FindingStatus.choices, default=FindingStatus.OPEN)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-score", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "key", "season"], condition=Q(season__isnull=False),
+                                    name="finding_unique_per_season"),
+            models.UniqueConstraint(fields=["kind", "key"], condition=Q(season__isnull=True),
+                                    name="finding_unique_in_ranked_play"),
+        ]
+        indexes = [models.Index(fields=["season", "kind", "-score"], name="finding_ranked")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key} ({self.score:.2f}, {self.status})"
