@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import io
 import itertools
 import keyword
@@ -43,7 +44,6 @@ import sys
 import textwrap
 import time
 import tokenize
-import builtins
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,7 +109,8 @@ def rename(source: str, rng: random.Random) -> str:
 def reorder(source: str, rng: random.Random) -> str:
     """The module's functions and each class's methods shuffled (through ast.unparse)."""
     tree = ast.parse(source)
-    for holder in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
+    holders: list[ast.Module | ast.ClassDef] = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]
+    for holder in holders:
         body = holder.body
         spots = [i for i, n in enumerate(body) if isinstance(n, ast.FunctionDef)]
         moved = [body[i] for i in spots]
@@ -133,7 +134,8 @@ def dead_code(source: str, rng: random.Random) -> str:
             j += 1  # after a docstring (or the line itself, when the body is one statement)
         if j >= len(lines) or len(lines[j]) - len(lines[j].lstrip()) != indent:
             continue
-        lines.insert(j, " " * indent + f"{rng.choice(WORDS)}_unused = {rng.randrange(9)} * len(str({rng.randrange(99)}))")
+        statement = f"{rng.choice(WORDS)}_unused = {rng.randrange(9)} * len(str({rng.randrange(99)}))"
+        lines.insert(j, " " * indent + statement)
     for _ in range(rng.randint(1, 3)):
         name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
         junk = [f"def {name}(items, limit={rng.randrange(2, 9)}):", "    total = 0",
@@ -219,7 +221,7 @@ def quality(rng: random.Random, originals: int) -> tuple[float, float, int, int]
     planted = {(a, b) for a, b in itertools.combinations(range(len(versions)), 2)
                if versions[a].family is not None and versions[a].family == versions[b].family}
     hits = len(reported & planted)
-    for a, b in sorted(planted - reported)[:5]:
+    for _a, b in sorted(planted - reported)[:5]:
         print(f"  missed: {versions[b].how} of family {versions[b].family}")
     for a, b in sorted(reported - planted)[:5]:
         print(f"  false alarm: {versions[a].how} {versions[a].family} ~ {versions[b].how} {versions[b].family}")

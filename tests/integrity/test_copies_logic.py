@@ -78,7 +78,7 @@ def test_the_index_finds_a_copy_among_10000_versions() -> None:
     index = copies.CopyIndex(shared)
     originals = {}
     for key in range(10_000):
-        own = range(key << 20, (key << 20) + (40 if key == 1234 else 5 + key % 37))  # distinct per version
+        own = range(key << 20, (key << 20) + (40 if key == 1234 else 5 + key % 20))  # distinct per version
         originals[key] = [*own, *popular[key % 290:key % 290 + 4], *common[key % 190:key % 190 + 10]]
         index.add(key, originals[key])
     assert len(index) == 10_000

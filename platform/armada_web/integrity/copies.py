@@ -56,7 +56,7 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
             if other.owner == query.owner:
                 continue
             pair = (min(query.bot, other.bot), max(query.bot, other.bot))
-            candidate = (match.similarity.score, *sorted((query.id, other.id)))
+            candidate = (match.similarity.score, min(query.id, other.id), max(query.id, other.id))
             if pair not in best or _strength(candidate) > _strength(best[pair]):
                 best[pair] = candidate
     written = [_record(season, f"bots:{low}-{high}", known[one], known[two], shared)

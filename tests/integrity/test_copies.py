@@ -1,0 +1,178 @@
+"""Copied code in the database: a version is fingerprinted when its validation's result commits,
+the missing fingerprints are caught up incrementally, and `find_copies` writes one finding per
+pair of bots of different owners (similarity, which came first, the passages), updates it when
+run again and keeps staff's status."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.utils import timezone
+
+from tests.integrity import samples
+
+pytestmark = pytest.mark.django_db
+
+
+def ok_report(**_: Any) -> Any:
+    from armada_web.bots.validation import ValidationReport
+
+    return ValidationReport(status="ok", detail="", log="", name="Frontier", orders=None, engine_version="2")
+
+
+def crashed_report(**_: Any) -> Any:
+    from armada_web.bots.validation import ValidationReport
+
+    return ValidationReport(status="crashed", detail="SyntaxError", log="", name="", orders=None, engine_version="2")
+
+
+@pytest.fixture
+def uploaded(make_user):
+    from armada_web.bots.services import create_bot, upload_version
+
+    def upload(source: str, name: str = "checked") -> Any:
+        owner = make_user(name + "-owner")
+        bot = create_bot(user=owner, name=name, game="galaxy")
+        return upload_version(bot=bot, user=owner, filename="main.py", data=source.encode())
+
+    return upload
+
+
+@pytest.mark.parametrize(("report", "source", "status"), [
+    (ok_report, samples.ORIGINAL, "valid"),
+    (crashed_report, "def broken(:\n    pass\n" + samples.ORIGINAL, "invalid"),
+])
+def test_a_version_is_fingerprinted_once_its_validation_commits(uploaded, monkeypatch, report, source, status,
+                                                               django_capture_on_commit_callbacks):
+    from armada_web.bots import validation
+    from armada_web.integrity.logic.fingerprints import SCHEME, fingerprint, pack
+    from armada_web.integrity.models import Fingerprint
+    from armada_web.jobs.leases import claim
+
+    version = uploaded(source)
+    monkeypatch.setattr(validation, "validation_game", report)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validation.run(claim(validation.VALIDATION, version.pk)) == status
+        assert not Fingerprint.objects.exists()  # not before the commit
+    row = Fingerprint.objects.get(version=version)
+    expected = fingerprint({"main.py": source})
+    assert bytes(row.hashes) == pack(expected.hashes) and row.count == len(expected.hashes)
+    assert row.tokens == expected.tokens and row.scheme == SCHEME
+    assert row.text_files == ([] if status == "valid" else ["main.py"])  # a source that does not parse: as text
+
+
+def test_a_lost_archive_leaves_the_validation_alone_and_is_caught_up_later(uploaded, monkeypatch,
+                                                                         django_capture_on_commit_callbacks):
+    from armada_web.bots import validation
+    from armada_web.integrity.fingerprints import fingerprint_missing
+    from armada_web.integrity.models import Fingerprint
+    from armada_web.jobs.leases import claim
+
+    version = uploaded(samples.ORIGINAL)
+    lease = claim(validation.VALIDATION, version.pk)
+    archive = validation.storage.read_archive(version)
+    monkeypatch.setattr(validation, "validation_game", ok_report)
+    monkeypatch.setattr(validation, "storage", SimpleNamespace(read_archive=lambda v: archive))  # the game read it...
+    default_storage.delete(version.archive.name)  # ...then the storage lost it
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validation.run(lease) == "valid"
+    version.refresh_from_db()
+    assert version.status == "valid" and not Fingerprint.objects.exists()
+    default_storage.save(version.archive.name, ContentFile(archive))  # back (a restored backup)
+    assert fingerprint_missing() == 1 and Fingerprint.objects.filter(version=version).exists()
+
+
+def test_missing_fingerprints_are_computed_incrementally(valid_version, make_user):
+    from armada_web.integrity.fingerprints import fingerprint_missing
+    from armada_web.integrity.models import Fingerprint
+
+    owner = make_user("olga")
+    first = valid_version(owner, "first", code=samples.ORIGINAL)
+    valid_version(owner, "second", code=samples.HONEST_WEAKEST)
+    assert fingerprint_missing(limit=1) == 1 and Fingerprint.objects.count() == 1
+    assert fingerprint_missing() == 1 and Fingerprint.objects.count() == 2
+    assert fingerprint_missing() == 0  # nothing left to do
+    Fingerprint.objects.filter(version=first).update(scheme=0)  # computed with an older scheme
+    assert fingerprint_missing() == 1 and Fingerprint.objects.get(version=first).scheme > 0
+
+
+@pytest.fixture
+def arena(valid_version, make_user):
+    """alice wrote ORIGINAL first; bob renamed and reordered it, carol added dead code; the others are honest."""
+    from armada_web.bots.models import BotVersion
+
+    made = {}
+    start = timezone.now() - timedelta(days=10)
+    for day, (user, bot, code) in enumerate([
+        ("alice", "frontier", samples.ORIGINAL), ("bob", "wanderer", samples.RENAMED_REORDERED),
+        ("carol", "padded", samples.DEAD_CODE), ("dave", "scavenger", samples.HONEST_WEAKEST),
+        ("erin", "weakfirst", samples.HONEST_FRONTIER), ("frank", "mygreedy", samples.STARTER_EDIT_1),
+        ("gina", "greedier", samples.STARTER_EDIT_2), ("hugo", "tiny", samples.TINY_1),
+        ("ines", "tinier", samples.TINY_2),
+    ]):
+        version = valid_version(make_user(user), bot, code=code)
+        BotVersion.objects.filter(pk=version.pk).update(created=start + timedelta(days=day))
+        made[user] = version
+    made["alice2"] = valid_version(made["alice"].bot.owner, "frontier2", code=samples.ORIGINAL)  # her own twice
+    return made
+
+
+def test_find_copies_lists_each_copied_pair_once_with_its_evidence(arena):
+    from armada_web.integrity.copies import find_copies
+    from armada_web.integrity.logic.copies import THRESHOLD
+    from armada_web.integrity.models import Finding
+
+    found = find_copies()
+    pairs = sorted(tuple(v["bot"] for v in f.evidence["versions"]) for f in found)
+    assert pairs == [("frontier", "padded"), ("frontier", "wanderer"), ("padded", "frontier2"),
+                     ("wanderer", "frontier2"), ("wanderer", "padded")]  # earlier first; never alice's two
+    assert len(found) == Finding.objects.count() == 5
+    assert [f.score for f in found] == sorted((f.score for f in found), reverse=True)
+    copy = next(f for f in found if {v["owner"] for v in f.evidence["versions"]} == {"alice", "bob"})
+    alice, bob = arena["alice"], arena["bob"]
+    assert copy.kind == "copy" and copy.season is None and copy.status == "open"
+    assert copy.subjects == [alice.pk, bob.pk] and copy.evidence["first"] == alice.pk  # alice's came first
+    assert copy.score >= THRESHOLD and copy.key == f"bots:{alice.bot_id}-{bob.bot_id}"
+    assert copy.reason.startswith("bob's wanderer v1 shares") and "alice's frontier v1" in copy.reason
+    assert "1 days earlier" in copy.reason or "24 h earlier" in copy.reason
+    passage = copy.evidence["passages"][0]
+    assert passage["a"]["file"] == "main.py" and passage["b"]["last"] >= passage["b"]["first"] >= 1
+    assert copy.evidence["own"][0] >= 20 and copy.evidence["compared"].startswith("owners")
+
+
+def test_running_again_updates_keeps_staff_status_and_drops_what_is_gone(arena):
+    from armada_web.integrity.copies import find_copies
+    from armada_web.integrity.models import Finding
+
+    first = {f.key: f for f in find_copies()}
+    dismissed = next(iter(first))
+    Finding.objects.filter(key=dismissed).update(status="dismissed", score=0.1)
+    again = find_copies()
+    assert {f.key for f in again} == set(first) and Finding.objects.count() == 5
+    kept = Finding.objects.get(key=dismissed)
+    assert kept.status == "dismissed" and kept.score == first[dismissed].score  # updated, not added
+    for copier in ("bob", "carol"):  # the copies are now alice's own bots
+        arena[copier].bot.owner = arena["alice"].bot.owner
+        arena[copier].bot.save()
+    assert find_copies() == []
+    assert list(Finding.objects.values_list("key", "status")) == [(dismissed, "dismissed")]  # staff's decision stays
+
+
+def test_a_season_compares_its_entries_and_a_pruned_source_says_so(arena, make_user):
+    from armada_web.integrity.copies import find_copies
+    from armada_web.integrity.fingerprints import fingerprint_missing
+    from armada_web.seasons.services import close_season, create_season
+
+    season = create_season(slug="spring", game="galaxy", name="Spring")
+    close_season(season=season)  # every playing version enters
+    assert fingerprint_missing() == 10
+    default_storage.delete(arena["alice"].archive.name)  # pruned since it was fingerprinted
+    found = [f for f in find_copies(season=season) if arena["alice"].pk in f.subjects]
+    assert found and all(f.season == season for f in found)
+    assert all(f.evidence["passages"] is None for f in found)
+    assert found[0].evidence["passages_note"] == f"the sources of version {arena['alice'].pk} are no longer stored"
