@@ -2,7 +2,7 @@
 to compare a new version with an index of 10,000 (issue 28; the copy kind only for now: the
 behavioural twins, shared accounts and collusion have no bench yet).
 
-Run: .venv/bin/python bench/integrity.py [--seed N] [--originals N]
+Run: .venv/bin/python bench/integrity.py [--seed N] [--sets N] [--originals N]
 (ends with one `target ...` line per target)
 
 The labelled set is generated from the SDK's starters, at random (seeded):
@@ -207,7 +207,19 @@ def labelled_set(rng: random.Random, originals: int) -> list[Version]:
     return versions
 
 
-def quality(rng: random.Random, originals: int) -> tuple[float, float, int, int]:
+@dataclass
+class Tally:
+    """Pairs planted, reported and both, over every seed; the scores at the edges."""
+
+    planted: int = 0
+    reported: int = 0
+    hits: int = 0
+    lowest_copy: float = 1.0
+    highest_honest: float = 0.0
+
+
+def quality(rng: random.Random, originals: int, tally: Tally) -> None:
+    """One labelled set: every version indexed and queried; the pairs reported counted in `tally`."""
     versions = labelled_set(rng, originals)
     shared = copies.shared_hashes()
     index = copies.CopyIndex(shared)
@@ -220,14 +232,19 @@ def quality(rng: random.Random, originals: int) -> tuple[float, float, int, int]
             reported.add((min(key, match.key), max(key, match.key)))
     planted = {(a, b) for a, b in itertools.combinations(range(len(versions)), 2)
                if versions[a].family is not None and versions[a].family == versions[b].family}
-    hits = len(reported & planted)
+    for a, b in itertools.combinations(range(len(versions)), 2):
+        score = copies.similarity(hashes[a], hashes[b], shared).score
+        if (a, b) in planted:
+            tally.lowest_copy = min(tally.lowest_copy, score)
+        else:
+            tally.highest_honest = max(tally.highest_honest, score)
     for _a, b in sorted(planted - reported)[:5]:
         print(f"  missed: {versions[b].how} of family {versions[b].family}")
     for a, b in sorted(reported - planted)[:5]:
         print(f"  false alarm: {versions[a].how} {versions[a].family} ~ {versions[b].how} {versions[b].family}")
-    recall = hits / len(planted) if planted else 0.0
-    precision = hits / len(reported) if reported else 1.0
-    return recall, precision, len(planted), len(reported)
+    tally.planted += len(planted)
+    tally.reported += len(reported)
+    tally.hits += len(reported & planted)
 
 
 def query_ms(rng: random.Random) -> float:
@@ -255,13 +272,19 @@ def query_ms(rng: random.Random) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=28)
-    parser.add_argument("--originals", type=int, default=40)
+    parser.add_argument("--sets", type=int, default=4, help="labelled sets generated (seeds SEED, SEED+1, ...)")
+    parser.add_argument("--originals", type=int, default=40, help="originals per set")
     args = parser.parse_args()
-    rng = random.Random(args.seed)
     started = time.perf_counter()
-    recall, precision, planted, reported = quality(rng, args.originals)
-    print(f"copy pairs planted {planted}, pairs reported {reported} (threshold {copies.THRESHOLD})")
-    milliseconds = query_ms(rng)
+    tally = Tally()
+    for seed in range(args.seed, args.seed + args.sets):
+        quality(random.Random(seed), args.originals, tally)
+    recall = tally.hits / tally.planted if tally.planted else 0.0
+    precision = tally.hits / tally.reported if tally.reported else 0.0
+    print(f"{args.sets} sets: copy pairs planted {tally.planted}, pairs reported {tally.reported}, both "
+          f"{tally.hits} (threshold {copies.THRESHOLD}); lowest copy score {tally.lowest_copy:.2f}, "
+          f"highest honest score {tally.highest_honest:.2f}")
+    milliseconds = query_ms(random.Random(args.seed))
     print(f"({time.perf_counter() - started:.0f} s)")
     print()
     print(f"target integrity-recall: {recall:.2f} >= {RECALL_BOUND} {'ok' if recall >= RECALL_BOUND else 'short'}")
