@@ -10,9 +10,10 @@ The labelled set is generated from the SDK's starters, at random (seeded):
   functions of its author's own appended; the own functions are drawn, without repeats across
   originals, from the SDK's other modules (engines, referee, CLI, replay: code of one house
   style, so honest pairs are alike in style and differ only in what they do);
-- a *copy* is an original put through one to four of these transformations, each with its
+- a *copy* is an original put through one to five of these transformations, each with its
   documented parameters: `rename` (every identifier that is not a keyword, a built-in or an
-  imported name, renamed consistently to a random word), `reorder` (the module's functions and
+  imported name, renamed consistently to a random word), `tweak` (about one comparison or
+  augmented assignment in six changed: `<` to `<=`, `+=` to `-=`, `==` to `!=`), `reorder` (the module's functions and
   each class's methods shuffled), `dead code` (one to three unused functions of generated junk
   and one to four unused statements inserted at random lines of the functions), `format`
   (reformatted by `ast.unparse`: comments gone, quotes, spacing and parentheses changed) and
@@ -170,7 +171,21 @@ def comments(source: str, rng: random.Random) -> str:
     return "\n".join(out) + "\n"
 
 
-TRANSFORMATIONS = {"rename": rename, "reorder": reorder, "dead code": dead_code, "format": reformat,
+SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "+=": "-=", "-=": "+=", "==": "!="}
+
+
+def tweak(source: str, rng: random.Random) -> str:
+    """Small edits a copier makes to look different: about one comparison or update in six
+    changed (`<` to `<=`, `+=` to `-=`, `==` to `!=`, ...): each breaks the k-grams across it."""
+    lines = source.splitlines(keepends=True)
+    edits = [(t.start, t.end, SWAPS[t.string]) for t in tokenize.generate_tokens(io.StringIO(source).readline)
+             if t.type == tokenize.OP and t.string in SWAPS and rng.random() < 1 / 6]
+    for (row, col), (_row, end), new in reversed(edits):
+        lines[row - 1] = lines[row - 1][:col] + new + lines[row - 1][end:]
+    return "".join(lines)
+
+
+TRANSFORMATIONS = {"rename": rename, "tweak": tweak, "reorder": reorder, "dead code": dead_code, "format": reformat,
                    "comments": comments}
 WORDS = ("alpha", "beta", "gamma", "delta", "omega", "fleet", "star", "orbit", "nova", "comet", "pulse",
          "vector", "quark", "zeta", "ember", "frost", "lumen", "rift", "sable", "tide")
@@ -196,7 +211,7 @@ def labelled_set(rng: random.Random, originals: int) -> list[Version]:
         source = rng.choice(bases) + "\n\n" + "\n\n".join(own) + "\n"
         versions.append(Version(source, family, "original"))
         for _copy in range(rng.choice((1, 1, 2))):
-            chosen = rng.sample(sorted(TRANSFORMATIONS), rng.randint(1, 4))
+            chosen = rng.sample(sorted(TRANSFORMATIONS), rng.randint(1, 5))
             copied = source
             for name in chosen:
                 copied = TRANSFORMATIONS[name](copied, rng)
