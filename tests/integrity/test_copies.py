@@ -66,6 +66,23 @@ def test_a_version_is_fingerprinted_once_its_validation_commits(uploaded, monkey
     assert row.text_files == ([] if status == "valid" else ["main.py"])  # a source that does not parse: as text
 
 
+def test_a_version_in_error_is_fingerprinted_too(uploaded, monkeypatch, armada, django_capture_on_commit_callbacks):
+    from armada_web.bots import validation
+    from armada_web.games.runner import PlatformFailure
+    from armada_web.integrity.models import Fingerprint
+    from armada_web.jobs.leases import claim
+
+    def down(**_: Any) -> Any:
+        raise PlatformFailure("the sandbox is down")
+
+    armada(validation_attempts=1)
+    version = uploaded(samples.ORIGINAL)
+    monkeypatch.setattr(validation, "validation_game", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert validation.run(claim(validation.VALIDATION, version.pk)) == "error"
+    assert Fingerprint.objects.filter(version=version).exists()
+
+
 def test_a_lost_archive_leaves_the_validation_alone_and_is_caught_up_later(uploaded, monkeypatch,
                                                                          django_capture_on_commit_callbacks):
     from armada_web.bots import validation
