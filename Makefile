@@ -36,7 +36,7 @@ app-image: install  ## build the application image armada/app:latest (web, worke
 service-images:  ## build armada/postgres:15 and armada/redis:7 for infra/compose.yml when changed
 	@infra/images/services.sh
 
-bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the finals, deployment, scale, faults and a ten-minute soak
+bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the finals, integrity, deployment, scale, faults and a ten-minute soak
 	@ARMADA_PY_EXTRAS=dev,bench infra/install.sh
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
@@ -44,6 +44,7 @@ bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the
 	$(PY) bench/ranking.py
 	$(PY) bench/league.py
 	$(PY) bench/finals.py
+	$(PY) bench/integrity.py
 	$(PY) bench/deploy.py
 	$(PY) bench/scale.py
 	$(PY) bench/faults.py
