@@ -162,6 +162,16 @@ def test_find_copies_lists_each_copied_pair_once_with_its_evidence(arena):
     assert copy.evidence["own"][0] >= 20 and copy.evidence["compared"].startswith("owners")
 
 
+def test_a_lower_threshold_finds_more_and_a_wrong_one_is_refused(arena):
+    from armada_web.integrity.copies import find_copies
+    from armada_web.web.errors import Invalid
+
+    assert len(find_copies(threshold=0.95)) < len(find_copies()) == 5
+    for wrong in (0, 1.5, "0.5", True):
+        with pytest.raises(Invalid):
+            find_copies(threshold=wrong)
+
+
 def test_running_again_updates_keeps_staff_status_and_drops_what_is_gone(arena):
     from armada_web.integrity.copies import find_copies
     from armada_web.integrity.models import Finding

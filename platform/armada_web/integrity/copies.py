@@ -21,6 +21,7 @@ from armada_web.integrity.logic import copies as copies_logic
 from armada_web.integrity.logic import fingerprints as fingerprints_logic
 from armada_web.integrity.models import Finding, FindingKind, Fingerprint
 from armada_web.seasons.models import Entry, Season
+from armada_web.web.errors import Invalid
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,10 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
     """Write the `copy` findings of `season` (its entries' versions, or its game's playing versions
     before the close) or, without one, of all ranked play (every valid version), each compared with
     every fingerprinted version of its game by another owner; fingerprints what lacks one first,
-    drops the open findings no longer found, and returns the findings, the strongest first."""
+    drops the open findings no longer found, and returns the findings, the strongest first.
+    Invalid for a threshold outside (0, 1]."""
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+        raise Invalid(f"the copy threshold must be a number above 0 and at most 1, not {threshold!r}")
     fingerprint_missing()
     known = _fingerprinted(season.game if season else None)
     shared = copies_logic.shared_hashes()
