@@ -111,20 +111,15 @@ def pair_tests(games: Iterable[Game]) -> list[PairTest]:
     for (a, b), played in sorted(met.items()):
         played.sort(key=lambda g: g.match_id)
         ids = tuple(g.match_id for g in played)
-        for loser, winner in ((a, b), (b, a)):
-            chances, lost, draws = [], [], 0
-            for g in played:
-                if g.winner is None:
-                    draws += 1
-                    continue
-                mine, theirs = ((g.first_skill, g.second_skill) if g.first == loser
-                                else (g.second_skill, g.first_skill))
-                chances.append(loss_chance(mine, theirs))
-                loser_seat = 1 if g.first == loser else 2
-                if g.winner != loser_seat:
-                    lost.append(g.match_id)
-            tests.append(PairTest(loser, winner, len(chances), draws, len(lost), sum(chances),
-                                  tail(chances, len(lost)), math.prod(chances), match_ids=ids, lost=tuple(lost)))
+        decisive = [g for g in played if g.winner is not None]
+        # The chance that `a` loses each decisive game (b's is one minus it: the model has no draws).
+        a_loses = [loss_chance(g.first_skill, g.second_skill) if g.first == a
+                   else loss_chance(g.second_skill, g.first_skill) for g in decisive]
+        for loser, chances in ((a, a_loses), (b, [1.0 - p for p in a_loses])):
+            lost = [g.match_id for g in decisive if (g.first == loser) != (g.winner == 1)]
+            tests.append(PairTest(loser, b if loser == a else a, len(decisive), len(played) - len(decisive),
+                                  len(lost), sum(chances), tail(chances, len(lost)), math.prod(chances),
+                                  match_ids=ids, lost=tuple(lost)))
     return tests
 
 
