@@ -101,24 +101,36 @@ def tail(chances: list[float], at_least: int) -> float:
     return min(1.0, sum(dist[at_least:]))
 
 
-def pair_tests(games: Iterable[Game]) -> list[PairTest]:
-    """Every ordered pair's unadjusted test (both directions of each pair that met)."""
-    met: dict[tuple[str, str], list[Game]] = defaultdict(list)
-    for game in games:
-        if game.first != game.second:
-            met[(game.first, game.second) if game.first < game.second else (game.second, game.first)].append(game)
+def pair_tests(games: Iterable[Game], *, min_games: int = 0) -> list[PairTest]:
+    """Every ordered pair's unadjusted test (both directions of each pair with at least `min_games`
+    decisive games). The games are read once: each keeps only its id, its result and one chance
+    (a million games fit)."""
+    # (a, b) with a < b -> [(match id, a's result: 1 won, 0 lost, None drew, the chance that a loses)]
+    met: dict[tuple[str, str], list[tuple[int, int | None, float]]] = defaultdict(list)
+    for g in games:
+        if g.first == g.second:
+            continue
+        result = None if g.winner is None else int(g.winner == 1)
+        if g.first < g.second:
+            chance = loss_chance(g.first_skill, g.second_skill) if result is not None else 0.0
+            met[(g.first, g.second)].append((g.match_id, result, chance))
+        else:
+            chance = loss_chance(g.second_skill, g.first_skill) if result is not None else 0.0
+            met[(g.second, g.first)].append((g.match_id, None if result is None else 1 - result, chance))
     tests = []
     for (a, b), played in sorted(met.items()):
-        played.sort(key=lambda g: g.match_id)
-        ids = tuple(g.match_id for g in played)
-        decisive = [g for g in played if g.winner is not None]
+        played.sort()
+        ids = tuple(match_id for match_id, _, _ in played)
+        decisive = [(match_id, a_won, chance) for match_id, a_won, chance in played if a_won is not None]
+        if len(decisive) < min_games:
+            continue
         # The chance that `a` loses each decisive game (b's is one minus it: the model has no draws).
-        a_loses = [loss_chance(g.first_skill, g.second_skill) if g.first == a
-                   else loss_chance(g.second_skill, g.first_skill) for g in decisive]
-        for loser, chances in ((a, a_loses), (b, [1.0 - p for p in a_loses])):
-            lost = [g.match_id for g in decisive if (g.first == loser) != (g.winner == 1)]
-            tests.append(PairTest(loser, b if loser == a else a, len(decisive), len(played) - len(decisive),
-                                  len(lost), sum(chances), tail(chances, len(lost)), math.prod(chances),
+        a_loses = [chance for _, _, chance in decisive]
+        for loser, winner, chances, lost in (
+                (a, b, a_loses, [match_id for match_id, a_won, _ in decisive if not a_won]),
+                (b, a, [1.0 - p for p in a_loses], [match_id for match_id, a_won, _ in decisive if a_won])):
+            tests.append(PairTest(loser, winner, len(decisive), len(played) - len(decisive), len(lost),
+                                  sum(chances), tail(chances, len(lost)), math.prod(chances),
                                   match_ids=ids, lost=tuple(lost)))
     return tests
 
@@ -126,7 +138,7 @@ def pair_tests(games: Iterable[Game]) -> list[PairTest]:
 def thrown(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES) -> Verdict:
     """The ordered pairs whose losses depart from their ratings at family-wise rate `alpha`
     (Bonferroni-Tarone, see the module), most significant first."""
-    tests = [t for t in pair_tests(games) if t.games >= min_games]
+    tests = pair_tests(games, min_games=min_games)
     verdict = Verdict(alpha=alpha, tested=len(tests))
     floors = sorted(t.floor for t in tests)
     counted = 1  # Tarone: the smallest K with at most K pairs able to reach alpha / K
