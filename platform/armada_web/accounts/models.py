@@ -71,3 +71,32 @@ class LimitUse(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["counter", "at"])]
+
+
+class SightingKind(models.TextChoices):
+    SIGNUP = "signup", "signed up"
+    LOGIN = "login", "signed in"
+    """A password checked: the site's log-in page or the API's token request."""
+    TOKEN = "token", "created an API token"
+    TOKEN_USE = "token-use", "used an API token"
+    """At most one row per token and address per `accounts.sightings.TOKEN_USE_EVERY`."""
+
+
+class Sighting(models.Model):
+    """An account seen at a client address (as the deployment trusts it, `web.clients`): a sign-up,
+    a sign-in, a token created or used. Kept ARMADA_SIGHTINGS_KEEP_DAYS (`prune_storage --apply`);
+    read only by the integrity checks (shared accounts) and staff."""
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=12, choices=SightingKind.choices)
+    address = models.CharField(max_length=45, help_text="the client address, or 'unknown'")
+    at = models.DateTimeField()
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                              db_index=False, help_text="the token created or used (empty once revoked)")
+
+    class Meta:
+        indexes = [models.Index(fields=["address", "at"]), models.Index(fields=["at"]),
+                   models.Index(fields=["token", "address", "at"], name="sighting_token_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind} from {self.address} at {self.at:%Y-%m-%d %H:%M}"

@@ -13,8 +13,8 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from armada_web.accounts import mail, throttles
-from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences
+from armada_web.accounts import mail, sightings, throttles
+from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
 from armada_web.web.errors import Invalid, NotFound
 
 TOKEN_NAME_MAX = 64
@@ -22,12 +22,14 @@ TOKEN_NAME_MAX = 64
 
 def check_password(*, request: Any, username: str, password: str) -> User:
     """The user with these credentials, counting failures; Invalid, or RateLimited past the limits
-    (accounts.throttles: counted before the check, so parallel attempts meet the limits too)."""
+    (accounts.throttles: counted before the check, so parallel attempts meet the limits too).
+    A success is a sign-in: its client address is recorded (accounts.sightings)."""
     with throttles.attempt(request, username) as attempt:
         user = authenticate(request, username=username, password=password)
         if user is None:
             raise Invalid("wrong username or password (or the account is disabled)")
         attempt.succeeded()
+    sightings.record(user=user, kind=SightingKind.LOGIN, request=request)  # type: ignore[arg-type]
     return user  # type: ignore[return-value]
 
 
@@ -40,11 +42,12 @@ def clean_token_name(name: Any) -> str:
     return name
 
 
-def create_token(*, user: User, name: Any) -> tuple[ApiToken, str]:
+def create_token(*, user: User, name: Any, request: Any = None) -> tuple[ApiToken, str]:
     """A new token for `user`; returns the row and the secret (shown once, never stored).
 
     A user holds at most `ARMADA_MAX_TOKENS` tokens; the count is taken with the user's row
-    locked, so parallel requests cannot pass it.
+    locked, so parallel requests cannot pass it. With the `request` that asked, its client
+    address is recorded (accounts.sightings).
     """
     clean = clean_token_name(name)
     limit = settings.ARMADA.max_tokens
@@ -53,6 +56,8 @@ def create_token(*, user: User, name: Any) -> tuple[ApiToken, str]:
         if ApiToken.objects.filter(user=user).count() >= limit:
             raise Invalid(f"you have {limit} tokens already; revoke some first")
         token, secret = ApiToken.objects.create(user=user, expiry=None, name=clean)
+        if request is not None:
+            sightings.record(user=user, kind=SightingKind.TOKEN, request=request, token=token)
     return token, secret
 
 
@@ -63,9 +68,14 @@ def revoke_token(*, user: User, token_id: int) -> None:
         raise NotFound("no such token")
 
 
-def sign_up(*, username: str, email: str, password: str) -> User:
-    """A new account (the form has checked the name and the password against Django's validators)."""
-    return User.objects.create_user(username=username, email=email, password=password)
+def sign_up(*, username: str, email: str, password: str, request: Any = None) -> User:
+    """A new account (the form has checked the name and the password against Django's validators);
+    with the `request` that asked, its client address is recorded (accounts.sightings)."""
+    with transaction.atomic():
+        user = User.objects.create_user(username=username, email=email, password=password)
+        if request is not None:
+            sightings.record(user=user, kind=SightingKind.SIGNUP, request=request)
+    return user
 
 
 def ensure_superuser(*, username: str, email: str, password: str) -> str:

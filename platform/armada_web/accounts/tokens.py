@@ -1,4 +1,5 @@
-"""Token authentication for the API: knox's hashed tokens, plus the `last_used` time of each.
+"""Token authentication for the API: knox's hashed tokens, plus the `last_used` time of each and
+where it was used from (accounts.sightings, at most once an hour per address).
 
 A token is ASCII (hex); an Authorization header holding other bytes (Latin-1 letters, 0xff) is a
 wrong token, answered 401 like any other, never a decoding error.
@@ -13,12 +14,20 @@ from django.utils import timezone
 from knox.auth import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from armada_web.accounts import sightings
+
 #: `last_used` is written at most this often per token (saves a write per request).
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 class NamedTokenAuthentication(TokenAuthentication):
-    """`Authorization: Token <secret>`; records when each token was last used."""
+    """`Authorization: Token <secret>`; records when each token was last used, and from where."""
+
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
+        found = super().authenticate(request)
+        if found is not None:
+            sightings.record_token_use(token=found[1], request=request)
+        return found
 
     def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
         if not token.isascii():

@@ -23,7 +23,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = services.sign_up(username=form.cleaned_data["username"], email=form.cleaned_data.get("email") or "",
-                                password=form.cleaned_data["password1"])
+                                password=form.cleaned_data["password1"], request=request)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
         return redirect("my-bots")

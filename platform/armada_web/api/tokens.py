@@ -82,7 +82,7 @@ class TokensView(APIView):
         body.is_valid(raise_exception=True)
         user = services.check_password(request=request._request, username=body.validated_data["username"],
                                        password=body.validated_data["password"])
-        token, secret = services.create_token(user=user, name=body.validated_data["name"])
+        token, secret = services.create_token(user=user, name=body.validated_data["name"], request=request._request)
         token.secret = secret  # type: ignore[attr-defined]  # shown in this one answer, never stored
         return Response(NewTokenSerializer(token).data, status=status.HTTP_201_CREATED)
 

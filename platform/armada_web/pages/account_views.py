@@ -23,7 +23,8 @@ def profile(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            token, secret = services.create_token(user=signed_in(request), name=form.cleaned_data["name"])
+            token, secret = services.create_token(user=signed_in(request), name=form.cleaned_data["name"],
+                                                  request=request)
         except DomainError as exc:
             form.add_error("name", str(exc))
         else:

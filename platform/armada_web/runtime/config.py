@@ -234,6 +234,8 @@ class Config:
                                       "days the replays and logs of challenges are kept", minimum=0)
     orphan_grace_s: int = setting("ARMADA_ORPHAN_GRACE_S", 86400,
                                   "age after which a stored file no row names is deleted", minimum=0)
+    sightings_keep_days: int = setting("ARMADA_SIGHTINGS_KEEP_DAYS", 180, "days the client addresses of sign-ups, "
+                                       "sign-ins and API token uses are kept (integrity checks)", minimum=1)
     #: Per game (ARMADA_<GAME>_MATCH_CONFIG, _VALIDATION_TURNS, _INIT_MS, _TURN_MS, _BANK_MS; the
     #: sandbox's ARMADA_SANDBOX_[<GAME>_]<FIELD>): filled in by `load`.
     games: dict[str, GameConfig] = field(default_factory=dict)

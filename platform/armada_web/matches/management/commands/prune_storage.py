@@ -1,4 +1,5 @@
-"""`manage.py prune_storage [--apply]`: report (and with --apply delete) expired and orphaned files."""
+"""`manage.py prune_storage [--apply]`: report (and with --apply delete) expired and orphaned files,
+and the sign-in records (accounts.sightings) older than ARMADA_SIGHTINGS_KEEP_DAYS."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from armada_web.accounts import sightings
 from armada_web.matches.retention import plan, prune
 
 WHY = {"unranked-expired": "unranked matches past ARMADA_UNRANKED_KEEP_DAYS",
@@ -15,7 +17,8 @@ WHY = {"unranked-expired": "unranked matches past ARMADA_UNRANKED_KEEP_DAYS",
 
 class Command(BaseCommand):
     help = ("Report the stored replays and logs that expired (unranked matches past ARMADA_UNRANKED_KEEP_DAYS, "
-            "ranked ones whose bots are gone) and orphaned files; --apply deletes them.")
+            "ranked ones whose bots are gone) and orphaned files, and the sign-in records (client addresses) older "
+            "than ARMADA_SIGHTINGS_KEEP_DAYS; --apply deletes them.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--apply", action="store_true", help="delete them (default: only report)")
@@ -32,3 +35,7 @@ class Command(BaseCommand):
         if options["apply"]:
             files, size = prune(todo)
             self.stdout.write(f"deleted {files} files, {size} bytes")
+        old = sightings.expired().count()
+        self.stdout.write(f"sign-in records older than ARMADA_SIGHTINGS_KEEP_DAYS: {old}")
+        if options["apply"] and old:
+            self.stdout.write(f"deleted {sightings.prune()} sign-in records")

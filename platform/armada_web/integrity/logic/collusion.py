@@ -1,0 +1,152 @@
+"""Thrown games and collusion (issue 28): pairs whose results against each other depart from what
+their ratings predicted, by a test whose false-alarm rate is stated. Pure: the database side is
+`integrity.collusion`.
+
+For each ordered pair (A, B) of sides (bots) that met, the test asks whether A lost to B more
+often than the ladder's own model predicted from the two ratings before each game:
+
+- A decisive game's chance that B won is the ladder's Thurstone-Mosteller model's
+  `predict_win` (openskill's, with the ladder's parameters: `ladder.logic.ratings.model()`),
+  from each side's (mu, sigma) before the game; sigma counts, so an uncertain rating predicts
+  less sharply. Draws are set aside (neither a loss nor a win).
+- Given those chances, A's number of losses to B is a sum of independent Bernoulli variables
+  (Poisson-binomial); its exact upper tail is the p-value: the chance of losing at least as
+  often as A did, had both played honestly at their ratings.
+- Every ordered pair with at least `min_games` decisive games is a hypothesis. The family-wise
+  false-alarm rate is held at `alpha` (ALPHA = 0.01) by Bonferroni with Tarone's refinement for
+  discrete tests: a pair whose every-game-lost p-value could not reach alpha / K is not counted
+  among the K tests (it can never be flagged), and K is the smallest count that is consistent.
+  So, on honest play at calibrated ratings, the chance that one or more pairs of a whole run are
+  flagged is at most alpha (Tarone, Biometrics 46, 1990).
+
+A flagged pair reports its games, losses, the losses expected, the p-value, the adjusted p-value
+(p x K, at most 1) and its match ids. The same records serve ranked play and a season's finals.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from armada_web.ladder.logic.ratings import Skill, model
+
+#: The family-wise false-alarm rate (the chance that an honest run flags any pair).
+ALPHA = 0.01
+#: Decisive games a pair needs to be tested at all.
+MIN_GAMES = 3
+
+
+@dataclass(frozen=True)
+class Game:
+    """One finished game between two sides (`first` in seat 1), who won (1, 2, None for a draw) and
+    each side's rating before it."""
+
+    match_id: int
+    first: str
+    second: str
+    winner: int | None
+    first_skill: Skill
+    second_skill: Skill
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """How `loser` did against `winner`: the test of whether it lost more than its ratings predicted."""
+
+    loser: str
+    winner: str
+    games: int  # decisive games between them
+    draws: int
+    losses: int  # the decisive games `loser` lost
+    expected: float  # the losses the ratings predicted
+    p_value: float  # the chance of at least `losses` at those ratings
+    floor: float  # the smallest p-value these games could give (every one lost)
+    adjusted: float = 1.0  # p_value x the number of tests counted (at most 1), once corrected
+    match_ids: tuple[int, ...] = ()  # every game between them, oldest first
+    lost: tuple[int, ...] = ()  # the games `loser` lost
+
+
+@dataclass
+class Verdict:
+    """The pairs tested, the number `counted` that alpha is divided by (Tarone's K, at most
+    `tested`), and the pairs flagged at `alpha`."""
+
+    alpha: float
+    tested: int = 0
+    counted: int = 0
+    flagged: list[PairTest] = field(default_factory=list)
+
+
+def loss_chance(loser: Skill, winner: Skill) -> float:
+    """The chance that `winner` wins a decisive game against `loser` (the ladder's model)."""
+    m = model()
+    return float(m.predict_win([[m.rating(mu=winner.mu, sigma=winner.sigma)],
+                                [m.rating(mu=loser.mu, sigma=loser.sigma)]])[0])
+
+
+def tail(chances: list[float], at_least: int) -> float:
+    """P(at least `at_least` successes) of independent trials with these `chances` (exact)."""
+    if at_least <= 0:
+        return 1.0
+    if at_least > len(chances):
+        return 0.0
+    dist = [1.0] + [0.0] * len(chances)
+    for i, p in enumerate(chances, start=1):
+        for k in range(i, 0, -1):
+            dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
+        dist[0] *= 1 - p
+    return min(1.0, sum(dist[at_least:]))
+
+
+def pair_tests(games: Iterable[Game], *, min_games: int = 0) -> list[PairTest]:
+    """Every ordered pair's unadjusted test (both directions of each pair with at least `min_games`
+    decisive games). The games are read once: each keeps only its id, its result and one chance
+    (a million games fit)."""
+    # (a, b) with a < b -> [(match id, a's result: 1 won, 0 lost, None drew, the chance that a loses)]
+    met: dict[tuple[str, str], list[tuple[int, int | None, float]]] = defaultdict(list)
+    for g in games:
+        if g.first == g.second:
+            continue
+        result = None if g.winner is None else int(g.winner == 1)
+        if g.first < g.second:
+            chance = loss_chance(g.first_skill, g.second_skill) if result is not None else 0.0
+            met[(g.first, g.second)].append((g.match_id, result, chance))
+        else:
+            chance = loss_chance(g.second_skill, g.first_skill) if result is not None else 0.0
+            met[(g.second, g.first)].append((g.match_id, None if result is None else 1 - result, chance))
+    tests = []
+    for (a, b), played in sorted(met.items()):
+        played.sort()
+        ids = tuple(match_id for match_id, _, _ in played)
+        decisive = [(match_id, a_won, chance) for match_id, a_won, chance in played if a_won is not None]
+        if len(decisive) < min_games:
+            continue
+        # The chance that `a` loses each decisive game (b's is one minus it: the model has no draws).
+        a_loses = [chance for _, _, chance in decisive]
+        for loser, winner, chances, lost in (
+                (a, b, a_loses, [match_id for match_id, a_won, _ in decisive if not a_won]),
+                (b, a, [1.0 - p for p in a_loses], [match_id for match_id, a_won, _ in decisive if a_won])):
+            tests.append(PairTest(loser, winner, len(decisive), len(played) - len(decisive), len(lost),
+                                  sum(chances), tail(chances, len(lost)), math.prod(chances),
+                                  match_ids=ids, lost=tuple(lost)))
+    return tests
+
+
+def thrown(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES) -> Verdict:
+    """The ordered pairs whose losses depart from their ratings at family-wise rate `alpha`
+    (Bonferroni-Tarone, see the module), most significant first."""
+    tests = pair_tests(games, min_games=min_games)
+    verdict = Verdict(alpha=alpha, tested=len(tests))
+    floors = sorted(t.floor for t in tests)
+    counted = 1  # Tarone: the smallest K with at most K pairs able to reach alpha / K
+    while bisect.bisect_right(floors, alpha / counted) > counted:
+        counted += 1
+    verdict.counted = counted if tests else 0
+    for t in tests:
+        if t.p_value <= alpha / counted:
+            verdict.flagged.append(replace(t, adjusted=min(1.0, t.p_value * counted)))
+    verdict.flagged.sort(key=lambda t: (t.p_value, t.loser, t.winner))
+    return verdict

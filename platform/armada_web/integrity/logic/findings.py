@@ -1,0 +1,30 @@
+"""What every integrity check returns: a `Finding` (kind, subjects, score, reason, evidence), plain
+data that the report ranks and prints (and that a stored finding copies)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One suspicion: `kind` ("accounts", "collusion", ...), whom it is about (`subjects`: usernames
+    for these two kinds), how strong it is (`score`, 0 to 1, higher is stronger), a one-line
+    `reason` and the `evidence` (JSON-ready: links, addresses, match ids)."""
+
+    kind: str
+    subjects: tuple[str, ...]
+    score: float
+    reason: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as `manage.py integrity --json` prints it (issue 28)."""
+        return {"kind": self.kind, "subjects": list(self.subjects), "score": round(self.score, 4),
+                "reason": self.reason, "evidence": self.evidence}
+
+
+def ranked(findings: list[Finding]) -> list[Finding]:
+    """Strongest first (then by kind and subjects, so the order is stable)."""
+    return sorted(findings, key=lambda f: (-f.score, f.kind, f.subjects))
