@@ -28,7 +28,7 @@ PASSWORD = "a-long-test-password-42"
 @pytest.fixture
 def isolated_site(settings, armada, tmp_path):
     """Each test: its own private storage folder, an in-process cache, its own validation queue (and
-    finals and events queues: no worker reads them), and quick password hashes."""
+    finals, events and periodic queues: no worker reads them), and quick password hashes."""
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {"BACKEND": "armada_web.storage.objectstore.PrivateFileStorage",
@@ -37,7 +37,8 @@ def isolated_site(settings, armada, tmp_path):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                    "LOCATION": f"test-{uuid.uuid4().hex}"}}
     unconsumed = f"test-unconsumed-{uuid.uuid4().hex[:8]}"
-    armada(validation_queue=unconsumed, finals_queue=unconsumed, events_queue=unconsumed)
+    armada(validation_queue=unconsumed, finals_queue=unconsumed, events_queue=unconsumed,
+           periodic_queue=unconsumed)
     settings.CELERY_BROKER_URL = settings.REDIS_URL
     settings.PASSWORD_HASHERS = [HASHER]  # (tests/support/passwords.py)
     yield

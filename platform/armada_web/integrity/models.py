@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -68,3 +69,76 @@ class Finding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.key} ({self.score:.2f}, {self.status})"
+
+
+class Target(models.TextChoices):
+    """What staff disqualify from a season."""
+
+    VERSION = "version", "a version's entry"
+    ACCOUNT = "account", "an account's entries"
+
+
+class Disqualification(models.Model):
+    """Staff's decision that a version or an account leaves a season (`integrity.actions.disqualify`):
+    its entries left the standings; the account sees it, and its reason, on the season's page.
+
+    One per version or account and season (the constraints make a second click count once); names
+    are copied, so the row still says whom it was about when the bot or the account is gone."""
+
+    season = models.ForeignKey("seasons.Season", on_delete=models.CASCADE, related_name="disqualifications")
+    target = models.CharField(max_length=10, choices=Target.choices)
+    version_ref = models.BigIntegerField(null=True, blank=True, help_text="the version's id (target: version)")
+    version_label = models.CharField(max_length=100, blank=True, help_text="its bot and number, e.g. `raider v3`")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="disqualifications", help_text="the account (a version's: its owner)")
+    username = models.CharField(max_length=150, blank=True)
+    reason = models.CharField(max_length=500, help_text="shown to the account on the season's page")
+    finding = models.ForeignKey(Finding, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    entries = models.PositiveIntegerField(default=0, help_text="entries that left the season")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                           related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "version_ref"], condition=Q(target="version"),
+                                    name="one_disqualification_per_version"),
+            models.UniqueConstraint(fields=["season", "user"], condition=Q(target="account"),
+                                    name="one_disqualification_per_account"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.target} {self.version_label or self.username} out of {self.season_id}"
+
+
+class AuditAction(models.TextChoices):
+    CHECKED = "checked", "ran the checks"
+    OPENED = "open", "reopened"
+    DISMISSED = "dismissed", "dismissed"
+    CONFIRMED = "confirmed", "confirmed"
+    DISQUALIFIED = "disqualified", "disqualified"
+
+
+class AuditEntry(models.Model):
+    """One thing staff (or the season's close) did with the report: who, what, when, about which
+    finding and subject, with their note. Written by `integrity.actions` only when the action
+    changed something, so two clicks at once leave one line."""
+
+    at = models.DateTimeField(auto_now_add=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                           related_name="+", help_text="empty: the site itself (a season's close)")
+    by_name = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=12, choices=AuditAction.choices)
+    season = models.ForeignKey("seasons.Season", null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="+")
+    finding = models.ForeignKey(Finding, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit")
+    subject = models.CharField(max_length=300, blank=True, help_text="what it was about, in words")
+    note = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.by_name or 'site'} {self.action} {self.subject}"

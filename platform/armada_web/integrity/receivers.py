@@ -3,20 +3,34 @@
 - A version's validation ended (valid, invalid or error), after its commit: its code is
   fingerprinted (`fingerprints.fingerprint_version`; a version whose archive cannot be read is
   caught up later by `fingerprints.fingerprint_missing`).
+- A season closed (its entries frozen): once that commits, its checks are sent to the periodic
+  queue (`tasks.queue_checks` -> `checks.run_checks`), so the report is ready for staff before
+  the results are final.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+
 from armada_web.bots.models import BotVersion
 from armada_web.bots.signals import validation_finished
 from armada_web.integrity.fingerprints import fingerprint_version
+from armada_web.integrity.tasks import queue_checks
+from armada_web.seasons.models import Season
+from armada_web.seasons.signals import season_closed
 
 
 def fingerprint_validated(sender: Any, version: BotVersion, **_: Any) -> None:
     fingerprint_version(version=version)
 
 
+def check_closed_season(sender: Any, season: Season, **_: Any) -> None:
+    season_id = season.pk
+    transaction.on_commit(lambda: queue_checks(season_id), robust=True)
+
+
 def connect() -> None:
     validation_finished.connect(fingerprint_validated, sender=BotVersion, dispatch_uid="integrity.fingerprint")
+    season_closed.connect(check_closed_season, sender=Season, dispatch_uid="integrity.season_closed")

@@ -85,6 +85,7 @@ class Task(StrEnum):
     SEASONS_TICK = "armada_web.seasons.tasks.seasons_tick"
     EVENTS_TICK = "armada_web.events.tasks.events_tick"
     SWEEP_CONTAINERS = "armada_web.ops.tasks.sweep_containers"
+    INTEGRITY_CHECKS = "armada_web.integrity.tasks.integrity_checks"
 
 
 #: The queue of each task sent to a queue of its own (the others go to the periodic queue).

@@ -1,5 +1,6 @@
 """Season pages: every season, one season (live standings while open, the finals' progress and
-order during them, the final standings and the finals' top matches once finished)."""
+order during them, the final standings and the finals' top matches once finished; a
+disqualified account sees the decision and its reason, staff see every one)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from armada_web.games import spec
+from armada_web.integrity import queries as integrity_queries
+from armada_web.integrity.models import Disqualification
 from armada_web.seasons import queries
+from armada_web.seasons.models import Season
 
 PER_PAGE = 50
 
@@ -18,6 +22,14 @@ def seasons(request: HttpRequest) -> HttpResponse:
     return render(request, "seasons/list.html", {"rows": rows})
 
 
+def _decisions(request: HttpRequest, found: Season) -> list[Disqualification]:
+    """The disqualifications the viewer may read: staff all of the season's, an account its own."""
+    user = request.user
+    if user.is_authenticated and user.is_staff:
+        return integrity_queries.disqualifications(season=found)
+    return integrity_queries.decisions_for(season=found, user=user)
+
+
 def season(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.season(slug)
     page = Paginator(queries.standings(found), PER_PAGE).get_page(request.GET.get("page"))
@@ -25,5 +37,5 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
                "entries": queries.entry_count(found), "progress": queries.progress(found),
                "top": queries.top_matches(found), "phase": phase, "entering": queries.entering(found, request.user),
-               "stages": spec(found.game).rated and not phase.live}
+               "stages": spec(found.game).rated and not phase.live, "decisions": _decisions(request, found)}
     return render(request, "seasons/season.html", context)

@@ -1,5 +1,5 @@
 """The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /docs/...,
-/seasons/..., /events/..., /status/; /rules/... redirects to /docs/...)."""
+/seasons/..., /events/..., /status/, /staff/integrity/...; /rules/... redirects to /docs/...)."""
 
 from django.urls import path
 
@@ -8,6 +8,7 @@ from armada_web.pages import (
     bot_views,
     challenge_views,
     event_views,
+    integrity_views,
     ladder_views,
     match_views,
     season_views,
@@ -49,4 +50,8 @@ urlpatterns = [
     path("events/<slug:slug>/enter/", event_views.enter, name="event-enter"),
     path("events/<slug:slug>/start/", event_views.start, name="event-start"),
     path("status/", status_views.status_page, name="status"),
+    path("staff/integrity/", integrity_views.report, name="staff-integrity"),
+    path("staff/integrity/disqualify/", integrity_views.disqualify, name="staff-integrity-disqualify"),
+    path("staff/integrity/<id:pk>/", integrity_views.finding, name="staff-integrity-finding"),
+    path("staff/integrity/<id:pk>/mark/", integrity_views.mark, name="staff-integrity-mark"),
 ]

@@ -138,3 +138,10 @@ def write_standings(season: Season) -> int:
     Standing.objects.bulk_create(rows, batch_size=500)
     Entry.objects.bulk_update(ranked, ["place"], batch_size=500)
     return len(rows)
+
+
+def rewrite_standings(season: Season) -> int:
+    """A finished season's final standings written again from the entries left (staff disqualified
+    one: `services.withdraw_entries`), the one change they ever see; returns the rows written."""
+    Standing.objects.filter(season=season).delete()
+    return write_standings(season)

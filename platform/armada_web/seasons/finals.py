@@ -198,6 +198,15 @@ def stop(season: Season) -> int:
     return cancel_queued(match_ids=waiting, reason="cancelled: the season ended before it was played")
 
 
+def withdraw(season: Season, entry_ids: list[int]) -> int:
+    """Entries leave the finals (disqualified by staff): the queued matches of their games are
+    cancelled (a running one finishes and counts for nothing once the entry is gone); returns the
+    matches cancelled."""
+    waiting = list(FinalsGame.objects.filter(season=season, match__status=MatchStatus.QUEUED)
+                   .filter(Q(first_id__in=entry_ids) | Q(second_id__in=entry_ids)).values_list("match_id", flat=True))
+    return cancel_queued(match_ids=waiting, reason="cancelled: an entry was disqualified")
+
+
 def matches_done(season: Season) -> int:
     """Finals games played or skipped."""
     return FinalsGame.objects.filter(season=season).filter(Q(counted=True) | ~Q(skipped="")).count()

@@ -20,8 +20,8 @@ from django.utils import timezone
 from armada_web.games import spec
 from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import EntryRule, Season, SeasonState
-from armada_web.seasons.signals import season_finished
+from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState
+from armada_web.seasons.signals import season_closed, season_finished
 from armada_web.web.errors import Conflict, Invalid
 from armada_web.web.times import parse_time
 
@@ -155,6 +155,7 @@ def close_season(*, season: Season, now: datetime | None = None) -> Season:
         locked.state = SeasonState.CLOSED
         locked.closed_at = now or timezone.now()
         locked.save(update_fields=["state", "closed_at"])
+        season_closed.send(sender=Season, season=locked)
     return locked
 
 
@@ -231,3 +232,29 @@ def play_on(*, season_id: int, now: datetime | None = None) -> bool:
             return False
         _finish(locked, now or timezone.now())
     return True
+
+
+def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id: int | None = None) -> int:
+    """Entries leave a closed, finals or finished season (staff disqualified them, issue 28): the
+    entry of version `version_ref`, or every entry of the account `owner_id`, is deleted with its
+    finals games (their queued matches cancelled, `finals.withdraw`); a finished season's final
+    standings are written again from the entries left (`entries.rewrite_standings`), a running
+    finals plays on without them. Returns the entries withdrawn (0: none, nothing changed).
+    Invalid unless exactly one of the two is given; Conflict before the close (no entries yet)."""
+    if (version_ref is None) == (owner_id is None):
+        raise Invalid("withdraw either a version's entry or an account's entries")
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state in (SeasonState.UPCOMING, SeasonState.OPEN):
+            raise Conflict(f"season {locked.slug} is {locked.state}: it has no entries before its close")
+        which = {"version_ref": version_ref} if version_ref is not None else {"owner_id": owner_id}
+        ids = list(Entry.objects.filter(season=locked, **which).values_list("pk", flat=True))
+        if not ids:
+            return 0
+        finals.withdraw(locked, ids)
+        Entry.objects.filter(pk__in=ids).delete()
+        if locked.state == SeasonState.FINISHED:
+            entries.rewrite_standings(locked)
+        elif locked.state == SeasonState.FINALS:
+            transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
+    return len(ids)

@@ -2,6 +2,8 @@
 
 - `season_finished(sender=Season, season)`: a season's final standings were written (inside the
   transaction that writes them; a receiver that mails defers it with `transaction.on_commit`).
+- `season_closed(sender=Season, season)`: a season closed and its entries were frozen (inside the
+  transaction that froze them; a receiver that starts work defers it with `transaction.on_commit`).
 """
 
 from __future__ import annotations
@@ -9,3 +11,4 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 season_finished = Signal()
+season_closed = Signal()

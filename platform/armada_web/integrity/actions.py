@@ -1,0 +1,116 @@
+"""What staff do with the report (issue 28): mark a finding dismissed, confirmed or open again, and
+disqualify a version or an account from a season. Each action is written to the audit log
+(`AuditEntry`: who, what, when, the finding and subject, the note) only when it changed
+something, under a row lock (the finding's, or the season's), so two staff clicking at once
+count once: the second waits for the first and finds nothing left to do. The unique constraints
+on `Disqualification` hold that even without the lock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from armada_web.integrity.models import (
+    AuditAction,
+    AuditEntry,
+    Disqualification,
+    Finding,
+    FindingStatus,
+    Target,
+)
+from armada_web.seasons.models import Entry, Season
+from armada_web.seasons.services import withdraw_entries
+from armada_web.web.errors import Forbidden, Invalid, NotFound
+
+NOTE_MAX = 500
+
+
+def _staff(user: Any) -> User:
+    if not (isinstance(user, User) and user.is_active and user.is_staff):
+        raise Forbidden("only staff act on the integrity report")
+    return user
+
+
+def _note(note: Any, *, required: bool = False) -> str:
+    text = " ".join(note.split()) if isinstance(note, str) else ""
+    if required and not text:
+        raise Invalid("say why: the account sees this reason on the season's page")
+    if len(text) > NOTE_MAX:
+        raise Invalid(f"a note has at most {NOTE_MAX} characters (this one has {len(text)})")
+    return text
+
+
+def _subject(finding: Finding) -> str:
+    return f"{finding.kind} {', '.join(str(s) for s in finding.subjects)}"[:300]
+
+
+def set_status(*, finding_id: int, status: Any, by: Any, note: Any = "") -> bool:
+    """Mark finding `finding_id` `status` (open, dismissed or confirmed) for staff `by`; True when
+    it changed (and was logged), False when it had that status already. NotFound, Invalid, or
+    Forbidden for anyone but staff."""
+    staff = _staff(by)
+    if status not in FindingStatus.values:
+        raise Invalid(f"a finding is {', '.join(FindingStatus.values)}, not {status!r}")
+    text = _note(note)
+    with transaction.atomic():
+        finding = Finding.objects.select_for_update().filter(pk=finding_id).first()
+        if finding is None:
+            raise NotFound("no such finding (the checks may have dropped it since)")
+        if finding.status == status:
+            return False
+        finding.status = status
+        finding.save(update_fields=["status", "updated"])
+        AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=status, season=finding.season,
+                                  finding=finding, subject=_subject(finding), note=text)
+    return True
+
+
+def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None = None,
+               username: str | None = None, finding_id: int | None = None) -> tuple[Disqualification, bool]:
+    """Disqualify version `version_id` (its entry) or account `username` (all its entries) from
+    `season` for staff `by`, saying `reason` (the account sees it on the season's page); the
+    entries leave the standings, which are recomputed (`seasons.services.withdraw_entries`).
+    Returns the decision and whether it is new: a second call (or click) returns the first's and
+    changes nothing. Invalid without a reason or with both or neither target; NotFound when the
+    target has no entry in the season; Conflict before the season's close; Forbidden for non-staff."""
+    staff = _staff(by)
+    text = _note(reason, required=True)
+    if (version_id is None) == (username is None):
+        raise Invalid("disqualify either a version or an account")
+    with transaction.atomic():
+        locked = Season.objects.select_for_update().get(pk=season.pk)
+        finding = Finding.objects.filter(pk=finding_id).first() if finding_id is not None else None
+        if version_id is not None:
+            done = Disqualification.objects.filter(season=locked, target=Target.VERSION, version_ref=version_id).first()
+            if done is not None:
+                return done, False
+            entry = Entry.objects.filter(season=locked, version_ref=version_id).select_related("owner").first()
+            if entry is None:
+                raise NotFound(f"version {version_id} has no entry in season {locked.slug}")
+            decision = Disqualification(season=locked, target=Target.VERSION, version_ref=version_id,
+                                        version_label=f"{entry.bot_name} v{entry.version_number}",
+                                        user=entry.owner, username=entry.owner.get_username() if entry.owner else "")
+            count = withdraw_entries(season=locked, version_ref=version_id)
+        else:
+            user = User.objects.filter(username=username).first()
+            if user is None:
+                raise NotFound(f"no account named {username}")
+            done = Disqualification.objects.filter(season=locked, target=Target.ACCOUNT, user=user).first()
+            if done is not None:
+                return done, False
+            decision = Disqualification(season=locked, target=Target.ACCOUNT, user=user, username=user.get_username())
+            count = withdraw_entries(season=locked, owner_id=user.pk)
+            if count == 0:
+                raise NotFound(f"{user.get_username()} has no entry in season {locked.slug}")
+        decision.reason, decision.finding, decision.entries, decision.by = text, finding, count, staff
+        decision.save()
+        what = decision.version_label or decision.username
+        AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=AuditAction.DISQUALIFIED,
+                                  season=locked, finding=finding,
+                                  subject=f"{decision.get_target_display()}: {what} ({count} entr"
+                                          f"{'y' if count == 1 else 'ies'} left season {locked.slug})",
+                                  note=text)
+    return decision, True

@@ -1,0 +1,94 @@
+"""Every built check run at once (`run_checks`): copied code, shared accounts and thrown games, each
+finding stored under its key (`findings.record`: a second run updates it and keeps staff's status;
+the open ones no longer found are pruned), all of them ranked strongest first.
+
+**Scores across kinds** (docs/integrity.md, "The report"). Each kind's score is 0.5 at the
+threshold it reports from and nears 1 as the evidence becomes beyond doubt, so one ranking serves
+all kinds:
+- a copy: its similarity (0.5 is the copy threshold, 1 the same own code);
+- shared accounts: the group's weakest tie (0.5 the grouping threshold, 0.9 one mailbox or one
+  uploaded archive);
+- thrown games: the test's `1 - adjusted p` crowds every flagged pair into 0.99..1, so the ranking
+  score is `rank_collusion(adjusted, alpha)` = 1 - 0.5 (adjusted / alpha)^(1/6): 0.5 at the
+  false-alarm rate, 0.75 at alpha / 64, 0.95 at alpha x 1e-6 (one chance in 100 million for the
+  whole season at alpha 0.01); the test's own figure stays in the evidence (`test_score`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.db import transaction
+
+from armada_web.integrity import findings
+from armada_web.integrity.accounts_links import shared_accounts
+from armada_web.integrity.collusion import thrown_games
+from armada_web.integrity.copies import find_copies
+from armada_web.integrity.logic import findings as plain
+from armada_web.integrity.models import AuditAction, AuditEntry, Finding, FindingKind
+from armada_web.seasons.models import Season
+
+#: The longest key kept as it is; a longer one (a large group of accounts) is hashed.
+KEY_MAX = 190
+
+
+def rank_collusion(adjusted: float, alpha: float) -> float:
+    """The ranking score of a flagged pair: 0.5 at adjusted p = alpha, rising towards 1 as it falls
+    (0.95 at alpha x 1e-6), 1 at p = 0."""
+    if alpha <= 0:
+        return 0.0
+    ratio = min(max(adjusted / alpha, 0.0), 1.0)
+    return round(1.0 - 0.5 * ratio ** (1 / 6), 4)
+
+
+def _key(prefix: str, parts: list[str]) -> str:
+    """`prefix:` and the parts joined, or their digest when that is too long for a key."""
+    key = f"{prefix}:{','.join(parts)}"
+    if len(key) <= KEY_MAX:
+        return key
+    return f"{prefix}#{hashlib.sha256(key.encode()).hexdigest()}"
+
+
+def _store(kind: str, season: Season | None, found: list[tuple[str, plain.Finding, float]]) -> list[Finding]:
+    """Record `(key, finding, score)` rows of one kind and prune its open ones not among them."""
+    stored = [findings.record(kind=kind, key=key, season=season, subjects=list(f.subjects), score=score,
+                              reason=f.reason, evidence=f.evidence) for key, f, score in found]
+    findings.prune(kind=kind, season=season, keep=[key for key, _, _ in found])
+    return stored
+
+
+def _accounts(season: Season | None) -> list[Finding]:
+    found = [(_key("users", list(f.subjects)), f, round(f.score, 4)) for f in shared_accounts(season=season)]
+    return _store(FindingKind.ACCOUNTS, season, found)
+
+
+def _collusion(season: Season | None) -> list[Finding]:
+    rows = []
+    for f in thrown_games(season=season):
+        loser, winner = f.evidence["bots"]
+        evidence: dict[str, Any] = {**f.evidence, "test_score": round(f.score, 6)}
+        score = rank_collusion(f.evidence["adjusted"], f.evidence["alpha"])
+        rows.append((f"bots:{loser}>{winner}", plain.Finding(f.kind, f.subjects, score, f.reason, evidence), score))
+    return _store(FindingKind.COLLUSION, season, rows)
+
+
+def ranked(rows: list[Finding]) -> list[Finding]:
+    """Strongest first; ties by kind, then by key (stable across runs)."""
+    return sorted(rows, key=lambda f: (-f.score, f.kind, f.key))
+
+
+def run_checks(*, season: Season | None = None) -> list[Finding]:
+    """Run every built check for `season` (None: all of ranked play), store each finding under its
+    key (staff's status kept; open findings no longer found pruned), note the run in the audit log
+    with its counts, and return the findings, the strongest first."""
+    copies = find_copies(season=season)
+    with transaction.atomic():
+        accounts = _accounts(season)
+        collusion = _collusion(season)
+        counts = {FindingKind.COPY.value: len(copies), FindingKind.ACCOUNTS.value: len(accounts),
+                  FindingKind.COLLUSION.value: len(collusion)}
+        AuditEntry.objects.create(action=AuditAction.CHECKED, season=season,
+                                  subject=f"season {season.slug}" if season else "all of ranked play",
+                                  note=", ".join(f"{count} {kind}" for kind, count in counts.items()))
+    return ranked([*copies, *accounts, *collusion])

@@ -1,0 +1,127 @@
+"""Reads of the integrity report (staff only: the pages check that before calling): the ranked
+findings of a season or of all ranked play, their counts per kind, the audit log, a copy's two
+sources side by side, the links to every finding's evidence, and the decisions an account sees
+on a season's page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, QuerySet
+from django.urls import reverse
+
+from armada_web.bots.models import BotVersion
+from armada_web.integrity.fingerprints import sources
+from armada_web.integrity.logic.report import Line, excerpt
+from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus
+from armada_web.seasons.models import Season
+from armada_web.web.errors import NotFound
+
+AUDIT_SHOWN = 100
+
+
+def findings(*, season: Season | None) -> QuerySet[Finding]:
+    """The findings of `season` (None: of all ranked play), the strongest first."""
+    return Finding.objects.filter(season=season).select_related("season").order_by("-score", "kind", "key")
+
+
+def finding(pk: int) -> Finding:
+    """One finding; NotFound."""
+    found = Finding.objects.select_related("season").filter(pk=pk).first()
+    if found is None:
+        raise NotFound("no such finding")
+    return found
+
+
+def counts(*, season: Season | None) -> list[dict[str, Any]]:
+    """Per kind: its label and how many findings are open, dismissed, confirmed and in all."""
+    rows = Finding.objects.filter(season=season).values("kind", "status").annotate(n=Count("id")).order_by()
+    table = {kind: {"kind": kind, "label": label, "total": 0, **dict.fromkeys(FindingStatus.values, 0)}
+             for kind, label in FindingKind.choices}
+    for row in rows:
+        table[row["kind"]][row["status"]] = row["n"]
+        table[row["kind"]]["total"] += row["n"]
+    return list(table.values())
+
+
+def audit(*, season: Season | None, limit: int = AUDIT_SHOWN) -> list[AuditEntry]:
+    """The audit log of `season` (None: of all ranked play), the newest first."""
+    return list(AuditEntry.objects.filter(season=season).select_related("finding")[:limit])
+
+
+def last_run(*, season: Season | None) -> AuditEntry | None:
+    """When the checks last ran for `season`, with their counts."""
+    return AuditEntry.objects.filter(season=season, action="checked").first()
+
+
+def disqualifications(*, season: Season) -> list[Disqualification]:
+    """The season's disqualifications, the newest first."""
+    return list(Disqualification.objects.filter(season=season).select_related("by"))
+
+
+def decisions_for(*, season: Season, user: Any) -> list[Disqualification]:
+    """The disqualifications in `season` of the signed-in `user` (what its season page shows it)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return []
+    return list(Disqualification.objects.filter(season=season, user_id=user.pk))
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to a piece of evidence."""
+
+    label: str
+    url: str
+
+
+def links(item: Finding) -> list[Link]:
+    """The links to a finding's evidence: a copy's side-by-side page and both versions, a pair's
+    matches (their replays are on each match's page), a group's accounts."""
+    evidence = item.evidence or {}
+    if item.kind == FindingKind.COPY:
+        found = [Link("side by side", reverse("staff-integrity-finding", args=[item.pk]))]
+        for version in evidence.get("versions", []):
+            if version.get("bot_id") is None:
+                continue
+            found.append(Link(f"{version.get('bot')} v{version.get('number')}",
+                              reverse("bot-version", args=[version.get("bot_id"), version.get("number")])))
+        return found
+    if item.kind == FindingKind.COLLUSION:
+        lost = set(evidence.get("lost", []))
+        return [Link(f"#{m}{' (lost)' if m in lost else ''}", reverse("match", args=[m]))
+                for m in evidence.get("matches", [])]
+    if item.kind == FindingKind.ACCOUNTS:
+        return [Link(str(name), reverse("user", args=[name])) for name in item.subjects]
+    return []
+
+
+@dataclass
+class Passage:
+    """A matching passage, each side's lines with the matching ones marked."""
+
+    a_file: str
+    b_file: str
+    a: list[Line] = field(default_factory=list)
+    b: list[Line] = field(default_factory=list)
+    fingerprints: int = 0
+
+
+def side_by_side(item: Finding) -> list[Passage]:
+    """A copy's matching passages cut from both sources (read again from storage); empty when the
+    evidence has none (a source was gone when the check ran) or the sources are gone now."""
+    evidence = item.evidence or {}
+    found = evidence.get("passages") or []
+    versions = evidence.get("versions") or []
+    if item.kind != FindingKind.COPY or not found or len(versions) != 2:
+        return []
+    rows = BotVersion.objects.in_bulk([versions[0]["id"], versions[1]["id"]])
+    texts = [sources(rows[v["id"]]) if v["id"] in rows else None for v in versions]
+    passages = []
+    for passage in found:
+        a, b = passage["a"], passage["b"]
+        passages.append(Passage(a["file"], b["file"],
+                                excerpt((texts[0] or {}).get(a["file"]), a["first"], a["last"]),
+                                excerpt((texts[1] or {}).get(b["file"]), b["first"], b["last"]),
+                                passage.get("fingerprints", 0)))
+    return passages

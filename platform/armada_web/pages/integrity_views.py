@@ -1,0 +1,99 @@
+"""The staff's integrity report (issue 28): `/staff/integrity/` ranks every finding of a season (or
+of all ranked play) with its reason and links to its evidence, the counts per kind, the
+disqualifications and the audit log; `/staff/integrity/<id>/` shows one finding (a copy's two
+sources side by side); POST buttons mark a finding or disqualify a version or an account
+(`integrity.actions`). Everyone but active staff, anonymous included, gets the 404 page: the
+report's existence is not shown either."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from armada_web.integrity import actions, queries
+from armada_web.pages.errors import refusals_go_to
+from armada_web.seasons import queries as season_queries
+from armada_web.seasons.models import Season
+from armada_web.web.inputs import parse_id
+
+View = Callable[..., HttpResponse]
+
+
+def staff_only(view: View) -> View:
+    """404 for anyone but active staff (never a login page: nothing tells the report exists)."""
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        user = request.user
+        if not (user.is_authenticated and user.is_active and user.is_staff):
+            raise Http404("no such page")
+        return never_cache(view)(request, *args, **kwargs)
+    return wrapped
+
+
+def _season(slug: str | None) -> Season | None:
+    return season_queries.season(slug) if slug else None
+
+
+def _report_url(slug: str | None = None, **_: Any) -> str:
+    url = reverse("staff-integrity")
+    return f"{url}?{urlencode({'season': slug})}" if slug else url
+
+
+def _back(request: HttpRequest) -> str:
+    return _report_url(request.POST.get("season") or None)
+
+
+@staff_only
+def report(request: HttpRequest) -> HttpResponse:
+    season = _season(request.GET.get("season") or None)
+    rows = [{"finding": f, "links": queries.links(f)} for f in queries.findings(season=season)]
+    context = {"season": season, "seasons": season_queries.seasons(), "rows": rows,
+               "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
+               "audit": queries.audit(season=season),
+               "disqualified": queries.disqualifications(season=season) if season else []}
+    return render(request, "integrity/report.html", context)
+
+
+@staff_only
+def finding(request: HttpRequest, pk: int) -> HttpResponse:
+    item = queries.finding(pk)
+    context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
+               "versions": (item.evidence or {}).get("versions", []), "season": item.season}
+    return render(request, "integrity/finding.html", context)
+
+
+@staff_only
+@require_POST
+@refusals_go_to(lambda **_: reverse("staff-integrity"))
+def mark(request: HttpRequest, pk: int) -> HttpResponse:
+    status = request.POST.get("status")
+    changed = actions.set_status(finding_id=pk, status=status, by=request.user, note=request.POST.get("note", ""))
+    messages.success(request, f"Finding {pk} marked {status}." if changed else f"Finding {pk} was {status} already.")
+    return redirect(_back(request))
+
+
+@staff_only
+@require_POST
+@refusals_go_to(lambda **_: reverse("staff-integrity"))
+def disqualify(request: HttpRequest) -> HttpResponse:
+    season = season_queries.season(request.POST.get("season") or "")
+    finding_id = parse_id(request.POST["finding"], what="finding") if request.POST.get("finding") else None
+    version = request.POST.get("version")
+    username = request.POST.get("username") or None
+    decision, new = actions.disqualify(season=season, by=request.user, reason=request.POST.get("reason"),
+                                       version_id=parse_id(version, what="version") if version else None,
+                                       username=username, finding_id=finding_id)
+    what = decision.version_label or decision.username
+    messages.success(request, f"{what} disqualified from {season.name}: {decision.entries} entr"
+                              f"{'y' if decision.entries == 1 else 'ies'} left the standings." if new
+                     else f"{what} was disqualified from {season.name} already.")
+    return redirect(_report_url(season.slug))
