@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, QuerySet
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 from armada_web.bots.models import BotVersion
 from armada_web.integrity.fingerprints import sources
@@ -92,8 +92,16 @@ def links(item: Finding) -> list[Link]:
         return [Link(f"#{m}{' (lost)' if m in lost else ''}", reverse("match", args=[m]))
                 for m in evidence.get("matches", [])]
     if item.kind == FindingKind.ACCOUNTS:
-        return [Link(str(name), reverse("user", args=[name])) for name in item.subjects]
+        return [link for name in item.subjects if (link := _user_link(str(name))) is not None]
     return []
+
+
+def _user_link(name: str) -> Link | None:
+    """The account's page; None for a name no account can have (a deleted owner's placeholder)."""
+    try:
+        return Link(name, reverse("user", args=[name]))
+    except NoReverseMatch:
+        return None
 
 
 @dataclass

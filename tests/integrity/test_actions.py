@@ -1,0 +1,194 @@
+"""Staff's actions on the report (integrity.actions): a finding marked, a version or an account
+disqualified (its entries leave the standings, which are recomputed; the account sees the
+decision on the season's page), every action in the audit log once, even when two staff click
+at the same time (two threads, each its own connection and transaction)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from tests.support.fixtures import PASSWORD
+from tests.support.seasons_helpers import queued
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def five(make_user, valid_version):
+    """Five Galaxy bots of five owners, playing."""
+    return [valid_version(make_user(f"user{n}"), f"bot{n}") for n in range(5)]
+
+
+@pytest.fixture
+def staff(make_user):
+    return make_user("judge", is_staff=True)
+
+
+def finished(slug: str = "s1") -> Any:
+    from armada_web.seasons.services import close_season, create_season, finish_season
+
+    season = create_season(slug=slug, game="galaxy", name="Spring")
+    close_season(season=season)
+    return finish_season(season=season)
+
+
+def a_finding(season: Any = None) -> Any:
+    from armada_web.integrity import findings
+
+    return findings.record(kind="accounts", key="users:user0,user1", season=season, subjects=["user0", "user1"],
+                           score=0.9, reason="2 accounts tied by e-mail", evidence={"links": []})
+
+
+def standings(season: Any) -> list[tuple[int, str]]:
+    from armada_web.seasons.models import Standing
+
+    return list(Standing.objects.filter(season=season).order_by("place").values_list("place", "bot_name"))
+
+
+def test_marking_a_finding_is_logged_once_and_refused_to_non_staff(staff, make_user):
+    from armada_web.integrity.actions import set_status
+    from armada_web.integrity.models import AuditEntry
+    from armada_web.web.errors import Forbidden, Invalid, NotFound
+
+    finding = a_finding()
+    assert set_status(finding_id=finding.pk, status="dismissed", by=staff, note="  a  household ") is True
+    assert set_status(finding_id=finding.pk, status="dismissed", by=staff) is False  # nothing to do
+    (entry,) = AuditEntry.objects.all()
+    assert (entry.by_name, entry.action, entry.finding_id, entry.note) == ("judge", "dismissed", finding.pk,
+                                                                          "a household")
+    assert entry.subject == "accounts user0, user1"
+    with pytest.raises(Forbidden):
+        set_status(finding_id=finding.pk, status="confirmed", by=make_user("mallory"))
+    with pytest.raises(Invalid):
+        set_status(finding_id=finding.pk, status="guilty", by=staff)
+    with pytest.raises(NotFound):
+        set_status(finding_id=finding.pk + 1, status="confirmed", by=staff)
+    finding.refresh_from_db()
+    assert finding.status == "dismissed" and AuditEntry.objects.count() == 1
+
+
+def test_disqualifying_a_version_recomputes_the_final_standings_once(five, staff):
+    from armada_web.integrity.actions import disqualify
+    from armada_web.integrity.models import AuditEntry
+    from armada_web.seasons.models import Entry
+
+    season = finished()
+    before = standings(season)
+    assert len(before) == 5
+    out = five[2]
+    decision, new = disqualify(season=season, by=staff, reason="copied bot0", version_id=out.pk)
+    assert new and decision.entries == 1 and decision.username == "user2" and decision.version_label == "bot2 v1"
+    after = standings(season)
+    assert after == [(place, name) for place, (_, name) in enumerate(
+        [row for row in before if row[1] != "bot2"], start=1)]  # the places close up
+    assert not Entry.objects.filter(season=season, version_ref=out.pk).exists()
+    again, new = disqualify(season=season, by=staff, reason="a second click", version_id=out.pk)
+    assert not new and again.pk == decision.pk and again.reason == "copied bot0"
+    assert standings(season) == after
+    (entry,) = AuditEntry.objects.filter(action="disqualified")
+    assert entry.by_name == "judge" and "bot2 v1" in entry.subject and entry.note == "copied bot0"
+
+
+def test_disqualifying_an_account_and_refusals(five, staff, make_user):
+    from armada_web.integrity.actions import disqualify
+    from armada_web.seasons.services import create_season
+    from armada_web.web.errors import Conflict, Invalid, NotFound
+
+    season = finished()
+    finding = a_finding(season)
+    decision, _ = disqualify(season=season, by=staff, reason="one person, two accounts", username="user1",
+                             finding_id=finding.pk)
+    assert decision.target == "account" and decision.finding_id == finding.pk
+    assert [name for _, name in standings(season)] == ["bot0", "bot2", "bot3", "bot4"]
+    with pytest.raises(Invalid, match="say why"):
+        disqualify(season=season, by=staff, reason=" ", username="user3")
+    with pytest.raises(Invalid):
+        disqualify(season=season, by=staff, reason="x", username="user3", version_id=five[3].pk)
+    with pytest.raises(NotFound):
+        disqualify(season=season, by=staff, reason="x", username=make_user("late").username)
+    with pytest.raises(NotFound):
+        disqualify(season=season, by=staff, reason="x", version_id=five[1].pk)  # left with its account
+    open_season = create_season(slug="s2", game="galaxy", name="Summer")
+    with pytest.raises(Conflict, match="no entries before its close"):
+        disqualify(season=open_season, by=staff, reason="x", username="user3")
+    assert len(standings(season)) == 4
+
+
+def test_a_disqualified_entry_leaves_the_finals_and_its_queued_games_are_cancelled(five, staff):
+    from armada_web.integrity.actions import disqualify
+    from armada_web.matches.models import Match
+    from armada_web.seasons import periodic
+    from armada_web.seasons.services import close_season, create_season, start_finals
+
+    season = create_season(slug="s1", game="galaxy", name="Spring")
+    start_finals(season=close_season(season=season))
+    periodic.tick(workers=20)
+    waiting = queued("finals")
+    assert waiting
+    seats = {m.pk: set(m.participants.values_list("version_id", flat=True)) for m in waiting}
+    out = next(iter(seats[waiting[0].pk]))
+    disqualify(season=season, by=staff, reason="thrown games", version_id=out)
+    cancelled = {m.pk for m in Match.objects.filter(pk__in=list(seats), status="void")}
+    assert cancelled == {pk for pk, versions in seats.items() if out in versions}
+    assert season.entries.count() == 4
+
+
+def test_the_account_sees_the_decision_on_the_season_page_and_nobody_else_does(five, staff, client):
+    from armada_web.integrity.actions import disqualify
+
+    season = finished()
+    disqualify(season=season, by=staff, reason="copied <b>bot0</b>", version_id=five[2].pk)
+    anonymous = client.get("/seasons/s1/").content.decode()
+    assert "copied" not in anonymous and "Disqualified" not in anonymous and "bot2" not in anonymous
+    client.login(username="user3", password=PASSWORD)
+    assert "copied" not in client.get("/seasons/s1/").content.decode()
+    client.login(username="user2", password=PASSWORD)
+    page = client.get("/seasons/s1/").content.decode()
+    assert "bot2 v1 of user2 was disqualified" in page and "copied &lt;b&gt;bot0&lt;/b&gt;" in page
+    client.login(username="judge", password=PASSWORD)
+    assert "copied &lt;b&gt;bot0&lt;/b&gt;" in client.get("/seasons/s1/").content.decode()
+
+
+def _parallel(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run the calls at the same moment, each on a thread of its own (its own connection)."""
+    results: list[Any] = []
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            results.append(call())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_staff_clicking_at_once_count_once(five, staff, make_user):
+    from armada_web.integrity.actions import disqualify, set_status
+    from armada_web.integrity.models import AuditEntry, Disqualification
+
+    other = make_user("judge2", is_staff=True)
+    season = finished()
+    finding = a_finding(season)
+    marked = _parallel([lambda who=who: set_status(finding_id=finding.pk, status="confirmed", by=who)
+                        for who in (staff, other, staff)])
+    assert sorted(marked) == [False, False, True]
+    assert AuditEntry.objects.filter(action="confirmed").count() == 1
+    results = _parallel([lambda who=who: disqualify(season=season, by=who, reason="copy", version_id=five[0].pk)
+                         for who in (staff, other, staff)])
+    assert sorted(new for _, new in results) == [False, False, True]
+    assert len({decision.pk for decision, _ in results}) == 1 and Disqualification.objects.count() == 1
+    assert AuditEntry.objects.filter(action="disqualified").count() == 1
+    assert [name for _, name in standings(season)] == ["bot1", "bot2", "bot3", "bot4"]

@@ -1,0 +1,136 @@
+"""The report (integrity.checks.run_checks and `manage.py integrity`): every built check run,
+stored under its key (staff's status kept, stale open findings pruned), ranked across kinds with
+collusion's score rescaled; the text and JSON outputs, strongest first; a bad season refused."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from tests.integrity import samples
+from tests.integrity.test_services import bot, play
+
+pytestmark = pytest.mark.django_db
+
+
+def integrity(*args: str) -> str:
+    out = StringIO()
+    call_command("integrity", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def planted(make_user, valid_version):
+    """One of each kind: a copy (two owners' versions sharing their own code), two accounts of
+    one mailbox, and a pair that throws games."""
+    versions = [valid_version(make_user(name), f"{name}bot", code=source)
+                for name, source in (("orig", samples.ORIGINAL), ("copier", samples.RENAMED_REORDERED))]
+    make_user("twin", email="twin.one@gmail.com")
+    make_user("twin2", email="twinone+x@gmail.com")
+    (_, strong), (_, weak) = bot(make_user("ivan"), "ivanbot"), bot(make_user("jade"), "jadebot")
+    thrown = [play(strong, weak, 2, ((32.0, 1.5), (19.0, 1.5))).pk for _ in range(8)]
+    return versions, thrown
+
+
+def test_rank_collusion_is_a_half_at_alpha_and_rises_towards_one():
+    from armada_web.integrity.checks import rank_collusion
+
+    assert rank_collusion(0.01, 0.01) == 0.5
+    assert rank_collusion(0.01 / 64, 0.01) == 0.75
+    assert rank_collusion(1e-8, 0.01) == 0.95
+    assert rank_collusion(0.0, 0.01) == 1.0
+    assert rank_collusion(1e-12, 0.01) > rank_collusion(1e-10, 0.01) > rank_collusion(1e-4, 0.01)
+
+
+def test_run_checks_stores_each_kind_ranked_and_keeps_staffs_status(planted):
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import AuditEntry, Finding
+
+    versions, thrown = planted
+    found = run_checks()
+    assert [f.kind for f in found] == ["collusion", "accounts", "copy"]  # p ~ 1e-14: 0.995, 0.9, 0.83
+    assert [f.score for f in found] == sorted((f.score for f in found), reverse=True)
+    collusion, accounts, copy = found
+    assert accounts.subjects == ["twin", "twin2"] and accounts.key == "users:twin,twin2"
+    assert copy.subjects == [versions[0].pk, versions[1].pk]
+    assert collusion.subjects == ["ivan", "jade"] and collusion.evidence["lost"] == thrown
+    assert collusion.score == 0.9946 and collusion.evidence["test_score"] == 1.0  # 1 - 1.7e-14, rounded
+    assert copy.score == copy.evidence["similarity"] > 0.8
+    Finding.objects.filter(pk=accounts.pk).update(status="dismissed")
+    again = run_checks()
+    assert [f.pk for f in again] == [f.pk for f in found]  # updated in place, not added
+    assert Finding.objects.get(pk=accounts.pk).status == "dismissed"
+    assert AuditEntry.objects.filter(action="checked").first().note == "1 copy, 1 accounts, 1 collusion"
+    from django.contrib.auth.models import User
+
+    User.objects.filter(username="twin2").update(email="someone.else@example.org")
+    Finding.objects.filter(pk=collusion.pk).update(status="confirmed")
+    from armada_web.matches.models import Match
+
+    Match.objects.filter(pk__in=thrown).delete()
+    assert run_checks() == [copy] and Finding.objects.count() == 3  # staff's decisions stay, unranked
+    Finding.objects.filter(pk=accounts.pk).update(status="open")
+    assert run_checks() == [copy] and Finding.objects.count() == 2  # an open one no longer found: pruned
+
+
+def test_the_command_prints_text_and_json_strongest_first(planted):
+    versions, thrown = planted
+    text = integrity().splitlines()
+    assert text[0] == "integrity report for all of ranked play: 3 findings, strongest first"
+    assert text[1].startswith("  1. 0.995 collusion ivan, jade: ivanbot (ivan) lost 8 of 8")
+    assert all(f"/matches/{m}/" in text[1] for m in thrown)
+    assert text[2].startswith("  2. 0.900 accounts  twin, twin2: ") and "/users/twin/ /users/twin2/" in text[2]
+    assert text[3].startswith(f"  3. 0.828 copy      {versions[0].pk}, {versions[1].pk}: copier's copierbot v1")
+    assert "/staff/integrity/" in text[3] and f"/bots/{versions[0].bot_id}/versions/1/" in text[3]
+    data = json.loads(integrity("--json"))
+    assert [f["kind"] for f in data["findings"]] == ["collusion", "accounts", "copy"]
+    first = data["findings"][0]
+    assert {"kind", "subjects", "score", "reason"} <= set(first) and first["subjects"] == ["ivan", "jade"]
+    assert data["findings"][2]["subjects"] == [versions[0].pk, versions[1].pk]
+    scores = [f["score"] for f in data["findings"]]
+    assert scores == sorted(scores, reverse=True) and all(isinstance(s, float) for s in scores)
+
+
+def test_a_season_scopes_the_report_and_a_bad_slug_exits_with_the_reason(planted):
+    from armada_web.seasons.services import close_season, create_season
+
+    season = create_season(slug="s1", game="galaxy", name="S1")
+    close_season(season=season)
+    data = json.loads(integrity("--season", "s1", "--json"))
+    assert {f["kind"] for f in data["findings"]} <= {"copy", "accounts", "collusion"}
+    assert "integrity report for season s1" in integrity("--season", "s1")
+    with pytest.raises(CommandError, match="no season nope"):
+        integrity("--season", "nope")
+
+
+def test_a_seasons_close_sends_its_checks_to_the_periodic_queue(planted, monkeypatch, armada,
+                                                                django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.integrity import tasks
+    from armada_web.integrity.models import AuditEntry, Finding
+    from armada_web.seasons import periodic
+    from armada_web.seasons.services import create_season
+
+    armada(periodic_queue="periodic-test")
+    sent: list[tuple[Any, Any]] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async", lambda args, queue: sent.append((args, queue)))
+    now = timezone.now()
+    season = create_season(slug="s1", game="galaxy", name="S1", opens=now - timedelta(days=2),
+                           closes=now + timedelta(days=1), ends=now + timedelta(days=3), now=now)
+    with django_capture_on_commit_callbacks(execute=True):
+        periodic.tick(now=now)
+    assert sent == []  # still open
+    with django_capture_on_commit_callbacks(execute=True):
+        assert periodic.tick(now=now + timedelta(days=1, seconds=1), workers=0)["closed"] == ["s1"]
+    assert sent == [([season.pk], "periodic-test")]
+    assert tasks.integrity_checks(season.pk) == Finding.objects.filter(season=season).count() > 0
+    assert AuditEntry.objects.get(season=season, action="checked").by is None  # the site ran them
+    assert tasks.integrity_checks(season.pk + 99) == 0  # a season deleted meanwhile

@@ -1,0 +1,124 @@
+"""The staff's integrity pages (/staff/integrity/...): the 404 page for everyone but active staff
+(anonymous, a user, a former staff member), for reading and for every button; the ranked report
+with its reasons escaped, its counts per kind, its season filter and its audit log; a copy's two
+sources side by side with the matching lines marked; the buttons POST with CSRF and act once."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests.integrity import samples
+from tests.support.fixtures import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(make_user):
+    return make_user("judge", is_staff=True)
+
+
+@pytest.fixture
+def report(make_user, valid_version):
+    """A copy found by the checks (all of ranked play), a finding whose reason is hostile, and a
+    finished season with its own finding."""
+    from armada_web.integrity import findings
+    from armada_web.integrity.checks import run_checks
+    from armada_web.seasons.services import close_season, create_season, finish_season
+
+    versions = [valid_version(make_user(name), f"{name}bot", code=source)
+                for name, source in (("orig", samples.ORIGINAL), ("copier", samples.RENAMED_REORDERED))]
+    (copy,) = run_checks()
+    hostile = findings.record(kind="accounts", key="users:x,y", season=None, subjects=["<i>x</i>", "y"], score=0.6,
+                              reason="<script>alert(1)</script> shared an address", evidence={"links": []})
+    season = finish_season(season=close_season(season=create_season(slug="s1", game="galaxy", name="Spring")))
+    seasonal = findings.record(kind="collusion", key="bots:1>2", season=season, subjects=["orig", "copier"],
+                               score=0.7, reason="origbot lost 9 of 9 to copierbot", evidence={"matches": []})
+    return {"versions": versions, "copy": copy, "hostile": hostile, "season": season, "seasonal": seasonal}
+
+
+def urls(report) -> list[str]:
+    return ["/staff/integrity/", "/staff/integrity/?season=s1", f"/staff/integrity/{report['copy'].pk}/"]
+
+
+def posts(report) -> list[tuple[str, dict[str, str]]]:
+    return [(f"/staff/integrity/{report['copy'].pk}/mark/", {"status": "dismissed"}),
+            ("/staff/integrity/disqualify/", {"season": "s1", "username": "orig", "reason": "copy"})]
+
+
+def test_everyone_but_active_staff_gets_the_404_page(report, client, make_user):
+    from armada_web.integrity.models import AuditEntry, Disqualification
+
+    make_user("user")
+    make_user("former", is_staff=True, is_active=False)
+    for who in (None, "user", "former"):
+        if who:
+            assert client.login(username=who, password=PASSWORD) or who == "former"
+        for url in urls(report):
+            answer = client.get(url)
+            assert answer.status_code == 404, (who, url)
+            assert b"integrity" not in answer.content.lower() and b"alert" not in answer.content
+        for url, data in posts(report):
+            assert client.post(url, data).status_code == 404, (who, url)
+    report["copy"].refresh_from_db()
+    assert report["copy"].status == "open" and not Disqualification.objects.exists()
+    assert not AuditEntry.objects.exclude(action="checked").exists()
+
+
+def test_staff_see_every_finding_ranked_with_escaped_reasons_and_the_counts(report, client, staff):
+    client.force_login(staff)
+    page = client.get("/staff/integrity/").content.decode()
+    copy, hostile = report["copy"], report["hostile"]
+    assert page.index(f'id="finding-{copy.pk}"') < page.index(f'id="finding-{hostile.pk}"')  # 0.83 before 0.6
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; shared an address" in page
+    assert "<i>x</i>" not in page and "&lt;i&gt;x&lt;/i&gt;" in page
+    assert copy.reason.replace("'", "&#x27;") in page
+    assert f'href="/staff/integrity/{copy.pk}/"' in page and 'href="/users/y/"' in page
+    assert '<tr data-kind="copy"><td>copied code</td><td>1</td><td>0</td><td>0</td><td>1</td></tr>' in page
+    assert "Checks last run" in page and "1 copy, 0 accounts, 0 collusion" in page
+    assert "origbot lost 9 of 9" not in page  # another season's
+    in_season = client.get("/staff/integrity/?season=s1").content.decode()
+    assert "origbot lost 9 of 9" in in_season and copy.reason.replace("'", "&#x27;") not in in_season
+    assert "Disqualify orig" in in_season and "Disqualify copier" in in_season
+    assert client.get("/staff/integrity/?season=nope").status_code == 404
+
+
+def test_a_copy_is_shown_side_by_side_with_the_matching_lines_marked(report, client, staff):
+    client.force_login(staff)
+    copy = report["copy"]
+    page = client.get(f"/staff/integrity/{copy.pk}/").content.decode()
+    assert page.count('<div class="side-by-side">') == len(copy.evidence["passages"]) > 0
+    assert "<mark>" in page and 'class="line hit"' in page
+    assert "def spread(values: list[int]) -&gt; float:" in page  # the original's code, escaped
+    assert "orig&#x27;s origbot v1" in page and "copier&#x27;s copierbot v1" in page
+    assert client.get(f"/staff/integrity/{copy.pk + 99}/").status_code == 404
+
+
+def test_the_buttons_post_with_csrf_and_act_once_in_the_audit_log(report, staff):
+    from armada_web.seasons.models import Standing
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(staff)
+    copy = report["copy"]
+    assert browser.post(f"/staff/integrity/{copy.pk}/mark/", {"status": "confirmed"}).status_code == 403
+    assert browser.get(f"/staff/integrity/{copy.pk}/mark/").status_code == 405
+    page = browser.get("/staff/integrity/")
+    token = page.cookies["csrftoken"].value
+    for _ in range(2):
+        answer = browser.post(f"/staff/integrity/{copy.pk}/mark/",
+                              {"status": "confirmed", "note": "<b>same code</b>", "csrfmiddlewaretoken": token})
+        assert answer.status_code == 302 and answer["Location"] == "/staff/integrity/"
+    copy.refresh_from_db()
+    assert copy.status == "confirmed"
+    answer = browser.post("/staff/integrity/disqualify/", {"season": "s1", "version": str(report["versions"][1].pk),
+                                                           "reason": "copied origbot", "csrfmiddlewaretoken": token})
+    assert answer.status_code == 302 and answer["Location"] == "/staff/integrity/?season=s1"
+    assert list(Standing.objects.filter(season=report["season"]).values_list("bot_name", flat=True)) == ["origbot"]
+    page = browser.get("/staff/integrity/").content.decode()
+    assert page.count("&lt;b&gt;same code&lt;/b&gt;") == 1  # two clicks, one line
+    season_page = browser.get("/staff/integrity/?season=s1").content.decode()
+    assert "copied origbot" in season_page and "copierbot v1" in season_page
+    refused = browser.post("/staff/integrity/disqualify/", {"season": "s1", "username": "orig", "reason": "",
+                                                            "csrfmiddlewaretoken": token}, follow=True)
+    assert "say why" in refused.content.decode()
