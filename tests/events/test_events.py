@@ -7,14 +7,13 @@ is a 404 for anyone not in it."""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from tests.support.seasons_helpers import queued, record_result
+from tests.support.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -205,30 +204,11 @@ def _events_of(username):
     return list(Event.objects.filter(owner__username=username).order_by("id"))
 
 
-def _parallel(calls):
-    results = []
-    barrier = threading.Barrier(len(calls))
-
-    def run(call):
-        try:
-            barrier.wait()
-            results.append(call())
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
-
-
 @pytest.mark.django_db(transaction=True)
 def test_parallel_requests_cannot_pass_the_limits(make_user, valid_version, api, armada):
     armada(events_per_day=3)
     owner = api(make_user("olga"))
-    codes = _parallel([lambda: create(owner).status_code for _ in range(8)])
+    codes = at_once([lambda: create(owner).status_code for _ in range(8)])
     assert sorted(codes) == [201] * 3 + [429] * 5
     slug = _events_of("olga")[0].slug
     from armada_web.events.models import Event, EventEntry
@@ -237,7 +217,7 @@ def test_parallel_requests_cannot_pass_the_limits(make_user, valid_version, api,
     invite = _event(slug).invite
     people = [(api(make_user(f"p{n}")),) for n in range(6)]
     versions = [valid_version(client.user, f"p{n}-bot") for n, (client,) in enumerate(people)]
-    codes = _parallel([lambda c=c, v=v: enter(c, slug, v, invite).status_code
+    codes = at_once([lambda c=c, v=v: enter(c, slug, v, invite).status_code
                        for (c,), v in zip(people, versions, strict=True)])
     assert sorted(codes) == [201] * 3 + [409] * 3  # the invite past the limit, however fast
     assert EventEntry.objects.filter(event__slug=slug).count() == 3

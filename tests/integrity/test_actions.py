@@ -5,15 +5,13 @@ at the same time (two threads, each its own connection and transaction)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from tests.support.fixtures import PASSWORD
 from tests.support.seasons_helpers import queued
+from tests.support.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -154,26 +152,6 @@ def test_the_account_sees_the_decision_on_the_season_page_and_nobody_else_does(f
     assert "copied &lt;b&gt;bot0&lt;/b&gt;" in client.get("/seasons/s1/").content.decode()
 
 
-def _parallel(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run the calls at the same moment, each on a thread of its own (its own connection)."""
-    results: list[Any] = []
-    barrier = threading.Barrier(len(calls))
-
-    def run(call: Callable[[], Any]) -> None:
-        try:
-            barrier.wait()
-            results.append(call())
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
-
-
 @pytest.mark.django_db(transaction=True)
 def test_two_staff_clicking_at_once_count_once(five, staff, make_user):
     from armada_web.integrity.actions import disqualify, set_status
@@ -182,11 +160,11 @@ def test_two_staff_clicking_at_once_count_once(five, staff, make_user):
     other = make_user("judge2", is_staff=True)
     season = finished()
     finding = a_finding(season)
-    marked = _parallel([lambda who=who: set_status(finding_id=finding.pk, status="confirmed", by=who)
+    marked = at_once([lambda who=who: set_status(finding_id=finding.pk, status="confirmed", by=who)
                         for who in (staff, other, staff)])
     assert sorted(marked) == [False, False, True]
     assert AuditEntry.objects.filter(action="confirmed").count() == 1
-    results = _parallel([lambda who=who: disqualify(season=season, by=who, reason="copy", version_id=five[0].pk)
+    results = at_once([lambda who=who: disqualify(season=season, by=who, reason="copy", version_id=five[0].pk)
                          for who in (staff, other, staff)])
     assert sorted(new for _, new in results) == [False, False, True]
     assert len({decision.pk for decision, _ in results}) == 1 and Disqualification.objects.count() == 1

@@ -93,6 +93,11 @@ def test_a_copy_is_shown_side_by_side_with_the_matching_lines_marked(report, cli
     assert "def spread(values: list[int]) -&gt; float:" in page  # the original's code, escaped
     assert "orig&#x27;s origbot v1" in page and "copier&#x27;s copierbot v1" in page
     assert client.get(f"/staff/integrity/{copy.pk + 99}/").status_code == 404
+    from django.core.files.storage import default_storage
+
+    default_storage.delete(report["versions"][0].archive.name)  # pruned by retention since
+    page = client.get(f"/staff/integrity/{copy.pk}/").content.decode()
+    assert "(the source is no longer stored)" in page and "<mark>" in page  # the other side still shows
 
 
 def test_the_buttons_post_with_csrf_and_act_once_in_the_audit_log(report, staff):

@@ -30,12 +30,14 @@ View = Callable[..., HttpResponse]
 
 def staff_only(view: View) -> View:
     """404 for anyone but active staff (never a login page: nothing tells the report exists)."""
+    uncached = never_cache(view)
+
     @functools.wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         user = request.user
         if not (user.is_authenticated and user.is_active and user.is_staff):
             raise Http404("no such page")
-        return never_cache(view)(request, *args, **kwargs)
+        return uncached(request, *args, **kwargs)
     return wrapped
 
 
