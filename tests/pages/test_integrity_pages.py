@@ -55,6 +55,7 @@ def test_everyone_but_active_staff_gets_the_404_page(report, client, make_user):
     for who in (None, "user", "former"):
         if who:
             assert client.login(username=who, password=PASSWORD) or who == "former"
+        assert "/staff/integrity/" not in client.get("/").content.decode()  # no link to it either
         for url in urls(report):
             answer = client.get(url)
             assert answer.status_code == 404, (who, url)
@@ -68,6 +69,7 @@ def test_everyone_but_active_staff_gets_the_404_page(report, client, make_user):
 
 def test_staff_see_every_finding_ranked_with_escaped_reasons_and_the_counts(report, client, staff):
     client.force_login(staff)
+    assert 'href="/staff/integrity/">Integrity</a>' in client.get("/").content.decode()
     page = client.get("/staff/integrity/").content.decode()
     copy, hostile = report["copy"], report["hostile"]
     assert page.index(f'id="finding-{copy.pk}"') < page.index(f'id="finding-{hostile.pk}"')  # 0.83 before 0.6
