@@ -10,8 +10,9 @@ before the game, which gives the same figure.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from armada_web.ladder.logic.explain import SeatRating, explain, seat_rating
+from armada_web.ladder.logic.explain import VERBS, SeatRating, explain, seat_rating
 from armada_web.ladder.logic.ratings import Skill
 from armada_web.matches.models import Match, Participant
 
@@ -40,13 +41,20 @@ def seat_ratings(seats: Sequence[Participant]) -> dict[int, SeatRating]:
     return out
 
 
-def rating_line(seats: Sequence[Participant], seat: int) -> str | None:
-    """Seat `seat`'s rating change in words, or None (not rated, or no result)."""
+@dataclass(frozen=True)
+class Explained:
+    """A rated seat with a result: its figures and its line of words."""
+
+    seat: Participant
+    rating: SeatRating
+    line: str
+
+
+def explained(seats: Sequence[Participant]) -> list[Explained]:
+    """The rated seats of one match that have a result, in seat order, each with its line."""
     rated = seat_ratings(seats)
-    p = next((p for p in seats if p.seat == seat), None)
-    if seat not in rated or p is None or not p.result:
-        return None
-    return explain(rated[seat], p.result)
+    return [Explained(p, rated[p.seat], explain(rated[p.seat], p.result)) for p in seats
+            if p.seat in rated and p.result in VERBS]
 
 
 def lines_for_bot(matches: Iterable[Match], bot_id: int) -> dict[int, str]:
@@ -54,9 +62,7 @@ def lines_for_bot(matches: Iterable[Match], bot_id: int) -> dict[int, str]:
     prefetched); a match the bot played both seats of shows seat 1's."""
     out: dict[int, str] = {}
     for match in matches:
-        seats = list(match.participants.all())
-        mine = next((p.seat for p in seats if p.bot_id == bot_id), None)
-        line = rating_line(seats, mine) if mine is not None else None
-        if line is not None:
-            out[match.pk] = line
+        for row in explained(list(match.participants.all())):
+            if row.seat.bot_id == bot_id and match.pk not in out:
+                out[match.pk] = row.line
     return out
