@@ -42,7 +42,8 @@ def test_rated_seats_carry_before_after_and_the_expected_result(make_user, valid
     after = after_game(before[0], before[1], 2)  # a recomputation with the model
     assert (skill(one["rating"]["after"]), skill(two["rating"]["after"])) == (
         pytest.approx(after[0]), pytest.approx(after[1]))
-    assert one["rating"]["expected"] == pytest.approx(win_chance(before[0], before[1])) and one["rating"]["expected"] > 0.5
+    assert one["rating"]["expected"] == pytest.approx(win_chance(before[0], before[1]))
+    assert one["rating"]["expected"] > 0.5
     assert one["rating"]["expected"] + two["rating"]["expected"] == pytest.approx(1.0)
     assert one["rating_before"] == {"mu": before[0].mu, "sigma": before[0].sigma}  # the older fields stay
     kept = dict(Participant.objects.filter(match=second).values_list("seat", "expected"))

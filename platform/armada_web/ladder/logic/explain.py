@@ -80,7 +80,8 @@ def explain(rating: SeatRating, result: str) -> str:
     """One line: the shown score's change, the result against whom, and the chance the model gave
     ("+4.1: beat a bot rated 6 above you; you had a 41% chance"); a change against the result
     says why. `result` is "win", "draw" or "loss"."""
-    line = f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; you had a {percent(rating.expected)} chance"
+    line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; "
+            f"you had a {percent(rating.expected)} chance")
     if result == "win" and rating.change < 0:
         line += " (a near-certain win: your uncertainty grew a little more than the win took away)"
     elif result == "loss" and rating.change > 0:
