@@ -88,3 +88,15 @@ def test_the_schema_states_the_rating():
     assert set(rating["properties"]) == {"before", "after", "expected"}
     skill_ref = rating["properties"]["before"]["$ref"].rsplit("/", 1)[1]
     assert set(components[skill_ref]["properties"]) == {"mu", "sigma", "score"}
+
+
+def test_the_ratings_cost_no_query_per_seat(make_user, valid_version, django_assert_max_num_queries):
+    ann, ben = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    play(ann, ben, 1, ("ok", "ok"))
+    from armada_web.matches.models import Match
+
+    match = Match.objects.get()
+    client = APIClient()
+    client.get(f"/api/matches/{match.pk}/")  # warm: sessions, content types
+    with django_assert_max_num_queries(3):  # the match, its seats with their bots: none per seat
+        assert all(p["rating"] for p in players(match.pk))
