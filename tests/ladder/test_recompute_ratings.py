@@ -42,7 +42,8 @@ def snapshot():
               "benched_reason")
     return (sorted(Rating.objects.values_list(*fields)),
             sorted(RatingChange.objects.values_list("version_id", "match_id", "mu", "sigma")),
-            sorted(Participant.objects.values_list("id", "mu_before", "sigma_before", "mu_after", "sigma_after")))
+            sorted(Participant.objects.values_list("id", "mu_before", "sigma_before", "mu_after", "sigma_after",
+                                                    "expected")))
 
 
 def test_recompute_gives_the_live_ratings(make_user, valid_version):
@@ -71,7 +72,11 @@ def test_recompute_gives_the_live_ratings(make_user, valid_version):
 
     assert Rating.objects.filter(benched=True).exists()
     assert Rating.objects.get(version=versions[0]).games > 0
+    from armada_web.matches.models import Participant
+
+    assert all(0 < row[-1] < 1 for row in live[2])  # every seat kept its expected result
     Rating.objects.update(mu=1.0, sigma=1.0, games=0)  # a broken ladder
+    Participant.objects.update(expected=None)
     call_command("recompute_ratings")
     assert snapshot() == live
 

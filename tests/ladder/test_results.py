@@ -25,7 +25,9 @@ class Row:
                                             (None, ((0, 1, 0), (0, 1, 0)))])
 def test_counts_and_skills_move_in_seat_order(winner, counts):
     first, second = Row(mu=27.0, sigma=3.0), Row(mu=24.0, sigma=4.0)
-    (before_1, after_1), (before_2, after_2) = apply_game(first, second, winner)
+    (before_1, after_1, expected_1), (before_2, after_2, expected_2) = apply_game(first, second, winner)
+    assert expected_1 == pytest.approx(ratings.win_chance(before_1, before_2)) and expected_1 > 0.5
+    assert expected_1 + expected_2 == pytest.approx(1.0)
     assert (before_1, before_2) == (ratings.Skill(27.0, 3.0), ratings.Skill(24.0, 4.0))
     assert (after_1, after_2) == ratings.after_game(before_1, before_2, winner)
     assert (first.mu, first.sigma, second.mu, second.sigma) == (after_1.mu, after_1.sigma, after_2.mu, after_2.sigma)

@@ -125,9 +125,10 @@ def test_the_rating_chart_of_a_busy_bot_is_a_few_hundred_points_read_through_the
     with django_assert_max_num_queries(2):
         points, total = chart_points(old.bot_id)
     assert total == 6000 and CHART_POINTS - 5 <= len(points) <= CHART_POINTS + 4
-    scores = [score for _, score, _ in points]
+    scores = [p.score for p in points]
     assert scores == sorted(scores) and scores[0] == 1 and scores[-1] == 6000  # first and latest game kept
-    assert {number for _, _, number in points} == {1, 2}
+    assert {p.version for p in points} == {1, 2}
+    assert all(p.match_id == matches[int(p.score) - 1].pk for p in points)  # each links its match
     assert 4000 in scores and 4001 in scores  # each version's first and last game
     gaps = [b - a for a, b in itertools.pairwise(scores)]
     assert max(gaps) <= 2 * 6000 / CHART_POINTS  # evenly spread

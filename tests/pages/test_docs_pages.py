@@ -53,8 +53,9 @@ def test_the_index_lists_every_document_and_the_quick_start(client):
         assert f'href="/docs/{topic.slug}/"' in html and f"armada docs {topic.slug}" in html
     assert 'id="quick-start"' in html and "armada login http://testserver" in html
     site_topics = site_docs.site_topics()
-    assert [t.slug for t in site_topics] == ["seasons"]  # the site's own document, not the SDK's
-    assert 'href="/docs/seasons/"' in html and "armada docs seasons" not in html
+    assert [t.slug for t in site_topics] == ["seasons", "ratings"]  # the site's own documents, not the SDK's
+    for slug in ("seasons", "ratings"):
+        assert f'href="/docs/{slug}/"' in html and f"armada docs {slug}" not in html
 
 
 def test_every_document_renders_with_contents_anchors_and_links_that_resolve(client):

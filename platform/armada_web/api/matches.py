@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -18,6 +18,8 @@ from armada_web.api.pagination import page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
+from armada_web.ladder.explain import seat_ratings
+from armada_web.ladder.logic.explain import SeatRating
 from armada_web.matches import listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches, seat_log
@@ -41,11 +43,43 @@ class PlayerSerializer(serializers.Serializer):
         return bot_ref(p)
 
 
+class SkillSerializer(serializers.Serializer):
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    score = serializers.FloatField(help_text="the shown score, mu - 3 sigma")
+
+
+class SeatRatingSerializer(serializers.Serializer):
+    """A rated seat's rating around the game (docs/ratings.md)."""
+
+    before = SkillSerializer()
+    after = SkillSerializer()
+    expected = serializers.FloatField(help_text="the rating model's chance, before the game, that this seat wins "
+                                      "(from both seats' ratings before it)")
+
+
+def seat_rating_data(rating: SeatRating) -> dict[str, Any]:
+    """A `SeatRating` as the API gives it."""
+    def skill(mu: float, sigma: float, score: float) -> dict[str, float]:
+        return {"mu": mu, "sigma": sigma, "score": score}
+
+    return {"before": skill(rating.before.mu, rating.before.sigma, rating.score_before),
+            "after": skill(rating.after.mu, rating.after.sigma, rating.score_after), "expected": rating.expected}
+
+
 class PlayerDetailSerializer(PlayerSerializer):
     detail = serializers.CharField()
     score = serializers.FloatField(allow_null=True)
     rating_before = serializers.SerializerMethodField()
     rating_after = serializers.SerializerMethodField()
+    rating = serializers.SerializerMethodField(
+        help_text="rated games (ranked, finals): the rating before and after and the expected result; null for "
+        "challenges and events, and until the game is counted")
+
+    @extend_schema_field(SeatRatingSerializer(allow_null=True))
+    def get_rating(self, p: Participant) -> dict[str, Any] | None:
+        rated = seat_ratings(list(p.match.participants.all()))
+        return seat_rating_data(rated[p.seat]) if p.seat in rated else None
 
     def get_rating_before(self, p: Participant) -> dict[str, float] | None:
         return None if p.mu_before is None else {"mu": p.mu_before, "sigma": p.sigma_before or 0.0}

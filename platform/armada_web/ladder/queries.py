@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection
@@ -60,10 +60,19 @@ def ranks_of(game: str, version_ids: list[int]) -> dict[int, int]:
         return {int(version_id): int(place) for version_id, place in cursor.fetchall()}
 
 
-def chart_points(bot_id: int, limit: int = CHART_POINTS) -> tuple[list[tuple[Any, float, int]], int]:
-    """(at most about `limit` points (time, displayed score, version number) of the bot's rating history,
-    oldest first, and its rated games in all): evenly spread over its games, each version's first and
-    last game always among them; picked through the index `rating_change_nth_game`, never read whole."""
+class ChartPoint(NamedTuple):
+    """One point of a bot's rating chart: after the match `match_id` of its version `version`."""
+
+    at: datetime
+    score: float
+    version: int
+    match_id: int
+
+
+def chart_points(bot_id: int, limit: int = CHART_POINTS) -> tuple[list[ChartPoint], int]:
+    """(at most about `limit` points of the bot's rating history, oldest first, and its rated games
+    in all): evenly spread over its games, each version's first and last game always among them;
+    picked through the index `rating_change_nth_game`, never read whole."""
     played = list(reversed(Rating.objects.filter(version__bot_id=bot_id, games__gt=0).order_by("-version__number")
                            .values_list("version_id", "games")[:limit]))
     total = sum(games for _, games in played)
@@ -77,8 +86,8 @@ def chart_points(bot_id: int, limit: int = CHART_POINTS) -> tuple[list[tuple[Any
         wanted |= Q(version_id=version_id, games__in=sorted(p for p in picks if 1 <= p <= games))
         offset += games
     changes = (RatingChange.objects.filter(wanted).order_by("at", "id")
-               .values_list("at", "mu", "sigma", "version__number"))
-    return [(at, mu - 3 * sigma, number) for at, mu, sigma, number in changes], total
+               .values_list("at", "mu", "sigma", "version__number", "match_id"))
+    return [ChartPoint(at, mu - 3 * sigma, number, match_id) for at, mu, sigma, number, match_id in changes], total
 
 
 def _spread(start: int, stop: int, step: float) -> list[int]:

@@ -50,12 +50,12 @@ def faulted(status: str) -> bool:
     return status != "ok"
 
 
-Changes = dict[int, tuple[ratings.Skill, ratings.Skill]]
+Changes = dict[int, results.Change]
 
 
 def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
             details: tuple[str, str], start: dict[int, ratings.Skill]) -> Changes:
-    """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after)}.
+    """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after, expected)}.
 
     A version's first rated game starts it at `start[version id]` (its placement start, taken
     when that game is applied); the live update (`apply`) and `recompute` both call this.
@@ -77,7 +77,7 @@ def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuse
 
 def rate_match(*, match: Match, seats: list[Participant], outcome: MatchOutcome) -> None:
     """A ranked match of a rated game was recorded (inside its recording transaction): both
-    versions' ratings move (`apply`) and each seat keeps its skill before and after."""
+    versions' ratings move (`apply`) and each seat keeps its skill before and after, and its expected result."""
     versions = (seats[0].version_id, seats[1].version_id)
     statuses = (outcome.players[0].status, outcome.players[1].status)
     details = (outcome.players[0].detail, outcome.players[1].detail)
@@ -87,7 +87,7 @@ def rate_match(*, match: Match, seats: list[Participant], outcome: MatchOutcome)
 
 def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
           statuses: tuple[str, str], details: tuple[str, str]) -> Changes:
-    """Apply one finished ranked match (inside its recording transaction): {seat: (before, after)};
+    """Apply one finished ranked match (inside its recording transaction): {seat: its `results.Change`};
     both Rating rows locked and saved, one RatingChange per version added; a version benched by
     this match is told above (`ladder.signals.version_benched`)."""
     for version_id in versions:

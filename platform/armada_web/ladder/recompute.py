@@ -3,7 +3,8 @@
 The finished ranked matches are replayed in the order they finished (then by id) through the
 same `ratings.advance` the live updates use, with the same placement rule, so the result equals
 the live ratings; after a bug or a rules change it repairs the ladder. Rating rows, the rating
-history (RatingChange) and the participants' before/after figures are rewritten in one transaction.
+history (RatingChange) and the participants' before/after figures and expected results are rewritten in
+one transaction.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from armada_web.ladder import playing, ratings
 from armada_web.ladder.logic import ratings as ratings_logic
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.matches.services import SEAT_SKILL_FIELDS, set_seat_skills
 
 
 def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings_logic.Skill:
@@ -62,9 +64,9 @@ def recompute() -> dict[str, Any]:
             details = (players[0].detail, players[1].detail)
             result = ratings.advance(one, two, match.pk, winner, statuses, details, start)
             for p, row in zip(players, (one, two), strict=True):
-                before, after = result[p.seat]
-                p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
+                set_seat_skills(p, result[p.seat])
                 touched.append(p)
+                after = result[p.seat].after
                 changes.append(RatingChange(version_id=row.version_id, match_id=match.pk, mu=after.mu,
                                             sigma=after.sigma, at=match.finished or match.created, games=row.games))
             count += 1
@@ -83,7 +85,6 @@ def recompute() -> dict[str, Any]:
                                     for vid, row in rows.items() if vid not in existing], batch_size=500)
         RatingChange.objects.all().delete()
         RatingChange.objects.bulk_create(changes, batch_size=500)
-        Participant.objects.bulk_update(touched, ["mu_before", "sigma_before", "mu_after", "sigma_after"],
-                                        batch_size=500)
+        Participant.objects.bulk_update(touched, SEAT_SKILL_FIELDS, batch_size=500)
         playing.repair()
     return {"matches": count, "versions": len(rows)}

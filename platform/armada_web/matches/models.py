@@ -105,6 +105,8 @@ class Participant(models.Model):
     sigma_before = models.FloatField(null=True, blank=True)
     mu_after = models.FloatField(null=True, blank=True)
     sigma_after = models.FloatField(null=True, blank=True)
+    expected = models.FloatField(null=True, blank=True, help_text="the rating model's chance, before the game, that "
+                                 "this seat wins (rated games; empty before it was kept: computed from the skills)")
     log = models.FileField(upload_to="matches/", max_length=300, blank=True,
                            help_text="the bot's stderr in private storage (owner and staff only)")
 

@@ -67,10 +67,21 @@ def cancel_queued(*, match_ids: list[int], reason: str) -> int:
         status=MatchStatus.VOID, reason=reason[:500], finished=timezone.now())
 
 
-def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[Skill, Skill]]) -> None:
-    """Each seat keeps its skill before and after its game (`changes`: {seat: (before, after)}),
-    inside the recording transaction; the ladder and the finals both call this."""
+#: The fields `keep_seat_skills` writes.
+SEAT_SKILL_FIELDS = ["mu_before", "sigma_before", "mu_after", "sigma_after", "expected"]
+
+
+def set_seat_skills(seat: Participant, change: tuple[Skill, Skill, float]) -> None:
+    """`seat`'s skill before and after its game and its expected result, in memory (unsaved)."""
+    before, after, expected = change
+    seat.mu_before, seat.sigma_before, seat.mu_after, seat.sigma_after = before.mu, before.sigma, after.mu, after.sigma
+    seat.expected = expected
+
+
+def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[Skill, Skill, float]]) -> None:
+    """Each seat keeps its skill before and after its game and its expected result (`changes`:
+    {seat: (before, after, the model's chance it wins)}, `ladder.logic.results.Change`), inside the
+    recording transaction; the ladder and the finals both call this."""
     for p in seats:
-        before, after = changes[p.seat]
-        p.mu_before, p.sigma_before, p.mu_after, p.sigma_after = before.mu, before.sigma, after.mu, after.sigma
-        p.save(update_fields=["mu_before", "sigma_before", "mu_after", "sigma_after"])
+        set_seat_skills(p, changes[p.seat])
+        p.save(update_fields=SEAT_SKILL_FIELDS)

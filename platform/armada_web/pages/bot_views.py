@@ -18,13 +18,14 @@ from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
 from armada_web.games import spec
 from armada_web.ladder.challenges import challengers
+from armada_web.ladder.explain import lines_for_bot
 from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing, version_records
 from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.matches.models import HeadToHead
 from armada_web.matches.queries import Record
 from armada_web.pages.bot_forms import BotForm, UploadForm
-from armada_web.pages.chart import line_chart
+from armada_web.pages.chart import line_chart, version_starts
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
@@ -124,15 +125,20 @@ def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, o
     """The rating chart (downsampled), recent matches and the head-to-head table: each read through
     an index, whatever the bot's number of games."""
     points, rated = chart_points(bot.pk)
-    ends = (f"{points[0][0]:%Y-%m-%d %H:%M}", f"{points[-1][0]:%Y-%m-%d %H:%M}") if points else ("", "")
-    chart = line_chart([score for _at, score, _n in points],
-                       [f"{at:%Y-%m-%d %H:%M} v{n}: {score:.2f}" for at, score, n in points],
+    ends = (f"{points[0].at:%Y-%m-%d %H:%M}", f"{points[-1].at:%Y-%m-%d %H:%M}") if points else ("", "")
+    chart = line_chart([p.score for p in points],
+                       [f"{p.at:%Y-%m-%d %H:%M} v{p.version}: {p.score:.2f} (match #{p.match_id})" for p in points],
                        title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches",
-                       y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({rated})", x_ends=ends)
+                       y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({rated})", x_ends=ends,
+                       links=[reverse("match", args=[p.match_id]) for p in points],
+                       marks=version_starts([p.version for p in points]))
     opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
                            lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
                            key=lambda h: h.pk, name="opponents")
     recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT)
+    lines = lines_for_bot(recent.matches, bot.pk)
+    for match in recent.matches:  # pages/_match_rows.html shows it under the players
+        match.rating_line = lines.get(match.pk, "")  # type: ignore[attr-defined]
     return {"chart": chart, "points": len(points), "rated": rated,
             "recent": recent.matches, "more_matches": recent.older is not None,
             "records": opponents.rows, "records_pager": pager(request, opponents, "opponents")}

@@ -4,7 +4,7 @@ their /docs/ pages (`armada.docs.resolve_link`); every heading has an anchor and
 each page has a table of contents. `armada docs` prints and opens the same files offline.
 
 The site also has documents of its own, about what only the site does (`SITE_FILES`: seasons,
-finals and events), shipped in this package under site_docs/ (docs/ links to them) and rendered
+finals and events; how a rating moves), shipped in this package under site_docs/ (docs/ links to them) and rendered
 the same way; they are not in the SDK."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+\S")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: The folder of the site's own documents, and slug -> file in it.
 SITE_ROOT = Path(__file__).resolve().parent / "site_docs"
-SITE_FILES: dict[str, str] = {"seasons": "seasons.md"}
+SITE_FILES: dict[str, str] = {"seasons": "seasons.md", "ratings": "ratings.md"}
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from armada_web.bots.access import can_see_private
 from armada_web.games import spec
+from armada_web.ladder.explain import explained
 from armada_web.matches import listing, queries
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
@@ -85,4 +86,5 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
         "command": f"armada play {names} --game {match.game} --from-state match-{pk}.json.gz#turn=N",
     }
+    context["rating_changes"] = explained(seats)  # pages/_rating_changes.html
     return render(request, "pages/match.html", context)

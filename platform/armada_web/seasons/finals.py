@@ -72,8 +72,8 @@ def ratings_at_close(entry: Entry) -> finals.ratings.Skill | None:
 def count_game(*, match: Match, seats: list[Participant], winner: int | None) -> int | None:
     """A finals match was recorded (inside its recording transaction): both entries' finals
     ratings and records move once (`ladder.logic.results.apply_game`, no dynamics term) and each
-    seat keeps its skill before and after. Returns the season's id, or None when the game counts
-    for nothing (not a finals game, counted already, or the season left its finals)."""
+    seat keeps its skill before and after, and its expected result. Returns the season's id, or
+    None when the game counts for nothing (not a finals game, counted already, or the season left its finals)."""
     # The game's and the entries' rows only (`of`; Entry's default order joins the season): the
     # season's row is what `advance` locks before it creates matches (which count on the bots'
     # records); taking it here, after the recording counted on those records, would be the other

@@ -17,20 +17,23 @@
       "data-metric": metric });
     const values = points.flatMap((p) => [p.value[1], p.value[2]]).filter((v) => v !== null && v !== undefined);
     const max = Math.max(1, ...values);
+    // The y labels end 4 units left of the axis: room for the widest (10px text, up to 7 units a
+    // digit), so a label such as 210632 is never cut at the image's edge.
+    const left = Math.max(PAD.left, 6 + 7 * String(max).length);
     const n = Math.max(1, points.length - 1);
-    const x = (i) => PAD.left + ((W - PAD.left - PAD.right) * i) / n;
+    const x = (i) => left + ((W - left - PAD.right) * i) / n;
     const y = (v) => H - PAD.bottom - ((H - PAD.top - PAD.bottom) * v) / max;
-    node.appendChild(svg("text", { x: PAD.left + 4, y: 11, class: "av-chart-title" }, title));
-    node.appendChild(svg("text", { x: PAD.left - 4, y: y(max) + 4, class: "av-chart-axis", "text-anchor": "end" }, max));
-    node.appendChild(svg("text", { x: PAD.left - 4, y: y(0), class: "av-chart-axis", "text-anchor": "end" }, 0));
-    node.appendChild(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: y(0), y2: y(0), class: "av-chart-base" }));
-    node.appendChild(svg("line", { x1: PAD.left, x2: PAD.left, y1: y(max), y2: y(0), class: "av-chart-base" }));
+    node.appendChild(svg("text", { x: left + 4, y: 11, class: "av-chart-title" }, title));
+    node.appendChild(svg("text", { x: left - 4, y: y(max) + 4, class: "av-chart-axis", "text-anchor": "end" }, max));
+    node.appendChild(svg("text", { x: left - 4, y: y(0), class: "av-chart-axis", "text-anchor": "end" }, 0));
+    node.appendChild(svg("line", { x1: left, x2: W - PAD.right, y1: y(0), y2: y(0), class: "av-chart-base" }));
+    node.appendChild(svg("line", { x1: left, x2: left, y1: y(max), y2: y(0), class: "av-chart-base" }));
     const first = points.length ? points[0].turn : 0;
     const last = points.length ? points[points.length - 1].turn : 0;
     const below = H - PAD.bottom + 11;
-    node.appendChild(svg("text", { x: PAD.left, y: below, class: "av-chart-axis", "text-anchor": "start" }, first));
+    node.appendChild(svg("text", { x: left, y: below, class: "av-chart-axis", "text-anchor": "start" }, first));
     node.appendChild(svg("text", { x: W - PAD.right, y: below, class: "av-chart-axis", "text-anchor": "end" }, last));
-    node.appendChild(svg("text", { x: (PAD.left + W - PAD.right) / 2, y: below, class: "av-chart-axis av-chart-x",
+    node.appendChild(svg("text", { x: (left + W - PAD.right) / 2, y: below, class: "av-chart-axis av-chart-x",
       "text-anchor": "middle" }, unit || "turn"));
     for (const seat of [1, 2]) {
       if (points.some((p) => p.value[seat] === null || p.value[seat] === undefined)) continue;

@@ -293,8 +293,9 @@ class History:
         start = {row.version_id: self.start_of(v) for row, v in zip(rows, pair, strict=True) if row.games == 0}
         changes = advance(rows[0], rows[1], match_id, winner, statuses, details, start)
         for number, (row, seat) in enumerate(zip(rows, seats, strict=True), start=1):
-            before, after = changes[number]
-            seat.update(mu_before=before.mu, sigma_before=before.sigma, mu_after=after.mu, sigma_after=after.sigma)
+            before, after, expected = changes[number]
+            seat.update(mu_before=before.mu, sigma_before=before.sigma, mu_after=after.mu, sigma_after=after.sigma,
+                        expected=expected)
             row.last_played = at
             chunk.changes.append({"id": self._change_id, "version_id": row.version_id, "match_id": match_id,
                                   "mu": after.mu, "sigma": after.sigma, "at": at, "games": row.games})

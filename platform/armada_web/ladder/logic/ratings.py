@@ -8,7 +8,8 @@ figures). A skill is (mu, sigma): the SDK's `armada.ratings.Skill` (the Rating r
 the database holds one); the ladder shows mu - 3 sigma. Draws are draws (equal
 ranks), and a forfeit (crash, timeout, protocol fault) is a loss for the faulty bot.
 `model()` builds openskill's models with the same parameters, for the bench's comparison of
-other models only; the ladder never calls it.
+other models; the ladder asks it one thing only, a game's expected result (`win_chance`, its
+`predict_win`), which each rated seat keeps and the pages explain (`ladder.logic.explain`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from armada.ratings import (
 )
 
 __all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
-           "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional", "update"]
+           "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional", "update",
+           "win_chance"]
 
 # How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
 # Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
@@ -93,3 +95,12 @@ def after_game(first: Skill, second: Skill, winner: int | None, *, tau: float = 
         return update(first, second, Outcome.WIN, tau=tau)
     after_second, after_first = update(second, first, Outcome.WIN, tau=tau)
     return after_first, after_second
+
+
+def win_chance(me: Skill, other: Skill) -> float:
+    """The model's chance that `me` beats `other`, from their skills before the game: openskill's
+    `predict_win` for two players, Phi((mu - mu_other) / sqrt(2 BETA^2 + sigma^2 + sigma_other^2))
+    (the dynamics term `update` adds first is left out: at most TAU^2 in each variance)."""
+    m = model()
+    chances = m.predict_win([[m.rating(mu=me.mu, sigma=me.sigma)], [m.rating(mu=other.mu, sigma=other.sigma)]])
+    return float(chances[0])

@@ -8,9 +8,9 @@ event's table counts points only).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
-from armada_web.ladder.logic.ratings import TAU, Skill, after_game
+from armada_web.ladder.logic.ratings import TAU, Skill, after_game, win_chance
 
 
 class Side(Protocol):
@@ -24,16 +24,22 @@ class Side(Protocol):
     losses: int
 
 
-#: A side's skill before and after the game.
-Change = tuple[Skill, Skill]
+class Change(NamedTuple):
+    """A side's skill before and after the game, and its expected result: the model's chance,
+    before the game, that this side wins (`ratings.win_chance`)."""
+
+    before: Skill
+    after: Skill
+    expected: float
 
 
 def apply_game(first: Side, second: Side, winner: int | None, *, tau: float = TAU,
                rated: bool = True) -> tuple[Change, Change]:
     """Count one game between `first` (seat 1) and `second` (seat 2) that `winner` (1, 2 or None: a
-    draw) won, in place; returns each seat's (before, after) skill (equal when not `rated`)."""
+    draw) won, in place; returns each seat's `Change` (before and after equal when not `rated`)."""
     before = (Skill(first.mu, first.sigma), Skill(second.mu, second.sigma))
     after = after_game(before[0], before[1], winner, tau=tau) if rated else before
+    expected = win_chance(before[0], before[1])
     for seat, side, new in ((1, first, after[0]), (2, second, after[1])):
         side.mu, side.sigma = new.mu, new.sigma
         side.games += 1
@@ -43,4 +49,4 @@ def apply_game(first: Side, second: Side, winner: int | None, *, tau: float = TA
             side.wins += 1
         else:
             side.losses += 1
-    return (before[0], after[0]), (before[1], after[1])
+    return Change(before[0], after[0], expected), Change(before[1], after[1], 1.0 - expected)

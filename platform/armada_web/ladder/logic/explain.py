@@ -1,0 +1,89 @@
+"""A rated seat's rating change in figures and in one line of words (the match page, the bot page
+and the API say the same thing).
+
+A `SeatRating` is what a seat of a rated game kept: its skill before and after, its opponent's
+skill before, and the expected result (the model's chance, before the game, that it wins:
+`ratings.win_chance`). `explain` words it: "+4.1: beat a bot rated 6 above you; you had a 41%
+chance". Scores are the shown ones (mu - 3 sigma), so the line speaks of what the ladder shows.
+The model can move a score against the result: a near-certain win can cost a few hundredths (the
+dynamics term widens sigma more than the game narrows it), and a loss can gain (an uncertain
+rating's sigma shrinks faster than its mu falls); the line then says why (docs/ratings.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from armada_web.ladder.logic.ratings import Skill, displayed, win_chance
+
+#: The words of a result ("win", "draw", "loss", as a seat's result is stored).
+VERBS = {"win": "beat", "draw": "drew with", "loss": "lost to"}
+
+
+@dataclass(frozen=True)
+class SeatRating:
+    """One seat's rating around one rated game."""
+
+    before: Skill
+    after: Skill
+    #: The opponent's skill before the game.
+    opponent: Skill
+    #: The model's chance, before the game, that this seat wins.
+    expected: float
+
+    @property
+    def score_before(self) -> float:
+        return displayed(self.before)
+
+    @property
+    def score_after(self) -> float:
+        return displayed(self.after)
+
+    @property
+    def change(self) -> float:
+        """The shown score's change."""
+        return self.score_after - self.score_before
+
+    @property
+    def gap(self) -> float:
+        """The opponent's shown score minus this seat's, before the game."""
+        return displayed(self.opponent) - self.score_before
+
+
+def seat_rating(before: Skill, after: Skill, opponent: Skill, expected: float | None = None) -> SeatRating:
+    """A seat's `SeatRating`; the expected result is computed from the two skills before the
+    game when it was not kept (matches recorded before it was)."""
+    return SeatRating(before, after, opponent, win_chance(before, opponent) if expected is None else expected)
+
+
+def signed(change: float) -> str:
+    """A score change with its sign: one decimal, more for a small one ("+4.1", "-0.03", "-0.003")."""
+    size = abs(change)
+    return f"{change:+.1f}" if size >= 0.095 else f"{change:+.2f}" if size >= 0.0095 else f"{change:+.3f}"
+
+
+def percent(chance: float) -> str:
+    """A chance in whole percent, never a certain 0% or 100% ("<1%", ">99%")."""
+    whole = round(chance * 100)
+    return "<1%" if whole < 1 else ">99%" if whole > 99 else f"{whole}%"
+
+
+def rated_as(gap: float) -> str:
+    """The opponent's shown score against this seat's, in words ("rated 6 above you")."""
+    whole = round(abs(gap))
+    if whole == 0:
+        return "rated about the same as you"
+    return f"rated {whole} {'above' if gap > 0 else 'below'} you"
+
+
+def explain(rating: SeatRating, result: str) -> str:
+    """One line: the shown score's change, the result against whom, and the chance the model gave
+    ("+4.1: beat a bot rated 6 above you; you had a 41% chance"); a change against the result
+    says why. `result` is "win", "draw" or "loss"."""
+    line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; "
+            f"you had a {percent(rating.expected)} chance")
+    if result == "win" and rating.change < 0:
+        line += " (a near-certain win: your uncertainty grew a little more than the win took away)"
+    elif result == "loss" and rating.change > 0:
+        line += " (your rating became more certain faster than it fell)"
+    return line

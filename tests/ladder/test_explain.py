@@ -1,0 +1,82 @@
+"""A rated seat's rating change explained (armada_web.ladder.logic.explain): the expected result is the
+model's (openskill's `predict_win`), and the one line of words the match page, the bot page and the
+API's readers see, for wins, draws and losses against bots above and below, and a score that moves
+against the result."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import pytest
+
+from armada_web.ladder.logic import ratings
+from armada_web.ladder.logic.explain import explain, percent, rated_as, seat_rating, signed
+from armada_web.ladder.logic.ratings import BETA, Skill, after_game, displayed, win_chance
+
+
+def test_win_chance_is_the_thurstone_mosteller_probability():
+    me, other = Skill(30.0, 2.0), Skill(25.0, 3.0)
+    by_hand = NormalDist().cdf((30.0 - 25.0) / math.sqrt(2 * BETA ** 2 + 2.0 ** 2 + 3.0 ** 2))
+    assert win_chance(me, other) == pytest.approx(by_hand, abs=1e-12)
+    assert win_chance(me, other) + win_chance(other, me) == pytest.approx(1.0)
+    assert win_chance(me, me) == pytest.approx(0.5)
+
+
+def test_the_model_calls_an_upset_unlikely():
+    """A rated game's upset: the expected result is low, and the winner's score jumps."""
+    underdog, favourite = Skill(25.0, 3.0), Skill(31.0, 2.0)
+    new, _ = after_game(underdog, favourite, 1)
+    rating = seat_rating(underdog, new, favourite)
+    assert rating.expected == pytest.approx(win_chance(underdog, favourite)) and rating.expected < 0.3
+    assert rating.gap == pytest.approx(displayed(favourite) - displayed(underdog))
+    line = explain(rating, "win")
+    assert line.startswith(f"+{rating.change:.1f}: beat a bot rated {round(rating.gap)} above you; you had a ")
+    assert line.endswith(f"{round(rating.expected * 100)}% chance")
+
+
+@pytest.mark.parametrize("winner, result, verb", [(1, "win", "beat"), (None, "draw", "drew with"),
+                                                  (2, "loss", "lost to")])
+@pytest.mark.parametrize("other_mu, where", [(30.0, "above"), (20.0, "below")])
+def test_each_result_against_a_bot_above_and_below(winner, result, verb, other_mu, where):
+    me, other = Skill(25.0, 2.0), Skill(other_mu, 2.0)
+    after, _ = after_game(me, other, winner)
+    rating = seat_rating(me, after, other)
+    line = explain(rating, result)
+    assert f": {verb} a bot rated 5 {where} you; you had a " in line
+    assert line.startswith(signed(rating.change) + ":")
+    assert (rating.change > 0) == (result == "win" or (result == "draw" and where == "above"))
+
+
+def test_the_kept_expected_result_is_used_as_kept():
+    rating = seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0), expected=0.41)
+    assert explain(rating, "win") == "+1.3: beat a bot rated about the same as you; you had a 41% chance"
+
+
+def test_a_near_certain_win_can_cost_a_little_and_says_why():
+    """With the ladder's numbers (sigma near 1.1 when settled), a win over a bot 15 mu below moves mu
+    less than the dynamics term (TAU) widens sigma: the shown score falls by a few thousandths."""
+    me, other = Skill(45.0, 1.1), Skill(30.0, 1.1)
+    after, _ = after_game(me, other, 1)
+    rating = seat_rating(me, after, other)
+    assert after.mu > me.mu and after.sigma > me.sigma and -0.01 < rating.change < 0
+    line = explain(rating, "win")
+    assert line.startswith(f"{rating.change:+.3f}: beat a bot rated 15 below you; you had a 99% chance")
+    assert "uncertainty grew" in line
+
+
+def test_a_loss_can_gain_when_the_rating_becomes_more_certain():
+    """A new bot (sigma 8.3) losing to a settled strong one: mu falls 1, sigma falls 0.7, so mu - 3 sigma rises."""
+    new, strong = ratings.initial_rating(), Skill(40.0, 1.1)
+    _, after = after_game(strong, new, 1)
+    rating = seat_rating(new, after, strong)
+    assert after.mu < new.mu and rating.change > 0.5
+    assert explain(rating, "loss").startswith(f"+{rating.change:.1f}: lost to a bot rated 37 above you")
+    assert "more certain" in explain(rating, "loss")
+
+
+def test_figures_in_words():
+    assert [signed(x) for x in (4.14, -2.0, 0.03, -0.004, 0.096)] == ["+4.1", "-2.0", "+0.03", "-0.004", "+0.1"]
+    assert [percent(x) for x in (0.41, 0.004, 0.999, 0.5)] == ["41%", "<1%", ">99%", "50%"]
+    assert [rated_as(x) for x in (6.2, -0.4, -3.6)] == ["rated 6 above you", "rated about the same as you",
+                                                        "rated 4 below you"]

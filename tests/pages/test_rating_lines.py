@@ -1,0 +1,88 @@
+"""Every rating change explained on the pages (issue 27): one line per rated seat on the match page and
+per recent match on the bot page, the rating chart's points linking their matches with a mark where
+each version began, and a league race's counts that agree with its league record."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from armada_web.ladder.explain import explained
+from armada_web.matches.models import Match
+from tests.ladder.test_recompute_ratings import play
+from tests.pages.data import recorded_match
+from tests.pages.test_bot_page import page, second_version
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _unconsumed(settings):
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+
+
+@pytest.fixture
+def pair(make_user, valid_version):
+    return valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+
+
+def test_the_match_page_explains_each_rated_seat(client, pair):
+    ann, ben = pair
+    play(ann, ben, 1, ("ok", "ok"))
+    play(ann, ben, 2, ("ok", "ok"))  # ben beats the bot that beat him
+    match = Match.objects.order_by("-id").first()
+    html = page(client, f"/matches/{match.pk}/")
+    box = html[html.index('id="rating-changes"'):html.index("</ul>", html.index('id="rating-changes"'))]
+    lines = re.findall(r'<span class="rating-line">([^<]+)</span>', box)
+    rows = explained(list(match.participants.order_by("seat")))
+    assert lines == [row.line.replace("<", "&lt;").replace(">", "&gt;") for row in rows]
+    assert re.match(r"-\d+\.\d: lost to a bot rated \d+ below you; you had a \d+% chance", lines[0])
+    assert re.match(r"\+\d+\.\d: beat a bot rated \d+ above you; you had a \d+% chance", lines[1])
+    assert 'href="/docs/ratings/"' in box
+    challenge = recorded_match(ann, ben, 1, kind="challenge")
+    assert 'id="rating-changes"' not in page(client, f"/matches/{challenge.pk}/")
+
+
+def test_the_bot_page_explains_its_recent_matches_and_links_its_chart(client, pair, make_user, valid_version):
+    ann, ben = pair
+    play(ann, ben, 1, ("ok", "ok"))
+    play(ben, ann, None, ("ok", "ok"))
+    newer = second_version(valid_version, ann.bot.owner, ann)
+    play(newer, ben, 2, ("ok", "ok"))
+    html = page(client, f"/bots/{ann.bot_id}/")
+    matches = list(Match.objects.filter(kind="ranked").order_by("id"))
+    recent = html[html.index("<h2>Recent matches</h2>"):]
+    lines = re.findall(r'<div class="rating-line muted">([^<]+)</div>', recent)
+    assert [line.split(": ", 1)[1].split(" a bot")[0] for line in lines] == ["lost to", "drew with", "beat"]
+    chart = html[html.index('id="rating-chart"'):html.index("</figure>")]
+    links = re.findall(r'<a class="chart-link" href="(/matches/\d+/)">', chart)
+    assert links == [f"/matches/{m.pk}/" for m in matches]  # every point, oldest first
+    marks = re.findall(r'<g class="chart-mark"><line x1="([\d.]+)"[^>]*/><text[^>]*>(v\d)</text>', chart)
+    dots = re.findall(r'<circle class="chart-dot" cx="([\d.]+)"', chart)
+    assert [(float(x), text) for x, text in marks] == [(float(dots[0]), "v1"), (float(dots[2]), "v2")]
+
+
+def test_a_chart_label_is_never_cut_by_the_image_edge():
+    from armada_web.pages.chart import TITLE_EDGE, line_chart
+
+    svg = str(line_chart([210632.0, -10632.5], y_label="score"))
+    for x, text in re.findall(r'<text class="chart-label" x="([\d.]+)" y="[\d.]+" text-anchor="end">([^<]+)<', svg):
+        assert float(x) - 7 * len(text) >= TITLE_EDGE  # right-aligned: its start is right of the y title
+    assert {"210632.0", "-10632.5"} <= set(re.findall(r">(-?\d+\.\d)<", svg))
+
+
+def test_a_league_race_counts_its_battles_as_its_league_record_does(client, arena):
+    """The league's battles are not matches: the record line counts them from the league's entry (it
+    said "0 matches" above "League #1, 3/0/0"), and challenges apart."""
+    leader = arena.race_b
+    html = page(client, f"/bots/{leader.bot_id}/")
+    record = re.search(r'<p id="record">(.*?)</p>', html, re.S).group(1)
+    league = re.search(r"(\d+)/(\d+)/(\d+) W/D/L", html)
+    wins, draws, losses = (int(n) for n in league.groups())
+    assert record.startswith(f"{wins + draws + losses} league battle")
+    assert f"{wins} won, {draws} drawn, {losses} lost" in record and "0 challenge matches" in record
+    assert "0 matches" not in record
+    recorded_match(leader, arena.race_a, 1, kind="challenge")
+    record = re.search(r'<p id="record">(.*?)</p>', page(client, f"/bots/{leader.bot_id}/"), re.S).group(1)
+    assert "1 challenge match (1 won, 0 drawn, 0 lost)" in record
