@@ -53,7 +53,8 @@ def seat_times(replay: dict[str, Any] | None, seat: int) -> list[RequestTime]:
         record = timings[SEATS].get(str(seat))
         if not isinstance(record, dict) or not isinstance(record.get("ms"), list):
             return []
-        banks = record.get("bank_ms") if isinstance(record.get("bank_ms"), list) else []
+        raw_banks = record.get("bank_ms")
+        banks: list[Any] = raw_banks if isinstance(raw_banks, list) else []
         timeouts = {t for t in record.get("timeouts") or [] if isinstance(t, int)}
         times = []
         for index, ms in enumerate(record["ms"]):
