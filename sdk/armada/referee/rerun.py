@@ -42,6 +42,8 @@ class RecordedRequest:
     turn: int
     phase: str
     fault: str = ""
+    #: False for the request of the round the other seat failed in: answered, but never recorded.
+    recorded: bool = True
 
 
 @dataclass
@@ -130,11 +132,28 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
                               "and no seat failed: it holds only part of the match's requests")
         if len(requests) == 1 and not anyone_failed:
             raise ReplayError(f"the replay holds no requests for seat {seat}")
-        result = driver.result() or Result(**{k: replay["result"].get(k) for k in ("winner", "outcome", "turns")},
-                                           scores=replay["result"].get("scores") or {})
-        end = {"type": "end", "id": len(requests), "result": plain(result.to_dict())}
+        if driver.result() is None and len(seat_times(replay, seat)) > len(requests):
+            asked = driver.requests()  # the round the other seat failed in: this seat answered it too
+            if seat in asked:
+                number = len(requests)
+                message = GameDriver.message(asked[seat], number, banks.get(number, limits.bank_ms))
+                requests.append(RecordedRequest(message, None, _turn(message, number), asked[seat].type,
+                                                recorded=False))
+        end = {"type": "end", "id": len(requests), "result": _end_result(driver, replay)}
         requests.append(RecordedRequest(end, None, _turn(end, len(requests)), "end"))
     return SeatRequests(engine.slug, seat, limits, requests, recorded is not None)
+
+
+def _end_result(driver: GameDriver, replay: dict[str, Any]) -> dict[str, Any]:
+    """The result the `end` request carried: the engine's when it ended the game itself (its key
+    order), else the recorded one (a forfeit; the file's keys are sorted, the referee's were not)."""
+    ended = driver.result()
+    if ended is not None and plain(ended.to_dict()) == replay["result"]:
+        return plain(ended.to_dict())  # type: ignore[no-any-return]
+    recorded = replay["result"]
+    result = Result(recorded.get("winner"), str(recorded.get("outcome")), int(recorded.get("turns") or 0),
+                    dict(recorded.get("scores") or {}))
+    return plain(result.to_dict())  # type: ignore[no-any-return]
 
 
 def _turn(message: dict[str, Any], number: int) -> int:
@@ -225,6 +244,9 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
                 report.difference = Difference(request, was, f"{exchange.fault.status}: {exchange.fault.detail}")
                 break
             reply = exchange.reply or {}
+            if not request.recorded:  # answered on the server too; what it answered was never kept
+                report.agreed += 1
+                continue
             if request.answer is None:
                 report.difference = Difference(request, request.fault, "replied " + _shown(reply))
                 break

@@ -114,7 +114,7 @@ def test_rebuilt_requests_are_what_the_seat_received(galaxy, seat):
     _tmp, outcome, _path = galaxy
     sent = received(outcome.players[seat - 1].log)
     assert len(sent) > 6
-    assert requests_jsonl(outcome.replay, seat).splitlines()[:len(sent)] == sent
+    assert requests_jsonl(outcome.replay, seat).splitlines() == sent  # init ... end
     assert json.loads(sent[0])["limits"] == LIMITS.to_dict()
 
 
@@ -122,7 +122,7 @@ def test_mothership_requests_are_what_the_seat_received(mothership):
     _tmp, outcome, _path = mothership
     for seat in (1, 2):
         sent = received(outcome.players[seat - 1].log)
-        assert requests_jsonl(outcome.replay, seat).splitlines()[:len(sent)] == sent
+        assert requests_jsonl(outcome.replay, seat).splitlines() == sent
 
 
 def test_the_same_bot_agrees_on_every_turn(galaxy, capsys):
@@ -154,6 +154,11 @@ def test_a_server_crash_reproduces(tmp_path, capsys):
     bots = {1: galaxy_bot(tmp_path / "ok"), 2: galaxy_bot(tmp_path / "crasher", crash=2)}
     outcome, path = record(tmp_path, "galaxy", bots, {"max_turns": 6})
     assert outcome.players[1].status == "crashed"
+    # seat 1 also got the scout of turn 2 (never a step: seat 2 crashed on it), then the forfeit's end
+    for seat in (1, 2):
+        assert requests_jsonl(outcome.replay, seat).splitlines() == received(outcome.players[seat - 1].log)
+    assert main(["replay", str(path), "--rerun", "1", str(bots[1])]) == 0
+    assert capsys.readouterr().out.startswith("all 1 turns agree (4 requests)")  # turn 2's reply was never kept
     assert main(["replay", str(path), "--rerun", "2", str(bots[2])]) == 0
     out = capsys.readouterr().out
     assert out.startswith("all 2 turns agree (") and "failed as on the server (turn 2: crashed" in out
