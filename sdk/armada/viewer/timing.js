@@ -68,7 +68,8 @@
     if (!seats.length) return null;
     const n = game.count;
     const max = Math.max(1, ...seats.flatMap((s) => s.data.cells.map((c) => c.ms)));
-    const root = el("div", { class: "av-timing", "data-max-ms": Math.round(max) });
+    const root = el("div", { class: "av-timing", "data-max-ms": Math.round(max),
+      title: "time per " + game.unit + " (bars scaled to the slowest; red: a timeout)" });
     const cursors = [];
     for (const { seat, data } of seats) {
       const bars = svg("svg", { class: "av-timing-bars", viewBox: "0 0 " + n + " 20", preserveAspectRatio: "none",
