@@ -28,6 +28,8 @@ from armada.referee.seat import Seat, ask_all
 from armada.replay import ReplayError, check_replay, plain, recorded_answer
 from armada.timings import bank_sent, recorded_limits, seat_times
 
+#: Statuses of a bot that was no longer running at the match's end (it got no `end`).
+GONE = frozenset({"crashed", "memory"})
 #: Longest JSON shown of a recorded or a re-run reply in a difference.
 SHOWN_CHARS = 600
 
@@ -114,10 +116,13 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
         again = driver.recorder.replay["steps"][-1]
         if any(again.get(key) != step.get(key) for key in ("phase", "turn", "events", "faults", "frame")):
             raise ReplayError(f"{where}: step {index} does not match the recording (another engine version?)")
-    if failed:
+    steps = replay["steps"]
+    last_faults = steps[-1].get("faults") if steps else None
+    in_a_step = isinstance(last_faults, dict) and str(seat) in last_faults  # the engine refused its reply
+    if failed and not in_a_step:
         times = seat_times(replay, seat)
         at_init = len(times) == 1 if times else "init" in str(entry.get("detail") or "")
-        if not replay["steps"] and at_init:
+        if not steps and at_init:
             requests[0] = RecordedRequest(requests[0].message, None, 0, "init", fault)
         elif driver.result() is None:
             asked = driver.requests()
@@ -125,10 +130,10 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
                 number = len(requests)
                 message = GameDriver.message(asked[seat], number, banks.get(number, limits.bank_ms))
                 requests.append(RecordedRequest(message, None, _turn(message, number), asked[seat].type, fault))
-    else:
+    elif not failed:
         anyone_failed = any(isinstance(e, dict) and e.get("status") not in ("ok", "invalid") for e in replay["seats"])
         if driver.result() is None and not anyone_failed:
-            raise ReplayError(f"the replay stops after {len(replay['steps'])} steps, before the game's end, "
+            raise ReplayError(f"the replay stops after {len(steps)} steps, before the game's end, "
                               "and no seat failed: it holds only part of the match's requests")
         if len(requests) == 1 and not anyone_failed:
             raise ReplayError(f"the replay holds no requests for seat {seat}")
@@ -139,6 +144,7 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
                 message = GameDriver.message(asked[seat], number, banks.get(number, limits.bank_ms))
                 requests.append(RecordedRequest(message, None, _turn(message, number), asked[seat].type,
                                                 recorded=False))
+    if entry.get("status") not in GONE:  # the referee sends `end` to every bot still running
         end = {"type": "end", "id": len(requests), "result": _end_result(driver, replay)}
         requests.append(RecordedRequest(end, None, _turn(end, len(requests)), "end"))
     return SeatRequests(engine.slug, seat, limits, requests, recorded is not None)

@@ -179,6 +179,16 @@ def test_mothership_rerun_agrees_and_differs(mothership, capsys):
     assert "boom in orders" in capsys.readouterr().out
 
 
+def test_invalid_orders_are_a_recorded_step_and_still_get_end(tmp_path, capsys):
+    bots = {1: mothership_bot(tmp_path / "greedy", defence=95), 2: mothership_bot(tmp_path / "fine")}
+    outcome, path = record(tmp_path, "mothership", bots)
+    assert outcome.players[0].status == "invalid"  # MD-1: 95 + 5 fighters' points is over 100
+    for seat in (1, 2):
+        assert requests_jsonl(outcome.replay, seat).splitlines() == received(outcome.players[seat - 1].log)
+    assert main(["replay", str(path), "--rerun", "1", str(bots[1])]) == 0
+    capsys.readouterr()
+
+
 def test_requests_option_prints_json_lines(mothership, capsys):
     _tmp, outcome, path = mothership
     assert main(["replay", str(path), "--requests", "2"]) == 0
