@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.games.base import SEATS, Game, Result
+from armada.games.base import SEATS, Game, Request, Result
 from armada.referee.clock import BankClock, Limits, default_limits
 from armada.referee.connection import BotConnection
 from armada.referee.environment import bot_seed as derive_bot_seed
@@ -109,9 +109,7 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
         if set(answers) != set(asked):
             raise ReplayError(f"{where}: step {index} does not match the engine's requests")
         if seat in asked:
-            number = len(requests)
-            message = GameDriver.message(asked[seat], number, banks.get(number, limits.bank_ms))
-            requests.append(RecordedRequest(message, answers[seat], _turn(message, number), asked[seat].type))
+            requests.append(_request(asked[seat], len(requests), banks, limits, answers[seat]))
         driver.advance(asked, answers)
         again = driver.recorder.replay["steps"][-1]
         if any(again.get(key) != step.get(key) for key in ("phase", "turn", "events", "faults", "frame")):
@@ -127,9 +125,7 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
         elif driver.result() is None:
             asked = driver.requests()
             if seat in asked:
-                number = len(requests)
-                message = GameDriver.message(asked[seat], number, banks.get(number, limits.bank_ms))
-                requests.append(RecordedRequest(message, None, _turn(message, number), asked[seat].type, fault))
+                requests.append(_request(asked[seat], len(requests), banks, limits, None, fault))
     elif not failed:
         anyone_failed = any(isinstance(e, dict) and e.get("status") not in ("ok", "invalid") for e in replay["seats"])
         if driver.result() is None and not anyone_failed:
@@ -140,14 +136,18 @@ def seat_requests(replay: dict[str, Any], seat: int, game: Game | None = None) -
         if driver.result() is None and len(seat_times(replay, seat)) > len(requests):
             asked = driver.requests()  # the round the other seat failed in: this seat answered it too
             if seat in asked:
-                number = len(requests)
-                message = GameDriver.message(asked[seat], number, banks.get(number, limits.bank_ms))
-                requests.append(RecordedRequest(message, None, _turn(message, number), asked[seat].type,
-                                                recorded=False))
+                requests.append(_request(asked[seat], len(requests), banks, limits, None, recorded=False))
     if entry.get("status") not in GONE:  # the referee sends `end` to every bot still running
         end = {"type": "end", "id": len(requests), "result": _end_result(driver, replay)}
         requests.append(RecordedRequest(end, None, _turn(end, len(requests)), "end"))
     return SeatRequests(engine.slug, seat, limits, requests, recorded is not None)
+
+
+def _request(request: Request, number: int, banks: dict[int, int], limits: Limits,
+             answer: dict[str, Any] | None, fault: str = "", recorded: bool = True) -> RecordedRequest:
+    """Request `number` of the seat as the referee framed it, with the bank it had then."""
+    message = GameDriver.message(request, number, banks.get(number, limits.bank_ms))
+    return RecordedRequest(message, answer, _turn(message, number), request.type, fault, recorded)
 
 
 def _end_result(driver: GameDriver, replay: dict[str, Any]) -> dict[str, Any]:
