@@ -7,6 +7,7 @@ then each request with its type, turn, milliseconds and lines, and the last trac
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,3 +99,19 @@ def _last_traceback(head: list[str], requests: list[RequestLog]) -> tuple[list[s
     if TRACEBACK in head:
         return head[len(head) - 1 - head[::-1].index(TRACEBACK):], None
     return [], None
+
+
+def crash_reason(log: str) -> str:
+    """The last line of the last traceback in a log (`SyntaxError: '(' was never closed`); empty when none."""
+    crash = log_requests(log, None).crash
+    for line in reversed(crash):
+        if line.strip() and not line.startswith((" ", "\t")) and line != TRACEBACK:
+            return line.strip()
+    for line in reversed(log.splitlines()):  # a SyntaxError in the entry file has no "Traceback" line
+        if _ERROR_LINE.match(line) and parse_mark(line) is None:
+            return line.strip()
+    return ""
+
+
+#: A line naming an exception, as Python prints it last (`NameError: name 'x' is not defined`).
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception)(: .*)?$")

@@ -131,12 +131,12 @@ class ReplayRecorder:
         self.replay["steps"].append(plain(step_record(phases, turn, kept, step.events, step.faults, frame)))
 
     def finish(self, seats: list[dict[str, Any]], result: Result,
-               timings: dict[int, list[float]] | None = None) -> dict[str, Any]:
-        """The finished replay, as plain JSON data; `timings`: per seat, each request's milliseconds."""
+               timings: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The finished replay, as plain JSON data; `timings`: the clock readings (`armada.timings`)."""
         self.replay["seats"] = seats
         self.replay["result"] = result.to_dict()
         if timings is not None:
-            self.replay[TIMINGS] = {str(seat): list(ms) for seat, ms in sorted(timings.items())}
+            self.replay[TIMINGS] = timings
         return plain(self.replay)  # type: ignore[no-any-return]
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from armada.botspec import starter_file
 from armada.referee.match import play_match
 from armada.referee.process_bot import ProcessBot
+from armada.timings import totals
 
 EVIL = "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=1>"
 EVIL_RACE = "<img src=x onerror=window.__pwned=1>"
@@ -94,7 +95,7 @@ def finished_match(first: Any, second: Any, folder: Path, seed: int = 3,
                                        name=version.bot.name, seat=player.seat,
                                        result=res, status=player.status, detail=player.detail,
                                        mu_before=25, sigma_before=8.3, mu_after=26 if res == "win" else 24,
-                                       sigma_after=7.5)
+                                       sigma_after=7.5, timing=totals(outcome.replay, player.seat))
         p.log.name = storage.save_log(match.pk, 1, player.seat, player.log)
         p.save(update_fields=["log"])
         seats.append(p)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from armada.botlog import log_requests, request_kinds
+from armada.timings import seat_times
 from armada_web.pages.chart import line_chart
 from armada_web.pages.csp import POLICY
 from armada_web.pages.docs import render_markdown
@@ -87,7 +88,9 @@ def test_match_page_viewer_seats_and_command(client, arena):
     html = body(client, f"/matches/{m.pk}/")
     assert f'data-armada-src="/api/matches/{m.pk}/replay/"' in html
     assert "/static/armada/viewer/viewer.js" in html and "/static/armada/viewer/viewer.css" in html
-    assert f"--from-state match-{m.pk}.json.gz#turn=N" in html and "armada play alpha beta --game galaxy" in html
+    # issue 27: the command runs as written (it named the site's bots: "alpha: no such file or folder")
+    assert (f"armada play builtin:random builtin:random --game galaxy --from-state match-{m.pk}.json.gz#turn=0"
+            in html)
     assert f'download="match-{m.pk}.json.gz"' in html
     assert 'id="seats"' in html and "log-seat" not in html  # nobody signed in: no log
     from django.contrib.staticfiles import finders
@@ -99,7 +102,7 @@ def test_match_page_shows_the_owner_their_log_with_turns_and_times(client, arena
     client.login(username="alice", password=PASSWORD)
     html = body(client, f"/matches/{arena.match.pk}/")
     assert 'id="log-seat-1"' in html and 'id="log-seat-2"' not in html
-    timings = arena.replay["timings"]["1"]
+    timings = seat_times(arena.replay, 1)
     # One block per request, with its time; a request whose lines the bot wrote late (D-R-9) is "quiet".
     assert html.count('class="log-request') == len(timings)
     assert html.count('class="log-request"') >= len(timings) - 3

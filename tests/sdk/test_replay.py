@@ -16,6 +16,7 @@ from armada.replay import (
     replay_bytes,
     write_replay,
 )
+from armada.timings import bank_sent, recorded_limits, seat_times, totals
 from tests.sdk.referee.conftest import play, steady
 from tests.sdk.referee.sumrace import SUMRACE
 
@@ -41,9 +42,27 @@ def test_replay_has_the_documented_fields(match):
     content = json.dumps(game_content(replay))
     assert "bank_ms" not in content and "elapsed" not in content  # clock readings only in `timings`
     timings = replay["timings"]
-    assert set(timings) == {"1", "2"}
-    assert len(timings["1"]) == 1 + len(replay["steps"])  # init, then one request per step (id = index)
-    assert all(isinstance(ms, float) and ms >= 0 for ms in timings["1"] + timings["2"])
+    assert set(timings) == {"limits", "seats"} and set(timings["seats"]) == {"1", "2"}
+    assert timings["limits"] == {"init_ms": 5000, "turn_ms": 150, "bank_ms": 300}
+    for seat in (1, 2):
+        times = seat_times(replay, seat)
+        assert [t.id for t in times] == list(range(1 + len(replay["steps"])))  # init, then one per step
+        assert all(isinstance(t.ms, float) and t.ms >= 0 for t in times)
+        assert all(t.bank_ms == 300 and not t.timeout for t in times)  # fast replies cost no bank
+        assert totals(replay, seat)["total_ms"] == round(sum(t.ms for t in times), 1)
+
+
+def test_older_replays_timings_still_read():
+    # before issue 27 `timings` mapped each seat to a plain list of milliseconds
+    old = {"seats": [{"seat": 1, "status": "ok"}, {"seat": 2, "status": "timeout"}],
+           "timings": {"1": [40.5, 2.0, 3.5], "2": [38.0, 1.0, 1450.0]}}
+    assert [t.ms for t in seat_times(old, 1)] == [40.5, 2.0, 3.5]
+    assert [t.bank_ms for t in seat_times(old, 1)] == [None] * 3
+    assert [t.timeout for t in seat_times(old, 2)] == [False, False, True]  # its last request timed out
+    assert totals(old, 1) == {"total_ms": 46.0, "max_ms": 40.5, "timeouts": 0}
+    assert totals(old, 2) == {"total_ms": 1489.0, "max_ms": 1450.0, "timeouts": 1}
+    assert recorded_limits(old) is None and bank_sent(old, 1, 1) is None
+    assert totals({"seats": []}, 1) is None and seat_times({"timings": {"1": "junk"}}, 1) == []
 
 
 def test_same_seed_same_answers_same_bytes(tmp_path, match):

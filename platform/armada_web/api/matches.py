@@ -88,9 +88,19 @@ class PlayerDetailSerializer(PlayerSerializer):
         return None if p.mu_after is None else {"mu": p.mu_after, "sigma": p.sigma_after or 0.0}
 
 
+class TimingSerializer(serializers.Serializer):
+    """A seat's time over the match (every request, init included), from its replay's timings."""
+
+    total_ms = serializers.FloatField(help_text="all its requests' milliseconds")
+    max_ms = serializers.FloatField(help_text="its slowest request's milliseconds")
+    timeouts = serializers.IntegerField(help_text="its requests that timed out (0 or 1: a timeout ends the match)")
+
+
 class PlayerWithLogSerializer(PlayerDetailSerializer):
     """A seat with its bot's log for the bot's owner and staff (no `log` key for anyone else)."""
 
+    timing = TimingSerializer(allow_null=True, read_only=True,
+                              help_text="its time, stored when the match was recorded; null for older matches")
     log = serializers.CharField(required=False, help_text="the bot's stderr in this match: owner and staff only")
 
     def to_representation(self, p: Participant) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
+from armada.timings import totals
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
 from armada_web.games.runner import PlatformFailure, SandboxFailure, play
@@ -139,7 +140,8 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
             p.status, p.detail = report.status, one_line(report.detail, 480) if report.detail else ""
             p.score = _score(outcome, p.seat)
             p.log = log_names[p.seat]
-            p.save(update_fields=["result", "status", "detail", "score", "log"])
+            p.timing = totals(outcome.replay, p.seat)
+            p.save(update_fields=["result", "status", "detail", "score", "log", "timing"])
         tallies.count_result(seats=participants)
         # A receiver that orders its own rows by `finished` (the ladder's rating history) locks them
         # first, so the time taken after it orders the matches as their updates were applied.

@@ -109,6 +109,9 @@ class Participant(models.Model):
                                  "this seat wins (rated games; empty before it was kept: computed from the skills)")
     log = models.FileField(upload_to="matches/", max_length=300, blank=True,
                            help_text="the bot's stderr in private storage (owner and staff only)")
+    timing = models.JSONField(null=True, blank=True,
+                              help_text="the seat's time over the match, from its replay's timings when it was "
+                              "recorded: {total_ms, max_ms, timeouts} (empty for older matches)")
 
     class Meta:
         ordering = ["match", "seat"]

@@ -13,6 +13,7 @@ from typing import Any
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from armada.botlog import SeatLog, log_requests, request_kinds
+from armada.timings import seat_times
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.matches import storage
 from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, MatchStatus, Participant
@@ -190,6 +191,5 @@ def seat_log(participant: Participant) -> str:
 
 def seat_requests(participant: Participant, replay: dict[str, Any] | None) -> SeatLog:
     """The seat's log split by request, each named and timed from the match's replay (`armada.botlog`)."""
-    timings = (replay or {}).get("timings") or {}
-    return log_requests(seat_log(participant), timings.get(str(participant.seat)),
-                        request_kinds(replay, participant.seat))
+    times = [t.ms for t in seat_times(replay, participant.seat)]
+    return log_requests(seat_log(participant), times, request_kinds(replay, participant.seat))

@@ -17,6 +17,7 @@ from armada_web.matches import listing, queries
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_forms import MatchFilterForm
+from armada_web.pages.match_timing import timing_context
 from armada_web.web.errors import DomainError
 
 PER_PAGE = 50
@@ -78,13 +79,15 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         for p in private:
             log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
-    names = " ".join(p.version.bot.name if p.version else "BOT" for p in seats)
+    starter = f"builtin:{spec(match.game).validation_opponent}"
     context = {
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
         "result": result_line(match, seats),
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
-        "command": f"armada play {names} --game {match.game} --from-state match-{pk}.json.gz#turn=N",
+        # Runs as written: starters in both seats (the page says to put your bots' folders there).
+        "command": f"armada play {starter} {starter} --game {match.game} --from-state match-{pk}.json.gz#turn=0",
+        **(timing_context(user=request.user, match=match, seats=seats) if finished else {}),
     }
     context["rating_changes"] = explained(seats)  # pages/_rating_changes.html
     return render(request, "pages/match.html", context)

@@ -36,6 +36,8 @@ def status_cells(player: dict[str, Any]) -> tuple[str, str]:
     caught = player.get("exceptions") or {}
     count = caught.get("count", 0)
     detail = str(player.get("detail") or "")
+    if player.get("reason"):  # a crash's own words, as the site shows them (`armada play` adds them)
+        detail = f"{detail}: {player['reason']}" if detail else str(player["reason"])
     if not count:
         return str(player["status"]), detail
     first = f"first {caught.get('first', '')}"

@@ -79,6 +79,6 @@ class GameDriver:
         return forfeit_result(faults, self.turns_done)
 
     def finish(self, seats: list[dict[str, Any]], result: Result,
-               timings: dict[int, list[float]] | None = None) -> dict[str, Any]:
+               timings: dict[str, Any] | None = None) -> dict[str, Any]:
         """The finished replay."""
         return self.recorder.finish(seats, result, timings)

@@ -25,6 +25,7 @@ from armada.referee.environment import bot_seed, seed_key
 from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, one_line
 from armada.referee.game_driver import GameDriver, resolve_game
 from armada.referee.seat import Seat, Timing, ask_all
+from armada.timings import RequestTime, timings_field
 
 __all__ = ["Limits", "MatchOutcome", "PlayerReport", "default_limits", "play_match", "resolve_game"]
 
@@ -144,12 +145,16 @@ def _start(seats: list[Seat]) -> dict[int, Fault]:
     return faults
 
 
+def init_message(request_id: int, slug: str, seat: int, config: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The `init` request of a seat (protocol.md, "Messages")."""
+    return {"type": "init", "id": request_id, "protocol": PROTOCOL_VERSION, "game": slug,
+            "seat": seat, "config": config, "limits": limits.to_dict()}
+
+
 def _handshake(seats: list[Seat], slug: str, config: dict[str, Any], limits: Limits) -> dict[int, Fault]:
     asks = {}
     for seat in seats:
-        message = {"type": "init", "id": seat.take_id(), "protocol": PROTOCOL_VERSION, "game": slug,
-                   "seat": seat.seat, "config": config, "limits": limits.to_dict()}
-        asks[seat] = (message, float(limits.init_ms))
+        asks[seat] = (init_message(seat.take_id(), slug, seat.seat, config, limits), float(limits.init_ms))
     faults = {}
     for seat, exchange in ask_all(asks).items():
         if exchange.fault is not None:
@@ -232,7 +237,7 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
                 if exchange.fault is not None:
                     faults[seat.seat] = exchange.fault
                 else:
-                    seat.clock.charge(exchange.elapsed_ms)
+                    seat.charge(exchange.elapsed_ms)
                     answers[seat.seat] = exchange.reply or {}
             if faults:
                 break
@@ -247,8 +252,9 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
 
     assert result is not None
     players = [_report(seat) for seat in seats]
-    replay = driver.finish([p.to_dict() for p in players], result,
-                           {seat.seat: [t.ms for t in seat.timings] for seat in seats})
+    replay = driver.finish([p.to_dict() for p in players], result, timings_field(
+        limits.to_dict(), {seat.seat: [RequestTime(t.id, t.ms, t.bank_ms, t.timeout) for t in seat.timings]
+                           for seat in seats}))
     for player in players:
         player.warnings, player.first_warning = warning_counts(replay).get(player.seat, (0, ""))
     return MatchOutcome(result=result, players=players, replay=replay)

@@ -36,12 +36,15 @@ class Exchange:
 
 @dataclass
 class Timing:
-    """How long one request took a seat: its id, type, turn (or None) and milliseconds."""
+    """How long one request took a seat: its id, type, turn (or None), milliseconds, the bank left
+    after it (whole milliseconds) and whether it timed out."""
 
     id: int
     type: str
     turn: int | None
     ms: float
+    bank_ms: int = 0
+    timeout: bool = False
 
     def where(self) -> str:
         """`command (turn 7)` or `init`."""
@@ -74,11 +77,18 @@ class Seat:
         self.next_id += 1
         return value
 
-    def record(self, message: dict[str, Any], elapsed_ms: float) -> None:
+    def record(self, message: dict[str, Any], elapsed_ms: float, fault: Fault | None = None) -> None:
         """Keep the time a request took (the replay's `timings`, the summary's time used)."""
         turn = message.get("turn")
         self.timings.append(Timing(message["id"], message["type"], turn if isinstance(turn, int) else None,
-                                   round(elapsed_ms, 1)))
+                                   round(elapsed_ms, 1), self.clock.left_ms(),
+                                   fault is not None and fault.status == "timeout"))
+
+    def charge(self, elapsed_ms: float) -> None:
+        """Take an answered request's time beyond turn_ms from the bank; its timing keeps the bank left."""
+        self.clock.charge(elapsed_ms)
+        if self.timings:
+            self.timings[-1].bank_ms = self.clock.left_ms()
 
     def timeout_fault(self, message: dict[str, Any], budget_ms: float) -> Fault:
         """The timeout detail, saying what the limit was made of (protocol.md, "Time")."""
@@ -181,7 +191,7 @@ def ask_all(asks: dict[Seat, tuple[dict[str, Any], float]]) -> dict[Seat, Exchan
         with lock:
             if seat not in results:
                 results[seat] = outcome
-                seat.record(message, outcome.elapsed_ms)
+                seat.record(message, outcome.elapsed_ms, outcome.fault)
 
     start = time.monotonic()
     for seat, (message, budget_ms) in asks.items():
@@ -197,6 +207,6 @@ def ask_all(asks: dict[Seat, tuple[dict[str, Any], float]]) -> dict[Seat, Exchan
         with lock:
             if seat not in results:
                 results[seat] = Exchange(fault=seat.timeout_fault(message, budget_ms), elapsed_ms=budget_ms)
-                seat.record(message, budget_ms)
+                seat.record(message, budget_ms, results[seat].fault)
     with lock:
         return dict(results)

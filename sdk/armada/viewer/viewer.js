@@ -54,6 +54,8 @@
     const game = (replay.game === "galaxy" ? AV.galaxy : AV.mothership).create(root, replay);
     const player = new P.Player({ ...game, root });
     root.appendChild(P.buildControls(player, game));
+    const strip = AV.timing.build(player, replay, game);
+    if (strip) root.appendChild(strip);
     if (options.keys !== false) P.bindKeys(player, root);
     const hash = options.hash !== false;
     player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));

@@ -94,6 +94,23 @@ def test_verbose_shows_the_log_tail(idle: str, crasher: str, capsys: pytest.Capt
     assert "    boom: this bot gives up" in out
 
 
+def test_a_crash_shows_its_reason_without_verbose(idle: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 27: the site showed the SyntaxError, `armada play` only "exited with code 1"
+    broken = write_bot(tmp_path / "broken", "import sys\nx = (\n")
+    assert main(["play", str(broken), idle, "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.strip().startswith("1  broken"))
+    assert "crashed" in row and "SyntaxError: '(' was never closed" in row
+    assert main(["play", str(broken), idle, "--seed", "2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["players"][0]["reason"] == "SyntaxError: '(' was never closed"
+    assert "SyntaxError" in captured.err  # the log's tail, beside the JSON
+    crasher = write_bot(tmp_path / "raiser", "raise RuntimeError('no config file')\n")
+    assert main(["play", str(crasher), idle, "--seed", "2"]) == 0
+    assert "RuntimeError: no config file" in capsys.readouterr().out.split("log of seat")[0]
+
+
 def test_replay_file_is_written_and_readable(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "m.json.gz"
     code = main(["play", "builtin:greedy", idle, "--seed", "4", "--config", SHORT, "--replay", str(path)])

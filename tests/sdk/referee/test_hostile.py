@@ -16,6 +16,7 @@ from armada.games.base import SEATS
 from armada.referee.connection import ExitInfo
 from armada.referee.match import Limits
 from armada.referee.process_bot import ProcessBot
+from armada.timings import bank_sent, recorded_limits, seat_times, totals
 from tests.sdk.referee.conftest import FAST, HOSTILE, hostile, play, steady
 
 
@@ -78,12 +79,22 @@ def test_slow_replies_within_the_bank_are_ok_and_drain_the_bank():
     assert 120 <= banks[1] <= 210
     assert 0 <= banks[2] <= banks[1] - 90
     assert banks[3:] == [banks[2]] * len(banks[3:])  # fast replies cost the bank nothing
+    # the replay's timings: per request, the time and the bank left after it; request N carried
+    # the bank left after request N - 1 (so a re-run can send the very same numbers)
+    times = seat_times(outcome.replay, 1)
+    assert [bank_sent(outcome.replay, 1, t.id) for t in times[1:len(banks) + 1]] == banks
+    assert times[1].ms >= 250 and not any(t.timeout for t in times)
+    assert recorded_limits(outcome.replay) == {"init_ms": 5000, "turn_ms": 150, "bank_ms": 300}
 
 
 def test_sleeping_past_the_bank_times_out():
     outcome, took = timed(lambda: play(hostile("sleeper", 1, 2000, 1), steady()))
     assert_forfeit(outcome, 1, "timeout", r"within its limit of 450 ms \(turn_ms 150 \+ bank 300 ms left\)")
     assert took < 4.5
+    times = seat_times(outcome.replay, 1)
+    assert [t.timeout for t in times] == [False, True]  # init, then the request that timed out
+    assert times[1].ms >= 450 and totals(outcome.replay, 1)["timeouts"] == 1
+    assert totals(outcome.replay, 2)["timeouts"] == 0
 
 
 def test_infinite_loop_times_out_and_is_killed():

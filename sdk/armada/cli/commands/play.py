@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from armada.botlog import crash_reason
 from armada.cli import output
 from armada.cli.common import (
     CliError,
@@ -129,11 +130,19 @@ def run(args: argparse.Namespace) -> int:
         written = args.replay
     logs = write_logs(outcome.players, args.log_dir) if args.log_dir else []
     summary = outcome.summary()
+    for entry, player in zip(summary["players"], outcome.players, strict=True):
+        reason = crash_reason(player.log) if player.status == "crashed" else ""
+        if reason:
+            entry["reason"] = reason
     if args.from_state:
         summary["seed"] = recorded
         summary["from_state"] = args.from_state
     if args.json:
         print(json.dumps(summary))
+        for player in outcome.players:
+            if player.status not in ("ok", "invalid"):
+                print(output.log_tail(player.seat, player.name, player.log, TAIL_LINES, hint=not args.log_dir),
+                      file=sys.stderr)
         if logs:
             print(f"armada: bot logs written to {', '.join(logs)}", file=sys.stderr)
     else:

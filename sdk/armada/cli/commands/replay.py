@@ -6,12 +6,14 @@ import argparse
 import json
 import sys
 import webbrowser
+from contextlib import ExitStack
 from typing import Any
 
 from armada.cli import output, replay_narration
 from armada.cli.boards import galaxy_board, mothership_rounds
-from armada.cli.common import CliError, get_engine
+from armada.cli.common import CliError, add_sandbox_arg, connection, docker_preflight, get_engine, resolve_all
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
+from armada.replay import ReplayError
 from armada.viewer import default_html_path, write_offline_html
 
 EPILOG = """\
@@ -27,6 +29,8 @@ examples:
   armada play mybot/ builtin:greedy --from-state t40.json
   armada replay match.json.gz --html            write match.html, the replay in a browser (offline)
   armada replay match.json.gz --html --open     ... and open it
+  armada replay match.json.gz --rerun 1 mybot/  feed mybot/ what seat 1 was sent; compare its replies
+  armada replay match.json.gz --requests 1      print what seat 1 was sent, one JSON line per request
 
 Galaxy boards show each planet's owner (1, 2, or . for neutral) and its garrison in MLE
 (battleship 4, cruiser 2, launcher 1), then the fleets in flight. Mothership replays list
@@ -52,6 +56,14 @@ def add_parser(subparsers: Any) -> None:
                    help="write one self-contained HTML viewer page (default: REPLAYNAME.html beside the replay)")
     p.add_argument("--open", action="store_true",
                    help="open the --html page in a browser (implies --html; with --turn N, at turn N)")
+    p.add_argument("--rerun", nargs=2, metavar=("SEAT", "BOT"),
+                   help="send BOT exactly the requests SEAT received in this match (same init, limits, "
+                   "fog) and report the first turn where its replies differ; exit status 1 if one does")
+    p.add_argument("--bot-seed", type=int, metavar="N",
+                   help="with --rerun: the bot's ARMADA_BOT_SEED (the site's match page gives it to the owner)")
+    p.add_argument("--requests", type=int, metavar="SEAT",
+                   help="print the requests SEAT received, one JSON line each, as the referee sent them")
+    add_sandbox_arg(p)
     replay_narration.add_arguments(p)
     p.set_defaults(run=run)
 
@@ -125,8 +137,54 @@ def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
     return 0
 
 
+def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
+    """--rerun SEAT BOT: `turn N differs` (exit 1, with the bot's log) or `all N turns agree` (exit 0)."""
+    from armada.referee.rerun import rerun as rerun_seat
+    from armada.referee.rerun import seat_requests
+
+    seat_text, spec = args.rerun
+    try:
+        seat = int(seat_text)
+    except ValueError:
+        raise CliError(f"--rerun: SEAT is 1 or 2, got {seat_text!r}") from None
+    try:
+        planned = seat_requests(replay, seat)
+    except ReplayError as exc:
+        raise CliError(f"--rerun: {exc}") from None
+    if args.sandbox == "docker":
+        docker_preflight()
+    names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
+    with ExitStack() as stack:
+        sources, labels = resolve_all(stack, [spec], replay["game"])
+        print(f"armada: re-running seat {seat} ({names.get(seat, '?')}) of this {replay['game']} match with "
+              f"{labels[0]}: {len(planned.requests)} requests"
+              + ("" if planned.limits_recorded else " (limits not recorded: the defaults)"), file=sys.stderr)
+        report = rerun_seat(replay, seat, connection(sources[0], args.sandbox, labels[0]), bot_seed=args.bot_seed)
+    print(report.describe())
+    failed = report.difference is not None
+    if failed or report.crashed:
+        print()
+        print(output.log_tail(seat, labels[0], report.log, 20, hint=False))
+    return 1 if failed else 0
+
+
+def print_requests(replay: dict[str, Any], seat: int) -> int:
+    """--requests SEAT: the seat's requests as JSON lines."""
+    from armada.referee.rerun import requests_jsonl
+
+    try:
+        sys.stdout.write(requests_jsonl(replay, seat))
+    except ReplayError as exc:
+        raise CliError(f"--requests: {exc}") from None
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     replay = read_replay_or_fail(args.file)
+    if args.rerun:
+        return rerun(replay, args)
+    if args.requests is not None:
+        return print_requests(replay, args.requests)
     if args.html is not None or args.open:
         return write_html(replay, args)
     if args.dump_state is not None:

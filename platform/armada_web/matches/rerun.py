@@ -1,0 +1,53 @@
+"""A seat's requests in a finished match, and the command that re-runs them (`armada replay --rerun`).
+
+Both are private to the seat's bot's owner and staff, like its log: the requests show what the
+seat saw (its fog), and the command carries its ARMADA_BOT_SEED. For anyone else the match does
+not exist (`NotFound`, the same answer as for a missing match). The requests are rebuilt from
+the stored replay by the SDK (`armada.referee.rerun`), the same code `--rerun` runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from armada.referee.environment import bot_seed, seed_key
+from armada.referee.rerun import requests_jsonl
+from armada.replay import ReplayError
+from armada_web.bots.access import can_see_private
+from armada_web.matches.models import Match, Participant
+from armada_web.matches.queries import matches, replay_of
+from armada_web.web.errors import Conflict, NotFound
+
+#: The answer to a missing match and to a match or seat the user may not see (never different).
+NO_MATCH = "no such match"
+
+
+def private_seat(*, user: Any, match_id: int, seat: int) -> tuple[Match, Participant]:
+    """The match and its seat when `user` owns the seat's bot (or is staff); NotFound otherwise."""
+    match = matches().filter(pk=match_id).first()
+    participant = next((p for p in match.participants.all() if p.seat == seat), None) if match else None
+    if match is None or participant is None or participant.version is None:
+        raise NotFound(NO_MATCH)
+    if not can_see_private(user=user, bot=participant.version.bot):
+        raise NotFound(NO_MATCH)
+    return match, participant
+
+
+def seat_requests(*, user: Any, match_id: int, seat: int) -> str:
+    """The requests seat `seat` received in match `match_id`, one JSON line each as the referee wrote
+    them; NotFound as for a missing match unless `user` may see the seat, Conflict when the stored
+    replay cannot be rebuilt (no replay yet, or one this engine no longer plays)."""
+    match, _participant = private_seat(user=user, match_id=match_id, seat=seat)
+    replay = replay_of(match)
+    if replay is None:
+        raise Conflict("this match has no replay (it has not finished)")
+    try:
+        return requests_jsonl(replay, seat)
+    except ReplayError as exc:
+        raise Conflict(f"this match's requests cannot be rebuilt: {exc}") from None
+
+
+def rerun_command(*, match: Match, seat: int) -> str:
+    """`armada replay match-ID.json.gz --rerun SEAT mybot/ --bot-seed N`: what the owner runs at home."""
+    seed = bot_seed(match.seed, seat, seed_key())
+    return f"armada replay match-{match.pk}.json.gz --rerun {seat} mybot/ --bot-seed {seed}"

@@ -1,0 +1,132 @@
+/* Armada replay viewer: the timing strip under the timeline (each seat's time per turn, timeouts, slowest turns).
+ * It reads the replay's `timings` in both shapes (docs/replay-format.md): {limits, seats: {"1": {ms, bank_ms,
+ * timeouts}}} and the older {"1": [ms, ...]}. Request 0 is `init`; request k is the k-th step the seat was
+ * asked in; a request past the recorded steps is the one the match ended on (a fault). */
+(function (AV) {
+  "use strict";
+  const { el, svg, seatName, seatStatus } = AV.util;
+
+  /** One seat's requests: [{id, ms, bank (null: not recorded), timeout}]; [] without timings. */
+  function seatTimes(replay, seat) {
+    const timings = replay && replay.timings;
+    if (!timings || typeof timings !== "object") return [];
+    const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+    if (timings.seats && typeof timings.seats === "object") {
+      const rec = timings.seats[String(seat)];
+      if (!rec || !Array.isArray(rec.ms)) return [];
+      const banks = Array.isArray(rec.bank_ms) ? rec.bank_ms : [];
+      const timeouts = new Set(Array.isArray(rec.timeouts) ? rec.timeouts : []);
+      return rec.ms.map((ms, id) => ({ id, ms: num(ms) || 0, bank: num(banks[id]), timeout: timeouts.has(id) }));
+    }
+    const old = timings[String(seat)];
+    if (!Array.isArray(old)) return [];
+    const times = old.map((ms, id) => ({ id, ms: num(ms) || 0, bank: null, timeout: false }));
+    if (times.length && seatStatus(replay, seat).status === "timeout") times[times.length - 1].timeout = true;
+    return times;
+  }
+
+  /** (type, turn) of each request of a seat by id: init, then the steps it was asked in. */
+  function requestKinds(replay, seat) {
+    const kinds = [{ type: "init", turn: null }];
+    for (const step of replay.steps || []) {
+      if (!step || !step.answers || !(String(seat) in step.answers)) continue;
+      const phase = step.phase && typeof step.phase === "object" ? step.phase[String(seat)] : step.phase;
+      kinds.push({ type: String(phase || ""), turn: Number.isInteger(step.turn) ? step.turn : null });
+    }
+    return kinds;
+  }
+
+  /** Per seat and position: {ms, bank, timeout, requests}; positions come from the player's labels. */
+  function perPosition(replay, game, seat) {
+    const times = seatTimes(replay, seat);
+    if (!times.length) return null;
+    const kinds = requestKinds(replay, seat);
+    const index = new Map();
+    for (let i = 0; i < game.count; i++) if (!index.has(game.labelOf(i))) index.set(game.labelOf(i), i);
+    const cells = Array.from({ length: game.count }, () => ({ ms: 0, bank: null, timeout: false, requests: [] }));
+    for (const t of times) {
+      const kind = kinds[t.id] || { type: "last request", turn: null };
+      let at = kind.type === "init" || kind.turn === null ? 0 : index.get(kind.turn);
+      if (t.id >= kinds.length || at === undefined) at = game.count - 1; // the request the match ended on
+      const cell = cells[Math.max(0, at)];
+      if (kind.type !== "init") cell.ms += t.ms;
+      if (t.bank !== null) cell.bank = t.bank;
+      cell.timeout = cell.timeout || t.timeout;
+      cell.requests.push({ ...t, type: kind.type, turn: kind.turn });
+    }
+    return { times, cells };
+  }
+
+  function fmt(ms) {
+    return ms >= 100 ? Math.round(ms) + " ms" : ms.toFixed(1) + " ms";
+  }
+
+  /** The strip: a row of bars per seat (time per turn; red: a timeout), a line for the shown turn, the
+   * slowest turns (each a button that shows it). Null when the replay has no timings. */
+  function build(player, replay, game) {
+    const seats = [1, 2].map((seat) => ({ seat, data: perPosition(replay, game, seat) })).filter((s) => s.data);
+    if (!seats.length) return null;
+    const n = game.count;
+    const max = Math.max(1, ...seats.flatMap((s) => s.data.cells.map((c) => c.ms)));
+    const root = el("div", { class: "av-timing", "data-max-ms": Math.round(max),
+      title: "time per " + game.unit + " (bars scaled to the slowest; red: a timeout)" });
+    const cursors = [];
+    for (const { seat, data } of seats) {
+      const bars = svg("svg", { class: "av-timing-bars", viewBox: "0 0 " + n + " 20", preserveAspectRatio: "none",
+        role: "img", "aria-label": "time per " + game.unit + " of " + seatName(replay, seat) });
+      data.cells.forEach((c, i) => {
+        if (c.timeout) {
+          bars.appendChild(svg("rect", { x: i, y: 0, width: 1, height: 20, class: "av-timing-timeout" },
+            svg("title", null, "timeout at " + game.unit + " " + game.labelOf(i))));
+        } else if (c.ms > 0) {
+          const h = Math.max(1, (20 * c.ms) / max);
+          bars.appendChild(svg("rect", { x: i + 0.1, y: 20 - h, width: 0.8, height: h, class: "av-timing-bar" },
+            svg("title", null, game.unit + " " + game.labelOf(i) + ": " + fmt(c.ms))));
+        }
+      });
+      const cursor = svg("rect", { x: 0, y: 0, width: 1, height: 20, class: "av-timing-cursor" });
+      bars.appendChild(cursor);
+      cursors.push(cursor);
+      bars.addEventListener("click", (event) => {
+        const box = bars.getBoundingClientRect();
+        if (box.width > 0) player.seek(Math.floor(((event.clientX - box.left) / box.width) * n));
+      });
+      const timeouts = data.times.filter((t) => t.timeout).length;
+      root.appendChild(el("div", { class: "av-timing-row av-seat-" + seat, "data-seat": seat,
+        "data-timeouts": timeouts },
+        el("span", { class: "av-timing-name" }, seatName(replay, seat)), bars));
+    }
+    const now = el("p", { class: "av-timing-now av-muted" });
+    root.appendChild(now);
+    const slow = seats.flatMap(({ seat, data }) => data.cells.map((c, i) => ({ seat, i, ...c })))
+      .filter((c) => c.ms > 0 || c.timeout)
+      .sort((a, b) => Number(b.timeout) - Number(a.timeout) || b.ms - a.ms).slice(0, 5);
+    if (slow.length) {
+      const list = el("ol", { class: "av-timing-slowest" });
+      for (const c of slow) {
+        const what = c.requests.filter((r) => r.type !== "init").map((r) => r.type).join(" + ");
+        const go = el("button", { type: "button", class: "av-timing-go" },
+          seatName(replay, c.seat) + ", " + game.unit + " " + game.labelOf(c.i) + (what ? " (" + what + ")" : "") +
+          ": " + fmt(c.ms) + (c.timeout ? ", timed out" : "") + (c.bank !== null ? ", bank " + c.bank + " ms left" : ""));
+        go.addEventListener("click", () => {
+          player.seek(c.i);
+          go.blur(); // the arrow keys keep stepping
+        });
+        list.appendChild(el("li", { class: "av-seat-" + c.seat }, go));
+      }
+      root.appendChild(el("details", { class: "av-timing-more" }, el("summary", null, "slowest " + game.unit + "s"), list));
+    }
+    player.onChange(() => {
+      for (const cursor of cursors) cursor.setAttribute("x", String(player.index));
+      const parts = seats.map(({ seat, data }) => {
+        const c = data.cells[player.index];
+        return seatName(replay, seat) + ": " + (c.timeout ? "timed out" : fmt(c.ms)) +
+          (c.bank !== null ? ", bank " + c.bank + " ms" : "");
+      });
+      now.textContent = "time at " + game.unit + " " + game.labelOf(player.index) + " \u2014 " + parts.join("; ");
+    });
+    return root;
+  }
+
+  AV.timing = { seatTimes, requestKinds, perPosition, build };
+})(window.ArmadaViewer = window.ArmadaViewer || {});

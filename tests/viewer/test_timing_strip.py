@@ -1,0 +1,51 @@
+"""The timing strip under the viewer's timeline (issue 27): time per turn, timeouts marked, slowest turns."""
+
+from __future__ import annotations
+
+from armada.cli.main import main
+from armada.replay import read_replay
+from armada.viewer import offline_html
+from tests.viewer.conftest import at_rest, ready
+
+
+def test_strip_marks_timeouts_lists_the_slowest_and_reads_older_replays(page, tmp_path):
+    path = tmp_path / "g.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:random", "--seed", "3", "--config", '{"max_turns": 8}',
+                 "--replay", str(path), "--json"]) == 0
+    replay = read_replay(path)
+    seats = replay["timings"]["seats"]
+    # planted: seat 1's command of turn 5 (request 10) took 900 ms; seat 2 timed out at turn 7's scout (13)
+    seats["1"]["ms"][10] = 900.0
+    seats["1"]["bank_ms"][10] = 9100
+    seats["2"]["timeouts"] = [13]
+    page_path = tmp_path / "strip.html"
+    page_path.write_text(offline_html(replay), encoding="utf-8")
+    ready(page, page_path.as_uri() + "#t=0")
+    rows = page.locator(".av-timing-row")
+    assert rows.count() == 2
+    assert page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout").count() == 1
+    assert page.locator(".av-timing-row[data-seat='1'] .av-timing-timeout").count() == 0
+    assert page.locator(".av-timing-row[data-seat='1']").get_attribute("data-timeouts") == "0"
+    items = page.locator(".av-timing-slowest li").all_text_contents()
+    assert "turn 7" in items[0] and "timed out" in items[0]  # timeouts first
+    assert "turn 5 (scout + command): 90" in items[1] and "bank 9100 ms left" in items[1]
+    page.locator("details.av-timing-more summary").click()
+    page.locator(".av-timing-go").nth(1).click()
+    at_rest(page)
+    assert page.locator(".armada-viewer").get_attribute("data-turn") == "5"
+    assert "time at turn 5" in page.locator(".av-timing-now").text_content()
+    assert "bank 9100 ms" in page.locator(".av-timing-now").text_content()
+    page.keyboard.press("ArrowRight")  # the keys still step after a click in the list
+    at_rest(page)
+    assert page.locator(".armada-viewer").get_attribute("data-turn") == "6"
+
+    # an older replay: a list of milliseconds per seat; its timed-out seat's last request is marked
+    replay["timings"] = {"1": seats["1"]["ms"], "2": seats["2"]["ms"]}
+    replay["seats"][1]["status"] = "timeout"
+    old_path = tmp_path / "old.html"
+    old_path.write_text(offline_html(replay), encoding="utf-8")
+    ready(page, old_path.as_uri() + "#t=0")
+    assert page.locator(".av-timing-row").count() == 2
+    assert page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout").count() == 1
+    assert "bank" not in page.locator(".av-timing-now").text_content()
+    assert page.watch.errors == [] and page.watch.requests == []
