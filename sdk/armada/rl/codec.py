@@ -24,7 +24,12 @@ class Codec:
     #: The game's slug.
     game: str = ""
     observation_space: spaces.Space[Any]
-    action_space: spaces.Space[Any]
+    #: Every game's actions are a MultiDiscrete (docs/rl.md).
+    action_space: spaces.MultiDiscrete
+
+    def __init__(self, config: dict[str, Any], **options: Any) -> None:
+        """`config` is the game's full configuration (`Session.config`); `options` the codec's own."""
+        raise NotImplementedError
 
     def encode(self, request: dict[str, Any] | None, memory: dict[str, Any]) -> Any:
         """The observation of a request (None: the game is over, the last one is shown again)."""

@@ -17,8 +17,8 @@ from pettingzoo import ParallelEnv
 
 from armada.api import Session
 from armada.games.base import SEATS
-from armada.rl.games import codec_for
 from armada.rl.galaxy import MAX_FLEETS
+from armada.rl.games import codec_for
 from armada.rl.play import Play
 
 #: The largest game seed an environment draws (what `armada play --seed` takes).
@@ -54,7 +54,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         return self.codec.observation_space
 
     @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> spaces.Space[Any]:
+    def action_space(self, agent: str) -> spaces.MultiDiscrete:
         return spaces.MultiDiscrete(self.codec.action_space.nvec)  # its own, seeded on its own
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None

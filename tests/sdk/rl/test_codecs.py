@@ -76,7 +76,7 @@ def test_galaxy_command_sends_a_share_of_each_ship_type_rounded_up() -> None:
 def test_every_galaxy_action_decodes_to_replies_the_engine_takes_without_a_warning() -> None:
     session = armada.Session("galaxy", seed=8, config={"max_turns": 15})
     codec = GalaxyCodec(session.config, max_fleets=4)
-    memory = {seat: {} for seat in (1, 2)}
+    memory: dict[int, dict[str, Any]] = {seat: {} for seat in (1, 2)}
     rng = np.random.default_rng(0)
     while not session.done:
         asked = session.requests()

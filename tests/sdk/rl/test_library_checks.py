@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -14,7 +15,7 @@ with warnings.catch_warnings():  # pettingzoo.test imports a deprecated classic 
     from pettingzoo.test import parallel_api_test
 
 #: Short games keep the checks fast: ten Galaxy turns are twenty steps.
-SHORT = {"galaxy": {"max_turns": 10}, "mothership": {}}
+SHORT: dict[str, dict[str, Any]] = {"galaxy": {"max_turns": 10}, "mothership": {}}
 
 
 @pytest.mark.parametrize("game", ["galaxy", "mothership"])
