@@ -38,21 +38,9 @@ def test_sdk_imports_only_the_standard_library():
     assert offenders == {}
 
 
-def test_sdk_imports_without_django_or_docker():
-    code = (
-        "import sys, importlib, pkgutil, armada\n"
-        "for mod in pkgutil.walk_packages(armada.__path__, 'armada.'):\n"
-        "    importlib.import_module(mod.name)\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'docker', 'celery', 'rest_framework'))\n"
-        "print(bad)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
-def test_the_sdk_without_the_rl_extra_plays_and_says_what_armada_rl_needs():
-    """With gymnasium, pettingzoo and numpy missing, every module but armada.rl's imports and a game
-    plays; `import armada.rl` names the extra to install."""
+def test_sdk_imports_without_django_docker_or_the_rl_extra():
+    """With gymnasium, pettingzoo and numpy missing, every module but armada.rl's imports (none loads
+    Django or Docker) and a game plays; `import armada.rl` names the extra to install."""
     code = (
         "import sys, importlib, pkgutil\n"
         "class Block:\n"
@@ -64,7 +52,9 @@ def test_the_sdk_without_the_rl_extra_plays_and_says_what_armada_rl_needs():
         "for mod in pkgutil.walk_packages(armada.__path__, 'armada.'):\n"
         "    if not mod.name.startswith('armada.rl'):\n"
         "        importlib.import_module(mod.name)\n"
-        "print(armada.run('mothership', ['builtin:greedy', 'builtin:random'], seed=1).result.outcome)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'docker', 'celery', 'rest_framework')))\n"
+        "from armada.starters.mothership import greedy, random\n"
+        "print(armada.run('mothership', [greedy.Bot, random.Bot], seed=1).result.outcome)\n"
         "try:\n"
         "    import armada.rl\n"
         "except ImportError as exc:\n"
@@ -73,15 +63,17 @@ def test_the_sdk_without_the_rl_extra_plays_and_says_what_armada_rl_needs():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = out.stdout.strip().splitlines()
-    assert lines[0] in ("destruction", "damage", "draw")
-    assert lines[1].startswith('armada.rl needs the "rl" extra: pip install "armada[rl]"')
-    assert lines[2] == "[]"
+    assert lines[0] == "[]"
+    assert lines[1] in ("destruction", "damage", "draw")
+    assert lines[2].startswith('armada.rl needs the "rl" extra: pip install "armada[rl]"')
+    assert lines[3] == "[]"
 
 
 def test_playing_never_loads_the_rl_extra_even_when_installed():
     code = (
         "import sys, armada, armada.api, armada.bot, armada.cli.main\n"
-        "armada.run('galaxy', ['builtin:greedy', 'builtin:random'], seed=1, config={'max_turns': 2})\n"
+        "from armada.starters.galaxy import greedy, random\n"
+        "armada.run('galaxy', [greedy.Bot, random.Bot], seed=1, config={'max_turns': 2})\n"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(RL_EXTRA)!r} or m == 'armada.rl'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
