@@ -83,3 +83,15 @@ def test_a_spec_that_names_no_bot_is_refused_when_the_env_is_made(tmp_path: Path
         armada.rl.gym_env("galaxy", seat=3)
     with pytest.raises(ValueError, match="max_turns"):
         armada.rl.parallel_env("galaxy", max_turns=0)
+
+
+def test_an_opponent_that_fails_at_init_ends_the_game_at_reset() -> None:
+    def broken(request: dict[str, Any]) -> dict[str, Any]:
+        raise ValueError("no init for me")
+
+    env = armada.rl.gym_env("galaxy", opponent=broken, max_turns=5)
+    obs, info = env.reset(seed=1)
+    assert env.observation_space.contains(obs)
+    assert info["opponent_fault"]["status"] == "crashed" and info["result"]["winner"] == 1
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(np.zeros((16, 2), dtype=np.int64))
