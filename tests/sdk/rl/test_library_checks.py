@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -36,3 +37,18 @@ def test_gym_env_passes_gymnasium_check_env(game: str, opponent: str) -> None:
         warnings.simplefilter("error")  # Gymnasium's checker reports through warnings too
         check_env(env, skip_render_check=True)  # no render modes: the replay is the way to look (env.session)
     env.close()
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_gymnasium_make_and_make_vec_know_the_games(game: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gymnasium.make(armada.rl.GYM_IDS[game], opponent="builtin:random", **SHORT[game])
+        assert isinstance(env.unwrapped, armada.rl.ArmadaEnv) and env.unwrapped.game == game
+        env.reset(seed=1)
+        env.step(env.action_space.sample())
+        env.close()
+        vector = gymnasium.make_vec(armada.rl.GYM_IDS[game], num_envs=2, vectorization_mode="sync", **SHORT[game])
+        observations, _ = vector.reset(seed=1)
+        assert vector.observation_space.contains(observations)
+        vector.close()
