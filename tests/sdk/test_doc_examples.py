@@ -1,4 +1,4 @@
-"""The `>>>` examples of docs/cli.md and docs/bot-library.md run as doctests and show real output."""
+"""The `>>>` examples of docs/cli.md, docs/bot-library.md and docs/rl.md run as doctests and show real output."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 _BLOCK = re.compile(r"```pycon\n(.*?)```", re.S)
 
 
-@pytest.mark.parametrize("name", ["cli.md", "bot-library.md"])
+@pytest.mark.parametrize("name", ["cli.md", "bot-library.md", "rl.md"])
 def test_examples_run(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     blocks = _BLOCK.findall((DOCS / name).read_text(encoding="utf-8"))

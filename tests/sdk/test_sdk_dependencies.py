@@ -1,4 +1,8 @@
-"""The SDK is what competitors install: standard library only, no Django, no Docker SDK."""
+"""The SDK is what competitors install: standard library only, no Django, no Docker SDK.
+
+The one exception is the optional extra `armada[rl]` (gymnasium, pettingzoo, numpy): only
+`armada.rl` imports them, and nothing else in the SDK imports `armada.rl`.
+"""
 
 import ast
 import subprocess
@@ -6,6 +10,8 @@ import sys
 from pathlib import Path
 
 SDK = Path(__file__).resolve().parents[2] / "sdk" / "armada"
+#: What the `rl` extra brings (sdk/pyproject.toml), for armada/rl/ only.
+RL_EXTRA = {"gymnasium", "pettingzoo", "numpy"}
 
 
 def _imported_top_modules(path: Path) -> set[str]:
@@ -25,19 +31,50 @@ def test_sdk_imports_only_the_standard_library():
     optional = {"armada_sandbox"}
     offenders = {}
     for path in SDK.rglob("*.py"):
-        extra = _imported_top_modules(path) - allowed - optional
+        in_rl = path.relative_to(SDK).parts[0] == "rl"
+        extra = _imported_top_modules(path) - allowed - optional - (RL_EXTRA if in_rl else set())
         if extra:
             offenders[str(path.relative_to(SDK))] = sorted(extra)
     assert offenders == {}
 
 
-def test_sdk_imports_without_django_or_docker():
+def test_sdk_imports_without_django_docker_or_the_rl_extra():
+    """With gymnasium, pettingzoo and numpy missing, every module but armada.rl's imports (none loads
+    Django or Docker) and a game plays; `import armada.rl` names the extra to install."""
     code = (
-        "import sys, importlib, pkgutil, armada\n"
+        "import sys, importlib, pkgutil\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in {sorted(RL_EXTRA)!r}:\n"
+        "            raise ImportError(f'No module named {name!r} (blocked)')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import armada\n"
         "for mod in pkgutil.walk_packages(armada.__path__, 'armada.'):\n"
-        "    importlib.import_module(mod.name)\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'docker', 'celery', 'rest_framework'))\n"
-        "print(bad)\n"
+        "    if not mod.name.startswith('armada.rl'):\n"
+        "        importlib.import_module(mod.name)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'docker', 'celery', 'rest_framework')))\n"
+        "from armada.starters.mothership import greedy, random\n"
+        "print(armada.run('mothership', [greedy.Bot, random.Bot], seed=1).result.outcome)\n"
+        "try:\n"
+        "    import armada.rl\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(RL_EXTRA)!r}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "[]"
+    assert lines[1] in ("destruction", "damage", "draw")
+    assert lines[2].startswith('armada.rl needs the "rl" extra: pip install "armada[rl]"')
+    assert lines[3] == "[]"
+
+
+def test_playing_never_loads_the_rl_extra_even_when_installed():
+    code = (
+        "import sys, armada, armada.api, armada.bot, armada.cli.main\n"
+        "from armada.starters.galaxy import greedy, random\n"
+        "armada.run('galaxy', [greedy.Bot, random.Bot], seed=1, config={'max_turns': 2})\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(RL_EXTRA)!r} or m == 'armada.rl'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

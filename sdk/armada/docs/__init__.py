@@ -36,6 +36,7 @@ FILES: dict[str, str] = {
     "cli": "cli.md",
     "replay-format": "replay-format.md",
     "decisions": "decisions.md",
+    "rl": "rl.md",
 }
 
 

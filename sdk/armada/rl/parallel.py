@@ -1,0 +1,106 @@
+"""`parallel_env(game, **config)`: a PettingZoo `ParallelEnv` where every seat is an agent (docs/rl.md).
+
+Agents are "seat_1" and "seat_2"; both act in every step, as both seats answer every request
+of our two games. An action is one of the action space (decoded by the game's codec) or a
+reply object (a dict, or its JSON text), sent as it is: a reply of the wrong shape forfeits,
+as in a match. `infos[agent]["request"]` is the request JSON the seat's bot would receive.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from armada.api import Session
+from armada.games.base import SEATS
+from armada.rl.galaxy import MAX_FLEETS
+from armada.rl.games import codec_for
+from armada.rl.play import Play
+
+#: The largest game seed an environment draws (what `armada play --seed` takes).
+MAX_SEED = 2**31 - 1
+
+
+def agent_name(seat: int) -> str:
+    """The PettingZoo agent of a seat: "seat_1", "seat_2"."""
+    return f"seat_{seat}"
+
+
+class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
+    """Both seats of one game as PettingZoo agents; `reset(seed=S)` plays the game of `armada play --seed S`."""
+
+    def __init__(self, game: str, *, shaped: bool = False, max_fleets: int = MAX_FLEETS,
+                 **config: Any) -> None:
+        """Raises ConfigError for a bad game configuration, ValueError for an unknown game."""
+        probe = Session(game, seed=0, config=config)  # validates the configuration
+        self.game = game
+        self.config = probe.config
+        self.shaped = shaped
+        self.codec = codec_for(game, self.config, max_fleets=max_fleets)
+        self.metadata = {"name": f"armada_{game}_v0", "render_modes": [], "is_parallelizable": True}
+        self.render_mode = None
+        self.possible_agents = [agent_name(seat) for seat in SEATS]
+        self.agents: list[str] = []
+        self.seats = dict(zip(self.possible_agents, SEATS, strict=True))
+        self.play: Play | None = None
+        self.rng = np.random.default_rng()
+
+    @functools.cache  # noqa: B019  (one space object per agent, as PettingZoo requires)
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.codec.observation_space
+
+    @functools.cache  # noqa: B019
+    def action_space(self, agent: str) -> spaces.MultiDiscrete:
+        return spaces.MultiDiscrete(self.codec.action_space.nvec)  # its own, seeded on its own
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """A new game: seed S plays the game `armada play --seed S` plays; None draws one."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self.rng.integers(0, MAX_SEED))
+        self.play = Play(self.game, self.codec, game_seed, self.config, self.shaped)
+        self.agents = list(self.possible_agents)
+        return ({a: self.play.observe(s) for a, s in self.seats.items()},
+                {a: self.play.info(s) for a, s in self.seats.items()})
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float], dict[str, bool],
+                                                       dict[str, bool], dict[str, dict[str, Any]]]:
+        """Play one step with an action (or reply) of every agent."""
+        if self.play is None or not self.agents:
+            raise RuntimeError("the game is over (or not started): call reset()")
+        missing = [agent for agent in self.agents if agent not in actions]
+        if missing:
+            raise ValueError(f"step needs an action for every agent, missing {missing[0]}")
+        play = self.play
+        rewards = play.step({self.seats[a]: play.reply(self.seats[a], actions[a]) for a in self.agents})
+        agents = self.agents
+        if play.done:
+            self.agents = []
+        return ({a: play.observe(self.seats[a]) for a in agents},
+                {a: rewards[self.seats[a]] for a in agents},
+                {a: play.done for a in agents},
+                dict.fromkeys(agents, False),
+                {a: play.info(self.seats[a]) for a in agents})
+
+    @property
+    def session(self) -> Session:
+        """The game being played (`session.replay()` for its replay)."""
+        if self.play is None:
+            raise RuntimeError("call reset() first")
+        return self.play.session
+
+    def close(self) -> None:
+        self.play = None
+
+
+def parallel_env(game: str, *, shaped: bool = False, max_fleets: int = MAX_FLEETS, **config: Any
+                 ) -> ArmadaParallelEnv:
+    """A PettingZoo ParallelEnv of `game` ("galaxy", "mothership"); `config` is the game's (e.g. max_turns=50)."""
+    return ArmadaParallelEnv(game, shaped=shaped, max_fleets=max_fleets, **config)

@@ -1,0 +1,78 @@
+"""`Play`: one game of an environment, on `armada.Session`, with each seat's memory and rewards.
+
+Both environments hold one: it asks the session for the requests, encodes them per seat,
+turns actions into replies, steps the session and says each seat's reward (docs/rl.md,
+"Rewards": +1 win, -1 loss, 0 draw at the end; with `shaped`, also SHAPE x the change of the
+codec's `progress` at every step).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from armada.api import Session
+from armada.games.base import SEATS
+from armada.rl.codec import Codec
+
+#: The weight of the optional shaped reward.
+SHAPE = 0.1
+
+
+class Play:
+    """A game from its seed: requests and observations per seat, replies in, rewards out."""
+
+    def __init__(self, game: str, codec: Codec, seed: int, config: dict[str, Any], shaped: bool) -> None:
+        self.session = Session(game, seed=seed, config=config)
+        self.codec = codec
+        self.shaped = shaped
+        self.memory: dict[int, dict[str, Any]] = {seat: {"seat": seat} for seat in SEATS}
+        self.asked: dict[int, dict[str, Any]] = self.session.requests()
+        self._progress = {seat: codec.progress(self.session, seat) for seat in SEATS}
+
+    @property
+    def done(self) -> bool:
+        return self.session.done
+
+    def observe(self, seat: int) -> Any:
+        """The seat's observation of its current request (or of the end)."""
+        return self.codec.encode(self.asked.get(seat), self.memory[seat])
+
+    def info(self, seat: int) -> dict[str, Any]:
+        """The request JSON the seat would get now (None once over) and, at the end, the result."""
+        info: dict[str, Any] = {"request": self.asked.get(seat)}
+        result = self.session.result
+        if result is not None:
+            info["result"] = result.to_dict()
+            if seat in self.session.faults:
+                info["fault"] = {"status": self.session.faults[seat].status,
+                                 "detail": self.session.faults[seat].detail}
+        return info
+
+    def reply(self, seat: int, action: Any) -> dict[str, Any]:
+        """The reply an action stands for (a reply object is kept as it is)."""
+        return self.codec.reply(action, self.asked[seat], self.memory[seat])
+
+    def step(self, replies: dict[int, dict[str, Any]]) -> dict[int, float]:
+        """Play one step with every seat's reply; each seat's reward for it."""
+        self.session.step(replies)
+        self.asked = {} if self.session.done else self.session.requests()
+        return self.rewards()
+
+    def forfeit(self, seat: int, status: str, detail: str) -> dict[int, float]:
+        """End the game by a seat's fault (an opponent that crashed); each seat's reward."""
+        self.session.forfeit(seat, status, detail)
+        self.asked = {}
+        return self.rewards()
+
+    def rewards(self) -> dict[int, float]:
+        rewards = dict.fromkeys(SEATS, 0.0)
+        if self.shaped:
+            for seat in SEATS:
+                now = self.codec.progress(self.session, seat)
+                rewards[seat] += SHAPE * (now - self._progress[seat])
+                self._progress[seat] = now
+        result = self.session.result
+        if result is not None and result.winner is not None:
+            for seat in SEATS:
+                rewards[seat] += 1.0 if seat == result.winner else -1.0
+        return rewards

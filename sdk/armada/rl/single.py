@@ -1,0 +1,109 @@
+"""`gym_env(game, opponent=..., seat=1, **config)`: a Gymnasium `Env`, one seat against a fixed opponent (docs/rl.md).
+
+The learner plays `seat`; the opponent (see armada.rl.opponent) answers the other seat's
+requests. An action is one of the action space (decoded by the game's codec) or a reply
+object (a dict, or its JSON text). `info["request"]` is the request JSON the learner's bot
+would receive; an opponent that crashes, times out or breaks the protocol forfeits (the
+learner wins) and `info["opponent_fault"]` says why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium
+
+from armada.api import Session
+from armada.games.base import SEATS
+from armada.rl.galaxy import MAX_FLEETS
+from armada.rl.games import codec_for
+from armada.rl.opponent import Opponent
+from armada.rl.parallel import MAX_SEED
+from armada.rl.play import Play
+
+#: The default opponent.
+DEFAULT_OPPONENT = "builtin:greedy"
+
+
+class ArmadaEnv(gymnasium.Env[Any, Any]):
+    """One seat of a game against a fixed opponent; `reset(seed=S)` plays the game of `armada play --seed S`."""
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
+                 max_fleets: int = MAX_FLEETS, **config: Any) -> None:
+        """Raises ConfigError for a bad configuration, BotSpecError for an opponent spec that names no bot."""
+        if seat not in SEATS:
+            raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
+        probe = Session(game, seed=0, config=config)  # validates the configuration
+        self.game = game
+        self.config = probe.config
+        self.seat = seat
+        self.other = next(s for s in SEATS if s != seat)
+        self.shaped = shaped
+        self.codec = codec_for(game, self.config, max_fleets=max_fleets)
+        self.observation_space = self.codec.observation_space
+        self.action_space = self.codec.action_space
+        self.opponent = Opponent(opponent, game, self.other)
+        self.play: Play | None = None
+        self.opponent_fault: dict[str, str] | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[Any, dict[str, Any]]:
+        """A new game against a fresh opponent: seed S is the game seed; None draws one from `np_random`."""
+        super().reset(seed=seed)
+        game_seed = int(seed) if seed is not None else int(self.np_random.integers(0, MAX_SEED))
+        self.play = Play(self.game, self.codec, game_seed, self.config, self.shaped)
+        self.opponent_fault = None
+        fault = self.opponent.start(self.play.session, game_seed)
+        if fault is not None:
+            self._opponent_lost(fault.status, fault.detail)
+        return self.play.observe(self.seat), self._info()
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play one step: the learner's action and the opponent's answer to its own request."""
+        play = self.play
+        if play is None or play.done:
+            raise RuntimeError("the game is over (or not started): call reset()")
+        reply = play.reply(self.seat, action)
+        answer, fault = self.opponent.answer(play.asked[self.other])
+        if fault is not None or answer is None:
+            status, detail = (fault.status, fault.detail) if fault else ("crashed", "no reply")
+            rewards = self._opponent_lost(status, detail)
+        else:
+            rewards = play.step({self.seat: reply, self.other: answer})
+            if play.done and play.session.result is not None:
+                self.opponent.finish(play.session.result)
+        return play.observe(self.seat), rewards[self.seat], play.done, False, self._info()
+
+    def _opponent_lost(self, status: str, detail: str) -> dict[int, float]:
+        assert self.play is not None
+        self.opponent_fault = {"status": status, "detail": detail}
+        rewards = self.play.forfeit(self.other, status, detail)
+        self.opponent.close()
+        return rewards
+
+    def _info(self) -> dict[str, Any]:
+        assert self.play is not None
+        info = self.play.info(self.seat)
+        if self.opponent_fault is not None:
+            info["opponent_fault"] = dict(self.opponent_fault)
+        return info
+
+    @property
+    def session(self) -> Session:
+        """The game being played (`session.replay()` for its replay)."""
+        if self.play is None:
+            raise RuntimeError("call reset() first")
+        return self.play.session
+
+    def close(self) -> None:
+        self.opponent.close()
+        self.play = None
+
+
+def gym_env(game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
+            max_fleets: int = MAX_FLEETS, **config: Any) -> ArmadaEnv:
+    """A Gymnasium Env: `seat` of `game` against `opponent` (`builtin:NAME`, a bot folder, .py or .zip,
+    or a Python callable / bot-library bot or class); `config` is the game's (e.g. max_turns=50)."""
+    return ArmadaEnv(game, opponent, seat, shaped=shaped, max_fleets=max_fleets, **config)

@@ -1,0 +1,54 @@
+"""Both environments pass their library's own checks, for both games, with no warning from them."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import armada.rl
+
+with warnings.catch_warnings():  # pettingzoo.test imports a deprecated classic game of its own
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from pettingzoo.test import parallel_api_test
+
+#: Short games keep the checks fast: ten Galaxy turns are twenty steps.
+SHORT: dict[str, dict[str, Any]] = {"galaxy": {"max_turns": 10}, "mothership": {}}
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_parallel_env_passes_pettingzoo_parallel_api_test(game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    env = armada.rl.parallel_env(game, **SHORT[game])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PettingZoo reports most problems as warnings
+        parallel_api_test(env, num_cycles=25)  # more cycles than a game has steps: games end inside
+    assert "Passed Parallel API test" in capsys.readouterr().out
+    assert env.agents == []  # the last game ended, both agents left
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+@pytest.mark.parametrize("opponent", ["builtin:greedy", "builtin:random"])
+def test_gym_env_passes_gymnasium_check_env(game: str, opponent: str) -> None:
+    env = armada.rl.gym_env(game, opponent=opponent, seat=2, **SHORT[game])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Gymnasium's checker reports through warnings too
+        check_env(env, skip_render_check=True)  # no render modes: the replay is the way to look (env.session)
+    env.close()
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_gymnasium_make_and_make_vec_know_the_games(game: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gymnasium.make(armada.rl.GYM_IDS[game], opponent="builtin:random", **SHORT[game])
+        assert isinstance(env.unwrapped, armada.rl.ArmadaEnv) and env.unwrapped.game == game
+        env.reset(seed=1)
+        env.step(env.action_space.sample())
+        env.close()
+        vector = gymnasium.make_vec(armada.rl.GYM_IDS[game], num_envs=2, vectorization_mode="sync", **SHORT[game])
+        observations, _ = vector.reset(seed=1)
+        assert vector.observation_space.contains(observations)
+        vector.close()

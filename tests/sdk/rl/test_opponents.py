@@ -1,0 +1,97 @@
+"""`gym_env`'s opponent: a builtin, a bot folder (a process), a callable or a bot class; replies as actions."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import armada.rl
+from armada.botspec import BotSpecError, starter_file
+from armada.starters.mothership.greedy import Bot as GreedyBot
+
+ORDERS = {"mothership": {"defence": 40},
+          "fighters": [{"attack": 7, "defence": 5, "pattern": [2, 2, 3]}] * 5}  # MD-9's Ziltoidians
+
+
+def test_a_callable_opponent_gets_the_protocols_messages_and_plays() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def opponent(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        return {"name": "Ziltoidians"} if request["type"] == "init" else dict(ORDERS)
+
+    env = armada.rl.gym_env("mothership", opponent=opponent, seat=1)
+    obs, info = env.reset(seed=2)
+    assert info["request"]["type"] == "orders" and obs[0] == 1  # the learner's seat
+    assert [(m["type"], m["seat"]) for m in seen if m["type"] == "init"] == [("init", 2)]
+    _, reward, terminated, truncated, info = env.step(ORDERS)  # a reply object is an action too
+    assert [m["type"] for m in seen] == ["init", "orders"]
+    assert (reward, terminated, truncated) == (0.0, True, False)
+    assert info["result"]["outcome"] == "draw" and info["result"]["turns"] == 3  # MD-9
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(ORDERS)
+
+
+def test_a_bot_folder_plays_as_a_process_and_as_the_same_builtin_in_process(tmp_path: Path) -> None:
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    shutil.copyfile(starter_file("greedy", "mothership"), folder / "main.py")
+    results = []
+    for opponent in (str(folder), "builtin:greedy", GreedyBot, GreedyBot()):
+        env = armada.rl.gym_env("mothership", opponent=opponent, seat=2)
+        env.reset(seed=5)
+        _, reward, terminated, _, info = env.step(np.array([3] * 11 + [2] * 5))
+        assert terminated and "opponent_fault" not in info, info
+        results.append((reward, info["result"]))
+        env.close()
+    assert results[0] == results[1] == results[2] == results[3]
+
+
+def test_an_opponent_that_crashes_forfeits_and_the_learner_wins() -> None:
+    def broken(request: dict[str, Any]) -> dict[str, Any]:
+        if request["type"] == "scout" and request["turn"] == 2:
+            raise RuntimeError("boom")
+        return {}
+
+    env = armada.rl.gym_env("galaxy", opponent=broken, max_turns=5)
+    env.reset(seed=1)
+    steps = [env.step(np.zeros((16, 2), dtype=np.int64)) for _ in range(3)]
+    assert [s[2] for s in steps] == [False, False, True] and [s[1] for s in steps] == [0.0, 0.0, 1.0]
+    info = steps[-1][4]
+    assert info["opponent_fault"]["status"] == "crashed" and info["result"]["outcome"] == "forfeit"
+    assert "RuntimeError: boom" in env.opponent.log()
+
+
+def test_a_learner_reply_of_the_wrong_shape_forfeits_as_in_a_match() -> None:
+    env = armada.rl.gym_env("mothership", opponent="builtin:random")
+    env.reset(seed=1)
+    _, reward, terminated, _, info = env.step('{"mothership": {"defence": 0}}')  # JSON text is a reply too
+    assert (reward, terminated) == (-1.0, True)
+    assert info["fault"]["status"] == "invalid" and info["result"]["winner"] == 2  # MD-12
+
+
+def test_a_spec_that_names_no_bot_is_refused_when_the_env_is_made(tmp_path: Path) -> None:
+    with pytest.raises(BotSpecError, match="no starter bot 'nope' for galaxy; available: builtin:greedy"):
+        armada.rl.gym_env("galaxy", opponent="builtin:nope")
+    with pytest.raises(BotSpecError, match="no such file or folder"):
+        armada.rl.gym_env("galaxy", opponent=str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="seat must be one of"):
+        armada.rl.gym_env("galaxy", seat=3)
+    with pytest.raises(ValueError, match="max_turns"):
+        armada.rl.parallel_env("galaxy", max_turns=0)
+
+
+def test_an_opponent_that_fails_at_init_ends_the_game_at_reset() -> None:
+    def broken(request: dict[str, Any]) -> dict[str, Any]:
+        raise ValueError("no init for me")
+
+    env = armada.rl.gym_env("galaxy", opponent=broken, max_turns=5)
+    obs, info = env.reset(seed=1)
+    assert env.observation_space.contains(obs)
+    assert info["opponent_fault"]["status"] == "crashed" and info["result"]["winner"] == 1
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(np.zeros((16, 2), dtype=np.int64))
