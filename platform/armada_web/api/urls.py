@@ -10,6 +10,7 @@ from armada_web.api.bots import BotViewSet
 from armada_web.api.events import EntriesView, EventsView, EventView, StartView
 from armada_web.api.ladder import BattleReplayView, ChallengesView, ladder_view
 from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
+from armada_web.api.replays import ReplayListView
 from armada_web.api.seasons import SeasonListView, SeasonView, StandingsView
 from armada_web.api.status import StatusView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
@@ -31,6 +32,7 @@ urlpatterns = [
     path("matches/", MatchListView.as_view(), name="api-matches"),
     path("matches/<id:pk>/", MatchView.as_view(), name="api-match"),
     path("matches/<id:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
+    path("replays/", ReplayListView.as_view(), name="api-replays"),
     *[path(f"ladder/{slug}/", ladder_view(slug), name=f"api-ladder-{slug}") for slug in SPECS],
     *[path(f"ladder/{game.slug}/<id:a>/<id:b>/replay/", BattleReplayView.as_view(), name="api-battle-replay")
       for game in SPECS.values() if game.ranking is Ranking.LEAGUE],
