@@ -43,8 +43,9 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
     folder = tmp_path / "data"
     code, out, err = download(server, folder, capsys)
     assert code == 0, err
-    assert out.splitlines() == [f"2 replays in {folder}: 2 downloaded ({sum(p.stat().st_size for p in folder.glob('*.gz')):,} "
-                                "bytes), 0 already there", f"manifest: {folder / 'manifest.jsonl'}"]
+    fetched = sum(p.stat().st_size for p in folder.glob("*.gz"))
+    assert out.splitlines() == [f"2 replays in {folder}: 2 downloaded ({fetched:,} bytes), 0 already there",
+                                f"manifest: {folder / 'manifest.jsonl'}"]
     assert "2/2 replays" in err  # the progress bar's last line (stderr is no terminal here)
     rows = [json.loads(line) for line in (folder / "manifest.jsonl").read_text().splitlines()]
     assert [row["match"] for row in rows] == [made[2], made[1]]  # newest first; the low-rated match is not there

@@ -143,7 +143,8 @@ class ApiClient:
         req = urllib.request.Request(self.url(path, query), headers=headers, method="GET")  # noqa: S310
         return self._send(req, "GET", path, None, max_bytes)
 
-    def _send(self, req: urllib.request.Request, method: str, path: str, timeout: float | None, max_bytes: int) -> bytes:
+    def _send(self, req: urllib.request.Request, method: str, path: str, timeout: float | None,
+              max_bytes: int) -> bytes:
         """The answer's body (at most `max_bytes`); every failure as a one-line RemoteError."""
         try:
             with self._opener.open(req, timeout=timeout or self.timeout) as resp:

@@ -9,9 +9,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from armada.botspec import GAMES
 from armada.cli import datasets
 from armada.cli.client import ApiClient, run_remote
-from armada.botspec import GAMES
 from armada.cli.common import CliError, positive_int_arg
 from armada.cli.config import settings
 
