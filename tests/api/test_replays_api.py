@@ -95,6 +95,8 @@ def test_cursor_pages_follow_next_with_the_filters(pair):
     ("min_score=nan", r"min_score must be a number .*'nan'"),
     ("min_score=1e400", r"min_score must be a number .*'1e400'"),
     ("since=yesterday", r"since must be a date and time in ISO 8601.*"),
+    ("since=0001-01-01T00:00:00%2B01:00", r"since is out of range: '0001-01-01T00:00:00\+01:00'"),
+    ("since=9999-12-31T23:59:59-01:00", r"since is out of range: .*"),
     ("cursor=n5", r"cursor: not one of this list's cursors.*"),
     ("page_size=0", r"page_size must be a whole number from 1 to 200"),
     ("page_size=201", r"page_size must be a whole number from 1 to 200"),
@@ -125,6 +127,25 @@ def test_an_older_replays_size_and_checksum_are_computed_once_then_kept(pair, mo
 
     monkeypatch.setattr(storage, "read", no_reads)
     assert client.get("/api/replays/").json()["results"] == first
+
+
+def test_a_page_costs_the_same_queries_whatever_its_rows(pair):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a, b = pair
+    client = APIClient()
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get("/api/replays/?game=galaxy&min_score=0").status_code == 200
+        return len(seen)
+
+    public_match(a, b)
+    few = queries()
+    for _ in range(4):
+        public_match(a, b)
+    assert queries() == few <= 4  # the page's ids, its matches, their seats (and the session's user, if any)
 
 
 def test_a_replay_gone_from_storage_is_left_out(pair):
@@ -158,7 +179,10 @@ def test_downloads_are_throttled_per_user(pair, api, make_user, monkeypatch):
 def test_the_schema_describes_the_list(db):
     schema = APIClient().get("/api/schema/?format=json").json()
     operation = schema["paths"]["/api/replays/"]["get"]
-    assert {p["name"] for p in operation["parameters"]} >= {"game", "min_score", "since", "cursor", "page_size"}
+    parameters = {p["name"]: p["schema"] for p in operation["parameters"]}
+    assert set(parameters) >= {"game", "min_score", "since", "cursor", "page_size"}
+    assert parameters["min_score"]["type"] == "number" and parameters["since"]["format"] == "date-time"
+    assert (parameters["page_size"]["minimum"], parameters["page_size"]["maximum"]) == (1, 200)
     assert {"200", "400", "429"} <= set(operation["responses"])
     row = schema["components"]["schemas"]["ReplayRow"]
     assert set(row["properties"]) == ROW

@@ -29,7 +29,8 @@ class ReplayRowSerializer(serializers.Serializer):
     scores = serializers.ListField(child=serializers.FloatField(allow_null=True),
                                    help_text="each seat's shown ladder score (mu - 3 sigma) when the match was made, "
                                    "by seat (null: no rating)")
-    result = serializers.JSONField(source="match.outcome", help_text="the engine's result: winner, outcome, turns")
+    result = serializers.JSONField(source="match.outcome", allow_null=True,
+                                   help_text="the engine's result: winner, outcome, turns, scores")
     size = serializers.IntegerField(help_text="the replay file's bytes, as `url` serves it")
     sha256 = serializers.CharField(help_text="the replay file's SHA-256 (hex), as `url` serves it")
     url = serializers.SerializerMethodField(help_text="the replay file (gzip JSON, replay format v1)")
@@ -47,14 +48,17 @@ class ReplayPageSerializer(serializers.Serializer):
 
 PARAMETERS = [
     OpenApiParameter("game", str, enum=list(Game.values), description="the game"),
-    OpenApiParameter("min_score", float, description="the matches whose two bots both had at least this shown ladder "
-                     "score (mu - 3 sigma) when the match was made"),
-    OpenApiParameter("since", str, description="the matches finished at or after this time (ISO 8601, e.g. "
-                     "2026-03-01 or 2026-03-01T12:00:00Z; no zone: UTC)"),
+    OpenApiParameter("min_score", {"type": "number", "minimum": -dataset.MAX_SCORE, "maximum": dataset.MAX_SCORE},
+                     description="the matches whose two bots both had at least this shown ladder score "
+                     "(mu - 3 sigma) when the match was made"),
+    OpenApiParameter("since", {"type": "string", "format": "date-time", "maxLength": 64},
+                     description="the matches finished at or after this time (ISO 8601: 2026-03-01T12:00:00Z, or a "
+                     "date, 2026-03-01; no zone: UTC)"),
     OpenApiParameter("cursor", str, pattern=f"^{dataset.CURSOR_PATTERN}$",
                      description="the page: follow next (o<id>: older than match id)"),
-    OpenApiParameter("page_size", int, description=f"rows per page, 1 to {dataset.MAX_PAGE} ({dataset.PAGE} when not "
-                     "given)"),
+    OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": dataset.MAX_PAGE,
+                                   "default": dataset.PAGE},
+                     description=f"rows per page, 1 to {dataset.MAX_PAGE} ({dataset.PAGE} when not given)"),
 ]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -100,7 +100,16 @@ def filters(*, game: Any = None, min_score: Any = None, since: Any = None) -> Fi
             score = math.nan
         if not math.isfinite(score) or abs(score) > MAX_SCORE:
             raise Invalid(f"min_score must be a number (a shown ladder score, e.g. 20 or 12.5); got {raw[:40]!r}")
-    return Filters(text, score, parse_time(None if since is None else str(since).strip(), "since"))
+    return Filters(text, score, _since(since))
+
+
+def _since(value: Any) -> datetime | None:
+    """`since` in UTC (a time whose UTC falls outside years 1-9999 is refused, not a 500)."""
+    parsed = parse_time(None if value is None else str(value).strip(), "since")
+    try:
+        return None if parsed is None else parsed.astimezone(UTC)
+    except OverflowError:
+        raise Invalid(f"since is out of range: {str(value)[:40]!r}") from None
 
 
 def parse_cursor(value: Any) -> int | None:
