@@ -59,9 +59,11 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
     assert [e.row["match"] for e in examples] == [made[2], made[1]] and all(e.pairs[1] for e in examples)
 
     (folder / rows[0]["file"]).write_bytes(b"damaged")
+    (folder / f".{rows[1]['file']}.x1y2.part").write_bytes(b"half")  # left by a run killed outright
     code, out, _err = download(server, folder, capsys)
     assert code == 0 and "1 downloaded" in out and "1 already there" in out
     assert (folder / rows[0]["file"]).stat().st_size == rows[0]["size"]
+    assert not list(folder.glob(".*"))  # no partial file kept
     code, out, _err = download(server, folder, capsys)
     assert code == 0 and "0 downloaded (0 bytes), 2 already there" in out
     code, out, _err = download(server, folder, capsys, "--since", "2999-01-01")
@@ -94,3 +96,25 @@ def test_refusals_are_one_line_errors(site, tmp_path, capsys, monkeypatch):
     (tmp_path / "file").write_text("x")
     code, _out, err = download(server, tmp_path / "file", capsys)
     assert code == 2 and err.strip() == f"armada: error: {tmp_path / 'file'} exists and is not a folder"
+
+
+def test_an_interrupted_download_keeps_no_partial_file_and_resumes(site, tmp_path, capsys, monkeypatch):
+    from armada.cli import datasets
+
+    server, made = site
+    folder = tmp_path / "data"
+    real_fsync, calls = datasets.os.fsync, []
+
+    def interrupted(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 2:  # the second file, mid-write
+            raise KeyboardInterrupt
+        real_fsync(fd)
+
+    monkeypatch.setattr(datasets.os, "fsync", interrupted)
+    code, _out, err = download(server, folder, capsys)
+    assert code == 130 and "armada: interrupted" in err
+    assert [p.name for p in folder.iterdir()] == [f"{made[2]}.json.gz"]  # the first one, whole; no manifest yet
+    monkeypatch.setattr(datasets.os, "fsync", real_fsync)
+    code, out, _err = download(server, folder, capsys)
+    assert code == 0 and "1 downloaded" in out and "1 already there" in out

@@ -5,7 +5,8 @@ A folder holds `<match>.json.gz` (each replay as the site serves it) and `manife
 row of the list per line, plus `"file"`). A file already there whose size and SHA-256 are the
 list's is kept; any other (missing, truncated, damaged) is fetched again. A file is written
 aside (`.<match>.json.gz.part`) and renamed once verified, and the manifest is replaced whole,
-so an interrupted run leaves no partial file and the next run resumes.
+so an interrupted run leaves no partial file and the next run resumes (a run killed outright
+may leave a hidden `.part` file: the next run removes it).
 """
 
 from __future__ import annotations
@@ -125,9 +126,17 @@ def write_manifest(folder: Path, rows: list[dict[str, Any]]) -> Path:
     return target
 
 
+def clear_leftovers(folder: Path) -> None:
+    """Remove the files a killed run left aside (`.<name>.<random>.part`): never kept, never read."""
+    for path in folder.glob(".*.part"):
+        if ".json.gz." in path.name or f".{MANIFEST}." in path.name:
+            path.unlink(missing_ok=True)
+
+
 def download(client: ApiClient, query: dict[str, str], limit: int, folder: Path, stream: TextIO) -> Summary:
     """List the newest `limit` rows, fetch what the folder lacks (with a progress bar on `stream`),
     then write the manifest."""
+    clear_leftovers(folder)
     rows = newest_rows(client, query, limit)
     summary = Summary(rows=len(rows))
     progress = Progress(len(rows), "replays", stream=stream)
