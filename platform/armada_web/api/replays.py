@@ -17,7 +17,7 @@ from armada_web.api.fields import absolute
 from armada_web.api.schema import answers
 from armada_web.api.throttles import AnonThrottle, DatasetThrottle, UserThrottle
 from armada_web.bots.models import Game
-from armada_web.matches import dataset
+from armada_web.matches import dataset, listing
 
 
 class ReplayRowSerializer(serializers.Serializer):
@@ -56,9 +56,9 @@ PARAMETERS = [
                      "date, 2026-03-01; no zone: UTC)"),
     OpenApiParameter("cursor", str, pattern=f"^{dataset.CURSOR_PATTERN}$",
                      description="the page: follow next (o<id>: older than match id)"),
-    OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": dataset.MAX_PAGE,
-                                   "default": dataset.PAGE},
-                     description=f"rows per page, 1 to {dataset.MAX_PAGE} ({dataset.PAGE} when not given)"),
+    OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": listing.MAX_PAGE,
+                                   "default": listing.PAGE},
+                     description=f"rows per page, 1 to {listing.MAX_PAGE} ({listing.PAGE} when not given)"),
 ]
 
 
@@ -75,7 +75,7 @@ class ReplayListView(APIView):
         params = request.query_params
         chosen = dataset.filters(game=params.get("game"), min_score=params.get("min_score"),
                                  since=params.get("since"))
-        size = dataset.page_size(params.get("page_size"))
+        size = listing.page_size(params.get("page_size"))
         found = dataset.page(chosen=chosen, cursor=params.get("cursor"), size=size)
         base: dict[str, Any] = {**chosen.query(), **({"page_size": str(size)} if "page_size" in params else {})}
         older = (request.build_absolute_uri(f"{request.path}?{urlencode({**base, 'cursor': found.older})}")

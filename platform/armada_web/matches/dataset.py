@@ -25,13 +25,11 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from armada.ratings import Skill, displayed
 from armada_web.bots.models import Game
 from armada_web.matches import storage
+from armada_web.matches.listing import MAX_ID, PAGE
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.web.errors import Invalid
 from armada_web.web.times import parse_time
 
-PAGE = 50
-MAX_PAGE = 200
-MAX_ID = 2**63 - 1
 #: A cursor: `o<id>`, the rows older than match id (the list only goes older: `next`).
 CURSOR_PATTERN = r"o([1-9][0-9]{0,18})"
 _CURSOR = re.compile(CURSOR_PATTERN)
@@ -121,15 +119,6 @@ def parse_cursor(value: Any) -> int | None:
     if found is None:
         raise Invalid("cursor: not one of this list's cursors; follow the list's next links")
     return min(int(found.group(1)), MAX_ID)
-
-
-def page_size(value: Any) -> int:
-    text = "" if value is None else str(value).strip()
-    if not text:
-        return PAGE
-    if not (text.isascii() and text.isdigit()) or len(text) > 4 or not 1 <= int(text) <= MAX_PAGE:
-        raise Invalid(f"page_size must be a whole number from 1 to {MAX_PAGE}")
-    return int(text)
 
 
 def public() -> QuerySet[Match]:
