@@ -109,7 +109,7 @@ def fingerprint() -> str:
 def site_env(site: Site) -> dict[str, str]:
     return {**os.environ, "DATABASE_URL": site.url, "ARMADA_DATA_DIR": str(site.folder), "DEBUG": "false",
             "SECRET_KEY": "bench-" + hashlib.sha256(site.database.encode()).hexdigest(), "ARMADA_HTTPS": "false",
-            "THROTTLE_ANON": "10000000/min", "THROTTLE_USER": "10000000/min",
+            "THROTTLE_ANON": "10000000/min", "THROTTLE_USER": "10000000/min", "THROTTLE_DATASET": "10000000/min",
             "CACHE_PREFIX": f"bench-scale-{secrets.token_hex(4)}", "DJANGO_SETTINGS_MODULE": "armada_web.settings",
             "PYTHONUNBUFFERED": "1", "DB_CONN_MAX_AGE": "600",
             # no worker recycling inside a measurement: a fresh worker's first requests (templates,

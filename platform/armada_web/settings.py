@@ -224,6 +224,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": ARMADA.throttle_anon,
         "user": ARMADA.throttle_user,
+        "dataset": ARMADA.throttle_dataset,
     },
 }
 REST_KNOX = {

@@ -5,18 +5,23 @@ starting state, every step's answers) plus what a viewer draws (frames, events),
 ended (seats, result) and, in the one top-level field `timings`, how long each request took.
 It is serialized canonically (sorted keys, fixed separators, gzip with mtime 0), so the same
 seed and the same answers give the same bytes once `timings` is left out (`game_content`,
-GX-23); `rebuild_states` never reads `timings`.
+GX-23); `rebuild_states` never reads `timings`. `pairs` turns a replay into what an imitation
+learner trains on (each seat's requests, rebuilt by the engine, and its replies) and
+`read_dataset` does it for every replay `armada dataset download` wrote.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from armada.games.base import Fault, Game, Result, StepResult
+from armada.games.base import Fault, Game, Request, Result, StepResult
 
 FORMAT = "armada-replay"
 VERSION = 1
@@ -177,24 +182,20 @@ def _engine_for(replay: dict[str, Any], game: Game | None) -> Game:
     return get_game(replay["game"])
 
 
-def rebuild_states(replay: dict[str, Any], game: Game | None = None) -> list[dict[str, Any]]:
-    """Replay the recorded answers through the engine; return the frames (initial first).
-
-    Raises ReplayError at the first step whose events, faults or frame differ from the
-    recording (e.g. a replay made by another engine version).
-    """
+def _replayed(replay: dict[str, Any], game: Game | None) -> Iterator[tuple[int, dict[int, Request], dict[str, Any]]]:
+    """Run the recorded answers through the engine, checking each step against the recording;
+    yields (step index, what each seat was asked, the frame after it) before the initial frame
+    (index -1, no requests) and after every step."""
     check_replay(replay)
     engine = _engine_for(replay, game)
     where = f"{replay['game']} replay (engine {replay['engine_version']}, this engine {engine.engine_version})"
     config = engine.parse_config(replay["config"])
     start = replay.get("start_state")
     state = engine.load_state(start) if start is not None else engine.initial_state(replay["seed"], config)
-    frames: list[dict[str, Any]] = []
     initial = plain(engine.frame(state))
     if initial != replay.get("initial"):
         raise ReplayError(f"{where}: the initial frame does not match")
-    if initial is not None:
-        frames.append(initial)
+    yield -1, {}, initial
     for index, recorded in enumerate(replay["steps"]):
         if engine.result(state) is not None:
             raise ReplayError(f"{where}: the game was over before step {index}")
@@ -205,13 +206,98 @@ def rebuild_states(replay: dict[str, Any], game: Game | None = None) -> list[dic
                               f"the engine asks {sorted(asked)}")
         phases = {seat: request.type for seat, request in asked.items()}
         turn = next(iter(asked.values())).payload.get("turn") if asked else None
+        asked = {seat: Request(request.type, plain(request.payload)) for seat, request in asked.items()}
         result = engine.step(state, answers)
         state = result.state
-        frame = engine.frame(state)
-        again = plain(step_record(phases, turn, answers, result.events, result.faults, frame))
+        again = plain(step_record(phases, turn, answers, result.events, result.faults, engine.frame(state)))
         for key in ("phase", "turn", "events", "faults", "frame"):
             if again.get(key) != recorded.get(key):
                 raise ReplayError(f"{where}: step {index} ({key}) does not match the recording")
-        if frame is not None:
-            frames.append(again["frame"])
-    return frames
+        yield index, asked, again.get("frame")
+
+
+def rebuild_states(replay: dict[str, Any], game: Game | None = None) -> list[dict[str, Any]]:
+    """Replay the recorded answers through the engine; return the frames (initial first).
+
+    Raises ReplayError at the first step whose events, faults or frame differ from the
+    recording (e.g. a replay made by another engine version).
+    """
+    return [frame for _index, _asked, frame in _replayed(replay, game) if frame is not None]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One request a seat answered in a match: what it was shown and what it replied.
+
+    `observation` is the request as the bot received it (protocol.md): its `type` and the game's
+    fields (`turn`, Galaxy's fogged `observation` or `intel` and `warnings`, Mothership's
+    configuration...), without the referee's `id` and `bank_ms`; `reply` is the answer the
+    replay kept (without `id`; Galaxy keeps `probes` / `fleets`, replay-format.md)."""
+
+    seat: int
+    step: int
+    turn: int | None
+    observation: dict[str, Any]
+    reply: dict[str, Any]
+
+
+def pairs(replay: dict[str, Any], game: Game | None = None) -> dict[int, list[Pair]]:
+    """Every (observation, reply) pair of a replay per seat, in order: the requests are rebuilt by
+    the engine's own code (fog included) from the recorded answers, checked as `rebuild_states`
+    checks them (ReplayError for a replay this engine does not reproduce). The `init` request
+    (the configuration) is not a pair: `replay["config"]` holds it."""
+    from armada.referee.game_driver import GameDriver
+
+    seats: dict[int, list[Pair]] = {int(seat["seat"]): [] for seat in replay.get("seats") or [] if "seat" in seat}
+    steps = replay.get("steps") or []
+    for index, asked, _frame in _replayed(replay, game):
+        for seat, request in sorted(asked.items()):
+            message = GameDriver.message(request, 0, 0)
+            observation = {key: value for key, value in message.items() if key not in ("id", "bank_ms")}
+            turn = request.payload.get("turn")
+            reply = steps[index]["answers"][str(seat)]
+            seats.setdefault(seat, []).append(Pair(seat, index, turn if isinstance(turn, int) else None,
+                                                   observation, reply))
+    return seats
+
+
+#: The manifest of a folder written by `armada dataset download`: one JSON row per replay.
+MANIFEST = "manifest.jsonl"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One replay of a downloaded dataset: its manifest row, the replay and its pairs per seat."""
+
+    row: dict[str, Any]
+    replay: dict[str, Any]
+    pairs: dict[int, list[Pair]]
+
+
+def read_dataset(folder: str | Path) -> Iterator[Example]:
+    """Every replay of a folder written by `armada dataset download`, in the manifest's order
+    (newest first), with its (observation, reply) pairs per seat (`pairs`). ReplayError for a
+    missing manifest, a file missing or whose SHA-256 is not the manifest's, or a replay this
+    engine does not reproduce."""
+    root = Path(folder)
+    try:
+        lines = (root / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ReplayError(f"cannot read {root / MANIFEST}: {exc.strerror or exc}") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            name = Path(str(row["file"])).name
+        except (ValueError, KeyError, TypeError):
+            raise ReplayError(f"{root / MANIFEST}: line {number} is not a dataset row") from None
+        path = root / name
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if "sha256" in row and hashlib.sha256(data).hexdigest() != row["sha256"]:
+            raise ReplayError(f"{path}: its SHA-256 is not the manifest's: download it again")
+        replay = load_replay_bytes(data, str(path))
+        yield Example(row, replay, pairs(replay))

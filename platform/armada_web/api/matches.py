@@ -16,11 +16,12 @@ from rest_framework.views import APIView
 from armada_web.api.fields import absolute
 from armada_web.api.pagination import page_openapi_parameters
 from armada_web.api.schema import answers
+from armada_web.api.throttles import AnonThrottle, DatasetThrottle, UserThrottle
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
 from armada_web.ladder.explain import seat_ratings
 from armada_web.ladder.logic.explain import SeatRating
-from armada_web.matches import listing, storage
+from armada_web.matches import dataset, listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches, seat_log
 from armada_web.web.inputs import parse_int
@@ -217,17 +218,20 @@ class MatchView(APIView):
 
 
 class MatchReplayView(APIView):
-    """The replay (gzip JSON, replay format v1); 404 until the match is finished."""
+    """The replay (gzip JSON, replay format v1); 404 until the match is finished. Throttled as a
+    bulk download too (THROTTLE_DATASET)."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [AnonThrottle, UserThrottle, DatasetThrottle]
 
     @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, pk: int) -> HttpResponse:
         match = Match.objects.filter(pk=pk).first()
         finished = match is not None and match.status == MatchStatus.FINISHED
         data = storage.read(match.replay.name or "") if match is not None and finished else None
-        if data is None:
+        if match is None or data is None:
             raise Http404("no replay: no such match, or it has not finished")
+        dataset.facts(match=match, data=data)  # its size and checksum, kept once for the replays' list
         return gzip_response(data, f"match-{pk}.json.gz")
 
 

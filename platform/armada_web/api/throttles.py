@@ -5,6 +5,9 @@ DRF's own throttles keep a list of times in the cache, read and written back wit
 `X-Forwarded-For` (a new header value is a new client). These count in `armada_web.web.counters`
 (Redis INCR, shared by every web process) and key on `armada_web.web.clients.client_address`. A
 refused request is taken back: the limit is on the requests served.
+
+`DatasetThrottle` is a scoped one on top of those, for bulk downloads (the replays' list and each
+replay file, `THROTTLE_DATASET`): per signed-in user, or per client address for anonymous clients.
 """
 
 from __future__ import annotations
@@ -60,3 +63,14 @@ class UserThrottle(_CountedThrottle):
         if not (request.user and request.user.is_authenticated):
             return None
         return f"throttle:user:{request.user.pk}"
+
+
+class DatasetThrottle(_CountedThrottle):
+    """`THROTTLE_DATASET` requests of the replays' list and replay files per user (per address when anonymous)."""
+
+    scope = "dataset"
+
+    def name(self, request: Request) -> str | None:
+        if request.user and request.user.is_authenticated:
+            return f"throttle:dataset:user:{request.user.pk}"
+        return f"throttle:dataset:anon:{client_address(request)}"

@@ -100,8 +100,8 @@ def execute(lease: Lease) -> str:
         return void(lease, str(exc))
     saved: list[str] = []
     try:
-        replay_name = storage.save_replay(match.pk, lease.attempt, outcome.replay)
-        saved.append(replay_name)
+        stored = storage.store_replay(match.pk, lease.attempt, outcome.replay)
+        saved.append(stored.name)
         log_names: dict[int, str] = {}
         for p in participants:
             log_names[p.seat] = storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
@@ -109,7 +109,7 @@ def execute(lease: Lease) -> str:
     except OSError as exc:
         storage.delete(saved)
         return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
-    status = retrying(lambda: record(lease, match, participants, outcome, replay_name, log_names),
+    status = retrying(lambda: record(lease, match, participants, outcome, stored.name, log_names, stored=stored),
                       what=f"the database (recording match {match.pk})")
     if status != MatchStatus.FINISHED:
         storage.delete(saved)
@@ -124,14 +124,16 @@ def _score(outcome: MatchOutcome, seat: int) -> float | None:
 
 
 def record(lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
-           log_names: dict[int, str]) -> str:
-    """In one transaction, if this attempt still holds the row: result, files, the kept tallies
-    (matches.tallies), what depends on the result (`match_recorded`), then `finished`."""
+           log_names: dict[int, str], stored: storage.Stored | None = None) -> str:
+    """In one transaction, if this attempt still holds the row: result, files (with the replay's
+    size and checksum when `stored` is given), the kept tallies (matches.tallies), what depends on
+    the result (`match_recorded`), then `finished`."""
     winner = outcome.winner
     engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
     with transaction.atomic():
         if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
-                            replay=replay_name, reason="", engine_version=engine_version):
+                            replay=replay_name, replay_size=stored.size if stored else None,
+                            replay_sha256=stored.sha256 if stored else "", reason="", engine_version=engine_version):
             # Recorded already by this very attempt (a commit whose answer was lost, then retried)?
             return MatchStatus.FINISHED if lease.recorded(MatchStatus.FINISHED) else "superseded"
         for p in participants:

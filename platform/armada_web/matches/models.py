@@ -62,6 +62,9 @@ class Match(models.Model):
     outcome = models.JSONField(null=True, blank=True, help_text="the engine's result: winner, outcome, turns, scores")
     replay = models.FileField(upload_to="matches/", max_length=300, blank=True,
                               help_text="gzip replay v1 in private storage")
+    replay_size = models.PositiveBigIntegerField(null=True, blank=True,
+                                                 help_text="the replay file's bytes as served (empty: not known yet)")
+    replay_sha256 = models.CharField(max_length=64, blank=True, help_text="the replay file's SHA-256, hex (as served)")
     engine_version = models.CharField(max_length=40, blank=True, help_text="the engine it ran on (set at the claim)")
     reason = models.CharField(max_length=500, blank=True, help_text="why it is void or failed")
 
@@ -77,6 +80,9 @@ class Match(models.Model):
             # The latest finished matches (the home page).
             models.Index(fields=["status", "-finished", "-id"], name="match_status_latest"),
             models.Index(fields=["host", "-id"], name="match_host_newest"),  # the admin's list by host
+            # The public replays' list (api/replays: the dataset), newest first, per game.
+            models.Index(fields=["game", "-id"], name="match_public_replays_newest",
+                         condition=Q(kind="ranked", status="finished") & ~Q(replay="")),
         ]
         verbose_name_plural = "matches"
 

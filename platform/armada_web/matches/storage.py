@@ -2,12 +2,16 @@
 
 Names: `matches/<id>/replay-a<attempt>.json.gz` and `matches/<id>/seat-<n>-a<attempt>.log`, so a
 run repeated after a lost worker never overwrites (or is confused with) an earlier one's files.
+A saved replay's size and SHA-256 (`Stored`, of the bytes as the API serves them) are kept on
+its match, so the replays' list (the dataset) never reads storage for them.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.files.base import ContentFile
@@ -25,9 +29,30 @@ def gzip_replay(replay: dict[str, Any]) -> bytes:
     return buffer.getvalue()
 
 
+@dataclass(frozen=True)
+class Stored:
+    """A stored replay: its name in storage, its size in bytes and its SHA-256 (hex)."""
+
+    name: str
+    size: int
+    sha256: str
+
+
+def digest(data: bytes) -> tuple[int, str]:
+    """(size, SHA-256 hex) of a file's bytes."""
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def store_replay(match_id: int, attempt: int, replay: dict[str, Any]) -> Stored:
+    """Store a match's replay; returns its name, size and checksum."""
+    data = gzip_replay(replay)
+    name = default_storage.save(f"matches/{match_id}/replay-a{attempt}.json.gz", ContentFile(data))
+    return Stored(name, *digest(data))
+
+
 def save_replay(match_id: int, attempt: int, replay: dict[str, Any]) -> str:
     """Store a match's replay; returns the storage's name for it."""
-    return default_storage.save(f"matches/{match_id}/replay-a{attempt}.json.gz", ContentFile(gzip_replay(replay)))
+    return store_replay(match_id, attempt, replay).name
 
 
 def save_log(match_id: int, attempt: int, seat: int, text: str) -> str:

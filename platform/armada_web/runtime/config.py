@@ -131,6 +131,8 @@ class Config:
     # -- accounts
     throttle_anon: str = setting("THROTTLE_ANON", "600/min", "API requests per anonymous client")
     throttle_user: str = setting("THROTTLE_USER", "1200/min", "API requests per signed-in user")
+    throttle_dataset: str = setting("THROTTLE_DATASET", "3000/hour", "requests of the replays' list and replay "
+                                    "files (bulk downloads) per user, or per anonymous client")
     login_failures_per_ip: int = setting("ARMADA_LOGIN_FAILURES_PER_IP", 30,
                                          "failed password checks per client address per window", minimum=1)
     login_failures_per_user: int = setting("ARMADA_LOGIN_FAILURES_PER_USER", 10,

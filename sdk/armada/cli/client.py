@@ -126,9 +126,29 @@ class ApiClient:
             headers["Authorization"] = f"Token {self.token}"
         # The server is an http(s) address (config.normalize_server), never file: or another scheme.
         req = urllib.request.Request(self.url(path, query), data=data, headers=headers, method=method)  # noqa: S310
+        body = self._send(req, method, path, timeout, MAX_RESPONSE_BYTES)
+        if not body:
+            return None
+        try:
+            return json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise RemoteError(f"{method} {path}: the server's answer is not JSON; is {self.server} an Armada site?",
+                              exit_code=3) from None
+
+    def download(self, path: str, query: dict[str, str] | None = None, *, max_bytes: int) -> bytes:
+        """GET a file (any content type) on this server, at most `max_bytes`; raises RemoteError."""
+        headers = {"Accept": "*/*", "User-Agent": USER_AGENT}
+        if self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        req = urllib.request.Request(self.url(path, query), headers=headers, method="GET")  # noqa: S310
+        return self._send(req, "GET", path, None, max_bytes)
+
+    def _send(self, req: urllib.request.Request, method: str, path: str, timeout: float | None,
+              max_bytes: int) -> bytes:
+        """The answer's body (at most `max_bytes`); every failure as a one-line RemoteError."""
         try:
             with self._opener.open(req, timeout=timeout or self.timeout) as resp:
-                body = resp.read(MAX_RESPONSE_BYTES + 1)
+                body = bytes(resp.read(max_bytes + 1))
         except urllib.error.HTTPError as exc:
             raise self._http_error(method, path, exc) from None
         except urllib.error.URLError as exc:
@@ -137,15 +157,9 @@ class ApiClient:
             raise RemoteError(f"cannot reach {self.server}: no answer within {timeout or self.timeout:g} s") from None
         except (OSError, ValueError) as exc:  # connection reset mid-answer, bad status line, ...
             raise RemoteError(f"cannot reach {self.server}: {self._reason(exc)}") from None
-        if len(body) > MAX_RESPONSE_BYTES:
-            raise RemoteError(f"{method} {path}: the answer is larger than {MAX_RESPONSE_BYTES} bytes", exit_code=3)
-        if not body:
-            return None
-        try:
-            return json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise RemoteError(f"{method} {path}: the server's answer is not JSON; is {self.server} an Armada site?",
-                              exit_code=3) from None
+        if len(body) > max_bytes:
+            raise RemoteError(f"{method} {path}: the answer is larger than {max_bytes} bytes", exit_code=3)
+        return body
 
     @staticmethod
     def _reason(reason: object) -> str:

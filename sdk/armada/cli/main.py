@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli.commands import challenge, docs, league, login, new, play, replay, submit, tournament
+from armada.cli.commands import challenge, dataset, docs, league, login, new, play, replay, submit, tournament
 from armada.cli.common import CliError
 from armada.referee.connection import Unavailable
 
@@ -24,6 +24,7 @@ examples:
   armada login http://127.0.0.1:8000        store an API token for that site
   armada submit mybot                       upload bot mybot (its game from mybot/armada.json), wait
   armada challenge mybot rival --wait       a match on the site against rival, and its result
+  armada dataset download --limit 500 d/    the site's newest public Galaxy replays, to train on
   armada docs galaxy                        the Galaxy rules (`armada docs` lists every document)
 
 Run `armada COMMAND --help` for the options of each command, `armada docs cli` for all of them.
@@ -54,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit, challenge, docs):
+    for module in (play, tournament, league, new, replay, login, submit, challenge, dataset, docs):
         module.add_parser(sub)
     return parser
 

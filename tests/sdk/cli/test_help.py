@@ -16,13 +16,14 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_top_level_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for command in ("play", "tournament", "new", "replay", "league", "login", "submit", "challenge", "docs"):
+    for command in ("play", "tournament", "new", "replay", "league", "login", "submit", "challenge", "dataset",
+                    "docs"):
         assert f"    {command}" in out
     assert "examples:" in out
 
 
 @pytest.mark.parametrize("command", ["play", "tournament", "new", "replay", "league", "login", "submit", "challenge",
-                                     "docs"])
+                                     "dataset", "docs"])
 def test_each_command_help_has_examples(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([command, "--help"]) == 0
     out = capsys.readouterr().out

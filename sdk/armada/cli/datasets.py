@@ -1,0 +1,154 @@
+"""`armada dataset download`'s work: list the site's public replays (`GET /api/replays/`), fetch
+the newest ones into a folder with their checksums verified, and write the folder's manifest.
+
+A folder holds `<match>.json.gz` (each replay as the site serves it) and `manifest.jsonl` (one
+row of the list per line, plus `"file"`). A file already there whose size and SHA-256 are the
+list's is kept; any other (missing, truncated, damaged) is fetched again. A file is written
+aside (`.<match>.json.gz.part`) and renamed once verified, and the manifest is replaced whole,
+so an interrupted run leaves no partial file and the next run resumes (a run killed outright
+may leave a hidden `.part` file: the next run removes it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import parse_qsl, urlsplit
+
+from armada.cli.client import ApiClient, RemoteError
+from armada.cli.output import Progress
+from armada.replay import MANIFEST
+
+LIST_PATH = "/api/replays/"
+#: The most rows the list gives per page (`page_size`).
+PAGE_SIZE = 200
+#: The largest replay file fetched (a 500-turn Galaxy replay is well under 1 MiB compressed).
+MAX_REPLAY_BYTES = 64 * 1024 * 1024
+#: Tries per file when what arrives is not what the list says (a damaged transfer).
+TRIES = 2
+ROW_KEYS = ("match", "seed", "players", "scores", "result", "size", "sha256", "url")
+
+
+@dataclass
+class Summary:
+    """What a run did: rows listed, files fetched, files already there, bytes fetched."""
+
+    rows: int = 0
+    fetched: int = 0
+    kept: int = 0
+    fetched_bytes: int = 0
+
+
+def file_name(row: dict[str, Any]) -> str:
+    return f"{row['match']}.json.gz"
+
+
+def _follow(client: ApiClient, url: str) -> Any:
+    """GET a `next` link on this server (its path and query only: the token stays with its server)."""
+    parts = urlsplit(url)
+    return client.request("GET", parts.path, query=dict(parse_qsl(parts.query, keep_blank_values=True)))
+
+
+def _checked_row(row: Any) -> dict[str, Any]:
+    if not isinstance(row, dict) or any(key not in row for key in ROW_KEYS):
+        raise RemoteError(f"GET {LIST_PATH} answered a row without {', '.join(ROW_KEYS)}: {str(row)[:80]!r}",
+                          exit_code=3)
+    if not isinstance(row["match"], int) or isinstance(row["match"], bool) or row["match"] < 1:
+        raise RemoteError(f"GET {LIST_PATH} answered a row whose match is not an id: {row['match']!r}", exit_code=3)
+    if not isinstance(row["size"], int) or not isinstance(row["sha256"], str) or not isinstance(row["url"], str):
+        raise RemoteError(f"GET {LIST_PATH}: match {row['match']}'s size, sha256 or url is malformed", exit_code=3)
+    return row
+
+
+def newest_rows(client: ApiClient, query: dict[str, str], limit: int) -> list[dict[str, Any]]:
+    """The newest `limit` rows of the list with these filters (fewer when the list is shorter)."""
+    rows: list[dict[str, Any]] = []
+    page = client.request("GET", LIST_PATH, query={**query, "page_size": str(min(limit, PAGE_SIZE))})
+    while True:
+        if not isinstance(page, dict) or not isinstance(page.get("results"), list):
+            raise RemoteError(f"GET {LIST_PATH}: expected a page of replays, got {str(page)[:80]!r}", exit_code=3)
+        rows += [_checked_row(row) for row in page["results"]]
+        nxt = page.get("next")
+        if len(rows) >= limit or not isinstance(nxt, str) or not nxt:
+            return rows[:limit]
+        page = _follow(client, nxt)
+
+
+def intact(path: Path, row: dict[str, Any]) -> bool:
+    """Whether the file is there with the row's size and SHA-256."""
+    try:
+        if path.stat().st_size != row["size"]:
+            return False
+        return hashlib.sha256(path.read_bytes()).hexdigest() == row["sha256"]
+    except OSError:
+        return False
+
+
+def fetch(client: ApiClient, row: dict[str, Any], target: Path) -> int:
+    """Download one replay, verify it, write it into place; returns its size."""
+    parts = urlsplit(row["url"])
+    for attempt in range(1, TRIES + 1):
+        data = client.download(parts.path, dict(parse_qsl(parts.query)) or None, max_bytes=MAX_REPLAY_BYTES)
+        if len(data) == row["size"] and hashlib.sha256(data).hexdigest() == row["sha256"]:
+            write_aside(target, data)
+            return len(data)
+        if attempt == TRIES:
+            raise RemoteError(f"match {row['match']}: the replay received ({len(data)} bytes) is not the one the "
+                              f"list describes ({row['size']} bytes, SHA-256 {row['sha256'][:12]}...), "
+                              f"{TRIES} times: nothing was kept; run the command again later", exit_code=3)
+    raise AssertionError("unreachable")
+
+
+def write_aside(target: Path, data: bytes) -> None:
+    """Write `data` to a hidden file beside `target`, then rename it into place (never a torn file)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_manifest(folder: Path, rows: list[dict[str, Any]]) -> Path:
+    """`manifest.jsonl`: the rows in the list's order (newest first), each with its `file`."""
+    text = "".join(json.dumps({**row, "file": file_name(row)}, sort_keys=True) + "\n" for row in rows)
+    target = folder / MANIFEST
+    write_aside(target, text.encode("utf-8"))
+    return target
+
+
+def clear_leftovers(folder: Path) -> None:
+    """Remove the files a killed run left aside (`.<name>.<random>.part`): never kept, never read."""
+    for path in folder.glob(".*.part"):
+        if ".json.gz." in path.name or f".{MANIFEST}." in path.name:
+            path.unlink(missing_ok=True)
+
+
+def download(client: ApiClient, query: dict[str, str], limit: int, folder: Path, stream: TextIO) -> Summary:
+    """List the newest `limit` rows, fetch what the folder lacks (with a progress bar on `stream`),
+    then write the manifest."""
+    clear_leftovers(folder)
+    rows = newest_rows(client, query, limit)
+    summary = Summary(rows=len(rows))
+    progress = Progress(len(rows), "replays", stream=stream)
+    progress.start()
+    for row in rows:
+        target = folder / file_name(row)
+        if intact(target, row):
+            summary.kept += 1
+        else:
+            summary.fetched_bytes += fetch(client, row, target)
+            summary.fetched += 1
+        progress.advance()
+    progress.finish()
+    write_manifest(folder, rows)
+    return summary
