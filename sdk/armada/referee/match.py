@@ -249,8 +249,9 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
     players = [_report(seat) for seat in seats]
     replay = driver.finish([p.to_dict() for p in players], result,
                            {seat.seat: [t.ms for t in seat.timings] for seat in seats})
+    warnings = warning_counts(replay)  # (reading the whole replay: once, not once per seat)
     for player in players:
-        player.warnings, player.first_warning = warning_counts(replay).get(player.seat, (0, ""))
+        player.warnings, player.first_warning = warnings.get(player.seat, (0, ""))
     return MatchOutcome(result=result, players=players, replay=replay)
 
 

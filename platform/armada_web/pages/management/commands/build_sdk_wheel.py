@@ -40,10 +40,14 @@ def cache_dir() -> Path:
 
 
 def _pip_wheel(into: Path) -> Path:
-    """`pip wheel --no-deps sdk` (offline: no build isolation) into the folder `into`."""
+    """`pip wheel --no-deps sdk` (offline: no build isolation) into the folder `into`, from a copy of
+    the sources there: setuptools builds in the source folder (build/, *.egg-info), where two
+    builds at once would mix their files."""
+    source = into / "sdk"
+    shutil.copytree(SDK, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "dist"))
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(into),
-         str(SDK)], capture_output=True, text=True, check=False)
+         str(source)], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise CommandError(f"pip wheel failed: {done.stderr.strip()[-2000:]}")
     built = sorted(into.glob("armada-*.whl"))
