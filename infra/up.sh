@@ -85,15 +85,22 @@ case "${DEBUG,,}" in
     ;;
 esac
 
+# The wheel /sdk/ serves and the static files need no database: made while the database migrates.
+say "collecting the static files (hashed names, compressed; served by whitenoise)"
+"$PY" manage.py collectstatic --noinput -v0 &
+static_pid=$!
+"$PY" manage.py build_sdk_wheel >/dev/null &
+wheel_pid=$!
+pids+=("$static_pid" "$wheel_pid")  # (a Ctrl-C meanwhile stops them too)
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
 creds=$(ARMADA_DEVDATA=true "$PY" manage.py ensure_demo_admin)
 if [ "${ARMADA_DEMO:-true}" != false ]; then  # the demo bots (ARMADA_DEMO=false: none)
   ARMADA_DEVDATA=true "$PY" manage.py seed_demo  # the development app: only for this command
 fi
-"$PY" manage.py build_sdk_wheel >/dev/null  # the wheel /sdk/ serves
-say "collecting the static files (hashed names, compressed; served by whitenoise)"
-"$PY" manage.py collectstatic --noinput -v0
+wait "$static_pid" || die "collecting the static files failed (see above)"
+wait "$wheel_pid" || die "building the SDK wheel failed (see above)"
+pids=()
 
 # The host's out-of-memory order (docs/sandbox.md, "Slots"): a bot may lower its own
 # oom_score_adj from 1000 to 0, so the site's processes go below 0 and stay behind any bot:

@@ -1,8 +1,8 @@
 """`armada login` and `armada submit` as separate processes against the live site.
 
-They use the `live_site` fixture (tests/support/fixtures.py): a real web server process and a
-Celery validation worker on the test database (it skips without Redis or Docker, and fails
-under CI). They need of it only
+They use the `validation_site` fixture (tests/support/fixtures.py): a real web server process and a
+Celery validation worker on the test database (it skips without Redis or Docker, and fails under
+CI); the challenge's test starts a match worker too. They need of it only
   - `url`: the site's address, e.g. "http://127.0.0.1:PORT";
   - `create_user(username, password)`: a new active user who can log in with that password.
 """
@@ -81,9 +81,9 @@ def _logged_in(site: Any, tmp_path: Path, username: str) -> tuple[Cli, subproces
 
 
 @pytest.fixture
-def cli(live_site: Any, tmp_path: Path) -> Cli:
+def cli(validation_site: Any, tmp_path: Path) -> Cli:
     """A logged-in CLI: a fresh user on the live site, `armada login` done."""
-    return _logged_in(live_site, tmp_path, _unique("cli"))[0]
+    return _logged_in(validation_site, tmp_path, _unique("cli"))[0]
 
 
 def _galaxy_folder(tmp_path: Path, source: str | None = None) -> Path:
@@ -99,9 +99,9 @@ def _galaxy_folder(tmp_path: Path, source: str | None = None) -> Path:
     return folder
 
 
-def test_login_creates_a_token_in_a_private_file(live_site: Any, tmp_path: Path) -> None:
+def test_login_creates_a_token_in_a_private_file(validation_site: Any, tmp_path: Path) -> None:
     username = _unique("login")
-    runner, done = _logged_in(live_site, tmp_path, username)
+    runner, done = _logged_in(validation_site, tmp_path, username)
     assert f"logged in as {username} on {runner.server}" in done.stdout
     assert stat.S_IMODE(runner.config_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(runner.config_file.parent.stat().st_mode) == 0o700
@@ -163,8 +163,8 @@ def test_same_code_again_is_refused_with_the_sites_message(cli: Cli, tmp_path: P
     assert again.stderr.count("\n") == 1
 
 
-def test_bad_token_exits_2(live_site: Any, tmp_path: Path) -> None:
-    runner = Cli(tmp_path / "xdg", live_site.url.rstrip("/"))
+def test_bad_token_exits_2(validation_site: Any, tmp_path: Path) -> None:
+    runner = Cli(tmp_path / "xdg", validation_site.url.rstrip("/"))
     done = runner.submit("builtin:random", _unique("nobody"),
                          env={"ARMADA_TOKEN": "not-a-token", "ARMADA_SERVER": runner.server})
     assert done.returncode == 2
@@ -189,14 +189,15 @@ def _demo_bot(site: Any, username: str, name: str, starter: str) -> int:
     return bot.pk
 
 
-def test_challenge_a_demo_bot_by_name_and_wait_for_its_result(cli: Cli, live_site: Any, tmp_path: Path) -> None:
+def test_challenge_a_demo_bot_by_name_and_wait_for_its_result(cli: Cli, validation_site: Any, tmp_path: Path) -> None:
     """cli.md's `armada challenge mybot bea-prober --wait`, against the live site's match worker."""
     name = _unique("mine")
     submitted = cli.submit(_galaxy_folder(tmp_path), name)
     assert submitted.returncode == 0, (submitted.stdout, submitted.stderr)
-    _demo_bot(live_site, _unique("demo-bea"), "bea-prober", "prober")
+    validation_site.start_match_worker()
+    _demo_bot(validation_site, _unique("demo-bea"), "bea-prober", "prober")
     done = cli.run("challenge", name, "bea-prober", "--wait", "--timeout", str(WAIT_S))
-    assert done.returncode == 0, (done.stdout, done.stderr, live_site.log("worker-matches")[-3000:])
+    assert done.returncode == 0, (done.stdout, done.stderr, validation_site.log("worker-matches")[-3000:])
     lines = done.stdout.splitlines()
     number = lines[0].split()[1]
     assert lines[0] == f"match {number} queued: {name} v1 (seat 1) vs bea-prober v1 (seat 2)"

@@ -1,12 +1,25 @@
-"""`make up` end to end: the site comes up healthy on the production settings (gunicorn, static files
-by whitenoise with hashed names, DEBUG off with a secret key made once in the data folder, the
-site's own error pages), a second run starts nothing, Ctrl-C stops what it started."""
+"""`make up` end to end, two of them side by side on one machine (the README's "a second instance
+beside the first"), each with its own port, data folder and Redis database, sharing the machine's
+Docker engine and a Redis server that the first starts (here on a port of the test's own).
+
+The second, with its demo bots, is the one a newcomer runs: the site comes up healthy on the
+production settings (gunicorn, static files by whitenoise with hashed names, DEBUG off with a secret
+key made once in the data folder, the site's own error pages), an upload is validated, a second run
+starts nothing, its workers keep warm slots. Stopping the first (Ctrl-C) stops its processes and
+leaves the Redis server it started running, since the second still uses it: the second stays
+healthy and keeps playing its demo bots' ranked matches. Stopping the second, the last user of that
+Redis server, stops it (infra/services.sh), and its processes, their warm containers (a killed
+worker child's too) and the site are gone; the Docker engine, which neither started, keeps running."""
+
+from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -16,17 +29,15 @@ import pytest
 
 from armada.cli.client import Upload, multipart_body
 from tests.support.localsite import free_port
-from tests.support.services import require_docker, require_redis
+from tests.support.services import missing, require_docker, require_redis
 
 ROOT = Path(__file__).resolve().parents[2]
+#: seconds for one `make up` to come up (two at once on a busy machine), and for a new match to finish
+START_S = 420
+MATCH_S = 300
 
-
-def _get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow,
+              pytest.mark.timeout(2 * START_S + MATCH_S + 480)]
 
 
 def _command(pid: int) -> str:
@@ -129,80 +140,180 @@ def _served_by_gunicorn_with_hashed_static(base: str, page: str, data_dir: Path)
         time.sleep(0.1)
 
 
-@pytest.mark.slow
-def test_make_up_serves_the_site_and_ctrl_c_stops_it(tmp_path):
+class Instance:
+    """One `make up` in a session of its own (Ctrl-C is SIGINT to its process group), its output
+    gathered by a thread."""
+
+    def __init__(self, name: str, port: int, data: Path, redis_url: str, demo: bool = True) -> None:
+        self.url = f"http://127.0.0.1:{port}/"
+        env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(data), "REDIS_URL": redis_url,
+               "ARMADA_DEMO": "true" if demo else "false",
+               "MATCH_WARM_PAIRS": "1", "ARMADA_GALAXY_MATCH_CONFIG": '{"max_turns": 30}',
+               "THROTTLE_ANON": "100000/min"}
+        for variable in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS", "CACHE_PREFIX"):
+            env.pop(variable, None)  # the one-machine defaults: SQLite under the data dir, production settings
+        self.name = name
+        self.env = env
+        self.data = data
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, text: str, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while text not in self.output:
+            assert self.process.poll() is None, f"{self.name} exited: {self.output[-3000:]}"
+            assert time.monotonic() < deadline, f"{self.name}: no {text!r} within {seconds} s: {self.output[-3000:]}"
+            time.sleep(0.5)
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        try:
+            # (a fresh site's first API answers, beside another make up starting: seconds on a busy machine)
+            with urllib.request.urlopen(self.url + path, timeout=60) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+
+    def healthy(self) -> None:
+        status, body = self.get("healthz")
+        assert status == 200, body
+
+    def matches(self) -> list[dict]:
+        status, body = self.get("api/matches/?page_size=100")
+        assert status == 200, body
+        return json.loads(body)["results"]
+
+    def bots(self) -> int:
+        status, body = self.get("api/bots/?page_size=100")
+        assert status == 200, body
+        return len(json.loads(body)["results"])
+
+    def stop(self) -> set[int]:
+        """What Ctrl-C in its terminal does; returns the processes it had started that are still
+        alive 15 s after `make up` ended (its last moments)."""
+        started = _children(self.process.pid)
+        os.killpg(self.process.pid, signal.SIGINT)
+        self.process.wait(timeout=120)
+        until = time.monotonic() + 15
+        while (alive := {pid for pid in started if os.path.exists(f"/proc/{pid}")}) and time.monotonic() < until:
+            time.sleep(0.2)
+        time.sleep(1)  # the reader thread has the last lines
+        return alive
+
+
+def _answers(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+def _newcomers_site(second: Instance) -> None:
+    """What a newcomer's `make up` shows: its URL and the demo admin, the production settings, an
+    upload validated by its validation worker."""
+    base, output = second.url, second.output
+    assert f"Armada is running at {base}" in output, output[-3000:]
+    assert "username=admin password=" in output
+    status, body = second.get("")
+    assert status == 200 and b"Galaxy" in body
+    _served_by_gunicorn_with_hashed_static(base, body.decode(), second.data)
+    status, body = second.get("healthz")
+    assert status == 200, body
+    assert json.loads(body)["status"] == "ok"
+    assert set(json.loads(body)["checks"]) == {"database", "redis", "storage", "docker"}
+    # production settings: DEBUG off on a key of its own (made once, 0600), the site's own 404
+    key = second.data / "secret.key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_text()) >= 50
+    status, body = second.get("no/such/page/")
+    assert status == 404 and b'id="not-found"' in body and b"URLconf" not in body
+    _upload_is_validated(base, output)
+
+
+def test_two_make_ups_side_by_side_serve_play_and_stop_with_ctrl_c(tmp_path):
     require_redis()
     require_docker()
-    port = free_port()
-    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(tmp_path)}
-    for name in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS"):
-        env.pop(name, None)  # the one-machine defaults: SQLite under the data dir, production settings
-    began = int(time.time())  # the labels count whole seconds
-    up = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, start_new_session=True)
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 240
-        lines: list[str] = []
-        while time.monotonic() < deadline:
-            line = up.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            if "Press Ctrl-C" in line:
-                break
-        output = "".join(lines)
-        assert f"Armada is running at {base}" in output, output
-        assert "username=admin password=" in output
-        status, body = _get(base)
-        assert status == 200 and b"Galaxy" in body
-        _served_by_gunicorn_with_hashed_static(base, body.decode(), tmp_path)
-        status, body = _get(base + "healthz")
-        assert status == 200, body
-        assert json.loads(body)["status"] == "ok"
-        assert set(json.loads(body)["checks"]) == {"database", "redis", "storage", "docker"}
-        # production settings: DEBUG off on a key of its own (made once, 0600), the site's own 404
-        key = tmp_path / "secret.key"
-        assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_text()) >= 50
-        status, body = _get(base + "no/such/page/")
-        assert status == 404 and b'id="not-found"' in body and b"URLconf" not in body
-        started = _children(up.pid)
-        assert len(started) >= 4  # web server (gunicorn and its workers), the Celery workers, beat
-        _upload_is_validated(base, output)
+    if shutil.which("redis-server") is None:
+        missing("redis-server is not installed")
+    from armada_sandbox._engine import docker_client
 
-        second = subprocess.run(["make", "up"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
-        assert second.returncode == 0, second.stdout + second.stderr
-        assert "already running" in second.stdout
+    redis_port = free_port()  # a Redis server of the test's own, which the first instance starts
+    first = second = None
+    try:
+        # (the first plays nothing: no demo bots; it starts the services and goes)
+        first = Instance("the first instance", free_port(), tmp_path / "a", f"redis://127.0.0.1:{redis_port}/0",
+                         demo=False)
+        first.wait_for(f"starting Redis on port {redis_port}", 120)
+        first.wait_for("Docker engine is running", 60)
+        began = int(time.time())  # the warm containers' labels count whole seconds
+        # the README's recipe: its own port, data folder and Redis database number
+        second = Instance("the second instance", free_port(), tmp_path / "b", f"redis://127.0.0.1:{redis_port}/1")
+        first.wait_for("Press Ctrl-C", START_S)
+        second.wait_for("Press Ctrl-C", START_S)
+        assert "Redis is running" in second.output and "starting Redis" not in second.output
+        second.healthy()
+        assert first.bots() == 0 and second.bots() == 6  # ARMADA_DEMO=false: no demo bots; else 3 users x 2
+        _newcomers_site(second)
+        started = _children(second.process.pid)
+        assert len(started) >= 4  # web server (gunicorn and its workers), the Celery workers, beat
+
+        again = subprocess.run(["make", "up"], cwd=ROOT, env=second.env, capture_output=True, text=True, timeout=240)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "already running" in again.stdout
 
         lowering = subprocess.run(["sh", "-c", "echo -1 > /proc/self/oom_score_adj"], capture_output=True)
         if lowering.returncode == 0:  # root with CAP_SYS_RESOURCE: the host's OOM order, below any bot's
             scores = {int(Path(f"/proc/{pid}/oom_score_adj").read_text()) for pid in started
                       if os.path.exists(f"/proc/{pid}")}
             assert scores == {-500}, scores
-        # the workers keep warm slots (issue 12): the validation pair and three match pairs (their
-        # bot containers; each slot's network anchor is not counted)
+        # the workers keep warm slots (issue 12): the validation pair and the match pair
+        # (MATCH_WARM_PAIRS=1; their bot containers, each slot's network anchor not counted)
         warm: set[str] = set()
         until = time.monotonic() + 60
-        while len(warm) < 8 and time.monotonic() < until:  # a slot used by the validation is being remade
+        while len(warm) < 4 and time.monotonic() < until:  # a slot used by the validation is being remade
             time.sleep(0.5)
-            warm = _warm_containers(began, owners=_children(up.pid))
-        assert len(warm) >= 8
-        killed = _kill_a_match_child(up.pid, began)  # its containers must not outlive the stop (issue 20)
+            warm = _warm_containers(began, owners=_children(second.process.pid))
+        assert len(warm) >= 4
 
-        os.killpg(up.pid, signal.SIGINT)  # what Ctrl-C in the terminal does
-        up.wait(timeout=60)
-        until = time.monotonic() + 15  # make up has waited for its processes; their last moments
-        while (alive := {pid for pid in started if os.path.exists(f"/proc/{pid}")}) and time.monotonic() < until:
-            time.sleep(0.2)
+        assert first.stop() == set()  # every process it started is gone
+        assert f"left redis-{redis_port} running" in first.output, first.output[-3000:]
+        assert _answers(redis_port)
+        second.healthy()
+        # the second keeps playing: a ranked match made after the first stopped finishes
+        newest = max((match["id"] for match in second.matches()), default=0)
+        deadline = time.monotonic() + MATCH_S
+        while not [match for match in second.matches() if match["id"] > newest and match["status"] == "finished"]:
+            assert time.monotonic() < deadline, f"no new match finished within {MATCH_S} s: {second.matches()[:5]}"
+            second.healthy()
+            time.sleep(3)
+        second.healthy()
+
+        killed = _kill_a_match_child(second.process.pid, began)  # its containers must not outlive the stop (issue 20)
+        alive = second.stop()
         assert alive == set(), {pid: _command(pid) for pid in alive}
+        assert f"stopped redis-{redis_port}" in second.output, second.output[-3000:]
+        assert not _answers(redis_port)  # the last user stopped the Redis server a make up started
         # a stopping worker removes its warm containers (worker_process_shutdown)
-        left = warm & _warm_containers(began, stopped_too=True)
-        assert left == set()
+        assert warm & _warm_containers(began, stopped_too=True) == set()
         assert _warm_containers(began, stopped_too=True, owners={killed}) == set()  # nor a killed child's
         with pytest.raises(OSError):
-            urllib.request.urlopen(base, timeout=2)
-        # Redis was running before: `make up` did not start it, so it must not have stopped it.
-        socket.create_connection(("127.0.0.1", 6379), timeout=2).close()
+            urllib.request.urlopen(second.url, timeout=2)
+        assert docker_client().ping()  # the engine was running before: neither make up stops it
     finally:
-        if up.poll() is None:
-            os.killpg(up.pid, signal.SIGKILL)
+        for instance in (first, second):
+            if instance is not None and instance.process.poll() is None:
+                os.killpg(instance.process.pid, signal.SIGKILL)
+        if _answers(redis_port):  # (a failed run: not left behind)
+            import redis
+
+            redis.Redis(port=redis_port).shutdown(nosave=True)

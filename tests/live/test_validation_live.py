@@ -94,8 +94,8 @@ def zipped(files: dict[str, str]) -> bytes:
     return buffer.getvalue()
 
 
-def test_good_and_bad_bots_of_both_games(live_site):
-    site = live_site
+def test_good_and_bad_bots_of_both_games(validation_site):
+    site = validation_site
     token = token_for(site, "alice")
     good_galaxy = upload(site, token, "galaxy", "greedy-one", "bot.zip",
                          zipped({"mybot/main.py": starter_file("greedy", "galaxy").read_text(),
@@ -132,13 +132,13 @@ def test_good_and_bad_bots_of_both_games(live_site):
     assert "log" not in seen and seen["status"] == "invalid"
 
 
-def test_worker_killed_mid_validation_is_reaped_and_revalidated(live_site, armada):
+def test_worker_killed_mid_validation_is_reaped_and_revalidated(validation_site, armada):
     """Its heartbeat (every 1 s here) goes silent: given back after ARMADA_HEARTBEAT_TIMEOUT_S (5 s)."""
     from armada_web.bots.models import BotVersion
     from armada_web.bots.tasks import reap
 
     armada(heartbeat_timeout_s=5)
-    site = live_site
+    site = validation_site
     token = token_for(site, "carol")
     version = upload(site, token, "galaxy", "slowpoke", "main.py", SLOW_START.encode())
     wait_for(site, token, version["id"], ("validating",), seconds=120)

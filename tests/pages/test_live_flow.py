@@ -16,8 +16,8 @@ from tests.pages.browser import PASSWORD, clean, site_page
 pytestmark = [pytest.mark.browser, pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 
 
-def test_sign_up_token_upload_validated_in_the_browser(live_site, chromium, tmp_path):
-    url = live_site.url
+def test_sign_up_token_upload_validated_in_the_browser(validation_site, chromium, tmp_path):
+    url = validation_site.url
     bot_file = tmp_path / "main.py"
     bot_file.write_text(starter_file("greedy", "galaxy").read_text())
     with site_page(chromium, url) as page:
@@ -56,7 +56,7 @@ def test_sign_up_token_upload_validated_in_the_browser(live_site, chromium, tmp_
             if status not in ("pending", "validating"):
                 break
             page.wait_for_timeout(500)
-        assert status == "valid", live_site.log("worker")
+        assert status == "valid", validation_site.log("worker")
         assert page.locator("meta[http-equiv=refresh]").count() == 0  # done: no more refreshing
         clean(page)
 

@@ -99,11 +99,11 @@ def in_terminal(command: str, env: dict[str, str], cwd: Path, answers: dict[str,
         os.close(controller)
 
 
-def test_every_quick_start_command_runs_against_the_live_site(live_site: Any, tmp_path: Path) -> None:
+def test_every_quick_start_command_runs_against_the_live_site(validation_site: Any, tmp_path: Path) -> None:
     from armada_web.pages.management.commands.build_sdk_wheel import build_wheel
 
-    build_wheel(live_site.data_dir / "sdk")  # what `make up` does: the /sdk/ page serves it
-    shown = {page: commands(live_site.url + page) for page in PAGES}
+    build_wheel(validation_site.data_dir / "sdk")  # what `make up` does: the /sdk/ page serves it
+    shown = {page: commands(validation_site.url + page) for page in PAGES}
     steps: list[str] = []
     for page in ("/sdk/", "/", "/docs/"):
         steps += [c for c in shown[page] if c not in steps]
@@ -111,7 +111,7 @@ def test_every_quick_start_command_runs_against_the_live_site(live_site: Any, tm
     for page, listed in shown.items():
         assert any(c.startswith("armada login") for c in listed), page
 
-    live_site.create_user("newcomer", PASSWORD)
+    validation_site.create_user("newcomer", PASSWORD)
     env_dir, home, work = tmp_path / "venv", tmp_path / "home", tmp_path / "work"
     venv.create(env_dir, with_pip=True)
     home.mkdir()
@@ -127,7 +127,7 @@ def test_every_quick_start_command_runs_against_the_live_site(live_site: Any, tm
                                   timeout=400, check=False)
             code, output = done.returncode, done.stdout + done.stderr
         assert code == 0, (f"the quick start's `{command}` failed ({code}):\n{output[-3000:]}\n"
-                           f"{live_site.log('worker')[-2000:]}")
+                           f"{validation_site.log('worker')[-2000:]}")
         if command.startswith("pip install"):
             assert Path(env_dir / "bin" / "armada").exists()
             assert sys.executable not in output

@@ -1,6 +1,7 @@
 """The SDK installs on its own into a clean environment and plays a match there, with no Django."""
 
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -18,9 +19,12 @@ def test_sdk_installs_alone_and_plays(tmp_path):
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     wheels = tmp_path / "wheels"
+    # (from a copy: setuptools builds in the source folder, where another build at once would mix files)
+    source = tmp_path / "sdk"
+    shutil.copytree(ROOT / "sdk", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
-         str(ROOT / "sdk")],
+         str(source)],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert build.returncode == 0, build.stdout + build.stderr

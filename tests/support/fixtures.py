@@ -223,6 +223,14 @@ def live_site(live_site_factory):
     return live_site_factory()
 
 
+@pytest.fixture
+def validation_site(live_site_factory):
+    """`live_site` without the match worker (its warm bot containers cost a test that plays no
+    match seconds of the machine): the web server and the validation worker; a test that comes to
+    play one calls `start_match_worker()`."""
+    return live_site_factory(match_worker=False)
+
+
 @pytest.fixture(scope="session")
 def collected_static() -> Path:
     """The static files a site without DEBUG serves (hashed names), collected once for the machine."""

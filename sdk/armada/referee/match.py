@@ -255,8 +255,9 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
     replay = driver.finish([p.to_dict() for p in players], result, timings_field(
         limits.to_dict(), {seat.seat: [RequestTime(t.id, t.ms, t.bank_ms, t.timeout) for t in seat.timings]
                            for seat in seats}))
+    warnings = warning_counts(replay)  # (reading the whole replay: once, not once per seat)
     for player in players:
-        player.warnings, player.first_warning = warning_counts(replay).get(player.seat, (0, ""))
+        player.warnings, player.first_warning = warnings.get(player.seat, (0, ""))
     return MatchOutcome(result=result, players=players, replay=replay)
 
 
