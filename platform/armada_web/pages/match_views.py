@@ -4,13 +4,14 @@ with it (pages/static/pages/match-log.js), its crash first."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from armada_web.bots.access import can_see_private
+from armada_web.bots.access import can_see_private, is_owner
 from armada_web.games import spec
 from armada_web.ladder.explain import explained
 from armada_web.matches import listing, queries
@@ -66,6 +67,12 @@ def result_line(match: Match, seats: list[Participant]) -> str:
     return f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
 
 
+def viewer_seats(seats: list[Participant], yours: set[int]) -> str:
+    """The viewer's data-armada-seats (docs/viewer.md): each seat under the site's name for its bot, and
+    whether it is the viewing user's own."""
+    return json.dumps({str(p.seat): {"name": p.name, "you": p.seat in yours} for p in seats}, ensure_ascii=False)
+
+
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     match = queries.matches().filter(pk=pk).first()
     if match is None:
@@ -80,10 +87,13 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
             log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
     starter = f"builtin:{spec(match.game).validation_opponent}"
+    yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
         "result": result_line(match, seats),
+        "yours": yours,
+        "viewer_seats": viewer_seats(seats, yours),
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
         # Runs as written: starters in both seats (the page says to put your bots' folders there).
         "command": f"armada play {starter} {starter} --game {match.game} --from-state match-{pk}.json.gz#turn=0",
