@@ -4,6 +4,8 @@ may do comes from `bots.access.actions` as data, and refusals are shown by `page
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -181,9 +183,13 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
 def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
+    game = spec(bot.game)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
-               "refresh": not version.is_finished, "game": spec(bot.game), "state": play_state(bot),
-               "reason": version.detail.removeprefix(f"{version.status}: ")}
+               "refresh": not version.is_finished, "game": game, "state": play_state(bot),
+               "reason": version.detail.removeprefix(f"{version.status}: "),
+               "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
+               "viewer_seats": json.dumps({"1": {"name": bot.name, "you": is_owner(bot=bot, user=request.user)},
+                                           "2": {"name": f"{game.validation_opponent} starter"}})}
     return render(request, "bots/version.html", context)
 
 
