@@ -19,7 +19,8 @@ SCREEN_JS = """() => {
   const seat = (n) => { const s = document.querySelector('.av-header .av-seat-' + n);
     return {name: s.querySelector('.av-name').textContent, you: !!s.querySelector('.av-you')}; };
   return {board: box('.av-board'), controls: box('.av-controls'), scroll: window.scrollY,
-          seats: {1: seat(1), 2: seat(2)}, fog: [...document.querySelectorAll('.av-fog option')].map((o) => o.textContent),
+          seats: {1: seat(1), 2: seat(2)},
+          fog: [...document.querySelectorAll('.av-fog option')].map((o) => o.textContent),
           rows: [...document.querySelectorAll('#seats tbody tr')].map((r) => !!r.querySelector('.you'))};
 }"""
 

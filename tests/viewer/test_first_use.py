@@ -25,16 +25,18 @@ COVERED_JS = """() => {
   const marks = [...svg.querySelectorAll('.av-fleet-mark, .av-probe')].map((m) => ({what: m.getAttribute('class'),
     ...box(m)}));
   const bad = [];
-  for (const n of numbers) for (const m of marks) if (meet(n, m)) bad.push('P' + n.planet + ' ' + n.text + ' / ' + m.what);
+  for (const n of numbers) {
+    for (const m of marks) if (meet(n, m)) bad.push('P' + n.planet + ' ' + n.text + ' / ' + m.what);
+  }
   return {bad, fleets: svg.querySelectorAll('.av-fleet').length, onPlanets: [...svg.querySelectorAll('.av-fleet')]
     .filter((f) => Number(f.dataset.row) % 1 === 0 && Number(f.dataset.col) % 1 === 0).length};
 }"""
 
 #: The boxes of every planet's numbers, in the page's pixels.
-NUMBER_BOXES_JS = """() => [...document.querySelectorAll('.av-board .av-planet-id, .av-board .av-garrison')].map((t) => {
-  const r = t.getBoundingClientRect();
-  return [r.left, r.top, r.width, r.height];
-})"""
+NUMBER_BOXES_JS = """() => {
+  const numbers = document.querySelectorAll('.av-board .av-planet-id, .av-board .av-garrison');
+  return [...numbers].map((t) => { const r = t.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; });
+}"""
 
 #: How many pixels differ between two PNGs of the same size inside the given boxes.
 DIFF_JS = """async ([a, b, boxes, scale]) => {
@@ -48,7 +50,8 @@ DIFF_JS = """async ([a, b, boxes, scale]) => {
       for (let i = Math.floor(x * scale); i < Math.ceil((x + w) * scale); i++) {
         const k = 4 * (j * p.width + i);
         seen++;
-        if (Math.abs(p.data[k] - q.data[k]) + Math.abs(p.data[k + 1] - q.data[k + 1]) + Math.abs(p.data[k + 2] - q.data[k + 2]) > 24) differ++;
+        const d = [0, 1, 2].reduce((sum, c) => sum + Math.abs(p.data[k + c] - q.data[k + c]), 0);
+        if (d > 24) differ++;
       }
     }
   }

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -27,7 +28,5 @@ def forget_bots_of_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> No
 @receiver(post_delete, sender=BotVersion)
 def delete_archive_of_deleted_version(sender: Any, instance: BotVersion, **kwargs: Any) -> None:
     for field in (instance.archive, instance.replay):
-        name = field.name
-        if name:
-            storage = field.storage
-            transaction.on_commit(lambda storage=storage, name=name: storage.delete(name), robust=True)
+        if field.name:
+            transaction.on_commit(partial(field.storage.delete, str(field.name)), robust=True)

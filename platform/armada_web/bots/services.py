@@ -163,7 +163,7 @@ def delete_bot(*, bot: Bot, user: User) -> None:
 
 def forget_owner(*, bot: Bot) -> None:
     """The owner deleted their account: the bot retires, its sources, logs and validation replays are deleted."""
-    names = []
+    names: list[str] = []
     for version in bot.versions.all():
         names.extend(name for name in (version.archive.name, version.replay.name) if name)
         version.archive.name = ""

@@ -9,6 +9,7 @@ served to the owner and staff only.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 from typing import Any
@@ -56,10 +57,8 @@ def read_validation_replay(version: BotVersion) -> bytes | None:
 
 def delete_quietly(name: str) -> None:
     """Delete a stored file (best effort: one left behind is an orphan that retention removes)."""
-    try:
+    with contextlib.suppress(OSError):
         default_storage.delete(name)
-    except OSError:
-        pass
 
 
 def read_archive(version: BotVersion) -> bytes:
