@@ -109,9 +109,8 @@
   /** Board points of fleets at rest: one on a planet's grid point sits on the planet's rim, on the side it goes
    * next (fleets on the same planet spread around it), clear of the planet's id, ships and launchers; one
    * between planets keeps its point, shifted a little by its id so fleets on one lane do not hide each other. */
-  function spots(items, moving, planets) {
+  function spots(items, planets) {
     const out = items.map((it) => centre(it.row, it.col).map((v) => v + (((it.f.id * 37) % 7) - 3) * 3));
-    if (moving) return out;
     const byPlanet = new Map();
     items.forEach((it, k) => {
       const planet = planetAt(it.row, it.col);
@@ -188,16 +187,43 @@
     return Math.floor(units + 1e-9) + 1;
   }
 
+  /** Fleets at `progress` through `turn` ({f, row, col, pathFrom}); at rest, where the frame puts them. */
+  function placed(list, turn, progress, rest) {
+    return list.map((f) => {
+      const slow = f.battleships > 0 ? 2 : 1;
+      const units = (turn - f.launched + progress) / slow;
+      const [row, col] = rest && f.position ? f.position : M.fleetPosition(f, turn, progress);
+      return { f, row, col, pathFrom: passed(units) };
+    });
+  }
+
+  let shifts = { key: null, value: null };
+
+  /** Board points of fleets on the move: along their paths, each shifted by what shifts it at rest, blended from
+   * where the turn started to where it ends (so a fleet leaves one planet's rim and reaches the next one's). */
+  function movingSpots(items, list, turn, progress, planets) {
+    const shift = (p) => {
+      const ends = placed(list, turn, p, false);
+      return spots(ends, planets).map(([x, y], k) => {
+        const [cx, cy] = centre(ends[k].row, ends[k].col);
+        return [x - cx, y - cy];
+      });
+    };
+    const key = turn + "/" + list.map((f) => f.id).join(",");
+    if (shifts.key !== key) shifts = { key, value: [shift(0), shift(1)] }; // the same for every frame of a turn
+    const [from, to] = shifts.value;
+    return items.map((it, k) => {
+      const [x, y] = centre(it.row, it.col);
+      return [x + from[k][0] + (to[k][0] - from[k][0]) * progress, y + from[k][1] + (to[k][1] - from[k][1]) * progress];
+    });
+  }
+
   function fleets(layer, paths, view, turn, progress) {
     const moving = progress < 1;
     const list = moving ? view.movers : view.fleets;
-    const items = list.map((f) => {
-      const slow = f.battleships > 0 ? 2 : 1;
-      const units = (turn - f.launched + (moving ? progress : 1)) / slow;
-      const [row, col] = moving ? M.fleetPosition(f, turn, progress) : f.position || M.fleetPosition(f, turn, 1);
-      return { f, row, col, pathFrom: passed(units) };
-    });
-    const at = spots(items, moving, new Map(view.planets.map((p) => [p.id, p])));
+    const items = placed(list, turn, moving ? progress : 1, !moving);
+    const planets = new Map(view.planets.map((p) => [p.id, p]));
+    const at = moving ? movingSpots(items, list, turn, progress, planets) : spots(items, planets);
     items.forEach((it, k) => layer.appendChild(fleetNode(it.f, it.row, it.col, it.pathFrom, at[k][0], at[k][1], paths)));
     placeLabels(layer, paths, view);
   }
