@@ -32,6 +32,8 @@ def test_the_owner_watches_the_validation_game_in_the_viewer(transactional_db, l
         page.keyboard.press("End")
         at_rest(page)
         assert root.get_attribute("data-turn") == "8" and page.locator(".av-planet").count() == 16
+        page.set_viewport_size({"width": 390, "height": 800})  # a phone: the page still fits its width
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         clean(page)
     with site_page(chromium, live_server.url) as page:
         log_in(page, live_server.url, "other")
