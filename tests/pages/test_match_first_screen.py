@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pages.browser import clean, log_in, site_page
+from tests.pages.data import EVIL_RACE
 from tests.viewer.conftest import save_screenshot
 
 pytestmark = pytest.mark.browser
@@ -18,7 +19,7 @@ SCREEN_JS = """() => {
     return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width}; };
   const seat = (n) => { const s = document.querySelector('.av-header .av-seat-' + n);
     return {name: s.querySelector('.av-name').textContent, you: !!s.querySelector('.av-you')}; };
-  return {board: box('.av-board'), controls: box('.av-controls'), scroll: window.scrollY,
+  return {board: box('.av-board, .av-field'), controls: box('.av-controls'), scroll: window.scrollY,
           seats: {1: seat(1), 2: seat(2)},
           fog: [...document.querySelectorAll('.av-fog option')].map((o) => o.textContent),
           rows: [...document.querySelectorAll('#seats tbody tr')].map((r) => !!r.querySelector('.you'))};
@@ -55,4 +56,10 @@ def test_board_and_controls_fit_the_first_screen_and_your_seat_is_marked(transac
             assert page.locator("h1 .you").count() == (1 if own else 0)
             if who == "alice":
                 save_screenshot(page.screenshot(), "site-match-first-screen.png")
+                # A league battle's viewer too: seats under the races' names (alice's is an injection
+                # attempt, shown as text), hers marked.
+                page.goto(f"{live_server.url}/ladder/mothership/{arena.race_a.bot_id}/{arena.race_b.bot_id}/")
+                page.wait_for_selector(".armada-viewer[data-state=ready]")
+                seats = page.evaluate(SCREEN_JS)["seats"]
+                assert seats == {"1": {"name": EVIL_RACE, "you": True}, "2": {"name": "glass", "you": False}}
             clean(page)

@@ -4,8 +4,6 @@ may do comes from `bots.access.actions` as data, and refusals are shown by `page
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -31,6 +29,7 @@ from armada_web.pages.chart import line_chart, version_starts
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
+from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.seasons.queries import placements_of_bot
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import DomainError, http_status
@@ -188,8 +187,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                "refresh": not version.is_finished, "game": game, "state": play_state(bot),
                "reason": version.detail.removeprefix(f"{version.status}: "),
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
-               "viewer_seats": json.dumps({"1": {"name": bot.name, "you": is_owner(bot=bot, user=request.user)},
-                                           "2": {"name": f"{game.validation_opponent} starter"}})}
+               "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
+                                               {1} if is_owner(bot=bot, user=request.user) else set())}
     return render(request, "bots/version.html", context)
 
 

@@ -4,7 +4,6 @@ with it (pages/static/pages/match-log.js), its crash first."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -19,6 +18,7 @@ from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_forms import MatchFilterForm
 from armada_web.pages.match_timing import timing_context
+from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.web.errors import DomainError
 
 PER_PAGE = 50
@@ -67,12 +67,6 @@ def result_line(match: Match, seats: list[Participant]) -> str:
     return f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
 
 
-def viewer_seats(seats: list[Participant], yours: set[int]) -> str:
-    """The viewer's data-armada-seats (docs/viewer.md): each seat under the site's name for its bot, and
-    whether it is the viewing user's own."""
-    return json.dumps({str(p.seat): {"name": p.name, "you": p.seat in yours} for p in seats}, ensure_ascii=False)
-
-
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     match = queries.matches().filter(pk=pk).first()
     if match is None:
@@ -93,7 +87,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
         "result": result_line(match, seats),
         "yours": yours,
-        "viewer_seats": viewer_seats(seats, yours),
+        "viewer_seats": seats_attribute({p.seat: p.name for p in seats}, yours),
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
         # Runs as written: starters in both seats (the page says to put your bots' folders there).
         "command": f"armada play {starter} {starter} --game {match.game} --from-state match-{pk}.json.gz#turn=0",
