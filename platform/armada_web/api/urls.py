@@ -15,7 +15,7 @@ from armada_web.api.replays import ReplayListView
 from armada_web.api.seasons import SeasonListView, SeasonView, StandingsView
 from armada_web.api.status import StatusView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
-from armada_web.api.versions import VersionSourceView, VersionView
+from armada_web.api.versions import VersionReplayView, VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
 from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
@@ -30,6 +30,7 @@ urlpatterns = [
     path("version/", ApiVersionView.as_view(), name="api-version"),
     path("versions/<id:pk>/", VersionView.as_view(), name="api-bot-version"),
     path("versions/<id:pk>/source/", VersionSourceView.as_view(), name="api-bot-version-source"),
+    path("versions/<id:pk>/replay/", VersionReplayView.as_view(), name="api-bot-version-replay"),
     path("matches/", MatchListView.as_view(), name="api-matches"),
     path("matches/<id:pk>/", MatchView.as_view(), name="api-match"),
     path("matches/<id:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),

@@ -1,10 +1,11 @@
-"""`/api/versions/{id}/` (public status; the log for owner and staff) and its `source/` (owner and staff)."""
+"""`/api/versions/{id}/` (public status; the log for owner and staff), its `source/` and its validation
+game's `replay/` (owner and staff)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -81,5 +82,23 @@ class VersionSourceView(APIView):
             raise Http404("no such version")
         filename = f"{version.bot.name}-v{version.number}.zip"
         response = FileResponse(handle, as_attachment=True, filename=filename, content_type="application/zip")
+        response["Cache-Control"] = "private, no-store"
+        return response
+
+
+class VersionReplayView(APIView):
+    """The replay of the version's validation game (gzip JSON, replay format v1): owner and staff only;
+    404 for anyone else, and for a version with none (not played yet, or validated before they were kept)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        version = queries.private_version_for(request.user, pk)
+        data = storage.read_validation_replay(version) if version is not None else None
+        if version is None or data is None:
+            raise Http404("no such version, or no validation replay")
+        response = HttpResponse(data, content_type="application/gzip")
+        response["Content-Disposition"] = f'inline; filename="validation-{version.pk}.json.gz"'
         response["Cache-Control"] = "private, no-store"
         return response

@@ -54,13 +54,17 @@ class BotVersionAdmin(admin.ModelAdmin):
     list_filter = ["status", "bot__game", "created"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "detail"]
     readonly_fields = ["bot", "number", "archive_file", "sha256", "size", "files", "orders", "race_name",
-                       "engine_version", "attempts", "created", "queued", "started", "finished", "log"]
+                       "engine_version", "attempts", "created", "queued", "started", "finished", "log", "replay_file"]
     actions = ["rerun_validation"]
-    exclude = ["archive"]
+    exclude = ["archive", "replay"]
 
     @admin.display(description="archive (private storage)")
     def archive_file(self, version: BotVersion) -> str:
         return version.archive.name or "(deleted)"
+
+    @admin.display(description="validation replay (private storage)")
+    def replay_file(self, version: BotVersion) -> str:
+        return version.replay.name or "(none)"
 
     @admin.action(description="Re-run the validation of the selected versions")
     def rerun_validation(self, request: Any, queryset: QuerySet[BotVersion]) -> None:

@@ -84,6 +84,8 @@ class BotVersion(models.Model):
     status = models.CharField(max_length=12, choices=VersionStatus.choices, default=VersionStatus.PENDING)
     detail = models.CharField(max_length=500, blank=True, help_text="one line: why invalid or error")
     log = models.TextField(blank=True, help_text="the bot's stderr tail from validation (owner and staff only)")
+    replay = models.FileField(upload_to="versions/", max_length=300, blank=True,
+                              help_text="the validation game's replay in private storage (owner and staff only)")
     orders = models.JSONField(null=True, blank=True, help_text="Mothership Down: the orders given (MD-11)")
     race_name = models.CharField(max_length=40, blank=True, help_text="the name the bot gave at init (MD-3)")
     engine_version = models.CharField(max_length=40, blank=True, help_text="engine it was validated with")

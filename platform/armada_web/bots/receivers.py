@@ -1,11 +1,13 @@
 """Keeping storage and ownership right however a row is deleted (service, admin or shell).
 
 - A user about to be deleted: each of their bots is forgotten (retired, code and logs gone).
-- A version deleted: its archive is removed from storage once the deletion is committed.
+- A version deleted: its archive and its validation game's replay are removed from storage once the
+  deletion is committed.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -25,7 +27,6 @@ def forget_bots_of_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> No
 
 @receiver(post_delete, sender=BotVersion)
 def delete_archive_of_deleted_version(sender: Any, instance: BotVersion, **kwargs: Any) -> None:
-    name = instance.archive.name
-    if name:
-        storage = instance.archive.storage
-        transaction.on_commit(lambda: storage.delete(name), robust=True)
+    for field in (instance.archive, instance.replay):
+        if field.name:
+            transaction.on_commit(partial(field.storage.delete, str(field.name)), robust=True)

@@ -162,14 +162,14 @@ def delete_bot(*, bot: Bot, user: User) -> None:
 
 
 def forget_owner(*, bot: Bot) -> None:
-    """The owner deleted their account: the bot retires, its sources and logs are deleted."""
-    names = []
+    """The owner deleted their account: the bot retires, its sources, logs and validation replays are deleted."""
+    names: list[str] = []
     for version in bot.versions.all():
-        if version.archive.name:
-            names.append(version.archive.name)
+        names.extend(name for name in (version.archive.name, version.replay.name) if name)
         version.archive.name = ""
+        version.replay.name = ""
         version.log = ""
-        version.save(update_fields=["archive", "log"])
+        version.save(update_fields=["archive", "replay", "log"])
     bot.retired = bot.retired or timezone.now()
     bot.owner = None
     bot.save(update_fields=["retired", "owner"])

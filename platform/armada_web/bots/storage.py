@@ -2,14 +2,22 @@
 a local folder or an S3-compatible bucket, no public URL).
 
 Archives are written under `versions/<bot id>/<version number>-<sha256 prefix>.zip` and only
-ever read back by the validation task, the match runner and the owner-only source views.
+ever read back by the validation task, the match runner and the owner-only source views. The
+validation game's replay goes beside its archive (`<version number>-validation-a<attempt>.json.gz`),
+served to the owner and staff only.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gzip
+import io
+from typing import Any
+
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
+from armada.replay import replay_bytes
 from armada_web.bots.models import BotVersion
 from armada_web.web.errors import Unavailable
 
@@ -21,6 +29,36 @@ def archive_name(version: BotVersion) -> str:
 def save_archive(version: BotVersion, data: bytes) -> str:
     """Store the archive; returns the name the storage chose."""
     return default_storage.save(archive_name(version), ContentFile(data))
+
+
+def save_validation_replay(version: BotVersion, attempt: int, replay: dict[str, Any]) -> str:
+    """Store the replay of a version's validation game (gzip replay v1, as the SDK writes it); returns its name,
+    `versions/<bot id>/<version number>-validation-a<attempt>.json.gz`."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
+        gz.write(replay_bytes(replay))
+    name = f"versions/{version.bot_id}/{version.number}-validation-a{attempt}.json.gz"
+    return default_storage.save(name, ContentFile(buffer.getvalue()))
+
+
+def read_validation_replay(version: BotVersion) -> bytes | None:
+    """The validation game's replay (gzip bytes), or None when the version has none (validated before
+    replays were kept, never played, or deleted); Unavailable when the storage does not answer."""
+    if not version.replay.name:
+        return None
+    try:
+        with default_storage.open(version.replay.name, "rb") as handle:
+            return bytes(handle.read())
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Unavailable(f"the storage is unavailable ({exc}); try again later") from None
+
+
+def delete_quietly(name: str) -> None:
+    """Delete a stored file (best effort: one left behind is an orphan that retention removes)."""
+    with contextlib.suppress(OSError):
+        default_storage.delete(name)
 
 
 def read_archive(version: BotVersion) -> bytes:

@@ -4,7 +4,8 @@ A version is a job of the one lease helper (`armada_web.jobs.leases`, kind `VALI
 (bots/tasks.py) claims it (pending -> validating), `run` plays the validation game of the
 version's archive at seat 1 against the game's starter (`GameSpec.validation_opponent`) at
 seat 2 through the platform's one runner (`games.runner.play`), and records what the uploaded
-bot did only while its own attempt still holds the row. A platform fault gives the version back
+bot did (with the game's replay, which its owner can watch on the version's page) only while its
+own attempt still holds the row. A platform fault gives the version back
 for another attempt, and after the last one makes it `error` (never the bot's fault).
 
 Validation is fair between users: a worker takes not the version its message names but the
@@ -87,7 +88,8 @@ def claim_next(preferred: int | None = None) -> Lease | None:
 
 @dataclass
 class ValidationReport:
-    """What the uploaded bot (seat 1) did: status and detail (protocol.md), log, its name and orders."""
+    """What the uploaded bot (seat 1) did: status and detail (protocol.md), log, its name and orders, and
+    the game's replay (None when no game was played)."""
 
     status: str
     detail: str
@@ -95,6 +97,7 @@ class ValidationReport:
     name: str
     orders: dict[str, Any] | None
     engine_version: str
+    replay: dict[str, Any] | None = None
 
 
 def validation_game(*, game: str, archive: bytes, bot_name: str, version_id: int, seed: int) -> ValidationReport:
@@ -114,6 +117,7 @@ def validation_game(*, game: str, archive: bytes, bot_name: str, version_id: int
     return ValidationReport(
         status=mine.status, detail=mine.detail, log=mine.log[-LOG_KEEP:], name=mine.name, orders=orders,
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
+        replay=outcome.replay,
     )
 
 
@@ -138,10 +142,11 @@ def run(lease: Lease) -> str:
     ok = report.status == "ok"
     status = VersionStatus.VALID if ok else VersionStatus.INVALID
     detail = "" if ok else one_line(f"{report.status}: {report.detail}", 480)
+    replay = kept_replay(version, lease.attempt, report)
     def save() -> bool:
         with transaction.atomic():
             recorded = lease.record(status=status, detail=detail, log=report.log, orders=report.orders,
-                                    race_name=report.name[:40] if ok else "",
+                                    race_name=report.name[:40] if ok else "", replay=replay,
                                     engine_version=report.engine_version[:40], finished=timezone.now())
             if recorded and ok:
                 refresh_active(bot=version.bot)
@@ -153,7 +158,23 @@ def run(lease: Lease) -> str:
         return recorded or lease.recorded(status)  # or this attempt's commit went through before
 
     recorded = retrying(save, what=f"the database (recording the validation of version {version.pk})")
+    if recorded and version.replay.name and version.replay.name != replay:
+        storage.delete_quietly(version.replay.name)  # the replay of an earlier validation of this version
+    if not recorded and replay:
+        storage.delete_quietly(replay)
     return status if recorded else "superseded"
+
+
+def kept_replay(version: BotVersion, attempt: int, report: ValidationReport) -> str:
+    """Store the validation game's replay, for its owner to watch (docs/site.md); its name, or '' when no
+    game was played or the storage refused it (the validation's result stands without it)."""
+    if report.replay is None:
+        return ""
+    try:
+        return storage.save_validation_replay(version, attempt, report.replay)
+    except OSError as exc:
+        log.warning("the replay of version %s's validation was not stored: %s", version.pk, exc)
+        return ""
 
 
 def given_up(version: BotVersion) -> None:

@@ -98,6 +98,7 @@ def plan(now: datetime | None = None) -> Plan:
     named = set(Match.objects.exclude(replay="").values_list("replay", flat=True))
     named |= set(Participant.objects.exclude(log="").values_list("log", flat=True))
     named |= set(BotVersion.objects.exclude(archive="").values_list("archive", flat=True))
+    named |= set(BotVersion.objects.exclude(replay="").values_list("replay", flat=True))
     grace = at - timedelta(seconds=settings.ARMADA.orphan_grace_s)
     for root in ROOTS:
         for name in _walk(root):

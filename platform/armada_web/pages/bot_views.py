@@ -29,6 +29,7 @@ from armada_web.pages.chart import line_chart, version_starts
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
+from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.seasons.queries import placements_of_bot
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import DomainError, http_status
@@ -181,9 +182,13 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
 def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
+    game = spec(bot.game)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
-               "refresh": not version.is_finished, "game": spec(bot.game), "state": play_state(bot),
-               "reason": version.detail.removeprefix(f"{version.status}: ")}
+               "refresh": not version.is_finished, "game": game, "state": play_state(bot),
+               "reason": version.detail.removeprefix(f"{version.status}: "),
+               "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
+               "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
+                                               {1} if is_owner(bot=bot, user=request.user) else set())}
     return render(request, "bots/version.html", context)
 
 

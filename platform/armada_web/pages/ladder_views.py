@@ -9,12 +9,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from armada_web.bots.access import is_owner
 from armada_web.games import Ranking, spec
 from armada_web.ladder import league
 from armada_web.ladder.challenges import challengers
 from armada_web.ladder.logic import ratings
 from armada_web.ladder.queries import battle_of, battles, ladder, league_entry_of, ranks_of, search_ladder
 from armada_web.pages.pager import pager
+from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.web.inputs import parse_text
 from armada_web.web.paging import keyed_page, page_number
 
@@ -70,4 +72,7 @@ def battle(request: HttpRequest, a: int, b: int) -> HttpResponse:
     """The replay of two races' battle, computed on demand, in the viewer."""
     first, second = battle_of(a, b)
     src = reverse("api-battle-replay", args=[a, b])
-    return render(request, "pages/battle.html", {"first": first, "second": second, "src": src})
+    names = {seat: e.version.race_name or e.version.bot.name for seat, e in ((1, first), (2, second))}
+    yours = {seat for seat, e in ((1, first), (2, second)) if is_owner(bot=e.version.bot, user=request.user)}
+    return render(request, "pages/battle.html", {"first": first, "second": second, "src": src,
+                                                 "viewer_seats": seats_attribute(names, yours)})

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from armada_web.bots.access import can_see_private
+from armada_web.bots.access import can_see_private, is_owner
 from armada_web.games import spec
 from armada_web.ladder.explain import explained
 from armada_web.matches import listing, queries
@@ -18,6 +18,7 @@ from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_forms import MatchFilterForm
 from armada_web.pages.match_timing import timing_context
+from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.web.errors import DomainError
 
 PER_PAGE = 50
@@ -80,10 +81,13 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
             log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
     starter = f"builtin:{spec(match.game).validation_opponent}"
+    yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
         "result": result_line(match, seats),
+        "yours": yours,
+        "viewer_seats": seats_attribute({p.seat: p.name for p in seats}, yours),
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
         # Runs as written: starters in both seats (the page says to put your bots' folders there).
         "command": f"armada play {starter} {starter} --game {match.game} --from-state match-{pk}.json.gz#turn=0",

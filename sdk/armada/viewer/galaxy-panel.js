@@ -98,7 +98,9 @@
       return;
     }
     delete panel.dataset.planet;
-    panel.append(el("h3", null, "Turn " + view.turn), lineList(eventLines(view, null), "no launches, battles or probes"),
+    const lines = eventLines(view, null);
+    const count = lines.length > 1 ? el("span", { class: "av-muted av-event-count" }, lines.length + " events") : null;
+    panel.append(el("h3", null, "Turn " + view.turn, count), lineList(lines, "no launches, battles or probes"),
       el("p", { class: "av-muted" }, "Click a planet to inspect it."));
   }
 

@@ -2,20 +2,20 @@
  * for the player. */
 (function (AV) {
   "use strict";
-  const { el, append, seatName, statusNotes, resultText } = AV.util;
+  const { el, append, seatLabel, isYou, statusNotes, resultText } = AV.util;
   const M = AV.galaxyModel;
 
   function seatBadge(replay, seat) {
     const stats = el("span", { class: "av-stats" });
     const node = el("div", { class: "av-seat av-seat-" + seat, "data-seat": seat },
-      el("span", { class: "av-swatch" }), el("span", { class: "av-name" }, seatName(replay, seat)), stats);
+      el("span", { class: "av-swatch" }), ...seatLabel(replay, seat), stats);
     return { node, stats };
   }
 
-  function fogSwitch(onChange) {
+  function fogSwitch(replay, onChange) {
+    const option = (seat) => el("option", { value: String(seat) }, "fog: seat " + seat + (isYou(replay, seat) ? " (you)" : ""));
     const select = el("select", { class: "av-fog", "aria-label": "fog of war" },
-      el("option", { value: "0" }, "no fog"), el("option", { value: "1" }, "fog: seat 1"),
-      el("option", { value: "2" }, "fog: seat 2"));
+      el("option", { value: "0" }, "no fog"), option(1), option(2));
     select.addEventListener("change", () => onChange(Number(select.value)));
     return select;
   }
@@ -91,7 +91,7 @@
       render(last.index, last.progress);
     }
 
-    const fog = fogSwitch((seat) => {
+    const fog = fogSwitch(replay, (seat) => {
       state.seat = seat;
       state.panelKey = null;
       root.dataset.fog = String(seat);

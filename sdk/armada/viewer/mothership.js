@@ -2,7 +2,7 @@
  * round (MD-5, MD-6), defence bars, the race names (MD-3) and the result with its points (MD-8, MD-10). */
 (function (AV) {
   "use strict";
-  const { el, svg, clear, COLOURS, seatName, seatStatus, resultText } = AV.util;
+  const { el, svg, clear, COLOURS, seatName, seatLabel, seatStatus, resultText } = AV.util;
 
   const W = 600;
   const H = 380;
@@ -144,9 +144,9 @@
     const model = buildModel(replay);
     const count = model.rounds.length + 1;
     const header = el("div", { class: "av-header" },
-      el("div", { class: "av-seat av-seat-1" }, el("span", { class: "av-swatch" }), el("span", { class: "av-name" }, seatName(replay, 1))),
+      el("div", { class: "av-seat av-seat-1", "data-seat": 1 }, el("span", { class: "av-swatch" }), ...seatLabel(replay, 1)),
       el("div", { class: "av-result", role: "status" }),
-      el("div", { class: "av-seat av-seat-2" }, el("span", { class: "av-swatch" }), el("span", { class: "av-name" }, seatName(replay, 2))));
+      el("div", { class: "av-seat av-seat-2", "data-seat": 2 }, el("span", { class: "av-swatch" }), ...seatLabel(replay, 2)));
     const banner = header.querySelector(".av-result");
     const field = svg("svg", { class: "av-field", viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "Mothership Down battle" });
     const roundNote = el("p", { class: "av-round" });

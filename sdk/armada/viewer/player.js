@@ -191,12 +191,14 @@
     return bar;
   }
 
-  /** Space plays/pauses, arrows step; keys typed into form controls are left to them. */
+  /** Space plays/pauses, arrows step; keys typed into form controls are left to them. A focused button
+   * (after a click on "next battle", say) keeps Space and Enter, which press it, but not the arrows. */
   function bindKeys(player, root) {
     const handler = (event) => {
       if (!root.isConnected || event.altKey || event.ctrlKey || event.metaKey) return;
       const tag = event.target && event.target.tagName;
-      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || tag === "BUTTON") return;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+      if (tag === "BUTTON" && (event.key === " " || event.key === "Spacebar" || event.key === "Enter")) return;
       if (event.key === " " || event.key === "Spacebar") player.toggle();
       else if (event.key === "ArrowRight") player.step(1);
       else if (event.key === "ArrowLeft") player.step(-1);

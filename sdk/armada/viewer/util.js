@@ -52,6 +52,37 @@
     return name || "seat " + seat;
   }
 
+  /** Seats as the page names them (the site: {"1": {"name": "alpha", "you": true}, ...}): each named seat
+   * of the replay takes the page's name (the one it played under is kept as `playedAs`) and its "you" flag. */
+  function nameSeats(replay, seats) {
+    if (!seats || typeof seats !== "object") return replay;
+    for (const entry of replay.seats || []) {
+      const given = entry && seats[String(entry.seat)];
+      if (!given || typeof given !== "object") continue;
+      if (typeof given.name === "string" && given.name) {
+        if (typeof entry.name === "string" && entry.name && entry.name !== given.name) entry.playedAs = entry.name;
+        entry.name = given.name;
+      }
+      entry.you = given.you === true;
+    }
+    return replay;
+  }
+
+  /** Is this seat the viewing user's own (the page said so)? */
+  function isYou(replay, seat) {
+    const entry = (replay.seats || []).find((s) => s && s.seat === seat);
+    return !!(entry && entry.you);
+  }
+
+  /** A seat's name as shown in a header: the name, a "you" badge for the viewer's own seat, and the name
+   * the bot played under (its title) when the page renamed it. */
+  function seatLabel(replay, seat) {
+    const entry = (replay.seats || []).find((s) => s && s.seat === seat) || {};
+    const name = el("span", { class: "av-name", title: entry.playedAs ? "played as " + entry.playedAs : null },
+      seatName(replay, seat));
+    return [name, isYou(replay, seat) ? el("span", { class: "av-you", title: "your bot" }, "you") : null];
+  }
+
   /** The seat's status and detail ("ok" has no detail). */
   function seatStatus(replay, seat) {
     const entry = (replay.seats || []).find((s) => s && s.seat === seat) || {};
@@ -79,5 +110,6 @@
       seatName(replay, n.seat) + " (seat " + n.seat + "): " + n.status + (n.detail ? " \u2014 " + n.detail : ""))));
   }
 
-  AV.util = { SVG_NS, COLOURS, setAttrs, append, el, svg, clear, seatName, seatStatus, statusNotes, resultText };
+  AV.util = { SVG_NS, COLOURS, setAttrs, append, el, svg, clear, seatName, seatStatus, statusNotes, resultText,
+    nameSeats, isYou, seatLabel };
 })(window.ArmadaViewer = window.ArmadaViewer || {});

@@ -1,9 +1,11 @@
 /* Armada replay viewer: the entry point.
  *
- *   ArmadaViewer.mount(element, source, {hash: true})   source: a replay object, JSON text, bytes, or {url}
+ *   ArmadaViewer.mount(element, source, {hash: true, seats})   source: a replay object, JSON text, bytes, or {url};
+ *   seats (optional): {"1": {"name": "alpha", "you": true}, ...}, the page's names for the seats and the viewer's own
  *
  * Elements with a data-armada-src="URL" (a .json.gz or .json replay) or data-armada-json="ID" (the id of a
- * <script type="application/json"> holding the replay) are mounted when the page has loaded. No inline
+ * <script type="application/json"> holding the replay) are mounted when the page has loaded, with the seats of
+ * their data-armada-seats (JSON) when they have one. No inline
  * script or handler is needed, so the viewer runs under a Content-Security-Policy without 'unsafe-inline'.
  *
  * The page hook (docs/viewer.md): the root element sends a bubbling "armada:position" CustomEvent whenever
@@ -51,11 +53,13 @@
     clear(root);
     root.classList.add("armada-viewer");
     root.dataset.game = replay.game;
+    AV.util.nameSeats(replay, options.seats);
     const game = (replay.game === "galaxy" ? AV.galaxy : AV.mothership).create(root, replay);
     const player = new P.Player({ ...game, root });
-    root.appendChild(P.buildControls(player, game));
+    const under = root.querySelector(".av-board-wrap") || root; // the controls right under the board
+    under.appendChild(P.buildControls(player, game));
     const strip = AV.timing.build(player, replay, game);
-    if (strip) root.appendChild(strip);
+    if (strip) under.appendChild(strip);
     if (options.keys !== false) P.bindKeys(player, root);
     const hash = options.hash !== false;
     player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));
@@ -88,9 +92,19 @@
     return block.textContent;
   }
 
+  /** The seats' names and "you" flags a page gives in data-armada-seats (JSON), or null. */
+  function seatsOf(node) {
+    try {
+      return node.dataset.armadaSeats ? JSON.parse(node.dataset.armadaSeats) : null;
+    } catch (err) {
+      return null;
+    }
+  }
+
   function autoMount() {
     for (const node of document.querySelectorAll("[data-armada-src], [data-armada-json]")) {
-      Promise.resolve(sourceOf(node)).then((source) => mount(node, source), (err) => showError(node, err));
+      Promise.resolve(sourceOf(node)).then((source) => mount(node, source, { seats: seatsOf(node) }),
+        (err) => showError(node, err));
     }
   }
 

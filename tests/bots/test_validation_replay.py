@@ -1,0 +1,121 @@
+"""The validation game can be watched (issue 27): validation keeps its replay beside the archive, the
+owner and staff get it from `/api/versions/{id}/replay/` and see it in the viewer on the version's
+page; anyone else gets a 404 and no viewer. The game is played by validation's own code (claim, run,
+record) with the uploaded code as a local process in place of the sandbox (`validation.play`
+swapped), so no Docker is needed."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.files.storage import default_storage
+from rest_framework.test import APIClient
+
+from armada.botspec import starter_file
+from armada.referee.match import play_match
+from armada.referee.process_bot import ProcessBot
+from armada.replay import load_replay_bytes
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-test-password-42"
+CRASHER = "import sys\nsys.stdin.readline()\nraise SystemExit('no init for you')\n"
+
+
+def local_play(folder: Path):
+    """`games.runner.play` with local processes: the stored archive unpacked and run, the starter against it."""
+    from armada_web.storage.archives import unpack
+
+    def play(*, match_id, game, seed, seats, config, purpose="match"):
+        bots = {}
+        for seat, (name, archive) in seats.items():
+            code = folder / f"{match_id}-{seat}"
+            code.mkdir(parents=True, exist_ok=True)
+            unpack(archive=archive, dest=str(code))
+            bots[seat] = ProcessBot([sys.executable, str(code / "main.py")], label=name)
+        return play_match(game, bots, seed=seed, config={**config, "max_turns": 8} if game == "galaxy" else config)
+
+    return play
+
+
+def validate(make_user, monkeypatch, tmp_path, code: str, owner=None, name: str = "watched"):
+    """Upload `code` as a new bot's version and validate it here; returns the version, reloaded."""
+    from armada_web.bots import validation
+    from armada_web.bots.services import create_bot, upload_version
+    from armada_web.jobs.leases import claim
+
+    monkeypatch.setattr(validation, "play", local_play(tmp_path))
+    owner = owner or make_user("owner")
+    bot = create_bot(user=owner, name=name, game="galaxy")
+    version = upload_version(bot=bot, user=owner, filename="main.py", data=code.encode())
+    lease = claim(validation.VALIDATION, version.pk)
+    assert lease is not None
+    validation.run(lease)
+    version.refresh_from_db()
+    return version
+
+
+def greedy() -> str:
+    return starter_file("greedy", "galaxy").read_text()
+
+
+def test_validation_keeps_its_replay_for_the_owner_and_staff_only(make_user, monkeypatch, tmp_path, client):
+    version = validate(make_user, monkeypatch, tmp_path, greedy())
+    assert version.status == "valid"
+    name = version.replay.name
+    assert name.startswith(f"versions/{version.bot_id}/{version.number}-validation-a1") and name.endswith(".json.gz")
+    with default_storage.open(name, "rb") as handle:
+        stored = handle.read()
+    replay = load_replay_bytes(stored)
+    assert replay["game"] == "galaxy" and [s["name"] for s in replay["seats"]] == ["Greedy", "Random"]  # as they said
+    assert replay["result"]["turns"] == 8
+
+    url = f"/api/versions/{version.pk}/replay/"
+    make_user("other")
+    make_user("root", is_staff=True)
+    for who, status in ((None, 404), ("other", 404), ("owner", 200), ("root", 200)):
+        api = APIClient()
+        if who:
+            api.login(username=who, password=PASSWORD)
+        response = api.get(url)
+        assert response.status_code == status, who
+        if status == 200:
+            assert response["Content-Type"] == "application/gzip" and response.content == stored
+            assert gzip.decompress(response.content)  # the viewer unpacks it in the browser
+
+    page = f"/bots/{version.bot_id}/versions/{version.number}/"
+    for who, shown in ((None, False), ("other", False), ("owner", True), ("root", True)):
+        client.logout()
+        if who:
+            client.login(username=who, password=PASSWORD)
+        html = client.get(page).content.decode()
+        assert ('id="validation-game"' in html) is shown, who
+        assert (f'data-armada-src="{url}"' in html) is shown, who
+        assert ("&quot;you&quot;: true" in html) is (who == "owner"), who  # the viewer marks the owner's seat
+
+
+def test_an_invalid_version_keeps_its_game_too_and_a_missing_one_is_a_404(make_user, monkeypatch, tmp_path):
+    version = validate(make_user, monkeypatch, tmp_path, CRASHER, name="crashy")
+    assert version.status == "invalid" and version.replay.name
+    api = APIClient()
+    api.login(username="owner", password=PASSWORD)
+    replay = load_replay_bytes(api.get(f"/api/versions/{version.pk}/replay/").content)
+    assert replay["seats"][0]["status"] != "ok"  # the crash the owner came to see
+    default_storage.delete(version.replay.name)  # lost from storage: a 404, not a 500
+    assert api.get(f"/api/versions/{version.pk}/replay/").status_code == 404
+
+
+def test_the_replay_goes_with_its_version_and_is_no_orphan(make_user, monkeypatch, tmp_path,
+                                                           django_capture_on_commit_callbacks):
+    from armada_web.bots.services import delete_bot
+    from armada_web.matches import retention
+
+    version = validate(make_user, monkeypatch, tmp_path, greedy())
+    name = version.replay.name
+    later = retention.plan(now=version.finished + __import__("datetime").timedelta(days=365))
+    assert name not in [item.name for item in later.items]  # a row names it: kept
+    with django_capture_on_commit_callbacks(execute=True):
+        delete_bot(bot=version.bot, user=version.bot.owner)
+    assert not default_storage.exists(name)
