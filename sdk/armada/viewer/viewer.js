@@ -56,6 +56,7 @@
     root.appendChild(P.buildControls(player, game));
     const strip = AV.timing.build(player, replay, game);
     if (strip) root.appendChild(strip);
+    AV.debug.attach(root, player, replay, options.debug);
     if (options.keys !== false) P.bindKeys(player, root);
     const hash = options.hash !== false;
     player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));
@@ -88,9 +89,18 @@
     return block.textContent;
   }
 
+  /** The bots' drawings a page names with data-armada-debug='[{"seat": 1, "url": "...", "on": true}]'. */
+  function debugOf(node) {
+    try {
+      return node.dataset.armadaDebug ? JSON.parse(node.dataset.armadaDebug) : undefined;
+    } catch (err) {
+      return undefined;
+    }
+  }
+
   function autoMount() {
     for (const node of document.querySelectorAll("[data-armada-src], [data-armada-json]")) {
-      Promise.resolve(sourceOf(node)).then((source) => mount(node, source), (err) => showError(node, err));
+      Promise.resolve(sourceOf(node)).then((source) => mount(node, source, { debug: debugOf(node) }), (err) => showError(node, err));
     }
   }
 
