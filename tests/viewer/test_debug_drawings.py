@@ -85,9 +85,10 @@ def clean(page: Any) -> None:
 def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, replays, tmp_path):
     replay = replays.load("galaxy")
     bad: list[Any] = [
-        {"kind": "dot", "at": 99}, {"kind": "dot", "at": [9, 9]}, {"kind": "circle", "at": 1}, {"kind": "line", "at": 1},
-        {"kind": "dot", "at": [INF, 0]}, {"kind": "dot", "at": [1, "a"]}, {"kind": "dot", "at": [1, 2, 3]}, "junk", None,
-        {"kind": "arrow", "at": 1, "to": {"x": 1}}, {"kind": "label", "at": 2}, {"kind": "ring"}, {"kind": "dot", "at": 2.5},
+        {"kind": "dot", "at": 99}, {"kind": "dot", "at": [9, 9]}, {"kind": "circle", "at": 1},
+        {"kind": "line", "at": 1}, {"kind": "dot", "at": [INF, 0]}, {"kind": "dot", "at": [1, "a"]},
+        {"kind": "dot", "at": [1, 2, 3]}, "junk", None, {"kind": "arrow", "at": 1, "to": {"x": 1}},
+        {"kind": "label", "at": 2}, {"kind": "ring"}, {"kind": "dot", "at": 2.5},
     ]
     good = [
         {"kind": "dot", "at": [1.5, 1.5], "color": "purple"},  # the empty space between planets 6, 7, 10 and 11
@@ -163,7 +164,8 @@ def test_site_fetches_the_named_seats_and_a_failed_fetch_is_no_drawings(page, re
     """The site's way: the page names each seat's drawings URL (data-armada-debug); seat 2's answers 404."""
     w = page.watch
     for name in (*SCRIPTS, "viewer.css"):
-        w.serve(f"/static/{name}", (VIEWER_DIR / name).read_bytes(), "text/css" if name.endswith(".css") else "text/javascript")
+        ctype = "text/css" if name.endswith(".css") else "text/javascript"
+        w.serve(f"/static/{name}", (VIEWER_DIR / name).read_bytes(), ctype)
     w.serve("/replays/1.json.gz", replays.galaxy.read_bytes(), "application/gzip")
     drawings = {"turns": [{"turn": 3, "shapes": [{"kind": "dot", "at": [1.5, 1.5], "color": "purple"}], "text": EVIL}]}
     w.serve("/api/matches/1/debug/?seat=1", json.dumps(drawings).encode(), "application/json")
