@@ -296,6 +296,7 @@
 
     function draw(seat, board, label) {
       clear(seat.layer);
+      seat.layer.dataset.shapes = "0";
       const now = turnOf(seat, label);
       const on = seat.toggle.checked;
       seat.node.dataset.state = seat.state;
