@@ -2,8 +2,9 @@
  *
  * A seat's drawings are {"turns": [{"turn": T, "shapes": [...], "text": "..."}]}; a shape is
  * {"kind": "dot"|"ring"|"line"|"arrow"|"label", "at": P, "to": P, "text": "...", "color": "..."} where P is a
- * Galaxy planet id, a Mothership Down ship or position name ("fighter 3", "enemy mothership", "position 2"),
- * or [x, y] on the board (Galaxy: column and row, planet 1 at [0, 0]; Mothership: the field's 600 x 380 units).
+ * Galaxy planet id, a Mothership Down ship's id ("mothership-2", "fighter-1-3": seat 1's fighter at position 3),
+ * or [x, y] on the board (Galaxy: column and row, planet 1 at [0, 0]; Mothership: the unit square over the
+ * field, seat 1's side at x = 0). The referee (armada.drawing) keeps only such shapes; this reads them again.
  * They come from the replay's top-level `debug` (the offline page: {"1": drawings, "2": ...}) or from URLs a
  * page names (the site: one per seat its user may see). A failed fetch is a seat without drawings.
  *
@@ -26,7 +27,7 @@
   const MAX_ENTRIES = 20000; // turn entries read per seat
   const MAX_SHAPES = 500; // per turn (the referee's limit too)
   const MAX_TEXT = 16384; // characters of a turn's text
-  const MAX_LABEL = 60; // characters of a label on the board
+  const MAX_LABEL = 80; // characters of a label on the board
   const MAX_ID = 40; // characters of a named point
 
   /** `value` as a string of at most n characters (an ellipsis marks the cut); "" for a non-string. */
@@ -112,13 +113,11 @@
     const last = discs.get(16);
     const steps = 3; // planet 16 is 3 columns and 3 rows from planet 1 (GX-1)
     return (p) => {
-      if (p.id !== undefined) {
-        const id = typeof p.id === "string" && /^[Pp]?\d{1,3}$/.test(p.id) ? Number(p.id.replace(/^[Pp]/, "")) : p.id;
-        return discs.get(id) || null;
-      }
-      if (!first || !last) return null;
-      const x = first.x + (p.xy[0] * (last.x - first.x)) / steps;
-      const y = first.y + (p.xy[1] * (last.y - first.y)) / steps;
+      if (p.id !== undefined) return discs.get(p.id) || null;
+      const [col, row] = p.xy;
+      if (!first || !last || col < -0.5 || col > steps + 0.5 || row < -0.5 || row > steps + 0.5) return null;
+      const x = first.x + (col * (last.x - first.x)) / steps;
+      const y = first.y + (row * (last.y - first.y)) / steps;
       return inside(box, x, y) ? { x, y, r: 0 } : null;
     };
   }
@@ -132,30 +131,26 @@
       r: (Math.max(...xs) - Math.min(...xs)) / 2 };
   }
 
-  /** Mothership Down, for `seat`: "mothership", "fighter N" (N = 1..5, or N alone), "enemy mothership",
-   * "enemy fighter N", "position N" (the lane where both fighters N face each other), and field points. */
-  function mothershipLocator(board, seat) {
+  /** Mothership Down: "mothership-S" (seat S's mothership), "fighter-S-P" (seat S's fighter at position P,
+   * 1..5), and [x, y] in the unit square over the field (x from seat 1's side, 0, to seat 2's, 1; y from the
+   * top, 0, to the bottom, 1). The ids name seats, not sides, so both seats' drawings mean the same thing. */
+  function mothershipLocator(board) {
     const box = boxOf(board);
-    const ship = (s) => {
-      const rect = board.querySelector('.av-mothership[data-seat="' + s + '"] rect');
-      const x = num(rect, "x"), y = num(rect, "y"), w = num(rect, "width"), h = num(rect, "height");
-      return x === null || y === null || w === null || h === null ? null : { x: x + w / 2, y: y + h / 2, r: w / 2 };
-    };
-    const fighter = (s, i) => polygonCentre(board.querySelector('.av-fighter[data-seat="' + s + '"][data-fighter="' + i + '"] polygon'));
     return (p) => {
-      if (p.xy) return inside(box, p.xy[0], p.xy[1]) ? { x: p.xy[0], y: p.xy[1], r: 0 } : null;
-      const name = String(p.id).toLowerCase().replace(/[\s_:.#-]+/g, "");
-      const m = /^(enemy|opponent|their|own|my)?(mothership|ship|fighter|f|position|zone|lane)?(\d*)$/.exec(name);
-      if (!m) return null;
-      const side = m[1] === "enemy" || m[1] === "opponent" || m[1] === "their" ? 3 - seat : seat;
-      const what = m[2] || (m[3] ? "fighter" : "");
-      const n = m[3] ? Number(m[3]) : null;
-      if ((what === "mothership" || what === "ship") && n === null) return ship(side);
-      if (n === null || n < 1 || n > 5) return null;
-      if (what === "fighter" || what === "f") return fighter(side, n);
-      const a = fighter(1, n), b = fighter(2, n);
-      if (!a && !b) return null;
-      return { x: box.x0 + (box.x1 - box.x0) / 2, y: (a || b).y, r: 0 };
+      if (p.xy) {
+        const [u, v] = p.xy;
+        if (u < 0 || u > 1 || v < 0 || v > 1) return null;
+        return { x: box.x0 + u * (box.x1 - box.x0), y: box.y0 + v * (box.y1 - box.y0), r: 0 };
+      }
+      const ship = /^mothership-([12])$/.exec(String(p.id));
+      if (ship) {
+        const rect = board.querySelector('.av-mothership[data-seat="' + ship[1] + '"] rect');
+        const x = num(rect, "x"), y = num(rect, "y"), w = num(rect, "width"), h = num(rect, "height");
+        return x === null || y === null || w === null || h === null ? null : { x: x + w / 2, y: y + h / 2, r: w / 2 };
+      }
+      const fighter = /^fighter-([12])-([1-5])$/.exec(String(p.id));
+      if (!fighter) return null;
+      return polygonCentre(board.querySelector('.av-fighter[data-seat="' + fighter[1] + '"][data-fighter="' + fighter[2] + '"] polygon'));
     };
   }
 
@@ -315,7 +310,7 @@
         seat.note.textContent = "nothing drawn this " + (mothership ? "battle" : "turn");
         return;
       }
-      const locate = mothership ? mothershipLocator(board, seat.seat) : galaxyLocator(board);
+      const locate = mothership ? mothershipLocator(board) : galaxyLocator(board);
       const drawn = on ? drawShapes(seat.layer, now.shapes, locate) : 0;
       seat.layer.dataset.shapes = String(drawn);
       seat.note.textContent = on ? drawn + (drawn === 1 ? " shape" : " shapes") : "hidden";
