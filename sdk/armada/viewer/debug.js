@@ -223,16 +223,6 @@
     return out;
   }
 
-  async function fetchDrawings(url) {
-    try {
-      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
-      if (!response.ok) return null;
-      return await response.json();
-    } catch (err) {
-      return null;
-    }
-  }
-
   /**
    * Show the drawings of the viewer in `root`: a layer per seat over the board, and beside it (in the side
    * panel) a box per seat with its toggle and the turn's text. `given`: the page's sources (see sourcesOf).
@@ -317,7 +307,7 @@
     }
 
     for (const seat of seats) {
-      const load = seat.drawings ? Promise.resolve(seat.drawings) : fetchDrawings(seat.url);
+      const load = seat.drawings ? Promise.resolve(seat.drawings) : AV.load.fetchJson(seat.url);
       load.then((data) => {
         seat.turns = normalize(data);
         seat.state = data && typeof data === "object" && seat.turns.size ? "ready" : "none";

@@ -100,7 +100,8 @@
 
   function autoMount() {
     for (const node of document.querySelectorAll("[data-armada-src], [data-armada-json]")) {
-      Promise.resolve(sourceOf(node)).then((source) => mount(node, source, { debug: debugOf(node) }), (err) => showError(node, err));
+      Promise.resolve(sourceOf(node)).then((source) => mount(node, source, { debug: debugOf(node) }),
+        (err) => showError(node, err));
     }
   }
 
