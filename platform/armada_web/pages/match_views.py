@@ -16,6 +16,7 @@ from armada_web.ladder.explain import explained
 from armada_web.matches import listing, queries
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
+from armada_web.pages.match_drawings import drawing_context
 from armada_web.pages.match_forms import MatchFilterForm
 from armada_web.pages.match_timing import timing_context
 from armada_web.pages.viewer_seats import seats_attribute
@@ -92,6 +93,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         # Runs as written: starters in both seats (the page says to put your bots' folders there).
         "command": f"armada play {starter} {starter} --game {match.game} --from-state match-{pk}.json.gz#turn=0",
         **(timing_context(user=request.user, match=match, seats=seats) if finished else {}),
+        **(drawing_context(user=request.user, match=match, seats=seats) if finished else {}),
     }
     context["rating_changes"] = explained(seats)  # pages/_rating_changes.html
     return render(request, "pages/match.html", context)

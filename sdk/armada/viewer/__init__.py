@@ -16,7 +16,7 @@ VIEWER_DIR = Path(__file__).resolve().parent
 #: The viewer's scripts, in the order a page loads them (plain scripts, no build step, no modules).
 SCRIPTS: tuple[str, ...] = (
     "util.js", "load.js", "player.js", "chart.js", "timing.js", "galaxy-model.js", "galaxy-labels.js",
-    "galaxy-board.js", "galaxy-panel.js", "galaxy.js", "mothership.js", "viewer.js",
+    "galaxy-board.js", "galaxy-panel.js", "galaxy.js", "mothership.js", "debug.js", "viewer.js",
 )
 STYLES: tuple[str, ...] = ("viewer.css",)
 #: The id of the <script type="application/json"> block holding the replay in the offline page.

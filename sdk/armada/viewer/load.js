@@ -85,6 +85,16 @@
     return parseReplayBytes(await response.arrayBuffer());
   }
 
+  /** JSON from a URL the page named (a seat's drawings, debug.js); null when it cannot be had (any error). */
+  async function fetchJson(url) {
+    try {
+      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      return response.ok ? await response.json() : null;
+    } catch (err) {
+      return null;
+    }
+  }
+
   /** Anything the viewer accepts: a replay object, JSON text, bytes, or {url}. */
   async function loadReplay(source) {
     if (source && typeof source === "object" && typeof source.url === "string") return fetchReplay(source.url);
@@ -93,5 +103,6 @@
     return checkReplay(source);
   }
 
-  AV.load = { FORMAT, VERSION, ReplayError, checkReplay, parseReplayText, parseReplayBytes, fetchReplay, loadReplay };
+  AV.load = { FORMAT, VERSION, ReplayError, checkReplay, parseReplayText, parseReplayBytes, fetchReplay, loadReplay,
+    fetchJson };
 })(window.ArmadaViewer = window.ArmadaViewer || {});

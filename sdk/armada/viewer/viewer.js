@@ -60,6 +60,7 @@
     under.appendChild(P.buildControls(player, game));
     const strip = AV.timing.build(player, replay, game);
     if (strip) under.appendChild(strip);
+    AV.debug.attach(root, player, replay, options.debug);
     if (options.keys !== false) P.bindKeys(player, root);
     const hash = options.hash !== false;
     player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));
@@ -101,9 +102,19 @@
     }
   }
 
+  /** The bots' drawings a page names with data-armada-debug='[{"seat": 1, "url": "...", "on": true}]'. */
+  function debugOf(node) {
+    try {
+      return node.dataset.armadaDebug ? JSON.parse(node.dataset.armadaDebug) : undefined;
+    } catch (err) {
+      return undefined;
+    }
+  }
+
   function autoMount() {
     for (const node of document.querySelectorAll("[data-armada-src], [data-armada-json]")) {
-      Promise.resolve(sourceOf(node)).then((source) => mount(node, source, { seats: seatsOf(node) }),
+      Promise.resolve(sourceOf(node)).then(
+        (source) => mount(node, source, { seats: seatsOf(node), debug: debugOf(node) }),
         (err) => showError(node, err));
     }
   }
