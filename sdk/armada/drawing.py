@@ -131,8 +131,21 @@ def _shapes(count: int) -> str:
     return f"{count} shape" + ("" if count == 1 else "s")
 
 
+def _point_size(value: Any) -> int:
+    if isinstance(value, list):
+        return 3 + len(repr(value[0])) + len(repr(value[1]))
+    return len(str(value)) + (2 if isinstance(value, str) else 0)
+
+
 def _size(shape: dict[str, Any]) -> int:
-    return len(json.dumps(shape, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    """The shape's bytes as compact JSON (kept shapes only: ids, rounded floats, clean one-line text)."""
+    size = 28 + len(shape["kind"]) + len(shape["color"]) + _point_size(shape["at"])
+    if "to" in shape:
+        size += 6 + _point_size(shape["to"])
+    if "text" in shape:
+        text = shape["text"]
+        size += 10 + len(text.encode("utf-8")) + text.count('"') + text.count("\\")
+    return size
 
 
 class Drawings:
