@@ -116,7 +116,7 @@ BARE = textwrap.dedent('''
             reply["debug"] = {"shapes": [{"kind": "dot", "at": 5}] * 600, "text": "x" * 20000}
         elif msg["type"] == "command":
             reply["fleets"] = []
-            reply["debug"] = ["not", "an", "object"]
+            reply["debug"] = ["not", "an", "object", float("nan")]  # json writes NaN: fine in a drawing
         print(json.dumps(reply), flush=True)
 ''')
 
@@ -134,7 +134,7 @@ def test_a_process_bot_past_the_limits_gets_notes_in_its_log(tmp_path):
         "text clipped to 16384 bytes a turn",
         "[armada] --- request 2: command, turn 1 ---",
     ]
-    assert log[3] == '[armada] drawing, turn 1: debug is not an object (["not", "an", "object"]): ignored'
+    assert log[3] == '[armada] drawing, turn 1: debug is not an object (["not", "an", "object", "unacc): ignored'
     turns = outcome.players[0].debug["turns"]
     assert [(t["turn"], len(t["shapes"]), len(t["text"])) for t in turns] == [(1, 500, 16384), (2, 500, 16384)]
 
