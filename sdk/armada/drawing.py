@@ -172,11 +172,10 @@ class Drawings:
         if not isinstance(shapes, list):
             problems.append("debug.shapes is not a list: ignored")
             shapes = []
-        ignored, first, dropped = 0, "", 0
-        for index, item in enumerate(shapes):
-            if len(entry["shapes"]) >= MAX_SHAPES:
-                dropped = len(shapes) - index
-                break
+        ignored, first = 0, ""
+        room = MAX_SHAPES - len(entry["shapes"])  # only this many are looked at: the referee's work is bounded
+        dropped = max(0, len(shapes) - room)
+        for index, item in enumerate(shapes[:room]):
             shape, why = clean_shape(item, self.board)
             if shape is None:
                 ignored += 1

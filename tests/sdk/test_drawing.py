@@ -166,3 +166,11 @@ def test_nesting_and_odd_values_never_raise():
     drawings = Drawings(GALAXY_BOARD)
     assert drawings.add(1, {"shapes": [{"kind": "dot", "at": deep}], "text": 3}) is not None
     assert drawings.to_dict() == {"turns": []}
+
+
+def test_a_flood_of_bad_shapes_costs_the_referee_500_looks_a_reply():
+    drawings = Drawings(GALAXY_BOARD)
+    note = drawings.add(1, {"shapes": [{"kind": "x"}] * 100_000 + [{"kind": "dot", "at": 1}]})
+    assert note == ("[armada] drawing, turn 1: 500 shapes ignored (first: shapes[0]: unknown kind \"x\"); "
+                    "99501 shapes dropped past the limit of 500 a turn")
+    assert drawings.to_dict() == {"turns": []}
