@@ -46,9 +46,14 @@ def plain(value: Any) -> Any:
     return json.loads(json.dumps(value, allow_nan=False))
 
 
+#: The local replay's drawings (armada.drawing.with_drawings): what the bots drew, not game content either.
+DEBUG = "debug"
+
+
 def game_content(replay: dict[str, Any]) -> dict[str, Any]:
-    """The replay without its `timings`: what the seed and the answers determine (GX-23)."""
-    return {key: value for key, value in replay.items() if key != TIMINGS}
+    """The replay without its `timings` (and a local replay's drawings, `debug`): what the seed and
+    the answers determine (GX-23)."""
+    return {key: value for key, value in replay.items() if key not in (TIMINGS, DEBUG)}
 
 
 def replay_bytes(replay: dict[str, Any]) -> bytes:

@@ -9,6 +9,7 @@ from rest_framework.routers import DefaultRouter
 from armada_web.api.bots import BotViewSet
 from armada_web.api.events import EntriesView, EventsView, EventView, StartView
 from armada_web.api.ladder import BattleReplayView, ChallengesView, ladder_view
+from armada_web.api.match_debug import MatchDebugView
 from armada_web.api.match_requests import MatchRequestsView
 from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
 from armada_web.api.replays import ReplayListView
@@ -35,6 +36,7 @@ urlpatterns = [
     path("matches/<id:pk>/", MatchView.as_view(), name="api-match"),
     path("matches/<id:pk>/replay/", MatchReplayView.as_view(), name="api-match-replay"),
     path("matches/<id:pk>/requests/", MatchRequestsView.as_view(), name="api-match-requests"),
+    path("matches/<id:pk>/debug/", MatchDebugView.as_view(), name="api-match-debug"),
     path("replays/", ReplayListView.as_view(), name="api-replays"),
     *[path(f"ladder/{slug}/", ladder_view(slug), name=f"api-ladder-{slug}") for slug in SPECS],
     *[path(f"ladder/{game.slug}/<id:a>/<id:b>/replay/", BattleReplayView.as_view(), name="api-battle-replay")

@@ -103,13 +103,19 @@ def execute(lease: Lease) -> str:
         stored = storage.store_replay(match.pk, lease.attempt, outcome.replay)
         saved.append(stored.name)
         log_names: dict[int, str] = {}
+        drawing_names: dict[int, str] = {}
         for p in participants:
-            log_names[p.seat] = storage.save_log(match.pk, lease.attempt, p.seat, outcome.players[p.seat - 1].log)
+            report = outcome.players[p.seat - 1]
+            log_names[p.seat] = storage.save_log(match.pk, lease.attempt, p.seat, report.log)
             saved.append(log_names[p.seat])
+            if report.debug.get("turns"):  # what the bot drew: beside its log, private like it
+                drawing_names[p.seat] = storage.save_drawing(match.pk, lease.attempt, p.seat, report.debug)
+                saved.append(drawing_names[p.seat])
     except OSError as exc:
         storage.delete(saved)
         return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
-    status = retrying(lambda: record(lease, match, participants, outcome, stored.name, log_names, stored=stored),
+    status = retrying(lambda: record(lease, match, participants, outcome, stored.name, log_names, stored=stored,
+                                     drawing_names=drawing_names),
                       what=f"the database (recording match {match.pk})")
     if status != MatchStatus.FINISHED:
         storage.delete(saved)
@@ -124,10 +130,11 @@ def _score(outcome: MatchOutcome, seat: int) -> float | None:
 
 
 def record(lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
-           log_names: dict[int, str], stored: storage.Stored | None = None) -> str:
+           log_names: dict[int, str], stored: storage.Stored | None = None,
+           drawing_names: dict[int, str] | None = None) -> str:
     """In one transaction, if this attempt still holds the row: result, files (with the replay's
-    size and checksum when `stored` is given), the kept tallies (matches.tallies), what depends on
-    the result (`match_recorded`), then `finished`."""
+    size and checksum when `stored` is given; each seat's drawings when it drew), the kept tallies
+    (matches.tallies), what depends on the result (`match_recorded`), then `finished`."""
     winner = outcome.winner
     engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
     with transaction.atomic():
@@ -142,8 +149,9 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
             p.status, p.detail = report.status, one_line(report.detail, 480) if report.detail else ""
             p.score = _score(outcome, p.seat)
             p.log = log_names[p.seat]
+            p.debug = (drawing_names or {}).get(p.seat, "")
             p.timing = totals(outcome.replay, p.seat)
-            p.save(update_fields=["result", "status", "detail", "score", "log", "timing"])
+            p.save(update_fields=["result", "status", "detail", "score", "log", "debug", "timing"])
         tallies.count_result(seats=participants)
         # A receiver that orders its own rows by `finished` (the ladder's rating history) locks them
         # first, so the time taken after it orders the matches as their updates were applied.

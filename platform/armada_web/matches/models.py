@@ -115,6 +115,9 @@ class Participant(models.Model):
                                  "this seat wins (rated games; empty before it was kept: computed from the skills)")
     log = models.FileField(upload_to="matches/", max_length=300, blank=True,
                            help_text="the bot's stderr in private storage (owner and staff only)")
+    debug = models.FileField(upload_to="matches/", max_length=300, blank=True,
+                             help_text="what the bot drew (armada.drawing), gzip JSON in private storage beside "
+                             "its log (owner and staff only); empty when it drew nothing")
     timing = models.JSONField(null=True, blank=True,
                               help_text="the seat's time over the match, from its replay's timings when it was "
                               "recorded: {total_ms, max_ms, timeouts} (empty for older matches)")

@@ -5,6 +5,7 @@
 - Ranked and finals matches (a season's results link them): kept as long as their bots exist.
   A seat's log goes once its bot version is gone (deleted with its bot: the row's version is
   empty); the replay goes once no seat's version exists any more.
+- A seat's drawings (`Participant.debug`) go with its log, whatever the kind of match.
 - Orphans: files under `matches/` and `versions/` in storage (listed through the storage API, so
   a bucket's objects as well as a folder's) that no row names (a worker lost
   between saving and recording, a deletion that failed halfway), once older than
@@ -33,6 +34,8 @@ ROOTS = ("matches", "versions")
 #: Kinds whose files are kept as long as their bots exist.
 KEPT = (MatchKind.RANKED, MatchKind.FINALS)
 DONE = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
+#: A seat's files: its log and its drawings, kept and pruned alike.
+SEAT_FILES = ("log", "debug")
 
 
 @dataclass
@@ -41,7 +44,8 @@ class Item:
     size: int
     why: str  # "unranked-expired", "ranked-bot-gone", "orphan"
     match_id: int | None = None
-    participant_id: int | None = None  # a log; None with a match_id: the replay
+    participant_id: int | None = None  # a log (or drawings); None with a match_id: the replay
+    column: str = "log"  # the participant's field naming the file: "log" or "debug"
 
 
 @dataclass
@@ -84,19 +88,21 @@ def plan(now: datetime | None = None) -> Plan:
     expired = Match.objects.filter(~Q(kind__in=KEPT), status__in=DONE, finished__lte=cutoff)
     for match_id, replay in expired.exclude(replay="").values_list("pk", "replay"):
         result.items.append(Item(replay, _size(replay), "unranked-expired", match_id))
-    for pid, match_id, log in (Participant.objects.filter(match__in=expired).exclude(log="")
-                               .values_list("pk", "match_id", "log")):
-        result.items.append(Item(log, _size(log), "unranked-expired", match_id, pid))
     ranked = Match.objects.filter(kind__in=KEPT)
-    for pid, match_id, log in (Participant.objects.filter(match__in=ranked, version__isnull=True).exclude(log="")
-                               .values_list("pk", "match_id", "log")):
-        result.items.append(Item(log, _size(log), "ranked-bot-gone", match_id, pid))
+    for column in SEAT_FILES:
+        for pid, match_id, name in (Participant.objects.filter(match__in=expired).exclude(**{column: ""})
+                                    .values_list("pk", "match_id", column)):
+            result.items.append(Item(name, _size(name), "unranked-expired", match_id, pid, column))
+        for pid, match_id, name in (Participant.objects.filter(match__in=ranked, version__isnull=True)
+                                    .exclude(**{column: ""}).values_list("pk", "match_id", column)):
+            result.items.append(Item(name, _size(name), "ranked-bot-gone", match_id, pid, column))
     orphaned = (ranked.exclude(replay="").exclude(participants__version__isnull=False)
                 .values_list("pk", "replay"))
     for match_id, replay in orphaned:
         result.items.append(Item(replay, _size(replay), "ranked-bot-gone", match_id))
     named = set(Match.objects.exclude(replay="").values_list("replay", flat=True))
-    named |= set(Participant.objects.exclude(log="").values_list("log", flat=True))
+    for column in SEAT_FILES:
+        named |= set(Participant.objects.exclude(**{column: ""}).values_list(column, flat=True))
     named |= set(BotVersion.objects.exclude(archive="").values_list("archive", flat=True))
     named |= set(BotVersion.objects.exclude(replay="").values_list("replay", flat=True))
     grace = at - timedelta(seconds=settings.ARMADA.orphan_grace_s)
@@ -118,7 +124,7 @@ def prune(todo: Plan) -> tuple[int, int]:
     files = size = 0
     for item in todo.items:
         if item.participant_id is not None:
-            Participant.objects.filter(pk=item.participant_id, log=item.name).update(log="")
+            Participant.objects.filter(pk=item.participant_id, **{item.column: item.name}).update(**{item.column: ""})
         elif item.match_id is not None:
             Match.objects.filter(pk=item.match_id, replay=item.name).update(replay="")
         try:

@@ -1,7 +1,9 @@
-"""Where a match's files live: the replay (gzip replay v1) and each seat's log, in private storage.
+"""Where a match's files live: the replay (gzip replay v1), each seat's log and each seat's drawings
+(`{"turns": [...]}` of armada.drawing, gzip JSON, only when it drew), in private storage.
 
-Names: `matches/<id>/replay-a<attempt>.json.gz` and `matches/<id>/seat-<n>-a<attempt>.log`, so a
-run repeated after a lost worker never overwrites (or is confused with) an earlier one's files.
+Names: `matches/<id>/replay-a<attempt>.json.gz`, `matches/<id>/seat-<n>-a<attempt>.log` and
+`matches/<id>/seat-<n>-a<attempt>.debug.json.gz`, so a run repeated after a lost worker never
+overwrites (or is confused with) an earlier one's files.
 A saved replay's size and SHA-256 (`Stored`, of the bytes as the API serves them) are kept on
 its match, so the replays' list (the dataset) never reads storage for them.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +62,25 @@ def save_log(match_id: int, attempt: int, seat: int, text: str) -> str:
     """Store one seat's stderr log; returns the name."""
     return default_storage.save(f"matches/{match_id}/seat-{seat}-a{attempt}.log",
                                 ContentFile(text.encode("utf-8", "replace")))
+
+
+def save_drawing(match_id: int, attempt: int, seat: int, drawing: dict[str, Any]) -> str:
+    """Store one seat's drawings (`{"turns": [...]}`) beside its log; returns the name."""
+    data = gzip_replay(drawing)  # the same canonical JSON and gzip as a replay
+    return default_storage.save(f"matches/{match_id}/seat-{seat}-a{attempt}.debug.json.gz", ContentFile(data))
+
+
+def read_drawing(name: str) -> dict[str, Any] | None:
+    """A seat's stored drawings, or None when there is no such file or it is damaged; Unavailable
+    when the storage does not answer."""
+    data = read(name)
+    if data is None:
+        return None
+    try:
+        value = json.loads(gzip.decompress(data).decode("utf-8"))
+    except (OSError, EOFError, ValueError):
+        return None
+    return value if isinstance(value, dict) and isinstance(value.get("turns"), list) else None
 
 
 def read(name: str) -> bytes | None:

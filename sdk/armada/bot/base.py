@@ -8,11 +8,13 @@ owns stdin/stdout, ids and logging.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
 from typing import Any
 
+from armada.bot.drawing import Drawing
 from armada.referee.environment import SEED_VARIABLE
 
 #: Per-thread seed of a bot played in-process (armada.referee.inprocess), read before the environment.
@@ -41,6 +43,12 @@ class BaseBot:
     name: str = ""
     #: Milliseconds left in this bot's time bank at the current request (protocol.md, "Time").
     bank_ms: int | None = None
+
+    @functools.cached_property
+    def debug(self) -> Drawing:
+        """What this bot draws on the board for the current request (`self.debug.line(a, b)`, ...):
+        cleared before every request and sent with the reply (docs/bot-library.md, "Drawing")."""
+        return Drawing()
 
     def note_request(self, request: dict[str, Any]) -> None:
         """Called by `run` before every game request: keeps `bank_ms` up to date."""

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from armada.bot.base import BaseBot
+from armada.bot.drawing import Drawing
+from armada.drawing import DEBUG_KEY
 from armada.logmarks import exception_line
 
 
@@ -103,6 +105,21 @@ def _serve(bot: BaseBot, stdin: IO[Any], stdout: IO[Any]) -> None:
         _write(stdout, out)
 
 
+def _drawn(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any]:
+    """The answer with what the bot drew while giving it (`self.debug`, cleared first) as `debug`."""
+    drawing = getattr(bot, "__dict__", {}).get("debug")  # made on first use (BaseBot.debug)
+    if isinstance(drawing, Drawing):
+        drawing.clear()
+    reply = _answer(bot, message)
+    drawing = getattr(bot, "__dict__", {}).get("debug")
+    if not isinstance(drawing, Drawing):
+        return reply
+    drawn = drawing.to_json()
+    if drawing.notice():
+        print(drawing.notice(), file=sys.stderr, flush=True)
+    return reply if drawn is None else {**reply, DEBUG_KEY: drawn}
+
+
 def respond(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any] | None:
     """The reply line's object (with the request's id) to one request; None for `end`.
 
@@ -117,7 +134,7 @@ def respond(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any] | None:
         # No name: the referee shows the bot's own name (its platform or file name), MD-3.
         reply: dict[str, Any] = {"name": str(bot.name)} if bot.name else {}
     else:
-        reply = _answer(bot, message)
+        reply = _drawn(bot, message)
     out = {"id": message.get("id")}
     out.update((key, value) for key, value in reply.items() if key != "id")
     return out

@@ -104,6 +104,8 @@ class Game(Protocol):
     # Optional: `replay_answer(phase, answer) -> dict`, the part of an answer the replay keeps
     # (only what the engine reads, bounded in size). Without it the whole answer is kept,
     # up to armada.replay.MAX_ANSWER_BYTES.
+    # Optional: `drawing_board() -> armada.drawing.Board`, the ids and the box a bot's drawing may
+    # name (protocol.md, "Drawing"). Without it a drawing may use `[x, y]` in the unit square only.
 
     def frame(self, state: Any) -> dict[str, Any] | None:
         """Enough state, as JSON data, to draw this moment in a replay viewer (None: nothing new to draw)."""

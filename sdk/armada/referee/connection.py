@@ -246,6 +246,16 @@ class LogBuffer:
         with self._lock:
             self._pending_mark = text
 
+    def note(self, text: str) -> None:
+        """The referee's line `text` goes into the log now (after the pending request mark, if any)."""
+        with self._lock:
+            if self.over:
+                return
+            if self._pending_mark:
+                self._put_mark()  # the request's mark first: the note belongs to that request
+            self._pending_mark = text
+            self._put_mark()
+
     def _put_mark(self) -> None:
         line = ("" if self._ends_line else "\n") + self._pending_mark + "\n"
         self._pending_mark = ""
@@ -371,13 +381,23 @@ class LogPump:
     def mark(self, text: str) -> None:
         """Read the bytes `fd` holds now, then put the mark `text` (the bot's next bytes come after it)."""
         with self._lock:
-            fd = self._fd
-            if fd is not None and not self._done:
-                left = _pending(fd)
-                with contextlib.suppress(OSError):  # BlockingIOError: gone meanwhile
-                    while left > 0 and not self._done:
-                        left -= self._read_once(fd, min(left, READ_CHUNK))
+            self._read_pending()
             self.log.mark(text)
+
+    def note(self, text: str) -> None:
+        """Read the bytes `fd` holds now, then write the referee's line `text` into the log."""
+        with self._lock:
+            self._read_pending()
+            self.log.note(text)
+
+    def _read_pending(self) -> None:
+        """Under the lock: feed the log exactly the bytes the pipe holds now (FIONREAD)."""
+        fd = self._fd
+        if fd is not None and not self._done:
+            left = _pending(fd)
+            with contextlib.suppress(OSError):  # BlockingIOError: gone meanwhile
+                while left > 0 and not self._done:
+                    left -= self._read_once(fd, min(left, READ_CHUNK))
 
     def _read_once(self, fd: int, size: int = READ_CHUNK) -> int:
         """One read into the log, under the lock; at the stream's end or the log's cap, done."""
@@ -447,6 +467,17 @@ class BotConnection(ABC):
         buffer = getattr(self, "_log", None)
         if isinstance(buffer, LogBuffer):
             buffer.mark(text)
+
+    def note(self, text: str) -> None:
+        """Write the referee's line `text` into the bot's log now, under the current request's mark
+        (a drawing past its limits, armada.drawing); a no-op without a LogBuffer."""
+        pump = getattr(self, "_log_pump", None)
+        if isinstance(pump, LogPump):
+            pump.note(text)
+            return
+        buffer = getattr(self, "_log", None)
+        if isinstance(buffer, LogBuffer):
+            buffer.note(text)
 
     def log_notes(self) -> LogNotes:
         """The exceptions the bot library reported in the log (none known without a LogBuffer)."""

@@ -2,7 +2,9 @@
 
 One UTF-8 JSON object per line in both directions (docs/protocol.md). Replies are parsed
 strictly: no NaN or Infinity, no floats that overflow to infinity, no nesting deep
-enough to exhaust the parser, and the reply must be a JSON object.
+enough to exhaust the parser, and the reply must be a JSON object. The one exception: NaN,
+Infinity and out-of-range numbers inside the reply's `debug` object (a drawing, D-R-16) parse
+to a placeholder that the drawing's checks ignore, so a drawing is never a protocol error.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import math
 from typing import Any
 
+from armada.drawing import DEBUG_KEY
 from armada.jsontext import json_type
 
 #: The protocol version sent in every `init` message.
@@ -32,22 +35,33 @@ def encode_message(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in a reply")
+class _Unacceptable:
+    """What a NaN, an Infinity or an out-of-range number parses to: fine inside `debug` (a drawing,
+    armada.drawing, where it is ignored as any bad value), a protocol error anywhere else."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def __repr__(self) -> str:
+        return "unacceptable number"
+
+    __str__ = __repr__
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number {text[:20]} is out of range")
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise ValueError(f"an integer of {digits} digits is too large (at most {MAX_INT_DIGITS})")
-    return int(text)
+def _contains_unacceptable(value: Any) -> _Unacceptable | None:
+    """The first unacceptable number in `value` (iteratively: the parser bounds the depth)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Unacceptable):
+            return item
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def preview(raw: bytes) -> str:
@@ -63,17 +77,39 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProtocolError(f"reply is not valid UTF-8 (bad byte at offset {exc.start})") from None
+    found: list[_Unacceptable] = []
+
+    def unacceptable(why: str) -> _Unacceptable:
+        found.append(_Unacceptable(why))
+        return found[-1]
+
+    def constant(name: str) -> Any:
+        return unacceptable(f"{name} is not allowed in a reply")
+
+    def finite_float(number: str) -> Any:
+        value = float(number)
+        return value if math.isfinite(value) else unacceptable(f"number {number[:20]} is out of range")
+
+    def bounded_int(number: str) -> Any:
+        digits = len(number.lstrip("-"))
+        if digits > MAX_INT_DIGITS:
+            return unacceptable(f"an integer of {digits} digits is too large (at most {MAX_INT_DIGITS})")
+        return int(number)
+
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                           parse_int=_bounded_int)
+        value = json.loads(text, parse_constant=constant, parse_float=finite_float, parse_int=bounded_int)
     except RecursionError:
         raise ProtocolError("reply is nested too deeply to parse") from None
     except json.JSONDecodeError as exc:
         raise ProtocolError(f"reply is not valid JSON ({exc.msg} at column {exc.colno}): {preview(raw)}") from None
-    except ValueError as exc:
-        raise ProtocolError(f"reply is not acceptable JSON ({exc})") from None
     if not isinstance(value, dict):
+        if found:
+            raise ProtocolError(f"reply is not acceptable JSON ({found[0].why})")
         raise ProtocolError(f"reply is a JSON {json_type(value)}, not an object: {preview(raw)}")
+    if found:  # only a drawing may hold them (D-R-16): it ignores them like any bad value
+        bad = _contains_unacceptable({k: v for k, v in value.items() if k != DEBUG_KEY})
+        if bad is not None:
+            raise ProtocolError(f"reply is not acceptable JSON ({bad.why})")
     return value
 
 

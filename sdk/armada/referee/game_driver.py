@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from armada.drawing import without_debug
 from armada.games.base import Fault, Game, Request, Result, forfeit_result
 from armada.replay import ReplayRecorder, plain
 
@@ -66,7 +67,10 @@ class GameDriver:
         return {"type": request.type, "id": request_id, **game_fields, "bank_ms": bank_ms}
 
     def advance(self, requests: dict[int, Request], answers: dict[int, dict[str, Any]]) -> dict[int, Fault]:
-        """Play one step with every seat's answer (without id); returns the faults the engine found."""
+        """Play one step with every seat's answer (without id); returns the faults the engine found.
+
+        A drawing (`debug`, armada.drawing) is no part of an answer: it is left out here too."""
+        answers = {seat: without_debug(answer) for seat, answer in answers.items()}
         step = self.engine.step(self.state, answers)
         self.state = step.state
         phases = {number: request.type for number, request in requests.items()}

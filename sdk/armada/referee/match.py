@@ -16,7 +16,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.games.base import SEATS, Fault, Game, Result
+from armada.drawing import DEBUG_KEY, Board, Drawings, without_debug
+from armada.games.base import SEATS, Fault, Game, Request, Result
 from armada.logmarks import exception_summary
 from armada.narration import warning_counts
 from armada.referee.clock import Limits, default_limits
@@ -37,6 +38,8 @@ END_SEND_S = 0.5
 DETAIL_CHARS = 4000
 #: Extra seconds allowed for a connection's start/close beyond its own timeouts.
 CLOSE_SLACK_S = 10.0
+#: What a game without its own `drawing_board` lets bots draw on: points in the unit square.
+UNIT_BOARD = Board(frozenset(), (0.0, 1.0), (0.0, 1.0))
 
 
 @dataclass
@@ -56,8 +59,8 @@ class TimeUsed:
 @dataclass
 class PlayerReport:
     """How one seat did: display name, status (protocol.md "Statuses"), one-line detail, stderr log,
-    the exceptions its bot library caught, the orders and probes the engine dropped (GX-8, GX-10)
-    and its time."""
+    the exceptions its bot library caught, the orders and probes the engine dropped (GX-8, GX-10),
+    its time and its drawings."""
 
     seat: int
     name: str
@@ -69,6 +72,8 @@ class PlayerReport:
     warnings: int = 0
     first_warning: str = ""
     time: TimeUsed = field(default_factory=TimeUsed)
+    #: What the bot drew (armada.drawing): `{"turns": [{"turn", "shapes", "text"}]}`; private like the log.
+    debug: dict[str, Any] = field(default_factory=lambda: {"turns": []})
 
     def to_dict(self) -> dict[str, Any]:
         """The public part kept in the replay (the log is for the bot's owner only)."""
@@ -211,6 +216,8 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
         for number in SEATS:
             bots[number].bot_seed = bot_seed(seed, number, key)
         seats = [Seat(n, bots[n], limits) for n in SEATS]
+        board = getattr(driver.engine, "drawing_board", None)
+        drawings = {n: Drawings(board() if board is not None else UNIT_BOARD) for n in SEATS}
     except BaseException:
         for conn in bots.values():
             with contextlib.suppress(Exception):  # the original error is the one to report
@@ -238,7 +245,9 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
                     faults[seat.seat] = exchange.fault
                 else:
                     seat.charge(exchange.elapsed_ms)
-                    answers[seat.seat] = exchange.reply or {}
+                    reply = exchange.reply or {}
+                    answers[seat.seat] = without_debug(reply)  # a drawing is never part of the orders
+                    keep_drawing(seat, drawings[seat.seat], requests[seat.seat], reply.get(DEBUG_KEY))
             if faults:
                 break
             faults.update(driver.advance(requests, answers))
@@ -251,7 +260,7 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
         _finish(seats, result)
 
     assert result is not None
-    players = [_report(seat) for seat in seats]
+    players = [_report(seat, drawings[seat.seat]) for seat in seats]
     replay = driver.finish([p.to_dict() for p in players], result, timings_field(
         limits.to_dict(), {seat.seat: [RequestTime(t.id, t.ms, t.bank_ms, t.timeout) for t in seat.timings]
                            for seat in seats}))
@@ -268,7 +277,16 @@ def time_used(timings: list[Timing], bank_left_ms: int) -> TimeUsed:
                     slowest.where() if slowest else "", bank_left_ms)
 
 
-def _report(seat: Seat) -> PlayerReport:
+def keep_drawing(seat: Seat, drawings: Drawings, request: Request, raw: Any) -> None:
+    """Keep a reply's drawing for its seat; a drawing past its limits leaves one note in the bot's log."""
+    turn = request.payload.get("turn")
+    note = drawings.add(turn if isinstance(turn, int) and not isinstance(turn, bool) else None, raw)
+    if note is not None:
+        with contextlib.suppress(Exception):  # a note is for people; it never costs a bot its match
+            seat.conn.note(note)
+
+
+def _report(seat: Seat, drawings: Drawings) -> PlayerReport:
     try:
         log = seat.conn.log()
         notes = seat.conn.log_notes()
@@ -276,7 +294,7 @@ def _report(seat: Seat) -> PlayerReport:
         log, notes = f"[log unavailable: {exc}]", None
     status, detail = (seat.fault.status, seat.fault.detail) if seat.fault else ("ok", "")
     report = PlayerReport(seat.seat, seat.name, status, detail, log,
-                          time=time_used(seat.timings, seat.clock.left_ms()))
+                          time=time_used(seat.timings, seat.clock.left_ms()), debug=drawings.to_dict())
     if notes is not None and notes.exceptions:
         report.exceptions, report.first_exception = notes.exceptions, exception_summary(notes.first_exception)
     return report

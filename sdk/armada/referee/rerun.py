@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from armada.drawing import without_debug
 from armada.games.base import SEATS, Game, Request, Result
 from armada.referee.clock import BankClock, Limits, default_limits
 from armada.referee.connection import BotConnection
@@ -257,7 +258,7 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
                 report.difference = Difference(request, request.fault, "replied " + _shown(reply))
                 break
             if message["type"] != "init":
-                kept = plain(recorded_answer(engine, request.phase, reply))
+                kept = plain(recorded_answer(engine, request.phase, without_debug(reply)))
                 if kept != request.answer:
                     report.difference = Difference(request, _shown(request.answer), _shown(kept))
                     break

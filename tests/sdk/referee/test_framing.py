@@ -21,3 +21,23 @@ def test_bad_lines_are_protocol_errors_with_plain_details(line, detail):
 
 def test_integers_up_to_twenty_digits_are_fine():
     assert decode_reply(b'{"id": 3, "n": -99999999999999999999}')["n"] == -(10**20 - 1)
+
+
+def test_nan_and_huge_numbers_are_fine_only_inside_a_drawing():
+    from armada.drawing import Drawings
+    from armada.games.galaxy.engine import GALAXY_BOARD
+
+    line = (b'{"id": 1, "fleets": [], "debug": {"shapes": [{"kind": "dot", "at": [NaN, 1e999]}, '
+            b'{"kind": "ring", "at": 3, "color": Infinity}, {"kind": "dot", "at": ' + b"7" * 25 + b'}], '
+            b'"text": -Infinity}}')
+    reply = decode_reply(line)
+    assert reply["fleets"] == []
+    drawings = Drawings(GALAXY_BOARD)
+    note = drawings.add(1, reply["debug"])
+    assert note == ("[armada] drawing, turn 1: 2 shapes ignored (first: shapes[0]: 'at' is not [x, y] with "
+                    'numbers); debug.text is not a string ("unacceptable number"): ignored')
+    assert drawings.to_dict()["turns"][0]["shapes"] == [{"kind": "ring", "at": 3, "color": "white"}]
+    for outside in (b'{"id": 1, "debug": {}, "fleets": [{"n": NaN}]}', b'{"id": 1, "debugs": {"x": Infinity}}',
+                    b'{"id": 1, "debug": 1, "n": ' + b"1" * 21 + b"}", b"[NaN]"):
+        with pytest.raises(ProtocolError, match="reply is not acceptable JSON"):
+            decode_reply(outside)

@@ -120,10 +120,11 @@ def run(args: argparse.Namespace) -> int:
         outcome = play_match(game, bots, seed=seed, config=config, limits=limits, start_state=start_state)
     written = None
     if args.replay:
+        from armada.drawing import with_drawings
         from armada.replay import write_replay
 
-        try:
-            write_replay(outcome.replay, args.replay)
+        try:  # a local replay carries what the bots drew (replay-format.md, "Drawings")
+            write_replay(with_drawings(outcome.replay, {p.seat: p.debug for p in outcome.players}), args.replay)
         except OSError as exc:
             raise CliError(f"the match was played but its replay could not be written to {args.replay}: "
                            f"{exc.strerror or exc}") from exc

@@ -136,9 +136,10 @@ def play_job(job: Job) -> dict[str, Any]:
                              limits=limits_for(job.game, job.turn_ms))
         files: dict[str, Any] = {}
         if job.replay_path:
+            from armada.drawing import with_drawings
             from armada.replay import write_replay
 
-            write_replay(outcome.replay, job.replay_path)
+            write_replay(with_drawings(outcome.replay, {p.seat: p.debug for p in outcome.players}), job.replay_path)
             files["replay"] = job.replay_path
         if job.log_dir:
             prepare_log_dir(job.log_dir)

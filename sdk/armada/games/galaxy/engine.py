@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from armada.drawing import Board
 from armada.games.base import SEATS, Fault, Request, Result, StepResult, forfeit_result
 from armada.games.galaxy import config as config_mod
 from armada.games.galaxy import persist, setup
 from armada.games.galaxy.config import GalaxyConfig
+from armada.games.galaxy.geometry import PLANET_IDS, SIZE
 from armada.games.galaxy.observe import frame, intel, observation
 from armada.games.galaxy.orders import ReplyShapeError, read_fleet_items, read_probes, replay_answer
 from armada.games.galaxy.state import GalaxyState
 from armada.games.galaxy.turn import command_phase
+
+#: The board bots draw on (`Galaxy.drawing_board`).
+GALAXY_BOARD = Board(frozenset(PLANET_IDS), (-0.5, SIZE - 0.5), (-0.5, SIZE - 0.5))
 
 
 class Galaxy:
@@ -111,6 +116,11 @@ class Galaxy:
 
     def result(self, state: GalaxyState) -> Result | None:
         return state.result
+
+    def drawing_board(self) -> Board:
+        """What bots draw on (armada.drawing): planets 1..16, and `[x, y]` with x the column and y the
+        row (0-based, planet 1 at [0, 0], planet 16 at [3, 3]), half a cell beyond the grid at most."""
+        return GALAXY_BOARD
 
     def frame(self, state: GalaxyState) -> dict[str, Any] | None:
         """The full board after a command step (and at the start); None after a scout step."""

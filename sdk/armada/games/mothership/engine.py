@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from armada.drawing import Board
 from armada.games.base import SEATS, STATUSES, Fault, Request, Result, StepResult, forfeit_result
 from armada.games.mothership import config as config_module
 from armada.games.mothership.battle import BattleResult, simulate
-from armada.games.mothership.config import MothershipConfig
+from armada.games.mothership.config import FIGHTERS, MothershipConfig
 from armada.games.mothership.orders import OrdersError, RaceOrders, parse_orders
 
 
@@ -24,6 +25,14 @@ class MothershipState:
     faults: dict[int, Fault] = field(default_factory=dict)
     battle: BattleResult | None = None
     rounds: list[dict[str, Any]] = field(default_factory=list)
+
+
+#: The board bots draw on (`MothershipGame.drawing_board`): each seat's mothership
+#: (`mothership-S`) and fighters (`fighter-S-P`, P the position 1..5), and `[x, y]` in the unit
+#: square (x from seat 1's side, 0, to seat 2's, 1; y from the top, 0, to the bottom, 1).
+MOTHERSHIP_BOARD = Board(
+    frozenset([f"mothership-{s}" for s in SEATS] + [f"fighter-{s}-{p}" for s in SEATS for p in range(1, FIGHTERS + 1)]),
+    (0.0, 1.0), (0.0, 1.0))
 
 
 def _seat_key(seat: int) -> str:
@@ -85,6 +94,10 @@ class MothershipGame:
             "mothership_left": {_seat_key(s): b.mothership_left[s - 1] for s in SEATS},
         }
         return Result(winner=b.winner, outcome=b.outcome, turns=b.rounds, scores=scores)
+
+    def drawing_board(self) -> Board:
+        """What bots draw on (armada.drawing): the ships by id and the unit square."""
+        return MOTHERSHIP_BOARD
 
     def frame(self, state: MothershipState) -> dict[str, Any] | None:
         """After the orders: each side's orders (the start boards) and its board after the last round."""

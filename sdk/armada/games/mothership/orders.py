@@ -15,6 +15,9 @@ from armada.games.mothership.config import DEFAULT_CONFIG, FIGHTERS, MothershipC
 from armada.games.rng import Rng
 
 _TOP = ("mothership", "fighters")
+#: Top-level keys that are never orders: the bot's drawing (armada.drawing, D-R-16), which the
+#: referee takes out before the orders are read; here too, so that no caller can make it invalid.
+_NOT_ORDERS = frozenset({"debug"})
 _FIGHTER = ("attack", "defence", "pattern")
 
 
@@ -114,6 +117,7 @@ def check_orders(raw: Any, config: MothershipConfig = DEFAULT_CONFIG) -> list[st
     problems: list[str] = []
     if not isinstance(raw, dict):
         return [f"orders: must be an object with fields mothership and fighters, got {_describe(raw)}"]
+    raw = {key: value for key, value in raw.items() if key not in _NOT_ORDERS}
     _check_fields(raw, "", _TOP, problems)
     numbers_ok = True
     mothership: Any = raw.get("mothership")

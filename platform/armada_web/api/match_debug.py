@@ -1,0 +1,57 @@
+"""`/api/matches/{id}/debug/?seat=N`: what a seat's bot drew on the board (owner and staff only)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from armada.drawing import KINDS, PALETTE
+from armada_web.api.schema import answers
+from armada_web.matches.drawings import seat_drawings
+from armada_web.web.inputs import parse_int
+
+_POINT = ("a planet's id (Galaxy), a ship's id (Mothership Down: mothership-S, fighter-S-P) "
+          "or [x, y] on the board (protocol.md, \"Drawing\")")
+
+
+class ShapeSerializer(serializers.Serializer):
+    """One shape, as the referee kept it (armada.drawing)."""
+
+    kind = serializers.ChoiceField(choices=list(KINDS))
+    at = serializers.JSONField(help_text=_POINT)
+    to = serializers.JSONField(required=False, help_text="lines and arrows only: " + _POINT)
+    text = serializers.CharField(required=False, help_text="labels only: one line, at most 80 characters")
+    color = serializers.ChoiceField(choices=list(PALETTE))
+
+
+class DrawnTurnSerializer(serializers.Serializer):
+    """What the bot drew while answering one turn's requests (Mothership Down's orders: turn 0)."""
+
+    turn = serializers.IntegerField()
+    shapes = ShapeSerializer(many=True)
+    text = serializers.CharField(allow_blank=True, help_text="the turn's text, at most 16 KiB")
+
+
+class DrawingsSerializer(serializers.Serializer):
+    """A seat's drawings: the turns it drew something in, in order (none: an empty list)."""
+
+    turns = DrawnTurnSerializer(many=True)
+
+
+class MatchDebugView(APIView):
+    """What seat N's bot drew on the board, turn by turn (`debug` in its replies). The seat's bot's
+    owner and staff only: 404 for anyone else, exactly as for a missing match."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="matches_debug",
+        parameters=[OpenApiParameter("seat", int, required=True, enum=[1, 2], description="the seat (1 or 2)")],
+        responses=answers({200: DrawingsSerializer}, 400, 404, 503))
+    def get(self, request: Request, pk: int) -> Response:
+        seat = parse_int(request.query_params.get("seat"), what="seat", minimum=1, maximum=2)
+        return Response(seat_drawings(user=request.user, match_id=pk, seat=seat))

@@ -1,0 +1,108 @@
+"""`self.debug`: what a bot draws on the board while it answers one request.
+
+Every library bot has one `Drawing` (`BaseBot.debug`). `run` clears it before each request
+and attaches what was drawn to the reply as its `debug` object (protocol.md, "Drawing"); the
+viewers show it over the board at that turn, to the bot's owner only. Points are a planet id
+(Galaxy, or a `Planet`), a ship's id (Mothership Down: `"mothership-1"`, `"fighter-2-3"`) or
+`(x, y)`. Past the referee's limits (armada.drawing) the library stops adding and says so once
+in the log, so drawing never makes a reply too long.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from armada.drawing import DEFAULT_COLOR, MAX_LABEL_CHARS, MAX_SHAPES, MAX_TEXT_BYTES, PALETTE, clip_bytes
+
+__all__ = ["PALETTE", "Drawing"]
+
+
+def _point(value: Any) -> Any:
+    """A point as the protocol writes it: an id (an object's `id`, e.g. a `Planet`) or `[x, y]`."""
+    if isinstance(value, tuple | list):
+        return list(value)
+    ident = getattr(value, "id", None)
+    if isinstance(ident, int | str) and not isinstance(ident, bool):
+        return ident
+    return value
+
+
+class Drawing:
+    """Shapes and text for the current request: `dot`, `ring`, `line`, `arrow`, `label`, `text`.
+
+    `color` is one of PALETTE (`white`, `red`, `orange`, `yellow`, `green`, `cyan`, `blue`,
+    `purple`); any other name is drawn in `white`."""
+
+    def __init__(self) -> None:
+        self.shapes: list[dict[str, Any]] = []
+        self.lines: list[str] = []
+        self.dropped = 0
+
+    def dot(self, at: Any, color: str = DEFAULT_COLOR) -> None:
+        """A filled dot on a planet, a ship or a point."""
+        self._add({"kind": "dot", "at": _point(at), "color": color})
+
+    def ring(self, at: Any, color: str = DEFAULT_COLOR) -> None:
+        """A ring around a planet, a ship or a point."""
+        self._add({"kind": "ring", "at": _point(at), "color": color})
+
+    def line(self, a: Any, b: Any, color: str = DEFAULT_COLOR) -> None:
+        """A line from `a` to `b`."""
+        self._add({"kind": "line", "at": _point(a), "to": _point(b), "color": color})
+
+    def arrow(self, a: Any, b: Any, color: str = DEFAULT_COLOR) -> None:
+        """An arrow from `a` to `b`."""
+        self._add({"kind": "arrow", "at": _point(a), "to": _point(b), "color": color})
+
+    def label(self, at: Any, text: object, color: str = DEFAULT_COLOR) -> None:
+        """A short text (one line, at most 80 characters) at a planet, a ship or a point."""
+        self._add({"kind": "label", "at": _point(at), "text": " ".join(str(text).split())[:MAX_LABEL_CHARS],
+                   "color": color})
+
+    def text(self, *parts: object) -> None:
+        """A line of text for this turn, shown beside the log (parts joined by spaces, like print)."""
+        self.lines.append(" ".join(str(part) for part in parts))
+
+    def clear(self) -> None:
+        """Forget what was drawn (`run` does it before every request)."""
+        self.shapes.clear()
+        self.lines.clear()
+        self.dropped = 0
+
+    def _add(self, shape: dict[str, Any]) -> None:
+        if len(self.shapes) >= MAX_SHAPES:
+            self.dropped += 1
+            return
+        self.shapes.append(shape)
+
+    def to_json(self) -> dict[str, Any] | None:
+        """The reply's `debug` object, or None when nothing was drawn."""
+        if not self.shapes and not self.lines:
+            return None
+        out: dict[str, Any] = {"shapes": _sendable(self.shapes)}
+        if self.lines:
+            out["text"] = clip_bytes("\n".join(self.lines), MAX_TEXT_BYTES)
+        return out
+
+    def notice(self) -> str:
+        """The log line when shapes were left out (past MAX_SHAPES a request), else ""."""
+        if not self.dropped:
+            return ""
+        return f"[armada] drawing: {self.dropped} shapes past the limit of {MAX_SHAPES} a request were not sent"
+
+
+def _fits(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def _sendable(shapes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The shapes JSON can carry (no NaN, no objects it cannot write): one check, then one per shape
+    only when some shape cannot be written, so a bad point never costs the reply."""
+    if _fits(shapes):
+        return list(shapes)
+    return [shape for shape in shapes if _fits(shape)]

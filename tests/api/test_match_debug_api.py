@@ -1,0 +1,116 @@
+"""Issue 27: `/api/matches/{id}/debug/?seat=N`, what a seat's bot drew, for its owner and staff only
+(404 for anyone else, exactly as for a missing match), and never in the public replay.
+
+The match is played by the task's own code (claim, execute, record) with in-process bots in place
+of the sandbox (`execution.play` swapped): seat 1 draws, seat 2 does not."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from armada.referee.inprocess import InProcessBot
+from armada.referee.match import play_match
+from armada.starters.galaxy.greedy import Bot as Greedy
+from armada.starters.galaxy.random import Bot as Random
+
+pytestmark = [pytest.mark.django_db]
+
+
+class Drawer(Greedy):
+    def scout(self, obs):
+        self.debug.ring(obs.planets[0], color="green")
+        self.debug.label([1.5, 1.5], "<b>centre</b>")
+        self.debug.text(f"turn {obs.turn}")
+        return super().scout(obs)
+
+
+@pytest.fixture
+def recorded(make_user, valid_version, monkeypatch, settings):
+    from armada_web.matches import execution, tasks
+    from armada_web.matches.services import create_match
+
+    settings.ARMADA = settings.ARMADA.with_game("galaxy", match_config={"max_turns": 4})
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+
+    def local_play(*, match_id, game, seed, seats, config, purpose="match"):
+        bots = {1: InProcessBot(Drawer, seats[1][0]), 2: InProcessBot(Random, seats[2][0])}
+        return play_match(game, bots, seed=seed, config=config)
+
+    monkeypatch.setattr(execution, "play", local_play)
+    monkeypatch.setattr(tasks, "sandbox_ready", lambda: True)
+    alice, bob = make_user("alice"), make_user("bob")
+    a, b = valid_version(alice, "alpha"), valid_version(bob, "bravo", starter="random")
+    match = create_match(game="galaxy", first=a, second=b, seed=3)
+    assert tasks.run_match(match.pk) == "finished"
+    match.refresh_from_db()
+    return match, alice, bob, (a, b)
+
+
+def test_the_owner_gets_the_seats_drawings_turn_by_turn(recorded, api):
+    match, alice, *_ = recorded
+    response = api(alice).get(f"/api/matches/{match.pk}/debug/?seat=1")
+    assert response.status_code == 200
+    turns = response.json()["turns"]
+    assert [t["turn"] for t in turns] == [1, 2, 3, 4]
+    assert turns[0] == {"turn": 1, "text": "turn 1", "shapes": [
+        {"kind": "ring", "at": 1, "color": "green"},
+        {"kind": "label", "at": [1.5, 1.5], "text": "<b>centre</b>", "color": "white"}]}  # data: the viewer escapes
+
+
+def test_a_seat_that_drew_nothing_has_no_turns(recorded, api, make_user):
+    from armada_web.matches.models import Participant
+
+    match, _alice, bob, _versions = recorded
+    assert api(bob).get(f"/api/matches/{match.pk}/debug/?seat=2").json() == {"turns": []}
+    assert Participant.objects.get(match=match, seat=2).debug.name == ""  # no file for it
+    staff = api(make_user("root", is_staff=True))
+    assert staff.get(f"/api/matches/{match.pk}/debug/?seat=2").json() == {"turns": []}
+
+
+def test_nobody_else_sees_them_not_even_that_they_exist(recorded, api, make_user):
+    match, alice, bob, _versions = recorded
+    url = f"/api/matches/{match.pk}/debug/"
+    missing = APIClient().get("/api/matches/99999/debug/?seat=1")
+    assert missing.status_code == 404 and missing.json() == {"detail": "no such match"}
+    for client in (api(bob), api(make_user("carol")), APIClient()):
+        refused = client.get(f"{url}?seat=1")
+        assert (refused.status_code, refused.json()) == (404, missing.json())
+    assert api(alice).get(f"{url}?seat=2").status_code == 404  # bob's seat
+    staff = api(make_user("root", is_staff=True))
+    assert len(staff.get(f"{url}?seat=1").json()["turns"]) == 4
+
+
+def test_a_seat_out_of_range_is_refused(recorded, api):
+    match, alice, *_ = recorded
+    for query in ("?seat=3", "?seat=0", "?seat=x", ""):
+        response = api(alice).get(f"/api/matches/{match.pk}/debug/{query}")
+        assert response.status_code == 400 and "seat" in response.json()["detail"]
+
+
+def test_the_public_replay_and_match_carry_no_drawing(recorded, api):
+    import gzip
+    import json
+
+    match, alice, *_ = recorded
+    replay = json.loads(gzip.decompress(APIClient().get(f"/api/matches/{match.pk}/replay/").content))
+    assert "debug" not in replay and "centre" not in json.dumps(replay)
+    own = api(alice).get(f"/api/matches/{match.pk}/").json()
+    assert "centre" not in json.dumps(own)  # the match's own answer does not carry them either
+
+
+def test_the_schema_describes_the_endpoint():
+    from django.urls import path
+    from drf_spectacular.generators import SchemaGenerator
+
+    from armada_web.api.match_debug import MatchDebugView
+
+    patterns = [path("api/matches/<id:pk>/debug/", MatchDebugView.as_view())]
+    schema = SchemaGenerator(patterns=patterns).get_schema(request=None, public=True)
+    operation = schema["paths"]["/api/matches/{id}/debug/"]["get"]
+    assert operation["operationId"] == "matches_debug"
+    assert {"200", "400", "404"} <= set(operation["responses"])
+    assert operation["parameters"][-1]["name"] == "seat" or "seat" in [p["name"] for p in operation["parameters"]]
+    shape = schema["components"]["schemas"]["Shape"]["properties"]
+    assert set(shape) == {"kind", "at", "to", "text", "color"}
+    assert set(schema["components"]["schemas"]["DrawnTurn"]["properties"]) == {"turn", "shapes", "text"}

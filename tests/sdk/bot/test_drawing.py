@@ -1,0 +1,110 @@
+"""`self.debug` of the bot library (issue 27): shapes and text drawn while answering one request,
+cleared before the next, attached to the reply as its `debug` object; always a reply that fits."""
+
+from __future__ import annotations
+
+import json
+
+from armada.bot.base import BaseBot
+from armada.bot.drawing import Drawing
+from armada.bot.runtime import respond
+from armada.drawing import MAX_SHAPES, MAX_TEXT_BYTES
+
+
+class Sketcher(BaseBot):
+    def __init__(self) -> None:
+        self.plan: list = []
+
+    def answer(self, request):
+        for step in self.plan.pop(0) if self.plan else []:
+            step(self.debug)
+        return {"ok": True}
+
+
+def test_every_helper_writes_its_shape():
+    drawing = Drawing()
+    drawing.dot(3, color="red")
+    drawing.ring((1, 2))
+    drawing.line(1, [2.5, 0])
+    drawing.arrow("fighter-1-2", "mothership-2", color="blue")
+    drawing.label(7, "  two\nlines  ")
+    drawing.text("turn", 4)
+    drawing.text("second line")
+    assert drawing.to_json() == {"shapes": [
+        {"kind": "dot", "at": 3, "color": "red"},
+        {"kind": "ring", "at": [1, 2], "color": "white"},
+        {"kind": "line", "at": 1, "to": [2.5, 0], "color": "white"},
+        {"kind": "arrow", "at": "fighter-1-2", "to": "mothership-2", "color": "blue"},
+        {"kind": "label", "at": 7, "text": "two lines", "color": "white"},
+    ], "text": "turn 4\nsecond line"}
+    drawing.clear()
+    assert drawing.to_json() is None
+
+
+def test_a_planet_object_is_drawn_by_its_id():
+    from armada.bot.galaxy.messages import Planet
+
+    planet = Planet.__new__(Planet)
+    object.__setattr__(planet, "id", 9)
+    drawing = Drawing()
+    drawing.dot(planet)
+    assert drawing.to_json() == {"shapes": [{"kind": "dot", "at": 9, "color": "white"}]}
+
+
+def test_the_drawing_goes_with_its_reply_and_is_cleared_before_the_next():
+    bot = Sketcher()
+    bot.plan = [[lambda d: d.dot(1), lambda d: d.text("hello")], [], [lambda d: d.ring(2)]]
+    first = respond(bot, {"type": "scout", "id": 1})
+    assert first == {"id": 1, "ok": True, "debug": {"shapes": [{"kind": "dot", "at": 1, "color": "white"}],
+                                                    "text": "hello"}}
+    assert respond(bot, {"type": "command", "id": 2}) == {"id": 2, "ok": True}  # nothing drawn: no key
+    third = respond(bot, {"type": "scout", "id": 3})
+    assert third["debug"] == {"shapes": [{"kind": "ring", "at": 2, "color": "white"}]}
+
+
+def test_a_bot_that_never_draws_sends_no_debug_key():
+    bot = Sketcher()
+    assert respond(bot, {"type": "scout", "id": 1}) == {"id": 1, "ok": True}
+    assert "debug" not in bot.__dict__  # never made
+
+
+def test_a_bot_of_its_own_debug_attribute_keeps_working():
+    class Verbose(Sketcher):
+        def __init__(self) -> None:
+            super().__init__()
+            self.debug = True  # the author's own flag: the library leaves it alone
+
+    assert respond(Verbose(), {"type": "scout", "id": 1}) == {"id": 1, "ok": True}
+
+
+def test_past_the_limits_the_reply_still_fits(capsys):
+    bot = Sketcher()
+    bot.plan = [[lambda d: [d.dot(1) for _ in range(MAX_SHAPES + 50)],
+                 lambda d: d.text("x" * (MAX_TEXT_BYTES * 2)),
+                 lambda d: d.dot((float("nan"), 1)),
+                 lambda d: d.label(2, "y" * 1000)]]
+    reply = respond(bot, {"type": "scout", "id": 1})
+    drawn = reply["debug"]
+    assert len(drawn["shapes"]) == MAX_SHAPES and len(drawn["text"]) == MAX_TEXT_BYTES
+    json.dumps(reply, allow_nan=False)  # the NaN point was never added past the cap, and would be left out
+    assert "[armada] drawing: 52 shapes past the limit of 500 a request were not sent" in capsys.readouterr().err
+
+
+def test_a_shape_json_cannot_carry_is_left_out():
+    bot = Sketcher()
+    bot.plan = [[lambda d: d.dot((float("nan"), 1)), lambda d: d.dot(object()), lambda d: d.dot(4)]]
+    reply = respond(bot, {"type": "scout", "id": 1})
+    assert reply["debug"] == {"shapes": [{"kind": "dot", "at": 4, "color": "white"}]}
+
+
+def test_the_fallback_reply_keeps_what_was_drawn_before_the_error():
+    class Crashy(Sketcher):
+        def answer(self, request):
+            self.debug.text("about to fail")
+            raise ZeroDivisionError("oops")
+
+        def fallback(self, request):
+            return {"ok": False}
+
+    reply = respond(Crashy(), {"type": "scout", "id": 1, "turn": 1})
+    assert reply == {"id": 1, "ok": False, "debug": {"shapes": [], "text": "about to fail"}}
