@@ -15,8 +15,9 @@ comparison (docs/integrity.md, "Behavioural twins"):
 - **what their ratings predict**: pairs of versions drawn from the population (all pairs, or
   `BASELINE_PAIRS` drawn at random), bucketed by their rating gap, give the agreement expected at
   that gap (the bucket's median) and its spread (the median absolute deviation, at least
-  `SPREAD_FLOOR`); a pair is reported when its agreement is at least `THRESHOLD` and lies `Z_MIN`
-  spreads or more above the expected;
+  `SPREAD_FLOOR`; a bucket of fewer than `BUCKET_MIN` pairs borrows the whole population's
+  figures, and a population of fewer pairs expects no agreement); a pair is reported when its
+  agreement is at least `THRESHOLD` and lies `Z_MIN` spreads or more above the expected;
 - **candidates through an index**: each signature's own answers are cut into bands of
   `band_rows` consecutive positions; two versions whose own answers agree on a whole band share
   a bucket (buckets of more than `BUCKET_CAP` versions, answers everyone gives, are skipped), and
@@ -238,6 +239,8 @@ def find(signatures: list[Signature], shared: Sequence[frozenset[int]], *, thres
         expectation = expected.get(gap)
         if expectation is None or expectation.pairs < BUCKET_MIN:
             expectation = expected["all"]
+        if expectation.pairs < BUCKET_MIN:  # too few versions to predict from: no agreement expected
+            expectation = Expectation(0.0, SPREAD_FLOOR, expectation.pairs)
         z = (agreement.score - expectation.median) / expectation.spread
         if z >= z_min:
             found.append(Twin(a, b, agreement, expectation.median, expectation.spread, z, gap, expectation.pairs))
