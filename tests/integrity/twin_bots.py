@@ -17,8 +17,12 @@ Mothership:
 
 from __future__ import annotations
 
+import itertools
+import sys
 import types
 from typing import Any
+
+_numbers = itertools.count()
 
 RESERVE = '''
 from armada.bot.galaxy import FleetOrder, GalaxyBot, Units
@@ -273,7 +277,9 @@ LIGHT = THIRDS.replace('"Thirds"', '"Light"').replace("// 3, config.mothership",
 
 
 def bot_of(source: str) -> Any:
-    """A fresh bot object of a source (run in this process)."""
-    module = types.ModuleType("planted_bot")
+    """A fresh bot object of a source (run in this process, its module named `planted_bot_N`)."""
+    name = f"planted_bot_{next(_numbers)}"
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # (a dataclass of the bot's looks its module up)
     exec(compile(source, "main.py", "exec"), module.__dict__)
     return module.Bot()

@@ -70,12 +70,9 @@ def missing(*, versions: list[int] | None = None) -> list[int]:
     rows = BotVersion.objects.filter(status=VersionStatus.VALID).exclude(archive="")
     if versions is not None:
         rows = rows.filter(pk__in=versions)
-    current = {game: probes.probe_set(game).digest for game in probes.STARTERS}
-    found = []
-    for pk, game, digest in rows.order_by("pk").values_list("pk", "bot__game", "behaviour__digest"):
-        if game in current and digest != current[game]:
-            found.append(pk)
-    return found
+    listed = list(rows.order_by("pk").values_list("pk", "bot__game", "behaviour__digest"))
+    current = {game: probes.probe_set(game).digest for game in {g for _pk, g, _d in listed} if game in probes.STARTERS}
+    return [pk for pk, game, digest in listed if game in current and digest != current[game]]
 
 
 def hashes_of(row: Behaviour) -> tuple[int, ...]:

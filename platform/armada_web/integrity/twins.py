@@ -49,6 +49,8 @@ def find_twins(*, season: Season | None = None, threshold: float = logic.THRESHO
     wanted = set(scope(season))
     best: dict[tuple[int, int], _Pair] = {}
     for game in ([season.game] if season else list(probes.STARTERS)):
+        if not Behaviour.objects.filter(version__bot__game=game).exists():
+            continue
         probe_set = probes.probe_set(game)
         signatures, bots = _signatures(game, probe_set.digest)
         found, population = logic.find(signatures, probe_set.shared(), threshold=threshold)
