@@ -52,10 +52,9 @@ def test_the_probe_set_is_fixed_and_names_itself():
         assert set(built.starters) == {*probes.STARTERS[game], probes.IDLE_NAME}
     assert probes._digest(probes._probes("mothership")) == probes.probe_set("mothership").digest  # built again
     galaxy = probes.probe_set("galaxy")
-    seed, one, two, seat = probes.GALAXY_GAMES[0]
-    again = probes._recorded("galaxy", seed, one, two, None, seat, probes.TURN_REQUESTS)
+    again = probes._recorded("galaxy", probes.RECIPES["galaxy"][0])
     assert [r.message for r in again.requests] == [r.message for r in galaxy.probes[0].requests.requests]
-    assert len(galaxy.probes) == len(probes.GALAXY_GAMES) and 100 <= len(galaxy.turns) <= 160
+    assert len(galaxy.probes) == len(probes.RECIPES["galaxy"]) and 100 <= len(galaxy.turns) <= 160
     assert {phase for _p, _t, phase in galaxy.turns} == {"scout", "command"}
     assert [phase for _p, _t, phase in probes.probe_set("mothership").turns] == ["orders"] * 8
 

@@ -39,9 +39,25 @@ from armada.referee.rerun import SeatRequests, answer_all, seat_requests
 
 #: Turn requests kept of each recorded Galaxy game (20 turns of scout and command).
 TURN_REQUESTS = 40
-#: (seed, seat 1's starter, seat 2's starter, the seat probed) of each Galaxy probe game.
-GALAXY_GAMES = ((101, "greedy", "prober", 2), (102, "prober", "greedy", 1), (103, "random", "prober", 2),
-                (104, "prober", "random", 1))
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one probe is recorded: a game between two starters (`seed`, the configuration or None
+    for the default), of which `seat`'s `init` and first `keep` turn requests are kept."""
+
+    seed: int
+    one: str
+    two: str
+    seat: int
+    keep: int
+    config: dict[str, Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.one}-{self.two}-{self.seed}-seat{self.seat}"
+
+
 #: The Mothership configurations probed (each one `orders` request).
 MOTHERSHIP_CONFIGS: tuple[dict[str, Any], ...] = (
     {"total_points": 40}, {"total_points": 60}, {"total_points": 80}, {"total_points": 100},
@@ -49,6 +65,14 @@ MOTHERSHIP_CONFIGS: tuple[dict[str, Any], ...] = (
     {"total_points": 100, "fighter_attack": [1, 10], "fighter_defence": [1, 10]},
     {"total_points": 120, "mothership_defence": [10, 30]},
 )
+#: Every game's probes.
+RECIPES: dict[str, tuple[Recipe, ...]] = {
+    "galaxy": tuple(Recipe(seed, one, two, seat, TURN_REQUESTS) for seed, one, two, seat in (
+        (101, "greedy", "prober", 2), (102, "prober", "greedy", 1), (103, "random", "prober", 2),
+        (104, "prober", "random", 1))),
+    "mothership": tuple(Recipe(200 + n, "greedy", "balanced", 1, 1, config)
+                        for n, config in enumerate(MOTHERSHIP_CONFIGS, start=1)),
+}
 #: The starters each probe's answers are compared with (shared behaviour).
 STARTERS = {"galaxy": ("greedy", "prober", "random"), "mothership": ("balanced", "greedy", "random")}
 _PACK = struct.Struct("<q")
@@ -114,23 +138,19 @@ def _starter(game: str, name: str) -> Any:
     return importlib.import_module(f"armada.starters.{game}.{name}").Bot()
 
 
-def _recorded(game: str, seed: int, one: str, two: str, config: dict[str, Any] | None, seat: int,
-              keep: int) -> SeatRequests:
-    outcome = play_match(game, {1: InProcessBot(_starter(game, one)), 2: InProcessBot(_starter(game, two))},
-                         seed=seed, config=config, bot_seed_key=b"probe")
-    recorded = seat_requests(outcome.replay, seat)
-    turns = [r for r in recorded.requests if r.message["type"] not in ("init", "end")][:keep]
-    return SeatRequests(recorded.game, seat, recorded.limits, [recorded.requests[0], *turns])
+def _recorded(game: str, recipe: Recipe) -> SeatRequests:
+    """The requests of one probe: its game played between the starters in this process."""
+    bots = {1: InProcessBot(_starter(game, recipe.one)), 2: InProcessBot(_starter(game, recipe.two))}
+    outcome = play_match(game, bots, seed=recipe.seed, config=recipe.config, bot_seed_key=b"probe")
+    recorded = seat_requests(outcome.replay, recipe.seat)
+    turns = [r for r in recorded.requests if r.message["type"] not in ("init", "end")][:recipe.keep]
+    return SeatRequests(recorded.game, recipe.seat, recorded.limits, [recorded.requests[0], *turns])
 
 
 def _probes(game: str) -> tuple[Probe, ...]:
-    if game == "galaxy":
-        return tuple(Probe(f"{one}-{two}-{seed}-seat{seat}", _recorded(game, seed, one, two, None, seat, TURN_REQUESTS),
-                           seed) for seed, one, two, seat in GALAXY_GAMES)
-    if game == "mothership":
-        return tuple(Probe(f"config{n}", _recorded(game, 200 + n, "greedy", "balanced", config, 1, 1), 200 + n)
-                     for n, config in enumerate(MOTHERSHIP_CONFIGS, start=1))
-    raise ValueError(f"no behaviour probes for the game {game!r}")
+    if game not in RECIPES:
+        raise ValueError(f"no behaviour probes for the game {game!r}")
+    return tuple(Probe(r.name, _recorded(game, r), r.seed) for r in RECIPES[game])
 
 
 def _digest(probes: tuple[Probe, ...]) -> str:
@@ -139,12 +159,22 @@ def _digest(probes: tuple[Probe, ...]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def canonical(game: str, answer: Any) -> Any:
-    """An answer in the form compared: the replay's, Galaxy's fleets stably sorted by origin."""
-    if game == "galaxy" and isinstance(answer, dict) and isinstance(answer.get("fleets"), list):
+def _fleets_by_origin(answer: Any) -> Any:
+    """Galaxy: fleet orders stably sorted by origin (orders of different planets never interact)."""
+    if isinstance(answer, dict) and isinstance(answer.get("fleets"), list):
         fleets = answer["fleets"]
         return {**answer, "fleets": sorted(fleets, key=lambda f: str(f.get("from")) if isinstance(f, dict) else "")}
     return answer
+
+
+#: What each game's answers go through before they are compared (none: compared as kept).
+CANONICAL = {"galaxy": _fleets_by_origin}
+
+
+def canonical(game: str, answer: Any) -> Any:
+    """An answer in the form compared: the replay's, in the game's canonical order."""
+    form = CANONICAL.get(game)
+    return answer if form is None else form(answer)
 
 
 def answer_hash(game: str, answer: Any) -> int:
