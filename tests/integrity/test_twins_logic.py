@@ -135,7 +135,7 @@ def test_the_index_finds_pairs_that_agree_on_half_their_turns():
     rng = random.Random(5)
     positions = 138
     shared = [frozenset()] * positions
-    rows = synthetic(rng, positions, 300, answers=30)
+    rows = synthetic(rng, positions, 300, answers=300)
     planted = []
     for n in range(20):
         source = rows[n]

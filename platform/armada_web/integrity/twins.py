@@ -60,7 +60,7 @@ def find_twins(*, season: Season | None = None, threshold: float = logic.THRESHO
             pair = (min(bots[twin.a], bots[twin.b]), max(bots[twin.a], bots[twin.b]))
             if pair not in best or _strength(twin) > _strength(best[pair].twin):
                 best[pair] = _Pair(twin, population, probe_set)
-    written = [_record(season, f"bots:{low}-{high}", found) for (low, high), found in sorted(best.items())]
+    written = [_record(season, f"bots:{low}-{high}", found, threshold) for (low, high), found in sorted(best.items())]
     findings.prune(kind=FindingKind.TWIN, season=season, keep=[f.key for f in written])
     return sorted(written, key=lambda f: (-f.score, f.key))
 
@@ -82,7 +82,7 @@ def _signatures(game: str, digest: str) -> tuple[list[logic.Signature], dict[int
     return signatures, bots
 
 
-def _record(season: Season | None, key: str, found: _Pair) -> Finding:
+def _record(season: Season | None, key: str, found: _Pair, threshold: float) -> Finding:
     """The finding of a pair: the earlier upload first."""
     twin = found.twin
     versions = {v.pk: v for v in BotVersion.objects.filter(pk__in=[twin.a, twin.b]).select_related("bot__owner")}
@@ -102,7 +102,7 @@ def _record(season: Season | None, key: str, found: _Pair) -> Finding:
               f"where they differ from the starters (rarity-weighted agreement {agreement.score:.0%}; "
               f"pairs {_gap_words(twin.gap)} agree {twin.expected:.0%} ± {twin.spread:.0%})")
     return findings.record(kind=FindingKind.TWIN, key=key, season=season, subjects=[a.pk, b.pk],
-                           score=round(agreement.score, 4), reason=reason, evidence=evidence)
+                           score=logic.score(agreement.score, threshold), reason=reason, evidence=evidence)
 
 
 def _gap_words(gap: str) -> str:

@@ -18,11 +18,12 @@ comparison (docs/integrity.md, "Behavioural twins"):
   `SPREAD_FLOOR`; a bucket of fewer than `BUCKET_MIN` pairs borrows the whole population's
   figures, and a population of fewer pairs expects no agreement); a pair is reported when its
   agreement is at least `THRESHOLD` and lies `Z_MIN` spreads or more above the expected;
-- **candidates through an index**: each signature's own answers are cut into bands of
-  `band_rows` consecutive positions; two versions whose own answers agree on a whole band share
-  a bucket (buckets of more than `BUCKET_CAP` versions, answers everyone gives, are skipped), and
-  only pairs sharing a bucket are scored. A pair agreeing on a share f of its positions, spread at
-  random, misses every one of 46 bands of 3 with chance (1 - f^3)^46: 0.2% at f = 0.5.
+- **candidates through an index**: each signature's rare own answers (given by at most
+  `RARE_SHARE` of the owners, or `RARE_MIN`; the others weigh little) are cut into bands of
+  `band_rows` consecutive positions; two versions whose rare answers agree on a whole band share
+  a bucket (buckets of more than `BUCKET_CAP` versions are skipped), and only pairs sharing at
+  least `MIN_BANDS` buckets are scored. A pair agreeing on a share f of its positions, spread
+  at random, shares fewer than 2 of 46 bands of 3 with chance 2% at f = 0.5, 0.01% at 0.6.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-#: The agreement a pair must reach to be reported (the ranking score is the agreement).
-THRESHOLD = 0.5
+#: The agreement a pair must reach to be reported (`score` maps it to the report's 0.5).
+THRESHOLD = 0.75
 #: How many spreads above what their rating gap predicts a reported pair must be.
 Z_MIN = 4.0
 #: The least spread assumed (a population of near-identical pairs has none).
@@ -50,6 +51,11 @@ GAP_EDGES = (1.0, 2.0, 4.0, 8.0)
 UNRATED = "unrated"
 #: Buckets of the index holding more versions are skipped (behaviour too common to tell anything).
 BUCKET_CAP = 100
+#: An answer enters the index only when at most this share of the owners (or `RARE_MIN`) give it.
+RARE_SHARE = 0.01
+RARE_MIN = 10
+#: Buckets a pair must share to be scored (fewer when a side has fewer bands with rare answers).
+MIN_BANDS = 2
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,14 @@ class Twin:
     pairs_sampled: int
 
 
+def score(agreement: float, threshold: float = THRESHOLD) -> float:
+    """The report's score of an agreement: 0.5 at the threshold, 1 for identical own behaviour
+    (the scale every kind shares, integrity.checks)."""
+    if threshold >= 1:
+        return 1.0 if agreement >= 1 else 0.0
+    return round(min(1.0, max(0.0, 0.5 + 0.5 * (agreement - threshold) / (1 - threshold))), 4)
+
+
 def min_own(positions: int) -> int:
     """The own answers a version needs to count at all: a tenth of the positions, at least 3."""
     return max(3, positions // 10)
@@ -111,6 +125,10 @@ class Population:
     owns: dict[int, tuple[int, ...]] = field(default_factory=dict)
     weights: list[dict[int, float]] = field(default_factory=list)
     owners: int = 0
+    #: Per version: the weight of its own answer at each position (0: none), their sum, their count.
+    own_weights: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    mass: dict[int, float] = field(default_factory=dict)
+    counts: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         positions = len(self.shared)
@@ -122,51 +140,58 @@ class Population:
                     givers[i][h].add(s.owner)
         self.owners = len({s.owner for s in self.signatures})
         self.weights = [{h: math.log((self.owners + 1) / len(who)) for h, who in at.items()} for at in givers]
+        for key, hashes in self.owns.items():
+            weights = tuple(self.weights[i][h] if h else 0.0 for i, h in enumerate(hashes))
+            self.own_weights[key] = weights
+            self.mass[key] = sum(weights)
+            self.counts[key] = sum(1 for h in hashes if h)
 
     def givers(self, position: int, answer: int) -> int:
         """How many owners give `answer` at `position` (from its weight)."""
         weight = self.weights[position].get(answer)
         return 0 if weight is None else round((self.owners + 1) / math.exp(weight))
 
+    def score(self, a: int, b: int) -> float:
+        """The agreement of versions `a` and `b` (see the module), quickly."""
+        total = self.mass[a] + self.mass[b]
+        if total <= 0:
+            return 0.0
+        shared = sum(w for x, y, w in zip(self.owns[a], self.owns[b], self.own_weights[a], strict=True) if x == y and x)
+        return 2 * shared / total
+
     def agreement(self, a: int, b: int) -> Agreement:
-        """How versions `a` and `b` agree (see the module)."""
-        one, two = self.owns[a], self.owns[b]
-        mass_a = mass_b = shared = 0.0
-        agreed = []
-        for i, (x, y) in enumerate(zip(one, two, strict=True)):
-            if x:
-                mass_a += self.weights[i][x]
-            if y:
-                mass_b += self.weights[i][y]
-            if x and x == y:
-                shared += self.weights[i][x]
-                agreed.append(i)
-        total = mass_a + mass_b
-        score = 2 * shared / total if total > 0 else 0.0
-        return Agreement(score, tuple(agreed), sum(1 for x in one if x), sum(1 for y in two if y))
+        """How versions `a` and `b` agree, with the positions where they gave the same own answer."""
+        agreed = tuple(i for i, (x, y) in enumerate(zip(self.owns[a], self.owns[b], strict=True)) if x and x == y)
+        return Agreement(self.score(a, b), agreed, self.counts[a], self.counts[b])
 
     def candidates(self) -> set[tuple[int, int]]:
-        """Pairs of versions of different owners sharing a bucket of the banded index."""
+        """Pairs of versions of different owners sharing at least `MIN_BANDS` buckets of the banded
+        index (or all their bands, when they have fewer)."""
         positions = len(self.shared)
         rows = band_rows(positions)
         enough = min_own(positions)
         buckets: dict[tuple[int, tuple[int, ...]], list[int]] = defaultdict(list)
         owner = {s.key: s.owner for s in self.signatures}
+        common = math.log((self.owners + 1) / max(RARE_MIN, self.owners * RARE_SHARE))
+        bands: dict[int, int] = {}
         for key, hashes in self.owns.items():
-            if sum(1 for h in hashes if h) < enough:
+            if self.counts[key] < enough:
                 continue
+            rare = tuple(h if h and self.weights[i][h] >= common else 0 for i, h in enumerate(hashes))
+            bands[key] = 0
             for band, start in enumerate(range(0, positions, rows)):
-                part = hashes[start:start + rows]
+                part = rare[start:start + rows]
                 if any(part):
                     buckets[(band, part)].append(key)
-        pairs = set()
+                    bands[key] += 1
+        shared: dict[tuple[int, int], int] = defaultdict(int)
         for members in buckets.values():
             if len(members) > BUCKET_CAP:
                 continue
             for a, b in combinations(sorted(members), 2):
                 if owner[a] != owner[b]:
-                    pairs.add((a, b))
-        return pairs
+                    shared[(a, b)] += 1
+        return {pair for pair, n in shared.items() if n >= min(MIN_BANDS, bands[pair[0]], bands[pair[1]])}
 
 
 def gap_of(one: float | None, two: float | None) -> str:
@@ -215,7 +240,7 @@ def baseline(population: Population, *, pairs: int = BASELINE_PAIRS, seed: int =
     for one, two in chosen:
         if one.owner == two.owner:
             continue
-        score = population.agreement(one.key, two.key).score
+        score = population.score(one.key, two.key)
         by_gap[gap_of(one.rating, two.rating)].append(score)
         every.append(score)
     found = {gap: _expectation(scores) for gap, scores in by_gap.items()}
@@ -232,9 +257,9 @@ def find(signatures: list[Signature], shared: Sequence[frozenset[int]], *, thres
     by_key = {s.key: s for s in signatures}
     found = []
     for a, b in population.candidates():
-        agreement = population.agreement(a, b)
-        if agreement.score < threshold or min(agreement.own_a, agreement.own_b) < enough:
+        if population.score(a, b) < threshold or min(population.counts[a], population.counts[b]) < enough:
             continue
+        agreement = population.agreement(a, b)
         gap = gap_of(by_key[a].rating, by_key[b].rating)
         expectation = expected.get(gap)
         if expectation is None or expectation.pairs < BUCKET_MIN:
