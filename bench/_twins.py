@@ -32,11 +32,9 @@ and twins all occur), through `find`.
 from __future__ import annotations
 
 import ast
-import io
 import random
 import sys
 import time
-import tokenize
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
