@@ -85,6 +85,7 @@ def test_a_rewrite_with_the_same_decisions_is_found_and_no_honest_pair_is(arena,
     reported = {frozenset((names[t.a], names[t.b])) for t in found}
     assert reported == {frozenset((one, two)) for g, one, two in PLANTED if g == game}
     assert len(found) == 1 and found[0].agreement.score == 1.0 and found[0].z >= twins.Z_MIN
+    assert twins.score(1.0) == 1.0 and twins.score(twins.THRESHOLD) == 0.5 and twins.score(0.875) == 0.75
     for a, b in combinations(range(len(names)), 2):
         if (game, names[a], names[b]) in PLANTED or (game, names[b], names[a]) in PLANTED:
             continue

@@ -7,8 +7,8 @@ the open ones no longer found are pruned), all of them ranked strongest first.
 threshold it reports from and nears 1 as the evidence becomes beyond doubt, so one ranking serves
 all kinds:
 - a copy: its similarity (0.5 is the copy threshold, 1 the same own code);
-- twins: their rarity-weighted agreement (0.5 is the twin threshold, 1 the same own answers on
-  every probe turn);
+- twins: their rarity-weighted agreement rescaled (`integrity.logic.twins.score`: 0.5 at the twin threshold,
+  0.75, and 1 for the same own answers on every probe turn);
 - shared accounts: the group's weakest tie (0.5 the grouping threshold, 0.9 one mailbox or one
   uploaded archive);
 - thrown games: the test's `1 - adjusted p` crowds every flagged pair into 0.99..1, so the ranking
