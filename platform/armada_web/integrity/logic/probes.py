@@ -33,6 +33,7 @@ from typing import Any
 
 from armada.bot.galaxy import GalaxyBot
 from armada.bot.mothership import MothershipBot, MothershipConfig, Orders
+from armada.referee.connection import BotConnection
 from armada.referee.inprocess import InProcessBot
 from armada.referee.match import play_match
 from armada.referee.rerun import SeatRequests, answer_all, seat_requests
@@ -140,7 +141,8 @@ def _starter(game: str, name: str) -> Any:
 
 def _recorded(game: str, recipe: Recipe) -> SeatRequests:
     """The requests of one probe: its game played between the starters in this process."""
-    bots = {1: InProcessBot(_starter(game, recipe.one)), 2: InProcessBot(_starter(game, recipe.two))}
+    bots: dict[int, BotConnection] = {1: InProcessBot(_starter(game, recipe.one)),
+                                      2: InProcessBot(_starter(game, recipe.two))}
     outcome = play_match(game, bots, seed=recipe.seed, config=recipe.config, bot_seed_key=b"probe")
     recorded = seat_requests(outcome.replay, recipe.seat)
     turns = [r for r in recorded.requests if r.message["type"] not in ("init", "end")][:recipe.keep]
