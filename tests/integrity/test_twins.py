@@ -220,3 +220,18 @@ def test_the_report_and_its_json_hold_the_twins(arena, client, make_user):
     client.force_login(make_user("staffer", is_staff=True))
     page = client.get(f"/staff/integrity/{found[0].pk}/").content.decode()
     assert 'id="agreed-turns"' in page and "2 of 5" in page and "&quot;fleets&quot;" in page
+
+
+def test_a_season_reports_the_pairs_touching_its_entries(arena):
+    from armada_web.integrity.twins import find_twins
+    from armada_web.seasons.models import Entry
+    from armada_web.seasons.services import close_season, create_season
+
+    season = create_season(slug="spring", game="galaxy", name="Spring")
+    close_season(season=season)  # every playing version enters
+    found = find_twins(season=season)
+    assert len(found) == 2 and all(f.season == season for f in found)
+    Entry.objects.filter(season=season, version__in=[arena["alice"], arena["alice2"]]).delete()
+    assert len(find_twins(season=season)) == 2  # bob's entry is in both pairs
+    Entry.objects.filter(season=season, version=arena["bob"]).delete()
+    assert find_twins(season=season) == [] and find_twins(season=None) != []  # the season's open ones pruned
