@@ -1,9 +1,15 @@
-"""Copied code found, honest code left alone: recall and precision on a labelled set, and the time
-to compare a new version with an index of 10,000 (issue 28; the copy kind only for now: the
-behavioural twins, shared accounts and collusion have no bench yet).
+"""Copied code and behavioural twins found, honest bots left alone: recall and precision on
+labelled sets, the time to compare a new version with an index of 10,000, and the twin check's
+time on 10,000 signatures (issue 28; shared accounts and collusion have no bench yet).
 
-Run: .venv/bin/python bench/integrity.py [--seed N] [--sets N] [--originals N]
-(ends with one `target ...` line per target)
+Run: .venv/bin/python bench/integrity.py [--seed N] [--sets N] [--originals N] [--twin-sets N]
+[--twin-originals N] (ends with one `target ...` line per target)
+
+Recall and precision are each the lower of the two kinds' (copies and twins), so neither kind
+hides behind the other; each kind's own figures are printed above the targets. The twins'
+labelled set and its transformations are described in bench/_twins.py.
+
+The copies' labelled set:
 
 The labelled set is generated from the SDK's starters, at random (seeded):
 - an *original* is a starter of either game (shared code, which never counts) with several
@@ -52,6 +58,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "platform"))
 sys.path.insert(0, str(ROOT / "sdk"))
 
+import _twins  # noqa: E402  (bench/_twins.py, beside this file)
+
 from armada import botspec  # noqa: E402
 from armada_web.integrity.logic import copies  # noqa: E402
 from armada_web.integrity.logic.fingerprints import fingerprint  # noqa: E402
@@ -61,6 +69,7 @@ PRECISION_BOUND = 0.9
 QUERY_MS_BOUND = 1000
 INDEX_SIZE = 10_000
 QUERIES = 200
+TWIN_SCALE_BOUND_S = 120
 #: SDK folders whose code is shared (never an author's own) or not bot-like.
 SHARED_PARTS = {"bot", "starters", "docs"}
 KEEP = set(keyword.kwlist) | set(dir(builtins)) | {"self", "cls"}
@@ -287,26 +296,42 @@ def query_ms(rng: random.Random) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=28)
-    parser.add_argument("--sets", type=int, default=4, help="labelled sets generated (seeds SEED, SEED+1, ...)")
-    parser.add_argument("--originals", type=int, default=40, help="originals per set")
+    parser.add_argument("--sets", type=int, default=4, help="copy sets generated (seeds SEED, SEED+1, ...)")
+    parser.add_argument("--originals", type=int, default=40, help="originals per copy set")
+    parser.add_argument("--twin-sets", type=int, default=2, help="twin sets generated (seeds SEED, SEED+1, ...)")
+    parser.add_argument("--twin-originals", type=int, default=25, help="originals per game per twin set")
     args = parser.parse_args()
     started = time.perf_counter()
     tally = Tally()
     for seed in range(args.seed, args.seed + args.sets):
         quality(random.Random(seed), args.originals, tally)
-    recall = tally.hits / tally.planted if tally.planted else 0.0
-    precision = tally.hits / tally.reported if tally.reported else 0.0
-    print(f"{args.sets} sets: copy pairs planted {tally.planted}, pairs reported {tally.reported}, both "
+    copy_recall = tally.hits / tally.planted if tally.planted else 0.0
+    copy_precision = tally.hits / tally.reported if tally.reported else 0.0
+    print(f"copies, {args.sets} sets: copy pairs planted {tally.planted}, pairs reported {tally.reported}, both "
           f"{tally.hits} (threshold {copies.THRESHOLD}); lowest copy score {tally.lowest_copy:.2f}, "
-          f"highest honest score {tally.highest_honest:.2f}")
+          f"highest honest score {tally.highest_honest:.2f}; recall {copy_recall:.2f}, precision {copy_precision:.2f}")
     milliseconds = query_ms(random.Random(args.seed))
+    twins = _twins.TwinTally()
+    for seed in range(args.seed, args.seed + args.twin_sets):
+        _twins.quality(random.Random(seed), args.twin_originals, twins)
+    twin_recall = twins.hits / twins.planted if twins.planted else 0.0
+    twin_precision = twins.hits / twins.reported if twins.reported else 0.0
+    print(f"twins, {args.twin_sets} sets: twin pairs planted {twins.planted}, pairs reported {twins.reported}, "
+          f"both {twins.hits} (threshold {_twins.twins.THRESHOLD}); lowest twin agreement {twins.lowest_twin:.2f}, "
+          f"highest honest agreement {twins.highest_honest:.2f}; recall {twin_recall:.2f}, precision "
+          f"{twin_precision:.2f} ({twins.failed} bots failed a probe, {twins.left_out} pairs left out as playing "
+          f"as a starter, {twins.same_behaviour} originals dropped as behaving as another)")
+    seconds = _twins.scale_seconds(random.Random(args.seed), INDEX_SIZE)
     print(f"({time.perf_counter() - started:.0f} s)")
+    recall, precision = min(copy_recall, twin_recall), min(copy_precision, twin_precision)
     print()
     print(f"target integrity-recall: {recall:.2f} >= {RECALL_BOUND} {'ok' if recall >= RECALL_BOUND else 'short'}")
     print(f"target integrity-precision: {precision:.2f} >= {PRECISION_BOUND} "
           f"{'ok' if precision >= PRECISION_BOUND else 'short'}")
     print(f"target integrity-copy-query-ms: {milliseconds:.1f} <= {QUERY_MS_BOUND} "
           f"{'ok' if milliseconds <= QUERY_MS_BOUND else 'short'}")
+    print(f"target integrity-twin-10k-s: {seconds:.1f} <= {TWIN_SCALE_BOUND_S} "
+          f"{'ok' if seconds <= TWIN_SCALE_BOUND_S else 'short'}")
     return 0
 
 

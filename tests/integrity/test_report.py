@@ -65,7 +65,8 @@ def test_run_checks_stores_each_kind_ranked_and_keeps_staffs_status(planted):
     again = run_checks()
     assert [f.pk for f in again] == [f.pk for f in found]  # updated in place, not added
     assert Finding.objects.get(pk=accounts.pk).status == "dismissed"
-    assert AuditEntry.objects.filter(action="checked").first().note == "1 copy, 1 accounts, 1 collusion"
+    assert AuditEntry.objects.filter(action="checked").first().note == ("1 copy, 0 twin, 1 accounts, 1 collusion; "
+                                                                       "2 valid versions not probed yet for twins")
     from django.contrib.auth.models import User
 
     User.objects.filter(username="twin2").update(email="someone.else@example.org")

@@ -78,7 +78,7 @@ def test_staff_see_every_finding_ranked_with_escaped_reasons_and_the_counts(repo
     assert copy.reason.replace("'", "&#x27;") in page
     assert f'href="/staff/integrity/{copy.pk}/"' in page and 'href="/users/y/"' in page
     assert '<tr data-kind="copy"><td>copied code</td><td>1</td><td>0</td><td>0</td><td>1</td></tr>' in page
-    assert "Checks last run" in page and "1 copy, 0 accounts, 0 collusion" in page
+    assert "Checks last run" in page and "1 copy, 0 twin, 0 accounts, 0 collusion" in page
     assert "origbot lost 9 of 9" not in page  # another season's
     in_season = client.get("/staff/integrity/?season=s1").content.decode()
     assert "origbot lost 9 of 9" in in_season and copy.reason.replace("'", "&#x27;") not in in_season

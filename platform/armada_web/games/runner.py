@@ -2,8 +2,10 @@
 
 Plain functions (no Celery, no rows written): `play` unpacks both seats' archives, runs the
 game with one `DockerBot` per seat and the game's limits from the settings, and returns the
-SDK's `MatchOutcome`. Anything that is the platform's fault raises `PlatformFailure`; whatever a
-bot does is in the outcome (a status per seat). Ranked and challenge matches (matches.execution)
+SDK's `MatchOutcome`; `sandboxed` unpacks one archive and makes sandboxed connections to it
+for a caller that feeds it recorded requests itself (the integrity checks' behaviour probes).
+Anything that is the platform's fault raises `PlatformFailure`; whatever a bot does is in the
+outcome (a status per seat). Ranked and challenge matches (matches.execution)
 and validation games (bots.validation) all play through here.
 
 The sandbox (Docker engine, bot image) is checked when a worker process starts
@@ -20,7 +22,9 @@ from __future__ import annotations
 import errno
 import logging
 import time
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -33,7 +37,7 @@ from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_fold
 from armada_web.storage.archives import unpack
 
 __all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxFailure", "check_sandbox", "play", "sandbox_ready",
-           "wait_for_sandbox"]
+           "sandboxed", "wait_for_sandbox"]
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +126,43 @@ def wait_for_sandbox(within_s: float | None = None) -> str:
             pause = min(pause * 2, 10.0)
 
 
+def _unpacked(stack: ExitStack, seat: int, archive: bytes) -> Path:
+    """A code folder (removed with `stack`) holding `archive` unpacked; ArchiveUnpackable or
+    PlatformFailure when it does not unpack."""
+    # An opaque name: a cold container's bot sees its code folder's host path.
+    code_dir: Path = stack.enter_context(code_folder())  # swept if this process dies before the end
+    try:
+        unpack(archive=archive, dest=str(code_dir))
+    except BotSpecError as exc:
+        raise ArchiveUnpackable(seat, str(exc)) from None
+    except OSError as exc:
+        if exc.errno in _NAME_ERRNOS:
+            raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
+        raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
+    except Exception as exc:
+        raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
+    return code_dir
+
+
+def _docker_bot(code_dir: Path, game: str, name: str, labels: dict[str, str], purpose: str) -> DockerBot:
+    return DockerBot(code_dir, "main.py", label=name, limits=settings.ARMADA.game(game).sandbox, labels=labels,
+                     image=settings.ARMADA.bot_image, purpose=purpose)
+
+
+@contextmanager
+def sandboxed(*, game: str, archive: bytes, name: str, label: str) -> Iterator[Callable[[], BotConnection]]:
+    """A stored archive unpacked once, for as long as the block runs: yields a maker of fresh,
+    unstarted sandboxed connections to it (one per game it is fed; the caller closes each),
+    with the game's limits and the validation's slots (`label`: its containers' `armada.probe`).
+    ArchiveUnpackable or PlatformFailure as `play`; a connection that cannot start raises the
+    sandbox's `Unavailable`."""
+    if not _Sandbox.ready:
+        wait_for_sandbox()
+    with ExitStack() as stack:
+        code_dir = _unpacked(stack, 1, archive)
+        yield lambda: _docker_bot(code_dir, game, name, {"armada.probe": label}, "validation")
+
+
 def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
          config: dict[str, Any], purpose: str = "match") -> MatchOutcome:
     """Play match `match_id` (its containers' label) of `game` with engine `config`: `seats` maps
@@ -135,21 +176,8 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
     with ExitStack() as stack:
         bots: dict[int, BotConnection] = {}
         for seat, (name, archive) in sorted(seats.items()):
-            # An opaque name: a cold container's bot sees its code folder's host path.
-            code_dir = stack.enter_context(code_folder())  # swept if this process dies before the end
-            try:
-                unpack(archive=archive, dest=str(code_dir))
-            except BotSpecError as exc:
-                raise ArchiveUnpackable(seat, str(exc)) from None
-            except OSError as exc:
-                if exc.errno in _NAME_ERRNOS:
-                    raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
-                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
-            except Exception as exc:
-                raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
-            bots[seat] = DockerBot(code_dir, "main.py", label=name, limits=limits.sandbox,
-                                   labels={**labels, "armada.seat": str(seat)}, image=settings.ARMADA.bot_image,
-                                   purpose=purpose)
+            code_dir = _unpacked(stack, seat, archive)
+            bots[seat] = _docker_bot(code_dir, game, name, {**labels, "armada.seat": str(seat)}, purpose)
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
         except SandboxUnavailable as exc:  # (play_match raises it only while starting the bots)

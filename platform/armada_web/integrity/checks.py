@@ -1,4 +1,5 @@
-"""Every built check run at once (`run_checks`): copied code, shared accounts and thrown games, each
+"""Every built check run at once (`run_checks`): copied code, behavioural twins, shared accounts and
+thrown games, each
 finding stored under its key (`findings.record`: a second run updates it and keeps staff's status;
 the open ones no longer found are pruned), all of them ranked strongest first.
 
@@ -6,6 +7,8 @@ the open ones no longer found are pruned), all of them ranked strongest first.
 threshold it reports from and nears 1 as the evidence becomes beyond doubt, so one ranking serves
 all kinds:
 - a copy: its similarity (0.5 is the copy threshold, 1 the same own code);
+- twins: their rarity-weighted agreement rescaled (`integrity.logic.twins.score`: 0.5 at the twin threshold,
+  0.75, and 1 for the same own answers on every probe turn);
 - shared accounts: the group's weakest tie (0.5 the grouping threshold, 0.9 one mailbox or one
   uploaded archive);
 - thrown games: the test's `1 - adjusted p` crowds every flagged pair into 0.99..1, so the ranking
@@ -23,10 +26,12 @@ from django.db import transaction
 
 from armada_web.integrity import findings
 from armada_web.integrity.accounts_links import shared_accounts
+from armada_web.integrity.behaviour import missing
 from armada_web.integrity.collusion import thrown_games
 from armada_web.integrity.copies import find_copies
 from armada_web.integrity.logic import findings as plain
 from armada_web.integrity.models import AuditAction, AuditEntry, Finding, FindingKind
+from armada_web.integrity.twins import find_twins
 from armada_web.seasons.models import Season
 
 #: The longest key kept as it is; a longer one (a large group of accounts) is hashed.
@@ -79,16 +84,20 @@ def ranked(rows: list[Finding]) -> list[Finding]:
 
 
 def run_checks(*, season: Season | None = None) -> list[Finding]:
-    """Run every built check for `season` (None: all of ranked play), store each finding under its
-    key (staff's status kept; open findings no longer found pruned), note the run in the audit log
-    with its counts, and return the findings, the strongest first."""
+    """Run every check for `season` (None: all of ranked play), store each finding under its key
+    (staff's status kept; open findings no longer found pruned), note the run in the audit log with
+    its counts (and the valid versions not probed yet), and return the findings, the strongest first."""
     copies = find_copies(season=season)
     with transaction.atomic():
+        twins = find_twins(season=season)
         accounts = _accounts(season)
         collusion = _collusion(season)
-        counts = {FindingKind.COPY.value: len(copies), FindingKind.ACCOUNTS.value: len(accounts),
-                  FindingKind.COLLUSION.value: len(collusion)}
+        counts = {FindingKind.COPY.value: len(copies), FindingKind.TWIN.value: len(twins),
+                  FindingKind.ACCOUNTS.value: len(accounts), FindingKind.COLLUSION.value: len(collusion)}
+        unprobed = len(missing())
+        note = ", ".join(f"{count} {kind}" for kind, count in counts.items())
+        if unprobed:
+            note += f"; {unprobed} valid version{'s' if unprobed != 1 else ''} not probed yet for twins"
         AuditEntry.objects.create(action=AuditAction.CHECKED, season=season,
-                                  subject=f"season {season.slug}" if season else "all of ranked play",
-                                  note=", ".join(f"{count} {kind}" for kind, count in counts.items()))
-    return ranked([*copies, *accounts, *collusion])
+                                  subject=f"season {season.slug}" if season else "all of ranked play", note=note)
+    return ranked([*copies, *twins, *accounts, *collusion])

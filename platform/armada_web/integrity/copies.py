@@ -51,7 +51,7 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
     for version in known.values():
         indexes.setdefault(version.game, copies_logic.CopyIndex(shared)).add(version.id, version.hashes)
     best: dict[tuple[int, int], tuple[float, int, int]] = {}
-    for version_id in _scope(season):
+    for version_id in scope(season):
         query = known.get(version_id)
         if query is None:
             continue
@@ -91,7 +91,7 @@ def _fingerprinted(game: str | None) -> dict[int, _Version]:
     return found
 
 
-def _scope(season: Season | None) -> list[int]:
+def scope(season: Season | None) -> list[int]:
     """The versions a check is about: a season's entries (its game's playing versions before the
     close), or every valid version."""
     if season is None:
@@ -112,11 +112,11 @@ def _record(season: Season | None, key: str, one: _Version, two: _Version, share
         "similarity": round(similarity.score, 4), "jaccard": round(similarity.jaccard, 4),
         "a_in_b": round(similarity.a_in_b, 4), "b_in_a": round(similarity.b_in_a, 4),
         "shared": similarity.shared, "own": [similarity.own_a, similarity.own_b],
-        "first": a.pk, "versions": [_described(a), _described(b)], "compared": "owners (teams do not exist yet)",
+        "first": a.pk, "versions": [described(a), described(b)], "compared": "owners (teams do not exist yet)",
     }
     evidence.update(_passages(a, b, shared))
     later = (b.created - a.created).total_seconds()
-    reason = (f"{_who(b)} shares {similarity.score:.0%} of its own code with {_who(a)}, "
+    reason = (f"{who(b)} shares {similarity.score:.0%} of its own code with {who(a)}, "
               f"uploaded {_duration(later)} earlier")
     return findings.record(kind=FindingKind.COPY, key=key, season=season, subjects=[a.pk, b.pk],
                            score=round(similarity.score, 4), reason=reason, evidence=evidence)
@@ -133,13 +133,15 @@ def _passages(a: BotVersion, b: BotVersion, shared: frozenset[int]) -> dict[str,
     return {"passages": [p.as_dict() for p in found]}
 
 
-def _described(version: BotVersion) -> dict[str, Any]:
+def described(version: BotVersion) -> dict[str, Any]:
+    """A version as the evidence shows it: id, bot, number, owner, upload time."""
     owner = version.bot.owner
     return {"id": version.pk, "bot": version.bot.name, "bot_id": version.bot_id, "number": version.number,
             "owner": owner.get_username() if owner is not None else None, "uploaded": version.created.isoformat()}
 
 
-def _who(version: BotVersion) -> str:
+def who(version: BotVersion) -> str:
+    """`alice's raider v3`."""
     owner = version.bot.owner
     return f"{owner.get_username() if owner else '(deleted)'}'s {version.bot.name} v{version.number}"
 

@@ -25,6 +25,25 @@ class Fingerprint(models.Model):
         return f"fingerprint of version {self.version_id} ({self.count} hashes)"
 
 
+class Behaviour(models.Model):
+    """A version's behaviour signature (`integrity.logic.probes`): one hash per position of its
+    game's probe set, computed after its validation (`integrity.behaviour.probe_version`);
+    `digest` names the probe set it answered, so a changed probe set is probed again."""
+
+    version = models.OneToOneField("bots.BotVersion", on_delete=models.CASCADE, primary_key=True,
+                                   related_name="behaviour")
+    digest = models.CharField(max_length=32, help_text="the probe set's digest when probed")
+    hashes = models.BinaryField(help_text="one hash per probe position, 8 bytes each (little-endian); 0: no answer")
+    positions = models.PositiveIntegerField(default=0)
+    answers = models.BinaryField(blank=True, default=b"",
+                                 help_text="its own answers by position (zlib JSON), the evidence; empty: not kept")
+    fault = models.CharField(max_length=300, blank=True, help_text="where it failed on the probes, if it did")
+    probed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"behaviour of version {self.version_id} ({self.positions} positions)"
+
+
 class FindingKind(models.TextChoices):
     COPY = "copy", "copied code"
     TWIN = "twin", "behavioural twins"

@@ -76,11 +76,13 @@ class Link:
 
 
 def links(item: Finding) -> list[Link]:
-    """The links to a finding's evidence: a copy's side-by-side page and both versions, a pair's
+    """The links to a finding's evidence: a copy's side-by-side page (twins': their agreed turns)
+    and both versions, a pair's
     matches (their replays are on each match's page), a group's accounts."""
     evidence = item.evidence or {}
-    if item.kind == FindingKind.COPY:
-        found = [Link("side by side", reverse("staff-integrity-finding", args=[item.pk]))]
+    if item.kind in (FindingKind.COPY, FindingKind.TWIN):
+        label = "side by side" if item.kind == FindingKind.COPY else "agreed turns"
+        found = [Link(label, reverse("staff-integrity-finding", args=[item.pk]))]
         for version in evidence.get("versions", []):
             if version.get("bot_id") is None:
                 continue

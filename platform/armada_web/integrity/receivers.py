@@ -2,7 +2,9 @@
 
 - A version's validation ended (valid, invalid or error), after its commit: its code is
   fingerprinted (`fingerprints.fingerprint_version`; a version whose archive cannot be read is
-  caught up later by `fingerprints.fingerprint_missing`).
+  caught up later by `fingerprints.fingerprint_missing`); a valid one is also sent to be probed
+  for its behaviour signature (`tasks.queue_probe` -> `behaviour.probe_version`, on the
+  validation queue; caught up when a season's checks run).
 - A season closed (its entries frozen): once that commits, its checks are sent to the periodic
   queue (`tasks.queue_checks` -> `checks.run_checks`), so the report is ready for staff before
   the results are final.
@@ -14,16 +16,21 @@ from typing import Any
 
 from django.db import transaction
 
-from armada_web.bots.models import BotVersion
+from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.bots.signals import validation_finished
 from armada_web.integrity.fingerprints import fingerprint_version
-from armada_web.integrity.tasks import queue_checks
+from armada_web.integrity.tasks import queue_checks, queue_probe
 from armada_web.seasons.models import Season
 from armada_web.seasons.signals import season_closed
 
 
 def fingerprint_validated(sender: Any, version: BotVersion, **_: Any) -> None:
     fingerprint_version(version=version)
+
+
+def probe_validated(sender: Any, version: BotVersion, status: str = "", **_: Any) -> None:
+    if status == VersionStatus.VALID:
+        queue_probe(version.pk)
 
 
 def check_closed_season(sender: Any, season: Season, **_: Any) -> None:
@@ -33,4 +40,5 @@ def check_closed_season(sender: Any, season: Season, **_: Any) -> None:
 
 def connect() -> None:
     validation_finished.connect(fingerprint_validated, sender=BotVersion, dispatch_uid="integrity.fingerprint")
+    validation_finished.connect(probe_validated, sender=BotVersion, dispatch_uid="integrity.probe")
     season_closed.connect(check_closed_season, sender=Season, dispatch_uid="integrity.season_closed")

@@ -1,21 +1,53 @@
-"""The integrity task (the periodic queue, jobs.queues): thin, see integrity.checks."""
+"""The integrity tasks: thin, see integrity.checks and integrity.behaviour.
+
+- `integrity_checks` (the periodic queue): every check of a season, sent when it closes; the
+  versions in play without a behaviour signature are sent to be probed first (their twins are
+  found by the next run).
+- `probe_version` (the validation queue: it runs the bot in the sandbox): a version's behaviour
+  signature, sent when its validation ends valid; a no-op for a version probed already.
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from armada_web.bots.models import BotVersion
+from armada_web.integrity.behaviour import missing
+from armada_web.integrity.behaviour import probe_version as probe
 from armada_web.integrity.checks import run_checks
 from armada_web.jobs import queues
 from armada_web.seasons.models import Season
+
+#: Versions sent to be probed per run of the checks (the rest on the next run).
+CATCH_UP = 1000
 
 
 @shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True)
 def integrity_checks(season_id: int) -> int:
     """Run every check for a season (sent when it closes); returns the findings (0: no such season)."""
     season = Season.objects.filter(pk=season_id).first()
-    return 0 if season is None else len(run_checks(season=season))
+    if season is None:
+        return 0
+    for version_id in missing()[:CATCH_UP]:
+        queue_probe(version_id)
+    return len(run_checks(season=season))
 
 
 def queue_checks(season_id: int) -> None:
     """Send the checks of a season to the periodic queue."""
     integrity_checks.apply_async(args=[season_id], queue=queues.name(queues.Role.PERIODIC))
+
+
+@shared_task(name=queues.Task.PROBE_VERSION, acks_late=True, ignore_result=True, time_limit=900, soft_time_limit=840)
+def probe_version(version_id: int) -> str:
+    """Probe one version (`behaviour.probe_version`): "probed", or "skipped" (gone, not valid, or
+    it could not run now: the next catch-up sends it again)."""
+    version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
+    if version is None:
+        return "skipped"
+    return "probed" if probe(version=version) is not None else "skipped"
+
+
+def queue_probe(version_id: int) -> None:
+    """Send a version's behaviour probe to the validation queue (its workers have the sandbox)."""
+    probe_version.apply_async(args=[version_id], queue=queues.name(queues.TASK_ROLES[queues.Task.PROBE_VERSION]))

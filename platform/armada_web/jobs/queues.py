@@ -86,10 +86,12 @@ class Task(StrEnum):
     EVENTS_TICK = "armada_web.events.tasks.events_tick"
     SWEEP_CONTAINERS = "armada_web.ops.tasks.sweep_containers"
     INTEGRITY_CHECKS = "armada_web.integrity.tasks.integrity_checks"
+    PROBE_VERSION = "armada_web.integrity.tasks.probe_version"
 
 
 #: The queue of each task sent to a queue of its own (the others go to the periodic queue).
-TASK_ROLES = {Task.VALIDATE_VERSION: Role.VALIDATION, Task.RUN_MATCH: Role.MATCHES}
+TASK_ROLES = {Task.VALIDATE_VERSION: Role.VALIDATION, Task.RUN_MATCH: Role.MATCHES,
+              Task.PROBE_VERSION: Role.VALIDATION}
 
 
 def _config(config: Any) -> Any:

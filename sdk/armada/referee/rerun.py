@@ -6,7 +6,9 @@ by the engine's own code (`GameDriver`, so Galaxy's fog is the engine's) from th
 answers of both seats, with the `bank_ms` the seat had then (the replay's `timings`). `rerun`
 sends them to a bot on this machine, one at a time through the referee's own exchange (same
 framing, ids and deadlines), and compares each reply, as the replay keeps it, with the recorded
-one: the first request where they differ (or where the bot fails) ends the run.
+one: the first request where they differ (or where the bot fails) ends the run. `answer_all`
+feeds a bot the same way and keeps every answer instead (the site's behaviour probes,
+docs/integrity.md).
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from typing import Any
 from armada.drawing import without_debug
 from armada.games.base import SEATS, Game, Request, Result
 from armada.referee.clock import BankClock, Limits, default_limits
-from armada.referee.connection import BotConnection
+from armada.referee.connection import BotConnection, Unavailable
 from armada.referee.environment import bot_seed as derive_bot_seed
 from armada.referee.environment import seed_key
 from armada.referee.framing import encode_message
 from armada.referee.game_driver import GameDriver, resolve_game
 from armada.referee.match import END_GRACE_S, init_message
-from armada.referee.seat import Seat, ask_all
+from armada.referee.seat import Exchange, Seat, ask_all
 from armada.replay import ReplayError, check_replay, plain, recorded_answer
 from armada.timings import bank_sent, recorded_limits, seat_times
 
@@ -215,6 +217,37 @@ def _shown(value: Any) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
+class _Session:
+    """One bot fed recorded requests through the referee's own exchange (framing, ids, deadlines):
+    what `rerun` and `answer_all` share."""
+
+    def __init__(self, recorded: SeatRequests, conn: BotConnection, bot_seed: int) -> None:
+        self.recorded = recorded
+        self.conn = conn
+        conn.bot_seed = bot_seed
+        self.talker = Seat(recorded.seat, conn, recorded.limits)
+
+    def ask(self, message: dict[str, Any]) -> Exchange:
+        """Send one request (not `end`) with the budget the referee gave it; the exchange."""
+        limits = self.recorded.limits
+        self.talker.next_id = message["id"] + 1
+        budget = float(limits.init_ms if message["type"] == "init" else limits.turn_ms + message.get("bank_ms", 0))
+        return ask_all({self.talker: (message, budget)})[self.talker]
+
+    def end(self, message: dict[str, Any]) -> None:
+        """Send `end` as the referee sends it (no reply)."""
+        with contextlib.suppress(Exception):
+            self.conn.send(encode_message(message))
+
+    def close(self) -> str:
+        """Close the bot (its grace after `end`) and return its log."""
+        with contextlib.suppress(Exception):
+            self.conn.close(grace=END_GRACE_S)
+        with contextlib.suppress(Exception):
+            return self.conn.log()
+        return ""
+
+
 def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: int | None = None) -> RerunReport:
     """Send `conn` (unstarted) every request `seat` received, in order; stop at the first difference.
 
@@ -222,8 +255,8 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
     to the bot's owner); ReplayError before the bot starts when the replay cannot be rebuilt."""
     recorded = seat_requests(replay, seat)
     engine = resolve_game(recorded.game)
-    conn.bot_seed = bot_seed if bot_seed is not None else derive_bot_seed(replay["seed"], seat, seed_key())
-    talker = Seat(seat, conn, recorded.limits)
+    session = _Session(recorded, conn, bot_seed if bot_seed is not None
+                       else derive_bot_seed(replay["seed"], seat, seed_key()))
     report = RerunReport()
     try:
         try:
@@ -234,13 +267,9 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
         for request in recorded.requests:
             message = request.message
             if message["type"] == "end":  # no reply: sent as the referee sends it, then the input closes
-                with contextlib.suppress(Exception):
-                    conn.send(encode_message(message))
+                session.end(message)
                 break
-            talker.next_id = message["id"] + 1
-            budget = float(recorded.limits.init_ms if message["type"] == "init"
-                           else recorded.limits.turn_ms + message.get("bank_ms", 0))
-            exchange = ask_all({talker: (message, budget)})[talker]
+            exchange = session.ask(message)
             if exchange.fault is not None:
                 if request.answer is None and request.fault.startswith(exchange.fault.status):
                     report.agreed += 1  # it fails here as it failed on the server
@@ -266,8 +295,49 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
             if message["type"] != "init":
                 report.turns.add(request.turn)
     finally:
-        with contextlib.suppress(Exception):
-            conn.close(grace=END_GRACE_S)
-        with contextlib.suppress(Exception):
-            report.log = conn.log()
+        report.log = session.close()
     return report
+
+
+@dataclass
+class Answers:
+    """What a bot answered to every request of a recorded sequence (`answer_all`): per request
+    after `init`, the answer as the replay keeps it, or None once it failed (`fault` says where
+    and how; the failing request's own entry is `{"fault": STATUS}`)."""
+
+    answers: list[Any]
+    fault: str = ""
+    log: str = ""
+
+
+def answer_all(recorded: SeatRequests, conn: BotConnection, *, bot_seed: int) -> Answers:
+    """Send `conn` (unstarted) the `init` and every turn request of `recorded` (never `end`), as
+    `rerun` does, and keep each answer in the replay's form whatever it is (a probe, not a
+    comparison); a fault ends the run, the requests left get None. A connection that cannot be
+    set up for a reason that is not the bot's raises its `Unavailable`."""
+    engine = resolve_game(recorded.game)
+    turns = [r for r in recorded.requests if r.message["type"] not in ("init", "end")]
+    answers: list[Any] = [None] * len(turns)
+    session = _Session(recorded, conn, bot_seed)
+    fault = ""
+    try:
+        try:
+            conn.start()
+        except Unavailable:
+            raise
+        except Exception as exc:
+            return Answers(answers, f"could not start: {exc}")
+        init = next((r for r in recorded.requests if r.message["type"] == "init"), None)
+        exchange = session.ask(init.message) if init is not None else None
+        if exchange is not None and exchange.fault is not None:
+            return Answers(answers, f"init: {exchange.fault.status}: {exchange.fault.detail}")
+        for index, request in enumerate(turns):
+            exchange = session.ask(request.message)
+            if exchange.fault is not None:
+                answers[index] = {"fault": exchange.fault.status}
+                fault = f"turn {request.turn}: {exchange.fault.status}: {exchange.fault.detail}"
+                break
+            answers[index] = plain(recorded_answer(engine, request.phase, exchange.reply or {}))
+    finally:
+        log = session.close()
+    return Answers(answers, fault, log)
