@@ -11,7 +11,8 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import IO
 
 #: Every entry's date: the earliest a zip can record.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -26,8 +27,24 @@ def normalised_zip(files: Mapping[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as out:
         for name in sorted(files):
-            info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
-            info.external_attr = FILE_MODE << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            out.writestr(info, files[name], compresslevel=COMPRESS_LEVEL)
+            add_entry(out, name, len(files[name]), [files[name]])
     return buffer.getvalue()
+
+
+def normalised_writer(target: IO[bytes]) -> zipfile.ZipFile:
+    """A zip writer on seekable `target` for `add_entry` (add the entries sorted by name, then close
+    it): the same bytes as `normalised_zip`, without holding any file whole."""
+    return zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED)
+
+
+def add_entry(out: zipfile.ZipFile, name: str, size: int, chunks: Iterable[bytes]) -> None:
+    """Write entry `name` of `size` bytes, given as `chunks`, the normalised way (date, mode, level).
+    The size is set first, as `ZipFile.writestr` does, so the headers are the same whatever the chunks."""
+    info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+    info.external_attr = FILE_MODE << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.file_size = size
+    setattr(info, "_compresslevel", COMPRESS_LEVEL)  # noqa: B010 (what writestr's compresslevel sets)
+    with out.open(info, "w") as dest:
+        for chunk in chunks:
+            dest.write(chunk)
