@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
+import zlib
 from collections.abc import Iterable, Mapping
 from typing import IO
 
@@ -20,6 +21,12 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 FILE_MODE = stat.S_IFREG | 0o644
 #: zlib's level (6 is also zlib's default).
 COMPRESS_LEVEL = 6
+#: An entry of at least SAMPLE_BYTES whose first SAMPLE_BYTES deflate to more than STORE_ABOVE of
+#: their size is stored as it is (model weights, already compressed files): deflating 100 MiB of
+#: them costs seconds of the site's CPU for nothing. Decided by the contents alone, so still the
+#: same bytes; smaller files (every source file) are always deflated, as before.
+SAMPLE_BYTES = 256 * 1024
+STORE_ABOVE = 0.9
 
 
 def normalised_zip(files: Mapping[str, bytes]) -> bytes:
@@ -38,13 +45,24 @@ def normalised_writer(target: IO[bytes]) -> zipfile.ZipFile:
 
 
 def add_entry(out: zipfile.ZipFile, name: str, size: int, chunks: Iterable[bytes]) -> None:
-    """Write entry `name` of `size` bytes, given as `chunks`, the normalised way (date, mode, level).
-    The size is set first, as `ZipFile.writestr` does, so the headers are the same whatever the chunks."""
+    """Write entry `name` of `size` bytes, given as `chunks`, the normalised way (date, mode, level;
+    stored when it does not compress, `STORE_ABOVE`). The size is set first, as `ZipFile.writestr`
+    does, so the headers are the same whatever the chunks."""
+    stream = iter(chunks)
+    head = b""
+    for chunk in stream:
+        head += chunk
+        if len(head) >= SAMPLE_BYTES:
+            break
+    sample = head[:SAMPLE_BYTES]
+    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
+    stored = size >= SAMPLE_BYTES and len(packer.compress(sample) + packer.flush()) > STORE_ABOVE * len(sample)
     info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
     info.external_attr = FILE_MODE << 16
-    info.compress_type = zipfile.ZIP_DEFLATED
+    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
     info.file_size = size
-    setattr(info, "_compresslevel", COMPRESS_LEVEL)  # noqa: B010 (what writestr's compresslevel sets)
+    setattr(info, "_compresslevel", None if stored else COMPRESS_LEVEL)  # noqa: B010 (writestr's compresslevel)
     with out.open(info, "w") as dest:
-        for chunk in chunks:
+        dest.write(head)
+        for chunk in stream:
             dest.write(chunk)
