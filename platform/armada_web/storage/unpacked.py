@@ -82,7 +82,10 @@ def cache_root() -> Path:
     """The cache's folder (ARMADA_UNPACK_CACHE_DIR, else `armada-versions` in the temporary folder,
     beside the sandbox's work folders so that hard links reach them); traverse-only for others."""
     configured = settings.ARMADA.unpack_cache_dir
-    root = Path(configured) if configured else Path(tempfile.gettempdir()) / "armada-versions"
+    return _made(Path(configured) if configured else Path(tempfile.gettempdir()) / "armada-versions")
+
+
+def _made(root: Path) -> Path:
     root.mkdir(mode=0o711, parents=True, exist_ok=True)
     with contextlib.suppress(OSError):
         os.chmod(root, 0o711)  # noqa: S103 (traverse only: the bots' uids read their own entry's files)
@@ -96,7 +99,7 @@ def max_bytes() -> int:
 def entry(*, source: Source, root: Path | None = None, limit: int | None = None) -> Entry:
     """The unpacked files of `source`, unpacked into the cache on a miss (see the module). Raises
     SourceError (reading the archive), CacheFull (no room), BotSpecError or OSError (the archive)."""
-    root = root or cache_root()
+    root = cache_root() if root is None else _made(root)
     limit = max_bytes() if limit is None else limit
     found = lookup(root, source.sha256)
     if found is not None:
