@@ -138,5 +138,5 @@ def test_an_entry_that_lies_about_its_size_is_refused_while_streaming(bot):
     from armada_web.storage.archives import UploadError, check_upload
 
     honest = stored_zip({"main.py": MAIN, "w.bin": os.urandom(1000)})
-    with pytest.raises(UploadError, match="extracts to|CRC"):
+    with pytest.raises(UploadError, match=r"extracts to|CRC"):
         check_upload(name="bot.zip", data=declaring(honest, "w.bin", 10), game="galaxy")

@@ -26,7 +26,7 @@ def source(files: dict[str, bytes] = FILES, opened: list[int] | None = None, pau
     archive = normalised_zip(files)
     base = Source.of_bytes(archive)
 
-    def open_it():  # noqa: ANN202
+    def open_it():
         if opened is not None:
             opened.append(os.getpid())
         time.sleep(pause)
@@ -119,7 +119,7 @@ def test_a_full_disk_empties_the_cache_once_then_gives_the_game_back(tmp_path, m
     real_unpack = unpacked.unpack
     failures = [1]
 
-    def full_once(**kwargs):  # noqa: ANN003, ANN202
+    def full_once(**kwargs):
         if failures:
             failures.pop()
             raise OSError(errno.ENOSPC, "No space left on device")
@@ -129,7 +129,7 @@ def test_a_full_disk_empties_the_cache_once_then_gives_the_game_back(tmp_path, m
     found = unpacked.entry(source=source(), root=tmp_path / "cache", limit=1 << 30)
     assert tree(found.files) == FILES and not other.files.exists()  # room made, then unpacked
 
-    def always_full(**kwargs):  # noqa: ANN003, ANN202
+    def always_full(**kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(unpacked, "unpack", always_full)
@@ -143,7 +143,7 @@ def test_a_full_disk_empties_the_cache_once_then_gives_the_game_back(tmp_path, m
 def test_storage_that_cannot_be_read_is_a_platform_failure_naming_the_seat(tmp_path, armada):
     armada(unpack_cache_dir=str(tmp_path / "cache"))
 
-    def lost():  # noqa: ANN202
+    def lost():
         raise FileNotFoundError(errno.ENOENT, "no such object", "versions/1/1-abc.zip")
 
     code = tmp_path / "code"
