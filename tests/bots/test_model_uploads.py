@@ -140,3 +140,12 @@ def test_an_entry_that_lies_about_its_size_is_refused_while_streaming(bot):
     honest = stored_zip({"main.py": MAIN, "w.bin": os.urandom(1000)})
     with pytest.raises(UploadError, match=r"extracts to|CRC"):
         check_upload(name="bot.zip", data=declaring(honest, "w.bin", 10), game="galaxy")
+
+
+def test_the_site_tells_the_cli_each_game_s_limit(armada):
+    from rest_framework.test import APIClient
+
+    armada(upload_max_bytes=100 * MIB)
+    armada.game("galaxy", upload_max_bytes=5_000_000)
+    info = APIClient().get("/api/version/").json()
+    assert info["upload_max_bytes"] == {"galaxy": 5_000_000, "mothership": 100 * MIB}
