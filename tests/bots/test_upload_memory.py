@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from tests.support.upload_memory import measure
 
+pytestmark = [pytest.mark.slow]
 MIB = 1024 * 1024
 
 
