@@ -124,7 +124,7 @@ def check_upload(*, name: str, data: bytes | IO[bytes], game: str | None = None)
             if head.startswith(ZIP_MAGIC) or name.lower().endswith(".zip"):
                 files = _zip_files(handle, size, limits, writer)
             elif name.lower().endswith(".py"):
-                add_entry(writer, ENTRY, size, _checked_chunks(name, _chunks(handle), ENTRY.endswith(".py")))
+                add_entry(writer, ENTRY, size, _checked_chunks(name, _chunks(handle), python=True))
                 files = 1
             else:
                 raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
