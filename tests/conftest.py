@@ -75,6 +75,18 @@ def armada(settings: Any) -> ArmadaSettings:
     return ArmadaSettings(settings)
 
 
+_cache_dirs = iter(range(1, 1 << 62))
+
+
+@pytest.fixture(autouse=True)
+def _own_unpack_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test its own cache of unpacked versions (storage.unpacked; made only when a game is
+    played): a version unpacked by an earlier test never hides what this one does to storage."""
+    settings = request.getfixturevalue("settings")
+    folder = tmp_path_factory.getbasetemp() / "unpacked" / str(next(_cache_dirs))
+    settings.ARMADA = settings.ARMADA.with_(unpack_cache_dir=str(folder))
+
+
 @pytest.fixture(scope="session")
 def moto_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """moto's S3 server over real HTTP on a free loopback port, for the whole session (per xdist worker)."""

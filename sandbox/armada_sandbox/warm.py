@@ -96,14 +96,28 @@ class WarmSlot:
 
 
 def copy_code(source: Path, target: Path) -> None:
-    """Copy the bot's files into a slot's code folder, readable (not writable) by any uid."""
-    shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)  # a link stays a link (never followed)
+    """Put the bot's files into a slot's code folder, readable (not writable) by any uid: hard links
+    where they can be made (a version of 100 MiB from the worker's cache of unpacked versions costs
+    no copy), copies elsewhere."""
+    # A symbolic link stays a link (never followed).
+    shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True, copy_function=_link_or_copy)
     for folder, _dirs, files in os.walk(target):
         os.chmod(folder, 0o755)  # noqa: S103 (the bot's uid reads its code)
         for name in files:
             path = os.path.join(folder, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o644)
+            if not os.path.islink(path) and os.stat(path).st_mode & 0o444 != 0o444:
+                os.chmod(path, 0o644)  # (a copy: a linked file was readable already, its original is untouched)
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link of a file every uid may read already (nothing is changed on the original), else a copy."""
+    try:
+        if os.stat(source).st_mode & 0o444 == 0o444:
+            os.link(source, target)
+            return
+    except OSError:
+        pass
+    shutil.copy2(source, target)
 
 
 class WarmPool:

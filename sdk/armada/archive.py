@@ -11,7 +11,9 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterable, Mapping
+from typing import IO
 
 #: Every entry's date: the earliest a zip can record.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -19,6 +21,12 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 FILE_MODE = stat.S_IFREG | 0o644
 #: zlib's level (6 is also zlib's default).
 COMPRESS_LEVEL = 6
+#: An entry of at least SAMPLE_BYTES whose first SAMPLE_BYTES deflate to more than STORE_ABOVE of
+#: their size is stored as it is (model weights, already compressed files): deflating 100 MiB of
+#: them costs seconds of the site's CPU for nothing. Decided by the contents alone, so still the
+#: same bytes; smaller files (every source file) are always deflated, as before.
+SAMPLE_BYTES = 256 * 1024
+STORE_ABOVE = 0.9
 
 
 def normalised_zip(files: Mapping[str, bytes]) -> bytes:
@@ -26,8 +34,35 @@ def normalised_zip(files: Mapping[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as out:
         for name in sorted(files):
-            info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
-            info.external_attr = FILE_MODE << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            out.writestr(info, files[name], compresslevel=COMPRESS_LEVEL)
+            add_entry(out, name, len(files[name]), [files[name]])
     return buffer.getvalue()
+
+
+def normalised_writer(target: IO[bytes]) -> zipfile.ZipFile:
+    """A zip writer on seekable `target` for `add_entry` (add the entries sorted by name, then close
+    it): the same bytes as `normalised_zip`, without holding any file whole."""
+    return zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED)
+
+
+def add_entry(out: zipfile.ZipFile, name: str, size: int, chunks: Iterable[bytes]) -> None:
+    """Write entry `name` of `size` bytes, given as `chunks`, the normalised way (date, mode, level;
+    stored when it does not compress, `STORE_ABOVE`). The size is set first, as `ZipFile.writestr`
+    does, so the headers are the same whatever the chunks."""
+    stream = iter(chunks)
+    head = b""
+    for chunk in stream:
+        head += chunk
+        if len(head) >= SAMPLE_BYTES:
+            break
+    sample = head[:SAMPLE_BYTES]
+    packer = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -15)
+    stored = size >= SAMPLE_BYTES and len(packer.compress(sample) + packer.flush()) > STORE_ABOVE * len(sample)
+    info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
+    info.external_attr = FILE_MODE << 16
+    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+    info.file_size = size
+    setattr(info, "_compresslevel", None if stored else COMPRESS_LEVEL)  # noqa: B010 (writestr's compresslevel)
+    with out.open(info, "w") as dest:
+        dest.write(head)
+        for chunk in stream:
+            dest.write(chunk)

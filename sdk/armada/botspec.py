@@ -29,10 +29,11 @@ if TYPE_CHECKING:
 GAMES: tuple[str, ...] = ("galaxy", "mothership")
 #: The file a bot folder or zip must hold.
 ENTRY = "main.py"
-#: Zip limits (a submission is a few source files, never an archive of data).
-MAX_ZIP_BYTES = 10 * 1024 * 1024
+#: Zip limits: a bot is its source files and its model files (the site's default limits: a
+#: version of up to 100 MiB, 200 MiB unpacked); past the ratio a zip is a bomb, whatever its size.
+MAX_ZIP_BYTES = 100 * 1024 * 1024
 MAX_ZIP_ENTRIES = 1000
-MAX_UNCOMPRESSED_BYTES = 50 * 1024 * 1024
+MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 100
 #: What every file system a bot is unpacked on holds (ext4, overlayfs, tmpfs: NAME_MAX 255 bytes;
 #: a whole path well under PATH_MAX, 4096, with room for the folder it is unpacked into).

@@ -94,7 +94,8 @@ def test_a_lost_archive_leaves_the_validation_alone_and_is_caught_up_later(uploa
     lease = claim(validation.VALIDATION, version.pk)
     archive = validation.storage.read_archive(version)
     monkeypatch.setattr(validation, "validation_game", ok_report)
-    monkeypatch.setattr(validation, "storage", SimpleNamespace(read_archive=lambda v: archive))  # the game read it...
+    monkeypatch.setattr(validation, "storage", SimpleNamespace(  # the game read it (or this host had it unpacked)...
+        source=lambda v: validation.Source.of_bytes(archive)))
     default_storage.delete(version.archive.name)  # ...then the storage lost it
     with django_capture_on_commit_callbacks(execute=True):
         assert validation.run(lease) == "valid"

@@ -166,10 +166,10 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
             paginator = KeyedPageNumber()
             page = paginator.paginate_queryset(queries.versions_of(bot), request, view=self) or []
             return paginator.get_paginated_response(VersionSummary(page, many=True).data)
-        check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
-        upload = request.FILES.get("file")
+        check_request_size(content_length=request.META.get("CONTENT_LENGTH"), game=bot.game)
+        upload = request.FILES.get("file")  # streamed to a temporary file past FILE_UPLOAD_MAX_MEMORY_SIZE
         if upload is None:
             raise Invalid('send the bot as a multipart form field named "file"')
         version = services.upload_version(bot=bot, user=request.user, filename=upload.name or "upload",
-                                          data=upload.read())
+                                          data=upload.file)
         return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -59,6 +59,8 @@ class UserSerializer(serializers.Serializer):
 class ApiVersionSerializer(serializers.Serializer):
     api = serializers.IntegerField(help_text="the API's version")
     sdk = serializers.CharField(help_text="the SDK version the site serves")
+    upload_max_bytes = serializers.DictField(child=serializers.IntegerField(), help_text="the largest version "
+                                            "(the uploaded file) each game takes, in bytes, by game")
 
 
 class TokensView(APIView):
@@ -115,4 +117,6 @@ class ApiVersionView(APIView):
 
     @extend_schema(responses=answers({200: ApiVersionSerializer}))
     def get(self, request: Request) -> Response:
-        return Response(ApiVersionSerializer({"api": settings.API_VERSION, "sdk": armada.__version__}).data)
+        limits = {slug: settings.ARMADA.upload_limit(slug)[0] for slug in settings.ARMADA.games}
+        return Response(ApiVersionSerializer({"api": settings.API_VERSION, "sdk": armada.__version__,
+                                              "upload_max_bytes": limits}).data)

@@ -8,7 +8,7 @@ commands and the admin all call these.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,7 +26,7 @@ from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
 from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
 from armada_web.jobs import broker
-from armada_web.storage.archives import check_upload
+from armada_web.storage.archives import Bundle, check_upload
 from armada_web.web.errors import Conflict, Invalid, NotFound, Unavailable
 from armada_web.web.inputs import parse_id
 
@@ -63,16 +63,23 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bo
 UPLOAD = "upload"
 
 
-def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVersion:
-    """Check an upload and store it as the bot's next version (pending); validation starts on commit.
+def upload_version(*, bot: Bot, user: User, filename: str, data: bytes | IO[bytes]) -> BotVersion:
+    """Check an upload (bytes, or a seekable file read in chunks: a request's temporary file) and
+    store it as the bot's next version (pending); validation starts on commit.
 
     The hourly limit is counted in the same transaction as the version's row (accounts.limits):
-    parallel uploads cannot pass it, and deleting the bot afterwards frees nothing."""
+    parallel uploads cannot pass it, and deleting the bot afterwards frees nothing. An upload past
+    its game's size limit is refused before anything is read or stored."""
     check_owner(bot=bot, user=user)
     refusal = upload_refusal(bot=bot)
     if refusal:
         raise Invalid(refusal)
-    bundle = check_upload(name=filename, data=data)
+    with check_upload(name=filename, data=data, game=bot.game) as bundle:
+        return _store_version(bot=bot, user=user, bundle=bundle)
+
+
+def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
+    """The row and the stored archive of an accepted upload, in one transaction."""
     try:
         with transaction.atomic():
             limit = settings.ARMADA.uploads_per_hour
@@ -86,7 +93,7 @@ def upload_version(*, bot: Bot, user: User, filename: str, data: bytes) -> BotVe
             version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,
                                  files=bundle.files, status=VersionStatus.PENDING, queued=timezone.now())
             try:
-                version.archive.name = storage.save_archive(version, bundle.archive)
+                version.archive.name = storage.save_archive(version, bundle.file)
             except OSError as exc:
                 log.error("upload of bot %s refused: the storage failed (%s)", locked.pk, exc)
                 raise Unavailable(f"storage unavailable, nothing was saved ({exc.__class__.__name__}); "

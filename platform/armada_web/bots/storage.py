@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
-from typing import Any
+from typing import IO, Any
 
-from django.core.files.base import ContentFile
+from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
 
 from armada.replay import replay_bytes
 from armada_web.bots.models import BotVersion
+from armada_web.storage.unpacked import Source
 from armada_web.web.errors import Unavailable
 
 
@@ -26,9 +27,16 @@ def archive_name(version: BotVersion) -> str:
     return f"versions/{version.bot_id}/{version.number}-{version.sha256[:16]}.zip"
 
 
-def save_archive(version: BotVersion, data: bytes) -> str:
-    """Store the archive; returns the name the storage chose."""
-    return default_storage.save(archive_name(version), ContentFile(data))
+def save_archive(version: BotVersion, data: bytes | IO[bytes]) -> str:
+    """Store the archive (bytes, or a file the storage reads in chunks); returns the name the storage chose."""
+    content = ContentFile(data) if isinstance(data, bytes) else File(data, name="archive.zip")
+    return default_storage.save(archive_name(version), content)
+
+
+def source(version: BotVersion) -> Source:
+    """The version's archive for the cache of unpacked versions: opened (from storage) on a miss only."""
+    name = str(version.archive.name)
+    return Source(version.sha256, lambda: default_storage.open(name, "rb"))
 
 
 def save_validation_replay(version: BotVersion, attempt: int, replay: dict[str, Any]) -> str:

@@ -33,7 +33,7 @@ from armada_web.bots.activation import refresh_active
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.bots.signals import validation_failed, validation_finished
 from armada_web.games import spec
-from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, play
+from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, Source, play
 from armada_web.jobs import queues
 from armada_web.jobs.leases import JobKind, Lease, claim, retrying, take_over
 from armada_web.storage.archives import check_upload
@@ -100,12 +100,14 @@ class ValidationReport:
     replay: dict[str, Any] | None = None
 
 
-def validation_game(*, game: str, archive: bytes, bot_name: str, version_id: int, seed: int) -> ValidationReport:
+def validation_game(*, game: str, archive: Source | bytes, bot_name: str, version_id: int,
+                    seed: int) -> ValidationReport:
     """Play the validation game of `archive` (a stored bot archive) and report on seat 1."""
     game_spec = spec(game)
     opponent_name = game_spec.validation_opponent
-    opponent = check_upload(name="main.py", data=starter_file(opponent_name, game).read_bytes()).archive
-    seats = {1: (bot_name, archive), 2: (f"builtin:{opponent_name}", opponent)}
+    with check_upload(name="main.py", data=starter_file(opponent_name, game).read_bytes()) as bundle:
+        opponent = bundle.archive
+    seats: dict[int, tuple[str, Source | bytes]] = {1: (bot_name, archive), 2: (f"builtin:{opponent_name}", opponent)}
     outcome = play(match_id=f"validation-{version_id}", game=game, seed=seed, seats=seats,
                    config=settings.ARMADA.game(game).validation_config, purpose="validation")
     mine, theirs = outcome.players
@@ -125,12 +127,10 @@ def run(lease: Lease) -> str:
     """Validate the claimed version and record the outcome; returns its new status
     ("superseded" when the attempt no longer held the row)."""
     version = BotVersion.objects.select_related("bot").get(pk=lease.job_id)
-    try:
-        archive = storage.read_archive(version)
-    except OSError as exc:
-        return platform_failure(lease, f"the archive could not be read from storage ({exc.__class__.__name__})")
-    try:
-        report = validation_game(game=version.bot.game, archive=archive, bot_name=version.bot.name,
+    if not version.archive.name:
+        return platform_failure(lease, "the archive could not be read from storage (it was deleted)")
+    try:  # read from storage only when this host has not unpacked it yet (storage.unpacked)
+        report = validation_game(game=version.bot.game, archive=storage.source(version), bot_name=version.bot.name,
                                  version_id=version.pk, seed=version.pk)
     except ArchiveUnpackable as exc:
         if exc.seat != 1:

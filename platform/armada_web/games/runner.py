@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -34,10 +35,11 @@ from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_folder
-from armada_web.storage.archives import unpack
+from armada_web.storage import unpacked
+from armada_web.storage.unpacked import Source
 
-__all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxFailure", "check_sandbox", "play", "sandbox_ready",
-           "sandboxed", "wait_for_sandbox"]
+__all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxFailure", "Source", "check_sandbox", "place_code", "play",
+           "sandbox_ready", "sandboxed", "wait_for_sandbox"]
 
 logger = logging.getLogger(__name__)
 
@@ -126,22 +128,40 @@ def wait_for_sandbox(within_s: float | None = None) -> str:
             pause = min(pause * 2, 10.0)
 
 
-def _unpacked(stack: ExitStack, seat: int, archive: bytes) -> Path:
-    """A code folder (removed with `stack`) holding `archive` unpacked; ArchiveUnpackable or
-    PlatformFailure when it does not unpack."""
-    # An opaque name: a cold container's bot sees its code folder's host path.
-    code_dir: Path = stack.enter_context(code_folder())  # swept if this process dies before the end
-    try:
-        unpack(archive=archive, dest=str(code_dir))
-    except BotSpecError as exc:
-        raise ArchiveUnpackable(seat, str(exc)) from None
-    except OSError as exc:
-        if exc.errno in _NAME_ERRNOS:
-            raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
-        raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
-    except Exception as exc:
-        raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
-    return code_dir
+def place_code(*, seat: int, source: Source, code_dir: Path) -> bool:
+    """Put the files of seat `seat`'s archive into its (empty) code folder, linked from the host's
+    cache of unpacked versions (storage.unpacked); True when this call unpacked it (a cold start).
+    A full cache disk is a SandboxFailure (the game is given back), storage that cannot be read a
+    PlatformFailure, an archive whose names do not unpack here ArchiveUnpackable."""
+    for attempt in (1, 2):
+        try:
+            found = unpacked.entry(source=source)
+            unpacked.link_tree(found.files, code_dir)
+            return found.fresh
+        except FileNotFoundError:
+            if attempt == 2:  # removed from the cache (another worker's eviction) while being linked
+                raise PlatformFailure(f"the cached files of seat {seat} vanished twice while being linked") from None
+            for child in code_dir.iterdir():
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        except BotSpecError as exc:
+            raise ArchiveUnpackable(seat, str(exc)) from None
+        except unpacked.SourceError as exc:
+            raise PlatformFailure(f"the archive of seat {seat} could not be read from storage ({exc})") from None
+        except unpacked.CacheFull as exc:
+            raise SandboxFailure(f"seat {seat}: {exc}") from None
+        except OSError as exc:
+            if exc.errno in _NAME_ERRNOS:
+                raise ArchiveUnpackable(seat, f"{exc.strerror}: {exc.filename}") from None
+            if exc.errno in unpacked.FULL:
+                raise SandboxFailure(f"the archive of seat {seat} could not be unpacked ({exc})") from None
+            raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
+        except Exception as exc:
+            raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
+    raise AssertionError("unreachable")
+
+
+def _sha(archive: Source | bytes) -> str:
+    return (archive.sha256 if isinstance(archive, Source) else "(in memory)")[:12]
 
 
 def _docker_bot(code_dir: Path, game: str, name: str, labels: dict[str, str], purpose: str) -> DockerBot:
@@ -150,34 +170,44 @@ def _docker_bot(code_dir: Path, game: str, name: str, labels: dict[str, str], pu
 
 
 @contextmanager
-def sandboxed(*, game: str, archive: bytes, name: str, label: str) -> Iterator[Callable[[], BotConnection]]:
-    """A stored archive unpacked once, for as long as the block runs: yields a maker of fresh,
+def sandboxed(*, game: str, archive: Source | bytes, name: str, label: str
+              ) -> Iterator[Callable[[], BotConnection]]:
+    """A stored archive placed once, for as long as the block runs: yields a maker of fresh,
     unstarted sandboxed connections to it (one per game it is fed; the caller closes each),
     with the game's limits and the validation's slots (`label`: its containers' `armada.probe`).
     ArchiveUnpackable or PlatformFailure as `play`; a connection that cannot start raises the
     sandbox's `Unavailable`."""
-    if not _Sandbox.ready:
-        wait_for_sandbox()
     with ExitStack() as stack:
-        code_dir = _unpacked(stack, 1, archive)
+        code_dir: Path = stack.enter_context(code_folder())  # swept if this process dies before the end
+        place_code(seat=1, source=archive if isinstance(archive, Source) else Source.of_bytes(archive),
+                   code_dir=code_dir)
+        if not _Sandbox.ready:
+            wait_for_sandbox()
         yield lambda: _docker_bot(code_dir, game, name, {"armada.probe": label}, "validation")
 
 
-def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, bytes]],
+def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[str, Source | bytes]],
          config: dict[str, Any], purpose: str = "match") -> MatchOutcome:
     """Play match `match_id` (its containers' label) of `game` with engine `config`: `seats` maps
-    1 and 2 to (bot name, stored archive). `purpose` ("match" or "validation") says which sandbox
+    1 and 2 to (bot name, stored archive: a `Source`, or bytes). `purpose` ("match" or "validation") says which sandbox
     slots the bots may take (docs/sandbox.md); a worker with warm slots (ARMADA_SANDBOX_WARM_PAIRS)
     starts them in its warm containers."""
-    if not _Sandbox.ready:
-        wait_for_sandbox()
     limits = settings.ARMADA.game(game)
     labels = {"armada.match": str(match_id)}
     with ExitStack() as stack:
-        bots: dict[int, BotConnection] = {}
-        for seat, (name, archive) in sorted(seats.items()):
-            code_dir = _unpacked(stack, seat, archive)
-            bots[seat] = _docker_bot(code_dir, game, name, {**labels, "armada.seat": str(seat)}, purpose)
+        folders: dict[int, Path] = {}
+        for seat, (_name, archive) in sorted(seats.items()):  # the code first: no sandbox needed for it
+            # An opaque name: a cold container's bot sees its code folder's host path.
+            folders[seat] = stack.enter_context(code_folder())  # swept if this process dies before the end
+            fresh = place_code(seat=seat, source=archive if isinstance(archive, Source) else Source.of_bytes(archive),
+                               code_dir=folders[seat])
+            logger.info("match %s seat %s: version %s %s", match_id, seat, _sha(archive),
+                        "unpacked into the cache" if fresh else "from the cache")
+        if not _Sandbox.ready:
+            wait_for_sandbox()
+        bots: dict[int, BotConnection] = {
+            seat: _docker_bot(folders[seat], game, name, {**labels, "armada.seat": str(seat)}, purpose)
+            for seat, (name, _archive) in sorted(seats.items())}
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
         except SandboxUnavailable as exc:  # (play_match raises it only while starting the bots)

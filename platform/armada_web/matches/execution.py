@@ -25,7 +25,7 @@ from armada.referee.match import MatchOutcome
 from armada.timings import totals
 from armada_web.bots import storage as bot_storage
 from armada_web.games import spec
-from armada_web.games.runner import PlatformFailure, SandboxFailure, play
+from armada_web.games.runner import PlatformFailure, SandboxFailure, Source, play
 from armada_web.jobs import queues
 from armada_web.jobs.leases import NOTE_CHARS, JobKind, Lease, retrying
 from armada_web.matches import storage, tallies
@@ -83,14 +83,13 @@ def execute(lease: Lease) -> str:
                         .order_by("seat"))
     if [p.seat for p in participants] != [1, 2] or any(p.version is None for p in participants):
         return void(lease, "a seat's bot version no longer exists")
-    seats: dict[int, tuple[str, bytes]] = {}
+    seats: dict[int, tuple[str, Source | bytes]] = {}
     for p in participants:
         assert p.version is not None
-        try:
-            seats[p.seat] = (p.name, bot_storage.read_archive(p.version))
-        except (OSError, ValueError) as exc:
-            return void(lease, f"the archive of seat {p.seat} could not be read from storage "
-                               f"({exc.__class__.__name__}: {exc})")
+        if not p.version.archive.name:
+            return void(lease, f"the archive of seat {p.seat} could not be read from storage (it was deleted)")
+        # Read from storage only when this host has not unpacked it yet (storage.unpacked).
+        seats[p.seat] = (p.name, bot_storage.source(p.version))
     try:
         config = settings.ARMADA.game(match.game).match_config
         outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)

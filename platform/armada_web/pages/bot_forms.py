@@ -14,5 +14,6 @@ class BotForm(forms.Form):
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(help_text="main.py, or a .zip with main.py at its top or in one top folder (1 MiB)",
+    file = forms.FileField(help_text="main.py, or a .zip with main.py at its top or in one top folder (with "
+                           "model files: up to the game's size limit, 100 MiB unless the organisers chose another)",
                            allow_empty_file=True)

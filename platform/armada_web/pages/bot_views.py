@@ -163,7 +163,7 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method != "POST":
         return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()})
     try:
-        check_request_size(content_length=request.META.get("CONTENT_LENGTH"))
+        check_request_size(content_length=request.META.get("CONTENT_LENGTH"), game=bot.game)
     except DomainError as exc:  # refused before the body is read: no form to show it on
         messages.error(request, str(exc))
         return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()}, status=http_status(exc))
@@ -172,7 +172,7 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=400)
     handle = form.cleaned_data["file"]
     try:
-        version = services.upload_version(bot=bot, user=signed_in(request), filename=handle.name, data=handle.read())
+        version = services.upload_version(bot=bot, user=signed_in(request), filename=handle.name, data=handle.file)
     except DomainError as exc:
         return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=form_error(form, exc, "file"))
     messages.success(request, f"Version {version.number} uploaded; it is being validated.")

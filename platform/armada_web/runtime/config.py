@@ -62,6 +62,10 @@ class GameConfig:
     validation_config: dict[str, Any]
     times: Limits
     sandbox: SandboxLimits
+    #: The largest version (uploaded zip or file) and its largest unpacked size, in bytes
+    #: (ARMADA_<GAME>_UPLOAD_MAX_BYTES, _UNPACKED_MAX_BYTES; None: the site's, `Config.upload_limit`).
+    upload_max_bytes: int | None = None
+    unpacked_max_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -152,9 +156,10 @@ class Config:
     max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
                                      "do not count)", minimum=1)
     uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20, "uploads per user per hour", minimum=1)
-    upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 1024 * 1024, "largest upload", minimum=1)
-    unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 10 * 1024 * 1024, "largest unpacked upload",
-                                      minimum=1)
+    upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 100 * 1024 * 1024, "largest upload (a version: "
+                                    "code and model files; ARMADA_<GAME>_UPLOAD_MAX_BYTES: one game's)", minimum=1)
+    unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 200 * 1024 * 1024, "largest unpacked upload "
+                                      "(ARMADA_<GAME>_UNPACKED_MAX_BYTES: one game's)", minimum=1)
     upload_max_files: int = setting("ARMADA_UPLOAD_MAX_FILES", 200, "most entries in an uploaded zip", minimum=1)
     # -- validation
     validation_queue: str = setting("ARMADA_VALIDATION_QUEUE", "validation", "Celery queue of validations")
@@ -164,6 +169,11 @@ class Config:
                                       "seconds a validation may run (or wait) before the reaper acts", minimum=1)
     validation_retry_s: int = setting("ARMADA_VALIDATION_RETRY_S", 10,
                                       "seconds before a validation is tried again after a platform failure", minimum=0)
+    unpack_cache_dir: str = setting("ARMADA_UNPACK_CACHE_DIR", "", "a worker host's cache of unpacked versions "
+                                    "(empty: armada-versions in the system's temporary folder, beside the sandbox's "
+                                    "work folders: the same file system)")
+    unpack_cache_mb: int = setting("ARMADA_UNPACK_CACHE_MB", 4096, "largest size of that cache in MiB (least "
+                                   "recently used versions are removed past it)", minimum=1)
     # -- matches
     matches_queue: str = setting("ARMADA_MATCHES_QUEUE", "matches", "Celery queue of ranked matches")
     challenges_queue: str = setting("ARMADA_CHALLENGES_QUEUE", "challenges",
@@ -268,6 +278,14 @@ class Config:
         except KeyError:
             raise KeyError(f"no settings for game {slug!r}; configured: {', '.join(sorted(self.games))}") from None
 
+    def upload_limit(self, slug: str | None = None) -> tuple[int, int]:
+        """The largest upload and its largest unpacked size of game `slug` in bytes (None: the
+        largest of any game, what a stored archive is checked against when it is unpacked)."""
+        games = [self.games[slug]] if slug in self.games else list(self.games.values()) if slug is None else []
+        uploads = [g.upload_max_bytes or self.upload_max_bytes for g in games] or [self.upload_max_bytes]
+        unpacked = [g.unpacked_max_bytes or self.unpacked_max_bytes for g in games] or [self.unpacked_max_bytes]
+        return max(uploads), max(unpacked)
+
     def with_(self, **changes: Any) -> Config:
         """A copy with some fields changed (tests: `settings.ARMADA = settings.ARMADA.with_(...)`)."""
         return dataclasses.replace(self, **changes)
@@ -349,8 +367,10 @@ def _game_config(slug: str, env: Mapping[str, str]) -> GameConfig:
         sandbox = limits_for(slug, env=env)
     except ValueError as exc:
         raise ConfigError(f"environment variables ARMADA_SANDBOX_*: {exc}") from None
+    sizes = {part: _parse(prefix + part.upper(), int, env[prefix + part.upper()], 1)
+             for part in ("upload_max_bytes", "unpacked_max_bytes") if env.get(prefix + part.upper())}
     return GameConfig(match_config=match_config, validation_config={**match_config, **validation},
-                      times=limits, sandbox=sandbox)
+                      times=limits, sandbox=sandbox, **sizes)
 
 
 def default_host_name() -> str:
@@ -456,6 +476,9 @@ def variables() -> list[Variable]:
         for part in ("init_ms", "turn_ms", "bank_ms"):
             out.append(Variable(prefix + part.upper(), str(getattr(game.default_times, part)),
                                 f"{game.label}: time limit {part} (protocol.md)"))
+        for part in ("upload_max_bytes", "unpacked_max_bytes"):
+            out.append(Variable(prefix + part.upper(), "", f"{game.label}: ARMADA_{part.upper()} for this game "
+                                "(empty: that one)"))
     defaults = SandboxLimits()
     for f in dataclasses.fields(SandboxLimits):
         out.append(Variable(f"ARMADA_SANDBOX_{f.name.upper()}", str(getattr(defaults, f.name)),

@@ -11,25 +11,30 @@ same files with the same contents always give the same bytes and the same sha256
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import os
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from django.conf import settings
 
-from armada.archive import normalised_zip
+from armada.archive import add_entry, normalised_writer
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir
 from armada_web.web.errors import Invalid, TooLarge
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-
-
+#: Bytes read or written at a time: nothing of an upload is held whole.
+CHUNK = 1024 * 1024
 #: Room for the multipart envelope around the file itself.
 ENVELOPE_BYTES = 64 * 1024
+#: Where a model should go when it is too large (docs/bots-environment.md, "Model files").
+SHRINK_HINT = "shrink it: export the model to ONNX, quantise its weights (float16 or int8), leave training data out"
 
 
 class UploadError(Invalid):
@@ -38,50 +43,116 @@ class UploadError(Invalid):
 
 @dataclass(frozen=True)
 class Bundle:
-    """An accepted upload: the normalised archive, its sha256, how many files and bytes it had."""
+    """An accepted upload: the normalised archive (a temporary file, at its start), its sha256 and
+    size, how many files and bytes it had. `close()` deletes the file."""
 
-    archive: bytes
+    file: IO[bytes]
     sha256: str
+    size: int
     files: int
     uploaded_bytes: int
 
+    @property
+    def archive(self) -> bytes:
+        """The whole archive in memory: for small ones only (a starter bot, tests)."""
+        self.file.seek(0)
+        data = self.file.read()
+        self.file.seek(0)
+        return data
 
-def site_limits() -> ZipLimits:
+    def close(self) -> None:
+        self.file.close()
+
+    def __enter__(self) -> Bundle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def site_limits(game: str | None = None) -> ZipLimits:
+    """What a zip of `game` may be (None: of any game, what a stored archive is checked against)."""
     config = settings.ARMADA
-    return ZipLimits(
-        max_zip_bytes=config.upload_max_bytes,
-        max_entries=config.upload_max_files,
-        max_uncompressed_bytes=config.unpacked_max_bytes,
-    )
+    upload, unpacked = config.upload_limit(game)
+    return ZipLimits(max_zip_bytes=upload, max_entries=config.upload_max_files, max_uncompressed_bytes=unpacked)
 
 
-def check_request_size(*, content_length: object) -> None:
-    """Refuse a request body far larger than an upload may be, before it is read (TooLarge)."""
+def mib(size: int) -> str:
+    """A size for people: `104857600 bytes (100.0 MiB)`."""
+    return f"{size} bytes ({size / 2**20:.1f} MiB)"
+
+
+def too_large(size: int, limit: int) -> str:
+    """The refusal of an upload of `size` bytes past `limit`, with both sizes and how to shrink it."""
+    return f"upload too large: {mib(size)}; the limit is {mib(limit)}: {SHRINK_HINT} (see /docs/bots-environment/)"
+
+
+def check_request_size(*, content_length: object, game: str | None = None) -> None:
+    """Refuse a request body far larger than an upload of `game` may be, before it is read (TooLarge)."""
     try:
         length = int(str(content_length or 0))
     except ValueError:
         return
-    limit = settings.ARMADA.upload_max_bytes
+    limit = settings.ARMADA.upload_limit(game)[0]
     if length > limit + ENVELOPE_BYTES:
-        raise TooLarge(f"upload too large: {length} bytes sent (limit {limit} bytes)")
+        raise TooLarge(too_large(length, limit).replace("upload too large", "upload too large (the request)", 1))
 
 
-def check_upload(*, name: str, data: bytes) -> Bundle:
-    """The stored form of an upload named `name` holding `data`; raises UploadError."""
-    if not data:
+def _size_of(handle: IO[bytes]) -> int:
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    handle.seek(0)
+    return size
+
+
+def check_upload(*, name: str, data: bytes | IO[bytes], game: str | None = None) -> Bundle:
+    """The stored form of an upload of `game` named `name` holding `data` (bytes, or a seekable
+    binary file read in chunks, never whole); raises UploadError, past the size limit before
+    anything is read."""
+    handle: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+    size = _size_of(handle)
+    if not size:
         raise UploadError("the uploaded file is empty")
-    limit = settings.ARMADA.upload_max_bytes
-    if len(data) > limit:
-        raise UploadError(f"upload too large: {len(data)} bytes (limit {limit} bytes)")
-    lower = name.lower()
-    if data.startswith(ZIP_MAGIC) or lower.endswith(".zip"):
-        files = _zip_files(data)
-    elif lower.endswith(".py"):
-        _check_python(name, data)
-        files = {ENTRY: data}
-    else:
-        raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
-    return _bundle(files, len(data))
+    limits = site_limits(game)
+    if size > limits.max_zip_bytes:
+        raise UploadError(too_large(size, limits.max_zip_bytes))
+    head = handle.read(4)
+    handle.seek(0)
+    out = tempfile.TemporaryFile(prefix="armada-upload-")  # noqa: SIM115 (the Bundle owns it)
+    try:
+        with normalised_writer(out) as writer:
+            if head.startswith(ZIP_MAGIC) or name.lower().endswith(".zip"):
+                files = _zip_files(handle, size, limits, writer)
+            elif name.lower().endswith(".py"):
+                add_entry(writer, ENTRY, size, _checked_chunks(name, _chunks(handle), python=True))
+                files = 1
+            else:
+                raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
+        return Bundle(out, _sha256(out), _size_of(out), files, size)
+    except BaseException:
+        out.close()
+        raise
+
+
+def _chunks(handle: IO[bytes], limit: int | None = None) -> Iterator[bytes]:
+    """`handle`'s bytes in chunks (at most `limit` of them)."""
+    left = limit
+    while left is None or left > 0:
+        chunk = handle.read(CHUNK if left is None else min(CHUNK, left))
+        if not chunk:
+            return
+        if left is not None:
+            left -= len(chunk)
+        yield chunk
+
+
+def _sha256(handle: IO[bytes]) -> str:
+    handle.seek(0)
+    digest = hashlib.sha256()
+    for chunk in _chunks(handle):
+        digest.update(chunk)
+    handle.seek(0)
+    return digest.hexdigest()
 
 
 def _shown(name: str) -> str:
@@ -90,80 +161,98 @@ def _shown(name: str) -> str:
     return base if len(base) <= 80 else base[:77] + "..."
 
 
-def _check_python(path: str, data: bytes) -> None:
+def _checked_chunks(path: str, chunks: Iterator[bytes], python: bool) -> Iterator[bytes]:
+    """`chunks` as they are; for Python source, refused unless it is UTF-8 text without NUL bytes."""
+    if not python:
+        yield from chunks
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    seen = 0
+    for chunk in chunks:
+        if b"\x00" in chunk:
+            raise UploadError(f"{_shown(path)} is not text (it holds NUL bytes)")
+        try:
+            decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise UploadError(f"{_shown(path)} is not UTF-8 text (byte {seen + exc.start}); save it as UTF-8") from None
+        seen += len(chunk)
+        yield chunk
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UploadError(f"{_shown(path)} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-    if b"\x00" in data:
-        raise UploadError(f"{_shown(path)} is not text (it holds NUL bytes)")
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise UploadError(f"{_shown(path)} is not UTF-8 text (it ends inside a character); save it as UTF-8") from None
 
 
-def _zip_files(data: bytes) -> dict[str, bytes]:
-    """The files of a bot zip, relative to the folder holding main.py; raises UploadError."""
-    limits = site_limits()
+def _zip_files(handle: IO[bytes], size: int, limits: ZipLimits, writer: zipfile.ZipFile) -> int:
+    """Write the files of a bot zip, relative to the folder holding main.py, into `writer` (sorted,
+    streamed, real bytes counted: headers can lie); returns how many; raises UploadError."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            members = check_zip(archive, len(data), limits)
+        with zipfile.ZipFile(handle) as archive:
+            members = check_zip(archive, size, limits)
             top = find_entry_dir(members)
+            files = sorted(("/".join(parts[len(top):]), info) for info, parts in members if not info.is_dir())
             budget = limits.max_uncompressed_bytes
-            files: dict[str, bytes] = {}
-            for info, parts in members:
-                if info.is_dir():
-                    continue
+            for rel, info in files:
                 with archive.open(info) as src:
-                    content = src.read(info.file_size + 1)
-                if len(content) > info.file_size:
-                    raise UploadError(f"zip entry {info.filename!r} extracts to more than it declares")
-                budget -= len(content)
+                    content = _declared(info, _chunks(src))
+                    add_entry(writer, rel, info.file_size, _checked_chunks(rel, content, rel.endswith(".py")))
+                budget -= info.file_size
                 if budget < 0:
                     raise UploadError(f"zip too large when extracted (limit {limits.max_uncompressed_bytes} bytes)")
-                rel = "/".join(parts[len(top):])
-                if rel.endswith(".py"):
-                    _check_python(rel, content)
-                files[rel] = content
     except BotSpecError as exc:
         raise UploadError(str(exc)) from None
     except zipfile.BadZipFile as exc:
         raise UploadError(f"not a valid zip file ({exc})") from None
     except (RuntimeError, NotImplementedError, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
         raise UploadError(f"cannot read the zip ({exc})") from None
-    return files
+    return len(files)
 
 
-def _bundle(files: dict[str, bytes], uploaded_bytes: int) -> Bundle:
-    archive = normalised_zip(files)
-    return Bundle(archive, hashlib.sha256(archive).hexdigest(), len(files), uploaded_bytes)
+def _declared(info: zipfile.ZipInfo, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """`chunks`, refused as soon as they pass the size the entry declares."""
+    seen = 0
+    for chunk in chunks:
+        seen += len(chunk)
+        if seen > info.file_size:
+            raise UploadError(f"zip entry {info.filename!r} extracts to more than it declares")
+        yield chunk
+    if seen != info.file_size:
+        raise UploadError(f"zip entry {info.filename!r} extracts to less than it declares")
 
 
-def unpack(*, archive: bytes, dest: str) -> None:
-    """Write a stored (normalised, already checked) archive into folder `dest` for the sandbox.
+def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
+    """Write a stored (normalised, already checked) archive, bytes or a seekable file, into folder
+    `dest` for the sandbox, in chunks; returns the bytes written.
 
-    Files get mode 0644 and folders 0755 so the sandbox user can read them.
+    Files get `mode` (0644; the cache of unpacked versions: 0444) and folders 0755 so the sandbox
+    user can read them; the caller makes folders read-only when it wants them so.
     """
     root = Path(dest)
-    for parts, content in _stored_files(archive):
-        target = root.joinpath(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-        os.chmod(target, 0o644)
+    handle: IO[bytes] = io.BytesIO(archive) if isinstance(archive, bytes | bytearray) else archive
+    written = 0
+    with zipfile.ZipFile(handle) as src:
+        for info, parts in check_zip(src, _size_of(handle), site_limits()):
+            target = root.joinpath(*parts)
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with src.open(info) as entry, open(target, "xb") as out:
+                for chunk in _declared(info, _chunks(entry)):
+                    out.write(chunk)
+                    written += len(chunk)
+            os.chmod(target, mode)
     for folder, dirs, _files in os.walk(root):
         for name in dirs:
             os.chmod(os.path.join(folder, name), 0o755)  # noqa: S103 (bot code, read by the sandbox uid)
     os.chmod(root, 0o755)  # noqa: S103
+    return written
 
 
 def read_files(*, archive: bytes, suffix: str = "") -> dict[str, bytes]:
     """The files of a stored archive whose path ends with `suffix`, in memory by path (`a/b.py`):
     for reading the code (the integrity checks), never for running it."""
-    return {"/".join(parts): content for parts, content in _stored_files(archive)
-            if "/".join(parts).endswith(suffix)}
-
-
-def _stored_files(archive: bytes) -> Iterator[tuple[list[str], bytes]]:
-    """Each file of a stored archive (checked again on the way out) with its path's parts."""
     with zipfile.ZipFile(io.BytesIO(archive)) as src:
         members = check_zip(src, len(archive), site_limits())
-        for info, parts in members:
-            if not info.is_dir():
-                yield parts, src.read(info)
+        return {"/".join(parts): src.read(info) for info, parts in members
+                if not info.is_dir() and "/".join(parts).endswith(suffix)}

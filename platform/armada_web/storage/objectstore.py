@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import io
 import os
 import shutil
 import socket
@@ -173,15 +174,20 @@ class PrivateS3Storage(S3Storage):
 
     @_store_errors
     def _save(self, name: str, content: Any) -> str:
-        """One PUT of the whole content."""
+        """One PUT of the whole content; a binary file is streamed from where it is (an archive of
+        100 MiB is never read into the web process's memory)."""
         cleaned = clean_name(name)
         key = self._normalize_name(cleaned)
         params = self._get_write_parameters(key, content)
         if hasattr(content, "seek") and getattr(content, "seekable", lambda: True)():
             content.seek(0)
-        data = content.read()
-        self.connection.meta.client.put_object(Bucket=self.bucket_name, Key=key,
-                                               Body=data.encode() if isinstance(data, str) else data, **params)
+        stream = getattr(content, "file", None)
+        if stream is not None and not isinstance(stream, io.TextIOBase) and hasattr(stream, "seek"):
+            body: Any = stream
+        else:
+            data = content.read()
+            body = data.encode() if isinstance(data, str) else data
+        self.connection.meta.client.put_object(Bucket=self.bucket_name, Key=key, Body=body, **params)
         return str(cleaned)
 
     @_store_errors

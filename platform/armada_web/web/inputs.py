@@ -123,4 +123,4 @@ class DrainUnreadBody:
 
 def drain_limit() -> int:
     """The largest body `DrainUnreadBody` reads to the end: four times an upload's largest request."""
-    return 4 * (settings.ARMADA.upload_max_bytes + 64 * 1024)
+    return 4 * (settings.ARMADA.upload_limit()[0] + 64 * 1024)

@@ -13,7 +13,7 @@ import secrets
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -59,6 +59,12 @@ def _opener() -> urllib.request.OpenerDirector:
 
 def multipart_body(fields: dict[str, Upload]) -> tuple[bytes, str]:
     """A multipart/form-data body holding each upload; returns (body, content type)."""
+    parts, content_type = multipart_parts(fields)
+    return b"".join(parts), content_type
+
+
+def multipart_parts(fields: dict[str, Upload]) -> tuple[list[bytes], str]:
+    """The pieces of a multipart/form-data body (each upload's data as it is, not copied), and its type."""
     boundary = "armada-" + secrets.token_hex(16)
     chunks: list[bytes] = []
     for name, upload in fields.items():
@@ -71,7 +77,21 @@ def multipart_body(fields: dict[str, Upload]) -> tuple[bytes, str]:
         chunks.append(upload.data)
         chunks.append(b"\r\n")
     chunks.append(f"--{boundary}--\r\n".encode())
-    return b"".join(chunks), f"multipart/form-data; boundary={boundary}"
+    return chunks, f"multipart/form-data; boundary={boundary}"
+
+
+#: Bytes of an upload sent at a time when its progress is shown.
+SEND_CHUNK = 1024 * 1024
+
+
+def _sent_in_chunks(parts: list[bytes], on_sent: Callable[[int], None]) -> Iterator[bytes]:
+    """The body's pieces in chunks of at most SEND_CHUNK, calling `on_sent(bytes)` after each."""
+    for part in parts:
+        view = memoryview(part)
+        for start in range(0, len(view), SEND_CHUNK):
+            chunk = bytes(view[start:start + SEND_CHUNK])
+            yield chunk
+            on_sent(len(chunk))
 
 
 def _detail(status: int, reason: str, body: bytes) -> str:
@@ -113,13 +133,19 @@ class ApiClient:
         return self.server + path + (("?" + urlencode(query)) if query else "")
 
     def request(self, method: str, path: str, *, query: dict[str, str] | None = None, json_body: Any = None,
-                upload: Upload | None = None, timeout: float | None = None, auth: bool = True) -> Any:
-        """Send one request; returns the decoded JSON answer, raises RemoteError."""
+                upload: Upload | None = None, timeout: float | None = None, auth: bool = True,
+                on_sent: Callable[[int], None] | None = None) -> Any:
+        """Send one request; returns the decoded JSON answer, raises RemoteError. With `on_sent`, an
+        upload is sent in chunks and `on_sent(bytes)` is called after each (a progress bar)."""
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
-        data: bytes | None = None
+        data: bytes | Iterator[bytes] | None = None
         if json_body is not None:
             data = json.dumps(json_body).encode("utf-8")
             headers["Content-Type"] = "application/json"
+        elif upload is not None and on_sent is not None:
+            parts, headers["Content-Type"] = multipart_parts({"file": upload})
+            headers["Content-Length"] = str(sum(map(len, parts)))
+            data = _sent_in_chunks(parts, on_sent)
         elif upload is not None:
             data, headers["Content-Type"] = multipart_body({"file": upload})
         if auth and self.token:
@@ -188,8 +214,9 @@ class ApiClient:
                                exit_code=3, status=status)
         return RemoteError(detail if detail.startswith("HTTP ") else f"{detail} (HTTP {status})", status=status)
 
-    def check_version(self) -> None:
-        """Refuse a server speaking another API; warn on stderr when this SDK is older than the site's."""
+    def check_version(self) -> dict[str, Any]:
+        """Refuse a server speaking another API; warn on stderr when this SDK is older than the site's.
+        Returns the site's answer (its limits, such as `upload_max_bytes` by game)."""
         try:
             info = self.request("GET", "/api/version/", auth=False)
         except RemoteError as exc:
@@ -206,6 +233,7 @@ class ApiClient:
         if server_sdk and ours and ours < server_sdk:
             print(f"armada: warning: this SDK is {__version__} and {self.server} runs {info['sdk']}: "
                   "upgrade the armada package to get the site's latest engines and checks", file=sys.stderr)
+        return info
 
     def pages(self, path: str, query: dict[str, str], limit: int = 20) -> list[dict[str, Any]]:
         """Every result of a paginated list (at most `limit` pages), following "next" on this server only."""

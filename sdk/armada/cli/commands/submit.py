@@ -40,6 +40,14 @@ bad token, refused uploads and network errors, 3 a platform error or a wait that
 
 #: Bot names the site accepts (3 to 40 characters).
 FINAL = ("valid", "invalid", "error")
+MIB = 1024 * 1024
+#: An upload this large or larger shows a progress bar on stderr while it is sent.
+PROGRESS_MIN_BYTES = MIB
+#: The largest version when the site does not say (its default, ARMADA_UPLOAD_MAX_BYTES).
+DEFAULT_UPLOAD_MAX_BYTES = 100 * MIB
+#: How to make a version smaller (docs/bots-environment.md, "Model files").
+SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export) and quantise it (float16, or int8 with "
+          "onnxruntime.quantization.quantize_dynamic), and leave training data and checkpoints out of the folder")
 LOG_LINES = 20
 
 
@@ -101,25 +109,60 @@ def fill_defaults(args: argparse.Namespace) -> None:
 
 def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     """Find or create the bot, upload, wait; returns the exit status."""
-    client.check_version()
+    info = client.check_version()
+    check_size(upload, args.game, info, client.server)  # before anything is created or sent
     me = client.request("GET", "/api/me/")
     username = me.get("username") if isinstance(me, dict) else None
     if not isinstance(username, str) or not username:
         raise RemoteError(f"GET /api/me/ on {client.server} answered without a username", exit_code=3)
     target = find_bot(client, args.game, username, args.bot) or create_bot(client, args.game, args.bot,
                                                                             args.description)
+    progress = (output.Progress(-(-len(upload.data) // MIB), f"MiB of {upload.filename} sent", stream=sys.stderr)
+                if len(upload.data) >= PROGRESS_MIN_BYTES else None)
+    sent = [0]
+
+    def on_sent(count: int) -> None:
+        assert progress is not None
+        before, sent[0] = sent[0] // MIB, sent[0] + count
+        progress.advance(min(sent[0] // MIB, progress.total) - before)
+
+    if progress is not None:
+        progress.start()
     try:
-        version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload)
+        version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload,
+                                 on_sent=on_sent if progress is not None else None)
     except RemoteError as exc:
         if exc.exit_code == 2 and exc.status is not None:
             raise RemoteError(f"upload refused: {exc}", status=exc.status) from None
         raise
+    finally:
+        if progress is not None:
+            if progress.done < progress.total:
+                progress.advance(progress.total - progress.done)  # (the trailer's last bytes)
+            progress.finish()
     version = _checked_version(version, "POST /api/bots/{id}/versions/")
     print(f"uploaded {upload.filename} ({len(upload.data)} bytes): {target.name} version {version['number']}")
     if args.no_wait:
         return report(target, version)
     final = wait(client, version, args.timeout, sys.stderr)
     return report(target, final, waited=args.timeout)
+
+
+def upload_limit(info: dict[str, Any], game: str) -> int:
+    """The largest version `game` takes on the site (its /api/version/ answer), else the default."""
+    limits = info.get("upload_max_bytes")
+    value = limits.get(game) if isinstance(limits, dict) else None
+    return value if isinstance(value, int) and value > 0 else DEFAULT_UPLOAD_MAX_BYTES
+
+
+def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> None:
+    """Refuse, before sending, an upload past the game's limit: the sizes, the limit, how to shrink it."""
+    limit = upload_limit(info, game)
+    size = len(upload.data)
+    if size > limit:
+        raise CliError(f"{upload.filename} is {size} bytes ({size / MIB:.1f} MiB) and {game} on {server} takes "
+                       f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent. To fit, "
+                       f"{SHRINK}: see {server}/docs/bots-environment/#model-files")
 
 
 def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:

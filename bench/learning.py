@@ -1,0 +1,157 @@
+"""Bots that learn (issue 25): model-sized versions, measured side by side in one run; one
+function per target, each returning its `target` line.
+
+- `upload_memory`: the web worker's peak memory (RSS) while it takes a 100 MiB version / while it
+  takes a 10 KiB one, each in a fresh site process that runs the upload through the site's WSGI
+  application (tests/support/upload_memory.py), the two at once.
+- `large_version_start`: a match's start (placing the seat's code from the worker's cache of
+  unpacked versions, storage.unpacked) to the bot's first reply in its container, for a bot
+  carrying 100 MiB of data files / the same bot carrying 10 KiB, warm cache on both (medians of
+  ROUNDS alternating rounds); the cold first start of the large one (unpacked from its archive)
+  is printed beside it.
+
+Run: .venv/bin/python bench/learning.py [upload-memory] [large-version-start]
+(the second needs the Docker engine and armada/bot:latest)
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / p) for p in ("sdk", "sandbox", "platform", "")]
+
+MIB = 1024 * 1024
+UPLOAD_MEMORY_BOUND = 1.2
+LARGE_START_BOUND = 1.3
+ROUNDS = 5
+ECHO_BOT = b"""import sys
+for line in sys.stdin:
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"""
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "short"
+
+
+def upload_memory(folder: Path) -> str:
+    """target upload-memory: peak RSS uploading 100 MiB / uploading 10 KiB."""
+    from tests.support.upload_memory import measure
+
+    (folder / "large").mkdir()
+    (folder / "small").mkdir()
+    with ThreadPoolExecutor(2) as pool:
+        large_job = pool.submit(measure, 100 * MIB, folder / "large")
+        small_job = pool.submit(measure, 10 * 1024, folder / "small")
+        large, small = large_job.result(), small_job.result()
+    if large.status != 201 or small.status != 201:
+        raise RuntimeError(f"an upload was refused: {large.detail} / {small.detail}")
+    ratio = large.peak_kib / small.peak_kib
+    print(f"upload memory: 100 MiB {large.peak_kib / 1024:.0f} MiB peak (site process before the request "
+          f"{large.before_kib / 1024:.0f}), 10 KiB {small.peak_kib / 1024:.0f} MiB peak "
+          f"(before {small.before_kib / 1024:.0f})")
+    return f"target upload-memory: {ratio:.2f} <= {UPLOAD_MEMORY_BOUND:g} {verdict(ratio <= UPLOAD_MEMORY_BOUND)}"
+
+
+def _site(folder: Path) -> None:
+    """This process as a worker of a throw-away site (settings only: no database is touched)."""
+    os.environ.update({"DJANGO_SETTINGS_MODULE": "armada_web.settings", "ARMADA_DATA_DIR": str(folder / "site"),
+                       "ARMADA_UNPACK_CACHE_DIR": str(folder / "cache"), "CACHE_URL": "locmem://"})
+    import django
+
+    django.setup()
+
+
+def _version(folder: Path, data_bytes: int) -> Callable[[], object]:
+    """A stored archive (the site's normalised form) of the echo bot with `data_bytes` of data files."""
+    from armada_web.storage.archives import check_upload
+    from armada_web.storage.unpacked import Source
+
+    upload = folder / f"upload-{data_bytes}.zip"
+    with zipfile.ZipFile(upload, "w", compression=zipfile.ZIP_STORED) as out:
+        out.writestr("main.py", ECHO_BOT)
+        for n, size in enumerate([data_bytes // 2, data_bytes - data_bytes // 2]):
+            with out.open(f"model/part-{n}.bin", "w") as dest:
+                left = size
+                while left > 0:
+                    dest.write(os.urandom(min(left, MIB)))
+                    left -= min(left, MIB)
+    stored = folder / f"stored-{data_bytes}.zip"
+    with open(upload, "rb") as handle, check_upload(name="bot.zip", data=handle, game="galaxy") as bundle:
+        with open(stored, "wb") as out:
+            while chunk := bundle.file.read(MIB):
+                out.write(chunk)
+        sha256 = bundle.sha256
+    upload.unlink()
+    return lambda: Source(sha256, lambda: open(stored, "rb"))
+
+
+def _start_to_first_reply(source: object) -> float:
+    """Seconds from the match's start (the seat's code placed) to the bot's first reply."""
+    from armada_sandbox import DockerBot, code_folder, limits_for
+    from armada_web.games.runner import place_code
+
+    with code_folder() as code_dir:
+        began = time.perf_counter()
+        place_code(seat=1, source=source, code_dir=code_dir)  # type: ignore[arg-type]
+        bot = DockerBot(code_dir, "main.py", label="bench", limits=limits_for("galaxy"))
+        try:
+            bot.start()
+            bot.send(b'{"type": "init", "id": 0}\n')
+            if bot.read_line(time.monotonic() + 60) is None:
+                raise RuntimeError("no first reply")
+            return time.perf_counter() - began
+        finally:
+            bot.close(grace=0.5)
+
+
+def large_version_start(folder: Path) -> str:
+    """target large-version-start: start to first reply, 100 MiB of data files / 10 KiB, warm cache."""
+    from armada_sandbox import BOT_IMAGE, check_ready
+
+    _site(folder)
+    check_ready(image=BOT_IMAGE)
+    # 100 MiB less room for the zip's headers: within the limit.
+    large, small = _version(folder, 100 * MIB - 4096), _version(folder, 10 * 1024)
+    cold = _start_to_first_reply(large())
+    _start_to_first_reply(small())  # the small one's cold start: not counted either
+    times: dict[str, list[float]] = {"large": [], "small": []}
+    for _round in range(ROUNDS):
+        times["large"].append(_start_to_first_reply(large()))
+        times["small"].append(_start_to_first_reply(small()))
+    large_s, small_s = statistics.median(times["large"]), statistics.median(times["small"])
+    ratio = large_s / small_s
+    print(f"large-version start: 100 MiB {large_s * 1000:.0f} ms, 10 KiB {small_s * 1000:.0f} ms (warm cache, "
+          f"medians of {ROUNDS}); the cold first start of the 100 MiB one {cold * 1000:.0f} ms")
+    return f"target large-version-start: {ratio:.2f} <= {LARGE_START_BOUND:g} {verdict(ratio <= LARGE_START_BOUND)}"
+
+
+TARGETS = {"upload-memory": upload_memory, "large-version-start": large_version_start}
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or list(TARGETS)
+    unknown = [name for name in chosen if name not in TARGETS]
+    if unknown:
+        print(f"unknown target {unknown[0]!r}; choose from {', '.join(TARGETS)}", file=sys.stderr)
+        return 2
+    lines = []
+    for name in chosen:
+        with tempfile.TemporaryDirectory(prefix=f"armada-bench-{name}-") as folder:
+            lines.append(TARGETS[name](Path(folder)))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

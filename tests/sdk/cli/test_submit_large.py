@@ -1,0 +1,63 @@
+"""`armada submit` with model-sized versions (issue 25): the site's limit checked before anything
+is sent, with the sizes and how to shrink; a progress bar while a large upload is sent."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from armada.cli import config
+from armada.cli.commands import submit
+from armada.cli.main import main
+from armada.cli.packing import zip_folder
+from tests.sdk.cli.bots import IDLE_GALAXY, write_bot
+from tests.sdk.cli.fake_site import TOKEN, FakeSite
+
+MIB = 1024 * 1024
+
+
+@pytest.fixture
+def logged_in(site: FakeSite, home: Path) -> FakeSite:
+    config.save_credentials(config.Credentials(site.url, TOKEN, "alice"))
+    return site
+
+
+def model_bot(folder: Path, size: int) -> Path:
+    write_bot(folder, IDLE_GALAXY)
+    (folder / "model.onnx").write_bytes(random.Random(size).randbytes(size))  # noise: it does not compress
+    return folder
+
+
+def test_past_the_game_s_limit_it_says_the_sizes_and_how_to_shrink_before_sending(
+        logged_in: FakeSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.api_info["upload_max_bytes"] = {"galaxy": 50_000, "mothership": 10 * MIB}
+    folder = model_bot(tmp_path / "mybot", 80_000)
+    size = len(zip_folder(folder))
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
+    err = capsys.readouterr().err
+    assert f"mybot.zip is {size} bytes (0.1 MiB)" in err and "at most 50000 bytes" in err
+    assert "ONNX" in err and "quantise" in err and f"{logged_in.url}/docs/bots-environment/#model-files" in err
+    assert logged_in.paths() == ["GET /api/version/"]  # nothing created, nothing sent
+
+
+def test_a_large_upload_shows_its_progress_and_arrives_whole(logged_in: FakeSite, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    folder = model_bot(tmp_path / "mybot", 3 * MIB)
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    total = -(-len(zip_folder(folder)) // MIB)
+    assert err[-1].startswith("[" + "#" * 30 + "]") and f"{total}/{total} MiB of mybot.zip sent" in err[-1]
+    upload = logged_in.seen("POST", "/api/bots/1/versions/")[0]
+    assert upload.multipart() == {"file": ("mybot.zip", zip_folder(folder))}
+    assert int(upload.headers["Content-Length"]) == len(upload.body)
+
+
+def test_a_small_upload_shows_no_bar_and_the_limit_falls_back_to_the_default(
+        logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
+    assert "MiB of" not in capsys.readouterr().err
+    assert submit.upload_limit({"api": 1}, "galaxy") == submit.upload_limit({"upload_max_bytes": {}}, "galaxy") \
+        == 100 * MIB  # a site that does not say: its default
+    assert submit.upload_limit({"upload_max_bytes": {"galaxy": 5}}, "galaxy") == 5
