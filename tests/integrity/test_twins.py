@@ -24,19 +24,21 @@ pytestmark = pytest.mark.django_db
 
 
 @contextlib.contextmanager
-def unpacked(archive: bytes, tmp: Path) -> Iterator[Path]:
+def unpacked(archive: Any, tmp: Path) -> Iterator[Path]:
+    """The archive (a stored `Source`, as the real sandbox gets it) unpacked into a new folder."""
     from armada_web.storage.archives import unpack
 
     folder = tmp / f"bot{len(list(tmp.iterdir()))}"
     folder.mkdir()
-    unpack(archive=archive, dest=str(folder))
+    with archive.open() as handle:
+        unpack(archive=handle.read(), dest=str(folder))
     yield folder
 
 
 def in_process(tmp: Path, runs: list[str] | None = None) -> Any:
     """`games.runner.sandboxed`'s shape, the bot played in this process."""
     @contextlib.contextmanager
-    def sandbox(*, game: str, archive: bytes, name: str, label: str) -> Iterator[Any]:
+    def sandbox(*, game: str, archive: Any, name: str, label: str) -> Iterator[Any]:
         if runs is not None:
             runs.append(label)
         with unpacked(archive, tmp) as folder:
@@ -48,7 +50,7 @@ def in_process(tmp: Path, runs: list[str] | None = None) -> Any:
 def as_process(tmp: Path) -> Any:
     """`games.runner.sandboxed`'s shape, the bot run as a process (as DockerBot runs it, unconfined)."""
     @contextlib.contextmanager
-    def sandbox(*, game: str, archive: bytes, name: str, label: str) -> Iterator[Any]:
+    def sandbox(*, game: str, archive: Any, name: str, label: str) -> Iterator[Any]:
         with unpacked(archive, tmp) as folder:
             yield lambda: ProcessBot.for_script(folder / "main.py", label=name)
     return sandbox

@@ -41,12 +41,7 @@ def probe_version(*, version: BotVersion, sandbox: Sandbox | None = None) -> Beh
     kept = Behaviour.objects.filter(version=version, digest=probe_set.digest).first()
     if kept is not None:
         return kept
-    try:
-        archive = bot_storage.read_archive(version)
-    except (OSError, ValueError) as exc:
-        log.warning("version %s could not be probed: its archive is unreadable (%s)", version.pk,
-                    exc.__class__.__name__)
-        return None
+    archive = bot_storage.source(version)  # read from storage only when the host's cache misses it
     run = sandbox or runner.sandboxed
     try:
         with run(game=version.bot.game, archive=archive, name=version.bot.name, label=f"version-{version.pk}") as make:
