@@ -33,6 +33,9 @@ def local_play(folder: Path):
         for seat, (name, archive) in seats.items():
             code = folder / f"{match_id}-{seat}"
             code.mkdir(parents=True, exist_ok=True)
+            if not isinstance(archive, bytes):  # a stored `Source`, as the real runner gets it
+                with archive.open() as handle:
+                    archive = handle.read()
             unpack(archive=archive, dest=str(code))
             bots[seat] = ProcessBot([sys.executable, str(code / "main.py")], label=name)
         return play_match(game, bots, seed=seed, config={**config, "max_turns": 8} if game == "galaxy" else config)

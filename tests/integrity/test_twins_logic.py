@@ -148,3 +148,26 @@ def test_the_index_finds_pairs_that_agree_on_half_their_turns():
     candidates = pop.candidates()
     assert sum(1 for pair in planted if pair in candidates) >= 19
     assert len(candidates) < 0.01 * len(rows) * (len(rows) - 1) / 2  # an index, not all pairs
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_a_drawing_neither_hides_a_twin_nor_breaks_its_probe(arena, game):
+    """A copy that draws random text and off-board shapes every turn answers as
+    the bot without drawings: `debug` is not part of an answer (D-R-16)."""
+    from armada.bot.runtime import respond
+
+    source = tb.RESERVE_REWRITE if game == "galaxy" else tb.THIRDS_REWRITE
+    noise = random.Random(7)
+
+    def make():
+        bot = tb.bot_of(source)
+
+        def drawing(request: dict) -> dict:
+            reply = respond(bot, request)
+            if reply is None or request.get("type") == "init":
+                return reply
+            return {**reply, "debug": {"text": f"plan {noise.random()}",
+                                       "shapes": [{"kind": "dot", "at": [99, -99]}]}}
+        return drawing
+
+    assert signature_of(game, make) == arena[game]["rewrite"]

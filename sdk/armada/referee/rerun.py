@@ -337,7 +337,8 @@ def answer_all(recorded: SeatRequests, conn: BotConnection, *, bot_seed: int) ->
                 answers[index] = {"fault": exchange.fault.status}
                 fault = f"turn {request.turn}: {exchange.fault.status}: {exchange.fault.detail}"
                 break
-            answers[index] = plain(recorded_answer(engine, request.phase, exchange.reply or {}))
+            # as the game reads it: a drawing neither counts nor hides an answer (D-R-16)
+            answers[index] = plain(recorded_answer(engine, request.phase, without_debug(exchange.reply or {})))
     finally:
         log = session.close()
     return Answers(answers, fault, log)

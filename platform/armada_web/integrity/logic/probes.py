@@ -33,6 +33,7 @@ from typing import Any
 
 from armada.bot.galaxy import GalaxyBot
 from armada.bot.mothership import MothershipBot, MothershipConfig, Orders
+from armada.drawing import without_debug
 from armada.referee.connection import BotConnection
 from armada.referee.inprocess import InProcessBot
 from armada.referee.match import play_match
@@ -175,6 +176,8 @@ CANONICAL = {"galaxy": _fleets_by_origin}
 
 def canonical(game: str, answer: Any) -> Any:
     """An answer in the form compared: the replay's, in the game's canonical order."""
+    if isinstance(answer, dict):
+        answer = without_debug(answer)  # answers kept before drawings were stripped
     form = CANONICAL.get(game)
     return answer if form is None else form(answer)
 
