@@ -116,11 +116,11 @@ def clean_shape(raw: Any, board: Board) -> tuple[dict[str, Any] | None, str]:
         if to is None:
             return None, f"'to' {why}"
         shape["to"] = to
-    if kind == "label":
-        text = raw.get("text")
-        label = " ".join(clean_text(text).split())[:MAX_LABEL_CHARS] if isinstance(text, str) else ""
-        if not label:
-            return None, "a label needs a text"
+    text = raw.get("text")
+    label = " ".join(clean_text(text).split())[:MAX_LABEL_CHARS] if isinstance(text, str) else ""
+    if kind == "label" and not label:
+        return None, "a label needs a text"
+    if label:  # a label's words; on another shape, its note (the viewer's tooltip)
         shape["text"] = label
     color = raw.get("color")
     shape["color"] = color if isinstance(color, str) and color in PALETTE else DEFAULT_COLOR
