@@ -4,6 +4,8 @@
 - `sweep [--max-age S]`: remove the containers and work folders dead workers left behind
   (`sweep()`, `sweep_folders()`).
 - `seccomp`: print the bots' system-call profile (for `docker run --security-opt seccomp=FILE`).
+- `concurrency [--purpose match|validation]`: the worker's default concurrency here, by cores
+  and by memory (`capacity.default_concurrency()`; `make up` and the worker image use it).
 
 One module for the commands, imported by nobody, so `python -m` never runs a module the
 package has already imported.
@@ -17,6 +19,7 @@ import sys
 
 from armada_sandbox import BOT_IMAGE, SandboxUnavailable, check_ready, sweep, sweep_folders
 from armada_sandbox._seccomp import profile
+from armada_sandbox.capacity import default_concurrency
 from armada_sandbox.sweeper import DEFAULT_MAX_AGE_S
 
 
@@ -30,6 +33,8 @@ def parser() -> argparse.ArgumentParser:
     swept.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S,
                        help=f"seconds (default {DEFAULT_MAX_AGE_S:.0f})")
     commands.add_parser("seccomp", help="print the bots' seccomp profile (JSON)")
+    concurrency = commands.add_parser("concurrency", help="the worker's default concurrency here (cores and memory)")
+    concurrency.add_argument("--purpose", choices=("match", "validation"), default="match")
     return top
 
 
@@ -38,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "seccomp":
         print(json.dumps(profile(), indent=1))
+        return 0
+    if args.command == "concurrency":
+        print(default_concurrency(args.purpose))
         return 0
     try:
         if args.command == "check":

@@ -27,8 +27,8 @@ BUILD_HINT = "build it with `make bot-image` (infra/images/bot/build.sh)"
 
 
 def input_files(root: Path = REPO_ROOT) -> list[Path]:
-    """Every file the image is built from: Dockerfile, wheel list, SDK sources (sorted, relative)."""
-    return [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", Path("sdk/pyproject.toml"),
+    """Every file the image is built from: Dockerfile, wheel lists, SDK sources (sorted, relative)."""
+    return [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", IMAGE_DIR / "prebuilt.txt", Path("sdk/pyproject.toml"),
             *source_files(root, "sdk/armada")]
 
 

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
+from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
 from armada_web.games import spec
@@ -183,7 +184,7 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     version = get_object_or_404(bot.versions, number=number)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
                "refresh": not version.is_finished, "game": spec(bot.game), "state": play_state(bot),
-               "reason": version.detail.removeprefix(f"{version.status}: ")}
+               "reason": version.detail.removeprefix(f"{version.status}: "), "resources": shown(version.resources)}
     return render(request, "bots/version.html", context)
 
 
