@@ -54,9 +54,9 @@ from armada_sandbox._containers import (
 from armada_sandbox._engine import SandboxUnavailable, docker_client
 from armada_sandbox._fifo import FifoDir
 from armada_sandbox._image import BOT_IMAGE, BUILD_HINT
+from armada_sandbox._memory import PeakReader, to_mib
 from armada_sandbox.folders import work_folder
 from armada_sandbox.limits import SandboxLimits
-from armada_sandbox.memory import PeakReader, to_mib
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 from armada_sandbox.warm import WarmPool, WarmSlot, copy_code, process_pool
 

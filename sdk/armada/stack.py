@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import json
 import os
 import platform
+import re
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,15 +37,17 @@ SERVER: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Library:
-    """One library of the stack: its distribution's name (versions) and its import name."""
+    """One library of the stack: its distribution's name (versions), its import name, and the
+    Debian package it comes from in the image ("" for a wheel)."""
 
     name: str
     module: str
+    debian: str = ""
 
 
 #: The libraries of the bot image beyond the standard library and `armada`, in SERVER's order.
-LIBRARIES = (Library("numpy", "numpy"), Library("torch", "torch"), Library("scikit-learn", "sklearn"),
-             Library("onnxruntime", "onnxruntime"))
+LIBRARIES = (Library("numpy", "numpy", "python3-numpy"), Library("torch", "torch", "python3-torch"),
+             Library("scikit-learn", "sklearn", "python3-sklearn"), Library("onnxruntime", "onnxruntime"))
 #: The import names the image has on top of the standard library (what a failed import lists).
 AVAILABLE = ("armada", *(lib.module for lib in LIBRARIES))
 #: A bot's files looked at by `imported_modules` (a bigger bot: its first ones, sorted).
@@ -61,6 +68,29 @@ def local_versions() -> dict[str, str | None]:
             found[lib.name] = importlib.metadata.version(lib.name)
         except importlib.metadata.PackageNotFoundError:
             found[lib.name] = None
+    return found
+
+
+def debian_version(package: str) -> str | None:
+    """The upstream version of an installed Debian package ("1:1.24.2-1+deb12u1" is 1.24.2), else None."""
+    if not shutil.which("dpkg-query"):
+        return None
+    done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not done.stdout:
+        return None
+    return re.split(r"[-+~]", done.stdout.split(":", 1)[-1])[0]
+
+
+def installed_versions() -> dict[str, str | None]:
+    """SERVER's keys as this machine has them, a Debian package's own version first: what
+    `python3 -m armada.stack` prints inside the image (Debian's PyTorch 1.13.1 calls itself
+    1.13.0a0 in `torch.__version__`; its package's version is the release it is)."""
+    found = local_versions()
+    for lib in LIBRARIES:
+        packaged = debian_version(lib.debian) if lib.debian else None
+        if packaged is not None:
+            found[lib.name] = packaged
     return found
 
 
@@ -138,3 +168,8 @@ def missing_module_note(reason: str) -> str:
     have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
     return (f"no module named {name!r} on the server: bots have Python {SERVER['python']}'s standard library, "
             f"armada and {have}, nothing else (`armada env`; docs: bots-environment)")
+
+
+if __name__ == "__main__":  # inside the bot image: its versions, as SERVER holds them
+    json.dump(installed_versions(), sys.stdout)
+    print()

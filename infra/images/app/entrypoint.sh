@@ -87,7 +87,7 @@ case "$command" in
         "$PY" /opt/armada/checks.py sandbox
         # Processes: ARMADA_WORKER_CONCURRENCY, else for matches cores / 2 - 1 (at least 1; two
         # bots of a match on two cores, the first two cores kept for validation: docs/sandbox.md),
-        # fewer when the memory does not hold two bots of each (armada_sandbox.capacity).
+        # fewer when the memory does not hold two bots of each (armada_sandbox._capacity).
         concurrency="${ARMADA_WORKER_CONCURRENCY:-}"
         if [ -z "$concurrency" ]; then
             concurrency=$("$PY" -m armada_sandbox concurrency --purpose "${ARMADA_SANDBOX_PURPOSE:-match}") \
