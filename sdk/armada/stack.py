@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import itertools
 import json
 import os
 import platform
@@ -50,7 +51,7 @@ LIBRARIES = (Library("numpy", "numpy", "python3-numpy"), Library("torch", "torch
              Library("scikit-learn", "sklearn", "python3-sklearn"), Library("onnxruntime", "onnxruntime"))
 #: The import names the image has on top of the standard library (what a failed import lists).
 AVAILABLE = ("armada", *(lib.module for lib in LIBRARIES))
-#: A bot's files looked at by `imported_modules` (a bigger bot: its first ones, sorted).
+#: A bot's files looked at by `imported_modules` (a bigger bot: the first ones found).
 MAX_SCANNED_FILES = 200
 MAX_SCANNED_BYTES = 1 << 20
 
@@ -103,7 +104,7 @@ def imported_modules(code_dir: str | os.PathLike[str]) -> set[str]:
     """The top-level modules the bot's Python files import (read, never run); unreadable files are skipped."""
     names: set[str] = set()
     root = Path(code_dir)
-    files = sorted(p for p in root.rglob("*.py") if p.is_file())[:MAX_SCANNED_FILES]
+    files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
     for path in files:
         try:
             if path.stat().st_size > MAX_SCANNED_BYTES:
