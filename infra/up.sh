@@ -123,9 +123,9 @@ queues_of() { "$PY" manage.py queues --worker "$1"; }
 # name, as the settings' default), so /status/, /metrics and each match's host tell hosts apart.
 instance="$PORT@${ARMADA_HOST_NAME:-$(hostname)}"
 # Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
-# match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes.
-cores=$(nproc)
-match_default=$(( cores / 2 - 1 )); [ "$match_default" -ge 1 ] || match_default=1
+# match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes,
+# fewer when the memory does not hold two bots of each (docs/deploy.md, "How many bots").
+match_default=$("$PY" -m armada_sandbox concurrency 2>/dev/null) || match_default=1
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
 "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of validation)" --loglevel INFO \
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &

@@ -4,6 +4,10 @@
 - `sweep [--max-age S]`: remove the containers and work folders dead workers left behind
   (`sweep()`, `sweep_folders()`).
 - `seccomp`: print the bots' system-call profile (for `docker run --security-opt seccomp=FILE`).
+- `stack [--write]`: the bot image's Python and ML stack versions (`python3 -m armada.stack` in
+  it); `--write` puts them into the SDK's `armada/stack.py` (run it after changing the image).
+- `concurrency [--purpose match|validation]`: the worker's default concurrency here, by cores
+  and by memory (`_capacity.default_concurrency()`; `make up` and the worker image use it).
 
 One module for the commands, imported by nobody, so `python -m` never runs a module the
 package has already imported.
@@ -16,6 +20,8 @@ import json
 import sys
 
 from armada_sandbox import BOT_IMAGE, SandboxUnavailable, check_ready, sweep, sweep_folders
+from armada_sandbox._capacity import default_concurrency
+from armada_sandbox._image import image_versions, write_server_versions
 from armada_sandbox._seccomp import profile
 from armada_sandbox.sweeper import DEFAULT_MAX_AGE_S
 
@@ -30,6 +36,11 @@ def parser() -> argparse.ArgumentParser:
     swept.add_argument("--max-age", type=float, default=DEFAULT_MAX_AGE_S,
                        help=f"seconds (default {DEFAULT_MAX_AGE_S:.0f})")
     commands.add_parser("seccomp", help="print the bots' seccomp profile (JSON)")
+    stack = commands.add_parser("stack", help="the bot image's Python and ML library versions (JSON)")
+    stack.add_argument("--image", default=BOT_IMAGE, help=f"the bot image's tag (default {BOT_IMAGE})")
+    stack.add_argument("--write", action="store_true", help="write them into the SDK's armada/stack.py")
+    concurrency = commands.add_parser("concurrency", help="the worker's default concurrency here (cores and memory)")
+    concurrency.add_argument("--purpose", choices=("match", "validation"), default="match")
     return top
 
 
@@ -38,6 +49,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "seccomp":
         print(json.dumps(profile(), indent=1))
+        return 0
+    if args.command == "stack":
+        versions = image_versions(tag=args.image)
+        print(json.dumps(versions))
+        if args.write:
+            changed = write_server_versions(versions)
+            print("sdk/armada/stack.py " + ("updated: rebuild the image (its SDK changed)" if changed else "unchanged"),
+                  file=sys.stderr)
+        return 0
+    if args.command == "concurrency":
+        print(default_concurrency(args.purpose))
         return 0
     try:
         if args.command == "check":

@@ -60,7 +60,8 @@ def container_options(
 ) -> dict[str, Any]:
     """The keyword arguments of `containers.create`: the whole wall in one place (tests read it).
 
-    The environment is the SDK's one definition (`armada.referee.environment`), as for local runs.
+    The environment is the SDK's one definition (`armada.referee.environment`), as for local runs,
+    with the numeric libraries' threads set to the bot's CPU share (`SandboxLimits.threads`).
     With a `slot`, the bot runs as the slot's uid on the slot's CPU set, and RLIMIT_NPROC (per
     uid, so per slot) is the pids limit too.
     """
@@ -75,7 +76,8 @@ def container_options(
         **per_slot,
         "working_dir": "/bot",
         "hostname": "bot",
-        "environment": bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=bot_seed),  # noqa: S108
+        "environment": bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=bot_seed,  # noqa: S108
+                                       threads=limits.threads(slot.cpuset if slot is not None else None)),
         "network_mode": "none",
         "read_only": True,
         "mounts": [

@@ -10,7 +10,9 @@ callers use: it asks the engine for `image_status()`.)
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +29,8 @@ BUILD_HINT = "build it with `make bot-image` (infra/images/bot/build.sh)"
 
 
 def input_files(root: Path = REPO_ROOT) -> list[Path]:
-    """Every file the image is built from: Dockerfile, wheel list, SDK sources (sorted, relative)."""
-    return [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", Path("sdk/pyproject.toml"),
+    """Every file the image is built from: Dockerfile, wheel lists, SDK sources (sorted, relative)."""
+    return [IMAGE_DIR / "Dockerfile", IMAGE_DIR / "wheels.txt", IMAGE_DIR / "prebuilt.txt", Path("sdk/pyproject.toml"),
             *source_files(root, "sdk/armada")]
 
 
@@ -105,6 +107,35 @@ def image_status(client: Any = None, tag: str = BOT_IMAGE) -> ImageStatus:
     labels = image.attrs.get("Config", {}).get("Labels") or {}
     return ImageStatus(present=True, image_id=image.id, built_hash=labels.get(HASH_LABEL), source_hash=source,
                        tag=tag)
+
+
+#: The SDK's module holding the image's versions (`armada.stack.SERVER`), in a source checkout.
+STACK_MODULE = Path("sdk/armada/stack.py")
+_GENERATED = re.compile(r"(# -- generated from the bot image[^\n]*\n)(.*?)(# -- end of the generated block --)", re.S)
+
+
+def image_versions(client: Any = None, tag: str = BOT_IMAGE) -> dict[str, Any]:
+    """Python's and the ML stack's versions inside the image `tag` (`python3 -m armada.stack` there)."""
+    import docker
+
+    client = client or docker.from_env()
+    out = client.containers.run(tag, ["python3", "-m", "armada.stack"], network_mode="none", read_only=True,
+                                environment={"HOME": "/tmp"}, tmpfs={"/tmp": "size=4m"}, remove=True,  # noqa: S108
+                                stderr=False)
+    versions: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    return versions
+
+
+def write_server_versions(versions: dict[str, Any], root: Path = REPO_ROOT) -> bool:
+    """Rewrite the generated block of `armada/stack.py` with `versions`; True when it changed."""
+    path = root / STACK_MODULE
+    text = path.read_text()
+    rows = "".join(f"    {json.dumps(k)}: {json.dumps(v)},\n" for k, v in versions.items())
+    block = f"SERVER: dict[str, str] = {{\n{rows}}}\n"
+    new = _GENERATED.sub(lambda m: m.group(1) + block + m.group(3), text, count=1)
+    if new != text:
+        path.write_text(new)
+    return new != text
 
 
 def main(argv: list[str]) -> int:

@@ -22,6 +22,7 @@ says so, and the platform does not count such a match (games/runner.py).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import select
 import shutil
@@ -53,6 +54,7 @@ from armada_sandbox._containers import (
 from armada_sandbox._engine import SandboxUnavailable, docker_client
 from armada_sandbox._fifo import FifoDir
 from armada_sandbox._image import BOT_IMAGE, BUILD_HINT
+from armada_sandbox._memory import PeakReader, to_mib
 from armada_sandbox.folders import work_folder
 from armada_sandbox.limits import SandboxLimits
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
@@ -150,6 +152,8 @@ class DockerBot(BotConnection):
         self._fresh_streams()
         self._final: ExitInfo | None = None
         self._lock = threading.Lock()
+        #: The container's memory peak, sampled after every reply and before it stops (`memory`).
+        self._memory: PeakReader | None = None
 
     def _fresh_streams(self) -> None:
         """New buffers and reader threads' state (also after a warm start that failed)."""
@@ -200,6 +204,7 @@ class DockerBot(BotConnection):
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
                                         self.bot_seed, self.lease.slot)
             self.container = create_container(client, self.image, options)
+            self._memory = PeakReader(self.container.id)
             self.container.start()
             deadline = time.monotonic() + self.limits.start_timeout_s
             self._stdin = self._io.open_writer("stdin", deadline, self._alive_check())
@@ -219,6 +224,7 @@ class DockerBot(BotConnection):
         """Copy the code into the warm slot's folder, say go, connect the streams; False (the slot
         handed back, everything reset) when the warm container is gone, e.g. after an engine restart."""
         self._warm, self.lease, self._io, self.container = warm, warm.lease, warm.io, warm.container
+        self._memory = PeakReader(warm.container.id)
         self.was_warm = True
         self._spawn_readers()
         try:
@@ -236,7 +242,7 @@ class DockerBot(BotConnection):
                     self._stdin = None
                 self._close_warm(0.0)
             self._retired = False
-            self.was_warm, self.lease, self.container = False, None, None
+            self.was_warm, self.lease, self.container, self._memory = False, None, None, None
             self._fresh_streams()  # the cold start below gets streams of its own
             return False
 
@@ -288,7 +294,22 @@ class DockerBot(BotConnection):
             view = view[written:]
 
     def read_line(self, deadline: float) -> bytes | None:
-        return self._lines.read_line(deadline)
+        line = self._lines.read_line(deadline)
+        if line is not None:
+            self._sample_memory()
+        return line
+
+    def _sample_memory(self) -> None:
+        """Read the container's memory peak now (its cgroup goes when the bot ends)."""
+        if self._memory is not None:
+            self._memory.sample()
+
+    def memory_peak_bytes(self) -> int | None:
+        """The container's memory peak seen so far; at least the limit when the limit killed it."""
+        peak = self._memory.peak_bytes if self._memory is not None else None
+        if self._final is not None and self._final.oom_killed:
+            return max(peak or 0, self.limits.memory_bytes)
+        return peak
 
     def log(self) -> str:
         return self._log.text()
@@ -306,6 +327,7 @@ class DockerBot(BotConnection):
             # inspect: the referee asks before each `end`, and the engine's CPU is the matches'.)
             return ExitInfo()
         # Output closed: the bot is ending; give the engine a moment to record how.
+        self._sample_memory()
         self._wait(2.0)
         info = self._inspect(playing=True)
         if info.returncode is not None:
@@ -334,12 +356,18 @@ class DockerBot(BotConnection):
                 self.sandbox_fault = self.sandbox_fault or (
                     f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
             return ExitInfo()
-        return exit_info_from_state(self.container.attrs.get("State", {}))
+        info = exit_info_from_state(self.container.attrs.get("State", {}))
+        if info.oom_killed:  # the limit stopped it: it reached the limit, whatever was sampled before
+            seen = self._memory.peak_bytes if self._memory is not None else None
+            peak = max(seen or 0, self.limits.memory_bytes)
+            info = dataclasses.replace(info, memory_peak_mib=to_mib(peak), memory_limit_mib=self.limits.memory_mb)
+        return info
 
     def close(self, grace: float = 1.0) -> ExitInfo:
         with self._lock:
             if self._retired:
                 return self._final or ExitInfo()
+            self._sample_memory()  # before its input closes: the bot then ends, and its cgroup with it
             if self._stdin is not None:
                 with contextlib.suppress(OSError):
                     os.close(self._stdin)

@@ -29,7 +29,8 @@ class SandboxLimits:
     """What one bot container may use. Every field is checked by `validate()`."""
 
     #: RAM of the whole container (bot, children, /tmp and /dev/shm pages); swap is never allowed.
-    memory_mb: int = 512
+    #: 1 GiB (as Halite III): the ML stack and a 100 MiB model peak at about 370 MiB (docs/sandbox.md).
+    memory_mb: int = 1024
     #: Processes plus threads in the container (fork and thread bombs stop here).
     pids: int = 64
     #: Size of the writable /tmp (tmpfs, noexec); counts against memory_mb too.
@@ -84,6 +85,23 @@ class SandboxLimits:
     @property
     def memory_bytes(self) -> int:
         return self.memory_mb * 1024 * 1024
+
+    def threads(self, cpuset: str | None = None) -> int:
+        """Threads a bot's numeric libraries get: its CPU share in whole cores (at least one), and
+        no more than the CPUs of `cpuset` ("3", "0-1", "0,2") when it runs on a set."""
+        share = max(1, int(self.cpus))
+        if cpuset:
+            share = min(share, cpuset_size(cpuset))
+        return share
+
+
+def cpuset_size(cpuset: str) -> int:
+    """How many CPUs a Docker cpuset ("3", "0-3", "0,2-3") names."""
+    count = 0
+    for part in cpuset.split(","):
+        low, _, high = part.partition("-")
+        count += int(high) - int(low) + 1 if high else 1
+    return count
 
 
 #: Built-in per-game differences from the defaults (none yet: both games fit the defaults).

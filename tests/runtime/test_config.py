@@ -11,10 +11,10 @@ KEY = "a-test-secret-key-of-fifty-or-more-characters-0123456789"
 def test_defaults_follow_the_protocol_and_the_sandbox_brief():
     config = load({})
     mothership, galaxy = config.game("mothership"), config.game("galaxy")
-    assert (mothership.times.init_ms, mothership.times.turn_ms, mothership.times.bank_ms) == (5000, 2000, 10000)
-    assert (galaxy.times.init_ms, galaxy.times.turn_ms, galaxy.times.bank_ms) == (5000, 1000, 10000)
+    assert (mothership.times.init_ms, mothership.times.turn_ms, mothership.times.bank_ms) == (30000, 2000, 10000)
+    assert (galaxy.times.init_ms, galaxy.times.turn_ms, galaxy.times.bank_ms) == (30000, 1000, 10000)
     sandbox = galaxy.sandbox
-    assert (sandbox.memory_mb, sandbox.pids, sandbox.tmp_mb, sandbox.max_line_bytes) == (512, 64, 16, 1024 * 1024)
+    assert (sandbox.memory_mb, sandbox.pids, sandbox.tmp_mb, sandbox.max_line_bytes) == (1024, 64, 16, 1024 * 1024)
     assert sandbox.cpus == 1.0
     assert galaxy.match_config == {} and galaxy.validation_config == {"max_turns": 30}
     assert mothership.validation_config == {}
@@ -31,7 +31,7 @@ def test_environment_overrides_per_game():
         3000, 500, 2000, 768)
     assert galaxy.match_config == {"max_turns": 40}
     assert galaxy.validation_config == {"max_turns": 12}  # the match config, with the validation's length
-    assert config.game("mothership").sandbox.memory_mb == 512
+    assert config.game("mothership").sandbox.memory_mb == 1024
     assert config.uploads_per_hour == 3 and config.debug is False
     assert config.allowed_hosts == ("a.example", "b.example")
 

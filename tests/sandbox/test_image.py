@@ -30,6 +30,9 @@ def test_hash_follows_every_input(tmp_path):
     assert changed != base
     (tmp_path / "sdk/armada/new_module.py").write_text("X = 1\n")
     assert inputs_hash(tmp_path) != changed
+    again = inputs_hash(tmp_path)
+    (tmp_path / "infra/images/bot/prebuilt.txt").write_text("onnxruntime==0.0.1\n")  # the pinned wheels count
+    assert inputs_hash(tmp_path) != again
 
 
 def test_missing_input_is_a_clear_error(tmp_path):
@@ -58,6 +61,6 @@ def test_built_image_is_labelled_and_has_the_bot_user(docker_client):
     assert out.decode().strip() == "(3, 11) numpy"
     # No compiler and no pip in the image.
     out = docker_client.containers.run(
-        BOT_IMAGE, ["sh", "-c", "for c in gcc cc c++ pip pip3 apt-get; do command -v $c; done; true"],
+        BOT_IMAGE, ["sh", "-c", "for c in gcc cc c++ g++ as ld pip pip3 apt-get; do command -v $c; done; true"],
         network_mode="none", remove=True, labels={"armada.test": "image"})
     assert out.decode().split() == ["/usr/bin/apt-get"]

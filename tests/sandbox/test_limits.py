@@ -9,9 +9,9 @@ from armada_sandbox.limits import SandboxLimits, env_overrides, limits_for
 
 def test_defaults_match_the_brief():
     limits = SandboxLimits()
-    assert (limits.memory_mb, limits.pids, limits.tmp_mb, limits.cpus) == (512, 64, 16, 1.0)
+    assert (limits.memory_mb, limits.pids, limits.tmp_mb, limits.cpus) == (1024, 64, 16, 1.0)
     assert limits.max_line_bytes == 1024 * 1024
-    assert limits.memory_bytes == 512 * 1024 * 1024
+    assert limits.memory_bytes == 1024 * 1024 * 1024
     assert limits.validate() is limits
 
 
@@ -36,7 +36,7 @@ def test_env_overrides_general_then_game():
     assert env_overrides(env) == {"memory_mb": "300", "pids": "100"}
     assert limits_for("galaxy", env=env).memory_mb == 700
     assert limits_for("mothership", env=env).memory_mb == 300
-    assert limits_for("galaxy", env={}).memory_mb == 512
+    assert limits_for("galaxy", env={}).memory_mb == 1024
 
 
 def test_settings_overrides_come_before_the_environment():

@@ -22,3 +22,16 @@ def test_the_variables_table_lists_exactly_the_sdk_environment() -> None:
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     listed = {name for row in rows for name in re.findall(r"`([A-Z_]+)`", row.split("|")[1])}
     assert listed == set(bot_environment(sandbox="docker", workdir="/bot", home="/tmp", seed=1))
+
+
+def test_the_ml_stack_table_lists_the_sdks_server_versions() -> None:
+    from armada.stack import LIBRARIES, SERVER
+
+    section = DOC.read_text(encoding="utf-8").split("## The ML stack", 1)[1].split("\n### ", 1)[0]
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| library")}
+    assert rows["Python"] == SERVER["python"]
+    shown = {"numpy": "numpy", "torch": "PyTorch (CPU only)", "scikit-learn": "scikit-learn",
+             "onnxruntime": "onnxruntime (CPU)"}
+    for lib in LIBRARIES:
+        assert rows[shown[lib.name]].split()[0] == SERVER[lib.name], lib.name

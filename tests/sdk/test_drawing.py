@@ -28,7 +28,7 @@ def test_every_kind_is_kept_in_its_plain_form():
     drawings = Drawings(GALAXY_BOARD)
     note = drawings.add(3, {"shapes": [
         {"kind": "dot", "at": 1, "color": "red"},
-        {"kind": "ring", "at": [1.25, 2], "color": "blue", "to": 4, "text": "x"},  # a note kept, "to" dropped (not a line)
+        {"kind": "ring", "at": [1.25, 2], "color": "blue", "to": 4, "text": "x"},  # note kept, "to" dropped
         {"kind": "line", "at": 1, "to": [3.5, -0.5]},
         {"kind": "arrow", "at": 16, "to": 6, "color": "no-such-colour"},
         {"kind": "label", "at": 7, "text": "  take\n this  ", "color": "green"},

@@ -86,12 +86,12 @@ case "$command" in
     worker)
         "$PY" /opt/armada/checks.py sandbox
         # Processes: ARMADA_WORKER_CONCURRENCY, else for matches cores / 2 - 1 (at least 1; two
-        # bots of a match on two cores, the first two cores kept for validation: docs/sandbox.md).
+        # bots of a match on two cores, the first two cores kept for validation: docs/sandbox.md),
+        # fewer when the memory does not hold two bots of each (armada_sandbox._capacity).
         concurrency="${ARMADA_WORKER_CONCURRENCY:-}"
         if [ -z "$concurrency" ]; then
-            concurrency=1
-            [ "${ARMADA_SANDBOX_PURPOSE:-match}" = validation ] || concurrency=$(( $(nproc) / 2 - 1 ))
-            [ "$concurrency" -ge 1 ] || concurrency=1
+            concurrency=$("$PY" -m armada_sandbox concurrency --purpose "${ARMADA_SANDBOX_PURPOSE:-match}") \
+                || concurrency=1
         fi
         case "${1:-}" in
             validation|matches|periodic) kind="$1"; shift

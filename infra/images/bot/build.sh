@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Build the bot image armada/bot:latest (Debian bookworm, Python 3.11, numpy, the armada SDK,
-# user bot uid 10001). Self-contained; `make bot-image` calls it. See docs/sandbox.md.
+# Build the bot image armada/bot:latest (Debian bookworm, Python 3.11, numpy, PyTorch (CPU),
+# scikit-learn, onnxruntime, the armada SDK, user bot uid 10001). Self-contained; `make bot-image` calls it. See docs/sandbox.md.
 #
 # Cached: the image carries the label armada.inputs = sha256 of the Dockerfile, wheels.txt and
-# the SDK sources; when the current image has the same hash nothing is rebuilt.
+# prebuilt.txt and the SDK sources; when the current image has the same hash nothing is rebuilt.
 #
 # Environment:
 #   FORCE=1                 rebuild even when the hash matches
@@ -39,13 +39,23 @@ if grep -qvE '^\s*(#|$)' "$HERE/wheels.txt"; then
     "$PYTHON" -m pip wheel --quiet --wheel-dir "$BUILD/wheels" -r "$HERE/wheels.txt" \
         || die "could not build the wheels of wheels.txt"
 fi
+if grep -qvE '^\s*(#|$)' "$HERE/prebuilt.txt"; then
+    # Wheels for the image's Python (cp311, manylinux x86_64), whatever the host's Python is.
+    say "fetching the prebuilt wheels of prebuilt.txt for CPython 3.11 x86_64"
+    "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: --dest "$BUILD/wheels" \
+        --python-version 3.11 --implementation cp --abi cp311 \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+        -r "$HERE/prebuilt.txt" \
+        || die "could not fetch the wheels of prebuilt.txt (pip download needs the package index)"
+fi
 say "wheels: $(cd "$BUILD/wheels" && ls | tr '\n' ' ')"
 
 # 3. Build and label.
 build_image "$TAG" "$HASH" "$BUILD"
 
 # 4. Smoke test with the sandbox's own restrictions, then drop old untagged builds.
-say "smoke test: import armada and numpy as user bot, no network, read-only root"
+say "smoke test: import armada and the ML stack as user bot, no network, read-only root"
 docker run --rm --network none --read-only --cap-drop ALL "$TAG" \
-    python3 -c "import os, armada, numpy; assert os.getuid() == 10001; print('ok: uid', os.getuid(), 'numpy', numpy.__version__)"
+    python3 -c "import os, armada, numpy, torch, sklearn, onnxruntime; assert os.getuid() == 10001; print('ok: uid', os.getuid(), 'numpy', numpy.__version__, 'torch', torch.__version__)"
 finish "$TAG"

@@ -89,6 +89,9 @@ class BotVersion(models.Model):
     orders = models.JSONField(null=True, blank=True, help_text="Mothership Down: the orders given (MD-11)")
     race_name = models.CharField(max_length=40, blank=True, help_text="the name the bot gave at init (MD-3)")
     engine_version = models.CharField(max_length=40, blank=True, help_text="engine it was validated with")
+    resources = models.JSONField(default=dict, blank=True,
+                                 help_text="what its validation game used: init_ms, init_budget_ms, memory_peak_mib, "
+                                           "memory_limit_mib (bots.logic.resources)")
     attempts = models.PositiveSmallIntegerField(default=0, help_text="validation runs started")
     created = models.DateTimeField(auto_now_add=True)
     queued = models.DateTimeField(null=True, blank=True, help_text="latest time its validation was queued")

@@ -18,7 +18,7 @@ time limits bound; each message still validates one version.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -30,6 +30,7 @@ from armada.botspec import starter_file
 from armada.referee.framing import one_line
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
+from armada_web.bots.logic.resources import resources_used
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.bots.signals import validation_failed, validation_finished
 from armada_web.games import spec
@@ -98,6 +99,8 @@ class ValidationReport:
     orders: dict[str, Any] | None
     engine_version: str
     replay: dict[str, Any] | None = None
+    #: What it used against its budgets (`bots.logic.resources`); empty when it never ran.
+    resources: dict[str, int | None] = field(default_factory=dict)
 
 
 def validation_game(*, game: str, archive: Source | bytes, bot_name: str, version_id: int,
@@ -108,8 +111,9 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     with check_upload(name="main.py", data=starter_file(opponent_name, game).read_bytes()) as bundle:
         opponent = bundle.archive
     seats: dict[int, tuple[str, Source | bytes]] = {1: (bot_name, archive), 2: (f"builtin:{opponent_name}", opponent)}
+    game_config = settings.ARMADA.game(game)
     outcome = play(match_id=f"validation-{version_id}", game=game, seed=seed, seats=seats,
-                   config=settings.ARMADA.game(game).validation_config, purpose="validation")
+                   config=game_config.validation_config, purpose="validation")
     mine, theirs = outcome.players
     if theirs.status != "ok" and mine.status == "ok":
         raise PlatformFailure(f"the reference bot failed ({theirs.status}: {theirs.detail})")
@@ -120,6 +124,9 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
         status=mine.status, detail=mine.detail, log=mine.log[-LOG_KEEP:], name=mine.name, orders=orders,
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
         replay=outcome.replay,
+        resources=resources_used(replay=outcome.replay, seat=1, memory_peak_bytes=mine.memory_peak_bytes,
+                                 init_budget_ms=game_config.times.init_ms,
+                                 memory_limit_mib=game_config.sandbox.memory_mb),
     )
 
 
@@ -147,7 +154,8 @@ def run(lease: Lease) -> str:
         with transaction.atomic():
             recorded = lease.record(status=status, detail=detail, log=report.log, orders=report.orders,
                                     race_name=report.name[:40] if ok else "", replay=replay,
-                                    engine_version=report.engine_version[:40], finished=timezone.now())
+                                    engine_version=report.engine_version[:40], resources=report.resources,
+                                    finished=timezone.now())
             if recorded and ok:
                 refresh_active(bot=version.bot)
             elif recorded:

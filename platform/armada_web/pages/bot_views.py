@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
+from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
 from armada_web.games import spec
@@ -185,7 +186,7 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     game = spec(bot.game)
     context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
                "refresh": not version.is_finished, "game": game, "state": play_state(bot),
-               "reason": version.detail.removeprefix(f"{version.status}: "),
+               "reason": version.detail.removeprefix(f"{version.status}: "), "resources": shown(version.resources),
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
                "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
                                                {1} if is_owner(bot=bot, user=request.user) else set())}

@@ -109,10 +109,13 @@ def check_config(game: str, config: dict[str, Any] | None) -> None:
         raise CliError(f"bad {game} configuration: {exc}") from exc
 
 
-def limits_for(game: str, turn_ms: int | None) -> Limits:
+def limits_for(game: str, turn_ms: int | None, init_ms: int | None = None) -> Limits:
+    """The game's default limits, with `turn_ms` and `init_ms` when given."""
     from armada.referee.match import default_limits
 
     limits = default_limits(game)
+    if init_ms is not None:
+        limits = replace(limits, init_ms=init_ms)
     return replace(limits, turn_ms=turn_ms) if turn_ms is not None else limits
 
 

@@ -9,7 +9,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli.commands import challenge, dataset, docs, league, login, new, play, replay, submit, tournament
+from armada.cli.commands import (
+    challenge,
+    dataset,
+    docs,
+    env,
+    league,
+    login,
+    new,
+    play,
+    replay,
+    submit,
+    tournament,
+)
 from armada.cli.common import CliError
 from armada.referee.connection import Unavailable
 
@@ -26,6 +38,7 @@ examples:
   armada challenge mybot rival --wait       a match on the site against rival, and its result
   armada dataset download --limit 500 d/    the site's newest public Galaxy replays, to train on
   armada docs galaxy                        the Galaxy rules (`armada docs` lists every document)
+  armada env                                the server's Python, PyTorch, scikit-learn, onnxruntime, numpy
 
 Run `armada COMMAND --help` for the options of each command, `armada docs cli` for all of them.
 """
@@ -55,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit, challenge, dataset, docs):
+    for module in (play, tournament, league, new, replay, login, submit, challenge, dataset, docs, env):
         module.add_parser(sub)
     return parser
 

@@ -68,15 +68,20 @@ class LineFlood(Exception):
 
 @dataclass(frozen=True)
 class ExitInfo:
-    """How the bot process ended: exit code, killing signal, whether the memory limit killed it."""
+    """How the bot process ended: exit code, killing signal, whether the memory limit killed it (and
+    then, where the sandbox knows them, the memory peak it reached and its limit, in MiB)."""
 
     returncode: int | None = None
     signal: int | None = None
     oom_killed: bool = False
+    memory_peak_mib: int | None = None
+    memory_limit_mib: int | None = None
 
     def describe(self) -> str:
         if self.oom_killed:
-            return "killed for exceeding its memory limit"
+            known = [f"{name} {value} MiB" for name, value in (("peak", self.memory_peak_mib),
+                                                               ("limit", self.memory_limit_mib)) if value is not None]
+            return "killed for exceeding its memory limit" + (f" ({', '.join(known)})" if known else "")
         if self.signal is not None:
             return f"killed by signal {self.signal}"
         if self.returncode is not None:
@@ -455,6 +460,10 @@ class BotConnection(ABC):
     @abstractmethod
     def close(self, grace: float = 1.0) -> ExitInfo:
         """Close the bot's stdin, give it `grace` seconds to exit, then kill everything it started."""
+
+    def memory_peak_bytes(self) -> int | None:
+        """The most memory the bot used so far, where the connection can tell (the sandbox), else None."""
+        return None
 
     def mark(self, text: str) -> None:
         """Write the referee's line `text` (a request mark) into the bot's log; a no-op without a LogBuffer.

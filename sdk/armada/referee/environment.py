@@ -25,6 +25,11 @@ SEED_KEY_VARIABLE = "ARMADA_BOT_SEED_KEY"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #: Host name a bot sees (the container's; set as a variable locally too).
 HOSTNAME = "bot"
+#: The variables that size the thread pools of OpenMP (PyTorch's intra-op pool follows it), MKL
+#: and OpenBLAS (numpy, scikit-learn, PyTorch's BLAS): each is the bot's CPU share in whole cores.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+#: A bot's CPU share on the server (one core), and so its threads wherever it runs.
+DEFAULT_THREADS = 1
 
 
 def seed_key(environ: dict[str, str] | None = None) -> bytes:
@@ -40,12 +45,14 @@ def bot_seed(match_seed: int, seat: int, key: bytes = b"") -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def bot_environment(*, sandbox: str, workdir: str, home: str, seed: int | None = None) -> dict[str, str]:
+def bot_environment(*, sandbox: str, workdir: str, home: str, seed: int | None = None,
+                    threads: int = DEFAULT_THREADS) -> dict[str, str]:
     """Every variable a bot process gets, and nothing else.
 
     `sandbox` is "process" or "docker" (ARMADA_SANDBOX), `workdir` the bot's code folder (PWD),
     `home` its private writable folder (HOME and TMPDIR: /tmp in the container), `seed` its
-    ARMADA_BOT_SEED (left out when None, e.g. for a validation run outside a match).
+    ARMADA_BOT_SEED (left out when None, e.g. for a validation run outside a match), `threads`
+    the thread count of the numeric libraries (THREAD_VARIABLES): the bot's CPU share.
     """
     env = {
         "PATH": PATH,
@@ -57,6 +64,7 @@ def bot_environment(*, sandbox: str, workdir: str, home: str, seed: int | None =
         "PYTHONIOENCODING": "utf-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "ARMADA_SANDBOX": sandbox,
+        **{name: str(max(1, int(threads))) for name in THREAD_VARIABLES},
     }
     if seed is not None:
         env[SEED_VARIABLE] = str(seed)

@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from armada.botlog import crash_reason
 from armada.drawing import DEBUG_KEY, Board, Drawings, without_debug
 from armada.games.base import SEATS, Fault, Game, Request, Result
 from armada.logmarks import exception_summary
@@ -26,6 +27,7 @@ from armada.referee.environment import bot_seed, seed_key
 from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, one_line
 from armada.referee.game_driver import GameDriver, resolve_game
 from armada.referee.seat import Seat, Timing, ask_all
+from armada.stack import missing_module_note
 from armada.timings import RequestTime, timings_field
 
 __all__ = ["Limits", "MatchOutcome", "PlayerReport", "default_limits", "play_match", "resolve_game"]
@@ -74,6 +76,8 @@ class PlayerReport:
     time: TimeUsed = field(default_factory=TimeUsed)
     #: What the bot drew (armada.drawing): `{"turns": [{"turn", "shapes", "text"}]}`; private like the log.
     debug: dict[str, Any] = field(default_factory=lambda: {"turns": []})
+    #: The most memory its bot used (bytes), where the connection can tell (the sandbox); else None.
+    memory_peak_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The public part kept in the replay (the log is for the bot's owner only)."""
@@ -293,8 +297,17 @@ def _report(seat: Seat, drawings: Drawings) -> PlayerReport:
     except Exception as exc:
         log, notes = f"[log unavailable: {exc}]", None
     status, detail = (seat.fault.status, seat.fault.detail) if seat.fault else ("ok", "")
+    note = missing_module_note(crash_reason(log)) if status == "crashed" else ""
+    if note:  # an import the image cannot satisfy: the traceback, then what there is instead
+        detail = one_line(f"{detail}; {note}", DETAIL_CHARS)
+        log = f"{log.rstrip(chr(10))}\n[armada] {note}\n"
+    try:
+        peak = seat.conn.memory_peak_bytes()
+    except Exception:  # a connection that cannot tell: unknown
+        peak = None
     report = PlayerReport(seat.seat, seat.name, status, detail, log,
-                          time=time_used(seat.timings, seat.clock.left_ms()), debug=drawings.to_dict())
+                          time=time_used(seat.timings, seat.clock.left_ms()), debug=drawings.to_dict(),
+                          memory_peak_bytes=peak)
     if notes is not None and notes.exceptions:
         report.exceptions, report.first_exception = notes.exceptions, exception_summary(notes.first_exception)
     return report

@@ -58,10 +58,11 @@ def test_a_crash_shows_its_log_tail_and_the_log_dir_hint(tmp_path: Path, capsys)
 
 def test_no_reply_to_init_asks_about_flushing(tmp_path: Path, capsys) -> None:
     silent = str(write_bot(tmp_path / "silent", NO_FLUSH))
-    out = json.loads(play(capsys, silent, "builtin:random", "--seed", "1", "--json"))
+    out = json.loads(play(capsys, silent, "builtin:random", "--seed", "1", "--json", "--init-ms", "1500"))
     seat = out["players"][0]
     assert seat["status"] == "timeout"
-    assert seat["detail"] == "init (id 0): no reply within 5000 ms: did it flush stdout after writing?"
+    assert seat["detail"] == ("init (id 0): no reply within its init_ms budget of 1500 ms (start-up: imports and "
+                              "loading a model count): did it flush stdout after writing?")
 
 
 def test_the_log_marks_say_which_turn_a_line_was_written_in(tmp_path: Path, capsys) -> None:

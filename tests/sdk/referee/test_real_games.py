@@ -37,8 +37,8 @@ def raw_bot(tmp_path: Path, body: str) -> ProcessBot:
 
 
 def test_default_limits():
-    assert default_limits("mothership") == Limits(5000, 2000, 10000)
-    assert default_limits("galaxy") == Limits(5000, 1000, 10000)
+    assert default_limits("mothership") == Limits(30000, 2000, 10000)
+    assert default_limits("galaxy") == Limits(30000, 1000, 10000)
     assert default_limits(get_game("mothership")).turn_ms == 2000
     with pytest.raises(ValueError, match="turn_ms must be at least 1"):
         Limits(turn_ms=0)

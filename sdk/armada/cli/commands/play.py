@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from armada import stack
 from armada.botlog import crash_reason
 from armada.cli import output
 from armada.cli.common import (
@@ -45,6 +46,7 @@ examples:
   armada play mybot/main.py builtin:random --seed 42 --replay match.json.gz
   armada play bot.zip builtin:balanced --game mothership --json
   armada play mybot/ builtin:greedy --config '{"max_turns": 50}' --turn-ms 500
+  armada play mybot/ builtin:greedy --init-ms 10000     a tighter start-up than the site's
   armada play mybot/ builtin:greedy --from-state match.json.gz#turn=40
   armada play mybot/ builtin:greedy --sandbox docker
   armada play mybot/ builtin:greedy --log-dir logs
@@ -75,6 +77,8 @@ def add_parser(subparsers: Any) -> None:
                    "(the state's own generator continues: no --seed)")
     p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
                    help="time per request in milliseconds (default: 1000, mothership 2000)")
+    p.add_argument("--init-ms", type=positive_int_arg, metavar="N",
+                   help="time for start-up and the init reply in milliseconds (default: 30000, as on the site)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE",
                    help="game configuration: a JSON object, or a file holding one")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -102,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         recorded = seed = args.seed if args.seed is not None else random_seed()
     check_config(game, config)
-    limits = limits_for(game, args.turn_ms)
+    limits = limits_for(game, args.turn_ms, args.init_ms)
     if args.replay:
         check_writable(args.replay)
     if args.log_dir:
@@ -117,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
                 for seat, (src, label) in enumerate(zip(sources, labels, strict=True), start=1)}
         print(f"armada: {game}, {seed_text(recorded, args.from_state)}: "
               f"{labels[0]} (seat 1) vs {labels[1]} (seat 2)", file=sys.stderr)
+        if args.sandbox == "process":
+            say_parity([src.code_dir for spec, src in zip([args.bot1, args.bot2], sources, strict=True)
+                        if not spec.startswith("builtin:")])
         outcome = play_match(game, bots, seed=seed, config=config, limits=limits, start_state=start_state)
     written = None
     if args.replay:
@@ -154,6 +161,12 @@ def run(args: argparse.Namespace) -> int:
                 print(output.log_tail(player.seat, player.name, player.log, 20 if args.verbose else TAIL_LINES,
                                       hint=not args.log_dir))
     return 0
+
+
+def say_parity(code_dirs: list[str]) -> None:
+    """Say once (stderr) where a local bot would find other versions than on the server."""
+    for line in stack.parity_notes(list(code_dirs)):
+        print(f"armada: note: {line}; `armada env` lists the server's versions", file=sys.stderr)
 
 
 #: Log lines shown without --verbose for a bot that crashed, timed out or broke the protocol.

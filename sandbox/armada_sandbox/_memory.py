@@ -1,0 +1,69 @@
+"""A bot container's memory peak, read from its cgroup (docs/sandbox.md, "Memory").
+
+The kernel keeps the highest memory a cgroup ever used: `memory.peak` (cgroup v2) or
+`memory.max_usage_in_bytes` (cgroup v1). The container's cgroup goes when its last process
+ends, so `PeakReader` reads it while the bot runs (`DockerBot` samples after every reply and
+before stopping the container) and keeps the highest value seen. Where the worker cannot see
+the host's cgroups (no such file), the peak is unknown (None): never a guess.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: Where cgroup file systems are mounted (ARMADA_SANDBOX_CGROUP_ROOT overrides it, e.g. a worker
+#: container that mounts the host's /sys/fs/cgroup elsewhere).
+CGROUP_ROOT_VARIABLE = "ARMADA_SANDBOX_CGROUP_ROOT"
+MIB = 1024 * 1024
+
+
+def candidates(container_id: str, root: Path | None = None) -> list[Path]:
+    """The files that may hold the container's peak: v2 then v1, cgroupfs then systemd driver."""
+    base = root or Path(os.environ.get(CGROUP_ROOT_VARIABLE) or "/sys/fs/cgroup")
+    return [
+        base / "docker" / container_id / "memory.peak",
+        base / "system.slice" / f"docker-{container_id}.scope" / "memory.peak",
+        base / "memory" / "docker" / container_id / "memory.max_usage_in_bytes",
+        base / "memory" / "system.slice" / f"docker-{container_id}.scope" / "memory.max_usage_in_bytes",
+    ]
+
+
+def read_bytes(path: Path) -> int | None:
+    """The number in `path`, or None when it cannot be read."""
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class PeakReader:
+    """The highest memory use seen of one container; `sample()` is cheap (one small file read)."""
+
+    def __init__(self, container_id: str, root: Path | None = None) -> None:
+        self.container_id = container_id
+        self._root = root
+        self._path: Path | None = None
+        self._searched = False
+        self.peak_bytes: int | None = None
+
+    def _find(self) -> Path | None:
+        if not self._searched:
+            self._searched = True
+            self._path = next((p for p in candidates(self.container_id, self._root) if p.is_file()), None)
+        return self._path
+
+    def sample(self) -> int | None:
+        """Read the cgroup's peak now (while the container runs) and keep the highest; returns it."""
+        path = self._find()
+        if path is None:
+            return self.peak_bytes
+        value = read_bytes(path)
+        if value is not None and (self.peak_bytes is None or value > self.peak_bytes):
+            self.peak_bytes = value
+        return self.peak_bytes
+
+
+def to_mib(value: int | None) -> int | None:
+    """Bytes as whole MiB, rounded up (None stays None)."""
+    return None if value is None else -(-value // MIB)

@@ -1,0 +1,176 @@
+"""The server's bot image: its Python and the versions of its ML stack (docs/bots-environment.md).
+
+`SERVER` is what the bot image holds, the same for every bot of every match: Debian 12's
+Python, numpy, PyTorch (CPU), scikit-learn and onnxruntime (CPU). It is generated from the
+image (`python -m armada_sandbox stack --write` asks the built image and rewrites the block
+below) and `tests/sandbox/test_stack.py` checks that the image's actual versions equal it, so
+`armada env` and `armada play` tell a competitor the truth without asking the site.
+
+`local_versions()` is the same list for the Python that runs `armada` (a local bot runs with
+it), and `differences()` names what a bot importing those modules would find otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import itertools
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# -- generated from the bot image by `python -m armada_sandbox stack --write`: do not edit --
+SERVER: dict[str, str] = {
+    "python": "3.11.2",
+    "numpy": "1.24.2",
+    "torch": "1.13.1",
+    "scikit-learn": "1.2.1",
+    "onnxruntime": "1.32.0",
+}
+# -- end of the generated block --
+
+
+@dataclass(frozen=True)
+class Library:
+    """One library of the stack: its distribution's name (versions), its import name, and the
+    Debian package it comes from in the image ("" for a wheel)."""
+
+    name: str
+    module: str
+    debian: str = ""
+
+
+#: The libraries of the bot image beyond the standard library and `armada`, in SERVER's order.
+LIBRARIES = (Library("numpy", "numpy", "python3-numpy"), Library("torch", "torch", "python3-torch"),
+             Library("scikit-learn", "sklearn", "python3-sklearn"), Library("onnxruntime", "onnxruntime"))
+#: The import names the image has on top of the standard library (what a failed import lists).
+AVAILABLE = ("armada", *(lib.module for lib in LIBRARIES))
+#: A bot's files looked at by `imported_modules` (a bigger bot: the first ones found).
+MAX_SCANNED_FILES = 200
+MAX_SCANNED_BYTES = 1 << 20
+
+
+def python_version() -> str:
+    """This interpreter's version, e.g. "3.11.7"."""
+    return platform.python_version()
+
+
+def local_versions() -> dict[str, str | None]:
+    """SERVER's keys with this interpreter's versions (None: not installed here); nothing is imported."""
+    found: dict[str, str | None] = {"python": python_version()}
+    for lib in LIBRARIES:
+        try:
+            found[lib.name] = importlib.metadata.version(lib.name)
+        except importlib.metadata.PackageNotFoundError:
+            found[lib.name] = None
+    return found
+
+
+def debian_version(package: str) -> str | None:
+    """The upstream version of an installed Debian package ("1:1.24.2-1+deb12u1" is 1.24.2), else None."""
+    if not shutil.which("dpkg-query"):
+        return None
+    done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not done.stdout:
+        return None
+    return re.split(r"[-+~]", done.stdout.split(":", 1)[-1])[0]
+
+
+def installed_versions() -> dict[str, str | None]:
+    """SERVER's keys as this machine has them, a Debian package's own version first: what
+    `python3 -m armada.stack` prints inside the image (Debian's PyTorch 1.13.1 calls itself
+    1.13.0a0 in `torch.__version__`; its package's version is the release it is)."""
+    found = local_versions()
+    for lib in LIBRARIES:
+        packaged = debian_version(lib.debian) if lib.debian else None
+        if packaged is not None:
+            found[lib.name] = packaged
+    return found
+
+
+def same_release(here: str | None, server: str) -> bool:
+    """Do two versions of a library name the same release, up to a local label ("1.13.1+cpu" is 1.13.1)?"""
+    return here is not None and here.split("+")[0] == server.split("+")[0]
+
+
+def imported_modules(code_dir: str | os.PathLike[str]) -> set[str]:
+    """The top-level modules the bot's Python files import (read, never run); unreadable files are skipped."""
+    names: set[str] = set()
+    root = Path(code_dir)
+    files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
+    for path in files:
+        try:
+            if path.stat().st_size > MAX_SCANNED_BYTES:
+                continue
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def differences(modules: set[str], local: dict[str, str | None] | None = None) -> list[str]:
+    """One line per library of the stack in `modules` whose version here is not the server's."""
+    here = local_versions() if local is None else local
+    lines = []
+    for lib in LIBRARIES:
+        if lib.module not in modules:
+            continue
+        mine, server = here.get(lib.name), SERVER[lib.name]
+        if mine is None:
+            lines.append(f"your bot imports {lib.module}, which this Python does not have "
+                         f"(the server has {lib.name} {server})")
+        elif not same_release(mine, server):
+            lines.append(f"your bot imports {lib.module}: {lib.name} {mine} here, {server} on the server")
+    return lines
+
+
+def python_difference(local: str | None = None) -> str | None:
+    """A line when this Python's major.minor is not the server's, else None."""
+    mine, server = local or python_version(), SERVER["python"]
+    if mine.split(".")[:2] == server.split(".")[:2]:
+        return None
+    return f"your bot runs with Python {mine} here, {server} on the server"
+
+
+def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str | None] | None = None) -> list[str]:
+    """What `armada play` says once about bots run as local processes: each library of the stack
+    they import at a version other than the server's, and Python itself (each line once)."""
+    modules: set[str] = set()
+    for folder in code_dirs:
+        modules |= imported_modules(folder)
+    here = local_versions() if local is None else local
+    lines = differences(modules, here)
+    python = python_difference(here["python"]) if code_dirs else None
+    return ([python] if python else []) + lines
+
+
+#: The last line of a traceback of an import that found nothing (`crash_reason`'s form).
+_MISSING = "ModuleNotFoundError: No module named "
+
+
+def missing_module_note(reason: str) -> str:
+    """For a bot that crashed on `reason` (the last line of its traceback) because an import found
+    nothing: what the server's Python has instead; else ""."""
+    if not reason.startswith(_MISSING):
+        return ""
+    name = reason[len(_MISSING):].strip().strip("'\"")
+    have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
+    return (f"no module named {name!r} on the server: bots have Python {SERVER['python']}'s standard library, "
+            f"armada and {have}, nothing else (`armada env`; docs: bots-environment)")
+
+
+if __name__ == "__main__":  # inside the bot image: its versions, as SERVER holds them
+    json.dump(installed_versions(), sys.stdout)
+    print()

@@ -1,0 +1,100 @@
+"""The server's ML stack as the SDK knows it (armada/stack.py): `armada env`, the parity note of
+`armada play`, and what a bot importing a module the image lacks is told. (The image against
+these versions: tests/sandbox/test_stack.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from armada import stack
+from armada.cli.main import main
+from armada.referee.environment import THREAD_VARIABLES, bot_environment
+from armada.referee.match import play_match
+from armada.referee.process_bot import ProcessBot
+from tests.sdk.cli.bots import IDLE_GALAXY, write_bot
+
+SERVER = dict(stack.SERVER)
+SAME = {**SERVER}
+OTHER = {**SERVER, "python": "3.13.1", "torch": "2.5.1", "onnxruntime": None}
+
+
+def test_the_server_list_names_python_and_each_library() -> None:
+    assert list(stack.SERVER) == ["python", *(lib.name for lib in stack.LIBRARIES)]
+    assert {lib.module for lib in stack.LIBRARIES} == {"numpy", "torch", "sklearn", "onnxruntime"}
+    assert stack.AVAILABLE == ("armada", "numpy", "torch", "sklearn", "onnxruntime")
+
+
+def test_imports_are_read_from_the_source_never_run(tmp_path: Path) -> None:
+    write_bot(tmp_path, "import torch.nn as nn\nfrom sklearn.linear_model import Ridge\nfrom . import x\n"
+                        "raise SystemExit('never run')\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "model.py").write_text("import onnxruntime, json\n")
+    (tmp_path / "broken.py").write_text("def (:\n")  # skipped, not fatal
+    assert stack.imported_modules(tmp_path) == {"torch", "sklearn", "onnxruntime", "json"}
+
+
+def test_differences_name_each_library_the_bot_imports_at_another_version() -> None:
+    lines = stack.differences({"torch", "onnxruntime", "sklearn", "json"}, OTHER)
+    assert lines == [f"your bot imports torch: torch 2.5.1 here, {SERVER['torch']} on the server",
+                     f"your bot imports onnxruntime, which this Python does not have "
+                     f"(the server has onnxruntime {SERVER['onnxruntime']})"]
+    assert stack.differences({"torch", "sklearn"}, SAME) == []
+    assert stack.same_release(SERVER["torch"] + "+cpu", SERVER["torch"])  # a local label is the same release
+
+
+def test_parity_notes_say_each_thing_once_for_both_bots(tmp_path: Path) -> None:
+    one = write_bot(tmp_path / "one", "import torch\n")
+    two = write_bot(tmp_path / "two", "import torch, numpy\n")
+    notes = stack.parity_notes([one, two], OTHER)
+    assert notes == [f"your bot runs with Python 3.13.1 here, {SERVER['python']} on the server",
+                     f"your bot imports torch: torch 2.5.1 here, {SERVER['torch']} on the server"]
+    assert stack.parity_notes([one], {**SAME, "python": SERVER["python"].rsplit(".", 1)[0] + ".99"}) == []
+    assert stack.parity_notes([], OTHER) == []
+
+
+def test_armada_env_prints_the_servers_versions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["env", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["server"] == SERVER
+    assert set(data["local"]) == set(SERVER)
+    assert main(["env"]) == 0
+    text = capsys.readouterr().out
+    for name, version in SERVER.items():
+        assert any(line.split()[:2] == [name, version] for line in text.splitlines())
+    assert "OMP_NUM_THREADS" in text
+
+
+def test_play_notes_a_local_library_version_once(tmp_path: Path, capsys, monkeypatch) -> None:
+    # The bot's import never runs: the note comes from reading its source.
+    bot = write_bot(tmp_path / "ml", IDLE_GALAXY + "\nif False:\n    import torch\n")
+    monkeypatch.setattr(stack, "local_versions", lambda: dict(OTHER))
+    assert main(["play", str(bot), str(bot), "--seed", "1", "--config", '{"max_turns": 2}', "--json"]) == 0
+    err = capsys.readouterr().err
+    note = f"armada: note: your bot imports torch: torch 2.5.1 here, {SERVER['torch']} on the server"
+    assert err.count(note) == 1
+    assert err.count("Python 3.13.1 here") == 1
+
+
+def test_a_missing_module_gets_its_traceback_and_the_list_of_what_there_is(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path / "tf", "import tensorflow_not_here\n")
+    idle = write_bot(tmp_path / "idle", IDLE_GALAXY)
+    bots = {1: ProcessBot.for_script(bot / "main.py"), 2: ProcessBot.for_script(idle / "main.py")}
+    outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2})
+    mine = outcome.players[0]
+    assert mine.status == "crashed"
+    assert "ModuleNotFoundError: No module named 'tensorflow_not_here'" in mine.log  # the usual traceback
+    listed = f"armada and numpy {SERVER['numpy']}, torch {SERVER['torch']}, sklearn {SERVER['scikit-learn']}"
+    assert listed in mine.log.splitlines()[-1] and mine.log.splitlines()[-1].startswith("[armada] ")
+    assert "no module named 'tensorflow_not_here' on the server" in mine.detail and listed in mine.detail
+    assert stack.missing_module_note("ZeroDivisionError: division by zero") == ""
+
+
+def test_every_bot_gets_its_thread_count_in_the_numeric_libraries_variables() -> None:
+    env = bot_environment(sandbox="docker", workdir="/bot", home="/tmp", threads=3)
+    assert {name: env[name] for name in THREAD_VARIABLES} == {
+        "OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "OPENBLAS_NUM_THREADS": "3"}
+    local = bot_environment(sandbox="process", workdir="/x", home="/y")
+    assert all(local[name] == "1" for name in THREAD_VARIABLES)  # the server's share, locally too
