@@ -145,8 +145,9 @@ def test_bots_draw_their_plan_and_their_owner_alone_sees_it_on_the_site(live_sit
         assert line == {"kind": "line", "at": home, "to": label["at"], "color": "purple"}
         assert label == {"kind": "label", "at": label["at"], "text": f"next: P{label['at']}", "color": "yellow"}
         assert t["text"] == f"turn {t['turn']}: take P{label['at']} from P{home}"
-    assert check_api(site, mothership_id, m_seat, alice, bob) == [{"turn": 0, "text": "all on my mothership", "shapes": [
-        {"kind": "ring", "at": f"mothership-{m_seat}", "color": "purple"}]}]
+    ring = {"kind": "ring", "at": f"mothership-{m_seat}", "color": "purple"}
+    assert check_api(site, mothership_id, m_seat, alice, bob) == [{"turn": 0, "text": "all on my mothership",
+                                                                   "shapes": [ring]}]
 
     # (b) the match pages: the owner's board shows the plan where it is drawn and its text beside it; the
     # seat's toggle off, the same board without it
