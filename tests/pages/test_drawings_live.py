@@ -1,9 +1,10 @@
 """Issue 27 tried as a competitor would, on a live site (web server, validation and match workers, Redis,
 Docker) and in Debian's Chromium: bots written with the bot library draw their plan (Galaxy: a line from
 home to the target, a label, a line of text; Mothership Down: a ring round their own mothership), are
-uploaded, validated and challenge another bot; the owner gets the drawings from the API and sees them on
-the match page's board and beside it; another user and anonymous get 404 and a page that draws nothing;
-the public replay carries no drawings."""
+uploaded and validated, the Galaxy one challenges another bot; the owner gets the drawings from the API
+and sees them on the board and beside it (Galaxy: the match page; Mothership Down, whose league battles
+are played from its orders without running it: its validation game on the version's page); another user
+and anonymous get 404 and pages that draw nothing; the public replay carries no drawings."""
 
 from __future__ import annotations
 
@@ -92,11 +93,17 @@ def require_fresh_bot_image() -> None:
     assert problem is None, problem
 
 
+def validated(site: Any, token: str, game: str, source: str) -> dict[str, Any]:
+    """Upload `source` as a new bot of `game`; the version once valid."""
+    version = upload(site, token, game, f"drawing-{game}", "main.py", source.encode())
+    assert wait_for(site, token, version["id"], ("valid", "invalid", "error"))["status"] == "valid"
+    return version
+
+
 def played(site: Any, token: str, game: str, source: str, opponent: Any) -> tuple[int, int]:
     """Upload `source` as a new bot of `game`, wait until it is valid, challenge `opponent` (a version);
     the finished match's id and the bot's seat in it."""
-    version = upload(site, token, game, f"drawing-{game}", "main.py", source.encode())
-    assert wait_for(site, token, version["id"], ("valid", "invalid", "error"))["status"] == "valid"
+    version = validated(site, token, game, source)
     status, match = call(site, "POST", "/api/challenges/", token, {"bot": version["bot"], "opponent": opponent.bot_id})
     assert status == 201, match
     done = wait_match(match["id"], ("finished", "void", "failed"))
@@ -133,8 +140,7 @@ def test_bots_draw_their_plan_and_their_owner_alone_sees_it_on_the_site(live_sit
     alice, bob = token_for(site, "alice"), token_for(site, "bob")
     rival = User.objects.get(username="bob")  # bob's bots: valid without playing their validation game
     galaxy_id, g_seat = played(site, alice, "galaxy", PLANNER, valid_version(rival, "greedy"))
-    mothership_id, m_seat = played(site, alice, "mothership", SHIELDED,
-                                   valid_version(rival, "balanced", game="mothership", starter="balanced"))
+    shielded = validated(site, alice, "mothership", SHIELDED)  # Mothership: no matches run it, its validation does
 
     # (a) the API: the owner gets every turn's plan, as the bot library wrote it
     turns = check_api(site, galaxy_id, g_seat, alice, bob)
@@ -145,9 +151,14 @@ def test_bots_draw_their_plan_and_their_owner_alone_sees_it_on_the_site(live_sit
         assert line == {"kind": "line", "at": home, "to": label["at"], "color": "purple"}
         assert label == {"kind": "label", "at": label["at"], "text": f"next: P{label['at']}", "color": "yellow"}
         assert t["text"] == f"turn {t['turn']}: take P{label['at']} from P{home}"
-    ring = {"kind": "ring", "at": f"mothership-{m_seat}", "color": "purple"}
-    assert check_api(site, mothership_id, m_seat, alice, bob) == [{"turn": 0, "text": "all on my mothership",
-                                                                   "shapes": [ring]}]
+    replay = f"/api/versions/{shielded['id']}/replay/"
+    request = urllib.request.Request(site.url + replay, headers={"Authorization": f"Token {alice}"})
+    with urllib.request.urlopen(request, timeout=30) as response:  # the validation game's, private
+        debug = json.loads(gzip.decompress(response.read()))["debug"]
+    ring = {"kind": "ring", "at": "mothership-1", "color": "purple"}
+    assert debug == {"1": {"turns": [{"turn": 0, "text": "all on my mothership", "shapes": [ring]}]}}
+    for token in (bob, None):
+        assert call(site, "GET", replay, token)[0] == 404
 
     # (b) the match pages: the owner's board shows the plan where it is drawn and its text beside it; the
     # seat's toggle off, the same board without it
@@ -166,22 +177,24 @@ def test_bots_draw_their_plan_and_their_owner_alone_sees_it_on_the_site(live_sit
         toggle(page, g_seat)
         assert pixels_near(page, x, y, PURPLE, half=6) == 0 and not text.is_visible()
 
-        open_match(page, site, mothership_id, 1)
-        page.wait_for_selector(f'.av-debug-seat[data-seat="{m_seat}"][data-state=ready]')
-        assert shapes(page, m_seat) == [("ring", "purple", "")]
-        assert page.locator(f'.av-debug-seat[data-seat="{m_seat}"] .av-debug-text').text_content() == (
-            "all on my mothership")
-        x, y = page.evaluate(RING_TOP_JS, m_seat)
-        assert pixels_near(page, x, y, PURPLE, half=5) > 5
-        toggle(page, m_seat)
+        page.goto(f"{site.url}/bots/{shielded['bot']}/versions/1/#t=1")  # the validation game's viewer
+        page.wait_for_selector('.av-debug-seat[data-seat="1"][data-state=ready]')
+        at_rest(page)
+        assert shapes(page, 1) == [("ring", "purple", "")]
+        assert page.locator('.av-debug-seat[data-seat="1"] .av-debug-text').text_content() == "all on my mothership"
+        x, y = page.evaluate(RING_TOP_JS, 1)
+        assert pixels_near(page, x, y, PURPLE, half=5) > 5  # round its own mothership
+        page.screenshot(path="/tmp/i27-site-mothership.png", full_page=True)
+        toggle(page, 1)
         assert pixels_near(page, x, y, PURPLE, half=5) == 0
         clean(page)
 
     site.create_user("carol")
     with site_page(chromium, site.url) as page:  # a user of neither seat: no drawings named, none drawn
         log_in(page, site.url, "carol")
-        for match_id, turn in ((galaxy_id, shown["turn"]), (mothership_id, 1)):
-            open_match(page, site, match_id, turn)
-            assert "/debug/" not in page.content() and page.locator("[data-armada-debug]").count() == 0
-            assert page.locator(".av-debug-shape, .av-debug-seat").count() == 0
+        open_match(page, site, galaxy_id, shown["turn"])
+        assert "/debug/" not in page.content() and page.locator("[data-armada-debug]").count() == 0
+        assert page.locator(".av-debug-shape, .av-debug-seat").count() == 0
+        page.goto(f"{site.url}/bots/{shielded['bot']}/versions/1/")
+        assert page.locator("[data-armada-src]").count() == 0  # nor the validation game (the owner's alone)
         clean(page)
