@@ -33,10 +33,11 @@ def local_play(folder: Path):
         for seat, (name, archive) in seats.items():
             code = folder / f"{match_id}-{seat}"
             code.mkdir(parents=True, exist_ok=True)
-            if not isinstance(archive, bytes):  # a stored `Source`, as the real runner gets it
+            if isinstance(archive, bytes):
+                unpack(archive=archive, dest=str(code))
+            else:  # a stored version: a Source (storage.unpacked), opened as the runner opens it
                 with archive.open() as handle:
-                    archive = handle.read()
-            unpack(archive=archive, dest=str(code))
+                    unpack(archive=handle, dest=str(code))
             bots[seat] = ProcessBot([sys.executable, str(code / "main.py")], label=name)
         return play_match(game, bots, seed=seed, config={**config, "max_turns": 8} if game == "galaxy" else config)
 
@@ -122,3 +123,21 @@ def test_the_replay_goes_with_its_version_and_is_no_orphan(make_user, monkeypatc
     with django_capture_on_commit_callbacks(execute=True):
         delete_bot(bot=version.bot, user=version.bot.owner)
     assert not default_storage.exists(name)
+
+
+def test_the_validation_replay_keeps_what_the_bot_drew(make_user, monkeypatch, tmp_path):
+    """The validation game is where a Mothership Down bot's drawings can be seen on the site (its league
+    battles are played from its orders, without running it): its private replay keeps seat 1's `debug`."""
+    drawer = greedy().replace("        self.learn(obs)\n", "        self.learn(obs)\n"
+                              "        self.debug.ring(obs.home, color='green')\n        self.debug.text('home')\n")
+    assert drawer != greedy()
+    version = validate(make_user, monkeypatch, tmp_path, drawer)
+    assert version.status == "valid"
+    with default_storage.open(version.replay.name, "rb") as handle:
+        replay = load_replay_bytes(handle.read())
+    assert list(replay["debug"]) == ["1"]  # the starter it played drew nothing
+    assert replay["debug"]["1"]["turns"] == [{"turn": t, "shapes": [{"kind": "ring", "at": 1, "color": "green"}],
+                                              "text": "home"} for t in range(1, 9)]
+    plain = validate(make_user, monkeypatch, tmp_path, greedy(), owner=version.bot.owner, name="plain")
+    with default_storage.open(plain.replay.name, "rb") as handle:
+        assert "debug" not in load_replay_bytes(handle.read())  # nothing drawn: no key

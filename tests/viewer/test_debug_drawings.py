@@ -113,6 +113,10 @@ def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, repla
     assert page.locator('.av-debug-seat[data-seat="2"] .av-debug-text').text_content() == "scout\ncommand"
     assert page.evaluate("document.querySelectorAll('.armada-viewer img, .armada-viewer script').length") == 0
     assert pixels_near(page, 200, 200, PURPLE) > 30  # the planted dot, on the board
+    label, disc = page.evaluate("""() => [
+      document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=label][data-color=white]').getBBox(),
+      document.querySelector('[data-planet="3"] .av-disc').getBBox()].map((b) => [b.x, b.y, b.width, b.height])""")
+    assert disc[1] + disc[3] <= label[1] <= disc[1] + disc[3] + 6  # a label at planet 3: under it, not on its numbers
 
     toggle(page, 1)  # seat 1 off: its dot is gone, seat 2's stay
     assert pixels_near(page, 200, 200, PURPLE) == 0

@@ -105,7 +105,8 @@ class ValidationReport:
 
 def validation_game(*, game: str, archive: Source | bytes, bot_name: str, version_id: int,
                     seed: int) -> ValidationReport:
-    """Play the validation game of `archive` (a stored bot archive) and report on seat 1."""
+    """Play the validation game of `archive` (a stored bot archive) and report on seat 1; its replay keeps
+    what seat 1 drew (`debug`, as `armada play --replay` writes it): only its owner and staff get it."""
     game_spec = spec(game)
     opponent_name = game_spec.validation_opponent
     with check_upload(name="main.py", data=starter_file(opponent_name, game).read_bytes()) as bundle:
@@ -120,11 +121,14 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     orders = None
     if game_spec.keeps_orders and mine.status == "ok":
         orders = outcome.replay["steps"][0]["answers"]["1"]
+    replay = outcome.replay
+    if mine.debug.get("turns"):  # private like the log (owner and staff): the viewer draws what the bot drew
+        replay = {**replay, "debug": {"1": mine.debug}}
     return ValidationReport(
         status=mine.status, detail=mine.detail, log=mine.log[-LOG_KEEP:], name=mine.name, orders=orders,
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
-        replay=outcome.replay,
-        resources=resources_used(replay=outcome.replay, seat=1, memory_peak_bytes=mine.memory_peak_bytes,
+        replay=replay,
+        resources=resources_used(replay=replay, seat=1, memory_peak_bytes=mine.memory_peak_bytes,
                                  init_budget_ms=game_config.times.init_ms,
                                  memory_limit_mib=game_config.sandbox.memory_mb),
     )

@@ -106,7 +106,9 @@
     for (const g of board.querySelectorAll("[data-planet]")) {
       const c = g.querySelector(".av-disc");
       const x = num(c, "cx"), y = num(c, "cy"), r = num(c, "r");
-      if (x !== null && y !== null) discs.set(Number(g.getAttribute("data-planet")), { x, y, r: r || 0 });
+      // `under`: where a label at the planet goes, just below its disc (never over its numbers)
+      const at = { x, y, r: r || 0, under: y + (r || 0) + 8 };
+      if (x !== null && y !== null) discs.set(Number(g.getAttribute("data-planet")), at);
     }
     const box = boxOf(board);
     const first = discs.get(1);
@@ -165,7 +167,8 @@
       node = svg("circle", { ...attrs, cx: a.x, cy: a.y, r: Math.max(9, a.r + 5), fill: "none", stroke: colour,
         "stroke-width": 2.5 });
     } else if (shape.kind === "label") {
-      node = svg("text", { ...attrs, x: a.x, y: a.y, fill: colour, class: attrs.class + " av-debug-label" }, shape.text);
+      const y = a.under === undefined ? a.y : a.under;
+      node = svg("text", { ...attrs, x: a.x, y, fill: colour, class: attrs.class + " av-debug-label" }, shape.text);
     } else {
       const len = Math.hypot(b.x - a.x, b.y - a.y);
       node = svg("g", attrs);
