@@ -254,7 +254,7 @@
       return seat;
     });
     const side = root.querySelector(".av-side");
-    (side || root).appendChild(box);
+    if (side) side.insertBefore(box, side.firstChild); else root.appendChild(box); // first in the panel: beside the board
     let shown = null;
 
     function turnOf(seat, label) {
