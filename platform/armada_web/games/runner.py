@@ -40,8 +40,8 @@ from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_fold
 from armada_web.storage import unpacked
 from armada_web.storage.unpacked import Source
 
-__all__ = ["ArchiveUnpackable", "CodeUnavailable", "PlatformFailure", "SandboxFailure", "Source", "check_sandbox", "place_code", "play",
-           "sandbox_ready", "sandboxed", "wait_for_sandbox"]
+__all__ = ["ArchiveUnpackable", "CodeUnavailable", "PlatformFailure", "SandboxFailure", "Source", "check_sandbox",
+           "place_code", "play", "sandbox_ready", "sandboxed", "wait_for_sandbox"]
 
 logger = logging.getLogger(__name__)
 
