@@ -27,12 +27,16 @@ CRASHER = "import sys\nsys.stdin.readline()\nraise SystemExit('no init for you')
 def local_play(folder: Path):
     """`games.runner.play` with local processes: the stored archive unpacked and run, the starter against it."""
     from armada_web.storage.archives import unpack
+    from armada_web.storage.unpacked import Source
 
     def play(*, match_id, game, seed, seats, config, purpose="match"):
         bots = {}
         for seat, (name, archive) in seats.items():
             code = folder / f"{match_id}-{seat}"
             code.mkdir(parents=True, exist_ok=True)
+            if isinstance(archive, Source):  # a stored version (validation reads it through the cache)
+                with archive.open() as handle:
+                    archive = handle.read()
             unpack(archive=archive, dest=str(code))
             bots[seat] = ProcessBot([sys.executable, str(code / "main.py")], label=name)
         return play_match(game, bots, seed=seed, config={**config, "max_turns": 8} if game == "galaxy" else config)
