@@ -192,6 +192,10 @@ def test_an_entry_being_linked_is_not_evicted(tmp_path, monkeypatch):
     code.mkdir()
     unpacked.link_entry(found, code)
     assert removed == [[]] and tree(code) == FILES  # skipped: it was in use
+    newer = unpacked.entry(source=source({"main.py": b"print('newer')\n"}), root=tmp_path, limit=1 << 30)
+    monkeypatch.setattr(unpacked, "link_file", real_link)
+    with unpacked._shared(found.files.parent):  # the older one is being linked: the newer one goes instead
+        assert unpacked.evict(tmp_path, limit=found.size) == [newer.sha256]
     assert unpacked.evict(tmp_path, limit=0) == [source().sha256]  # once linked, it may go
 
 

@@ -14,7 +14,8 @@ Two backends with the same object names (`versions/<bot>/<n>-<sha>.zip`,
 
 Neither has URLs: every file reaches a user through a view that checks who may see it. Every
 failure of the store is an `OSError` (`StorageError`, or `FileNotFoundError` for a missing object),
-so callers handle a lost bucket like a full disk: an upload answers 503, a match is void.
+so callers handle a lost bucket like a full disk: an upload answers 503, a match is given back
+(void after its last attempt). Reads stream (a temporary file, in memory only while small).
 `check()` is the /healthz probe (write, read back, delete); `walk()` lists every stored name;
 `ensure_bucket()` creates a missing bucket (`manage.py ensure_bucket`, compose's first start).
 """

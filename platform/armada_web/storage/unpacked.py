@@ -235,9 +235,9 @@ def evict(root: Path, *, limit: int, keep: Iterable[str] = ()) -> list[str]:
             break
         if folder.name in kept:
             continue
-        if _discard(root, folder):
+        if _discard(root, folder):  # (an entry being linked stays: the next one goes instead)
             removed.append(folder.name)
-        total -= size
+            total -= size
     _sweep(root)
     return removed
 
