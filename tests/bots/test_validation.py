@@ -97,6 +97,31 @@ def test_platform_failures_retry_then_give_status_error(version, settings, monke
     assert version.detail.startswith("platform failure after 3 attempts")
 
 
+@pytest.mark.parametrize("fault", ["unreadable", "replaced"])
+def test_storage_that_cannot_give_the_archive_is_a_retry_never_invalid(version, fault):
+    """Storage down (or the object truncated, replaced: not the version's sha256) while a version
+    is validated: given back for another attempt, never `invalid` (no Docker: the code is placed
+    before any bot starts)."""
+    from django.core.files.storage import default_storage
+
+    from armada_web.bots import validation
+    from armada_web.jobs.leases import claim
+
+    name = version.archive.name
+    default_storage.delete(name)
+    if fault == "replaced":
+        with open(default_storage.path(name), "wb") as handle:
+            handle.write(b"PK\x03\x04 not the stored archive")
+    lease = claim(validation.VALIDATION, version.pk)
+    assert lease is not None and not lease.last_attempt
+    assert validation.run(lease) == "pending"
+    version.refresh_from_db()
+    assert version.status == "pending" and version.attempts == 1
+    assert "retrying after a platform failure" in version.detail and "could not be read from storage" in version.detail
+    if fault == "replaced":
+        assert "truncated or replaced" in version.detail
+
+
 def test_reaper_requeues_stuck_versions_and_errors_after_the_last_attempt(version, settings):
     from armada_web.bots.models import BotVersion
     from armada_web.bots.tasks import reap

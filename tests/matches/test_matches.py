@@ -1,6 +1,7 @@
 """Running matches in-process (real Docker, the task's own functions): a finished ranked match
 changes both ratings once, a second delivery does nothing, a crash is a loss, a platform
-failure is `void` with no rating change, the reaper re-queues and fails, benching."""
+failure is `void` with no rating change (storage that cannot give an archive: given back first),
+the reaper re-queues and fails, benching."""
 
 from __future__ import annotations
 
@@ -86,7 +87,9 @@ def test_a_crashing_bot_loses_and_counts_a_fault(make_user, valid_version):
     assert Rating.objects.get(version=bad).mu < 25 < Rating.objects.get(version=good).mu
 
 
-def test_a_missing_archive_makes_the_match_void_without_rating_change(pair, monkeypatch):
+def test_a_missing_archive_gives_the_match_back_then_voids_it_without_rating_change(pair, monkeypatch, settings):
+    """Storage that cannot give an archive is the platform's problem and may pass: the match is
+    given back (another attempt), and void only after its last attempt; never a result."""
     from django.core.files.storage import default_storage
 
     from armada_web.matches import tasks
@@ -97,9 +100,14 @@ def test_a_missing_archive_makes_the_match_void_without_rating_change(pair, monk
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import run_match
 
+    settings.ARMADA = settings.ARMADA.with_(match_attempts=2)
     first, second = pair
     default_storage.delete(second.archive.name)
     match = make(first, second)
+    assert run_match(match.pk) == "queued"
+    match = Match.objects.get(pk=match.pk)
+    assert match.status == "queued" and "retrying after a platform failure" in match.reason
+    assert "archive of seat 2 could not be read from storage" in match.reason
     assert run_match(match.pk) == "void"
     match = Match.objects.get(pk=match.pk)
     assert match.status == "void" and "archive of seat 2" in match.reason

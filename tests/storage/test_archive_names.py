@@ -9,6 +9,7 @@ that whatever the check accepts unpacks, file for file, on this machine's real f
 
 from __future__ import annotations
 
+import hashlib
 import io
 import unicodedata
 import zipfile
@@ -129,7 +130,8 @@ def test_a_stored_archive_that_does_not_unpack_makes_the_version_invalid_not_err
     monkeypatch.setattr(runner._Sandbox, "ready", True)  # the archive fails before any container starts
     bot = create_bot(user=make_user(), name="old-archive", game="galaxy")
     raw = zipped(CASES["a file and a folder of the same name"][0])
-    version = BotVersion(bot=bot, number=1, sha256="0" * 64, size=len(raw), files=3, status=VersionStatus.PENDING)
+    version = BotVersion(bot=bot, number=1, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw), files=3,
+                         status=VersionStatus.PENDING)
     version.archive.name = storage.save_archive(version, raw)
     version.save()
     lease = leases.claim(validation.VALIDATION, version.pk)

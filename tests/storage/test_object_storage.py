@@ -2,7 +2,7 @@
 bucket (moto's standalone server over real HTTP on loopback, tests/support/storage_server.py) under the
 same names as in the local folder; they reach users only through the site's own permission
 checks; retention lists and prunes the bucket; and a missing bucket or an unreachable endpoint
-answers 503 with a message, fails /healthz with the reason, voids matches with the reason and
+answers 503 with a message, fails /healthz with the reason, gives matches back with the reason and
 leaves nothing half-written counted. (Uploads, validation, a match and retention through the bucket
 on a live site: tests/live/test_object_storage_live.py.)"""
 
@@ -86,7 +86,7 @@ def test_a_broken_store_answers_503_and_fails_healthz_with_the_reason(fault, s3_
 
 
 @pytest.mark.django_db
-def test_a_lost_bucket_voids_the_match_with_the_reason_and_counts_nothing(s3_bucket, settings, monkeypatch,
+def test_a_lost_bucket_gives_the_match_back_with_the_reason_and_counts_nothing(s3_bucket, settings, monkeypatch,
                                                                           make_user, valid_version):
     from tests.support.services import require_docker
 
@@ -105,8 +105,8 @@ def test_a_lost_bucket_voids_the_match_with_the_reason_and_counts_nothing(s3_buc
     for key in keys(s3_bucket):  # the bucket goes away (deleted by mistake, a wrong name on the workers)
         client.delete_object(Bucket=s3_bucket.name, Key=key)
     client.delete_bucket(Bucket=s3_bucket.name)
-    assert run_match(match.pk) == "void"
+    assert run_match(match.pk) == "queued"  # the platform's problem, and it may pass: another attempt
     match = Match.objects.get(pk=match.pk)
-    assert match.status == "void"
+    assert match.status == "queued" and match.reason.startswith("retrying after a platform failure")
     assert "could not be read from storage (StorageError" in match.reason and "does not exist" in match.reason
     assert not RatingChange.objects.exists() and not match.replay.name

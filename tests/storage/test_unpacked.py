@@ -140,7 +140,7 @@ def test_a_full_disk_empties_the_cache_once_then_gives_the_game_back(tmp_path, m
     assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".")]
 
 
-def test_storage_that_cannot_be_read_is_a_platform_failure_naming_the_seat(tmp_path, armada):
+def test_storage_that_cannot_be_read_gives_the_game_back_naming_the_seat(tmp_path, armada):
     armada(unpack_cache_dir=str(tmp_path / "cache"))
 
     def lost():
@@ -148,6 +148,126 @@ def test_storage_that_cannot_be_read_is_a_platform_failure_naming_the_seat(tmp_p
 
     code = tmp_path / "code"
     code.mkdir()
-    with pytest.raises(runner.PlatformFailure, match="seat 2 could not be read from storage") as caught:
+    with pytest.raises(runner.CodeUnavailable, match="seat 2 could not be read from storage") as caught:
         runner.place_code(seat=2, source=Source("0" * 64, lost), code_dir=code)
-    assert not isinstance(caught.value, runner.SandboxFailure)
+    assert isinstance(caught.value, runner.SandboxFailure)  # retryable: the match is given back, not void
+
+
+def test_an_archive_whose_sha256_is_not_the_version_s_is_never_unpacked_as_it(tmp_path, armada):
+    armada(unpack_cache_dir=str(tmp_path / "cache"))
+    real = source()
+    truncated = Source(real.sha256, lambda: __import__("io").BytesIO(normalised_zip(FILES)[:-100]))
+    with pytest.raises(unpacked.SourceError, match="truncated or replaced"):
+        unpacked.entry(source=truncated, root=tmp_path / "cache", limit=1 << 30)
+    replaced = Source(real.sha256, source({"main.py": b"print('other')\n"}).open)
+    code = tmp_path / "code"
+    code.mkdir()
+    with pytest.raises(runner.CodeUnavailable, match="seat 1 could not be read from storage"):
+        runner.place_code(seat=1, source=replaced, code_dir=code)
+    assert list((tmp_path / "cache").iterdir()) == [] and list(code.iterdir()) == []  # no entry, no temp folder
+    # a source without a recorded sha256 (a starter bot: Source.of_bytes) is named after its digest
+    assert unpacked.entry(source=Source("(in memory)", real.open), root=tmp_path / "cache",
+                          limit=1 << 30).sha256 == real.sha256
+
+
+def test_link_tree_raises_when_its_source_goes_instead_of_linking_nothing(tmp_path):
+    code = tmp_path / "code"
+    code.mkdir()
+    with pytest.raises(FileNotFoundError):
+        unpacked.link_tree(tmp_path / "gone", code)
+
+
+def test_an_entry_being_linked_is_not_evicted(tmp_path, monkeypatch):
+    found = unpacked.entry(source=source(), root=tmp_path, limit=1 << 30)
+    real_link = unpacked.link_file
+    removed: list[list[str]] = []
+
+    def link_then_evict(src, dst):
+        real_link(src, dst)
+        if not removed:  # another worker makes room while this one links (flock: per open file, any process)
+            removed.append(unpacked.evict(tmp_path, limit=0))
+
+    monkeypatch.setattr(unpacked, "link_file", link_then_evict)
+    code = tmp_path / "code"
+    code.mkdir()
+    unpacked.link_entry(found, code)
+    assert removed == [[]] and tree(code) == FILES  # skipped: it was in use
+    newer = unpacked.entry(source=source({"main.py": b"print('newer')\n"}), root=tmp_path, limit=1 << 30)
+    monkeypatch.setattr(unpacked, "link_file", real_link)
+    with unpacked._shared(found.files.parent):  # the older one is being linked: the newer one goes instead
+        assert unpacked.evict(tmp_path, limit=found.size) == [newer.sha256]
+    assert unpacked.evict(tmp_path, limit=0) == [source().sha256]  # once linked, it may go
+
+
+def _evict_while_linked(root: str, started, done) -> None:  # type: ignore[no-untyped-def]
+    started.wait(10)
+    done.put(unpacked.evict(Path(root), limit=0))
+
+
+def test_another_process_cannot_evict_an_entry_being_linked(tmp_path, monkeypatch):
+    found = unpacked.entry(source=source(), root=tmp_path, limit=1 << 30)
+    context = multiprocessing.get_context("fork")
+    started, done = context.Event(), context.Queue()
+    child = context.Process(target=_evict_while_linked, args=(str(tmp_path), started, done))
+    child.start()
+    real_link = unpacked.link_file
+
+    def link_slowly(src, dst):
+        real_link(src, dst)
+        if not started.is_set():
+            started.set()
+            assert done.get(timeout=10) == []  # the other worker's eviction skipped it
+
+    monkeypatch.setattr(unpacked, "link_file", link_slowly)
+    code = tmp_path / "code"
+    code.mkdir()
+    unpacked.link_entry(found, code)
+    child.join(10)
+    assert child.exitcode == 0 and tree(code) == FILES and found.files.exists()
+
+
+def test_an_entry_removed_while_being_linked_is_linked_again_never_partly(tmp_path, monkeypatch, armada):
+    armada(unpack_cache_dir=str(tmp_path / "cache"))
+    opened: list[int] = []
+    real_link = unpacked.link_file
+    cleared: list[bool] = []
+
+    def link_then_clear(src, dst):
+        real_link(src, dst)
+        if not cleared:  # cleared by hand (no lock) after the first file was linked
+            cleared.append(True)
+            unpacked._remove(tmp_path / "cache" / source().sha256)
+
+    monkeypatch.setattr(unpacked, "link_file", link_then_clear)
+    code = tmp_path / "code"
+    code.mkdir()
+    assert runner.place_code(seat=1, source=source(opened=opened), code_dir=code)
+    assert tree(code) == FILES and len(opened) == 2  # unpacked again and linked whole
+
+
+def test_a_linked_entry_that_does_not_match_its_meta_is_entry_gone(tmp_path):
+    found = unpacked.entry(source=source(), root=tmp_path, limit=1 << 30)
+    os.chmod(found.files / "weights", 0o755)
+    (found.files / "weights" / "model.bin").unlink()  # damaged in place, meta.json still there
+    code = tmp_path / "code"
+    code.mkdir()
+    with pytest.raises(unpacked.EntryGone, match="linked 1 files"):
+        unpacked.link_entry(found, code)
+    unpacked.evict(tmp_path, limit=0)
+    with pytest.raises(unpacked.EntryGone):  # found before another worker evicted it: its name is gone
+        unpacked.link_entry(found, code)
+
+
+def test_an_entry_that_keeps_going_while_linked_gives_the_game_back(tmp_path, monkeypatch, armada):
+    armada(unpack_cache_dir=str(tmp_path / "cache"))
+
+    def always_gone(found, target):
+        (target / "main.py").write_text("partial")
+        raise unpacked.EntryGone(errno.ENOENT, "the cached entry went", str(found.files))
+
+    monkeypatch.setattr(unpacked, "link_entry", always_gone)
+    code = tmp_path / "code"
+    code.mkdir()
+    with pytest.raises(runner.CodeUnavailable, match=f"went {runner.LINK_ATTEMPTS} times") as caught:
+        runner.place_code(seat=2, source=source(), code_dir=code)
+    assert isinstance(caught.value, runner.SandboxFailure) and list(code.iterdir()) == []

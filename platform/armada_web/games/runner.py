@@ -12,7 +12,9 @@ The sandbox (Docker engine, bot image) is checked when a worker process starts
 (`check_sandbox`, from the Celery app) and again only after a failure, not before every match;
 after a failure a game waits for it with back-off for up to ARMADA_SANDBOX_WAIT_S (an engine
 restarting) before it fails. A bot the sandbox ended while it played (its container removed, the
-engine stopped: `DockerBot.sandbox_fault`) makes the game a `SandboxFailure`, never a bot's loss.
+engine stopped: `DockerBot.sandbox_fault`) makes the game a `SandboxFailure`, never a bot's loss;
+so does code that cannot be placed for a passing reason (`CodeUnavailable`: storage unreadable,
+the host's cache of unpacked versions changing under it).
 A task asks `sandbox_ready()` before it claims its job: a worker whose engine is gone hands the
 task back instead of claiming it.
 """
@@ -38,8 +40,8 @@ from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_fold
 from armada_web.storage import unpacked
 from armada_web.storage.unpacked import Source
 
-__all__ = ["ArchiveUnpackable", "PlatformFailure", "SandboxFailure", "Source", "check_sandbox", "place_code", "play",
-           "sandbox_ready", "sandboxed", "wait_for_sandbox"]
+__all__ = ["ArchiveUnpackable", "CodeUnavailable", "PlatformFailure", "SandboxFailure", "Source", "check_sandbox",
+           "place_code", "play", "sandbox_ready", "sandboxed", "wait_for_sandbox"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,14 @@ class SandboxFailure(PlatformFailure):
         self.engine_down = engine_down
 
 
+class CodeUnavailable(SandboxFailure):
+    """A seat's code could not be placed for a reason that is nobody's and may pass: its archive
+    could not be read from storage (down, or the object truncated or replaced) or the host's cache
+    kept changing under it. Worth another attempt (a match is given back, a validation retried)."""
+
+
+#: Times `place_code` looks an entry up again after it went while being linked.
+LINK_ATTEMPTS = 3
 #: After a failed check, `sandbox_ready` asks the engine again only this many seconds later.
 RECHECK_S = 5.0
 
@@ -131,22 +141,23 @@ def wait_for_sandbox(within_s: float | None = None) -> str:
 def place_code(*, seat: int, source: Source, code_dir: Path) -> bool:
     """Put the files of seat `seat`'s archive into its (empty) code folder, linked from the host's
     cache of unpacked versions (storage.unpacked); True when this call unpacked it (a cold start).
-    A full cache disk is a SandboxFailure (the game is given back), storage that cannot be read a
-    PlatformFailure, an archive whose names do not unpack here ArchiveUnpackable."""
-    for attempt in (1, 2):
+    A full cache disk is a SandboxFailure and storage that cannot be read (or an entry removed while
+    being linked, LINK_ATTEMPTS times) a CodeUnavailable (the game is given back), an archive
+    whose names do not unpack here ArchiveUnpackable."""
+    for attempt in range(1, LINK_ATTEMPTS + 1):
         try:
             found = unpacked.entry(source=source)
-            unpacked.link_tree(found.files, code_dir)
+            unpacked.link_entry(found, code_dir)
             return found.fresh
-        except FileNotFoundError:
-            if attempt == 2:  # removed from the cache (another worker's eviction) while being linked
-                raise PlatformFailure(f"the cached files of seat {seat} vanished twice while being linked") from None
-            for child in code_dir.iterdir():
-                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        except FileNotFoundError as exc:  # (EntryGone: removed from the cache while being linked)
+            _clear(code_dir)
+            if attempt == LINK_ATTEMPTS:
+                raise CodeUnavailable(f"the cached files of seat {seat} went {attempt} times while being linked "
+                                      f"({exc})") from None
         except BotSpecError as exc:
             raise ArchiveUnpackable(seat, str(exc)) from None
         except unpacked.SourceError as exc:
-            raise PlatformFailure(f"the archive of seat {seat} could not be read from storage ({exc})") from None
+            raise CodeUnavailable(f"the archive of seat {seat} could not be read from storage ({exc})") from None
         except unpacked.CacheFull as exc:
             raise SandboxFailure(f"seat {seat}: {exc}") from None
         except OSError as exc:
@@ -158,6 +169,12 @@ def place_code(*, seat: int, source: Source, code_dir: Path) -> bool:
         except Exception as exc:
             raise PlatformFailure(f"the stored archive of seat {seat} could not be unpacked ({exc})") from None
     raise AssertionError("unreachable")
+
+
+def _clear(code_dir: Path) -> None:
+    """Empty a code folder (a partial link of an entry that went)."""
+    for child in code_dir.iterdir():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
 
 
 def _sha(archive: Source | bytes) -> str:

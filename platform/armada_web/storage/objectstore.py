@@ -14,19 +14,22 @@ Two backends with the same object names (`versions/<bot>/<n>-<sha>.zip`,
 
 Neither has URLs: every file reaches a user through a view that checks who may see it. Every
 failure of the store is an `OSError` (`StorageError`, or `FileNotFoundError` for a missing object),
-so callers handle a lost bucket like a full disk: an upload answers 503, a match is void.
+so callers handle a lost bucket like a full disk: an upload answers 503, a match is given back
+(void after its last attempt). Reads stream (a temporary file, in memory only while small).
 `check()` is the /healthz probe (write, read back, delete); `walk()` lists every stored name;
 `ensure_bucket()` creates a missing bucket (`manage.py ensure_bucket`, compose's first start).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import io
 import os
 import shutil
 import socket
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,13 +37,16 @@ from typing import Any, TypeVar
 
 from botocore.config import Config as BotoConfig
 from botocore.exceptions import BotoCoreError, ClientError
-from django.core.files.base import ContentFile
+from django.core.files.base import ContentFile, File
 from django.core.files.storage import FileSystemStorage, Storage, default_storage
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
 
 #: Names of the health probe's objects (never walked by retention or backups).
 PROBE_FOLDER = "health"
+#: Bytes of an object read into memory before the rest goes to a temporary file; bytes per chunk.
+SPOOL_BYTES = 1024 * 1024
+CHUNK_BYTES = 256 * 1024
 T = TypeVar("T")
 
 
@@ -164,13 +170,26 @@ class PrivateS3Storage(S3Storage):
 
     @_store_errors
     def _open(self, name: str, mode: str = "rb") -> Any:
-        """Reading: the whole object in one GET (the site's files are small), inside this error
-        handling rather than at the first read."""
+        """Reading: the object in one GET, streamed in chunks into a temporary file kept in memory
+        up to SPOOL_BYTES (an archive of 100 MiB never sits in a worker's memory), inside this
+        error handling rather than at the first read: a body cut off midway is a StorageError."""
         if "w" in mode or "a" in mode or "+" in mode:
             return super()._open(name, mode)
         key = self._normalize_name(clean_name(name))
-        body = self.connection.meta.client.get_object(Bucket=self.bucket_name, Key=key)["Body"].read()
-        return ContentFile(body if "b" in mode else body.decode(), name=name)
+        body = self.connection.meta.client.get_object(Bucket=self.bucket_name, Key=key)["Body"]
+        spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 (returned open)
+        try:
+            with contextlib.closing(body):
+                for chunk in body.iter_chunks(CHUNK_BYTES):
+                    spool.write(chunk)
+            spool.seek(0)
+        except BaseException:
+            spool.close()
+            raise
+        if "b" not in mode:
+            with spool:
+                return ContentFile(spool.read().decode(), name=name)
+        return File(spool, name=name)
 
     @_store_errors
     def _save(self, name: str, content: Any) -> str:

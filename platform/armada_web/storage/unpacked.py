@@ -8,17 +8,23 @@ and unpacks it into `<root>/.tmp-<random>/`, writes `meta.json` last, then renam
 into place: two workers unpacking the same version at once both finish and one rename wins (the
 other's copy is dropped); a worker killed mid-unpack leaves only a `.tmp-` folder, never used and
 removed once it is `STALE_S` old; a folder under an entry's name without `meta.json` is torn and
-replaced. Each use touches `meta.json` (least recently used = oldest); past ARMADA_UNPACK_CACHE_MB
-the oldest entries are renamed aside (`.trash-`) and deleted. A match links an entry's files into
-its own code folder (hard links: no copy, `link_tree`), so removing an entry never pulls files
-from under a running bot. A full disk empties the cache of everything else and tries once more,
-then raises `CacheFull` (the platform's problem: the match is given back).
+replaced. The copy's sha256 must be the version's recorded one (a truncated or replaced object is
+a SourceError, never played as the version). Each use touches `meta.json` (least recently used =
+oldest); past ARMADA_UNPACK_CACHE_MB the oldest entries are renamed aside (`.trash-`) and
+deleted. A match links an entry's files into its own code folder (hard links: no copy,
+`link_entry`), so removing an entry never pulls files from under a running bot. Linking holds a
+shared lock on the entry's folder (flock) and removal takes it exclusively without waiting (an
+entry being linked is skipped), and the linked files are checked against `meta.json` afterwards:
+an entry removed while being linked is `EntryGone`, never a partial code folder. A full disk
+empties the cache of everything else and tries once more, then raises `CacheFull` (the
+platform's problem: the match is given back).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import io
 import json
@@ -28,7 +34,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -49,6 +55,11 @@ FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 class SourceError(OSError):
     """The stored archive could not be read (storage down, object missing): not the cache's fault."""
+
+
+class EntryGone(FileNotFoundError):
+    """The entry was removed or changed (another worker's eviction, a clearing by hand) while it was
+    being linked: the code folder is incomplete; clear it and look the entry up again."""
 
 
 class CacheFull(OSError):
@@ -147,13 +158,17 @@ def _fill(root: Path, source: Source) -> Entry:
     try:
         archive = work / "archive.zip"
         sha256 = _copy(source, archive)
+        if ENTRY_NAME.fullmatch(source.sha256) and sha256 != source.sha256:
+            raise SourceError(f"the stored archive of version {source.sha256[:12]} has sha256 {sha256[:12]}: "
+                              "truncated or replaced in storage")
         files = work / "files"
         files.mkdir()
         with open(archive, "rb") as handle:
             size = unpack(archive=handle, dest=str(files), mode=0o444)
         archive.unlink()
-        (work / META).write_text(json.dumps({"bytes": size, "unpacked": time.time()}))
-        for folder, _dirs, _names in os.walk(files):
+        count, _bytes = measure(files)
+        (work / META).write_text(json.dumps({"bytes": size, "files": count, "unpacked": time.time()}))
+        for folder, _dirs, _names in os.walk(files, onerror=_raise):
             os.chmod(folder, 0o555)  # noqa: S103 (read-only: no worker writes into an entry)
         os.chmod(work, 0o711)  # noqa: S103
         final = root / sha256
@@ -220,22 +235,63 @@ def evict(root: Path, *, limit: int, keep: Iterable[str] = ()) -> list[str]:
             break
         if folder.name in kept:
             continue
-        if _discard(root, folder):
+        if _discard(root, folder):  # (an entry being linked stays: the next one goes instead)
             removed.append(folder.name)
-        total -= size
+            total -= size
     _sweep(root)
     return removed
 
 
 def _discard(root: Path, folder: Path) -> bool:
-    """Rename `folder` aside (atomic: nobody finds it by its name any more), then delete it."""
-    trash = root / f".trash-{uuid.uuid4().hex}"
+    """Rename `folder` aside (atomic: nobody finds it by its name any more), then delete it, holding
+    its exclusive lock (taken without waiting: a folder being linked is left alone, False)."""
     try:
-        os.rename(folder, trash)
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return False  # another worker moved it first
-    _remove(trash)
-    return True
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a match is linking its files: removed another time
+        if not _same(handle, folder):
+            return False  # moved (and perhaps replaced) meanwhile
+        trash = root / f".trash-{uuid.uuid4().hex}"
+        try:
+            os.rename(folder, trash)
+        except OSError:
+            return False
+        _remove(trash)  # still locked: a linker waiting for it then finds its name gone
+        return True
+    finally:
+        os.close(handle)
+
+
+def _same(handle: int, folder: Path) -> bool:
+    """Whether the open folder `handle` is still the one named `folder`."""
+    try:
+        named = os.stat(folder)
+    except OSError:
+        return False
+    held = os.fstat(handle)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+@contextlib.contextmanager
+def _shared(folder: Path) -> Iterator[None]:
+    """A shared lock on the entry `folder` (waits while an eviction removes it), checked to be still
+    the entry of that name with its `meta.json`; EntryGone otherwise."""
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        raise EntryGone(errno.ENOENT, "the cached entry was removed", str(folder)) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        if not _same(handle, folder) or not (folder / META).is_file():
+            raise EntryGone(errno.ENOENT, "the cached entry was removed while being opened", str(folder))
+        yield
+    finally:
+        os.close(handle)  # (releases the lock)
 
 
 def _sweep(root: Path) -> None:
@@ -256,10 +312,45 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def link_entry(found: Entry, target: Path) -> None:
+    """Put the entry's files into the existing, empty folder `target` (`link_tree`) under the
+    entry's shared lock, then check that what was linked is the whole entry (its `meta.json`'s
+    file count and bytes): EntryGone when the entry went or changed meanwhile (the caller clears
+    `target` and looks the entry up again)."""
+    folder = found.files.parent
+    with _shared(folder):
+        try:
+            meta = json.loads((folder / META).read_text())
+            link_tree(found.files, target)
+        except FileNotFoundError as exc:
+            raise EntryGone(errno.ENOENT, f"the cached entry went while being linked ({exc})", str(folder)) from None
+        except ValueError:
+            raise EntryGone(errno.ENOENT, "the cached entry's meta.json is unreadable", str(folder)) from None
+        count, size = measure(target)
+        if size != meta.get("bytes") or count != meta.get("files", count):
+            raise EntryGone(errno.ENOENT, f"linked {count} files, {size} bytes of the cached entry; it holds "
+                            f"{meta.get('files', '?')} files, {meta.get('bytes')} bytes", str(folder))
+
+
+def measure(folder: Path) -> tuple[int, int]:
+    """(files, bytes) under `folder`; FileNotFoundError when part of it goes meanwhile."""
+    count = size = 0
+    for path, _dirs, names in os.walk(folder, onerror=_raise):
+        for name in names:
+            size += os.lstat(os.path.join(path, name)).st_size
+            count += 1
+    return count, size
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
+
+
 def link_tree(source: Path, target: Path) -> None:
     """Put `source`'s files into the existing folder `target` as hard links (a copy across file
-    systems): a match's code folder, mounted read-only into its container."""
-    for folder, dirs, names in os.walk(source):
+    systems): a match's code folder, mounted read-only into its container. Any error (`source`
+    gone or going) is raised, never a partial tree in silence."""
+    for folder, dirs, names in os.walk(source, onerror=_raise):
         here = Path(target, os.path.relpath(folder, source))
         for name in dirs:
             (here / name).mkdir(mode=0o755)
