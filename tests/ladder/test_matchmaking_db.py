@@ -104,8 +104,9 @@ def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_ver
     now = datetime(2025, 6, 1, tzinfo=UTC)
     for i, version in enumerate(versions):
         played = None if i % 5 == 0 else now - timedelta(seconds=rng.randrange(1000))
+        due = None if played is None else played - timedelta(seconds=rng.randrange(1000))  # less its bonus
         Rating.objects.filter(version=version).update(mu=rng.choice([25.0, rng.uniform(10, 40)]),
-                                                      sigma=rng.uniform(1, 8), games=i, last_played=played)
+                                                      sigma=rng.uniform(1, 8), games=i, last_played=played, due=due)
     Rating.objects.filter(version=versions[7]).update(benched=True)  # never a candidate
     db = RatingPool("galaxy")
     memory = matchmaking_logic.MemoryPool(RatingPool._candidates(db.rows))
