@@ -22,7 +22,6 @@ Its opponent is the other-owner candidate of lowest cost:
     (mu_seed - mu_opp)^2 / (2 beta^2 + sigma_seed^2 + sigma_opp^2)    close in skill, measured in
                                                                       the outcome's own uncertainty
   - INFO_WEIGHT * min(sigma_opp / SIGMA, 1)                           an uncertain opponent teaches more
-  - SETTLING_PAIR_WEIGHT if both are provisional                      two settling versions, one game
   + REPEAT_WEIGHT * (games of this pairing among the recent ones)     not the same pairing over and over
 
 No starvation: only the idle term is unbounded, so a seed chosen while bot x waits has priority
@@ -55,9 +54,6 @@ SIGMA_WEIGHT = 1.0
 #: Extra priority while a version is provisional (fewer than PROVISIONAL_GAMES games): new
 #: versions settle first on deadline day (bench/surge.py chose it).
 SETTLING_WEIGHT = 1.0
-#: Less cost for an opponent that is provisional too, when the seed is: two settling versions
-#: in one game, each game counts for both (bench/surge.py chose it).
-SETTLING_PAIR_WEIGHT = 2.0
 #: The most a candidate's bonus can be (idle units): the no-starvation bound's C is this x idle_unit.
 MAX_BONUS = GAMES_WEIGHT + SIGMA_WEIGHT + SETTLING_WEIGHT
 INFO_WEIGHT = 0.5
@@ -140,8 +136,7 @@ def opponent_cost(seed: Candidate, other: Candidate, repeats: int) -> float:
     s, o = seed.rating, other.rating
     spread = 2 * BETA * BETA + s.sigma * s.sigma + o.sigma * o.sigma
     closeness = (s.mu - o.mu) ** 2 / spread
-    settling = SETTLING_PAIR_WEIGHT if seed.games < PROVISIONAL_GAMES and other.games < PROVISIONAL_GAMES else 0.0
-    return closeness - INFO_WEIGHT * min(o.sigma / SIGMA, 1.0) - settling + REPEAT_WEIGHT * repeats
+    return closeness - INFO_WEIGHT * min(o.sigma / SIGMA, 1.0) + REPEAT_WEIGHT * repeats
 
 
 def pick_opponent(seed: Candidate, candidates: Sequence[Candidate],
