@@ -96,7 +96,7 @@ class Day:
             rating = ratings.Skill(skills[i] + rng.gauss(0, 1.0), 1.2)
             last = at(-rng.uniform(0, 2 * unit) - WARMUP)
             start.append(mm.mark_played(Candidate(i, i, rating, rng.randrange(40, 200), None), last, unit))
-        arrivals = []
+        arrivals: list[tuple[float, int, int | None, float]] = []
         replaced = rng.sample(range(established), new * 4 // 5)
         for k in range(new):
             vid = established + k
@@ -109,7 +109,8 @@ class Day:
                 owners[vid], skills[vid] = vid, rng.gauss(SKILL_MU, SKILL_SIGMA)
                 arrivals.append((when, vid, None, skills[vid]))
         arrivals.sort()
-        challenges, t = [], 0.0
+        challenges: list[float] = []
+        t = 0.0
         while t < LIMIT:
             t += rng.expovariate(CHALLENGES_PER_HOUR / 3600)
             challenges.append(t)
@@ -291,7 +292,9 @@ class Run:
         return found
 
     def on_arrive(self, now: float, data: object) -> None:
-        vid, old = data  # type: ignore[misc]
+        assert isinstance(data, tuple)
+        vid: int = data[0]
+        old: int | None = data[1]
         before = None
         if old is not None:
             before = self.pool.by_id[old].rating
@@ -341,7 +344,8 @@ class Run:
             if bot in flying or bot in self.pending_next or bot not in self.pool.by_id:
                 continue
             c = self.pool.by_id[bot]
-            self.pending_next[bot] = (now, estimates.next_game(queue, priority=mm.priority(c, at(now), queue.idle_unit)))
+            priority = mm.priority(c, at(now), queue.idle_unit)
+            self.pending_next[bot] = (now, estimates.next_game(queue, priority=priority))
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -391,7 +395,8 @@ def run(seeds: int, established: int = ESTABLISHED, new: int = NEW,
                              + f", challenge wait p90 {percentile(r.challenge_waits, 0.9):.0f} s")
         out(f"seed {seed}: new p90 to settled {p90['armada'] / 60:.0f} min vs fifo {p90['fifo'] / 60:.0f} min; "
             f"established gap p99 {p99['armada'] / 60:.0f} vs {p99['fifo'] / 60:.0f} min; "
-            f"unsettled at the end {len(day.arrivals) - len(a.settled)} vs {len(day.arrivals) - len(runs['fifo'].settled)}")
+            f"unsettled at the end {len(day.arrivals) - len(a.settled)} vs "
+            f"{len(day.arrivals) - len(runs['fifo'].settled)}")
         for k in runs:
             out(f"  {k:6} matches started in the window: {shares[k][-1]}")
     en, es = statistics.median(err_next), statistics.median(err_settled)

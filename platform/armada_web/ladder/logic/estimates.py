@@ -12,8 +12,8 @@ A version that has never played is a seed before every other (`priority` is infi
 wait is its place among those (each match takes at least one) at the measured rate. A rating
 is settled once it is no longer provisional (`ratings.PROVISIONAL_GAMES` games): each game
 left costs its share of the games the provisional versions were measured to get lately, as
-their number changes with the measured arrivals (`settling_time`), or without enough of them the gap its bonus after that game leaves it in the
-seed order (`matchmaking.bonus`, sigma kept).
+their number changes with the measured arrivals (`settling_time`), or without enough of them
+the gap its bonus after that game leaves it in the seed order (`matchmaking.bonus`, sigma kept).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from armada_web.ladder.logic.matchmaking import bonus
 from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
-
 
 #: The window over which provisional versions' counted games are measured, seconds.
 SETTLING_WINDOW = 900.0

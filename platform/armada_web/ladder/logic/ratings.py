@@ -33,9 +33,9 @@ from armada.ratings import (
     update,
 )
 
-__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SHOWN_WEIGHT", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
-           "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional", "update",
-           "win_chance"]
+__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SHOWN_WEIGHT", "SIGMA", "TAU", "VERSION_DRIFT",
+           "Outcome", "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional",
+           "update", "win_chance"]
 
 # How far a new version's skill is assumed to be from its predecessor's (one standard deviation),
 # and how much of the sigma it adds is shown: the ladder shows mu - 3 sigma, so a new version
