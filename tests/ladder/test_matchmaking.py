@@ -189,16 +189,16 @@ def test_a_provisional_version_is_seeded_before_a_settled_one_that_waited_longer
 
 
 def test_no_bot_starves_with_new_versions_arriving() -> None:
-    """pick_bounded over a MemoryPool marked as the platform marks it (mark_played), 2,000 bots of
-    which 300 are replaced by new versions during the run (they get the settling bonus): no bot
+    """pick_bounded over a MemoryPool marked as the platform marks it (mark_played), 400 bots of
+    which 60 are replaced by new versions during the run (they get the settling bonus): no bot
     waits longer than MAX_BONUS idle units + n picks; new versions settle sooner than the rest play."""
-    n, picks = 2000, 12_000
+    n, picks = 400, 2500
     rng = random.Random(23)
     idle_unit = n / 2
     pool = matchmaking_logic.MemoryPool([marked(i, 50, 1.2, rng.uniform(0, 2 * idle_unit), idle_unit,
                                                 mu=rng.gauss(25, 8)) for i in range(n)])
     skills = {c.id: c.rating.mu for c in pool.by_id.values()}
-    replaced = dict(zip(range(1000, 1300), rng.sample(range(n), 300), strict=True))  # pick -> the bot replaced
+    replaced = dict(zip(range(200, 260), rng.sample(range(n), 60), strict=True))  # pick -> the bot replaced
     bound = matchmaking_logic.MAX_BONUS * idle_unit + n
     last: dict[int, int] = {i: 0 for i in range(n)}
     worst = 0
@@ -228,6 +228,6 @@ def test_no_bot_starves_with_new_versions_arriving() -> None:
     worst = max(worst, max(picks + 1 - t for t in last.values()))
     print(f"longest gap {worst} picks, bound {bound:.0f}; new versions settled {len(games_at)}")
     assert worst <= bound, (worst, bound)
-    assert len(games_at) >= 280  # most new versions settled
+    assert len(games_at) >= 55  # most new versions settled
     # ten games took a new version well under the ten gaps (n / 2 picks each) a settled bot plays them in
     assert sorted(games_at.values())[len(games_at) // 2] < 10 * n / 2 / 3

@@ -15,15 +15,15 @@ import surge
 
 @pytest.fixture
 def small(monkeypatch):
-    for name, value in (("WORKERS", 6), ("WARMUP", 1200.0), ("ARRIVALS", 1200.0), ("WINDOW", 3 * 3600.0),
-                        ("LIMIT", 6 * 3600.0), ("EVENT_MATCHES", 60), ("EVENT_START", 600.0)):
+    for name, value in (("WORKERS", 4), ("WARMUP", 1200.0), ("ARRIVALS", 1200.0), ("WINDOW", 2 * 3600.0),
+                        ("LIMIT", 4 * 3600.0), ("EVENT_MATCHES", 40), ("EVENT_START", 600.0)):
         monkeypatch.setattr(surge, name, value)
 
 
 def test_new_versions_settle_sooner_than_first_come_first_served(small) -> None:
-    day = surge.Day.make(seed=1, established=120, new=30)
+    day = surge.Day.make(seed=1, established=60, new=15)
     armada, fifo = (surge.Run(day, fifo=f).go() for f in (False, True))
-    assert len(armada.settled) == len(fifo.settled) == 30
+    assert len(armada.settled) == len(fifo.settled) == 15
     p90 = {k: surge.percentile(list(r.settled.values()), 0.9) for k, r in (("a", armada), ("f", fifo))}
     assert p90["a"] < p90["f"]
     # established bots still play: no gap beyond a few times first come first served's
@@ -34,7 +34,7 @@ def test_new_versions_settle_sooner_than_first_come_first_served(small) -> None:
 def test_challenges_and_events_keep_their_share(small) -> None:
     """The workers take challenges, events and ranked matches round robin (jobs.queue_order): the
     ranked matchmaker changes which ranked matches are played, never how many of the others."""
-    day = surge.Day.make(seed=2, established=120, new=30)
+    day = surge.Day.make(seed=2, established=60, new=15)
     armada, fifo = (surge.Run(day, fifo=f).go() for f in (False, True))
     for kind in ("challenges", "events"):
         assert armada.kinds[kind] == fifo.kinds[kind] > 0
@@ -44,7 +44,7 @@ def test_challenges_and_events_keep_their_share(small) -> None:
 
 def test_the_bench_prints_its_target_lines(small) -> None:
     lines: list[str] = []
-    targets = surge.run(seeds=1, established=80, new=20, out=lines.append)
+    targets = surge.run(seeds=1, established=40, new=10, out=lines.append)
     assert [t.split(":")[0] for t in targets] == [
         "target surge-new-p90-vs-fifo", "target surge-established-gap-p99-vs-fifo", "target eta-median-error"]
     assert all(t.endswith((" ok", " short")) for t in targets)
