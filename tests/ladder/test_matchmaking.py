@@ -176,8 +176,10 @@ def test_the_seed_order_by_due_is_the_priority_order() -> None:
     assert [c.id for c in by_due[:3]] == [300, 301, 302]
 
 
-def test_a_provisional_version_is_seeded_before_a_settled_one_that_waited_longer() -> None:
-    settled = marked(1, games=80, sigma=1.2, played_ago=100)
+def test_a_provisional_version_is_seeded_before_a_settled_one_that_waited_a_little_longer() -> None:
+    """Its bonus (few games, uncertain) counts in the seed order a large ladder reads, not only among the
+    longest-waiting few."""
+    settled = marked(1, games=80, sigma=1.2, played_ago=70)
     settling = marked(2, games=3, sigma=2.5, played_ago=40)
     assert matchmaking_logic.priority(settling, NOW, 60.0) > matchmaking_logic.priority(settled, NOW, 60.0)
     pool = matchmaking_logic.MemoryPool([settled, settling, marked(3, games=80, sigma=1.2, played_ago=0)])

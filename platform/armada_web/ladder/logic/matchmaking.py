@@ -51,9 +51,11 @@ from armada_web.ladder.logic.ratings import BETA, PROVISIONAL_GAMES, SIGMA, Skil
 
 GAMES_WEIGHT = 1.0
 SIGMA_WEIGHT = 1.0
-#: Extra priority while a version is provisional (fewer than PROVISIONAL_GAMES games): new
-#: versions settle first on deadline day (bench/surge.py chose it).
-SETTLING_WEIGHT = 1.0
+#: Extra priority while a version is provisional (fewer than PROVISIONAL_GAMES games). 0: 1.0
+#: settled bench/surge.py's new versions sooner (0.42 of first come first served against 0.50)
+#: but blew up bench/ranking.py's placement tail (mean 31.6 games, p90 150, against 14.2 and
+#: 30); docs/arena.md, "Deadline day".
+SETTLING_WEIGHT = 0.0
 #: The most a candidate's bonus can be (idle units): the no-starvation bound's C is this x idle_unit.
 MAX_BONUS = GAMES_WEIGHT + SIGMA_WEIGHT + SETTLING_WEIGHT
 INFO_WEIGHT = 0.5
