@@ -356,8 +356,8 @@ def run(seeds: int, n: int, newcomers: int, models: bool = True, out: Callable[[
     ratio = med["armada"] / med["halite"]
     pratio = pmed["armada"] / pmed["halite"]
     return [
-        f"target ranking-games-ratio: {ratio:.2f} <= 1.0 {'ok' if ratio <= 1.0 else 'short'}",
-        f"target placement-games-ratio: {pratio:.2f} <= 0.6 {'ok' if pratio <= 0.6 else 'short'}",
+        f"target ranking-games-ratio: {ratio:.2f} <= 0.8 {'ok' if ratio <= 0.8 else 'short'}",
+        f"target placement-games-ratio: {pratio:.2f} <= 0.45 {'ok' if pratio <= 0.45 else 'short'}",
     ]
 
 

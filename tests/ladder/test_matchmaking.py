@@ -156,3 +156,80 @@ def test_no_bot_starves_on_10000_with_the_bounded_pool():
     assert worst <= bound, (worst, bound)
     assert min(c.games for c in pool.by_id.values()) >= 2
     assert near_in_mu > 0.9 * picks  # opponents still come from near the seed's rating
+
+
+def marked(bot_id: int, games: int, sigma: float, played_ago: float, idle_unit: float = 60.0,
+           owner: int | None = None, mu: float = 25.0) -> Candidate:
+    """A candidate as the matchmaker leaves it once a match is made for it `played_ago` seconds ago."""
+    fresh = Candidate(bot_id, bot_id if owner is None else owner, Skill(mu, sigma), games, None)
+    return matchmaking_logic.mark_played(fresh, NOW - timedelta(seconds=played_ago), idle_unit)
+
+
+def test_the_seed_order_by_due_is_the_priority_order() -> None:
+    """What a pool reads through its index (by due) is what the priority says, bonus included."""
+    rng = random.Random(8)
+    pool = [marked(i, rng.randrange(0, 60), rng.uniform(1, 8), rng.uniform(0, 900)) for i in range(300)]
+    pool += [Candidate(300 + i, 300 + i, Skill(25, 8), 0, None) for i in range(3)]  # never played: first
+    by_due = sorted(pool, key=matchmaking_logic.waiting_key)
+    by_priority = sorted(pool, key=lambda c: (-matchmaking_logic.priority(c, NOW, 60.0), c.id))
+    assert [c.id for c in by_due] == [c.id for c in by_priority]
+    assert [c.id for c in by_due[:3]] == [300, 301, 302]
+
+
+def test_a_provisional_version_is_seeded_before_a_settled_one_that_waited_a_little_longer() -> None:
+    """Its bonus (few games, uncertain) counts in the seed order a large ladder reads, not only among the
+    longest-waiting few."""
+    settled = marked(1, games=80, sigma=1.2, played_ago=70)
+    settling = marked(2, games=3, sigma=2.5, played_ago=40)
+    assert matchmaking_logic.priority(settling, NOW, 60.0) > matchmaking_logic.priority(settled, NOW, 60.0)
+    pool = matchmaking_logic.MemoryPool([settled, settling, marked(3, games=80, sigma=1.2, played_ago=0)])
+    pick = must(matchmaking_logic.pick_bounded(pool, [], NOW, 60.0))
+    assert pick.seed_id == 2
+    # the settling bonus is bounded: a settled bot that waited MAX_BONUS idle units more goes first
+    long_wait = marked(1, games=80, sigma=1.2, played_ago=40 + 60 * matchmaking_logic.MAX_BONUS)
+    assert matchmaking_logic.priority(long_wait, NOW, 60.0) > matchmaking_logic.priority(settling, NOW, 60.0)
+
+
+def test_no_bot_starves_with_new_versions_arriving() -> None:
+    """pick_bounded over a MemoryPool marked as the platform marks it (mark_played), 400 bots of
+    which 60 are replaced by new versions during the run (they get the settling bonus): no bot
+    waits longer than MAX_BONUS idle units + n picks; new versions settle sooner than the rest play."""
+    n, picks = 400, 2500
+    rng = random.Random(23)
+    idle_unit = n / 2
+    pool = matchmaking_logic.MemoryPool([marked(i, 50, 1.2, rng.uniform(0, 2 * idle_unit), idle_unit,
+                                                mu=rng.gauss(25, 8)) for i in range(n)])
+    skills = {c.id: c.rating.mu for c in pool.by_id.values()}
+    replaced = dict(zip(range(200, 260), rng.sample(range(n), 60), strict=True))  # pick -> the bot replaced
+    bound = matchmaking_logic.MAX_BONUS * idle_unit + n
+    last: dict[int, int] = {i: 0 for i in range(n)}
+    worst = 0
+    games_at: dict[int, int] = {}
+    for t in range(1, picks + 1):
+        now = NOW + timedelta(seconds=t)
+        if t in replaced:
+            old = pool.by_id[replaced[t]]
+            pool.remove(old.id)
+            del last[old.id]
+            new_id = n + t
+            pool.add(Candidate(new_id, old.owner_id, ratings.placement_start(old.rating), 0, None))
+            skills[new_id], last[new_id] = skills[old.id] + rng.gauss(0, 2), t
+        pick = must(matchmaking_logic.pick_bounded(pool, [], now, idle_unit))
+        a, b = pool.by_id[pick.first.id], pool.by_id[pick.second.id]
+        assert a.owner_id != b.owner_id
+        if skills[a.id] + rng.gauss(0, 4) >= skills[b.id] + rng.gauss(0, 4):
+            ra, rb = ratings.update(a.rating, b.rating, Outcome.WIN)
+        else:
+            rb, ra = ratings.update(b.rating, a.rating, Outcome.WIN)
+        for c, r in ((a, ra), (b, rb)):
+            worst = max(worst, t - last[c.id])
+            last[c.id] = t
+            pool.update(matchmaking_logic.mark_played(replace(c, rating=r, games=c.games + 1), now, idle_unit))
+            if c.id > n and c.games + 1 == ratings.PROVISIONAL_GAMES:
+                games_at[c.id] = t - (c.id - n)
+    worst = max(worst, max(picks + 1 - t for t in last.values()))
+    print(f"longest gap {worst} picks, bound {bound:.0f}; new versions settled {len(games_at)}")
+    assert worst <= bound, (worst, bound)
+    assert len(games_at) >= 55  # most new versions settled
+    # ten games took a new version well under the ten gaps (n / 2 picks each) a settled bot plays them in
+    assert sorted(games_at.values())[len(games_at) // 2] < 10 * n / 2 / 3

@@ -104,8 +104,9 @@ def test_the_database_pool_reads_what_the_memory_pool_holds(make_user, valid_ver
     now = datetime(2025, 6, 1, tzinfo=UTC)
     for i, version in enumerate(versions):
         played = None if i % 5 == 0 else now - timedelta(seconds=rng.randrange(1000))
+        due = None if played is None else played - timedelta(seconds=rng.randrange(1000))  # less its bonus
         Rating.objects.filter(version=version).update(mu=rng.choice([25.0, rng.uniform(10, 40)]),
-                                                      sigma=rng.uniform(1, 8), games=i, last_played=played)
+                                                      sigma=rng.uniform(1, 8), games=i, last_played=played, due=due)
     Rating.objects.filter(version=versions[7]).update(benched=True)  # never a candidate
     db = RatingPool("galaxy")
     memory = matchmaking_logic.MemoryPool(RatingPool._candidates(db.rows))
@@ -126,3 +127,28 @@ def test_a_tick_at_10000_playing_versions_reads_a_bounded_set(django_assert_max_
     with django_assert_max_num_queries(PER_TICK + PER_MATCH * 4):  # whatever the ladder's size
         made = fill_queue(workers=2)
     assert len(made) == 4
+
+
+def test_a_match_made_marks_both_seats_due_their_bonus_earlier(make_user, valid_version):
+    """fill_queue keeps each seat's bonus in Rating.due (mark_played), the seed order the pool reads."""
+    from datetime import UTC, datetime, timedelta
+
+    from armada_web.ladder.logic import matchmaking as matchmaking_logic
+    from armada_web.ladder.matchmaking import RatingPool, fill_queue, unit
+    from armada_web.ladder.models import Rating
+
+    a = valid_version(make_user("alice"), "alpha")
+    b = valid_version(make_user("bob"), "bravo")
+    Rating.objects.filter(version=b).update(games=40, sigma=1.2, last_played=datetime(2025, 5, 1, tzinfo=UTC),
+                                            due=datetime(2025, 5, 1, tzinfo=UTC))
+    now = datetime(2025, 6, 1, tzinfo=UTC)
+    assert len(fill_queue(workers=1, now=now)) == 2  # the only pair, twice (the depth for one worker)
+    rows = {r.version_id: r for r in Rating.objects.filter(version_id__in=[a.pk, b.pk])}
+    idle_unit = unit(2, 1)
+    for version, games, sigma in ((a, 0, rows[a.pk].sigma), (b, 40, 1.2)):
+        row = rows[version.pk]
+        assert row.last_played == now
+        ahead = matchmaking_logic.bonus(games + 1, sigma) * idle_unit
+        assert row.due == pytest.approx(now - timedelta(seconds=ahead), abs=timedelta(milliseconds=1))
+    # the new version (few games, provisional) is due earlier: it is the next seed
+    assert [c.id for c in RatingPool("galaxy").longest_waiting(2)] == [a.pk, b.pk]

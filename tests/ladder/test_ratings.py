@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from armada_web.ladder.logic import ratings
 from armada_web.ladder.logic.ratings import Outcome, Skill
 
@@ -76,10 +78,11 @@ def test_displayed_and_provisional() -> None:
     assert not ratings.provisional(10) and not ratings.provisional(50)
 
 
-def test_placement_starts_from_the_predecessor_with_sigma_raised() -> None:
+def test_placement_starts_where_the_predecessor_was_shown_with_sigma_raised() -> None:
     assert ratings.placement_start(None) == ratings.initial_rating()
     old = Skill(31.0, 1.2)
     new = ratings.placement_start(old)
-    assert new.mu == old.mu
     assert old.sigma < new.sigma < ratings.SIGMA
-    assert ratings.displayed(new) < ratings.displayed(old)
+    assert new.sigma == pytest.approx(math.hypot(1.2, ratings.VERSION_DRIFT))
+    assert new.mu > old.mu
+    assert ratings.displayed(new) == pytest.approx(ratings.displayed(old))  # shown where it was

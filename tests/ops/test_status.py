@@ -87,6 +87,7 @@ def test_the_worker_hosts_show_with_their_workers_and_matches(arena, client, adm
 def test_the_status_page_shows_queues_and_matches(arena, client):
     page = client.get("/status/").content.decode()
     assert 'id="queues"' in page and 'id="workers"' in page and "8.0 s" in page
+    assert 'id="estimates"' in page and "<td>galaxy</td>" in page  # a new version's first game and settling
     assert "Void and failed" not in page  # staff only
 
 
@@ -100,6 +101,8 @@ def test_a_bot_page_estimates_its_next_ranked_game(arena, client):
     from armada_web.ladder.queries import next_ranked_game
     from armada_web.matches.services import create_match
 
+    assert next_ranked_game(a.bot_id).settled is not None  # provisional: when it settles
+    assert 'id="settled-in"' in page
     create_match(game="galaxy", first=a, second=b)
     assert next_ranked_game(a.bot_id).seconds == 0  # queued now
     from armada_web.bots.services import retire

@@ -7,8 +7,9 @@ of each rated game (games.rated_games) with the pure `matchmaking_logic.pick_bou
 opponents, each read through an index of the Rating table, so a tick costs the same at 100 and
 at 10,000 playing versions (`pick_match`'s rules and no-starvation bound; bench/ranking.py
 measures the rules). A version is marked as played
-(Rating.last_played) when its match is made, so the next pick, in this tick or the next, sees
-it as busy.
+(Rating.last_played) when its match is made, and due its priority bonus earlier
+(`matchmaking_logic.mark_played`, Rating.due: the seed order the pool reads through an index), so
+the next pick, in this tick or the next, sees it as busy.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Case, DateTimeField, Value, When
 from django.utils import timezone
 
 from armada_web.bots.models import BotVersion
@@ -30,7 +32,7 @@ from armada_web.matches import services
 from armada_web.matches.capacity import count_match_workers, free
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 
-__all__ = ["candidates", "fill_queue", "in_flight", "ranked_versions", "recent_games"]
+__all__ = ["candidates", "fill_queue", "in_flight", "ranked_versions", "recent_games", "unit"]
 #: Recent ranked games read for the repeat penalty and the sides.
 RECENT_GAMES = 200
 
@@ -43,7 +45,7 @@ def ranked_versions(game: str) -> Any:
 
 class RatingPool:
     """The ranked candidates of a rated game, read a few at a time through the Rating table's
-    partial indexes (`rating_longest_waiting`, `rating_near_mu`): a `matchmaking_logic.Pool`."""
+    partial indexes (`rating_seed_order`, `rating_near_mu`): a `matchmaking_logic.Pool`."""
 
     def __init__(self, game: str) -> None:
         self.rows = Rating.objects.filter(RANKED, game=game)
@@ -54,15 +56,15 @@ class RatingPool:
 
     @staticmethod
     def _candidates(rows: Any) -> list[matchmaking_logic.Candidate]:
-        fields = ("version_id", "version__bot__owner_id", "mu", "sigma", "games", "last_played")
-        return [matchmaking_logic.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last)
-                for vid, owner, mu, sigma, games, last in rows.values_list(*fields)]
+        fields = ("version_id", "version__bot__owner_id", "mu", "sigma", "games", "last_played", "due")
+        return [matchmaking_logic.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last, due)
+                for vid, owner, mu, sigma, games, last, due in rows.values_list(*fields)]
 
     def longest_waiting(self, count: int) -> list[matchmaking_logic.Candidate]:
         never = self._candidates(self.rows.filter(last_played__isnull=True).order_by("version_id")[:count])
         if len(never) >= count:
             return never
-        waited = self.rows.filter(last_played__isnull=False).order_by("last_played", "version_id")
+        waited = self.rows.filter(last_played__isnull=False).order_by("due", "version_id")
         return never + self._candidates(waited[: count - len(never)])
 
     def near(self, seed: matchmaking_logic.Candidate, count: int) -> list[matchmaking_logic.Candidate]:
@@ -85,7 +87,7 @@ def candidates(game: str) -> tuple[list[matchmaking_logic.Candidate], dict[int, 
             row = ensure_rating(version)
         assert version.bot.owner_id is not None
         out.append(matchmaking_logic.Candidate(version.pk, version.bot.owner_id, ratings.Skill(row.mu, row.sigma),
-                                     row.games, row.last_played))
+                                     row.games, row.last_played, row.due))
         by_id[version.pk] = version
     return out, by_id
 
@@ -100,6 +102,12 @@ def recent_games(game: str, limit: int = RECENT_GAMES) -> list[matchmaking_logic
         if version_id is not None:
             seats.setdefault(match_id, {})[seat] = version_id
     return [matchmaking_logic.RecentGame(s[1], s[2]) for _, s in sorted(seats.items()) if 1 in s and 2 in s]
+
+
+def unit(size: int, workers: int) -> float:
+    """The idle unit of a ladder of `size` candidates on `workers` workers: about the seconds between
+    two games of a bot (bots x match seconds / (2 x workers))."""
+    return max(1.0, size * settings.ARMADA.match_seconds / (2 * max(workers, 1)))
 
 
 def in_flight() -> int:
@@ -126,7 +134,7 @@ def _fill(game: str, need: int, workers: int, now: datetime) -> list[int]:
     if size < 2:
         return []
     recent = recent_games(game)
-    idle_unit = max(1.0, size * settings.ARMADA.match_seconds / (2 * max(workers, 1)))
+    idle_unit = unit(size, workers)
     made: list[int] = []
     for _ in range(need):
         pick = matchmaking_logic.pick_bounded(pool, recent, now, idle_unit)
@@ -135,7 +143,9 @@ def _fill(game: str, need: int, workers: int, now: datetime) -> list[int]:
         versions = BotVersion.objects.select_related("bot").in_bulk([pick.first.id, pick.second.id])
         with transaction.atomic():
             match = services.create_match(game=game, first=versions[pick.first.id], second=versions[pick.second.id])
-            Rating.objects.filter(version_id__in=[pick.first.id, pick.second.id]).update(last_played=now)
+            due = {c.id: matchmaking_logic.mark_played(c, now, idle_unit).due for c in (pick.first, pick.second)}
+            Rating.objects.filter(version_id__in=list(due)).update(last_played=now, due=Case(
+                *(When(version_id=vid, then=Value(at)) for vid, at in due.items()), output_field=DateTimeField()))
         made.append(match.pk)
         recent.append(matchmaking_logic.RecentGame(pick.first.id, pick.second.id))
     return made

@@ -30,15 +30,16 @@ class Rating(models.Model):
     benched = models.BooleanField(default=False, help_text="plays no ranked games (too many faults in a row)")
     benched_reason = models.CharField(max_length=500, blank=True)
     last_played = models.DateTimeField(null=True, blank=True, help_text="latest ranked match made for it")
+    due = models.DateTimeField(null=True, blank=True, help_text="matchmaking's seed order: its latest ranked match's "
+                               "time less its priority bonus (ladder.logic.matchmaking.mark_played)")
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         indexes = [
             models.Index(fields=["benched"]),
             models.Index(F("game"), F("score").desc(), F("version_id"), condition=ON_LADDER, name="rating_ladder"),
-            # matchmaking: the longest waiting (never played first), and opponents near in mu
-            models.Index(F("game"), F("last_played"), F("version_id"), condition=RANKED,
-                         name="rating_longest_waiting"),
+            # matchmaking: the seed order (never played first, then by due), and opponents near in mu
+            models.Index(F("game"), F("due"), F("version_id"), condition=RANKED, name="rating_seed_order"),
             models.Index(F("game"), F("mu"), F("version_id"), condition=RANKED, name="rating_near_mu"),
         ]
 

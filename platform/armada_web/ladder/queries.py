@@ -4,6 +4,7 @@ stored orders), and when a bot's next ranked game should start."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
@@ -17,8 +18,12 @@ from django.utils import timezone
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.games import spec
+from armada_web.games import rated_games, spec
 from armada_web.ladder import league
+from armada_web.ladder.logic import estimates, ratings
+from armada_web.ladder.logic import matchmaking as matchmaking_logic
+from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
+from armada_web.ladder.matchmaking import RatingPool, unit
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
@@ -171,18 +176,40 @@ def battle_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
 @dataclass(frozen=True)
 class NextGame:
     """When a bot's next ranked game should start: `seconds` from now (0: one is queued or running
-    now), or None with `why` when it plays no ranked games now."""
+    now), or None with `why` when it plays no ranked games now; `settled`: seconds until its
+    rating settles (None once it has, or without an estimate)."""
 
     seconds: float | None
     why: str = ""
+    settled: float | None = None
+
+
+def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
+    """The ranked queue of `game` as `ladder.logic.estimates` reads it (a few counts and one seed
+    read, whatever the ladder's size), or None when no worker is free for ranked games."""
+    workers = known_workers()
+    started = Match.objects.filter(kind=MatchKind.RANKED, game=game, started__gte=now - timedelta(hours=1)).count()
+    per_second = started / 3600 if started else free(workers) / settings.ARMADA.match_seconds
+    if workers <= 0 or per_second <= 0:
+        return None
+    pool = RatingPool(game)
+    size = pool.size()
+    idle_unit = unit(size, workers)
+    heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
+    window = RatingChange.objects.filter(match__game=game,
+                                         at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
+    return estimates.Queue(
+        candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=settings.ARMADA.match_seconds,
+        queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
+        head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
+        settling=pool.rows.filter(games__lt=PROVISIONAL_GAMES).count(),
+        settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(), arrivals=window.filter(games=1).count())
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
-    """An estimate from matchmaking's own order: the bot's place among the ranked versions of its
-    game by how long they have waited (`ladder.matchmaking.RatingPool.longest_waiting`, the seeds
-    of `ladder.logic.matchmaking.pick_bounded`; one count through the index `rating_longest_waiting`), each match
-    taking two of them, at the rate ranked matches started in the last hour (or, with none, the
-    live workers' rate)."""
+    """An estimate from matchmaking's own order (`ladder.logic.estimates`, the function bench/surge.py
+    measures): when the bot's playing version is next a seed or an opponent, at the measured rate
+    of ranked matches, and when its rating settles."""
     now = now or timezone.now()
     version = BotVersion.objects.playing().filter(bot_id=bot_id).select_related("bot").first()
     if version is None or not spec(version.bot.game).rated:
@@ -190,26 +217,43 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     rating = Rating.objects.filter(version=version).first()
     if rating is not None and rating.benched:
         return NextGame(None, "it is benched: upload a new version to play again")
-    flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
-                                  participants__version=version)
-    if flying.exists():
-        return NextGame(0.0)
-    workers = known_workers()
-    if workers <= 0:
+    if known_workers() <= 0:
         return NextGame(None, "no worker is playing ranked games now")
-    pool = Rating.objects.filter(RANKED, game=version.bot.game).exclude(version_id=version.pk)
-    if rating is None or rating.last_played is None:
-        ahead = pool.filter(last_played__isnull=True, version_id__lt=version.pk)
-    else:
-        last = rating.last_played
-        ahead = pool.filter(Q(last_played__isnull=True) | Q(last_played__lt=last)
-                            | Q(last_played=last, version_id__lt=version.pk))
-    place = ahead.count()
-    started = Match.objects.filter(kind=MatchKind.RANKED, started__gte=now - timedelta(hours=1)).count()
-    per_second = started / 3600 if started else free(workers) / settings.ARMADA.match_seconds
-    if per_second <= 0:
+    queue = ranked_queue(version.bot.game, now)
+    if queue is None:
         return NextGame(None, "no worker is free for ranked games now (a season's finals take them)")
-    return NextGame(round((place // 2 + 1) / per_second, 1))
+    flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+                                  participants__version=version).exists()
+    games, sigma = (rating.games, rating.sigma) if rating else (0, ratings.SIGMA)
+    if rating is None or rating.last_played is None:
+        place = Rating.objects.filter(RANKED, game=version.bot.game, last_played__isnull=True,
+                                      version_id__lt=version.pk).count()
+        priority = math.inf
+    else:
+        place = 0
+        candidate = matchmaking_logic.Candidate(version.pk, 0, ratings.Skill(rating.mu, rating.sigma), rating.games,
+                                                rating.last_played, rating.due)
+        priority = matchmaking_logic.priority(candidate, now, queue.idle_unit)
+    seconds = 0.0 if flying else estimates.next_game(queue, priority=priority, place=place)
+    settled = estimates.settled(queue, priority=priority, games=games, sigma=sigma, place=place, flying=flying)
+    return NextGame(round(seconds, 1), settled=round(settled, 1) if games < PROVISIONAL_GAMES else None)
+
+
+def new_version_estimates(now: datetime | None = None) -> dict[str, NextGame]:
+    """For /status/: per rated game, when a version that starts playing now should play its first ranked
+    game and settle (behind the versions that have not played yet)."""
+    now = now or timezone.now()
+    out: dict[str, NextGame] = {}
+    for game in rated_games():
+        queue = ranked_queue(game.slug, now)
+        if queue is None:
+            out[game.slug] = NextGame(None, "no worker is free for ranked games now")
+            continue
+        place = Rating.objects.filter(RANKED, game=game.slug, last_played__isnull=True).count()
+        first = estimates.next_game(queue, priority=math.inf, place=place)
+        settled = estimates.settled(queue, priority=math.inf, games=0, sigma=ratings.SIGMA, place=place)
+        out[game.slug] = NextGame(round(first, 1), settled=round(settled, 1))
+    return out
 
 
 def version_records(version_ids: list[int]) -> dict[int, Record]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from armada_web.ladder.queries import new_version_estimates
 from armada_web.matches.status import status
 
 
 def status_page(request: HttpRequest) -> HttpResponse:
     staff = bool(getattr(request.user, "is_staff", False))
-    return render(request, "pages/status.html", {"status": status(staff=staff), "staff": staff})
+    return render(request, "pages/status.html", {"status": status(staff=staff), "staff": staff,
+                                                      "estimates": new_version_estimates()})

@@ -296,7 +296,7 @@ class History:
             before, after, expected = changes[number]
             seat.update(mu_before=before.mu, sigma_before=before.sigma, mu_after=after.mu, sigma_after=after.sigma,
                         expected=expected)
-            row.last_played = at
+            row.last_played = row.due = at
             chunk.changes.append({"id": self._change_id, "version_id": row.version_id, "match_id": match_id,
                                   "mu": after.mu, "sigma": after.sigma, "at": at, "games": row.games})
             self._change_id += 1

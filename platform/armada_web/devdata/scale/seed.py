@@ -141,7 +141,7 @@ def _ratings(history: History) -> list[dict[str, Any]]:
             rows.append({"id": history.ids.take(Rating), "version_id": version.id, "mu": row.mu, "sigma": row.sigma,
                          "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                          "faults_in_row": row.faults_in_row, "benched": row.benched,
-                         "benched_reason": row.benched_reason, "last_played": row.last_played,
+                         "benched_reason": row.benched_reason, "last_played": row.last_played, "due": row.due,
                          "game": history.game, "playing": version is active})
     return rows
 

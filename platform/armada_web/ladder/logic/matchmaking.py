@@ -8,9 +8,14 @@ functions on a simulated ladder.
 The bot to play (the seed) is the candidate of highest priority:
 
     GAMES_WEIGHT * PROVISIONAL_GAMES / (PROVISIONAL_GAMES + games)   few games     (0..GAMES_WEIGHT]
+  + SETTLING_WEIGHT while provisional (games < PROVISIONAL_GAMES)    settling      {0, SETTLING_WEIGHT}
   + SIGMA_WEIGHT * min(sigma / SIGMA, 1)                              uncertainty   [0..SIGMA_WEIGHT]
   + idle seconds / idle_unit                                          waiting       unbounded
                                                                       (infinite if never played)
+
+(the first three are the `bonus`; a candidate marked by `mark_played` keeps it in its `due`, the
+time its wait counts from: priority = (now - due) / idle_unit, so the seed order is the order of
+`due`, which a database reads through an index).
 
 Its opponent is the other-owner candidate of lowest cost:
 
@@ -20,7 +25,7 @@ Its opponent is the other-owner candidate of lowest cost:
   + REPEAT_WEIGHT * (games of this pairing among the recent ones)     not the same pairing over and over
 
 No starvation: only the idle term is unbounded, so a seed chosen while bot x waits has priority
-at least x's, hence idle at least x's minus C = (GAMES_WEIGHT + SIGMA_WEIGHT) * idle_unit. A
+at least x's, hence idle at least x's minus C = MAX_BONUS * idle_unit. A
 bot that has played after x started waiting is C behind x's idle for ever after, so once x has
 waited C, every pick removes a distinct bot from contention: x plays within C seconds plus
 n - 1 picks (n candidates), provided some candidate of another owner exists.
@@ -38,14 +43,21 @@ import bisect
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from armada_web.ladder.logic.ratings import BETA, PROVISIONAL_GAMES, SIGMA, Skill
 
 GAMES_WEIGHT = 1.0
 SIGMA_WEIGHT = 1.0
+#: Extra priority while a version is provisional (fewer than PROVISIONAL_GAMES games). 0: 1.0
+#: settled bench/surge.py's new versions sooner (0.42 of first come first served against 0.50)
+#: but blew up bench/ranking.py's placement tail (mean 31.6 games, p90 150, against 14.2 and
+#: 30); docs/arena.md, "Deadline day".
+SETTLING_WEIGHT = 0.0
+#: The most a candidate's bonus can be (idle units): the no-starvation bound's C is this x idle_unit.
+MAX_BONUS = GAMES_WEIGHT + SIGMA_WEIGHT + SETTLING_WEIGHT
 INFO_WEIGHT = 0.5
 REPEAT_WEIGHT = 1.0
 DEPTH_PER_WORKER = 2
@@ -63,6 +75,9 @@ class Candidate:
     rating: Skill
     games: int
     last_played: datetime | None
+    #: When its wait counts from for the seed order (`due`): its last game less its bonus in
+    #: seconds; None: `last_played` (a candidate never marked with `mark_played`).
+    due: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -87,14 +102,30 @@ def target_depth(live_workers: int) -> int:
     return max(0, live_workers) * DEPTH_PER_WORKER
 
 
+def bonus(games: int, sigma: float) -> float:
+    """The part of a candidate's priority that is not its wait, in idle units (bounded by
+    GAMES_WEIGHT + SIGMA_WEIGHT + SETTLING_WEIGHT)."""
+    few_games = GAMES_WEIGHT * PROVISIONAL_GAMES / (PROVISIONAL_GAMES + games)
+    settling = SETTLING_WEIGHT if games < PROVISIONAL_GAMES else 0.0
+    return few_games + settling + SIGMA_WEIGHT * min(sigma / SIGMA, 1.0)
+
+
 def priority(bot: Candidate, now: datetime, idle_unit: float) -> float:
     """How much `bot` needs a game now (higher plays first); idle_unit in seconds, > 0."""
-    few_games = GAMES_WEIGHT * PROVISIONAL_GAMES / (PROVISIONAL_GAMES + bot.games)
-    uncertain = SIGMA_WEIGHT * min(bot.rating.sigma / SIGMA, 1.0)
     if bot.last_played is None:
         return math.inf  # a version that has never played goes first
+    if bot.due is not None:  # marked by `mark_played`: its bonus is in its due
+        return (now - bot.due).total_seconds() / idle_unit
     idle = max(0.0, (now - bot.last_played).total_seconds()) / idle_unit
-    return few_games + uncertain + idle
+    return bonus(bot.games, bot.rating.sigma) + idle
+
+
+def mark_played(bot: Candidate, now: datetime, idle_unit: float) -> Candidate:
+    """`bot` as the pool keeps it once a match is made for it at `now`: last played now, and due
+    its bonus (with the game being made counted) earlier, so the seed order by `due` is the order
+    of `priority` without reading every candidate: priority = (now - due) / idle_unit."""
+    ahead = timedelta(seconds=bonus(bot.games + 1, bot.rating.sigma) * idle_unit)
+    return replace(bot, last_played=now, due=now - ahead)
 
 
 def pair_key(a: int, b: int) -> tuple[int, int]:
@@ -175,7 +206,8 @@ class Pool(Protocol):
     """The candidates as a large ladder serves them: a few at a time, each set through an index."""
 
     def longest_waiting(self, count: int) -> list[Candidate]:
-        """The `count` that waited longest: never played first (by id), then by last game (then id)."""
+        """The first `count` in the seed order (`waiting_key`): never played first (by id), then by
+        `due` (then id)."""
 
     def near(self, seed: Candidate, count: int) -> list[Candidate]:
         """Candidates of other owners than `seed`'s nearest it in mu: up to `count` at or above its mu
@@ -199,8 +231,11 @@ def pick_bounded(pool: Pool, recent: Sequence[RecentGame], now: datetime, idle_u
     return None
 
 
-def _waiting_key(c: Candidate) -> tuple[int, datetime, int]:
-    return (0, datetime.min, c.id) if c.last_played is None else (1, c.last_played, c.id)
+def waiting_key(c: Candidate) -> tuple[int, datetime, int]:
+    """The seed order of a `Pool`: never played first (by id), then by `due` (else last game), then id."""
+    if c.last_played is None:
+        return (0, datetime.min, c.id)
+    return (1, c.due or c.last_played, c.id)
 
 
 class MemoryPool:
@@ -209,17 +244,29 @@ class MemoryPool:
 
     def __init__(self, candidates: Sequence[Candidate]) -> None:
         self.by_id = {c.id: c for c in candidates}
-        self._waiting = sorted(_waiting_key(c) for c in candidates)
+        self._waiting = sorted(waiting_key(c) for c in candidates)
         self._mu = sorted((c.rating.mu, c.id) for c in candidates)
 
     def update(self, candidate: Candidate) -> None:
         """Replace the candidate of that id (it played: a new rating, game count, last game)."""
         old = self.by_id[candidate.id]
-        self._waiting.pop(bisect.bisect_left(self._waiting, _waiting_key(old)))
-        bisect.insort(self._waiting, _waiting_key(candidate))
+        self._waiting.pop(bisect.bisect_left(self._waiting, waiting_key(old)))
+        bisect.insort(self._waiting, waiting_key(candidate))
         self._mu.pop(bisect.bisect_left(self._mu, (old.rating.mu, old.id)))
         bisect.insort(self._mu, (candidate.rating.mu, candidate.id))
         self.by_id[candidate.id] = candidate
+
+    def remove(self, candidate_id: int) -> None:
+        """The candidate of that id stops playing (a newer version, benched)."""
+        old = self.by_id.pop(candidate_id)
+        self._waiting.pop(bisect.bisect_left(self._waiting, waiting_key(old)))
+        self._mu.pop(bisect.bisect_left(self._mu, (old.rating.mu, old.id)))
+
+    def add(self, candidate: Candidate) -> None:
+        """A candidate starts playing."""
+        self.by_id[candidate.id] = candidate
+        bisect.insort(self._waiting, waiting_key(candidate))
+        bisect.insort(self._mu, (candidate.rating.mu, candidate.id))
 
     def longest_waiting(self, count: int) -> list[Candidate]:
         return [self.by_id[key[2]] for key in self._waiting[:count]]

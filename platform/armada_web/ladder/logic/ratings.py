@@ -33,17 +33,18 @@ from armada.ratings import (
     update,
 )
 
-__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SIGMA", "TAU", "VERSION_DRIFT", "Outcome",
-           "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional", "update",
-           "win_chance"]
+__all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SHOWN_WEIGHT", "SIGMA", "TAU", "VERSION_DRIFT",
+           "Outcome", "Skill", "after_game", "displayed", "initial_rating", "model", "placement_start", "provisional",
+           "update", "win_chance"]
 
-# How far a new version's skill is assumed to be from its predecessor's (one standard deviation).
-# Smaller than the 25/9 (SIGMA / 3) bench/ranking.py draws its new versions' changes from: the
-# ladder shows mu - 3 sigma, so every unit of start sigma above the ladder's settled ~1.1 shows
-# a new version 3 units (about 30 places mid-ladder) low until games bring it down. 2.25 was
-# chosen among 0-2.78 on games to placement (median, mean and slow tail) on the bench's seeds and
-# on 26 others; smaller raises win the median but strand large changes (docs/arena.md).
-VERSION_DRIFT = 2.25
+# How far a new version's skill is assumed to be from its predecessor's (one standard deviation),
+# and how much of the sigma it adds is shown: the ladder shows mu - 3 sigma, so a new version
+# started at its predecessor's mu with a raised sigma is shown 3 x (the raise) low, about 30 places
+# mid-ladder per unit, until games bring sigma down. Starting its mu SHOWN_WEIGHT x (the raise)
+# higher shows it where its predecessor was (SHOWN_WEIGHT = 3: the displayed score is unchanged),
+# and games move it from there. bench/ranking.py chose both (docs/arena.md, "Placement").
+VERSION_DRIFT = 3.0
+SHOWN_WEIGHT = 3.0
 
 #: The model `update` implements, by openskill's name (the bench compares it with the others).
 MODEL_NAME = "ThurstoneMostellerFull"
@@ -72,18 +73,20 @@ def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
 
 
 def placement_start(predecessor: Skill | None) -> Skill:
-    """Where a new active version starts: its predecessor's mu with sigma raised, else fresh.
+    """Where a new active version starts: shown where its predecessor was, with sigma raised; else fresh.
 
-    A new version is usually near the old one, so the old mu is the best first guess, and its
-    uncertainty is the old one's plus the version's drift: sigma = sqrt(sigma^2 + VERSION_DRIFT^2)
-    (about 2.5 on a settled ladder instead of 8.3 fresh). Its displayed score starts low and
-    climbs as placement games shrink sigma; bench/ranking.py measures it against a fresh start.
-    VERSION_DRIFT trades the typical version (a smaller raise shows it near its place sooner)
-    against a large change (a smaller sigma moves mu more slowly); see its comment.
+    A new version is usually near the old one. Its uncertainty is the old one's plus the
+    version's drift, sigma' = sqrt(sigma^2 + VERSION_DRIFT^2) (about 3.2 on a settled ladder
+    instead of 8.3 fresh), and its mu is raised by SHOWN_WEIGHT x (sigma' - sigma), so its
+    displayed score mu - 3 sigma starts at its predecessor's: it is not shown 30 places low while
+    its sigma comes down. The price: its mu starts that much high, a bias that its games wash
+    out (to about 0.7 once its sigma is settled, fading with the ladder's tau); bench/ranking.py
+    measures the placement against a fresh start and Halite's.
     """
     if predecessor is None:
         return initial_rating()
-    return Skill(predecessor.mu, math.hypot(predecessor.sigma, VERSION_DRIFT))
+    sigma = math.hypot(predecessor.sigma, VERSION_DRIFT)
+    return Skill(predecessor.mu + SHOWN_WEIGHT * (sigma - predecessor.sigma), sigma)
 
 
 def after_game(first: Skill, second: Skill, winner: int | None, *, tau: float = TAU) -> tuple[Skill, Skill]:

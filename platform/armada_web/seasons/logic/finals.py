@@ -24,9 +24,9 @@ from armada_web.ladder.logic import ratings
 #: The dynamics term during the finals: none (the entries are frozen).
 FINALS_TAU = 0.0
 #: How much a kept ladder rating's sigma is raised at the start of the finals (Start.LADDER): as
-#: much as a new version's at its placement (ratings.VERSION_DRIFT). bench/finals.py compared 1 to
-#: 6: 2.25 ranked the top 10 best (docs/seasons.md).
-LADDER_RAISE = ratings.VERSION_DRIFT
+#: much as a new version's at its placement was when bench/finals.py compared 1 to 6: 2.25 ranked
+#: the top 10 best (docs/seasons.md); kept when the placement's raise became 3.0 (issue 29).
+LADDER_RAISE = 2.25
 
 
 class Start(StrEnum):

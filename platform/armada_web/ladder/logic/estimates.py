@@ -1,0 +1,100 @@
+"""When a version's next ranked game starts and when its rating settles: the estimate the bot page
+and `/status/` show, computed from the ranked queue and the measured rate of ranked matches.
+
+bench/surge.py calls these same functions on a simulated deadline day and measures their error
+against what then happens. The model follows the seed order of `matchmaking.pick_bounded`: a
+candidate becomes the seed when its priority reaches the priority the matchmaker is picking at
+now (the head of the seed order, `Queue.head_priority`); every candidate's priority grows at one
+per `idle_unit` seconds, so that takes (head - its priority) x idle_unit. Meanwhile it may be
+picked as another seed's opponent, about `per_second / candidates` times a second (the first of
+the two comes first), and a match once made waits behind the ranked matches already queued.
+A version that has never played is a seed before every other (`priority` is infinite): its
+wait is its place among those (each match takes at least one) at the measured rate. A rating
+is settled once it is no longer provisional (`ratings.PROVISIONAL_GAMES` games): each game
+left costs its share of the games the provisional versions were measured to get lately, as
+their number changes with the measured arrivals (`settling_time`), or without enough of them
+the gap its bonus after that game leaves it in the seed order (`matchmaking.bonus`, sigma kept).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from armada_web.ladder.logic.matchmaking import bonus
+from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
+
+#: The window over which provisional versions' counted games are measured, seconds.
+SETTLING_WINDOW = 900.0
+#: Provisional games counted in the window needed to measure their rate (else the model).
+ENOUGH = 20
+
+
+@dataclass(frozen=True)
+class Queue:
+    """The ranked queue of one game as the estimates read it."""
+
+    candidates: int  # ranked candidates (playing, not benched)
+    per_second: float  # ranked matches started per second, measured (> 0)
+    queued: int  # ranked matches made and not started yet
+    head_priority: float  # the priority of the next seed (`matchmaking.priority`), finite
+    idle_unit: float  # the matchmaker's idle unit, seconds
+    match_seconds: float  # a ranked match's typical length, seconds
+    settling: int = 0  # provisional candidates now
+    settling_games: int = 0  # provisional versions' games counted in the last SETTLING_WINDOW seconds
+    arrivals: int = 0  # versions whose first game was counted in the last SETTLING_WINDOW seconds
+
+
+def settling_time(queue: Queue, games: int) -> float | None:
+    """Seconds for a provisional version to play `games` more games, the provisional versions
+    sharing the games they were measured to get (None with fewer than ENOUGH in the window).
+
+    A fluid model: P(t) provisional versions share R games a second, so each plays R / P(t) a
+    second; P grows by the measured arrivals A a second and shrinks by R / PROVISIONAL_GAMES
+    (each settles after that many), P(t) = P + k t with k = A - R / PROVISIONAL_GAMES; the time T
+    for `games` is the solution of the integral of R / P(t) from 0 to T = games:
+    T = P (exp(k games / R) - 1) / k (P games / R when k = 0).
+    """
+    if queue.settling_games < ENOUGH or queue.settling <= 0:
+        return None
+    rate = queue.settling_games / SETTLING_WINDOW
+    k = queue.arrivals / SETTLING_WINDOW - rate / PROVISIONAL_GAMES
+    if abs(k) < 1e-9:
+        return queue.settling * games / rate
+    return queue.settling * math.expm1(min(k * games / rate, 50.0)) / k
+
+
+def _seed_wait(queue: Queue, priority: float) -> float:
+    """Seconds until a candidate of `priority` (idle units, finite) is first picked, as seed or opponent."""
+    as_seed = max(0.0, queue.head_priority - priority) * queue.idle_unit
+    as_opponent = queue.per_second / max(1, queue.candidates)  # picks a second that name it as opponent
+    if as_opponent <= 0:
+        return as_seed
+    return (1 - math.exp(-as_opponent * as_seed)) / as_opponent
+
+
+def next_game(queue: Queue, *, priority: float, place: int = 0, flying: bool = False) -> float:
+    """Seconds until the candidate's next ranked game starts: `priority` now (math.inf: never
+    played, then `place` is how many never-played candidates are ahead of it), `flying` when a
+    ranked match of it is queued or running already (its wait is that queue's)."""
+    behind = queue.queued / queue.per_second
+    if flying:
+        return behind / 2
+    if math.isinf(priority):
+        return (place + 1) / queue.per_second + behind
+    return _seed_wait(queue, priority) + behind
+
+
+def settled(queue: Queue, *, priority: float, games: int, sigma: float, place: int = 0,
+            flying: bool = False) -> float:
+    """Seconds until the candidate's rating settles (its PROVISIONAL_GAMES-th game counted); 0
+    when it has already."""
+    if games >= PROVISIONAL_GAMES:
+        return 0.0
+    total = next_game(queue, priority=priority, place=place, flying=flying) + queue.match_seconds
+    measured = settling_time(queue, PROVISIONAL_GAMES - games - 1)
+    if measured is not None:
+        return total + measured
+    for played in range(games + 1, PROVISIONAL_GAMES):  # from one match made to the next, by the seed order
+        total += _seed_wait(queue, bonus(played, sigma))
+    return total

@@ -1,0 +1,58 @@
+"""The estimates the bot page and /status/ show (`ladder.logic.estimates`): next game, settled rating."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from armada_web.ladder.logic import estimates
+from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
+
+
+def queue(**changes: float) -> estimates.Queue:
+    base = {"candidates": 1000, "per_second": 0.5, "queued": 20, "head_priority": 2.0, "idle_unit": 1000.0,
+            "match_seconds": 60.0}
+    return estimates.Queue(**{**base, **changes})  # type: ignore[arg-type]
+
+
+def test_the_next_game_comes_sooner_for_a_higher_priority_and_a_faster_pace() -> None:
+    q = queue()
+    low, high = estimates.next_game(q, priority=0.5), estimates.next_game(q, priority=1.5)
+    assert high < low
+    assert estimates.next_game(queue(per_second=1.0), priority=0.5) < low
+    # at the head: only the queued matches ahead (20 at 0.5 a second)
+    assert estimates.next_game(q, priority=2.5) == pytest.approx(40.0)
+    # never played: its place among the never-played, one a match at least
+    assert estimates.next_game(q, priority=math.inf, place=9) == pytest.approx(10 / 0.5 + 40)
+    assert estimates.next_game(q, priority=0.5, flying=True) == pytest.approx(20.0)
+
+
+def test_the_wait_as_a_seed_is_shortened_by_the_chance_to_be_an_opponent() -> None:
+    q = queue(per_second=0.5, candidates=100, queued=0)
+    as_seed = (q.head_priority - 0.5) * q.idle_unit  # 1,500 s
+    wait = estimates.next_game(q, priority=0.5)
+    assert wait < as_seed and wait == pytest.approx((1 - math.exp(-0.005 * as_seed)) / 0.005)
+
+
+def test_a_settled_rating_needs_no_time_and_a_new_one_its_games() -> None:
+    q = queue(head_priority=3.0)
+    assert estimates.settled(q, priority=0.3, games=PROVISIONAL_GAMES, sigma=1.1) == 0.0
+    new = estimates.settled(q, priority=1.0, games=1, sigma=2.0)
+    later = estimates.settled(q, priority=1.0, games=7, sigma=2.0)
+    assert new > later > estimates.next_game(q, priority=1.0) + q.match_seconds
+    # a version far above the head plays its games back to back: its queue, then its games' length
+    assert estimates.settled(queue(head_priority=0.1), priority=math.inf, games=0, sigma=8.3) == pytest.approx(
+        1 / 0.5 + 40 + 60)
+
+
+def test_measured_provisional_games_set_the_pace_of_settling() -> None:
+    """With enough provisional games measured, they are shared among the provisional versions, whose
+    number follows the measured arrivals: more versions settling, or more arriving, take longer."""
+    few = queue(settling=10, settling_games=200)  # 200 games in 15 minutes among 10 versions
+    assert estimates.settling_time(few, 9) == pytest.approx(
+        10 * math.expm1(-200 / 900 / 10 * 9 / (200 / 900)) / (-200 / 900 / 10))
+    assert estimates.settling_time(queue(settling=40, settling_games=200), 9) > estimates.settling_time(few, 9)
+    busy = queue(settling=10, settling_games=200, arrivals=30)
+    assert estimates.settling_time(busy, 9) > estimates.settling_time(few, 9)
+    assert estimates.settling_time(queue(settling=10, settling_games=5), 9) is None  # too few: the model
