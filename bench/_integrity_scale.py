@@ -1,0 +1,114 @@
+"""The scale part of bench/integrity.py: the whole integrity report for a season of 10,000 bots and
+1,000,000 matches (issue 28, "Scale"), timed cold and again incrementally.
+
+The database is PostgreSQL's (as bench/scale.py finds it: SCALE_DATABASE_URL, else DATABASE_URL
+when it is PostgreSQL, else infra/postgres.sh as root), one of its own, kept between runs
+(`armada_integrity_scale_<tag>`, the tag a fingerprint of the scale seeder's code and seed):
+- `manage.py seed_scale --bots 10000 --matches 1000000 --races 1000` (the scale seed), once;
+- `manage.py seed_integrity` on it (devdata/scale/suspects.py, docs/integrity.md "At scale"):
+  every Galaxy version's sources generated and stored as a validated version's archive, planted
+  copies, sightings for every account with planted shared accounts and school networks, thrown
+  games planted, and a closed season whose entries are the playing versions. Redone when its
+  own code changes (the layer's tag is kept in the database's comment).
+
+Then `bench/_integrity_probe.py` runs in that database: every fingerprint and finding deleted,
+the report run once (cold: every version fingerprinted) and once more (incremental: nothing new
+to fingerprint), each stage timed. The target is the cold run's minutes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from scale import admin_url, psql, with_database  # noqa: E402
+
+PY = sys.executable
+BOTS, MATCHES, RACES = 10_000, 1_000_000, 1_000
+SEED = 17
+DATA = ROOT / "var" / "bench-integrity"
+SCALE_CODE = ROOT / "platform" / "armada_web" / "devdata" / "scale"
+LAYER = ("suspects.py",)  # the integrity layer's code: a change redoes the layer only
+
+
+def _digest(paths: list[Path], *extra: object) -> str:
+    digest = hashlib.sha256(":".join(map(str, extra)).encode())
+    for path in paths:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def base_tag() -> str:
+    """Of the scale seeder's code (the integrity layer's left out) and the sizes."""
+    files = sorted(p for p in SCALE_CODE.glob("*.py") if p.name not in LAYER)
+    return _digest(files, SEED, BOTS, MATCHES, RACES)
+
+
+def layer_tag() -> str:
+    return _digest([SCALE_CODE / name for name in LAYER])
+
+
+def env(url: str, folder: Path) -> dict[str, str]:
+    return {**os.environ, "DATABASE_URL": url, "ARMADA_DATA_DIR": str(folder), "DEBUG": "false",
+            "SECRET_KEY": "bench-integrity-" + hashlib.sha256(url.encode()).hexdigest(), "ARMADA_HTTPS": "false",
+            "DJANGO_SETTINGS_MODULE": "armada_web.settings", "PYTHONUNBUFFERED": "1", "ARMADA_DEVDATA": "true"}
+
+
+def manage(url: str, folder: Path, *argv: str, quiet: bool = False) -> None:
+    subprocess.run([PY, "manage.py", *argv], cwd=ROOT, env=env(url, folder), check=True,
+                   stdout=subprocess.DEVNULL if quiet else None)
+
+
+def ensure() -> tuple[str, Path, dict[str, float]]:
+    """The kept database (seeded now when missing), its data folder and the seed's figures."""
+    admin = admin_url()
+    database = f"armada_integrity_scale_{base_tag()}"
+    url, folder = with_database(admin, database), DATA / database
+    existing = psql(admin, "SELECT string_agg(datname, ' ') FROM pg_database "
+                           "WHERE datname LIKE 'armada_integrity_scale_%'").split()
+    for name in existing:
+        if name != database:
+            print(f"dropping the stale {name}", flush=True)
+            psql(admin, f'DROP DATABASE "{name}"')
+    comment = psql(admin, f"SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '{database}'")
+    figures = json.loads(comment) if comment.startswith("{") else {}
+    if "seed" not in figures:
+        if database in existing:
+            psql(admin, f'DROP DATABASE "{database}"')  # a seed that did not finish
+        folder.mkdir(parents=True, exist_ok=True)
+        psql(admin, f'CREATE DATABASE "{database}"')
+        manage(url, folder, "migrate", "--noinput", "-v0")
+        print(f"seeding {database}: {BOTS:,} bots, {MATCHES:,} matches, {RACES:,} races", flush=True)
+        start = time.monotonic()
+        manage(url, folder, "seed_scale", "--bots", str(BOTS), "--matches", str(MATCHES), "--races", str(RACES),
+               "--seed", str(SEED))
+        figures = {"seed": round(time.monotonic() - start, 1)}
+        _remember(admin, database, figures)
+    else:
+        print(f"kept database {database} (the scale seed took {figures['seed'] / 60:.1f} min)", flush=True)
+    manage(url, folder, "migrate", "--noinput", "-v0")
+    if figures.get("layer") != layer_tag():
+        print("adding the integrity layer (sources, sightings, a season, planted cases)", flush=True)
+        start = time.monotonic()
+        manage(url, folder, "seed_integrity", "--seed", str(SEED))
+        figures.update(layer=layer_tag(), layer_seconds=round(time.monotonic() - start, 1))
+        _remember(admin, database, figures)
+    return url, folder, figures
+
+
+def _remember(admin: str, database: str, figures: dict[str, object]) -> None:
+    text = json.dumps(figures).replace("'", "''")
+    psql(admin, f"COMMENT ON DATABASE \"{database}\" IS '{text}'")
+
+
+if __name__ == "__main__":
+    ensure()
