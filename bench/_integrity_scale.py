@@ -96,10 +96,10 @@ def ensure() -> tuple[str, Path, dict[str, float]]:
     else:
         print(f"kept database {database} (the scale seed took {figures['seed'] / 60:.1f} min)", flush=True)
     manage(url, folder, "migrate", "--noinput", "-v0")
-    if figures.get("layer") != layer_tag():
+    if figures.get("layer") != layer_tag() or not (folder / "planted.json").exists():
         print("adding the integrity layer (sources, sightings, a season, planted cases)", flush=True)
         start = time.monotonic()
-        manage(url, folder, "seed_integrity", "--seed", str(SEED))
+        manage(url, folder, "seed_integrity", "--seed", str(SEED), "--planted", str(folder / "planted.json"))
         figures.update(layer=layer_tag(), layer_seconds=round(time.monotonic() - start, 1))
         _remember(admin, database, figures)
     return url, folder, figures

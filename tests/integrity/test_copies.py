@@ -118,6 +118,21 @@ def test_missing_fingerprints_are_computed_incrementally(valid_version, make_use
     assert fingerprint_missing() == 1 and Fingerprint.objects.get(version=first).scheme > 0
 
 
+def test_catching_up_in_processes_keeps_what_one_process_computes(valid_version, make_user):
+    from armada_web.integrity.fingerprints import fingerprint_missing
+    from armada_web.integrity.models import Fingerprint
+
+    owner = make_user("otto")
+    for n, code in enumerate((samples.ORIGINAL, samples.HONEST_WEAKEST, samples.DEAD_CODE)):
+        valid_version(owner, f"bot{n}", code=code)
+    assert fingerprint_missing(workers=1) == 3
+    alone = {row.version_id: bytes(row.hashes) for row in Fingerprint.objects.all()}
+    Fingerprint.objects.all().delete()
+    assert fingerprint_missing(workers=2) == 3
+    assert {row.version_id: bytes(row.hashes) for row in Fingerprint.objects.all()} == alone
+    assert fingerprint_missing(workers=2) == 0  # a second catch-up does nothing
+
+
 @pytest.fixture
 def arena(valid_version, make_user):
     """alice wrote ORIGINAL first; bob renamed and reordered it, carol added dead code; the others are honest."""
