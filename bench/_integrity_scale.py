@@ -110,5 +110,32 @@ def _remember(admin: str, database: str, figures: dict[str, object]) -> None:
     psql(admin, f"COMMENT ON DATABASE \"{database}\" IS '{text}'")
 
 
+def measure() -> float | None:
+    """Seed (when needed), run the probe, print its figures; the cold run's minutes (None when
+    PostgreSQL is not to be had)."""
+    try:
+        url, folder, figures = ensure()
+    except (subprocess.CalledProcessError, OSError) as exc:
+        print(f"  the scale database could not be made ({exc}): no scale figure")
+        return None
+    done = subprocess.run([PY, str(ROOT / "bench" / "_integrity_probe.py"), str(folder / "planted.json")], cwd=ROOT,
+                          env=env(url, folder), capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"the probe failed:\n{done.stderr[-3000:]}")
+    probe = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"  scale seed: {BOTS:,} bots, {MATCHES:,} matches (seeded in {figures['seed'] / 60:.1f} min, the integrity "
+          f"layer in {figures.get('layer_seconds', 0) / 60:.1f} min); season of {probe['entries']:,} entries, "
+          f"{probe['fingerprints']:,} versions with sources; {len(os.sched_getaffinity(0))} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    for name in ("cold", "again"):
+        run = probe[name]
+        stages = ", ".join(f"{stage} {seconds:.0f} s" for stage, seconds in run["stages"].items())
+        print(f"  {'cold' if name == 'cold' else 'incremental'}: the whole report in {run['seconds'] / 60:.1f} min, "
+              f"{run['fingerprinted']:,} versions fingerprinted ({stages})")
+    print(f"  findings: {probe['kinds']}; planted cases found: "
+          + ", ".join(f"{kind} {hit}/{total}" for kind, (hit, total) in probe["recall"].items()))
+    return float(probe["cold"]["seconds"]) / 60
+
+
 if __name__ == "__main__":
-    ensure()
+    measure()

@@ -47,6 +47,7 @@ def league(make_user, rng: random.Random) -> dict[str, int]:
             result = "draw" if winner is None else "win" if winner == seat else "loss"
             seats.append(Participant(
                 match=match, seat=seat, version=versions[name], bot=versions[name].bot, name=name, result=result,
+                opponent=versions[two if seat == 1 else one].bot,
                 mu_before=None if stale else skill.mu, sigma_before=None if stale else skill.sigma,
                 expected=win_chance(skill, other) if keep and not stale else None))
     Participant.objects.bulk_create(seats)
@@ -61,8 +62,10 @@ def test_the_sums_are_each_pairs_games_added_up(make_user):
     by_pair: dict[tuple[str, str], list] = {}
     for g in games():
         if g.winner is not None:
-            by_pair.setdefault((g.first, g.second), []).append((g.winner == 2, loss_chance(g.first_skill, g.second_skill)))
-            by_pair.setdefault((g.second, g.first), []).append((g.winner == 1, loss_chance(g.second_skill, g.first_skill)))
+            first_loses = loss_chance(g.first_skill, g.second_skill)
+            by_pair.setdefault((g.first, g.second), []).append((g.winner == 2, first_loses))
+            second_loses = loss_chance(g.second_skill, g.first_skill)
+            by_pair.setdefault((g.second, g.first), []).append((g.winner == 1, second_loses))
     assert sides.keys() == by_pair.keys()
     for key, played in by_pair.items():
         side, chances = sides[key], [c for _, c in played]

@@ -15,7 +15,8 @@ up each pair's decisive games, losses, chances of losing (each seat's kept `expe
 model's chance from the two ratings, its normal CDF approximated in SQL), their smallest and the
 sum of their logarithms (`pair_sums`, one GROUP BY); Tarone's K and the pairs that could be
 flagged come from those sums (`logic.screen`, bounds that never drop a pair the exact test
-would flag), and only those pairs' bots' games are read and tested exactly as before.
+would flag), and only those pairs' games are read (by each seat's bot and opponent) and tested
+exactly as before.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from armada_web.matches.models import MatchKind, MatchStatus, Participant, Resul
 from armada_web.seasons.models import Season
 
 KIND = "collusion"
+#: Pairs of bots whose games one query reads.
+PAIRS_PER_QUERY = 200
 
 
 def _seats(season: Season | None) -> Any:
@@ -50,12 +53,22 @@ def _seats(season: Season | None) -> Any:
 
 
 def games(*, season: Season | None = None, stale: list[int] | None = None,
-          bots: set[int] | None = None) -> Iterator[logic.Game]:
-    """The finished games to test (see the module), only those between `bots` when given; the
-    ids of games rated from current ratings are appended to `stale`."""
-    seats = _seats(season)
-    if bots is not None:
-        seats = seats.filter(bot_id__in=sorted(bots))
+          pairs: set[tuple[int, int]] | None = None) -> Iterator[logic.Game]:
+    """The finished games to test (see the module), only those of these `pairs` of bots when
+    given (each seat's bot and opponent: an index range per pair); the ids of games rated from
+    current ratings are appended to `stale`."""
+    if pairs is None:
+        yield from _games(_seats(season), stale)
+        return
+    ordered = sorted(pairs)
+    for start in range(0, len(ordered), PAIRS_PER_QUERY):
+        either = Q()
+        for a, b in ordered[start:start + PAIRS_PER_QUERY]:
+            either |= Q(bot_id=a, opponent_id=b) | Q(bot_id=b, opponent_id=a)
+        yield from _games(_seats(season).filter(either), stale)
+
+
+def _games(seats: Any, stale: list[int] | None) -> Iterator[logic.Game]:
     rows = (seats.order_by("match_id", "seat")
             .values_list("match_id", "seat", "bot_id", "version_id", "result", "mu_before", "sigma_before"))
     current: dict[int, Skill] = {}
@@ -98,8 +111,8 @@ def thrown_games(*, season: Season | None = None, alpha: float = logic.ALPHA,
     screen = screening.screen(sides, alpha=alpha)
     candidates = set(screen.candidates)
     stale: list[int] = []
-    bots = {int(side) for pair in candidates for side in pair}
-    tests = [t for t in logic.pair_tests(games(season=season, stale=stale, bots=bots), min_games=min_games)
+    suspects = {(int(loser), int(winner)) for loser, winner in candidates}
+    tests = [t for t in logic.pair_tests(games(season=season, stale=stale, pairs=suspects), min_games=min_games)
              if (t.loser, t.winner) in candidates] if candidates else []
     verdict = logic.flag(tests, alpha=alpha, tested=screen.tested, counted=screen.counted)
     bots = {str(pk): (name, owner or "(deleted)") for pk, name, owner in Bot.objects.filter(
@@ -127,6 +140,7 @@ def _pair_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
     scope, params = seats.query.sql_with_params()
     rating = connection.ops.quote_name(Rating._meta.db_table)
     win = Result.WIN.value
+    # Only the ORM's own SQL, a quoted table name and constants are put in; values go as parameters.
     sql = f"""
     WITH seat AS ({scope}),
     rated AS (
@@ -167,7 +181,7 @@ def _pair_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
            MIN(CASE WHEN decisive = 1 THEN ca END), MIN(CASE WHEN decisive = 1 THEN cb END),
            SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN ca > {_TINY!r} THEN ca ELSE {_TINY!r} END) ELSE 0 END),
            SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN cb > {_TINY!r} THEN cb ELSE {_TINY!r} END) ELSE 0 END)
-    FROM chance GROUP BY a, b HAVING SUM(decisive) >= %s"""
+    FROM chance GROUP BY a, b HAVING SUM(decisive) >= %s"""  # noqa: S608
     return sql, [*params, win, win, win, win, win, max(min_games, 0)]
 
 

@@ -75,7 +75,8 @@ def fingerprint_missing(*, limit: int | None = None, workers: int | None = None)
             readable = [(version, files) for version, files in read if files is not None]
             found = (pool.map(fingerprints_logic.fingerprint, [files for _, files in readable], chunksize=8)
                      if pool is not None else map(fingerprints_logic.fingerprint, [files for _, files in readable]))
-            rows = [Fingerprint(version=version, **_columns(f)) for (version, _), f in zip(readable, found, strict=True)]
+            rows = [Fingerprint(version=version, **_columns(f))
+                    for (version, _), f in zip(readable, found, strict=True)]
             Fingerprint.objects.bulk_create(rows, update_conflicts=True, unique_fields=["version"],
                                             update_fields=["hashes", "count", "tokens", "text_files", "scheme",
                                                            "computed_at"])

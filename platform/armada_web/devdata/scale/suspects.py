@@ -91,7 +91,7 @@ class Code:
             return f"({self.expr(depth + 1)} {rng.choice('+-*%')} {self.expr(depth + 1)})"
         if roll < 0.9:
             args = ", ".join(self.expr(depth + 1) for _ in range(rng.randint(0, 3)))
-            return f"{rng.choice(CALLS + (self.name(),))}({args})"
+            return f"{rng.choice((*CALLS, self.name()))}({args})"
         return f"[{self.expr(depth + 1)} for {self.name()} in {self.name()} if {self.cond(depth + 1)}]"
 
     def cond(self, depth: int = 0) -> str:
@@ -114,7 +114,8 @@ class Code:
                 if rng.random() < 0.4:
                     lines += [f"{pad}else:", *self.block(indent + 4, rng.randint(1, 2), depth + 1)]
             elif roll < 0.88:
-                lines += [f"{pad}for {self.name()} in {self.expr()}:", *self.block(indent + 4, rng.randint(1, 3), depth + 1)]
+                head = f"{pad}for {self.name()} in {self.expr()}:"
+                lines += [head, *self.block(indent + 4, rng.randint(1, 3), depth + 1)]
             else:
                 lines += [f"{pad}while {self.cond()}:", *self.block(indent + 4, rng.randint(1, 2), depth + 1),
                           f"{pad}    break"]
@@ -141,7 +142,8 @@ def rename(source: str, rng: random.Random) -> str:
     edits = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type == tokenize.NAME and token.string not in keep and not keyword.iskeyword(token.string):
-            edits.append((token.start, token.end, names.setdefault(token.string, f"v{len(names)}_{rng.randrange(999)}")))
+            new = names.setdefault(token.string, f"v{len(names)}_{rng.randrange(999)}")
+            edits.append((token.start, token.end, new))
     for (row, col), (_row, end), new in reversed(edits):
         lines[row - 1] = lines[row - 1][:col] + new + lines[row - 1][end:]
     return "".join(lines)
