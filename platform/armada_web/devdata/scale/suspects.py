@@ -14,8 +14,8 @@
   (a comment every few lines, blank lines doubled); `IDENTICAL` more upload one unchanged;
 - **accounts**: users without bots up to `ACCOUNTS` in all; every account's sign-up and 2 to 8
   sign-ins or token uses from its home address; `SCHOOLS` networks of 6 to 45 accounts each;
-  `TWINS` people with a second account (sign-ups from one address within days, a third of them
-  with the same mailbox once normalised);
+  `TWINS` bot owners with a second account (sign-ups from one address within days, a third of
+  them with the same mailbox once normalised);
 - **thrown games** (`THROWERS`): pairs of bots with 8 or more games against each other where
   the better-rated one now loses every one (only the seats' results change);
 - **a closed season** (`scale`, Galaxy) over the seed's 90 days whose entries are the playing
@@ -307,9 +307,13 @@ def _accounts(rng: random.Random, sizes: Sizes, out: Planted) -> tuple[int, int]
     for n, (pk, _) in enumerate(schooled):
         home[pk] = f"192.0.2.{n % max(1, sizes.schools)}"  # a school's network: its pupils sign in from there
     at_school = set(schooled)
-    twins = rng.sample([u for u in users if u not in at_school], sizes.twins * 2)
+    owners = set(Bot.objects.filter(owner__isnull=False).values_list("owner_id", flat=True))
+    free = [u for u in users if u not in at_school]
+    firsts = rng.sample([u for u in free if u[0] in owners], sizes.twins)  # the one a season's report is about
+    chosen = set(firsts)
+    seconds = rng.sample([u for u in free if u not in chosen], sizes.twins)
     emails = []
-    for (first, _), (second, _) in zip(twins[::2], twins[1::2], strict=True):
+    for (first, _), (second, _) in zip(firsts, seconds, strict=True):
         home[second] = home[first]
         out.twins.append((names[first], names[second]))
         joined[second] = joined[first] + timedelta(hours=rng.randint(1, 72))
