@@ -3,7 +3,8 @@
 
 The database is PostgreSQL's (as bench/scale.py finds it: SCALE_DATABASE_URL, else DATABASE_URL
 when it is PostgreSQL, else infra/postgres.sh as root), one of its own, kept between runs
-(`armada_integrity_scale_<tag>`, the tag a fingerprint of the scale seeder's code and seed):
+(`armada_integrity_large_<tag>`, the tag a fingerprint of the scale seeder's code, seed and
+sizes; `--bots/--matches/--races` run a smaller trial in a database of its own):
 - `manage.py seed_scale --bots 10000 --matches 1000000 --races 1000` (the scale seed), once;
 - `manage.py seed_integrity` on it (devdata/scale/suspects.py, docs/integrity.md "At scale"):
   every Galaxy version's sources generated and stored as a validated version's archive, planted
@@ -18,6 +19,7 @@ to fingerprint), each stage timed. The target is the cold run's minutes.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
@@ -47,10 +49,15 @@ def _digest(paths: list[Path], *extra: object) -> str:
     return digest.hexdigest()[:10]
 
 
-def base_tag() -> str:
+def base_tag(bots: int = BOTS, matches: int = MATCHES, races: int = RACES) -> str:
     """Of the scale seeder's code (the integrity layer's left out) and the sizes."""
     files = sorted(p for p in SCALE_CODE.glob("*.py") if p.name not in LAYER)
-    return _digest(files, SEED, BOTS, MATCHES, RACES)
+    return _digest(files, SEED, bots, matches, races)
+
+
+def label(bots: int) -> str:
+    """The database's name before its tag: `large` for the scale seed, else the bots (a trial)."""
+    return "armada_integrity_large" if bots == BOTS else f"armada_integrity_{bots}bots"
 
 
 def layer_tag() -> str:
@@ -68,13 +75,13 @@ def manage(url: str, folder: Path, *argv: str, quiet: bool = False) -> None:
                    stdout=subprocess.DEVNULL if quiet else None)
 
 
-def ensure() -> tuple[str, Path, dict[str, float]]:
-    """The kept database (seeded now when missing), its data folder and the seed's figures."""
+def ensure(bots: int = BOTS, matches: int = MATCHES, races: int = RACES) -> tuple[str, Path, dict[str, float]]:
+    """The kept database of that size (seeded now when missing), its data folder and the seed's figures."""
     admin = admin_url()
-    database = f"armada_integrity_scale_{base_tag()}"
+    database = f"{label(bots)}_{base_tag(bots, matches, races)}"
     url, folder = with_database(admin, database), DATA / database
     existing = psql(admin, "SELECT string_agg(datname, ' ') FROM pg_database "
-                           "WHERE datname LIKE 'armada_integrity_scale_%'").split()
+                           f"WHERE datname LIKE '{label(bots)}\\_%'").split()
     for name in existing:
         if name != database:
             print(f"dropping the stale {name}", flush=True)
@@ -87,9 +94,9 @@ def ensure() -> tuple[str, Path, dict[str, float]]:
         folder.mkdir(parents=True, exist_ok=True)
         psql(admin, f'CREATE DATABASE "{database}"')
         manage(url, folder, "migrate", "--noinput", "-v0")
-        print(f"seeding {database}: {BOTS:,} bots, {MATCHES:,} matches, {RACES:,} races", flush=True)
+        print(f"seeding {database}: {bots:,} bots, {matches:,} matches, {races:,} races", flush=True)
         start = time.monotonic()
-        manage(url, folder, "seed_scale", "--bots", str(BOTS), "--matches", str(MATCHES), "--races", str(RACES),
+        manage(url, folder, "seed_scale", "--bots", str(bots), "--matches", str(matches), "--races", str(races),
                "--seed", str(SEED))
         figures = {"seed": round(time.monotonic() - start, 1)}
         _remember(admin, database, figures)
@@ -110,11 +117,11 @@ def _remember(admin: str, database: str, figures: dict[str, object]) -> None:
     psql(admin, f"COMMENT ON DATABASE \"{database}\" IS '{text}'")
 
 
-def measure() -> float | None:
+def measure(bots: int = BOTS, matches: int = MATCHES, races: int = RACES) -> float | None:
     """Seed (when needed), run the probe, print its figures; the cold run's minutes (None when
-    PostgreSQL is not to be had)."""
+    PostgreSQL is not to be had). Other sizes than the scale seed's are trials (a database each)."""
     try:
-        url, folder, figures = ensure()
+        url, folder, figures = ensure(bots, matches, races)
     except (subprocess.CalledProcessError, OSError) as exc:
         print(f"  the scale database could not be made ({exc}): no scale figure")
         return None
@@ -123,7 +130,7 @@ def measure() -> float | None:
     if done.returncode:
         raise RuntimeError(f"the probe failed:\n{done.stderr[-3000:]}")
     probe = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"  scale seed: {BOTS:,} bots, {MATCHES:,} matches (seeded in {figures['seed'] / 60:.1f} min, the integrity "
+    print(f"  scale seed: {bots:,} bots, {matches:,} matches (seeded in {figures['seed'] / 60:.1f} min, the integrity "
           f"layer in {figures.get('layer_seconds', 0) / 60:.1f} min); season of {probe['entries']:,} entries, "
           f"{probe['fingerprints']:,} versions with sources; {len(os.sched_getaffinity(0))} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}")
@@ -138,4 +145,10 @@ def measure() -> float | None:
 
 
 if __name__ == "__main__":
-    measure()
+    parser = argparse.ArgumentParser(description="the integrity report at scale (a trial at other sizes)")
+    parser.add_argument("--bots", type=int, default=BOTS)
+    parser.add_argument("--matches", type=int, default=MATCHES)
+    parser.add_argument("--races", type=int, default=RACES)
+    options = parser.parse_args()
+    minutes = measure(options.bots, options.matches, options.races)
+    print(f"the whole report, cold: {minutes:.1f} min" if minutes is not None else "not measured")
