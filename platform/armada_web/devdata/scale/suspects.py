@@ -21,7 +21,8 @@
 - **a closed season** (`scale`, Galaxy) over the seed's 90 days whose entries are the playing
   versions, seeded by their ladder order.
 
-Everything comes from one `random.Random(seed)`; running it again replaces what it added.
+Everything comes from one `random.Random(seed)`. Running it again replaces what it added, and
+first deletes every finding, fingerprint and sighting: it is for a seeded database only.
 """
 
 from __future__ import annotations
