@@ -205,6 +205,17 @@ def test_running_again_updates_keeps_staff_status_and_drops_what_is_gone(arena):
     assert list(Finding.objects.values_list("key", "status")) == [(dismissed, "dismissed")]  # staff's decision stays
 
 
+def test_a_second_run_keeps_the_passages_without_reading_the_sources(arena, monkeypatch):
+    from armada_web.integrity import copies
+
+    first = {f.key: f.evidence["passages"] for f in copies.find_copies()}
+    assert first and all(first.values())
+    read = []
+    monkeypatch.setattr(copies, "sources", lambda version: read.append(version.pk))
+    assert {f.key: f.evidence["passages"] for f in copies.find_copies()} == first
+    assert read == []  # nothing fingerprinted again, no source read
+
+
 def test_a_season_compares_its_entries_and_a_pruned_source_says_so(arena, make_user):
     from armada_web.integrity.copies import find_copies
     from armada_web.integrity.fingerprints import fingerprint_missing
