@@ -95,3 +95,12 @@ def test_links_combine_and_groups_join_through_a_shared_member():
     assert group.users == ("alice", "bob", "carol", "dave")
     assert group.score == 0.5  # its weakest tie: alice-bob's token use
     assert len(group.links) == 3
+
+
+def test_many_groups_each_keep_their_own_links():
+    from armada_web.integrity.logic.accounts import Link, group_accounts
+
+    links = [Link((f"u{g}a{i}", f"u{g}a{i + 1}"), "address", 0.6, "one address") for g in range(50) for i in range(8)]
+    groups = group_accounts(links)
+    assert len(groups) == 50 and all(len(g.users) == 9 and len(g.links) == 8 for g in groups)
+    assert all({u for link in g.links for u in link.users} == set(g.users) for g in groups)

@@ -136,6 +136,38 @@ def test_a_disqualified_entry_leaves_the_finals_and_its_queued_games_are_cancell
     assert season.entries.count() == 4
 
 
+def test_a_disqualification_mid_finals_recounts_the_matches_and_the_finals_play_out(five, staff):
+    from armada_web.integrity.actions import disqualify
+    from armada_web.seasons import finals, periodic
+    from armada_web.seasons.models import Standing
+    from armada_web.seasons.services import close_season, create_season, start_finals
+    from tests.support.seasons_helpers import record_result
+
+    season = create_season(slug="s1", game="galaxy", name="Spring")
+    start_finals(season=close_season(season=season), stages=2, games=2)
+    periodic.tick(workers=20)
+    season.refresh_from_db()
+    assert season.matches_total == 10  # 5 entries: 5 games a round, one round a stage
+    first, *_ = queued("finals")
+    record_result(first, 1)  # one game played, then one of its two entries is disqualified
+    out = first.participants.get(seat=1).version_id
+    disqualify(season=season, by=staff, reason="thrown games", version_id=out)
+    season.refresh_from_db()
+    # Its 2 games of the round (the one played too) went with it: 3 kept, and a second stage of 4.
+    assert season.matches_total == 3 + 4 and finals.matches_done(season) == 0
+    for _ in range(10):  # play every match the finals send until they are over
+        periodic.tick(workers=20)
+        waiting = queued("finals")
+        if not waiting:
+            break
+        for match in waiting:
+            record_result(match, 1)
+    season.refresh_from_db()
+    assert finals.all_done(season) and finals.matches_done(season) == season.matches_total == 7
+    assert season.state == "finished"
+    assert sorted(Standing.objects.filter(season=season).values_list("place", flat=True)) == [1, 2, 3, 4]
+
+
 def test_the_account_sees_the_decision_on_the_season_page_and_nobody_else_does(five, staff, client):
     from armada_web.integrity.actions import disqualify
 

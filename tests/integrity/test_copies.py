@@ -119,6 +119,21 @@ def test_missing_fingerprints_are_computed_incrementally(valid_version, make_use
     assert fingerprint_missing() == 1 and Fingerprint.objects.get(version=first).scheme > 0
 
 
+def test_catching_up_in_processes_keeps_what_one_process_computes(valid_version, make_user):
+    from armada_web.integrity.fingerprints import fingerprint_missing
+    from armada_web.integrity.models import Fingerprint
+
+    owner = make_user("otto")
+    for n, code in enumerate((samples.ORIGINAL, samples.HONEST_WEAKEST, samples.DEAD_CODE)):
+        valid_version(owner, f"bot{n}", code=code)
+    assert fingerprint_missing(workers=1) == 3
+    alone = {row.version_id: bytes(row.hashes) for row in Fingerprint.objects.all()}
+    Fingerprint.objects.all().delete()
+    assert fingerprint_missing(workers=2) == 3
+    assert {row.version_id: bytes(row.hashes) for row in Fingerprint.objects.all()} == alone
+    assert fingerprint_missing(workers=2) == 0  # a second catch-up does nothing
+
+
 @pytest.fixture
 def arena(valid_version, make_user):
     """alice wrote ORIGINAL first; bob renamed and reordered it, carol added dead code; the others are honest."""
@@ -189,6 +204,17 @@ def test_running_again_updates_keeps_staff_status_and_drops_what_is_gone(arena):
         arena[copier].bot.save()
     assert find_copies() == []
     assert list(Finding.objects.values_list("key", "status")) == [(dismissed, "dismissed")]  # staff's decision stays
+
+
+def test_a_second_run_keeps_the_passages_without_reading_the_sources(arena, monkeypatch):
+    from armada_web.integrity import copies
+
+    first = {f.key: f.evidence["passages"] for f in copies.find_copies()}
+    assert first and all(first.values())
+    read = []
+    monkeypatch.setattr(copies, "sources", lambda version: read.append(version.pk))
+    assert {f.key: f.evidence["passages"] for f in copies.find_copies()} == first
+    assert read == []  # nothing fingerprinted again, no source read
 
 
 def test_a_season_compares_its_entries_and_a_pruned_source_says_so(arena, make_user):

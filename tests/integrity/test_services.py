@@ -32,7 +32,9 @@ def play(first, second, winner, skills=((25.0, 2.0), (25.0, 2.0)), kind="ranked"
     match = Match.objects.create(game="galaxy", seed=1, kind=kind, status="finished", finished=timezone.now())
     for seat, (version, skill) in enumerate(zip((first, second), skills, strict=True), start=1):
         result = "draw" if winner is None else "win" if winner == seat else "loss"
-        Participant.objects.create(match=match, seat=seat, version=version, bot=version.bot, name=version.bot.name,
+        other = second if seat == 1 else first
+        Participant.objects.create(match=match, seat=seat, version=version, bot=version.bot, opponent=other.bot,
+                                   name=version.bot.name,
                                    result=result, status="ok", mu_before=skill[0] if skill else None,
                                    sigma_before=skill[1] if skill else None)
     return match

@@ -1,6 +1,8 @@
 """Copied code in the database: versions of different owners whose own code (beyond the SDK's
 shared code) matches, found through the inverted index (`integrity.logic.copies.CopyIndex`) and
-kept as `copy` findings with their similarity, which came first and the passages side by side.
+kept as `copy` findings with their similarity, which came first and the passages side by side
+(computed once per pair of versions: a later run keeps them while the pair, the scheme and the
+shared code are the same, since a version's sources never change).
 
 The sides compared are owners (a bot's owner user): teams do not exist yet; when they do, two
 members of one team must count as one side here. A finding is about a pair of bots (its key is
@@ -11,6 +13,8 @@ every version is one line of the report, not one per pair of versions.
 from __future__ import annotations
 
 import datetime
+import functools
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,12 +118,30 @@ def _record(season: Season | None, key: str, one: _Version, two: _Version, share
         "shared": similarity.shared, "own": [similarity.own_a, similarity.own_b],
         "first": a.pk, "versions": [described(a), described(b)], "compared": "owners (teams do not exist yet)",
     }
-    evidence.update(_passages(a, b, shared))
+    kept = Finding.objects.filter(kind=FindingKind.COPY, key=key, season=season).values_list("evidence", flat=True)
+    before = next(iter(kept), None) or {}
+    basis = _basis(shared)
+    if ([v.get("id") for v in before.get("versions", [])] == [a.pk, b.pk] and before.get("passages")
+            and before.get("passages_basis") == basis):
+        evidence.update(passages=before["passages"], passages_basis=basis)  # a version's sources never change
+    else:
+        evidence.update(_passages(a, b, shared), passages_basis=basis)
     later = (b.created - a.created).total_seconds()
     reason = (f"{who(b)} shares {similarity.score:.0%} of its own code with {who(a)}, "
               f"uploaded {_duration(later)} earlier")
     return findings.record(kind=FindingKind.COPY, key=key, season=season, subjects=[a.pk, b.pk],
                            score=round(similarity.score, 4), reason=reason, evidence=evidence)
+
+
+@functools.cache
+def _digest_of(shared: frozenset[int]) -> str:
+    return hashlib.sha256(fingerprints_logic.pack(shared)).hexdigest()[:16]
+
+
+def _basis(shared: frozenset[int]) -> str:
+    """What a finding's passages depend on besides the two versions' own sources: the
+    fingerprints' scheme and the shared code (a new SDK may share more)."""
+    return f"{fingerprints_logic.SCHEME}:{_digest_of(shared)}"
 
 
 def _passages(a: BotVersion, b: BotVersion, shared: frozenset[int]) -> dict[str, Any]:

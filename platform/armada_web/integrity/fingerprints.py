@@ -1,11 +1,16 @@
 """Fingerprints kept in the database: a version's sources read from private storage and
 fingerprinted (`integrity.logic.fingerprints`) when its validation ends, and every version that
-lacks one (or has one of an older scheme) caught up incrementally."""
+lacks one (or has one of an older scheme) caught up incrementally: a second catch-up finds
+nothing to do and reads no source."""
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
 import zipfile
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from armada_web.bots import storage as bot_storage
 from armada_web.bots.models import BotVersion
@@ -16,6 +21,8 @@ from armada_web.storage.archives import read_files
 log = logging.getLogger(__name__)
 #: Versions fingerprinted per database round trip when catching up.
 BATCH = 200
+#: Versions waiting from which the catching up tokenizes in several processes.
+POOL_FROM = 400
 
 
 def sources(version: BotVersion) -> dict[str, str] | None:
@@ -37,33 +44,46 @@ def fingerprint_version(*, version: BotVersion) -> Fingerprint | None:
     files = sources(version)
     if files is None:
         return None
-    found = fingerprints_logic.fingerprint(files)
-    hashes = found.hashes
-    row, _created = Fingerprint.objects.update_or_create(version=version, defaults={
-        "hashes": fingerprints_logic.pack(hashes), "count": len(hashes), "tokens": found.tokens,
-        "text_files": list(found.text_files), "scheme": fingerprints_logic.SCHEME,
-    })
+    row, _created = Fingerprint.objects.update_or_create(version=version, defaults=_columns(
+        fingerprints_logic.fingerprint(files)))
     return row
 
 
-def fingerprint_missing(*, limit: int | None = None) -> int:
+def _columns(found: fingerprints_logic.Fingerprint) -> dict[str, Any]:
+    hashes = found.hashes
+    return {"hashes": fingerprints_logic.pack(hashes), "count": len(hashes), "tokens": found.tokens,
+            "text_files": list(found.text_files), "scheme": fingerprints_logic.SCHEME}
+
+
+def fingerprint_missing(*, limit: int | None = None, workers: int | None = None) -> int:
     """Fingerprint the versions with an archive and no fingerprint of the current scheme (at
-    most `limit`); returns how many were fingerprinted."""
+    most `limit`); returns how many were fingerprinted. The sources are read and the rows written
+    here, BATCH at a time; the tokenizing is spread over `workers` processes (default: one per
+    CPU, at most 4) once more than POOL_FROM versions are waiting, one process otherwise."""
     pending = (BotVersion.objects.exclude(archive="")
                .exclude(fingerprint__scheme=fingerprints_logic.SCHEME)
                .order_by("pk").values_list("pk", flat=True))
+    todo = list(pending[:limit] if limit is not None else pending)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4) if len(todo) > POOL_FROM else 1
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) if workers > 1 else None
     done = 0
-    last = 0
-    while limit is None or done < limit:
-        ids = list(pending.filter(pk__gt=last)[:BATCH])
-        if not ids:
-            break
-        for version in BotVersion.objects.filter(pk__in=ids).order_by("pk"):
-            if limit is not None and done >= limit:
-                break
-            if fingerprint_version(version=version) is not None:
-                done += 1
-        last = ids[-1]
+    try:
+        for start in range(0, len(todo), BATCH):
+            read = [(version, sources(version)) for version in BotVersion.objects.filter(
+                pk__in=todo[start:start + BATCH]).order_by("pk")]
+            readable = [(version, files) for version, files in read if files is not None]
+            found = (pool.map(fingerprints_logic.fingerprint, [files for _, files in readable], chunksize=8)
+                     if pool is not None else map(fingerprints_logic.fingerprint, [files for _, files in readable]))
+            rows = [Fingerprint(version=version, **_columns(f))
+                    for (version, _), f in zip(readable, found, strict=True)]
+            Fingerprint.objects.bulk_create(rows, update_conflicts=True, unique_fields=["version"],
+                                            update_fields=["hashes", "count", "tokens", "text_files", "scheme",
+                                                           "computed_at"])
+            done += len(rows)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return done
 
 

@@ -207,6 +207,20 @@ def withdraw(season: Season, entry_ids: list[int]) -> int:
     return cancel_queued(match_ids=waiting, reason="cancelled: an entry was disqualified")
 
 
+def recount(season: Season) -> int:
+    """The finals' `matches_total` again once entries left (staff disqualified them): the games
+    kept (played, skipped or waiting; the games of the entries gone went with them) and those the
+    rounds and stages still to plan will have with the entries left. Returns it."""
+    plan = plan_of(season)
+    games = FinalsGame.objects.filter(season=season)
+    planned = games.filter(stage=season.stage, round=season.round).exists()
+    playing = season.entries.filter(stage__gte=season.stage).count()
+    season.matches_total = games.count() + finals.matches_after(playing, plan, season.stage,
+                                                                season.round + 1 if planned else season.round)
+    season.save(update_fields=["matches_total"])
+    return season.matches_total
+
+
 def matches_done(season: Season) -> int:
     """Finals games played or skipped."""
     return FinalsGame.objects.filter(season=season).filter(Q(counted=True) | ~Q(skipped="")).count()

@@ -239,7 +239,8 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
     entry of version `version_ref`, or every entry of the account `owner_id`, is deleted with its
     finals games (their queued matches cancelled, `finals.withdraw`); a finished season's final
     standings are written again from the entries left (`entries.rewrite_standings`), a running
-    finals plays on without them. Returns the entries withdrawn (0: none, nothing changed).
+    finals plays on without them, its `matches_total` counted again (`finals.recount`). Returns
+    the entries withdrawn (0: none, nothing changed).
     Invalid unless exactly one of the two is given; Conflict before the close (no entries yet)."""
     if (version_ref is None) == (owner_id is None):
         raise Invalid("withdraw either a version's entry or an account's entries")
@@ -256,5 +257,6 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
         if locked.state == SeasonState.FINISHED:
             entries.rewrite_standings(locked)
         elif locked.state == SeasonState.FINALS:
+            finals.recount(locked)
             transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
     return len(ids)

@@ -260,10 +260,13 @@ def _components(strengths: dict[tuple[str, str], float], by_pair: dict[tuple[str
     members: dict[str, list[str]] = defaultdict(list)
     for user in parent:
         members[root(user)].append(user)
+    tied: dict[str, list[Link]] = defaultdict(list)  # each group's links, its pairs in order (one pass)
+    for pair in sorted(strengths):
+        tied[root(pair[0])].extend(by_pair[pair])
     groups = []
     for top, users in members.items():
         users.sort()
-        found = tuple(link for pair in sorted(strengths) if root(pair[0]) == top for link in by_pair[pair])
+        found = tuple(tied[top])
         groups.append(Group(tuple(users), score[top], found, reason(tuple(users), found)))
     return groups
 

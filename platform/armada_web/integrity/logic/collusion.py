@@ -135,18 +135,31 @@ def pair_tests(games: Iterable[Game], *, min_games: int = 0) -> list[PairTest]:
     return tests
 
 
+def tarone(floors: Iterable[float], alpha: float) -> int:
+    """Tarone's K: the smallest count with at most K of these floors (each test's smallest
+    possible p-value) at or below alpha / K; 0 without tests."""
+    ordered = sorted(floors)
+    if not ordered:
+        return 0
+    counted = 1
+    while bisect.bisect_right(ordered, alpha / counted) > counted:
+        counted += 1
+    return counted
+
+
+def flag(tests: Iterable[PairTest], *, alpha: float, tested: int, counted: int) -> Verdict:
+    """The verdict on `tests` once K (`counted`) is known: those whose p-value reaches alpha / K,
+    most significant first (`tested` is the size of the whole family, for the evidence)."""
+    verdict = Verdict(alpha=alpha, tested=tested, counted=counted)
+    for t in tests:
+        if counted and t.p_value <= alpha / counted:
+            verdict.flagged.append(replace(t, adjusted=min(1.0, t.p_value * counted)))
+    verdict.flagged.sort(key=lambda t: (t.p_value, t.loser, t.winner))
+    return verdict
+
+
 def thrown(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES) -> Verdict:
     """The ordered pairs whose losses depart from their ratings at family-wise rate `alpha`
     (Bonferroni-Tarone, see the module), most significant first."""
     tests = pair_tests(games, min_games=min_games)
-    verdict = Verdict(alpha=alpha, tested=len(tests))
-    floors = sorted(t.floor for t in tests)
-    counted = 1  # Tarone: the smallest K with at most K pairs able to reach alpha / K
-    while bisect.bisect_right(floors, alpha / counted) > counted:
-        counted += 1
-    verdict.counted = counted if tests else 0
-    for t in tests:
-        if t.p_value <= alpha / counted:
-            verdict.flagged.append(replace(t, adjusted=min(1.0, t.p_value * counted)))
-    verdict.flagged.sort(key=lambda t: (t.p_value, t.loser, t.winner))
-    return verdict
+    return flag(tests, alpha=alpha, tested=len(tests), counted=tarone((t.floor for t in tests), alpha))

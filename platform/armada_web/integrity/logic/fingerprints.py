@@ -29,6 +29,7 @@ import struct
 import tokenize
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Tokens per k-gram (the noise threshold: a shorter shared run never matches).
 K = 15
@@ -55,9 +56,8 @@ _TEXT_TOKEN = re.compile(r"""
 """, re.VERBOSE)
 
 
-@dataclass(frozen=True)
-class Token:
-    """One normalised token and the line it starts on."""
+class Token(NamedTuple):
+    """One normalised token and the line it starts on (a tuple: a version has thousands)."""
 
     text: str
     line: int
@@ -125,7 +125,7 @@ def segments_of(text: str) -> tuple[list[list[Token]], bool]:
     for token in tokens:
         if token.text in _SEGMENT_STARTS and token.line < 0:
             segments.append([])
-        segments[-1].append(Token(token.text, abs(token.line)))
+        segments[-1].append(token if token.line > 0 else Token(token.text, -token.line))
     return [segment for segment in segments if segment], as_text
 
 
@@ -219,8 +219,11 @@ def _text_tokens(text: str) -> Iterator[Token]:
 
 def gram_hash(gram: list[Token]) -> int:
     """The stable 63-bit hash of a k-gram's token texts."""
-    digest = hashlib.blake2b("\x1f".join(t.text for t in gram).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
+    return _digest("\x1f".join(t.text for t in gram))
+
+
+def _digest(joined: str) -> int:
+    return int.from_bytes(hashlib.blake2b(joined.encode(), digest_size=8).digest(), "little") >> 1
 
 
 def winnow(segment: list[Token], file: str) -> list[Mark]:
@@ -228,14 +231,20 @@ def winnow(segment: list[Token], file: str) -> list[Mark]:
     rightmost on a tie), each kept once; a segment of fewer than W k-grams keeps its smallest."""
     if len(segment) < K:
         return []
-    hashes = [gram_hash(segment[i:i + K]) for i in range(len(segment) - K + 1)]
+    texts = [t.text for t in segment]
+    hashes = [_digest("\x1f".join(texts[i:i + K])) for i in range(len(segment) - K + 1)]
     window = min(W, len(hashes))
     chosen: list[int] = []
+    best = -1
     for start in range(len(hashes) - window + 1):
-        best = start
-        for j in range(start + 1, start + window):
-            if hashes[j] <= hashes[best]:
-                best = j
+        end = start + window - 1
+        if best < start:  # the smallest left the window: look through it again (rightmost on a tie)
+            best = start
+            for j in range(start + 1, end + 1):
+                if hashes[j] <= hashes[best]:
+                    best = j
+        elif hashes[end] <= hashes[best]:
+            best = end
         if not chosen or chosen[-1] != best:
             chosen.append(best)
     return [Mark(hashes[i], file, segment[i].line, segment[i + K - 1].line) for i in chosen]

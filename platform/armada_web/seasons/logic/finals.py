@@ -123,6 +123,17 @@ def total_matches(entries: int, plan: Plan) -> int:
     return sum(matches_in_stage(n, plan.games) for n in stage_sizes(entries, plan))
 
 
+def matches_after(entries: int, plan: Plan, stage: int, next_round: int) -> int:
+    """Matches still to plan when `entries` play stage `stage` (1-based) from round `next_round`
+    (0-based) on: that stage's later rounds and every later stage, cut as the plan says."""
+    rest = sum(matches_in_round(entries, plan.games, r) for r in range(next_round, rounds_in_stage(plan.games)))
+    size = entries
+    for after in range(stage, plan.stages):
+        size = kept(size, plan.cut_after(after), plan.keep_min)
+        rest += matches_in_stage(size, plan.games)
+    return rest
+
+
 def start_rating(start: Start, ladder: ratings.Skill | None, raise_by: float = LADDER_RAISE) -> ratings.Skill:
     """An entry's rating as the finals begin (`ladder`: its ladder rating at the close, if any;
     `raise_by`: how much its sigma grows, for the bench's comparison of other raises)."""

@@ -1,0 +1,91 @@
+"""Thrown games at scale (integrity.collusion.pair_sums and the screen): the database's sums are
+the games' own, and the checks flag exactly what the exact test on every game read one by one
+flags, seats with and without their kept chance and their rating before alike."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from django.utils import timezone
+
+from armada_web.integrity.logic.collusion import loss_chance, thrown
+from armada_web.ladder.logic.ratings import Skill, win_chance
+
+pytestmark = pytest.mark.django_db
+
+
+def league(make_user, rng: random.Random) -> dict[str, int]:
+    """Six bots of five owners (two bots share one), 150 games rated at drawn skills, a few
+    seats without their rating before (their versions' current ratings count), some seats
+    with their kept chance, a few draws; the bot `f` (the strongest) throws its games to `a`."""
+    from armada_web.bots.models import Bot, BotVersion
+    from armada_web.ladder.models import Rating
+    from armada_web.matches.models import Match, Participant
+
+    owners = [make_user(f"own{i}") for i in range(5)]
+    versions = {}
+    for n, name in enumerate("abcdef"):
+        bot = Bot.objects.create(owner=owners[min(n, 4)], game="galaxy", name=name)
+        versions[name] = BotVersion.objects.create(bot=bot, number=1, sha256=f"{n + 1:064x}", size=9, status="valid")
+        Rating.objects.create(version=versions[name], game="galaxy", mu=20 + 2 * n, sigma=1.5)
+    now = timezone.now()
+    matches = Match.objects.bulk_create(Match(game="galaxy", seed=1, kind="ranked", status="finished", finished=now)
+                                        for _ in range(150))
+    seats = []
+    for match in matches:
+        one, two = rng.sample("abcdef", 2)
+        skills = [Skill(rng.gauss(20 + 2 * "abcdef".index(x), 2), rng.uniform(1, 3)) for x in (one, two)]
+        if {one, two} == {"a", "f"}:
+            winner = 1 if one == "a" else 2
+        else:
+            roll = rng.random()
+            winner = None if roll < 0.05 else 1 if roll < 0.05 + win_chance(skills[0], skills[1]) * 0.95 else 2
+        stale, keep = rng.random() < 0.1, rng.random() < 0.5
+        for seat, (name, skill, other) in enumerate(((one, skills[0], skills[1]), (two, skills[1], skills[0])), 1):
+            result = "draw" if winner is None else "win" if winner == seat else "loss"
+            seats.append(Participant(
+                match=match, seat=seat, version=versions[name], bot=versions[name].bot, name=name, result=result,
+                opponent=versions[two if seat == 1 else one].bot,
+                mu_before=None if stale else skill.mu, sigma_before=None if stale else skill.sigma,
+                expected=win_chance(skill, other) if keep and not stale else None))
+    Participant.objects.bulk_create(seats)
+    return {name: v.bot_id for name, v in versions.items()}
+
+
+def test_the_sums_are_each_pairs_games_added_up(make_user):
+    from armada_web.integrity.collusion import games, pair_sums
+
+    league(make_user, random.Random(5))
+    sides = {(s.loser, s.winner): s for s in pair_sums(min_games=0)}
+    by_pair: dict[tuple[str, str], list] = {}
+    for g in games():
+        if g.winner is not None:
+            first_loses = loss_chance(g.first_skill, g.second_skill)
+            by_pair.setdefault((g.first, g.second), []).append((g.winner == 2, first_loses))
+            second_loses = loss_chance(g.second_skill, g.first_skill)
+            by_pair.setdefault((g.second, g.first), []).append((g.winner == 1, second_loses))
+    assert sides.keys() == by_pair.keys()
+    for key, played in by_pair.items():
+        side, chances = sides[key], [c for _, c in played]
+        assert side.games == len(played) and side.losses == sum(lost for lost, _ in played)
+        assert math.isclose(side.expected, sum(chances), rel_tol=1e-6)
+        assert math.isclose(side.least, min(chances), rel_tol=1e-6)
+        assert math.isclose(side.log_floor, sum(math.log(c) for c in chances), rel_tol=1e-6)
+
+
+def test_the_checks_flag_what_the_exact_test_on_every_game_flags(make_user):
+    from armada_web.integrity.collusion import games, thrown_games
+
+    bots = league(make_user, random.Random(7))
+    flagged = {}
+    for alpha in (0.01, 0.5):
+        exact = thrown(games(), alpha=alpha)
+        found = flagged[alpha] = thrown_games(alpha=alpha)
+        assert [f.evidence["bots"] for f in found] == [[int(t.loser), int(t.winner)] for t in exact.flagged]
+        assert [f.evidence["p_value"] for f in found] == [t.p_value for t in exact.flagged]
+        assert all(f.evidence["pairs_tested"] == exact.tested and f.evidence["pairs_counted"] == exact.counted
+                   for f in found)
+    assert [f.evidence["bots"] for f in flagged[0.01]] == [[bots["f"], bots["a"]]]
+    assert len(flagged[0.5]) > 1  # honest pairs too at a lax rate: the screen let them through
