@@ -151,6 +151,8 @@ class Config:
     # -- bots and uploads
     max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
                                      "do not count)", minimum=1)
+    team_max_members: int = setting("ARMADA_TEAM_MAX_MEMBERS", 4, "members a team may have at once (a personal "
+                                    "team has one)", minimum=1)
     uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20, "uploads per user per hour", minimum=1)
     upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 1024 * 1024, "largest upload", minimum=1)
     unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 10 * 1024 * 1024, "largest unpacked upload",

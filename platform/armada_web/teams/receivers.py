@@ -1,0 +1,17 @@
+"""Every user has a personal team, made when their account is (sign-up, the admin, the shell)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from armada_web.teams.services import personal_team
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL)
+def make_personal_team(sender: Any, instance: Any, created: bool, raw: bool = False, **kwargs: Any) -> None:
+    if created and not raw:
+        personal_team(user=instance)
