@@ -17,10 +17,16 @@ def teams_of(*, user: Any) -> QuerySet[Team]:
 
 def members(team: Team) -> QuerySet[Membership]:
     """The team's members now, in the order they joined."""
-    return Membership.objects.current().filter(team=team).select_related("user").order_by("joined", "id")
+    return (Membership.objects.current().filter(team=team, user__isnull=False).select_related("user")
+            .order_by("joined", "id"))
 
 
 def history(team: Team) -> QuerySet[Membership]:
     """Every membership that ended (who left, who was removed and by whom), the latest first."""
     return (Membership.objects.filter(team=team, left__isnull=False).select_related("user", "removed_by")
             .order_by("-left", "-id"))
+
+
+def bots_of_team(team: Team) -> QuerySet[Any]:
+    """The team's bots, by game and name."""
+    return team.bots.order_by("game", "name")

@@ -136,7 +136,7 @@ def remove_member(*, user: Any, team: Team, username: Any) -> Team:
             raise NotFound(f"{username!r} is not a member of this team")
         if target.user_id == user.pk:
             raise Invalid("to take yourself out of the team, leave it")
-        _end(team=locked, user_id=target.user_id, removed_by=user)
+        Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed_by=user)
     return locked
 
 
