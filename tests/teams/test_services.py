@@ -76,7 +76,7 @@ def test_a_full_team_refuses_a_join(make_user, armada):
     armada(team_max_members=2)
     team = services.create_team(user=make_user("alice"), name="crew")
     services.join_team(user=make_user("bob"), team=team, key=team.join_key)
-    with pytest.raises(Conflict, match="full.*limit is 2"):
+    with pytest.raises(Conflict, match=r"full.*limit is 2"):
         services.join_team(user=make_user("carol"), team=team, key=team.join_key)
     assert queries.members(team).count() == 2
 
