@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from armada import __version__
-from armada.cli.commands import challenge, dataset, docs, league, login, new, play, replay, submit, tournament
+from armada.cli.commands import challenge, dataset, docs, league, login, new, play, replay, submit, team, tournament
 from armada.cli.common import CliError
 from armada.referee.connection import Unavailable
 
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit, challenge, dataset, docs):
+    for module in (play, tournament, league, new, replay, login, submit, challenge, team, dataset, docs):
         module.add_parser(sub)
     return parser
 
