@@ -153,7 +153,8 @@ class Config:
                                      "do not count)", minimum=1)
     team_max_members: int = setting("ARMADA_TEAM_MAX_MEMBERS", 4, "members a team may have at once (a personal "
                                     "team has one)", minimum=1)
-    uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20, "uploads per team per hour (a user alone: their personal team)", minimum=1)
+    uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20,
+                                    "uploads per team per hour (a user alone: their personal team)", minimum=1)
     upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 1024 * 1024, "largest upload", minimum=1)
     unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 10 * 1024 * 1024, "largest unpacked upload",
                                       minimum=1)
@@ -205,7 +206,8 @@ class Config:
                                  "matchmaking)", minimum=0)
     bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "
                                 "before it is benched", minimum=1)
-    challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30, "challenges a team may start per hour (a user alone: their personal team)",
+    challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30,
+                                       "challenges a team may start per hour (a user alone: their personal team)",
                                        minimum=0)
     challenges_per_pair_hour: int = setting("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5,
                                             "challenges between two bots per hour", minimum=0)
