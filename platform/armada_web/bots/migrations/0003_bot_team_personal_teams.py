@@ -2,7 +2,7 @@
 
 Ids, names, versions, ratings and matches are untouched (only the new `team` column is filled).
 Bots whose owner deleted their account (retired, no owner) go to one archived team without
-members, "(deleted accounts)"; a name no user can give a team."""
+members, "(deleted accounts)" (taken before anyone can create a team; docs/site-decisions.md D-S-9)."""
 
 import django.db.models.deletion
 from django.conf import settings
