@@ -176,3 +176,38 @@ def test_memberships_keep_one_current_row_per_user(make_user):
         services.leave_team(user=bob, team=team)
     assert Membership.objects.filter(team=team, user=bob).count() == 2
     assert not Membership.objects.current().filter(team=team, user=bob).exists()
+
+
+def test_the_hourly_uploads_count_for_the_team_not_each_member(make_user, armada):
+    from armada_web.web.errors import RateLimited
+
+    armada(uploads_per_hour=2)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bot = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    bots.upload_version(bot=bot, user=alice, filename="main.py", data=b"x = 1\n")
+    bots.upload_version(bot=bot, user=bob, filename="main.py", data=b"x = 2\n")
+    with pytest.raises(RateLimited, match="per team"):
+        bots.upload_version(bot=bot, user=bob, filename="main.py", data=b"x = 3\n")
+    solo = bots.create_bot(user=bob, name="solo", game="galaxy")  # his personal team counts apart
+    bots.upload_version(bot=solo, user=bob, filename="main.py", data=b"x = 4\n")
+
+
+def test_the_hourly_challenges_count_for_the_team(make_user, valid_version, armada):
+    from armada_web.ladder.challenges import challenge
+    from armada_web.web.errors import RateLimited
+
+    armada(challenges_per_hour=1, challenges_per_pair_hour=10)
+    queue = armada.current.validation_queue
+    armada(matches_queue=queue, challenges_queue=queue)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    mine = valid_version(alice, "mine").bot
+    mine.team = team
+    mine.save(update_fields=["team"])
+    rival = valid_version(make_user("rival"), "rival").bot
+    challenge(user=alice, bot=mine.pk, opponent=rival.pk)
+    with pytest.raises(RateLimited, match="per team"):
+        challenge(user=bob, bot=mine.pk, opponent=rival.pk)
