@@ -211,3 +211,12 @@ def test_the_hourly_challenges_count_for_the_team(make_user, valid_version, arma
     challenge(user=alice, bot=mine.pk, opponent=rival.pk)
     with pytest.raises(RateLimited, match="per team"):
         challenge(user=bob, bot=mine.pk, opponent=rival.pk)
+
+
+def test_the_bot_page_names_a_bots_team(make_user, client):
+    alice = make_user("alice")
+    team = services.create_team(user=alice, name="Red Fleet")
+    shared = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    solo = bots.create_bot(user=alice, name="solo", game="galaxy")
+    assert "team <strong>Red Fleet</strong>" in client.get(f"/bots/{shared.pk}/").content.decode()
+    assert "team <strong>" not in client.get(f"/bots/{solo.pk}/").content.decode()  # a personal team
