@@ -10,6 +10,7 @@ from armada_web.bots import services as bots
 from armada_web.teams import queries, services
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
+from tests.support.fixtures import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -220,3 +221,16 @@ def test_the_bot_page_names_a_bots_team(make_user, client):
     solo = bots.create_bot(user=alice, name="solo", game="galaxy")
     assert "team <strong>Red Fleet</strong>" in client.get(f"/bots/{shared.pk}/").content.decode()
     assert "team <strong>" not in client.get(f"/bots/{solo.pk}/").content.decode()  # a personal team
+
+
+def test_a_deleted_account_leaves_its_teams_and_frees_its_place(make_user, armada):
+    from armada_web.accounts.services import delete_account
+
+    armada(team_max_members=2)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    delete_account(user=bob, password=PASSWORD)
+    assert [m.user for m in queries.members(team)] == [alice]
+    services.join_team(user=make_user("carol"), team=team, key=team.join_key)  # bob's place is free
+    assert Membership.objects.filter(team=team, user__isnull=True, left__isnull=False).count() == 1

@@ -77,6 +77,12 @@ def personal_teams(*, users: list[tuple[int, str]]) -> dict[int, int]:
     return out
 
 
+def end_memberships(*, user: Any) -> int:
+    """`user` is deleting their account: each of their memberships ends now (the rows stay, as the
+    teams' history, without the user), so a team's count of members stays right."""
+    return Membership.objects.current().filter(user_id=user.pk).update(left=timezone.now())
+
+
 def create_team(*, user: Any, name: Any) -> Team:
     """A new team with `user` as its first member and a join key."""
     problem = name_problem(name)
