@@ -96,7 +96,7 @@ class TeamsView(APIView):
     def get(self, request: Request) -> Response:
         return Response(TeamSerializer(queries.teams_of(user=request.user), many=True).data)
 
-    @extend_schema(request=TeamCreate, responses=answers({201: TeamDetailSerializer}, 409))
+    @extend_schema(request=TeamCreate, responses=answers({201: TeamDetailSerializer}, 403, 409))
     def post(self, request: Request) -> Response:
         body = TeamCreate(data=request.data)
         body.is_valid(raise_exception=True)
@@ -133,7 +133,7 @@ class LeaveView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=answers({200: TeamDetailSerializer}, 404, 409))
+    @extend_schema(request=None, responses=answers({200: TeamDetailSerializer}, 403, 404, 409))
     def post(self, request: Request, pk: int) -> Response:
         return _detail(request, services.leave_team(user=request.user, team=services.get_team(team_id=pk)))
 

@@ -51,12 +51,13 @@ def _since() -> datetime:
     return timezone.now() - timedelta(hours=1)
 
 
-def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts) -> None:
+def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts, member: bool | None = None) -> None:
     """Raise the refusal of `user`'s challenge of `opponent` with `bot`, if any.
 
-    `playing`: the ids of those of the two bots that play now (`BotVersion.objects.playing()`).
+    `playing`: the ids of those of the two bots that play now (`BotVersion.objects.playing()`);
+    `member`: whether `user` is in `bot`'s team, when the caller knows it already (else asked).
     """
-    if not is_owner(bot=bot, user=user):
+    if not (member if member is not None else is_owner(bot=bot, user=user)):
         raise Forbidden("not your bot: challenge with one of your own bots")
     if bot.pk == opponent.pk:
         raise Invalid("a bot cannot challenge itself")
@@ -160,7 +161,8 @@ def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
         for bot in mine:
             try:
                 check(user=user, bot=bot, opponent=opponent, playing=playing,
-                      counts=Counts(mine=requested[bot.team_id], pair=pairs.get((bot.pk, pk), 0)))
+                      counts=Counts(mine=requested[bot.team_id], pair=pairs.get((bot.pk, pk), 0)),
+                      member=True)  # (`mine` holds only the bots of the user's teams)
             except DomainError:
                 continue
             offers.setdefault(pk, []).append(bot)
