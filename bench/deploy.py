@@ -76,11 +76,13 @@ def seed_ladder(rated: int) -> None:
 
     from armada_web.bots.models import Bot, BotVersion, VersionStatus
     from armada_web.ladder.models import Rating
+    from armada_web.teams.services import personal_teams
 
     call_command("migrate", "--noinput", verbosity=0)
     call_command("collectstatic", "--noinput", verbosity=0)
     owners = User.objects.bulk_create([User(username=f"pilot{i}") for i in range(rated)])
-    bots = Bot.objects.bulk_create([Bot(owner=owner, game="galaxy", name=f"fleet-{i}")
+    teams = personal_teams(users=[(u.pk, u.username) for u in owners])
+    bots = Bot.objects.bulk_create([Bot(owner=owner, team_id=teams[owner.pk], game="galaxy", name=f"fleet-{i}")
                                     for i, owner in enumerate(owners)])
     versions = BotVersion.objects.bulk_create([
         BotVersion(bot=bot, number=1, sha256=f"{i:064x}", size=100, files=1, status=VersionStatus.VALID, attempts=1)

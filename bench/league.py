@@ -59,11 +59,14 @@ def run() -> int:
     from armada_web.bots.models import Bot, BotVersion, VersionStatus
     from armada_web.ladder import league
     from armada_web.ladder.models import LeagueEntry
+    from armada_web.teams.services import personal_teams
 
     call_command("migrate", "--noinput", verbosity=0)
     rng = Rng(2024)
     owners = User.objects.bulk_create([User(username=f"owner{i}") for i in range(RACES + 1)])
-    bots = Bot.objects.bulk_create([Bot(owner=owners[i], game="mothership", name=f"race-{i}")
+    teams = personal_teams(users=[(u.pk, u.username) for u in owners])
+    bots = Bot.objects.bulk_create([Bot(owner=owners[i], team_id=teams[owners[i].pk], game="mothership",
+                                        name=f"race-{i}")
                                     for i in range(RACES + 1)])
     versions = BotVersion.objects.bulk_create([
         BotVersion(bot=bot, number=1, sha256=f"{i:064x}", size=100, files=1,

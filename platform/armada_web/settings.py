@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "armada_web.ops",
     "armada_web.accounts",
+    "armada_web.teams",
     "armada_web.bots",
     "armada_web.matches",
     "armada_web.ladder",

@@ -112,7 +112,7 @@ def test_another_user_cannot_write(bot, api, stranger, name):
     before = snapshot(bot)
     response = call(api(stranger), bot, name)
     assert response.status_code == 403
-    assert only_detail(response) == "not your bot"
+    assert only_detail(response) == "not your bot: only the members of its team may change it"
     assert snapshot(bot) == before
 
 

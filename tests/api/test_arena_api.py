@@ -40,7 +40,8 @@ def test_matches_list_detail_replay_and_private_logs(api, make_user, valid_versi
     assert [m["id"] for m in listing["results"]] == [queued.pk, done.pk] and listing["next"] is None
     first = listing["results"][1]
     assert set(first) == {"id", "game", "kind", "status", "created", "finished", "players"}
-    assert first["players"][0]["bot"] == {"id": a.bot_id, "name": "alpha", "version": 1}
+    assert first["players"][0]["bot"] == {"id": a.bot_id, "name": "alpha", "version": 1,
+                                          "team": {"id": a.bot.team_id, "name": "alice"}}
     def ids(query: str) -> list[int]:
         return [m["id"] for m in anyone.get(f"/api/matches/?{query}").json()["results"]]
 

@@ -28,6 +28,7 @@ SHARED = ["web", "storage", "games", "runtime", "jobs"]
 LAYERS: list[set[str]] = [
     *({package} for package in SHARED),
     {"accounts"},
+    {"teams"},
     {"bots"},
     {"matches"},
     {"ladder"},
@@ -217,7 +218,7 @@ def test_every_package_at_the_root_has_a_layer():
 
 def test_the_pure_parts_import_no_django():
     pure_parts = sorted(p.parent.name for p in PACKAGE.glob("*/logic"))
-    assert pure_parts == ["bots", "events", "integrity", "ladder", "seasons"]
+    assert pure_parts == ["bots", "events", "integrity", "ladder", "seasons", "teams"]
     assert impure_logic(PACKAGE) == []
 
 

@@ -18,8 +18,9 @@ _numbers = itertools.count(1)
 
 def bot(owner, name):
     from armada_web.bots.models import Bot, BotVersion
+    from armada_web.teams.services import personal_team
 
-    b = Bot.objects.create(owner=owner, game="galaxy", name=name)
+    b = Bot.objects.create(owner=owner, team=personal_team(user=owner), game="galaxy", name=name)
     version = BotVersion.objects.create(bot=b, number=1, sha256=f"{next(_numbers):064x}", size=10, status="valid")
     return b, version
 

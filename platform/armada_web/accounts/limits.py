@@ -24,6 +24,11 @@ def user_key(user_id: int) -> str:
     return f"user:{user_id}"
 
 
+def team_key(team_id: int) -> str:
+    """The key of a team's limits (a team of four counts as one, not four)."""
+    return f"team:{team_id}"
+
+
 def pair_key(a: int, b: int) -> str:
     """The key of a pair of objects, whichever comes first."""
     low, high = sorted((a, b))

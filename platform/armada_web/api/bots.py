@@ -34,20 +34,31 @@ class VersionSummary(serializers.ModelSerializer):
         fields = ["id", "number", "status", "detail", "created"]
 
 
+class BotTeamSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.SerializerMethodField()
+    team = serializers.SerializerMethodField()
     active_version = serializers.SerializerMethodField()
     retired = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "owner", "description", "active_version", "created", "retired",
+        fields = ["id", "name", "game", "owner", "team", "description", "active_version", "created", "retired",
                   "disabled", "url"]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_owner(self, bot: Bot) -> str | None:
         return bot.owner.username if bot.owner else None
+
+    @extend_schema_field(BotTeamSerializer)
+    def get_team(self, bot: Bot) -> dict[str, Any]:
+        """The team whose members manage the bot."""
+        return {"id": bot.team_id, "name": bot.team.name}
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_active_version(self, bot: Bot) -> int | None:
@@ -82,6 +93,7 @@ class BotCreate(serializers.Serializer):
     name = BotNameField(max_length=100, help_text="3 to 40 letters, digits, '-' and '_'; unique per game")
     game = serializers.ChoiceField(choices=Game.choices)
     description = TextField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True, default="")
+    team = IdField(required=False, help_text="the id of a team you are a member of (default: your personal team)")
 
 
 class BotFilter(django_filters.FilterSet):

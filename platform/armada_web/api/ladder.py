@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.bots import BotTeamSerializer
 from armada_web.api.fields import absolute, typed_json
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
 from armada_web.api.pagination import KeyedPageNumber, LadderPages
@@ -36,6 +37,12 @@ class BotRef(serializers.Serializer):
     id = serializers.IntegerField(source="bot_id")
     name = serializers.CharField(source="bot.name")
     version = serializers.IntegerField(source="number")
+    team = serializers.SerializerMethodField()
+
+    @extend_schema_field(BotTeamSerializer)
+    def get_team(self, version: BotVersion) -> dict[str, Any]:
+        """The team whose bot it is."""
+        return {"id": version.bot.team_id, "name": version.bot.team.name}
 
 
 class RowBase(serializers.Serializer):

@@ -30,7 +30,9 @@ from armada_web.web.inputs import parse_int
 def bot_ref(p: Participant) -> dict[str, Any] | None:
     if p.version is None:
         return None
-    return {"id": p.version.bot_id, "name": p.version.bot.name, "version": p.version.number}
+    bot = p.version.bot
+    return {"id": bot.pk, "name": bot.name, "version": p.version.number,
+            "team": {"id": bot.team_id, "name": bot.team.name}}
 
 
 class PlayerSerializer(serializers.Serializer):

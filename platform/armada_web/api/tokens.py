@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -18,6 +18,7 @@ from armada_web.accounts.models import ApiToken
 from armada_web.api.fields import TextField
 from armada_web.api.pagination import PageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
+from armada_web.teams.queries import teams_of
 
 
 class TokenSerializer(serializers.ModelSerializer):
@@ -48,12 +49,24 @@ class TokenPage(serializers.Serializer):
     results = TokenSerializer(many=True)
 
 
+class TeamRef(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    personal = serializers.BooleanField()
+
+
 class UserSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     email = serializers.CharField(help_text="empty when none was given")
     date_joined = serializers.DateTimeField()
     is_staff = serializers.BooleanField()
+    teams = serializers.SerializerMethodField()
+
+    @extend_schema_field(TeamRef(many=True))
+    def get_teams(self, user: Any) -> list[dict[str, Any]]:
+        """The teams the user is in now, the personal one first."""
+        return [{"id": t.pk, "name": t.name, "personal": t.personal} for t in teams_of(user=user)]
 
 
 class ApiVersionSerializer(serializers.Serializer):

@@ -15,6 +15,7 @@ from armada_web.api.matches import MatchListView, MatchReplayView, MatchView
 from armada_web.api.replays import ReplayListView
 from armada_web.api.seasons import SeasonListView, SeasonView, StandingsView
 from armada_web.api.status import StatusView
+from armada_web.api.teams import ArchiveView, JoinView, KeyView, LeaveView, RemoveView, RestoreView, TeamsView, TeamView
 from armada_web.api.tokens import ApiVersionView, MeView, TokenDetailView, TokensView
 from armada_web.api.versions import VersionReplayView, VersionSourceView, VersionView
 from armada_web.games import SPECS, Ranking
@@ -50,6 +51,14 @@ urlpatterns = [
     path("events/<slug:slug>/entries/", EntriesView.as_view(), name="api-event-entries"),
     path("events/<slug:slug>/start/", StartView.as_view(), name="api-event-start"),
     path("status/", StatusView.as_view(), name="api-status"),
+    path("teams/", TeamsView.as_view(), name="api-teams"),
+    path("teams/<id:pk>/", TeamView.as_view(), name="api-team"),
+    path("teams/<id:pk>/join/", JoinView.as_view(), name="api-team-join"),
+    path("teams/<id:pk>/leave/", LeaveView.as_view(), name="api-team-leave"),
+    path("teams/<id:pk>/remove/", RemoveView.as_view(), name="api-team-remove"),
+    path("teams/<id:pk>/key/", KeyView.as_view(), name="api-team-key"),
+    path("teams/<id:pk>/archive/", ArchiveView.as_view(), name="api-team-archive"),
+    path("teams/<id:pk>/restore/", RestoreView.as_view(), name="api-team-restore"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's set-up script as a file: no inline script (CSP).
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="pages/swagger_ui.html"),

@@ -1,5 +1,6 @@
-"""Who may do what with a bot: the owner changes it, owner and staff see its private parts
-(sources, logs). Each rule is one function here, used by the services (which enforce it) and by
+"""Who may do what with a bot: the members of its team change it (all equally), they and staff
+see its private parts (sources, logs); membership is asked of `teams.access` on every call, so a
+member who leaves loses access at once. Each rule is one function here, used by the services (which enforce it) and by
 `actions` (what the pages offer a user, as data), so a button is shown exactly when the service
 would accept it."""
 
@@ -9,23 +10,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.teams.access import is_member
 from armada_web.web.errors import Forbidden
 
 
 def is_owner(*, bot: Bot, user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated and bot.owner_id == user.pk)
+    """`user` manages `bot`: a member of its team now (the team owns the bot)."""
+    return is_member(user=user, team_id=bot.team_id)
 
 
 def check_owner(*, bot: Bot, user: Any) -> None:
-    """Forbidden unless `user` owns `bot`."""
+    """Forbidden unless `user` is a member of `bot`'s team."""
     if not is_owner(bot=bot, user=user):
-        raise Forbidden("not your bot")
+        raise Forbidden("not your bot: only the members of its team may change it")
 
 
 def upload_refusal(*, bot: Bot) -> str | None:
     """Why `bot` takes no new version now, or None when it does."""
     if bot.retired is not None:
         return "this bot is retired and takes no new versions; create a new bot"
+    if bot.team.archived is not None:
+        return "this bot's team is archived; restore the team to upload"
     return None
 
 
@@ -39,8 +44,8 @@ def activation_refusal(*, bot: Bot, version: BotVersion | None = None) -> str | 
 
 
 def can_see_private(*, user: Any, bot: Bot) -> bool:
-    """Owner or staff: may read the bot's sources and logs."""
-    return bool(user is not None and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk))
+    """A member of its team, or staff: may read the bot's sources and logs."""
+    return bool(user is not None and user.is_authenticated and (user.is_staff or is_owner(bot=bot, user=user)))
 
 
 @dataclass(frozen=True)

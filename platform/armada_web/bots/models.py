@@ -8,6 +8,7 @@ from django.db.models import F
 from django.db.models.functions import Lower
 
 from armada_web.games import SPECS
+from armada_web.teams.models import Team
 
 #: The games a bot can be written for (the registry's slugs and labels).
 Game = models.TextChoices("Game", [(s.slug.upper(), (s.slug, s.label)) for s in SPECS.values()])  # type: ignore[misc,call-overload]
@@ -18,6 +19,8 @@ class Bot(models.Model):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="bots", help_text="empty once the owner deleted their account")
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="bots",
+                             help_text="the team whose members manage it (a personal team: one user)")
     game = models.CharField(max_length=16, choices=Game.choices)
     name = models.CharField(max_length=40, help_text="unique per game (case-insensitive); 3..40 of A-Z a-z 0-9 - _")
     description = models.TextField(blank=True, max_length=2000)
@@ -60,10 +63,10 @@ class VersionStatus(models.TextChoices):
 class VersionQuerySet(models.QuerySet["BotVersion"]):
     def playing(self) -> VersionQuerySet:
         """The versions that play: valid, their bot's active version, the bot neither retired nor
-        disabled and its owner's account still there (the one definition the ladder, the league,
+        disabled, its owner's account still there and its team not archived (the one definition the ladder, the league,
         matchmaking, challenges and revalidation all use)."""
         return self.filter(status=VersionStatus.VALID, bot__active_version=F("pk"), bot__retired__isnull=True,
-                           bot__disabled=False, bot__owner__isnull=False)
+                           bot__disabled=False, bot__owner__isnull=False, bot__team__archived__isnull=True)
 
     def of_game(self, game: str) -> VersionQuerySet:
         return self.filter(bot__game=game)

@@ -9,11 +9,12 @@ from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.teams.access import team_ids
 
 
 def bots() -> QuerySet[Bot]:
     """Every bot with what its pages and the API show, newest versions first."""
-    return Bot.objects.select_related("owner", "active_version").order_by("game", "name")
+    return Bot.objects.select_related("owner", "team", "active_version").order_by("game", "name")
 
 
 def search(queryset: QuerySet[Bot], text: str) -> QuerySet[Bot]:
@@ -26,7 +27,8 @@ def search(queryset: QuerySet[Bot], text: str) -> QuerySet[Bot]:
 
 
 def bots_of(user: Any) -> QuerySet[Bot]:
-    return bots().filter(owner=user)
+    """The bots of the teams `user` is in now."""
+    return bots().filter(team__in=team_ids(user=user))
 
 
 def with_newest(queryset: QuerySet[Bot]) -> QuerySet[Bot]:
@@ -43,11 +45,11 @@ def versions_of(bot: Bot) -> QuerySet[BotVersion]:
 
 def version_for(version_id: int) -> BotVersion | None:
     """A version anyone may see (status and detail are public; logs and sources are not)."""
-    return BotVersion.objects.select_related("bot", "bot__owner").filter(pk=version_id).first()
+    return BotVersion.objects.select_related("bot", "bot__owner", "bot__team").filter(pk=version_id).first()
 
 
 def private_version_for(user: Any, version_id: int) -> BotVersion | None:
-    """A version whose private parts `user` may see (owner or staff), else None (as if absent)."""
+    """A version whose private parts `user` may see (a member of its bot's team, or staff), else None (as if absent)."""
     version = version_for(version_id)
     return version if version is not None and can_see_private(user=user, bot=version.bot) else None
 
@@ -57,7 +59,7 @@ class PlayState:
     """Whether a bot plays now and, when it does not, why and what its owner can do."""
 
     playing: bool
-    #: "playing", "disabled", "retired", "orphaned", "validating", "no-valid-version"
+    #: "playing", "disabled", "retired", "orphaned", "archived", "validating", "no-valid-version"
     kind: str
     reason: str = ""
     advice: str = ""
@@ -73,6 +75,9 @@ def play_state(bot: Bot) -> PlayState:
                          "A retired bot takes no new versions: create a new bot to play again.")
     if bot.owner_id is None:
         return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
+    if bot.team.archived is not None:
+        return PlayState(False, "archived", f"Its team {bot.team.name} is archived: it plays no more.",
+                         "A member or former member of the team can restore it.")
     if BotVersion.objects.playing().filter(bot=bot).exists():
         return PlayState(True, "playing")
     waiting = bot.versions.filter(status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING]).order_by("-number")

@@ -27,6 +27,9 @@ from armada_web.bots.signals import active_version_changed
 from armada_web.bots.tasks import queue_validation
 from armada_web.jobs import broker
 from armada_web.storage.archives import Bundle, check_upload
+from armada_web.teams.access import check_member
+from armada_web.teams.models import Team
+from armada_web.teams.services import get_team, personal_team
 from armada_web.web.errors import Conflict, Invalid, NotFound, Unavailable
 from armada_web.web.inputs import parse_id
 
@@ -34,8 +37,9 @@ DESCRIPTION_MAX = 2000
 log = logging.getLogger(__name__)
 
 
-def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bot:
-    """A new bot of `user` for `game`; refuses bad or taken names and too many bots."""
+def create_bot(*, user: User, name: Any, game: Any, description: Any = "", team: Any = None) -> Bot:
+    """A new bot of `team` (a team `user` is in; default: their personal team) for `game`; refuses
+    bad or taken names and too many bots (counted per team)."""
     if game not in Game.values:
         raise Invalid(f"unknown game {game!r}; choose one of: {', '.join(Game.values)}")
     problem = name_problem(name)
@@ -47,19 +51,23 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "") -> Bo
         raise Invalid("the description must be text")
     if len(description) > DESCRIPTION_MAX:
         raise Invalid(f"description too long: {len(description)} characters (at most {DESCRIPTION_MAX})")
+    chosen = personal_team(user=user) if team is None else get_team(team_id=team)
+    check_member(user=user, team_id=chosen.pk, refusal="you can create bots only for a team you are a member of")
+    if chosen.archived is not None:
+        raise Conflict(f"the team {chosen.name} is archived; restore it first")
     with transaction.atomic():
-        User.objects.select_for_update().get(pk=user.pk)  # one creation at a time per user: the count holds
-        owned = Bot.objects.filter(owner=user, game=game, retired__isnull=True).count()
+        Team.objects.select_for_update().get(pk=chosen.pk)  # one creation at a time per team: the count holds
+        owned = Bot.objects.filter(team=chosen, game=game, retired__isnull=True).count()
         limit = settings.ARMADA.max_bots_per_game
         if owned >= limit:
-            raise Conflict(f"you already have {owned} {Game(game).label} bots (the limit is {limit}); "
-                          "retire or delete one first")
+            raise Conflict(f"the team {chosen.name} already has {owned} {Game(game).label} bots (the limit is "
+                           f"{limit} per team); retire or delete one first")
         if Bot.objects.filter(game=game, name__iexact=name).exists():
             raise Conflict(f"the name {name!r} is taken for {Game(game).label}; choose another")
-        return Bot.objects.create(owner=user, game=game, name=name, description=description.strip())
+        return Bot.objects.create(owner=user, team=chosen, game=game, name=name, description=description.strip())
 
 
-#: The action the hourly upload limit counts (accounts.limits), per user.
+#: The action the hourly upload limit counts (accounts.limits), per team.
 UPLOAD = "upload"
 
 
@@ -83,8 +91,8 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
     try:
         with transaction.atomic():
             limit = settings.ARMADA.uploads_per_hour
-            limits.take(action=UPLOAD, key=limits.user_key(user.pk), limit=limit, window_s=3600,
-                        refusal=f"upload limit reached: {limit} uploads per hour")
+            limits.take(action=UPLOAD, key=limits.team_key(bot.team_id), limit=limit, window_s=3600,
+                        refusal=f"upload limit reached: {limit} uploads per hour per team")
             locked = Bot.objects.select_for_update().get(pk=bot.pk)
             newest = locked.versions.order_by("-number").first()
             if newest is not None and newest.sha256 == bundle.sha256:

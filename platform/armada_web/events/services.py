@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.events.access import can_see
 from armada_web.events.logic import formats
@@ -128,8 +129,8 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
     now = now or timezone.now()
     check_invite(user=member, event=event, invite=invite)
     bot = _bot(bot_id)
-    if bot.owner_id != member.pk:
-        raise Forbidden("not your bot")
+    if not is_owner(bot=bot, user=member):
+        raise Forbidden("not your bot: enter a bot of a team you are a member of")
     if bot.game != event.game:
         raise Conflict(f"{bot.name} plays {spec(bot.game).label}; this event plays {spec(event.game).label}")
     version = BotVersion.objects.playing().filter(bot=bot).first()

@@ -29,17 +29,19 @@ from armada_web.bots.models import Bot, BotVersion
 from armada_web.games import spec
 from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
+from armada_web.teams.access import team_ids
 from armada_web.web.errors import DomainError, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.web.inputs import parse_id, parse_text
 
-#: The actions the two hourly limits count (accounts.limits): per user, and per pair of bots.
+#: The actions the two hourly limits count (accounts.limits): per team (the challenging bot's), and
+#: per pair of bots.
 CHALLENGE = "challenge"
 CHALLENGE_PAIR = "challenge-pair"
 
 
 @dataclass(frozen=True)
 class Counts:
-    """What the limits count: the user's challenges and the pair's in the last hour."""
+    """What the limits count: the challenging bot's team's challenges and the pair's in the last hour."""
 
     mine: int
     pair: int
@@ -49,12 +51,13 @@ def _since() -> datetime:
     return timezone.now() - timedelta(hours=1)
 
 
-def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts) -> None:
+def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts, member: bool | None = None) -> None:
     """Raise the refusal of `user`'s challenge of `opponent` with `bot`, if any.
 
-    `playing`: the ids of those of the two bots that play now (`BotVersion.objects.playing()`).
+    `playing`: the ids of those of the two bots that play now (`BotVersion.objects.playing()`);
+    `member`: whether `user` is in `bot`'s team, when the caller knows it already (else asked).
     """
-    if not is_owner(bot=bot, user=user):
+    if not (member if member is not None else is_owner(bot=bot, user=user)):
         raise Forbidden("not your bot: challenge with one of your own bots")
     if bot.pk == opponent.pk:
         raise Invalid("a bot cannot challenge itself")
@@ -70,7 +73,7 @@ def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Coun
             raise Invalid(f"{one.name} cannot play now (retired, disabled, or no valid version)")
     config = settings.ARMADA
     if counts.mine >= config.challenges_per_hour:
-        raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour; "
+        raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per team; "
                           "try again within the hour")
     if counts.pair >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
@@ -112,17 +115,16 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
     theirs = find_bot(opponent, "opponent", game=mine.game)
     playing = set(BotVersion.objects.playing().filter(bot__in=[mine, theirs]).values_list("bot_id", flat=True))
     pair_key = limits.pair_key(mine.pk, theirs.pk)
-    counts = Counts(mine=limits.used(action=CHALLENGE, key=limits.user_key(user.pk), window_s=3600)
-                    if user.is_authenticated else 0,
+    counts = Counts(mine=limits.used(action=CHALLENGE, key=limits.team_key(mine.team_id), window_s=3600),
                     pair=limits.used(action=CHALLENGE_PAIR, key=pair_key, window_s=3600))
     check(user=user, bot=mine, opponent=theirs, playing=playing, counts=counts)
     first, second = (BotVersion.objects.playing().filter(bot=b).select_related("bot").get() for b in (mine, theirs))
     config = settings.ARMADA
     with transaction.atomic():
         # Counted with the match's rows: parallel challenges meet the limits too.
-        limits.take(action=CHALLENGE, key=limits.user_key(user.pk), limit=config.challenges_per_hour,
+        limits.take(action=CHALLENGE, key=limits.team_key(mine.team_id), limit=config.challenges_per_hour,
                     window_s=3600, refusal=f"challenge limit reached: {config.challenges_per_hour} challenges "
-                                           "per hour")
+                                           "per hour per team")
         limits.take(action=CHALLENGE_PAIR, key=pair_key, limit=config.challenges_per_pair_hour, window_s=3600,
                     refusal=f"challenge limit reached for this pair: {config.challenges_per_pair_hour} per hour")
         # The pair's last challenge through the bot's seats (index seat_pairing_newest).
@@ -141,13 +143,15 @@ def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
     if not others or user is None or not user.is_authenticated:
         return {}
     games = {b.game for b in others.values() if spec(b.game).challenges}
-    mine = list(Bot.objects.select_related("owner").filter(owner=user, game__in=games).order_by("name"))
+    mine = list(Bot.objects.select_related("owner").filter(team__in=team_ids(user=user), game__in=games)
+                .order_by("name"))
     if not mine:
         return {}
     playing = set(BotVersion.objects.playing().filter(bot__in=[*mine, *others.values()])
                   .values_list("bot_id", flat=True))
     since = _since()
-    requested = limits.used(action=CHALLENGE, key=limits.user_key(user.pk), window_s=3600)
+    requested = {team: limits.used(action=CHALLENGE, key=limits.team_key(team), window_s=3600)
+                 for team in {b.team_id for b in mine}}
     pairs = {(row["bot_id"], row["opponent_id"]): row["n"] for row in
              Participant.objects.filter(match__kind=MatchKind.CHALLENGE, match__created__gte=since,
                                         bot__in=mine, opponent__in=list(others))
@@ -157,7 +161,8 @@ def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
         for bot in mine:
             try:
                 check(user=user, bot=bot, opponent=opponent, playing=playing,
-                      counts=Counts(mine=requested, pair=pairs.get((bot.pk, pk), 0)))
+                      counts=Counts(mine=requested[bot.team_id], pair=pairs.get((bot.pk, pk), 0)),
+                      member=True)  # (`mine` holds only the bots of the user's teams)
             except DomainError:
                 continue
             offers.setdefault(pk, []).append(bot)

@@ -160,7 +160,8 @@ def _write(members: list[int], sums: dict[int, _Sums], active: dict[int, BotVers
 
 def table() -> QuerySet[LeagueEntry]:
     """The league in MD-10 order, with each race's bot and owner."""
-    return LeagueEntry.objects.select_related("version", "version__bot", "version__bot__owner").order_by("position")
+    return (LeagueEntry.objects.select_related("version", "version__bot", "version__bot__owner", "version__bot__team")
+            .order_by("position"))
 
 
 def battle_replay(a: BotVersion, b: BotVersion) -> bytes:

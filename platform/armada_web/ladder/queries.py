@@ -38,7 +38,8 @@ def ladder(game: str) -> QuerySet[Rating]:
     """The playing versions of rated game `game` that have played, best displayed score (mu - 3 sigma)
     first: one range of the index `rating_ladder` (the flags are kept by ladder.playing)."""
     return (Rating.objects.filter(ON_LADDER, game=game)
-            .select_related("version", "version__bot", "version__bot__owner").order_by("-score", "version_id"))
+            .select_related("version", "version__bot", "version__bot__owner", "version__bot__team")
+            .order_by("-score", "version_id"))
 
 
 def search_ladder(queryset: QuerySet[Any], text: str) -> QuerySet[Any]:

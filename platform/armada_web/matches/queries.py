@@ -21,7 +21,8 @@ from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, M
 
 def matches() -> QuerySet[Match]:
     """Matches with their seats' versions and bots (two queries for any page)."""
-    seats = Participant.objects.select_related("version", "version__bot", "version__bot__owner").order_by("seat")
+    seats = Participant.objects.select_related("version", "version__bot", "version__bot__owner",
+                                                "version__bot__team").order_by("seat")
     return Match.objects.prefetch_related(Prefetch("participants", queryset=seats)).order_by("-created", "-id")
 
 

@@ -153,9 +153,12 @@ class Config:
     api_json_max_depth: int = setting("ARMADA_API_JSON_MAX_DEPTH", 16, "deepest nesting of a JSON body (arrays "
                                       "and objects)", minimum=1)
     # -- bots and uploads
-    max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a user may have per game (retired ones "
+    max_bots_per_game: int = setting("ARMADA_MAX_BOTS_PER_GAME", 5, "bots a team may have per game (retired ones "
                                      "do not count)", minimum=1)
-    uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20, "uploads per user per hour", minimum=1)
+    team_max_members: int = setting("ARMADA_TEAM_MAX_MEMBERS", 4, "members a team may have at once (a personal "
+                                    "team has one)", minimum=1)
+    uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20,
+                                    "uploads per team per hour (a user alone: their personal team)", minimum=1)
     upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 100 * 1024 * 1024, "largest upload (a version: "
                                     "code and model files; ARMADA_<GAME>_UPLOAD_MAX_BYTES: one game's)", minimum=1)
     unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 200 * 1024 * 1024, "largest unpacked upload "
@@ -213,7 +216,8 @@ class Config:
                                  "matchmaking)", minimum=0)
     bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "
                                 "before it is benched", minimum=1)
-    challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30, "challenges a user may start per hour",
+    challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30,
+                                       "challenges a team may start per hour (a user alone: their personal team)",
                                        minimum=0)
     challenges_per_pair_hour: int = setting("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5,
                                             "challenges between two bots per hour", minimum=0)

@@ -1,7 +1,8 @@
 """The stored credentials of `armada login`: one JSON file per user, readable by its owner only.
 
 The file is `$XDG_CONFIG_HOME/armada/config.json` (default `~/.config/armada/config.json`),
-holding `{"server", "token", "username"}`, created with mode 0600 in a folder created with
+holding `{"server", "token", "username"}` (and `"team"`, the default team of `armada submit`),
+created with mode 0600 in a folder created with
 mode 0700. `ARMADA_SERVER` and `ARMADA_TOKEN` override what it holds.
 """
 
@@ -78,8 +79,27 @@ def load_credentials(path: Path | None = None) -> Credentials | None:
 
 
 def save_credentials(credentials: Credentials, path: Path | None = None) -> Path:
-    """Write the credentials atomically, mode 0600 from the first byte (folder 0700); returns the path."""
+    """Write the credentials atomically, mode 0600 from the first byte (folder 0700); returns the path.
+    The default team (`armada submit --team`) stays when the server stays."""
     path = path or config_path()
+    data: dict[str, str] = {"server": credentials.server, "token": credentials.token,
+                            "username": credentials.username}
+    team = _stored(path).get("team")
+    if isinstance(team, str) and team and _stored(path).get("server") == credentials.server:
+        data["team"] = team
+    return _write(path, data)
+
+
+def _stored(path: Path) -> dict[str, object]:
+    """The config file's JSON object, {} when it is missing or damaged."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write(path: Path, data: dict[str, str]) -> Path:
     folder = path.parent
     try:
         if not folder.is_dir():
@@ -91,8 +111,7 @@ def save_credentials(credentials: Credentials, path: Path | None = None) -> Path
         raise CliError(f"cannot create {path}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"server": credentials.server, "token": credentials.token,
-                       "username": credentials.username}, out, indent=2)
+            json.dump(data, out, indent=2)
             out.write("\n")
             out.flush()
             os.fsync(out.fileno())
@@ -101,6 +120,20 @@ def save_credentials(credentials: Credentials, path: Path | None = None) -> Path
         Path(tmp).unlink(missing_ok=True)
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
     return path
+
+
+def default_team(path: Path | None = None) -> str | None:
+    """The team `armada submit` uses without --team (the last --team given), None for the personal one."""
+    team = _stored(path or config_path()).get("team")
+    return team if isinstance(team, str) and team else None
+
+
+def save_default_team(team: str, path: Path | None = None) -> None:
+    """Remember `team` as the default of `armada submit` (in the config file, beside the token)."""
+    path = path or config_path()
+    data = {k: v for k, v in _stored(path).items() if isinstance(v, str)}
+    data["team"] = team
+    _write(path, data)
 
 
 def stored_server() -> str | None:

@@ -20,6 +20,7 @@ from armada.cli.commands import (
     play,
     replay,
     submit,
+    team,
     tournament,
 )
 from armada.cli.common import CliError
@@ -68,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"armada {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", parser_class=CommandParser)
-    for module in (play, tournament, league, new, replay, login, submit, challenge, dataset, docs, env):
+    for module in (play, tournament, league, new, replay, login, submit, challenge, team, dataset, docs, env):
         module.add_parser(sub)
     return parser
 

@@ -75,6 +75,9 @@ class FakeSite:
     #: Seconds to wait before answering a path (to test timeouts).
     slow: dict[str, float] = field(default_factory=dict)
     requests: list[Seen] = field(default_factory=list)
+    #: alice's teams (GET /api/me/ and /api/teams/), the personal one first.
+    teams: list[dict[str, Any]] = field(default_factory=lambda: [
+        {"id": 1, "name": "alice", "personal": True, "archived": False, "members": [{"username": "alice"}]}])
 
     def seen(self, method: str | None = None, path: str | None = None) -> list[Seen]:
         return [r for r in self.requests if (method is None or r.method == method) and (path is None or r.path == path)]
@@ -111,15 +114,20 @@ class FakeSite:
         if seen.headers.get("Authorization") != f"Token {TOKEN}":
             return 401, {"detail": "Invalid token."}
         if (method, path) == ("GET", "/api/me/"):
-            return 200, {"id": 1, "username": "alice", "email": "", "date_joined": "2025-01-01T00:00:00Z"}
+            return 200, {"id": 1, "username": "alice", "email": "", "date_joined": "2025-01-01T00:00:00Z",
+                         "teams": [{k: t[k] for k in ("id", "name", "personal")} for t in self.teams]}
         if (method, path) == ("GET", "/api/bots/"):
             return 200, self.bot_page(seen.query)
         if (method, path) == ("POST", "/api/bots/"):
             body = seen.json()
+            team = next(t for t in self.teams if t["id"] == body.get("team", 1))
             bot = {"id": len(self.bots) + 1, "name": body["name"], "game": body["game"], "owner": "alice",
+                   "team": {"id": team["id"], "name": team["name"]},
                    "description": body.get("description", ""), "active_version": None, "retired": False}
             self.bots.append(bot)
             return 201, bot
+        if path.startswith("/api/teams/"):
+            return self.team_route(method, path, seen)
         if (method, path) == ("POST", "/api/challenges/"):
             return self.challenge(seen.json())
         parts = path.strip("/").split("/")
@@ -135,6 +143,29 @@ class FakeSite:
                 version["status"] = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
             return 200, version | {"detail": self.detail, "log": self.log}
         return 404, {"detail": "Not found."}
+
+    def team_route(self, method: str, path: str, seen: Seen) -> tuple[int, Any]:
+        """/api/teams/: list and create; {id}/: show (with bots); {id}/join/ and {id}/leave/."""
+        parts = path.strip("/").split("/")
+        if len(parts) == 2:
+            if method == "GET":
+                return 200, self.teams
+            team = {"id": len(self.teams) + 1, "name": seen.json()["name"], "personal": False, "archived": False,
+                    "members": [{"username": "alice"}], "join_key": "KEY"}
+            self.teams.append(team)
+            return 201, team
+        team = next((t for t in self.teams if t["id"] == int(parts[2])), None)
+        if team is None:
+            return 404, {"detail": "no such team"}
+        if len(parts) == 4 and parts[3] == "join":
+            if seen.json().get("key") != team.get("join_key"):
+                return 403, {"detail": "that is not this team's join key"}
+            return 200, team
+        if len(parts) == 4 and parts[3] == "leave":
+            return 200, team
+        bots = [{"id": b["id"], "name": b["name"], "game": b["game"]} for b in self.bots
+                if b.get("team", {}).get("id") == team["id"]]
+        return 200, team | {"bots": bots}
 
     def bot_page(self, query: dict[str, list[str]]) -> dict[str, Any]:
         """Bots filtered like a loose search (name contains), so the client must match exactly."""

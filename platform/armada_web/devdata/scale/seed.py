@@ -28,6 +28,7 @@ from armada_web.games import rated_games
 from armada_web.ladder import league
 from armada_web.ladder.models import Rating, RatingChange
 from armada_web.matches.models import BotRecord, HeadToHead, Match, Participant
+from armada_web.teams.services import personal_teams
 from armada_web.web.errors import Conflict, Invalid
 
 LIMIT = 10_000_000
@@ -87,7 +88,8 @@ def seed_scale(*, bots: int, matches: int, races: int, seed: int = 1, force: boo
                                    league=league.GAME)
         report("users, bots, versions", 0, 3)
         tables[User].write(world.users)
-        tables[Bot].write(world.bots)
+        teams = personal_teams(users=[(u["id"], u["username"]) for u in world.users])
+        tables[Bot].write([{**bot, "team_id": teams[bot["owner_id"]]} for bot in world.bots])
         tables[BotVersion].write(world.versions)
         report("users, bots, versions", 3, 3)
         _check_now()

@@ -11,7 +11,7 @@ from armada.botspec import GAMES
 from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import DEFAULT_SERVER, require_token, settings
+from armada.cli.config import DEFAULT_SERVER, default_team, require_token, save_default_team, settings
 from armada.cli.packing import bot_upload
 from armada.logmarks import strip_marks
 
@@ -22,6 +22,7 @@ examples:
   armada submit main.py --game galaxy --bot scout --no-wait
   armada submit race.zip --game mothership --bot race --description "balanced fleet"
   armada submit builtin:greedy --bot greedy-test --timeout 120
+  armada submit mybot --team "Red Fleet"              the team's bot (remembered: the default from now)
 
 --game defaults to the game the folder's armada.json names (written by `armada new`), else
 the one its main.py is written for (the bot library's game module it imports, or the
@@ -68,6 +69,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--timeout", type=polling.timeout_arg, default=polling.DEFAULT_TIMEOUT_S, metavar="S",
                    help=f"wait at most S seconds for the validation (default: {polling.DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--description", metavar="TEXT", default="", help="the bot's description, when it is created")
+    p.add_argument("--team", "-t", metavar="NAME",
+                   help="the team whose bot it is (one you are in; remembered as the default; "
+                   "default: the last --team given, else your personal team)")
     p.set_defaults(run=run)
 
 
@@ -115,8 +119,15 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     username = me.get("username") if isinstance(me, dict) else None
     if not isinstance(username, str) or not username:
         raise RemoteError(f"GET /api/me/ on {client.server} answered without a username", exit_code=3)
-    target = find_bot(client, args.game, username, args.bot) or create_bot(client, args.game, args.bot,
-                                                                            args.description)
+    team = _team(me, args.team if args.team else default_team(), client.server)
+    if args.team:
+        save_default_team(str(team["name"]) if team else args.team)
+    if team is None or team.get("personal"):
+        target = find_bot(client, args.game, username, args.bot) or create_bot(client, args.game, args.bot,
+                                                                                args.description)
+    else:
+        target = find_team_bot(client, args.game, team, args.bot) or create_bot(
+            client, args.game, args.bot, args.description, team_id=int(team["id"]))
     progress = (output.Progress(-(-len(upload.data) // MIB), f"MiB of {upload.filename} sent", stream=sys.stderr)
                 if len(upload.data) >= PROGRESS_MIN_BYTES else None)
     sent = [0]
@@ -173,6 +184,30 @@ def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | No
     return None
 
 
+def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
+    """The team of yours named `name` (from GET /api/me/'s teams); None for none given or an older
+    site without teams; RemoteError when you are in no team of that name."""
+    teams = me.get("teams") if isinstance(me, dict) else None
+    if not name or not isinstance(teams, list):
+        return None
+    for team in teams:
+        if isinstance(team, dict) and str(team.get("name", "")).lower() == name.lower():
+            return team
+    raise RemoteError(f"you are in no team named {name!r} on {server} (`armada team show` lists yours)")
+
+
+def find_team_bot(client: ApiClient, game: str, team: dict[str, Any], name: str) -> Target | None:
+    """The team's bot of that game and name; RemoteError when another team holds the name."""
+    for bot in client.pages("/api/bots/", {"game": game, "name": name}):
+        if str(bot.get("name", "")).lower() != name.lower() or bot.get("game", game) != game:
+            continue
+        held: dict[str, Any] = bot["team"] if isinstance(bot.get("team"), dict) else {}
+        if held.get("id") == team.get("id"):
+            return Target(int(bot["id"]), str(bot["name"]), game)
+        raise RemoteError(f"the bot {name} belongs to another team ({held.get('name', '?')}), not {team['name']}")
+    return None
+
+
 def _owned_by(value: object, username: str) -> bool:
     """Whether the list's "owner" (a username, or an object with one) is the user; an id counts as yes."""
     if isinstance(value, str):
@@ -182,10 +217,14 @@ def _owned_by(value: object, username: str) -> bool:
     return True  # only an id: the list was already filtered by owner
 
 
-def create_bot(client: ApiClient, game: str, name: str, description: str) -> Target:
-    """Create the bot on the site; its refusal (name taken, too many bots) is one line, exit 2."""
+def create_bot(client: ApiClient, game: str, name: str, description: str, team_id: int | None = None) -> Target:
+    """Create the bot on the site (for `team_id`, else the personal team); its refusal (name taken,
+    too many bots) is one line, exit 2."""
+    body: dict[str, Any] = {"name": name, "game": game, "description": description}
+    if team_id is not None:
+        body["team"] = team_id
     try:
-        bot = client.request("POST", "/api/bots/", json_body={"name": name, "game": game, "description": description})
+        bot = client.request("POST", "/api/bots/", json_body=body)
     except RemoteError as exc:
         if exc.exit_code == 2 and exc.status is not None:
             raise RemoteError(f"cannot create bot {name}: {exc}", status=exc.status) from None

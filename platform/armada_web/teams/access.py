@@ -1,0 +1,41 @@
+"""Who is in a team now: the one place the apps above ask (bots' access, the API, the pages).
+Membership is read on every request, so a member who leaves loses access at once, whatever
+signed them in (a session or one of their API tokens)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from armada_web.teams.models import Membership
+from armada_web.web.errors import Forbidden
+
+
+def _signed_in(user: Any) -> bool:
+    return bool(user is not None and getattr(user, "is_authenticated", False))
+
+
+def is_member(*, user: Any, team_id: int | None) -> bool:
+    """`user` is in the team `team_id` now."""
+    if not _signed_in(user) or team_id is None:
+        return False
+    return Membership.objects.current().filter(team_id=team_id, user_id=user.pk).exists()
+
+
+def check_member(*, user: Any, team_id: int | None, refusal: str = "you are not a member of this team") -> None:
+    """Forbidden unless `user` is in the team now."""
+    if not is_member(user=user, team_id=team_id):
+        raise Forbidden(refusal)
+
+
+def team_ids(*, user: Any) -> QuerySet[Membership, int]:
+    """The ids of the teams `user` is in now (a subquery: `filter(team__in=team_ids(user=u))`)."""
+    if not _signed_in(user):
+        return Membership.objects.none().values_list("team_id", flat=True)
+    return Membership.objects.current().filter(user_id=user.pk).values_list("team_id", flat=True)
+
+
+def was_member(*, user: Any, team_id: int) -> bool:
+    """`user` is or was in the team (may restore it once archived)."""
+    return _signed_in(user) and Membership.objects.filter(team_id=team_id, user_id=user.pk).exists()

@@ -1,0 +1,212 @@
+"""Team writes: create, join, leave, remove a member, renew the join key, archive and restore.
+
+Every function is keyword-only, takes the acting user and raises an `armada_web.web.errors`
+error with a message for the user. Each change of members locks the team's row first, so the
+size limit holds under parallel joins and two members removing each other at once end with one
+of them removed, never both (the second is refused: they are no longer a member)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from armada_web.teams.access import is_member, was_member
+from armada_web.teams.logic.names import name_problem
+from armada_web.teams.models import Membership, Team
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
+from armada_web.web.inputs import parse_id
+
+
+def new_key() -> str:
+    """A fresh join key (the secret of a team's join link)."""
+    return secrets.token_urlsafe(18)
+
+
+def get_team(*, team_id: Any) -> Team:
+    """The team of id `team_id`, else NotFound."""
+    found = Team.objects.filter(pk=parse_id(team_id, what="team's id")).first()
+    if found is None:
+        raise NotFound(f"no team with id {team_id}")
+    return found
+
+
+def personal_team(*, user: Any) -> Team:
+    """`user`'s personal team (made now when missing): named after them, or with a suffix when a
+    team took that name first."""
+    found = Team.objects.filter(personal=True, memberships__user_id=user.pk).first()
+    if found is not None:
+        return found
+    base = user.get_username()[:30]
+    for n in range(100):
+        name = base if n == 0 else f"{base}-{n + 1}"
+        if not Team.objects.filter(name__iexact=name).exists():
+            break
+    else:  # pragma: no cover - a hundred teams named like one user
+        name = f"{base[:20]}-{secrets.token_hex(4)}"
+    with transaction.atomic():
+        team = Team.objects.create(name=name, personal=True)
+        Membership.objects.create(team=team, user=user)
+    return team
+
+
+def personal_teams(*, users: list[tuple[int, str]]) -> dict[int, int]:
+    """Personal teams for many new users at once (user id, username), in bulk: user id -> team id
+    (for rows written straight into tables, e.g. devdata's scale seed, where no signal fires)."""
+    taken = {n.lower() for n in Team.objects.values_list("name", flat=True)}
+    names: dict[int, str] = {}
+    for pk, username in users:
+        name, n = username[:30], 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{username[:30]}-{n}"
+        taken.add(name.lower())
+        names[pk] = name
+    out: dict[int, int] = {}
+    pairs = list(names.items())
+    for start in range(0, len(pairs), 1000):
+        chunk = pairs[start:start + 1000]
+        Team.objects.bulk_create([Team(name=name, personal=True) for _pk, name in chunk])
+        made = dict(Team.objects.filter(personal=True, name__in=[name for _pk, name in chunk])
+                    .values_list("name", "pk"))
+        Membership.objects.bulk_create([Membership(team_id=made[name], user_id=pk) for pk, name in chunk])
+        out.update({pk: made[name] for pk, name in chunk})
+    return out
+
+
+def end_memberships(*, user: Any) -> int:
+    """`user` is deleting their account: each of their memberships ends now (the rows stay, as the
+    teams' history, without the user), so a team's count of members stays right."""
+    return Membership.objects.current().filter(user_id=user.pk).update(left=timezone.now())
+
+
+def create_team(*, user: Any, name: Any) -> Team:
+    """A new team with `user` as its first member and a join key."""
+    problem = name_problem(name)
+    if problem:
+        raise Invalid(problem)
+    if Team.objects.filter(name__iexact=name).exists():
+        raise Conflict(f"the name {name!r} is taken by another team; choose another")
+    try:
+        with transaction.atomic():
+            team = Team.objects.create(name=name, join_key=new_key())
+            Membership.objects.create(team=team, user=user)
+    except IntegrityError:  # the same name created at the same moment
+        raise Conflict(f"the name {name!r} is taken by another team; choose another") from None
+    return team
+
+
+def _locked(team: Team) -> Team:
+    return Team.objects.select_for_update().get(pk=team.pk)
+
+
+def _check_changeable(team: Team) -> None:
+    if team.personal:
+        raise Conflict("a personal team has its one member for good: create a team to play with others")
+
+
+def join_team(*, user: Any, team: Team, key: Any) -> Team:
+    """`user` joins `team` with its join key; the size limit is counted under the team's lock."""
+    with transaction.atomic():
+        locked = _locked(team)
+        _check_changeable(locked)
+        if not isinstance(key, str) or not locked.join_key or not secrets.compare_digest(key, locked.join_key):
+            raise Forbidden("that is not this team's join key (a renewed key replaces the old one); "
+                            "ask a member for the current join link")
+        if locked.archived is not None:
+            raise Conflict("this team is archived; a former member can restore it")
+        if Membership.objects.current().filter(team=locked, user_id=user.pk).exists():
+            raise Conflict("you are already a member of this team")
+        _check_room(locked)
+        Membership.objects.create(team=locked, user=user)
+    return locked
+
+
+def _check_room(team: Team) -> None:
+    limit = settings.ARMADA.team_max_members
+    count = Membership.objects.current().filter(team=team).count()
+    if count >= limit:
+        raise Conflict(f"this team is full: it has {count} members (the limit is {limit})")
+
+
+def _end(*, team: Team, user_id: int, removed_by: Any = None) -> None:
+    Membership.objects.current().filter(team=team, user_id=user_id).update(left=timezone.now(),
+                                                                           removed_by=removed_by)
+
+
+def leave_team(*, user: Any, team: Team) -> Team:
+    """`user` leaves `team`; its last member may leave only once the team is archived."""
+    with transaction.atomic():
+        locked = _locked(team)
+        _check_changeable(locked)
+        if not is_member(user=user, team_id=locked.pk):
+            raise Conflict("you are not a member of this team")
+        others = Membership.objects.current().filter(team=locked).exclude(user_id=user.pk).count()
+        if others == 0 and locked.archived is None:
+            raise Conflict("you are this team's last member: hand it on (someone joins with the join link) "
+                           "or archive it before you leave")
+        _end(team=locked, user_id=user.pk)
+    return locked
+
+
+def remove_member(*, user: Any, team: Team, username: Any) -> Team:
+    """A member removes another member (recorded in the team's history; bots and results stay)."""
+    with transaction.atomic():
+        locked = _locked(team)
+        _check_changeable(locked)
+        if not is_member(user=user, team_id=locked.pk):
+            raise Forbidden("only a member of this team can remove a member")
+        if not isinstance(username, str) or not username:
+            raise Invalid("give the username of the member to remove")
+        target = Membership.objects.current().filter(team=locked, user__username__iexact=username).first()
+        if target is None:
+            raise NotFound(f"{username!r} is not a member of this team")
+        if target.user_id == user.pk:
+            raise Invalid("to take yourself out of the team, leave it")
+        Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed_by=user)
+    return locked
+
+
+def renew_key(*, user: Any, team: Team) -> Team:
+    """A member replaces the join key: the old join link stops working."""
+    with transaction.atomic():
+        locked = _locked(team)
+        _check_changeable(locked)
+        if not is_member(user=user, team_id=locked.pk):
+            raise Forbidden("only a member of this team can renew its join key")
+        locked.join_key = new_key()
+        locked.save(update_fields=["join_key"])
+    return locked
+
+
+def archive_team(*, user: Any, team: Team) -> Team:
+    """A member archives the team: its bots stop playing, its history and results stay."""
+    with transaction.atomic():
+        locked = _locked(team)
+        _check_changeable(locked)
+        if not is_member(user=user, team_id=locked.pk):
+            raise Forbidden("only a member of this team can archive it")
+        if locked.archived is None:
+            locked.archived = timezone.now()
+            locked.save(update_fields=["archived"])
+    return locked
+
+
+def restore_team(*, user: Any, team: Team) -> Team:
+    """A member or former member restores an archived team (a former member rejoins it)."""
+    with transaction.atomic():
+        locked = _locked(team)
+        _check_changeable(locked)
+        if not was_member(user=user, team_id=locked.pk):
+            raise Forbidden("only a member or former member of this team can restore it")
+        if locked.archived is None:
+            raise Conflict("this team is not archived")
+        if not is_member(user=user, team_id=locked.pk):
+            _check_room(locked)
+            Membership.objects.create(team=locked, user=user)
+        locked.archived = None
+        locked.save(update_fields=["archived"])
+    return locked

@@ -1,0 +1,103 @@
+"""`armada team create|join|leave|show`: the teams you enter with (issue 26)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from armada.cli.client import ApiClient, RemoteError, run_remote
+from armada.cli.common import CliError
+from armada.cli.config import default_team, require_token, settings
+
+EPILOG = """\
+examples:
+  armada team create "Red Fleet"        create a team; prints its id and join key
+  armada team join 12 KEY               join team 12 with the key a member gave you
+  armada team show                      your teams (the default of `armada submit` marked *)
+  armada team show "Red Fleet"          its members, bots and (for members) join key
+  armada team leave "Red Fleet"         leave it (its last member: archive it first, on the site)
+
+TEAM is a team's id or, for a team you are in, its name. `armada submit --team NAME` uploads
+to a team's bot and remembers NAME as the default team. Log in first with `armada login`.
+Exit status: 0 done, 2 refused (wrong key, full team, name taken...) or usage errors, 3 site errors.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("team", help="create, join, leave or show a team on the site",
+                              description="Teams on the site: every member manages the team's bots.",
+                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("action", choices=["create", "join", "leave", "show"])
+    p.add_argument("team", nargs="?", metavar="TEAM", help="a team's name (create, show, leave) or id")
+    p.add_argument("key", nargs="?", metavar="KEY", help="join: the team's join key")
+    p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action in ("create", "join", "leave") and not args.team:
+        raise CliError(f"armada team {args.action} needs TEAM")
+    if args.action == "join" and not args.key:
+        raise CliError("armada team join needs TEAM (its id) and KEY (its join key)")
+    current = settings(args.server)
+    client = ApiClient(current.server, require_token(current))
+    return run_remote(lambda: ACTIONS[args.action](client, args))
+
+
+def find_team(client: ApiClient, ref: str) -> dict[str, Any]:
+    """A team by id (digits) or by the name of one of your teams; RemoteError when none."""
+    ref = ref.strip()
+    if ref.isdecimal():
+        return dict(client.request("GET", f"/api/teams/{int(ref)}/"))
+    for team in client.request("GET", "/api/teams/"):
+        if isinstance(team, dict) and str(team.get("name", "")).lower() == ref.lower():
+            return team
+    raise RemoteError(f"you are in no team named {ref!r} (`armada team show` lists yours; give an id otherwise)")
+
+
+def _create(client: ApiClient, args: argparse.Namespace) -> int:
+    team = client.request("POST", "/api/teams/", json_body={"name": args.team})
+    print(f"created team {team['name']} (id {team['id']})")
+    print(f"join key: {team.get('join_key', '')}  (others join with: armada team join {team['id']} KEY)")
+    return 0
+
+
+def _join(client: ApiClient, args: argparse.Namespace) -> int:
+    if not args.team.strip().isdecimal():
+        raise CliError(f"give the team's id to join it, not {args.team!r}")
+    team = client.request("POST", f"/api/teams/{int(args.team)}/join/", json_body={"key": args.key})
+    print(f"joined team {team['name']} (id {team['id']}): {_names(team)}")
+    return 0
+
+
+def _leave(client: ApiClient, args: argparse.Namespace) -> int:
+    team = find_team(client, args.team)
+    client.request("POST", f"/api/teams/{team['id']}/leave/")
+    print(f"left team {team['name']}")
+    return 0
+
+
+def _names(team: dict[str, Any]) -> str:
+    return ", ".join(str(m.get("username")) for m in team.get("members", []) if isinstance(m, dict))
+
+
+def _show(client: ApiClient, args: argparse.Namespace) -> int:
+    if not args.team:
+        chosen = (default_team() or "").lower()
+        for team in client.request("GET", "/api/teams/"):
+            mark = "*" if str(team["name"]).lower() == chosen or (not chosen and team.get("personal")) else " "
+            kind = " (personal)" if team.get("personal") else " (archived)" if team.get("archived") else ""
+            print(f"{mark} {team['id']:>6}  {team['name']}{kind}: {_names(team)}")
+        return 0
+    team = find_team(client, args.team)
+    team = dict(client.request("GET", f"/api/teams/{team['id']}/"))
+    print(f"team {team['name']} (id {team['id']})" + (" archived" if team.get("archived") else ""))
+    print(f"members: {_names(team)}")
+    for bot in team.get("bots", []):
+        print(f"  bot {bot['id']}: {bot['name']} ({bot['game']})")
+    if team.get("join_key"):
+        print(f"join key: {team['join_key']}")
+    return 0
+
+
+ACTIONS = {"create": _create, "join": _join, "leave": _leave, "show": _show}

@@ -1,0 +1,138 @@
+"""`/api/teams/` (issue 26's contract) and team privacy: a team's sources and logs are for its
+members (and staff) only, through a session or a token; a former member loses them at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from armada_web.bots import services as bots
+from armada_web.bots.models import BotVersion
+from armada_web.teams import services
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def client(api: Any, user: Any) -> APIClient:
+    made = api(user)
+    made.raise_request_exception = False
+    return made
+
+
+def test_create_list_and_show_a_team(api, make_user):
+    alice = client(api, make_user("alice"))
+    made = alice.post("/api/teams/", {"name": "Red Fleet"}, format="json")
+    assert made.status_code == 201, made.json()
+    body = made.json()
+    assert body["name"] == "Red Fleet" and body["members"] == [{"username": "alice"}] and body["join_key"]
+    listed = alice.get("/api/teams/").json()
+    assert [(t["name"], t["personal"]) for t in listed] == [("alice", True), ("Red Fleet", False)]
+    shown = alice.get(f"/api/teams/{body['id']}/").json()
+    assert shown["join_key"] == body["join_key"] and shown["bots"] == [] and shown["archived"] is False
+    stranger = client(api, make_user("bob")).get(f"/api/teams/{body['id']}/").json()
+    assert "join_key" not in stranger and stranger["members"] == [{"username": "alice"}]
+    assert APIClient().get(f"/api/teams/{body['id']}/").status_code == 200
+    me = alice.get("/api/me/").json()
+    assert [t["name"] for t in me["teams"]] == ["alice", "Red Fleet"]
+
+
+@pytest.mark.parametrize("name, code", [("bad\u0007bell", 400), ("x", 400), ("", 400), (12, 400),
+                                        ("red fleet", 409)])
+def test_bad_names_are_a_clear_4xx(api, make_user, name, code):
+    services.create_team(user=make_user("owner"), name="Red Fleet")
+    answer = client(api, make_user("alice")).post("/api/teams/", {"name": name}, format="json")
+    assert answer.status_code == code and answer.json()["detail"]
+
+
+def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, armada):
+    armada(team_max_members=2)
+    alice, bob, carol = (client(api, make_user(n)) for n in ("alice", "bob", "carol"))
+    team = alice.post("/api/teams/", {"name": "crew"}, format="json").json()
+    path = f"/api/teams/{team['id']}"
+    assert bob.post(f"{path}/join/", {"key": "nope"}, format="json").status_code == 403
+    assert bob.post(f"{path}/join/", {}, format="json").status_code == 400
+    joined = bob.post(f"{path}/join/", {"key": team["join_key"]}, format="json")
+    assert joined.status_code == 200 and len(joined.json()["members"]) == 2
+    full = carol.post(f"{path}/join/", {"key": team["join_key"]}, format="json")
+    assert full.status_code == 409 and "full" in full.json()["detail"]
+    renewed = alice.post(f"{path}/key/").json()["join_key"]
+    assert renewed != team["join_key"]
+    assert alice.post(f"{path}/remove/", {"username": "bob"}, format="json").status_code == 200
+    assert bob.post(f"{path}/remove/", {"username": "alice"}, format="json").status_code == 403
+    assert carol.post(f"{path}/join/", {"key": team["join_key"]}, format="json").status_code == 403  # old key
+    last = alice.post(f"{path}/leave/")
+    assert last.status_code == 409 and "last member" in last.json()["detail"]
+    assert alice.post(f"{path}/archive/").json()["archived"] is True
+    assert alice.post(f"{path}/leave/").status_code == 200
+    assert carol.post(f"{path}/restore/").status_code == 403
+    restored = bob.post(f"{path}/restore/")  # a removed member is a former member too
+    assert restored.status_code == 200 and restored.json()["members"] == [{"username": "bob"}]
+    assert alice.get("/api/teams/999999/").status_code == 404
+
+
+def test_bots_carry_their_team_and_can_be_created_for_one(api, make_user):
+    alice = client(api, make_user("alice"))
+    team = alice.post("/api/teams/", {"name": "crew"}, format="json").json()
+    solo = alice.post("/api/bots/", {"name": "solo", "game": "galaxy"}, format="json").json()
+    assert solo["team"]["name"] == "alice"
+    shared = alice.post("/api/bots/", {"name": "shared", "game": "galaxy", "team": team["id"]}, format="json")
+    assert shared.status_code == 201 and shared.json()["team"] == {"id": team["id"], "name": "crew"}
+    other = client(api, make_user("bob")).post("/api/bots/", {"name": "x-bot", "game": "galaxy",
+                                                              "team": team["id"]}, format="json")
+    assert other.status_code == 403
+    assert alice.get(f"/api/teams/{team['id']}/").json()["bots"] == [
+        {"id": shared.json()["id"], "name": "shared", "game": "galaxy"}]
+    listed = alice.get("/api/bots/").json()
+    assert all("team" in b for b in (listed["results"] if isinstance(listed, dict) else listed))
+
+
+def test_sources_and_logs_by_member_former_member_stranger_and_their_tokens(api, make_user):
+    alice, bob, stranger = make_user("alice"), make_user("bob"), make_user("stranger")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bot = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    version = bots.upload_version(bot=bot, user=alice, filename="main.py", data=b"SECRET = 1\n")
+    BotVersion.objects.filter(pk=version.pk).update(log="secret log line")
+    clients = {who: client(api, user) for who, user in (("alice", alice), ("bob", bob), ("stranger", stranger))}
+    bob_second_token = client(api, bob)
+
+    def sees(c: APIClient) -> tuple[bool, bool]:
+        source = c.get(f"/api/versions/{version.pk}/source/").status_code == 200
+        log = c.get(f"/api/versions/{version.pk}/").json().get("log") == "secret log line"
+        return source, log
+
+    assert sees(clients["alice"]) == (True, True)
+    assert sees(clients["bob"]) == (True, True)
+    assert sees(clients["stranger"]) == (False, False)
+    assert sees(APIClient()) == (False, False)
+    upload = clients["bob"].post(f"/api/bots/{bot.pk}/versions/",
+                                 {"file": _file(b"SECRET = 2\n")}, format="multipart")
+    assert upload.status_code == 201
+    services.leave_team(user=bob, team=team)
+    assert sees(clients["bob"]) == (False, False)
+    assert sees(bob_second_token) == (False, False)
+    assert clients["bob"].post(f"/api/bots/{bot.pk}/retire/").status_code == 403
+    assert sees(clients["alice"]) == (True, True)
+
+
+def _file(data: bytes) -> Any:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile("main.py", data)
+
+
+def test_the_schema_has_the_team_paths(api, make_user):
+    schema = APIClient().get("/api/schema/?format=json").json()
+    for path in ("/api/teams/", "/api/teams/{id}/", "/api/teams/{id}/join/", "/api/teams/{id}/leave/",
+                 "/api/teams/{id}/remove/", "/api/teams/{id}/key/", "/api/teams/{id}/archive/",
+                 "/api/teams/{id}/restore/"):
+        assert path in schema["paths"] or path.replace("{id}", "{pk}") in schema["paths"], path
+    assert "team" in schema["components"]["schemas"]["Bot"]["properties"]
+    assert "teams" in schema["components"]["schemas"]["User"]["properties"]

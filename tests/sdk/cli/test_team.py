@@ -1,0 +1,65 @@
+"""`armada team create|join|leave|show` and `armada submit --team` against the fake site (issue 26)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from armada.cli import config
+from armada.cli.main import main
+from tests.sdk.cli.fake_site import TOKEN, FakeSite
+
+
+@pytest.fixture
+def logged_in(site: FakeSite, home: Path) -> FakeSite:
+    config.save_credentials(config.Credentials(site.url, TOKEN, "alice"))
+    return site
+
+
+def test_create_show_join_and_leave(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["team", "create", "Red Fleet"]) == 0
+    out = capsys.readouterr().out
+    assert "created team Red Fleet (id 2)" in out and "join key: KEY" in out
+    assert logged_in.seen("POST", "/api/teams/")[0].json() == {"name": "Red Fleet"}
+    assert main(["team", "show"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[0].startswith("*") and "alice (personal)" in listed[0] and "Red Fleet" in listed[1]
+    assert main(["team", "show", "red fleet"]) == 0
+    assert "join key: KEY" in capsys.readouterr().out
+    assert main(["team", "join", "2", "WRONG"]) == 2
+    assert "join key" in capsys.readouterr().err
+    assert main(["team", "join", "2", "KEY"]) == 0
+    assert main(["team", "leave", "Red Fleet"]) == 0
+    assert logged_in.seen("POST", "/api/teams/2/leave/")
+    assert main(["team", "leave", "nobody"]) == 2
+    assert "no team named 'nobody'" in capsys.readouterr().err
+
+
+def test_join_needs_an_id_and_a_key(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["team", "join", "2"]) == 2
+    assert main(["team", "join", "Red", "KEY"]) == 2
+    assert "id" in capsys.readouterr().err
+
+
+def test_submit_team_creates_the_bot_for_the_team_and_remembers_it(logged_in: FakeSite, home: Path) -> None:
+    logged_in.teams.append({"id": 2, "name": "Red Fleet", "personal": False, "archived": False,
+                            "members": [{"username": "alice"}], "join_key": "KEY"})
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "red fleet",
+                 "--no-wait"]) == 0
+    assert logged_in.seen("POST", "/api/bots/")[0].json()["team"] == 2
+    assert config.default_team() == "Red Fleet"
+    assert json.loads(config.config_path().read_text())["token"] == TOKEN  # the credentials stay
+    # Without --team: the remembered team's bot gets the next version.
+    assert main(["submit", "builtin:greedy", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 0
+    assert len(logged_in.seen("POST", "/api/bots/")) == 1
+    assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 2
+    config.save_credentials(config.Credentials(logged_in.url, "other", "alice"))  # a new login keeps it
+    assert config.default_team() == "Red Fleet"
+
+
+def test_submit_to_a_team_you_are_not_in_is_refused(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "Blue"]) == 2
+    assert "no team named 'Blue'" in capsys.readouterr().err
+    assert not logged_in.seen("POST", "/api/bots/")

@@ -1,0 +1,39 @@
+"""The team size limit holds under parallel joins (issue 26): joins sent at once from threads, each
+with its own connection and real transactions (PostgreSQL under CI, the SQLite file locally),
+counted and checked under the team's row lock."""
+
+from __future__ import annotations
+
+import pytest
+
+from armada_web.teams import queries, services
+from tests.accounts.test_limits import parallel, statuses, token_client
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def test_eight_parallel_joins_fill_a_team_of_four_exactly(api, make_user, armada):
+    armada(team_max_members=4)
+    team = services.create_team(user=make_user("founder"), name="crew")
+    clients = [token_client(api, make_user(f"joiner{i}")) for i in range(8)]
+    answers = parallel(8, lambda i: clients[i].post(f"/api/teams/{team.pk}/join/", {"key": team.join_key},
+                                                    format="json"))
+    assert statuses(answers) == {200: 3, 409: 5}
+    assert queries.members(team).count() == 4
+
+
+def test_two_members_removing_each_other_at_once_leave_one(api, make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    clients = [token_client(api, alice), token_client(api, bob)]
+    targets = ["bob", "alice"]
+    answers = parallel(2, lambda i: clients[i].post(f"/api/teams/{team.pk}/remove/", {"username": targets[i]},
+                                                    format="json"))
+    assert statuses(answers) == {200: 1, 403: 1}
+    assert queries.members(team).count() == 1

@@ -1,0 +1,236 @@
+"""Teams' rules (issue 26): personal teams, names, join keys, the size limit, leaving, removing,
+archiving and restoring; and that membership is what gives a bot's rights, at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from armada_web.bots import access
+from armada_web.bots import services as bots
+from armada_web.teams import queries, services
+from armada_web.teams.models import Membership, Team
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
+from tests.support.fixtures import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def test_every_new_user_has_a_personal_team_of_one(make_user):
+    alice = make_user("alice")
+    team = services.personal_team(user=alice)
+    assert team.personal and team.name == "alice"
+    assert [m.user for m in queries.members(team)] == [alice]
+    assert Team.objects.filter(personal=True).count() == 1  # made once, at sign-up
+
+
+def test_a_personal_team_takes_a_suffix_when_a_team_took_the_name_first(make_user):
+    services.create_team(user=make_user("alice"), name="Bob")
+    assert services.personal_team(user=make_user("bob")).name == "bob-2"
+
+
+def test_a_bot_goes_to_the_personal_team_by_default_or_to_a_team_of_its_creator(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    assert bots.create_bot(user=alice, name="solo", game="galaxy").team == services.personal_team(user=alice)
+    crew = services.create_team(user=alice, name="crew")
+    assert bots.create_bot(user=alice, name="shared", game="galaxy", team=crew.pk).team == crew
+    with pytest.raises(Forbidden):
+        bots.create_bot(user=bob, name="sneaky", game="galaxy", team=crew.pk)
+
+
+@pytest.mark.parametrize("name", ["ab", "x" * 41, "tab\there", "new\nline", "zero\u200bwidth", " padded", 7])
+def test_bad_team_names_are_refused_with_a_message(make_user, name):
+    with pytest.raises(Invalid):
+        services.create_team(user=make_user("alice"), name=name)
+    assert not Team.objects.filter(personal=False).exists()
+
+
+def test_team_names_are_unique_whatever_the_case(make_user):
+    services.create_team(user=make_user("alice"), name="Red Fleet")
+    with pytest.raises(Conflict, match="taken"):
+        services.create_team(user=make_user("bob"), name="red fleet")
+
+
+def test_join_needs_the_current_key_and_a_renewed_key_replaces_the_old(make_user):
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name="crew")
+    with pytest.raises(Forbidden, match="join key"):
+        services.join_team(user=bob, team=team, key="wrong")
+    old = team.join_key
+    services.renew_key(user=alice, team=team)
+    with pytest.raises(Forbidden, match="join key"):
+        services.join_team(user=bob, team=team, key=old)
+    team.refresh_from_db()
+    services.join_team(user=bob, team=team, key=team.join_key)
+    with pytest.raises(Conflict, match="already"):
+        services.join_team(user=bob, team=team, key=team.join_key)
+    with pytest.raises(Forbidden):
+        services.renew_key(user=carol, team=team)
+    assert [m.user for m in queries.members(team)] == [alice, bob]
+
+
+def test_a_full_team_refuses_a_join(make_user, armada):
+    armada(team_max_members=2)
+    team = services.create_team(user=make_user("alice"), name="crew")
+    services.join_team(user=make_user("bob"), team=team, key=team.join_key)
+    with pytest.raises(Conflict, match=r"full.*limit is 2"):
+        services.join_team(user=make_user("carol"), team=team, key=team.join_key)
+    assert queries.members(team).count() == 2
+
+
+def test_a_personal_team_takes_no_one_and_cannot_be_left(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    mine = services.personal_team(user=alice)
+    with pytest.raises(Conflict, match="personal"):
+        services.join_team(user=bob, team=mine, key="")
+    with pytest.raises(Conflict, match="personal"):
+        services.leave_team(user=alice, team=mine)
+
+
+def test_the_last_member_leaves_only_an_archived_team_and_a_former_member_restores_it(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    services.leave_team(user=bob, team=team)
+    with pytest.raises(Conflict, match="last member"):
+        services.leave_team(user=alice, team=team)
+    services.archive_team(user=alice, team=team)
+    services.leave_team(user=alice, team=team)
+    assert not queries.members(team).exists()
+    with pytest.raises(Forbidden):
+        services.restore_team(user=make_user("carol"), team=team)
+    services.restore_team(user=bob, team=team)  # a former member, not its last one
+    team.refresh_from_db()
+    assert team.archived is None and [m.user for m in queries.members(team)] == [bob]
+
+
+def test_removing_a_member_is_recorded_and_keeps_the_bots(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bot = bots.create_bot(user=bob, name="bobs", game="galaxy", team=team.pk)
+    services.remove_member(user=alice, team=team, username="BOB")
+    (gone,) = queries.history(team)
+    assert gone.user == bob and gone.removed_by == alice and gone.left is not None
+    bot.refresh_from_db()
+    assert bot.team == team and bot.retired is None
+    with pytest.raises(Forbidden):  # bob is no longer a member: he cannot remove alice back
+        services.remove_member(user=bob, team=team, username="alice")
+    with pytest.raises(NotFound):
+        services.remove_member(user=alice, team=team, username="bob")
+
+
+def test_every_member_manages_the_teams_bots_and_a_leaver_loses_it_at_once(make_user):
+    alice, bob, stranger = make_user("alice"), make_user("bob"), make_user("stranger")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bot = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    bots.upload_version(bot=bot, user=bob, filename="main.py", data=b"print(1)\n")
+    assert access.is_owner(bot=bot, user=bob) and access.can_see_private(user=bob, bot=bot)
+    assert not access.can_see_private(user=stranger, bot=bot)
+    services.leave_team(user=bob, team=team)
+    assert not access.is_owner(bot=bot, user=bob) and not access.can_see_private(user=bob, bot=bot)
+    with pytest.raises(Forbidden):
+        bots.retire_bot(bot=bot, user=bob)
+    bots.retire_bot(bot=bot, user=alice)
+
+
+def test_an_archived_teams_bots_do_not_play_and_take_no_uploads(make_user, valid_version):
+    from armada_web.bots.models import BotVersion
+
+    alice = make_user("alice")
+    team = services.create_team(user=alice, name="crew")
+    version = valid_version(alice, "solo")
+    bot = version.bot
+    bot.team = team
+    bot.save(update_fields=["team"])
+    assert BotVersion.objects.playing().filter(pk=version.pk).exists()
+    services.archive_team(user=alice, team=team)
+    bot.refresh_from_db()
+    assert not BotVersion.objects.playing().filter(pk=version.pk).exists()
+    assert access.upload_refusal(bot=bot) is not None
+    services.restore_team(user=alice, team=team)
+    assert BotVersion.objects.playing().filter(pk=version.pk).exists()
+
+
+def test_bot_limits_count_per_team(make_user, armada):
+    armada(max_bots_per_game=1)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bots.create_bot(user=alice, name="first", game="galaxy", team=team.pk)
+    with pytest.raises(Conflict, match="per team"):
+        bots.create_bot(user=bob, name="second", game="galaxy", team=team.pk)
+    bots.create_bot(user=bob, name="own", game="galaxy")  # bob's personal team has room
+
+
+def test_memberships_keep_one_current_row_per_user(make_user):
+    alice = make_user("alice")
+    team = services.create_team(user=alice, name="crew")
+    bob = make_user("bob")
+    for _ in range(2):
+        services.join_team(user=bob, team=team, key=team.join_key)
+        services.leave_team(user=bob, team=team)
+    assert Membership.objects.filter(team=team, user=bob).count() == 2
+    assert not Membership.objects.current().filter(team=team, user=bob).exists()
+
+
+def test_the_hourly_uploads_count_for_the_team_not_each_member(make_user, armada):
+    from armada_web.web.errors import RateLimited
+
+    armada(uploads_per_hour=2)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bot = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    bots.upload_version(bot=bot, user=alice, filename="main.py", data=b"x = 1\n")
+    bots.upload_version(bot=bot, user=bob, filename="main.py", data=b"x = 2\n")
+    with pytest.raises(RateLimited, match="per team"):
+        bots.upload_version(bot=bot, user=bob, filename="main.py", data=b"x = 3\n")
+    solo = bots.create_bot(user=bob, name="solo", game="galaxy")  # his personal team counts apart
+    bots.upload_version(bot=solo, user=bob, filename="main.py", data=b"x = 4\n")
+
+
+def test_the_hourly_challenges_count_for_the_team(make_user, valid_version, armada):
+    from armada_web.ladder.challenges import challenge
+    from armada_web.web.errors import RateLimited
+
+    armada(challenges_per_hour=1, challenges_per_pair_hour=10)
+    queue = armada.current.validation_queue
+    armada(matches_queue=queue, challenges_queue=queue)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    mine = valid_version(alice, "mine").bot
+    mine.team = team
+    mine.save(update_fields=["team"])
+    rival = valid_version(make_user("rival"), "rival").bot
+    challenge(user=alice, bot=mine.pk, opponent=rival.pk)
+    with pytest.raises(RateLimited, match="per team"):
+        challenge(user=bob, bot=mine.pk, opponent=rival.pk)
+
+
+def test_the_bot_page_names_a_bots_team(make_user, client):
+    alice = make_user("alice")
+    team = services.create_team(user=alice, name="Red Fleet")
+    shared = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    solo = bots.create_bot(user=alice, name="solo", game="galaxy")
+    assert "team <strong>Red Fleet</strong>" in client.get(f"/bots/{shared.pk}/").content.decode()
+    assert "team <strong>" not in client.get(f"/bots/{solo.pk}/").content.decode()  # a personal team
+
+
+def test_a_deleted_account_leaves_its_teams_and_frees_its_place(make_user, armada):
+    from armada_web.accounts.services import delete_account
+
+    armada(team_max_members=2)
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    delete_account(user=bob, password=PASSWORD)
+    assert [m.user for m in queries.members(team)] == [alice]
+    services.join_team(user=make_user("carol"), team=team, key=team.join_key)  # bob's place is free
+    assert Membership.objects.filter(team=team, user__isnull=True, left__isnull=False).count() == 1
