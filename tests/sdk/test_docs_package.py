@@ -82,7 +82,8 @@ def test_play_decisions_ship_and_the_sites_stay_out() -> None:
     assert {"D-MD-1", "D-GX-8", "D-R-13"} <= set(re.findall(r"D-[A-Z]+-\d+", play))
     assert "D-S-" not in play.replace("D-S-n", "")
     site = (ROOT / "docs" / "site-decisions.md").read_text(encoding="utf-8")
-    assert re.findall(r"\*\*D-S-(\d+)", site) == ["1", "2", "3", "4", "5", "6"]
+    numbers = re.findall(r"\*\*D-S-(\d+)", site)
+    assert len(numbers) >= 6 and numbers == [str(n) for n in range(1, len(numbers) + 1)]  # each once, in order
 
 
 def test_html_escapes_and_renders_the_blocks_used() -> None:
