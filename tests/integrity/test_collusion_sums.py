@@ -23,11 +23,13 @@ def league(make_user, rng: random.Random) -> dict[str, int]:
     from armada_web.bots.models import Bot, BotVersion
     from armada_web.ladder.models import Rating
     from armada_web.matches.models import Match, Participant
+    from armada_web.teams.services import personal_team
 
     owners = [make_user(f"own{i}") for i in range(5)]
     versions = {}
     for n, name in enumerate("abcdef"):
-        bot = Bot.objects.create(owner=owners[min(n, 4)], game="galaxy", name=name)
+        owner = owners[min(n, 4)]
+        bot = Bot.objects.create(owner=owner, team=personal_team(user=owner), game="galaxy", name=name)
         versions[name] = BotVersion.objects.create(bot=bot, number=1, sha256=f"{n + 1:064x}", size=9, status="valid")
         Rating.objects.create(version=versions[name], game="galaxy", mu=20 + 2 * n, sigma=1.5)
     now = timezone.now()

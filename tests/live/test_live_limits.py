@@ -136,7 +136,7 @@ def test_thirty_parallel_uploads_are_all_answered(live_web, make_user):
     from armada_web.accounts.services import create_token
     from armada_web.bots.services import create_bot
 
-    site = live_web(workers=3, ARMADA_UPLOADS_PER_HOUR="100")
+    site = live_web(workers=3, ARMADA_UPLOADS_PER_HOUR="100", ARMADA_UPLOAD_MAX_BYTES="1048576")  # 1 MiB
     users = [make_user(f"u{i}") for i in range(10)]
     secrets = [create_token(user=u, name="t")[1] for u in users]
     bots = [create_bot(user=u, name=f"bot-{i}", game="galaxy").pk for i, u in enumerate(users)]

@@ -80,7 +80,7 @@ def test_every_deep_list_is_served_by_its_index():
     version = bot.versions.order_by("number").first()
     uses(RatingChange.objects.filter(version_id=version.pk, games__in=[1, 50, 100]), "rating_change_nth_game")
     pool = RatingPool("galaxy")
-    unsorted(uses(pool.rows.filter(last_played__isnull=False).order_by("last_played", "version_id")[:16],
-                  "rating_longest_waiting"))
+    unsorted(uses(pool.rows.filter(last_played__isnull=False).order_by("due", "version_id")[:16],
+                  "rating_seed_order"))  # matchmaking's seeds, as RatingPool.longest_waiting reads them
     seed_row = Rating.objects.filter(playing=True).first()
     unsorted(uses(pool.rows.filter(mu__gte=seed_row.mu).order_by("mu", "version_id")[:12], "rating_near_mu"))

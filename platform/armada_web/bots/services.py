@@ -51,7 +51,10 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "", team:
         raise Invalid("the description must be text")
     if len(description) > DESCRIPTION_MAX:
         raise Invalid(f"description too long: {len(description)} characters (at most {DESCRIPTION_MAX})")
-    chosen = personal_team(user=user) if team is None else get_team(team_id=team)
+    try:
+        chosen = personal_team(user=user) if team is None else get_team(team_id=team)
+    except NotFound as exc:  # a field of the body, not the path: bad input
+        raise Invalid(f"team: {exc}") from None
     check_member(user=user, team_id=chosen.pk, refusal="you can create bots only for a team you are a member of")
     if chosen.archived is not None:
         raise Conflict(f"the team {chosen.name} is archived; restore it first")
