@@ -2,8 +2,8 @@
 
 `measure(size, folder)` writes a bot zip of about `size` bytes (main.py and a model file of
 noise) as a multipart request body into `folder`, then runs this module as a child process: a
-fresh site process (Django set up, the tables made from the models in an in-memory SQLite
-database, a user, a token and a Galaxy bot) that sends the body through the site's WSGI
+fresh site process (Django set up, the tables made from the models in a SQLite
+database of its own, a user, a token and a Galaxy bot) that sends the body through the site's WSGI
 application, `POST /api/bots/{id}/versions/` as `armada submit` does, reading it from the file
 as a server would from its socket. The child prints its peak resident memory before the request
 and after it (`resource.getrusage`, ru_maxrss). Used by tests/bots/test_upload_memory.py and
@@ -61,7 +61,10 @@ def write_body(size: int, folder: Path) -> Path:
 def measure(size: int, folder: Path) -> Measured:
     """Upload a bot of about `size` bytes through a fresh site process; its peak memory."""
     body = write_body(size, folder)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(REPO / p) for p in ("sdk", "sandbox", "platform", "")),
+    # Its own SQLite database in `folder`: never the suite's (under CI, PostgreSQL's test_armada,
+    # which a second child or the suite itself may be using).
+    inherited = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "ARMADA_SQLITE_PATH")}
+    env = {**inherited, "PYTHONPATH": os.pathsep.join(str(REPO / p) for p in ("sdk", "sandbox", "platform", "")),
            "DJANGO_SETTINGS_MODULE": "armada_web.settings", "ARMADA_DATA_DIR": str(folder / "site"),
            "CACHE_URL": "locmem://", "DEBUG": "true"}
     try:
