@@ -6,6 +6,12 @@
 # (`docker save | docker load`, skipped when it already has the same image). Tests of many worker
 # hosts use it (tests/support/docker_engine.py); docs/deploy.md, "Adding a worker host".
 #
+# Loading a 1.3 GB image takes half a minute, so the first engine that loaded the current images
+# leaves a copy of its data root when it stops (/var/lib/armada-dockerd/.template, with the image
+# ids in .armada-images); a new engine starts from that copy in a second or two: its overlay2
+# layers hard-linked (an image layer is never written, a container writes to a layer of its own),
+# everything else copied.
+#
 # Usage (as root): infra/dockerd-second.sh start|stop|kill|env|status|purge [NAME]
 #   start    start it (a no-op when it runs), remove containers an earlier run left, load the images;
 #            prints DOCKER_HOST=unix://... on its last line
@@ -34,6 +40,7 @@ PIDFILE="$RUN/dockerd.pid"
 CGROUP="armada-$NAME"
 IMAGES="${ARMADA_ENGINE_IMAGES:-armada/bot:latest}"
 HOST="unix://$SOCK"
+TEMPLATE="$(dirname "$DATA")/.template"
 
 answers() { [[ -S "$SOCK" ]] && docker -H "$HOST" version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 daemon_pid() { [[ -f "$PIDFILE" ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null && cat "$PIDFILE"; }
@@ -41,6 +48,57 @@ daemon_pid() { [[ -f "$PIDFILE" ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null &&
 containerd_pids() { pgrep -f "containerd --config $RUN/exec/containerd/containerd.toml" || true; }
 shim_pids() { pgrep -f "containerd-shim-runc-v2 -namespace armada-$NAME " || true; }
 cgroup_pids() { cat /sys/fs/cgroup/*/"$CGROUP"/*/cgroup.procs /sys/fs/cgroup/"$CGROUP"/*/cgroup.procs 2>/dev/null | sort -u || true; }
+
+# "IMAGE ID" for each of $IMAGES, as the main engine has them.
+wanted_images() {
+    local image id
+    for image in $IMAGES; do
+        id="$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null)" \
+            || die "image $image is not in the main engine (make images)"
+        echo "$image $id"
+    done
+}
+
+# copy_root FROM TO: a stopped engine's data root; overlay2 hard-linked, the rest (databases
+# written in place) copied.
+copy_root() {
+    local entry
+    mkdir -p "$2"
+    for entry in "$1"/* "$1"/.armada-images; do
+        [[ -e "$entry" ]] || continue
+        if [[ "$(basename "$entry")" == overlay2 ]]; then cp -al "$entry" "$2/"; else cp -a "$entry" "$2/"; fi
+    done
+}
+
+# A new engine (no image store yet) starts from the kept copy when it holds the images wanted.
+seed_from_template() {
+    [[ ! -e "$DATA/image" ]] || return 0
+    exec 8>"$TEMPLATE.lock"
+    flock -s 8
+    if [[ -f "$TEMPLATE/.armada-images" && "$(cat "$TEMPLATE/.armada-images")" == "$(wanted_images)" ]]; then
+        say "engine '$NAME' starts from the kept copy of its images"
+        copy_root "$TEMPLATE" "$DATA"
+    fi
+    exec 8>&-
+}
+
+# After a stop: keep a copy of this data root when it holds the current images and the kept
+# copy does not.
+publish_template() {
+    [[ -f "$DATA/.armada-images" ]] || return 0
+    local want
+    want="$(wanted_images 2>/dev/null)" || return 0
+    [[ "$(cat "$DATA/.armada-images")" == "$want" ]] || return 0
+    exec 8>"$TEMPLATE.lock"
+    flock 8
+    if [[ ! -f "$TEMPLATE/.armada-images" || "$(cat "$TEMPLATE/.armada-images")" != "$want" ]]; then
+        rm -rf "$TEMPLATE.new"
+        copy_root "$DATA" "$TEMPLATE.new"
+        rm -rf "$TEMPLATE"
+        mv "$TEMPLATE.new" "$TEMPLATE"
+    fi
+    exec 8>&-
+}
 
 start() {
     [[ "$(id -u)" == 0 ]] || die "a second engine needs root"
@@ -51,6 +109,7 @@ start() {
     exec 9>"$RUN.lock"
     flock 9
     if ! answers; then
+        seed_from_template
         [[ -z "$(daemon_pid || true)" ]] || stop_daemon
         echo '{}' >"$RUN/daemon.json"  # not /etc/docker/daemon.json: nothing of the main engine's
         say "starting engine '$NAME' on $SOCK (data root $DATA)"
@@ -78,6 +137,7 @@ start() {
             docker -H "$HOST" image prune -f >/dev/null  # the version it replaced
         fi
     done
+    wanted_images >"$DATA/.armada-images"
     echo "DOCKER_HOST=$HOST"
 }
 
@@ -119,6 +179,7 @@ stop() {
     find /sys/fs/cgroup -depth -type d \( -path "*/$CGROUP" -o -path "*/$CGROUP/*" \) -exec rmdir {} + 2>/dev/null || true
     rm -rf "$RUN" "$RUN.lock"
     rmdir /run/armada-dockerd 2>/dev/null || true
+    publish_template
     [[ "$purging" == purging ]] || say "engine '$NAME' stopped (data root $DATA kept)"
 }
 
@@ -127,7 +188,11 @@ case "$action" in
     env) echo "export DOCKER_HOST=$HOST" ;;
     status) answers ;;
     stop) stop ;;
-    kill) [[ "$(id -u)" == 0 ]] || die "needs root"; kill_all; say "engine '$NAME' killed" ;;
+    kill)
+        [[ "$(id -u)" == 0 ]] || die "needs root"
+        kill_all
+        rm -f "$DATA/.armada-images"  # a killed engine's data root is never kept as the copy
+        say "engine '$NAME' killed" ;;
     purge)
         stop purging
         rm -rf "$DATA"

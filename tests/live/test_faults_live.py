@@ -119,7 +119,7 @@ def own_engine():
     try:
         yield engine
     finally:
-        engine._script("purge", timeout=180)
+        engine.purge()
 
 
 def ranked(*statuses: str) -> Any:

@@ -145,7 +145,7 @@ def test_two_hosts_share_the_queues_and_a_lost_host_loses_nothing(live_site_fact
                      if c.labels.get("armada.match") in {str(pk) for pk in everything}]
         assert leftovers == []
     finally:
-        engine.stop()
+        engine.purge()  # named for this run: its data root goes too
 
 
 def test_a_worker_whose_engine_is_gone_takes_no_match_until_it_answers(live_site_factory, settings, make_user,
@@ -187,7 +187,7 @@ def test_a_worker_whose_engine_is_gone_takes_no_match_until_it_answers(live_site
         assert done.worker.startswith(f"{node}@")
         assert "takes tasks from" in site.log("gone")
     finally:
-        engine.stop()
+        engine.purge()  # named for this run: its data root goes too
 
 
 def _hostname() -> str:

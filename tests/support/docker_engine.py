@@ -7,7 +7,8 @@
     # leaving the block stops it and removes its run folder, mounts and cgroups
 
 Each name is an engine of its own; its data root (/var/lib/armada-dockerd/NAME) stays between
-runs so that the image is loaded once. Needs root and dockerd; `require_second_engine()` skips
+runs so that the image is loaded once; an engine named for one run is purged at its end (a new one
+starts from the kept copy of the images, infra/dockerd-second.sh). Needs root and dockerd; `require_second_engine()` skips
 locally (fails under CI) without them.
 """
 
@@ -54,6 +55,10 @@ class SecondEngine:
 
     def stop(self) -> None:
         self._script("stop", timeout=120)
+
+    def purge(self) -> None:
+        """Stop it and remove its data root (an engine named for one test run only)."""
+        self._script("purge", timeout=180)
 
     def kill(self) -> None:
         """SIGKILL everything of the engine, its containers' processes included (a host lost)."""
