@@ -16,7 +16,8 @@ from armada_web.web.errors import Invalid, RateLimited
 class SignUpForm(UserCreationForm):
     """Django's sign-up checks (a free username, the password validators); `accounts.services.sign_up` writes."""
 
-    email = forms.EmailField(required=False, help_text="optional; only used to reset your password")
+    email = forms.EmailField(required=False, help_text="optional; used once you confirm it (we send a link), "
+                             "for password resets and the e-mails you choose")
 
     class Meta(UserCreationForm.Meta):
         model = User
@@ -63,3 +64,10 @@ class MailForm(forms.Form):
     version_failed = forms.BooleanField(required=False, label="A version of my bot is invalid or in error")
     benched = forms.BooleanField(required=False, label="A bot of mine is benched (too many faults in a row)")
     season_results = forms.BooleanField(required=False, label="A season my bot entered has its final results")
+
+
+class EmailForm(forms.Form):
+    """A new e-mail address for the account (used once its link is confirmed: accounts.addresses)."""
+
+    email = forms.CharField(max_length=254, label="New e-mail address", strip=True,
+                            widget=forms.EmailInput(attrs={"autocomplete": "email"}))
