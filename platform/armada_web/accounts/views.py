@@ -1,6 +1,7 @@
 """Account pages: sign up, revoke a token, the e-mail address (its change and confirmation link) and
 settings, delete the account. Log-in, log-out and the password pages are Django's own views
-(accounts/urls.py) with our templates; the profile page, which also lists the user's challenges, is `pages.account_views.profile` (it reads matches, a higher layer)."""
+(accounts/urls.py) with our templates; the profile page, which also lists the user's challenges, is
+`pages.account_views.profile` (it reads matches, a higher layer)."""
 
 from __future__ import annotations
 
