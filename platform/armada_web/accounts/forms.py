@@ -9,7 +9,7 @@ from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm, UserC
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
-from armada_web.accounts import services
+from armada_web.accounts import mail, services
 from armada_web.web.errors import Invalid, RateLimited
 
 
@@ -61,9 +61,9 @@ class ResetPasswordForm(SetPasswordForm):
 class MailForm(forms.Form):
     """The e-mails a user gets (accounts.mail.TOPICS), each a checkbox."""
 
-    version_failed = forms.BooleanField(required=False, label="A version of my bot is invalid or in error")
-    benched = forms.BooleanField(required=False, label="A bot of mine is benched (too many faults in a row)")
-    season_results = forms.BooleanField(required=False, label="A season my bot entered has its final results")
+    version_failed = forms.BooleanField(required=False, label=mail.TOPICS["version_failed"].capitalize())
+    benched = forms.BooleanField(required=False, label=mail.TOPICS["benched"].capitalize())
+    season_results = forms.BooleanField(required=False, label=mail.TOPICS["season_results"].capitalize())
 
 
 class EmailForm(forms.Form):

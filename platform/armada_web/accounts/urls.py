@@ -32,7 +32,8 @@ urlpatterns = [
         template_name=T + "form.html", email_template_name=T + "reset_email.txt",
         subject_template_name=T + "reset_subject.txt", success_url=reverse_lazy("password-reset-sent"),
         extra_context={"title": "Reset your password",
-                       "intro": "Give the e-mail address of your account; we send a link to choose a new password."}),
+                       "intro": "Give the confirmed e-mail address of your account; we send a link to choose a "
+                                "new password."}),
          name="password-reset"),
     path("password/reset/sent/", auth.PasswordResetDoneView.as_view(
         template_name=T + "message.html", extra_context={
