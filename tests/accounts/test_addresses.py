@@ -200,6 +200,8 @@ def test_the_confirmed_address_again_drops_the_pending_one_and_bad_input_is_refu
         assert page.status_code == 200 and addresses.pending(user=user) is None
     assert "is not an e-mail address" in client.post("/accounts/email/", {"email": "nope"},
                                                      follow=True).content.decode()
+    too_long = client.post("/accounts/email/", {"email": "x" * 250 + "@e.org"}, follow=True).content.decode()
+    assert "at most 254 characters" in too_long and addresses.pending(user=user) is None
     assert client.get("/accounts/email/").status_code == 405
     client.logout()
     assert client.post("/accounts/email/", {"email": "a@example.org"}).status_code == 302  # to log in
@@ -226,3 +228,22 @@ def test_links_are_limited_per_hour_and_a_mail_server_down_keeps_nothing(make_us
         addresses.request_change(user=user, address="abe@example.org", site="http://x")
     assert addresses.pending(user=user).address == f"abe{addresses.LINKS_PER_HOUR - 1}@example.org"
     assert len(mail.outbox) == addresses.LINKS_PER_HOUR
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_confirmations_of_one_address_leave_it_to_exactly_one_account(make_user):
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from armada_web.accounts import addresses
+    from tests.support.threads import at_once
+
+    users = [make_user(f"racer{n}") for n in range(4)]
+    for n, user in enumerate(users):  # each asks before anyone confirmed: every request is accepted
+        addresses.request_change(user=user, address="Race@Example.org" if n % 2 else "race@example.org",
+                                 site="http://testserver")
+    paths = [link_in(m) for m in mail.outbox]
+    clients = [Client(raise_request_exception=False) for _ in paths]
+    answers = at_once([lambda c=c, p=p: c.post(p).status_code for c, p in zip(clients, paths, strict=True)])
+    assert sorted(answers) == [200, 409, 409, 409]
+    assert User.objects.filter(email__iexact="race@example.org").count() == 1

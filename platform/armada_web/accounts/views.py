@@ -49,7 +49,8 @@ def change_email(request: HttpRequest) -> HttpResponse:
     """Add or change the account's address (the profile page's field): a link goes to it."""
     form = EmailForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Give an e-mail address.")
+        problems = form.errors.get("email") or ["Give an e-mail address."]
+        messages.error(request, f"New e-mail address: {' '.join(problems)}")
         return redirect("profile")
     try:
         change = addresses.request_change(user=signed_in(request), address=form.cleaned_data["email"],
