@@ -49,7 +49,7 @@ def change_email(request: HttpRequest) -> HttpResponse:
     """Add or change the account's address (the profile page's field): a link goes to it."""
     form = EmailForm(request.POST)
     if not form.is_valid():
-        problems = form.errors.get("email") or ["Give an e-mail address."]
+        problems = [str(problem) for problem in form.errors.get("email", [])] or ["Give an e-mail address."]
         messages.error(request, f"New e-mail address: {' '.join(problems)}")
         return redirect("profile")
     try:
