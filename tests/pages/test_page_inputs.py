@@ -26,7 +26,7 @@ VALUE = st.one_of(
 ROUTES = ["/ladder/galaxy/?q={v}&page={w}", "/ladder/mothership/?q={v}&page={w}", "/ladder/mothership/{v}/",
           "/ladder/mothership/{v}/{w}/", "/matches/{v}/", "/users/{v}/", "/sdk/{v}", "/rules/{v}/", "/bots/{v}/",
           "/bots/{v}/versions/{w}/", "/bots/{v}/versions/{w}/source/", "/bots/{v}/upload/", "/my/bots/?page={v}",
-          "/accounts/password/reset/{v}/{w}/", "/{v}"]
+          "/accounts/password/reset/{v}/{w}/", "/accounts/email/confirm/{v}{w}/", "/{v}"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                             HealthCheck.too_slow])
 
@@ -67,6 +67,8 @@ def test_any_form_body_is_never_a_server_error(sides, version, name, game, descr
         sides["anonymous"].post("/accounts/signup/", {"username": name, "email": game, "password1": description,
                                                       "password2": description}),
         client.post("/accounts/profile/", {"name": name}),
+        client.post("/accounts/email/", {"email": name}),
+        sides["anonymous"].post(f"/accounts/email/confirm/{quote(name, safe='')}x/"),
     ]
     for answer in answers:
         assert answer.status_code < 500, answer.content[:300]

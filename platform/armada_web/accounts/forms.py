@@ -9,14 +9,15 @@ from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm, UserC
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
-from armada_web.accounts import services
+from armada_web.accounts import mail, services
 from armada_web.web.errors import Invalid, RateLimited
 
 
 class SignUpForm(UserCreationForm):
     """Django's sign-up checks (a free username, the password validators); `accounts.services.sign_up` writes."""
 
-    email = forms.EmailField(required=False, help_text="optional; only used to reset your password")
+    email = forms.EmailField(required=False, help_text="optional; used once you confirm it (we send a link), "
+                             "for password resets and the e-mails you choose")
 
     class Meta(UserCreationForm.Meta):
         model = User
@@ -60,6 +61,13 @@ class ResetPasswordForm(SetPasswordForm):
 class MailForm(forms.Form):
     """The e-mails a user gets (accounts.mail.TOPICS), each a checkbox."""
 
-    version_failed = forms.BooleanField(required=False, label="A version of my bot is invalid or in error")
-    benched = forms.BooleanField(required=False, label="A bot of mine is benched (too many faults in a row)")
-    season_results = forms.BooleanField(required=False, label="A season my bot entered has its final results")
+    version_failed = forms.BooleanField(required=False, label=mail.TOPICS["version_failed"].capitalize())
+    benched = forms.BooleanField(required=False, label=mail.TOPICS["benched"].capitalize())
+    season_results = forms.BooleanField(required=False, label=mail.TOPICS["season_results"].capitalize())
+
+
+class EmailForm(forms.Form):
+    """A new e-mail address for the account (used once its link is confirmed: accounts.addresses)."""
+
+    email = forms.CharField(max_length=254, label="New e-mail address", strip=True,
+                            widget=forms.EmailInput(attrs={"autocomplete": "email"}))

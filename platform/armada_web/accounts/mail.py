@@ -1,7 +1,8 @@
 """E-mails to users (Django's mail; `make up` uses the console backend): each is sent after the
 transaction that caused it commits, at most once per user, topic and event (a SentMail row is
-inserted first: a second attempt finds it and sends nothing), and only when the user has an
-address and has not turned that topic off on the profile page.
+inserted first: a second attempt finds it and sends nothing), and only when the user has a
+confirmed address (`User.email`: an address waiting for its link gets nothing, accounts.addresses)
+and has not turned that topic off on the profile page.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ log = logging.getLogger(__name__)
 
 #: topic -> what the profile page calls it (the MailPreferences field of the same name).
 TOPICS = {
-    "version_failed": "a version of my bot is invalid or in error",
-    "benched": "a bot of mine is benched (too many faults in a row)",
-    "season_results": "a season my bot entered has its final results",
+    "version_failed": "a version of my (or my team's) bot is invalid or in error",
+    "benched": "a bot of mine or my team's is benched (too many faults in a row)",
+    "season_results": "a season my (or my team's) bot entered has its final results",
 }
 
 

@@ -48,6 +48,23 @@ class SentMail(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "topic", "key"], name="one_mail_per_event")]
+class EmailChange(models.Model):
+    """An address a user gave that waits for its confirmation link (accounts.addresses).
+
+    The confirmed address is `User.email`, the only one the site sends to (notifications and
+    password resets): an address given at sign-up or on the profile page is kept here until its
+    link is opened, and the old confirmed address keeps working until then.
+    """
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="email_change")
+    address = models.EmailField(help_text="the new address, not used until confirmed")
+    key = models.CharField(max_length=32, help_text="names this request in its link (a newer request replaces it)")
+    requested = models.DateTimeField(help_text="when the link was sent (it expires after accounts.addresses.LINK_DAYS)")
+
+    def __str__(self) -> str:
+        return f"{self.user} -> {self.address}"
+
+
 class LimitCounter(models.Model):
     """What one limit counts for one key (`"user:7"`, `"pair:3-9"`): its row is locked while a
     use is counted, so parallel requests count one after the other (accounts.limits)."""

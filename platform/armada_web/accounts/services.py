@@ -1,4 +1,5 @@
-"""Account writes: password checks with brute-force limits, API tokens, deleting an account.
+"""Account writes: password checks with brute-force limits, API tokens, deleting an account
+(the e-mail address and its confirmation link: accounts.addresses).
 
 Every function is keyword-only and checks its rules itself, raising `armada_web.web.errors` errors
 with a message for the user; the log-in page, the profile page and the API all call these.
@@ -13,7 +14,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from armada_web.accounts import mail, sightings, throttles
+from armada_web.accounts import addresses, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
 from armada_web.web.errors import Invalid, NotFound
 
@@ -68,11 +69,15 @@ def revoke_token(*, user: User, token_id: int) -> None:
         raise NotFound("no such token")
 
 
-def sign_up(*, username: str, email: str, password: str, request: Any = None) -> User:
+def sign_up(*, username: str, email: str, password: str, request: Any = None, site: str = "") -> User:
     """A new account (the form has checked the name and the password against Django's validators);
-    with the `request` that asked, its client address is recorded (accounts.sightings)."""
+    with the `request` that asked, its client address is recorded (accounts.sightings). An e-mail
+    address is not used before it is confirmed: a link goes to it (accounts.addresses, `site` is
+    the link's scheme and host), and one another account has is refused (nothing is created)."""
     with transaction.atomic():
-        user = User.objects.create_user(username=username, email=email, password=password)
+        user = User.objects.create_user(username=username, email="", password=password)
+        if email:
+            addresses.request_change(user=user, address=email, site=site)
         if request is not None:
             sightings.record(user=user, kind=SightingKind.SIGNUP, request=request)
     return user

@@ -16,6 +16,9 @@ urlpatterns = [
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("tokens/<id:pk>/revoke/", views.revoke_token, name="revoke-token"),
     path("mail/", views.mail_preferences, name="mail-preferences"),
+    path("email/", views.change_email, name="email-change"),
+    path("email/cancel/", views.cancel_email, name="email-cancel"),
+    path("email/confirm/<str:token>/", views.confirm_email, name="email-confirm"),
     path("delete/", views.delete_account, name="delete-account"),
     path("password/", auth.PasswordChangeView.as_view(template_name=T + "form.html",
                                                       success_url=reverse_lazy("password-changed"),
@@ -29,7 +32,8 @@ urlpatterns = [
         template_name=T + "form.html", email_template_name=T + "reset_email.txt",
         subject_template_name=T + "reset_subject.txt", success_url=reverse_lazy("password-reset-sent"),
         extra_context={"title": "Reset your password",
-                       "intro": "Give the e-mail address of your account; we send a link to choose a new password."}),
+                       "intro": "Give the confirmed e-mail address of your account; we send a link to choose a "
+                                "new password."}),
          name="password-reset"),
     path("password/reset/sent/", auth.PasswordResetDoneView.as_view(
         template_name=T + "message.html", extra_context={

@@ -1,6 +1,7 @@
-"""Account pages: sign up, revoke a token, e-mail settings, delete the account. Log-in, log-out and the password
-pages are Django's own views (accounts/urls.py) with our templates; the profile page, which also
-lists the user's challenges, is `pages.account_views.profile` (it reads matches, a higher layer)."""
+"""Account pages: sign up, revoke a token, the e-mail address (its change and confirmation link) and
+settings, delete the account. Log-in, log-out and the password pages are Django's own views
+(accounts/urls.py) with our templates; the profile page, which also lists the user's challenges, is
+`pages.account_views.profile` (it reads matches, a higher layer)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,17 @@ from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from armada_web.accounts import services
-from armada_web.accounts.forms import DeleteAccountForm, MailForm, SignUpForm
+from armada_web.accounts import addresses, services
+from armada_web.accounts.forms import DeleteAccountForm, EmailForm, MailForm, SignUpForm
 from armada_web.accounts.queries import signed_in
-from armada_web.web.errors import DomainError
+from armada_web.web.errors import DomainError, http_status
+
+
+def _site(request: HttpRequest) -> str:
+    """The scheme and host the request came to (what a mailed link starts with)."""
+    return request.build_absolute_uri("/").rstrip("/")
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -22,12 +28,68 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("my-bots")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = services.sign_up(username=form.cleaned_data["username"], email=form.cleaned_data.get("email") or "",
-                                password=form.cleaned_data["password1"], request=request)
+        email = form.cleaned_data.get("email") or ""
+        try:
+            user = services.sign_up(username=form.cleaned_data["username"], email=email,
+                                    password=form.cleaned_data["password1"], request=request, site=_site(request))
+        except DomainError as exc:
+            form.add_error("email", str(exc))
+            return render(request, "accounts/signup.html", {"form": form}, status=http_status(exc))
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
+        if email:
+            messages.info(request, f"A link to confirm {email} is on its way: open it to get e-mails.")
         return redirect("my-bots")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+@require_POST
+def change_email(request: HttpRequest) -> HttpResponse:
+    """Add or change the account's address (the profile page's field): a link goes to it."""
+    form = EmailForm(request.POST)
+    if not form.is_valid():
+        problems = [str(problem) for problem in form.errors.get("email", [])] or ["Give an e-mail address."]
+        messages.error(request, f"New e-mail address: {' '.join(problems)}")
+        return redirect("profile")
+    try:
+        change = addresses.request_change(user=signed_in(request), address=form.cleaned_data["email"],
+                                          site=_site(request))
+    except DomainError as exc:
+        messages.error(request, str(exc))
+    else:
+        if change is None:
+            messages.info(request, "That is your address already: nothing to confirm.")
+        else:
+            messages.success(request, f"A link to confirm {change.address} is on its way (it works for "
+                                      f"{addresses.LINK_DAYS} days); your address changes when you open it.")
+    return redirect("profile")
+
+
+@login_required
+@require_POST
+def cancel_email(request: HttpRequest) -> HttpResponse:
+    """Drop the address that waits for its link (the link stops working)."""
+    if addresses.cancel_change(user=signed_in(request)):
+        messages.success(request, "The new address is dropped; its link no longer works.")
+    return redirect("profile")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
+    """A mailed link: GET shows the address and a Confirm button, only the POST confirms (a mail
+    scanner fetching the link changes nothing). A bad, expired or used link gets a page saying so."""
+    try:
+        link = addresses.confirm(token=token) if request.method == "POST" else addresses.read_link(token=token)
+    except DomainError as exc:
+        return render(request, "accounts/message.html", {"title": "This link does not work", "message": str(exc)},
+                      status=http_status(exc))
+    if request.method == "POST" or link.change is None:
+        return render(request, "accounts/message.html", {
+            "title": "E-mail address confirmed",
+            "message": f"{link.address} is the e-mail address of {link.user.username}: "
+                       "notifications and password resets go there."})
+    return render(request, "accounts/confirm_email.html", {"link": link})
 
 
 @login_required

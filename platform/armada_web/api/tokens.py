@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import armada
-from armada_web.accounts import queries, services
+from armada_web.accounts import addresses, queries, services
 from armada_web.accounts.models import ApiToken
 from armada_web.api.fields import TextField
 from armada_web.api.pagination import PageNumber, page_openapi_parameters
@@ -58,10 +58,20 @@ class TeamRef(serializers.Serializer):
 class UserSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
-    email = serializers.CharField(help_text="empty when none was given")
+    email = serializers.CharField(help_text="the confirmed address, the only one mail goes to; empty when none")
+    email_confirmed = serializers.SerializerMethodField(help_text="true when `email` is set (confirmed by its link)")
+    email_pending = serializers.SerializerMethodField(help_text="an address waiting for its confirmation link; "
+                                                      "empty when none")
     date_joined = serializers.DateTimeField()
     is_staff = serializers.BooleanField()
     teams = serializers.SerializerMethodField()
+
+    def get_email_confirmed(self, user: Any) -> bool:
+        return bool(user.email)
+
+    def get_email_pending(self, user: Any) -> str:
+        change = addresses.pending(user=user)
+        return change.address if change is not None else ""
 
     @extend_schema_field(TeamRef(many=True))
     def get_teams(self, user: Any) -> list[dict[str, Any]]:

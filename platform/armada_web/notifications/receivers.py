@@ -1,10 +1,10 @@
 """E-mails on what the apps below signal (connected in NotificationsConfig.ready()); each is sent
-after its transaction commits, at most once, unless its owner turned the topic off
-(accounts.mail):
+after its transaction commits, to every member of the bot's team (notifications.services), each
+at most once, at their confirmed address, unless they turned the topic off (accounts.mail):
 
 - a version's validation ended invalid or in error (bots.signals.validation_failed);
 - a version was benched (ladder.signals.version_benched);
-- a season finished: each entrant's owner gets its place (seasons.signals.season_finished).
+- a season finished: each entrant's team gets its place (seasons.signals.season_finished).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 
 from django.conf import settings
 
-from armada_web.accounts.mail import notify
-from armada_web.bots.models import BotVersion
+from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.signals import validation_failed
 from armada_web.ladder.models import Rating
 from armada_web.ladder.signals import version_benched
+from armada_web.notifications.services import notify_team_of, team_words
 from armada_web.seasons.models import Season
 from armada_web.seasons.signals import season_finished
 
@@ -30,32 +30,36 @@ def _site(path: str) -> str:
 
 
 def mail_failed_version(sender: Any, version: BotVersion, **_: Any) -> None:
-    version = BotVersion.objects.select_related("bot").get(pk=version.pk)
+    version = BotVersion.objects.select_related("bot__team").get(pk=version.pk)
     bot = version.bot
     page = _site(f"/bots/{bot.pk}/versions/{version.number}/")
-    notify(user_id=bot.owner_id, topic="version_failed",
-           key=f"version-{version.pk}-{version.status}-{version.finished:%Y%m%d%H%M%S%f}"
-           if version.finished else f"version-{version.pk}-{version.status}",
-           subject=f"{bot.name} v{version.number} is {version.status}",
-           body=f"Version {version.number} of your bot {bot.name} is {version.status}: {version.detail}\n\n"
-                f"Its page, with the bot's log: {page}{FOOTER}")
+    notify_team_of(bot=bot, topic="version_failed",
+                   key=f"version-{version.pk}-{version.status}-{version.finished:%Y%m%d%H%M%S%f}"
+                   if version.finished else f"version-{version.pk}-{version.status}",
+                   subject=f"{bot.name} v{version.number} is {version.status}",
+                   body=f"Version {version.number} of your bot {bot.name}{team_words(bot)} is {version.status}: "
+                        f"{version.detail}\n\nIts page, with the bot's log: {page}{FOOTER}")
 
 
 def mail_benched(sender: Any, rating: Rating, **_: Any) -> None:
-    version = BotVersion.objects.select_related("bot").get(pk=rating.version_id)
+    version = BotVersion.objects.select_related("bot__team").get(pk=rating.version_id)
     bot = version.bot
-    notify(user_id=bot.owner_id, topic="benched", key=f"benched-{version.pk}",
-           subject=f"{bot.name} v{version.number} is benched",
-           body=f"{rating.benched_reason}\n\nIts page: {_site(f'/bots/{bot.pk}/')}{FOOTER}")
+    notify_team_of(bot=bot, topic="benched", key=f"benched-{version.pk}",
+                   subject=f"{bot.name} v{version.number} is benched",
+                   body=f"{rating.benched_reason}\n\nIts page: {_site(f'/bots/{bot.pk}/')}{FOOTER}")
 
 
 def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
+    entrants = season.standings.count()
     for standing in season.standings.all():
-        notify(user_id=standing.owner_id, topic="season_results", key=f"season-{season.pk}-{standing.bot_ref}",
-               subject=f"{season.name}: {standing.bot_name} finished {standing.place} of {season.standings.count()}",
-               body=f"The season {season.name} is finished. Your bot {standing.bot_name} (version "
-                    f"{standing.version_number}) placed {standing.place}, score {standing.score:g} after "
-                    f"{standing.games} games.\n\nThe final standings: {_site(f'/seasons/{season.slug}/')}{FOOTER}")
+        bot = Bot.objects.select_related("team").filter(pk=standing.bot_ref).first()
+        notify_team_of(bot=bot, fallback_user_id=standing.owner_id, topic="season_results",
+                       key=f"season-{season.pk}-{standing.bot_ref}",
+                       subject=f"{season.name}: {standing.bot_name} finished {standing.place} of {entrants}",
+                       body=f"The season {season.name} is finished. Your bot {standing.bot_name}{team_words(bot)} "
+                            f"(version {standing.version_number}) placed {standing.place}, score {standing.score:g} "
+                            f"after {standing.games} games.\n\nThe final standings: "
+                            f"{_site(f'/seasons/{season.slug}/')}{FOOTER}")
 
 
 def connect() -> None:

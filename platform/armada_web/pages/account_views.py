@@ -1,5 +1,6 @@
 """Your account's page (/accounts/profile/): API tokens (create: the secret is shown once; revoke), your
-challenges, e-mail settings, links to the rest. In pages because it lists matches (a layer above accounts)."""
+challenges, your e-mail address and settings, links to the rest. In pages because it lists matches (a
+layer above accounts)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from armada_web.accounts import mail, queries, services
-from armada_web.accounts.forms import MailForm, TokenForm
+from armada_web.accounts import addresses, mail, queries, services
+from armada_web.accounts.forms import EmailForm, MailForm, TokenForm
 from armada_web.accounts.queries import signed_in
 from armada_web.matches.queries import challenges_by
 from armada_web.web.errors import DomainError
@@ -36,5 +37,6 @@ def profile(request: HttpRequest) -> HttpResponse:
     mail_form = MailForm(initial={topic: getattr(prefs, topic) for topic in mail.TOPICS})
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
                "tokens": queries.tokens_of(signed_in(request)), "challenges": challenges_by(signed_in(request)),
-               "mail_form": mail_form}
+               "mail_form": mail_form, "email_form": EmailForm(),
+               "email_pending": addresses.pending(user=signed_in(request))}
     return render(request, "accounts/profile.html", context)

@@ -1,0 +1,184 @@
+"""A user's e-mail address: adding or changing it, confirmed by a link before anything is sent to it.
+
+`User.email` is the confirmed address, the only one the site mails (notifications in
+`accounts.mail`, password resets through Django's form, which looks accounts up by it). An
+address given at sign-up or on the profile page waits in an `EmailChange` row, and the link
+mailed to it carries a token signed by Django's `signing` (the site's SECRET_KEY, a salt of its
+own, a timestamp: it expires after `LINK_DAYS`). Opening the link shows a button; only its POST
+confirms, so a mail scanner that fetches the link confirms nothing. Until then the old confirmed
+address keeps working. An address another account has confirmed (whatever its case) is refused,
+when asked for and again when confirmed. A newer request replaces the older one's link; a used,
+replaced, expired or damaged link is refused with a message (`Invalid`), never an error page.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from armada_web.accounts import limits
+from armada_web.accounts.models import EmailChange
+from armada_web.web.errors import Conflict, Invalid, Unavailable
+
+log = logging.getLogger(__name__)
+
+#: How long a confirmation link works.
+LINK_DAYS = 3
+#: At most this many confirmation links per user and hour (each one is a mail to any address).
+LINKS_PER_HOUR = 5
+SALT = "armada.accounts.email-confirm"
+ADDRESS_MAX = 254
+
+
+@dataclass(frozen=True)
+class Link:
+    """What a confirmation link is for: `change` is None when its address is confirmed already."""
+
+    user: User
+    address: str
+    change: EmailChange | None
+
+
+def clean_address(address: object) -> str:
+    """The address as it is kept (spaces trimmed, the domain in lower case); Invalid when it is none."""
+    if not isinstance(address, str) or not address.strip():
+        raise Invalid("give an e-mail address")
+    address = User.objects.normalize_email(address.strip())
+    if len(address) > ADDRESS_MAX:
+        raise Invalid(f"e-mail address too long: {len(address)} characters (at most {ADDRESS_MAX})")
+    try:
+        validate_email(address)
+    except ValidationError:
+        raise Invalid(f"{address!r} is not an e-mail address") from None
+    return address
+
+
+def check_free(*, address: str, user: User | None) -> None:
+    """Conflict when an account other than `user` has confirmed `address` (case-insensitive)."""
+    others = User.objects.filter(email__iexact=address)
+    if user is not None:
+        others = others.exclude(pk=user.pk)
+    if others.exists():
+        raise Conflict(f"{address} is the address of another account: use another one "
+                       "(or reset that account's password if it is yours)")
+
+
+def pending(*, user: User) -> EmailChange | None:
+    """The address `user` asked for that waits for its link, if any."""
+    return EmailChange.objects.filter(user=user).first()
+
+
+def request_change(*, user: User, address: object, site: str) -> EmailChange | None:
+    """Mail a confirmation link to `address` for `user` (`site`: the link's scheme and host, e.g.
+    "https://armada.example.org"); the address is used once the link is opened and confirmed.
+
+    Asking for the confirmed address again drops any pending change (returns None); asking again
+    for a pending one sends a new link and the old link stops working. Invalid for a bad address,
+    Conflict when another account has it, RateLimited past `LINKS_PER_HOUR`, Unavailable when the
+    mail cannot be sent (then nothing is changed).
+    """
+    clean = clean_address(address)
+    if clean.lower() == (user.email or "").lower():
+        EmailChange.objects.filter(user=user).delete()
+        return None
+    check_free(address=clean, user=user)
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        limits.take(action="email-link", key=limits.user_key(user.pk), limit=LINKS_PER_HOUR, window_s=3600,
+                    refusal=f"at most {LINKS_PER_HOUR} confirmation links an hour")
+        change, _created = EmailChange.objects.update_or_create(
+            user=user, defaults={"address": clean, "key": secrets.token_hex(8), "requested": timezone.now()})
+        url = site.rstrip("/") + reverse("email-confirm", kwargs={"token": link_token(change)})
+        try:
+            send_mail("[Armada] Confirm your e-mail address", _link_body(user=user, address=clean, url=url),
+                      settings.DEFAULT_FROM_EMAIL, [clean])
+        except OSError as exc:  # the mail server is down: nothing is kept, the user may try again
+            log.warning("confirmation link for user %s not sent: %s", user.pk, exc)
+            raise Unavailable("the confirmation e-mail could not be sent; try again later") from None
+    return change
+
+
+def cancel_change(*, user: User) -> bool:
+    """Drop the user's pending address (its link stops working); True when there was one."""
+    deleted, _ = EmailChange.objects.filter(user=user).delete()
+    return bool(deleted)
+
+
+def link_token(change: EmailChange) -> str:
+    """The signed, timestamped token of a change's link."""
+    return signing.dumps({"u": change.user_id, "k": change.key, "a": change.address}, salt=SALT)
+
+
+def read_link(*, token: str, lock: bool = False) -> Link:
+    """What the link's `token` confirms, checked (signature, age, still the latest request, the
+    address still free); Invalid or Conflict with a message saying what to do."""
+    try:
+        payload = signing.loads(token, salt=SALT, max_age=timedelta(days=LINK_DAYS))
+    except signing.SignatureExpired:
+        raise Invalid(f"this link has expired (links work for {LINK_DAYS} days): "
+                      "ask for a new one on your profile page") from None
+    except (signing.BadSignature, ValueError):
+        raise Invalid("this link is not valid: open the whole link from the e-mail, "
+                      "or ask for a new one on your profile page") from None
+    if not (isinstance(payload, dict) and isinstance(payload.get("u"), int)
+            and isinstance(payload.get("k"), str) and isinstance(payload.get("a"), str)):
+        raise Invalid("this link is not valid: ask for a new one on your profile page")
+    address = payload["a"]
+    if lock:  # competing confirmations of one address are taken one after the other
+        list(EmailChange.objects.select_for_update().filter(address__iexact=address).values_list("pk", flat=True))
+    change = (EmailChange.objects.filter(user_id=payload["u"], key=payload["k"], user__is_active=True)
+              .select_related("user").first())
+    if change is None:
+        user = User.objects.filter(pk=payload["u"], is_active=True).first()
+        if user is not None and user.email.lower() == address.lower():
+            return Link(user=user, address=user.email, change=None)
+        raise Invalid("this link was used already, or replaced by a newer one: "
+                      "ask for a new one on your profile page")
+    check_free(address=change.address, user=change.user)
+    return Link(user=change.user, address=change.address, change=change)
+
+
+def confirm(*, token: str) -> Link:
+    """Confirm the address of a link: it becomes the user's `User.email` (the old one gets a note).
+    A link whose address is confirmed already answers the same (a second POST changes nothing)."""
+    with transaction.atomic():
+        link = read_link(token=token, lock=True)
+        if link.change is None:
+            return link
+        user = User.objects.select_for_update().get(pk=link.user.pk)
+        old = user.email
+        user.email = link.address
+        user.save(update_fields=["email"])
+        link.change.delete()
+        if old and old.lower() != link.address.lower():
+            transaction.on_commit(lambda: _tell_old_address(user=user, old=old), robust=True)
+    return Link(user=user, address=link.address, change=None)
+
+
+def _link_body(*, user: User, address: str, url: str) -> str:
+    now = f"Until then, e-mails go to {user.email}." if user.email else "Until then, nothing can be sent to you."
+    return (f"Someone asked to use {address} as the e-mail address of the Armada account {user.username}.\n"
+            f"To confirm it, open this link and press Confirm (it works for {LINK_DAYS} days):\n\n{url}\n\n"
+            f"{now}\nIf it was not you, ignore this e-mail: nothing changes.\n")
+
+
+def _tell_old_address(*, user: User, old: str) -> None:
+    try:
+        send_mail("[Armada] Your e-mail address was changed",
+                  f"The e-mail address of the Armada account {user.username} is now {user.email}: "
+                  "notifications and password resets go there.\nIf it was not you, tell the organisers.\n",
+                  settings.DEFAULT_FROM_EMAIL, [old])
+    except OSError as exc:
+        log.warning("note of an address change for user %s not sent: %s", user.pk, exc)

@@ -1,0 +1,249 @@
+"""The account's e-mail address (accounts.addresses): added or changed on the profile page or at
+sign-up, used only once its mailed link is confirmed (a POST: a scanner's GET confirms nothing);
+the old address keeps working until then; an address another account confirmed is refused; a bad,
+expired, used or replaced link gets a page saying so, never a server error."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core import mail
+
+from tests.support.fixtures import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+LINK = re.compile(r"http://testserver(/accounts/email/confirm/\S+/)")
+
+
+def link_in(message) -> str:
+    """The path of the confirmation link in a mail."""
+    return LINK.search(message.body).group(1)
+
+
+def reset_mails(client, address: str) -> list:
+    """The password-reset mails sent when `address` is given on the reset page."""
+    before = len(mail.outbox)
+    client.post("/accounts/password/reset/", {"email": address})
+    return [m for m in mail.outbox[before:] if "reset" in m.subject.lower()]
+
+
+def test_a_new_address_is_used_only_after_its_link_is_posted_and_the_old_one_works_till_then(
+        client, make_user, django_capture_on_commit_callbacks):
+    from django.contrib.auth.models import User
+
+    from armada_web.accounts.mail import deliver
+
+    user = make_user("olga", email="olga@old.example")
+    client.force_login(user)
+    answer = client.post("/accounts/email/", {"email": " Olga@NEW.Example "}, follow=True)
+    page = answer.content.decode()
+    assert "A link to confirm Olga@new.example is on its way" in page
+    assert 'id="email-pending"' in page and "olga@old.example" in page
+    [sent] = mail.outbox
+    assert sent.to == ["Olga@new.example"] and sent.subject == "[Armada] Confirm your e-mail address"
+    assert "olga" in sent.body and "Until then, e-mails go to olga@old.example." in sent.body
+    path = link_in(sent)
+    assert User.objects.get(pk=user.pk).email == "olga@old.example"  # the old one still counts
+
+    client.logout()
+    assert reset_mails(client, "olga@new.example") == []  # not confirmed: no reset goes there
+    assert [m.to for m in reset_mails(client, "olga@old.example")] == [["olga@old.example"]]
+    assert deliver(user_id=user.pk, topic="benched", key="k1", subject="s", body="b")
+    assert mail.outbox[-1].to == ["olga@old.example"]
+
+    shown = client.get(path)  # what a mail scanner (or a preview) does: nothing changes
+    assert shown.status_code == 200 and 'id="confirm-email"' in shown.content.decode()
+    assert "Olga@new.example" in shown.content.decode()
+    assert client.head(path).status_code == 200
+    assert User.objects.get(pk=user.pk).email == "olga@old.example"
+
+    mails_before = len(mail.outbox)
+    with django_capture_on_commit_callbacks(execute=True):
+        done = client.post(path)  # the Confirm button; works signed out too: the link is the proof
+    assert done.status_code == 200 and "E-mail address confirmed" in done.content.decode()
+    assert User.objects.get(pk=user.pk).email == "Olga@new.example"
+    [note] = mail.outbox[mails_before:]
+    assert note.to == ["olga@old.example"] and "is now Olga@new.example" in note.body
+    again = client.post(path)  # a double click, a second tab: the same answer, nothing more
+    assert again.status_code == 200 and "E-mail address confirmed" in again.content.decode()
+    assert len(mail.outbox) == mails_before + 1
+    assert [m.to for m in reset_mails(client, "OLGA@new.example")] == [["Olga@new.example"]]
+    assert reset_mails(client, "olga@old.example") == []
+
+
+def test_sign_up_with_an_address_sends_its_link_and_the_api_shows_what_is_confirmed(client, api):
+    from django.contrib.auth.models import User
+
+    answer = client.post("/accounts/signup/", {"username": "sana", "email": "sana@example.org",
+                                               "password1": PASSWORD, "password2": PASSWORD}, follow=True)
+    assert "A link to confirm sana@example.org is on its way" in answer.content.decode()
+    user = User.objects.get(username="sana")
+    assert user.email == ""  # not before the link is confirmed
+    [sent] = mail.outbox
+    me = api(user).get("/api/me/").json()
+    assert (me["email"], me["email_confirmed"], me["email_pending"]) == ("", False, "sana@example.org")
+    profile = client.get("/accounts/profile/").content.decode()
+    assert "no confirmed e-mail address yet" in profile and "Add my address" in profile
+    client.logout()
+    assert reset_mails(client, "sana@example.org") == []
+    assert client.post(link_in(sent)).status_code == 200
+    me = api(user).get("/api/me/").json()
+    assert (me["email"], me["email_confirmed"], me["email_pending"]) == ("sana@example.org", True, "")
+    assert {"id", "username", "date_joined", "is_staff", "teams"} <= set(me)  # the contract kept
+
+
+def test_an_address_another_account_confirmed_is_refused_whatever_its_case(client, make_user):
+    from django.contrib.auth.models import User
+
+    from armada_web.accounts import addresses
+    from armada_web.accounts.models import EmailChange
+    from armada_web.web.errors import Conflict
+
+    make_user("tara", email="tara@example.org")
+    user = make_user("ugo")
+    with pytest.raises(Conflict, match="another account"):
+        addresses.request_change(user=user, address="TARA@example.org", site="http://x")
+    client.force_login(user)
+    page = client.post("/accounts/email/", {"email": "Tara@Example.org"}, follow=True).content.decode()
+    assert "tara@example.org is the address of another account" in page.lower()
+    assert mail.outbox == [] and not EmailChange.objects.exists()
+    client.logout()
+    signup = client.post("/accounts/signup/", {"username": "vic", "email": "tara@EXAMPLE.org",
+                                               "password1": PASSWORD, "password2": PASSWORD})
+    assert signup.status_code == 409 and "address of another account" in signup.content.decode()
+    assert not User.objects.filter(username="vic").exists() and mail.outbox == []
+
+
+def test_two_accounts_asking_for_one_address_the_second_confirmation_is_refused(client, make_user):
+    from django.contrib.auth.models import User
+
+    from armada_web.accounts import addresses
+
+    wes, xia = make_user("wes"), make_user("xia")
+    addresses.request_change(user=wes, address="shared@example.org", site="http://testserver")
+    addresses.request_change(user=xia, address="Shared@example.org", site="http://testserver")
+    first, second = (link_in(m) for m in mail.outbox)
+    assert client.post(first).status_code == 200
+    refused = client.post(second)
+    assert refused.status_code == 409 and "another account" in refused.content.decode()
+    assert client.get(second).status_code == 409
+    assert User.objects.get(pk=xia.pk).email == "" and User.objects.get(pk=wes.pk).email == "shared@example.org"
+
+
+def test_bad_expired_used_replaced_and_dropped_links_get_a_page_saying_so(client, make_user, monkeypatch):
+    from django.contrib.auth.models import User
+    from django.core import signing
+
+    from armada_web.accounts import addresses
+
+    user = make_user("yan", email="yan@example.org")
+    site = "http://testserver"
+    addresses.request_change(user=user, address="one@example.org", site=site)
+    addresses.request_change(user=user, address="one@example.org", site=site)  # sent again: a new link
+    replaced, latest = (link_in(m) for m in mail.outbox)
+    for method in (client.get, client.post):
+        answer = method(replaced)
+        assert answer.status_code == 400 and "replaced by a newer one" in answer.content.decode()
+    token = latest.split("/")[-2]
+    for bad in ("nonsense", token[:-3] + "abc", "x" + token, "é:ü:%00", "a:b:c", ".:.", "-" * 300):
+        for method in (client.get, client.post):
+            answer = method(f"/accounts/email/confirm/{bad}/")
+            assert answer.status_code == 400 and "this link is not valid" in answer.content.decode()
+    assert client.put(latest).status_code == 405
+    odd = signing.dumps(["not", "a", "dict"], salt=addresses.SALT)  # signed by us, but not a link
+    assert client.post(f"/accounts/email/confirm/{odd}/").status_code == 400
+
+    real_timestamp = signing.TimestampSigner.timestamp
+    monkeypatch.setattr(signing.TimestampSigner, "timestamp",  # a link made four days ago
+                        lambda self: signing.b62_encode(int(signing.time.time()) - 4 * 86400))
+    old = addresses.link_token(addresses.pending(user=user))
+    monkeypatch.setattr(signing.TimestampSigner, "timestamp", real_timestamp)
+    expired = client.post(f"/accounts/email/confirm/{old}/")
+    assert expired.status_code == 400 and "expired" in expired.content.decode()
+
+    client.force_login(user)
+    assert client.post("/accounts/email/cancel/").status_code == 302
+    dropped = client.post(latest)
+    assert dropped.status_code == 400 and "used already" in dropped.content.decode()
+
+    addresses.request_change(user=user, address="two@example.org", site=site)
+    two = link_in(mail.outbox[-1])
+    assert client.post(two).status_code == 200
+    addresses.request_change(user=user, address="three@example.org", site=site)
+    assert client.post(link_in(mail.outbox[-1])).status_code == 200
+    used = client.post(two)  # confirmed once, then replaced by a later address
+    assert used.status_code == 400 and "used already" in used.content.decode()
+    assert User.objects.get(pk=user.pk).email == "three@example.org"
+
+    addresses.request_change(user=user, address="four@example.org", site=site)
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    assert client.post(link_in(mail.outbox[-1])).status_code == 400  # a disabled account confirms nothing
+    assert User.objects.get(pk=user.pk).email == "three@example.org"
+
+
+def test_the_confirmed_address_again_drops_the_pending_one_and_bad_input_is_refused(client, make_user):
+    from armada_web.accounts import addresses
+    from armada_web.web.errors import Invalid
+
+    user = make_user("zoe", email="zoe@example.org")
+    addresses.request_change(user=user, address="new@example.org", site="http://testserver")
+    assert addresses.request_change(user=user, address="ZOE@example.org", site="http://x") is None
+    assert addresses.pending(user=user) is None and len(mail.outbox) == 1
+    for bad in ("", "   ", "zoe", "zoe@", "a@b@c", "zoe\n@example.org", 7, None, "x" * 250 + "@e.org"):
+        with pytest.raises(Invalid):
+            addresses.request_change(user=user, address=bad, site="http://x")
+    client.force_login(user)
+    for body in ({"email": "not an address"}, {"email": ""}, {}):
+        page = client.post("/accounts/email/", body, follow=True)
+        assert page.status_code == 200 and addresses.pending(user=user) is None
+    assert "is not an e-mail address" in client.post("/accounts/email/", {"email": "nope"},
+                                                     follow=True).content.decode()
+    too_long = client.post("/accounts/email/", {"email": "x" * 250 + "@e.org"}, follow=True).content.decode()
+    assert "at most 254 characters" in too_long and addresses.pending(user=user) is None
+    assert client.get("/accounts/email/").status_code == 405
+    client.logout()
+    assert client.post("/accounts/email/", {"email": "a@example.org"}).status_code == 302  # to log in
+    assert addresses.pending(user=user) is None and len(mail.outbox) == 1
+
+
+def test_links_are_limited_per_hour_and_a_mail_server_down_keeps_nothing(make_user, monkeypatch):
+    from armada_web.accounts import addresses
+    from armada_web.web.errors import RateLimited, Unavailable
+
+    user = make_user("abe")
+
+    def down(*args, **kwargs):
+        raise ConnectionRefusedError("no mail server")
+
+    monkeypatch.setattr(addresses, "send_mail", down)
+    with pytest.raises(Unavailable, match="could not be sent"):
+        addresses.request_change(user=user, address="abe@example.org", site="http://x")
+    assert addresses.pending(user=user) is None  # nothing half done, and the try is not counted
+    monkeypatch.undo()
+    for n in range(addresses.LINKS_PER_HOUR):
+        addresses.request_change(user=user, address=f"abe{n}@example.org", site="http://x")
+    with pytest.raises(RateLimited, match="confirmation links an hour"):
+        addresses.request_change(user=user, address="abe@example.org", site="http://x")
+    assert addresses.pending(user=user).address == f"abe{addresses.LINKS_PER_HOUR - 1}@example.org"
+    assert len(mail.outbox) == addresses.LINKS_PER_HOUR
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_confirmations_of_one_address_leave_it_to_exactly_one_account(make_user):
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    from armada_web.accounts import addresses
+    from tests.support.threads import at_once
+
+    users = [make_user(f"racer{n}") for n in range(4)]
+    for n, user in enumerate(users):  # each asks before anyone confirmed: every request is accepted
+        addresses.request_change(user=user, address="Race@Example.org" if n % 2 else "race@example.org",
+                                 site="http://testserver")
+    paths = [link_in(m) for m in mail.outbox]
+    clients = [Client(raise_request_exception=False) for _ in paths]
+    answers = at_once([lambda c=c, p=p: c.post(p).status_code for c, p in zip(clients, paths, strict=True)])
+    assert sorted(answers) == [200, 409, 409, 409]
+    assert User.objects.filter(email__iexact="race@example.org").count() == 1
