@@ -35,7 +35,7 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.season(slug)
     page = Paginator(queries.standings(found), PER_PAGE).get_page(request.GET.get("page"))
     phase = queries.phase(found)
-    ids = [row.bot_id for row in page.object_list if row.linked and row.bot_id]
+    ids = [row.bot_id for row in page.object_list if row.bot_id]
     bots = {b.pk: b for b in bot_queries.bots().filter(pk__in=ids)} if ids else {}
     rows = [(row, bots.get(row.bot_id)) for row in page.object_list]  # each bot's team beside it
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
