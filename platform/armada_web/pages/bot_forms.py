@@ -19,9 +19,11 @@ class BotForm(forms.Form):
     def __init__(self, *args: Any, teams: list[Any] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         choices = [(t.pk, f"{t.name} (you alone)" if t.personal else t.name) for t in teams or []]
-        self.fields["team"].choices = choices
+        field = self.fields["team"]
+        assert isinstance(field, forms.TypedChoiceField)
+        field.choices = choices
         if len(choices) < 2:  # only the personal team: nothing to choose
-            self.fields["team"].widget = forms.HiddenInput()
+            field.widget = forms.HiddenInput()
 
 
 class UploadForm(forms.Form):

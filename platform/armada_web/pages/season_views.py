@@ -37,7 +37,7 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
     phase = queries.phase(found)
     ids = [row.bot_id for row in page.object_list if row.bot_id]
     bots = {b.pk: b for b in bot_queries.bots().filter(pk__in=ids)} if ids else {}
-    rows = [(row, bots.get(row.bot_id)) for row in page.object_list]  # each bot's team beside it
+    rows = [(row, bots.get(row.bot_id or 0)) for row in page.object_list]  # each bot's team beside it
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
                "rows": rows,
                "entries": queries.entry_count(found), "progress": queries.progress(found),
