@@ -123,8 +123,9 @@ def test_the_join_link_page_asks_then_joins(client, crew, armada):
     client.force_login(carol)
     html = page(client, url)
     assert 'id="join-form"' in html and f'value="{team.join_key}"' in html
-    wrong = client.post(f"/teams/{team.pk}/join/", {"key": "not-the-key"})
-    assert wrong.status_code == 403 and "join key" in wrong.content.decode()
+    for key in ("not-the-key", "clé", ""):  # any text: a 403 with the reason, never a 500
+        wrong = client.post(f"/teams/{team.pk}/join/", {"key": key})
+        assert wrong.status_code == 403 and "join key" in wrong.content.decode()
     armada(team_max_members=2)
     full = client.post(f"/teams/{team.pk}/join/", {"key": team.join_key})
     assert full.status_code == 409 and "full" in full.content.decode()
@@ -179,3 +180,18 @@ def test_lists_name_each_bots_team(client, crew):
     assert f'href="/teams/{team.pk}/"' in user and "(personal team)" in user
     client.force_login(crew["alice"])
     assert f'href="/teams/{team.pk}/"' in page(client, "/my/bots/")
+
+
+def test_a_new_bot_can_be_made_for_a_team(client, crew):
+    team, bob = crew["team"], crew["bob"]
+    client.force_login(bob)
+    form = page(client, f"/bots/new/?team={team.pk}")
+    assert f'<option value="{team.pk}" selected>' in form and "bob (you alone)" in form
+    made = client.post("/bots/new/", {"name": "crewbot", "game": "galaxy", "team": team.pk})
+    assert made.status_code == 302 and Bot.objects.get(name="crewbot").team_id == team.pk
+    refused = client.post("/bots/new/", {"name": "nope", "game": "galaxy", "team": 999999}).content.decode()
+    assert "Select a valid choice" in refused and not Bot.objects.filter(name="nope").exists()
+    client.force_login(crew["carol"])  # alone: nothing to choose, the personal team it is
+    assert 'type="hidden" name="team"' in page(client, "/bots/new/")
+    assert client.post("/bots/new/", {"name": "mine", "game": "galaxy"}).status_code == 302
+    assert Bot.objects.get(name="mine").team.personal
