@@ -57,6 +57,7 @@ def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, a
     team = alice.post("/api/teams/", {"name": "crew"}, format="json").json()
     path = f"/api/teams/{team['id']}"
     assert bob.post(f"{path}/join/", {"key": "nope"}, format="json").status_code == 403
+    assert bob.post(f"{path}/join/", {"key": "clé"}, format="json").status_code == 403  # not a 500
     assert bob.post(f"{path}/join/", {}, format="json").status_code == 400
     joined = bob.post(f"{path}/join/", {"key": team["join_key"]}, format="json")
     assert joined.status_code == 200 and len(joined.json()["members"]) == 2

@@ -1,8 +1,8 @@
 """Every page and API list runs a bounded number of queries whatever the data's size: the same
 bound on a seeded site of two sizes (tests/support/scale_data.py), for the ladder (first, last and a
 searched page), the league, a busy bot's page (chart, head-to-head, recent matches, versions),
-the match browser and API list with their filters and cursors, a user's page and bots, the home
-page, a match page, the bots API and the matchmaker's tick."""
+the match browser and API list with their filters and cursors, a user's page and bots, a team's
+page, the home page, a match page, the bots API and the matchmaker's tick."""
 
 from __future__ import annotations
 
@@ -49,6 +49,9 @@ def test_pages_and_lists_run_the_same_queries_at_any_size(size, client, django_a
         "/matches/": 6, f"/matches/?bot={bot}&opponent={rival}": 8, f"/matches/?bot={bot}&result=win&kind=ranked": 7,
         f"/matches/?game=galaxy&status=finished&cursor=o{site.match.pk}": 6, f"/users/{owner}/": 20,
         f"/matches/{site.match.pk}/": 6,
+        # a team's page: the team, its bots' page (ids, rows), their places (rank and rating per rated game,
+        # the league), their seasons (2), members and history (the session's user: none here)
+        f"/teams/{site.busiest.team_id}/": 12,
     }
     for url, bound in pages.items():
         with django_assert_max_num_queries(bound, info=url):

@@ -13,6 +13,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from armada_web.teams.services import create_team
 from armada_web.web.inputs import MAX_ID
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,8 @@ VALUE = st.one_of(
 ROUTES = ["/ladder/galaxy/?q={v}&page={w}", "/ladder/mothership/?q={v}&page={w}", "/ladder/mothership/{v}/",
           "/ladder/mothership/{v}/{w}/", "/matches/{v}/", "/users/{v}/", "/sdk/{v}", "/rules/{v}/", "/bots/{v}/",
           "/bots/{v}/versions/{w}/", "/bots/{v}/versions/{w}/source/", "/bots/{v}/upload/", "/my/bots/?page={v}",
-          "/accounts/password/reset/{v}/{w}/", "/accounts/email/confirm/{v}{w}/", "/{v}"]
+          "/accounts/password/reset/{v}/{w}/", "/accounts/email/confirm/{v}{w}/", "/{v}", "/teams/{v}/?page={w}",
+          "/teams/{v}/join/?key={w}", "/bots/new/?team={v}"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                             HealthCheck.too_slow])
 
@@ -36,9 +38,11 @@ def sides(make_user, valid_version):
     owner = make_user("owner")
     version = valid_version(owner, "target")
     valid_version(owner, "race-one", game="mothership", orders={"mothership": {"defence": 10}, "fighters": []})
+    team = create_team(user=make_user("other"), name="crew")  # the owner may try to join it, remove from it
     signed_in = Client(raise_request_exception=False)
     signed_in.force_login(owner)
-    return {"bot": version.bot, "anonymous": Client(raise_request_exception=False), "owner": signed_in}
+    return {"bot": version.bot, "anonymous": Client(raise_request_exception=False), "owner": signed_in,
+            "team": team}
 
 
 def show(value: str) -> str:
@@ -69,6 +73,11 @@ def test_any_form_body_is_never_a_server_error(sides, version, name, game, descr
         client.post("/accounts/profile/", {"name": name}),
         client.post("/accounts/email/", {"email": name}),
         sides["anonymous"].post(f"/accounts/email/confirm/{quote(name, safe='')}x/"),
+        client.post(f"/bots/{bot.pk}/move/", {"team": version}),
+        client.post("/bots/new/", {"name": name, "game": "galaxy", "team": version}),
+        client.post("/teams/new/", {"name": name}),
+        client.post(f"/teams/{sides['team'].pk}/join/", {"key": description}),
+        client.post(f"/teams/{sides['team'].pk}/remove/", {"username": name}),
     ]
     for answer in answers:
         assert answer.status_code < 500, answer.content[:300]

@@ -219,8 +219,9 @@ def test_the_bot_page_names_a_bots_team(make_user, client):
     team = services.create_team(user=alice, name="Red Fleet")
     shared = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
     solo = bots.create_bot(user=alice, name="solo", game="galaxy")
-    assert "team <strong>Red Fleet</strong>" in client.get(f"/bots/{shared.pk}/").content.decode()
-    assert "team <strong>" not in client.get(f"/bots/{solo.pk}/").content.decode()  # a personal team
+    assert (f'team <a href="/teams/{team.pk}/" id="bot-team" class="team">Red Fleet</a>'
+            in client.get(f"/bots/{shared.pk}/").content.decode())
+    assert 'id="bot-team"' not in client.get(f"/bots/{solo.pk}/").content.decode()  # a personal team
 
 
 def test_a_deleted_account_leaves_its_teams_and_frees_its_place(make_user, armada):

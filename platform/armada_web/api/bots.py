@@ -18,7 +18,7 @@ from armada_web.api.fields import BooleanFilter, IdField, TextField, absolute
 from armada_web.api.pagination import KeyedPageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
-from armada_web.bots import queries, services
+from armada_web.bots import moves, queries, services
 from armada_web.bots.logic.names import NAME_RE
 from armada_web.bots.models import Bot, BotVersion, Game
 from armada_web.storage.archives import check_request_size
@@ -111,6 +111,10 @@ class BotFilter(django_filters.FilterSet):
         return queries.search(queryset, value)
 
 
+class MoveRequest(serializers.Serializer):
+    team = IdField(help_text="the id of a team you are a member of (the bot must be in your personal team)")
+
+
 class ActiveVersion(serializers.Serializer):
     version = IdField(help_text="the id of a valid version of this bot")
 
@@ -159,6 +163,15 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         body = ActiveVersion(data=request.data)
         body.is_valid(raise_exception=True)
         return self._detail(services.set_active(bot=bot, user=request.user, version_id=body.validated_data["version"]))
+
+    @extend_schema(request=MoveRequest, responses=answers({200: BotDetailSerializer}, 400, 403, 404, 409))
+    @action(detail=True, methods=["post"])
+    def move(self, request: Request, pk: int) -> Response:
+        """Move a bot of your personal team to a team you are in (its id, matches and ratings stay)."""
+        bot = self.get_object()
+        body = MoveRequest(data=request.data)
+        body.is_valid(raise_exception=True)
+        return self._detail(moves.move_bot(bot=bot, user=request.user, team=body.validated_data["team"]))
 
     @extend_schema(methods=["GET"], request=None, parameters=page_openapi_parameters(),
                    responses=answers({200: inline_serializer("PagedVersions", {

@@ -262,3 +262,33 @@ def version_records(version_ids: list[int]) -> dict[int, Record]:
     number of games."""
     return {v: Record(None, "", won, drawn, lost) for v, won, drawn, lost in
             Rating.objects.filter(version_id__in=version_ids).values_list("version_id", "wins", "draws", "losses")}
+
+
+@dataclass(frozen=True)
+class Place:
+    """A bot's line in its game's table, for a list of bots (a team's): rank and displayed score."""
+
+    rank: int
+    #: mu - 3 sigma on a ladder, points in the league.
+    score: float
+    rated: bool
+    games: int
+
+
+def places_of(bots: list[Bot]) -> dict[int, Place]:
+    """Each listed bot's place in its game's table (bots that are on none are left out): a query
+    per rated game and one for the league, whatever the number of bots."""
+    versions = {b.active_version_id: b for b in bots if b.active_version_id and not b.retired and not b.disabled}
+    out: dict[int, Place] = {}
+    for game in rated_games():
+        mine = [v for v, b in versions.items() if b.game == game.slug]
+        if not mine:
+            continue
+        ranks = ranks_of(game.slug, mine)
+        for rating in Rating.objects.filter(ON_LADDER, version_id__in=list(ranks)).only("version_id", "score",
+                                                                                          "games"):
+            out[versions[rating.version_id].pk] = Place(ranks[rating.version_id], rating.score, True, rating.games)
+    others = [v for v, b in versions.items() if not spec(b.game).rated]
+    for entry in LeagueEntry.objects.filter(version_id__in=others) if others else []:
+        out[versions[entry.version_id].pk] = Place(entry.position, entry.points, False, entry.played)
+    return out

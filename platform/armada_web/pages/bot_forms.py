@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from armada_web.bots.models import Game
@@ -11,6 +13,17 @@ class BotForm(forms.Form):
     name = forms.CharField(max_length=40, help_text="3 to 40 letters, digits, - or _; unique per game")
     game = forms.ChoiceField(choices=Game.choices)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
+    team = forms.TypedChoiceField(coerce=int, required=False, empty_value=None,
+                                  help_text="the team whose members manage it (your personal team: you alone)")
+
+    def __init__(self, *args: Any, teams: list[Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(t.pk, f"{t.name} (you alone)" if t.personal else t.name) for t in teams or []]
+        field = self.fields["team"]
+        assert isinstance(field, forms.TypedChoiceField)
+        field.choices = choices
+        if len(choices) < 2:  # only the personal team: nothing to choose
+            field.widget = forms.HiddenInput()
 
 
 class UploadForm(forms.Form):

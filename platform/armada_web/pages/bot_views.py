@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
-from armada_web.bots import queries, services, storage
+from armada_web.bots import moves, queries, services, storage
 from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
 from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
@@ -33,6 +33,7 @@ from armada_web.pages.pager import pager
 from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.seasons.queries import placements_of_bot
 from armada_web.storage.archives import check_request_size
+from armada_web.teams.queries import teams_of
 from armada_web.web.errors import DomainError, http_status
 from armada_web.web.inputs import parse_id
 from armada_web.web.paging import keyed_page, page_number
@@ -54,12 +55,16 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     mine = queries.bots_of(request.user)
     page = keyed_page(mine.values_list("pk", flat=True), lambda ids: queries.with_newest(mine.filter(pk__in=ids)),
                       page_number(request.GET.get("page")), MY_BOTS, key=lambda b: b.pk)
-    return render(request, "bots/my_bots.html", {"bots": page.rows, "pager": pager(request, page), "form": BotForm()})
+    teams = list(teams_of(user=request.user))
+    form = BotForm(teams=[t for t in teams if t.archived is None])
+    return render(request, "bots/my_bots.html", {"bots": page.rows, "pager": pager(request, page), "form": form,
+                                                 "teams": teams})
 
 
 @login_required
 def new_bot(request: HttpRequest) -> HttpResponse:
-    form = BotForm(request.POST or None)
+    form = BotForm(request.POST or None, teams=list(teams_of(user=request.user).filter(archived__isnull=True)),
+                   initial={"team": request.GET.get("team")})
     if request.method == "POST" and form.is_valid():
         try:
             bot = services.create_bot(user=signed_in(request), **form.cleaned_data)
@@ -99,6 +104,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "challenge_with": challengers(user=request.user, opponents=[bot]).get(bot.pk, []),
         "battles": battles(place.entry) if place is not None and place.entry is not None else None,
         "placements": placements_of_bot(bot.pk),
+        "move_to": moves.move_targets(bot=bot, user=request.user) if allowed.owner else [],
         "next_game": next_ranked_game(bot.pk) if game.rated else None,
         **_comparison(request, bot, versions.rows, per_version),
         **(_history(request, bot, numbers["opponents"]) if game.rated else {}),
@@ -225,6 +231,17 @@ def retire(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
     services.retire_bot(bot=bot, user=signed_in(request))
     messages.success(request, f"{bot.name} is retired: it plays no more, its history stays.")
+    return redirect("bot", pk=bot.pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_bot_page)
+def move(request: HttpRequest, pk: int) -> HttpResponse:
+    """Move a bot of your personal team to a team you are in (bots.moves)."""
+    bot = _own_bot(request, pk)
+    moved = moves.move_bot(bot=bot, user=signed_in(request), team=request.POST.get("team"))
+    messages.success(request, f"{moved.name} now belongs to the team {moved.team.name}, with all its history.")
     return redirect("bot", pk=bot.pk)
 
 

@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from armada_web.bots import queries as bot_queries
 from armada_web.games import spec
 from armada_web.integrity import queries as integrity_queries
 from armada_web.integrity.models import Disqualification
@@ -34,7 +35,11 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.season(slug)
     page = Paginator(queries.standings(found), PER_PAGE).get_page(request.GET.get("page"))
     phase = queries.phase(found)
+    ids = [row.bot_id for row in page.object_list if row.bot_id]
+    bots = {b.pk: b for b in bot_queries.bots().filter(pk__in=ids)} if ids else {}
+    rows = [(row, bots.get(row.bot_id or 0)) for row in page.object_list]  # each bot's team beside it
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
+               "rows": rows,
                "entries": queries.entry_count(found), "progress": queries.progress(found),
                "top": queries.top_matches(found), "phase": phase, "entering": queries.entering(found, request.user),
                "stages": spec(found.game).rated and not phase.live, "decisions": _decisions(request, found)}

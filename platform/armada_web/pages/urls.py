@@ -1,5 +1,5 @@
 """The site's pages (fixed paths: /, /ladder/..., /matches/{id}/, /bots/..., /sdk/, /docs/...,
-/seasons/..., /events/..., /status/, /staff/integrity/...; /rules/... redirects to /docs/...)."""
+/seasons/..., /events/..., /teams/..., /status/, /staff/integrity/...; /rules/... redirects to /docs/...)."""
 
 from django.urls import path
 
@@ -13,6 +13,7 @@ from armada_web.pages import (
     match_views,
     season_views,
     status_views,
+    team_views,
     views,
 )
 from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
@@ -40,6 +41,7 @@ urlpatterns = [
     path("bots/<id:pk>/active/", bot_views.set_active, name="bot-active"),
     path("bots/<id:pk>/retire/", bot_views.retire, name="bot-retire"),
     path("bots/<id:pk>/delete/", bot_views.delete, name="bot-delete"),
+    path("bots/<id:pk>/move/", bot_views.move, name="bot-move"),
     path("bots/<id:pk>/versions/<id:number>/", bot_views.version_page, name="bot-version"),
     path("bots/<id:pk>/versions/<id:number>/source/", bot_views.version_source, name="bot-version-source"),
     path("seasons/", season_views.seasons, name="seasons"),
@@ -50,6 +52,14 @@ urlpatterns = [
     path("events/<slug:slug>/enter/", event_views.enter, name="event-enter"),
     path("events/<slug:slug>/start/", event_views.start, name="event-start"),
     path("status/", status_views.status_page, name="status"),
+    path("teams/new/", team_views.new_team, name="new-team"),
+    path("teams/<id:pk>/", team_views.team_page, name="team"),
+    path("teams/<id:pk>/join/", team_views.join, name="team-join"),
+    path("teams/<id:pk>/key/", team_views.renew_key, name="team-key"),
+    path("teams/<id:pk>/leave/", team_views.leave, name="team-leave"),
+    path("teams/<id:pk>/remove/", team_views.remove, name="team-remove"),
+    path("teams/<id:pk>/archive/", team_views.archive, name="team-archive"),
+    path("teams/<id:pk>/restore/", team_views.restore, name="team-restore"),
     path("staff/integrity/", integrity_views.report, name="staff-integrity"),
     path("staff/integrity/disqualify/", integrity_views.disqualify, name="staff-integrity-disqualify"),
     path("staff/integrity/<id:pk>/", integrity_views.finding, name="staff-integrity-finding"),

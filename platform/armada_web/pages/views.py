@@ -21,6 +21,7 @@ from armada_web.pages import docs
 from armada_web.pages.pager import pager
 from armada_web.pages.quickstart import Step, quick_start
 from armada_web.seasons import queries as season_queries
+from armada_web.teams.queries import teams_of
 from armada_web.web.paging import keyed_page, page_number
 
 
@@ -42,7 +43,8 @@ USER_MATCHES = 15
 
 
 def user_page(request: HttpRequest, username: str) -> HttpResponse:
-    """A user's bots (paged) and the latest matches of those that play (kept bounded: listing.latest_of)."""
+    """A user's teams, the bots of their teams (paged) and the latest matches of those that play (kept
+    bounded: listing.latest_of)."""
     number = page_number(request.GET.get("page"))
     person = get_object_or_404(get_user_model(), username=username, is_active=True)
     bots = keyed_page(bot_queries.bots_of(person).values_list("pk", flat=True),
@@ -50,7 +52,7 @@ def user_page(request: HttpRequest, username: str) -> HttpResponse:
     playing_first = sorted(bots.rows, key=lambda b: b.retired is not None)
     recent = listing.latest_of(bot_ids=[b.pk for b in playing_first], limit=USER_MATCHES)
     return render(request, "pages/user.html", {"person": person, "bots": bots.rows, "pager": pager(request, bots),
-                                               "recent": recent})
+                                               "recent": recent, "teams": list(teams_of(user=person))})
 
 
 def sdk_wheel_path() -> Path | None:

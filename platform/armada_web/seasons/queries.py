@@ -256,3 +256,28 @@ def standings_place(entry: Entry) -> int:
         rows = season_entries.annotate(sort_key=Coalesce(F("place"), F("seed")))
         ahead = Q(sort_key__lt=key) | Q(sort_key=key, seed__lt=entry.seed)
     return 1 + rows.filter(ahead).count()
+
+
+@dataclass(frozen=True)
+class BotPlacement:
+    """A listed bot's season (a team's results): its final place and score, or its entry while
+    the season runs (no place counted: that is the season's page)."""
+
+    season: Season
+    bot_id: int
+    bot_name: str
+    place: int | None
+    final: bool
+    score: float | None
+
+
+def placements_of_bots(bot_ids: list[int], limit: int = 50) -> list[BotPlacement]:
+    """The seasons of the listed bots, the latest first (two queries, at most `limit` of each kind)."""
+    if not bot_ids:
+        return []
+    finished = (Standing.objects.filter(bot_ref__in=bot_ids).select_related("season")
+                .order_by("-season__ends", "place")[:limit])
+    running = (Entry.objects.filter(bot_ref__in=bot_ids).exclude(season__state=SeasonState.FINISHED)
+               .select_related("season").order_by("-season__ends", "seed")[:limit])
+    return ([BotPlacement(e.season, e.bot_ref, e.bot_name, None, False, None) for e in running]
+            + [BotPlacement(s.season, s.bot_ref, s.bot_name, s.place, True, s.score) for s in finished])

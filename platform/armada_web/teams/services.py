@@ -113,7 +113,9 @@ def join_team(*, user: Any, team: Team, key: Any) -> Team:
     with transaction.atomic():
         locked = _locked(team)
         _check_changeable(locked)
-        if not isinstance(key, str) or not locked.join_key or not secrets.compare_digest(key, locked.join_key):
+        # compared as bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500)
+        if (not isinstance(key, str) or not locked.join_key
+                or not secrets.compare_digest(key.encode(errors="replace"), locked.join_key.encode())):
             raise Forbidden("that is not this team's join key (a renewed key replaces the old one); "
                             "ask a member for the current join link")
         if locked.archived is not None:

@@ -1,0 +1,141 @@
+"""Team pages: a team (members, bots with their places, seasons, its history; for its members the
+join link and the buttons), a new team, the join link's page, and the members' actions as POST
+forms. Thin: the rules are `teams.services` (and `bots.moves`), refusals are shown by `pages.errors`."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from armada_web.accounts.queries import signed_in
+from armada_web.bots import queries as bot_queries
+from armada_web.ladder.queries import places_of
+from armada_web.pages.errors import form_error, refusals_go_to
+from armada_web.pages.pager import pager
+from armada_web.pages.team_forms import TeamForm
+from armada_web.seasons.queries import placements_of_bots
+from armada_web.teams import queries, services
+from armada_web.teams.access import is_member, was_member
+from armada_web.teams.models import Team
+from armada_web.web.errors import DomainError, http_status
+from armada_web.web.paging import keyed_page, page_number
+
+TEAM_BOTS = 50
+HISTORY = 50
+
+
+def _team_page(pk: int) -> str:
+    return reverse("team", args=[pk])
+
+
+def join_link(request: HttpRequest, team: Team) -> str:
+    """The join link a member hands on: the join page with the team's current key."""
+    return request.build_absolute_uri(f"{reverse('team-join', args=[team.pk])}?key={team.join_key}")
+
+
+def team_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A team: members, bots (paged) with their places, their seasons, who left or was removed; for
+    a member also the join link and the buttons (renew the key, remove, leave, archive), for a
+    former member of an archived team the restore button."""
+    team = services.get_team(team_id=pk)
+    number = page_number(request.GET.get("page"))
+    bots = keyed_page(queries.bots_of_team(team).values_list("pk", flat=True),
+                      lambda ids: bot_queries.bots().filter(pk__in=ids), number, TEAM_BOTS, key=lambda b: b.pk)
+    rows = sorted(bots.rows, key=lambda b: (b.retired is not None, b.game, b.name.lower()))
+    places = places_of(rows)
+    member = is_member(user=request.user, team_id=team.pk)
+    shared = not team.personal
+    former = shared and was_member(user=request.user, team_id=team.pk)
+    context = {
+        "team": team, "member": member, "members": list(queries.members(team)),
+        "history": list(queries.history(team)[:HISTORY]) if member or former else [],  # the team's own record
+        "bots": [(b, places.get(b.pk)) for b in rows], "pager": pager(request, bots),
+        "results": placements_of_bots([b.pk for b in rows]),
+        "join_link": join_link(request, team) if member and shared and team.join_key and not team.archived else "",
+        "can_change": member and shared,
+        "can_restore": former and team.archived is not None,
+        "max_members": settings.ARMADA.team_max_members,
+    }
+    return render(request, "teams/team.html", context)
+
+
+@login_required
+def new_team(request: HttpRequest) -> HttpResponse:
+    """Create a team: you are its first member, and its page shows the join link to hand on."""
+    form = TeamForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            team = services.create_team(user=signed_in(request), name=form.cleaned_data["name"])
+        except DomainError as exc:
+            return render(request, "teams/new_team.html", {"form": form}, status=form_error(form, exc, "name"))
+        messages.success(request, f"Team {team.name} created. Hand its join link to the others.")
+        return redirect("team", pk=team.pk)
+    return render(request, "teams/new_team.html", {"form": form})
+
+
+@login_required
+def join(request: HttpRequest, pk: int) -> HttpResponse:
+    """The join link's page: GET asks to confirm, POST joins with the link's key."""
+    team = services.get_team(team_id=pk)
+    key = request.POST.get("key", "") if request.method == "POST" else request.GET.get("key", "")
+    context = {"team": team, "key": key[:200], "members": list(queries.members(team)),
+               "member": is_member(user=request.user, team_id=team.pk)}
+    if request.method != "POST":
+        return render(request, "teams/join.html", context)
+    try:
+        services.join_team(user=signed_in(request), team=team, key=key)
+    except DomainError as exc:
+        return render(request, "teams/join.html", {**context, "error": str(exc)}, status=http_status(exc))
+    messages.success(request, f"You joined the team {team.name}: its bots are yours to manage too.")
+    return redirect("team", pk=team.pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_team_page)
+def renew_key(request: HttpRequest, pk: int) -> HttpResponse:
+    services.renew_key(user=signed_in(request), team=services.get_team(team_id=pk))
+    messages.success(request, "The join key is renewed: the old join link no longer works.")
+    return redirect("team", pk=pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_team_page)
+def leave(request: HttpRequest, pk: int) -> HttpResponse:
+    team = services.leave_team(user=signed_in(request), team=services.get_team(team_id=pk))
+    messages.success(request, f"You left the team {team.name}; its bots stay with it.")
+    return redirect("team", pk=pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_team_page)
+def remove(request: HttpRequest, pk: int) -> HttpResponse:
+    username = request.POST.get("username", "")
+    services.remove_member(user=signed_in(request), team=services.get_team(team_id=pk), username=username)
+    messages.success(request, f"{username} is no longer a member (their bots, matches and results stay).")
+    return redirect("team", pk=pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_team_page)
+def archive(request: HttpRequest, pk: int) -> HttpResponse:
+    services.archive_team(user=signed_in(request), team=services.get_team(team_id=pk))
+    messages.success(request, "The team is archived: its bots stop playing, its history and results stay.")
+    return redirect("team", pk=pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_team_page)
+def restore(request: HttpRequest, pk: int) -> HttpResponse:
+    services.restore_team(user=signed_in(request), team=services.get_team(team_id=pk))
+    messages.success(request, "The team is restored: its bots may play again.")
+    return redirect("team", pk=pk)

@@ -1,0 +1,197 @@
+"""Team pages with Django's test client (issue 26): a team's page (members, bots with places,
+seasons, history; the join link for members only), the join link's page, the members' POST
+buttons, a new team, moving a bot from its page, and each bot's team on the ladder, a match page,
+standings and a user's page. Names are escaped everywhere."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from armada_web.bots import moves
+from armada_web.bots.models import Bot
+from armada_web.seasons.models import Season, Standing
+from armada_web.teams import queries, services
+from armada_web.teams.models import Team
+from tests.pages.data import ratings, recorded_match
+
+pytestmark = pytest.mark.django_db
+EVIL_TEAM = "<img src=x onerror=window.__pwned=1>"
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def crew(make_user, valid_version):
+    """alice and bob in a team with an escaped-looking name holding alice's rated bot "alpha";
+    carol alone with "gamma"; a finished match of the two and a finished season with alpha first."""
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name=EVIL_TEAM)
+    services.join_team(user=bob, team=team, key=team.join_key)
+    alpha, gamma = valid_version(alice, "alpha"), valid_version(carol, "gamma")
+    moves.move_bot(bot=alpha.bot, user=alice, team=team.pk)
+    match = recorded_match(alpha, gamma, winner=1)
+    ratings(alpha, match, [1.0, 4.0])
+    ratings(gamma, match, [0.5])
+    now = timezone.now()
+    season = Season.objects.create(slug="s1", name="Spring", game="galaxy", opens=now - timedelta(days=9),
+                                   closes=now - timedelta(days=3), ends=now - timedelta(days=1), state="finished")
+    Standing.objects.create(season=season, place=1, bot_ref=alpha.bot_id, bot_name="alpha", owner=alice,
+                            version_ref=alpha.pk, version_number=1, score=12.5, games=8)
+    team.refresh_from_db()
+    return {"alice": alice, "bob": bob, "carol": carol, "team": team, "alpha": alpha, "gamma": gamma,
+            "match": match, "season": season}
+
+
+def page(client, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code)
+    html = response.content.decode()
+    assert "<img src=x" not in html
+    return html
+
+
+def test_the_team_page_shows_members_bots_places_and_results(client, crew):
+    team = crew["team"]
+    html = page(client, f"/teams/{team.pk}/")
+    assert "&lt;img src=x onerror=window.__pwned=1&gt;" in html
+    assert 'href="/users/alice/"' in html and 'href="/users/bob/"' in html
+    assert f'href="/bots/{crew["alpha"].bot_id}/">alpha</a>' in html and "gamma" not in html
+    assert 'data-label="Place" class="num">#1<' in html and "4.00" in html  # its ladder place and score
+    assert 'href="/seasons/s1/">Spring</a>' in html and ">12.50<" in html
+    assert team.join_key not in html and "join-link" not in html and "renew-key" not in html
+
+
+@pytest.mark.parametrize("who, sees", [("alice", True), ("bob", True), ("carol", False), (None, False)])
+def test_only_members_see_the_join_key_and_the_buttons(client, crew, who, sees):
+    team = crew["team"]
+    if who:
+        client.force_login(crew[who])
+    html = page(client, f"/teams/{team.pk}/")
+    assert (team.join_key in html) is sees
+    assert (f"/teams/{team.pk}/join/?key={team.join_key}" in html) is sees
+    for button in ('id="renew-key"', 'id="leave"', 'id="archive"', "Remove "):
+        assert (button in html) is sees, button
+
+
+def test_a_personal_team_page_has_no_join_link_and_no_buttons(client, crew):
+    client.force_login(crew["carol"])
+    personal = services.personal_team(user=crew["carol"])
+    html = page(client, f"/teams/{personal.pk}/")
+    assert "Personal team" in html and "gamma" in html and 'id="join-link"' not in html and 'id="leave"' not in html
+    page(client, "/teams/999999/", 404)
+
+
+def test_the_members_buttons_call_the_services(client, crew):
+    team, alice = crew["team"], crew["alice"]
+    client.force_login(alice)
+    old = team.join_key
+    assert client.get(f"/teams/{team.pk}/key/").status_code == 405  # actions are POST only
+    assert client.post(f"/teams/{team.pk}/key/").status_code == 302
+    team.refresh_from_db()
+    assert team.join_key != old and team.join_key in page(client, f"/teams/{team.pk}/")
+    client.post(f"/teams/{team.pk}/remove/", {"username": "bob"})
+    assert [m.user for m in queries.members(team)] == [alice]
+    html = page(client, f"/teams/{team.pk}/")
+    assert 'id="team-history"' in html and "removed by alice" in html
+    refused = client.post(f"/teams/{team.pk}/leave/", follow=True).content.decode()
+    assert "last member" in refused and queries.members(team).count() == 1
+    client.post(f"/teams/{team.pk}/archive/")
+    client.post(f"/teams/{team.pk}/leave/")
+    assert queries.members(team).count() == 0
+    client.force_login(crew["carol"])  # a stranger: an archived team still shows its bots and results
+    html = page(client, f"/teams/{team.pk}/")
+    assert 'id="team-state"' in html and "alpha" in html and "Spring" in html
+    assert 'id="restore"' not in html and 'id="team-history"' not in html
+    assert "former member" in client.post(f"/teams/{team.pk}/restore/", follow=True).content.decode()
+    client.force_login(crew["bob"])  # a former member restores it and is a member again
+    assert 'id="restore"' in page(client, f"/teams/{team.pk}/")
+    client.post(f"/teams/{team.pk}/restore/")
+    team.refresh_from_db()
+    assert team.archived is None and [m.user for m in queries.members(team)] == [crew["bob"]]
+
+
+def test_the_join_link_page_asks_then_joins(client, crew, armada):
+    team, carol = crew["team"], crew["carol"]
+    url = f"/teams/{team.pk}/join/?key={team.join_key}"
+    assert client.get(url)["Location"].startswith("/accounts/login/?next=")
+    client.force_login(carol)
+    html = page(client, url)
+    assert 'id="join-form"' in html and f'value="{team.join_key}"' in html
+    for key in ("not-the-key", "clé", ""):  # any text: a 403 with the reason, never a 500
+        wrong = client.post(f"/teams/{team.pk}/join/", {"key": key})
+        assert wrong.status_code == 403 and "join key" in wrong.content.decode()
+    armada(team_max_members=2)
+    full = client.post(f"/teams/{team.pk}/join/", {"key": team.join_key})
+    assert full.status_code == 409 and "full" in full.content.decode()
+    armada(team_max_members=4)
+    assert client.post(f"/teams/{team.pk}/join/", {"key": team.join_key})["Location"] == f"/teams/{team.pk}/"
+    assert carol in [m.user for m in queries.members(team)]
+    assert 'id="already"' in page(client, url)
+
+
+def test_a_new_team_from_its_page(client, crew):
+    client.force_login(crew["carol"])
+    assert "Create a team" in page(client, "/users/carol/")
+    made = client.post("/teams/new/", {"name": "Blue Fleet"})
+    team = Team.objects.get(name="Blue Fleet")
+    assert made["Location"] == f"/teams/{team.pk}/"
+    for name, status, message in (("x", 400, "3 to 40"), ("blue fleet", 409, "taken"), ("tab\there", 400,
+                                                                                        "control")):
+        answer = client.post("/teams/new/", {"name": name})
+        assert answer.status_code == status and message in answer.content.decode(), name
+    assert client.get("/teams/new/").status_code == 200
+    client.logout()
+    assert client.get("/teams/new/").status_code == 302
+
+
+def test_a_bot_moves_from_its_page(client, crew, valid_version):
+    alice, team = crew["alice"], crew["team"]
+    solo = valid_version(alice, "solo")
+    client.force_login(alice)
+    html = page(client, f"/bots/{solo.bot_id}/")
+    assert 'id="move"' in html and f'<option value="{team.pk}">' in html
+    assert 'id="move"' not in page(client, f"/bots/{crew['alpha'].bot_id}/")  # a team's bot stays with it
+    assert client.post(f"/bots/{solo.bot_id}/move/", {"team": team.pk})["Location"] == f"/bots/{solo.bot_id}/"
+    assert Bot.objects.get(pk=solo.bot_id).team_id == team.pk
+    assert f'href="/teams/{team.pk}/" id="bot-team"' in page(client, f"/bots/{solo.bot_id}/")
+    client.force_login(crew["bob"])
+    refused = client.post(f"/bots/{solo.bot_id}/move/", {"team": 999999}, follow=True).content.decode()
+    assert "no one member alone" in refused or "no team" in refused
+    client.force_login(crew["carol"])
+    assert client.post(f"/bots/{solo.bot_id}/move/", {"team": team.pk}).status_code == 404
+    assert Bot.objects.get(pk=solo.bot_id).team_id == team.pk
+
+
+def test_lists_name_each_bots_team(client, crew):
+    team = crew["team"]
+    link = f'<a href="/teams/{team.pk}/" class="team">&lt;img'
+    ladder = page(client, "/ladder/galaxy/")
+    assert link in ladder and '<a href="/users/carol/">carol</a>' in ladder  # a personal team: its user
+    match = page(client, f"/matches/{crew['match'].pk}/")
+    assert link in match and '<a href="/users/carol/">carol</a>' in match
+    assert link in page(client, "/seasons/s1/")
+    user = page(client, "/users/alice/")
+    assert f'href="/teams/{team.pk}/"' in user and "(personal team)" in user
+    client.force_login(crew["alice"])
+    assert f'href="/teams/{team.pk}/"' in page(client, "/my/bots/")
+
+
+def test_a_new_bot_can_be_made_for_a_team(client, crew):
+    team, bob = crew["team"], crew["bob"]
+    client.force_login(bob)
+    form = page(client, f"/bots/new/?team={team.pk}")
+    assert f'<option value="{team.pk}" selected>' in form and "bob (you alone)" in form
+    made = client.post("/bots/new/", {"name": "crewbot", "game": "galaxy", "team": team.pk})
+    assert made.status_code == 302 and Bot.objects.get(name="crewbot").team_id == team.pk
+    refused = client.post("/bots/new/", {"name": "nope", "game": "galaxy", "team": 999999}).content.decode()
+    assert "Select a valid choice" in refused and not Bot.objects.filter(name="nope").exists()
+    client.force_login(crew["carol"])  # alone: nothing to choose, the personal team it is
+    assert 'type="hidden" name="team"' in page(client, "/bots/new/")
+    assert client.post("/bots/new/", {"name": "mine", "game": "galaxy"}).status_code == 302
+    assert Bot.objects.get(name="mine").team.personal
