@@ -195,3 +195,17 @@ def test_a_new_bot_can_be_made_for_a_team(client, crew):
     assert 'type="hidden" name="team"' in page(client, "/bots/new/")
     assert client.post("/bots/new/", {"name": "mine", "game": "galaxy"}).status_code == 302
     assert Bot.objects.get(name="mine").team.personal
+
+
+def test_the_profile_lists_the_users_teams_now(client, crew):
+    """Teams on the profile: the personal one and the shared one, linked; not a team left."""
+    bob = crew["bob"]
+    client.force_login(bob)
+    html = page(client, "/accounts/profile/")
+    teams = html[html.index('id="profile-teams"'):html.index("</ul>", html.index('id="profile-teams"'))]
+    assert f'href="/teams/{crew["team"].pk}/"' in teams and "&lt;img src=x" in teams
+    assert "your personal team" in teams
+    services.leave_team(user=bob, team=crew["team"])
+    html = page(client, "/accounts/profile/")
+    teams = html[html.index('id="profile-teams"'):html.index("</ul>", html.index('id="profile-teams"'))]
+    assert f'href="/teams/{crew["team"].pk}/"' not in teams and "your personal team" in teams

@@ -12,6 +12,7 @@ from armada_web.accounts import addresses, mail, queries, services
 from armada_web.accounts.forms import EmailForm, MailForm, TokenForm
 from armada_web.accounts.queries import signed_in
 from armada_web.matches.queries import challenges_by
+from armada_web.teams.queries import teams_of
 from armada_web.web.errors import DomainError
 
 #: Session key holding a just-created token until the profile page has shown it once.
@@ -20,7 +21,7 @@ NEW_TOKEN_KEY = "armada-new-token"  # noqa: S105 (a session key, not a secret)
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
-    """Your account: API tokens (create: the secret is shown once; revoke), links to the rest."""
+    """Your account: your teams, API tokens (create: the secret is shown once; revoke), links to the rest."""
     form = TokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -38,5 +39,5 @@ def profile(request: HttpRequest) -> HttpResponse:
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
                "tokens": queries.tokens_of(signed_in(request)), "challenges": challenges_by(signed_in(request)),
                "mail_form": mail_form, "email_form": EmailForm(),
-               "email_pending": addresses.pending(user=signed_in(request))}
+               "email_pending": addresses.pending(user=signed_in(request)), "teams": teams_of(user=signed_in(request))}
     return render(request, "accounts/profile.html", context)
