@@ -61,7 +61,7 @@ def test_labels_decode_back_to_what_the_replies_said(dataset):
                     assert again["probes"] == pair.reply["probes"][: len(mine)]
                     scouts += len(again["probes"])
                 else:  # each planet's largest fleet keeps its source and target
-                    largest = {}
+                    largest: dict[int, tuple[int, int]] = {}
                     for fleet in pair.reply["fleets"]:
                         ships = fleet["battleships"] + fleet["cruisers"]
                         if ships > largest.get(fleet["from"], (0, 0))[0]:

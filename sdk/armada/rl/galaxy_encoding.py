@@ -159,7 +159,7 @@ def action_of(reply: dict[str, Any], request: dict[str, Any], memory: dict[str, 
     for fleet in fleets if isinstance(fleets, list) else []:
         if not isinstance(fleet, dict) or fleet.get("from") not in mine or not _planet(fleet.get("to")):
             continue
-        ships = sum(int(n) for n in (fleet.get("battleships"), fleet.get("cruisers")) if _count(n))
+        ships = _count(fleet.get("battleships")) + _count(fleet.get("cruisers"))
         if fleet["to"] != fleet["from"] and ships > largest.get(fleet["from"], (0, 0))[0]:
             largest[fleet["from"]] = (ships, fleet["to"])
     for pid, (ships, target) in largest.items():
@@ -174,8 +174,9 @@ def _planet(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= PLANETS
 
 
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+def _count(value: Any) -> int:
+    """A ship count as sent, 0 for anything that is not a positive integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _contents(row: list[float], garrison: dict[str, int], production: dict[str, int]) -> None:
