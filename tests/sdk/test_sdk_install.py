@@ -69,7 +69,7 @@ def check_installed_docs(env_dir: Path, tmp_path: Path) -> None:
     listed = subprocess.run([armada, "docs"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert listed.returncode == 0, listed.stderr
     for slug in ("galaxy", "galaxy-schema", "mothership", "protocol", "bot-library", "bots-environment", "cli",
-                 "replay-format", "decisions", "rl"):
+                 "replay-format", "decisions", "rl", "imitation"):
         assert f"\n  {slug} " in listed.stdout
     shown = subprocess.run([armada, "docs", "galaxy"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert shown.returncode == 0, shown.stderr

@@ -142,8 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=30, help="passes over the pairs (default: 30)")
     parser.add_argument("--all-seats", action="store_true", help="learn from losers' replies too")
     parser.add_argument("--seed", type=int, default=0, help="PyTorch's seed (default: 0)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="PyTorch's threads (default: 1, the fastest for a network this small)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the model file (default: {OUT.name} beside main.py)")
     args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, args.threads))
     check_encoding()
     started = time.monotonic()
     x, actions, mine = pairs_of(args.data, winners_only=not args.all_seats)
