@@ -61,6 +61,12 @@ def test_sdk_installs_alone_and_plays(tmp_path):
     assert "ArmadaViewer.mount" in page and ".armada-viewer" in page
     assert sys.executable != str(python)
     check_installed_docs(env_dir, tmp_path)
+    # the imitation starter's files are package data too (a plain folder, not a package)
+    made = subprocess.run([str(env_dir / "bin" / "armada"), "new", "learner", "--game", "galaxy", "--starter",
+                           "imitation"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert made.returncode == 0, made.stderr
+    assert sorted(p.name for p in (tmp_path / "learner").iterdir()) == [
+        "README.md", "armada.json", "encoding.py", "main.py", "train.py"]
 
 
 def check_installed_docs(env_dir: Path, tmp_path: Path) -> None:
