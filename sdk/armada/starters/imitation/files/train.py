@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path, metavar="DIR", help="a folder written by `armada dataset download`")
-    parser.add_argument("--epochs", type=int, default=30, help="passes over the pairs (default: 30)")
+    parser.add_argument("--epochs", type=int, default=100, help="passes over the pairs (default: 100)")
     parser.add_argument("--all-seats", action="store_true", help="learn from losers' replies too")
     parser.add_argument("--seed", type=int, default=0, help="PyTorch's seed (default: 0)")
     parser.add_argument("--threads", type=int, default=1,
