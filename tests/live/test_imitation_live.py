@@ -19,28 +19,10 @@ from typing import Any
 
 import pytest
 
-from tests.live.test_cli_live import PASSWORD, WAIT_S, Cli
+from tests.live.test_cli_live import PASSWORD, WAIT_S, Cli, _demo_bot
 from tests.live.test_matches_live import wait_match
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(900)]
-
-
-def _demo_bot(username: str, name: str, starter: str) -> int:
-    """A valid, active Galaxy bot of a new user (its validation skipped, as `make up`'s demo bots)."""
-    from django.contrib.auth.models import User
-
-    from armada.botspec import starter_file
-    from armada_web.bots import services
-    from armada_web.bots.activation import refresh_active
-    from armada_web.bots.models import BotVersion
-
-    owner = User.objects.create_user(username=username, password=PASSWORD)
-    bot = services.create_bot(user=owner, name=name, game="galaxy")
-    version = services.upload_version(bot=bot, user=owner, filename="main.py",
-                                      data=starter_file(starter, "galaxy").read_bytes())
-    BotVersion.objects.filter(pk=version.pk).update(status="valid")
-    refresh_active(bot=bot)
-    return version.pk
 
 
 def _ranked_until(site: Any, wanted: int | None = None, rounds: int = 6) -> list[Any]:
@@ -66,8 +48,8 @@ def test_replays_to_a_trained_bot_that_plays_a_ranked_game(live_site: Any, tmp_p
     from armada_web.matches.models import Participant
 
     suffix = uuid.uuid4().hex[:6]
-    _demo_bot(f"demo-a-{suffix}", f"greedy-{suffix}", "greedy")
-    _demo_bot(f"demo-b-{suffix}", f"prober-{suffix}", "prober")
+    _demo_bot(live_site, f"demo-a-{suffix}", f"greedy-{suffix}", "greedy")  # valid without their validation
+    _demo_bot(live_site, f"demo-b-{suffix}", f"prober-{suffix}", "prober")
     _ranked_until(live_site)
 
     cli = Cli(tmp_path / "xdg", live_site.url.rstrip("/"))
