@@ -50,8 +50,14 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$inputs" ]; then
   say "installing Python packages into $VENV (extras: $extras)"
   pip_log="$LOG_DIR/pip.log"
   packages=(-e "$ROOT/sdk" -e "$ROOT/sandbox" -e "$ROOT[$extras]")
+  # uv does not read pip's configuration: hand it pip's find-links, where a machine keeps its CPU build
+  # of PyTorch (dev's torch==2.13.0); without it uv takes PyPI's CUDA build, gigabytes more.
+  links=()
+  for link in $("$PY" -m pip config get global.find-links 2>/dev/null || true); do
+    links+=(--find-links "$link")
+  done
   if ! { "$PY" -m pip install --upgrade pip wheel uv \
-         && "$VENV/bin/uv" pip install --python "$PY" "${packages[@]}"; } >"$pip_log" 2>&1; then
+         && "$VENV/bin/uv" pip install --python "$PY" "${links[@]}" "${packages[@]}"; } >"$pip_log" 2>&1; then
     say "uv did not install them (the log: $pip_log); pip does"
     if ! "$PY" -m pip install "${packages[@]}" >>"$pip_log" 2>&1; then
       tail -n 30 "$pip_log" >&2

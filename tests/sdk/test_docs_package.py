@@ -63,7 +63,7 @@ def test_the_api() -> None:
     slugs = [t.slug for t in docs.topics()]
     assert slugs == list(docs.FILES)
     assert {"galaxy", "mothership", "galaxy-schema", "protocol", "bot-library", "bots-environment", "cli",
-            "replay-format", "decisions", "rl"} == set(slugs)
+            "replay-format", "decisions", "rl", "imitation"} == set(slugs)
     assert all(t.title and "`" not in t.title for t in docs.topics())
     slug, title, path = docs.topics()[0]
     assert (slug, path.name) == ("galaxy", "galaxy.md") and title.startswith("Galaxy")

@@ -61,6 +61,12 @@ def test_sdk_installs_alone_and_plays(tmp_path):
     assert "ArmadaViewer.mount" in page and ".armada-viewer" in page
     assert sys.executable != str(python)
     check_installed_docs(env_dir, tmp_path)
+    # the imitation starter's files are package data too (a plain folder, not a package)
+    made = subprocess.run([str(env_dir / "bin" / "armada"), "new", "learner", "--game", "galaxy", "--starter",
+                           "imitation"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert made.returncode == 0, made.stderr
+    assert sorted(p.name for p in (tmp_path / "learner").iterdir()) == [
+        "README.md", "armada.json", "encoding.py", "main.py", "train.py"]
 
 
 def check_installed_docs(env_dir: Path, tmp_path: Path) -> None:
@@ -69,7 +75,7 @@ def check_installed_docs(env_dir: Path, tmp_path: Path) -> None:
     listed = subprocess.run([armada, "docs"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert listed.returncode == 0, listed.stderr
     for slug in ("galaxy", "galaxy-schema", "mothership", "protocol", "bot-library", "bots-environment", "cli",
-                 "replay-format", "decisions", "rl"):
+                 "replay-format", "decisions", "rl", "imitation"):
         assert f"\n  {slug} " in listed.stdout
     shown = subprocess.run([armada, "docs", "galaxy"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert shown.returncode == 0, shown.stderr

@@ -37,6 +37,7 @@ FILES: dict[str, str] = {
     "replay-format": "replay-format.md",
     "decisions": "decisions.md",
     "rl": "rl.md",
+    "imitation": "imitation.md",
 }
 
 

@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 from armada.botspec import BotSpecError, builtin_names, copy_starter
 from armada.cli import botinfo
 from armada.cli.common import CliError, add_game_arg
+from armada.starters import imitation
 
 EPILOG = """\
 examples:
   armada new mybot --game galaxy                 main.py copied from the greedy starter
   armada new scout --game galaxy --from prober   start from another starter
   armada new race --game mothership --dir bots   creates bots/race/
+  armada new learner --game galaxy --starter imitation
+                                                 a bot trained on replays (armada docs imitation)
 
-Starters: galaxy: random, greedy, prober; mothership: random, greedy, balanced.
+Starters: galaxy: random, greedy, prober, imitation; mothership: random, greedy, balanced.
+`imitation` is a folder to train (main.py, train.py, encoding.py): its README says how.
 The folder's armada.json records the game, so `armada submit NAME` needs no --game.
 An existing folder is never overwritten.
 """
@@ -68,8 +73,8 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("name", metavar="NAME", help=f"name of the new bot folder: {NAME_RULE}")
     add_game_arg(p, required=True)
-    p.add_argument("--from", dest="starter", metavar="STARTER", default=DEFAULT_STARTER,
-                   help=f"starter bot to copy (default: {DEFAULT_STARTER})")
+    p.add_argument("--from", "--starter", dest="starter", metavar="STARTER", default=DEFAULT_STARTER,
+                   help=f"starter bot to copy (default: {DEFAULT_STARTER}); `imitation`: a bot to train on replays")
     p.add_argument("--dir", default=".", metavar="DIR",
                    help="where to create the folder (default: here); created if missing")
     p.set_defaults(run=run)
@@ -77,6 +82,11 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     path = create_bot(args.name, args.game, args.starter, Path(args.dir))
+    if args.starter == imitation.NAME:
+        print(f"created {path}/ (the {imitation.NAME} starter: main.py, train.py, encoding.py, README.md, "
+              f"{botinfo.INFO_FILE})")
+        print(f"next:  python {path / 'train.py'} REPLAYS_DIR   (README.md and `armada docs imitation` say how)")
+        return 0
     print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md, "
           f"{botinfo.INFO_FILE})")
     print(f"try it:  armada play {path} builtin:random --game {args.game}")
@@ -88,8 +98,11 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
     on bad input."""
     if not _NAME_RE.fullmatch(name):
         raise CliError(f"bad bot name {name!r}: use {NAME_RULE}")
-    if starter not in builtin_names(game):
-        available = ", ".join(builtin_names(game)) or "none installed"
+    if starter == imitation.NAME and game not in imitation.GAMES:
+        raise CliError(f"the {imitation.NAME} starter plays {', '.join(imitation.GAMES)} only, not {game}")
+    if starter not in builtin_names(game) and starter != imitation.NAME:
+        names = [*builtin_names(game), *([imitation.NAME] if game in imitation.GAMES else [])]
+        available = ", ".join(names) or "none installed"
         raise CliError(f"no starter bot {starter!r} for {game}; available: {available}")
     if parent.exists() and not parent.is_dir():
         raise CliError(f"--dir: {parent} is not a folder")
@@ -101,6 +114,8 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
         target.mkdir()
     except OSError as exc:
         raise CliError(f"cannot create {target}: {exc.strerror or exc}") from exc
+    if starter == imitation.NAME:
+        return _copy_template(target, name, game)
     try:
         copy_starter(game, starter, target / "main.py")
     except (BotSpecError, OSError) as exc:
@@ -112,6 +127,22 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
             encoding="utf-8",
         )
         botinfo.record(target, game, starter)
+    except OSError as exc:
+        raise CliError(f"cannot write into {target}: {exc.strerror or exc}") from exc
+    return target
+
+
+def _copy_template(target: Path, name: str, game: str) -> Path:
+    """Fill the new folder `target` with the imitation starter's files (its README with the names filled in)."""
+    try:
+        for file_name, source in imitation.files().items():
+            if file_name == "README.md":
+                text = source.read_text(encoding="utf-8")
+                (target / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),
+                                                encoding="utf-8")
+            else:
+                shutil.copyfile(source, target / file_name)
+        botinfo.record(target, game, imitation.NAME)
     except OSError as exc:
         raise CliError(f"cannot write into {target}: {exc.strerror or exc}") from exc
     return target

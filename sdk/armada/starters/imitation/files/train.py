@@ -1,0 +1,161 @@
+"""Train this bot's policy on downloaded replays and write model.onnx beside main.py (docs/imitation.md).
+
+    pip install "armada[learn]"                       # PyTorch, onnx, onnxruntime, armada.rl
+    armada dataset download --game galaxy --limit 500 replays/
+    python train.py replays/                          # a few minutes on a laptop's CPU
+    armada play . builtin:greedy --game galaxy        # try it, then `armada submit .`
+
+Every replay becomes per-turn (observation, reply) pairs (`armada.replay.read_dataset`), each
+observation the fixed-size encoding of `armada.rl` and each reply the action standing for it
+(`action_of`); by default only the winners' pairs are kept (a draw keeps both seats'). A small
+network learns, for each of your planets, its target (nothing or a planet) and the share of
+ships it sends; it is exported to ONNX and checked with onnxruntime against PyTorch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from armada.replay import read_dataset
+from armada.rl import codec_for, galaxy_encoding
+from armada.rl.galaxy_encoding import FLAT_SIZE, FRACTIONS, PLANETS, action_of, flat
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "model.onnx"
+
+
+class Policy(nn.Module):
+    """Features in; per planet, scores of its target (0 nothing, 1..16) and of its bucket."""
+
+    def __init__(self, hidden: int = 128) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(FLAT_SIZE, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.target = nn.Linear(hidden, PLANETS * (PLANETS + 1))
+        self.bucket = nn.Linear(hidden, PLANETS * len(FRACTIONS))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.body(torch.log(x + 1.0))  # counts span 0..thousands: squash them
+        return (self.target(h).reshape(-1, PLANETS, PLANETS + 1),
+                self.bucket(h).reshape(-1, PLANETS, len(FRACTIONS)))
+
+
+def pairs_of(folder: Path, winners_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (N, FLAT_SIZE), actions (N, 16, 2) and own-planet masks (N, 16) of a dataset folder."""
+    features, actions, mine = [], [], []
+    for example in read_dataset(folder):
+        replay = example.replay
+        if replay["game"] != "galaxy":
+            raise SystemExit(f"{example.row.get('file')}: a {replay['game']} replay; this bot learns galaxy")
+        codec = codec_for("galaxy", replay["config"])
+        winner = replay["result"].get("winner")
+        for seat, seat_pairs in example.pairs.items():
+            if winners_only and winner is not None and seat != winner:
+                continue
+            memory: dict[str, Any] = {"seat": seat}
+            for pair in seat_pairs:
+                seen = codec.encode(pair.observation, memory)
+                features.append(flat(seen))
+                actions.append(action_of(pair.reply, pair.observation, memory))
+                mine.append(seen["planets"][:, 0] > 0)
+    if not features:
+        raise SystemExit(f"{folder}: no (observation, reply) pairs; download replays first "
+                         "(armada dataset download --game galaxy DIR)")
+    return np.stack(features), np.stack(actions), np.stack(mine)
+
+
+def train(x: np.ndarray, actions: np.ndarray, mine: np.ndarray, epochs: int, seed: int) -> Policy:
+    """The policy after `epochs` passes of Adam over the pairs (cross-entropy on own planets' rows)."""
+    torch.manual_seed(seed)
+    model = Policy()
+    optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
+    xs, targets = torch.from_numpy(x), torch.from_numpy(actions[:, :, 0])
+    buckets, rows = torch.from_numpy(actions[:, :, 1]), torch.from_numpy(mine)
+    loss_of = nn.CrossEntropyLoss(reduction="none")
+    for epoch in range(1, epochs + 1):
+        order = torch.randperm(len(xs))
+        total = right = counted = 0.0
+        for start in range(0, len(xs), 256):
+            batch = order[start:start + 256]
+            target, bucket = model(xs[batch])
+            mask = rows[batch].float()
+            sent = mask * (targets[batch] > 0).float()
+            loss = ((loss_of(target.transpose(1, 2), targets[batch]) * mask).sum()
+                    + (loss_of(bucket.transpose(1, 2), buckets[batch]) * sent).sum()) / mask.sum().clamp(min=1)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            total += loss.item() * len(batch)
+            right += float(((target.argmax(-1) == targets[batch]).float() * mask).sum())
+            counted += float(mask.sum())
+        print(f"epoch {epoch}/{epochs}: loss {total / len(xs):.3f}, "
+              f"own planets' targets right {right / max(counted, 1):.1%}", flush=True)
+    return model.eval()
+
+
+def export(model: Policy, sample: np.ndarray, out: Path) -> None:
+    """Write the model as ONNX (opset 17, the classic exporter) and check onnxruntime agrees with PyTorch."""
+    import onnxruntime as ort
+
+    part = out.with_name(out.name + ".part")
+    arguments: dict[str, Any] = {
+        "input_names": ["observation"], "output_names": ["target", "bucket"], "opset_version": 17,
+        "dynamic_axes": {"observation": {0: "batch"}, "target": {0: "batch"}, "bucket": {0: "batch"}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch 2.x calls the classic exporter deprecated
+        try:
+            torch.onnx.export(model, (torch.from_numpy(sample),), str(part), dynamo=False, **arguments)
+        except TypeError:  # a PyTorch older than 2.5 has no `dynamo` and only the classic exporter
+            torch.onnx.export(model, (torch.from_numpy(sample),), str(part), **arguments)
+    session = ort.InferenceSession(str(part), providers=["CPUExecutionProvider"])
+    target, bucket = session.run(["target", "bucket"], {"observation": sample})
+    with torch.no_grad():
+        expected = model(torch.from_numpy(sample))
+    same = [np.allclose(got, want.numpy(), atol=1e-4) for got, want in zip((target, bucket), expected, strict=True)]
+    if not all(same):
+        part.unlink()
+        raise SystemExit("onnxruntime and PyTorch disagree on the exported model; nothing written")
+    os.replace(part, out)
+
+
+def check_encoding() -> None:
+    """Say when the bot's encoding.py is not the armada.rl code training encodes with (another SDK)."""
+    copy = HERE / "encoding.py"
+    if copy.is_file() and copy.read_bytes() != Path(galaxy_encoding.__file__).read_bytes():
+        print(f"warning: {copy} differs from {galaxy_encoding.__file__}: the bot would encode otherwise than "
+              "training did; copy that file over it", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path, metavar="DIR", help="a folder written by `armada dataset download`")
+    parser.add_argument("--epochs", type=int, default=100, help="passes over the pairs (default: 100)")
+    parser.add_argument("--all-seats", action="store_true", help="learn from losers' replies too")
+    parser.add_argument("--seed", type=int, default=0, help="PyTorch's seed (default: 0)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="PyTorch's threads (default: 1, the fastest for a network this small)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"the model file (default: {OUT.name} beside main.py)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, args.threads))
+    check_encoding()
+    started = time.monotonic()
+    x, actions, mine = pairs_of(args.data, winners_only=not args.all_seats)
+    print(f"{len(x)} pairs read in {time.monotonic() - started:.1f} s", flush=True)
+    model = train(x, actions, mine, args.epochs, args.seed)
+    export(model, x[:8], args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""The imitation starter (issue 25, docs/imitation.md): `armada new --starter imitation` writes a bot folder
+whose train.py learns from a dataset folder and exports model.onnx, which its main.py plays with; the
+labels (`action_of`) say what the replies said, as far as the action space can."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from armada.cli.main import main
+from armada.replay import read_dataset
+from armada.rl import codec_for, galaxy_encoding
+from armada.rl.galaxy_encoding import action_of, decode
+from tests.support.datasets import tiny_galaxy_dataset
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_new_writes_the_starters_files_and_records_the_game(tmp_path, capsys):
+    assert main(["new", "learner", "--game", "galaxy", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    folder = tmp_path / "learner"
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "armada.json", "encoding.py", "main.py",
+                                                        "train.py"]
+    assert (folder / "encoding.py").read_bytes() == Path(galaxy_encoding.__file__).read_bytes()
+    assert json.loads((folder / "armada.json").read_text()) == {"game": "galaxy", "starter": "imitation"}
+    readme = (folder / "README.md").read_text()
+    assert readme.startswith("# learner\n") and f"python {folder}/train.py replays" in readme and "{" not in readme
+    assert "python " in capsys.readouterr().out
+
+
+def test_imitation_is_refused_for_mothership_and_listed_for_galaxy(tmp_path, capsys):
+    assert main(["new", "race", "--game", "mothership", "--from", "imitation", "--dir", str(tmp_path)]) == 2
+    assert "the imitation starter plays galaxy only, not mothership" in capsys.readouterr().err
+    assert main(["new", "x", "--game", "galaxy", "--starter", "nope", "--dir", str(tmp_path)]) == 2
+    assert "available: greedy, prober, random, imitation" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    return tiny_galaxy_dataset(tmp_path_factory.mktemp("replays"), games=2, max_turns=12)
+
+
+def test_labels_decode_back_to_what_the_replies_said(dataset):
+    scouts = commands = 0
+    for example in read_dataset(dataset):
+        codec = codec_for("galaxy", example.replay["config"])
+        for seat, seat_pairs in example.pairs.items():
+            memory: dict = {"seat": seat}
+            for pair in seat_pairs:
+                codec.encode(pair.observation, memory)
+                rows = action_of(pair.reply, pair.observation, memory)
+                again = decode(rows, pair.observation, memory)
+                if pair.observation["type"] == "scout":
+                    mine = [p for p in memory["observation"]["planets"] if p["owner"] == seat]
+                    assert again["probes"] == pair.reply["probes"][: len(mine)]
+                    scouts += len(again["probes"])
+                else:  # each planet's largest fleet keeps its source and target
+                    largest: dict[int, tuple[int, int]] = {}
+                    for fleet in pair.reply["fleets"]:
+                        ships = fleet["battleships"] + fleet["cruisers"]
+                        if ships > largest.get(fleet["from"], (0, 0))[0]:
+                            largest[fleet["from"]] = (ships, fleet["to"])
+                    assert {(f["from"], f["to"]) for f in again["fleets"]} == {
+                        (src, to) for src, (_n, to) in largest.items()}
+                    commands += len(again["fleets"])
+    assert scouts and commands  # prober probes, both starters attack
+
+
+def test_a_share_of_a_garrison_is_its_bucket_and_foreign_or_bad_orders_are_left_out():
+    planet = {"id": 3, "owner": 1, "garrison": {"battleships": 8, "cruisers": 4, "launchers": 1},
+              "production": {"battleships": 1, "cruisers": 0, "launchers": 0}, "hold": 0}
+    foreign = {"id": 4, "owner": 2}
+    memory = {"observation": {"seat": 1, "planets": [planet, foreign]}}
+    command = {"type": "command"}
+    reply = {"fleets": [{"from": 3, "to": 9, "battleships": 4, "cruisers": 2},
+                        {"from": 4, "to": 1, "battleships": 1, "cruisers": 0},
+                        {"from": 3, "to": 99, "battleships": 8, "cruisers": 4}, "junk"]}
+    rows = action_of(reply, command, memory)
+    assert rows[2].tolist() == [9, 1] and not np.delete(rows, 2, axis=0).any()
+    assert decode(rows, command, memory) == {"fleets": [{"from": 3, "to": 9, "battleships": 4, "cruisers": 2}]}
+    probes = action_of({"probes": [3, True, 4]}, {"type": "scout"}, memory)  # own planet and a bool left out
+    assert probes[2].tolist() == [4, 0] and probes.sum() == 4
+    assert action_of({"probes": "x"}, {"type": "scout"}, memory).sum() == 0
+
+
+@pytest.mark.slow
+def test_train_exports_a_model_the_bot_plays_with(dataset, tmp_path):
+    """The starter's own path, on a tiny dataset: train.py writes model.onnx, `armada play` plays the bot."""
+    assert main(["new", "learner", "--game", "galaxy", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    folder = tmp_path / "learner"
+    with (folder / "encoding.py").open("a") as copy:  # no longer the SDK's encoding: train.py says so
+        copy.write("# edited\n")
+    trained = subprocess.run([sys.executable, str(folder / "train.py"), str(dataset), "--epochs", "2"],
+                             capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    assert "epoch 2/2: loss " in trained.stdout and f"wrote {folder / 'model.onnx'}" in trained.stdout
+    assert not list(folder.glob("*.part"))
+    assert "encoding.py differs from " in trained.stderr and "copy that file over it" in trained.stderr
+    played = subprocess.run([sys.executable, "-m", "armada.cli.main", "play", str(folder), "builtin:random",
+                             "--game", "galaxy", "--seed", "4", "--config", '{"max_turns": 12}', "--json"],
+                            capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    players = json.loads(played.stdout)["players"]
+    assert [p["status"] for p in players] == ["ok", "ok"] and players[0]["name"] == "Imitation", players
+
+
+def test_the_bot_says_to_train_first_without_a_model(tmp_path):
+    assert main(["new", "learner", "--game", "galaxy", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    done = subprocess.run([sys.executable, str(tmp_path / "learner" / "main.py")], input="", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1
+    assert "no model.onnx beside main.py: run `python train.py REPLAYS_DIR` first" in done.stderr
