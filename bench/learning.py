@@ -25,6 +25,7 @@ import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / p) for p in ("sdk", "sandbox", "platform", "")]
@@ -136,7 +137,81 @@ def large_version_start(folder: Path) -> str:
     return f"target large-version-start: {ratio:.2f} <= {LARGE_START_BOUND:g} {verdict(ratio <= LARGE_START_BOUND)}"
 
 
-TARGETS = {"upload-memory": upload_memory, "large-version-start": large_version_start}
+#: The games `rl_env_steps` plays, each with its configuration and seeds (Galaxy's are full-length games).
+RL_GAMES: dict[str, tuple[dict[str, Any], range]] = {"galaxy": ({}, range(1, 4)), "mothership": ({}, range(1, 101))}
+RL_BOUND = 0.8
+
+
+def _rl_script(game: str, config: dict[str, Any], seed: int) -> tuple[list[dict[str, Any]], list[dict[int, Any]], Any]:
+    """One game in the environment with actions sampled from its action spaces (seeded): the actions
+    of every step, the replies they decoded into (the replay's answers) and the game's result."""
+    from armada.rl import parallel_env
+
+    env = parallel_env(game, **config)
+    for number, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(seed * 2 + number)
+    env.reset(seed=seed)
+    actions = []
+    while env.agents:
+        actions.append({agent: env.action_space(agent).sample() for agent in env.agents})
+        env.step(actions[-1])
+    replay = env.session.replay()
+    replies = [{int(seat): answer for seat, answer in step["answers"].items()} for step in replay["steps"]]
+    return actions, replies, replay["result"]
+
+
+def _env_game(env: Any, seed: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Play one game in the environment; its result."""
+    _observations, infos = env.reset(seed=seed)
+    for step_actions in actions:
+        _observations, _rewards, _terminations, _truncations, infos = env.step(step_actions)
+    return infos["seat_1"]["result"]  # type: ignore[no-any-return]
+
+
+def _bare_game(engine: Any, parsed: Any, seed: int, replies: list[dict[int, Any]]) -> Any:
+    """Play one game with the bare engine: its initial state, then requests and step per step; its result."""
+    state = engine.initial_state(seed, parsed)
+    for answers in replies:
+        engine.requests(state)
+        state = engine.step(state, answers).state
+    return engine.result(state)
+
+
+def rl_env_steps(folder: Path) -> str:
+    """target rl-env-steps: environment steps per second / the bare engine's, the worse of the two games."""
+    import copy
+
+    from armada.games.registry import get_game
+    from armada.rl import parallel_env
+
+    ratios = {}
+    for game, (config, seeds) in RL_GAMES.items():
+        engine = get_game(game)
+        parsed = engine.parse_config(config)
+        scripts = {seed: _rl_script(game, config, seed) for seed in seeds}
+        steps = sum(len(actions) for actions, _replies, _result in scripts.values())
+        env = parallel_env(game, **config)
+        times: dict[str, list[float]] = {"env": [], "bare": []}
+        for _round in range(ROUNDS):
+            replies = {seed: copy.deepcopy(script[1]) for seed, script in scripts.items()}  # engines may keep them
+            began = time.perf_counter()
+            bare_results = [_bare_game(engine, parsed, seed, replies[seed]) for seed in seeds]
+            times["bare"].append(time.perf_counter() - began)
+            began = time.perf_counter()
+            env_results = [_env_game(env, seed, scripts[seed][0]) for seed in seeds]
+            times["env"].append(time.perf_counter() - began)
+            if [r.to_dict() for r in bare_results] != env_results or env_results != [s[2] for s in scripts.values()]:
+                raise RuntimeError(f"{game}: the environment and the bare engine played different games")
+        env_rate, bare_rate = steps / statistics.median(times["env"]), steps / statistics.median(times["bare"])
+        ratios[game] = env_rate / bare_rate
+        print(f"rl env steps, {game}: environment {env_rate:.0f} steps/s, bare engine {bare_rate:.0f} steps/s "
+              f"({len(seeds)} games, {steps} steps, medians of {ROUNDS} alternating rounds): {ratios[game]:.3f}")
+    worst = min(ratios, key=ratios.__getitem__)
+    print(f"rl env steps: the target is the worse game's, {worst}")
+    return f"target rl-env-steps: {ratios[worst]:.2f} >= {RL_BOUND:g} {verdict(ratios[worst] >= RL_BOUND)}"
+
+
+TARGETS = {"upload-memory": upload_memory, "large-version-start": large_version_start, "rl-env-steps": rl_env_steps}
 
 
 def main(argv: list[str]) -> int:
