@@ -48,9 +48,9 @@ class MothershipCodec(Codec):
 
     def decode(self, action: Any, request: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
         """Valid orders: minimums, plus the spare points shared by weight, plus one shot strength per fighter."""
-        values = np.asarray(action, dtype=np.int64).reshape(-1)
-        weights = [int(w) for w in np.clip(values[:_SLOTS], 0, WEIGHTS - 1)]
-        shots = [int(s) + 1 for s in np.clip(values[_SLOTS:], 0, SHOTS - 1)]
+        values = np.asarray(action, dtype=np.int64).reshape(-1).tolist()
+        weights = [min(max(w, 0), WEIGHTS - 1) for w in values[:_SLOTS]]
+        shots = [min(max(s, 0), SHOTS - 1) + 1 for s in values[_SLOTS:]]
         c = self.config
         bounds = [c["mothership_defence"]] + [c["fighter_attack"]] * FIGHTERS + [c["fighter_defence"]] * FIGHTERS
         points = share(weights, [lo for lo, _ in bounds], [hi for _, hi in bounds], c["total_points"])

@@ -22,7 +22,8 @@ class Play:
     """A game from its seed: requests and observations per seat, replies in, rewards out."""
 
     def __init__(self, game: str, codec: Codec, seed: int, config: dict[str, Any], shaped: bool) -> None:
-        self.session = Session(game, seed=seed, config=config)
+        # No replay recorded while playing: `session.replay()` records it when asked (the same replay).
+        self.session = Session(game, seed=seed, config=config, record=False)
         self.codec = codec
         self.shaped = shaped
         self.memory: dict[int, dict[str, Any]] = {seat: {"seat": seat} for seat in SEATS}
@@ -52,9 +53,10 @@ class Play:
         """The reply an action stands for (a reply object is kept as it is)."""
         return self.codec.reply(action, self.asked[seat], self.memory[seat])
 
-    def step(self, replies: dict[int, dict[str, Any]]) -> dict[int, float]:
-        """Play one step with every seat's reply; each seat's reward for it."""
-        self.session.step(replies)
+    def step(self, replies: dict[int, dict[str, Any]], *, owned: bool = False) -> dict[int, float]:
+        """Play one step with every seat's reply; each seat's reward for it. `owned`: every reply
+        was made here (decoded from an action or parsed), so nothing else can change it later."""
+        self.session.advance(replies, owned=owned)
         self.asked = {} if self.session.done else self.session.requests()
         return self.rewards()
 
