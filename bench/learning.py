@@ -9,9 +9,16 @@ function per target, each returning its `target` line.
   carrying 100 MiB of data files / the same bot carrying 10 KiB, warm cache on both (medians of
   ROUNDS alternating rounds); the cold first start of the large one (unpacked from its archive)
   is printed beside it.
+- `rl_env_steps`: steps per second of `armada.rl.parallel_env` / the bare engine's loop
+  (`initial_state`, then `requests` and `step` per step) on the same games: the same seeds and
+  the same replies (actions sampled once from the action spaces; the bare loop gets the replies
+  they decoded into, from the replay), checked to end alike. The env's figure includes `reset`,
+  encoding both seats' observations and decoding both actions. CPU time of this process (the
+  machine is shared; both sides are single-threaded), medians of ROUNDS alternating rounds; one
+  line per game is printed, the target line is the worse game's.
 
-Run: .venv/bin/python bench/learning.py [upload-memory] [large-version-start]
-(the second needs the Docker engine and armada/bot:latest)
+Run: .venv/bin/python bench/learning.py [upload-memory] [large-version-start] [rl-env-steps]
+(large-version-start needs the Docker engine and armada/bot:latest)
 """
 
 from __future__ import annotations
