@@ -16,9 +16,19 @@ function per target, each returning its `target` line.
   encoding both seats' observations and decoding both actions. CPU time of this process (the
   machine is shared; both sides are single-threaded), medians of ROUNDS alternating rounds; one
   line per game is printed, the target line is the worse game's.
+- `torch_init`: a bot that imports PyTorch and loads a 50 MiB model (the state dict of a plain
+  module of two linear layers, saved by the local torch; both versions load it) and then answers
+  `init`: from starting its connection to its init reply, in the sandbox (DockerBot,
+  armada/bot:latest, Debian's torch 1.13) / as a local process the way `armada play` runs a local
+  bot (this interpreter, the bench extra's torch 2.13). Both get one thread (the sandbox's CPU
+  share; `armada play`'s bot environment); wall time, medians of TORCH_ROUNDS alternating rounds
+  after a first start of each that is not counted (page cache). The two torch versions, as the
+  bots report them, are printed beside the figure: 2.x imports slower than 1.13, which flatters
+  the ratio; that is the comparison a competitor makes.
 
-Run: .venv/bin/python bench/learning.py [upload-memory] [large-version-start] [rl-env-steps]
-(large-version-start needs the Docker engine and armada/bot:latest)
+Run: .venv/bin/python bench/learning.py [upload-memory] [large-version-start] [rl-env-steps] [torch-init]
+(large-version-start and torch-init need the Docker engine and armada/bot:latest; torch-init a
+local torch, the bench extra)
 """
 
 from __future__ import annotations
@@ -218,7 +228,111 @@ def rl_env_steps(folder: Path) -> str:
     return f"target rl-env-steps: {ratios[worst]:.2f} >= {RL_BOUND:g} {verdict(ratios[worst] >= RL_BOUND)}"
 
 
-TARGETS = {"upload-memory": upload_memory, "large-version-start": large_version_start, "rl-env-steps": rl_env_steps}
+TORCH_INIT_BOUND = 1.5
+TORCH_ROUNDS = 3
+#: The model: two 2560 x 2560 linear layers, float32: 50.0 MiB of weights.
+TORCH_WIDTH = 2560
+TORCH_BOT = b"""import json
+import sys
+
+import torch
+
+
+class Policy(torch.nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.hidden = torch.nn.Linear(width, width)
+        self.out = torch.nn.Linear(width, width)
+
+
+model = Policy(%d)
+model.load_state_dict(torch.load("model.pt", map_location="cpu"))
+model.eval()
+for line in sys.stdin:
+    message = json.loads(line)
+    sys.stdout.write(json.dumps({"id": message["id"], "torch": torch.__version__}) + "\\n")
+    sys.stdout.flush()
+""" % TORCH_WIDTH
+
+
+def _torch_bot(folder: Path) -> Path:
+    """The bot folder: main.py and model.pt, the state dict of its plain module saved by the local torch."""
+    import torch
+
+    bot = folder / "torch-bot"
+    bot.mkdir(mode=0o755)
+    (bot / "main.py").write_bytes(TORCH_BOT)
+    torch.manual_seed(0)
+    layers = {name: torch.nn.Linear(TORCH_WIDTH, TORCH_WIDTH) for name in ("hidden", "out")}
+    state = {f"{name}.{key}": value for name, layer in layers.items() for key, value in layer.state_dict().items()}
+    torch.save(state, bot / "model.pt")
+    for path in bot.iterdir():
+        path.chmod(0o644)
+    return bot
+
+
+def _init_reply(bot: Any) -> tuple[float, str]:
+    """Seconds from starting a bot connection to its reply to `init`, and the torch version it reports."""
+    import json
+
+    began = time.perf_counter()
+    try:
+        bot.start()
+        bot.send(b'{"type": "init", "id": 0}\n')
+        line = bot.read_line(time.monotonic() + 120)
+        if line is None:
+            raise RuntimeError(f"no init reply; the bot's log: {bot.log()[-2000:]}")
+        return time.perf_counter() - began, json.loads(line)["torch"]
+    finally:
+        bot.close(grace=0.5)
+
+
+def _sandboxed_init(bot_dir: Path) -> tuple[float, str]:
+    """The torch bot's init in its container (DockerBot, the image's torch), the code copied as a worker places it."""
+    import shutil
+
+    from armada_sandbox import DockerBot, code_folder, limits_for
+
+    with code_folder() as code_dir:
+        for path in bot_dir.iterdir():
+            shutil.copy(path, code_dir / path.name)
+        return _init_reply(DockerBot(code_dir, "main.py", label="bench-torch", limits=limits_for("galaxy")))
+
+
+def _local_init(bot_dir: Path) -> tuple[float, str]:
+    """The torch bot's init as `armada play` runs a local bot (a process of this interpreter, its torch)."""
+    from armada.botspec import resolve_bot
+
+    with resolve_bot(str(bot_dir), "galaxy") as source:
+        return _init_reply(source.process_connection(label="bench-torch"))
+
+
+def torch_init(folder: Path) -> str:
+    """target torch-init: init of a bot importing torch and loading a 50 MiB model, sandbox / local process."""
+    from armada_sandbox import BOT_IMAGE, check_ready
+
+    check_ready(image=BOT_IMAGE)
+    bot_dir = _torch_bot(folder)
+    model_mib = (bot_dir / "model.pt").stat().st_size / MIB
+    _sandboxed_init(bot_dir)  # first starts (page cache, the image's layers): not counted
+    _local_init(bot_dir)
+    times: dict[str, list[float]] = {"sandbox": [], "local": []}
+    versions = {}
+    for _round in range(TORCH_ROUNDS):
+        seconds, versions["sandbox"] = _sandboxed_init(bot_dir)
+        times["sandbox"].append(seconds)
+        seconds, versions["local"] = _local_init(bot_dir)
+        times["local"].append(seconds)
+    sandbox_s, local_s = statistics.median(times["sandbox"]), statistics.median(times["local"])
+    ratio = sandbox_s / local_s
+    print(f"torch init: sandbox {sandbox_s * 1000:.0f} ms (torch {versions['sandbox']}, {BOT_IMAGE}), local process "
+          f"{local_s * 1000:.0f} ms (torch {versions['local']}); a {model_mib:.1f} MiB state dict, medians of "
+          f"{TORCH_ROUNDS} alternating rounds; load average {os.getloadavg()[0]:.1f}")
+    return f"target torch-init: {ratio:.2f} <= {TORCH_INIT_BOUND:g} {verdict(ratio <= TORCH_INIT_BOUND)}"
+
+
+TARGETS = {"upload-memory": upload_memory, "large-version-start": large_version_start, "rl-env-steps": rl_env_steps,
+           "torch-init": torch_init}
 
 
 def main(argv: list[str]) -> int:
