@@ -134,7 +134,9 @@ class Session:
         missing = [seat for seat in asked if seat not in replies]
         if missing:
             raise ValueError(f"step needs a reply for every seat asked, missing seat {missing[0]}")
-        answers = {seat: {k: v for k, v in dict(replies[seat]).items() if k != "id"} for seat in asked}
+        answers = {seat: dict(replies[seat]) for seat in asked}
+        for answer in answers.values():
+            answer.pop("id", None)
         faults = self.driver.advance(asked, answers, owned=owned)
         for seat in asked:
             self._ids[seat] += 1

@@ -7,6 +7,7 @@ from typing import Any
 
 import armada
 from armada.replay import replay_bytes
+from tests.sdk.referee.sumrace import SUMRACE
 
 
 def _both(game: str, seed: int, config: dict[str, Any] | None = None) -> tuple[armada.Session, armada.Session]:
@@ -47,3 +48,13 @@ def test_an_unrecorded_forfeit_and_an_owned_advance_record_the_same_replay() -> 
     for session in mothership:
         session.step({1: {"mothership": {"defence": 0}}, 2: {"mothership": {"defence": 1}}})
     assert replay_bytes(mothership[1].replay()) == replay_bytes(mothership[0].replay())
+
+
+def test_an_engine_with_an_unhashable_configuration_records_alike() -> None:
+    recorded = armada.Session(SUMRACE, seed=5, config={"target": 5})
+    lazy = armada.Session(SUMRACE, seed=5, config={"target": 5}, record=False)
+    while not recorded.done:
+        for session in (recorded, lazy):
+            session.step({1: {"n": 2}, 2: {"n": 1}})
+    assert lazy.config == recorded.config == {"target": 5, "max_turns": 20}
+    assert replay_bytes(lazy.replay()) == replay_bytes(recorded.replay())

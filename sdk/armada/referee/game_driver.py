@@ -14,6 +14,7 @@ the same replay, byte for byte.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from armada.drawing import without_debug
@@ -50,6 +51,13 @@ def copied(value: Any) -> Any:
     return value if kind in _ATOMS else copy.deepcopy(value)
 
 
+@functools.lru_cache(maxsize=64)
+def _config_dict(engine: Game, parsed: Any) -> dict[str, Any]:
+    """A parsed (frozen, hashable) configuration as plain JSON data; cached: a new game of an RL
+    environment should not pay a JSON round trip. Callers copy it (`copied`)."""
+    return plain(engine.config_to_dict(parsed))  # type: ignore[no-any-return]
+
+
 class GameDriver:
     """One game from its seed and configuration (or a saved state) to its result."""
 
@@ -63,7 +71,10 @@ class GameDriver:
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self.seed = seed
         self._parsed = self.engine.parse_config(config)  # frozen: kept to play the game again
-        self.config = plain(self.engine.config_to_dict(self._parsed))
+        try:
+            self.config = copied(_config_dict(self.engine, self._parsed))  # type: ignore[arg-type]
+        except TypeError:  # an engine whose parsed configuration is not hashable
+            self.config = plain(self.engine.config_to_dict(self._parsed))
         self._start = copy.deepcopy(start_state)
         self.state = self._first_state(start_state)
         self._recorder = self._new_recorder(self.state) if record else None
@@ -112,8 +123,10 @@ class GameDriver:
     @staticmethod
     def message(request: Request, request_id: int, bank_ms: int) -> dict[str, Any]:
         """The protocol message for one request (protocol.md, "Messages")."""
-        game_fields = {k: v for k, v in request.payload.items() if k not in REFEREE_KEYS}
-        return {"type": request.type, "id": request_id, **game_fields, "bank_ms": bank_ms}
+        payload = request.payload
+        if not REFEREE_KEYS.isdisjoint(payload):
+            payload = {k: v for k, v in payload.items() if k not in REFEREE_KEYS}
+        return {"type": request.type, "id": request_id, **payload, "bank_ms": bank_ms}
 
     def advance(self, requests: dict[int, Request], answers: dict[int, dict[str, Any]], *,
                 owned: bool = False) -> dict[int, Fault]:

@@ -38,6 +38,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         """Raises ConfigError for a bad game configuration, ValueError for an unknown game."""
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game
+        self.engine = probe.driver.engine  # resolved once, not at every reset
         self.config = probe.config
         self.shaped = shaped
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)
@@ -66,7 +67,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
             game_seed = int(seed)
         else:
             game_seed = int(self.rng.integers(0, MAX_SEED))
-        self.play = Play(self.game, self.codec, game_seed, self.config, self.shaped)
+        self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
         self.agents = list(self.possible_agents)
         return ({a: self.play.observe(s) for a, s in self.seats.items()},
                 {a: self.play.info(s) for a, s in self.seats.items()})
