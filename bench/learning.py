@@ -14,7 +14,7 @@ function per target, each returning its `target` line.
   the same replies (actions sampled once from the action spaces; the bare loop gets the replies
   they decoded into, from the replay), checked to end alike. The env's figure includes `reset`,
   encoding both seats' observations and decoding both actions. CPU time of this process (the
-  machine is shared; both sides are single-threaded), medians of ROUNDS alternating rounds; one
+  machine is shared; both sides are single-threaded), medians of RL_ROUNDS alternating rounds; one
   line per game is printed, the target line is the worse game's.
 - `torch_init`: a bot that imports PyTorch and loads a 50 MiB model (the state dict of a plain
   module of two linear layers, saved by the local torch; both versions load it) and then answers
@@ -155,8 +155,9 @@ def large_version_start(folder: Path) -> str:
 
 
 #: The games `rl_env_steps` plays, each with its configuration and seeds (Galaxy's are full-length games).
-RL_GAMES: dict[str, tuple[dict[str, Any], range]] = {"galaxy": ({}, range(1, 4)), "mothership": ({}, range(1, 101))}
+RL_GAMES: dict[str, tuple[dict[str, Any], range]] = {"galaxy": ({}, range(1, 7)), "mothership": ({}, range(1, 201))}
 RL_BOUND = 0.8
+RL_ROUNDS = 9
 
 
 def _rl_script(game: str, config: dict[str, Any], seed: int) -> tuple[list[dict[str, Any]], list[dict[int, Any]], Any]:
@@ -209,7 +210,7 @@ def rl_env_steps(folder: Path) -> str:
         steps = sum(len(actions) for actions, _replies, _result in scripts.values())
         env = parallel_env(game, **config)
         times: dict[str, list[float]] = {"env": [], "bare": []}
-        for _round in range(ROUNDS):
+        for _round in range(RL_ROUNDS):
             replies = {seed: copy.deepcopy(script[1]) for seed, script in scripts.items()}  # engines may keep them
             began = time.process_time()
             bare_results = [_bare_game(engine, parsed, seed, replies[seed]) for seed in seeds]
@@ -222,7 +223,8 @@ def rl_env_steps(folder: Path) -> str:
         env_rate, bare_rate = steps / statistics.median(times["env"]), steps / statistics.median(times["bare"])
         ratios[game] = env_rate / bare_rate
         print(f"rl env steps, {game}: environment {env_rate:.0f} steps/s, bare engine {bare_rate:.0f} steps/s "
-              f"({len(seeds)} games, {steps} steps, medians of {ROUNDS} alternating rounds): {ratios[game]:.3f}")
+              f"({len(seeds)} games, {steps} steps, CPU time, medians of {RL_ROUNDS} alternating rounds): "
+              f"{ratios[game]:.3f}; load average {os.getloadavg()[0]:.1f}")
     worst = min(ratios, key=ratios.__getitem__)
     print(f"rl env steps: the target is the worse game's, {worst}")
     return f"target rl-env-steps: {ratios[worst]:.2f} >= {RL_BOUND:g} {verdict(ratios[worst] >= RL_BOUND)}"
