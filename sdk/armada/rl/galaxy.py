@@ -48,6 +48,10 @@ def _packer(count: int) -> struct.Struct:
     return struct.Struct(f"={count}f")
 
 
+#: Zeros to pad the fleets with (a list: `values +=` takes a slice of it fast).
+_ZEROS: list[float] = []
+
+
 def _float32(values: list[float]) -> np.ndarray:
     """`values` as a float32 array, each clipped to COUNT_CAP."""
     return np.minimum(np.frombuffer(_packer(len(values)).pack(*values), np.float32), COUNT_CAP)
@@ -82,6 +86,7 @@ class GalaxyCodec(Codec):
         if isinstance(max_fleets, bool) or not isinstance(max_fleets, int) or max_fleets < 1:
             raise ValueError(f"max_fleets must be a positive integer, got {max_fleets!r}")
         self.max_fleets = max_fleets
+        _ZEROS.extend([0.0] * max(0, max_fleets * len(FLEET_FEATURES) - len(_ZEROS)))
         self.max_turns = int(config["max_turns"])
         self.observation_space = spaces.Dict({
             "planets": spaces.Box(0.0, COUNT_CAP, (PLANETS, len(PLANET_FEATURES)), np.float32),
@@ -160,12 +165,11 @@ class GalaxyCodec(Codec):
         flying = obs["fleets"][: self.max_fleets]
         for f in flying:
             values += (1.0, f["from"], f["to"], f["battleships"], f["cruisers"], f["turns_left"])
+        values += _ZEROS[: (self.max_fleets - len(flying)) * len(FLEET_FEATURES)]  # the fleets' padding
         values += (0.0, 0.0, 0.0, obs["turn"], self.max_turns, seat, obs["probes"], len(own), enemy)
         flat = _float32(values)
         planets = flat[:_PLANET_VALUES].reshape(-1, len(PLANET_FEATURES))
-        fleets = np.zeros((self.max_fleets, len(FLEET_FEATURES)), np.float32)
-        if flying:
-            fleets[: len(flying)] = flat[_PLANET_VALUES:-len(GAME_FEATURES)].reshape(-1, len(FLEET_FEATURES))
+        fleets = flat[_PLANET_VALUES:-len(GAME_FEATURES)].reshape(self.max_fleets, len(FLEET_FEATURES))
         game = flat[-len(GAME_FEATURES):]
         return _Encoded(obs, values[:_PLANET_VALUES], planets, fleets, game, sorted(own))
 
