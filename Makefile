@@ -36,7 +36,7 @@ app-image: install  ## build the application image armada/app:latest (web, worke
 service-images:  ## build armada/postgres:15 and armada/redis:7 for infra/compose.yml when changed
 	@infra/images/services.sh
 
-bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the finals, integrity, deployment, scale, faults and a ten-minute soak
+bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the finals, integrity, deployment, scale, faults and a ten-minute soak, learning
 	@ARMADA_PY_EXTRAS=dev,bench infra/install.sh
 	$(PY) bench/engines.py
 	$(PY) bench/sandbox.py
@@ -48,6 +48,7 @@ bench:  ## speed targets: engines, sandbox, validation, ranking, the league, the
 	$(PY) bench/deploy.py
 	$(PY) bench/scale.py
 	$(PY) bench/faults.py
+	$(PY) bench/learning.py
 
 clean:  ## remove the venv and local data (asks no questions)
 	rm -rf .venv var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -39,6 +39,8 @@ fi
 # same packages as pip, in seconds instead of two minutes (pip compiles and unpacks one by one);
 # if uv cannot be had, pip does it.
 extras="${ARMADA_PY_EXTRAS:-dev}"
+# uv reads no pip configuration: give it pip's find-links (the bench's CPU torch wheel is there).
+if [ -z "${UV_FIND_LINKS:-}" ] && [ -n "${PIP_FIND_LINKS:-}" ]; then export UV_FIND_LINKS="$PIP_FIND_LINKS"; fi
 stamp="$VENV/.armada-installed"
 inputs=$( (cat "$ROOT/pyproject.toml" "$ROOT/sdk/pyproject.toml" "$ROOT/sandbox/pyproject.toml"; echo "$extras") \
           | sha256sum | cut -c1-16)

@@ -27,6 +27,7 @@ from armada.referee.clock import Limits, default_limits
 from armada.referee.connection import BotConnection
 from armada.referee.game_driver import GameDriver
 from armada.referee.match import MatchOutcome, play_match
+from armada.replay import plain
 
 
 def connect(bot: Any, game: str, stack: contextlib.ExitStack, seat: int) -> BotConnection:
@@ -69,8 +70,11 @@ class Session:
     """
 
     def __init__(self, game: str | Game, seed: int = 0, config: dict[str, Any] | None = None,
-                 start_state: dict[str, Any] | None = None, limits: Limits | None = None) -> None:
-        self.driver = GameDriver(game, seed, config, start_state)
+                 start_state: dict[str, Any] | None = None, limits: Limits | None = None, *,
+                 record: bool = True) -> None:
+        """`record=False` records no replay while playing (faster steps): `replay()` then plays the
+        game's answers again to record it, the same replay (what `armada.rl`'s environments do)."""
+        self.driver = GameDriver(game, seed, config, start_state, record=record)
         self.limits = limits or default_limits(self.driver.engine)
         self.faults: dict[int, Fault] = {}
         self._ids = {seat: 1 for seat in SEATS}  # id 0 is the init message
@@ -118,22 +122,27 @@ class Session:
 
     def step(self, replies: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
         """Play one step with one reply object per seat (an `id`, if given, is ignored); returns its events."""
+        self.advance(replies)
+        return plain(self.driver.last_events)  # type: ignore[no-any-return]
+
+    def advance(self, replies: dict[int, dict[str, Any]], *, owned: bool = False) -> None:
+        """`step` without its events (nothing to copy: what an environment calls). `owned`: the
+        reply objects are the session's, nobody changes them later (no copy kept for `replay()`)."""
         if not self._asked:
             self.requests()
         asked = self._asked
         missing = [seat for seat in asked if seat not in replies]
         if missing:
             raise ValueError(f"step needs a reply for every seat asked, missing seat {missing[0]}")
-        answers = {seat: {k: v for k, v in dict(replies[seat]).items() if k != "id"} for seat in asked}
-        before = len(self.driver.recorder.replay["steps"])
-        faults = self.driver.advance(self._asked, answers)
+        answers = {seat: dict(replies[seat]) for seat in asked}
+        for answer in answers.values():
+            answer.pop("id", None)
+        faults = self.driver.advance(asked, answers, owned=owned)
         for seat in asked:
             self._ids[seat] += 1
         self._asked = {}
         if faults:
             self.forfeit_all(faults)
-        steps = self.driver.recorder.replay["steps"][before:]
-        return list(steps[0]["events"]) if steps else []
 
     def forfeit(self, seat: int, status: str = "crashed", detail: str = "forfeited") -> None:
         """Disqualify a seat (a status of protocol.md); the other seat wins (MD-12, GX-22)."""

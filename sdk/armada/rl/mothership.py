@@ -37,6 +37,9 @@ class MothershipCodec(Codec):
 
     def __init__(self, config: dict[str, Any], **_galaxy_only: Any) -> None:
         self.config = config
+        bounds = [config["mothership_defence"]] + [config["fighter_attack"]] * FIGHTERS \
+            + [config["fighter_defence"]] * FIGHTERS
+        self._lows, self._highs = [lo for lo, _ in bounds], [hi for _, hi in bounds]
         self.observation_space = spaces.Box(0.0, float(MAX_VALUE), (len(CONFIG_FEATURES),), np.float32)
         self.action_space = spaces.MultiDiscrete(np.array([WEIGHTS] * _SLOTS + [SHOTS] * FIGHTERS, dtype=np.int64))
 
@@ -48,12 +51,10 @@ class MothershipCodec(Codec):
 
     def decode(self, action: Any, request: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
         """Valid orders: minimums, plus the spare points shared by weight, plus one shot strength per fighter."""
-        values = np.asarray(action, dtype=np.int64).reshape(-1)
-        weights = [int(w) for w in np.clip(values[:_SLOTS], 0, WEIGHTS - 1)]
-        shots = [int(s) + 1 for s in np.clip(values[_SLOTS:], 0, SHOTS - 1)]
-        c = self.config
-        bounds = [c["mothership_defence"]] + [c["fighter_attack"]] * FIGHTERS + [c["fighter_defence"]] * FIGHTERS
-        points = share(weights, [lo for lo, _ in bounds], [hi for _, hi in bounds], c["total_points"])
+        values = np.asarray(action, dtype=np.int64).reshape(-1).tolist()
+        weights = [min(max(w, 0), WEIGHTS - 1) for w in values[:_SLOTS]]
+        shots = [min(max(s, 0), SHOTS - 1) + 1 for s in values[_SLOTS:]]
+        points = share(weights, self._lows, self._highs, self.config["total_points"])
         return {"mothership": {"defence": points[0]},
                 "fighters": [{"attack": points[1 + i], "defence": points[1 + FIGHTERS + i], "pattern": [shots[i]]}
                              for i in range(FIGHTERS)]}

@@ -38,6 +38,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         """Raises ConfigError for a bad game configuration, ValueError for an unknown game."""
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game
+        self.engine = probe.driver.engine  # resolved once, not at every reset
         self.config = probe.config
         self.shaped = shaped
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)
@@ -47,7 +48,8 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         self.agents: list[str] = []
         self.seats = dict(zip(self.possible_agents, SEATS, strict=True))
         self.play: Play | None = None
-        self.rng = np.random.default_rng()
+        self._rng: np.random.Generator | None = None
+        self._rng_seed: int | None = None
 
     @functools.cache  # noqa: B019  (one space object per agent, as PettingZoo requires)
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -61,14 +63,21 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A new game: seed S plays the game `armada play --seed S` plays; None draws one."""
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self._rng, self._rng_seed = None, seed  # made when a reset without a seed needs it
             game_seed = int(seed)
         else:
             game_seed = int(self.rng.integers(0, MAX_SEED))
-        self.play = Play(self.game, self.codec, game_seed, self.config, self.shaped)
+        self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
         self.agents = list(self.possible_agents)
         return ({a: self.play.observe(s) for a, s in self.seats.items()},
                 {a: self.play.info(s) for a, s in self.seats.items()})
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """What draws the seeds of games reset without one: seeded by the last seed given."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._rng_seed)
+        return self._rng
 
     def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float], dict[str, bool],
                                                        dict[str, bool], dict[str, dict[str, Any]]]:
@@ -78,16 +87,18 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         missing = [agent for agent in self.agents if agent not in actions]
         if missing:
             raise ValueError(f"step needs an action for every agent, missing {missing[0]}")
-        play = self.play
-        rewards = play.step({self.seats[a]: play.reply(self.seats[a], actions[a]) for a in self.agents})
-        agents = self.agents
-        if play.done:
+        play, seats, agents = self.play, self.seats, self.agents
+        replies = {seats[a]: play.reply(seats[a], actions[a]) for a in agents}
+        # A reply object given as an action stays its giver's; every other reply is made here.
+        rewards = play.step(replies, owned=not any(isinstance(actions[a], dict) for a in agents))
+        done = play.done
+        if done:
             self.agents = []
-        return ({a: play.observe(self.seats[a]) for a in agents},
-                {a: rewards[self.seats[a]] for a in agents},
-                {a: play.done for a in agents},
+        return ({a: play.observe(seats[a]) for a in agents},
+                {a: rewards[seats[a]] for a in agents},
+                dict.fromkeys(agents, done),
                 dict.fromkeys(agents, False),
-                {a: play.info(self.seats[a]) for a in agents})
+                {a: play.info(seats[a]) for a in agents})
 
     @property
     def session(self) -> Session:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from armada.api import Session
-from armada.games.base import SEATS
+from armada.games.base import SEATS, Game
 from armada.rl.codec import Codec
 
 #: The weight of the optional shaped reward.
@@ -21,13 +21,14 @@ SHAPE = 0.1
 class Play:
     """A game from its seed: requests and observations per seat, replies in, rewards out."""
 
-    def __init__(self, game: str, codec: Codec, seed: int, config: dict[str, Any], shaped: bool) -> None:
-        self.session = Session(game, seed=seed, config=config)
+    def __init__(self, game: str | Game, codec: Codec, seed: int, config: dict[str, Any], shaped: bool) -> None:
+        # No replay recorded while playing: `session.replay()` records it when asked (the same replay).
+        self.session = Session(game, seed=seed, config=config, record=False)
         self.codec = codec
         self.shaped = shaped
         self.memory: dict[int, dict[str, Any]] = {seat: {"seat": seat} for seat in SEATS}
         self.asked: dict[int, dict[str, Any]] = self.session.requests()
-        self._progress = {seat: codec.progress(self.session, seat) for seat in SEATS}
+        self._progress = {seat: codec.progress(self.session, seat) for seat in SEATS} if shaped else {}
 
     @property
     def done(self) -> bool:
@@ -52,9 +53,10 @@ class Play:
         """The reply an action stands for (a reply object is kept as it is)."""
         return self.codec.reply(action, self.asked[seat], self.memory[seat])
 
-    def step(self, replies: dict[int, dict[str, Any]]) -> dict[int, float]:
-        """Play one step with every seat's reply; each seat's reward for it."""
-        self.session.step(replies)
+    def step(self, replies: dict[int, dict[str, Any]], *, owned: bool = False) -> dict[int, float]:
+        """Play one step with every seat's reply; each seat's reward for it. `owned`: every reply
+        was made here (decoded from an action or parsed), so nothing else can change it later."""
+        self.session.advance(replies, owned=owned)
         self.asked = {} if self.session.done else self.session.requests()
         return self.rewards()
 

@@ -37,6 +37,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
             raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game
+        self.engine = probe.driver.engine  # resolved once, not at every reset
         self.config = probe.config
         self.seat = seat
         self.other = next(s for s in SEATS if s != seat)
@@ -53,7 +54,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         """A new game against a fresh opponent: seed S is the game seed; None draws one from `np_random`."""
         super().reset(seed=seed)
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(0, MAX_SEED))
-        self.play = Play(self.game, self.codec, game_seed, self.config, self.shaped)
+        self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
         self.opponent_fault = None
         fault = self.opponent.start(self.play.session, game_seed)
         if fault is not None:
