@@ -49,6 +49,7 @@ urlpatterns = [
     path("events/<slug:slug>/", event_views.event, name="event"),
     path("events/<slug:slug>/enter/", event_views.enter, name="event-enter"),
     path("events/<slug:slug>/start/", event_views.start, name="event-start"),
+    path("events/<slug:slug>/invite/", event_views.invite, name="event-invite"),
     path("status/", status_views.status_page, name="status"),
     path("staff/integrity/", integrity_views.report, name="staff-integrity"),
     path("staff/integrity/disqualify/", integrity_views.disqualify, name="staff-integrity-disqualify"),
