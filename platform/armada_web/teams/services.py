@@ -155,6 +155,7 @@ def leave_team(*, user: Any, team: Team) -> Team:
         if others == 0 and locked.archived is None:
             raise Conflict("you are this team's last member: hand it on (someone joins with the join link) "
                            "or archive it before you leave")
+        _changing(locked, user.pk, "leave")
         _end(team=locked, user_id=user.pk)
     return locked
 
