@@ -5,7 +5,8 @@ A whole Galaxy season in about a minute (short stages by settings): open, four b
 validated as entries, closed by the command, finals with two cuts played by the one runner, the
 season finished by itself and its standings frozen and shown; a private event of three members
 through the API; a worker killed during the finals: its match is played again and counts once;
-the finals queue taken first and events sharing the worker with ranked play."""
+the finals queue taken first and events sharing the worker with ranked play; a season of teams
+(issue 26) played to its finals, its rules refusing joins and its members frozen until the end."""
 
 from __future__ import annotations
 
@@ -102,6 +103,65 @@ def test_a_whole_season_on_a_live_site(live_site):
     status, _replay = call_replay(live_site, top[0])
     assert status == 200
     assert Match.objects.filter(kind="finals").count() == 9
+
+
+def test_a_season_of_teams_played_to_its_finals_on_a_live_site(live_site):
+    """Three teams of two made and joined through the API, each uploading a team bot; the season
+    (teams of at most 2, one team per person) refuses a third member and a second team, closes
+    with the teams frozen, plays its finals and names each team and its members in the results."""
+    made = season(live_site, "create", "teams-s1", "--game", "galaxy", "--name", "Team cup", "--team-size", "2",
+                  "--one-team")
+    assert made.returncode == 0 and made.stdout.strip().endswith("teams of at most 2; one team per person"), \
+        made.stderr
+    people = {name: token_for(live_site, name) for name in ("tea", "tim", "uma", "udo", "vic", "val", "wes")}
+    teams, versions = {}, []
+    for index, (lead, mate, name) in enumerate((("tea", "tim", "red"), ("uma", "udo", "blue"), ("vic", "val", "gold"))):
+        status, team = call(live_site, "POST", "/api/teams/", people[lead], {"name": name})
+        assert status == 201, team
+        uploader = lead if name == "gold" else mate  # gold's mate joins later, once it is entered
+        if uploader == mate:
+            status, joined = call(live_site, "POST", f"/api/teams/{team['id']}/join/", people[mate],
+                                  {"key": team["join_key"]})
+            assert status == 200, joined
+        status, bot = call(live_site, "POST", "/api/bots/", people[uploader], {"name": f"{name}-bot",
+                                                                              "game": "galaxy", "team": team["id"]})
+        assert status == 201 and bot["team"]["name"] == name, bot
+        source = starter_file("greedy" if index % 2 else "prober", "galaxy").read_bytes()
+        status, version = call(live_site, "POST", f"/api/bots/{bot['id']}/versions/", people[uploader],
+                               files={"file": ("main.py", source)})
+        assert status == 201, version
+        teams[name], versions = team, [*versions, (people[uploader], version["id"])]
+    for token, version_id in versions:
+        assert wait_for(live_site, token, version_id, ("valid", "invalid", "error"))["status"] == "valid"
+    status, full = call(live_site, "POST", f"/api/teams/{teams['red']['id']}/join/", people["wes"],
+                        {"key": teams["red"]["join_key"]})
+    assert status == 409 and "at most 2 members" in full["detail"]  # the season's size, not the site's 4
+    status, twice = call(live_site, "POST", f"/api/teams/{teams['gold']['id']}/join/", people["tea"],
+                         {"key": teams["gold"]["join_key"]})
+    assert status == 409 and "you are in red" in twice["detail"]  # one entered team per person
+    status, joined = call(live_site, "POST", f"/api/teams/{teams['gold']['id']}/join/", people["val"],
+                          {"key": teams["gold"]["join_key"]})
+    assert status == 200, joined
+    closed = season(live_site, "close", "teams-s1")
+    assert closed.stdout.strip() == "season teams-s1 is closed with 3 entries frozen", closed.stderr
+    status, frozen = call(live_site, "POST", f"/api/teams/{teams['gold']['id']}/leave/", people["val"])
+    assert status == 409 and "frozen" in frozen["detail"]
+    started = season(live_site, "finals", "teams-s1", "--stages", "1", "--games", "2")
+    assert started.returncode == 0, started.stderr
+    status, during = call(live_site, "GET", "/api/seasons/teams-s1/standings/")
+    assert {r["team"]["name"] for r in during["results"]} == {"red", "blue", "gold"}
+    from armada_web.seasons import periodic
+
+    done = wait_state("teams-s1", "finished", 300, live_site, lambda: periodic.tick(workers=1))
+    assert done.standings.count() == 3
+    status, rows = call(live_site, "GET", "/api/seasons/teams-s1/standings/")
+    named = {r["team"]["name"]: r["members"] for r in rows["results"]}
+    assert named == {"red": ["tea", "tim"], "blue": ["uma", "udo"], "gold": ["vic", "val"]}
+    assert all(r["games"] >= 1 for r in rows["results"])
+    page = call_page(live_site, "/seasons/teams-s1/")
+    assert "<th>Team</th>" in page and "(tea, tim)" in page and "Final standings" in page
+    status, left = call(live_site, "POST", f"/api/teams/{teams['gold']['id']}/leave/", people["val"])
+    assert status == 200, left  # the results are final: the team's members move again
 
 
 def call_page(site: Any, path: str) -> str:

@@ -1,5 +1,6 @@
 """`/api/events/` (create; list the events you may see), `/api/events/{slug}/` (a private event
-answers 404 to anyone not in it), `.../entries/` (enter a bot with the invite) and `.../start/`."""
+answers 404 to anyone not in it), `.../invitations/` (its owner invites teams or users),
+`.../entries/` (enter a bot with the invite, or one of an invited team) and `.../start/`."""
 
 from __future__ import annotations
 
@@ -49,20 +50,49 @@ class EntryRequest(serializers.Serializer):
                         help_text="the event's invite code (its owner needs none)")
 
 
+class InvitationRequest(serializers.Serializer):
+    teams = typed_json({"type": "array", "maxItems": services.INVITE_MAX,
+                        "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID}}, required=False,
+                       help_text="the ids of the teams to invite")
+    users = typed_json({"type": "array", "maxItems": services.INVITE_MAX,
+                        "items": {"type": "string", "minLength": 1, "maxLength": 150}}, required=False,
+                       help_text="the usernames of the users to invite (each as their personal team)")
+    team_names = typed_json({"type": "array", "maxItems": services.INVITE_MAX,
+                             "items": {"type": "string", "minLength": 1, "maxLength": 40}}, required=False,
+                            help_text="the names of teams to invite (case-insensitive)")
+
+
+class InvitedTeam(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    personal = serializers.BooleanField(help_text="a user's personal team: the user was invited")
+
+
 class EventBotRef(serializers.Serializer):
     id = serializers.IntegerField(source="entry.bot_ref")
     name = serializers.CharField(source="entry.bot_name")
+
+
+class EventTeamRef(serializers.Serializer):
+    id = serializers.IntegerField(source="entry.team_id")
+    name = serializers.CharField(source="entry.team_name")
 
 
 class TableRowSerializer(serializers.Serializer):
     place = serializers.IntegerField()
     bot = EventBotRef(source="*")
     owner = serializers.CharField()
+    team = serializers.SerializerMethodField(help_text="the bot's team when it entered (null once that team is "
+                                                       "gone, or for an entry from before teams)")
     played = serializers.IntegerField(source="entry.games")
     wins = serializers.IntegerField(source="entry.wins")
     draws = serializers.IntegerField(source="entry.draws")
     losses = serializers.IntegerField(source="entry.losses")
     points = serializers.IntegerField(source="entry.points")
+
+    @extend_schema_field(EventTeamRef(allow_null=True))
+    def get_team(self, row: Any) -> dict[str, Any] | None:
+        return dict(EventTeamRef(row).data) if row.entry.team_id is not None else None
 
 
 class EventSerializer(serializers.Serializer):
@@ -91,6 +121,8 @@ class EventSerializer(serializers.Serializer):
 
 
 class EventDetailSerializer(EventSerializer):
+    invited = serializers.SerializerMethodField(help_text="the teams invited (a user's invitation: their "
+                                                          "personal team)")
     table = serializers.SerializerMethodField()
     games_done = serializers.SerializerMethodField()
     games_total = serializers.IntegerField(help_text="round robin: games planned (0 before it starts)")
@@ -98,6 +130,10 @@ class EventDetailSerializer(EventSerializer):
     @extend_schema_field(TableRowSerializer(many=True))
     def get_table(self, event: Event) -> list[dict[str, Any]]:
         return list(TableRowSerializer(queries.table(event), many=True).data)
+
+    @extend_schema_field(InvitedTeam(many=True))
+    def get_invited(self, event: Event) -> list[dict[str, Any]]:
+        return list(InvitedTeam(queries.invited_teams(event), many=True).data)
 
     def get_games_done(self, event: Event) -> int:
         return queries.games_done(event)
@@ -153,8 +189,31 @@ class EventView(APIView):
         return Response(OwnedEventSerializer(event, context={"request": request}).data)
 
 
+class InvitationsView(APIView):
+    """The teams an event invited; its owner invites teams (ids) or users (usernames: their personal
+    teams): their members see the event and enter one of the invited team's bots without the code."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(responses=answers({200: InvitedTeam(many=True)}, 404))
+    def get(self, request: Request, slug: str) -> Response:
+        event = queries.visible_event(user=request.user, slug=slug)
+        return Response(InvitedTeam(queries.invited_teams(event), many=True).data)
+
+    @extend_schema(request=InvitationRequest,
+                   responses=answers({201: InvitedTeam(many=True)}, 400, 403, 404, 409, 413, 415))
+    def post(self, request: Request, slug: str) -> Response:
+        body = InvitationRequest(data=request.data if isinstance(request.data, dict) else {})
+        body.is_valid(raise_exception=True)
+        teams = services.invite_teams(user=request.user, event=queries.event(slug),
+                                      teams=body.validated_data.get("teams"), users=body.validated_data.get("users"),
+                                      team_names=body.validated_data.get("team_names"))
+        return Response(InvitedTeam(teams, many=True).data, status=status.HTTP_201_CREATED)
+
+
 class EntriesView(APIView):
-    """Enter one of your valid bots (one per member) with the event's invite code."""
+    """Enter a valid bot of one of your teams (one per member, one per team) with the event's invite
+    code, or a bot of a team the event invited."""
 
     permission_classes = [IsAuthenticated]
 

@@ -31,6 +31,9 @@ class SeasonSerializer(serializers.Serializer):
     entry_rule = serializers.ChoiceField(choices=EntryRule.choices,
                                          help_text="whose bots enter at the close: everyone, not-staff-or-demo "
                                                    "(no staff or demo accounts), invited (invited accounts only)")
+    team_max_members = serializers.IntegerField(allow_null=True, help_text="an entered team has at most this many "
+                                                "members (null: the site's limit)")
+    one_team_per_person = serializers.BooleanField(help_text="a person is in at most one entered team")
 
 
 class FinalsSerializer(serializers.Serializer):
@@ -82,15 +85,28 @@ class StandingBotRef(serializers.Serializer):
     name = serializers.CharField(source="bot_name")
 
 
+class StandingTeamRef(serializers.Serializer):
+    id = serializers.IntegerField(source="team_id")
+    name = serializers.CharField(source="team_name")
+
+
 class StandingRow(serializers.Serializer):
     place = serializers.IntegerField()
     bot = StandingBotRef(source="*")
     owner = serializers.CharField(help_text="the owner's username, or a placeholder once their account is gone")
+    team = serializers.SerializerMethodField(help_text="the bot's team (as entered once the season closed); "
+                                                       "null for a row from before teams")
+    members = serializers.ListField(child=serializers.CharField(), help_text="the team's members' usernames "
+                                    "(now while open; frozen at the close after)")
     version = serializers.IntegerField(source="version_id", help_text="the version's id")
     version_number = serializers.IntegerField(allow_null=True, help_text="the version's number on its bot (v1, v2)")
     score = serializers.FloatField(help_text="Galaxy: rating mu - 3 sigma; Mothership Down: league points")
     games = serializers.IntegerField()
     stage = serializers.IntegerField(help_text="the last finals stage it played in")
+
+    @extend_schema_field(StandingTeamRef(allow_null=True))
+    def get_team(self, row: queries.Row) -> dict[str, Any] | None:
+        return dict(StandingTeamRef(row).data) if row.team_id is not None else None
 
 
 @extend_schema_view(get=extend_schema(responses=answers({200: SeasonSerializer(many=True)}, 400, 404)))

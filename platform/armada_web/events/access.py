@@ -1,18 +1,28 @@
-"""Who may see an event: anyone when it is public, else its members (its owner and those who
-entered a bot) and staff. Everyone else is answered as if it did not exist."""
+"""Who may see an event: anyone when it is public, else its members (its owner, those who entered a
+bot and the members of the teams it invited) and staff. Everyone else is answered as if it did not
+exist."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from armada_web.events.models import Event
+from armada_web.teams.access import team_ids
+
+
+def invited_team_ids(*, user: Any, event: Event) -> list[int]:
+    """The ids of the invited teams `user` is a member of now."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return []
+    return list(event.invitations.filter(team_id__in=team_ids(user=user)).values_list("team_id", flat=True))
 
 
 def is_member(*, user: Any, event: Event) -> bool:
-    """Its owner, or someone who entered a bot."""
+    """Its owner, someone who entered a bot, or a member of a team it invited."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return bool(event.owner_id == user.pk or event.entries.filter(owner=user).exists())
+    return bool(event.owner_id == user.pk or event.entries.filter(owner=user).exists()
+                or invited_team_ids(user=user, event=event))
 
 
 def can_see(*, user: Any, event: Event) -> bool:

@@ -63,6 +63,10 @@ class EventEntry(models.Model):
     bot_name = models.CharField(max_length=60)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
                               related_name="event_entries")
+    team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="event_entries",
+                             help_text="the bot's team when it entered (one bot per team)")
+    team_name = models.CharField(max_length=40, blank=True)
     version = models.ForeignKey("bots.BotVersion", null=True, on_delete=models.SET_NULL, related_name="+",
                                 help_text="the version that plays (its bot's playing one when the event starts)")
     created = models.DateTimeField(auto_now_add=True)
@@ -84,6 +88,22 @@ class EventEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_name} in {self.event_id}"
+
+
+class EventInvitation(models.Model):
+    """A team the event's owner invited: its members see the event and enter a bot of the team
+    without the invite code (a user is invited as their personal team)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="invitations")
+    team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="event_invitations")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["event", "created", "id"]
+        constraints = [models.UniqueConstraint(fields=["event", "team"], name="one_invitation_per_team")]
+
+    def __str__(self) -> str:
+        return f"{self.team_id} invited to {self.event_id}"
 
 
 class EventGame(models.Model):

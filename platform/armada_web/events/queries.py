@@ -12,6 +12,8 @@ from armada_web.events.access import can_see
 from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventGame
 from armada_web.matches.models import MatchStatus
+from armada_web.teams.access import team_ids
+from armada_web.teams.models import Team
 from armada_web.web.errors import NotFound
 
 #: The name shown for an owner whose account is gone.
@@ -41,7 +43,7 @@ def visible_events(user: Any) -> QuerySet[Event]:
     """Public events and those `user` owns or entered, newest first."""
     shown = Q(public=True)
     if user is not None and getattr(user, "is_authenticated", False):
-        shown |= Q(owner=user) | Q(entries__owner=user)
+        shown |= Q(owner=user) | Q(entries__owner=user) | Q(invitations__team__in=team_ids(user=user))
     return Event.objects.filter(shown).distinct().select_related("owner").order_by("-created", "-id")
 
 
@@ -63,6 +65,11 @@ def table(event: Event) -> list[TableRow]:
     else:
         entries.sort(key=formats.table_key)
     return [TableRow(place, e) for place, e in enumerate(entries, start=1)]
+
+
+def invited_teams(event: Event) -> QuerySet[Team]:
+    """The teams the event invited (a user's invitation is their personal team), in the order invited."""
+    return Team.objects.filter(event_invitations__event=event).order_by("event_invitations__created", "pk")
 
 
 def games_done(event: Event) -> int:

@@ -1,6 +1,6 @@
-"""Event writes: create one, enter a bot, start it, finish it. Every function is keyword-only, checks
-every rule itself and raises an `armada_web.web.errors` error with a message, changing nothing; the
-API, the pages and beat (events.matchmaking) call these.
+"""Event writes: create one, invite teams or users, enter a bot, start it, finish it. Every function
+is keyword-only, checks every rule itself and raises an `armada_web.web.errors` error with a
+message, changing nothing; the API, the pages and beat (events.matchmaking) call these.
 
 Limits per user (events created per day, entries made per day) are counted with the user's row
 locked, in the transaction of the write they limit, so parallel requests cannot pass them (the
@@ -22,13 +22,14 @@ from django.utils.text import slugify
 
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.events.access import can_see
+from armada_web.events.access import can_see, invited_team_ids
 from armada_web.events.logic import formats
-from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventState
+from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventInvitation, EventState
 from armada_web.games import spec
 from armada_web.ladder.logic import results
 from armada_web.matches.models import Match, MatchStatus
 from armada_web.matches.services import cancel_queued
+from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.web.times import parse_time
 
@@ -101,9 +102,13 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
                                     max_entrants=entrants, invite=secrets.token_urlsafe(16))
 
 
+def _is_id(value: Any) -> bool:
+    return not (isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii()
+                or not str(value).isdigit() or len(str(value)) > 18)
+
+
 def _bot(value: Any) -> Bot:
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii() \
-            or not str(value).isdigit() or len(str(value)) > 18:
+    if not _is_id(value):
         raise Invalid("give your bot's id as an integer")
     bot = Bot.objects.filter(pk=int(value)).first()
     if bot is None:
@@ -111,23 +116,91 @@ def _bot(value: Any) -> Bot:
     return bot
 
 
-def check_invite(*, user: Any, event: Event, invite: Any) -> None:
+#: The most teams and users one invitation request names.
+INVITE_MAX = 100
+
+
+def _teams_to_invite(teams: Any, users: Any, team_names: Any = None) -> list[Team]:
+    """The teams named by id or name and the users named by username (each as their personal team), checked."""
+    teams, users, team_names = teams or [], users or [], team_names or []
+    if not all(isinstance(v, list | tuple) for v in (teams, users, team_names)):
+        raise Invalid("teams is a list of team ids, users a list of usernames")
+    if not teams and not users and not team_names:
+        raise Invalid("name the teams (their ids or names) or users (their usernames) to invite")
+    if len(teams) + len(users) + len(team_names) > INVITE_MAX:
+        raise Invalid(f"invite at most {INVITE_MAX} teams and users at once")
+    if any(isinstance(t, bool) or not isinstance(t, int) or not 0 < t < 2 ** 62 for t in teams):
+        raise Invalid("give each team by its id (a positive integer)")
+    if any(not isinstance(n, str) or not n.strip() for n in [*users, *team_names]):
+        raise Invalid("give each user by their username and each team by its name")
+    found = {t.pk: t for t in Team.objects.filter(pk__in=teams)}
+    missing = [str(t) for t in teams if t not in found]
+    if missing:
+        raise NotFound(f"no team with id {', '.join(missing)}")
+    for name in team_names:
+        named = Team.objects.filter(name__iexact=name.strip()).first()
+        if named is None:
+            raise NotFound(f"no team named {name.strip()}")
+        found[named.pk] = named
+    names = [u.strip() for u in users]
+    personal = dict(Membership.objects.current().filter(team__personal=True, user__username__in=names)
+                    .values_list("user__username", "team_id"))
+    unknown = [u for u in names if u not in personal]
+    if unknown:
+        raise NotFound(f"no account named {', '.join(unknown)}")
+    found.update(Team.objects.in_bulk(list(personal.values())))
+    archived = sorted(t.name for t in found.values() if t.archived is not None)
+    if archived:
+        raise Conflict(f"{', '.join(archived)} is archived: it cannot be invited")
+    return sorted(found.values(), key=lambda t: t.pk)
+
+
+def invite_teams(*, user: Any, event: Event, teams: Any = None, users: Any = None,
+                 team_names: Any = None) -> list[Team]:
+    """The event's owner invites teams (by id or name) and users (by username: their personal team) to an
+    open event: their members see it and enter a bot of the invited team without the invite code.
+    Inviting a team twice changes nothing; returns the teams invited now or before, by id."""
+    if not can_see(user=user, event=event):
+        raise NotFound("no such event")
+    if getattr(user, "pk", None) != event.owner_id:
+        raise Forbidden("only the event's owner invites teams and users")
+    chosen = _teams_to_invite(teams, users, team_names)
+    with transaction.atomic():
+        locked = Event.objects.select_for_update().get(pk=event.pk)
+        if locked.state != EventState.OPEN:
+            raise Conflict(f"this event is {locked.state}: it takes no more entries, so no more invitations")
+        have = set(locked.invitations.values_list("team_id", flat=True))
+        if len(have | {t.pk for t in chosen}) > INVITE_MAX * 10:
+            raise Conflict(f"an event invites at most {INVITE_MAX * 10} teams")
+        EventInvitation.objects.bulk_create([EventInvitation(event=locked, team=t) for t in chosen
+                                             if t.pk not in have])
+    return list(Team.objects.filter(event_invitations__event=event).order_by("pk"))
+
+
+def check_invite(*, user: Any, event: Event, invite: Any, bot: Bot | None = None) -> None:
     """NotFound for someone who may not know the private event exists; Forbidden for a wrong code
-    on a public one. The owner needs no code."""
+    on a public one. The owner needs no code, nor a bot of a team the owner invited."""
     if event.owner_id is not None and getattr(user, "pk", None) == event.owner_id:
         return
     if isinstance(invite, str) and secrets.compare_digest(invite, event.invite):
         return
+    if bot is not None and event.invitations.filter(team_id=bot.team_id).exists():
+        return
     if not can_see(user=user, event=event):
         raise NotFound("no such event")
+    if invite in (None, "") and invited_team_ids(user=user, event=event):
+        raise Forbidden("your team's invitation is for a bot of the invited team: enter one of its bots "
+                        "(or give the event's invite code)")
     raise Forbidden("that is not this event's invite code; ask its owner for the invite link")
 
 
 def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: datetime | None = None) -> EventEntry:
-    """`user` enters one of their bots with a valid, playing version (one bot per member)."""
+    """`user` enters a bot of one of their teams with a valid, playing version (one bot per member
+    and per team), with the invite code or as a member of the invited team that owns the bot."""
     member = _user(user)
     now = now or timezone.now()
-    check_invite(user=member, event=event, invite=invite)
+    bot = Bot.objects.filter(pk=int(bot_id)).select_related("team").first() if _is_id(bot_id) else None
+    check_invite(user=member, event=event, invite=invite, bot=bot if bot and is_owner(bot=bot, user=member) else None)
     bot = _bot(bot_id)
     if not is_owner(bot=bot, user=member):
         raise Forbidden("not your bot: enter a bot of a team you are a member of")
@@ -147,6 +220,9 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         mine = locked.entries.filter(owner=member).first()
         if mine is not None:
             raise Conflict(f"you have entered {mine.bot_name} already: one bot per member")
+        ours = locked.entries.filter(team_id=bot.team_id).first()
+        if ours is not None:
+            raise Conflict(f"your team {bot.team.name} has entered {ours.bot_name} already: one bot per team")
         count = locked.entries.count()
         if count >= locked.max_entrants:
             raise Conflict(f"this event is full ({count} of {locked.max_entrants} entrants): "
@@ -159,7 +235,8 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         try:
             with transaction.atomic():
                 return EventEntry.objects.create(event=locked, bot=bot, bot_ref=bot.pk, bot_name=bot.name,
-                                                 owner=member, version=version)
+                                                 owner=member, team=bot.team, team_name=bot.team.name,
+                                                 version=version)
         except IntegrityError:
             raise Conflict(f"{bot.name} or another bot of yours is in this event already") from None
 

@@ -34,3 +34,14 @@ class EntryForm(forms.Form):
     def __init__(self, *args: Any, bots: list[Bot], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["bot"] = forms.ChoiceField(choices=[(b.pk, b.name) for b in bots])
+
+
+class InvitationForm(forms.Form):
+    """Teams (by name) and users (by username) to invite, comma-separated."""
+
+    teams = forms.CharField(required=False, max_length=2000, help_text="team names, comma-separated")
+    users = forms.CharField(required=False, max_length=2000,
+                            help_text="usernames, comma-separated (each is invited as their personal team)")
+
+    def names(self, field: str) -> list[str]:
+        return [n.strip() for n in self.cleaned_data.get(field, "").split(",") if n.strip()]

@@ -1,5 +1,6 @@
 """Event pages: the events a user may see, a new event, an event's page (its table, matches, the
-invite link for its owner, entering a bot with the invite, starting it). Thin: the rules are
+invite link and the invited teams for its owner, entering a bot with the invite or as an invited
+team, starting it). Thin: the rules are
 events.services', what a user may do comes from events.access as data."""
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries as bot_queries
 from armada_web.events import queries, services
-from armada_web.events.access import is_member, is_owner
+from armada_web.events.access import invited_team_ids, is_member, is_owner
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
-from armada_web.pages.event_forms import EntryForm, EventForm
+from armada_web.pages.event_forms import EntryForm, EventForm, InvitationForm
 from armada_web.web.errors import DomainError
 
 
@@ -53,13 +54,19 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     bots = list(bot_queries.bots_of(request.user).filter(game=found.game, retired__isnull=True)) \
         if request.user.is_authenticated else []
     entered = found.entries.filter(owner_id=request.user.pk).exists() if request.user.is_authenticated else False
-    can_enter = found.state == EventState.OPEN and not entered and bool(bots) and (owner or bool(invite))
+    invited = invited_team_ids(user=request.user, event=found)
+    if not owner and not invite:  # no code: only the bots of the invited teams may enter
+        bots = [b for b in bots if b.team_id in invited]
+    can_enter = found.state == EventState.OPEN and not entered and bool(bots) and (owner or bool(invite) or
+                                                                                  bool(invited))
     invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
     context = {
         "event": found, "game": spec(found.game), "table": queries.table(found), "recent": queries.recent_games(found),
         "done": queries.games_done(found), "owner": owner, "member": member, "invite_url": invite_url,
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
         "can_start": owner and found.state == EventState.OPEN,
+        "invited": queries.invited_teams(found),
+        "invitation_form": InvitationForm() if owner and found.state == EventState.OPEN else None,
         "signed_in": request.user.is_authenticated, "has_bots": bool(bots), "open": found.state == EventState.OPEN,
     }
     return render(request, "events/event.html", context)
@@ -87,4 +94,17 @@ def enter(request: HttpRequest, slug: str) -> HttpResponse:
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     found = services.start_event(user=signed_in(request), event=queries.event(slug))
     messages.success(request, f"{found.name} has started: its matches are on their way.")
+    return redirect("event", slug=found.slug)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_event_page)
+def invite(request: HttpRequest, slug: str) -> HttpResponse:
+    form = InvitationForm(request.POST)
+    form.is_valid()
+    found = queries.event(slug)
+    services.invite_teams(user=signed_in(request), event=found, team_names=form.names("teams"),
+                          users=form.names("users"))
+    messages.success(request, "Invited: their members see the event and enter one of their team's bots.")
     return redirect("event", slug=found.slug)

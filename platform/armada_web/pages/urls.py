@@ -51,6 +51,7 @@ urlpatterns = [
     path("events/<slug:slug>/", event_views.event, name="event"),
     path("events/<slug:slug>/enter/", event_views.enter, name="event-enter"),
     path("events/<slug:slug>/start/", event_views.start, name="event-start"),
+    path("events/<slug:slug>/invite/", event_views.invite, name="event-invite"),
     path("status/", status_views.status_page, name="status"),
     path("teams/new/", team_views.new_team, name="new-team"),
     path("teams/<id:pk>/", team_views.team_page, name="team"),

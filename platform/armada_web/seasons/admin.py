@@ -18,7 +18,7 @@ from armada_web.web.errors import DomainError
 
 class StandingInline(admin.TabularInline):
     model = Standing
-    fields = ("place", "bot_name", "owner", "version_number", "score", "games", "stage")
+    fields = ("place", "bot_name", "owner", "team_name", "members", "version_number", "score", "games", "stage")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -47,7 +47,8 @@ class SeasonForm(forms.ModelForm):
 
     class Meta:
         model = Season
-        fields = ["slug", "name", "game", "opens", "closes", "ends", "entry_rule", "invited_users"]
+        fields = ["slug", "name", "game", "opens", "closes", "ends", "entry_rule", "invited_users",
+                  "team_max_members", "one_team_per_person"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -64,6 +65,9 @@ class SeasonForm(forms.ModelForm):
                 rule, _ = services.check_entry_rule(entry_rule=data.get("entry_rule"),
                                                     invited=data.get("invited_users") or ())
                 data["entry_rule"] = rule.value
+            if "team_max_members" in self.fields:
+                services.check_team_rules(team_max_members=data.get("team_max_members"),
+                                          one_team_per_person=bool(data.get("one_team_per_person")))
         except DomainError as exc:
             raise forms.ValidationError(str(exc)) from None
         return data
@@ -85,7 +89,7 @@ class SeasonAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: Any, obj: Season | None = None) -> list[str]:
         fixed = ["slug", "game"] if obj is not None else []  # a season keeps its slug and game
         if obj is not None and obj.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
-            fixed += ["entry_rule", "invited_users"]  # its entries are frozen under the rule it had
+            fixed += ["entry_rule", "invited_users", "team_max_members", "one_team_per_person"]  # frozen entries
         return [*fixed, *self.readonly_fields]
 
     def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
@@ -94,9 +98,14 @@ class SeasonAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             if "entry_rule" in form.cleaned_data:
                 services.set_entry_rule(season=obj, entry_rule=rule, invited=invited)
+            if "team_max_members" in form.cleaned_data:
+                services.set_team_rules(season=obj, team_max_members=obj.team_max_members,
+                                        one_team_per_person=obj.one_team_per_person)
             return
         created = services.create_season(slug=obj.slug, game=obj.game, name=obj.name, opens=obj.opens,
-                                         closes=obj.closes, ends=obj.ends, entry_rule=rule, invited=invited)
+                                         closes=obj.closes, ends=obj.ends, entry_rule=rule, invited=invited,
+                                         team_max_members=obj.team_max_members,
+                                         one_team_per_person=obj.one_team_per_person)
         obj.pk, obj.state = created.pk, created.state
 
     def save_related(self, request: Any, form: Any, formsets: Any, change: bool) -> None:

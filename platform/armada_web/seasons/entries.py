@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import Model, Q, QuerySet
 
@@ -20,7 +21,9 @@ from armada_web.ladder.logic import ratings
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.seasons.logic import finals
+from armada_web.seasons.logic import teams as teams_logic
 from armada_web.seasons.models import Entry, EntryRule, Season, Standing
+from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict
 
 Rows = TypeVar("Rows", bound=Model)
@@ -47,22 +50,55 @@ def may_enter(*, season: Season, user: User) -> bool:
     return admitted(season=season, rows=User.objects.filter(pk=user.pk), owner="").exists()
 
 
-def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None) -> Entry:
+def size_limit(season: Season) -> int:
+    """The most members an entered team of `season` may have: its own limit, never above the site's."""
+    site = int(settings.ARMADA.team_max_members)
+    return min(season.team_max_members, site) if season.team_max_members else site
+
+
+def members_of(team_ids: list[int]) -> dict[int, list[str]]:
+    """Each team's members' usernames now, in the order they joined."""
+    out: dict[int, list[str]] = {}
+    for start in range(0, len(team_ids), 900):  # a bounded IN list per query (SQLite's variables)
+        rows = (Membership.objects.current().filter(team_id__in=team_ids[start:start + 900], user__isnull=False)
+                .order_by("joined", "id").values_list("team_id", "user__username"))
+        for team_id, username in rows:
+            out.setdefault(team_id, []).append(username)
+    return out
+
+
+def _team_rules(season: Season, versions: list[BotVersion]) -> tuple[list[BotVersion], dict[int, list[str]]]:
+    """The versions (in seed order) whose teams the season's team rules let in, and every team's members."""
+    order = [v.bot.team_id for v in versions]
+    members = members_of(sorted(set(order)))
+    if not season.team_max_members and not season.one_team_per_person:
+        return versions, members
+    taken = teams_logic.admissible(order, members, limit=size_limit(season) if season.team_max_members else None,
+                                   one_team_per_person=season.one_team_per_person)
+    return [v for v in versions if v.bot.team_id in taken], members
+
+
+def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None,
+           members: dict[int, list[str]]) -> Entry:
     bot = version.bot
+    team: Team = bot.team
     played = rating is not None and rating.games > 0
     return Entry(season=season, version=version, version_ref=version.pk, version_number=version.number, bot=bot,
-                 bot_ref=bot.pk, bot_name=bot.name, owner_id=bot.owner_id, seed=seed,
+                 bot_ref=bot.pk, bot_name=bot.name, owner_id=bot.owner_id, team=team, team_ref=team.pk,
+                 team_name=team.name, members=members.get(team.pk, []), seed=seed,
                  ladder_mu=rating.mu if played and rating else None,
                  ladder_sigma=rating.sigma if played and rating else None,
                  ladder_games=rating.games if rating else 0)
 
 
 def freeze(season: Season) -> int:
-    """Each bot's playing version now becomes its entry when its owner may enter (admitted), seeded
-    by the ladder (rated games: mu - 3 sigma, unrated versions after, oldest first) or the league
-    (its position among the admitted); returns the count."""
+    """Each bot's playing version now becomes its entry when its owner may enter (admitted) and its
+    team passes the season's team rules (`logic.teams.admissible`, best placed first), seeded by the
+    ladder (rated games: mu - 3 sigma, unrated versions after, oldest first) or the league (its
+    position among the admitted); each entry names its team and the members it has now (frozen
+    until the results are final: team_rules); returns the count."""
     if spec(season.game).rated:
-        versions = list(admitted(season=season, rows=ranked_versions(season.game)))
+        versions = list(admitted(season=season, rows=ranked_versions(season.game).select_related("bot__team")))
         rows = {r.version_id: r for r in Rating.objects.filter(version__in=versions)}
 
         def ladder_key(v: BotVersion) -> tuple[int, float, object, int]:
@@ -72,12 +108,14 @@ def freeze(season: Season) -> int:
             return (0, -ratings.displayed(ratings.Skill(row.mu, row.sigma)), v.created, v.pk)
 
         versions.sort(key=ladder_key)
-        made = [_entry(season, v, seed, rows.get(v.pk)) for seed, v in enumerate(versions, start=1)]
+        versions, members = _team_rules(season, versions)
+        made = [_entry(season, v, seed, rows.get(v.pk), members) for seed, v in enumerate(versions, start=1)]
     else:
-        races = list(admitted(season=season, rows=active_races()))
+        races = list(admitted(season=season, rows=active_races().select_related("bot__team")))
         positions = dict(LeagueEntry.objects.filter(version__in=races).values_list("version_id", "position"))
         races.sort(key=lambda v: (positions.get(v.pk, len(races) + 1), v.created, v.pk))
-        made = [_entry(season, v, seed, None) for seed, v in enumerate(races, start=1)]
+        races, members = _team_rules(season, races)
+        made = [_entry(season, v, seed, None, members) for seed, v in enumerate(races, start=1)]
     Entry.objects.bulk_create(made, batch_size=500)
     return len(made)
 
@@ -132,7 +170,8 @@ def write_standings(season: Season) -> int:
         entry.place = place
         score = round(finals.score(skill_of(entry)), 3) if rated else float(entry.points or 0)
         rows.append(Standing(season=season, place=place, bot_ref=entry.bot_ref, bot_name=entry.bot_name,
-                             owner_id=entry.owner_id, version_ref=entry.version_ref,
+                             owner_id=entry.owner_id, team_ref=entry.team_ref, team_name=entry.team_name,
+                             members=entry.members, version_ref=entry.version_ref,
                              version_number=entry.version_number, score=score, games=entry.games,
                              stage=entry.stage))
     Standing.objects.bulk_create(rows, batch_size=500)

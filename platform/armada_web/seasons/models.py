@@ -47,6 +47,11 @@ class Season(models.Model):
                                   help_text="whose bots enter at the close; fixed once it has closed")
     invited_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="invited_seasons",
                                            help_text="the accounts whose bots may enter (rule: invited only)")
+    # Its team rules (seasons.team_rules), fixed once it has closed.
+    team_max_members = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="an entered team has at most this many members (empty: the site's limit)")
+    one_team_per_person = models.BooleanField(
+        default=False, help_text="a person is in at most one of the teams that enter")
     # The finals' plan, fixed when they start (the settings' defaults or `season finals --stages --games`).
     stages = models.PositiveSmallIntegerField(null=True, blank=True)
     games = models.PositiveSmallIntegerField(null=True, blank=True, help_text="games per entry per stage")
@@ -85,6 +90,12 @@ class Entry(models.Model):
     bot_ref = models.BigIntegerField(help_text="the bot's id")
     bot_name = models.CharField(max_length=60)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    team = models.ForeignKey("teams.Team", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="season_entries", help_text="the bot's team at the close")
+    team_ref = models.BigIntegerField(null=True, blank=True, help_text="the team's id")
+    team_name = models.CharField(max_length=40, blank=True)
+    members = models.JSONField(default=list, blank=True, help_text="the team's members' usernames at the close "
+                               "(frozen until the results are final)")
     seed = models.PositiveIntegerField(help_text="its place at the close (ladder or league), 1 first")
     ladder_mu = models.FloatField(null=True, blank=True)
     ladder_sigma = models.FloatField(null=True, blank=True)
@@ -143,6 +154,9 @@ class Standing(models.Model):
     bot_ref = models.BigIntegerField()
     bot_name = models.CharField(max_length=60)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    team_ref = models.BigIntegerField(null=True, blank=True, help_text="the entry's team's id")
+    team_name = models.CharField(max_length=40, blank=True)
+    members = models.JSONField(default=list, blank=True, help_text="the team's members' usernames, as entered")
     version_ref = models.BigIntegerField()
     version_number = models.PositiveIntegerField()
     score = models.FloatField(help_text="Galaxy: the finals rating mu - 3 sigma; Mothership Down: league points")

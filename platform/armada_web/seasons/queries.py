@@ -19,7 +19,7 @@ from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.queries import ladder
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
-from armada_web.seasons.entries import admitted, may_enter, order, skill_of
+from armada_web.seasons.entries import admitted, may_enter, members_of, order, skill_of
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.web.errors import NotFound
@@ -106,6 +106,11 @@ class Row:
     stage: int = 1
     #: The bot still exists (its page can be linked).
     linked: bool = True
+    #: Its team (id and name; None for a row from before teams) and the team's members' usernames
+    #: (live: now; frozen at the close once it has closed).
+    team_id: int | None = None
+    team_name: str = ""
+    members: tuple[str, ...] = ()
 
 
 def _owner(user: Any) -> str:
@@ -119,7 +124,8 @@ def standings(season: Season) -> list[Row]:
         rows = Standing.objects.filter(season=season).select_related("owner").order_by("place")
         existing = set(Entry.objects.filter(season=season, bot__isnull=False).values_list("bot_ref", flat=True))
         return [Row(s.place, s.bot_ref, s.bot_name, _owner(s.owner), s.version_ref, s.version_number, s.score,
-                    s.games, s.stage, s.bot_ref in existing) for s in rows]
+                    s.games, s.stage, s.bot_ref in existing, s.team_ref, s.team_name, tuple(s.members))
+                for s in rows]
     if season.state in LIVE:
         return _live(season)
     rated = spec(season.game).rated
@@ -127,19 +133,28 @@ def standings(season: Season) -> list[Row]:
     ranked = order(entries) if rated else sorted(entries, key=lambda e: (e.place or e.seed, e.seed))
     return [Row(place, e.bot_ref, e.bot_name, _owner(e.owner), e.version_ref, e.version_number,
                 round(finals_logic.score(skill_of(e)), 3) if rated else float(e.points or 0), e.games, e.stage,
-                e.bot_id is not None) for place, e in enumerate(ranked, start=1)]
+                e.bot_id is not None, e.team_ref, e.team_name, tuple(e.members))
+            for place, e in enumerate(ranked, start=1)]
 
 
 def _live(season: Season) -> list[Row]:
     """The ladder or the league of the bots the entry rule lets enter, placed among themselves."""
     owner = "version__bot__owner"
     if spec(season.game).rated:
-        rated = admitted(season=season, rows=ladder(season.game), owner=owner)
+        rated = list(admitted(season=season, rows=ladder(season.game), owner=owner))
+        members = members_of(sorted({r.version.bot.team_id for r in rated}))
         return [Row(place, r.version.bot_id, r.version.bot.name, _owner(r.version.bot.owner), r.version_id,
-                    r.version.number, round(r.score, 3), r.games) for place, r in enumerate(rated, 1)]
-    table = admitted(season=season, rows=league.table(), owner=owner)
+                    r.version.number, round(r.score, 3), r.games, 1, True, *_team(r.version.bot.team, members))
+                for place, r in enumerate(rated, 1)]
+    table = list(admitted(season=season, rows=league.table(), owner=owner))
+    members = members_of(sorted({e.version.bot.team_id for e in table}))
     return [Row(place, e.version.bot_id, e.version.bot.name, _owner(e.version.bot.owner), e.version_id,
-                e.version.number, float(e.points), e.played) for place, e in enumerate(table, 1)]
+                e.version.number, float(e.points), e.played, 1, True, *_team(e.version.bot.team, members))
+            for place, e in enumerate(table, 1)]
+
+
+def _team(team: Any, members: dict[int, list[str]]) -> tuple[int, str, tuple[str, ...]]:
+    return team.pk, team.name, tuple(members.get(team.pk, ()))
 
 
 @dataclass(frozen=True)
@@ -193,6 +208,9 @@ class TopMatch:
     first: str
     second: str
     result: str
+    #: The two entries' teams' names.
+    first_team: str = ""
+    second_team: str = ""
 
 
 def top_matches(season: Season, limit: int = 12) -> list[TopMatch]:
@@ -212,7 +230,8 @@ def top_matches(season: Season, limit: int = 12) -> list[TopMatch]:
         assert g.match is not None
         winner = (g.match.outcome or {}).get("winner")
         result = "draw" if winner is None else f"{(g.first if winner == 1 else g.second).bot_name} won"
-        out.append(TopMatch(g.match.pk, g.stage, g.first.bot_name, g.second.bot_name, result))
+        out.append(TopMatch(g.match.pk, g.stage, g.first.bot_name, g.second.bot_name, result, g.first.team_name,
+                            g.second.team_name))
     return out
 
 

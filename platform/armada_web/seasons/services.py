@@ -93,20 +93,37 @@ def check_entry_rule(*, entry_rule: Any = None, invited: Iterable[Any] = ()) -> 
     return rule, sorted(users.values(), key=lambda u: u.pk)
 
 
+def check_team_rules(*, team_max_members: Any = None, one_team_per_person: Any = False) -> tuple[int | None, bool]:
+    """A season's team rules checked: its teams' size (empty: the site's limit; else a whole
+    number from 1 to the site's ARMADA_TEAM_MAX_MEMBERS) and one entered team per person."""
+    site = settings.ARMADA.team_max_members
+    size = None if team_max_members in (None, "", 0) else team_max_members
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= site):
+        raise Invalid(f"a season's team size is a whole number from 1 to {site} (the site's limit, "
+                      "ARMADA_TEAM_MAX_MEMBERS), or empty for the site's limit")
+    if not isinstance(one_team_per_person, bool):
+        raise Invalid("one team per person is true or false")
+    return size, one_team_per_person
+
+
 def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
-                  entry_rule: Any = None, invited: Iterable[Any] = (), now: datetime | None = None) -> Season:
+                  entry_rule: Any = None, invited: Iterable[Any] = (), team_max_members: Any = None,
+                  one_team_per_person: Any = False, now: datetime | None = None) -> Season:
     """A new season: `upcoming` until `opens` (default now, then it is `open` at once), closing at
     `closes` (default opens + 30 days) and ending at `ends` (default closes + 7 days); whose bots
-    enter at its close is `entry_rule` (default everyone) with its `invited` accounts."""
+    enter at its close is `entry_rule` (default everyone) with its `invited` accounts; its team
+    rules (check_team_rules; default none beyond the site's team size)."""
     now = now or timezone.now()
     fields = check_season(slug=slug, game=game, name=name, opens=opens, closes=closes, ends=ends, now=now)
     rule, users = check_entry_rule(entry_rule=entry_rule, invited=invited)
+    size, one_team = check_team_rules(team_max_members=team_max_members, one_team_per_person=one_team_per_person)
     with transaction.atomic():
         if Season.objects.filter(slug=fields.slug).exists():
             raise Conflict(f"there is a season {fields.slug} already")
         state = SeasonState.OPEN if fields.opens <= now else SeasonState.UPCOMING
         season = Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
-                                       closes=fields.closes, ends=fields.ends, state=state, entry_rule=rule)
+                                       closes=fields.closes, ends=fields.ends, state=state, entry_rule=rule,
+                                       team_max_members=size, one_team_per_person=one_team)
         season.invited_users.set(users)
     return season
 
@@ -123,6 +140,20 @@ def set_entry_rule(*, season: Season, entry_rule: Any, invited: Iterable[Any] = 
         locked.entry_rule = rule
         locked.save(update_fields=["entry_rule"])
         locked.invited_users.set(users)
+    return locked
+
+
+def set_team_rules(*, season: Season, team_max_members: Any = None, one_team_per_person: Any = False) -> Season:
+    """Set an upcoming or open season's team rules (check_team_rules); Conflict once it has closed.
+    Teams entered already that break them are left out at the close (entries.freeze, D-S-14)."""
+    size, one_team = check_team_rules(team_max_members=team_max_members, one_team_per_person=one_team_per_person)
+    with transaction.atomic():
+        locked = _locked(season)
+        if locked.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+            raise Conflict(f"season {locked.slug} is {locked.state}: its entries are frozen, so its team rules "
+                           "change only before the close")
+        locked.team_max_members, locked.one_team_per_person = size, one_team
+        locked.save(update_fields=["team_max_members", "one_team_per_person"])
     return locked
 
 

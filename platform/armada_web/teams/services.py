@@ -17,6 +17,7 @@ from django.utils import timezone
 from armada_web.teams.access import is_member, was_member
 from armada_web.teams.logic.names import name_problem
 from armada_web.teams.models import Membership, Team
+from armada_web.teams.signals import membership_changing
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import parse_id
 
@@ -123,8 +124,14 @@ def join_team(*, user: Any, team: Team, key: Any) -> Team:
         if Membership.objects.current().filter(team=locked, user_id=user.pk).exists():
             raise Conflict("you are already a member of this team")
         _check_room(locked)
+        _changing(locked, user.pk, "join")
         Membership.objects.create(team=locked, user=user)
     return locked
+
+
+def _changing(team: Team, user_id: int, change: str) -> None:
+    """Ask the apps above whether the change may happen (they raise to refuse it: seasons' rules)."""
+    membership_changing.send(sender=Team, team=team, user_id=user_id, change=change)
 
 
 def _check_room(team: Team) -> None:
@@ -150,6 +157,7 @@ def leave_team(*, user: Any, team: Team) -> Team:
         if others == 0 and locked.archived is None:
             raise Conflict("you are this team's last member: hand it on (someone joins with the join link) "
                            "or archive it before you leave")
+        _changing(locked, user.pk, "leave")
         _end(team=locked, user_id=user.pk)
     return locked
 
@@ -168,6 +176,7 @@ def remove_member(*, user: Any, team: Team, username: Any) -> Team:
             raise NotFound(f"{username!r} is not a member of this team")
         if target.user_id == user.pk:
             raise Invalid("to take yourself out of the team, leave it")
+        _changing(locked, target.user_id or 0, "remove")
         Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed_by=user)
     return locked
 
@@ -208,6 +217,7 @@ def restore_team(*, user: Any, team: Team) -> Team:
             raise Conflict("this team is not archived")
         if not is_member(user=user, team_id=locked.pk):
             _check_room(locked)
+            _changing(locked, user.pk, "join")
             Membership.objects.create(team=locked, user=user)
         locked.archived = None
         locked.save(update_fields=["archived"])

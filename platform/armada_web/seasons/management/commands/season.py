@@ -1,5 +1,5 @@
-"""`manage.py season create|entry|open|close|finals|finish ...`: seasons by hand (beat does the same
-by their times), and who may enter one (its entry rule). Each prints one line saying what it did;
+"""`manage.py season create|entry|teams|open|close|finals|finish ...`: seasons by hand (beat does the
+same by their times), who may enter one (its entry rule) and its team rules. Each prints one line saying what it did;
 a refusal (a wrong state, bad input) exits 1 with the reason and changes nothing."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True,
-                                        metavar="create|entry|open|close|finals|finish")
+                                        metavar="create|entry|teams|open|close|finals|finish")
         create = actions.add_parser("create", help="a new season (upcoming until it opens)")
         create.add_argument("slug")
         create.add_argument("--game", required=True, choices=sorted(SPECS))
@@ -36,6 +36,13 @@ class Command(BaseCommand):
                                    "(no staff or demo accounts) or invited (the --invite accounts only)")
             each.add_argument("--invite", action="append", default=[], metavar="USERNAME",
                               help="an account whose bots may enter (with --entry invited); repeat it")
+        teams = actions.add_parser("teams", help="set an upcoming or open season's team rules")
+        teams.add_argument("slug")
+        for each in (create, teams):
+            each.add_argument("--team-size", type=int, metavar="N",
+                              help="an entered team has at most N members (default: the site's limit)")
+            each.add_argument("--one-team", action="store_true",
+                              help="a person is in at most one entered team")
         for name, text in (("open", "open an upcoming season now"),
                            ("close", "close an open season: each admitted bot's active version becomes its entry"),
                            ("finish", "end a closed season or its finals now, with the standings as they are")):
@@ -56,13 +63,19 @@ class Command(BaseCommand):
         if action == "create":
             season = services.create_season(slug=options["slug"], game=options["game"], name=options["name"],
                                             opens=options["opens"], closes=options["closes"], ends=options["ends"],
-                                            entry_rule=options["entry"], invited=options["invite"])
+                                            entry_rule=options["entry"], invited=options["invite"],
+                                            team_max_members=options["team_size"],
+                                            one_team_per_person=options["one_team"])
             return (f"created season {season.slug} ({season.game}, {season.state}): "
                     f"opens {season.opens:%Y-%m-%d %H:%M}, closes {season.closes:%Y-%m-%d %H:%M}, "
                     f"ends {season.ends:%Y-%m-%d %H:%M} UTC; {_who(season)}")
         season = queries.season(options["slug"])
         if action == "entry":
             season = services.set_entry_rule(season=season, entry_rule=options["entry"], invited=options["invite"])
+            return f"season {season.slug}: {_who(season)}"
+        if action == "teams":
+            season = services.set_team_rules(season=season, team_max_members=options["team_size"],
+                                             one_team_per_person=options["one_team"])
             return f"season {season.slug}: {_who(season)}"
         if action == "open":
             services.open_season(season=season)
@@ -84,6 +97,11 @@ class Command(BaseCommand):
 def _who(season: Season) -> str:
     """Who may enter, in words: "entry: everyone" or "entry: invited accounts only (2 invited)"."""
     label = EntryRule(season.entry_rule).label
+    teams = ""
+    if season.team_max_members:
+        teams += f"; teams of at most {season.team_max_members}"
+    if season.one_team_per_person:
+        teams += "; one team per person"
     if season.entry_rule == EntryRule.INVITED:
-        return f"entry: {label} ({season.invited_users.count()} invited)"
-    return f"entry: {label}"
+        return f"entry: {label} ({season.invited_users.count()} invited){teams}"
+    return f"entry: {label}{teams}"

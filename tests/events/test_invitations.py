@@ -1,0 +1,138 @@
+"""Private events invite teams or users (issue 26): the owner invites teams by id or name and users
+by username (their personal team); a member of an invited team sees the private event and enters a
+bot of that team without the invite code (one bot per team); the invite code still works as
+before; the table names each entry's team; bad invitations are refused with their status and
+change nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def team_bot():
+    from armada.botspec import starter_file
+    from armada_web.bots import services
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+
+    def make(member, team, name):
+        bot = services.create_bot(user=member, name=name, game="galaxy", team=team.pk)
+        version = services.upload_version(bot=bot, user=member, filename="main.py",
+                                          data=starter_file("greedy", "galaxy").read_bytes())
+        BotVersion.objects.filter(pk=version.pk).update(status="valid")
+        refresh_active(bot=bot)
+        return bot
+
+    return make
+
+
+@pytest.fixture
+def setting(make_user, api, team_bot, valid_version):
+    """olga owns a private event; crew (ann, bob) has a bot; cyd has a bot of her own; eve has one too."""
+    from armada_web.teams import services
+
+    olga, ann, bob, cyd, eve = (make_user(n) for n in ("olga", "ann", "bob", "cyd", "eve"))
+    crew = services.create_team(user=ann, name="crew")
+    services.join_team(user=bob, team=crew, key=crew.join_key)
+    made = api(olga).post("/api/events/", {"name": "Club", "game": "galaxy", "format": "round_robin"},
+                          format="json").json()
+    return {"owner": api(olga), "ann": api(ann), "bob": api(bob), "cyd": api(cyd), "eve": api(eve),
+            "crew": crew, "crew_bot": team_bot(ann, crew, "crew-bot"), "cyd_bot": valid_version(cyd, "cyd-bot").bot,
+            "eve_bot": valid_version(eve, "eve-bot").bot, "slug": made["slug"], "invite": made["invite"]}
+
+
+def test_invited_teams_and_users_see_the_event_and_enter_without_the_code(setting, client):
+    s, slug = setting, setting["slug"]
+    assert s["bob"].get(f"/api/events/{slug}/").status_code == 404  # private, not invited yet
+    made = s["owner"].post(f"/api/events/{slug}/invitations/", {"teams": [s["crew"].pk], "users": ["cyd"]},
+                           format="json")
+    assert made.status_code == 201, made.json()
+    assert sorted((t["name"], t["personal"]) for t in made.json()) == [("crew", False), ("cyd", True)]
+    assert s["bob"].get(f"/api/events/{slug}/").status_code == 200
+    assert sorted(t["name"] for t in s["bob"].get(f"/api/events/{slug}/").json()["invited"]) == ["crew", "cyd"]
+    assert slug in [e["slug"] for e in s["bob"].get("/api/events/").json()["results"]]
+    entered = s["bob"].post(f"/api/events/{slug}/entries/", {"bot": s["crew_bot"].pk}, format="json")
+    assert entered.status_code == 201, entered.json()
+    assert entered.json()["team"] == {"id": s["crew"].pk, "name": "crew"} and entered.json()["owner"] == "bob"
+    again = s["ann"].post(f"/api/events/{slug}/entries/", {"bot": s["crew_bot"].pk}, format="json")
+    assert again.status_code == 409 and "one bot per team" in again.json()["detail"]
+    assert s["cyd"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk}, format="json").status_code == 201
+    outsider = s["eve"].post(f"/api/events/{slug}/entries/", {"bot": s["eve_bot"].pk}, format="json")
+    assert outsider.status_code == 404  # not invited, no code: the private event does not exist for her
+    with_code = s["eve"].post(f"/api/events/{slug}/entries/", {"bot": s["eve_bot"].pk, "invite": s["invite"]},
+                              format="json")
+    assert with_code.status_code == 201  # the old contract: the invite code still works
+    table = s["owner"].get(f"/api/events/{slug}/").json()["table"]
+    assert sorted((r["bot"]["name"], r["team"]["name"]) for r in table) == [
+        ("crew-bot", "crew"), ("cyd-bot", "cyd"), ("eve-bot", "eve")]
+    client.force_login(s["bob"].user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert "<th>Team</th>" in page and "<td>crew</td>" in page
+    assert "Invited teams</strong>: cyd <span class=\"muted\">(a user)</span>, crew." in page
+
+
+def test_an_invited_member_may_enter_only_the_invited_teams_bot_without_the_code(setting, valid_version):
+    s, slug = setting, setting["slug"]
+    s["owner"].post(f"/api/events/{slug}/invitations/", {"team_names": ["CREW"]}, format="json")
+    own = valid_version(s["bob"].user, "bob-own-bot").bot  # bob's personal team is not invited
+    answer = s["bob"].post(f"/api/events/{slug}/entries/", {"bot": own.pk}, format="json")
+    assert answer.status_code == 403 and "invited team" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize(("who", "body", "status", "message"), [
+    ("ann", {"users": ["cyd"]}, 404, "no such event"),  # private: a stranger is not told it exists
+    ("owner", {}, 400, "name the teams"),
+    ("owner", {"teams": ["x"]}, 400, "give each team by its id"),
+    ("owner", {"teams": [999999]}, 404, "no team with id 999999"),
+    ("owner", {"users": ["nobody"]}, 404, "no account named nobody"),
+    ("owner", {"team_names": ["ghosts"]}, 404, "no team named ghosts"),
+    ("owner", {"users": ["u"] * 101}, 400, "invite at most 100"),
+])
+def test_bad_invitations_are_refused_and_change_nothing(setting, who, body, status, message):
+    from armada_web.events.models import EventInvitation
+
+    answer = setting[who].post(f"/api/events/{setting['slug']}/invitations/", body, format="json")
+    assert answer.status_code == status and message in answer.json()["detail"], answer.json()
+    assert not EventInvitation.objects.exists()
+
+
+def test_only_the_owner_invites_to_a_public_event(setting, api):
+    s = setting
+    public = s["owner"].post("/api/events/", {"name": "Open", "game": "galaxy", "format": "round_robin",
+                                              "public": True}, format="json").json()
+    answer = s["ann"].post(f"/api/events/{public['slug']}/invitations/", {"users": ["ann"]}, format="json")
+    assert answer.status_code == 403 and "only the event's owner" in answer.json()["detail"]
+
+
+def test_an_archived_team_or_a_started_event_takes_no_invitation(setting):
+    from armada_web.events.models import EventInvitation
+    from armada_web.teams import services
+
+    s, slug = setting, setting["slug"]
+    services.archive_team(user=s["ann"].user, team=s["crew"])
+    answer = s["owner"].post(f"/api/events/{slug}/invitations/", {"teams": [s["crew"].pk]}, format="json")
+    assert answer.status_code == 409 and "archived" in answer.json()["detail"]
+    s["owner"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk, "invite": s["invite"]}, format="json")
+    for client, bot in ((s["cyd"], s["cyd_bot"]), (s["eve"], s["eve_bot"])):
+        client.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": s["invite"]}, format="json")
+    assert s["owner"].post(f"/api/events/{slug}/start/").status_code == 200
+    late = s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["cyd"]}, format="json")
+    assert late.status_code == 409 and "running" in late.json()["detail"]
+    assert not EventInvitation.objects.exists()
+
+
+def test_inviting_twice_changes_nothing_and_the_page_form_invites(setting, client):
+    from armada_web.events.models import EventInvitation
+
+    s, slug = setting, setting["slug"]
+    for _ in range(2):
+        assert s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["cyd"]},
+                               format="json").status_code == 201
+    assert EventInvitation.objects.count() == 1
+    client.force_login(s["owner"].user)
+    answer = client.post(f"/events/{slug}/invite/", {"teams": "crew", "users": "eve, cyd"})
+    assert answer.status_code == 302
+    assert sorted(EventInvitation.objects.values_list("team__name", flat=True)) == ["crew", "cyd", "eve"]
