@@ -8,8 +8,8 @@
 
 Each name is an engine of its own; its data root (/var/lib/armada-dockerd/NAME) stays between
 runs so that the image is loaded once; an engine named for one run is purged at its end (a new one
-starts from the kept copy of the images, infra/dockerd-second.sh). Needs root and dockerd; `require_second_engine()` skips
-locally (fails under CI) without them.
+starts from the kept copy of the images, infra/dockerd-second.sh). Needs root and dockerd;
+`require_second_engine()` skips locally (fails under CI) without them.
 """
 
 from __future__ import annotations
