@@ -137,3 +137,47 @@ def test_the_schema_has_the_team_paths(api, make_user):
         assert path in schema["paths"] or path.replace("{id}", "{pk}") in schema["paths"], path
     assert "team" in schema["components"]["schemas"]["Bot"]["properties"]
     assert "teams" in schema["components"]["schemas"]["User"]["properties"]
+    item = schema["paths"].get("/api/teams/{id}/") or schema["paths"]["/api/teams/{pk}/"]
+    rename = item["patch"]  # what it answers, no more and no less (the live fuzz checks them)
+    assert set(rename["responses"]) == {"200", "400", "401", "403", "404", "409", "414", "429"}
+    assert rename["responses"]["200"] == item["get"]["responses"]["200"]
+    body = rename["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert "required" not in schema["components"]["schemas"][body]  # a PATCH: no name keeps the name
+
+
+def test_a_member_renames_a_team_through_the_api(api, make_user):
+    alice_user, bob_user = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice_user, name="crew")
+    services.join_team(user=bob_user, team=team, key=team.join_key)
+    services.create_team(user=make_user("dave"), name="Red Fleet")
+    path = f"/api/teams/{team.pk}/"
+    alice, bob, carol = client(api, alice_user), client(api, bob_user), client(api, make_user("carol"))
+    renamed = bob.patch(path, {"name": "Blue Fleet"}, format="json")
+    assert renamed.status_code == 200, renamed.json()
+    assert renamed.json() == alice.get(path).json() and renamed.json()["name"] == "Blue Fleet"
+    assert renamed.json()["join_key"] == team.join_key  # the same contract as GET, for a member
+    for body, code in [({"name": "red fleet"}, 409), ({"name": "bad\u0007bell"}, 400), ({"name": 12}, 400),
+                       ({"name": "x"}, 400)]:
+        answer = alice.patch(path, body, format="json")
+        assert answer.status_code == code and answer.json()["detail"], (body, answer.json())
+    assert alice.patch(path, {}, format="json").json()["name"] == "Blue Fleet"  # nothing to change
+    assert carol.patch(path, {"name": "pirates"}, format="json").status_code == 403
+    assert carol.patch(path, {}, format="json").status_code == 403
+    assert APIClient().patch(path, {"name": "pirates"}, format="json").status_code == 401
+    assert alice.patch("/api/teams/999999/", {"name": "pirates"}, format="json").status_code == 404
+    personal = services.personal_team(user=alice_user)
+    assert alice.patch(f"/api/teams/{personal.pk}/", {"name": "alicia"}, format="json").status_code == 409
+    alice.post(f"{path}remove/", {"username": "bob"}, format="json")
+    gone = bob.patch(path, {"name": "bobs crew"}, format="json")
+    assert gone.status_code == 403 and "no longer" in gone.json()["detail"]
+    assert alice.get(path).json()["name"] == "Blue Fleet"
+
+
+def test_a_rename_with_a_token_acts_for_its_user_while_a_member(api, make_user):
+    alice_user, bob_user = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice_user, name="crew")
+    services.join_team(user=bob_user, team=team, key=team.join_key)
+    bob = client(api, bob_user)  # a client of a token
+    assert bob.patch(f"/api/teams/{team.pk}/", {"name": "Tokens"}, format="json").json()["name"] == "Tokens"
+    services.leave_team(user=bob_user, team=team)
+    assert bob.patch(f"/api/teams/{team.pk}/", {"name": "Mine"}, format="json").status_code == 403

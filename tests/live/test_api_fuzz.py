@@ -49,6 +49,9 @@ POSITIVE_400 = {
     ("POST", "/api/challenges/"): "the two bots must differ and play one game that has challenges",
     ("POST", "/api/bots/{id}/versions/"): "the file must be main.py or a zip holding it: a schema's binary "
                                           "string cannot state what the archive holds",
+    ("PATCH", "/api/teams/{id}/"): "a team's new name may not hold control characters nor start or end with a "
+                                   "space, and its length is counted in characters, which a portable schema "
+                                   "pattern cannot state",
 }
 POSITIVE_STATUSES = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 

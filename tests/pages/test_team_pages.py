@@ -209,3 +209,20 @@ def test_the_profile_lists_the_users_teams_now(client, crew):
     html = page(client, "/accounts/profile/")
     teams = html[html.index('id="profile-teams"'):html.index("</ul>", html.index('id="profile-teams"'))]
     assert f'href="/teams/{crew["team"].pk}/"' not in teams and "your personal team" in teams
+
+
+def test_a_member_renames_the_team_from_its_page(client, crew):
+    team, bob = crew["team"], crew["bob"]
+    client.force_login(crew["carol"])
+    assert 'id="rename"' not in client.get(f"/teams/{team.pk}/").content.decode()
+    refused = client.post(f"/teams/{team.pk}/rename/", {"name": "pirates"}, follow=True).content.decode()
+    assert "only a member" in refused
+    client.force_login(bob)
+    page = client.get(f"/teams/{team.pk}/").content.decode()
+    assert 'id="rename"' in page and 'value="&lt;img src=x' in page
+    clash = client.post(f"/teams/{team.pk}/rename/", {"name": "CAROL"}, follow=True).content.decode()
+    assert "taken" in clash
+    assert client.post(f"/teams/{team.pk}/rename/", {"name": "Blue Fleet"})["Location"] == f"/teams/{team.pk}/"
+    team.refresh_from_db()
+    assert team.name == "Blue Fleet"
+    assert "Blue Fleet" in client.get(f"/bots/{crew['alpha'].bot_id}/").content.decode()

@@ -37,3 +37,30 @@ def test_two_members_removing_each_other_at_once_leave_one(api, make_user):
                                                     format="json"))
     assert statuses(answers) == {200: 1, 403: 1}
     assert queries.members(team).count() == 1
+
+
+def test_two_members_renaming_at_once_end_with_one_of_the_names(api, make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    clients = [token_client(api, alice), token_client(api, bob)]
+    names = ["Red Fleet", "Blue Fleet"]
+    answers = parallel(2, lambda i: clients[i].patch(f"/api/teams/{team.pk}/", {"name": names[i]}, format="json"))
+    assert statuses(answers) == {200: 2}
+    team.refresh_from_db()
+    assert team.name in names and {a.json()["name"] for a in answers} <= set(names)
+
+
+def test_a_rename_racing_a_removal_of_the_renamer_is_refused_or_done_before(api, make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    clients = [token_client(api, alice), token_client(api, bob)]
+    answers = parallel(2, lambda i: clients[0].post(f"/api/teams/{team.pk}/remove/", {"username": "bob"},
+                                                    format="json") if i == 0
+                       else clients[1].patch(f"/api/teams/{team.pk}/", {"name": "bobs crew"}, format="json"))
+    removed, renamed = answers
+    assert removed.status_code == 200 and renamed.status_code in (200, 403)
+    team.refresh_from_db()
+    assert team.name == ("bobs crew" if renamed.status_code == 200 else "crew")
+    assert [m.user for m in queries.members(team)] == [alice]

@@ -235,3 +235,48 @@ def test_a_deleted_account_leaves_its_teams_and_frees_its_place(make_user, armad
     assert [m.user for m in queries.members(team)] == [alice]
     services.join_team(user=make_user("carol"), team=team, key=team.join_key)  # bob's place is free
     assert Membership.objects.filter(team=team, user__isnull=True, left__isnull=False).count() == 1
+
+
+@pytest.mark.parametrize("name", ["ab", "x" * 41, "tab\there", "zero\u200bwidth", " padded", 7])
+def test_a_rename_follows_the_rules_of_a_new_name(make_user, name):
+    team = services.create_team(user=make_user("alice"), name="crew")
+    with pytest.raises(Invalid):
+        services.rename_team(user=make_user("alice2"), team=team, name=name)
+    team.refresh_from_db()
+    assert team.name == "crew"
+
+
+def test_a_member_renames_a_shared_team_keeping_its_bots(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    services.create_team(user=make_user("carol"), name="Red Fleet")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    bot = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    with pytest.raises(Conflict, match="taken"):
+        services.rename_team(user=bob, team=team, name="red fleet")
+    services.rename_team(user=bob, team=team, name="Blue Fleet")
+    services.rename_team(user=alice, team=team, name="BLUE fleet")  # its own name in another case
+    team.refresh_from_db()
+    bot.refresh_from_db()
+    assert team.name == "BLUE fleet" and bot.team == team
+    with pytest.raises(Conflict, match="taken"):  # the name is its now
+        services.create_team(user=make_user("dave"), name="blue fleet")
+    services.create_team(user=make_user("erin"), name="crew")  # the old name is free at once
+
+
+def test_a_rename_is_refused_to_others_and_for_personal_or_archived_teams(make_user):
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    with pytest.raises(Forbidden):
+        services.rename_team(user=carol, team=team, name="pirates")
+    services.remove_member(user=alice, team=team, username="bob")
+    with pytest.raises(Forbidden, match="no longer"):  # a former member
+        services.rename_team(user=bob, team=team, name="pirates")
+    with pytest.raises(Conflict, match="personal"):
+        services.rename_team(user=carol, team=services.personal_team(user=carol), name="carolina")
+    services.archive_team(user=alice, team=team)
+    with pytest.raises(Conflict, match="archived"):
+        services.rename_team(user=alice, team=team, name="pirates")
+    team.refresh_from_db()
+    assert team.name == "crew"

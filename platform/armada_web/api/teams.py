@@ -1,4 +1,4 @@
-"""`/api/teams/`: create and list your teams, show one, join with its key, leave, remove a member,
+"""`/api/teams/`: create and list your teams, show and rename one, join with its key, leave, remove a member,
 renew the key, archive and restore (issue 26's contract). Thin: the rules are `teams.services`."""
 
 from __future__ import annotations
@@ -70,6 +70,12 @@ class TeamCreate(serializers.Serializer):
                      help_text=f"3 to {NAME_MAX} characters, no control characters; unique (case-insensitive)")
 
 
+class TeamRename(serializers.Serializer):
+    name = TextField(max_length=NAME_MAX * 4, trim_whitespace=False, required=False,
+                     help_text=f"the new name (not given: it stays): 3 to {NAME_MAX} characters, no control "
+                               "characters; unique (case-insensitive)")
+
+
 class JoinRequest(serializers.Serializer):
     key = TextField(max_length=200, help_text="the join key of the team's join link")
 
@@ -105,13 +111,22 @@ class TeamsView(APIView):
 
 
 class TeamView(APIView):
-    """One team: members and bots (anyone), its join key (its members)."""
+    """One team: members and bots (anyone), its join key (its members); a member renames it."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(responses=answers({200: TeamDetailSerializer}, 404))
     def get(self, request: Request, pk: int) -> Response:
         return _detail(request, services.get_team(team_id=pk))
+
+    @extend_schema(request=TeamRename, responses=answers({200: TeamDetailSerializer}, 403, 404, 409))
+    def patch(self, request: Request, pk: int) -> Response:
+        """Rename the team (members only; not a personal or an archived team): the team as GET shows it."""
+        team = services.get_team(team_id=pk)
+        body = TeamRename(data=request.data)
+        body.is_valid(raise_exception=True)
+        return _detail(request, services.rename_team(user=request.user, team=team,
+                                                        name=body.validated_data.get("name")))
 
 
 class JoinView(APIView):

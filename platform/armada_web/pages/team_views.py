@@ -40,7 +40,7 @@ def join_link(request: HttpRequest, team: Team) -> str:
 
 def team_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A team: members, bots (paged) with their places, their seasons, who left or was removed; for
-    a member also the join link and the buttons (renew the key, remove, leave, archive), for a
+    a member also the join link and the buttons (rename, renew the key, remove, leave, archive), for a
     former member of an archived team the restore button."""
     team = services.get_team(team_id=pk)
     number = page_number(request.GET.get("page"))
@@ -101,6 +101,16 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
 def renew_key(request: HttpRequest, pk: int) -> HttpResponse:
     services.renew_key(user=signed_in(request), team=services.get_team(team_id=pk))
     messages.success(request, "The join key is renewed: the old join link no longer works.")
+    return redirect("team", pk=pk)
+
+
+@login_required
+@require_POST
+@refusals_go_to(_team_page)
+def rename(request: HttpRequest, pk: int) -> HttpResponse:
+    team = services.rename_team(user=signed_in(request), team=services.get_team(team_id=pk),
+                                name=request.POST.get("name", ""))
+    messages.success(request, f"The team is now named {team.name}.")
     return redirect("team", pk=pk)
 
 

@@ -57,6 +57,7 @@ urlpatterns = [
     path("teams/<id:pk>/", team_views.team_page, name="team"),
     path("teams/<id:pk>/join/", team_views.join, name="team-join"),
     path("teams/<id:pk>/key/", team_views.renew_key, name="team-key"),
+    path("teams/<id:pk>/rename/", team_views.rename, name="team-rename"),
     path("teams/<id:pk>/leave/", team_views.leave, name="team-leave"),
     path("teams/<id:pk>/remove/", team_views.remove, name="team-remove"),
     path("teams/<id:pk>/archive/", team_views.archive, name="team-archive"),

@@ -1,9 +1,10 @@
-"""Team writes: create, join, leave, remove a member, renew the join key, archive and restore.
+"""Team writes: create, rename, join, leave, remove a member, renew the join key, archive and restore.
 
 Every function is keyword-only, takes the acting user and raises an `armada_web.web.errors`
 error with a message for the user. Each change of members locks the team's row first, so the
 size limit holds under parallel joins and two members removing each other at once end with one
-of them removed, never both (the second is refused: they are no longer a member)."""
+of them removed, never both (the second is refused: they are no longer a member); a rename takes
+the same lock, so two renames at once end with one name and a removed member cannot rename."""
 
 from __future__ import annotations
 
@@ -98,6 +99,35 @@ def create_team(*, user: Any, name: Any) -> Team:
     except IntegrityError:  # the same name created at the same moment
         raise Conflict(f"the name {name!r} is taken by another team; choose another") from None
     return team
+
+
+def rename_team(*, user: Any, team: Team, name: Any) -> Team:
+    """A member renames the team (same rules as a new team's name; None keeps the name, after the
+    same checks, as a PATCH without it). Refused for a personal team, whose name follows its user,
+    and for an archived one (restore it first)."""
+    problem = None if name is None else name_problem(name)
+    if problem:
+        raise Invalid(problem)
+    taken = Conflict(f"the name {name!r} is taken by another team; choose another")
+    try:
+        with transaction.atomic():
+            locked = _locked(team)
+            if not is_member(user=user, team_id=locked.pk):
+                raise Forbidden("only a member of this team can rename it (you are not, or no longer, a member)")
+            if locked.personal:
+                raise Conflict("a personal team is named after its user: create a team to choose a name")
+            if locked.archived is not None:
+                raise Conflict("this team is archived: restore it before renaming it")
+            if name is None:
+                return locked
+            if Team.objects.filter(name__iexact=name).exclude(pk=locked.pk).exists():
+                raise taken
+            if locked.name != name:
+                locked.name = name
+                locked.save(update_fields=["name"])
+    except IntegrityError:  # another team took the name at the same moment
+        raise taken from None
+    return locked
 
 
 def _locked(team: Team) -> Team:
