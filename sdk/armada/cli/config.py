@@ -13,6 +13,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from armada.cli.common import CliError
@@ -123,9 +124,17 @@ def _write(path: Path, data: dict[str, str]) -> Path:
 
 
 def default_team(path: Path | None = None) -> str | None:
-    """The team `armada submit` uses without --team (the last --team given), None for the personal one."""
+    """The team `armada submit` uses without --team (the last --team given, kept as `id:N`; a
+    name when an older SDK wrote it), None for the personal one."""
     team = _stored(path or config_path()).get("team")
     return team if isinstance(team, str) and team else None
+
+
+def is_team(team: dict[str, Any], ref: str) -> bool:
+    """Whether `ref` (a name, any case, or `id:N`) names `team`."""
+    if ref.startswith("id:"):
+        return str(team.get("id")) == ref[3:]
+    return str(team.get("name", "")).lower() == ref.lower()
 
 
 def save_default_team(team: str, path: Path | None = None) -> None:

@@ -43,20 +43,31 @@ def test_join_needs_an_id_and_a_key(logged_in: FakeSite, capsys: pytest.CaptureF
     assert "id" in capsys.readouterr().err
 
 
-def test_submit_team_creates_the_bot_for_the_team_and_remembers_it(logged_in: FakeSite, home: Path) -> None:
+def test_submit_team_creates_the_bot_for_the_team_and_remembers_it(logged_in: FakeSite, home: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     logged_in.teams.append({"id": 2, "name": "Red Fleet", "personal": False, "archived": False,
                             "members": [{"username": "alice"}], "join_key": "KEY"})
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "red fleet",
                  "--no-wait"]) == 0
     assert logged_in.seen("POST", "/api/bots/")[0].json()["team"] == 2
-    assert config.default_team() == "Red Fleet"
+    assert config.default_team() == "id:2"  # by id: a rename on the site keeps it the default
     assert json.loads(config.config_path().read_text())["token"] == TOKEN  # the credentials stay
     # Without --team: the remembered team's bot gets the next version.
     assert main(["submit", "builtin:greedy", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 0
     assert len(logged_in.seen("POST", "/api/bots/")) == 1
     assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 2
+    logged_in.teams[-1]["name"] = "Blue Fleet"  # renamed by a member: still the default, and marked so
+    assert main(["submit", "builtin:greedy", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 0
+    assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 3
+    assert main(["team", "show"]) == 0
+    marked = [line for line in capsys.readouterr().out.splitlines() if line.startswith("*")]
+    assert len(marked) == 1 and "Blue Fleet" in marked[0]
+    config.save_default_team("red fleet")  # as an older SDK stored it: a name still works
+    logged_in.teams[-1]["name"] = "Red Fleet"
+    assert main(["submit", "builtin:greedy", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 0
+    assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 4
     config.save_credentials(config.Credentials(logged_in.url, "other", "alice"))  # a new login keeps it
-    assert config.default_team() == "Red Fleet"
+    assert config.default_team() == "red fleet"
 
 
 def test_submit_to_a_team_you_are_not_in_is_refused(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ from armada.botspec import GAMES
 from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import DEFAULT_SERVER, default_team, require_token, save_default_team, settings
+from armada.cli.config import DEFAULT_SERVER, default_team, is_team, require_token, save_default_team, settings
 from armada.cli.packing import bot_upload
 from armada.logmarks import strip_marks
 
@@ -121,7 +121,7 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
         raise RemoteError(f"GET /api/me/ on {client.server} answered without a username", exit_code=3)
     team = _team(me, args.team if args.team else default_team(), client.server)
     if args.team:
-        save_default_team(str(team["name"]) if team else args.team)
+        save_default_team(f"id:{team['id']}" if team else args.team)  # by id: a rename keeps it
     if team is None or team.get("personal"):
         target = find_bot(client, args.game, username, args.bot) or create_bot(client, args.game, args.bot,
                                                                                 args.description)
@@ -185,15 +185,18 @@ def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | No
 
 
 def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
-    """The team of yours named `name` (from GET /api/me/'s teams); None for none given or an older
-    site without teams; RemoteError when you are in no team of that name."""
+    """The team of yours named `name`, or `id:N` as the remembered default is stored (from GET
+    /api/me/'s teams); None for none given or an older site without teams; RemoteError when you
+    are in no such team."""
     teams = me.get("teams") if isinstance(me, dict) else None
     if not name or not isinstance(teams, list):
         return None
     for team in teams:
-        if isinstance(team, dict) and str(team.get("name", "")).lower() == name.lower():
+        if isinstance(team, dict) and is_team(team, name):
             return team
-    raise RemoteError(f"you are in no team named {name!r} on {server} (`armada team show` lists yours)")
+    shown = f"with id {name[3:]}" if name.startswith("id:") else f"named {name!r}"
+    raise RemoteError(f"you are in no team {shown} on {server} (`armada team show` lists yours)")
+
 
 
 def find_team_bot(client: ApiClient, game: str, team: dict[str, Any], name: str) -> Target | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from armada.cli.client import ApiClient, RemoteError, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import default_team, require_token, settings
+from armada.cli.config import default_team, is_team, require_token, settings
 
 EPILOG = """\
 examples:
@@ -83,9 +83,9 @@ def _names(team: dict[str, Any]) -> str:
 
 def _show(client: ApiClient, args: argparse.Namespace) -> int:
     if not args.team:
-        chosen = (default_team() or "").lower()
+        chosen = default_team()
         for team in client.request("GET", "/api/teams/"):
-            mark = "*" if str(team["name"]).lower() == chosen or (not chosen and team.get("personal")) else " "
+            mark = "*" if (is_team(team, chosen) if chosen else team.get("personal")) else " "
             kind = " (personal)" if team.get("personal") else " (archived)" if team.get("archived") else ""
             print(f"{mark} {team['id']:>6}  {team['name']}{kind}: {_names(team)}")
         return 0
