@@ -280,3 +280,29 @@ def test_a_rename_is_refused_to_others_and_for_personal_or_archived_teams(make_u
         services.rename_team(user=alice, team=team, name="pirates")
     team.refresh_from_db()
     assert team.name == "crew"
+
+
+def test_a_creator_deleting_their_account_leaves_a_shared_teams_bot_with_the_team(make_user, valid_version):
+    """D-S-8: the team's bot keeps playing with its code, its longest-serving other member its
+    creator now; the creator's personal bot retires with its code gone; so does a bot of a team
+    nobody else is in."""
+    from armada_web.accounts.services import delete_account
+    from armada_web.bots.models import BotVersion
+
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    services.join_team(user=carol, team=team, key=team.join_key)
+    alone = services.create_team(user=alice, name="solo act")
+    shared, personal, lonely = (valid_version(alice, name) for name in ("shared", "mine", "lonely"))
+    for version, home in ((shared, team), (lonely, alone)):
+        version.bot.team = home
+        version.bot.save(update_fields=["team"])
+    delete_account(user=alice, password=PASSWORD)
+    kept = BotVersion.objects.get(pk=shared.pk)
+    assert kept.bot.owner == bob and kept.bot.retired is None and kept.archive.name
+    assert BotVersion.objects.playing().filter(pk=shared.pk).exists()
+    assert access.is_owner(bot=kept.bot, user=carol) and access.upload_refusal(bot=kept.bot) is None
+    for gone in (personal, lonely):
+        version = BotVersion.objects.get(pk=gone.pk)
+        assert version.bot.retired is not None and version.bot.owner is None and not version.archive.name

@@ -125,6 +125,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
             form.add_error("password", str(exc))
         else:
             logout(request)
-            messages.success(request, "Your account is deleted; your bots are retired and their code is gone.")
+            messages.success(request, "Your account is deleted; your own bots are retired and their code is gone "
+                                      "(your teams keep theirs).")
             return redirect("home")
     return render(request, "accounts/delete.html", {"form": form})

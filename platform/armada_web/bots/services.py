@@ -28,7 +28,7 @@ from armada_web.bots.tasks import queue_validation
 from armada_web.jobs import broker
 from armada_web.storage.archives import Bundle, check_upload
 from armada_web.teams.access import check_member
-from armada_web.teams.models import Team
+from armada_web.teams.models import Membership, Team
 from armada_web.teams.services import get_team, personal_team
 from armada_web.web.errors import Conflict, Invalid, NotFound, Unavailable
 from armada_web.web.inputs import parse_id
@@ -177,6 +177,21 @@ def delete_bot(*, bot: Bot, user: User) -> None:
     with transaction.atomic():
         bot.delete()
         active_version_changed.send(sender=Bot, bot=bot)
+
+
+def creator_deleted(*, bot: Bot, user: Any) -> None:
+    """`user`, the bot's creator, deletes their account: a shared team's bot stays with the team
+    that manages it (its longest-serving other member becomes its creator, D-S-8); a bot of a
+    personal team, or of a team nobody else is in, retires (`forget_owner`)."""
+    heir = None
+    if not bot.team.personal:
+        heir = (Membership.objects.current().filter(team_id=bot.team_id, user__isnull=False)
+                .exclude(user=user).order_by("joined", "id").values_list("user_id", flat=True).first())
+    if heir is None:
+        forget_owner(bot=bot)
+        return
+    bot.owner_id = heir
+    bot.save(update_fields=["owner"])
 
 
 def forget_owner(*, bot: Bot) -> None:
