@@ -52,7 +52,7 @@ def move_bot(*, bot: Bot, user: Any, team: Any) -> Bot:
         raise Invalid(f"team: {exc}") from None
     check_owner(bot=bot, user=user)
     with transaction.atomic():
-        locked = {t.pk: t for t in Team.objects.select_for_update().filter(pk__in={bot.team_id, target.pk})
+        locked = {t.pk: t for t in Team.objects.select_for_update(no_key=True).filter(pk__in={bot.team_id, target.pk})
                   .order_by("pk")}
         moving = Bot.objects.select_for_update().get(pk=bot.pk)
         if moving.team_id != bot.team_id:

@@ -59,7 +59,8 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "", team:
     if chosen.archived is not None:
         raise Conflict(f"the team {chosen.name} is archived; restore it first")
     with transaction.atomic():
-        Team.objects.select_for_update().get(pk=chosen.pk)  # one creation at a time per team: the count holds
+        # one creation at a time per team, so the count holds (NO KEY: as teams.services locks it)
+        Team.objects.select_for_update(no_key=True).get(pk=chosen.pk)
         owned = Bot.objects.filter(team=chosen, game=game, retired__isnull=True).count()
         limit = settings.ARMADA.max_bots_per_game
         if owned >= limit:

@@ -69,7 +69,9 @@ def check_change(*, team: Team, user_id: int, change: str) -> None:
     are final; a join that makes an entered team larger than its season allows, or that puts a
     person in a second entered team of a season asking one team per person. Called with the
     team's row locked (teams.services); takes the person's row and the seasons' rows next."""
-    User.objects.select_for_update().filter(pk=user_id).first()
+    # NO KEY: a close writing entries that refer to this person must not wait for this lock
+    # while this change waits for the close's season row (a deadlock).
+    User.objects.select_for_update(no_key=True).filter(pk=user_id).first()
     live = list(Season.objects.select_for_update().exclude(state=SeasonState.FINISHED).order_by("pk"))
     for season in live:
         if season.state in FROZEN and Entry.objects.filter(season=season, team_id=team.pk).exists():

@@ -131,7 +131,10 @@ def rename_team(*, user: Any, team: Team, name: Any) -> Team:
 
 
 def _locked(team: Team) -> Team:
-    return Team.objects.select_for_update().get(pk=team.pk)
+    """The team's row, locked for this transaction: FOR NO KEY UPDATE, so that rows referring to it
+    being written meanwhile (a season's close writing entries, a bot made) do not wait for it,
+    which would deadlock with a join waiting for that season (issue 26)."""
+    return Team.objects.select_for_update(no_key=True).get(pk=team.pk)
 
 
 def _check_changeable(team: Team) -> None:
