@@ -175,7 +175,7 @@ def test_find_copies_lists_each_copied_pair_once_with_its_evidence(arena):
     assert "1 days earlier" in copy.reason or "24 h earlier" in copy.reason
     passage = copy.evidence["passages"][0]
     assert passage["a"]["file"] == "main.py" and passage["b"]["last"] >= passage["b"]["first"] >= 1
-    assert copy.evidence["own"][0] >= 20 and copy.evidence["compared"].startswith("owners")
+    assert copy.evidence["own"][0] >= 20 and copy.evidence["compared"].startswith("sides")
 
 
 def test_a_lower_threshold_finds_more_and_a_wrong_one_is_refused(arena):
@@ -230,3 +230,24 @@ def test_a_season_compares_its_entries_and_a_pruned_source_says_so(arena, make_u
     assert found and all(f.season == season for f in found)
     assert all(f.evidence["passages"] is None for f in found)
     assert found[0].evidence["passages_note"] == f"the sources of version {arena['alice'].pk} are no longer stored"
+
+
+def test_a_teams_members_sharing_code_is_no_copy_and_a_former_member_keeps_it(arena, make_user):
+    """D-S-20: bob copied alice; once both are in one team (or bob was), the pair is one side."""
+    from armada_web.integrity.copies import find_copies
+    from armada_web.teams.models import Membership
+    from armada_web.teams.services import create_team, join_team
+
+    def pairs() -> set[frozenset[str]]:
+        return {frozenset(v["owner"] for v in f.evidence["versions"]) for f in find_copies()}
+
+    alice, bob = arena["alice"].bot.owner, arena["bob"].bot.owner
+    assert frozenset({"alice", "bob"}) in pairs()
+    team = create_team(user=alice, name="Frontier team")
+    join_team(user=bob, team=team, key=team.join_key)
+    assert frozenset({"alice", "bob"}) not in pairs()  # their bots are personal; they are teammates
+    Membership.objects.filter(team=team, user=bob).update(left=timezone.now())
+    assert frozenset({"alice", "bob"}) not in pairs()  # a former member keeps it
+    assert frozenset({"alice", "carol"}) in pairs() and frozenset({"bob", "carol"}) in pairs()
+    copy = next(iter(find_copies()))
+    assert copy.evidence["compared"].startswith("sides")

@@ -237,3 +237,17 @@ def test_a_season_reports_the_pairs_touching_its_entries(arena):
     assert len(find_twins(season=season)) == 2  # bob's entry is in both pairs
     Entry.objects.filter(season=season, version=arena["bob"]).delete()
     assert find_twins(season=season) == [] and find_twins(season=None) != []  # the season's open ones pruned
+
+
+def test_teammates_playing_alike_are_no_twins(arena):
+    """D-S-20: once bob's bot is in alice's team, her bots and his are one side."""
+    from armada_web.bots.models import Bot
+    from armada_web.integrity.twins import find_twins
+    from armada_web.teams.services import create_team, join_team
+
+    alice, bob = arena["alice"].bot.owner, arena["bob"].bot.owner
+    assert len(find_twins()) == 2
+    team = create_team(user=alice, name="Reserves")
+    join_team(user=bob, team=team, key=team.join_key)
+    Bot.objects.filter(pk=arena["bob"].bot_id).update(team=team)
+    assert find_twins() == []

@@ -4,8 +4,8 @@ kept as `copy` findings with their similarity, which came first and the passages
 (computed once per pair of versions: a later run keeps them while the pair, the scheme and the
 shared code are the same, since a version's sources never change).
 
-The sides compared are owners (a bot's owner user): teams do not exist yet; when they do, two
-members of one team must count as one side here. A finding is about a pair of bots (its key is
+The sides compared are a bot's owner and its team (`integrity.sides`: code shared in a team is
+not copied). A finding is about a pair of bots (its key is
 `bots:LOW-HIGH`), showing the pair of their versions that matched best, so a bot copied in
 every version is one line of the report, not one per pair of versions.
 """
@@ -24,6 +24,7 @@ from armada_web.integrity.fingerprints import fingerprint_missing, hashes_of, so
 from armada_web.integrity.logic import copies as copies_logic
 from armada_web.integrity.logic import fingerprints as fingerprints_logic
 from armada_web.integrity.models import Finding, FindingKind, Fingerprint
+from armada_web.integrity.sides import COMPARED, sides_of
 from armada_web.seasons.models import Entry, Season
 from armada_web.web.errors import Invalid
 
@@ -54,6 +55,7 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
     indexes: dict[str, copies_logic.CopyIndex] = {}
     for version in known.values():
         indexes.setdefault(version.game, copies_logic.CopyIndex(shared)).add(version.id, version.hashes)
+    sides = sides_of(version.bot for version in known.values())
     best: dict[tuple[int, int], tuple[float, int, int]] = {}
     for version_id in scope(season):
         query = known.get(version_id)
@@ -61,7 +63,7 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
             continue
         for match in indexes[query.game].query(query.hashes, threshold=threshold, skip=[query.id]):
             other = known[match.key]
-            if other.owner == query.owner:
+            if sides.same(query.bot, other.bot):
                 continue
             pair = (min(query.bot, other.bot), max(query.bot, other.bot))
             candidate = (match.similarity.score, min(query.id, other.id), max(query.id, other.id))
@@ -116,7 +118,7 @@ def _record(season: Season | None, key: str, one: _Version, two: _Version, share
         "similarity": round(similarity.score, 4), "jaccard": round(similarity.jaccard, 4),
         "a_in_b": round(similarity.a_in_b, 4), "b_in_a": round(similarity.b_in_a, 4),
         "shared": similarity.shared, "own": [similarity.own_a, similarity.own_b],
-        "first": a.pk, "versions": [described(a), described(b)], "compared": "owners (teams do not exist yet)",
+        "first": a.pk, "versions": [described(a), described(b)], "compared": COMPARED,
     }
     kept = Finding.objects.filter(kind=FindingKind.COPY, key=key, season=season).values_list("evidence", flat=True)
     before = next(iter(kept), None) or {}

@@ -3,7 +3,7 @@
 predicts (`integrity.logic.twins`), kept as `twin` findings with their agreement, the expected
 one, and the turns where they gave the same rare answers.
 
-As for copies, the sides are owners (teams do not exist yet), and a finding is about a pair of
+As for copies, the sides are a bot's owner and its team (`integrity.sides`), and a finding is about a pair of
 bots (key `bots:LOW-HIGH`), showing the pair of their versions that agreed best. The population
 that weighs answers and predicts agreement is every probed version of the game (a season's
 check reports only the pairs touching its versions).
@@ -22,6 +22,7 @@ from armada_web.integrity.copies import described, scope, who
 from armada_web.integrity.logic import probes
 from armada_web.integrity.logic import twins as logic
 from armada_web.integrity.models import Behaviour, Finding, FindingKind
+from armada_web.integrity.sides import COMPARED, sides_of
 from armada_web.ladder.models import Rating
 from armada_web.seasons.models import Season
 from armada_web.web.errors import Invalid
@@ -54,9 +55,12 @@ def find_twins(*, season: Season | None = None, threshold: float = logic.THRESHO
         probe_set = probes.probe_set(game)
         signatures, bots = _signatures(game, probe_set.digest)
         found, population = logic.find(signatures, probe_set.shared(), threshold=threshold)
+        sides = sides_of({bots[version] for twin in found for version in (twin.a, twin.b)})
         for twin in found:
             if twin.a not in wanted and twin.b not in wanted:
                 continue
+            if sides.same(bots[twin.a], bots[twin.b]):
+                continue  # one owner's or one team's two bots
             pair = (min(bots[twin.a], bots[twin.b]), max(bots[twin.a], bots[twin.b]))
             if pair not in best or _strength(twin) > _strength(best[pair].twin):
                 best[pair] = _Pair(twin, population, probe_set)
@@ -95,7 +99,7 @@ def _record(season: Season | None, key: str, found: _Pair, threshold: float) -> 
         "own": [agreement.own_a, agreement.own_b] if a.pk == twin.a else [agreement.own_b, agreement.own_a],
         "positions": len(found.probe_set.turns), "probe_set": found.probe_set.digest,
         "owners_probed": found.population.owners,
-        "first": a.pk, "versions": [described(a), described(b)], "compared": "owners (teams do not exist yet)",
+        "first": a.pk, "versions": [described(a), described(b)], "compared": COMPARED,
     }
     evidence.update(_turns(found, a, b))
     reason = (f"{who(b)} gives the same answers as {who(a)} on {len(agreement.agreed)} probe turns "
