@@ -77,7 +77,8 @@ def main() -> None:
     thrown = {tuple(f.evidence["bots"]) for f in found if f.kind == "collusion"}
     recall = {
         "copies": [sum(tuple(sorted(p)) in copied for p in planted["copies"]), len(planted["copies"])],
-        "twins": [sum(any(set(t) <= g for g in groups) for t in planted["twins"]), len(planted["twins"])],
+        "second accounts": [sum(any(set(t) <= g for g in groups) for t in planted["twins"]),
+                            len(planted["twins"])],  # (the layer calls a person's two accounts twins)
         "thrown": [sum(tuple(p) in thrown for p in planted["thrown"]), len(planted["thrown"])],
     }
     print(json.dumps({"cold": cold, "again": again, "kinds": kinds, "recall": recall,

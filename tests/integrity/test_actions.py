@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from tests.support.fixtures import PASSWORD
 from tests.support.seasons_helpers import queued
@@ -202,3 +203,47 @@ def test_two_staff_clicking_at_once_count_once(five, staff, make_user):
     assert len({decision.pk for decision, _ in results}) == 1 and Disqualification.objects.count() == 1
     assert AuditEntry.objects.filter(action="disqualified").count() == 1
     assert [name for _, name in standings(season)] == ["bot1", "bot2", "bot3", "bot4"]
+
+
+def test_disqualifying_a_team_removes_its_entries_and_its_members_see_why(five, staff, make_user, client):
+    """A team's entries leave the standings (found by the name it entered under or its name now);
+    its members, present and past, see the decision on the season page; nobody else does."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services as bots
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.integrity.actions import disqualify
+    from armada_web.integrity.models import AuditEntry
+    from armada_web.teams import services as teams
+    from armada_web.teams.models import Membership
+    from armada_web.web.errors import NotFound
+
+    ann, ben = make_user("ann"), make_user("ben")
+    crew = teams.create_team(user=ann, name="Crew")
+    teams.join_team(user=ben, team=crew, key=crew.join_key)
+    for member, name in ((ann, "crew-a"), (ben, "crew-b")):
+        bot = bots.create_bot(user=member, name=name, game="galaxy", team=crew.pk)
+        version = bots.upload_version(bot=bot, user=member, filename="main.py",
+                                      data=starter_file("greedy", "galaxy").read_bytes())
+        BotVersion.objects.filter(pk=version.pk).update(status="valid")
+        refresh_active(bot=bot)
+    season = finished()
+    assert len(standings(season)) == 7
+    Membership.objects.filter(team=crew, user=ben).update(left=timezone.now())  # ben left after the close
+    teams.rename_team(user=ann, team=crew, name="Renamed crew")
+    with pytest.raises(NotFound, match="no team named nobody"):
+        disqualify(season=season, by=staff, reason="x", team="nobody")
+    decision, new = disqualify(season=season, by=staff, reason="one <i>shared</i> bot", team="crew")  # as entered
+    assert new and (decision.target, decision.team_name, decision.entries) == ("team", "Crew", 2)
+    assert sorted(name for _, name in standings(season)) == ["bot0", "bot1", "bot2", "bot3", "bot4"]
+    again, new = disqualify(season=season, by=staff, reason="twice", team="renamed CREW")  # by its name now
+    assert not new and again.pk == decision.pk
+    assert AuditEntry.objects.filter(action="disqualified").count() == 1
+    for username, sees in (("ann", True), ("ben", True), ("user0", False)):
+        client.login(username=username, password=PASSWORD)
+        page = client.get("/seasons/s1/").content.decode()
+        assert ("Every entry of the team Crew was disqualified" in page) is sees, username
+        assert ("one &lt;i&gt;shared&lt;/i&gt; bot" in page) is sees
+    client.login(username="judge", password=PASSWORD)
+    report = client.get("/staff/integrity/?season=s1").content.decode()
+    assert "team Crew" in report and "one &lt;i&gt;shared&lt;/i&gt; bot" in report

@@ -23,6 +23,7 @@ from armada_web.integrity.models import (
 )
 from armada_web.seasons.models import Entry, Season
 from armada_web.seasons.services import withdraw_entries
+from armada_web.teams.models import Team
 from armada_web.web.errors import Forbidden, Invalid, NotFound
 
 NOTE_MAX = 500
@@ -69,17 +70,22 @@ def set_status(*, finding_id: int, status: Any, by: Any, note: Any = "") -> bool
 
 
 def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None = None,
-               username: str | None = None, finding_id: int | None = None) -> tuple[Disqualification, bool]:
-    """Disqualify version `version_id` (its entry) or account `username` (all its entries) from
-    `season` for staff `by`, saying `reason` (the account sees it on the season's page); the
-    entries leave the standings, which are recomputed (`seasons.services.withdraw_entries`).
-    Returns the decision and whether it is new: a second call (or click) returns the first's and
-    changes nothing. Invalid without a reason or with both or neither target; NotFound when the
-    target has no entry in the season; Conflict before the season's close; Forbidden for non-staff."""
+               username: str | None = None, team: str | None = None,
+               finding_id: int | None = None) -> tuple[Disqualification, bool]:
+    """Disqualify version `version_id` (its entry), account `username` (all its entries) or the
+    team named `team` (all the entries it made at the close, whatever it is called now) from
+    `season` for staff `by`, saying `reason` (the account, or the team's members present and past,
+    see it on the season's page); the entries leave the standings, which are recomputed
+    (`seasons.services.withdraw_entries`). Returns the decision and whether it is new: a second
+    call (or click) returns the first's and changes nothing. Invalid without a reason or without
+    exactly one target; NotFound when the target has no entry in the season; Conflict before the
+    season's close; Forbidden for non-staff."""
     staff = _staff(by)
     text = _note(reason, required=True)
-    if (version_id is None) == (username is None):
-        raise Invalid("disqualify either a version or an account")
+    if sum(target is not None for target in (version_id, username, team)) != 1:
+        raise Invalid("disqualify a version, an account or a team")
+    if team is not None:
+        return _disqualify_team(season=season, staff=staff, reason=text, name=team, finding_id=finding_id)
     with transaction.atomic():
         locked = Season.objects.select_for_update().get(pk=season.pk)
         finding = Finding.objects.filter(pk=finding_id).first() if finding_id is not None else None
@@ -113,4 +119,33 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
                                   subject=f"{decision.get_target_display()}: {what} ({count} entr"
                                           f"{'y' if count == 1 else 'ies'} left season {locked.slug})",
                                   note=text)
+    return decision, True
+
+
+def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
+                     finding_id: int | None) -> tuple[Disqualification, bool]:
+    """`disqualify` of a team: found by its name now, or by the name it entered under."""
+    wanted = name.strip()
+    with transaction.atomic():
+        locked = Season.objects.select_for_update().get(pk=season.pk)
+        finding = Finding.objects.filter(pk=finding_id).first() if finding_id is not None else None
+        team_ref = Team.objects.filter(name__iexact=wanted).values_list("pk", flat=True).first()
+        entries = Entry.objects.filter(season=locked, team_ref__isnull=False)
+        entry = entries.filter(team_ref=team_ref).first() or entries.filter(team_name__iexact=wanted).first()
+        team_ref = entry.team_ref if entry is not None else team_ref
+        done = Disqualification.objects.filter(season=locked, target=Target.TEAM, team_ref=team_ref).first() \
+            if team_ref is not None else None
+        if done is not None:
+            return done, False
+        if entry is None or entry.team_ref is None:
+            raise NotFound(f"no team named {wanted} has an entry in season {locked.slug}")
+        count = withdraw_entries(season=locked, team_ref=entry.team_ref)
+        decision = Disqualification.objects.create(
+            season=locked, target=Target.TEAM, team_ref=entry.team_ref, team_name=entry.team_name or wanted,
+            reason=reason, finding=finding, entries=count, by=staff)
+        AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=AuditAction.DISQUALIFIED,
+                                  season=locked, finding=finding,
+                                  subject=f"{decision.get_target_display()}: {decision.team_name} ({count} entr"
+                                          f"{'y' if count == 1 else 'ies'} left season {locked.slug})",
+                                  note=reason)
     return decision, True

@@ -95,13 +95,15 @@ class Target(models.TextChoices):
 
     VERSION = "version", "a version's entry"
     ACCOUNT = "account", "an account's entries"
+    TEAM = "team", "a team's entries"
 
 
 class Disqualification(models.Model):
-    """Staff's decision that a version or an account leaves a season (`integrity.actions.disqualify`):
-    its entries left the standings; the account sees it, and its reason, on the season's page.
+    """Staff's decision that a version, an account or a team leaves a season
+    (`integrity.actions.disqualify`): its entries left the standings; the account (a team's
+    members, present and past) sees it, and its reason, on the season's page.
 
-    One per version or account and season (the constraints make a second click count once); names
+    One per version, account or team and season (the constraints make a second click count once); names
     are copied, so the row still says whom it was about when the bot or the account is gone."""
 
     season = models.ForeignKey("seasons.Season", on_delete=models.CASCADE, related_name="disqualifications")
@@ -111,6 +113,8 @@ class Disqualification(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                              related_name="disqualifications", help_text="the account (a version's: its owner)")
     username = models.CharField(max_length=150, blank=True)
+    team_ref = models.BigIntegerField(null=True, blank=True, help_text="the team's id (target: team)")
+    team_name = models.CharField(max_length=40, blank=True, help_text="the team's name at the decision")
     reason = models.CharField(max_length=500, help_text="shown to the account on the season's page")
     finding = models.ForeignKey(Finding, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     entries = models.PositiveIntegerField(default=0, help_text="entries that left the season")
@@ -125,10 +129,12 @@ class Disqualification(models.Model):
                                     name="one_disqualification_per_version"),
             models.UniqueConstraint(fields=["season", "user"], condition=Q(target="account"),
                                     name="one_disqualification_per_account"),
+            models.UniqueConstraint(fields=["season", "team_ref"], condition=Q(target="team"),
+                                    name="one_disqualification_per_team"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.target} {self.version_label or self.username} out of {self.season_id}"
+        return f"{self.target} {self.version_label or self.username or self.team_name} out of {self.season_id}"
 
 
 class AuditAction(models.TextChoices):

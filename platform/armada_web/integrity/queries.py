@@ -8,14 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from armada_web.bots.models import BotVersion
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
-from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus
+from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus, Target
 from armada_web.seasons.models import Season
+from armada_web.teams.models import Membership
 from armada_web.web.errors import NotFound
 
 AUDIT_SHOWN = 100
@@ -61,10 +62,13 @@ def disqualifications(*, season: Season) -> list[Disqualification]:
 
 
 def decisions_for(*, season: Season, user: Any) -> list[Disqualification]:
-    """The disqualifications in `season` of the signed-in `user` (what its season page shows it)."""
+    """The disqualifications in `season` of the signed-in `user` (what its season page shows it):
+    its own, and those of every team it is or was in."""
     if user is None or not getattr(user, "is_authenticated", False):
         return []
-    return list(Disqualification.objects.filter(season=season, user_id=user.pk))
+    teams = Membership.objects.filter(user_id=user.pk).values("team_id")
+    return list(Disqualification.objects.filter(Q(user_id=user.pk) | Q(target=Target.TEAM, team_ref__in=teams),
+                                                season=season))
 
 
 @dataclass(frozen=True)

@@ -93,8 +93,9 @@ def disqualify(request: HttpRequest) -> HttpResponse:
     username = request.POST.get("username") or None
     decision, new = actions.disqualify(season=season, by=request.user, reason=request.POST.get("reason"),
                                        version_id=parse_id(version, what="version") if version else None,
-                                       username=username, finding_id=finding_id)
-    what = decision.version_label or decision.username
+                                       username=username, team=request.POST.get("team") or None,
+                                       finding_id=finding_id)
+    what = decision.version_label or decision.username or f"team {decision.team_name}"
     messages.success(request, f"{what} disqualified from {season.name}: {decision.entries} entr"
                               f"{'y' if decision.entries == 1 else 'ies'} left the standings." if new
                      else f"{what} was disqualified from {season.name} already.")

@@ -265,22 +265,25 @@ def play_on(*, season_id: int, now: datetime | None = None) -> bool:
     return True
 
 
-def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id: int | None = None) -> int:
+def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id: int | None = None,
+                     team_ref: int | None = None) -> int:
     """Entries leave a closed, finals or finished season (staff disqualified them, issue 28): the
-    entry of version `version_ref`, or every entry of the account `owner_id`, is deleted with its
+    entry of version `version_ref`, every entry of the account `owner_id` or of the team `team_ref`
+    (as it entered at the close), is deleted with its
     finals games (their queued matches cancelled, `finals.withdraw`); a finished season's final
     standings are written again from the entries left (`entries.rewrite_standings`), a running
     finals plays on without them, its `matches_total` counted again (`finals.recount`). Returns
     the entries withdrawn (0: none, nothing changed).
-    Invalid unless exactly one of the two is given; Conflict before the close (no entries yet)."""
-    if (version_ref is None) == (owner_id is None):
-        raise Invalid("withdraw either a version's entry or an account's entries")
+    Invalid unless exactly one of the three is given; Conflict before the close (no entries yet)."""
+    given = {name: value for name, value in (("version_ref", version_ref), ("owner_id", owner_id),
+                                             ("team_ref", team_ref)) if value is not None}
+    if len(given) != 1:
+        raise Invalid("withdraw a version's entry, an account's entries or a team's entries")
     with transaction.atomic():
         locked = _locked(season)
         if locked.state in (SeasonState.UPCOMING, SeasonState.OPEN):
             raise Conflict(f"season {locked.slug} is {locked.state}: it has no entries before its close")
-        which = {"version_ref": version_ref} if version_ref is not None else {"owner_id": owner_id}
-        ids = list(Entry.objects.filter(season=locked, **which).values_list("pk", flat=True))
+        ids = list(Entry.objects.filter(season=locked, **given).values_list("pk", flat=True))
         if not ids:
             return 0
         finals.withdraw(locked, ids)
