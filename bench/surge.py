@@ -146,7 +146,6 @@ class Run:
         self.recent: deque[RecentGame] = deque(maxlen=RECENT)
         self.started_ranked: deque[float] = deque()
         self.settling_games: deque[float] = deque()  # when each provisional game was counted
-        self.first_games: deque[float] = deque()  # when each version's first game was counted
         self.pending_next: dict[int, tuple[float, float]] = {}  # bot -> (asked at, estimate)
         self.pending_settle: dict[int, float] = {}
         self.events: list[tuple[float, int, str, object]] = []
@@ -259,8 +258,6 @@ class Run:
             self.pool.update(played)
             if played.games <= ratings.PROVISIONAL_GAMES:
                 self.settling_games.append(now)
-            if played.games == 1:
-                self.first_games.append(now)
             if c.id in self.arrived and played.games == ratings.PROVISIONAL_GAMES:
                 self.settled[c.id] = now - self.arrived[c.id]
                 asked = self.pending_settle.pop(c.id, None)
@@ -317,9 +314,8 @@ class Run:
         """The ranked queue as the platform's estimate reads it."""
         while self.started_ranked and self.started_ranked[0] < now - 3600:
             self.started_ranked.popleft()
-        for counted in (self.settling_games, self.first_games):
-            while counted and counted[0] < now - estimates.SETTLING_WINDOW:
-                counted.popleft()
+        while self.settling_games and self.settling_games[0] < now - estimates.SETTLING_WINDOW:
+            self.settling_games.popleft()
         if not self.started_ranked:
             return None
         settling = sum(1 for c in self.pool.by_id.values() if c.games < ratings.PROVISIONAL_GAMES)
@@ -329,8 +325,7 @@ class Run:
         return estimates.Queue(candidates=len(self.pool.by_id), per_second=len(self.started_ranked) / 3600,
                                queued=len(self.queues["matches"]), head_priority=max(finite, default=0.0),
                                idle_unit=unit, match_seconds=MATCH_SECONDS,
-                               settling=settling, settling_games=len(self.settling_games),
-                               arrivals=len(self.first_games))
+                               settling=settling, settling_games=len(self.settling_games))
 
     def on_ask(self, now: float, _: object) -> None:
         if self.fifo:
@@ -389,6 +384,7 @@ def run(seeds: int, established: int = ESTABLISHED, new: int = NEW,
         a = runs["armada"]
         err_next += errors(a.estimates_next)
         err_settled += errors(a.estimates_settled)
+        seed_errors = [statistics.median(errors(a.estimates_next)), statistics.median(errors(a.estimates_settled))]
         for k, r in runs.items():
             total = sum(r.kinds.values())
             shares[k].append(" ".join(f"{q} {100 * r.kinds[q] / total:.1f}%" for q in QUEUES)
@@ -396,7 +392,8 @@ def run(seeds: int, established: int = ESTABLISHED, new: int = NEW,
         out(f"seed {seed}: new p90 to settled {p90['armada'] / 60:.0f} min vs fifo {p90['fifo'] / 60:.0f} min; "
             f"established gap p99 {p99['armada'] / 60:.0f} vs {p99['fifo'] / 60:.0f} min; "
             f"unsettled at the end {len(day.arrivals) - len(a.settled)} vs "
-            f"{len(day.arrivals) - len(runs['fifo'].settled)}")
+            f"{len(day.arrivals) - len(runs['fifo'].settled)}; estimate errors (median): next game "
+            f"{seed_errors[0]:.2f}, settled {seed_errors[1]:.2f}")
         for k in runs:
             out(f"  {k:6} matches started in the window: {shares[k][-1]}")
     en, es = statistics.median(err_next), statistics.median(err_settled)

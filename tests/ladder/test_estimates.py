@@ -47,12 +47,11 @@ def test_a_settled_rating_needs_no_time_and_a_new_one_its_games() -> None:
 
 
 def test_measured_provisional_games_set_the_pace_of_settling() -> None:
-    """With enough provisional games measured, they are shared among the provisional versions, whose
-    number follows the measured arrivals: more versions settling, or more arriving, take longer."""
+    """With enough provisional games measured, they are shared among the provisional versions: P
+    versions getting R games a second play one game each P / R seconds; more versions take longer."""
     few = queue(settling=10, settling_games=200)  # 200 games in 15 minutes among 10 versions
-    assert estimates.settling_time(few, 9) == pytest.approx(
-        10 * math.expm1(-200 / 900 / 10 * 9 / (200 / 900)) / (-200 / 900 / 10))
-    assert estimates.settling_time(queue(settling=40, settling_games=200), 9) > estimates.settling_time(few, 9)
-    busy = queue(settling=10, settling_games=200, arrivals=30)
-    assert estimates.settling_time(busy, 9) > estimates.settling_time(few, 9)
+    assert estimates.settling_time(few, 9) == pytest.approx(9 * 10 / (200 / 900))
+    assert estimates.settling_time(queue(settling=40, settling_games=200), 9) == pytest.approx(
+        4 * estimates.settling_time(few, 9))
+    assert estimates.settling_time(queue(settling=10, settling_games=400), 9) < estimates.settling_time(few, 9)
     assert estimates.settling_time(queue(settling=10, settling_games=5), 9) is None  # too few: the model

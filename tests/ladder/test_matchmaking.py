@@ -233,3 +233,27 @@ def test_no_bot_starves_with_new_versions_arriving() -> None:
     assert len(games_at) >= 55  # most new versions settled
     # ten games took a new version well under the ten gaps (n / 2 picks each) a settled bot plays them in
     assert sorted(games_at.values())[len(games_at) // 2] < 10 * n / 2 / 3
+
+
+def test_provisional_versions_keep_the_order_they_started_in_and_a_bounded_head() -> None:
+    """A provisional version is due PROVISIONAL_HEAD units before its first game and moves on one
+    PROVISIONAL_STEP a game: one that started first stays ahead of a later one for a while, and
+    its head never exceeds PROVISIONAL_HEAD units before its latest game (the no-starvation C)."""
+    unit = 60.0
+    head, step = matchmaking_logic.PROVISIONAL_HEAD, matchmaking_logic.PROVISIONAL_STEP
+
+    def at(seconds: float) -> datetime:
+        return NOW + timedelta(seconds=seconds)
+
+    early = matchmaking_logic.mark_played(Candidate(1, 1, Skill(25, 8), 0, None), at(0), unit)
+    assert early.due == at(-head * unit)
+    early = matchmaking_logic.mark_played(replace(early, games=1), at(10), unit)
+    assert early.due == at((step - head) * unit)  # one step on, not a whole head from its new game
+    late = matchmaking_logic.mark_played(Candidate(2, 2, Skill(25, 8), 0, None), at(20), unit)
+    pool = matchmaking_logic.MemoryPool([late, early])
+    assert [c.id for c in pool.longest_waiting(2)] == [1, 2]  # the one that started first is seeded first
+    idle = matchmaking_logic.mark_played(replace(early, games=2), at(3600), unit)  # back after an hour
+    assert idle.due == at(3600 - head * unit)
+    assert head <= matchmaking_logic.MAX_BONUS
+    settled = matchmaking_logic.mark_played(replace(early, games=ratings.PROVISIONAL_GAMES), at(3600), unit)
+    assert settled.due == at(3600 - matchmaking_logic.bonus(11, 8) * unit)  # settled: its bonus only

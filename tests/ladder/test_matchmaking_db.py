@@ -130,7 +130,8 @@ def test_a_tick_at_10000_playing_versions_reads_a_bounded_set(django_assert_max_
 
 
 def test_a_match_made_marks_both_seats_due_their_bonus_earlier(make_user, valid_version):
-    """fill_queue keeps each seat's bonus in Rating.due (mark_played), the seed order the pool reads."""
+    """fill_queue keeps each seat's bonus (a provisional version's head) in Rating.due (mark_played),
+    the seed order the pool reads."""
     from datetime import UTC, datetime, timedelta
 
     from armada_web.ladder.logic import matchmaking as matchmaking_logic
@@ -145,10 +146,11 @@ def test_a_match_made_marks_both_seats_due_their_bonus_earlier(make_user, valid_
     assert len(fill_queue(workers=1, now=now)) == 2  # the only pair, twice (the depth for one worker)
     rows = {r.version_id: r for r in Rating.objects.filter(version_id__in=[a.pk, b.pk])}
     idle_unit = unit(2, 1)
-    for version, games, sigma in ((a, 0, rows[a.pk].sigma), (b, 40, 1.2)):
+    # the settled one its bonus; the provisional one its head, less one step for its second match
+    head = matchmaking_logic.PROVISIONAL_HEAD - matchmaking_logic.PROVISIONAL_STEP
+    for version, ahead in ((a, head * idle_unit), (b, matchmaking_logic.bonus(41, 1.2) * idle_unit)):
         row = rows[version.pk]
         assert row.last_played == now
-        ahead = matchmaking_logic.bonus(games + 1, sigma) * idle_unit
         assert row.due == pytest.approx(now - timedelta(seconds=ahead), abs=timedelta(milliseconds=1))
     # the new version (few games, provisional) is due earlier: it is the next seed
     assert [c.id for c in RatingPool("galaxy").longest_waiting(2)] == [a.pk, b.pk]

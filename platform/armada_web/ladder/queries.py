@@ -204,7 +204,7 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
         head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
         settling=pool.rows.filter(games__lt=PROVISIONAL_GAMES).count(),
-        settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(), arrivals=window.filter(games=1).count())
+        settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count())
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:

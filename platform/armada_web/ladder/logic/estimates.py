@@ -11,9 +11,9 @@ the two comes first), and a match once made waits behind the ranked matches alre
 A version that has never played is a seed before every other (`priority` is infinite): its
 wait is its place among those (each match takes at least one) at the measured rate. A rating
 is settled once it is no longer provisional (`ratings.PROVISIONAL_GAMES` games): each game
-left costs its share of the games the provisional versions were measured to get lately, as
-their number changes with the measured arrivals (`settling_time`), or without enough of them
-the gap its bonus after that game leaves it in the seed order (`matchmaking.bonus`, sigma kept).
+left costs its share of the games the provisional versions were measured to get lately
+(`settling_time`), or without enough of them the gap its place in the seed order leaves it
+after that game (`provisional_priority`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from armada_web.ladder.logic.matchmaking import bonus
+from armada_web.ladder.logic.matchmaking import PROVISIONAL_HEAD, PROVISIONAL_STEP, bonus
 from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
 
 #: The window over which provisional versions' counted games are measured, seconds.
@@ -42,26 +42,23 @@ class Queue:
     match_seconds: float  # a ranked match's typical length, seconds
     settling: int = 0  # provisional candidates now
     settling_games: int = 0  # provisional versions' games counted in the last SETTLING_WINDOW seconds
-    arrivals: int = 0  # versions whose first game was counted in the last SETTLING_WINDOW seconds
 
 
 def settling_time(queue: Queue, games: int) -> float | None:
-    """Seconds for a provisional version to play `games` more games, the provisional versions
-    sharing the games they were measured to get (None with fewer than ENOUGH in the window).
-
-    A fluid model: P(t) provisional versions share R games a second, so each plays R / P(t) a
-    second; P grows by the measured arrivals A a second and shrinks by R / PROVISIONAL_GAMES
-    (each settles after that many), P(t) = P + k t with k = A - R / PROVISIONAL_GAMES; the time T
-    for `games` is the solution of the integral of R / P(t) from 0 to T = games:
-    T = P (exp(k games / R) - 1) / k (P games / R when k = 0).
-    """
+    """Seconds for a provisional version to play `games` more games: the P provisional versions
+    share the R games a second they were measured to get, P / R seconds a game each (None with
+    fewer than ENOUGH games in the window). Matchmaking serves them about in the order they
+    started (`matchmaking.PROVISIONAL_HEAD`), so versions arriving later take little of a
+    version's share: bench/surge.py measured this against a model where they did (docs/arena.md)."""
     if queue.settling_games < ENOUGH or queue.settling <= 0:
         return None
-    rate = queue.settling_games / SETTLING_WINDOW
-    k = queue.arrivals / SETTLING_WINDOW - rate / PROVISIONAL_GAMES
-    if abs(k) < 1e-9:
-        return queue.settling * games / rate
-    return queue.settling * math.expm1(min(k * games / rate, 50.0)) / k
+    return queue.settling * games * SETTLING_WINDOW / queue.settling_games
+
+
+def provisional_priority(games: int, sigma: float) -> float:
+    """A provisional version's priority just after its `games`-th game, in idle units: its bonus,
+    or its provisional head less a step per game after the first (`matchmaking.mark_played`)."""
+    return max(bonus(games, sigma), PROVISIONAL_HEAD - (games - 1) * PROVISIONAL_STEP)
 
 
 def _seed_wait(queue: Queue, priority: float) -> float:
@@ -96,5 +93,5 @@ def settled(queue: Queue, *, priority: float, games: int, sigma: float, place: i
     if measured is not None:
         return total + measured
     for played in range(games + 1, PROVISIONAL_GAMES):  # from one match made to the next, by the seed order
-        total += _seed_wait(queue, bonus(played, sigma))
+        total += _seed_wait(queue, provisional_priority(played, sigma))
     return total

@@ -17,6 +17,13 @@ The bot to play (the seed) is the candidate of highest priority:
 time its wait counts from: priority = (now - due) / idle_unit, so the seed order is the order of
 `due`, which a database reads through an index).
 
+A provisional version (fewer than PROVISIONAL_GAMES games) is marked further ahead: its due is
+PROVISIONAL_HEAD idle units before its first game, and each later game moves it on by only
+PROVISIONAL_STEP units (never to less than PROVISIONAL_HEAD units before that game), so new
+versions settle in the order they started, ahead of settled bots that have not waited that long,
+instead of sharing the games with every later arrival (bench/surge.py; docs/arena.md, "Deadline
+day"). It may so have several ranked matches in flight at once while it settles.
+
 Its opponent is the other-owner candidate of lowest cost:
 
     (mu_seed - mu_opp)^2 / (2 beta^2 + sigma_seed^2 + sigma_opp^2)    close in skill, measured in
@@ -24,8 +31,9 @@ Its opponent is the other-owner candidate of lowest cost:
   - INFO_WEIGHT * min(sigma_opp / SIGMA, 1)                           an uncertain opponent teaches more
   + REPEAT_WEIGHT * (games of this pairing among the recent ones)     not the same pairing over and over
 
-No starvation: only the idle term is unbounded, so a seed chosen while bot x waits has priority
-at least x's, hence idle at least x's minus C = MAX_BONUS * idle_unit. A
+No starvation: only the idle term is unbounded (a marked candidate's due is at most MAX_BONUS
+idle units before its last game, the provisional head included), so a seed chosen while bot x
+waits has priority at least x's, hence idle at least x's minus C = MAX_BONUS * idle_unit. A
 bot that has played after x started waiting is C behind x's idle for ever after, so once x has
 waited C, every pick removes a distinct bot from contention: x plays within C seconds plus
 n - 1 picks (n candidates), provided some candidate of another owner exists.
@@ -56,8 +64,12 @@ SIGMA_WEIGHT = 1.0
 #: but blew up bench/ranking.py's placement tail (mean 31.6 games, p90 150, against 14.2 and
 #: 30); docs/arena.md, "Deadline day".
 SETTLING_WEIGHT = 0.0
+#: A provisional version's head start at its first game, and its due's least move per later
+#: game, in idle units (module docstring): chosen by bench/surge.py (docs/arena.md).
+PROVISIONAL_HEAD = 3.2
+PROVISIONAL_STEP = 0.25
 #: The most a candidate's bonus can be (idle units): the no-starvation bound's C is this x idle_unit.
-MAX_BONUS = GAMES_WEIGHT + SIGMA_WEIGHT + SETTLING_WEIGHT
+MAX_BONUS = max(GAMES_WEIGHT + SIGMA_WEIGHT + SETTLING_WEIGHT, PROVISIONAL_HEAD)
 INFO_WEIGHT = 0.5
 REPEAT_WEIGHT = 1.0
 DEPTH_PER_WORKER = 2
@@ -123,9 +135,15 @@ def priority(bot: Candidate, now: datetime, idle_unit: float) -> float:
 def mark_played(bot: Candidate, now: datetime, idle_unit: float) -> Candidate:
     """`bot` as the pool keeps it once a match is made for it at `now`: last played now, and due
     its bonus (with the game being made counted) earlier, so the seed order by `due` is the order
-    of `priority` without reading every candidate: priority = (now - due) / idle_unit."""
-    ahead = timedelta(seconds=bonus(bot.games + 1, bot.rating.sigma) * idle_unit)
-    return replace(bot, last_played=now, due=now - ahead)
+    of `priority` without reading every candidate: priority = (now - due) / idle_unit. A
+    provisional version's due is the earlier of that and its provisional place (module docstring)."""
+    due = now - timedelta(seconds=bonus(bot.games + 1, bot.rating.sigma) * idle_unit)
+    if bot.games + 1 < PROVISIONAL_GAMES:
+        head = now - timedelta(seconds=PROVISIONAL_HEAD * idle_unit)
+        if bot.last_played is not None and bot.due is not None:
+            head = max(head, bot.due + timedelta(seconds=PROVISIONAL_STEP * idle_unit))
+        due = min(due, head)
+    return replace(bot, last_played=now, due=due)
 
 
 def pair_key(a: int, b: int) -> tuple[int, int]:
