@@ -113,13 +113,20 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
                 raise NotFound(f"{user.get_username()} has no entry in season {locked.slug}")
         decision.reason, decision.finding, decision.entries, decision.by = text, finding, count, staff
         decision.save()
-        what = decision.version_label or decision.username
-        AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=AuditAction.DISQUALIFIED,
-                                  season=locked, finding=finding,
-                                  subject=f"{decision.get_target_display()}: {what} ({count} entr"
-                                          f"{'y' if count == 1 else 'ies'} left season {locked.slug})",
-                                  note=text)
+        _audit(decision)
     return decision, True
+
+
+def _audit(decision: Disqualification) -> None:
+    """The audit log's line of a new disqualification."""
+    staff, count = decision.by, decision.entries
+    assert staff is not None
+    what = decision.version_label or decision.username or decision.team_name
+    AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=AuditAction.DISQUALIFIED,
+                              season=decision.season, finding=decision.finding,
+                              subject=f"{decision.get_target_display()}: {what} ({count} entr"
+                                      f"{'y' if count == 1 else 'ies'} left season {decision.season.slug})",
+                              note=decision.reason)
 
 
 def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
@@ -143,9 +150,5 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
         decision = Disqualification.objects.create(
             season=locked, target=Target.TEAM, team_ref=entry.team_ref, team_name=entry.team_name or wanted,
             reason=reason, finding=finding, entries=count, by=staff)
-        AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=AuditAction.DISQUALIFIED,
-                                  season=locked, finding=finding,
-                                  subject=f"{decision.get_target_display()}: {decision.team_name} ({count} entr"
-                                          f"{'y' if count == 1 else 'ies'} left season {locked.slug})",
-                                  note=reason)
+        _audit(decision)
     return decision, True
