@@ -20,6 +20,7 @@ Run: .venv/bin/python bench/sandbox.py   (needs the Docker engine and armada/bot
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import sys
@@ -158,6 +159,15 @@ def warm_start(folder: Path, warm: WarmPool) -> float:
         bot.close(grace=0.5)
 
 
+def busy_cpu_seconds() -> float:
+    """The machine's CPU seconds spent so far on anything but idling (every process: the referee,
+    the bots, Docker's daemons), from /proc/stat."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def back_to_back(game: str, specs: list[str], count: int, warm: WarmPool | None) -> float:
     """Seconds for `count` matches one after another, in warm Docker slots (or processes without `warm`)."""
     sources = [resolve_bot(spec, game) for spec in specs]
@@ -182,19 +192,26 @@ def back_to_back(game: str, specs: list[str], count: int, warm: WarmPool | None)
 
 
 def throughput(warm: WarmPool) -> dict[str, float]:
-    """Matches per second in Docker warm slots / with processes, per game."""
+    """Matches per second in Docker warm slots / with processes, per game; and the matches per
+    core-hour in Docker, from the machine's busy CPU time over those matches (what an organiser
+    sizes a competition by: at the default limits, starter bots)."""
     specs = {"galaxy": ["builtin:greedy", "builtin:prober"], "mothership": ["builtin:greedy", "builtin:balanced"]}
     ratios = {}
     for game, pair in specs.items():
         per_round = THROUGHPUT_MATCHES[game] // ROUNDS
         seconds = {"docker": 0.0, "process": 0.0}
+        cpu = 0.0
         for _ in range(ROUNDS):
+            before = busy_cpu_seconds()
             seconds["docker"] += back_to_back(game, pair, per_round, warm)
+            cpu += busy_cpu_seconds() - before
             seconds["process"] += back_to_back(game, pair, per_round, None)
         count = per_round * ROUNDS
         ratios[game] = seconds["process"] / seconds["docker"]
         print(f"   {game:10s} {count} matches: docker {seconds['docker']:6.2f} s, process {seconds['process']:6.2f} s,"
               f" throughput docker/process {ratios[game]:.2f}")
+        print(f"   {game:10s} in Docker: {count / cpu * 3600:,.0f} matches per core-hour ({cpu / count * 1000:.0f} ms "
+              f"of the machine's CPU a match, {count / seconds['docker'] * 3600:,.0f} an hour on one worker process)")
     return ratios
 
 
