@@ -1,4 +1,4 @@
-"""Copied code in the database: versions of different owners whose own code (beyond the SDK's
+"""Copied code in the database: versions of different sides whose own code (beyond the SDK's
 shared code) matches, found through the inverted index (`integrity.logic.copies.CopyIndex`) and
 kept as `copy` findings with their similarity, which came first and the passages side by side
 (computed once per pair of versions: a later run keeps them while the pair, the scheme and the
@@ -35,7 +35,6 @@ class _Version:
 
     id: int
     bot: int
-    owner: int
     game: str
     created: datetime.datetime
     hashes: list[int]
@@ -44,7 +43,7 @@ class _Version:
 def find_copies(*, season: Season | None = None, threshold: float = copies_logic.THRESHOLD) -> list[Finding]:
     """Write the `copy` findings of `season` (its entries' versions, or its game's playing versions
     before the close) or, without one, of all ranked play (every valid version), each compared with
-    every fingerprinted version of its game by another owner; fingerprints what lacks one first,
+    every fingerprinted version of its game of another side (`integrity.sides`); fingerprints what lacks one first,
     drops the open findings no longer found, and returns the findings, the strongest first.
     Invalid for a threshold outside (0, 1]."""
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
@@ -91,8 +90,7 @@ def _fingerprinted(game: str | None) -> dict[int, _Version]:
             "hashes", "version__id", "version__created", "version__bot__id", "version__bot__owner_id",
             "version__bot__game").iterator(chunk_size=2000):
         bot = row.version.bot
-        assert bot.owner_id is not None  # (filtered above)
-        found[row.version_id] = _Version(row.version_id, bot.pk, bot.owner_id, bot.game, row.version.created,
+        found[row.version_id] = _Version(row.version_id, bot.pk, bot.game, row.version.created,
                                          hashes_of(row))
     return found
 
