@@ -142,12 +142,16 @@ class ReplayRecorder:
 
     def finish(self, seats: list[dict[str, Any]], result: Result,
                timings: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The finished replay, as plain JSON data; `timings`: the clock readings (`armada.timings`)."""
-        self.replay["seats"] = seats
-        self.replay["result"] = result.to_dict()
+        """The finished replay, as plain JSON data; `timings`: the clock readings (`armada.timings`).
+
+        A new object each call (a game's replay may be read before its end, `armada.api`); the steps
+        are shared with the recorder, plain copies made as they were recorded and never changed:
+        copying the whole replay again was an eighth of an in-process Galaxy game."""
+        replay = {**self.replay, "steps": list(self.replay["steps"]), "seats": plain(seats),
+                  "result": plain(result.to_dict())}
         if timings is not None:
-            self.replay[TIMINGS] = timings
-        return plain(self.replay)  # type: ignore[no-any-return]
+            replay[TIMINGS] = plain(timings)
+        return replay
 
 
 def recorded_answer(game: Game, phase: str, answer: dict[str, Any]) -> dict[str, Any]:

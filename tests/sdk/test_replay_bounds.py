@@ -69,3 +69,26 @@ def test_padded_galaxy_answers_replay_to_the_same_states(tmp_path):
     frames = rebuild_states(outcome.replay)
     assert frames[-1] == outcome.replay["steps"][-1]["frame"]
     assert GALAXY.slug == outcome.replay["game"]
+
+
+def test_each_finished_replay_is_a_plain_object_of_its_own():
+    """`finish` may be called before the end (armada.api's `Session.replay`): an earlier replay
+    keeps its steps, seats and result when the game goes on, and tuples and int keys read back as
+    from a file."""
+    from armada.games.base import Result, StepResult
+
+    class Plain:
+        slug, engine_version = "plain", "0"
+
+    recorder = ReplayRecorder(Plain(), 1, {"size": (3, 4)}, None)  # type: ignore[arg-type]
+    recorder.add_step({1: "orders", 2: "orders"}, 1, {1: {"a": 1}, 2: {"a": 2}}, StepResult(state=None), None)
+    seats = [{"seat": 1, "pair": (1, 2)}]
+    first = recorder.finish(seats, Result(None, "unfinished", 1), {"ms": {1: 2.5}})
+    seats[0]["seat"] = 9
+    recorder.add_step({1: "orders", 2: "orders"}, 2, {1: {"a": 3}, 2: {"a": 4}}, StepResult(state=None), None)
+    second = recorder.finish([{"seat": 1}], Result(1, "elimination", 2))
+    assert len(first["steps"]) == 1 and len(second["steps"]) == 2
+    assert first["seats"] == [{"seat": 1, "pair": [1, 2]}] and first["config"] == {"size": [3, 4]}
+    assert first["result"]["outcome"] == "unfinished" and second["result"]["outcome"] == "elimination"
+    assert first["timings"] == {"ms": {"1": 2.5}} and "timings" not in second
+    assert json.loads(json.dumps(second)) == second
