@@ -110,7 +110,8 @@ class LineBuffer:
 
     `feed` costs time linear in the bytes it gets. Past `max_output` bytes in all, further
     bytes are dropped and `read_line` raises LineTooLong; past `max_queued` unread lines,
-    further lines are only counted and `read_line` raises LineFlood once the queue is read.
+    further lines are only counted and `read_line` raises LineFlood once the queue is read. Of
+    these limits the first one passed decides, whenever the reader comes.
     `stop(reason)` makes every later `read_line` raise LineTooLong(reason) (e.g. the stderr cap).
     """
 
@@ -126,6 +127,7 @@ class LineBuffer:
         self._flooded = False
         self._stopped = ""
         self._total = 0
+        self._over_output = False
         self._cond = threading.Condition()
 
     def feed(self, chunk: bytes) -> bool:
@@ -133,6 +135,9 @@ class LineBuffer:
         with self._cond:
             self._total += len(chunk)
             if self._total > self.max_output:
+                # The first limit passed decides: a bot already flooding or past the line cap keeps
+                # that verdict however long the referee took to read (a loaded machine).
+                self._over_output = self._over_output or not (self._too_long or self._flooded or self._stopped)
                 self._cond.notify_all()
                 return False
             if self._too_long or self._flooded or self._stopped:
@@ -178,7 +183,7 @@ class LineBuffer:
             while True:
                 if self._stopped:
                     raise LineTooLong(self._stopped)
-                if self._total > self.max_output:
+                if self._over_output:
                     raise LineTooLong(f"wrote more than {self.max_output} bytes of output in one match")
                 if self._lines:
                     line = self._lines.popleft()

@@ -148,6 +148,24 @@ def test_too_many_unread_lines_is_a_flood():
     assert 50 < got <= 60  # what came before the bound is read; the rest was only counted
 
 
+def test_a_flood_stays_a_flood_when_the_reader_comes_after_the_output_cap():
+    """tests/sandbox's line flooder under the whole suite: it wrote 64 MiB of stale lines before
+    the starved referee read one, and was judged on the output cap instead of its flood."""
+    from armada.referee.connection import LineFlood
+
+    buf = LineBuffer(max_queued=50, max_output=2_000)
+    fed = [buf.feed(b'{"id": 0}\n' * 10) for _ in range(30)]  # 3,000 bytes before any read
+    assert fed[-1] is False  # past the output cap: stop reading
+    with pytest.raises(LineFlood, match="more than 50 lines"):
+        while True:
+            assert buf.read_line(time.monotonic() + 1) == b'{"id": 0}'
+    long = LineBuffer(max_line=8, max_output=100)
+    long.feed(b"123456789")
+    long.feed(b"123456789" * 20)
+    with pytest.raises(LineTooLong, match="8-byte limit"):  # the line cap came first
+        long.read_line(time.monotonic() + 1)
+
+
 def test_past_the_output_cap_feed_says_stop_reading():
     buf = LineBuffer(max_line=100, max_output=50)
     assert buf.feed(b"x" * 9 + b"\n") is True
