@@ -306,3 +306,11 @@ def test_a_creator_deleting_their_account_leaves_a_shared_teams_bot_with_the_tea
     for gone in (personal, lonely):
         version = BotVersion.objects.get(pk=gone.pk)
         assert version.bot.retired is not None and version.bot.owner is None and not version.archive.name
+
+
+def test_a_join_key_never_starts_with_a_dash(monkeypatch):
+    """`armada team join 12 -abc...` read the key as an option (a live test failed on one key in 64):
+    a drawn key that starts with "-" is drawn again."""
+    drawn = iter(["-wNggWm9-HVQ-pd_hIgn-jte", "--x", "aB-c_d"])
+    monkeypatch.setattr(services.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert services.new_key() == "aB-c_d"

@@ -24,8 +24,11 @@ from armada_web.web.inputs import parse_id
 
 
 def new_key() -> str:
-    """A fresh join key (the secret of a team's join link)."""
-    return secrets.token_urlsafe(18)
+    """A fresh join key (the secret of a team's join link). It never starts with "-": a shell
+    command line such as `armada team join 12 KEY` would read such a key as an option."""
+    while (key := secrets.token_urlsafe(18)).startswith("-"):
+        continue
+    return key
 
 
 def get_team(*, team_id: Any) -> Team:
