@@ -1,6 +1,7 @@
 """Ranking speed: Armada's matchmaking and ratings against Halite's policy on a simulated ladder.
 
 Run: .venv/bin/python bench/ranking.py [--seeds N]   (ends with one `target ...` line per target)
+     .venv/bin/python bench/ranking.py --batch --seeds 4   (the batch-rating experiment, docs/arena.md)
 
 The ladder: 200 bots with hidden skills drawn from N(25, 25/3); in a game each side performs
 its skill plus N(0, 25/6) and the better performance wins, a draw when the two are within
@@ -361,13 +362,57 @@ def run(seeds: int, n: int, newcomers: int, models: bool = True, out: Callable[[
     ]
 
 
+def batch_figure(seeds: int, n: int, out: Callable[[str], None] = print) -> None:
+    """Games per bot until tau 0.9 with the online ratings and with a batch rating of the same games
+    (`_batch_rating`, every BATCH_EVERY games), both policies; medians over the seeds."""
+    import _batch_rating
+
+    figures: dict[str, list[tuple[float, float]]] = {"armada": [], "halite": []}
+    for seed in range(seeds):
+        for name in figures:
+            world = World.make(n, seed)
+            policy: Policy = (Armada(n, world.owners) if name == "armada"
+                              else Halite(n, world.owners, random.Random(seed)))
+            games: list[tuple[int, int, int]] = []
+            online = batch = math.inf
+            mu = None
+            while len(games) < MAX_GAMES_PER_BOT * n // 2 and math.inf in (online, batch):
+                a, b = policy.step()
+                result = world.result(a, b)
+                policy.record(a, b, result)
+                games.append((a, b, result))
+                per_bot = 2 * len(games) / n
+                checked = online == math.inf and len(games) % 20 == 0
+                if checked and kendall_tau(world.skills, policy.scores()) >= TAU_GOAL:
+                    online = per_bot
+                if batch == math.inf and len(games) % BATCH_EVERY == 0:
+                    mu, sigma = _batch_rating.fit(n, games, DRAW_MARGIN, mu)
+                    if kendall_tau(world.skills, [float(s) for s in mu - 3 * sigma]) >= TAU_GOAL:
+                        batch = per_bot
+            figures[name].append((online, batch))
+            out(f"  seed {seed} {name:7} games per bot to tau {TAU_GOAL}: online {online:.1f}, batch {batch:.1f}")
+    for name, pairs in figures.items():
+        out(f"  {name:7} median: online {statistics.median(p[0] for p in pairs):.1f}, "
+            f"batch {statistics.median(p[1] for p in pairs):.1f} ({seeds} seeds)")
+
+
+#: Games between two batch ratings in `batch_figure`.
+BATCH_EVERY = 100
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=11)
     parser.add_argument("--bots", type=int, default=200)
     parser.add_argument("--newcomers", type=int, default=10)
     parser.add_argument("--no-models", action="store_true", help="skip the other rating models")
+    parser.add_argument("--batch", action="store_true",
+                        help="an experiment, no targets: online ratings against a batch rating of the same games")
     args = parser.parse_args()
+    if args.batch:
+        batch_figure(args.seeds, args.bots)
+        print("(an experiment: no target lines; run without --batch for the targets)")
+        return 0
     started = time.perf_counter()
     targets = run(args.seeds, args.bots, args.newcomers, not args.no_models)
     print(f"({time.perf_counter() - started:.0f} s)")
