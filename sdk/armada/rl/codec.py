@@ -9,13 +9,13 @@ bot would, since some requests build on the one before (Galaxy's command request
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from armada.api import Session
+from armada.referee.framing import decode_reply
 
 
 class Codec:
@@ -44,12 +44,37 @@ class Codec:
         raise NotImplementedError
 
     def reply(self, action: Any, request: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
-        """The reply for an action as given: a reply object (dict or JSON text) as is, else `decode(action)`."""
+        """The reply for an action as given: a reply object (dict or JSON text) as is, else `decode(action)`.
+
+        JSON text is read as the referee reads a bot's line: ProtocolError when a bot's line would
+        be a protocol fault (the environments forfeit that seat). An action that is neither raises
+        ValueError unless it is a member of `action_space` (`check`)."""
         if isinstance(action, dict):
             return action
         if isinstance(action, str | bytes):
-            reply = json.loads(action)
-            if not isinstance(reply, dict):
-                raise ValueError(f"a JSON reply must be an object, got {type(reply).__name__}")
-            return reply
-        return self.decode(np.asarray(action), request, memory)
+            return decode_reply(action.encode("utf-8", "surrogatepass") if isinstance(action, str) else action)
+        return self.decode(self.check(action), request, memory)
+
+    def check(self, action: Any) -> np.ndarray:
+        """`action` as an int64 array of `action_space`; ValueError saying what is wrong with it."""
+        nvec = self.action_space.nvec
+        array = np.asarray(action)
+        if array.shape != nvec.shape:
+            raise ValueError(f"a {self.game} action is an integer array of shape {nvec.shape} (docs/rl.md), or a "
+                             f"reply as a dict or JSON text; got {_described(action, array)}")
+        if array.dtype.kind not in "iu":
+            raise ValueError(f"a {self.game} action holds integers; got {_described(action, array)}")
+        array = array.astype(np.int64, copy=False)
+        # Negative values read as unsigned are huge: one comparison finds both ends out of range.
+        if (array.view(np.uint64) >= nvec.view(np.uint64)).any():
+            at = tuple(int(i) for i in np.argwhere((array < 0) | (array >= nvec))[0])
+            raise ValueError(f"a {self.game} action's value at {at} is {int(array[at])}, "
+                             f"outside 0..{int(nvec[at]) - 1}")
+        return array
+
+
+def _described(action: Any, array: np.ndarray) -> str:
+    """What an action is, for an error message: its type, and its shape and dtype when it is an array."""
+    if array.dtype.kind == "O" and array.shape == ():
+        return f"{type(action).__name__} {str(action)[:60]}"
+    return f"{type(action).__name__} of shape {array.shape} and dtype {array.dtype}"

@@ -20,6 +20,7 @@ from gymnasium import spaces
 from armada.api import Session
 from armada.games.mothership.config import FIGHTERS, MAX_VALUE
 from armada.rl.codec import Codec
+from armada.rl.galaxy_encoding import MAX_FLEETS
 
 CONFIG_FEATURES = ("seat", "total_points", "max_pattern", "mothership_defence_min", "mothership_defence_max",
                    "fighter_attack_min", "fighter_attack_max", "fighter_defence_min", "fighter_defence_max")
@@ -35,7 +36,9 @@ class MothershipCodec(Codec):
 
     game = "mothership"
 
-    def __init__(self, config: dict[str, Any], **_galaxy_only: Any) -> None:
+    def __init__(self, config: dict[str, Any], *, max_fleets: int = MAX_FLEETS) -> None:
+        if max_fleets != MAX_FLEETS:
+            raise ValueError("max_fleets is Galaxy's option (its fleets in flight); Mothership Down has no fleets")
         self.config = config
         bounds = [config["mothership_defence"]] + [config["fighter_attack"]] * FIGHTERS \
             + [config["fighter_defence"]] * FIGHTERS

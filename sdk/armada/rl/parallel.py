@@ -16,10 +16,10 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from armada.api import Session
-from armada.games.base import SEATS
+from armada.games.base import SEATS, Fault
 from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
-from armada.rl.play import Play
+from armada.rl.play import Play, check_shaped
 
 #: The largest game seed an environment draws (what `armada play --seed` takes).
 MAX_SEED = 2**31 - 1
@@ -40,7 +40,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         self.game = game
         self.engine = probe.driver.engine  # resolved once, not at every reset
         self.config = probe.config
-        self.shaped = shaped
+        self.shaped = check_shaped(shaped)
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)
         self.metadata = {"name": f"armada_{game}_v0", "render_modes": [], "is_parallelizable": True}
         self.render_mode = None
@@ -87,10 +87,17 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         missing = [agent for agent in self.agents if agent not in actions]
         if missing:
             raise ValueError(f"step needs an action for every agent, missing {missing[0]}")
+        if len(actions) != len(self.agents):
+            unknown = [agent for agent in actions if agent not in self.agents]
+            raise ValueError(f"step got an action for {unknown[0]!r}, not an agent of this game "
+                             f"(agents: {', '.join(self.agents)})")
         play, seats, agents = self.play, self.seats, self.agents
-        replies = {seats[a]: play.reply(seats[a], actions[a]) for a in agents}
-        # A reply object given as an action stays its giver's; every other reply is made here.
-        rewards = play.step(replies, owned=not any(isinstance(actions[a], dict) for a in agents))
+        made = {seats[a]: play.reply(seats[a], actions[a]) for a in agents}
+        replies = {seat: reply for seat, reply in made.items() if not isinstance(reply, Fault)}
+        if len(replies) < len(made):  # JSON text a referee would refuse: that seat forfeits, as in a match
+            rewards = play.forfeit_all({seat: fault for seat, fault in made.items() if isinstance(fault, Fault)})
+        else:  # a reply object given as an action stays its giver's; every other reply is made here
+            rewards = play.step(replies, owned=not any(isinstance(actions[a], dict) for a in agents))
         done = play.done
         if done:
             self.agents = []

@@ -11,11 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from armada.api import Session
-from armada.games.base import SEATS, Game
+from armada.games.base import SEATS, Fault, Game
+from armada.referee.framing import ProtocolError
 from armada.rl.codec import Codec
 
 #: The weight of the optional shaped reward.
 SHAPE = 0.1
+
+
+def check_shaped(shaped: Any) -> bool:
+    """`shaped` as the environments take it: True or False (ValueError otherwise)."""
+    if not isinstance(shaped, bool):
+        raise ValueError(f"shaped must be True or False, got {shaped!r}")
+    return shaped
 
 
 class Play:
@@ -49,9 +57,13 @@ class Play:
                                  "detail": self.session.faults[seat].detail}
         return info
 
-    def reply(self, seat: int, action: Any) -> dict[str, Any]:
-        """The reply an action stands for (a reply object is kept as it is)."""
-        return self.codec.reply(action, self.asked[seat], self.memory[seat])
+    def reply(self, seat: int, action: Any) -> dict[str, Any] | Fault:
+        """The reply an action stands for (a reply object is kept as it is), or the seat's protocol
+        fault for JSON text a referee would refuse (ValueError for an action of the wrong form)."""
+        try:
+            return self.codec.reply(action, self.asked[seat], self.memory[seat])
+        except ProtocolError as exc:
+            return Fault("protocol", str(exc))
 
     def step(self, replies: dict[int, dict[str, Any]], *, owned: bool = False) -> dict[int, float]:
         """Play one step with every seat's reply; each seat's reward for it. `owned`: every reply
@@ -62,7 +74,11 @@ class Play:
 
     def forfeit(self, seat: int, status: str, detail: str) -> dict[int, float]:
         """End the game by a seat's fault (an opponent that crashed); each seat's reward."""
-        self.session.forfeit(seat, status, detail)
+        return self.forfeit_all({seat: Fault(status, detail)})
+
+    def forfeit_all(self, faults: dict[int, Fault]) -> dict[int, float]:
+        """End the game by the faults of one seat or both (each loses, MD-12, GX-22); each seat's reward."""
+        self.session.forfeit_all(faults)
         self.asked = {}
         return self.rewards()
 

@@ -14,12 +14,12 @@ from typing import Any, SupportsFloat
 import gymnasium
 
 from armada.api import Session
-from armada.games.base import SEATS
+from armada.games.base import SEATS, Fault
 from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
 from armada.rl.opponent import Opponent
 from armada.rl.parallel import MAX_SEED
-from armada.rl.play import Play
+from armada.rl.play import Play, check_shaped
 
 #: The default opponent.
 DEFAULT_OPPONENT = "builtin:greedy"
@@ -41,7 +41,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         self.config = probe.config
         self.seat = seat
         self.other = next(s for s in SEATS if s != seat)
-        self.shaped = shaped
+        self.shaped = check_shaped(shaped)
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)
         self.observation_space = self.codec.observation_space
         self.action_space = self.codec.action_space
@@ -67,15 +67,27 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         if play is None or play.done:
             raise RuntimeError("the game is over (or not started): call reset()")
         reply = play.reply(self.seat, action)
+        if isinstance(reply, Fault):  # JSON text a referee would refuse: the learner forfeits
+            rewards = play.forfeit_all({self.seat: reply})
+            self._finish()
+            return play.observe(self.seat), rewards[self.seat], True, False, self._info()
         answer, fault = self.opponent.answer(play.asked[self.other])
         if fault is not None or answer is None:
             status, detail = (fault.status, fault.detail) if fault else ("crashed", "no reply")
             rewards = self._opponent_lost(status, detail)
         else:
             rewards = play.step({self.seat: reply, self.other: answer})
-            if play.done and play.session.result is not None:
-                self.opponent.finish(play.session.result)
+            found = play.session.faults.get(self.other)
+            if found is not None:  # the opponent's reply broke the game's rules (GX-22, MD-12)
+                self.opponent_fault = {"status": found.status, "detail": found.detail}
+            self._finish()
         return play.observe(self.seat), rewards[self.seat], play.done, False, self._info()
+
+    def _finish(self) -> None:
+        """Once the game is over: the opponent gets `end` and stops."""
+        assert self.play is not None
+        if self.play.done and self.play.session.result is not None:
+            self.opponent.finish(self.play.session.result)
 
     def _opponent_lost(self, status: str, detail: str) -> dict[int, float]:
         assert self.play is not None
