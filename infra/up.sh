@@ -15,6 +15,12 @@
 # ARMADA_HTTPS=true ARMADA_PROXY_SSL_HEADER=X-Forwarded-Proto for a public site).
 # `DEBUG=true make up` is the developer's opt-in (Django's technical error pages).
 set -euo pipefail
+# Started as a background job (`make up &`, nohup, a script's `cmd &`), a shell begins with SIGINT
+# ignored and can never trap it: an INT to the process group would stop the children and not this
+# script, which would then report them as crashed. Start again with SIGINT at its default.
+if [ "$(trap -p INT)" = "trap -- '' SIGINT" ] && [ -z "${ARMADA_UP_REEXEC:-}" ]; then
+  ARMADA_UP_REEXEC=1 exec env --default-signal=INT "$0" "$@"
+fi
 source "$(dirname "$0")/lib.sh"
 
 HOST="${HOST:-127.0.0.1}"

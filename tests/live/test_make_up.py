@@ -146,7 +146,10 @@ class Instance:
     """One `make up` in a session of its own (Ctrl-C is SIGINT to its process group), its output
     gathered by a thread."""
 
-    def __init__(self, name: str, port: int, data: Path, redis_url: str, demo: bool = True) -> None:
+    def __init__(self, name: str, port: int, data: Path, redis_url: str, demo: bool = True,
+                 background: bool = False) -> None:
+        """`background`: started as a shell's background job is (`make up &`, nohup), with SIGINT
+        ignored from the start, which a shell script cannot trap."""
         self.url = f"http://127.0.0.1:{port}/"
         env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(data), "REDIS_URL": redis_url,
                "ARMADA_DEMO": "true" if demo else "false",
@@ -158,8 +161,10 @@ class Instance:
         self.env = env
         self.data = data
         self.lines: list[str] = []
+        ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
         self.process = subprocess.Popen(["make", "up"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                                        stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                                        preexec_fn=ignore)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -202,10 +207,11 @@ class Instance:
 
     def stop(self) -> set[int]:
         """What Ctrl-C in its terminal does; returns the processes it had started that are still
-        alive 15 s after `make up` ended (its last moments)."""
+        alive 15 s after `make up` ended (its last moments). A stop is no failure: make ends as
+        Ctrl-C ends it (by the signal, or 0 when it ignores SIGINT as a background job does)."""
         started = _children(self.process.pid)
         os.killpg(self.process.pid, signal.SIGINT)
-        self.process.wait(timeout=120)
+        assert self.process.wait(timeout=120) in (0, -signal.SIGINT), self.output[-3000:]
         until = time.monotonic() + 15
         while (alive := {pid for pid in started if os.path.exists(f"/proc/{pid}")}) and time.monotonic() < until:
             time.sleep(0.2)
@@ -254,7 +260,7 @@ def test_two_make_ups_side_by_side_serve_play_and_stop_with_ctrl_c(tmp_path):
     try:
         # (the first plays nothing: no demo bots; it starts the services and goes)
         first = Instance("the first instance", free_port(), tmp_path / "a", f"redis://127.0.0.1:{redis_port}/0",
-                         demo=False)
+                         demo=False, background=True)  # an organiser's `make up &`: SIGINT stops it all the same
         first.wait_for(f"starting Redis on port {redis_port}", 120)
         first.wait_for("Docker engine is running", 60)
         began = int(time.time())  # the warm containers' labels count whole seconds
@@ -288,6 +294,7 @@ def test_two_make_ups_side_by_side_serve_play_and_stop_with_ctrl_c(tmp_path):
         assert len(warm) >= 4
 
         assert first.stop() == set()  # every process it started is gone
+        assert "exited on its own" not in first.output and "stopping what this run started" in first.output
         assert f"left redis-{redis_port} running" in first.output, first.output[-3000:]
         assert _answers(redis_port)
         second.healthy()
@@ -303,6 +310,7 @@ def test_two_make_ups_side_by_side_serve_play_and_stop_with_ctrl_c(tmp_path):
         killed = _kill_a_match_child(second.process.pid, began)  # its containers must not outlive the stop (issue 20)
         alive = second.stop()
         assert alive == set(), {pid: _command(pid) for pid in alive}
+        assert "exited on its own" not in second.output
         assert f"stopped redis-{redis_port}" in second.output, second.output[-3000:]
         assert not _answers(redis_port)  # the last user stopped the Redis server a make up started
         # a stopping worker removes its warm containers (worker_process_shutdown)
