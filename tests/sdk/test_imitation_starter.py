@@ -102,6 +102,7 @@ def test_train_exports_a_model_the_bot_plays_with(dataset, tmp_path):
     assert "epoch 2/2: loss " in trained.stdout and f"wrote {folder / 'model.onnx'}" in trained.stdout
     assert not list(folder.glob("*.part"))
     assert "encoding.py differs from " in trained.stderr and "copy that file over it" in trained.stderr
+    assert "the model sends ships from " in trained.stdout and "(the replies it learnt from: " in trained.stdout
     played = subprocess.run([sys.executable, "-m", "armada.cli.main", "play", str(folder), "builtin:random",
                              "--game", "galaxy", "--seed", "4", "--config", '{"max_turns": 12}', "--json"],
                             capture_output=True, text=True, timeout=240, cwd=tmp_path)
@@ -116,3 +117,50 @@ def test_the_bot_says_to_train_first_without_a_model(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 1
     assert "no model.onnx beside main.py: run `python train.py REPLAYS_DIR` first" in done.stderr
+
+
+def _train_module():
+    """The starter's train.py as a module (it needs PyTorch: the `learn` extra)."""
+    import importlib.util
+
+    pytest.importorskip("torch")
+    path = ROOT / "sdk" / "armada" / "starters" / "imitation" / "files" / "train.py"
+    spec = importlib.util.spec_from_file_location("imitation_train", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_train_warns_when_the_model_never_sends_anything(dataset, capsys, monkeypatch):
+    """A model that always answers "nothing" would upload fine and lose every game: train.py says so."""
+    train = _train_module()
+    import torch
+
+    def idle_policy(x, actions, mine, epochs, seed):
+        model = train.Policy()
+        with torch.no_grad():
+            model.target.bias.zero_()
+            model.target.bias[:: galaxy_encoding.PLANETS + 1] = 1000.0  # every planet's target 0: nothing
+        return model.eval()
+
+    monkeypatch.setattr(train, "train", idle_policy)
+    monkeypatch.setattr(train, "export", lambda model, sample, out: out.write_bytes(b"onnx"))
+    out = dataset.parent / "idle.onnx"
+    assert train.main([str(dataset), "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "the model sends ships from 0% of its own planets' rows" in printed.out
+    assert "warning: the model hardly ever sends anything" in printed.err and "--epochs" in printed.err
+
+
+def test_train_says_what_is_wrong_with_a_dataset_without_a_traceback(tmp_path):
+    train = ROOT / "sdk" / "armada" / "starters" / "imitation" / "files" / "train.py"
+    pytest.importorskip("torch")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "manifest.jsonl").write_text("not json\n")
+    for folder, said in [("nowhere", f"cannot read {tmp_path / 'nowhere' / 'manifest.jsonl'}: No such file"),
+                         ("bad", f"{tmp_path / 'bad' / 'manifest.jsonl'}: line 1 is not a dataset row")]:
+        done = subprocess.run([sys.executable, str(train), str(tmp_path / folder)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 1
+        assert done.stderr.startswith(f"train.py: {said}") and "Traceback" not in done.stderr, done.stderr

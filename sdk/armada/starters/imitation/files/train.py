@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from armada.replay import read_dataset
+from armada.replay import ReplayError, read_dataset
 from armada.rl import codec_for, galaxy_encoding
 from armada.rl.galaxy_encoding import FLAT_SIZE, FRACTIONS, PLANETS, action_of, flat
 
@@ -102,6 +102,19 @@ def train(x: np.ndarray, actions: np.ndarray, mine: np.ndarray, epochs: int, see
     return model.eval()
 
 
+def order_shares(model: Policy, x: np.ndarray, actions: np.ndarray, mine: np.ndarray) -> tuple[float, float]:
+    """The share of own planets' rows where the model sends something (a target other than
+    nothing), and the same share in the replies it learnt from."""
+    rows = torch.from_numpy(mine)
+    sent = 0.0
+    with torch.no_grad():
+        for start in range(0, len(x), 1024):
+            target, _bucket = model(torch.from_numpy(x[start:start + 1024]))
+            sent += float(((target.argmax(-1) > 0) & rows[start:start + 1024]).sum())
+    own = max(float(rows.sum()), 1.0)
+    return sent / own, float(((actions[:, :, 0] > 0) & mine).sum()) / own
+
+
 def export(model: Policy, sample: np.ndarray, out: Path) -> None:
     """Write the model as ONNX (opset 17, the classic exporter) and check onnxruntime agrees with PyTorch."""
     import onnxruntime as ort
@@ -149,9 +162,18 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(max(1, args.threads))
     check_encoding()
     started = time.monotonic()
-    x, actions, mine = pairs_of(args.data, winners_only=not args.all_seats)
+    try:
+        x, actions, mine = pairs_of(args.data, winners_only=not args.all_seats)
+    except ReplayError as exc:  # a missing or damaged dataset: say so, no traceback
+        raise SystemExit(f"train.py: {exc}") from None
     print(f"{len(x)} pairs read in {time.monotonic() - started:.1f} s", flush=True)
     model = train(x, actions, mine, args.epochs, args.seed)
+    model_share, data_share = order_shares(model, x, actions, mine)
+    print(f"the model sends ships from {model_share:.0%} of its own planets' rows (the replies it learnt from: "
+          f"{data_share:.0%})")
+    if data_share > 0 and model_share < data_share / 4:
+        print("warning: the model hardly ever sends anything, so a bot with it would sit still and lose; train "
+              f"longer (--epochs, {args.epochs} now) or on more replays", file=sys.stderr)
     export(model, x[:8], args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {time.monotonic() - started:.1f} s")
     return 0
