@@ -66,8 +66,14 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
     assert not list(folder.glob(".*"))  # no partial file kept
     code, out, _err = download(server, folder, capsys)
     assert code == 0 and "0 downloaded (0 bytes), 2 already there" in out
-    code, out, _err = download(server, folder, capsys, "--since", "2999-01-01")
+    code, out, err = download(server, folder, capsys, "--since", "2999-01-01")
     assert code == 0 and out.startswith("0 replays") and (folder / "manifest.jsonl").read_text() == ""
+    assert err.strip().splitlines()[-1] == ("armada: note: no finished ranked galaxy match has a public replay "
+                                            "with min_score 10.0, since 2999-01-01")
+    code, out, err = main(["dataset", "download", "--game", "mothership", "--server", server,
+                           str(tmp_path / "races")]), *capsys.readouterr()
+    assert code == 0 and out.startswith("0 replays")
+    assert "armada: note: Mothership Down has no ranked matches to list" in err and "/replay/" in err
 
 
 def test_a_replay_that_is_not_the_listed_one_is_not_kept(site, tmp_path, capsys):

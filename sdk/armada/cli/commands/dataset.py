@@ -79,6 +79,16 @@ def since_arg(text: str) -> str:
     return text.strip()
 
 
+def nothing_listed(query: dict[str, str]) -> str:
+    """Why a download found no replays, as far as the query tells."""
+    if query["game"] == "mothership":
+        return ("Mothership Down has no ranked matches to list: its league plays every pairing in the engine "
+                "from the stored orders (docs/arena.md); a pairing's replay is GET "
+                "/api/ladder/mothership/{a}/{b}/replay/")
+    filters = ", ".join(f"{key} {value}" for key, value in query.items() if key != "game")
+    return f"no finished ranked {query['game']} match has a public replay" + (f" with {filters}" if filters else "")
+
+
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if folder.exists() and not folder.is_dir():
@@ -101,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{done.rows} replays in {folder}: {done.fetched} downloaded ({done.fetched_bytes:,} bytes), "
               f"{done.kept} already there")
         print(f"manifest: {folder / datasets.MANIFEST}")
+        if not done.rows:
+            print(f"armada: note: {nothing_listed(query)}", file=sys.stderr)
         return 0
 
     return run_remote(body)
