@@ -102,7 +102,13 @@ def same_release(here: str | None, server: str) -> bool:
 
 def imported_modules(code_dir: str | os.PathLike[str]) -> set[str]:
     """The top-level modules the bot's Python files import (read, never run); unreadable files are skipped."""
-    names: set[str] = set()
+    return set(importing_files(code_dir))
+
+
+def importing_files(code_dir: str | os.PathLike[str]) -> dict[str, str]:
+    """Each top-level module the bot's Python files import, with the first file (by path, relative
+    to the folder) that imports it: read, never run; unreadable files are skipped."""
+    found: dict[str, str] = {}
     root = Path(code_dir)
     files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
     for path in files:
@@ -112,27 +118,32 @@ def imported_modules(code_dir: str | os.PathLike[str]) -> set[str]:
             tree = ast.parse(path.read_bytes(), filename=str(path))
         except (OSError, SyntaxError, ValueError):
             continue
+        names: list[str] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
+                names += [alias.name.split(".")[0] for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module.split(".")[0])
-    return names
+                names.append(node.module.split(".")[0])
+        for name in names:
+            found.setdefault(name, path.relative_to(root).as_posix())
+    return found
 
 
-def differences(modules: set[str], local: dict[str, str | None] | None = None) -> list[str]:
-    """One line per library of the stack in `modules` whose version here is not the server's."""
+def differences(modules: set[str] | dict[str, str], local: dict[str, str | None] | None = None) -> list[str]:
+    """One line per library of the stack in `modules` whose version here is not the server's; with
+    the file that imports it when `modules` maps each module to one (`importing_files`)."""
     here = local_versions() if local is None else local
     lines = []
     for lib in LIBRARIES:
         if lib.module not in modules:
             continue
+        who = f"your bot's {modules[lib.module]}" if isinstance(modules, dict) else "your bot"
         mine, server = here.get(lib.name), SERVER[lib.name]
         if mine is None:
-            lines.append(f"your bot imports {lib.module}, which this Python does not have "
+            lines.append(f"{who} imports {lib.module}, which this Python does not have "
                          f"(the server has {lib.name} {server})")
         elif not same_release(mine, server):
-            lines.append(f"your bot imports {lib.module}: {lib.name} {mine} here, {server} on the server")
+            lines.append(f"{who} imports {lib.module}: {lib.name} {mine} here, {server} on the server")
     return lines
 
 
@@ -147,9 +158,10 @@ def python_difference(local: str | None = None) -> str | None:
 def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str | None] | None = None) -> list[str]:
     """What `armada play` says once about bots run as local processes: each library of the stack
     they import at a version other than the server's, and Python itself (each line once)."""
-    modules: set[str] = set()
+    modules: dict[str, str] = {}
     for folder in code_dirs:
-        modules |= imported_modules(folder)
+        for module, file in importing_files(folder).items():
+            modules.setdefault(module, file)
     here = local_versions() if local is None else local
     lines = differences(modules, here)
     python = python_difference(here["python"]) if code_dirs else None

@@ -36,6 +36,16 @@ def test_imports_are_read_from_the_source_never_run(tmp_path: Path) -> None:
     assert stack.imported_modules(tmp_path) == {"torch", "sklearn", "onnxruntime", "json"}
 
 
+def test_a_note_names_the_file_that_imports_the_library(tmp_path: Path) -> None:
+    """A training script beside the bot (the imitation starter's train.py) is named as what imports
+    PyTorch, so nobody takes the bot itself for a PyTorch bot."""
+    bot = write_bot(tmp_path / "learner", "import onnxruntime\n")
+    (bot / "train.py").write_text("import torch\nimport onnxruntime\n")
+    assert stack.importing_files(bot) == {"onnxruntime": "main.py", "torch": "train.py"}
+    notes = stack.parity_notes([bot], {**SAME, "torch": "2.13.0"})
+    assert notes == [f"your bot's train.py imports torch: torch 2.13.0 here, {SERVER['torch']} on the server"]
+
+
 def test_differences_name_each_library_the_bot_imports_at_another_version() -> None:
     lines = stack.differences({"torch", "onnxruntime", "sklearn", "json"}, OTHER)
     assert lines == [f"your bot imports torch: torch 2.5.1 here, {SERVER['torch']} on the server",
@@ -50,7 +60,7 @@ def test_parity_notes_say_each_thing_once_for_both_bots(tmp_path: Path) -> None:
     two = write_bot(tmp_path / "two", "import torch, numpy\n")
     notes = stack.parity_notes([one, two], OTHER)
     assert notes == [f"your bot runs with Python 3.13.1 here, {SERVER['python']} on the server",
-                     f"your bot imports torch: torch 2.5.1 here, {SERVER['torch']} on the server"]
+                     f"your bot's main.py imports torch: torch 2.5.1 here, {SERVER['torch']} on the server"]
     assert stack.parity_notes([one], {**SAME, "python": SERVER["python"].rsplit(".", 1)[0] + ".99"}) == []
     assert stack.parity_notes([], OTHER) == []
 
@@ -73,7 +83,7 @@ def test_play_notes_a_local_library_version_once(tmp_path: Path, capsys, monkeyp
     monkeypatch.setattr(stack, "local_versions", lambda: dict(OTHER))
     assert main(["play", str(bot), str(bot), "--seed", "1", "--config", '{"max_turns": 2}', "--json"]) == 0
     err = capsys.readouterr().err
-    note = f"armada: note: your bot imports torch: torch 2.5.1 here, {SERVER['torch']} on the server"
+    note = f"armada: note: your bot's main.py imports torch: torch 2.5.1 here, {SERVER['torch']} on the server"
     assert err.count(note) == 1
     assert err.count("Python 3.13.1 here") == 1
 
