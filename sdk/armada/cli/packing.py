@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 from armada.archive import normalised_zip
@@ -71,6 +72,8 @@ def zip_folder(folder: Path) -> bytes:
     if len(files) > MAX_ZIP_ENTRIES:
         raise CliError(f"{folder}: {len(files)} files to send (limit {MAX_ZIP_ENTRIES}); "
                        "leave data out of the bot folder")
+    for line in dataset_notes(folder, files):
+        print(f"armada: note: {line}", file=sys.stderr)
     total = 0
     contents: dict[str, bytes] = {}
     for name, path in files:
@@ -83,6 +86,22 @@ def zip_folder(folder: Path) -> bytes:
             raise CliError(f"{folder}: more than {MAX_UNCOMPRESSED_BYTES} bytes of files to send")
         contents[name] = data
     return normalised_zip(contents)
+
+
+def dataset_notes(folder: Path, files: list[tuple[str, Path]]) -> list[str]:
+    """A line per downloaded dataset (`armada dataset download`'s manifest.jsonl) inside the bot's
+    folder: it would be sent with the bot, as part of every version (a bot may carry data files
+    of its own on purpose, so this is a note, not a refusal)."""
+    lines = []
+    for name, path in files:
+        if path.name != "manifest.jsonl":
+            continue
+        where = name.rpartition("/")[0]
+        inside = [p for n, p in files if n.rpartition("/")[0] == where]
+        size = sum(p.stat().st_size for p in inside)
+        lines.append(f"{folder / where if where else folder} holds a downloaded dataset ({len(inside)} files, "
+                     f"{size:,} bytes), sent with the bot; keep replays outside the bot's folder")
+    return lines
 
 
 def _read(path: Path) -> bytes:

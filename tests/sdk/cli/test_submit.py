@@ -59,6 +59,20 @@ def test_folder_zip_layout_and_skipped_files(bot_dir: Path) -> None:
     assert zip_folder(bot_dir) == data  # same code, same bytes
 
 
+def test_a_downloaded_dataset_in_the_bot_folder_is_noted(bot_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Replays downloaded into the bot's folder would be sent as part of every version: said, not refused."""
+    zip_folder(bot_dir)
+    assert capsys.readouterr().err == ""
+    (bot_dir / "replays").mkdir()
+    (bot_dir / "replays" / "manifest.jsonl").write_text('{"match": 7}\n')
+    (bot_dir / "replays" / "7.json.gz").write_bytes(b"x" * 1000)
+    (bot_dir / "book.json.gz").write_bytes(b"y" * 10)  # a bot's own data file is nothing to note
+    with zipfile.ZipFile(io.BytesIO(zip_folder(bot_dir))) as archive:
+        assert "replays/7.json.gz" in archive.namelist()
+    assert capsys.readouterr().err == (f"armada: note: {bot_dir / 'replays'} holds a downloaded dataset (2 files, "
+                                       "1,013 bytes), sent with the bot; keep replays outside the bot's folder\n")
+
+
 @pytest.mark.parametrize("link", ["file", "folder"])
 def test_symlinks_are_refused(bot_dir: Path, link: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = bot_dir / ("helper.py" if link == "file" else "pkg")

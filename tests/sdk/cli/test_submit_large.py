@@ -42,13 +42,15 @@ def test_past_the_game_s_limit_it_says_the_sizes_and_how_to_shrink_before_sendin
     assert logged_in.paths() == ["GET /api/version/"]  # nothing created, nothing sent
 
 
+@pytest.mark.parametrize(("size", "unit", "name"), [(3 * MIB, 1024, "KiB"), (11 * MIB, MIB, "MiB")])
 def test_a_large_upload_shows_its_progress_and_arrives_whole(logged_in: FakeSite, tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    folder = model_bot(tmp_path / "mybot", 3 * MIB)
+                                                            capsys: pytest.CaptureFixture[str], size: int,
+                                                            unit: int, name: str) -> None:
+    folder = model_bot(tmp_path / "mybot", size)
     assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
     err = capsys.readouterr().err.splitlines()
-    total = -(-len(zip_folder(folder)) // MIB)
-    assert err[-1].startswith("[" + "#" * 30 + "]") and f"{total}/{total} MiB of mybot.zip sent" in err[-1]
+    total = -(-len(zip_folder(folder)) // unit)  # under 10 MiB in KiB: "0/2 MiB" said little of 1.3 MiB
+    assert err[-1].startswith("[" + "#" * 30 + "]") and f"{total}/{total} {name} of mybot.zip sent" in err[-1]
     upload = logged_in.seen("POST", "/api/bots/1/versions/")[0]
     assert upload.multipart() == {"file": ("mybot.zip", zip_folder(folder))}
     assert int(upload.headers["Content-Length"]) == len(upload.body)
@@ -57,7 +59,8 @@ def test_a_large_upload_shows_its_progress_and_arrives_whole(logged_in: FakeSite
 def test_a_small_upload_shows_no_bar_and_the_limit_falls_back_to_the_default(
         logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
-    assert "MiB of" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "KiB of" not in err and "MiB of" not in err
     assert submit.upload_limit({"api": 1}, "galaxy") == submit.upload_limit({"upload_max_bytes": {}}, "galaxy") \
         == 100 * MIB  # a site that does not say: its default
     assert submit.upload_limit({"upload_max_bytes": {"galaxy": 5}}, "galaxy") == 5

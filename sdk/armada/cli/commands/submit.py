@@ -128,14 +128,19 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     else:
         target = find_team_bot(client, args.game, team, args.bot) or create_bot(
             client, args.game, args.bot, args.description, team_id=int(team["id"]))
-    progress = (output.Progress(-(-len(upload.data) // MIB), f"MiB of {upload.filename} sent", stream=sys.stderr)
-                if len(upload.data) >= PROGRESS_MIN_BYTES else None)
+    size = len(upload.data)
+    unit, unit_name = (MIB, "MiB") if size >= 10 * MIB else (1024, "KiB")  # "0/2 MiB" says little of 1.3 MiB
+    progress = (output.Progress(-(-size // unit), f"{unit_name} of {upload.filename} sent", stream=sys.stderr)
+                if size >= PROGRESS_MIN_BYTES else None)
     sent = [0]
+
+    def units(count: int) -> int:
+        return -(-count // unit) if count >= size else count // unit  # the last part counts once all is sent
 
     def on_sent(count: int) -> None:
         assert progress is not None
-        before, sent[0] = sent[0] // MIB, sent[0] + count
-        progress.advance(min(sent[0] // MIB, progress.total) - before)
+        before, sent[0] = units(sent[0]), sent[0] + count
+        progress.advance(units(sent[0]) - before)
 
     if progress is not None:
         progress.start()
