@@ -81,6 +81,8 @@ class Session:
         self._asked: dict[int, Any] = {}
         self._messages: dict[int, dict[str, Any]] = {}
         self._result: Result | None = None
+        #: The seats' names in `replay()` when it is not given them (else "seat N").
+        self.names: dict[int, str] = {}
 
     @property
     def config(self) -> dict[str, Any]:
@@ -153,8 +155,9 @@ class Session:
         self._result = self.driver.forfeit(self.faults)
 
     def replay(self, names: dict[int, str] | None = None) -> dict[str, Any]:
-        """The replay of the game so far (finished or not: `result` then holds the game's state)."""
-        names = names or {}
+        """The replay of the game so far (finished or not: `result` then holds the game's state); the
+        seats named by `names`, else by the session's `names`, else "seat N"."""
+        names = names or self.names
         seats = [{"seat": s, "name": names.get(s, f"seat {s}"),
                   "status": self.faults[s].status if s in self.faults else "ok",
                   "detail": self.faults[s].detail if s in self.faults else ""} for s in SEATS]

@@ -53,6 +53,15 @@ class Opponent:
         connection(opponent, game, self.stack)  # a bad spec fails here, when the environment is made
         self.stack.close()
 
+    @property
+    def name(self) -> str:
+        """Its name in a replay: the spec as given, or a Python bot's name (its function's or class's)."""
+        if isinstance(self.opponent, str):
+            return self.opponent
+        named = self.opponent if isinstance(self.opponent, type) or hasattr(self.opponent, "__name__") \
+            else type(self.opponent)
+        return str(getattr(named, "__name__", "opponent"))
+
     def start(self, session: Session, seed: int) -> Fault | None:
         """Start the bot for a new game and send it `init`; its fault if it fails."""
         self.close()

@@ -68,6 +68,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         else:
             game_seed = int(self.rng.integers(0, MAX_SEED))
         self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
+        self.play.session.names = {seat: agent for agent, seat in self.seats.items()}
         self.agents = list(self.possible_agents)
         return ({a: self.play.observe(s) for a, s in self.seats.items()},
                 {a: self.play.info(s) for a, s in self.seats.items()})

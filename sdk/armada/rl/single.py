@@ -23,6 +23,8 @@ from armada.rl.play import Play, check_shaped
 
 #: The default opponent.
 DEFAULT_OPPONENT = "builtin:greedy"
+#: The learner's seat's name in the replays (`env.session.replay()`); the opponent's is `Opponent.name`.
+LEARNER_NAME = "learner"
 
 
 class ArmadaEnv(gymnasium.Env[Any, Any]):
@@ -55,6 +57,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         super().reset(seed=seed)
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(0, MAX_SEED))
         self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
+        self.play.session.names = {self.seat: LEARNER_NAME, self.other: self.opponent.name}
         self.opponent_fault = None
         fault = self.opponent.start(self.play.session, game_seed)
         if fault is not None:

@@ -95,3 +95,21 @@ def test_an_opponent_that_fails_at_init_ends_the_game_at_reset() -> None:
     assert info["opponent_fault"]["status"] == "crashed" and info["result"]["winner"] == 1
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(np.zeros((16, 2), dtype=np.int64))
+
+
+def test_a_replay_names_the_learner_and_its_opponent() -> None:
+    """`env.session.replay()` says who played: the learner and the opponent's spec or Python name
+    (not "seat 1" and "seat 2"); PettingZoo's agents by their names."""
+    def ziltoid(request: dict[str, Any]) -> dict[str, Any]:
+        return {} if request["type"] == "init" else dict(ORDERS)
+
+    for opponent, name in ((ziltoid, "ziltoid"), (GreedyBot, "Bot"), ("builtin:greedy", "builtin:greedy")):
+        env = armada.rl.gym_env("mothership", opponent=opponent, seat=2)
+        env.reset(seed=1)
+        env.step(ORDERS)
+        assert [s["name"] for s in env.session.replay()["seats"]] == [name, "learner"]
+    parallel = armada.rl.parallel_env("mothership")
+    parallel.reset(seed=1)
+    parallel.step({"seat_1": ORDERS, "seat_2": ORDERS})
+    assert [s["name"] for s in parallel.session.replay()["seats"]] == ["seat_1", "seat_2"]
+    assert parallel.session.replay({1: "a", 2: "b"})["seats"][0]["name"] == "a"  # names given win
