@@ -129,3 +129,31 @@ def test_the_buttons_post_with_csrf_and_act_once_in_the_audit_log(report, staff)
     refused = browser.post("/staff/integrity/disqualify/", {"season": "s1", "username": "orig", "reason": "",
                                                             "csrfmiddlewaretoken": token}, follow=True)
     assert "say why" in refused.content.decode()
+
+
+def test_a_twin_findings_buttons_disqualify_its_versions_not_an_account_of_that_name(report, client, staff,
+                                                                                    make_user):
+    """A twin's subjects are version ids: its buttons post the version, never a username that an
+    innocent account with a name of digits could hold."""
+    from armada_web.integrity import findings
+    from armada_web.integrity.copies import described
+    from armada_web.integrity.models import Disqualification
+    from armada_web.seasons.models import Standing
+
+    orig, copier = report["versions"]
+    namesake = make_user(str(copier.pk))  # an honest account whose name is the version's id
+    twin = findings.record(kind="twin", key=f"bots:{orig.bot_id}-{copier.bot_id}", season=report["season"],
+                           subjects=[orig.pk, copier.pk], score=0.9, reason="played alike",
+                           evidence={"versions": [described(orig), described(copier)]})
+    client.force_login(staff)
+    page = client.get("/staff/integrity/?season=s1").content.decode()
+    section = page[page.index(f'id="finding-{twin.pk}"'):]
+    assert f'<input type="hidden" name="version" value="{copier.pk}">' in section
+    assert f'name="username" value="{copier.pk}"' not in page
+    assert f"Disqualify copierbot v1 (version {copier.pk})" in section
+    answer = client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(twin.pk),
+                                                          "version": str(copier.pk), "reason": "twin"})
+    assert answer.status_code == 302
+    assert list(Standing.objects.filter(season=report["season"]).values_list("bot_name", flat=True)) == ["origbot"]
+    assert list(Disqualification.objects.values_list("target", flat=True)) == ["version"]  # not the namesake
+    assert namesake.is_active

@@ -89,6 +89,26 @@ class Finding(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} {self.key} ({self.score:.2f}, {self.status})"
 
+    @property
+    def about_versions(self) -> bool:
+        """Its subjects are version ids (copies and twins); else usernames (shared accounts, thrown games)."""
+        return self.kind in (FindingKind.COPY, FindingKind.TWIN)
+
+    @property
+    def targets(self) -> list[tuple[str, str, str]]:
+        """What staff may disqualify for it: (the form field, its value, a label) per subject, the
+        field "version" for a version id, "username" for an account."""
+        if not self.about_versions:
+            return [("username", str(name), str(name)) for name in self.subjects]
+        named = {v.get("id"): v for v in (self.evidence or {}).get("versions", []) if isinstance(v, dict)}
+        found = []
+        for version_id in self.subjects:
+            facts = named.get(version_id) or {}
+            label = (f"{facts['bot']} v{facts['number']} (version {version_id})" if "bot" in facts and "number" in facts
+                     else f"version {version_id}")
+            found.append(("version", str(version_id), label))
+        return found
+
 
 class Target(models.TextChoices):
     """What staff disqualify from a season."""
