@@ -73,8 +73,10 @@ def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, a
     assert alice.post(f"{path}/archive/").json()["archived"] is True
     assert alice.post(f"{path}/leave/").status_code == 200
     assert carol.post(f"{path}/restore/").status_code == 403
-    restored = bob.post(f"{path}/restore/")  # a removed member is a former member too
-    assert restored.status_code == 200 and restored.json()["members"] == [{"username": "bob"}]
+    removed = bob.post(f"{path}/restore/")  # a removal is the team's decision: no way back by restoring
+    assert removed.status_code == 403 and "you were removed" in removed.json()["detail"]
+    restored = alice.post(f"{path}/restore/")  # she left on her own, and nobody is in
+    assert restored.status_code == 200 and restored.json()["members"] == [{"username": "alice"}]
     assert alice.get("/api/teams/999999/").status_code == 404
 
 

@@ -109,11 +109,14 @@ def test_the_members_buttons_call_the_services(client, crew):
     assert 'id="team-state"' in html and "alpha" in html and "Spring" in html
     assert 'id="restore"' not in html and 'id="team-history"' not in html
     assert "former member" in client.post(f"/teams/{team.pk}/restore/", follow=True).content.decode()
-    client.force_login(crew["bob"])  # a former member restores it and is a member again
+    client.force_login(crew["bob"])  # removed: no way back by restoring
+    assert 'id="restore"' not in page(client, f"/teams/{team.pk}/")
+    assert "you were removed" in client.post(f"/teams/{team.pk}/restore/", follow=True).content.decode()
+    client.force_login(alice)  # a former member who left on her own restores it and is a member again
     assert 'id="restore"' in page(client, f"/teams/{team.pk}/")
     client.post(f"/teams/{team.pk}/restore/")
     team.refresh_from_db()
-    assert team.archived is None and [m.user for m in queries.members(team)] == [crew["bob"]]
+    assert team.archived is None and [m.user for m in queries.members(team)] == [alice]
 
 
 def test_the_join_link_page_asks_then_joins(client, crew, armada):

@@ -108,6 +108,32 @@ def test_the_last_member_leaves_only_an_archived_team_and_a_former_member_restor
     assert team.archived is None and [m.user for m in queries.members(team)] == [bob]
 
 
+def test_restoring_never_brings_back_a_removed_member_nor_overrides_the_members(make_user):
+    """A removed member restoring an archived team took the team back with its new key and its bots'
+    sources (a new user's trial): restoring only unarchives for a member; a former member rejoins
+    only a team without members, and never after a removal."""
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name="crew")
+    for user in (bob, carol):
+        services.join_team(user=user, team=team, key=team.join_key)
+    services.remove_member(user=alice, team=team, username="bob")
+    services.leave_team(user=carol, team=team)
+    services.renew_key(user=alice, team=team)
+    services.archive_team(user=alice, team=team)
+    with pytest.raises(Forbidden, match="you were removed from this team"):
+        services.restore_team(user=bob, team=team)
+    with pytest.raises(Forbidden, match="this team has members: one of them can restore it"):
+        services.restore_team(user=carol, team=team)  # left on her own, but alice is still in
+    team.refresh_from_db()
+    assert team.archived is not None and [m.user for m in queries.members(team)] == [alice]
+    services.leave_team(user=alice, team=team)  # now nobody is in
+    with pytest.raises(Forbidden, match="you were removed"):
+        services.restore_team(user=bob, team=team)
+    services.restore_team(user=carol, team=team)
+    team.refresh_from_db()
+    assert team.archived is None and [m.user for m in queries.members(team)] == [carol]
+
+
 def test_removing_a_member_is_recorded_and_keeps_the_bots(make_user):
     alice, bob = make_user("alice"), make_user("bob")
     team = services.create_team(user=alice, name="crew")

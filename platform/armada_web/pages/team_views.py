@@ -20,7 +20,7 @@ from armada_web.pages.pager import pager
 from armada_web.pages.team_forms import TeamForm
 from armada_web.seasons.queries import placements_of_bots
 from armada_web.teams import queries, services
-from armada_web.teams.access import is_member, was_member
+from armada_web.teams.access import is_member, restore_refusal, was_member
 from armada_web.teams.models import Team
 from armada_web.web.errors import DomainError, http_status
 from armada_web.web.paging import keyed_page, page_number
@@ -58,7 +58,8 @@ def team_page(request: HttpRequest, pk: int) -> HttpResponse:
         "results": placements_of_bots([b.pk for b in rows]),
         "join_link": join_link(request, team) if member and shared and team.join_key and not team.archived else "",
         "can_change": member and shared,
-        "can_restore": former and team.archived is not None,
+        "can_restore": former and team.archived is not None
+        and not restore_refusal(user=request.user, team_id=team.pk),
         "max_members": settings.ARMADA.team_max_members,
     }
     return render(request, "teams/team.html", context)

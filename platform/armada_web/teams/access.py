@@ -37,5 +37,22 @@ def team_ids(*, user: Any) -> QuerySet[Membership, int]:
 
 
 def was_member(*, user: Any, team_id: int) -> bool:
-    """`user` is or was in the team (may restore it once archived)."""
+    """`user` is or was in the team (its history shows to them)."""
     return _signed_in(user) and Membership.objects.filter(team_id=team_id, user_id=user.pk).exists()
+
+
+def restore_refusal(*, user: Any, team_id: int) -> str:
+    """Why `user` may not restore the archived team `team_id` ("" when they may): a member may; a
+    team without members, a former member who left on their own (and rejoins it); never one who
+    was removed (a removal is the team's decision), nor anyone else while it has members."""
+    if is_member(user=user, team_id=team_id):
+        return ""
+    latest = (Membership.objects.filter(team_id=team_id, user_id=user.pk).order_by("-joined", "-pk").first()
+              if _signed_in(user) else None)
+    if latest is None:
+        return "only a member or former member of this team can restore it"
+    if latest.removed_by_id is not None:
+        return "you were removed from this team: only its members can restore it"
+    if Membership.objects.current().filter(team_id=team_id).exists():
+        return "this team has members: one of them can restore it"
+    return ""

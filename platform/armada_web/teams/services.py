@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from armada_web.teams.access import is_member, was_member
+from armada_web.teams.access import is_member, restore_refusal
 from armada_web.teams.logic.names import name_problem
 from armada_web.teams.models import Membership, Team
 from armada_web.teams.signals import membership_changing
@@ -243,12 +243,14 @@ def archive_team(*, user: Any, team: Team) -> Team:
 
 
 def restore_team(*, user: Any, team: Team) -> Team:
-    """A member or former member restores an archived team (a former member rejoins it)."""
+    """A member restores an archived team; a team without members, a former member who left on
+    their own, who rejoins it (`access.restore_refusal`)."""
     with transaction.atomic():
         locked = _locked(team)
         _check_changeable(locked)
-        if not was_member(user=user, team_id=locked.pk):
-            raise Forbidden("only a member or former member of this team can restore it")
+        refusal = restore_refusal(user=user, team_id=locked.pk)
+        if refusal:
+            raise Forbidden(refusal)
         if locked.archived is None:
             raise Conflict("this team is not archived")
         if not is_member(user=user, team_id=locked.pk):
