@@ -18,8 +18,9 @@ set -euo pipefail
 # Started as a background job (`make up &`, nohup, a script's `cmd &`), a shell begins with SIGINT
 # ignored and can never trap it: an INT to the process group would stop the children and not this
 # script, which would then report them as crashed. Start again with SIGINT at its default.
-if [ "$(trap -p INT)" = "trap -- '' SIGINT" ] && [ -z "${ARMADA_UP_REEXEC:-}" ]; then
-  ARMADA_UP_REEXEC=1 exec env --default-signal=INT "$0" "$@"
+# (Started again, SIGINT is no longer ignored: this runs once.)
+if [ "$(trap -p INT)" = "trap -- '' SIGINT" ] && env --default-signal=INT true 2>/dev/null; then
+  exec env --default-signal=INT "$0" "$@"
 fi
 source "$(dirname "$0")/lib.sh"
 
