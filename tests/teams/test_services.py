@@ -134,6 +134,29 @@ def test_restoring_never_brings_back_a_removed_member_nor_overrides_the_members(
     assert team.archived is None and [m.user for m in queries.members(team)] == [carol]
 
 
+def test_a_user_is_in_at_most_so_many_shared_teams(make_user, armada):
+    """Each team has its own bot limit, so a user creating team after team had bots and games
+    without end (a new user's trial made 30 teams and 5 bots in each): ARMADA_TEAMS_PER_USER."""
+    armada(teams_per_user=2)
+    alice, bob = make_user("alice"), make_user("bob")
+    first = services.create_team(user=alice, name="one")
+    services.create_team(user=alice, name="two")
+    with pytest.raises(Conflict, match=r"you are in 2 teams already \(the limit is 2\): leave one first"):
+        services.create_team(user=alice, name="three")
+    third = services.create_team(user=bob, name="bobs")
+    with pytest.raises(Conflict, match="the limit is 2"):
+        services.join_team(user=alice, team=third, key=third.join_key)
+    services.join_team(user=bob, team=first, key=first.join_key)
+    services.leave_team(user=alice, team=first)  # room again; the personal team never counts
+    services.join_team(user=alice, team=third, key=third.join_key)
+    assert not Team.objects.filter(name="three").exists()
+    services.create_team(user=make_user("carol"), name="filler")
+    services.archive_team(user=bob, team=first)
+    services.leave_team(user=bob, team=first)
+    with pytest.raises(Conflict, match="the limit is 2"):  # rejoining by restoring counts too
+        services.restore_team(user=alice, team=first)
+
+
 def test_removing_a_member_is_recorded_and_keeps_the_bots(make_user):
     alice, bob = make_user("alice"), make_user("bob")
     team = services.create_team(user=alice, name="crew")

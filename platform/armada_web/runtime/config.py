@@ -157,6 +157,8 @@ class Config:
                                      "do not count)", minimum=1)
     team_max_members: int = setting("ARMADA_TEAM_MAX_MEMBERS", 4, "members a team may have at once (a personal "
                                     "team has one)", minimum=1)
+    teams_per_user: int = setting("ARMADA_TEAMS_PER_USER", 3, "shared teams a user may be in at once (their "
+                                  "personal team aside): each team has its own bot limit", minimum=1)
     uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20,
                                     "uploads per team per hour (a user alone: their personal team)", minimum=1)
     upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 100 * 1024 * 1024, "largest upload (a version: "

@@ -12,6 +12,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -97,6 +98,7 @@ def create_team(*, user: Any, name: Any) -> Team:
         raise Conflict(f"the name {name!r} is taken by another team; choose another")
     try:
         with transaction.atomic():
+            _check_user_room(user)
             team = Team.objects.create(name=name, join_key=new_key())
             Membership.objects.create(team=team, user=user)
     except IntegrityError:  # the same name created at the same moment
@@ -160,9 +162,21 @@ def join_team(*, user: Any, team: Team, key: Any) -> Team:
         if Membership.objects.current().filter(team=locked, user_id=user.pk).exists():
             raise Conflict("you are already a member of this team")
         _check_room(locked)
+        _check_user_room(user)
         _changing(locked, user.pk, "join")
         Membership.objects.create(team=locked, user=user)
     return locked
+
+
+def _check_user_room(user: Any) -> None:
+    """(In a transaction.) Conflict when `user` is in as many shared teams as the site allows
+    (`ARMADA_TEAMS_PER_USER`): each team has its own bot limit, so unbounded teams would be
+    unbounded bots and games for one person. Counted under the user's row lock."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    limit = settings.ARMADA.teams_per_user
+    count = Membership.objects.current().filter(user_id=user.pk, team__personal=False).count()
+    if count >= limit:
+        raise Conflict(f"you are in {count} teams already (the limit is {limit}): leave one first")
 
 
 def _changing(team: Team, user_id: int, change: str) -> None:
@@ -255,6 +269,7 @@ def restore_team(*, user: Any, team: Team) -> Team:
             raise Conflict("this team is not archived")
         if not is_member(user=user, team_id=locked.pk):
             _check_room(locked)
+            _check_user_room(user)
             _changing(locked, user.pk, "join")
             Membership.objects.create(team=locked, user=user)
         locked.archived = None
