@@ -69,6 +69,9 @@ def test_create_defaults_and_states_through_the_command(five):
     (["create", "s9", "--game", "galaxy", "--name", " "], "needs a name"),
     (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "yesterday-ish"], "ISO 8601"),
     (["create", "s9", "--game", "galaxy", "--name", "x", "--closes", "2020-01-01T00:00:00Z"], "opens before it closes"),
+    # a typo in the year: beat would have closed and finished it at once, standings frozen for good
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "2020-01-01T00:00:00Z", "--closes",
+      "2020-02-01T00:00:00Z"], "a new season closes in the future, not at 2020-02-01T00:00:00[+]00:00"),
     (["open", "nope"], "no season nope"),
 ])
 def test_bad_input_is_refused_with_the_reason(five, args, reason):
@@ -372,6 +375,9 @@ def test_the_admin_creates_checks_and_moves_seasons(five, admin_client):
             "cuts": "[]", "standings-TOTAL_FORMS": "0", "standings-INITIAL_FORMS": "0"}
     answer = admin_client.post("/admin/seasons/season/add/", form)
     assert answer.status_code == 200 and "opens before it closes" in answer.content.decode()
+    form.update({"opens_0": "2020-01-01", "closes_0": "2020-02-01", "ends_0": "2020-03-01"})  # a wrong year
+    answer = admin_client.post("/admin/seasons/season/add/", form)
+    assert answer.status_code == 200 and "a new season closes in the future" in answer.content.decode()
     assert not Season.objects.exists()
     now = timezone.now()
     form.update({"opens_0": f"{now:%Y-%m-%d}", "opens_1": "00:00:00", "closes_0": "2099-01-01", "ends_0": "2100-01-01"})

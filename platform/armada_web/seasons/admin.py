@@ -59,8 +59,8 @@ class SeasonForm(forms.ModelForm):
         data = super().clean() or {}
         slug, game = data.get("slug", self.instance.slug), data.get("game", self.instance.game)
         try:
-            services.check_season(slug=slug, game=game, name=data.get("name"),
-                                  opens=data.get("opens"), closes=data.get("closes"), ends=data.get("ends"))
+            services.check_season(slug=slug, game=game, name=data.get("name"), opens=data.get("opens"),
+                                  closes=data.get("closes"), ends=data.get("ends"), new=self.instance.pk is None)
             if "entry_rule" in self.fields:
                 rule, _ = services.check_entry_rule(entry_rule=data.get("entry_rule"),
                                                     invited=data.get("invited_users") or ())

@@ -45,9 +45,10 @@ class SeasonInput:
 
 
 def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
-                 now: datetime | None = None) -> SeasonInput:
+                 now: datetime | None = None, new: bool = False) -> SeasonInput:
     """The season's fields checked, with their defaults (opens now, closes 30 days later, ends 7
-    days after that); Invalid naming what is wrong."""
+    days after that); Invalid naming what is wrong. A `new` season closes in the future (beat
+    would close and finish one whose close has passed at once, its standings frozen for good)."""
     now = now or timezone.now()
     if not isinstance(slug, str) or not SLUG_RE.fullmatch(slug):
         raise Invalid("a season's slug has 2 to 50 of a-z, 0-9 and '-', starting with a letter or digit")
@@ -65,6 +66,9 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
     if not opens_at < closes_at <= ends_at:
         raise Invalid("a season opens before it closes, and closes no later than it ends")
+    if new and closes_at <= now:
+        raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
+                      f"{now.isoformat(timespec='seconds')}): check the year of its dates")
     return SeasonInput(slug, game_spec.slug, name, opens_at, closes_at, ends_at)
 
 
@@ -114,7 +118,7 @@ def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes:
     enter at its close is `entry_rule` (default everyone) with its `invited` accounts; its team
     rules (check_team_rules; default none beyond the site's team size)."""
     now = now or timezone.now()
-    fields = check_season(slug=slug, game=game, name=name, opens=opens, closes=closes, ends=ends, now=now)
+    fields = check_season(slug=slug, game=game, name=name, opens=opens, closes=closes, ends=ends, now=now, new=True)
     rule, users = check_entry_rule(entry_rule=entry_rule, invited=invited)
     size, one_team = check_team_rules(team_max_members=team_max_members, one_team_per_person=one_team_per_person)
     with transaction.atomic():
