@@ -49,7 +49,24 @@ def request_kinds(replay: dict[str, Any] | None, seat: int) -> list[tuple[str, i
             phase = phase.get(str(seat))
         turn = step.get("turn")
         kinds.append((str(phase or ""), turn if isinstance(turn, int) and not isinstance(turn, bool) else None))
+    failed = _fault_request(replay, seat)  # the request the match ended on, named by the seat's fault
+    if failed is not None and failed[0] == len(kinds):
+        kinds.append(failed[1:])
     return kinds
+
+
+#: How the referee names a request in a fault's detail (`referee.seat.describe`): `command (id 66, turn 33)`.
+_REQUEST_NAMED = re.compile(r"\b([a-z_]+) \(id (\d+)(?:, turn (\d+))?\)")
+
+
+def _fault_request(replay: dict[str, Any] | None, seat: int) -> tuple[int, str, int | None] | None:
+    """(id, type, turn) of the request the seat's fault names, if its detail names one."""
+    for entry in (replay or {}).get("seats") or []:
+        if isinstance(entry, dict) and entry.get("seat") == seat and isinstance(entry.get("detail"), str):
+            found = _REQUEST_NAMED.search(entry["detail"])
+            if found:
+                return int(found[2]), found[1], int(found[3]) if found[3] is not None else None
+    return None
 
 
 TRACEBACK = "Traceback (most recent call last):"

@@ -133,6 +133,20 @@ def test_log_requests_gives_each_line_its_type_turn_and_time():
     assert [(r.type, r.turn) for r in named.requests] == [("init", None), ("scout", 1), ("command", 1)]
 
 
+
+def test_the_request_a_match_ended_on_is_named_by_the_seats_fault():
+    """No step records the request a seat timed out on; its fault names it, so the owner's log says
+    "command, turn 33", not "request" without a turn (a new user's trial)."""
+    steps = [{"phase": "scout", "turn": 1}, {"phase": "command", "turn": 1}, {"phase": "scout", "turn": 2}]
+    seats = [{"seat": 1, "status": "ok", "detail": ""},
+             {"seat": 2, "status": "timeout", "detail": "no reply to command (id 4, turn 2) within its limit"}]
+    replay = {"steps": steps, "seats": seats}
+    assert request_kinds(replay, 2)[-2:] == [("scout", 2), ("command", 2)]
+    assert request_kinds(replay, 1) == [("init", None), ("scout", 1), ("command", 1), ("scout", 2)]
+    seats[1]["detail"] = "no reply to command (id 9, turn 2) within its limit"  # not the next request: left out
+    assert len(request_kinds(replay, 2)) == 4
+
+
 def test_a_crash_traceback_comes_first_with_its_request():
     log = ("[armada] --- request 0: init ---\nstarting\n[armada] --- request 3: command, turn 2 ---\nthinking\n"
            "Traceback (most recent call last):\n  File \"main.py\", line 9, in play\n"

@@ -50,3 +50,45 @@ def test_strip_marks_timeouts_lists_the_slowest_and_reads_older_replays(page, tm
     assert page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout").count() == 1
     assert "bank" not in page.locator(".av-timing-now").text_content()
     assert page.watch.errors == [] and page.watch.requests == []
+
+
+SLOW_AT_COMMAND = '''
+import json, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    kind = request["type"]
+    if kind == "end":
+        break
+    if kind == "command" and request["turn"] == 4:
+        time.sleep(2)  # past turn_ms and the empty bank: the match ends on this request
+    reply = {"scout": {"probes": []}, "command": {"fleets": []}}.get(kind, {})
+    print(json.dumps({"id": request["id"], **reply}), flush=True)
+'''
+
+
+def test_a_timeout_in_the_middle_of_a_turn_is_shown_at_its_own_turn(page, tmp_path):
+    """A seat timing out on turn 4's command: the board shows turn 3 (the last one played), and the
+    strip names turn 4's command, not "time at turn 3" (a new user's trial)."""
+    import armada
+    from armada.referee.clock import Limits
+
+    bot = tmp_path / "slow"
+    bot.mkdir()
+    (bot / "main.py").write_text(SLOW_AT_COMMAND)
+    outcome = armada.run("galaxy", ["builtin:random", str(bot)], seed=2, config={"max_turns": 8},
+                         limits=Limits(init_ms=10000, turn_ms=300, bank_ms=0))
+    replay = outcome.replay
+    assert replay["seats"][1]["status"] == "timeout" and "command (id 8, turn 4)" in replay["seats"][1]["detail"]
+    assert replay["steps"][-1]["turn"] == 4 and replay["timings"]["seats"]["2"]["timeouts"] == [8]
+    page_path = tmp_path / "timeout.html"
+    page_path.write_text(offline_html(replay), encoding="utf-8")
+    ready(page, page_path.as_uri() + "#t=3")
+    assert page.locator(".armada-viewer").get_attribute("data-turn") == "3"  # the last board played
+    now = page.locator(".av-timing-now").text_content()
+    assert "timed out at turn 4 (command)" in now, now
+    title = page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout title").text_content()
+    assert title == "timeout at turn 4 (command)"
+    page.locator("details.av-timing-more summary").click()
+    first = page.locator(".av-timing-slowest li").first.text_content()
+    assert "turn 4 (command)" in first and "timed out" in first
+    assert page.watch.errors == []

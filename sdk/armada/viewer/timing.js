@@ -36,25 +36,44 @@
     return kinds;
   }
 
-  /** Per seat and position: {ms, bank, timeout, requests}; positions come from the player's labels. */
+  /** The request a seat's fault names ("no reply to command (id 66, turn 33) ..."): {type, turn} when
+   * its id is `id`, else null. The match ended on it, so no step records it. */
+  function faultRequest(replay, seat, id) {
+    const found = /\b([a-z_]+) \(id (\d+)(?:, turn (\d+))?\)/.exec(seatStatus(replay, seat).detail);
+    if (!found || Number(found[2]) !== id) return null;
+    return { type: found[1], turn: found[3] === undefined ? null : Number(found[3]) };
+  }
+
+  /** Per seat and position: {ms, bank, timeout, requests, ended}; positions come from the player's
+   * labels. `ended` is the request the match ended on when no position shows its turn (a fault in the
+   * middle of a turn: the board is the last one played), so the strip names its own turn. */
   function perPosition(replay, game, seat) {
     const times = seatTimes(replay, seat);
     if (!times.length) return null;
     const kinds = requestKinds(replay, seat);
     const index = new Map();
     for (let i = 0; i < game.count; i++) if (!index.has(game.labelOf(i))) index.set(game.labelOf(i), i);
-    const cells = Array.from({ length: game.count }, () => ({ ms: 0, bank: null, timeout: false, requests: [] }));
+    const cells = Array.from({ length: game.count },
+      () => ({ ms: 0, bank: null, timeout: false, requests: [], ended: null }));
     for (const t of times) {
-      const kind = kinds[t.id] || { type: "last request", turn: null };
+      const past = t.id >= kinds.length; // the request the match ended on
+      const kind = past ? faultRequest(replay, seat, t.id) || { type: "last request", turn: null } : kinds[t.id];
       let at = kind.type === "init" || kind.turn === null ? 0 : index.get(kind.turn);
-      if (t.id >= kinds.length || at === undefined) at = game.count - 1; // the request the match ended on
+      if (past || at === undefined) at = game.count - 1;
       const cell = cells[Math.max(0, at)];
       if (kind.type !== "init") cell.ms += t.ms;
       if (t.bank !== null) cell.bank = t.bank;
       cell.timeout = cell.timeout || t.timeout;
       cell.requests.push({ ...t, type: kind.type, turn: kind.turn });
+      if (past && kind.turn !== null && String(kind.turn) !== String(game.labelOf(at))) cell.ended = kind;
     }
     return { times, cells };
+  }
+
+  /** "turn 32", or for a cell holding the request the match ended on in a later turn "turn 33 (command)". */
+  function where(game, cell, i) {
+    const ended = cell.ended;
+    return game.unit + " " + (ended ? ended.turn + " (" + ended.type + ")" : game.labelOf(i));
   }
 
   function fmt(ms) {
@@ -77,7 +96,7 @@
       data.cells.forEach((c, i) => {
         if (c.timeout) {
           bars.appendChild(svg("rect", { x: i, y: 0, width: 1, height: 20, class: "av-timing-timeout" },
-            svg("title", null, "timeout at " + game.unit + " " + game.labelOf(i))));
+            svg("title", null, "timeout at " + where(game, c, i))));
         } else if (c.ms > 0) {
           const h = Math.max(1, (20 * c.ms) / max);
           bars.appendChild(svg("rect", { x: i + 0.1, y: 20 - h, width: 0.8, height: h, class: "av-timing-bar" },
@@ -106,7 +125,7 @@
       for (const c of slow) {
         const what = c.requests.filter((r) => r.type !== "init").map((r) => r.type).join(" + ");
         const go = el("button", { type: "button", class: "av-timing-go" },
-          seatName(replay, c.seat) + ", " + game.unit + " " + game.labelOf(c.i) + (what ? " (" + what + ")" : "") +
+          seatName(replay, c.seat) + ", " + where(game, c, c.i) + (what && !c.ended ? " (" + what + ")" : "") +
           ": " + fmt(c.ms) + (c.timeout ? ", timed out" : "") + (c.bank !== null ? ", bank " + c.bank + " ms left" : ""));
         go.addEventListener("click", () => {
           player.seek(c.i);
@@ -121,12 +140,12 @@
       const parts = seats.map(({ seat, data }) => {
         const c = data.cells[player.index];
         return seatName(replay, seat) + ": " + (c.timeout ? "timed out" : fmt(c.ms)) +
-          (c.bank !== null ? ", bank " + c.bank + " ms" : "");
+          (c.ended ? " at " + where(game, c, player.index) : "") + (c.bank !== null ? ", bank " + c.bank + " ms" : "");
       });
       now.textContent = "time at " + game.unit + " " + game.labelOf(player.index) + " \u2014 " + parts.join("; ");
     });
     return root;
   }
 
-  AV.timing = { seatTimes, requestKinds, perPosition, build };
+  AV.timing = { seatTimes, requestKinds, faultRequest, perPosition, build };
 })(window.ArmadaViewer = window.ArmadaViewer || {});
