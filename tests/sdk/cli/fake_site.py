@@ -120,6 +120,8 @@ class FakeSite:
             return 200, self.bot_page(seen.query)
         if (method, path) == ("POST", "/api/bots/"):
             body = seen.json()
+            if any(b["name"].lower() == body["name"].lower() and b["game"] == body["game"] for b in self.bots):
+                return 409, {"detail": f"the name {body['name']!r} is taken for Galaxy; choose another"}
             team = next(t for t in self.teams if t["id"] == body.get("team", 1))
             bot = {"id": len(self.bots) + 1, "name": body["name"], "game": body["game"], "owner": "alice",
                    "team": {"id": team["id"], "name": team["name"]},

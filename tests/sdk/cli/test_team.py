@@ -50,12 +50,16 @@ def test_submit_team_creates_the_bot_for_the_team_and_remembers_it(logged_in: Fa
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "red fleet",
                  "--no-wait"]) == 0
     assert logged_in.seen("POST", "/api/bots/")[0].json()["team"] == 2
+    assert "created bot crewbot (galaxy) in team Red Fleet" in capsys.readouterr().out
     assert config.default_team() == "id:2"  # by id: a rename on the site keeps it the default
     assert json.loads(config.config_path().read_text())["token"] == TOKEN  # the credentials stay
     # Without --team: the remembered team's bot gets the next version.
     assert main(["submit", "builtin:greedy", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 0
     assert len(logged_in.seen("POST", "/api/bots/")) == 1
     assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 2
+    # said, since a shared team's bot never moves out of it: the default is a team, and how to leave it
+    assert "armada: team Red Fleet (remembered from your last --team; --team alice for your own bots)" \
+        in capsys.readouterr().err
     logged_in.teams[-1]["name"] = "Blue Fleet"  # renamed by a member: still the default, and marked so
     assert main(["submit", "builtin:greedy", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 0
     assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 3
@@ -74,3 +78,26 @@ def test_submit_to_a_team_you_are_not_in_is_refused(logged_in: FakeSite, capsys:
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "Blue"]) == 2
     assert "no team named 'Blue'" in capsys.readouterr().err
     assert not logged_in.seen("POST", "/api/bots/")
+
+
+def test_a_remembered_team_you_left_says_where_it_came_from(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    config.save_default_team("id:8")  # a team left since
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--no-wait"]) == 2
+    err = capsys.readouterr().err
+    assert "you are in no team with id 8" in err and "remembered from your last --team" in err
+    assert "--team alice for your own bots" in err and not logged_in.seen("POST", "/api/bots/")
+
+
+def test_a_name_taken_by_your_teams_bot_says_to_pass_its_team(logged_in: FakeSite,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.teams.append({"id": 2, "name": "Red Fleet", "personal": False, "archived": False,
+                            "members": [{"username": "alice"}], "join_key": "KEY"})
+    logged_in.bots.append({"id": 1, "name": "redbot", "game": "galaxy", "owner": "bob",  # bob made it
+                           "team": {"id": 2, "name": "Red Fleet"}, "description": "", "active_version": None,
+                           "retired": False})
+    # your own team (personal): the name is the team's bot's
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "redbot", "--team", "alice"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create bot redbot: the name 'redbot' is taken for Galaxy" in err
+    assert "(a bot of your team: --team 'Red Fleet')" in err

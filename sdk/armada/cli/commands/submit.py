@@ -119,15 +119,25 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     username = me.get("username") if isinstance(me, dict) else None
     if not isinstance(username, str) or not username:
         raise RemoteError(f"GET /api/me/ on {client.server} answered without a username", exit_code=3)
-    team = _team(me, args.team if args.team else default_team(), client.server)
+    remembered = None if args.team else default_team()
+    try:
+        team = _team(me, args.team or remembered, client.server)
+    except RemoteError as exc:
+        if remembered is None:
+            raise
+        raise RemoteError(f"{exc}; it is the team remembered from your last --team: pass --team to choose "
+                          f"another (--team {username} for your own bots)") from None
     if args.team:
         save_default_team(f"id:{team['id']}" if team else args.team)  # by id: a rename keeps it
     if team is None or team.get("personal"):
-        target = find_bot(client, args.game, username, args.bot) or create_bot(client, args.game, args.bot,
-                                                                                args.description)
+        target = find_bot(client, args.game, username, args.bot) or create_bot(
+            client, args.game, args.bot, args.description, shared_teams=_shared_names(me))
     else:
+        if remembered is not None:  # said: a new bot of a shared team never moves out of it
+            print(f"armada: team {team['name']} (remembered from your last --team; --team {username} for your "
+                  "own bots)", file=sys.stderr)
         target = find_team_bot(client, args.game, team, args.bot) or create_bot(
-            client, args.game, args.bot, args.description, team_id=int(team["id"]))
+            client, args.game, args.bot, args.description, team_id=int(team["id"]), team_name=str(team["name"]))
     size = len(upload.data)
     unit, unit_name = (MIB, "MiB") if size >= 10 * MIB else (1024, "KiB")  # "0/2 MiB" says little of 1.3 MiB
     progress = (output.Progress(-(-size // unit), f"{unit_name} of {upload.filename} sent", stream=sys.stderr)
@@ -225,9 +235,10 @@ def _owned_by(value: object, username: str) -> bool:
     return True  # only an id: the list was already filtered by owner
 
 
-def create_bot(client: ApiClient, game: str, name: str, description: str, team_id: int | None = None) -> Target:
+def create_bot(client: ApiClient, game: str, name: str, description: str, team_id: int | None = None,
+               team_name: str = "", shared_teams: list[str] | None = None) -> Target:
     """Create the bot on the site (for `team_id`, else the personal team); its refusal (name taken,
-    too many bots) is one line, exit 2."""
+    too many bots) is one line, exit 2, which names your teams when the name may be one of theirs."""
     body: dict[str, Any] = {"name": name, "game": game, "description": description}
     if team_id is not None:
         body["team"] = team_id
@@ -235,12 +246,20 @@ def create_bot(client: ApiClient, game: str, name: str, description: str, team_i
         bot = client.request("POST", "/api/bots/", json_body=body)
     except RemoteError as exc:
         if exc.exit_code == 2 and exc.status is not None:
-            raise RemoteError(f"cannot create bot {name}: {exc}", status=exc.status) from None
+            hint = (f" (a bot of your team: --team {' or --team '.join(repr(t) for t in shared_teams)})"
+                    if shared_teams and exc.status == 409 and "taken" in str(exc) else "")
+            raise RemoteError(f"cannot create bot {name}: {exc}{hint}", status=exc.status) from None
         raise
     if not isinstance(bot, dict) or not isinstance(bot.get("id"), int):
         raise RemoteError(f"POST /api/bots/ on {client.server} answered without the bot's id", exit_code=3)
-    print(f"created bot {name} ({game})")
+    print(f"created bot {name} ({game})" + (f" in team {team_name}" if team_name else ""))
     return Target(bot["id"], name, game)
+
+
+def _shared_names(me: Any) -> list[str]:
+    """The names of the shared teams you are in (GET /api/me/'s teams)."""
+    teams = me.get("teams") if isinstance(me, dict) else None
+    return [str(t["name"]) for t in teams or [] if isinstance(t, dict) and not t.get("personal") and t.get("name")]
 
 
 def _checked_version(data: Any, what: str) -> dict[str, Any]:
