@@ -129,9 +129,16 @@ def test_the_join_link_page_asks_then_joins(client, crew, armada):
     for key in ("not-the-key", "clé", ""):  # any text: a 403 with the reason, never a 500
         wrong = client.post(f"/teams/{team.pk}/join/", {"key": key})
         assert wrong.status_code == 403 and "join key" in wrong.content.decode()
+        # said before the click too: the link's page shows the refusal instead of a button
+        asked = client.get(f"/teams/{team.pk}/join/", {"key": key})
+        assert asked.status_code == 403 and 'id="join-refused"' in asked.content.decode()
+        assert 'id="join-form"' not in asked.content.decode()
     armada(team_max_members=2)
     full = client.post(f"/teams/{team.pk}/join/", {"key": team.join_key})
     assert full.status_code == 409 and "full" in full.content.decode()
+    asked = client.get(url)
+    said = asked.content.decode()
+    assert asked.status_code == 409 and "full" in said and 'id="join-form"' not in said
     armada(team_max_members=4)
     assert client.post(f"/teams/{team.pk}/join/", {"key": team.join_key})["Location"] == f"/teams/{team.pk}/"
     assert carol in [m.user for m in queries.members(team)]

@@ -87,6 +87,11 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"team": team, "key": key[:200], "members": list(queries.members(team)),
                "member": is_member(user=request.user, team_id=team.pk)}
     if request.method != "POST":
+        refused = (services.join_refusal(user=request.user, team=team, key=key)
+                   if request.user.is_authenticated and not context["member"] else None)
+        if refused is not None:  # said before the click: a wrong or renewed key, a full or archived team
+            return render(request, "teams/join.html", {**context, "error": str(refused), "refused": True},
+                          status=http_status(refused))
         return render(request, "teams/join.html", context)
     try:
         services.join_team(user=signed_in(request), team=team, key=key)

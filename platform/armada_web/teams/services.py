@@ -20,7 +20,7 @@ from armada_web.teams.access import is_member, restore_refusal
 from armada_web.teams.logic.names import name_problem
 from armada_web.teams.models import Membership, Team
 from armada_web.teams.signals import membership_changing
-from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
+from armada_web.web.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import parse_id
 
 
@@ -151,21 +151,36 @@ def join_team(*, user: Any, team: Team, key: Any) -> Team:
     """`user` joins `team` with its join key; the size limit is counted under the team's lock."""
     with transaction.atomic():
         locked = _locked(team)
-        _check_changeable(locked)
-        # compared as bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500)
-        if (not isinstance(key, str) or not locked.join_key
-                or not secrets.compare_digest(key.encode(errors="replace"), locked.join_key.encode())):
-            raise Forbidden("that is not this team's join key (a renewed key replaces the old one); "
-                            "ask a member for the current join link")
-        if locked.archived is not None:
-            raise Conflict("this team is archived; a former member can restore it")
-        if Membership.objects.current().filter(team=locked, user_id=user.pk).exists():
-            raise Conflict("you are already a member of this team")
-        _check_room(locked)
-        _check_user_room(user)
-        _changing(locked, user.pk, "join")
+        _check_join(user=user, team=locked, key=key)
         Membership.objects.create(team=locked, user=user)
     return locked
+
+
+def join_refusal(*, user: Any, team: Team, key: Any) -> DomainError | None:
+    """What `join_team` would refuse now, or None: the join link's page says it before the click."""
+    try:
+        with transaction.atomic():
+            _check_join(user=user, team=team, key=key)
+    except DomainError as exc:
+        return exc
+    return None
+
+
+def _check_join(*, user: Any, team: Team, key: Any) -> None:
+    """`join_team`'s rules: the key, the team's state, its room and the user's, the seasons' rules."""
+    _check_changeable(team)
+    # compared as bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500)
+    if (not isinstance(key, str) or not team.join_key
+            or not secrets.compare_digest(key.encode(errors="replace"), team.join_key.encode())):
+        raise Forbidden("that is not this team's join key (a renewed key replaces the old one); "
+                        "ask a member for the current join link")
+    if team.archived is not None:
+        raise Conflict("this team is archived; a former member can restore it")
+    if Membership.objects.current().filter(team=team, user_id=user.pk).exists():
+        raise Conflict("you are already a member of this team")
+    _check_room(team)
+    _check_user_room(user)
+    _changing(team, user.pk, "join")
 
 
 def _check_user_room(user: Any) -> None:
