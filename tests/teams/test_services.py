@@ -55,6 +55,22 @@ def test_team_names_are_unique_whatever_the_case(make_user):
         services.create_team(user=make_user("bob"), name="red fleet")
 
 
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("Red  Fleet", "single plain spaces"),  # a page collapses the two spaces
+    ("Red\u00a0Fleet", "single plain spaces"),
+    ("\uff32ed Fleet", "plain characters: 'Red Fleet'"),  # a full-width R
+    ("Red Fle\u0435t", r"mixes alphabets \(Cyrillic, Latin\)"),  # a Cyrillic e
+])
+def test_a_name_that_would_pass_for_another_teams_is_refused(make_user, name, said):
+    """A new user's trial made look-alikes of "Red Fleet" that the case-blind uniqueness let through."""
+    services.create_team(user=make_user("alice"), name="Red Fleet")
+    with pytest.raises(Invalid, match=said):
+        services.create_team(user=make_user("bob"), name=name)
+    for number, fine in enumerate(("Красный флот", "Ωμέγα 7", "Équipe Rouge", "Team 42")):  # one alphabet each
+        services.create_team(user=make_user(f"user{number}"), name=fine)
+
+
 def test_join_needs_the_current_key_and_a_renewed_key_replaces_the_old(make_user):
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     team = services.create_team(user=alice, name="crew")

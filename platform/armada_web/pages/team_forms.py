@@ -8,5 +8,5 @@ from armada_web.teams.logic.names import NAME_MAX, NAME_MIN
 
 
 class TeamForm(forms.Form):
-    name = forms.CharField(max_length=NAME_MAX * 4, strip=False,
+    name = forms.CharField(max_length=NAME_MAX, strip=False,
                            help_text=f"{NAME_MIN} to {NAME_MAX} characters; unique whatever the case")

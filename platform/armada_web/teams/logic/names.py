@@ -9,9 +9,15 @@ NAME_MIN = 3
 NAME_MAX = 40
 
 
+#: The alphabets a name may not mix: a Cyrillic or Greek letter among Latin ones makes a look-alike.
+SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
 def name_problem(name: Any) -> str | None:
     """Why `name` cannot name a team, or None when it can: 3..40 characters, no control or format
-    characters, no spaces at either end (the comparison with other names ignores case)."""
+    characters, no spaces at either end (the comparison with other names ignores case), and nothing
+    that lets it pass for another team's name on a page: single spaces only, letters as NFKC writes
+    them (no full-width or styled forms), one of the Latin, Cyrillic and Greek alphabets at most."""
     if not isinstance(name, str):
         return "the team's name must be text"
     if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in name):
@@ -20,4 +26,13 @@ def name_problem(name: Any) -> str | None:
         return "the team's name may not start or end with a space"
     if not NAME_MIN <= len(name) <= NAME_MAX:
         return f"the team's name must be {NAME_MIN} to {NAME_MAX} characters long (it has {len(name)})"
+    if " ".join(name.split()) != name or any(c.isspace() and c != " " for c in name):
+        return "the team's name separates its words with single plain spaces (a page shows two as one)"
+    plain = unicodedata.normalize("NFKC", name)
+    if plain != name:
+        return f"write the team's name with plain characters: {plain!r} (a page shows the two alike)"
+    scripts = {script for c in name if c.isalpha() for script in SCRIPTS if unicodedata.name(c, "").startswith(script)}
+    if len(scripts) > 1:
+        return (f"the team's name mixes alphabets ({', '.join(sorted(s.title() for s in scripts))}): "
+                "it could pass for another team's name")
     return None
