@@ -261,6 +261,8 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
     try:
         try:
             conn.start()
+        except Unavailable:  # the platform's failure (no slot, no engine), not the bot's: no difference
+            raise
         except Exception as exc:
             report.difference = Difference(recorded.requests[0], "started", f"could not start: {exc}")
             return report

@@ -213,3 +213,24 @@ def test_bad_seats_and_replays_are_clear_errors(galaxy, mothership, capsys):
     broken["steps"][1]["frame"]["turn"] = 99  # not what the recorded answers give (another engine)
     with pytest.raises(ReplayError, match="does not match the recording"):
         seat_requests(broken, 1)
+
+
+def test_a_sandbox_that_cannot_start_the_bot_is_the_platforms_failure_not_a_difference(galaxy, capsys,
+                                                                                      monkeypatch):
+    """A new user's re-run found every slot taken: it said "turn 0 differs ... could not start" and
+    exit 1, as if the bot's replies differed. It is exit 2 with the sandbox's reason, no verdict."""
+    from armada.cli.commands import replay as replay_command
+    from armada.referee.connection import Unavailable
+
+    tmp, _outcome, path = galaxy
+
+    class NoSlot(ProcessBot):
+        def start(self) -> None:
+            raise Unavailable("the sandbox could not start 'two': all 14 sandbox slots stayed taken for 30 s")
+
+    monkeypatch.setattr(replay_command, "connection", lambda source, sandbox, label: NoSlot(["true"], label=label))
+    assert main(["replay", str(path), "--rerun", "2", str(tmp / "two")]) == 2
+    out, err = capsys.readouterr()
+    assert "differs" not in out and "agree" not in out
+    assert err.strip().splitlines()[-1] == ("armada: error: the sandbox could not start 'two': all 14 sandbox "
+                                            "slots stayed taken for 30 s")

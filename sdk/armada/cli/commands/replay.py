@@ -157,7 +157,7 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         sources, labels = resolve_all(stack, [spec], replay["game"])
         print(f"armada: re-running seat {seat} ({names.get(seat, '?')}) of this {replay['game']} match with "
-              f"{labels[0]}: {len(planned.requests)} requests"
+              f"{labels[0]}: {len(planned.requests)} messages (the requests, then `end`)"
               + ("" if planned.limits_recorded else " (limits not recorded: the defaults)"), file=sys.stderr)
         report = rerun_seat(replay, seat, connection(sources[0], args.sandbox, labels[0]), bot_seed=args.bot_seed)
     print(report.describe())
