@@ -101,3 +101,19 @@ def test_a_name_taken_by_your_teams_bot_says_to_pass_its_team(logged_in: FakeSit
     err = capsys.readouterr().err
     assert "cannot create bot redbot: the name 'redbot' is taken for Galaxy" in err
     assert "(a bot of your team: --team 'Red Fleet')" in err
+
+
+def test_a_team_named_with_digits_is_found_by_its_name_then_by_id(logged_in: FakeSite,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`armada team create 123` worked, then `team show 123` said "no team with id 123"; and
+    `submit --team 8` refused the id `team show` prints."""
+    assert main(["team", "create", "123"]) == 0
+    capsys.readouterr()
+    assert main(["team", "show", "123"]) == 0  # by its name (its id is 2)
+    assert "123" in capsys.readouterr().out
+    assert main(["team", "leave", "123"]) == 0
+    assert logged_in.seen("POST", "/api/teams/2/leave/")
+    assert main(["team", "show", "id:1"]) == 0  # an id whatever the names
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "2",
+                 "--no-wait"]) == 0  # not a name of yours: the id
+    assert logged_in.seen("POST", "/api/bots/")[0].json()["team"] == 2

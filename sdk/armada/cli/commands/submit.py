@@ -209,6 +209,9 @@ def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
     for team in teams:
         if isinstance(team, dict) and is_team(team, name):
             return team
+    for team in teams:  # digits that name none of your teams: an id (`armada team show` prints them)
+        if isinstance(team, dict) and name.strip().isdecimal() and str(team.get("id")) == name.strip():
+            return team
     shown = f"with id {name[3:]}" if name.startswith("id:") else f"named {name!r}"
     raise RemoteError(f"you are in no team {shown} on {server} (`armada team show` lists yours)")
 

@@ -45,13 +45,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def find_team(client: ApiClient, ref: str) -> dict[str, Any]:
-    """A team by id (digits) or by the name of one of your teams; RemoteError when none."""
+    """A team by the name of one of your teams first (a team may be named "123"), else by id
+    (digits, or `id:N` to mean the id whatever the names); RemoteError when none."""
     ref = ref.strip()
-    if ref.isdecimal():
-        return dict(client.request("GET", f"/api/teams/{int(ref)}/"))
-    for team in client.request("GET", "/api/teams/"):
-        if isinstance(team, dict) and str(team.get("name", "")).lower() == ref.lower():
-            return team
+    number = ref[3:] if ref.startswith("id:") else ref
+    if not ref.startswith("id:"):
+        for team in client.request("GET", "/api/teams/"):
+            if isinstance(team, dict) and str(team.get("name", "")).lower() == ref.lower():
+                return team
+    if number.isdecimal():
+        return dict(client.request("GET", f"/api/teams/{int(number)}/"))
     raise RemoteError(f"you are in no team named {ref!r} (`armada team show` lists yours; give an id otherwise)")
 
 
