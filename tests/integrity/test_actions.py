@@ -113,8 +113,9 @@ def test_disqualifying_an_account_and_refusals(five, staff, make_user):
     with pytest.raises(NotFound):
         disqualify(season=season, by=staff, reason="x", version_id=five[1].pk)  # left with its account
     open_season = create_season(slug="s2", game="galaxy", name="Summer")
-    with pytest.raises(Conflict, match="no entries before its close"):
-        disqualify(season=open_season, by=staff, reason="x", username="user3")
+    for target in ({"username": "user3"}, {"version_id": five[3].pk}, {"team": "user3"}):  # each way, one answer
+        with pytest.raises(Conflict, match="season s2 is open: its entries are made at its close"):
+            disqualify(season=open_season, by=staff, reason="x", **target)
     assert len(standings(season)) == 4
 
 

@@ -129,6 +129,10 @@ def test_the_buttons_post_with_csrf_and_act_once_in_the_audit_log(report, staff)
     refused = browser.post("/staff/integrity/disqualify/", {"season": "s1", "username": "orig", "reason": "",
                                                             "csrfmiddlewaretoken": token}, follow=True)
     assert "say why" in refused.content.decode()
+    assert refused.redirect_chain[-1][0] == "/staff/integrity/?season=s1"  # a refusal keeps the season
+    unknown = browser.post("/staff/integrity/disqualify/", {"season": "nope", "username": "orig", "reason": "x",
+                                                            "csrfmiddlewaretoken": token}, follow=True)
+    assert unknown.redirect_chain[-1][0] == "/staff/integrity/" and "nope" in unknown.content.decode()
 
 
 def test_a_twin_findings_buttons_disqualify_its_versions_not_an_account_of_that_name(report, client, staff,

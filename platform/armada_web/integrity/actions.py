@@ -21,10 +21,10 @@ from armada_web.integrity.models import (
     FindingStatus,
     Target,
 )
-from armada_web.seasons.models import Entry, Season
+from armada_web.seasons.models import Entry, Season, SeasonState
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.models import Team
-from armada_web.web.errors import Forbidden, Invalid, NotFound
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
 
 NOTE_MAX = 500
 
@@ -87,7 +87,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
     if team is not None:
         return _disqualify_team(season=season, staff=staff, reason=text, name=team, finding_id=finding_id)
     with transaction.atomic():
-        locked = Season.objects.select_for_update().get(pk=season.pk)
+        locked = _closed(Season.objects.select_for_update().get(pk=season.pk))
         finding = Finding.objects.filter(pk=finding_id).first() if finding_id is not None else None
         if version_id is not None:
             done = Disqualification.objects.filter(season=locked, target=Target.VERSION, version_ref=version_id).first()
@@ -129,12 +129,20 @@ def _audit(decision: Disqualification) -> None:
                               note=decision.reason)
 
 
+def _closed(season: Season) -> Season:
+    """`season`, once closed; Conflict before: its entries are made at the close (docs/integrity.md)."""
+    if season.state in (SeasonState.UPCOMING, SeasonState.OPEN):
+        raise Conflict(f"season {season.slug} is {season.state}: its entries are made at its close, so there is "
+                       "nothing to disqualify before it (the checks run at the close)")
+    return season
+
+
 def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
                      finding_id: int | None) -> tuple[Disqualification, bool]:
     """`disqualify` of a team: found by its name now, or by the name it entered under."""
     wanted = name.strip()
     with transaction.atomic():
-        locked = Season.objects.select_for_update().get(pk=season.pk)
+        locked = _closed(Season.objects.select_for_update().get(pk=season.pk))
         finding = Finding.objects.filter(pk=finding_id).first() if finding_id is not None else None
         team_ref = Team.objects.filter(name__iexact=wanted).values_list("pk", flat=True).first()
         entries = Entry.objects.filter(season=locked, team_ref__isnull=False)

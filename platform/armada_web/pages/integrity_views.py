@@ -23,6 +23,7 @@ from armada_web.integrity import actions, queries
 from armada_web.pages.errors import refusals_go_to
 from armada_web.seasons import queries as season_queries
 from armada_web.seasons.models import Season
+from armada_web.web.errors import DomainError
 from armada_web.web.inputs import parse_id
 
 View = Callable[..., HttpResponse]
@@ -85,16 +86,21 @@ def mark(request: HttpRequest, pk: int) -> HttpResponse:
 
 @staff_only
 @require_POST
-@refusals_go_to(lambda **_: reverse("staff-integrity"))
 def disqualify(request: HttpRequest) -> HttpResponse:
-    season = season_queries.season(request.POST.get("season") or "")
-    finding_id = parse_id(request.POST["finding"], what="finding") if request.POST.get("finding") else None
-    version = request.POST.get("version")
-    username = request.POST.get("username") or None
-    decision, new = actions.disqualify(season=season, by=request.user, reason=request.POST.get("reason"),
-                                       version_id=parse_id(version, what="version") if version else None,
-                                       username=username, team=request.POST.get("team") or None,
-                                       finding_id=finding_id)
+    back = reverse("staff-integrity")  # a refusal goes back to the season's report when there is one
+    try:
+        season = season_queries.season(request.POST.get("season") or "")
+        back = _report_url(season.slug)
+        finding_id = parse_id(request.POST["finding"], what="finding") if request.POST.get("finding") else None
+        version = request.POST.get("version")
+        username = request.POST.get("username") or None
+        decision, new = actions.disqualify(season=season, by=request.user, reason=request.POST.get("reason"),
+                                           version_id=parse_id(version, what="version") if version else None,
+                                           username=username, team=request.POST.get("team") or None,
+                                           finding_id=finding_id)
+    except DomainError as exc:
+        messages.error(request, str(exc))
+        return redirect(back)
     what = decision.version_label or decision.username or f"team {decision.team_name}"
     messages.success(request, f"{what} disqualified from {season.name}: {decision.entries} entr"
                               f"{'y' if decision.entries == 1 else 'ies'} left the standings." if new
