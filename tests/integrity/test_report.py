@@ -95,6 +95,9 @@ def test_the_command_prints_text_and_json_strongest_first(planted):
     assert data["findings"][2]["subjects"] == [versions[0].pk, versions[1].pk]
     scores = [f["score"] for f in data["findings"]]
     assert scores == sorted(scores, reverse=True) and all(isinstance(s, float) for s in scores)
+    from armada_web.integrity.models import AuditEntry
+
+    assert AuditEntry.objects.filter(action="checked").first().by_name == "manage.py integrity"  # not "the site"
 
 
 def test_a_season_scopes_the_report_and_a_bad_slug_exits_with_the_reason(planted):

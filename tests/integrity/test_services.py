@@ -85,6 +85,8 @@ def test_identical_uploads_link_their_owners_but_a_starter_does_not(make_user):
     BotVersion.objects.create(bot=dv.bot, number=2, sha256=starter, size=1, status="valid")
     (finding,) = shared_accounts()
     assert finding.subjects == ("dan", "eve") and "identical" in finding.reason
+    (link,) = finding.evidence["links"]
+    assert link["detail"].startswith("eves v1 of eve is identical (sha256 abababababab) to dans v1 of dan")  # as pages
 
 
 def test_only_groups_with_an_entrant_count_for_a_season(make_user):
@@ -120,7 +122,8 @@ def test_a_planted_thrower_in_ranked_play_is_found_with_its_matches(make_user):
     assert finding.evidence["lost"] == sorted(thrown) and finding.evidence["losses"] == 10
     assert finding.evidence["expected"] < 1 and finding.evidence["p_value"] < 1e-6
     assert finding.evidence["adjusted"] <= 0.01 and finding.score >= 0.99
-    assert "ivanbot (ivan) lost 10 of 10 decisive games to jadebot (jade)" in finding.reason
+    assert "ivanbot (ivan) lost 10 of 10 decisive games to jadebot (jade) where their ratings" in finding.reason
+    assert " losses (p = " in finding.reason  # a count of losses, not a chance
 
 
 def test_a_season_tests_its_ranked_play_and_its_finals_and_old_seats_use_current_ratings(make_user):

@@ -48,9 +48,9 @@ def _sightings(names: dict[int, str]) -> Iterator[logic.Sighting]:
 
 def _uploads(names: dict[int, str]) -> Iterator[logic.Upload]:
     rows = (BotVersion.objects.order_by().filter(bot__owner__isnull=False).exclude(sha256="")
-            .values_list("bot__owner_id", "sha256", "pk", "created"))
-    for owner_id, sha256, pk, created in rows.iterator(chunk_size=10_000):
-        yield logic.Upload(names[owner_id], sha256, pk, created)
+            .values_list("bot__owner_id", "sha256", "pk", "created", "bot__name", "number"))
+    for owner_id, sha256, pk, created, bot, number in rows.iterator(chunk_size=10_000):
+        yield logic.Upload(names[owner_id], sha256, pk, created, f"{bot} v{number}")
 
 
 def groups(*, window: timedelta = logic.WINDOW, crowd: int = logic.CROWD, ignored: int = logic.IGNORED,

@@ -83,10 +83,11 @@ def ranked(rows: list[Finding]) -> list[Finding]:
     return sorted(rows, key=lambda f: (-f.score, f.kind, f.key))
 
 
-def run_checks(*, season: Season | None = None) -> list[Finding]:
+def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Finding]:
     """Run every check for `season` (None: all of ranked play), store each finding under its key
     (staff's status kept; open findings no longer found pruned), note the run in the audit log with
-    its counts (and the valid versions not probed yet), and return the findings, the strongest first."""
+    its counts (and the valid versions not probed yet) as run by `ran_by` (empty: the site itself, a
+    season's close), and return the findings, the strongest first."""
     copies = find_copies(season=season)
     with transaction.atomic():
         twins = find_twins(season=season)
@@ -98,6 +99,6 @@ def run_checks(*, season: Season | None = None) -> list[Finding]:
         note = ", ".join(f"{count} {kind}" for kind, count in counts.items())
         if unprobed:
             note += f"; {unprobed} valid version{'s' if unprobed != 1 else ''} not probed yet for twins"
-        AuditEntry.objects.create(action=AuditAction.CHECKED, season=season,
+        AuditEntry.objects.create(action=AuditAction.CHECKED, season=season, by_name=ran_by[:150],
                                   subject=f"season {season.slug}" if season else "all of ranked play", note=note)
     return ranked([*copies, *twins, *accounts, *collusion])

@@ -204,7 +204,7 @@ def finding(test: logic.PairTest, verdict: logic.Verdict, bots: dict[str, tuple[
     """A flagged pair as a finding: the games and the test's figures are the evidence."""
     loser, winner = bots.get(test.loser, ("?", "(deleted)")), bots.get(test.winner, ("?", "(deleted)"))
     reason = (f"{loser[0]} ({loser[1]}) lost {test.losses} of {test.games} decisive games to {winner[0]} "
-              f"({winner[1]}) where their ratings predicted {test.expected:.1f} (p = {test.p_value:.2g}, "
+              f"({winner[1]}) where their ratings predicted {test.expected:.1f} losses (p = {test.p_value:.2g}, "
               f"{test.adjusted:.2g} over {verdict.counted} pairs; false-alarm rate {verdict.alpha:g})")
     evidence = {"bots": [int(test.loser), int(test.winner)], "games": test.games, "draws": test.draws,
                 "losses": test.losses, "expected": round(test.expected, 3), "p_value": test.p_value,

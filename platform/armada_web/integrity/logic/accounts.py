@@ -76,6 +76,12 @@ class Upload:
     sha256: str
     version: int
     at: datetime
+    #: How the pages name the version ("eve-clone v1"); empty: by its id.
+    label: str = ""
+
+    @property
+    def named(self) -> str:
+        return self.label or f"version {self.version}"
 
 
 @dataclass(frozen=True)
@@ -160,8 +166,8 @@ def upload_links(uploads: Iterable[Upload], *, common: frozenset[str] = frozense
         origin, *later = sorted(first_of.values(), key=lambda u: (u.at, u.version))
         for copy in later:
             links.append(Link(_pair(origin.user, copy.user), "upload", UPLOAD,
-                              f"version {copy.version} of {copy.user} is identical (sha256 {digest[:12]}) to "
-                              f"version {origin.version} of {origin.user}, uploaded {_ago(copy.at - origin.at)} "
+                              f"{copy.named} of {copy.user} is identical (sha256 {digest[:12]}) to "
+                              f"{origin.named} of {origin.user}, uploaded {_ago(copy.at - origin.at)} "
                               "earlier"))
     return links
 

@@ -28,7 +28,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             season = season_queries.season(options["season"]) if options["season"] else None
-            found = run_checks(season=season)
+            found = run_checks(season=season, ran_by="manage.py integrity")  # the audit log's who
         except DomainError as exc:
             raise CommandError(str(exc)) from None
         if options["json"]:
