@@ -82,6 +82,13 @@ def test_bad_input_is_refused_with_the_reason(five, args, reason):
     assert not Season.objects.filter(slug="s9").exists()
 
 
+def test_two_seasons_are_never_named_alike(five):
+    """An organiser's trial made two seasons with one name: alike on /seasons/ and in every picker."""
+    season_command("create", "s1", "--game", "galaxy", "--name", "Autumn Open")
+    with pytest.raises(CommandError, match="season s1 is named 'Autumn Open' already"):
+        season_command("create", "s2", "--game", "galaxy", "--name", "autumn  open")  # any case, any spacing
+
+
 def test_wrong_states_exit_1_with_the_reason_and_change_nothing(five):
     from armada_web.seasons.models import Entry, Season
 

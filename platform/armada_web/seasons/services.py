@@ -124,6 +124,9 @@ def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes:
     with transaction.atomic():
         if Season.objects.filter(slug=fields.slug).exists():
             raise Conflict(f"there is a season {fields.slug} already")
+        twin = Season.objects.filter(name__iexact=fields.name).first()
+        if twin is not None:  # two seasons alike on /seasons/ and in every picker
+            raise Conflict(f"season {twin.slug} is named {twin.name!r} already; give this one another name")
         state = SeasonState.OPEN if fields.opens <= now else SeasonState.UPCOMING
         season = Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
                                        closes=fields.closes, ends=fields.ends, state=state, entry_rule=rule,
