@@ -153,8 +153,10 @@ def test_api_version_log_key(world, api, who):
     if who in PRIVILEGED:
         assert data["log"] == world.version.log
         assert plain["log"] == ""
+        assert data["sha256"] == world.version.sha256
         return
     assert "log" not in data and "log" not in plain
+    assert "sha256" not in data  # it would tell whether the bot is a given file (a starter, someone's copy)
     assert_no_secret(response, world)
     # The same keys whether the version has a log or not: nothing tells that a log exists.
     assert set(data) == set(plain)
@@ -186,12 +188,14 @@ def test_version_page_log_and_orders(world, who):
     if who in PRIVILEGED:
         assert world.log_secret in content
         assert world.orders_secret in content
+        assert f'&quot;order&quot;: &quot;{world.orders_secret}&quot;' in content  # JSON, as the bot sent them
         assert source_link in content
         return
     assert_no_secret(response, world)
     assert 'id="log"' not in content
     assert "Orders" not in content
     assert source_link not in content
+    assert "sha256" not in content
 
 
 @pytest.mark.parametrize("who", VIEWERS)

@@ -31,7 +31,7 @@ class ResourcesSerializer(serializers.Serializer):
 
 
 class VersionSerializer(serializers.Serializer):
-    """A version as the API shows it to the request's user: `log` only to its owner and staff."""
+    """A version as the API shows it to the request's user: `log` and `sha256` only to its owner and staff."""
 
     id = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
@@ -42,7 +42,8 @@ class VersionSerializer(serializers.Serializer):
     detail = serializers.CharField()
     size = serializers.IntegerField()
     files = serializers.IntegerField()
-    sha256 = serializers.CharField()
+    sha256 = serializers.CharField(required=False, help_text="the archive's SHA-256: owner and staff only (it "
+                                   "would tell anyone whether a bot is a given file, a starter say)")
     race_name = serializers.CharField()
     attempts = serializers.IntegerField()
     created = serializers.DateTimeField()
@@ -68,6 +69,7 @@ class VersionSerializer(serializers.Serializer):
         request = self.context.get("request")
         if not can_see_private(user=getattr(request, "user", None), bot=version.bot):
             data.pop("log", None)
+            data.pop("sha256", None)
         return data
 
 

@@ -4,6 +4,8 @@ may do comes from `bots.access.actions` as data, and refusals are shown by `page
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -190,9 +192,11 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     bot = get_object_or_404(queries.bots(), pk=pk)
     version = get_object_or_404(bot.versions, number=number)
     game = spec(bot.game)
-    context = {"bot": bot, "version": version, "private": can_see_private(user=request.user, bot=bot),
+    private = can_see_private(user=request.user, bot=bot)
+    context = {"bot": bot, "version": version, "private": private,
                "refresh": not version.is_finished, "game": game, "state": play_state(bot),
                "reason": version.detail.removeprefix(f"{version.status}: "), "resources": shown(version.resources),
+               "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
                "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
                                                {1} if is_owner(bot=bot, user=request.user) else set())}
