@@ -87,6 +87,13 @@ def test_two_seasons_are_never_named_alike(five):
     season_command("create", "s1", "--game", "galaxy", "--name", "Autumn Open")
     with pytest.raises(CommandError, match="season s1 is named 'Autumn Open' already"):
         season_command("create", "s2", "--game", "galaxy", "--name", "autumn  open")  # any case, any spacing
+    from armada_web.seasons import services
+    from armada_web.web.errors import Conflict
+
+    season_command("create", "s2", "--game", "galaxy", "--name", "Winter")
+    with pytest.raises(Conflict, match="season s1 is named"):  # a rename (the admin's form checks so) too
+        services.check_season(slug="s2", game="galaxy", name="AUTUMN OPEN")
+    assert services.check_season(slug="s1", game="galaxy", name="Autumn Open").name == "Autumn Open"  # itself
 
 
 def test_wrong_states_exit_1_with_the_reason_and_change_nothing(five):

@@ -84,7 +84,7 @@ def links(item: Finding) -> list[Link]:
     and both versions, a pair's
     matches (their replays are on each match's page), a group's accounts."""
     evidence = item.evidence or {}
-    if item.kind in (FindingKind.COPY, FindingKind.TWIN):
+    if item.about_versions:
         label = "side by side" if item.kind == FindingKind.COPY else "agreed turns"
         found = [Link(label, reverse("staff-integrity-finding", args=[item.pk]))]
         for version in evidence.get("versions", []):

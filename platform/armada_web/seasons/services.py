@@ -66,6 +66,9 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
     if not opens_at < closes_at <= ends_at:
         raise Invalid("a season opens before it closes, and closes no later than it ends")
+    twin = Season.objects.filter(name__iexact=name).exclude(slug=slug).first()
+    if twin is not None:  # two seasons alike on /seasons/ and in every picker (created or renamed)
+        raise Conflict(f"season {twin.slug} is named {twin.name!r} already; give this one another name")
     if new and closes_at <= now:
         raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
                       f"{now.isoformat(timespec='seconds')}): check the year of its dates")
@@ -124,9 +127,6 @@ def create_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes:
     with transaction.atomic():
         if Season.objects.filter(slug=fields.slug).exists():
             raise Conflict(f"there is a season {fields.slug} already")
-        twin = Season.objects.filter(name__iexact=fields.name).first()
-        if twin is not None:  # two seasons alike on /seasons/ and in every picker
-            raise Conflict(f"season {twin.slug} is named {twin.name!r} already; give this one another name")
         state = SeasonState.OPEN if fields.opens <= now else SeasonState.UPCOMING
         season = Season.objects.create(slug=fields.slug, game=fields.game, name=fields.name, opens=fields.opens,
                                        closes=fields.closes, ends=fields.ends, state=state, entry_rule=rule,
