@@ -221,6 +221,9 @@ def test_sdk_page_serves_the_wheel(client, db, settings, tmp_path):
     html = body(client, "/sdk/")
     assert "pip install http://testserver/sdk/armada-0.1.0-py3-none-any.whl" in html
     assert "armada new" in html and "armada login http://testserver\n" in html and "armada submit mybot" in html
+    # The extras by the wheel's address: `armada` on PyPI is another project.
+    for extra in ("rl", "learn"):
+        assert f'pip install "armada[{extra}] @ http://testserver/sdk/armada-0.1.0-py3-none-any.whl"' in html
     response = client.get("/sdk/armada-0.1.0-py3-none-any.whl")
     assert response.status_code == 200 and b"".join(response.streaming_content) == b"PK-wheel"
     assert client.get("/sdk/other.whl").status_code == 404

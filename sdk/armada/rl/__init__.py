@@ -7,7 +7,8 @@
 Importing it also registers `gymnasium.make("armada/Galaxy-v0", ...)` and
 `"armada/Mothership-v0"` (the same keyword arguments as `gym_env`), for libraries that take ids.
 
-An optional extra (`pip install "armada[rl]"`: gymnasium, pettingzoo, numpy); the rest of the
+An optional extra (`pip install "armada[rl] @ URL"` with the SDK wheel's address, docs/rl.md:
+gymnasium, pettingzoo, numpy); the rest of the
 SDK never imports this package, so `import armada` stays standard-library only. Both
 environments drive `armada.Session`: the engine and the referee's rules, step by step.
 """
@@ -19,7 +20,9 @@ try:
     import numpy  # noqa: F401
     import pettingzoo  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(f'armada.rl needs the "rl" extra: pip install "armada[rl]" ({exc})') from exc
+    from armada.extras import install_line
+
+    raise ImportError(f'armada.rl needs the "rl" extra: {install_line("rl")} ({exc})') from exc
 
 from armada.rl.codec import Codec
 from armada.rl.games import codec_for

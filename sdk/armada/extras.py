@@ -1,0 +1,33 @@
+"""How to add an optional extra (`rl`, `learn`) to the installed SDK: by the address it came from.
+
+`armada` on PyPI is another project, so `pip install "armada[rl]"` alone installs that one; the
+extras go on top of this SDK with its wheel's address (the site's `/sdk/` page shows it) or its
+folder. pip records where a package came from (PEP 610, `direct_url.json`): when it is known,
+the line names it.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+#: Shown when the SDK's origin is unknown (an editable or system install).
+WHERE = "the wheel's address on your site's /sdk/ page, or ./sdk from a checkout"
+
+
+def install_line(extra: str) -> str:
+    """The pip command that adds `extra` to this SDK, e.g. `pip install "armada[rl] @ URL"`."""
+    origin = _origin()
+    if origin is None:
+        return f'pip install "armada[{extra}] @ URL" (URL: {WHERE})'
+    return f'pip install "armada[{extra}] @ {origin}"'
+
+
+def _origin() -> str | None:
+    """The address pip installed this SDK from, when it recorded one (None otherwise)."""
+    try:
+        text = metadata.distribution("armada").read_text("direct_url.json")
+        url = json.loads(text)["url"] if text else None
+    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError):
+        return None
+    return url if isinstance(url, str) and url.startswith(("http://", "https://", "file://")) else None
