@@ -99,6 +99,7 @@ class Progress:
         self._started = time.monotonic()
         self._last_line = float("-inf")
         self._last_pct = -1
+        self._ended = False  # the plain end line is written once, whatever advances after it
 
     def text(self) -> str:
         frac = self.done / self.total if self.total else 1.0
@@ -128,11 +129,15 @@ class Progress:
         pct = (100 * self.done // self.total) if self.total else 100
         # A plain line at each 10 % step, at most every `every_s` seconds, and always at the end.
         step_crossed = pct // 10 > self._last_pct // 10
-        if self.done >= self.total or (step_crossed and now - self._last_line >= self.every_s):
+        at_end = self.done >= self.total
+        if at_end and self._ended:
+            return
+        if at_end or (step_crossed and now - self._last_line >= self.every_s):
             self.stream.write(self.text() + "\n")
             self.stream.flush()
             self._last_line = now
             self._last_pct = pct
+            self._ended = at_end
 
     def finish(self) -> None:
         if self._tty:

@@ -59,3 +59,14 @@ def test_progress_prints_occasional_lines_otherwise() -> None:
     assert len(lines) == 2
     assert "\r" not in stream.getvalue()
     assert lines[-1].startswith("[" + "#" * 30 + "] 100/100")
+
+
+def test_progress_ends_with_one_plain_line_whatever_comes_after() -> None:
+    # `armada submit` advances by 0 for the upload's trailer once the file's MiB are all counted.
+    out = io.StringIO()
+    bar = Progress(3, label="MiB", stream=out)
+    bar.advance(3)
+    bar.advance(0)
+    bar.advance(0)
+    bar.finish()
+    assert out.getvalue().count("3/3 MiB") == 1
