@@ -94,14 +94,15 @@ def test_train_exports_a_model_the_bot_plays_with(dataset, tmp_path):
     """The starter's own path, on a tiny dataset: train.py writes model.onnx, `armada play` plays the bot."""
     assert main(["new", "learner", "--game", "galaxy", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
     folder = tmp_path / "learner"
-    with (folder / "encoding.py").open("a") as copy:  # no longer the SDK's encoding: train.py says so
-        copy.write("# edited\n")
+    with (folder / "encoding.py").open("a") as copy:  # edited: train.py trains with it, and says so
+        copy.write("import sys as _sys\nprint('the edited encoding is in use', file=_sys.stderr)\n")
     trained = subprocess.run([sys.executable, str(folder / "train.py"), str(dataset), "--epochs", "2"],
                              capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert trained.returncode == 0, trained.stderr
     assert "epoch 2/2: loss " in trained.stdout and f"wrote {folder / 'model.onnx'}" in trained.stdout
     assert not list(folder.glob("*.part"))
-    assert "encoding.py differs from " in trained.stderr and "copy that file over it" in trained.stderr
+    assert f"note: training with {folder / 'encoding.py'}, which differs from " in trained.stderr
+    assert "the edited encoding is in use" in trained.stderr
     assert "the model sends ships from " in trained.stdout and "(the replies it learnt from: " in trained.stdout
     played = subprocess.run([sys.executable, "-m", "armada.cli.main", "play", str(folder), "builtin:random",
                              "--game", "galaxy", "--seed", "4", "--config", '{"max_turns": 12}', "--json"],

@@ -1,13 +1,15 @@
 """Train this bot's policy on downloaded replays and write model.onnx beside main.py (docs/imitation.md).
 
-    pip install "armada[learn]"                       # PyTorch, onnx, onnxruntime, armada.rl
+    pip install torch --index-url https://download.pytorch.org/whl/cpu   # PyTorch, CPU build
+    pip install "armada[learn] @ URL"    # onnx, onnxruntime, armada.rl; URL: the site's /sdk/ page
     armada dataset download --game galaxy --limit 500 replays/
     python train.py replays/                          # a few minutes on a laptop's CPU
     armada play . builtin:greedy --game galaxy        # try it, then `armada submit .`
 
 Every replay becomes per-turn (observation, reply) pairs (`armada.replay.read_dataset`), each
-observation the fixed-size encoding of `armada.rl` and each reply the action standing for it
-(`action_of`); by default only the winners' pairs are kept (a draw keeps both seats'). A small
+observation encoded by this folder's `encoding.py` (the bot's own, so an edited encoding is
+trained with) and each reply the action standing for it (`action_of`); by default only the
+winners' pairs are kept (a draw keeps both seats'). A small
 network learns, for each of your planets, its target (nothing or a planet) and the share of
 ships it sends; it is exported to ONNX and checked with onnxruntime against PyTorch.
 """
@@ -15,6 +17,7 @@ ships it sends; it is exported to ONNX and checked with onnxruntime against PyTo
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 import time
@@ -27,11 +30,26 @@ import torch
 from torch import nn
 
 from armada.replay import ReplayError, read_dataset
-from armada.rl import codec_for, galaxy_encoding
-from armada.rl.galaxy_encoding import FLAT_SIZE, FRACTIONS, PLANETS, action_of, flat
+from armada.rl import galaxy_encoding
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "model.onnx"
+
+
+def load_encoding() -> Any:
+    """This folder's encoding.py, the code main.py encodes with (armada.rl's without one)."""
+    path = HERE / "encoding.py"
+    spec = importlib.util.spec_from_file_location("encoding", path) if path.is_file() else None
+    if spec is None or spec.loader is None:
+        return galaxy_encoding
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["encoding"] = module  # (its dataclasses look their module up while it runs)
+    spec.loader.exec_module(module)
+    return module
+
+
+encoding = load_encoding()
+PLANETS, FRACTIONS = encoding.PLANETS, encoding.FRACTIONS
 
 
 class Policy(nn.Module):
@@ -39,7 +57,8 @@ class Policy(nn.Module):
 
     def __init__(self, hidden: int = 128) -> None:
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(FLAT_SIZE, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.body = nn.Sequential(nn.Linear(encoding.FLAT_SIZE, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, hidden), nn.ReLU())
         self.target = nn.Linear(hidden, PLANETS * (PLANETS + 1))
         self.bucket = nn.Linear(hidden, PLANETS * len(FRACTIONS))
 
@@ -50,22 +69,23 @@ class Policy(nn.Module):
 
 
 def pairs_of(folder: Path, winners_only: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features (N, FLAT_SIZE), actions (N, 16, 2) and own-planet masks (N, 16) of a dataset folder."""
+    """Features (N, FLAT_SIZE), actions (N, 16, 2) and own-planet masks (N, 16) of a dataset folder,
+    encoded by `encoding` as the bot encodes its requests."""
     features, actions, mine = [], [], []
     for example in read_dataset(folder):
         replay = example.replay
         if replay["game"] != "galaxy":
             raise SystemExit(f"{example.row.get('file')}: a {replay['game']} replay; this bot learns galaxy")
-        codec = codec_for("galaxy", replay["config"])
+        max_turns = int(replay["config"]["max_turns"])
         winner = replay["result"].get("winner")
         for seat, seat_pairs in example.pairs.items():
             if winners_only and winner is not None and seat != winner:
                 continue
             memory: dict[str, Any] = {"seat": seat}
             for pair in seat_pairs:
-                seen = codec.encode(pair.observation, memory)
-                features.append(flat(seen))
-                actions.append(action_of(pair.reply, pair.observation, memory))
+                seen = encoding.encode(pair.observation, memory, max_turns=max_turns)
+                features.append(encoding.flat(seen))
+                actions.append(encoding.action_of(pair.reply, pair.observation, memory))
                 mine.append(seen["planets"][:, 0] > 0)
     if not features:
         raise SystemExit(f"{folder}: no (observation, reply) pairs; download replays first "
@@ -141,11 +161,11 @@ def export(model: Policy, sample: np.ndarray, out: Path) -> None:
 
 
 def check_encoding() -> None:
-    """Say when the bot's encoding.py is not the armada.rl code training encodes with (another SDK)."""
+    """Say when the bot's encoding.py is not armada.rl's (edited, or another SDK's): training uses the bot's."""
     copy = HERE / "encoding.py"
     if copy.is_file() and copy.read_bytes() != Path(galaxy_encoding.__file__).read_bytes():
-        print(f"warning: {copy} differs from {galaxy_encoding.__file__}: the bot would encode otherwise than "
-              "training did; copy that file over it", file=sys.stderr)
+        print(f"note: training with {copy}, which differs from {galaxy_encoding.__file__}: the bot and its "
+              "model agree, armada.rl's environments encode otherwise", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
