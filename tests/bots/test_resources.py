@@ -17,10 +17,13 @@ pytestmark = pytest.mark.django_db
 MIB = 1024 * 1024
 
 
-def outcome(init_ms: float, peak_bytes: int | None, status: str = "ok", detail: str = "") -> MatchOutcome:
-    """A finished validation game: seat 1 (the upload) answered init in `init_ms` and peaked at `peak_bytes`."""
+def outcome(init_ms: float, peak_bytes: int | None, status: str = "ok", detail: str = "",
+            requests: int = 2) -> MatchOutcome:
+    """A finished validation game: seat 1 (the upload) took `init_ms` over init, peaked at `peak_bytes`
+    and was sent `requests` requests (1: it went at init)."""
+    mine = [RequestTime(0, init_ms, 10000), RequestTime(1, 3.0, 10000)][:requests]
     timings = timings_field({"init_ms": 30000, "turn_ms": 1000, "bank_ms": 10000},
-                            {1: [RequestTime(0, init_ms, 10000), RequestTime(1, 3.0, 10000)],
+                            {1: mine,
                              2: [RequestTime(0, 40.0, 10000)]})
     players = [PlayerReport(1, "Loader", status, detail, "loaded\n", memory_peak_bytes=peak_bytes),
                PlayerReport(2, "Greedy", "ok", "")]
@@ -63,17 +66,32 @@ def test_the_api_shows_what_the_validation_used_against_its_budgets(validate, se
     page = client.get(f"/bots/{version.bot_id}/versions/{version.number}/").content.decode()
     assert ("init <strong>8124 ms</strong> of its 20000 ms budget · memory peak "
             "<strong>365 MiB</strong> of its 2048 MiB limit") in page
+    # The page names the version's id in the API (not its number within the bot).
+    assert f'<a href="/api/versions/{version.pk}/" id="api-link">in the API</a> (version id {version.pk})' in page
 
 
 def test_an_out_of_memory_version_records_its_peak_and_unknowns_stay_null(validate, client) -> None:
-    version = validate(outcome(200.0, None, "memory", "killed for exceeding its memory limit (peak 1024 MiB, "
-                                                      "limit 1024 MiB); stopped before answering init (id 0)"))
+    version = validate(outcome(2929.0, None, "memory", "killed for exceeding its memory limit (peak 1024 MiB, "
+                                                       "limit 1024 MiB); stopped before answering init (id 0)",
+                               requests=1))
     assert version.status == "invalid"
     assert version.detail.startswith("memory: killed for exceeding its memory limit (peak 1024 MiB, limit 1024 MiB)")
     data = client.get(f"/api/versions/{version.pk}/").json()
-    assert data["resources"]["memory_peak_mib"] is None and data["resources"]["init_ms"] == 200
+    # Gone before answering init: the referee's 2929 ms is no init time (it would read as "init was fine").
+    assert data["resources"]["memory_peak_mib"] is None and data["resources"]["init_ms"] is None
     page = client.get(f"/bots/{version.bot_id}/versions/{version.number}/").content.decode()
     assert "memory peak <strong>unknown</strong>" in page
+
+
+@pytest.mark.parametrize(("status", "requests", "init_ms"), [
+    ("crashed", 1, None),  # crashed at start-up (a corrupt model file)
+    ("crashed", 2, 300),  # answered init, crashed at its first turn
+    ("timeout", 1, 300),  # took its time over init: the time says how long
+    ("protocol", 1, 300),  # answered init, wrongly
+])
+def test_an_init_time_only_for_a_bot_that_answered_or_ran_out_of_time(validate, status, requests, init_ms) -> None:
+    version = validate(outcome(300.0, 100 * MIB, status, "went", requests=requests))
+    assert version.resources["init_ms"] == init_ms
 
 
 def test_a_version_validated_before_resources_were_kept_shows_nulls(make_user, client) -> None:

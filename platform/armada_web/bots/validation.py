@@ -128,8 +128,8 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
         status=mine.status, detail=mine.detail, log=mine.log[-LOG_KEEP:], name=mine.name, orders=orders,
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
         replay=replay,
-        resources=resources_used(replay=replay, seat=1, memory_peak_bytes=mine.memory_peak_bytes,
-                                 init_budget_ms=game_config.times.init_ms,
+        resources=resources_used(replay=replay, seat=1, status=mine.status,
+                                 memory_peak_bytes=mine.memory_peak_bytes, init_budget_ms=game_config.times.init_ms,
                                  memory_limit_mib=game_config.sandbox.memory_mb),
     )
 

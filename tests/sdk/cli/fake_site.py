@@ -56,6 +56,8 @@ class FakeSite:
     versions: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: Statuses the next GETs of a version answer, one per request (the last one stays).
     statuses: list[str] = field(default_factory=lambda: ["validating", "valid"])
+    #: A version's "resources" once polled (None: an older site without them).
+    resources: dict[str, Any] | None = None
     detail: str = ""
     log: str = ""
     page_size: int = 50
@@ -143,7 +145,8 @@ class FakeSite:
                 return 404, {"detail": "Not found."}
             if self.statuses:
                 version["status"] = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
-            return 200, version | {"detail": self.detail, "log": self.log}
+            extra = {"resources": self.resources} if self.resources is not None else {}
+            return 200, version | {"detail": self.detail, "log": self.log} | extra
         return 404, {"detail": "Not found."}
 
     def team_route(self, method: str, path: str, seen: Seen) -> tuple[int, Any]:

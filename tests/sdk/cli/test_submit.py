@@ -159,6 +159,20 @@ def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pyte
     assert out[24] == f"url: {site.url}/bots/1/versions/1/"
 
 
+def test_what_the_validation_used_is_said_before_the_url(logged_in: FakeSite,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    site = logged_in
+    site.resources = {"init_ms": 2382, "init_budget_ms": 30000, "memory_peak_mib": 398, "memory_limit_mib": 1024}
+    assert _submit() == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["used: init 2382 ms of its 30000 ms budget, memory peak 398 MiB of its 1024 MiB limit",
+                        f"url: {site.url}/bots/1/versions/1/"]
+    site.statuses, site.resources = ["invalid"], {**site.resources, "init_ms": None, "memory_peak_mib": None}
+    assert _submit() == 1
+    assert ("used: init unknown of its 30000 ms budget, memory peak unknown of its 1024 MiB limit"
+            in capsys.readouterr().out.splitlines())
+
+
 def test_invalid_orders_say_invalid_once(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     """The site's detail starts with the protocol status (`invalid: ...` for Mothership orders that break
     MD-1/MD-2); the line says "invalid" once."""

@@ -18,11 +18,18 @@ KEYS = ("init_ms", "init_budget_ms", "memory_peak_mib", "memory_limit_mib")
 MIB = 1024 * 1024
 
 
-def resources_used(*, replay: dict[str, Any] | None, seat: int, memory_peak_bytes: int | None,
+#: Statuses of a bot that is gone: when it went at init, the time the referee measured is not an init time.
+GONE = ("crashed", "memory")
+
+
+def resources_used(*, replay: dict[str, Any] | None, seat: int, status: str, memory_peak_bytes: int | None,
                    init_budget_ms: int, memory_limit_mib: int) -> dict[str, int | None]:
-    """The resources of `seat`: its init time (the replay's timings), its memory peak, and both budgets."""
+    """The resources of `seat` (its validation `status`): its init time (the replay's timings; None
+    when it crashed or ran out of memory before answering init), its memory peak, and both budgets."""
     times = seat_times(replay, seat)
     init = next((t for t in times if t.id == 0), None)
+    if status in GONE and len(times) == 1:  # it went at its first request: init was never answered
+        init = None
     return {
         "init_ms": round(init.ms) if init is not None else None,
         "init_budget_ms": int(init_budget_ms),

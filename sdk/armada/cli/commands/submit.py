@@ -310,6 +310,22 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
         code = 3
     else:
         print(f"{head}: {status}")
+    used = _used(version.get("resources"))
+    if used:
+        print(f"used: {used}")
     if url:
         print(f"url: {url}")
     return code
+
+
+def _used(resources: Any) -> str:
+    """What the validation used against the budgets, as the version's page says it ("" when not known)."""
+    if not isinstance(resources, dict) or not resources.get("init_budget_ms"):
+        return ""
+
+    def value(key: str, unit: str) -> str:
+        number = resources.get(key)
+        return f"{number} {unit}" if isinstance(number, int) else "unknown"
+
+    return (f"init {value('init_ms', 'ms')} of its {resources['init_budget_ms']} ms budget, memory peak "
+            f"{value('memory_peak_mib', 'MiB')} of its {resources.get('memory_limit_mib')} MiB limit")
