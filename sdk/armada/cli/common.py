@@ -150,7 +150,8 @@ def docker_preflight() -> None:
     except ImportError as exc:
         raise CliError(
             f"--sandbox docker needs the armada-sandbox package ({exc}); "
-            "install it with `pip install ./sandbox`, or use --sandbox process"
+            "it comes with a checkout of the Armada project, not with the SDK wheel: there, "
+            "`pip install ./sandbox` and `make bot-image`; or use --sandbox process"
         ) from exc
     try:
         check_ready(on_stale=lambda problem: print(f"armada: warning: {problem}", file=sys.stderr))
