@@ -122,3 +122,33 @@ def test_a_bot_page_lists_its_season_placements(arena, client):
         call_command("season", *args, stdout=StringIO())
     page = client.get(f"/bots/{a.bot_id}/").content.decode()
     assert 'id="placements"' in page and "Spring &lt;i&gt;one&lt;/i&gt;" in page
+
+
+def test_the_ranked_pace_is_measured_over_the_time_its_matches_cover(make_user, valid_version, settings):
+    # A site up for a minute: 12 ranked matches in the last 60 s is 0.2 a second, not 12 an hour
+    # (which made every estimate 60 times too long after a start).
+    from armada_web.ladder.queries import ranked_pace
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    a, b = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    now = timezone.now()
+    assert ranked_pace("galaxy", now) == 0.0
+
+    def started(seconds_ago: float, kind: str = "ranked") -> None:
+        match = create_match(game="galaxy", first=a, second=b, kind=kind)
+        Match.objects.filter(pk=match.pk).update(status="finished", started=now - timedelta(seconds=seconds_ago))
+
+    for i in range(12):
+        started(60 - 5 * i)
+    started(30, kind="challenge")  # another kind: not the ranked pace
+    assert ranked_pace("galaxy", now) == pytest.approx(12 / 60)
+    started(3000)  # a steady ladder: the whole span since its first match in the hour
+    assert ranked_pace("galaxy", now) == pytest.approx(13 / 3000)
+    started(4000)  # before the hour: left out
+    assert ranked_pace("galaxy", now) == pytest.approx(13 / 3000)
+    assert ranked_pace("mothership", now) == 0.0
+    settings.ARMADA = settings.ARMADA.with_(matchmaking_s=5)
+    Match.objects.all().delete()
+    started(0.5)  # one match just now: not one a half second, at most one a matchmaking tick
+    assert ranked_pace("galaxy", now) == pytest.approx(1 / 5)

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F, Q, QuerySet, Window
+from django.db.models import Count, F, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -185,12 +185,22 @@ class NextGame:
     settled: float | None = None
 
 
+def ranked_pace(game: str, now: datetime) -> float:
+    """Ranked matches of `game` started a second over the last hour, or over the part of it since
+    the first of them (a site up for minutes, a pace that changed): 0.0 with none."""
+    recent = Match.objects.filter(kind=MatchKind.RANKED, game=game, started__gte=now - timedelta(hours=1))
+    found = recent.aggregate(count=Count("id"), first=Min("started"))
+    if not found["count"]:
+        return 0.0
+    span = (now - found["first"]).total_seconds()
+    return float(found["count"]) / max(span, float(settings.ARMADA.matchmaking_s), 1.0)
+
+
 def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     """The ranked queue of `game` as `ladder.logic.estimates` reads it (a few counts and one seed
     read, whatever the ladder's size), or None when no worker is free for ranked games."""
     workers = known_workers()
-    started = Match.objects.filter(kind=MatchKind.RANKED, game=game, started__gte=now - timedelta(hours=1)).count()
-    per_second = started / 3600 if started else free(workers) / settings.ARMADA.match_seconds
+    per_second = ranked_pace(game, now) or free(workers) / settings.ARMADA.match_seconds
     if workers <= 0 or per_second <= 0:
         return None
     pool = RatingPool(game)
