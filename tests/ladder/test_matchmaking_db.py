@@ -154,3 +154,25 @@ def test_a_match_made_marks_both_seats_due_their_bonus_earlier(make_user, valid_
         assert row.due == pytest.approx(now - timedelta(seconds=ahead), abs=timedelta(milliseconds=1))
     # the new version (few games, provisional) is due earlier: it is the next seed
     assert [c.id for c in RatingPool("galaxy").longest_waiting(2)] == [a.pk, b.pk]
+
+
+@pytest.mark.parametrize(("kind", "matchmaking_s", "asked"), [("ranked", 5, True), ("challenge", 5, False),
+                                                              ("ranked", 0, False)])
+def test_a_recorded_ranked_match_asks_for_a_matchmaking_tick(make_user, valid_version, settings, monkeypatch,
+                                                             django_capture_on_commit_callbacks, kind,
+                                                             matchmaking_s, asked):
+    # Matches shorter than beat's tick left the worker idle until the next one (2 matches a worker a
+    # tick): the recording asks for a tick once committed, on the periodic queue, dropped when late.
+    from armada_web.jobs import queues
+    from armada_web.ladder import tasks
+    from armada_web.matches.services import create_match
+    from tests.support.seasons_helpers import record_result
+
+    settings.ARMADA = settings.ARMADA.with_(matchmaking_s=matchmaking_s)
+    sent: list[dict] = []
+    monkeypatch.setattr(tasks.matchmaking, "apply_async", lambda **options: sent.append(options))
+    match = create_match(game="galaxy", first=valid_version(make_user("ann"), "ann-bot"),
+                         second=valid_version(make_user("ben"), "ben-bot"), kind=kind)
+    with django_capture_on_commit_callbacks(execute=True):
+        record_result(match, winner=1)
+    assert sent == ([{"queue": queues.default_queue(), "expires": float(matchmaking_s)}] if asked else [])

@@ -1,7 +1,8 @@
 """How the ladder follows the apps below it (connected in LadderConfig.ready()).
 
 - A ranked match of a rated game was recorded: `ratings.rate_match` moves both versions' ratings, in the recording
-  transaction, and each seat keeps its rating before and after.
+  transaction, and each seat keeps its rating before and after; once committed, a matchmaking
+  tick is asked for (`tasks.top_up`: the worker that played it is free now).
 - Staff voided a finished ranked match: every rating is recomputed without it.
 - A bot's playing version may have changed: a rated game's ratings follow in the same
   transaction (`playing.follow`: the ladder and matchmaking read the flag it keeps), and the
@@ -18,7 +19,7 @@ from armada.referee.match import MatchOutcome
 from armada_web.bots.models import Bot
 from armada_web.bots.signals import active_version_changed
 from armada_web.games import Ranking, spec
-from armada_web.ladder import league, playing, ratings
+from armada_web.ladder import league, playing, ratings, tasks
 from armada_web.ladder.recompute import recompute
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.signals import match_recorded, match_voided
@@ -28,6 +29,7 @@ def rate_ranked_match(sender: Any, match: Match, seats: list[Participant], outco
                       **_: Any) -> None:
     if match.kind == MatchKind.RANKED and spec(match.game).rated:
         ratings.rate_match(match=match, seats=seats, outcome=outcome)
+        transaction.on_commit(tasks.top_up, robust=True)
 
 
 def unrate_voided_match(sender: Any, match: Match, was: tuple[str, str], **_: Any) -> None:

@@ -4,7 +4,9 @@ safety syncs."""
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
+from armada_web.jobs import queues
 from armada_web.jobs.queues import Task
 from armada_web.ladder import playing
 from armada_web.ladder.league import sync_league
@@ -15,6 +17,16 @@ from armada_web.ladder.matchmaking import fill_queue
 def matchmaking() -> int:
     """Top the ranked queue up (ladder/matchmaking.py); returns the matches made."""
     return len(fill_queue())
+
+
+def top_up() -> None:
+    """Ask for a matchmaking tick now (a ranked match ended: its worker is free) on the periodic
+    queue, where beat's ticks run one at a time; dropped when not run within a tick, since beat's
+    next one does the same. Without it, matches shorter than a tick left workers idle: at most
+    2 matches a worker a tick (docs/operations.md, "Sizing a competition")."""
+    seconds = settings.ARMADA.matchmaking_s
+    if seconds:
+        matchmaking.apply_async(queue=queues.default_queue(), expires=float(seconds))
 
 
 @shared_task(name=Task.SYNC_LEAGUE, ignore_result=True)
