@@ -176,3 +176,32 @@ def test_a_recorded_ranked_match_asks_for_a_matchmaking_tick(make_user, valid_ve
     with django_capture_on_commit_callbacks(execute=True):
         record_result(match, winner=1)
     assert sent == ([{"queue": queues.default_queue(), "expires": float(matchmaking_s)}] if asked else [])
+
+
+def test_a_new_version_is_on_the_ladder_where_its_predecessor_was_before_its_first_game(make_user, valid_version,
+                                                                                       client):
+    # The ladder listed only rows with games: a new version vanished from it until its first game
+    # (minutes in a surge), though it starts shown where its predecessor was. A new bot still waits.
+    from armada_web.bots import services
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import Rating
+    from armada_web.ladder.recompute import recompute
+
+    owner = make_user("alice")
+    old = valid_version(owner, "alpha")
+    Rating.objects.filter(version=old).update(mu=31.0, sigma=2.0, games=40)
+    valid_version(make_user("bob"), "bravo")  # a new bot: no games, not listed
+
+    def listed() -> dict[tuple[str, int], float]:
+        rows = client.get("/api/ladder/galaxy/").json()["results"]
+        return {(row["bot"]["name"], row["bot"]["version"]): row["score"] for row in rows}
+
+    assert listed() == {("alpha", 1): pytest.approx(25.0)}
+    newer = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk=newer.pk).update(status="valid")
+    refresh_active(bot=old.bot)
+    assert Rating.objects.get(version=newer).games == 0
+    assert listed() == {("alpha", 2): pytest.approx(25.0)}  # the new version, at its predecessor's score
+    recompute()  # (no ranked match in the history: the predecessor's 40 games are gone, so it starts fresh)
+    assert listed() == {}

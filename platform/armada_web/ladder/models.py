@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
-#: The rows a rated game's ladder lists (its playing versions that have played), by score.
-ON_LADDER = Q(playing=True, games__gt=0)
+#: The rows a rated game's ladder lists (its playing versions that have played, or that start where
+#: their predecessor was: shown there from the start), by score.
+ON_LADDER = Q(playing=True) & (Q(games__gt=0) | Q(placed=True))
 #: The rows matchmaking chooses from.
 RANKED = Q(playing=True, benched=False)
 
@@ -23,6 +24,8 @@ class Rating(models.Model):
     score = models.GeneratedField(expression=F("mu") - 3 * F("sigma"), output_field=models.FloatField(),
                                   db_persist=True, help_text="the ladder's displayed score, mu - 3 sigma")
     games = models.PositiveIntegerField(default=0, help_text="rated games")
+    placed = models.BooleanField(default=False, help_text="started from a predecessor's rating (shown where it was, "
+                                 "before its own first game)")
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)

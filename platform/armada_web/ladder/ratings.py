@@ -25,23 +25,31 @@ from armada_web.matches.models import Match, Participant
 from armada_web.matches.services import keep_seat_skills
 
 
+def predecessor(version: BotVersion) -> Rating | None:
+    """The rating `version` starts from: the bot's latest earlier version that has played, if any."""
+    return (Rating.objects.filter(version__bot_id=version.bot_id, version__number__lt=version.number, games__gt=0)
+            .order_by("-version__number").first())
+
+
 def start_for(version: BotVersion) -> ratings.Skill:
     """Where `version` starts: its predecessor's rating (the bot's latest earlier rated version), else fresh."""
-    before = (Rating.objects.filter(version__bot_id=version.bot_id, version__number__lt=version.number, games__gt=0)
-              .order_by("-version__number").first())
+    before = predecessor(version)
     return ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
 
 
 def ensure_rating(version: BotVersion) -> Rating:
     """The version's Rating row, created at its placement start when it has none (flagged
-    `playing` when its version plays: ladder.playing keeps the flag from then on)."""
+    `playing` when its version plays: ladder.playing keeps the flag from then on; `placed` when it
+    starts from a predecessor, so the ladder shows it there before its first game)."""
     row = Rating.objects.filter(version=version).first()
     if row is not None:
         return row
-    start = start_for(version)
+    before = predecessor(version)
+    start = ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
     playing = BotVersion.objects.playing().filter(pk=version.pk).exists()
     row, _ = Rating.objects.get_or_create(version=version, defaults={
-        "mu": start.mu, "sigma": start.sigma, "game": version.bot.game, "playing": playing})
+        "mu": start.mu, "sigma": start.sigma, "game": version.bot.game, "playing": playing,
+        "placed": before is not None})
     return row
 
 

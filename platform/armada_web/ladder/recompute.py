@@ -25,6 +25,12 @@ from armada_web.matches.services import SEAT_SKILL_FIELDS, set_seat_skills
 
 def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings_logic.Skill:
     """placement_start from the bot's latest earlier version that has played (as ratings.start_for)."""
+    return _placement(version_id, rows, info)[0]
+
+
+def _placement(version_id: int, rows: dict[int, Rating],
+               info: dict[int, tuple[int, int]]) -> tuple[ratings_logic.Skill, bool]:
+    """The start of `version_id` and whether it comes from a predecessor (as ratings.ensure_rating)."""
     bot_id, number = info[version_id]
     best: Rating | None = None
     for other_id, row in rows.items():
@@ -32,7 +38,7 @@ def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, 
         if other_bot == bot_id and other_number < number and row.games > 0 and (
                 best is None or other_number > info[best.version_id][1]):
             best = row
-    return ratings_logic.placement_start(ratings_logic.Skill(best.mu, best.sigma) if best else None)
+    return ratings_logic.placement_start(ratings_logic.Skill(best.mu, best.sigma) if best else None), best is not None
 
 
 def recompute() -> dict[str, Any]:
@@ -70,11 +76,14 @@ def recompute() -> dict[str, Any]:
                 changes.append(RatingChange(version_id=row.version_id, match_id=match.pk, mu=after.mu,
                                             sigma=after.sigma, at=match.finished or match.created, games=row.games))
             count += 1
-        fields = ["mu", "sigma", "games", "wins", "draws", "losses", "faults_in_row", "benched", "benched_reason"]
+        fields = ["mu", "sigma", "games", "wins", "draws", "losses", "faults_in_row", "benched", "benched_reason",
+                  "placed"]
         for version_id, row in existing.items():
             fresh = rows.get(version_id)
-            if fresh is None:  # never finished a ranked game: back to its start, placed at its first game
-                fresh = Rating(version_id=version_id, mu=ratings_logic.MU, sigma=ratings_logic.SIGMA)
+            if fresh is None:  # never finished a ranked game: back to its start (its predecessor's, when it has one)
+                start, placed = (_placement(version_id, rows, info) if version_id in info
+                                 else (ratings_logic.initial_rating(), False))
+                fresh = Rating(version_id=version_id, mu=start.mu, sigma=start.sigma, placed=placed)
             for name in fields:
                 setattr(row, name, getattr(fresh, name))
         Rating.objects.bulk_update(list(existing.values()), fields, batch_size=500)
