@@ -61,6 +61,7 @@ def test_the_api_shows_what_the_validation_used_against_its_budgets(validate, se
     assert version.status == "valid"
     expected = {"init_ms": 8124, "init_budget_ms": 20000, "memory_peak_mib": 365, "memory_limit_mib": 2048}
     assert version.resources == expected
+    client.force_login(version.bot.owner)
     data = client.get(f"/api/versions/{version.pk}/").json()
     assert data["resources"] == expected
     page = client.get(f"/bots/{version.bot_id}/versions/{version.number}/").content.decode()
@@ -76,6 +77,7 @@ def test_an_out_of_memory_version_records_its_peak_and_unknowns_stay_null(valida
                                requests=1))
     assert version.status == "invalid"
     assert version.detail.startswith("memory: killed for exceeding its memory limit (peak 1024 MiB, limit 1024 MiB)")
+    client.force_login(version.bot.owner)
     data = client.get(f"/api/versions/{version.pk}/").json()
     # Gone before answering init: the referee's 2929 ms is no init time (it would read as "init was fine").
     assert data["resources"]["memory_peak_mib"] is None and data["resources"]["init_ms"] is None
@@ -100,7 +102,23 @@ def test_a_version_validated_before_resources_were_kept_shows_nulls(make_user, c
     owner = make_user()
     version = upload_version(bot=create_bot(user=owner, name="older", game="galaxy"), user=owner,
                              filename="main.py", data=b"print(1)\n")
+    client.force_login(owner)
     data = client.get(f"/api/versions/{version.pk}/").json()
     assert data["resources"] == {"init_ms": None, "init_budget_ms": None, "memory_peak_mib": None,
                                  "memory_limit_mib": None}
     assert 'id="resources"' not in client.get(f"/bots/{version.bot_id}/versions/{version.number}/").content.decode()
+
+
+def test_what_a_version_used_is_its_teams_alone(validate, client, make_user) -> None:
+    # Init time and memory peak tell a model's size: private like the sha256, public like nothing.
+    version = validate(outcome(8123.6, 364 * MIB))
+    page = f"/bots/{version.bot_id}/versions/{version.number}/"
+    for who in (None, make_user("stranger")):
+        if who is not None:
+            client.force_login(who)
+        data = client.get(f"/api/versions/{version.pk}/").json()
+        assert "resources" not in data and data["status"] == "valid"
+        assert 'id="resources"' not in client.get(page).content.decode()
+    client.force_login(version.bot.owner)
+    assert client.get(f"/api/versions/{version.pk}/").json()["resources"]["init_ms"] == 8124
+    assert 'id="resources"' in client.get(page).content.decode()

@@ -31,7 +31,8 @@ class ResourcesSerializer(serializers.Serializer):
 
 
 class VersionSerializer(serializers.Serializer):
-    """A version as the API shows it to the request's user: `log` and `sha256` only to its owner and staff."""
+    """A version as the API shows it to the request's user: `log`, `sha256` and `resources` only to its
+    team and staff."""
 
     id = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
@@ -50,7 +51,8 @@ class VersionSerializer(serializers.Serializer):
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
     active = serializers.SerializerMethodField()
-    resources = serializers.SerializerMethodField()
+    resources = serializers.SerializerMethodField(required=False, help_text="what its validation used against the "
+                                                  "budgets: team and staff only (a model's size shows in it)")
     url = serializers.SerializerMethodField()
     log = serializers.CharField(required=False, help_text="the bot's stderr tail: owner and staff only")
 
@@ -70,6 +72,7 @@ class VersionSerializer(serializers.Serializer):
         if not can_see_private(user=getattr(request, "user", None), bot=version.bot):
             data.pop("log", None)
             data.pop("sha256", None)
+            data.pop("resources", None)
         return data
 
 
