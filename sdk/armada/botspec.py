@@ -4,7 +4,8 @@ A spec is one of: a path to a Python file (usually `main.py`; its folder is the 
 a folder holding `main.py`, a `.zip` holding `main.py` at its top or inside its single top
 folder, or `builtin:NAME` for a starter bot of the game (copied as `main.py` into a
 temporary folder). Zips are checked before anything is
-extracted (paths, symlinks, entry count, sizes, compression ratio) and extracted into a
+extracted (the central directory's size from the end records before it is read, paths,
+symlinks, entry count, sizes, compression ratio) and extracted into a
 temporary folder that `BotSource.close()` removes.
 """
 
@@ -14,13 +15,14 @@ import os
 import re
 import shutil
 import stat
+import struct
 import sys
 import tempfile
 import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from armada.referee.process_bot import ProcessBot
@@ -39,6 +41,9 @@ MAX_COMPRESSION_RATIO = 100
 #: a whole path well under PATH_MAX, 4096, with room for the folder it is unpacked into).
 MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 1024
+#: The most a zip's central directory may hold per entry allowed: its fixed 46 bytes, a name
+#: (MAX_PATH_BYTES and some: "./", a folder's "/") and room for extra fields and a comment.
+MAX_RECORD_BYTES = 46 + 2 * MAX_PATH_BYTES + 4096
 #: Folders some zip tools add that are never part of the bot.
 _IGNORED_TOP = ("__MACOSX",)
 #: How a starter bot is named on the command line: `builtin:greedy`.
@@ -246,6 +251,68 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
+_END = struct.Struct("<4s4H2LH")  # the end of central directory record
+_END64_LOCATOR = struct.Struct("<4sLQL")
+_END64 = struct.Struct("<4sQ2H2L4Q")
+_RECORD_BYTES = 46  # a central directory record's fixed part (its three lengths at 28)
+
+
+def _end_records(handle: IO[bytes], archive_bytes: int) -> tuple[int, int, int]:
+    """(entries, central directory bytes, where the directory ends) as `zipfile.ZipFile` reads them
+    (its `_EndRecData`: the end record, a zip64 one before it when its locator is there)."""
+    tail_start = max(archive_bytes - (1 << 16) - _END.size, 0)
+    handle.seek(tail_start)
+    tail = handle.read(archive_bytes - tail_start)
+    if tail[-_END.size:-_END.size + 4] == b"PK\x05\x06" and tail[-2:] == b"\0\0":
+        at = len(tail) - _END.size
+    else:
+        at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _END.size:
+        raise zipfile.BadZipFile("File is not a zip file")
+    fields = _END.unpack_from(tail, at)
+    entries, dir_size, end_at = fields[4], fields[5], tail_start + at
+    if end_at >= _END64_LOCATOR.size + _END64.size:
+        handle.seek(end_at - _END64_LOCATOR.size - _END64.size)
+        data = handle.read(_END64.size + _END64_LOCATOR.size)
+        if data[_END64.size:_END64.size + 4] == b"PK\x06\x07" and data[:4] == b"PK\x06\x06":
+            fields64 = _END64.unpack_from(data)
+            return fields64[7], fields64[8], end_at - _END64_LOCATOR.size - _END64.size
+    return entries, dir_size, end_at
+
+
+def check_directory(handle: IO[bytes], archive_bytes: int, limits: ZipLimits | None = None) -> None:
+    """Refuse a zip whose central directory is past what `limits.max_entries` entries need, from
+    its end records, before `zipfile.ZipFile` reads the whole directory into memory (BotSpecError;
+    BadZipFile when there is no end record). Reads at most the last 64 KiB and the directory."""
+    limits = limits or ZipLimits()
+    entries, dir_size, dir_end = _end_records(handle, archive_bytes)
+    if entries > limits.max_entries:
+        raise BotSpecError(f"zip has too many entries: {entries} (limit {limits.max_entries})")
+    bound = limits.max_entries * MAX_RECORD_BYTES
+    if dir_size > bound:
+        raise BotSpecError(f"zip's central directory is too large: {dir_size} bytes for at most "
+                           f"{limits.max_entries} entries (limit {bound})")
+    if dir_size > dir_end:
+        raise zipfile.BadZipFile("the zip's central directory starts before the file")
+    handle.seek(dir_end - dir_size)
+    directory = handle.read(dir_size)
+    handle.seek(0)
+    count = at = 0
+    while at + _RECORD_BYTES <= len(directory) and directory[at:at + 4] == b"PK\x01\x02":
+        count += 1
+        if count > limits.max_entries:
+            raise BotSpecError(f"zip has too many entries: more than {limits.max_entries} in its central "
+                               f"directory (limit {limits.max_entries})")
+        name, extra, comment = struct.unpack_from("<3H", directory, at + 28)
+        at += _RECORD_BYTES + name + extra + comment
+
+
+def open_zip(handle: IO[bytes], archive_bytes: int, limits: ZipLimits | None = None) -> zipfile.ZipFile:
+    """`zipfile.ZipFile(handle)` once `check_directory` accepts its end records (a seekable file)."""
+    check_directory(handle, archive_bytes, limits)
+    return zipfile.ZipFile(handle)
+
+
 def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
               limits: ZipLimits | None = None) -> list[tuple[zipfile.ZipInfo, list[str]]]:
     """Validate every entry before extraction; returns the members to extract with their path parts.
@@ -360,7 +427,7 @@ def extract_zip(path: Path) -> BotSource:
         raise BotSpecError(f"{path}: zip too large: {size} bytes (limit {MAX_ZIP_BYTES})")
     label = path.stem if _NAME_RE.fullmatch(path.stem) else "bot"
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open(path, "rb") as handle, open_zip(handle, size) as archive:
             members = check_zip(archive, size)
             entry_dir = find_entry_dir(members)
             tmp = _temp_dir("armada-bot-")

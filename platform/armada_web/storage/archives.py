@@ -25,7 +25,7 @@ from typing import IO
 from django.conf import settings
 
 from armada.archive import add_entry, normalised_writer
-from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir
+from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir, open_zip
 from armada_web.web.errors import Invalid, TooLarge
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -187,7 +187,7 @@ def _zip_files(handle: IO[bytes], size: int, limits: ZipLimits, writer: zipfile.
     """Write the files of a bot zip, relative to the folder holding main.py, into `writer` (sorted,
     streamed, real bytes counted: headers can lie); returns how many; raises UploadError."""
     try:
-        with zipfile.ZipFile(handle) as archive:
+        with open_zip(handle, size, limits) as archive:
             members = check_zip(archive, size, limits)
             top = find_entry_dir(members)
             files = sorted(("/".join(parts[len(top):]), info) for info, parts in members if not info.is_dir())
@@ -230,8 +230,9 @@ def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
     root = Path(dest)
     handle: IO[bytes] = io.BytesIO(archive) if isinstance(archive, bytes | bytearray) else archive
     written = 0
-    with zipfile.ZipFile(handle) as src:
-        for info, parts in check_zip(src, _size_of(handle), site_limits()):
+    size = _size_of(handle)
+    with open_zip(handle, size, site_limits()) as src:
+        for info, parts in check_zip(src, size, site_limits()):
             target = root.joinpath(*parts)
             if info.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
@@ -252,7 +253,7 @@ def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
 def read_files(*, archive: bytes, suffix: str = "") -> dict[str, bytes]:
     """The files of a stored archive whose path ends with `suffix`, in memory by path (`a/b.py`):
     for reading the code (the integrity checks), never for running it."""
-    with zipfile.ZipFile(io.BytesIO(archive)) as src:
+    with open_zip(io.BytesIO(archive), len(archive), site_limits()) as src:
         members = check_zip(src, len(archive), site_limits())
         return {"/".join(parts): src.read(info) for info, parts in members
                 if not info.is_dir() and "/".join(parts).endswith(suffix)}
