@@ -27,6 +27,10 @@ COMPRESS_LEVEL = 6
 #: same bytes; smaller files (every source file) are always deflated, as before.
 SAMPLE_BYTES = 256 * 1024
 STORE_ABOVE = 0.9
+#: What one entry adds to a normalised zip besides its bytes, at most: a local header (30) and a
+#: central record (46), each with the name (at most `armada.botspec.MAX_PATH_BYTES`, 1024), and
+#: room to spare.
+ENTRY_OVERHEAD_BYTES = 4096
 
 
 def normalised_zip(files: Mapping[str, bytes]) -> bytes:
@@ -36,6 +40,13 @@ def normalised_zip(files: Mapping[str, bytes]) -> bytes:
         for name in sorted(files):
             add_entry(out, name, len(files[name]), [files[name]])
     return buffer.getvalue()
+
+
+def max_archive_bytes(*, files: int, unpacked: int) -> int:
+    """The most a normalised zip of at most `files` files and `unpacked` bytes can be: every byte
+    stored or deflated (deflate's worst case adds under 1/1024), each entry's headers, the end record.
+    Whatever was uploaded, the stored archive is never larger."""
+    return unpacked + unpacked // 1024 + files * ENTRY_OVERHEAD_BYTES + 22
 
 
 def normalised_writer(target: IO[bytes]) -> zipfile.ZipFile:

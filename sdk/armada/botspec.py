@@ -63,7 +63,7 @@ class ZipLimits:
     max_zip_bytes: int = field(default_factory=lambda: MAX_ZIP_BYTES)
     max_entries: int = field(default_factory=lambda: MAX_ZIP_ENTRIES)
     max_uncompressed_bytes: int = field(default_factory=lambda: MAX_UNCOMPRESSED_BYTES)
-    max_ratio: int = field(default_factory=lambda: MAX_COMPRESSION_RATIO)
+    max_ratio: int | None = field(default_factory=lambda: MAX_COMPRESSION_RATIO)  # None: no ratio test
 
 
 @dataclass
@@ -343,7 +343,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
     if total > limits.max_uncompressed_bytes:
         raise BotSpecError(
             f"zip too large when extracted: {total} bytes (limit {limits.max_uncompressed_bytes})")
-    if total > 0 and total > limits.max_ratio * max(compressed, 1):
+    if limits.max_ratio is not None and total > 0 and total > limits.max_ratio * max(compressed, 1):
         ratio = total / max(compressed, 1)
         raise BotSpecError(
             f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {limits.max_ratio})"

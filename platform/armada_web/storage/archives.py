@@ -24,7 +24,7 @@ from typing import IO
 
 from django.conf import settings
 
-from armada.archive import add_entry, normalised_writer
+from armada.archive import add_entry, max_archive_bytes, normalised_writer
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir, open_zip
 from armada_web.web.errors import Invalid, TooLarge
 
@@ -71,10 +71,23 @@ class Bundle:
 
 
 def site_limits(game: str | None = None) -> ZipLimits:
-    """What a zip of `game` may be (None: of any game, what a stored archive is checked against)."""
+    """What an uploaded zip of `game` may be (None: the largest of any game); a stored archive is
+    checked against `stored_limits`."""
     config = settings.ARMADA
     upload, unpacked = config.upload_limit(game)
     return ZipLimits(max_zip_bytes=upload, max_entries=config.upload_max_files, max_uncompressed_bytes=unpacked)
+
+
+def stored_limits() -> ZipLimits:
+    """What an archive the site wrote (a stored version) is checked against when it is unpacked or
+    read, and at upload before it is stored: the entries and unpacked bytes of any game, an archive
+    size that those imply (`max_archive_bytes`), no compression ratio (the site's own deflate packs
+    zeros 1000 to 1; `_declared` holds the real bytes to the declared ones, whose total is bounded)."""
+    config = settings.ARMADA
+    unpacked = config.upload_limit()[1]
+    entries = config.upload_max_files
+    return ZipLimits(max_zip_bytes=max_archive_bytes(files=entries, unpacked=unpacked), max_entries=entries,
+                     max_uncompressed_bytes=unpacked, max_ratio=None)
 
 
 def mib(size: int) -> str:
@@ -128,10 +141,24 @@ def check_upload(*, name: str, data: bytes | IO[bytes], game: str | None = None)
                 files = 1
             else:
                 raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
+        _check_stored(out)
         return Bundle(out, _sha256(out), _size_of(out), files, size)
     except BaseException:
         out.close()
         raise
+
+
+def _check_stored(out: IO[bytes]) -> None:
+    """Check the normalised archive as `unpack` will (`stored_limits`): an accepted upload always
+    unpacks. Never fails unless the upload's checks and these disagree (UploadError then)."""
+    size = _size_of(out)
+    try:
+        with open_zip(out, size, stored_limits()) as archive:
+            check_zip(archive, size, stored_limits())
+    except (BotSpecError, zipfile.BadZipFile) as exc:
+        raise UploadError(f"the archive made of the upload would not unpack ({exc})") from None
+    finally:
+        out.seek(0)
 
 
 def _chunks(handle: IO[bytes], limit: int | None = None) -> Iterator[bytes]:
@@ -231,8 +258,8 @@ def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
     handle: IO[bytes] = io.BytesIO(archive) if isinstance(archive, bytes | bytearray) else archive
     written = 0
     size = _size_of(handle)
-    with open_zip(handle, size, site_limits()) as src:
-        for info, parts in check_zip(src, size, site_limits()):
+    with open_zip(handle, size, stored_limits()) as src:
+        for info, parts in check_zip(src, size, stored_limits()):
             target = root.joinpath(*parts)
             if info.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
@@ -253,7 +280,7 @@ def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
 def read_files(*, archive: bytes, suffix: str = "") -> dict[str, bytes]:
     """The files of a stored archive whose path ends with `suffix`, in memory by path (`a/b.py`):
     for reading the code (the integrity checks), never for running it."""
-    with open_zip(io.BytesIO(archive), len(archive), site_limits()) as src:
-        members = check_zip(src, len(archive), site_limits())
+    with open_zip(io.BytesIO(archive), len(archive), stored_limits()) as src:
+        members = check_zip(src, len(archive), stored_limits())
         return {"/".join(parts): src.read(info) for info, parts in members
                 if not info.is_dir() and "/".join(parts).endswith(suffix)}
