@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,13 +25,54 @@ from armada_sandbox.slots import holder, holder_alive, remove_dead_holders
 MARK = "holder"
 
 
+class FolderNotPrivate(PermissionError):
+    """A folder this process keeps its files in is a symbolic link, another user's, or writable by
+    others (another local user made it first in the shared temporary folder): never used."""
+
+
 def sandbox_root() -> Path:
     """The host folder of the work folders (traverse only for the bots' uids)."""
-    root = Path(tempfile.gettempdir()) / "armada-sandbox"
-    root.mkdir(mode=0o711, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(root, 0o711)  # noqa: S103 (traverse only, no listing)
+    return private_folder(Path(tempfile.gettempdir()) / "armada-sandbox", mode=0o711,
+                          hint="set TMPDIR to a folder of this user's")
+
+
+def private_folder(root: Path, *, mode: int, hint: str, parents: bool = False) -> Path:
+    """Make folder `root` with `mode` (at most 0755), or take it when it is there already and this
+    process's own: a real folder (not a symbolic link), owned by the effective uid, writable by
+    nobody else once set to `mode`. FolderNotPrivate says otherwise what was found and `hint`."""
+    root.mkdir(mode=mode, parents=parents, exist_ok=True)
+    found = os.lstat(root)
+    euid = os.geteuid()
+
+    def refuse(why: str) -> FolderNotPrivate:
+        return FolderNotPrivate(f"refusing to use {root}: {why}; another local user may have made it first: "
+                                f"remove it (as root) or {hint}")
+
+    if stat.S_ISLNK(found.st_mode) or not stat.S_ISDIR(found.st_mode):
+        raise refuse("it is a symbolic link" if stat.S_ISLNK(found.st_mode) else "it is not a folder")
+    if found.st_uid != euid:
+        raise refuse(f"it is owned by uid {found.st_uid} ({_user(found.st_uid)}), not by this process's "
+                     f"uid {euid} ({_user(euid)})")
+    handle = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        held = os.fstat(handle)
+        if (held.st_dev, held.st_ino) != (found.st_dev, found.st_ino) or held.st_uid != euid:
+            raise refuse("it was replaced while being checked")
+        with contextlib.suppress(OSError):
+            os.fchmod(handle, mode)
+        if os.fstat(handle).st_mode & 0o022:
+            raise refuse(f"it is writable by others (mode {stat.S_IMODE(os.fstat(handle).st_mode):o})")
+    finally:
+        os.close(handle)
     return root
+
+
+def _user(uid: int) -> str:
+    """The name of user `uid`, or `unknown`."""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return "unknown"
 
 
 def work_folder(lock_dir: Path | None = None) -> Path:

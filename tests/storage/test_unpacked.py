@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from armada.archive import normalised_zip
+from armada_sandbox.folders import FolderNotPrivate
 from armada_web.games import runner
 from armada_web.storage import unpacked
 from armada_web.storage.unpacked import Source
@@ -271,3 +272,39 @@ def test_an_entry_that_keeps_going_while_linked_gives_the_game_back(tmp_path, mo
     with pytest.raises(runner.CodeUnavailable, match=f"went {runner.LINK_ATTEMPTS} times") as caught:
         runner.place_code(seat=2, source=source(), code_dir=code)
     assert isinstance(caught.value, runner.SandboxFailure) and list(code.iterdir()) == []
+
+
+def _squatted(folder: Path) -> Path:
+    """`folder` made first by another local user (nobody, 65534), open to all, as in a shared /tmp."""
+    folder.mkdir(mode=0o777)
+    os.chmod(folder, 0o777)
+    os.chown(folder, 65534, 65534)
+    return folder
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_cache_root_another_user_made_first_is_refused_naming_its_owner(tmp_path, armada):
+    root = _squatted(tmp_path / "armada-versions")
+    with pytest.raises(PermissionError, match=r"refusing to use .*armada-versions: it is owned by uid 65534 .*"
+                                              r"ARMADA_UNPACK_CACHE_DIR") as caught:
+        unpacked.entry(source=source(), root=root, limit=1 << 30)
+    assert isinstance(caught.value, FolderNotPrivate) and list(root.iterdir()) == []
+    armada(unpack_cache_dir=str(root))
+    with pytest.raises(runner.PlatformFailure, match="owned by uid 65534"):
+        runner.place_code(seat=1, source=source(), code_dir=tmp_path)
+
+
+def test_a_cache_root_that_is_a_symbolic_link_is_refused(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "armada-versions").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(FolderNotPrivate, match="it is a symbolic link"):
+        unpacked.entry(source=source(), root=tmp_path / "armada-versions", limit=1 << 30)
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_an_own_cache_root_open_to_all_is_made_traverse_only(tmp_path):
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o777)
+    os.chmod(root, 0o777)
+    unpacked.entry(source=source(), root=root, limit=1 << 30)
+    assert oct(root.stat().st_mode & 0o777) == "0o711"

@@ -17,7 +17,9 @@ shared lock on the entry's folder (flock) and removal takes it exclusively witho
 entry being linked is skipped), and the linked files are checked against `meta.json` afterwards:
 an entry removed while being linked is `EntryGone`, never a partial code folder. A full disk
 empties the cache of everything else and tries once more, then raises `CacheFull` (the
-platform's problem: the match is given back).
+platform's problem: the match is given back). The root must be this process's own (default
+`$TMPDIR/armada-versions`, in a folder every local user writes): a symbolic link, another user's
+folder or one others may write is refused (`FolderNotPrivate`, naming the folder and its owner).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import IO
 
 from django.conf import settings
 
+from armada_sandbox.folders import private_folder
 from armada_web.storage.archives import CHUNK, unpack
 
 #: An entry's name: the archive's sha256.
@@ -97,10 +100,10 @@ def cache_root() -> Path:
 
 
 def _made(root: Path) -> Path:
-    root.mkdir(mode=0o711, parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(root, 0o711)  # noqa: S103 (traverse only: the bots' uids read their own entry's files)
-    return root
+    """`root` made, or checked to be this process's own (FolderNotPrivate otherwise); traverse only:
+    the bots' uids read their own entry's files."""
+    return private_folder(root, mode=0o711, parents=True,
+                          hint="set ARMADA_UNPACK_CACHE_DIR to a folder of this user's")
 
 
 def max_bytes() -> int:
