@@ -246,7 +246,7 @@ def test_an_entry_removed_while_being_linked_is_linked_again_never_partly(tmp_pa
     assert tree(code) == FILES and len(opened) == 2  # unpacked again and linked whole
 
 
-def test_a_linked_entry_that_does_not_match_its_meta_is_entry_gone(tmp_path):
+def test_a_linked_entry_that_does_not_match_its_meta_is_entry_gone_and_dropped(tmp_path):
     found = unpacked.entry(source=source(), root=tmp_path, limit=1 << 30)
     os.chmod(found.files / "weights", 0o755)
     (found.files / "weights" / "model.bin").unlink()  # damaged in place, meta.json still there
@@ -254,9 +254,26 @@ def test_a_linked_entry_that_does_not_match_its_meta_is_entry_gone(tmp_path):
     code.mkdir()
     with pytest.raises(unpacked.EntryGone, match="linked 1 files"):
         unpacked.link_entry(found, code)
-    unpacked.evict(tmp_path, limit=0)
-    with pytest.raises(unpacked.EntryGone):  # found before another worker evicted it: its name is gone
+    assert unpacked.lookup(tmp_path, found.sha256) is None  # dropped: the next lookup unpacks it again
+    assert [p.name for p in tmp_path.iterdir()] == ["code"]
+    with pytest.raises(unpacked.EntryGone):  # found before it was dropped: its name is gone
         unpacked.link_entry(found, code)
+
+
+def test_a_damaged_entry_is_unpacked_again_for_the_next_attempt(tmp_path, armada):
+    """A file of an entry deleted (a cleaner of the temporary folder, a disk error): the match
+    links the entry afresh instead of giving every match of the version back until eviction."""
+    armada(unpack_cache_dir=str(tmp_path / "cache"))
+    opened: list[int] = []
+    found = unpacked.entry(source=source(opened=opened))
+    os.chmod(found.files / "weights", 0o755)
+    (found.files / "weights" / "model.bin").unlink()
+    for match in range(2):
+        code = tmp_path / f"code{match}"
+        code.mkdir()
+        assert runner.place_code(seat=1, source=source(opened=opened), code_dir=code) is (match == 0)
+        assert tree(code) == FILES
+    assert len(opened) == 2  # unpacked once more, then found
 
 
 def test_an_entry_that_keeps_going_while_linked_gives_the_game_back(tmp_path, monkeypatch, armada):

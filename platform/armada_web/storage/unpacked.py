@@ -319,20 +319,28 @@ def link_entry(found: Entry, target: Path) -> None:
     """Put the entry's files into the existing, empty folder `target` (`link_tree`) under the
     entry's shared lock, then check that what was linked is the whole entry (its `meta.json`'s
     file count and bytes): EntryGone when the entry went or changed meanwhile (the caller clears
-    `target` and looks the entry up again)."""
+    `target` and looks the entry up again); an entry whose files do not match is discarded first,
+    so that lookup unpacks it afresh."""
     folder = found.files.parent
+    damaged: EntryGone | None = None
     with _shared(folder):
         try:
             meta = json.loads((folder / META).read_text())
             link_tree(found.files, target)
         except FileNotFoundError as exc:
-            raise EntryGone(errno.ENOENT, f"the cached entry went while being linked ({exc})", str(folder)) from None
+            damaged = EntryGone(errno.ENOENT, f"the cached entry went while being linked ({exc})", str(folder))
         except ValueError:
-            raise EntryGone(errno.ENOENT, "the cached entry's meta.json is unreadable", str(folder)) from None
-        count, size = measure(target)
-        if size != meta.get("bytes") or count != meta.get("files", count):
-            raise EntryGone(errno.ENOENT, f"linked {count} files, {size} bytes of the cached entry; it holds "
-                            f"{meta.get('files', '?')} files, {meta.get('bytes')} bytes", str(folder))
+            damaged = EntryGone(errno.ENOENT, "the cached entry's meta.json is unreadable", str(folder))
+        else:
+            count, size = measure(target)
+            if size != meta.get("bytes") or count != meta.get("files", count):
+                damaged = EntryGone(errno.ENOENT, f"linked {count} files, {size} bytes of the cached entry; it "
+                                    f"holds {meta.get('files', '?')} files, {meta.get('bytes')} bytes", str(folder))
+    if damaged is not None:
+        # Changed under its lock (nobody evicts a locked entry): damaged in place (a cleaner of the
+        # temporary folder, a disk error). Dropped, so the next lookup unpacks it again.
+        _discard(folder.parent, folder)
+        raise damaged
 
 
 def measure(folder: Path) -> tuple[int, int]:
