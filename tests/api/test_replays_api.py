@@ -176,6 +176,22 @@ def test_downloads_are_throttled_per_user(pair, api, make_user, monkeypatch):
     assert alice.get("/api/matches/").status_code == 200  # other lists are not counted
 
 
+def test_a_request_the_dataset_refuses_is_not_counted_in_the_user_s_budget(pair, api, make_user, monkeypatch):
+    """DRF asks every throttle; a request the dataset's refuses is taken back from the user's too."""
+    from armada_web.api.throttles import DatasetThrottle, UserThrottle
+
+    for throttle, limit in ((DatasetThrottle, 3), (UserThrottle, 8)):
+        monkeypatch.setattr(throttle, "rate", f"{limit}/min", raising=False)
+        monkeypatch.setattr(throttle, "num_requests", limit, raising=False)
+        monkeypatch.setattr(throttle, "duration", 60, raising=False)
+    a, b = pair
+    public_match(a, b)
+    client = api(make_user("ann"))
+    assert [client.get("/api/replays/").status_code for _ in range(8)] == [200] * 3 + [429] * 5
+    assert [client.get("/api/matches/").status_code for _ in range(5)] == [200] * 5  # 3 of 8 used
+    assert client.get("/api/matches/").status_code == 429
+
+
 def test_the_schema_describes_the_list(db):
     schema = APIClient().get("/api/schema/?format=json").json()
     operation = schema["paths"]["/api/replays/"]["get"]

@@ -13,10 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.dataset_views import DatasetView
 from armada_web.api.fields import absolute
 from armada_web.api.pagination import page_openapi_parameters
 from armada_web.api.schema import answers
-from armada_web.api.throttles import AnonThrottle, DatasetThrottle, UserThrottle
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
 from armada_web.ladder.explain import seat_ratings
@@ -219,12 +219,11 @@ class MatchView(APIView):
         return Response(MatchDetailSerializer(match, context={"request": request}).data)
 
 
-class MatchReplayView(APIView):
+class MatchReplayView(DatasetView):
     """The replay (gzip JSON, replay format v1); 404 until the match is finished. Throttled as a
     bulk download too (THROTTLE_DATASET)."""
 
     permission_classes = [AllowAny]
-    throttle_classes = [AnonThrottle, UserThrottle, DatasetThrottle]
 
     @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, pk: int) -> HttpResponse:

@@ -11,11 +11,10 @@ from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from armada_web.api.dataset_views import DatasetView
 from armada_web.api.fields import absolute
 from armada_web.api.schema import answers
-from armada_web.api.throttles import AnonThrottle, DatasetThrottle, UserThrottle
 from armada_web.bots.models import Game
 from armada_web.matches import dataset, listing
 
@@ -62,12 +61,11 @@ PARAMETERS = [
 ]
 
 
-class ReplayListView(APIView):
+class ReplayListView(DatasetView):
     """Public replays of finished ranked matches, newest first, with each file's size and SHA-256:
     the site's games as a dataset (`armada dataset download`). Throttled per user (THROTTLE_DATASET)."""
 
     permission_classes = [AllowAny]
-    throttle_classes = [AnonThrottle, UserThrottle, DatasetThrottle]
 
     @extend_schema(operation_id="replays_list", parameters=PARAMETERS,
                    responses=answers({200: ReplayPageSerializer}, 400, 429))
