@@ -129,7 +129,12 @@ class ApiClient:
         self._opener = _opener()
 
     def url(self, path: str, query: dict[str, str] | None = None) -> str:
-        """The absolute address of an API path on this server."""
+        """The absolute address of an API path on this server; RemoteError (exit status 3) for a path
+        that does not start with one "/" (a link the server sent: `@evil.example/x` glued to the
+        server would send the token to another host)."""
+        if not path.startswith("/") or path.startswith("//"):
+            raise RemoteError(f"{self.server} sent a link that is not a path on it ({path[:80]!r}; a path starts "
+                              f"with one /): refusing to follow it", exit_code=3)
         return self.server + path + (("?" + urlencode(query)) if query else "")
 
     def request(self, method: str, path: str, *, query: dict[str, str] | None = None, json_body: Any = None,
