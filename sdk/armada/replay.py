@@ -35,6 +35,10 @@ TIMINGS = "timings"
 _GZIP_MAGIC = b"\x1f\x8b"
 #: An answer larger than this (as JSON) is replaced by a note of its size in the replay.
 MAX_ANSWER_BYTES = 64 * 1024
+#: The largest replay read, as JSON (decompressed): answers are capped (MAX_ANSWER_BYTES a
+#: seat), so even 1,000 steps of the largest answers of two seats take 128 MiB; a 500-turn Galaxy
+#: replay is a few MiB. Past it a file is refused, never decompressed whole (a gzip bomb).
+MAX_REPLAY_JSON_BYTES = 256 * 1024 * 1024
 
 
 class ReplayError(ValueError):
@@ -76,12 +80,17 @@ def write_replay(replay: dict[str, Any], path: str | Path) -> None:
 
 
 def load_replay_bytes(data: bytes, source: str = "replay") -> dict[str, Any]:
-    """Parse and check a replay from bytes (gzip or plain JSON)."""
+    """Parse and check a replay from bytes (gzip or plain JSON), at most MAX_REPLAY_JSON_BYTES of
+    JSON (gzip is decompressed in a stream and refused past it)."""
     if data[:2] == _GZIP_MAGIC:
         try:
-            data = gzip.decompress(data)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+                data = unpacked.read(MAX_REPLAY_JSON_BYTES + 1)
         except (OSError, EOFError) as exc:
             raise ReplayError(f"{source}: damaged gzip data ({exc})") from None
+    if len(data) > MAX_REPLAY_JSON_BYTES:
+        raise ReplayError(f"{source}: more than {MAX_REPLAY_JSON_BYTES} bytes of JSON (decompressed), "
+                          "larger than any replay: not read")
     try:
         replay = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:

@@ -5,12 +5,17 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import tracemalloc
 
 import pytest
 
+from armada import replay as replay_module
 from armada.replay import (
+    MANIFEST,
     ReplayError,
     game_content,
+    load_replay_bytes,
+    read_dataset,
     read_replay,
     rebuild_states,
     replay_bytes,
@@ -114,6 +119,30 @@ def test_damaged_and_missing_files_are_clear_errors(tmp_path, match):
         read_replay(tmp_path / "t.json")
     with pytest.raises(ReplayError, match="cannot read replay"):
         read_replay(tmp_path / "absent.json.gz")
+
+
+def test_a_gzip_bomb_is_refused_without_being_decompressed_whole(tmp_path, match, monkeypatch):
+    """A downloaded replay (`read_dataset`) is decompressed in a stream, at most MAX_REPLAY_JSON_BYTES."""
+    assert replay_module.MAX_REPLAY_JSON_BYTES == 256 * 1024 * 1024
+    cap = 4 * 1024 * 1024
+    monkeypatch.setattr(replay_module, "MAX_REPLAY_JSON_BYTES", cap)
+    bomb = gzip.compress(b" " * (12 * cap), compresslevel=1)  # 48 MiB of JSON whitespace in about 200 KiB
+    tracemalloc.start()
+    try:
+        with pytest.raises(ReplayError, match=rf"r\.json\.gz: more than {cap} bytes of JSON"):
+            load_replay_bytes(bomb, "r.json.gz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * cap
+    (tmp_path / "1.json.gz").write_bytes(bomb)
+    (tmp_path / MANIFEST).write_text(json.dumps({"file": "1.json.gz"}) + "\n")
+    with pytest.raises(ReplayError, match=r"1\.json\.gz: more than"):
+        next(read_dataset(tmp_path))
+    (tmp_path / "plain.json").write_bytes(b" " * (cap + 1))
+    with pytest.raises(ReplayError, match="more than"):
+        read_replay(tmp_path / "plain.json")
+    assert load_replay_bytes(replay_bytes(match.replay)) == match.replay  # a real one reads as before
 
 
 def test_gzip_header_has_no_name_or_time(tmp_path, match):
