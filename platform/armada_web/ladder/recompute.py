@@ -81,9 +81,9 @@ def recompute() -> dict[str, Any]:
         for version_id, row in existing.items():
             fresh = rows.get(version_id)
             if fresh is None:  # never finished a ranked game: back to its start (its predecessor's, when it has one)
-                start, placed = (_placement(version_id, rows, info) if version_id in info
+                begin, placed = (_placement(version_id, rows, info) if version_id in info
                                  else (ratings_logic.initial_rating(), False))
-                fresh = Rating(version_id=version_id, mu=start.mu, sigma=start.sigma, placed=placed)
+                fresh = Rating(version_id=version_id, mu=begin.mu, sigma=begin.sigma, placed=placed)
             for name in fields:
                 setattr(row, name, getattr(fresh, name))
         Rating.objects.bulk_update(list(existing.values()), fields, batch_size=500)
