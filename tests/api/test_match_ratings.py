@@ -49,6 +49,11 @@ def test_rated_seats_carry_before_after_and_the_expected_result(make_user, valid
     kept = dict(Participant.objects.filter(match=second).values_list("seat", "expected"))
     assert kept == {1: one["rating"]["expected"], 2: two["rating"]["expected"]}
     assert displayed(after[1]) == pytest.approx(two["rating"]["after"]["score"])
+    # The line the match page shows, in the API too: ben (seat 2) won from below.
+    change = displayed(after[1]) - displayed(before[1])
+    assert two["rating"]["explanation"].startswith(f"+{change:.1f}: beat a bot rated ")
+    assert two["rating"]["explanation"].endswith(f"you had a {round(100 * two['rating']['expected'])}% chance")
+    assert one["rating"]["explanation"].startswith("-") and ": lost to a bot rated " in one["rating"]["explanation"]
 
 
 def test_a_match_counted_before_the_expected_result_was_kept(make_user, valid_version):
@@ -85,7 +90,7 @@ def test_the_schema_states_the_rating():
     player = components["PlayerWithLog"]["properties"]["rating"]
     ref = next(item["$ref"] for item in player.get("oneOf", player.get("allOf", [player])) if "$ref" in item)
     rating = components[ref.rsplit("/", 1)[1]]
-    assert set(rating["properties"]) == {"before", "after", "expected"}
+    assert set(rating["properties"]) == {"before", "after", "expected", "explanation"}
     skill_ref = rating["properties"]["before"]["$ref"].rsplit("/", 1)[1]
     assert set(components[skill_ref]["properties"]) == {"mu", "sigma", "score"}
 

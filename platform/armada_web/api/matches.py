@@ -20,7 +20,7 @@ from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
 from armada_web.ladder.explain import seat_ratings
-from armada_web.ladder.logic.explain import SeatRating
+from armada_web.ladder.logic.explain import VERBS, SeatRating, explain
 from armada_web.matches import dataset, listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches, seat_log
@@ -59,15 +59,19 @@ class SeatRatingSerializer(serializers.Serializer):
     after = SkillSerializer()
     expected = serializers.FloatField(help_text="the rating model's chance, before the game, that this seat wins "
                                       "(from both seats' ratings before it)")
+    explanation = serializers.CharField(allow_null=True, help_text="the change in words, as the match page says it "
+                                        "(\"+4.1: beat a bot rated 6 above you; you had a 41% chance\"); null "
+                                        "without a result")
 
 
-def seat_rating_data(rating: SeatRating) -> dict[str, Any]:
-    """A `SeatRating` as the API gives it."""
+def seat_rating_data(rating: SeatRating, result: str) -> dict[str, Any]:
+    """A `SeatRating` of a seat with `result` ("win", "draw", "loss"; else no explanation) as the API gives it."""
     def skill(mu: float, sigma: float, score: float) -> dict[str, float]:
         return {"mu": mu, "sigma": sigma, "score": score}
 
     return {"before": skill(rating.before.mu, rating.before.sigma, rating.score_before),
-            "after": skill(rating.after.mu, rating.after.sigma, rating.score_after), "expected": rating.expected}
+            "after": skill(rating.after.mu, rating.after.sigma, rating.score_after), "expected": rating.expected,
+            "explanation": explain(rating, result) if result in VERBS else None}
 
 
 class PlayerDetailSerializer(PlayerSerializer):
@@ -82,7 +86,7 @@ class PlayerDetailSerializer(PlayerSerializer):
     @extend_schema_field(SeatRatingSerializer(allow_null=True))
     def get_rating(self, p: Participant) -> dict[str, Any] | None:
         rated = seat_ratings(list(p.match.participants.all()))
-        return seat_rating_data(rated[p.seat]) if p.seat in rated else None
+        return seat_rating_data(rated[p.seat], p.result) if p.seat in rated else None
 
     def get_rating_before(self, p: Participant) -> dict[str, float] | None:
         return None if p.mu_before is None else {"mu": p.mu_before, "sigma": p.sigma_before or 0.0}
