@@ -55,3 +55,6 @@ def test_measured_provisional_games_set_the_pace_of_settling() -> None:
         4 * estimates.settling_time(few, 9))
     assert estimates.settling_time(queue(settling=10, settling_games=400), 9) < estimates.settling_time(few, 9)
     assert estimates.settling_time(queue(settling=10, settling_games=5), 9) is None  # too few: the model
+    # A site up for 5 minutes counted those 200 games in 300 s, not 900: three times the pace.
+    assert estimates.settling_time(queue(settling=10, settling_games=200, settling_window=300.0), 9) == (
+        pytest.approx(estimates.settling_time(few, 9) / 3))

@@ -152,3 +152,22 @@ def test_the_ranked_pace_is_measured_over_the_time_its_matches_cover(make_user, 
     Match.objects.all().delete()
     started(0.5)  # one match just now: not one a half second, at most one a matchmaking tick
     assert ranked_pace("galaxy", now) == pytest.approx(1 / 5)
+
+
+def test_the_settling_pace_is_counted_over_what_the_window_covers(make_user, valid_version, armada):
+    # A site up for two minutes: its provisional games were counted in 120 s, not in the 15 minutes
+    # of the window (which made the settled-rating estimate several times too long after a start).
+    from armada_web.ladder.logic import estimates
+    from armada_web.ladder.queries import ranked_queue
+    from armada_web.matches.services import create_match
+    from tests.support.seasons_helpers import record_result
+
+    armada(matches_queue=armada.current.validation_queue, match_workers=2)
+    a, b = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    record_result(create_match(game="galaxy", first=a, second=b), winner=1)
+    later = timezone.now() + timedelta(seconds=120)
+    queue = ranked_queue("galaxy", later)
+    assert queue is not None and queue.settling_games == 2
+    assert queue.settling_window == pytest.approx(120, abs=5)
+    queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=3000))  # the whole window, then
+    assert queue is not None and queue.settling_window == estimates.SETTLING_WINDOW

@@ -209,12 +209,15 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = RatingChange.objects.filter(match__game=game,
                                          at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
+    first = window.aggregate(first=Min("at"))["first"]  # a site up for minutes: the window covers only those
+    covered = estimates.SETTLING_WINDOW if first is None else (now - first).total_seconds()
     return estimates.Queue(
         candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=settings.ARMADA.match_seconds,
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
         head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
         settling=pool.rows.filter(games__lt=PROVISIONAL_GAMES).count(),
-        settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count())
+        settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(),
+        settling_window=min(max(covered, float(settings.ARMADA.matchmaking_s), 1.0), estimates.SETTLING_WINDOW))
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:

@@ -41,7 +41,8 @@ class Queue:
     idle_unit: float  # the matchmaker's idle unit, seconds
     match_seconds: float  # a ranked match's typical length, seconds
     settling: int = 0  # provisional candidates now
-    settling_games: int = 0  # provisional versions' games counted in the last SETTLING_WINDOW seconds
+    settling_games: int = 0  # provisional versions' games counted in the last `settling_window` seconds
+    settling_window: float = SETTLING_WINDOW  # what the count covers: less on a site up for less than that
 
 
 def settling_time(queue: Queue, games: int) -> float | None:
@@ -52,7 +53,7 @@ def settling_time(queue: Queue, games: int) -> float | None:
     version's share: bench/surge.py measured this against a model where they did (docs/arena.md)."""
     if queue.settling_games < ENOUGH or queue.settling <= 0:
         return None
-    return queue.settling * games * SETTLING_WINDOW / queue.settling_games
+    return queue.settling * games * queue.settling_window / queue.settling_games
 
 
 def provisional_priority(games: int, sigma: float) -> float:
