@@ -271,13 +271,27 @@ def _end_records(handle: IO[bytes], archive_bytes: int) -> tuple[int, int, int]:
         raise zipfile.BadZipFile("File is not a zip file")
     fields = _END.unpack_from(tail, at)
     entries, dir_size, end_at = fields[4], fields[5], tail_start + at
-    if end_at >= _END64_LOCATOR.size + _END64.size:
-        handle.seek(end_at - _END64_LOCATOR.size - _END64.size)
-        data = handle.read(_END64.size + _END64_LOCATOR.size)
-        if data[_END64.size:_END64.size + 4] == b"PK\x06\x07" and data[:4] == b"PK\x06\x06":
-            fields64 = _END64.unpack_from(data)
-            return fields64[7], fields64[8], end_at - _END64_LOCATOR.size - _END64.size
+    if end_at >= _END64_LOCATOR.size:
+        handle.seek(end_at - _END64_LOCATOR.size)
+        locator = handle.read(_END64_LOCATOR.size)
+        if locator[:4] == b"PK\x06\x07":
+            return _zip64_record(handle, end_at - _END64_LOCATOR.size, _END64_LOCATOR.unpack(locator)[2])
     return entries, dir_size, end_at
+
+
+def _zip64_record(handle: IO[bytes], locator_at: int, declared_at: int) -> tuple[int, int, int]:
+    """(entries, directory bytes, where the directory ends) of a zip64 end record, which must be the
+    plain one right before its locator, right after the directory: Python versions read a record
+    with extensible data, or one the locator puts elsewhere, differently, so none is accepted."""
+    at = locator_at - _END64.size
+    if at < 0:
+        raise BotSpecError("unsafe zip: its zip64 end record is missing")
+    handle.seek(at)
+    fields = _END64.unpack(handle.read(_END64.size))
+    if fields[0] != b"PK\x06\x06" or fields[1] != _END64.size - 12 or fields[9] + fields[8] != declared_at:
+        raise BotSpecError("unsafe zip: its zip64 end record is not the plain one right after its central "
+                           "directory (extensible data or a moved record); zip the folder again with a common tool")
+    return fields[7], fields[8], at
 
 
 def check_directory(handle: IO[bytes], archive_bytes: int, limits: ZipLimits | None = None) -> None:

@@ -80,3 +80,31 @@ def test_an_ordinary_zip_passes_and_the_cli_refuses_the_same(tmp_path):
     path.write_bytes(many_records(1001, declared=1))
     with pytest.raises(BotSpecError, match="more than 1000 in its central directory"):
         extract_zip(path)
+
+
+def zip64_of(data: bytes, entries: int, extensible: bytes = b"", declared_shift: int = 0) -> bytes:
+    """`data` (a zip) with a zip64 end record saying `entries` (and carrying `extensible` data) and
+    its locator, pointing `declared_shift` bytes off the record, before the plain end record."""
+    at = data.rfind(b"PK\x05\x06")
+    directory_size, directory_at = struct.unpack_from("<2L", data, at + 12)
+    end64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44 + len(extensible), 45, 45, 0, 0, entries, entries,
+                        directory_size, directory_at) + extensible
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, at + declared_shift, 1)
+    return data[:at] + end64 + locator + data[at:]
+
+
+def test_a_plain_zip64_zip_passes():
+    data = zip64_of(many_records(1, declared=1), entries=1)
+    check_directory(io.BytesIO(data), len(data), site_limits("galaxy"))
+    with check_upload(name="bot.zip", data=data, game="galaxy") as bundle:
+        assert bundle.files == 1
+
+
+@pytest.mark.parametrize(("extensible", "shift"), [(b"\0" * 100, 0), (b"", 8)])
+def test_a_zip64_record_other_pythons_read_elsewhere_is_refused(extensible, shift):
+    # CPython's fix for CVE-2025-8291 reads a zip64 record with extensible data (or one its locator
+    # puts elsewhere) from the locator's offset: 50,000 records behind a record saying 1 entry would
+    # pass a check reading only the record before the locator, then be read whole. Refused.
+    data = zip64_of(many_records(1, declared=1), entries=1, extensible=extensible, declared_shift=shift)
+    with pytest.raises(BotSpecError, match="zip64 end record is not the plain one"):
+        check_directory(io.BytesIO(data), len(data), site_limits("galaxy"))
