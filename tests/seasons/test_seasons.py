@@ -134,6 +134,28 @@ def test_the_entries_are_frozen_at_the_close(five, make_user):
     assert entry.version_ref == five[0].pk and entry.version_number == 1  # ... the season keeps the entry
 
 
+def test_a_new_version_is_seeded_where_the_ladder_lists_it(five):
+    # The ladder lists a new version at its predecessor's score before its first game: the season's
+    # seeds follow it (it was seeded last, after every bot with games, and a team rule could drop it).
+    from armada_web.bots import activation, services
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import Rating
+    from armada_web.seasons.models import Entry
+
+    for n, version in enumerate(five):
+        Rating.objects.filter(version=version).update(mu=20.0 + n, sigma=1.0, games=30)
+    bot = five[4].bot  # the best, then a new version
+    newer = services.upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk=newer.pk).update(status="valid")
+    activation.refresh_active(bot=bot)
+    assert Rating.objects.get(version=newer).games == 0
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    seeds = list(Entry.objects.filter(season__slug="s1").order_by("seed").values_list("bot_name", "version_number"))
+    assert seeds == [("bot4", 2), ("bot3", 1), ("bot2", 1), ("bot1", 1), ("bot0", 1)]
+    assert Entry.objects.get(season__slug="s1", bot_name="bot4").ladder_mu is not None
+
+
 def test_a_whole_galaxy_season_finals_with_two_cuts_then_standings_for_good(five, armada):
     from armada_web.ladder.models import Rating, RatingChange
     from armada_web.seasons import queries

@@ -37,6 +37,12 @@ class Rating(models.Model):
                                "time less its priority bonus (ladder.logic.matchmaking.mark_played)")
     updated = models.DateTimeField(auto_now=True)
 
+    @property
+    def listed(self) -> bool:
+        """Does the ladder list it while it plays (`ON_LADDER` without the playing flag): it has games, or
+        starts from a predecessor's rating."""
+        return self.games > 0 or self.placed
+
     class Meta:
         indexes = [
             models.Index(fields=["benched"]),

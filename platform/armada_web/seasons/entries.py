@@ -82,7 +82,7 @@ def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None
            members: dict[int, list[str]]) -> Entry:
     bot = version.bot
     team: Team = bot.team
-    played = rating is not None and rating.games > 0
+    played = rating is not None and rating.listed
     return Entry(season=season, version=version, version_ref=version.pk, version_number=version.number, bot=bot,
                  bot_ref=bot.pk, bot_name=bot.name, owner_id=bot.owner_id, team=team, team_ref=team.pk,
                  team_name=team.name, members=members.get(team.pk, []), seed=seed,
@@ -94,7 +94,7 @@ def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None
 def freeze(season: Season) -> int:
     """Each bot's playing version now becomes its entry when its owner may enter (admitted) and its
     team passes the season's team rules (`logic.teams.admissible`, best placed first), seeded by the
-    ladder (rated games: mu - 3 sigma, unrated versions after, oldest first) or the league (its
+    ladder (as it lists them: mu - 3 sigma, unlisted versions after, oldest first) or the league (its
     position among the admitted); each entry names its team and the members it has now (frozen
     until the results are final: team_rules); returns the count."""
     if spec(season.game).rated:
@@ -103,7 +103,7 @@ def freeze(season: Season) -> int:
 
         def ladder_key(v: BotVersion) -> tuple[int, float, object, int]:
             row = rows.get(v.pk)
-            if row is None or row.games == 0:
+            if row is None or not row.listed:  # as the ladder lists them (a new version: its predecessor's place)
                 return (1, 0.0, v.created, v.pk)
             return (0, -ratings.displayed(ratings.Skill(row.mu, row.sigma)), v.created, v.pk)
 
