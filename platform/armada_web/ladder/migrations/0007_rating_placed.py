@@ -4,11 +4,17 @@ from django.db import migrations, models
 
 
 def _placed_from_predecessors(apps, schema_editor):
-    """A version that has not played yet and starts from a predecessor that has: shown on the ladder."""
+    """A version that has not played yet and starts from a predecessor that has: shown on the ladder,
+    at its placement start (a recompute may have left it at a fresh rating)."""
+    from armada_web.ladder.logic.ratings import Skill, placement_start
+
     Rating = apps.get_model("ladder", "Rating")
-    earlier = Rating.objects.filter(version__bot_id=models.OuterRef("version__bot_id"),
-                                    version__number__lt=models.OuterRef("version__number"), games__gt=0)
-    Rating.objects.filter(games=0).filter(models.Exists(earlier)).update(placed=True)
+    for row in Rating.objects.filter(games=0).select_related("version"):
+        before = (Rating.objects.filter(version__bot_id=row.version.bot_id, version__number__lt=row.version.number,
+                                        games__gt=0).order_by("-version__number").first())
+        if before is not None:
+            start = placement_start(Skill(before.mu, before.sigma))
+            Rating.objects.filter(pk=row.pk).update(placed=True, mu=start.mu, sigma=start.sigma)
 
 
 class Migration(migrations.Migration):
