@@ -27,7 +27,12 @@ def _origin() -> str | None:
     """The address pip installed this SDK from, when it recorded one (None otherwise)."""
     try:
         text = metadata.distribution("armada").read_text("direct_url.json")
-        url = json.loads(text)["url"] if text else None
-    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError):
+        recorded = json.loads(text) if text else None
+        url = recorded["url"]
+        # An editable checkout (the line would replace it) or a VCS install (the URL alone is not
+        # a pip requirement): the generic line instead.
+        if (recorded.get("dir_info") or {}).get("editable") or "vcs_info" in recorded:
+            return None
+    except (metadata.PackageNotFoundError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return url if isinstance(url, str) and url.startswith(("http://", "https://", "file://")) else None

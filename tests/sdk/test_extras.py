@@ -24,14 +24,18 @@ class _Dist:
 @pytest.mark.parametrize(("recorded", "line"), [
     ({"url": "https://arena.example/sdk/armada-0.1.0-py3-none-any.whl", "archive_info": {}},
      'pip install "armada[rl] @ https://arena.example/sdk/armada-0.1.0-py3-none-any.whl"'),
-    ({"url": "file:///home/me/sdk", "dir_info": {"editable": True}}, 'pip install "armada[rl] @ file:///home/me/sdk"'),
+    ({"url": "file:///home/me/sdk", "dir_info": {}}, 'pip install "armada[rl] @ file:///home/me/sdk"'),
 ])
 def test_the_line_names_where_the_sdk_came_from(monkeypatch, recorded, line):
     monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(recorded))
     assert extras.install_line("rl") == line
 
 
-@pytest.mark.parametrize("recorded", [None, {"url": "git+ssh://x"}, {"nothing": 1}, "not a dict"])
+@pytest.mark.parametrize("recorded", [
+    None, {"url": "git+ssh://x"}, {"nothing": 1}, "not a dict",
+    {"url": "file:///work/sdk", "dir_info": {"editable": True}},  # the line would replace the checkout
+    {"url": "https://github.com/x/armada", "vcs_info": {"vcs": "git", "commit_id": "ab"}},
+])
 def test_an_unknown_origin_says_where_to_find_the_address(monkeypatch, recorded):
     monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(recorded))
     line = extras.install_line("learn")
