@@ -35,10 +35,11 @@ TIMINGS = "timings"
 _GZIP_MAGIC = b"\x1f\x8b"
 #: An answer larger than this (as JSON) is replaced by a note of its size in the replay.
 MAX_ANSWER_BYTES = 64 * 1024
-#: The largest replay read, as JSON (decompressed): answers are capped (MAX_ANSWER_BYTES a
-#: seat), so even 1,000 steps of the largest answers of two seats take 128 MiB; a 500-turn Galaxy
-#: replay is a few MiB. Past it a file is refused, never decompressed whole (a gzip bomb).
-MAX_REPLAY_JSON_BYTES = 256 * 1024 * 1024
+#: The largest replay read, as JSON (decompressed): a 1,000-turn Galaxy game of the starters is
+#: 12 MiB, so the longest a configuration allows (10,000 turns) is about 120 MiB with such bots,
+#: more with long answers (capped at MAX_ANSWER_BYTES a seat). Past it a file is refused, never
+#: decompressed whole (a gzip bomb).
+MAX_REPLAY_JSON_BYTES = 1024 * 1024 * 1024
 
 
 class ReplayError(ValueError):

@@ -123,7 +123,7 @@ def test_damaged_and_missing_files_are_clear_errors(tmp_path, match):
 
 def test_a_gzip_bomb_is_refused_without_being_decompressed_whole(tmp_path, match, monkeypatch):
     """A downloaded replay (`read_dataset`) is decompressed in a stream, at most MAX_REPLAY_JSON_BYTES."""
-    assert replay_module.MAX_REPLAY_JSON_BYTES == 256 * 1024 * 1024
+    assert replay_module.MAX_REPLAY_JSON_BYTES == 1024 * 1024 * 1024
     cap = 4 * 1024 * 1024
     monkeypatch.setattr(replay_module, "MAX_REPLAY_JSON_BYTES", cap)
     bomb = gzip.compress(b" " * (12 * cap), compresslevel=1)  # 48 MiB of JSON whitespace in about 200 KiB
