@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from importlib import metadata
+from typing import Any
 
 #: Shown when the SDK's origin is unknown (an editable or system install).
 WHERE = "the wheel's address on your site's /sdk/ page, or ./sdk from a checkout"
@@ -27,7 +28,7 @@ def _origin() -> str | None:
     """The address pip installed this SDK from, when it recorded one (None otherwise)."""
     try:
         text = metadata.distribution("armada").read_text("direct_url.json")
-        recorded = json.loads(text) if text else None
+        recorded: Any = json.loads(text) if text else {}
         url = recorded["url"]
         # An editable checkout (the line would replace it) or a VCS install (the URL alone is not
         # a pip requirement): the generic line instead.
