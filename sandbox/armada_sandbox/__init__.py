@@ -17,7 +17,7 @@ the image) and are nobody else's business.
 from armada_sandbox._engine import SandboxUnavailable, check_ready
 from armada_sandbox._image import BOT_IMAGE, ImageStatus, image_status
 from armada_sandbox.docker_bot import DockerBot
-from armada_sandbox.folders import code_folder, sweep_folders
+from armada_sandbox.folders import FolderNotPrivate, code_folder, private_folder, sweep_folders
 from armada_sandbox.limits import SandboxLimits, limits_for
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 from armada_sandbox.sweeper import sweep
@@ -26,6 +26,7 @@ from armada_sandbox.warm import WarmPool, close_process_pool, process_pool
 __all__ = [
     "BOT_IMAGE",
     "DockerBot",
+    "FolderNotPrivate",
     "ImageStatus",
     "Lease",
     "SandboxLimits",
@@ -39,6 +40,7 @@ __all__ = [
     "default_pool",
     "image_status",
     "limits_for",
+    "private_folder",
     "process_pool",
     "sweep",
     "sweep_folders",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import FileResponse, Http404, HttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -22,7 +22,10 @@ from armada_web.bots.models import BotVersion
 
 
 class ResourcesSerializer(serializers.Serializer):
-    """What the version's validation game used against its budgets (null: not measured)."""
+    """What the version's validation game used against its budgets (null: not measured), from the version."""
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return super().to_representation(shown(instance.resources))
 
     init_ms = serializers.IntegerField(allow_null=True, help_text="its init reply's time (ms)")
     init_budget_ms = serializers.IntegerField(allow_null=True, help_text="the game's init_ms")
@@ -51,17 +54,13 @@ class VersionSerializer(serializers.Serializer):
     started = serializers.DateTimeField(allow_null=True)
     finished = serializers.DateTimeField(allow_null=True)
     active = serializers.SerializerMethodField()
-    resources = serializers.SerializerMethodField(required=False, help_text="what its validation used against the "
-                                                  "budgets: team and staff only (a model's size shows in it)")
+    resources = ResourcesSerializer(source="*", required=False, help_text="what its validation used against the "
+                                    "budgets: team and staff only (a model's size shows in it)")
     url = serializers.SerializerMethodField()
     log = serializers.CharField(required=False, help_text="the bot's stderr tail: owner and staff only")
 
     def get_active(self, version: BotVersion) -> bool:
         return version.bot.active_version_id == version.pk
-
-    @extend_schema_field(ResourcesSerializer)
-    def get_resources(self, version: BotVersion) -> dict[str, int | None]:
-        return shown(version.resources)
 
     def get_url(self, version: BotVersion) -> str:
         return absolute(self.context, f"/bots/{version.bot_id}/versions/{version.number}/")

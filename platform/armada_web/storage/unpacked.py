@@ -43,7 +43,7 @@ from typing import IO
 
 from django.conf import settings
 
-from armada_sandbox.folders import private_folder
+from armada_sandbox import private_folder
 from armada_web.storage.archives import CHUNK, unpack
 
 #: An entry's name: the archive's sha256.
