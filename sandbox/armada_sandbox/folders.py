@@ -40,13 +40,14 @@ def private_folder(root: Path, *, mode: int, hint: str, parents: bool = False) -
     """Make folder `root` with `mode` (at most 0755), or take it when it is there already and this
     process's own: a real folder (not a symbolic link), owned by the effective uid, writable by
     nobody else once set to `mode`. FolderNotPrivate says otherwise what was found and `hint`."""
-    root.mkdir(mode=mode, parents=parents, exist_ok=True)
-    found = os.lstat(root)
-    euid = os.geteuid()
-
     def refuse(why: str) -> FolderNotPrivate:
         return FolderNotPrivate(f"refusing to use {root}: {why}; another local user may have made it first: "
                                 f"remove it (as root) or {hint}")
+
+    with contextlib.suppress(FileExistsError):  # a file, or a link to nothing: said below
+        root.mkdir(mode=mode, parents=parents, exist_ok=True)
+    found = os.lstat(root)
+    euid = os.geteuid()
 
     if stat.S_ISLNK(found.st_mode) or not stat.S_ISDIR(found.st_mode):
         raise refuse("it is a symbolic link" if stat.S_ISLNK(found.st_mode) else "it is not a folder")

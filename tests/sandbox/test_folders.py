@@ -48,3 +48,15 @@ def test_a_root_that_is_a_symbolic_link_is_refused(shared_tmp: Path):
     with pytest.raises(FolderNotPrivate, match="armada-sandbox: it is a symbolic link"):
         sandbox_root()
     assert list((shared_tmp / "theirs").iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling link"])
+def test_a_root_that_is_no_folder_is_refused_with_the_same_advice(shared_tmp: Path, kind: str):
+    root = shared_tmp / "armada-sandbox"
+    if kind == "file":
+        root.write_text("x")
+    else:
+        root.symlink_to(shared_tmp / "nowhere")
+    expected = "it is not a folder" if kind == "file" else "it is a symbolic link"
+    with pytest.raises(FolderNotPrivate, match=f"armada-sandbox: {expected}.*TMPDIR"):
+        sandbox_root()
