@@ -108,7 +108,7 @@ def test_a_league_race_shows_its_line_and_battles_with_links(client, arena):
     assert f'<tr id="bot-{leader.bot_id}">' in page(client, "/ladder/mothership/")
 
 
-def test_each_version_shows_its_games_and_win_rate(client, arena, valid_version):
+def test_each_version_shows_its_games_and_results(client, arena, valid_version):
     from armada_web.ladder.models import Rating
 
     v2 = second_version(valid_version, arena.alice, arena.alpha)
@@ -116,11 +116,11 @@ def test_each_version_shows_its_games_and_win_rate(client, arena, valid_version)
         recorded_match(v2, arena.beta, winner)
     # a rated game's versions show their ratings' kept counts (what the ranked matches recorded)
     Rating.objects.update_or_create(version=v2, defaults={"game": "galaxy", "mu": 25.0, "sigma": 8.0, "games": 4,
-                                                          "wins": 3, "draws": 0, "losses": 1})
+                                                          "wins": 2, "draws": 1, "losses": 1})
     html = page(client, f"/bots/{arena.alpha.bot_id}/")
     rows = html[html.index('id="versions"'):html.index("</table>", html.index('id="versions"'))]
     assert re.search(r'v2</a> <strong>active</strong>.*?data-label="Games" class="num">4</td>\s*'
-                     r'<td data-label="Win rate" class="num">75%</td>', rows, re.S)
+                     r'<td data-label="Won / drawn / lost" class="num">2 / 1 / 1</td>', rows, re.S)  # draws shown
     v1 = Rating.objects.filter(version=arena.alpha).values_list("games", flat=True).first() or 0
     assert re.search(rf'v1</a>.*?data-label="Games" class="num">{v1}</td>', rows, re.S)
 
