@@ -80,3 +80,16 @@ def test_figures_in_words():
     assert [percent(x) for x in (0.41, 0.004, 0.999, 0.5)] == ["41%", "<1%", ">99%", "50%"]
     assert [rated_as(x) for x in (6.2, -0.4, -3.6)] == ["rated 6 above you", "rated about the same as you",
                                                         "rated 4 below you"]
+
+
+def test_a_line_says_when_the_shown_order_and_the_chance_disagree() -> None:
+    # An organiser read "+2.2: drew with a bot rated 3 below you; you had a 42% chance" as a bug:
+    # the opponent is shown lower (larger sigma) but has the higher mu, which the chance follows.
+    mine, theirs = Skill(24.0, 1.0), Skill(26.0, 2.5)  # shown 21.0 and 18.5
+    rating = seat_rating(mine, Skill(24.5, 0.9), theirs)
+    assert rating.gap < 0 and rating.expected < 0.5
+    line = explain(rating, "draw")
+    assert ": drew with a bot rated 2 below you; you had a " in line
+    assert line.endswith("(it is shown below you for its uncertainty; its mu, which the chance follows, is higher)")
+    agreeing = explain(seat_rating(Skill(26.0, 1.0), Skill(26.2, 1.0), Skill(24.0, 1.0)), "win")
+    assert "uncertainty" not in agreeing  # shown below and the underdog: nothing to explain
