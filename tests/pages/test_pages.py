@@ -165,7 +165,13 @@ def test_bot_page_chart_recent_matches_and_records(client, arena):
     pair = f"/matches/?bot={arena.alpha.bot_id}&amp;opponent={arena.beta.bot_id}"
     games = f'<td data-label="Games" class="num"><a href="{pair}" title="these matches">1</a></td>'
     assert f">beta</a></td>{games}" in records
-    assert 'id="record">1 match · ' in html  # the kept counts
+    record = html[html.index('id="record">'):html.index("</p>", html.index('id="record">'))]
+    assert record.startswith('id="record">1 match · ') and "finished" not in record  # the kept counts, all finished
+    # A match in play counts in the matches, not yet in the results: the line says how many finished.
+    from armada_web.matches.models import BotRecord
+
+    BotRecord.objects.filter(bot_id=arena.alpha.bot_id).update(matches=2)
+    assert 'id="record">2 matches · 1 finished: ' in body(client, f"/bots/{arena.alpha.bot_id}/")
     no_raw_evil(html)
 
 
