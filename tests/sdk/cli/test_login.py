@@ -68,7 +68,8 @@ def test_wrong_password_is_refused_and_nothing_stored(site: FakeSite, home: Path
     assert main(["login", "--server", site.url, "--username", "alice"]) == 2
     err = capsys.readouterr().err
     assert err == (f"armada: error: login refused by {site.url}: "
-                   "Unable to log in with provided credentials. (HTTP 400)\n")
+                   "Unable to log in with provided credentials. (HTTP 400) "
+                   f"(no account yet? sign up at {site.url}/accounts/signup/)\n")
     assert not home.exists()
 
 

@@ -97,7 +97,8 @@ def login(server: str, username_arg: str | None) -> int:
                                  json_body={"username": username, "password": password, "name": token_name()})
     except RemoteError as exc:
         if exc.status == 400:
-            raise RemoteError(f"login refused by {server}: {exc}", status=400) from None
+            raise RemoteError(f"login refused by {server}: {exc} (no account yet? sign up at "
+                              f"{server.rstrip('/')}/accounts/signup/)", status=400) from None
         raise
     token = created.get("token") if isinstance(created, dict) else None
     if not isinstance(token, str) or not token:
