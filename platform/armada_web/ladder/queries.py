@@ -185,15 +185,20 @@ class NextGame:
     settled: float | None = None
 
 
+def covered(first: datetime | None, now: datetime, window: float) -> float:
+    """Seconds a measuring window of `window` seconds covers when its first event was at `first`: on a
+    site up for minutes only those (at least a matchmaking tick); the whole window without events."""
+    if first is None:
+        return window
+    return min(max((now - first).total_seconds(), float(settings.ARMADA.matchmaking_s), 1.0), window)
+
+
 def ranked_pace(game: str, now: datetime) -> float:
     """Ranked matches of `game` started a second over the last hour, or over the part of it since
     the first of them (a site up for minutes, a pace that changed): 0.0 with none."""
     recent = Match.objects.filter(kind=MatchKind.RANKED, game=game, started__gte=now - timedelta(hours=1))
     found = recent.aggregate(count=Count("id"), first=Min("started"))
-    if not found["count"]:
-        return 0.0
-    span = (now - found["first"]).total_seconds()
-    return float(found["count"]) / max(span, float(settings.ARMADA.matchmaking_s), 1.0)
+    return float(found["count"]) / covered(found["first"], now, 3600.0) if found["count"] else 0.0
 
 
 def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
@@ -209,15 +214,14 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = RatingChange.objects.filter(match__game=game,
                                          at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
-    first = window.aggregate(first=Min("at"))["first"]  # a site up for minutes: the window covers only those
-    covered = estimates.SETTLING_WINDOW if first is None else (now - first).total_seconds()
+    first = window.aggregate(first=Min("at"))["first"]
     return estimates.Queue(
         candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=settings.ARMADA.match_seconds,
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
         head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
         settling=pool.rows.filter(games__lt=PROVISIONAL_GAMES).count(),
         settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(),
-        settling_window=min(max(covered, float(settings.ARMADA.matchmaking_s), 1.0), estimates.SETTLING_WINDOW))
+        settling_window=covered(first, now, estimates.SETTLING_WINDOW))
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:

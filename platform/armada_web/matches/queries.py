@@ -57,11 +57,6 @@ class Record:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
-    @property
-    def win_rate(self) -> float | None:
-        """Wins / games (None without games)."""
-        return self.wins / self.games if self.games else None
-
     def add(self, other: Record) -> None:
         self.wins += other.wins
         self.draws += other.draws
