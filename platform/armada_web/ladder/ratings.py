@@ -31,10 +31,14 @@ def predecessor(version: BotVersion) -> Rating | None:
             .order_by("-version__number").first())
 
 
+def start_from(before: Rating | None) -> ratings.Skill:
+    """The placement start after predecessor `before` (None: fresh)."""
+    return ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
+
+
 def start_for(version: BotVersion) -> ratings.Skill:
     """Where `version` starts: its predecessor's rating (the bot's latest earlier rated version), else fresh."""
-    before = predecessor(version)
-    return ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
+    return start_from(predecessor(version))
 
 
 def ensure_rating(version: BotVersion) -> Rating:
@@ -45,7 +49,7 @@ def ensure_rating(version: BotVersion) -> Rating:
     if row is not None:
         return row
     before = predecessor(version)
-    start = ratings.placement_start(ratings.Skill(before.mu, before.sigma) if before else None)
+    start = start_from(before)
     playing = BotVersion.objects.playing().filter(pk=version.pk).exists()
     row, _ = Rating.objects.get_or_create(version=version, defaults={
         "mu": start.mu, "sigma": start.sigma, "game": version.bot.game, "playing": playing,

@@ -23,14 +23,10 @@ from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.services import SEAT_SKILL_FIELDS, set_seat_skills
 
 
-def _start(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]]) -> ratings_logic.Skill:
-    """placement_start from the bot's latest earlier version that has played (as ratings.start_for)."""
-    return _placement(version_id, rows, info)[0]
-
-
 def _placement(version_id: int, rows: dict[int, Rating],
                info: dict[int, tuple[int, int]]) -> tuple[ratings_logic.Skill, bool]:
-    """The start of `version_id` and whether it comes from a predecessor (as ratings.ensure_rating)."""
+    """The start of `version_id` (placement_start from the bot's latest earlier version that has played,
+    as ratings.start_for) and whether it comes from such a predecessor (as ratings.ensure_rating)."""
     bot_id, number = info[version_id]
     best: Rating | None = None
     for other_id, row in rows.items():
@@ -38,7 +34,7 @@ def _placement(version_id: int, rows: dict[int, Rating],
         if other_bot == bot_id and other_number < number and row.games > 0 and (
                 best is None or other_number > info[best.version_id][1]):
             best = row
-    return ratings_logic.placement_start(ratings_logic.Skill(best.mu, best.sigma) if best else None), best is not None
+    return ratings.start_from(best), best is not None
 
 
 def recompute() -> dict[str, Any]:
@@ -64,7 +60,7 @@ def recompute() -> dict[str, Any]:
                 if p.version_id not in rows:
                     rows[p.version_id] = Rating(version_id=p.version_id, mu=ratings_logic.MU, sigma=ratings_logic.SIGMA)
             one, two = rows[players[0].version_id], rows[players[1].version_id]  # type: ignore[index]
-            start = {row.version_id: _start(row.version_id, rows, info) for row in (one, two) if row.games == 0}
+            start = {row.version_id: _placement(row.version_id, rows, info)[0] for row in (one, two) if row.games == 0}
             winner = (match.outcome or {}).get("winner")
             statuses = (players[0].status, players[1].status)
             details = (players[0].detail, players[1].detail)
