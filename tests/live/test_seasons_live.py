@@ -209,7 +209,9 @@ def test_a_private_event_of_three_members_on_a_live_site(live_site):
     assert sum(r["played"] for r in table) == 6 and [r["place"] for r in table] == [1, 2, 3]
     assert sum(r["points"] for r in table) == sum(3 * r["wins"] + r["draws"] for r in table)
     assert sum(r["wins"] for r in table) == sum(r["losses"] for r in table)
-    status, matches = call(live_site, "GET", "/api/matches/?kind=event")
+    status, hidden = call(live_site, "GET", "/api/matches/?kind=event")
+    assert hidden["results"] == []  # a private event's matches are its members' (and staff's) only
+    status, matches = call(live_site, "GET", "/api/matches/?kind=event", owner)
     assert len(matches["results"]) == 3 and {m["status"] for m in matches["results"]} == {"finished"}
     assert matches["next"] is None  # a cursor list (no count): all three on one page
     status, ladder = call(live_site, "GET", "/api/ladder/galaxy/")

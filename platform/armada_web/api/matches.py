@@ -23,7 +23,7 @@ from armada_web.ladder.explain import seat_ratings
 from armada_web.ladder.logic.explain import VERBS, SeatRating, explain
 from armada_web.matches import dataset, listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
-from armada_web.matches.queries import matches, seat_log
+from armada_web.matches.queries import match_for, seat_log
 from armada_web.web.inputs import parse_int
 
 
@@ -194,11 +194,11 @@ class MatchListView(APIView):
         raw_page = params.get("page")
         number = parse_int(raw_page, what="page", minimum=1, maximum=listing.MAX_OFFSET) if raw_page else None
         if number is not None and not params.get("cursor"):
-            rows, more = listing.numbered_page(chosen=chosen, number=number, size=size)
+            rows, more = listing.numbered_page(chosen=chosen, number=number, size=size, viewer=request.user)
             older = self._link(base, page=str(number + 1)) if more else None
             newer = self._link(base, page=str(number - 1)) if number > 1 else None
         else:
-            found = listing.page(chosen=chosen, cursor=params.get("cursor"), size=size)
+            found = listing.page(chosen=chosen, cursor=params.get("cursor"), size=size, viewer=request.user)
             rows = found.matches
             older = self._link(base, cursor=found.older) if found.older else None
             newer = self._link(base, cursor=found.newer) if found.newer else None
@@ -217,7 +217,7 @@ class MatchView(APIView):
 
     @extend_schema(responses=answers({200: MatchDetailSerializer}, 404))
     def get(self, request: Request, pk: int) -> Response:
-        match = matches().filter(pk=pk).first()
+        match = match_for(user=request.user, match_id=pk)
         if match is None:
             raise Http404("no such match")
         return Response(MatchDetailSerializer(match, context={"request": request}).data)
@@ -231,7 +231,7 @@ class MatchReplayView(DatasetView):
 
     @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
     def get(self, request: Request, pk: int) -> HttpResponse:
-        match = Match.objects.filter(pk=pk).first()
+        match = match_for(user=request.user, match_id=pk)
         finished = match is not None and match.status == MatchStatus.FINISHED
         data = storage.read(match.replay.name or "") if match is not None and finished else None
         if match is None or data is None:

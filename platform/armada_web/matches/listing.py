@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 from django.db.models.functions import Lower
 
 from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.matches.access import visible
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches
 from armada_web.web.errors import Invalid, NotFound
@@ -136,14 +137,15 @@ def page_size(value: Any, default: int = PAGE) -> int:
     return int(text)
 
 
-def _ids(chosen: Filters) -> tuple[QuerySet[Any], str]:
-    """The ids of the list's matches (unordered) and the name of their id column."""
+def _ids(chosen: Filters, viewer: Any = None) -> tuple[QuerySet[Any], str]:
+    """The ids of the list's matches that `viewer` may see (`matches.access`; None: an anonymous
+    visitor), unordered, and the name of their id column."""
     if chosen.bot is None:
         rows: QuerySet[Any] = Match.objects.all()
         for key in ("game", "kind", "status"):
             if getattr(chosen, key):
                 rows = rows.filter(**{key: getattr(chosen, key)})
-        return rows.values_list("id", flat=True), "id"
+        return visible(rows, user=viewer).values_list("id", flat=True), "id"
     seats = Participant.objects.filter(bot=chosen.bot)
     if chosen.opponent is not None:
         seats = seats.filter(opponent=chosen.opponent)
@@ -154,7 +156,7 @@ def _ids(chosen: Filters) -> tuple[QuerySet[Any], str]:
     for key in ("game", "kind", "status"):
         if getattr(chosen, key):
             seats = seats.filter(**{f"match__{key}": getattr(chosen, key)})
-    return seats.values_list("match_id", flat=True), "match_id"
+    return visible(seats, user=viewer, column="match_id").values_list("match_id", flat=True), "match_id"
 
 
 def _load(ids: list[int]) -> list[Match]:
@@ -162,10 +164,11 @@ def _load(ids: list[int]) -> list[Match]:
     return [found[i] for i in ids if i in found]
 
 
-def page(*, chosen: Filters, cursor: str | None = None, size: int = PAGE) -> Page:
-    """The page of the list at `cursor` (None: the newest), `size` matches."""
+def page(*, chosen: Filters, cursor: str | None = None, size: int = PAGE, viewer: Any = None) -> Page:
+    """The page of the list at `cursor` (None: the newest), `size` matches, as `viewer` may see it
+    (None: an anonymous visitor; `matches.access`)."""
     position = parse_cursor(cursor)
-    ids, column = _ids(chosen)
+    ids, column = _ids(chosen, viewer)
     if position is None or position[0] == "o":
         if position is not None:
             ids = ids.filter(**{f"{column}__lt": position[1]})
@@ -181,13 +184,13 @@ def page(*, chosen: Filters, cursor: str | None = None, size: int = PAGE) -> Pag
     return Page(_load(shown), newer, older)
 
 
-def numbered_page(*, chosen: Filters, number: int, size: int = PAGE) -> tuple[list[Match], bool]:
+def numbered_page(*, chosen: Filters, number: int, size: int = PAGE, viewer: Any = None) -> tuple[list[Match], bool]:
     """Page `number` by offset (old API clients' `?page=N`), only within the first MAX_OFFSET
-    matches; returns (the matches, whether a next page exists)."""
+    matches `viewer` may see; returns (the matches, whether a next page exists)."""
     if (number - 1) * size >= MAX_OFFSET:
         raise NotFound(f"page {number} is deeper than page numbers reach here (the newest {MAX_OFFSET:,} matches); "
                       "follow the list's next links, which use a cursor")
-    ids, column = _ids(chosen)
+    ids, column = _ids(chosen, viewer)
     start = (number - 1) * size
     found = list(ids.order_by(f"-{column}")[start: start + size + 1])
     return _load(found[:size]), len(found) > size
@@ -197,11 +200,12 @@ def numbered_page(*, chosen: Filters, number: int, size: int = PAGE) -> tuple[li
 LATEST_BOTS = 10
 
 
-def latest_of(*, bot_ids: list[int], limit: int) -> list[Match]:
-    """The newest `limit` matches any of the first LATEST_BOTS `bot_ids` sat in: each bot's newest
-    through its seats' index, merged here (one query per bot, never a scan of their union)."""
+def latest_of(*, bot_ids: list[int], limit: int, viewer: Any = None) -> list[Match]:
+    """The newest `limit` matches any of the first LATEST_BOTS `bot_ids` sat in that `viewer` may
+    see: each bot's newest through its seats' index, merged here (one query per bot, never a scan
+    of their union)."""
     newest: set[int] = set()
     for bot_id in bot_ids[:LATEST_BOTS]:
-        seats = Participant.objects.filter(bot_id=bot_id).order_by("-match_id")
+        seats = visible(Participant.objects.filter(bot_id=bot_id), user=viewer, column="match_id").order_by("-match_id")
         newest.update(seats.values_list("match_id", flat=True)[:limit])
     return _load(sorted(newest, reverse=True)[:limit])

@@ -16,6 +16,7 @@ from armada.botlog import SeatLog, log_requests, request_kinds
 from armada.timings import seat_times
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.matches import storage
+from armada_web.matches.access import can_see, visible
 from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, MatchStatus, Participant
 
 
@@ -26,8 +27,15 @@ def matches() -> QuerySet[Match]:
     return Match.objects.prefetch_related(Prefetch("participants", queryset=seats)).order_by("-created", "-id")
 
 
-def latest_finished(limit: int = 10, game: str | None = None) -> list[Match]:
-    queryset = matches().filter(status=MatchStatus.FINISHED)
+def match_for(*, user: Any, match_id: int) -> Match | None:
+    """The match with its seats, if `user` may see it (`matches.access`), else None (as if absent)."""
+    match = matches().filter(pk=match_id).first()
+    return match if match is not None and can_see(user=user, match=match) else None
+
+
+def latest_finished(limit: int = 10, game: str | None = None, *, viewer: Any = None) -> list[Match]:
+    """The latest finished matches `viewer` may see (None: an anonymous visitor)."""
+    queryset = visible(matches().filter(status=MatchStatus.FINISHED), user=viewer)
     if game:
         queryset = queryset.filter(game=game)
     return list(queryset.order_by("-finished", "-id")[:limit])

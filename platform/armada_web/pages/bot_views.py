@@ -145,7 +145,7 @@ def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, o
     opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
                            lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
                            key=lambda h: h.pk, name="opponents")
-    recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT)
+    recent = listing.page(chosen=listing.Filters(bot=bot), size=RECENT, viewer=request.user)
     lines = lines_for_bot(recent.matches, bot.pk)
     for match in recent.matches:  # pages/_match_rows.html shows it under the players
         match.rating_line = lines.get(match.pk, "")  # type: ignore[attr-defined]

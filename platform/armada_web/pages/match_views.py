@@ -35,7 +35,8 @@ def match_list(request: HttpRequest) -> HttpResponse:
     else:
         try:
             chosen = listing.filters(**(form.cleaned_data if form.is_bound else {}))
-            page = listing.page(chosen=chosen, cursor=request.GET.get("cursor"), size=PER_PAGE)
+            page = listing.page(chosen=chosen, cursor=request.GET.get("cursor"), size=PER_PAGE,
+                                viewer=request.user)
         except DomainError as exc:
             status = form_error(form, exc)
     context = {"form": form, "page": page,
@@ -69,7 +70,7 @@ def result_line(match: Match, seats: list[Participant]) -> str:
 
 
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:
-    match = queries.matches().filter(pk=pk).first()
+    match = queries.match_for(user=request.user, match_id=pk)
     if match is None:
         raise Http404("no such match")
     finished = match.status == MatchStatus.FINISHED and bool(match.replay.name)

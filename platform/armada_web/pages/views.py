@@ -32,7 +32,8 @@ def home(request: HttpRequest) -> HttpResponse:
             for game in SPECS.values()]
     season = season_queries.current_season()
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
-               "latest": match_queries.latest_finished(10), "quick_start": _quick_start(request), "season": season,
+               "latest": match_queries.latest_finished(10, viewer=request.user), "quick_start": _quick_start(request),
+               "season": season,
                "season_game": SPECS.get(season.game) if season else None,
                "next": season_queries.next_time(season) if season else None}
     return render(request, "pages/home.html", context)
@@ -50,7 +51,7 @@ def user_page(request: HttpRequest, username: str) -> HttpResponse:
     bots = keyed_page(bot_queries.bots_of(person).values_list("pk", flat=True),
                       lambda ids: bot_queries.bots().filter(pk__in=ids), number, USER_BOTS, key=lambda b: b.pk)
     playing_first = sorted(bots.rows, key=lambda b: b.retired is not None)
-    recent = listing.latest_of(bot_ids=[b.pk for b in playing_first], limit=USER_MATCHES)
+    recent = listing.latest_of(bot_ids=[b.pk for b in playing_first], limit=USER_MATCHES, viewer=request.user)
     return render(request, "pages/user.html", {"person": person, "bots": bots.rows, "pager": pager(request, bots),
                                                "recent": recent, "teams": list(teams_of(user=person))})
 

@@ -1,0 +1,48 @@
+"""Who may see a match: anyone, but for a match of a private event (kind `event`), which is that
+event's content: its members (its owner, those who entered a bot, the members of the teams it
+invited) and staff only, the rule of `events.access.can_see`. For anyone else such a match does not
+exist: its page, API detail and replay answer as for a missing match, and no list shows it.
+
+The rule reads the events' rows through the match's reverse relation (`event_game`), by name, so
+this layer imports nothing above it; a match of kind `event` that no event game names any more (an
+earlier try of a game that was made again) belongs to no visible event and shows to staff only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from armada_web.matches.models import Match, MatchKind
+from armada_web.teams.access import team_ids
+
+
+def _staff(user: Any) -> bool:
+    return bool(user is not None and getattr(user, "is_authenticated", False) and user.is_staff)
+
+
+def hidden_from(*, user: Any) -> QuerySet[Match, Any] | None:
+    """The ids of the matches `user` may not see (a subquery for `exclude(pk__in=...)`): the
+    matches of the private events they are not in; None for staff, who see every match."""
+    if _staff(user):
+        return None
+    shown = Q(event_game__event__public=True)
+    if user is not None and getattr(user, "is_authenticated", False):
+        shown |= (Q(event_game__event__owner=user.pk) | Q(event_game__event__entries__owner=user.pk)
+                  | Q(event_game__event__invitations__team__in=team_ids(user=user)))
+    visible = Match.objects.filter(kind=MatchKind.EVENT).filter(shown).values("pk")
+    return Match.objects.filter(kind=MatchKind.EVENT).exclude(pk__in=visible).values("pk")
+
+
+def visible(queryset: QuerySet[Any], *, user: Any, column: str = "pk") -> QuerySet[Any]:
+    """`queryset` (of matches, or of rows whose match id is `column`) without the matches `user` may not see."""
+    hidden = hidden_from(user=user)
+    return queryset if hidden is None else queryset.exclude(**{f"{column}__in": hidden})
+
+
+def can_see(*, user: Any, match: Match) -> bool:
+    """Whether `user` may see `match` (every match but a private event's to anyone outside the event)."""
+    if match.kind != MatchKind.EVENT:
+        return True
+    return visible(Match.objects.filter(pk=match.pk), user=user).exists()
