@@ -99,3 +99,22 @@ def test_a_public_events_matches_are_public(people):
     assert anonymous.get(f"/api/matches/{match.pk}/replay/").status_code == 200
     assert anonymous.get(f"/matches/{match.pk}/").status_code == 200
     assert match.pk in [r["id"] for r in anonymous.get("/api/matches/?kind=event").json()["results"]]
+
+
+@pytest.mark.parametrize("action", ["enter", "start", "invite"])
+def test_a_private_events_buttons_answer_a_stranger_as_for_no_event(people, action):
+    """The pages' POST actions on a private event answer a signed-in stranger 404, as for a slug that
+    names no event (not a redirect to its page, which would tell that it exists); nothing changes."""
+    from armada_web.events.models import Event, EventEntry, EventInvitation
+
+    owner_api, stranger = people["owner"][1], people["stranger"][0]
+    slug = owner_api.post("/api/events/", {"name": "Quiet club", "game": "galaxy", "format": "round_robin",
+                                           "games_per_pair": 1}, format="json").json()["slug"]
+    page = Client()
+    page.force_login(stranger)
+    body = {"bot": "1", "teams": "sam", "users": "sam"}
+    answer = page.post(f"/events/{slug}/{action}/", body)
+    missing = page.post(f"/events/no-such-event-0000/{action}/", body)
+    assert (answer.status_code, missing.status_code) == (404, 404)
+    assert Event.objects.get(slug=slug).state == "open"
+    assert not EventEntry.objects.exists() and not EventInvitation.objects.exists()

@@ -5,6 +5,9 @@ events.services', what a user may do comes from events.access as data."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -27,6 +30,16 @@ from armada_web.web.errors import DomainError
 
 def _event_page(slug: str) -> str:
     return reverse("event", args=[slug])
+
+
+def _visible_or_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """An action on an event the user may not see (a private one they are not in) is the 404 of a
+    missing event, before any refusal would redirect to its page and so tell that it exists."""
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, slug: str, **kwargs: Any) -> HttpResponse:
+        queries.visible_event(user=request.user, slug=slug)  # NotFound: the site's 404 page
+        return view(request, *args, slug=slug, **kwargs)
+    return wrapped
 
 
 def events(request: HttpRequest) -> HttpResponse:
@@ -75,8 +88,9 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def enter(request: HttpRequest, slug: str) -> HttpResponse:
-    found = queries.event(slug)
     invite = request.POST.get("invite", "")[:64]
+    # NotFound (the 404 page) for a private event the user is not in and has no code of, as for no event
+    found = queries.visible_event(user=request.user, slug=slug, invite=invite)
     try:
         entry = services.enter(user=signed_in(request), event=found, bot_id=request.POST.get("bot", ""),
                                invite=invite)
@@ -90,6 +104,7 @@ def enter(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
+@_visible_or_404
 @refusals_go_to(_event_page)
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     found = services.start_event(user=signed_in(request), event=queries.event(slug))
@@ -99,6 +114,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
+@_visible_or_404
 @refusals_go_to(_event_page)
 def invite(request: HttpRequest, slug: str) -> HttpResponse:
     form = InvitationForm(request.POST)
