@@ -118,3 +118,80 @@ def test_a_private_events_buttons_answer_a_stranger_as_for_no_event(people, acti
     assert (answer.status_code, missing.status_code) == (404, 404)
     assert Event.objects.get(slug=slug).state == "open"
     assert not EventEntry.objects.exists() and not EventInvitation.objects.exists()
+
+
+def _public_record(bot_id: int) -> dict[str, object]:
+    """What a bot's public page counts: its kept record and head-to-head, its records by opponent
+    and version, its last faults."""
+    from armada_web.matches import queries
+    from armada_web.matches.models import HeadToHead
+
+    kept = queries.record_of(bot_id)
+    return {"kept": (kept.matches, kept.wins, kept.draws, kept.losses),
+            "head_to_head": sorted((h.opponent_id, h.games, h.wins, h.losses)
+                                   for h in HeadToHead.objects.filter(bot_id=bot_id)),
+            "by_opponent": [(r.opponent_id, r.wins, r.losses) for r in queries.records(bot_id)],
+            "by_version": {k: (r.wins, r.losses) for k, r in queries.version_records(bot_id).items()},
+            "faults": [p.match_id for p in queries.faults_of(bot_id)]}
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_a_private_events_games_count_in_no_public_record_of_its_bots(people, public):
+    """The event's game ends by seat 2's fault, won by seat 1: a private event's counts nowhere on
+    the bots' public pages (kept tallies, records, faults); a public event's counts everywhere."""
+    from armada_web.events import matchmaking
+    from armada_web.events.models import Event
+
+    _owner, owner_api, v0 = people["owner"]
+    _entrant, entrant_api, v1 = people["entrant"]
+    made = owner_api.post("/api/events/", {"name": "Quiet club", "game": "galaxy", "format": "round_robin",
+                                           "games_per_pair": 1, "public": public}, format="json").json()
+    owner_api.post(f"/api/events/{made['slug']}/entries/", {"bot": v0.bot_id}, format="json")
+    entrant_api.post(f"/api/events/{made['slug']}/entries/", {"bot": v1.bot_id, "invite": made["invite"]},
+                     format="json")
+    assert owner_api.post(f"/api/events/{made['slug']}/start/").status_code == 200
+    matchmaking.fill(workers=1)
+    match = queued("event")[0]
+    seat_bots = dict(match.participants.values_list("seat", "bot_id"))
+    record_result(match, 1, statuses=("ok", "crashed"))
+    assert Event.objects.get(slug=made["slug"]).public is public
+    winner, loser = _public_record(seat_bots[1]), _public_record(seat_bots[2])
+    if public:
+        assert winner["kept"] == (1, 1, 0, 0) and loser["kept"] == (1, 0, 0, 1)
+        assert winner["head_to_head"] == [(seat_bots[2], 1, 1, 0)] and loser["faults"] == [match.pk]
+        assert winner["by_opponent"] == [(seat_bots[2], 1, 0)] and list(loser["by_version"].values()) == [(0, 1)]
+    else:
+        for record in (winner, loser):
+            assert record == {"kept": (0, 0, 0, 0), "head_to_head": [], "by_opponent": [], "by_version": {},
+                              "faults": []}
+
+
+def test_the_migration_takes_back_what_earlier_versions_counted_of_private_events(people):
+    """Before, a private event's match was counted like any other: the data migration takes its seats'
+    matches, results and head-to-head games back and leaves every other count as it was."""
+    import importlib
+
+    from django.apps import apps
+    from django.db.models import F
+
+    from armada_web.matches import tallies
+    from armada_web.matches.models import Participant
+
+    match = _played_event(people, public=False)
+    seats = list(Participant.objects.filter(match=match).order_by("seat"))
+    tallies.count_made(seats=seats)  # what the platform counted before
+    from armada_web.matches.models import BotRecord, HeadToHead, Result
+
+    for p in seats:  # the old count_result's increments, written as it wrote them
+        column = tallies.COLUMNS[Result(p.result)]
+        tallies._add(BotRecord, {"bot_id": p.bot_id}, {column: 1})
+        tallies._add(HeadToHead, {"bot_id": p.bot_id, "opponent_id": p.opponent_id}, {"games": 1, column: 1},
+                     {"opponent_name": "x", "last_match_id": match.pk})
+    BotRecord.objects.filter(bot_id=seats[0].bot_id).update(matches=F("matches") + 5, wins=F("wins") + 3)
+    migration = importlib.import_module("armada_web.events.migrations.0004_private_event_games_uncounted")
+    migration.uncount_private_games(apps, None)
+    first = BotRecord.objects.get(bot_id=seats[0].bot_id)
+    second = BotRecord.objects.get(bot_id=seats[1].bot_id)
+    assert (first.matches, first.wins, first.losses) == (5, 3, 0)  # the other games' counts stay
+    assert (second.matches, second.wins, second.losses) == (0, 0, 0)
+    assert not HeadToHead.objects.filter(bot_id__in=[s.bot_id for s in seats]).exists()

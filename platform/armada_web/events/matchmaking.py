@@ -48,7 +48,8 @@ def _send(game: EventGame, game_slug: str) -> bool:
         game.skipped = "not played: a bot's version was deleted"
         game.save(update_fields=["skipped"])
         return False
-    match = create_match(game=game_slug, first=first.version, second=second.version, kind=MatchKind.EVENT)
+    match = create_match(game=game_slug, first=first.version, second=second.version, kind=MatchKind.EVENT,
+                         counted=game.event.public)  # a private event's games are its own (matches.access)
     game.match, game.tries = match, game.tries + 1
     game.save(update_fields=["match", "tries"])
     return True

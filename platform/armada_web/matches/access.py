@@ -6,6 +6,9 @@ exist: its page, API detail and replay answer as for a missing match, and no lis
 The rule reads the events' rows through the match's reverse relation (`event_game`), by name, so
 this layer imports nothing above it; a match of kind `event` that no event game names any more (an
 earlier try of a game that was made again) belongs to no visible event and shows to staff only.
+
+What the public sees of a bot counts no such match either (`public`, `private_event`): its kept
+record and head-to-head (`tallies`), its records by version and opponent, its last faults.
 """
 
 from __future__ import annotations
@@ -46,3 +49,16 @@ def can_see(*, user: Any, match: Match) -> bool:
     if match.kind != MatchKind.EVENT:
         return True
     return visible(Match.objects.filter(pk=match.pk), user=user).exists()
+
+
+def public(queryset: QuerySet[Any], *, column: str = "pk") -> QuerySet[Any]:
+    """`queryset` without the matches of private events: what anyone may see, and what a bot's
+    public record counts."""
+    return visible(queryset, user=None, column=column)
+
+
+def private_event(*, match_id: int) -> bool:
+    """Whether the match is a private event's (or an event match no event game names any more):
+    no bot's public record counts it."""
+    kind = Match.objects.filter(pk=match_id).values_list("kind", flat=True).first()
+    return kind == MatchKind.EVENT and not public(Match.objects.filter(pk=match_id)).exists()

@@ -16,7 +16,7 @@ from armada.botlog import SeatLog, log_requests, request_kinds
 from armada.timings import seat_times
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.matches import storage
-from armada_web.matches.access import can_see, visible
+from armada_web.matches.access import can_see, public, visible
 from armada_web.matches.models import BotRecord, HeadToHead, Match, MatchKind, MatchStatus, Participant
 
 
@@ -78,8 +78,9 @@ def _other_seat(field: str) -> Subquery:
 
 
 def _tallies(seats: QuerySet[Participant], *keys: str) -> list[dict[str, Any]]:
-    """Wins, draws and losses of finished seats grouped by `keys` (one GROUP BY in the database)."""
-    return list(seats.filter(match__status=MatchStatus.FINISHED).values(*keys).order_by()
+    """Wins, draws and losses of finished seats grouped by `keys` (one GROUP BY in the database);
+    a private event's matches are not counted (`access.public`)."""
+    return list(public(seats, column="match_id").filter(match__status=MatchStatus.FINISHED).values(*keys).order_by()
                 .annotate(wins=Count("pk", filter=Q(result="win")), draws=Count("pk", filter=Q(result="draw")),
                           losses=Count("pk", filter=Q(result="loss"))))
 
@@ -163,8 +164,10 @@ def compare_versions(bot_id: int, first: int, second: int) -> Comparison:
 
 
 def faults_of(bot_id: int, limit: int = 5) -> list[Participant]:
-    """The bot's latest finished matches that ended by its own fault (status other than ok), newest first."""
-    return list(Participant.objects.filter(bot_id=bot_id).exclude(status__in=["ok", ""])  # index seat_faults_newest
+    """The bot's latest finished matches that ended by its own fault (status other than ok), newest
+    first; a private event's are not shown (`access.public`)."""
+    seats = Participant.objects.filter(bot_id=bot_id).exclude(status__in=["ok", ""])  # index seat_faults_newest
+    return list(public(seats, column="match_id")
                 .filter(match__status=MatchStatus.FINISHED).select_related("match", "version")
                 .order_by("-match_id")[:limit])
 

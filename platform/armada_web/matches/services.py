@@ -23,9 +23,9 @@ def new_seed() -> int:
 
 
 def create_match(*, game: str, first: BotVersion, second: BotVersion, kind: str = MatchKind.RANKED,
-                 requested_by: Any = None, seed: int | None = None) -> Match:
-    """A queued match with `first` at seat 1 and `second` at seat 2 (both bots' kept tallies count it);
-    sent to its queue on commit."""
+                 requested_by: Any = None, seed: int | None = None, counted: bool = True) -> Match:
+    """A queued match with `first` at seat 1 and `second` at seat 2 (both bots' kept tallies count it
+    unless not `counted`: a private event's match, `tallies`); sent to its queue on commit."""
     with transaction.atomic():
         match = Match.objects.create(game=game, seed=new_seed() if seed is None else seed, kind=kind,
                                      status=MatchStatus.QUEUED, queued=timezone.now(), requested_by=requested_by)
@@ -35,7 +35,8 @@ def create_match(*, game: str, first: BotVersion, second: BotVersion, kind: str 
             Participant(match=match, version=second, bot_id=second.bot_id, opponent_id=first.bot_id,
                         name=second.bot.name, seat=2),
         ])
-        tallies.count_made(seats=seats)
+        if counted:
+            tallies.count_made(seats=seats)
         transaction.on_commit(lambda: send(match.pk, kind), robust=True)
     return match
 

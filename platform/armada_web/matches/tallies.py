@@ -1,10 +1,12 @@
 """Kept counts over matches: each bot's record (`BotRecord`) and its record against each opponent
 (`HeadToHead`), so no page ever counts the matches table.
 
-They change in the transactions that change what they count: `create_match` adds a match to
-both bots, `execution.record` adds the result, `void_by_staff` takes a finished match's result
-back. Each is an increment in the database (`F() + 1`), so concurrent recordings add up; rows are
-touched in bot order, so two transactions never wait for each other in a circle.
+They change in the transactions that change what they count: `create_match` adds a match to both
+bots, `execution.record` adds the result, `void_by_staff` takes a finished match's result back. A
+private event's matches are counted in neither (`access.private_event`: they are the event's
+content; `create_match(counted=False)`). Each is an increment in the database (`F() + 1`), so
+concurrent recordings add up; rows are touched in bot order, so two transactions never wait for each
+other in a circle.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from armada_web.matches.access import private_event
 from armada_web.matches.models import BotRecord, HeadToHead, Participant, Result
 
 COLUMNS = {Result.WIN: "wins", Result.DRAW: "draws", Result.LOSS: "losses"}
@@ -40,7 +43,10 @@ def count_made(*, seats: Sequence[Participant]) -> None:
 
 
 def count_result(*, seats: Sequence[Participant], sign: int = 1) -> None:
-    """A match finished with these seats' results (`sign` -1: it was voided after finishing)."""
+    """A match finished with these seats' results (`sign` -1: it was voided after finishing); a
+    private event's match counts nowhere."""
+    if not seats or private_event(match_id=seats[0].match_id):
+        return
     for p in sorted((p for p in seats if p.bot_id is not None and p.result in COLUMNS), key=lambda p: p.bot_id or 0):
         column = COLUMNS[Result(p.result)]
         _add(BotRecord, {"bot_id": p.bot_id}, {column: sign})
