@@ -93,3 +93,19 @@ def test_a_line_says_when_the_shown_order_and_the_chance_disagree() -> None:
     assert line.endswith("(it is shown below you for its uncertainty; its mu, which the chance follows, is higher)")
     agreeing = explain(seat_rating(Skill(26.0, 1.0), Skill(26.2, 1.0), Skill(24.0, 1.0)), "win")
     assert "uncertainty" not in agreeing  # shown below and the underdog: nothing to explain
+
+
+def test_shown_above_with_the_lower_mu_is_this_seats_uncertainty() -> None:
+    # A new bot (mu 25, sigma 8.33, shown 0) drew with a settled one (mu 24.0, sigma 2.65, shown 16):
+    # the settled bot is shown above it only because the new bot's own sigma is large, so the line
+    # must not blame the opponent's uncertainty (it once said "for its uncertainty" here).
+    new, settled = Skill(25.0, 25.0 / 3), Skill(24.04, 2.65)
+    after, _ = after_game(new, settled, None)
+    rating = seat_rating(new, after, settled)
+    assert rating.gap > 0 and rating.expected > 0.5
+    line = explain(rating, "draw")
+    assert ": drew with a bot rated 16 above you; you had a 54% chance" in line
+    assert line.endswith("(it is shown above you for your uncertainty; its mu, which the chance follows, is lower)")
+    # and the settled bot's own line keeps "its": the new bot is below it for the new bot's sigma
+    other = explain(seat_rating(settled, settled, new), "draw")
+    assert other.endswith("(it is shown below you for its uncertainty; its mu, which the chance follows, is higher)")

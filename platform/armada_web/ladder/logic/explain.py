@@ -83,8 +83,11 @@ def explain(rating: SeatRating, result: str) -> str:
     line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; "
             f"you had a {percent(rating.expected)} chance")
     if round(abs(rating.gap)) and (rating.gap < 0) == (rating.expected < 0.5):  # the order and the odds disagree
-        shown, mu = ("below", "higher") if rating.gap < 0 else ("above", "lower")
-        line += f" (it is shown {shown} you for its uncertainty; its mu, which the chance follows, is {mu})"
+        # The chance follows mu, the shown order mu - 3 sigma: they disagree only when the seat with
+        # the higher mu has the larger sigma. Shown below with the higher mu: its sigma is larger;
+        # shown above with the lower mu: this seat's sigma is (a new bot's against a settled one).
+        shown, whose, mu = ("below", "its", "higher") if rating.gap < 0 else ("above", "your", "lower")
+        line += f" (it is shown {shown} you for {whose} uncertainty; its mu, which the chance follows, is {mu})"
     if result == "win" and rating.change < 0:
         line += " (a near-certain win: your uncertainty grew a little more than the win took away)"
     elif result == "loss" and rating.change > 0:
