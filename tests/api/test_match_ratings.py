@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from armada_web.ladder.logic.explain import a_chance
 from armada_web.ladder.logic.ratings import Skill, after_game, displayed, initial_rating, win_chance
 from tests.ladder.test_recompute_ratings import play
 
@@ -52,7 +53,7 @@ def test_rated_seats_carry_before_after_and_the_expected_result(make_user, valid
     # The line the match page shows, in the API too: ben (seat 2) won from below.
     change = displayed(after[1]) - displayed(before[1])
     assert two["rating"]["explanation"].startswith(f"+{change:.1f}: beat a bot rated ")
-    assert two["rating"]["explanation"].endswith(f"you had a {round(100 * two['rating']['expected'])}% chance")
+    assert two["rating"]["explanation"].endswith(f"you had {a_chance(two['rating']['expected'])}")
     assert one["rating"]["explanation"].startswith("-") and ": lost to a bot rated " in one["rating"]["explanation"]
 
 

@@ -11,7 +11,7 @@ from statistics import NormalDist
 import pytest
 
 from armada_web.ladder.logic import ratings
-from armada_web.ladder.logic.explain import explain, percent, rated_as, seat_rating, signed
+from armada_web.ladder.logic.explain import a_chance, explain, percent, rated_as, seat_rating, signed
 from armada_web.ladder.logic.ratings import BETA, Skill, after_game, displayed, win_chance
 
 
@@ -109,3 +109,13 @@ def test_shown_above_with_the_lower_mu_is_this_seats_uncertainty() -> None:
     # and the settled bot's own line keeps "its": the new bot is below it for the new bot's sigma
     other = explain(seat_rating(settled, settled, new), "draw")
     assert other.endswith("(it is shown below you for its uncertainty; its mu, which the chance follows, is higher)")
+
+
+def test_a_chance_takes_the_article_it_is_read_with() -> None:
+    # "you had a 81% chance" was shown on match 282's page: 8, 11, 18 and 80-89 are read with "an".
+    assert [a_chance(x) for x in (0.81, 0.08, 0.11, 0.18, 0.889)] == [
+        "an 81% chance", "an 8% chance", "an 11% chance", "an 18% chance", "an 89% chance"]
+    assert [a_chance(x) for x in (0.41, 0.8e-2 / 2, 0.999, 0.5, 0.01, 0.9)] == [
+        "a 41% chance", "a <1% chance", "a >99% chance", "a 50% chance", "a 1% chance", "a 90% chance"]
+    line = explain(seat_rating(Skill(30.0, 1.0), Skill(30.0, 1.0), Skill(25.3, 1.0), 0.81), "draw")
+    assert line.endswith("; you had an 81% chance")

@@ -68,6 +68,15 @@ def percent(chance: float) -> str:
     return "<1%" if whole < 1 else ">99%" if whole > 99 else f"{whole}%"
 
 
+def a_chance(chance: float) -> str:
+    """A chance with its article, as said aloud ("a 41% chance", "an 81% chance", "an 8% chance",
+    "a <1% chance": less than one)."""
+    shown = percent(chance)
+    spoken = shown.rstrip("%")
+    article = "an" if spoken in ("8", "11", "18") or (len(spoken) == 2 and spoken[0] == "8") else "a"
+    return f"{article} {shown} chance"
+
+
 def rated_as(gap: float) -> str:
     """The opponent's shown score against this seat's, in words ("rated 6 above you")."""
     whole = round(abs(gap))
@@ -81,7 +90,7 @@ def explain(rating: SeatRating, result: str) -> str:
     ("+4.1: beat a bot rated 6 above you; you had a 41% chance"); a change against the result
     says why. `result` is "win", "draw" or "loss"."""
     line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; "
-            f"you had a {percent(rating.expected)} chance")
+            f"you had {a_chance(rating.expected)}")
     if round(abs(rating.gap)) and (rating.gap < 0) == (rating.expected < 0.5):  # the order and the odds disagree
         # The chance follows mu, the shown order mu - 3 sigma: they disagree only when the seat with
         # the higher mu has the larger sigma. Shown below with the higher mu: its sigma is larger;
