@@ -48,6 +48,15 @@ def can_see_private(*, user: Any, bot: Bot) -> bool:
     return bool(user is not None and user.is_authenticated and (user.is_staff or is_owner(bot=bot, user=user)))
 
 
+def private_audience(*, bot: Bot, user: Any) -> str:
+    """Who sees `bot`'s private parts, in words for `user` ("you and staff"): its team now and
+    staff, the rule of `can_see_private`. A shared team's member reads "your team", since every
+    member sees what they see; a staff member outside the team reads "its team"."""
+    if not is_owner(bot=bot, user=user):
+        return "its team and staff"
+    return "you and staff" if bot.team.personal else "your team and staff"
+
+
 @dataclass(frozen=True)
 class BotActions:
     """What `user` may do with a bot now (the pages show exactly these buttons)."""

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import moves, queries, services, storage
-from armada_web.bots.access import actions, can_see_private, is_owner, upload_refusal
+from armada_web.bots.access import actions, can_see_private, is_owner, private_audience, upload_refusal
 from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
@@ -194,6 +194,7 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     game = spec(bot.game)
     private = can_see_private(user=request.user, bot=bot)
     context = {"bot": bot, "version": version, "private": private,
+               "audience": private_audience(bot=bot, user=request.user) if private else "",
                "refresh": not version.is_finished, "game": game, "state": play_state(bot),
                "reason": version.detail.removeprefix(f"{version.status}: "), "resources": shown(version.resources),
                "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from armada_web.bots.access import can_see_private, is_owner
+from armada_web.bots.access import can_see_private, is_owner, private_audience
 from armada_web.games import spec
 from armada_web.ladder.explain import explained
 from armada_web.matches import listing, queries
@@ -75,13 +75,15 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such match")
     finished = match.status == MatchStatus.FINISHED and bool(match.replay.name)
     seats = list(match.participants.all())
-    private = [p for p in seats if p.version is not None and can_see_private(user=request.user, bot=p.version.bot)]
+    private = [(p, p.version.bot) for p in seats
+               if p.version is not None and can_see_private(user=request.user, bot=p.version.bot)]
     logs: list[dict[str, Any]] = []
     if private:
         replay = queries.replay_of(match)
-        for p in private:
+        for p, bot in private:
             log = queries.seat_requests(p, replay)
-            logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok")})
+            logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok"),
+                         "audience": private_audience(bot=bot, user=request.user)})
     starter = f"builtin:{spec(match.game).validation_opponent}"
     yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
