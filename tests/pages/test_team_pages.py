@@ -236,3 +236,12 @@ def test_a_member_renames_the_team_from_its_page(client, crew):
     team.refresh_from_db()
     assert team.name == "Blue Fleet"
     assert "Blue Fleet" in client.get(f"/bots/{crew['alpha'].bot_id}/").content.decode()
+
+
+def test_a_list_of_members_ends_where_its_words_do(client, crew):
+    # "Members now: alice, bob ." once: the included link's file ended with a newline, which the
+    # page kept as a space before the full stop (and in every other sentence naming a user or team).
+    team, carol = crew["team"], crew["carol"]
+    client.force_login(carol)
+    html = page(client, f"/teams/{team.pk}/join/?key={team.join_key}")
+    assert '>alice</a>, <a href="/users/bob/">bob</a>.</p>' in html
