@@ -83,7 +83,8 @@ def test_opens_offline_with_no_request_and_shows_each_frame(galaxy):
         for f in shown["fleets"]:
             recorded = next(x for x in frame["fleets"] if x["id"] == f["id"])
             assert [f["row"], f["col"]] == pytest.approx(recorded["position"], abs=1e-3)
-        assert f"{frame['planet_count']['1']} planets" in shown["header"]
+        count = frame["planet_count"]["1"]  # "1 planet" at the start, never "1 planets"
+        assert f"{count} planet{'' if count == 1 else 's'} \u00b7" in shown["header"]
         assert f"MLE {frame['mle']['2']}" in shown["header"]
     assert "wins by elimination" in page.locator(".av-result").text_content()
     assert page.watch.requests == [] and page.watch.errors == [] and page.watch.dialogs == []

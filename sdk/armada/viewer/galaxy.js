@@ -64,7 +64,8 @@
       badges.forEach((b, k) => {
         const seat = k + 1;
         const power = view.mle[seat];
-        b.stats.textContent = view.planetCount[seat] + " planets \u00B7 MLE " + (power === null ? "?" : power);
+        const count = view.planetCount[seat];
+        b.stats.textContent = count + (count === 1 ? " planet" : " planets") + " \u00B7 MLE " + (power === null ? "?" : power);
       });
     }
 
