@@ -39,6 +39,22 @@ def test_never_the_same_owner() -> None:
     assert matchmaking_logic.pick_match([seed, twin], [], NOW, 60) is None
 
 
+def test_never_two_bots_of_one_team() -> None:
+    """Teammates' bots (different owners, one shared team) never meet, in either pool: the team could
+    feed one bot's rating with the other's thrown games."""
+    from dataclasses import replace as with_
+
+    seed = with_(bot(1, owner=7, mu=25), team_id=70)
+    mate = with_(bot(2, owner=8, mu=25), team_id=70)
+    far = with_(bot(3, owner=9, mu=40), team_id=90)
+    assert matchmaking_logic.pick_opponent(seed, [seed, mate, far]) == far
+    assert matchmaking_logic.pick_opponent(seed, [seed, mate]) is None
+    assert matchmaking_logic.pick_match([seed, mate], [], NOW, 60) is None
+    pool = matchmaking_logic.MemoryPool([seed, mate, far])
+    assert [c.id for c in pool.near(seed, 5)] == [3]
+    assert matchmaking_logic.pick_bounded(matchmaking_logic.MemoryPool([seed, mate]), [], NOW, 60) is None
+
+
 def test_the_opponent_is_close_in_skill() -> None:
     seed = bot(1, mu=25)
     others = [bot(2, mu=35), bot(3, mu=26), bot(4, mu=18), bot(5, mu=29)]

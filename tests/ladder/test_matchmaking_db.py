@@ -41,6 +41,26 @@ def test_the_queue_is_kept_at_its_depth_and_owners_never_meet_themselves(make_us
     assert fill_queue(workers=0) == []
 
 
+def test_two_bots_of_one_shared_team_never_meet(make_user, valid_version):
+    """Bots of two members of one team are the team's: the tick never pairs them (`same_side`)."""
+    from armada_web.bots.models import Bot
+    from armada_web.ladder.matchmaking import fill_queue
+    from armada_web.teams.services import create_team, join_team
+
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = create_team(user=alice, name="Pair")
+    join_team(user=bob, team=team, key=team.join_key)
+    mates = [valid_version(alice, "aa1"), valid_version(bob, "bb1")]
+    Bot.objects.filter(pk__in=[v.bot_id for v in mates]).update(team=team)
+    assert fill_queue(workers=2) == []  # only the two teammates play: no ranked match
+    valid_version(carol, "cc1")
+    made = fill_queue(workers=2)
+    assert made
+    for match_id in made:
+        s = seats(match_id)
+        assert s[1].bot.team_id != s[2].bot.team_id and "cc1" in (s[1].bot.name, s[2].bot.name)
+
+
 def test_only_playable_versions_are_picked(make_user, valid_version):
     from armada_web.bots import services
     from armada_web.ladder.matchmaking import fill_queue, ranked_versions

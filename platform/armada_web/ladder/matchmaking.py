@@ -56,9 +56,10 @@ class RatingPool:
 
     @staticmethod
     def _candidates(rows: Any) -> list[matchmaking_logic.Candidate]:
-        fields = ("version_id", "version__bot__owner_id", "mu", "sigma", "games", "last_played", "due")
-        return [matchmaking_logic.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last, due)
-                for vid, owner, mu, sigma, games, last, due in rows.values_list(*fields)]
+        fields = ("version_id", "version__bot__owner_id", "mu", "sigma", "games", "last_played", "due",
+                  "version__bot__team_id")
+        return [matchmaking_logic.Candidate(vid, owner, ratings.Skill(mu, sigma), games, last, due, team)
+                for vid, owner, mu, sigma, games, last, due, team in rows.values_list(*fields)]
 
     def longest_waiting(self, count: int) -> list[matchmaking_logic.Candidate]:
         never = self._candidates(self.rows.filter(last_played__isnull=True).order_by("version_id")[:count])
@@ -69,6 +70,8 @@ class RatingPool:
 
     def near(self, seed: matchmaking_logic.Candidate, count: int) -> list[matchmaking_logic.Candidate]:
         others = self.rows.exclude(version__bot__owner_id=seed.owner_id)
+        if seed.team_id is not None:
+            others = others.exclude(version__bot__team_id=seed.team_id)
         mu = seed.rating.mu
         up = others.filter(mu__gte=mu).exclude(version_id=seed.id).order_by("mu", "version_id")[:count]
         down = others.filter(mu__lt=mu).order_by("-mu", "-version_id")[:count]
@@ -87,7 +90,7 @@ def candidates(game: str) -> tuple[list[matchmaking_logic.Candidate], dict[int, 
             row = ensure_rating(version)
         assert version.bot.owner_id is not None
         out.append(matchmaking_logic.Candidate(version.pk, version.bot.owner_id, ratings.Skill(row.mu, row.sigma),
-                                     row.games, row.last_played, row.due))
+                                               row.games, row.last_played, row.due, version.bot.team_id))
         by_id[version.pk] = version
     return out, by_id
 

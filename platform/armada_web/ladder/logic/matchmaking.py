@@ -24,7 +24,7 @@ versions settle in the order they started, ahead of settled bots that have not w
 instead of sharing the games with every later arrival (bench/surge.py; docs/arena.md, "Deadline
 day"). It may so have several ranked matches in flight at once while it settles.
 
-Its opponent is the other-owner candidate of lowest cost:
+Its opponent is the candidate of lowest cost of another owner and another team (`same_side`):
 
     (mu_seed - mu_opp)^2 / (2 beta^2 + sigma_seed^2 + sigma_opp^2)    close in skill, measured in
                                                                       the outcome's own uncertainty
@@ -90,6 +90,14 @@ class Candidate:
     #: When its wait counts from for the seed order (`due`): its last game less its bonus in
     #: seconds; None: `last_played` (a candidate never marked with `mark_played`).
     due: datetime | None = None
+    #: Its bot's team (None: only the owner counts): teammates' bots never meet (`same_side`).
+    team_id: int | None = None
+
+
+def same_side(a: Candidate, b: Candidate) -> bool:
+    """Whether two candidates may not meet in a ranked match: one owner, or one team (a team's bots
+    throwing games to each other would be rated like any other game)."""
+    return a.owner_id == b.owner_id or (a.team_id is not None and a.team_id == b.team_id)
 
 
 @dataclass(frozen=True)
@@ -161,12 +169,12 @@ def opponent_cost(seed: Candidate, other: Candidate, repeats: int) -> float:
 
 def pick_opponent(seed: Candidate, candidates: Sequence[Candidate],
                   recent: Sequence[RecentGame] = ()) -> Candidate | None:
-    """The best opponent for `seed` among `candidates` (never the same owner), or None."""
+    """The best opponent for `seed` among `candidates` (never the same owner or team), or None."""
     repeats = Counter(pair_key(p.first_id, p.second_id) for p in recent)
     best: Candidate | None = None
     best_cost = 0.0
     for other in candidates:
-        if other.owner_id == seed.owner_id or other.id == seed.id:
+        if other.id == seed.id or same_side(other, seed):
             continue
         cost = opponent_cost(seed, other, repeats[pair_key(seed.id, other.id)])
         if best is None or cost < best_cost or (cost == best_cost and other.id < best.id):
@@ -228,8 +236,9 @@ class Pool(Protocol):
         `due` (then id)."""
 
     def near(self, seed: Candidate, count: int) -> list[Candidate]:
-        """Candidates of other owners than `seed`'s nearest it in mu: up to `count` at or above its mu
-        (by mu, then id; never `seed` itself) and up to `count` below (by mu descending, then id descending)."""
+        """Candidates of other owners and teams than `seed`'s (`same_side`) nearest it in mu: up to
+        `count` at or above its mu (by mu, then id; never `seed` itself) and up to `count` below (by
+        mu descending, then id descending)."""
 
 
 def pick_bounded(pool: Pool, recent: Sequence[RecentGame], now: datetime, idle_unit: float) -> Pick | None:
@@ -296,13 +305,13 @@ class MemoryPool:
             if len(up) >= count:
                 break
             other = self.by_id[cid]
-            if cid != seed.id and other.owner_id != seed.owner_id:
+            if cid != seed.id and not same_side(other, seed):
                 up.append(other)
         down: list[Candidate] = []
         for _, cid in reversed(self._mu[:middle]):
             if len(down) >= count:
                 break
             other = self.by_id[cid]
-            if other.owner_id != seed.owner_id:
+            if not same_side(other, seed):
                 down.append(other)
         return up + down
