@@ -92,7 +92,9 @@ def point(value: Any, board: Board) -> tuple[int | str | list[float] | None, str
         x, y = value
         if any(isinstance(v, bool) or not isinstance(v, int | float) for v in (x, y)):
             return None, "is not [x, y] with numbers"
-        if not (math.isfinite(x) and math.isfinite(y)):
+        # floats only: a JSON integer may have hundreds of digits, past what float() (and isfinite) takes;
+        # an int compares with the board's bounds exactly, so a huge one is simply off the board
+        if not all(math.isfinite(v) for v in (x, y) if isinstance(v, float)):
             return None, "is not finite"
         if not (board.x[0] <= x <= board.x[1] and board.y[0] <= y <= board.y[1]):
             return None, f"is off the board ({_short(value)})"

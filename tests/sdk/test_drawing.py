@@ -174,3 +174,16 @@ def test_a_flood_of_bad_shapes_costs_the_referee_500_looks_a_reply():
     assert note == ("[armada] drawing, turn 1: 500 shapes ignored (first: shapes[0]: unknown kind \"x\"); "
                     "99501 shapes dropped past the limit of 500 a turn")
     assert drawings.to_dict() == {"turns": []}
+
+
+@pytest.mark.parametrize("at", [[10**400, 1], [1, -(10**400)], [10**309, 10**309]])
+def test_a_coordinate_too_large_for_a_float_is_off_the_board_not_a_crash(at):
+    """JSON integers have no bound: a bot may send 400 digits, which `float()` (and so
+    `math.isfinite`) cannot take. An OverflowError here would end the match in the referee."""
+    kept, reason = clean_shape({"kind": "dot", "at": at}, GALAXY_BOARD)
+    assert kept is None and "off the board" in reason
+    drawings = Drawings(GALAXY_BOARD)
+    raw = json.loads('{"shapes": [{"kind": "line", "at": 1, "to": ' + json.dumps(at) + '}]}')
+    note = drawings.add(1, raw)
+    assert note is not None and "'to' is off the board" in note
+    assert drawings.to_dict() == {"turns": []}
