@@ -114,3 +114,12 @@ def test_the_schema_describes_the_endpoint():
     shape = schema["components"]["schemas"]["Shape"]["properties"]
     assert set(shape) == {"kind", "at", "to", "text", "color"}
     assert set(schema["components"]["schemas"]["DrawnTurn"]["properties"]) == {"turn", "shapes", "text"}
+
+
+@pytest.mark.parametrize("path", ["/api/matches/1/debug/", "/api/matches/1/requests/"])
+def test_a_missing_seat_is_asked_for_by_name(path):
+    """Issue 27's `?seat=N` is required: without it the answer says so and what to give, not that
+    an absent value "must be written in digits"."""
+    response = APIClient().get(path)
+    assert response.status_code == 400
+    assert response.json() == {"detail": "give seat: a whole number from 1 to 2"}

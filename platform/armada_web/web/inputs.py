@@ -32,6 +32,8 @@ USERNAME_PATTERN = r"[\w.@+-]{1,150}"
 
 def parse_int(value: object, *, what: str, minimum: int = 0, maximum: int = MAX_ID) -> int:
     """`value` as an integer in [minimum, maximum]: an int (not a bool) or ASCII digits; Invalid otherwise."""
+    if value is None:  # a required parameter left out: ask for it rather than judge its digits
+        raise Invalid(f"give {what}: a whole number from {minimum} to {maximum}")
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
     elif isinstance(value, str) and _DIGITS.fullmatch(value):
