@@ -222,6 +222,29 @@ def test_an_archived_teams_bots_do_not_play_and_take_no_uploads(make_user, valid
     assert BotVersion.objects.playing().filter(pk=version.pk).exists()
 
 
+def test_archiving_takes_the_teams_bots_out_of_ranked_play_at_once_and_restoring_brings_them_back(
+        make_user, valid_version):
+    """The ladder's `Rating.playing` (what matchmaking and the ladder's page read) follows the
+    archive in its own transaction, as it follows a retirement: not only at the next repair, ten
+    minutes on, while matchmaking went on pairing the archived team's bots."""
+    from armada_web.ladder.matchmaking import RatingPool
+    from armada_web.ladder.models import Rating
+
+    alice = make_user("alice")
+    team = services.create_team(user=alice, name="crew")
+    version = valid_version(alice, "solo")
+    from armada_web.bots.moves import move_bot
+
+    move_bot(bot=version.bot, user=alice, team=team.pk)
+    other = valid_version(make_user("bob"), "rival")
+    assert Rating.objects.get(version=version).playing and RatingPool("galaxy").size() == 2
+    services.archive_team(user=alice, team=team)
+    assert not Rating.objects.get(version=version).playing
+    assert RatingPool("galaxy").size() == 1 and Rating.objects.get(version=other).playing
+    services.restore_team(user=alice, team=team)
+    assert Rating.objects.get(version=version).playing and RatingPool("galaxy").size() == 2
+
+
 def test_bot_limits_count_per_team(make_user, armada):
     armada(max_bots_per_game=1)
     alice, bob = make_user("alice"), make_user("bob")

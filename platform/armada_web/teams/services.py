@@ -19,7 +19,7 @@ from django.utils import timezone
 from armada_web.teams.access import is_member, restore_refusal
 from armada_web.teams.logic.names import name_problem
 from armada_web.teams.models import Membership, Team
-from armada_web.teams.signals import membership_changing
+from armada_web.teams.signals import archive_changed, membership_changing
 from armada_web.web.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import parse_id
 
@@ -259,7 +259,8 @@ def renew_key(*, user: Any, team: Team) -> Team:
 
 
 def archive_team(*, user: Any, team: Team) -> Team:
-    """A member archives the team: its bots stop playing, its history and results stay."""
+    """A member archives the team: its bots stop playing (the apps above follow in this
+    transaction: `signals.archive_changed`), its history and results stay."""
     with transaction.atomic():
         locked = _locked(team)
         _check_changeable(locked)
@@ -268,6 +269,7 @@ def archive_team(*, user: Any, team: Team) -> Team:
         if locked.archived is None:
             locked.archived = timezone.now()
             locked.save(update_fields=["archived"])
+            archive_changed.send(sender=Team, team=locked)  # its bots stop playing now, not at a repair
     return locked
 
 
@@ -289,4 +291,5 @@ def restore_team(*, user: Any, team: Team) -> Team:
             Membership.objects.create(team=locked, user=user)
         locked.archived = None
         locked.save(update_fields=["archived"])
+        archive_changed.send(sender=Team, team=locked)
     return locked

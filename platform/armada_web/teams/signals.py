@@ -8,6 +8,11 @@
   entered team per person, membership frozen from a season's close to its final results); the
   transaction then rolls back, nothing is written. So it is sent with `send`, never
   `send_robust`.
+- `archive_changed(sender=Team, team)`: a team was archived or restored, inside the change's
+  transaction with the team's row locked: its bots stop or start playing
+  (`BotVersion.objects.playing()` reads the team's `archived`), so what the apps above keep of
+  who plays follows in the same transaction (the ladder's `Rating.playing`, as for any change
+  of a bot's playing version).
 """
 
 from __future__ import annotations
@@ -15,3 +20,4 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 membership_changing = Signal()
+archive_changed = Signal()
