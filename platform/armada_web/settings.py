@@ -326,6 +326,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(ARMADA.seasons_tick_s),
         "options": {"expires": float(ARMADA.seasons_tick_s)},
     },
+    # A closed season's integrity checks whose message was lost (integrity.tasks.integrity_catch_up).
+    "integrity-catch-up": {
+        "task": queues.Task.INTEGRITY_CATCH_UP.value,
+        "schedule": 600.0,
+        "options": {"expires": 600.0},
+    },
 }
 if ARMADA.matchmaking_s:
     CELERY_BEAT_SCHEDULE["matchmaking"] = {

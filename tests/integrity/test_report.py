@@ -138,3 +138,42 @@ def test_a_seasons_close_sends_its_checks_to_the_periodic_queue(planted, monkeyp
     assert tasks.integrity_checks(season.pk) == Finding.objects.filter(season=season).count() > 0
     assert AuditEntry.objects.get(season=season, action="checked").by is None  # the site ran them
     assert tasks.integrity_checks(season.pk + 99) == 0  # a season deleted meanwhile
+
+
+def test_a_closed_seasons_checks_whose_message_was_lost_are_sent_again_by_beat_and_run_once(
+        planted, monkeypatch, armada, django_capture_on_commit_callbacks):
+    """The close sends its checks once, after its commit: a broker emptied meanwhile (or a worker
+    killed midway) left the season without a report for good. Beat's catch-up finds it from the
+    database, and the copy it sends runs nothing twice when delivered twice."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.integrity import checks, tasks
+    from armada_web.integrity.models import AuditEntry
+    from armada_web.seasons.models import Season
+    from armada_web.seasons.services import close_season, create_season
+
+    armada(periodic_queue="periodic-test")
+    sent: list[tuple[Any, Any]] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async",
+                        lambda args, queue, **options: sent.append((args, options.get("kwargs"))))
+    now = timezone.now()
+    season = create_season(slug="s1", game="galaxy", name="S1", opens=now - timedelta(days=2),
+                           closes=now + timedelta(hours=1), ends=now + timedelta(days=3), now=now)
+    with django_capture_on_commit_callbacks(execute=True):
+        close_season(season=season)
+    assert sent == [([season.pk], None)]  # the close's message, then lost: nobody runs it
+    sent.clear()
+    assert tasks.integrity_catch_up() == 0 and sent == []  # too soon: it may be on its way still
+    Season.objects.filter(pk=season.pk).update(closed_at=now - checks.CATCH_UP_AFTER - timedelta(seconds=1))
+    assert tasks.integrity_catch_up() == 1
+    assert sent == [([season.pk], {"unchecked_only": True})]
+    assert tasks.integrity_checks(season.pk, unchecked_only=True) > 0
+    assert tasks.integrity_checks(season.pk, unchecked_only=True) == 0  # delivered twice: nothing again
+    assert AuditEntry.objects.filter(season=season, action="checked").count() == 1
+    sent.clear()
+    assert tasks.integrity_catch_up() == 0 and sent == []  # checked since its close
+    Season.objects.filter(pk=season.pk).update(closed_at=now - checks.CATCH_UP_WITHIN - timedelta(hours=1))
+    AuditEntry.objects.filter(season=season).delete()
+    assert checks.unchecked_seasons() == []  # long closed: left to `manage.py integrity`

@@ -20,9 +20,12 @@ all kinds:
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from armada_web.integrity import findings
 from armada_web.integrity.accounts_links import shared_accounts
@@ -36,6 +39,11 @@ from armada_web.seasons.models import Season
 
 #: The longest key kept as it is; a longer one (a large group of accounts) is hashed.
 KEY_MAX = 190
+#: How long after a season's close its checks may take before beat sends them again
+#: (`unchecked_seasons`): the close's own message was lost, or its worker died midway.
+CATCH_UP_AFTER = timedelta(minutes=30)
+#: Seasons closed longer ago than this are not caught up by beat (`manage.py integrity` runs them).
+CATCH_UP_WITHIN = timedelta(days=30)
 
 
 def rank_collusion(adjusted: float, alpha: float) -> float:
@@ -102,3 +110,22 @@ def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Findin
         AuditEntry.objects.create(action=AuditAction.CHECKED, season=season, by_name=ran_by[:150],
                                   subject=f"season {season.slug}" if season else "all of ranked play", note=note)
     return ranked([*copies, *twins, *accounts, *collusion])
+
+
+def _checked_since_close() -> Exists:
+    return Exists(AuditEntry.objects.filter(season=OuterRef("pk"), action=AuditAction.CHECKED,
+                                            at__gte=OuterRef("closed_at")))
+
+
+def checked_since_close(*, season: Season) -> bool:
+    """Whether a run of the checks for `season` finished (its `checked` audit line) since it closed."""
+    return Season.objects.filter(pk=season.pk, closed_at__isnull=False).filter(_checked_since_close()).exists()
+
+
+def unchecked_seasons(*, now: datetime | None = None) -> list[int]:
+    """Seasons closed between CATCH_UP_WITHIN and CATCH_UP_AFTER ago with no run of their checks
+    since the close, oldest close first: the close sends them once, after its commit, and a message
+    the broker lost (Redis emptied) or a worker killed midway would leave the report unmade."""
+    now = now or timezone.now()
+    return list(Season.objects.filter(closed_at__lte=now - CATCH_UP_AFTER, closed_at__gte=now - CATCH_UP_WITHIN)
+                .exclude(_checked_since_close()).order_by("closed_at", "pk").values_list("pk", flat=True))

@@ -3,6 +3,10 @@
 - `integrity_checks` (the periodic queue): every check of a season, sent when it closes; the
   versions in play without a behaviour signature are sent to be probed first (their twins are
   found by the next run).
+- `integrity_catch_up` (beat): sends the checks again for a season closed a while ago with no
+  run of them on record since (`checks.unchecked_seasons`: the close's message was lost or its
+  worker died midway); such a copy does nothing once a run has finished, so a copy delivered
+  twice, or after the first got through, runs nothing twice.
 - `probe_version` (the validation queue: it runs the bot in the sandbox): a version's behaviour
   signature, sent when its validation ends valid; a no-op for a version probed already.
 """
@@ -14,7 +18,7 @@ from celery import shared_task
 from armada_web.bots.models import BotVersion
 from armada_web.integrity.behaviour import missing
 from armada_web.integrity.behaviour import probe_version as probe
-from armada_web.integrity.checks import run_checks
+from armada_web.integrity.checks import checked_since_close, run_checks, unchecked_seasons
 from armada_web.jobs import queues
 from armada_web.seasons.models import Season
 
@@ -23,10 +27,11 @@ CATCH_UP = 1000
 
 
 @shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True)
-def integrity_checks(season_id: int) -> int:
-    """Run every check for a season (sent when it closes); returns the findings (0: no such season)."""
+def integrity_checks(season_id: int, unchecked_only: bool = False) -> int:
+    """Run every check for a season (sent when it closes); returns the findings (0: no such season,
+    or `unchecked_only` (beat's catch-up) and they ran since its close)."""
     season = Season.objects.filter(pk=season_id).first()
-    if season is None:
+    if season is None or (unchecked_only and checked_since_close(season=season)):
         return 0
     for version_id in missing()[:CATCH_UP]:
         queue_probe(version_id)
@@ -36,6 +41,21 @@ def integrity_checks(season_id: int) -> int:
 def queue_checks(season_id: int) -> None:
     """Send the checks of a season to the periodic queue."""
     integrity_checks.apply_async(args=[season_id], queue=queues.name(queues.Role.PERIODIC))
+
+
+#: Seconds between two catch-ups (beat): a copy not run by the next one is dropped.
+CATCH_UP_EVERY_S = 600
+
+
+@shared_task(name=queues.Task.INTEGRITY_CATCH_UP, ignore_result=True)
+def integrity_catch_up() -> int:
+    """Beat: send the checks of every season closed a while ago without a run of them since
+    (`checks.unchecked_seasons`); returns how many were sent."""
+    season_ids = unchecked_seasons()
+    for season_id in season_ids:
+        integrity_checks.apply_async(args=[season_id], kwargs={"unchecked_only": True},
+                                     queue=queues.name(queues.Role.PERIODIC), expires=float(CATCH_UP_EVERY_S))
+    return len(season_ids)
 
 
 @shared_task(name=queues.Task.PROBE_VERSION, acks_late=True, ignore_result=True, time_limit=900, soft_time_limit=840)

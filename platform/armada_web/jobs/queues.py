@@ -86,6 +86,7 @@ class Task(StrEnum):
     EVENTS_TICK = "armada_web.events.tasks.events_tick"
     SWEEP_CONTAINERS = "armada_web.ops.tasks.sweep_containers"
     INTEGRITY_CHECKS = "armada_web.integrity.tasks.integrity_checks"
+    INTEGRITY_CATCH_UP = "armada_web.integrity.tasks.integrity_catch_up"
     PROBE_VERSION = "armada_web.integrity.tasks.probe_version"
 
 
