@@ -111,6 +111,35 @@ def test_a_finished_events_table_is_frozen(members):
     assert list(EventEntry.objects.values_list("games", "points", "place")) == before
 
 
+def test_a_game_recorded_while_its_event_finishes_leaves_the_frozen_table_alone(members, monkeypatch):
+    """The recording reads the event's state with the game's row, then waits for the entries' rows;
+    an event that finished meanwhile (beat at its `ends`, its places written from the table as it
+    was) must not then see a game move two entries' lines: their points would disagree with the
+    places frozen a moment before."""
+    from armada_web.events import matchmaking, services
+    from armada_web.events.models import EventEntry, EventGame
+
+    (owner, v0), (mia, v1), _ = members
+    slug = create(owner, games_per_pair=1).json()["slug"]
+    enter(owner, slug, v0, None)
+    enter(mia, slug, v1, _event(slug).invite)
+    owner.post(f"/api/events/{slug}/start/")
+    matchmaking.fill(workers=1)
+    match = queued("event")[0]
+    locking = EventEntry.objects.select_for_update
+
+    def finish_first(*args, **kwargs):  # the event finishes while the recording waits for the entries
+        monkeypatch.setattr(EventEntry.objects, "select_for_update", locking)
+        assert services.finish(event=_event(slug))
+        return locking(*args, **kwargs)
+
+    monkeypatch.setattr(EventEntry.objects, "select_for_update", finish_first)
+    before = sorted(EventEntry.objects.values_list("games", "points"))
+    assert record_result(match, 1) == "finished"  # the match is played; the event counts it for nothing
+    assert sorted(EventEntry.objects.values_list("games", "points")) == before == [(0, 0), (0, 0)]
+    assert not EventGame.objects.get(match=match).counted
+
+
 @pytest.mark.parametrize(("body", "message"), [
     ({"name": ""}, "needs a name"),
     ({"name": "x" * 101}, "at most 100"),

@@ -285,7 +285,9 @@ def finish(*, event: Event, now: datetime | None = None) -> bool:
         locked = Event.objects.select_for_update().get(pk=event.pk)
         if locked.state == EventState.FINISHED:
             return False
-        entries = sorted(locked.entries.all(), key=formats.table_key)
+        # The entries locked before they are read (in `count_game`'s order): a game being recorded
+        # now either moves them first, and is in the places, or finds the event finished.
+        entries = sorted(locked.entries.select_for_update(of=("self",)).order_by("pk"), key=formats.table_key)
         for place, entry in enumerate(entries, start=1):
             entry.place = place
         EventEntry.objects.bulk_update(entries, ["place"])
@@ -309,6 +311,10 @@ def count_game(*, match: Match, winner: int | None) -> int | None:
     if game is None or game.done or game.event.state != EventState.RUNNING:
         return None
     entries = EventEntry.objects.select_for_update(of=("self",)).order_by("pk").in_bulk([game.first_id, game.second_id])
+    # Read again now the entries are ours: `finish` locks them before it freezes the table, so an
+    # event it finished while this waited for them is seen here, and its places stay true.
+    if not Event.objects.filter(pk=game.event_id, state=EventState.RUNNING).exists():
+        return None
     first, second = entries[game.first_id], entries[game.second_id]
     results.apply_game(first, second, winner, rated=game.event.format == EventFormat.LADDER)
     for entry in (first, second):
