@@ -266,6 +266,35 @@ def test_finish_now_keeps_the_standings_as_they_are_and_cancels_what_waits(five)
     assert Season.objects.get(slug="s1").state == "finished"
 
 
+def test_a_finals_game_recorded_while_the_season_finishes_leaves_the_standings_alone(five, monkeypatch):
+    """The recording reads the season's state with the game's row, then waits for the entries'
+    rows; a season finished meanwhile (beat at its `ends`, standings written from the entries as
+    they were) must not then see the game move two entries: they would disagree with the
+    standings stored for good."""
+    from armada_web.seasons import periodic
+    from armada_web.seasons.models import Entry, FinalsGame, Season, Standing
+    from armada_web.seasons.services import finish_season
+
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season_command("finals", "s1")
+    periodic.tick(workers=4)
+    match = queued("finals")[0]
+    locking = Entry.objects.select_for_update
+
+    def finish_first(*args, **kwargs):  # the season finishes while the recording waits for the entries
+        monkeypatch.setattr(Entry.objects, "select_for_update", locking)
+        finish_season(season=Season.objects.get(slug="s1"))
+        return locking(*args, **kwargs)
+
+    monkeypatch.setattr(Entry.objects, "select_for_update", finish_first)
+    assert record_result(match, 1) == "finished"  # played; the finished season counts it for nothing
+    assert not FinalsGame.objects.get(match=match).counted
+    stored = dict(Standing.objects.filter(season__slug="s1").values_list("bot_ref", "games"))
+    assert {e.bot_ref: e.games for e in Entry.objects.filter(season__slug="s1")} == stored
+    assert set(stored.values()) == {0}
+
+
 def test_deleted_users_and_bots_leave_the_rows_with_a_placeholder(five, client):
     from armada_web.accounts.services import delete_account
     from armada_web.bots.services import delete_bot

@@ -83,6 +83,10 @@ def count_game(*, match: Match, seats: list[Participant], winner: int | None) ->
     if game is None or game.done or game.season.state != SeasonState.FINALS:
         return None  # the season ended before this match was played: it counts for nothing
     entries = Entry.objects.select_for_update(of=("self",)).order_by("pk").in_bulk([game.first_id, game.second_id])
+    # Read again now the entries are ours: the season's finish locks them before it writes the
+    # standings, so a season it finished while this waited for them is seen here.
+    if not Season.objects.filter(pk=game.season_id, state=SeasonState.FINALS).exists():
+        return None
     first, second = entries[game.first_id], entries[game.second_id]
     for entry in (first, second):
         skill = skill_of(entry)

@@ -249,6 +249,9 @@ def finish_season(*, season: Season, now: datetime | None = None) -> Season:
 
 def _finish(season: Season, now: datetime) -> Season:
     """Write the final standings and finish (inside the caller's transaction, the row locked)."""
+    # The entries locked before they are read (in `finals.count_game`'s order): a finals game being
+    # recorded now either moves them first, and is in the standings, or finds the season finished.
+    list(Entry.objects.select_for_update(of=("self",)).filter(season=season).order_by("pk").values_list("pk"))
     finals.stop(season)
     entries.write_standings(season)
     season.state = SeasonState.FINISHED
