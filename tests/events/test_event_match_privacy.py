@@ -195,3 +195,21 @@ def test_the_migration_takes_back_what_earlier_versions_counted_of_private_event
     assert (first.matches, first.wins, first.losses) == (5, 3, 0)  # the other games' counts stay
     assert (second.matches, second.wins, second.losses) == (0, 0, 0)
     assert not HeadToHead.objects.filter(bot_id__in=[s.bot_id for s in seats]).exists()
+
+
+def test_staff_cannot_flip_an_events_public_flag_in_the_admin(people, make_user):
+    """Whether an event is public is fixed at its creation: the bots' public records leave a private
+    event's games out from their making on, so the admin shows the flag but does not change it."""
+    from armada_web.events.admin import EventAdmin
+    from armada_web.events.models import Event
+
+    _owner, owner_api, _v0 = people["owner"]
+    slug = owner_api.post("/api/events/", {"name": "Quiet club", "game": "galaxy", "format": "round_robin",
+                                           "games_per_pair": 1, "public": False}, format="json").json()["slug"]
+    event = Event.objects.get(slug=slug)
+    assert "public" in EventAdmin.readonly_fields
+    root = make_user("root", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(root)
+    page = client.get(f"/admin/events/event/{event.pk}/change/")
+    assert page.status_code == 200 and b'name="public"' not in page.content

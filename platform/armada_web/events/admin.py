@@ -20,8 +20,10 @@ class EventAdmin(admin.ModelAdmin):
     list_display = ["slug", "name", "game", "format", "owner", "state", "public", "created"]
     list_filter = ["game", "format", "state", "public"]
     search_fields = ["slug", "name", "owner__username"]
-    readonly_fields = ["slug", "owner", "invite", "state", "created", "started", "finished", "games_total",
-                       "last_sent"]
+    # `public` is fixed at creation: the bots' public records leave a private event's games out
+    # from the match's making on (matches.tallies), so flipping it later would unbalance them.
+    readonly_fields = ["slug", "owner", "invite", "public", "state", "created", "started", "finished",
+                       "games_total", "last_sent"]
     inlines = [EntryInline]
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
