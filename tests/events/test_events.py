@@ -308,3 +308,48 @@ def test_a_private_event_is_a_404_to_anyone_not_in_it(members, client):
     assert owner.get(f"/api/events/{slug}/").status_code == 200
     assert mia.get("/api/events/").json()["count"] == 0
     assert owner.get("/api/events/").json()["count"] == 1
+
+
+def test_staff_voiding_a_counted_game_takes_it_out_of_a_running_table_and_it_is_played_again(members):
+    """A running round robin of three: two games played (olga wins hers, any other is a draw); staff
+    void one of olga's. The table is counted again without it (her 3 points and game gone, the
+    other game's kept), the game is no longer counted, and the event's matchmaking sends it again.
+    Once the event has finished, a void leaves the frozen table."""
+    from armada_web.events import matchmaking, services
+    from armada_web.events.models import EventEntry, EventGame
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import void_by_staff
+
+    (owner, v0), (mia, v1), (nils, v2) = members
+    slug = create(owner, games_per_pair=1).json()["slug"]
+    enter(owner, slug, v0, None)
+    for client, version in ((mia, v1), (nils, v2)):
+        enter(client, slug, version, _event(slug).invite)
+    owner.post(f"/api/events/{slug}/start/")
+    matchmaking.fill(workers=2)
+    expected = {v0.pk: [0, 0], v1.pk: [0, 0], v2.pk: [0, 0]}  # version: [games, points] without the voided game
+    matches = queued("event")[:2]
+    voided = next(m for m in matches if v0.pk in {p.version_id for p in m.participants.all()})
+    for match in matches:
+        seats = {p.seat: p.version_id for p in match.participants.all()}
+        winner = 1 if seats[1] == v0.pk else 2 if seats[2] == v0.pk else None
+        record_result(match, winner)
+        for seat, version_id in seats.items():
+            if match.pk != voided.pk:
+                expected[version_id][0] += 1
+                expected[version_id][1] += 3 if winner == seat else 1 if winner is None else 0
+    table = lambda: {v: [g, p] for v, g, p in EventEntry.objects.values_list("version_id", "games", "points")}  # noqa: E731
+    assert table() != expected  # the voided game counts before
+    assert void_by_staff(match=Match.objects.get(pk=voided.pk), reason="a platform fault")
+    assert table() == expected
+    game = EventGame.objects.get(match_id=voided.pk)
+    assert not game.counted
+    matchmaking.play_on(event_id=_event(slug).pk)
+    game.refresh_from_db()
+    assert game.match_id != voided.pk and game.match.status == "queued"  # sent again
+
+    services.finish(event=_event(slug))
+    frozen = table()
+    other = next(m for m in matches if m.pk != voided.pk)
+    assert void_by_staff(match=Match.objects.get(pk=other.pk), reason="late")
+    assert table() == frozen

@@ -3,6 +3,8 @@
 - An event match was recorded: `services.count_game` moves both entries' lines of the table, once,
   in the recording transaction, unless the event has finished; once committed the event plays on
   (`matchmaking.play_on`).
+- Staff voided a finished event match: `services.uncount_game` counts a running event's table again
+  without it, and a round robin plays the game again (`matchmaking.play_on`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from django.db import transaction
 from armada.referee.match import MatchOutcome
 from armada_web.events import matchmaking, services
 from armada_web.matches.models import Match, MatchKind, Participant
-from armada_web.matches.signals import match_recorded
+from armada_web.matches.signals import match_recorded, match_voided
 
 
 def count_event_match(sender: Any, match: Match, seats: list[Participant], outcome: MatchOutcome, **_: Any) -> None:
@@ -25,5 +27,14 @@ def count_event_match(sender: Any, match: Match, seats: list[Participant], outco
         transaction.on_commit(lambda: matchmaking.play_on(event_id=event_id), robust=True)
 
 
+def uncount_voided_event_match(sender: Any, match: Match, was: tuple[str, str], **_: Any) -> None:
+    if was[1] != MatchKind.EVENT:
+        return
+    event_id = services.uncount_game(match=match)
+    if event_id is not None:
+        transaction.on_commit(lambda: matchmaking.play_on(event_id=event_id), robust=True)
+
+
 def connect() -> None:
     match_recorded.connect(count_event_match, sender=Match, dispatch_uid="events.count_event_match")
+    match_voided.connect(uncount_voided_event_match, sender=Match, dispatch_uid="events.uncount_voided_event_match")

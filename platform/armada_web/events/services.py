@@ -27,7 +27,7 @@ from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventInvitation, EventState
 from armada_web.games import spec
 from armada_web.ladder.logic import results
-from armada_web.matches.models import Match, MatchStatus
+from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
@@ -323,3 +323,35 @@ def count_game(*, match: Match, winner: int | None) -> int | None:
     game.counted = True
     game.save(update_fields=["counted"])
     return game.event_id
+
+
+def uncount_game(*, match: Match) -> int | None:
+    """Staff voided a finished event match (inside `void_by_staff`'s transaction): a running event's
+    table is counted again from its other counted games, in the order they were recorded (a ladder
+    event's own ratings replayed too), and the game is no longer counted, so a round robin plays it
+    again. A finished event's table is final and stays. Returns the event's id when the table moved."""
+    game = EventGame.objects.select_for_update(of=("self",)).select_related("event").filter(match=match).first()
+    if game is None or not game.counted:
+        return None
+    # The entries' rows first, then the event's state: `finish` locks them before it freezes the table.
+    table = {entry.pk: entry for entry in
+             EventEntry.objects.select_for_update(of=("self",)).filter(event_id=game.event_id).order_by("pk")}
+    event = Event.objects.get(pk=game.event_id)
+    if event.state != EventState.RUNNING:
+        return None
+    game.counted = False
+    game.save(update_fields=["counted"])
+    for entry in table.values():
+        entry.games = entry.wins = entry.draws = entry.losses = entry.points = 0
+        entry.mu, entry.sigma = EventEntry._meta.get_field("mu").default, EventEntry._meta.get_field("sigma").default
+    kept = (EventGame.objects.filter(event_id=event.pk, counted=True, match__status=MatchStatus.FINISHED)
+            .order_by("match__finished", "match_id").values_list("first_id", "second_id", "match_id"))
+    winners = dict(Participant.objects.filter(match_id__in=[m for _f, _s, m in kept], result="win")
+                   .values_list("match_id", "seat"))
+    for first, second, match_id in kept:
+        results.apply_game(table[first], table[second], winners.get(match_id),
+                           rated=event.format == EventFormat.LADDER)
+    for entry in table.values():
+        entry.points = formats.points(entry.wins, entry.draws)
+    EventEntry.objects.bulk_update(list(table.values()), ["games", "wins", "draws", "losses", "points", "mu", "sigma"])
+    return event.pk

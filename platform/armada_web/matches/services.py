@@ -44,8 +44,8 @@ def create_match(*, game: str, first: BotVersion, second: BotVersion, kind: str 
 def void_by_staff(*, match: Match, reason: str) -> bool:
     """Staff: a match counts for nothing (void, with the reason). A running one cannot record any
     more (its worker's attempt no longer holds the row); the apps above undo what a finished one
-    counted for (`match_voided`: the ladder recomputes the ratings without it). False when it
-    was void already."""
+    counted for (`match_voided`: the ladder recomputes the ratings without it, a running event its
+    table; a counted finals game stays, docs/seasons.md). False when it was void already."""
     with transaction.atomic():
         was = Match.objects.select_for_update().filter(pk=match.pk).values_list("status", "kind").first()
         if was is None or was[0] == MatchStatus.VOID:
