@@ -213,3 +213,27 @@ def test_staff_cannot_flip_an_events_public_flag_in_the_admin(people, make_user)
     client.force_login(root)
     page = client.get(f"/admin/events/event/{event.pk}/change/")
     assert page.status_code == 200 and b'name="public"' not in page.content
+
+
+def test_a_teammate_of_an_entered_bot_sees_the_private_event_and_its_matches(people, make_user):
+    """The entrant's bot belongs to a shared team: its other member sees the event, lists it, and
+    sees its match (the team's bot plays there), as the entrant does; a former member no longer does."""
+    from armada_web.bots.models import Bot
+    from armada_web.teams.services import create_team, join_team, leave_team
+
+    entrant, _entrant_api, v1 = people["entrant"]
+    team = create_team(user=entrant, name="Mia and Tom")
+    tom = make_user("tom")
+    join_team(user=tom, team=team, key=team.join_key)
+    Bot.objects.filter(pk=v1.bot_id).update(team=team)  # before it enters: the entry names the team
+    match = _played_event(people, public=False)
+    tom_api = people["stranger"][1].__class__()
+    tom_api.force_authenticate(tom)
+    slug = match.event_game.event.slug
+    assert tom_api.get(f"/api/events/{slug}/").status_code == 200
+    assert slug in [e["slug"] for e in tom_api.get("/api/events/").json()["results"]]
+    assert tom_api.get(f"/api/matches/{match.pk}/").status_code == 200
+    assert [m["id"] for m in tom_api.get("/api/matches/?kind=event").json()["results"]] == [match.pk]
+    leave_team(user=tom, team=team)
+    assert tom_api.get(f"/api/matches/{match.pk}/").status_code == 404
+    assert tom_api.get(f"/api/events/{slug}/").status_code == 404

@@ -1,6 +1,6 @@
 """Who may see an event: anyone when it is public, else its members (its owner, those who entered a
-bot and the members of the teams it invited) and staff. Everyone else is answered as if it did not
-exist."""
+bot, the members of an entered bot's team and the members of the teams it invited) and staff.
+Everyone else is answered as if it did not exist."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ def invited_team_ids(*, user: Any, event: Event) -> list[int]:
 
 
 def is_member(*, user: Any, event: Event) -> bool:
-    """Its owner, someone who entered a bot, or a member of a team it invited."""
+    """Its owner, someone who entered a bot, a member of an entered bot's team (the team's bot plays
+    there), or a member of a team it invited."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
     return bool(event.owner_id == user.pk or event.entries.filter(owner=user).exists()
+                or event.entries.filter(team_id__in=team_ids(user=user)).exists()
                 or invited_team_ids(user=user, event=event))
 
 

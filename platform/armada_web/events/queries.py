@@ -40,10 +40,12 @@ def visible_event(*, user: Any, slug: str, invite: Any = None) -> Event:
 
 
 def visible_events(user: Any) -> QuerySet[Event]:
-    """Public events and those `user` owns or entered, newest first."""
+    """Public events and those `user` is a member of (`access.is_member`), newest first."""
     shown = Q(public=True)
     if user is not None and getattr(user, "is_authenticated", False):
-        shown |= Q(owner=user) | Q(entries__owner=user) | Q(invitations__team__in=team_ids(user=user))
+        teams = team_ids(user=user)
+        shown |= (Q(owner=user) | Q(entries__owner=user) | Q(entries__team__in=teams)
+                  | Q(invitations__team__in=teams))
     return Event.objects.filter(shown).distinct().select_related("owner").order_by("-created", "-id")
 
 

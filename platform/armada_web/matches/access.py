@@ -1,7 +1,8 @@
 """Who may see a match: anyone, but for a match of a private event (kind `event`), which is that
-event's content: its members (its owner, those who entered a bot, the members of the teams it
-invited) and staff only, the rule of `events.access.can_see`. For anyone else such a match does not
-exist: its page, API detail and replay answer as for a missing match, and no list shows it.
+event's content: its members (its owner, those who entered a bot, the members of an entered bot's
+team, the members of the teams it invited) and staff only, the rule of `events.access.can_see`. For
+anyone else such a match does not exist: its page, API detail and replay answer as for a missing
+match, and no list shows it.
 
 The rule reads the events' rows through the match's reverse relation (`event_game`), by name, so
 this layer imports nothing above it; a match of kind `event` that no event game names any more (an
@@ -32,8 +33,9 @@ def hidden_from(*, user: Any) -> QuerySet[Match, Any] | None:
         return None
     shown = Q(event_game__event__public=True)
     if user is not None and getattr(user, "is_authenticated", False):
+        teams = team_ids(user=user)
         shown |= (Q(event_game__event__owner=user.pk) | Q(event_game__event__entries__owner=user.pk)
-                  | Q(event_game__event__invitations__team__in=team_ids(user=user)))
+                  | Q(event_game__event__entries__team__in=teams) | Q(event_game__event__invitations__team__in=teams))
     visible = Match.objects.filter(kind=MatchKind.EVENT).filter(shown).values("pk")
     return Match.objects.filter(kind=MatchKind.EVENT).exclude(pk__in=visible).values("pk")
 
