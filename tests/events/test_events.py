@@ -88,10 +88,9 @@ def _event(slug):
     return Event.objects.get(slug=slug)
 
 
-def test_a_finished_events_table_is_frozen(members):
-    from armada_web.events import matchmaking, services
-    from armada_web.events.models import EventEntry
-    from armada_web.matches.services import create_match
+def _one_game_running(members):
+    """A started round robin of the first two members, one game a pair: its slug and its queued match."""
+    from armada_web.events import matchmaking
 
     (owner, v0), (mia, v1), _ = members
     slug = create(owner, games_per_pair=1).json()["slug"]
@@ -99,7 +98,16 @@ def test_a_finished_events_table_is_frozen(members):
     enter(mia, slug, v1, _event(slug).invite)
     owner.post(f"/api/events/{slug}/start/")
     matchmaking.fill(workers=1)
-    match = queued("event")[0]
+    return slug, queued("event")[0]
+
+
+def test_a_finished_events_table_is_frozen(members):
+    from armada_web.events import services
+    from armada_web.events.models import EventEntry
+    from armada_web.matches.services import create_match
+
+    (_owner, v0), (_mia, v1), _ = members
+    slug, match = _one_game_running(members)
     services.finish(event=_event(slug))
     before = list(EventEntry.objects.values_list("games", "points", "place"))
     from armada_web.jobs.leases import claim
@@ -116,16 +124,10 @@ def test_a_game_recorded_while_its_event_finishes_leaves_the_frozen_table_alone(
     an event that finished meanwhile (beat at its `ends`, its places written from the table as it
     was) must not then see a game move two entries' lines: their points would disagree with the
     places frozen a moment before."""
-    from armada_web.events import matchmaking, services
+    from armada_web.events import services
     from armada_web.events.models import EventEntry, EventGame
 
-    (owner, v0), (mia, v1), _ = members
-    slug = create(owner, games_per_pair=1).json()["slug"]
-    enter(owner, slug, v0, None)
-    enter(mia, slug, v1, _event(slug).invite)
-    owner.post(f"/api/events/{slug}/start/")
-    matchmaking.fill(workers=1)
-    match = queued("event")[0]
+    slug, match = _one_game_running(members)
     locking = EventEntry.objects.select_for_update
 
     def finish_first(*args, **kwargs):  # the event finishes while the recording waits for the entries
