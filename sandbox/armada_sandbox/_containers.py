@@ -9,6 +9,8 @@ and `WarmPool` both make and remove their containers through here.
 
 from __future__ import annotations
 
+import functools
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -51,7 +53,36 @@ MASKED_PATHS = [
     "/proc/swaps", "/proc/diskstats", "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo",
     "/proc/interrupts", "/proc/softirqs", "/proc/schedstat", "/proc/pressure", "/proc/locks",
     "/proc/vmallocinfo", "/proc/partitions",
+    # The same counters through /sys and /proc/sys (the red-team review found them readable): the
+    # interrupts per CPU, the host's open files, inodes and dentries; per CPU and per node below.
+    "/sys/kernel/irq", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
 ]
+#: Masked for each CPU of the host: its idle time and its time per frequency (how busy it is: the
+#: opponent's core), and for each memory node: its RAM and memory counters (/proc/meminfo, vmstat).
+PER_CPU_MASKED = ("/sys/devices/system/cpu/cpu{}/cpuidle", "/sys/devices/system/cpu/cpu{}/cpufreq/stats")
+PER_NODE_MASKED = ("/sys/devices/system/node/node{}/meminfo", "/sys/devices/system/node/node{}/vmstat",
+                   "/sys/devices/system/node/node{}/numastat")
+#: At most this many CPUs (and nodes) are named (a path the host lacks is skipped by the runtime).
+MAX_NUMBERED = 1024
+
+
+def _highest(listing: str, fallback: int) -> int:
+    """The highest number of a kernel range list (`0-3,8`) in file `listing`; `fallback` if unreadable."""
+    try:
+        text = Path(listing).read_text().strip()
+        return max(int(part) for item in text.split(",") for part in item.split("-"))
+    except (OSError, ValueError):
+        return fallback
+
+
+@functools.cache
+def masked_paths() -> tuple[str, ...]:
+    """MASKED_PATHS and the per-CPU and per-node counters of this host's every possible CPU and node
+    (the engine's host is the worker's: one kernel, one /sys)."""
+    cpus = min(_highest("/sys/devices/system/cpu/possible", (os.cpu_count() or 1) - 1), MAX_NUMBERED - 1)
+    nodes = min(_highest("/sys/devices/system/node/possible", 0), MAX_NUMBERED - 1)
+    return (*MASKED_PATHS, *(path.format(n) for n in range(cpus + 1) for path in PER_CPU_MASKED),
+            *(path.format(n) for n in range(nodes + 1) for path in PER_NODE_MASKED))
 
 
 def container_options(
@@ -176,13 +207,13 @@ def warm_entry(entry: str) -> bool:
 
 
 def create_container(client: Any, image: str, options: dict[str, Any]) -> Any:
-    """`client.containers.create(image, **options)` with our MASKED_PATHS added to its host config.
+    """`client.containers.create(image, **options)` with our masked paths added to its host config.
 
     docker-py has no keyword for MaskedPaths (Docker API >= 1.40), so the options are turned into
     the API's arguments by docker-py's own converter and the field is added to the host config.
     """
     args = _create_container_args({**options, "image": image, "version": client.api._version})
-    args["host_config"]["MaskedPaths"] = list(MASKED_PATHS)
+    args["host_config"]["MaskedPaths"] = list(masked_paths())
     created = client.api.create_container(**args)
     return client.containers.prepare_model({"Id": created["Id"]})  # no inspect: nothing needs its attrs yet
 
