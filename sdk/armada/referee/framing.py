@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from armada.drawing import DEBUG_KEY
@@ -24,6 +25,8 @@ MAX_NAME_CHARS = 40
 PREVIEW_CHARS = 40
 #: Longest integer accepted in a reply, in digits (a 64-bit integer has at most 20).
 MAX_INT_DIGITS = 20
+#: A JSON escape of a UTF-16 surrogate (`\\udc80`): alone, it parses to a string no UTF-8 can hold.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class ProtocolError(Exception):
@@ -58,6 +61,22 @@ def _contains_unacceptable(value: Any) -> _Unacceptable | None:
         if isinstance(item, _Unacceptable):
             return item
         if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) in `value` holding a lone UTF-16 surrogate, or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= char <= "\udfff" for char in item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
@@ -106,6 +125,11 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
         if found:
             raise ProtocolError(f"reply is not acceptable JSON ({found[0].why})")
         raise ProtocolError(f"reply is a JSON {json_type(value)}, not an object: {preview(raw)}")
+    if _SURROGATE_ESCAPE.search(text):  # a lone surrogate would stop the replay's UTF-8 encoding
+        bad_text = _lone_surrogate({k: v for k, v in value.items() if k != DEBUG_KEY})
+        if bad_text is not None:
+            raise ProtocolError(f"reply is not acceptable JSON (the string {bad_text[:PREVIEW_CHARS]!a} "
+                                "holds a lone surrogate: not Unicode text)")
     if found:  # only a drawing may hold them (D-R-16): it ignores them like any bad value
         bad = _contains_unacceptable({k: v for k, v in value.items() if k != DEBUG_KEY})
         if bad is not None:

@@ -41,3 +41,17 @@ def test_nan_and_huge_numbers_are_fine_only_inside_a_drawing():
                     b'{"id": 1, "debug": 1, "n": ' + b"1" * 21 + b"}", b"[NaN]"):
         with pytest.raises(ProtocolError, match="reply is not acceptable JSON"):
             decode_reply(outside)
+
+
+def test_lone_surrogates_are_protocol_errors_outside_a_drawing():
+    """A reply with a lone surrogate escape (the red-team review: it reached the replay, whose UTF-8
+    encoding then failed, voiding the match) is refused; a pair is a character; a drawing may."""
+    from armada.replay import replay_bytes
+
+    for line in (b'{"id":1,"name":"\\udc80"}', b'{"id":1,"o":{"\\uD800":1}}', b'{"id":1,"o":["a","x\\udfffy"]}'):
+        with pytest.raises(ProtocolError, match="lone surrogate"):
+            decode_reply(line)
+    pair = decode_reply(b'{"id":1,"name":"\\ud83d\\ude80"}')
+    assert pair["name"] == "\U0001f680" and replay_bytes(pair)
+    assert decode_reply(b'{"id":1,"debug":{"text":"\\udc80"}}')["debug"] == {"text": "\udc80"}
+
