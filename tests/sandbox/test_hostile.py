@@ -83,6 +83,8 @@ CASES: dict[str, Case] = {
     "exit_code": Case("crashed", detail="exited with code 3"),
     # Issue 12: the host's RAM, CPUs, load and counters (the opponent's CPU use) read as empty.
     "host_view": Case("ok", log=[r"HOST /proc/meminfo: 0 bytes", r"HOST /proc/stat: 0 bytes", r"CPUS \[\d+\]$"]),
+    # The same counters through /sys and /proc/sys (a red-team review found them readable).
+    "sys_counters": Case("ok", log=[r"^COUNTER /proc/sys/fs/file-nr: "]),
 }
 
 
@@ -265,22 +267,11 @@ def test_nothing_of_the_suite_is_left(played, docker_client):
     assert containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "orphan"}) == []
 
 
-@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_host_counters_in_sys_are_masked_too(docker_client, tmp_path, warm):
+def test_host_counters_in_sys_are_masked_too(played):
     """What the masked /proc files hide is not read from /sys or /proc/sys instead: each CPU's idle
     time (how busy the opponent's core is), each NUMA node's RAM and memory counters, interrupts
     per CPU, the host's open files (the red-team review of the sandbox found them all readable)."""
-    shutil.copytree(HOSTILE_DIR, tmp_path, dirs_exist_ok=True)
-    with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(WarmPool(1, image=BOT_IMAGE, limits=SMALL, take_wait=30, slot_wait=60)) \
-            if warm else False
-        bots = {seat: DockerBot(tmp_path, entry, label=entry, limits=SMALL, warm=pool,
-                                labels=run_labels(**{"armada.seat": str(seat), "armada.case": "sys_counters"}))
-                for seat, entry in ((1, "sys_counters.py"), (2, "good.py"))}
-        outcome = play_match("mothership", bots, seed=7, limits=MATCH_LIMITS)
-    assert [p.status for p in outcome.players] == ["ok", "ok"], [p.detail for p in outcome.players]
-    assert bots[1].was_warm is warm
-    log = outcome.players[0].log
+    log = played["sys_counters"].outcome.players[0].log
     sizes = dict(re.findall(r"^COUNTER (\S+): (.+)$", log, re.MULTILINE))
     assert int(re.search(r"^COUNTERS (\d+)$", log, re.MULTILINE).group(1)) == len(sizes)
     assert "/proc/sys/fs/file-nr" in sizes  # the probe ran
