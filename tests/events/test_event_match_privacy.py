@@ -237,3 +237,18 @@ def test_a_teammate_of_an_entered_bot_sees_the_private_event_and_its_matches(peo
     leave_team(user=tom, team=team)
     assert tom_api.get(f"/api/matches/{match.pk}/").status_code == 404
     assert tom_api.get(f"/api/events/{slug}/").status_code == 404
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_an_invite_code_outside_ascii_is_a_wrong_code_not_an_error(people, public):
+    """The code is compared in constant time as bytes: "é" is refused like any wrong code (404 for a
+    private event, 403 for a public one), on the API and on the event's page, never a 500."""
+    _owner, owner_api, _v0 = people["owner"]
+    _entrant, entrant_api, v1 = people["entrant"]
+    slug = owner_api.post("/api/events/", {"name": "Quiet club", "game": "galaxy", "format": "round_robin",
+                                           "games_per_pair": 1, "public": public}, format="json").json()["slug"]
+    for code in ("é" * 22, "\u0000", "x" * 500):
+        entered = entrant_api.post(f"/api/events/{slug}/entries/", {"bot": v1.bot_id, "invite": code}, format="json")
+        assert entered.status_code in ((403,) if public else (404, 400)), (code[:3], entered.status_code)
+        page = entrant_api.get(f"/events/{slug}/", {"invite": code})
+        assert page.status_code == (200 if public else 404)

@@ -4,6 +4,7 @@ Everyone else is answered as if it did not exist."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from armada_web.events.models import Event
@@ -33,3 +34,10 @@ def can_see(*, user: Any, event: Event) -> bool:
 
 def is_owner(*, user: Any, event: Event) -> bool:
     return bool(user is not None and getattr(user, "is_authenticated", False) and event.owner_id == user.pk)
+
+
+def invite_matches(*, invite: Any, event: Event) -> bool:
+    """Whether `invite` is the event's invite code (compared in constant time, as bytes: a code with
+    characters outside ASCII is simply wrong, never an error)."""
+    return isinstance(invite, str) and bool(event.invite) and secrets.compare_digest(
+        invite.encode(errors="replace"), event.invite.encode())

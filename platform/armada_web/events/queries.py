@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from armada_web.events.access import can_see
+from armada_web.events.access import can_see, invite_matches
 from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventGame
 from armada_web.matches.models import MatchStatus
@@ -34,7 +34,7 @@ def visible_event(*, user: Any, slug: str, invite: Any = None) -> Event:
     event = Event.objects.select_related("owner").filter(slug=slug).first()
     if event is None:
         raise NotFound("no such event")
-    if can_see(user=user, event=event) or (isinstance(invite, str) and invite == event.invite):
+    if can_see(user=user, event=event) or invite_matches(invite=invite, event=event):
         return event
     raise NotFound("no such event")
 

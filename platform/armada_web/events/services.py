@@ -22,7 +22,7 @@ from django.utils.text import slugify
 
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.events.access import can_see, invited_team_ids
+from armada_web.events.access import can_see, invite_matches, invited_team_ids
 from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventInvitation, EventState
 from armada_web.games import spec
@@ -182,7 +182,7 @@ def check_invite(*, user: Any, event: Event, invite: Any, bot: Bot | None = None
     on a public one. The owner needs no code, nor a bot of a team the owner invited."""
     if event.owner_id is not None and getattr(user, "pk", None) == event.owner_id:
         return
-    if isinstance(invite, str) and secrets.compare_digest(invite, event.invite):
+    if invite_matches(invite=invite, event=event):
         return
     if bot is not None and event.invitations.filter(team_id=bot.team_id).exists():
         return
