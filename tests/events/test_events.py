@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from tests.support.seasons_helpers import queued, record_result
-from tests.support.threads import at_once
+from tests.support.threads import at_once, locked_then
 
 pytestmark = pytest.mark.django_db
 
@@ -140,6 +140,30 @@ def test_a_game_recorded_while_its_event_finishes_leaves_the_frozen_table_alone(
     assert record_result(match, 1) == "finished"  # the match is played; the event counts it for nothing
     assert sorted(EventEntry.objects.values_list("games", "points")) == before == [(0, 0), (0, 0)]
     assert not EventGame.objects.get(match=match).counted
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_recorded_as_its_event_finishes_on_another_connection_neither_deadlocks(members):
+    """Two real transactions: the recording holds the game's row and is about to lock the entries
+    when beat finishes the event. `finish` takes the rows in the recording's order (the games,
+    then the entries): in the other order each waited for the other, and PostgreSQL aborted one
+    ("deadlock detected")."""
+    from django.db import connection
+
+    from armada_web.events import services
+    from armada_web.events.models import EventEntry, EventGame
+    from tests.support.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")
+    slug, match = _one_game_running(members)
+    outcomes = locked_then(lambda: record_result(match, 1), lambda: services.finish(event=_event(slug)),
+                           manager=EventEntry.objects, method="select_for_update")
+    assert outcomes == [("ok", "finished"), ("ok", True)]
+    counted = EventGame.objects.get(match=match).counted
+    table = sorted(EventEntry.objects.values_list("place", "games", "points"))
+    # The game is in the frozen places, or counts for nothing: never points the places left out.
+    assert table == ([(1, 1, 3), (2, 1, 0)] if counted else [(1, 0, 0), (2, 0, 0)])
 
 
 @pytest.mark.parametrize(("body", "message"), [

@@ -16,6 +16,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from tests.support.seasons_helpers import queued, record_result
+from tests.support.threads import locked_then
 
 pytestmark = pytest.mark.django_db
 
@@ -293,6 +294,37 @@ def test_a_finals_game_recorded_while_the_season_finishes_leaves_the_standings_a
     stored = dict(Standing.objects.filter(season__slug="s1").values_list("bot_ref", "games"))
     assert {e.bot_ref: e.games for e in Entry.objects.filter(season__slug="s1")} == stored
     assert set(stored.values()) == {0}
+
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_finals_game_recorded_as_the_season_finishes_on_another_connection_neither_deadlocks(five):
+    """Two real transactions: the recording holds the finals game's row and is about to lock the
+    entries when the season finishes. `_finish` takes the rows in the recording's order (the
+    games, skipped by `stop`, then the entries): in the other order each waited for the other and
+    PostgreSQL aborted one ("deadlock detected")."""
+    from django.db import connection
+
+    from armada_web.seasons import periodic
+    from armada_web.seasons.models import Entry, FinalsGame, Season, Standing
+    from armada_web.seasons.services import finish_season
+    from tests.support.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season_command("finals", "s1")
+    periodic.tick(workers=4)
+    match = queued("finals")[0]
+    outcomes = locked_then(lambda: record_result(match, 1),
+                           lambda: finish_season(season=Season.objects.get(slug="s1")).state,
+                           manager=Entry.objects, method="select_for_update")
+    assert outcomes == [("ok", "finished"), ("ok", "finished")]
+    counted = FinalsGame.objects.get(match=match).counted
+    stored = dict(Standing.objects.filter(season__slug="s1").values_list("bot_ref", "games"))
+    assert {e.bot_ref: e.games for e in Entry.objects.filter(season__slug="s1")} == stored
+    assert sum(stored.values()) == (2 if counted else 0)
 
 
 def test_deleted_users_and_bots_leave_the_rows_with_a_placeholder(five, client):

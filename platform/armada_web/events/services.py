@@ -285,14 +285,16 @@ def finish(*, event: Event, now: datetime | None = None) -> bool:
         locked = Event.objects.select_for_update().get(pk=event.pk)
         if locked.state == EventState.FINISHED:
             return False
-        # The entries locked before they are read (in `count_game`'s order): a game being recorded
-        # now either moves them first, and is in the places, or finds the event finished.
+        # `count_game`'s order, the game's row and then the entries': the games not played are
+        # skipped first (waiting for a game being recorded now, which then counts and is in the
+        # places), then the entries are locked and read (a recording that waited for them sees its
+        # game skipped). The other order deadlocked with such a recording on PostgreSQL.
+        waiting = list(locked.games.filter(match__status=MatchStatus.QUEUED).values_list("match_id", flat=True))
+        locked.games.filter(counted=False, skipped="").update(skipped="not played: the event ended")
         entries = sorted(locked.entries.select_for_update(of=("self",)).order_by("pk"), key=formats.table_key)
         for place, entry in enumerate(entries, start=1):
             entry.place = place
         EventEntry.objects.bulk_update(entries, ["place"])
-        waiting = list(locked.games.filter(match__status=MatchStatus.QUEUED).values_list("match_id", flat=True))
-        locked.games.filter(counted=False, skipped="").update(skipped="not played: the event ended")
         cancel_queued(match_ids=waiting, reason="cancelled: the event ended before it was played")
         locked.state, locked.finished = EventState.FINISHED, now
         locked.save(update_fields=["state", "finished"])

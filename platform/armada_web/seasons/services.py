@@ -249,10 +249,12 @@ def finish_season(*, season: Season, now: datetime | None = None) -> Season:
 
 def _finish(season: Season, now: datetime) -> Season:
     """Write the final standings and finish (inside the caller's transaction, the row locked)."""
-    # The entries locked before they are read (in `finals.count_game`'s order): a finals game being
-    # recorded now either moves them first, and is in the standings, or finds the season finished.
-    list(Entry.objects.select_for_update(of=("self",)).filter(season=season).order_by("pk").values_list("pk"))
+    # `finals.count_game`'s order, the game's row and then the entries': the games not played are
+    # skipped first (`stop`: it waits for a finals game being recorded now, which then counts and
+    # is in the standings), then the entries are locked before they are read (a recording that
+    # waited for them sees its game skipped). The other order deadlocked on PostgreSQL.
     finals.stop(season)
+    list(Entry.objects.select_for_update(of=("self",)).filter(season=season).order_by("pk").values_list("pk"))
     entries.write_standings(season)
     season.state = SeasonState.FINISHED
     season.finished_at = now
