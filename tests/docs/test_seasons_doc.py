@@ -1,0 +1,28 @@
+"""The site's own seasons page (/docs/seasons/, pages/site_docs/seasons.md: what users read) and
+docs/seasons.md tell the same private-event rules: who sees a private event (events.access, the
+members of an entered bot's team too), that its matches are hidden from everyone else and left
+out of the bots' public records (matches.access), and what staff voiding a counted game does."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "docs" / "seasons.md", ROOT / "platform" / "armada_web" / "pages" / "site_docs" / "seasons.md"]
+RULES = [
+    "members of an entered bot's team",
+    "a private event's match does not exist",
+    "no match list shows it",
+    "head-to-head, records by version and last faults",
+    "Staff voiding an event's match",
+    "a finished event's table is final and stays",
+]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_each_seasons_doc_tells_the_private_event_rules(doc):
+    text = re.sub(r"\s+", " ", doc.read_text())
+    assert [rule for rule in RULES if rule not in text] == []
