@@ -169,7 +169,15 @@ def test_a_closed_seasons_checks_whose_message_was_lost_are_sent_again_by_beat_a
     Season.objects.filter(pk=season.pk).update(closed_at=now - checks.CATCH_UP_AFTER - timedelta(seconds=1))
     assert tasks.integrity_catch_up() == 1
     assert sent == [([season.pk], {"unchecked_only": True})]
+    from django.core.cache import cache
+
+    cache.add(tasks.run_lock(season.pk), 1, 60)  # a run of them going on now (longer than the catch-up's wait)
+    assert tasks.integrity_checks(season.pk, unchecked_only=True) == 0  # the copy runs nothing beside it
+    assert tasks.integrity_checks(season.pk) == 0
+    assert not AuditEntry.objects.filter(season=season, action="checked").exists()
+    cache.delete(tasks.run_lock(season.pk))
     assert tasks.integrity_checks(season.pk, unchecked_only=True) > 0
+    assert cache.get(tasks.run_lock(season.pk)) is None  # freed when the run ends
     assert tasks.integrity_checks(season.pk, unchecked_only=True) == 0  # delivered twice: nothing again
     assert AuditEntry.objects.filter(season=season, action="checked").count() == 1
     sent.clear()

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.core.cache import cache
 
 from armada_web.bots.models import BotVersion
 from armada_web.integrity.behaviour import missing
@@ -26,16 +27,32 @@ from armada_web.seasons.models import Season
 CATCH_UP = 1000
 
 
+#: Seconds a run of a season's checks holds its lock (`RUN_LOCK`): longer than any run takes; a
+#: worker killed midway frees it after this, and beat's catch-up sends the checks again.
+RUN_LOCK_S = 3 * 3600
+
+
+def run_lock(season_id: int) -> str:
+    """The cache key a run of the season's checks holds while it runs."""
+    return f"integrity:run:{season_id}"
+
+
 @shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True)
 def integrity_checks(season_id: int, unchecked_only: bool = False) -> int:
     """Run every check for a season (sent when it closes); returns the findings (0: no such season,
-    or `unchecked_only` (beat's catch-up) and they ran since its close)."""
+    another run of them going on now, or `unchecked_only` (beat's catch-up) and they ran since
+    its close)."""
     season = Season.objects.filter(pk=season_id).first()
     if season is None or (unchecked_only and checked_since_close(season=season)):
         return 0
-    for version_id in missing()[:CATCH_UP]:
-        queue_probe(version_id)
-    return len(run_checks(season=season))
+    if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
+        return 0
+    try:
+        for version_id in missing()[:CATCH_UP]:
+            queue_probe(version_id)
+        return len(run_checks(season=season))
+    finally:
+        cache.delete(run_lock(season_id))
 
 
 def queue_checks(season_id: int) -> None:
