@@ -193,6 +193,65 @@ def test_a_body_of_invalid_utf8_is_a_400(client):
     assert response.status_code == 400 and detail_of(response)
 
 
+#: JSON escapes the database cannot store: NUL (PostgreSQL refuses it in text) and a lone surrogate
+#: (not UTF-8: psycopg cannot encode it, nor can the JSON renderer of an error that repeats it).
+UNSTORABLE = ["a\\u0000b", "\\ud800x", "x\\udfff"]
+
+
+@pytest.mark.parametrize("text", UNSTORABLE)
+def test_an_event_name_with_nul_or_a_lone_surrogate_is_a_400(api, text):
+    client = api()
+    client.raise_request_exception = False
+    response = client.post("/api/events/", '{"name": "' + text + '", "game": "galaxy", "format": "round_robin"}',
+                           content_type="application/json")
+    assert response.status_code == 400
+    assert "name" in detail_of(response)
+
+
+@pytest.mark.parametrize("field", ["users", "team_names"])
+@pytest.mark.parametrize("text", UNSTORABLE)
+def test_an_invitation_naming_nul_or_a_lone_surrogate_is_a_400(api, text, field):
+    client = api()
+    client.raise_request_exception = False
+    slug = client.post("/api/events/", {"name": "ev", "game": "galaxy", "format": "round_robin"},
+                       format="json").json()["slug"]
+    response = client.post(f"/api/events/{slug}/invitations/", '{"' + field + '": ["' + text + '"]}',
+                           content_type="application/json")
+    assert response.status_code == 400
+    assert field in detail_of(response)
+
+
+@pytest.mark.parametrize("body", ['{"name": "zzz", "game": "\\ud800x"}', '{"name": "zzz", "game": "\\udfff"}'])
+def test_a_refusal_that_repeats_a_lone_surrogate_is_a_400_not_a_500(api, body):
+    client = api()
+    client.raise_request_exception = False
+    response = client.post("/api/bots/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert "game" in detail_of(response)
+
+
+def test_removing_a_member_named_with_nul_on_the_team_page_is_a_message(make_user):
+    from armada_web.teams.services import create_team
+
+    owner = make_user("owner")
+    team = create_team(user=owner, name="crew")
+    client = Client(raise_request_exception=False)
+    client.force_login(owner)
+    response = client.post(f"/teams/{team.pk}/remove/", {"username": "a\x00b"}, follow=True)
+    assert response.status_code == 200
+    assert b"not a member" in response.content or b"username" in response.content
+
+
+@pytest.mark.parametrize("season", ["a\x00b", "\x00"])
+def test_the_integrity_report_of_a_season_slug_with_nul_is_a_404(make_user, season):
+    staff = make_user("staff", is_staff=True)
+    client = Client(raise_request_exception=False)
+    client.force_login(staff)
+    assert client.get("/staff/integrity/", {"season": season}).status_code == 404
+    response = client.post("/staff/integrity/disqualify/", {"season": season, "username": "staff", "reason": "r"})
+    assert response.status_code in (302, 404), response.status_code
+
+
 # -- the Authorization header ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("header", ["Token \xe9\xe9", "Token \xff\xff", "Token abc\xff", "token \xff"])

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
 from armada_web.web.errors import DomainError, http_status
+from armada_web.web.inputs import printable
 
 
 def _flatten(data: Any, prefix: str = "") -> list[str]:
@@ -34,12 +35,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF's handler, with the domain's errors mapped (the API's one place for it) and every body
     shaped `{"detail": ...}`."""
     if isinstance(exc, DomainError):
-        return Response({"detail": str(exc)}, status=http_status(exc))
+        return Response({"detail": printable(str(exc))}, status=http_status(exc))
     response = drf_handler(exc, context)
     if response is None:
         return None
     if isinstance(exc, ValidationError) or not (isinstance(response.data, dict) and set(response.data) == {"detail"}):
         response.data = {"detail": "; ".join(_flatten(response.data)) or "bad request"}
+    # a refusal may repeat what the request sent: a lone surrogate of a JSON string (`"\\ud800"`)
+    # would fail the renderer's UTF-8 (a 500 in place of the 400)
+    response.data = {"detail": printable(str(response.data["detail"]))}
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
         response.data = {"detail": f"too many requests; try again in {int(exc.wait) + 1} s"}  # type: ignore[attr-defined]
     return response

@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from armada_web.web.errors import Invalid
-from armada_web.web.inputs import MAX_ID, parse_id
+from armada_web.web.inputs import MAX_ID, parse_id, storable
 
 
 def absolute(context: dict[str, Any], path: str) -> str:
@@ -96,6 +96,17 @@ def _shape(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": schema["type"]} if "type" in schema else {}
 
 
+def _strings(data: Any) -> list[str]:
+    """Every string in JSON value `data` (keys too)."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [text for key, value in data.items() for text in (*_strings(key), *_strings(value))]
+    if isinstance(data, list):
+        return [text for item in data for text in _strings(item)]
+    return []
+
+
 def typed_json(schema: dict[str, Any], *, nullable: bool = False, refusal: str = "", **kwargs: Any
                ) -> serializers.JSONField:
     """A body field that takes the JSON types `schema` (JSON Schema) allows, and states all of
@@ -111,6 +122,9 @@ def typed_json(schema: dict[str, Any], *, nullable: bool = False, refusal: str =
                 words = " or ".join(TYPE_WORDS.get(option.get("type", ""), "a JSON value")
                                     for option in shape.get("anyOf", [shape]))
                 raise Invalid(refusal or f"{self.field_name} must be {words}")
+            if not all(storable(text) for text in _strings(data)):
+                raise Invalid(f"{self.field_name} holds a NUL character or a lone surrogate (\\u0000, "
+                              "\\ud800-\\udfff), which no name or text of the site can hold")
             return super().to_internal_value(data)
 
     stated = {**schema, "nullable": True} if nullable else schema

@@ -31,6 +31,7 @@ from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
+from armada_web.web.inputs import storable
 from armada_web.web.times import parse_time
 
 NAME_MAX = 100
@@ -65,6 +66,8 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
     if not isinstance(name, str) or not name.strip():
         raise Invalid("an event needs a name")
     name = " ".join(name.split())
+    if not storable(name) or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise Invalid("an event's name may not hold control characters (NUL, escapes) or lone surrogates")
     if len(name) > NAME_MAX:
         raise Invalid(f"an event's name has at most {NAME_MAX} characters (this one has {len(name)})")
     try:
@@ -133,6 +136,8 @@ def _teams_to_invite(teams: Any, users: Any, team_names: Any = None) -> list[Tea
         raise Invalid("give each team by its id (a positive integer)")
     if any(not isinstance(n, str) or not n.strip() for n in [*users, *team_names]):
         raise Invalid("give each user by their username and each team by its name")
+    if not all(storable(n) for n in [*users, *team_names]):  # no name holds one; the database refuses NUL
+        raise Invalid("a username or team name holds a NUL character or a lone surrogate: no name holds one")
     found = {t.pk: t for t in Team.objects.filter(pk__in=teams)}
     missing = [str(t) for t in teams if t not in found]
     if missing:

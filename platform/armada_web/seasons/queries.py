@@ -23,6 +23,7 @@ from armada_web.seasons.entries import admitted, may_enter, members_of, order, s
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.web.errors import NotFound
+from armada_web.web.inputs import storable
 
 #: The name shown for an owner whose account is gone.
 GONE = "(deleted user)"
@@ -35,6 +36,8 @@ def seasons() -> QuerySet[Season]:
 
 
 def season(slug: str) -> Season:
+    if not isinstance(slug, str) or not storable(slug):  # a form's `season` (a NUL: a database error)
+        raise NotFound("no such season")
     found = Season.objects.filter(slug=slug).first()
     if found is None:
         raise NotFound(f"no season {slug}")

@@ -8,6 +8,7 @@ the same lock, so two renames at once end with one name and a removed member can
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Any
 
@@ -21,7 +22,7 @@ from armada_web.teams.logic.names import name_problem
 from armada_web.teams.models import Membership, Team
 from armada_web.teams.signals import archive_changed, membership_changing
 from armada_web.web.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
-from armada_web.web.inputs import parse_id
+from armada_web.web.inputs import USERNAME_PATTERN, parse_id
 
 
 def new_key() -> str:
@@ -236,6 +237,8 @@ def remove_member(*, user: Any, team: Team, username: Any) -> Team:
             raise Forbidden("only a member of this team can remove a member")
         if not isinstance(username, str) or not username:
             raise Invalid("give the username of the member to remove")
+        if not re.fullmatch(USERNAME_PATTERN, username):  # (a NUL would be a database error, a 500)
+            raise Invalid(f"{username[:40]!r} is not a username (letters, digits and @ . + - _)")
         target = Membership.objects.current().filter(team=locked, user__username__iexact=username).first()
         if target is None:
             raise NotFound(f"{username!r} is not a member of this team")

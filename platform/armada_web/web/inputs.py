@@ -53,6 +53,20 @@ def parse_id(value: object, *, what: str = "id") -> int:
         raise Invalid(f"give the {what} as a whole number from 1 to {MAX_ID}") from None
 
 
+def storable(text: str) -> bool:
+    """Whether the database can hold `text`: no NUL (PostgreSQL refuses it in text) and no lone
+    surrogate (a JSON escape such as `\\ud800`: not UTF-8, which the driver and the JSON renderer
+    need). A form's or a query string's text has neither surrogates (Django decodes it with
+    replacement) nor, through Django's form fields, NUL; a JSON body may hold both."""
+    return "\x00" not in text and not any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def printable(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (`\\ud800`), so a message that repeats
+    what a request sent can be encoded as UTF-8 (a JSON answer, a page)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def parse_text(value: object, *, what: str, max_length: int) -> str:
     """A short text parameter (a search): at most `max_length` characters, no NUL or other control
     character (the database refuses NUL); Invalid otherwise."""
