@@ -161,3 +161,26 @@ def test_a_twin_findings_buttons_disqualify_its_versions_not_an_account_of_that_
     assert list(Standing.objects.filter(season=report["season"]).values_list("bot_name", flat=True)) == ["origbot"]
     assert list(Disqualification.objects.values_list("target", flat=True)) == ["version"]  # not the namesake
     assert namesake.is_active
+
+
+@pytest.mark.parametrize("field", ["reason", "username", "team", "note"])
+def test_a_nul_in_a_staff_form_is_a_message_not_a_500(report, staff, field):
+    """NUL reaches the staff's forms as `%00` (Django's forms are not in the way here); PostgreSQL
+    refuses it in text: each form answers with its message and records nothing."""
+    from armada_web.integrity.models import AuditEntry, Disqualification
+
+    client = Client(raise_request_exception=False)
+    client.force_login(staff)
+    if field == "note":
+        answer = client.post(f"/staff/integrity/{report['copy'].pk}/mark/",
+                             {"status": "dismissed", "note": "a\x00b"}, follow=True)
+    else:
+        target = {"username": "orig"} if field == "reason" else {field: "a\x00b"}
+        answer = client.post("/staff/integrity/disqualify/",
+                             {"season": "s1", "reason": "a\x00b" if field == "reason" else "copy", **target},
+                             follow=True)
+    assert answer.status_code == 200
+    assert b"NUL" in answer.content or b"control character" in answer.content
+    report["copy"].refresh_from_db()
+    assert report["copy"].status == "open" and not Disqualification.objects.exists()
+    assert not AuditEntry.objects.exclude(action="checked").exists()

@@ -25,6 +25,7 @@ from armada_web.seasons.models import Entry, Season, SeasonState
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.models import Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
+from armada_web.web.inputs import storable
 
 NOTE_MAX = 500
 
@@ -39,6 +40,8 @@ def _note(note: Any, *, required: bool = False) -> str:
     text = " ".join(note.split()) if isinstance(note, str) else ""
     if required and not text:
         raise Invalid("say why: the account sees this reason on the season's page")
+    if not storable(text):
+        raise Invalid("a note may not hold a NUL character")
     if len(text) > NOTE_MAX:
         raise Invalid(f"a note has at most {NOTE_MAX} characters (this one has {len(text)})")
     return text
@@ -84,6 +87,8 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
     text = _note(reason, required=True)
     if sum(target is not None for target in (version_id, username, team)) != 1:
         raise Invalid("disqualify a version, an account or a team")
+    if any(name is not None and (not isinstance(name, str) or not storable(name)) for name in (username, team)):
+        raise Invalid("give the account's username or the team's name: no name holds a NUL character")
     if team is not None:
         return _disqualify_team(season=season, staff=staff, reason=text, name=team, finding_id=finding_id)
     with transaction.atomic():
