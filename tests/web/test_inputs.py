@@ -254,7 +254,8 @@ def test_the_integrity_report_of_a_season_slug_with_nul_is_a_404(make_user, seas
 
 # -- the Authorization header ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("header", ["Token \xe9\xe9", "Token \xff\xff", "Token abc\xff", "token \xff"])
+@pytest.mark.parametrize("header", ["Token \xe9\xe9", "Token \xff\xff", "Token abc\xff", "token \xff", "Token abc\x00",
+                                    "Token \x00", "Token \x7f\x01"])
 @pytest.mark.parametrize("path", ["/api/me/", "/api/bots/", "/api/matches/", "/api/version/"])
 def test_a_token_of_latin1_or_0xff_bytes_is_a_401(client, path, header):
     response = client.get(path, HTTP_AUTHORIZATION=header)

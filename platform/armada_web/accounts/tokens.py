@@ -1,8 +1,9 @@
 """Token authentication for the API: knox's hashed tokens, plus the `last_used` time of each and
 where it was used from (accounts.sightings, at most once an hour per address).
 
-A token is ASCII (hex); an Authorization header holding other bytes (Latin-1 letters, 0xff) is a
-wrong token, answered 401 like any other, never a decoding error.
+A token is ASCII (hex); an Authorization header holding other bytes (Latin-1 letters, 0xff) or a
+control character (NUL: PostgreSQL refuses it in the lookup) is a wrong token, answered 401 like
+any other, never a decoding or database error.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class NamedTokenAuthentication(TokenAuthentication):
         return found
 
     def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
-        if not token.isascii():
+        if not token.isascii() or any(byte < 0x20 or byte == 0x7F for byte in token):
             raise AuthenticationFailed("Invalid token.")
         return super().authenticate_credentials(token)
 
