@@ -111,6 +111,14 @@ def test_other_lists_refuse_bad_parameters_the_same_way(client, path):
     assert detail_of(response)
 
 
+@pytest.mark.parametrize("value", ["%", "100%", "%s", "%(x)s", "yes"])
+def test_a_bad_boolean_filter_is_a_400_naming_it_even_with_a_percent_sign(client, value):
+    """django-filter formats each refusal with `message % params`: a `%` the refusal repeats was a TypeError."""
+    response = client.get("/api/bots/", {"retired": value})
+    assert response.status_code == 400
+    assert detail_of(response) == f"retired: must be true or false; got {value!r}"
+
+
 def test_a_page_past_the_last_is_a_404_naming_the_range(client):
     response = client.get("/api/bots/?page=7")  # a page number the schema allows, of a list that is shorter
     assert response.status_code == 404 and "pages run from 1 to 1" in detail_of(response)

@@ -56,7 +56,9 @@ class StrictBooleanFormField(forms.Field):
             return None
         if value in ("true", "false"):
             return value == "true"
-        raise forms.ValidationError(f"must be true or false; got {str(value)[:20]!r}")
+        # the value goes in `params`: django-filter formats the message with `message % params`, and a
+        # `%` written into the message itself (`?retired=100%`) was a TypeError there (a 500)
+        raise forms.ValidationError("must be true or false; got %(value)s", params={"value": repr(str(value)[:20])})
 
 
 class BooleanFilter(django_filters.BooleanFilter):
