@@ -229,6 +229,31 @@ def test_an_invitation_naming_nul_or_a_lone_surrogate_is_a_400(api, text, field)
     assert field in detail_of(response)
 
 
+@pytest.mark.parametrize("field", ["starts", "ends"])
+@pytest.mark.parametrize("when", ["2030-01-01T00:00:00+20:00", "2030-01-01T00:00:00-16:00",
+                                  "9999-12-31T23:59:59-23:59"])
+def test_an_event_time_with_an_offset_postgresql_cannot_hold_is_taken_or_refused(api, make_user, field, when):
+    """ISO 8601 (and Python) allow offsets to +-23:59, PostgreSQL to +-15:59: the time is stored in UTC,
+    and one whose UTC is past year 9999 is a 400, on the API and the event form alike."""
+    from armada_web.events.models import Event
+
+    owner = make_user("owner")
+    client = api(owner)
+    client.raise_request_exception = False
+    body = {"name": "far", "game": "galaxy", "format": "round_robin", field: when}
+    response = client.post("/api/events/", body, format="json")
+    page = Client(raise_request_exception=False)
+    page.force_login(owner)
+    form = page.post("/events/new/", {**body, "games_per_pair": 1})
+    if when.startswith("9999"):
+        assert response.status_code == 400 and field in detail_of(response)
+        assert form.status_code == 400 and b"out of range" in form.content and not Event.objects.exists()
+    else:
+        assert response.status_code == 201, response.content
+        assert form.status_code == 302
+        assert Event.objects.filter(**{field + "__isnull": False}).count() == 2
+
+
 @pytest.mark.parametrize("body", ['{"name": "zzz", "game": "\\ud800x"}', '{"name": "zzz", "game": "\\udfff"}'])
 def test_a_refusal_that_repeats_a_lone_surrogate_is_a_400_not_a_500(api, body):
     client = api()

@@ -12,8 +12,11 @@ from armada_web.web.errors import Invalid
 
 
 def parse_time(value: Any, what: str) -> datetime | None:
-    """A datetime from a datetime or an ISO 8601 text (no zone given: UTC); None for None or '';
-    Invalid naming `what` for anything else."""
+    """A datetime in UTC from a datetime or an ISO 8601 text (no zone given: UTC); None for None or '';
+    Invalid naming `what` for anything else, and for a time whose UTC falls outside years 1-9999.
+
+    In UTC because ISO 8601 and Python allow offsets up to +-23:59 while PostgreSQL takes +-15:59
+    (`2030-01-01T00:00+20:00` was a DataError when stored or compared in a query: a 500)."""
     if value is None or value == "":
         return None
     parsed: datetime | None = None
@@ -26,4 +29,8 @@ def parse_time(value: Any, what: str) -> datetime | None:
             parsed = None
     if parsed is None:
         raise Invalid(f"{what} must be a date and time in ISO 8601, e.g. 2026-03-01T12:00:00Z")
-    return parsed if django_timezone.is_aware(parsed) else django_timezone.make_aware(parsed, UTC)
+    aware = parsed if django_timezone.is_aware(parsed) else django_timezone.make_aware(parsed, UTC)
+    try:
+        return aware.astimezone(UTC)
+    except OverflowError:
+        raise Invalid(f"{what} is out of range: {str(value)[:40]!r}") from None
