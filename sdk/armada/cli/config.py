@@ -52,9 +52,16 @@ def config_path() -> Path:
 def normalize_server(url: str) -> str:
     """`url` without its trailing slash; raises CliError unless it is an http(s) address."""
     url = url.strip().rstrip("/")
-    parts = urlsplit(url)
+    example = f"give one like {DEFAULT_SERVER} or https://armada.example.org"
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket: "http://[::1"
+        raise CliError(f"bad server address {url!r} ({exc}): {example}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise CliError(f"bad server address {url!r}: give one like {DEFAULT_SERVER} or https://armada.example.org")
+        raise CliError(f"bad server address {url!r}: {example}")
+    if not parts.hostname or port == 0 or any(c.isspace() or not c.isprintable() for c in url):
+        raise CliError(f"bad server address {url!r}: no host, port 0, or a space or control character; {example}")
     if parts.query or parts.fragment:
         raise CliError(f"bad server address {url!r}: no query or fragment, only scheme, host and port")
     return url

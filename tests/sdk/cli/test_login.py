@@ -110,7 +110,9 @@ def test_unreachable_server(home: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     assert capsys.readouterr().err == f"armada: error: cannot reach http://127.0.0.1:{port}: Connection refused\n"
 
 
-@pytest.mark.parametrize("server", ["ftp://example.org", "example.org", "http://", "http://x/?a=1"])
+@pytest.mark.parametrize("server", ["ftp://example.org", "example.org", "http://", "http://x/?a=1",
+                                    "http://[::1", "http://127.0.0.1:abc", "http://127.0.0.1:99999",
+                                    "http://a b", "http://:8000", "http://a\x00b"])
 def test_bad_server_address(server: str, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["login", "--server", server, "--username", "alice"]) == 2
     assert "bad server address" in capsys.readouterr().err
