@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 #: Largest seed accepted (seeds are stored as JSON integers and fed to the engine generator).
 MAX_SEED = 2**63 - 1
+#: Largest --turn-ms / --init-ms: a day (a larger wait overflows the clocks' timeouts).
+MAX_MS = 86_400_000
 SANDBOXES = ("process", "docker")
 
 
@@ -46,6 +48,14 @@ def positive_int_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
+    return value
+
+
+def millis_arg(text: str) -> int:
+    """argparse type for --turn-ms and --init-ms: milliseconds from 1 to MAX_MS (a number the clocks can wait)."""
+    value = positive_int_arg(text)
+    if value > MAX_MS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_MS} milliseconds (a day), got {value}")
     return value
 
 

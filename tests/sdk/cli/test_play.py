@@ -138,6 +138,8 @@ def test_mothership(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["builtin:greedy", "builtin:random", "--seed", "abc"], "seed must be a whole number"),
         (["builtin:greedy", "builtin:random", "--seed", "-5"], "seed must be between 0"),
         (["builtin:greedy", "builtin:random", "--turn-ms", "0"], "at least 1"),
+        (["builtin:greedy", "builtin:random", "--turn-ms", "999999999999999999999"], "at most 86400000"),
+        (["builtin:greedy", "builtin:random", "--init-ms", "999999999999999999999"], "at most 86400000"),
         (["builtin:greedy", "builtin:random", "--config", "{not json"], "not valid JSON"),
         (["builtin:greedy", "builtin:random", "--config", "[1]"], "neither a JSON object nor a readable file"),
         (["builtin:greedy", "builtin:random", "--config", '{"max_turns": 0}'], "bad galaxy configuration: max_turns"),

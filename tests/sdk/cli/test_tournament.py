@@ -95,6 +95,11 @@ def test_tiny_tournament_table_counts_faults(tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.parametrize(("argv", "message"), [
     (["tournament", "builtin:greedy"], "at least two bots"),
     (["tournament", "builtin:greedy", "builtin:random", "-n", "0"], "at least 1"),
+    (["tournament", "builtin:greedy", "builtin:random", "--turn-ms", "999999999999999999999"], "at most 86400000"),
+    (["tournament", "builtin:greedy", "builtin:random", "-n", "999999999999"], "at most 100000 games"),
+    (["tournament", "builtin:greedy", "builtin:random", "-n", "4", "--seed", "9223372036854775807"],
+     "the seeds of this tournament go up to 9223372036854775808"),
+    (["league", "builtin:greedy", "builtin:random", "--turn-ms", "999999999999999999999"], "at most 86400000"),
     (["tournament", "builtin:greedy", "missing/"], "no such file or folder"),
 ])
 def test_tournament_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,7 @@ from armada.cli.common import (
     docker_preflight,
     limits_for,
     load_config,
-    positive_int_arg,
+    millis_arg,
     random_seed,
     resolve_all,
     seed_arg,
@@ -49,7 +49,7 @@ def add_parser(subparsers: Any) -> None:
                    help="race i (from 0) is asked with seed SEED + i (its ARMADA_BOT_SEED follows it; "
                    "default: a random SEED, printed)")
     add_sandbox_arg(p)
-    p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
+    p.add_argument("--turn-ms", type=millis_arg, metavar="N",
                    help="time for the orders request in milliseconds (default: 2000)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE", help="game configuration (JSON object or file)")
     p.add_argument("--json", action="store_true", help="print only the table as JSON on stdout")

@@ -22,7 +22,7 @@ from armada.cli.common import (
     get_engine,
     limits_for,
     load_config,
-    positive_int_arg,
+    millis_arg,
     random_seed,
     resolve_all,
     seed_arg,
@@ -75,9 +75,9 @@ def add_parser(subparsers: Any) -> None:
                    help="start from a saved state: a dump written by `armada replay --dump-state`, "
                    "or REPLAY.json.gz#turn=N for the position after turn N of a replay "
                    "(the state's own generator continues: no --seed)")
-    p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
+    p.add_argument("--turn-ms", type=millis_arg, metavar="N",
                    help="time per request in milliseconds (default: 1000, mothership 2000)")
-    p.add_argument("--init-ms", type=positive_int_arg, metavar="N",
+    p.add_argument("--init-ms", type=millis_arg, metavar="N",
                    help="time for start-up and the init reply in milliseconds (default: 30000, as on the site)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE",
                    help="game configuration: a JSON object, or a file holding one")

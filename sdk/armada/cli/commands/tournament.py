@@ -18,6 +18,7 @@ from typing import Any
 from armada.botspec import BotSource
 from armada.cli import output
 from armada.cli.common import (
+    MAX_SEED,
     CliError,
     add_game_arg,
     add_sandbox_arg,
@@ -27,6 +28,7 @@ from armada.cli.common import (
     get_engine,
     limits_for,
     load_config,
+    millis_arg,
     positive_int_arg,
     random_seed,
     resolve_all,
@@ -34,6 +36,9 @@ from armada.cli.common import (
 )
 from armada.cli.logfiles import prepare_log_dir, safe_name, write_logs
 from armada.ratings import Outcome, Skill, displayed, initial_rating, provisional, update
+
+#: The most games one tournament plays (pairs x games per pair): past it, -n is surely a typo.
+MAX_GAMES = 100_000
 
 EPILOG = """\
 Every pair of bots plays GAMES games. Game k of a pair (k = 0, 1, ...) uses seed SEED + k // 2
@@ -68,7 +73,7 @@ def add_parser(subparsers: Any) -> None:
     add_game_arg(p)
     p.add_argument("--seed", "-s", type=seed_arg, help="base seed (default: a random one, printed)")
     add_sandbox_arg(p)
-    p.add_argument("--turn-ms", type=positive_int_arg, metavar="N",
+    p.add_argument("--turn-ms", type=millis_arg, metavar="N",
                    help="time per request in milliseconds (default: the game's)")
     p.add_argument("--config", "-c", metavar="JSON-or-FILE", help="game configuration (JSON object or file)")
     p.add_argument("--json", action="store_true", help="print only the results as JSON on stdout")
@@ -284,6 +289,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("a tournament needs at least two bots")
     game: str = args.game
     seed: int = args.seed if args.seed is not None else random_seed()
+    pairs = len(args.bots) * (len(args.bots) - 1) // 2
+    if pairs * args.games > MAX_GAMES:
+        raise CliError(f"{pairs} pairs of {args.games} games: a tournament plays at most {MAX_GAMES} games")
+    last_seed = seed + (args.games - 1) // 2  # game k of a pair has seed S + k // 2
+    if last_seed > MAX_SEED:
+        raise CliError(f"the seeds of this tournament go up to {last_seed}, past the largest seed {MAX_SEED} "
+                       f"(`armada play --seed` could not replay them): give a smaller --seed")
     config = load_config(args.config)
     check_config(game, config)
     limits_for(game, args.turn_ms)  # fails early if the referee is missing
