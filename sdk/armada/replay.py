@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from armada.games.base import Fault, Game, Request, Result, StepResult
+from armada.safefile import write_bytes_atomic
 
 FORMAT = "armada-replay"
 VERSION = 1
@@ -72,12 +73,12 @@ def write_replay(replay: dict[str, Any], path: str | Path) -> None:
     data = replay_bytes(replay)
     target = Path(path)
     if target.name.endswith(".json"):
-        target.write_bytes(data)
+        write_bytes_atomic(target, data)  # a failed write leaves no torn replay, keeps an older one
         return
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
         gz.write(data)
-    target.write_bytes(buffer.getvalue())
+    write_bytes_atomic(target, buffer.getvalue())
 
 
 def load_replay_bytes(data: bytes, source: str = "replay") -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from armada.cli.common import CliError
 from armada.referee.match import PlayerReport
+from armada.safefile import write_bytes_atomic
 
 
 def prepare_log_dir(path: str) -> None:
@@ -33,7 +34,7 @@ def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
     for player in players:
         path = Path(folder) / f"seat{player.seat}-{safe_name(player.name)}.log"
         try:
-            path.write_text(player.log or "", encoding="utf-8")
+            write_bytes_atomic(path, (player.log or "").encode("utf-8"))
         except OSError as exc:
             raise CliError(f"the match was played but the log of seat {player.seat} could not be written "
                            f"to {path}: {exc.strerror or exc}") from exc

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from armada.cli.common import CliError, get_engine
+from armada.safefile import write_bytes_atomic
 
 _TURN_MARK = "#turn="
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -144,6 +145,6 @@ def state_after_turn(replay: dict[str, Any], turn: int) -> dict[str, Any]:
 def write_state(data: dict[str, Any], path: str) -> None:
     """Write a state dump as readable JSON."""
     try:
-        Path(path).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        write_bytes_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc

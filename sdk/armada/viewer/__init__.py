@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from armada.safefile import write_bytes_atomic
+
 VIEWER_DIR = Path(__file__).resolve().parent
 #: The viewer's scripts, in the order a page loads them (plain scripts, no build step, no modules).
 SCRIPTS: tuple[str, ...] = (
@@ -90,5 +92,5 @@ def default_html_path(replay_path: str | Path) -> Path:
 def write_offline_html(replay: dict[str, Any], out: str | Path) -> Path:
     """Write the offline page to `out`; returns its path."""
     target = Path(out)
-    target.write_text(offline_html(replay), encoding="utf-8")
+    write_bytes_atomic(target, offline_html(replay).encode("utf-8"))
     return target

@@ -122,6 +122,29 @@ def test_replay_file_is_written_and_readable(idle: str, tmp_path: Path, capsys: 
     assert replay["config"]["max_turns"] == 12
 
 
+
+def test_a_replay_that_cannot_be_written_keeps_the_older_one(idle: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Disk full while writing --replay: the file of an earlier match is kept whole, no part left."""
+    import armada.safefile
+
+    path = tmp_path / "m.json"
+    path.write_text("an earlier match\n")
+    path.chmod(0o640)
+
+    def no_space(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(armada.safefile.os, "replace", no_space)
+    assert main(["play", "builtin:greedy", idle, "--seed", "4", "--config", SHORT, "--replay", str(path)]) == 2
+    assert capsys.readouterr().err.endswith(f"replay could not be written to {path}: No space left on device\n")
+    assert path.read_text() == "an earlier match\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name != "idle"] == ["m.json"]
+    monkeypatch.undo()
+    assert main(["play", "builtin:greedy", idle, "--seed", "4", "--config", SHORT, "--replay", str(path)]) == 0
+    assert read_replay(path)["seed"] == 4 and path.stat().st_mode & 0o777 == 0o640  # replaced, its mode kept
+
+
 def test_mothership(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bot = str(write_bot(tmp_path / "zil", FIXED_MOTHERSHIP))
     result = run_json(capsys, bot, bot, "--game", "mothership", "--seed", "1")

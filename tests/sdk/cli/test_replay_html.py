@@ -126,3 +126,37 @@ def test_viewer_scripts_are_csp_friendly(name):
         assert banned not in source, f"{name} uses {banned}"
     if name != "load.js":
         assert "fetch(" not in source
+
+
+@pytest.mark.parametrize("out", ["folder", "missing/page.html"])
+def test_an_unwritable_page_is_a_clear_error(out, replay_path, capsys):
+    (replay_path.parent / "folder").mkdir()
+    target = replay_path.parent / out
+    assert main(["replay", str(replay_path), "--html", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"armada: error: cannot write {target}: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["--html", "{out}"], ["--dump-state", "3", "--out", "{out}"]])
+def test_a_failed_write_keeps_the_file_there_and_leaves_no_part(argv, replay_path, monkeypatch, capsys):
+    """Disk full (here: the rename that puts the file in place fails): the older file stays whole."""
+    import armada.safefile
+
+    out = replay_path.parent / "kept.out"
+    out.write_text("older work\n")
+
+    def no_space(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(armada.safefile.os, "replace", no_space)
+    assert main(["replay", str(replay_path), *[a.format(out=out) for a in argv]]) == 2
+    assert capsys.readouterr().err == f"armada: error: cannot write {out}: No space left on device\n"
+    assert out.read_text() == "older work\n"
+    assert sorted(p.name for p in replay_path.parent.iterdir()) == ["g.json.gz", "kept.out"]
+
+
+def test_pages_and_replays_go_through_devices_in_place(replay_path, capsys):
+    """A path that is no regular file (/dev/null) is written to, never renamed over."""
+    assert main(["replay", str(replay_path), "--html", "/dev/null"]) == 0
+    write_replay(read_replay(replay_path), "/dev/null")
+    assert Path("/dev/null").is_char_device()

@@ -128,7 +128,11 @@ def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
     """--html / --open: write the offline viewer page, print its path, maybe open it (at --turn N)."""
     if args.dump_state is not None or args.out or args.json:
         raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
-    path = write_offline_html(replay, args.html or default_html_path(args.file))
+    out = args.html or default_html_path(args.file)
+    try:
+        path = write_offline_html(replay, out)
+    except OSError as exc:
+        raise CliError(f"cannot write {out}: {exc.strerror or exc}") from exc
     print(f"viewer written to {path}")
     if args.open and not webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}")):
         print(f"armada: no browser could be opened here; open {path.resolve()} in one"
