@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,34 @@ def test_name_rule_matches_the_check_and_the_docs(name: str, ok: bool, tmp_path:
         assert NAME_RULE in err
     # docs/cli.md states the rule in the same words (markdown code marks aside)
     assert NAME_RULE.replace("'", "") in DOCS.read_text().replace("`", "").replace("\n", " ")
+
+
+def test_a_failed_copy_leaves_no_half_made_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Disk full while the files are written: no folder is left, so the same command works once there is room."""
+    from armada.cli.commands import new as new_command
+
+    def no_space(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(new_command.botinfo, "record", no_space)
+    assert main(["new", "mybot", "--game", "galaxy", "--dir", str(tmp_path)]) == 2
+    target = tmp_path / "mybot"
+    assert capsys.readouterr().err == f"armada: error: cannot write into {target}: No space left on device\n"
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    assert main(["new", "mybot", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    assert sorted(p.name for p in (tmp_path / "mybot").iterdir()) == ["README.md", "armada.json", "main.py"]
+    assert (tmp_path / "mybot").stat().st_mode & 0o777 == 0o777 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_dir_name_too_long_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / ("d" * 300)
+    assert main(["new", "mybot", "--game", "galaxy", "--dir", str(folder)]) == 2
+    assert capsys.readouterr().err == f"armada: error: cannot create {folder / 'mybot'}: File name too long\n"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -104,45 +106,69 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
         names = [*builtin_names(game), *([imitation.NAME] if game in imitation.GAMES else [])]
         available = ", ".join(names) or "none installed"
         raise CliError(f"no starter bot {starter!r} for {game}; available: {available}")
-    if parent.exists() and not parent.is_dir():
-        raise CliError(f"--dir: {parent} is not a folder")
     target = parent / name
-    if target.exists():
-        raise CliError(f"{target} already exists; choose another name or remove it first")
     try:
+        if parent.exists() and not parent.is_dir():
+            raise CliError(f"--dir: {parent} is not a folder")
+        if target.exists() or target.is_symlink():
+            raise CliError(f"{target} already exists; choose another name or remove it first")
         parent.mkdir(parents=True, exist_ok=True)
-        target.mkdir()
+        # Filled in a hidden folder beside it, then renamed: a failure (disk full) leaves no half-made bot.
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".part", dir=parent))
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise CliError(f"cannot create {target}: {exc.strerror or exc}") from exc
+    try:
+        _fill(staging, target, name, game, starter)
+        staging.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700; a new folder gets what mkdir gives
+        if target.exists() or target.is_symlink():  # appeared meanwhile: never replace it
+            raise CliError(f"{target} already exists; choose another name or remove it first")
+        staging.rename(target)
     except OSError as exc:
         raise CliError(f"cannot create {target}: {exc.strerror or exc}") from exc
-    if starter == imitation.NAME:
-        return _copy_template(target, name, game)
-    try:
-        copy_starter(game, starter, target / "main.py")
-    except (BotSpecError, OSError) as exc:
-        raise CliError(f"cannot copy starter {starter!r}: {exc}") from exc
-    others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
-    try:
-        (target / "README.md").write_text(
-            README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random"),
-            encoding="utf-8",
-        )
-        botinfo.record(target, game, starter)
-    except OSError as exc:
-        raise CliError(f"cannot write into {target}: {exc.strerror or exc}") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
-def _copy_template(target: Path, name: str, game: str) -> Path:
-    """Fill the new folder `target` with the imitation starter's files (its README with the names filled in)."""
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fill(folder: Path, target: Path, name: str, game: str, starter: str) -> None:
+    """Write the bot's files into `folder`; `target` is where it will be (for the README's commands)."""
+    if starter == imitation.NAME:
+        _copy_template(folder, target, name, game)
+        return
+    try:
+        copy_starter(game, starter, folder / "main.py")
+    except BotSpecError as exc:
+        raise CliError(f"cannot copy starter {starter!r}: {exc}") from exc
+    except OSError as exc:  # named after the bot's folder, not the hidden one it is made in
+        raise CliError(f"cannot copy starter {starter!r} into {target}: {exc.strerror or exc}") from exc
+    others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
+    try:
+        (folder / "README.md").write_text(
+            README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random"),
+            encoding="utf-8",
+        )
+        botinfo.record(folder, game, starter)
+    except OSError as exc:
+        raise CliError(f"cannot write into {target}: {exc.strerror or exc}") from exc
+
+
+def _copy_template(folder: Path, target: Path, name: str, game: str) -> None:
+    """Fill `folder` with the imitation starter's files (its README with the names filled in, `target`
+    being where the folder will be)."""
     try:
         for file_name, source in imitation.files().items():
             if file_name == "README.md":
                 text = source.read_text(encoding="utf-8")
-                (target / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),
+                (folder / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),
                                                 encoding="utf-8")
             else:
-                shutil.copyfile(source, target / file_name)
-        botinfo.record(target, game, imitation.NAME)
+                shutil.copyfile(source, folder / file_name)
+        botinfo.record(folder, game, imitation.NAME)
     except OSError as exc:
         raise CliError(f"cannot write into {target}: {exc.strerror or exc}") from exc
-    return target
