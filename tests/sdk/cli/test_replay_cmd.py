@@ -9,6 +9,7 @@ import pytest
 
 from armada.cli.boards import galaxy_board, garrison_mle
 from armada.cli.main import main
+from armada.replay import read_replay
 from tests.sdk.cli.bots import FIXED_MOTHERSHIP, write_bot
 
 
@@ -88,3 +89,27 @@ def test_bad_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "not an Armada replay" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.json.gz")]) == 2
     assert "cannot read replay" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("where", "value", "argv"), [
+    (("seats", 0), "x", []),
+    (("result", "outcome"), None, ["--turn", "3"]),
+    (("steps", 2, "events", 1, "intel"), True, ["--events"]),
+    (("steps", 2, "events"), 5, ["--events"]),
+])
+def test_a_hand_edited_replay_is_an_error_not_a_traceback(where: tuple, value: object, argv: list[str],
+                                                          galaxy_replay: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    replay = read_replay(galaxy_replay)
+    part = replay
+    for key in where[:-1]:
+        part = part[key]
+    if value is None:
+        del part[where[-1]]
+    else:
+        part[where[-1]] = value
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(replay))
+    assert main(["replay", str(path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"armada: error: {path}: ") and err.count("\n") == 1

@@ -199,6 +199,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.out:
         raise CliError("--out only goes with --dump-state")
+    try:
+        return show(replay, args)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        # read_replay checks the format's outline; a hand-edited frame or event may still be malformed
+        raise CliError(f"{args.file}: a damaged replay, cannot show it ({type(exc).__name__}: {exc})") from exc
+
+
+def show(replay: dict[str, Any], args: argparse.Namespace) -> int:
+    """The summary, then the board of a turn, its events or the whole game's (Mothership: the rounds)."""
     info = summary(replay)
     if args.turn is not None and replay["game"] != "galaxy":
         raise CliError(f"--turn: a {replay['game']} replay has no turns to show, only the battle's "
