@@ -29,12 +29,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
         return
     if target.is_symlink():
         target = target.resolve()
-    if info is not None:
-        mode = stat.S_IMODE(info.st_mode)
-    else:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
+    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -45,3 +40,18 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux's
+    /proc/self/status): setting it to read it back would, for a moment, let another thread
+    create files open to everyone."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o077)  # elsewhere: set it to a strict one while reading it back
+    os.umask(umask)
+    return umask

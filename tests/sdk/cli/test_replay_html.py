@@ -160,3 +160,21 @@ def test_pages_and_replays_go_through_devices_in_place(replay_path, capsys):
     assert main(["replay", str(replay_path), "--html", "/dev/null"]) == 0
     write_replay(read_replay(replay_path), "/dev/null")
     assert Path("/dev/null").is_char_device()
+
+
+def test_a_new_file_gets_the_umask_mode_and_the_umask_is_never_changed(tmp_path, monkeypatch):
+    """The safe write reads the umask without setting it (another thread could create files in the
+    meantime): a new file is 0o666 less the umask, and os.umask is not called on Linux."""
+    import os
+
+    from armada import safefile
+
+    old = os.umask(0o027)
+    try:
+        calls: list[int] = []
+        real = os.umask
+        monkeypatch.setattr(os, "umask", lambda mask: calls.append(mask) or real(mask))
+        safefile.write_bytes_atomic(tmp_path / "new.json", b"{}")
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640 and calls == []
+    finally:
+        os.umask(old)
