@@ -29,7 +29,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
         return
     if target.is_symlink():
         target = target.resolve()
-    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
+    mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -42,7 +42,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
         raise
 
 
-def _umask() -> int:
+def umask() -> int:
     """The process's umask, read without changing it where the system says it (Linux's
     /proc/self/status): setting it to read it back would, for a moment, let another thread
     create files open to everyone."""

@@ -62,5 +62,5 @@ def public(queryset: QuerySet[Any], *, column: str = "pk") -> QuerySet[Any]:
 def private_event(*, match_id: int) -> bool:
     """Whether the match is a private event's (or an event match no event game names any more):
     no bot's public record counts it."""
-    kind = Match.objects.filter(pk=match_id).values_list("kind", flat=True).first()
-    return kind == MatchKind.EVENT and not public(Match.objects.filter(pk=match_id)).exists()
+    event_match = Match.objects.filter(pk=match_id, kind=MatchKind.EVENT)
+    return event_match.exists() and not public(event_match).exists()

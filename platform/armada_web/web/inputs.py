@@ -71,9 +71,14 @@ def parse_text(value: object, *, what: str, max_length: int) -> str:
     """A short text parameter (a search): at most `max_length` characters, no NUL or other control
     character (the database refuses NUL); Invalid otherwise."""
     text = value if isinstance(value, str) else ""
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if has_control(text):
         raise Invalid(f"{what} holds a control character")
     return text.strip()[:max_length]
+
+
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character (below 32, or DEL): none belongs in a name or a search."""
+    return any(ord(c) < 32 or ord(c) == 127 for c in text)
 
 
 class IdConverter:

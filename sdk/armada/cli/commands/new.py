@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import tempfile
@@ -13,6 +12,7 @@ from typing import Any
 from armada.botspec import BotSpecError, builtin_names, copy_starter
 from armada.cli import botinfo
 from armada.cli.common import CliError, add_game_arg
+from armada.safefile import umask
 from armada.starters import imitation
 
 EPILOG = """\
@@ -119,7 +119,7 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
         raise CliError(f"cannot create {target}: {exc.strerror or exc}") from exc
     try:
         _fill(staging, target, name, game, starter)
-        staging.chmod(0o777 & ~_umask())  # mkdtemp makes it 0700; a new folder gets what mkdir gives
+        staging.chmod(0o777 & ~umask())  # mkdtemp makes it 0700; a new folder gets what mkdir gives
         if target.exists() or target.is_symlink():  # appeared meanwhile: never replace it
             raise CliError(f"{target} already exists; choose another name or remove it first")
         staging.rename(target)
@@ -128,12 +128,6 @@ def create_bot(name: str, game: str, starter: str, parent: Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _fill(folder: Path, target: Path, name: str, game: str, starter: str) -> None:
