@@ -151,6 +151,23 @@ def test_a_new_token_is_shown_once_and_a_reload_creates_no_other(client, make_us
     assert ApiToken.objects.filter(user=user).count() == 1
 
 
+def test_a_password_change_revokes_every_token_and_says_so(client, make_user):
+    from armada_web.accounts.services import create_token
+
+    user = make_user("kit")
+    _token, secret = create_token(user=user, name="cli")
+    client.force_login(user)
+    assert "revokes your API tokens" in client.get("/accounts/password/").content.decode()
+    wrong = client.post("/accounts/password/", {"old_password": "not-it", "new_password1": "change-long-pass-99",
+                                                "new_password2": "change-long-pass-99"})
+    assert wrong.status_code == 200  # refused: the token stays
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}").status_code == 200
+    done = client.post("/accounts/password/", {"old_password": PASSWORD, "new_password1": "change-long-pass-99",
+                                               "new_password2": "change-long-pass-99"}, follow=True)
+    assert "API tokens are revoked" in done.content.decode()
+    assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}").status_code == 401
+
+
 def test_a_password_reset_revokes_every_token(client, make_user):
     from armada_web.accounts.services import create_token
 

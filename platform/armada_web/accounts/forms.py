@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm, UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
@@ -54,7 +54,17 @@ class ResetPasswordForm(SetPasswordForm):
     def save(self, commit: bool = True) -> Any:
         user = super().save(commit=commit)
         if commit:
-            services.reset_password_tokens(user=user)
+            services.revoke_every_token(user=user)
+        return user
+
+
+class ChangePasswordForm(PasswordChangeForm):
+    """A new password chosen while logged in (perhaps to lock someone out): every API token is revoked."""
+
+    def save(self, commit: bool = True) -> Any:
+        user = super().save(commit=commit)
+        if commit:
+            services.revoke_every_token(user=user)
         return user
 
 

@@ -113,8 +113,8 @@ def delete_account(*, user: User, password: str) -> None:
         user.delete()
 
 
-def reset_password_tokens(*, user: User) -> None:
-    """A password was reset (the account may have been taken over): every API token is revoked."""
+def revoke_every_token(*, user: User) -> None:
+    """A new password, changed or reset (the account may have been taken over): every API token is revoked."""
     ApiToken.objects.filter(user=user).delete()
 
 

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth
 from django.urls import path, reverse_lazy
 
 from armada_web.accounts import views
-from armada_web.accounts.forms import ResetPasswordForm, ThrottledLoginForm
+from armada_web.accounts.forms import ChangePasswordForm, ResetPasswordForm, ThrottledLoginForm
 from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 T = "accounts/"
@@ -20,13 +20,16 @@ urlpatterns = [
     path("email/cancel/", views.cancel_email, name="email-cancel"),
     path("email/confirm/<str:token>/", views.confirm_email, name="email-confirm"),
     path("delete/", views.delete_account, name="delete-account"),
-    path("password/", auth.PasswordChangeView.as_view(template_name=T + "form.html",
-                                                      success_url=reverse_lazy("password-changed"),
-                                                      extra_context={"title": "Change your password"}),
+    path("password/", auth.PasswordChangeView.as_view(
+        template_name=T + "form.html", form_class=ChangePasswordForm, success_url=reverse_lazy("password-changed"),
+        extra_context={"title": "Change your password",
+                       "intro": "A new password also revokes your API tokens: run armada login again where you "
+                                "use the command line."}),
          name="password-change"),
     path("password/done/", auth.PasswordChangeDoneView.as_view(
-        template_name=T + "message.html", extra_context={"title": "Password changed",
-                                                          "message": "Your password is changed."}),
+        template_name=T + "message.html", extra_context={
+            "title": "Password changed",
+            "message": "Your password is changed and your API tokens are revoked (armada login makes a new one)."}),
          name="password-changed"),
     path("password/reset/", auth.PasswordResetView.as_view(
         template_name=T + "form.html", email_template_name=T + "reset_email.txt",
