@@ -135,6 +135,22 @@ def test_the_buttons_post_with_csrf_and_act_once_in_the_audit_log(report, staff)
     assert unknown.redirect_chain[-1][0] == "/staff/integrity/" and "nope" in unknown.content.decode()
 
 
+def test_a_refused_disqualification_keeps_its_reason_in_its_own_form(report, client, staff):
+    """The refusal's message, and the reason typed shown again in the form it came from (no other),
+    once: nothing typed is lost, and it does not linger."""
+    client.force_login(staff)
+    seasonal = report["seasonal"]
+    reason = "played <b>together</b> " + "x" * 500  # past the limit: refused
+    answer = client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(seasonal.pk),
+                                                          "username": "orig", "reason": reason}, follow=True)
+    page = answer.content.decode()
+    assert answer.redirect_chain[-1][0] == "/staff/integrity/?season=s1" and "at most 500 characters" in page
+    section = page[page.index(f'id="finding-{seasonal.pk}"'):]
+    kept = 'value="played &lt;b&gt;together&lt;/b&gt; x'
+    assert page.count(kept) == 1 and kept in section[:section.index('name="username" value="copier"')]
+    assert kept not in client.get("/staff/integrity/?season=s1").content.decode()
+
+
 def test_a_twin_findings_buttons_disqualify_its_versions_not_an_account_of_that_name(report, client, staff,
                                                                                     make_user):
     """A twin's subjects are version ids: its buttons post the version, never a username that an

@@ -55,6 +55,18 @@ def _back(request: HttpRequest) -> str:
     return _report_url(request.POST.get("season") or None)
 
 
+#: The session key of a refused disqualification's form, shown again filled in (nothing typed is lost).
+DRAFT = "integrity-draft"
+
+
+def _keep_draft(request: HttpRequest) -> None:
+    """Keep a refused disqualification's finding, subject and reason for the report's next showing."""
+    post = request.POST
+    field = next((name for name in ("version", "username", "team") if post.get(name)), "")
+    request.session[DRAFT] = {"finding": post.get("finding", ""), "field": field, "value": post.get(field, ""),
+                              "reason": post.get("reason", "")}
+
+
 @staff_only
 def report(request: HttpRequest) -> HttpResponse:
     season = _season(request.GET.get("season") or None)
@@ -62,7 +74,8 @@ def report(request: HttpRequest) -> HttpResponse:
     context = {"season": season, "seasons": season_queries.seasons(), "rows": rows,
                "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
                "audit": queries.audit(season=season),
-               "disqualified": queries.disqualifications(season=season) if season else []}
+               "disqualified": queries.disqualifications(season=season) if season else [],
+               "draft": request.session.pop(DRAFT, None)}
     return render(request, "integrity/report.html", context)
 
 
@@ -100,6 +113,7 @@ def disqualify(request: HttpRequest) -> HttpResponse:
                                            finding_id=finding_id)
     except DomainError as exc:
         messages.error(request, str(exc))
+        _keep_draft(request)
         return redirect(back)
     what = decision.version_label or decision.username or f"team {decision.team_name}"
     messages.success(request, f"{what} disqualified from {season.name}: {decision.entries} entr"
