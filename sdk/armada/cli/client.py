@@ -217,7 +217,10 @@ class ApiClient:
         if status >= 500:
             return RemoteError(f"the server failed on {method} {path} (HTTP {status}): {detail}",
                                exit_code=3, status=status)
-        return RemoteError(detail if detail.startswith("HTTP ") else f"{detail} (HTTP {status})", status=status)
+        if detail.startswith("HTTP "):  # no JSON: Armada's API answers every error with its reason
+            return RemoteError(f"{method} {path}: {detail} (not JSON, so not from Armada's API: check the "
+                               f"server address {self.server}, or a proxy in front of it)", status=status)
+        return RemoteError(f"{detail} (HTTP {status})", status=status)
 
     def check_version(self) -> dict[str, Any]:
         """Refuse a server speaking another API; warn on stderr when this SDK is older than the site's.

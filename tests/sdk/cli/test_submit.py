@@ -226,7 +226,9 @@ def test_lost_contact_while_waiting_keeps_the_url(logged_in: FakeSite, capsys: p
 @pytest.mark.parametrize(("status", "body", "message"), [
     (400, {"detail": "This is the same code as version 3, the newest version."},
      "upload refused: This is the same code as version 3, the newest version. (HTTP 400)"),
-    (413, b"<html>Request Entity Too Large</html>", "upload refused: HTTP 413 Request Entity Too Large"),
+    (413, b"<html>Request Entity Too Large</html>",
+     "upload refused: POST /api/bots/1/versions/: HTTP 413 Request Entity Too Large (not JSON, so not from "
+     "Armada's API: check the server address {url}, or a proxy in front of it)"),
     (429, {"detail": "Upload limit reached: 20 uploads per hour."},
      "upload refused: Upload limit reached: 20 uploads per hour. (HTTP 429)"),
 ])
@@ -234,7 +236,7 @@ def test_refused_uploads_exit_2(logged_in: FakeSite, capsys: pytest.CaptureFixtu
                                 body: object, message: str) -> None:
     logged_in.force("POST", "/api/bots/1/versions/", status, body)
     assert _submit() == 2
-    assert capsys.readouterr().err == f"armada: error: {message}\n"
+    assert capsys.readouterr().err == f"armada: error: {message.format(url=logged_in.url)}\n"
 
 
 def test_bot_creation_refused(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

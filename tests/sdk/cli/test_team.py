@@ -37,6 +37,18 @@ def test_create_show_join_and_leave(logged_in: FakeSite, capsys: pytest.CaptureF
     assert "no team named 'nobody'" in capsys.readouterr().err
 
 
+def test_a_server_answering_without_json_is_named_not_just_its_status(logged_in: FakeSite,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A 404 page of another web server (or a proxy's) reads as such, not as a bare "HTTP 404"."""
+    logged_in.force("GET", "/api/teams/", 404, b"<html>Not Found</html>", "text/html")
+    assert main(["team", "show"]) == 2
+    err = capsys.readouterr().err
+    assert "GET /api/teams/: HTTP 404" in err and f"check the server address {logged_in.url}" in err
+    logged_in.force("GET", "/api/teams/", 404, {"detail": "no such team"})
+    assert main(["team", "show"]) == 2
+    assert "no such team (HTTP 404)" in capsys.readouterr().err  # Armada's own answer, as it was
+
+
 def test_join_needs_an_id_and_a_key(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["team", "join", "2"]) == 2
     assert main(["team", "join", "Red", "KEY"]) == 2
