@@ -97,7 +97,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "armada_web.pages.csp.ContentSecurityPolicyMiddleware",
+    "armada_web.web.csp.ContentSecurityPolicyMiddleware",
     "armada_web.pages.errors.DomainErrorMiddleware",
     "armada_web.ops.middleware.DatabaseDownMiddleware",
 ]
@@ -218,6 +218,8 @@ REST_FRAMEWORK = {
     # JSON bodies of bounded size and depth (api/parsers.py), and only JSON: the schema's bodies are
     # typed JSON (a form's fields are all strings); the upload takes its multipart form (api/bots.py).
     "DEFAULT_PARSER_CLASSES": ["armada_web.api.parsers.LimitedJSONParser"],
+    # JSON, and DRF's browsable pages under the site's CSP (api/renderers.py).
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer", "armada_web.api.renderers.BrowsableAPI"],
     "DEFAULT_THROTTLE_CLASSES": [
         "armada_web.api.throttles.AnonThrottle",
         "armada_web.api.throttles.UserThrottle",

@@ -10,8 +10,8 @@ import pytest
 from armada.botlog import log_requests, request_kinds
 from armada.timings import seat_times
 from armada_web.pages.chart import line_chart
-from armada_web.pages.csp import POLICY
 from armada_web.pages.docs import render_markdown
+from armada_web.web.csp import POLICY
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-test-password-42"
