@@ -1,10 +1,11 @@
 """Each deep list is served by its index (PostgreSQL's EXPLAIN): the ladder, the league, the match
-list and its filters, a bot's matches, its head-to-head and rating chart, matchmaking's reads and
-the home page's latest matches. On PostgreSQL only (CI uses it; elsewhere it skips, under CI it
-fails). The tables of a test site are small, and on a small table the planner rightly reads the
-whole table (or sorts a few rows); with sequential scans, bitmap scans and sorts turned off it
-must still find an index that serves the query's filter and order without sorting, which shows
-the index fits the query (a sort it cannot avoid still appears, and fails the check).
+list and its filters, a bot's matches, its head-to-head and rating chart, matchmaking's reads, the
+estimates' recent rating changes and the home page's latest matches. On PostgreSQL only (CI uses
+it; elsewhere it skips, under CI it fails). The tables of a test site are small, and on a small
+table the planner rightly reads the whole table (or sorts a few rows); with sequential scans,
+bitmap scans and sorts turned off it must still find an index that serves the query's filter and
+order without sorting, which shows the index fits the query (a sort it cannot avoid still appears,
+and fails the check).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from tests.support.scale_data import seed
 from tests.support.services import missing
@@ -57,7 +59,7 @@ def test_every_deep_list_is_served_by_its_index():
     from armada_web.ladder import league
     from armada_web.ladder.matchmaking import RatingPool
     from armada_web.ladder.models import Rating, RatingChange
-    from armada_web.ladder.queries import ladder
+    from armada_web.ladder.queries import ladder, recent_changes
     from armada_web.matches import listing
     from armada_web.matches.models import HeadToHead
     from armada_web.matches.queries import head_to_head, matches
@@ -79,6 +81,8 @@ def test_every_deep_list_is_served_by_its_index():
     unsorted(uses(head_to_head(bot.pk).values_list("pk", flat=True)[:20], "head_to_head_most_played"))
     version = bot.versions.order_by("number").first()
     uses(RatingChange.objects.filter(version_id=version.pk, games__in=[1, 50, 100]), "rating_change_nth_game")
+    # The estimates on every bot page and /status/: the last minutes' changes, not the season's history.
+    uses(recent_changes("galaxy", timezone.now()).filter(games__lte=10), "rating_change_at")
     pool = RatingPool("galaxy")
     unsorted(uses(pool.rows.filter(last_played__isnull=False).order_by("due", "version_id")[:16],
                   "rating_seed_order"))  # matchmaking's seeds, as RatingPool.longest_waiting reads them

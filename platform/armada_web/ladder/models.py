@@ -72,7 +72,10 @@ class RatingChange(models.Model):
     class Meta:
         ordering = ["version", "at", "id"]
         constraints = [models.UniqueConstraint(fields=["version", "match"], name="one_change_per_match")]
-        indexes = [models.Index(fields=["version", "games"], name="rating_change_nth_game")]
+        indexes = [models.Index(fields=["version", "games"], name="rating_change_nth_game"),
+                   # The estimates read the last minutes' changes (ladder.queries.ranked_queue) on every
+                   # bot page and /status/: without it, a scan of the season's whole history.
+                   models.Index(fields=["at"], name="rating_change_at")]
 
 
 class LeagueEntry(models.Model):

@@ -201,6 +201,11 @@ def ranked_pace(game: str, now: datetime) -> float:
     return float(found["count"]) / covered(found["first"], now, 3600.0) if found["count"] else 0.0
 
 
+def recent_changes(game: str, now: datetime) -> QuerySet[RatingChange]:
+    """The rating changes of `game` over the estimates' settling window (the index on `at` serves it)."""
+    return RatingChange.objects.filter(match__game=game, at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
+
+
 def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     """The ranked queue of `game` as `ladder.logic.estimates` reads it (a few counts and one seed
     read, whatever the ladder's size), or None when no worker is free for ranked games."""
@@ -212,8 +217,7 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     size = pool.size()
     idle_unit = unit(size, workers)
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
-    window = RatingChange.objects.filter(match__game=game,
-                                         at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
+    window = recent_changes(game, now)
     first = window.aggregate(first=Min("at"))["first"]
     return estimates.Queue(
         candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=settings.ARMADA.match_seconds,
