@@ -13,7 +13,7 @@ small and large request by request, ROUNDS times; the least disturbed round of e
 p50, the lowest p99) counts, as the machine is shared. Requests: the ladder's first and last
 page, the league, the page of the bot with the most games, its API match list 1,000 entries deep
 (reached by following `next`), a match page with its replay, the ladder's and the match list's
-API. Then, per site, `bench/_scale_probe.py` times one matchmaker tick (8 matches made) and the
+API, and /status/ (its estimates read the queue and the last minutes' rating changes). Then, per site, `bench/_scale_probe.py` times one matchmaker tick (8 matches made) and the
 recording of one finished ranked match (ratings included), each inside a rolled-back transaction,
 in two passes alternating small and large (the lower median of each counts).
 
