@@ -61,7 +61,8 @@ def paths() -> dict[str, str]:
     return {"ladder": "/ladder/galaxy/", "ladder-last": f"/ladder/galaxy/?page={last}",
             "league": "/ladder/mothership/", "busiest-bot": f"/bots/{bot}/", "bot-matches-deep": url,
             "match": f"/matches/{match}/", "api-ladder": "/api/ladder/galaxy/",
-            "api-matches": "/api/matches/?game=galaxy", "status": "/status/"}
+            "api-matches": "/api/matches/?game=galaxy", "api-bots": "/api/bots/",
+            "status": "/status/"}
 
 
 def tick_seconds() -> list[float]:

@@ -12,9 +12,10 @@ collected) on a loopback port, and wrk (Debian's) loads the same requests on bot
 small and large request by request, ROUNDS times; the least disturbed round of each (the lowest
 p50, the lowest p99) counts, as the machine is shared. Requests: the ladder's first and last
 page, the league, the page of the bot with the most games, its API match list 1,000 entries deep
-(reached by following `next`), a match page with its replay, the ladder's and the match list's
-API, and /status/ (its estimates read the queue and the last minutes' rating changes). Then, per site, `bench/_scale_probe.py` times one matchmaker tick (8 matches made) and the
-recording of one finished ranked match (ratings included), each inside a rolled-back transaction,
+(reached by following `next`), a match page with its replay, the ladder's, the match list's and
+the bot list's API, and /status/ (its estimates read the queue and the last minutes' rating changes). Then,
+per site, `bench/_scale_probe.py` times one matchmaker tick (8 matches made) and the recording
+of one finished ranked match (ratings included), each inside a rolled-back transaction,
 in two passes alternating small and large (the lower median of each counts).
 
 Prints p50 and p99 per request and site, and ends with the target lines:

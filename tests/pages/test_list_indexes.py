@@ -1,8 +1,8 @@
-"""Each deep list is served by its index (PostgreSQL's EXPLAIN): the ladder, the league, the match
-list and its filters, a bot's matches, its head-to-head and rating chart, matchmaking's reads, the
-estimates' recent rating changes and the home page's latest matches. On PostgreSQL only (CI uses
-it; elsewhere it skips, under CI it fails). The tables of a test site are small, and on a small
-table the planner rightly reads the whole table (or sorts a few rows); with sequential scans,
+"""Each deep list is served by its index (PostgreSQL's EXPLAIN): the ladder, the league, the bot list,
+the match list and its filters, a bot's matches, its head-to-head and rating chart, matchmaking's
+reads, the estimates' recent rating changes and the home page's latest matches. On PostgreSQL only
+(CI uses it; elsewhere it skips, under CI it fails). The tables of a test site are small, and on a
+small table the planner rightly reads the whole table (or sorts a few rows); with sequential scans,
 bitmap scans and sorts turned off it must still find an index that serves the query's filter and
 order without sorting, which shows the index fits the query (a sort it cannot avoid still appears,
 and fails the check).
@@ -56,6 +56,7 @@ def unsorted(found: list[dict[str, Any]]) -> None:
 def test_every_deep_list_is_served_by_its_index():
     if connection.vendor != "postgresql":
         missing("EXPLAIN of the lists needs PostgreSQL (set DATABASE_URL; CI does)")
+    from armada_web.bots import queries as bot_queries
     from armada_web.ladder import league
     from armada_web.ladder.matchmaking import RatingPool
     from armada_web.ladder.models import Rating, RatingChange
@@ -69,6 +70,7 @@ def test_every_deep_list_is_served_by_its_index():
     rival = HeadToHead.objects.filter(bot=bot).order_by("-games").first().opponent
     unsorted(uses(ladder("galaxy").values_list("version_id", flat=True)[950:1000], "rating_ladder"))
     unsorted(uses(league.table().values_list("pk", flat=True)[100:150], "league_entry_position"))
+    unsorted(uses(bot_queries.bots().values_list("pk", flat=True)[100:150], "bot_list_order"))  # /api/bots/
     for filters, index in (({}, "matches_match_pkey"), ({"game": "mothership"}, "match_game_newest"),
                            ({"kind": "challenge"}, "match_kind_newest"), ({"status": "queued"}, "match_status_newest"),
                            ({"bot": bot.pk}, "seat_bot_newest"),

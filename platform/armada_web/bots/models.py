@@ -37,6 +37,8 @@ class Bot(models.Model):
         constraints = [
             models.UniqueConstraint(Lower("name"), "game", name="bot_name_unique_per_game"),
         ]
+        # The bot list's order (`/api/bots/`, pages of 50): without it, every page sorts every bot.
+        indexes = [models.Index(fields=["game", "name"], name="bot_list_order")]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
