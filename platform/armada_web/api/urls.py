@@ -23,7 +23,8 @@ from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <usern
 
 router = DefaultRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
 router.include_format_suffixes = False  # no `/api/bots.json` twins of the contract's paths
-router.register("bots", BotViewSet, basename="bot")
+# "api-bot": its routes' names (api-bot-retire, ...) must not shadow the pages' bot-retire, bot-active, bot-move
+router.register("bots", BotViewSet, basename="api-bot")
 
 urlpatterns = [
     path("tokens/", TokensView.as_view(), name="api-tokens"),
