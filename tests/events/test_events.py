@@ -169,6 +169,9 @@ def test_a_game_recorded_as_its_event_finishes_on_another_connection_neither_dea
 @pytest.mark.parametrize(("body", "message"), [
     ({"name": ""}, "needs a name"),
     ({"name": "x" * 101}, "at most 100"),
+    ({"name": "Friday \u202ebulc"}, "direction marks"),  # a right-to-left override turns the text after it
+    ({"name": "Friday \u2067club"}, "direction marks"),
+    ({"name": "Friday\u200f club"}, "direction marks"),
     ({"game": "chess"}, "unknown game"),
     ({"format": "swiss"}, "format must be one of"),
     ({"games_per_pair": 0}, "games_per_pair must be a whole number from 1 to 10"),

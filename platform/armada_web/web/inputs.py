@@ -81,6 +81,17 @@ def has_control(text: str) -> bool:
     return any(ord(c) < 32 or ord(c) == 127 for c in text)
 
 
+#: The marks that set the direction of the text around them (U+061C, U+200E, U+200F, U+202A..U+202E,
+#: U+2066..U+2069): in a name, an override turns the text after it (on a list, in a title), so the name
+#: reads as another or hides part of itself.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def has_bidi_control(text: str) -> bool:
+    """Whether `text` holds a direction mark or override (BIDI_CONTROLS): none belongs in a name."""
+    return any(c in BIDI_CONTROLS for c in text)
+
+
 class IdConverter:
     """`<id:name>` in a URL: an id (ASCII digits, 1 .. 2**63 - 1); anything else does not match (404)."""
 
