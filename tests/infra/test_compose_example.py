@@ -117,6 +117,24 @@ def test_the_ports_and_the_steps_follow_the_env_file(tmp_path):
         "false", "true", "organiser")
 
 
+def test_the_web_container_trusts_the_proxy_it_sees_so_clients_keep_their_addresses(tmp_path):
+    """Under compose the TLS proxy's connections reach the web container from the compose network's
+    gateway (172.18.0.1 when tried), never from 127.0.0.1: unless the site trusts that gateway every
+    client is that one address, and one client's failed passwords lock everyone out. The example's
+    value reaches the web container, covers the gateways Docker gives, and is the organiser's to change."""
+    import ipaddress
+
+    services = config(env_file(tmp_path))["services"]
+    trusted = services["web"]["environment"]["ARMADA_TRUSTED_PROXIES"]
+    assert trusted == example_values()["ARMADA_TRUSTED_PROXIES"]
+    networks = [ipaddress.ip_network(n) for n in trusted.split(",")]
+    for gateway in ("172.17.0.1", "172.18.0.1", "172.31.0.1", "192.168.16.1"):
+        assert any(ipaddress.ip_address(gateway) in n for n in networks), gateway
+    assert not any(ipaddress.ip_address("127.0.0.1") in n for n in networks)
+    changed = config(env_file(tmp_path, ARMADA_TRUSTED_PROXIES="10.0.0.7"))["services"]
+    assert changed["web"]["environment"]["ARMADA_TRUSTED_PROXIES"] == "10.0.0.7"
+
+
 def test_the_examples_empty_secrets_are_refused_by_name(tmp_path):
     path = tmp_path / "as-copied.env"
     path.write_text(EXAMPLE.read_text())
@@ -132,6 +150,7 @@ def test_the_examples_empty_secrets_are_refused_by_name(tmp_path):
     ("DJANGO_SUPERUSER_USERNAME", ["staff account"]),
     ("DJANGO_SUPERUSER_PASSWORD", ["password"]),
     ("ARMADA_DEMO", ["Demo", "false"]),
+    ("ARMADA_TRUSTED_PROXIES", ["throttles", "sign-in"]),
 ])
 def test_each_new_variable_of_the_example_has_its_comment(name, words):
     lines = EXAMPLE.read_text().splitlines()
