@@ -65,3 +65,14 @@ def test_every_variable_of_the_env_example_has_a_row():
 def test_each_variable_has_one_row():
     names = [name for line in table() for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1])]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_restoring_onto_a_new_compose_deployment_replaces_its_staff_account():
+    """A new deployment's first `up` makes the staff account of infra/.env, so `restore` without
+    --replace refuses it as not empty (tried: "this deployment is not empty (3 rows, 0 stored
+    files)"); the docs' commands must be the ones that work, with the workers stopped meanwhile."""
+    text = DOC.read_text()
+    section = text.split("To restore onto a new deployment", 1)[1].split("With `make up`", 1)[0]
+    assert "exec web manage.py restore --replace /var/lib/armada/data/" in section
+    stop = section.index("stop beat worker-matches worker-validation worker")
+    assert stop < section.index("restore --replace") < section.index("start beat worker-matches")
