@@ -41,8 +41,9 @@ def compose(file: str, env: dict[str, str], *args: str, timeout: float = 60) -> 
     with tempfile.NamedTemporaryFile("w", suffix=".env") as no_env_file:
         clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARMADA_", "AWS_"))
                  and k not in ("SECRET_KEY", "DATABASE_URL", "REDIS_URL", "ALLOWED_HOSTS", "DEBUG")}
-        return subprocess.run([binary, "--env-file", no_env_file.name, "-f", str(INFRA / file), *args],
-                              cwd=INFRA, env={**clean, **env}, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run([binary, "--env-file", no_env_file.name, "-f", str(INFRA / file), *args], cwd=INFRA,
+                              env={**clean, "ARMADA_ENV_FILE": no_env_file.name, **env}, capture_output=True,
+                              text=True, timeout=timeout)
 
 
 def config(file: str, env: dict[str, str]) -> dict[str, Any]:

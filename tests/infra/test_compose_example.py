@@ -62,7 +62,7 @@ def compose_config(file: Path) -> subprocess.CompletedProcess[str]:
     binary = require_binary("docker-compose")
     clean = {k: v for k, v in os.environ.items() if not k.startswith(DEPLOYMENT) and k not in OTHERS}
     return subprocess.run([binary, "--env-file", str(file), "-f", str(INFRA / "compose.yml"), "config"], cwd=INFRA,
-                          env=clean, capture_output=True, text=True, timeout=60)
+                          env={**clean, "ARMADA_ENV_FILE": str(file)}, capture_output=True, text=True, timeout=60)
 
 
 def config(file: Path) -> dict[str, Any]:
@@ -101,8 +101,25 @@ def test_the_example_alone_is_all_compose_needs(tmp_path):
         assert environment.get("DEBUG", "false") == "false", name
         assert name == "migrate" or "seed_demo" not in str(service.get("command")), name
     # the staff account's secrets are the one-shot service's only
-    assert not any("DJANGO_SUPERUSER_PASSWORD" in services[name]["environment"] for name in services
+    assert not any(services[name]["environment"].get("DJANGO_SUPERUSER_PASSWORD") for name in services
                    if name != "migrate")
+
+
+def test_every_setting_of_the_env_file_reaches_the_sites_containers(tmp_path):
+    """An organiser's setting that compose does not name itself (mail, a game's limits, throttles)
+    reaches the web server and every worker from the env file (it was silently dropped)."""
+    path = env_file(tmp_path)
+    with path.open("a") as extra:
+        extra.write("EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend\nARMADA_GALAXY_UPLOAD_MAX_BYTES=5000000\n"
+                    "THROTTLE_USER=50/min\n")
+    services = config(path)["services"]
+    for name in ("migrate", "web", "worker-validation", "worker-matches", "worker", "beat"):
+        environment = services[name]["environment"]
+        assert environment["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend", name
+        assert environment["ARMADA_GALAXY_UPLOAD_MAX_BYTES"] == "5000000", name
+        assert environment["THROTTLE_USER"] == "50/min", name
+    assert "EMAIL_BACKEND" not in services["postgres"].get("environment", {})  # the site's containers only
+    assert services["web"]["environment"]["ARMADA_HTTPS"] == "true"  # what compose fixes still comes from it
 
 
 def test_the_ports_and_the_steps_follow_the_env_file(tmp_path):
