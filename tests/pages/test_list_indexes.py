@@ -90,3 +90,6 @@ def test_every_deep_list_is_served_by_its_index():
                   "rating_seed_order"))  # matchmaking's seeds, as RatingPool.longest_waiting reads them
     seed_row = Rating.objects.filter(playing=True).first()
     unsorted(uses(pool.rows.filter(mu__gte=seed_row.mu).order_by("mu", "version_id")[:12], "rating_near_mu"))
+    # the estimates' counts (/status/, bot pages), of a pool of any size
+    uses(pool.rows.filter(games__lt=10), "rating_settling")
+    uses(pool.rows.filter(last_played__isnull=True, version_id__lt=seed_row.version_id), "rating_never_played")

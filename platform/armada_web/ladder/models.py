@@ -50,6 +50,10 @@ class Rating(models.Model):
             # matchmaking: the seed order (never played first, then by due), and opponents near in mu
             models.Index(F("game"), F("due"), F("version_id"), condition=RANKED, name="rating_seed_order"),
             models.Index(F("game"), F("mu"), F("version_id"), condition=RANKED, name="rating_near_mu"),
+            # the estimates (/status/, bot pages): the candidates still settling, and those never played
+            models.Index(F("game"), F("games"), condition=RANKED, name="rating_settling"),
+            models.Index(F("game"), F("version_id"), condition=RANKED & Q(last_played__isnull=True),
+                         name="rating_never_played"),
         ]
 
     def __str__(self) -> str:
