@@ -171,3 +171,26 @@ def test_the_settling_pace_is_counted_over_what_the_window_covers(make_user, val
     assert queue.settling_window == pytest.approx(120, abs=5)
     queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=3000))  # the whole window, then
     assert queue is not None and queue.settling_window == estimates.SETTLING_WINDOW
+
+
+def test_the_status_shows_the_workers_latest_answer_without_asking_again(arena, client, monkeypatch):
+    """Asking the workers waits a whole second: the matchmaker asks every tick, and the status page
+    shows that answer (at most RECENT_S old) instead of making a visitor wait for another."""
+    from armada_web.jobs import workers
+
+    asked = []
+
+    class Inspect:
+        def active_queues(self) -> dict[str, list[dict[str, str]]]:
+            asked.append(1)
+            return {"matches.8000@main": [{"name": "matches"}]}
+
+    monkeypatch.setattr(workers.current_app.control, "inspect", lambda timeout: Inspect())
+    assert [w.name for w in workers.live()] == ["matches.8000@main"] and len(asked) == 1  # the matchmaker's tick
+    assert [w["name"] for w in client.get("/api/status/").json()["workers"]] == ["matches.8000@main"]
+    assert "matches.8000@main" in client.get("/status/").content.decode()
+    assert len(asked) == 1
+    from django.core.cache import cache
+
+    cache.delete(workers.RECENT_KEY)  # nobody asked lately: the status asks itself
+    assert [w.name for w in workers.recent()] == ["matches.8000@main"] and len(asked) == 2

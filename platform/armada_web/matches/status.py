@@ -2,7 +2,8 @@
 matches that ended in the last hour by kind and status and by the worker host that played them
 (`Match.host`: its ARMADA_HOST_NAME), the median wait from queued to started, the live workers and
 their hosts (Celery inspect: the host part of each node name); for staff, the reasons (and hosts)
-of recent void and failed matches. The public part is cached for a few seconds (asking the workers takes up to 1 s)."""
+of recent void and failed matches. The public part is cached for a few seconds; the workers are
+the matchmaker's latest answer (asking them takes 1 s: jobs.workers.recent)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ PROBLEMS = 20
 
 
 def _workers() -> list[dict[str, Any]]:
-    """The workers that answer within a second (jobs.workers.live) as the status shows them."""
-    return [{"name": w.name, "host": w.host, "queues": list(w.queues)} for w in workers.live() or []]
+    """The workers that answered lately (jobs.workers.recent) as the status shows them."""
+    return [{"name": w.name, "host": w.host, "queues": list(w.queues)} for w in workers.recent() or []]
 
 
 @dataclass
