@@ -285,3 +285,11 @@ def test_a_mothership_match_counts_rounds(client, arena):
     html = body(client, f"/matches/{m.pk}/")
     assert "· 7 rounds ·" in html and "turns" not in html.split('<main>')[1].split("</main>")[0]
     assert '<p class="panel" id="result">Draw.</p>' in html
+
+
+def test_favicon_ico_leads_to_the_sites_icon(client):
+    """Pages without an icon of their own (DRF's browsable API, the admin) make browsers ask for
+    /favicon.ico: it leads to the site's icon instead of a 404 in the console."""
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 301 and answer["Location"].startswith("/static/pages/favicon")
+    assert answer["Location"].endswith(".svg")

@@ -29,6 +29,7 @@ urlpatterns = [
     path("matches/<id:pk>/", match_views.match_page, name="match"),
     path("challenges/", challenge_views.challenge_view, name="challenge"),
     path("users/<username:username>/", views.user_page, name="user"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("sdk/", views.sdk_page, name="sdk"),
     path("sdk/<str:filename>", views.sdk_wheel, name="sdk-wheel"),
     path("docs/", views.docs_index, name="docs"),

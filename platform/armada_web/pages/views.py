@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 
 from armada.games.base import SEATS
@@ -23,6 +24,12 @@ from armada_web.pages.quickstart import Step, quick_start
 from armada_web.seasons import queries as season_queries
 from armada_web.teams.queries import teams_of
 from armada_web.web.paging import keyed_page, page_number
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico: the site's icon, for pages that name none (DRF's browsable API, the admin),
+    which browsers ask for there (a 404 otherwise, logged in the console)."""
+    return redirect(static("pages/favicon.svg"), permanent=True)
 
 
 def home(request: HttpRequest) -> HttpResponse:
