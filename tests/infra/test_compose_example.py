@@ -122,6 +122,29 @@ def test_every_setting_of_the_env_file_reaches_the_sites_containers(tmp_path):
     assert services["web"]["environment"]["ARMADA_HTTPS"] == "true"  # what compose fixes still comes from it
 
 
+def test_the_env_file_cannot_move_what_compose_mounts_and_publishes(tmp_path):
+    """The env file reaches the containers, but the data volume's mount point, the port the
+    published port maps to and the workers' folders shared with the bots' containers are compose's:
+    ARMADA_DATA_DIR, PORT or TMPDIR there (all in the settings table) would put the data outside
+    the volume, the web server on a port nothing publishes, the bots' files where their containers
+    cannot mount them."""
+    path = env_file(tmp_path)
+    with path.open("a") as extra:
+        extra.write("ARMADA_DATA_DIR=/srv/armada\nPORT=9000\nTMPDIR=/tmp\nARMADA_SANDBOX_SLOT_DIR=/tmp/slots\n")
+    services = config(path)["services"]
+    for name in ("migrate", "web", "worker-validation", "worker-matches", "worker", "beat"):
+        assert services[name]["environment"]["ARMADA_DATA_DIR"] == "/var/lib/armada/data", name
+        assert "data:/var/lib/armada/data" in str(services[name]["volumes"]) or any(
+            v.get("target") == "/var/lib/armada/data" for v in services[name]["volumes"] if isinstance(v, dict)), name
+    assert services["web"]["environment"]["PORT"] == "8000"
+    assert services["web"]["ports"][0].endswith(":8000/tcp")
+    sandbox = example_values()["ARMADA_SANDBOX_DIR"]
+    for name in ("worker-validation", "worker-matches", "worker"):
+        environment = services[name]["environment"]
+        assert environment["TMPDIR"] == f"{sandbox}/tmp", name
+        assert environment["ARMADA_SANDBOX_SLOT_DIR"] == f"{sandbox}/slots", name
+
+
 def test_the_ports_and_the_steps_follow_the_env_file(tmp_path):
     services = config(env_file(tmp_path, ARMADA_POSTGRES_PORT="5433", ARMADA_REDIS_PORT="6380", ARMADA_HTTPS="false",
                                ARMADA_S3_CREATE_BUCKET="false", ARMADA_DEMO="true",
