@@ -145,6 +145,24 @@ def test_the_env_file_cannot_move_what_compose_mounts_and_publishes(tmp_path):
         assert environment["ARMADA_SANDBOX_SLOT_DIR"] == f"{sandbox}/slots", name
 
 
+def test_an_env_file_outside_infra_works_as_docs_deploy_md_says(tmp_path):
+    """docs/deploy.md, "Another folder for .env": `--env-file PATH` and the file naming itself in
+    ARMADA_ENV_FILE (env_file otherwise looks for infra/.env, which such a deployment has not)."""
+    section = (INFRA.parent / "docs" / "deploy.md").read_text().split("**Another folder for `.env`.**", 1)[1]
+    section = section.split("\n\n", 1)[0]
+    assert "docker-compose --env-file /etc/armada/deploy.env" in section
+    assert "`ARMADA_ENV_FILE=/etc/armada/deploy.env`" in section
+    path = env_file(tmp_path)
+    with path.open("a") as extra:
+        extra.write(f"ARMADA_ENV_FILE={path}\nTHROTTLE_USER=50/min\n")
+    binary = require_binary("docker-compose")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(DEPLOYMENT) and k not in OTHERS}
+    done = subprocess.run([binary, "--env-file", str(path), "-p", "armada", "-f", str(INFRA / "compose.yml"), "config"],
+                          cwd=tmp_path, env=clean, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load(done.stdout)["services"]["web"]["environment"]["THROTTLE_USER"] == "50/min"
+
+
 def test_the_ports_and_the_steps_follow_the_env_file(tmp_path):
     services = config(env_file(tmp_path, ARMADA_POSTGRES_PORT="5433", ARMADA_REDIS_PORT="6380", ARMADA_HTTPS="false",
                                ARMADA_S3_CREATE_BUCKET="false", ARMADA_DEMO="true",
