@@ -3,6 +3,7 @@ e-mail), API tokens (hashed, named, shown once, revoked, last use), deleting an 
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -218,3 +219,43 @@ def test_the_token_limit_holds_on_the_profile_page_and_the_api_alike(client, mak
     page = client.post("/accounts/profile/", {"name": "laptop"})
     assert page.status_code == 200 and "you have 2 tokens already" in page.content.decode()
     assert ApiToken.objects.filter(user=user).count() == 2
+
+
+def test_every_way_of_setting_a_password_revokes_the_tokens_but_a_hash_upgrade_does_not(client, make_user,
+                                                                                       monkeypatch, settings):
+    """The admin's forms and `manage.py changepassword` set passwords too; a hash upgraded at
+    log-in (a stronger hasher after an upgrade of Django) is the same password and revokes nothing."""
+    from django.contrib.auth.hashers import MD5PasswordHasher
+    from django.core.management import call_command
+
+    from armada_web.accounts.services import create_token
+
+    def alive(secret: str) -> bool:
+        return client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {secret}").status_code == 200
+
+    staff = make_user("root", is_staff=True, is_superuser=True)
+    user = make_user("lee")
+    _token, secret = create_token(user=user, name="cli")
+    _token, staff_secret = create_token(user=staff, name="cli")
+    client.force_login(staff)
+    answer = client.post(f"/admin/auth/user/{user.pk}/password/", {
+        "password1": "admin-set-pass-91", "password2": "admin-set-pass-91", "usable_password": "true"})
+    assert answer.status_code == 302 and not alive(secret)  # staff set another account's password
+    answer = client.post("/admin/password_change/", {"old_password": PASSWORD, "new_password1": "staff-new-pass-92",
+                                                     "new_password2": "staff-new-pass-92"})
+    assert answer.status_code == 302 and not alive(staff_secret)  # the admin's own form
+    _token, secret = create_token(user=user, name="cli")
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": "command-pass-93")
+    call_command("changepassword", "lee", stdout=io.StringIO())
+    assert not alive(secret)
+
+    _token, secret = create_token(user=user, name="cli")
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher",
+                                 "django.contrib.auth.hashers.MD5PasswordHasher"]
+    user.refresh_from_db()
+    user.password = MD5PasswordHasher().encode("command-pass-93", MD5PasswordHasher().salt())
+    user.save(update_fields=["password"])
+    assert alive(secret)
+    assert client.login(username="lee", password="command-pass-93")  # upgrades the hash to PBKDF2
+    user.refresh_from_db()
+    assert user.password.startswith("pbkdf2_") and alive(secret)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, SetPasswordForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
@@ -46,26 +46,6 @@ class TokenForm(forms.Form):
 
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(widget=forms.PasswordInput, help_text="your password, to confirm")
-
-
-class ResetPasswordForm(SetPasswordForm):
-    """The new password of a reset (the account may have been taken over): every API token is revoked."""
-
-    def save(self, commit: bool = True) -> Any:
-        user = super().save(commit=commit)
-        if commit:
-            services.revoke_every_token(user=user)
-        return user
-
-
-class ChangePasswordForm(PasswordChangeForm):
-    """A new password chosen while logged in (perhaps to lock someone out): every API token is revoked."""
-
-    def save(self, commit: bool = True) -> Any:
-        user = super().save(commit=commit)
-        if commit:
-            services.revoke_every_token(user=user)
-        return user
 
 
 class MailForm(forms.Form):

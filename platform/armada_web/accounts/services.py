@@ -114,7 +114,8 @@ def delete_account(*, user: User, password: str) -> None:
 
 
 def revoke_every_token(*, user: User) -> None:
-    """A new password, changed or reset (the account may have been taken over): every API token is revoked."""
+    """A new password, however set (the account may have been taken over): every API token is revoked
+    (called by accounts.receivers on the save that stores it)."""
     ApiToken.objects.filter(user=user).delete()
 
 

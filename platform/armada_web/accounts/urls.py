@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth
 from django.urls import path, reverse_lazy
 
 from armada_web.accounts import views
-from armada_web.accounts.forms import ChangePasswordForm, ResetPasswordForm, ThrottledLoginForm
+from armada_web.accounts.forms import ThrottledLoginForm
 from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
 T = "accounts/"
@@ -21,7 +21,7 @@ urlpatterns = [
     path("email/confirm/<str:token>/", views.confirm_email, name="email-confirm"),
     path("delete/", views.delete_account, name="delete-account"),
     path("password/", auth.PasswordChangeView.as_view(
-        template_name=T + "form.html", form_class=ChangePasswordForm, success_url=reverse_lazy("password-changed"),
+        template_name=T + "form.html", success_url=reverse_lazy("password-changed"),
         extra_context={"title": "Change your password",
                        "intro": "A new password also revokes your API tokens: run armada login again where you "
                                 "use the command line."}),
@@ -44,7 +44,7 @@ urlpatterns = [
             "message": "If an account has that address, a link to reset its password is on its way."}),
          name="password-reset-sent"),
     path("password/reset/<uidb64>/<token>/", auth.PasswordResetConfirmView.as_view(
-        template_name=T + "form.html", form_class=ResetPasswordForm, success_url=reverse_lazy("password-reset-done"),
+        template_name=T + "form.html", success_url=reverse_lazy("password-reset-done"),
         extra_context={"title": "Choose a new password"}), name="password-reset-confirm"),
     path("password/reset/done/", auth.PasswordResetCompleteView.as_view(
         template_name=T + "message.html", extra_context={"title": "Password reset",
