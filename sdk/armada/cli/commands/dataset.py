@@ -93,10 +93,6 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if folder.exists() and not folder.is_dir():
         raise CliError(f"{folder} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CliError(f"cannot create {folder}: {exc.strerror or exc}") from None
     query = {"game": args.game}
     if args.min_score is not None:
         query["min_score"] = repr(args.min_score)
@@ -106,7 +102,11 @@ def run(args: argparse.Namespace) -> int:
     client = ApiClient(current.server, current.token)
 
     def body() -> int:
-        client.check_version()
+        client.check_version()  # an unreachable site stops here, before DIR is made: no empty folder left
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"cannot create {folder}: {exc.strerror or exc}") from None
         done = datasets.download(client, query, args.limit, folder, sys.stderr)
         print(f"{done.rows} replays in {folder}: {done.fetched} downloaded ({done.fetched_bytes:,} bytes), "
               f"{done.kept} already there")
