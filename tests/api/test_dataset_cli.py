@@ -119,7 +119,8 @@ def test_an_interrupted_download_keeps_no_partial_file_and_resumes(site, tmp_pat
 
     monkeypatch.setattr(datasets.os, "fsync", interrupted)
     code, _out, err = download(server, folder, capsys)
-    assert code == 130 and "armada: interrupted" in err
+    assert code == 130 and "armada: error: interrupted; the replays fetched so far stay in" in err
+    assert "run the same command again to fetch the rest" in err
     assert [p.name for p in folder.iterdir()] == [f"{made[2]}.json.gz"]  # the first one, whole; no manifest yet
     monkeypatch.setattr(datasets.os, "fsync", real_fsync)
     code, out, _err = download(server, folder, capsys)

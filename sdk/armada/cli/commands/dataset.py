@@ -11,7 +11,7 @@ from typing import Any
 
 from armada.botspec import GAMES
 from armada.cli import datasets
-from armada.cli.client import ApiClient, run_remote
+from armada.cli.client import ApiClient, RemoteError, run_remote
 from armada.cli.common import CliError, positive_int_arg
 from armada.cli.config import settings
 
@@ -107,7 +107,12 @@ def run(args: argparse.Namespace) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise CliError(f"cannot create {folder}: {exc.strerror or exc}") from None
-        done = datasets.download(client, query, args.limit, folder, sys.stderr)
+        try:
+            done = datasets.download(client, query, args.limit, folder, sys.stderr)
+        except KeyboardInterrupt:
+            raise RemoteError(f"interrupted; the replays fetched so far stay in {folder} and the manifest is "
+                              "written when a run ends: run the same command again to fetch the rest",
+                              exit_code=130) from None
         print(f"{done.rows} replays in {folder}: {done.fetched} downloaded ({done.fetched_bytes:,} bytes), "
               f"{done.kept} already there")
         print(f"manifest: {folder / datasets.MANIFEST}")
