@@ -64,8 +64,12 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
     assert code == 0 and "1 downloaded" in out and "1 already there" in out
     assert (folder / rows[0]["file"]).stat().st_size == rows[0]["size"]
     assert not list(folder.glob(".*"))  # no partial file kept
-    code, out, _err = download(server, folder, capsys)
-    assert code == 0 and "0 downloaded (0 bytes), 2 already there" in out
+    code, out, err = download(server, folder, capsys)
+    assert code == 0 and "0 downloaded (0 bytes), 2 already there" in out and "only" not in err
+    code, out, err = download(server, folder, capsys, "--limit", "5")  # more than the site has
+    assert code == 0 and "1 downloaded" in out and "2 already there" in out
+    assert err.strip().splitlines()[-1] == ("armada: note: only 3 replays match (--limit 5): that is all the site "
+                                            "has for these filters now")
     code, out, err = download(server, folder, capsys, "--since", "2999-01-01")
     assert code == 0 and out.startswith("0 replays") and (folder / "manifest.jsonl").read_text() == ""
     assert err.strip().splitlines()[-1] == ("armada: note: no finished ranked galaxy match has a public replay "

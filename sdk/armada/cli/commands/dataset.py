@@ -118,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"manifest: {folder / datasets.MANIFEST}")
         if not done.rows:
             print(f"armada: note: {nothing_listed(query)}", file=sys.stderr)
+        elif done.rows < args.limit:
+            print(f"armada: note: only {done.rows} replays match (--limit {args.limit}): that is all the site has "
+                  "for these filters now", file=sys.stderr)
         return 0
 
     return run_remote(body)
