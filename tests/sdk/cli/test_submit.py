@@ -441,3 +441,15 @@ def test_a_folder_name_the_site_refuses_asks_for_bot(name: str, tmp_path: Path, 
     capsys.readouterr()
     assert main(["submit", str(tmp_path / name)]) == 2
     assert f"the bot's name would be {name!r}" in capsys.readouterr().err
+
+
+def test_a_path_that_is_no_bot_is_refused_before_any_name_is_said(logged_in: FakeSite, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A model file given by mistake: the refusal alone, not first "bot name model (from ...)"."""
+    model = tmp_path / "learner" / "model.onnx"
+    model.parent.mkdir()
+    model.write_bytes(b"\x08\x07onnx")
+    assert main(["submit", str(model), "--game", "galaxy"]) == 2
+    err = capsys.readouterr().err
+    assert "bot name" not in err and err.startswith("armada: error:")
+    assert logged_in.requests == []  # nothing asked of the site either

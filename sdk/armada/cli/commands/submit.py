@@ -85,15 +85,18 @@ class Target:
 
 
 def run(args: argparse.Namespace) -> int:
-    fill_defaults(args)
+    said = fill_defaults(args)
     upload = bot_upload(args.path, args.game)  # local problems first, before any request
+    if said:  # once the path is a bot: a name derived from a model file is not worth saying
+        print(f"armada: {said}", file=sys.stderr)
     current = settings(args.server)
     client = ApiClient(current.server, require_token(current))
     return run_remote(lambda: submit(client, upload, args))
 
 
-def fill_defaults(args: argparse.Namespace) -> None:
-    """--game and --bot from the bot itself when not given (said on stderr); CliError when impossible."""
+def fill_defaults(args: argparse.Namespace) -> str:
+    """--game and --bot from the bot itself when not given; what was chosen, to say (empty: nothing);
+    CliError when impossible."""
     said = []
     if args.game is None:
         args.game, where = botinfo.game_of(args.path)
@@ -107,8 +110,7 @@ def fill_defaults(args: argparse.Namespace) -> None:
         said.append(f"bot name {name} (from {args.path})")
     elif not botinfo.SITE_NAME_RE.fullmatch(args.bot):
         raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}")
-    if said:
-        print(f"armada: {', '.join(said)}", file=sys.stderr)
+    return ", ".join(said)
 
 
 def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
