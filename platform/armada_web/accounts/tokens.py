@@ -16,6 +16,7 @@ from knox.auth import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from armada_web.accounts import sightings
+from armada_web.web.inputs import has_control
 
 #: `last_used` is written at most this often per token (saves a write per request).
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -31,7 +32,7 @@ class NamedTokenAuthentication(TokenAuthentication):
         return found
 
     def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
-        if not token.isascii() or any(byte < 0x20 or byte == 0x7F for byte in token):
+        if not token.isascii() or has_control(token.decode("ascii")):
             raise AuthenticationFailed("Invalid token.")
         return super().authenticate_credentials(token)
 
