@@ -159,6 +159,8 @@ def test_a_password_change_revokes_every_token_and_says_so(client, make_user):
     _token, secret = create_token(user=user, name="cli")
     client.force_login(user)
     assert "revokes your API tokens" in client.get("/accounts/password/").content.decode()
+    tokens = client.get("/accounts/profile/").content.decode()  # where the tokens are listed, it says so too
+    assert "Changing or resetting your password revokes every token" in tokens and "keeps them" not in tokens
     wrong = client.post("/accounts/password/", {"old_password": "not-it", "new_password1": "change-long-pass-99",
                                                 "new_password2": "change-long-pass-99"})
     assert wrong.status_code == 200  # refused: the token stays
