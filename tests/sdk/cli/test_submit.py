@@ -383,6 +383,24 @@ def test_a_new_bot_folder_needs_neither_game_nor_name(game: str, logged_in: Fake
     assert logged_in.seen("POST", "/api/bots/")[1].json()["name"] == "other-name"
 
 
+def test_a_name_from_the_folder_taken_by_another_says_to_pass_bot(logged_in: FakeSite, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's `armada new mybot` then `armada submit mybot` on a site where someone else has a mybot: the
+    site's 409 alone says to choose another name, and the CLI says how (the name came from the folder)."""
+    logged_in.bots.append({"id": 1, "name": "mybot", "game": "galaxy", "owner": "bob", "team": {"id": 9, "name": "bob"},
+                           "description": "", "active_version": None, "retired": False})
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "mybot", "--game", "galaxy"]) == 0
+    capsys.readouterr()
+    assert main(["submit", "mybot"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == ("armada: error: cannot create bot mybot: the name 'mybot' is taken for Galaxy; choose another "
+                   "(HTTP 409): the name came from mybot; pass --bot NAME for another")
+    assert main(["submit", "mybot", "--bot", "mybot"]) == 2  # a name you chose: the site's words are enough
+    assert capsys.readouterr().err.endswith("choose another (HTTP 409)\n")
+
+
 @pytest.mark.parametrize(("source", "game"), [
     ("from armada.bot.galaxy import GalaxyBot\n", "galaxy"),
     ("from armada.bot.mothership import MothershipBot, Orders\n", "mothership"),

@@ -96,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
 
 def fill_defaults(args: argparse.Namespace) -> str:
     """--game and --bot from the bot itself when not given; what was chosen, to say (empty: nothing);
-    CliError when impossible."""
+    CliError when impossible. `args.bot_from` is the PATH the name was taken from (None: given)."""
     said = []
+    args.bot_from = None
     if args.game is None:
         args.game, where = botinfo.game_of(args.path)
         said.append(f"game {args.game} (from {where})")
@@ -107,6 +108,7 @@ def fill_defaults(args: argparse.Namespace) -> str:
             raise CliError(f"the bot's name would be {name!r}, its folder's or file's name, which the site does "
                            f"not accept ({botinfo.SITE_NAME_RULE}): pass --bot NAME")
         args.bot = name
+        args.bot_from = args.path
         said.append(f"bot name {name} (from {args.path})")
     elif not botinfo.SITE_NAME_RE.fullmatch(args.bot):
         raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}")
@@ -133,13 +135,15 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
         save_default_team(f"id:{team['id']}" if team else args.team)  # by id: a rename keeps it
     if team is None or team.get("personal"):
         target = find_bot(client, args.game, username, args.bot) or create_bot(
-            client, args.game, args.bot, args.description, shared_teams=_shared_names(me))
+            client, args.game, args.bot, args.description, shared_teams=_shared_names(me),
+            named_from=getattr(args, "bot_from", None))
     else:
         if remembered is not None:  # said: a new bot of a shared team never moves out of it
             print(f"armada: team {team['name']} (remembered from your last --team; --team {username} for your "
                   "own bots)", file=sys.stderr)
         target = find_team_bot(client, args.game, team, args.bot) or create_bot(
-            client, args.game, args.bot, args.description, team_id=int(team["id"]), team_name=str(team["name"]))
+            client, args.game, args.bot, args.description, team_id=int(team["id"]), team_name=str(team["name"]),
+            named_from=getattr(args, "bot_from", None))
     size = len(upload.data)
     unit, unit_name = (MIB, "MiB") if size >= 10 * MIB else (1024, "KiB")  # "0/2 MiB" says little of 1.3 MiB
     progress = (output.Progress(-(-size // unit), f"{unit_name} of {upload.filename} sent", stream=sys.stderr)
@@ -241,9 +245,10 @@ def _owned_by(value: object, username: str) -> bool:
 
 
 def create_bot(client: ApiClient, game: str, name: str, description: str, team_id: int | None = None,
-               team_name: str = "", shared_teams: list[str] | None = None) -> Target:
+               team_name: str = "", shared_teams: list[str] | None = None, named_from: str | None = None) -> Target:
     """Create the bot on the site (for `team_id`, else the personal team); its refusal (name taken,
-    too many bots) is one line, exit 2, which names your teams when the name may be one of theirs."""
+    too many bots) is one line, exit 2, which names your teams when the name may be one of theirs, and says
+    to pass --bot when the name was taken from the bot's PATH (`named_from`), not chosen."""
     body: dict[str, Any] = {"name": name, "game": game, "description": description}
     if team_id is not None:
         body["team"] = team_id
@@ -251,8 +256,11 @@ def create_bot(client: ApiClient, game: str, name: str, description: str, team_i
         bot = client.request("POST", "/api/bots/", json_body=body)
     except RemoteError as exc:
         if exc.exit_code == 2 and exc.status is not None:
+            taken = exc.status == 409 and "taken" in str(exc)
             hint = (f" (a bot of your team: --team {' or --team '.join(repr(t) for t in shared_teams)})"
-                    if shared_teams and exc.status == 409 and "taken" in str(exc) else "")
+                    if shared_teams and taken else "")
+            if named_from and taken:
+                hint += f": the name came from {named_from}; pass --bot NAME for another"
             raise RemoteError(f"cannot create bot {name}: {exc}{hint}", status=exc.status) from None
         raise
     if not isinstance(bot, dict) or not isinstance(bot.get("id"), int):
