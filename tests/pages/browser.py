@@ -13,8 +13,10 @@ PASSWORD = "a-long-test-password-42"
 
 
 @contextmanager
-def site_page(chromium: Any, origin: str, width: int = 1100, height: int = 800) -> Iterator[Any]:
-    context = chromium.new_context(viewport={"width": width, "height": height}, service_workers="block")
+def site_page(chromium: Any, origin: str, width: int = 1100, height: int = 800, phone: bool = False) -> Iterator[Any]:
+    """`phone`: a phone's screen (twice as dense, touch, a mobile viewport), as a phone's browser sees the site."""
+    device = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True} if phone else {}
+    context = chromium.new_context(viewport={"width": width, "height": height}, service_workers="block", **device)
     watch = Watch()
 
     def route(r: Any) -> None:

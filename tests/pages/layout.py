@@ -83,3 +83,46 @@ CONTROLS_JS = """() => [...document.querySelectorAll('main form input:not([type=
     return {tag: e.tagName.toLowerCase(), type: e.type, background: s.backgroundColor, radius: s.borderRadius,
             font: s.fontFamily, width: e.getBoundingClientRect().width};
   })"""
+
+#: What a screen reader or a keyboard needs of the page: the page's language, a label for every visible
+#: form control, alt text on every image, and headings in order (one h1 first, no level skipped going down).
+A11Y_JS = """(headings) => {
+  const out = [];
+  const shown = (e) => e.checkVisibility() && e.getBoundingClientRect().width > 0;
+  if (document.documentElement.lang !== 'en') out.push('html lang: ' + JSON.stringify(document.documentElement.lang));
+  for (const e of document.querySelectorAll('input:not([type=hidden]), select, textarea')) {
+    if (!shown(e) || ['submit', 'button', 'reset'].includes(e.type)) continue;
+    if (!(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')) {
+      out.push('no label: ' + e.outerHTML.slice(0, 100));
+    }
+  }
+  for (const e of document.querySelectorAll('img:not([alt])')) out.push('no alt: ' + e.outerHTML.slice(0, 100));
+  if (headings) {
+    const levels = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].filter(shown)
+      .map((h) => [+h.tagName[1], h.textContent.trim().slice(0, 30)]);
+    if (!levels.length || levels[0][0] !== 1 || levels.filter(([l]) => l === 1).length !== 1) {
+      out.push('not one h1 first: ' + JSON.stringify(levels.slice(0, 3)));
+    }
+    for (let i = 1; i < levels.length; i++) {
+      if (levels[i][0] > levels[i - 1][0] + 1) {
+        out.push('heading skips a level: ' + JSON.stringify(levels.slice(i - 1, i + 1)));
+      }
+    }
+  }
+  return out;
+}"""
+
+#: The element Tab moved the focus to: on the screen, of some size, and showing that it has the focus (an
+#: outline; the viewer's planets draw a ring on their disc; a date field's picker button, a part of the input
+#: that does not make it match :focus, draws its own); empty when it does.
+FOCUSED_JS = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body || e === document.documentElement) return '';
+  const r = e.getBoundingClientRect();
+  const s = getComputedStyle(e);
+  const ring = s.outlineStyle !== 'none' || e.matches('.av-planet') || !e.matches(':focus');
+  const seen = r.width >= 2 && r.height >= 2 && r.bottom > 0 && r.top < innerHeight
+    && r.right > 0 && r.left < innerWidth;
+  return seen && ring ? '' : '<' + e.tagName.toLowerCase() + '> ' + (e.textContent || '').trim().slice(0, 30)
+    + ' at ' + [r.left, r.top, r.width, r.height].map(Math.round) + ', outline ' + s.outlineStyle;
+}"""

@@ -1,19 +1,24 @@
-"""Every page at 390 px and 1280 px in Debian's Chromium: no console error, no horizontal scroll, no word
-broken inside (each word's text against its rendered line boxes), no clipped column, no wrapped
-badge, form controls styled like the rest; the Galaxy rules' numbered lists are lists; on the
-match page the viewer's fleet labels do not overlap and the owner's log follows the viewer."""
+"""Every page on a phone (375 px, twice as dense, touch) and at 1280 px in Debian's Chromium: no console
+error, no horizontal scroll, no word broken inside (each word's text against its rendered line boxes), no
+clipped column, no wrapped badge, form controls styled like the rest; the page's language, a label for every
+control, alt text, headings in order, and Tab reaching visible, outlined links and controls; the Galaxy
+rules' numbered lists are lists; on the match page the viewer's fleet labels do not overlap and the owner's
+log follows the viewer."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.pages.browser import clean, log_in, site_page
-from tests.pages.layout import BROKEN_WORDS_JS, CLIPPED_JS, CONTROLS_JS, WRAPPED_BADGES_JS
+from tests.pages.layout import A11Y_JS, BROKEN_WORDS_JS, CLIPPED_JS, CONTROLS_JS, FOCUSED_JS, WRAPPED_BADGES_JS
 from tests.viewer.conftest import at_rest
 from tests.viewer.helpers import LABEL_OVERLAPS_JS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-WIDTHS = (390, 1280)
+WIDTHS = (375, 1280)
+PHONE = 640  # narrower is a phone: 812 px high, device scale 2, touch
+#: Tab presses per page: past the header's links, into the page's own links and controls.
+TABS = 24
 
 
 def pages(arena) -> list[str]:
@@ -25,10 +30,14 @@ def pages(arena) -> list[str]:
             f"/bots/{b}/versions/1/", "/users/alice/", "/my/bots/", "/bots/new/", f"/bots/{arena.alpha.bot_id}/upload/",
             "/accounts/profile/", "/accounts/password/", "/sdk/", "/docs/", "/docs/galaxy/", "/docs/mothership/",
             "/docs/protocol/", "/docs/bot-library/", "/docs/cli/", "/docs/galaxy-schema/", "/docs/replay-format/",
-            "/docs/bots-environment/", "/docs/decisions/"]
+            "/docs/bots-environment/", "/docs/decisions/", "/status/", "/events/", "/events/new/", "/seasons/",
+            "/teams/new/", f"/teams/{arena.alpha.bot.team_id}/"]
 
 
-SIGNED_OUT = ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/api/docs/", "/no/such/page/"]
+SIGNED_OUT = ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/api/docs/", "/no/such/page/",
+              "/", "/ladder/galaxy/", "/status/", "/events/", "/seasons/"]
+#: Swagger UI draws the API page's headings itself (its h1, then h3 per tag).
+THEIR_HEADINGS = ("/api/docs/",)
 
 
 def check(page, url: str, width: int) -> None:
@@ -43,11 +52,17 @@ def check(page, url: str, width: int) -> None:
         assert (control["radius"] != "0px" and "system-ui" in control["font"]) or control["tag"] == "input", \
             (where, control)
         assert control["width"] <= width - 16, (where, control)
+    assert page.evaluate(A11Y_JS, url not in THEIR_HEADINGS) == [], where
+    page.evaluate("window.scrollTo(0, 0)")
+    for _ in range(TABS):
+        page.keyboard.press("Tab")
+        assert not page.evaluate(FOCUSED_JS), (where, page.evaluate(FOCUSED_JS))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_fits_without_broken_words(transactional_db, live_server, chromium, arena, width):
-    with site_page(chromium, live_server.url, width=width, height=900) as page:
+    phone = width < PHONE
+    with site_page(chromium, live_server.url, width=width, height=812 if phone else 900, phone=phone) as page:
         for url in SIGNED_OUT:
             page.goto(live_server.url + url)
             page.wait_for_load_state("load")

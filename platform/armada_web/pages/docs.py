@@ -25,6 +25,7 @@ from markdown.extensions import Extension
 from markdown.extensions.toc import TocExtension
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
+from markdown.util import AtomicString
 
 from armada import docs
 
@@ -82,6 +83,26 @@ class _DocLinks(Treeprocessor):
                 link.set("href", doc_url(target) + (f"#{anchor}" if anchor else ""))
 
 
+#: Where a long inline code span may wrap: after a dot, slash, underscore, opening bracket or comma.
+_CODE_BREAK = re.compile(r"(?<=[./_(\[,])(?=[^\s)\]])")
+
+
+class _BreakableCode(Treeprocessor):
+    """A long inline code span (`armada.replay.game_content(replay)`) may wrap after its punctuation
+    (a <wbr>), so that on a phone it breaks between its names, not inside one; code blocks keep their lines."""
+
+    def run(self, root: etree.Element) -> None:
+        blocks = {id(code) for pre in root.iter("pre") for code in pre.iter("code")}
+        for code in root.iter("code"):
+            text = code.text or ""
+            if id(code) in blocks or len(code) or len(text) < 20:
+                continue
+            first, *rest = _CODE_BREAK.split(text)
+            code.text = AtomicString(first)
+            for part in rest:
+                etree.SubElement(code, "wbr").tail = AtomicString(part)
+
+
 class _Site(Extension):
     def __init__(self, slug: str) -> None:
         super().__init__()
@@ -92,6 +113,7 @@ class _Site(Extension):
         md.inlinePatterns.deregister("html")
         md.preprocessors.register(_ListsAfterParagraphs(md), "lists-after-paragraphs", 5)
         md.treeprocessors.register(_DocLinks(md, self.slug), "doc-links", 1)
+        md.treeprocessors.register(_BreakableCode(md), "breakable-code", 0)
 
 
 def doc_url(slug: str) -> str:

@@ -236,7 +236,7 @@
     if (!sources.length) return null;
     const mothership = replay.game === "mothership";
     const box = el("section", { class: "av-debug", "aria-label": "the bots' drawings" },
-      el("h4", null, "Bots\u2019 drawings"));
+      el("h3", null, "Bots\u2019 drawings"));
     const seats = sources.map((s) => {
       const toggle = el("input", { type: "checkbox", class: "av-debug-toggle", "data-seat": s.seat });
       toggle.checked = s.on;

@@ -114,7 +114,7 @@
   function ordersTable(model, seat) {
     const o = model.orders[seat];
     const { status, detail } = seatStatus(model.replay, seat);
-    const head = el("h4", { class: "av-seat-" + seat }, seatName(model.replay, seat));
+    const head = el("h3", { class: "av-seat-" + seat }, seatName(model.replay, seat));
     if (!o) {
       const why = status === "ok" ? "orders not used: no battle was fought" : "no valid orders: " + status +
         (detail ? " \u2014 " + detail : "");
