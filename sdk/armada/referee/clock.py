@@ -55,6 +55,10 @@ class BankClock:
         """What is left in the bank, in whole milliseconds (the request's `bank_ms`)."""
         return int(self.bank_ms)
 
+    def spend_all(self) -> None:
+        """Empty the bank: a request that timed out used all of it."""
+        self.bank_ms = 0.0
+
     def charge(self, elapsed_ms: float) -> None:
         """Take the time a reply needed beyond turn_ms from the bank."""
         over = elapsed_ms - self.turn_ms

@@ -78,8 +78,12 @@ class Seat:
         return value
 
     def record(self, message: dict[str, Any], elapsed_ms: float, fault: Fault | None = None) -> None:
-        """Keep the time a request took (the replay's `timings`, the summary's time used)."""
+        """Keep the time a request took (the replay's `timings`, the summary's time used).
+
+        A game request that timed out used its whole limit, turn_ms and the bank: none is left."""
         turn = message.get("turn")
+        if fault is not None and fault.status == "timeout" and message.get("type") != "init":
+            self.clock.spend_all()
         self.timings.append(Timing(message["id"], message["type"], turn if isinstance(turn, int) else None,
                                    round(elapsed_ms, 1), self.clock.left_ms(),
                                    fault is not None and fault.status == "timeout"))

@@ -95,6 +95,9 @@ def test_sleeping_past_the_bank_times_out():
     times = seat_times(outcome.replay, 1)
     assert [t.timeout for t in times] == [False, True]  # init, then the request that timed out
     assert times[1].ms >= 450 and totals(outcome.replay, 1)["timeouts"] == 1
+    # it used its whole limit, turn_ms and the bank: none is left after it (not the 300 ms it had)
+    assert [t.bank_ms for t in times] == [300, 0]
+    assert outcome.players[0].time.bank_left_ms == 0 and outcome.players[1].time.bank_left_ms == 300
     assert totals(outcome.replay, 2)["timeouts"] == 0
 
 
