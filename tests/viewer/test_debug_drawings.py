@@ -48,6 +48,30 @@ POINT_JS = """([x, y]) => {
 }"""
 
 
+#: The planets' texts (id, ships, launchers) that a seat's dots, lines and arrows at the given planets cover.
+COVERED_JS = """([seat, planets]) => {
+  const over = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  const marks = [...document.querySelectorAll('.av-debug-layer[data-seat="' + seat + '"] :is(circle, line, polygon)')]
+    .filter((n) => n.closest('[data-kind]').dataset.kind !== 'ring');
+  const covered = [];
+  for (const id of planets) {
+    for (const t of document.querySelectorAll('[data-planet="' + id + '"] text')) {
+      const box = t.getBBox();
+      for (const m of marks) {
+        if (m.tagName === 'line') {  // a line's box is too coarse: sample points along it
+          const [x1, y1, x2, y2] = ['x1', 'y1', 'x2', 'y2'].map((a) => +m.getAttribute(a));
+          for (let k = 0; k <= 50; k++) {
+            const p = {x: x1 + (x2 - x1) * k / 50 - 1, y: y1 + (y2 - y1) * k / 50 - 1, width: 2, height: 2};
+            if (over(p, box)) { covered.push(id + ':' + t.textContent); break; }
+          }
+        } else if (over(m.getBBox(), box)) covered.push(id + ':' + t.textContent);
+      }
+    }
+  }
+  return covered;
+}"""
+
+
 def pixels_near(page: Any, x: float, y: float, rgb: tuple[int, int, int], half: int = 8) -> int:
     """Pixels of colour `rgb` in a small square around board point (x, y), as shown."""
     px, py = page.evaluate(POINT_JS, [x, y])
@@ -117,6 +141,16 @@ def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, repla
       document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=label][data-color=white]').getBBox(),
       document.querySelector('[data-planet="3"] .av-disc').getBBox()].map((b) => [b.x, b.y, b.width, b.height])""")
     assert disc[1] + disc[3] <= label[1] <= disc[1] + disc[3] + 6  # a label at planet 3: under it, not on its numbers
+    # a dot at planet 5 and the arrow's ends at planets 1 and 16 sit on the rims: every number stays readable
+    assert page.evaluate(COVERED_JS, [1, [1, 5, 16]]) == []
+    assert page.evaluate(COVERED_JS, [2, [16]]) == []
+    dot, arrow_head = page.evaluate("""() => {
+      const dot = document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=dot][data-color=white]');
+      const head = document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=arrow] polygon');
+      return [[+dot.getAttribute('cx'), +dot.getAttribute('cy')], head.getAttribute('points').split(' ')[0].split(',').map(Number)];
+    }""")
+    assert 36 <= ((dot[0] - 50) ** 2 + (dot[1] - 150) ** 2) ** 0.5 <= 40 and dot[0] < 50  # planet 5's rim, lower left
+    assert 36 <= ((arrow_head[0] - 350) ** 2 + (arrow_head[1] - 350) ** 2) ** 0.5 <= 40  # its head at 16's rim
 
     toggle(page, 1)  # seat 1 off: its dot is gone, seat 2's stay
     assert pixels_near(page, 200, 200, PURPLE) == 0

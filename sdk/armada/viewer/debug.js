@@ -106,8 +106,9 @@
     for (const g of board.querySelectorAll("[data-planet]")) {
       const c = g.querySelector(".av-disc");
       const x = num(c, "cx"), y = num(c, "cy"), r = num(c, "r");
-      // `under`: where a label at the planet goes, just below its disc (never over its numbers)
-      const at = { x, y, r: r || 0, under: y + (r || 0) + 8 };
+      // `under`: where a label at the planet goes, just below its disc (never over its numbers); `rim`: a
+      // planet's dot and the ends of lines and arrows sit on its rim, so no drawing covers its numbers
+      const at = { x, y, r: r || 0, under: y + (r || 0) + 8, rim: true };
       if (x !== null && y !== null) discs.set(Number(g.getAttribute("data-planet")), at);
     }
     const box = boxOf(board);
@@ -156,13 +157,31 @@
     };
   }
 
-  /** The SVG of one shape (positions already known), or null. */
-  function shapeNode(shape, a, b) {
+  /** Where a dot at a planet goes: on its rim, below and to the side (seat 1 left, seat 2 right): clear of its
+   * id, ships and launchers, of the probes' eyes and the battle star above, and of a label under it. */
+  function rimDot(a, seat) {
+    const d = (a.r + 1) * Math.SQRT1_2;
+    return { x: a.x + (seat === 2 ? d : -d), y: a.y + d };
+  }
+
+  /** The ends of a line from a to b: an end at a planet moved out to its rim (the whole line when that would
+   * leave too little of it). */
+  function ends(a, b) {
+    const len = Math.hypot(b.x - a.x, b.y - a.y);
+    const cutA = a.rim ? a.r + 2 : 0, cutB = b.rim ? b.r + 2 : 0;
+    if (len < 0.5 || len - cutA - cutB < 12) return [a, b];
+    const ux = (b.x - a.x) / len, uy = (b.y - a.y) / len;
+    return [{ x: a.x + ux * cutA, y: a.y + uy * cutA }, { x: b.x - ux * cutB, y: b.y - uy * cutB }];
+  }
+
+  /** The SVG of one shape (positions already known) drawn by `seat`, or null. */
+  function shapeNode(shape, a, b, seat) {
     const colour = PALETTE[shape.colour];
     const attrs = { class: "av-debug-shape", "data-kind": shape.kind, "data-color": shape.colour };
     let node;
     if (shape.kind === "dot") {
-      node = svg("circle", { ...attrs, cx: a.x, cy: a.y, r: 5, fill: colour, stroke: "#05070b", "stroke-width": 1 });
+      const at = a.rim ? rimDot(a, seat) : a;
+      node = svg("circle", { ...attrs, cx: at.x, cy: at.y, r: 5, fill: colour, stroke: "#05070b", "stroke-width": 1 });
     } else if (shape.kind === "ring") {
       node = svg("circle", { ...attrs, cx: a.x, cy: a.y, r: Math.max(9, a.r + 5), fill: "none", stroke: colour,
         "stroke-width": 2.5 });
@@ -170,9 +189,10 @@
       const y = a.under === undefined ? a.y : a.under;
       node = svg("text", { ...attrs, x: a.x, y, fill: colour, class: attrs.class + " av-debug-label" }, shape.text);
     } else {
+      if (Math.hypot(b.x - a.x, b.y - a.y) < 0.5) return null;
+      [a, b] = ends(a, b);
       const len = Math.hypot(b.x - a.x, b.y - a.y);
       node = svg("g", attrs);
-      if (len < 0.5) return null;
       const ux = (b.x - a.x) / len, uy = (b.y - a.y) / len;
       const head = shape.kind === "arrow" ? Math.min(10, len / 2) : 0;
       const ex = b.x - ux * head, ey = b.y - uy * head;
@@ -188,14 +208,14 @@
     return node;
   }
 
-  /** Draw `shapes` into `layer`, each at the points `locate` finds; unknown points skip the shape. */
-  function drawShapes(layer, shapes, locate) {
+  /** Draw `shapes` of `seat` into `layer`, each at the points `locate` finds; unknown points skip the shape. */
+  function drawShapes(layer, shapes, locate, seat) {
     let drawn = 0;
     for (const shape of shapes) {
       const a = locate(shape.at);
       const b = shape.to ? locate(shape.to) : null;
       if (!a || (shape.to && !b)) continue;
-      const node = shapeNode(shape, a, b);
+      const node = shapeNode(shape, a, b, seat);
       if (node) {
         layer.appendChild(node);
         drawn += 1;
@@ -304,7 +324,7 @@
         return;
       }
       const locate = mothership ? mothershipLocator(board) : galaxyLocator(board);
-      const drawn = on ? drawShapes(seat.layer, now.shapes, locate) : 0;
+      const drawn = on ? drawShapes(seat.layer, now.shapes, locate, seat.seat) : 0;
       seat.layer.dataset.shapes = String(drawn);
       seat.note.textContent = on ? drawn + (drawn === 1 ? " shape" : " shapes") : "hidden";
     }
