@@ -22,6 +22,11 @@ def test_strip_marks_timeouts_lists_the_slowest_and_reads_older_replays(page, tm
     page_path = tmp_path / "strip.html"
     page_path.write_text(offline_html(replay), encoding="utf-8")
     ready(page, page_path.as_uri() + "#t=0")
+    now = page.locator(".av-timing-now").text_content()
+    init_ms = [f"{seats[s]['ms'][0]:.1f} ms" if seats[s]["ms"][0] < 100 else f"{round(seats[s]['ms'][0])} ms"
+               for s in "12"]
+    # turn 0 had no turn request, only init: said so, not "0.0 ms"
+    assert f"Greedy: init {init_ms[0]}, bank 10000 ms; Random: init {init_ms[1]}" in now and "0.0 ms" not in now
     rows = page.locator(".av-timing-row")
     assert rows.count() == 2
     assert page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout").count() == 1
@@ -92,3 +97,16 @@ def test_a_timeout_in_the_middle_of_a_turn_is_shown_at_its_own_turn(page, tmp_pa
     first = page.locator(".av-timing-slowest li").first.text_content()
     assert "turn 4 (command)" in first and "timed out" in first
     assert page.watch.errors == []
+
+
+def test_mothership_rounds_after_the_orders_say_no_request(page, replays, tmp_path):
+    """A Mothership bot is asked once (its orders, shown at round 0): the later rounds had no request, and the
+    strip's line says so instead of a time of "0.0 ms"."""
+    replay = replays.load("mothership")
+    page_path = tmp_path / "ms.html"
+    page_path.write_text(offline_html(replay), encoding="utf-8")
+    ready(page, page_path.as_uri() + "#t=0")
+    assert "no request" not in page.locator(".av-timing-now").text_content()
+    ready(page, page_path.as_uri() + "#t=2")
+    now = page.locator(".av-timing-now").text_content()
+    assert now.startswith("time at round 2") and now.count("no request") == 2 and "0.0 ms" not in now

@@ -80,6 +80,14 @@
     return ms >= 100 ? Math.round(ms) + " ms" : ms.toFixed(1) + " ms";
   }
 
+  /** What a position's cell says of its time: "timed out", the time of its requests, "init 41.2 ms" where init
+   * was its only request (Galaxy's turn 0), "no request" where it had none (Mothership's rounds after the orders). */
+  function spent(c) {
+    if (c.timeout) return "timed out";
+    if (c.requests.some((r) => r.type !== "init")) return fmt(c.ms);
+    return c.requests.length ? "init " + fmt(c.requests[0].ms) : "no request";
+  }
+
   /** The strip: a row of bars per seat (time per turn; red: a timeout), a line for the shown turn, the
    * slowest turns (each a button that shows it). Null when the replay has no timings. */
   function build(player, replay, game) {
@@ -139,7 +147,7 @@
       for (const cursor of cursors) cursor.setAttribute("x", String(player.index));
       const parts = seats.map(({ seat, data }) => {
         const c = data.cells[player.index];
-        return seatName(replay, seat) + ": " + (c.timeout ? "timed out" : fmt(c.ms)) +
+        return seatName(replay, seat) + ": " + spent(c) +
           (c.ended ? " at " + where(game, c, player.index) : "") + (c.bank !== null ? ", bank " + c.bank + " ms" : "");
       });
       now.textContent = "time at " + game.unit + " " + game.labelOf(player.index) + " \u2014 " + parts.join("; ");
