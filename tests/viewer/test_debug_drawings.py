@@ -147,7 +147,8 @@ def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, repla
     dot, arrow_head = page.evaluate("""() => {
       const dot = document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=dot][data-color=white]');
       const head = document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=arrow] polygon');
-      return [[+dot.getAttribute('cx'), +dot.getAttribute('cy')], head.getAttribute('points').split(' ')[0].split(',').map(Number)];
+      const tip = head.getAttribute('points').split(' ')[0].split(',').map(Number);
+      return [[+dot.getAttribute('cx'), +dot.getAttribute('cy')], tip];
     }""")
     assert 36 <= ((dot[0] - 50) ** 2 + (dot[1] - 150) ** 2) ** 0.5 <= 40 and dot[0] < 50  # planet 5's rim, lower left
     assert 36 <= ((arrow_head[0] - 350) ** 2 + (arrow_head[1] - 350) ** 2) ** 0.5 <= 40  # its head at 16's rim
