@@ -114,6 +114,10 @@ def check_replay(replay: Any, source: str = "replay") -> None:
     """Raise ReplayError unless `replay` looks like a version-1 Armada replay."""
     if not isinstance(replay, dict):
         raise ReplayError(f"{source}: a replay is a JSON object, got {type(replay).__name__}")
+    if "format" not in replay and isinstance(replay.get("detail"), str) and len(replay) == 1:
+        # what the site answers instead of a replay (a match that does not exist, is private or is unfinished),
+        # saved under the replay's name by a download
+        raise ReplayError(f"{source}: holds the site's error answer, not a replay: {replay['detail'][:200]}")
     if replay.get("format") != FORMAT:
         raise ReplayError(f"{source}: not an Armada replay (format is {replay.get('format')!r}, "
                           f"expected {FORMAT!r})")

@@ -91,6 +91,18 @@ def test_bad_replay_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "cannot read replay" in capsys.readouterr().err
 
 
+def test_a_sites_error_answer_saved_as_the_replay_says_what_it_is(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """`curl -o match-99.json.gz .../api/matches/99/replay/` of a match that does not exist, is private or has
+    not finished saves the site's 404 body; re-running it names the site's answer, not a missing 'format'."""
+    saved = tmp_path / "match-99.json.gz"
+    saved.write_text('{"detail":"no replay: no such match, or it has not finished"}')
+    assert main(["replay", str(saved), "--rerun", "1", "builtin:greedy"]) == 2
+    err = capsys.readouterr().err
+    assert "holds the site's error answer, not a replay: no replay: no such match, or it has not finished" in err
+    assert "format is None" not in err
+
+
 @pytest.mark.parametrize(("where", "value", "argv"), [
     (("seats", 0), "x", []),
     (("result", "outcome"), None, ["--turn", "3"]),
