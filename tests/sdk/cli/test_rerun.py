@@ -141,6 +141,20 @@ def test_a_changed_bot_differs_at_its_first_changed_turn(galaxy, capsys):
     assert "recorded: " in out and "this bot: " in out and "REQ " in out  # its log follows
 
 
+def test_a_difference_without_bot_seed_says_what_a_sites_match_needs(galaxy, capsys):
+    """A site's match keys each bot's ARMADA_BOT_SEED with a secret: a seeded bot re-run without the page's
+    --bot-seed differs from turn 1 on, so a difference without --bot-seed says where to get it."""
+    tmp, _outcome, path = galaxy
+    changed = galaxy_bot(tmp / "changed", change=4)
+    assert main(["replay", str(path), "--rerun", "2", str(changed)]) == 1
+    err = capsys.readouterr().err
+    assert "no --bot-seed given" in err and "the match page gives its owner" in err
+    assert main(["replay", str(path), "--rerun", "2", str(changed), "--bot-seed", "7"]) == 1
+    assert "no --bot-seed given" not in capsys.readouterr().err
+    assert main(["replay", str(path), "--rerun", "2", str(tmp / "two")]) == 0  # no difference: nothing to say
+    assert "no --bot-seed given" not in capsys.readouterr().err
+
+
 def test_a_crash_shows_the_bots_log(galaxy, capsys):
     tmp, _outcome, path = galaxy
     crasher = galaxy_bot(tmp / "crasher", crash=2)
