@@ -72,6 +72,16 @@ COVERED_JS = """([seat, planets]) => {
 }"""
 
 
+#: Labels of the shown drawings that the board's edges cut (one wider than the board must start at its left edge).
+CUT_LABELS_JS = """() => {
+  const board = document.querySelector('.av-board, .av-field');
+  const v = board.viewBox.baseVal;
+  return [...document.querySelectorAll('.av-debug-label')].map((t) => [t.textContent, t.getBBox()])
+    .filter(([, b]) => b.x < v.x - 0.5 || (b.x + b.width > v.x + v.width + 0.5 && b.x > v.x + 0.5))
+    .map(([text, b]) => [text.slice(0, 20), Math.round(b.x), Math.round(b.width)]);
+}"""
+
+
 def pixels_near(page: Any, x: float, y: float, rgb: tuple[int, int, int], half: int = 8) -> int:
     """Pixels of colour `rgb` in a small square around board point (x, y), as shown."""
     px, py = page.evaluate(POINT_JS, [x, y])
@@ -141,6 +151,7 @@ def test_galaxy_drawings_where_planted_toggled_and_bad_input_skipped(page, repla
       document.querySelector('.av-debug-layer[data-seat="1"] [data-kind=label][data-color=white]').getBBox(),
       document.querySelector('[data-planet="3"] .av-disc').getBBox()].map((b) => [b.x, b.y, b.width, b.height])""")
     assert disc[1] + disc[3] <= label[1] <= disc[1] + disc[3] + 6  # a label at planet 3: under it, not on its numbers
+    assert page.evaluate(CUT_LABELS_JS) == []  # the 80 characters at planet 3 start at the board's left edge
     # a dot at planet 5 and the arrow's ends at planets 1 and 16 sit on the rims: every number stays readable
     assert page.evaluate(COVERED_JS, [1, [1, 5, 16]]) == []
     assert page.evaluate(COVERED_JS, [2, [16]]) == []
@@ -176,12 +187,14 @@ def test_mothership_drawings_on_ships_in_every_round(page, replays, tmp_path):
             {"kind": "dot", "at": [0.5, 0.5]}, {"kind": "label", "at": "fighter-1-2", "text": EVIL},
             {"kind": "dot", "at": "fighter-1-9"}, {"kind": "dot", "at": "the moon"}, {"kind": "dot", "at": [1.5, 0.5]},
             {"kind": "dot", "at": "enemy mothership"}, {"kind": "dot", "at": "mothership-3"}, {"kind": "dot", "at": 1},
+            {"kind": "label", "at": "mothership-1", "text": "the home fleet is weak here", "color": "orange"},
         ]}]},
         "2": {"turns": [{"turn": None, "shapes": [{"kind": "dot", "at": "mothership-2", "color": "cyan"}]}]},
     }
     ready(page, offline_page(replay, debug, tmp_path, 0))
     assert shapes(page, 1) == [("ring", "purple", ""), ("arrow", "purple", ""), ("dot", "white", ""),
-                               ("label", "white", EVIL)]
+                               ("label", "white", EVIL), ("label", "orange", "the home fleet is weak here")]
+    assert page.evaluate(CUT_LABELS_JS) == []  # a label at seat 1's mothership, by the board's edge, stays on it
     x, y, width, height = page.evaluate("""() => ['x', 'y', 'width', 'height'].map((a) =>
       Number(document.querySelector('.av-mothership[data-seat="2"] rect').getAttribute(a)))""")
     centre_x, centre_y = x + width / 2, y + height / 2
@@ -190,7 +203,7 @@ def test_mothership_drawings_on_ships_in_every_round(page, replays, tmp_path):
     assert pixels_near(page, centre_x, centre_y, CYAN, half=5) > 10  # seat 2's dot on its own mothership
     page.get_by_role("button", name="step forward (right arrow)").click()
     at_rest(page)
-    assert len(shapes(page, 1)) == 4 and pixels_near(page, centre_x, ring_top, PURPLE, half=5) > 5  # every round
+    assert len(shapes(page, 1)) == 5 and pixels_near(page, centre_x, ring_top, PURPLE, half=5) > 5  # every round
     toggle(page, 1)
     assert pixels_near(page, centre_x, ring_top, PURPLE, half=5) == 0
     assert pixels_near(page, centre_x, centre_y, CYAN, half=5) > 10

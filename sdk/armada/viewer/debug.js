@@ -224,6 +224,23 @@
     return drawn;
   }
 
+  /** Move each label of `layer` sideways so that it stays on the board (one wider than the board starts at its
+   * left edge): a label centred near an edge (at a corner planet, say) is never cut off. Measured all at once,
+   * then moved. */
+  function keepInside(layer, board) {
+    const box = boxOf(board);
+    const labels = [...layer.querySelectorAll(".av-debug-label")];
+    const shifts = labels.map((t) => {
+      const b = t.getBBox();
+      if (!b.width) return 0;
+      if (b.x < box.x0 || b.width >= box.x1 - box.x0) return box.x0 - b.x;
+      return b.x + b.width > box.x1 ? box.x1 - (b.x + b.width) : 0;
+    });
+    labels.forEach((t, i) => {
+      if (shifts[i]) t.setAttribute("x", (Number(t.getAttribute("x")) + shifts[i]).toFixed(2));
+    });
+  }
+
   /** Where the drawings come from: the page's list ([{seat, url, on}] or [{seat, drawings, on}]), else the
    * replay's own `debug` (every seat in it, shown). */
   function sourcesOf(replay, given) {
@@ -303,6 +320,7 @@
     }
 
     function draw(seat, board, label) {
+      if (seat.layer.parentNode !== board) board.appendChild(seat.layer); // on the board: its labels can be measured
       clear(seat.layer);
       seat.layer.dataset.shapes = "0";
       const now = turnOf(seat, label);
@@ -325,6 +343,7 @@
       }
       const locate = mothership ? mothershipLocator(board) : galaxyLocator(board);
       const drawn = on ? drawShapes(seat.layer, now.shapes, locate, seat.seat) : 0;
+      keepInside(seat.layer, board);
       seat.layer.dataset.shapes = String(drawn);
       seat.note.textContent = on ? drawn + (drawn === 1 ? " shape" : " shapes") : "hidden";
     }
