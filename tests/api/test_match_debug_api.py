@@ -72,7 +72,8 @@ def test_nobody_else_sees_them_not_even_that_they_exist(recorded, api, make_user
     match, alice, bob, _versions = recorded
     url = f"/api/matches/{match.pk}/debug/"
     missing = APIClient().get("/api/matches/99999/debug/?seat=1")
-    assert missing.status_code == 404 and missing.json() == {"detail": "no such match"}
+    assert missing.status_code == 404 and missing.json() == {
+        "detail": "no such match, or its seat 1 is not yours (its drawings and requests are its bot's owner's)"}
     for client in (api(bob), api(make_user("carol")), APIClient()):
         refused = client.get(f"{url}?seat=1")
         assert (refused.status_code, refused.json()) == (404, missing.json())

@@ -79,10 +79,12 @@ def test_requests_are_the_owners_and_staffs_only(recorded, api, make_user):
     assert [m["id"] for m in lines] == list(range(len(lines)))
     assert lines[1]["type"] == "scout" and "observation" in lines[1]
     missing = APIClient().get("/api/matches/99999/requests/?seat=1")
-    assert missing.status_code == 404 and missing.json() == {"detail": "no such match"}
+    assert missing.status_code == 404 and missing.json() == {
+        "detail": "no such match, or its seat 1 is not yours (its drawings and requests are its bot's owner's)"}
+    missing_2 = APIClient().get("/api/matches/99999/requests/?seat=2").json()
     for client in (owner, api(make_user("carol")), APIClient()):  # seat 2 is bob's: nobody else's business
         refused = client.get(f"{url}?seat=2")
-        assert (refused.status_code, refused.json()) == (404, missing.json())
+        assert (refused.status_code, refused.json()) == (404, missing_2)  # the very answer of a missing match
     assert APIClient().get(f"{url}?seat=1").status_code == 404  # anonymous
     staff = api(make_user("root", is_staff=True))
     assert staff.get(f"{url}?seat=2").status_code == 200

@@ -18,8 +18,11 @@ from armada_web.matches.models import Match, Participant
 from armada_web.matches.queries import matches, replay_of
 from armada_web.web.errors import Conflict, NotFound
 
-#: The answer to a missing match and to a match or seat the user may not see (never different).
-NO_MATCH = "no such match"
+
+def no_match(seat: int) -> str:
+    """The answer to a missing match and to a match or seat the user may not see (never different): a match
+    anyone can watch names why its seat's drawings and requests are not given, and a private one stays unknown."""
+    return f"no such match, or its seat {seat} is not yours (its drawings and requests are its bot's owner's)"
 
 
 def private_seat(*, user: Any, match_id: int, seat: int) -> tuple[Match, Participant]:
@@ -27,9 +30,9 @@ def private_seat(*, user: Any, match_id: int, seat: int) -> tuple[Match, Partici
     match = matches().filter(pk=match_id).first()
     participant = next((p for p in match.participants.all() if p.seat == seat), None) if match else None
     if match is None or participant is None or participant.version is None:
-        raise NotFound(NO_MATCH)
+        raise NotFound(no_match(seat))
     if not can_see_private(user=user, bot=participant.version.bot):
-        raise NotFound(NO_MATCH)
+        raise NotFound(no_match(seat))
     return match, participant
 
 
