@@ -200,13 +200,20 @@ def test_mothership_drawings_on_ships_in_every_round(page, replays, tmp_path):
     centre_x, centre_y = x + width / 2, y + height / 2
     ring_top = centre_y - (width / 2 + 5)  # the ring goes 5 units outside the ship
     assert pixels_near(page, centre_x, ring_top, PURPLE, half=5) > 5  # seat 1's ring round seat 2's mothership
-    assert pixels_near(page, centre_x, centre_y, CYAN, half=5) > 10  # seat 2's dot on its own mothership
+    dot_x, dot_y = centre_x + 12, y  # seat 2's dot on its own mothership: on its top edge, clear of its defence
+    assert pixels_near(page, dot_x, dot_y, CYAN, half=5) > 10 and pixels_near(page, centre_x, centre_y, CYAN) == 0
+    label = page.evaluate("""() => document.querySelector('[data-kind=label][data-color=orange]').getBBox().y""")
+    ship_bottom = page.evaluate("""() => {
+      const b = document.querySelector('.av-mothership[data-seat="1"] rect').getBBox();
+      return b.y + b.height;
+    }""")
+    assert label >= ship_bottom  # the label at seat 1's mothership: under it
     page.get_by_role("button", name="step forward (right arrow)").click()
     at_rest(page)
     assert len(shapes(page, 1)) == 5 and pixels_near(page, centre_x, ring_top, PURPLE, half=5) > 5  # every round
     toggle(page, 1)
     assert pixels_near(page, centre_x, ring_top, PURPLE, half=5) == 0
-    assert pixels_near(page, centre_x, centre_y, CYAN, half=5) > 10
+    assert pixels_near(page, dot_x, dot_y, CYAN, half=5) > 10
     clean(page)
 
 

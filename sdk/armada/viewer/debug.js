@@ -149,7 +149,10 @@
       if (ship) {
         const rect = board.querySelector('.av-mothership[data-seat="' + ship[1] + '"] rect');
         const x = num(rect, "x"), y = num(rect, "y"), w = num(rect, "width"), h = num(rect, "height");
-        return x === null || y === null || w === null || h === null ? null : { x: x + w / 2, y: y + h / 2, r: w / 2 };
+        // like a planet's: a label goes under the ship, a dot on its top edge, a line's end at its side, so that
+        // nothing a bot draws at a mothership covers its defence
+        return x === null || y === null || w === null || h === null ? null
+          : { x: x + w / 2, y: y + h / 2, r: w / 2, under: y + h + 14, rim: true, top: y };
       }
       const fighter = /^fighter-([12])-([1-5])$/.exec(String(p.id));
       if (!fighter) return null;
@@ -180,7 +183,7 @@
     const attrs = { class: "av-debug-shape", "data-kind": shape.kind, "data-color": shape.colour };
     let node;
     if (shape.kind === "dot") {
-      const at = a.rim ? rimDot(a, seat) : a;
+      const at = !a.rim ? a : a.top === undefined ? rimDot(a, seat) : { x: a.x + (seat === 2 ? 12 : -12), y: a.top };
       node = svg("circle", { ...attrs, cx: at.x, cy: at.y, r: 5, fill: colour, stroke: "#05070b", "stroke-width": 1 });
     } else if (shape.kind === "ring") {
       node = svg("circle", { ...attrs, cx: a.x, cy: a.y, r: Math.max(9, a.r + 5), fill: "none", stroke: colour,
