@@ -185,3 +185,74 @@ def test_a_closed_seasons_checks_whose_message_was_lost_are_sent_again_by_beat_a
     Season.objects.filter(pk=season.pk).update(closed_at=now - checks.CATCH_UP_WITHIN - timedelta(hours=1))
     AuditEntry.objects.filter(season=season).delete()
     assert checks.unchecked_seasons() == []  # long closed: left to `manage.py integrity`
+
+
+def test_a_seasons_finish_sends_its_checks_again_and_beat_catches_a_lost_one(planted, monkeypatch, armada,
+                                                                              django_capture_on_commit_callbacks):
+    """The close's run is made before the finals: a game thrown in the finals is seen only by a run
+    after them, so the finish sends the checks again; a finish whose message was lost is caught up."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.integrity import checks, tasks
+    from armada_web.seasons.models import Season
+    from armada_web.seasons.services import close_season, create_season, finish_season
+
+    armada(periodic_queue="periodic-test")
+    sent: list[Any] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async",
+                        lambda args, queue, **options: sent.append((args, options.get("kwargs"))))
+    now = timezone.now()
+    season = create_season(slug="s1", game="galaxy", name="S1", opens=now - timedelta(days=2),
+                           closes=now + timedelta(hours=1), ends=now + timedelta(days=3), now=now)
+    with django_capture_on_commit_callbacks(execute=True):
+        close_season(season=season)
+    assert tasks.integrity_checks(season.pk) > 0  # the close's run
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        finish_season(season=season)
+    assert sent == [([season.pk], None)]  # the finish's own
+    sent.clear()
+    from armada_web.integrity.models import AuditEntry
+
+    Season.objects.filter(pk=season.pk).update(closed_at=now - timedelta(days=1),
+                                               finished_at=now - checks.CATCH_UP_AFTER - timedelta(seconds=1))
+    AuditEntry.objects.filter(season=season, action="checked").update(at=now - timedelta(hours=2))  # the close's
+    assert checks.unchecked_seasons() == [season.pk]  # checked since its close, not since its finish
+    assert tasks.integrity_checks(season.pk, unchecked_only=True) > 0
+    assert checks.unchecked_seasons() == [] and tasks.integrity_checks(season.pk, unchecked_only=True) == 0
+
+
+def test_an_open_finding_whose_bot_was_deleted_or_that_a_disqualification_cites_is_not_pruned(planted, make_user):
+    """A check that no longer sees a deleted bot would drop its open findings: the copier deleting
+    the copy would erase the evidence before staff read it. Such a finding stays (staff decide), as
+    does one a disqualification was made from; one merely no longer found is pruned as before."""
+    from django.contrib.auth.models import User
+
+    from armada_web.integrity.actions import disqualify
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import Disqualification, Finding
+    from armada_web.matches.models import Match
+    from armada_web.seasons.services import close_season, create_season
+
+    versions, thrown = planted
+    _collusion, accounts, copy = run_checks()
+    versions[1].bot.delete()  # the copier deletes the copy
+    Match.objects.filter(pk__in=thrown).delete()  # no longer found, its bots still there: pruned
+    User.objects.get(username="twin2").delete()  # a deleted account: its group stays
+    assert [f.kind for f in run_checks()] == []
+    assert set(Finding.objects.values_list("pk", flat=True)) == {copy.pk, accounts.pk}
+    assert Finding.objects.get(pk=copy.pk).status == "open"
+    season = create_season(slug="s1", game="galaxy", name="S1")
+    close_season(season=season)
+    (found,) = [f for f in run_checks(season=season) if f.kind == "copy"] or [None]
+    assert found is None  # the copier's entry went with its bot: nothing to find in the season
+    staff = make_user("judge", is_staff=True)
+    seasonal = Finding.objects.create(kind="accounts", key="users:orig,x", season=season, subjects=["orig", "x"],
+                                      score=0.6, reason="shared an address", evidence={"links": []})
+    User.objects.create(username="x")
+    disqualify(season=season, by=staff, reason="one person", username="orig", finding_id=seasonal.pk)
+    run_checks(season=season)
+    assert Finding.objects.filter(pk=seasonal.pk).exists()  # cited by the disqualification: kept
+    assert Disqualification.objects.get().finding_id == seasonal.pk

@@ -25,6 +25,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from armada_web.integrity import findings
@@ -39,7 +40,7 @@ from armada_web.seasons.models import Season
 
 #: The longest key kept as it is; a longer one (a large group of accounts) is hashed.
 KEY_MAX = 190
-#: How long after a season's close its checks may take before beat sends them again
+#: How long after a season's close (or finish) its checks may take before beat sends them again
 #: (`unchecked_seasons`): the close's own message was lost, or its worker died midway.
 CATCH_UP_AFTER = timedelta(minutes=30)
 #: Seasons closed longer ago than this are not caught up by beat (`manage.py integrity` runs them).
@@ -112,20 +113,28 @@ def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Findin
     return ranked([*copies, *twins, *accounts, *collusion])
 
 
-def _checked_since_close() -> Exists:
+#: When a season last closed or, once finished, finished: each of the two sends its checks.
+STEPPED = Coalesce("finished_at", "closed_at")
+
+
+def _checked_since_step() -> Exists:
     return Exists(AuditEntry.objects.filter(season=OuterRef("pk"), action=AuditAction.CHECKED,
-                                            at__gte=OuterRef("closed_at")))
+                                            at__gte=OuterRef("stepped")))
 
 
-def checked_since_close(*, season: Season) -> bool:
-    """Whether a run of the checks for `season` finished (its `checked` audit line) since it closed."""
-    return Season.objects.filter(pk=season.pk, closed_at__isnull=False).filter(_checked_since_close()).exists()
+def checked_since_step(*, season: Season) -> bool:
+    """Whether a run of the checks for `season` finished (its `checked` audit line) since it closed
+    or, once finished, since it finished."""
+    return (Season.objects.filter(pk=season.pk, closed_at__isnull=False).annotate(stepped=STEPPED)
+            .filter(_checked_since_step()).exists())
 
 
 def unchecked_seasons(*, now: datetime | None = None) -> list[int]:
-    """Seasons closed between CATCH_UP_WITHIN and CATCH_UP_AFTER ago with no run of their checks
-    since the close, oldest close first: the close sends them once, after its commit, and a message
-    the broker lost (Redis emptied) or a worker killed midway would leave the report unmade."""
+    """Seasons closed (or finished) between CATCH_UP_WITHIN and CATCH_UP_AFTER ago with no run of
+    their checks since, oldest first: the close and the finish each send them once, after their
+    commit, and a message the broker lost (Redis emptied) or a worker killed midway would leave the
+    report unmade (or, after the finish, without the finals' games)."""
     now = now or timezone.now()
-    return list(Season.objects.filter(closed_at__lte=now - CATCH_UP_AFTER, closed_at__gte=now - CATCH_UP_WITHIN)
-                .exclude(_checked_since_close()).order_by("closed_at", "pk").values_list("pk", flat=True))
+    return list(Season.objects.filter(closed_at__isnull=False).annotate(stepped=STEPPED)
+                .filter(stepped__lte=now - CATCH_UP_AFTER, stepped__gte=now - CATCH_UP_WITHIN)
+                .exclude(_checked_since_step()).order_by("stepped", "pk").values_list("pk", flat=True))

@@ -1,12 +1,16 @@
 """Writing findings, of every kind: a check records what it found under a key, so running it
-again updates the finding (keeping the status staff gave it), and drops what it no longer finds."""
+again updates the finding (keeping the status staff gave it), and drops what it no longer finds
+(but not what it can no longer judge: `prune`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from armada_web.integrity.models import Finding, FindingStatus
+from django.contrib.auth.models import User
+
+from armada_web.bots.models import Bot, BotVersion
+from armada_web.integrity.models import Disqualification, Finding, FindingKind, FindingStatus
 from armada_web.seasons.models import Season
 
 
@@ -21,10 +25,45 @@ def record(*, kind: str, key: str, season: Season | None, subjects: list[Any], s
 
 def prune(*, kind: str, season: Season | None, keep: Iterable[str]) -> int:
     """Delete the open findings of `kind` for `season` whose key is not in `keep` (the check no
-    longer finds them); dismissed and confirmed ones stay, as staff's decisions. Returns how many."""
+    longer finds them); dismissed and confirmed ones stay, as staff's decisions. So do two kinds of
+    open ones the check cannot judge again: a finding a disqualification was made from (its record),
+    and one whose bot, version or account has been deleted since (the check no longer sees it, and
+    deleting a bot must not erase the evidence against it). Returns how many were deleted."""
     kept = set(keep)
     open_findings = Finding.objects.filter(kind=kind, season=season, status=FindingStatus.OPEN)
-    stale = [pk for pk, key in open_findings.values_list("pk", "key") if key not in kept]
+    candidates = [f for f in open_findings.only("pk", "key", "kind", "subjects", "evidence") if f.key not in kept]
+    cited = set(Disqualification.objects.filter(finding_id__in=[f.pk for f in candidates])
+                .values_list("finding_id", flat=True))
+    gone = _subjects_gone([f for f in candidates if f.pk not in cited])
+    stale = [f.pk for f in candidates if f.pk not in cited and f.pk not in gone]
     for start in range(0, len(stale), 500):
         Finding.objects.filter(pk__in=stale[start:start + 500], status=FindingStatus.OPEN).delete()
     return len(stale)
+
+
+def _ids(values: Iterable[Any]) -> set[int]:
+    return {value for value in values if isinstance(value, int) and not isinstance(value, bool)}
+
+
+def _subjects_gone(rows: list[Finding]) -> set[int]:
+    """The findings among `rows` one of whose subjects no longer exists: a version (a copy, twins),
+    a bot (thrown games: the evidence's two bots) or an account (shared accounts)."""
+    versions = _ids(v for f in rows if f.about_versions for v in f.subjects)
+    bots = _ids(b for f in rows if f.kind == FindingKind.COLLUSION for b in (f.evidence or {}).get("bots", []))
+    names = {str(n) for f in rows if f.kind == FindingKind.ACCOUNTS for n in f.subjects}
+    have_versions = set(BotVersion.objects.filter(pk__in=versions).values_list("pk", flat=True))
+    have_bots = set(Bot.objects.filter(pk__in=bots).values_list("pk", flat=True))
+    have_names = set(User.objects.filter(username__in=names).values_list("username", flat=True))
+    gone = set()
+    for f in rows:
+        if f.about_versions:
+            lost = any(v not in have_versions for v in f.subjects)
+        elif f.kind == FindingKind.COLLUSION:
+            lost = any(b not in have_bots for b in (f.evidence or {}).get("bots", []))
+        elif f.kind == FindingKind.ACCOUNTS:
+            lost = any(str(n) not in have_names for n in f.subjects)
+        else:
+            lost = False
+        if lost:
+            gone.add(f.pk)
+    return gone

@@ -8,6 +8,8 @@
 - A season closed (its entries frozen): once that commits, its checks are sent to the periodic
   queue (`tasks.queue_checks` -> `checks.run_checks`), so the report is ready for staff before
   the results are final.
+- A season finished (its final standings written): its checks are sent again the same way, since
+  its finals were played after the close's run (a thrown finals game is seen only now).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from armada_web.bots.signals import validation_finished
 from armada_web.integrity.fingerprints import fingerprint_version
 from armada_web.integrity.tasks import queue_checks, queue_probe
 from armada_web.seasons.models import Season
-from armada_web.seasons.signals import season_closed
+from armada_web.seasons.signals import season_closed, season_finished
 
 
 def fingerprint_validated(sender: Any, version: BotVersion, **_: Any) -> None:
@@ -33,7 +35,8 @@ def probe_validated(sender: Any, version: BotVersion, status: str = "", **_: Any
         queue_probe(version.pk)
 
 
-def check_closed_season(sender: Any, season: Season, **_: Any) -> None:
+def check_season(sender: Any, season: Season, **_: Any) -> None:
+    """A season closed or finished: its checks run once that commits."""
     season_id = season.pk
     transaction.on_commit(lambda: queue_checks(season_id), robust=True)
 
@@ -41,4 +44,5 @@ def check_closed_season(sender: Any, season: Season, **_: Any) -> None:
 def connect() -> None:
     validation_finished.connect(fingerprint_validated, sender=BotVersion, dispatch_uid="integrity.fingerprint")
     validation_finished.connect(probe_validated, sender=BotVersion, dispatch_uid="integrity.probe")
-    season_closed.connect(check_closed_season, sender=Season, dispatch_uid="integrity.season_closed")
+    season_closed.connect(check_season, sender=Season, dispatch_uid="integrity.season_closed")
+    season_finished.connect(check_season, sender=Season, dispatch_uid="integrity.season_finished")

@@ -1,10 +1,10 @@
 """The integrity tasks: thin, see integrity.checks and integrity.behaviour.
 
-- `integrity_checks` (the periodic queue): every check of a season, sent when it closes; the
-  versions in play without a behaviour signature are sent to be probed first (their twins are
-  found by the next run).
-- `integrity_catch_up` (beat): sends the checks again for a season closed a while ago with no
-  run of them on record since (`checks.unchecked_seasons`: the close's message was lost or its
+- `integrity_checks` (the periodic queue): every check of a season, sent when it closes and again
+  when it finishes (its finals were played since); the versions in play without a behaviour
+  signature are sent to be probed first (their twins are found by the next run).
+- `integrity_catch_up` (beat): sends the checks again for a season closed (or finished) a while
+  ago with no run of them on record since (`checks.unchecked_seasons`: the message was lost or its
   worker died midway); such a copy does nothing once a run has finished, so a copy delivered
   twice, or after the first got through, runs nothing twice.
 - `probe_version` (the validation queue: it runs the bot in the sandbox): a version's behaviour
@@ -19,7 +19,7 @@ from django.core.cache import cache
 from armada_web.bots.models import BotVersion
 from armada_web.integrity.behaviour import missing
 from armada_web.integrity.behaviour import probe_version as probe
-from armada_web.integrity.checks import checked_since_close, run_checks, unchecked_seasons
+from armada_web.integrity.checks import checked_since_step, run_checks, unchecked_seasons
 from armada_web.jobs import queues
 from armada_web.seasons.models import Season
 
@@ -39,11 +39,11 @@ def run_lock(season_id: int) -> str:
 
 @shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True)
 def integrity_checks(season_id: int, unchecked_only: bool = False) -> int:
-    """Run every check for a season (sent when it closes); returns the findings (0: no such season,
-    another run of them going on now, or `unchecked_only` (beat's catch-up) and they ran since
-    its close)."""
+    """Run every check for a season (sent when it closes, and when it finishes); returns the findings
+    (0: no such season, another run of them going on now, or `unchecked_only` (beat's catch-up) and
+    they ran since its close, or its finish once finished)."""
     season = Season.objects.filter(pk=season_id).first()
-    if season is None or (unchecked_only and checked_since_close(season=season)):
+    if season is None or (unchecked_only and checked_since_step(season=season)):
         return 0
     if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
         return 0
@@ -66,7 +66,7 @@ CATCH_UP_EVERY_S = 600
 
 @shared_task(name=queues.Task.INTEGRITY_CATCH_UP, ignore_result=True)
 def integrity_catch_up() -> int:
-    """Beat: send the checks of every season closed a while ago without a run of them since
+    """Beat: send the checks of every season closed (or finished) a while ago without a run of them since
     (`checks.unchecked_seasons`); returns how many were sent."""
     season_ids = unchecked_seasons()
     for season_id in season_ids:
