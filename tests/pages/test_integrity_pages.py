@@ -200,3 +200,116 @@ def test_a_nul_in_a_staff_form_is_a_message_not_a_500(report, staff, field):
     report["copy"].refresh_from_db()
     assert report["copy"].status == "open" and not Disqualification.objects.exists()
     assert not AuditEntry.objects.exclude(action="checked").exists()
+
+
+def test_a_button_posted_without_a_csrf_token_is_the_404_page_to_all_but_staff(report, make_user):
+    """The CSRF check comes after the staff check: a token-less POST gets the 404 page, as any
+    unknown URL does, never the CSRF 403 page that would tell the URL exists; staff get the 403."""
+    make_user("user")
+    for who in (None, "user"):
+        browser = Client(enforce_csrf_checks=True)
+        if who:
+            assert browser.login(username=who, password=PASSWORD)
+        for url, data in [*posts(report), ("/staff/integrity/", {})]:
+            answer = browser.post(url, data)
+            assert answer.status_code == 404, (who, url)
+            assert b"CSRF" not in answer.content and b"integrity" not in answer.content.lower()
+    staff = Client(enforce_csrf_checks=True)
+    staff.force_login(make_user("judge", is_staff=True))
+    for url, data in posts(report):
+        assert staff.post(url, data).status_code == 403, url
+    report["copy"].refresh_from_db()
+    assert report["copy"].status == "open"
+
+
+def test_a_refused_note_keeps_the_season_and_the_note_typed(report, client, staff):
+    """A note refused (too long, a direction override, an escape) is a message on the season's
+    report it came from, with the note shown again in its finding's form: nothing typed is lost."""
+    from armada_web.integrity.models import AuditEntry
+
+    client.force_login(staff)
+    seasonal = report["seasonal"]
+    for note, why in (("lost <b>on purpose</b> " + "x" * 600, "at most 500 characters"),
+                      ("threw \u202egames\u202c to a friend", "text direction"),
+                      ("threw \x1b[31mgames", "control characters")):
+        answer = client.post(f"/staff/integrity/{seasonal.pk}/mark/",
+                             {"status": "confirmed", "note": note, "season": "s1"}, follow=True)
+        page = answer.content.decode()
+        assert answer.redirect_chain[-1][0] == "/staff/integrity/?season=s1" and why in page, note
+        section = page[page.index(f'id="finding-{seasonal.pk}"'):]
+        kept = 'name="note" placeholder="note" maxlength="500" aria-label="note" value="' + \
+            note.replace("<", "&lt;").replace(">", "&gt;")[:40]
+        assert page.count(kept) == 1 and kept in section, note
+    seasonal.refresh_from_db()
+    assert seasonal.status == "open" and not AuditEntry.objects.exclude(action="checked").exists()
+    assert 'aria-label="note" value=' not in client.get("/staff/integrity/?season=s1").content.decode()
+
+
+@pytest.mark.parametrize("reason", ["copied \u202eedoc\u202c from origbot", "copied \u2067code\u2069", "copy\x07"])
+def test_a_reason_with_direction_overrides_or_control_characters_is_refused_and_kept(report, client, staff, reason):
+    """The account reads the reason on the season's page: an override there would turn the words
+    after it around, so it is refused like an event's name, and the reason stays in its form."""
+    from armada_web.integrity.models import Disqualification
+
+    client.force_login(staff)
+    answer = client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(report["seasonal"].pk),
+                                                          "username": "orig", "reason": reason}, follow=True)
+    page = answer.content.decode()
+    assert answer.redirect_chain[-1][0] == "/staff/integrity/?season=s1"
+    assert "a reason may not hold" in page and f'value="{reason}"' in page
+    assert not Disqualification.objects.exists()
+
+
+def test_the_side_by_side_lines_are_not_double_spaced(report, client, staff):
+    """Each source line is a block of its own: no newline between them inside the <pre> (it would
+    show as an empty line after every line)."""
+    client.force_login(staff)
+    page = client.get(f"/staff/integrity/{report['copy'].pk}/").content.decode()
+    assert '</span><span class="line' in page and '</span>\n<span class="line' not in page
+
+
+def test_a_refusal_is_shown_beside_its_form_and_the_general_form_keeps_what_was_typed(report, client, staff):
+    """The page scrolls to the refused form (autofocus), away from the message at its top: the
+    reason of the refusal is shown beside the form too. The form under the disqualifications keeps
+    its target and reason as the findings' buttons do."""
+    client.force_login(staff)
+    seasonal = report["seasonal"]
+    page = client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(seasonal.pk),
+                                                        "username": "orig", "reason": "x" * 501},
+                       follow=True).content.decode()
+    section = page[page.index(f'id="finding-{seasonal.pk}"'):]
+    assert '<p class="refused" role="alert">a reason has at most 500 characters (this one has 501)</p>' in section
+    page = client.post("/staff/integrity/disqualify/", {"season": "s1", "username": "nobody-here",
+                                                        "reason": "second account of <b>orig</b>"},
+                       follow=True).content.decode()
+    form = page[page.index('id="disqualify-form"'):]
+    form = form[:form.index("</form>")]
+    assert 'name="username" maxlength="150" value="nobody-here"' in form
+    assert 'value="second account of &lt;b&gt;orig&lt;/b&gt;" autofocus' in form
+    assert '<p class="refused" role="alert">no account named nobody-here</p>' in form
+    assert "nobody-here" not in client.get("/staff/integrity/?season=s1").content.decode()  # once
+
+
+def test_a_subject_disqualified_already_shows_the_decision_instead_of_its_button(report, client, staff):
+    client.force_login(staff)
+    seasonal = report["seasonal"]
+    assert client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(seasonal.pk),
+                                                        "username": "orig", "reason": "threw games"}).status_code == 302
+    for url in ("/staff/integrity/?season=s1", f"/staff/integrity/{seasonal.pk}/"):
+        page = client.get(url).content.decode()
+        assert '<p class="done">orig: disqualified</p>' in page and "Disqualify orig" not in page, url
+        assert "Disqualify copier" in page, url
+
+
+def test_the_templates_comments_do_not_show(report, client, staff):
+    client.force_login(staff)
+    for url in ("/staff/integrity/?season=s1", f"/staff/integrity/{report['copy'].pk}/"):
+        assert "{#" not in client.get(url).content.decode(), url
+
+
+def test_a_refused_note_for_a_season_gone_meanwhile_goes_back_to_the_whole_report(report, client, staff):
+    client.force_login(staff)
+    answer = client.post(f"/staff/integrity/{report['copy'].pk}/mark/",
+                         {"status": "nope", "note": "kept", "season": "deleted-meanwhile"}, follow=True)
+    assert answer.status_code == 200 and answer.redirect_chain[-1][0] == "/staff/integrity/"
+    assert "a finding is open, dismissed, confirmed" in answer.content.decode()

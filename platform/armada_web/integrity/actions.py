@@ -25,7 +25,7 @@ from armada_web.seasons.models import Entry, Season, SeasonState
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.models import Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
-from armada_web.web.inputs import storable
+from armada_web.web.inputs import has_bidi_control, has_control, storable
 
 NOTE_MAX = 500
 
@@ -36,14 +36,23 @@ def _staff(user: Any) -> User:
     return user
 
 
-def _note(note: Any, *, required: bool = False) -> str:
+def _note(note: Any, *, required: bool = False, what: str = "a note") -> str:
+    """A note or a reason on one line (runs of white space become one space). Refused: none when
+    `required`, a NUL (the database refuses it), another control character (an escape: it acts on
+    a terminal), a text direction mark or override (it turns the text after it around: the words
+    after the reason on the season's page, or the reason itself), more than NOTE_MAX characters."""
     text = " ".join(note.split()) if isinstance(note, str) else ""
     if required and not text:
         raise Invalid("say why: the account sees this reason on the season's page")
     if not storable(text):
-        raise Invalid("a note may not hold a NUL character")
+        raise Invalid(f"{what} may not hold a NUL character")
+    if has_control(text):
+        raise Invalid(f"{what} may not hold control characters (such as an escape)")
+    if has_bidi_control(text):
+        raise Invalid(f"{what} may not hold text direction marks or overrides (U+200E, U+202E and the like): "
+                      "they turn the text around it on the pages that show it")
     if len(text) > NOTE_MAX:
-        raise Invalid(f"a note has at most {NOTE_MAX} characters (this one has {len(text)})")
+        raise Invalid(f"{what} has at most {NOTE_MAX} characters (this one has {len(text)})")
     return text
 
 
@@ -84,7 +93,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
     exactly one target; NotFound when the target has no entry in the season; Conflict before the
     season's close; Forbidden for non-staff."""
     staff = _staff(by)
-    text = _note(reason, required=True)
+    text = _note(reason, required=True, what="a reason")
     if sum(target is not None for target in (version_id, username, team)) != 1:
         raise Invalid("disqualify a version, an account or a team")
     if any(name is not None and (not isinstance(name, str) or not storable(name)) for name in (username, team)):

@@ -17,10 +17,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
 
 from armada_web.integrity import actions, queries
-from armada_web.pages.errors import refusals_go_to
 from armada_web.seasons import queries as season_queries
 from armada_web.seasons.models import Season
 from armada_web.web.errors import DomainError
@@ -30,16 +30,18 @@ View = Callable[..., HttpResponse]
 
 
 def staff_only(view: View) -> View:
-    """404 for anyone but active staff (never a login page: nothing tells the report exists)."""
-    uncached = never_cache(view)
+    """404 for anyone but active staff (never a login page: nothing tells the report exists).
+    The CSRF check comes after it: the middleware's would answer a button posted without a token
+    with its 403 page before the view ran, and tell anyone that the URL exists."""
+    checked = csrf_protect(never_cache(view))
 
     @functools.wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         user = request.user
         if not (user.is_authenticated and user.is_active and user.is_staff):
             raise Http404("no such page")
-        return uncached(request, *args, **kwargs)
-    return wrapped
+        return checked(request, *args, **kwargs)
+    return csrf_exempt(wrapped)  # exempt from the middleware only: `checked` runs the same check
 
 
 def _season(slug: str | None) -> Season | None:
@@ -52,19 +54,38 @@ def _report_url(slug: str | None = None, **_: Any) -> str:
 
 
 def _back(request: HttpRequest) -> str:
-    return _report_url(request.POST.get("season") or None)
+    """The report a button was pressed on: its season's (the whole report when that season is gone)."""
+    slug = request.POST.get("season") or None
+    known = slug is not None and Season.objects.filter(slug=slug).exists()
+    return _report_url(slug if known else None)
 
 
-#: The session key of a refused disqualification's form, shown again filled in (nothing typed is lost).
+#: The session key of a refused form (a disqualification, a finding's note), shown again filled in
+#: (nothing typed is lost).
 DRAFT = "integrity-draft"
 
 
-def _keep_draft(request: HttpRequest) -> None:
-    """Keep a refused disqualification's finding, subject and reason for the report's next showing."""
+def _keep_draft(request: HttpRequest, error: DomainError, *, finding: int | None = None) -> None:
+    """Keep a refused form for the report's next showing, with why it was refused (shown beside it:
+    the page scrolls to the form, away from the message at its top): a disqualification's finding,
+    subject and reason, or the note typed to mark finding `finding`."""
     post = request.POST
+    if finding is not None:
+        request.session[DRAFT] = {"finding": str(finding), "field": "note", "value": "", "reason": "",
+                                  "note": post.get("note", ""), "error": str(error)}
+        return
     field = next((name for name in ("version", "username", "team") if post.get(name)), "")
     request.session[DRAFT] = {"finding": post.get("finding", ""), "field": field, "value": post.get(field, ""),
-                              "reason": post.get("reason", "")}
+                              "reason": post.get("reason", ""), "error": str(error)}
+
+
+def _done(season: Season | None) -> set[str]:
+    """What the season's disqualifications already took, as `field:value` of the findings' buttons
+    (`version:ID`, `username:NAME`): such a button shows the decision instead."""
+    if season is None:
+        return set()
+    return {f"version:{d.version_ref}" if d.version_ref else f"username:{d.username}"
+            for d in queries.disqualifications(season=season) if d.version_ref or (d.username and not d.team_name)}
 
 
 @staff_only
@@ -75,7 +96,7 @@ def report(request: HttpRequest) -> HttpResponse:
                "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
                "audit": queries.audit(season=season),
                "disqualified": queries.disqualifications(season=season) if season else [],
-               "draft": request.session.pop(DRAFT, None)}
+               "done": _done(season), "draft": request.session.pop(DRAFT, None)}
     return render(request, "integrity/report.html", context)
 
 
@@ -83,16 +104,21 @@ def report(request: HttpRequest) -> HttpResponse:
 def finding(request: HttpRequest, pk: int) -> HttpResponse:
     item = queries.finding(pk)
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
-               "versions": (item.evidence or {}).get("versions", []), "season": item.season}
+               "versions": (item.evidence or {}).get("versions", []), "season": item.season,
+               "done": _done(item.season)}
     return render(request, "integrity/finding.html", context)
 
 
 @staff_only
 @require_POST
-@refusals_go_to(lambda **_: reverse("staff-integrity"))
 def mark(request: HttpRequest, pk: int) -> HttpResponse:
     status = request.POST.get("status")
-    changed = actions.set_status(finding_id=pk, status=status, by=request.user, note=request.POST.get("note", ""))
+    try:
+        changed = actions.set_status(finding_id=pk, status=status, by=request.user, note=request.POST.get("note", ""))
+    except DomainError as exc:  # back to the report it came from, the note typed kept in its form
+        messages.error(request, str(exc))
+        _keep_draft(request, exc, finding=pk)
+        return redirect(_back(request))
     messages.success(request, f"Finding {pk} marked {status}." if changed else f"Finding {pk} was {status} already.")
     return redirect(_back(request))
 
@@ -113,7 +139,7 @@ def disqualify(request: HttpRequest) -> HttpResponse:
                                            finding_id=finding_id)
     except DomainError as exc:
         messages.error(request, str(exc))
-        _keep_draft(request)
+        _keep_draft(request, exc)
         return redirect(back)
     what = decision.version_label or decision.username or f"team {decision.team_name}"
     messages.success(request, f"{what} disqualified from {season.name}: {decision.entries} entr"
