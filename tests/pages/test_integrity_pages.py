@@ -313,3 +313,12 @@ def test_a_refused_note_for_a_season_gone_meanwhile_goes_back_to_the_whole_repor
                          {"status": "nope", "note": "kept", "season": "deleted-meanwhile"}, follow=True)
     assert answer.status_code == 200 and answer.redirect_chain[-1][0] == "/staff/integrity/"
     assert "a finding is open, dismissed, confirmed" in answer.content.decode()
+
+
+def test_a_copys_subjects_are_named_by_bot_and_version_not_by_bare_ids(report, client, staff):
+    client.force_login(staff)
+    copy = report["copy"]
+    orig, copier = report["versions"]
+    label = f"origbot v1 (version {orig.pk}), copierbot v1 (version {copier.pk})"
+    assert f"<h1>Copied code: {label}</h1>" in client.get(f"/staff/integrity/{copy.pk}/").content.decode()
+    assert f"<td>{label}</td>" in client.get("/staff/integrity/").content.decode()
