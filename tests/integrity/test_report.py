@@ -140,6 +140,26 @@ def test_a_seasons_close_sends_its_checks_to_the_periodic_queue(planted, monkeyp
     assert tasks.integrity_checks(season.pk + 99) == 0  # a season deleted meanwhile
 
 
+def open_season_sending_checks(monkeypatch: Any, armada: Any) -> tuple[Any, list[Any], Any]:
+    """An open season closing in an hour; the integrity runs it sends, as (args, kwargs), are kept in
+    the list instead of being queued. Returns (season, that list, now)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.integrity import tasks
+    from armada_web.seasons.services import create_season
+
+    armada(periodic_queue="periodic-test")
+    sent: list[Any] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async",
+                        lambda args, queue, **options: sent.append((args, options.get("kwargs"))))
+    now = timezone.now()
+    season = create_season(slug="s1", game="galaxy", name="S1", opens=now - timedelta(days=2),
+                           closes=now + timedelta(hours=1), ends=now + timedelta(days=3), now=now)
+    return season, sent, now
+
+
 def test_a_closed_seasons_checks_whose_message_was_lost_are_sent_again_by_beat_and_run_once(
         planted, monkeypatch, armada, django_capture_on_commit_callbacks):
     """The close sends its checks once, after its commit: a broker emptied meanwhile (or a worker
@@ -147,20 +167,12 @@ def test_a_closed_seasons_checks_whose_message_was_lost_are_sent_again_by_beat_a
     database, and the copy it sends runs nothing twice when delivered twice."""
     from datetime import timedelta
 
-    from django.utils import timezone
-
     from armada_web.integrity import checks, tasks
     from armada_web.integrity.models import AuditEntry
     from armada_web.seasons.models import Season
-    from armada_web.seasons.services import close_season, create_season
+    from armada_web.seasons.services import close_season
 
-    armada(periodic_queue="periodic-test")
-    sent: list[tuple[Any, Any]] = []
-    monkeypatch.setattr(tasks.integrity_checks, "apply_async",
-                        lambda args, queue, **options: sent.append((args, options.get("kwargs"))))
-    now = timezone.now()
-    season = create_season(slug="s1", game="galaxy", name="S1", opens=now - timedelta(days=2),
-                           closes=now + timedelta(hours=1), ends=now + timedelta(days=3), now=now)
+    season, sent, now = open_season_sending_checks(monkeypatch, armada)
     with django_capture_on_commit_callbacks(execute=True):
         close_season(season=season)
     assert sent == [([season.pk], None)]  # the close's message, then lost: nobody runs it
@@ -193,19 +205,11 @@ def test_a_seasons_finish_sends_its_checks_again_and_beat_catches_a_lost_one(pla
     after them, so the finish sends the checks again; a finish whose message was lost is caught up."""
     from datetime import timedelta
 
-    from django.utils import timezone
-
     from armada_web.integrity import checks, tasks
     from armada_web.seasons.models import Season
-    from armada_web.seasons.services import close_season, create_season, finish_season
+    from armada_web.seasons.services import close_season, finish_season
 
-    armada(periodic_queue="periodic-test")
-    sent: list[Any] = []
-    monkeypatch.setattr(tasks.integrity_checks, "apply_async",
-                        lambda args, queue, **options: sent.append((args, options.get("kwargs"))))
-    now = timezone.now()
-    season = create_season(slug="s1", game="galaxy", name="S1", opens=now - timedelta(days=2),
-                           closes=now + timedelta(hours=1), ends=now + timedelta(days=3), now=now)
+    season, sent, now = open_season_sending_checks(monkeypatch, armada)
     with django_capture_on_commit_callbacks(execute=True):
         close_season(season=season)
     assert tasks.integrity_checks(season.pk) > 0  # the close's run
