@@ -78,6 +78,7 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
                            str(tmp_path / "races")]), *capsys.readouterr()
     assert code == 0 and out.startswith("0 replays")
     assert "armada: note: Mothership Down has no ranked matches to list" in err and "/replay/" in err
+    assert "docs/arena.md" not in err and "armada league" in err  # a document the SDK has: `armada docs` lacks arena.md
 
 
 def test_a_replay_that_is_not_the_listed_one_is_not_kept(site, tmp_path, capsys):

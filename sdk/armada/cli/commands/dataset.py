@@ -83,8 +83,8 @@ def nothing_listed(query: dict[str, str]) -> str:
     """Why a download found no replays, as far as the query tells."""
     if query["game"] == "mothership":
         return ("Mothership Down has no ranked matches to list: its league plays every pairing in the engine "
-                "from the stored orders (docs/arena.md); a pairing's replay is GET "
-                "/api/ladder/mothership/{a}/{b}/replay/")
+                "from the stored orders (the site's /ladder/mothership/; `armada league` plays one here); "
+                "a pairing's replay is GET /api/ladder/mothership/{a}/{b}/replay/")
     filters = ", ".join(f"{key} {value}" for key, value in query.items() if key != "game")
     return f"no finished ranked {query['game']} match has a public replay" + (f" with {filters}" if filters else "")
 
