@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from armada.viewer import offline_html
+from tests.pages.layout import A11Y_JS
 from tests.viewer.conftest import EVIL_NAMES, at_rest, html_for, ready, save_screenshot
 from tests.viewer.helpers import fogged_copy, galaxy_frames, knowledge, pixel_stats, turn_events
 
@@ -89,6 +90,10 @@ def test_opens_offline_with_no_request_and_shows_each_frame(galaxy):
     assert "wins by elimination" in page.locator(".av-result").text_content()
     assert page.watch.requests == [] and page.watch.errors == [] and page.watch.dialogs == []
     assert page.watch.files == [page.url.split("#")[0]]  # the page itself, nothing else: all is inline
+    # one h1 naming the game and its bots, headings in order, a language: as the site's pages
+    assert page.locator("h1").text_content() == "Armada replay: galaxy, " + " vs ".join(
+        s["name"] for s in replay["seats"])
+    assert page.evaluate(A11Y_JS, True) == []
 
 
 def test_play_pause_step_and_keyboard(galaxy):

@@ -57,14 +57,23 @@ def _title(replay: Any) -> str:
     return f"Armada replay: {replay.get('game', '?')}, " + " vs ".join(names)
 
 
+#: The offline page's own heading (its title; the viewer's headings are h3) and a hidden h2 above the
+#: viewer, so a screen reader's outline of the page goes h1, h2, h3 as on the site's match page.
+_OFFLINE_CSS = (".av-offline-title { margin: 0 0 8px; font: 600 15px system-ui, sans-serif; color: #e6edf3; }\n"
+                ".av-offline-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; "
+                "clip-path: inset(50%); white-space: nowrap; }\n")
+
+
 def offline_html_from_text(replay_text: str, title: str = "Armada replay") -> str:
     """The offline page for replay JSON text as it is (the viewer reports a broken one)."""
     return (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         f"<title>{html.escape(title)}</title>\n"
-        f"<style>\nbody {{ margin: 0; padding: 12px; background: #010409; }}\n{_read('viewer.css')}</style>\n"
+        f"<style>\nbody {{ margin: 0; padding: 12px; background: #010409; }}\n{_OFFLINE_CSS}"
+        f"{_read('viewer.css')}</style>\n"
         "</head>\n<body>\n"
+        f"<h1 class=\"av-offline-title\">{html.escape(title)}</h1>\n<h2 class=\"av-offline-hidden\">Replay</h2>\n"
         f"<div class=\"armada-viewer\" data-armada-json=\"{JSON_ID}\"></div>\n"
         f"<script type=\"application/json\" id=\"{JSON_ID}\">{json_for_script(replay_text)}</script>\n"
         f"<script>\n{script_source()}</script>\n"
