@@ -124,7 +124,7 @@ def test_a_page_past_the_last_is_a_404_naming_the_range(client):
     assert response.status_code == 404 and "pages run from 1 to 1" in detail_of(response)
 
 
-@pytest.mark.parametrize("query", ["q=%00", "q=a%01b"])
+@pytest.mark.parametrize("query", ["q=%00", "q=a%01b", "q=a%C2%9Bb"])  # U+009B: a C1 control, a terminal's escape
 def test_a_control_character_in_a_ladder_search_is_refused_with_a_page(client, query):
     response = client.get(f"/ladder/galaxy/?{query}")
     assert response.status_code == 400

@@ -77,8 +77,9 @@ def parse_text(value: object, *, what: str, max_length: int) -> str:
 
 
 def has_control(text: str) -> bool:
-    """Whether `text` holds a control character (below 32, or DEL): none belongs in a name or a search."""
-    return any(ord(c) < 32 or ord(c) == 127 for c in text)
+    """Whether `text` holds a control character (below 32, DEL, or the C1 controls U+0080..U+009F,
+    such as U+009B, an escape to a terminal): none belongs in a name, a note or a search."""
+    return any(ord(c) < 32 or 127 <= ord(c) <= 159 for c in text)
 
 
 #: The marks that set the direction of the text around them (U+061C, U+200E, U+200F, U+202A..U+202E,
