@@ -31,7 +31,7 @@ from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
-from armada_web.web.inputs import has_bidi_control, has_control, storable
+from armada_web.web.inputs import shown_text_problem, storable
 from armada_web.web.times import parse_time
 
 NAME_MAX = 100
@@ -66,10 +66,9 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
     if not isinstance(name, str) or not name.strip():
         raise Invalid("an event needs a name")
     name = " ".join(name.split())
-    if not storable(name) or has_control(name):
-        raise Invalid("an event's name may not hold control characters (NUL, escapes) or lone surrogates")
-    if has_bidi_control(name):
-        raise Invalid("an event's name may not hold text direction marks or overrides (they turn the text around it)")
+    problem = shown_text_problem(name, what="an event's name")
+    if problem:
+        raise Invalid(problem)
     if len(name) > NAME_MAX:
         raise Invalid(f"an event's name has at most {NAME_MAX} characters (this one has {len(name)})")
     try:

@@ -25,7 +25,7 @@ from armada_web.seasons.models import Entry, Season, SeasonState
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.models import Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
-from armada_web.web.inputs import has_bidi_control, has_control, storable
+from armada_web.web.inputs import shown_text_problem, storable
 
 NOTE_MAX = 500
 
@@ -44,13 +44,9 @@ def _note(note: Any, *, required: bool = False, what: str = "a note") -> str:
     text = " ".join(note.split()) if isinstance(note, str) else ""
     if required and not text:
         raise Invalid("say why: the account sees this reason on the season's page")
-    if not storable(text):
-        raise Invalid(f"{what} may not hold a NUL character")
-    if has_control(text):
-        raise Invalid(f"{what} may not hold control characters (such as an escape)")
-    if has_bidi_control(text):
-        raise Invalid(f"{what} may not hold text direction marks or overrides (U+200E, U+202E and the like): "
-                      "they turn the text around it on the pages that show it")
+    problem = shown_text_problem(text, what=what)
+    if problem:
+        raise Invalid(problem)
     if len(text) > NOTE_MAX:
         raise Invalid(f"{what} has at most {NOTE_MAX} characters (this one has {len(text)})")
     return text

@@ -93,6 +93,21 @@ def has_bidi_control(text: str) -> bool:
     return any(c in BIDI_CONTROLS for c in text)
 
 
+def shown_text_problem(text: str, *, what: str) -> str | None:
+    """Why `text`, shown on pages as it is (an event's name, a staff note or reason), cannot be
+    kept, or None: a NUL or a lone surrogate (the database cannot hold them), a control character
+    (an escape acts on a terminal), a text direction mark or override (BIDI_CONTROLS). `what`
+    names it in the message ("an event's name")."""
+    if not storable(text):
+        return f"{what} may not hold a NUL character or a lone surrogate"
+    if has_control(text):
+        return f"{what} may not hold control characters (such as an escape)"
+    if has_bidi_control(text):
+        return (f"{what} may not hold text direction marks or overrides (U+200E, U+202E and the like): "
+                "they turn the text around it on the pages that show it")
+    return None
+
+
 class IdConverter:
     """`<id:name>` in a URL: an id (ASCII digits, 1 .. 2**63 - 1); anything else does not match (404)."""
 
