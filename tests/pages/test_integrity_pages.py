@@ -44,10 +44,12 @@ def urls(report) -> list[str]:
 
 def posts(report) -> list[tuple[str, dict[str, str]]]:
     return [(f"/staff/integrity/{report['copy'].pk}/mark/", {"status": "dismissed"}),
+            ("/staff/integrity/run/", {"season": "s1"}), ("/staff/integrity/run/", {}),
             ("/staff/integrity/disqualify/", {"season": "s1", "username": "orig", "reason": "copy"})]
 
 
 def test_everyone_but_active_staff_gets_the_404_page(report, client, make_user):
+    from armada_web.integrity import tasks
     from armada_web.integrity.models import AuditEntry, Disqualification
 
     make_user("user")
@@ -65,6 +67,57 @@ def test_everyone_but_active_staff_gets_the_404_page(report, client, make_user):
     report["copy"].refresh_from_db()
     assert report["copy"].status == "open" and not Disqualification.objects.exists()
     assert not AuditEntry.objects.exclude(action="checked").exists()
+    assert tasks.run_state(report["season"].pk) == tasks.run_state(None) == ""  # no run sent either
+
+
+@pytest.mark.parametrize("slug", ["s1", ""])
+def test_the_run_button_sends_the_checks_once_until_they_start_and_names_who_ran_them(report, client, staff,
+                                                                                   monkeypatch, slug):
+    """Staff run the checks of the season shown (or all of ranked play) from the page: one run is
+    sent, a second press before it starts is refused with why, the page says it waits, then that it
+    runs; the run's audit line names who pressed."""
+    from django.core.cache import cache
+
+    from armada_web.integrity import tasks
+    from armada_web.integrity.models import AuditEntry
+
+    sent: list[tuple[list[object], dict[str, object]]] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async",
+                        lambda args, kwargs, queue: sent.append((args, kwargs)))
+    season = report["season"] if slug else None
+    page = f"/staff/integrity/?season={slug}" if slug else "/staff/integrity/"
+    client.force_login(staff)
+    assert "Run the checks now" in client.get(page).content.decode()
+    answer = client.post("/staff/integrity/run/", {"season": slug} if slug else {}, follow=True)
+    assert answer.redirect_chain[-1][0] == page
+    assert "were sent to run" in answer.content.decode()
+    assert sent == [([season.pk if season else None], {"ran_by": "judge"})]
+    again = client.post("/staff/integrity/run/", {"season": slug} if slug else {}, follow=True).content.decode()
+    assert "sent already and wait for a worker" in again and len(sent) == 1
+    assert "judge sent the checks to run" in again and "Run the checks now" not in again
+
+    args, kwargs = sent[0]
+    cache.add(tasks.run_lock(season.pk if season else None), 1, 60)  # a worker took it: running now
+    running = client.get(page).content.decode()
+    assert "The checks are running now" in running and "Run the checks now" not in running
+    refused = client.post("/staff/integrity/run/", {"season": slug} if slug else {}, follow=True).content.decode()
+    assert "are running now" in refused and len(sent) == 1
+    cache.delete(tasks.run_lock(season.pk if season else None))
+    before = AuditEntry.objects.filter(action="checked", season=season).count()
+    tasks.integrity_checks(*args, **kwargs)
+    run = AuditEntry.objects.filter(action="checked", season=season).first()
+    assert AuditEntry.objects.filter(action="checked", season=season).count() == before + 1
+    assert run is not None and run.by_name == "judge"
+    shown = client.get(page).content.decode()
+    assert "by judge" in shown and "Run the checks now" in shown  # done: the button is back
+    client.post("/staff/integrity/run/", {"season": slug} if slug else {})
+    assert len(sent) == 2
+
+
+def test_the_run_button_for_a_season_gone_is_a_message(report, client, staff):
+    client.force_login(staff)
+    answer = client.post("/staff/integrity/run/", {"season": "gone"}, follow=True)
+    assert answer.redirect_chain[-1][0] == "/staff/integrity/" and "gone" in answer.content.decode()
 
 
 def test_staff_see_every_finding_ranked_with_escaped_reasons_and_the_counts(report, client, staff):

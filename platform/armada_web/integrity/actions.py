@@ -1,5 +1,5 @@
-"""What staff do with the report (issue 28): mark a finding dismissed, confirmed or open again, and
-disqualify a version or an account from a season. Each action is written to the audit log
+"""What staff do with the report (issue 28): run the checks now, mark a finding dismissed, confirmed
+or open again, and disqualify a version or an account from a season. Each action is written to the audit log
 (`AuditEntry`: who, what, when, the finding and subject, the note) only when it changed
 something, under a row lock (the finding's, or the season's), so two staff clicking at once
 count once: the second waits for the first and finds nothing left to do. The unique constraints
@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from armada_web.integrity import tasks
 from armada_web.integrity.models import (
     AuditAction,
     AuditEntry,
@@ -34,6 +35,20 @@ def _staff(user: Any) -> User:
     if not (isinstance(user, User) and user.is_active and user.is_staff):
         raise Forbidden("only staff act on the integrity report")
     return user
+
+
+def run_checks_now(*, season: Season | None, by: Any) -> None:
+    """Send a run of every check for `season` (None: all of ranked play) to the periodic queue, by
+    staff `by` (the audit log's line of the run names them). Conflict while a run of them goes on,
+    or while one sent is still waiting for a worker: its results are on their way."""
+    staff = _staff(by)
+    scope = f"{season.name}'s checks" if season else "The checks of all ranked play"
+    season_id = season.pk if season else None
+    if tasks.running(season_id):
+        raise Conflict(f"{scope} are running now: the report shows their results when they end.")
+    if not tasks.send_checks_now(season_id, ran_by=staff.get_username()):
+        raise Conflict(f"{scope} were sent already and wait for a worker: the report shows their results "
+                       "when they end.")
 
 
 def _note(note: Any, *, required: bool = False, what: str = "a note") -> str:

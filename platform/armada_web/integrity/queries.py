@@ -12,6 +12,7 @@ from django.db.models import Count, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 
 from armada_web.bots.models import BotVersion
+from armada_web.integrity import tasks
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
 from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus, Target
@@ -54,6 +55,13 @@ def audit(*, season: Season | None, limit: int = AUDIT_SHOWN) -> list[AuditEntry
 def last_run(*, season: Season | None) -> AuditEntry | None:
     """When the checks last ran for `season`, with their counts."""
     return AuditEntry.objects.filter(season=season, action="checked").first()
+
+
+def run_state(*, season: Season | None) -> dict[str, str]:
+    """Whether a run of the checks for `season` goes on now (`{"state": "running"}`) or was sent by
+    staff and waits for a worker (`{"state": "sent", "by": name}`); `{"state": ""}` otherwise."""
+    state, _, by = tasks.run_state(season.pk if season else None).partition(":")
+    return {"state": state, "by": by}
 
 
 def disqualifications(*, season: Season) -> list[Disqualification]:

@@ -3,6 +3,8 @@
 - `integrity_checks` (the periodic queue): every check of a season, sent when it closes and again
   when it finishes (its finals were played since); the versions in play without a behaviour
   signature are sent to be probed first (their twins are found by the next run).
+- `send_checks_now`: the same run sent by staff's button on the report (`integrity.actions.run_checks_now`),
+  for a season or all of ranked play; a second press before it starts sends nothing more.
 - `integrity_catch_up` (beat): sends the checks again for a season closed (or finished) a while
   ago with no run of them on record since (`checks.unchecked_seasons`: the message was lost or its
   worker died midway); such a copy does nothing once a run has finished, so a copy delivered
@@ -32,25 +34,51 @@ CATCH_UP = 1000
 RUN_LOCK_S = 3 * 3600
 
 
-def run_lock(season_id: int) -> str:
-    """The cache key a run of the season's checks holds while it runs."""
-    return f"integrity:run:{season_id}"
+def run_lock(season_id: int | None) -> str:
+    """The cache key a run of the season's checks (None: all of ranked play's) holds while it runs."""
+    return f"integrity:run:{'all' if season_id is None else season_id}"
+
+
+#: Seconds a run sent by staff holds its `sent_key` until it starts: a second press meanwhile sends
+#: nothing more; a message the broker lost frees it after this.
+SENT_S = 600
+
+
+def sent_key(season_id: int | None) -> str:
+    """The cache key of a run of the season's checks sent by staff and not started yet."""
+    return f"integrity:sent:{'all' if season_id is None else season_id}"
+
+
+def running(season_id: int | None) -> bool:
+    """Whether a run of the season's checks (None: all of ranked play's) is going on now."""
+    return cache.get(run_lock(season_id)) is not None
+
+
+def run_state(season_id: int | None) -> str:
+    """"running" (a run of the season's checks goes on now), "sent" (staff sent one, not started
+    yet; the name of who sent it follows a colon) or ""."""
+    if running(season_id):
+        return "running"
+    sender = cache.get(sent_key(season_id))
+    return f"sent:{sender}" if sender is not None else ""
 
 
 @shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True)
-def integrity_checks(season_id: int, unchecked_only: bool = False) -> int:
-    """Run every check for a season (sent when it closes, and when it finishes); returns the findings
-    (0: no such season, another run of them going on now, or `unchecked_only` (beat's catch-up) and
-    they ran since its close, or its finish once finished)."""
-    season = Season.objects.filter(pk=season_id).first()
-    if season is None or (unchecked_only and checked_since_step(season=season)):
+def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by: str = "") -> int:
+    """Run every check for a season (sent when it closes, when it finishes, and by staff's button,
+    who are `ran_by`; None: all of ranked play); returns the findings (0: no such season, another run
+    of them going on now, or `unchecked_only` (beat's catch-up) and they ran since its close, or its
+    finish once finished)."""
+    season = None if season_id is None else Season.objects.filter(pk=season_id).first()
+    if season_id is not None and (season is None or (unchecked_only and checked_since_step(season=season))):
         return 0
     if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
         return 0
+    cache.delete(sent_key(season_id))  # started: staff may send another from now on
     try:
         for version_id in missing()[:CATCH_UP]:
             queue_probe(version_id)
-        return len(run_checks(season=season))
+        return len(run_checks(season=season, ran_by=ran_by))
     finally:
         cache.delete(run_lock(season_id))
 
@@ -58,6 +86,15 @@ def integrity_checks(season_id: int, unchecked_only: bool = False) -> int:
 def queue_checks(season_id: int) -> None:
     """Send the checks of a season to the periodic queue."""
     integrity_checks.apply_async(args=[season_id], queue=queues.name(queues.Role.PERIODIC))
+
+
+def send_checks_now(season_id: int | None, *, ran_by: str) -> bool:
+    """Send a run of the season's checks (None: all of ranked play's) for staff `ran_by`, unless one
+    they sent has not started yet (False)."""
+    if not cache.add(sent_key(season_id), ran_by, SENT_S):
+        return False
+    integrity_checks.apply_async(args=[season_id], kwargs={"ran_by": ran_by}, queue=queues.name(queues.Role.PERIODIC))
+    return True
 
 
 #: Seconds between two catch-ups (beat): a copy not run by the next one is dropped.

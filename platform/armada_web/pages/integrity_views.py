@@ -1,8 +1,8 @@
 """The staff's integrity report (issue 28): `/staff/integrity/` ranks every finding of a season (or
 of all ranked play) with its reason and links to its evidence, the counts per kind, the
 disqualifications and the audit log; `/staff/integrity/<id>/` shows one finding (a copy's two
-sources side by side); POST buttons mark a finding or disqualify a version or an account
-(`integrity.actions`). Everyone but active staff, anonymous included, gets the 404 page: the
+sources side by side); POST buttons run the checks now, mark a finding or disqualify a version or
+an account (`integrity.actions`). Everyone but active staff, anonymous included, gets the 404 page: the
 report's existence is not shown either."""
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ def report(request: HttpRequest) -> HttpResponse:
     rows = [{"finding": f, "links": queries.links(f)} for f in queries.findings(season=season)]
     context = {"season": season, "seasons": season_queries.seasons(), "rows": rows,
                "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
+               "run": queries.run_state(season=season),
                "audit": queries.audit(season=season),
                "disqualified": queries.disqualifications(season=season) if season else [],
                "done": _done(season), "draft": request.session.pop(DRAFT, None)}
@@ -121,6 +122,21 @@ def mark(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(_back(request))
     messages.success(request, f"Finding {pk} marked {status}." if changed else f"Finding {pk} was {status} already.")
     return redirect(_back(request))
+
+
+@staff_only
+@require_POST
+def run(request: HttpRequest) -> HttpResponse:
+    slug = request.POST.get("season") or None
+    try:
+        season = _season(slug)
+        actions.run_checks_now(season=season, by=request.user)
+    except DomainError as exc:
+        messages.error(request, str(exc))
+        return redirect(_back(request))
+    messages.success(request, f"{season.name + chr(39) + 's checks' if season else 'The checks of all ranked play'} "
+                              "were sent to run: the report shows their results when they end (reload it).")
+    return redirect(_report_url(season.slug if season else None))
 
 
 @staff_only

@@ -64,6 +64,7 @@ urlpatterns = [
     path("teams/<id:pk>/archive/", team_views.archive, name="team-archive"),
     path("teams/<id:pk>/restore/", team_views.restore, name="team-restore"),
     path("staff/integrity/", integrity_views.report, name="staff-integrity"),
+    path("staff/integrity/run/", integrity_views.run, name="staff-integrity-run"),
     path("staff/integrity/disqualify/", integrity_views.disqualify, name="staff-integrity-disqualify"),
     path("staff/integrity/<id:pk>/", integrity_views.finding, name="staff-integrity-finding"),
     path("staff/integrity/<id:pk>/mark/", integrity_views.mark, name="staff-integrity-mark"),
