@@ -170,20 +170,28 @@ def test_a_disqualification_mid_finals_recounts_the_matches_and_the_finals_play_
     assert sorted(Standing.objects.filter(season=season).values_list("place", flat=True)) == [1, 2, 3, 4]
 
 
-def test_the_account_sees_the_decision_on_the_season_page_and_nobody_else_does(five, staff, client):
+def test_the_account_sees_the_decision_on_the_season_page_and_in_the_api_and_nobody_else_does(five, staff, client):
     from armada_web.integrity.actions import disqualify
 
     season = finished()
     disqualify(season=season, by=staff, reason="copied <b>bot0</b>", version_id=five[2].pk)
+    disqualify(season=season, by=staff, reason="one person", username="user4")
     anonymous = client.get("/seasons/s1/").content.decode()
     assert "copied" not in anonymous and "Disqualified" not in anonymous and "bot2" not in anonymous
+    assert client.get("/api/seasons/s1/").json()["disqualifications"] == []
     client.login(username="user3", password=PASSWORD)
     assert "copied" not in client.get("/seasons/s1/").content.decode()
+    assert client.get("/api/seasons/s1/").json()["disqualifications"] == []
     client.login(username="user2", password=PASSWORD)
     page = client.get("/seasons/s1/").content.decode()
     assert "bot2 v1 of user2 was disqualified" in page and "copied &lt;b&gt;bot0&lt;/b&gt;" in page
+    (own,) = client.get("/api/seasons/s1/").json()["disqualifications"]
+    assert {k: own[k] for k in ("target", "subject", "username", "reason", "entries")} == {
+        "target": "version", "subject": "bot2 v1", "username": "user2", "reason": "copied <b>bot0</b>", "entries": 1}
     client.login(username="judge", password=PASSWORD)
     assert "copied &lt;b&gt;bot0&lt;/b&gt;" in client.get("/seasons/s1/").content.decode()
+    seen = client.get("/api/seasons/s1/").json()["disqualifications"]
+    assert [(d["target"], d["subject"]) for d in seen] == [("account", "user4"), ("version", "bot2 v1")]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,4 +1,5 @@
-"""`/api/seasons/`, `/api/seasons/{slug}/` (with `entries`, who may enter and, in its finals, `finals`) and
+"""`/api/seasons/`, `/api/seasons/{slug}/` (with `entries`, who may enter, the disqualifications the
+viewer may read and, in its finals, `finals`) and
 `/api/seasons/{slug}/standings/` (paginated; live while open, final once finished)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.schema import answers
+from armada_web.integrity import queries as integrity_queries
 from armada_web.seasons import queries
 from armada_web.seasons.models import EntryRule, Season, SeasonState
 
@@ -48,12 +50,27 @@ class FinalsSerializer(serializers.Serializer):
     estimate = serializers.DateTimeField(allow_null=True, help_text="when the finals should be done at this pace")
 
 
+class DecisionSerializer(serializers.Serializer):
+    target = serializers.CharField(help_text="version, account or team")
+    subject = serializers.SerializerMethodField(help_text="what left the season: `bot vN`, a username or a team")
+    username = serializers.CharField(help_text="the account (a version's owner; empty for a team)")
+    reason = serializers.CharField()
+    entries = serializers.IntegerField(help_text="entries that left the standings")
+    at = serializers.DateTimeField()
+
+    def get_subject(self, decision: Any) -> str:
+        return str(decision.version_label or decision.team_name or decision.username)
+
+
 class SeasonDetailSerializer(SeasonSerializer):
     entries = serializers.SerializerMethodField(help_text="frozen entries (while open: the bots that would enter)")
     finals = serializers.SerializerMethodField(help_text="during the finals: where they are (absent otherwise)")
     invited = serializers.SerializerMethodField(help_text="accounts invited (entry rule invited; else null)")
     may_enter = serializers.SerializerMethodField(help_text="whether the signed-in account's bots may enter "
                                                             "(null when nobody is signed in)")
+    disqualifications = serializers.SerializerMethodField(
+        help_text="the season's disqualifications the signed-in account may read: its own and its teams' "
+                  "(staff: every one); empty for anyone else")
 
     def get_entries(self, season: Season) -> int:
         return queries.entry_count(season)
@@ -67,6 +84,12 @@ class SeasonDetailSerializer(SeasonSerializer):
 
     def get_may_enter(self, season: Season) -> bool | None:
         return self._entering(season).viewer
+
+    @extend_schema_field(DecisionSerializer(many=True))
+    def get_disqualifications(self, season: Season) -> list[dict[str, Any]]:
+        request = self.context.get("request")
+        seen = integrity_queries.decisions_seen(season=season, user=getattr(request, "user", None))
+        return [dict(row) for row in DecisionSerializer(seen, many=True).data]
 
     @extend_schema_field(FinalsSerializer(allow_null=True))
     def get_finals(self, season: Season) -> dict[str, Any] | None:

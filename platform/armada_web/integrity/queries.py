@@ -69,6 +69,14 @@ def disqualifications(*, season: Season) -> list[Disqualification]:
     return list(Disqualification.objects.filter(season=season).select_related("by"))
 
 
+def decisions_seen(*, season: Season, user: Any) -> list[Disqualification]:
+    """The disqualifications in `season` that `user` may read: staff every one, a signed-in account
+    its own and its teams' (`decisions_for`), anyone else none."""
+    if user is not None and getattr(user, "is_authenticated", False) and user.is_staff:
+        return disqualifications(season=season)
+    return decisions_for(season=season, user=user)
+
+
 def decisions_for(*, season: Season, user: Any) -> list[Disqualification]:
     """The disqualifications in `season` of the signed-in `user` (what its season page shows it):
     its own, and those of every team it is or was in."""

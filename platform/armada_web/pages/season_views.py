@@ -11,9 +11,7 @@ from django.shortcuts import render
 from armada_web.bots import queries as bot_queries
 from armada_web.games import spec
 from armada_web.integrity import queries as integrity_queries
-from armada_web.integrity.models import Disqualification
 from armada_web.seasons import queries
-from armada_web.seasons.models import Season
 
 PER_PAGE = 50
 
@@ -21,14 +19,6 @@ PER_PAGE = 50
 def seasons(request: HttpRequest) -> HttpResponse:
     rows = [{"season": s, "game": spec(s.game), "next": queries.next_time(s)} for s in queries.seasons()]
     return render(request, "seasons/list.html", {"rows": rows})
-
-
-def _decisions(request: HttpRequest, found: Season) -> list[Disqualification]:
-    """The disqualifications the viewer may read: staff all of the season's, an account its own."""
-    user = request.user
-    if user.is_authenticated and user.is_staff:
-        return integrity_queries.disqualifications(season=found)
-    return integrity_queries.decisions_for(season=found, user=user)
 
 
 def season(request: HttpRequest, slug: str) -> HttpResponse:
@@ -42,5 +32,6 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
                "rows": rows,
                "entries": queries.entry_count(found), "progress": queries.progress(found),
                "top": queries.top_matches(found), "phase": phase, "entering": queries.entering(found, request.user),
-               "stages": spec(found.game).rated and not phase.live, "decisions": _decisions(request, found)}
+               "stages": spec(found.game).rated and not phase.live,
+               "decisions": integrity_queries.decisions_seen(season=found, user=request.user)}
     return render(request, "seasons/season.html", context)
