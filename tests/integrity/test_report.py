@@ -260,3 +260,51 @@ def test_an_open_finding_whose_bot_was_deleted_or_that_a_disqualification_cites_
     run_checks(season=season)
     assert Finding.objects.filter(pk=seasonal.pk).exists()  # cited by the disqualification: kept
     assert Disqualification.objects.get().finding_id == seasonal.pk
+
+
+def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_the_evidence_grows(planted, make_user):
+    """Staff dismissed the twins' group (one person's two accounts, allowed): the next report, for
+    a season they entered, shows it dismissed with the decision it follows, until the evidence is
+    stronger than what was dismissed; staff reopening it there keeps it open."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.integrity.actions import set_status
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import AuditEntry, Finding
+    from armada_web.seasons.models import Entry, Season
+
+    judge = make_user("judge", is_staff=True)
+    (group,) = [f for f in run_checks() if f.kind == "accounts"]
+    assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings, cleared by e-mail")
+
+    now = timezone.now()
+
+    def season_entered_by_twin(slug: str) -> Season:
+        season = Season.objects.create(slug=slug, name=slug.upper(), game="galaxy", opens=now - timedelta(days=3),
+                                       closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
+        b, v = bot(User.objects.get(username="twin"), f"twinbot-{slug}")
+        Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
+                             bot_name=b.name, owner=b.owner, seed=1)
+        return season
+
+    from django.contrib.auth.models import User
+
+    s1 = season_entered_by_twin("s1")
+    (carried,) = [f for f in run_checks(season=s1) if f.kind == "accounts"]
+    assert carried.season == s1 and carried.status == "dismissed" and carried.key == group.key
+    line = AuditEntry.objects.get(finding=carried)
+    assert line.action == "dismissed" and line.by is None and line.by_name == ""
+    assert "dismissed in all of ranked play by judge" in line.note and "siblings, cleared by e-mail" in line.note
+    run_checks(season=s1)
+    assert AuditEntry.objects.filter(finding=carried).count() == 1  # once, not at every run
+
+    assert set_status(finding_id=carried.pk, status="open", by=judge, note="look again")
+    run_checks(season=s1)
+    assert Finding.objects.get(pk=carried.pk).status == "open"  # staff's word stands
+
+    Finding.objects.filter(pk=group.pk).update(score=0.6)  # what was dismissed was weaker than the 0.9 found now
+    s2 = season_entered_by_twin("s2")
+    (stronger,) = [f for f in run_checks(season=s2) if f.kind == "accounts"]
+    assert stronger.status == "open" and not AuditEntry.objects.filter(finding=stronger).exists()

@@ -74,7 +74,9 @@ def _store(kind: str, season: Season | None, found: list[tuple[str, plain.Findin
 
 def _accounts(season: Season | None) -> list[Finding]:
     found = [(_key("users", list(f.subjects)), f, round(f.score, 4)) for f in shared_accounts(season=season)]
-    return _store(FindingKind.ACCOUNTS, season, found)
+    stored = _store(FindingKind.ACCOUNTS, season, found)
+    findings.carry_dismissals(kind=FindingKind.ACCOUNTS, season=season, rows=stored)  # the same people each season
+    return stored
 
 
 def _collusion(season: Season | None) -> list[Finding]:

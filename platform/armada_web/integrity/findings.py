@@ -1,6 +1,7 @@
 """Writing findings, of every kind: a check records what it found under a key, so running it
 again updates the finding (keeping the status staff gave it), and drops what it no longer finds
-(but not what it can no longer judge: `prune`)."""
+(but not what it can no longer judge: `prune`). A shared-accounts group staff dismissed stays
+dismissed in the next season's report while its evidence is no stronger (`carry_dismissals`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from armada_web.bots.models import Bot, BotVersion
-from armada_web.integrity.models import Disqualification, Finding, FindingKind, FindingStatus
+from armada_web.integrity.models import AuditAction, AuditEntry, Disqualification, Finding, FindingKind, FindingStatus
 from armada_web.seasons.models import Season
 
 
@@ -21,6 +22,41 @@ def record(*, kind: str, key: str, season: Season | None, subjects: list[Any], s
         "subjects": subjects, "score": score, "reason": reason[:300], "evidence": evidence,
     })
     return finding
+
+
+def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -> list[Finding]:
+    """Dismiss the open findings among `rows` (of `kind`, for `season`) that staff never marked and
+    whose key staff dismissed in another report (an earlier season, or all of ranked play) at a
+    score at least as high: the same subjects, no stronger evidence. Each is logged as dismissed by
+    the site, naming the decision it follows; staff may open it again, and it then stays open.
+    Returns the findings dismissed."""
+    fresh = [f for f in rows if f.status == FindingStatus.OPEN]
+    marked = set(AuditEntry.objects.filter(finding__in=fresh, by_name__gt="").values_list("finding_id", flat=True))
+    fresh = [f for f in fresh if f.pk not in marked]
+    if not fresh:
+        return []
+    decisions: dict[str, AuditEntry] = {}  # each key's newest dismissal by staff in another report
+    for entry in (AuditEntry.objects.filter(action=AuditAction.DISMISSED, by_name__gt="", finding__kind=kind,
+                                            finding__key__in=[f.key for f in fresh],
+                                            finding__status=FindingStatus.DISMISSED)
+                  .exclude(finding__season=season).select_related("finding__season").order_by("at", "pk")):
+        decisions[entry.finding.key] = entry  # type: ignore[union-attr]
+    carried = []
+    for finding in fresh:
+        decision = decisions.get(finding.key)
+        before = decision.finding if decision else None
+        if decision is None or before is None or finding.score > before.score:
+            continue
+        scope = f"season {before.season.slug}" if before.season else "all of ranked play"
+        said = f" by {decision.by_name} on {decision.at:%Y-%m-%d}" + (f": {decision.note}" if decision.note else "")
+        finding.status = FindingStatus.DISMISSED
+        finding.save(update_fields=["status", "updated"])
+        AuditEntry.objects.create(action=AuditAction.DISMISSED, season=season, finding=finding,
+                                  subject=f"{kind} {', '.join(str(s) for s in finding.subjects)}"[:300],
+                                  note=(f"dismissed in {scope}{said}; the evidence is no stronger "
+                                        f"({finding.score:.2f} <= {before.score:.2f})")[:500])
+        carried.append(finding)
+    return carried
 
 
 def prune(*, kind: str, season: Season | None, keep: Iterable[str]) -> int:
