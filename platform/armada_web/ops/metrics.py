@@ -86,6 +86,20 @@ def allowed(request: HttpRequest) -> bool:
     return not _through_proxy(request) and address_allowed(str(request.META.get("REMOTE_ADDR", "")))
 
 
+def sees_details(request: HttpRequest) -> bool:
+    """Whether `request` may read /healthz's details (each check's error text, which may name hosts,
+    addresses and paths): whoever may read /metrics, and a client on this machine itself (a
+    container's health check, `make up`) not behind a proxy."""
+    if allowed(request):
+        return True
+    address = str(request.META.get("REMOTE_ADDR", ""))
+    try:
+        local = ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+    return local and not _through_proxy(request)
+
+
 def _histogram(name: str, doc: str, rows: QuerySet[Any], bounds: tuple[int, ...]) -> HistogramMetricFamily:
     """A histogram of `finished - started` over `rows` (one query)."""
     duration = ExpressionWrapper(F("finished") - F("started"), output_field=DurationField())

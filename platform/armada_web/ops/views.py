@@ -1,4 +1,5 @@
-"""Operator endpoints: /healthz (the role's checks) and /metrics (Prometheus, staff or allowed addresses)."""
+"""Operator endpoints: /healthz (the role's checks; their details for operators only) and /metrics
+(Prometheus, staff or allowed addresses)."""
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -6,17 +7,20 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, generate_latest
 
 from .health import run_checks
-from .metrics import Collector, allowed
+from .metrics import Collector, allowed, sees_details
 
 
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     """JSON state of the role's services (database, Redis, storage, Docker): 200 when all are
-    fine, 503 naming what failed."""
+    fine, 503 naming what failed; each check's `detail` only for operators (`sees_details`)."""
     report = run_checks()
     failed = [name for name, check in report["checks"].items() if not check["ok"]]
-    body = {"status": "ok" if report["ok"] else "fail", "failed": failed, "checks": report["checks"]}
+    checks = report["checks"]
+    if not sees_details(request):
+        checks = {name: {k: v for k, v in check.items() if k != "detail"} for name, check in checks.items()}
+    body = {"status": "ok" if report["ok"] else "fail", "failed": failed, "checks": checks}
     return JsonResponse(body, status=200 if report["ok"] else 503)
 
 
