@@ -34,6 +34,7 @@ from typing import Any
 from docker.errors import DockerException, ImageNotFound, NotFound
 
 from armada.referee.connection import (
+    STDOUT_READ_PAUSE_S,
     BotConnection,
     BotGone,
     ExitInfo,
@@ -73,7 +74,7 @@ def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event) -> None:
         eof.set()
         return
     try:
-        drain(fd, lines.feed)
+        drain(fd, lines.feed, STDOUT_READ_PAUSE_S, lines=True)
     finally:
         os.close(fd)
         lines.close()

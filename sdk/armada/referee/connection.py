@@ -39,6 +39,10 @@ READ_CHUNK = 65536
 #: Pause of a log reader after a read that did not fill a chunk: a bot writing its log in tiny
 #: pieces cannot make the referee read more than about 1000 times a second.
 LOG_READ_PAUSE_S = 0.001
+#: The same pause for a bot's stdout, after a read that ended inside a line: a bot trickling its
+#: reply a byte at a time cannot make the referee read (and spend the worker's CPU) more than about
+#: 1000 times a second; a reply written whole is read at once, never delayed.
+STDOUT_READ_PAUSE_S = 0.001
 #: The bot library's line for a caught exception (armada.logmarks), as bytes.
 _MARK = EXCEPTION_MARK.encode("ascii")
 #: Default stderr cap: this many bytes of the head and of the tail are kept.
@@ -89,19 +93,20 @@ class ExitInfo:
         return "still running"
 
 
-def drain(fd: int, feed: Callable[[bytes], bool | None], pause: float = 0.0) -> None:
+def drain(fd: int, feed: Callable[[bytes], bool | None], pause: float = 0.0, *, lines: bool = False) -> None:
     """Read `fd` to its end, passing every chunk to `feed`; a read error ends it like end of stream.
 
     Connections run this in a thread per stream, so a bot never blocks on a full pipe. It stops
     early when `feed` returns False (the stream's cap is passed: nothing more is worth reading).
     After a read shorter than a chunk it sleeps `pause` seconds, so that a stream written in
-    tiny pieces is read in fewer, larger ones.
+    tiny pieces is read in fewer, larger ones; with `lines` (a bot's stdout) only after a read
+    that ended inside a line, so a whole reply is never held back.
     """
     with contextlib.suppress(OSError):
         while chunk := os.read(fd, READ_CHUNK):
             if feed(chunk) is False:
                 return
-            if pause and len(chunk) < READ_CHUNK:
+            if pause and len(chunk) < READ_CHUNK and not (lines and chunk.endswith(b"\n")):
                 time.sleep(pause)
 
 

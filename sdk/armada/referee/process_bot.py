@@ -37,6 +37,7 @@ from armada.referee.connection import (
     MAX_LINE_BYTES,
     MAX_LOG_BYTES,
     MAX_OUTPUT_BYTES,
+    STDOUT_READ_PAUSE_S,
     BotConnection,
     BotGone,
     ExitInfo,
@@ -122,7 +123,7 @@ class ProcessBot(BotConnection):
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
         try:
-            drain(stream.fileno(), self._lines.feed)
+            drain(stream.fileno(), self._lines.feed, STDOUT_READ_PAUSE_S, lines=True)
         finally:
             self._lines.close()
 

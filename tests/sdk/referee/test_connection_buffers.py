@@ -279,3 +279,46 @@ def test_log_pump_mark_reads_what_the_pipe_holds_and_a_flood_cannot_stall_it():
         flooder.join(2)
         os.close(write)
         os.close(read)
+
+
+def test_a_stdout_drain_pauses_only_inside_a_line(monkeypatch):
+    """A reply trickled a byte at a time is read in few pieces (the referee's CPU is not the bot's
+    to spend); a read that ends a line is never followed by a pause."""
+    from armada.referee import connection
+
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b"ab")
+    pauses = []
+
+    def sleep(seconds):  # the bot writes the rest of its line while the reader pauses, then ends
+        pauses.append(seconds)
+        os.write(write_fd, b"c\n")
+        os.close(write_fd)
+
+    monkeypatch.setattr(connection.time, "sleep", sleep)
+    seen = []
+    drain(read_fd, seen.append, 0.001, lines=True)
+    os.close(read_fd)
+    assert seen[0] == b"ab" and b"".join(seen) == b"abc\n" and pauses == [0.001]  # no pause after "c\n"
+
+
+def test_a_trickled_reply_costs_the_reader_few_reads():
+    """Measured: a writer sending a byte at a time for 0.5 s; the reader's reads with the stdout
+    pause are far fewer than without (about 1000 a second at most)."""
+    import subprocess
+    import sys
+
+    from armada.referee.connection import STDOUT_READ_PAUSE_S
+
+    writer = ("import os, time\nend = time.monotonic() + 0.5\n"
+              "while time.monotonic() < end: os.write(1, b'x')\nos.write(1, b'\\n')\n")
+    counts = {}
+    for pause in (0.0, STDOUT_READ_PAUSE_S):
+        bot = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE)
+        reads = []
+        drain(bot.stdout.fileno(), reads.append, pause, lines=True)
+        bot.wait()
+        bot.stdout.close()
+        assert b"".join(reads).endswith(b"x\n")
+        counts[pause] = len(reads)
+    assert counts[STDOUT_READ_PAUSE_S] <= 600 and counts[STDOUT_READ_PAUSE_S] * 5 < counts[0.0], counts
