@@ -4,7 +4,8 @@ The learner plays `seat`; the opponent (see armada.rl.opponent) answers the othe
 requests. An action is one of the action space (decoded by the game's codec) or a reply
 object (a dict, or its JSON text). `info["request"]` is the request JSON the learner's bot
 would receive; an opponent that crashes, times out or breaks the protocol forfeits (the
-learner wins) and `info["opponent_fault"]` says why.
+learner wins) and `info["opponent_fault"]` says why (for a crash, `reason`: the last line of its
+traceback, as `armada play` shows it).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 
 from armada.api import Session
+from armada.botlog import crash_reason
 from armada.games.base import SEATS, Fault
 from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
@@ -95,6 +97,9 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def _opponent_lost(self, status: str, detail: str) -> dict[int, float]:
         assert self.play is not None
         self.opponent_fault = {"status": status, "detail": detail}
+        reason = crash_reason(self.opponent.log()) if status == "crashed" else ""
+        if reason:  # "exited with code 1" says nothing of why; the log is not in the info
+            self.opponent_fault["reason"] = reason
         rewards = self.play.forfeit(self.other, status, detail)
         self.opponent.close()
         return rewards

@@ -113,3 +113,22 @@ def test_a_replay_names_the_learner_and_its_opponent() -> None:
     parallel.step({"seat_1": ORDERS, "seat_2": ORDERS})
     assert [s["name"] for s in parallel.session.replay()["seats"]] == ["seat_1", "seat_2"]
     assert parallel.session.replay({1: "a", 2: "b"})["seats"][0]["name"] == "a"  # names given win
+
+
+def test_an_opponent_that_crashes_says_why_in_its_fault(tmp_path: Path) -> None:
+    """`info["opponent_fault"]["reason"]` is the last line of the opponent's traceback, as
+    `armada play` shows it: "exited with code 1" alone does not say why, and the log is not in the info."""
+    class Idle:  # a callable class, not a bot-library one: calling the class with a request fails
+        def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+            return {}
+
+    folder = tmp_path / "needs_pandas"
+    folder.mkdir()
+    (folder / "main.py").write_text("import not_a_module_anywhere\n")
+    for opponent, reason in ((Idle, "TypeError: Idle() takes no arguments"),
+                             (str(folder), "ModuleNotFoundError: No module named 'not_a_module_anywhere'")):
+        env = armada.rl.gym_env("galaxy", opponent=opponent, max_turns=5)
+        _, info = env.reset(seed=1)
+        assert info["opponent_fault"]["status"] == "crashed", info
+        assert info["opponent_fault"]["reason"] == reason, info
+        env.close()
