@@ -168,6 +168,96 @@ def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str |
     return ([python] if python else []) + lines
 
 
+#: Modules the image has beside the standard library and AVAILABLE that the docs name (scikit-learn's SciPy).
+DOCUMENTED_EXTRAS = ("scipy",)
+#: Parts of the SDK that need an extra the image does not have, with the module they need.
+NEEDS_EXTRA = {"armada.rl": "gymnasium"}
+#: The exceptions an import guarded by `try` may be caught by (a bot that does without the module).
+_GUARDS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def _guarded(handlers: list[ast.ExceptHandler]) -> bool:
+    """Does one of these `except` clauses catch a failed import?"""
+    for handler in handlers:
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if any(kind is None or (isinstance(kind, ast.Name) and kind.id in _GUARDS) for kind in kinds):
+            return True
+    return False
+
+
+def _imports(tree: ast.AST) -> list[str]:
+    """The absolute imports of a module, dotted, outside `try` blocks that catch ImportError."""
+    names: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module)
+        if isinstance(node, ast.Try) and _guarded(node.handlers):
+            for child in (*node.handlers, *node.orelse, *node.finalbody):
+                visit(child)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return names
+
+
+def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
+    """The imports of a bot (its entry `script` and the modules of its folder that it imports,
+    transitively) that the bot image cannot satisfy, each with the first file importing it
+    (relative to the folder): read, never run. What the folder holds, the standard library and the
+    image's libraries are not in it; an import guarded by `try ... except ImportError` is not either."""
+    entry = Path(script)
+    root = entry.parent
+    have = {*sys.stdlib_module_names, *AVAILABLE, *DOCUMENTED_EXTRAS}
+    found: dict[str, str] = {}
+    todo: list[Path] = [entry]
+    seen: set[Path] = set()
+    while todo and len(seen) < MAX_SCANNED_FILES:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            if path.stat().st_size > MAX_SCANNED_BYTES:
+                continue
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for dotted in _imports(tree):
+            top = dotted.split(".")[0]
+            if (root / f"{top}.py").is_file():
+                todo.append(root / f"{top}.py")
+            elif (root / top).is_dir():
+                todo.extend(sorted(p for p in (root / top).rglob("*.py") if p.is_file()))
+            elif top not in have:
+                found.setdefault(top, path.relative_to(root).as_posix())
+            else:
+                extra = next((name for name in NEEDS_EXTRA if dotted == name or dotted.startswith(name + ".")), None)
+                if extra is not None:
+                    found.setdefault(extra, path.relative_to(root).as_posix())
+    return found
+
+
+def unavailable_notes(script: str | os.PathLike[str]) -> list[str]:
+    """What `armada play` says once about a local bot's imports that the server cannot satisfy
+    (`missing_imports`): the import runs here and fails there."""
+    libraries = ", ".join(lib.module for lib in LIBRARIES)
+    lines = []
+    for module, file in missing_imports(script).items():
+        if module in NEEDS_EXTRA:
+            lines.append(f"your bot's {file} imports {module}, which needs {NEEDS_EXTRA[module]}: the server has "
+                         f"no {NEEDS_EXTRA[module]}, so the import fails there (copy the code the bot needs "
+                         "into its folder, as the imitation starter's encoding.py does)")
+        else:
+            lines.append(f"your bot's {file} imports {module}, which the server does not have (bots have "
+                         f"Python's standard library, armada, {libraries}, nothing else): the import fails there")
+    return lines
+
+
 #: The last line of a traceback of an import that found nothing (`crash_reason`'s form).
 _MISSING = "ModuleNotFoundError: No module named "
 

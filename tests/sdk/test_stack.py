@@ -108,3 +108,29 @@ def test_every_bot_gets_its_thread_count_in_the_numeric_libraries_variables() ->
         "OMP_NUM_THREADS": "3", "MKL_NUM_THREADS": "3", "OPENBLAS_NUM_THREADS": "3"}
     local = bot_environment(sandbox="process", workdir="/x", home="/y")
     assert all(local[name] == "1" for name in THREAD_VARIABLES)  # the server's share, locally too
+
+
+def test_play_notes_an_import_the_server_does_not_have(tmp_path: Path) -> None:
+    """A bot that imports what this Python has but the bot image lacks (gymnasium, armada.rl, which
+    needs it) plays locally and crashes on the server: `armada play` says so before the match. The
+    bot's own modules, the standard library, the stack, guarded imports and files main.py never
+    imports (a train.py) are not noted."""
+    bot = write_bot(tmp_path / "rl", "import json, numpy\nimport helper\nfrom pkg import sub\n"
+                                     "try:\n    import yaml_maybe\nexcept ImportError:\n    yaml_maybe = None\n")
+    (bot / "helper.py").write_text("import gymnasium.spaces\nfrom armada.bot import BaseBot\n")
+    (bot / "pkg").mkdir()
+    (bot / "pkg" / "sub.py").write_text("from armada.rl import galaxy_encoding\nfrom . import other\n")
+    (bot / "train.py").write_text("import onnx\nimport torch\n")
+    assert stack.missing_imports(bot / "main.py") == {"gymnasium": "helper.py", "armada.rl": "pkg/sub.py"}
+    notes = stack.unavailable_notes(bot / "main.py")
+    assert notes[0].startswith("your bot's helper.py imports gymnasium, which the server does not have "
+                               "(bots have Python's standard library, armada, numpy, torch, sklearn, onnxruntime")
+    assert notes[1].startswith("your bot's pkg/sub.py imports armada.rl, which needs gymnasium: the server")
+    assert stack.missing_imports(write_bot(tmp_path / "plain", "import sys, armada.bot\n") / "main.py") == {}
+
+
+def test_play_notes_the_missing_import_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = write_bot(tmp_path / "gym", IDLE_GALAXY + "\nif False:\n    import gymnasium\n")
+    assert main(["play", str(bot), str(bot), "--seed", "1", "--config", '{"max_turns": 2}', "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("armada: note: your bot's main.py imports gymnasium, which the server does not have") == 1

@@ -31,7 +31,7 @@ from armada.cli.logfiles import prepare_log_dir, write_logs
 from armada.cli.states import load_start_state, state_seed
 
 if TYPE_CHECKING:
-    pass
+    from armada.botspec import BotSource
 
 EPILOG = """\
 bots:
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"armada: {game}, {seed_text(recorded, args.from_state)}: "
               f"{labels[0]} (seat 1) vs {labels[1]} (seat 2)", file=sys.stderr)
         if args.sandbox == "process":
-            say_parity([src.code_dir for spec, src in zip([args.bot1, args.bot2], sources, strict=True)
+            say_parity([src for spec, src in zip([args.bot1, args.bot2], sources, strict=True)
                         if not spec.startswith("builtin:")])
         outcome = play_match(game, bots, seed=seed, config=config, limits=limits, start_state=start_state)
     written = None
@@ -163,10 +163,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def say_parity(code_dirs: list[str]) -> None:
-    """Say once (stderr) where a local bot would find other versions than on the server."""
-    for line in stack.parity_notes(list(code_dirs)):
+def say_parity(sources: list[BotSource]) -> None:
+    """Say once (stderr) where a local bot would find other versions than on the server, and which
+    of its imports the server does not have at all."""
+    for line in stack.parity_notes([src.code_dir for src in sources]):
         print(f"armada: note: {line}; `armada env` lists the server's versions", file=sys.stderr)
+    for line in dict.fromkeys(line for src in sources for line in stack.unavailable_notes(src.script)):
+        print(f"armada: note: {line}; `armada env` lists the server's libraries", file=sys.stderr)
 
 
 #: Log lines shown without --verbose for a bot that crashed, timed out or broke the protocol.
