@@ -85,3 +85,29 @@ def test_playing_never_loads_the_rl_extra_even_when_installed():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_bot_importing_armada_rl_on_the_server_is_told_what_the_server_has():
+    """In the bot image (ARMADA_SANDBOX=docker) gymnasium is missing and there is no pip: the
+    "pip install armada[rl]" line would send a competitor the wrong way. The import fails with the
+    ModuleNotFoundError itself, which the referee follows with the list of what bots have."""
+    from armada.botlog import crash_reason
+    from armada.stack import missing_module_note
+
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'gymnasium':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import armada.rl\n"
+    )
+    import os
+
+    env = {**os.environ, "ARMADA_SANDBOX": "docker"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 1
+    assert crash_reason(done.stderr) == "ModuleNotFoundError: No module named 'gymnasium'", done.stderr
+    assert "pip install" not in done.stderr
+    assert missing_module_note(crash_reason(done.stderr)).startswith("no module named 'gymnasium' on the server")

@@ -9,7 +9,8 @@ Importing it also registers `gymnasium.make("armada/Galaxy-v0", ...)` and
 
 An optional extra (`pip install "armada[rl] @ URL"` with the SDK wheel's address, docs/rl.md:
 gymnasium, pettingzoo, numpy); the rest of the
-SDK never imports this package, so `import armada` stays standard-library only. Both
+SDK never imports this package, so `import armada` stays standard-library only (nor does the bot
+image have it: a bot importing it there gets the ModuleNotFoundError, not a pip line). Both
 environments drive `armada.Session`: the engine and the referee's rules, step by step.
 """
 
@@ -20,6 +21,12 @@ try:
     import numpy  # noqa: F401
     import pettingzoo  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
+    import os
+
+    if os.environ.get("ARMADA_SANDBOX") == "docker":
+        # A bot in the bot image: no pip there, so the error itself, which the referee follows
+        # with what bots have instead (armada.stack.missing_module_note).
+        raise
     from armada.extras import install_line
 
     raise ImportError(f'armada.rl needs the "rl" extra: {install_line("rl")} ({exc})') from exc
