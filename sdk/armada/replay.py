@@ -307,6 +307,9 @@ def read_dataset(folder: str | Path) -> Iterator[Example]:
     try:
         lines = (root / MANIFEST).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
+        if root.is_dir() and any(root.glob("*.json.gz")):  # replays and no manifest: an interrupted download
+            raise ReplayError(f"no {MANIFEST} in {root}: its `armada dataset download` did not finish; run the same "
+                              "command again (it keeps the replays already there and writes the manifest)") from None
         raise ReplayError(f"cannot read {root / MANIFEST}: {exc.strerror or exc}") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():

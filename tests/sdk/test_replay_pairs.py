@@ -104,3 +104,14 @@ def test_read_dataset_refuses_a_damaged_or_missing_file(played, tmp_path):
         list(read_dataset(tmp_path))
     with pytest.raises(ReplayError, match=r"cannot read .*manifest\.jsonl"):
         list(read_dataset(tmp_path / "nowhere"))
+
+
+def test_read_dataset_of_an_interrupted_download_says_to_run_it_again(played, tmp_path):
+    """`armada dataset download` writes the manifest when a run ends: a folder it was stopped in
+    holds replays and no manifest, and the error says how to finish it rather than only "no such file"."""
+    replay, _seats = played
+    write_dataset(tmp_path, [replay])
+    (tmp_path / "manifest.jsonl").unlink()
+    with pytest.raises(ReplayError, match=r"no manifest\.jsonl in .*: its `armada dataset download` did not finish; "
+                                          r"run the same command again"):
+        list(read_dataset(tmp_path))
