@@ -8,9 +8,11 @@ site's stored archive too, so the same code always gives the same bytes.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
+import zipfile
 from pathlib import Path
 
 from armada.archive import normalised_zip
@@ -102,6 +104,17 @@ def dataset_notes(folder: Path, files: list[tuple[str, Path]]) -> list[str]:
         lines.append(f"{folder / where if where else folder} holds a downloaded dataset ({len(inside)} files, "
                      f"{size:,} bytes), sent with the bot; keep replays outside the bot's folder")
     return lines
+
+
+def largest_files(data: bytes, count: int = 3) -> list[tuple[str, int]]:
+    """The `count` members of a zip taking the most room in it (name, compressed bytes), largest
+    first: what to look at when a version is too large; [] for what is not a zip."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = [(info.filename, info.compress_size) for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return []
+    return sorted(members, key=lambda member: (-member[1], member[0]))[:count]
 
 
 def _read(path: Path) -> bytes:

@@ -64,3 +64,17 @@ def test_a_small_upload_shows_no_bar_and_the_limit_falls_back_to_the_default(
     assert submit.upload_limit({"api": 1}, "galaxy") == submit.upload_limit({"upload_max_bytes": {}}, "galaxy") \
         == 100 * MIB  # a site that does not say: its default
     assert submit.upload_limit({"upload_max_bytes": {"galaxy": 5}}, "galaxy") == 5
+
+
+def test_past_the_limit_it_names_the_largest_files_of_the_zip(
+        logged_in: FakeSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The whole zip's size does not say what to leave out: a forgotten checkpoint beside the model
+    is named, with the size it takes in the zip."""
+    logged_in.api_info["upload_max_bytes"] = {"galaxy": 100_000, "mothership": 10 * MIB}
+    folder = model_bot(tmp_path / "mybot", 30_000)
+    (folder / "checkpoints").mkdir()
+    (folder / "checkpoints" / "epoch-99.pt").write_bytes(random.Random(1).randbytes(90_000))
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
+    err = capsys.readouterr().err
+    assert "its largest files: checkpoints/epoch-99.pt (88 KiB), model.onnx (30 KiB), main.py" in err
+    assert logged_in.paths() == ["GET /api/version/"]

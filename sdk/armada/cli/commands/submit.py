@@ -12,7 +12,7 @@ from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, default_team, is_team, require_token, save_default_team, settings
-from armada.cli.packing import bot_upload
+from armada.cli.packing import bot_upload, largest_files
 from armada.logmarks import strip_marks
 
 EPILOG = f"""\
@@ -192,9 +192,16 @@ def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> 
     limit = upload_limit(info, game)
     size = len(upload.data)
     if size > limit:
+        largest = ", ".join(f"{name} ({_size(taken)})" for name, taken in largest_files(upload.data))
         raise CliError(f"{upload.filename} is {size} bytes ({size / MIB:.1f} MiB) and {game} on {server} takes "
-                       f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent. To fit, "
+                       f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent"
+                       + (f"; its largest files: {largest}" if largest else "") + ". To fit, "
                        f"{SHRINK}: see {server}/docs/bots-environment/#model-files")
+
+
+def _size(count: int) -> str:
+    """A file's size for people: MiB from 1 MiB up (one decimal), else KiB (rounded up)."""
+    return f"{count / MIB:.1f} MiB" if count >= MIB else f"{-(-count // 1024)} KiB"
 
 
 def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:
