@@ -194,6 +194,7 @@ def _imports(tree: ast.AST) -> list[str]:
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.append(node.module)
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names)  # `from armada import rl`
         if isinstance(node, ast.Try) and _guarded(node.handlers):
             for child in (*node.handlers, *node.orelse, *node.finalbody):
                 visit(child)

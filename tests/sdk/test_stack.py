@@ -127,6 +127,8 @@ def test_play_notes_an_import_the_server_does_not_have(tmp_path: Path) -> None:
                                "(bots have Python's standard library, armada, numpy, torch, sklearn, onnxruntime")
     assert notes[1].startswith("your bot's pkg/sub.py imports armada.rl, which needs gymnasium: the server")
     assert stack.missing_imports(write_bot(tmp_path / "plain", "import sys, armada.bot\n") / "main.py") == {}
+    assert stack.missing_imports(write_bot(tmp_path / "from", "from armada import rl\n") / "main.py") == {
+        "armada.rl": "main.py"}
 
 
 def test_play_notes_the_missing_import_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
