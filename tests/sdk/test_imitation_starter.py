@@ -33,6 +33,15 @@ def test_new_writes_the_starters_files_and_records_the_game(tmp_path, capsys):
     assert "python " in capsys.readouterr().out
 
 
+def test_the_imitation_starter_needs_no_game_but_the_others_do(tmp_path, capsys):
+    """It plays Galaxy only, so `--game` may be left out; a starter of every game still needs it."""
+    assert main(["new", "learner", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "learner" / "armada.json").read_text()) == {"game": "galaxy", "starter": "imitation"}
+    assert main(["new", "plain", "--dir", str(tmp_path)]) == 2
+    assert "the following arguments are required: --game (galaxy or mothership)" in capsys.readouterr().err
+    assert not (tmp_path / "plain").exists()
+
+
 def test_imitation_is_refused_for_mothership_and_listed_for_galaxy(tmp_path, capsys):
     assert main(["new", "race", "--game", "mothership", "--from", "imitation", "--dir", str(tmp_path)]) == 2
     assert "the imitation starter plays galaxy only, not mothership" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from typing import Any
 
 from armada.botspec import BotSpecError, builtin_names, copy_starter
 from armada.cli import botinfo
-from armada.cli.common import CliError, add_game_arg
+from armada.cli.common import GAMES, CliError
 from armada.safefile import umask
 from armada.starters import imitation
 
@@ -20,7 +20,7 @@ examples:
   armada new mybot --game galaxy                 main.py copied from the greedy starter
   armada new scout --game galaxy --from prober   start from another starter
   armada new race --game mothership --dir bots   creates bots/race/
-  armada new learner --game galaxy --starter imitation
+  armada new learner --starter imitation        a bot to train on replays (Galaxy)
                                                  a bot trained on replays (armada docs imitation)
 
 Starters: galaxy: random, greedy, prober, imitation; mothership: random, greedy, balanced.
@@ -74,7 +74,8 @@ def add_parser(subparsers: Any) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", metavar="NAME", help=f"name of the new bot folder: {NAME_RULE}")
-    add_game_arg(p, required=True)
+    p.add_argument("--game", "-g", choices=GAMES, default=None,
+                   help="which game the bot plays (required, but for a starter of one game: imitation plays galaxy)")
     p.add_argument("--from", "--starter", dest="starter", metavar="STARTER", default=DEFAULT_STARTER,
                    help=f"starter bot to copy (default: {DEFAULT_STARTER}); `imitation`: a bot to train on replays")
     p.add_argument("--dir", default=".", metavar="DIR",
@@ -83,6 +84,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game is None:
+        if args.starter != imitation.NAME or len(imitation.GAMES) != 1:
+            raise CliError(f"the following arguments are required: --game ({' or '.join(GAMES)})")
+        args.game = imitation.GAMES[0]
     path = create_bot(args.name, args.game, args.starter, Path(args.dir))
     if args.starter == imitation.NAME:
         print(f"created {path}/ (the {imitation.NAME} starter: main.py, train.py, encoding.py, README.md, "
