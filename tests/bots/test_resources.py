@@ -82,7 +82,7 @@ def test_an_out_of_memory_version_records_its_peak_and_unknowns_stay_null(valida
     # Gone before answering init: the referee's 2929 ms is no init time (it would read as "init was fine").
     assert data["resources"]["memory_peak_mib"] is None and data["resources"]["init_ms"] is None
     page = client.get(f"/bots/{version.bot_id}/versions/{version.number}/").content.decode()
-    assert "memory peak <strong>unknown</strong>" in page
+    assert "memory peak <strong>not measured</strong>" in page and "init <strong>not answered</strong>" in page
     assert "<code>armada play loader builtin:" in page  # the bot's own name in the command to try
 
 

@@ -340,9 +340,10 @@ def _used(resources: Any) -> str:
     if not isinstance(resources, dict) or not resources.get("init_budget_ms"):
         return ""
 
-    def value(key: str, unit: str) -> str:
+    def value(key: str, unit: str, missing: str) -> str:
         number = resources.get(key)
-        return f"{number} {unit}" if isinstance(number, int) else "unknown"
+        return f"{number} {unit}" if isinstance(number, int) else missing
 
-    return (f"init {value('init_ms', 'ms')} of its {resources['init_budget_ms']} ms budget, memory peak "
-            f"{value('memory_peak_mib', 'MiB')} of its {resources.get('memory_limit_mib')} MiB limit")
+    return (f"init {value('init_ms', 'ms', 'not answered')} of its {resources['init_budget_ms']} ms budget, "
+            f"memory peak {value('memory_peak_mib', 'MiB', 'not measured')} of its "
+            f"{resources.get('memory_limit_mib')} MiB limit")
