@@ -59,7 +59,8 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         super().reset(seed=seed)
         game_seed = int(seed) if seed is not None else int(self.np_random.integers(0, MAX_SEED))
         self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
-        self.play.session.names = {self.seat: LEARNER_NAME, self.other: self.opponent.name}
+        other = self.opponent.name if self.opponent.name != LEARNER_NAME else f"{LEARNER_NAME} (opponent)"
+        self.play.session.names = {self.seat: LEARNER_NAME, self.other: other}  # two names a viewer tells apart
         self.opponent_fault = None
         fault = self.opponent.start(self.play.session, game_seed)
         if fault is not None:

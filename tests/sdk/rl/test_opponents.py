@@ -103,7 +103,11 @@ def test_a_replay_names_the_learner_and_its_opponent() -> None:
     def ziltoid(request: dict[str, Any]) -> dict[str, Any]:
         return {} if request["type"] == "init" else dict(ORDERS)
 
-    for opponent, name in ((ziltoid, "ziltoid"), (GreedyBot, "Bot"), ("builtin:greedy", "builtin:greedy")):
+    def learner(request: dict[str, Any]) -> dict[str, Any]:  # named as the learning seat is
+        return {} if request["type"] == "init" else dict(ORDERS)
+
+    for opponent, name in ((ziltoid, "ziltoid"), (GreedyBot, "Bot"), ("builtin:greedy", "builtin:greedy"),
+                           (learner, "learner (opponent)")):
         env = armada.rl.gym_env("mothership", opponent=opponent, seat=2)
         env.reset(seed=1)
         env.step(ORDERS)
