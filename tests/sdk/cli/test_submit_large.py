@@ -50,7 +50,9 @@ def test_a_large_upload_shows_its_progress_and_arrives_whole(logged_in: FakeSite
     assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
     err = capsys.readouterr().err.splitlines()
     total = -(-len(zip_folder(folder)) // unit)  # under 10 MiB in KiB: "0/2 MiB" said little of 1.3 MiB
-    assert err[-1].startswith("[" + "#" * 30 + "]") and f"{total}/{total} {name} of mybot.zip sent" in err[-1]
+    exact = len(zip_folder(folder))
+    shown = f"{exact / MIB:.1f} MiB" if exact >= MIB else f"{-(-exact // 1024)} KiB"  # 11 MiB shows as 11.0 MiB
+    assert err[-1].startswith("[" + "#" * 30 + "]") and f"{total}/{total} {name} of mybot.zip ({shown}) sent" in err[-1]
     upload = logged_in.seen("POST", "/api/bots/1/versions/")[0]
     assert upload.multipart() == {"file": ("mybot.zip", zip_folder(folder))}
     assert int(upload.headers["Content-Length"]) == len(upload.body)

@@ -146,7 +146,9 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
             named_from=getattr(args, "bot_from", None))
     size = len(upload.data)
     unit, unit_name = (MIB, "MiB") if size >= 10 * MIB else (1024, "KiB")  # "0/2 MiB" says little of 1.3 MiB
-    progress = (output.Progress(-(-size // unit), f"{unit_name} of {upload.filename} sent", stream=sys.stderr)
+    # The bar counts whole units (the last one rounded up); the label says the exact size beside it.
+    progress = (output.Progress(-(-size // unit), f"{unit_name} of {upload.filename} ({_size(size)}) sent",
+                                stream=sys.stderr)
                 if size >= PROGRESS_MIN_BYTES else None)
     sent = [0]
 
