@@ -132,3 +132,49 @@ def test_the_rating_chart_of_a_busy_bot_is_a_few_hundred_points_read_through_the
     assert 4000 in scores and 4001 in scores  # each version's first and last game
     gaps = [b - a for a, b in itertools.pairwise(scores)]
     assert max(gaps) <= 2 * 6000 / CHART_POINTS  # evenly spread
+
+
+@pytest.mark.parametrize("kind", ["ranked", "challenge"])
+def test_a_bot_deleted_while_its_match_plays_voids_it_and_counts_nothing(make_user, valid_version, kind):
+    """Its owner deletes a bot (its versions go) while a worker plays its match (the seats were read
+    before the game): the match is void with a reason that says so, the owner's doing and not the
+    platform's, and nothing is counted: no rating change, no result in the other bot's record
+    (before: a DoesNotExist or a foreign key error, logged as the platform failing; issue 29's trial)."""
+    from armada_web.bots.services import delete_bot
+    from armada_web.jobs.leases import claim
+    from armada_web.ladder.models import Rating, RatingChange
+    from armada_web.matches.execution import MATCH, record
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    first = valid_version(make_user("alice"), "alpha")
+    second = valid_version(make_user("bob"), "bravo")
+    match = create_match(game="galaxy", first=first, second=second, kind=kind, seed=7)
+    lease = claim(MATCH, match.pk)
+    seats = list(match.participants.order_by("seat"))
+    delete_bot(bot=second.bot, user=second.bot.owner)
+    players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
+    outcome = MatchOutcome(Result(1, "turn_limit", 10), players, {"engine_version": "2"})
+    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "void"
+    match = Match.objects.get(pk=match.pk)
+    assert match.status == "void"
+    assert match.reason == "void: seat 2's bot was deleted during the match (no result, no rating change)"
+    assert not RatingChange.objects.exists() and not Rating.objects.filter(games__gt=0).exists()
+    assert counts(first.bot_id) == (1, 0, 0, 0)
+    assert all(p.result == "" for p in match.participants.all())
+
+
+def test_a_bot_deleted_before_its_match_plays_voids_it_saying_so(make_user, valid_version):
+    from armada_web.bots.services import delete_bot
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH, execute
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    first = valid_version(make_user("alice"), "alpha")
+    second = valid_version(make_user("bob"), "bravo")
+    match = create_match(game="galaxy", first=first, second=second, seed=7)
+    delete_bot(bot=first.bot, user=first.bot.owner)
+    assert execute(claim(MATCH, match.pk)) == "void"
+    assert Match.objects.get(pk=match.pk).reason == ("void: seat 1's bot was deleted before the match was played "
+                                                     "(no result, no rating change)")

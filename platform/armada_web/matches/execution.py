@@ -24,6 +24,7 @@ from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
 from armada.timings import totals
 from armada_web.bots import storage as bot_storage
+from armada_web.bots.models import BotVersion
 from armada_web.games import spec
 from armada_web.games.runner import PlatformFailure, SandboxFailure, Source, play
 from armada_web.jobs import queues
@@ -57,12 +58,18 @@ def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
     return {"worker": (worker or host)[:200], "host": host, "engine_version": engine}
 
 
-def void(lease: Lease, reason: str) -> str:
-    """The platform failed: no result, no rating change (never a bot's loss)."""
+def void(lease: Lease, reason: str, *, platform: bool = True) -> str:
+    """The platform failed: no result, no rating change (never a bot's loss). `platform` False:
+    the match cannot count for another cause (a seat's bot was deleted), which the reason says."""
     log.warning("match %s void (attempt %s): %s", lease.job_id, lease.attempt, reason)
-    updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(),
-                           reason=one_line(f"platform failure: {reason}", NOTE_CHARS))
+    note = f"platform failure: {reason}" if platform else f"void: {reason}"
+    updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(), reason=one_line(note, NOTE_CHARS))
     return MatchStatus.VOID if updated else "superseded"
+
+
+def deleted(lease: Lease, seat: int, when: str) -> str:
+    """A seat's bot was deleted (its owner's doing, its versions gone): the match is void, nothing counted."""
+    return void(lease, f"seat {seat}'s bot was deleted {when} (no result, no rating change)", platform=False)
 
 
 def again(lease: Lease, reason: str) -> str:
@@ -81,8 +88,11 @@ def execute(lease: Lease) -> str:
     match = Match.objects.get(pk=lease.job_id)
     participants = list(Participant.objects.filter(match=match).select_related("version", "version__bot")
                         .order_by("seat"))
-    if [p.seat for p in participants] != [1, 2] or any(p.version is None for p in participants):
-        return void(lease, "a seat's bot version no longer exists")
+    if [p.seat for p in participants] != [1, 2]:
+        return void(lease, "the match does not have two seats")
+    gone = [p.seat for p in participants if p.version is None]
+    if gone:
+        return deleted(lease, gone[0], "before the match was played")
     seats: dict[int, tuple[str, Source | bytes]] = {}
     for p in participants:
         assert p.version is not None
@@ -137,6 +147,13 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
     winner = outcome.winner
     engine_version = str(outcome.replay.get("engine_version") or match.engine_version)[:40]
     with transaction.atomic():
+        # A seat's bot deleted while the match played (its versions went with it): nothing to count.
+        # Locked, so a deletion now waits for this transaction and takes the result away with its rows.
+        kept = set(BotVersion.objects.select_for_update().filter(pk__in=[p.version_id for p in participants])
+                   .values_list("pk", flat=True))
+        gone = [p.seat for p in participants if p.version_id not in kept]
+        if gone:
+            return deleted(lease, gone[0], "during the match")
         if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
                             replay=replay_name, replay_size=stored.size if stored else None,
                             replay_sha256=stored.sha256 if stored else "", reason="", engine_version=engine_version):
