@@ -173,6 +173,33 @@ def test_the_settling_pace_is_counted_over_what_the_window_covers(make_user, val
     assert queue is not None and queue.settling_window == estimates.SETTLING_WINDOW
 
 
+def test_the_estimates_use_the_measured_length_of_ranked_matches(make_user, valid_version, armada):
+    # A settled rating is a game's length after the match is made: the ranked matches' measured
+    # median (the last 50), not ARMADA_MATCH_SECONDS (30 by default: starter bots play in a few
+    # seconds, which made every settled estimate on a new site half a minute too long).
+    from armada_web.ladder.queries import ranked_queue
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    armada(matches_queue=armada.current.validation_queue, match_workers=2, match_seconds=30)
+    a, b = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    now = timezone.now()
+
+    def played(seconds: float, kind: str = "ranked") -> None:
+        match = create_match(game="galaxy", first=a, second=b, kind=kind)
+        Match.objects.filter(pk=match.pk).update(status="finished", started=now - timedelta(seconds=seconds + 10),
+                                                 finished=now - timedelta(seconds=10))
+
+    played(3)
+    played(5)
+    queue = ranked_queue("galaxy", now)
+    assert queue is not None and queue.match_seconds == 30  # two matches: not enough, the setting
+    played(4)
+    played(600, kind="challenge")  # another kind: not counted
+    queue = ranked_queue("galaxy", now)
+    assert queue is not None and queue.match_seconds == pytest.approx(4, abs=0.01)
+
+
 def test_the_status_shows_the_workers_latest_answer_without_asking_again(arena, client, monkeypatch):
     """Asking the workers waits a whole second: the matchmaker asks every tick, and the status page
     shows that answer (at most RECENT_S old) instead of making a visitor wait for another."""

@@ -5,6 +5,7 @@ stored orders), and when a bot's next ranked game should start."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
@@ -201,6 +202,23 @@ def ranked_pace(game: str, now: datetime) -> float:
     return float(found["count"]) / covered(found["first"], now, 3600.0) if found["count"] else 0.0
 
 
+#: Finished ranked matches whose median length the estimates use, and the fewest that count.
+LENGTH_SAMPLE = 50
+LENGTH_ENOUGH = 3
+
+
+def ranked_match_seconds(game: str) -> float:
+    """A ranked match's typical length: the median of the latest LENGTH_SAMPLE finished ranked matches
+    of `game` (from their start to their end), else `ARMADA_MATCH_SECONDS` (as the finals measure theirs)."""
+    rows = (Match.objects.filter(kind=MatchKind.RANKED, status=MatchStatus.FINISHED, game=game,
+                                 started__isnull=False, finished__isnull=False)
+            .order_by("-finished").values_list("started", "finished")[:LENGTH_SAMPLE])
+    durations = [(finished - started).total_seconds() for started, finished in rows if started and finished]
+    if len(durations) >= LENGTH_ENOUGH:
+        return max(0.1, statistics.median(durations))
+    return float(settings.ARMADA.match_seconds)
+
+
 def recent_changes(game: str, now: datetime) -> QuerySet[RatingChange]:
     """The rating changes of `game` over the estimates' settling window (the index on `at` serves it)."""
     return RatingChange.objects.filter(match__game=game, at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
@@ -210,17 +228,18 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     """The ranked queue of `game` as `ladder.logic.estimates` reads it (a few counts and one seed
     read, whatever the ladder's size), or None when no worker is free for ranked games."""
     workers = known_workers()
-    per_second = ranked_pace(game, now) or free(workers) / settings.ARMADA.match_seconds
+    match_seconds = ranked_match_seconds(game)
+    per_second = ranked_pace(game, now) or free(workers) / match_seconds
     if workers <= 0 or per_second <= 0:
         return None
     pool = RatingPool(game)
     size = pool.size()
-    idle_unit = unit(size, workers)
+    idle_unit = unit(size, workers)  # the matchmaker's own unit (the setting), which its order follows
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = recent_changes(game, now)
     first = window.aggregate(first=Min("at"))["first"]
     return estimates.Queue(
-        candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=settings.ARMADA.match_seconds,
+        candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=match_seconds,
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
         head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
         settling=pool.rows.filter(games__lt=PROVISIONAL_GAMES).count(),
