@@ -41,9 +41,19 @@ def test_a_settled_rating_needs_no_time_and_a_new_one_its_games() -> None:
     new = estimates.settled(q, priority=1.0, games=1, sigma=2.0)
     later = estimates.settled(q, priority=1.0, games=7, sigma=2.0)
     assert new > later > estimates.next_game(q, priority=1.0) + q.match_seconds
-    # a version far above the head plays its games back to back: its queue, then its games' length
+    # a version far above the head plays its games back to back: its queue, its game's length, then
+    # each game left at least one ranked match start (0.5 a second) after the one before
     assert estimates.settled(queue(head_priority=0.1), priority=math.inf, games=0, sigma=8.3) == pytest.approx(
-        1 / 0.5 + 40 + 60)
+        1 / 0.5 + 40 + 60 + (PROVISIONAL_GAMES - 1) / 0.5)
+
+
+def test_a_new_version_cannot_settle_faster_than_ranked_matches_start() -> None:
+    """Without enough provisional games measured, the seed order alone said a version above the head
+    plays its 9 games left in no time: /status/ showed "a settled rating in about 5 s" for a new
+    version on a site starting a ranked match every 2 s (issue 29's trial). Each game is a ranked
+    match, and they start at the measured pace: 9 games are at least 9 starts."""
+    q = queue(head_priority=0.0, per_second=0.5, queued=0, match_seconds=1.0)
+    assert estimates.settled(q, priority=math.inf, games=0, sigma=8.3) >= (PROVISIONAL_GAMES - 1) / 0.5
 
 
 def test_measured_provisional_games_set_the_pace_of_settling() -> None:

@@ -13,7 +13,7 @@ wait is its place among those (each match takes at least one) at the measured ra
 is settled once it is no longer provisional (`ratings.PROVISIONAL_GAMES` games): each game
 left costs its share of the games the provisional versions were measured to get lately
 (`settling_time`), or without enough of them the gap its place in the seed order leaves it
-after that game (`provisional_priority`).
+after that game (`provisional_priority`), never less than one ranked match start at the measured pace.
 """
 
 from __future__ import annotations
@@ -94,5 +94,6 @@ def settled(queue: Queue, *, priority: float, games: int, sigma: float, place: i
     if measured is not None:
         return total + measured
     for played in range(games + 1, PROVISIONAL_GAMES):  # from one match made to the next, by the seed order
-        total += _seed_wait(queue, provisional_priority(played, sigma))
+        # at least one ranked match started per game, however far ahead of the seed order it is
+        total += max(_seed_wait(queue, provisional_priority(played, sigma)), 1 / queue.per_second)
     return total
