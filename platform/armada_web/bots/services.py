@@ -176,6 +176,9 @@ def delete_bot(*, bot: Bot, user: User) -> None:
     """Delete a bot and its versions; their archives go on commit (armada_web.bots.receivers)."""
     check_owner(bot=bot, user=user)
     with transaction.atomic():
+        # Its versions first, as a match's recording locks its seats' (matches.execution.record): a
+        # recording either finishes first or finds the versions gone, never waits for us in a circle.
+        list(BotVersion.objects.select_for_update().filter(bot=bot).order_by("pk").values_list("pk", flat=True))
         bot.delete()
         active_version_changed.send(sender=Bot, bot=bot)
 

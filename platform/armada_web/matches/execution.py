@@ -149,8 +149,9 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
     with transaction.atomic():
         # A seat's bot deleted while the match played (its versions went with it): nothing to count.
         # Locked, so a deletion now waits for this transaction and takes the result away with its rows.
+        # (bots.services.delete_bot locks a bot's versions first too, in pk order: no deadlock between them)
         kept = set(BotVersion.objects.select_for_update().filter(pk__in=[p.version_id for p in participants])
-                   .values_list("pk", flat=True))
+                   .order_by("pk").values_list("pk", flat=True))
         gone = [p.seat for p in participants if p.version_id not in kept]
         if gone:
             return deleted(lease, gone[0], "during the match")
