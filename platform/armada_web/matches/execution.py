@@ -150,7 +150,8 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
         # A seat's bot deleted while the match played (its versions went with it): nothing to count.
         # Locked, so a deletion now waits for this transaction and takes the result away with its rows.
         # (bots.services.delete_bot locks a bot's versions first too, in pk order: no deadlock between them)
-        kept = set(BotVersion.objects.select_for_update().filter(pk__in=[p.version_id for p in participants])
+        # NO KEY UPDATE: it stops a delete, not the new matches and rating changes that refer to them.
+        kept = set(BotVersion.objects.select_for_update(no_key=True).filter(pk__in=[p.version_id for p in participants])
                    .order_by("pk").values_list("pk", flat=True))
         gone = [p.seat for p in participants if p.version_id not in kept]
         if gone:
