@@ -308,3 +308,27 @@ def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_th
     s2 = season_entered_by_twin("s2")
     (stronger,) = [f for f in run_checks(season=s2) if f.kind == "accounts"]
     assert stronger.status == "open" and not AuditEntry.objects.filter(finding=stronger).exists()
+
+
+def test_staffs_run_found_running_beside_another_clears_its_wait_mark_and_only_it_does(
+        planted, monkeypatch, armada):
+    """A run staff sent that a worker takes while another run of the same checks goes on does
+    nothing: the page must then stop saying it waits for a worker (else the button stays refused
+    for 10 minutes with nothing coming). Another run starting (a season's close) must not clear the
+    mark of staff's run still queued: a second press would send a second one."""
+    from django.core.cache import cache
+
+    from armada_web.integrity import tasks
+
+    season, sent, _ = open_season_sending_checks(monkeypatch, armada)
+    assert tasks.send_checks_now(season.pk, ran_by="judge")
+    assert sent == [([season.pk], {"ran_by": "judge"})]
+    cache.add(tasks.run_lock(season.pk), 1, 60)  # the season's close: its run goes on
+    assert tasks.integrity_checks(season.pk, ran_by="judge") == 0  # staff's copy runs nothing beside it
+    cache.delete(tasks.run_lock(season.pk))
+    assert tasks.run_state(season.pk) == ""  # nothing waits: the button is back
+    assert tasks.send_checks_now(season.pk, ran_by="judge")
+    assert tasks.integrity_checks(season.pk) > 0  # another run (the close's) runs first
+    assert tasks.run_state(season.pk) == "sent:judge"  # staff's is still queued
+    assert tasks.integrity_checks(season.pk, ran_by="judge") > 0
+    assert tasks.run_state(season.pk) == ""

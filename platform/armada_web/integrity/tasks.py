@@ -69,12 +69,13 @@ def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by
     who are `ran_by`; None: all of ranked play); returns the findings (0: no such season, another run
     of them going on now, or `unchecked_only` (beat's catch-up) and they ran since its close, or its
     finish once finished)."""
+    if ran_by:  # staff's run left the queue (to run, or to do nothing beside another): staff may send again
+        cache.delete(sent_key(season_id))
     season = None if season_id is None else Season.objects.filter(pk=season_id).first()
     if season_id is not None and (season is None or (unchecked_only and checked_since_step(season=season))):
         return 0
     if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
         return 0
-    cache.delete(sent_key(season_id))  # started: staff may send another from now on
     try:
         for version_id in missing()[:CATCH_UP]:
             queue_probe(version_id)
