@@ -168,8 +168,10 @@ def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str |
     return ([python] if python else []) + lines
 
 
-#: Modules the image has beside the standard library and AVAILABLE that the docs name (scikit-learn's SciPy).
-DOCUMENTED_EXTRAS = ("scipy",)
+#: Modules the image has beside the standard library and AVAILABLE, which a bot may import: what
+#: scikit-learn itself imports (SciPy, joblib, which loads its pickled models, threadpoolctl) and
+#: packaging (onnxruntime's), installed with the stack (infra/images/bot/Dockerfile).
+DOCUMENTED_EXTRAS = ("scipy", "joblib", "threadpoolctl", "packaging")
 #: Parts of the SDK that need an extra the image does not have, with the module they need.
 NEEDS_EXTRA = {"armada.rl": "gymnasium"}
 #: The exceptions an import guarded by `try` may be caught by (a bot that does without the module).
@@ -185,18 +187,32 @@ def _guarded(handlers: list[ast.ExceptHandler]) -> bool:
     return False
 
 
-def _imports(tree: ast.AST) -> list[str]:
-    """The absolute imports of a module, dotted, outside `try` blocks that catch ImportError."""
-    names: list[str] = []
+def _type_checking(test: ast.expr) -> bool:
+    """Is this `if` test `TYPE_CHECKING` (or `typing.TYPE_CHECKING`), whose body never runs?"""
+    return ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+            or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """The imports of a module that run, as (level, dotted name; level > 0: relative to the
+    module's package, the name may be empty), outside `try` blocks that catch ImportError and
+    `if TYPE_CHECKING:` blocks."""
+    names: list[tuple[int, str]] = []
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-            names.extend(f"{node.module}.{alias.name}" for alias in node.names)  # `from armada import rl`
+            names.extend((0, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names.append((node.level, module))
+            # `from armada import rl`, `from . import helper`: the names may be modules too
+            names.extend((node.level, f"{module}.{alias.name}" if module else alias.name) for alias in node.names)
         if isinstance(node, ast.Try) and _guarded(node.handlers):
             for child in (*node.handlers, *node.orelse, *node.finalbody):
+                visit(child)
+            return
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            for child in node.orelse:
                 visit(child)
             return
         for child in ast.iter_child_nodes(node):
@@ -206,11 +222,31 @@ def _imports(tree: ast.AST) -> list[str]:
     return names
 
 
+def _own_files(base: Path, parts: list[str]) -> list[Path]:
+    """The files of the bot that importing `parts` (dotted, from folder `base`) runs: each
+    package's `__init__.py` on the way and the module itself, not the rest of its package."""
+    files: list[Path] = []
+    folder = base
+    if not parts and (folder / "__init__.py").is_file():
+        files.append(folder / "__init__.py")
+    for part in parts:
+        if (folder / f"{part}.py").is_file():
+            files.append(folder / f"{part}.py")
+            break
+        folder = folder / part
+        if not folder.is_dir():
+            break
+        if (folder / "__init__.py").is_file():
+            files.append(folder / "__init__.py")
+    return files
+
+
 def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
     """The imports of a bot (its entry `script` and the modules of its folder that it imports,
     transitively) that the bot image cannot satisfy, each with the first file importing it
     (relative to the folder): read, never run. What the folder holds, the standard library and the
-    image's libraries are not in it; an import guarded by `try ... except ImportError` is not either."""
+    image's libraries are not in it; an import guarded by `try ... except ImportError` or under
+    `if TYPE_CHECKING:` is not either."""
     entry = Path(script)
     root = entry.parent
     have = {*sys.stdlib_module_names, *AVAILABLE, *DOCUMENTED_EXTRAS}
@@ -228,12 +264,17 @@ def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
             tree = ast.parse(path.read_bytes(), filename=str(path))
         except (OSError, SyntaxError, ValueError):
             continue
-        for dotted in _imports(tree):
-            top = dotted.split(".")[0]
-            if (root / f"{top}.py").is_file():
-                todo.append(root / f"{top}.py")
-            elif (root / top).is_dir():
-                todo.extend(sorted(p for p in (root / top).rglob("*.py") if p.is_file()))
+        for level, dotted in _imports(tree):
+            parts = [part for part in dotted.split(".") if part]
+            if level:  # the bot's own package: follow it, never noted
+                base = path.parent
+                for _ in range(level - 1):
+                    base = base.parent
+                todo.extend(f for f in _own_files(base, parts) if f.is_relative_to(root))
+                continue
+            top = parts[0]
+            if (root / f"{top}.py").is_file() or (root / top).is_dir():
+                todo.extend(_own_files(root, parts))
             elif top not in have:
                 found.setdefault(top, path.relative_to(root).as_posix())
             else:

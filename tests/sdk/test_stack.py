@@ -132,7 +132,27 @@ def test_play_notes_an_import_the_server_does_not_have(tmp_path: Path) -> None:
 
 
 def test_play_notes_the_missing_import_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bot = write_bot(tmp_path / "gym", IDLE_GALAXY + "\nif False:\n    import gymnasium\n")
+    bot = write_bot(tmp_path / "gym", IDLE_GALAXY + "\ndef unused():\n    import gymnasium\n")
     assert main(["play", str(bot), str(bot), "--seed", "1", "--config", '{"max_turns": 2}', "--json"]) == 0
     err = capsys.readouterr().err
     assert err.count("armada: note: your bot's main.py imports gymnasium, which the server does not have") == 1
+
+
+def test_no_false_alarm_for_what_the_image_has_or_a_bot_never_runs(tmp_path: Path) -> None:
+    """A wrong "the server does not have X" misleads: joblib (how scikit-learn models load,
+    bots-environment.md) and the stack's own dependencies are in the image; an import under
+    `if TYPE_CHECKING:` never runs; and of a package of the bot's folder only the modules it
+    imports count (a training module inside it is not the bot), relative imports included."""
+    bot = write_bot(tmp_path / "pkg", "from __future__ import annotations\nimport typing\n"
+                                      "from typing import TYPE_CHECKING\n"
+                                      "import joblib, threadpoolctl, packaging.version\n"
+                                      "import scipy.special\nimport mypkg.model\n"
+                                      "if TYPE_CHECKING:\n    import pandas\nelse:\n    import json\n"
+                                      "if typing.TYPE_CHECKING:\n    from gymnasium import Env\n")
+    (bot / "mypkg").mkdir()
+    (bot / "mypkg" / "__init__.py").write_text("")
+    (bot / "mypkg" / "model.py").write_text("from .util import load\nfrom . import shapes\n")
+    (bot / "mypkg" / "util.py").write_text("import polars\n")
+    (bot / "mypkg" / "shapes.py").write_text("import numpy\n")
+    (bot / "mypkg" / "training.py").write_text("import gymnasium\nimport wandb\n")
+    assert stack.missing_imports(bot / "main.py") == {"polars": "mypkg/util.py"}
