@@ -168,10 +168,16 @@ def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str |
     return ([python] if python else []) + lines
 
 
-#: Modules the image has beside the standard library and AVAILABLE, which a bot may import: what
-#: scikit-learn itself imports (SciPy, joblib, which loads its pickled models, threadpoolctl) and
-#: packaging (onnxruntime's), installed with the stack (infra/images/bot/Dockerfile).
-DOCUMENTED_EXTRAS = ("scipy", "joblib", "threadpoolctl", "packaging")
+#: Modules the image has beside the standard library and AVAILABLE, so a bot's import of them
+#: works there: the Debian packages the stack depends on (infra/images/bot/Dockerfile installs
+#: python3-torch, python3-sklearn, python3-packaging with their dependencies; `apt-cache depends
+#: --recurse`): scikit-learn's SciPy, joblib (which loads its pickled models) and threadpoolctl,
+#: PyTorch's PyYAML, typing_extensions, SymPy, psutil and the rest. Not promised to bots (the docs
+#: name only the stack), but not worth a "the server does not have it" note either.
+IMAGE_EXTRAS = ("scipy", "joblib", "threadpoolctl", "packaging", "typing_extensions", "yaml", "sympy", "mpmath",
+                "psutil", "six", "decorator", "dateutil", "requests", "urllib3", "idna", "certifi", "chardet",
+                "charset_normalizer", "attr", "future", "past", "hypothesis", "sortedcontainers", "astunparse",
+                "pkg_resources", "exceptiongroup", "gast", "beniget", "ply")
 #: Parts of the SDK that need an extra the image does not have, with the module they need.
 NEEDS_EXTRA = {"armada.rl": "gymnasium"}
 #: The exceptions an import guarded by `try` may be caught by (a bot that does without the module).
@@ -249,7 +255,7 @@ def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
     `if TYPE_CHECKING:` is not either."""
     entry = Path(script)
     root = entry.parent
-    have = {*sys.stdlib_module_names, *AVAILABLE, *DOCUMENTED_EXTRAS}
+    have = {*sys.stdlib_module_names, *AVAILABLE, *IMAGE_EXTRAS}
     found: dict[str, str] = {}
     todo: list[Path] = [entry]
     seen: set[Path] = set()

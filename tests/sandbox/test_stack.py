@@ -122,3 +122,21 @@ def test_a_module_the_image_lacks_gives_the_traceback_and_what_there_is(docker_c
     for lib in stack.LIBRARIES:
         listed = f"{lib.module} {stack.SERVER[lib.name]}"
         assert listed in last and listed in mine.detail
+
+
+def test_every_module_armada_play_takes_as_the_images_is_there(docker_client, tmp_path):
+    """`armada play` notes no import of `stack.IMAGE_EXTRAS` (the stack's own dependencies) as
+    missing on the server: each must be found there."""
+    finder = write(tmp_path / "finder", f"""
+        import importlib.util, json, sys
+        print(json.dumps([m for m in {list(stack.IMAGE_EXTRAS)!r} if importlib.util.find_spec(m) is None]), flush=True)
+        sys.stdin.read()
+    """)
+    bot = DockerBot(finder, label="finder", labels=run_labels(), warm=False)
+    try:
+        bot.start()
+        line = bot.read_line(time.monotonic() + 120)
+        assert line is not None, bot.log()[-2000:]
+    finally:
+        bot.close()
+    assert json.loads(line) == []

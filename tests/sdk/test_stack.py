@@ -140,12 +140,14 @@ def test_play_notes_the_missing_import_once(tmp_path: Path, capsys: pytest.Captu
 
 def test_no_false_alarm_for_what_the_image_has_or_a_bot_never_runs(tmp_path: Path) -> None:
     """A wrong "the server does not have X" misleads: joblib (how scikit-learn models load,
-    bots-environment.md) and the stack's own dependencies are in the image; an import under
+    bots-environment.md) and the stack's own dependencies (Debian's: PyYAML, typing_extensions,
+    dateutil, psutil, SymPy for PyTorch) are in the image; an import under
     `if TYPE_CHECKING:` never runs; and of a package of the bot's folder only the modules it
     imports count (a training module inside it is not the bot), relative imports included."""
     bot = write_bot(tmp_path / "pkg", "from __future__ import annotations\nimport typing\n"
                                       "from typing import TYPE_CHECKING\n"
                                       "import joblib, threadpoolctl, packaging.version\n"
+                                      "import yaml, typing_extensions, dateutil.parser, psutil, sympy\n"
                                       "import scipy.special\nimport mypkg.model\n"
                                       "if TYPE_CHECKING:\n    import pandas\nelse:\n    import json\n"
                                       "if typing.TYPE_CHECKING:\n    from gymnasium import Env\n")
