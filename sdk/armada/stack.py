@@ -178,6 +178,11 @@ IMAGE_EXTRAS = ("scipy", "joblib", "threadpoolctl", "packaging", "typing_extensi
                 "psutil", "six", "decorator", "dateutil", "requests", "urllib3", "idna", "certifi", "chardet",
                 "charset_normalizer", "attr", "future", "past", "hypothesis", "sortedcontainers", "astunparse",
                 "pkg_resources", "exceptiongroup", "gast", "beniget", "ply")
+#: The server's standard library (3.11) beyond a newer Python's, which dropped these (PEP 594, 3.12's
+#: removals): a bot run here by 3.12 or later may import them and find them on the server.
+STDLIB_311_ONLY = ("aifc", "asynchat", "asyncore", "audioop", "cgi", "cgitb", "chunk", "crypt", "distutils",
+                   "imghdr", "imp", "lib2to3", "mailcap", "msilib", "nis", "nntplib", "ossaudiodev", "pipes",
+                   "smtpd", "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib")
 #: Parts of the SDK that need an extra the image does not have, with the module they need.
 NEEDS_EXTRA = {"armada.rl": "gymnasium"}
 #: The exceptions an import guarded by `try` may be caught by (a bot that does without the module).
@@ -255,7 +260,7 @@ def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
     `if TYPE_CHECKING:` is not either."""
     entry = Path(script)
     root = entry.parent
-    have = {*sys.stdlib_module_names, *AVAILABLE, *IMAGE_EXTRAS}
+    have = {*sys.stdlib_module_names, *STDLIB_311_ONLY, *AVAILABLE, *IMAGE_EXTRAS}
     found: dict[str, str] = {}
     todo: list[Path] = [entry]
     seen: set[Path] = set()

@@ -158,3 +158,14 @@ def test_no_false_alarm_for_what_the_image_has_or_a_bot_never_runs(tmp_path: Pat
     (bot / "mypkg" / "shapes.py").write_text("import numpy\n")
     (bot / "mypkg" / "training.py").write_text("import gymnasium\nimport wandb\n")
     assert stack.missing_imports(bot / "main.py") == {"polars": "mypkg/util.py"}
+
+
+def test_no_false_alarm_for_the_servers_standard_library_on_a_newer_python(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run by Python 3.13 (the SDK takes 3.11 and later), whose standard library dropped imp, cgi
+    and others, `armada play` must not say the server (3.11, which has them) lacks them."""
+    import sys
+
+    monkeypatch.setattr(sys, "stdlib_module_names", frozenset(sys.stdlib_module_names - {"imp", "cgi", "asyncore"}))
+    bot = write_bot(tmp_path / "old", "import imp, cgi, asyncore\n")
+    assert stack.missing_imports(bot / "main.py") == {}
