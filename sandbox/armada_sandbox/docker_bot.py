@@ -74,7 +74,7 @@ def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event) -> None:
         eof.set()
         return
     try:
-        drain(fd, lines.feed, STDOUT_READ_PAUSE_S, lines=True)
+        drain(fd, lines.feed, STDOUT_READ_PAUSE_S, lines=lines.awaiting)
     finally:
         os.close(fd)
         lines.close()

@@ -93,20 +93,23 @@ class ExitInfo:
         return "still running"
 
 
-def drain(fd: int, feed: Callable[[bytes], bool | None], pause: float = 0.0, *, lines: bool = False) -> None:
+def drain(fd: int, feed: Callable[[bytes], bool | None], pause: float = 0.0, *,
+          lines: Callable[[], bool] | None = None) -> None:
     """Read `fd` to its end, passing every chunk to `feed`; a read error ends it like end of stream.
 
     Connections run this in a thread per stream, so a bot never blocks on a full pipe. It stops
     early when `feed` returns False (the stream's cap is passed: nothing more is worth reading).
     After a read shorter than a chunk it sleeps `pause` seconds, so that a stream written in
-    tiny pieces is read in fewer, larger ones; with `lines` (a bot's stdout) only after a read
-    that ended inside a line, so a whole reply is never held back.
+    tiny pieces is read in fewer, larger ones; with `lines` (a bot's stdout: its buffer's
+    `awaiting`) not after a read that ended a line while a reply may still be awaited, so a whole
+    reply is never held back, and a bot writing line ends a byte at a time pays the pause once
+    its output's fate is decided (flooded, too long).
     """
     with contextlib.suppress(OSError):
         while chunk := os.read(fd, READ_CHUNK):
             if feed(chunk) is False:
                 return
-            if pause and len(chunk) < READ_CHUNK and not (lines and chunk.endswith(b"\n")):
+            if pause and len(chunk) < READ_CHUNK and not (lines and chunk.endswith(b"\n") and lines()):
                 time.sleep(pause)
 
 
@@ -164,6 +167,10 @@ class LineBuffer:
                 self._too_long = True
             self._cond.notify_all()
             return True
+
+    def awaiting(self) -> bool:
+        """Whether a reply may still be read from this stream (no limit passed, not stopped)."""
+        return not (self._too_long or self._flooded or self._stopped or self._over_output)
 
     def stop(self, reason: str) -> None:
         """End the bot's output for the referee: every later `read_line` raises LineTooLong(reason)."""

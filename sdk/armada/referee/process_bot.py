@@ -123,7 +123,7 @@ class ProcessBot(BotConnection):
 
     def _pump_stdout(self, stream: IO[bytes]) -> None:
         try:
-            drain(stream.fileno(), self._lines.feed, STDOUT_READ_PAUSE_S, lines=True)
+            drain(stream.fileno(), self._lines.feed, STDOUT_READ_PAUSE_S, lines=self._lines.awaiting)
         finally:
             self._lines.close()
 

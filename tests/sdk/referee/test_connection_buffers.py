@@ -297,7 +297,7 @@ def test_a_stdout_drain_pauses_only_inside_a_line(monkeypatch):
 
     monkeypatch.setattr(connection.time, "sleep", sleep)
     seen = []
-    drain(read_fd, seen.append, 0.001, lines=True)
+    drain(read_fd, seen.append, 0.001, lines=lambda: True)
     os.close(read_fd)
     assert seen[0] == b"ab" and b"".join(seen) == b"abc\n" and pauses == [0.001]  # no pause after "c\n"
 
@@ -316,9 +316,36 @@ def test_a_trickled_reply_costs_the_reader_few_reads():
     for pause in (0.0, STDOUT_READ_PAUSE_S):
         bot = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE)
         reads = []
-        drain(bot.stdout.fileno(), reads.append, pause, lines=True)
+        drain(bot.stdout.fileno(), reads.append, pause, lines=lambda: True)
         bot.wait()
         bot.stdout.close()
         assert b"".join(reads).endswith(b"x\n")
         counts[pause] = len(reads)
     assert counts[STDOUT_READ_PAUSE_S] <= 600 and counts[STDOUT_READ_PAUSE_S] * 5 < counts[0.0], counts
+
+
+def test_a_bot_writing_newlines_a_byte_at_a_time_gets_the_pause_once_flooded(monkeypatch):
+    """A read ending a line skips the pause so that a reply is never held back; a bot writing
+    empty lines a byte at a time ends every read with one. Once its output's fate is decided
+    (flooded: no reply is awaited from it) it must pay the pause like any trickle."""
+    from armada.referee import connection
+
+    read_fd, write_fd = os.pipe()
+    buffer = LineBuffer(max_queued=2)
+    pauses = []
+    monkeypatch.setattr(connection.time, "sleep", pauses.append)
+    reads = []
+
+    def feed(chunk):  # the bot writes its next newline once the reader took the last one
+        reads.append(chunk)
+        result = buffer.feed(chunk)
+        if len(reads) < 50:
+            os.write(write_fd, b"\n")
+        elif len(reads) == 50:
+            os.close(write_fd)
+        return result
+
+    os.write(write_fd, b"\n")
+    drain(read_fd, feed, 0.001, lines=buffer.awaiting)
+    os.close(read_fd)
+    assert len(reads) == 50 and len(pauses) >= 45, (len(reads), len(pauses))
