@@ -304,7 +304,7 @@ def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_th
     run_checks(season=s1)
     assert Finding.objects.get(pk=carried.pk).status == "open"  # staff's word stands
 
-    Finding.objects.filter(pk=group.pk).update(score=0.6)  # what was dismissed was weaker than the 0.9 found now
+    AuditEntry.objects.filter(finding=group, action="dismissed").update(score=0.6)  # dismissed weaker than 0.9 now
     s2 = season_entered_by_twin("s2")
     (stronger,) = [f for f in run_checks(season=s2) if f.kind == "accounts"]
     assert stronger.status == "open" and not AuditEntry.objects.filter(finding=stronger).exists()
@@ -332,3 +332,32 @@ def test_staffs_run_found_running_beside_another_clears_its_wait_mark_and_only_i
     assert tasks.run_state(season.pk) == "sent:judge"  # staff's is still queued
     assert tasks.integrity_checks(season.pk, ran_by="judge") > 0
     assert tasks.run_state(season.pk) == ""
+
+
+def test_a_dismissal_is_carried_only_against_the_score_staff_dismissed(planted, make_user):
+    """The dismissed finding's score moves with each run of its own report (its status stays):
+    a group dismissed at 0.6 whose report later scores it 0.95 was not dismissed at 0.95, so a
+    season finding it at 0.9 has stronger evidence than staff saw and stays open."""
+    from datetime import timedelta
+
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from armada_web.integrity.actions import set_status
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import Finding
+    from armada_web.seasons.models import Entry, Season
+
+    judge = make_user("judge", is_staff=True)
+    (group,) = [f for f in run_checks() if f.kind == "accounts"]
+    Finding.objects.filter(pk=group.pk).update(score=0.6)  # what staff saw
+    assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
+    Finding.objects.filter(pk=group.pk).update(score=0.95)  # its report run again since, with more evidence
+    now = timezone.now()
+    season = Season.objects.create(slug="s1", name="S1", game="galaxy", opens=now - timedelta(days=3),
+                                   closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
+    b, v = bot(User.objects.get(username="twin"), "twinbot")
+    Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
+                         bot_name=b.name, owner=b.owner, seed=1)
+    (found,) = [f for f in run_checks(season=season) if f.kind == "accounts"]
+    assert 0.6 < found.score <= 0.95 and found.status == "open"

@@ -88,7 +88,7 @@ def set_status(*, finding_id: int, status: Any, by: Any, note: Any = "") -> bool
         finding.status = status
         finding.save(update_fields=["status", "updated"])
         AuditEntry.objects.create(by=staff, by_name=staff.get_username(), action=status, season=finding.season,
-                                  finding=finding, subject=_subject(finding), note=text)
+                                  finding=finding, subject=_subject(finding), note=text, score=finding.score)
     return True
 
 

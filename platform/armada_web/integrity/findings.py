@@ -27,8 +27,9 @@ def record(*, kind: str, key: str, season: Season | None, subjects: list[Any], s
 def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -> list[Finding]:
     """Dismiss the open findings among `rows` (of `kind`, for `season`) that staff never marked and
     whose key staff dismissed in another report (an earlier season, or all of ranked play) at a
-    score at least as high: the same subjects, no stronger evidence. Each is logged as dismissed by
-    the site, naming the decision it follows; staff may open it again, and it then stays open.
+    score at least as high (the score when they dismissed it: that report's later runs change it):
+    the same subjects, no stronger evidence. Each is logged as dismissed by the site, naming the
+    decision it follows; staff may open it again, and it then stays open.
     Returns the findings dismissed."""
     fresh = [f for f in rows if f.status == FindingStatus.OPEN]
     marked = set(AuditEntry.objects.filter(finding__in=fresh, by_name__gt="").values_list("finding_id", flat=True))
@@ -45,7 +46,10 @@ def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -
     for finding in fresh:
         decision = decisions.get(finding.key)
         before = decision.finding if decision else None
-        if decision is None or before is None or finding.score > before.score:
+        if decision is None or before is None:
+            continue
+        dismissed = before.score if decision.score is None else decision.score  # the score staff saw
+        if finding.score > dismissed:
             continue
         scope = f"season {before.season.slug}" if before.season else "all of ranked play"
         said = f" by {decision.by_name} on {decision.at:%Y-%m-%d}" + (f": {decision.note}" if decision.note else "")
@@ -53,8 +57,9 @@ def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -
         finding.save(update_fields=["status", "updated"])
         AuditEntry.objects.create(action=AuditAction.DISMISSED, season=season, finding=finding,
                                   subject=f"{kind} {', '.join(str(s) for s in finding.subjects)}"[:300],
+                                  score=finding.score,
                                   note=(f"dismissed in {scope}{said}; the evidence is no stronger "
-                                        f"({finding.score:.2f} <= {before.score:.2f})")[:500])
+                                        f"({finding.score:.2f} <= {dismissed:.2f})")[:500])
         carried.append(finding)
     return carried
 

@@ -180,6 +180,8 @@ class AuditEntry(models.Model):
     finding = models.ForeignKey(Finding, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit")
     subject = models.CharField(max_length=300, blank=True, help_text="what it was about, in words")
     note = models.CharField(max_length=500, blank=True)
+    score = models.FloatField(null=True, blank=True,
+                              help_text="the finding's score when it was marked (its report's runs change it)")
 
     class Meta:
         ordering = ["-at", "-id"]
