@@ -361,3 +361,36 @@ def test_a_dismissal_is_carried_only_against_the_score_staff_dismissed(planted, 
                          bot_name=b.name, owner=b.owner, seed=1)
     (found,) = [f for f in run_checks(season=season) if f.kind == "accounts"]
     assert 0.6 < found.score <= 0.95 and found.status == "open"
+
+
+def test_a_dismissal_is_not_carried_past_a_later_confirmation_of_the_same_group(planted, make_user):
+    """Staff dismissed a group in one report, then confirmed it in a season's: their newest word
+    on these accounts is "confirmed", so the next season's report does not dismiss it on the
+    strength of the older decision."""
+    from datetime import timedelta
+
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from armada_web.integrity.actions import set_status
+    from armada_web.integrity.checks import run_checks
+    from armada_web.seasons.models import Entry, Season
+
+    judge = make_user("judge", is_staff=True)
+    (group,) = [f for f in run_checks() if f.kind == "accounts"]
+    assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
+    now = timezone.now()
+
+    def season_entered_by_twin(slug: str) -> Season:
+        season = Season.objects.create(slug=slug, name=slug.upper(), game="galaxy", opens=now - timedelta(days=3),
+                                       closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
+        b, v = bot(User.objects.get(username="twin"), f"twinbot-{slug}")
+        Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
+                             bot_name=b.name, owner=b.owner, seed=1)
+        return season
+
+    (carried,) = [f for f in run_checks(season=season_entered_by_twin("s1")) if f.kind == "accounts"]
+    assert carried.status == "dismissed"
+    assert set_status(finding_id=carried.pk, status="confirmed", by=judge, note="one player, two seats")
+    (later,) = [f for f in run_checks(season=season_entered_by_twin("s2")) if f.kind == "accounts"]
+    assert later.status == "open"

@@ -27,26 +27,28 @@ def record(*, kind: str, key: str, season: Season | None, subjects: list[Any], s
 def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -> list[Finding]:
     """Dismiss the open findings among `rows` (of `kind`, for `season`) that staff never marked and
     whose key staff dismissed in another report (an earlier season, or all of ranked play) at a
-    score at least as high (the score when they dismissed it: that report's later runs change it):
-    the same subjects, no stronger evidence. Each is logged as dismissed by the site, naming the
-    decision it follows; staff may open it again, and it then stays open.
+    score at least as high (the score when they dismissed it: that report's later runs change it),
+    that dismissal being their newest mark of the key anywhere else: the same subjects, no stronger
+    evidence. Each is logged as dismissed by the site, naming the decision it follows; staff may
+    open it again, and it then stays open.
     Returns the findings dismissed."""
     fresh = [f for f in rows if f.status == FindingStatus.OPEN]
     marked = set(AuditEntry.objects.filter(finding__in=fresh, by_name__gt="").values_list("finding_id", flat=True))
     fresh = [f for f in fresh if f.pk not in marked]
     if not fresh:
         return []
-    decisions: dict[str, AuditEntry] = {}  # each key's newest dismissal by staff in another report
-    for entry in (AuditEntry.objects.filter(action=AuditAction.DISMISSED, by_name__gt="", finding__kind=kind,
-                                            finding__key__in=[f.key for f in fresh],
-                                            finding__status=FindingStatus.DISMISSED)
+    decisions: dict[str, AuditEntry] = {}  # each key's newest mark by staff in another report
+    marks = (AuditAction.DISMISSED, AuditAction.CONFIRMED, AuditAction.OPENED)
+    for entry in (AuditEntry.objects.filter(action__in=marks, by_name__gt="", finding__kind=kind,
+                                            finding__key__in=[f.key for f in fresh])
                   .exclude(finding__season=season).select_related("finding__season").order_by("at", "pk")):
         decisions[entry.finding.key] = entry  # type: ignore[union-attr]
     carried = []
     for finding in fresh:
-        decision = decisions.get(finding.key)
+        decision = decisions.get(finding.key)  # a dismissal staff confirmed or reopened since is not carried
         before = decision.finding if decision else None
-        if decision is None or before is None:
+        if (decision is None or before is None or decision.action != AuditAction.DISMISSED
+                or before.status != FindingStatus.DISMISSED):
             continue
         dismissed = before.score if decision.score is None else decision.score  # the score staff saw
         if finding.score > dismissed:
