@@ -20,8 +20,8 @@ examples:
   armada new mybot --game galaxy                 main.py copied from the greedy starter
   armada new scout --game galaxy --from prober   start from another starter
   armada new race --game mothership --dir bots   creates bots/race/
-  armada new learner --starter imitation        a bot to train on replays (Galaxy)
-                                                 a bot trained on replays (armada docs imitation)
+  armada new learner --starter imitation         a bot trained on replays (Galaxy only;
+                                                 armada docs imitation)
 
 Starters: galaxy: random, greedy, prober, imitation; mothership: random, greedy, balanced.
 `imitation` is a folder to train (main.py, train.py, encoding.py): its README says how.
