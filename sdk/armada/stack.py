@@ -177,7 +177,7 @@ def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str |
 IMAGE_EXTRAS = ("scipy", "joblib", "threadpoolctl", "packaging", "typing_extensions", "yaml", "sympy", "mpmath",
                 "psutil", "six", "decorator", "dateutil", "requests", "urllib3", "idna", "certifi", "chardet",
                 "charset_normalizer", "attr", "future", "past", "hypothesis", "sortedcontainers", "astunparse",
-                "pkg_resources", "exceptiongroup", "gast", "beniget", "ply")
+                "pkg_resources", "gast", "beniget", "ply")
 #: The server's standard library (3.11) beyond a newer Python's, which dropped these (PEP 594, 3.12's
 #: removals): a bot run here by 3.12 or later may import them and find them on the server.
 STDLIB_311_ONLY = ("aifc", "asynchat", "asyncore", "audioop", "cgi", "cgitb", "chunk", "crypt", "distutils",
