@@ -56,6 +56,16 @@ MAX_SCANNED_FILES = 200
 MAX_SCANNED_BYTES = 1 << 20
 
 
+def _parsed(path: Path) -> ast.AST | None:
+    """A Python file's syntax tree; None when it is past MAX_SCANNED_BYTES, unreadable or not Python."""
+    try:
+        if path.stat().st_size > MAX_SCANNED_BYTES:
+            return None
+        return ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 def python_version() -> str:
     """This interpreter's version, e.g. "3.11.7"."""
     return platform.python_version()
@@ -112,11 +122,8 @@ def importing_files(code_dir: str | os.PathLike[str]) -> dict[str, str]:
     root = Path(code_dir)
     files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
     for path in files:
-        try:
-            if path.stat().st_size > MAX_SCANNED_BYTES:
-                continue
-            tree = ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError):
+        tree = _parsed(path)
+        if tree is None:
             continue
         names: list[str] = []
         for node in ast.walk(tree):
@@ -269,11 +276,8 @@ def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
         if path in seen:
             continue
         seen.add(path)
-        try:
-            if path.stat().st_size > MAX_SCANNED_BYTES:
-                continue
-            tree = ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError):
+        tree = _parsed(path)
+        if tree is None:
             continue
         for level, dotted in _imports(tree):
             parts = [part for part in dotted.split(".") if part]

@@ -37,6 +37,24 @@ def planted(make_user, valid_version):
     return versions, thrown
 
 
+def season_entered_by_twin(slug: str) -> Any:
+    """An open season that the planted account "twin" entered with a bot of its own."""
+    from datetime import timedelta
+
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from armada_web.seasons.models import Entry, Season
+
+    now = timezone.now()
+    season = Season.objects.create(slug=slug, name=slug.upper(), game="galaxy", opens=now - timedelta(days=3),
+                                   closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
+    b, v = bot(User.objects.get(username="twin"), f"twinbot-{slug}")
+    Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
+                         bot_name=b.name, owner=b.owner, seed=1)
+    return season
+
+
 def test_rank_collusion_is_a_half_at_alpha_and_rises_towards_one():
     from armada_web.integrity.checks import rank_collusion
 
@@ -266,30 +284,14 @@ def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_th
     """Staff dismissed the twins' group (one person's two accounts, allowed): the next report, for
     a season they entered, shows it dismissed with the decision it follows, until the evidence is
     stronger than what was dismissed; staff reopening it there keeps it open."""
-    from datetime import timedelta
-
-    from django.utils import timezone
 
     from armada_web.integrity.actions import set_status
     from armada_web.integrity.checks import run_checks
     from armada_web.integrity.models import AuditEntry, Finding
-    from armada_web.seasons.models import Entry, Season
 
     judge = make_user("judge", is_staff=True)
     (group,) = [f for f in run_checks() if f.kind == "accounts"]
     assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings, cleared by e-mail")
-
-    now = timezone.now()
-
-    def season_entered_by_twin(slug: str) -> Season:
-        season = Season.objects.create(slug=slug, name=slug.upper(), game="galaxy", opens=now - timedelta(days=3),
-                                       closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
-        b, v = bot(User.objects.get(username="twin"), f"twinbot-{slug}")
-        Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
-                             bot_name=b.name, owner=b.owner, seed=1)
-        return season
-
-    from django.contrib.auth.models import User
 
     s1 = season_entered_by_twin("s1")
     (carried,) = [f for f in run_checks(season=s1) if f.kind == "accounts"]
@@ -338,28 +340,17 @@ def test_a_dismissal_is_carried_only_against_the_score_staff_dismissed(planted, 
     """The dismissed finding's score moves with each run of its own report (its status stays):
     a group dismissed at 0.6 whose report later scores it 0.95 was not dismissed at 0.95, so a
     season finding it at 0.9 has stronger evidence than staff saw and stays open."""
-    from datetime import timedelta
-
-    from django.contrib.auth.models import User
-    from django.utils import timezone
 
     from armada_web.integrity.actions import set_status
     from armada_web.integrity.checks import run_checks
     from armada_web.integrity.models import Finding
-    from armada_web.seasons.models import Entry, Season
 
     judge = make_user("judge", is_staff=True)
     (group,) = [f for f in run_checks() if f.kind == "accounts"]
     Finding.objects.filter(pk=group.pk).update(score=0.6)  # what staff saw
     assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
     Finding.objects.filter(pk=group.pk).update(score=0.95)  # its report run again since, with more evidence
-    now = timezone.now()
-    season = Season.objects.create(slug="s1", name="S1", game="galaxy", opens=now - timedelta(days=3),
-                                   closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
-    b, v = bot(User.objects.get(username="twin"), "twinbot")
-    Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
-                         bot_name=b.name, owner=b.owner, seed=1)
-    (found,) = [f for f in run_checks(season=season) if f.kind == "accounts"]
+    (found,) = [f for f in run_checks(season=season_entered_by_twin("s1")) if f.kind == "accounts"]
     assert 0.6 < found.score <= 0.95 and found.status == "open"
 
 
@@ -367,27 +358,14 @@ def test_a_dismissal_is_not_carried_past_a_later_confirmation_of_the_same_group(
     """Staff dismissed a group in one report, then confirmed it in a season's: their newest word
     on these accounts is "confirmed", so the next season's report does not dismiss it on the
     strength of the older decision."""
-    from datetime import timedelta
-
-    from django.contrib.auth.models import User
-    from django.utils import timezone
 
     from armada_web.integrity.actions import set_status
     from armada_web.integrity.checks import run_checks
-    from armada_web.seasons.models import Entry, Season
 
     judge = make_user("judge", is_staff=True)
     (group,) = [f for f in run_checks() if f.kind == "accounts"]
     assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
-    now = timezone.now()
 
-    def season_entered_by_twin(slug: str) -> Season:
-        season = Season.objects.create(slug=slug, name=slug.upper(), game="galaxy", opens=now - timedelta(days=3),
-                                       closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
-        b, v = bot(User.objects.get(username="twin"), f"twinbot-{slug}")
-        Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=b, bot_ref=b.pk,
-                             bot_name=b.name, owner=b.owner, seed=1)
-        return season
 
     (carried,) = [f for f in run_checks(season=season_entered_by_twin("s1")) if f.kind == "accounts"]
     assert carried.status == "dismissed"
