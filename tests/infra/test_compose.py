@@ -169,7 +169,8 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
     env = {**SECRETS, "SECRET_KEY": secrets.token_hex(32), "ARMADA_HTTPS": "false", "ARMADA_SANDBOX_DIR": str(sandbox),
            "ARMADA_WEB_PORT": str(port), "ARMADA_POSTGRES_PORT": str(free_port()),
            "ARMADA_REDIS_PORT": str(free_port()), "ARMADA_HEALTH_INTERVAL": "3s", "MATCH_WARM_PAIRS": "1",
-           "ARMADA_WORKER_STOP_GRACE": "30s"}
+           "ARMADA_WORKER_STOP_GRACE": "30s",
+           "ARMADA_METRICS_ALLOW": "172.16.0.0/12,192.168.0.0/16,10.0.0.0/8"}  # the monitor: the host, via its gateway
     project = ["-p", name]
     try:
         done = compose("compose.yml", env, *project, "up", "-d", timeout=300)
@@ -177,10 +178,15 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
         services = ("web", "worker-validation", "worker-matches", "worker")
         _wait("the web and worker containers healthy", 180,
               lambda: all(_health(name).get(service) == "healthy" for service in services))
-        # plain HTTP from inside the deployment: /healthz is never redirected to https://
+        # plain HTTP from inside the deployment: /healthz is never redirected to https://; the host
+        # reaches it from the compose network's gateway, a monitor's address (ARMADA_METRICS_ALLOW)
         request = urllib.request.Request(f"http://127.0.0.1:{port}/healthz", headers={"Host": "localhost"})
         report = json.loads(urllib.request.urlopen(request, timeout=10).read())
         assert report["checks"]["database"]["detail"] == "postgresql"
+        proxied = urllib.request.Request(request.full_url, headers={"Host": "localhost",
+                                                                    "X-Forwarded-For": "203.0.113.9"})
+        visitor = json.loads(urllib.request.urlopen(proxied, timeout=10).read())
+        assert visitor["checks"]["database"]["detail"] == "ok"  # a visitor's view: no internal text
         assert report["checks"]["redis"]["ok"] and report["checks"]["storage"]["ok"]
         assert "docker" not in report["checks"]  # the web role's checks: the engine is the workers'
         health = compose("compose.yml", env, *project, "exec", "-T", "worker-matches", "armada-app", "health",
