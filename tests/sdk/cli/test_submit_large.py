@@ -80,3 +80,20 @@ def test_past_the_limit_it_names_the_largest_files_of_the_zip(
     err = capsys.readouterr().err
     assert "its largest files: checkpoints/epoch-99.pt (88 KiB), model.onnx (30 KiB), main.py" in err
     assert logged_in.paths() == ["GET /api/version/"]
+
+
+def test_the_upload_bar_never_counts_past_the_files_size(logged_in: FakeSite, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The request's body is the zip within a few hundred bytes of form envelope: a zip just short of
+    a whole KiB must still end at total/total (it read "1468/1467 KiB" on a live site)."""
+    folder = model_bot(tmp_path / "mybot", 3 * MIB)
+    short = (1020 - len(zip_folder(folder)) % 1024) % 1024  # the zip's size is 1020 past a whole KiB
+    (folder / "model.onnx").write_bytes(random.Random(1).randbytes(3 * MIB + short))
+    zipped = len(zip_folder(folder))
+    assert zipped % 1024 == 1020
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
+    counts = [line.split("] ", 1)[1].split(" KiB")[0] for line in capsys.readouterr().err.splitlines()
+              if line.startswith("[")]
+    done_total = [tuple(map(int, count.split("/"))) for count in counts]
+    total = -(-zipped // 1024)
+    assert done_total[-1] == (total, total) and all(done <= total for done, _ in done_total), done_total
