@@ -73,6 +73,8 @@ class BotSource:
     code_dir: str
     entry: str
     label: str
+    #: Given as a `.py` file: the bot is that file (and what it imports), not its whole folder.
+    single_file: bool = False
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -138,7 +140,7 @@ def resolve_bot(spec: str, game: str) -> BotSource:
         if path.suffix.lower() == ".zip":
             return extract_zip(path)
         if path.suffix == ".py":
-            return BotSource(str(path.resolve().parent), path.name, _label_for_file(path))
+            return BotSource(str(path.resolve().parent), path.name, _label_for_file(path), single_file=True)
         raise BotSpecError(f"{spec}: not a bot; give a .py file, a folder holding {ENTRY}, a .zip or builtin:NAME")
     if path.exists():
         raise BotSpecError(f"{spec}: not a regular file or folder")

@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,10 +118,15 @@ def imported_modules(code_dir: str | os.PathLike[str]) -> set[str]:
 
 def importing_files(code_dir: str | os.PathLike[str]) -> dict[str, str]:
     """Each top-level module the bot's Python files import, with the first file (by path, relative
-    to the folder) that imports it: read, never run; unreadable files are skipped."""
+    to the folder) that imports it: read, never run; unreadable files are skipped. Given a `.py`
+    file (a single-file bot), the files it runs: itself and the modules of its folder it imports,
+    transitively (`running_files`), not the folder's other files."""
     found: dict[str, str] = {}
     root = Path(code_dir)
-    files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
+    if root.is_file():
+        files, root = running_files(root), root.parent
+    else:
+        files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
     for path in files:
         tree = _parsed(path)
         if tree is None:
@@ -164,7 +170,8 @@ def python_difference(local: str | None = None) -> str | None:
 
 def parity_notes(code_dirs: list[str | os.PathLike[str]], local: dict[str, str | None] | None = None) -> list[str]:
     """What `armada play` says once about bots run as local processes: each library of the stack
-    they import at a version other than the server's, and Python itself (each line once)."""
+    import at a version other than the server's, and Python itself (each line once). Each of
+    `code_dirs` is a bot's folder, or the `.py` file of a single-file bot (`importing_files`)."""
     modules: dict[str, str] = {}
     for folder in code_dirs:
         for module, file in importing_files(folder).items():
@@ -259,17 +266,13 @@ def _own_files(base: Path, parts: list[str]) -> list[Path]:
     return files
 
 
-def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
-    """The imports of a bot (its entry `script` and the modules of its folder that it imports,
-    transitively) that the bot image cannot satisfy, each with the first file importing it
-    (relative to the folder): read, never run. What the folder holds, the standard library and the
-    image's libraries are not in it; an import guarded by `try ... except ImportError` or under
-    `if TYPE_CHECKING:` is not either."""
-    entry = Path(script)
-    root = entry.parent
-    have = {*sys.stdlib_module_names, *STDLIB_311_ONLY, *AVAILABLE, *IMAGE_EXTRAS}
-    found: dict[str, str] = {}
-    todo: list[Path] = [entry]
+def _walk(script: Path) -> Iterator[tuple[Path, str | None]]:
+    """The files the entry `script` runs (itself, then the modules of its folder it imports,
+    transitively; at most MAX_SCANNED_FILES): each readable one with None as it is reached, then
+    with every import of it that is not of the folder's own modules, dotted: read, never run.
+    Guarded imports are left out (`_imports`)."""
+    root = script.parent
+    todo: list[Path] = [script]
     seen: set[Path] = set()
     while todo and len(seen) < MAX_SCANNED_FILES:
         path = todo.pop(0)
@@ -279,23 +282,45 @@ def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
         tree = _parsed(path)
         if tree is None:
             continue
+        yield path, None
         for level, dotted in _imports(tree):
             parts = [part for part in dotted.split(".") if part]
-            if level:  # the bot's own package: follow it, never noted
+            if level:  # the bot's own package: follow it
                 base = path.parent
                 for _ in range(level - 1):
                     base = base.parent
                 todo.extend(f for f in _own_files(base, parts) if f.is_relative_to(root))
-                continue
-            top = parts[0]
-            if (root / f"{top}.py").is_file() or (root / top).is_dir():
+            elif (root / f"{parts[0]}.py").is_file() or (root / parts[0]).is_dir():
                 todo.extend(_own_files(root, parts))
-            elif top not in have:
-                found.setdefault(top, path.relative_to(root).as_posix())
             else:
-                extra = next((name for name in NEEDS_EXTRA if dotted == name or dotted.startswith(name + ".")), None)
-                if extra is not None:
-                    found.setdefault(extra, path.relative_to(root).as_posix())
+                yield path, dotted
+
+
+def running_files(script: str | os.PathLike[str]) -> list[Path]:
+    """The Python files a bot whose entry is `script` runs: the entry and the modules of its folder
+    it imports, transitively (read, never run; unreadable ones left out), the entry first."""
+    return [path for path, dotted in _walk(Path(script)) if dotted is None]
+
+
+def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
+    """The imports of a bot (its entry `script` and the modules of its folder that it imports,
+    transitively) that the bot image cannot satisfy, each with the first file importing it
+    (relative to the folder): read, never run. What the folder holds, the standard library and the
+    image's libraries are not in it; an import guarded by `try ... except ImportError` or under
+    `if TYPE_CHECKING:` is not either."""
+    root = Path(script).parent
+    have = {*sys.stdlib_module_names, *STDLIB_311_ONLY, *AVAILABLE, *IMAGE_EXTRAS}
+    found: dict[str, str] = {}
+    for path, dotted in _walk(Path(script)):
+        if dotted is None:
+            continue
+        top = dotted.split(".")[0]
+        if top not in have:
+            found.setdefault(top, path.relative_to(root).as_posix())
+            continue
+        extra = next((name for name in NEEDS_EXTRA if dotted == name or dotted.startswith(name + ".")), None)
+        if extra is not None:
+            found.setdefault(extra, path.relative_to(root).as_posix())
     return found
 
 

@@ -88,6 +88,23 @@ def test_play_notes_a_local_library_version_once(tmp_path: Path, capsys, monkeyp
     assert err.count("Python 3.13.1 here") == 1
 
 
+def test_a_single_file_bot_is_noted_for_what_it_runs_not_its_neighbours(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`armada play mybot.py` in a folder of other scripts: the notes are about mybot.py and the
+    modules of its folder it imports, not about a sibling it never runs (the whole folder was read)."""
+    (tmp_path / "mybot.py").write_text("import helper\n" + IDLE_GALAXY)
+    (tmp_path / "helper.py").write_text("def load():\n    import onnxruntime\n")
+    (tmp_path / "notebook.py").write_text("import torch\n")
+    assert stack.importing_files(tmp_path / "mybot.py").keys() >= {"helper", "onnxruntime"}
+    assert "torch" not in stack.importing_files(tmp_path / "mybot.py")
+    assert stack.importing_files(tmp_path)["torch"] == "notebook.py"  # a folder bot: all of it
+    monkeypatch.setattr(stack, "local_versions", lambda: dict(OTHER))
+    assert main(["play", str(tmp_path / "mybot.py"), "builtin:random", "--seed", "1", "--config",
+                 '{"max_turns": 2}', "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "your bot's helper.py imports onnxruntime, which this Python does not have" in err
+    assert "torch" not in err
+
+
 def test_a_missing_module_gets_its_traceback_and_the_list_of_what_there_is(tmp_path: Path) -> None:
     bot = write_bot(tmp_path / "tf", "import tensorflow_not_here\n")
     idle = write_bot(tmp_path / "idle", IDLE_GALAXY)

@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
 def say_parity(sources: list[BotSource]) -> None:
     """Say once (stderr) where a local bot would find other versions than on the server, and which
     of its imports the server does not have at all."""
-    for line in stack.parity_notes([src.code_dir for src in sources]):
+    for line in stack.parity_notes([src.script if src.single_file else src.code_dir for src in sources]):
         print(f"armada: note: {line}; `armada env` lists the server's versions", file=sys.stderr)
     for line in dict.fromkeys(line for src in sources for line in stack.unavailable_notes(src.script)):
         print(f"armada: note: {line}; `armada env` lists the server's libraries", file=sys.stderr)
