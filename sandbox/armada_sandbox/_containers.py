@@ -56,13 +56,18 @@ MASKED_PATHS = [
     # The same counters through /sys and /proc/sys (the red-team review found them readable): the
     # interrupts per CPU, the host's open files, inodes and dentries; per CPU and per node below.
     "/sys/kernel/irq", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/dentry-state",
+    # The disks' counters (/proc/diskstats again, per device: the host's reads and writes) and
+    # zram's memory use; the virtual devices (loop, zram, dm) here, the host's disks below.
+    "/sys/devices/virtual/block",
 ]
 #: Masked for each CPU of the host: its idle time and its time per frequency (how busy it is: the
 #: opponent's core), and for each memory node: its RAM and memory counters (/proc/meminfo, vmstat).
 PER_CPU_MASKED = ("/sys/devices/system/cpu/cpu{}/cpuidle", "/sys/devices/system/cpu/cpu{}/cpufreq/stats")
 PER_NODE_MASKED = ("/sys/devices/system/node/node{}/meminfo", "/sys/devices/system/node/node{}/vmstat",
                    "/sys/devices/system/node/node{}/numastat")
-#: At most this many CPUs (and nodes) are named (a path the host lacks is skipped by the runtime).
+#: The host's block devices, each a link to its folder of counters (`stat`, `inflight`, partitions').
+BLOCK_DEVICES = Path("/sys/block")
+#: At most this many CPUs (and nodes, and disks) are named (a path the host lacks is skipped by the runtime).
 MAX_NUMBERED = 1024
 
 
@@ -75,14 +80,23 @@ def _highest(listing: str, fallback: int) -> int:
         return fallback
 
 
+def _disks() -> list[str]:
+    """The folders of this host's block devices outside /sys/devices/virtual (its disks), sorted."""
+    try:
+        folders = {os.path.realpath(link) for link in BLOCK_DEVICES.iterdir()}
+    except OSError:
+        return []
+    return sorted(f for f in folders if not f.startswith("/sys/devices/virtual/"))[:MAX_NUMBERED]
+
+
 @functools.cache
 def masked_paths() -> tuple[str, ...]:
-    """MASKED_PATHS and the per-CPU and per-node counters of this host's every possible CPU and node
-    (the engine's host is the worker's: one kernel, one /sys)."""
+    """MASKED_PATHS and the per-CPU and per-node counters of this host's every possible CPU and node,
+    and its disks' folders (the engine's host is the worker's: one kernel, one /sys)."""
     cpus = min(_highest("/sys/devices/system/cpu/possible", (os.cpu_count() or 1) - 1), MAX_NUMBERED - 1)
     nodes = min(_highest("/sys/devices/system/node/possible", 0), MAX_NUMBERED - 1)
     return (*MASKED_PATHS, *(path.format(n) for n in range(cpus + 1) for path in PER_CPU_MASKED),
-            *(path.format(n) for n in range(nodes + 1) for path in PER_NODE_MASKED))
+            *(path.format(n) for n in range(nodes + 1) for path in PER_NODE_MASKED), *_disks())
 
 
 def container_options(

@@ -1,7 +1,8 @@
 """Looks for the host's counters that /proc's masked files hide, in /sys and /proc/sys instead: each
 CPU's idle time (how busy the opponent's core is, as /proc/stat showed), the RAM and the memory
 counters of each NUMA node (/proc/meminfo and /proc/vmstat again), each interrupt's count per CPU
-(/proc/interrupts again), the host's open files, inodes and dentries.
+(/proc/interrupts again), the host's open files, inodes and dentries, each disk's and partition's
+reads and writes (/proc/diskstats again) and zram's memory use.
 
 Logs `COUNTER <file>: <n> bytes` for every such file it finds (0 once masked) and `COUNTERS <n>`.
 """
@@ -13,7 +14,8 @@ PATTERNS = ["/sys/devices/system/cpu/cpu*/cpuidle/state*/time", "/sys/devices/sy
             "/sys/devices/system/cpu/cpu*/cpufreq/stats/time_in_state", "/sys/devices/system/node/node*/meminfo",
             "/sys/devices/system/node/node*/vmstat", "/sys/devices/system/node/node*/numastat",
             "/sys/kernel/irq/*/per_cpu_count", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr",
-            "/proc/sys/fs/dentry-state"]
+            "/proc/sys/fs/dentry-state", "/sys/block/*/stat", "/sys/block/*/inflight", "/sys/block/*/*/stat",
+            "/sys/block/*/mm_stat", "/sys/class/block/*/stat"]
 
 
 def look():
