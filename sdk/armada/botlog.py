@@ -121,8 +121,8 @@ def _last_traceback(head: list[str], requests: list[RequestLog]) -> tuple[list[s
 def crash_reason(log: str) -> str:
     """The last line of the last traceback in a log (`SyntaxError: '(' was never closed`); empty when none."""
     crash = log_requests(log, None).crash
-    for line in reversed(crash):
-        if line.strip() and not line.startswith((" ", "\t")) and line != TRACEBACK:
+    for line in reversed(crash):  # the referee's own notes after it ("[armada] ...") are not the error
+        if line.strip() and not line.startswith((" ", "\t", "[armada] ")) and line != TRACEBACK:
             return line.strip()
     for line in reversed(log.splitlines()):  # a SyntaxError in the entry file has no "Traceback" line
         if _ERROR_LINE.match(line) and parse_mark(line) is None:

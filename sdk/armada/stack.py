@@ -350,6 +350,10 @@ def missing_module_note(reason: str) -> str:
     if not reason.startswith(_MISSING):
         return ""
     name = reason[len(_MISSING):].strip().strip("'\"")
+    server = next((lib for lib in LIBRARIES if name == lib.module), None)
+    if server is not None:  # the server has it: only this Python (`armada play`) lacks it
+        return (f"no module named {name!r} in this Python, but the server has {server.name} "
+                f"{SERVER[server.name]}: install that version here to play the bot locally (`armada env`)")
     have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
     return (f"no module named {name!r} on the server: bots have Python {SERVER['python']}'s standard library, "
             f"armada and {have}, nothing else (`armada env`; docs: bots-environment)")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from armada import stack
+from armada.botlog import crash_reason
 from armada.cli.main import main
 from armada.referee.environment import THREAD_VARIABLES, bot_environment
 from armada.referee.match import play_match
@@ -117,6 +118,29 @@ def test_a_missing_module_gets_its_traceback_and_the_list_of_what_there_is(tmp_p
     assert listed in mine.log.splitlines()[-1] and mine.log.splitlines()[-1].startswith("[armada] ")
     assert "no module named 'tensorflow_not_here' on the server" in mine.detail and listed in mine.detail
     assert stack.missing_module_note("ZeroDivisionError: division by zero") == ""
+
+
+def test_a_library_the_server_has_but_this_python_lacks_is_not_said_missing_on_the_server(tmp_path: Path) -> None:
+    """`armada play` of a bot importing numpy from a Python without it (the SDK's own venv): the
+    server has numpy, so the note says to install it here, and the crash's reason stays the
+    traceback's last line, not the referee's note appended after it."""
+    bot = write_bot(tmp_path / "np", "raise ModuleNotFoundError(\"No module named 'numpy'\")\n")
+    idle = write_bot(tmp_path / "idle", IDLE_GALAXY)
+    bots = {1: ProcessBot.for_script(bot / "main.py"), 2: ProcessBot.for_script(idle / "main.py")}
+    mine = play_match("galaxy", bots, seed=1, config={"max_turns": 2}).players[0]
+    assert mine.status == "crashed"
+    assert "on the server: bots have" not in mine.detail
+    assert f"no module named 'numpy' in this Python, but the server has numpy {SERVER['numpy']}" in mine.detail
+    assert crash_reason(mine.log) == "ModuleNotFoundError: No module named 'numpy'"
+
+
+def test_the_crash_reason_of_a_module_the_server_lacks_is_the_traceback_not_the_note(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path / "tf", "import tensorflow_not_here\n")
+    idle = write_bot(tmp_path / "idle", IDLE_GALAXY)
+    bots = {1: ProcessBot.for_script(bot / "main.py"), 2: ProcessBot.for_script(idle / "main.py")}
+    mine = play_match("galaxy", bots, seed=1, config={"max_turns": 2}).players[0]
+    assert mine.log.splitlines()[-1].startswith("[armada] no module named")
+    assert crash_reason(mine.log) == "ModuleNotFoundError: No module named 'tensorflow_not_here'"
 
 
 def test_every_bot_gets_its_thread_count_in_the_numeric_libraries_variables() -> None:
