@@ -173,6 +173,17 @@ def test_what_the_validation_used_is_said_before_the_url(logged_in: FakeSite,
             in capsys.readouterr().out.splitlines())
 
 
+def test_the_cli_docs_sample_of_a_crashed_validation_says_what_submit_prints() -> None:
+    """cli.md's session shows a bot that crashed at import: its "used:" line is the one
+    `armada submit` prints for an init never answered (it said "init unknown")."""
+    from armada.cli.commands.submit import _used
+    from armada.docs import text
+    used = _used({"init_ms": None, "init_budget_ms": 30000, "memory_peak_mib": 4, "memory_limit_mib": 1024})
+    doc = text("cli")
+    assert f"used: {used}\n" in doc
+    assert "init unknown" not in doc
+
+
 def test_invalid_orders_say_invalid_once(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     """The site's detail starts with the protocol status (`invalid: ...` for Mothership orders that break
     MD-1/MD-2); the line says "invalid" once."""
