@@ -2,13 +2,16 @@
 SHELL := /bin/bash
 PY := .venv/bin/python
 
-.PHONY: help up test lint install services images bot-image app-image service-images bench clean
+.PHONY: help up worker test lint install services images bot-image app-image service-images bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
 
 up:  ## install what is missing, start everything, print the site's URL (Ctrl-C stops)
 	@infra/up.sh
+
+worker:  ## one more match worker for the instance `make up` runs here (give it the same ARMADA_DATA_DIR, DATABASE_URL, REDIS_URL)
+	@infra/worker.sh
 
 test:  ## the whole test suite (starts Redis, Docker and builds the images when needed)
 	@infra/test.sh $(PYTEST_ARGS)

@@ -138,8 +138,8 @@ ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=v
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
 pids+=($!)
 # Matches: a season's finals first, then challenges, events and the ranked queue round robin
-# (docs/arena.md, "Sharing the workers"; more workers: run this line again on any host with its
-# own -n name and ARMADA_HOST_NAME, or raise MATCH_CONCURRENCY).
+# (docs/arena.md, "Sharing the workers"; more workers: `make worker` (infra/worker.sh) on this
+# host, this line with its own -n name and ARMADA_HOST_NAME on another, or MATCH_CONCURRENCY).
 ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
 "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of matches)" \
   --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \

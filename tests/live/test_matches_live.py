@@ -14,6 +14,7 @@ import pytest
 
 from armada.botspec import starter_file
 from tests.live.test_validation_live import call, token_for, upload, wait_for
+from tests.support.localsite import ROOT
 
 pytestmark = [pytest.mark.docker, pytest.mark.redis, pytest.mark.slow]
 
@@ -188,3 +189,26 @@ def test_two_workers_never_run_one_match_twice(live_site, make_user, valid_versi
     assert sum(1 for n in received if n) == 2, received  # each worker got one delivery
     assert RatingChange.objects.filter(match=done).count() == 2  # one set of rating changes
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
+
+
+def test_make_worker_adds_a_match_worker_with_the_instances_settings(live_site_factory, make_user, valid_version):
+    """`make worker` (infra/worker.sh) beside a running instance: given the same ARMADA_DATA_DIR and
+    database, it reads the instance's keys from the data folder, consumes the instance's match
+    queues and plays its matches (the README's command before it set SECRET_KEY alone, from a
+    folder that is not the data folder)."""
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import RatingChange
+    from armada_web.matches.services import create_match
+
+    site = live_site_factory(match_worker=False)
+    (site.data_dir / "bot-seed.key").write_text("5e" * 32)
+    ids = slow_bots(make_user, valid_version, code=starter_file("greedy", "galaxy").read_text())
+    first, second = (BotVersion.objects.select_related("bot").get(pk=i) for i in ids)
+    worker = site.spawn("extra", ["bash", str(ROOT / "infra" / "worker.sh")], env={"PORT": str(site.port)})
+    wait_log(site, "extra", " ready.")
+    match = create_match(game="galaxy", first=first, second=second)
+    done = wait_match(match.pk, ("finished", "void", "failed"), 180)
+    assert done.status == "finished", (done.reason, site.log("extra")[-3000:])
+    assert f"matches-{worker.pid}.{site.port}@" in site.log("extra")  # the node name: its own, the host's
+    assert "run_match[" in site.log("extra")
+    assert RatingChange.objects.filter(match=done).count() == 2

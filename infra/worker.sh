@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `make worker`: one more match worker on this machine for the instance `make up` runs, with that
+# instance's settings: the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL as given to `make up`
+# (none: its defaults), its secrets read from the data folder (SECRET_KEY, and ARMADA_BOT_SEED_KEY,
+# which keys every bot's seed: D-R-8), its warm slots (docs/sandbox.md). It runs in the foreground
+# until Ctrl-C; start it again for another. Other hosts: docs/deploy.md, "Adding a worker host".
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+[ -x "$PY" ] || die "no .venv here: start the instance with \`make up\` first"
+export DEBUG="${DEBUG:-false}"
+keys=(bot-seed.key)
+case "${DEBUG,,}" in 1|true|yes|on) ;; *) [ -n "${SECRET_KEY:-}" ] || keys+=(secret.key) ;; esac
+for key in "${keys[@]}"; do
+  [ -s "$DATA_DIR/$key" ] || die "no instance keeps its data in $DATA_DIR ($key is missing): start it with \`make up\` first, and give this the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL"
+done
+[ -n "${SECRET_KEY:-}" ] || [[ " ${keys[*]} " != *" secret.key "* ]] || export SECRET_KEY="$(cat "$DATA_DIR/secret.key")"
+export ARMADA_BOT_SEED_KEY="${ARMADA_BOT_SEED_KEY:-$(cat "$DATA_DIR/bot-seed.key")}"
+# Its database answers and is migrated (`make up` migrates it): else no instance is there.
+"$PY" manage.py migrate --check >/dev/null 2>&1 \
+  || die "the database of this instance does not answer or is not migrated (DATABASE_URL=${DATABASE_URL:-the SQLite file in $DATA_DIR}); is \`make up\` running with the same settings?"
+
+# Behind any bot in the host's out-of-memory order, as `make up`'s own processes (infra/up.sh).
+echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
+# A node name of its own (the pid), the host part as `make up`'s: /status/ counts it on this host.
+name="matches-$$.${PORT:-8000}@${ARMADA_HOST_NAME:-$(hostname)}"
+say "one more match worker ($name), logging here; Ctrl-C stops it"
+ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
+exec "$VENV/bin/celery" -A armada_web worker -Q "$("$PY" manage.py queues --worker matches)" \
+  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-1}" -n "$name"

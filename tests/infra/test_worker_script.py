@@ -1,0 +1,31 @@
+"""`make worker` (infra/worker.sh) refuses to start without an instance to serve: the same data
+folder as `make up`'s is how it finds the instance's keys (a match worker started with another
+bot-seed key would give bots other seeds than the instance's own workers: D-R-8). Serving one:
+tests/live/test_matches_live.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ARMADA_BOT_SEED_KEY", "DEBUG")}
+    return subprocess.run(["bash", str(ROOT / "infra" / "worker.sh")], capture_output=True, text=True, timeout=60,
+                          env={**clean, "ARMADA_DATA_DIR": str(data_dir), **env}, check=False)
+
+
+def test_no_instance_in_the_data_folder_is_a_clear_refusal(tmp_path):
+    done = run(tmp_path / "nothing-here")
+    assert done.returncode == 1
+    assert f"no instance keeps its data in {tmp_path / 'nothing-here'} (bot-seed.key is missing)" in done.stderr
+    assert "make up" in done.stderr and "same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL" in done.stderr
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "bot-seed.key").write_text("5e" * 32)
+    done = run(tmp_path / "half")  # production settings need the instance's secret key too
+    assert done.returncode == 1 and "(secret.key is missing)" in done.stderr
+    done = run(tmp_path / "half", DEBUG="true", DATABASE_URL="postgresql://nobody:x@127.0.0.1:1/none")
+    assert done.returncode == 1 and "the database of this instance does not answer or is not migrated" in done.stderr
