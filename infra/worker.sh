@@ -5,6 +5,12 @@
 # which keys every bot's seed: D-R-8), its warm slots (docs/sandbox.md). It runs in the foreground
 # until Ctrl-C; start it again for another. Other hosts: docs/deploy.md, "Adding a worker host".
 set -euo pipefail
+# No folder made for a mistyped ARMADA_DATA_DIR (lib.sh makes the run and log folders in it).
+data="${ARMADA_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/var}"
+if [ ! -d "$data" ]; then
+  printf '\033[1;31mxx\033[0m %s\n' "no instance keeps its data in $data (no such folder): start it with \`make up\` first, and give this the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL" >&2
+  exit 1
+fi
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 

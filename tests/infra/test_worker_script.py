@@ -21,9 +21,12 @@ def run(data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
 def test_no_instance_in_the_data_folder_is_a_clear_refusal(tmp_path):
     done = run(tmp_path / "nothing-here")
     assert done.returncode == 1
-    assert f"no instance keeps its data in {tmp_path / 'nothing-here'} (bot-seed.key is missing)" in done.stderr
+    assert f"no instance keeps its data in {tmp_path / 'nothing-here'} (no such folder)" in done.stderr
     assert "make up" in done.stderr and "same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL" in done.stderr
+    assert not (tmp_path / "nothing-here").exists()  # a mistyped folder is not made
     (tmp_path / "half").mkdir()
+    done = run(tmp_path / "half")
+    assert done.returncode == 1 and "(bot-seed.key is missing)" in done.stderr
     (tmp_path / "half" / "bot-seed.key").write_text("5e" * 32)
     done = run(tmp_path / "half")  # production settings need the instance's secret key too
     assert done.returncode == 1 and "(secret.key is missing)" in done.stderr
