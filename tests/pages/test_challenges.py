@@ -127,3 +127,25 @@ def test_the_profile_lists_my_challenges(client, arena):
     client.login(username="bob", password=PASSWORD)
     other = client.get("/accounts/profile/").content.decode()
     assert f'href="/matches/{mine.pk}/"' not in other[other.index('id="challenges"'):]
+
+
+def test_a_bot_held_back_by_a_limit_stays_offered_disabled_with_why_and_when(client, arena, valid_version, armada):
+    armada(challenges_per_pair_hour=1)
+    client.login(username="alice", password=PASSWORD)
+    challenges.challenge(user=arena.alice, bot="alpha", opponent="beta")
+    page = client.get(f"/bots/{arena.beta.bot_id}/").content.decode()
+    form = page[page.index('id="challenge"'):page.index("</form>", page.index('id="challenge"'))]
+    assert "Challenge with alpha</button>" in form and "<button type=\"submit\" disabled>" in form
+    assert re.search(r"Challenge limit reached for this pair: 1 per hour; try again at \d\d:\d\d UTC "
+                     r"\(in about (59|60) minutes\)\.", form)
+    second = valid_version(arena.alice, "second")  # another bot: still free against beta
+    page = client.get(f"/bots/{arena.beta.bot_id}/").content.decode()
+    form = page[page.index('id="challenge"'):page.index("</form>", page.index('id="challenge"'))]
+    assert f'<option value="{arena.alpha.bot_id}" disabled>alpha (not now)</option>' in form
+    assert f'<option value="{second.bot_id}">second</option>' in form
+    assert '<button type="submit">Challenge</button>' in form
+    assert "alpha: Challenge limit reached for this pair" in form
+    offered = challenges.choices(user=arena.alice, opponents=[arena.beta.bot])[arena.beta.bot_id]
+    assert [(c.bot.name, bool(c.refusal)) for c in offered] == [("alpha", True), ("second", False)]
+    assert [b.name for b in challenges.challengers(user=arena.alice, opponents=[arena.beta.bot])[arena.beta.bot_id]] \
+        == ["second"]

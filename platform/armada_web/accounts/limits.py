@@ -11,7 +11,8 @@ pattern: a key that names whom the limit is per, `take` inside the write's `tran
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -67,3 +68,23 @@ def used(*, action: str, key: str, window_s: int) -> int:
     """How many uses of `action` are counted for `key` within the last `window_s` seconds."""
     since = timezone.now() - timedelta(seconds=window_s)
     return LimitUse.objects.filter(counter__action=action, counter__key=key, at__gt=since).count()
+
+
+def recent(*, action: str, keys: Iterable[str], window_s: int) -> dict[str, list[datetime]]:
+    """The times of the uses of `action` counted for each of `keys` within the last `window_s`
+    seconds, oldest first (a key with none is absent), in one query."""
+    since = timezone.now() - timedelta(seconds=window_s)
+    found: dict[str, list[datetime]] = {}
+    for key, at in (LimitUse.objects.filter(counter__action=action, counter__key__in=list(keys), at__gt=since)
+                    .order_by("at").values_list("counter__key", "at")):
+        found.setdefault(key, []).append(at)
+    return found
+
+
+def free_at(uses: list[datetime], *, limit: int, window_s: int) -> datetime | None:
+    """When `uses` (the times counted in the window, oldest first) leave room for one more under
+    `limit`: None when they do now (or never: a limit of 0), else when enough of the oldest have
+    left the window."""
+    if len(uses) < limit or limit <= 0:
+        return None
+    return uses[len(uses) - limit] + timedelta(seconds=window_s)

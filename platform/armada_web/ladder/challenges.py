@@ -7,23 +7,24 @@ RateLimited. Challenges go to their own queue, which the match workers serve bes
 one, so they never wait behind its backlog.
 
 `check` is the one rule; `challenge` enforces it (the limits counted again, authoritatively, in
-the match's own transaction: accounts.limits) and `challengers` (what the pages offer: which of
-a user's bots may challenge each bot shown) computes it for many bots in a few queries.
+the match's own transaction: accounts.limits) and `choices` (what the pages offer: which of a
+user's bots may challenge each bot shown, and those held back by a limit with its refusal and
+when it lifts) computes it for many bots in a few queries; `challengers` keeps the accepted ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count
 from django.utils import timezone
 
 from armada_web.accounts import limits
+from armada_web.accounts.limits import in_words
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.games import spec
@@ -41,14 +42,22 @@ CHALLENGE_PAIR = "challenge-pair"
 
 @dataclass(frozen=True)
 class Counts:
-    """What the limits count: the challenging bot's team's challenges and the pair's in the last hour."""
+    """What the limits count: the challenging bot's team's challenges and the pair's in the last hour;
+    and, when the pages know it, when each limit reached lets one more through (`accounts.limits.free_at`)."""
 
     mine: int
     pair: int
+    mine_free: datetime | None = None
+    pair_free: datetime | None = None
 
 
-def _since() -> datetime:
-    return timezone.now() - timedelta(hours=1)
+@dataclass(frozen=True)
+class Choice:
+    """One of a user's bots offered against a bot shown: `refusal` is empty when it may challenge
+    now, else why not yet (a limit reached, and when it lifts)."""
+
+    bot: Bot
+    refusal: str = ""
 
 
 def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts, member: bool | None = None) -> None:
@@ -74,10 +83,18 @@ def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Coun
     config = settings.ARMADA
     if counts.mine >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per team; "
-                          "try again within the hour")
+                          f"{_again(counts.mine_free)}")
     if counts.pair >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
-                          "per hour; try again within the hour")
+                          f"per hour; {_again(counts.pair_free)}")
+
+
+def _again(free: datetime | None) -> str:
+    """When to try again: at `free` when known (the pages), else within the hour (the API's words)."""
+    if free is None:
+        return "try again within the hour"
+    wait_s = max(0.0, (free - timezone.now()).total_seconds())
+    return f"try again at {free.astimezone(timezone.get_current_timezone()):%H:%M %Z} (in {in_words(wait_s)})"
 
 
 def _by_id(value: int) -> Bot:
@@ -136,9 +153,10 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
                             requested_by=user)
 
 
-def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
-    """Opponent bot id -> `user`'s bots that `challenge` would accept against it now (only the
-    opponents with at least one), in four queries whatever the number of opponents."""
+def choices(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Choice]]:
+    """Opponent bot id -> `user`'s bots that `challenge` would accept against it now, and those it
+    refuses only for a limit reached (with `check`'s refusal, saying when to try again), by name;
+    only the opponents with at least one. Four queries whatever the number of opponents."""
     others = {b.pk: b for b in opponents}
     if not others or user is None or not user.is_authenticated:
         return {}
@@ -149,21 +167,34 @@ def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
         return {}
     playing = set(BotVersion.objects.playing().filter(bot__in=[*mine, *others.values()])
                   .values_list("bot_id", flat=True))
-    since = _since()
-    requested = {team: limits.used(action=CHALLENGE, key=limits.team_key(team), window_s=3600)
-                 for team in {b.team_id for b in mine}}
-    pairs = {(row["bot_id"], row["opponent_id"]): row["n"] for row in
-             Participant.objects.filter(match__kind=MatchKind.CHALLENGE, match__created__gte=since,
-                                        bot__in=mine, opponent__in=list(others))
-             .values("bot_id", "opponent_id").annotate(n=Count("match_id", distinct=True)).order_by()}
-    offers: dict[int, list[Bot]] = {}
+    config = settings.ARMADA
+    # The uses the limits count (accounts.limits, as `challenge` counts them), with their times.
+    teams = limits.recent(action=CHALLENGE, keys={limits.team_key(b.team_id) for b in mine}, window_s=3600)
+    pairs = limits.recent(action=CHALLENGE_PAIR, keys={limits.pair_key(b.pk, pk) for b in mine for pk in others},
+                          window_s=3600)
+    offers: dict[int, list[Choice]] = {}
     for pk, opponent in others.items():
         for bot in mine:
+            team = teams.get(limits.team_key(bot.team_id), [])
+            pair = pairs.get(limits.pair_key(bot.pk, pk), [])
+            counts = Counts(mine=len(team), pair=len(pair),
+                            mine_free=limits.free_at(team, limit=config.challenges_per_hour, window_s=3600),
+                            pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600))
             try:
-                check(user=user, bot=bot, opponent=opponent, playing=playing,
-                      counts=Counts(mine=requested[bot.team_id], pair=pairs.get((bot.pk, pk), 0)),
+                check(user=user, bot=bot, opponent=opponent, playing=playing, counts=counts,
                       member=True)  # (`mine` holds only the bots of the user's teams)
+            except RateLimited as refused:
+                offers.setdefault(pk, []).append(Choice(bot, str(refused)))
             except DomainError:
                 continue
-            offers.setdefault(pk, []).append(bot)
+            else:
+                offers.setdefault(pk, []).append(Choice(bot))
     return offers
+
+
+def challengers(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Bot]]:
+    """Opponent bot id -> `user`'s bots that `challenge` would accept against it now (only the
+    opponents with at least one), in four queries whatever the number of opponents."""
+    accepted = {pk: [c.bot for c in offered if not c.refusal]
+                for pk, offered in choices(user=user, opponents=opponents).items()}
+    return {pk: bots for pk, bots in accepted.items() if bots}

@@ -20,7 +20,7 @@ from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
 from armada_web.games import spec
-from armada_web.ladder.challenges import challengers
+from armada_web.ladder.challenges import choices
 from armada_web.ladder.explain import lines_for_bot
 from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing, version_records
 from armada_web.matches import listing
@@ -91,6 +91,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     place = standing(bot, PER_PAGE)
     ids = [v.pk for v in versions.rows]  # rated games: the ratings' kept counts; a league's: its few seats
     per_version = version_records(ids) if game.rated else match_queries.version_records(bot.pk, ids)
+    offered = choices(user=request.user, opponents=[bot]).get(bot.pk, [])  # (a limit reached: shown, disabled)
     context = {
         "bot": bot,
         "game": game,
@@ -103,7 +104,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "actions": allowed,
         "upload_form": UploadForm(),
         "faults": match_queries.faults_of(bot.pk),
-        "challenge_with": challengers(user=request.user, opponents=[bot]).get(bot.pk, []),
+        "challenge_with": offered,
+        "challenge_open": any(not c.refusal for c in offered),
         "battles": battles(place.entry) if place is not None and place.entry is not None else None,
         "placements": placements_of_bot(bot.pk),
         "move_to": moves.move_targets(bot=bot, user=request.user) if allowed.owner else [],
