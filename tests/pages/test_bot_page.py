@@ -41,10 +41,14 @@ def test_a_benched_bot_says_so_with_the_reason_and_what_to_do(client, arena):
                                      "upload a new version to play again")
     html = page(client, f"/bots/{arena.alpha.bot_id}/")
     state = html[html.index('id="play-state"'):]
-    assert 'data-kind="benched"' in html and "it plays no ranked matches" in state
+    assert 'data-kind="benched"' in html
+    assert "<strong>Benched: it plays no ranked matches</strong>: its last 5 ranked games ended by" in state
+    assert state[:state.index("</div>")].lower().count("benched") == 2  # data-kind, and once in words
     assert "scout (id 7, turn 4)" in state and "upload a new version to play again" in state
     assert 'class="status status-benched">benched</span>' in html
     assert "valid, active" not in html
+    ladder = page(client, "/ladder/galaxy/")
+    assert 'title="its last 5 ranked games ended by its own fault' in ladder and 'title="benched:' not in ladder
 
 
 @pytest.mark.parametrize(("change", "kind", "words"), [

@@ -43,6 +43,13 @@ class Rating(models.Model):
         starts from a predecessor's rating."""
         return self.games > 0 or self.placed
 
+    @property
+    def bench_why(self) -> str:
+        """Why it is benched, for a page that says "Benched" already: `benched_reason` (as
+        `ratings.apply` writes it, and the API gives it) without its leading "benched: " (nor a final full stop)."""
+        reason = self.benched_reason.strip().rstrip(".")
+        return reason[len("benched:"):].lstrip() if reason.lower().startswith("benched:") else reason
+
     class Meta:
         indexes = [
             models.Index(fields=["benched"]),
