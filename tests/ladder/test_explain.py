@@ -31,7 +31,8 @@ def test_the_model_calls_an_upset_unlikely():
     assert rating.expected == pytest.approx(win_chance(underdog, favourite)) and rating.expected < 0.3
     assert rating.gap == pytest.approx(displayed(favourite) - displayed(underdog))
     line = explain(rating, "win")
-    assert line.startswith(f"+{rating.change:.1f}: beat a bot rated {round(rating.gap)} above you; you had a ")
+    assert line.startswith(f"+{rating.change:.1f}: beat a bot rated {round(rating.gap)} above this bot; "
+                           "this bot had a ")
     assert line.endswith(f"{round(rating.expected * 100)}% chance")
 
 
@@ -43,14 +44,14 @@ def test_each_result_against_a_bot_above_and_below(winner, result, verb, other_m
     after, _ = after_game(me, other, winner)
     rating = seat_rating(me, after, other)
     line = explain(rating, result)
-    assert f": {verb} a bot rated 5 {where} you; you had a " in line
+    assert f": {verb} a bot rated 5 {where} this bot; this bot had a " in line
     assert line.startswith(signed(rating.change) + ":")
     assert (rating.change > 0) == (result == "win" or (result == "draw" and where == "above"))
 
 
 def test_the_kept_expected_result_is_used_as_kept():
     rating = seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0), expected=0.41)
-    assert explain(rating, "win") == "+1.3: beat a bot rated about the same as you; you had a 41% chance"
+    assert explain(rating, "win") == "+1.3: beat a bot rated about the same as this bot; this bot had a 41% chance"
 
 
 def test_a_near_certain_win_can_cost_a_little_and_says_why():
@@ -61,7 +62,7 @@ def test_a_near_certain_win_can_cost_a_little_and_says_why():
     rating = seat_rating(me, after, other)
     assert after.mu > me.mu and after.sigma > me.sigma and -0.01 < rating.change < 0
     line = explain(rating, "win")
-    assert line.startswith(f"{rating.change:+.3f}: beat a bot rated 15 below you; you had a 99% chance")
+    assert line.startswith(f"{rating.change:+.3f}: beat a bot rated 15 below this bot; this bot had a 99% chance")
     assert "uncertainty grew" in line
 
 
@@ -71,15 +72,15 @@ def test_a_loss_can_gain_when_the_rating_becomes_more_certain():
     _, after = after_game(strong, new, 1)
     rating = seat_rating(new, after, strong)
     assert after.mu < new.mu and rating.change > 0.5
-    assert explain(rating, "loss").startswith(f"+{rating.change:.1f}: lost to a bot rated 37 above you")
+    assert explain(rating, "loss").startswith(f"+{rating.change:.1f}: lost to a bot rated 37 above this bot")
     assert "more certain" in explain(rating, "loss")
 
 
 def test_figures_in_words():
     assert [signed(x) for x in (4.14, -2.0, 0.03, -0.004, 0.096)] == ["+4.1", "-2.0", "+0.03", "-0.004", "+0.1"]
     assert [percent(x) for x in (0.41, 0.004, 0.999, 0.5)] == ["41%", "<1%", ">99%", "50%"]
-    assert [rated_as(x) for x in (6.2, -0.4, -3.6)] == ["rated 6 above you", "rated about the same as you",
-                                                        "rated 4 below you"]
+    assert [rated_as(x) for x in (6.2, -0.4, -3.6)] == ["rated 6 above this bot", "rated about the same as this bot",
+                                                        "rated 4 below this bot"]
 
 
 def test_a_line_says_when_the_shown_order_and_the_chance_disagree() -> None:
@@ -89,8 +90,9 @@ def test_a_line_says_when_the_shown_order_and_the_chance_disagree() -> None:
     rating = seat_rating(mine, Skill(24.5, 0.9), theirs)
     assert rating.gap < 0 and rating.expected < 0.5
     line = explain(rating, "draw")
-    assert ": drew with a bot rated 2 below you; you had a " in line
-    assert line.endswith("(it is shown below you for its uncertainty; its mu, which the chance follows, is higher)")
+    assert ": drew with a bot rated 2 below this bot; this bot had a " in line
+    assert line.endswith("(the opponent is shown below this bot for its own uncertainty; its mu, which the chance "
+                         "follows, is higher)")
     agreeing = explain(seat_rating(Skill(26.0, 1.0), Skill(26.2, 1.0), Skill(24.0, 1.0)), "win")
     assert "uncertainty" not in agreeing  # shown below and the underdog: nothing to explain
 
@@ -104,11 +106,13 @@ def test_shown_above_with_the_lower_mu_is_this_seats_uncertainty() -> None:
     rating = seat_rating(new, after, settled)
     assert rating.gap > 0 and rating.expected > 0.5
     line = explain(rating, "draw")
-    assert ": drew with a bot rated 16 above you; you had a 54% chance" in line
-    assert line.endswith("(it is shown above you for your uncertainty; its mu, which the chance follows, is lower)")
+    assert ": drew with a bot rated 16 above this bot; this bot had a 54% chance" in line
+    assert line.endswith("(the opponent is shown above this bot for this bot's uncertainty; its mu, which the "
+                         "chance follows, is lower)")
     # and the settled bot's own line keeps "its": the new bot is below it for the new bot's sigma
     other = explain(seat_rating(settled, settled, new), "draw")
-    assert other.endswith("(it is shown below you for its uncertainty; its mu, which the chance follows, is higher)")
+    assert other.endswith("(the opponent is shown below this bot for its own uncertainty; its mu, which the chance "
+                          "follows, is higher)")
 
 
 def test_a_chance_takes_the_article_it_is_read_with() -> None:
@@ -118,4 +122,4 @@ def test_a_chance_takes_the_article_it_is_read_with() -> None:
     assert [a_chance(x) for x in (0.41, 0.8e-2 / 2, 0.999, 0.5, 0.01, 0.9)] == [
         "a 41% chance", "a <1% chance", "a >99% chance", "a 50% chance", "a 1% chance", "a 90% chance"]
     line = explain(seat_rating(Skill(30.0, 1.0), Skill(30.0, 1.0), Skill(25.3, 1.0), 0.81), "draw")
-    assert line.endswith("; you had an 81% chance")
+    assert line.endswith("; this bot had an 81% chance")

@@ -37,11 +37,25 @@ def test_the_match_page_explains_each_rated_seat(client, pair):
     lines = re.findall(r'<span class="rating-line">([^<]+)</span>', box)
     rows = explained(list(match.participants.order_by("seat")))
     assert lines == [row.line.replace("<", "&lt;").replace(">", "&gt;") for row in rows]
-    assert re.match(r"-\d+\.\d: lost to a bot rated \d+ below you; you had an? \d+% chance", lines[0])
-    assert re.match(r"\+\d+\.\d: beat a bot rated \d+ above you; you had an? \d+% chance", lines[1])
+    assert re.match(r"-\d+\.\d: lost to a bot rated \d+ below this bot; this bot had an? \d+% chance", lines[0])
+    assert re.match(r"\+\d+\.\d: beat a bot rated \d+ above this bot; this bot had an? \d+% chance", lines[1])
     assert 'href="/docs/ratings/"' in box
     challenge = recorded_match(ann, ben, 1, kind="challenge")
     assert 'id="rating-changes"' not in page(client, f"/matches/{challenge.pk}/")
+
+
+def test_you_on_a_match_page_is_only_the_viewer_never_a_seat(client, pair):
+    # The YOU mark is the signed-in user's bot; the rating lines said "you" of either seat's bot.
+    ann, ben = pair
+    play(ann, ben, 2, ("ok", "ok"))
+    match = Match.objects.order_by("-id").first()
+    client.force_login(ann.bot.owner)
+    html = page(client, f"/matches/{match.pk}/")
+    assert html.count('<span class="badge you" title="your bot">you</span>') == 2  # heading and ann's row
+    box = html[html.index('id="rating-changes"'):html.index("</ul>", html.index('id="rating-changes"'))]
+    lines = re.findall(r'<span class="rating-line">([^<]+)</span>', box)
+    assert len(lines) == 2 and all("this bot had a" in line for line in lines)
+    assert not any(re.search(r"\byour?\b", line, re.IGNORECASE) for line in lines)
 
 
 def test_the_bot_page_explains_its_recent_matches_and_links_its_chart(client, pair, make_user, valid_version):

@@ -60,7 +60,8 @@ class SeatRatingSerializer(serializers.Serializer):
     expected = serializers.FloatField(help_text="the rating model's chance, before the game, that this seat wins "
                                       "(from both seats' ratings before it)")
     explanation = serializers.CharField(allow_null=True, help_text="the change in words, as the match page says it "
-                                        "(\"+4.1: beat a bot rated 6 above you; you had a 41% chance\"); null "
+                                        "(\"+4.1: beat a bot rated 6 above this bot; this bot had a 41% "
+                                        "chance\"); null "
                                         "without a result")
 
 

@@ -3,8 +3,10 @@ and the API say the same thing).
 
 A `SeatRating` is what a seat of a rated game kept: its skill before and after, its opponent's
 skill before, and the expected result (the model's chance, before the game, that it wins:
-`ratings.win_chance`). `explain` words it: "+4.1: beat a bot rated 6 above you; you had a 41%
-chance". Scores are the shown ones (mu - 3 sigma), so the line speaks of what the ladder shows.
+`ratings.win_chance`). `explain` words it: "+4.1: beat a bot rated 6 above this bot; this bot had
+a 41% chance". Scores are the shown ones (mu - 3 sigma), so the line speaks of what the ladder shows.
+The line names its seat "this bot", never "you": the pages keep "you" for the viewer (the YOU
+mark on their own bot's seat), and the line is shown beside either seat.
 The model can move a score against the result: a near-certain win can cost a few hundredths (the
 dynamics term widens sigma more than the game narrows it), and a loss can gain (an uncertain
 rating's sigma shrinks faster than its mu falls); the line then says why (docs/ratings.md).
@@ -18,6 +20,8 @@ from armada_web.ladder.logic.ratings import Skill, displayed, win_chance
 
 #: The words of a result ("win", "draw", "loss", as a seat's result is stored).
 VERBS = {"win": "beat", "draw": "drew with", "loss": "lost to"}
+#: How a line names its own seat.
+SEAT = "this bot"
 
 
 @dataclass(frozen=True)
@@ -78,27 +82,28 @@ def a_chance(chance: float) -> str:
 
 
 def rated_as(gap: float) -> str:
-    """The opponent's shown score against this seat's, in words ("rated 6 above you")."""
+    """The opponent's shown score against this seat's, in words ("rated 6 above this bot")."""
     whole = round(abs(gap))
     if whole == 0:
-        return "rated about the same as you"
-    return f"rated {whole} {'above' if gap > 0 else 'below'} you"
+        return f"rated about the same as {SEAT}"
+    return f"rated {whole} {'above' if gap > 0 else 'below'} {SEAT}"
 
 
 def explain(rating: SeatRating, result: str) -> str:
     """One line: the shown score's change, the result against whom, and the chance the model gave
-    ("+4.1: beat a bot rated 6 above you; you had a 41% chance"); a change against the result
-    says why. `result` is "win", "draw" or "loss"."""
+    ("+4.1: beat a bot rated 6 above this bot; this bot had a 41% chance"); a change against the
+    result says why. `result` is "win", "draw" or "loss"."""
     line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; "
-            f"you had {a_chance(rating.expected)}")
+            f"{SEAT} had {a_chance(rating.expected)}")
     if round(abs(rating.gap)) and (rating.gap < 0) == (rating.expected < 0.5):  # the order and the odds disagree
         # The chance follows mu, the shown order mu - 3 sigma: they disagree only when the seat with
         # the higher mu has the larger sigma. Shown below with the higher mu: its sigma is larger;
         # shown above with the lower mu: this seat's sigma is (a new bot's against a settled one).
-        shown, whose, mu = ("below", "its", "higher") if rating.gap < 0 else ("above", "your", "lower")
-        line += f" (it is shown {shown} you for {whose} uncertainty; its mu, which the chance follows, is {mu})"
+        shown, whose, mu = ("below", "its own", "higher") if rating.gap < 0 else ("above", f"{SEAT}'s", "lower")
+        line += (f" (the opponent is shown {shown} {SEAT} for {whose} uncertainty; its mu, which the chance "
+                 f"follows, is {mu})")
     if result == "win" and rating.change < 0:
-        line += " (a near-certain win: your uncertainty grew a little more than the win took away)"
+        line += f" (a near-certain win: {SEAT}'s uncertainty grew a little more than the win took away)"
     elif result == "loss" and rating.change > 0:
-        line += " (your rating became more certain faster than it fell)"
+        line += f" ({SEAT}'s rating became more certain faster than it fell)"
     return line
