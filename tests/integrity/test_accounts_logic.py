@@ -11,6 +11,7 @@ from armada_web.integrity.logic.accounts import (
     address_links,
     email_links,
     group_accounts,
+    identifies,
     normalise_email,
     pair_strength,
     upload_links,
@@ -104,3 +105,12 @@ def test_many_groups_each_keep_their_own_links():
     groups = group_accounts(links)
     assert len(groups) == 50 and all(len(g.users) == 9 and len(g.links) == 8 for g in groups)
     assert all({u for link in g.links for u in link.users} == set(g.users) for g in groups)
+
+
+def test_a_loopback_address_identifies_nobody():
+    assert [identifies(a) for a in ("127.0.0.1", "127.3.2.1", "::1", "::ffff:127.0.0.1", "", "unknown")] == [False] * 6
+    assert all(identifies(a) for a in ("198.51.100.7", "2001:db8::7", "10.1.2.3", "::ffff:198.51.100.7"))
+    links = address_links([Sighting(u, a, T0, "login") for u, a in
+                           (("a", "127.0.0.1"), ("b", "127.0.0.1"), ("c", "::1"), ("d", "::1"),
+                            ("e", "198.51.100.7"), ("f", "198.51.100.7"))])
+    assert [(link.users, link.address) for link in links] == [(("e", "f"), "198.51.100.7")]

@@ -54,6 +54,30 @@ def test_two_accounts_signed_up_from_one_address_are_found(client):
     assert finding.evidence["links"][0]["kind"] == "address"
 
 
+def test_a_loopback_address_and_a_staff_account_tie_nobody(client, make_user):
+    # At a local event (`make up`) every account was seen from 127.0.0.1 and all were linked, the
+    # organiser's staff account too.
+    from armada_web.accounts.models import Sighting
+    from armada_web.integrity.accounts_links import shared_accounts
+
+    now = timezone.now()
+    for name, address in (("ivy", "127.0.0.1"), ("ivy2", "127.0.0.1"), ("jon", "::1"), ("jon2", "::1"),
+                          ("kim", "127.0.1.1"), ("kim2", "::ffff:127.0.0.1")):
+        Sighting.objects.create(user=make_user(name), kind="login", address=address, at=now)
+    for name in ("lou", "lou2"):
+        client.post("/accounts/signup/", {"username": name, "email": "", "password1": PASSWORD,
+                                          "password2": PASSWORD}, REMOTE_ADDR="127.0.0.1")
+        client.post("/accounts/logout/")
+    assert shared_accounts(weak=True) == []
+    organiser = make_user("org", is_staff=True)
+    chief = make_user("chief", is_superuser=True, email="mo@gmail.com")
+    make_user("mo", email="m.o@gmail.com")
+    for user in (organiser, chief, *(make_user(n) for n in ("nia", "oto"))):
+        Sighting.objects.create(user=user, kind="login", address="198.51.100.40", at=now)
+    (finding,) = shared_accounts(weak=True)  # the two competitors; no staff account tied to anyone
+    assert finding.subjects == ("nia", "oto") and "198.51.100.40" in finding.reason
+
+
 def test_a_school_network_alone_is_below_the_report_and_e_mails_are_normalised(make_user):
     from armada_web.accounts.models import Sighting
     from armada_web.integrity.accounts_links import shared_accounts

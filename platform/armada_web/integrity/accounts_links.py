@@ -2,6 +2,10 @@
 uploads read, grouped by `integrity.logic.accounts`, returned as findings of kind "accounts"
 (subjects: usernames, sorted; docs/integrity.md, "Shared accounts").
 
+Staff accounts (`is_staff` or `is_superuser`) are left out: they are the organisers', not
+competitors, and sign in beside everyone (on the event's machines, from the players' desks), so
+they would tie competitors to each other through themselves (docs/integrity.md).
+
 The starter bots' archives (each game's `builtin:` starters, uploaded unchanged) are code everyone
 may upload: they tie nobody. Sightings exist only for ARMADA_SIGHTINGS_KEEP_DAYS; older links are
 gone, which a finding's evidence cannot show.
@@ -50,13 +54,15 @@ def _uploads(names: dict[int, str]) -> Iterator[logic.Upload]:
     rows = (BotVersion.objects.order_by().filter(bot__owner__isnull=False).exclude(sha256="")
             .values_list("bot__owner_id", "sha256", "pk", "created", "bot__name", "number"))
     for owner_id, sha256, pk, created, bot, number in rows.iterator(chunk_size=10_000):
-        yield logic.Upload(names[owner_id], sha256, pk, created, f"{bot} v{number}")
+        if owner_id in names:
+            yield logic.Upload(names[owner_id], sha256, pk, created, f"{bot} v{number}")
 
 
 def groups(*, window: timedelta = logic.WINDOW, crowd: int = logic.CROWD, ignored: int = logic.IGNORED,
            threshold: float = logic.THRESHOLD) -> list[logic.Group]:
-    """Every group of linked accounts on the site, strongest first (weak ones below `threshold` too)."""
-    accounts = list(User.objects.values_list("pk", "username", "email"))
+    """Every group of linked competitors' accounts on the site (staff left out: see the module),
+    strongest first (weak ones below `threshold` too)."""
+    accounts = list(User.objects.filter(is_staff=False, is_superuser=False).values_list("pk", "username", "email"))
     names = {pk: username for pk, username, _ in accounts}
     links = [*logic.email_links({username: email for _, username, email in accounts}),
              *logic.upload_links(_uploads(names), common=starter_hashes(), crowd=crowd),

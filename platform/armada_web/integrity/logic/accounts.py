@@ -10,6 +10,8 @@ Links between two accounts, each with a strength (0 to 1) and a one-line detail:
 - `address` (0.6): both signed up or signed in (site log-in, API token created) from the same
   client address within `window` of each other.
 - `token-address` (0.5): the same, where at least one of the two was an API token being used.
+  A loopback address (127.0.0.0/8, ::1; `identifies`) ties nobody: it is every client of a site
+  run on one machine (`make up` at a local event) or behind a proxy the deployment did not name.
 - An address that more than `crowd` accounts were seen at (a school's, a company's or a mobile
   carrier's network) ties its accounts weakly (`crowded`, 0.1) and says so; one seen with more
   than `ignored` accounts ties nobody.
@@ -25,6 +27,8 @@ that strongly to the rest. Pairs below the threshold form weak groups of their o
 from __future__ import annotations
 
 import bisect
+import functools
+import ipaddress
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -190,14 +194,31 @@ def _close(mine: list[datetime], theirs: list[datetime], window: timedelta) -> d
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def identifies(address: str) -> bool:
+    """Can `address` (a sighting's, as `web.clients.client_address` wrote it) tell one client from
+    another: not empty or "unknown", and not a loopback address (127.0.0.0/8, ::1, or IPv4's
+    loopback mapped into IPv6), which every client of a site run on one machine shares. Text that
+    is no address is compared as it is."""
+    if not address or address == "unknown":
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return True
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return not (ip.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
 def address_links(sightings: Iterable[Sighting], *, window: timedelta = WINDOW, crowd: int = CROWD,
                   ignored: int = IGNORED) -> list[Link]:
     """Accounts seen at one address within `window` of each other, one link per pair and address
-    (the strongest kind); a crowded address's links are weak and say so (see the module)."""
+    (the strongest kind); a crowded address's links are weak and say so, and one that `identifies`
+    nobody (loopback) ties nobody (see the module)."""
     at_address: dict[str, dict[str, dict[bool, list[datetime]]]] = defaultdict(
         lambda: defaultdict(lambda: {True: [], False: []}))
     for s in sightings:
-        if s.address and s.address != "unknown":
+        if identifies(s.address):
             at_address[s.address][s.user][s.kind in SIGN_INS].append(s.at)
     links = []
     for address, users in sorted(at_address.items()):
