@@ -83,6 +83,47 @@ def game_of(spec: str) -> tuple[str, str]:
     return game, f"its {source.entry}"
 
 
+def recorded_game_of(spec: str) -> tuple[str, str] | None:
+    """(game, where it was read) from the armada.json of BOT `spec`; None for a starter, a bot
+    without the file, or a spec that does not resolve (its own error comes when it is played)."""
+    if spec.startswith(BUILTIN_PREFIX):
+        return None
+    try:
+        source = resolve_bot(spec, GAMES[0])  # only builtin: specs depend on the game
+    except BotSpecError:
+        return None
+    with source:
+        game = recorded_game(Path(source.code_dir))
+    return None if game is None else (game, _info_shown(spec))
+
+
+def match_game(specs: list[str], given: str | None) -> tuple[str, str | None]:
+    """The game BOTS `specs` play together (`armada play`, `armada tournament`) and a note to print.
+
+    An explicit --game (`given`) wins; the note then names the armada.json files that say
+    otherwise. Without it the game is the one the bots' armada.json files name, galaxy when
+    none has one; files naming different games are a CliError naming both.
+    """
+    found: dict[str, list[str]] = {}
+    for spec in dict.fromkeys(specs):
+        try:
+            recorded = recorded_game_of(spec)
+        except CliError:
+            if given is None:
+                raise
+            continue  # a damaged armada.json does not matter when --game says the game
+        if recorded is not None:
+            found.setdefault(recorded[0], []).append(recorded[1])
+    if given is not None:
+        others = [f"{where} names {game}" for game, places in found.items() if game != given for where in places]
+        return given, (f"playing {given} as --game says, but {', '.join(others)}" if others else None)
+    if len(found) > 1:
+        named = " but ".join(f"{', '.join(places)} {'names' if len(places) == 1 else 'name'} {game}"
+                             for game, places in found.items())
+        raise CliError(f"the bots play different games: {named}; {_ASK}")
+    return (next(iter(found)) if found else GAMES[0]), None
+
+
 def _info_shown(spec: str) -> str:
     """Where the armada.json of BOT `spec` is, as the user would name it."""
     path = Path(spec)

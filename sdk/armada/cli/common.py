@@ -64,10 +64,11 @@ def random_seed() -> int:
     return random.SystemRandom().randrange(2**31)
 
 
-def add_game_arg(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    kwargs: dict[str, Any] = {"required": True} if required else {"default": "galaxy"}
-    parser.add_argument("--game", "-g", choices=GAMES, **kwargs,
-                        help="which game to play" + ("" if required else " (default: galaxy)"))
+def add_game_arg(parser: argparse.ArgumentParser) -> None:
+    """--game for commands that play bots: None when not given, so the bots' armada.json can say
+    (botinfo.match_game)."""
+    parser.add_argument("--game", "-g", choices=GAMES,
+                        help="which game to play (default: the one the bots' armada.json names, else galaxy)")
 
 
 def add_sandbox_arg(parser: argparse.ArgumentParser) -> None:

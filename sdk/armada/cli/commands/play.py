@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from armada import stack
 from armada.botlog import crash_reason
-from armada.cli import output
+from armada.cli import botinfo, output
 from armada.cli.common import (
     CliError,
     add_game_arg,
@@ -90,7 +90,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    game: str = args.game
+    game, note = botinfo.match_game([args.bot1, args.bot2], args.game)
+    if note:
+        print(f"armada: note: {note}", file=sys.stderr)
     if args.from_state and args.config:
         raise CliError("--config cannot be combined with --from-state: the state carries its configuration")
     if args.from_state and args.seed is not None:

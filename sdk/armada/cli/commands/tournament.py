@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from armada.botspec import BotSource
-from armada.cli import output
+from armada.cli import botinfo, output
 from armada.cli.common import (
     MAX_SEED,
     CliError,
@@ -287,7 +287,9 @@ def games_table(standings: Standings, game: str) -> str:
 def run(args: argparse.Namespace) -> int:
     if len(args.bots) < 2:
         raise CliError("a tournament needs at least two bots")
-    game: str = args.game
+    game, note = botinfo.match_game(args.bots, args.game)
+    if note:
+        print(f"armada: note: {note}", file=sys.stderr)
     seed: int = args.seed if args.seed is not None else random_seed()
     pairs = len(args.bots) * (len(args.bots) - 1) // 2
     if pairs * args.games > MAX_GAMES:
