@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from armada.logmarks import strip_marks
@@ -87,8 +87,9 @@ class Progress:
     """A progress bar on a stream: redrawn in place on a terminal, otherwise a line now and then."""
 
     def __init__(self, total: int, label: str = "games", stream: TextIO | None = None,
-                 width: int = 30, every_s: float = 10.0) -> None:
+                 width: int = 30, every_s: float = 10.0, figure: Callable[[int], str] = str) -> None:
         self.total = total
+        self.figure = figure  # how a count is shown (`armada submit`: bytes as tenths of MiB or KiB)
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
@@ -107,7 +108,7 @@ class Progress:
         bar = "#" * filled + "." * (self.width - filled)
         elapsed = time.monotonic() - self._started
         extra = f", {self.errors} errors" if self.errors else ""
-        return f"[{bar}] {self.done}/{self.total} {self.label} ({elapsed:.0f}s{extra})"
+        return f"[{bar}] {self.figure(self.done)}/{self.figure(self.total)} {self.label} ({elapsed:.0f}s{extra})"
 
     def start(self) -> None:
         """Show the empty bar (on a terminal only; plain output waits for progress)."""

@@ -49,8 +49,9 @@ def test_a_large_upload_shows_its_progress_and_arrives_whole(logged_in: FakeSite
     folder = model_bot(tmp_path / "mybot", size)
     assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
     err = capsys.readouterr().err.splitlines()
-    total = -(-len(zip_folder(folder)) // unit)  # under 10 MiB in KiB: "0/2 MiB" said little of 1.3 MiB
     exact = len(zip_folder(folder))
+    # under 10 MiB in KiB ("0/2 MiB" said little of 1.3 MiB), from 10 MiB up in tenths of MiB as the size
+    total = -(-exact // unit) if unit == 1024 else f"{exact / MIB:.1f}"
     shown = f"{exact / MIB:.1f} MiB" if exact >= MIB else f"{-(-exact // 1024)} KiB"  # 11 MiB shows as 11.0 MiB
     assert err[-1].startswith("[" + "#" * 30 + "]") and f"{total}/{total} {name} of mybot.zip ({shown}) sent" in err[-1]
     upload = logged_in.seen("POST", "/api/bots/1/versions/")[0]
@@ -97,3 +98,21 @@ def test_the_upload_bar_never_counts_past_the_files_size(logged_in: FakeSite, tm
     done_total = [tuple(map(int, count.split("/"))) for count in counts]
     total = -(-zipped // 1024)
     assert done_total[-1] == (total, total) and all(done <= total for done, _ in done_total), done_total
+
+
+def test_the_mib_bar_agrees_with_the_size_beside_it(logged_in: FakeSite, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The bar of a zip from 10 MiB up counts tenths of MiB, rounded as the size beside it is: a 12.0 MiB
+    zip read "13/13 MiB of mybot.zip (12.0 MiB)" when it counted 1 MiB chunks rounded up."""
+    folder = model_bot(tmp_path / "mybot", 12 * MIB)
+    assert f"{len(zip_folder(folder)) / MIB:.1f}" == "12.0"
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
+    bars = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    assert "] 12.0/12.0 MiB of mybot.zip (12.0 MiB) sent (" in bars[-1]
+    figures = [line.split("] ", 1)[1].split(" MiB")[0].split("/") for line in bars]
+    assert all(total == "12.0" and float(done) <= 12.0 for done, total in figures), figures
+    size = 30 * MIB + 300  # "30.0 MiB": a part is rounded down, so never past 30.0
+    assert [submit._bar_figure(count, size) for count in (0, MIB // 10 + 1, 30 * MIB - 1, 30 * MIB + 299, size)] == \
+        ["0.0", "0.1", "29.9", "30.0", "30.0"]
+    assert submit._bar_figure(31 * MIB - 1, 31 * MIB - 1) == "31.0"  # the whole rounded as its size: 31.0 MiB
+    assert [submit._bar_figure(count, 3 * MIB + 1) for count in (1023, 3 * MIB, 3 * MIB + 1)] == ["0", "3072", "3073"]

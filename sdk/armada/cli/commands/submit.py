@@ -145,22 +145,18 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
             client, args.game, args.bot, args.description, team_id=int(team["id"]), team_name=str(team["name"]),
             named_from=getattr(args, "bot_from", None))
     size = len(upload.data)
-    unit, unit_name = (MIB, "MiB") if size >= 10 * MIB else (1024, "KiB")  # "0/2 MiB" says little of 1.3 MiB
-    # The bar counts whole units (the last one rounded up); the label says the exact size beside it.
-    progress = (output.Progress(-(-size // unit), f"{unit_name} of {upload.filename} ({_size(size)}) sent",
-                                stream=sys.stderr)
+    unit_name = "MiB" if size >= 10 * MIB else "KiB"  # "0/2 MiB" says little of 1.3 MiB
+    # The bar counts bytes and shows them as the size beside it is shown (_bar_figure): never past it.
+    progress = (output.Progress(size, f"{unit_name} of {upload.filename} ({_size(size)}) sent", stream=sys.stderr,
+                                figure=lambda count: _bar_figure(count, size))
                 if size >= PROGRESS_MIN_BYTES else None)
     sent = [0]
 
-    def units(count: int) -> int:
-        # The body is the file within the form's few hundred bytes of envelope: never past the file's size.
-        count = min(count, size)
-        return -(-count // unit) if count >= size else count // unit  # the last part counts once all is sent
-
     def on_sent(count: int) -> None:
         assert progress is not None
-        before, sent[0] = units(sent[0]), sent[0] + count
-        progress.advance(units(sent[0]) - before)
+        # The body is the file within the form's few hundred bytes of envelope: never past the file's size.
+        before, sent[0] = min(sent[0], size), sent[0] + count
+        progress.advance(min(sent[0], size) - before)
 
     if progress is not None:
         progress.start()
@@ -201,6 +197,16 @@ def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> 
                        f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent"
                        + (f"; its largest files: {largest}" if largest else "") + ". To fit, "
                        f"{SHRINK}: see {server}/docs/bots-environment/#model-files")
+
+
+def _bar_figure(count: int, size: int) -> str:
+    """COUNT bytes of a SIZE-byte upload as its progress bar shows them: tenths of MiB from 10 MiB up,
+    else KiB. The whole file is rounded as _size rounds it, so "30.0/30.0 MiB" stands beside
+    "(30.0 MiB)"; a part is rounded down, so the bar never counts past the file or ends early."""
+    whole = count >= size
+    if size >= 10 * MIB:
+        return f"{size / MIB:.1f}" if whole else f"{count * 10 // MIB / 10:.1f}"
+    return str(-(-size // 1024) if whole else count // 1024)
 
 
 def _size(count: int) -> str:
