@@ -393,3 +393,17 @@ def test_from_state_of_a_mothership_replay(tmp_path: Path, capsys: pytest.Captur
                  "--from-state", f"{path}#turn=1"]) == 2
     err = capsys.readouterr().err
     assert "turn 1: a mothership match is one step" in err and "use #turn=0" in err
+
+
+def test_two_different_bots_with_one_label_are_numbered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Not only the same spec given twice: a folder mybot and a file scripts/mybot.py are `mybot`, `mybot#2`,
+    and docs/cli.md says so."""
+    write_bot(tmp_path / "mybot", IDLE_GALAXY)
+    write_bot(tmp_path / "scripts", IDLE_GALAXY, name="mybot.py")
+    monkeypatch.chdir(tmp_path)
+    assert main(["play", "mybot", "scripts/mybot.py", "--seed", "1", "--config", SHORT]) == 0
+    assert "armada: galaxy, seed 1: mybot (seat 1) vs mybot#2 (seat 2)" in capsys.readouterr().err
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text(encoding="utf-8").replace("\n", " ")
+    assert "Any two bots with the same label are numbered" in docs
+    assert "`armada play mybot scripts/mybot.py` calls them `mybot` and `mybot#2`" in docs
