@@ -210,3 +210,27 @@ def test_no_false_alarm_for_the_servers_standard_library_on_a_newer_python(
     monkeypatch.setattr(sys, "stdlib_module_names", frozenset(sys.stdlib_module_names - {"imp", "cgi", "asyncore"}))
     bot = write_bot(tmp_path / "old", "import imp, cgi, asyncore\n")
     assert stack.missing_imports(bot / "main.py") == {}
+
+
+def test_a_folder_bot_s_train_py_counts_for_versions_not_for_missing_modules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The version note reads every file of a folder bot (a model train.py saves must load on the
+    server); the "server does not have" note only what main.py runs; a bot given as its main.py
+    is read as a single file for both. docs/cli.md says exactly that."""
+    bot = write_bot(tmp_path / "mybot", IDLE_GALAXY)
+    (bot / "train.py").write_text("import torch\nimport gymnasium\n")
+    monkeypatch.setattr(stack, "local_versions", lambda: dict(OTHER))
+    play = ["builtin:random", "--seed", "1", "--config", '{"max_turns": 2}', "--json"]
+    assert main(["play", str(bot), *play]) == 0
+    err = capsys.readouterr().err
+    assert "your bot's train.py imports torch: torch 2.5.1 here" in err and "gymnasium" not in err
+    assert main(["play", str(bot / "main.py"), *play]) == 0
+    err = capsys.readouterr().err
+    assert "torch" not in err and "gymnasium" not in err
+    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8").split())
+    assert ("For this it reads every Python file (subfolders too) of a bot given as a folder or a zip, a "
+            "`train.py` beside `main.py` included, on purpose: a model it saves must load on the server.") in docs
+    assert ("For this it reads only what the bot runs: its `main.py` and the modules of its folder that it "
+            "imports, not a `train.py` beside it;") in docs
+    assert ("For a bot given as one `.py` file (a `main.py` too), both notes read only that file and the "
+            "modules beside it that it imports.") in docs
