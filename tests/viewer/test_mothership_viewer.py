@@ -43,6 +43,9 @@ def test_rounds_shots_and_result(page, replays):
     rounds = len(replay["steps"][0]["events"])
     assert page.locator(".av-counter").text_content() == f"round 0 / {rounds}"
     assert page.locator(".av-name").all_text_contents() == ["Greedy Guardians", "Balanced Brigade"]
+    # the steps read as steps: angle quotes (U+2039, U+203A), not "▶|" (read as "to the end") beside "▶" (play)
+    assert page.get_by_role("button", name="step back (left arrow)").text_content() == "\u2039"
+    assert page.get_by_role("button", name="step forward (right arrow)").text_content() == "\u203a"
     for k in range(rounds + 1):
         if k:
             page.get_by_role("button", name="step forward (right arrow)").click()

@@ -153,13 +153,14 @@
     return node;
   }
 
-  /** The control bar; `extra` nodes (e.g. the fog switch) go at its end. */
+  /** The control bar; `extra` nodes (e.g. the fog switch) go at its end. The steps are ‹ and ›
+   * (a replay viewer's usual marks: ▶| reads as "to the end", ◀ as "play backwards"). */
   function buildControls(player, opts) {
     const unit = opts.unit;
-    const back = button("\u25C0", "step back (left arrow)", () => player.step(-1));
+    const back = button("\u2039", "step back (left arrow)", () => player.step(-1));
     const playBtn = button("\u25B6", "play / pause (space)", () => player.toggle());
     playBtn.classList.add("av-play");
-    const forward = button("\u25B6|", "step forward (right arrow)", () => player.step(1));
+    const forward = button("\u203A", "step forward (right arrow)", () => player.step(1));
     const next = button(opts.nextLabel, "jump to the next " + opts.nextWhat, () => player.nextEvent());
     next.classList.add("av-next");
     const scrub = el("input", {
