@@ -253,7 +253,7 @@ SPECTACULAR_SETTINGS = {
     # One enum of the games, whether a serializer's ChoiceField or a typed JSON field states it.
     "ENUM_NAME_OVERRIDES": {"GameEnum": "armada_web.bots.models.Game"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
-                             "armada_web.api.schema.empty_is_not_given"],
+                             "armada_web.api.schema.empty_is_not_given", "armada_web.api.schema.known_fields_only"],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
                                  "username": {"type": "string", "pattern": f"^{USERNAME_PATTERN}$"}},
 }

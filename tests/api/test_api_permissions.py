@@ -180,9 +180,13 @@ def test_create_bot(api, owner):
     assert Bot.objects.get().owner == owner
 
 
-def test_create_ignores_an_owner_in_the_body(api, owner, stranger):
+def test_create_refuses_an_owner_in_the_body(api, owner, stranger):
+    """No one makes a bot someone else's: `owner` is not a field of the body, so it is refused
+    (tests/api/test_unknown_fields.py), and without it the bot is the caller's."""
     response = api(stranger).post("/api/bots/", {"name": "mine", "game": "galaxy", "owner": "owner"}, format="json")
-    assert response.status_code == 201
+    assert response.status_code == 400 and "unknown field 'owner'" in response.json()["detail"]
+    assert not Bot.objects.filter(name="mine").exists()
+    assert api(stranger).post("/api/bots/", {"name": "mine", "game": "galaxy"}, format="json").status_code == 201
     assert Bot.objects.get(name="mine").owner == stranger
 
 

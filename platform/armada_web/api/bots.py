@@ -14,7 +14,7 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from armada_web.api.fields import BooleanFilter, IdField, TextField, absolute
+from armada_web.api.fields import Body, BooleanFilter, IdField, TextField, absolute
 from armada_web.api.pagination import KeyedPageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
@@ -89,7 +89,7 @@ class BotNameField(TextField):
     """A bot's name as the schema shows it; `bots.services.create_bot` checks it (`bots.logic.names`)."""
 
 
-class BotCreate(serializers.Serializer):
+class BotCreate(Body):
     name = BotNameField(max_length=100, help_text="3 to 40 letters, digits, '-' and '_'; unique per game")
     game = serializers.ChoiceField(choices=Game.choices)
     description = TextField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True, default="")
@@ -111,11 +111,11 @@ class BotFilter(django_filters.FilterSet):
         return queries.search(queryset, value)
 
 
-class MoveRequest(serializers.Serializer):
+class MoveRequest(Body):
     team = IdField(help_text="the id of a team you are a member of (the bot must be in your personal team)")
 
 
-class ActiveVersion(serializers.Serializer):
+class ActiveVersion(Body):
     version = IdField(help_text="the id of a valid version of this bot")
 
 

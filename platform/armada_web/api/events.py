@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.fields import absolute, typed_json
+from armada_web.api.fields import Body, absolute, typed_json
 from armada_web.api.schema import answers
 from armada_web.bots.models import Game
 from armada_web.events import queries, services
@@ -27,7 +27,7 @@ from armada_web.web.inputs import MAX_ID
 _LIMITS = settings.ARMADA
 
 
-class EventRequest(serializers.Serializer):
+class EventRequest(Body):
     name = typed_json({"type": "string", "minLength": 1, "maxLength": services.NAME_MAX, "pattern": r"\S"})
     game = typed_json({"type": "string", "enum": list(Game.values)})
     format = typed_json({"type": "string", "enum": list(EventFormat.values)}, help_text="round_robin or ladder")
@@ -43,14 +43,14 @@ class EventRequest(serializers.Serializer):
                               required=False)
 
 
-class EntryRequest(serializers.Serializer):
+class EntryRequest(Body):
     bot = typed_json({"type": "integer", "minimum": 1, "maximum": MAX_ID}, refusal="give your bot's id as an integer",
                      help_text="your bot's id")
     invite = typed_json({"type": "string", "maxLength": 200}, nullable=True, required=False,
                         help_text="the event's invite code (its owner needs none)")
 
 
-class InvitationRequest(serializers.Serializer):
+class InvitationRequest(Body):
     teams = typed_json({"type": "array", "maxItems": services.INVITE_MAX,
                         "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID}}, required=False,
                        help_text="the ids of the teams to invite")

@@ -131,3 +131,30 @@ def typed_json(schema: dict[str, Any], *, nullable: bool = False, refusal: str =
 
     stated = {**schema, "nullable": True} if nullable else schema
     return extend_schema_field(stated)(TypedJSONField)(allow_null=nullable, **kwargs)  # type: ignore[no-any-return]
+
+
+#: How many unknown field names one refusal lists (a body of thousands is not echoed back).
+UNKNOWN_SHOWN = 5
+
+
+class Body(serializers.Serializer):
+    """A JSON request body: a field it does not know is refused (400, naming it and the fields it
+    takes), not dropped, so a misspelt optional field (`descripton`) is not silently ignored. The
+    schema says the same (`additionalProperties: false`, `schema.known_fields_only`)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(str(name) for name in data if name not in self.fields)
+            if unknown:
+                known = ", ".join(name for name, field in self.fields.items() if not field.read_only)
+                shown = ", ".join(repr(printable_name(n)) for n in unknown[:UNKNOWN_SHOWN])
+                more = f" and {len(unknown) - UNKNOWN_SHOWN} more" if len(unknown) > UNKNOWN_SHOWN else ""
+                raise serializers.ValidationError(
+                    {"non_field_errors": [f"unknown field{'s' if len(unknown) > 1 else ''} {shown}{more} "
+                                          f"(this request takes: {known or 'no fields'})"]})
+        return super().to_internal_value(data)
+
+
+def printable_name(name: str) -> str:
+    """A field name as a refusal shows it: at most 40 characters."""
+    return name if len(name) <= 40 else name[:39] + "\u2026"

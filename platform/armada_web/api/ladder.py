@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from armada_web.api.bots import BotTeamSerializer
-from armada_web.api.fields import absolute, typed_json
+from armada_web.api.fields import Body, absolute, typed_json
 from armada_web.api.matches import MatchDetailSerializer, gzip_response
 from armada_web.api.pagination import KeyedPageNumber, LadderPages
 from armada_web.api.schema import answers
@@ -151,7 +151,7 @@ BOT_REF = {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_ID},
                      {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,40}$"}]}
 
 
-class ChallengeRequest(serializers.Serializer):
+class ChallengeRequest(Body):
     bot = typed_json(BOT_REF, refusal="give the bot as a bot's id (a number) or its name",
                      help_text="your bot: its id (a number) or its name")
     opponent = typed_json(BOT_REF, refusal="give the opponent as a bot's id (a number) or its name",

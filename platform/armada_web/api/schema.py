@@ -64,3 +64,17 @@ def empty_is_not_given(result: dict[str, Any], generator: Any, request: Any, pub
                 if parameter.get("in") == "query":
                     parameter["allowEmptyValue"] = True
     return result
+
+
+def known_fields_only(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular's post-processing hook: a JSON request body takes only the fields it states
+    (`additionalProperties: false`), as its serializer refuses any other (`fields.Body`)."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            body = operation.get("requestBody", {}) if isinstance(operation, dict) else {}
+            ref = body.get("content", {}).get("application/json", {}).get("schema", {}).get("$ref", "")
+            name = ref.rpartition("/")[2]
+            if name in schemas:
+                schemas[name]["additionalProperties"] = False
+    return result

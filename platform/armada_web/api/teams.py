@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from armada_web.api.fields import TextField
+from armada_web.api.fields import Body, TextField
 from armada_web.api.schema import answers
 from armada_web.teams import queries, services
 from armada_web.teams.access import is_member
@@ -65,22 +65,22 @@ class TeamDetailSerializer(TeamSerializer):
         return data
 
 
-class TeamCreate(serializers.Serializer):
+class TeamCreate(Body):
     name = TextField(max_length=NAME_MAX * 4, trim_whitespace=False,
                      help_text=f"3 to {NAME_MAX} characters, no control characters; unique (case-insensitive)")
 
 
-class TeamRename(serializers.Serializer):
+class TeamRename(Body):
     name = TextField(max_length=NAME_MAX * 4, trim_whitespace=False, required=False,
                      help_text=f"the new name (not given: it stays): 3 to {NAME_MAX} characters, no control "
                                "characters; unique (case-insensitive)")
 
 
-class JoinRequest(serializers.Serializer):
+class JoinRequest(Body):
     key = TextField(max_length=200, help_text="the join key of the team's join link")
 
 
-class RemoveRequest(serializers.Serializer):
+class RemoveRequest(Body):
     username = TextField(max_length=150, help_text="the member to remove")
 
 

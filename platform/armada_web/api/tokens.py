@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 import armada
 from armada_web.accounts import addresses, queries, services
 from armada_web.accounts.models import ApiToken
-from armada_web.api.fields import TextField
+from armada_web.api.fields import Body, TextField
 from armada_web.api.pagination import PageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.teams.queries import teams_of
@@ -27,7 +27,7 @@ class TokenSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "created", "last_used"]
 
 
-class TokenRequest(serializers.Serializer):
+class TokenRequest(Body):
     username = TextField(max_length=150)
     password = TextField(max_length=4096, trim_whitespace=False)
     name = TextField(max_length=services.TOKEN_NAME_MAX)
