@@ -5,24 +5,26 @@
 # which keys every bot's seed: D-R-8), its warm slots (docs/sandbox.md). It runs in the foreground
 # until Ctrl-C; start it again for another. Other hosts: docs/deploy.md, "Adding a worker host".
 set -euo pipefail
+same="start it with \`make up\` first, and give this the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL"
 # No folder made for a mistyped ARMADA_DATA_DIR (lib.sh makes the run and log folders in it).
 data="${ARMADA_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/var}"
 if [ ! -d "$data" ]; then
-  printf '\033[1;31mxx\033[0m %s\n' "no instance keeps its data in $data (no such folder): start it with \`make up\` first, and give this the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL" >&2
+  printf '\033[1;31mxx\033[0m %s\n' "no instance keeps its data in $data (no such folder): $same" >&2
   exit 1
 fi
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
 [ -x "$PY" ] || die "no .venv here: start the instance with \`make up\` first"
+# key VARIABLE FILE: the variable as given, else the instance's file in its data folder.
+key() {
+  [ -n "${!1:-}" ] && return 0
+  [ -s "$DATA_DIR/$2" ] || die "no instance keeps its data in $DATA_DIR ($2 is missing): $same"
+  export "$1=$(cat "$DATA_DIR/$2")"
+}
+key ARMADA_BOT_SEED_KEY bot-seed.key
 export DEBUG="${DEBUG:-false}"
-keys=(bot-seed.key)
-case "${DEBUG,,}" in 1|true|yes|on) ;; *) [ -n "${SECRET_KEY:-}" ] || keys+=(secret.key) ;; esac
-for key in "${keys[@]}"; do
-  [ -s "$DATA_DIR/$key" ] || die "no instance keeps its data in $DATA_DIR ($key is missing): start it with \`make up\` first, and give this the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL"
-done
-[ -n "${SECRET_KEY:-}" ] || [[ " ${keys[*]} " != *" secret.key "* ]] || export SECRET_KEY="$(cat "$DATA_DIR/secret.key")"
-export ARMADA_BOT_SEED_KEY="${ARMADA_BOT_SEED_KEY:-$(cat "$DATA_DIR/bot-seed.key")}"
+case "${DEBUG,,}" in 1|true|yes|on) ;; *) key SECRET_KEY secret.key ;; esac
 # Its database answers and is migrated (`make up` migrates it): else no instance is there.
 "$PY" manage.py migrate --check >/dev/null 2>&1 \
   || die "the database of this instance does not answer or is not migrated (DATABASE_URL=${DATABASE_URL:-the SQLite file in $DATA_DIR}); is \`make up\` running with the same settings?"
