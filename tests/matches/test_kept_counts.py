@@ -164,6 +164,30 @@ def test_a_bot_deleted_while_its_match_plays_voids_it_and_counts_nothing(make_us
     assert all(p.result == "" for p in match.participants.all())
 
 
+def test_a_recording_retried_after_its_bot_was_deleted_stays_finished(make_user, valid_version):
+    """The commit of a recording succeeded but its answer was lost; the owner deletes a seat's bot
+    before the retry: the retry says FINISHED (so `execute` keeps the replay and logs it saved),
+    not void (which then deleted the files of a finished match; the review of issue 29's change)."""
+    from armada_web.bots.services import delete_bot
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH, record
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import create_match
+
+    first = valid_version(make_user("alice"), "alpha")
+    second = valid_version(make_user("bob"), "bravo")
+    match = create_match(game="galaxy", first=first, second=second, kind="ranked", seed=7)
+    lease = claim(MATCH, match.pk)
+    seats = list(match.participants.order_by("seat"))
+    players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
+    outcome = MatchOutcome(Result(1, "turn_limit", 10), players, {"engine_version": "2"})
+    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "finished"
+    delete_bot(bot=second.bot, user=second.bot.owner)
+    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "finished"  # the retry
+    match = Match.objects.get(pk=match.pk)
+    assert match.status == "finished" and match.replay.name == "r" and match.reason == ""
+
+
 def test_a_bot_deleted_before_its_match_plays_voids_it_saying_so(make_user, valid_version):
     from armada_web.bots.services import delete_bot
     from armada_web.jobs.leases import claim

@@ -155,6 +155,8 @@ def record(lease: Lease, match: Match, participants: list[Participant], outcome:
                    .order_by("pk").values_list("pk", flat=True))
         gone = [p.seat for p in participants if p.version_id not in kept]
         if gone:
+            if lease.recorded(MatchStatus.FINISHED):  # this attempt's commit (answer lost), then the deletion
+                return MatchStatus.FINISHED
             return deleted(lease, gone[0], "during the match")
         if not lease.record(status=MatchStatus.FINISHED, turns=outcome.turns, outcome=outcome.result.to_dict(),
                             replay=replay_name, replay_size=stored.size if stored else None,
