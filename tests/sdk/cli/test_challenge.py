@@ -85,6 +85,20 @@ def test_a_match_the_site_could_not_play_exits_3(status: str, arena: FakeSite,
                                              "the Docker engine did not answer; nobody's result, a platform failure")
 
 
+def test_a_match_void_because_a_bot_was_deleted_says_so_not_a_platform_failure(
+        arena: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """The site's reason for it is "void: seat N's bot was deleted ..." (matches.execution.deleted):
+    said once, and not blamed on the platform (before: "void: void: ...; a platform failure")."""
+    arena.match_statuses = ["running", "void"]
+    arena.match_reason = "void: seat 2's bot was deleted during the match (no result, no rating change)"
+    assert main(["challenge", "mybot", "rival", "--wait"]) == 3
+    captured = capsys.readouterr()
+    assert "match 500: void: seat 2's bot was deleted during the match" in captured.out
+    assert "void: void" not in captured.out + captured.err and "platform" not in captured.err
+    assert captured.err.splitlines()[-1] == ("armada: error: match 500 does not count: seat 2's bot was deleted "
+                                             "during the match (no result, no rating change)")
+
+
 def test_wait_times_out_with_exit_3(arena: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     arena.match_statuses = ["running"]
     assert main(["challenge", "mybot", "rival", "--wait", "--timeout", "0.2"]) == 3

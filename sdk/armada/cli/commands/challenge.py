@@ -147,6 +147,11 @@ def result_text(match: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: How the site's reason begins for a match void by an owner's doing (a seat's bot deleted during
+#: it: `matches.execution.deleted`), not the platform's.
+OWNERS_VOID = "void: "
+
+
 def report(match: dict[str, Any], url: str, waited: float) -> int:
     """Print the match's result naming the bots (stdout) or why there is none (stderr); the exit status."""
     status = str(match["status"])
@@ -157,6 +162,12 @@ def report(match: dict[str, Any], url: str, waited: float) -> int:
         return 0
     if status in ("void", "failed"):
         reason = " ".join(str(match.get("reason") or "no reason given").split())
+        if status == "void" and reason.startswith(OWNERS_VOID):  # not the platform's doing
+            reason = reason.removeprefix(OWNERS_VOID)
+            print(f"{label}: void: {reason}")
+            print(f"url: {url}")
+            print(f"armada: error: {label} does not count: {reason}", file=sys.stderr)
+            return 3
         print(f"{label}: {status}: {reason}")
         print(f"url: {url}")
         print(f"armada: error: the site could not play {label} ({status}): {reason}; "
