@@ -312,6 +312,48 @@ def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_th
     assert stronger.status == "open" and not AuditEntry.objects.filter(finding=stronger).exists()
 
 
+def test_a_carried_dismissal_opens_again_when_a_later_run_finds_the_evidence_stronger(planted, make_user):
+    """The site carried staff's dismissal (at 0.6) into a season's report; a later run of that
+    report scores the group higher (new sightings): the site opens it again, saying why, once
+    (before: it stayed dismissed, its line still saying "the evidence is no stronger")."""
+    from armada_web.integrity.actions import set_status
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import AuditEntry, Finding
+
+    judge = make_user("judge", is_staff=True)
+    (group,) = [f for f in run_checks() if f.kind == "accounts"]
+    assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
+    s1 = season_entered_by_twin("s1")
+    (carried,) = [f for f in run_checks(season=s1) if f.kind == "accounts"]
+    assert carried.status == "dismissed"
+    run_checks(season=s1)
+    assert Finding.objects.get(pk=carried.pk).status == "dismissed"  # no stronger: stays
+    AuditEntry.objects.filter(finding=group, action="dismissed").update(score=carried.score - 0.2)
+    run_checks(season=s1)  # the same evidence is now more than staff dismissed
+    assert Finding.objects.get(pk=carried.pk).status == "open"
+    line = AuditEntry.objects.filter(finding=carried).latest("at", "pk")
+    assert line.action == "open" and line.by_name == "" and "the evidence is stronger now" in line.note
+    run_checks(season=s1)
+    assert Finding.objects.get(pk=carried.pk).status == "open"
+    assert AuditEntry.objects.filter(finding=carried, action="open").count() == 1  # said once
+
+
+def test_a_carried_dismissal_opens_again_when_staff_confirm_the_group_elsewhere(planted, make_user):
+    from armada_web.integrity.actions import set_status
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import Finding
+
+    judge = make_user("judge", is_staff=True)
+    (group,) = [f for f in run_checks() if f.kind == "accounts"]
+    assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
+    s1 = season_entered_by_twin("s1")
+    (carried,) = [f for f in run_checks(season=s1) if f.kind == "accounts"]
+    assert carried.status == "dismissed"
+    assert set_status(finding_id=group.pk, status="confirmed", by=judge, note="one player after all")
+    run_checks(season=s1)
+    assert Finding.objects.get(pk=carried.pk).status == "open"
+
+
 def test_staffs_run_found_running_beside_another_clears_its_wait_mark_and_only_it_does(
         planted, monkeypatch, armada):
     """A run staff sent that a worker takes while another run of the same checks goes on does

@@ -1,7 +1,8 @@
 """Writing findings, of every kind: a check records what it found under a key, so running it
 again updates the finding (keeping the status staff gave it), and drops what it no longer finds
 (but not what it can no longer judge: `prune`). A shared-accounts group staff dismissed stays
-dismissed in the next season's report while its evidence is no stronger (`carry_dismissals`)."""
+dismissed in the next season's report while its evidence is no stronger, and opens again when a
+later run finds it stronger (`carry_dismissals`)."""
 
 from __future__ import annotations
 
@@ -30,11 +31,14 @@ def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -
     score at least as high (the score when they dismissed it: that report's later runs change it),
     that dismissal being their newest mark of the key anywhere else: the same subjects, no stronger
     evidence. Each is logged as dismissed by the site, naming the decision it follows; staff may
-    open it again, and it then stays open.
-    Returns the findings dismissed."""
-    fresh = [f for f in rows if f.status == FindingStatus.OPEN]
+    open it again, and it then stays open. A finding the site dismissed so is opened again, by the
+    site, once that no longer holds (a later run scores it higher, or staff's newest mark of the key
+    is no longer that dismissal). Returns the findings dismissed."""
+    fresh = [f for f in rows if f.status in (FindingStatus.OPEN, FindingStatus.DISMISSED)]
     marked = set(AuditEntry.objects.filter(finding__in=fresh, by_name__gt="").values_list("finding_id", flat=True))
-    fresh = [f for f in fresh if f.pk not in marked]
+    by_site = set(AuditEntry.objects.filter(finding__in=fresh, action=AuditAction.DISMISSED, by_name="")
+                  .values_list("finding_id", flat=True))  # dismissed here by this function
+    fresh = [f for f in fresh if f.pk not in marked and (f.status == FindingStatus.OPEN or f.pk in by_site)]
     if not fresh:
         return []
     decisions: dict[str, AuditEntry] = {}  # each key's newest mark by staff in another report
@@ -47,23 +51,42 @@ def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -
     for finding in fresh:
         decision = decisions.get(finding.key)  # a dismissal staff confirmed or reopened since is not carried
         before = decision.finding if decision else None
-        if (decision is None or before is None or decision.action != AuditAction.DISMISSED
-                or before.status != FindingStatus.DISMISSED):
+        dismissed: float | None = None  # the score staff saw, when their newest mark is a dismissal
+        if (decision is not None and before is not None and decision.action == AuditAction.DISMISSED
+                and before.status == FindingStatus.DISMISSED):
+            dismissed = before.score if decision.score is None else decision.score
+        if finding.status == FindingStatus.DISMISSED:  # the site's carried dismissal: does it still hold?
+            if dismissed is None:
+                _reopen(finding, kind, season, "staff's newest mark of this group elsewhere is no longer a dismissal")
+            elif finding.score > dismissed:
+                _reopen(finding, kind, season, f"the evidence is stronger now than when staff dismissed it "
+                                               f"({finding.score:.2f} > {dismissed:.2f})")
             continue
-        dismissed = before.score if decision.score is None else decision.score  # the score staff saw
-        if finding.score > dismissed:
+        if dismissed is None or decision is None or before is None or finding.score > dismissed:
             continue
         scope = f"season {before.season.slug}" if before.season else "all of ranked play"
         said = f" by {decision.by_name} on {decision.at:%Y-%m-%d}" + (f": {decision.note}" if decision.note else "")
         finding.status = FindingStatus.DISMISSED
         finding.save(update_fields=["status", "updated"])
         AuditEntry.objects.create(action=AuditAction.DISMISSED, season=season, finding=finding,
-                                  subject=f"{kind} {', '.join(str(s) for s in finding.subjects)}"[:300],
-                                  score=finding.score,
+                                  subject=_subject(kind, finding), score=finding.score,
                                   note=(f"dismissed in {scope}{said}; the evidence is no stronger "
                                         f"({finding.score:.2f} <= {dismissed:.2f})")[:500])
         carried.append(finding)
     return carried
+
+
+def _subject(kind: str, finding: Finding) -> str:
+    return f"{kind} {', '.join(str(s) for s in finding.subjects)}"[:300]
+
+
+def _reopen(finding: Finding, kind: str, season: Season | None, why: str) -> None:
+    """Open again a finding the site dismissed (`carry_dismissals`), logged as the site's doing."""
+    finding.status = FindingStatus.OPEN
+    finding.save(update_fields=["status", "updated"])
+    AuditEntry.objects.create(action=AuditAction.OPENED, season=season, finding=finding,
+                              subject=_subject(kind, finding), score=finding.score,
+                              note=f"opened again by the site: {why}"[:500])
 
 
 def prune(*, kind: str, season: Season | None, keep: Iterable[str]) -> int:
