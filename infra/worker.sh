@@ -24,7 +24,13 @@ key() {
 }
 key ARMADA_BOT_SEED_KEY bot-seed.key
 export DEBUG="${DEBUG:-false}"
-case "${DEBUG,,}" in 1|true|yes|on) ;; *) key SECRET_KEY secret.key ;; esac
+case "${DEBUG,,}" in
+  1|true|yes|on) ;;
+  *) # `DEBUG=true make up` keeps no secret.key (Django's own development key): say so, not "no instance".
+     [ -n "${SECRET_KEY:-}" ] || [ -s "$DATA_DIR/secret.key" ] \
+       || die "the instance in $DATA_DIR keeps no secret.key: if it was started with \`DEBUG=true make up\`, run \`DEBUG=true make worker\`; else give the SECRET_KEY it runs with"
+     key SECRET_KEY secret.key ;;
+esac
 # Its database answers and is migrated (`make up` migrates it): else no instance is there.
 "$PY" manage.py migrate --check >/dev/null 2>&1 \
   || die "the database of this instance does not answer or is not migrated (DATABASE_URL=${DATABASE_URL:-the SQLite file in $DATA_DIR}); is \`make up\` running with the same settings?"

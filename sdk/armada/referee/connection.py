@@ -41,7 +41,9 @@ READ_CHUNK = 65536
 LOG_READ_PAUSE_S = 0.001
 #: The same pause for a bot's stdout, after a read that ended inside a line: a bot trickling its
 #: reply a byte at a time cannot make the referee read (and spend the worker's CPU) more than about
-#: 1000 times a second; a reply written whole is read at once, never delayed.
+#: 1000 times a second; a reply written whole is read at once, never delayed, up to a pipe's buffer
+#: (64 KiB); a longer one can wait 1 ms more per 64 KiB that arrives short of a chunk (a 1 MiB reply:
+#: at most about 16 ms, counted in its turn).
 STDOUT_READ_PAUSE_S = 0.001
 #: The bot library's line for a caught exception (armada.logmarks), as bytes.
 _MARK = EXCEPTION_MARK.encode("ascii")
