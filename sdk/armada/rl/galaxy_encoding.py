@@ -214,9 +214,9 @@ def action_of(reply: dict[str, Any], request: dict[str, Any], memory: dict[str, 
     """The (16, 2) action closest to `reply` (call after `encode` of the same request).
 
     Scout: the valid probes in order, one per own planet in id order (as `decode` reads them).
-    Command: per own planet its largest fleet's target, and the bucket nearest the share of the
-    planet's ships it sent; a second fleet from one planet is more than a row can say. Whatever
-    is not a valid order (a foreign planet's fleet, a malformed entry) is left out."""
+    Command: per own planet its largest fleet's target, and the bucket whose fleet (as `decode`
+    rounds each kind up) is nearest the one it sent; a second fleet from one planet is more than a
+    row can say. Whatever is not a valid order (a foreign planet's fleet, a malformed entry) is left out."""
     rows = np.zeros((PLANETS, 2), np.int64)
     obs = memory.get("observation")
     if not isinstance(obs, dict) or not isinstance(reply, dict):
@@ -230,19 +230,27 @@ def action_of(reply: dict[str, Any], request: dict[str, Any], memory: dict[str, 
             rows[pid - 1, 0] = target
         return rows
     fleets = reply.get("fleets")
-    largest: dict[int, tuple[int, int]] = {}
+    largest: dict[int, tuple[int, int, int, int]] = {}
     for fleet in fleets if isinstance(fleets, list) else []:
         if not isinstance(fleet, dict) or fleet.get("from") not in mine or not _planet(fleet.get("to")):
             continue
-        ships = _count(fleet.get("battleships")) + _count(fleet.get("cruisers"))
-        if fleet["to"] != fleet["from"] and ships > largest.get(fleet["from"], (0, 0))[0]:
-            largest[fleet["from"]] = (ships, fleet["to"])
-    for pid, (ships, target) in largest.items():
-        garrison = mine[pid]["garrison"]
-        home = garrison["battleships"] + garrison["cruisers"]
-        share = ships / home if home else 1.0
-        rows[pid - 1] = (target, int(np.argmin([abs(share - f) for f in FRACTIONS])))
+        battleships, cruisers = _count(fleet.get("battleships")), _count(fleet.get("cruisers"))
+        if fleet["to"] != fleet["from"] and battleships + cruisers > largest.get(fleet["from"], (0,))[0]:
+            largest[fleet["from"]] = (battleships + cruisers, fleet["to"], battleships, cruisers)
+    for pid, (_ships, target, battleships, cruisers) in largest.items():
+        rows[pid - 1] = (target, _bucket(mine[pid]["garrison"], battleships, cruisers))
     return rows
+
+
+def _bucket(garrison: dict[str, Any], battleships: int, cruisers: int) -> int:
+    """The bucket whose fleet (as `decode` makes it: each kind's share rounded up) is nearest the
+    one sent, counting ships; of equally near ones the smallest share. A planet without ships: 100%."""
+    home_battleships, home_cruisers = garrison["battleships"], garrison["cruisers"]
+    if not home_battleships + home_cruisers:
+        return len(FRACTIONS) - 1
+    return min(range(len(FRACTIONS)), key=lambda bucket: (
+        abs(math.ceil(home_battleships * FRACTIONS[bucket]) - battleships)
+        + abs(math.ceil(home_cruisers * FRACTIONS[bucket]) - cruisers)))
 
 
 def _planet(value: Any) -> bool:
