@@ -132,6 +132,8 @@ def check_replay(replay: Any, source: str = "replay") -> None:
     for index, step in enumerate(replay["steps"]):
         if not isinstance(step, dict) or not isinstance(step.get("answers"), dict):
             raise ReplayError(f"{source}: step {index} is malformed (needs an 'answers' object)")
+        if not all(isinstance(seat, str) and seat.isdigit() for seat in step["answers"]):
+            raise ReplayError(f"{source}: step {index} is malformed (its answers are keyed by seat numbers)")
 
 
 class ReplayRecorder:
@@ -211,11 +213,18 @@ def _replayed(replay: dict[str, Any], game: Game | None) -> Iterator[tuple[int, 
     yields (step index, what each seat was asked, the frame after it) before the initial frame
     (index -1, no requests) and after every step."""
     check_replay(replay)
-    engine = _engine_for(replay, game)
+    try:
+        engine = _engine_for(replay, game)
+    except ValueError as exc:  # UnknownGame: a game of a newer SDK?
+        raise ReplayError(f"{replay['game']!r} replay: {exc}; upgrade armada and read it again") from None
     where = f"{replay['game']} replay (engine {replay['engine_version']}, this engine {engine.engine_version})"
-    config = engine.parse_config(replay["config"])
-    start = replay.get("start_state")
-    state = engine.load_state(start) if start is not None else engine.initial_state(replay["seed"], config)
+    try:  # a setting or state this engine does not know: most likely a newer engine's replay
+        config = engine.parse_config(replay["config"])
+        start = replay.get("start_state")
+        state = engine.load_state(start) if start is not None else engine.initial_state(replay["seed"], config)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ReplayError(f"{where}: this engine cannot start its game ({exc.__class__.__name__}: "
+                          f"{str(exc)[:200]}); upgrade armada and read it again") from None
     initial = plain(engine.frame(state))
     if initial != replay.get("initial"):
         raise ReplayError(f"{where}: the initial frame does not match")
@@ -306,6 +315,9 @@ def read_dataset(folder: str | Path) -> Iterator[Example]:
     root = Path(folder)
     try:
         lines = (root / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ReplayError(f"{root / MANIFEST} is not UTF-8 text: not a manifest `armada dataset download` "
+                          "wrote; run the download again into an empty folder") from None
     except OSError as exc:
         if root.is_dir() and any(root.glob("*.json.gz")):  # replays and no manifest: an interrupted download
             raise ReplayError(f"no {MANIFEST} in {root}: its `armada dataset download` did not finish; run the same "
@@ -327,4 +339,8 @@ def read_dataset(folder: str | Path) -> Iterator[Example]:
         if "sha256" in row and hashlib.sha256(data).hexdigest() != row["sha256"]:
             raise ReplayError(f"{path}: its SHA-256 is not the manifest's: download it again")
         replay = load_replay_bytes(data, str(path))
-        yield Example(row, replay, pairs(replay))
+        try:
+            found = pairs(replay)
+        except ReplayError as exc:
+            raise ReplayError(f"{path}: {exc}") from None
+        yield Example(row, replay, found)

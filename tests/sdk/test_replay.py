@@ -186,3 +186,43 @@ def test_rebuild_ignores_the_timings(match):
     assert rebuild_states(other, SUMRACE) == rebuild_states(match.replay, SUMRACE)
     del other["timings"]
     assert rebuild_states(other, SUMRACE) == rebuild_states(match.replay, SUMRACE)  # older replays have none
+
+
+@pytest.fixture(scope="module")
+def galaxy_replay():
+    """A short Galaxy game as the site would serve it (for `read_dataset`)."""
+    from armada.rl import parallel_env
+
+    env = parallel_env("galaxy", max_turns=5)
+    env.reset(seed=3)
+    while env.agents:
+        env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+    return env.session.replay()
+
+
+def _dataset(folder, replay) -> None:
+    write_replay(replay, folder / "9.json.gz")
+    (folder / MANIFEST).write_text(json.dumps({"match": 9, "file": "9.json.gz"}) + "\n")
+
+
+def test_read_dataset_reads_a_replay_and_refuses_what_it_cannot_start_naming_the_file(tmp_path, galaxy_replay):
+    """What this engine cannot start (a newer engine's setting, a game it does not know, seats not
+    numbered, a manifest that is not text) is a ReplayError naming the file, which train.py shows as
+    one line (before: ConfigError, UnknownGame, ValueError or UnicodeDecodeError, a traceback)."""
+    _dataset(tmp_path, galaxy_replay)
+    (example,) = list(read_dataset(tmp_path))
+    assert example.row["match"] == 9 and example.pairs
+    cases = {
+        "newer setting": (lambda r: r["config"].update(fog_radius=2), r"9\.json\.gz: galaxy replay .*fog_radius"),
+        "unknown game": (lambda r: r.update(game="asteroids"), r"9\.json\.gz: 'asteroids' replay: .*upgrade armada"),
+        "seat keys": (lambda r: r["steps"][0]["answers"].update(first={}), r"9\.json\.gz: step 0 is malformed"),
+    }
+    for change, message in cases.values():
+        bad = copy.deepcopy(galaxy_replay)
+        change(bad)
+        _dataset(tmp_path, bad)
+        with pytest.raises(ReplayError, match=message):
+            list(read_dataset(tmp_path))
+    (tmp_path / MANIFEST).write_bytes(b"\xff\xfe{}\n")
+    with pytest.raises(ReplayError, match="is not UTF-8 text"):
+        list(read_dataset(tmp_path))
