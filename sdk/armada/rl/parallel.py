@@ -63,6 +63,8 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A new game: seed S plays the game `armada play --seed S` plays; None draws one."""
         if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
             self._rng, self._rng_seed = None, seed  # made when a reset without a seed needs it
             game_seed = int(seed)
         else:

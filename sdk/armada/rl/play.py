@@ -77,7 +77,8 @@ class Play:
         return self.forfeit_all({seat: Fault(status, detail)})
 
     def forfeit_all(self, faults: dict[int, Fault]) -> dict[int, float]:
-        """End the game by the faults of one seat or both (each loses, MD-12, GX-22); each seat's reward."""
+        """End the game by the faults of one seat or both (one: it loses, MD-12, GX-22; both in the
+        same step: a draw, GX-22); each seat's reward."""
         self.session.forfeit_all(faults)
         self.asked = {}
         return self.rewards()

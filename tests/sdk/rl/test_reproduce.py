@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
+import pytest
 
 import armada
 import armada.rl
@@ -75,3 +77,15 @@ def test_reset_seed_is_the_game_seed_and_no_seed_draws_reproducibly() -> None:
     drawn = seeds_drawn()  # after reset(seed=7), the next games' seeds follow from 7
     env.reset(seed=7)
     assert seeds_drawn() == drawn and drawn[0] != drawn[1]
+
+
+@pytest.mark.parametrize("seed", [-1, 5.5, "7", True])
+def test_a_bad_seed_is_refused_at_the_reset_that_gets_it(seed: object) -> None:
+    """Before: -1, 5.5 (silently seed 5) and "7" played a game, and the next reset without a seed
+    failed inside numpy, far from the cause (gym_env refuses them through Gymnasium's own check)."""
+    env = armada.rl.parallel_env("galaxy")
+    with pytest.raises(ValueError, match=rf"seed must be a non-negative integer or None, got {re.escape(repr(seed))}"):
+        env.reset(seed=seed)  # type: ignore[arg-type]
+    env.reset(seed=np.int64(4))  # numpy's integers are integers
+    assert env.session.replay()["seed"] == 4
+    env.reset()
