@@ -111,9 +111,7 @@ def _dead_process() -> tuple[int, int]:
 def test_a_delivery_takes_over_a_match_whose_holder_died_on_this_host(matches):
     """A worker child killed mid-match: Celery delivers its message again at once, and the claim
     gives the match back and takes it, without waiting for the heartbeat's deadline."""
-    import socket
-
-    from armada_web.jobs.leases import claim, holder_id
+    from armada_web.jobs.leases import claim, holder_id, host_id
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
 
@@ -123,7 +121,7 @@ def test_a_delivery_takes_over_a_match_whose_holder_died_on_this_host(matches):
     Match.objects.filter(pk=lease.job_id).update(holder=f"another-host:{1}:{1}")
     assert claim(MATCH, lease.job_id) is None  # another host's process: the heartbeat will tell
     pid, start = _dead_process()
-    Match.objects.filter(pk=lease.job_id).update(holder=f"{socket.gethostname()}:{pid}:{start}")
+    Match.objects.filter(pk=lease.job_id).update(holder=f"{host_id()}:{pid}:{start}")
     again = claim(MATCH, lease.job_id)
     assert again is not None and again.attempt == 2
     assert not lease.record(turns=1)  # the dead attempt counts for nothing
@@ -133,14 +131,20 @@ def test_a_reused_pid_is_not_the_holder(matches):
     import os
     import socket
 
-    from armada_web.jobs.leases import claim, holder_gone, process_start
+    from armada_web.jobs.leases import claim, holder_gone, host_id, process_start
     from armada_web.matches.execution import MATCH
 
     mine = process_start()
     assert mine is not None
-    assert not holder_gone(f"{socket.gethostname()}:{os.getpid()}:{mine}")
-    assert holder_gone(f"{socket.gethostname()}:{os.getpid()}:{mine + 1}")  # same pid, another start: gone
+    assert not holder_gone(f"{host_id()}:{os.getpid()}:{mine}")
+    assert holder_gone(f"{host_id()}:{os.getpid()}:{mine + 1}")  # same pid, another start: gone
     assert not holder_gone("") and not holder_gone("garbage")
+    # The same host name in another pid namespace (a worker container with the host's network): its
+    # pids are not ours to look up, so it is never judged gone from here; nor is an older holder.
+    pid, start = _dead_process()
+    assert holder_gone(f"{host_id()}:{pid}:{start}")
+    assert not holder_gone(f"{socket.gethostname()}/1:{pid}:{start}") and host_id() != f"{socket.gethostname()}/1"
+    assert not holder_gone(f"{socket.gethostname()}:{pid}:{start}")
     assert claim(MATCH, matches[0].pk) is not None
 
 

@@ -86,16 +86,28 @@ def process_start(pid: int | str = "self") -> int | None:
     return int(fields[19])
 
 
+def host_id() -> str:
+    """Where this process's pids mean something: "host name/pid namespace". Containers given the
+    machine's host name (`network_mode: host`) keep pid namespaces of their own, so a pid is
+    looked up only by processes of its own namespace (/proc/self/ns/pid's inode names it)."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return f"{socket.gethostname()[:150]}/{namespace}"
+
+
 def holder_id() -> str:
-    """This process as a job's holder: "host:pid:start time"."""
-    return f"{socket.gethostname()[:150]}:{os.getpid()}:{process_start() or 0}"
+    """This process as a job's holder: "host/pid namespace:pid:start time"."""
+    return f"{host_id()}:{os.getpid()}:{process_start() or 0}"
 
 
 def holder_gone(holder: str) -> bool:
-    """Is the holder a process of this host that no longer runs? (False when it cannot be told.)"""
+    """Is the holder a process of this host and pid namespace that no longer runs? (False when it
+    cannot be told: another host or namespace, or an older holder without its namespace.)"""
     host, _, rest = holder.partition(":")
     pid, _, start = rest.partition(":")
-    if host != socket.gethostname()[:150] or not pid.isdigit() or not start.isdigit():
+    if host != host_id() or not pid.isdigit() or not start.isdigit():
         return False
     return process_start(int(pid)) != int(start)
 
