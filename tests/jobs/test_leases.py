@@ -214,3 +214,29 @@ def test_retrying_outside_a_transaction_tries_again_with_back_off():
     with pytest.raises(OperationalError):
         retrying(down, within_s=1.0)  # gives up once the next pause would pass the deadline
     assert time.monotonic() - started < 2.0
+
+
+def test_a_revalidation_does_not_let_a_stalled_workers_attempt_hold_the_new_one(make_user, valid_version,
+                                                                                 monkeypatch):
+    """Staff re-run a version's validation (attempts back to 0) while a stalled worker's attempt 1
+    was given back by the reaper: a new worker's claim is attempt 1 too, and only it holds the row;
+    the stalled one's late result is refused (before: both held it, the stale one wrote over)."""
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.validation import VALIDATION
+    from armada_web.jobs import leases
+
+    version = valid_version(make_user("alice"), "alpha")
+    BotVersion.objects.filter(pk=version.pk).update(status="pending", attempts=0)
+    stalled = leases.claim(VALIDATION, version.pk)
+    assert stalled is not None and stalled.attempt == 1
+    assert leases.Lease(VALIDATION, version.pk, 1).give_back("its worker stopped beating")  # the reaper
+    assert services.revalidate(version=BotVersion.objects.get(pk=version.pk))
+    monkeypatch.setattr(leases, "holder_id", lambda: "other-host/1:42:42")  # another worker
+    fresh = leases.claim(VALIDATION, version.pk)
+    assert fresh is not None and fresh.attempt == stalled.attempt == 1
+    assert fresh.held() and not stalled.held()
+    assert not stalled.record(status="valid", detail="late") and not stalled.beat()
+    assert fresh.record(status="invalid", detail="the new run's")
+    assert fresh.recorded("invalid") and not stalled.recorded("invalid")
+    assert BotVersion.objects.get(pk=version.pk).detail == "the new run's"

@@ -114,16 +114,25 @@ def holder_gone(holder: str) -> bool:
 
 @dataclass(frozen=True)
 class Lease:
-    """Attempt `attempt` of job `job_id`, held by the worker that claimed it."""
+    """Attempt `attempt` of job `job_id`, held by the worker that claimed it: `holder` (`holder_id`
+    at the claim; empty for a lease taken on behalf of a holder that is gone, `take_over`, `reap`).
+
+    The holder is part of what holds the row, not only the attempt's number: staff re-running a
+    version's validation (`bots.services.revalidate`) count its attempts from 0 again, so a stalled
+    worker's attempt 1 and a new worker's attempt 1 can exist at once; only the new one holds it."""
 
     kind: JobKind
     job_id: int
     attempt: int
+    holder: str = ""
+
+    def _mine(self) -> dict[str, Any]:
+        return {"attempts": self.attempt, **({"holder": self.holder} if self.holder else {})}
 
     def rows(self) -> QuerySet[Any]:
         """The job's row, as long as this attempt still holds it (empty otherwise)."""
         return self.kind.model.objects.filter(pk=self.job_id, status=self.kind.running,  # type: ignore[attr-defined]
-                                              attempts=self.attempt)
+                                              **self._mine())
 
     def held(self) -> bool:
         """Whether this attempt still holds the job."""
@@ -136,7 +145,7 @@ class Lease:
     def recorded(self, status: str) -> bool:
         """Did this attempt end the job with `status`? (A later attempt would have raised the count.)"""
         model: Any = self.kind.model
-        return bool(model.objects.filter(pk=self.job_id, status=status, attempts=self.attempt).exists())
+        return bool(model.objects.filter(pk=self.job_id, status=status, **self._mine()).exists())
 
     def give_back(self, note: str, now: datetime | None = None) -> bool:
         """Back to the queue for another attempt (the caller sends it again when this is True)."""
@@ -195,14 +204,15 @@ def claim(kind: JobKind, job_id: int, **fields: Any) -> Lease | None:
     heartbeat, `fields` set too), or None when it is not waiting (another delivery has it, or it is
     done). A job running under a holder of this host that is gone is taken over at once."""
     model: Any = kind.model
+    holder = holder_id()
     for _ in range(2):
         now = timezone.now()
         claimed = model.objects.filter(pk=job_id, status=kind.waiting).update(
-            status=kind.running, attempts=F("attempts") + 1, started=now, heartbeat=now, holder=holder_id(),
+            status=kind.running, attempts=F("attempts") + 1, started=now, heartbeat=now, holder=holder,
             finished=None, **fields)
         if claimed:
             attempt = model.objects.filter(pk=job_id).values_list("attempts", flat=True).first()
-            return Lease(kind, job_id, int(attempt or 0))
+            return Lease(kind, job_id, int(attempt or 0), holder)
         if not take_over(kind, job_id):
             return None
     return None
