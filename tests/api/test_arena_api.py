@@ -105,3 +105,43 @@ def test_challenges_alternate_sides_and_are_limited(api, make_user, valid_versio
     assert client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": 999}, format="json").status_code == 404
     assert APIClient().post("/api/challenges/", {"bot": 1, "opponent": 2}, format="json").status_code in (401, 403)
     assert len(APIClient().get("/api/matches/?kind=challenge").json()["results"]) == 2
+
+
+def test_a_bot_name_taken_at_the_same_moment_is_a_409_not_a_500(make_user, api, monkeypatch):
+    """Two teams create the same name at once: each checks it is free, then one insert meets the
+    unique constraint; that request is told the name is taken (before: an IntegrityError, a 500)."""
+    from django.db.models.query import QuerySet
+
+    from armada_web.bots.models import Bot
+
+    alice, bob = make_user("alice"), make_user("bob")
+    assert api(alice).post("/api/bots/", {"name": "Alpha", "game": "galaxy"}, format="json").status_code == 201
+    exists = QuerySet.exists
+    monkeypatch.setattr(QuerySet, "exists", lambda qs: False if qs.model is Bot else exists(qs))  # its check ran first
+    answer = api(bob).post("/api/bots/", {"name": "alpha", "game": "galaxy"}, format="json")
+    assert answer.status_code == 409, answer.content
+    assert answer.json()["detail"] == "the name 'alpha' is taken for Galaxy; choose another"
+    assert Bot.objects.count() == 1
+
+
+def test_a_bot_that_stops_playing_during_a_challenge_is_a_400_not_a_500(make_user, valid_version, api,
+                                                                        monkeypatch):
+    """The opponent retires between the challenge's checks and the fetch of its version (before:
+    DoesNotExist, a 500); nothing is queued."""
+    from armada_web.bots.models import Bot
+    from armada_web.ladder import challenges
+    from armada_web.matches.models import Match
+
+    alice, bob = make_user("alice"), make_user("bob")
+    mine, theirs = valid_version(alice, "alpha"), valid_version(bob, "bravo")
+    check = challenges.check
+
+    def then_retire(**kwargs):
+        check(**kwargs)
+        Bot.objects.filter(pk=theirs.bot_id).update(retired="2026-01-01T00:00:00Z")
+
+    monkeypatch.setattr(challenges, "check", then_retire)
+    answer = api(alice).post("/api/challenges/", {"bot": mine.bot_id, "opponent": theirs.bot_id}, format="json")
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["detail"] == "bravo cannot play now (retired, disabled, or no valid version)"
+    assert not Match.objects.exists()

@@ -13,7 +13,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -58,17 +58,22 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "", team:
     check_member(user=user, team_id=chosen.pk, refusal="you can create bots only for a team you are a member of")
     if chosen.archived is not None:
         raise Conflict(f"the team {chosen.name} is archived; restore it first")
-    with transaction.atomic():
-        # one creation at a time per team, so the count holds (NO KEY: as teams.services locks it)
-        Team.objects.select_for_update(no_key=True).get(pk=chosen.pk)
-        owned = Bot.objects.filter(team=chosen, game=game, retired__isnull=True).count()
-        limit = settings.ARMADA.max_bots_per_game
-        if owned >= limit:
-            raise Conflict(f"the team {chosen.name} already has {owned} {Game(game).label} bots (the limit is "
-                           f"{limit} per team); retire or delete one first")
-        if Bot.objects.filter(game=game, name__iexact=name).exists():
-            raise Conflict(f"the name {name!r} is taken for {Game(game).label}; choose another")
-        return Bot.objects.create(owner=user, team=chosen, game=game, name=name, description=description.strip())
+    taken = Conflict(f"the name {name!r} is taken for {Game(game).label}; choose another")
+    try:
+        with transaction.atomic():
+            # one creation at a time per team, so the count holds (NO KEY: as teams.services locks it)
+            Team.objects.select_for_update(no_key=True).get(pk=chosen.pk)
+            owned = Bot.objects.filter(team=chosen, game=game, retired__isnull=True).count()
+            limit = settings.ARMADA.max_bots_per_game
+            if owned >= limit:
+                raise Conflict(f"the team {chosen.name} already has {owned} {Game(game).label} bots (the limit is "
+                               f"{limit} per team); retire or delete one first")
+            if Bot.objects.filter(game=game, name__iexact=name).exists():
+                raise taken
+            return Bot.objects.create(owner=user, team=chosen, game=game, name=name,
+                                      description=description.strip())
+    except IntegrityError:  # another team created the name at the same moment (the unique constraint)
+        raise taken from None
 
 
 #: The action the hourly upload limit counts (accounts.limits), per team.

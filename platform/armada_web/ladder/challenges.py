@@ -135,7 +135,11 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
     counts = Counts(mine=limits.used(action=CHALLENGE, key=limits.team_key(mine.team_id), window_s=3600),
                     pair=limits.used(action=CHALLENGE_PAIR, key=pair_key, window_s=3600))
     check(user=user, bot=mine, opponent=theirs, playing=playing, counts=counts)
-    first, second = (BotVersion.objects.playing().filter(bot=b).select_related("bot").get() for b in (mine, theirs))
+    versions = {v.bot_id: v for v in BotVersion.objects.playing().filter(bot__in=[mine, theirs]).select_related("bot")}
+    if len(versions) < 2:  # one stopped playing since (retired, its version changed): that refusal
+        check(user=user, bot=mine, opponent=theirs, playing=set(versions), counts=counts)
+        raise Invalid(f"{theirs.name if mine.pk in versions else mine.name} cannot play now; try again")
+    first, second = versions[mine.pk], versions[theirs.pk]
     config = settings.ARMADA
     with transaction.atomic():
         # Counted with the match's rows: parallel challenges meet the limits too.
