@@ -113,3 +113,22 @@ def test_a_worker_refuses_a_sandbox_folder_not_at_the_host_path(tmp_path):
     code, out = run(client, ["worker"], network_mode="none", volumes=socket,
                     environment={"ARMADA_SANDBOX_DIR": "/srv/none"})
     assert code == 1 and "/srv/none is not mounted from the host" in out, out
+
+
+@pytest.mark.docker
+def test_a_worker_refuses_a_bad_concurrency_and_a_database_that_does_not_answer(tmp_path):
+    """A worker host whose DATABASE_URL is wrong used to start, be counted live and take matches
+    from the queues, failing every one; `MATCH_CONCURRENCY=two` failed in Celery's words, naming
+    `--concurrency`. Both now stop the worker before Celery starts, saying which setting."""
+    client = require_app_image()
+    volumes = {"/var/run/docker.sock": {"bind": "/var/run/docker.sock", "mode": "rw"},
+               str(tmp_path): {"bind": str(tmp_path), "mode": "rw"}}
+    env = {"ARMADA_SANDBOX_DIR": str(tmp_path), "SECRET_KEY": "app-image-test-" + "0123456789abcdef" * 3}
+    code, out = run(client, ["worker", "matches"], network_mode="none", volumes=volumes,
+                    environment={**env, "ARMADA_WORKER_CONCURRENCY": "two"})
+    assert code == 1 and "must be a whole number of processes, got 'two'" in out, out
+    code, out = run(client, ["worker", "matches"], network_mode="none", volumes=volumes,
+                    environment={**env, "DATABASE_URL": "postgresql://armada:wrong@127.0.0.1:1/armada"})
+    assert code == 1 and "database: FAIL" in out, out
+    assert "the worker does not start: its database does not answer (DATABASE_URL)" in out, out
+    assert "celery@" not in out and "ready." not in out  # Celery never started

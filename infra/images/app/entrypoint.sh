@@ -89,6 +89,17 @@ case "$command" in
         # bots of a match on two cores, the first two cores kept for validation: docs/sandbox.md),
         # fewer when the memory does not hold two bots of each (armada_sandbox._capacity).
         concurrency="${ARMADA_WORKER_CONCURRENCY:-}"
+        if [[ -n "$concurrency" && ! "$concurrency" =~ ^[1-9][0-9]*$ ]]; then
+            echo "armada-app: ARMADA_WORKER_CONCURRENCY (MATCH_CONCURRENCY or VALIDATION_CONCURRENCY in the" \
+                 "env file) must be a whole number of processes, got '$concurrency'" >&2
+            exit 1
+        fi
+        # The database answers: a worker with a wrong DATABASE_URL would take matches from the
+        # queues and fail every one (the check's line above says why).
+        if ! "$PY" -m django healthcheck --checks database; then
+            echo "armada-app: the worker does not start: its database does not answer (DATABASE_URL)" >&2
+            exit 1
+        fi
         if [ -z "$concurrency" ]; then
             concurrency=$("$PY" -m armada_sandbox concurrency --purpose "${ARMADA_SANDBOX_PURPOSE:-match}") \
                 || concurrency=1
