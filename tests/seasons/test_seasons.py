@@ -69,7 +69,12 @@ def test_create_defaults_and_states_through_the_command(five):
     (["create", "Bad Slug", "--game", "galaxy", "--name", "x"], "slug"),
     (["create", "s9", "--game", "galaxy", "--name", " "], "needs a name"),
     (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "yesterday-ish"], "ISO 8601"),
-    (["create", "s9", "--game", "galaxy", "--name", "x", "--closes", "2020-01-01T00:00:00Z"], "opens before it closes"),
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "2031-01-01T00:00:00Z", "--closes",
+      "2030-01-01T00:00:00Z"], r"opens before it closes, and closes no later than it ends \(opens 2031-01-01T00:00:00"
+                               r"\+00:00, closes 2030-01-01T00:00:00\+00:00, ends 2030-01-08T00:00:00\+00:00\)"),
+    # the likeliest mistake, a past year with the opening left to now: said as such (was the order's message)
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--closes", "2025-12-20T00:00:00Z"],
+     "a new season closes in the future, not at 2025-12-20T00:00:00[+]00:00"),
     # a typo in the year: beat would have closed and finished it at once, standings frozen for good
     (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "2020-01-01T00:00:00Z", "--closes",
       "2020-02-01T00:00:00Z"], "a new season closes in the future, not at 2020-02-01T00:00:00[+]00:00"),
@@ -347,6 +352,16 @@ def test_deleted_users_and_bots_leave_the_rows_with_a_placeholder(five, client):
     assert deleted["bot"]["id"] == bot_id and deleted["version"] == five[1].pk and deleted["owner"] == "user1"
     strip = [{k: v for k, v in r.items() if k != "owner"} for r in after]
     assert strip == [{k: v for k, v in r.items() if k != "owner"} for r in before]
+
+
+def test_a_galaxy_season_with_too_few_entries_finishes_saying_so(make_user, valid_version):
+    """Galaxy finals need two entries; with one the season finishes at once, and the command says
+    why (it said "the league of its 1 entries is its result", Mothership Down's words)."""
+    valid_version(make_user("solo"), "lonely")
+    season_command("create", "g1", "--game", "galaxy", "--name", "Quiet")
+    season_command("close", "g1")
+    line = season_command("finals", "g1")
+    assert line == "season g1 is finished: its 1 entry is too few for finals (at least 2), 1 final standings stored"
 
 
 def test_a_mothership_season_is_the_league_of_its_frozen_entries(make_user, valid_version):

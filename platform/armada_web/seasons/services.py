@@ -64,14 +64,15 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     opens_at = parse_time(opens, "opens") or now
     closes_at = parse_time(closes, "closes") or opens_at + OPEN_FOR
     ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
+    if new and closes_at <= now:  # first: a wrong year is the likely cause of any order below
+        raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
+                      f"{now.isoformat(timespec='seconds')}): check the year of its dates")
     if not opens_at < closes_at <= ends_at:
-        raise Invalid("a season opens before it closes, and closes no later than it ends")
+        raise Invalid(f"a season opens before it closes, and closes no later than it ends (opens "
+                      f"{opens_at.isoformat()}, closes {closes_at.isoformat()}, ends {ends_at.isoformat()})")
     twin = Season.objects.filter(name__iexact=name).exclude(slug=slug).first()
     if twin is not None:  # two seasons alike on /seasons/ and in every picker (created or renamed)
         raise Conflict(f"season {twin.slug} is named {twin.name!r} already; give this one another name")
-    if new and closes_at <= now:
-        raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
-                      f"{now.isoformat(timespec='seconds')}): check the year of its dates")
     return SeasonInput(slug, game_spec.slug, name, opens_at, closes_at, ends_at)
 
 

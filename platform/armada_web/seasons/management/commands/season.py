@@ -86,8 +86,12 @@ class Command(BaseCommand):
         if action == "finals":
             season = services.start_finals(season=season, stages=options["stages"], games=options["games"])
             if season.state == SeasonState.FINISHED:
-                return (f"season {season.slug} is finished: the league of its {season.entries.count()} entries "
-                        "is its result")
+                count = season.entries.count()
+                if SPECS[season.game].rated:  # fewer than two entries: no finals game to play
+                    return (f"season {season.slug} is finished: its {count} "
+                            f"{'entry is' if count == 1 else 'entries are'} too few for finals (at least 2), "
+                            f"{season.standings.count()} final standings stored")
+                return f"season {season.slug} is finished: the league of its {count} entries is its result"
             return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {season.stages} stages "
                     f"of {season.games} games per entry, {season.matches_total} matches")
         season = services.finish_season(season=season)
