@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A second Docker engine on this machine, as a second worker host has one: its own socket, data
 # root, exec root (and so its own containerd, network namespaces and state), pidfile, containerd
-# namespace and parent cgroup; no bridge and no iptables rules, so nothing of it touches the main
-# engine (bots run with network "none"). It gets the bot image from the main engine
+# namespace and parent cgroup; a bridge of its own with no address and no iptables rules, so
+# nothing of it touches the main engine (bots run with network "none", worker containers with the
+# host's). Not `--bridge none`: a dockerd started so deletes the interface docker0, the main
+# engine's default bridge, and `docker run` without --network then fails there. It gets the bot image from the main engine
 # (`docker save | docker load`, skipped when it already has the same image). Tests of many worker
 # hosts use it (tests/support/docker_engine.py); docs/deploy.md, "Adding a worker host".
 #
@@ -38,6 +40,8 @@ DATA="${ARMADA_ENGINE_DATA:-/var/lib/armada-dockerd/$NAME}"
 SOCK="$RUN/docker.sock"
 PIDFILE="$RUN/dockerd.pid"
 CGROUP="armada-$NAME"
+# Its default bridge (an interface name has at most 15 characters).
+BRIDGE="armd$(printf %s "$NAME" | sha1sum | cut -c1-8)"
 IMAGES="${ARMADA_ENGINE_IMAGES:-armada/bot:latest}"
 HOST="unix://$SOCK"
 TEMPLATE="$(dirname "$DATA")/.template"
@@ -111,12 +115,13 @@ start() {
     if ! answers; then
         seed_from_template
         [[ -z "$(daemon_pid || true)" ]] || stop_daemon
+        ip link show "$BRIDGE" >/dev/null 2>&1 || ip link add name "$BRIDGE" type bridge
         echo '{}' >"$RUN/daemon.json"  # not /etc/docker/daemon.json: nothing of the main engine's
         say "starting engine '$NAME' on $SOCK (data root $DATA)"
         setsid nohup "$dockerd_bin" --host "$HOST" --data-root "$DATA" --exec-root "$RUN/exec" \
             --pidfile "$PIDFILE" --config-file "$RUN/daemon.json" \
             --containerd-namespace "armada-$NAME" --containerd-plugins-namespace "armada-$NAME-plugins" \
-            --cgroup-parent "/$CGROUP" --bridge none --iptables=false --ip-masq=false --ip-forward=false \
+            --cgroup-parent "/$CGROUP" --bridge "$BRIDGE" --iptables=false --ip-masq=false --ip-forward=false \
             --log-level warn </dev/null >"$RUN/dockerd.log" 2>&1 9>&- &  # the lock stays ours, not the daemons'
         local i
         for ((i = 0; i < 300; i++)); do answers && break; sleep 0.2; done
@@ -177,6 +182,7 @@ stop() {
         umount -l "$mount" 2>/dev/null || true
     done
     find /sys/fs/cgroup -depth -type d \( -path "*/$CGROUP" -o -path "*/$CGROUP/*" \) -exec rmdir {} + 2>/dev/null || true
+    ip link del "$BRIDGE" 2>/dev/null || true
     rm -rf "$RUN" "$RUN.lock"
     rmdir /run/armada-dockerd 2>/dev/null || true
     publish_template

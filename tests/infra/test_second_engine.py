@@ -5,6 +5,7 @@ takes its containers' processes with it and is cleaned up by `stop`."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import time
 import uuid
@@ -31,8 +32,19 @@ def _leftovers(engine: SecondEngine) -> dict[str, object]:
               if line.split()[1].startswith((str(engine.run_dir), str(engine.data_root)))]
     cgroups = [str(p) for p in Path("/sys/fs/cgroup").glob(f"*/armada-{engine.name}")]
     cgroups += [str(p) for p in Path("/sys/fs/cgroup").glob(f"armada-{engine.name}")]
+    bridges = [name for name in _links() if name == _bridge(engine)]
     return {"processes": _engine_processes(engine), "mounts": mounts, "cgroups": cgroups,
-            "run folder": engine.run_dir.exists()}
+            "run folder": engine.run_dir.exists(), "bridges": bridges}
+
+
+def _bridge(engine: SecondEngine) -> str:
+    """The engine's own bridge, as infra/dockerd-second.sh names it."""
+    return "armd" + hashlib.sha1(engine.name.encode()).hexdigest()[:8]  # noqa: S324 (a name, not a secret)
+
+
+def _links() -> list[str]:
+    """The network interfaces of this (the host's) network namespace."""
+    return [p.name for p in Path("/sys/class/net").iterdir()]
 
 
 def _created(client, since: float) -> set[str]:
@@ -48,9 +60,14 @@ def test_bots_play_through_a_second_engine_which_stops_without_a_trace():
     from armada_sandbox._engine import docker_client
 
     main = docker_client()
+    bridged = "docker0" in _links()  # the main engine's default bridge (absent when it runs without one)
     engine = SecondEngine(PLAY)
     began = time.time() - 1
     with engine:
+        # Its own bridge: a dockerd started with `--bridge none` deletes docker0, and `docker run`
+        # without --network then failed on the main engine ("could not find bridge docker0").
+        assert ("docker0" in _links()) == bridged
+        assert _bridge(engine) in _links()
         client = engine.client()
         assert client.info()["DockerRootDir"] == str(engine.data_root)
         assert client.images.get(BOT_IMAGE).id == main.images.get(BOT_IMAGE).id  # loaded from the main engine
@@ -69,7 +86,8 @@ def test_bots_play_through_a_second_engine_which_stops_without_a_trace():
         assert pid is not None and _engine_processes(engine)
     assert engine.daemon_pid() is None
     assert not Path(f"/proc/{pid}").exists()
-    assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False}
+    assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False, "bridges": []}
+    assert ("docker0" in _links()) == bridged
 
 
 def test_a_killed_engine_takes_its_containers_with_it_and_stop_cleans_up():
@@ -91,7 +109,7 @@ def test_a_killed_engine_takes_its_containers_with_it_and_stop_cleans_up():
             time.sleep(0.1)
     finally:
         engine.stop()
-    assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False}
+    assert _leftovers(engine) == {"processes": [], "mounts": [], "cgroups": [], "run folder": False, "bridges": []}
     with engine:  # a new start after a crash: a clean engine, nothing of the killed run
         assert engine.client().containers.list(all=True) == []
 
