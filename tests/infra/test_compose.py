@@ -68,7 +68,10 @@ def test_the_one_host_file_is_accepted_and_complete():
         assert worker["healthcheck"]["test"] == ["CMD", "armada-app", "health", "worker"]
         assert "/var/run/docker.sock:/var/run/docker.sock:rw" in worker["volumes"]
         assert "/srv/armada-sandbox:/srv/armada-sandbox:rw" in worker["volumes"]  # the same path inside
+        assert "/sys/fs/cgroup:/host/sys/fs/cgroup:ro" in worker["volumes"]  # the bots' memory peaks
         assert worker["environment"]["ARMADA_SANDBOX_DIR"] == "/srv/armada-sandbox"
+    for name in ("worker-validation", "worker-matches"):  # the two that run bots read the peaks there
+        assert services[name]["environment"]["ARMADA_SANDBOX_CGROUP_ROOT"] == "/host/sys/fs/cgroup"
     for name in ("web", "beat", "migrate"):  # only the workers get the engine
         assert not any("docker.sock" in volume for volume in services[name]["volumes"]), name
     web_env = services["web"]["environment"]
@@ -90,7 +93,10 @@ def test_the_worker_host_file_is_accepted_and_has_no_services_of_its_own():
         assert service["environment"]["ARMADA_S3_BUCKET"] == "armada"
         assert "/var/run/docker.sock:/var/run/docker.sock:rw" in service["volumes"]
         assert "/var/lib/armada/sandbox:/var/lib/armada/sandbox:rw" in service["volumes"]
+        assert "/sys/fs/cgroup:/host/sys/fs/cgroup:ro" in service["volumes"]
         assert service["environment"]["ARMADA_S3_ADDRESSING_STYLE"] == "auto"
+    for name in ("worker-matches", "worker-validation"):
+        assert services[name]["environment"]["ARMADA_SANDBOX_CGROUP_ROOT"] == "/host/sys/fs/cgroup"
 
 
 def test_a_worker_host_on_a_second_engine_of_the_same_machine_mounts_that_engines_socket():
@@ -210,6 +216,11 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
                            "worker-matches").stdout
 
         assert set(_wait("the demo bots validated", 180, versions, worker_logs)) == {"valid"}
+        # each validation measured its container's memory peak through the mounted host cgroups
+        # (before the mount every version said "memory peak not measured" under compose)
+        peaks = _shell(project, env, "from armada_web.bots.models import BotVersion; import json; print(json.dumps("
+                                     "[v.resources.get('memory_peak_mib') for v in BotVersion.objects.all()]))")
+        assert len(peaks) == 6 and all(isinstance(peak, int) and peak > 0 for peak in peaks), peaks
 
         def ranked() -> list[list[str]] | None:
             got = _shell(project, env, "from armada_web.matches.models import Match; import json; print(json.dumps("
