@@ -113,6 +113,11 @@ def test_a_worker_refuses_a_sandbox_folder_not_at_the_host_path(tmp_path):
     code, out = run(client, ["worker"], network_mode="none", volumes=socket,
                     environment={"ARMADA_SANDBOX_DIR": "/srv/none"})
     assert code == 1 and "/srv/none is not mounted from the host" in out, out
+    # With the machine's network (a worker host on a second engine, docs/deploy.md) the container
+    # has the machine's host name: it is found by its own id, and still refused (was: not checked).
+    code, out = run(client, ["worker"], network_mode="host", volumes=elsewhere,
+                    environment={"ARMADA_SANDBOX_DIR": "/srv/sandbox"})
+    assert code == 1 and f"mounted from {tmp_path}" in out, out
 
 
 @pytest.mark.docker

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -72,9 +74,9 @@ def sandbox() -> int:
         print(f"the Docker engine does not answer ({exc}): mount the host's /var/run/docker.sock")
         return 1
     try:
-        me = client.containers.get(socket.gethostname())
-    except NotFound:  # another host name, or DOCKER_HOST names an engine this container is not on
-        print(f"note: this container is not found by its host name: the mount of {folder} is not checked")
+        me = client.containers.get(own_id())
+    except NotFound:  # DOCKER_HOST names an engine this container is not on
+        print(f"note: this container is not one of its engine's: the mount of {folder} is not checked")
         return 0
     mounts = sorted(me.attrs.get("Mounts") or [], key=lambda m: len(m.get("Destination", "")), reverse=True)
     for mount in mounts:  # the innermost mount holding the folder decides
@@ -87,6 +89,22 @@ def sandbox() -> int:
             return 1
     print(f"{folder} is not mounted from the host: mount it at the same path (-v {folder}:{folder})")
     return 1
+
+
+def own_id() -> str:
+    """This container's id, from the engine's mount of /etc/hostname (a file of the container's
+    folder, `.../containers/<id>/hostname`): it holds with any host name, also the machine's own
+    under `network_mode: host`; else the host name (the engine's default, the id's start)."""
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            fields = line.split()
+            if len(fields) > 4 and fields[4] == "/etc/hostname":
+                found = re.search(r"/containers/([0-9a-f]{64})/", fields[3])
+                if found:
+                    return found.group(1)
+    except OSError:
+        pass
+    return socket.gethostname()
 
 
 if __name__ == "__main__":
