@@ -361,7 +361,7 @@ def test_a_galaxy_season_with_too_few_entries_finishes_saying_so(make_user, vali
     season_command("create", "g1", "--game", "galaxy", "--name", "Quiet")
     season_command("close", "g1")
     line = season_command("finals", "g1")
-    assert line == "season g1 is finished: its 1 entry is too few for finals (at least 2), 1 final standings stored"
+    assert line == "season g1 is finished: its 1 entry is too few for finals (at least 2), 1 final standing stored"
 
 
 def test_a_mothership_season_is_the_league_of_its_frozen_entries(make_user, valid_version):

@@ -90,12 +90,12 @@ class Command(BaseCommand):
                 if SPECS[season.game].rated:  # fewer than two entries: no finals game to play
                     return (f"season {season.slug} is finished: its {count} "
                             f"{'entry is' if count == 1 else 'entries are'} too few for finals (at least 2), "
-                            f"{season.standings.count()} final standings stored")
+                            f"{_standings(season)}")
                 return f"season {season.slug} is finished: the league of its {count} entries is its result"
             return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {season.stages} stages "
                     f"of {season.games} games per entry, {season.matches_total} matches")
         season = services.finish_season(season=season)
-        return f"season {season.slug} is finished: {season.standings.count()} final standings stored"
+        return f"season {season.slug} is finished: {_standings(season)}"
 
 
 def _who(season: Season) -> str:
@@ -109,3 +109,8 @@ def _who(season: Season) -> str:
     if season.entry_rule == EntryRule.INVITED:
         return f"entry: {label} ({season.invited_users.count()} invited){teams}"
     return f"entry: {label}{teams}"
+
+
+def _standings(season: Season) -> str:
+    count = season.standings.count()
+    return f"{count} final standing{'' if count == 1 else 's'} stored"
