@@ -336,6 +336,10 @@ def test_a_carried_dismissal_opens_again_when_a_later_run_finds_the_evidence_str
     run_checks(season=s1)
     assert Finding.objects.get(pk=carried.pk).status == "open"
     assert AuditEntry.objects.filter(finding=carried, action="open").count() == 1  # said once
+    AuditEntry.objects.filter(finding=group, action="dismissed").update(score=carried.score)  # weaker again
+    run_checks(season=s1)
+    assert Finding.objects.get(pk=carried.pk).status == "open"  # staff judge it now: no flip back
+    assert AuditEntry.objects.filter(finding=carried).count() == 2
 
 
 def test_a_carried_dismissal_opens_again_when_staff_confirm_the_group_elsewhere(planted, make_user):

@@ -236,6 +236,9 @@ def test_a_revalidation_does_not_let_a_stalled_workers_attempt_hold_the_new_one(
     fresh = leases.claim(VALIDATION, version.pk)
     assert fresh is not None and fresh.attempt == stalled.attempt == 1
     assert fresh.held() and not stalled.held()
+    # the reaper acting for the stalled holder (it read the row before the new claim) touches nothing
+    assert not leases.Lease(VALIDATION, version.pk, 1, stalled.holder).give_back("its worker stopped beating")
+    assert fresh.held()
     assert not stalled.record(status="valid", detail="late") and not stalled.beat()
     assert fresh.record(status="invalid", detail="the new run's")
     assert fresh.recorded("invalid") and not stalled.recorded("invalid")

@@ -22,8 +22,12 @@ KEY = "production-settings-test-key-0123456789-abcdefghijklmnop"
 
 def run(argv: list[str], tmp_path: Path, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
     # (DJANGO_ALLOW_ASYNC_UNSAFE: the browser tests set it in this process; no deployment has it)
+    # (an ARMADA_ variable nothing reads in the caller's shell would be armada.W001: not this test's subject)
+    from armada_web.runtime.unknown import unknown_variables
+
+    stray = {name for name, _near in unknown_variables(os.environ)}
     clean = {k: v for k, v in os.environ.items()
-             if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+             if k not in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "ARMADA_HTTPS", "DJANGO_ALLOW_ASYNC_UNSAFE", *stray)}
     clean.update({"ARMADA_DATA_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "armada_web.settings", **env})
     return subprocess.run(argv, cwd=ROOT, env=clean, capture_output=True, text=True, timeout=timeout)
 

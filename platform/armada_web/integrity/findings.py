@@ -33,12 +33,15 @@ def carry_dismissals(*, kind: str, season: Season | None, rows: list[Finding]) -
     evidence. Each is logged as dismissed by the site, naming the decision it follows; staff may
     open it again, and it then stays open. A finding the site dismissed so is opened again, by the
     site, once that no longer holds (a later run scores it higher, or staff's newest mark of the key
-    is no longer that dismissal). Returns the findings dismissed."""
+    is no longer that dismissal), and then stays open for staff to judge. Returns the findings dismissed."""
     fresh = [f for f in rows if f.status in (FindingStatus.OPEN, FindingStatus.DISMISSED)]
     marked = set(AuditEntry.objects.filter(finding__in=fresh, by_name__gt="").values_list("finding_id", flat=True))
-    by_site = set(AuditEntry.objects.filter(finding__in=fresh, action=AuditAction.DISMISSED, by_name="")
-                  .values_list("finding_id", flat=True))  # dismissed here by this function
-    fresh = [f for f in fresh if f.pk not in marked and (f.status == FindingStatus.OPEN or f.pk in by_site)]
+    by_site = dict(AuditEntry.objects.filter(finding__in=fresh, action__in=(AuditAction.DISMISSED, AuditAction.OPENED),
+                                             by_name="").order_by("at", "pk").values_list("finding_id", "action"))
+    # the site's newest word on each (a dismissal carried here, or an opening for stronger evidence):
+    # one the site opened again stays open for staff to judge, whatever later runs score it
+    fresh = [f for f in fresh if f.pk not in marked and by_site.get(f.pk) != AuditAction.OPENED
+             and (f.status == FindingStatus.OPEN or by_site.get(f.pk) == AuditAction.DISMISSED)]
     if not fresh:
         return []
     decisions: dict[str, AuditEntry] = {}  # each key's newest mark by staff in another report

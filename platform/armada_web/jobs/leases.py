@@ -115,7 +115,8 @@ def holder_gone(holder: str) -> bool:
 @dataclass(frozen=True)
 class Lease:
     """Attempt `attempt` of job `job_id`, held by the worker that claimed it: `holder` (`holder_id`
-    at the claim; empty for a lease taken on behalf of a holder that is gone, `take_over`, `reap`).
+    at the claim; for `take_over` and `reap`, the holder they act for, as the row named it; empty:
+    any holder).
 
     The holder is part of what holds the row, not only the attempt's number: staff re-running a
     version's validation (`bots.services.revalidate`) count its attempts from 0 again, so a stalled
@@ -225,7 +226,7 @@ def take_over(kind: JobKind, job_id: int) -> bool:
     row = model.objects.filter(pk=job_id, status=kind.running).values_list("attempts", "holder").first()
     if row is None or not holder_gone(row[1]):
         return False
-    lease = Lease(kind, job_id, row[0])
+    lease = Lease(kind, job_id, row[0], row[1])  # that holder's, not another claim of the same attempt number
     log.warning("%s %s: its worker %s is gone; taken over", model.__name__, job_id, row[1])
     if lease.last_attempt:
         if lease.give_up(kind.lost_note(row[0])) and kind.on_give_up is not None:
@@ -253,7 +254,7 @@ def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None =
     counts = {"requeued": 0, "given_up": 0, "resent": 0}
     lost = (Q(heartbeat__lte=silent) | Q(heartbeat__isnull=True, started__lte=silent) | Q(started__lte=cutoff))
     for job in model.objects.filter(lost, status=kind.running):
-        lease = Lease(kind, job.pk, job.attempts)
+        lease = Lease(kind, job.pk, job.attempts, job.holder)  # the lost holder's (a new claim is untouched)
         if lease.last_attempt:
             if lease.give_up(kind.lost_note(job.attempts), now):
                 counts["given_up"] += 1
