@@ -59,6 +59,10 @@ def seat_notes(players: list[dict[str, Any]]) -> list[str]:
             lines.append(("time:    " if index == 0 else "         ") + f"seat {p['seat']}: "
                          f"{used['total_ms']:.0f} ms in all, slowest {used['slowest_ms']:.0f} ms "
                          f"({used['slowest'] or '-'}), bank left {used['bank_left_ms']} ms")
+    measured = [p for p in players if p.get("memory_peak_mib") is not None]  # in the sandbox only
+    for index, p in enumerate(measured):
+        lines.append(("memory:  " if index == 0 else "         ") + f"seat {p['seat']}: "
+                     f"peak {p['memory_peak_mib']} MiB")
     if lines:
         lines.append("")
     return lines

@@ -88,7 +88,9 @@ class PlayerReport:
         return {**self.to_dict(),
                 "exceptions": {"count": self.exceptions, "first": self.first_exception},
                 "warnings": {"count": self.warnings, "first": self.first_warning},
-                "time": self.time.to_dict()}
+                "time": self.time.to_dict(),
+                # the sandbox's measure (`armada play --sandbox docker`); null where it cannot tell
+                "memory_peak_mib": None if self.memory_peak_bytes is None else -(-self.memory_peak_bytes // 2**20)}
 
 
 @dataclass

@@ -54,8 +54,10 @@ def write_bot(folder: Path, source: str, name: str = "main.py") -> Path:
 
 
 def without_time(summary: dict) -> dict:
-    """A match summary without the seats' time used (the one part that differs between two runs)."""
-    return {**summary, "players": [{k: v for k, v in p.items() if k != "time"} for p in summary["players"]]}
+    """A match summary without the seats' time used and memory peak (what differs between two runs,
+    and between the sandbox, which measures the peak, and local processes)."""
+    return {**summary, "players": [{k: v for k, v in p.items() if k not in ("time", "memory_peak_mib")}
+                                   for p in summary["players"]]}
 
 
 #: A library bot whose scout raises from turn 3 on; its command sends one order from a planet it does not own.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -29,10 +30,18 @@ def test_play_in_docker_with_builtin_and_zip(tmp_path: Path, capsys: pytest.Capt
     result = json.loads(captured.out)
     assert [p["status"] for p in result["players"]] == ["ok", "ok"], result
     assert [p["name"] for p in result["players"]] == ["Greedy", "Random"]
+    # the sandbox measures each bot's memory peak (a trial found it collected and never shown)
+    assert all(isinstance(p["memory_peak_mib"], int) and 5 < p["memory_peak_mib"] < 512 for p in result["players"])
     # the same match as local processes gives the same result (GX-23)
     assert main(["play", "builtin:greedy", str(bot_zip), "--seed", "3", "--config", '{"max_turns": 10}',
                  "--json"]) == 0
-    assert without_time(json.loads(capsys.readouterr().out)) == without_time(result)
+    local = json.loads(capsys.readouterr().out)
+    assert without_time(local) == without_time(result)
+    assert [p["memory_peak_mib"] for p in local["players"]] == [None, None]  # a local process: not measured
+    assert main(["play", "builtin:greedy", str(bot_zip), "--sandbox", "docker", "--seed", "3",
+                 "--config", '{"max_turns": 10}']) == 0
+    shown = capsys.readouterr().out
+    assert re.search(r"^memory:  seat 1: peak \d+ MiB\n         seat 2: peak \d+ MiB$", shown, re.MULTILINE), shown
 
 
 WHO_AM_I = """

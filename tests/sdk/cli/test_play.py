@@ -53,7 +53,7 @@ def test_json_summary_shape_and_determinism(idle: str, capsys: pytest.CaptureFix
     assert (first["game"], first["seed"]) == ("galaxy", 11)
     assert first["winner"] == 1
     assert [p["seat"] for p in first["players"]] == [1, 2]
-    assert all(set(p) == {"seat", "name", "status", "detail", "exceptions", "warnings", "time"}
+    assert all(set(p) == {"seat", "name", "status", "detail", "exceptions", "warnings", "time", "memory_peak_mib"}
                for p in first["players"])
     assert first["players"][1]["name"] == "Idle"
     again = run_json(capsys, "builtin:greedy", idle, "--seed", "11", "--config", SHORT)

@@ -51,7 +51,8 @@ def test_mothership_starters_play_a_battle():
     assert list(summary) == ["game", "seed", "turns", "winner", "outcome", "players"]
     assert summary["game"] == "mothership" and summary["seed"] == 3
     assert [p["status"] for p in summary["players"]] == ["ok", "ok"]
-    assert list(summary["players"][0]) == ["seat", "name", "status", "detail", "exceptions", "warnings", "time"]
+    assert list(summary["players"][0]) == ["seat", "name", "status", "detail", "exceptions", "warnings", "time",
+                                          "memory_peak_mib"]
     assert summary["outcome"] in ("destruction", "damage", "draw")
     assert len(outcome.replay["steps"]) == 1 and outcome.replay["steps"][0]["phase"] == "orders"
     rebuild_states(outcome.replay)
