@@ -181,3 +181,24 @@ def test_an_invalid_version_has_one_invalid_prefix(client, arena):
     html = page(client, f"/bots/{arena.race_b.bot_id}/versions/1/")
     assert "<strong>Why it is invalid:</strong> fighters: 6 given, 5 expected (MD-1)" in html
     assert "invalid: invalid" not in html and "invalid: fighters" not in html
+
+
+def test_a_crashed_version_shows_its_error_line_to_its_owners_only(client, arena):
+    """The site's reason says how it ended ("crashed: exited with code 1 ..."); its owners also see
+    the traceback's last line, as `armada play` says it locally (a trial: "the site only says it
+    crashed"). The public reason never carries the log's text."""
+    log = ('Traceback (most recent call last):\n  File "/bot/main.py", line 3, in <module>\n'
+           "    model = load('model.onnx')\nInvalidProtobuf: Load model from model.onnx failed <secret path>\n"
+           "[armada] crashed before answering init\n")
+    BotVersion.objects.filter(pk=arena.alpha.pk).update(
+        status="invalid", detail="crashed: exited with code 1; stopped before answering init (id 0)", log=log)
+    url = f"/bots/{arena.alpha.bot_id}/versions/1/"
+    client.force_login(arena.alice)
+    html = page(client, url)
+    assert ('The error, from its log: <code id="crash-line">InvalidProtobuf: Load model from model.onnx failed '
+            "&lt;secret path&gt;</code>") in html
+    client.logout()
+    public = page(client, url)
+    assert "crashed: exited with code 1" in public and "InvalidProtobuf" not in public
+    client.force_login(arena.bob)
+    assert "InvalidProtobuf" not in page(client, url)

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
+from armada.botlog import crash_reason
+
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.teams.access import team_ids
@@ -63,6 +65,14 @@ class PlayState:
     kind: str
     reason: str = ""
     advice: str = ""
+
+
+def crash_line(*, version: BotVersion) -> str:
+    """The error an invalid version crashed with, the last line of its log's traceback (what
+    `armada play` says locally); empty otherwise. From the log: for those who may see it only."""
+    if version.status != VersionStatus.INVALID or not version.detail.startswith("crashed"):
+        return ""
+    return crash_reason(version.log or "")
 
 
 def play_state(bot: Bot) -> PlayState:

@@ -199,6 +199,7 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                "audience": private_audience(bot=bot, user=request.user) if private else "",
                "refresh": not version.is_finished, "game": game, "state": play_state(bot),
                "reason": version.detail.removeprefix(f"{version.status}: "), "resources": shown(version.resources),
+               "crash_line": queries.crash_line(version=version) if private else "",
                "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
                "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
