@@ -8,7 +8,6 @@ from typing import Any
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from armada.botlog import crash_reason
-
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.teams.access import team_ids
