@@ -127,3 +127,14 @@ def test_the_sites_own_document_renders_and_the_old_address_redirects(client):
     assert 'class="anchor" href="#the-finals-galaxy"' in html
     response = client.get("/rules/seasons/")
     assert response.status_code == 301 and response["Location"] == "/docs/seasons/"
+
+
+def test_the_sites_docs_give_its_own_address_where_the_sdks_have_a_placeholder(client):
+    """docs/imitation.md and rl.md say `pip install "armada[learn] @ https://your-armada-site.example/sdk/..."`
+    (read offline too); on the site they show the site's own address, so the line works as copied."""
+    answer = client.get("/docs/imitation/")
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert "your-armada-site.example" not in html
+    assert "http://testserver/sdk/armada-" in html and "armada login http://testserver " in html
+    assert "your-armada-site.example" not in client.get("/docs/rl/").content.decode()

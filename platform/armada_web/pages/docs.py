@@ -13,7 +13,7 @@ import functools
 import html as html_lib
 import re
 import xml.etree.ElementTree as etree
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +176,19 @@ def _site_topic(slug: str) -> docs.Topic:
 
 def _topic(slug: str) -> docs.Topic:
     return _site_topic(slug) if slug in SITE_FILES else docs.topic(slug)
+
+
+#: The site's address in the SDK's documents (they are read offline too); the site shows its own.
+PLACEHOLDER_SITE = "https://your-armada-site.example"
+
+
+def for_site(found: DocPage, *, site_url: str) -> DocPage:
+    """`found` with this site's address where the document has the placeholder's (`pip install
+    "armada[learn] @ https://your-armada-site.example/sdk/..."` becomes a line that works here)."""
+    address = html_lib.escape(site_url.rstrip("/"), quote=True)
+    if PLACEHOLDER_SITE not in found.html:
+        return found
+    return replace(found, html=mark_safe(found.html.replace(PLACEHOLDER_SITE, address)))  # noqa: S308 (escaped)
 
 
 def page(slug: str) -> DocPage | None:

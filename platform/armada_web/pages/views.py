@@ -104,7 +104,8 @@ def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
     found = docs.page(slug)
     if found is None:
         raise Http404("no such document")
-    return render(request, "pages/doc.html", {"doc": found, "topics": docs.topics() + docs.site_topics()})
+    shown = docs.for_site(found, site_url=request.build_absolute_uri("/"))
+    return render(request, "pages/doc.html", {"doc": shown, "topics": docs.topics() + docs.site_topics()})
 
 
 def old_rules_page(request: HttpRequest, slug: str) -> HttpResponse:

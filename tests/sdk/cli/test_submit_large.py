@@ -116,3 +116,25 @@ def test_the_mib_bar_agrees_with_the_size_beside_it(logged_in: FakeSite, tmp_pat
         ["0.0", "0.1", "29.9", "30.0", "30.0"]
     assert submit._bar_figure(31 * MIB - 1, 31 * MIB - 1) == "31.0"  # the whole rounded as its size: 31.0 MiB
     assert [submit._bar_figure(count, 3 * MIB + 1) for count in (1023, 3 * MIB, 3 * MIB + 1)] == ["0", "3072", "3073"]
+
+
+def test_a_folder_past_the_unpacked_limit_is_refused_before_reading_with_sizes_and_advice(tmp_path):
+    """250 MiB of files (past the 200 MiB a version unpacks to): said with the sizes, the largest
+    files and how to shrink, like the zip's limit (it said only "more than 209715200 bytes of files
+    to send"), and before a byte is read (the file here is sparse: reading it would take a while)."""
+    from armada.botspec import MAX_UNCOMPRESSED_BYTES
+    from armada.cli.common import CliError
+    from armada.cli.packing import zip_folder
+
+    folder = tmp_path / "widebot"
+    folder.mkdir()
+    (folder / "main.py").write_text("print('hi')\n")
+    with open(folder / "weights.bin", "wb") as handle:
+        handle.truncate(250 * 1024 * 1024)
+    assert MAX_UNCOMPRESSED_BYTES == 200 * 1024 * 1024
+    with pytest.raises(CliError) as refused:
+        zip_folder(folder)
+    message = str(refused.value)
+    assert f"{folder}: its files hold 262144012 bytes (250.0 MiB) and a version unpacks to at most 209715200 " \
+           "bytes (200.0 MiB); nothing was sent; its largest files: weights.bin (250.0 MiB), main.py (1 KiB)" in message
+    assert "To fit, shrink it: export the model to ONNX" in message

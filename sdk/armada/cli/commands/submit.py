@@ -12,7 +12,8 @@ from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, default_team, is_team, require_token, save_default_team, settings
-from armada.cli.packing import bot_upload, largest_files
+from armada.cli.packing import SHRINK, bot_upload, largest_files
+from armada.cli.packing import human_size as _size
 from armada.logmarks import strip_marks
 
 EPILOG = f"""\
@@ -46,9 +47,6 @@ MIB = 1024 * 1024
 PROGRESS_MIN_BYTES = MIB
 #: The largest version when the site does not say (its default, ARMADA_UPLOAD_MAX_BYTES).
 DEFAULT_UPLOAD_MAX_BYTES = 100 * MIB
-#: How to make a version smaller (docs/bots-environment.md, "Model files").
-SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export) and quantise it (float16, or int8 with "
-          "onnxruntime.quantization.quantize_dynamic), and leave training data and checkpoints out of the folder")
 LOG_LINES = 20
 
 
@@ -207,11 +205,6 @@ def _bar_figure(count: int, size: int) -> str:
     if size >= 10 * MIB:
         return f"{size / MIB:.1f}" if whole else f"{count * 10 // MIB / 10:.1f}"
     return str(-(-size // 1024) if whole else count // 1024)
-
-
-def _size(count: int) -> str:
-    """A file's size for people: MiB from 1 MiB up (one decimal), else KiB (rounded up)."""
-    return f"{count / MIB:.1f} MiB" if count >= MIB else f"{-(-count // 1024)} KiB"
 
 
 def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:
