@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from armada_web.bots.models import Game
+
+MIB = 1024 * 1024
 
 
 class BotForm(forms.Form):
@@ -30,3 +33,14 @@ class UploadForm(forms.Form):
     file = forms.FileField(help_text="main.py, or a .zip with main.py at its top or in one top folder (with "
                            "model files: up to the game's size limit, 100 MiB unless the organisers chose another)",
                            allow_empty_file=True)
+
+    def __init__(self, *args: Any, game: str | None = None, **kwargs: Any) -> None:
+        """With `game`, the file input carries the game's size limit (`data-max-bytes`): the page's
+        script refuses a larger file before the browser sends it (pages/static/pages/upload-limit.js)."""
+        super().__init__(*args, **kwargs)
+        if game is not None:
+            limit = settings.ARMADA.upload_limit(game)[0]
+            self.fields["file"].widget.attrs.update({"data-max-bytes": str(limit)})
+            self.fields["file"].help_text = (
+                f"main.py, or a .zip with main.py at its top or in one top folder (with model files: at most "
+                f"{limit / MIB:.1f} MiB, this game's limit on this site)")

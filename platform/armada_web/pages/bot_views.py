@@ -102,7 +102,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "versions": [(v, allowed.can_activate(v), per_version.get(v.pk)) for v in versions.rows],
         "versions_pager": pager(request, versions, "versions"),
         "actions": allowed,
-        "upload_form": UploadForm(),
+        "upload_form": UploadForm(game=bot.game),
         "faults": match_queries.faults_of(bot.pk),
         "challenge_with": offered,
         "challenge_open": any(not c.refusal for c in offered),
@@ -172,13 +172,14 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, refusal)
         return redirect("bot", pk=bot.pk)
     if request.method != "POST":
-        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()})
+        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm(game=bot.game)})
     try:
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"), game=bot.game)
     except DomainError as exc:  # refused before the body is read: no form to show it on
         messages.error(request, str(exc))
-        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm()}, status=http_status(exc))
-    form = UploadForm(request.POST, request.FILES)
+        return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm(game=bot.game)},
+                      status=http_status(exc))
+    form = UploadForm(request.POST, request.FILES, game=bot.game)
     if not form.is_valid():
         return render(request, "bots/upload.html", {"bot": bot, "form": form}, status=400)
     handle = form.cleaned_data["file"]
