@@ -312,20 +312,29 @@ def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_th
     assert stronger.status == "open" and not AuditEntry.objects.filter(finding=stronger).exists()
 
 
-def test_a_carried_dismissal_opens_again_when_a_later_run_finds_the_evidence_stronger(planted, make_user):
-    """The site carried staff's dismissal (at 0.6) into a season's report; a later run of that
-    report scores the group higher (new sightings): the site opens it again, saying why, once
-    (before: it stayed dismissed, its line still saying "the evidence is no stronger")."""
+def carried_dismissal(make_user):
+    """Staff dismiss the twins' group in all of ranked play; a season's report carries it in,
+    dismissed by the site: (staff, the group, the season, the carried finding)."""
     from armada_web.integrity.actions import set_status
     from armada_web.integrity.checks import run_checks
-    from armada_web.integrity.models import AuditEntry, Finding
 
     judge = make_user("judge", is_staff=True)
     (group,) = [f for f in run_checks() if f.kind == "accounts"]
     assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
-    s1 = season_entered_by_twin("s1")
-    (carried,) = [f for f in run_checks(season=s1) if f.kind == "accounts"]
+    season = season_entered_by_twin("s1")
+    (carried,) = [f for f in run_checks(season=season) if f.kind == "accounts"]
     assert carried.status == "dismissed"
+    return judge, group, season, carried
+
+
+def test_a_carried_dismissal_opens_again_when_a_later_run_finds_the_evidence_stronger(planted, make_user):
+    """The site carried staff's dismissal (at 0.6) into a season's report; a later run of that
+    report scores the group higher (new sightings): the site opens it again, saying why, once
+    (before: it stayed dismissed, its line still saying "the evidence is no stronger")."""
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import AuditEntry, Finding
+
+    _judge, group, s1, carried = carried_dismissal(make_user)
     run_checks(season=s1)
     assert Finding.objects.get(pk=carried.pk).status == "dismissed"  # no stronger: stays
     AuditEntry.objects.filter(finding=group, action="dismissed").update(score=carried.score - 0.2)
@@ -347,12 +356,7 @@ def test_a_carried_dismissal_opens_again_when_staff_confirm_the_group_elsewhere(
     from armada_web.integrity.checks import run_checks
     from armada_web.integrity.models import Finding
 
-    judge = make_user("judge", is_staff=True)
-    (group,) = [f for f in run_checks() if f.kind == "accounts"]
-    assert set_status(finding_id=group.pk, status="dismissed", by=judge, note="siblings")
-    s1 = season_entered_by_twin("s1")
-    (carried,) = [f for f in run_checks(season=s1) if f.kind == "accounts"]
-    assert carried.status == "dismissed"
+    judge, group, s1, carried = carried_dismissal(make_user)
     assert set_status(finding_id=group.pk, status="confirmed", by=judge, note="one player after all")
     run_checks(season=s1)
     assert Finding.objects.get(pk=carried.pk).status == "open"
