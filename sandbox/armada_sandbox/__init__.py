@@ -18,7 +18,7 @@ from armada_sandbox._engine import SandboxUnavailable, check_ready
 from armada_sandbox._image import BOT_IMAGE, ImageStatus, image_status
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.folders import FolderNotPrivate, code_folder, private_folder, sweep_folders
-from armada_sandbox.limits import SandboxLimits, limits_for
+from armada_sandbox.limits import SandboxLimits, limit_variables, limits_for
 from armada_sandbox.slots import Lease, SlotPool, SlotsBusy, default_pool
 from armada_sandbox.sweeper import sweep
 from armada_sandbox.warm import WarmPool, close_process_pool, process_pool
@@ -39,6 +39,7 @@ __all__ = [
     "code_folder",
     "default_pool",
     "image_status",
+    "limit_variables",
     "limits_for",
     "private_folder",
     "process_pool",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +106,14 @@ def cpuset_size(cpuset: str) -> int:
 
 #: Built-in per-game differences from the defaults (none yet: both games fit the defaults).
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {"mothership": {}, "galaxy": {}}
+
+
+def limit_variables(games: Iterable[str]) -> list[str]:
+    """Every variable `env_overrides` reads: ARMADA_SANDBOX_<FIELD>, and ARMADA_SANDBOX_<GAME>_<FIELD>
+    for each of `games`."""
+    fields = [f.name.upper() for f in dataclasses.fields(SandboxLimits)]
+    prefixes = [ENV_PREFIX, *(f"{ENV_PREFIX}{game.upper()}_" for game in games)]
+    return [prefix + name for prefix in prefixes for name in fields]
 
 
 def env_overrides(env: Mapping[str, str], game: str | None = None) -> dict[str, str]:

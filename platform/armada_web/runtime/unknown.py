@@ -6,12 +6,10 @@ of them at `manage.py migrate` and `check` (`make up`, compose's migrate), so th
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from collections.abc import Iterable, Mapping
 
-from armada_sandbox import SandboxLimits
-from armada_sandbox.limits import ENV_PREFIX
+from armada_sandbox import limit_variables
 from armada_web.games import SPECS
 from armada_web.runtime.config import variables
 
@@ -38,9 +36,7 @@ ELSEWHERE = frozenset({
 def known_names() -> frozenset[str]:
     """Every ARMADA_ variable something of Armada reads: the settings', ELSEWHERE, and the sandbox's
     limits, each for all games (ARMADA_SANDBOX_<LIMIT>) and per game (ARMADA_SANDBOX_<GAME>_<LIMIT>)."""
-    limits = [field.name.upper() for field in dataclasses.fields(SandboxLimits)]
-    prefixes = [ENV_PREFIX, *(f"{ENV_PREFIX}{slug.upper()}_" for slug in SPECS)]
-    return frozenset({v.name for v in variables()} | ELSEWHERE | {p + limit for p in prefixes for limit in limits})
+    return frozenset({v.name for v in variables()} | ELSEWHERE | set(limit_variables(SPECS)))
 
 
 def unknown_variables(env: Mapping[str, str] | Iterable[str]) -> list[tuple[str, str | None]]:
