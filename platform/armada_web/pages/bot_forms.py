@@ -7,9 +7,8 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from armada_web.bots.logic.resources import MIB
 from armada_web.bots.models import Game
-
-MIB = 1024 * 1024
 
 
 class BotForm(forms.Form):

@@ -12,8 +12,7 @@ from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
 from armada.cli.config import DEFAULT_SERVER, default_team, is_team, require_token, save_default_team, settings
-from armada.cli.packing import SHRINK, bot_upload, largest_files
-from armada.cli.packing import human_size as _size
+from armada.cli.packing import MIB, SHRINK, bot_upload, human_size, largest_files
 from armada.logmarks import strip_marks
 
 EPILOG = f"""\
@@ -42,7 +41,6 @@ bad token, refused uploads and network errors, 3 a platform error or a wait that
 
 #: Bot names the site accepts (3 to 40 characters).
 FINAL = ("valid", "invalid", "error")
-MIB = 1024 * 1024
 #: An upload this large or larger shows a progress bar on stderr while it is sent.
 PROGRESS_MIN_BYTES = MIB
 #: The largest version when the site does not say (its default, ARMADA_UPLOAD_MAX_BYTES).
@@ -145,7 +143,7 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     size = len(upload.data)
     unit_name = "MiB" if size >= 10 * MIB else "KiB"  # "0/2 MiB" says little of 1.3 MiB
     # The bar counts bytes and shows them as the size beside it is shown (_bar_figure): never past it.
-    progress = (output.Progress(size, f"{unit_name} of {upload.filename} ({_size(size)}) sent", stream=sys.stderr,
+    progress = (output.Progress(size, f"{unit_name} of {upload.filename} ({human_size(size)}) sent", stream=sys.stderr,
                                 figure=lambda count: _bar_figure(count, size))
                 if size >= PROGRESS_MIN_BYTES else None)
     sent = [0]
@@ -190,7 +188,7 @@ def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> 
     limit = upload_limit(info, game)
     size = len(upload.data)
     if size > limit:
-        largest = ", ".join(f"{name} ({_size(taken)})" for name, taken in largest_files(upload.data))
+        largest = ", ".join(f"{name} ({human_size(taken)})" for name, taken in largest_files(upload.data))
         raise CliError(f"{upload.filename} is {size} bytes ({size / MIB:.1f} MiB) and {game} on {server} takes "
                        f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent"
                        + (f"; its largest files: {largest}" if largest else "") + ". To fit, "
