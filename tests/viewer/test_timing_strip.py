@@ -19,14 +19,15 @@ def test_strip_marks_timeouts_lists_the_slowest_and_reads_older_replays(page, tm
     seats["1"]["ms"][10] = 900.0
     seats["1"]["bank_ms"][10] = 9100
     seats["2"]["timeouts"] = [13]
+    # the inits planted as well: a measured 198.5 rounds to 199 in the page but to 198 in Python
+    seats["1"]["ms"][0] = 150.0
+    seats["2"]["ms"][0] = 42.5
     page_path = tmp_path / "strip.html"
     page_path.write_text(offline_html(replay), encoding="utf-8")
     ready(page, page_path.as_uri() + "#t=0")
     now = page.locator(".av-timing-now").text_content()
-    init_ms = [f"{seats[s]['ms'][0]:.1f} ms" if seats[s]["ms"][0] < 100 else f"{round(seats[s]['ms'][0])} ms"
-               for s in "12"]
-    # turn 0 had no turn request, only init: said so, not "0.0 ms"
-    assert f"Greedy: init {init_ms[0]}, bank 10000 ms; Random: init {init_ms[1]}" in now and "0.0 ms" not in now
+    # turn 0 had no turn request, only init: said so, not "0.0 ms"; whole ms from 100 up, tenths below
+    assert "Greedy: init 150 ms, bank 10000 ms; Random: init 42.5 ms" in now and "0.0 ms" not in now
     rows = page.locator(".av-timing-row")
     assert rows.count() == 2
     assert page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout").count() == 1
