@@ -253,3 +253,28 @@ def test_an_invite_code_outside_ascii_is_a_wrong_code_not_an_error(people, publi
         assert entered.status_code in refused, (code[:3], entered.status_code)
         page = entrant_api.get(f"/events/{slug}/", {"invite": code})
         assert page.status_code == (200 if public else 404)
+
+
+def test_a_bot_moved_after_its_private_event_gives_its_new_team_no_seat_of_the_events_match(people, make_user):
+    """The entrant enters a bot of their personal team, then moves it to a shared team after the
+    event played: the entry names the personal team, so the shared team's other member is not in
+    the event, and its match does not exist for them: its seat's requests and drawings answer 404
+    as for a missing match, like the match itself (the bot's owner still reads them)."""
+    from armada_web.bots.moves import move_bot
+    from armada_web.teams.services import create_team, join_team
+
+    entrant, entrant_api, v1 = people["entrant"]
+    match = _played_event(people, public=False)
+    seat = next(p.seat for p in match.participants.all() if p.version_id == v1.pk)
+    team = create_team(user=entrant, name="Mia and Tom")
+    tom = make_user("tom")
+    join_team(user=tom, team=team, key=team.join_key)
+    move_bot(bot=v1.bot, user=entrant, team=team.pk)
+    tom_api = people["stranger"][1].__class__()
+    tom_api.force_authenticate(tom)
+    assert tom_api.get(f"/api/matches/{match.pk}/").status_code == 404
+    for path in (f"/api/matches/{match.pk}/requests/?seat={seat}", f"/api/matches/{match.pk}/debug/?seat={seat}"):
+        answer = tom_api.get(path)
+        missing = tom_api.get(path.replace(f"/{match.pk}/", f"/{match.pk + 1000}/"))
+        assert (answer.status_code, answer.json()) == (404, missing.json()), path
+    assert entrant_api.get(f"/api/matches/{match.pk}/debug/?seat={seat}").status_code == 200

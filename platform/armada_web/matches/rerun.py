@@ -14,6 +14,7 @@ from armada.referee.environment import bot_seed, seed_key
 from armada.referee.rerun import requests_jsonl
 from armada.replay import ReplayError
 from armada_web.bots.access import can_see_private
+from armada_web.matches.access import can_see
 from armada_web.matches.models import Match, Participant
 from armada_web.matches.queries import matches, replay_of
 from armada_web.web.errors import Conflict, NotFound
@@ -26,12 +27,15 @@ def no_match(seat: int) -> str:
 
 
 def private_seat(*, user: Any, match_id: int, seat: int) -> tuple[Match, Participant]:
-    """The match and its seat when `user` owns the seat's bot (or is staff); NotFound otherwise."""
+    """The match and its seat when `user` may see the match (`matches.access`: a private event's is
+    its members') and owns the seat's bot (or is staff); NotFound otherwise. Both are asked: a bot
+    entered from its personal team and moved to a shared team afterwards makes that team's members
+    its owners, not members of the event it played."""
     match = matches().filter(pk=match_id).first()
     participant = next((p for p in match.participants.all() if p.seat == seat), None) if match else None
     if match is None or participant is None or participant.version is None:
         raise NotFound(no_match(seat))
-    if not can_see_private(user=user, bot=participant.version.bot):
+    if not (can_see_private(user=user, bot=participant.version.bot) and can_see(user=user, match=match)):
         raise NotFound(no_match(seat))
     return match, participant
 
