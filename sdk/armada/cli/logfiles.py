@@ -11,15 +11,16 @@ from armada.referee.match import PlayerReport
 from armada.safefile import write_bytes_atomic
 
 
-def prepare_log_dir(path: str) -> None:
-    """Create the --log-dir folder (and its parents) before the match; CliError if that is impossible."""
+def prepare_log_dir(path: str, option: str = "--log-dir") -> None:
+    """Create the folder of OPTION (--log-dir, --replay-dir) and its parents before the match;
+    CliError naming OPTION if that is impossible."""
     target = Path(path)
     if target.exists() and not target.is_dir():
-        raise CliError(f"--log-dir: {path} is not a folder")
+        raise CliError(f"{option}: {path} is not a folder")
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise CliError(f"--log-dir: cannot create folder {path}: {exc.strerror or exc}") from exc
+        raise CliError(f"{option}: cannot create folder {path}: {exc.strerror or exc}") from exc
 
 
 def safe_name(name: str) -> str:

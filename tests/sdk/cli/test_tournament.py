@@ -133,3 +133,12 @@ def test_replay_and_log_dirs_and_the_per_game_table(tmp_path: Path, capsys: pyte
                  "--config", '{"max_turns": 5}'])
     text = capsys.readouterr().out
     assert "game  seed  seat 1" in text and "ok/ok     0/3" in text
+
+
+def test_a_replay_dir_that_is_a_file_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `--replay-dir FILE` said `--log-dir: FILE is not a folder`, the option not given."""
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine\n")
+    assert main(["tournament", "builtin:greedy", "builtin:random", "-n", "1", "--replay-dir", str(taken)]) == 2
+    assert capsys.readouterr().err == f"armada: error: --replay-dir: {taken} is not a folder\n"
+    assert taken.read_text() == "mine\n"

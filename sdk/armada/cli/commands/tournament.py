@@ -303,9 +303,9 @@ def run(args: argparse.Namespace) -> int:
     limits_for(game, args.turn_ms)  # fails early if the referee is missing
     if args.sandbox == "docker":
         docker_preflight()
-    for folder in (args.replay_dir, args.log_dir):
+    for folder, option in ((args.replay_dir, "--replay-dir"), (args.log_dir, "--log-dir")):
         if folder:
-            prepare_log_dir(folder)
+            prepare_log_dir(folder, option)
     with ExitStack() as stack:
         sources, names = resolve_all(stack, args.bots, game)
         scripts = {n: (s.code_dir, s.entry) for n, s in zip(names, sources, strict=True)}
