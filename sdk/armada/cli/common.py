@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from contextlib import ExitStack
@@ -77,6 +78,18 @@ def add_sandbox_arg(parser: argparse.ArgumentParser) -> None:
         help="run bots as local processes (default, no isolation) or in Docker containers "
         "(needs the armada-sandbox package, a running Docker engine and the bot image)",
     )
+
+
+def refuse_overwriting(option: str, out: str, inputs: list[tuple[str | Path, str]]) -> None:
+    """CliError when OUT is one of the files this command reads (by any name: a link, `./x`),
+    before anything is done: writing there would replace it. `inputs` are (path, what it is)."""
+    for path, what in inputs:
+        try:
+            same = os.path.samefile(out, path)
+        except (OSError, ValueError):  # either one missing (nothing to lose), or no path at all
+            continue
+        if same:
+            raise CliError(f"{option}: {out} is {what}; writing there would replace it: give another file name")
 
 
 def get_engine(game: str) -> Game:

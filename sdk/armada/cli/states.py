@@ -21,6 +21,12 @@ _TURN_MARK = "#turn="
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+def state_file(spec: str) -> str:
+    """The file a --from-state value reads: REPLAY of REPLAY#turn=N, else the value itself."""
+    path, mark, _ = spec.rpartition(_TURN_MARK)
+    return path if mark else spec
+
+
 def load_start_state(spec: str, game: str) -> dict[str, Any]:
     """The state a --from-state value names, checked by the engine of `game`; a finished game is refused."""
     path, mark, turn_text = spec.rpartition(_TURN_MARK)

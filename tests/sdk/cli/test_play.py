@@ -407,3 +407,29 @@ def test_two_different_bots_with_one_label_are_numbered(tmp_path: Path, monkeypa
     docs = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text(encoding="utf-8").replace("\n", " ")
     assert "Any two bots with the same label are numbered" in docs
     assert "`armada play mybot scripts/mybot.py` calls them `mybot` and `mybot#2`" in docs
+
+
+@pytest.mark.parametrize("target", ["bot", "bot-file", "state", "config"])
+def test_a_replay_is_never_written_over_a_file_the_match_reads(target: str, idle: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: `--replay mybot/main.py` (or the --from-state or --config file) played the match, then
+    replaced that file with the replay: the bot's code was lost."""
+    config = tmp_path / "short.json"
+    config.write_text(SHORT)
+    dump = tmp_path / "t2.state.json"
+    source = tmp_path / "g.json.gz"
+    assert main(["play", "builtin:greedy", idle, "--seed", "4", "--config", SHORT, "--replay", str(source)]) == 0
+    assert main(["replay", str(source), "--dump-state", "2", "--out", str(dump)]) == 0
+    capsys.readouterr()
+    argv = {"bot": [idle, "builtin:greedy", "--config", str(config)],
+            "bot-file": [str(Path(idle) / "main.py"), "builtin:greedy", "--config", str(config)],
+            "state": [idle, "builtin:greedy", "--from-state", str(dump)],
+            "config": [idle, "builtin:greedy", "--config", str(config)]}[target]
+    out = {"bot": Path(idle) / "main.py", "bot-file": Path(idle) / "main.py", "state": dump, "config": config}[target]
+    kept = out.read_bytes()
+    assert main(["play", *argv, "--replay", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"armada: error: --replay: {out} is ") and captured.err.count("\n") == 1, \
+        captured.err
+    assert "armada: galaxy" not in captured.err  # refused before the match
+    assert out.read_bytes() == kept

@@ -178,3 +178,20 @@ def test_a_new_file_gets_the_umask_mode_and_the_umask_is_never_changed(tmp_path,
         assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o640 and calls == []
     finally:
         os.umask(old)
+
+
+@pytest.mark.parametrize("argv", [["--html", "{replay}"], ["--dump-state", "3", "--out", "{replay}"],
+                                  ["--dump-state", "3", "--out", "{link}"]])
+def test_writing_over_the_replay_being_read_is_refused(argv, replay_path, capsys):
+    """Before: `--html g.json.gz` or `--dump-state 3 --out g.json.gz` replaced the replay with the
+    page or the state: the match was lost."""
+    link = replay_path.with_name("same.json.gz")
+    link.symlink_to(replay_path.name)
+    before = replay_path.read_bytes()
+    argv = [a.format(replay=replay_path, link=link) for a in argv]
+    assert main(["replay", str(replay_path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"armada: error: {argv[-2]}: {argv[-1]} is the replay this command reads") and \
+        err.count("\n") == 1, err
+    assert replay_path.read_bytes() == before
+    assert sorted(p.name for p in replay_path.parent.iterdir()) == ["g.json.gz", "same.json.gz"]

@@ -24,11 +24,12 @@ from armada.cli.common import (
     load_config,
     millis_arg,
     random_seed,
+    refuse_overwriting,
     resolve_all,
     seed_arg,
 )
 from armada.cli.logfiles import prepare_log_dir, write_logs
-from armada.cli.states import load_start_state, state_seed
+from armada.cli.states import load_start_state, state_file, state_seed
 
 if TYPE_CHECKING:
     from armada.botspec import BotSource
@@ -111,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     limits = limits_for(game, args.turn_ms, args.init_ms)
     if args.replay:
         check_writable(args.replay)
+        refuse_overwriting("--replay", args.replay, files_read(args))
     if args.log_dir:
         prepare_log_dir(args.log_dir)
     if args.sandbox == "docker":
@@ -192,6 +194,21 @@ def check_writable(path: str) -> None:
         raise CliError(f"--replay: {path} is a folder; give a file name such as match.json.gz")
     if not target.parent.is_dir():
         raise CliError(f"--replay: folder {target.parent} does not exist")
+
+
+def files_read(args: argparse.Namespace) -> list[tuple[str | Path, str]]:
+    """The files this match reads, which its replay must not replace: each bot's code (a .py or
+    .zip given, else the folder's main.py), the --from-state file and the --config file."""
+    files: list[tuple[str | Path, str]] = []
+    for seat, spec in enumerate([args.bot1, args.bot2], start=1):
+        if not spec.startswith("builtin:"):
+            code = Path(spec) / "main.py" if Path(spec).is_dir() else spec
+            files.append((code, f"the code of the bot in seat {seat}"))
+    if args.from_state:
+        files.append((state_file(args.from_state), "the --from-state file"))
+    if args.config:
+        files.append((args.config, "the --config file"))
+    return files
 
 
 def winner_text(summary: dict[str, Any]) -> str:

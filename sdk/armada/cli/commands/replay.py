@@ -11,7 +11,15 @@ from typing import Any
 
 from armada.cli import output, replay_narration
 from armada.cli.boards import galaxy_board, mothership_rounds
-from armada.cli.common import CliError, add_sandbox_arg, connection, docker_preflight, get_engine, resolve_all
+from armada.cli.common import (
+    CliError,
+    add_sandbox_arg,
+    connection,
+    docker_preflight,
+    get_engine,
+    refuse_overwriting,
+    resolve_all,
+)
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
 from armada.replay import ReplayError
 from armada.viewer import default_html_path, write_offline_html
@@ -129,6 +137,7 @@ def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
     if args.dump_state is not None or args.out or args.json:
         raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
     out = args.html or default_html_path(args.file)
+    refuse_overwriting("--html", str(out), [(args.file, "the replay this command reads")])
     try:
         path = write_offline_html(replay, out)
     except OSError as exc:
@@ -197,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
         return write_html(replay, args)
     if args.dump_state is not None:
         path = args.out or default_dump_path(args.file, args.dump_state)
+        refuse_overwriting("--out", path, [(args.file, "the replay this command reads")])
         write_state(state_after_turn(replay, args.dump_state), path)
         print(f"state after turn {args.dump_state} written to {path}")
         print(f"continue it:  armada play BOT BOT --game {replay['game']} --from-state {path}")
