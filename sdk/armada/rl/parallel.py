@@ -19,7 +19,7 @@ from armada.api import Session
 from armada.games.base import SEATS, Fault
 from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
-from armada.rl.play import Play, check_shaped
+from armada.rl.play import Play, check_seed, check_shaped
 
 #: The largest game seed an environment draws (what `armada play --seed` takes).
 MAX_SEED = 2**31 - 1
@@ -63,10 +63,8 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A new game: seed S plays the game `armada play --seed S` plays; None draws one."""
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-            self._rng, self._rng_seed = None, seed  # made when a reset without a seed needs it
-            game_seed = int(seed)
+            game_seed = check_seed(seed)
+            self._rng, self._rng_seed = None, game_seed  # made when a reset without a seed needs it
         else:
             game_seed = int(self.rng.integers(0, MAX_SEED))
         self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from armada.api import Session
 from armada.games.base import SEATS, Fault, Game
 from armada.referee.framing import ProtocolError
@@ -24,6 +26,20 @@ def check_shaped(shaped: Any) -> bool:
     if not isinstance(shaped, bool):
         raise ValueError(f"shaped must be True or False, got {shaped!r}")
     return shaped
+
+
+#: The largest seed `reset` takes: the largest `armada play --seed` takes, so every game can be played again there.
+LARGEST_SEED = 2**63 - 1
+
+
+def check_seed(seed: Any) -> int:
+    """A `reset` seed given: an integer (numpy's too) from 0 to LARGEST_SEED (ValueError otherwise)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    if seed > LARGEST_SEED:
+        raise ValueError(f"seed must be at most {LARGEST_SEED}, the largest `armada play --seed` takes "
+                         f"(so the game can be played again there), got {seed}")
+    return int(seed)
 
 
 class Play:

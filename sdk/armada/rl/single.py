@@ -21,7 +21,7 @@ from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
 from armada.rl.opponent import Opponent
 from armada.rl.parallel import MAX_SEED
-from armada.rl.play import Play, check_shaped
+from armada.rl.play import Play, check_seed, check_shaped
 
 #: The default opponent.
 DEFAULT_OPPONENT = "builtin:greedy"
@@ -56,8 +56,10 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[Any, dict[str, Any]]:
         """A new game against a fresh opponent: seed S is the game seed; None draws one from `np_random`."""
+        # checked before Gymnasium does: it takes True for 1, and seeds of any size
+        seed = None if seed is None else check_seed(seed)
         super().reset(seed=seed)
-        game_seed = int(seed) if seed is not None else int(self.np_random.integers(0, MAX_SEED))
+        game_seed = seed if seed is not None else int(self.np_random.integers(0, MAX_SEED))
         self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
         other = self.opponent.name if self.opponent.name != LEARNER_NAME else f"{LEARNER_NAME} (opponent)"
         self.play.session.names = {self.seat: LEARNER_NAME, self.other: other}  # two names a viewer tells apart

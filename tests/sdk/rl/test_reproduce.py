@@ -89,3 +89,22 @@ def test_a_bad_seed_is_refused_at_the_reset_that_gets_it(seed: object) -> None:
     env.reset(seed=np.int64(4))  # numpy's integers are integers
     assert env.session.replay()["seed"] == 4
     env.reset()
+
+
+@pytest.mark.parametrize("make", [lambda: armada.rl.parallel_env("galaxy"), lambda: armada.rl.gym_env("galaxy")])
+@pytest.mark.parametrize("seed", [2**63, 2**70])
+def test_a_seed_armada_play_would_refuse_is_refused(make: Any, seed: int) -> None:
+    """Before: reset(seed=2**70) played and recorded a game `armada play --seed` cannot replay
+    (it takes 0..2**63-1), although the seed promises the game `armada play --seed S` plays."""
+    env = make()
+    with pytest.raises(ValueError, match=rf"seed must be at most {2**63 - 1}.*got {seed}"):
+        env.reset(seed=seed)
+    env.reset(seed=2**63 - 1)
+    assert env.session.replay()["seed"] == 2**63 - 1
+
+
+def test_gym_env_refuses_a_bool_seed_as_parallel_env_does() -> None:
+    """Before: gym_env's reset(seed=True) played seed 1 (Gymnasium takes a bool for an int)."""
+    env = armada.rl.gym_env("galaxy")
+    with pytest.raises(ValueError, match="seed must be a non-negative integer or None, got True"):
+        env.reset(seed=True)
