@@ -9,6 +9,7 @@ as in a match. `infos[agent]["request"]` is the request JSON the seat's bot woul
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,9 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         """Play one step with an action (or reply) of every agent."""
         if self.play is None or not self.agents:
             raise RuntimeError("the game is over (or not started): call reset()")
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"step takes a dict of actions, one per agent ({', '.join(self.agents)}); "
+                             f"got {type(actions).__name__}")
         missing = [agent for agent in self.agents if agent not in actions]
         if missing:
             raise ValueError(f"step needs an action for every agent, missing {missing[0]}")

@@ -104,3 +104,15 @@ def test_options_of_the_wrong_kind_are_refused(game: str, options: dict[str, Any
         armada.rl.parallel_env(game, **options)
     with pytest.raises(ValueError, match=message):
         armada.rl.gym_env(game, opponent="builtin:random", **options)
+
+
+@pytest.mark.parametrize("actions", [None, [0, 1], "seat_1"])
+def test_actions_that_are_not_a_dict_of_agents_are_refused(actions: Any) -> None:
+    """Before: step(None) raised `TypeError: argument of type 'NoneType' is not iterable` from the
+    environment's code, and a list said `missing seat_1` though it held two actions."""
+    env = armada.rl.parallel_env("mothership")
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"step takes a dict of actions, one per agent \(seat_1, seat_2\); got "
+                                         + type(actions).__name__):
+        env.step(actions)
+    assert not env.session.done
