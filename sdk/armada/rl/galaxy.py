@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from armada.api import Session
+from armada.games.galaxy.orders import MAX_FLEET_ORDERS
 from armada.rl import galaxy_encoding
 from armada.rl.codec import Codec
 from armada.rl.galaxy_encoding import (
@@ -36,6 +37,12 @@ __all__ = ["COUNT_CAP", "FLEET_FEATURES", "FRACTIONS", "GAME_FEATURES", "MAX_FLE
            "GalaxyCodec"]
 
 
+#: The longest travel time in turns: the grid's largest distance, 3, doubled for battleships (GX-6).
+LONGEST_TRAVEL = 6
+#: The largest `max_fleets`: more fleets than a seat can have in flight at once.
+LARGEST_MAX_FLEETS = MAX_FLEET_ORDERS * LONGEST_TRAVEL
+
+
 class GalaxyCodec(Codec):
     """Galaxy's encodings for one configuration."""
 
@@ -44,6 +51,10 @@ class GalaxyCodec(Codec):
     def __init__(self, config: dict[str, Any], *, max_fleets: int = MAX_FLEETS) -> None:
         if isinstance(max_fleets, bool) or not isinstance(max_fleets, int) or max_fleets < 1:
             raise ValueError(f"max_fleets must be a positive integer, got {max_fleets!r}")
+        if max_fleets > LARGEST_MAX_FLEETS:  # a larger one only wastes memory (10**9: all of it, no message)
+            raise ValueError(f"max_fleets must be from 1 to {LARGEST_MAX_FLEETS} (no seat has more fleets in flight: "
+                             f"{MAX_FLEET_ORDERS} orders a turn, GX-10, each at most {LONGEST_TRAVEL} turns, GX-6), "
+                             f"got {max_fleets}")
         self.max_fleets = max_fleets
         self.max_turns = int(config["max_turns"])
         self.observation_space = spaces.Dict({

@@ -116,3 +116,14 @@ def test_actions_that_are_not_a_dict_of_agents_are_refused(actions: Any) -> None
                                          + type(actions).__name__):
         env.step(actions)
     assert not env.session.done
+
+
+@pytest.mark.parametrize("max_fleets", [601, 10**9])
+def test_a_max_fleets_no_game_can_fill_is_refused_before_any_memory_goes(max_fleets: int) -> None:
+    """Before: max_fleets=10**9 (or sys.maxsize, meaning "all of them") built a 24 GB observation
+    space, and the process was killed for lack of memory with no message. A seat has at most
+    600 fleets in flight (100 orders a turn, GX-10, each at most 6 turns in flight, GX-6)."""
+    for make in (armada.rl.parallel_env, armada.rl.gym_env):
+        with pytest.raises(ValueError, match=rf"max_fleets must be from 1 to 600 .*got {max_fleets}"):
+            make("galaxy", max_fleets=max_fleets)
+    assert armada.rl.parallel_env("galaxy", max_fleets=600).observation_space("seat_1")["fleets"].shape == (600, 6)
