@@ -96,3 +96,15 @@ def test_mothership_random_follows_the_seed() -> None:
 
     assert orders(1) == orders(1)
     assert orders(1) != orders(2)
+
+
+@pytest.mark.parametrize("seed", [-5, 2**63, 2**64])
+def test_a_seed_armada_play_refuses_is_refused_by_run_and_session(seed: int) -> None:
+    """Before: armada.run and armada.Session took any integer and recorded it, though the engines
+    reduce it modulo 2**64 (2**64 played seed 0's game, -5 that of 2**64 - 5) and `armada play
+    --seed` takes only 0..2**63 - 1: the replay's seed could not be played again."""
+    with pytest.raises(ValueError, match=rf"seed must be from 0 to {2**63 - 1}.*got {seed}"):
+        armada.Session("galaxy", seed=seed)
+    with pytest.raises(ValueError, match=rf"seed must be from 0 to {2**63 - 1}.*got {seed}"):
+        armada.run("galaxy", ["builtin:greedy", "builtin:random"], seed=seed)
+    assert armada.Session("galaxy", seed=2**63 - 1).replay()["seed"] == 2**63 - 1

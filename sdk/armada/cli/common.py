@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from armada.botspec import GAMES, BotSource, BotSpecError, resolve_bot
 from armada.referee.connection import BotConnection, Unavailable
+from armada.referee.game_driver import LARGEST_SEED
 
 if TYPE_CHECKING:
     from armada.games.base import Game
     from armada.referee.match import Limits
 
 #: Largest seed accepted (seeds are stored as JSON integers and fed to the engine generator).
-MAX_SEED = 2**63 - 1
+MAX_SEED = LARGEST_SEED
 #: Largest --turn-ms / --init-ms: a day (a larger wait overflows the clocks' timeouts).
 MAX_MS = 86_400_000
 SANDBOXES = ("process", "docker")

@@ -58,6 +58,10 @@ def _config_dict(engine: Game, parsed: Any) -> dict[str, Any]:
     return plain(engine.config_to_dict(parsed))  # type: ignore[no-any-return]
 
 
+#: The largest game seed: what `armada play --seed` takes, and what a replay's seed can be played again with.
+LARGEST_SEED = 2**63 - 1
+
+
 class GameDriver:
     """One game from its seed and configuration (or a saved state) to its result."""
 
@@ -69,6 +73,9 @@ class GameDriver:
         self.engine = resolve_game(game)
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an integer, got {seed!r}")
+        if not 0 <= seed <= LARGEST_SEED:  # the engines reduce a seed modulo 2**64: 2**64 would play seed 0
+            raise ValueError(f"seed must be from 0 to {LARGEST_SEED}, what `armada play --seed` takes "
+                             f"(so the game can be played again there), got {seed}")
         self.seed = seed
         self._parsed = self.engine.parse_config(config)  # frozen: kept to play the game again
         try:

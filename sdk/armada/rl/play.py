@@ -15,6 +15,7 @@ import numpy as np
 from armada.api import Session
 from armada.games.base import SEATS, Fault, Game
 from armada.referee.framing import ProtocolError
+from armada.referee.game_driver import LARGEST_SEED
 from armada.rl.codec import Codec
 
 #: The weight of the optional shaped reward.
@@ -26,10 +27,6 @@ def check_shaped(shaped: Any) -> bool:
     if not isinstance(shaped, bool):
         raise ValueError(f"shaped must be True or False, got {shaped!r}")
     return shaped
-
-
-#: The largest seed `reset` takes: the largest `armada play --seed` takes, so every game can be played again there.
-LARGEST_SEED = 2**63 - 1
 
 
 def check_seed(seed: Any) -> int:
