@@ -108,3 +108,8 @@ def test_a_seed_armada_play_refuses_is_refused_by_run_and_session(seed: int) -> 
     with pytest.raises(ValueError, match=rf"seed must be from 0 to {2**63 - 1}.*got {seed}"):
         armada.run("galaxy", ["builtin:greedy", "builtin:random"], seed=seed)
     assert armada.Session("galaxy", seed=2**63 - 1).replay()["seed"] == 2**63 - 1
+
+
+def test_a_game_that_is_neither_a_name_nor_an_engine_is_named_unknown() -> None:
+    with pytest.raises(ValueError, match=r"unknown game 5: give a game's name \(galaxy, mothership\)"):
+        armada.Session(5, seed=1)  # type: ignore[arg-type]

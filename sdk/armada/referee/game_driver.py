@@ -31,6 +31,10 @@ def resolve_game(game: str | Game) -> Game:
         from armada.games.registry import get_game
 
         return get_game(game)
+    if not hasattr(game, "parse_config"):  # e.g. a number: the registry's message, not an AttributeError later
+        from armada.games.registry import GAMES, UnknownGame
+
+        raise UnknownGame(f"unknown game {game!r}: give a game's name ({', '.join(sorted(GAMES))}) or its engine")
     return game
 
 

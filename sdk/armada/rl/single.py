@@ -37,7 +37,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def __init__(self, game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
                  max_fleets: int = MAX_FLEETS, **config: Any) -> None:
         """Raises ConfigError for a bad configuration, BotSpecError for an opponent spec that names no bot."""
-        if seat not in SEATS:
+        if isinstance(seat, bool) or seat not in SEATS:  # True == 1, but it is not a seat
             raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game

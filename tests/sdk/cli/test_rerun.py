@@ -153,6 +153,9 @@ def test_a_difference_without_bot_seed_says_what_a_sites_match_needs(galaxy, cap
     assert "no --bot-seed given" not in capsys.readouterr().err
     assert main(["replay", str(path), "--rerun", "2", str(tmp / "two")]) == 0  # no difference: nothing to say
     assert "no --bot-seed given" not in capsys.readouterr().err
+    # a bot seed is a seed: 0..2**63 - 1, as --seed
+    assert main(["replay", str(path), "--rerun", "2", str(changed), "--bot-seed", "-1"]) == 2
+    assert "--bot-seed: seed must be between 0 and" in capsys.readouterr().err
 
 
 def test_a_crash_shows_the_bots_log(galaxy, capsys):

@@ -81,6 +81,10 @@ def test_a_spec_that_names_no_bot_is_refused_when_the_env_is_made(tmp_path: Path
         armada.rl.gym_env("galaxy", opponent=str(tmp_path / "missing"))
     with pytest.raises(ValueError, match="seat must be one of"):
         armada.rl.gym_env("galaxy", seat=3)
+    with pytest.raises(ValueError, match=r"seat must be one of .*got True"):  # True == 1, not a seat
+        armada.rl.gym_env("galaxy", seat=True)
+    with pytest.raises(ValueError, match="unknown game 5: give a game's name"):  # not an AttributeError
+        armada.rl.parallel_env(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_turns"):
         armada.rl.parallel_env("galaxy", max_turns=0)
 

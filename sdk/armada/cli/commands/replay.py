@@ -19,6 +19,7 @@ from armada.cli.common import (
     get_engine,
     refuse_overwriting,
     resolve_all,
+    seed_arg,
 )
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
 from armada.replay import ReplayError
@@ -67,7 +68,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--rerun", nargs=2, metavar=("SEAT", "BOT"),
                    help="send BOT exactly the requests SEAT received in this match (same init, limits, "
                    "fog) and report the first turn where its replies differ; exit status 1 if one does")
-    p.add_argument("--bot-seed", type=int, metavar="N",
+    p.add_argument("--bot-seed", type=seed_arg, metavar="N",
                    help="with --rerun: the bot's ARMADA_BOT_SEED (the site's match page gives it to the owner)")
     p.add_argument("--requests", type=int, metavar="SEAT",
                    help="print the requests SEAT received, one JSON line each, as the referee sent them")
