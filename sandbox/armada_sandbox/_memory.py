@@ -5,6 +5,12 @@ The kernel keeps the highest memory a cgroup ever used: `memory.peak` (cgroup v2
 ends, so `PeakReader` reads it while the bot runs (`DockerBot` samples after every reply and
 before stopping the container) and keeps the highest value seen. Where the worker cannot see
 the host's cgroups (no such file), the peak is unknown (None): never a guess.
+
+The same folder counts the container's processes any out-of-memory killer stopped (`oom_kill`
+in `memory.events`, v2, or `memory.oom_control`, v1; Linux 4.13+): its own limit's, or the
+kernel's when the whole machine ran short of memory, which picks bots first (`oom_score_adj`
+1000) however little they use. Docker's `OOMKilled` tells only the first; `oom_kills()`, read when
+the bot's output ends (its cgroup is still there), tells the second apart (docs/sandbox.md).
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ def candidates(container_id: str, root: Path | None = None) -> list[Path]:
         base / "memory" / "docker" / container_id / "memory.max_usage_in_bytes",
         base / "memory" / "system.slice" / f"docker-{container_id}.scope" / "memory.max_usage_in_bytes",
     ]
+
+
+#: The file beside each peak file that counts the cgroup's out-of-memory kills.
+OOM_FILES = {"memory.peak": "memory.events", "memory.max_usage_in_bytes": "memory.oom_control"}
 
 
 def read_bytes(path: Path) -> int | None:
@@ -62,6 +72,21 @@ class PeakReader:
         if value is not None and (self.peak_bytes is None or value > self.peak_bytes):
             self.peak_bytes = value
         return self.peak_bytes
+
+
+    def oom_kills(self) -> int | None:
+        """How many of the container's processes an out-of-memory killer stopped (its limit's or the
+        machine's); None when its cgroup cannot be read (gone, or not visible to this worker)."""
+        path = self._find()
+        if path is None:
+            return None
+        try:
+            for line in (path.parent / OOM_FILES[path.name]).read_text().splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+        return None
 
 
 def to_mib(value: int | None) -> int | None:

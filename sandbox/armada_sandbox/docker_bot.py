@@ -15,7 +15,8 @@ container's removal to the background (the match's result does not wait for it).
 `start()` raises `SandboxUnavailable` for every failure that is not the bot's (no engine, no
 image, no free slot, a released lease, a container the engine would not create or start). What
 ends a bot once it runs is its status, except what the sandbox did to it: its container removed
-from outside, or the engine gone (stopped, restarted) when the bot's output ended; `sandbox_fault`
+from outside, the engine gone (stopped, restarted) when the bot's output ended, or a process of
+it killed by the kernel when the machine ran out of memory (`HOST_OOM`, `_memory`); `sandbox_fault`
 says so, and the platform does not count such a match (games/runner.py).
 """
 
@@ -28,6 +29,7 @@ import select
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -63,10 +65,17 @@ from armada_sandbox.warm import WarmPool, WarmSlot, copy_code, process_pool
 
 #: Seconds `send()` waits for room in the bot's input pipe before giving up on the bot.
 SEND_TIMEOUT_S = 10.0
+#: `sandbox_fault` of a bot whose process an out-of-memory killer stopped though Docker says its own
+#: limit did not: the machine ran short of memory, and its kernel stops bots first, however little they use.
+HOST_OOM = ("the machine ran out of memory and its kernel stopped the bot (not the bot's own memory limit, "
+            "which it did not reach)")
+#: ... when its memory peak stayed below this share of its limit (its limit's kill reaches the limit).
+HOST_OOM_BELOW = 0.95
 
 
-def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event) -> None:
-    """Reader thread: the bot's stdout FIFO into `lines`; `eof` is set when it ends."""
+def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event, ended: Callable[[], None]) -> None:
+    """Reader thread: the bot's stdout FIFO into `lines`; `ended()` runs when it ends (at once: the
+    container's cgroup goes some 10 ms later), then `eof` is set."""
     try:
         fd = io.open_reader("stdout")
     except OSError:
@@ -77,6 +86,8 @@ def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event) -> None:
         drain(fd, lines.feed, STDOUT_READ_PAUSE_S, lines=lines.awaiting)
     finally:
         os.close(fd)
+        with contextlib.suppress(Exception):
+            ended()
         lines.close()
         eof.set()
 
@@ -155,6 +166,8 @@ class DockerBot(BotConnection):
         self._lock = threading.Lock()
         #: The container's memory peak, sampled after every reply and before it stops (`memory`).
         self._memory: PeakReader | None = None
+        #: Its processes an out-of-memory killer stopped, read as its output ended (None: unknown).
+        self._oom_kills: int | None = None
 
     def _fresh_streams(self) -> None:
         """New buffers and reader threads' state (also after a warm start that failed)."""
@@ -250,11 +263,20 @@ class DockerBot(BotConnection):
     def _spawn_readers(self) -> None:
         """The stdout and stderr reader threads, bound to this start's FIFOs and buffers."""
         assert self._io is not None
-        for target, name, args in ((_pump_stdout, "stdout", (self._io, self._lines, self._stdout_eof)),
+        for target, name, args in ((_pump_stdout, "stdout", (self._io, self._lines, self._stdout_eof,
+                                                              self._output_ended)),
                                    (_pump_stderr, "stderr", (self._io, self._log_pump))):
             thread = threading.Thread(target=target, args=args, name=f"dockerbot-{name}-{self.label}", daemon=True)
             thread.start()
             self._threads.append(thread)
+
+    def _output_ended(self) -> None:
+        """(The stdout thread, as the bot's output ends.) Read its cgroup while it is still there: the
+        memory peak, and the out-of-memory kills of its processes (`_killed_by_the_host`)."""
+        memory = self._memory
+        if memory is not None:
+            memory.sample()
+            self._oom_kills = memory.oom_kills()
 
     def _alive_check(self) -> Any:
         """A cheap callable: is the container still running (asks the engine at most every 100 ms)."""
@@ -343,6 +365,12 @@ class DockerBot(BotConnection):
         except Exception:  # requests' ReadTimeout / ConnectionError, or the container is gone
             return False
 
+    def _killed_by_the_host(self) -> bool:
+        """Did an out-of-memory killer stop a process of the bot while its memory stayed clearly
+        below its limit (so not its limit's kill, whatever Docker managed to record)?"""
+        peak = self._memory.peak_bytes if self._memory is not None else None
+        return bool(self._oom_kills) and peak is not None and peak < HOST_OOM_BELOW * self.limits.memory_bytes
+
     def _inspect(self, playing: bool = False) -> ExitInfo:
         """The container's final state; while `playing`, a container gone or an engine that does
         not answer is the sandbox's fault (`sandbox_fault`), not the bot's."""
@@ -358,6 +386,8 @@ class DockerBot(BotConnection):
                     f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
             return ExitInfo()
         info = exit_info_from_state(self.container.attrs.get("State", {}))
+        if playing and info.returncode and not info.oom_killed and self._killed_by_the_host():
+            self.sandbox_fault = self.sandbox_fault or HOST_OOM
         if info.oom_killed:  # the limit stopped it: it reached the limit, whatever was sampled before
             seen = self._memory.peak_bytes if self._memory is not None else None
             peak = max(seen or 0, self.limits.memory_bytes)

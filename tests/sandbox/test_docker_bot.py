@@ -161,8 +161,71 @@ def test_memory_limit_reports_oom(docker_client, tmp_path):
         info = bot.exit_info()
         assert info.oom_killed, info
         assert info.signal == 9
+        assert bot.sandbox_fault == ""  # its own limit's kill: status memory, never the sandbox's fault
     finally:
         bot.close()
+
+
+def test_a_bot_the_machines_out_of_memory_killer_stopped_is_the_sandboxs_fault(docker_client, tmp_path,
+                                                                                monkeypatch):
+    """Seen in a trial: a program of 22 GB ran the machine out of memory; its kernel stopped bot
+    processes first (oom_score_adj 1000), and a 4 MiB bot under validation was refused as "crashed:
+    killed by signal 9". A SIGKILL while the container's cgroup counts an out-of-memory kill that
+    Docker does not call its limit's is the sandbox's (the game is played again); without that
+    count the same SIGKILL is the bot's own. (The kill is the bot's own here, and the cgroup's
+    count is given: running this machine out of memory would stop its other work.)"""
+    from armada_sandbox._memory import PeakReader
+    from armada_sandbox.docker_bot import HOST_OOM
+
+    source = "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    for counted in (1, 0):
+        read: list[int] = []
+
+        def oom_kills(reader: PeakReader, counted: int = counted) -> int | None:
+            read.append(counted)
+            return counted
+
+        monkeypatch.setattr(PeakReader, "oom_kills", oom_kills)
+        folder = tmp_path / f"counted-{counted}"
+        folder.mkdir()
+        bot = DockerBot(make_bot(folder, source), labels=run_labels())
+        try:
+            bot.start()
+            bot.send(b"go\n")
+            with pytest.raises(BotGone):
+                bot.read_line(time.monotonic() + 10)
+            info = bot.exit_info()
+            assert info.signal == 9 and not info.oom_killed
+            assert read == [counted]  # once, as its output ended
+            assert bot.sandbox_fault == (HOST_OOM if counted else "")
+        finally:
+            bot.close(grace=0)
+
+
+def test_the_cgroups_out_of_memory_kills_are_read_while_the_bot_runs(docker_client, tmp_path):
+    """`PeakReader.oom_kills` reads the kernel's own count: a child of the bot hoards memory past the
+    limit, the kernel kills it (the largest process), the bot lives on and says so."""
+    source = """
+    import os, sys
+    sys.stdin.readline()
+    child = os.fork()
+    if child == 0:
+        hoard = []
+        while True:
+            hoard.append(b"x" * (8 << 20))
+    _, status = os.waitpid(child, 0)
+    print("child", -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status), flush=True)
+    sys.stdin.readline()
+    """
+    bot = DockerBot(make_bot(tmp_path, source), limits=SandboxLimits(memory_mb=64, tmp_mb=4), labels=run_labels())
+    bot.start()
+    try:
+        assert bot._memory is not None and bot._memory.oom_kills() == 0
+        bot.send(b"go\n")
+        assert bot.read_line(time.monotonic() + 30) == b"child -9"
+        assert bot._memory.oom_kills() == 1
+    finally:
+        bot.close(grace=0)
 
 
 def test_long_line_is_refused(docker_client, tmp_path):
