@@ -36,7 +36,15 @@ def test_board_and_controls_fit_the_first_screen_and_your_seat_is_marked(transac
                                                                          arena, make_user):
     """alice owns seat 1 and bob seat 2 (each sees their log beside the viewer), staff see both logs and
     own neither seat, nobody signed in owns nothing."""
+    from armada_web.matches.models import Participant
+
     make_user("root", is_staff=True)
+    # Names of the longest kind (40 characters): in a trial the seats' line took two rows above the
+    # board, the controls two below it, and the fog switch ended below the first screen.
+    for seat, version in ((1, arena.alpha), (2, arena.beta)):
+        version.bot.name = f"seat-{seat}-flagship-of-the-outer-rim-fleet"[:40]
+        version.bot.save(update_fields=["name"])
+        Participant.objects.filter(match=arena.match, seat=seat).update(name=version.bot.name)
     names = {1: arena.alpha.bot.name, 2: arena.beta.bot.name}
     for who, own, logs in (("alice", 1, 1), ("bob", 2, 1), ("root", None, 2), (None, None, 0)):
         with site_page(chromium, live_server.url, width=1280, height=800) as page:
