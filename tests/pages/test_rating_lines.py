@@ -72,9 +72,28 @@ def test_the_bot_page_explains_its_recent_matches_and_links_its_chart(client, pa
     chart = html[html.index('id="rating-chart"'):html.index("</figure>")]
     links = re.findall(r'<a class="chart-link" href="(/matches/\d+/)">', chart)
     assert links == [f"/matches/{m.pk}/" for m in matches]  # every point, oldest first
-    marks = re.findall(r'<g class="chart-mark"><line x1="([\d.]+)"[^>]*/><text[^>]*>(v\d)</text>', chart)
+    marks = re.findall(r'<line class="chart-mark" x1="([\d.]+)"', chart)
+    labels = re.findall(r'<text class="chart-label chart-mark-label" x="([\d.]+)"[^>]*>(v\d)</text>', chart)
     dots = re.findall(r'<circle class="chart-dot" cx="([\d.]+)"', chart)
-    assert [(float(x), text) for x, text in marks] == [(float(dots[0]), "v1"), (float(dots[2]), "v2")]
+    assert [float(x) for x in marks] == [float(dots[0]), float(dots[2])]
+    # beside their marks: v1 right of the first point, v2 (begun at the last point) left of it
+    assert [(float(x), text) for x, text in labels] == [(float(dots[0]) + 3, "v1"), (float(dots[2]) - 3, "v2")]
+
+
+def test_version_labels_are_drawn_over_the_line_and_never_past_the_right_edge():
+    """Seen in a trial: "v3" under the line where the rating peaked, and a version begun at the last
+    point cut to "v:" by the image's edge."""
+    from armada_web.pages.chart import WIDTH, line_chart
+
+    svg = str(line_chart([1.0, 5.0, 9.0, 8.0], marks=[(0, "v1"), (2, "v2"), (3, "v13")]))
+    labels = re.findall(r'<text class="chart-label chart-mark-label" x="([\d.]+)" y="[\d.]+"( text-anchor="end")?>'
+                        r'(v\d+)</text>', svg)
+    assert [text for _x, _end, text in labels] == ["v1", "v2", "v13"]
+    assert svg.index('class="chart-line"') < svg.index("chart-mark-label")  # painted after (over) the line
+    assert svg.rindex('class="chart-dot"') < svg.index("chart-mark-label")  # and its dots
+    x, end, _text = labels[2]
+    assert end and float(x) <= WIDTH  # the last point's label ends at its mark, left of it
+    assert all(not end and float(x) + 7 * len(text) <= WIDTH for x, end, text in labels[:2])
 
 
 def test_a_chart_label_is_never_cut_by_the_image_edge():

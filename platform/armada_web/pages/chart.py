@@ -57,10 +57,14 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
         (format_html('<a class="chart-link" href="{}">' + dot + "</a>", href, x, y, tip or f"{v:.2f}") if href
          else format_html(dot, x, y, tip or f"{v:.2f}"),)
         for (x, y), v, tip, href in zip(points, values, tips, hrefs, strict=True)))
-    version_marks = format_html_join(
-        "", '<g class="chart-mark"><line x1="{0}" y1="{1}" x2="{0}" y2="{2}"/>'
-            '<text class="chart-label" x="{3}" y="{4}">{5}</text></g>',
-        ((points[i][0], TOP, bottom, points[i][0] + 3, TOP + 9, text) for i, text in marks if 0 <= i < len(points)))
+    shown = [(points[i][0], text) for i, text in marks if 0 <= i < len(points)]
+    version_marks = format_html_join("", '<line class="chart-mark" x1="{0}" y1="{1}" x2="{0}" y2="{2}"/>',
+                                     ((x, TOP, bottom) for x, _text in shown))
+    # Their labels over the line and its dots (a halo keeps them readable there), right of their mark
+    # or, where that would pass the image's edge, left of it.
+    mark_labels = format_html_join("", '<text class="chart-label chart-mark-label" x="{}" y="{}"{}>{}</text>', (
+        (x + 3, TOP + 9, "", text) if x + 3 + CHAR * len(text) <= WIDTH
+        else (x - 3, TOP + 9, mark_safe(' text-anchor="end"'), text) for x, text in shown))
     grid = format_html_join("", '<line class="chart-grid" x1="{0}" y1="{1}" x2="{2}" y2="{1}"/>'
                                 '<text class="chart-label" x="{3}" y="{4}" text-anchor="end">{5}</text>',
                             ((left, y, WIDTH - RIGHT, left - 6, y + 4, text)
@@ -77,8 +81,8 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
         ymid=(TOP + bottom) // 2, first=x_ends[0], last=x_ends[1], xl=x_label, yl=y_label)
     return format_html(
         '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}{}{}'
-        '<polyline class="chart-line" points="{}"/>{}</svg>',
-        WIDTH, HEIGHT, title, title, grid, axes, version_marks, line, dots)
+        '<polyline class="chart-line" points="{}"/>{}{}</svg>',
+        WIDTH, HEIGHT, title, title, grid, axes, version_marks, line, dots, mark_labels)
 
 
 def version_starts(versions: Sequence[int]) -> list[tuple[int, str]]:
