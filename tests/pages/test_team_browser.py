@@ -26,7 +26,8 @@ def crew(make_user, valid_version):
     alpha, solo, gamma = valid_version(alice, "alpha"), valid_version(alice, "solo"), valid_version(carol, "gamma")
     moves.move_bot(bot=alpha.bot, user=alice, team=team.pk)
     ratings(alpha, recorded_match(alpha, gamma, winner=1), [1.0, 4.0])
-    services.remove_member(user=alice, team=team, username="bob")  # a line of history
+    services.remove_member(user=alice, team=team, username="bob")  # a line of history (and a new key)
+    team.refresh_from_db()
     return team, solo
 
 

@@ -95,10 +95,18 @@ def test_the_members_buttons_call_the_services(client, crew):
     assert client.post(f"/teams/{team.pk}/key/").status_code == 302
     team.refresh_from_db()
     assert team.join_key != old and team.join_key in page(client, f"/teams/{team.pk}/")
-    client.post(f"/teams/{team.pk}/remove/", {"username": "bob"})
+    known = team.join_key
+    said = client.post(f"/teams/{team.pk}/remove/", {"username": "bob"}, follow=True).content.decode()
+    assert "The join key is renewed" in said
     assert [m.user for m in queries.members(team)] == [alice]
+    team.refresh_from_db()
+    assert team.join_key != known and team.join_key in page(client, f"/teams/{team.pk}/")
     html = page(client, f"/teams/{team.pk}/")
     assert 'id="team-history"' in html and "removed by alice" in html
+    client.force_login(crew["bob"])  # removed: the join link he had no longer lets him back in
+    assert "not this team&#x27;s join key" in page(client, f"/teams/{team.pk}/join/?key={known}", 403)
+    assert client.post(f"/teams/{team.pk}/join/", {"key": known}).status_code == 403
+    client.force_login(alice)
     refused = client.post(f"/teams/{team.pk}/leave/", follow=True).content.decode()
     assert "last member" in refused and queries.members(team).count() == 1
     client.post(f"/teams/{team.pk}/archive/")

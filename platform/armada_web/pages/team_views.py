@@ -135,7 +135,8 @@ def leave(request: HttpRequest, pk: int) -> HttpResponse:
 def remove(request: HttpRequest, pk: int) -> HttpResponse:
     username = request.POST.get("username", "")
     services.remove_member(user=signed_in(request), team=services.get_team(team_id=pk), username=username)
-    messages.success(request, f"{username} is no longer a member (their bots, matches and results stay).")
+    messages.success(request, f"{username} is no longer a member (their bots, matches and results stay). "
+                              "The join key is renewed: the old join link no longer works.")
     return redirect("team", pk=pk)
 
 
