@@ -49,6 +49,12 @@ def test_team_pages_fit_and_work(transactional_db, live_server, chromium, crew, 
         assert key != team.join_key and key in page.locator("#join-link").inner_text()
         check(page, "team page after renewing", width)
         link = page.locator("#join-link").inner_text().strip()
+        page.click("#archive")  # asks first (D-S-26): a page of its own, then back without archiving
+        page.wait_for_url(f"{origin}/teams/{team.pk}/archive/?")  # a GET form with no fields
+        check(page, "archive confirmation", width)
+        page.click("#confirm-form a")
+        page.wait_for_url(f"{origin}/teams/{team.pk}/")
+        assert Team.objects.get(pk=team.pk).archived is None
         for url in ("/teams/new/", "/users/alice/", f"/bots/{solo.bot_id}/", "/ladder/galaxy/"):
             page.goto(origin + url)
             page.wait_for_load_state("load")

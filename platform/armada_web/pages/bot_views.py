@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import moves, queries, services, storage
@@ -234,10 +234,20 @@ def set_active(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @refusals_go_to(_bot_page)
 def retire(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks to confirm (retiring cannot be undone), POST retires."""
     bot = _own_bot(request, pk)
+    if request.method != "POST":
+        return render(request, "pages/confirm.html", {
+            "heading": f"Retire {bot.name} ({bot.get_game_display()})?", "button": f"Retire {bot.name}",
+            "danger": True, "cancel": reverse("bot", args=[bot.pk]), "lines": [
+                "It stops playing now: no more ladder matches, challenges or season games. Its versions, "
+                "matches, ratings and results stay.",
+                "This cannot be undone: to play again, create a new bot."
+                + (f" It is the team {bot.team.name}'s bot: it retires for every member." if not bot.team.personal
+                   else "")]})
     services.retire_bot(bot=bot, user=signed_in(request))
     messages.success(request, f"{bot.name} is retired: it plays no more, its history stays.")
     return redirect("bot", pk=bot.pk)
