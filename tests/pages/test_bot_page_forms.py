@@ -76,3 +76,23 @@ def test_retiring_asks_first_then_retires(client, make_user, valid_version):
     assert Bot.objects.get(pk=bot.pk).retired is not None
     client.force_login(make_user("carol"))
     assert client.get(f"/bots/{bot.pk}/retire/").status_code == 404  # not hers: as a missing bot
+
+
+def test_a_pinned_version_says_who_may_have_pinned_it(client, make_user, valid_version):
+    """A team member's pin read "pinned by the owner" (a new user's trial): nobody records who
+    pinned, so a team's bot says a member of the team did; a personal bot, its owner."""
+    from armada_web.bots import services as bots
+    from tests.pages.test_bot_page import second_version
+
+    alice, bob = make_user("alice"), make_user("bob")
+    first = valid_version(alice, "alpha")
+    second_version(valid_version, alice, first)
+    client.force_login(alice)
+    bots.set_active(bot=first.bot, user=alice, version_id=first.pk)
+    assert "(pinned by its owner: newer valid versions" in client.get(f"/bots/{first.bot_id}/").content.decode()
+    team = teams.create_team(user=alice, name="crew")
+    teams.join_team(user=bob, team=team, key=team.join_key)
+    Bot.objects.filter(pk=first.bot_id).update(team=team)
+    client.force_login(bob)
+    html = client.get(f"/bots/{first.bot_id}/").content.decode()
+    assert "(pinned by a member of the team:" in html and "by the owner" not in html
