@@ -96,3 +96,17 @@ def test_a_pinned_version_says_who_may_have_pinned_it(client, make_user, valid_v
     client.force_login(bob)
     html = client.get(f"/bots/{first.bot_id}/").content.decode()
     assert "(pinned by a member of the team:" in html and "by the owner" not in html
+
+
+def test_the_delete_page_names_the_bots_game(client, make_user):
+    """A team with a Galaxy and a Mothership Down bot of one name was asked "Delete alpha?" (a new
+    user's trial): the page and its button say which."""
+    from armada_web.bots import services as bots
+
+    alice = make_user("alice")
+    galaxy = bots.create_bot(user=alice, name="alpha", game="galaxy")
+    mothership = bots.create_bot(user=alice, name="alpha", game="mothership")
+    client.force_login(alice)
+    html = client.get(f"/bots/{mothership.pk}/delete/").content.decode()
+    assert "<h1>Delete alpha (Mothership Down)?</h1>" in html and "Delete alpha (Mothership Down)</button>" in html
+    assert "<h1>Delete alpha (Galaxy)?</h1>" in client.get(f"/bots/{galaxy.pk}/delete/").content.decode()
