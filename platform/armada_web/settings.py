@@ -99,6 +99,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "armada_web.web.csp.ContentSecurityPolicyMiddleware",
     "armada_web.pages.errors.DomainErrorMiddleware",
+    # A 405 outside /api/ is the site's page naming the button, not an empty body.
+    "armada_web.pages.errors.MethodNotAllowedPage",
     "armada_web.ops.middleware.DatabaseDownMiddleware",
 ]
 

@@ -143,5 +143,27 @@ def test_a_bot_that_stops_playing_during_a_challenge_is_a_400_not_a_500(make_use
     monkeypatch.setattr(challenges, "check", then_retire)
     answer = api(alice).post("/api/challenges/", {"bot": mine.bot_id, "opponent": theirs.bot_id}, format="json")
     assert answer.status_code == 400, answer.content
-    assert answer.json()["detail"] == "bravo cannot play now (retired, disabled, or no valid version)"
+    said = answer.json()["detail"]
+    assert said == "bravo cannot play now: retired on 2026-01-01: it plays no more; its history stays."
     assert not Match.objects.exists()
+
+
+def test_a_challenge_with_a_bot_of_an_archived_team_says_so_and_how_to_restore(api, make_user, valid_version):
+    """It said "retired, disabled, or no valid version" (a new user's trial): the team is archived,
+    and restoring it is what lets the bot play, as the upload refusal says."""
+    from armada_web.bots import moves
+    from armada_web.teams import services as teams
+
+    alice, bob = make_user("alice"), make_user("bob")
+    mine = valid_version(alice, "alpha")
+    valid_version(bob, "bravo")
+    team = teams.create_team(user=alice, name="crew")
+    moves.move_bot(bot=mine.bot, user=alice, team=team.pk)
+    teams.archive_team(user=alice, team=team)
+    answer = api(alice).post("/api/challenges/", {"bot": "alpha", "opponent": "bravo"}, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == (f"alpha cannot play now: its team crew is archived; restore the team (its "
+                                       f"page /teams/{team.pk}/, or POST /api/teams/{team.pk}/restore/) to "
+                                       "challenge with it")
+    other = api(bob).post("/api/challenges/", {"bot": "bravo", "opponent": "alpha"}, format="json")
+    assert other.json()["detail"] == "alpha cannot play now: its team crew is archived"  # not bob's to restore

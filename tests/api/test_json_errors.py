@@ -96,7 +96,8 @@ def test_djangos_own_errors_are_json_under_api_and_pages_elsewhere(plain_views):
     html(client.get("/denied/"), 403)
     response = client.get("/api/post-only/")
     assert detail(response, 405) == 'method "GET" not allowed' and response["Allow"] == "POST"
-    assert client.get("/post-only/").status_code == 405  # a page's 405 is left as it was
+    page = html(client.get("/post-only/"), 405)  # a page's 405 is the site's page (MethodNotAllowedPage)
+    assert 'id="method-not-allowed"' in page
     html(client.get("/no-such-page/"), 404)  # a page path still gets the site's page
     assert client.get("/api/plain/").content == b"<p>done</p>"  # only errors are made JSON
 

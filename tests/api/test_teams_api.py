@@ -65,8 +65,11 @@ def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, a
     assert full.status_code == 409 and "full" in full.json()["detail"]
     renewed = alice.post(f"{path}/key/").json()["join_key"]
     assert renewed != team["join_key"]
-    assert alice.post(f"{path}/remove/", {"username": "bob"}, format="json").status_code == 200
+    removal = alice.post(f"{path}/remove/", {"username": "bob"}, format="json")
+    assert removal.status_code == 200 and removal.json()["join_key"] not in ("", renewed)  # renewed again
     assert bob.post(f"{path}/remove/", {"username": "alice"}, format="json").status_code == 403
+    refused = bob.post(f"{path}/join/", {"key": renewed}, format="json")  # the key bob knew
+    assert refused.status_code == 403 and "not this team's join key" in refused.json()["detail"]
     assert carol.post(f"{path}/join/", {"key": team["join_key"]}, format="json").status_code == 403  # old key
     last = alice.post(f"{path}/leave/")
     assert last.status_code == 409 and "last member" in last.json()["detail"]

@@ -150,7 +150,15 @@ def test_two_versions_compared_against_the_same_opponents(client, arena, valid_v
     assert (first.wins, first.games) == (2, 3) and second.games == 3
     html = page(client, f"/bots/{arena.alpha.bot_id}/?a=2&b=1")
     assert "v2 against v1" in html and "Head to head, v2 against v1: 1/0/0 W/D/L." in html
-    assert '<h2 id="compare">v2 against v1</h2>' in page(client, f"/bots/{arena.alpha.bot_id}/?a=x&b=9")  # the default
+    assert 'id="compare-problem"' not in html
+    fallback = page(client, f"/bots/{arena.alpha.bot_id}/?a=x&b=9")
+    assert '<h2 id="compare">v2 against v1</h2>' in fallback  # the default, and the page says why
+    assert ("This bot has no version x (its versions: v1 to v2); showing v2 against v1 instead."
+            in fallback)
+    assert "no version 99 (its versions" in page(client, f"/bots/{arena.alpha.bot_id}/?a=99&b=1")
+    assert "Choose two different versions" in page(client, f"/bots/{arena.alpha.bot_id}/?a=1&b=1")
+    evil = page(client, f"/bots/{arena.alpha.bot_id}/?a=<script>&b=1")
+    assert "no version &lt;script&gt;" in evil and "<script>&" not in evil
 
 
 def test_records_and_comparisons_are_counted_in_the_database(arena, valid_version, django_assert_max_num_queries):

@@ -43,11 +43,70 @@ def test_the_bot_pages_buttons_post_to_the_page_views(client, make_user, valid_v
     client.force_login(alice)
     bot = first.bot
     actions = FORM.findall(client.get(f"/bots/{bot.pk}/").content.decode())
-    for path in ("active", "retire", "move"):
+    for path in ("active", "move"):
         assert f"/bots/{bot.pk}/{path}/" in actions, (path, actions)
     assert not [a for a in actions if a.startswith("/api/")], actions
+    assert f"/bots/{bot.pk}/retire/" not in actions  # retiring asks first (its own page)
 
     made_active = client.post(f"/bots/{bot.pk}/active/", {"version": first.pk})
     assert made_active.status_code == 302 and made_active["Location"] == f"/bots/{bot.pk}/"
     moved = client.post(f"/bots/{bot.pk}/move/", {"team": team.pk})
     assert moved.status_code == 302 and Bot.objects.get(pk=bot.pk).team_id == team.pk
+
+
+def test_retiring_asks_first_then_retires(client, make_user, valid_version):
+    """Retiring was one click that cannot be undone, even on a team's shared bot (a new user's
+    trial): the button opens a page saying what happens; its POST retires."""
+    alice, bob = make_user("alice"), make_user("bob")
+    team = teams.create_team(user=alice, name="<b>crew</b>")
+    teams.join_team(user=bob, team=team, key=team.join_key)
+    bot = valid_version(alice, "alpha").bot
+    Bot.objects.filter(pk=bot.pk).update(team=team)
+    client.force_login(bob)
+    html = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert f'<form method="get" action="/bots/{bot.pk}/retire/"' in html
+    asked = client.get(f"/bots/{bot.pk}/retire/")
+    page = asked.content.decode()
+    assert asked.status_code == 200 and "Retire alpha (Galaxy)?" in page and "cannot be undone" in page
+    assert "&lt;b&gt;crew&lt;/b&gt;" in page and "<b>crew" not in page  # the team's name, escaped
+    assert FORM.findall(page) == [] and '<form method="post" id="confirm-form">' in page  # posts to itself
+    assert Bot.objects.get(pk=bot.pk).retired is None  # asking changed nothing
+    done = client.post(f"/bots/{bot.pk}/retire/")
+    assert done.status_code == 302 and done["Location"] == f"/bots/{bot.pk}/"
+    assert Bot.objects.get(pk=bot.pk).retired is not None
+    client.force_login(make_user("carol"))
+    assert client.get(f"/bots/{bot.pk}/retire/").status_code == 404  # not hers: as a missing bot
+
+
+def test_a_pinned_version_says_who_may_have_pinned_it(client, make_user, valid_version):
+    """A team member's pin read "pinned by the owner" (a new user's trial): nobody records who
+    pinned, so a team's bot says a member of the team did; a personal bot, its owner."""
+    from armada_web.bots import services as bots
+    from tests.pages.test_bot_page import second_version
+
+    alice, bob = make_user("alice"), make_user("bob")
+    first = valid_version(alice, "alpha")
+    second_version(valid_version, alice, first)
+    client.force_login(alice)
+    bots.set_active(bot=first.bot, user=alice, version_id=first.pk)
+    assert "(pinned by its owner: newer valid versions" in client.get(f"/bots/{first.bot_id}/").content.decode()
+    team = teams.create_team(user=alice, name="crew")
+    teams.join_team(user=bob, team=team, key=team.join_key)
+    Bot.objects.filter(pk=first.bot_id).update(team=team)
+    client.force_login(bob)
+    html = client.get(f"/bots/{first.bot_id}/").content.decode()
+    assert "(pinned by a member of the team:" in html and "by the owner" not in html
+
+
+def test_the_delete_page_names_the_bots_game(client, make_user):
+    """A team with a Galaxy and a Mothership Down bot of one name was asked "Delete alpha?" (a new
+    user's trial): the page and its button say which."""
+    from armada_web.bots import services as bots
+
+    alice = make_user("alice")
+    galaxy = bots.create_bot(user=alice, name="alpha", game="galaxy")
+    mothership = bots.create_bot(user=alice, name="alpha", game="mothership")
+    client.force_login(alice)
+    html = client.get(f"/bots/{mothership.pk}/delete/").content.decode()
+    assert "<h1>Delete alpha (Mothership Down)?</h1>" in html and "Delete alpha (Mothership Down)</button>" in html
+    assert "<h1>Delete alpha (Galaxy)?</h1>" in client.get(f"/bots/{galaxy.pk}/delete/").content.decode()

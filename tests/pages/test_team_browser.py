@@ -26,7 +26,8 @@ def crew(make_user, valid_version):
     alpha, solo, gamma = valid_version(alice, "alpha"), valid_version(alice, "solo"), valid_version(carol, "gamma")
     moves.move_bot(bot=alpha.bot, user=alice, team=team.pk)
     ratings(alpha, recorded_match(alpha, gamma, winner=1), [1.0, 4.0])
-    services.remove_member(user=alice, team=team, username="bob")  # a line of history
+    services.remove_member(user=alice, team=team, username="bob")  # a line of history (and a new key)
+    team.refresh_from_db()
     return team, solo
 
 
@@ -48,6 +49,12 @@ def test_team_pages_fit_and_work(transactional_db, live_server, chromium, crew, 
         assert key != team.join_key and key in page.locator("#join-link").inner_text()
         check(page, "team page after renewing", width)
         link = page.locator("#join-link").inner_text().strip()
+        page.click("#archive")  # asks first (D-S-26): a page of its own, then back without archiving
+        page.wait_for_url(f"{origin}/teams/{team.pk}/archive/?")  # a GET form with no fields
+        check(page, "archive confirmation", width)
+        page.click("#confirm-form a")
+        page.wait_for_url(f"{origin}/teams/{team.pk}/")
+        assert Team.objects.get(pk=team.pk).archived is None
         for url in ("/teams/new/", "/users/alice/", f"/bots/{solo.bot_id}/", "/ladder/galaxy/"):
             page.goto(origin + url)
             page.wait_for_load_state("load")

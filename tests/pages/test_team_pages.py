@@ -95,10 +95,18 @@ def test_the_members_buttons_call_the_services(client, crew):
     assert client.post(f"/teams/{team.pk}/key/").status_code == 302
     team.refresh_from_db()
     assert team.join_key != old and team.join_key in page(client, f"/teams/{team.pk}/")
-    client.post(f"/teams/{team.pk}/remove/", {"username": "bob"})
+    known = team.join_key
+    said = client.post(f"/teams/{team.pk}/remove/", {"username": "bob"}, follow=True).content.decode()
+    assert "The join key is renewed" in said
     assert [m.user for m in queries.members(team)] == [alice]
+    team.refresh_from_db()
+    assert team.join_key != known and team.join_key in page(client, f"/teams/{team.pk}/")
     html = page(client, f"/teams/{team.pk}/")
     assert 'id="team-history"' in html and "removed by alice" in html
+    client.force_login(crew["bob"])  # removed: the join link he had no longer lets him back in
+    assert "not this team&#x27;s join key" in page(client, f"/teams/{team.pk}/join/?key={known}", 403)
+    assert client.post(f"/teams/{team.pk}/join/", {"key": known}).status_code == 403
+    client.force_login(alice)
     refused = client.post(f"/teams/{team.pk}/leave/", follow=True).content.decode()
     assert "last member" in refused and queries.members(team).count() == 1
     client.post(f"/teams/{team.pk}/archive/")
@@ -245,3 +253,26 @@ def test_a_list_of_members_ends_where_its_words_do(client, crew):
     client.force_login(carol)
     html = page(client, f"/teams/{team.pk}/join/?key={team.join_key}")
     assert '>alice</a>, <a href="/users/bob/">bob</a>.</p>' in html
+
+
+def test_removing_leaving_and_archiving_ask_first(client, crew):
+    """Removing a member, leaving and archiving were one click (a new user's trial): each button
+    opens a page saying what happens, whose button POSTs; asking changes nothing."""
+    team, alice = crew["team"], crew["alice"]
+    client.force_login(alice)
+    html = page(client, f"/teams/{team.pk}/")
+    for path in ("remove", "leave", "archive"):
+        assert f'<form method="get" action="/teams/{team.pk}/{path}/"' in html, path
+        assert f'<form method="post" action="/teams/{team.pk}/{path}/"' not in html, path
+    asked = page(client, f"/teams/{team.pk}/remove/?username=BOB")
+    assert "Remove bob from &lt;img" in asked and "The join key is renewed" in asked
+    assert '<input type="hidden" name="username" value="bob">' in asked
+    assert "Leave the team &lt;img" in page(client, f"/teams/{team.pk}/leave/")
+    assert "Its bots stop playing now" in page(client, f"/teams/{team.pk}/archive/")
+    team.refresh_from_db()
+    assert queries.members(team).count() == 2 and team.archived is None
+    nobody = client.get(f"/teams/{team.pk}/remove/?username=carol", follow=True).content.decode()
+    assert "&#x27;carol&#x27; is not a member of this team" in nobody
+    client.force_login(crew["carol"])  # not a member: refused, back on the team's page
+    refused = client.get(f"/teams/{team.pk}/archive/", follow=True).content.decode()
+    assert "only a member of this team" in refused and 'id="confirm-form"' not in refused

@@ -189,6 +189,27 @@ def test_removing_a_member_is_recorded_and_keeps_the_bots(make_user):
         services.remove_member(user=alice, team=team, username="bob")
 
 
+def test_removing_a_member_renews_the_join_key_and_leaving_keeps_it(make_user):
+    """A removed member rejoined at once with the key they knew and read the team's sources again
+    (a new user's trial): a removal renews the key (D-S-21); one who leaves on their own may come
+    back with the link they were given."""
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name="crew")
+    old = team.join_key
+    for user in (bob, carol):
+        services.join_team(user=user, team=team, key=old)
+    services.leave_team(user=carol, team=team)
+    team.refresh_from_db()
+    assert team.join_key == old
+    services.remove_member(user=alice, team=team, username="bob")
+    team.refresh_from_db()
+    assert team.join_key and team.join_key != old
+    with pytest.raises(Forbidden, match="not this team's join key"):
+        services.join_team(user=bob, team=team, key=old)
+    assert [m.user for m in queries.members(team)] == [alice]
+    services.join_team(user=carol, team=team, key=team.join_key)  # the new key works
+
+
 def test_every_member_manages_the_teams_bots_and_a_leaver_loses_it_at_once(make_user):
     alice, bob, stranger = make_user("alice"), make_user("bob"), make_user("stranger")
     team = services.create_team(user=alice, name="crew")

@@ -27,6 +27,7 @@ from armada_web.accounts import limits
 from armada_web.accounts.limits import in_words
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.queries import play_state
 from armada_web.games import spec
 from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.services import create_match
@@ -60,11 +61,13 @@ class Choice:
     refusal: str = ""
 
 
-def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts, member: bool | None = None) -> None:
+def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Counts, member: bool | None = None,
+          explain: bool = True) -> None:
     """Raise the refusal of `user`'s challenge of `opponent` with `bot`, if any.
 
     `playing`: the ids of those of the two bots that play now (`BotVersion.objects.playing()`);
-    `member`: whether `user` is in `bot`'s team, when the caller knows it already (else asked).
+    `member`: whether `user` is in `bot`'s team, when the caller knows it already (else asked);
+    `explain`: say why a bot does not play (a query or two; `choices` drops that refusal anyway).
     """
     if not (member if member is not None else is_owner(bot=bot, user=user)):
         raise Forbidden("not your bot: challenge with one of your own bots")
@@ -79,7 +82,7 @@ def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Coun
         raise Invalid(f"{bot.name} and {opponent.name} play different games")
     for one in (bot, opponent):
         if one.pk not in playing:
-            raise Invalid(f"{one.name} cannot play now (retired, disabled, or no valid version)")
+            raise Invalid(_cannot_play(one, mine=one is bot) if explain else f"{one.name} cannot play now")
     config = settings.ARMADA
     if counts.mine >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per team; "
@@ -87,6 +90,21 @@ def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Coun
     if counts.pair >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
                           f"per hour; {_again(counts.pair_free)}")
+
+
+def _cannot_play(bot: Bot, *, mine: bool) -> str:
+    """Why `bot` cannot play (`bots.queries.play_state`); for the challenger's own bot, what to do,
+    e.g. restore its archived team as the upload refusal says."""
+    bot = Bot.objects.select_related("team").filter(pk=bot.pk).first() or bot  # as it is now, not as read
+    state = play_state(bot)
+    if state.playing:  # it plays again since the caller looked
+        return f"{bot.name} cannot play now; try again"
+    if state.kind == "archived":
+        restore = (f"; restore the team (its page /teams/{bot.team_id}/, or POST /api/teams/{bot.team_id}/restore/) "
+                   "to challenge with it" if mine else "")
+        return f"{bot.name} cannot play now: its team {bot.team.name} is archived{restore}"
+    reason = state.reason[:1].lower() + state.reason[1:]
+    return f"{bot.name} cannot play now: {reason}" + (f" {state.advice}" if mine and state.advice else "")
 
 
 def _again(free: datetime | None) -> str:
@@ -186,7 +204,7 @@ def choices(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Choice]]:
                             pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600))
             try:
                 check(user=user, bot=bot, opponent=opponent, playing=playing, counts=counts,
-                      member=True)  # (`mine` holds only the bots of the user's teams)
+                      member=True, explain=False)  # (`mine` holds only the bots of the user's teams)
             except RateLimited as refused:
                 offers.setdefault(pk, []).append(Choice(bot, str(refused)))
             except DomainError:

@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import moves, queries, services, storage
@@ -123,14 +123,24 @@ def _number(text: str | None) -> int | None:
 def _comparison(request: HttpRequest, bot: Bot, versions: list[BotVersion],
                 per_version: dict[int, Record]) -> dict[str, object]:
     """Two versions side by side (?a=N&b=M, any two of the bot's; by default the two newest that
-    played among `versions`, the page shown)."""
+    played among `versions`, the page shown). Asked for a version it does not have, or one version
+    twice, the page says so (`compare_problem`) above what it shows instead."""
     numbers = list(bot.versions.order_by("-number").values_list("number", flat=True))
     played = [v.number for v in versions if per_version.get(v.pk)]
-    asked = _number(request.GET.get("a")), _number(request.GET.get("b"))
+    given = request.GET.get("a"), request.GET.get("b")
+    asked = _number(given[0]), _number(given[1])
     pair = (played[0], played[1]) if len(played) >= 2 else None
+    problem = ""
     if asked[0] in numbers and asked[1] in numbers and asked[0] != asked[1]:
         pair = (int(asked[0] or 0), int(asked[1] or 0))
-    return {"numbers": numbers, "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
+    elif any(text is not None for text in given):
+        missing = [text for text, number in zip(given, asked, strict=True) if number not in numbers]
+        problem = (f"This bot has no version {missing[0][:20]}" if missing and missing[0]
+                   else "Choose two versions" if missing else "Choose two different versions")
+        shown = f"v{pair[0]} against v{pair[1]}" if pair else "no comparison"
+        problem += f" (its versions: v{numbers[-1]} to v{numbers[0]}); showing {shown} instead." if numbers else "."
+    return {"numbers": numbers, "compare_problem": problem,
+            "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
 
 
 def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, object]:
@@ -234,10 +244,20 @@ def set_active(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @refusals_go_to(_bot_page)
 def retire(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks to confirm (retiring cannot be undone), POST retires."""
     bot = _own_bot(request, pk)
+    if request.method != "POST":
+        return render(request, "pages/confirm.html", {
+            "heading": f"Retire {bot.name} ({bot.get_game_display()})?", "button": f"Retire {bot.name}",
+            "danger": True, "cancel": reverse("bot", args=[bot.pk]), "lines": [
+                "It stops playing now: no more ladder matches, challenges or season games. Its versions, "
+                "matches, ratings and results stay.",
+                "This cannot be undone: to play again, create a new bot."
+                + (f" It is the team {bot.team.name}'s bot: it retires for every member." if not bot.team.personal
+                   else "")]})
     services.retire_bot(bot=bot, user=signed_in(request))
     messages.success(request, f"{bot.name} is retired: it plays no more, its history stays.")
     return redirect("bot", pk=bot.pk)

@@ -8,6 +8,9 @@
   an id, shown on the page (or in the API's JSON) and carried by the line Django logs for it
   (armada_web.runtime.logs), so a visitor's report finds the traceback. Django's technical pages never
   show with DEBUG off: 400, 403, 404 and 500 are the site's own templates.
+- A POST-only address opened with GET (a 405, which Django answers with an empty body, shown by
+  a browser as "This page isn't working"): `MethodNotAllowedPage` answers the site's page naming
+  the button that does it; under /api/ the JSON 405 stays.
 - Django's own answers (the 400, 403, 404 and 500 handlers, and a refused CSRF token,
   `csrf_failure`): the site's pages, and under /api/ JSON `{"detail": ...}` with the same status,
   like every API error (what a view outside DRF answers there is made JSON by
@@ -26,7 +29,7 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import loader
-from django.urls import Resolver404
+from django.urls import NoReverseMatch, Resolver404, reverse
 from django.views import csrf, defaults
 
 from armada_web.web.errors import DomainError, NotFound, http_status
@@ -68,6 +71,46 @@ class DomainErrorMiddleware:
         if isinstance(exception, NotFound):
             raise Http404(str(exception))
         return render(request, "pages/refused.html", {"message": str(exception)}, status=http_status(exception))
+
+
+# A POST-only address of the pages: the button that does it, the page it is on (a URL name taking
+# the address's own arguments, or None for the home page) and that page's name.
+BUTTONS: dict[str, tuple[str, str | None, str]] = {
+    "logout": ("the Log out button at the top of every page", None, "the home page"),
+    "challenge": ("a Challenge button on a bot's page or a ladder", None, "the home page"),
+    "team-key": ("the Renew the key button", "team", "the team's page"),
+    "team-rename": ("the Rename the team button", "team", "the team's page"),
+    "team-restore": ("the Restore the team button", "team", "the team's page"),
+    "bot-active": ("a version's Make active button", "bot", "the bot's page"),
+    "bot-move": ("the Move button", "bot", "the bot's page"),
+    "event-enter": ("the Enter button", "event", "the event's page"),
+    "event-start": ("the Start the event button", "event", "the event's page"),
+    "event-invite": ("the Invite button", "event", "the event's page"),
+}
+
+
+class MethodNotAllowedPage:
+    """A 405 outside /api/ (a POST-only address opened with GET): the site's page saying which
+    button does it, instead of Django's empty body; the Allow header stays."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code != 405 or _api(request) or response.content:
+            return response
+        match = request.resolver_match
+        url_name = (match.url_name or "") if match else ""
+        button, name, label = BUTTONS.get(url_name, ("its button", None, "the home page"))
+        try:
+            page = reverse(name, kwargs=match.kwargs) if name and match else reverse("home")
+        except NoReverseMatch:
+            page, label = reverse("home"), "the home page"
+        answer = render(request, "405.html", {"button": button, "page": page, "page_name": label}, status=405)
+        if response.has_header("Allow"):
+            answer["Allow"] = response["Allow"]
+        return answer
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries as bot_queries
@@ -22,7 +22,7 @@ from armada_web.seasons.queries import placements_of_bots
 from armada_web.teams import queries, services
 from armada_web.teams.access import is_member, restore_refusal, was_member
 from armada_web.teams.models import Team
-from armada_web.web.errors import DomainError, http_status
+from armada_web.web.errors import DomainError, Forbidden, NotFound, http_status
 from armada_web.web.paging import keyed_page, page_number
 
 TEAM_BOTS = 50
@@ -120,29 +120,68 @@ def rename(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("team", pk=pk)
 
 
+def _confirm(request: HttpRequest, team: Team, *, heading: str, lines: list[str], button: str,
+             hidden: dict[str, str] | None = None) -> HttpResponse:
+    """The page asking a member to confirm an action (GET); its button POSTs to the same address."""
+    if not is_member(user=request.user, team_id=team.pk):
+        raise Forbidden("only a member of this team can do this (you are not, or no longer, a member)")
+    return render(request, "pages/confirm.html", {"heading": heading, "lines": lines, "button": button,
+                                                  "danger": True, "hidden": hidden or {},
+                                                  "cancel": _team_page(team.pk)})
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @refusals_go_to(_team_page)
 def leave(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks to confirm, POST leaves."""
+    if request.method != "POST":
+        team = services.get_team(team_id=pk)
+        return _confirm(request, team, heading=f"Leave the team {team.name}?", button="Leave the team", lines=[
+            "You stop being a member now: the team's bots, their code and logs are no longer yours to see "
+            "or manage. Its bots, matches and results stay with the team.",
+            "To come back you need the team's join link from a member."])
     team = services.leave_team(user=signed_in(request), team=services.get_team(team_id=pk))
     messages.success(request, f"You left the team {team.name}; its bots stay with it.")
     return redirect("team", pk=pk)
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @refusals_go_to(_team_page)
 def remove(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET (?username=) asks to confirm, POST removes the member."""
+    if request.method != "POST":
+        team = services.get_team(team_id=pk)
+        wanted = request.GET.get("username", "")
+        member = next((m.user.username for m in queries.members(team)
+                       if m.user and m.user.username.lower() == wanted.lower()), None)
+        if member is None:
+            raise NotFound(f"{wanted[:40]!r} is not a member of this team")
+        return _confirm(request, team, heading=f"Remove {member} from {team.name}?", button=f"Remove {member}",
+                        hidden={"username": member}, lines=[
+            f"{member} stops being a member now: the team's bots, their code and logs are no longer theirs "
+            "to see or manage. Their bots, matches and results stay with the team.",
+            "The join key is renewed, so the join link they know stops working; hand the new one to "
+            "whoever still has to join. This cannot be undone: only the new join link brings them back."])
     username = request.POST.get("username", "")
     services.remove_member(user=signed_in(request), team=services.get_team(team_id=pk), username=username)
-    messages.success(request, f"{username} is no longer a member (their bots, matches and results stay).")
+    messages.success(request, f"{username} is no longer a member (their bots, matches and results stay). "
+                              "The join key is renewed: the old join link no longer works.")
     return redirect("team", pk=pk)
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 @refusals_go_to(_team_page)
 def archive(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks to confirm, POST archives."""
+    if request.method != "POST":
+        team = services.get_team(team_id=pk)
+        return _confirm(request, team, heading=f"Archive the team {team.name}?", button="Archive the team",
+                        lines=["Its bots stop playing now: no more ladder matches, challenges or season games. "
+                               "Its matches, ratings, results and history stay.",
+                               "A member can restore it later; the bots play again once it is restored."])
     services.archive_team(user=signed_in(request), team=services.get_team(team_id=pk))
     messages.success(request, "The team is archived: its bots stop playing, its history and results stay.")
     return redirect("team", pk=pk)

@@ -229,7 +229,9 @@ def leave_team(*, user: Any, team: Team) -> Team:
 
 
 def remove_member(*, user: Any, team: Team, username: Any) -> Team:
-    """A member removes another member (recorded in the team's history; bots and results stay)."""
+    """A member removes another member (recorded in the team's history; bots and results stay).
+    The join key is renewed in the same transaction: the removed member knew it and would
+    otherwise rejoin at once with it (D-S-21). Leaving on one's own keeps the key."""
     with transaction.atomic():
         locked = _locked(team)
         _check_changeable(locked)
@@ -246,6 +248,9 @@ def remove_member(*, user: Any, team: Team, username: Any) -> Team:
             raise Invalid("to take yourself out of the team, leave it")
         _changing(locked, target.user_id or 0, "remove")
         Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed_by=user)
+        if locked.join_key:
+            locked.join_key = new_key()
+            locked.save(update_fields=["join_key"])
     return locked
 
 
