@@ -41,7 +41,10 @@ def test_the_match_page_explains_each_rated_seat(client, pair):
     assert re.match(r"\+\d+\.\d: beat a bot rated \d+ above this bot; this bot had an? \d+% chance", lines[1])
     assert 'href="/docs/ratings/"' in box
     challenge = recorded_match(ann, ben, 1, kind="challenge")
-    assert 'id="rating-changes"' not in page(client, f"/matches/{challenge.pk}/")
+    html = page(client, f"/matches/{challenge.pk}/")
+    assert 'id="rating-changes"' not in html
+    # its seats' rating column says why it is empty (a trial found it blank)
+    assert html.count('<td data-label="Rating after (mu ± sigma)"><span class="muted">unrated: a challenge</span>') == 2
 
 
 def test_you_on_a_match_page_is_only_the_viewer_never_a_seat(client, pair):
