@@ -207,6 +207,9 @@ def test_removing_a_member_renews_the_join_key_and_leaving_keeps_it(make_user):
     with pytest.raises(Forbidden, match="not this team's join key"):
         services.join_team(user=bob, team=team, key=old)
     assert [m.user for m in queries.members(team)] == [alice]
+    for missing in ("", None):  # a link without its key (a trial saw "not this team's join key")
+        with pytest.raises(Forbidden, match=r"this link has no join key: .* copies from the team's page"):
+            services.join_team(user=bob, team=team, key=missing)
     services.join_team(user=carol, team=team, key=team.join_key)  # the new key works
 
 

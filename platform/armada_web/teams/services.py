@@ -170,6 +170,9 @@ def join_refusal(*, user: Any, team: Team, key: Any) -> DomainError | None:
 def _check_join(*, user: Any, team: Team, key: Any) -> None:
     """`join_team`'s rules: the key, the team's state, its room and the user's, the seasons' rules."""
     _check_changeable(team)
+    if key is None or key == "":
+        raise Forbidden("this link has no join key: a team is joined with the join link a member copies from "
+                        "the team's page (it ends in ?key=...)")
     # compared as bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500)
     if (not isinstance(key, str) or not team.join_key
             or not secrets.compare_digest(key.encode(errors="replace"), team.join_key.encode())):
