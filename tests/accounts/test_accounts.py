@@ -28,6 +28,53 @@ def test_sign_up_uses_the_password_validators_and_logs_in(client):
     assert client.get("/my/bots/").status_code == 302  # signed out: sent to log in
 
 
+@pytest.mark.parametrize("name", [".", "..", "..."])
+def test_sign_up_refuses_a_username_of_only_dots(client, name):
+    """`/users/../` is another page to a browser: such a name would have no page."""
+    from django.contrib.auth.models import User
+
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200 and "cannot be only dots" in response.content.decode()
+    assert not User.objects.filter(username=name).exists()
+
+
+@pytest.mark.parametrize("name", ["a/b", "a?b", "a#b", "a%2e", "a b"])
+def test_sign_up_refuses_a_username_a_link_would_break(client, name):
+    from django.contrib.auth.models import User
+
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200 and "Enter a valid username" in response.content.decode()
+    assert not User.objects.filter(username=name).exists()
+
+
+def test_a_username_with_dots_among_other_characters_is_taken_and_linked(client):
+    response = client.post("/accounts/signup/", {"username": ".a.", "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/users/.a./").status_code == 200
+
+
+def test_an_older_account_named_only_dots_still_gets_its_pages(client, make_user, valid_version):
+    """Made before the rule (or by the admin): the pages that name it render."""
+    user = make_user("..")
+    valid_version(user, "dotty")
+    client.force_login(user)
+    for url in ("/my/bots/", "/accounts/profile/", "/ladder/galaxy/", "/matches/", "/"):
+        assert client.get(url).status_code == 200, url
+
+
+def test_sign_up_service_refuses_only_dots_too():
+    from armada_web.accounts import services
+    from armada_web.web.errors import Invalid
+
+    with pytest.raises(Invalid, match="only dots"):
+        services.sign_up(username="..", email="", password=PASSWORD)
+    with pytest.raises(Invalid, match="only dots"):
+        services.ensure_superuser(username="..", email="", password=PASSWORD)
+
+
 def test_login_page_throttles_failures_per_username(client, make_user, settings):
     settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=100, login_failures_per_user=3,
                                             login_failure_window_s=900)
