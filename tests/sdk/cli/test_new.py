@@ -57,7 +57,7 @@ def test_new_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[
         (["new", "a/b", "--game", "galaxy"], "bad bot name"),
         (["new", ".hidden", "--game", "galaxy"], "starting with a letter or digit"),
         (["new", "x\n", "--game", "galaxy"], "bad bot name"),
-        (["new", "a" * 65, "--game", "galaxy"], "1 to 64 letters"),
+        (["new", "a" * 65, "--game", "galaxy"], "1 to 64 ASCII letters (a-z, A-Z)"),
         (["new", "x"], "--game"),
     ],
 )

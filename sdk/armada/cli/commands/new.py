@@ -32,7 +32,7 @@ An existing folder is never overwritten.
 DEFAULT_STARTER = "greedy"
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: What _NAME_RE accepts, in words (the error message, --help and docs/cli.md say exactly this).
-NAME_RULE = "1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit"
+NAME_RULE = "1 to 64 ASCII letters (a-z, A-Z), digits, '-', '_' or '.', starting with a letter or digit"
 
 README = """\
 # {name}
