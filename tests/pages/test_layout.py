@@ -30,8 +30,8 @@ def pages(arena) -> list[str]:
             f"/bots/{b}/versions/1/", "/users/alice/", "/my/bots/", "/bots/new/", f"/bots/{arena.alpha.bot_id}/upload/",
             "/accounts/profile/", "/accounts/password/", "/sdk/", "/docs/", "/docs/galaxy/", "/docs/mothership/",
             "/docs/protocol/", "/docs/bot-library/", "/docs/cli/", "/docs/galaxy-schema/", "/docs/replay-format/",
-            "/docs/bots-environment/", "/docs/decisions/", "/status/", "/events/", "/events/new/", "/seasons/",
-            "/teams/new/", f"/teams/{arena.alpha.bot.team_id}/"]
+            "/docs/bots-environment/", "/docs/decisions/", "/docs/viewer/", "/status/", "/events/", "/events/new/",
+            "/seasons/", "/teams/new/", f"/teams/{arena.alpha.bot.team_id}/"]
 
 
 SIGNED_OUT = ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/api/docs/", "/no/such/page/",
