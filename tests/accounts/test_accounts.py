@@ -308,3 +308,31 @@ def test_every_way_of_setting_a_password_revokes_the_tokens_but_a_hash_upgrade_d
     assert client.login(username="lee", password="command-pass-93")  # upgrades the hash to PBKDF2
     user.refresh_from_db()
     assert user.password.startswith("pbkdf2_") and alive(secret)
+
+
+@pytest.mark.parametrize("name", ["lap\u202etop", "\u2066laptop", "lap\u200btop", "lap\u200dtop", "a\u2028b",
+                                  "lap\ttop"])
+def test_a_token_name_refuses_what_a_team_name_refuses(client, make_user, name):
+    """A direction override (U+202E) turns the rest of its cell; a zero-width mark hides a
+    difference: refused on the API and the profile page, as in a team's name."""
+    from armada_web.accounts.models import ApiToken
+    from armada_web.teams.logic.names import name_problem
+
+    assert name_problem(name) is not None  # the team-name check refuses it too
+    user = make_user("uma")
+    refused = client.post("/api/tokens/", {"username": "uma", "password": PASSWORD, "name": name},
+                          content_type="application/json")
+    assert refused.status_code == 400 and "may not hold control characters" in refused.json()["detail"]
+    client.force_login(user)
+    page = client.post("/accounts/profile/", {"name": name})
+    assert "may not hold control characters" in page.content.decode()
+    assert not ApiToken.objects.filter(user=user).exists()
+
+
+def test_a_token_name_keeps_its_own_scripts_and_emoji(client, make_user):
+    make_user("vic")
+    for name in ("ноутбук", "لپ‌تاپ".replace("\u200c", ""), "laptop 💻", "  two  words "):
+        answer = client.post("/api/tokens/", {"username": "vic", "password": PASSWORD, "name": name},
+                             content_type="application/json")
+        assert answer.status_code == 201, (name, answer.json())
+    assert answer.json()["name"] == "two words"

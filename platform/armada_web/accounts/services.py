@@ -17,6 +17,7 @@ from django.db import transaction
 from armada_web.accounts import addresses, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
 from armada_web.web.errors import Invalid, NotFound
+from armada_web.web.logic.text import has_invisible
 
 TOKEN_NAME_MAX = 64
 
@@ -35,8 +36,13 @@ def check_password(*, request: Any, username: str, password: str) -> User:
 
 
 def clean_token_name(name: Any) -> str:
+    """The name to keep for a new token: its words joined by single spaces, at most TOKEN_NAME_MAX
+    characters, none of the invisible characters a team's name refuses either (`has_invisible`:
+    direction overrides, zero-width marks); Invalid otherwise."""
     if not isinstance(name, str) or not name.strip():
         raise Invalid("a token needs a name (what you will call it, e.g. 'laptop')")
+    if has_invisible(name):
+        raise Invalid("a token's name may not hold control characters (tabs, new lines, invisible marks)")
     name = " ".join(name.split())
     if len(name) > TOKEN_NAME_MAX:
         raise Invalid(f"token name too long: {len(name)} characters (at most {TOKEN_NAME_MAX})")
