@@ -10,14 +10,20 @@ line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's o
 error log on standard error, the access log on standard output) are JSON objects too, like the
 site's (armada_web.runtime.logs). gunicorn's own refusals (a request line or header past its
 limits, a malformed request) answer JSON `{"detail": ...}` like every error of the site's API
-(`write_json_error`), not gunicorn's HTML page.
+(`write_json_error`), not gunicorn's HTML page; a request line too long for a page (any path
+but /api/..., e.g. a 10,000-character ladder search) gets a short HTML page in the site's words.
 """
 
 import gc
+import html
 import json
 import os
+import re
+import threading
 
 from gunicorn import util
+from gunicorn.http import message
+from gunicorn.http.errors import LimitRequestLine
 
 
 def _int(name: str, default: int) -> int:
@@ -54,17 +60,57 @@ _SHM = "/dev/shm"  # noqa: S108 (gunicorn makes its own private files in it)
 worker_tmp_dir = _SHM if os.path.isdir(_SHM) else None
 
 
+#: Whether the request line this thread refused as too long asked for a page (not /api/...): a
+#: gthread worker reads a request and answers its refusal in the same thread.
+_refused = threading.local()
+#: The start of a request line asking for the API (its errors are JSON), absolute form included.
+_API_LINE = re.compile(rb"[A-Z]+ +(?:https?://[^/ ]*)?/api(?:/|\?| |$)")
+#: gunicorn's own (this file may be read twice in one process: the tests do).
+#: (None in a gunicorn without it: every refusal then stays JSON, and the server still starts.)
+_read_line = getattr(message.Request, "read_line", None)
+_read_line = getattr(_read_line, "__wrapped__", _read_line)
+
+#: What a browser shows for a page's address past gunicorn's limit (no Django, so no template).
+PAGE_TOO_LONG = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Address too long · Armada</title></head>
+<body style="font: 16px/1.5 system-ui, sans-serif; background: #0b1020; color: #e8ecf8; margin: 2rem;">
+<h1>This address is too long</h1>
+<p>The site reads addresses of up to 4094 characters; this one is longer ({detail}).
+A search needs far fewer: go back and shorten it.</p>
+<p><a href="/" style="color: #5cc8ff;">Armada's home page</a></p>
+</body></html>
+"""
+
+
+def read_line_noting_pages(self: message.Request, unreader: object, buf: bytearray, limit: int = 0) -> object:
+    """gunicorn's `Request.read_line`, noting, when the line is too long, whether it asked for a page."""
+    try:
+        return _read_line(self, unreader, buf, limit)
+    except LimitRequestLine:
+        _refused.page = not _API_LINE.match(bytes(buf[:80]))
+        raise
+
+
 def write_json_error(sock: object, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's `util.write_error`, answering `{"detail": ...}` (a 414 for a request line past
     4094 bytes, a 431, a 400): these reach no Django code, and the API's schema says every error
-    is JSON. Its workers call `util.write_error` through the module, so replacing it here holds in each."""
-    body = json.dumps({"detail": f"{reason.lower()}: {mesg}"[:500]}).encode()
-    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    is JSON. A 414 for a page is a short HTML page instead (`PAGE_TOO_LONG`): a browser showed the
+    JSON as text. Its workers call `util.write_error` through the module, so replacing it here holds in each."""
+    page, _refused.page = getattr(_refused, "page", False), False
+    if status_int == 414 and page:
+        kind, body = "text/html; charset=utf-8", PAGE_TOO_LONG.format(detail=html.escape(mesg[:200])).encode()
+    else:
+        kind, body = "application/json", json.dumps({"detail": f"{reason.lower()}: {mesg}"[:500]}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: {kind}\r\n"
             f"Content-Length: {len(body)}\r\n\r\n")
     util.write_nonblock(sock, head.encode("latin1") + body)
 
 
 util.write_error = write_json_error
+if _read_line is not None:
+    read_line_noting_pages.__wrapped__ = _read_line  # type: ignore[attr-defined]
+    message.Request.read_line = read_line_noting_pages
 
 
 def pre_fork(server: object, worker: object) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import dj_database_url
 from whitenoise.compress import Compressor
 
+from armada.docs import ROOT as DOCS_ROOT
 from armada.viewer import VIEWER_DIR
 from armada_web.jobs import queues
 from armada_web.runtime.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
@@ -163,7 +164,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)
 # The replay viewer's files are served straight from the SDK (one code base, nothing copied).
-STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR))]
+# So are the images of its documents (docs/viewer.md's screenshots), which /docs/ pages show.
+STATICFILES_DIRS = [("armada/viewer", str(VIEWER_DIR)), ("armada/docs-images", str(DOCS_ROOT / "images"))]
 # The SDK wheel the /sdk/ page serves, built by `make up` (manage.py build_sdk_wheel).
 ARMADA_SDK_DIR = DATA_DIR / "sdk"
 # Uploaded archives, replays and bot logs are private (armada_web.storage.objectstore): a local folder

@@ -18,13 +18,23 @@ WHERE = "the wheel's address on your site's /sdk/ page, or ./sdk from a checkout
 
 def install_line(extra: str) -> str:
     """The pip command that adds `extra` to this SDK, e.g. `pip install "armada[rl] @ URL"`."""
-    origin = _origin()
+    origin = where_from()
     if origin is None:
         return f'pip install "armada[{extra}] @ URL" (URL: {WHERE})'
     return f'pip install "armada[{extra}] @ {origin}"'
 
 
-def _origin() -> str | None:
+def site() -> str | None:
+    """The site this SDK's wheel was downloaded from (`https://host` for `https://host/sdk/armada-...whl`),
+    None when it did not come from a site's /sdk/ page."""
+    origin = where_from()
+    if origin is None or not origin.startswith(("http://", "https://")):
+        return None
+    head, slash, _wheel = origin.rpartition("/sdk/")
+    return head if slash else None
+
+
+def where_from() -> str | None:
     """The address pip installed this SDK from, when it recorded one (None otherwise)."""
     try:
         text = metadata.distribution("armada").read_text("direct_url.json")

@@ -28,6 +28,53 @@ def test_sign_up_uses_the_password_validators_and_logs_in(client):
     assert client.get("/my/bots/").status_code == 302  # signed out: sent to log in
 
 
+@pytest.mark.parametrize("name", [".", "..", "..."])
+def test_sign_up_refuses_a_username_of_only_dots(client, name):
+    """`/users/../` is another page to a browser: such a name would have no page."""
+    from django.contrib.auth.models import User
+
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200 and "cannot be only dots" in response.content.decode()
+    assert not User.objects.filter(username=name).exists()
+
+
+@pytest.mark.parametrize("name", ["a/b", "a?b", "a#b", "a%2e", "a b"])
+def test_sign_up_refuses_a_username_a_link_would_break(client, name):
+    from django.contrib.auth.models import User
+
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200 and "Enter a valid username" in response.content.decode()
+    assert not User.objects.filter(username=name).exists()
+
+
+def test_a_username_with_dots_among_other_characters_is_taken_and_linked(client):
+    response = client.post("/accounts/signup/", {"username": ".a.", "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/users/.a./").status_code == 200
+
+
+def test_an_older_account_named_only_dots_still_gets_its_pages(client, make_user, valid_version):
+    """Made before the rule (or by the admin): the pages that name it render."""
+    user = make_user("..")
+    valid_version(user, "dotty")
+    client.force_login(user)
+    for url in ("/my/bots/", "/accounts/profile/", "/ladder/galaxy/", "/matches/", "/"):
+        assert client.get(url).status_code == 200, url
+
+
+def test_sign_up_service_refuses_only_dots_too():
+    from armada_web.accounts import services
+    from armada_web.web.errors import Invalid
+
+    with pytest.raises(Invalid, match="only dots"):
+        services.sign_up(username="..", email="", password=PASSWORD)
+    with pytest.raises(Invalid, match="only dots"):
+        services.ensure_superuser(username="..", email="", password=PASSWORD)
+
+
 def test_login_page_throttles_failures_per_username(client, make_user, settings):
     settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=100, login_failures_per_user=3,
                                             login_failure_window_s=900)
@@ -261,3 +308,31 @@ def test_every_way_of_setting_a_password_revokes_the_tokens_but_a_hash_upgrade_d
     assert client.login(username="lee", password="command-pass-93")  # upgrades the hash to PBKDF2
     user.refresh_from_db()
     assert user.password.startswith("pbkdf2_") and alive(secret)
+
+
+@pytest.mark.parametrize("name", ["lap\u202etop", "\u2066laptop", "lap\u200btop", "lap\u200dtop", "a\u2028b",
+                                  "lap\ttop"])
+def test_a_token_name_refuses_what_a_team_name_refuses(client, make_user, name):
+    """A direction override (U+202E) turns the rest of its cell; a zero-width mark hides a
+    difference: refused on the API and the profile page, as in a team's name."""
+    from armada_web.accounts.models import ApiToken
+    from armada_web.teams.logic.names import name_problem
+
+    assert name_problem(name) is not None  # the team-name check refuses it too
+    user = make_user("uma")
+    refused = client.post("/api/tokens/", {"username": "uma", "password": PASSWORD, "name": name},
+                          content_type="application/json")
+    assert refused.status_code == 400 and "may not hold control characters" in refused.json()["detail"]
+    client.force_login(user)
+    page = client.post("/accounts/profile/", {"name": name})
+    assert "may not hold control characters" in page.content.decode()
+    assert not ApiToken.objects.filter(user=user).exists()
+
+
+def test_a_token_name_keeps_its_own_scripts_and_emoji(client, make_user):
+    make_user("vic")
+    for name in ("ноутбук", "لپ‌تاپ".replace("\u200c", ""), "laptop 💻", "  two  words "):
+        answer = client.post("/api/tokens/", {"username": "vic", "password": PASSWORD, "name": name},
+                             content_type="application/json")
+        assert answer.status_code == 201, (name, answer.json())
+    assert answer.json()["name"] == "two words"

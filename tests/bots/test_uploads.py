@@ -178,8 +178,8 @@ def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("ab", "3 to 40"), ("x" * 41, "3 to 40"), ("bad name", "only letters"), ("<script>", "only letters"),
-    ("émile", "only letters"),
+    ("ab", "3 to 40"), ("x" * 41, "3 to 40"), ("bad name", "only ASCII letters (a-z, A-Z)"),
+    ("<script>", "only ASCII letters (a-z, A-Z)"), ("émile", "only ASCII letters (a-z, A-Z)"),
 ])
 def test_bad_bot_names(name, message, api):
     client = api()

@@ -138,3 +138,27 @@ def test_the_sites_docs_give_its_own_address_where_the_sdks_have_a_placeholder(c
     assert "your-armada-site.example" not in html
     assert "http://testserver/sdk/armada-" in html and "armada login http://testserver " in html
     assert "your-armada-site.example" not in client.get("/docs/rl/").content.decode()
+
+
+def test_the_viewer_document_is_on_the_site_with_its_screenshots(client):
+    """docs/index.md lists viewer.md for competitors too: /docs/viewer/ shows it, its images served
+    from the SDK's files (a trial found /docs/viewer/ a 404)."""
+    from django.contrib.staticfiles import finders
+
+    html = client.get("/docs/viewer/").content.decode()
+    assert "<h1" in html and "The replay viewer" in html
+    sources = re.findall(r'<img [^>]*src="([^"]+)"', html)
+    assert sources == [f"/static/armada/docs-images/viewer-{game}.png" for game in ("galaxy", "mothership")]
+    for src in sources:
+        assert finders.find(src.removeprefix("/static/")), src
+    assert 'href="/docs/viewer/"' in client.get("/docs/").content.decode()
+    assert 'href="/docs/replay-format/"' in html
+
+
+def test_the_cli_document_sends_a_competitor_to_pages_they_can_open(client):
+    """The SDK's cli.md is read offline and on the site, without the repository: no "see the
+    repository's docs/site.md"; the site's own pages instead."""
+    html = client.get("/docs/cli/").content.decode()
+    assert "docs/site.md" not in html and "in the repository" not in html
+    assert 'href="/docs/viewer/"' in html and 'href="/docs/bots-environment/#model-files"' in html
+    assert "http://testserver/api/docs/" in html

@@ -30,8 +30,8 @@ def pages(arena) -> list[str]:
             f"/bots/{b}/versions/1/", "/users/alice/", "/my/bots/", "/bots/new/", f"/bots/{arena.alpha.bot_id}/upload/",
             "/accounts/profile/", "/accounts/password/", "/sdk/", "/docs/", "/docs/galaxy/", "/docs/mothership/",
             "/docs/protocol/", "/docs/bot-library/", "/docs/cli/", "/docs/galaxy-schema/", "/docs/replay-format/",
-            "/docs/bots-environment/", "/docs/decisions/", "/status/", "/events/", "/events/new/", "/seasons/",
-            "/teams/new/", f"/teams/{arena.alpha.bot.team_id}/"]
+            "/docs/bots-environment/", "/docs/decisions/", "/docs/viewer/", "/status/", "/events/", "/events/new/",
+            "/seasons/", "/teams/new/", f"/teams/{arena.alpha.bot.team_id}/"]
 
 
 SIGNED_OUT = ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/", "/api/docs/", "/no/such/page/",
@@ -121,4 +121,38 @@ def test_match_page_labels_do_not_overlap_and_the_log_follows_the_viewer(transac
         assert root.get_attribute("data-turn") == "9" and root.get_attribute("data-playing") == "false"
         assert {b.get_attribute("data-turn") for b in log.locator(".log-block.now").all()} == {"9"}
         assert page.evaluate("location.hash") == "#t=9"
+        clean(page)
+
+
+#: The longest username Django takes: one word, 150 characters.
+LONG_NAME = "L" + "o" * 148 + "g"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_150_character_username_fits_every_page_that_names_it(transactional_db, live_server, chromium,
+                                                                 make_user, valid_version, width):
+    """The header's link to the signed-in user and every owner link cut the name short (the whole
+    name in their title): a trial's 150-character name made pages 1413 px wide on a phone."""
+    from armada_web.matches.models import Match
+    from armada_web.teams import services as teams
+    from tests.pages.data import ratings
+
+    long = make_user(LONG_NAME)
+    version = valid_version(long, "longbot")
+    ratings(version, Match.objects.create(game="galaxy", seed=0, status="finished"), [2.0])
+    team = teams.create_team(user=long, name="Crew")
+    teams.join_team(user=make_user("alice"), team=team, key=team.join_key)
+    phone = width < PHONE
+    with site_page(chromium, live_server.url, width=width, height=812 if phone else 900, phone=phone) as page:
+        log_in(page, live_server.url, LONG_NAME)
+        for url in ["/", "/my/bots/", f"/users/{LONG_NAME}/", "/accounts/profile/", f"/bots/{version.bot_id}/",
+                    "/ladder/galaxy/", f"/teams/{version.bot.team_id}/", f"/teams/{team.pk}/"]:
+            page.goto(live_server.url + url)
+            page.wait_for_load_state("load")
+            check(page, url, width)
+        assert page.get_attribute("header .who", "title") == LONG_NAME
+    with site_page(chromium, live_server.url, width=width, height=812 if phone else 900, phone=phone) as page:
+        log_in(page, live_server.url, "alice")  # a teammate sees the name in the members' table
+        page.goto(f"{live_server.url}/teams/{team.pk}/")
+        check(page, "the shared team as alice", width)
         clean(page)

@@ -214,3 +214,41 @@ def test_gunicorns_own_refusals_are_json_like_the_apis_errors():
     assert head.startswith("HTTP/1.1 414 URI Too Long\r\n") and "Content-Type: application/json" in head
     assert f"Content-Length: {len(body)}" in head
     assert json.loads(body) == {"detail": "uri too long: Request Line is too large (4928 > 4094)"}
+
+
+@pytest.mark.parametrize(("path", "html"), [("/ladder/galaxy/?q=", True), ("/", True), ("/api/bots/?q=", False),
+                                            ("http://site.example/api/matches/?q=", False), ("/apis?q=", True)])
+def test_a_pages_address_past_gunicorns_limit_gets_an_html_page(path, html):
+    """A 10,000-character ladder search was a 414 whose JSON a browser showed as text: a page's
+    refusal is HTML now, the API's stays JSON (its schema says so)."""
+    import json
+    import runpy
+    import socket
+
+    from gunicorn import util
+    from gunicorn.config import Config
+    from gunicorn.http import message
+    from gunicorn.http.errors import LimitRequestLine
+    from gunicorn.http.parser import RequestParser
+
+    original, read_line = util.write_error, message.Request.read_line
+    try:
+        runpy.run_path(str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py"))
+        line = f"GET {path}{'x' * 10_000} HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        with pytest.raises(LimitRequestLine) as refused:
+            next(RequestParser(Config(), iter([line]), ("127.0.0.1", 5)))
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            util.write_error(ours, 414, "URI Too Long", str(refused.value))
+            ours.close()
+            answer = theirs.recv(65536).decode("utf-8")
+    finally:
+        util.write_error, message.Request.read_line = original, read_line
+    head, body = answer.split("\r\n\r\n", 1)
+    assert head.startswith("HTTP/1.1 414 URI Too Long\r\n")
+    if html:
+        assert "Content-Type: text/html; charset=utf-8" in head and "<h1>This address is too long</h1>" in body
+        assert f"Content-Length: {len(body.encode())}" in head
+    else:
+        assert "Content-Type: application/json" in head
+        assert json.loads(body)["detail"].startswith("uri too long: ")

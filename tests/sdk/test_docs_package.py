@@ -40,6 +40,9 @@ def test_links_between_documents_resolve_in_the_package_and_the_repository() -> 
         for href in links(topic.path):
             if "://" in href:
                 continue
+            if docs.image_name(topic.slug, href) is not None:  # a shipped image (viewer.md's screenshots)
+                assert (ROOT / "docs" / topic.name).parent.joinpath(href).resolve().is_file()
+                continue
             found = docs.resolve_link(topic.slug, href)
             assert found is not None, f"{topic.name} links {href}, which is no shipped document"
             slug, anchor = found
@@ -63,7 +66,7 @@ def test_the_api() -> None:
     slugs = [t.slug for t in docs.topics()]
     assert slugs == list(docs.FILES)
     assert {"galaxy", "mothership", "galaxy-schema", "protocol", "bot-library", "bots-environment", "cli",
-            "replay-format", "decisions", "rl", "imitation"} == set(slugs)
+            "replay-format", "viewer", "decisions", "rl", "imitation"} == set(slugs)
     assert all(t.title and "`" not in t.title for t in docs.topics())
     slug, title, path = docs.topics()[0]
     assert (slug, path.name) == ("galaxy", "galaxy.md") and title.startswith("Galaxy")
@@ -124,3 +127,10 @@ def test_armada_docs_open(opens: bool, tmp_path: Path, monkeypatch: pytest.Monke
     assert captured.err == ("" if opens else f"armada: no browser could be opened here; open {page} in one\n")
     assert sorted(p.name for p in page.parent.iterdir()) == sorted(["index.html"] + [
         f"{t.slug}.html" for t in docs.topics()])
+
+
+def test_the_offline_viewer_page_shows_the_shipped_screenshots() -> None:
+    """`armada docs viewer --open` writes pages elsewhere: its images point at the package's files."""
+    page = render.body("viewer")
+    shot = (docs.ROOT / "images" / "viewer-galaxy.png")
+    assert shot.is_file() and f'href="{shot.as_uri()}"' in page

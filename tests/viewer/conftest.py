@@ -23,7 +23,7 @@ from armada.replay import read_replay, write_replay
 from tests.sdk.cli.bots import CRASH_AFTER_INIT, write_bot
 
 ROOT = Path(__file__).resolve().parents[2]
-IMAGES = ROOT / "docs" / "images"
+IMAGES = ROOT / "sdk" / "armada" / "docs" / "images"
 #: Origin of the fake site that some tests serve with page.route (never resolved, never contacted).
 SITE = "http://armada.test"
 
@@ -176,7 +176,7 @@ def at_rest(page: Any) -> None:
 
 
 def save_screenshot(png: bytes, name: str) -> None:
-    """Screenshots for docs/images/ are written only when ARMADA_SAVE_SCREENSHOTS=1 (no churn in git)."""
+    """Screenshots for sdk/armada/docs/images/ are written only when ARMADA_SAVE_SCREENSHOTS=1 (no churn in git)."""
     if os.environ.get("ARMADA_SAVE_SCREENSHOTS") == "1":
         IMAGES.mkdir(parents=True, exist_ok=True)
         (IMAGES / name).write_bytes(png)

@@ -14,7 +14,8 @@ from armada_web.web.errors import Invalid, RateLimited
 
 
 class SignUpForm(UserCreationForm):
-    """Django's sign-up checks (a free username, the password validators); `accounts.services.sign_up` writes."""
+    """Django's sign-up checks (a free username, the password validators) and
+    `accounts.services.check_username`; `accounts.services.sign_up` writes."""
 
     email = forms.EmailField(required=False, help_text="optional; used once you confirm it (we send a link), "
                              "for password resets and the e-mails you choose")
@@ -22,6 +23,13 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "email")
+
+    def clean_username(self) -> str:
+        username = super().clean_username()
+        try:
+            return services.check_username(username=username)
+        except Invalid as exc:
+            raise ValidationError(str(exc), code="invalid") from None
 
 
 class ThrottledLoginForm(AuthenticationForm):

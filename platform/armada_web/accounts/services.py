@@ -17,6 +17,7 @@ from django.db import transaction
 from armada_web.accounts import addresses, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
 from armada_web.web.errors import Invalid, NotFound
+from armada_web.web.logic.text import has_invisible
 
 TOKEN_NAME_MAX = 64
 
@@ -35,8 +36,13 @@ def check_password(*, request: Any, username: str, password: str) -> User:
 
 
 def clean_token_name(name: Any) -> str:
+    """The name to keep for a new token: its words joined by single spaces, at most TOKEN_NAME_MAX
+    characters, none of the invisible characters a team's name refuses either (`has_invisible`:
+    direction overrides, zero-width marks); Invalid otherwise."""
     if not isinstance(name, str) or not name.strip():
         raise Invalid("a token needs a name (what you will call it, e.g. 'laptop')")
+    if has_invisible(name):
+        raise Invalid("a token's name may not hold control characters (tabs, new lines, invisible marks)")
     name = " ".join(name.split())
     if len(name) > TOKEN_NAME_MAX:
         raise Invalid(f"token name too long: {len(name)} characters (at most {TOKEN_NAME_MAX})")
@@ -69,11 +75,22 @@ def revoke_token(*, user: User, token_id: int) -> None:
         raise NotFound("no such token")
 
 
+def check_username(*, username: str) -> str:
+    """`username` if a page can link to it: Invalid when it is only dots (`/users/../` is another
+    page to a browser, `%2E%2E` too). Django's validator (letters, digits, `@.+-_`, at most 150
+    characters) has already refused `/`, `?`, `#`, `%` and spaces."""
+    if username and not username.strip("."):
+        raise Invalid("a username cannot be only dots: its page's address would lead elsewhere")
+    return username
+
+
 def sign_up(*, username: str, email: str, password: str, request: Any = None, site: str = "") -> User:
-    """A new account (the form has checked the name and the password against Django's validators);
+    """A new account (the form has checked the name and the password against Django's validators,
+    and `check_username`, checked again here);
     with the `request` that asked, its client address is recorded (accounts.sightings). An e-mail
     address is not used before it is confirmed: a link goes to it (accounts.addresses, `site` is
     the link's scheme and host), and one another account has is refused (nothing is created)."""
+    check_username(username=username)
     with transaction.atomic():
         user = User.objects.create_user(username=username, email="", password=password)
         if email:
@@ -91,6 +108,7 @@ def ensure_superuser(*, username: str, email: str, password: str) -> str:
     username = username.strip()
     if not username:
         raise Invalid("the staff account needs a username (DJANGO_SUPERUSER_USERNAME)")
+    check_username(username=username)
     existing = User.objects.filter(username=username).first()
     if existing is not None:
         return "exists" if existing.is_superuser else "not staff"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import markdown
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -69,7 +70,8 @@ class _ListsAfterParagraphs(Preprocessor):
 
 
 class _DocLinks(Treeprocessor):
-    """Links to another document (`protocol.md#time`, `../protocol.md`) go to its /docs/ page."""
+    """Links to another document (`protocol.md#time`, `../protocol.md`) go to its /docs/ page; an
+    image of the SDK's documents (`images/viewer-galaxy.png`) is served as a static file."""
 
     def __init__(self, md: markdown.Markdown, slug: str) -> None:
         super().__init__(md)
@@ -81,6 +83,10 @@ class _DocLinks(Treeprocessor):
             if found is not None and not link.get("href", "").startswith("#"):
                 target, anchor = found
                 link.set("href", doc_url(target) + (f"#{anchor}" if anchor else ""))
+        for image in root.iter("img"):
+            name = docs.image_name(self.slug, image.get("src", ""))
+            if name is not None:
+                image.set("src", static(f"armada/docs-images/{name}"))
 
 
 #: Where a long inline code span may wrap: after a dot, slash, underscore, opening bracket or comma.

@@ -148,4 +148,4 @@ def default_name(spec: str) -> str:
 
 #: A bot's name on the site (the site's own rule; `armada submit --bot` and `armada challenge`).
 SITE_NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
-SITE_NAME_RULE = "3 to 40 letters, digits, '-' or '_'"
+SITE_NAME_RULE = "3 to 40 ASCII letters (a-z, A-Z), digits, '-' or '_'"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from armada import extras
 from armada.cli.common import CliError
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -159,6 +160,16 @@ def stored_server() -> str | None:
     except CliError:
         return None
     return credentials.server if credentials else None
+
+
+def known_server() -> str | None:
+    """The user's site, when the SDK knows it: the one `armada login` stored, else the one its wheel
+    was downloaded from (None: neither; `DEFAULT_SERVER` is a developer's, not a guess)."""
+    found = stored_server() or extras.site()
+    try:
+        return normalize_server(found) if found else None
+    except CliError:
+        return None
 
 
 def resolve_server(server_arg: str | None) -> str:

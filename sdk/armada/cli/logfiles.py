@@ -24,7 +24,7 @@ def prepare_log_dir(path: str, option: str = "--log-dir") -> None:
 
 
 def safe_name(name: str) -> str:
-    """A bot name made safe for a file name: letters, digits, '-', '_' and '.', at most 40 characters."""
+    """A bot name made safe for a file name: ASCII letters, digits, '-', '_' and '.', at most 40 characters."""
     cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._-")[:40]
     return cleaned or "bot"
 

@@ -35,6 +35,7 @@ FILES: dict[str, str] = {
     "bots-environment": "bots-environment.md",
     "cli": "cli.md",
     "replay-format": "replay-format.md",
+    "viewer": "viewer.md",
     "decisions": "decisions.md",
     "rl": "rl.md",
     "imitation": "imitation.md",
@@ -85,6 +86,16 @@ def topic(slug: str) -> Topic:
 def text(slug: str) -> str:
     """The Markdown text of document `slug`; UnknownTopic for an unknown one."""
     return topic(slug).path.read_text(encoding="utf-8")
+
+
+def image_name(from_slug: str, src: str) -> str | None:
+    """The file name in `ROOT/images/` an image of document `from_slug` shows (`images/x.png`), None
+    when `src` is no shipped image."""
+    if "://" in src or src.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(FILES.get(from_slug, "")), src))
+    folder, _, name = joined.rpartition("/")
+    return name if folder == "images" and name and (ROOT / "images" / name).is_file() else None
 
 
 def resolve_link(from_slug: str, href: str) -> tuple[str, str] | None:

@@ -59,7 +59,8 @@ def slugify(text: str, seen: dict[str, int]) -> str:
 def _href(from_slug: str, target: str) -> str:
     found = docs.resolve_link(from_slug, target)
     if found is None:
-        return target
+        image = docs.image_name(from_slug, target)  # the shipped file itself: the pages are written elsewhere
+        return (docs.ROOT / "images" / image).as_uri() if image else target
     slug, anchor = found
     return f"{slug}.html" + (f"#{anchor}" if anchor else "")
 

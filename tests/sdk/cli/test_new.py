@@ -57,7 +57,7 @@ def test_new_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[
         (["new", "a/b", "--game", "galaxy"], "bad bot name"),
         (["new", ".hidden", "--game", "galaxy"], "starting with a letter or digit"),
         (["new", "x\n", "--game", "galaxy"], "bad bot name"),
-        (["new", "a" * 65, "--game", "galaxy"], "1 to 64 letters"),
+        (["new", "a" * 65, "--game", "galaxy"], "1 to 64 ASCII letters (a-z, A-Z)"),
         (["new", "x"], "--game"),
     ],
 )
@@ -132,3 +132,63 @@ def test_a_dir_name_too_long_is_a_clear_error(tmp_path: Path, capsys: pytest.Cap
     folder = tmp_path / ("d" * 300)
     assert main(["new", "mybot", "--game", "galaxy", "--dir", str(folder)]) == 2
     assert capsys.readouterr().err == f"armada: error: cannot create {folder / 'mybot'}: File name too long\n"
+
+
+@pytest.mark.parametrize(("name", "bot"), [("my.bot", "my_bot"), ("w", "w-bot"), ("x" * 64, "x" * 40)])
+def test_new_says_the_bot_name_to_submit_when_the_site_refuses_the_folders(
+        name: str, bot: str, tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`armada submit my.bot` would fail (the site takes [A-Za-z0-9_-]{3,40}): the warning and the
+    README both give the `--bot` that works."""
+    assert main(["new", name, "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    folder = tmp_path / name
+    assert f"armada: warning: the site does not take {name!r} as a bot name" in err
+    assert f"`armada submit {folder} --bot {bot}`" in err
+    readme = (folder / "README.md").read_text()
+    assert f"armada submit {folder} --bot {bot}\n" in readme and f"creates the bot `{bot}`" in readme
+    main(["new", name, "--starter", "imitation", "--dir", str(tmp_path / "imitation")])
+    assert f"armada submit {tmp_path / 'imitation' / name} --bot {bot} " in \
+        (tmp_path / "imitation" / name / "README.md").read_text()
+
+
+def test_new_is_silent_about_a_name_the_site_takes(tmp_path: Path, home: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "Rocket_1", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == ""
+    assert f"armada submit {tmp_path / 'Rocket_1'}\n" in (tmp_path / "Rocket_1" / "README.md").read_text()
+
+
+def test_the_readme_logs_in_to_the_site_the_sdk_knows(tmp_path: Path, home: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not the developer's 127.0.0.1: the stored site, else the wheel's, else a placeholder to fill in."""
+    from armada import extras
+    from armada.cli import config
+
+    def login_line(name: str) -> str:
+        assert main(["new", name, "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+        text = (tmp_path / name / "README.md").read_text()
+        return next(line.strip() for line in text.splitlines() if "armada login" in line)
+
+    monkeypatch.setattr(extras, "where_from", lambda: None)
+    assert login_line("one").startswith("armada login https://YOUR-SITE  ")
+    assert "the one you downloaded the SDK from" in login_line("two")
+    monkeypatch.setattr(extras, "where_from", lambda: "https://arena.example/sdk/armada-0.1.0-py3-none-any.whl")
+    assert login_line("three") == "armada login https://arena.example"
+    config.save_credentials(config.Credentials("https://mine.example/", "t0k", "me"))
+    assert login_line("four") == "armada login https://mine.example"
+    assert "127.0.0.1" not in (tmp_path / "four" / "README.md").read_text()
+
+
+@pytest.mark.parametrize(("origin", "site"), [
+    ("https://arena.example/sdk/armada-0.1.0-py3-none-any.whl", "https://arena.example"),
+    ("http://10.0.0.5:8000/sdk/armada-0.1.0-py3-none-any.whl", "http://10.0.0.5:8000"),
+    ("file:///home/me/sdk/armada-0.1.0-py3-none-any.whl", None),
+    ("https://pypi.example/packages/armada-0.1.0-py3-none-any.whl", None),
+    (None, None),
+])
+def test_the_site_is_read_from_the_wheels_address(origin: str | None, site: str | None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from armada import extras
+
+    monkeypatch.setattr(extras, "where_from", lambda: origin)
+    assert extras.site() == site

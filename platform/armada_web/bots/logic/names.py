@@ -1,4 +1,4 @@
-"""Bot names: 3..40 characters of letters, digits, `-` and `_`."""
+"""Bot names: 3..40 characters of ASCII letters (a-z, A-Z), digits, `-` and `_`."""
 
 from __future__ import annotations
 
@@ -15,5 +15,5 @@ def name_problem(name: Any) -> str | None:
     if len(name) < 3 or len(name) > 40:
         return f"a bot name has 3 to 40 characters (this one has {len(name)})"
     if not NAME_RE.fullmatch(name):
-        return "a bot name may hold only letters, digits, '-' and '_'"
+        return "a bot name may hold only ASCII letters (a-z, A-Z), digits, '-' and '_'"
     return None

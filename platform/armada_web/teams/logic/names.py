@@ -5,6 +5,8 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from armada_web.web.logic.text import has_invisible
+
 NAME_MIN = 3
 NAME_MAX = 40
 
@@ -20,7 +22,7 @@ def name_problem(name: Any) -> str | None:
     them (no full-width or styled forms), one of the Latin, Cyrillic and Greek alphabets at most."""
     if not isinstance(name, str):
         return "the team's name must be text"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in name):
+    if has_invisible(name):
         return "the team's name may not hold control characters (tabs, new lines, invisible marks)"
     if name != name.strip():
         return "the team's name may not start or end with a space"

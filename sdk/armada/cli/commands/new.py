@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from armada.botspec import BotSpecError, builtin_names, copy_starter
-from armada.cli import botinfo
+from armada.cli import botinfo, config
 from armada.cli.common import GAMES, CliError
 from armada.safefile import umask
 from armada.starters import imitation
@@ -32,7 +33,7 @@ An existing folder is never overwritten.
 DEFAULT_STARTER = "greedy"
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 #: What _NAME_RE accepts, in words (the error message, --help and docs/cli.md say exactly this).
-NAME_RULE = "1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit"
+NAME_RULE = "1 to 64 ASCII letters (a-z, A-Z), digits, '-', '_' or '.', starting with a letter or digit"
 
 README = """\
 # {name}
@@ -55,15 +56,29 @@ every document).
 
 ## Submit it
 
-    armada login http://127.0.0.1:8000     # your Armada site's address
-    armada submit {path}
+    armada login {site}{site_note}
+    armada submit {path}{bot_option}
 
-`armada submit` creates the bot `{name}` (the folder's name; `--bot NAME` for another) on
+`armada submit` creates the bot `{bot}` ({bot_why}) on
 the site if needed, uploads this folder (zipped with `main.py` at its top) and waits for the
 site's validation match; if it fails you see why, with the end of your bot's log. The game
 comes from `armada.json`, which `armada new` wrote. You can also upload a zip on the bot's
 page on the site.
 """
+
+
+#: The README's `armada login` line when the SDK knows no site (see `config.known_server`).
+UNKNOWN_SITE = "https://YOUR-SITE"
+UNKNOWN_SITE_NOTE = "     # your Armada site's address: the one you downloaded the SDK from"
+
+
+def site_name(name: str) -> str:
+    """`name` when the site takes it as a bot name (`botinfo.SITE_NAME_RULE`), else one it takes:
+    other characters become `_`, cut to 40, `-bot` added when shorter than 3."""
+    if botinfo.SITE_NAME_RE.fullmatch(name):
+        return name
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40]
+    return cleaned if len(cleaned) >= 3 else f"{cleaned}-bot"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -89,6 +104,10 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"the following arguments are required: --game ({' or '.join(GAMES)})")
         args.game = imitation.GAMES[0]
     path = create_bot(args.name, args.game, args.starter, Path(args.dir))
+    bot = site_name(args.name)
+    if bot != args.name:
+        print(f"armada: warning: the site does not take {args.name!r} as a bot name ({botinfo.SITE_NAME_RULE}): "
+              f"submit it with `armada submit {path} --bot {bot}` (its README says so)", file=sys.stderr)
     if args.starter == imitation.NAME:
         print(f"created {path}/ (the {imitation.NAME} starter: main.py, train.py, encoding.py, README.md, "
               f"{botinfo.INFO_FILE})")
@@ -147,9 +166,15 @@ def _fill(folder: Path, target: Path, name: str, game: str, starter: str) -> Non
     except OSError as exc:  # named after the bot's folder, not the hidden one it is made in
         raise CliError(f"cannot copy starter {starter!r} into {target}: {exc.strerror or exc}") from exc
     others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
+    site = config.known_server()
+    bot = site_name(name)
     try:
         (folder / "README.md").write_text(
-            README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random"),
+            README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random",
+                          site=site or UNKNOWN_SITE, site_note="" if site else UNKNOWN_SITE_NOTE,
+                          bot=bot, bot_option="" if bot == name else f" --bot {bot}",
+                          bot_why="the folder's name; `--bot NAME` for another" if bot == name else
+                          f"the site's bot names are {botinfo.SITE_NAME_RULE}, which {name!r} is not"),
             encoding="utf-8",
         )
         botinfo.record(folder, game, starter)
@@ -164,6 +189,9 @@ def _copy_template(folder: Path, target: Path, name: str, game: str) -> None:
         for file_name, source in imitation.files().items():
             if file_name == "README.md":
                 text = source.read_text(encoding="utf-8")
+                bot = site_name(name)
+                if bot != name:
+                    text = text.replace("armada submit {path}", f"armada submit {{path}} --bot {bot}")
                 (folder / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),
                                                 encoding="utf-8")
             else:
