@@ -164,8 +164,14 @@ def stored_server() -> str | None:
 
 def known_server() -> str | None:
     """The user's site, when the SDK knows it: the one `armada login` stored, else the one its wheel
-    was downloaded from (None: neither; `DEFAULT_SERVER` is a developer's, not a guess)."""
-    found = stored_server() or extras.site()
+    was downloaded from (None: neither; `DEFAULT_SERVER` is a developer's, not a guess). Never
+    raises: `armada new` asks, offline, and works without a home directory (`Path.home()` raises
+    RuntimeError for a uid without one, e.g. in a container) or a readable config file."""
+    try:
+        stored = stored_server()
+    except (RuntimeError, OSError):
+        stored = None
+    found = stored or extras.site()
     try:
         return normalize_server(found) if found else None
     except CliError:

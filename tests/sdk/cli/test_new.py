@@ -192,3 +192,25 @@ def test_the_site_is_read_from_the_wheels_address(origin: str | None, site: str 
 
     monkeypatch.setattr(extras, "where_from", lambda: origin)
     assert extras.site() == site
+
+
+def test_new_needs_no_readable_config_nor_home(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`armada new` works offline from a fresh account: a damaged or unreadable config file, or no
+    home directory at all (a container's uid without a passwd entry and no $HOME: `Path.home()`
+    raises RuntimeError), only leaves the README's placeholder site, never a traceback."""
+    from armada import extras
+
+    monkeypatch.setattr(extras, "where_from", lambda: None)
+    home.parent.mkdir(parents=True)
+    home.mkdir()  # a folder where the file should be: unreadable as a file
+    assert main(["new", "one", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    assert "armada login https://YOUR-SITE" in (tmp_path / "one" / "README.md").read_text()
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    assert main(["new", "two", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    assert "armada login https://YOUR-SITE" in (tmp_path / "two" / "README.md").read_text()
