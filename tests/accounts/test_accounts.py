@@ -75,6 +75,24 @@ def test_sign_up_service_refuses_only_dots_too():
         services.ensure_superuser(username="..", email="", password=PASSWORD)
 
 
+def test_an_existing_staff_account_named_only_dots_still_passes_ensure_superuser(make_user):
+    """Compose's migrate service runs `ensure_superuser` on every start: a staff account made
+    before the rule keeps its name and the deploy keeps starting ("exists"; an ordinary one,
+    "not staff"); only a new account of dots is refused."""
+    from django.contrib.auth.models import User
+
+    from armada_web.accounts import services
+    from armada_web.web.errors import Invalid
+
+    User.objects.create_superuser(username="...", email="", password=PASSWORD)
+    make_user("..")
+    assert services.ensure_superuser(username="...", email="", password="") == "exists"
+    assert services.ensure_superuser(username="..", email="", password=PASSWORD) == "not staff"
+    with pytest.raises(Invalid, match="only dots"):
+        services.ensure_superuser(username=".", email="", password=PASSWORD)
+    assert not User.objects.filter(username=".").exists()
+
+
 def test_login_page_throttles_failures_per_username(client, make_user, settings):
     settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=100, login_failures_per_user=3,
                                             login_failure_window_s=900)

@@ -104,14 +104,15 @@ def ensure_superuser(*, username: str, email: str, password: str) -> str:
     """The organiser's staff account, made once (compose's start, from DJANGO_SUPERUSER_*): returns
     "created", "exists" (a superuser of that name: left as it is, its password too) or "not staff"
     (an ordinary account has the name: never promoted, so a name taken by someone else does not
-    make them staff). Invalid without a username or, for a new account, a password."""
+    make them staff). Invalid without a username or, for a new account, a password or a name
+    `check_username` refuses."""
     username = username.strip()
     if not username:
         raise Invalid("the staff account needs a username (DJANGO_SUPERUSER_USERNAME)")
-    check_username(username=username)
     existing = User.objects.filter(username=username).first()
-    if existing is not None:
+    if existing is not None:  # made before `check_username`'s rule, it still passes (every start runs this)
         return "exists" if existing.is_superuser else "not staff"
+    check_username(username=username)
     if not password:
         raise Invalid(f"the staff account {username!r} needs a password (DJANGO_SUPERUSER_PASSWORD)")
     User.objects.create_superuser(username=username, email=email.strip(), password=password)
