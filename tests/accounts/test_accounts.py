@@ -354,3 +354,29 @@ def test_a_token_name_keeps_its_own_scripts_and_emoji(client, make_user):
                              content_type="application/json")
         assert answer.status_code == 201, (name, answer.json())
     assert answer.json()["name"] == "two words"
+
+
+@pytest.mark.parametrize("name", ["..", "."])
+def test_the_admin_neither_creates_nor_renames_a_user_to_only_dots(client, make_user, name):
+    """Staff add and rename users in Django's admin: the same rule as sign-up (`check_username`),
+    so no profile address `/users/../` is made there either; an older such account still saves."""
+    from django.contrib.auth.models import User
+
+    staff = User.objects.create_superuser(username="boss", email="", password=PASSWORD)
+    client.force_login(staff)
+    added = client.post("/admin/auth/user/add/", {"username": name, "password1": "admin-set-pass-91",
+                                                  "password2": "admin-set-pass-91", "usable_password": "true"})
+    assert added.status_code == 200 and "cannot be only dots" in added.content.decode()
+    assert not User.objects.filter(username=name).exists()
+    user = make_user("erin")
+    form = {"username": name, "password": "x", "is_active": "on", "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00", "initial-date_joined_0": "2026-01-01", "initial-date_joined_1": "00:00:00"}
+    renamed = client.post(f"/admin/auth/user/{user.pk}/change/", form)
+    assert renamed.status_code == 200 and "cannot be only dots" in renamed.content.decode()
+    user.refresh_from_db()
+    assert user.username == "erin"
+    older = make_user("...")
+    kept = client.post(f"/admin/auth/user/{older.pk}/change/", {**form, "username": "...", "is_active": ""})
+    assert kept.status_code == 302, kept.content.decode()[:2000]
+    older.refresh_from_db()
+    assert older.username == "..." and not older.is_active

@@ -1,8 +1,44 @@
-"""Staff: API tokens (users are Django's own admin: untick "active" to disable one)."""
+"""Staff: API tokens; users are Django's own admin (untick "active" to disable one), whose add
+and change forms apply sign-up's `check_username` too (no username of only dots)."""
 
+from django import forms
 from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 
+from armada_web.accounts import services
 from armada_web.accounts.models import ApiToken
+from armada_web.web.errors import Invalid
+
+
+def _checked(username: str) -> str:
+    try:
+        return services.check_username(username=username)
+    except Invalid as exc:
+        raise ValidationError(str(exc), code="invalid") from None
+
+
+class CheckedUserCreationForm(AdminUserCreationForm):
+    def clean_username(self) -> str:
+        return _checked(super().clean_username())
+
+
+class CheckedUserChangeForm(UserChangeForm):
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data["username"]
+        # an older account keeps its name (made before the rule): only a new name is checked
+        return _checked(username) if "username" in self.changed_data else username
+
+
+class CheckedUserAdmin(UserAdmin):
+    add_form = CheckedUserCreationForm
+    form: type[forms.ModelForm] = CheckedUserChangeForm
+
+
+admin.site.unregister(User)
+admin.site.register(User, CheckedUserAdmin)
 
 
 @admin.register(ApiToken)
