@@ -16,7 +16,7 @@ from knox.auth import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from armada_web.accounts import sightings
-from armada_web.web.inputs import has_control
+from armada_web.web.logic.text import has_control
 
 #: `last_used` is written at most this often per token (saves a write per request).
 LAST_USED_RESOLUTION = timedelta(minutes=1)

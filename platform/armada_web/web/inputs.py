@@ -21,6 +21,7 @@ from django.http.response import HttpResponseBase
 from django.urls import register_converter
 
 from armada_web.web.errors import Invalid
+from armada_web.web.logic.text import has_bidi_control, has_control
 
 #: The largest id: PostgreSQL's bigint and SQLite's INTEGER are signed 64-bit.
 MAX_ID = 2**63 - 1
@@ -74,23 +75,6 @@ def parse_text(value: object, *, what: str, max_length: int) -> str:
     if has_control(text):
         raise Invalid(f"{what} holds a control character")
     return text.strip()[:max_length]
-
-
-def has_control(text: str) -> bool:
-    """Whether `text` holds a control character (below 32, DEL, or the C1 controls U+0080..U+009F,
-    such as U+009B, an escape to a terminal): none belongs in a name, a note or a search."""
-    return any(ord(c) < 32 or 127 <= ord(c) <= 159 for c in text)
-
-
-#: The marks that set the direction of the text around them (U+061C, U+200E, U+200F, U+202A..U+202E,
-#: U+2066..U+2069): in a name, an override turns the text after it (on a list, in a title), so the name
-#: reads as another or hides part of itself.
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def has_bidi_control(text: str) -> bool:
-    """Whether `text` holds a direction mark or override (BIDI_CONTROLS): none belongs in a name."""
-    return any(c in BIDI_CONTROLS for c in text)
 
 
 def shown_text_problem(text: str, *, what: str) -> str | None:
