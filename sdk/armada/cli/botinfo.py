@@ -149,3 +149,12 @@ def default_name(spec: str) -> str:
 #: A bot's name on the site (the site's own rule; `armada submit --bot` and `armada challenge`).
 SITE_NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
 SITE_NAME_RULE = "3 to 40 ASCII letters (a-z, A-Z), digits, '-' or '_'"
+
+
+def site_name(name: str) -> str:
+    """`name` when the site takes it as a bot name (`SITE_NAME_RULE`), else one it takes:
+    other characters become `_`, cut to 40, `-bot` added when shorter than 3."""
+    if SITE_NAME_RE.fullmatch(name):
+        return name
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40]
+    return cleaned if len(cleaned) >= 3 else f"{cleaned}-bot"

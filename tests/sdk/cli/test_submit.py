@@ -469,7 +469,11 @@ def test_a_folder_name_the_site_refuses_asks_for_bot(name: str, tmp_path: Path, 
     assert main(["new", name, "--game", "galaxy", "--dir", str(tmp_path)]) == 0  # `armada new` allows more
     capsys.readouterr()
     assert main(["submit", str(tmp_path / name)]) == 2
-    assert f"the bot's name would be {name!r}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"the bot's name would be {name!r}" in err
+    # the name to pass is the one `armada new` suggested too (botinfo.site_name)
+    suggested = {"ab": "ab-bot", "my.bot": "my_bot", "x" * 41: "x" * 40}[name]
+    assert f"pass --bot NAME, e.g. --bot {suggested}\n" in err
 
 
 def test_a_path_that_is_no_bot_is_refused_before_any_name_is_said(logged_in: FakeSite, tmp_path: Path,

@@ -72,15 +72,6 @@ UNKNOWN_SITE = "https://YOUR-SITE"
 UNKNOWN_SITE_NOTE = "     # your Armada site's address: the one you downloaded the SDK from"
 
 
-def site_name(name: str) -> str:
-    """`name` when the site takes it as a bot name (`botinfo.SITE_NAME_RULE`), else one it takes:
-    other characters become `_`, cut to 40, `-bot` added when shorter than 3."""
-    if botinfo.SITE_NAME_RE.fullmatch(name):
-        return name
-    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40]
-    return cleaned if len(cleaned) >= 3 else f"{cleaned}-bot"
-
-
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "new", help="create a bot folder from a starter bot",
@@ -104,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"the following arguments are required: --game ({' or '.join(GAMES)})")
         args.game = imitation.GAMES[0]
     path = create_bot(args.name, args.game, args.starter, Path(args.dir))
-    bot = site_name(args.name)
+    bot = botinfo.site_name(args.name)
     if bot != args.name:
         print(f"armada: warning: the site does not take {args.name!r} as a bot name ({botinfo.SITE_NAME_RULE}): "
               f"submit it with `armada submit {path} --bot {bot}` (its README says so)", file=sys.stderr)
@@ -167,7 +158,7 @@ def _fill(folder: Path, target: Path, name: str, game: str, starter: str) -> Non
         raise CliError(f"cannot copy starter {starter!r} into {target}: {exc.strerror or exc}") from exc
     others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
     site = config.known_server()
-    bot = site_name(name)
+    bot = botinfo.site_name(name)
     try:
         (folder / "README.md").write_text(
             README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random",
@@ -189,7 +180,7 @@ def _copy_template(folder: Path, target: Path, name: str, game: str) -> None:
         for file_name, source in imitation.files().items():
             if file_name == "README.md":
                 text = source.read_text(encoding="utf-8")
-                bot = site_name(name)
+                bot = botinfo.site_name(name)
                 if bot != name:
                     text = text.replace("armada submit {path}", f"armada submit {{path}} --bot {bot}")
                 (folder / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),

@@ -102,7 +102,8 @@ def fill_defaults(args: argparse.Namespace) -> str:
         name = botinfo.default_name(args.path)
         if not botinfo.SITE_NAME_RE.fullmatch(name):
             raise CliError(f"the bot's name would be {name!r}, its folder's or file's name, which the site does "
-                           f"not accept ({botinfo.SITE_NAME_RULE}): pass --bot NAME")
+                           f"not accept ({botinfo.SITE_NAME_RULE}): pass --bot NAME, e.g. "
+                           f"--bot {botinfo.site_name(name)}")
         args.bot = name
         args.bot_from = args.path
         said.append(f"bot name {name} (from {args.path})")
