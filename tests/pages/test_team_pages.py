@@ -274,6 +274,9 @@ def test_removing_leaving_and_archiving_ask_first(client, crew):
     assert queries.members(team).count() == 2 and team.archived is None
     nobody = client.get(f"/teams/{team.pk}/remove/?username=carol", follow=True).content.decode()
     assert "&#x27;carol&#x27; is not a member of this team" in nobody
+    # asking runs the removal's own rules (teams.services.member_to_remove): what the click would refuse
+    yourself = client.get(f"/teams/{team.pk}/remove/?username=ALICE", follow=True).content.decode()
+    assert "to take yourself out of the team, leave it" in yourself and 'id="confirm-form"' not in yourself
     client.force_login(crew["carol"])  # not a member: refused, back on the team's page
     refused = client.get(f"/teams/{team.pk}/archive/", follow=True).content.decode()
     assert "only a member of this team" in refused and 'id="confirm-form"' not in refused

@@ -22,7 +22,7 @@ from armada_web.seasons.queries import placements_of_bots
 from armada_web.teams import queries, services
 from armada_web.teams.access import is_member, restore_refusal, was_member
 from armada_web.teams.models import Team
-from armada_web.web.errors import DomainError, Forbidden, NotFound, http_status
+from armada_web.web.errors import DomainError, Forbidden, http_status
 from armada_web.web.paging import keyed_page, page_number
 
 TEAM_BOTS = 50
@@ -153,11 +153,7 @@ def remove(request: HttpRequest, pk: int) -> HttpResponse:
     """GET (?username=) asks to confirm, POST removes the member."""
     if request.method != "POST":
         team = services.get_team(team_id=pk)
-        wanted = request.GET.get("username", "")
-        member = next((m.user.username for m in queries.members(team)
-                       if m.user and m.user.username.lower() == wanted.lower()), None)
-        if member is None:
-            raise NotFound(f"{wanted[:40]!r} is not a member of this team")
+        member = services.member_to_remove(user=request.user, team=team, username=request.GET.get("username", ""))
         return _confirm(request, team, heading=f"Remove {member} from {team.name}?", button=f"Remove {member}",
                         hidden={"username": member}, lines=[
             f"{member} stops being a member now: the team's bots, their code and logs are no longer theirs "

@@ -231,25 +231,41 @@ def leave_team(*, user: Any, team: Team) -> Team:
     return locked
 
 
+def member_to_remove(*, user: Any, team: Team, username: Any) -> str:
+    """The username (as the site spells it) that `remove_member` would remove now, or its refusal
+    raised: the confirmation page asks with what the click will do."""
+    with transaction.atomic():
+        target = _check_remove(user=user, team=team, username=username)
+        return target.user.username if target.user else str(username)  # (found by its user's name)
+
+
+def _check_remove(*, user: Any, team: Team, username: Any) -> Membership:
+    """`remove_member`'s rules: the team's kind, the remover a member, the name one of another
+    member, the seasons' rules; the membership to end."""
+    _check_changeable(team)
+    if not is_member(user=user, team_id=team.pk):
+        raise Forbidden("only a member of this team can remove a member")
+    if not isinstance(username, str) or not username:
+        raise Invalid("give the username of the member to remove")
+    if not re.fullmatch(USERNAME_PATTERN, username):  # (a NUL would be a database error, a 500)
+        raise Invalid(f"{username[:40]!r} is not a username (letters, digits and @ . + - _)")
+    target = Membership.objects.current().select_related("user").filter(
+        team=team, user__username__iexact=username).first()
+    if target is None:
+        raise NotFound(f"{username!r} is not a member of this team")
+    if target.user_id == user.pk:
+        raise Invalid("to take yourself out of the team, leave it")
+    _changing(team, target.user_id or 0, "remove")
+    return target
+
+
 def remove_member(*, user: Any, team: Team, username: Any) -> Team:
     """A member removes another member (recorded in the team's history; bots and results stay).
     The join key is renewed in the same transaction: the removed member knew it and would
     otherwise rejoin at once with it (D-S-21). Leaving on one's own keeps the key."""
     with transaction.atomic():
         locked = _locked(team)
-        _check_changeable(locked)
-        if not is_member(user=user, team_id=locked.pk):
-            raise Forbidden("only a member of this team can remove a member")
-        if not isinstance(username, str) or not username:
-            raise Invalid("give the username of the member to remove")
-        if not re.fullmatch(USERNAME_PATTERN, username):  # (a NUL would be a database error, a 500)
-            raise Invalid(f"{username[:40]!r} is not a username (letters, digits and @ . + - _)")
-        target = Membership.objects.current().filter(team=locked, user__username__iexact=username).first()
-        if target is None:
-            raise NotFound(f"{username!r} is not a member of this team")
-        if target.user_id == user.pk:
-            raise Invalid("to take yourself out of the team, leave it")
-        _changing(locked, target.user_id or 0, "remove")
+        target = _check_remove(user=user, team=locked, username=username)
         Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed_by=user)
         if locked.join_key:
             locked.join_key = new_key()
