@@ -32,6 +32,7 @@ import contextlib
 import fcntl
 import itertools
 import os
+import random
 import secrets
 import socket
 import tempfile
@@ -324,6 +325,44 @@ class SlotPool:
                 raise SlotsBusy(f"all {len(self.candidates(purpose))} sandbox slots for {purpose} games "
                                 f"stayed taken for {timeout:.0f} s")
             time.sleep(0.05)
+
+    def try_acquire_pairs(self, pairs: int, purpose: str = "match") -> list[Lease] | None:
+        """`pairs` slot pairs at once, or None holding nothing: the lowest free slot and the lowest
+        on another CPU, then more slots on the same two CPUs."""
+        leases: list[Lease] = []
+
+        def take(cpu: int | None) -> bool:
+            lease = self.try_acquire(cpu, purpose)
+            if lease is not None:
+                leases.append(lease)
+            return lease is not None
+
+        # the first pair on two CPUs (when the pool has two): its bots play side by side
+        taken = take(None) and (any(take(cpu) for cpu in self.cpus if str(cpu) != leases[0].slot.cpuset)
+                                if len(self.cpus) > 1 else take(None))
+        if taken:
+            cpus = [int(lease.slot.cpuset) for lease in leases]
+            taken = all(take(cpu) for _ in range(pairs - 1) for cpu in cpus)
+        if not taken:
+            for lease in leases:
+                lease.release()
+            return None
+        return leases
+
+    def acquire_pairs(self, pairs: int, timeout: float = 60.0, purpose: str = "match") -> list[Lease]:
+        """`pairs` slot pairs (`try_acquire_pairs`), waiting up to `timeout` seconds; raises SlotsBusy.
+
+        All or nothing: while it waits it holds no slot, so two pools waiting for each other's
+        slots never hold each other up for good (a pool taking its slots one by one did)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            leases = self.try_acquire_pairs(pairs, purpose)
+            if leases is not None:
+                return leases
+            if time.monotonic() >= deadline:
+                raise SlotsBusy(f"{2 * pairs} of the {len(self.candidates(purpose))} sandbox slots for {purpose} "
+                                f"games (two CPUs) were not free together within {timeout:.0f} s")
+            time.sleep(0.05 + random.random() * 0.05)  # (jitter: pools waiting side by side take turns)
 
     def _ensure_dir(self) -> None:
         ensure_lock_dir(self.lock_dir)

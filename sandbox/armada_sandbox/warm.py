@@ -145,24 +145,9 @@ class WarmPool:
         self._waiting: dict[tuple[Any, ...], int] = {}  # bots waiting in `take`, by container key
         self._playing: list[str] = []  # CPU sets of the slots taken and not yet removed
         self._lost: list[Lease] = []  # slots out of use (a container that would not go): held till close
-        for lease in self._lease_pairs(pairs, SLOT_WAIT_S if slot_wait is None else slot_wait):
+        wait = SLOT_WAIT_S if slot_wait is None else slot_wait
+        for lease in self.pool.acquire_pairs(pairs, wait, purpose=purpose):
             self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
-
-    def _lease_pairs(self, pairs: int, wait: float) -> list[Lease]:
-        """The lowest free pair, then more slots on the same two CPUs (one pair plays at a time).
-
-        Raises SlotsBusy (holding nothing) when they are not free within `wait` seconds."""
-        leases: list[Lease] = []
-        try:
-            leases += [self.pool.acquire(wait, purpose=self.purpose) for _ in range(2)]
-            cpus = [int(lease.slot.cpuset) for lease in leases]
-            for _ in range(pairs - 1):
-                leases += [self.pool.acquire(wait, cpu=cpu, purpose=self.purpose) for cpu in cpus]
-        except SlotsBusy:
-            for lease in leases:
-                lease.release()
-            raise
-        return leases
 
     # -- matches -----------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ from armada_sandbox._engine import docker_client as shared_client
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, containers_with, host_processes_of
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+#: (a timeout of 600 s: the first warm case waits up to 300 s for free slots, then all play)
+pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(600)]
 
 HOSTILE_DIR = Path(__file__).parent / "hostile"
 #: Small limits for the hostile bots (the opponent gets the defaults).
@@ -163,7 +164,8 @@ def played(request, docker_client, listener, tmp_path_factory) -> Any:
         if request.param == "warm":
             # seat 2 has the default limits: half the slots are remade for them at first (wait for it)
             warm = stack.enter_context(WarmPool(PARALLEL, image=BOT_IMAGE, limits=SMALL, take_wait=60,
-                                                slot_wait=300))  # under xdist: after the cold run
+                                                slot_wait=300))  # (other tests' pools may hold slots a while;
+            # below the module's timeout, so a wait too long says so: SlotsBusy, not a timeout)
         with ThreadPoolExecutor(PARALLEL) as pool:
             futures = {name: pool.submit(play_case, folder, name, warm) for name in CASES}
             results = {name: future.result() for name, future in futures.items()}

@@ -46,10 +46,8 @@ def ask(bot: DockerBot, word: str, timeout: float = 30.0) -> str:
 
 def pair(folder: Path, second: str) -> tuple[DockerBot, DockerBot]:
     """The innocent bot and its neighbour, on two different CPUs when the host has two."""
-    pool = default_pool()
-    cpus = host_cpus()
-    lease1 = pool.acquire(cpu=cpus[-1])
-    lease2 = pool.acquire(cpu=cpus[0])
+    # both at once: a test holding one slot while it waits for another holds up the rest of the suite
+    lease1, lease2 = default_pool().acquire_pairs(1, timeout=200)
     innocent = DockerBot(folder, "innocent.py", label="innocent", limits=LIMITS, slot=lease1, labels=run_labels())
     other = DockerBot(folder, second, label="neighbour", limits=LIMITS, slot=lease2, labels=run_labels())
     return innocent, other

@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from armada_sandbox.slots import SLOT_UID_BASE, SlotPool, SlotsBusy
+from armada_sandbox.slots import SLOT_UID_BASE, Lease, SlotPool, SlotsBusy
 
 
 def test_slots_have_their_own_uid_and_cpu_and_are_taken_lowest_first(tmp_path):
@@ -236,3 +238,40 @@ def test_a_lock_file_removed_between_open_and_lock_is_not_held_twice(tmp_path, m
     monkeypatch.setattr(slots, "open_lock_file", opened)
     assert pool.try_slot(0) is None  # the file in the folder is the one locked
     lease.release()
+
+
+def test_pairs_are_taken_all_at_once_and_a_waiting_pool_holds_nothing(tmp_path):
+    """A warm pool waiting for its pairs holds no slot meanwhile (CI on 8115990: a pool taking its
+    slots one by one held half the host while waiting for the rest, and the workers holding the
+    rest waited for its half: every game stopped for minutes)."""
+    pool = SlotPool(size=10, cpus=[0, 1], lock_dir=tmp_path)
+    blocker = pool.try_slot(8)  # CPU 0: slots 2, 4, 6 free, 8 taken
+    assert blocker is not None
+    got: list[list[Lease]] = []
+    waiting = threading.Thread(target=lambda: got.append(pool.acquire_pairs(4, timeout=20)))
+    waiting.start()
+    time.sleep(0.5)
+    # while it waits, every other slot can be had (nothing is held halfway)
+    others = [pool.acquire(timeout=5) for _ in range(7)]  # (its tries hold them for microseconds)
+    assert sorted(lease.slot.index for lease in others) == [2, 3, 4, 5, 6, 7, 9]
+    for lease in others:
+        lease.release()
+    assert not got
+    blocker.release()
+    waiting.join(20)
+    assert [lease.slot.index for lease in got[0]] == [2, 3, 4, 5, 6, 7, 8, 9]
+    assert sorted(lease.slot.cpuset for lease in got[0]) == ["0"] * 4 + ["1"] * 4
+    with pytest.raises(SlotsBusy, match=r"4 of the 8 sandbox slots for match games .* not free together within 0 s"):
+        pool.acquire_pairs(2, timeout=0)
+    for lease in got[0]:
+        lease.release()
+    again = pool.try_acquire_pairs(4)
+    assert again is not None  # (all free again: released, not leaked)
+    for lease in again:
+        lease.release()
+    third = pool.try_slot(3)
+    assert third is not None
+    pair = pool.acquire_pairs(1, timeout=0)  # its two bots on two CPUs: slot 2 (CPU 0), then 5 (CPU 1), not 4
+    assert [(lease.slot.index, lease.slot.cpuset) for lease in pair] == [(2, "0"), (5, "1")]
+    for lease in [*pair, third]:
+        lease.release()
