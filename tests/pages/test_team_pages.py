@@ -277,6 +277,21 @@ def test_removing_leaving_and_archiving_ask_first(client, crew):
     # asking runs the removal's own rules (teams.services.member_to_remove): what the click would refuse
     yourself = client.get(f"/teams/{team.pk}/remove/?username=ALICE", follow=True).content.decode()
     assert "to take yourself out of the team, leave it" in yourself and 'id="confirm-form"' not in yourself
+    # leaving and archiving too (teams.services.leave_refusal, archive_refusal): the last member of a
+    # playing team, a personal team, a team archived already are told so, with nothing to confirm
+    solo = services.create_team(user=alice, name="Solo")
+    last = client.get(f"/teams/{solo.pk}/leave/", follow=True).content.decode()
+    assert "you are this team&#x27;s last member" in last and 'id="confirm-form"' not in last
+    personal = services.personal_team(user=alice)
+    for path in ("leave", "archive"):
+        own = client.get(f"/teams/{personal.pk}/{path}/", follow=True).content.decode()
+        assert "a personal team has its one member" in own and 'id="confirm-form"' not in own, path
+    services.archive_team(user=alice, team=solo)
+    again = client.get(f"/teams/{solo.pk}/archive/", follow=True).content.decode()
+    assert "archived already" in again and 'id="confirm-form"' not in again
+    assert 'id="confirm-form"' in page(client, f"/teams/{solo.pk}/leave/")  # (archived: its last member may go)
     client.force_login(crew["carol"])  # not a member: refused, back on the team's page
     refused = client.get(f"/teams/{team.pk}/archive/", follow=True).content.decode()
     assert "only a member of this team" in refused and 'id="confirm-form"' not in refused
+    gone = client.get(f"/teams/{team.pk}/leave/", follow=True).content.decode()
+    assert "you are not a member of this team" in gone and 'id="confirm-form"' not in gone

@@ -130,6 +130,12 @@ def _confirm(request: HttpRequest, team: Team, *, heading: str, lines: list[str]
                                                   "cancel": _team_page(team.pk)})
 
 
+def _refuse(refusal: DomainError | None) -> None:
+    """Raise what the click would be refused with (`refusals_go_to` shows it on the team's page)."""
+    if refusal is not None:
+        raise refusal
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 @refusals_go_to(_team_page)
@@ -137,6 +143,7 @@ def leave(request: HttpRequest, pk: int) -> HttpResponse:
     """GET asks to confirm, POST leaves."""
     if request.method != "POST":
         team = services.get_team(team_id=pk)
+        _refuse(services.leave_refusal(user=request.user, team=team))
         return _confirm(request, team, heading=f"Leave the team {team.name}?", button="Leave the team", lines=[
             "You stop being a member now: the team's bots, their code and logs are no longer yours to see "
             "or manage. Its bots, matches and results stay with the team.",
@@ -174,6 +181,7 @@ def archive(request: HttpRequest, pk: int) -> HttpResponse:
     """GET asks to confirm, POST archives."""
     if request.method != "POST":
         team = services.get_team(team_id=pk)
+        _refuse(services.archive_refusal(user=request.user, team=team))
         return _confirm(request, team, heading=f"Archive the team {team.name}?", button="Archive the team",
                         lines=["Its bots stop playing now: no more ladder matches, challenges or season games. "
                                "Its matches, ratings, results and history stay.",

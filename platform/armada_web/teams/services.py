@@ -159,12 +159,7 @@ def join_team(*, user: Any, team: Team, key: Any) -> Team:
 
 def join_refusal(*, user: Any, team: Team, key: Any) -> DomainError | None:
     """What `join_team` would refuse now, or None: the join link's page says it before the click."""
-    try:
-        with transaction.atomic():
-            _check_join(user=user, team=team, key=key)
-    except DomainError as exc:
-        return exc
-    return None
+    return _refusal(_check_join, user=user, team=team, key=key)
 
 
 def _check_join(*, user: Any, team: Team, key: Any) -> None:
@@ -219,16 +214,36 @@ def leave_team(*, user: Any, team: Team) -> Team:
     """`user` leaves `team`; its last member may leave only once the team is archived."""
     with transaction.atomic():
         locked = _locked(team)
-        _check_changeable(locked)
-        if not is_member(user=user, team_id=locked.pk):
-            raise Conflict("you are not a member of this team")
-        others = Membership.objects.current().filter(team=locked).exclude(user_id=user.pk).count()
-        if others == 0 and locked.archived is None:
-            raise Conflict("you are this team's last member: hand it on (someone joins with the join link) "
-                           "or archive it before you leave")
-        _changing(locked, user.pk, "leave")
+        _check_leave(user=user, team=locked)
         _end(team=locked, user_id=user.pk)
     return locked
+
+
+def leave_refusal(*, user: Any, team: Team) -> DomainError | None:
+    """What `leave_team` would refuse now, or None: the confirmation page says it before the click."""
+    return _refusal(_check_leave, user=user, team=team)
+
+
+def _check_leave(*, user: Any, team: Team) -> None:
+    """`leave_team`'s rules: the team's kind, a member, not its last while it plays, the seasons' rules."""
+    _check_changeable(team)
+    if not is_member(user=user, team_id=team.pk):
+        raise Conflict("you are not a member of this team")
+    others = Membership.objects.current().filter(team=team).exclude(user_id=user.pk).count()
+    if others == 0 and team.archived is None:
+        raise Conflict("you are this team's last member: hand it on (someone joins with the join link) "
+                       "or archive it before you leave")
+    _changing(team, user.pk, "leave")
+
+
+def _refusal(check: Any, **arguments: Any) -> DomainError | None:
+    """The DomainError `check(**arguments)` raises (in a transaction of its own, changing nothing), or None."""
+    try:
+        with transaction.atomic():
+            check(**arguments)
+    except DomainError as exc:
+        return exc
+    return None
 
 
 def member_to_remove(*, user: Any, team: Team, username: Any) -> str:
@@ -290,14 +305,27 @@ def archive_team(*, user: Any, team: Team) -> Team:
     transaction: `signals.archive_changed`), its history and results stay."""
     with transaction.atomic():
         locked = _locked(team)
-        _check_changeable(locked)
-        if not is_member(user=user, team_id=locked.pk):
-            raise Forbidden("only a member of this team can archive it")
-        if locked.archived is None:
+        _check_archive(user=user, team=locked)
+        if locked.archived is None:  # (archived already: nothing to do, the same click twice counts once)
             locked.archived = timezone.now()
             locked.save(update_fields=["archived"])
             archive_changed.send(sender=Team, team=locked)  # its bots stop playing now, not at a repair
     return locked
+
+
+def archive_refusal(*, user: Any, team: Team) -> DomainError | None:
+    """What the confirmation page says instead of asking: `archive_team`'s refusal, or that the
+    team is archived already (the click would change nothing); None when it may be archived."""
+    if team.archived is not None and is_member(user=user, team_id=team.pk):
+        return Conflict("this team is archived already: its bots do not play")
+    return _refusal(_check_archive, user=user, team=team)
+
+
+def _check_archive(*, user: Any, team: Team) -> None:
+    """`archive_team`'s rules: the team's kind, the archiver a member."""
+    _check_changeable(team)
+    if not is_member(user=user, team_id=team.pk):
+        raise Forbidden("only a member of this team can archive it")
 
 
 def restore_team(*, user: Any, team: Team) -> Team:
