@@ -64,7 +64,7 @@ def test_retiring_asks_first_then_retires(client, make_user, valid_version):
     Bot.objects.filter(pk=bot.pk).update(team=team)
     client.force_login(bob)
     html = client.get(f"/bots/{bot.pk}/").content.decode()
-    assert f'<form method="get" action="/bots/{bot.pk}/retire/"' in html
+    assert f'<a class="button secondary" id="retire" href="/bots/{bot.pk}/retire/">' in html  # (a link: no trailing ?)
     asked = client.get(f"/bots/{bot.pk}/retire/")
     page = asked.content.decode()
     assert asked.status_code == 200 and "Retire alpha (Galaxy)?" in page and "cannot be undone" in page

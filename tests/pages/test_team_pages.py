@@ -262,8 +262,10 @@ def test_removing_leaving_and_archiving_ask_first(client, crew):
     team, alice = crew["team"], crew["alice"]
     client.force_login(alice)
     html = page(client, f"/teams/{team.pk}/")
+    assert f'<form method="get" action="/teams/{team.pk}/remove/"' in html  # (with the member's name)
+    for path in ("leave", "archive"):  # links: their addresses end without a lone "?"
+        assert f'href="/teams/{team.pk}/{path}/">' in html, path
     for path in ("remove", "leave", "archive"):
-        assert f'<form method="get" action="/teams/{team.pk}/{path}/"' in html, path
         assert f'<form method="post" action="/teams/{team.pk}/{path}/"' not in html, path
     asked = page(client, f"/teams/{team.pk}/remove/?username=BOB")
     assert "Remove bob from &lt;img" in asked and "The join key is renewed" in asked
