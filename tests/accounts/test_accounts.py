@@ -145,6 +145,8 @@ def test_tokens_are_named_hashed_shown_once_and_revocable(client, make_user):
     page = client.post("/accounts/profile/", {"name": "desktop"}, follow=True).content.decode()
     shown = re.search(r'<code class="secret">([^<]+)</code>', page).group(1)
     assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {shown}").status_code == 200
+    # and how the CLI takes it (armada login --token-stdin, tests/sdk/cli/test_login.py)
+    assert '<code id="token-login">armada login http://testserver --token-stdin</code>' in page
     again = client.get("/accounts/profile/").content.decode()
     assert shown not in again and "desktop" in again and "laptop" in again  # listed, never shown again
     assert ApiToken.objects.filter(user=user).count() == 2

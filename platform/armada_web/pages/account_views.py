@@ -39,5 +39,6 @@ def profile(request: HttpRequest) -> HttpResponse:
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
                "tokens": queries.tokens_of(signed_in(request)), "challenges": challenges_by(signed_in(request)),
                "mail_form": mail_form, "email_form": EmailForm(),
-               "email_pending": addresses.pending(user=signed_in(request)), "teams": teams_of(user=signed_in(request))}
+               "email_pending": addresses.pending(user=signed_in(request)), "teams": teams_of(user=signed_in(request)),
+               "site_url": request.build_absolute_uri("/").rstrip("/")}
     return render(request, "accounts/profile.html", context)

@@ -230,3 +230,47 @@ def test_login_refuses_two_different_servers(site: FakeSite, home: Path, capsys:
     assert site.requests == []
     assert main(["login", "ftp://x", "--username", "alice"]) == 2
     assert "bad server address 'ftp://x'" in capsys.readouterr().err
+
+
+def test_a_token_made_on_the_site_is_stored_once_the_site_knows_it(site: FakeSite, home: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`--token-stdin`: a token from the profile page (shown once there) goes into the CLI's file;
+    only after GET /api/me/ with it answers, and without ever creating another token."""
+    _stdin(monkeypatch, f"  {TOKEN}\n")
+    assert main(["login", site.url, "--token-stdin"]) == 0
+    assert capsys.readouterr().out.startswith(f"logged in as alice on {site.url}\ntoken stored in {home}")
+    assert site.paths() == ["GET /api/version/", "GET /api/me/"]
+    assert json.loads(home.read_text()) == {"server": site.url, "token": TOKEN, "username": "alice"}
+    assert _mode(home) == 0o600
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ("revoked-one\n", "does not know that token (revoked, or from another site?): copy a new one from your "
+                      "profile page; nothing was stored"),
+    ("\n", "no token given (copy it from your profile page"),
+    ("two words\n", "that is not a token"),
+])
+def test_a_token_the_site_refuses_or_no_token_stores_nothing(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str], given: str,
+                                                           message: str) -> None:
+    _stdin(monkeypatch, given)
+    assert main(["login", site.url, "--token-stdin"]) == 2
+    assert message in capsys.readouterr().err
+    assert not home.exists()
+
+
+def test_a_token_is_asked_unechoed_on_a_terminal_and_not_with_a_username(site: FakeSite, home: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin", Terminal(""))
+    monkeypatch.setattr(login.getpass, "getpass", lambda prompt: asked.append(prompt) or TOKEN)
+    assert main(["login", "--server", site.url, "--token-stdin"]) == 0
+    assert asked == ["token: "] and json.loads(home.read_text())["token"] == TOKEN
+    assert main(["login", site.url, "--token-stdin", "--username", "alice"]) == 2
+    assert "give --username (to log in with your password) or --token-stdin" in capsys.readouterr().err

@@ -25,6 +25,8 @@ examples:
   armada login                                  asks for username and password ({DEFAULT_SERVER})
   armada login https://armada.example.org       ... on that site (the same as --server URL)
   echo "$PASSWORD" | armada login --username alice     password from stdin (scripts, CI)
+  armada login https://armada.example.org --token-stdin  a token made on your profile page (pasted,
+                                                         or piped on stdin's first line)
 
 The token is stored in $XDG_CONFIG_HOME/armada/config.json (default ~/.config/armada/config.json),
 readable by you only. ARMADA_TOKEN and ARMADA_SERVER override what it holds.
@@ -45,6 +47,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--server", metavar="URL", help="the site, as the SERVER argument")
     p.add_argument("--username", "-u", metavar="U",
                    help="your username (asked when missing); with it, a password piped on stdin is read from there")
+    p.add_argument("--token-stdin", action="store_true",
+                   help="store a token made on the site's profile page instead: asked on a terminal "
+                   "(not echoed), else read from the first line of stdin")
     p.set_defaults(run=run)
 
 
@@ -83,8 +88,55 @@ def read_login(username: str | None) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     if args.site and args.server and normalize_server(args.site) != normalize_server(args.server):
         raise CliError(f"two servers given ({args.site} and --server {args.server}): give one")
+    if args.token_stdin and args.username:
+        raise CliError("give --username (to log in with your password) or --token-stdin (a token "
+                       "made on the site), not both")
     server = resolve_server(args.site or args.server)
+    if args.token_stdin:
+        return run_remote(lambda: store_token(server, read_token()))
     return run_remote(lambda: login(server, args.username))
+
+
+def read_token() -> str:
+    """A token made on the site: asked on a terminal (not echoed), else stdin's first line."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        try:
+            token = getpass.getpass("token: ")
+        except EOFError:
+            token = ""
+    else:
+        token = sys.stdin.readline() if sys.stdin is not None else ""
+    token = token.strip()
+    if not token:
+        raise CliError("no token given (copy it from your profile page on the site when you create it)")
+    if not token.isascii() or not token.isprintable() or " " in token:
+        raise CliError("that is not a token: a token is one word of letters and digits, as the site shows it")
+    return token
+
+
+def store_token(server: str, token: str) -> int:
+    """Check the site and that it knows the token (GET /api/me/), then store it."""
+    ApiClient(server).check_version()
+    try:
+        me = ApiClient(server, token).request("GET", "/api/me/")
+    except RemoteError as exc:
+        if exc.status == 401:
+            raise RemoteError(f"{server} does not know that token (revoked, or from another site?): copy a new "
+                              "one from your profile page; nothing was stored", status=401) from None
+        raise
+    name = me.get("username") if isinstance(me, dict) else None
+    if not isinstance(name, str) or not name:
+        raise RemoteError(f"GET /api/me/ on {server} answered without a username", exit_code=3)
+    path = save_credentials(Credentials(server, token, name))
+    print(f"logged in as {name} on {server}")
+    print(f"token stored in {path} (readable by you only)")
+    _warn_if_overridden()
+    return 0
+
+
+def _warn_if_overridden() -> None:
+    if os.environ.get(TOKEN_ENV, "").strip():
+        print(f"armada: warning: {TOKEN_ENV} is set and overrides the stored token", file=sys.stderr)
 
 
 def login(server: str, username_arg: str | None) -> int:
@@ -108,6 +160,5 @@ def login(server: str, username_arg: str | None) -> int:
     path = save_credentials(Credentials(server, token, name if isinstance(name, str) and name else username))
     print(f"logged in as {name or username} on {server}")
     print(f"token '{created.get('name') or token_name()}' stored in {path} (readable by you only)")
-    if os.environ.get(TOKEN_ENV, "").strip():
-        print(f"armada: warning: {TOKEN_ENV} is set and overrides the stored token", file=sys.stderr)
+    _warn_if_overridden()
     return 0
