@@ -251,7 +251,8 @@ def test_a_token_made_on_the_site_is_stored_once_the_site_knows_it(site: FakeSit
     ("\n", "no token given (copy it from your profile page"),
     ("two words\n", "that is not a token"),
 ])
-def test_a_token_the_site_refuses_or_no_token_stores_nothing(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
+def test_a_token_the_site_refuses_or_no_token_stores_nothing(site: FakeSite, home: Path,
+                                                           monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str], given: str,
                                                            message: str) -> None:
     _stdin(monkeypatch, given)
