@@ -122,11 +122,9 @@ def ask(bot: BotConnection, word: str) -> str:
 
 def fairness(folder: Path) -> float:
     """Median job time of the innocent bot beside a spinning hog / beside the hog at rest."""
-    pool = default_pool()
-    cpus = pool.cpus
-    innocent = DockerBot(folder, "innocent.py", label="innocent", labels={"armada.match": "bench"},
-                         slot=pool.acquire(cpu=cpus[-1]))
-    hog = DockerBot(folder, "hog.py", label="hog", labels={"armada.match": "bench"}, slot=pool.acquire(cpu=cpus[0]))
+    mine, theirs = default_pool().acquire_pairs(1)  # two CPUs, taken together (none held while waiting)
+    innocent = DockerBot(folder, "innocent.py", label="innocent", labels={"armada.match": "bench"}, slot=mine)
+    hog = DockerBot(folder, "hog.py", label="hog", labels={"armada.match": "bench"}, slot=theirs)
     times: dict[str, list[float]] = {"rest": [], "spin": []}
     try:
         innocent.start()

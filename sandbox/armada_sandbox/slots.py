@@ -310,7 +310,11 @@ class SlotPool:
                 os.close(fd)
                 return None
             if _same_file(fd, path):
-                return Lease(self.slot(index), fd, self.lock_dir)
+                try:
+                    return Lease(self.slot(index), fd, self.lock_dir)
+                except BaseException:  # (its holder file could not be made): the slot stays free
+                    os.close(fd)
+                    raise
             os.close(fd)  # removed by a process that stopped (`leave`) after we opened it: the new one
         return None
 
@@ -327,27 +331,37 @@ class SlotPool:
             time.sleep(0.05)
 
     def try_acquire_pairs(self, pairs: int, purpose: str = "match") -> list[Lease] | None:
-        """`pairs` slot pairs at once, or None holding nothing: the lowest free slot and the lowest
-        on another CPU, then more slots on the same two CPUs."""
+        """`pairs` slot pairs at once, or None holding nothing: a slot on one CPU and one on
+        another (the lowest free on each), then more on the same two CPUs; every two CPUs are
+        tried, lowest first, until one of them has the room."""
+        if len(self.cpus) < 2:
+            plans = [(self.cpus[0], self.cpus[0])]
+        else:
+            plans = [(a, b) for a in self.cpus for b in self.cpus if a != b]
+        for first, second in plans:
+            leases = self._try_plan([first, second] * pairs, purpose)
+            if leases is not None:
+                return leases
+        return None
+
+    def _try_plan(self, cpus: list[int], purpose: str) -> list[Lease] | None:
+        """A slot on each of `cpus` in turn, or None holding nothing (also when taking one fails)."""
         leases: list[Lease] = []
-
-        def take(cpu: int | None) -> bool:
-            lease = self.try_acquire(cpu, purpose)
-            if lease is not None:
+        try:
+            for cpu in cpus:
+                lease = self.try_acquire(cpu, purpose)
+                if lease is None:
+                    break
                 leases.append(lease)
-            return lease is not None
-
-        # the first pair on two CPUs (when the pool has two): its bots play side by side
-        taken = take(None) and (any(take(cpu) for cpu in self.cpus if str(cpu) != leases[0].slot.cpuset)
-                                if len(self.cpus) > 1 else take(None))
-        if taken:
-            cpus = [int(lease.slot.cpuset) for lease in leases]
-            taken = all(take(cpu) for _ in range(pairs - 1) for cpu in cpus)
-        if not taken:
+            else:
+                return leases
+        except BaseException:
             for lease in leases:
                 lease.release()
-            return None
-        return leases
+            raise
+        for lease in leases:
+            lease.release()
+        return None
 
     def acquire_pairs(self, pairs: int, timeout: float = 60.0, purpose: str = "match") -> list[Lease]:
         """`pairs` slot pairs (`try_acquire_pairs`), waiting up to `timeout` seconds; raises SlotsBusy.

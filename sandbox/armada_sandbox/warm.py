@@ -146,8 +146,17 @@ class WarmPool:
         self._playing: list[str] = []  # CPU sets of the slots taken and not yet removed
         self._lost: list[Lease] = []  # slots out of use (a container that would not go): held till close
         wait = SLOT_WAIT_S if slot_wait is None else slot_wait
-        for lease in self.pool.acquire_pairs(pairs, wait, purpose=purpose):
-            self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
+        leases = self.pool.acquire_pairs(pairs, wait, purpose=purpose)
+        try:
+            for lease in leases:
+                self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
+        except BaseException:  # (e.g. no room for a work folder): no pool, so nothing of it stays held
+            preparing = {id(warm.lease) for warm in self._slots}
+            for lease in leases:
+                if id(lease) not in preparing:
+                    lease.release()
+            self.close()
+            raise
 
     # -- matches -----------------------------------------------------------------------
 
@@ -290,7 +299,9 @@ class WarmPool:
             else:
                 try:
                     self._slots.append(self._prepare_later(warm.lease, key))
-                except OSError:  # e.g. no space for its folder
+                except Exception as exc:  # e.g. no space for its folder: out of use, never dropped (`close`)
+                    print(f"armada warm pool: slot {warm.lease.slot.index} cannot be prepared again: {exc}",
+                          file=sys.stderr)
                     self._lost.append(warm.lease)
             self._lock.notify_all()
 
@@ -380,6 +391,11 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
                                          slot_wait=0)
             except SlotsBusy:
                 _busy_until[0] = time.monotonic() + BUSY_RETRY_S  # asked again after a while
+                return None
+            except Exception as exc:  # (it holds nothing then): start cold, ask again after a while
+                print(f"armada warm pool: cannot make this worker's pool, its bots start cold: {exc}",
+                      file=sys.stderr)
+                _busy_until[0] = time.monotonic() + BUSY_RETRY_S
                 return None
             atexit.register(close_process_pool)
         return _process_pool

@@ -85,7 +85,10 @@ def test_a_worker_container_plays_a_match_on_the_host_engine_in_the_hosts_slots(
         held = sorted(int(entry["Labels"]["armada.slot"]) for entry in warm)
         host_pool = SlotPool(lock_dir=slot_dir)
         for index in held:
-            assert host_pool.try_slot(index) is None, f"slot {index} of the container's pool is free on the host"
+            taken = host_pool.try_slot(index)
+            if taken is not None:
+                taken.release()  # (not kept for the rest of the run)
+            assert taken is None, f"slot {index} of the container's pool is free on the host"
 
         match = create_match(game="galaxy", first=first, second=second)
         deadline = time.monotonic() + 180

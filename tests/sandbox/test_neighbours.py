@@ -48,8 +48,13 @@ def pair(folder: Path, second: str) -> tuple[DockerBot, DockerBot]:
     """The innocent bot and its neighbour, on two different CPUs when the host has two."""
     # both at once: a test holding one slot while it waits for another holds up the rest of the suite
     lease1, lease2 = default_pool().acquire_pairs(1, timeout=200)
-    innocent = DockerBot(folder, "innocent.py", label="innocent", limits=LIMITS, slot=lease1, labels=run_labels())
-    other = DockerBot(folder, second, label="neighbour", limits=LIMITS, slot=lease2, labels=run_labels())
+    try:
+        innocent = DockerBot(folder, "innocent.py", label="innocent", limits=LIMITS, slot=lease1, labels=run_labels())
+        other = DockerBot(folder, second, label="neighbour", limits=LIMITS, slot=lease2, labels=run_labels())
+    except BaseException:
+        lease1.release()
+        lease2.release()
+        raise
     return innocent, other
 
 

@@ -275,3 +275,67 @@ def test_pairs_are_taken_all_at_once_and_a_waiting_pool_holds_nothing(tmp_path):
     assert [(lease.slot.index, lease.slot.cpuset) for lease in pair] == [(2, "0"), (5, "1")]
     for lease in [*pair, third]:
         lease.release()
+
+
+def test_pairs_go_where_two_cpus_have_the_room(tmp_path):
+    """On four CPUs, the lowest free slot's CPU may have no room for more: other CPUs are tried (the
+    first version gave up, and its worker started every bot cold)."""
+    pool = SlotPool(size=16, cpus=[0, 1, 2, 3], lock_dir=tmp_path)
+    held = [pool.try_slot(index) for index in (6, 10, 14, 3, 7, 11, 15)]  # CPU 2 keeps slot 2 only; CPU 3 none
+    leases = pool.acquire_pairs(3, timeout=0)
+    assert sorted((lease.slot.index, lease.slot.cpuset) for lease in leases) == [
+        (4, "0"), (5, "1"), (8, "0"), (9, "1"), (12, "0"), (13, "1")]
+    for lease in [*leases, *held]:
+        assert lease is not None
+        lease.release()
+
+
+def test_a_failure_while_taking_slots_leaves_none_held(tmp_path, monkeypatch):
+    """An error midway (no descriptor left, say) frees what was taken already: a lease nobody
+    releases stays locked until its process ends."""
+    from armada_sandbox import slots
+
+    pool = SlotPool(size=8, cpus=[0, 1], lock_dir=tmp_path)
+    real, calls = SlotPool.try_acquire, []
+
+    def third_fails(self, cpu=None, purpose="match"):
+        calls.append(cpu)
+        if len(calls) == 3:
+            raise OSError(24, "Too many open files")
+        return real(self, cpu, purpose)
+
+    monkeypatch.setattr(SlotPool, "try_acquire", third_fails)
+    with pytest.raises(OSError, match="Too many open files"):
+        pool.try_acquire_pairs(2)
+    monkeypatch.setattr(SlotPool, "try_acquire", real)
+    monkeypatch.setattr(slots, "holder", lambda lock_dir=None: (_ for _ in ()).throw(OSError(24, "Too many")))
+    with pytest.raises(OSError):
+        pool.try_slot(2)  # locked, then its lease could not be made
+    monkeypatch.undo()
+    every = [pool.try_slot(index) for index in range(8)]
+    assert all(lease is not None for lease in every), "a slot stayed locked"
+    for lease in every:
+        assert lease is not None
+        lease.release()
+
+
+def test_a_worker_whose_pool_cannot_be_made_starts_cold_and_asks_again_later(monkeypatch, capsys):
+    """Any failure making a worker's pool (not only busy slots) means cold starts, said once on
+    stderr, and no new try at each bot (each try held slots before it failed)."""
+    from armada_sandbox import warm
+
+    tries: list[int] = []
+
+    def broken(pairs, **options):
+        tries.append(pairs)
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setenv(warm.PAIRS_VARIABLE, "3")
+    monkeypatch.setattr(warm, "WarmPool", broken)
+    monkeypatch.setattr(warm, "_process_pool", None)
+    monkeypatch.setattr(warm, "_busy_until", [0.0])
+    assert warm.process_pool() is None and warm.process_pool() is None
+    assert tries == [3]
+    assert "cannot make this worker's pool, its bots start cold: can't start new thread" in capsys.readouterr().err
+    warm._busy_until[0] = 0.0  # a minute later (BUSY_RETRY_S)
+    assert warm.process_pool() is None and tries == [3, 3]

@@ -359,3 +359,31 @@ def test_a_slot_whose_anchor_was_removed_gets_a_new_one(docker_client, tmp_path,
                 assert answer["uid"] == bot.lease.slot.uid and renewed != network
                 break
         assert slot in seen
+
+
+def test_a_pool_that_fails_while_being_made_leaves_no_slot_held_and_no_container(docker_client, tmp_path, pool,
+                                                                                 monkeypatch):
+    """A pool whose third work folder cannot be made (no room, a folder not the worker's own) raised
+    with its six slots still held, and a worker asked again at each bot: held for good, more each
+    time. Now it frees its slots and removes the containers it had begun."""
+    from armada_sandbox import warm as warm_module
+
+    made = []
+    real = warm_module.work_folder
+
+    def failing(lock_dir):
+        if len(made) == 2:
+            raise OSError(28, "No space left on device")
+        made.append(real(lock_dir))
+        return made[-1]
+
+    monkeypatch.setattr(warm_module, "work_folder", failing)
+    labels = run_labels(**{"armada.case": "fails-while-made"})
+    with pytest.raises(OSError, match="No space left"):
+        WarmPool(3, image=BOT_IMAGE, pool=pool, labels=labels)
+    leases = pool.try_acquire_pairs(3)
+    assert leases is not None, "a slot of the failed pool stayed held"
+    for lease in leases:
+        lease.release()
+    assert containers_with(docker_client, labels) == []
+    assert not any(folder.exists() for folder in made)
