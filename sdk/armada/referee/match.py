@@ -40,6 +40,8 @@ END_SEND_S = 0.5
 DETAIL_CHARS = 4000
 #: Extra seconds allowed for a connection's start/close beyond its own timeouts.
 CLOSE_SLACK_S = 10.0
+#: The longest the referee waits for a connection's `start()` (a sandbox bounds its own wait far below).
+START_WAIT_S = 600.0
 #: What a game without its own `drawing_board` lets bots draw on: points in the unit square.
 UNIT_BOARD = Board(frozenset(), (0.0, 1.0), (0.0, 1.0))
 
@@ -129,8 +131,10 @@ def _in_threads(calls: dict[Seat, Any], timeout: float) -> None:
         thread.join(timeout)
 
 
-def _start(seats: list[Seat]) -> dict[int, Fault]:
-    """Start every connection in parallel: the faults of the bots that did not start.
+def _start(seats: list[Seat], slug: str, config: dict[str, Any], limits: Limits) -> dict[int, Fault]:
+    """Start every connection in parallel, each sent its `init` the moment it has started (D-R-19:
+    its start-up is in its own init time, whichever bot started first): the faults of the bots
+    that did not start or did not answer `init`.
 
     Raises the first `Unavailable` a connection raised (the match cannot be played at all)."""
     faults: dict[int, Fault] = {}
@@ -143,16 +147,28 @@ def _start(seats: list[Seat]) -> dict[int, Fault]:
                 seat.started = True
             except Unavailable as exc:  # not the bot's doing: no fault, play_match raises it
                 unavailable.append(exc)
+                return
             except Exception as exc:  # BotGone or whatever a connection raises: the bot did not start
                 faults[seat.seat] = Fault("crashed", f"could not start: {exc}")
+                return
+            message = init_message(seat.take_id(), slug, seat.seat, config, limits)
+            exchange = ask_all({seat: (message, float(limits.init_ms))})[seat]
+            if exchange.fault is not None:
+                faults[seat.seat] = exchange.fault
+            elif exchange.reply is not None:
+                seat.name = clean_name(exchange.reply.get("name"), seat.conn.label)
         return run
 
-    _in_threads({seat: starter(seat) for seat in seats}, timeout=600.0)
+    _in_threads({seat: starter(seat) for seat in seats},
+                timeout=START_WAIT_S + limits.init_ms / 1000.0 + CLOSE_SLACK_S)
     if unavailable:
         raise unavailable[0]
     for seat in seats:
         if not seat.started and seat.seat not in faults:
             faults[seat.seat] = Fault("crashed", "could not start: the start did not finish")
+        elif seat.seat not in faults and not seat.timings:  # (its thread is still writing `init`)
+            faults[seat.seat] = seat.timeout_fault(init_message(0, slug, seat.seat, config, limits),
+                                                   float(limits.init_ms))
     return faults
 
 
@@ -160,19 +176,6 @@ def init_message(request_id: int, slug: str, seat: int, config: dict[str, Any], 
     """The `init` request of a seat (protocol.md, "Messages")."""
     return {"type": "init", "id": request_id, "protocol": PROTOCOL_VERSION, "game": slug,
             "seat": seat, "config": config, "limits": limits.to_dict()}
-
-
-def _handshake(seats: list[Seat], slug: str, config: dict[str, Any], limits: Limits) -> dict[int, Fault]:
-    asks = {}
-    for seat in seats:
-        asks[seat] = (init_message(seat.take_id(), slug, seat.seat, config, limits), float(limits.init_ms))
-    faults = {}
-    for seat, exchange in ask_all(asks).items():
-        if exchange.fault is not None:
-            faults[seat.seat] = exchange.fault
-        elif exchange.reply is not None:
-            seat.name = clean_name(exchange.reply.get("name"), seat.conn.label)
-    return faults
 
 
 def _finish(seats: list[Seat], result: Result | None) -> None:
@@ -232,9 +235,7 @@ def play_match(game: str | Game, bots: dict[int, BotConnection], *, seed: int,
 
     result: Result | None = None
     try:
-        faults = _start(seats)
-        if not faults:
-            faults = _handshake(seats, driver.engine.slug, driver.config, limits)
+        faults = _start(seats, driver.engine.slug, driver.config, limits)
         by_number = {seat.seat: seat for seat in seats}
         while not faults:
             result = driver.result()

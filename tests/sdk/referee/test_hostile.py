@@ -238,7 +238,8 @@ def test_memory_kill_is_status_memory():
 def test_unstartable_bot_is_a_crash():
     bot = ProcessBot([os.path.join(str(HOSTILE), "no-such-program")], label="ghost")
     outcome = play(bot, steady())
-    assert_forfeit(outcome, 1, "crashed", r"could not start: cannot run .*no-such-program", greeted=False)
+    # the other bot had its init the moment it started (D-R-19), so it answered with its name
+    assert_forfeit(outcome, 1, "crashed", r"could not start: cannot run .*no-such-program")
 
 
 def test_overlong_name_is_replaced_by_the_label():
@@ -285,3 +286,26 @@ def test_endless_stderr_is_stopped_at_the_cap_with_status_output():
     assert "FIRST PART" in log and "bytes of log dropped" in log
     assert log.rstrip().endswith("more than 4194304 bytes of stderr in one match")
     assert took < 10.0
+
+
+def test_a_bots_start_up_is_in_its_init_time_whichever_bot_started_first():
+    """D-R-19: init went to both bots once both had started, so a bot that started first loaded its
+    model unmeasured while the other's container started (a trial: one bot's init read 0.7 ms in one
+    match and 860 ms in others). Each bot now gets init the moment it has started."""
+    from tests.sdk.referee.conftest import STEADY
+
+    class SlowToStart(ProcessBot):
+        """A bot whose start takes 1.5 s (a cold container) and whose program then starts at once."""
+
+        def start(self) -> None:
+            super().start()
+            time.sleep(1.5)
+
+    loads = ("import runpy, sys, time; time.sleep(0.8); sys.argv = [sys.argv[0], '1']; "
+             f"runpy.run_path({str(STEADY)!r}, run_name='__main__')")  # 0.8 s of imports before reading
+    loader = ProcessBot([sys.executable, "-c", loads], cwd=str(STEADY.parent), label="loader")
+    outcome = play(loader, SlowToStart([sys.executable, str(STEADY), "1"], cwd=str(STEADY.parent), label="slow"))
+    assert [p.status for p in outcome.players] == ["ok", "ok"]
+    loader_init, slow_init = seat_times(outcome.replay, 1)[0], seat_times(outcome.replay, 2)[0]
+    assert loader_init.ms >= 750, loader_init  # its loading, counted although the other started later
+    assert slow_init.ms < 1400, slow_init  # the other's slow start is not its own init time
