@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import importlib.util
 import itertools
 import json
 import os
@@ -334,10 +335,22 @@ def unavailable_notes(script: str | os.PathLike[str]) -> list[str]:
             lines.append(f"your bot's {file} imports {module}, which needs {NEEDS_EXTRA[module]}: the server has "
                          f"no {NEEDS_EXTRA[module]}, so the import fails there (copy the code the bot needs "
                          "into its folder, as the imitation starter's encoding.py does)")
+        elif not _installed_here(module):  # most likely a file of its own, left out of its folder
+            lines.append(f"your bot's {file} imports {module}, which is not in its folder, not installed here and "
+                         f"not on the server: the import fails; a module of your own goes beside main.py "
+                         f"({module}.py), the folder being what is played and uploaded")
         else:
             lines.append(f"your bot's {file} imports {module}, which the server does not have (bots have "
                          f"Python's standard library, armada, {libraries}, nothing else): the import fails there")
     return lines
+
+
+def _installed_here(module: str) -> bool:
+    """Can this Python import top-level `module` (found, never imported)?"""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 #: The last line of a traceback of an import that found nothing (`crash_reason`'s form).
@@ -355,8 +368,10 @@ def missing_module_note(reason: str) -> str:
         return (f"no module named {name!r} in this Python, but the server has {server.name} "
                 f"{SERVER[server.name]}: install that version here to play the bot locally (`armada env`)")
     have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
-    return (f"no module named {name!r} on the server: bots have Python {SERVER['python']}'s standard library, "
-            f"armada and {have}, nothing else (`armada env`; docs: bots-environment)")
+    own = name.split(".")[0]
+    return (f"no module named {name!r} in the bot's files or on the server: bots have Python {SERVER['python']}'s "
+            f"standard library, armada and {have}, nothing else (`armada env`; docs: bots-environment); "
+            f"a module of your own goes beside main.py ({own}.py)")
 
 
 if __name__ == "__main__":  # inside the bot image: its versions, as SERVER holds them

@@ -118,7 +118,7 @@ def test_a_module_the_image_lacks_gives_the_traceback_and_what_there_is(docker_c
     assert 'File "/bot/main.py", line 1' in mine.log
     assert "ModuleNotFoundError: No module named 'tensorflow'" in mine.log
     last = mine.log.strip().splitlines()[-1]
-    assert last.startswith("[armada] no module named 'tensorflow' on the server")
+    assert last.startswith("[armada] no module named 'tensorflow' in the bot's files or on the server")
     for lib in stack.LIBRARIES:
         listed = f"{lib.module} {stack.SERVER[lib.name]}"
         assert listed in last and listed in mine.detail

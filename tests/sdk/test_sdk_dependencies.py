@@ -110,4 +110,5 @@ def test_a_bot_importing_armada_rl_on_the_server_is_told_what_the_server_has():
     assert done.returncode == 1
     assert crash_reason(done.stderr) == "ModuleNotFoundError: No module named 'gymnasium'", done.stderr
     assert "pip install" not in done.stderr
-    assert missing_module_note(crash_reason(done.stderr)).startswith("no module named 'gymnasium' on the server")
+    assert missing_module_note(crash_reason(done.stderr)).startswith(
+        "no module named 'gymnasium' in the bot's files or on the server")

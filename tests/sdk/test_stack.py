@@ -116,7 +116,9 @@ def test_a_missing_module_gets_its_traceback_and_the_list_of_what_there_is(tmp_p
     assert "ModuleNotFoundError: No module named 'tensorflow_not_here'" in mine.log  # the usual traceback
     listed = f"armada and numpy {SERVER['numpy']}, torch {SERVER['torch']}, sklearn {SERVER['scikit-learn']}"
     assert listed in mine.log.splitlines()[-1] and mine.log.splitlines()[-1].startswith("[armada] ")
-    assert "no module named 'tensorflow_not_here' on the server" in mine.detail and listed in mine.detail
+    assert "no module named 'tensorflow_not_here' in the bot's files or on the server" in mine.detail
+    assert listed in mine.detail
+    assert mine.detail.endswith("a module of your own goes beside main.py (tensorflow_not_here.py)")
     assert stack.missing_module_note("ZeroDivisionError: division by zero") == ""
 
 
@@ -167,6 +169,11 @@ def test_play_notes_an_import_the_server_does_not_have(tmp_path: Path) -> None:
     assert notes[0].startswith("your bot's helper.py imports gymnasium, which the server does not have "
                                "(bots have Python's standard library, armada, numpy, torch, sklearn, onnxruntime")
     assert notes[1].startswith("your bot's pkg/sub.py imports armada.rl, which needs gymnasium: the server")
+    # a module installed nowhere: most likely a file of the bot's own, left out of its folder (a trial)
+    forgot = stack.unavailable_notes(write_bot(tmp_path / "forgot", "import encoding_left_out\n") / "main.py")
+    assert forgot == ["your bot's main.py imports encoding_left_out, which is not in its folder, not installed here "
+                      "and not on the server: the import fails; a module of your own goes beside main.py "
+                      "(encoding_left_out.py), the folder being what is played and uploaded"]
     assert stack.missing_imports(write_bot(tmp_path / "plain", "import sys, armada.bot\n") / "main.py") == {}
     assert stack.missing_imports(write_bot(tmp_path / "from", "from armada import rl\n") / "main.py") == {
         "armada.rl": "main.py"}
