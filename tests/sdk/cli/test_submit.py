@@ -394,6 +394,22 @@ def test_a_new_bot_folder_needs_neither_game_nor_name(game: str, logged_in: Fake
     assert logged_in.seen("POST", "/api/bots/")[1].json()["name"] == "other-name"
 
 
+def test_a_game_other_than_the_folders_is_refused_before_anything_is_made(logged_in: FakeSite, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A trial: `armada submit learner --game mothership` for a Galaxy folder made a Mothership bot (one of
+    the owner's bots used up) whose version then crashed at validation, without a word before."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "learner", "--game", "galaxy"]) == 0
+    capsys.readouterr()
+    assert main(["submit", "learner", "--game", "mothership", "--bot", "learnerms"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("armada: error: --game mothership, but learner/armada.json names galaxy: its code would fail the "
+                   "site's validation game; leave --game out, or change armada.json if the bot plays mothership\n")
+    assert logged_in.paths() == []  # nothing asked of the site, nothing made
+    assert main(["submit", "learner", "--game", "galaxy", "--no-wait"]) == 0  # the folder's own game
+
+
 def test_a_name_from_the_folder_taken_by_another_says_to_pass_bot(logged_in: FakeSite, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:

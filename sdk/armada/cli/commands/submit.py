@@ -26,8 +26,8 @@ examples:
 
 --game defaults to the game the folder's armada.json names (written by `armada new`), else
 the one its main.py is written for (the bot library's game module it imports, or the
-requests it answers); --bot defaults to the folder's name (main.py: its folder's; another
-file or a zip: its name without the suffix).
+requests it answers), and another --game than armada.json's is refused; --bot defaults to
+the folder's name (main.py: its folder's; another file or a zip: its name without the suffix).
 
 PATH takes the BOT forms of `armada play`: a .py file or a .zip (sent as they are), a folder
 holding main.py (zipped with main.py at the root, leaving out __pycache__, .git, hidden
@@ -98,6 +98,12 @@ def fill_defaults(args: argparse.Namespace) -> str:
     if args.game is None:
         args.game, where = botinfo.game_of(args.path)
         said.append(f"game {args.game} (from {where})")
+    else:  # a bot made for another game would only fail its validation, in a new bot of the wrong game
+        _game, other = botinfo.match_game([args.path], args.game)
+        if other is not None:
+            raise CliError(f"--game {args.game}, but {other.split(', but ', 1)[1]}: its code would fail the "
+                           f"site's validation game; leave --game out, or change armada.json if the bot "
+                           f"plays {args.game}")
     if args.bot is None:
         name = botinfo.default_name(args.path)
         if not botinfo.SITE_NAME_RE.fullmatch(name):
