@@ -130,5 +130,15 @@ def crash_reason(log: str) -> str:
     return ""
 
 
+def last_note(log: str) -> str:
+    """The last `[armada] ...` line of a log that is not a request mark (what the bot library said
+    when it stopped on purpose: `[armada] this is a galaxy bot; run with --game galaxy ...`); empty
+    when none."""
+    for line in reversed(log.splitlines()):
+        if line.startswith("[armada] ") and parse_mark(line) is None:
+            return line.strip()
+    return ""
+
+
 #: A line naming an exception, as Python prints it last (`NameError: name 'x' is not defined`).
 _ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception)(: .*)?$")

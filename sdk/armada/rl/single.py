@@ -5,7 +5,8 @@ requests. An action is one of the action space (decoded by the game's codec) or 
 object (a dict, or its JSON text). `info["request"]` is the request JSON the learner's bot
 would receive; an opponent that crashes, times out or breaks the protocol forfeits (the
 learner wins) and `info["opponent_fault"]` says why (for a crash, `reason`: the last line of its
-traceback, as `armada play` shows it).
+traceback, as `armada play` shows it, or the bot library's `[armada]` line when it stopped on
+purpose, e.g. a bot of the other game).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 
 from armada.api import Session
-from armada.botlog import crash_reason
+from armada.botlog import crash_reason, last_note
 from armada.games.base import SEATS, Fault
 from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
@@ -100,7 +101,8 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def _opponent_lost(self, status: str, detail: str) -> dict[int, float]:
         assert self.play is not None
         self.opponent_fault = {"status": status, "detail": detail}
-        reason = crash_reason(self.opponent.log()) if status == "crashed" else ""
+        log = self.opponent.log() if status == "crashed" else ""
+        reason = crash_reason(log) or last_note(log)  # (a traceback's last line, or the library's words)
         if reason:  # "exited with code 1" says nothing of why; the log is not in the info
             self.opponent_fault["reason"] = reason
         rewards = self.play.forfeit(self.other, status, detail)

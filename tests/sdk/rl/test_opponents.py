@@ -140,3 +140,10 @@ def test_an_opponent_that_crashes_says_why_in_its_fault(tmp_path: Path) -> None:
         assert info["opponent_fault"]["status"] == "crashed", info
         assert info["opponent_fault"]["reason"] == reason, info
         env.close()
+    # a bot of the other game stops on purpose, without a traceback: the bot library's line says why
+    # (a trial: a Galaxy folder as a Mothership opponent gave "exited with code 2" alone)
+    env = armada.rl.gym_env("mothership", opponent=str(starter_file("greedy", "galaxy")))
+    _, info = env.reset(seed=1)
+    assert info["opponent_fault"]["status"] == "crashed", info
+    assert info["opponent_fault"]["reason"].startswith("[armada] this is a galaxy bot; run with --game galaxy"), info
+    env.close()
