@@ -37,8 +37,10 @@ import secrets
 import socket
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 #: uid (and gid) of slot 0; slot n uses SLOT_UID_BASE + n.
 SLOT_UID_BASE = 20000
@@ -53,6 +55,9 @@ SLOTS_PER_CORE = 8
 VALIDATION_SLOTS = 2
 #: What a slot is wanted for: validation games may use the kept pair, everything else may not.
 PURPOSES = ("match", "validation")
+
+
+T = TypeVar("T")
 
 
 class SlotsBusy(RuntimeError):
@@ -320,15 +325,8 @@ class SlotPool:
 
     def acquire(self, timeout: float = 60.0, cpu: int | None = None, purpose: str = "match") -> Lease:
         """The lowest free slot `purpose` may take, waiting up to `timeout` seconds; raises SlotsBusy."""
-        deadline = time.monotonic() + timeout
-        while True:
-            lease = self.try_acquire(cpu, purpose)
-            if lease is not None:
-                return lease
-            if time.monotonic() >= deadline:
-                raise SlotsBusy(f"all {len(self.candidates(purpose))} sandbox slots for {purpose} games "
-                                f"stayed taken for {timeout:.0f} s")
-            time.sleep(0.05)
+        return _waiting(lambda: self.try_acquire(cpu, purpose), timeout, jitter=0.0, busy=(
+            f"all {len(self.candidates(purpose))} sandbox slots for {purpose} games stayed taken for {timeout:.0f} s"))
 
     def try_acquire_pairs(self, pairs: int, purpose: str = "match") -> list[Lease] | None:
         """`pairs` slot pairs at once, or None holding nothing: a slot on one CPU and one on
@@ -367,19 +365,27 @@ class SlotPool:
         """`pairs` slot pairs (`try_acquire_pairs`), waiting up to `timeout` seconds; raises SlotsBusy.
 
         All or nothing: while it waits it holds no slot, so two pools waiting for each other's
-        slots never hold each other up for good (a pool taking its slots one by one did)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            leases = self.try_acquire_pairs(pairs, purpose)
-            if leases is not None:
-                return leases
-            if time.monotonic() >= deadline:
-                raise SlotsBusy(f"{2 * pairs} of the {len(self.candidates(purpose))} sandbox slots for {purpose} "
-                                f"games (two CPUs) were not free together within {timeout:.0f} s")
-            time.sleep(0.05 + random.random() * 0.05)  # (jitter: pools waiting side by side take turns)
+        slots never hold each other up for good (a pool taking its slots one by one did). Its
+        pauses vary (jitter), so pools waiting side by side take turns."""
+        return _waiting(lambda: self.try_acquire_pairs(pairs, purpose), timeout, jitter=0.05, busy=(
+            f"{2 * pairs} of the {len(self.candidates(purpose))} sandbox slots for {purpose} games (two CPUs) "
+            f"were not free together within {timeout:.0f} s"))
 
     def _ensure_dir(self) -> None:
         ensure_lock_dir(self.lock_dir)
+
+
+def _waiting(take: Callable[[], T | None], timeout: float, *, jitter: float, busy: str) -> T:
+    """What `take()` gives once it gives something, trying every 50 ms (plus up to `jitter` s) for
+    `timeout` seconds; SlotsBusy(`busy`) then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        taken = take()
+        if taken is not None:
+            return taken
+        if time.monotonic() >= deadline:
+            raise SlotsBusy(busy)
+        time.sleep(0.05 + random.random() * jitter)
 
 
 def ensure_lock_dir(folder: Path) -> None:

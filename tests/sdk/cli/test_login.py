@@ -23,6 +23,13 @@ def _stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(text))
 
 
+class Terminal(io.StringIO):
+    """stdin as a terminal (nothing typed: the prompts are answered by the patched functions)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
@@ -49,10 +56,6 @@ def test_login_with_password_on_stdin(site: FakeSite, home: Path, monkeypatch: p
 
 def test_login_asks_on_a_terminal(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
                                   capsys: pytest.CaptureFixture[str]) -> None:
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     asked: list[str] = []
     monkeypatch.setattr("sys.stdin", Terminal(""))
     monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "alice")
@@ -264,10 +267,6 @@ def test_a_token_the_site_refuses_or_no_token_stores_nothing(site: FakeSite, hom
 def test_a_token_is_asked_unechoed_on_a_terminal_and_not_with_a_username(site: FakeSite, home: Path,
                                                                           monkeypatch: pytest.MonkeyPatch,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     asked: list[str] = []
     monkeypatch.setattr("sys.stdin", Terminal(""))
     monkeypatch.setattr(login.getpass, "getpass", lambda prompt: asked.append(prompt) or TOKEN)
