@@ -60,6 +60,13 @@ TAKE_WAIT_S = 5.0
 SLOT_WAIT_S = 5.0
 #: Seconds a new container gets to open its `go` FIFO.
 READY_TIMEOUT_S = 30.0
+#: Pauses between tries to remove a retired container the engine would not remove, before the
+#: slot counts as lost.
+REMOVE_PAUSES_S = (1.0, 2.0, 5.0, 10.0, 20.0)
+#: A lost slot is tried again after this many seconds, then twice as long each time, up to
+#: LOST_RETRY_MAX_S: once its container is gone and it can be prepared, it is back in use.
+LOST_RETRY_S = 30.0
+LOST_RETRY_MAX_S = 600.0
 
 
 def container_key(image: str, limits: SandboxLimits) -> tuple[Any, ...]:
@@ -141,6 +148,7 @@ class WarmPool:
         self._slots: list[WarmSlot] = []
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._closing = threading.Event()  # set by close(): a lost slot's tries stop waiting
         self._anchors: dict[int, Any] = {}  # slot number -> its network anchor container
         self._waiting: dict[tuple[Any, ...], int] = {}  # bots waiting in `take`, by container key
         self._playing: list[str] = []  # CPU sets of the slots taken and not yet removed
@@ -271,13 +279,13 @@ class WarmPool:
 
         The next container is made only once the last one is surely gone (its bot may not
         share the slot's uid or network with anything of the one before); a slot whose
-        container cannot be removed, or that cannot be prepared again, leaves the pool (held,
-        so unused, until the pool closes)."""
+        container cannot be removed, or that cannot be prepared again, is lost (held, so
+        unused) until `_recover` has it back."""
         def run() -> None:
             gone = False
             try:
                 gone = dispose(warm, grace, cleanup)
-                for pause in (1, 2, 5, 10, 20):  # an engine that failed to remove it: try again a while
+                for pause in REMOVE_PAUSES_S:  # an engine that failed to remove it: try again a while
                     if gone:
                         break
                     time.sleep(pause)
@@ -292,18 +300,51 @@ class WarmPool:
             if playing:
                 with contextlib.suppress(ValueError):
                     self._playing.remove(warm.lease.slot.cpuset)
-            if not gone:
-                self._lost.append(warm.lease)  # held, so unused, until the pool closes
-            elif self._closed:
+            if self._closed:  # (after close: whatever is left of the slot, its next holder removes first)
                 warm.lease.release()
+            elif not gone:
+                print(f"armada warm pool: slot {warm.lease.slot.index} is out of use until the engine removes "
+                      "its last container", file=sys.stderr)
+                self._lose(warm, key)
             else:
                 try:
                     self._slots.append(self._prepare_later(warm.lease, key))
-                except Exception as exc:  # e.g. no space for its folder: out of use, never dropped (`close`)
+                except Exception as exc:  # e.g. no space for its folder: out of use for a while, never dropped
                     print(f"armada warm pool: slot {warm.lease.slot.index} cannot be prepared again: {exc}",
                           file=sys.stderr)
-                    self._lost.append(warm.lease)
+                    self._lose(warm, key)
             self._lock.notify_all()
+
+    def _lose(self, warm: WarmSlot, key: tuple[Any, ...]) -> None:
+        """(Under the lock.) The slot is out of use (held: `close` frees it) and tried again later."""
+        self._lost.append(warm.lease)
+        self._background(self._recover, warm, key)
+
+    def _recover(self, warm: WarmSlot, key: tuple[Any, ...]) -> None:
+        """A lost slot back in the pool once its last container is gone and it can be prepared again:
+        tried after LOST_RETRY_S, then twice as long each time (an engine back from an outage, a
+        disk with room again); stops when the pool closes."""
+        pause = LOST_RETRY_S
+        while not self._closing.wait(pause):
+            try:
+                gone = warm.container is None or remove_container(warm.container)
+            except Exception:
+                gone = False
+            if gone:
+                with self._lock:
+                    if self._closed:
+                        return
+                    try:
+                        fresh = self._prepare_later(warm.lease, key)
+                    except Exception:
+                        fresh = None
+                    if fresh is not None:
+                        self._lost.remove(warm.lease)
+                        self._slots.append(fresh)
+                        self._lock.notify_all()
+                        print(f"armada warm pool: slot {warm.lease.slot.index} is in use again", file=sys.stderr)
+                        return
+            pause = min(pause * 2, LOST_RETRY_MAX_S)
 
     def _background(self, target: Any, *args: Any) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name="armada-warm")
@@ -316,6 +357,7 @@ class WarmPool:
         """Remove every warm container and free the slots (waits for the background work)."""
         with self._lock:
             self._closed = True
+            self._closing.set()
             slots, self._slots = self._slots, []
             self._lock.notify_all()
         for thread in list(self._threads):

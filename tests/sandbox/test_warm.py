@@ -387,3 +387,46 @@ def test_a_pool_that_fails_while_being_made_leaves_no_slot_held_and_no_container
         lease.release()
     assert containers_with(docker_client, labels) == []
     assert not any(folder.exists() for folder in made)
+
+
+def test_a_slot_lost_to_an_engine_that_would_not_remove_is_back_once_it_does(docker_client, tmp_path, pool,
+                                                                             monkeypatch, capsys):
+    """A slot whose retired container the engine would not remove (an outage) was out of use for the
+    worker's whole life: an outage could leave a worker with no warm slot, all held. Now it is tried
+    again until its container is gone, then prepared and used like the others."""
+    from armada_sandbox import warm as warm_module
+
+    monkeypatch.setattr(warm_module, "REMOVE_PAUSES_S", (0.05,))
+    monkeypatch.setattr(warm_module, "LOST_RETRY_S", 0.3)
+    real, refusals, stuck = warm_module.remove_container, [4], []  # dispose, its one retry, two later tries
+
+    def engine_in_trouble(container):
+        if refusals[0] > 0 and container is not None and container.id in stuck:
+            refusals[0] -= 1
+            return False
+        return real(container)
+
+    with WarmPool(1, image=BOT_IMAGE, pool=pool, labels=run_labels()) as warm:
+        limits = DockerBot(bot_folder(tmp_path), warm=None).limits
+        taken = warm.take(BOT_IMAGE, limits, wait=60)
+        assert taken is not None and taken.container is not None
+        stuck.append(taken.container.id)
+        monkeypatch.setattr(warm_module, "remove_container", engine_in_trouble)
+        warm.retire(taken)
+        deadline = time.monotonic() + 30
+        while taken.lease not in warm._lost:
+            assert time.monotonic() < deadline, "the slot was never counted as lost"
+            time.sleep(0.05)
+        assert pool.try_slot(taken.lease.slot.index) is None  # held meanwhile: nobody else's container there
+        while warm._lost or refusals[0]:
+            assert time.monotonic() < deadline + 30, "the lost slot never came back"
+            time.sleep(0.1)
+        assert not container_exists(docker_client, taken.container.id)
+        again = warm.take(BOT_IMAGE, limits, wait=60)
+        other = warm.take(BOT_IMAGE, limits, wait=60)
+        assert again is not None and other is not None  # both slots of the pair serve again
+        assert taken.lease.slot.index in {again.lease.slot.index, other.lease.slot.index}
+        warm.retire(again)
+        warm.retire(other)
+    assert "is in use again" in capsys.readouterr().err
+    assert containers_with(docker_client, {"armada.test": RUN_ID, "armada.warm": "1"}) == []
