@@ -209,12 +209,12 @@ class DockerBot(BotConnection):
         except (DockerException, RuntimeError, OSError) as exc:
             self.close(grace=0)
             raise self._unavailable(str(exc)) from None
-        self._work = work_folder(self.lease.lock_dir)
-        self._io = FifoDir(directory=self._work / "io")
         labels = {"armada.match": "local", "armada.seat": "0",
                   **slot_labels(self.lease, self.labels, {"armada.bot": self.label[:200]})}
-        self._spawn_readers()
-        try:
+        try:  # (a folder, a FIFO or a thread the host cannot make is the platform's trouble, never the bot's)
+            self._work = work_folder(self.lease.lock_dir)
+            self._io = FifoDir(directory=self._work / "io")
+            self._spawn_readers()
             options = container_options(self.code_dir, self._io.path, self.entry, self.limits, labels,
                                         self.bot_seed, self.lease.slot)
             self.container = create_container(client, self.image, options)
@@ -226,7 +226,7 @@ class DockerBot(BotConnection):
         except ImageNotFound:
             self.close(grace=0)
             raise self._unavailable(f"bot image {self.image} is missing; {BUILD_HINT}") from None
-        except (DockerException, OSError) as exc:  # the engine's errors; the FIFO's (no bot code ran yet)
+        except (DockerException, OSError, RuntimeError) as exc:  # the engine's, the host's (no bot code ran yet)
             self.close(grace=0)
             log = self._log.text().strip()
             raise self._unavailable(f"{exc}" + (f"; log: {log[-500:]}" if log else "")) from None

@@ -279,6 +279,22 @@ def test_missing_image_is_a_clear_error(docker_client, tmp_path):
     bot.close()  # safe after a failed start
 
 
+def test_a_host_that_cannot_make_the_bots_folder_is_the_sandboxs_fault_not_the_bots(docker_client, tmp_path,
+                                                                                       monkeypatch):
+    """No room for the work folder (or no thread to read the bot) is the platform's: SandboxUnavailable,
+    so the game is played again, where it was a crash of the bot (a review)."""
+    from armada_sandbox import docker_bot
+
+    monkeypatch.setattr(docker_bot, "work_folder", lambda lock_dir: (_ for _ in ()).throw(
+        OSError(28, "No space left on device")))
+    pool = SlotPool(size=2, cpus=[0], lock_dir=tmp_path / "slots")
+    bot = DockerBot(make_bot(tmp_path, ECHO), label="roomless", pool=pool, warm=False, labels=run_labels())
+    with pytest.raises(SandboxUnavailable, match="could not start 'roomless': .*No space left on device"):
+        bot.start()
+    assert bot.lease is not None and not bot.lease.held  # its slot is free again
+    bot.close()
+
+
 def test_no_free_slot_is_unavailable(docker_client, tmp_path):
     pool = SlotPool(size=1, cpus=[0], lock_dir=tmp_path / "slots")
     with pool.acquire(timeout=1):
