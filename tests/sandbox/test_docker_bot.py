@@ -289,7 +289,7 @@ def test_a_host_that_cannot_make_the_bots_folder_is_the_sandboxs_fault_not_the_b
         OSError(28, "No space left on device")))
     pool = SlotPool(size=2, cpus=[0], lock_dir=tmp_path / "slots")
     bot = DockerBot(make_bot(tmp_path, ECHO), label="roomless", pool=pool, warm=False, labels=run_labels())
-    with pytest.raises(SandboxUnavailable, match="could not start 'roomless': .*No space left on device"):
+    with pytest.raises(SandboxUnavailable, match=r"could not start 'roomless': .*No space left on device"):
         bot.start()
     assert bot.lease is not None and not bot.lease.held  # its slot is free again
     bot.close()
