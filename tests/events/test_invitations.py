@@ -136,3 +136,26 @@ def test_inviting_twice_changes_nothing_and_the_page_form_invites(setting, clien
     answer = client.post(f"/events/{slug}/invite/", {"teams": "crew", "users": "eve, cyd"})
     assert answer.status_code == 302
     assert sorted(EventInvitation.objects.values_list("team__name", flat=True)) == ["crew", "cyd", "eve"]
+
+
+def test_an_invited_user_without_a_bot_is_told_how_to_enter_and_an_outsider_is_not(setting, client, make_user):
+    """An organiser's trial: an invited account with no bot saw the event with no form and no word (the
+    hint was for non-members, and an invitation counts as membership), while a visitor who could not
+    enter anyway was told to make a bot."""
+    s, slug = setting, setting["slug"]
+    dora = make_user("dora")
+    assert s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["dora"]}, format="json").status_code == 201
+    client.force_login(dora)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert 'id="needs-bot"' in page and "Create a Galaxy bot and upload a valid version to enter." in page
+    client.force_login(s["cyd"].user)  # a bot, not invited: the page with the code shows the form, no hint
+    coded = client.get(f"/events/{slug}/?invite={s['invite']}").content.decode()
+    assert 'id="enter"' in coded and 'id="needs-bot"' not in coded
+    fred = make_user("fred")  # no bot, no invitation, no code: a public event would show him no hint either
+    from armada_web.events.models import Event
+
+    Event.objects.filter(slug=slug).update(public=True)
+    client.force_login(fred)
+    outside = client.get(f"/events/{slug}/").content.decode()
+    assert 'id="needs-bot"' not in outside and 'id="enter"' not in outside
+    assert 'id="needs-bot"' in client.get(f"/events/{slug}/?invite={s['invite']}").content.decode()

@@ -63,6 +63,8 @@ def test_create_defaults_and_states_through_the_command(five):
     assert "upcoming" in season_command("create", "s2", "--game", "mothership", "--name", "Later", "--opens", later)
     assert season_command("open", "s2") == "season s2 is open"
     assert season_command("close", "s1") == "season s1 is closed with 5 entries frozen"
+    season_command("create", "s3", "--game", "galaxy", "--name", "Solo", "--entry", "invited", "--invite", "user0")
+    assert season_command("close", "s3") == "season s3 is closed with 1 entry frozen"  # (said "1 entries")
 
 
 @pytest.mark.parametrize(("args", "reason"), [
@@ -79,6 +81,10 @@ def test_create_defaults_and_states_through_the_command(five):
     (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "2020-01-01T00:00:00Z", "--closes",
       "2020-02-01T00:00:00Z"], "a new season closes in the future, not at 2020-02-01T00:00:00[+]00:00"),
     (["open", "nope"], "no season nope"),
+    # an organiser's trial: "Winter \u202eflah\u202c Cup" showed as "Winter half Cup"; an escape went to pages
+    (["create", "s9", "--game", "galaxy", "--name", "Winter \u202eflah\u202c Cup"], "text direction marks"),
+    (["create", "s9", "--game", "galaxy", "--name", "abc\x1b[31mred"], "control characters"),
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--team-size", "0"], "team size is a whole number from 1"),
 ])
 def test_bad_input_is_refused_with_the_reason(five, args, reason):
     from armada_web.seasons.models import Season

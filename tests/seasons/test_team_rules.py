@@ -88,6 +88,13 @@ def test_a_season_size_above_the_sites_is_refused(armada):
     armada(team_max_members=4)
     with pytest.raises(Invalid, match="from 1 to 4"):
         services.create_season(slug="s1", game="galaxy", name="Spring", team_max_members=5)
+    # 0 wiped the season's rules with "entry: everyone" (an organiser's trial): refused, nothing changed
+    season = services.create_season(slug="s2", game="galaxy", name="Summer", team_max_members=2,
+                                    one_team_per_person=True)
+    with pytest.raises(Invalid, match="from 1 to 4"):
+        services.set_team_rules(season=season, team_max_members=0)
+    season.refresh_from_db()
+    assert (season.team_max_members, season.one_team_per_person) == (2, True)
 
 
 def test_one_entered_team_per_person(crew, make_user, valid_version, team_bot):

@@ -70,8 +70,10 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     invited = invited_team_ids(user=request.user, event=found)
     if not owner and not invite:  # no code: only the bots of the invited teams may enter
         bots = [b for b in bots if b.team_id in invited]
-    can_enter = found.state == EventState.OPEN and not entered and bool(bots) and (owner or bool(invite) or
-                                                                                  bool(invited))
+    # may enter (the owner, a holder of the invite code, a member of an invited team): with a bot, by the form;
+    # without one, the page says how to get one
+    may_enter = found.state == EventState.OPEN and not entered and (owner or bool(invite) or bool(invited))
+    can_enter = may_enter and bool(bots)
     invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
     context = {
         "event": found, "game": spec(found.game), "table": queries.table(found), "recent": queries.recent_games(found),
@@ -80,7 +82,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "can_start": owner and found.state == EventState.OPEN,
         "invited": queries.invited_teams(found),
         "invitation_form": InvitationForm() if owner and found.state == EventState.OPEN else None,
-        "signed_in": request.user.is_authenticated, "has_bots": bool(bots), "open": found.state == EventState.OPEN,
+        "needs_bot": request.user.is_authenticated and may_enter and not bots,
     }
     return render(request, "events/event.html", context)
 

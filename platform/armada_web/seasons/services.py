@@ -23,6 +23,7 @@ from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState
 from armada_web.seasons.signals import season_closed, season_finished
 from armada_web.web.errors import Conflict, Invalid
+from armada_web.web.inputs import shown_text_problem
 from armada_web.web.times import parse_time
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{1,49}")
@@ -61,6 +62,9 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     name = " ".join(name.split())
     if len(name) > NAME_MAX:
         raise Invalid(f"a season's name has at most {NAME_MAX} characters (this one has {len(name)})")
+    problem = shown_text_problem(name, what="a season's name")
+    if problem is not None:  # (an override turns the name around on every page that shows it)
+        raise Invalid(problem)
     opens_at = parse_time(opens, "opens") or now
     closes_at = parse_time(closes, "closes") or opens_at + OPEN_FOR
     ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
@@ -105,7 +109,7 @@ def check_team_rules(*, team_max_members: Any = None, one_team_per_person: Any =
     """A season's team rules checked: its teams' size (empty: the site's limit; else a whole
     number from 1 to the site's ARMADA_TEAM_MAX_MEMBERS) and one entered team per person."""
     site = settings.ARMADA.team_max_members
-    size = None if team_max_members in (None, "", 0) else team_max_members
+    size = None if team_max_members in (None, "") else team_max_members  # (0 is refused: it is no size)
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= site):
         raise Invalid(f"a season's team size is a whole number from 1 to {site} (the site's limit, "
                       "ARMADA_TEAM_MAX_MEMBERS), or empty for the site's limit")

@@ -82,7 +82,8 @@ class Command(BaseCommand):
             return f"season {season.slug} is open"
         if action == "close":
             season = services.close_season(season=season)
-            return f"season {season.slug} is closed with {season.entries.count()} entries frozen"
+            count = season.entries.count()
+            return f"season {season.slug} is closed with {count} entr{'y' if count == 1 else 'ies'} frozen"
         if action == "finals":
             season = services.start_finals(season=season, stages=options["stages"], games=options["games"])
             if season.state == SeasonState.FINISHED:
