@@ -157,6 +157,14 @@ def test_a_disqualification_mid_finals_recounts_the_matches_and_the_finals_play_
     season.refresh_from_db()
     # Its 2 games of the round (the one played too) went with it: 3 kept, and a second stage of 4.
     assert season.matches_total == 3 + 4 and finals.matches_done(season) == 0
+    # the page and the API say why the count went down (an organiser saw 33 of 1350 become 29 of 883)
+    assert season.withdrawn == 1
+    from django.test import Client
+
+    page = Client().get("/seasons/s1/").content.decode()
+    assert ('1 entry was withdrawn (disqualified) after the close: the finals were planned again without it, '
+            "and its games, played or not, left both counts.") in page
+    assert Client().get("/api/seasons/s1/").json()["finals"]["withdrawn"] == 1
     for _ in range(10):  # play every match the finals send until they are over
         periodic.tick(workers=20)
         waiting = queued("finals")

@@ -46,6 +46,8 @@ class FinalsSerializer(serializers.Serializer):
     matches_done = serializers.IntegerField()
     matches_total = serializers.IntegerField()
     playing = serializers.IntegerField(help_text="entries in the current stage")
+    withdrawn = serializers.IntegerField(help_text="entries withdrawn (disqualified) after the close: their games, "
+                                                   "played or not, left matches_done and matches_total")
     workers = serializers.IntegerField(help_text="match workers the finals take now")
     estimate = serializers.DateTimeField(allow_null=True, help_text="when the finals should be done at this pace")
 

@@ -61,6 +61,8 @@ class Season(models.Model):
     stage = models.PositiveSmallIntegerField(default=0, help_text="the stage being played (0 before the finals)")
     round = models.PositiveSmallIntegerField(default=0, help_text="the round of that stage being played")
     matches_total = models.PositiveIntegerField(default=0, help_text="matches the whole finals play")
+    withdrawn = models.PositiveIntegerField(
+        default=0, help_text="entries withdrawn after the close (disqualified): their games left the finals' count")
     finals_workers = models.PositiveSmallIntegerField(default=1, help_text="match workers the finals take now")
     created = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)

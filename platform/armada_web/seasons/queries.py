@@ -174,6 +174,8 @@ class Progress:
     estimate: datetime | None
     #: Entries playing in the current stage.
     playing: int
+    #: Entries withdrawn since the close (disqualified): their games left both counts.
+    withdrawn: int = 0
 
 
 def progress(season: Season) -> Progress | None:
@@ -185,7 +187,7 @@ def progress(season: Season) -> Progress | None:
                     rounds=finals_logic.rounds_in_stage(plan.games), matches_done=finals.matches_done(season),
                     matches_total=season.matches_total, workers=season.finals_workers,
                     estimate=finals.estimate(season),
-                    playing=season.entries.filter(stage__gte=season.stage).count())
+                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn)
 
 
 @dataclass(frozen=True)

@@ -305,6 +305,8 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
             return 0
         finals.withdraw(locked, ids)
         Entry.objects.filter(pk__in=ids).delete()
+        locked.withdrawn += len(ids)  # (the finals' page says why its count of matches went down)
+        locked.save(update_fields=["withdrawn"])
         if locked.state == SeasonState.FINISHED:
             entries.rewrite_standings(locked)
         elif locked.state == SeasonState.FINALS:
