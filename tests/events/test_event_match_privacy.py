@@ -89,7 +89,10 @@ def test_a_private_events_members_and_staff_see_its_matches(people, make_user, a
         assert match.pk in [r["id"] for r in client.get("/api/matches/?kind=event").json()["results"]]
     page = Client()
     page.force_login(people["entrant"][0])
-    assert page.get(f"/matches/{match.pk}/").status_code == 200
+    shown = page.get(f"/matches/{match.pk}/")
+    assert shown.status_code == 200
+    slug = match.event_game.event.slug  # the page names and links its event (an organiser's trial: "event" alone)
+    assert f'<a href="/events/{slug}/" id="played-for">event Quiet club</a>' in shown.content.decode()
 
 
 def test_a_public_events_matches_are_public(people):

@@ -139,6 +139,8 @@ def test_a_disqualified_entry_leaves_the_finals_and_its_queued_games_are_cancell
 
 
 def test_a_disqualification_mid_finals_recounts_the_matches_and_the_finals_play_out(five, staff):
+    from django.test import Client
+
     from armada_web.integrity.actions import disqualify
     from armada_web.seasons import finals, periodic
     from armada_web.seasons.models import Standing
@@ -151,6 +153,9 @@ def test_a_disqualification_mid_finals_recounts_the_matches_and_the_finals_play_
     season.refresh_from_db()
     assert season.matches_total == 10  # 5 entries: 5 games a round, one round a stage
     first, *_ = queued("finals")
+    # its match page names and links the season (an organiser's trial: it said "finals" alone)
+    assert '<a href="/seasons/s1/" id="played-for">finals of Spring</a>' in \
+        Client().get(f"/matches/{first.pk}/").content.decode()
     record_result(first, 1)  # one game played, then one of its two entries is disqualified
     out = first.participants.get(seat=1).version_id
     disqualify(season=season, by=staff, reason="thrown games", version_id=out)
@@ -159,8 +164,6 @@ def test_a_disqualification_mid_finals_recounts_the_matches_and_the_finals_play_
     assert season.matches_total == 3 + 4 and finals.matches_done(season) == 0
     # the page and the API say why the count went down (an organiser saw 33 of 1350 become 29 of 883)
     assert season.withdrawn == 1
-    from django.test import Client
-
     page = Client().get("/seasons/s1/").content.decode()
     assert ('1 entry was withdrawn (disqualified) after the close: the finals were planned again without it, '
             "and its games, played or not, left both counts.") in page

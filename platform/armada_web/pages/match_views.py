@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -69,6 +70,22 @@ def result_line(match: Match, seats: list[Participant]) -> str:
     return f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
 
 
+def played_for(match: Match) -> tuple[str, str] | None:
+    """(what, address) of the event or season whose game `match` is (its game's latest match), else None:
+    the page names and links it where it said only "event" or "finals"."""
+    try:
+        event = match.event_game.event
+    except ObjectDoesNotExist:
+        pass
+    else:
+        return f"event {event.name}", reverse("event", args=[event.slug])
+    try:
+        season = match.finals_game.season
+    except ObjectDoesNotExist:
+        return None
+    return f"finals of {season.name}", reverse("season", args=[season.slug])
+
+
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     match = queries.match_for(user=request.user, match_id=pk)
     if match is None:
@@ -90,6 +107,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
         "result": result_line(match, seats),
+        "played_for": played_for(match),
         "yours": yours,
         "viewer_seats": seats_attribute({p.seat: p.name for p in seats}, yours),
         "replay_url": reverse("api-match-replay", args=[pk]) if finished else None,
