@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from armada_web.events.models import Event
+from armada_web.events.models import Event, EventState
 from armada_web.teams.access import team_ids
 
 
@@ -41,3 +41,15 @@ def invite_matches(*, invite: Any, event: Event) -> bool:
     characters outside ASCII is simply wrong, never an error)."""
     return isinstance(invite, str) and bool(event.invite) and secrets.compare_digest(
         invite.encode(errors="replace"), event.invite.encode())
+
+
+def may_enter(*, user: Any, event: Event, invite: Any = "") -> bool:
+    """Whether the event's page offers `user` to enter (bots aside): an open event they have no entry
+    in yet, as its owner, with a code (`services.enter` checks it at the click, saying what is wrong)
+    or as a member of an invited team."""
+    if not getattr(user, "is_authenticated", False) or event.state != EventState.OPEN:
+        return False
+    if event.entries.filter(owner_id=user.pk).exists():
+        return False
+    return is_owner(user=user, event=event) or bool(invite) or bool(invited_team_ids(user=user, event=event))
+

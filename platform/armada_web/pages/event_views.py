@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries as bot_queries
 from armada_web.events import queries, services
-from armada_web.events.access import invited_team_ids, is_member, is_owner
+from armada_web.events.access import invited_team_ids, is_member, is_owner, may_enter
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
@@ -66,14 +66,11 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     owner = is_owner(user=request.user, event=found)
     bots = list(bot_queries.bots_of(request.user).filter(game=found.game, retired__isnull=True)) \
         if request.user.is_authenticated else []
-    entered = found.entries.filter(owner_id=request.user.pk).exists() if request.user.is_authenticated else False
-    invited = invited_team_ids(user=request.user, event=found)
     if not owner and not invite:  # no code: only the bots of the invited teams may enter
+        invited = invited_team_ids(user=request.user, event=found)
         bots = [b for b in bots if b.team_id in invited]
-    # may enter (the owner, a holder of the invite code, a member of an invited team): with a bot, by the form;
-    # without one, the page says how to get one
-    may_enter = found.state == EventState.OPEN and not entered and (owner or bool(invite) or bool(invited))
-    can_enter = may_enter and bool(bots)
+    offered = may_enter(user=request.user, event=found, invite=invite)  # with a bot the form, else how to get one
+    can_enter = offered and bool(bots)
     invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
     context = {
         "event": found, "game": spec(found.game), "table": queries.table(found), "recent": queries.recent_games(found),
@@ -82,7 +79,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "can_start": owner and found.state == EventState.OPEN,
         "invited": queries.invited_teams(found),
         "invitation_form": InvitationForm() if owner and found.state == EventState.OPEN else None,
-        "needs_bot": request.user.is_authenticated and may_enter and not bots,
+        "needs_bot": offered and not bots,
     }
     return render(request, "events/event.html", context)
 
