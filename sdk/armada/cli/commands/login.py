@@ -127,16 +127,18 @@ def store_token(server: str, token: str) -> int:
     name = me.get("username") if isinstance(me, dict) else None
     if not isinstance(name, str) or not name:
         raise RemoteError(f"GET /api/me/ on {server} answered without a username", exit_code=3)
-    path = save_credentials(Credentials(server, token, name))
-    print(f"logged in as {name} on {server}")
-    print(f"token stored in {path} (readable by you only)")
-    _warn_if_overridden()
-    return 0
+    return _save(server, token, name, "token")
 
 
-def _warn_if_overridden() -> None:
+def _save(server: str, token: str, username: str, what: str) -> int:
+    """Store the credentials and say so (`what`: how the token is named), warning when
+    ARMADA_TOKEN overrides them."""
+    path = save_credentials(Credentials(server, token, username))
+    print(f"logged in as {username} on {server}")
+    print(f"{what} stored in {path} (readable by you only)")
     if os.environ.get(TOKEN_ENV, "").strip():
         print(f"armada: warning: {TOKEN_ENV} is set and overrides the stored token", file=sys.stderr)
+    return 0
 
 
 def login(server: str, username_arg: str | None) -> int:
@@ -157,8 +159,5 @@ def login(server: str, username_arg: str | None) -> int:
         raise RemoteError(f"POST /api/tokens/ on {server} answered without a token", exit_code=3)
     me = ApiClient(server, token).request("GET", "/api/me/")
     name = me.get("username") if isinstance(me, dict) else None
-    path = save_credentials(Credentials(server, token, name if isinstance(name, str) and name else username))
-    print(f"logged in as {name or username} on {server}")
-    print(f"token '{created.get('name') or token_name()}' stored in {path} (readable by you only)")
-    _warn_if_overridden()
-    return 0
+    return _save(server, token, name if isinstance(name, str) and name else username,
+                 f"token '{created.get('name') or token_name()}'")
