@@ -147,8 +147,7 @@ class WarmPool:
         self._lock = threading.Condition()
         self._slots: list[WarmSlot] = []
         self._threads: list[threading.Thread] = []
-        self._closed = False
-        self._closing = threading.Event()  # set by close(): a lost slot's tries stop waiting
+        self._closing = threading.Event()  # set by close() (`_closed`): a lost slot's tries stop waiting
         self._anchors: dict[int, Any] = {}  # slot number -> its network anchor container
         self._waiting: dict[tuple[Any, ...], int] = {}  # bots waiting in `take`, by container key
         self._playing: list[str] = []  # CPU sets of the slots taken and not yet removed
@@ -165,6 +164,10 @@ class WarmPool:
                     lease.release()
             self.close()
             raise
+
+    @property
+    def _closed(self) -> bool:
+        return self._closing.is_set()
 
     # -- matches -----------------------------------------------------------------------
 
@@ -356,7 +359,6 @@ class WarmPool:
     def close(self) -> None:
         """Remove every warm container and free the slots (waits for the background work)."""
         with self._lock:
-            self._closed = True
             self._closing.set()
             slots, self._slots = self._slots, []
             self._lock.notify_all()
@@ -431,13 +433,11 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
             try:  # never waits: a worker starting (Celery gives it 4 s) must not block on slots
                 _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose,
                                          slot_wait=0)
-            except SlotsBusy:
+            except Exception as exc:  # busy slots, or a failure (it holds nothing then): cold starts for a while
+                if not isinstance(exc, SlotsBusy):
+                    print(f"armada warm pool: cannot make this worker's pool, its bots start cold: {exc}",
+                          file=sys.stderr)
                 _busy_until[0] = time.monotonic() + BUSY_RETRY_S  # asked again after a while
-                return None
-            except Exception as exc:  # (it holds nothing then): start cold, ask again after a while
-                print(f"armada warm pool: cannot make this worker's pool, its bots start cold: {exc}",
-                      file=sys.stderr)
-                _busy_until[0] = time.monotonic() + BUSY_RETRY_S
                 return None
             atexit.register(close_process_pool)
         return _process_pool
