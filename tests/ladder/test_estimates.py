@@ -68,3 +68,41 @@ def test_measured_provisional_games_set_the_pace_of_settling() -> None:
     # A site up for 5 minutes counted those 200 games in 300 s, not 900: three times the pace.
     assert estimates.settling_time(queue(settling=10, settling_games=200, settling_window=300.0), 9) == (
         pytest.approx(estimates.settling_time(few, 9) / 3))
+
+
+def test_settling_spans_count_each_versions_gaps_and_the_time_any_was_provisional() -> None:
+    # (first game in the window, settled or now, games in the window), seconds before now
+    spans = [(-800.0, -600.0, 10), (-700.0, -500.0, 4), (-300.0, 0.0, 3)]
+    intervals, exposure, busy = estimates.settling_spans(spans)
+    assert intervals == 9 + 3 + 2
+    assert exposure == pytest.approx(200 + 200 + 300)
+    assert busy == pytest.approx(300 + 300)  # -800..-500 overlapping, then -300..0
+
+
+def test_on_a_small_ladder_the_pace_one_version_kept_sets_the_settling_time() -> None:
+    """Two new versions settled one after the other in the window, each 10 games in 200 s, and one
+    version is provisional now. Shared over the whole window the 20 games said 405 s for 9 games
+    (900 s x 1 / 20 a game), twice what each version took: the window's idle minutes and the other
+    version's games counted as this one's share (bench/surge.py's small site: the estimates ran
+    1.4-1.8 times long). Its pace is 200 s per 9 gaps."""
+    spans = [(-800.0, -600.0, 10), (-500.0, -300.0, 10)]
+    intervals, exposure, busy = estimates.settling_spans(spans)
+    q = queue(settling=1, settling_games=20, settling_intervals=intervals, settling_exposure=exposure,
+              settling_busy=busy)
+    assert estimates.settling_time(q, 9) == pytest.approx(9 * 400 / 18)
+    # Fewer gaps than PACE_ENOUGH: the share over the window, as before.
+    few = queue(settling=1, settling_games=20, settling_intervals=estimates.PACE_ENOUGH - 1,
+                settling_exposure=exposure, settling_busy=busy)
+    assert estimates.settling_time(few, 9) == pytest.approx(9 * 900 / 20)
+    # Enough gaps but fewer than ENOUGH games: the pace alone is a measure.
+    assert estimates.settling_time(queue(settling=1, settling_games=12, settling_intervals=10,
+                                         settling_exposure=300.0, settling_busy=300.0), 9) == pytest.approx(9 * 30)
+
+
+def test_in_a_surge_the_share_of_the_versions_settling_now_sets_it() -> None:
+    """Forty versions settling now where the window's versions overlapped less: each gets its share
+    of the games they got together while any was provisional, slower than one version's pace."""
+    q = queue(settling=40, settling_games=300, settling_intervals=250, settling_exposure=5000.0,
+              settling_busy=900.0)
+    assert estimates.settling_time(q, 9) == pytest.approx(9 * 40 * 900 / 300)
+    assert estimates.settling_time(q, 9) > 9 * 5000 / 250

@@ -173,6 +173,29 @@ def test_the_settling_pace_is_counted_over_what_the_window_covers(make_user, val
     assert queue is not None and queue.settling_window == estimates.SETTLING_WINDOW
 
 
+def test_the_settling_spans_follow_each_versions_provisional_games(make_user, valid_version, armada):
+    # Each version's provisional games in the window: from its first to now while it still plays
+    # provisional (estimates.settling_spans), so a small ladder's pace is its own, not the window's.
+    from armada_web.ladder.models import Rating
+    from armada_web.ladder.queries import ranked_queue
+    from armada_web.matches.services import create_match
+    from tests.support.seasons_helpers import record_result
+
+    armada(matches_queue=armada.current.validation_queue, match_workers=2)
+    a, b = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    for winner in (1, 2, 1):
+        record_result(create_match(game="galaxy", first=a, second=b), winner=winner)
+    queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=120))
+    assert queue is not None and queue.settling == 2 and queue.settling_games == 6
+    assert queue.settling_intervals == 4  # two gaps each
+    assert queue.settling_exposure == pytest.approx(240, abs=10)  # both provisional for the last 120 s
+    assert queue.settling_busy == pytest.approx(120, abs=5)
+    Rating.objects.filter(version=b).update(benched=True)  # b stopped playing before it settled: left out
+    queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=120))
+    assert queue is not None and queue.settling_intervals == 2
+    assert queue.settling_exposure == pytest.approx(120, abs=5)
+
+
 def test_the_estimates_use_the_measured_length_of_ranked_matches(make_user, valid_version, armada):
     # A settled rating is a game's length after the match is made: the ranked matches' measured
     # median (the last 50), not ARMADA_MATCH_SECONDS (30 by default: starter bots play in a few

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, Min, Q, QuerySet, Window
+from django.db.models import Count, F, Max, Min, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -224,6 +224,23 @@ def recent_changes(game: str, now: datetime) -> QuerySet[RatingChange]:
     return RatingChange.objects.filter(match__game=game, at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
 
 
+def settling_spans(game: str, now: datetime, provisional: QuerySet[Rating]) -> tuple[int, float, float]:
+    """`estimates.settling_spans` of `game`'s provisional games in the window, per version: its
+    first, when it settled (its PROVISIONAL_GAMES-th) or now while it is among `provisional`, how
+    many. One that stopped playing before it settled is left out: its span would end at its last
+    game, not when it was replaced, and make the pace look faster than it was."""
+    playing = set(provisional.values_list("version_id", flat=True))
+    rows = (recent_changes(game, now).filter(games__lte=PROVISIONAL_GAMES).order_by().values("version_id")
+            .annotate(first=Min("at"), last=Max("at"), count=Count("id"), top=Max("games")))
+    spans = []
+    for row in rows:
+        settled = row["top"] >= PROVISIONAL_GAMES
+        if settled or row["version_id"] in playing:
+            end = row["last"] if settled else now
+            spans.append(((row["first"] - now).total_seconds(), (end - now).total_seconds(), int(row["count"])))
+    return estimates.settling_spans(spans)
+
+
 def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     """The ranked queue of `game` as `ladder.logic.estimates` reads it (a few counts and one seed
     read, whatever the ladder's size), or None when no worker is free for ranked games."""
@@ -238,13 +255,16 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = recent_changes(game, now)
     first = window.aggregate(first=Min("at"))["first"]
+    provisional = pool.rows.filter(games__lt=PROVISIONAL_GAMES)
+    intervals, exposure, busy = settling_spans(game, now, provisional)
     return estimates.Queue(
         candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=match_seconds,
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
         head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
-        settling=pool.rows.filter(games__lt=PROVISIONAL_GAMES).count(),
+        settling=provisional.count(),
         settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(),
-        settling_window=covered(first, now, estimates.SETTLING_WINDOW))
+        settling_window=covered(first, now, estimates.SETTLING_WINDOW),
+        settling_intervals=intervals, settling_exposure=exposure, settling_busy=busy)
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:

@@ -11,14 +11,16 @@ the two comes first), and a match once made waits behind the ranked matches alre
 A version that has never played is a seed before every other (`priority` is infinite): its
 wait is its place among those (each match takes at least one) at the measured rate. A rating
 is settled once it is no longer provisional (`ratings.PROVISIONAL_GAMES` games): each game
-left costs its share of the games the provisional versions were measured to get lately
-(`settling_time`), or without enough of them the gap its place in the seed order leaves it
-after that game (`provisional_priority`), never less than one ranked match start at the measured pace.
+left costs what the provisional versions were measured to need lately (`settling_time`: the pace
+one of them kept, or its share of the games they got together, the slower), or without enough
+of them the gap its place in the seed order leaves it after that game (`provisional_priority`),
+never less than one ranked match start at the measured pace.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from armada_web.ladder.logic.matchmaking import PROVISIONAL_HEAD, PROVISIONAL_STEP, bonus
@@ -28,6 +30,9 @@ from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
 SETTLING_WINDOW = 900.0
 #: Provisional games counted in the window needed to measure their rate (else the model).
 ENOUGH = 20
+#: Gaps between two provisional games of one version in the window needed to measure one
+#: version's own pace (else only the share of the games they got together).
+PACE_ENOUGH = 10
 
 
 @dataclass(frozen=True)
@@ -43,17 +48,49 @@ class Queue:
     settling: int = 0  # provisional candidates now
     settling_games: int = 0  # provisional versions' games counted in the last `settling_window` seconds
     settling_window: float = SETTLING_WINDOW  # what the count covers: less on a site up for less than that
+    # From each version's provisional games in the window (`settling_spans`): the gaps between two
+    # of one version's, the seconds each was provisional from its first one, and the seconds in
+    # which at least one was.
+    settling_intervals: int = 0
+    settling_exposure: float = 0.0
+    settling_busy: float = 0.0
+
+
+def settling_spans(spans: Iterable[tuple[float, float, int]]) -> tuple[int, float, float]:
+    """(intervals, exposure, busy) of the provisional versions' spans in the window, each (its first
+    provisional game in the window, when it stopped being provisional or now, its provisional games
+    in the window), times in seconds: the gaps between two games of one version, the seconds summed
+    over the versions, and the seconds covered by at least one of them."""
+    intervals, exposure, busy, reach = 0, 0.0, 0.0, -math.inf
+    for first, end, games in sorted(spans):
+        intervals += max(0, games - 1)
+        exposure += max(0.0, end - first)
+        if end > max(first, reach):
+            busy += end - max(first, reach)
+        reach = max(reach, end)
+    return intervals, exposure, busy
 
 
 def settling_time(queue: Queue, games: int) -> float | None:
-    """Seconds for a provisional version to play `games` more games: the P provisional versions
-    share the R games a second they were measured to get, P / R seconds a game each (None with
-    fewer than ENOUGH games in the window). Matchmaking serves them about in the order they
-    started (`matchmaking.PROVISIONAL_HEAD`), so versions arriving later take little of a
-    version's share: bench/surge.py measured this against a model where they did (docs/arena.md)."""
-    if queue.settling_games < ENOUGH or queue.settling <= 0:
+    """Seconds for a provisional version to play `games` more games (None without ENOUGH provisional
+    games or PACE_ENOUGH gaps in the window: the model then).
+
+    The P provisional versions now share the R games the provisional versions got in the window,
+    P x (the seconds in which any was provisional) / R a game each. On a small ladder new versions
+    come one at a time, each settling in minutes, so counting the whole window made that share
+    count its idle minutes, and one version's games as all of them: with PACE_ENOUGH gaps
+    measured, a game takes the slower of that share and the pace one version kept (its
+    provisional seconds per gap). Matchmaking serves them about in the order they started
+    (`matchmaking.PROVISIONAL_HEAD`), so versions arriving later take little of a version's
+    share: bench/surge.py measured this (docs/arena.md)."""
+    if queue.settling <= 0:
         return None
-    return queue.settling * games * queue.settling_window / queue.settling_games
+    if queue.settling_intervals >= PACE_ENOUGH:  # (so settling_games > 0)
+        share = queue.settling * queue.settling_busy / queue.settling_games
+        return games * max(queue.settling_exposure / queue.settling_intervals, share)
+    if queue.settling_games >= ENOUGH:
+        return queue.settling * games * queue.settling_window / queue.settling_games
+    return None
 
 
 def provisional_priority(games: int, sigma: float) -> float:
