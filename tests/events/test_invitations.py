@@ -159,3 +159,29 @@ def test_an_invited_user_without_a_bot_is_told_how_to_enter_and_an_outsider_is_n
     outside = client.get(f"/events/{slug}/").content.decode()
     assert 'id="needs-bot"' not in outside and 'id="enter"' not in outside
     assert 'id="needs-bot"' in client.get(f"/events/{slug}/?invite={s['invite']}").content.decode()
+
+
+def test_the_invite_code_shows_the_page_but_not_the_private_games(setting, client, armada):
+    """A privacy review: one who sees a private event's page only through its invite code was shown
+    its latest games, links to match pages that answer them 404 (a private event's matches are its
+    members'). Its members still see them."""
+    from armada_web.events import matchmaking
+    from tests.support.seasons_helpers import queued, record_result
+
+    s, slug = setting, setting["slug"]
+    assert s["cyd"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk, "invite": s["invite"]},
+                         format="json").status_code == 201
+    assert s["eve"].post(f"/api/events/{slug}/entries/", {"bot": s["eve_bot"].pk, "invite": s["invite"]},
+                         format="json").status_code == 201
+    assert s["owner"].post(f"/api/events/{slug}/start/").status_code == 200
+    matchmaking.fill(workers=1)
+    match = queued("event")[0]
+    record_result(match, 1)
+    client.force_login(s["cyd"].user)
+    member = client.get(f"/events/{slug}/").content.decode()
+    assert 'id="event-games"' in member and f"/matches/{match.pk}/" in member
+    client.force_login(s["bob"].user)  # no entry, no invitation: the code alone
+    coded = client.get(f"/events/{slug}/?invite={s['invite']}")
+    assert coded.status_code == 200 and 'id="event-table"' in coded.content.decode()
+    assert f"/matches/{match.pk}/" not in coded.content.decode() and 'id="event-games"' not in coded.content.decode()
+    assert client.get(f"/matches/{match.pk}/").status_code == 404

@@ -11,6 +11,7 @@ from django.db.models import Q, QuerySet
 from armada_web.events.access import can_see, invite_matches
 from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventGame
+from armada_web.matches import access as matches_access
 from armada_web.matches.models import MatchStatus
 from armada_web.teams.access import team_ids
 from armada_web.teams.models import Team
@@ -78,7 +79,10 @@ def games_done(event: Event) -> int:
     return event.games.filter(Q(counted=True) | ~Q(skipped="")).count()
 
 
-def recent_games(event: Event, limit: int = 30) -> list[EventGame]:
-    """The event's latest played games, newest first, with their matches."""
-    return list(event.games.filter(counted=True, match__status=MatchStatus.FINISHED)
+def recent_games(event: Event, *, user: Any, limit: int = 30) -> list[EventGame]:
+    """The event's latest played games that `user` may see, newest first, with their matches: none of
+    a private event's for one who sees its page only through its invite code (its matches are its
+    members', and their pages answer 404 to anyone else)."""
+    games = event.games.filter(counted=True, match__status=MatchStatus.FINISHED)
+    return list(matches_access.visible(games, user=user, column="match_id")
                 .select_related("match", "first", "second").order_by("-number")[:limit])

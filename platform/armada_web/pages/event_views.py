@@ -73,7 +73,8 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     can_enter = offered and bool(bots)
     invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
     context = {
-        "event": found, "game": spec(found.game), "table": queries.table(found), "recent": queries.recent_games(found),
+        "event": found, "game": spec(found.game), "table": queries.table(found),
+        "recent": queries.recent_games(found, user=request.user),
         "done": queries.games_done(found), "owner": owner, "member": member, "invite_url": invite_url,
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
         "can_start": owner and found.state == EventState.OPEN,
