@@ -328,10 +328,11 @@ class SlotPool:
         return _waiting(lambda: self.try_acquire(cpu, purpose), timeout, jitter=0.0, busy=(
             f"all {len(self.candidates(purpose))} sandbox slots for {purpose} games stayed taken for {timeout:.0f} s"))
 
-    def try_acquire_pairs(self, pairs: int, purpose: str = "match") -> list[Lease] | None:
+    def try_acquire_pairs(self, pairs: int, purpose: str = "match", *, spare: int = 0) -> list[Lease] | None:
         """`pairs` slot pairs at once, or None holding nothing: a slot on one CPU and one on
         another (the lowest free on each), then more on the same two CPUs; every two CPUs are
-        tried, lowest first, until one of them has the room."""
+        tried, lowest first, until one of them has the room. With `spare`, only when `spare`
+        more pairs would still be free beside them (room for the bots that start cold)."""
         if len(self.cpus) < 2:
             plans = [(self.cpus[0], self.cpus[0])]
         else:
@@ -339,8 +340,19 @@ class SlotPool:
         for first, second in plans:
             leases = self._try_plan([first, second] * pairs, purpose)
             if leases is not None:
+                if spare and not self._room_for(spare, purpose):
+                    for lease in leases:
+                        lease.release()
+                    return None
                 return leases
         return None
+
+    def _room_for(self, pairs: int, purpose: str) -> bool:
+        """Whether `pairs` more pairs are free now (taken and given back at once)."""
+        probe = self.try_acquire_pairs(pairs, purpose)
+        for lease in probe or []:
+            lease.release()
+        return probe is not None
 
     def _try_plan(self, cpus: list[int], purpose: str) -> list[Lease] | None:
         """A slot on each of `cpus` in turn, or None holding nothing (also when taking one fails)."""
@@ -361,15 +373,18 @@ class SlotPool:
             lease.release()
         return None
 
-    def acquire_pairs(self, pairs: int, timeout: float = 60.0, purpose: str = "match") -> list[Lease]:
-        """`pairs` slot pairs (`try_acquire_pairs`), waiting up to `timeout` seconds; raises SlotsBusy.
+    def acquire_pairs(self, pairs: int, timeout: float = 60.0, purpose: str = "match", *,
+                      spare: int = 0) -> list[Lease]:
+        """`pairs` slot pairs (`try_acquire_pairs`, with `spare` pairs left free), waiting up to
+        `timeout` seconds; raises SlotsBusy.
 
         All or nothing: while it waits it holds no slot, so two pools waiting for each other's
         slots never hold each other up for good (a pool taking its slots one by one did). Its
         pauses vary (jitter), so pools waiting side by side take turns."""
-        return _waiting(lambda: self.try_acquire_pairs(pairs, purpose), timeout, jitter=0.05, busy=(
+        left = f" leaving {2 * spare} free" if spare else ""
+        return _waiting(lambda: self.try_acquire_pairs(pairs, purpose, spare=spare), timeout, jitter=0.05, busy=(
             f"{2 * pairs} of the {len(self.candidates(purpose))} sandbox slots for {purpose} games (two CPUs) "
-            f"were not free together within {timeout:.0f} s"))
+            f"were not free together{left} within {timeout:.0f} s"))
 
     def _ensure_dir(self) -> None:
         ensure_lock_dir(self.lock_dir)

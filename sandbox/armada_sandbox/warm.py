@@ -133,7 +133,7 @@ class WarmPool:
     def __init__(self, pairs: int = 1, *, image: str, limits: SandboxLimits | None = None,
                  pool: SlotPool | None = None, purpose: str = "match", client: Any = None,
                  labels: dict[str, str] | None = None, slot_wait: float | None = None,
-                 take_wait: float = TAKE_WAIT_S) -> None:
+                 take_wait: float = TAKE_WAIT_S, spare: int = 0) -> None:
         if pairs < 1:
             raise ValueError("a warm pool needs at least one pair")
         self.image = image
@@ -153,7 +153,7 @@ class WarmPool:
         self._playing: list[str] = []  # CPU sets of the slots taken and not yet removed
         self._lost: list[Lease] = []  # slots out of use (a container that would not go): held till close
         wait = SLOT_WAIT_S if slot_wait is None else slot_wait
-        leases = self.pool.acquire_pairs(pairs, wait, purpose=purpose)
+        leases = self.pool.acquire_pairs(pairs, wait, purpose=purpose, spare=spare)
         try:
             for lease in leases:
                 self._slots.append(self._prepare_later(lease, container_key(image, self.limits)))
@@ -409,6 +409,8 @@ _process_pool: WarmPool | None = None
 _busy_until = [0.0]
 #: Seconds before a process whose slots were busy tries again.
 BUSY_RETRY_S = 60.0
+#: Pairs a worker's pool leaves free on the host when it is made (for the bots that start cold).
+SPARE_PAIRS = 1
 _process_lock = threading.Lock()
 
 
@@ -430,9 +432,8 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
             purpose = os.environ.get(PURPOSE_VARIABLE) or "match"
             if time.monotonic() < _busy_until[0]:
                 return None
-            try:  # never waits: a worker starting (Celery gives it 4 s) must not block on slots
-                _process_pool = WarmPool(pairs, image=image or BOT_IMAGE, limits=limits, purpose=purpose,
-                                         slot_wait=0)
+            try:
+                _process_pool = _fewer_if_busy(pairs, image or BOT_IMAGE, limits, purpose)
             except Exception as exc:  # busy slots, or a failure (it holds nothing then): cold starts for a while
                 if not isinstance(exc, SlotsBusy):
                     print(f"armada warm pool: cannot make this worker's pool, its bots start cold: {exc}",
@@ -441,6 +442,22 @@ def process_pool(image: str | None = None, limits: SandboxLimits | None = None) 
                 return None
             atexit.register(close_process_pool)
         return _process_pool
+
+
+def _fewer_if_busy(pairs: int, image: str, limits: SandboxLimits | None, purpose: str) -> WarmPool:
+    """A pool of `pairs` pairs, else of as many as leave SPARE_PAIRS free on the host (its other
+    workers' pools hold the rest: the bots that start cold, here or there, need room); SlotsBusy
+    when not one pair does. Never waits: a worker starting (Celery gives it 4 s) must not block."""
+    for count in range(pairs, 0, -1):
+        try:
+            made = WarmPool(count, image=image, limits=limits, purpose=purpose, slot_wait=0, spare=SPARE_PAIRS)
+        except SlotsBusy:
+            continue
+        if count < pairs:
+            print(f"armada warm pool: {count} of {pairs} warm slot pairs: the host's other slots are held "
+                  f"(its other workers' pools) and {SPARE_PAIRS} pair stays free for cold starts", file=sys.stderr)
+        return made
+    raise SlotsBusy(f"no warm slot pair is free beside {SPARE_PAIRS} pair left for cold starts")
 
 
 def close_process_pool() -> None:

@@ -277,6 +277,42 @@ def test_pairs_are_taken_all_at_once_and_a_waiting_pool_holds_nothing(tmp_path):
         lease.release()
 
 
+def test_a_workers_pool_leaves_a_pair_free_for_cold_starts(tmp_path, monkeypatch, capsys):
+    """Two `make up`s on one 2-core host held all 16 slots in warm pools (2 + 6 each): a bot that
+    then started cold waited 30 s for a slot and its match was played again later. A worker's pool
+    now takes as many pairs as leave one pair free, fewer than asked if it must, and says so."""
+    from armada_sandbox import warm
+
+    pool = SlotPool(size=10, cpus=[0, 1], lock_dir=tmp_path)  # 8 slots for match games
+    other = pool.try_acquire_pairs(1)  # another instance's pool holds a pair
+    assert other is not None
+    assert pool.try_acquire_pairs(3, spare=1) is None  # would leave none free: holds nothing
+    made: list[tuple[int, list[Lease]]] = []
+
+    class Pool:  # what WarmPool does with its slots, without containers
+        def __init__(self, pairs: int, **options: object) -> None:
+            leases = pool.acquire_pairs(pairs, 0, purpose="match", spare=int(str(options["spare"])))
+            made.append((pairs, leases))
+
+    monkeypatch.setenv(warm.PAIRS_VARIABLE, "3")
+    monkeypatch.setattr(warm, "WarmPool", Pool)
+    monkeypatch.setattr(warm, "_process_pool", None)
+    monkeypatch.setattr(warm, "_busy_until", [0.0])
+    assert warm.process_pool() is not None
+    assert [pairs for pairs, _leases in made] == [2]
+    assert "2 of 3 warm slot pairs" in capsys.readouterr().err
+    spare = pool.try_acquire_pairs(1)  # the pair left for cold starts
+    assert spare is not None and pool.try_acquire(purpose="match") is None
+    for lease in [*spare, *made[0][1], *other]:
+        lease.release()
+    monkeypatch.setattr(warm, "_process_pool", None)
+    held = [pool.try_slot(index) for index in range(2, 8)]  # three pairs held elsewhere: only one left
+    assert warm.process_pool() is None and len(made) == 1  # not even one pair with one left free: cold
+    for lease in held:
+        assert lease is not None
+        lease.release()
+
+
 def test_pairs_go_where_two_cpus_have_the_room(tmp_path):
     """On four CPUs, the lowest free slot's CPU may have no room for more: other CPUs are tried (the
     first version gave up, and its worker started every bot cold)."""
