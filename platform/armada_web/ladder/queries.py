@@ -224,12 +224,11 @@ def recent_changes(game: str, now: datetime) -> QuerySet[RatingChange]:
     return RatingChange.objects.filter(match__game=game, at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
 
 
-def settling_spans(game: str, now: datetime, provisional: QuerySet[Rating]) -> tuple[int, float, float]:
+def settling_spans(game: str, now: datetime, playing: set[int]) -> tuple[int, float, float]:
     """`estimates.settling_spans` of `game`'s provisional games in the window, per version: its
-    first, when it settled (its PROVISIONAL_GAMES-th) or now while it is among `provisional`, how
-    many. One that stopped playing before it settled is left out: its span would end at its last
-    game, not when it was replaced, and make the pace look faster than it was."""
-    playing = set(provisional.values_list("version_id", flat=True))
+    first, when it settled (its PROVISIONAL_GAMES-th) or now while it plays provisional (its id in
+    `playing`), how many. One that stopped playing before it settled is left out: its span would
+    end at its last game, not when it was replaced, and make the pace look faster than it was."""
     rows = (recent_changes(game, now).filter(games__lte=PROVISIONAL_GAMES).order_by().values("version_id")
             .annotate(first=Min("at"), last=Max("at"), count=Count("id"), top=Max("games")))
     spans = []
@@ -255,13 +254,13 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = recent_changes(game, now)
     first = window.aggregate(first=Min("at"))["first"]
-    provisional = pool.rows.filter(games__lt=PROVISIONAL_GAMES)
+    provisional = set(pool.rows.filter(games__lt=PROVISIONAL_GAMES).values_list("version_id", flat=True))
     intervals, exposure, busy = settling_spans(game, now, provisional)
     return estimates.Queue(
         candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=match_seconds,
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
         head_priority=max((p for p in heads if not math.isinf(p)), default=0.0),
-        settling=provisional.count(),
+        settling=len(provisional),
         settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(),
         settling_window=covered(first, now, estimates.SETTLING_WINDOW),
         settling_intervals=intervals, settling_exposure=exposure, settling_busy=busy)
