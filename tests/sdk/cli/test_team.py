@@ -129,3 +129,22 @@ def test_a_team_named_with_digits_is_found_by_its_name_then_by_id(logged_in: Fak
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "crewbot", "--team", "2",
                  "--no-wait"]) == 0  # not a name of yours: the id
     assert logged_in.seen("POST", "/api/bots/")[0].json()["team"] == 2
+
+
+def test_your_username_is_your_personal_team_whatever_its_name(logged_in: FakeSite,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: alice's personal team was named `alice-2` (a team `Alice` existed when
+    she signed up, D-S-7) and she had joined `Alice`; `--team alice`, which the docs and the hint
+    give for her own bots, matched `Alice` (names match in any case) and made her bot that team's,
+    where it can never leave."""
+    logged_in.teams[0]["name"] = "alice-2"
+    logged_in.teams.append({"id": 2, "name": "Alice", "personal": False, "archived": False,
+                            "members": [{"username": "bob"}, {"username": "alice"}], "join_key": "KEY"})
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "mine", "--team", "alice",
+                 "--no-wait"]) == 0
+    created = logged_in.seen("POST", "/api/bots/")[0].json()
+    assert created.get("team") in (None, 1)  # her own, not team 2
+    assert "in team Alice" not in capsys.readouterr().out
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "theirs", "--team", "id:2",
+                 "--no-wait"]) == 0  # the shared team by its id
+    assert logged_in.seen("POST", "/api/bots/")[1].json()["team"] == 2

@@ -222,11 +222,18 @@ def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | No
 
 def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
     """The team of yours named `name`, or `id:N` as the remembered default is stored (from GET
-    /api/me/'s teams); None for none given or an older site without teams; RemoteError when you
-    are in no such team."""
+    /api/me/'s teams); your username, any case, is your personal team whatever its name (a
+    personal team is named `alice-2` when a team had the name first, D-S-7, and a shared team
+    named `Alice` must not take your bot); None for none given or an older site without teams;
+    RemoteError when you are in no such team."""
     teams = me.get("teams") if isinstance(me, dict) else None
     if not name or not isinstance(teams, list):
         return None
+    username = me.get("username")
+    if isinstance(username, str) and name.lower() == username.lower():
+        personal = next((t for t in teams if isinstance(t, dict) and t.get("personal")), None)
+        if personal is not None:
+            return personal
     for team in teams:
         if isinstance(team, dict) and is_team(team, name):
             return team
