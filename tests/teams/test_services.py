@@ -349,6 +349,25 @@ def test_a_deleted_account_leaves_its_teams_and_frees_its_place(make_user, armad
     assert Membership.objects.filter(team=team, user__isnull=True, left__isnull=False).count() == 1
 
 
+def test_a_shared_team_left_without_members_by_a_deletion_is_archived(make_user):
+    """A competitor's trial: deleting the account of a shared team's last member left the team with
+    no members, not archived: no one could restore, rename or archive it, and its old join key
+    still let anyone in (and into its history). It is archived, as its last member leaving must
+    archive it first; a former member who left on their own may restore it (D-S-21)."""
+    from armada_web.accounts.services import delete_account
+
+    dave, erin, stranger = make_user("dave"), make_user("erin"), make_user("stranger")
+    solo = services.create_team(user=dave, name="dave solo")
+    crew = services.create_team(user=dave, name="dave crew")
+    services.join_team(user=erin, team=crew, key=crew.join_key)
+    delete_account(user=dave, password=PASSWORD)
+    solo.refresh_from_db()
+    crew.refresh_from_db()
+    assert solo.archived is not None and crew.archived is None  # erin is still in the crew
+    with pytest.raises(Conflict, match="archived"):
+        services.join_team(user=stranger, team=solo, key=solo.join_key)
+
+
 @pytest.mark.parametrize("name", ["ab", "x" * 41, "tab\there", "zero\u200bwidth", " padded", 7])
 def test_a_rename_follows_the_rules_of_a_new_name(make_user, name):
     team = services.create_team(user=make_user("alice"), name="crew")

@@ -86,8 +86,21 @@ def personal_teams(*, users: list[tuple[int, str]]) -> dict[int, int]:
 
 def end_memberships(*, user: Any) -> int:
     """`user` is deleting their account: each of their memberships ends now (the rows stay, as the
-    teams' history, without the user), so a team's count of members stays right."""
-    return Membership.objects.current().filter(user_id=user.pk).update(left=timezone.now())
+    teams' history, without the user), so a team's count of members stays right. A shared team left
+    without members is archived, as its last member leaving must archive it first: its bots stop
+    playing and its join key no longer works (a former member may restore it, D-S-21)."""
+    with transaction.atomic():
+        current = Membership.objects.current().filter(user_id=user.pk)
+        shared = list(current.filter(team__personal=False).values_list("team_id", flat=True))
+        now = timezone.now()
+        ended = current.update(left=now)
+        for team in Team.objects.filter(pk__in=shared).order_by("pk"):
+            locked = _locked(team)
+            if locked.archived is None and not Membership.objects.current().filter(team=locked).exists():
+                locked.archived = now
+                locked.save(update_fields=["archived"])
+                archive_changed.send(sender=Team, team=locked)
+    return ended
 
 
 def create_team(*, user: Any, name: Any) -> Team:
