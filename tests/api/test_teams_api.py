@@ -51,6 +51,16 @@ def test_bad_names_are_a_clear_4xx(api, make_user, name, code):
     assert answer.status_code == code and answer.json()["detail"]
 
 
+def test_a_name_far_too_long_is_refused_with_the_rule(api, make_user):
+    """A competitor's trial: 41 to 160 characters said "3 to 40 characters", 161 or more "Ensure this
+    field has no more than 160 characters", as if 160 were allowed."""
+    alice = client(api, make_user("alice"))
+    team = services.create_team(user=make_user("bob"), name="crew")
+    for answer in (alice.post("/api/teams/", {"name": "z" * 300}, format="json"),
+                   alice.patch(f"/api/teams/{team.pk}/", {"name": "z" * 300}, format="json")):
+        assert answer.status_code == 400 and "must be 3 to 40 characters long" in answer.json()["detail"]
+
+
 def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, armada):
     armada(team_max_members=2)
     alice, bob, carol = (client(api, make_user(n)) for n in ("alice", "bob", "carol"))
