@@ -207,3 +207,71 @@ def test_a_taken_name_or_a_full_quota_is_a_409_the_schema_states(api, schema, se
                                      409)
     assert "409" in schema["paths"]["/api/bots/"]["post"]["responses"]
     assert "409" in schema["paths"]["/api/bots/{id}/active/"]["post"]["responses"]
+
+
+def test_what_reads_the_storage_answers_503_as_the_schema_says(schema, make_user, valid_version, monkeypatch):
+    """An audit of the schema against the API: the downloads, a match with its owner's log and a
+    seat's requests answer 503 when the storage does not answer, which their schema did not say."""
+    from django.core.files.storage import FileSystemStorage
+
+    from armada_web.matches.services import create_match
+    from tests.support.seasons_helpers import record_result
+
+    alice = make_user("alice")
+    mine, theirs = valid_version(alice, "alpha"), valid_version(make_user("bob"), "beta")
+    match = create_match(game="galaxy", first=mine, second=theirs)
+    record_result(match, 1)
+    client = APIClient()
+    client.force_authenticate(alice)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(FileSystemStorage, "open", broken)  # (the tests' storage is one)
+    for url, path in ((f"/api/versions/{mine.pk}/source/", "/api/versions/{id}/source/"),
+                      (f"/api/matches/{match.pk}/replay/", "/api/matches/{id}/replay/"),
+                      (f"/api/matches/{match.pk}/", "/api/matches/{id}/"),
+                      (f"/api/matches/{match.pk}/requests/?seat=1", "/api/matches/{id}/requests/"),
+                      ("/api/replays/?game=galaxy", "/api/replays/")):
+        assert "storage is unavailable" in error(client.get(url), 503), url
+        assert "503" in schema["paths"][path]["get"]["responses"], path
+    assert "503" in schema["paths"]["/api/versions/{id}/replay/"]["get"]["responses"]
+
+
+def test_every_json_body_may_be_too_large_or_not_json_as_the_schema_says(schema, api):
+    """The same audit: five operations with a JSON body (teams, a bot's move) did not list 413 and
+    415, which every body gets past 64 KiB or as another media type."""
+    taking = [(method, path) for path, item in schema["paths"].items() for method, operation in item.items()
+              if "requestBody" in operation]
+    assert ("post", "/api/teams/") in taking and ("post", "/api/bots/{id}/move/") in taking
+    for method, path in taking:
+        assert {"413", "415"} <= set(schema["paths"][path][method]["responses"]), (method, path)
+    client = api()
+    assert error(client.post("/api/teams/", "name=crew", content_type="text/plain"), 415).startswith(
+        "Unsupported media type")
+    assert "request body too large" in error(client.post("/api/teams/", {"name": "x" * 100_000}, format="json"), 413)
+
+
+def test_every_bot_the_api_gives_names_its_team_and_the_schema_says_so(schema, api, make_user, valid_version):
+    """Issue 26: "every bot in the API carries "team": {"id", "name"}"; the same audit found the
+    bots of event tables and season standings without it (the row had it), and a match's players'
+    `bot` and `rating_before`/`rating_after` untyped in the schema."""
+    components = schema["components"]["schemas"]
+
+    def resolved(field: dict[str, Any]) -> dict[str, Any]:
+        ref = (field.get("allOf") or [field])[0].get("$ref", "")
+        return components[ref.rsplit("/", 1)[1]] if ref else field
+
+    bots = {name: resolved(item["properties"]["bot"]) for name, item in components.items()
+            if "bot" in item.get("properties", {}) and "properties" in resolved(item["properties"]["bot"])}
+    assert {"Player", "PlayerWithLog", "TableRow", "StandingRow"} <= set(bots), sorted(bots)
+    for name, bot in bots.items():
+        assert {"id", "name", "team"} <= set(bot["properties"]), name
+    assert set(resolved(components["PlayerWithLog"]["properties"]["rating_before"])["properties"]) == {"mu", "sigma"}
+    owner = make_user("olga")
+    made = api(owner).post("/api/events/", {"name": "Club", "game": "galaxy", "format": "round_robin"},
+                           format="json").json()
+    bot = valid_version(owner, "olga-bot").bot
+    row = api(owner).post(f"/api/events/{made['slug']}/entries/", {"bot": bot.pk}, format="json").json()
+    table = api(owner).get(f"/api/events/{made['slug']}/").json()["table"]
+    assert table[0]["bot"]["team"] == table[0]["team"] == {"id": bot.team_id, "name": "olga"}, (row, table)

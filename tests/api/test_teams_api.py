@@ -154,7 +154,7 @@ def test_the_schema_has_the_team_paths(api, make_user):
     assert "teams" in schema["components"]["schemas"]["User"]["properties"]
     item = schema["paths"].get("/api/teams/{id}/") or schema["paths"]["/api/teams/{pk}/"]
     rename = item["patch"]  # what it answers, no more and no less (the live fuzz checks them)
-    assert set(rename["responses"]) == {"200", "400", "401", "403", "404", "409", "414", "429"}
+    assert set(rename["responses"]) == {"200", "400", "401", "403", "404", "409", "413", "414", "415", "429"}
     assert rename["responses"]["200"] == item["get"]["responses"]["200"]
     body = rename["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     assert "required" not in schema["components"]["schemas"][body]  # a PATCH: no name keeps the name

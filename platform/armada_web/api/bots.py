@@ -165,7 +165,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         body.is_valid(raise_exception=True)
         return self._detail(services.set_active(bot=bot, user=request.user, version_id=body.validated_data["version"]))
 
-    @extend_schema(request=MoveRequest, responses=answers({200: BotDetailSerializer}, 400, 403, 404, 409))
+    @extend_schema(request=MoveRequest, responses=answers({200: BotDetailSerializer}, 400, 403, 404, 409, 413,
+                                                                  415))
     @action(detail=True, methods=["post"])
     def move(self, request: Request, pk: int) -> Response:
         """Move a bot of your personal team to a team you are in (its id, matches and ratings stay)."""

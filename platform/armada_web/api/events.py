@@ -68,14 +68,24 @@ class InvitedTeam(serializers.Serializer):
     personal = serializers.BooleanField(help_text="a user's personal team: the user was invited")
 
 
-class EventBotRef(serializers.Serializer):
-    id = serializers.IntegerField(source="entry.bot_ref")
-    name = serializers.CharField(source="entry.bot_name")
-
-
 class EventTeamRef(serializers.Serializer):
     id = serializers.IntegerField(source="entry.team_id")
     name = serializers.CharField(source="entry.team_name")
+
+
+def entry_team(row: Any) -> dict[str, Any] | None:
+    """The entry's team as the API gives it (null once that team is gone, or from before teams)."""
+    return dict(EventTeamRef(row).data) if row.entry.team_id is not None else None
+
+
+class EventBotRef(serializers.Serializer):
+    id = serializers.IntegerField(source="entry.bot_ref")
+    name = serializers.CharField(source="entry.bot_name")
+    team = serializers.SerializerMethodField(help_text="its team when it entered, as the row's `team`")
+
+    @extend_schema_field(EventTeamRef(allow_null=True))
+    def get_team(self, row: Any) -> dict[str, Any] | None:
+        return entry_team(row)
 
 
 class TableRowSerializer(serializers.Serializer):
@@ -92,7 +102,7 @@ class TableRowSerializer(serializers.Serializer):
 
     @extend_schema_field(EventTeamRef(allow_null=True))
     def get_team(self, row: Any) -> dict[str, Any] | None:
-        return dict(EventTeamRef(row).data) if row.entry.team_id is not None else None
+        return entry_team(row)
 
 
 class EventSerializer(serializers.Serializer):

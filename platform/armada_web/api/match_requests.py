@@ -27,7 +27,7 @@ class MatchRequestsView(APIView):
         operation_id="matches_requests",
         parameters=[OpenApiParameter("seat", int, required=True, enum=[1, 2], description="the seat (1 or 2)")],
         responses=answers({(200, JSON_LINES): OpenApiResponse(description="the seat's requests, one JSON line each")},
-                          400, 404, 409))
+                          400, 404, 409, 503))
     def get(self, request: Request, pk: int) -> HttpResponse:
         seat = parse_int(request.query_params.get("seat"), what="seat", minimum=1, maximum=2)
         text = seat_requests(user=request.user, match_id=pk, seat=seat)

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.bots import BotTeamSerializer
 from armada_web.api.dataset_views import DatasetView
 from armada_web.api.fields import absolute
 from armada_web.api.pagination import page_openapi_parameters
@@ -35,13 +36,23 @@ def bot_ref(p: Participant) -> dict[str, Any] | None:
             "team": {"id": bot.team_id, "name": bot.team.name}}
 
 
+class PlayerBotSerializer(serializers.Serializer):
+    """The bot of a seat and its version's number (what `bot_ref` gives)."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.IntegerField(help_text="the version's number on its bot")
+    team = BotTeamSerializer()
+
+
 class PlayerSerializer(serializers.Serializer):
-    bot = serializers.SerializerMethodField()
+    bot = serializers.SerializerMethodField(help_text="null once the bot's version is gone")
     name = serializers.CharField()
     seat = serializers.IntegerField()
     result = serializers.CharField()
     status = serializers.CharField()
 
+    @extend_schema_field(PlayerBotSerializer(allow_null=True))
     def get_bot(self, p: Participant) -> dict[str, Any] | None:
         return bot_ref(p)
 
@@ -50,6 +61,13 @@ class SkillSerializer(serializers.Serializer):
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
     score = serializers.FloatField(help_text="the shown score, mu - 3 sigma")
+
+
+class RatingPointSerializer(serializers.Serializer):
+    """A seat's rating before or after the game (`rating_before`, `rating_after`; null when unrated)."""
+
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
 
 
 class SeatRatingSerializer(serializers.Serializer):
@@ -89,9 +107,11 @@ class PlayerDetailSerializer(PlayerSerializer):
         rated = seat_ratings(list(p.match.participants.all()))
         return seat_rating_data(rated[p.seat], p.result) if p.seat in rated else None
 
+    @extend_schema_field(RatingPointSerializer(allow_null=True))
     def get_rating_before(self, p: Participant) -> dict[str, float] | None:
         return None if p.mu_before is None else {"mu": p.mu_before, "sigma": p.sigma_before or 0.0}
 
+    @extend_schema_field(RatingPointSerializer(allow_null=True))
     def get_rating_after(self, p: Participant) -> dict[str, float] | None:
         return None if p.mu_after is None else {"mu": p.mu_after, "sigma": p.sigma_after or 0.0}
 
@@ -216,7 +236,7 @@ class MatchView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=answers({200: MatchDetailSerializer}, 404))
+    @extend_schema(responses=answers({200: MatchDetailSerializer}, 404, 503))  # 503: a seat's log unreadable
     def get(self, request: Request, pk: int) -> Response:
         match = match_for(user=request.user, match_id=pk)
         if match is None:
@@ -230,7 +250,7 @@ class MatchReplayView(DatasetView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404, 503))
     def get(self, request: Request, pk: int) -> HttpResponse:
         match = match_for(user=request.user, match_id=pk)
         finished = match is not None and match.status == MatchStatus.FINISHED

@@ -68,7 +68,7 @@ class ReplayListView(DatasetView):
     permission_classes = [AllowAny]
 
     @extend_schema(operation_id="replays_list", parameters=PARAMETERS,
-                   responses=answers({200: ReplayPageSerializer}, 400, 429))
+                   responses=answers({200: ReplayPageSerializer}, 400, 429, 503))  # 503: a replay unread
     def get(self, request: Request) -> Response:
         params = request.query_params
         chosen = dataset.filters(game=params.get("game"), min_score=params.get("min_score"),

@@ -105,14 +105,24 @@ class SeasonDetailSerializer(SeasonSerializer):
         return data
 
 
-class StandingBotRef(serializers.Serializer):
-    id = serializers.IntegerField(source="bot_id")
-    name = serializers.CharField(source="bot_name")
-
-
 class StandingTeamRef(serializers.Serializer):
     id = serializers.IntegerField(source="team_id")
     name = serializers.CharField(source="team_name")
+
+
+def row_team(row: queries.Row) -> dict[str, Any] | None:
+    """The row's team as the API gives it (null for a row from before teams)."""
+    return dict(StandingTeamRef(row).data) if row.team_id is not None else None
+
+
+class StandingBotRef(serializers.Serializer):
+    id = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField(source="bot_name")
+    team = serializers.SerializerMethodField(help_text="its team, as the row's `team`")
+
+    @extend_schema_field(StandingTeamRef(allow_null=True))
+    def get_team(self, row: queries.Row) -> dict[str, Any] | None:
+        return row_team(row)
 
 
 class StandingRow(serializers.Serializer):
@@ -131,7 +141,7 @@ class StandingRow(serializers.Serializer):
 
     @extend_schema_field(StandingTeamRef(allow_null=True))
     def get_team(self, row: queries.Row) -> dict[str, Any] | None:
-        return dict(StandingTeamRef(row).data) if row.team_id is not None else None
+        return row_team(row)
 
 
 @extend_schema_view(get=extend_schema(responses=answers({200: SeasonSerializer(many=True)}, 400, 404)))

@@ -107,7 +107,7 @@ class TeamsView(APIView):
     def get(self, request: Request) -> Response:
         return Response(TeamSerializer(queries.teams_of(user=request.user), many=True).data)
 
-    @extend_schema(request=TeamCreate, responses=answers({201: TeamDetailSerializer}, 403, 409))
+    @extend_schema(request=TeamCreate, responses=answers({201: TeamDetailSerializer}, 403, 409, 413, 415))
     def post(self, request: Request) -> Response:
         body = TeamCreate(data=request.data)
         body.is_valid(raise_exception=True)
@@ -124,7 +124,7 @@ class TeamView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         return _detail(request, services.get_team(team_id=pk))
 
-    @extend_schema(request=TeamRename, responses=answers({200: TeamDetailSerializer}, 403, 404, 409))
+    @extend_schema(request=TeamRename, responses=answers({200: TeamDetailSerializer}, 403, 404, 409, 413, 415))
     def patch(self, request: Request, pk: int) -> Response:
         """Rename the team (members only; not a personal or an archived team): the team as GET shows it."""
         team = services.get_team(team_id=pk)
@@ -139,7 +139,7 @@ class JoinView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=JoinRequest, responses=answers({200: TeamDetailSerializer}, 403, 404, 409))
+    @extend_schema(request=JoinRequest, responses=answers({200: TeamDetailSerializer}, 403, 404, 409, 413, 415))
     def post(self, request: Request, pk: int) -> Response:
         body = JoinRequest(data=request.data)
         body.is_valid(raise_exception=True)
@@ -163,7 +163,8 @@ class RemoveView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=RemoveRequest, responses=answers({200: TeamDetailSerializer}, 403, 404, 409))
+    @extend_schema(request=RemoveRequest, responses=answers({200: TeamDetailSerializer}, 403, 404, 409, 413,
+                                                                    415))
     def post(self, request: Request, pk: int) -> Response:
         body = RemoveRequest(data=request.data)
         body.is_valid(raise_exception=True)

@@ -93,7 +93,7 @@ class VersionSourceView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=answers({(200, "application/zip"): OpenApiResponse(description="the archive")}, 404))
+    @extend_schema(responses=answers({(200, "application/zip"): OpenApiResponse(description="the archive")}, 404, 503))
     def get(self, request: Request, pk: int) -> FileResponse:
         version = queries.private_version_for(request.user, pk)
         handle = storage.open_archive(version) if version is not None else None
@@ -111,7 +111,7 @@ class VersionReplayView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404))
+    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404, 503))
     def get(self, request: Request, pk: int) -> HttpResponse:
         version = queries.private_version_for(request.user, pk)
         data = storage.read_validation_replay(version) if version is not None else None
