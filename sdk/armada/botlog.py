@@ -50,9 +50,18 @@ def request_kinds(replay: dict[str, Any] | None, seat: int) -> list[tuple[str, i
         turn = step.get("turn")
         kinds.append((str(phase or ""), turn if isinstance(turn, int) and not isinstance(turn, bool) else None))
     failed = _fault_request(replay, seat)  # the request the match ended on, named by the seat's fault
+    if (failed is None or failed[0] != len(kinds)) and _shared_phases(replay):
+        # or by the other seat's: both seats were sent that request, and their phases are the game's
+        failed = next((f for other in (1, 2) if other != seat and (f := _fault_request(replay, other))), None)
     if failed is not None and failed[0] == len(kinds):
         kinds.append(failed[1:])
     return kinds
+
+
+def _shared_phases(replay: dict[str, Any] | None) -> bool:
+    """Whether every recorded step names one phase for both seats (not one per seat)."""
+    return not any(isinstance(step, dict) and isinstance(step.get("phase"), dict)
+                   for step in (replay or {}).get("steps") or [])
 
 
 #: How the referee names a request in a fault's detail (`referee.seat.describe`): `command (id 66, turn 33)`.

@@ -142,9 +142,14 @@ def test_the_request_a_match_ended_on_is_named_by_the_seats_fault():
              {"seat": 2, "status": "timeout", "detail": "no reply to command (id 4, turn 2) within its limit"}]
     replay = {"steps": steps, "seats": seats}
     assert request_kinds(replay, 2)[-2:] == [("scout", 2), ("command", 2)]
-    assert request_kinds(replay, 1) == [("init", None), ("scout", 1), ("command", 1), ("scout", 2)]
+    # The other seat was sent that request too (both seats answer every step): its log's last block
+    # was "request 4" without a type or turn (a competitor's trial, with a bot crashing in turn 8).
+    assert request_kinds(replay, 1) == [("init", None), ("scout", 1), ("command", 1), ("scout", 2), ("command", 2)]
+    per_seat = {"steps": [{"phase": {"1": "a", "2": "b"}, "turn": 1}], "seats": seats}  # phases of their own
+    seats[1]["detail"] = "no reply to b (id 2, turn 2) within its limit"
+    assert request_kinds(per_seat, 2)[-1] == ("b", 2) and len(request_kinds(per_seat, 1)) == 2  # not guessed
     seats[1]["detail"] = "no reply to command (id 9, turn 2) within its limit"  # not the next request: left out
-    assert len(request_kinds(replay, 2)) == 4
+    assert len(request_kinds(replay, 2)) == 4 and len(request_kinds(replay, 1)) == 4
 
 
 def test_a_crash_traceback_comes_first_with_its_request():
