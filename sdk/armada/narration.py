@@ -132,11 +132,18 @@ def _mothership(event: dict[str, Any], seats: _Seats) -> list[Event]:
     for side in event.get("sides", []):
         fired = [s for s in side.get("shots", []) if s.get("strength")]
         hits = sum(1 for s in fired if s.get("target") == "mothership")
-        destroyed = sum(1 for s in fired if s.get("destroyed"))
+        # (a shot marked destroyed at the mothership sank the mothership, not a fighter)
+        destroyed = sum(1 for s in fired if s.get("destroyed") and s.get("target") != "mothership")
         alive = sum(1 for f in side.get("fighters", []) if f.get("defence", 0) > 0)
-        parts.append(f"seat {side.get('seat')}: {len(fired)} shots, {destroyed} fighters destroyed, "
-                     f"{hits} on the mothership; mothership {side.get('mothership')}, {alive} fighters left")
+        parts.append(f"seat {side.get('seat')}: {_count(len(fired), 'shot')}, {_count(destroyed, 'fighter')} "
+                     f"destroyed, {hits} on the mothership; mothership {side.get('mothership')}, "
+                     f"{_count(alive, 'fighter')} left")
     return [Event(None, (1, 2), "round", f"round {event['round']}: " + "; ".join(parts), event)]
+
+
+def _count(number: int, noun: str) -> str:
+    """`1 fighter`, `2 fighters`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def replay_events(replay: dict[str, Any]) -> list[Event]:

@@ -105,3 +105,16 @@ def test_mothership_output_says_rounds(tmp_path: Path, capsys) -> None:
     header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("game  seed"))
     assert header.split() == ["game", "seed", "seat", "1", "seat", "2", "winner", "by", "rounds", "statuses",
                               "exceptions"]
+
+
+def test_a_shot_that_sinks_the_mothership_is_no_fighter_destroyed() -> None:
+    """A competitor's trial: round 2's five shots all hit the mothership and the last sank it; the
+    round said "5 shots, 1 fighters destroyed, 5 on the mothership" (MD seed 3, race vs balanced)."""
+    shots = [{"fighter": n, "target": "mothership", "strength": 4, "destroyed": n == 2} for n in range(5)]
+    sides = [{"seat": 1, "shots": shots, "fighters": [{"defence": 3}], "mothership": 0},
+             {"seat": 2, "shots": [{"fighter": 0, "target": 1, "strength": 2, "destroyed": True}],
+              "fighters": [{"defence": 1}, {"defence": 0}], "mothership": 12}]
+    replay = {"game": "mothership", "seats": [], "steps": [{"turn": 1, "events": [{"round": 2, "sides": sides}]}]}
+    [event] = [e for e in replay_events(replay) if e.kind == "round"]
+    assert "seat 1: 5 shots, 0 fighters destroyed, 5 on the mothership" in event.text
+    assert "1 fighter left" in event.text and "seat 2: 1 shot, 1 fighter destroyed" in event.text
