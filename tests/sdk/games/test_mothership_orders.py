@@ -166,3 +166,23 @@ def test_random_orders_are_always_valid(seed, total, max_pattern):
     assert isinstance(race, RaceOrders)
     assert check_orders(race.to_dict(), config) == []
     assert race.points_used() <= total
+
+
+def test_every_field_given_is_checked_whatever_else_is_wrong():
+    """A competitor's trial: an unknown field beside `defence` hid its range (99 of 1..50); with a
+    sixth fighter no fighter was checked (its `pattern: [0]` never named), and the budget said "at
+    least 128" though every number was given. The docs: all problems are shown."""
+    orders = ziltoidians()
+    orders["mothership"] = {"defence": 99, "defense": 3}
+    problems = check_orders(orders)
+    assert "mothership: unknown field 'defense' (expected defence)" in problems
+    assert "mothership.defence: must be an integer from 1 to 50, got 99" in problems
+    six = ziltoidians()
+    six["fighters"].append({"attack": 1, "defence": 1, "pattern": [0]})
+    problems = check_orders(six)
+    assert "fighters: must be a list of exactly 5 fighters, got 6 fighters" in problems
+    assert "fighters[5].pattern[0]: must be an integer >= 1, got 0" in problems
+    assert problems[-1].startswith("points: 102 allocated")  # every number given: exact
+    many = ziltoidians()
+    many["fighters"] = many["fighters"] * 2000  # a reply of thousands: a bounded list of problems
+    assert len(check_orders(many)) == 2

@@ -112,50 +112,52 @@ def _check_pattern(value: Any, field: str, config: MothershipConfig, problems: l
     return True
 
 
+#: Fighters of a too long list whose fields are checked too (a list of thousands: not a line each).
+CHECKED_FIGHTERS = 2 * FIGHTERS
+
+
 def check_orders(raw: Any, config: MothershipConfig = DEFAULT_CONFIG) -> list[str]:
-    """Every problem of a reply object under MD-1 / MD-2 (empty list: the orders are valid)."""
+    """Every problem of a reply object under MD-1 / MD-2 (empty list: the orders are valid): each
+    field given is checked whatever else is wrong (an unknown field beside it, a sixth fighter)."""
     problems: list[str] = []
     if not isinstance(raw, dict):
         return [f"orders: must be an object with fields mothership and fighters, got {_describe(raw)}"]
     raw = {key: value for key, value in raw.items() if key not in _NOT_ORDERS}
     _check_fields(raw, "", _TOP, problems)
-    numbers_ok = True
     mothership: Any = raw.get("mothership")
     if "mothership" in raw:
         if not isinstance(mothership, dict):
             problems.append(f'mothership: must be an object like {{"defence": 40}}, got {_describe(mothership)}')
-            numbers_ok = False
-        elif not _check_fields(mothership, "mothership", ("defence",), problems):
-            numbers_ok = False
         else:
-            numbers_ok &= _check_range(mothership["defence"], "mothership.defence", config.mothership_defence, problems)
+            _check_fields(mothership, "mothership", ("defence",), problems)
+            if "defence" in mothership:
+                _check_range(mothership["defence"], "mothership.defence", config.mothership_defence, problems)
     fighters: Any = raw.get("fighters")
     if "fighters" in raw:
         if not isinstance(fighters, list) or len(fighters) != FIGHTERS:
             got = f"{len(fighters)} fighters" if isinstance(fighters, list) else _describe(fighters)
             problems.append(f"fighters: must be a list of exactly {FIGHTERS} fighters, got {got}")
-            numbers_ok = False
-        else:
-            for i, fighter in enumerate(fighters):
-                field = f"fighters[{i}]"
-                if not isinstance(fighter, dict):
-                    got = _describe(fighter)
-                    problems.append(f"{field}: must be an object with attack, defence, pattern, got {got}")
-                    numbers_ok = False
-                    continue
-                if not _check_fields(fighter, field, _FIGHTER, problems):
-                    numbers_ok = False
-                    continue
-                numbers_ok &= _check_range(fighter["attack"], f"{field}.attack", config.fighter_attack, problems)
-                numbers_ok &= _check_range(fighter["defence"], f"{field}.defence", config.fighter_defence, problems)
-                _check_pattern(fighter["pattern"], f"{field}.pattern", config, problems)
-    _check_budget(mothership, fighters, numbers_ok, config, problems)
+        for i, fighter in enumerate(fighters[:CHECKED_FIGHTERS] if isinstance(fighters, list) else []):
+            _check_fighter(fighter, f"fighters[{i}]", config, problems)
+    _check_budget(mothership, fighters, config, problems)
     return problems
 
 
-def _check_budget(mothership: Any, fighters: Any, complete: bool, config: MothershipConfig,
-                  problems: list[str]) -> None:
-    """MD-1's budget, checked even when other fields are wrong: the whole numbers given are summed."""
+def _check_fighter(fighter: Any, field: str, config: MothershipConfig, problems: list[str]) -> None:
+    if not isinstance(fighter, dict):
+        problems.append(f"{field}: must be an object with attack, defence, pattern, got {_describe(fighter)}")
+        return
+    _check_fields(fighter, field, _FIGHTER, problems)
+    for key, bounds in (("attack", config.fighter_attack), ("defence", config.fighter_defence)):
+        if key in fighter:
+            _check_range(fighter[key], f"{field}.{key}", bounds, problems)
+    if "pattern" in fighter:
+        _check_pattern(fighter["pattern"], f"{field}.pattern", config, problems)
+
+
+def _check_budget(mothership: Any, fighters: Any, config: MothershipConfig, problems: list[str]) -> None:
+    """MD-1's budget, checked even when other fields are wrong: the whole numbers given are summed
+    ("at least" when one of them is missing or not a whole number)."""
     given = []
 
     def number(obj: Any, key: str) -> int:
@@ -168,7 +170,7 @@ def _check_budget(mothership: Any, fighters: Any, complete: bool, config: Mother
     attack = sum(number(f, "attack") for f in listed)
     fighter_defence = sum(number(f, "defence") for f in listed)
     used = defence + attack + fighter_defence
-    complete = complete or (len(given) == 1 + 2 * FIGHTERS and all(given))
+    complete = isinstance(fighters, list) and all(given)
     if used > config.total_points:
         problems.append(
             f"points: {'' if complete else 'at least '}{used} allocated, at most {config.total_points} allowed "
