@@ -175,7 +175,7 @@ class FakeSite:
     def bot_page(self, query: dict[str, list[str]]) -> dict[str, Any]:
         """Bots filtered like a loose search (name contains), so the client must match exactly."""
         found = [b for b in self.bots
-                 if all(q in str(b[k]).lower() if k == "name" else b[k] == q
+                 if all(q.lower() in str(b[k]).lower() if k == "name" else b[k] == q
                         for k, values in query.items() if k in ("game", "owner", "name") for q in values)]
         page = int(query.get("page", ["1"])[0])
         start = (page - 1) * self.page_size

@@ -145,6 +145,18 @@ def test_existing_bot_is_found_by_exact_name(logged_in: FakeSite, capsys: pytest
     assert "created bot" not in capsys.readouterr().out
 
 
+def test_a_name_in_another_case_is_your_bot_not_a_new_one(logged_in: FakeSite,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: with a bot `mybot`, `armada submit ... --bot MYBOT` tried to create a
+    bot and the site said "the name 'MYBOT' is taken" (names are unique whatever the case), without
+    saying it was their own bot."""
+    logged_in.bots = [{"id": 1, "name": "mybot", "game": "galaxy", "owner": "alice", "retired": False}]
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "MYBOT", "--no-wait"]) == 0
+    assert logged_in.seen("POST", "/api/bots/") == []
+    assert logged_in.seen("POST", "/api/bots/1/versions/")
+    assert "mybot version 1" in capsys.readouterr().out
+
+
 def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     site = logged_in
     site.statuses = ["invalid"]

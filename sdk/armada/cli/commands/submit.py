@@ -213,10 +213,12 @@ def _bar_figure(count: int, size: int) -> str:
 
 
 def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:
-    """The user's bot of that game and name, found by the list's filters and an exact name match."""
+    """The user's bot of that game and name, found by the list's filters and a name match in any case
+    (the site's names are unique whatever the case: `RACE` is the bot `race`, not a new bot)."""
     for bot in client.pages("/api/bots/", {"game": game, "owner": owner, "name": name}):
-        if bot.get("name") == name and bot.get("game", game) == game and _owned_by(bot.get("owner"), owner):
-            return Target(int(bot["id"]), name, game)
+        if (str(bot.get("name", "")).lower() == name.lower() and bot.get("game", game) == game
+                and _owned_by(bot.get("owner"), owner)):
+            return Target(int(bot["id"]), str(bot["name"]), game)
     return None
 
 
