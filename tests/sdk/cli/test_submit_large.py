@@ -138,3 +138,28 @@ def test_a_folder_past_the_unpacked_limit_is_refused_before_reading_with_sizes_a
     assert f"{folder}: its files hold 262144012 bytes (250.0 MiB) and a version unpacks to at most 209715200 " \
            "bytes (200.0 MiB); nothing was sent; its largest files: weights.bin (250.0 MiB), main.py (1 KiB)" in message
     assert "To fit, shrink it: export the model to ONNX" in message
+
+
+def test_a_zip_past_what_play_unpacks_gets_the_sites_limit_and_its_sizes(
+        logged_in: FakeSite, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A competitor's trial: a 104.9 MiB zip was refused by the local unpacking check ("zip too
+    large: ... (limit 104857600)"), not with the site's limit, the sizes, the largest files and how
+    to shrink as cli.md shows, which a folder of the same size got; and a site whose organisers
+    allow more than 100 MiB could never be sent such a zip. The site's limit decides."""
+    from armada.cli import packing
+
+    monkeypatch.setattr(packing, "MAX_ZIP_BYTES", 40_000)  # what this machine unpacks, scaled down
+    folder = model_bot(tmp_path / "mybot", 60_000)
+    archive = tmp_path / "big.zip"
+    archive.write_bytes(zip_folder(folder))
+    logged_in.api_info["upload_max_bytes"] = {"galaxy": 50_000, "mothership": 10 * MIB}
+    assert main(["submit", str(archive), "--game", "galaxy", "--bot", "mybot"]) == 2
+    err = capsys.readouterr().err
+    assert f"big.zip is {archive.stat().st_size} bytes" in err and "at most 50000 bytes" in err
+    assert "nothing was sent; its largest files: model.onnx" in err and "ONNX" in err
+    assert logged_in.paths() == ["GET /api/version/"]
+    logged_in.api_info["upload_max_bytes"] = {"galaxy": 100_000, "mothership": 10 * MIB}  # a larger limit
+    assert main(["submit", str(archive), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
+    sent = logged_in.seen("POST", "/api/bots/1/versions/")[0].multipart()["file"]
+    assert sent[0] == "big.zip" and sent[1] == archive.read_bytes()
