@@ -31,6 +31,10 @@ def test_new_bot_plays(game: str, starter: str | None, expected: str, tmp_path: 
     assert f"armada play {folder} builtin:random --game {game}" in readme
     assert "zip" in readme and "upload" in readme
     assert f"armada submit {folder}\n" in readme and f"armada docs {game}" in readme
+    # the starters compared as the site ranks the game: a rating (Galaxy), league points (Mothership
+    # Down, whose README said `armada tournament`, a rating the site does not use: a trial)
+    compare = f"armada league {folder} " if game == "mothership" else f"armada tournament {folder} "
+    assert compare in readme and ("armada tournament" in readme) == (game == "galaxy")
     assert json.loads((folder / "armada.json").read_text()) == {"game": game, "starter": expected}
     code = main(["play", str(folder), "builtin:random", "--game", game, "--seed", "1", "--json",
                  "--config", '{"max_turns": 10}' if game == "galaxy" else "{}"])

@@ -102,7 +102,9 @@ def test_mothership_output_says_rounds(tmp_path: Path, capsys) -> None:
     assert "\nrounds:  3\n" in described and "\nturns:" not in described
     assert main(["tournament", "builtin:greedy", "builtin:balanced", "--game", "mothership", "-n", "2",
                  "--seed", "1", "--jobs", "1"]) == 0
-    header = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("game  seed"))
+    printed = capsys.readouterr().out
+    assert "rated as on the ladder" not in printed and "`armada league BOT...` shows that table" in printed
+    header = next(line for line in printed.splitlines() if line.startswith("game  seed"))
     assert header.split() == ["game", "seed", "seat", "1", "seat", "2", "winner", "by", "rounds", "statuses",
                               "exceptions"]
 

@@ -47,7 +47,7 @@ All of its code is in `main.py`; add more files next to it if you like
     armada play {path} builtin:random --game {game}
     armada play {path} builtin:greedy --game {game} --seed 1 --replay match.json.gz --verbose
     armada replay match.json.gz
-    armada tournament {path} {others} --game {game} -n 10
+    {compare}
 
 Your bot talks to the referee over standard input and output; print your own debugging
 lines to standard error (`self.log(...)`), never to standard output. The rules and the
@@ -65,6 +65,14 @@ site's validation match; if it fails you see why, with the end of your bot's log
 comes from `armada.json`, which `armada new` wrote. You can also upload a zip on the bot's
 page on the site.
 """
+
+
+def _compare(game: str, path: Path | str, others: str) -> str:
+    """The README's line comparing the bot with the starters as the site ranks the game: Galaxy's
+    ladder by rating (`armada tournament`), Mothership Down's league by points (`armada league`)."""
+    if game == "mothership":
+        return f"armada league {path} {others or 'builtin:random'}"
+    return f"armada tournament {path} {others or 'builtin:random'} --game {game} -n 10"
 
 
 #: The README's `armada login` line when the SDK knows no site (see `config.known_server`).
@@ -161,7 +169,7 @@ def _fill(folder: Path, target: Path, name: str, game: str, starter: str) -> Non
     bot = botinfo.site_name(name)
     try:
         (folder / "README.md").write_text(
-            README.format(name=name, game=game, starter=starter, path=target, others=others or "builtin:random",
+            README.format(name=name, game=game, starter=starter, path=target, compare=_compare(game, target, others),
                           site=site or UNKNOWN_SITE, site_note="" if site else UNKNOWN_SITE_NOTE,
                           bot=bot, bot_option="" if bot == name else f" --bot {bot}",
                           bot_why="the folder's name; `--bot NAME` for another" if bot == name else

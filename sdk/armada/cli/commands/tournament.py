@@ -247,8 +247,14 @@ def rate_games(names: list[str], games: list[tuple[int, str, str, int | None, tu
     return ratings
 
 
-def render(standings: Standings) -> str:
-    """The readable tables: pairs, then bots by score (mu - 3 sigma)."""
+#: The line under a Mothership Down table: its site ranks races by league points, not a rating.
+LEAGUE_NOTE = ("Mothership Down's site ranks races in a league by points (docs/games/mothership.md), not by "
+               "this rating: `armada league BOT...` shows that table")
+
+
+def render(standings: Standings, game: str = "galaxy") -> str:
+    """The readable tables: pairs, then bots by score (mu - 3 sigma); for a game the site does not
+    rate (Mothership Down's league), a line saying where its table comes from."""
     data = standings.to_dict()
     pair_rows = [[p["a"], p["b"], p["a_wins"], p["draws"], p["b_wins"]] for p in data["pairs"]]
     bot_rows = []
@@ -262,9 +268,12 @@ def render(standings: Standings) -> str:
         "",
         output.table(["#", "bot", "score", "mu", "sigma", "W", "D", "L", "faults", "exceptions"], bot_rows,
                      right=[0, 2, 3, 4, 5, 6, 7, 9]),
-        "score = mu - 3 sigma, rated as on the ladder" + ("; P: provisional, fewer than 10 games"
-                                                          if any(b["provisional"] for b in data["bots"]) else ""),
+        ("score = mu - 3 sigma, rated as on the ladder" if game != "mothership" else
+         "score = mu - 3 sigma, the rating model of the Galaxy ladder")
+        + ("; P: provisional, fewer than 10 games" if any(b["provisional"] for b in data["bots"]) else ""),
     ]
+    if game == "mothership":
+        parts.append(LEAGUE_NOTE)
     if standings.errors:
         parts += ["", f"{len(standings.errors)} games could not be played:"]
         parts += [f"  {e}" for e in standings.errors[:10]]
@@ -324,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"game": game, "seed": seed, "games_per_pair": args.games, **standings.to_dict()}))
     else:
         print(f"game: {game}   seed: {seed}   games per pair: {args.games}\n")
-        print(render(standings))
+        print(render(standings, game))
         if standings.played:
             print()
             print(games_table(standings, game))
