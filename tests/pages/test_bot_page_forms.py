@@ -110,3 +110,21 @@ def test_the_delete_page_names_the_bots_game(client, make_user):
     html = client.get(f"/bots/{mothership.pk}/delete/").content.decode()
     assert "<h1>Delete alpha (Mothership Down)?</h1>" in html and "Delete alpha (Mothership Down)</button>" in html
     assert "<h1>Delete alpha (Galaxy)?</h1>" in client.get(f"/bots/{galaxy.pk}/delete/").content.decode()
+
+
+def test_a_league_bots_page_says_nothing_of_matches_or_ratings(client, make_user, valid_version):
+    """A competitor's trial: a Mothership Down bot's page offered a version comparison ("Neither
+    version has finished a match": its versions never play matches) and its retire page spoke of
+    ladder matches and ratings; the league is its table."""
+    alice = make_user("alice")
+    first = valid_version(alice, "race", game="mothership")
+    from armada_web.bots import services as bots
+
+    bots.upload_version(bot=first.bot, user=alice, filename="main.py", data=b"print(2)\n")
+    client.force_login(alice)
+    page = client.get(f"/bots/{first.bot.pk}/?a=1&b=2").content.decode()
+    assert 'id="comparison"' not in page and "Neither version has finished a match" not in page
+    asked = client.get(f"/bots/{first.bot.pk}/retire/").content.decode()
+    assert "It leaves the league now" in asked and "ladder matches" not in asked
+    galaxy = valid_version(alice, "alpha")
+    assert "no more ladder matches" in client.get(f"/bots/{galaxy.bot.pk}/retire/").content.decode()

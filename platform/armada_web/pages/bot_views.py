@@ -110,7 +110,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "placements": placements_of_bot(bot.pk),
         "move_to": moves.move_targets(bot=bot, user=request.user) if allowed.owner else [],
         "next_game": next_ranked_game(bot.pk) if game.rated else None,
-        **_comparison(request, bot, versions.rows, per_version),
+        **(_comparison(request, bot, versions.rows, per_version) if game.rated else {}),  # (a league: no matches)
         **(_history(request, bot, numbers["opponents"]) if game.rated else {}),
     }
     return render(request, "bots/bot.html", context)
@@ -253,8 +253,10 @@ def retire(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "pages/confirm.html", {
             "heading": f"Retire {bot.name} ({bot.get_game_display()})?", "button": f"Retire {bot.name}",
             "danger": True, "cancel": reverse("bot", args=[bot.pk]), "lines": [
-                "It stops playing now: no more ladder matches, challenges or season games. Its versions, "
-                "matches, ratings and results stay.",
+                ("It stops playing now: no more ladder matches, challenges or season games. Its versions, "
+                 "matches, ratings and results stay." if spec(bot.game).rated else
+                 f"It leaves the {spec(bot.game).table_label.lower()} now (the table is worked out again "
+                 "without it). Its versions stay."),
                 "This cannot be undone: to play again, create a new bot."
                 + (f" It is the team {bot.team.name}'s bot: it retires for every member." if not bot.team.personal
                    else "")]})
