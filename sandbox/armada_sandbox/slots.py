@@ -339,20 +339,34 @@ class SlotPool:
             plans = [(a, b) for a in self.cpus for b in self.cpus if a != b]
         for first, second in plans:
             leases = self._try_plan([first, second] * pairs, purpose)
-            if leases is not None:
-                if spare and not self._room_for(spare, purpose):
-                    for lease in leases:
-                        lease.release()
-                    return None
+            if leases is None:
+                continue
+            try:
+                room = not spare or self._room_for(spare, purpose)
+            except BaseException:  # (e.g. no file descriptor left for the probe): nothing stays held
+                for lease in leases:
+                    lease.release()
+                raise
+            if room:
                 return leases
+            for lease in leases:  # another two CPUs may leave the room
+                lease.release()
         return None
 
     def _room_for(self, pairs: int, purpose: str) -> bool:
-        """Whether `pairs` more pairs are free now (taken and given back at once)."""
-        probe = self.try_acquire_pairs(pairs, purpose)
-        for lease in probe or []:
-            lease.release()
-        return probe is not None
+        """Whether `pairs` more pairs' slots are free now, on any CPUs, as bots starting cold take
+        them (`acquire`): taken and given back at once."""
+        probe: list[Lease] = []
+        try:
+            for _ in range(2 * pairs):
+                lease = self.try_acquire(purpose=purpose)
+                if lease is None:
+                    return False
+                probe.append(lease)
+            return True
+        finally:
+            for lease in probe:
+                lease.release()
 
     def _try_plan(self, cpus: list[int], purpose: str) -> list[Lease] | None:
         """A slot on each of `cpus` in turn, or None holding nothing (also when taking one fails)."""

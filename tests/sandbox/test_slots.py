@@ -375,3 +375,33 @@ def test_a_worker_whose_pool_cannot_be_made_starts_cold_and_asks_again_later(mon
     assert "cannot make this worker's pool, its bots start cold: can't start new thread" in capsys.readouterr().err
     warm._busy_until[0] = 0.0  # a minute later (BUSY_RETRY_S)
     assert warm.process_pool() is None and tries == [3, 3]
+
+
+def test_the_spare_pair_is_two_free_slots_and_a_failing_probe_holds_nothing(tmp_path, monkeypatch):
+    """A review: the spare was a pair on two CPUs, where a bot starting cold takes any free slot
+    (two free on one CPU were refused as no room); and an error while probing for it left the
+    pair's slots locked for the process's life."""
+    from armada_sandbox import slots
+
+    pool = SlotPool(size=8, cpus=[0, 1], lock_dir=tmp_path)  # match slots 2, 4, 6 (CPU 0), 3, 5, 7 (CPU 1)
+    held = [pool.try_slot(3), pool.try_slot(5)]
+    leases = pool.try_acquire_pairs(1, spare=1)  # 2 and 7; 4 and 6 stay free, both on CPU 0
+    assert leases is not None and sorted(lease.slot.index for lease in leases) == [2, 7]
+    for lease in [*leases, *held]:
+        assert lease is not None
+        lease.release()
+    real = slots.open_lock_file
+    opened = [0]
+
+    def failing(path):
+        opened[0] += 1
+        if opened[0] > 2:
+            raise OSError(24, "Too many open files")
+        return real(path)
+
+    monkeypatch.setattr(slots, "open_lock_file", failing)
+    with pytest.raises(OSError, match="Too many open files"):
+        pool.try_acquire_pairs(1, spare=1)  # the pair taken, then its probe fails
+    monkeypatch.undo()
+    every = [pool.try_slot(index) for index in range(8)]
+    assert all(lease is not None for lease in every), "a slot stayed locked"
