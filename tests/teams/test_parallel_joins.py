@@ -64,3 +64,27 @@ def test_a_rename_racing_a_removal_of_the_renamer_is_refused_or_done_before(api,
     team.refresh_from_db()
     assert team.name == ("bobs crew" if renamed.status_code == 200 else "crew")
     assert [m.user for m in queries.members(team)] == [alice]
+
+
+def test_an_account_deleted_while_a_member_removes_it_neither_deadlocks(make_user):
+    """A review: deleting an account ended its memberships, then locked each shared team to archive
+    one left empty; a removal locks the team, then ends the membership. Each waited for the other
+    and PostgreSQL aborted one ("deadlock detected"). The deletion now locks the teams first."""
+    from django.db import connection
+
+    from armada_web.accounts.services import delete_account
+    from armada_web.teams.models import Team
+    from tests.support.fixtures import PASSWORD
+    from tests.support.services import missing
+    from tests.support.threads import locked_then
+
+    if connection.vendor != "postgresql":
+        missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")
+    dave, erin = make_user("dave"), make_user("erin")
+    crew = services.create_team(user=dave, name="crew")
+    services.join_team(user=erin, team=crew, key=crew.join_key)
+    outcomes = locked_then(lambda: delete_account(user=dave, password=PASSWORD),
+                           lambda: services.remove_member(user=erin, team=crew, username="dave"),
+                           manager=Team.objects, method="select_for_update")
+    assert [kind for kind, _value in outcomes] == ["ok", "ok"], outcomes
+    assert [m.user for m in queries.members(crew)] == [erin]

@@ -92,10 +92,12 @@ def end_memberships(*, user: Any) -> int:
     with transaction.atomic():
         current = Membership.objects.current().filter(user_id=user.pk)
         shared = list(current.filter(team__personal=False).values_list("team_id", flat=True))
+        # The teams' locks first, in id order, then the memberships: the order of a leave or a
+        # removal (a team's lock, then its membership row), so neither waits on the other for good.
+        teams = [_locked(team) for team in Team.objects.filter(pk__in=shared).order_by("pk")]
         now = timezone.now()
         ended = current.update(left=now)
-        for team in Team.objects.filter(pk__in=shared).order_by("pk"):
-            locked = _locked(team)
+        for locked in teams:
             if locked.archived is None and not Membership.objects.current().filter(team=locked).exists():
                 locked.archived = now
                 locked.save(update_fields=["archived"])
