@@ -110,7 +110,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "placements": placements_of_bot(bot.pk),
         "move_to": moves.move_targets(bot=bot, user=request.user) if allowed.owner else [],
         "next_game": next_ranked_game(bot.pk) if game.rated else None,
-        **(_comparison(request, bot, versions.rows, per_version) if game.rated else {}),  # (a league: no matches)
+        # (a league's versions play no matches unless entered in events: no comparison without one)
+        **(_comparison(request, bot, versions.rows, per_version) if game.rated or any(per_version.values()) else {}),
         **(_history(request, bot, numbers["opponents"]) if game.rated else {}),
     }
     return render(request, "bots/bot.html", context)
@@ -256,7 +257,7 @@ def retire(request: HttpRequest, pk: int) -> HttpResponse:
                 ("It stops playing now: no more ladder matches, challenges or season games. Its versions, "
                  "matches, ratings and results stay." if spec(bot.game).rated else
                  f"It leaves the {spec(bot.game).table_label.lower()} now (the table is worked out again "
-                 "without it). Its versions stay."),
+                 "without it) and plays no more event games. Its versions and results stay."),
                 "This cannot be undone: to play again, create a new bot."
                 + (f" It is the team {bot.team.name}'s bot: it retires for every member." if not bot.team.personal
                    else "")]})
