@@ -31,6 +31,7 @@ Figures (each the median over the seeds of each seed's ratio armada / fifo):
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import heapq
 import math
 import random
@@ -148,6 +149,7 @@ class Run:
         self.started_ranked: deque[float] = deque()
         self.settling_games: deque[float] = deque()  # when each provisional game was counted
         self.provisional: dict[int, list[float]] = {}  # each version's provisional games, when counted
+        self.placed: set[int] = {c.id for c in day.start}  # started from a rating (`Rating.placed`): not fresh
         self.pending_next: dict[int, tuple[float, float]] = {}  # bot -> (asked at, estimate)
         self.pending_settle: dict[int, float] = {}
         self.events: list[tuple[float, int, str, object]] = []
@@ -300,6 +302,7 @@ class Run:
             before = self.pool.by_id[old].rating
             self.pool.remove(old)
             self.replaced.add(old)
+            self.placed.add(vid)
         rating = ratings.placement_start(before)
         waited = (at(now), at(now)) if self.fifo else (None, None)  # fifo: queued from its arrival
         self.pool.add(Candidate(vid, self.day.owners[vid], rating, 0, waited[0], waited[1]))
@@ -311,7 +314,7 @@ class Run:
                             if c.last_played is None and c.id < vid)
                 self.pending_next[vid] = (now, estimates.next_game(queue, priority=math.inf, place=place))
                 self.pending_settle[vid] = estimates.settled(queue, priority=math.inf, games=0,
-                                                             sigma=rating.sigma, place=place)
+                                                             sigma=rating.sigma, place=place, fresh=old is None)
 
     def queue(self, now: float) -> estimates.Queue | None:
         """The ranked queue as the platform's estimate reads it."""
@@ -325,24 +328,25 @@ class Run:
         unit = self.idle_unit()
         heads = [mm.priority(c, at(now), unit) for c in self.pool.longest_waiting(mm.SEEDS)]
         finite = [p for p in heads if not math.isinf(p)]
-        intervals, exposure, busy = estimates.settling_spans(self.spans(now))
+        fresh = sum(1 for c in self.pool.by_id.values()
+                    if c.games < ratings.PROVISIONAL_GAMES and c.id not in self.placed)
         return estimates.Queue(candidates=len(self.pool.by_id), per_second=len(self.started_ranked) / 3600,
                                queued=len(self.queues["matches"]), head_priority=max(finite, default=0.0),
                                idle_unit=unit, match_seconds=MATCH_SECONDS,
-                               settling=settling, settling_games=len(self.settling_games),
-                               settling_intervals=intervals, settling_exposure=exposure, settling_busy=busy)
+                               settling=settling, settling_games=len(self.settling_games), settling_fresh=fresh,
+                               **dataclasses.asdict(estimates.settling_spans(self.spans(now))))
 
-    def spans(self, now: float) -> list[tuple[float, float, int]]:
+    def spans(self, now: float) -> list[tuple[float, float, int, bool]]:
         """Each version's provisional games in the window, as the site reads them (ladder.queries):
-        (the first, its last if it settled, else now, how many); one replaced before it settled is
-        left out."""
+        (the first, its last if it settled, else now, how many, whether it started fresh); one
+        replaced before it settled is left out."""
         since = now - estimates.SETTLING_WINDOW
         out = []
         for vid, times in self.provisional.items():
             recent = [t for t in times if t >= since]
             settled = len(times) >= ratings.PROVISIONAL_GAMES
             if recent and (settled or vid in self.pool.by_id):
-                out.append((recent[0], recent[-1] if settled else now, len(recent)))
+                out.append((recent[0], recent[-1] if settled else now, len(recent), vid not in self.placed))
         return out
 
     def on_ask(self, now: float, _: object) -> None:

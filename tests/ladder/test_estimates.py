@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -72,11 +73,12 @@ def test_measured_provisional_games_set_the_pace_of_settling() -> None:
 
 def test_settling_spans_count_each_versions_gaps_and_the_time_any_was_provisional() -> None:
     # (first game in the window, settled or now, games in the window), seconds before now
-    spans = [(-800.0, -600.0, 10), (-700.0, -500.0, 4), (-300.0, 0.0, 3)]
-    intervals, exposure, busy = estimates.settling_spans(spans)
-    assert intervals == 9 + 3 + 2
-    assert exposure == pytest.approx(200 + 200 + 300)
-    assert busy == pytest.approx(300 + 300)  # -800..-500 overlapping, then -300..0
+    spans = [(-800.0, -600.0, 10, False), (-700.0, -500.0, 4, True), (-300.0, 0.0, 3, False)]
+    found = estimates.settling_spans(spans)
+    assert found.settling_intervals == 9 + 3 + 2
+    assert found.settling_exposure == pytest.approx(200 + 200 + 300)
+    assert found.settling_busy == pytest.approx(300 + 300)  # -800..-500 overlapping, then -300..0
+    assert (found.fresh_intervals, found.fresh_exposure) == (3, pytest.approx(200))
 
 
 def test_on_a_small_ladder_the_pace_one_version_kept_sets_the_settling_time() -> None:
@@ -85,14 +87,12 @@ def test_on_a_small_ladder_the_pace_one_version_kept_sets_the_settling_time() ->
     (900 s x 1 / 20 a game), twice what each version took: the window's idle minutes and the other
     version's games counted as this one's share (bench/surge.py's small site: the estimates ran
     1.4-1.8 times long). Its pace is 200 s per 9 gaps."""
-    spans = [(-800.0, -600.0, 10), (-500.0, -300.0, 10)]
-    intervals, exposure, busy = estimates.settling_spans(spans)
-    q = queue(settling=1, settling_games=20, settling_intervals=intervals, settling_exposure=exposure,
-              settling_busy=busy)
+    spans = [(-800.0, -600.0, 10, False), (-500.0, -300.0, 10, False)]
+    measured = dataclasses.asdict(estimates.settling_spans(spans))
+    q = queue(settling=1, settling_games=20, **measured)
     assert estimates.settling_time(q, 9) == pytest.approx(9 * 400 / 18)
     # Fewer gaps than PACE_ENOUGH: the share over the window, as before.
-    few = queue(settling=1, settling_games=20, settling_intervals=estimates.PACE_ENOUGH - 1,
-                settling_exposure=exposure, settling_busy=busy)
+    few = queue(settling=1, settling_games=20, **{**measured, "settling_intervals": estimates.PACE_ENOUGH - 1})
     assert estimates.settling_time(few, 9) == pytest.approx(9 * 900 / 20)
     # Enough gaps but fewer than ENOUGH games: the pace alone is a measure.
     assert estimates.settling_time(queue(settling=1, settling_games=12, settling_intervals=10,
@@ -106,3 +106,19 @@ def test_in_a_surge_the_share_of_the_versions_settling_now_sets_it() -> None:
               settling_busy=900.0)
     assert estimates.settling_time(q, 9) == pytest.approx(9 * 40 * 900 / 300)
     assert estimates.settling_time(q, 9) > 9 * 5000 / 250
+
+
+def test_a_new_bot_gets_its_share_by_the_pace_fresh_versions_kept() -> None:
+    """bench/surge.py: a new bot's estimate ran about twice its time (median), a new version's 0.9:
+    the matchmaker serves a fresh rating faster (its uncertainty, as seed and as opponent). The
+    share is weighed by each kind's measured pace: here fresh versions kept a gap every 20 s,
+    placed ones every 60 s; with one of each settling now, the fresh one gets three quarters."""
+    q = queue(settling=2, settling_fresh=1, settling_games=40, settling_busy=900.0,
+              settling_intervals=30, settling_exposure=20 * 20.0 + 10 * 60.0, fresh_intervals=20,
+              fresh_exposure=400.0)
+    share = 900.0 / 40  # seconds a provisional game, any version's
+    assert estimates.settling_time(q, 9, fresh=True) == pytest.approx(9 * share * (1 / 20 + 1 / 60) / (1 / 20))
+    assert estimates.settling_time(q, 9, fresh=False) == pytest.approx(9 * share * (1 / 20 + 1 / 60) / (1 / 60))
+    same = queue(settling=2, settling_fresh=0, settling_games=40, settling_busy=900.0, settling_intervals=30,
+                 settling_exposure=1000.0)  # one kind only: the share as before, P x busy / R
+    assert estimates.settling_time(same, 9) == pytest.approx(9 * 2 * 900.0 / 40)

@@ -4,6 +4,7 @@ stored orders), and when a bot's next ranked game should start."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from dataclasses import dataclass
@@ -224,19 +225,22 @@ def recent_changes(game: str, now: datetime) -> QuerySet[RatingChange]:
     return RatingChange.objects.filter(match__game=game, at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
 
 
-def settling_spans(game: str, now: datetime, playing: set[int]) -> tuple[int, float, float]:
+def settling_spans(game: str, now: datetime, playing: set[int]) -> estimates.Spans:
     """`estimates.settling_spans` of `game`'s provisional games in the window, per version: its
     first, when it settled (its PROVISIONAL_GAMES-th) or now while it plays provisional (its id in
-    `playing`), how many. One that stopped playing before it settled is left out: its span would
-    end at its last game, not when it was replaced, and make the pace look faster than it was."""
-    rows = (recent_changes(game, now).filter(games__lte=PROVISIONAL_GAMES).order_by().values("version_id")
+    `playing`), how many, and whether it started fresh (not `Rating.placed`). One that stopped
+    playing before it settled is left out: its span would end at its last game, not when it was
+    replaced, and make the pace look faster than it was."""
+    rows = (recent_changes(game, now).filter(games__lte=PROVISIONAL_GAMES).order_by()
+            .values("version_id", placed=F("version__rating__placed"))
             .annotate(first=Min("at"), last=Max("at"), count=Count("id"), top=Max("games")))
     spans = []
     for row in rows:
         settled = row["top"] >= PROVISIONAL_GAMES
         if settled or row["version_id"] in playing:
             end = row["last"] if settled else now
-            spans.append(((row["first"] - now).total_seconds(), (end - now).total_seconds(), int(row["count"])))
+            spans.append(((row["first"] - now).total_seconds(), (end - now).total_seconds(), int(row["count"]),
+                          not row["placed"]))
     return estimates.settling_spans(spans)
 
 
@@ -254,8 +258,8 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = recent_changes(game, now)
     first = window.aggregate(first=Min("at"))["first"]
-    provisional = set(pool.rows.filter(games__lt=PROVISIONAL_GAMES).values_list("version_id", flat=True))
-    intervals, exposure, busy = settling_spans(game, now, provisional)
+    provisional = dict(pool.rows.filter(games__lt=PROVISIONAL_GAMES).values_list("version_id", "placed"))
+    spans = settling_spans(game, now, set(provisional))
     return estimates.Queue(
         candidates=size, per_second=per_second, idle_unit=idle_unit, match_seconds=match_seconds,
         queued=Match.objects.filter(kind=MatchKind.RANKED, game=game, status=MatchStatus.QUEUED).count(),
@@ -263,7 +267,7 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
         settling=len(provisional),
         settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(),
         settling_window=covered(first, now, estimates.SETTLING_WINDOW),
-        settling_intervals=intervals, settling_exposure=exposure, settling_busy=busy)
+        settling_fresh=sum(not placed for placed in provisional.values()), **dataclasses.asdict(spans))
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
@@ -295,7 +299,8 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
                                                 rating.last_played, rating.due)
         priority = matchmaking_logic.priority(candidate, now, queue.idle_unit)
     seconds = 0.0 if flying else estimates.next_game(queue, priority=priority, place=place)
-    settled = estimates.settled(queue, priority=priority, games=games, sigma=sigma, place=place, flying=flying)
+    settled = estimates.settled(queue, priority=priority, games=games, sigma=sigma, place=place, flying=flying,
+                                fresh=rating is None or not rating.placed)
     return NextGame(round(seconds, 1), settled=round(settled, 1) if games < PROVISIONAL_GAMES else None)
 
 
@@ -311,7 +316,8 @@ def new_version_estimates(now: datetime | None = None) -> dict[str, NextGame]:
             continue
         place = Rating.objects.filter(RANKED, game=game.slug, last_played__isnull=True).count()
         first = estimates.next_game(queue, priority=math.inf, place=place)
-        settled = estimates.settled(queue, priority=math.inf, games=0, sigma=ratings.SIGMA, place=place)
+        settled = estimates.settled(queue, priority=math.inf, games=0, sigma=ratings.SIGMA, place=place,
+                                    fresh=True)  # (a new bot's rating: SIGMA)
         out[game.slug] = NextGame(round(first, 1), settled=round(settled, 1))
     return out
 

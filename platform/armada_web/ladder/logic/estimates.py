@@ -50,44 +50,78 @@ class Queue:
     settling_window: float = SETTLING_WINDOW  # what the count covers: less on a site up for less than that
     # From each version's provisional games in the window (`settling_spans`): the gaps between two
     # of one version's, the seconds each was provisional from its first one, and the seconds in
-    # which at least one was.
+    # which at least one was; the same gaps and seconds of the fresh versions alone (a new bot's,
+    # not started from a predecessor's rating: the matchmaker serves them faster, as seeds and as
+    # opponents, for their uncertainty); and how many provisional candidates now are fresh.
     settling_intervals: int = 0
     settling_exposure: float = 0.0
     settling_busy: float = 0.0
+    fresh_intervals: int = 0
+    fresh_exposure: float = 0.0
+    settling_fresh: int = 0
 
 
-def settling_spans(spans: Iterable[tuple[float, float, int]]) -> tuple[int, float, float]:
-    """(intervals, exposure, busy) of the provisional versions' spans in the window, each (its first
-    provisional game in the window, when it stopped being provisional or now, its provisional games
-    in the window), times in seconds: the gaps between two games of one version, the seconds summed
-    over the versions, and the seconds covered by at least one of them."""
+@dataclass(frozen=True)
+class Spans:
+    """What `settling_spans` reads from the provisional versions' spans (Queue's fields of the same names)."""
+
+    settling_intervals: int = 0
+    settling_exposure: float = 0.0
+    settling_busy: float = 0.0
+    fresh_intervals: int = 0
+    fresh_exposure: float = 0.0
+
+
+def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
+    """The provisional versions' spans in the window, each (its first provisional game in the window,
+    when it stopped being provisional or now, its provisional games in the window, whether it started
+    fresh), times in seconds: the gaps between two games of one version, the seconds summed over the
+    versions, the seconds covered by at least one of them, and the fresh versions' gaps and seconds."""
     intervals, exposure, busy, reach = 0, 0.0, 0.0, -math.inf
-    for first, end, games in sorted(spans):
-        intervals += max(0, games - 1)
-        exposure += max(0.0, end - first)
+    fresh_intervals, fresh_exposure = 0, 0.0
+    for first, end, games, fresh in sorted(spans):
+        gaps, seconds = max(0, games - 1), max(0.0, end - first)
+        intervals += gaps
+        exposure += seconds
+        if fresh:
+            fresh_intervals += gaps
+            fresh_exposure += seconds
         if end > max(first, reach):
             busy += end - max(first, reach)
         reach = max(reach, end)
-    return intervals, exposure, busy
+    return Spans(intervals, exposure, busy, fresh_intervals, fresh_exposure)
 
 
-def settling_time(queue: Queue, games: int) -> float | None:
-    """Seconds for a provisional version to play `games` more games (None without ENOUGH provisional
-    games or PACE_ENOUGH gaps in the window: the model then).
+def settling_time(queue: Queue, games: int, *, fresh: bool = False) -> float | None:
+    """Seconds for a provisional version (`fresh`: a new bot's, not started from a predecessor's
+    rating) to play `games` more games (None without ENOUGH provisional games or PACE_ENOUGH gaps
+    in the window: the model then).
 
     The P provisional versions now share the R games the provisional versions got in the window,
     P x (the seconds in which any was provisional) / R a game each. On a small ladder new versions
     come one at a time, each settling in minutes, so counting the whole window made that share
     count its idle minutes, and one version's games as all of them: with PACE_ENOUGH gaps
-    measured, a game takes the slower of that share and the pace one version kept (its
-    provisional seconds per gap). Matchmaking serves them about in the order they started
-    (`matchmaking.PROVISIONAL_HEAD`), so versions arriving later take little of a version's
-    share: bench/surge.py measured this (docs/arena.md)."""
+    measured, a game takes the slower of that share and the pace a version of its kind kept (its
+    provisional seconds per gap). The share is weighed by those paces: a fresh version, which the
+    matchmaker serves faster for its uncertainty, gets more of the games than a placed one
+    (before, a new bot's estimate ran twice its time: bench/surge.py). Matchmaking serves them
+    about in the order they started (`matchmaking.PROVISIONAL_HEAD`), so versions arriving later
+    take little of a version's share (docs/arena.md)."""
     if queue.settling <= 0:
         return None
-    if queue.settling_intervals >= PACE_ENOUGH:  # (so settling_games > 0)
-        share = queue.settling * queue.settling_busy / queue.settling_games
-        return games * max(queue.settling_exposure / queue.settling_intervals, share)
+    if queue.settling_intervals >= PACE_ENOUGH and queue.settling_exposure > 0:  # (so settling_games > 0)
+        pooled = queue.settling_intervals / queue.settling_exposure  # gaps a second, any kind
+
+        def pace(kind_fresh: bool) -> float:
+            """Gaps a second of a version of that kind (the pooled pace without PACE_ENOUGH of its own)."""
+            gaps = queue.fresh_intervals if kind_fresh else queue.settling_intervals - queue.fresh_intervals
+            seconds = queue.fresh_exposure if kind_fresh else queue.settling_exposure - queue.fresh_exposure
+            return gaps / seconds if gaps >= PACE_ENOUGH and seconds > 0 else pooled
+
+        fresh_now = min(queue.settling_fresh, queue.settling)
+        weights = fresh_now * pace(True) + (queue.settling - fresh_now) * pace(False)
+        share = queue.settling_busy / queue.settling_games * weights / pace(fresh)
+        return games * max(1 / pace(fresh), share)
     if queue.settling_games >= ENOUGH:
         return queue.settling * games * queue.settling_window / queue.settling_games
     return None
@@ -121,13 +155,13 @@ def next_game(queue: Queue, *, priority: float, place: int = 0, flying: bool = F
 
 
 def settled(queue: Queue, *, priority: float, games: int, sigma: float, place: int = 0,
-            flying: bool = False) -> float:
+            flying: bool = False, fresh: bool = False) -> float:
     """Seconds until the candidate's rating settles (its PROVISIONAL_GAMES-th game counted); 0
-    when it has already."""
+    when it has already. `fresh`: a new bot's version, not started from a predecessor's rating."""
     if games >= PROVISIONAL_GAMES:
         return 0.0
     total = next_game(queue, priority=priority, place=place, flying=flying) + queue.match_seconds
-    measured = settling_time(queue, PROVISIONAL_GAMES - games - 1)
+    measured = settling_time(queue, PROVISIONAL_GAMES - games - 1, fresh=fresh)
     if measured is not None:
         return total + measured
     for played in range(games + 1, PROVISIONAL_GAMES):  # from one match made to the next, by the seed order
