@@ -88,6 +88,12 @@ def test_the_status_page_shows_queues_and_matches(arena, client):
     page = client.get("/status/").content.decode()
     assert 'id="queues"' in page and 'id="workers"' in page and "8.0 s" in page
     assert 'id="estimates"' in page and "<td>galaxy</td>" in page  # a new version's first game and settling
+    from armada_web.ladder.queries import new_version_estimates
+
+    galaxy = new_version_estimates()["galaxy"]
+    assert galaxy.seconds is not None  # (the arena has a worker)
+    # a bot's new version (placed on its predecessor's rating) and, beside it, a new bot's (a fresh rating)
+    assert galaxy.settled_new_bot is not None and f"(a new bot's: {galaxy.settled_new_bot:.0f} s)" in page
     assert "Void and failed" not in page  # staff only
 
 

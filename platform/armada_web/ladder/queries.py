@@ -180,11 +180,13 @@ def battle_of(a: int, b: int) -> tuple[LeagueEntry, LeagueEntry]:
 class NextGame:
     """When a bot's next ranked game should start: `seconds` from now (0: one is queued or running
     now), or None with `why` when it plays no ranked games now; `settled`: seconds until its
-    rating settles (None once it has, or without an estimate)."""
+    rating settles (None once it has, or without an estimate); `settled_new_bot`: /status/'s other
+    kind, a new bot's version (a fresh rating, which the matchmaker serves faster)."""
 
     seconds: float | None
     why: str = ""
     settled: float | None = None
+    settled_new_bot: float | None = None
 
 
 def covered(first: datetime | None, now: datetime, window: float) -> float:
@@ -304,6 +306,10 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     return NextGame(round(seconds, 1), settled=round(settled, 1) if games < PROVISIONAL_GAMES else None)
 
 
+#: A settled rating's sigma on a ladder (about 1.1-1.2): where /status/'s new version of a bot starts from.
+SETTLED_SIGMA = 1.2
+
+
 def new_version_estimates(now: datetime | None = None) -> dict[str, NextGame]:
     """For /status/: per rated game, when a version that starts playing now should play its first ranked
     game and settle (behind the versions that have not played yet)."""
@@ -316,9 +322,10 @@ def new_version_estimates(now: datetime | None = None) -> dict[str, NextGame]:
             continue
         place = Rating.objects.filter(RANKED, game=game.slug, last_played__isnull=True).count()
         first = estimates.next_game(queue, priority=math.inf, place=place)
-        settled = estimates.settled(queue, priority=math.inf, games=0, sigma=ratings.SIGMA, place=place,
-                                    fresh=True)  # (a new bot's rating: SIGMA)
-        out[game.slug] = NextGame(round(first, 1), settled=round(settled, 1))
+        placed = ratings.placement_start(ratings.Skill(ratings.MU, SETTLED_SIGMA))  # a settled bot's new version
+        settled = estimates.settled(queue, priority=math.inf, games=0, sigma=placed.sigma, place=place)
+        fresh = estimates.settled(queue, priority=math.inf, games=0, sigma=ratings.SIGMA, place=place, fresh=True)
+        out[game.slug] = NextGame(round(first, 1), settled=round(settled, 1), settled_new_bot=round(fresh, 1))
     return out
 
 
