@@ -31,8 +31,9 @@ SETTLING_WINDOW = 900.0
 #: Provisional games counted in the window needed to measure their rate (else the model).
 ENOUGH = 20
 #: Gaps between two provisional games of one version in the window needed to measure one
-#: version's own pace (else only the share of the games they got together).
-PACE_ENOUGH = 10
+#: version's own pace (else only the share of the games they got together): one version's whole
+#: settling (PROVISIONAL_GAMES games), so that on a small site the next version already uses it.
+PACE_ENOUGH = PROVISIONAL_GAMES - 1
 
 
 @dataclass(frozen=True)
