@@ -273,3 +273,42 @@ def test_the_manifest_names_the_bucket_and_its_endpoint(tmp_path, settings, s3_b
         "backend": "PrivateS3Storage", "kind": "s3", "bucket": s3_bucket.name, "endpoint": s3_bucket.endpoint_url,
         "files": [{"name": "matches/1/replay-a1.json.gz", "size": 6, "sha256": hashlib.sha256(b"replay").hexdigest()}]}
     assert (folder / "storage/matches/1/replay-a1.json.gz").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_backup_of_newer_code_is_refused_before_anything_is_emptied(deployment, tmp_path):
+    """An organiser's trial: `restore --replace` with a backup made after an upgrade (its migrations
+    unknown to this code) emptied the whole site (users 2 -> 0, matches 263 -> 0, every stored
+    object), then refused: "the backup was made by newer code"."""
+    from armada_web.ops.backups import _rows
+    from armada_web.storage import objectstore
+
+    folder = tmp_path / "backup"
+    call_command("backup", str(folder))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["migrations"]["ladder"].append("0099_future")
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    rows, files = _rows(), sorted(objectstore.walk())
+    with pytest.raises(CommandError, match="the backup was made by newer code"):
+        call_command("restore", str(folder), replace=True)
+    assert _rows() == rows and sorted(objectstore.walk()) == files and files
+
+
+def test_a_backup_that_workers_changed_while_it_ran_is_refused(deployment, tmp_path, monkeypatch):
+    """An organiser's trial: with the workers and beat running, backups went ahead (the check before
+    saw no match running at that instant) and restores mixed in rows made meanwhile, silently. A
+    match started while the rows were read refuses the backup (no manifest: it cannot be restored)."""
+    from armada_web.matches.models import Match
+    from armada_web.ops import backups
+
+    real = backups.call_command
+
+    def worker_meanwhile(name: str, *args: Any, **options: Any) -> Any:
+        done = real(name, *args, **options)
+        if name == "dumpdata":
+            Match.objects.update(status="running")  # a worker claimed a match meanwhile
+        return done
+
+    monkeypatch.setattr(backups, "call_command", worker_meanwhile)
+    with pytest.raises(CommandError, match=r"the site changed while it was backed up \(1 matches are running"):
+        call_command("backup", str(tmp_path / "busy"))
+    assert not (tmp_path / "busy" / "manifest.json").exists()

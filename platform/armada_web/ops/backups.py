@@ -124,6 +124,22 @@ def _check_stopped(force: bool) -> None:
                        "were left by workers that are gone")
 
 
+def _check_unchanged(before: int | None, force: bool, doing: str) -> None:
+    """After the rows were read (`before`: their count then) or written: Conflict when workers ran
+    meanwhile (a match or validation started, rows added), which the check before cannot see
+    coming: an organiser's trial backed up and restored with the workers and beat running, and
+    got a mix of the backup and the rows made meanwhile, silently."""
+    if force:
+        return
+    busy = _busy()
+    changed = before is not None and _rows() != before
+    if busy or changed:
+        what = busy or f"{_rows() - (before or 0):+d} rows"
+        again = "back up into a new folder" if before is not None else "restore again with --replace"
+        raise Conflict(f"the site changed while it was {doing} ({what}): stop the workers and beat "
+                       f"(docs/deploy.md, \"Backups\"), then {again}")
+
+
 def _applied() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for app, name in MigrationRecorder(connection).applied_migrations():
@@ -149,8 +165,10 @@ def backup(*, folder: Path, force: bool = False) -> Summary:
     _private_folder(folder)
     database = folder / DATABASE_FILE
     os.close(_private_file(database))  # dumpdata truncates it and keeps the mode
+    before = _rows()
     call_command("dumpdata", *_dumped_models(), natural_foreign=True, natural_primary=True, output=str(database),
                  verbosity=0)
+    _check_unchanged(before, force, "backed up")
     files: list[dict[str, Any]] = []
     for name in objectstore.walk():
         target = folder / STORAGE_FOLDER / name
@@ -219,6 +237,9 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
     manifest = read_manifest(folder)
     call_command("migrate", verbosity=0, interactive=False)  # a new database: its tables first
     _check_stopped(force)
+    # Every refusal before anything is emptied: a backup of newer code (an operator back on the old
+    # images with a backup taken after the upgrade) once emptied the site, then refused.
+    targets = _targets(manifest["migrations"])
     stored = list(objectstore.walk())
     if (_rows() or stored) and not replace:
         raise Conflict(f"this deployment is not empty ({_rows()} rows, {len(stored)} stored files): restore into "
@@ -227,7 +248,7 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
         call_command("flush", interactive=False, verbosity=0)
         for name in stored:
             default_storage.delete(name)
-    _migrate_to(_targets(manifest["migrations"]))
+    _migrate_to(targets)
     call_command("loaddata", str(folder / DATABASE_FILE), verbosity=0)
     total = 0
     for entry in manifest["storage"]["files"]:
@@ -236,5 +257,6 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
         if saved != entry["name"]:
             raise Conflict(f"the storage kept {entry['name']} as {saved}: it was not empty")
         total += entry["size"]
+    _check_unchanged(None, force, "restored")
     call_command("migrate", verbosity=0, interactive=False)  # this code's newer migrations, if any
     return Summary(folder, _rows(), len(manifest["storage"]["files"]), total)
