@@ -138,3 +138,19 @@ def test_without_a_username_nothing_is_made_and_without_a_password_the_variable_
     with pytest.raises(CommandError, match="DJANGO_SUPERUSER_PASSWORD"):
         run("ensure_superuser")
     assert not User.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_weak_staff_password_is_refused_with_the_rules_of_a_sign_up(monkeypatch):
+    """An organiser's trial: DJANGO_SUPERUSER_PASSWORD=1 made the staff account of a public site
+    (a token came back for it), while a sign-up's password must pass the site's password rules."""
+    from django.contrib.auth.models import User
+
+    staff_env(monkeypatch, password="1")
+    with pytest.raises(CommandError, match=r"DJANGO_SUPERUSER_PASSWORD for the staff account 'organiser' is "
+                                           r"refused: .*too short"):
+        run("ensure_superuser")
+    staff_env(monkeypatch, password="organiser")  # its own name
+    with pytest.raises(CommandError, match="too similar to the username"):
+        run("ensure_superuser")
+    assert not User.objects.exists()

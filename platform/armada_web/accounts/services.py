@@ -12,6 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import Group, User
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from armada_web.accounts import addresses, mail, sightings, throttles
@@ -115,6 +117,11 @@ def ensure_superuser(*, username: str, email: str, password: str) -> str:
     check_username(username=username)
     if not password:
         raise Invalid(f"the staff account {username!r} needs a password (DJANGO_SUPERUSER_PASSWORD)")
+    try:  # the rules a sign-up's password follows: the staff account of a public site most of all
+        validate_password(password, User(username=username, email=email.strip()))
+    except ValidationError as exc:
+        raise Invalid(f"DJANGO_SUPERUSER_PASSWORD for the staff account {username!r} is refused: "
+                      f"{' '.join(exc.messages)}") from None
     User.objects.create_superuser(username=username, email=email.strip(), password=password)
     return "created"
 
