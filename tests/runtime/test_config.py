@@ -58,6 +58,8 @@ def test_environment_overrides_per_game():
     ({"DEBUG": "false", "SECRET_KEY": "dev-only-insecure-key-change-me-in-production"},
      "SECRET_KEY is the development placeholder"),
     ({"DEBUG": "false", "SECRET_KEY": KEY, "SECRET_KEY_FALLBACKS": "old"}, "SECRET_KEY_FALLBACKS: a key is too weak"),
+    # an organiser's trial: "xyz" was taken as the key of every bot's seed (D-R-8), which a bot could then guess
+    ({"DEBUG": "false", "SECRET_KEY": KEY, "ARMADA_BOT_SEED_KEY": "xyz"}, "ARMADA_BOT_SEED_KEY is too short (3"),
     ({"ARMADA_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "ARMADA_TRUSTED_PROXIES: 'proxy.example' is neither"),
 ])
 def test_a_wrong_value_names_its_variable(env, message):

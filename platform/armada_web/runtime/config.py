@@ -24,6 +24,7 @@ from typing import Any, get_type_hints
 
 from armada.games.base import ConfigError as EngineConfigError
 from armada.referee.clock import Limits
+from armada.referee.environment import SEED_KEY_VARIABLE
 from armada_sandbox import SandboxLimits, limits_for
 from armada_web.games import SPECS
 
@@ -42,6 +43,9 @@ def setting(env: str, default: Any, help: str, *, minimum: int | None = None) ->
     return field(default=default, metadata={"env": env, "help": help, "minimum": minimum})
 
 
+#: The bot seeds' key (ARMADA_BOT_SEED_KEY, D-R-8) is refused shorter than this with DEBUG off
+#: (`make up` and the compose example make 64 hex digits).
+BOT_SEED_KEY_MIN_CHARS = 32
 #: Fewer characters than this (or a key Django calls weak) is refused with DEBUG off.
 SECRET_KEY_MIN_CHARS = 50
 #: Every check /healthz knows (armada_web.ops.health), in the order it runs them.
@@ -404,7 +408,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     config = Config(**values)
     _check_choices(config)
     if not config.debug:
-        _check_production(config)
+        _check_production(config, env)
     return config
 
 
@@ -451,7 +455,7 @@ def weak_key_problem(key: str) -> str | None:
     return None
 
 
-def _check_production(config: Config) -> None:
+def _check_production(config: Config, env: Mapping[str, str]) -> None:
     """With DEBUG off the site never runs on a key anyone could know."""
     generate = "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
     problem = weak_key_problem(config.secret_key)
@@ -462,6 +466,12 @@ def _check_production(config: Config) -> None:
         problem = weak_key_problem(key)
         if problem:
             raise ConfigError(f"environment variable SECRET_KEY_FALLBACKS: a key {problem}")
+    seed_key = env.get(SEED_KEY_VARIABLE, "")
+    if seed_key and (len(seed_key) < BOT_SEED_KEY_MIN_CHARS or not seed_key.isprintable() or seed_key.isspace()):
+        # (an organiser's trial: "xyz" was taken; a short key lets a bot find the game's seed by trying keys)
+        raise ConfigError(f"environment variable {SEED_KEY_VARIABLE} is too short ({len(seed_key)} characters; at "
+                          f"least {BOT_SEED_KEY_MIN_CHARS}, printable): make one with python3 -c 'import secrets; "
+                          "print(secrets.token_hex(32))' and give every web and worker process the same (D-R-8)")
 
 
 def variables() -> list[Variable]:
