@@ -133,6 +133,10 @@ def test_a_worker_refuses_a_bad_concurrency_and_a_database_that_does_not_answer(
                     environment={**env, "ARMADA_WORKER_CONCURRENCY": "two"})
     assert code == 1 and "must be a whole number of processes, got 'two'" in out, out
     code, out = run(client, ["worker", "matches"], network_mode="none", volumes=volumes,
+                    environment={**env, "ARMADA_SANDBOX_PURPOSE": "foo"})  # it played on, with no warm pool
+    assert code == 1 and "ARMADA_SANDBOX_PURPOSE must be match or validation, got 'foo'" in out, out
+    assert "usage:" not in out and "celery@" not in out
+    code, out = run(client, ["worker", "matches"], network_mode="none", volumes=volumes,
                     environment={**env, "DATABASE_URL": "postgresql://armada:wrong@127.0.0.1:1/armada"})
     assert code == 1 and "database: FAIL" in out, out
     assert "the worker does not start: its database does not answer (DATABASE_URL)" in out, out

@@ -94,6 +94,14 @@ case "$command" in
                  "env file) must be a whole number of processes, got '$concurrency'" >&2
             exit 1
         fi
+        # What its bots' slots are for: a wrong word started a worker that played with no warm pool,
+        # after an internal command's usage text (an organiser's trial).
+        case "${ARMADA_SANDBOX_PURPOSE:-match}" in
+            match|validation) ;;
+            *) echo "armada-app: ARMADA_SANDBOX_PURPOSE must be match or validation," \
+                    "got '${ARMADA_SANDBOX_PURPOSE}'" >&2
+               exit 1 ;;
+        esac
         # The database answers: a worker with a wrong DATABASE_URL would take matches from the
         # queues and fail every one (the check's line above says why).
         if ! "$PY" -m django healthcheck --checks database; then
