@@ -124,20 +124,22 @@ def _check_stopped(force: bool) -> None:
                        "were left by workers that are gone")
 
 
-def _check_unchanged(before: int | None, force: bool, doing: str) -> None:
-    """After the rows were read (`before`: their count then) or written: Conflict when workers ran
-    meanwhile (a match or validation started, rows added), which the check before cannot see
-    coming: an organiser's trial backed up and restored with the workers and beat running, and
+def _state() -> tuple[int, str | None]:
+    """What workers change: the rows, and the running matches and validations."""
+    return _rows(), _busy()
+
+
+def _check_unchanged(before: tuple[int, str | None], force: bool, doing: str, again: str) -> None:
+    """After the rows were read or written (`before`: `_state()` then): Conflict when workers ran
+    meanwhile (a match or validation started or ended, rows added), which the check before cannot
+    see coming: an organiser's trial backed up and restored with the workers and beat running, and
     got a mix of the backup and the rows made meanwhile, silently."""
-    if force:
+    now = _state()
+    if force or now == before:
         return
-    busy = _busy()
-    changed = before is not None and _rows() != before
-    if busy or changed:
-        what = busy or f"{_rows() - (before or 0):+d} rows"
-        again = "back up into a new folder" if before is not None else "restore again with --replace"
-        raise Conflict(f"the site changed while it was {doing} ({what}): stop the workers and beat "
-                       f"(docs/deploy.md, \"Backups\"), then {again}")
+    what = f"{now[0] - before[0]:+d} rows" + (f"; now {now[1]}" if now[1] and now[1] != before[1] else "")
+    raise Conflict(f"the site changed while it was {doing} ({what}): stop the workers and beat "
+                   f"(docs/deploy.md, \"Backups\"), then {again}")
 
 
 def _applied() -> dict[str, list[str]]:
@@ -165,10 +167,10 @@ def backup(*, folder: Path, force: bool = False) -> Summary:
     _private_folder(folder)
     database = folder / DATABASE_FILE
     os.close(_private_file(database))  # dumpdata truncates it and keeps the mode
-    before = _rows()
+    before = _state()
     call_command("dumpdata", *_dumped_models(), natural_foreign=True, natural_primary=True, output=str(database),
                  verbosity=0)
-    _check_unchanged(before, force, "backed up")
+    _check_unchanged(before, force, "backed up", "back up into a new folder")
     files: list[dict[str, Any]] = []
     for name in objectstore.walk():
         target = folder / STORAGE_FOLDER / name
@@ -250,6 +252,7 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
             default_storage.delete(name)
     _migrate_to(targets)
     call_command("loaddata", str(folder / DATABASE_FILE), verbosity=0)
+    loaded = _state()  # (the backup's own running rows, if it was made with --force, count as loaded)
     total = 0
     for entry in manifest["storage"]["files"]:
         with open(folder / STORAGE_FOLDER / entry["name"], "rb") as handle:
@@ -257,6 +260,6 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
         if saved != entry["name"]:
             raise Conflict(f"the storage kept {entry['name']} as {saved}: it was not empty")
         total += entry["size"]
-    _check_unchanged(None, force, "restored")
+    _check_unchanged(loaded, force, "restored", "restore again with --replace")
     call_command("migrate", verbosity=0, interactive=False)  # this code's newer migrations, if any
     return Summary(folder, _rows(), len(manifest["storage"]["files"]), total)
