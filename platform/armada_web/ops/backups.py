@@ -124,22 +124,24 @@ def _check_stopped(force: bool) -> None:
                        "were left by workers that are gone")
 
 
-def _state() -> tuple[int, str | None]:
-    """What workers change: the rows, and the running matches and validations."""
-    return _rows(), _busy()
+def _state() -> tuple[int, int, str | None]:
+    """What workers and beat change: the matches and versions (made, queued, recorded: not the rows
+    a visitor's request writes, such as a sign-in's sighting), and the running jobs."""
+    return Match.objects.count(), BotVersion.objects.count(), _busy()
 
 
-def _check_unchanged(before: tuple[int, str | None], force: bool, doing: str, again: str) -> None:
-    """After the rows were read or written (`before`: `_state()` then): Conflict when workers ran
-    meanwhile (a match or validation started or ended, rows added), which the check before cannot
-    see coming: an organiser's trial backed up and restored with the workers and beat running, and
-    got a mix of the backup and the rows made meanwhile, silently."""
+def _changed(before: tuple[int, int, str | None], force: bool, doing: str, again: str) -> Conflict | None:
+    """After the rows were read or written (`before`: `_state()` then), the Conflict to raise when
+    workers or beat ran meanwhile (a match made, started or ended, a version validated), which the
+    check before cannot see coming: an organiser's trial backed up and restored with the workers
+    and beat running, and got a mix of the backup and the rows made meanwhile, silently."""
     now = _state()
     if force or now == before:
-        return
-    what = f"{now[0] - before[0]:+d} rows" + (f"; now {now[1]}" if now[1] and now[1] != before[1] else "")
-    raise Conflict(f"the site changed while it was {doing} ({what}): stop the workers and beat "
-                   f"(docs/deploy.md, \"Backups\"), then {again}")
+        return None
+    what = f"{now[0] - before[0]:+d} matches, {now[1] - before[1]:+d} versions"
+    what += f"; now {now[2]}" if now[2] and now[2] != before[2] else ""
+    return Conflict(f"the site changed while it was {doing} ({what}): stop the workers and beat "
+                    f"(docs/deploy.md, \"Backups\"), then {again}")
 
 
 def _applied() -> dict[str, list[str]]:
@@ -170,7 +172,9 @@ def backup(*, folder: Path, force: bool = False) -> Summary:
     before = _state()
     call_command("dumpdata", *_dumped_models(), natural_foreign=True, natural_primary=True, output=str(database),
                  verbosity=0)
-    _check_unchanged(before, force, "backed up", "back up into a new folder")
+    changed = _changed(before, force, "backed up", "back up into a new folder")
+    if changed:
+        raise changed  # (before the manifest: a backup without one is never restored)
     files: list[dict[str, Any]] = []
     for name in objectstore.walk():
         target = folder / STORAGE_FOLDER / name
@@ -260,6 +264,8 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
         if saved != entry["name"]:
             raise Conflict(f"the storage kept {entry['name']} as {saved}: it was not empty")
         total += entry["size"]
-    _check_unchanged(loaded, force, "restored", "restore again with --replace")
+    changed = _changed(loaded, force, "restored", "restore again with --replace")
     call_command("migrate", verbosity=0, interactive=False)  # this code's newer migrations, if any
+    if changed:
+        raise changed  # (after them: the site is on this code's schema either way)
     return Summary(folder, _rows(), len(manifest["storage"]["files"]), total)
