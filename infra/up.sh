@@ -28,6 +28,12 @@ HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 url_host="$HOST"; [[ "$HOST" == *:* ]] && url_host="[$HOST]"
 URL="http://$url_host:$PORT/"
+# The links of the e-mails the workers send (no request to ask there): this site's address.
+case "$HOST" in
+  0.0.0.0|::) site_host="$(hostname -f 2>/dev/null || hostname)" ;;  # every address: the machine's name
+  *) site_host="$url_host" ;;
+esac
+export ARMADA_SITE_URL="${ARMADA_SITE_URL:-http://$site_host:$PORT}"
 
 site_up() { "$PY" -c "import urllib.request,sys; urllib.request.urlopen('${URL}healthz', timeout=2)" ; }
 port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('$HOST', $PORT)) == 0 else 1)"; }

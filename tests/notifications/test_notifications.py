@@ -109,3 +109,25 @@ def test_turned_off_on_the_profile_page_nothing_is_sent(version, client, monkeyp
     with django_capture_on_commit_callbacks(execute=True):
         assert validate_version(version.pk) == "invalid"
     assert mail.outbox == []
+
+
+def test_the_links_of_an_e_mail_are_the_sites_address_with_its_port(version, monkeypatch, armada,
+                                                                  django_capture_on_commit_callbacks):
+    """A new competitor's trial: a site on port 8399 mailed "Its page, with the bot's log:
+    http://127.0.0.1/bots/8/versions/2/" (no port: a worker has no request to ask) and a footer
+    "/accounts/profile/" that no mail program can open. ARMADA_SITE_URL (`make up` sets it) is the
+    address; without it, the first host, https when HTTPS is on."""
+    from armada_web.bots import validation
+    from armada_web.bots.tasks import validate_version
+
+    monkeypatch.setattr(validation, "validation_game", crashed_report)
+    armada(site_url="http://127.0.0.1:8399/")
+    with django_capture_on_commit_callbacks(execute=True):
+        validate_version(version.pk)
+    body = mail.outbox[-1].body
+    assert f"Its page, with the bot's log: http://127.0.0.1:8399/bots/{version.bot_id}/versions/1/" in body
+    assert "on your profile page: http://127.0.0.1:8399/accounts/profile/" in body
+    from armada_web.notifications.receivers import _site
+
+    armada(site_url="", https=True)
+    assert _site("/x/").startswith("https://") and _site("/x/").endswith("/x/")

@@ -61,6 +61,8 @@ def test_environment_overrides_per_game():
     # an organiser's trial: "xyz" was taken as the key of every bot's seed (D-R-8), which a bot could then guess
     ({"DEBUG": "false", "SECRET_KEY": KEY, "ARMADA_BOT_SEED_KEY": "xyz"}, "ARMADA_BOT_SEED_KEY is too short (3"),
     ({"ARMADA_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "ARMADA_TRUSTED_PROXIES: 'proxy.example' is neither"),
+    ({"ARMADA_SITE_URL": "armada.example"}, "ARMADA_SITE_URL must be the site's address such as"),
+    ({"ARMADA_SITE_URL": "https://armada.example/arena"}, "got 'https://armada.example/arena'"),
 ])
 def test_a_wrong_value_names_its_variable(env, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):

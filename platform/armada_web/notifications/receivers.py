@@ -21,12 +21,21 @@ from armada_web.notifications.services import notify_team_of, team_words
 from armada_web.seasons.models import Season
 from armada_web.seasons.signals import season_finished
 
-FOOTER = "\n\nTurn these e-mails off on your profile page: /accounts/profile/\n"
-
 
 def _site(path: str) -> str:
+    """`path` as a link in an e-mail: on ARMADA_SITE_URL (`make up` sets it, port included), else on
+    the first of ALLOWED_HOSTS (https when HTTPS is on). A worker has no request to ask: the
+    e-mails once linked to http://127.0.0.1/... for a site on port 8399 (a new competitor's trial)."""
+    config = settings.ARMADA
+    if config.site_url:
+        return config.site_url.rstrip("/") + path
     hosts = [h for h in settings.ALLOWED_HOSTS if h not in ("*", "testserver")]
-    return f"http://{hosts[0]}{path}" if hosts else path
+    scheme = "https" if config.https_only else "http"
+    return f"{scheme}://{hosts[0]}{path}" if hosts else path
+
+
+def _footer() -> str:
+    return f"\n\nTurn these e-mails off on your profile page: {_site('/accounts/profile/')}\n"
 
 
 def mail_failed_version(sender: Any, version: BotVersion, **_: Any) -> None:
@@ -38,7 +47,7 @@ def mail_failed_version(sender: Any, version: BotVersion, **_: Any) -> None:
                    if version.finished else f"version-{version.pk}-{version.status}",
                    subject=f"{bot.name} v{version.number} is {version.status}",
                    body=f"Version {version.number} of your bot {bot.name}{team_words(bot)} is {version.status}: "
-                        f"{version.detail}\n\nIts page, with the bot's log: {page}{FOOTER}")
+                        f"{version.detail}\n\nIts page, with the bot's log: {page}{_footer()}")
 
 
 def mail_benched(sender: Any, rating: Rating, **_: Any) -> None:
@@ -46,7 +55,7 @@ def mail_benched(sender: Any, rating: Rating, **_: Any) -> None:
     bot = version.bot
     notify_team_of(bot=bot, topic="benched", key=f"benched-{version.pk}",
                    subject=f"{bot.name} v{version.number} is benched",
-                   body=f"{rating.benched_reason}\n\nIts page: {_site(f'/bots/{bot.pk}/')}{FOOTER}")
+                   body=f"{rating.benched_reason}\n\nIts page: {_site(f'/bots/{bot.pk}/')}{_footer()}")
 
 
 def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
@@ -59,7 +68,7 @@ def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
                        body=f"The season {season.name} is finished. Your bot {standing.bot_name}{team_words(bot)} "
                             f"(version {standing.version_number}) placed {standing.place}, score {standing.score:g} "
                             f"after {standing.games} games.\n\nThe final standings: "
-                            f"{_site(f'/seasons/{season.slug}/')}{FOOTER}")
+                            f"{_site(f'/seasons/{season.slug}/')}{_footer()}")
 
 
 def connect() -> None:

@@ -96,6 +96,9 @@ class Config:
                                        "host names the site answers to (comma-separated)")
     csrf_trusted_origins: tuple[str, ...] = setting("CSRF_TRUSTED_ORIGINS", (),
                                               "origins allowed to POST forms, e.g. https://armada.example")
+    site_url: str = setting("ARMADA_SITE_URL", "", "the site's address as its users reach it, e.g. "
+                            "https://armada.example (the links of the e-mails workers send; `make up` sets it; empty: "
+                            "the first of ALLOWED_HOSTS, https when ARMADA_HTTPS is on)")
     data_dir: str = setting("ARMADA_DATA_DIR", str(REPO_ROOT / "var"),
                             "local state: SQLite database, private files, logs, the SDK wheel")
     database_url: str = setting("DATABASE_URL", "", "PostgreSQL, e.g. postgresql://user:pw@host:5432/armada "
@@ -437,6 +440,9 @@ def _check_choices(config: Config) -> None:
         except ValueError:
             raise ConfigError(f"environment variable ARMADA_TRUSTED_PROXIES: {proxy!r} is neither an address "
                               "nor a network (e.g. 10.0.0.1 or 10.0.0.0/8)") from None
+    if config.site_url and not re.fullmatch(r"https?://[^\s/?#]+", config.site_url.rstrip("/")):
+        raise ConfigError("environment variable ARMADA_SITE_URL must be the site's address such as "
+                          f"https://armada.example or http://10.0.0.5:8000 (no path), got {config.site_url!r}")
     header = config.proxy_ssl_header
     if header and not re.fullmatch(r"[A-Za-z0-9-]+", header):
         raise ConfigError(f"environment variable ARMADA_PROXY_SSL_HEADER must be a header name such as "
