@@ -34,6 +34,7 @@ case "$HOST" in
   *) site_host="$url_host" ;;
 esac
 export ARMADA_SITE_URL="${ARMADA_SITE_URL:-http://$site_host:$PORT}"
+printf '%s\n' "$ARMADA_SITE_URL" > "$DATA_DIR/site-url"  # (`make worker` reads it: its e-mails' links)
 
 site_up() { "$PY" -c "import urllib.request,sys; urllib.request.urlopen('${URL}healthz', timeout=2)" ; }
 port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('$HOST', $PORT)) == 0 else 1)"; }

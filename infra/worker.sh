@@ -23,6 +23,10 @@ key() {
   export "$1=$(cat "$DATA_DIR/$2")"
 }
 key ARMADA_BOT_SEED_KEY bot-seed.key
+# The address `make up` gave its e-mails' links (an older instance wrote none: the first allowed host).
+if [ -z "${ARMADA_SITE_URL:-}" ] && [ -s "$DATA_DIR/site-url" ]; then
+  export ARMADA_SITE_URL="$(cat "$DATA_DIR/site-url")"
+fi
 export DEBUG="${DEBUG:-false}"
 case "${DEBUG,,}" in
   1|true|yes|on) ;;
