@@ -422,6 +422,24 @@ def test_a_game_other_than_the_folders_is_refused_before_anything_is_made(logged
     assert main(["submit", "learner", "--game", "galaxy", "--no-wait"]) == 0  # the folder's own game
 
 
+def test_a_loose_file_of_another_game_is_refused_before_anything_is_made(logged_in: FakeSite, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A new competitor's trial: `armada submit loose/galbot.py --game mothership` (a Galaxy bot's file, no
+    armada.json beside it) made a Mothership bot that crashed at validation and stayed on the account;
+    without --game the CLI itself had said "game galaxy (from its galbot.py)"."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "src", "--game", "galaxy"]) == 0
+    (tmp_path / "loose").mkdir()
+    (tmp_path / "loose" / "galbot.py").write_text((tmp_path / "src" / "main.py").read_text())
+    capsys.readouterr()
+    assert main(["submit", "loose/galbot.py", "--game", "mothership", "--bot", "wronggame"]) == 2
+    err = capsys.readouterr().err
+    assert "--game mothership, but its galbot.py is a galaxy bot" in err and "leave --game out" in err
+    assert logged_in.paths() == []
+    assert main(["submit", "loose/galbot.py", "--game", "galaxy", "--bot", "rightgame", "--no-wait"]) == 0
+
+
 def test_a_name_from_the_folder_taken_by_another_says_to_pass_bot(logged_in: FakeSite, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:

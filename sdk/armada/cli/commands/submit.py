@@ -104,6 +104,13 @@ def fill_defaults(args: argparse.Namespace) -> str:
             raise CliError(f"--game {args.game}, but {other.split(', but ', 1)[1]}: its code would fail the "
                            f"site's validation game; leave --game out, or change armada.json if the bot "
                            f"plays {args.game}")
+        try:  # a loose file or a folder without armada.json: the bot library its code imports
+            seen, where = botinfo.game_of(args.path)
+        except CliError:  # (its code does not say: --game decides)
+            seen, where = args.game, ""
+        if seen != args.game:
+            raise CliError(f"--game {args.game}, but {where} is a {seen} bot (the bot library it imports): its "
+                           f"code would fail the site's validation game; leave --game out")
     if args.bot is None:
         name = botinfo.default_name(args.path)
         if not botinfo.SITE_NAME_RE.fullmatch(name):
