@@ -256,3 +256,18 @@ def test_the_status_shows_the_workers_latest_answer_without_asking_again(arena, 
 
     cache.delete(workers.RECENT_KEY)  # nobody asked lately: the status asks itself
     assert [w.name for w in workers.recent()] == ["matches.8000@main"] and len(asked) == 2
+
+
+@pytest.mark.django_db
+def test_a_bot_still_validating_is_said_to_play_once_valid(make_user, armada):
+    """A new competitor's trial: right after `armada submit`, the bot page said "it plays no ranked
+    games now (no playing version, or its game has none)", as if Galaxy had no ranked games."""
+    from armada_web.bots.services import create_bot, upload_version
+    from armada_web.ladder.queries import next_ranked_game
+
+    owner = make_user("newbie")
+    bot = create_bot(user=owner, name="fresh", game="galaxy")
+    upload_version(bot=bot, user=owner, filename="main.py", data=b"print(1)\n")
+    assert next_ranked_game(bot.pk).why == "its version is being validated: it plays once it is valid"
+    mothership = create_bot(user=owner, name="racer", game="mothership")
+    assert next_ranked_game(mothership.pk).why == "it plays no ranked games now: it has no valid version playing"

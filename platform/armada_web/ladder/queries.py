@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
-from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.games import rated_games, spec
 from armada_web.ladder import league
 from armada_web.ladder.logic import estimates, ratings
@@ -278,8 +278,13 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     of ranked matches, and when its rating settles."""
     now = now or timezone.now()
     version = BotVersion.objects.playing().filter(bot_id=bot_id).select_related("bot").first()
-    if version is None or not spec(version.bot.game).rated:
-        return NextGame(None, "it plays no ranked games now (no playing version, or its game has none)")
+    if version is None and BotVersion.objects.filter(
+            bot_id=bot_id, status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING]).exists():
+        return NextGame(None, "its version is being validated: it plays once it is valid")
+    if version is None:
+        return NextGame(None, "it plays no ranked games now: it has no valid version playing")
+    if not spec(version.bot.game).rated:
+        return NextGame(None, f"{spec(version.bot.game).label} has no ranked games")
     rating = Rating.objects.filter(version=version).first()
     if rating is not None and rating.benched:
         return NextGame(None, "it is benched: upload a new version to play again")
