@@ -148,3 +148,10 @@ def test_your_username_is_your_personal_team_whatever_its_name(logged_in: FakeSi
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "theirs", "--team", "id:2",
                  "--no-wait"]) == 0  # the shared team by its id
     assert logged_in.seen("POST", "/api/bots/")[1].json()["team"] == 2
+
+
+def test_armada_team_alone_lists_your_teams(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """A new competitor's trial: the README lists `armada team`, which alone failed with argparse's
+    "the following arguments are required: action"; it shows your teams, as `armada team show`."""
+    assert main(["team"]) == 0
+    assert "alice (personal)" in capsys.readouterr().out

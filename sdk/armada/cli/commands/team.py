@@ -27,7 +27,8 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("team", help="create, join, leave or show a team on the site",
                               description="Teams on the site: every member manages the team's bots.",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("action", choices=["create", "join", "leave", "show"])
+    p.add_argument("action", nargs="?", default="show", choices=["create", "join", "leave", "show"],
+                   help="what to do (default: show, your teams)")
     p.add_argument("team", nargs="?", metavar="TEAM", help="a team's name (create, show, leave) or id")
     p.add_argument("key", nargs="?", metavar="KEY", help="join: the team's join key")
     p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
