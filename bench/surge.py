@@ -31,7 +31,6 @@ Figures (each the median over the seeds of each seed's ratio armada / fifo):
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import heapq
 import math
 import random
@@ -334,7 +333,7 @@ class Run:
                                queued=len(self.queues["matches"]), head_priority=max(finite, default=0.0),
                                idle_unit=unit, match_seconds=MATCH_SECONDS,
                                settling=settling, settling_games=len(self.settling_games), settling_fresh=fresh,
-                               **dataclasses.asdict(estimates.settling_spans(self.spans(now))))
+                               spans=estimates.settling_spans(self.spans(now)))
 
     def spans(self, now: float) -> list[tuple[float, float, int, bool]]:
         """Each version's provisional games in the window, as the site reads them (ladder.queries):

@@ -75,9 +75,9 @@ def test_settling_spans_count_each_versions_gaps_and_the_time_any_was_provisiona
     # (first game in the window, settled or now, games in the window), seconds before now
     spans = [(-800.0, -600.0, 10, False), (-700.0, -500.0, 4, True), (-300.0, 0.0, 3, False)]
     found = estimates.settling_spans(spans)
-    assert found.settling_intervals == 9 + 3 + 2
-    assert found.settling_exposure == pytest.approx(200 + 200 + 300)
-    assert found.settling_busy == pytest.approx(300 + 300)  # -800..-500 overlapping, then -300..0
+    assert found.intervals == 9 + 3 + 2
+    assert found.exposure == pytest.approx(200 + 200 + 300)
+    assert found.busy == pytest.approx(300 + 300)  # -800..-500 overlapping, then -300..0
     assert (found.fresh_intervals, found.fresh_exposure) == (3, pytest.approx(200))
 
 
@@ -88,22 +88,22 @@ def test_on_a_small_ladder_the_pace_one_version_kept_sets_the_settling_time() ->
     version's games counted as this one's share (bench/surge.py's small site: the estimates ran
     1.4-1.8 times long). Its pace is 200 s per 9 gaps."""
     spans = [(-800.0, -600.0, 10, False), (-500.0, -300.0, 10, False)]
-    measured = dataclasses.asdict(estimates.settling_spans(spans))
-    q = queue(settling=1, settling_games=20, **measured)
+    measured = estimates.settling_spans(spans)
+    q = queue(settling=1, settling_games=20, spans=measured)
     assert estimates.settling_time(q, 9) == pytest.approx(9 * 400 / 18)
     # Fewer gaps than PACE_ENOUGH: the share over the window, as before.
-    few = queue(settling=1, settling_games=20, **{**measured, "settling_intervals": estimates.PACE_ENOUGH - 1})
+    few = queue(settling=1, settling_games=20,
+                spans=dataclasses.replace(measured, intervals=estimates.PACE_ENOUGH - 1))
     assert estimates.settling_time(few, 9) == pytest.approx(9 * 900 / 20)
     # Enough gaps but fewer than ENOUGH games: the pace alone is a measure.
-    assert estimates.settling_time(queue(settling=1, settling_games=12, settling_intervals=10,
-                                         settling_exposure=300.0, settling_busy=300.0), 9) == pytest.approx(9 * 30)
+    assert estimates.settling_time(queue(settling=1, settling_games=12, spans=estimates.Spans(
+        intervals=10, exposure=300.0, busy=300.0)), 9) == pytest.approx(9 * 30)
 
 
 def test_in_a_surge_the_share_of_the_versions_settling_now_sets_it() -> None:
     """Forty versions settling now where the window's versions overlapped less: each gets its share
     of the games they got together while any was provisional, slower than one version's pace."""
-    q = queue(settling=40, settling_games=300, settling_intervals=250, settling_exposure=5000.0,
-              settling_busy=900.0)
+    q = queue(settling=40, settling_games=300, spans=estimates.Spans(intervals=250, exposure=5000.0, busy=900.0))
     assert estimates.settling_time(q, 9) == pytest.approx(9 * 40 * 900 / 300)
     assert estimates.settling_time(q, 9) > 9 * 5000 / 250
 
@@ -113,12 +113,11 @@ def test_a_new_bot_gets_its_share_by_the_pace_fresh_versions_kept() -> None:
     the matchmaker serves a fresh rating faster (its uncertainty, as seed and as opponent). The
     share is weighed by each kind's measured pace: here fresh versions kept a gap every 20 s,
     placed ones every 60 s; with one of each settling now, the fresh one gets three quarters."""
-    q = queue(settling=2, settling_fresh=1, settling_games=40, settling_busy=900.0,
-              settling_intervals=30, settling_exposure=20 * 20.0 + 10 * 60.0, fresh_intervals=20,
-              fresh_exposure=400.0)
+    q = queue(settling=2, settling_fresh=1, settling_games=40, spans=estimates.Spans(
+        intervals=30, exposure=20 * 20.0 + 10 * 60.0, busy=900.0, fresh_intervals=20, fresh_exposure=400.0))
     share = 900.0 / 40  # seconds a provisional game, any version's
     assert estimates.settling_time(q, 9, fresh=True) == pytest.approx(9 * share * (1 / 20 + 1 / 60) / (1 / 20))
     assert estimates.settling_time(q, 9, fresh=False) == pytest.approx(9 * share * (1 / 20 + 1 / 60) / (1 / 60))
-    same = queue(settling=2, settling_fresh=0, settling_games=40, settling_busy=900.0, settling_intervals=30,
-                 settling_exposure=1000.0)  # one kind only: the share as before, P x busy / R
+    same = queue(settling=2, settling_fresh=0, settling_games=40,  # one kind only: the share as before, P x busy / R
+                 spans=estimates.Spans(intervals=30, exposure=1000.0, busy=900.0))
     assert estimates.settling_time(same, 9) == pytest.approx(9 * 2 * 900.0 / 40)

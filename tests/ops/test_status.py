@@ -195,17 +195,17 @@ def test_the_settling_spans_follow_each_versions_provisional_games(make_user, va
         record_result(create_match(game="galaxy", first=a, second=b), winner=winner)
     queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=120))
     assert queue is not None and queue.settling == 2 and queue.settling_games == 6
-    assert queue.settling_intervals == 4  # two gaps each
-    assert queue.settling_exposure == pytest.approx(240, abs=10)  # both provisional for the last 120 s
-    assert queue.settling_busy == pytest.approx(120, abs=5)
-    assert queue.settling_fresh == 2 and queue.fresh_intervals == 4  # new bots: not started from a rating
+    assert queue.spans.intervals == 4  # two gaps each
+    assert queue.spans.exposure == pytest.approx(240, abs=10)  # both provisional for the last 120 s
+    assert queue.spans.busy == pytest.approx(120, abs=5)
+    assert queue.settling_fresh == 2 and queue.spans.fresh_intervals == 4  # new bots: not started from a rating
     Rating.objects.filter(version=a).update(placed=True)  # as a new version of a bot that played
     queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=120))
-    assert queue is not None and queue.settling_fresh == 1 and queue.fresh_intervals == 2
+    assert queue is not None and queue.settling_fresh == 1 and queue.spans.fresh_intervals == 2
     Rating.objects.filter(version=b).update(benched=True)  # b stopped playing before it settled: left out
     queue = ranked_queue("galaxy", timezone.now() + timedelta(seconds=120))
-    assert queue is not None and queue.settling_intervals == 2
-    assert queue.settling_exposure == pytest.approx(120, abs=5)
+    assert queue is not None and queue.spans.intervals == 2
+    assert queue.spans.exposure == pytest.approx(120, abs=5)
 
 
 def test_the_estimates_use_the_measured_length_of_ranked_matches(make_user, valid_version, armada):

@@ -4,7 +4,6 @@ stored orders), and when a bot's next ranked game should start."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import statistics
 from dataclasses import dataclass
@@ -269,7 +268,7 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
         settling=len(provisional),
         settling_games=window.filter(games__lte=PROVISIONAL_GAMES).count(),
         settling_window=covered(first, now, estimates.SETTLING_WINDOW),
-        settling_fresh=sum(not placed for placed in provisional.values()), **dataclasses.asdict(spans))
+        settling_fresh=sum(not placed for placed in provisional.values()), spans=spans)
 
 
 def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from armada_web.ladder.logic.matchmaking import PROVISIONAL_HEAD, PROVISIONAL_STEP, bonus
 from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
@@ -37,6 +37,21 @@ PACE_ENOUGH = PROVISIONAL_GAMES - 1
 
 
 @dataclass(frozen=True)
+class Spans:
+    """What `settling_spans` reads from each version's provisional games in the window: the gaps
+    between two of one version's, the seconds each was provisional from its first one, and the
+    seconds in which at least one was; the same gaps and seconds of the fresh versions alone (a
+    new bot's, not started from a predecessor's rating: the matchmaker serves them faster, as
+    seeds and as opponents, for their uncertainty)."""
+
+    intervals: int = 0
+    exposure: float = 0.0
+    busy: float = 0.0
+    fresh_intervals: int = 0
+    fresh_exposure: float = 0.0
+
+
+@dataclass(frozen=True)
 class Queue:
     """The ranked queue of one game as the estimates read it."""
 
@@ -49,28 +64,8 @@ class Queue:
     settling: int = 0  # provisional candidates now
     settling_games: int = 0  # provisional versions' games counted in the last `settling_window` seconds
     settling_window: float = SETTLING_WINDOW  # what the count covers: less on a site up for less than that
-    # From each version's provisional games in the window (`settling_spans`): the gaps between two
-    # of one version's, the seconds each was provisional from its first one, and the seconds in
-    # which at least one was; the same gaps and seconds of the fresh versions alone (a new bot's,
-    # not started from a predecessor's rating: the matchmaker serves them faster, as seeds and as
-    # opponents, for their uncertainty); and how many provisional candidates now are fresh.
-    settling_intervals: int = 0
-    settling_exposure: float = 0.0
-    settling_busy: float = 0.0
-    fresh_intervals: int = 0
-    fresh_exposure: float = 0.0
-    settling_fresh: int = 0
-
-
-@dataclass(frozen=True)
-class Spans:
-    """What `settling_spans` reads from the provisional versions' spans (Queue's fields of the same names)."""
-
-    settling_intervals: int = 0
-    settling_exposure: float = 0.0
-    settling_busy: float = 0.0
-    fresh_intervals: int = 0
-    fresh_exposure: float = 0.0
+    settling_fresh: int = 0  # of the provisional candidates now, the fresh ones (see Spans)
+    spans: Spans = field(default_factory=Spans)  # the provisional versions' games in the window
 
 
 def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
@@ -110,18 +105,19 @@ def settling_time(queue: Queue, games: int, *, fresh: bool = False) -> float | N
     take little of a version's share (docs/arena.md)."""
     if queue.settling <= 0:
         return None
-    if queue.settling_intervals >= PACE_ENOUGH and queue.settling_exposure > 0:  # (so settling_games > 0)
-        pooled = queue.settling_intervals / queue.settling_exposure  # gaps a second, any kind
+    spans = queue.spans
+    if spans.intervals >= PACE_ENOUGH and spans.exposure > 0:  # (so settling_games > 0)
+        pooled = spans.intervals / spans.exposure  # gaps a second, any kind
 
         def pace(kind_fresh: bool) -> float:
             """Gaps a second of a version of that kind (the pooled pace without PACE_ENOUGH of its own)."""
-            gaps = queue.fresh_intervals if kind_fresh else queue.settling_intervals - queue.fresh_intervals
-            seconds = queue.fresh_exposure if kind_fresh else queue.settling_exposure - queue.fresh_exposure
+            gaps = spans.fresh_intervals if kind_fresh else spans.intervals - spans.fresh_intervals
+            seconds = spans.fresh_exposure if kind_fresh else spans.exposure - spans.fresh_exposure
             return gaps / seconds if gaps >= PACE_ENOUGH and seconds > 0 else pooled
 
         fresh_now = min(queue.settling_fresh, queue.settling)
         weights = fresh_now * pace(True) + (queue.settling - fresh_now) * pace(False)
-        share = queue.settling_busy / queue.settling_games * weights / pace(fresh)
+        share = spans.busy / queue.settling_games * weights / pace(fresh)
         return games * max(1 / pace(fresh), share)
     if queue.settling_games >= ENOUGH:
         return queue.settling * games * queue.settling_window / queue.settling_games
