@@ -349,8 +349,9 @@ class SlotPool:
                 raise
             if room:
                 return leases
-            for lease in leases:  # another two CPUs may leave the room
+            for lease in leases:  # (other CPUs would leave as few free: the spare counts any slots)
                 lease.release()
+            return None
         return None
 
     def _room_for(self, pairs: int, purpose: str) -> bool:
