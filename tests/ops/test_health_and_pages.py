@@ -74,3 +74,13 @@ def test_healthz_shows_its_details_only_to_operators(client, settings, make_user
     assert "Connection" in client.get("/healthz").json()["checks"]["redis"]["detail"]  # from 127.0.0.1
     client.force_login(make_user("op", is_staff=True))
     assert "Connection" in client.get("/healthz", REMOTE_ADDR="203.0.113.9").json()["checks"]["redis"]["detail"]
+
+
+def test_healthz_hides_details_from_a_trusted_proxy_that_sets_no_header(client, settings, armada):
+    """A reverse proxy on this machine named in ARMADA_TRUSTED_PROXIES forwards every visitor from
+    127.0.0.1; without an X-Forwarded-For of its own, its requests are still a visitor's."""
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    assert "Connection" in client.get("/healthz").json()["checks"]["redis"]["detail"]  # no proxy named
+    armada(trusted_proxies=("127.0.0.1",))
+    detail = client.get("/healthz").json()["checks"]["redis"]["detail"]
+    assert detail == "ConnectionError (the details are shown to operators only)"

@@ -44,6 +44,7 @@ from armada_web.accounts.tokens import NamedTokenAuthentication
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.jobs import broker, workers
 from armada_web.matches.models import Match, MatchStatus
+from armada_web.web.clients import from_proxy
 
 log = logging.getLogger(__name__)
 #: Bucket bounds (seconds) of the two histograms.
@@ -97,7 +98,9 @@ def sees_details(request: HttpRequest) -> bool:
         local = ipaddress.ip_address(address).is_loopback
     except ValueError:
         return False
-    return local and not _through_proxy(request)
+    # A proxy on this machine named in ARMADA_TRUSTED_PROXIES forwards visitors from loopback,
+    # with or without a header of its own.
+    return local and not _through_proxy(request) and not from_proxy(request)
 
 
 def _histogram(name: str, doc: str, rows: QuerySet[Any], bounds: tuple[int, ...]) -> HistogramMetricFamily:

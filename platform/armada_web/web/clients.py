@@ -40,6 +40,12 @@ def _trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address | None, netw
     return address is not None and any(address in network for network in networks)
 
 
+def from_proxy(request: Any) -> bool:
+    """Whether `request` came through one of the trusted proxies (`REMOTE_ADDR` is one), whatever its headers."""
+    meta = getattr(request, "META", None) or {}
+    return _trusted(_address(str(meta.get("REMOTE_ADDR") or "")), _networks(tuple(settings.ARMADA.trusted_proxies)))
+
+
 def client_address(request: Any) -> str:
     """The address of the client that sent `request` (see the module); "unknown" without one."""
     meta = getattr(request, "META", None) or {}
