@@ -37,6 +37,9 @@ MAX_ZIP_BYTES = 100 * 1024 * 1024
 MAX_ZIP_ENTRIES = 1000
 MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 100
+#: What to do about a zip of too many entries.
+FEWER_FILES = ("leave data (replays, checkpoints) out of the bot's folder, or pack many small files into one "
+               "(a .npz, or an archive the bot reads itself)")
 #: What every file system a bot is unpacked on holds (ext4, overlayfs, tmpfs: NAME_MAX 255 bytes;
 #: a whole path well under PATH_MAX, 4096, with room for the folder it is unpacked into).
 MAX_NAME_BYTES = 255
@@ -303,7 +306,7 @@ def check_directory(handle: IO[bytes], archive_bytes: int, limits: ZipLimits | N
     limits = limits or ZipLimits()
     entries, dir_size, dir_end = _end_records(handle, archive_bytes)
     if entries > limits.max_entries:
-        raise BotSpecError(f"zip has too many entries: {entries} (limit {limits.max_entries})")
+        raise BotSpecError(f"zip has too many entries: {entries} (limit {limits.max_entries}); {FEWER_FILES}")
     bound = limits.max_entries * MAX_RECORD_BYTES
     if dir_size > bound:
         raise BotSpecError(f"zip's central directory is too large: {dir_size} bytes for at most "
@@ -340,7 +343,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
         raise BotSpecError(f"zip too large: {archive_bytes} bytes (limit {limits.max_zip_bytes})")
     infos = archive.infolist()
     if len(infos) > limits.max_entries:
-        raise BotSpecError(f"zip has too many entries: {len(infos)} (limit {limits.max_entries})")
+        raise BotSpecError(f"zip has too many entries: {len(infos)} (limit {limits.max_entries}); {FEWER_FILES}")
     members = []
     total = 0
     compressed = 0
@@ -361,9 +364,12 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
             f"zip too large when extracted: {total} bytes (limit {limits.max_uncompressed_bytes})")
     if limits.max_ratio is not None and total > 0 and total > limits.max_ratio * max(compressed, 1):
         ratio = total / max(compressed, 1)
+        most = max(members, key=lambda member: member[0].file_size / max(member[0].compress_size, 1))[0]
         raise BotSpecError(
-            f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {limits.max_ratio})"
-        )
+            f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {limits.max_ratio}); most of it is "
+            f"{most.filename} ({most.file_size:,} bytes packed into {most.compress_size:,}): data that repetitive is "
+            "best made by the bot at init, or kept compressed in the folder by the bot itself "
+            "(numpy.savez_compressed, gzip)")
     _check_tree(members)
     return members
 

@@ -145,7 +145,8 @@ def test_an_entry_that_lies_about_its_size_is_refused_while_streaming(bot):
 def test_the_site_tells_the_cli_each_game_s_limit(armada):
     from rest_framework.test import APIClient
 
-    armada(upload_max_bytes=100 * MIB)
-    armada.game("galaxy", upload_max_bytes=5_000_000)
+    armada(upload_max_bytes=100 * MIB, upload_max_files=300)
+    armada.game("galaxy", upload_max_bytes=5_000_000, unpacked_max_bytes=9_000_000)
     info = APIClient().get("/api/version/").json()
     assert info["upload_max_bytes"] == {"galaxy": 5_000_000, "mothership": 100 * MIB}
+    assert info["upload_max_unpacked_bytes"]["galaxy"] == 9_000_000 and info["upload_max_files"] == 300

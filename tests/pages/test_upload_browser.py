@@ -24,7 +24,9 @@ def test_a_file_past_the_limit_is_refused_in_the_browser_before_sending(transact
     with site_page(chromium, origin) as page:
         log_in(page, origin, "alice")
         page.goto(f"{origin}/bots/{arena.alpha.bot_id}/upload/")
-        assert "at most 0.0 MiB, this game's limit on this site" in page.locator("#upload").inner_text()
+        limits = (f"at most 0.0 MiB, {armada.current.upload_limit('galaxy')[1] / 2**20:.1f} MiB unpacked and "
+                  f"{armada.current.upload_max_files} files, this game's limits on this site")
+        assert limits in page.locator("#upload").inner_text()
         page.set_input_files("#id_file", str(big))
         note = page.locator("#id_file-too-large")
         assert note.is_visible()

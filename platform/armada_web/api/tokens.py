@@ -84,6 +84,10 @@ class ApiVersionSerializer(serializers.Serializer):
     sdk = serializers.CharField(help_text="the SDK version the site serves")
     upload_max_bytes = serializers.DictField(child=serializers.IntegerField(), help_text="the largest version "
                                             "(the uploaded file) each game takes, in bytes, by game")
+    upload_max_unpacked_bytes = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="the most a version of each game may hold unpacked, in bytes, by game")
+    upload_max_files = serializers.IntegerField(help_text="the most entries a version's zip may hold")
 
 
 class TokensView(APIView):
@@ -140,6 +144,9 @@ class ApiVersionView(APIView):
 
     @extend_schema(responses=answers({200: ApiVersionSerializer}))
     def get(self, request: Request) -> Response:
-        limits = {slug: settings.ARMADA.upload_limit(slug)[0] for slug in settings.ARMADA.games}
-        return Response(ApiVersionSerializer({"api": settings.API_VERSION, "sdk": armada.__version__,
-                                              "upload_max_bytes": limits}).data)
+        limits = {slug: settings.ARMADA.upload_limit(slug) for slug in settings.ARMADA.games}
+        return Response(ApiVersionSerializer({
+            "api": settings.API_VERSION, "sdk": armada.__version__,
+            "upload_max_bytes": {slug: upload for slug, (upload, _unpacked) in limits.items()},
+            "upload_max_unpacked_bytes": {slug: unpacked for slug, (_upload, unpacked) in limits.items()},
+            "upload_max_files": settings.ARMADA.upload_max_files}).data)

@@ -38,8 +38,9 @@ class UploadForm(forms.Form):
         script refuses a larger file before the browser sends it (pages/static/pages/upload-limit.js)."""
         super().__init__(*args, **kwargs)
         if game is not None:
-            limit = settings.ARMADA.upload_limit(game)[0]
+            limit, unpacked = settings.ARMADA.upload_limit(game)
             self.fields["file"].widget.attrs.update({"data-max-bytes": str(limit)})
             self.fields["file"].help_text = (
                 f"main.py, or a .zip with main.py at its top or in one top folder (with model files: at most "
-                f"{limit / MIB:.1f} MiB, this game's limit on this site)")
+                f"{limit / MIB:.1f} MiB, {unpacked / MIB:.1f} MiB unpacked and {settings.ARMADA.upload_max_files} "
+                "files, this game's limits on this site)")

@@ -102,7 +102,7 @@ class FakeSite:
         if forced is not None:
             return forced
         status, data = self.route(seen)
-        return status, json.dumps(data).encode(), "application/json"
+        return status, b"" if data is None else json.dumps(data).encode(), "application/json"
 
     def route(self, seen: Seen) -> tuple[int, Any]:
         method, path = seen.method, seen.path
@@ -137,6 +137,10 @@ class FakeSite:
         parts = path.strip("/").split("/")
         if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "matches"] and parts[2].isdigit():
             return self.match(int(parts[2]))
+        if method == "DELETE" and len(parts) == 3 and parts[:2] == ["api", "bots"] and parts[2].isdigit():
+            before = len(self.bots)
+            self.bots = [b for b in self.bots if b["id"] != int(parts[2])]
+            return (204, None) if len(self.bots) < before else (404, {"detail": "Not found."})
         if method == "POST" and len(parts) == 4 and parts[:2] == ["api", "bots"] and parts[3] == "versions":
             return self.new_version(int(parts[2]), seen)
         if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "versions"]:
@@ -263,7 +267,7 @@ def make_handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
                 pass
 
-        do_GET = do_POST = _serve
+        do_GET = do_POST = do_DELETE = _serve
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
             pass

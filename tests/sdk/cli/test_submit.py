@@ -257,9 +257,29 @@ def test_lost_contact_while_waiting_keeps_the_url(logged_in: FakeSite, capsys: p
 ])
 def test_refused_uploads_exit_2(logged_in: FakeSite, capsys: pytest.CaptureFixture[str], status: int,
                                 body: object, message: str) -> None:
+    """The bot made for a refused first upload is deleted again: no empty bot keeps the name and a place."""
     logged_in.force("POST", "/api/bots/1/versions/", status, body)
     assert _submit() == 2
-    assert capsys.readouterr().err == f"armada: error: {message.format(url=logged_in.url)}\n"
+    assert capsys.readouterr().err == (f"armada: error: {message.format(url=logged_in.url)}; the bot mybot made "
+                                       "for it was deleted again\n")
+    assert logged_in.bots == [] and len(logged_in.seen("DELETE", "/api/bots/1/")) == 1
+
+
+def test_a_refused_upload_keeps_a_bot_that_was_there(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _submit("--no-wait") == 0
+    logged_in.force("POST", "/api/bots/1/versions/", 400, {"detail": "zip has too many entries: 312 (limit 200)"})
+    assert _submit() == 2
+    assert capsys.readouterr().err.endswith("upload refused: zip has too many entries: 312 (limit 200) (HTTP 400)\n")
+    assert [b["name"] for b in logged_in.bots] == ["mybot"] and logged_in.seen("DELETE") == []
+
+
+def test_a_bot_that_cannot_be_deleted_again_is_named(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    logged_in.force("POST", "/api/bots/1/versions/", 400, {"detail": "zip looks like a zip bomb"})
+    logged_in.force("DELETE", "/api/bots/1/", 503, {"detail": "maintenance"})
+    assert _submit() == 2
+    assert capsys.readouterr().err.startswith("armada: error: upload refused: zip looks like a zip bomb (HTTP 400); "
+                                              "the bot mybot made for it is left without a version (deleting it "
+                                              "failed: ")
 
 
 def test_bot_creation_refused(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

@@ -163,3 +163,30 @@ def test_a_zip_past_what_play_unpacks_gets_the_sites_limit_and_its_sizes(
     assert main(["submit", str(archive), "--game", "galaxy", "--bot", "mybot", "--no-wait"]) == 0
     sent = logged_in.seen("POST", "/api/bots/1/versions/")[0].multipart()["file"]
     assert sent[0] == "big.zip" and sent[1] == archive.read_bytes()
+
+
+def test_a_zip_the_site_would_refuse_is_refused_before_a_bot_is_made(
+        logged_in: FakeSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Too many files for the site's limit, or a file that packs like a zip bomb: said with what to
+    do, before the bot is created (it would be left without a version) or anything is sent."""
+    logged_in.api_info.update(upload_max_files=20, upload_max_unpacked_bytes={"galaxy": 50 * MIB})
+    folder = model_bot(tmp_path / "mybot", 1000)
+    (folder / "replays").mkdir()
+    for number in range(25):
+        (folder / "replays" / f"{number}.json.gz").write_bytes(b"x")
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
+    err = capsys.readouterr().err
+    assert "mybot.zip: zip has too many entries: 27 (limit 20); leave data (replays, checkpoints) out" in err
+    assert err.rstrip().endswith(f"nothing was sent (galaxy on {logged_in.url})")
+    assert logged_in.paths() == ["GET /api/version/"]
+    for number in range(25):
+        (folder / "replays" / f"{number}.json.gz").unlink()
+    (folder / "embeddings.bin").write_bytes(bytes(5_000_000))
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
+    err = capsys.readouterr().err
+    assert "zip looks like a zip bomb: compression ratio" in err and "most of it is embeddings.bin (5,000,000 " in err
+    assert "numpy.savez_compressed" in err and logged_in.bots == []
+    logged_in.api_info["upload_max_unpacked_bytes"] = {"galaxy": 4_000_000}
+    (folder / "embeddings.bin").write_bytes(random.Random(2).randbytes(4_500_000))
+    assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
+    assert "zip too large when extracted: 45" in capsys.readouterr().err and logged_in.bots == []

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+import zipfile
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from armada.botspec import GAMES
+from armada.botspec import GAMES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, BotSpecError, ZipLimits, check_zip
 from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
@@ -78,6 +80,8 @@ class Target:
     bot_id: int
     name: str
     game: str
+    #: Made by this command: a refused first upload deletes it again (`_forget_new_bot`).
+    created: bool = False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -174,20 +178,37 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
         version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload,
                                  on_sent=on_sent if progress is not None else None)
     except RemoteError as exc:
-        if exc.exit_code == 2 and exc.status is not None:
-            raise RemoteError(f"upload refused: {exc}", status=exc.status) from None
-        raise
-    finally:
         if progress is not None:
-            if progress.done < progress.total:
-                progress.advance(progress.total - progress.done)  # (the trailer's last bytes)
-            progress.finish()
+            _finish(progress)
+        if exc.exit_code == 2 and exc.status is not None:
+            raise RemoteError(f"upload refused: {exc}{_forget_new_bot(client, target)}", status=exc.status) from None
+        raise
+    if progress is not None:
+        _finish(progress)
     version = _checked_version(version, "POST /api/bots/{id}/versions/")
     print(f"uploaded {upload.filename} ({len(upload.data)} bytes): {target.name} version {version['number']}")
     if args.no_wait:
         return report(target, version)
     final = wait(client, version, args.timeout, sys.stderr)
     return report(target, final, waited=args.timeout)
+
+
+def _finish(progress: output.Progress) -> None:
+    if progress.done < progress.total:
+        progress.advance(progress.total - progress.done)  # (the trailer's last bytes)
+    progress.finish()
+
+
+def _forget_new_bot(client: ApiClient, target: Target) -> str:
+    """Delete the bot this command created for an upload the site refused (so no empty bot keeps its
+    name and a place among the team's bots); what to add to the refusal's message."""
+    if not target.created:
+        return ""
+    try:
+        client.request("DELETE", f"/api/bots/{target.bot_id}/")
+    except RemoteError as exc:
+        return f"; the bot {target.name} made for it is left without a version (deleting it failed: {exc})"
+    return f"; the bot {target.name} made for it was deleted again"
 
 
 def upload_limit(info: dict[str, Any], game: str) -> int:
@@ -207,6 +228,33 @@ def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> 
                        f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent"
                        + (f"; its largest files: {largest}" if largest else "") + ". To fit, "
                        f"{SHRINK}: see {server}/docs/bots-environment/#model-files")
+    check_archive(upload, game, info, server)
+
+
+def _site_number(info: dict[str, Any], key: str, game: str | None, default: int) -> int:
+    """A limit the site's /api/version/ states (by game when `game`), else the SDK's default."""
+    value = info.get(key)
+    if game is not None:
+        value = value.get(game) if isinstance(value, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+
+def check_archive(upload: Upload, game: str, info: dict[str, Any], server: str) -> None:
+    """Refuse, before anything is created or sent, a zip the site's checks would refuse: its entries
+    and unpacked size against the site's limits for the game, its compression ratio."""
+    if upload.content_type != "application/zip":
+        return
+    limits = ZipLimits(max_zip_bytes=upload_limit(info, game),
+                       max_entries=_site_number(info, "upload_max_files", None, MAX_ZIP_ENTRIES),
+                       max_uncompressed_bytes=_site_number(info, "upload_max_unpacked_bytes", game,
+                                                           MAX_UNCOMPRESSED_BYTES))
+    try:
+        with zipfile.ZipFile(io.BytesIO(upload.data)) as archive:
+            check_zip(archive, len(upload.data), limits)
+    except BotSpecError as exc:
+        raise CliError(f"{upload.filename}: {exc}; nothing was sent ({game} on {server})") from None
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # (not a zip after all: the site says what it is)
 
 
 def _bar_figure(count: int, size: int) -> str:
@@ -297,7 +345,7 @@ def create_bot(client: ApiClient, game: str, name: str, description: str, team_i
     if not isinstance(bot, dict) or not isinstance(bot.get("id"), int):
         raise RemoteError(f"POST /api/bots/ on {client.server} answered without the bot's id", exit_code=3)
     print(f"created bot {name} ({game})" + (f" in team {team_name}" if team_name else ""))
-    return Target(bot["id"], name, game)
+    return Target(bot["id"], name, game, created=True)
 
 
 def _shared_names(me: Any) -> list[str]:
