@@ -335,7 +335,8 @@ def read_dataset(folder: str | Path) -> Iterator[Example]:
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+            raise ReplayError(f"cannot read {path}: {exc.strerror or exc}; run the same `armada dataset download` "
+                              "again (it fetches what is missing or damaged)") from None
         if "sha256" in row and hashlib.sha256(data).hexdigest() != row["sha256"]:
             raise ReplayError(f"{path}: its SHA-256 is not the manifest's: download it again")
         replay = load_replay_bytes(data, str(path))

@@ -200,6 +200,8 @@ STDLIB_311_ONLY = ("aifc", "asynchat", "asyncore", "audioop", "cgi", "cgitb", "c
                    "smtpd", "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib")
 #: Parts of the SDK that need an extra the image does not have, with the module they need.
 NEEDS_EXTRA = {"armada.rl": "gymnasium"}
+#: What the rl extra adds that the bot image lacks: a bot missing one most likely imported armada.rl.
+RL_EXTRA_MODULES = ("gymnasium", "pettingzoo")
 #: The exceptions an import guarded by `try` may be caught by (a bot that does without the module).
 _GUARDS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
@@ -369,6 +371,11 @@ def missing_module_note(reason: str) -> str:
                 f"{SERVER[server.name]}: install that version here to play the bot locally (`armada env`)")
     have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
     own = name.split(".")[0]
+    if own in RL_EXTRA_MODULES:  # most likely armada.rl's own import: a bot cannot use armada.rl on the server
+        return (f"no module named {name!r} on the server: it is what armada.rl (the SDK's rl extra) imports, and "
+                f"bots have Python {SERVER['python']}'s standard library, armada without its extras and {have}; copy "
+                "the code the bot needs into its folder, as the imitation starter's encoding.py does (docs: "
+                "bots-environment)")
     return (f"no module named {name!r} in the bot's files or on the server: bots have Python {SERVER['python']}'s "
             f"standard library, armada and {have}, nothing else (`armada env`; docs: bots-environment); "
             f"a module of your own goes beside main.py ({own}.py)")

@@ -70,10 +70,13 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
     assert code == 0 and "1 downloaded" in out and "2 already there" in out
     assert err.strip().splitlines()[-1] == ("armada: note: only 3 replays match (--limit 5): that is all the site "
                                             "has for these filters now")
-    code, out, err = download(server, folder, capsys, "--since", "2999-01-01")
-    assert code == 0 and out.startswith("0 replays") and (folder / "manifest.jsonl").read_text() == ""
+    manifest = (folder / "manifest.jsonl").read_text()
+    code, out, err = download(server, folder, capsys, "--since", "2999-01-01")  # matches nothing: the dataset stays
+    assert code == 0 and out.startswith("0 replays") and (folder / "manifest.jsonl").read_text() == manifest
+    assert "left as it was (3 rows of an earlier run: this one matched nothing)" in out
+    assert len(list(read_dataset(folder))) == 3
     assert err.strip().splitlines()[-1] == ("armada: note: no finished ranked galaxy match has a public replay "
-                                            "with min_score 10.0, since 2999-01-01")
+                                            "for --min-score 10.0 --since 2999-01-01")
     code, out, err = main(["dataset", "download", "--game", "mothership", "--server", server,
                            str(tmp_path / "races")]), *capsys.readouterr()
     assert code == 0 and out.startswith("0 replays")

@@ -30,7 +30,10 @@ def test_new_writes_the_starters_files_and_records_the_game(tmp_path, capsys):
     assert json.loads((folder / "armada.json").read_text()) == {"game": "galaxy", "starter": "imitation"}
     readme = (folder / "README.md").read_text()
     assert readme.startswith("# learner\n") and f"python {folder}/train.py replays" in readme and "{" not in readme
-    assert "python " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"next:  python {folder / 'train.py'} REPLAYS_DIR" in out
+    assert "needs: PyTorch (pip install torch --index-url https://download.pytorch.org/whl/cpu) and pip install " \
+           '"armada[learn] @ ' in out  # the extra train.py needs, said before it is run
 
 
 def test_the_imitation_starter_needs_no_game_but_the_others_do(tmp_path, capsys):
@@ -127,6 +130,13 @@ def test_the_bot_says_to_train_first_without_a_model(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 1
     assert "no model.onnx beside main.py: run `python train.py REPLAYS_DIR` first" in done.stderr
+    pytest.importorskip("onnxruntime")
+    (tmp_path / "learner" / "model.onnx").write_bytes(b"\x08\x07half a model")  # damaged: a line, then the traceback
+    done = subprocess.run([sys.executable, str(tmp_path / "learner" / "main.py")], input="", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1
+    assert "model.onnx beside main.py cannot be loaded (damaged, truncated or not an ONNX model)" in done.stderr
+    assert "Traceback" in done.stderr and "onnxruntime" in done.stderr.splitlines()[-1].lower()
 
 
 def _train_module():
@@ -174,6 +184,27 @@ def test_train_says_what_is_wrong_with_a_dataset_without_a_traceback(tmp_path):
                               timeout=120)
         assert done.returncode == 1
         assert done.stderr.startswith(f"train.py: {said}") and "Traceback" not in done.stderr, done.stderr
+
+
+def test_train_says_at_once_what_is_missing_or_wrong_in_its_arguments(tmp_path):
+    """A missing part of the learn extra is said before any replay is read (it once failed at the
+    export, after the whole training); --epochs below 1 and an --out in no folder are usage errors."""
+    train = ROOT / "sdk" / "armada" / "starters" / "imitation" / "files" / "train.py"
+    pytest.importorskip("torch")
+    script = ("import runpy, sys; sys.modules['onnxruntime'] = None; sys.argv = ['train.py', sys.argv[1]]; "
+              f"runpy.run_path({str(train)!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "nowhere")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("train.py needs PyTorch and the SDK's learn extra (import of onnxruntime halted")
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu, then pip install \"armada[learn]" \
+        in done.stderr
+    for arguments, said in [(["--epochs", "0"], "--epochs must be at least 1, got 0"),
+                            (["--out", str(tmp_path / "nodir" / "m.onnx")],
+                             f"--out {tmp_path / 'nodir' / 'm.onnx'}: no folder {tmp_path / 'nodir'} to write it in")]:
+        done = subprocess.run([sys.executable, str(train), str(tmp_path), *arguments], capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 2 and done.stderr.rstrip().endswith(said), done.stderr
 
 
 def test_labels_give_back_every_reply_decode_makes():

@@ -15,7 +15,7 @@ RL_EXTRA = {"gymnasium", "pettingzoo", "numpy"}
 #: The imitation starter's bot folder (a plain folder `armada new` copies, never imported by the SDK): its bot
 #: imports what the server's image has and its encoding.py, its train.py the `learn` extra.
 STARTER_FILES = Path("starters") / "imitation" / "files"
-STARTER_IMPORTS = {"numpy", "onnxruntime", "torch", "encoding"}
+STARTER_IMPORTS = {"numpy", "onnx", "onnxruntime", "torch", "encoding"}
 
 
 def _imported_top_modules(path: Path) -> set[str]:
@@ -111,4 +111,4 @@ def test_a_bot_importing_armada_rl_on_the_server_is_told_what_the_server_has():
     assert crash_reason(done.stderr) == "ModuleNotFoundError: No module named 'gymnasium'", done.stderr
     assert "pip install" not in done.stderr
     assert missing_module_note(crash_reason(done.stderr)).startswith(
-        "no module named 'gymnasium' in the bot's files or on the server")
+        "no module named 'gymnasium' on the server: it is what armada.rl (the SDK's rl extra) imports")

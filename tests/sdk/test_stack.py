@@ -120,6 +120,9 @@ def test_a_missing_module_gets_its_traceback_and_the_list_of_what_there_is(tmp_p
     assert listed in mine.detail
     assert mine.detail.endswith("a module of your own goes beside main.py (tensorflow_not_here.py)")
     assert stack.missing_module_note("ZeroDivisionError: division by zero") == ""
+    rl = stack.missing_module_note("ModuleNotFoundError: No module named 'gymnasium'")  # armada.rl in a bot
+    assert rl.startswith("no module named 'gymnasium' on the server: it is what armada.rl (the SDK's rl extra) imports")
+    assert "as the imitation starter's encoding.py does" in rl and "gymnasium.py" not in rl
 
 
 def test_a_library_the_server_has_but_this_python_lacks_is_not_said_missing_on_the_server(tmp_path: Path) -> None:

@@ -42,6 +42,8 @@ class Summary:
     fetched: int = 0
     kept: int = 0
     fetched_bytes: int = 0
+    #: With no row listed: the rows of the manifest left in place from an earlier run (0: none).
+    earlier_rows: int = 0
 
 
 def file_name(row: dict[str, Any]) -> str:
@@ -150,5 +152,17 @@ def download(client: ApiClient, query: dict[str, str], limit: int, folder: Path,
             summary.fetched += 1
         progress.advance()
     progress.finish()
+    if not rows:  # nothing matches (filters, or a site without games yet): an earlier run's dataset stays whole
+        summary.earlier_rows = _manifest_rows(folder)
+        if summary.earlier_rows:
+            return summary
     write_manifest(folder, rows)
     return summary
+
+
+def _manifest_rows(folder: Path) -> int:
+    """The rows of the folder's manifest (0 without one, or one that cannot be read)."""
+    try:
+        return sum(1 for line in (folder / MANIFEST).read_text(encoding="utf-8").splitlines() if line.strip())
+    except (OSError, UnicodeDecodeError):
+        return 0

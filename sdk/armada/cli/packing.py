@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import sys
 import zipfile
@@ -35,6 +36,8 @@ SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export) and quantise 
           "onnxruntime.quantization.quantize_dynamic), and leave training data and checkpoints out of the folder")
 
 _SKIPPED_DIRS = ("__pycache__",)
+#: A replay `armada dataset download` wrote (armada.cli.datasets.file_name).
+_REPLAY_FILE = re.compile(r"[0-9]+\.json\.gz")
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
 
@@ -113,7 +116,9 @@ def dataset_notes(folder: Path, files: list[tuple[str, Path]]) -> list[str]:
         if path.name != "manifest.jsonl":
             continue
         where = name.rpartition("/")[0]
-        inside = [p for n, p in files if n.rpartition("/")[0] == where]
+        # the manifest and the replays beside it (`<match>.json.gz`), not the bot's own files there
+        inside = [p for n, p in files
+                  if n.rpartition("/")[0] == where and (p == path or _REPLAY_FILE.fullmatch(p.name))]
         size = sum(p.stat().st_size for p in inside)
         lines.append(f"{folder / where if where else folder} holds a downloaded dataset ({len(inside)} files, "
                      f"{size:,} bytes), sent with the bot; keep replays outside the bot's folder")

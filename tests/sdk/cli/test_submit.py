@@ -71,6 +71,11 @@ def test_a_downloaded_dataset_in_the_bot_folder_is_noted(bot_dir: Path, capsys: 
         assert "replays/7.json.gz" in archive.namelist()
     assert capsys.readouterr().err == (f"armada: note: {bot_dir / 'replays'} holds a downloaded dataset (2 files, "
                                        "1,013 bytes), sent with the bot; keep replays outside the bot's folder\n")
+    (bot_dir / "replays" / "manifest.jsonl").rename(bot_dir / "manifest.jsonl")  # downloaded into the bot's folder
+    (bot_dir / "replays" / "7.json.gz").rename(bot_dir / "7.json.gz")
+    zip_folder(bot_dir)
+    assert capsys.readouterr().err == (f"armada: note: {bot_dir} holds a downloaded dataset (2 files, 1,013 bytes), "
+                                       "sent with the bot; keep replays outside the bot's folder\n")
 
 
 @pytest.mark.parametrize("link", ["file", "folder"])

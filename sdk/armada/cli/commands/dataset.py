@@ -85,8 +85,8 @@ def nothing_listed(query: dict[str, str]) -> str:
         return ("Mothership Down has no ranked matches to list: its league plays every pairing in the engine "
                 "from the stored orders (the site's /ladder/mothership/; `armada league` plays one here); "
                 "a pairing's replay is GET /api/ladder/mothership/{a}/{b}/replay/")
-    filters = ", ".join(f"{key} {value}" for key, value in query.items() if key != "game")
-    return f"no finished ranked {query['game']} match has a public replay" + (f" with {filters}" if filters else "")
+    filters = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in query.items() if key != "game")
+    return f"no finished ranked {query['game']} match has a public replay" + (f" for {filters}" if filters else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
                               exit_code=130) from None
         print(f"{done.rows} replays in {folder}: {done.fetched} downloaded ({done.fetched_bytes:,} bytes), "
               f"{done.kept} already there")
-        print(f"manifest: {folder / datasets.MANIFEST}")
+        if done.earlier_rows:
+            print(f"manifest: {folder / datasets.MANIFEST}, left as it was ({done.earlier_rows} rows of an earlier "
+                  "run: this one matched nothing)")
+        else:
+            print(f"manifest: {folder / datasets.MANIFEST}")
         if not done.rows:
             print(f"armada: note: {nothing_listed(query)}", file=sys.stderr)
         elif done.rows < args.limit:

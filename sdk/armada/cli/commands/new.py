@@ -13,6 +13,7 @@ from typing import Any
 from armada.botspec import BotSpecError, builtin_names, copy_starter
 from armada.cli import botinfo, config
 from armada.cli.common import GAMES, CliError
+from armada.extras import install_line
 from armada.safefile import umask
 from armada.starters import imitation
 
@@ -110,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     if args.starter == imitation.NAME:
         print(f"created {path}/ (the {imitation.NAME} starter: main.py, train.py, encoding.py, README.md, "
               f"{botinfo.INFO_FILE})")
+        print(f"needs: PyTorch (pip install torch --index-url https://download.pytorch.org/whl/cpu) and "
+              f"{install_line('learn')}")
         print(f"next:  python {path / 'train.py'} REPLAYS_DIR   (README.md and `armada docs imitation` say how)")
         return 0
     print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md, "

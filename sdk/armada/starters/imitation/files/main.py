@@ -33,7 +33,13 @@ def load(path: Path) -> ort.InferenceSession:
     options.intra_op_num_threads = int(os.environ.get("OMP_NUM_THREADS", "1"))
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # errors only: warnings would fill the bot's log
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception:  # a damaged or truncated file: said in a line, then onnxruntime's own traceback
+        print(f"{path.name} beside main.py cannot be loaded (damaged, truncated or not an ONNX model): run "
+              "`python train.py REPLAYS_DIR` again or copy the file again; onnxruntime says why:",
+              file=sys.stderr, flush=True)
+        raise
 
 
 class Bot(BaseBot):

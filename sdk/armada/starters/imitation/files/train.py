@@ -25,12 +25,23 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-from torch import nn
+try:  # all of them now, not after minutes of training (the export needs onnx and onnxruntime)
+    import numpy as np
+    import onnx  # noqa: F401
+    import onnxruntime  # noqa: F401
+    import torch
+    from torch import nn
 
-from armada.replay import ReplayError, read_dataset
-from armada.rl import galaxy_encoding
+    from armada.replay import ReplayError, read_dataset
+    from armada.rl import galaxy_encoding
+except ImportError as missing:
+    try:
+        from armada.extras import install_line
+        extra = install_line("learn")
+    except ImportError:
+        extra = 'the SDK from your site\'s /sdk/ page with its "learn" extra'
+    raise SystemExit(f"train.py needs PyTorch and the SDK's learn extra ({missing}): pip install torch --index-url "
+                     f"https://download.pytorch.org/whl/cpu, then {extra} (docs: imitation)") from None
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "model.onnx"
@@ -179,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="PyTorch's threads (default: 1, the fastest for a network this small)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the model file (default: {OUT.name} beside main.py)")
     args = parser.parse_args(argv)
+    if args.epochs < 1:
+        parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    if not args.out.parent.is_dir():
+        parser.error(f"--out {args.out}: no folder {args.out.parent} to write it in")
     torch.set_num_threads(max(1, args.threads))
     check_encoding()
     started = time.monotonic()
@@ -200,4 +215,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # the model file before it is left as it was (written aside, then renamed)
+        sys.exit("train.py: interrupted; nothing written")
