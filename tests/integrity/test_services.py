@@ -180,3 +180,26 @@ def test_a_season_tests_its_ranked_play_and_its_finals_and_old_seats_use_current
     assert finding.subjects == ("mia", "ned")
     assert finding.evidence["matches"] == [*finals, old.pk] and finding.evidence["rated_from_current"] == [old.pk]
     assert thrown_games(season=season, alpha=1e-20) == []  # p is about 1e-13
+
+
+def test_a_season_closed_by_hand_tests_no_ranked_game_made_after_its_close(make_user):
+    """Closed by hand before its planned close (the organiser's trial): the ladder plays on, and
+    those games are no season's; a report on a finished season stays as it was."""
+    from armada_web.integrity.collusion import thrown_games
+    from armada_web.matches.models import Match
+    from armada_web.seasons.models import Season
+
+    mia, ned = make_user("mia"), make_user("ned")
+    (_, strong), (_, weak) = bot(mia, "miabot"), bot(ned, "nedbot")
+    now = timezone.now()
+    season = Season.objects.create(slug="s3", name="S3", game="galaxy", opens=now - timedelta(days=10),
+                                   closes=now + timedelta(days=5), ends=now + timedelta(days=9), state="finished",
+                                   closed_at=now - timedelta(days=3))
+    inside, after = [], []
+    for n in range(8):
+        for made, days in ((inside, 4), (after, 1)):
+            match = play(strong, weak, 2, ((31.0, 1.0), (20.0, 1.0)))
+            Match.objects.filter(pk=match.pk).update(created=now - timedelta(days=days, minutes=n))
+            made.append(match.pk)
+    (finding,) = thrown_games(season=season)
+    assert sorted(finding.evidence["matches"]) == sorted(inside)

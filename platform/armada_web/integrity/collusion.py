@@ -46,8 +46,11 @@ def _seats(season: Season | None) -> Any:
     seats = Participant.objects.filter(match__status=MatchStatus.FINISHED, bot__isnull=False)
     if season is None:
         return seats.filter(match__kind=MatchKind.RANKED)
+    # Ranked play while it was open: to its planned close, or to its close by hand when earlier
+    # (the ladder plays on after it: those games are no season's).
+    ended = min(season.closes, season.closed_at or season.closes, timezone.now())
     ranked_play = Q(match__kind=MatchKind.RANKED, match__game=season.game, match__created__gte=season.opens,
-                    match__created__lt=min(season.closes, timezone.now()))
+                    match__created__lt=ended)
     finals = Q(match__kind=MatchKind.FINALS, match__finals_game__season=season)
     return seats.filter(ranked_play | finals)
 
