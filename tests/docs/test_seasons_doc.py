@@ -26,3 +26,14 @@ RULES = [
 def test_each_seasons_doc_tells_the_private_event_rules(doc):
     text = re.sub(r"\s+", " ", doc.read_text())
     assert [rule for rule in RULES if rule not in text] == []
+
+
+def test_the_site_s_own_documents_are_the_repository_s():
+    """docs/seasons.md once became a copy of the site's file (a link before) and the two drifted
+    apart for days: the site served the older text. Each site document in docs/ is a link to the
+    file the site renders."""
+    from armada_web.pages.docs import SITE_FILES, SITE_ROOT
+
+    for name in SITE_FILES.values():
+        assert (ROOT / "docs" / name).is_symlink(), f"docs/{name} is a copy, not a link to {SITE_ROOT / name}"
+        assert (ROOT / "docs" / name).resolve() == (SITE_ROOT / name).resolve()
