@@ -155,6 +155,12 @@ def test_members_freeze_from_the_close_until_the_results_are_final(crew, make_us
     services.join_team(user=make_user("fay"), team=idle, key=idle.join_key)  # not entered: not frozen
     season_command("finals", "s1", "--stages", "1", "--games", "1")
     refused(lambda: services.leave_team(user=bob, team=crew), "which is finals")
+    # archived, its bot would play the finals on (an organiser's trial): refused as the members' changes are
+    refused(lambda: services.archive_team(user=bob, team=crew), "crew cannot be archived now: it entered season "
+            "Spring (s1), which is finals", "archive it then")
+    assert services.archive_refusal(user=bob, team=crew) is not None
+    crew.refresh_from_db()
+    assert crew.archived is None
     season_command("finish", "s1")
     services.leave_team(user=bob, team=crew)  # final: unfrozen
     services.join_team(user=make_user("gus"), team=crew, key=crew.join_key)

@@ -64,9 +64,9 @@ def frozen_by(*, team_id: int) -> Season | None:
 
 
 def check_change(*, team: Team, user_id: int, change: str) -> None:
-    """Refuse (Conflict, nothing written) a join, leave or removal that a season's team rules
-    forbid: any change to an entered team's members from its season's close until the results
-    are final; a join that makes an entered team larger than its season allows, or that puts a
+    """Refuse (Conflict, nothing written) a join, leave, removal or archiving that a season's team
+    rules forbid: any change to an entered team's members, and its archiving, from its season's
+    close until the results are final; a join that makes an entered team larger than its season allows, or that puts a
     person in a second entered team of a season asking one team per person. Called with the
     team's row locked (teams.services); takes the person's row and the seasons' rows next."""
     # NO KEY: a close writing entries that refer to this person must not wait for this lock
@@ -75,6 +75,10 @@ def check_change(*, team: Team, user_id: int, change: str) -> None:
     live = list(Season.objects.select_for_update().exclude(state=SeasonState.FINISHED).order_by("pk"))
     for season in live:
         if season.state in FROZEN and Entry.objects.filter(season=season, team_id=team.pk).exists():
+            if change == "archive":  # its entries play on to the results: the team stays as it entered
+                raise Conflict(f"{team.name} cannot be archived now: it entered season {season.name} "
+                               f"({season.slug}), which is {season.state}, and its entries play until the "
+                               "results are final; archive it then")
             raise Conflict(f"the members of {team.name} are frozen: it entered season {season.name} "
                            f"({season.slug}), which is {season.state}; members can join, leave or be removed "
                            "again once its results are final")

@@ -337,10 +337,13 @@ def archive_refusal(*, user: Any, team: Team) -> DomainError | None:
 
 
 def _check_archive(*, user: Any, team: Team) -> None:
-    """`archive_team`'s rules: the team's kind, the archiver a member."""
+    """`archive_team`'s rules: the team's kind, the archiver a member, the seasons' rules (an entered
+    team plays its season to the results)."""
     _check_changeable(team)
     if not is_member(user=user, team_id=team.pk):
         raise Forbidden("only a member of this team can archive it")
+    if team.archived is None:
+        _changing(team, user.pk, "archive")
 
 
 def restore_team(*, user: Any, team: Team) -> Team:

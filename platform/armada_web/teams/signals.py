@@ -2,7 +2,8 @@
 
 - `membership_changing(sender=Team, team, user_id, change)`: a member is about to join
   (`change` "join", also a former member restoring an archived team), leave ("leave") or be
-  removed ("remove"), sent inside the change's transaction with the team's row locked, after the
+  removed ("remove"), or a member is about to archive the team ("archive"), sent inside the
+  change's transaction with the team's row locked, after the
   team's own rules passed and before anything is written. A receiver refuses the change by
   raising an `armada_web.web.errors` error (the seasons' team rules: a season's team size, one
   entered team per person, membership frozen from a season's close to its final results); the
