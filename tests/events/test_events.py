@@ -382,3 +382,26 @@ def test_staff_voiding_a_counted_game_takes_it_out_of_a_running_table_and_it_is_
     other = next(m for m in matches if m.pk != voided.pk)
     assert void_by_staff(match=Match.objects.get(pk=other.pk), reason="late")
     assert table() == frozen
+
+
+def test_the_event_page_says_why_it_waits(members, client, monkeypatch):
+    """An organiser's trial: a scheduled event whose start time passed with one entry stayed open
+    with no word why (the reason was in the worker's log), and a running one showed "0 of 2 games
+    played" while a season's finals took every worker."""
+    from armada_web.events.models import Event
+    from armada_web.matches import capacity
+
+    (owner, v0), (mia, v1), _ = members
+    slug = create(owner, starts=(timezone.now() + timedelta(seconds=5)).isoformat()).json()["slug"]
+    enter(owner, slug, v0, None)
+    Event.objects.filter(slug=slug).update(starts=timezone.now() - timedelta(minutes=1))
+    client.force_login(owner.user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert ("Its start time has passed with 1 entry: an event needs two, so it starts as soon as a second bot "
+            "enters.") in page
+    enter(mia, slug, v1, _event(slug).invite)
+    assert owner.post(f"/api/events/{slug}/start/").status_code == 200
+    assert 'id="event-waiting"' not in client.get(f"/events/{slug}/").content.decode()
+    monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: workers)  # finals take them all
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert "Its games wait for a worker: a season&#x27;s finals take every worker now." in page

@@ -119,6 +119,23 @@ def test_a_bot_page_estimates_its_next_ranked_game(arena, client):
     assert next_ranked_game(a.bot_id).seconds is None
 
 
+def test_no_estimate_while_a_season_s_finals_take_every_worker(arena, client, monkeypatch):
+    """The last hour's pace of ranked play says nothing once the finals take every worker (an
+    organiser's trial: "First ranked game in about 2 s" for minutes, with no ranked game made)."""
+    from armada_web.ladder.queries import new_version_estimates, next_ranked_game
+    from armada_web.matches import capacity
+    from armada_web.matches.models import Match
+
+    a, _b, _made = arena
+    Match.objects.filter(status__in=["queued", "running"]).update(status="finished")
+    assert next_ranked_game(a.bot_id).seconds is not None
+    monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: workers)
+    found = next_ranked_game(a.bot_id)
+    assert found.seconds is None and "a season's finals take them" in found.why
+    assert new_version_estimates()["galaxy"].seconds is None
+    assert "in about" not in client.get(f"/bots/{a.bot_id}/").content.decode().split('id="next-game"', 1)[1][:300]
+
+
 def test_a_bot_page_lists_its_season_placements(arena, client):
     from io import StringIO
 

@@ -4,14 +4,17 @@ events a user may see."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from armada_web.events.access import can_see, invite_matches
 from armada_web.events.logic import formats
-from armada_web.events.models import Event, EventEntry, EventGame
+from armada_web.events.models import Event, EventEntry, EventGame, EventState
 from armada_web.matches import access as matches_access
+from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.teams.access import team_ids
 from armada_web.teams.models import Team
@@ -73,6 +76,21 @@ def table(event: Event) -> list[TableRow]:
 def invited_teams(event: Event) -> QuerySet[Team]:
     """The teams the event invited (a user's invitation is their personal team), in the order invited."""
     return Team.objects.filter(event_invitations__event=event).order_by("event_invitations__created", "pk")
+
+
+def waiting(event: Event, now: datetime | None = None) -> str:
+    """Why the event is not going on as its page would lead one to expect, or "": an open event whose
+    start time passed without two entries (it starts once a second bot enters), or a running
+    one whose games wait because a season's finals take every worker."""
+    now = now or timezone.now()
+    if event.state == EventState.OPEN and event.starts is not None and event.starts <= now:
+        count = event.entries.count()
+        if count < 2:
+            return (f"Its start time has passed with {count} entr{'y' if count == 1 else 'ies'}: an event needs two, "
+                    "so it starts as soon as a second bot enters.")
+    if event.state == EventState.RUNNING and free(known_workers()) <= 0 and known_workers() > 0:
+        return "Its games wait for a worker: a season's finals take every worker now."
+    return ""
 
 
 def games_done(event: Event) -> int:

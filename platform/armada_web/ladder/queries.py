@@ -249,9 +249,12 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
     """The ranked queue of `game` as `ladder.logic.estimates` reads it (a few counts and one seed
     read, whatever the ladder's size), or None when no worker is free for ranked games."""
     workers = known_workers()
+    available = free(workers)
+    if workers <= 0 or available <= 0:  # (a season's finals take them all: the last hour's pace is gone)
+        return None
     match_seconds = ranked_match_seconds(game)
-    per_second = ranked_pace(game, now) or free(workers) / match_seconds
-    if workers <= 0 or per_second <= 0:
+    per_second = ranked_pace(game, now) or available / match_seconds
+    if per_second <= 0:
         return None
     pool = RatingPool(game)
     size = pool.size()
