@@ -80,6 +80,21 @@ def test_an_invited_member_may_enter_only_the_invited_teams_bot_without_the_code
     own = valid_version(s["bob"].user, "bob-own-bot").bot  # bob's personal team is not invited
     answer = s["bob"].post(f"/api/events/{slug}/entries/", {"bot": own.pk}, format="json")
     assert answer.status_code == 403 and "invited team" in answer.json()["detail"]
+    # someone else's bot: that it is not theirs, not that a code would help (an organiser's trial)
+    answer = s["bob"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk}, format="json")
+    assert answer.status_code == 403 and answer.json()["detail"].startswith("not your bot")
+    from armada_web.events.models import Event
+
+    invite = Event.objects.get(slug=slug).invite
+    answer = s["eve"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk, "invite": invite}, format="json")
+    assert answer.status_code == 403 and answer.json()["detail"].startswith("not your bot")
+    answer = s["eve"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk}, format="json")
+    assert answer.status_code == 404  # a stranger without the code: no such event, whatever the bot
+    # the invited teams, as the event's page and API show them to whoever holds the invite link
+    assert s["eve"].get(f"/api/events/{slug}/invitations/").status_code == 404
+    listed = s["eve"].get(f"/api/events/{slug}/invitations/?invite={invite}")
+    assert listed.status_code == 200 and [t["name"] for t in listed.json()] == ["crew"]
+    assert s["eve"].get(f"/api/events/{slug}/invitations/?invite=wrong").status_code == 404
 
 
 @pytest.mark.parametrize(("who", "body", "status", "message"), [

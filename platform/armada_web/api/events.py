@@ -205,9 +205,10 @@ class InvitationsView(APIView):
 
     permission_classes = [IsAuthenticatedOrReadOnly]
 
-    @extend_schema(responses=answers({200: InvitedTeam(many=True)}, 404))
+    @extend_schema(parameters=[INVITE], responses=answers({200: InvitedTeam(many=True)}, 404))
     def get(self, request: Request, slug: str) -> Response:
-        event = queries.visible_event(user=request.user, slug=slug)
+        # (the event's own page shows these teams to whoever holds its invite link: so does this list)
+        event = queries.visible_event(user=request.user, slug=slug, invite=request.query_params.get("invite"))
         return Response(InvitedTeam(queries.invited_teams(event), many=True).data)
 
     @extend_schema(request=InvitationRequest,

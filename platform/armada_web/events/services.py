@@ -206,7 +206,11 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
     member = _user(user)
     now = now or timezone.now()
     bot = Bot.objects.filter(pk=int(bot_id)).select_related("team").first() if _is_id(bot_id) else None
-    check_invite(user=member, event=event, invite=invite, bot=bot if bot and is_owner(bot=bot, user=member) else None)
+    owned = bot is not None and is_owner(bot=bot, user=member)
+    seen = can_see(user=member, event=event) or invite_matches(invite=invite, event=event)
+    if bot is not None and not owned and seen:  # (said before anything about codes: no code would help)
+        raise Forbidden("not your bot: enter a bot of a team you are a member of")
+    check_invite(user=member, event=event, invite=invite, bot=bot if owned else None)
     bot = _bot(bot_id)
     if not is_owner(bot=bot, user=member):
         raise Forbidden("not your bot: enter a bot of a team you are a member of")
