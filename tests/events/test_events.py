@@ -397,11 +397,14 @@ def test_the_event_page_says_why_it_waits(members, client, monkeypatch):
     Event.objects.filter(slug=slug).update(starts=timezone.now() - timedelta(minutes=1))
     client.force_login(owner.user)
     page = client.get(f"/events/{slug}/").content.decode()
+    assert "members enter a bot with it; up to" in page
     assert ("Its start time has passed with 1 entry: an event needs two, so it starts as soon as a second bot "
             "enters.") in page
     enter(mia, slug, v1, _event(slug).invite)
     assert owner.post(f"/api/events/{slug}/start/").status_code == 200
-    assert 'id="event-waiting"' not in client.get(f"/events/{slug}/").content.decode()
+    running = client.get(f"/events/{slug}/").content.decode()
+    assert 'id="event-waiting"' not in running
+    assert "it takes no more entries: whoever holds it sees this page" in running  # not "members enter with it"
     monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: workers)  # finals take them all
     page = client.get(f"/events/{slug}/").content.decode()
     assert "Its games wait for a worker: a season&#x27;s finals take every worker now." in page

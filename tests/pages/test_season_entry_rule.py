@@ -105,3 +105,5 @@ def test_a_bot_left_out_at_the_close_shows_no_placement_in_the_season(client, fi
     assert 'id="placements"' in entered and "/seasons/real/" in entered
     page = client.get("/seasons/real/").content.decode()
     assert "2 frozen entries" in page and standings_bots(page) == ["ann-bot", "ben-bot"]
+    # closed, the finals not begun: its entries, not "Standings of the finals" of 0 games (an organiser's trial)
+    assert "<h2>Entries</h2>" in page and "the finals have not begun" in page and "Standings of the finals" not in page

@@ -124,6 +124,9 @@ def test_an_organiser_creates_an_event_and_a_competitor_enters_with_the_invite(t
     with site_page(chromium, live_server.url) as page:
         log_in(page, live_server.url, "bob")
         page.goto(f"{live_server.url}/events/new/")
+        # the site's limits are the inputs' own: the browser says them before anything is sent
+        assert page.get_attribute("input[name=games_per_pair]", "max") == "10"
+        assert page.get_attribute("input[name=max_entrants]", "max") == "32"
         page.fill("input[name=name]", "Bob's <i>cup</i>")
         page.select_option("select[name=game]", "galaxy")
         page.select_option("select[name=format]", "round_robin")

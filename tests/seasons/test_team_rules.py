@@ -153,7 +153,7 @@ def test_members_freeze_from_the_close_until_the_results_are_final(crew, make_us
                 "once its results are final")
     assert members(crew) == ["ann", "bob", "cyd"]
     services.join_team(user=make_user("fay"), team=idle, key=idle.join_key)  # not entered: not frozen
-    season_command("finals", "s1", "--stages", "1", "--games", "1")
+    assert "1 stage of 1 game per entry" in season_command("finals", "s1", "--stages", "1", "--games", "1")
     refused(lambda: services.leave_team(user=bob, team=crew), "which is finals")
     # archived, its bot would play the finals on (an organiser's trial): refused as the members' changes are
     refused(lambda: services.archive_team(user=bob, team=crew), "crew cannot be archived now: it entered season "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from armada_web.bots.models import Bot, Game
 from armada_web.events.models import EventFormat
@@ -23,6 +24,16 @@ class EventForm(forms.Form):
                                widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     max_entrants = forms.IntegerField(required=False, min_value=2)
     public = forms.BooleanField(required=False, help_text="anyone may see it (else only its members)")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """The inputs carry the site's limits (`max`), so the browser says them before sending; the
+        service checks them again."""
+        super().__init__(*args, **kwargs)
+        config = settings.ARMADA
+        for name, limit in (("games_per_pair", config.event_max_games_per_pair),
+                            ("max_entrants", config.event_max_entrants)):
+            self.fields[name].widget.attrs["max"] = str(limit)
+            self.fields[name].help_text = f"{self.fields[name].help_text} (at most {limit})".lstrip(" ")
 
 
 class EntryForm(forms.Form):

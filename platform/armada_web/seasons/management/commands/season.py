@@ -92,9 +92,13 @@ class Command(BaseCommand):
                     return (f"season {season.slug} is finished: its {count} "
                             f"{'entry is' if count == 1 else 'entries are'} too few for finals (at least 2), "
                             f"{_standings(season)}")
-                return f"season {season.slug} is finished: the league of its {count} entries is its result"
-            return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {season.stages} stages "
-                    f"of {season.games} games per entry, {season.matches_total} matches")
+                unused = [f"--{o}" for o in ("stages", "games") if options[o] is not None]
+                return (f"season {season.slug} is finished: the league of its {count} entries is its result"
+                        + (f" ({' and '.join(unused)} left unused: a league plays no finals)" if unused else ""))
+            stages, games = season.stages, season.games
+            return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {stages} "
+                    f"stage{'s' if stages != 1 else ''} of {games} game{'s' if games != 1 else ''} "
+                    f"per entry, {season.matches_total} matches")
         season = services.finish_season(season=season)
         return f"season {season.slug} is finished: {_standings(season)}"
 
