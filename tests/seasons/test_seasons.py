@@ -176,8 +176,9 @@ def test_a_whole_galaxy_season_finals_with_two_cuts_then_standings_for_good(five
     armada(finals_cuts=(0.4,), finals_keep_min=2, finals_start="prior")
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
     season_command("close", "s1")
-    line = season_command("finals", "s1", "--stages", "3", "--games", "2")
+    line, outlook = season_command("finals", "s1", "--stages", "3", "--games", "2").splitlines()
     assert line == "season s1 is in its finals: 5 entries, 3 stages of 2 games per entry, 10 matches"
+    assert outlook.startswith("at about 30 s a match on all 1 worker, done about ") and "WARNING" not in outlook
     season = Season.objects.get(slug="s1")
     strongest = {five[3].pk: 3, five[1].pk: 2}  # bot3 beats everyone, then bot1
 
@@ -622,3 +623,17 @@ def test_a_season_closed_and_finished_by_hand_shows_when_it_did_not_its_planned_
     assert f"{season.closes:%Y-%m-%d %H:%M}" not in page
     listing = client.get("/seasons/").content.decode()
     assert f"{season.finished_at:%Y-%m-%d %H:%M}" in listing and f"{season.ends:%Y-%m-%d %H:%M}" not in listing
+
+
+def test_a_finals_plan_past_the_season_s_end_is_said_at_once(five):
+    """An organiser's trial planned 1,000 stages of 1,000 games for 2 entries: accepted without a word,
+    and the finals then took every worker for days. The command now says when the plan would be done
+    on every worker, and warns when that is past the season's end."""
+    from armada_web.seasons.models import Season
+
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    Season.objects.filter(slug="s1").update(ends=timezone.now() + timedelta(hours=1))
+    line, outlook = season_command("finals", "s1", "--stages", "1000", "--games", "1000").splitlines()
+    assert line.startswith("season s1 is in its finals: 5 entries, 1000 stages of 1000 games per entry")
+    assert "WARNING: that is after the season's end" in outlook and "`season finish s1` ends them now" in outlook

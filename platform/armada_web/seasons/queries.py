@@ -5,7 +5,7 @@ current season, a bot's placements."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import F, FloatField, Q, QuerySet, Value
@@ -17,6 +17,7 @@ from armada_web.ladder import league
 from armada_web.ladder.logic import ratings
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.ladder.queries import ladder
+from armada_web.matches.capacity import known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
 from armada_web.seasons.entries import admitted, may_enter, members_of, order, skill_of
@@ -305,3 +306,23 @@ def placements_of_bots(bot_ids: list[int], limit: int = 50) -> list[BotPlacement
                .select_related("season").order_by("-season__ends", "seed")[:limit])
     return ([BotPlacement(e.season, e.bot_ref, e.bot_name, None, False, None) for e in running]
             + [BotPlacement(s.season, s.bot_ref, s.bot_name, s.place, True, s.score) for s in finished])
+
+
+def finals_outlook(season: Season, now: datetime | None = None) -> str:
+    """For the organiser who just planned the finals: when, on every match worker there is, the
+    planned matches would be done, and a warning when that is past the season's `ends` (the finals
+    would then take every worker until the end, and ranked play and events wait); "" without a plan
+    or workers."""
+    workers = known_workers()
+    if season.state != SeasonState.FINALS or workers <= 0 or not season.matches_total:
+        return ""
+    now = now or timezone.now()
+    seconds = season.matches_total * finals.match_seconds(season) / workers
+    done = now + timedelta(seconds=seconds)
+    line = (f"at about {finals.match_seconds(season):.0f} s a match on all {workers} worker"
+            f"{'s' if workers != 1 else ''}, done about {done:%Y-%m-%d %H:%M} UTC")
+    if done > season.ends:
+        line += (f"; WARNING: that is after the season's end ({season.ends:%Y-%m-%d %H:%M} UTC): the finals take "
+                 f"every worker until then (ranked play and events wait) and the standings at the end are final; "
+                 f"`season finish {season.slug}` ends them now")
+    return line

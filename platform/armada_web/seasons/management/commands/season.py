@@ -96,9 +96,10 @@ class Command(BaseCommand):
                 return (f"season {season.slug} is finished: the league of its {count} entries is its result"
                         + (f" ({' and '.join(unused)} left unused: a league plays no finals)" if unused else ""))
             stages, games = season.stages, season.games
+            outlook = queries.finals_outlook(season)
             return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {stages} "
                     f"stage{'s' if stages != 1 else ''} of {games} game{'s' if games != 1 else ''} "
-                    f"per entry, {season.matches_total} matches")
+                    f"per entry, {season.matches_total} matches" + (f"\n{outlook}" if outlook else ""))
         season = services.finish_season(season=season)
         return f"season {season.slug} is finished: {_standings(season)}"
 
