@@ -247,8 +247,12 @@ def test_entering_after_the_start_or_the_end_and_starting_alone_are_refused(memb
 def test_limits_per_user_answer_429(members, armada):
     armada(events_per_day=2, event_entries_per_day=1)
     (owner, _v0), (mia, v1), _ = members
-    assert create(owner).status_code == 201 and create(owner).status_code == 201
-    answer = create(owner)
+    first = create(owner, name="Club")
+    again = create(owner, name=" Club ")  # the form sent twice: refused, not a second event counted
+    assert again.status_code == 409 and f"an open event named 'Club' already ({first.json()['slug']})" in \
+        again.json()["detail"]
+    assert first.status_code == 201 and create(owner, name="Cup").status_code == 201
+    answer = create(owner, name="Open")
     assert answer.status_code == 429 and "2 events per day" in answer.json()["detail"]
     first, second = (e.slug for e in _events_of("olga"))
     assert enter(mia, first, v1, _event(first).invite).status_code == 201
@@ -266,7 +270,7 @@ def _events_of(username):
 def test_parallel_requests_cannot_pass_the_limits(make_user, valid_version, api, armada):
     armada(events_per_day=3)
     owner = api(make_user("olga"))
-    codes = at_once([lambda: create(owner).status_code for _ in range(8)])
+    codes = at_once([lambda n=n: create(owner, name=f"Club {n}").status_code for n in range(8)])
     assert sorted(codes) == [201] * 3 + [429] * 5
     slug = _events_of("olga")[0].slug
     from armada_web.events.models import Event, EventEntry

@@ -100,6 +100,9 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
         made = Event.objects.filter(owner=owner, created__gte=now - DAY).count()
         if made >= config.events_per_day:
             raise RateLimited(f"event limit reached: {config.events_per_day} events per day; try again tomorrow")
+        twin = Event.objects.filter(owner=owner, name=name, state=EventState.OPEN).first()
+        if twin is not None:  # (a form sent twice made two events, both counted against the day's limit)
+            raise Conflict(f"you have an open event named {name!r} already ({twin.slug}): give this one another name")
         slug = f"{slugify(name)[:40].strip('-') or 'event'}-{secrets.token_hex(3)}"
         return Event.objects.create(slug=slug, name=name, game=game_spec.slug, owner=owner, format=format,
                                     games_per_pair=per_pair, starts=starts_at, ends=ends_at, public=public,
