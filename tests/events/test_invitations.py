@@ -200,3 +200,46 @@ def test_the_invite_code_shows_the_page_but_not_the_private_games(setting, clien
     assert coded.status_code == 200 and 'id="event-table"' in coded.content.decode()
     assert f"/matches/{match.pk}/" not in coded.content.decode() and 'id="event-games"' not in coded.content.decode()
     assert client.get(f"/matches/{match.pk}/").status_code == 404
+
+
+def test_the_owner_renews_the_link_and_takes_back_an_invitation(setting, client):
+    """An organiser's trial: an account invited by mistake stayed invited, and a leaked invite link
+    showed a private event for good. The owner takes an invitation back (its members lose the
+    event, unless their team's bot is entered) and renews the link (the old code stops working)."""
+    s, slug = setting, setting["slug"]
+    s["owner"].post(f"/api/events/{slug}/invitations/", {"teams": [s["crew"].pk], "users": ["cyd", "eve"]},
+                    format="json")
+    assert s["cyd"].post(f"/api/events/{slug}/entries/", {"bot": s["cyd_bot"].pk}, format="json").status_code == 201
+    teams = {t["name"]: t["id"] for t in s["owner"].get(f"/api/events/{slug}/invitations/").json()}
+    for who in ("ann", "bob"):  # invited, they see it: but only its owner takes an invitation back
+        assert s[who].delete(f"/api/events/{slug}/invitations/{teams['eve']}/").status_code == 403
+    assert s["owner"].delete(f"/api/events/{slug}/invitations/{teams['crew']}/").status_code == 204
+    assert s["bob"].get(f"/api/events/{slug}/").status_code == 404  # crew is out: the event is gone for bob
+    assert s["owner"].delete(f"/api/events/{slug}/invitations/{teams['crew']}/").status_code == 404  # twice: gone
+    assert s["owner"].delete(f"/api/events/{slug}/invitations/{teams['cyd']}/").status_code == 204
+    assert s["cyd"].get(f"/api/events/{slug}/").status_code == 200  # her bot is entered: she is in it
+    assert s["cyd"].post(f"/api/events/{slug}/invite/").status_code == 403
+    old = s["invite"]
+    renewed = s["owner"].post(f"/api/events/{slug}/invite/")
+    assert renewed.status_code == 200 and renewed.json()["invite"] not in ("", old)
+    stranger = s["eve"]
+    s["owner"].delete(f"/api/events/{slug}/invitations/{teams['eve']}/")
+    assert stranger.get(f"/api/events/{slug}/?invite={old}").status_code == 404  # the old link is dead
+    assert stranger.get(f"/api/events/{slug}/?invite={renewed.json()['invite']}").status_code == 200
+    client.force_login(s["owner"].user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert 'id="renew-invite"' in page and renewed.json()["invite"] in page
+    client.post(f"/events/{slug}/invite/renew/")
+    assert renewed.json()["invite"] not in client.get(f"/events/{slug}/").content.decode()
+
+
+def test_the_uninvite_button_on_the_owner_s_page(setting, client):
+    s, slug = setting, setting["slug"]
+    s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["eve"]}, format="json")
+    team = s["owner"].get(f"/api/events/{slug}/invitations/").json()[0]["id"]
+    client.force_login(s["owner"].user)
+    assert 'id="invited-teams"' in client.get(f"/events/{slug}/").content.decode()
+    done = client.post(f"/events/{slug}/uninvite/", {"team": str(team)}, follow=True).content.decode()
+    assert "The invitation is taken back" in done and s["eve"].get(f"/api/events/{slug}/").status_code == 404
+    again = client.post(f"/events/{slug}/uninvite/", {"team": "x"}, follow=True).content.decode()
+    assert "give the invited team by its id" in again

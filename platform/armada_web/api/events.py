@@ -222,6 +222,28 @@ class InvitationsView(APIView):
         return Response(InvitedTeam(teams, many=True).data, status=status.HTTP_201_CREATED)
 
 
+class InvitationView(APIView):
+    """Its owner takes back a team's invitation."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=answers({204: None}, 400, 403, 404))
+    def delete(self, request: Request, slug: str, team_id: int) -> Response:
+        services.uninvite(user=request.user, event=queries.event(slug), team_id=team_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class InviteView(APIView):
+    """Its owner replaces the invite code: the old link stops working."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=answers({200: OwnedEventSerializer}, 403, 404))
+    def post(self, request: Request, slug: str) -> Response:
+        event = services.renew_invite(user=request.user, event=queries.event(slug))
+        return Response(OwnedEventSerializer(event, context={"request": request}).data)
+
+
 class EntriesView(APIView):
     """Enter a valid bot of one of your teams (one per member, one per team) with the event's invite
     code, or a bot of a team the event invited."""

@@ -7,7 +7,15 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import DefaultRouter
 
 from armada_web.api.bots import BotViewSet
-from armada_web.api.events import EntriesView, EventsView, EventView, InvitationsView, StartView
+from armada_web.api.events import (
+    EntriesView,
+    EventsView,
+    EventView,
+    InvitationsView,
+    InvitationView,
+    InviteView,
+    StartView,
+)
 from armada_web.api.ladder import BattleReplayView, ChallengesView, ladder_view
 from armada_web.api.match_debug import MatchDebugView
 from armada_web.api.match_requests import MatchRequestsView
@@ -52,6 +60,8 @@ urlpatterns = [
     path("events/<slug:slug>/entries/", EntriesView.as_view(), name="api-event-entries"),
     path("events/<slug:slug>/start/", StartView.as_view(), name="api-event-start"),
     path("events/<slug:slug>/invitations/", InvitationsView.as_view(), name="api-event-invitations"),
+    path("events/<slug:slug>/invitations/<int:team_id>/", InvitationView.as_view(), name="api-event-invitation"),
+    path("events/<slug:slug>/invite/", InviteView.as_view(), name="api-event-invite"),
     path("status/", StatusView.as_view(), name="api-status"),
     path("teams/", TeamsView.as_view(), name="api-teams"),
     path("teams/<id:pk>/", TeamView.as_view(), name="api-team"),

@@ -169,10 +169,7 @@ def invite_teams(*, user: Any, event: Event, teams: Any = None, users: Any = Non
     """The event's owner invites teams (by id or name) and users (by username: their personal team) to an
     open event: their members see it and enter a bot of the invited team without the invite code.
     Inviting a team twice changes nothing; returns the teams invited now or before, by id."""
-    if not can_see(user=user, event=event):
-        raise NotFound("no such event")
-    if getattr(user, "pk", None) != event.owner_id:
-        raise Forbidden("only the event's owner invites teams and users")
+    _check_owner(user, event, "invites teams and users")
     chosen = _teams_to_invite(teams, users, team_names)
     with transaction.atomic():
         locked = Event.objects.select_for_update().get(pk=event.pk)
@@ -183,6 +180,39 @@ def invite_teams(*, user: Any, event: Event, teams: Any = None, users: Any = Non
             raise Conflict(f"an event invites at most {INVITE_MAX * 10} teams")
         EventInvitation.objects.bulk_create([EventInvitation(event=locked, team=t) for t in chosen
                                              if t.pk not in have])
+    return list(Team.objects.filter(event_invitations__event=event).order_by("pk"))
+
+
+def _check_owner(user: Any, event: Event, doing: str) -> None:
+    """NotFound for one who may not know the event exists; Forbidden for anyone but its owner."""
+    if not can_see(user=user, event=event):
+        raise NotFound("no such event")
+    if getattr(user, "pk", None) != event.owner_id:
+        raise Forbidden(f"only the event's owner {doing}")
+
+
+def renew_invite(*, user: Any, event: Event) -> Event:
+    """The owner replaces the event's invite code: the old link stops working at once (a link that
+    leaked, or went to the wrong people); entries made with it stay."""
+    _check_owner(user, event, "renews its invite link")
+    with transaction.atomic():
+        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked.invite = secrets.token_urlsafe(16)
+        locked.save(update_fields=["invite"])
+    return locked
+
+
+def uninvite(*, user: Any, event: Event, team_id: Any) -> list[Team]:
+    """The owner takes back a team's invitation (one sent by mistake): its members no longer see a
+    private event, unless a bot of their team is entered (an entry stays, and plays). Returns the
+    teams still invited."""
+    _check_owner(user, event, "takes back invitations")
+    if not _is_id(team_id):
+        raise Invalid("give the invited team by its id")
+    with transaction.atomic():
+        locked = Event.objects.select_for_update().get(pk=event.pk)
+        if not locked.invitations.filter(team_id=int(team_id)).delete()[0]:
+            raise NotFound(f"this event has no invitation of team {int(team_id)}")
     return list(Team.objects.filter(event_invitations__event=event).order_by("pk"))
 
 

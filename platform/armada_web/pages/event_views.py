@@ -125,3 +125,25 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
                           users=form.names("users"))
     messages.success(request, "Invited: their members see the event and enter one of their team's bots.")
     return redirect("event", slug=found.slug)
+
+
+@login_required
+@require_POST
+@_visible_or_404
+@refusals_go_to(_event_page)
+def renew_invite(request: HttpRequest, slug: str) -> HttpResponse:
+    found = services.renew_invite(user=signed_in(request), event=queries.event(slug))
+    messages.success(request, "The invite link is new: the old one no longer works.")
+    return redirect("event", slug=found.slug)
+
+
+@login_required
+@require_POST
+@_visible_or_404
+@refusals_go_to(_event_page)
+def uninvite(request: HttpRequest, slug: str) -> HttpResponse:
+    found = queries.event(slug)
+    services.uninvite(user=signed_in(request), event=found, team_id=request.POST.get("team", ""))
+    messages.success(request, "The invitation is taken back: that team's members no longer see the event "
+                              "(unless a bot of their team is entered).")
+    return redirect("event", slug=found.slug)
