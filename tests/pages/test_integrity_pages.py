@@ -375,3 +375,23 @@ def test_a_copys_subjects_are_named_by_bot_and_version_not_by_bare_ids(report, c
     label = f"origbot v1 (version {orig.pk}), copierbot v1 (version {copier.pk})"
     assert f"<h1>Copied code: {label}</h1>" in client.get(f"/staff/integrity/{copy.pk}/").content.decode()
     assert f"<td>{label}</td>" in client.get("/staff/integrity/").content.decode()
+
+
+def test_a_version_without_an_entry_has_no_disqualify_button(report, client, staff, make_user, valid_version):
+    """An organiser's trial: a copy's other side had never entered the season; its button could only
+    be refused ("has no entry in season ..."). It now says so instead of offering it."""
+    from armada_web.integrity import findings
+    from armada_web.integrity.copies import described
+
+    orig, _copier = report["versions"]
+    outsider = valid_version(make_user("late"), "latebot")  # made after the close: no entry
+    twin = findings.record(kind="twin", key=f"bots:{orig.bot_id}-{outsider.bot_id}", season=report["season"],
+                           subjects=[orig.pk, outsider.pk], score=0.9, reason="played alike",
+                           evidence={"versions": [described(orig), described(outsider)]})
+    client.force_login(staff)
+    page = client.get("/staff/integrity/?season=s1").content.decode()
+    section = page[page.index(f'id="finding-{twin.pk}"'):]
+    section = section[:section.index("</tr>")]
+    assert f"Disqualify origbot v1 (version {orig.pk})" in section
+    assert "Disqualify latebot v1" not in section and "latebot v1 (version " in section
+    assert "no entry in this season" in section

@@ -16,7 +16,7 @@ from armada_web.integrity import tasks
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
 from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus, Target
-from armada_web.seasons.models import Season, SeasonState
+from armada_web.seasons.models import Entry, Season, SeasonState
 from armada_web.teams.models import Membership
 from armada_web.web.errors import NotFound
 
@@ -85,6 +85,14 @@ def decisions_for(*, season: Season, user: Any) -> list[Disqualification]:
     teams = Membership.objects.filter(user_id=user.pk).values("team_id")
     return list(Disqualification.objects.filter(Q(user_id=user.pk) | Q(target=Target.TEAM, team_ref__in=teams),
                                                 season=season))
+
+
+def entered_versions(*, season: Season | None) -> set[str]:
+    """The season's entered versions as the findings' buttons name them (`version:ID`): a version
+    without an entry has nothing to disqualify (its button would only be refused)."""
+    if season is None:
+        return set()
+    return {f"version:{ref}" for ref in Entry.objects.filter(season=season).values_list("version_ref", flat=True)}
 
 
 def may_enter_now(*, season: Season, user: Any, admitted: bool | None) -> bool | None:

@@ -97,7 +97,8 @@ def report(request: HttpRequest) -> HttpResponse:
                "run": queries.run_state(season=season),
                "audit": queries.audit(season=season),
                "disqualified": queries.disqualifications(season=season) if season else [],
-               "done": _done(season), "draft": request.session.pop(DRAFT, None)}
+               "done": _done(season), "entered": queries.entered_versions(season=season),
+               "draft": request.session.pop(DRAFT, None)}
     return render(request, "integrity/report.html", context)
 
 
@@ -106,7 +107,7 @@ def finding(request: HttpRequest, pk: int) -> HttpResponse:
     item = queries.finding(pk)
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
                "versions": (item.evidence or {}).get("versions", []), "season": item.season,
-               "done": _done(item.season)}
+               "done": _done(item.season), "entered": queries.entered_versions(season=item.season)}
     return render(request, "integrity/finding.html", context)
 
 
