@@ -3,12 +3,24 @@ leagues flagged no more often than the stated false-alarm rate."""
 
 from __future__ import annotations
 
+import math
 import random
 from itertools import combinations
 from statistics import NormalDist
 
 from armada.ratings import BETA, Outcome, initial_rating, update
-from armada_web.integrity.logic.collusion import ALPHA, Game, loss_chance, pair_tests, tail, thrown
+from armada_web.integrity.logic.collusion import (
+    ALPHA,
+    FIELD,
+    Game,
+    field_tests,
+    flag,
+    loss_chance,
+    pair_tests,
+    tail,
+    tarone,
+    thrown,
+)
 from armada_web.ladder.logic.ratings import Skill
 
 _PHI = NormalDist().cdf
@@ -29,14 +41,19 @@ def test_the_loss_chance_is_the_ladder_models_and_uses_sigma():
     assert loss_chance(strong, weak) < loss_chance(Skill(30.0, 8.0), Skill(20.0, 8.0))  # unsure: less sharp
 
 
-def league(rng: random.Random, bots: int, games_per_pair: int, thrower: tuple[str, str] | None = None) -> list[Game]:
+def league(rng: random.Random, bots: int, games_per_pair: int, thrower: tuple[str, str] | None = None,
+           sandbagger: str | None = None) -> list[Game]:
     """A ladder's games played from true skills, rated as the ladder rates them (ratings before each
-    game kept); `thrower`'s first side loses every game to the second."""
+    game kept); `thrower`'s first side loses every game to the second; `sandbagger`, the strongest
+    bot, loses every game to everyone."""
     names = [f"b{i}" for i in range(bots)]
     truth = {name: rng.gauss(25.0, 4.0) for name in names}
     if thrower:  # a strong bot throws its games to a weak one
         truth[thrower[0]], truth[thrower[1]] = 31.0, 20.0
     rating = {name: initial_rating() for name in names}
+    if sandbagger:  # the finals: every entry starts at its ladder rating, sigma raised (docs/seasons.md)
+        truth[sandbagger] = 33.0
+        rating = {name: Skill(truth[name], (1.2 ** 2 + 2.25 ** 2) ** 0.5) for name in names}
     schedule = [pair for pair in combinations(names, 2) for _ in range(games_per_pair)]
     rng.shuffle(schedule)
     games = []
@@ -45,6 +62,8 @@ def league(rng: random.Random, bots: int, games_per_pair: int, thrower: tuple[st
             a, b = b, a
         if thrower and {a, b} == set(thrower):
             a_wins = a == thrower[1]
+        elif sandbagger in (a, b):
+            a_wins = b == sandbagger
         else:
             a_wins = rng.random() < _PHI((truth[a] - truth[b]) / (2 ** 0.5 * BETA))
         games.append(Game(match_id, a, b, 1 if a_wins else 2, rating[a], rating[b]))
@@ -57,7 +76,7 @@ def test_a_planted_thrower_is_found_with_its_games():
     rng = random.Random(7)
     games = league(rng, 8, 8, thrower=("b0", "b1"))
     verdict = thrown(games)
-    assert verdict.tested == 8 * 7 and 0 < verdict.counted <= verdict.tested
+    assert verdict.tested == 8 * 7 + 8 and 0 < verdict.counted <= verdict.tested  # the pairs, each bot's field
     assert verdict.flagged, "the thrower was not found"
     top = verdict.flagged[0]
     assert (top.loser, top.winner) == ("b0", "b1")
@@ -72,6 +91,31 @@ def test_a_thrower_is_found_against_a_much_weaker_partner():
     games = [Game(i, "strong", "weak", 2 if i % 2 else 1, strong, weak) for i in range(1, 11)]
     verdict = thrown(games)
     assert [(t.loser, t.winner, t.losses) for t in verdict.flagged] == [("strong", "weak", 5)]
+
+
+def test_a_bot_losing_to_everyone_is_found_against_the_field():
+    """An organiser's trial: a top bot lost all its finals games, 3 to 12 to each of four entries,
+    and no pair was flagged. With its test against the field (all its decisive games together, its
+    finals rating falling after each loss) in the family, such a bot is flagged in every one of 40
+    finals of 8 entries with 3 games a pair; by its pairs' tests alone, in a third of them."""
+    with_field = pairs_only = 0
+    for seed in range(40):
+        games = league(random.Random(seed), 8, 3, sandbagger="b0")
+        with_field += any(t.loser == "b0" for t in thrown(games).flagged)
+        pairs = pair_tests(games, min_games=3)
+        alone = flag(pairs, alpha=ALPHA, tested=len(pairs), counted=tarone((t.floor for t in pairs), ALPHA))
+        pairs_only += any(t.loser == "b0" for t in alone.flagged)
+    assert with_field == 40 and pairs_only <= 20, (with_field, pairs_only)
+    test = field_tests(league(random.Random(1), 5, 8, sandbagger="b0"), sides={"b0"})[0]
+    assert (test.loser, test.winner, test.games, test.losses) == ("b0", FIELD, 32, 32) and len(test.lost) == 32
+    assert math.isclose(test.p_value, test.floor) and test.p_value < 1e-6  # every game lost: the tail is the floor
+
+
+def test_a_pair_flagged_explains_its_losers_field():
+    """A bot that throws to one partner is flagged for that pair; its test against the field (the
+    same losses, among its other games) is not a second finding."""
+    verdict = thrown(league(random.Random(7), 8, 8, thrower=("b0", "b1")))
+    assert [(t.loser, t.winner) for t in verdict.flagged if t.loser == "b0"] == [("b0", "b1")]
 
 
 def test_draws_are_set_aside_and_few_games_are_not_tested():

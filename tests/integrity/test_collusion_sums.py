@@ -10,7 +10,7 @@ import random
 import pytest
 from django.utils import timezone
 
-from armada_web.integrity.logic.collusion import loss_chance, thrown
+from armada_web.integrity.logic.collusion import FIELD, loss_chance, thrown
 from armada_web.ladder.logic.ratings import Skill, win_chance
 
 pytestmark = pytest.mark.django_db
@@ -77,17 +77,43 @@ def test_the_sums_are_each_pairs_games_added_up(make_user):
         assert math.isclose(side.log_floor, sum(math.log(c) for c in chances), rel_tol=1e-6)
 
 
+def test_the_field_sums_are_each_bots_games_added_up(make_user):
+    """Each bot against the field: its decisive games against every opponent, summed by the database
+    as the pure test adds them (a bot that met one opponent only is its pair's test, left out)."""
+    from armada_web.integrity.collusion import field_sums, games
+
+    league(make_user, random.Random(5))
+    sides = {s.loser: s for s in field_sums(min_games=0)}
+    played: dict[str, list[tuple[bool, float]]] = {}
+    met: dict[str, set[str]] = {}
+    for g in games():
+        for side, other, mine, theirs, lost in ((g.first, g.second, g.first_skill, g.second_skill, g.winner == 2),
+                                                (g.second, g.first, g.second_skill, g.first_skill, g.winner == 1)):
+            if g.winner is not None:
+                met.setdefault(side, set()).add(other)
+                played.setdefault(side, []).append((lost, loss_chance(mine, theirs)))
+    assert sides.keys() == {side for side in played if len(met[side]) >= 2} and all(s.winner == FIELD
+                                                                                      for s in sides.values())
+    for side, found in sides.items():
+        chances = [c for _, c in played[side]]
+        assert found.games == len(chances) and found.losses == sum(lost for lost, _ in played[side])
+        assert math.isclose(found.expected, sum(chances), rel_tol=1e-6)
+        assert math.isclose(found.least, min(chances), rel_tol=1e-6)
+        assert math.isclose(found.log_floor, sum(math.log(c) for c in chances), rel_tol=1e-6)
+
+
 def test_the_checks_flag_what_the_exact_test_on_every_game_flags(make_user):
     from armada_web.integrity.collusion import games, thrown_games
 
     bots = league(make_user, random.Random(7))
     flagged = {}
-    for alpha in (0.01, 0.5):
+    for alpha in (0.01, 0.9):
         exact = thrown(games(), alpha=alpha)
         found = flagged[alpha] = thrown_games(alpha=alpha)
-        assert [f.evidence["bots"] for f in found] == [[int(t.loser), int(t.winner)] for t in exact.flagged]
+        assert [f.evidence["bots"] for f in found] == [[int(t.loser)] + ([] if t.winner == FIELD else [int(t.winner)])
+                                                       for t in exact.flagged]
         assert [f.evidence["p_value"] for f in found] == [t.p_value for t in exact.flagged]
         assert all(f.evidence["pairs_tested"] == exact.tested and f.evidence["pairs_counted"] == exact.counted
                    for f in found)
     assert [f.evidence["bots"] for f in flagged[0.01]] == [[bots["f"], bots["a"]]]
-    assert len(flagged[0.5]) > 1  # honest pairs too at a lax rate: the screen let them through
+    assert len(flagged[0.9]) > 1  # honest pairs too at a lax rate: the screen let them through

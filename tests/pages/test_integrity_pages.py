@@ -395,3 +395,21 @@ def test_a_version_without_an_entry_has_no_disqualify_button(report, client, sta
     assert f"Disqualify origbot v1 (version {orig.pk})" in section
     assert "Disqualify latebot v1" not in section and "latebot v1 (version " in section
     assert "no entry in this season" in section
+
+
+def test_a_bot_against_the_field_shows_as_one_owner_s_finding(report, client, staff):
+    """A finding of a bot that lost to everyone (`bots:ID>*`): the staff report and its page name
+    its owner alone, and its games."""
+    from armada_web.integrity import findings
+
+    orig, _copier = report["versions"]
+    item = findings.record(kind="collusion", key=f"bots:{orig.bot_id}>*", season=report["season"],
+                           subjects=["orig"], score=0.99,
+                           reason="origbot (orig) lost 18 of its 18 decisive games, against every bot it met",
+                           evidence={"bots": [orig.bot_id], "games": 18, "draws": 0, "losses": 18, "expected": 4.2,
+                                     "p_value": 1e-9, "adjusted": 1e-7, "alpha": 0.01, "pairs_tested": 30,
+                                     "pairs_counted": 12, "matches": [], "lost": []})
+    client.force_login(staff)
+    page = client.get(f"/staff/integrity/{item.pk}/").content.decode()
+    assert "over 12 tests; its games against every bot it met" in page
+    assert "Disqualify orig" in client.get("/staff/integrity/?season=s1").content.decode()

@@ -34,6 +34,7 @@ from armada_web.integrity.behaviour import missing
 from armada_web.integrity.collusion import thrown_games
 from armada_web.integrity.copies import find_copies
 from armada_web.integrity.logic import findings as plain
+from armada_web.integrity.logic.collusion import FIELD
 from armada_web.integrity.models import AuditAction, AuditEntry, Finding, FindingKind
 from armada_web.integrity.twins import find_twins
 from armada_web.seasons.models import Season
@@ -82,10 +83,11 @@ def _accounts(season: Season | None) -> list[Finding]:
 def _collusion(season: Season | None) -> list[Finding]:
     rows = []
     for f in thrown_games(season=season):
-        loser, winner = f.evidence["bots"]
+        loser, *winner = f.evidence["bots"]  # (a bot against the field has no winner: `bots:LOSER>*`)
         evidence: dict[str, Any] = {**f.evidence, "test_score": round(f.score, 6)}
         score = rank_collusion(f.evidence["adjusted"], f.evidence["alpha"])
-        rows.append((f"bots:{loser}>{winner}", plain.Finding(f.kind, f.subjects, score, f.reason, evidence), score))
+        key = f"bots:{loser}>{winner[0] if winner else FIELD}"
+        rows.append((key, plain.Finding(f.kind, f.subjects, score, f.reason, evidence), score))
     return _store(FindingKind.COLLUSION, season, rows)
 
 

@@ -16,7 +16,8 @@ model's chance from the two ratings, its normal CDF approximated in SQL), their 
 sum of their logarithms (`pair_sums`, one GROUP BY); Tarone's K and the pairs that could be
 flagged come from those sums (`logic.screen`, bounds that never drop a pair the exact test
 would flag), and only those pairs' games are read (by each seat's bot and opponent) and tested
-exactly as before.
+exactly as before. Each bot's test against the field (all its games, `logic.field_tests`) is
+screened the same way from the same sums added up per bot (`field_sums`), in the same family.
 """
 
 from __future__ import annotations
@@ -56,10 +57,16 @@ def _seats(season: Season | None) -> Any:
 
 
 def games(*, season: Season | None = None, stale: list[int] | None = None,
-          pairs: set[tuple[int, int]] | None = None) -> Iterator[logic.Game]:
-    """The finished games to test (see the module), only those of these `pairs` of bots when
-    given (each seat's bot and opponent: an index range per pair); the ids of games rated from
-    current ratings are appended to `stale`."""
+          pairs: set[tuple[int, int]] | None = None, sides: set[int] | None = None) -> Iterator[logic.Game]:
+    """The finished games to test (see the module), only those of these `pairs` of bots, or of these
+    `sides` (bots) against anyone, when given (each seat's bot and opponent: an index range); the
+    ids of games rated from current ratings are appended to `stale`."""
+    if sides is not None:
+        ordered_sides = sorted(sides)
+        for start in range(0, len(ordered_sides), PAIRS_PER_QUERY):
+            chunk = ordered_sides[start:start + PAIRS_PER_QUERY]
+            yield from _games(_seats(season).filter(Q(bot_id__in=chunk) | Q(opponent_id__in=chunk)), stale)
+        return
     if pairs is None:
         yield from _games(_seats(season), stale)
         return
@@ -110,17 +117,21 @@ def thrown_games(*, season: Season | None = None, alpha: float = logic.ALPHA,
                  min_games: int = logic.MIN_GAMES) -> list[Finding]:
     """The pairs of bots whose results depart from their ratings at family-wise false-alarm rate
     `alpha`, as findings, most significant first."""
-    sides = pair_sums(season=season, min_games=min_games)
+    sides = pair_sums(season=season, min_games=min_games) + field_sums(season=season, min_games=min_games)
     screen = screening.screen(sides, alpha=alpha)
     candidates = set(screen.candidates)
     stale: list[int] = []
-    suspects = {(int(loser), int(winner)) for loser, winner in candidates}
+    suspects = {(int(loser), int(winner)) for loser, winner in candidates if winner != logic.FIELD}
     tests = [t for t in logic.pair_tests(games(season=season, stale=stale, pairs=suspects), min_games=min_games)
-             if (t.loser, t.winner) in candidates] if candidates else []
+             if (t.loser, t.winner) in candidates] if suspects else []
+    fielded = {int(loser) for loser, winner in candidates if winner == logic.FIELD}
+    if fielded:
+        tests += logic.field_tests(games(season=season, stale=stale, sides=fielded),
+                                   sides={str(pk) for pk in fielded}, min_games=min_games)
     verdict = logic.flag(tests, alpha=alpha, tested=screen.tested, counted=screen.counted)
     bots = {str(pk): (name, owner or "(deleted)") for pk, name, owner in Bot.objects.filter(
-        pk__in={int(side) for t in verdict.flagged for side in (t.loser, t.winner)}).values_list(
-        "pk", "name", "owner__username")}
+        pk__in={int(side) for t in verdict.flagged for side in (t.loser, t.winner) if side != logic.FIELD}
+    ).values_list("pk", "name", "owner__username")}
     stale_ids = set(stale)
     return ranked([finding(t, verdict, bots, stale_ids) for t in verdict.flagged])
 
@@ -137,7 +148,39 @@ _Z_MAX = 26.0
 
 
 def _pair_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
-    """The GROUP BY of `pair_sums` and its parameters."""
+    """The GROUP BY of `pair_sums` and its parameters (`_chances` then the sums per pair)."""
+    sql, params = _chances(season)
+    sql += f"""
+    SELECT a, b, SUM(decisive), SUM(CASE WHEN decisive = 1 AND a_won = 0 THEN 1 ELSE 0 END),
+           SUM(CASE WHEN decisive = 1 AND a_won = 1 THEN 1 ELSE 0 END),
+           SUM(CASE WHEN decisive = 1 THEN ca ELSE 0 END), SUM(CASE WHEN decisive = 1 THEN cb ELSE 0 END),
+           MIN(CASE WHEN decisive = 1 THEN ca END), MIN(CASE WHEN decisive = 1 THEN cb END),
+           SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN ca > {_TINY!r} THEN ca ELSE {_TINY!r} END) ELSE 0 END),
+           SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN cb > {_TINY!r} THEN cb ELSE {_TINY!r} END) ELSE 0 END)
+    FROM chance GROUP BY a, b HAVING SUM(decisive) >= %s"""  # noqa: S608
+    return sql, [*params, max(min_games, 0)]
+
+
+def _field_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
+    """The GROUP BY of `field_sums`: each game twice, once per side, summed per bot with decisive
+    games against two opponents or more (with one, it is its pair's test)."""
+    sql, params = _chances(season)
+    sql += f"""
+    , side AS (
+        SELECT a AS bot, b AS other, decisive, 1 - a_won AS lost, ca AS c FROM chance
+        UNION ALL
+        SELECT b AS bot, a AS other, decisive, a_won AS lost, cb AS c FROM chance)
+    SELECT bot, SUM(decisive), SUM(CASE WHEN decisive = 1 THEN lost ELSE 0 END),
+           SUM(CASE WHEN decisive = 1 THEN c ELSE 0 END), MIN(CASE WHEN decisive = 1 THEN c END),
+           SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN c > {_TINY!r} THEN c ELSE {_TINY!r} END) ELSE 0 END)
+    FROM side GROUP BY bot
+    HAVING COUNT(DISTINCT CASE WHEN decisive = 1 THEN other END) >= 2 AND SUM(decisive) >= %s"""  # noqa: S608
+    return sql, [*params, max(min_games, 1)]
+
+
+def _chances(season: Season | None) -> tuple[str, list[Any]]:
+    """The WITH clauses both sums read: every game in scope as (a, b) with a < b, decisive or not,
+    whether a won, and each side's chance of losing it (`chance`)."""
     seats = _seats(season).order_by().values("match_id", "seat", "bot_id", "version_id", "result", "mu_before",
                                              "sigma_before", "expected")
     scope, params = seats.query.sql_with_params()
@@ -177,15 +220,8 @@ def _pair_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
         SELECT a, b, decisive, a_won,
                COALESCE(a_kept, CASE WHEN x < 0 THEN small ELSE 1.0 - small END) AS ca,
                COALESCE(b_kept, CASE WHEN x < 0 THEN 1.0 - small ELSE small END) AS cb
-        FROM tail)
-    SELECT a, b, SUM(decisive), SUM(CASE WHEN decisive = 1 AND a_won = 0 THEN 1 ELSE 0 END),
-           SUM(CASE WHEN decisive = 1 AND a_won = 1 THEN 1 ELSE 0 END),
-           SUM(CASE WHEN decisive = 1 THEN ca ELSE 0 END), SUM(CASE WHEN decisive = 1 THEN cb ELSE 0 END),
-           MIN(CASE WHEN decisive = 1 THEN ca END), MIN(CASE WHEN decisive = 1 THEN cb END),
-           SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN ca > {_TINY!r} THEN ca ELSE {_TINY!r} END) ELSE 0 END),
-           SUM(CASE WHEN decisive = 1 THEN ln(CASE WHEN cb > {_TINY!r} THEN cb ELSE {_TINY!r} END) ELSE 0 END)
-    FROM chance GROUP BY a, b HAVING SUM(decisive) >= %s"""  # noqa: S608
-    return sql, [*params, win, win, win, win, win, max(min_games, 0)]
+        FROM tail)"""  # noqa: S608
+    return sql, [*params, win, win, win, win, win]
 
 
 def pair_sums(*, season: Season | None = None, min_games: int = logic.MIN_GAMES) -> list[screening.Side]:
@@ -202,16 +238,39 @@ def pair_sums(*, season: Season | None = None, min_games: int = logic.MIN_GAMES)
     return sides
 
 
+def field_sums(*, season: Season | None = None, min_games: int = logic.MIN_GAMES) -> list[screening.Side]:
+    """Each bot's side against the field (`logic.FIELD`): its decisive games against every opponent,
+    at least two opponents and `min_games` games, with the sums the screen needs (one GROUP BY)."""
+    sql, params = _field_sql(season, min_games)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [screening.Side(str(bot), logic.FIELD, decisive, lost, float(expected),
+                               1.0 if not decisive else float(least), float(logs))
+                for bot, decisive, lost, expected, least, logs in cursor.fetchall()]
+
+
 def finding(test: logic.PairTest, verdict: logic.Verdict, bots: dict[str, tuple[str, str]],
             stale: set[int]) -> Finding:
     """A flagged pair as a finding: the games and the test's figures are the evidence."""
-    loser, winner = bots.get(test.loser, ("?", "(deleted)")), bots.get(test.winner, ("?", "(deleted)"))
+    loser = bots.get(test.loser, ("?", "(deleted)"))
+    figures = (f"where {'its' if test.winner == logic.FIELD else 'their'} ratings predicted {test.expected:.1f} "
+               f"losses (p = {test.p_value:.2g}, {test.adjusted:.2g} over {verdict.counted} tests; false-alarm rate "
+               f"{verdict.alpha:g})")
+    if test.winner == logic.FIELD:  # a bot that lost to everyone alike
+        reason = (f"{loser[0]} ({loser[1]}) lost {test.losses} of its {test.games} decisive games, against every "
+                  f"bot it met, {figures}")
+        return Finding(KIND, (loser[1],), 1.0 - test.adjusted, reason, _evidence(test, verdict, stale, [test.loser]))
+    winner = bots.get(test.winner, ("?", "(deleted)"))
     reason = (f"{loser[0]} ({loser[1]}) lost {test.losses} of {test.games} decisive games to {winner[0]} "
-              f"({winner[1]}) where their ratings predicted {test.expected:.1f} losses (p = {test.p_value:.2g}, "
-              f"{test.adjusted:.2g} over {verdict.counted} pairs; false-alarm rate {verdict.alpha:g})")
-    evidence = {"bots": [int(test.loser), int(test.winner)], "games": test.games, "draws": test.draws,
-                "losses": test.losses, "expected": round(test.expected, 3), "p_value": test.p_value,
-                "adjusted": test.adjusted, "alpha": verdict.alpha, "pairs_tested": verdict.tested,
-                "pairs_counted": verdict.counted, "matches": list(test.match_ids), "lost": list(test.lost),
-                "rated_from_current": sorted(stale.intersection(test.match_ids))}
-    return Finding(KIND, (loser[1], winner[1]), 1.0 - test.adjusted, reason, evidence)
+              f"({winner[1]}) {figures}")
+    return Finding(KIND, (loser[1], winner[1]), 1.0 - test.adjusted, reason,
+                   _evidence(test, verdict, stale, [test.loser, test.winner]))
+
+
+def _evidence(test: logic.PairTest, verdict: logic.Verdict, stale: set[int], sides: list[str]) -> dict[str, Any]:
+    """A flagged test's figures and games, as a finding keeps them."""
+    return {"bots": [int(side) for side in sides], "games": test.games, "draws": test.draws,
+            "losses": test.losses, "expected": round(test.expected, 3), "p_value": test.p_value,
+            "adjusted": test.adjusted, "alpha": verdict.alpha, "pairs_tested": verdict.tested,
+            "pairs_counted": verdict.counted, "matches": list(test.match_ids), "lost": list(test.lost),
+            "rated_from_current": sorted(stale.intersection(test.match_ids))}

@@ -21,6 +21,12 @@ often than the ladder's own model predicted from the two ratings before each gam
 
 A flagged pair reports its games, losses, the losses expected, the p-value, the adjusted p-value
 (p x K, at most 1) and its match ids. The same records serve ranked play and a season's finals.
+
+**Against the field** (`field_tests`): a side that loses to every opponent alike (to let a friend
+below it win, say) spreads its losses thin, pair by pair. So each side that met at least two
+others is also tested on all its decisive games together, against `FIELD` (its winner "*"):
+the same Poisson-binomial tail over its chances of losing each. These tests join the pairs' in
+one family, so K and the false-alarm rate above hold for both.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from armada_web.ladder.logic.ratings import Skill, model
 ALPHA = 0.01
 #: Decisive games a pair needs to be tested at all.
 MIN_GAMES = 3
+#: The winner of a side's test against every opponent it met (`field_tests`).
+FIELD = "*"
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,38 @@ def pair_tests(games: Iterable[Game], *, min_games: int = 0) -> list[PairTest]:
     return tests
 
 
+def field_tests(games: Iterable[Game], *, sides: set[str] | None = None, min_games: int = 0) -> list[PairTest]:
+    """Each side's test against the field (`FIELD`): all its decisive games, against at least two
+    opponents (with one, it is its pair's test), at least `min_games` of them; only `sides` when
+    given. Read once, as `pair_tests` reads them."""
+    # side -> [(match id, its result: 1 won, 0 lost, None drew, its chance of losing)], and whom it met
+    played: dict[str, list[tuple[int, int | None, float]]] = defaultdict(list)
+    met: dict[str, set[str]] = defaultdict(set)
+    for g in games:
+        if g.first == g.second:
+            continue
+        result = None if g.winner is None else int(g.winner == 1)
+        for side, other, won, mine, theirs in ((g.first, g.second, result, g.first_skill, g.second_skill),
+                                               (g.second, g.first, None if result is None else 1 - result,
+                                                g.second_skill, g.first_skill)):
+            if sides is not None and side not in sides:
+                continue
+            played[side].append((g.match_id, won, loss_chance(mine, theirs) if won is not None else 0.0))
+            if won is not None:
+                met[side].add(other)
+    tests = []
+    for side, games_of in sorted(played.items()):
+        decisive = [(match_id, won, chance) for match_id, won, chance in sorted(games_of) if won is not None]
+        if len(met[side]) < 2 or len(decisive) < max(min_games, 1):
+            continue
+        chances = [chance for _, _, chance in decisive]
+        lost = tuple(match_id for match_id, won, _ in decisive if not won)
+        tests.append(PairTest(side, FIELD, len(decisive), len(games_of) - len(decisive), len(lost), sum(chances),
+                              tail(chances, len(lost)), math.prod(chances),
+                              match_ids=tuple(sorted(m for m, _, _ in games_of)), lost=lost))
+    return tests
+
+
 def tarone(floors: Iterable[float], alpha: float) -> int:
     """Tarone's K: the smallest count with at most K of these floors (each test's smallest
     possible p-value) at or below alpha / K; 0 without tests."""
@@ -149,17 +189,23 @@ def tarone(floors: Iterable[float], alpha: float) -> int:
 
 def flag(tests: Iterable[PairTest], *, alpha: float, tested: int, counted: int) -> Verdict:
     """The verdict on `tests` once K (`counted`) is known: those whose p-value reaches alpha / K,
-    most significant first (`tested` is the size of the whole family, for the evidence)."""
+    most significant first (`tested` is the size of the whole family, for the evidence); a side's
+    test against the field is left out when one of its pairs is flagged (the pair says more)."""
     verdict = Verdict(alpha=alpha, tested=tested, counted=counted)
-    for t in tests:
+    every = list(tests)
+    for t in every:
         if counted and t.p_value <= alpha / counted:
             verdict.flagged.append(replace(t, adjusted=min(1.0, t.p_value * counted)))
+    # A side flagged against one partner explains its test against the field: one finding, the pair's.
+    partnered = {t.loser for t in verdict.flagged if t.winner != FIELD}
+    verdict.flagged = [t for t in verdict.flagged if t.winner != FIELD or t.loser not in partnered]
     verdict.flagged.sort(key=lambda t: (t.p_value, t.loser, t.winner))
     return verdict
 
 
 def thrown(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES) -> Verdict:
-    """The ordered pairs whose losses depart from their ratings at family-wise rate `alpha`
-    (Bonferroni-Tarone, see the module), most significant first."""
-    tests = pair_tests(games, min_games=min_games)
+    """The ordered pairs, and the sides against the field, whose losses depart from their ratings at
+    family-wise rate `alpha` (Bonferroni-Tarone, see the module), most significant first."""
+    every = list(games)
+    tests = pair_tests(every, min_games=min_games) + field_tests(every, min_games=min_games)
     return flag(tests, alpha=alpha, tested=len(tests), counted=tarone((t.floor for t in tests), alpha))
