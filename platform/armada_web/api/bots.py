@@ -6,7 +6,13 @@ from typing import Any
 
 import django_filters
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -123,7 +129,9 @@ class ActiveVersion(Body):
 @extend_schema_view(
     list=extend_schema(responses=answers({200: BotSerializer(many=True)}, 400, 404)),
     retrieve=extend_schema(responses=answers({200: BotDetailSerializer}, 404)),
-    destroy=extend_schema(responses=answers({204: None}, 403, 404)),
+    destroy=extend_schema(responses=answers({204: None}, 403, 404, 409), parameters=[OpenApiParameter(
+        "if_empty", bool, description="true: delete it only while it has no version (409 otherwise): `armada "
+        "submit` takes back a bot it made for an upload the site refused, never one another upload reached")]),
 )
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
                  viewsets.GenericViewSet):
@@ -149,7 +157,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         return self._detail(bot, status.HTTP_201_CREATED)
 
     def perform_destroy(self, instance: Bot) -> None:
-        services.delete_bot(bot=instance, user=self.request.user)
+        services.delete_bot(bot=instance, user=self.request.user,
+                            only_if_empty=self.request.query_params.get("if_empty") in ("1", "true"))
 
     @extend_schema(request=None, responses=answers({200: BotDetailSerializer}, 403, 404))
     @action(detail=True, methods=["post"])

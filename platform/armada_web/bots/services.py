@@ -177,10 +177,17 @@ def retire(*, bot: Bot) -> bool:
     return True
 
 
-def delete_bot(*, bot: Bot, user: User) -> None:
-    """Delete a bot and its versions; their archives go on commit (armada_web.bots.receivers)."""
+def delete_bot(*, bot: Bot, user: User, only_if_empty: bool = False) -> None:
+    """Delete a bot and its versions; their archives go on commit (armada_web.bots.receivers).
+    `only_if_empty`: only while it has no version (Conflict otherwise), decided under the bot's lock,
+    so an upload to it that another request makes meanwhile is never deleted with it."""
     check_owner(bot=bot, user=user)
     with transaction.atomic():
+        if only_if_empty:  # under the bot's row lock, which an upload takes before it adds its version
+            Bot.objects.select_for_update().filter(pk=bot.pk).first()
+            count = BotVersion.objects.filter(bot=bot).count()
+            if count:
+                raise Conflict(f"{bot.name} has {count} version{'s' if count != 1 else ''} now: it was not deleted")
         # Its versions first, as a match's recording locks its seats' (matches.execution.record): a
         # recording either finishes first or finds the versions gone, never waits for us in a circle.
         list(BotVersion.objects.select_for_update().filter(bot=bot).order_by("pk").values_list("pk", flat=True))

@@ -138,6 +138,9 @@ class FakeSite:
         if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "matches"] and parts[2].isdigit():
             return self.match(int(parts[2]))
         if method == "DELETE" and len(parts) == 3 and parts[:2] == ["api", "bots"] and parts[2].isdigit():
+            reached = any(v["bot"] == int(parts[2]) for v in self.versions.values())
+            if seen.query.get("if_empty") == ["true"] and reached:
+                return 409, {"detail": "mybot has 1 version now: it was not deleted"}
             before = len(self.bots)
             self.bots = [b for b in self.bots if b["id"] != int(parts[2])]
             return (204, None) if len(self.bots) < before else (404, {"detail": "Not found."})

@@ -268,6 +268,18 @@ def test_refused_uploads_exit_2(logged_in: FakeSite, capsys: pytest.CaptureFixtu
     assert capsys.readouterr().err == (f"armada: error: {message.format(url=logged_in.url)}; the bot mybot made "
                                        "for it was deleted again\n")
     assert logged_in.bots == [] and len(logged_in.seen("DELETE", "/api/bots/1/")) == 1
+    assert logged_in.seen("DELETE", "/api/bots/1/")[0].query == {"if_empty": ["true"]}  # never one with a version
+
+
+def test_a_bot_another_upload_reached_is_kept(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two submits of one folder at once: the other run found the new bot and uploaded to it before
+    this run's upload was refused; the site keeps a bot that has a version (409), and so it stays."""
+    logged_in.versions[900] = {"id": 900, "bot": 1, "number": 1, "status": "pending"}  # the other run's upload
+    logged_in.force("POST", "/api/bots/1/versions/", 400, {"detail": "This is the same code as version 1."})
+    assert _submit() == 2
+    assert capsys.readouterr().err.rstrip().endswith("the bot mybot made for it is kept: another upload reached it "
+                                                     "meanwhile")
+    assert [b["name"] for b in logged_in.bots] == ["mybot"]
 
 
 def test_a_refused_upload_keeps_a_bot_that_was_there(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

@@ -175,16 +175,16 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     if progress is not None:
         progress.start()
     try:
-        version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload,
-                                 on_sent=on_sent if progress is not None else None)
+        try:
+            version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload,
+                                     on_sent=on_sent if progress is not None else None)
+        finally:  # (also on Ctrl-C: the bar's line ends before anything else is said)
+            if progress is not None:
+                _finish(progress)
     except RemoteError as exc:
-        if progress is not None:
-            _finish(progress)
         if exc.exit_code == 2 and exc.status is not None:
             raise RemoteError(f"upload refused: {exc}{_forget_new_bot(client, target)}", status=exc.status) from None
         raise
-    if progress is not None:
-        _finish(progress)
     version = _checked_version(version, "POST /api/bots/{id}/versions/")
     print(f"uploaded {upload.filename} ({len(upload.data)} bytes): {target.name} version {version['number']}")
     if args.no_wait:
@@ -204,9 +204,11 @@ def _forget_new_bot(client: ApiClient, target: Target) -> str:
     name and a place among the team's bots); what to add to the refusal's message."""
     if not target.created:
         return ""
-    try:
-        client.request("DELETE", f"/api/bots/{target.bot_id}/")
+    try:  # only while it has no version: another upload may have reached it since (the site decides)
+        client.request("DELETE", f"/api/bots/{target.bot_id}/?if_empty=true")
     except RemoteError as exc:
+        if exc.status == 409:  # another upload reached it meanwhile: it is kept, with that version
+            return f"; the bot {target.name} made for it is kept: another upload reached it meanwhile"
         return f"; the bot {target.name} made for it is left without a version (deleting it failed: {exc})"
     return f"; the bot {target.name} made for it was deleted again"
 
