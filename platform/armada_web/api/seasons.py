@@ -68,10 +68,9 @@ class SeasonDetailSerializer(SeasonSerializer):
     entries = serializers.SerializerMethodField(help_text="frozen entries (while open: the bots that would enter)")
     finals = serializers.SerializerMethodField(help_text="during the finals: where they are (absent otherwise)")
     invited = serializers.SerializerMethodField(help_text="accounts invited (entry rule invited; else null)")
-    may_enter = serializers.SerializerMethodField(help_text="whether the signed-in account's bots may enter now: "
-                                                            "the season is open, its entry rule admits the account "
-                                                            "and neither it nor its team is disqualified from it "
-                                                            "(null when nobody is signed in)")
+    may_enter = serializers.SerializerMethodField(help_text="whether the signed-in account's bots may enter: its "
+                                                            "entry rule admits the account and the season has not "
+                                                            "closed (null when nobody is signed in)")
     disqualifications = serializers.SerializerMethodField(
         help_text="the season's disqualifications the signed-in account may read: its own and its teams' "
                   "(staff: every one); empty for anyone else")
@@ -87,9 +86,7 @@ class SeasonDetailSerializer(SeasonSerializer):
         return self._entering(season).invited
 
     def get_may_enter(self, season: Season) -> bool | None:
-        request = self.context.get("request")
-        return integrity_queries.may_enter_now(season=season, user=getattr(request, "user", None),
-                                               admitted=self._entering(season).viewer)
+        return self._entering(season).viewer
 
     @extend_schema_field(DecisionSerializer(many=True))
     def get_disqualifications(self, season: Season) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from armada_web.integrity import tasks
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
 from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus, Target
-from armada_web.seasons.models import Entry, Season, SeasonState
+from armada_web.seasons.models import Entry, Season
 from armada_web.teams.models import Membership
 from armada_web.web.errors import NotFound
 
@@ -93,18 +93,6 @@ def entered_versions(*, season: Season | None) -> set[str]:
     if season is None:
         return set()
     return {f"version:{ref}" for ref in Entry.objects.filter(season=season).values_list("version_ref", flat=True)}
-
-
-def may_enter_now(*, season: Season, user: Any, admitted: bool | None) -> bool | None:
-    """Whether `user`'s bots may enter `season` now (None: nobody signed in): `admitted` by its entry
-    rule (`seasons.queries.entering`), the season open, and neither the account nor a team of it
-    disqualified from it (a version's disqualification leaves its other bots free to enter)."""
-    if not admitted:
-        return admitted
-    if season.state != SeasonState.OPEN:
-        return False
-    return not any(decision.target in (Target.ACCOUNT, Target.TEAM)
-                   for decision in decisions_for(season=season, user=user))
 
 
 @dataclass(frozen=True)

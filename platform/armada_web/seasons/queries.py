@@ -91,7 +91,9 @@ def entering(season: Season, user: Any = None) -> Entering:
     """The season's entry rule and whether `user` (a signed-in account, or None) may enter."""
     rule = EntryRule(season.entry_rule)
     invited = season.invited_users.count() if rule == EntryRule.INVITED else None
-    viewer = may_enter(season=season, user=user) if user is not None and user.is_authenticated else None
+    # (a closed season's entries are frozen: nobody's bots may enter it any more)
+    viewer = (may_enter(season=season, user=user) and season.state in LIVE) \
+        if user is not None and user.is_authenticated else None
     return Entering(rule.value, rule.label, invited, viewer)
 
 
