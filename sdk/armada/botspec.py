@@ -364,7 +364,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
             f"zip too large when extracted: {total} bytes (limit {limits.max_uncompressed_bytes})")
     if limits.max_ratio is not None and total > 0 and total > limits.max_ratio * max(compressed, 1):
         ratio = total / max(compressed, 1)
-        most = max(members, key=lambda member: member[0].file_size / max(member[0].compress_size, 1))[0]
+        most = max(members, key=lambda member: member[0].file_size - member[0].compress_size)[0]  # (the bytes saved)
         raise BotSpecError(
             f"zip looks like a zip bomb: compression ratio {ratio:.0f} (limit {limits.max_ratio}); most of it is "
             f"{most.filename} ({most.file_size:,} bytes packed into {most.compress_size:,}): data that repetitive is "

@@ -412,3 +412,27 @@ def test_the_event_page_says_why_it_waits(members, client, monkeypatch):
     monkeypatch.setitem(capacity._claims, "test-finals", lambda workers: workers)  # finals take them all
     page = client.get(f"/events/{slug}/").content.decode()
     assert "Its games wait for a worker: a season&#x27;s finals take every worker now." in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_entry_waiting_while_the_link_is_renewed_is_refused(members):
+    """The review: an entry that passed the invite check with the old code, then waited for the
+    event's row while its owner renewed the code, was made anyway. It is judged again under the lock."""
+    from django.db import connection
+
+    from armada_web.events import services
+    from armada_web.events.models import Event, EventEntry
+    from tests.support.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")
+    (owner, _v0), (mia, v1), _ = members
+    slug = create(owner).json()["slug"]
+    old = _event(slug).invite
+    outcomes = locked_then(
+        lambda: services.enter(user=mia.user, event=_event(slug), bot_id=v1.bot_id, invite=old),
+        lambda: services.renew_invite(user=owner.user, event=_event(slug)),
+        manager=Event.objects, method="select_for_update")
+    (first, error), (second, _renewed) = outcomes
+    assert second == "ok" and first == "error" and "no such event" in str(error)  # private: as if none
+    assert not EventEntry.objects.exists() and _event(slug).invite != old

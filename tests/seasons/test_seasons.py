@@ -636,4 +636,16 @@ def test_a_finals_plan_past_the_season_s_end_is_said_at_once(five):
     Season.objects.filter(slug="s1").update(ends=timezone.now() + timedelta(hours=1))
     line, outlook = season_command("finals", "s1", "--stages", "1000", "--games", "1000").splitlines()
     assert line.startswith("season s1 is in its finals: 5 entries, 1000 stages of 1000 games per entry")
-    assert "WARNING: that is after the season's end" in outlook and "`season finish s1` ends them now" in outlook
+    assert "WARNING: that takes every match worker until it is done (ranked play and events wait), and it is " \
+        "after the season's end" in outlook and "`season finish s1` ends the finals now" in outlook
+    season_command("finish", "s1")
+    season_command("create", "s2", "--game", "galaxy", "--name", "Summer")
+    season_command("close", "s2")
+    _line, outlook = season_command("finals", "s2", "--stages", "1", "--games", "2").splitlines()
+    assert "WARNING" not in outlook  # it fits, with the claim's margin: the finals share the workers
+    from armada_web.seasons.queries import finals_outlook
+
+    season = Season.objects.get(slug="s2")
+    season.ends = timezone.now() + timedelta(seconds=season.matches_total * 30 * 1.2)  # within it, not its margin
+    warned = finals_outlook(season)
+    assert "takes every match worker" in warned and "after the season's end" not in warned

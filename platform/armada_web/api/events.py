@@ -177,7 +177,7 @@ class EventsView(ListAPIView):
     def get_queryset(self) -> Any:
         return queries.visible_events(self.request.user)
 
-    @extend_schema(request=EventRequest, responses=answers({201: NewEventSerializer}, 400, 403, 413, 415))
+    @extend_schema(request=EventRequest, responses=answers({201: NewEventSerializer}, 400, 403, 409, 413, 415))
     def post(self, request: Request) -> Response:
         body = EventRequest(data=request.data if isinstance(request.data, dict) else {})
         body.is_valid(raise_exception=True)

@@ -256,6 +256,9 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
     config = settings.ARMADA
     with transaction.atomic():
         locked = Event.objects.select_for_update().get(pk=event.pk)
+        # Again under the lock that renewing the code and taking an invitation back take: an entry
+        # waiting on them is judged by the code and the invitations they leave.
+        check_invite(user=member, event=locked, invite=invite, bot=bot)
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state}: it takes no more entries")
         if locked.ends is not None and locked.ends <= now:

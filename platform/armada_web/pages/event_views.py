@@ -144,6 +144,7 @@ def renew_invite(request: HttpRequest, slug: str) -> HttpResponse:
 def uninvite(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.event(slug)
     services.uninvite(user=signed_in(request), event=found, team_id=request.POST.get("team", ""))
-    messages.success(request, "The invitation is taken back: that team's members no longer see the event "
-                              "(unless a bot of their team is entered).")
+    messages.success(request, "The invitation is taken back: that team's members enter only with the invite link"
+                     + ("." if found.public else " and no longer see the event (unless a bot of their team is "
+                        "entered)."))
     return redirect("event", slug=found.slug)

@@ -312,9 +312,9 @@ def placements_of_bots(bot_ids: list[int], limit: int = 50) -> list[BotPlacement
 
 def finals_outlook(season: Season, now: datetime | None = None) -> str:
     """For the organiser who just planned the finals: when, on every match worker there is, the
-    planned matches would be done, and a warning when that is past the season's `ends` (the finals
-    would then take every worker until the end, and ranked play and events wait); "" without a plan
-    or workers."""
+    planned matches would be done, and a warning when the finals would take every worker for that
+    (`finals.workers_needed`'s rule: ranked play and events wait), or run past the season's `ends`;
+    "" without a plan or workers."""
     workers = known_workers()
     if season.state != SeasonState.FINALS or workers <= 0 or not season.matches_total:
         return ""
@@ -323,8 +323,11 @@ def finals_outlook(season: Season, now: datetime | None = None) -> str:
     done = now + timedelta(seconds=seconds)
     line = (f"at about {finals.match_seconds(season):.0f} s a match on all {workers} worker"
             f"{'s' if workers != 1 else ''}, done about {done:%Y-%m-%d %H:%M} UTC")
-    if done > season.ends:
-        line += (f"; WARNING: that is after the season's end ({season.ends:%Y-%m-%d %H:%M} UTC): the finals take "
-                 f"every worker until then (ranked play and events wait) and the standings at the end are final; "
-                 f"`season finish {season.slug}` ends them now")
+    # The finals claim every worker once the matches left need them all with the claim's margin
+    # (finals.workers_needed): from then on ranked play and events wait.
+    if now + timedelta(seconds=seconds * finals.SAFETY) >= season.ends:
+        line += ("; WARNING: that takes every match worker until it is done (ranked play and events wait)"
+                 + (f", and it is after the season's end ({season.ends:%Y-%m-%d %H:%M} UTC), when the standings "
+                    "as they are become final" if done > season.ends else "")
+                 + f"; `season finish {season.slug}` ends the finals now")
     return line

@@ -152,6 +152,13 @@ def test_zip_bomb_ratio_rejected(tmp_path: Path) -> None:
     with pytest.raises(BotSpecError, match="zip bomb: compression ratio"):
         resolve_bot(str(z), "galaxy")
 
+    # what is named is the file that holds most of it (the bytes its packing saves), not the one that
+    # packs best: a small pad of zeros beside a large repetitive table is not the table's cause
+    table = (b"0123456789abcdef" * 8 + bytes(range(64))) * 100_000  # 19 MB, packs less well than zeros
+    z = make_zip(tmp_path / "two.zip", {"main.py": BOT, "table.bin": table, "pad.bin": b"\0" * 300_000})
+    with pytest.raises(BotSpecError, match=r"most of it is table\.bin \(19,200,000 bytes packed into "):
+        resolve_bot(str(z), "galaxy")
+
 
 def test_zip_too_large_uncompressed_rejected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(botspec, "MAX_UNCOMPRESSED_BYTES", 1000)

@@ -93,13 +93,15 @@ class Command(BaseCommand):
                             f"{'entry is' if count == 1 else 'entries are'} too few for finals (at least 2), "
                             f"{_standings(season)}")
                 unused = [f"--{o}" for o in ("stages", "games") if options[o] is not None]
-                return (f"season {season.slug} is finished: the league of its {count} entries is its result"
+                return (f"season {season.slug} is finished: the league of its {count} "
+                        f"entr{'y' if count == 1 else 'ies'} is its result"
                         + (f" ({' and '.join(unused)} left unused: a league plays no finals)" if unused else ""))
             stages, games = season.stages, season.games
             outlook = queries.finals_outlook(season)
             return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {stages} "
                     f"stage{'s' if stages != 1 else ''} of {games} game{'s' if games != 1 else ''} "
-                    f"per entry, {season.matches_total} matches" + (f"\n{outlook}" if outlook else ""))
+                    f"per entry, {season.matches_total} match{'es' if season.matches_total != 1 else ''}"
+                    + (f"\n{outlook}" if outlook else ""))
         season = services.finish_season(season=season)
         return f"season {season.slug} is finished: {_standings(season)}"
 
