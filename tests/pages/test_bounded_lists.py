@@ -43,10 +43,11 @@ def test_pages_and_lists_run_the_same_queries_at_any_size(size, client, django_a
         "/": 8, "/ladder/galaxy/": 6, f"/ladder/galaxy/?page={last}": 6, "/ladder/galaxy/?q=comet": 7,
         # the bot page: its state, place, kept record, paged versions with their records, faults, two
         # versions compared, the challenge offer, the chart, recent matches, head-to-head, its season
-        # placements (2) and the estimates of its next ranked game and of its settled rating (up to 14: counts
+        # placements (2) and the estimates of its next ranked game and of its settled rating (up to 15: counts
         # through the waiting index and over the last hour's matches and rating changes, the provisional
-        # versions' spans in the window, the latest ranked matches' length, ladder.logic.estimates)
-        "/ladder/mothership/": 6, f"/bots/{bot}/": 38, f"/bots/{bot}/?opponents={rivals}&versions=1": 38,
+        # versions' spans in the window, the latest ranked matches' length, the workers a season's finals
+        # claim (none free: no estimate), ladder.logic.estimates)
+        "/ladder/mothership/": 6, f"/bots/{bot}/": 39, f"/bots/{bot}/?opponents={rivals}&versions=1": 39,
         "/matches/": 6, f"/matches/?bot={bot}&opponent={rival}": 8, f"/matches/?bot={bot}&result=win&kind=ranked": 7,
         f"/matches/?game=galaxy&status=finished&cursor=o{site.match.pk}": 6, f"/users/{owner}/": 20,
         f"/matches/{site.match.pk}/": 6,

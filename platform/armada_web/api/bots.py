@@ -20,7 +20,7 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from armada_web.api.fields import Body, BooleanFilter, IdField, TextField, absolute
+from armada_web.api.fields import Body, BooleanFilter, IdField, TextField, absolute, query_flag
 from armada_web.api.pagination import KeyedPageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
@@ -157,8 +157,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         return self._detail(bot, status.HTTP_201_CREATED)
 
     def perform_destroy(self, instance: Bot) -> None:
-        services.delete_bot(bot=instance, user=self.request.user,
-                            only_if_empty=self.request.query_params.get("if_empty") in ("1", "true"))
+        services.delete_bot(bot=instance, user=self.request.user, only_if_empty=query_flag(self.request, "if_empty"))
 
     @extend_schema(request=None, responses=answers({200: BotDetailSerializer}, 403, 404))
     @action(detail=True, methods=["post"])

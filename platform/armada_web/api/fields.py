@@ -61,6 +61,14 @@ class StrictBooleanFormField(forms.Field):
         raise forms.ValidationError("must be true or false; got %(value)s", params={"value": repr(str(value)[:20])})
 
 
+def query_flag(request: Any, name: str) -> bool:
+    """`?name=true|false` of a view's own (absent: false); anything else a 400 naming it."""
+    try:
+        return bool(StrictBooleanFormField(required=False).clean(request.query_params.get(name)))
+    except forms.ValidationError as exc:
+        raise serializers.ValidationError({name: exc.messages}) from None
+
+
 class BooleanFilter(django_filters.BooleanFilter):
     """`?name=true|false`, as the schema says (see StrictBooleanFormField)."""
 
