@@ -76,7 +76,8 @@ def test_a_planted_thrower_is_found_with_its_games():
     rng = random.Random(7)
     games = league(rng, 8, 8, thrower=("b0", "b1"))
     verdict = thrown(games)
-    assert verdict.tested == 8 * 7 + 8 and 0 < verdict.counted <= verdict.tested  # the pairs, each bot's field
+    assert verdict.tested == 8 * 7 and 0 < verdict.counted <= verdict.tested
+    assert thrown(games, finals=games).tested == 8 * 7 + 8  # as finals: each bot against the field too
     assert verdict.flagged, "the thrower was not found"
     top = verdict.flagged[0]
     assert (top.loser, top.winner) == ("b0", "b1")
@@ -101,7 +102,7 @@ def test_a_bot_losing_to_everyone_is_found_against_the_field():
     with_field = pairs_only = 0
     for seed in range(40):
         games = league(random.Random(seed), 8, 3, sandbagger="b0")
-        with_field += any(t.loser == "b0" for t in thrown(games).flagged)
+        with_field += any(t.loser == "b0" for t in thrown(games, finals=games).flagged)
         pairs = pair_tests(games, min_games=3)
         alone = flag(pairs, alpha=ALPHA, tested=len(pairs), counted=tarone((t.floor for t in pairs), ALPHA))
         pairs_only += any(t.loser == "b0" for t in alone.flagged)
@@ -114,7 +115,8 @@ def test_a_bot_losing_to_everyone_is_found_against_the_field():
 def test_a_pair_flagged_explains_its_losers_field():
     """A bot that throws to one partner is flagged for that pair; its test against the field (the
     same losses, among its other games) is not a second finding."""
-    verdict = thrown(league(random.Random(7), 8, 8, thrower=("b0", "b1")))
+    games = league(random.Random(7), 8, 8, thrower=("b0", "b1"))
+    verdict = thrown(games, finals=games)
     assert [(t.loser, t.winner) for t in verdict.flagged if t.loser == "b0"] == [("b0", "b1")]
 
 
@@ -134,6 +136,11 @@ def test_honest_leagues_are_flagged_at_no_more_than_the_stated_rate():
     rng = random.Random(2026)
     alarms = sum(bool(thrown(league(rng, 6, 5)).flagged) for _ in range(200))
     assert alarms <= 4, f"{alarms} of 200 honest leagues flagged"
+    # as a season's finals (each entry against the field too, in the same family)
+    rng = random.Random(2027)
+    finals = [league(rng, 6, 5) for _ in range(200)]
+    alarms = sum(bool(thrown(games, finals=games).flagged) for games in finals)
+    assert alarms <= 4, f"{alarms} of 200 honest finals flagged"
     # and at a looser alpha the rate still stays near it
     rng = random.Random(11)
     loose = sum(bool(thrown(league(rng, 6, 5), alpha=0.1).flagged) for _ in range(100))

@@ -77,16 +77,41 @@ def test_the_sums_are_each_pairs_games_added_up(make_user):
         assert math.isclose(side.log_floor, sum(math.log(c) for c in chances), rel_tol=1e-6)
 
 
+def as_finals() -> object:
+    """The league's matches made a season's finals (an entry per version, a finals game per match)."""
+    from datetime import timedelta
+
+    from armada_web.bots.models import BotVersion
+    from armada_web.matches.models import Match, Participant
+    from armada_web.seasons.models import Entry, FinalsGame, Season
+
+    now = timezone.now()
+    season = Season.objects.create(slug="f1", name="F1", game="galaxy", opens=now - timedelta(days=9),
+                                   closes=now - timedelta(days=2), ends=now + timedelta(days=5), state="finals")
+    entries = {v.pk: Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=v.bot,
+                                          bot_ref=v.bot.pk, bot_name=v.bot.name, owner=v.bot.owner, seed=n)
+               for n, v in enumerate(BotVersion.objects.select_related("bot"), start=1)}
+    Match.objects.update(kind="finals")
+    for n, match in enumerate(Match.objects.order_by("pk"), start=1):
+        one, two = (entries[v] for v in Participant.objects.filter(match=match).order_by("seat")
+                    .values_list("version_id", flat=True))
+        FinalsGame.objects.create(season=season, stage=1, round=n, first=one, second=two, match=match, counted=True)
+    return season
+
+
 def test_the_field_sums_are_each_bots_games_added_up(make_user):
-    """Each bot against the field: its decisive games against every opponent, summed by the database
-    as the pure test adds them (a bot that met one opponent only is its pair's test, left out)."""
+    """Each finals entry against the field: its decisive games against every opponent, summed by the
+    database as the pure test adds them (one that met one opponent only is its pair's test, left
+    out); none over ranked play."""
     from armada_web.integrity.collusion import field_sums, games
 
     league(make_user, random.Random(5))
-    sides = {s.loser: s for s in field_sums(min_games=0)}
+    assert field_sums(min_games=0) == []  # ranked play: no field tests
+    season = as_finals()
+    sides = {s.loser: s for s in field_sums(season=season, min_games=0)}
     played: dict[str, list[tuple[bool, float]]] = {}
     met: dict[str, set[str]] = {}
-    for g in games():
+    for g in games(season=season):
         for side, other, mine, theirs, lost in ((g.first, g.second, g.first_skill, g.second_skill, g.winner == 2),
                                                 (g.second, g.first, g.second_skill, g.first_skill, g.winner == 1)):
             if g.winner is not None:
@@ -106,10 +131,11 @@ def test_the_checks_flag_what_the_exact_test_on_every_game_flags(make_user):
     from armada_web.integrity.collusion import games, thrown_games
 
     bots = league(make_user, random.Random(7))
+    season = as_finals()  # (its finals: each entry against the field too)
     flagged = {}
     for alpha in (0.01, 0.9):
-        exact = thrown(games(), alpha=alpha)
-        found = flagged[alpha] = thrown_games(alpha=alpha)
+        exact = thrown(games(season=season), alpha=alpha, finals=list(games(season=season)))
+        found = flagged[alpha] = thrown_games(season=season, alpha=alpha)
         assert [f.evidence["bots"] for f in found] == [[int(t.loser)] + ([] if t.winner == FIELD else [int(t.winner)])
                                                        for t in exact.flagged]
         assert [f.evidence["p_value"] for f in found] == [t.p_value for t in exact.flagged]

@@ -208,34 +208,48 @@ def test_a_season_closed_by_hand_tests_no_ranked_game_made_after_its_close(make_
 def test_a_bot_losing_to_everyone_is_one_finding_against_the_field(make_user, monkeypatch):
     """An organiser's trial: the ladder's second bot lost every finals game, 3 to 12 to each of four
     entries, and the report had nothing (each pair's p-value, its rating falling after each loss,
-    stayed above alpha / K, K counting the season's every pair). Its games together are tested
-    against the field: one finding naming its owner alone, stored under `bots:ID>*`. Here a strict
-    alpha stands for the trial's large K: none of its pairs is flagged."""
+    stayed above alpha / K, K counting the season's every pair). Its finals games together are
+    tested against the field: one finding naming its owner alone, stored under `bots:ID>*`. Here
+    a strict alpha stands for the trial's large K: none of its pairs is flagged. The same games as
+    ranked play are no field test's (a ladder's many games make small honest misses significant)."""
     from armada_web.integrity import checks
     from armada_web.integrity.collusion import thrown_games
     from armada_web.integrity.models import Finding
+    from armada_web.matches.models import Match
+    from armada_web.seasons.models import Entry, FinalsGame, Season
 
     owners = [make_user(name) for name in ("dave", "alice", "bob", "carol", "mallory")]
     (dave_bot, version), *others = (bot(o, f"{o.username}bot") for o in owners)
+    now = timezone.now()
+    season = Season.objects.create(slug="f1", name="F1", game="galaxy", opens=now - timedelta(days=10),
+                                   closes=now - timedelta(days=1), ends=now + timedelta(days=6), state="finals")
+    entries = {v.pk: Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=1, bot=v.bot,
+                                          bot_ref=v.bot.pk, bot_name=v.bot.name, owner=v.bot.owner, seed=n)
+               for n, v in enumerate([version, *(v for _, v in others)], start=1)}
     order = [other for n, (_, other) in enumerate(others) for _ in range(3 + 3 * (n % 2))]  # 3 or 6 each
     order = order[::2] + order[1::2]
     lost = []
     for i, other in enumerate(order):
         mu = max(25.0, 37.0 - 2.0 * len(lost))  # its rating falls as it loses, as a finals rating does
-        if i % 2:
-            lost.append(play(other, version, 1, ((25.0, 2.5), (mu, 2.5))).pk)
-        else:
-            lost.append(play(version, other, 2, ((mu, 2.5), (25.0, 2.5))).pk)
-    (finding,) = thrown_games(alpha=1e-4)
+        first, second = (other, version) if i % 2 else (version, other)
+        match = play(first, second, 1 if i % 2 else 2, ((25.0, 2.5), (mu, 2.5)) if i % 2 else ((mu, 2.5), (25.0, 2.5)),
+                     kind="finals")
+        FinalsGame.objects.create(season=season, stage=1, round=i + 1, first=entries[first.pk],
+                                  second=entries[second.pk], match=match, counted=True)
+        lost.append(match.pk)
+    (finding,) = thrown_games(season=season, alpha=1e-4)
     assert finding.subjects == ("dave",) and finding.evidence["bots"] == [dave_bot.pk]
     assert finding.evidence["losses"] == finding.evidence["games"] == len(lost) == 18
     assert sorted(finding.evidence["lost"]) == sorted(lost)
     assert finding.reason.startswith("davebot (dave) lost 18 of its 18 decisive games, against every bot it met, "
                                      "where its ratings predicted ")
     # at the site's alpha in this small family its pairs are flagged: they explain it, no second finding
-    assert {f.subjects for f in thrown_games()} == {("dave", "alice"), ("dave", "bob")}
+    assert {f.subjects for f in thrown_games(season=season)} == {("dave", "alice"), ("dave", "bob")}
+    Match.objects.update(kind="ranked")  # the same games as ranked play: pairs only
+    assert thrown_games(alpha=1e-4) == []
+    Match.objects.update(kind="finals")
     monkeypatch.setattr(checks, "thrown_games", lambda season: thrown_games(season=season, alpha=1e-4))
-    checks.run_checks(ran_by="test")
+    checks.run_checks(season=season, ran_by="test")
     stored = Finding.objects.get(kind="collusion")
     assert stored.key == f"bots:{dave_bot.pk}>*" and stored.subjects == ["dave"]
     assert [t[:2] for t in stored.targets] == [("username", "dave")]

@@ -16,8 +16,9 @@ model's chance from the two ratings, its normal CDF approximated in SQL), their 
 sum of their logarithms (`pair_sums`, one GROUP BY); Tarone's K and the pairs that could be
 flagged come from those sums (`logic.screen`, bounds that never drop a pair the exact test
 would flag), and only those pairs' games are read (by each seat's bot and opponent) and tested
-exactly as before. Each bot's test against the field (all its games, `logic.field_tests`) is
-screened the same way from the same sums added up per bot (`field_sums`), in the same family.
+exactly as before. With a season, each finals entry's test against the field (all its finals
+games, `logic.field_tests`) is screened the same way from sums added up per bot (`field_sums`),
+in the same family.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ KIND = "collusion"
 PAIRS_PER_QUERY = 200
 
 
-def _seats(season: Season | None) -> Any:
+def _seats(season: Season | None, *, finals_only: bool = False) -> Any:
     seats = Participant.objects.filter(match__status=MatchStatus.FINISHED, bot__isnull=False)
+    if finals_only:  # the field tests' scope: a season's finals (none without a season)
+        return seats.filter(match__kind=MatchKind.FINALS, match__finals_game__season=season)
     if season is None:
         return seats.filter(match__kind=MatchKind.RANKED)
     # Ranked play while it was open: to its planned close, or to its close by hand when earlier
@@ -60,12 +63,14 @@ def games(*, season: Season | None = None, stale: list[int] | None = None,
           pairs: set[tuple[int, int]] | None = None, sides: set[int] | None = None) -> Iterator[logic.Game]:
     """The finished games to test (see the module), only those of these `pairs` of bots, or of these
     `sides` (bots) against anyone, when given (each seat's bot and opponent: an index range); the
-    ids of games rated from current ratings are appended to `stale`."""
-    if sides is not None:
+    ids of games rated from current ratings are appended to `stale`. `sides`' games are the season's
+    finals' only."""
+    if sides is not None:  # (against the field: the season's finals only, `field_sums`)
         ordered_sides = sorted(sides)
         for start in range(0, len(ordered_sides), PAIRS_PER_QUERY):
             chunk = ordered_sides[start:start + PAIRS_PER_QUERY]
-            yield from _games(_seats(season).filter(Q(bot_id__in=chunk) | Q(opponent_id__in=chunk)), stale)
+            yield from _games(_seats(season, finals_only=True).filter(Q(bot_id__in=chunk) | Q(opponent_id__in=chunk)),
+                              stale)
         return
     if pairs is None:
         yield from _games(_seats(season), stale)
@@ -164,7 +169,7 @@ def _pair_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
 def _field_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
     """The GROUP BY of `field_sums`: each game twice, once per side, summed per bot with decisive
     games against two opponents or more (with one, it is its pair's test)."""
-    sql, params = _chances(season)
+    sql, params = _chances(season, finals_only=True)
     sql += f"""
     , side AS (
         SELECT a AS bot, b AS other, decisive, 1 - a_won AS lost, ca AS c FROM chance
@@ -178,11 +183,11 @@ def _field_sql(season: Season | None, min_games: int) -> tuple[str, list[Any]]:
     return sql, [*params, max(min_games, 1)]
 
 
-def _chances(season: Season | None) -> tuple[str, list[Any]]:
+def _chances(season: Season | None, *, finals_only: bool = False) -> tuple[str, list[Any]]:
     """The WITH clauses both sums read: every game in scope as (a, b) with a < b, decisive or not,
     whether a won, and each side's chance of losing it (`chance`)."""
-    seats = _seats(season).order_by().values("match_id", "seat", "bot_id", "version_id", "result", "mu_before",
-                                             "sigma_before", "expected")
+    seats = _seats(season, finals_only=finals_only).order_by().values(
+        "match_id", "seat", "bot_id", "version_id", "result", "mu_before", "sigma_before", "expected")
     scope, params = seats.query.sql_with_params()
     rating = connection.ops.quote_name(Rating._meta.db_table)
     win = Result.WIN.value
@@ -239,8 +244,13 @@ def pair_sums(*, season: Season | None = None, min_games: int = logic.MIN_GAMES)
 
 
 def field_sums(*, season: Season | None = None, min_games: int = logic.MIN_GAMES) -> list[screening.Side]:
-    """Each bot's side against the field (`logic.FIELD`): its decisive games against every opponent,
-    at least two opponents and `min_games` games, with the sums the screen needs (one GROUP BY)."""
+    """Each entry's side against the field (`logic.FIELD`) in `season`'s finals: its decisive finals
+    games against every opponent, at least two opponents and `min_games` games, with the sums the
+    screen needs (one GROUP BY); none without a season. Not over ranked play: summed over hundreds
+    of ladder games, a rating's small honest misses look like throwing (on the scale seed five
+    honest bots of 10,000 were flagged so), and losing ladder games wins nothing."""
+    if season is None:
+        return []
     sql, params = _field_sql(season, min_games)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

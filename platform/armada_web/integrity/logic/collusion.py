@@ -22,11 +22,12 @@ often than the ladder's own model predicted from the two ratings before each gam
 A flagged pair reports its games, losses, the losses expected, the p-value, the adjusted p-value
 (p x K, at most 1) and its match ids. The same records serve ranked play and a season's finals.
 
-**Against the field** (`field_tests`): a side that loses to every opponent alike (to let a friend
-below it win, say) spreads its losses thin, pair by pair. So each side that met at least two
-others is also tested on all its decisive games together, against `FIELD` (its winner "*"):
-the same Poisson-binomial tail over its chances of losing each. These tests join the pairs' in
-one family, so K and the false-alarm rate above hold for both.
+**Against the field** (`field_tests`): a side that loses to every opponent alike in a season's
+finals (to let a friend below it win, say) spreads its losses thin, pair by pair. So each finals
+entry with decisive games against at least two others is also tested on all of them together,
+against `FIELD` (its winner "*"): the same Poisson-binomial tail over its chances of losing each.
+These tests join the pairs' in one family, so K and the false-alarm rate above hold for both.
+(Finals only: over hundreds of ladder games a rating's small honest misses add up to "significant".)
 """
 
 from __future__ import annotations
@@ -203,9 +204,12 @@ def flag(tests: Iterable[PairTest], *, alpha: float, tested: int, counted: int) 
     return verdict
 
 
-def thrown(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES) -> Verdict:
-    """The ordered pairs, and the sides against the field, whose losses depart from their ratings at
-    family-wise rate `alpha` (Bonferroni-Tarone, see the module), most significant first."""
-    every = list(games)
-    tests = pair_tests(every, min_games=min_games) + field_tests(every, min_games=min_games)
+def thrown(games: Iterable[Game], *, alpha: float = ALPHA, min_games: int = MIN_GAMES,
+           finals: Iterable[Game] | None = None) -> Verdict:
+    """The ordered pairs, and each side against the field in the `finals` games when given, whose
+    losses depart from their ratings at family-wise rate `alpha` (Bonferroni-Tarone, see the
+    module), most significant first."""
+    tests = pair_tests(games, min_games=min_games)
+    if finals is not None:
+        tests += field_tests(finals, min_games=min_games)
     return flag(tests, alpha=alpha, tested=len(tests), counted=tarone((t.floor for t in tests), alpha))
