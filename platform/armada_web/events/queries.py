@@ -88,7 +88,8 @@ def waiting(event: Event, now: datetime | None = None) -> str:
         if count < 2:
             return (f"Its start time has passed with {count} entr{'y' if count == 1 else 'ies'}: an event needs two, "
                     f"so it starts as soon as {'a second bot enters' if count == 1 else 'two bots have entered'}.")
-    if event.state == EventState.RUNNING and free(known_workers()) <= 0 and known_workers() > 0:
+    workers = known_workers() if event.state == EventState.RUNNING else 0
+    if workers > 0 and free(workers) <= 0:
         return "Its games wait for a worker: a season's finals take every worker now."
     return ""
 

@@ -103,20 +103,19 @@ def enter(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("event", slug=found.slug)
 
 
-@login_required
-@require_POST
-@_visible_or_404
-@refusals_go_to(_event_page)
+def _event_form(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """An event page's POST form: signed in, the event visible (else 404), a refusal shown on its page."""
+    return login_required(require_POST(_visible_or_404(refusals_go_to(_event_page)(view))))
+
+
+@_event_form
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     found = services.start_event(user=signed_in(request), event=queries.event(slug))
     messages.success(request, f"{found.name} has started: its matches are on their way.")
     return redirect("event", slug=found.slug)
 
 
-@login_required
-@require_POST
-@_visible_or_404
-@refusals_go_to(_event_page)
+@_event_form
 def invite(request: HttpRequest, slug: str) -> HttpResponse:
     form = InvitationForm(request.POST)
     form.is_valid()
@@ -127,20 +126,14 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("event", slug=found.slug)
 
 
-@login_required
-@require_POST
-@_visible_or_404
-@refusals_go_to(_event_page)
+@_event_form
 def renew_invite(request: HttpRequest, slug: str) -> HttpResponse:
     found = services.renew_invite(user=signed_in(request), event=queries.event(slug))
     messages.success(request, "The invite link is new: the old one no longer works.")
     return redirect("event", slug=found.slug)
 
 
-@login_required
-@require_POST
-@_visible_or_404
-@refusals_go_to(_event_page)
+@_event_form
 def uninvite(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.event(slug)
     services.uninvite(user=signed_in(request), event=found, team_id=request.POST.get("team", ""))

@@ -319,9 +319,10 @@ def finals_outlook(season: Season, now: datetime | None = None) -> str:
     if season.state != SeasonState.FINALS or workers <= 0 or not season.matches_total:
         return ""
     now = now or timezone.now()
-    seconds = season.matches_total * finals.match_seconds(season) / workers
+    each = finals.match_seconds(season)  # (one query: the finals' or the ranked matches' lengths)
+    seconds = season.matches_total * each / workers
     done = now + timedelta(seconds=seconds)
-    line = (f"at about {finals.match_seconds(season):.0f} s a match on all {workers} worker"
+    line = (f"at about {each:.0f} s a match on all {workers} worker"
             f"{'s' if workers != 1 else ''}, done about {done:%Y-%m-%d %H:%M} UTC")
     # The finals claim every worker once the matches left need them all with the claim's margin
     # (finals.workers_needed): from then on ranked play and events wait.
