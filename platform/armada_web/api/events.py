@@ -261,6 +261,28 @@ class EntriesView(APIView):
         return Response(TableRowSerializer(row).data, status=status.HTTP_201_CREATED)
 
 
+class EntryView(APIView):
+    """A bot leaves an open event: asked by a member of its team or by the event's owner."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=answers({204: None}, 400, 403, 404, 409))
+    def delete(self, request: Request, slug: str, bot_id: int) -> Response:
+        services.withdraw(user=request.user, event=queries.event(slug), bot_id=bot_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class EndView(APIView):
+    """Its owner ends an open or running event now: its table is frozen as it stands."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=answers({200: OwnedEventSerializer}, 403, 404, 409))
+    def post(self, request: Request, slug: str) -> Response:
+        event = services.end_event(user=request.user, event=queries.event(slug))
+        return Response(OwnedEventSerializer(event, context={"request": request}).data)
+
+
 class StartView(APIView):
     """Its owner starts an open event with at least two entries."""
 

@@ -8,7 +8,9 @@ from rest_framework.routers import DefaultRouter
 
 from armada_web.api.bots import BotViewSet
 from armada_web.api.events import (
+    EndView,
     EntriesView,
+    EntryView,
     EventsView,
     EventView,
     InvitationsView,
@@ -58,7 +60,9 @@ urlpatterns = [
     path("events/", EventsView.as_view(), name="api-events"),
     path("events/<slug:slug>/", EventView.as_view(), name="api-event"),
     path("events/<slug:slug>/entries/", EntriesView.as_view(), name="api-event-entries"),
+    path("events/<slug:slug>/entries/<id:bot_id>/", EntryView.as_view(), name="api-event-entry"),
     path("events/<slug:slug>/start/", StartView.as_view(), name="api-event-start"),
+    path("events/<slug:slug>/end/", EndView.as_view(), name="api-event-end"),
     path("events/<slug:slug>/invitations/", InvitationsView.as_view(), name="api-event-invitations"),
     path("events/<slug:slug>/invitations/<id:team_id>/", InvitationView.as_view(), name="api-event-invitation"),
     path("events/<slug:slug>/invite/", InviteView.as_view(), name="api-event-invite"),

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from armada_web.events.models import Event, EventEntry
+from armada_web.events.models import Event, EventEntry, EventWithdrawal
 
 
 class EntryInline(admin.TabularInline):
     model = EventEntry
     fields = ("bot_name", "owner", "version", "games", "wins", "draws", "losses", "points", "place")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+class WithdrawalInline(admin.TabularInline):
+    model = EventWithdrawal
+    fields = ("bot_name", "owner", "entered", "by", "created")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -24,7 +32,7 @@ class EventAdmin(admin.ModelAdmin):
     # from the match's making on (matches.tallies), so flipping it later would unbalance them.
     readonly_fields = ["slug", "owner", "invite", "public", "state", "created", "started", "finished",
                        "games_total", "last_sent"]
-    inlines = [EntryInline]
+    inlines = [EntryInline, WithdrawalInline]
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False  # events are made by their owners (events.services.create_event)

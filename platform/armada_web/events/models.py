@@ -90,6 +90,28 @@ class EventEntry(models.Model):
         return f"{self.bot_name} in {self.event_id}"
 
 
+class EventWithdrawal(models.Model):
+    """An entry withdrawn before its event started (`services.withdraw`): who withdrew which bot, and
+    when it had entered (the entries a member made in a day count it)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="withdrawals")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+                              help_text="who had entered the bot")
+    bot_ref = models.BigIntegerField()
+    bot_name = models.CharField(max_length=60)
+    entered = models.DateTimeField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
+                           help_text="who withdrew it (its team's member or the event's owner)")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["event", "created", "id"]
+        indexes = [models.Index(fields=["owner", "entered"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot_name} withdrawn from {self.event_id}"
+
+
 class EventInvitation(models.Model):
     """A team the event's owner invited: its members see the event and enter a bot of the team
     without the invite code (a user is invited as their personal team)."""

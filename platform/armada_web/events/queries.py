@@ -73,6 +73,18 @@ def table(event: Event) -> list[TableRow]:
     return [TableRow(place, e) for place, e in enumerate(entries, start=1)]
 
 
+def withdrawable(event: Event, *, user: Any) -> set[int]:
+    """The entries (their bot ids) `user` may withdraw from an open event (`services.withdraw`'s
+    rule): every one for its owner, else those the user entered and those of the bots of the user's
+    teams; none once it started."""
+    if event.state != EventState.OPEN or not getattr(user, "is_authenticated", False):
+        return set()
+    entries = event.entries.all()
+    if event.owner_id != user.pk:
+        entries = entries.filter(Q(owner=user) | Q(bot__team_id__in=team_ids(user=user)))
+    return set(entries.values_list("bot_ref", flat=True))
+
+
 def invited_teams(event: Event) -> QuerySet[Team]:
     """The teams the event invited (a user's invitation is their personal team), in the order invited."""
     return Team.objects.filter(event_invitations__event=event).order_by("event_invitations__created", "pk")

@@ -1,4 +1,5 @@
-"""Event writes: create one, invite teams or users, enter a bot, start it, finish it. Every function
+"""Event writes: create one, invite teams or users, enter or withdraw a bot, start it, end it,
+finish it. Every function
 is keyword-only, checks every rule itself and raises an `armada_web.web.errors` error with a
 message, changing nothing; the API, the pages and beat (events.matchmaking) call these.
 
@@ -24,7 +25,15 @@ from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.events.access import can_see, invite_matches, invited_team_ids
 from armada_web.events.logic import formats
-from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventInvitation, EventState
+from armada_web.events.models import (
+    Event,
+    EventEntry,
+    EventFormat,
+    EventGame,
+    EventInvitation,
+    EventState,
+    EventWithdrawal,
+)
 from armada_web.games import spec
 from armada_web.ladder.logic import results
 from armada_web.matches.models import Match, MatchStatus, Participant
@@ -172,7 +181,7 @@ def invite_teams(*, user: Any, event: Event, teams: Any = None, users: Any = Non
     _check_owner(user, event, "invites teams and users")
     chosen = _teams_to_invite(teams, users, team_names)
     with transaction.atomic():
-        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked = _locked_event(event)
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state}: it takes no more entries, so no more invitations")
         have = set(locked.invitations.values_list("team_id", flat=True))
@@ -196,7 +205,7 @@ def renew_invite(*, user: Any, event: Event) -> Event:
     leaked, or went to the wrong people); entries made with it stay."""
     _check_owner(user, event, "renews its invite link")
     with transaction.atomic():
-        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked = _locked_event(event)
         locked.invite = secrets.token_urlsafe(16)
         locked.save(update_fields=["invite"])
     return locked
@@ -210,7 +219,7 @@ def uninvite(*, user: Any, event: Event, team_id: Any) -> list[Team]:
     if not _is_id(team_id):
         raise Invalid("give the invited team by its id")
     with transaction.atomic():
-        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked = _locked_event(event)
         if not locked.invitations.filter(team_id=int(team_id)).delete()[0]:
             raise NotFound(f"this event has no invitation of team {int(team_id)}")
     return list(Team.objects.filter(event_invitations__event=event).order_by("pk"))
@@ -255,7 +264,7 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
                       "upload one and wait for its validation")
     config = settings.ARMADA
     with transaction.atomic():
-        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked = _locked_event(event)
         # Again under the lock that renewing the code and taking an invitation back take: an entry
         # waiting on them is judged by the code and the invitations they leave.
         check_invite(user=member, event=locked, invite=invite, bot=bot)
@@ -274,7 +283,8 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
             raise Conflict(f"this event is full ({count} of {locked.max_entrants} entrants): "
                            "the invite takes no more")
         _locked_user(member)
-        made = EventEntry.objects.filter(owner=member, created__gte=now - DAY).count()
+        made = EventEntry.objects.filter(owner=member, created__gte=now - DAY).count() \
+            + EventWithdrawal.objects.filter(owner=member, entered__gte=now - DAY).count()
         if made >= config.event_entries_per_day:
             raise RateLimited(f"entry limit reached: {config.event_entries_per_day} event entries per day; "
                               "try again tomorrow")
@@ -285,6 +295,48 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
                                                  version=version)
         except IntegrityError:
             raise Conflict(f"{bot.name} or another bot of yours is in this event already") from None
+
+
+def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
+    """A bot leaves an open event (its entry is deleted): asked by a member of the bot's team, the
+    member who entered it, or the event's owner (an entry that should not be there). Once the
+    event has started, its entries stay: the table and the games played keep them."""
+    member = _user(user)
+    if not can_see(user=member, event=event):
+        raise NotFound("no such event")
+    if not _is_id(bot_id):
+        raise Invalid("give the entered bot by its id")
+    with transaction.atomic():
+        locked = _locked_event(event)
+        entry = locked.entries.filter(bot_ref=int(bot_id)).select_related("bot").first()
+        if entry is None:
+            raise NotFound(f"this event has no entry of bot {int(bot_id)}")
+        if member.pk not in (locked.owner_id, entry.owner_id) \
+                and not (entry.bot is not None and is_owner(bot=entry.bot, user=member)):
+            raise Forbidden("only a member of the bot's team or the event's owner withdraws an entry")
+        if locked.state != EventState.OPEN:
+            raise Conflict(f"this event is {locked.state}: its entries stay in its table")
+        # (kept, so that the entries a day still count it: entering and withdrawing frees nothing)
+        EventWithdrawal.objects.create(event=locked, owner=entry.owner, bot_ref=entry.bot_ref, bot_name=entry.bot_name,
+                                       entered=entry.created, by=member)
+        entry.delete()
+
+
+def end_event(*, user: Any, event: Event, now: datetime | None = None) -> Event:
+    """Its owner ends an open or running event now: `finish` (the table frozen as it stands,
+    matches no worker took cancelled, games not played skipped)."""
+    _check_owner(user, event, "ends it")
+    if not finish(event=event, now=now):
+        raise Conflict("this event is finished already")
+    return Event.objects.get(pk=event.pk)
+
+
+def _locked_event(event: Event) -> Event:
+    """The event's row, locked for this transaction; NotFound when it was deleted meanwhile."""
+    locked = Event.objects.select_for_update().filter(pk=event.pk).first()
+    if locked is None:
+        raise NotFound("no such event")
+    return locked
 
 
 def start_event(*, user: Any, event: Event, now: datetime | None = None) -> Event:
@@ -302,7 +354,7 @@ def begin(*, event: Event, now: datetime | None = None) -> Event:
     """Start an open event (no owner check: beat and start_event call this)."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked = _locked_event(event)
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state} already")
         entries = list(locked.entries.order_by("created", "id"))
@@ -328,7 +380,7 @@ def finish(*, event: Event, now: datetime | None = None) -> bool:
     never played are skipped. False when it was finished already."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = Event.objects.select_for_update().get(pk=event.pk)
+        locked = _locked_event(event)
         if locked.state == EventState.FINISHED:
             return False
         # `count_game`'s order, the game's row and then the entries': the games not played are

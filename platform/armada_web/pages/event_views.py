@@ -1,6 +1,6 @@
 """Event pages: the events a user may see, a new event, an event's page (its table, matches, the
 invite link and the invited teams for its owner, entering a bot with the invite or as an invited
-team, starting it). Thin: the rules are
+team, withdrawing it, starting and ending it). Thin: the rules are
 events.services', what a user may do comes from events.access as data."""
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "owner": owner, "member": member, "invite_url": invite_url,
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
         "can_start": owner and found.state == EventState.OPEN,
+        "can_end": owner and found.state != EventState.FINISHED,
+        "withdrawable": queries.withdrawable(found, user=request.user),
         "invited": queries.invited_teams(found),
         "invitation_form": InvitationForm() if owner and found.state == EventState.OPEN else None,
         "needs_bot": offered and not bots,
@@ -140,4 +142,19 @@ def uninvite(request: HttpRequest, slug: str) -> HttpResponse:
     messages.success(request, "The invitation is taken back: that team's members enter only with the invite link"
                      + ("." if found.public else " and no longer see the event (unless a bot of their team is "
                         "entered)."))
+    return redirect("event", slug=found.slug)
+
+
+@_event_form
+def withdraw(request: HttpRequest, slug: str) -> HttpResponse:
+    found = queries.event(slug)
+    services.withdraw(user=signed_in(request), event=found, bot_id=request.POST.get("bot", ""))
+    messages.success(request, "The entry is withdrawn.")
+    return redirect("event", slug=found.slug)
+
+
+@_event_form
+def end(request: HttpRequest, slug: str) -> HttpResponse:
+    found = services.end_event(user=signed_in(request), event=queries.event(slug))
+    messages.success(request, f"{found.name} has ended: its table is final.")
     return redirect("event", slug=found.slug)

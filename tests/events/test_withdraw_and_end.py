@@ -1,0 +1,152 @@
+"""An entry withdrawn and an event ended by its owner (an organiser's wish after the trials: a member
+who entered the wrong bot was stuck with it, and an event made by mistake, or one that had to stop,
+stayed open or ran on). Withdrawing is for an open event only, by a member of the bot's team or the
+event's owner; it frees no entry of the day's limit. Ending freezes the table as it stands."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.seasons_helpers import queued
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def club(make_user, valid_version, api):
+    """olga's private round robin; mia and nils entered with the code; eve is not in it."""
+    people = {name: api(make_user(name)) for name in ("olga", "mia", "nils", "eve")}
+    bots = {name: valid_version(client.user, f"{name}-bot").bot for name, client in people.items()}
+    made = people["olga"].post("/api/events/", {"name": "Club", "game": "galaxy", "format": "round_robin"},
+                               format="json").json()
+    for name in ("mia", "nils"):
+        answer = people[name].post(f"/api/events/{made['slug']}/entries/",
+                                   {"bot": bots[name].pk, "invite": made["invite"]}, format="json")
+        assert answer.status_code == 201, answer.json()
+    return {**people, "bots": bots, "slug": made["slug"], "invite": made["invite"]}
+
+
+def _entries(client, slug):
+    return [r["bot"]["name"] for r in client.get(f"/api/events/{slug}/").json()["table"]]
+
+
+def test_a_member_withdraws_their_entry_and_enters_another_bot(club, valid_version):
+    slug, mia = club["slug"], club["mia"]
+    other = valid_version(mia.user, "mia-second").bot
+    path = f"/api/events/{slug}/entries/{club['bots']['mia'].pk}/"
+    assert club["nils"].delete(path).status_code == 403  # not his bot, not his event
+    assert club["eve"].delete(path).status_code == 404  # she does not know the private event exists
+    assert mia.delete(path).status_code == 204
+    assert _entries(club["olga"], slug) == ["nils-bot"]
+    assert mia.delete(path).status_code == 404  # twice: gone
+    again = mia.post(f"/api/events/{slug}/entries/", {"bot": other.pk, "invite": club["invite"]}, format="json")
+    assert again.status_code == 201, again.json()
+    assert sorted(_entries(club["olga"], slug)) == ["mia-second", "nils-bot"]
+    bad = mia.delete(f"/api/events/{slug}/entries/999999/")
+    assert bad.status_code == 404 and "no entry of bot 999999" in bad.json()["detail"]
+
+
+def test_the_owner_removes_an_entry_and_nobody_withdraws_once_it_started(club):
+    from armada_web.events.models import EventWithdrawal
+
+    slug, olga = club["slug"], club["olga"]
+    assert olga.delete(f"/api/events/{slug}/entries/{club['bots']['nils'].pk}/").status_code == 204
+    withdrawal = EventWithdrawal.objects.get()
+    assert (withdrawal.bot_name, withdrawal.owner.username, withdrawal.by.username) == ("nils-bot", "nils", "olga")
+    olga.post(f"/api/events/{slug}/entries/", {"bot": club["bots"]["olga"].pk}, format="json")
+    assert olga.post(f"/api/events/{slug}/start/").status_code == 200
+    late = club["mia"].delete(f"/api/events/{slug}/entries/{club['bots']['mia'].pk}/")
+    assert late.status_code == 409 and "its entries stay" in late.json()["detail"]
+    assert sorted(_entries(olga, slug)) == ["mia-bot", "olga-bot"]
+
+
+def test_entering_and_withdrawing_frees_no_entry_of_the_days_limit(club, armada, make_user, valid_version, api):
+    armada(event_entries_per_day=2)
+    zed = api(make_user("zed"))
+    bot = valid_version(zed.user, "zed-bot").bot
+    slug, body = club["slug"], {"bot": bot.pk, "invite": club["invite"]}
+    for _ in range(2):
+        assert zed.post(f"/api/events/{slug}/entries/", body, format="json").status_code == 201
+        assert zed.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
+    third = zed.post(f"/api/events/{slug}/entries/", body, format="json")
+    assert third.status_code == 429 and "2 event entries per day" in third.json()["detail"]
+
+
+def test_the_owner_ends_a_running_event_and_its_waiting_matches_are_cancelled(club):
+    from armada_web.events import matchmaking
+    from armada_web.events.models import EventGame
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+
+    slug, olga = club["slug"], club["olga"]
+    olga.post(f"/api/events/{slug}/start/")
+    matchmaking.fill(workers=1)
+    waiting = queued("event")
+    assert waiting
+    assert club["mia"].post(f"/api/events/{slug}/end/").status_code == 403  # an entrant, not its owner
+    ended = olga.post(f"/api/events/{slug}/end/")
+    assert ended.status_code == 200 and ended.json()["state"] == "finished"
+    assert [r["place"] for r in ended.json()["table"]] == [1, 2]
+    assert all(claim(MATCH, m.pk) is None for m in waiting)  # no worker will play them
+    assert not EventGame.objects.filter(event__slug=slug, counted=False, skipped="").exists()
+    again = olga.post(f"/api/events/{slug}/end/")
+    assert again.status_code == 409 and "finished already" in again.json()["detail"]
+    assert club["eve"].post(f"/api/events/{slug}/end/").status_code == 404
+
+
+def test_an_open_event_ended_never_starts(club):
+    from armada_web.events import periodic
+    from armada_web.events.models import Event
+
+    slug = club["slug"]
+    Event.objects.filter(slug=slug).update(starts=Event.objects.get(slug=slug).created)
+    assert club["olga"].post(f"/api/events/{slug}/end/").json()["state"] == "finished"
+    periodic.tick(workers=1)
+    event = Event.objects.get(slug=slug)
+    assert event.state == "finished" and event.started is None and not event.games.exists()
+    late = club["eve"].post(f"/api/events/{slug}/entries/", {"bot": club["bots"]["eve"].pk,
+                                                            "invite": club["invite"]}, format="json")
+    assert late.status_code == 409
+
+
+def test_the_event_page_offers_withdraw_and_end_to_whom_it_may(club, client):
+    slug = club["slug"]
+    client.force_login(club["mia"].user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert page.count(">Withdraw</button>") == 1 and 'id="end-event"' not in page  # her own entry only
+    client.force_login(club["olga"].user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert page.count(">Withdraw</button>") == 2 and 'id="end-event"' in page
+    done = client.post(f"/events/{slug}/withdraw/", {"bot": str(club["bots"]["mia"].pk)}, follow=True)
+    assert "The entry is withdrawn." in done.content.decode() and _entries(club["olga"], slug) == ["nils-bot"]
+    refused = client.post(f"/events/{slug}/withdraw/", {"bot": "x"}, follow=True).content.decode()
+    assert "give the entered bot by its id" in refused
+    ended = client.post(f"/events/{slug}/end/", follow=True).content.decode()
+    assert "Club has ended: its table is final." in ended and ">Withdraw</button>" not in ended
+    assert 'id="end-event"' not in ended
+    client.force_login(club["eve"].user)
+    assert client.post(f"/events/{slug}/end/").status_code == 404
+
+
+def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_user, api, club):
+    """One bot per member: a member who left the team whose bot they entered would be held in the
+    event by a bot that is no longer theirs."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services as bots
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.teams import services
+
+    ann, bob = api(make_user("ann")), api(make_user("bob"))
+    crew = services.create_team(user=ann.user, name="crew")
+    services.join_team(user=bob.user, team=crew, key=crew.join_key)
+    bot = bots.create_bot(user=ann.user, name="crew-bot", game="galaxy", team=crew.pk)
+    version = bots.upload_version(bot=bot, user=ann.user, filename="main.py",
+                                  data=starter_file("greedy", "galaxy").read_bytes())
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=bot)
+    slug = club["slug"]
+    assert bob.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": club["invite"]},
+                    format="json").status_code == 201
+    services.leave_team(user=bob.user, team=crew)
+    assert bob.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
