@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 
 from armada_web.accounts import services
 from armada_web.accounts.models import ApiToken
+from armada_web.web.admin import EditedFieldsOnly, ModelAdmin
 from armada_web.web.errors import Invalid
 
 
@@ -32,7 +33,7 @@ class CheckedUserChangeForm(UserChangeForm):
         return _checked(username) if "username" in self.changed_data else username
 
 
-class CheckedUserAdmin(UserAdmin):
+class CheckedUserAdmin(EditedFieldsOnly, UserAdmin):  # type: ignore[misc]
     add_form = CheckedUserCreationForm
     form: type[forms.ModelForm] = CheckedUserChangeForm
 
@@ -42,7 +43,7 @@ admin.site.register(User, CheckedUserAdmin)
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(ModelAdmin):
     list_display = ["name", "user", "created", "last_used", "token_key"]
     list_filter = ["created", "last_used"]
     search_fields = ["name", "user__username"]

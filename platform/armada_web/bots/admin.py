@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 
 from armada_web.bots import services
 from armada_web.bots.models import Bot, BotVersion
+from armada_web.web.admin import ModelAdmin
 
 
 class VersionInline(admin.TabularInline):
@@ -21,7 +22,7 @@ class VersionInline(admin.TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(ModelAdmin):
     list_display = ["name", "game", "owner", "active_version", "pinned", "retired", "disabled", "created"]
     list_filter = ["game", "disabled", ("retired", admin.EmptyFieldListFilter), "created"]
     search_fields = ["name", "owner__username", "description"]
@@ -49,7 +50,7 @@ class BotAdmin(admin.ModelAdmin):
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):
+class BotVersionAdmin(ModelAdmin):
     list_display = ["__str__", "bot", "number", "status", "attempts", "created", "finished"]
     list_filter = ["status", "bot__game", "created"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "detail"]

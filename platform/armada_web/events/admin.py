@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from armada_web.events.models import Event, EventEntry, EventWithdrawal
+from armada_web.web.admin import ModelAdmin
 
 
 class EntryInline(admin.TabularInline):
@@ -24,7 +25,7 @@ class WithdrawalInline(admin.TabularInline):
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(ModelAdmin):
     list_display = ["slug", "name", "game", "format", "owner", "state", "public", "created"]
     list_filter = ["game", "format", "state", "public"]
     search_fields = ["slug", "name", "owner__username"]

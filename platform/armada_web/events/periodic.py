@@ -37,6 +37,8 @@ def tick(now: datetime | None = None, workers: int | None = None) -> dict[str, A
                 done.setdefault("started", []).append(event.slug)
         except DomainError as exc:  # too few entries to start at its time: it waits for its owner
             log.info("event %s: %s", event.slug, exc)
+        except Exception:  # a fault of this event's must not hold up the others'
+            log.exception("event %s: its step failed; the next tick tries again", event.slug)
     count = known_workers() if workers is None else workers
     done["sent"] = [str(matchmaking.fill(workers=count, now=now))]
     return done

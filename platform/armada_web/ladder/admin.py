@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.contrib import admin
 
 from armada_web.ladder.models import LeagueEntry, Rating
+from armada_web.web.admin import ModelAdmin
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(ModelAdmin):
     list_display = ["version", "mu", "sigma", "games", "wins", "draws", "losses", "benched"]
     list_filter = ["benched"]
     search_fields = ["version__bot__name", "version__bot__owner__username"]
@@ -16,7 +17,7 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(LeagueEntry)
-class LeagueEntryAdmin(admin.ModelAdmin):
+class LeagueEntryAdmin(ModelAdmin):
     list_display = ["position", "version", "points", "wins_destruction", "wins_damage", "draws", "losses"]
     search_fields = ["version__bot__name"]
     raw_id_fields = ["version"]

@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 
 from armada_web.matches import services
 from armada_web.matches.models import Match, Participant
+from armada_web.web.admin import ModelAdmin
 from armada_web.web.paging import CappedPaginator
 
 
@@ -39,7 +40,7 @@ class ParticipantInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ModelAdmin):
     list_display = ["__str__", "game", "kind", "status", "attempts", "host", "worker", "created", "finished"]
     list_filter = ["game", "kind", "status", HostFilter, "created"]
     search_fields = ["participants__name", "reason", "worker", "host"]

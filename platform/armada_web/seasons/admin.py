@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 
 from armada_web.seasons import services
 from armada_web.seasons.models import Entry, Season, SeasonState, Standing
+from armada_web.web.admin import ModelAdmin
 from armada_web.web.errors import DomainError
 
 
@@ -74,7 +75,7 @@ class SeasonForm(forms.ModelForm):
 
 
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
+class SeasonAdmin(ModelAdmin):
     form = SeasonForm
     list_display = ["slug", "name", "game", "state", "entry_rule", "opens", "closes", "ends", "stage",
                     "matches_total"]
@@ -96,9 +97,9 @@ class SeasonAdmin(admin.ModelAdmin):
         rule, invited = form.cleaned_data.get("entry_rule"), form.cleaned_data.get("invited_users") or ()
         if change:  # times and name edited (the form checked them); the state only moves by the actions
             super().save_model(request, obj, form, change)
-            if "entry_rule" in form.cleaned_data:
-                services.set_entry_rule(season=obj, entry_rule=rule, invited=invited)
-            if "team_max_members" in form.cleaned_data:
+            if {"entry_rule", "invited_users"} & set(form.changed_data):  # (else a rename of a season
+                services.set_entry_rule(season=obj, entry_rule=rule, invited=invited)  # closed meanwhile fails)
+            if {"team_max_members", "one_team_per_person"} & set(form.changed_data):
                 services.set_team_rules(season=obj, team_max_members=obj.team_max_members,
                                         one_team_per_person=obj.one_team_per_person)
             return
@@ -131,7 +132,7 @@ class SeasonAdmin(admin.ModelAdmin):
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(ModelAdmin):
     list_display = ["season", "seed", "bot_name", "version_number", "stage", "mu", "sigma", "games", "place"]
     list_filter = ["season"]
     search_fields = ["bot_name"]

@@ -54,6 +54,9 @@ def tick(now: datetime | None = None, workers: int | None = None) -> dict[str, A
             except DomainError as exc:  # changed meanwhile by a command or the admin
                 log.info("season %s: %s", season.slug, exc)
                 break
+            except Exception:  # a fault of this season's must not hold up the others'
+                log.exception("season %s: its %s step failed; the next tick tries again", season.slug, season.state)
+                break
             if step is None:
                 break
             done.setdefault(step, []).append(season.slug)
@@ -62,7 +65,10 @@ def tick(now: datetime | None = None, workers: int | None = None) -> dict[str, A
     if in_finals:
         count = known_workers() if workers is None else workers
         for season in in_finals:
-            Season.objects.filter(pk=season.pk).update(finals_workers=finals.workers_needed(season, count, now))
-            if services.play_on(season_id=season.pk, now=now):
-                done.setdefault("finished", []).append(season.slug)
+            try:
+                Season.objects.filter(pk=season.pk).update(finals_workers=finals.workers_needed(season, count, now))
+                if services.play_on(season_id=season.pk, now=now):
+                    done.setdefault("finished", []).append(season.slug)
+            except Exception:
+                log.exception("season %s: its finals did not move on; the next tick tries again", season.slug)
     return done
