@@ -244,3 +244,24 @@ def test_the_uninvite_button_on_the_owner_s_page(setting, client):
     assert "The invitation is taken back" in done and s["eve"].get(f"/api/events/{slug}/").status_code == 404
     again = client.post(f"/events/{slug}/uninvite/", {"team": "x"}, follow=True).content.decode()
     assert "give the invited team by its id" in again
+
+
+def test_the_invitation_form_says_what_it_refused_and_keeps_the_typed_names(setting, client, make_user):
+    """A reliability review: names past the field's length were left out silently while the rest
+    was invited under a success message, and a refusal (one mistyped name) came back with the
+    form empty, the whole list to type again."""
+    from armada_web.events.models import EventInvitation
+
+    s, slug = setting, setting["slug"]
+    client.force_login(s["owner"].user)
+    typed = "ann, bob, cyd, nobody-such"
+    page = client.post(f"/events/{slug}/invite/", {"users": typed}, follow=True).content.decode()
+    assert "nobody-such" in page and "Invited:" not in page
+    assert f'value="{typed}"' in page and not EventInvitation.objects.exists()  # typed once, shown again
+    assert 'value="ann, bob' not in client.get(f"/events/{slug}/").content.decode()  # once only
+    too_long = ", ".join(["ann"] * 5000)
+    page = client.post(f"/events/{slug}/invite/", {"teams": "crew", "users": too_long}, follow=True).content.decode()
+    assert "users: Ensure this value has at most" in page and "Invited:" not in page
+    assert not EventInvitation.objects.exists()  # crew is not invited without the users typed beside it
+    page = client.post(f"/events/{slug}/invite/", {"users": "ann, bob"}, follow=True).content.decode()
+    assert "Invited:" in page and EventInvitation.objects.count() == 2

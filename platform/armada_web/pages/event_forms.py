@@ -9,6 +9,7 @@ from django.conf import settings
 
 from armada_web.bots.models import Bot, Game
 from armada_web.events.models import EventFormat
+from armada_web.events.services import INVITE_MAX
 
 
 class EventForm(forms.Form):
@@ -50,8 +51,9 @@ class EntryForm(forms.Form):
 class InvitationForm(forms.Form):
     """Teams (by name) and users (by username) to invite, comma-separated."""
 
-    teams = forms.CharField(required=False, max_length=2000, help_text="team names, comma-separated")
-    users = forms.CharField(required=False, max_length=2000,
+    # (room for the most names the service takes at once, each as long as a name may be)
+    teams = forms.CharField(required=False, max_length=INVITE_MAX * 42, help_text="team names, comma-separated")
+    users = forms.CharField(required=False, max_length=INVITE_MAX * 152,
                             help_text="usernames, comma-separated (each is invited as their personal team)")
 
     def names(self, field: str) -> list[str]:

@@ -25,7 +25,7 @@ from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.event_forms import EntryForm, EventForm, InvitationForm
-from armada_web.web.errors import DomainError
+from armada_web.web.errors import DomainError, Invalid
 
 
 def _event_page(slug: str) -> str:
@@ -40,6 +40,16 @@ def _visible_or_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
         queries.visible_event(user=request.user, slug=slug)  # NotFound: the site's 404 page
         return view(request, *args, slug=slug, **kwargs)
     return wrapped
+
+
+#: The session's key of the names an invitation form sent that were refused (shown again, not retyped).
+INVITE_DRAFT = "event-invite-draft"
+
+
+def _invite_draft(request: HttpRequest, slug: str) -> dict[str, str]:
+    """The names of this event's invitation form that were refused, once (see `invite`)."""
+    draft = request.session.pop(INVITE_DRAFT, None)
+    return {k: draft.get(k, "") for k in ("teams", "users")} if draft and draft.get("slug") == slug else {}
 
 
 def events(request: HttpRequest) -> HttpResponse:
@@ -82,7 +92,8 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "can_end": owner and found.state != EventState.FINISHED,
         "withdrawable": queries.withdrawable(found, user=request.user),
         "invited": queries.invited_teams(found),
-        "invitation_form": InvitationForm() if owner and found.state == EventState.OPEN else None,
+        "invitation_form": InvitationForm(initial=_invite_draft(request, found.slug))
+        if owner and found.state == EventState.OPEN else None,
         "needs_bot": offered and not bots,
     }
     return render(request, "events/event.html", context)
@@ -120,10 +131,17 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @_event_form
 def invite(request: HttpRequest, slug: str) -> HttpResponse:
     form = InvitationForm(request.POST)
-    form.is_valid()
     found = queries.event(slug)
-    services.invite_teams(user=signed_in(request), event=found, team_names=form.names("teams"),
-                          users=form.names("users"))
+    try:
+        if not form.is_valid():  # (a field past its length: said, not left out)
+            raise Invalid("; ".join(f"{name}: {' '.join(str(e) for e in errors)}"
+                                    for name, errors in form.errors.items()))
+        services.invite_teams(user=signed_in(request), event=found, team_names=form.names("teams"),
+                              users=form.names("users"))
+    except DomainError:  # the names come back in the form with the message, to correct one
+        request.session[INVITE_DRAFT] = {"slug": found.slug, "teams": request.POST.get("teams", "")[:4000],
+                                         "users": request.POST.get("users", "")[:4000]}
+        raise
     messages.success(request, "Invited: their members see the event and enter one of their team's bots.")
     return redirect("event", slug=found.slug)
 
