@@ -386,6 +386,30 @@ def test_staffs_run_found_running_beside_another_clears_its_wait_mark_and_only_i
     assert tasks.run_state(season.pk) == ""
 
 
+def test_a_run_the_broker_refused_leaves_the_button_free_and_says_so(make_user, monkeypatch):
+    """A reliability review: the wait mark was set before the message went out, so a click while
+    the broker was down was a 500 and, for the next ten minutes, every click was refused as "sent
+    already and wait for a worker" with nothing sent."""
+    from kombu.exceptions import OperationalError
+
+    from armada_web.integrity import actions, tasks
+    from armada_web.web.errors import Unavailable
+
+    staff = make_user("judge", is_staff=True)
+
+    def down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async", down)
+    with pytest.raises(Unavailable, match="the task queue cannot be reached now"):
+        actions.run_checks_now(season=None, by=staff)
+    assert tasks.run_state(None) == ""
+    sent = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async", lambda *a, **k: sent.append(k))  # the broker is back
+    actions.run_checks_now(season=None, by=staff)
+    assert sent and tasks.run_state(None) == "sent:judge"
+
+
 def test_a_dismissal_is_carried_only_against_the_score_staff_dismissed(planted, make_user):
     """The dismissed finding's score moves with each run of its own report (its status stays):
     a group dismissed at 0.6 whose report later scores it 0.95 was not dismissed at 0.95, so a

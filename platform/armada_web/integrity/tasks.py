@@ -22,8 +22,9 @@ from armada_web.bots.models import BotVersion
 from armada_web.integrity.behaviour import missing
 from armada_web.integrity.behaviour import probe_version as probe
 from armada_web.integrity.checks import checked_since_step, run_checks, unchecked_seasons
-from armada_web.jobs import queues
+from armada_web.jobs import broker, queues
 from armada_web.seasons.models import Season
+from armada_web.web.errors import Unavailable
 
 #: Versions sent to be probed per run of the checks (the rest on the next run).
 CATCH_UP = 1000
@@ -91,10 +92,16 @@ def queue_checks(season_id: int) -> None:
 
 def send_checks_now(season_id: int | None, *, ran_by: str) -> bool:
     """Send a run of the season's checks (None: all of ranked play's) for staff `ran_by`, unless one
-    they sent has not started yet (False)."""
+    they sent has not started yet (False); Unavailable when the broker cannot be reached."""
     if not cache.add(sent_key(season_id), ran_by, SENT_S):
         return False
-    integrity_checks.apply_async(args=[season_id], kwargs={"ran_by": ran_by}, queue=queues.name(queues.Role.PERIODIC))
+    try:
+        integrity_checks.apply_async(args=[season_id], kwargs={"ran_by": ran_by},
+                                     queue=queues.name(queues.Role.PERIODIC))
+    except broker.DOWN:  # nothing was sent: the button stays free, staff are told to try again
+        cache.delete(sent_key(season_id))
+        raise Unavailable("the task queue cannot be reached now, so the checks were not sent; "
+                          "try again in a minute") from None
     return True
 
 
