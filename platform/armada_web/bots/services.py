@@ -61,8 +61,13 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "", team:
     taken = Conflict(f"the name {name!r} is taken for {Game(game).label}; choose another")
     try:
         with transaction.atomic():
-            # one creation at a time per team, so the count holds (NO KEY: as teams.services locks it)
-            Team.objects.select_for_update(no_key=True).get(pk=chosen.pk)
+            # one creation at a time per team, so the count holds (NO KEY: as teams.services locks it);
+            # membership and archiving again under it: a removal or an archive may have just committed
+            locked_team = Team.objects.select_for_update(no_key=True).get(pk=chosen.pk)
+            check_member(user=user, team_id=chosen.pk,
+                         refusal="you can create bots only for a team you are a member of")
+            if locked_team.archived is not None:
+                raise Conflict(f"the team {chosen.name} is archived; restore it first")
             owned = Bot.objects.filter(team=chosen, game=game, retired__isnull=True).count()
             limit = settings.ARMADA.max_bots_per_game
             if owned >= limit:
@@ -102,7 +107,16 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
             limit = settings.ARMADA.uploads_per_hour
             limits.take(action=UPLOAD, key=limits.team_key(bot.team_id), limit=limit, window_s=3600,
                         refusal=f"upload limit reached: {limit} uploads per hour per team")
-            locked = Bot.objects.select_for_update().get(pk=bot.pk)
+            # the team's row first (teams.services' lock, as moves.move_bot takes it), then the bot's:
+            # who may upload and whether the team is archived are asked again under them
+            Team.objects.select_for_update(no_key=True).filter(pk=bot.team_id).first()
+            locked = Bot.objects.select_for_update(of=("self",)).select_related("team").filter(pk=bot.pk).first()
+            if locked is None:
+                raise NotFound("the bot was deleted meanwhile; nothing was uploaded")
+            check_owner(bot=locked, user=user)
+            refusal = upload_refusal(bot=locked)
+            if refusal:
+                raise Invalid(refusal)
             newest = locked.versions.order_by("-number").first()
             if newest is not None and newest.sha256 == bundle.sha256:
                 raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")

@@ -268,6 +268,11 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         # Again under the lock that renewing the code and taking an invitation back take: an entry
         # waiting on them is judged by the code and the invitations they leave.
         check_invite(user=member, event=locked, invite=invite, bot=bot)
+        # the member's place in the bot's team again under the team's lock (teams.services' own):
+        # a removal that has just committed takes the bot from them
+        Team.objects.select_for_update(no_key=True).filter(pk=bot.team_id).first()
+        if not is_owner(bot=bot, user=member):
+            raise Forbidden("not your bot: enter a bot of a team you are a member of")
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state}: it takes no more entries")
         if locked.ends is not None and locked.ends <= now:
