@@ -110,3 +110,19 @@ def test_a_lost_bucket_gives_the_match_back_with_the_reason_and_counts_nothing(s
     assert match.status == "queued" and match.reason.startswith("retrying after a platform failure")
     assert "could not be read from storage (StorageError" in match.reason and "does not exist" in match.reason
     assert not RatingChange.objects.exists() and not match.replay.name
+
+
+def test_a_validation_run_again_never_writes_over_the_replay_the_row_names(s3_bucket, settings, monkeypatch,
+                                                                           make_user, valid_version):
+    """A reliability review: staff's re-validation starts again at attempt 1, and object storage
+    overwrites a name, so the new attempt wrote over the replay the row still named (and deleted it
+    when that attempt was superseded). Each save has a name of its own."""
+    from armada_web.bots.storage import save_validation_replay
+
+    use_bucket(settings, monkeypatch, s3_bucket)
+    version = valid_version(make_user("alice"), "alpha")
+    replay = {"format": 1, "game": "galaxy", "seats": [], "turns": [], "result": {}}
+    first = save_validation_replay(version, 1, replay)
+    again = save_validation_replay(version, 1, replay)
+    assert first != again and {first, again} <= set(keys(s3_bucket))
+    assert first.startswith(f"versions/{version.bot_id}/{version.number}-validation-a1-")

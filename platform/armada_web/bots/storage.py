@@ -3,7 +3,7 @@ a local folder or an S3-compatible bucket, no public URL).
 
 Archives are written under `versions/<bot id>/<version number>-<sha256 prefix>.zip` and only
 ever read back by the validation task, the match runner and the owner-only source views. The
-validation game's replay goes beside its archive (`<version number>-validation-a<attempt>.json.gz`),
+validation game's replay goes beside its archive (`<version number>-validation-a<attempt>-<random>.json.gz`),
 served to the owner and staff only.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import secrets
 from typing import IO, Any
 
 from django.core.files.base import ContentFile, File
@@ -41,11 +42,13 @@ def source(version: BotVersion) -> Source:
 
 def save_validation_replay(version: BotVersion, attempt: int, replay: dict[str, Any]) -> str:
     """Store the replay of a version's validation game (gzip replay v1, as the SDK writes it); returns its name,
-    `versions/<bot id>/<version number>-validation-a<attempt>.json.gz`."""
+    `versions/<bot id>/<version number>-validation-a<attempt>-<random>.json.gz` (a validation run again
+    by staff starts at attempt 1 again, and object storage overwrites a name: the random part keeps the
+    replay the row still names from being overwritten, then deleted as a superseded attempt's)."""
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
         gz.write(replay_bytes(replay))
-    name = f"versions/{version.bot_id}/{version.number}-validation-a{attempt}.json.gz"
+    name = f"versions/{version.bot_id}/{version.number}-validation-a{attempt}-{secrets.token_hex(4)}.json.gz"
     return default_storage.save(name, ContentFile(buffer.getvalue()))
 
 
