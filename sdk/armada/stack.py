@@ -359,9 +359,11 @@ def _installed_here(module: str) -> bool:
 _MISSING = "ModuleNotFoundError: No module named "
 
 
-def missing_module_note(reason: str) -> str:
+def missing_module_note(reason: str, *, public: bool = False) -> str:
     """For a bot that crashed on `reason` (the last line of its traceback) because an import found
-    nothing: what the server's Python has instead; else ""."""
+    nothing: what the server's Python has instead; else "". `public`: for the seat's detail, which
+    anyone sees on the match's page, the module's name (the bot's own words, from its private
+    log) is left out unless it is one of the server's libraries or the rl extra's."""
     if not reason.startswith(_MISSING):
         return ""
     name = reason[len(_MISSING):].strip().strip("'\"")
@@ -372,10 +374,14 @@ def missing_module_note(reason: str) -> str:
     have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
     own = name.split(".")[0]
     if own in RL_EXTRA_MODULES:  # most likely armada.rl's own import: a bot cannot use armada.rl on the server
-        return (f"no module named {name!r} on the server: it is what armada.rl (the SDK's rl extra) imports, and "
-                f"bots have Python {SERVER['python']}'s standard library, armada without its extras and {have}; copy "
-                "the code the bot needs into its folder, as the imitation starter's encoding.py does (docs: "
-                "bots-environment)")
+        return (f"no module named {own if public else name!r} on the server: it is what armada.rl (the SDK's rl "
+                f"extra) imports, and bots have Python {SERVER['python']}'s standard library, armada without its "
+                f"extras and {have}; copy the code the bot needs into its folder, as the imitation starter's "
+                "encoding.py does (docs: bots-environment)")
+    if public:
+        return (f"an import found no such module in the bot's files or on the server (its log names it): bots "
+                f"have Python {SERVER['python']}'s standard library, armada and {have}, nothing else (`armada env`; "
+                "docs: bots-environment); a module of your own goes beside main.py")
     return (f"no module named {name!r} in the bot's files or on the server: bots have Python {SERVER['python']}'s "
             f"standard library, armada and {have}, nothing else (`armada env`; docs: bots-environment); "
             f"a module of your own goes beside main.py ({own}.py)")

@@ -27,6 +27,7 @@ from armada_web.api.versions import VersionSerializer
 from armada_web.bots import moves, queries, services
 from armada_web.bots.logic.names import NAME_RE
 from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.jobs.notes import shown_note
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import Invalid
 
@@ -38,6 +39,11 @@ class VersionSummary(serializers.ModelSerializer):
     class Meta:
         model = BotVersion
         fields = ["id", "number", "status", "detail", "created"]
+
+    def to_representation(self, version: BotVersion) -> dict[str, Any]:
+        data = super().to_representation(version)
+        data["detail"] = shown_note(version.detail, user=getattr(self.context.get("request"), "user", None))
+        return data
 
 
 class BotTeamSerializer(serializers.Serializer):
@@ -87,7 +93,7 @@ class BotDetailSerializer(BotSerializer):
     @extend_schema_field(VersionSummary(many=True))
     def get_versions(self, bot: Bot) -> list[dict[str, Any]]:
         """The newest DETAIL_VERSIONS versions (all of them, paged: GET /api/bots/{id}/versions/)."""
-        return list(VersionSummary(queries.versions_of(bot)[:DETAIL_VERSIONS], many=True).data)
+        return list(VersionSummary(queries.versions_of(bot)[:DETAIL_VERSIONS], many=True, context=self.context).data)
 
 
 @extend_schema_field({"type": "string", "pattern": f"^{NAME_RE.pattern}$"})
@@ -200,7 +206,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         if request.method == "GET":
             paginator = KeyedPageNumber()
             page = paginator.paginate_queryset(queries.versions_of(bot), request, view=self) or []
-            return paginator.get_paginated_response(VersionSummary(page, many=True).data)
+            return paginator.get_paginated_response(VersionSummary(page, many=True, context={"request": request}).data)
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"), game=bot.game)
         upload = request.FILES.get("file")  # streamed to a temporary file past FILE_UPLOAD_MAX_MEMORY_SIZE
         if upload is None:

@@ -20,6 +20,7 @@ from armada_web.api.pagination import page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
+from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import seat_ratings
 from armada_web.ladder.logic.explain import VERBS, SeatRating, explain
 from armada_web.matches import dataset, listing, storage
@@ -157,11 +158,17 @@ class MatchDetailSerializer(MatchSerializer):
     started = serializers.DateTimeField(allow_null=True)
     turns = serializers.IntegerField(allow_null=True)
     result = serializers.JSONField(source="outcome", allow_null=True)
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="why it is void, cancelled or waiting again (a platform failure's "
+                                   "cause: staff only)")
     engine_version = serializers.CharField()
     host = serializers.CharField(help_text="the worker host that played it (its ARMADA_HOST_NAME; empty: never "
                                  "claimed)")
     replay = serializers.SerializerMethodField()
+
+    def to_representation(self, match: Match) -> dict[str, Any]:
+        data = super().to_representation(match)
+        data["reason"] = shown_note(match.reason, user=getattr(self.context.get("request"), "user", None))
+        return data
 
     def get_replay(self, match: Match) -> str | None:
         if match.status != MatchStatus.FINISHED:

@@ -19,6 +19,7 @@ from armada_web.bots import queries, storage
 from armada_web.bots.access import can_see_private
 from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import BotVersion
+from armada_web.jobs.notes import shown_note
 
 
 class ResourcesSerializer(serializers.Serializer):
@@ -68,6 +69,7 @@ class VersionSerializer(serializers.Serializer):
     def to_representation(self, version: BotVersion) -> dict[str, Any]:
         data = super().to_representation(version)
         request = self.context.get("request")
+        data["detail"] = shown_note(version.detail, user=getattr(request, "user", None))
         if not can_see_private(user=getattr(request, "user", None), bot=version.bot):
             data.pop("log", None)
             data.pop("sha256", None)

@@ -20,6 +20,7 @@ from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
 from armada_web.games import spec
+from armada_web.jobs.notes import shown_note
 from armada_web.ladder.challenges import choices
 from armada_web.ladder.explain import lines_for_bot
 from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing, version_records
@@ -99,7 +100,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "standing": place,
         "table_link": (f"{reverse(game.table_url)}?page={place.page}#bot-{bot.pk}" if place else None),
         "record": match_queries.record_of(bot.pk),
-        "versions": [(v, allowed.can_activate(v), per_version.get(v.pk)) for v in versions.rows],
+        "versions": [(v, allowed.can_activate(v), per_version.get(v.pk), shown_note(v.detail, user=request.user))
+                     for v in versions.rows],
         "versions_pager": pager(request, versions, "versions"),
         "actions": allowed,
         "upload_form": UploadForm(game=bot.game),
@@ -211,6 +213,7 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                "audience": private_audience(bot=bot, user=request.user) if private else "",
                "refresh": not version.is_finished, "game": game, "state": play_state(bot),
                "reason": version.detail.removeprefix(f"{version.status}: "), "resources": shown(version.resources),
+               "detail": shown_note(version.detail, user=request.user),
                "crash_line": queries.crash_line(version=version) if private else "",
                "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from armada_web.bots.access import can_see_private, is_owner, private_audience
 from armada_web.games import spec
+from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import explained
 from armada_web.matches import listing, queries
 from armada_web.matches.models import Match, MatchStatus, Participant
@@ -105,6 +106,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
+        "reason": shown_note(match.reason, user=request.user),
         "refresh": match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING),
         "result": result_line(match, seats),
         "played_for": played_for(match),

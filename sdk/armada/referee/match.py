@@ -300,9 +300,11 @@ def _report(seat: Seat, drawings: Drawings) -> PlayerReport:
     except Exception as exc:
         log, notes = f"[log unavailable: {exc}]", None
     status, detail = (seat.fault.status, seat.fault.detail) if seat.fault else ("ok", "")
-    note = missing_module_note(crash_reason(log)) if status == "crashed" else ""
-    if note:  # an import the image cannot satisfy: the traceback, then what there is instead
-        detail = one_line(f"{detail}; {note}", DETAIL_CHARS)
+    reason = crash_reason(log) if status == "crashed" else ""
+    note = missing_module_note(reason)
+    if note:  # an import the image cannot satisfy: the traceback, then what there is instead (the
+        # detail is public: without the module's name, which the bot's private log could make up)
+        detail = one_line(f"{detail}; {missing_module_note(reason, public=True)}", DETAIL_CHARS)
         log = f"{log.rstrip(chr(10))}\n[armada] {note}\n"
     try:
         peak = seat.conn.memory_peak_bytes()

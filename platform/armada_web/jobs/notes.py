@@ -1,0 +1,22 @@
+"""A job's note as pages and the API show it (a match's `reason`, a version's `detail`).
+
+A platform failure's note carries its cause after a colon: an exception's own text, which may
+name the worker's folders, hosts or storage (what /healthz keeps to operators). Staff see the
+whole note (and /status/ lists the failures); anyone else its first part, which says what
+happened, not where.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: How the notes of a platform failure begin (jobs.leases' give_back and give_up, matches.execution's void).
+PLATFORM = ("platform failure", "retrying after a platform failure")
+
+
+def shown_note(note: str, *, user: Any) -> str:
+    """`note` whole for staff; for anyone else a platform failure's without its cause."""
+    if getattr(user, "is_staff", False) or not note.startswith(PLATFORM):
+        return note
+    head = note.split(":", 1)[0]
+    return f"{head} (not a bot's doing; staff see the cause)"
