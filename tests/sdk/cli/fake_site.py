@@ -58,6 +58,8 @@ class FakeSite:
     statuses: list[str] = field(default_factory=lambda: ["validating", "valid"])
     #: A version's "resources" once polled (None: an older site without them).
     resources: dict[str, Any] | None = None
+    #: A version's "active" once polled (None: left out).
+    active: bool | None = None
     detail: str = ""
     log: str = ""
     page_size: int = 50
@@ -153,6 +155,8 @@ class FakeSite:
             if self.statuses:
                 version["status"] = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
             extra = {"resources": self.resources} if self.resources is not None else {}
+            if self.active is not None:
+                extra["active"] = self.active
             return 200, version | {"detail": self.detail, "log": self.log} | extra
         return 404, {"detail": "Not found."}
 

@@ -190,6 +190,19 @@ def test_what_the_validation_used_is_said_before_the_url(logged_in: FakeSite,
             in capsys.readouterr().out.splitlines())
 
 
+def test_a_valid_version_that_does_not_play_says_so(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """An RL competitor's trial: with an earlier version pinned, `armada submit` said only "valid" and
+    the new version never played; the version's page said why. The CLI says it too."""
+    logged_in.active = False
+    assert _submit(bot="mybot") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["not active: the bot plays another version (an earlier one pinned on its page, or a newer "
+                        "valid one); make this one active on its page", f"url: {logged_in.url}/bots/1/versions/1/"]
+    logged_in.active = True
+    assert _submit(bot="mybot") == 0
+    assert not any(line.startswith("not active") for line in capsys.readouterr().out.splitlines())
+
+
 def test_the_cli_docs_sample_of_a_crashed_validation_says_what_submit_prints() -> None:
     """cli.md's session shows a bot that crashed at import: its "used:" line is the one
     `armada submit` prints for an init never answered (it said "init unknown")."""

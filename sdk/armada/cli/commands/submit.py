@@ -382,6 +382,9 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
     code = 0
     if status == "valid":
         print(f"{head}: valid" + (f" ({detail})" if detail else ""))
+        if version.get("active") is False:  # (as the version's page says it: games would not come)
+            print("not active: the bot plays another version (an earlier one pinned on its page, or a newer "
+                  "valid one); make this one active on its page")
     elif status == "invalid":
         print(f"{head}: invalid: {detail.removeprefix('invalid: ') or 'no reason given'}")
         log = str(version.get("log") or "")
