@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from armada.referee.game_driver import resolve_game
+from armada.replay import plain
 from armada.rl.codec import Codec
 from armada.rl.galaxy import GalaxyCodec
 from armada.rl.mothership import MothershipCodec
@@ -12,8 +14,12 @@ from armada.rl.mothership import MothershipCodec
 CODECS: dict[str, type[Codec]] = {"galaxy": GalaxyCodec, "mothership": MothershipCodec}
 
 
-def codec_for(game: str, config: dict[str, Any], **options: Any) -> Codec:
-    """The codec of `game` for its full configuration (`Session.config`); ValueError for an unknown game."""
+def codec_for(game: str, config: dict[str, Any] | None = None, **options: Any) -> Codec:
+    """The codec of `game` for `config` (a game's configuration, as `armada play --config` takes it:
+    what it leaves out is the game's default; None: the defaults); ValueError for an unknown game,
+    ConfigError for a bad configuration (the engine's own check, as the environments make)."""
     if game not in CODECS:
         raise ValueError(f"unknown game {game!r}; choose one of: {', '.join(CODECS)}")
-    return CODECS[game](config, **options)
+    engine = resolve_game(game)
+    full = plain(engine.config_to_dict(engine.parse_config(config)))
+    return CODECS[game](full, **options)

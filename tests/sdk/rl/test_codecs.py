@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 import armada
 from armada.games.mothership.config import parse_config
@@ -111,3 +113,53 @@ def test_mothership_points_are_shared_by_weight() -> None:
     assert orders["fighters"][0] == {"attack": 1, "defence": 1, "pattern": [5]}
     obs = codec.encode(None, {"seat": 2})
     assert obs.tolist() == [2, 100, 100, 1, 50, 1, 20, 1, 20]
+
+
+def test_codec_for_fills_the_defaults_and_refuses_a_bad_configuration() -> None:
+    """An RL competitor's trial: `codec_for` (the call imitation.md names) wanted the full
+    configuration: `{}` was a KeyError, None a TypeError, a negative `max_turns` was taken."""
+    from armada.games.base import ConfigError
+    from armada.rl import codec_for
+
+    default = codec_for("galaxy")
+    assert codec_for("galaxy", {}).observation_space.shape == default.observation_space.shape
+    assert codec_for("mothership", {"total_points": 100}) is not None
+    with pytest.raises(ConfigError, match="max_turns: must be between 1 and 10000, got -3"):
+        codec_for("galaxy", {"max_turns": -3})
+    with pytest.raises(ConfigError, match="must be an object"):
+        codec_for("galaxy", 5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        codec_for("chess", {})
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_each_games_encoding_works_as_a_copy_in_a_bot_without_gymnasium(game: str, tmp_path: Path) -> None:
+    """An RL competitor's trial: a Mothership Down policy had no gymnasium-free encoding to put in
+    its bot (the bot image has no gymnasium; only Galaxy's had one, through the imitation starter),
+    so the points' sharing had to be written again by hand. Each game's encoding file, copied
+    beside a bot's main.py, imports and decodes there with gymnasium blocked."""
+    import shutil
+    import subprocess
+    import sys
+
+    from armada.rl import galaxy_encoding, mothership_encoding
+
+    source = {"galaxy": galaxy_encoding, "mothership": mothership_encoding}[game]
+    shutil.copy(source.__file__, tmp_path / "encoding.py")
+    script = ("import sys; sys.modules['gymnasium'] = None; sys.path.insert(0, sys.argv[1]); import encoding; "
+              "print(sorted(n for n in ('encode', 'decode', 'share', 'flat', 'action_of') if hasattr(encoding, n)))")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "'decode'" in done.stdout and "'encode'" in done.stdout
+
+
+def test_the_mothership_codec_decodes_as_its_encoding_file() -> None:
+    from armada.rl import codec_for, mothership_encoding
+
+    codec = codec_for("mothership")
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        action = rng.integers(0, codec.action_space.nvec)
+        assert codec.decode(action, {}, {}) == mothership_encoding.decode(action, codec.config)
+        parse_orders(mothership_encoding.decode(action, codec.config), parse_config(codec.config))  # valid
+    assert codec.encode(None, {"seat": 2}).tolist() == mothership_encoding.encode(codec.config, 2).tolist()
