@@ -111,3 +111,22 @@ def test_mothership_rounds_after_the_orders_say_no_request(page, replays, tmp_pa
     ready(page, page_path.as_uri() + "#t=2")
     now = page.locator(".av-timing-now").text_content()
     assert now.startswith("time at round 2") and now.count("no request") == 2 and "0.0 ms" not in now
+
+
+def test_an_init_the_bot_never_answered_is_not_shown_as_its_init_time(page, tmp_path):
+    """An RL competitor's trial: a bot whose model file was corrupt crashed while loading it; the
+    version's page said "init not answered", the strip under the viewer "init 469 ms"."""
+    import armada
+
+    bot = tmp_path / "broken"
+    bot.mkdir()
+    (bot / "main.py").write_text("import time\ntime.sleep(0.2)\nraise SystemExit('the model file is damaged')\n")
+    replay = armada.run("galaxy", [str(bot), "builtin:random"], seed=2, config={"max_turns": 4}).replay
+    assert replay["seats"][0]["status"] == "crashed" and "init (id 0)" in replay["seats"][0]["detail"]
+    page_path = tmp_path / "crash.html"
+    page_path.write_text(offline_html(replay), encoding="utf-8")
+    ready(page, page_path.as_uri() + "#t=0")
+    now = page.locator(".av-timing-now").text_content()
+    assert "init not answered (" in now and " until the bot stopped)" in now, now
+    assert "Random: init " in now and "Random: init not answered" not in now  # the other seat answered
+    assert page.watch.errors == []

@@ -64,7 +64,9 @@
       if (kind.type !== "init") cell.ms += t.ms;
       if (t.bank !== null) cell.bank = t.bank;
       cell.timeout = cell.timeout || t.timeout;
-      cell.requests.push({ ...t, type: kind.type, turn: kind.turn });
+      // init whose answer never came (the bot crashed or stopped first): its time is until then
+      const unanswered = kind.type === "init" && faultRequest(replay, seat, t.id) !== null;
+      cell.requests.push({ ...t, type: kind.type, turn: kind.turn, unanswered });
       if (past && kind.turn !== null && String(kind.turn) !== String(game.labelOf(at))) cell.ended = kind;
     }
     return { times, cells };
@@ -81,11 +83,14 @@
   }
 
   /** What a position's cell says of its time: "timed out", the time of its requests, "init 41.2 ms" where init
-   * was its only request (Galaxy's turn 0), "no request" where it had none (Mothership's rounds after the orders). */
+   * was its only request (Galaxy's turn 0; "init not answered" when the bot stopped before its answer), "no
+   * request" where it had none (Mothership's rounds after the orders). */
   function spent(c) {
     if (c.timeout) return "timed out";
     if (c.requests.some((r) => r.type !== "init")) return fmt(c.ms);
-    return c.requests.length ? "init " + fmt(c.requests[0].ms) : "no request";
+    if (!c.requests.length) return "no request";
+    const init = c.requests[0];
+    return init.unanswered ? "init not answered (" + fmt(init.ms) + " until the bot stopped)" : "init " + fmt(init.ms);
   }
 
   /** The strip: a row of bars per seat (time per turn; red: a timeout), a line for the shown turn, the

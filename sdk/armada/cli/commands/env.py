@@ -41,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
         mine = local.get(name)
         same = (mine is not None and mine.split(".")[:2] == server.split(".")[:2]) if name == "python" \
             else stack.same_release(mine, server)
-        rows.append([name, server, mine or "not installed", "same" if same else "differs"])
+        # (a library missing here matters only to a bot that imports it: `armada play` says so then)
+        rows.append([name, server, mine or "not installed", "missing" if mine is None else "same" if same
+                     else "differs"])
     print(output.table(["library", "server", "here", "here vs server"], rows))
     print("\nthreads: OMP_NUM_THREADS, MKL_NUM_THREADS and OPENBLAS_NUM_THREADS are the bot's CPU share "
           "(1 on the server); see `armada docs bots-environment`.")
