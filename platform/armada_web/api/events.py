@@ -43,6 +43,19 @@ class EventRequest(Body):
                               required=False)
 
 
+class EventEdit(Body):
+    name = typed_json({"type": "string", "minLength": 1, "maxLength": services.NAME_MAX, "pattern": r"\S"},
+                      required=False)
+    games_per_pair = typed_json({"type": "integer", "minimum": 1, "maximum": _LIMITS.event_max_games_per_pair},
+                                required=False, help_text="round robin, while open")
+    starts = typed_json({"type": "string", "format": "date-time"}, nullable=True, required=False,
+                        help_text="while open; null: its owner starts it")
+    ends = typed_json({"type": "string", "format": "date-time"}, nullable=True, required=False,
+                      help_text="while open, or a running ladder's")
+    max_entrants = typed_json({"type": "integer", "minimum": 2, "maximum": _LIMITS.event_max_entrants},
+                              required=False, help_text="while open; not below its entries")
+
+
 class EntryRequest(Body):
     bot = typed_json({"type": "integer", "minimum": 1, "maximum": MAX_ID}, refusal="give your bot's id as an integer",
                      help_text="your bot's id")
@@ -189,13 +202,21 @@ INVITE = OpenApiParameter("invite", str, description="the invite code: see a pri
 
 
 class EventView(APIView):
-    """An event and its table; a private event answers 404 to anyone not in it (or without its invite code)."""
+    """An event and its table (a private event answers 404 to anyone not in it, or without its invite
+    code); its owner changes it (PATCH: the fields given)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     @extend_schema(parameters=[INVITE], responses=answers({200: OwnedEventSerializer}, 404))
     def get(self, request: Request, slug: str) -> Response:
         event = queries.visible_event(user=request.user, slug=slug, invite=request.query_params.get("invite"))
+        return Response(OwnedEventSerializer(event, context={"request": request}).data)
+
+    @extend_schema(request=EventEdit, responses=answers({200: OwnedEventSerializer}, 400, 403, 404, 409, 413, 415))
+    def patch(self, request: Request, slug: str) -> Response:
+        body = EventEdit(data=request.data if isinstance(request.data, dict) else {})
+        body.is_valid(raise_exception=True)
+        event = services.edit_event(user=request.user, event=queries.event(slug), **body.validated_data)
         return Response(OwnedEventSerializer(event, context={"request": request}).data)
 
 

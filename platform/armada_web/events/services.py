@@ -72,14 +72,7 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
     """A new event owned by `user` (open for entries; its invite code made here)."""
     owner = _user(user)
     now = now or timezone.now()
-    if not isinstance(name, str) or not name.strip():
-        raise Invalid("an event needs a name")
-    name = " ".join(name.split())
-    problem = shown_text_problem(name, what="an event's name")
-    if problem:
-        raise Invalid(problem)
-    if len(name) > NAME_MAX:
-        raise Invalid(f"an event's name has at most {NAME_MAX} characters (this one has {len(name)})")
+    name = _event_name(name)
     try:
         game_spec = spec(game if isinstance(game, str) else "")
     except KeyError:
@@ -116,6 +109,74 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
         return Event.objects.create(slug=slug, name=name, game=game_spec.slug, owner=owner, format=format,
                                     games_per_pair=per_pair, starts=starts_at, ends=ends_at, public=public,
                                     max_entrants=entrants, invite=secrets.token_urlsafe(16))
+
+
+def _event_name(name: Any) -> str:
+    """An event's name, its runs of white space made one space; Invalid with the reason."""
+    if not isinstance(name, str) or not name.strip():
+        raise Invalid("an event needs a name")
+    name = " ".join(name.split())
+    problem = shown_text_problem(name, what="an event's name")
+    if problem:
+        raise Invalid(problem)
+    if len(name) > NAME_MAX:
+        raise Invalid(f"an event's name has at most {NAME_MAX} characters (this one has {len(name)})")
+    return name
+
+
+#: `edit_event`'s default for a field not given (None is a value there: no start time).
+UNCHANGED: Any = object()
+
+
+def edit_event(*, user: Any, event: Event, name: Any = UNCHANGED, starts: Any = UNCHANGED, ends: Any = UNCHANGED,
+               max_entrants: Any = UNCHANGED, games_per_pair: Any = UNCHANGED,
+               now: datetime | None = None) -> Event:
+    """Its owner changes an event: its name at any time; while it is open its start (None: its owner
+    starts it), its end, its entrants' limit (not below the entries it has) and a round robin's games
+    per pair; a running ladder's end (later or earlier, not past). Fields not given stay; the same
+    rules as `create_event` hold for the result."""
+    _check_owner(user, event, "changes it")
+    now = now or timezone.now()
+    config = settings.ARMADA
+    with transaction.atomic():
+        locked = _locked_event(event)
+        changed: list[str] = []
+        if name is not UNCHANGED:
+            locked.name = _event_name(name)
+            changed.append("name")
+        timing = {"starts": starts, "ends": ends, "max_entrants": max_entrants, "games_per_pair": games_per_pair}
+        asked = [field for field, value in timing.items() if value is not UNCHANGED]
+        running_ladder = locked.state == EventState.RUNNING and locked.format == EventFormat.LADDER
+        allowed = set(timing) if locked.state == EventState.OPEN else {"ends"} if running_ladder else set()
+        refused = [field for field in asked if field not in allowed]
+        if refused:
+            hint = " (a running ladder's end still does)" if running_ladder else ""
+            raise Conflict(f"this event is {locked.state}: its {', '.join(refused)} no longer change{hint}")
+        if starts is not UNCHANGED:
+            locked.starts = parse_time(starts, "starts")
+            if locked.starts is not None and locked.starts < now - timedelta(minutes=5):
+                raise Invalid("starts is in the past; leave it out (null) to start the event yourself")
+        if ends is not UNCHANGED:
+            locked.ends = parse_time(ends, "ends")
+        if locked.format == EventFormat.LADDER and locked.ends is None:
+            raise Invalid("a ladder event needs its end (ends)")
+        if locked.ends is not None and "ends" in asked and locked.ends <= max(now, locked.starts or now):
+            raise Invalid("an event ends after it starts (and after now)")
+        if locked.ends is not None and locked.starts is not None and locked.ends <= locked.starts:
+            raise Invalid("an event ends after it starts (and after now)")
+        if max_entrants is not UNCHANGED:
+            locked.max_entrants = _whole(max_entrants, "max_entrants", 2, config.event_max_entrants)
+            entries = locked.entries.count()
+            if locked.max_entrants < entries:
+                raise Conflict(f"this event has {entries} entries already: max_entrants cannot be fewer")
+        if games_per_pair is not UNCHANGED:
+            if locked.format != EventFormat.ROUND_ROBIN:
+                raise Invalid("games_per_pair is for a round robin; a ladder plays until it ends")
+            locked.games_per_pair = _whole(games_per_pair, "games_per_pair", 1, config.event_max_games_per_pair)
+        changed += asked
+        if changed:
+            locked.save(update_fields=changed)
+    return locked
 
 
 def _is_id(value: Any) -> bool:

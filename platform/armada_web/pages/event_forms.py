@@ -8,7 +8,7 @@ from django import forms
 from django.conf import settings
 
 from armada_web.bots.models import Bot, Game
-from armada_web.events.models import EventFormat
+from armada_web.events.models import Event, EventFormat, EventState
 from armada_web.events.services import INVITE_MAX
 
 
@@ -35,6 +35,31 @@ class EventForm(forms.Form):
                             ("max_entrants", config.event_max_entrants)):
             self.fields[name].widget.attrs["max"] = str(limit)
             self.fields[name].help_text = f"{self.fields[name].help_text} (at most {limit})".lstrip(" ")
+
+
+class EventEditForm(forms.Form):
+    """What its owner may change now (`events.services.edit_event`): the name always; while it is
+    open its times and numbers; a running ladder's end. Only the fields shown are sent on."""
+
+    name = forms.CharField(max_length=100)
+    starts = forms.DateTimeField(required=False, help_text="UTC (empty: you start it)",
+                                 widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"))
+    ends = forms.DateTimeField(required=False, help_text="UTC; required for a ladder",
+                               widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"))
+    max_entrants = forms.IntegerField(min_value=2, help_text="not below its entries")
+    games_per_pair = forms.IntegerField(min_value=1, help_text="round robin: games of each pair")
+
+    def __init__(self, *args: Any, event: Event, **kwargs: Any) -> None:
+        kwargs.setdefault("initial", {"name": event.name, "starts": event.starts, "ends": event.ends,
+                                      "max_entrants": event.max_entrants, "games_per_pair": event.games_per_pair})
+        super().__init__(*args, **kwargs)
+        running_ladder = event.state == EventState.RUNNING and event.format == EventFormat.LADDER
+        keep = {"name", "starts", "ends", "max_entrants", "games_per_pair"} if event.state == EventState.OPEN \
+            else {"name", "ends"} if running_ladder else {"name"}
+        if event.format != EventFormat.ROUND_ROBIN:
+            keep.discard("games_per_pair")
+        for field in set(self.fields) - keep:
+            del self.fields[field]
 
 
 class EntryForm(forms.Form):

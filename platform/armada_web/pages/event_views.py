@@ -24,7 +24,7 @@ from armada_web.events.access import invited_team_ids, is_member, is_owner, may_
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
-from armada_web.pages.event_forms import EntryForm, EventForm, InvitationForm
+from armada_web.pages.event_forms import EntryForm, EventEditForm, EventForm, InvitationForm
 from armada_web.web.errors import DomainError, Invalid
 
 
@@ -90,6 +90,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
         "can_start": owner and found.state == EventState.OPEN,
         "can_end": owner and found.state != EventState.FINISHED,
+        "edit_form": EventEditForm(event=found) if owner else None,
         "withdrawable": queries.withdrawable(found, user=request.user),
         "invited": queries.invited_teams(found),
         "invitation_form": InvitationForm(initial=_invite_draft(request, found.slug))
@@ -176,3 +177,14 @@ def end(request: HttpRequest, slug: str) -> HttpResponse:
     found = services.end_event(user=signed_in(request), event=queries.event(slug))
     messages.success(request, f"{found.name} has ended: its table is final.")
     return redirect("event", slug=found.slug)
+
+
+@_event_form
+def edit(request: HttpRequest, slug: str) -> HttpResponse:
+    found = queries.event(slug)
+    form = EventEditForm(request.POST, event=found)
+    if not form.is_valid():
+        raise Invalid("; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
+    changed = services.edit_event(user=signed_in(request), event=found, **form.cleaned_data)
+    messages.success(request, f"{changed.name} is changed.")
+    return redirect("event", slug=changed.slug)

@@ -54,6 +54,7 @@ urlpatterns = [
     path("events/<slug:slug>/withdraw/", event_views.withdraw, name="event-withdraw"),
     path("events/<slug:slug>/start/", event_views.start, name="event-start"),
     path("events/<slug:slug>/end/", event_views.end, name="event-end"),
+    path("events/<slug:slug>/edit/", event_views.edit, name="event-edit"),
     path("events/<slug:slug>/invite/", event_views.invite, name="event-invite"),
     path("events/<slug:slug>/invite/renew/", event_views.renew_invite, name="event-invite-renew"),
     path("events/<slug:slug>/uninvite/", event_views.uninvite, name="event-uninvite"),
