@@ -332,3 +332,32 @@ def test_a_backup_that_workers_changed_while_it_ran_is_refused(deployment, tmp_p
     monkeypatch.setattr(backups, "call_command", visitor_meanwhile)
     call_command("backup", str(tmp_path / "visited"))
     assert (tmp_path / "visited" / "manifest.json").exists()
+
+
+def test_a_replace_whose_load_fails_leaves_the_site_as_it_was(deployment, tmp_path):
+    """`restore --replace` emptied the database and the storage, then loaded the rows: a load that
+    failed left an empty site. On PostgreSQL emptying and loading are one transaction, and the old
+    files go only once the new rows are in."""
+    import gzip
+
+    from django.db import connection
+
+    from armada_web.ops.backups import _rows
+    from armada_web.storage import objectstore
+    from tests.support.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("a rolled-back schema and load need PostgreSQL (set DATABASE_URL; CI does)")
+    folder = tmp_path / "backup"
+    call_command("backup", str(folder))
+    database = folder / "database.json.gz"
+    rows = json.loads(gzip.decompress(database.read_bytes()))
+    rows.append({"model": "matches.participant", "pk": 999999, "fields": {"match": 424242, "seat": 1}})  # no match
+    database.write_bytes(gzip.compress(json.dumps(rows).encode()))
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["database"].update(size=database.stat().st_size, sha256=hashlib.sha256(database.read_bytes()).hexdigest())
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    before, files = _rows(), sorted(objectstore.walk())
+    with pytest.raises(Exception):  # (the loader's own error: an integrity error on PostgreSQL)
+        call_command("restore", str(folder), replace=True)
+    assert _rows() == before and sorted(objectstore.walk()) == files and files

@@ -16,12 +16,14 @@ when it makes it), since the rows hold password hashes, API token digests and e-
 `restore(folder=...)` checks every file against the manifest before it changes anything, brings
 the database to the backup's migrations, loads the rows, puts every object back under its name,
 then applies this code's newer migrations. It refuses a database or storage that holds anything
-(`replace=True` empties both first), and both refuse while workers hold jobs (a running
+(`replace=True` empties both first: on PostgreSQL in the transaction that loads the rows, the
+files once they are in), and both refuse while workers hold jobs (a running
 match or validation: stop the workers first; `force=True` for rows a lost worker left).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -34,7 +36,7 @@ from django.apps import apps
 from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
@@ -250,12 +252,16 @@ def restore(*, folder: Path, replace: bool = False, force: bool = False) -> Summ
     if (_rows() or stored) and not replace:
         raise Conflict(f"this deployment is not empty ({_rows()} rows, {len(stored)} stored files): restore into "
                        "a new one, or give --replace to delete everything it holds first")
-    if replace:
-        call_command("flush", interactive=False, verbosity=0)
-        for name in stored:
-            default_storage.delete(name)
-    _migrate_to(targets)
-    call_command("loaddata", str(folder / DATABASE_FILE), verbosity=0)
+    # On PostgreSQL emptying, migrating and loading are one transaction (its schema changes roll back
+    # too): a load that fails leaves the deployment as it was. The old files go only once the rows
+    # are in. (SQLite cannot change its schema inside a transaction with its foreign keys checked.)
+    with transaction.atomic() if connection.vendor == "postgresql" else contextlib.nullcontext():
+        if replace:
+            call_command("flush", interactive=False, verbosity=0)
+        _migrate_to(targets)
+        call_command("loaddata", str(folder / DATABASE_FILE), verbosity=0)
+    for name in stored if replace else ():
+        default_storage.delete(name)
     loaded = _state()  # (the backup's own running rows, if it was made with --force, count as loaded)
     total = 0
     for entry in manifest["storage"]["files"]:
