@@ -215,9 +215,7 @@ def _forget_new_bot(client: ApiClient, target: Target) -> str:
 
 def upload_limit(info: dict[str, Any], game: str) -> int:
     """The largest version `game` takes on the site (its /api/version/ answer), else the default."""
-    limits = info.get("upload_max_bytes")
-    value = limits.get(game) if isinstance(limits, dict) else None
-    return value if isinstance(value, int) and value > 0 else DEFAULT_UPLOAD_MAX_BYTES
+    return _site_number(info, "upload_max_bytes", game, DEFAULT_UPLOAD_MAX_BYTES)
 
 
 def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> None:
