@@ -436,3 +436,74 @@ def test_an_entry_waiting_while_the_link_is_renewed_is_refused(members):
     (first, error), (second, _renewed) = outcomes
     assert second == "ok" and first == "error" and "no such event" in str(error)  # private: as if none
     assert not EventEntry.objects.exists() and _event(slug).invite != old
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_entry_beside_its_events_owner_deleting_their_account_does_not_deadlock(make_user):
+    """A review: `enter` locked the event's row, then the bot's team's; an account's deletion locks
+    its teams (its memberships end), then its events' rows (their owner becomes null). Entering a
+    team's bot into an event of a member of that team while they deleted their account deadlocked."""
+    from django.db import connection
+
+    from armada.botspec import starter_file
+    from armada_web.bots import services as bots
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.events import services
+    from armada_web.events.models import Event, EventEntry
+    from armada_web.teams import services as teams
+    from armada_web.teams.models import Team
+    from tests.support.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("row locks need PostgreSQL (set DATABASE_URL; CI does)")
+    olga, ann = make_user("olga"), make_user("ann")
+    crew = teams.create_team(user=ann, name="crew")
+    teams.join_team(user=olga, team=crew, key=crew.join_key)
+    bot = bots.create_bot(user=ann, name="crewbot", game="galaxy", team=crew.pk)
+    version = bots.upload_version(bot=bot, user=ann, filename="main.py",
+                                  data=starter_file("greedy", "galaxy").read_bytes())
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=bot)
+    event = services.create_event(user=olga, name="Club", game="galaxy", format="round_robin")
+    outcomes = locked_then(  # enter waits at its team lock (before it, the event's row was taken); olga goes
+        lambda: services.enter(user=ann, event=event, bot_id=bot.pk, invite=event.invite).pk,
+        lambda: olga.delete(),
+        manager=Team.objects, method="select_for_update", pause=1.0)
+    assert [kind for kind, _ in outcomes] == ["ok", "ok"], outcomes
+    assert EventEntry.objects.filter(event=event, bot=bot).exists() and Event.objects.get(pk=event.pk).owner is None
+
+
+def test_a_member_removed_as_they_enter_their_teams_bot_enters_nothing(members, make_user, monkeypatch):
+    """Membership is asked again under the team's lock: a removal that committed just after the
+    first check takes the bot from the member."""
+    from armada_web.bots import services as bots
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.events import services
+    from armada_web.events.models import EventEntry
+    from armada_web.teams import services as teams
+    from armada_web.teams.models import Team
+    from armada_web.web.errors import Forbidden
+
+    (owner, _v0), (mia, _v1), _ = members
+    crew = teams.create_team(user=owner.user, name="crew")
+    teams.join_team(user=mia.user, team=crew, key=crew.join_key)
+    bot = bots.create_bot(user=owner.user, name="crewbot", game="galaxy", team=crew.pk)
+    version = bots.upload_version(bot=bot, user=owner.user, filename="main.py", data=b"print(1)\n")
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=bot)
+    slug = create(owner).json()["slug"]
+    manager = type(BotVersion.objects)
+    real, removed = manager.playing, []
+
+    def checked_then_removed(self):  # mia is removed from crew after every check before the transaction
+        if not removed:
+            removed.append(1)
+            teams.remove_member(user=owner.user, team=Team.objects.get(pk=crew.pk), username="mia")
+        return real(self)
+
+    monkeypatch.setattr(manager, "playing", checked_then_removed)
+    with pytest.raises(Forbidden, match="not your bot"):
+        services.enter(user=mia.user, event=_event(slug), bot_id=bot.pk, invite=_event(slug).invite)
+    assert not EventEntry.objects.filter(bot=bot).exists()

@@ -109,10 +109,15 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
                         refusal=f"upload limit reached: {limit} uploads per hour per team")
             # the team's row first (teams.services' lock, as moves.move_bot takes it), then the bot's:
             # who may upload and whether the team is archived are asked again under them
-            Team.objects.select_for_update(no_key=True).filter(pk=bot.team_id).first()
+            team_id = Bot.objects.filter(pk=bot.pk).values_list("team_id", flat=True).first()
+            if team_id is None:
+                raise NotFound("the bot was deleted meanwhile; nothing was uploaded")
+            Team.objects.select_for_update(no_key=True).filter(pk=team_id).first()
             locked = Bot.objects.select_for_update(of=("self",)).select_related("team").filter(pk=bot.pk).first()
             if locked is None:
                 raise NotFound("the bot was deleted meanwhile; nothing was uploaded")
+            if locked.team_id != team_id:
+                raise Conflict("the bot moved to another team meanwhile; nothing was uploaded: try again")
             check_owner(bot=locked, user=user)
             refusal = upload_refusal(bot=locked)
             if refusal:

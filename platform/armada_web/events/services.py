@@ -325,15 +325,25 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
                       "upload one and wait for its validation")
     config = settings.ARMADA
     with transaction.atomic():
+        # The bot's team's row first (teams.services' lock), then the event's: the order an account's
+        # deletion takes (its teams, then the events it owns). Under it the member's place in the team
+        # again: a removal that has just committed takes the bot from them.
+        team_id = Bot.objects.filter(pk=bot.pk).values_list("team_id", flat=True).first()
+        if team_id is None:
+            raise NotFound("the bot was deleted meanwhile")
+        Team.objects.select_for_update(no_key=True).filter(pk=team_id).first()
+        fresh = Bot.objects.select_related("team").filter(pk=bot.pk).first()
+        if fresh is None:
+            raise NotFound("the bot was deleted meanwhile")
+        if fresh.team_id != team_id:
+            raise Conflict(f"{fresh.name} moved to another team meanwhile: try again")
+        bot = fresh
+        if not is_owner(bot=bot, user=member):
+            raise Forbidden("not your bot: enter a bot of a team you are a member of")
         locked = _locked_event(event)
         # Again under the lock that renewing the code and taking an invitation back take: an entry
         # waiting on them is judged by the code and the invitations they leave.
         check_invite(user=member, event=locked, invite=invite, bot=bot)
-        # the member's place in the bot's team again under the team's lock (teams.services' own):
-        # a removal that has just committed takes the bot from them
-        Team.objects.select_for_update(no_key=True).filter(pk=bot.team_id).first()
-        if not is_owner(bot=bot, user=member):
-            raise Forbidden("not your bot: enter a bot of a team you are a member of")
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state}: it takes no more entries")
         if locked.ends is not None and locked.ends <= now:
