@@ -75,7 +75,7 @@ def test_an_error_after_the_last_attempt_or_the_reaper_is_mailed(version, monkey
     with django_capture_on_commit_callbacks(execute=True):
         assert reap(stuck_after_s=60)["given_up"] == 1
     assert [m.subject for m in mail.outbox][-1] == "[Armada] mailed v2 is error"
-    assert "worker was lost" in mail.outbox[-1].body
+    assert "the worker was lost, 1 attempts without a result" in mail.outbox[-1].body
 
 
 def test_a_benched_bot_is_mailed_once(make_user, valid_version, armada, django_capture_on_commit_callbacks):

@@ -48,7 +48,7 @@ VALIDATION = JobKind(
     note="detail",
     attempts=lambda: settings.ARMADA.validation_attempts,
     stuck_after_s=lambda: settings.ARMADA.validation_stuck_s,
-    lost_note=lambda n: f"platform failure: validation did not finish in {n} attempts (the worker was lost); "
+    lost_note=lambda n: f"platform failure: the worker was lost, {n} attempts without a result; "
                         "not your bot's fault",
     requeued_note="re-queued: the worker validating it was lost",
     task=queues.Task.VALIDATE_VERSION,

@@ -2,12 +2,13 @@
 
 A platform failure's note carries its cause after a colon: an exception's own text, which may
 name the worker's folders, hosts or storage (what /healthz keeps to operators). Staff see the
-whole note (and /status/ lists the failures); anyone else its first part, which says what
-happened, not where.
+whole note (and /status/ lists the failures); anyone else, and the e-mails, its first words, which
+say what happened, not where.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: How the notes of a platform failure begin (jobs.leases' give_back and give_up, matches.execution's void).
@@ -15,8 +16,11 @@ PLATFORM = ("platform failure", "retrying after a platform failure")
 
 
 def shown_note(note: str, *, user: Any) -> str:
-    """`note` whole for staff; for anyone else a platform failure's without its cause."""
+    """`note` whole for staff; for anyone else a platform failure's with its cause's first words only
+    (the platform's own, up to the first colon or bracket: "the sandbox is unavailable", "the stored
+    archive of seat 1 could not be unpacked"; an exception's text follows them)."""
     if getattr(user, "is_staff", False) or not note.startswith(PLATFORM):
         return note
-    head = note.split(":", 1)[0]
-    return f"{head} (not a bot's doing; staff see the cause)"
+    head, _, cause = note.partition(":")
+    words = re.split(r"[:(\[]", cause, maxsplit=1)[0].strip().rstrip(";,. ")
+    return f"{head}{': ' + words if words else ''} (not a bot's doing; staff see the cause)"

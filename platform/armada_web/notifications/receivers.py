@@ -15,6 +15,7 @@ from django.conf import settings
 
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.signals import validation_failed
+from armada_web.jobs.notes import shown_note
 from armada_web.ladder.models import Rating
 from armada_web.ladder.signals import version_benched
 from armada_web.notifications.services import notify_team_of, team_words
@@ -47,7 +48,7 @@ def mail_failed_version(sender: Any, version: BotVersion, **_: Any) -> None:
                    if version.finished else f"version-{version.pk}-{version.status}",
                    subject=f"{bot.name} v{version.number} is {version.status}",
                    body=f"Version {version.number} of your bot {bot.name}{team_words(bot)} is {version.status}: "
-                        f"{version.detail}\n\nIts page, with the bot's log: {page}{_footer()}")
+                        f"{shown_note(version.detail, user=None)}\n\nIts page, with the bot's log: {page}{_footer()}")
 
 
 def mail_benched(sender: Any, rating: Rating, **_: Any) -> None:
