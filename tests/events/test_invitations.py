@@ -265,3 +265,17 @@ def test_the_invitation_form_says_what_it_refused_and_keeps_the_typed_names(sett
     assert not EventInvitation.objects.exists()  # crew is not invited without the users typed beside it
     page = client.post(f"/events/{slug}/invite/", {"users": "ann, bob"}, follow=True).content.decode()
     assert "Invited:" in page and EventInvitation.objects.count() == 2
+
+
+def test_a_refused_draft_keeps_every_name_and_waits_for_its_own_events_page(setting, client, make_user):
+    """A review: the kept names were cut at 4,000 characters (the field takes 15,200), and opening
+    another event's page (a second tab) dropped them."""
+    s, slug = setting, setting["slug"]
+    client.force_login(s["owner"].user)
+    other = s["owner"].post("/api/events/", {"name": "Other", "game": "galaxy", "format": "round_robin"},
+                            format="json").json()["slug"]
+    names = ", ".join(f"nobody-{n:03d}-{'x' * 40}" for n in range(99))  # about 5,000 characters
+    client.post(f"/events/{slug}/invite/", {"users": names})
+    assert 'value="nobody' not in client.get(f"/events/{other}/").content.decode()  # another event's page
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert f'value="{names}"' in page

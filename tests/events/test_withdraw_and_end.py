@@ -121,11 +121,22 @@ def test_the_event_page_offers_withdraw_and_end_to_whom_it_may(club, client):
     assert "The entry is withdrawn." in done.content.decode() and _entries(club["olga"], slug) == ["nils-bot"]
     refused = client.post(f"/events/{slug}/withdraw/", {"bot": "x"}, follow=True).content.decode()
     assert "give the entered bot by its id" in refused
-    ended = client.post(f"/events/{slug}/end/", follow=True).content.decode()
+    unconfirmed = client.post(f"/events/{slug}/end/", follow=True).content.decode()
+    assert "tick the box to confirm" in unconfirmed and 'id="end-event"' in unconfirmed  # still open
+    ended = client.post(f"/events/{slug}/end/", {"confirm": "yes"}, follow=True).content.decode()
     assert "Club has ended: its table is final." in ended and ">Withdraw</button>" not in ended
     assert 'id="end-event"' not in ended
     client.force_login(club["eve"].user)
-    assert client.post(f"/events/{slug}/end/").status_code == 404
+    assert client.post(f"/events/{slug}/end/", {"confirm": "yes"}).status_code == 404
+
+
+def test_withdrawing_from_a_private_event_entered_by_its_link_lands_on_the_events_list(club, client):
+    """A review: a member who entered with the invite link only is no longer in the private event
+    once the entry is withdrawn, so the redirect to its page was a 404 and the message was lost."""
+    client.force_login(club["mia"].user)
+    done = client.post(f"/events/{club['slug']}/withdraw/", {"bot": str(club["bots"]["mia"].pk)}, follow=True)
+    assert done.status_code == 200 and done.request["PATH_INFO"] == "/events/"
+    assert "The entry is withdrawn: you are no longer in Club." in done.content.decode()
 
 
 def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_user, api, club):

@@ -86,6 +86,11 @@ BUTTONS: dict[str, tuple[str, str | None, str]] = {
     "event-enter": ("the Enter button", "event", "the event's page"),
     "event-start": ("the Start the event button", "event", "the event's page"),
     "event-invite": ("the Invite button", "event", "the event's page"),
+    "event-invite-renew": ("the Renew the link button", "event", "the event's page"),
+    "event-uninvite": ("a Take back button", "event", "the event's page"),
+    "event-withdraw": ("a Withdraw button", "event", "the event's page"),
+    "event-end": ("the End the event now button", "event", "the event's page"),
+    "event-edit": ("the Change the event form", "event", "the event's page"),
 }
 
 

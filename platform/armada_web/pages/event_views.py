@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.forms import CharField
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +21,7 @@ from django.views.decorators.http import require_POST
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import queries as bot_queries
 from armada_web.events import queries, services
-from armada_web.events.access import invited_team_ids, is_member, is_owner, may_enter
+from armada_web.events.access import can_see, invited_team_ids, is_member, is_owner, may_enter
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
@@ -48,8 +49,11 @@ INVITE_DRAFT = "event-invite-draft"
 
 def _invite_draft(request: HttpRequest, slug: str) -> dict[str, str]:
     """The names of this event's invitation form that were refused, once (see `invite`)."""
-    draft = request.session.pop(INVITE_DRAFT, None)
-    return {k: draft.get(k, "") for k in ("teams", "users")} if draft and draft.get("slug") == slug else {}
+    draft = request.session.get(INVITE_DRAFT)
+    if not isinstance(draft, dict) or draft.get("slug") != slug:  # (another event's stays for its page)
+        return {}
+    del request.session[INVITE_DRAFT]
+    return {k: draft.get(k, "") for k in ("teams", "users")}
 
 
 def events(request: HttpRequest) -> HttpResponse:
@@ -140,8 +144,9 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
         services.invite_teams(user=signed_in(request), event=found, team_names=form.names("teams"),
                               users=form.names("users"))
     except DomainError:  # the names come back in the form with the message, to correct one
-        request.session[INVITE_DRAFT] = {"slug": found.slug, "teams": request.POST.get("teams", "")[:4000],
-                                         "users": request.POST.get("users", "")[:4000]}
+        request.session[INVITE_DRAFT] = {"slug": found.slug, **{
+            name: request.POST.get(name, "")[:field.max_length] for name, field in form.fields.items()
+            if isinstance(field, CharField) and field.max_length}}
         raise
     messages.success(request, "Invited: their members see the event and enter one of their team's bots.")
     return redirect("event", slug=found.slug)
@@ -168,12 +173,17 @@ def uninvite(request: HttpRequest, slug: str) -> HttpResponse:
 def withdraw(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.event(slug)
     services.withdraw(user=signed_in(request), event=found, bot_id=request.POST.get("bot", ""))
+    if not can_see(user=request.user, event=found):  # (one who entered a private event by its link only)
+        messages.success(request, f"The entry is withdrawn: you are no longer in {found.name}.")
+        return redirect("events")
     messages.success(request, "The entry is withdrawn.")
     return redirect("event", slug=found.slug)
 
 
 @_event_form
 def end(request: HttpRequest, slug: str) -> HttpResponse:
+    if request.POST.get("confirm") != "yes":  # (the browser asks for the box; a bare POST is refused too)
+        raise Invalid("tick the box to confirm: ending an event cannot be undone")
     found = services.end_event(user=signed_in(request), event=queries.event(slug))
     messages.success(request, f"{found.name} has ended: its table is final.")
     return redirect("event", slug=found.slug)

@@ -22,8 +22,9 @@ class EditedFieldsOnly:
             return
         concrete = {f.name for f in obj._meta.concrete_fields if not f.primary_key}
         edited = [name for name in form.changed_data if name in concrete]
-        if edited:
-            obj.save(update_fields=edited)
+        if edited:  # (a field kept up to date on every save, `auto_now`, is written with them)
+            touched = [f.name for f in obj._meta.concrete_fields if getattr(f, "auto_now", False)]
+            obj.save(update_fields=[*edited, *(name for name in touched if name not in edited)])
 
 
 class ModelAdmin(EditedFieldsOnly, admin.ModelAdmin):  # type: ignore[type-arg]
