@@ -121,3 +121,29 @@ def test_a_season_whose_step_fails_does_not_hold_up_the_next(five, monkeypatch, 
     assert done.get("opened") == ["b2"]
     assert Season.objects.get(slug="b2").state == "open" and Season.objects.get(slug="a1").state == "upcoming"
     assert "season a1: its upcoming step failed" in caplog.text
+
+
+def test_the_admin_changes_no_plan_of_an_event_nor_a_bots_name_team_or_active_version(make_user, valid_version,
+                                                                                        admin_client):
+    """An organiser's trial: in the admin a running ladder's format could be changed (it finished at
+    once), a finished event's game, a bot's active version to another bot's version and a bot's
+    name (kept for good). Those are read-only there; their services change them, checked."""
+    from armada_web.bots.models import Bot
+    from armada_web.events import services
+
+    event = services.create_event(user=make_user("olga"), name="Club", game="galaxy", format="round_robin",
+                                  max_entrants=8)
+    form = {"name": "Club two", "game": "mothership", "format": "ladder", "games_per_pair": "7",
+            "max_entrants": "1", "entries-TOTAL_FORMS": "0", "entries-INITIAL_FORMS": "0",
+            "withdrawals-TOTAL_FORMS": "0", "withdrawals-INITIAL_FORMS": "0"}
+    assert admin_client.post(f"/admin/events/event/{event.pk}/change/", form).status_code == 302
+    event.refresh_from_db()
+    assert (event.name, event.game, event.format, event.games_per_pair, event.max_entrants) == \
+        ("Club two", "galaxy", "round_robin", 1, 8)
+    mine, other = valid_version(make_user("alice"), "alpha"), valid_version(make_user("bob"), "bravo")
+    bot = mine.bot
+    form = {"description": "edited", "owner": bot.owner_id, "name": "renamed", "active_version": other.pk,
+            "versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0"}
+    assert admin_client.post(f"/admin/bots/bot/{bot.pk}/change/", form).status_code == 302
+    bot = Bot.objects.get(pk=bot.pk)
+    assert (bot.description, bot.name, bot.active_version_id) == ("edited", "alpha", mine.pk)

@@ -26,7 +26,12 @@ class BotAdmin(ModelAdmin):
     list_display = ["name", "game", "owner", "active_version", "pinned", "retired", "disabled", "created"]
     list_filter = ["game", "disabled", ("retired", admin.EmptyFieldListFilter), "created"]
     search_fields = ["name", "owner__username", "description"]
-    raw_id_fields = ["owner", "active_version"]
+    raw_id_fields = ["owner"]
+    # Staff change a bot's description here, and whether it plays through the actions below (their
+    # services); its name is its for good (docs/site.md), and its team and active version move only
+    # through the services that check them (an organiser's trial set another bot's version active).
+    readonly_fields = ["name", "game", "team", "active_version", "pinned", "retired", "disabled", "disabled_reason",
+                       "created"]
     inlines = [VersionInline]
     actions = ["disable", "enable", "retire"]
 

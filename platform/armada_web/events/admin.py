@@ -31,8 +31,12 @@ class EventAdmin(ModelAdmin):
     search_fields = ["slug", "name", "owner__username"]
     # `public` is fixed at creation: the bots' public records leave a private event's games out
     # from the match's making on (matches.tallies), so flipping it later would unbalance them.
+    # Its plan (game, format, games, times, entrants) changes through its owner's page, whose service
+    # checks each change against its state (an organiser's trial changed a running ladder's format here,
+    # which finished it at once): staff rename it, the rest is read-only.
     readonly_fields = ["slug", "owner", "invite", "public", "state", "created", "started", "finished",
-                       "games_total", "last_sent"]
+                       "games_total", "last_sent", "game", "format", "games_per_pair", "starts", "ends",
+                       "max_entrants"]
     inlines = [EntryInline, WithdrawalInline]
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
