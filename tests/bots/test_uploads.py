@@ -153,6 +153,14 @@ def test_same_files_whatever_the_timestamps_are_a_duplicate(bot, api):
     changed = zipped({"main.py": MAIN + b"# v2\n", "b.py": b"b = 2\n"})
     assert client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("c.zip", changed)},
                        format="multipart").status_code == 201
+    # the platform failed the newest version's validation (`error`): the same code again is a new try, as
+    # its page says (an organiser's trial was refused as "the same code")
+    from armada_web.bots.models import BotVersion
+
+    BotVersion.objects.filter(bot=bot, number=2).update(status="error")
+    retry = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("c.zip", changed)},
+                        format="multipart")
+    assert retry.status_code == 201 and retry.json()["number"] == 3
 
 
 def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):

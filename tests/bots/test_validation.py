@@ -208,3 +208,37 @@ def test_validation_is_fair_between_users(make_user):
     last = claim_next(preferred=late[0])
     assert last is not None and last.job_id == slow[2]
     assert claim_next(preferred=slow[2]) is None  # nothing is waiting: the message does nothing
+
+
+def test_an_active_version_validated_again_that_fails_hands_back_to_the_newest_valid(version, monkeypatch):
+    """An organiser's trial: staff re-ran the validation of a bot's active version, the platform
+    failed it (`error`), and the version stayed active: the bot left the ladder and could enter no
+    event, though its two earlier versions were valid. The newest valid one plays again (and the
+    failed one takes over once valid again); a pinned choice stays the owner's."""
+    from armada_web.bots import tasks, validation
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import Bot, BotVersion
+    from armada_web.bots.services import revalidate, upload_version
+    from armada_web.games.runner import PlatformFailure
+
+    bot = version.bot
+    second = upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk__in=[version.pk, second.pk]).update(status="valid")
+    refresh_active(bot=bot)
+    assert Bot.objects.get(pk=bot.pk).active_version_id == second.pk
+
+    def down(**_):
+        raise PlatformFailure("the sandbox is unavailable: gone")
+
+    monkeypatch.setattr(tasks, "sandbox_ready", lambda: True)
+    monkeypatch.setattr(validation, "validation_game", down)
+    from django.conf import settings
+
+    monkeypatch.setattr(settings, "ARMADA", settings.ARMADA.with_(validation_attempts=1))
+    assert revalidate(version=second)
+    assert tasks.validate_version(second.pk) == "error"
+    assert Bot.objects.get(pk=bot.pk).active_version_id == version.pk  # v1 plays again
+
+    Bot.objects.filter(pk=bot.pk).update(active_version=second, pinned=True)  # the owner's pin
+    validation.fall_back(BotVersion.objects.get(pk=second.pk))
+    assert Bot.objects.get(pk=bot.pk).active_version_id == second.pk

@@ -123,7 +123,9 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
             if refusal:
                 raise Invalid(refusal)
             newest = locked.versions.order_by("-number").first()
-            if newest is not None and newest.sha256 == bundle.sha256:
+            # (the same code again is refused, unless the platform failed its validation: the page of a
+            # version in error says that uploading it again works)
+            if newest is not None and newest.sha256 == bundle.sha256 and newest.status != VersionStatus.ERROR:
                 raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")
             number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
             version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,

@@ -31,7 +31,7 @@ from armada.referee.framing import one_line
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.logic.resources import resources_used
-from armada_web.bots.models import BotVersion, VersionStatus
+from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.bots.signals import validation_failed, validation_finished
 from armada_web.games import spec
 from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, Source, play
@@ -165,6 +165,7 @@ def run(lease: Lease) -> str:
             elif recorded:
                 # In the recording transaction: a retry after a rollback sends it again, once.
                 validation_failed.send(sender=BotVersion, version=version)
+                fall_back(version)
             if recorded:
                 finished(version, status)
         return recorded or lease.recorded(status)  # or this attempt's commit went through before
@@ -190,9 +191,19 @@ def kept_replay(version: BotVersion, attempt: int, report: ValidationReport) -> 
 
 
 def given_up(version: BotVersion) -> None:
-    """A version's validation was given up on (`error`): the apps above are told."""
+    """A version's validation was given up on (`error`): the apps above are told, and a bot whose
+    active version it was plays its newest valid one again (`fall_back`)."""
     validation_failed.send(sender=BotVersion, version=version)
+    fall_back(version)
     finished(version, VersionStatus.ERROR)
+
+
+def fall_back(version: BotVersion) -> None:
+    """A version that was its bot's active one ended invalid or in error (staff validated it again,
+    and it failed, or the platform did): the bot's newest valid version plays again, unless its
+    owner pinned one (`refresh_active`), so a failure of the platform's does not bench the bot."""
+    if Bot.objects.filter(pk=version.bot_id, active_version_id=version.pk).exists():
+        refresh_active(bot=Bot.objects.get(pk=version.bot_id))
 
 
 def finished(version: BotVersion, status: str) -> None:
