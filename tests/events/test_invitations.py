@@ -6,6 +6,8 @@ change nothing."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -257,8 +259,8 @@ def test_the_invitation_form_says_what_it_refused_and_keeps_the_typed_names(sett
     typed = "ann, bob, cyd, nobody-such"
     page = client.post(f"/events/{slug}/invite/", {"users": typed}, follow=True).content.decode()
     assert "nobody-such" in page and "Invited:" not in page
-    assert f'value="{typed}"' in page and not EventInvitation.objects.exists()  # typed once, shown again
-    assert 'value="ann, bob' not in client.get(f"/events/{slug}/").content.decode()  # once only
+    assert f"{typed}</textarea>" in page and not EventInvitation.objects.exists()  # typed once, shown again
+    assert "ann, bob" not in client.get(f"/events/{slug}/").content.decode()  # once only
     too_long = ", ".join(["ann"] * 5000)
     page = client.post(f"/events/{slug}/invite/", {"teams": "crew", "users": too_long}, follow=True).content.decode()
     assert "users: Ensure this value has at most" in page and "Invited:" not in page
@@ -276,6 +278,24 @@ def test_a_refused_draft_keeps_every_name_and_waits_for_its_own_events_page(sett
                             format="json").json()["slug"]
     names = ", ".join(f"nobody-{n:03d}-{'x' * 40}" for n in range(99))  # about 5,000 characters
     client.post(f"/events/{slug}/invite/", {"users": names})
-    assert 'value="nobody' not in client.get(f"/events/{other}/").content.decode()  # another event's page
+    elsewhere = client.get(f"/events/{other}/").content.decode()  # another event's page (its message shows there)
+    assert re.search(r'<textarea name="users"[^>]*>\s*</textarea>', elsewhere)  # its form is empty
     page = client.get(f"/events/{slug}/").content.decode()
-    assert f'value="{names}"' in page
+    assert f"{names}</textarea>" in page
+
+
+def test_the_form_names_every_name_not_found_and_takes_a_name_with_a_comma_one_a_line(setting, client):
+    """An organiser's trial: a team named "Red, Fleet" could not be invited through the form (split at
+    its comma), and with typos in both fields only the teams' was said."""
+    from armada_web.events.models import EventInvitation
+    from armada_web.teams import services as teams
+
+    s, slug = setting, setting["slug"]
+    teams.create_team(user=s["eve"].user, name="Red, Fleet")
+    client.force_login(s["owner"].user)
+    page = client.post(f"/events/{slug}/invite/", {"teams": "Red Nope", "users": "carlE, dvaeE"},
+                       follow=True).content.decode()
+    assert "no team named Red Nope; no account named carlE, dvaeE" in page
+    page = client.post(f"/events/{slug}/invite/", {"teams": "Red, Fleet\ncrew"}, follow=True).content.decode()
+    assert "Invited:" in page
+    assert sorted(EventInvitation.objects.values_list("team__name", flat=True)) == ["Red, Fleet", "crew"]

@@ -94,7 +94,7 @@ def test_the_owner_ends_a_running_event_and_its_waiting_matches_are_cancelled(cl
     assert club["eve"].post(f"/api/events/{slug}/end/").status_code == 404
 
 
-def test_an_open_event_ended_never_starts(club):
+def test_an_open_event_ended_never_starts(club, client):
     from armada_web.events import periodic
     from armada_web.events.models import Event
 
@@ -107,6 +107,48 @@ def test_an_open_event_ended_never_starts(club):
     late = club["eve"].post(f"/api/events/{slug}/entries/", {"bot": club["bots"]["eve"].pk,
                                                             "invite": club["invite"]}, format="json")
     assert late.status_code == 409
+    # its page (an organiser's trial): no start time as if to come, no places as if decided
+    client.force_login(club["olga"].user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert "ended before it started" in page and " · starts " not in page
+    assert "<tr><td>—</td>" in page and "<tr><td>1</td>" not in page
+
+
+def test_an_ended_round_robin_says_how_many_games_were_played_not_skipped(club, client):
+    """An organiser's trial: a round robin ended 6 s after its start said "30 of 30 games played"."""
+    slug, olga = club["slug"], club["olga"]
+    olga.post(f"/api/events/{slug}/start/")
+    ended = olga.post(f"/api/events/{slug}/end/").json()
+    assert (ended["games_played"], ended["games_done"], ended["games_total"]) == (0, 1, 1)
+    client.force_login(olga.user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert "0 of 1 games played; 1 skipped (never played" in page
+
+
+def test_start_is_offered_from_two_entries(club, client):
+    from armada_web.events.models import EventEntry
+
+    client.force_login(club["olga"].user)
+    assert "Start the event now (2 entries)" in client.get(f"/events/{club['slug']}/").content.decode()
+    EventEntry.objects.filter(bot_ref=club["bots"]["nils"].pk).delete()
+    page = client.get(f"/events/{club['slug']}/").content.decode()
+    assert "Start the event now" not in page and "It starts once it has 2 entries (1 now)." in page
+
+
+def test_a_bot_disabled_by_staff_plays_no_more_event_games(club):
+    """An organiser's trial: a bot disabled by staff ("stop the selected bots from playing") played on
+    in the event it had entered, and won."""
+    from armada_web.bots.services import set_disabled
+    from armada_web.events import matchmaking
+    from armada_web.events.models import EventGame
+
+    slug, olga = club["slug"], club["olga"]
+    olga.post(f"/api/events/{slug}/start/")
+    set_disabled(bot=club["bots"]["mia"], disabled=True, reason="by staff")
+    matchmaking.fill(workers=1)
+    assert not queued("event")
+    game = EventGame.objects.get(event__slug=slug)
+    assert game.skipped == "not played: mia-bot was disabled by staff" and game.match is None
 
 
 def test_the_event_page_offers_withdraw_and_end_to_whom_it_may(club, client):

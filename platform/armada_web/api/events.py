@@ -147,7 +147,8 @@ class EventDetailSerializer(EventSerializer):
     invited = serializers.SerializerMethodField(help_text="the teams invited (a user's invitation: their "
                                                           "personal team)")
     table = serializers.SerializerMethodField()
-    games_done = serializers.SerializerMethodField()
+    games_done = serializers.SerializerMethodField(help_text="games planned that are done: played, or skipped")
+    games_played = serializers.SerializerMethodField(help_text="games played and counted in the table")
     games_total = serializers.IntegerField(help_text="round robin: games planned (0 before it starts)")
 
     @extend_schema_field(TableRowSerializer(many=True))
@@ -160,6 +161,9 @@ class EventDetailSerializer(EventSerializer):
 
     def get_games_done(self, event: Event) -> int:
         return queries.games_done(event)
+
+    def get_games_played(self, event: Event) -> int:
+        return queries.games_played(event)
 
 
 class NewEventSerializer(EventDetailSerializer):

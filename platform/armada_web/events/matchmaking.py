@@ -48,6 +48,11 @@ def _send(game: EventGame, game_slug: str) -> bool:
         game.skipped = "not played: a bot's version was deleted"
         game.save(update_fields=["skipped"])
         return False
+    disabled = [e.bot_name for e in (first, second) if e.version is not None and e.version.bot.disabled]
+    if disabled:  # staff stopped it from playing (the admin's Disable): in events too
+        game.skipped = f"not played: {disabled[0]} was disabled by staff"
+        game.save(update_fields=["skipped"])
+        return False
     match = create_match(game=game_slug, first=first.version, second=second.version, kind=MatchKind.EVENT,
                          counted=game.event.public)  # a private event's games are its own (matches.access)
     game.match, game.tries = match, game.tries + 1
@@ -77,12 +82,12 @@ def _next_planned(event: Event) -> EventGame | None:
 def _next_ladder_game(event: Event, now: datetime) -> EventGame | None:
     """A ladder event's next game, chosen by the ladder's pairing among its entries (None while
     half its entries are playing, or with fewer than two)."""
-    entries = list(event.entries.all())
+    entries = list(event.entries.select_related("version__bot"))
     flying = event.games.filter(match__status__in=IN_FLIGHT).count()
     if len(entries) < 2 or flying >= max(1, len(entries) // 2):
         return None
     pool = [matchmaking_logic.Candidate(e.pk, e.pk, ratings.Skill(e.mu, e.sigma), e.games, e.last_played)
-            for e in entries if e.version_id is not None]
+            for e in entries if e.version is not None and not e.version.bot.disabled]
     recent = [matchmaking_logic.RecentGame(a, b) for a, b in event.games.exclude(skipped__startswith="not played")
               .order_by("-number").values_list("first_id", "second_id")[:RECENT]][::-1]
     idle_unit = max(1.0, len(pool) * settings.ARMADA.match_seconds / 2)

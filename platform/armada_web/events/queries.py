@@ -107,7 +107,13 @@ def waiting(event: Event, now: datetime | None = None) -> str:
 
 
 def games_done(event: Event) -> int:
+    """Its planned games that are done: played and counted, or skipped (see `games_played`)."""
     return event.games.filter(Q(counted=True) | ~Q(skipped="")).count()
+
+
+def games_played(event: Event) -> int:
+    """Its games played and counted (not those skipped: never played as the event ended, or a bot gone)."""
+    return event.games.filter(counted=True).count()
 
 
 def recent_games(event: Event, *, user: Any, limit: int = 30) -> list[EventGame]:

@@ -213,20 +213,27 @@ def _teams_to_invite(teams: Any, users: Any, team_names: Any = None) -> list[Tea
     if not all(storable(n) for n in [*users, *team_names]):  # no name holds one; the database refuses NUL
         raise Invalid("a username or team name holds a NUL character or a lone surrogate: no name holds one")
     found = {t.pk: t for t in Team.objects.filter(pk__in=teams)}
+    problems = []  # every name not found, whichever list it is in, said at once
     missing = [str(t) for t in teams if t not in found]
     if missing:
-        raise NotFound(f"no team with id {', '.join(missing)}")
+        problems.append(f"no team with id {', '.join(missing)}")
+    nameless = []
     for name in team_names:
         named = Team.objects.filter(name__iexact=name.strip()).first()
         if named is None:
-            raise NotFound(f"no team named {name.strip()}")
-        found[named.pk] = named
+            nameless.append(name.strip())
+        else:
+            found[named.pk] = named
+    if nameless:
+        problems.append(f"no team named {', '.join(nameless)}")
     names = [u.strip() for u in users]
     personal = dict(Membership.objects.current().filter(team__personal=True, user__username__in=names)
                     .values_list("user__username", "team_id"))
     unknown = [u for u in names if u not in personal]
     if unknown:
-        raise NotFound(f"no account named {', '.join(unknown)}")
+        problems.append(f"no account named {', '.join(unknown)}")
+    if problems:
+        raise NotFound("; ".join(problems))
     found.update(Team.objects.in_bulk(list(personal.values())))
     archived = sorted(t.name for t in found.values() if t.archived is not None)
     if archived:

@@ -74,12 +74,17 @@ class EntryForm(forms.Form):
 
 
 class InvitationForm(forms.Form):
-    """Teams (by name) and users (by username) to invite, comma-separated."""
+    """Teams (by name) and users (by username) to invite, comma-separated or one a line."""
 
     # (room for the most names the service takes at once, each as long as a name may be)
-    teams = forms.CharField(required=False, max_length=INVITE_MAX * 42, help_text="team names, comma-separated")
-    users = forms.CharField(required=False, max_length=INVITE_MAX * 152,
-                            help_text="usernames, comma-separated (each is invited as their personal team)")
+    teams = forms.CharField(required=False, max_length=INVITE_MAX * 42, widget=forms.Textarea(attrs={"rows": 2}),
+                            help_text="team names, comma-separated or one a line (a name with a comma: one a line)")
+    users = forms.CharField(required=False, max_length=INVITE_MAX * 152, widget=forms.Textarea(attrs={"rows": 2}),
+                            help_text="usernames, comma-separated or one a line (each is invited as their personal "
+                            "team)")
 
     def names(self, field: str) -> list[str]:
-        return [n.strip() for n in self.cleaned_data.get(field, "").split(",") if n.strip()]
+        """The names typed: one a line when there are several lines (a team's name may hold a
+        comma), else comma-separated."""
+        text = self.cleaned_data.get(field, "")
+        return [n.strip() for n in (text.splitlines() if "\n" in text.strip() else text.split(",")) if n.strip()]
