@@ -14,8 +14,21 @@ def main() -> None:
         sys.path.append(source)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "armada_web.settings")
     from django.core.management import execute_from_command_line
+    from django.db.utils import OperationalError, ProgrammingError
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except (OperationalError, ProgrammingError) as exc:
+        # A database without the site's tables: most often a command run without the variables of
+        # the site's `make up` (ARMADA_DATA_DIR, DATABASE_URL), which found another, empty database.
+        if "no such table" not in str(exc) and "does not exist" not in str(exc):
+            raise
+        from django.db import connection
+
+        name = connection.settings_dict.get("NAME")
+        sys.exit(f"{sys.argv[1] if len(sys.argv) > 1 else 'manage.py'}: the database {name} has no site in it "
+                 f"({str(exc).splitlines()[0]}): give this command the ARMADA_DATA_DIR (or DATABASE_URL) the "
+                 "site was started with, as `make up` printed them, or run `manage.py migrate` for a new one")
 
 
 if __name__ == "__main__":

@@ -171,6 +171,8 @@ cat <<MSG
   Admin:         ${URL}admin/   ($creds)
   API:           ${URL}api/docs/
   Logs:          $LOG_DIR
+  Commands:      ARMADA_DATA_DIR=$DATA_DIR${DATABASE_URL:+ DATABASE_URL=(as given)} $VENV/bin/python manage.py ...
+                 (seasons, integrity, backups: with this site's variables, else another, empty database)
   Press Ctrl-C to stop everything this command started.
 
 MSG
