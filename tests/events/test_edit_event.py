@@ -13,18 +13,6 @@ from django.utils import timezone
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def club(make_user, valid_version, api):
-    people = {name: api(make_user(name)) for name in ("olga", "mia", "nils", "eve")}
-    bots = {name: valid_version(client.user, f"{name}-bot").bot for name, client in people.items()}
-    made = people["olga"].post("/api/events/", {"name": "Club", "game": "galaxy", "format": "round_robin"},
-                               format="json").json()
-    for name in ("mia", "nils"):
-        people[name].post(f"/api/events/{made['slug']}/entries/", {"bot": bots[name].pk, "invite": made["invite"]},
-                          format="json")
-    return {**people, "slug": made["slug"]}
-
-
 def _iso(when):
     return when.isoformat().replace("+00:00", "Z")
 
