@@ -189,9 +189,9 @@ def test_an_invalid_version_has_one_invalid_prefix(client, arena):
     html = page(client, f"/bots/{arena.race_b.bot_id}/versions/1/")
     assert "<strong>Why it is invalid:</strong> fighters: 6 given, 5 expected (MD-1)" in html
     assert "invalid: invalid" not in html and "invalid: fighters" not in html
-    # the command to try it names the bot's folder, not its name on the site (a trial's folder was
-    # named otherwise, and the command as written failed)
-    assert "<code>armada play FOLDER builtin:balanced --game mothership</code>, FOLDER being your bot's folder" in html
+    # the command to try it: the bot's name is its folder's as `armada new` makes it; a trial's folder
+    # was named otherwise, and the command as written failed: the page says what to put instead
+    assert "if that folder is named otherwise, its name instead of" in html
 
 
 def test_a_crashed_version_shows_its_error_line_to_its_owners_only(client, arena):
