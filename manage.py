@@ -19,11 +19,17 @@ def main() -> None:
     try:
         execute_from_command_line(sys.argv)
     except (OperationalError, ProgrammingError) as exc:
-        # A database without the site's tables: most often a command run without the variables of
-        # the site's `make up` (ARMADA_DATA_DIR, DATABASE_URL), which found another, empty database.
-        if "no such table" not in str(exc) and "does not exist" not in str(exc):
-            raise
+        # A database without the site's tables (not even Django's record of migrations): most often a
+        # command run without the variables of the site's `make up` (ARMADA_DATA_DIR, DATABASE_URL),
+        # which found another, empty database. Anything else, and `migrate` itself, as it was.
         from django.db import connection
+
+        try:
+            empty = "django_migrations" not in connection.introspection.table_names()
+        except Exception:
+            empty = False
+        if not empty or (len(sys.argv) > 1 and sys.argv[1] == "migrate"):
+            raise
 
         name = connection.settings_dict.get("NAME")
         sys.exit(f"{sys.argv[1] if len(sys.argv) > 1 else 'manage.py'}: the database {name} has no site in it "

@@ -21,3 +21,21 @@ def test_a_command_on_a_database_without_the_site_says_what_to_give_it(tmp_path)
     assert "Traceback" not in done.stderr
     assert f"season: the database {tmp_path / 'armada.sqlite3'} has no site in it" in done.stderr
     assert "give this command the ARMADA_DATA_DIR (or DATABASE_URL) the site was started with" in done.stderr
+
+
+def test_a_site_missing_one_table_and_migrate_itself_keep_their_own_error(tmp_path):
+    """A review: the message covered every missing table, so `migrate` stopped on a broken database
+    saying "run manage.py migrate", and a site short of one table was called "no site"."""
+    import sqlite3
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARMADA_") and k != "DATABASE_URL"}
+    env["ARMADA_DATA_DIR"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    with sqlite3.connect(tmp_path / "armada.sqlite3") as db:
+        db.execute("DROP TABLE seasons_season")
+    done = subprocess.run([sys.executable, "manage.py", "season", "open", "spring"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "has no site in it" not in done.stderr
+    assert "no such table: seasons_season" in done.stderr
