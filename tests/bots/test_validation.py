@@ -214,7 +214,7 @@ def test_an_active_version_validated_again_that_fails_hands_back_to_the_newest_v
     """An organiser's trial: staff re-ran the validation of a bot's active version, the platform
     failed it (`error`), and the version stayed active: the bot left the ladder and could enter no
     event, though its two earlier versions were valid. The newest valid one plays again (and the
-    failed one takes over once valid again); a pinned choice stays the owner's."""
+    failed one takes over once valid again)."""
     from armada_web.bots import tasks, validation
     from armada_web.bots.activation import refresh_active
     from armada_web.bots.models import Bot, BotVersion
@@ -239,6 +239,27 @@ def test_an_active_version_validated_again_that_fails_hands_back_to_the_newest_v
     assert tasks.validate_version(second.pk) == "error"
     assert Bot.objects.get(pk=bot.pk).active_version_id == version.pk  # v1 plays again
 
-    Bot.objects.filter(pk=bot.pk).update(active_version=second, pinned=True)  # the owner's pin
+
+def test_a_pinned_active_version_that_fails_unpins_and_a_retired_bot_keeps_its_record(version):
+    """A review: a bot pinned to the version that then failed stayed benched; a retired bot's record
+    moved to another version."""
+    from armada_web.bots import validation
+    from armada_web.bots.models import Bot, BotVersion
+    from armada_web.bots.services import upload_version
+
+    bot = version.bot
+    second = upload_version(bot=bot, user=bot.owner, filename="main.py", data=b"print('v2')\n")
+    BotVersion.objects.filter(pk=second.pk).update(status="valid")
+    Bot.objects.filter(pk=bot.pk).update(active_version=version, pinned=True)  # pinned to v1, which fails
+    BotVersion.objects.filter(pk=version.pk).update(status="error")
+    validation.fall_back(BotVersion.objects.get(pk=version.pk))
+    bot.refresh_from_db()
+    assert (bot.active_version_id, bot.pinned) == (second.pk, False)
+
+    from django.utils import timezone
+
+    Bot.objects.filter(pk=bot.pk).update(retired=timezone.now())
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    BotVersion.objects.filter(pk=second.pk).update(status="error")
     validation.fall_back(BotVersion.objects.get(pk=second.pk))
-    assert Bot.objects.get(pk=bot.pk).active_version_id == second.pk
+    assert Bot.objects.get(pk=bot.pk).active_version_id == second.pk  # retired: as it was

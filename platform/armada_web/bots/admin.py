@@ -26,12 +26,11 @@ class BotAdmin(ModelAdmin):
     list_display = ["name", "game", "owner", "active_version", "pinned", "retired", "disabled", "created"]
     list_filter = ["game", "disabled", ("retired", admin.EmptyFieldListFilter), "created"]
     search_fields = ["name", "owner__username", "description"]
-    raw_id_fields = ["owner"]
     # Staff change a bot's description here, and whether it plays through the actions below (their
     # services); its name is its for good (docs/site.md), and its team and active version move only
     # through the services that check them (an organiser's trial set another bot's version active).
-    readonly_fields = ["name", "game", "team", "active_version", "pinned", "retired", "disabled", "disabled_reason",
-                       "created"]
+    readonly_fields = ["name", "game", "owner", "team", "active_version", "pinned", "retired", "disabled",
+                       "disabled_reason", "created"]
     inlines = [VersionInline]
     actions = ["disable", "enable", "retire"]
 
@@ -59,8 +58,11 @@ class BotVersionAdmin(ModelAdmin):
     list_display = ["__str__", "bot", "number", "status", "attempts", "created", "finished"]
     list_filter = ["status", "bot__game", "created"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "detail"]
-    readonly_fields = ["bot", "number", "archive_file", "sha256", "size", "files", "orders", "race_name",
-                       "engine_version", "attempts", "created", "queued", "started", "finished", "log", "replay_file"]
+    # Its status moves only through validation (the action below): an edit would skip the bot's active
+    # version and the apps above (a review).
+    readonly_fields = ["bot", "number", "status", "detail", "archive_file", "sha256", "size", "files", "orders",
+                       "race_name", "engine_version", "attempts", "created", "queued", "started", "finished", "log",
+                       "replay_file"]
     actions = ["rerun_validation"]
     exclude = ["archive", "replay"]
 

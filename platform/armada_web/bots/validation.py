@@ -200,10 +200,15 @@ def given_up(version: BotVersion) -> None:
 
 def fall_back(version: BotVersion) -> None:
     """A version that was its bot's active one ended invalid or in error (staff validated it again,
-    and it failed, or the platform did): the bot's newest valid version plays again, unless its
-    owner pinned one (`refresh_active`), so a failure of the platform's does not bench the bot."""
-    if Bot.objects.filter(pk=version.bot_id, active_version_id=version.pk).exists():
-        refresh_active(bot=Bot.objects.get(pk=version.bot_id))
+    and it failed, or the platform did): the bot's newest valid version plays again (`refresh_active`),
+    so a failure of the platform's does not bench the bot. A pin on it goes (only a valid version may
+    be active; the version's page says what happened); a retired bot keeps its record as it was."""
+    bot = Bot.objects.filter(pk=version.bot_id, active_version_id=version.pk, retired__isnull=True).first()
+    if bot is None:
+        return
+    if bot.pinned:
+        Bot.objects.filter(pk=bot.pk).update(pinned=False)
+    refresh_active(bot=bot)
 
 
 def finished(version: BotVersion, status: str) -> None:
