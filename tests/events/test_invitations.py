@@ -296,6 +296,11 @@ def test_the_form_names_every_name_not_found_and_takes_a_name_with_a_comma_one_a
     page = client.post(f"/events/{slug}/invite/", {"teams": "Red Nope", "users": "carlE, dvaeE"},
                        follow=True).content.decode()
     assert "no team named Red Nope; no account named carlE, dvaeE" in page
-    page = client.post(f"/events/{slug}/invite/", {"teams": "Red, Fleet\ncrew"}, follow=True).content.decode()
+    page = client.post(f"/events/{slug}/invite/", {"teams": "Red, Fleet\r\ncrew"}, follow=True).content.decode()
     assert "Invited:" in page
     assert sorted(EventInvitation.objects.values_list("team__name", flat=True)) == ["Red, Fleet", "crew"]
+    EventInvitation.objects.all().delete()
+    page = client.post(f"/events/{slug}/invite/", {"teams": "Red, Fleet\r\n", "users": "ann, bob\r\ncyd"},
+                       follow=True).content.decode()  # a name with a comma alone, ended by a line break
+    assert "Invited:" in page
+    assert sorted(EventInvitation.objects.values_list("team__name", flat=True)) == ["Red, Fleet", "ann", "bob", "cyd"]

@@ -37,6 +37,10 @@ ENDED_BADLY = (MatchStatus.VOID, MatchStatus.FAILED)
 RECENT = 200
 
 
+#: Games one pass may skip at sending before it gives up until the next (each skip is stored: none comes twice).
+SKIPS_A_PASS = 200
+
+
 def in_flight() -> int:
     """Event matches queued or running (one count query)."""
     return Match.objects.filter(kind=MatchKind.EVENT, status__in=IN_FLIGHT).count()
@@ -105,8 +109,13 @@ def _give_one(event_id: int, now: datetime) -> bool:
         event = Event.objects.select_for_update().filter(pk=event_id, state=EventState.RUNNING).first()
         if event is None or (event.ends is not None and event.ends <= now):
             return False
-        game = _next_planned(event) if event.format == EventFormat.ROUND_ROBIN else _next_ladder_game(event, now)
-        if game is None or not _send(game, event.game):
+        for _ in range(SKIPS_A_PASS):  # a game skipped at sending (a bot gone or disabled): the next one
+            game = _next_planned(event) if event.format == EventFormat.ROUND_ROBIN else _next_ladder_game(event, now)
+            if game is None:
+                return False
+            if _send(game, event.game):
+                break
+        else:
             return False
         Event.objects.filter(pk=event.pk).update(last_sent=now)
     return True

@@ -77,14 +77,20 @@ class InvitationForm(forms.Form):
     """Teams (by name) and users (by username) to invite, comma-separated or one a line."""
 
     # (room for the most names the service takes at once, each as long as a name may be)
-    teams = forms.CharField(required=False, max_length=INVITE_MAX * 42, widget=forms.Textarea(attrs={"rows": 2}),
+    teams = forms.CharField(required=False, max_length=INVITE_MAX * 42, strip=False,  # (its line breaks tell)
+                            widget=forms.Textarea(attrs={"rows": 2}),
                             help_text="team names, comma-separated or one a line (a name with a comma: one a line)")
     users = forms.CharField(required=False, max_length=INVITE_MAX * 152, widget=forms.Textarea(attrs={"rows": 2}),
                             help_text="usernames, comma-separated or one a line (each is invited as their personal "
                             "team)")
 
     def names(self, field: str) -> list[str]:
-        """The names typed: one a line when there are several lines (a team's name may hold a
-        comma), else comma-separated."""
+        """The names typed. Usernames hold no comma: split at commas and line breaks. A team's name
+        may hold one: one a line once there is a line break (a name with a comma typed alone: end it
+        with a line break), else comma-separated."""
         text = self.cleaned_data.get(field, "")
-        return [n.strip() for n in (text.splitlines() if "\n" in text.strip() else text.split(",")) if n.strip()]
+        if field == "users":
+            parts = text.replace("\n", ",").split(",")
+        else:
+            parts = text.splitlines() if "\n" in text else text.split(",")
+        return [n.strip() for n in parts if n.strip()]
