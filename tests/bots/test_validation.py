@@ -263,3 +263,29 @@ def test_a_pinned_active_version_that_fails_unpins_and_a_retired_bot_keeps_its_r
     BotVersion.objects.filter(pk=second.pk).update(status="error")
     validation.fall_back(BotVersion.objects.get(pk=second.pk))
     assert Bot.objects.get(pk=bot.pk).active_version_id == second.pk  # retired: as it was
+
+
+def test_the_reapers_give_up_and_its_consequence_commit_together(version, settings, monkeypatch):
+    """A review (traced): the reaper committed a version's `error` before handing its bot back to a
+    valid version (`on_give_up`), so a worker dying between the two left the bot on the version in
+    error for good. They are one transaction: a failure between leaves the job to the next reap."""
+    from armada_web.bots import validation
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.tasks import reap
+    from armada_web.jobs.leases import claim
+
+    settings.ARMADA = settings.ARMADA.with_(validation_attempts=1)
+    claim(validation.VALIDATION, version.pk)
+    BotVersion.objects.filter(pk=version.pk).update(started=timezone.now() - timedelta(hours=2))
+    real = validation.fall_back
+
+    def dies(found):
+        raise RuntimeError("the worker died here")
+
+    monkeypatch.setattr(validation, "fall_back", dies)
+    with pytest.raises(RuntimeError):
+        reap(stuck_after_s=3600)
+    assert BotVersion.objects.get(pk=version.pk).status == "validating"  # nothing half done
+    monkeypatch.setattr(validation, "fall_back", real)
+    assert reap(stuck_after_s=3600)["given_up"] == 1
+    assert BotVersion.objects.get(pk=version.pk).status == "error"

@@ -229,8 +229,9 @@ def take_over(kind: JobKind, job_id: int) -> bool:
     lease = Lease(kind, job_id, row[0], row[1])  # that holder's, not another claim of the same attempt number
     log.warning("%s %s: its worker %s is gone; taken over", model.__name__, job_id, row[1])
     if lease.last_attempt:
-        if lease.give_up(kind.lost_note(row[0])) and kind.on_give_up is not None:
-            kind.on_give_up(job_id)
+        with transaction.atomic():  # given up and its consequence together, or neither (done again later)
+            if lease.give_up(kind.lost_note(row[0])) and kind.on_give_up is not None:
+                kind.on_give_up(job_id)
         return False
     return lease.give_back(kind.requeued_note)
 
@@ -256,10 +257,11 @@ def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None =
     for job in model.objects.filter(lost, status=kind.running):
         lease = Lease(kind, job.pk, job.attempts, job.holder)  # the lost holder's (a new claim is untouched)
         if lease.last_attempt:
-            if lease.give_up(kind.lost_note(job.attempts), now):
-                counts["given_up"] += 1
-                if kind.on_give_up is not None:
-                    kind.on_give_up(job.pk)
+            with transaction.atomic():  # given up and its consequence together, or neither (the next reap)
+                if lease.give_up(kind.lost_note(job.attempts), now):
+                    if kind.on_give_up is not None:
+                        kind.on_give_up(job.pk)
+                    counts["given_up"] += 1
         elif lease.give_back(kind.requeued_note, now):
             send(job)
             counts["requeued"] += 1
