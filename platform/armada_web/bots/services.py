@@ -100,6 +100,26 @@ def upload_version(*, bot: Bot, user: User, filename: str, data: bytes | IO[byte
         return _store_version(bot=bot, user=user, bundle=bundle)
 
 
+def under_team_lock(*, bot: Bot, lock_bot: bool = False, nothing: str = "") -> Bot:
+    """`bot` read again under its team's row lock (teams.services' own; with `lock_bot`, then its
+    own row's), so who may act for it is asked of the team as it stands: NotFound when it was
+    deleted meanwhile, Conflict when it moved to another team (`nothing`: what the refusal adds).
+    Call it in a transaction, before locking any other row: an account's deletion locks its teams
+    first, then the rows that name the account."""
+    said = f"; {nothing}" if nothing else ""
+    team_id = Bot.objects.filter(pk=bot.pk).values_list("team_id", flat=True).first()
+    if team_id is None:
+        raise NotFound(f"the bot was deleted meanwhile{said}")
+    Team.objects.select_for_update(no_key=True).filter(pk=team_id).first()
+    rows = Bot.objects.select_for_update(of=("self",)) if lock_bot else Bot.objects
+    fresh = rows.select_related("team").filter(pk=bot.pk).first()
+    if fresh is None:
+        raise NotFound(f"the bot was deleted meanwhile{said}")
+    if fresh.team_id != team_id:
+        raise Conflict(f"{fresh.name} moved to another team meanwhile{said}: try again")
+    return fresh
+
+
 def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
     """The row and the stored archive of an accepted upload, in one transaction."""
     try:
@@ -109,15 +129,7 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
                         refusal=f"upload limit reached: {limit} uploads per hour per team")
             # the team's row first (teams.services' lock, as moves.move_bot takes it), then the bot's:
             # who may upload and whether the team is archived are asked again under them
-            team_id = Bot.objects.filter(pk=bot.pk).values_list("team_id", flat=True).first()
-            if team_id is None:
-                raise NotFound("the bot was deleted meanwhile; nothing was uploaded")
-            Team.objects.select_for_update(no_key=True).filter(pk=team_id).first()
-            locked = Bot.objects.select_for_update(of=("self",)).select_related("team").filter(pk=bot.pk).first()
-            if locked is None:
-                raise NotFound("the bot was deleted meanwhile; nothing was uploaded")
-            if locked.team_id != team_id:
-                raise Conflict("the bot moved to another team meanwhile; nothing was uploaded: try again")
+            locked = under_team_lock(bot=bot, lock_bot=True, nothing="nothing was uploaded")
             check_owner(bot=locked, user=user)
             refusal = upload_refusal(bot=locked)
             if refusal:

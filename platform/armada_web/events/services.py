@@ -1,7 +1,7 @@
-"""Event writes: create one, invite teams or users, enter or withdraw a bot, start it, end it,
-finish it. Every function
-is keyword-only, checks every rule itself and raises an `armada_web.web.errors` error with a
-message, changing nothing; the API, the pages and beat (events.matchmaking) call these.
+"""Event writes: create one, change it, invite teams or users, enter or withdraw a bot, start it,
+end it, finish it. Every function is keyword-only, checks every rule itself and raises an
+`armada_web.web.errors` error with a message, changing nothing; the API, the pages and beat
+(events.matchmaking) call these.
 
 Limits per user (events created per day, entries made per day) are counted with the user's row
 locked, in the transaction of the write they limit, so parallel requests cannot pass them (the
@@ -23,6 +23,7 @@ from django.utils.text import slugify
 
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.services import under_team_lock
 from armada_web.events.access import can_see, invite_matches, invited_team_ids
 from armada_web.events.logic import formats
 from armada_web.events.models import (
@@ -335,16 +336,7 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         # The bot's team's row first (teams.services' lock), then the event's: the order an account's
         # deletion takes (its teams, then the events it owns). Under it the member's place in the team
         # again: a removal that has just committed takes the bot from them.
-        team_id = Bot.objects.filter(pk=bot.pk).values_list("team_id", flat=True).first()
-        if team_id is None:
-            raise NotFound("the bot was deleted meanwhile")
-        Team.objects.select_for_update(no_key=True).filter(pk=team_id).first()
-        fresh = Bot.objects.select_related("team").filter(pk=bot.pk).first()
-        if fresh is None:
-            raise NotFound("the bot was deleted meanwhile")
-        if fresh.team_id != team_id:
-            raise Conflict(f"{fresh.name} moved to another team meanwhile: try again")
-        bot = fresh
+        bot = under_team_lock(bot=bot)
         if not is_owner(bot=bot, user=member):
             raise Forbidden("not your bot: enter a bot of a team you are a member of")
         locked = _locked_event(event)

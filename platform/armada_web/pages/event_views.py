@@ -89,7 +89,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "event": found, "game": spec(found.game), "table": queries.table(found),
         "recent": queries.recent_games(found, user=request.user),
-        "played": queries.games_played(found), "skipped": queries.games_done(found) - queries.games_played(found),
+        "played": (played := queries.games_played(found)), "skipped": queries.games_done(found) - played,
         "waiting": queries.waiting(found),
         "owner": owner, "member": member, "invite_url": invite_url,
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
