@@ -98,6 +98,9 @@ def test_an_open_event_ended_never_starts(club, client):
     page = client.get(f"/events/{slug}/").content.decode()
     assert "ended before it started" in page and " · starts " not in page
     assert "<tr><td>—</td>" in page and "<tr><td>1</td>" not in page
+    # nor in the API (left by the last session's note): every row without a place
+    table = club["olga"].get(f"/api/events/{slug}/").json()["table"]
+    assert len(table) == 2 and [row["place"] for row in table] == [None, None]
 
 
 def test_an_ended_round_robin_says_how_many_games_were_played_not_skipped(club, client):

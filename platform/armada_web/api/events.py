@@ -102,7 +102,8 @@ class EventBotRef(serializers.Serializer):
 
 
 class TableRowSerializer(serializers.Serializer):
-    place = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True, help_text="null for every row of an event that ended "
+                                                                 "before it started")
     bot = EventBotRef(source="*")
     owner = serializers.CharField()
     team = serializers.SerializerMethodField(help_text="the bot's team when it entered (null once that team is "

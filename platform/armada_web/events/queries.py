@@ -55,7 +55,7 @@ def visible_events(user: Any) -> QuerySet[Event]:
 
 @dataclass(frozen=True)
 class TableRow:
-    place: int
+    place: int | None  # None: the event ended before it started, so nobody placed
     entry: EventEntry
 
     @property
@@ -64,13 +64,21 @@ class TableRow:
 
 
 def table(event: Event) -> list[TableRow]:
-    """The event's table: its stored places once finished, else live (points, wins, fewer losses, earlier entry)."""
+    """The event's table: its stored places once finished, else live (points, wins, fewer losses, earlier
+    entry); no places at all for an event that ended before it started (in the order of entry)."""
     entries = list(event.entries.select_related("owner"))
+    if never_started(event):
+        return [TableRow(None, e) for e in sorted(entries, key=lambda e: (e.created, e.pk))]
     if all(e.place is not None for e in entries) and entries:
         entries.sort(key=lambda e: e.place or 0)
     else:
         entries.sort(key=formats.table_key)
     return [TableRow(place, e) for place, e in enumerate(entries, start=1)]
+
+
+def never_started(event: Event) -> bool:
+    """The event ended before it started (its owner ended it while open): no game, no places."""
+    return event.state == EventState.FINISHED and event.started is None
 
 
 def withdrawable(event: Event, *, user: Any) -> set[int]:

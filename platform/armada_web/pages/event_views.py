@@ -88,6 +88,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
     context = {
         "event": found, "game": spec(found.game), "table": queries.table(found),
+        "never_started": queries.never_started(found),
         "recent": queries.recent_games(found, user=request.user),
         "played": (played := queries.games_played(found)), "skipped": queries.games_done(found) - played,
         "waiting": queries.waiting(found),
