@@ -171,39 +171,48 @@ def revalidate(*, version: BotVersion) -> bool:
 
 
 def set_active(*, bot: Bot, user: User, version_id: int) -> Bot:
-    """Pin a valid version as the active one (roll back); the newest valid one un-pins."""
+    """Pin a valid version as the active one (roll back); the newest valid one un-pins. Decided
+    under the team's and the bot's locks (`under_team_lock`), as an upload and a validation's
+    `refresh_active` are, so neither can slip between the check and the save."""
     check_owner(bot=bot, user=user)
-    refusal = activation_refusal(bot=bot)
-    if refusal:
-        raise Conflict(refusal)
     version_id = parse_id(version_id, what="version's id")
-    version = bot.versions.filter(pk=version_id).first()
-    if version is None:
-        raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
-    refusal = activation_refusal(bot=bot, version=version)
-    if refusal:
-        raise Conflict(refusal)
     with transaction.atomic():
-        bot.active_version = version
-        best = newest_valid(bot=bot)
-        bot.pinned = best is not None and best.pk != version.pk
-        bot.save(update_fields=["active_version", "pinned"])
-        active_version_changed.send(sender=Bot, bot=bot)
-    return bot
+        locked = under_team_lock(bot=bot, lock_bot=True, nothing="the active version is unchanged")
+        check_owner(bot=locked, user=user)
+        refusal = activation_refusal(bot=locked)
+        if refusal:
+            raise Conflict(refusal)
+        version = locked.versions.filter(pk=version_id).first()
+        if version is None:
+            raise NotFound(f"this bot has no version with id {version_id} (give the version's id, not its number)")
+        refusal = activation_refusal(bot=locked, version=version)
+        if refusal:
+            raise Conflict(refusal)
+        locked.active_version = version
+        best = newest_valid(bot=locked)
+        locked.pinned = best is not None and best.pk != version.pk
+        locked.save(update_fields=["active_version", "pinned"])
+        active_version_changed.send(sender=Bot, bot=locked)
+    return locked
 
 
 def retire_bot(*, bot: Bot, user: User) -> Bot:
     """The owner stops the bot playing; history stays."""
     check_owner(bot=bot, user=user)
-    retire(bot=bot)
-    return bot
+    with transaction.atomic():
+        locked = under_team_lock(bot=bot, lock_bot=True, nothing="it was not retired")
+        check_owner(bot=locked, user=user)
+        retire(bot=locked)
+    return locked
 
 
 def retire(*, bot: Bot) -> bool:
-    """Stop a bot playing (staff, or its owner through `retire_bot`); False if it was retired already."""
-    if bot.retired is not None:
-        return False
+    """Stop a bot playing (staff, or its owner through `retire_bot`); False if it was retired already
+    (asked under the bot's row lock: two retirements at once tell the apps above once)."""
     with transaction.atomic():
+        row = Bot.objects.select_for_update().filter(pk=bot.pk).values("retired").first()
+        if row is None or row["retired"] is not None:  # deleted meanwhile, or retired already
+            return False
         bot.retired = timezone.now()
         bot.save(update_fields=["retired"])
         active_version_changed.send(sender=Bot, bot=bot)
