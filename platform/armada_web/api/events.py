@@ -138,7 +138,8 @@ class EventSerializer(serializers.Serializer):
         return event.owner.username if event.owner is not None else queries.GONE
 
     def get_entries(self, event: Event) -> int:
-        return event.entries.count()
+        counted = getattr(event, "entry_count", None)  # a list's (queries.visible_events), else one count
+        return int(counted) if counted is not None else event.entries.count()
 
     def get_url(self, event: Event) -> str:
         return absolute(self.context, f"/events/{event.slug}/")

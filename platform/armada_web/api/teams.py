@@ -44,7 +44,9 @@ class TeamSerializer(serializers.Serializer):
 
     @extend_schema_field(MemberSerializer(many=True))
     def get_members(self, team: Team) -> list[dict[str, str]]:
-        return [{"username": m.user.get_username()} for m in queries.members(team) if m.user is not None]
+        rows = getattr(team, "current_members", None)  # a list's (queries.teams_with_members), else one query
+        return [{"username": m.user.get_username()} for m in (queries.members(team) if rows is None else rows)
+                if m.user is not None]
 
 
 class TeamDetailSerializer(TeamSerializer):
@@ -105,7 +107,7 @@ class TeamsView(APIView):
 
     @extend_schema(responses=answers({200: TeamSerializer(many=True)}))
     def get(self, request: Request) -> Response:
-        return Response(TeamSerializer(queries.teams_of(user=request.user), many=True).data)
+        return Response(TeamSerializer(queries.teams_with_members(user=request.user), many=True).data)
 
     @extend_schema(request=TeamCreate, responses=answers({201: TeamDetailSerializer}, 403, 409, 413, 415))
     def post(self, request: Request) -> Response:

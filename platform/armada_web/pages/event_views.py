@@ -26,7 +26,9 @@ from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.event_forms import EntryForm, EventEditForm, EventForm, InvitationForm
+from armada_web.pages.pager import pager
 from armada_web.web.errors import DomainError, Invalid
+from armada_web.web.paging import keyed_page, page_number
 
 
 def _event_page(slug: str) -> str:
@@ -45,6 +47,8 @@ def _visible_or_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
 
 #: The session's key of the names an invitation form sent that were refused (shown again, not retyped).
 INVITE_DRAFT = "event-invite-draft"
+#: Events a page of /events/.
+EVENTS_PER_PAGE = 50
 
 
 def _invite_draft(request: HttpRequest, slug: str) -> dict[str, str]:
@@ -57,7 +61,10 @@ def _invite_draft(request: HttpRequest, slug: str) -> dict[str, str]:
 
 
 def events(request: HttpRequest) -> HttpResponse:
-    return render(request, "events/list.html", {"events": queries.visible_events(request.user)})
+    shown = queries.visible_events(request.user)
+    page = keyed_page(shown.values_list("pk", flat=True), lambda ids: shown.filter(pk__in=ids),
+                      page_number(request.GET.get("page")), EVENTS_PER_PAGE, key=lambda e: e.pk)
+    return render(request, "events/list.html", {"events": page.rows, "pager": pager(request, page)})
 
 
 @login_required
