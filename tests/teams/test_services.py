@@ -61,6 +61,8 @@ def test_team_names_are_unique_whatever_the_case(make_user):
     ("Red\u00a0Fleet", "single plain spaces"),
     ("\uff32ed Fleet", "plain characters: 'Red Fleet'"),  # a full-width R
     ("Red Fle\u0435t", r"mixes alphabets \(Cyrillic, Latin\)"),  # a Cyrillic e
+    ("(Deleted Accounts)", "what the site shows for deleted accounts"),  # D-S-9's team, free on a new site
+    ("(deleted user)", "what the site shows for deleted accounts"),
 ])
 def test_a_name_that_would_pass_for_another_teams_is_refused(make_user, name, said):
     """A new user's trial made look-alikes of "Red Fleet" that the case-blind uniqueness let through."""
@@ -148,6 +150,31 @@ def test_restoring_never_brings_back_a_removed_member_nor_overrides_the_members(
     services.restore_team(user=carol, team=team)
     team.refresh_from_db()
     assert team.archived is None and [m.user for m in queries.members(team)] == [carol]
+    with pytest.raises(Conflict, match="this team is not archived"):  # not "it has members" (a trial)
+        services.restore_team(user=alice, team=team)
+
+
+def test_a_removal_outlives_the_remover_s_account(make_user, client):
+    """A new user's trial: the remover deleted their account, `removed_by` emptied, and the removed
+    member, read as one who had left, restored the archived team and read its bots' code."""
+    from armada_web.accounts.services import delete_account
+    from tests.support.fixtures import PASSWORD
+
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    team = services.create_team(user=alice, name="crew")
+    for user in (bob, carol):
+        services.join_team(user=user, team=team, key=team.join_key)
+    services.remove_member(user=alice, team=team, username="bob")
+    services.leave_team(user=carol, team=team)
+    services.archive_team(user=alice, team=team)
+    delete_account(user=alice, password=PASSWORD)
+    with pytest.raises(Forbidden, match="you were removed from this team"):
+        services.restore_team(user=bob, team=team)
+    assert [(m.user, m.removed) for m in queries.history(team)] == [(None, False), (carol, False), (bob, True)]
+    client.force_login(carol)
+    page = client.get(f"/teams/{team.pk}/").content.decode()
+    assert "removed by a deleted account" in page and page.count(">left<") == 2
+    services.restore_team(user=carol, team=team)  # who left on her own may, the team having no members
 
 
 def test_a_user_is_in_at_most_so_many_shared_teams(make_user, armada):

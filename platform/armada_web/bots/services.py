@@ -94,8 +94,8 @@ def upload_version(*, bot: Bot, user: User, filename: str, data: bytes | IO[byte
     its game's size limit is refused before anything is read or stored."""
     check_owner(bot=bot, user=user)
     refusal = upload_refusal(bot=bot)
-    if refusal:
-        raise Invalid(refusal)
+    if refusal:  # the bot's state, not the upload, is in the way (409, as for a new bot in an archived team)
+        raise Conflict(refusal)
     with check_upload(name=filename, data=data, game=bot.game) as bundle:
         return _store_version(bot=bot, user=user, bundle=bundle)
 
@@ -133,7 +133,7 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
             check_owner(bot=locked, user=user)
             refusal = upload_refusal(bot=locked)
             if refusal:
-                raise Invalid(refusal)
+                raise Conflict(refusal)
             newest = locked.versions.order_by("-number").first()
             # (the same code again is refused, unless the platform failed its validation: the page of a
             # version in error says that uploading it again works)

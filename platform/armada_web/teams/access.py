@@ -51,7 +51,7 @@ def restore_refusal(*, user: Any, team_id: int) -> str:
               if _signed_in(user) else None)
     if latest is None:
         return "only a member or former member of this team can restore it"
-    if latest.removed_by_id is not None:
+    if latest.removed:
         return "you were removed from this team: only its members can restore it"
     if Membership.objects.current().filter(team_id=team_id).exists():
         return "this team has members: one of them can restore it"

@@ -41,8 +41,10 @@ class Membership(models.Model):
                              related_name="memberships", help_text="empty once the user deleted their account")
     joined = models.DateTimeField(auto_now_add=True)
     left = models.DateTimeField(null=True, blank=True)
+    removed = models.BooleanField(default=False, help_text="the team removed them (else they left, or are in it)")
     removed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+", help_text="the member who removed them (empty: they left)")
+                                   related_name="+", help_text="the member who removed them (empty: they left, "
+                                                               "or the remover deleted their account)")
 
     class Meta:
         ordering = ["team", "joined", "id"]

@@ -220,9 +220,8 @@ def _check_room(team: Team) -> None:
         raise Conflict(f"this team is full: it has {count} members (the limit is {limit})")
 
 
-def _end(*, team: Team, user_id: int, removed_by: Any = None) -> None:
-    Membership.objects.current().filter(team=team, user_id=user_id).update(left=timezone.now(),
-                                                                           removed_by=removed_by)
+def _end(*, team: Team, user_id: int) -> None:
+    Membership.objects.current().filter(team=team, user_id=user_id).update(left=timezone.now())
 
 
 def leave_team(*, user: Any, team: Team) -> Team:
@@ -296,7 +295,8 @@ def remove_member(*, user: Any, team: Team, username: Any) -> Team:
     with transaction.atomic():
         locked = _locked(team)
         target = _check_remove(user=user, team=locked, username=username)
-        Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed_by=user)
+        # `removed` stays when the remover's account goes (removed_by then empties): still a removal
+        Membership.objects.filter(pk=target.pk).update(left=timezone.now(), removed=True, removed_by=user)
         if locked.join_key:
             locked.join_key = new_key()
             locked.save(update_fields=["join_key"])
@@ -352,11 +352,11 @@ def restore_team(*, user: Any, team: Team) -> Team:
     with transaction.atomic():
         locked = _locked(team)
         _check_changeable(locked)
+        if locked.archived is None:  # (first: a former member is told that, not that it has members)
+            raise Conflict("this team is not archived")
         refusal = restore_refusal(user=user, team_id=locked.pk)
         if refusal:
             raise Forbidden(refusal)
-        if locked.archived is None:
-            raise Conflict("this team is not archived")
         if not is_member(user=user, team_id=locked.pk):
             _check_room(locked)
             _check_user_room(user)
