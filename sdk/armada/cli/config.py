@@ -145,6 +145,24 @@ def is_team(team: dict[str, Any], ref: str) -> bool:
     return str(team.get("name", "")).lower() == ref.lower()
 
 
+def own_team(teams: Any, ref: str, username: Any) -> dict[str, Any] | None:
+    """Your team (of `teams`, your teams as the site lists them) that `ref` names, or None: your
+    username, any case, is your personal team whatever its name (a personal team is named `alice-2`
+    when a team had the name first, D-S-7, and a shared team named `Alice` must not take it); else a
+    team's name, any case, or `id:N`; else digits that are one of your teams' id."""
+    mine = [t for t in teams if isinstance(t, dict)] if isinstance(teams, list) else []
+    if isinstance(username, str) and ref.lower() == username.lower():
+        personal = next((t for t in mine if t.get("personal")), None)
+        if personal is not None:
+            return personal
+    for team in mine:
+        if is_team(team, ref):
+            return team
+    if ref.strip().isdecimal():  # digits that name none of your teams: an id (`armada team show` prints them)
+        return next((t for t in mine if str(t.get("id")) == ref.strip()), None)
+    return None
+
+
 def save_default_team(team: str, path: Path | None = None) -> None:
     """Remember `team` as the default of `armada submit` (in the config file, beside the token)."""
     path = path or config_path()

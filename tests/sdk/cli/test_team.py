@@ -148,6 +148,10 @@ def test_your_username_is_your_personal_team_whatever_its_name(logged_in: FakeSi
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "theirs", "--team", "id:2",
                  "--no-wait"]) == 0  # the shared team by its id
     assert logged_in.seen("POST", "/api/bots/")[1].json()["team"] == 2
+    # `armada team show alice` is her own team too, as for submit (a trial: "you are in no team named")
+    assert main(["team", "show", "alice"]) == 0
+    assert "team alice-2 (id 1)" in capsys.readouterr().out
+    assert main(["team", "show", "ALICE-2"]) == 0 and "team alice-2 (id 1)" in capsys.readouterr().out
 
 
 def test_armada_team_alone_lists_your_teams(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,14 @@ from armada.botspec import GAMES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, BotSp
 from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import DEFAULT_SERVER, default_team, is_team, require_token, save_default_team, settings
+from armada.cli.config import (
+    DEFAULT_SERVER,
+    default_team,
+    own_team,
+    require_token,
+    save_default_team,
+    settings,
+)
 from armada.cli.packing import MIB, SHRINK, bot_upload, human_size, largest_files
 from armada.logmarks import strip_marks
 
@@ -286,17 +293,9 @@ def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
     teams = me.get("teams") if isinstance(me, dict) else None
     if not name or not isinstance(teams, list):
         return None
-    username = me.get("username")
-    if isinstance(username, str) and name.lower() == username.lower():
-        personal = next((t for t in teams if isinstance(t, dict) and t.get("personal")), None)
-        if personal is not None:
-            return personal
-    for team in teams:
-        if isinstance(team, dict) and is_team(team, name):
-            return team
-    for team in teams:  # digits that name none of your teams: an id (`armada team show` prints them)
-        if isinstance(team, dict) and name.strip().isdecimal() and str(team.get("id")) == name.strip():
-            return team
+    found = own_team(teams, name, me.get("username"))
+    if found is not None:
+        return found
     shown = f"with id {name[3:]}" if name.startswith("id:") else f"named {name!r}"
     raise RemoteError(f"you are in no team {shown} on {server} (`armada team show` lists yours)")
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from armada.cli.client import ApiClient, RemoteError, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import default_team, is_team, require_token, settings
+from armada.cli.config import default_team, own_team, require_token, settings
 
 EPILOG = """\
 examples:
@@ -51,9 +51,10 @@ def find_team(client: ApiClient, ref: str) -> dict[str, Any]:
     ref = ref.strip()
     number = ref[3:] if ref.startswith("id:") else ref
     if not ref.startswith("id:"):
-        for team in client.request("GET", "/api/teams/"):
-            if isinstance(team, dict) and str(team.get("name", "")).lower() == ref.lower():
-                return team
+        teams = client.request("GET", "/api/teams/")
+        found = own_team(teams, ref, _username(teams))
+        if found is not None:
+            return found
     if number.isdecimal():
         return dict(client.request("GET", f"/api/teams/{int(number)}/"))
     raise RemoteError(f"you are in no team named {ref!r} (`armada team show` lists yours; give an id otherwise)")
@@ -81,6 +82,15 @@ def _leave(client: ApiClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def _username(teams: Any) -> str | None:
+    """Your username, as your personal team's one member (GET /api/teams/ lists it first)."""
+    for team in teams if isinstance(teams, list) else []:
+        if isinstance(team, dict) and team.get("personal"):
+            members = [m.get("username") for m in team.get("members", []) if isinstance(m, dict)]
+            return str(members[0]) if len(members) == 1 else None
+    return None
+
+
 def _names(team: dict[str, Any]) -> str:
     return ", ".join(str(m.get("username")) for m in team.get("members", []) if isinstance(m, dict))
 
@@ -88,8 +98,10 @@ def _names(team: dict[str, Any]) -> str:
 def _show(client: ApiClient, args: argparse.Namespace) -> int:
     if not args.team:
         chosen = default_team()
-        for team in client.request("GET", "/api/teams/"):
-            mark = "*" if (is_team(team, chosen) if chosen else team.get("personal")) else " "
+        teams = client.request("GET", "/api/teams/")
+        marked = own_team(teams, chosen, _username(teams)) if chosen else None
+        for team in teams:
+            mark = "*" if (team is marked if chosen else team.get("personal")) else " "
             kind = " (personal)" if team.get("personal") else " (archived)" if team.get("archived") else ""
             print(f"{mark} {team['id']:>6}  {team['name']}{kind}: {_names(team)}")
         return 0
