@@ -198,8 +198,10 @@ def test_mothership_drawings_on_ships_in_every_round(page, replays, tmp_path):
     x, y, width, height = page.evaluate("""() => ['x', 'y', 'width', 'height'].map((a) =>
       Number(document.querySelector('.av-mothership[data-seat="2"] rect').getAttribute(a)))""")
     centre_x, centre_y = x + width / 2, y + height / 2
-    ring_top = centre_y - (width / 2 + 5)  # the ring goes 5 units outside the ship
+    ring_top = y - 6  # the ring is the ship's outline 6 units outside it (a trial: a circle crossed the tall ship)
     assert pixels_near(page, centre_x, ring_top, PURPLE, half=5) > 5  # seat 1's ring round seat 2's mothership
+    assert pixels_near(page, x - 6, centre_y, PURPLE, half=4) > 5  # its side, clear of the ship
+    assert pixels_near(page, centre_x, centre_y - (width / 2 + 5), PURPLE, half=5) == 0  # nothing across the ship
     dot_x, dot_y = centre_x + 12, y  # seat 2's dot on its own mothership: on its top edge, clear of its defence
     assert pixels_near(page, dot_x, dot_y, CYAN, half=5) > 10 and pixels_near(page, centre_x, centre_y, CYAN) == 0
     label = page.evaluate("""() => document.querySelector('[data-kind=label][data-color=orange]').getBBox().y""")

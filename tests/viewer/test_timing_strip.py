@@ -130,3 +130,44 @@ def test_an_init_the_bot_never_answered_is_not_shown_as_its_init_time(page, tmp_
     assert "init not answered (" in now and " until the bot stopped)" in now, now
     assert "Random: init " in now and "Random: init not answered" not in now  # the other seat answered
     assert page.watch.errors == []
+
+
+CRASH_AT_SCOUT = '''
+import json, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    kind = request["type"]
+    if kind == "end":
+        break
+    if kind == "scout" and request["turn"] == 3:
+        time.sleep(0.05)
+        raise SystemExit("crashed on purpose")
+    reply = {"scout": {"probes": []}, "command": {"fleets": []}}.get(kind, {})
+    print(json.dumps({"id": request["id"], **reply}), flush=True)
+'''
+
+
+def test_the_request_a_match_ended_on_keeps_its_own_time(page, tmp_path):
+    """A trial: a bot crashed on turn 3's scout (41.7 ms) after the board of turn 2; the strip said
+    "42.4 ms at turn 3 (scout)", turn 2's 0.7 ms added to it. Each turn keeps its own time now."""
+    import armada
+
+    bot = tmp_path / "crash"
+    bot.mkdir()
+    (bot / "main.py").write_text(CRASH_AT_SCOUT)
+    replay = armada.run("galaxy", ["builtin:random", str(bot)], seed=2, config={"max_turns": 8}).replay
+    assert replay["seats"][1]["status"] == "crashed" and "scout (id" in replay["seats"][1]["detail"]
+    ms = replay["timings"]["seats"]["2"]["ms"]
+    ms[1:] = [0.1] * (len(ms) - 4) + [0.3, 0.4, 41.7]  # turn 2's scout and command, then turn 3's scout
+    page_path = tmp_path / "crash.html"
+    page_path.write_text(offline_html(replay), encoding="utf-8")
+    last = len(replay["steps"])  # the last board: the state after the last step played
+    ready(page, page_path.as_uri() + f"#t={last}")
+    now = page.locator(".av-timing-now").text_content()
+    assert "time at turn 2" in now and "0.7 ms; then 41.7 ms at turn 3 (scout)" in now, now
+    title = page.locator(".av-timing-row[data-seat='2'] .av-timing-bar title").last.text_content()
+    assert title == "turn 2: 0.7 ms; turn 3 (scout): 41.7 ms"
+    items = page.locator(".av-timing-slowest li").all_text_contents()
+    assert any("turn 3 (scout): 41.7 ms" in item for item in items), items
+    assert not any("42.4" in item for item in items)
+    assert page.watch.errors == []

@@ -18,6 +18,11 @@ from armada.drawing import DEFAULT_COLOR, MAX_LABEL_CHARS, MAX_SHAPES, MAX_TEXT_
 __all__ = ["PALETTE", "Drawing"]
 
 
+def _writable(text: str) -> str:
+    """`text` with lone surrogates (which UTF-8 cannot write) replaced by "?"."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _point(value: Any) -> Any:
     """A point as the protocol writes it: an id (an object's `id`, e.g. a `Planet`) or `[x, y]`."""
     if isinstance(value, tuple | list):
@@ -38,6 +43,9 @@ class Drawing:
         self.shapes: list[dict[str, Any]] = []
         self.lines: list[str] = []
         self.dropped = 0
+        #: What `to_json` left out: shapes JSON cannot carry, and the text's bytes past the limit.
+        self.unwritable = 0
+        self.clipped = 0
 
     def dot(self, at: Any, color: str = DEFAULT_COLOR) -> None:
         """A filled dot on a planet, a ship or a point."""
@@ -57,18 +65,18 @@ class Drawing:
 
     def label(self, at: Any, text: object, color: str = DEFAULT_COLOR) -> None:
         """A short text (one line, at most 80 characters) at a planet, a ship or a point."""
-        self._add({"kind": "label", "at": _point(at), "text": " ".join(str(text).split())[:MAX_LABEL_CHARS],
-                   "color": color})
+        self._add({"kind": "label", "at": _point(at),
+                   "text": _writable(" ".join(str(text).split())[:MAX_LABEL_CHARS]), "color": color})
 
     def text(self, *parts: object) -> None:
         """A line of text for this turn, shown beside the log (parts joined by spaces, like print)."""
-        self.lines.append(" ".join(str(part) for part in parts))
+        self.lines.append(_writable(" ".join(str(part) for part in parts)))
 
     def clear(self) -> None:
         """Forget what was drawn (`run` does it before every request)."""
         self.shapes.clear()
         self.lines.clear()
-        self.dropped = 0
+        self.dropped = self.unwritable = self.clipped = 0
 
     def _add(self, shape: dict[str, Any]) -> None:
         if len(self.shapes) >= MAX_SHAPES:
@@ -80,16 +88,29 @@ class Drawing:
         """The reply's `debug` object, or None when nothing was drawn."""
         if not self.shapes and not self.lines:
             return None
-        out: dict[str, Any] = {"shapes": _sendable(self.shapes)}
+        shapes = _sendable(self.shapes)
+        self.unwritable = len(self.shapes) - len(shapes)
+        out: dict[str, Any] = {"shapes": shapes}
         if self.lines:
-            out["text"] = clip_bytes("\n".join(self.lines), MAX_TEXT_BYTES)
+            text = "\n".join(self.lines)
+            out["text"] = clip_bytes(text, MAX_TEXT_BYTES)
+            self.clipped = len(text.encode("utf-8")) - len(out["text"].encode("utf-8"))
         return out
 
     def notice(self) -> str:
-        """The log line when shapes were left out (past MAX_SHAPES a request), else ""."""
-        if not self.dropped:
-            return ""
-        return f"[armada] drawing: {self.dropped} shapes past the limit of {MAX_SHAPES} a request were not sent"
+        """The log line when something drawn was left out (after `to_json`), else "": shapes past
+        MAX_SHAPES a request, shapes JSON cannot carry (NaN, infinity, objects), text past MAX_TEXT_BYTES."""
+        said = []
+        if self.dropped:
+            said.append(f"{self.dropped} shapes past the limit of {MAX_SHAPES} a request were not sent")
+        if self.unwritable:
+            many = self.unwritable != 1
+            said.append(f"{self.unwritable} shape{'s' if many else ''} JSON cannot write (NaN, infinity or an "
+                        f"object as a point) {'were' if many else 'was'} not sent")
+        if self.clipped:
+            said.append(f"the text was cut to its limit of {MAX_TEXT_BYTES} bytes a request "
+                        f"({self.clipped} bytes not sent)")
+        return f"[armada] drawing: {'; '.join(said)}" if said else ""
 
 
 def _fits(value: Any) -> bool:

@@ -152,7 +152,7 @@
         // like a planet's: a label goes under the ship, a dot on its top edge, a line's end at its side, so that
         // nothing a bot draws at a mothership covers its defence
         return x === null || y === null || w === null || h === null ? null
-          : { x: x + w / 2, y: y + h / 2, r: w / 2, under: y + h + 14, rim: true, top: y };
+          : { x: x + w / 2, y: y + h / 2, r: w / 2, under: y + h + 14, rim: true, top: y, box: { x, y, w, h } };
       }
       const fighter = /^fighter-([12])-([1-5])$/.exec(String(p.id));
       if (!fighter) return null;
@@ -185,6 +185,10 @@
     if (shape.kind === "dot") {
       const at = !a.rim ? a : a.top === undefined ? rimDot(a, seat) : { x: a.x + (seat === 2 ? 12 : -12), y: a.top };
       node = svg("circle", { ...attrs, cx: at.x, cy: at.y, r: 5, fill: colour, stroke: "#05070b", "stroke-width": 1 });
+    } else if (shape.kind === "ring" && a.box) { // a tall ship: its outline, 6 px out, not a circle through it
+      const m = 6;
+      node = svg("rect", { ...attrs, x: a.box.x - m, y: a.box.y - m, width: a.box.w + 2 * m, height: a.box.h + 2 * m,
+        rx: 18, fill: "none", stroke: colour, "stroke-width": 2.5 });
     } else if (shape.kind === "ring") {
       node = svg("circle", { ...attrs, cx: a.x, cy: a.y, r: Math.max(9, a.r + 5), fill: "none", stroke: colour,
         "stroke-width": 2.5 });

@@ -46,7 +46,8 @@
 
   /** Per seat and position: {ms, bank, timeout, requests, ended}; positions come from the player's
    * labels. `ended` is the request the match ended on when no position shows its turn (a fault in the
-   * middle of a turn: the board is the last one played), so the strip names its own turn. */
+   * middle of a turn: the board is the last one played): {type, turn, ms, timeout}, kept apart from the
+   * position's own requests, so each turn keeps its own time and the strip names the ended one's turn. */
   function perPosition(replay, game, seat) {
     const times = seatTimes(replay, seat);
     if (!times.length) return null;
@@ -61,21 +62,28 @@
       let at = kind.type === "init" || kind.turn === null ? 0 : index.get(kind.turn);
       if (past || at === undefined) at = game.count - 1;
       const cell = cells[Math.max(0, at)];
-      if (kind.type !== "init") cell.ms += t.ms;
       if (t.bank !== null) cell.bank = t.bank;
+      if (past && kind.turn !== null && String(kind.turn) !== String(game.labelOf(at))) {
+        cell.ended = { type: kind.type, turn: kind.turn, ms: t.ms, timeout: t.timeout };
+        continue;
+      }
+      if (kind.type !== "init") cell.ms += t.ms;
       cell.timeout = cell.timeout || t.timeout;
       // init whose answer never came (the bot crashed or stopped first): its time is until then
       const unanswered = kind.type === "init" && faultRequest(replay, seat, t.id) !== null;
       cell.requests.push({ ...t, type: kind.type, turn: kind.turn, unanswered });
-      if (past && kind.turn !== null && String(kind.turn) !== String(game.labelOf(at))) cell.ended = kind;
     }
     return { times, cells };
   }
 
-  /** "turn 32", or for a cell holding the request the match ended on in a later turn "turn 33 (command)". */
-  function where(game, cell, i) {
-    const ended = cell.ended;
-    return game.unit + " " + (ended ? ended.turn + " (" + ended.type + ")" : game.labelOf(i));
+  /** "turn 33 (command)": the request the match ended on, in a turn no board shows. */
+  function endedAt(game, ended) {
+    return game.unit + " " + ended.turn + " (" + ended.type + ")";
+  }
+
+  /** A position's time, the ended request's included (the bar's height). */
+  function total(c) {
+    return c.ms + (c.ended ? c.ended.ms : 0);
   }
 
   function fmt(ms) {
@@ -99,7 +107,7 @@
     const seats = [1, 2].map((seat) => ({ seat, data: perPosition(replay, game, seat) })).filter((s) => s.data);
     if (!seats.length) return null;
     const n = game.count;
-    const max = Math.max(1, ...seats.flatMap((s) => s.data.cells.map((c) => c.ms)));
+    const max = Math.max(1, ...seats.flatMap((s) => s.data.cells.map(total)));
     const root = el("div", { class: "av-timing", "data-max-ms": Math.round(max),
       title: "time per " + game.unit + " (bars scaled to the slowest; red: a timeout)" });
     const cursors = [];
@@ -107,13 +115,16 @@
       const bars = svg("svg", { class: "av-timing-bars", viewBox: "0 0 " + n + " 20", preserveAspectRatio: "none",
         role: "img", "aria-label": "time per " + game.unit + " of " + seatName(replay, seat) });
       data.cells.forEach((c, i) => {
-        if (c.timeout) {
+        const own = game.unit + " " + game.labelOf(i) + ": " + fmt(c.ms);
+        if (c.timeout || (c.ended && c.ended.timeout)) {
+          const at = c.timeout ? game.unit + " " + game.labelOf(i) : endedAt(game, c.ended);
           bars.appendChild(svg("rect", { x: i, y: 0, width: 1, height: 20, class: "av-timing-timeout" },
-            svg("title", null, "timeout at " + where(game, c, i))));
-        } else if (c.ms > 0) {
-          const h = Math.max(1, (20 * c.ms) / max);
+            svg("title", null, "timeout at " + at)));
+        } else if (total(c) > 0) {
+          const h = Math.max(1, (20 * total(c)) / max);
+          const title = c.ended ? (c.ms > 0 ? own + "; " : "") + endedAt(game, c.ended) + ": " + fmt(c.ended.ms) : own;
           bars.appendChild(svg("rect", { x: i + 0.1, y: 20 - h, width: 0.8, height: h, class: "av-timing-bar" },
-            svg("title", null, game.unit + " " + game.labelOf(i) + ": " + fmt(c.ms))));
+            svg("title", null, title)));
         }
       });
       const cursor = svg("rect", { x: 0, y: 0, width: 1, height: 20, class: "av-timing-cursor" });
@@ -130,7 +141,10 @@
     }
     const now = el("p", { class: "av-timing-now av-muted" });
     root.appendChild(now);
-    const slow = seats.flatMap(({ seat, data }) => data.cells.map((c, i) => ({ seat, i, ...c })))
+    const slow = seats.flatMap(({ seat, data }) => data.cells.flatMap((c, i) => [
+      { seat, i, ...c, label: game.unit + " " + game.labelOf(i) },
+      ...(c.ended ? [{ seat, i, ...c.ended, bank: c.bank, requests: [], label: endedAt(game, c.ended) }] : []),
+    ]))
       .filter((c) => c.ms > 0 || c.timeout)
       .sort((a, b) => Number(b.timeout) - Number(a.timeout) || b.ms - a.ms).slice(0, 5);
     if (slow.length) {
@@ -138,7 +152,7 @@
       for (const c of slow) {
         const what = c.requests.filter((r) => r.type !== "init").map((r) => r.type).join(" + ");
         const go = el("button", { type: "button", class: "av-timing-go" },
-          seatName(replay, c.seat) + ", " + where(game, c, c.i) + (what && !c.ended ? " (" + what + ")" : "") +
+          seatName(replay, c.seat) + ", " + c.label + (what ? " (" + what + ")" : "") +
           ": " + fmt(c.ms) + (c.timeout ? ", timed out" : "") + (c.bank !== null ? ", bank " + c.bank + " ms left" : ""));
         go.addEventListener("click", () => {
           player.seek(c.i);
@@ -152,8 +166,9 @@
       for (const cursor of cursors) cursor.setAttribute("x", String(player.index));
       const parts = seats.map(({ seat, data }) => {
         const c = data.cells[player.index];
-        return seatName(replay, seat) + ": " + spent(c) +
-          (c.ended ? " at " + where(game, c, player.index) : "") + (c.bank !== null ? ", bank " + c.bank + " ms" : "");
+        const ended = c.ended ? (c.requests.length ? spent(c) + "; then " : "") +
+          (c.ended.timeout ? "timed out" : fmt(c.ended.ms)) + " at " + endedAt(game, c.ended) : spent(c);
+        return seatName(replay, seat) + ": " + ended + (c.bank !== null ? ", bank " + c.bank + " ms" : "");
       });
       now.textContent = "time at " + game.unit + " " + game.labelOf(player.index) + " \u2014 " + parts.join("; ");
     });

@@ -87,14 +87,30 @@ def test_past_the_limits_the_reply_still_fits(capsys):
     drawn = reply["debug"]
     assert len(drawn["shapes"]) == MAX_SHAPES and len(drawn["text"]) == MAX_TEXT_BYTES
     json.dumps(reply, allow_nan=False)  # the NaN point was never added past the cap, and would be left out
-    assert "[armada] drawing: 52 shapes past the limit of 500 a request were not sent" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "[armada] drawing: 52 shapes past the limit of 500 a request were not sent" in err
+    assert f"the text was cut to its limit of {MAX_TEXT_BYTES} bytes a request ({MAX_TEXT_BYTES} bytes not sent)" in err
 
 
-def test_a_shape_json_cannot_carry_is_left_out():
+def test_a_shape_json_cannot_carry_is_left_out_with_a_line_in_the_log(capsys):
+    """A trial: the NaN dot and the clipped text went without the log line bot-library.md promises."""
     bot = Sketcher()
-    bot.plan = [[lambda d: d.dot((float("nan"), 1)), lambda d: d.dot(object()), lambda d: d.dot(4)]]
+    bot.plan = [[lambda d: d.dot((float("nan"), 1)), lambda d: d.dot(object()), lambda d: d.dot(4)], []]
     reply = respond(bot, {"type": "scout", "id": 1})
     assert reply["debug"] == {"shapes": [{"kind": "dot", "at": 4, "color": "white"}]}
+    assert capsys.readouterr().err == ("[armada] drawing: 2 shapes JSON cannot write (NaN, infinity or an object "
+                                       "as a point) were not sent\n")
+    respond(bot, {"type": "command", "id": 2})
+    assert capsys.readouterr().err == ""  # said for the request that lost them only
+
+
+def test_text_with_a_lone_surrogate_is_sent_not_a_crash():
+    """A lone surrogate (say from a file name) in a text or label crashed the bot: UTF-8 cannot write it."""
+    bot = Sketcher()
+    bot.plan = [[lambda d: d.text("a\ud800b"), lambda d: d.label(1, "x\udc00")]]
+    reply = respond(bot, {"type": "scout", "id": 1})
+    assert reply["debug"] == {"shapes": [{"kind": "label", "at": 1, "text": "x?", "color": "white"}], "text": "a?b"}
+    json.dumps(reply, ensure_ascii=False).encode("utf-8")
 
 
 def test_the_fallback_reply_keeps_what_was_drawn_before_the_error():

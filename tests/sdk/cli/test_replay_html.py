@@ -195,3 +195,16 @@ def test_writing_over_the_replay_being_read_is_refused(argv, replay_path, capsys
         err.count("\n") == 1, err
     assert replay_path.read_bytes() == before
     assert sorted(p.name for p in replay_path.parent.iterdir()) == ["g.json.gz", "same.json.gz"]
+
+
+def test_a_replay_holding_nan_is_refused_with_a_reason(replay_path, capsys):
+    """A trial: a replay edited to hold NaN (Python's reader takes it) ended --html in a traceback."""
+    replay = read_replay(replay_path)
+    replay["note"] = float("nan")
+    edited = replay_path.with_name("nan.json")
+    edited.write_text(json.dumps(replay), encoding="utf-8")  # Python writes NaN as it reads it
+    capsys.readouterr()
+    assert main(["replay", str(edited), "--html"]) == 2
+    err = capsys.readouterr().err
+    assert "holds NaN or Infinity" in err and "Traceback" not in err
+    assert not edited.with_name("nan.html").exists()

@@ -143,6 +143,9 @@ def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
         path = write_offline_html(replay, out)
     except OSError as exc:
         raise CliError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    except ValueError:  # json.dumps(allow_nan=False): a browser's JSON has no NaN nor Infinity
+        raise CliError(f"{args.file} holds NaN or Infinity, which JSON has not (a replay the referee writes "
+                       "never does: was it edited?); the viewer cannot show it") from None
     print(f"viewer written to {path}")
     if args.open and not webbrowser.open(path.resolve().as_uri() + ("" if args.turn is None else f"#t={args.turn}")):
         print(f"armada: no browser could be opened here; open {path.resolve()} in one"
