@@ -106,3 +106,20 @@ def test_the_ratings_cost_no_query_per_seat(make_user, valid_version, django_ass
     client.get(f"/api/matches/{match.pk}/")  # warm: sessions, content types
     with django_assert_max_num_queries(3):  # the match, its seats with their bots: none per seat
         assert all(p["rating"] for p in players(match.pk))
+
+
+def test_a_forfeit_says_whose_fault_it_was(make_user, valid_version, client):
+    """A trial: the crashed seat's line read "-1.5: lost to a bot rated 25 below" and the winner's like
+    a huge upset; the line says it was a forfeit, and whose, on the API and the match page alike."""
+    from armada_web.matches.models import Match
+
+    ann, ben = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    play(ann, ben, 1, ("ok", "crashed"))
+    match = Match.objects.order_by("-id").first()
+    one, two = players(match.pk)
+    assert ": beat a bot rated about the same as this bot by forfeit (the opponent crashed); " in (
+        one["rating"]["explanation"])
+    assert ": lost to a bot rated about the same as this bot by forfeit (this bot crashed); " in (
+        two["rating"]["explanation"])
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "by forfeit (this bot crashed)" in page and "by forfeit (the opponent crashed)" in page

@@ -49,6 +49,18 @@ def test_each_result_against_a_bot_above_and_below(winner, result, verb, other_m
     assert (rating.change > 0) == (result == "win" or (result == "draw" and where == "above"))
 
 
+@pytest.mark.parametrize("result, status, other, said", [
+    ("loss", "timeout", "ok", " by forfeit (this bot timed out); "),
+    ("win", "ok", "memory", " by forfeit (the opponent ran out of memory); "),
+    ("draw", "protocol", "crashed", " as both forfeited (this bot broke the protocol, the opponent crashed); "),
+    ("win", "ok", "ok", "; "), ("loss", "ok", "", "; "),  # played to the end; a status not kept
+])
+def test_a_forfeit_names_whose_fault_it_was(result, status, other, said):
+    rating = seat_rating(Skill(25.0, 2.0), Skill(25.0, 2.0), Skill(25.0, 2.0), expected=0.5)
+    line = explain(rating, result, status=status, opponent_status=other)
+    assert f"a bot rated about the same as this bot{said}this bot had a 50% chance" in line
+
+
 def test_the_kept_expected_result_is_used_as_kept():
     rating = seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0), expected=0.41)
     assert explain(rating, "win") == "+1.3: beat a bot rated about the same as this bot; this bot had a 41% chance"

@@ -21,8 +21,8 @@ from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
 from armada_web.jobs.notes import shown_note
-from armada_web.ladder.explain import seat_ratings
-from armada_web.ladder.logic.explain import VERBS, SeatRating, explain
+from armada_web.ladder.explain import explained, seat_ratings
+from armada_web.ladder.logic.explain import SeatRating
 from armada_web.matches import dataset, listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import match_for, seat_log
@@ -84,14 +84,14 @@ class SeatRatingSerializer(serializers.Serializer):
                                         "without a result")
 
 
-def seat_rating_data(rating: SeatRating, result: str) -> dict[str, Any]:
-    """A `SeatRating` of a seat with `result` ("win", "draw", "loss"; else no explanation) as the API gives it."""
+def seat_rating_data(rating: SeatRating, line: str | None) -> dict[str, Any]:
+    """A `SeatRating` of a seat and its line (`ladder.explain.explained`; None without a result) as the API gives it."""
     def skill(mu: float, sigma: float, score: float) -> dict[str, float]:
         return {"mu": mu, "sigma": sigma, "score": score}
 
     return {"before": skill(rating.before.mu, rating.before.sigma, rating.score_before),
             "after": skill(rating.after.mu, rating.after.sigma, rating.score_after), "expected": rating.expected,
-            "explanation": explain(rating, result) if result in VERBS else None}
+            "explanation": line}
 
 
 class PlayerDetailSerializer(PlayerSerializer):
@@ -105,8 +105,10 @@ class PlayerDetailSerializer(PlayerSerializer):
 
     @extend_schema_field(SeatRatingSerializer(allow_null=True))
     def get_rating(self, p: Participant) -> dict[str, Any] | None:
-        rated = seat_ratings(list(p.match.participants.all()))
-        return seat_rating_data(rated[p.seat], p.result) if p.seat in rated else None
+        seats = list(p.match.participants.all())
+        rated = seat_ratings(seats)
+        lines = {row.seat.seat: row.line for row in explained(seats)}
+        return seat_rating_data(rated[p.seat], lines.get(p.seat)) if p.seat in rated else None
 
     @extend_schema_field(RatingPointSerializer(allow_null=True))
     def get_rating_before(self, p: Participant) -> dict[str, float] | None:

@@ -53,8 +53,9 @@ class Explained:
 def explained(seats: Sequence[Participant]) -> list[Explained]:
     """The rated seats of one match that have a result, in seat order, each with its line."""
     rated = seat_ratings(seats)
-    return [Explained(p, rated[p.seat], explain(rated[p.seat], p.result)) for p in seats
-            if p.seat in rated and p.result in VERBS]
+    return [Explained(p, rated[p.seat], explain(rated[p.seat], p.result, status=p.status,
+                                                 opponent_status=other.status))
+            for p, other in zip(seats, reversed(seats), strict=True) if p.seat in rated and p.result in VERBS]
 
 
 def lines_for_bot(matches: Iterable[Match], bot_id: int) -> dict[int, str]:

@@ -22,6 +22,9 @@ from armada_web.ladder.logic.ratings import Skill, displayed, win_chance
 VERBS = {"win": "beat", "draw": "drew with", "loss": "lost to"}
 #: How a line names its own seat.
 SEAT = "this bot"
+#: A seat's fault (protocol.md's statuses), as the line says it: a forfeit is rated as a loss (arena.md).
+FAULTS = {"timeout": "timed out", "crashed": "crashed", "protocol": "broke the protocol",
+          "invalid": "gave invalid orders", "memory": "ran out of memory", "output": "wrote too much output"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,18 @@ def a_chance(chance: float) -> str:
     return f"{article} {shown} chance"
 
 
+def forfeit(result: str, status: str, opponent_status: str) -> str:
+    """" by forfeit (this bot crashed)" when a fault decided the result, else ""."""
+    mine, theirs = FAULTS.get(status), FAULTS.get(opponent_status)
+    if result == "loss" and mine:
+        return f" by forfeit ({SEAT} {mine})"
+    if result == "win" and theirs:
+        return f" by forfeit (the opponent {theirs})"
+    if result == "draw" and mine and theirs:
+        return f" as both forfeited ({SEAT} {mine}, the opponent {theirs})"
+    return ""
+
+
 def rated_as(gap: float) -> str:
     """The opponent's shown score against this seat's, in words ("rated 6 above this bot")."""
     whole = round(abs(gap))
@@ -89,12 +104,13 @@ def rated_as(gap: float) -> str:
     return f"rated {whole} {'above' if gap > 0 else 'below'} {SEAT}"
 
 
-def explain(rating: SeatRating, result: str) -> str:
+def explain(rating: SeatRating, result: str, *, status: str = "ok", opponent_status: str = "ok") -> str:
     """One line: the shown score's change, the result against whom, and the chance the model gave
-    ("+4.1: beat a bot rated 6 above this bot; this bot had a 41% chance"); a change against the
-    result says why. `result` is "win", "draw" or "loss"."""
-    line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}; "
-            f"{SEAT} had {a_chance(rating.expected)}")
+    ("+4.1: beat a bot rated 6 above this bot; this bot had a 41% chance"); a result by forfeit says
+    whose fault it was (`status`, `opponent_status`: the seats' protocol statuses); a change against
+    the result says why. `result` is "win", "draw" or "loss"."""
+    line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}"
+            f"{forfeit(result, status, opponent_status)}; {SEAT} had {a_chance(rating.expected)}")
     if round(abs(rating.gap)) and (rating.gap < 0) == (rating.expected < 0.5):  # the order and the odds disagree
         # The chance follows mu, the shown order mu - 3 sigma: they disagree only when the seat with
         # the higher mu has the larger sigma. Shown below with the higher mu: its sigma is larger;
