@@ -124,3 +124,19 @@ def test_a_missing_seat_is_asked_for_by_name(path):
     response = APIClient().get(path)
     assert response.status_code == 400
     assert response.json() == {"detail": "give seat: a whole number from 1 to 2"}
+
+
+def test_an_unfinished_match_says_so_and_drawings_come_compressed(recorded, api, make_user, valid_version):
+    """A trial: a queued match answered 200 {"turns": []}, which reads as "drew nothing", while its
+    requests answer 409; and 2 MiB of drawings came uncompressed to a browser asking for gzip."""
+    from armada_web.matches.models import Match, MatchStatus
+
+    match, alice, *_ = recorded
+    client = api(alice)
+    zipped = client.get(f"/api/matches/{match.pk}/debug/?seat=1", HTTP_ACCEPT_ENCODING="gzip")
+    assert zipped.status_code == 200 and zipped.headers.get("Content-Encoding") == "gzip"
+    Match.objects.filter(pk=match.pk).update(status=MatchStatus.QUEUED)
+    waiting = client.get(f"/api/matches/{match.pk}/debug/?seat=1")
+    assert waiting.status_code == 409 and "this match is queued: its drawings come with its end" in (
+        waiting.json()["detail"])
+    assert APIClient().get(f"/api/matches/{match.pk}/debug/?seat=1").status_code == 404  # still nobody else's

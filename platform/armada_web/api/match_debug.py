@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.decorators import method_decorator
+from django.views.decorators.gzip import gzip_page
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -42,6 +44,7 @@ class DrawingsSerializer(serializers.Serializer):
     turns = DrawnTurnSerializer(many=True)
 
 
+@method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat; nothing secret beside it (no BREACH)
 class MatchDebugView(APIView):
     """What seat N's bot drew on the board, turn by turn (`debug` in its replies). The seat's bot's
     owner and staff only: 404 for anyone else, exactly as for a missing match."""
@@ -51,7 +54,7 @@ class MatchDebugView(APIView):
     @extend_schema(
         operation_id="matches_debug",
         parameters=[OpenApiParameter("seat", int, required=True, enum=[1, 2], description="the seat (1 or 2)")],
-        responses=answers({200: DrawingsSerializer}, 400, 404, 503))
+        responses=answers({200: DrawingsSerializer}, 400, 404, 409, 503))
     def get(self, request: Request, pk: int) -> Response:
         seat = parse_int(request.query_params.get("seat"), what="seat", minimum=1, maximum=2)
         return Response(seat_drawings(user=request.user, match_id=pk, seat=seat))
