@@ -288,3 +288,13 @@ def test_a_bot_still_validating_is_said_to_play_once_valid(make_user, armada):
     assert next_ranked_game(bot.pk).why == "its version is being validated: it plays once it is valid"
     mothership = create_bot(user=owner, name="racer", game="mothership")
     assert next_ranked_game(mothership.pk).why == "it plays no ranked games now: it has no valid version playing"
+    # a valid bot of an archived team: the archive, not "no valid version" (a teams trial)
+    from armada_web.bots.models import BotVersion
+    from armada_web.teams import services as teams
+
+    crew = teams.create_team(user=owner, name="crew")
+    shared = create_bot(user=owner, name="shared", game="galaxy", team=crew.pk)
+    version = upload_version(bot=shared, user=owner, filename="main.py", data=b"print(2)\n")
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    teams.archive_team(user=owner, team=crew)
+    assert next_ranked_game(shared.pk).why == "it plays no ranked games now: its team crew is archived"

@@ -50,7 +50,9 @@ def test_the_bot_pages_buttons_post_to_the_page_views(client, make_user, valid_v
 
     made_active = client.post(f"/bots/{bot.pk}/active/", {"version": first.pk})
     assert made_active.status_code == 302 and made_active["Location"] == f"/bots/{bot.pk}/"
-    moved = client.post(f"/bots/{bot.pk}/move/", {"team": team.pk})
+    unconfirmed = client.post(f"/bots/{bot.pk}/move/", {"team": team.pk}, follow=True)
+    assert "tick the box to confirm" in unconfirmed.content.decode() and Bot.objects.get(pk=bot.pk).team_id != team.pk
+    moved = client.post(f"/bots/{bot.pk}/move/", {"team": team.pk, "confirm": "yes"})
     assert moved.status_code == 302 and Bot.objects.get(pk=bot.pk).team_id == team.pk
 
 

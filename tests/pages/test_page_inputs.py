@@ -73,7 +73,7 @@ def test_any_form_body_is_never_a_server_error(sides, version, name, game, descr
         client.post("/accounts/profile/", {"name": name}),
         client.post("/accounts/email/", {"email": name}),
         sides["anonymous"].post(f"/accounts/email/confirm/{quote(name, safe='')}x/"),
-        client.post(f"/bots/{bot.pk}/move/", {"team": version}),
+        client.post(f"/bots/{bot.pk}/move/", {"team": version, "confirm": "yes"}),
         client.post("/bots/new/", {"name": name, "game": "galaxy", "team": version}),
         client.post("/teams/new/", {"name": name}),
         client.post(f"/teams/{sides['team'].pk}/join/", {"key": description}),

@@ -86,7 +86,7 @@ def play_state(bot: Bot) -> PlayState:
         return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
     if bot.team.archived is not None:
         return PlayState(False, "archived", f"Its team {bot.team.name} is archived: it plays no more.",
-                         "A member or former member of the team can restore it.")
+                         "A member can restore it; when it has none, a former member who left on their own.")
     if BotVersion.objects.playing().filter(bot=bot).exists():
         return PlayState(True, "playing")
     waiting = bot.versions.filter(status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING]).order_by("-number")

@@ -19,6 +19,7 @@ from django.utils import timezone
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.bots.queries import play_state
 from armada_web.games import rated_games, spec
 from armada_web.ladder import league
 from armada_web.ladder.logic import estimates, ratings
@@ -283,8 +284,14 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     if version is None and BotVersion.objects.filter(
             bot_id=bot_id, status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING]).exists():
         return NextGame(None, "its version is being validated: it plays once it is valid")
-    if version is None:
-        return NextGame(None, "it plays no ranked games now: it has no valid version playing")
+    if version is None:  # why, as the bot page's state (bots.queries.play_state) has it
+        bot = Bot.objects.select_related("team").filter(pk=bot_id).first()
+        kind = play_state(bot).kind if bot is not None else ""
+        why = {"disabled": "staff disabled it", "retired": "it is retired",
+               "orphaned": "its owner deleted their account",
+               "archived": f"its team {bot.team.name if bot else ''} is archived",
+               }.get(kind, "it has no valid version playing")
+        return NextGame(None, f"it plays no ranked games now: {why}")
     if not spec(version.bot.game).rated:
         return NextGame(None, f"{spec(version.bot.game).label} has no ranked games")
     rating = Rating.objects.filter(version=version).first()

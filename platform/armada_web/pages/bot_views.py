@@ -37,7 +37,7 @@ from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.seasons.queries import placements_of_bot
 from armada_web.storage.archives import check_request_size
 from armada_web.teams.queries import teams_of
-from armada_web.web.errors import DomainError, http_status
+from armada_web.web.errors import DomainError, Invalid, http_status
 from armada_web.web.inputs import parse_id
 from armada_web.web.paging import keyed_page, page_number
 
@@ -275,6 +275,8 @@ def retire(request: HttpRequest, pk: int) -> HttpResponse:
 def move(request: HttpRequest, pk: int) -> HttpResponse:
     """Move a bot of your personal team to a team you are in (bots.moves)."""
     bot = _own_bot(request, pk)
+    if request.POST.get("confirm") != "yes":  # (the browser asks for the box; a bare POST is refused too)
+        raise Invalid("tick the box to confirm: a bot moved to a team does not come back")
     moved = moves.move_bot(bot=bot, user=signed_in(request), team=request.POST.get("team"))
     messages.success(request, f"{moved.name} now belongs to the team {moved.team.name}, with all its history.")
     return redirect("bot", pk=bot.pk)
