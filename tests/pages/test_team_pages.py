@@ -175,11 +175,13 @@ def test_a_bot_moves_from_its_page(client, crew, valid_version):
     html = page(client, f"/bots/{solo.bot_id}/")
     assert 'id="move"' in html and f'<option value="{team.pk}">' in html
     assert 'id="move"' not in page(client, f"/bots/{crew['alpha'].bot_id}/")  # a team's bot stays with it
-    assert client.post(f"/bots/{solo.bot_id}/move/", {"team": team.pk, "confirm": "yes"})["Location"] == f"/bots/{solo.bot_id}/"
+    moved = client.post(f"/bots/{solo.bot_id}/move/", {"team": team.pk, "confirm": "yes"})
+    assert moved["Location"] == f"/bots/{solo.bot_id}/"
     assert Bot.objects.get(pk=solo.bot_id).team_id == team.pk
     assert f'href="/teams/{team.pk}/" id="bot-team"' in page(client, f"/bots/{solo.bot_id}/")
     client.force_login(crew["bob"])
-    refused = client.post(f"/bots/{solo.bot_id}/move/", {"team": 999999, "confirm": "yes"}, follow=True).content.decode()
+    refused = client.post(f"/bots/{solo.bot_id}/move/", {"team": 999999, "confirm": "yes"},
+                          follow=True).content.decode()
     assert "no one member alone" in refused or "no team" in refused
     client.force_login(crew["carol"])
     assert client.post(f"/bots/{solo.bot_id}/move/", {"team": team.pk, "confirm": "yes"}).status_code == 404
