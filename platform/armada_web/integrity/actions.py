@@ -121,9 +121,11 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
             entry = Entry.objects.filter(season=locked, version_ref=version_id).select_related("owner").first()
             if entry is None:
                 raise NotFound(f"version {version_id} has no entry in season {locked.slug}")
+            # its team too (team_ref), so every member present and past reads why the entry left
             decision = Disqualification(season=locked, target=Target.VERSION, version_ref=version_id,
                                         version_label=f"{entry.bot_name} v{entry.version_number}",
-                                        user=entry.owner, username=entry.owner.get_username() if entry.owner else "")
+                                        user=entry.owner, username=entry.owner.get_username() if entry.owner else "",
+                                        team_ref=entry.team_ref)
             count = withdraw_entries(season=locked, version_ref=version_id)
         else:
             user = User.objects.filter(username=username).first()

@@ -15,7 +15,7 @@ from armada_web.bots.models import BotVersion
 from armada_web.integrity import tasks
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
-from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus, Target
+from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus
 from armada_web.seasons.models import Entry, Season
 from armada_web.teams.models import Membership
 from armada_web.web.errors import NotFound
@@ -79,12 +79,11 @@ def decisions_seen(*, season: Season, user: Any) -> list[Disqualification]:
 
 def decisions_for(*, season: Season, user: Any) -> list[Disqualification]:
     """The disqualifications in `season` of the signed-in `user` (what its season page shows it):
-    its own, and those of every team it is or was in."""
+    its own, and those of every team it is or was in (a team's, or a version's of the team's entry)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return []
     teams = Membership.objects.filter(user_id=user.pk).values("team_id")
-    return list(Disqualification.objects.filter(Q(user_id=user.pk) | Q(target=Target.TEAM, team_ref__in=teams),
-                                                season=season))
+    return list(Disqualification.objects.filter(Q(user_id=user.pk) | Q(team_ref__in=teams), season=season))
 
 
 def entered_versions(*, season: Season | None) -> set[str]:
