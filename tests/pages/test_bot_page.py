@@ -110,6 +110,14 @@ def test_a_league_race_shows_its_line_and_battles_with_links(client, arena):
     race = page(client, f"/ladder/mothership/{leader.bot_id}/")
     assert f'href="/ladder/mothership/?page=1#bot-{leader.bot_id}">position 1</a>' in race
     assert f'<tr id="bot-{leader.bot_id}">' in page(client, "/ladder/mothership/")
+    # two races of one name: the battle names each bot beside it (a new competitor's trial)
+    from armada_web.bots.models import BotVersion
+
+    BotVersion.objects.filter(pk__in=[leader.pk, other.pk]).update(race_name="Twin Fleet")
+    battle = page(client, f"/ladder/mothership/{leader.bot_id}/{other.bot_id}/")
+    names = [BotVersion.objects.get(pk=v.pk).bot.name for v in (leader, other)]
+    assert f"<title>Twin Fleet ({names[0]}) vs Twin Fleet ({names[1]}) · Armada</title>" in battle
+    assert f'<span class="muted">({names[1]})</span>' in page(client, "/")  # the home page's league list
 
 
 def test_each_version_shows_its_games_and_results(client, arena, valid_version):

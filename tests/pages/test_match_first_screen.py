@@ -64,10 +64,11 @@ def test_board_and_controls_fit_the_first_screen_and_your_seat_is_marked(transac
             assert page.locator("h1 .you").count() == (1 if own else 0)
             if who == "alice":
                 save_screenshot(page.screenshot(), "site-match-first-screen.png")
-                # A league battle's viewer too: seats under the races' names (alice's is an injection
-                # attempt, shown as text), hers marked.
+                # A league battle's viewer too: seats under the races' names and their bots' (alice's
+                # race name is an injection attempt, shown as text), hers marked.
                 page.goto(f"{live_server.url}/ladder/mothership/{arena.race_a.bot_id}/{arena.race_b.bot_id}/")
                 page.wait_for_selector(".armada-viewer[data-state=ready]")
                 seats = page.evaluate(SCREEN_JS)["seats"]
-                assert seats == {"1": {"name": EVIL_RACE, "you": True}, "2": {"name": "glass", "you": False}}
+                assert seats == {"1": {"name": f"{EVIL_RACE} (hammer)", "you": True},
+                                 "2": {"name": "glass", "you": False}}
             clean(page)

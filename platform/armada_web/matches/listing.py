@@ -193,6 +193,9 @@ def numbered_page(*, chosen: Filters, number: int, size: int = PAGE, viewer: Any
     ids, column = _ids(chosen, viewer)
     start = (number - 1) * size
     found = list(ids.order_by(f"-{column}")[start: start + size + 1])
+    if not found and number > 1:  # past the last page (counting the list would cost a scan of it)
+        raise NotFound(f"page {number} is past the last page of this list (pages of {size}: the list has fewer "
+                       f"than {start + 1:,} matches)")
     return _load(found[:size]), len(found) > size
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -68,11 +69,18 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
                                                "page": (entry.position - 1) // PER_PAGE + 1})
 
 
+def race_label(entry: Any) -> str:
+    """A race as the viewer names it: its race name and its bot's ("Balanced Brigade (ada-balanced)"),
+    since two races may share a name (a trial: "Balanced Brigade vs Balanced Brigade")."""
+    race, bot = entry.version.race_name, entry.version.bot.name
+    return f"{race} ({bot})" if race and race != bot else bot
+
+
 def battle(request: HttpRequest, a: int, b: int) -> HttpResponse:
     """The replay of two races' battle, computed on demand, in the viewer."""
     first, second = battle_of(a, b)
     src = reverse("api-battle-replay", args=[a, b])
-    names = {seat: e.version.race_name or e.version.bot.name for seat, e in ((1, first), (2, second))}
+    names = {seat: race_label(e) for seat, e in ((1, first), (2, second))}
     yours = {seat for seat, e in ((1, first), (2, second)) if is_owner(bot=e.version.bot, user=request.user)}
-    return render(request, "pages/battle.html", {"first": first, "second": second, "src": src,
+    return render(request, "pages/battle.html", {"first": first, "second": second, "src": src, "names": names,
                                                  "viewer_seats": seats_attribute(names, yours)})
