@@ -289,7 +289,7 @@ def test_a_bot_still_validating_is_said_to_play_once_valid(make_user, armada):
     mothership = create_bot(user=owner, name="racer", game="mothership")
     assert next_ranked_game(mothership.pk).why == "it plays no ranked games now: it has no valid version playing"
     # a valid bot of an archived team: the archive, not "no valid version" (a teams trial)
-    from armada_web.bots.models import BotVersion
+    from armada_web.bots.models import Bot, BotVersion
     from armada_web.teams import services as teams
 
     crew = teams.create_team(user=owner, name="crew")
@@ -298,3 +298,6 @@ def test_a_bot_still_validating_is_said_to_play_once_valid(make_user, armada):
     BotVersion.objects.filter(pk=version.pk).update(status="valid")
     teams.archive_team(user=owner, team=crew)
     assert next_ranked_game(shared.pk).why == "it plays no ranked games now: its team crew is archived"
+    upload_version(bot=bot, user=owner, filename="main.py", data=b"print(3)\n")  # a pending version too
+    Bot.objects.filter(pk=bot.pk).update(disabled=True)
+    assert next_ranked_game(bot.pk).why == "it plays no ranked games now: staff disabled it"  # not "validated"

@@ -165,7 +165,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     def perform_destroy(self, instance: Bot) -> None:
         services.delete_bot(bot=instance, user=self.request.user, only_if_empty=query_flag(self.request, "if_empty"))
 
-    @extend_schema(request=None, responses=answers({200: BotDetailSerializer}, 403, 404))
+    @extend_schema(request=None, responses=answers({200: BotDetailSerializer}, 403, 404, 409))
     @action(detail=True, methods=["post"])
     def retire(self, request: Request, pk: int) -> Response:
         return self._detail(services.retire_bot(bot=self.get_object(), user=request.user))
@@ -197,7 +197,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         methods=["POST"],
         request={"multipart/form-data": inline_serializer("Upload", {"file": serializers.FileField(
             help_text="main.py, or a zip with main.py at its top or in one top folder")})},
-        responses=answers({201: VersionSerializer}, 400, 403, 404, 413, 415, 503),
+        responses=answers({201: VersionSerializer}, 400, 403, 404, 409, 413, 415, 503),
     )
     @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
     def versions(self, request: Request, pk: int) -> Response:

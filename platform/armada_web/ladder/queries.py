@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from armada.games.mothership.battle import fight, prepare
 from armada.games.mothership.league import battle_points
-from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
 from armada_web.games import rated_games, spec
 from armada_web.ladder import league
@@ -281,9 +281,6 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     of ranked matches, and when its rating settles."""
     now = now or timezone.now()
     version = BotVersion.objects.playing().filter(bot_id=bot_id).select_related("bot").first()
-    if version is None and BotVersion.objects.filter(
-            bot_id=bot_id, status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING]).exists():
-        return NextGame(None, "its version is being validated: it plays once it is valid")
     if version is None:  # why, as the bot page's state (bots.queries.play_state) has it
         bot = Bot.objects.select_related("team").filter(pk=bot_id).first()
         kind = play_state(bot).kind if bot is not None else ""
@@ -291,6 +288,8 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
                "orphaned": "its owner deleted their account",
                "archived": f"its team {bot.team.name if bot else ''} is archived",
                }.get(kind, "it has no valid version playing")
+        if kind == "validating":
+            return NextGame(None, "its version is being validated: it plays once it is valid")
         return NextGame(None, f"it plays no ranked games now: {why}")
     if not spec(version.bot.game).rated:
         return NextGame(None, f"{spec(version.bot.game).label} has no ranked games")

@@ -29,8 +29,8 @@ def _point(value: Any) -> Any:
         return list(value)
     ident = getattr(value, "id", None)
     if isinstance(ident, int | str) and not isinstance(ident, bool):
-        return ident
-    return value
+        value = ident
+    return _writable(value) if isinstance(value, str) else value
 
 
 class Drawing:
@@ -82,6 +82,8 @@ class Drawing:
         if len(self.shapes) >= MAX_SHAPES:
             self.dropped += 1
             return
+        if isinstance(shape["color"], str):
+            shape["color"] = _writable(shape["color"])
         self.shapes.append(shape)
 
     def to_json(self) -> dict[str, Any] | None:

@@ -107,9 +107,11 @@ def test_a_shape_json_cannot_carry_is_left_out_with_a_line_in_the_log(capsys):
 def test_text_with_a_lone_surrogate_is_sent_not_a_crash():
     """A lone surrogate (say from a file name) in a text or label crashed the bot: UTF-8 cannot write it."""
     bot = Sketcher()
-    bot.plan = [[lambda d: d.text("a\ud800b"), lambda d: d.label(1, "x\udc00")]]
+    bot.plan = [[lambda d: d.text("a\ud800b"), lambda d: d.label(1, "x\udc00"),
+                 lambda d: d.dot("mothership-\ud800", color="red\udc00")]]
     reply = respond(bot, {"type": "scout", "id": 1})
-    assert reply["debug"] == {"shapes": [{"kind": "label", "at": 1, "text": "x?", "color": "white"}], "text": "a?b"}
+    assert reply["debug"] == {"shapes": [{"kind": "label", "at": 1, "text": "x?", "color": "white"},
+                                         {"kind": "dot", "at": "mothership-?", "color": "red?"}], "text": "a?b"}
     json.dumps(reply, ensure_ascii=False).encode("utf-8")
 
 

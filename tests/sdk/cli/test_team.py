@@ -152,6 +152,8 @@ def test_your_username_is_your_personal_team_whatever_its_name(logged_in: FakeSi
     assert main(["team", "show", "alice"]) == 0
     assert "team alice-2 (id 1)" in capsys.readouterr().out
     assert main(["team", "show", "ALICE-2"]) == 0 and "team alice-2 (id 1)" in capsys.readouterr().out
+    assert main(["team", "leave", "Alice"]) == 0  # a personal team is never left: the shared one (a review)
+    assert logged_in.seen("POST", "/api/teams/2/leave/") and not logged_in.seen("POST", "/api/teams/1/leave/")
 
 
 def test_armada_team_alone_lists_your_teams(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

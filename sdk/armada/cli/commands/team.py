@@ -17,7 +17,8 @@ examples:
   armada team show "Red Fleet"          its members, bots and (for members) join key
   armada team leave "Red Fleet"         leave it (its last member: archive it first, on the site)
 
-TEAM is a team's id or, for a team you are in, its name. `armada submit --team NAME` uploads
+TEAM is a team's id (or id:N) or, for a team you are in, its name; for show, your username is
+your personal team whatever its name (as for submit). `armada submit --team NAME` uploads
 to a team's bot and remembers NAME as the default team. Log in first with `armada login`.
 Exit status: 0 done, 2 refused (wrong key, full team, name taken...) or usage errors, 3 site errors.
 """
@@ -45,14 +46,15 @@ def run(args: argparse.Namespace) -> int:
     return run_remote(lambda: ACTIONS[args.action](client, args))
 
 
-def find_team(client: ApiClient, ref: str) -> dict[str, Any]:
-    """A team by the name of one of your teams first (a team may be named "123"), else by id
-    (digits, or `id:N` to mean the id whatever the names); RemoteError when none."""
+def find_team(client: ApiClient, ref: str, *, by_username: bool = True) -> dict[str, Any]:
+    """A team of yours by its name first (a team may be named "123"; with `by_username`, your
+    username names your personal team whatever its name, as for `armada submit --team`), else by
+    id (digits, or `id:N` to mean the id whatever the names); RemoteError when none."""
     ref = ref.strip()
     number = ref[3:] if ref.startswith("id:") else ref
     if not ref.startswith("id:"):
         teams = client.request("GET", "/api/teams/")
-        found = own_team(teams, ref, _username(teams))
+        found = own_team(teams, ref, _username(teams) if by_username else None)
         if found is not None:
             return found
     if number.isdecimal():
@@ -76,7 +78,7 @@ def _join(client: ApiClient, args: argparse.Namespace) -> int:
 
 
 def _leave(client: ApiClient, args: argparse.Namespace) -> int:
-    team = find_team(client, args.team)
+    team = find_team(client, args.team, by_username=False)  # (your personal team is never left)
     client.request("POST", f"/api/teams/{team['id']}/leave/")
     print(f"left team {team['name']}")
     return 0
