@@ -164,6 +164,17 @@ for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x re
 done
 
 wait_for "the web server (see $LOG_DIR/web.log)" 30 site_up
+# What a `manage.py` command needs to reach this site's database and task queue (a season's close
+# sends its integrity checks there): its data folder, and the URLs given (a URL holding a password
+# is not printed: "(as given)").
+site_variables() {
+  local out="ARMADA_DATA_DIR=$DATA_DIR" name
+  for name in DATABASE_URL REDIS_URL; do
+    [ -n "${!name:-}" ] || continue
+    case "${!name}" in *@*) out+=" $name=(as given)" ;; *) out+=" $name=${!name}" ;; esac
+  done
+  printf '%s' "$out"
+}
 cat <<MSG
 
   Armada is running at $URL
@@ -171,7 +182,7 @@ cat <<MSG
   Admin:         ${URL}admin/   ($creds)
   API:           ${URL}api/docs/
   Logs:          $LOG_DIR
-  Commands:      ARMADA_DATA_DIR=$DATA_DIR${DATABASE_URL:+ DATABASE_URL=(as given)} $VENV/bin/python manage.py ...
+  Commands:      $(site_variables) $VENV/bin/python manage.py ...
                  (seasons, integrity, backups: with this site's variables, else another, empty database)
   Press Ctrl-C to stop everything this command started.
 
