@@ -446,3 +446,19 @@ def test_a_dismissal_is_not_carried_past_a_later_confirmation_of_the_same_group(
     assert set_status(finding_id=carried.pk, status="confirmed", by=judge, note="one player, two seats")
     (later,) = [f for f in run_checks(season=season_entered_by_twin("s2")) if f.kind == "accounts"]
     assert later.status == "open"
+
+
+def test_a_copy_finding_against_a_deleted_account_stays(planted):
+    """An organiser's trial: the copier deleted their account; the checks no longer look at an
+    ownerless bot's versions, so the next run pruned the open copy finding and its evidence."""
+    from armada_web.bots.models import Bot
+    from armada_web.integrity.checks import run_checks
+    from armada_web.integrity.models import Finding
+
+    versions, _thrown = planted
+    copy = next(f for f in run_checks() if f.kind == "copy")
+    copier = Bot.objects.get(pk=versions[1].bot_id).owner
+    copier.delete()
+    assert Bot.objects.get(pk=versions[1].bot_id).owner is None  # its bot stays, without an owner
+    assert "copy" not in [f.kind for f in run_checks()]  # no longer found...
+    assert Finding.objects.get(pk=copy.pk).status == "open"  # ...and kept for staff
