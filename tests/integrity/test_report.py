@@ -116,6 +116,16 @@ def test_the_command_prints_text_and_json_strongest_first(planted):
     from armada_web.integrity.models import AuditEntry
 
     assert AuditEntry.objects.filter(action="checked").first().by_name == "manage.py integrity"  # not "the site"
+    # a finding staff decided, no longer found, is still in the command's report as on the staff page
+    # (an organiser's trial: the command said "1 finding" where the page listed three)
+    from armada_web.integrity.models import Finding
+    from armada_web.matches.models import Match
+
+    Finding.objects.filter(kind="collusion").update(status="dismissed")
+    Match.objects.filter(pk__in=thrown).delete()
+    text = integrity().splitlines()
+    assert text[0] == "integrity report for all of ranked play: 3 findings, strongest first"
+    assert "collusion" in text[1] and "dismissed" in text[1]
 
 
 def test_a_season_scopes_the_report_and_a_bad_slug_exits_with_the_reason(planted):

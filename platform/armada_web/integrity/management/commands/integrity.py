@@ -1,6 +1,6 @@
 """`manage.py integrity [--season SLUG] [--json]`: run every integrity check (copied code, shared
-accounts, thrown games) for a season or, without one, all of ranked play, and print the report,
-strongest first: one line per finding with its reason and links to its evidence, or with
+accounts, thrown games) for a season or, without one, all of ranked play, and print the report
+(every finding kept, as the staff page lists them), strongest first: one line per finding with its reason and links to its evidence, or with
 `--json` `{"findings": [{"kind", "subjects", "score", "reason", ...}]}` (docs/integrity.md).
 An unknown season exits 1 with the reason."""
 
@@ -28,9 +28,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             season = season_queries.season(options["season"]) if options["season"] else None
-            found = run_checks(season=season, ran_by="manage.py integrity")  # the audit log's who
+            run_checks(season=season, ran_by="manage.py integrity")  # the audit log's who
         except DomainError as exc:
             raise CommandError(str(exc)) from None
+        # the report as the staff page shows it: what this run found, and the findings kept beside
+        # (staff's decisions, those whose subject is gone), so the two never disagree
+        found = list(queries.findings(season=season))
         if options["json"]:
             rows = [{"kind": f.kind, "subjects": f.subjects, "score": f.score, "reason": f.reason, "id": f.pk,
                      "status": f.status, "links": [link.url for link in queries.links(f)]} for f in found]
