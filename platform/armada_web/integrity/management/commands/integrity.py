@@ -1,7 +1,8 @@
 """`manage.py integrity [--season SLUG] [--json]`: run every integrity check (copied code, shared
 accounts, thrown games) for a season or, without one, all of ranked play, and print the report
 (every finding kept, as the staff page lists them), strongest first: one line per finding with
-its reason and links to its evidence, or with `--json` `{"findings": [{"kind", "subjects", "score", "reason", ...}]}` (docs/integrity.md).
+its reason and links to its evidence, or with `--json`
+`{"findings": [{"kind", "subjects", "score", "reason", ...}]}` (docs/integrity.md).
 An unknown season exits 1 with the reason."""
 
 from __future__ import annotations
