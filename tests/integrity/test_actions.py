@@ -94,7 +94,7 @@ def test_disqualifying_a_version_recomputes_the_final_standings_once(five, staff
 
 
 def test_disqualifying_an_account_and_refusals(five, staff, make_user):
-    from armada_web.integrity.actions import disqualify
+    from armada_web.integrity.actions import disqualify, set_status
     from armada_web.seasons.services import create_season
     from armada_web.web.errors import Conflict, Invalid, NotFound
 
@@ -112,11 +112,16 @@ def test_disqualifying_an_account_and_refusals(five, staff, make_user):
         disqualify(season=season, by=staff, reason="x", username=make_user("late").username)
     with pytest.raises(NotFound):
         disqualify(season=season, by=staff, reason="x", version_id=five[1].pk)  # left with its account
+    disqualify(season=season, by=staff, reason="a copy", version_id=five[2].pk)
+    with pytest.raises(NotFound, match="user2 has no entry left in season s1: its entry was disqualified already"):
+        disqualify(season=season, by=staff, reason="x", username="user2")  # (an organiser's trial)
+    with pytest.raises(Invalid, match="a finding is open, dismissed, confirmed: choose one"):  # not "not None"
+        set_status(finding_id=finding.pk, status=None, by=staff)
     open_season = create_season(slug="s2", game="galaxy", name="Summer")
     for target in ({"username": "user3"}, {"version_id": five[3].pk}, {"team": "user3"}):  # each way, one answer
         with pytest.raises(Conflict, match="season s2 is open: its entries are made at its close"):
             disqualify(season=open_season, by=staff, reason="x", **target)
-    assert len(standings(season)) == 4
+    assert len(standings(season)) == 3
 
 
 def test_a_disqualified_entry_leaves_the_finals_and_its_queued_games_are_cancelled(five, staff):

@@ -154,10 +154,10 @@ def test_members_freeze_from_the_close_until_the_results_are_final(crew, make_us
     assert members(crew) == ["ann", "bob", "cyd"]
     services.join_team(user=make_user("fay"), team=idle, key=idle.join_key)  # not entered: not frozen
     assert "1 stage of 1 game per entry" in season_command("finals", "s1", "--stages", "1", "--games", "1")
-    refused(lambda: services.leave_team(user=bob, team=crew), "which is finals")
+    refused(lambda: services.leave_team(user=bob, team=crew), "which is in its finals")
     # archived, its bot would play the finals on (an organiser's trial): refused as the members' changes are
     refused(lambda: services.archive_team(user=bob, team=crew), "crew cannot be archived now: it entered season "
-            "Spring (s1), which is finals", "archive it then")
+            "Spring (s1), which is in its finals", "archive it then")
     assert services.archive_refusal(user=bob, team=crew) is not None
     crew.refresh_from_db()
     assert crew.archived is None

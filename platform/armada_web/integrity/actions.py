@@ -77,7 +77,8 @@ def set_status(*, finding_id: int, status: Any, by: Any, note: Any = "") -> bool
     Forbidden for anyone but staff."""
     staff = _staff(by)
     if status not in FindingStatus.values:
-        raise Invalid(f"a finding is {', '.join(FindingStatus.values)}, not {status!r}")
+        raise Invalid(f"a finding is {', '.join(FindingStatus.values)}"
+                      + (f", not {status!r}" if status not in (None, "") else ": choose one"))
     text = _note(note)
     with transaction.atomic():
         finding = Finding.objects.select_for_update().filter(pk=finding_id).first()
@@ -137,7 +138,11 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
             decision = Disqualification(season=locked, target=Target.ACCOUNT, user=user, username=user.get_username())
             count = withdraw_entries(season=locked, owner_id=user.pk)
             if count == 0:
-                raise NotFound(f"{user.get_username()} has no entry in season {locked.slug}")
+                earlier = Disqualification.objects.filter(season=locked, user=user).count()
+                why = (f": its entr{'y was' if earlier == 1 else 'ies were'} disqualified already"
+                       if earlier else "")
+                raise NotFound(f"{user.get_username()} has no entry {'left ' if earlier else ''}in season "
+                               f"{locked.slug}{why}")
         decision.reason, decision.finding, decision.entries, decision.by = text, finding, count, staff
         decision.save()
         _audit(decision)

@@ -174,7 +174,8 @@ def _locked(season: Season) -> Season:
 
 
 def _refuse(season: Season, action: str, needed: str) -> Conflict:
-    return Conflict(f"season {season.slug} is {season.state}: only {needed} season can be {action}")
+    state = "in its finals" if season.state == SeasonState.FINALS else season.state
+    return Conflict(f"season {season.slug} is {state}: only {needed} season can be {action}")
 
 
 def open_season(*, season: Season) -> Season:
