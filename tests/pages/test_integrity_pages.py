@@ -147,6 +147,9 @@ def test_a_copy_is_shown_side_by_side_with_the_matching_lines_marked(report, cli
     assert "<mark>" in page and 'class="line hit"' in page
     assert "def spread(values: list[int]) -&gt; float:" in page  # the original's code, escaped
     assert "orig&#x27;s origbot v1" in page and "copier&#x27;s copierbot v1" in page
+    import re  # upload times as the site writes times, not ISO text (an organiser's trial)
+
+    assert re.search(r"uploaded \d{4}-\d\d-\d\d \d\d:\d\d UTC\)", page) and "+00:00" not in page
     assert client.get(f"/staff/integrity/{copy.pk + 99}/").status_code == 404
     from django.core.files.storage import default_storage
 

@@ -16,6 +16,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_POST
@@ -106,7 +107,7 @@ def report(request: HttpRequest) -> HttpResponse:
 def finding(request: HttpRequest, pk: int) -> HttpResponse:
     item = queries.finding(pk)
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
-               "versions": (item.evidence or {}).get("versions", []), "season": item.season,
+               "versions": [_dated(v) for v in (item.evidence or {}).get("versions", [])], "season": item.season,
                "done": _done(item.season), "entered": queries.entered_versions(season=item.season)}
     return render(request, "integrity/finding.html", context)
 
@@ -163,3 +164,11 @@ def disqualify(request: HttpRequest) -> HttpResponse:
                               f"{'y' if decision.entries == 1 else 'ies'} left the standings." if new
                      else f"{what} was disqualified from {season.name} already.")
     return redirect(_report_url(season.slug))
+
+
+def _dated(version: Any) -> Any:
+    """A version of a finding's evidence with its upload time as a datetime (kept as ISO text), so
+    the page shows it as the site shows times."""
+    if not isinstance(version, dict) or not isinstance(version.get("uploaded"), str):
+        return version
+    return {**version, "uploaded": parse_datetime(version["uploaded"]) or version["uploaded"]}
