@@ -500,6 +500,9 @@ def test_the_admin_creates_checks_and_moves_seasons(five, admin_client):
     answer = admin_client.post("/admin/seasons/season/add/", form)
     assert answer.status_code == 200 and "a new season closes in the future" in answer.content.decode()
     assert not Season.objects.exists()
+    bad_date = admin_client.post("/admin/seasons/season/add/", {**form, "closes_0": "2026-13-45"})
+    text = bad_date.content.decode()  # its own error only (an organiser's trial: a rule about a date nobody typed)
+    assert "Enter a valid date" in text and "opens before it closes" not in text and "closes in the future" not in text
     now = timezone.now()
     form.update({"opens_0": f"{now:%Y-%m-%d}", "opens_1": "00:00:00", "closes_0": "2099-01-01", "ends_0": "2100-01-01"})
     answer = admin_client.post("/admin/seasons/season/add/", form)

@@ -106,8 +106,9 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
     season's close; Forbidden for non-staff."""
     staff = _staff(by)
     text = _note(reason, required=True, what="a reason")
-    if sum(target is not None for target in (version_id, username, team)) != 1:
-        raise Invalid("disqualify a version, an account or a team")
+    given = sum(target is not None for target in (version_id, username, team))
+    if given != 1:
+        raise Invalid(f"disqualify one of a version, an account or a team ({given} given)")
     if any(name is not None and (not isinstance(name, str) or not storable(name)) for name in (username, team)):
         raise Invalid("give the account's username or the team's name: no name holds a NUL character")
     if team is not None:

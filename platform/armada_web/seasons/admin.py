@@ -58,6 +58,8 @@ class SeasonForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if self.errors:  # a field already refused (a date that is no date, an unknown game): its own
+            return data  # error says it; the rules across fields would judge values nobody typed
         slug, game = data.get("slug", self.instance.slug), data.get("game", self.instance.game)
         try:
             services.check_season(slug=slug, game=game, name=data.get("name"), opens=data.get("opens"),
