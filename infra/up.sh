@@ -164,17 +164,24 @@ for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x re
 done
 
 wait_for "the web server (see $LOG_DIR/web.log)" 30 site_up
-# What a `manage.py` command needs to reach this site's database and task queue (a season's close
-# sends its integrity checks there): its data folder, and the URLs given (a URL holding a password
-# is not printed: "(as given)").
-site_variables() {
-  local out="ARMADA_DATA_DIR=$DATA_DIR" name
-  for name in DATABASE_URL REDIS_URL; do
-    [ -n "${!name:-}" ] || continue
-    case "${!name}" in *@*) out+=" $name=(as given)" ;; *) out+=" $name=${!name}" ;; esac
-  done
-  printf '%s' "$out"
+# What a `manage.py` command needs to behave as this site: every variable the site runs with (its
+# data folder, database, task queue, secrets, limits), kept in the data folder (mode 0600, like
+# secret.key: no URL's password in a log) and read by the printed line. (A season's close sends its
+# integrity checks to the task queue: without REDIS_URL they went to another Redis database.)
+MANAGE_ENV="$DATA_DIR/manage.env"
+write_manage_env() {
+  local name
+  (umask 077
+   {
+     printf 'export ARMADA_DATA_DIR=%q\n' "$DATA_DIR"
+     for name in $(compgen -e | grep -v '^ARMADA_DATA_DIR$' | grep -E '^(ARMADA_|CELERY_|CACHE_|AWS_|EMAIL_|THROTTLE_|LOG_|DB_|SQLITE_)|^(DATABASE_URL|REDIS_URL|SECRET_KEY|SECRET_KEY_FALLBACKS|DEBUG|ALLOWED_HOSTS|CSRF_TRUSTED_ORIGINS|DEFAULT_FROM_EMAIL|MATCH_CONFIG|MATCH_TIME_LIMIT_S|VALIDATION_TURNS|STATIC_COMPRESS)$' | sort); do
+       printf 'export %s=%q\n' "$name" "${!name}"
+     done
+   } > "$1")
+  chmod 600 "$1"
 }
+write_manage_env "$MANAGE_ENV"
+commands_line() { printf '(. %q && cd %q && %q manage.py ...)' "$MANAGE_ENV" "$ROOT" "$VENV/bin/python"; }
 cat <<MSG
 
   Armada is running at $URL
@@ -182,8 +189,8 @@ cat <<MSG
   Admin:         ${URL}admin/   ($creds)
   API:           ${URL}api/docs/
   Logs:          $LOG_DIR
-  Commands:      $(site_variables) $VENV/bin/python manage.py ...
-                 (seasons, integrity, backups: with this site's variables, else another, empty database)
+  Commands:      $(commands_line)
+                 (seasons, integrity, backups: with this site's variables, kept in $MANAGE_ENV)
   Press Ctrl-C to stop everything this command started.
 
 MSG

@@ -113,7 +113,7 @@ def test_disqualifying_an_account_and_refusals(five, staff, make_user):
     with pytest.raises(NotFound):
         disqualify(season=season, by=staff, reason="x", version_id=five[1].pk)  # left with its account
     disqualify(season=season, by=staff, reason="a copy", version_id=five[2].pk)
-    with pytest.raises(NotFound, match="user2 has no entry left in season s1: its entry was disqualified already"):
+    with pytest.raises(NotFound, match="user2 has no entry left in season s1: what it entered was disqualified"):
         disqualify(season=season, by=staff, reason="x", username="user2")  # (an organiser's trial)
     with pytest.raises(Invalid, match="a finding is open, dismissed, confirmed: choose one"):  # not "not None"
         set_status(finding_id=finding.pk, status=None, by=staff)

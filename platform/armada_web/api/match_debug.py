@@ -7,6 +7,7 @@ from django.views.decorators.gzip import gzip_page
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -44,12 +45,15 @@ class DrawingsSerializer(serializers.Serializer):
     turns = DrawnTurnSerializer(many=True)
 
 
-@method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat; nothing secret beside it (no BREACH)
+@method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat
 class MatchDebugView(APIView):
     """What seat N's bot drew on the board, turn by turn (`debug` in its replies). The seat's bot's
     owner and staff only: 404 for anyone else, exactly as for a missing match."""
 
     permission_classes = [AllowAny]
+    # JSON only: the browsable page would put the CSRF token and the query's own text beside the
+    # drawings in one compressed body (BREACH); the JSON holds the seat's drawings alone
+    renderer_classes = [JSONRenderer]
 
     @extend_schema(
         operation_id="matches_debug",

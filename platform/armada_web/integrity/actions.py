@@ -22,7 +22,8 @@ from armada_web.integrity.models import (
     FindingStatus,
     Target,
 )
-from armada_web.seasons.models import Entry, Season, SeasonState
+from armada_web.integrity.queries import decisions_for
+from armada_web.seasons.models import Entry, Season, SeasonState, state_said
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.models import Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
@@ -139,9 +140,8 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
             decision = Disqualification(season=locked, target=Target.ACCOUNT, user=user, username=user.get_username())
             count = withdraw_entries(season=locked, owner_id=user.pk)
             if count == 0:
-                earlier = Disqualification.objects.filter(season=locked, user=user).count()
-                why = (f": its entr{'y was' if earlier == 1 else 'ies were'} disqualified already"
-                       if earlier else "")
+                earlier = decisions_for(season=locked, user=user)  # its own, its teams' (what its page shows)
+                why = ": what it entered was disqualified already" if earlier else ""
                 raise NotFound(f"{user.get_username()} has no entry {'left ' if earlier else ''}in season "
                                f"{locked.slug}{why}")
         decision.reason, decision.finding, decision.entries, decision.by = text, finding, count, staff
@@ -165,8 +165,8 @@ def _audit(decision: Disqualification) -> None:
 def _closed(season: Season) -> Season:
     """`season`, once closed; Conflict before: its entries are made at the close (docs/integrity.md)."""
     if season.state in (SeasonState.UPCOMING, SeasonState.OPEN):
-        raise Conflict(f"season {season.slug} is {season.state}: its entries are made at its close, so there is "
-                       "nothing to disqualify before it (the checks run at the close)")
+        raise Conflict(f"season {season.slug} is {state_said(season.state)}: its entries are made at its close, "
+                       "so there is nothing to disqualify before it (the checks run at the close)")
     return season
 
 

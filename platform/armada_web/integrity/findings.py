@@ -116,15 +116,16 @@ def _ids(values: Iterable[Any]) -> set[int]:
 
 def _subjects_gone(rows: list[Finding]) -> set[int]:
     """The findings among `rows` one of whose subjects no longer exists: a version (a copy, twins),
-    a bot (thrown games: the evidence's two bots) or an account (shared accounts). A version or a
-    bot whose owner deleted their account counts as gone: the checks no longer look at it (an
-    organiser's trial: the copy findings against a deleted account vanished at the next run)."""
+    a bot (thrown games: the evidence's two bots) or an account (shared accounts). A version whose
+    bot's owner deleted their account counts as gone: the copy and twin checks no longer look at it
+    (an organiser's trial: the copy findings against a deleted account vanished at the next run);
+    the thrown-games check still reads such bots' games, so only a deleted bot is gone there."""
     versions = _ids(v for f in rows if f.about_versions for v in f.subjects)
     bots = _ids(b for f in rows if f.kind == FindingKind.COLLUSION for b in (f.evidence or {}).get("bots", []))
     names = {str(n) for f in rows if f.kind == FindingKind.ACCOUNTS for n in f.subjects}
     have_versions = set(BotVersion.objects.filter(pk__in=versions, bot__owner__isnull=False)
                         .values_list("pk", flat=True))
-    have_bots = set(Bot.objects.filter(pk__in=bots, owner__isnull=False).values_list("pk", flat=True))
+    have_bots = set(Bot.objects.filter(pk__in=bots).values_list("pk", flat=True))
     have_names = set(User.objects.filter(username__in=names).values_list("username", flat=True))
     gone = set()
     for f in rows:

@@ -22,6 +22,11 @@ class SeasonState(models.TextChoices):
     """The final standings are stored and never change."""
 
 
+def state_said(state: str) -> str:
+    """A season's state as a sentence says it: "season s1 is closed", "... is in its finals"."""
+    return "in its finals" if state == SeasonState.FINALS else str(state)
+
+
 class EntryRule(models.TextChoices):
     """Whose bots a season's close takes as entries (seasons.entries.admitted)."""
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from armada_web.games import spec
 from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState
+from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState, state_said
 from armada_web.seasons.signals import season_closed, season_finished
 from armada_web.web.errors import Conflict, Invalid
 from armada_web.web.inputs import shown_text_problem
@@ -147,8 +147,8 @@ def set_entry_rule(*, season: Season, entry_rule: Any, invited: Iterable[Any] = 
     with transaction.atomic():
         locked = _locked(season)
         if locked.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
-            raise Conflict(f"season {locked.slug} is {locked.state}: its entries are frozen, so its entry rule "
-                           "changes only before the close")
+            raise Conflict(f"season {locked.slug} is {state_said(locked.state)}: its entries are frozen, so its "
+                           "entry rule changes only before the close")
         locked.entry_rule = rule
         locked.save(update_fields=["entry_rule"])
         locked.invited_users.set(users)
@@ -162,8 +162,8 @@ def set_team_rules(*, season: Season, team_max_members: Any = None, one_team_per
     with transaction.atomic():
         locked = _locked(season)
         if locked.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
-            raise Conflict(f"season {locked.slug} is {locked.state}: its entries are frozen, so its team rules "
-                           "change only before the close")
+            raise Conflict(f"season {locked.slug} is {state_said(locked.state)}: its entries are frozen, so its "
+                           "team rules change only before the close")
         locked.team_max_members, locked.one_team_per_person = size, one_team
         locked.save(update_fields=["team_max_members", "one_team_per_person"])
     return locked
@@ -174,8 +174,7 @@ def _locked(season: Season) -> Season:
 
 
 def _refuse(season: Season, action: str, needed: str) -> Conflict:
-    state = "in its finals" if season.state == SeasonState.FINALS else season.state
-    return Conflict(f"season {season.slug} is {state}: only {needed} season can be {action}")
+    return Conflict(f"season {season.slug} is {state_said(season.state)}: only {needed} season can be {action}")
 
 
 def open_season(*, season: Season) -> Season:
@@ -300,7 +299,7 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
     with transaction.atomic():
         locked = _locked(season)
         if locked.state in (SeasonState.UPCOMING, SeasonState.OPEN):
-            raise Conflict(f"season {locked.slug} is {locked.state}: it has no entries before its close")
+            raise Conflict(f"season {locked.slug} is {state_said(locked.state)}: it has no entries before its close")
         ids = list(Entry.objects.filter(season=locked, **given).values_list("pk", flat=True))
         if not ids:
             return 0

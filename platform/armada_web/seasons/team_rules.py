@@ -27,7 +27,7 @@ from armada_web.games import spec
 from armada_web.ladder.league import active_races
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.seasons.entries import admitted, size_limit
-from armada_web.seasons.models import Entry, Season, SeasonState
+from armada_web.seasons.models import Entry, Season, SeasonState, state_said
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict
 
@@ -77,11 +77,11 @@ def check_change(*, team: Team, user_id: int, change: str) -> None:
         if season.state in FROZEN and Entry.objects.filter(season=season, team_id=team.pk).exists():
             if change == "archive":  # its entries play on to the results: the team stays as it entered
                 raise Conflict(f"{team.name} cannot be archived now: it entered season {season.name} "
-                               f"({season.slug}), which is {_state(season)}, and its entries play until the "
+                               f"({season.slug}), which is {state_said(season.state)}, and its entries play until the "
                                "results are final; archive it then")
             raise Conflict(f"the members of {team.name} are frozen: it entered season {season.name} "
-                           f"({season.slug}), which is {_state(season)}; members can join, leave or be removed "
-                           "again once its results are final")
+                           f"({season.slug}), which is {state_said(season.state)}; members can join, leave or be "
+                           "removed again once its results are final")
     if change != "join":
         return
     for season in live:
@@ -90,11 +90,6 @@ def check_change(*, team: Team, user_id: int, change: str) -> None:
         _check_size(season, team)
         if season.one_team_per_person:
             _check_one_team(season, team, user_id)
-
-
-def _state(season: Season) -> str:
-    """A season's state as a sentence says it ("closed", "in its finals")."""
-    return "in its finals" if season.state == SeasonState.FINALS else str(season.state)
 
 
 def _check_size(season: Season, team: Team) -> None:
