@@ -75,11 +75,12 @@ LINE_MIDDLE_JS = """(seat) => {
   return ["x", "y"].map((a) => (Number(line.getAttribute(a + "1")) + Number(line.getAttribute(a + "2"))) / 2);
 }"""
 
-#: The top of the ring round seat S's mothership, in the board's units (debug.js: 5 units outside the ship).
+#: The top of the ring round seat S's mothership, in the board's units (debug.js: the ship's outline,
+#: 6 units outside it).
 RING_TOP_JS = """(seat) => {
   const [x, y, w, h] = ["x", "y", "width", "height"].map((a) =>
     Number(document.querySelector('.av-mothership[data-seat="' + seat + '"] rect').getAttribute(a)));
-  return [x + w / 2, y + h / 2 - Math.max(9, w / 2 + 5)];
+  return [x + w / 2, y - 6];
 }"""
 
 
