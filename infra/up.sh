@@ -108,6 +108,10 @@ wheel_pid=$!
 pids+=("$static_pid" "$wheel_pid")  # (a Ctrl-C meanwhile stops them too)
 say "migrating the database"
 "$PY" manage.py migrate --noinput -v0
+# The SQLite database holds sessions, password hashes and token digests: its owner's alone (its
+# -wal and -shm files take its mode). (With DATABASE_URL there is no such file.)
+sqlite_file="${ARMADA_SQLITE_PATH:-$DATA_DIR/armada.sqlite3}"
+[ -n "${DATABASE_URL:-}" ] || [ ! -e "$sqlite_file" ] || chmod 600 "$sqlite_file"*
 creds=$(ARMADA_DEVDATA=true "$PY" manage.py ensure_demo_admin)
 if [ "${ARMADA_DEMO:-true}" != false ]; then  # the demo bots (ARMADA_DEMO=false: none)
   ARMADA_DEVDATA=true "$PY" manage.py seed_demo  # the development app: only for this command
@@ -171,6 +175,7 @@ wait_for "the web server (see $LOG_DIR/web.log)" 30 site_up
 MANAGE_ENV="$DATA_DIR/manage.env"
 write_manage_env() {
   local name
+  rm -f "$1"  # (an older file keeps its mode when written again: made anew, 0600 from the start)
   (umask 077
    {
      printf 'export ARMADA_DATA_DIR=%q\n' "$DATA_DIR"

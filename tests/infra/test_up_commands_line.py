@@ -26,6 +26,8 @@ def functions() -> str:
 def test_the_line_runs_manage_py_with_the_site_s_variables(tmp_path):
     data = tmp_path / "my data"
     data.mkdir()
+    (data / "manage.env").write_text("old")
+    (data / "manage.env").chmod(0o644)  # an older file: written anew, never readable by others meanwhile
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "REDIS_URL": "redis://:s3cret@127.0.0.1:6379/11",
            "ARMADA_FINALS_QUEUE": "finals & more", "DATABASE_URL": "postgresql://a:pw@db/armada?x=1&y=2",
            "UNRELATED": "not kept"}

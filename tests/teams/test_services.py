@@ -63,6 +63,7 @@ def test_team_names_are_unique_whatever_the_case(make_user):
     ("Red Fle\u0435t", r"mixes alphabets \(Cyrillic, Latin\)"),  # a Cyrillic e
     ("(Deleted Accounts)", "what the site shows for deleted accounts"),  # D-S-9's team, free on a new site
     ("(deleted user)", "what the site shows for deleted accounts"),
+    ("(Deleted users)", "what the site shows for deleted accounts"),  # a look-alike (a security review)
 ])
 def test_a_name_that_would_pass_for_another_teams_is_refused(make_user, name, said):
     """A new user's trial made look-alikes of "Red Fleet" that the case-blind uniqueness let through."""

@@ -12,8 +12,9 @@ NAME_MAX = 40
 
 
 #: Names the site shows for what is no one's (D-S-9's team of deleted accounts' bots, an owner whose
-#: account is gone): no team may take them, in any case.
+#: account is gone): no team may take them, nor any name that starts like them, in any case.
 RESERVED = ("(deleted accounts)", "(deleted user)")
+RESERVED_START = "(deleted"
 
 #: The alphabets a name may not mix: a Cyrillic or Greek letter among Latin ones makes a look-alike.
 SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
@@ -34,7 +35,7 @@ def name_problem(name: Any) -> str | None:
         return f"the team's name must be {NAME_MIN} to {NAME_MAX} characters long (it has {len(name)})"
     if " ".join(name.split()) != name or any(c.isspace() and c != " " for c in name):
         return "the team's name separates its words with single plain spaces (a page shows two as one)"
-    if name.casefold() in RESERVED:
+    if name.casefold() in RESERVED or name.casefold().startswith(RESERVED_START):
         return f"{name!r} is what the site shows for deleted accounts: choose another name"
     plain = unicodedata.normalize("NFKC", name)
     if plain != name:
