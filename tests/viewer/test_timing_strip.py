@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from armada.cli.main import main
 from armada.replay import read_replay
 from armada.viewer import offline_html
@@ -91,12 +93,12 @@ def test_a_timeout_in_the_middle_of_a_turn_is_shown_at_its_own_turn(page, tmp_pa
     ready(page, page_path.as_uri() + "#t=3")
     assert page.locator(".armada-viewer").get_attribute("data-turn") == "3"  # the last board played
     now = page.locator(".av-timing-now").text_content()
-    assert "timed out at turn 4 (command)" in now, now
+    assert "timed out at turn 4 (scout + command)" in now, now  # the turn's answered scout with it
     title = page.locator(".av-timing-row[data-seat='2'] .av-timing-timeout title").text_content()
-    assert title == "timeout at turn 4 (command)"
+    assert title.endswith("timeout at turn 4 (scout + command)") and title.startswith("turn 3: ")  # its own kept
     page.locator("details.av-timing-more summary").click()
     first = page.locator(".av-timing-slowest li").first.text_content()
-    assert "turn 4 (command)" in first and "timed out" in first
+    assert "turn 4 (scout + command)" in first and "timed out" in first
     assert page.watch.errors == []
 
 
@@ -132,14 +134,14 @@ def test_an_init_the_bot_never_answered_is_not_shown_as_its_init_time(page, tmp_
     assert page.watch.errors == []
 
 
-CRASH_AT_SCOUT = '''
+CRASH_AT = '''
 import json, sys, time
 for line in sys.stdin:
     request = json.loads(line)
     kind = request["type"]
     if kind == "end":
         break
-    if kind == "scout" and request["turn"] == 3:
+    if kind == "KIND" and request["turn"] == 3:
         time.sleep(0.05)
         raise SystemExit("crashed on purpose")
     reply = {"scout": {"probes": []}, "command": {"fleets": []}}.get(kind, {})
@@ -147,27 +149,30 @@ for line in sys.stdin:
 '''
 
 
-def test_the_request_a_match_ended_on_keeps_its_own_time(page, tmp_path):
+@pytest.mark.parametrize(("kind", "ended"), [("scout", "turn 3 (scout)"), ("command", "turn 3 (scout + command)")])
+def test_the_turn_a_match_ended_in_keeps_its_own_time(page, tmp_path, kind, ended):
     """A trial: a bot crashed on turn 3's scout (41.7 ms) after the board of turn 2; the strip said
-    "42.4 ms at turn 3 (scout)", turn 2's 0.7 ms added to it. Each turn keeps its own time now."""
+    "42.4 ms at turn 3 (scout)", turn 2's 0.7 ms added to it; crashing on turn 3's command, turn 3's
+    scout was still added to turn 2. Each turn keeps its own time now, the ended one all of its own."""
     import armada
 
     bot = tmp_path / "crash"
     bot.mkdir()
-    (bot / "main.py").write_text(CRASH_AT_SCOUT)
+    (bot / "main.py").write_text(CRASH_AT.replace("KIND", kind))
     replay = armada.run("galaxy", ["builtin:random", str(bot)], seed=2, config={"max_turns": 8}).replay
-    assert replay["seats"][1]["status"] == "crashed" and "scout (id" in replay["seats"][1]["detail"]
+    assert replay["seats"][1]["status"] == "crashed" and f"{kind} (id" in replay["seats"][1]["detail"]
     ms = replay["timings"]["seats"]["2"]["ms"]
-    ms[1:] = [0.1] * (len(ms) - 4) + [0.3, 0.4, 41.7]  # turn 2's scout and command, then turn 3's scout
+    tail = [0.3, 0.4, 41.7] if kind == "scout" else [0.3, 0.4, 1.3, 41.7]  # turn 2's two, then turn 3's
+    ms[1:] = [0.1] * (len(ms) - 1 - len(tail)) + tail
     page_path = tmp_path / "crash.html"
     page_path.write_text(offline_html(replay), encoding="utf-8")
-    last = len(replay["steps"])  # the last board: the state after the last step played
-    ready(page, page_path.as_uri() + f"#t={last}")
+    ready(page, page_path.as_uri() + "#t=2")  # the last board: after turn 2
     now = page.locator(".av-timing-now").text_content()
-    assert "time at turn 2" in now and "0.7 ms; then 41.7 ms at turn 3 (scout)" in now, now
+    spent = "41.7 ms" if kind == "scout" else "43.0 ms"
+    assert "time at turn 2" in now and "0.7 ms, bank " in now and f"; then {spent} at {ended}" in now, now
     title = page.locator(".av-timing-row[data-seat='2'] .av-timing-bar title").last.text_content()
-    assert title == "turn 2: 0.7 ms; turn 3 (scout): 41.7 ms"
+    assert title == f"turn 2: 0.7 ms; {ended}: {spent}"
     items = page.locator(".av-timing-slowest li").all_text_contents()
-    assert any("turn 3 (scout): 41.7 ms" in item for item in items), items
-    assert not any("42.4" in item for item in items)
+    assert any(f"{ended}: {spent}" in item for item in items), items
+    assert any("turn 2 (scout + command): 0.7 ms" in item for item in items), items
     assert page.watch.errors == []

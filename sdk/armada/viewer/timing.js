@@ -45,9 +45,10 @@
   }
 
   /** Per seat and position: {ms, bank, timeout, requests, ended}; positions come from the player's
-   * labels. `ended` is the request the match ended on when no position shows its turn (a fault in the
-   * middle of a turn: the board is the last one played): {type, turn, ms, timeout}, kept apart from the
-   * position's own requests, so each turn keeps its own time and the strip names the ended one's turn. */
+   * labels. `ended` gathers the requests of the turn the match ended in when no position shows it (a
+   * fault in the middle of a turn: the board is the last one played), and the request after them the
+   * match ended on: {types, turn, ms, bank, timeout}, kept apart from the position's own requests, so
+   * each turn keeps its own time (and bank) and the strip names the ended turn with its own. */
   function perPosition(replay, game, seat) {
     const times = seatTimes(replay, seat);
     if (!times.length) return null;
@@ -56,17 +57,23 @@
     for (let i = 0; i < game.count; i++) if (!index.has(game.labelOf(i))) index.set(game.labelOf(i), i);
     const cells = Array.from({ length: game.count },
       () => ({ ms: 0, bank: null, timeout: false, requests: [], ended: null }));
+    const last = cells[game.count - 1];
     for (const t of times) {
       const past = t.id >= kinds.length; // the request the match ended on
       const kind = past ? faultRequest(replay, seat, t.id) || { type: "last request", turn: null } : kinds[t.id];
+      const unshown = kind.type !== "init" && kind.turn !== null && !index.has(kind.turn);
+      if (unshown || (past && kind.turn === null && last.ended)) { // the ended turn's, or the one after them
+        const ended = last.ended || (last.ended = { types: [], turn: kind.turn, ms: 0, bank: null, timeout: false });
+        ended.types.push(kind.type);
+        ended.ms += t.ms;
+        ended.timeout = ended.timeout || t.timeout;
+        if (t.bank !== null) ended.bank = t.bank;
+        continue;
+      }
       let at = kind.type === "init" || kind.turn === null ? 0 : index.get(kind.turn);
       if (past || at === undefined) at = game.count - 1;
       const cell = cells[Math.max(0, at)];
       if (t.bank !== null) cell.bank = t.bank;
-      if (past && kind.turn !== null && String(kind.turn) !== String(game.labelOf(at))) {
-        cell.ended = { type: kind.type, turn: kind.turn, ms: t.ms, timeout: t.timeout };
-        continue;
-      }
       if (kind.type !== "init") cell.ms += t.ms;
       cell.timeout = cell.timeout || t.timeout;
       // init whose answer never came (the bot crashed or stopped first): its time is until then
@@ -76,9 +83,9 @@
     return { times, cells };
   }
 
-  /** "turn 33 (command)": the request the match ended on, in a turn no board shows. */
+  /** "turn 3 (scout + command)": the requests of the turn the match ended in, which no board shows. */
   function endedAt(game, ended) {
-    return game.unit + " " + ended.turn + " (" + ended.type + ")";
+    return game.unit + " " + ended.turn + " (" + ended.types.join(" + ") + ")";
   }
 
   /** A position's time, the ended request's included (the bar's height). */
@@ -118,8 +125,9 @@
         const own = game.unit + " " + game.labelOf(i) + ": " + fmt(c.ms);
         if (c.timeout || (c.ended && c.ended.timeout)) {
           const at = c.timeout ? game.unit + " " + game.labelOf(i) : endedAt(game, c.ended);
+          const before = !c.timeout && c.ms > 0 ? own + "; " : "";
           bars.appendChild(svg("rect", { x: i, y: 0, width: 1, height: 20, class: "av-timing-timeout" },
-            svg("title", null, "timeout at " + at)));
+            svg("title", null, before + "timeout at " + at)));
         } else if (total(c) > 0) {
           const h = Math.max(1, (20 * total(c)) / max);
           const title = c.ended ? (c.ms > 0 ? own + "; " : "") + endedAt(game, c.ended) + ": " + fmt(c.ended.ms) : own;
@@ -143,7 +151,7 @@
     root.appendChild(now);
     const slow = seats.flatMap(({ seat, data }) => data.cells.flatMap((c, i) => [
       { seat, i, ...c, label: game.unit + " " + game.labelOf(i) },
-      ...(c.ended ? [{ seat, i, ...c.ended, bank: c.bank, requests: [], label: endedAt(game, c.ended) }] : []),
+      ...(c.ended ? [{ seat, i, ...c.ended, requests: [], label: endedAt(game, c.ended) }] : []),
     ]))
       .filter((c) => c.ms > 0 || c.timeout)
       .sort((a, b) => Number(b.timeout) - Number(a.timeout) || b.ms - a.ms).slice(0, 5);
@@ -166,9 +174,11 @@
       for (const cursor of cursors) cursor.setAttribute("x", String(player.index));
       const parts = seats.map(({ seat, data }) => {
         const c = data.cells[player.index];
-        const ended = c.ended ? (c.requests.length ? spent(c) + "; then " : "") +
-          (c.ended.timeout ? "timed out" : fmt(c.ended.ms)) + " at " + endedAt(game, c.ended) : spent(c);
-        return seatName(replay, seat) + ": " + ended + (c.bank !== null ? ", bank " + c.bank + " ms" : "");
+        const own = spent(c) + (c.bank !== null ? ", bank " + c.bank + " ms" : "");
+        const ended = c.ended ? (c.requests.length ? own + "; then " : "") +
+          (c.ended.timeout ? "timed out" : fmt(c.ended.ms)) + " at " + endedAt(game, c.ended) +
+          (c.ended.bank !== null ? ", bank " + c.ended.bank + " ms" : "") : own;
+        return seatName(replay, seat) + ": " + ended;
       });
       now.textContent = "time at " + game.unit + " " + game.labelOf(player.index) + " \u2014 " + parts.join("; ");
     });
