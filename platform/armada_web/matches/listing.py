@@ -186,17 +186,25 @@ def page(*, chosen: Filters, cursor: str | None = None, size: int = PAGE, viewer
 
 def numbered_page(*, chosen: Filters, number: int, size: int = PAGE, viewer: Any = None) -> tuple[list[Match], bool]:
     """Page `number` by offset (old API clients' `?page=N`), only within the first MAX_OFFSET
-    matches `viewer` may see; returns (the matches, whether a next page exists)."""
-    if (number - 1) * size >= MAX_OFFSET:
-        raise NotFound(f"page {number} is deeper than page numbers reach here (the newest {MAX_OFFSET:,} matches); "
-                      "follow the list's next links, which use a cursor")
+    matches `viewer` may see; returns (the matches, whether a next page exists). A page past the
+    list's last is NotFound with the list's pages (counted up to MAX_OFFSET: one index range)."""
     ids, column = _ids(chosen, viewer)
     start = (number - 1) * size
+    if start >= MAX_OFFSET:
+        if ids.order_by(f"-{column}")[MAX_OFFSET - 1: MAX_OFFSET].exists():  # deeper than reach, in a long list
+            raise NotFound(f"page {number} is deeper than page numbers reach here (the newest {MAX_OFFSET:,} "
+                           "matches); follow the list's next links, which use a cursor")
+        raise _past_the_last(number, ids, size)
     found = list(ids.order_by(f"-{column}")[start: start + size + 1])
-    if not found and number > 1:  # past the last page (counting the list would cost a scan of it)
-        raise NotFound(f"page {number} is past the last page of this list (pages of {size}: the list has fewer "
-                       f"than {start + 1:,} matches)")
+    if not found and number > 1:
+        raise _past_the_last(number, ids, size)
     return _load(found[:size]), len(found) > size
+
+
+def _past_the_last(number: int, ids: Any, size: int) -> NotFound:
+    """A page past the last of a list shorter than MAX_OFFSET: its pages, as the other lists say them."""
+    count = ids.order_by()[:MAX_OFFSET].count()
+    return NotFound(f"page {number} does not exist: this list's pages run from 1 to {max(1, -(-count // size))}")
 
 
 #: Most bots whose matches `latest_of` merges (a user's page): one index range each.
