@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.decorators import method_decorator
 from django.views.decorators.gzip import gzip_page
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -45,15 +48,27 @@ class DrawingsSerializer(serializers.Serializer):
     turns = DrawnTurnSerializer(many=True)
 
 
+class JsonOnly(BaseContentNegotiation):
+    """JSON whatever the client accepts (DRF's documented way to ignore the Accept header): a
+    browser's strict `Accept: text/html` gets the JSON, not a 406."""
+
+    def select_parser(self, request: Request, parsers: Any) -> Any:
+        return parsers[0]
+
+    def select_renderer(self, request: Request, renderers: Any, format_suffix: str | None = None) -> Any:
+        return renderers[0], renderers[0].media_type
+
+
 @method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat
 class MatchDebugView(APIView):
     """What seat N's bot drew on the board, turn by turn (`debug` in its replies). The seat's bot's
     owner and staff only: 404 for anyone else, exactly as for a missing match."""
 
     permission_classes = [AllowAny]
-    # JSON only: the browsable page would put the CSRF token and the query's own text beside the
-    # drawings in one compressed body (BREACH); the JSON holds the seat's drawings alone
+    # JSON only, whatever the Accept header: the browsable page would put the CSRF token and the
+    # query's own text beside the drawings in one compressed body (BREACH)
     renderer_classes = [JSONRenderer]
+    content_negotiation_class = JsonOnly
 
     @extend_schema(
         operation_id="matches_debug",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from armada.drawing import DEFAULT_COLOR, MAX_LABEL_CHARS, MAX_SHAPES, MAX_TEXT_BYTES, PALETTE, clip_bytes
+from armada.drawing import DEFAULT_COLOR, MAX_LABEL_CHARS, MAX_NOTES, MAX_SHAPES, MAX_TEXT_BYTES, PALETTE, clip_bytes
 
 __all__ = ["PALETTE", "Drawing"]
 
@@ -46,6 +46,8 @@ class Drawing:
         #: What `to_json` left out: shapes JSON cannot carry, and the text's bytes past the limit.
         self.unwritable = 0
         self.clipped = 0
+        #: Notes written this match (`notice`): at most MAX_NOTES, as the referee's own.
+        self.noted = 0
 
     def dot(self, at: Any, color: str = DEFAULT_COLOR) -> None:
         """A filled dot on a planet, a ship or a point."""
@@ -101,7 +103,8 @@ class Drawing:
 
     def notice(self) -> str:
         """The log line when something drawn was left out (after `to_json`), else "": shapes past
-        MAX_SHAPES a request, shapes JSON cannot carry (NaN, infinity, objects), text past MAX_TEXT_BYTES."""
+        MAX_SHAPES a request, shapes JSON cannot carry (NaN, infinity, objects), text past MAX_TEXT_BYTES.
+        At most MAX_NOTES a match (a bot drawing too much every turn would fill its log)."""
         said = []
         if self.dropped:
             said.append(f"{self.dropped} shapes past the limit of {MAX_SHAPES} a request were not sent")
@@ -112,7 +115,11 @@ class Drawing:
         if self.clipped:
             said.append(f"the text was cut to its limit of {MAX_TEXT_BYTES} bytes a request "
                         f"({self.clipped} bytes not sent)")
-        return f"[armada] drawing: {'; '.join(said)}" if said else ""
+        if not said or self.noted >= MAX_NOTES:
+            return ""
+        self.noted += 1
+        last = " (no more drawing notes this match)" if self.noted == MAX_NOTES else ""
+        return f"[armada] drawing: {'; '.join(said)}{last}"
 
 
 def _fits(value: Any) -> bool:

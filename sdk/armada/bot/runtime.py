@@ -115,8 +115,9 @@ def _drawn(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(drawing, Drawing):
         return reply
     drawn = drawing.to_json()
-    if drawing.notice():
-        print(drawing.notice(), file=sys.stderr, flush=True)
+    note = drawing.notice()  # (counts the notes it gives: once per reply)
+    if note:
+        print(note, file=sys.stderr, flush=True)
     return reply if drawn is None else {**reply, DEBUG_KEY: drawn}
 
 

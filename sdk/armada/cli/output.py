@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -58,7 +59,7 @@ def seat_notes(players: list[dict[str, Any]]) -> list[str]:
         if used:
             lines.append(("time:    " if index == 0 else "         ") + f"seat {p['seat']}: "
                          f"{used['total_ms']:.0f} ms in all, slowest {used['slowest_ms']:.0f} ms "
-                         f"({used['slowest'] or '-'}), bank left {used['bank_left_ms']} ms")
+                         f"({unbracketed(used['slowest'] or '-')}), bank left {used['bank_left_ms']} ms")
     measured = [p for p in players if p.get("memory_peak_mib") is not None]  # in the sandbox only
     for index, p in enumerate(measured):
         lines.append(("memory:  " if index == 0 else "         ") + f"seat {p['seat']}: "
@@ -148,3 +149,8 @@ class Progress:
         if self._tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def unbracketed(where: str) -> str:
+    """"command, turn 6" for a request named "command (turn 6)", said inside brackets."""
+    return re.sub(r"^(.*) \((turn \d+)\)$", r"\1, \2", where)

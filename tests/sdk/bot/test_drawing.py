@@ -104,6 +104,20 @@ def test_a_shape_json_cannot_carry_is_left_out_with_a_line_in_the_log(capsys):
     assert capsys.readouterr().err == ""  # said for the request that lost them only
 
 
+def test_the_library_s_notes_stop_after_ten_a_match(capsys):
+    """A trial: a bot drawing NaN every turn wrote 200 identical lines (45 KB of log); the referee's own
+    notes stop at 10 a match, so do the library's."""
+    from armada.drawing import MAX_NOTES
+
+    bot = Sketcher()
+    bot.plan = [[lambda d: d.dot((float("nan"), 1))] for _ in range(MAX_NOTES + 5)]
+    for number in range(MAX_NOTES + 5):
+        respond(bot, {"type": "scout", "id": number})
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == MAX_NOTES and lines[-1].endswith("(no more drawing notes this match)")
+    assert "no more" not in lines[0]
+
+
 def test_text_with_a_lone_surrogate_is_sent_not_a_crash():
     """A lone surrogate (say from a file name) in a text or label crashed the bot: UTF-8 cannot write it."""
     bot = Sketcher()

@@ -110,7 +110,7 @@ def test_samples_are_parsed() -> None:
     assert "buggy/main.py" in files and "class Bot(GalaxyBot)" in (files["buggy/main.py"] or "")
     normalized = _MS.sub("N ms", "time:    seat 1: 209 ms in all, slowest 108.5 ms")
     assert normalized == "time:    seat 1: N ms in all, slowest N ms"
-    assert timed("seat 2: 9 ms in all, slowest 4 ms (command (turn 6)), bank") == timed(
+    assert timed("seat 2: 9 ms in all, slowest 4 ms (command, turn 6), bank") == timed(
         "seat 2: 8 ms in all, slowest 5 ms (init), bank") == "seat 2: N ms in all, slowest N ms (REQUEST), bank"
     assert output_pattern(["a", "...", "c"]).fullmatch("a\nb\nb2\nc\n")
     assert not output_pattern(["a", "c"]).fullmatch("a\nb\nc\n")
