@@ -5,6 +5,8 @@
   moves the ladder), and once committed the finals move on (`services.play_on`).
 - A team's members are about to change (`teams.signals.membership_changing`, in the change's
   transaction): `team_rules.check_change` refuses what a season's team rules forbid.
+- An account is deleted: its username leaves the results of the teams it was in
+  (`services.forget_member`).
 - The match workers' share: a season in its finals claims its workers (matches.capacity).
 """
 
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models.signals import pre_delete
 
 from armada.referee.match import MatchOutcome
 from armada_web.matches import capacity
@@ -35,8 +39,13 @@ def check_team_change(sender: Any, team: Team, user_id: int, change: str, **_: A
     team_rules.check_change(team=team, user_id=user_id, change=change)
 
 
+def forget_deleted_member(sender: Any, instance: Any, **_: Any) -> None:
+    services.forget_member(user=instance)
+
+
 def connect() -> None:
     """Connect the receivers and register the finals' claim on the workers (idempotent)."""
     match_recorded.connect(rate_finals_match, sender=Match, dispatch_uid="seasons.rate_finals_match")
     membership_changing.connect(check_team_change, sender=Team, dispatch_uid="seasons.check_team_change")
+    pre_delete.connect(forget_deleted_member, sender=settings.AUTH_USER_MODEL, dispatch_uid="seasons.forget_member")
     capacity.claim("finals", finals.claimed_workers)

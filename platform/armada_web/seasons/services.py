@@ -20,8 +20,9 @@ from django.utils import timezone
 from armada_web.games import spec
 from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState, state_said
+from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState, Standing, state_said
 from armada_web.seasons.signals import season_closed, season_finished
+from armada_web.teams.models import Membership
 from armada_web.web.errors import Conflict, Invalid
 from armada_web.web.inputs import shown_text_problem
 from armada_web.web.times import parse_time
@@ -313,3 +314,26 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
             finals.recount(locked)
             transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
     return len(ids)
+
+
+#: The name a results row gives a deleted account (as seasons.queries shows an owner gone).
+GONE_MEMBER = "(deleted user)"
+
+
+def forget_member(*, user: Any) -> int:
+    """`user` is deleting their account: the entries and standings of the teams they were in keep
+    their results but no longer name them (a new account may take the name; the results must not
+    seem its own): their username in `members`, and a personal team's name, become "(deleted
+    user)". Returns the rows changed."""
+    name = user.get_username()
+    teams = Membership.objects.filter(user_id=user.pk).values_list("team_id", flat=True)
+    changed = 0
+    with transaction.atomic():
+        for model in (Entry, Standing):
+            for row in model.objects.filter(team_ref__in=list(teams)).only("pk", "team_name", "members"):
+                members = [GONE_MEMBER if m == name else m for m in row.members or []]
+                team_name = GONE_MEMBER if row.team_name == name else row.team_name
+                if members != (row.members or []) or team_name != row.team_name:
+                    model.objects.filter(pk=row.pk).update(members=members, team_name=team_name)
+                    changed += 1
+    return changed

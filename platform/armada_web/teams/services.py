@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import CharField, Value
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from armada_web.teams.access import is_member, restore_refusal
@@ -84,9 +86,14 @@ def personal_teams(*, users: list[tuple[int, str]]) -> dict[int, int]:
     return out
 
 
+#: What a deleted account's personal team is called then ("(deleted user 17)": names are unique).
+GONE_NAME = "(deleted user"
+
+
 def end_memberships(*, user: Any) -> int:
     """`user` is deleting their account: each of their memberships ends now (the rows stay, as the
-    teams' history, without the user), so a team's count of members stays right. A shared team left
+    teams' history, without the user), so a team's count of members stays right; their personal
+    team is renamed "(deleted user ID)". A shared team left
     without members is archived, as its last member leaving must archive it first: its bots stop
     playing and its join key no longer works (a former member may restore it, D-S-21)."""
     with transaction.atomic():
@@ -96,6 +103,10 @@ def end_memberships(*, user: Any) -> int:
         # removal (a team's lock, then its membership row), so neither waits on the other for good.
         teams = [_locked(team) for team in Team.objects.filter(pk__in=shared).order_by("pk")]
         now = timezone.now()
+        # its personal team no longer bears the name (a new account may take it, and the results it
+        # keeps must not seem that account's: a trial)
+        Team.objects.filter(personal=True, memberships__in=current).update(name=Concat(
+            Value(f"{GONE_NAME} "), Cast("pk", output_field=CharField()), Value(")")))
         ended = current.update(left=now)
         for locked in teams:
             if locked.archived is None and not Membership.objects.current().filter(team=locked).exists():
