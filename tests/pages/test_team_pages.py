@@ -42,7 +42,8 @@ def crew(make_user, valid_version):
     season = Season.objects.create(slug="s1", name="Spring", game="galaxy", opens=now - timedelta(days=9),
                                    closes=now - timedelta(days=3), ends=now - timedelta(days=1), state="finished")
     Standing.objects.create(season=season, place=1, bot_ref=alpha.bot_id, bot_name="alpha", owner=alice,
-                            version_ref=alpha.pk, version_number=1, score=12.5, games=8)
+                            version_ref=alpha.pk, version_number=1, score=12.5, games=8,
+                            team_ref=team.pk, team_name=team.name, members=["alice", "bob"])
     team.refresh_from_db()
     return {"alice": alice, "bob": bob, "carol": carol, "team": team, "alpha": alpha, "gamma": gamma,
             "match": match, "season": season}
@@ -299,3 +300,22 @@ def test_removing_leaving_and_archiving_ask_first(client, crew):
     assert "only a member of this team" in refused and 'id="confirm-form"' not in refused
     gone = client.get(f"/teams/{team.pk}/leave/", follow=True).content.decode()
     assert "you are not a member of this team" in gone and 'id="confirm-form"' not in gone
+
+
+def test_a_team_shows_the_results_it_earned_not_those_of_a_bot_moved_in_since(client, crew, valid_version):
+    """An organiser's trial: a bot placed 4th for its owner's personal team, then moved into a shared
+    team; the shared team's page listed that result and the personal team's lost it."""
+    from armada_web.teams.models import Team
+
+    alice, team, season = crew["alice"], crew["team"], crew["season"]
+    solo = valid_version(alice, "solo")
+    personal = Team.objects.get(personal=True, memberships__user=alice)
+    Standing.objects.create(season=season, place=2, bot_ref=solo.bot_id, bot_name="solo", owner=alice,
+                            version_ref=solo.pk, version_number=1, score=3.5, games=8,
+                            team_ref=personal.pk, team_name=personal.name, members=["alice"])
+    moves.move_bot(bot=solo.bot, user=alice, team=team.pk)
+    shared = page(client, f"/teams/{team.pk}/")
+    results = shared[shared.index('id="team-results"'):]
+    assert ">alpha<" in results and ">solo<" not in results[:results.index("</table>")]
+    own = page(client, f"/teams/{personal.pk}/")
+    assert 'id="team-results"' in own and ">solo<" in own[own.index('id="team-results"'):]

@@ -212,7 +212,7 @@ def test_standings_name_the_team_and_its_members_in_every_state(crew, make_user,
     assert rows[0]["team"] == {"id": crew.pk, "name": "crew"} and rows[0]["members"] == ["ann", "bob"]
     assert rows[0]["owner"] == "ann" and rows[0]["bot"]["name"] == "crew-bot"  # the old fields kept
     page = client.get("/seasons/s1/").content.decode()
-    assert "<th>Team</th>" in page and "crew <span class=\"muted\">(ann, bob)</span>" in page
+    assert "<th>Team</th>" in page and "crew</a> <span class=\"muted\">(ann, bob)</span>" in page
     assert "at most <strong>3</strong> members per entered team" in page
 
 

@@ -18,7 +18,7 @@ from armada_web.ladder.queries import places_of
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.pager import pager
 from armada_web.pages.team_forms import TeamForm
-from armada_web.seasons.queries import placements_of_bots
+from armada_web.seasons.queries import placements_of_team
 from armada_web.teams import queries, services
 from armada_web.teams.access import is_member, restore_refusal, was_member
 from armada_web.teams.models import Team
@@ -55,7 +55,7 @@ def team_page(request: HttpRequest, pk: int) -> HttpResponse:
         "team": team, "member": member, "members": list(queries.members(team)),
         "history": list(queries.history(team)[:HISTORY]) if member or former else [],  # the team's own record
         "bots": [(b, places.get(b.pk)) for b in rows], "pager": pager(request, bots),
-        "results": placements_of_bots([b.pk for b in rows]),
+        "results": placements_of_team(team.pk),
         "join_link": join_link(request, team) if member and shared and team.join_key and not team.archived else "",
         "can_change": member and shared,
         "can_restore": former and team.archived is not None

@@ -302,9 +302,20 @@ def placements_of_bots(bot_ids: list[int], limit: int = 50) -> list[BotPlacement
     """The seasons of the listed bots, the latest first (two queries, at most `limit` of each kind)."""
     if not bot_ids:
         return []
-    finished = (Standing.objects.filter(bot_ref__in=bot_ids).select_related("season")
+    return _placements(Q(bot_ref__in=bot_ids), limit)
+
+
+def placements_of_team(team_id: int, limit: int = 50) -> list[BotPlacement]:
+    """The seasons a team entered, with the place each of its entries took, the latest first: the
+    rows it entered (their team at the close), whichever team their bots are in now (a bot moved
+    to a shared team after a season leaves that result with the team that earned it: a trial)."""
+    return _placements(Q(team_ref=team_id), limit)
+
+
+def _placements(rows: Q, limit: int) -> list[BotPlacement]:
+    finished = (Standing.objects.filter(rows).select_related("season")
                 .order_by("-season__ends", "place")[:limit])
-    running = (Entry.objects.filter(bot_ref__in=bot_ids).exclude(season__state=SeasonState.FINISHED)
+    running = (Entry.objects.filter(rows).exclude(season__state=SeasonState.FINISHED)
                .select_related("season").order_by("-season__ends", "seed")[:limit])
     return ([BotPlacement(e.season, e.bot_ref, e.bot_name, None, False, None) for e in running]
             + [BotPlacement(s.season, s.bot_ref, s.bot_name, s.place, True, s.score) for s in finished])
