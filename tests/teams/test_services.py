@@ -467,6 +467,31 @@ def test_a_creator_deleting_their_account_leaves_a_shared_teams_bot_with_the_tea
         assert version.bot.retired is not None and version.bot.owner is None and not version.archive.name
 
 
+def test_an_archived_team_without_members_keeps_its_bots_for_who_may_restore_it(make_user, valid_version):
+    """An organiser's trial: bob left, alice archived the team, left, and deleted her account; its bots
+    retired with their code gone, and bob, who may restore the team, found them dead. The one who may
+    restore it (left on their own) is now their creator; one the team removed never is."""
+    from armada_web.accounts.services import delete_account
+    from armada_web.bots.models import BotVersion
+
+    alice, bob, dave = make_user("alice"), make_user("bob"), make_user("dave")
+    team = services.create_team(user=alice, name="crew")
+    for user in (dave, bob):
+        services.join_team(user=user, team=team, key=team.join_key)
+    shared = valid_version(alice, "shared")
+    shared.bot.team = team
+    shared.bot.save(update_fields=["team"])
+    services.remove_member(user=alice, team=team, username="dave")  # joined first, but removed
+    services.leave_team(user=bob, team=team)
+    services.archive_team(user=alice, team=team)
+    services.leave_team(user=alice, team=team)
+    delete_account(user=alice, password=PASSWORD)
+    kept = BotVersion.objects.get(pk=shared.pk)
+    assert kept.bot.owner == bob and kept.bot.retired is None and kept.archive.name
+    services.restore_team(user=bob, team=team)
+    assert BotVersion.objects.playing().filter(pk=shared.pk).exists()
+
+
 def test_a_join_key_never_starts_with_a_dash(monkeypatch):
     """`armada team join 12 -abc...` read the key as an option (a live test failed on one key in 64):
     a drawn key that starts with "-" is drawn again."""

@@ -239,12 +239,15 @@ def delete_bot(*, bot: Bot, user: User, only_if_empty: bool = False) -> None:
 
 def creator_deleted(*, bot: Bot, user: Any) -> None:
     """`user`, the bot's creator, deletes their account: a shared team's bot stays with the team
-    that manages it (its longest-serving other member becomes its creator, D-S-8); a bot of a
-    personal team, or of a team nobody else is in, retires (`forget_owner`)."""
+    that manages it (its longest-serving other member becomes its creator, D-S-8; an archived team
+    without members, its longest-serving former member who left on their own, one who may restore
+    it: the team keeps its bots for them, a trial); a bot of a personal team, or of a team nobody
+    else was in, retires (`forget_owner`)."""
     heir = None
     if not bot.team.personal:
-        heir = (Membership.objects.current().filter(team_id=bot.team_id, user__isnull=False)
-                .exclude(user=user).order_by("joined", "id").values_list("user_id", flat=True).first())
+        others = Membership.objects.filter(team_id=bot.team_id, user__isnull=False).exclude(user=user)
+        heir = (others.filter(left__isnull=True).order_by("joined", "id").values_list("user_id", flat=True).first()
+                or others.filter(removed=False).order_by("joined", "id").values_list("user_id", flat=True).first())
     if heir is None:
         forget_owner(bot=bot)
         return
