@@ -274,24 +274,17 @@ def test_disqualifying_a_team_removes_its_entries_and_its_members_see_why(five, 
     assert "team Crew" in report and "one &lt;i&gt;shared&lt;/i&gt; bot" in report
 
 
-def test_a_team_bot_s_disqualified_version_is_seen_by_every_member(five, staff, make_user, client):
+def test_a_team_bot_s_disqualified_version_is_seen_by_every_member(five, staff, make_user, client,
+                                                                  valid_version):
     """A code review: a version's decision named only the member who made the bot, so the team's
     other members never read why the team's entry left the standings."""
-    from armada.botspec import starter_file
-    from armada_web.bots import services as bots
-    from armada_web.bots.activation import refresh_active
-    from armada_web.bots.models import BotVersion
     from armada_web.integrity.actions import disqualify
     from armada_web.teams import services as teams
 
     ann, ben = make_user("ann"), make_user("ben")
     crew = teams.create_team(user=ann, name="Crew")
     teams.join_team(user=ben, team=crew, key=crew.join_key)
-    bot = bots.create_bot(user=ann, name="crew-a", game="galaxy", team=crew.pk)
-    version = bots.upload_version(bot=bot, user=ann, filename="main.py",
-                                  data=starter_file("greedy", "galaxy").read_bytes())
-    BotVersion.objects.filter(pk=version.pk).update(status="valid")
-    refresh_active(bot=bot)
+    version = valid_version(ann, "crew-a", team=crew.pk)
     season = finished()
     decision, _new = disqualify(season=season, by=staff, reason="a copy of bot0", version_id=version.pk)
     assert decision.team_ref == crew.pk

@@ -10,12 +10,8 @@ from tests.support.fixtures import PASSWORD
 pytestmark = pytest.mark.django_db
 
 
-def test_a_deleted_member_is_no_longer_named_and_the_name_is_free(make_user, client):
-    from armada.botspec import starter_file
+def test_a_deleted_member_is_no_longer_named_and_the_name_is_free(make_user, client, valid_version):
     from armada_web.accounts.services import delete_account
-    from armada_web.bots import services as bots
-    from armada_web.bots.activation import refresh_active
-    from armada_web.bots.models import BotVersion
     from armada_web.seasons.models import Entry, Standing
     from armada_web.teams import services as teams
     from armada_web.teams.models import Team
@@ -25,11 +21,7 @@ def test_a_deleted_member_is_no_longer_named_and_the_name_is_free(make_user, cli
     crew = teams.create_team(user=ann, name="Crew")
     teams.join_team(user=ben, team=crew, key=crew.join_key)
     for name, team in (("crew-bot", crew.pk), ("solo-bot", None)):
-        bot = bots.create_bot(user=ann, name=name, game="galaxy", team=team)
-        version = bots.upload_version(bot=bot, user=ann, filename="main.py",
-                                      data=starter_file("greedy", "galaxy").read_bytes())
-        BotVersion.objects.filter(pk=version.pk).update(status="valid")
-        refresh_active(bot=bot)
+        valid_version(ann, name, team=team)
     season = finished()
     rows = {s.bot_name: (s.team_name, s.members) for s in Standing.objects.filter(season=season)}
     assert rows == {"crew-bot": ("Crew", ["ann", "ben"]), "solo-bot": ("ann", ["ann"])}

@@ -68,15 +68,15 @@ def make_user(db):
 @pytest.fixture
 def valid_version(make_user):
     """A valid, active version of a new bot, without running its validation:
-    `valid_version(owner, name, game, code=starter source, orders=None)`."""
+    `valid_version(owner, name, game, code=starter source, orders=None, team=its team's id)`."""
     from armada.botspec import starter_file
     from armada_web.bots import services
     from armada_web.bots.activation import refresh_active
     from armada_web.bots.models import BotVersion
 
     def make(owner: Any, name: str, game: str = "galaxy", code: str | None = None,
-             orders: Any = None, starter: str = "greedy") -> BotVersion:
-        bot = services.create_bot(user=owner, name=name, game=game)
+             orders: Any = None, starter: str = "greedy", team: Any = None) -> BotVersion:
+        bot = services.create_bot(user=owner, name=name, game=game, team=team)
         source = code if code is not None else starter_file(starter, game).read_text()
         version = services.upload_version(bot=bot, user=owner, filename="main.py", data=source.encode())
         BotVersion.objects.filter(pk=version.pk).update(status="valid", orders=orders, race_name=name)
