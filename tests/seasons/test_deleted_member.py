@@ -37,3 +37,36 @@ def test_a_deleted_member_is_no_longer_named_and_the_name_is_free(make_user, cli
     assert Team.objects.get(personal=True, memberships__user=again).name == "ann"
     page = client.get(f"/seasons/{season.slug}/").content.decode()
     assert "(deleted user)" in page and ">ann<" not in page and "(ann" not in page
+
+
+def test_a_personal_team_named_apart_is_found_by_its_kind_not_its_name(make_user, valid_version, armada):
+    """A review: the personal team is "bob-2" when a team "bob" came first; comparing names left
+    "bob-2" in the results, and would have renamed the shared team "bob"'s rows. The event rows of
+    the personal team and the decisions naming the account forget the name too."""
+    from armada_web.accounts.services import delete_account
+    from armada_web.events import services as events
+    from armada_web.events.models import EventEntry
+    from armada_web.integrity.models import Disqualification
+    from armada_web.seasons.models import Standing
+    from armada_web.teams import services as teams
+    from armada_web.teams.models import Team
+    from tests.integrity.test_actions import finished
+
+    armada(events_per_day=10)
+    ann = make_user("ann")
+    shared = teams.create_team(user=ann, name="bob")  # before bob signs up
+    bob = make_user("bob")
+    teams.join_team(user=bob, team=shared, key=shared.join_key)
+    own = Team.objects.get(personal=True, memberships__user=bob)
+    assert own.name == "bob-2"
+    mine, theirs = valid_version(bob, "mine"), valid_version(ann, "theirs", team=shared.pk)
+    event = events.create_event(user=bob, name="Club", game="galaxy", format="round_robin")
+    events.enter(user=bob, event=event, bot_id=mine.bot_id, invite=event.invite)
+    season = finished()
+    Disqualification.objects.create(season=season, target="account", user=bob, username="bob", reason="x")
+    delete_account(user=bob, password=PASSWORD)
+    rows = {s.bot_name: (s.team_name, s.members) for s in Standing.objects.filter(season=season)}
+    assert rows["mine"] == ("(deleted user)", ["(deleted user)"])  # "bob-2", found as bob's personal team
+    assert rows[theirs.bot.name] == ("bob", ["ann", "(deleted user)"])  # the shared team keeps its name
+    assert EventEntry.objects.get(event=event).team_name == "(deleted user)"
+    assert Disqualification.objects.get().username == "(deleted user)"

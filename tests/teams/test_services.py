@@ -481,6 +481,8 @@ def test_an_archived_team_without_members_keeps_its_bots_for_who_may_restore_it(
     shared = valid_version(alice, "shared")
     shared.bot.team = team
     shared.bot.save(update_fields=["team"])
+    services.leave_team(user=dave, team=team)  # dave left on his own once, came back, and was removed:
+    services.join_team(user=dave, team=team, key=team.join_key)  # never the heir (a review)
     services.remove_member(user=alice, team=team, username="dave")  # joined first, but removed
     services.leave_team(user=bob, team=team)
     services.archive_team(user=alice, team=team)

@@ -246,8 +246,10 @@ def creator_deleted(*, bot: Bot, user: Any) -> None:
     heir = None
     if not bot.team.personal:
         others = Membership.objects.filter(team_id=bot.team_id, user__isnull=False).exclude(user=user)
+        removed = others.filter(removed=True).values("user_id")  # once removed, never its heir (D-S-21)
         heir = (others.filter(left__isnull=True).order_by("joined", "id").values_list("user_id", flat=True).first()
-                or others.filter(removed=False).order_by("joined", "id").values_list("user_id", flat=True).first())
+                or others.exclude(user_id__in=removed).order_by("joined", "id")
+                .values_list("user_id", flat=True).first())
     if heir is None:
         forget_owner(bot=bot)
         return

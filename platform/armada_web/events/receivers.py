@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models.signals import pre_delete
 
 from armada.referee.match import MatchOutcome
 from armada_web.events import matchmaking, services
@@ -35,6 +37,11 @@ def uncount_voided_event_match(sender: Any, match: Match, was: tuple[str, str], 
         transaction.on_commit(lambda: matchmaking.play_on(event_id=event_id), robust=True)
 
 
+def forget_deleted_member(sender: Any, instance: Any, **_: Any) -> None:
+    services.forget_member(user=instance)
+
+
 def connect() -> None:
     match_recorded.connect(count_event_match, sender=Match, dispatch_uid="events.count_event_match")
     match_voided.connect(uncount_voided_event_match, sender=Match, dispatch_uid="events.uncount_voided_event_match")
+    pre_delete.connect(forget_deleted_member, sender=settings.AUTH_USER_MODEL, dispatch_uid="events.forget_member")

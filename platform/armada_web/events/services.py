@@ -35,6 +35,7 @@ from armada_web.events.models import (
     EventState,
     EventWithdrawal,
 )
+from armada_web.events.queries import GONE
 from armada_web.games import spec
 from armada_web.ladder.logic import results
 from armada_web.matches.models import Match, MatchStatus, Participant
@@ -530,3 +531,11 @@ def uncount_game(*, match: Match) -> int | None:
         entry.points = formats.points(entry.wins, entry.draws)
     EventEntry.objects.bulk_update(list(table.values()), ["games", "wins", "draws", "losses", "points", "mu", "sigma"])
     return event.pk
+
+
+def forget_member(*, user: Any) -> int:
+    """`user` is deleting their account: the events' rows of their personal team no longer bear its
+    name (it may be their username; a new account may take it), as seasons.services.forget_member
+    does for the seasons'. Returns the rows changed."""
+    personal = Membership.objects.filter(user_id=user.pk, team__personal=True).values("team_id")
+    return EventEntry.objects.filter(team_id__in=personal).update(team_name=GONE)  # as queries names its owner

@@ -193,3 +193,13 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
             reason=reason, finding=finding, entries=count, by=staff)
         _audit(decision)
     return decision, True
+
+
+#: How a decision names an account that is gone (as the pages name a deleted owner).
+GONE = "(deleted user)"
+
+
+def forget_member(*, user: Any) -> int:
+    """`user` is deleting their account: their disqualifications no longer name them (a new account
+    may take the name; the decisions must not seem its own). Returns the decisions changed."""
+    return Disqualification.objects.filter(user_id=user.pk).update(username=GONE)

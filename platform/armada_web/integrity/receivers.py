@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models.signals import pre_delete
 
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.bots.signals import validation_finished
+from armada_web.integrity import actions
 from armada_web.integrity.fingerprints import fingerprint_version
 from armada_web.integrity.tasks import queue_checks, queue_probe
 from armada_web.seasons.models import Season
@@ -41,8 +44,13 @@ def check_season(sender: Any, season: Season, **_: Any) -> None:
     transaction.on_commit(lambda: queue_checks(season_id), robust=True)
 
 
+def forget_deleted_member(sender: Any, instance: Any, **_: Any) -> None:
+    actions.forget_member(user=instance)
+
+
 def connect() -> None:
     validation_finished.connect(fingerprint_validated, sender=BotVersion, dispatch_uid="integrity.fingerprint")
     validation_finished.connect(probe_validated, sender=BotVersion, dispatch_uid="integrity.probe")
     season_closed.connect(check_season, sender=Season, dispatch_uid="integrity.season_closed")
     season_finished.connect(check_season, sender=Season, dispatch_uid="integrity.season_finished")
+    pre_delete.connect(forget_deleted_member, sender=settings.AUTH_USER_MODEL, dispatch_uid="integrity.forget_member")

@@ -12,6 +12,7 @@ from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from armada_web.bots.models import Bot
 from armada_web.games import spec
 from armada_web.ladder import league
 from armada_web.ladder.logic import ratings
@@ -296,6 +297,8 @@ class BotPlacement:
     place: int | None
     final: bool
     score: float | None
+    #: The bot still exists (its page can be linked).
+    linked: bool = True
 
 
 def placements_of_bots(bot_ids: list[int], limit: int = 50) -> list[BotPlacement]:
@@ -313,12 +316,14 @@ def placements_of_team(team_id: int, limit: int = 50) -> list[BotPlacement]:
 
 
 def _placements(rows: Q, limit: int) -> list[BotPlacement]:
-    finished = (Standing.objects.filter(rows).select_related("season")
-                .order_by("-season__ends", "place")[:limit])
-    running = (Entry.objects.filter(rows).exclude(season__state=SeasonState.FINISHED)
-               .select_related("season").order_by("-season__ends", "seed")[:limit])
-    return ([BotPlacement(e.season, e.bot_ref, e.bot_name, None, False, None) for e in running]
-            + [BotPlacement(s.season, s.bot_ref, s.bot_name, s.place, True, s.score) for s in finished])
+    finished = list(Standing.objects.filter(rows).select_related("season").order_by("-season__ends", "place")[:limit])
+    running = list(Entry.objects.filter(rows).exclude(season__state=SeasonState.FINISHED)
+                   .select_related("season").order_by("-season__ends", "seed")[:limit])
+    refs = {s.bot_ref for s in finished} | {e.bot_ref for e in running}
+    alive = set(Bot.objects.filter(pk__in=refs).values_list("pk", flat=True))
+    return ([BotPlacement(e.season, e.bot_ref, e.bot_name, None, False, None, e.bot_ref in alive) for e in running]
+            + [BotPlacement(s.season, s.bot_ref, s.bot_name, s.place, True, s.score, s.bot_ref in alive)
+               for s in finished])
 
 
 def finals_outlook(season: Season, now: datetime | None = None) -> str:

@@ -323,16 +323,18 @@ GONE_MEMBER = "(deleted user)"
 def forget_member(*, user: Any) -> int:
     """`user` is deleting their account: the entries and standings of the teams they were in keep
     their results but no longer name them (a new account may take the name; the results must not
-    seem its own): their username in `members`, and a personal team's name, become "(deleted
-    user)". Returns the rows changed."""
+    seem its own): their username in `members`, and their personal team's name (whatever it is:
+    `alice-2` when a team had the name first), become "(deleted user)" (events and integrity do the
+    same for their rows). Returns the rows changed."""
     name = user.get_username()
-    teams = Membership.objects.filter(user_id=user.pk).values_list("team_id", flat=True)
+    teams = list(Membership.objects.filter(user_id=user.pk).values_list("team_id", flat=True))
+    personal = set(Membership.objects.filter(user_id=user.pk, team__personal=True).values_list("team_id", flat=True))
     changed = 0
     with transaction.atomic():
         for model in (Entry, Standing):
-            for row in model.objects.filter(team_ref__in=list(teams)).only("pk", "team_name", "members"):
+            for row in model.objects.filter(team_ref__in=teams).only("pk", "team_ref", "team_name", "members"):
                 members = [GONE_MEMBER if m == name else m for m in row.members or []]
-                team_name = GONE_MEMBER if row.team_name == name else row.team_name
+                team_name = GONE_MEMBER if row.team_ref in personal else row.team_name
                 if members != (row.members or []) or team_name != row.team_name:
                     model.objects.filter(pk=row.pk).update(members=members, team_name=team_name)
                     changed += 1

@@ -15,8 +15,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import CharField, Value
-from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from armada_web.teams.access import is_member, restore_refusal
@@ -105,8 +103,11 @@ def end_memberships(*, user: Any) -> int:
         now = timezone.now()
         # its personal team no longer bears the name (a new account may take it, and the results it
         # keeps must not seem that account's: a trial)
-        Team.objects.filter(personal=True, memberships__in=current).update(name=Concat(
-            Value(f"{GONE_NAME} "), Cast("pk", output_field=CharField()), Value(")")))
+        for own in Team.objects.filter(personal=True, memberships__in=current):
+            name = f"{GONE_NAME} {own.pk})"
+            while Team.objects.filter(name__iexact=name).exclude(pk=own.pk).exists():  # (an older team's name)
+                name = f"{name[:-1]}-{secrets.token_hex(2)})"
+            Team.objects.filter(pk=own.pk).update(name=name)
         ended = current.update(left=now)
         for locked in teams:
             if locked.archived is None and not Membership.objects.current().filter(team=locked).exists():

@@ -131,6 +131,9 @@ def respond(bot: BaseBot, message: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if kind == "init":
         check_game(bot, message)
+        drawing = getattr(bot, "__dict__", {}).get("debug")
+        if isinstance(drawing, Drawing):  # a new match (one bot object may play several): notes anew
+            drawing.noted = 0
         bot.on_init(message)
         # No name: the referee shows the bot's own name (its platform or file name), MD-3.
         reply: dict[str, Any] = {"name": str(bot.name)} if bot.name else {}

@@ -58,10 +58,14 @@
     const cells = Array.from({ length: game.count },
       () => ({ ms: 0, bank: null, timeout: false, requests: [], ended: null }));
     const last = cells[game.count - 1];
+    const lastTurn = Number(game.labelOf(game.count - 1));
     for (const t of times) {
       const past = t.id >= kinds.length; // the request the match ended on
       const kind = past ? faultRequest(replay, seat, t.id) || { type: "last request", turn: null } : kinds[t.id];
-      const unshown = kind.type !== "init" && kind.turn !== null && !index.has(kind.turn);
+      // a turn past the last board (the match ended in it); a turn missing among the boards (an older
+      // replay) stays with the last board's, as before
+      const unshown = kind.type !== "init" && kind.turn !== null && !index.has(kind.turn) &&
+        Number.isFinite(lastTurn) && Number(kind.turn) > lastTurn;
       if (unshown || (past && kind.turn === null && last.ended)) { // the ended turn's, or the one after them
         const ended = last.ended || (last.ended = { types: [], turn: kind.turn, ms: 0, bank: null, timeout: false });
         ended.types.push(kind.type);

@@ -116,6 +116,10 @@ def test_the_library_s_notes_stop_after_ten_a_match(capsys):
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == MAX_NOTES and lines[-1].endswith("(no more drawing notes this match)")
     assert "no more" not in lines[0]
+    bot.plan = [[lambda d: d.dot((float("nan"), 1))]]  # the same bot object in a new match: notes anew
+    respond(bot, {"type": "init", "id": 0})
+    respond(bot, {"type": "scout", "id": 1})
+    assert "drawing:" in capsys.readouterr().err
 
 
 def test_text_with_a_lone_surrogate_is_sent_not_a_crash():
