@@ -3,6 +3,8 @@ archiving and restoring; and that membership is what gives a bot's rights, at on
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from armada_web.bots import access
@@ -127,16 +129,22 @@ def test_the_last_member_leaves_only_an_archived_team_and_a_former_member_restor
     assert team.archived is None and [m.user for m in queries.members(team)] == [bob]
 
 
-def test_restoring_never_brings_back_a_removed_member_nor_overrides_the_members(make_user):
-    """A removed member restoring an archived team took the team back with its new key and its bots'
-    sources (a new user's trial): restoring only unarchives for a member; a former member rejoins
-    only a team without members, and never after a removal."""
+def bob_removed_carol_left(make_user: Any) -> tuple[Any, Any, Any, Any]:
+    """alice's team "crew": bob joined and was removed by alice, carol joined and left on her own."""
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     team = services.create_team(user=alice, name="crew")
     for user in (bob, carol):
         services.join_team(user=user, team=team, key=team.join_key)
     services.remove_member(user=alice, team=team, username="bob")
     services.leave_team(user=carol, team=team)
+    return alice, bob, carol, team
+
+
+def test_restoring_never_brings_back_a_removed_member_nor_overrides_the_members(make_user):
+    """A removed member restoring an archived team took the team back with its new key and its bots'
+    sources (a new user's trial): restoring only unarchives for a member; a former member rejoins
+    only a team without members, and never after a removal."""
+    alice, bob, carol, team = bob_removed_carol_left(make_user)
     services.renew_key(user=alice, team=team)
     services.archive_team(user=alice, team=team)
     with pytest.raises(Forbidden, match="you were removed from this team"):
@@ -161,12 +169,7 @@ def test_a_removal_outlives_the_remover_s_account(make_user, client):
     from armada_web.accounts.services import delete_account
     from tests.support.fixtures import PASSWORD
 
-    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
-    team = services.create_team(user=alice, name="crew")
-    for user in (bob, carol):
-        services.join_team(user=user, team=team, key=team.join_key)
-    services.remove_member(user=alice, team=team, username="bob")
-    services.leave_team(user=carol, team=team)
+    alice, bob, carol, team = bob_removed_carol_left(make_user)
     services.archive_team(user=alice, team=team)
     delete_account(user=alice, password=PASSWORD)
     with pytest.raises(Forbidden, match="you were removed from this team"):

@@ -60,18 +60,25 @@ def test_strip_marks_timeouts_lists_the_slowest_and_reads_older_replays(page, tm
     assert page.watch.errors == [] and page.watch.requests == []
 
 
-SLOW_AT_COMMAND = '''
+def failing_at(kind: str, turn: int, action: str) -> str:
+    """A Galaxy bot's main.py that answers every request but `kind` of `turn`, where it runs
+    `action` (a sleep past its time, or an exit) instead."""
+    return f'''
 import json, sys, time
 for line in sys.stdin:
     request = json.loads(line)
     kind = request["type"]
     if kind == "end":
         break
-    if kind == "command" and request["turn"] == 4:
-        time.sleep(2)  # past turn_ms and the empty bank: the match ends on this request
-    reply = {"scout": {"probes": []}, "command": {"fleets": []}}.get(kind, {})
-    print(json.dumps({"id": request["id"], **reply}), flush=True)
+    if kind == "{kind}" and request["turn"] == {turn}:
+        {action}
+    reply = {{"scout": {{"probes": []}}, "command": {{"fleets": []}}}}.get(kind, {{}})
+    print(json.dumps({{"id": request["id"], **reply}}), flush=True)
 '''
+
+
+#: Past turn_ms and the empty bank on turn 4's command: the match ends on that request.
+SLOW_AT_COMMAND = failing_at("command", 4, "time.sleep(2)")
 
 
 def test_a_timeout_in_the_middle_of_a_turn_is_shown_at_its_own_turn(page, tmp_path):
@@ -134,19 +141,6 @@ def test_an_init_the_bot_never_answered_is_not_shown_as_its_init_time(page, tmp_
     assert page.watch.errors == []
 
 
-CRASH_AT = '''
-import json, sys, time
-for line in sys.stdin:
-    request = json.loads(line)
-    kind = request["type"]
-    if kind == "end":
-        break
-    if kind == "KIND" and request["turn"] == 3:
-        time.sleep(0.05)
-        raise SystemExit("crashed on purpose")
-    reply = {"scout": {"probes": []}, "command": {"fleets": []}}.get(kind, {})
-    print(json.dumps({"id": request["id"], **reply}), flush=True)
-'''
 
 
 @pytest.mark.parametrize(("kind", "ended"), [("scout", "turn 3 (scout)"), ("command", "turn 3 (scout + command)")])
@@ -158,7 +152,7 @@ def test_the_turn_a_match_ended_in_keeps_its_own_time(page, tmp_path, kind, ende
 
     bot = tmp_path / "crash"
     bot.mkdir()
-    (bot / "main.py").write_text(CRASH_AT.replace("KIND", kind))
+    (bot / "main.py").write_text(failing_at(kind, 3, 'time.sleep(0.05); raise SystemExit("crashed on purpose")'))
     replay = armada.run("galaxy", ["builtin:random", str(bot)], seed=2, config={"max_turns": 8}).replay
     assert replay["seats"][1]["status"] == "crashed" and f"{kind} (id" in replay["seats"][1]["detail"]
     ms = replay["timings"]["seats"]["2"]["ms"]
