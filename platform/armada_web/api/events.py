@@ -21,6 +21,7 @@ from armada_web.bots.models import Game
 from armada_web.events import queries, services
 from armada_web.events.access import is_owner
 from armada_web.events.models import Event, EventFormat
+from armada_web.teams.logic.names import DELETED_USER
 from armada_web.web.inputs import MAX_ID
 
 #: The bounds of an event's numbers as this site is configured (runtime.config).
@@ -135,7 +136,7 @@ class EventSerializer(serializers.Serializer):
     url = serializers.SerializerMethodField()
 
     def get_owner(self, event: Event) -> str:
-        return event.owner.username if event.owner is not None else queries.GONE
+        return event.owner.username if event.owner is not None else DELETED_USER
 
     def get_entries(self, event: Event) -> int:
         counted = getattr(event, "entry_count", None)  # a list's (queries.visible_events), else one count

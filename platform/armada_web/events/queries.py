@@ -18,11 +18,9 @@ from armada_web.matches import access as matches_access
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.teams.access import team_ids
+from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Team
 from armada_web.web.errors import NotFound
-
-#: The name shown for an owner whose account is gone.
-GONE = "(deleted user)"
 
 
 def event(slug: str) -> Event:
@@ -65,7 +63,7 @@ class TableRow:
 
     @property
     def owner(self) -> str:
-        return self.entry.owner.username if self.entry.owner is not None else GONE
+        return self.entry.owner.username if self.entry.owner is not None else DELETED_USER
 
 
 def table(event: Event) -> list[TableRow]:

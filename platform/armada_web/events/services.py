@@ -35,11 +35,11 @@ from armada_web.events.models import (
     EventState,
     EventWithdrawal,
 )
-from armada_web.events.queries import GONE
 from armada_web.games import spec
 from armada_web.ladder.logic import results
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
+from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.web.inputs import shown_text_problem, storable
@@ -538,4 +538,4 @@ def forget_member(*, user: Any) -> int:
     name (it may be their username; a new account may take it), as seasons.services.forget_member
     does for the seasons'. Returns the rows changed."""
     personal = Membership.objects.filter(user_id=user.pk, team__personal=True).values("team_id")
-    return EventEntry.objects.filter(team_id__in=personal).update(team_name=GONE)  # as queries names its owner
+    return EventEntry.objects.filter(team_id__in=personal).update(team_name=DELETED_USER)

@@ -25,6 +25,7 @@ from armada_web.integrity.models import (
 from armada_web.integrity.queries import decisions_for
 from armada_web.seasons.models import Entry, Season, SeasonState, state_said
 from armada_web.seasons.services import withdraw_entries
+from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import shown_text_problem, storable
@@ -195,11 +196,7 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
     return decision, True
 
 
-#: How a decision names an account that is gone (as the pages name a deleted owner).
-GONE = "(deleted user)"
-
-
 def forget_member(*, user: Any) -> int:
     """`user` is deleting their account: their disqualifications no longer name them (a new account
     may take the name; the decisions must not seem its own). Returns the decisions changed."""
-    return Disqualification.objects.filter(user_id=user.pk).update(username=GONE)
+    return Disqualification.objects.filter(user_id=user.pk).update(username=DELETED_USER)

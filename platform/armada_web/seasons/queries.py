@@ -24,11 +24,10 @@ from armada_web.seasons import finals
 from armada_web.seasons.entries import admitted, may_enter, members_of, order, skill_of
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
+from armada_web.teams.logic.names import DELETED_USER
 from armada_web.web.errors import NotFound
 from armada_web.web.inputs import storable
 
-#: The name shown for an owner whose account is gone.
-GONE = "(deleted user)"
 LIVE = (SeasonState.UPCOMING, SeasonState.OPEN)
 
 
@@ -121,7 +120,7 @@ class Row:
 
 
 def _owner(user: Any) -> str:
-    return user.username if user is not None else GONE
+    return user.username if user is not None else DELETED_USER
 
 
 def standings(season: Season) -> list[Row]:

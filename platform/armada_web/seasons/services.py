@@ -22,6 +22,7 @@ from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState, Standing, state_said
 from armada_web.seasons.signals import season_closed, season_finished
+from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership
 from armada_web.web.errors import Conflict, Invalid
 from armada_web.web.inputs import shown_text_problem
@@ -316,10 +317,6 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
     return len(ids)
 
 
-#: The name a results row gives a deleted account (as seasons.queries shows an owner gone).
-GONE_MEMBER = "(deleted user)"
-
-
 def forget_member(*, user: Any) -> int:
     """`user` is deleting their account: the entries and standings of the teams they were in keep
     their results but no longer name them (a new account may take the name; the results must not
@@ -333,8 +330,8 @@ def forget_member(*, user: Any) -> int:
     with transaction.atomic():
         for model in (Entry, Standing):
             for row in model.objects.filter(team_ref__in=teams).only("pk", "team_ref", "team_name", "members"):
-                members = [GONE_MEMBER if m == name else m for m in row.members or []]
-                team_name = GONE_MEMBER if row.team_ref in personal else row.team_name
+                members = [DELETED_USER if m == name else m for m in row.members or []]
+                team_name = DELETED_USER if row.team_ref in personal else row.team_name
                 if members != (row.members or []) or team_name != row.team_name:
                     model.objects.filter(pk=row.pk).update(members=members, team_name=team_name)
                     changed += 1

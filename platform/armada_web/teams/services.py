@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from armada_web.teams.access import is_member, restore_refusal
-from armada_web.teams.logic.names import name_problem
+from armada_web.teams.logic.names import DELETED_USER, name_problem
 from armada_web.teams.models import Membership, Team
 from armada_web.teams.signals import archive_changed, membership_changing
 from armada_web.web.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
@@ -84,8 +84,6 @@ def personal_teams(*, users: list[tuple[int, str]]) -> dict[int, int]:
     return out
 
 
-#: What a deleted account's personal team is called then ("(deleted user 17)": names are unique).
-GONE_NAME = "(deleted user"
 
 
 def end_memberships(*, user: Any) -> int:
@@ -104,7 +102,7 @@ def end_memberships(*, user: Any) -> int:
         # its personal team no longer bears the name (a new account may take it, and the results it
         # keeps must not seem that account's: a trial)
         for own in Team.objects.filter(personal=True, memberships__in=current):
-            name = f"{GONE_NAME} {own.pk})"
+            name = f"{DELETED_USER[:-1]} {own.pk})"  # "(deleted user 17)": team names are unique
             while Team.objects.filter(name__iexact=name).exclude(pk=own.pk).exists():  # (an older team's name)
                 name = f"{name[:-1]}-{secrets.token_hex(2)})"
             Team.objects.filter(pk=own.pk).update(name=name)

@@ -11,9 +11,12 @@ NAME_MIN = 3
 NAME_MAX = 40
 
 
+#: How the site names a user whose account is gone (an owner, a member in results, a decision).
+DELETED_USER = "(deleted user)"
+
 #: Names the site shows for what is no one's (D-S-9's team of deleted accounts' bots, an owner whose
 #: account is gone): no team may take them, nor any name that starts like them, in any case.
-RESERVED = ("(deleted accounts)", "(deleted user)")
+RESERVED = ("(deleted accounts)", DELETED_USER)
 RESERVED_START = "(deleted"
 
 #: The alphabets a name may not mix: a Cyrillic or Greek letter among Latin ones makes a look-alike.
