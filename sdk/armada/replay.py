@@ -182,6 +182,12 @@ def recorded_answer(game: Game, phase: str, answer: dict[str, Any]) -> dict[str,
     return kept  # type: ignore[no-any-return]
 
 
+def too_large(answer: Any) -> bool:
+    """Whether a recorded answer is the note `recorded_answer` keeps of one too large to keep."""
+    return (isinstance(answer, dict) and set(answer) == {"truncated", "bytes"} and answer["truncated"] is True
+            and isinstance(answer["bytes"], int) and answer["bytes"] > MAX_ANSWER_BYTES)
+
+
 def step_record(phases: dict[int, str], turn: Any, answers: dict[int, dict[str, Any]],
                 events: list[dict[str, Any]], faults: dict[int, Fault],
                 frame: dict[str, Any] | None) -> dict[str, Any]:
@@ -243,17 +249,34 @@ def _replayed(replay: dict[str, Any], game: Game | None) -> Iterator[tuple[int, 
         result = engine.step(state, answers)
         state = result.state
         again = plain(step_record(phases, turn, answers, result.events, result.faults, engine.frame(state)))
-        for key in ("phase", "turn", "events", "faults", "frame"):
-            if again.get(key) != recorded.get(key):
-                raise ReplayError(f"{where}: step {index} ({key}) does not match the recording")
+        differs = next((key for key in ("phase", "turn", "events", "faults", "frame")
+                        if again.get(key) != recorded.get(key)), None)
+        if differs is not None and any(too_large(answer) for answer in answers.values()):
+            yield index, asked, _last_as_recorded(where, index, replay, answers)
+            return
+        if differs is not None:
+            raise ReplayError(f"{where}: step {index} ({differs}) does not match the recording")
         yield index, asked, again.get("frame")
+
+
+def _last_as_recorded(where: str, index: int, replay: dict[str, Any], answers: dict[int, Any]) -> Any:
+    """The frame of step `index`, whose answer too large to keep (`too_large`) cannot be played
+    again: as recorded, when it is the game's last step (a Mothership Down game has one; a
+    refused answer ends any game); ReplayError otherwise (the steps after it cannot be rebuilt)."""
+    seat = next(seat for seat, answer in sorted(answers.items()) if too_large(answer))
+    if index != len(replay["steps"]) - 1:
+        raise ReplayError(f"{where}: step {index}: seat {seat}'s answer was too large to keep "
+                          f"({answers[seat]['bytes']} bytes, over {MAX_ANSWER_BYTES}), so the steps after it "
+                          "cannot be rebuilt")
+    return replay["steps"][index].get("frame")
 
 
 def rebuild_states(replay: dict[str, Any], game: Game | None = None) -> list[dict[str, Any]]:
     """Replay the recorded answers through the engine; return the frames (initial first).
 
     Raises ReplayError at the first step whose events, faults or frame differ from the
-    recording (e.g. a replay made by another engine version).
+    recording (e.g. a replay made by another engine version). The last step may hold an answer
+    too large to keep (`too_large`): its frame is then the recorded one.
     """
     return [frame for _index, _asked, frame in _replayed(replay, game) if frame is not None]
 
@@ -265,7 +288,8 @@ class Pair:
     `observation` is the request as the bot received it (protocol.md): its `type` and the game's
     fields (`turn`, Galaxy's fogged `observation` or `intel` and `warnings`, Mothership's
     configuration...), without the referee's `id` and `bank_ms`; `reply` is the answer the
-    replay kept (without `id`; Galaxy keeps `probes` / `fleets`, replay-format.md)."""
+    replay kept (without `id`; Galaxy keeps `probes` / `fleets`, replay-format.md). An answer too
+    large to keep (stored as `{"truncated": true, "bytes": N}`) gives no pair."""
 
     seat: int
     step: int
@@ -289,6 +313,8 @@ def pairs(replay: dict[str, Any], game: Game | None = None) -> dict[int, list[Pa
             observation = {key: value for key, value in message.items() if key not in ("id", "bank_ms")}
             turn = request.payload.get("turn")
             reply = steps[index]["answers"][str(seat)]
+            if too_large(reply):  # nothing of it was kept: no pair
+                continue
             seats.setdefault(seat, []).append(Pair(seat, index, turn if isinstance(turn, int) else None,
                                                    observation, reply))
     return seats

@@ -70,6 +70,34 @@ def test_a_replay_the_engine_does_not_reproduce_is_refused(played):
         pairs(broken)
 
 
+def _balanced(message: dict[str, Any]) -> dict[str, Any]:
+    return Recording("mothership", "balanced")(message)
+
+
+@pytest.mark.parametrize(("config", "orders", "status"), [
+    # refused: 3,000 fighters, past what a replay keeps of an answer (MAX_ANSWER_BYTES)
+    (None, {"mothership": {"defence": 10}, "fighters": [{"attack": 1, "defence": 1, "pattern": [1]}] * 3000},
+     "invalid"),
+    # valid: an organiser allows patterns of 10,000 shots, so the orders are larger than what is kept
+    ({"max_pattern": 10000}, {"mothership": {"defence": 10},
+                              "fighters": [{"attack": 5, "defence": 5, "pattern": [1, 2] * 5000}] * 5}, "ok"),
+])
+def test_a_mothership_replay_with_an_answer_too_large_to_keep_still_reads(config, orders, status):
+    """The one step's answer is kept as a note of its size: the step is read as recorded (its
+    last), the other seat's pair is there, the large answer gives none."""
+    outcome = armada.run("mothership", [lambda message: dict(orders), _balanced], seed=3, config=config)
+    replay = json.loads(replay_bytes(outcome.replay))  # as stored and downloaded
+    assert outcome.players[0].status == status
+    assert replay["steps"][0]["answers"]["1"]["truncated"] is True
+    found = pairs(replay)
+    assert found[1] == [] and [p.reply for p in found[2]] == [replay["steps"][0]["answers"]["2"]]
+    assert armada.replay.rebuild_states(replay)[-1] == replay["steps"][0]["frame"]
+    again = copy.deepcopy(replay)  # an answer too large to keep is no licence to change the recording
+    again["steps"].append(copy.deepcopy(again["steps"][0]))
+    with pytest.raises(ReplayError, match=r"step 0: seat 1's answer was too large to keep \(\d+ bytes, over 65536\)"):
+        pairs(again)
+
+
 def write_dataset(folder: Path, replays: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for number, replay in enumerate(replays, 1):
