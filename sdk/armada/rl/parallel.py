@@ -8,7 +8,6 @@ as in a match. `infos[agent]["request"]` is the request JSON the seat's bot woul
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,16 +48,26 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         self.agents: list[str] = []
         self.seats = dict(zip(self.possible_agents, SEATS, strict=True))
         self.play: Play | None = None
+        self._action_spaces: dict[str, spaces.MultiDiscrete] = {}
         self._rng: np.random.Generator | None = None
         self._rng_seed: int | None = None
 
-    @functools.cache  # noqa: B019  (one space object per agent, as PettingZoo requires)
     def observation_space(self, agent: str) -> spaces.Space[Any]:
+        self._seat_of(agent)
         return self.codec.observation_space
 
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.MultiDiscrete:
-        return spaces.MultiDiscrete(self.codec.action_space.nvec)  # its own, seeded on its own
+        """The agent's own space (seeded on its own), the same object at every call, as PettingZoo requires."""
+        self._seat_of(agent)
+        if agent not in self._action_spaces:
+            self._action_spaces[agent] = spaces.MultiDiscrete(self.codec.action_space.nvec)
+        return self._action_spaces[agent]
+
+    def _seat_of(self, agent: str) -> int:
+        """The seat of an agent; ValueError naming the agents for anything else."""
+        if agent not in self.seats:
+            raise ValueError(f"{agent!r} is not an agent of this game (agents: {', '.join(self.possible_agents)})")
+        return self.seats[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import warnings
+import weakref
 from typing import Any
 
 import gymnasium
@@ -52,3 +54,20 @@ def test_gymnasium_make_and_make_vec_know_the_games(game: str) -> None:
         observations, _ = vector.reset(seed=1)
         assert vector.observation_space.contains(observations)
         vector.close()
+
+
+def test_parallel_envs_spaces_are_its_own_and_do_not_keep_it_alive() -> None:
+    """Each agent's space is one object per environment; an environment let go is freed (a sweep
+    making thousands of them does not grow), and an unknown agent is named."""
+    env = armada.rl.parallel_env("galaxy", **SHORT["galaxy"])
+    env.reset(seed=1)
+    assert env.action_space("seat_1") is env.action_space("seat_1")
+    assert env.action_space("seat_1") is not env.action_space("seat_2")
+    assert env.action_space("seat_1") is not armada.rl.parallel_env("galaxy").action_space("seat_1")
+    with pytest.raises(ValueError, match=r"'seat_3' is not an agent of this game \(agents: seat_1, seat_2\)"):
+        env.observation_space("seat_3")
+    env.observation_space("seat_2")
+    freed = weakref.ref(env)
+    del env
+    gc.collect()
+    assert freed() is None
