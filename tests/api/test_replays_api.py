@@ -94,6 +94,7 @@ def test_cursor_pages_follow_next_with_the_filters(pair):
     ("min_score=lots", r"min_score must be a number .*'lots'"),
     ("min_score=nan", r"min_score must be a number .*'nan'"),
     ("min_score=1e400", r"min_score must be a number .*'1e400'"),
+    ("min_score=-1e10", r"min_score must be from -1,000,000,000 to 1,000,000,000 .*'-1e10'"),
     ("since=yesterday", r"since must be a date and time in ISO 8601.*"),
     ("since=0001-01-01T00:00:00%2B01:00", r"since is out of range: '0001-01-01T00:00:00\+01:00'"),
     ("since=9999-12-31T23:59:59-01:00", r"since is out of range: .*"),

@@ -96,8 +96,11 @@ def filters(*, game: Any = None, min_score: Any = None, since: Any = None) -> Fi
             score = float(raw) if raw.isascii() and len(raw) <= 40 else math.nan
         except ValueError:
             score = math.nan
-        if not math.isfinite(score) or abs(score) > MAX_SCORE:
+        if not math.isfinite(score):
             raise Invalid(f"min_score must be a number (a shown ladder score, e.g. 20 or 12.5); got {raw[:40]!r}")
+        if abs(score) > MAX_SCORE:
+            raise Invalid(f"min_score must be from -{MAX_SCORE:,.0f} to {MAX_SCORE:,.0f} (shown ladder scores lie well "
+                          f"inside); got {raw[:40]!r}")
     return Filters(text, score, _since(since))
 
 
