@@ -86,6 +86,8 @@ if ARMADA.debug or ARMADA.devdata:  # development data (demo users and bots, sca
 MIDDLEWARE = [
     # Outermost: a refusal's unread body is read before the answer goes out (armada_web.web.inputs).
     "armada_web.web.inputs.DrainUnreadBody",
+    # A body larger than its address takes is refused before the CSRF middleware reads it (armada_web.pages.errors).
+    "armada_web.pages.errors.BodyLimit",
     # Every error under /api/ is JSON, whoever answered it (armada_web.api.errors).
     "armada_web.api.errors.JsonErrors",
     # A query parameter given twice under /api/ is a 400 (armada_web.api.parsers: none is an array).

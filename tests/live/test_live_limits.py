@@ -153,3 +153,31 @@ def test_thirty_parallel_uploads_are_all_answered(live_web, make_user):
     too_large = parallel(30, lambda i: upload(i, 4_200_000, bots[i % 10], secrets[i % 10]))
     assert codes(too_large) == {413: 30}
     assert all(b"upload too large" in body for _status, body in too_large)
+
+
+def test_a_huge_body_declared_to_a_form_is_answered_at_once_and_never_stored(live_web, tmp_path):
+    """Anyone could make a form's address (here the login page, with a CSRF cookie) read a body of
+    gigabytes to a temporary file before any check: now the 413 comes before the body is read."""
+    import socket
+
+    site = live_web(workers=1)
+    connection = http.client.HTTPConnection("127.0.0.1", site.port, timeout=30)
+    connection.request("GET", "/accounts/login/")
+    cookie = connection.getresponse().headers["Set-Cookie"].split(";", 1)[0]
+    connection.close()
+    with socket.create_connection(("127.0.0.1", site.port), timeout=30) as sock:
+        sock.sendall(b"POST /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: " + cookie.encode()
+                     + b"\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 2147483648\r\n\r\n"
+                     + b'--b\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\n')
+        began = time.monotonic()
+        try:
+            for _chunk in range(16):
+                sock.sendall(b"x" * 65536)
+        except OSError:  # the server answered and closed: the rest is not wanted
+            pass
+        answer = b""
+        while chunk := sock.recv(65536):  # the server closes the connection: it reads no more of the body
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+    assert b"request too large: its body is 2,147,483,648 bytes" in answer
+    assert time.monotonic() - began < 10

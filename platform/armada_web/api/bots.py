@@ -147,6 +147,8 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
     lookup_value_converter = "id"  # armada_web.web.inputs: a positive 63-bit integer, else 404
     permission_classes = [IsAuthenticatedOrReadOnly]
     filterset_class = BotFilter
+    #: Set by the upload action: its route takes an upload's body (armada_web.web.inputs.body_limit).
+    takes_upload = False
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
         return BotDetailSerializer if self.action == "retrieve" else BotSerializer
@@ -199,7 +201,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
             help_text="main.py, or a zip with main.py at its top or in one top folder")})},
         responses=answers({201: VersionSerializer}, 400, 403, 404, 409, 413, 415, 503),
     )
-    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser])
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser], takes_upload=True)
     def versions(self, request: Request, pk: int) -> Response:
         """GET: the bot's versions, newest first, paged; POST: upload a new version (the owner)."""
         bot = self.get_object()

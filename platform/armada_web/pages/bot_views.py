@@ -38,7 +38,7 @@ from armada_web.seasons.queries import placements_of_bot
 from armada_web.storage.archives import check_request_size
 from armada_web.teams.queries import teams_of
 from armada_web.web.errors import DomainError, Invalid, http_status
-from armada_web.web.inputs import parse_id
+from armada_web.web.inputs import parse_id, takes_upload
 from armada_web.web.paging import keyed_page, page_number
 
 VERSIONS_PER_PAGE = 20
@@ -177,6 +177,7 @@ def _own_bot(request: HttpRequest, pk: int) -> Bot:
     return bot
 
 
+@takes_upload
 @login_required
 def upload(request: HttpRequest, pk: int) -> HttpResponse:
     bot = _own_bot(request, pk)
@@ -188,7 +189,7 @@ def upload(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm(game=bot.game)})
     try:
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"), game=bot.game)
-    except DomainError as exc:  # refused before the body is read: no form to show it on
+    except DomainError as exc:  # refused before the body is read (past BodyLimit's): no form to show it on
         messages.error(request, str(exc))
         return render(request, "bots/upload.html", {"bot": bot, "form": UploadForm(game=bot.game)},
                       status=http_status(exc))

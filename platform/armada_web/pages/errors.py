@@ -11,6 +11,7 @@
 - A POST-only address opened with GET (a 405, which Django answers with an empty body, shown by
   a browser as "This page isn't working"): `MethodNotAllowedPage` answers the site's page naming
   the button that does it; under /api/ the JSON 405 stays.
+- A request body larger than its address takes (`BodyLimit`, before anything reads it): 413.
 - Django's own answers (the 400, 403, 404 and 500 handlers, and a refused CSRF token,
   `csrf_failure`): the site's pages, and under /api/ JSON `{"detail": ...}` with the same status,
   like every API error (what a view outside DRF answers there is made JSON by
@@ -32,7 +33,9 @@ from django.template import loader
 from django.urls import NoReverseMatch, Resolver404, reverse
 from django.views import csrf, defaults
 
-from armada_web.web.errors import DomainError, NotFound, http_status
+from armada_web.storage.archives import check_request_size
+from armada_web.web.errors import DomainError, NotFound, TooLarge, http_status
+from armada_web.web.inputs import body_limit, declared_length, upload_view
 
 
 def form_error(form: Form, error: DomainError, field: str | None = None) -> int:
@@ -71,6 +74,38 @@ class DomainErrorMiddleware:
         if isinstance(exception, NotFound):
             raise Http404(str(exception))
         return render(request, "pages/refused.html", {"message": str(exception)}, status=http_status(exception))
+
+
+class BodyLimit:
+    """Middleware: refuse a request whose declared body is larger than its view takes
+    (`web.inputs.body_limit`), with 413, before anything reads it. Its `process_view` runs before
+    the CSRF middleware's, which reads a form's whole body (a file part to a temporary file) to find
+    the token: without it a client could make any form's address read and store gigabytes.
+    What the body holds is then read and dropped (`web.inputs.DrainUnreadBody`), never stored."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
+                     ) -> HttpResponse | None:
+        length = declared_length(request)
+        if length <= body_limit(view, signed_in=False):  # a form's: no need to read the session
+            return None
+        limit = body_limit(view, signed_in=_api(request) or request.user.is_authenticated)
+        if length <= limit:
+            return None
+        message = f"request too large: its body is {length:,} bytes, and this address takes at most {limit:,}"
+        if upload_view(view):
+            try:  # the upload's own refusal, with the sizes and how to shrink a bot
+                check_request_size(content_length=length)
+            except TooLarge as exc:
+                message = str(exc)
+        if _api(request):
+            return JsonResponse({"detail": message}, status=413)
+        return render(request, "pages/refused.html", {"message": message}, status=413)
 
 
 # A POST-only address of the pages: the button that does it, the page it is on (a URL name taking

@@ -27,12 +27,11 @@ from django.conf import settings
 from armada.archive import add_entry, max_archive_bytes, normalised_writer
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir, open_zip
 from armada_web.web.errors import Invalid, TooLarge
+from armada_web.web.inputs import ENVELOPE_BYTES
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 #: Bytes read or written at a time: nothing of an upload is held whole.
 CHUNK = 1024 * 1024
-#: Room for the multipart envelope around the file itself.
-ENVELOPE_BYTES = 64 * 1024
 #: Where a model should go when it is too large (docs/bots-environment.md, "Model files").
 SHRINK_HINT = "shrink it: export the model to ONNX, quantise its weights (float16 or int8), leave training data out"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, UnreadablePostError
@@ -138,10 +139,7 @@ class DrainUnreadBody:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
+        length = declared_length(request)
         if length > drain_limit():
             response["Connection"] = "close"
         elif length > 0:
@@ -151,6 +149,40 @@ class DrainUnreadBody:
             except (OSError, UnreadablePostError, RawPostDataException):
                 pass  # the client went away, or the body was read as a whole: nothing left to drain
         return response
+
+
+def declared_length(request: HttpRequest) -> int:
+    """The body's length as the client declares it (Django reads no more; 0 when none is declared)."""
+    try:
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        return 0
+
+
+#: Room for a multipart form's envelope and fields around what it carries.
+ENVELOPE_BYTES = 64 * 1024
+
+
+def takes_upload(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a view function that takes a bot's upload (`body_limit`); a DRF action says so with
+    `@action(..., takes_upload=True)` (its view set has the attribute `takes_upload = False`)."""
+    view.takes_upload = True  # type: ignore[attr-defined]
+    return view
+
+
+def upload_view(view: Callable[..., Any]) -> bool:
+    """Whether a view takes a bot's upload (`takes_upload`)."""
+    return bool(getattr(view, "takes_upload", False) or getattr(view, "initkwargs", {}).get("takes_upload", False))
+
+
+def body_limit(view: Callable[..., Any], *, signed_in: bool) -> int:
+    """The largest body a request to `view` may declare: an upload's (the largest game's, each view
+    checks its own game's) for a view that takes uploads, when the client may upload (signed in,
+    or an API client: the API authenticates before it reads a body); else a form's or JSON's
+    (DATA_UPLOAD_MAX_MEMORY_SIZE, what Django keeps of a form's fields in memory)."""
+    if upload_view(view) and signed_in:
+        return settings.ARMADA.upload_limit()[0] + ENVELOPE_BYTES
+    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE) + ENVELOPE_BYTES
 
 
 def drain_limit() -> int:
