@@ -66,6 +66,19 @@ def test_a_version_is_fingerprinted_once_its_validation_commits(uploaded, monkey
     assert row.text_files == ([] if status == "valid" else ["main.py"])  # a source that does not parse: as text
 
 
+def test_only_a_budget_of_a_versions_sources_is_fingerprinted(uploaded):
+    """A megabyte `.py` file is cut at SOURCE_BUDGET: tokenizing it whole took a worker seconds and
+    hundreds of MiB per MiB of source."""
+    from armada_web.integrity.fingerprints import SOURCE_BUDGET, fingerprint_version, sources
+
+    source = samples.ORIGINAL + "TABLE = [\n" + "    1, 2, 3, 4, 5, 6, 7, 8,\n" * 60_000 + "]\n"  # 1.7 MB
+    version = uploaded(source)
+    read = sources(version)
+    assert read == {"main.py": source[:SOURCE_BUDGET]}
+    row = fingerprint_version(version=version)
+    assert row is not None and row.tokens < SOURCE_BUDGET  # the whole file: over a million tokens
+
+
 def test_a_version_in_error_is_fingerprinted_too(uploaded, monkeypatch, armada, django_capture_on_commit_callbacks):
     from armada_web.bots import validation
     from armada_web.games.runner import PlatformFailure

@@ -30,3 +30,17 @@ def test_read_files_checks_the_archive_again() -> None:
         read_files(archive=zipped([("main.py", b"x = 1\n"), ("../escape.py", b"y = 2\n")]))
     with pytest.raises(zipfile.BadZipFile):
         read_files(archive=b"not a zip")
+
+
+def test_a_budget_reads_the_smallest_files_first_and_cuts_the_one_that_reaches_it(tmp_path: Path) -> None:
+    """The integrity checks read at most a budget of a version's sources: a file of megabytes
+    neither fills the reader's memory nor hides the small files beside it."""
+    big = b"x = 1\n" * 400_000  # 2.4 MB, compresses to little
+    upload = zipped([("main.py", b"import helpers\n"), ("a_tables.py", big), ("helpers.py", b"X = 1\n" * 10)])
+    archive = check_upload(name="bot.zip", data=upload).archive
+    read = read_files(archive=archive, suffix=".py", budget=100)
+    assert read == {"main.py": b"import helpers\n", "helpers.py": b"X = 1\n" * 10, "a_tables.py": big[:25]}
+    stored = tmp_path / "archive.zip"
+    stored.write_bytes(archive)
+    with stored.open("rb") as handle:  # a stored file, read through without holding the archive
+        assert read_files(archive=handle, suffix=".py", budget=15) == {"main.py": b"import helpers\n"}

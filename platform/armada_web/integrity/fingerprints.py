@@ -12,7 +12,6 @@ import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from armada_web.bots import storage as bot_storage
 from armada_web.bots.models import BotVersion
 from armada_web.integrity.logic import fingerprints as fingerprints_logic
 from armada_web.integrity.models import Fingerprint
@@ -25,13 +24,20 @@ BATCH = 200
 POOL_FROM = 400
 
 
+#: The bytes of a version's Python sources read (the smallest files first, the last one read cut
+#: there): tokenizing holds about 160 times a source's size, and a bot's own code is rarely a
+#: tenth of this; what lies past it is not compared (docs/integrity.md, "Limits").
+SOURCE_BUDGET = 512 * 1024
+
+
 def sources(version: BotVersion) -> dict[str, str] | None:
-    """The version's Python sources by path, or None when its archive is gone or unreadable
-    (deleted, pruned, or the storage is down: logged)."""
+    """The version's Python sources by path (at most SOURCE_BUDGET bytes of them), or None when its
+    archive is gone or unreadable (deleted, pruned, or the storage is down: logged)."""
     if not version.archive.name:
         return None
     try:
-        files = read_files(archive=bot_storage.read_archive(version), suffix=".py")
+        with version.archive.storage.open(version.archive.name, "rb") as handle:
+            files = read_files(archive=handle, suffix=".py", budget=SOURCE_BUDGET)
     except (OSError, zipfile.BadZipFile, ValueError) as exc:
         log.warning("the sources of version %s could not be read (%s)", version.pk, exc.__class__.__name__)
         return None

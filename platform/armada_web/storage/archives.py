@@ -276,10 +276,23 @@ def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
     return written
 
 
-def read_files(*, archive: bytes, suffix: str = "") -> dict[str, bytes]:
-    """The files of a stored archive whose path ends with `suffix`, in memory by path (`a/b.py`):
-    for reading the code (the integrity checks), never for running it."""
-    with open_zip(io.BytesIO(archive), len(archive), stored_limits()) as src:
-        members = check_zip(src, len(archive), stored_limits())
-        return {"/".join(parts): src.read(info) for info, parts in members
-                if not info.is_dir() and "/".join(parts).endswith(suffix)}
+def read_files(*, archive: bytes | IO[bytes], suffix: str = "", budget: int | None = None) -> dict[str, bytes]:
+    """The files of a stored archive (bytes, or a seekable binary file) whose path ends with `suffix`,
+    in memory by path (`a/b.py`): for reading the code (the integrity checks), never for running it.
+    With `budget`, at most that many bytes in all: the smallest files first, whole, and the one
+    that reaches the budget cut there (a file of megabytes cannot make its reader hold them)."""
+    handle: IO[bytes] = io.BytesIO(archive) if isinstance(archive, bytes | bytearray) else archive
+    size = _size_of(handle)
+    with open_zip(handle, size, stored_limits()) as src:
+        members = [(info, "/".join(parts)) for info, parts in check_zip(src, size, stored_limits())
+                   if not info.is_dir() and "/".join(parts).endswith(suffix)]
+        if budget is None:
+            return {path: src.read(info) for info, path in members}
+        read: dict[str, bytes] = {}
+        for info, path in sorted(members, key=lambda member: (member[0].file_size, member[1])):
+            if budget <= 0:
+                break
+            with src.open(info) as member:
+                read[path] = member.read(budget)
+            budget -= len(read[path])
+        return read
