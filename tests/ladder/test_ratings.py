@@ -86,3 +86,23 @@ def test_placement_starts_where_the_predecessor_was_shown_with_sigma_raised() ->
     assert new.sigma == pytest.approx(math.hypot(1.2, ratings.VERSION_DRIFT))
     assert new.mu > old.mu
     assert ratings.displayed(new) == pytest.approx(ratings.displayed(old))  # shown where it was
+    veteran = ratings.placement_start(Skill(31.0, 0.8))  # more certain than settled: the same start sigma
+    assert veteran.sigma == pytest.approx(ratings.PLACEMENT_SIGMA) and ratings.displayed(veteran) == pytest.approx(28.6)
+
+
+def test_a_version_replacing_one_still_placing_adds_little_or_no_raise() -> None:
+    """Deadline day (issue 29): versions uploaded a game or two apart each added a raise of about
+    3.5 on top of the last one's, so a bot re-uploading the same code climbed the ladder and its
+    draws handed that mu to its neighbours. Now a predecessor still placing passes its sigma on."""
+    settled = Skill(25.0, ratings.SETTLED_SIGMA)
+    placed = ratings.placement_start(settled)
+    assert ratings.placement_start(placed) == placed  # replaced before any game: nothing added
+    current = placed
+    for _upload in range(6):  # six versions, each replaced after one draw with an equal settled bot
+        current, _ = ratings.after_game(current, settled, None)
+        before = current
+        current = ratings.placement_start(current)
+        assert current.sigma == pytest.approx(ratings.PLACEMENT_SIGMA)
+        assert current.mu - before.mu == pytest.approx(3 * (ratings.PLACEMENT_SIGMA - before.sigma))
+        assert current.mu - before.mu < 1.5
+    assert current.mu < placed.mu + 0.5  # never above the first placement's start

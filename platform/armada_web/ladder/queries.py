@@ -319,9 +319,6 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     return NextGame(round(seconds, 1), settled=round(settled, 1) if games < PROVISIONAL_GAMES else None)
 
 
-#: A settled rating's sigma on a ladder (about 1.1-1.2): where /status/'s new version of a bot starts from.
-SETTLED_SIGMA = 1.2
-
 
 def new_version_estimates(now: datetime | None = None) -> dict[str, NextGame]:
     """For /status/: per rated game, when a version that starts playing now should play its first ranked
@@ -335,7 +332,8 @@ def new_version_estimates(now: datetime | None = None) -> dict[str, NextGame]:
             continue
         place = Rating.objects.filter(RANKED, game=game.slug, last_played__isnull=True).count()
         first = estimates.next_game(queue, priority=math.inf, place=place)
-        placed = ratings.placement_start(ratings.Skill(ratings.MU, SETTLED_SIGMA))  # a settled bot's new version
+        # a settled bot's new version
+        placed = ratings.placement_start(ratings.Skill(ratings.MU, ratings.SETTLED_SIGMA))
         settled = estimates.settled(queue, priority=math.inf, games=0, sigma=placed.sigma, place=place)
         fresh = estimates.settled(queue, priority=math.inf, games=0, sigma=ratings.SIGMA, place=place, fresh=True)
         out[game.slug] = NextGame(round(first, 1), settled=round(settled, 1), settled_new_bot=round(fresh, 1))

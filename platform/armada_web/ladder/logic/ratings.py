@@ -45,6 +45,10 @@ __all__ = ["BETA", "MODELS", "MODEL_NAME", "MU", "PROVISIONAL_GAMES", "SHOWN_WEI
 # and games move it from there. bench/ranking.py chose both (docs/arena.md, "Placement").
 VERSION_DRIFT = 3.0
 SHOWN_WEIGHT = 3.0
+#: A settled rating's sigma on a ladder (about 1.1-1.2).
+SETTLED_SIGMA = 1.2
+#: The sigma a new version starts at (at least): a settled predecessor's with the version's drift.
+PLACEMENT_SIGMA = math.hypot(SETTLED_SIGMA, VERSION_DRIFT)
 
 #: The model `update` implements, by openskill's name (the bench compares it with the others).
 MODEL_NAME = "ThurstoneMostellerFull"
@@ -75,17 +79,21 @@ def model(name: str = MODEL_NAME, damped: bool = False) -> Any:
 def placement_start(predecessor: Skill | None) -> Skill:
     """Where a new active version starts: shown where its predecessor was, with sigma raised; else fresh.
 
-    A new version is usually near the old one. Its uncertainty is the old one's plus the
-    version's drift, sigma' = sqrt(sigma^2 + VERSION_DRIFT^2) (about 3.2 on a settled ladder
-    instead of 8.3 fresh), and its mu is raised by SHOWN_WEIGHT x (sigma' - sigma), so its
-    displayed score mu - 3 sigma starts at its predecessor's: it is not shown 30 places low while
-    its sigma comes down. The price: its mu starts that much high, a bias that its games wash
-    out (to about 0.7 once its sigma is settled, fading with the ladder's tau); bench/ranking.py
-    measures the placement against a fresh start and Halite's.
+    A new version is usually near the old one. Its uncertainty is a settled version's plus the
+    version's drift, sigma' = PLACEMENT_SIGMA = sqrt(SETTLED_SIGMA^2 + VERSION_DRIFT^2) (3.2,
+    instead of 8.3 fresh), or the predecessor's own when that is larger; its mu is raised by
+    SHOWN_WEIGHT x (sigma' - sigma), so its displayed score mu - 3 sigma starts at its
+    predecessor's: it is not shown 30 places low while its sigma comes down. The price: its mu
+    starts that much high, a bias that its games wash out (to about 0.7 once its sigma is settled,
+    fading with the ladder's tau); bench/ranking.py measures the placement against a fresh start
+    and Halite's. A predecessor still placing (its sigma near PLACEMENT_SIGMA, its own raise not
+    washed out) passes on its sigma with little or no raise: before, each version uploaded after a
+    game or two of the last added a raise of about 3.5 on top of the last one's, and its draws
+    with the bots around it handed them that mu (a whole ladder drifted up on deadline day).
     """
     if predecessor is None:
         return initial_rating()
-    sigma = math.hypot(predecessor.sigma, VERSION_DRIFT)
+    sigma = max(predecessor.sigma, PLACEMENT_SIGMA)
     return Skill(predecessor.mu + SHOWN_WEIGHT * (sigma - predecessor.sigma), sigma)
 
 
