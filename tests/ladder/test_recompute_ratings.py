@@ -81,6 +81,45 @@ def test_recompute_gives_the_live_ratings(make_user, valid_version):
     assert snapshot() == live
 
 
+def test_a_version_after_a_rollback_starts_from_the_version_that_played_last(make_user, valid_version):
+    """Deadline day: version 2 played, the owner pinned version 1 back, then uploaded version 3:
+    it starts where version 1 (the bot as shown) was, not from version 2, live and recomputed."""
+    from armada_web.bots import services
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.logic.ratings import Skill, placement_start
+    from armada_web.ladder.models import Rating
+    from armada_web.matches.models import Participant
+
+    owner, rival = make_user("owner"), valid_version(make_user("rival"), "rival")
+    first = valid_version(owner, "mine")
+
+    def upload(code: bytes) -> BotVersion:
+        version = services.upload_version(bot=first.bot, user=owner, filename="main.py", data=code)
+        BotVersion.objects.filter(pk=version.pk).update(status="valid")
+        from armada_web.bots.activation import refresh_active
+
+        refresh_active(bot=first.bot)
+        return BotVersion.objects.select_related("bot").get(pk=version.pk)
+
+    for _ in range(3):
+        play(first, rival, 1, ("ok", "ok"))  # version 1 wins: high
+    second = upload(b"print('v2')\n")
+    for _ in range(3):
+        play(second, rival, 2, ("ok", "ok"))  # version 2 loses: low
+    services.set_active(bot=first.bot, user=owner, version_id=first.pk)  # rolled back
+    play(first, rival, None, ("ok", "ok"))
+    shown = Rating.objects.get(version=first)
+    third = upload(b"print('v3')\n")
+    play(third, rival, None, ("ok", "ok"))
+    start = placement_start(Skill(shown.mu, shown.sigma))
+    seat = Participant.objects.get(version=third)
+    assert (seat.mu_before, seat.sigma_before) == (pytest.approx(start.mu), pytest.approx(start.sigma))
+    live = snapshot()
+    Rating.objects.update(mu=1.0, sigma=1.0, games=0)
+    call_command("recompute_ratings")
+    assert snapshot() == live
+
+
 def test_staff_voiding_a_ranked_match_takes_it_out_of_the_ratings(make_user, valid_version, admin_client):
     from armada_web.ladder.models import Rating
     from armada_web.matches.models import Match

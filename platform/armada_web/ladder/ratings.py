@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models import F, Max
 from django.utils import timezone
 
 from armada.referee.framing import one_line
@@ -26,9 +27,12 @@ from armada_web.matches.services import keep_seat_skills
 
 
 def predecessor(version: BotVersion) -> Rating | None:
-    """The rating `version` starts from: the bot's latest earlier version that has played, if any."""
+    """The rating `version` starts from: of the bot's earlier versions that have played, the one
+    that played last (the one it replaces: an older version pinned back after a bad one, too),
+    if any."""
     return (Rating.objects.filter(version__bot_id=version.bot_id, version__number__lt=version.number, games__gt=0)
-            .order_by("-version__number").first())
+            .annotate(last_game=Max("version__rating_history__id"))
+            .order_by(F("last_game").desc(nulls_last=True), "-version__number").first())
 
 
 def start_from(before: Rating | None) -> ratings.Skill:
@@ -37,7 +41,7 @@ def start_from(before: Rating | None) -> ratings.Skill:
 
 
 def start_for(version: BotVersion) -> ratings.Skill:
-    """Where `version` starts: its predecessor's rating (the bot's latest earlier rated version), else fresh."""
+    """Where `version` starts: its predecessor's rating (`predecessor`), else fresh."""
     return start_from(predecessor(version))
 
 

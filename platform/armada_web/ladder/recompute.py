@@ -23,17 +23,15 @@ from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.services import SEAT_SKILL_FIELDS, set_seat_skills
 
 
-def _placement(version_id: int, rows: dict[int, Rating],
-               info: dict[int, tuple[int, int]]) -> tuple[ratings_logic.Skill, bool]:
-    """The start of `version_id` (placement_start from the bot's latest earlier version that has played,
-    as ratings.start_for) and whether it comes from such a predecessor (as ratings.ensure_rating)."""
+def _placement(version_id: int, rows: dict[int, Rating], info: dict[int, tuple[int, int]],
+               last: dict[int, int]) -> tuple[ratings_logic.Skill, bool]:
+    """The start of `version_id` (placement_start from the bot's earlier version that has played
+    and played last, by `last`, the index of each version's latest game, as ratings.predecessor)
+    and whether it comes from such a predecessor (as ratings.ensure_rating)."""
     bot_id, number = info[version_id]
-    best: Rating | None = None
-    for other_id, row in rows.items():
-        other_bot, other_number = info[other_id]
-        if other_bot == bot_id and other_number < number and row.games > 0 and (
-                best is None or other_number > info[best.version_id][1]):
-            best = row
+    earlier = [row for other_id, row in rows.items()
+               if info[other_id][0] == bot_id and info[other_id][1] < number and row.games > 0]
+    best = max(earlier, key=lambda row: (last.get(row.version_id, -1), info[row.version_id][1]), default=None)
     return ratings.start_from(best), best is not None
 
 
@@ -48,6 +46,7 @@ def recompute() -> dict[str, Any]:
         info = {v["pk"]: (v["bot_id"], v["number"]) for v in BotVersion.objects.filter(bot__game__in=games)
                 .values("pk", "bot_id", "number")}
         rows: dict[int, Rating] = {}
+        last: dict[int, int] = {}  # a version's latest game, by its index in the history
         changes: list[RatingChange] = []
         touched: list[Participant] = []
         count = 0
@@ -60,7 +59,9 @@ def recompute() -> dict[str, Any]:
                 if p.version_id not in rows:
                     rows[p.version_id] = Rating(version_id=p.version_id, mu=ratings_logic.MU, sigma=ratings_logic.SIGMA)
             one, two = rows[players[0].version_id], rows[players[1].version_id]  # type: ignore[index]
-            start = {row.version_id: _placement(row.version_id, rows, info)[0] for row in (one, two) if row.games == 0}
+            start = {row.version_id: _placement(row.version_id, rows, info, last)[0]
+                     for row in (one, two) if row.games == 0}
+            last.update({one.version_id: count, two.version_id: count})
             winner = (match.outcome or {}).get("winner")
             statuses = (players[0].status, players[1].status)
             details = (players[0].detail, players[1].detail)
@@ -77,7 +78,7 @@ def recompute() -> dict[str, Any]:
         for version_id, row in existing.items():
             fresh = rows.get(version_id)
             if fresh is None:  # never finished a ranked game: back to its start (its predecessor's, when it has one)
-                begin, placed = (_placement(version_id, rows, info) if version_id in info
+                begin, placed = (_placement(version_id, rows, info, last) if version_id in info
                                  else (ratings_logic.initial_rating(), False))
                 fresh = Rating(version_id=version_id, mu=begin.mu, sigma=begin.sigma, placed=placed)
             for name in fields:

@@ -206,7 +206,8 @@ class History:
         return row
 
     def start_of(self, version: Version) -> Skill:
-        """Placement: from the bot's latest earlier version that has played (as ladder.ratings.start_for)."""
+        """Placement: from the bot's latest earlier version that has played (no version is pinned back
+        here, so it is the one that played last, as ladder.ratings.predecessor)."""
         for earlier in reversed(version.bot.versions[: version.number - 1]):
             row = self.ratings.get(earlier.id)
             if row is not None and row.games > 0:
