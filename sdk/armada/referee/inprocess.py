@@ -124,10 +124,14 @@ class InProcessBot(BotConnection):
                     out = _respond(self.bot, message)
                 finally:
                     in_process.seed = None
-        except BaseException as exc:  # the bot's own error (or SystemExit) ends it, like a crash
+        except SystemExit as exc:  # as a process exits: quietly with its code, or with its message (code 1)
+            if exc.code is not None and not isinstance(exc.code, int):
+                self._log.feed(f"{exc.code}\n".encode("utf-8", "replace"))
+            self._stop(ExitInfo(returncode=exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1))
+            return
+        except BaseException:  # the bot's own error ends it, like a crash
             self._log.feed(traceback.format_exc().encode("utf-8", "replace"))
-            code = exc.code if isinstance(exc, SystemExit) and isinstance(exc.code, int) else 1
-            self._stop(ExitInfo(returncode=code))
+            self._stop(ExitInfo(returncode=1))
             return
         if out is None:
             self._stop(ExitInfo(returncode=0))

@@ -147,3 +147,10 @@ def test_an_opponent_that_crashes_says_why_in_its_fault(tmp_path: Path) -> None:
     assert info["opponent_fault"]["status"] == "crashed", info
     assert info["opponent_fault"]["reason"].startswith("[armada] this is a galaxy bot; run with --game galaxy"), info
     env.close()
+    # the same in process (a class or an instance of the bot library): its SystemExit is no traceback
+    for in_process in (GreedyBot, GreedyBot()):
+        env = armada.rl.gym_env("galaxy", opponent=in_process, max_turns=5)
+        _, info = env.reset(seed=1)
+        assert info["opponent_fault"]["reason"] == ("[armada] this is a mothership bot; run with --game mothership "
+                                                    "(this match is galaxy)"), info
+        env.close()
