@@ -373,6 +373,9 @@ def missing_module_note(reason: str, *, public: bool = False) -> str:
                 f"{SERVER[server.name]}: install that version here to play the bot locally (`armada env`)")
     have = ", ".join(f"{lib.module} {SERVER[lib.name]}" for lib in LIBRARIES)
     own = name.split(".")[0]
+    if own in IMAGE_EXTRAS:  # a dependency of the server's libraries: there, not here
+        return (f"no module named {name!r} in this Python, but the server's image has {own} (a dependency of its "
+                f"libraries, not one the docs promise): install it here to play the bot locally")
     if own in RL_EXTRA_MODULES:  # most likely armada.rl's own import: a bot cannot use armada.rl on the server
         return (f"no module named {own if public else name!r} on the server: it is what armada.rl (the SDK's rl "
                 f"extra) imports, and bots have Python {SERVER['python']}'s standard library, armada without its "

@@ -126,6 +126,10 @@ def test_a_missing_module_gets_its_traceback_and_the_list_of_what_there_is(tmp_p
     rl = stack.missing_module_note("ModuleNotFoundError: No module named 'gymnasium'")  # armada.rl in a bot
     assert rl.startswith("no module named 'gymnasium' on the server: it is what armada.rl (the SDK's rl extra) imports")
     assert "as the imitation starter's encoding.py does" in rl and "gymnasium.py" not in rl
+    # a dependency of the server's libraries (SciPy, sklearn's): the server has it (a trial was told it had not)
+    for public in (False, True):
+        scipy = stack.missing_module_note("ModuleNotFoundError: No module named 'scipy.optimize'", public=public)
+        assert scipy.startswith("no module named 'scipy.optimize' in this Python, but the server's image has scipy")
 
 
 def test_a_library_the_server_has_but_this_python_lacks_is_not_said_missing_on_the_server(tmp_path: Path) -> None:
