@@ -18,8 +18,9 @@ KEYS = ("init_ms", "init_budget_ms", "memory_peak_mib", "memory_limit_mib")
 MIB = 1024 * 1024
 
 
-#: Statuses of a bot that is gone: when it went at init, the time the referee measured is not an init time.
-GONE = ("crashed", "memory")
+#: Statuses of a bot that never answered the request it ended at: when that was init, the time
+#: the referee measured is not an init time (for a timeout it is the budget it waited out).
+GONE = ("crashed", "memory", "timeout")
 
 
 def resources_used(*, replay: dict[str, Any] | None, seat: int, status: str, memory_peak_bytes: int | None,
