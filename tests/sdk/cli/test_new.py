@@ -160,6 +160,12 @@ def test_new_is_silent_about_a_name_the_site_takes(tmp_path: Path, home: Path,
     assert main(["new", "Rocket_1", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
     assert capsys.readouterr().err == ""
     assert f"armada submit {tmp_path / 'Rocket_1'}\n" in (tmp_path / "Rocket_1" / "README.md").read_text()
+    # the imitation starter's name is everyone's first choice: its README says to pick another (a trial)
+    assert main(["new", "learner", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    readme = (tmp_path / "learner" / "README.md").read_text()
+    assert f"armada submit {tmp_path / 'learner'} --bot learner " in readme
+    assert ("if `learner` is taken (the first to follow\nthese steps took `learner`), give another with `--bot`"
+            in readme)
 
 
 def test_the_readme_logs_in_to_the_site_the_sdk_knows(tmp_path: Path, home: Path,

@@ -190,10 +190,7 @@ def _copy_template(folder: Path, target: Path, name: str, game: str) -> None:
     try:
         for file_name, source in imitation.files().items():
             if file_name == "README.md":
-                text = source.read_text(encoding="utf-8")
-                bot = botinfo.site_name(name)
-                if bot != name:
-                    text = text.replace("armada submit {path}", f"armada submit {{path}} --bot {bot}")
+                text = source.read_text(encoding="utf-8").replace("{bot}", botinfo.site_name(name))
                 (folder / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),
                                                 encoding="utf-8")
             else:
