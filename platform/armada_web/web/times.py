@@ -28,7 +28,9 @@ def parse_time(value: Any, what: str) -> datetime | None:
         except ValueError:
             parsed = None
     if parsed is None:
-        raise Invalid(f"{what} must be a date and time in ISO 8601, e.g. 2026-03-01T12:00:00Z")
+        plus = isinstance(value, str) and " " in value.strip()[10:]  # "...T00:57:00 01:00": a + unescaped
+        raise Invalid(f"{what} must be a date and time in ISO 8601, e.g. 2026-03-01T12:00:00Z"
+                      + (" (a + in a URL's query reads as a space: send it as %2B)" if plus else ""))
     aware = parsed if django_timezone.is_aware(parsed) else django_timezone.make_aware(parsed, UTC)
     try:
         return aware.astimezone(UTC)

@@ -58,15 +58,15 @@ def add_parser(subparsers: Any) -> None:
     d.set_defaults(run=run)
 
 
-def score_arg(text: str) -> float:
-    """argparse type for --min-score: a finite number."""
+def score_arg(text: str) -> str:
+    """argparse type for --min-score: a finite number, sent as typed (the site's message quotes it)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number (a shown ladder score), got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return value
+    return text.strip()
 
 
 def since_arg(text: str) -> str:
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{folder} exists and is not a folder")
     query = {"game": args.game}
     if args.min_score is not None:
-        query["min_score"] = repr(args.min_score)
+        query["min_score"] = args.min_score
     if args.since:
         query["since"] = args.since
     current = settings(args.server)
@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
     def body() -> int:
         client.check_version()  # an unreachable site stops here, before DIR is made: no empty folder left
+        made = [path for path in (folder, *folder.parents) if not path.exists()]  # this run makes them
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -113,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
             raise RemoteError(f"interrupted; the replays fetched so far stay in {folder} and the manifest is "
                               "written when a run ends: run the same command again to fetch the rest",
                               exit_code=130) from None
+        except BaseException:  # refused (a bad filter) or failed before a file: no empty folder left
+            if made and not any(folder.iterdir()):
+                for path in made:
+                    path.rmdir()
+            raise
         print(f"{done.rows} replays in {folder}: {done.fetched} downloaded ({done.fetched_bytes:,} bytes), "
               f"{done.kept} already there")
         if done.earlier_rows:
