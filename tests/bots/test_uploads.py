@@ -188,6 +188,7 @@ def test_upload_limits_per_hour_and_bots_per_game(bot, api, settings):
 @pytest.mark.parametrize(("name", "message"), [
     ("ab", "3 to 40"), ("x" * 41, "3 to 40"), ("bad name", "only ASCII letters (a-z, A-Z)"),
     ("<script>", "only ASCII letters (a-z, A-Z)"), ("émile", "only ASCII letters (a-z, A-Z)"),
+    ("012", "a bot name of digits alone reads as a bot's id (in `armada challenge 012`"),  # (a trial)
 ])
 def test_bad_bot_names(name, message, api):
     client = api()

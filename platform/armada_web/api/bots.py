@@ -103,7 +103,8 @@ class BotNameField(TextField):
 
 class BotCreate(Body):
     name = BotNameField(max_length=100,
-                        help_text="3 to 40 ASCII letters (a-z, A-Z), digits, '-' and '_'; unique per game")
+                        help_text="3 to 40 ASCII letters (a-z, A-Z), digits, '-' and '_', not digits alone; "
+                                  "unique per game")
     game = serializers.ChoiceField(choices=Game.choices)
     description = TextField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True, default="")
     team = IdField(required=False, help_text="the id of a team you are a member of (default: your personal team)")

@@ -12,7 +12,8 @@ from armada_web.bots.models import Game
 
 
 class BotForm(forms.Form):
-    name = forms.CharField(max_length=40, help_text="3 to 40 ASCII letters (a-z, A-Z), digits, - or _; unique per game")
+    name = forms.CharField(max_length=40, help_text="3 to 40 ASCII letters (a-z, A-Z), digits, - or _, not digits "
+                                                    "alone; unique per game")
     game = forms.ChoiceField(choices=Game.choices)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
     team = forms.TypedChoiceField(coerce=int, required=False, empty_value=None,

@@ -147,14 +147,16 @@ def default_name(spec: str) -> str:
 
 
 #: A bot's name on the site (the site's own rule; `armada submit --bot` and `armada challenge`).
-SITE_NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
-SITE_NAME_RULE = "3 to 40 ASCII letters (a-z, A-Z), digits, '-' or '_'"
+SITE_NAME_RE = re.compile(r"(?![0-9]+\Z)[A-Za-z0-9_-]{3,40}")
+SITE_NAME_RULE = "3 to 40 ASCII letters (a-z, A-Z), digits, '-' or '_', not digits alone"
 
 
 def site_name(name: str) -> str:
     """`name` when the site takes it as a bot name (`SITE_NAME_RULE`), else one it takes:
-    other characters become `_`, cut to 40, `-bot` added when shorter than 3."""
+    other characters become `_`, cut to 40, `-bot` added when shorter than 3 or digits alone."""
     if SITE_NAME_RE.fullmatch(name):
         return name
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:40]
+    if cleaned.isdigit():  # digits alone read as a bot's id
+        return f"{cleaned[:36]}-bot"
     return cleaned if len(cleaned) >= 3 else f"{cleaned}-bot"

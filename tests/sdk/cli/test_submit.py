@@ -559,7 +559,7 @@ def test_when_the_game_is_unclear_it_says_to_pass_game(files: dict[str, str], me
     assert err.count("\n") == 1
 
 
-@pytest.mark.parametrize("name", ["ab", "my.bot", "x" * 41])
+@pytest.mark.parametrize("name", ["ab", "my.bot", "x" * 41, "2026"])
 def test_a_folder_name_the_site_refuses_asks_for_bot(name: str, tmp_path: Path, home: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["new", name, "--game", "galaxy", "--dir", str(tmp_path)]) == 0  # `armada new` allows more
@@ -568,7 +568,7 @@ def test_a_folder_name_the_site_refuses_asks_for_bot(name: str, tmp_path: Path, 
     err = capsys.readouterr().err
     assert f"the bot's name would be {name!r}" in err
     # the name to pass is the one `armada new` suggested too (botinfo.site_name)
-    suggested = {"ab": "ab-bot", "my.bot": "my_bot", "x" * 41: "x" * 40}[name]
+    suggested = {"ab": "ab-bot", "my.bot": "my_bot", "x" * 41: "x" * 40, "2026": "2026-bot"}[name]
     assert f"pass --bot NAME, e.g. --bot {suggested}\n" in err
 
 

@@ -1,4 +1,5 @@
-"""Bot names: 3..40 characters of ASCII letters (a-z, A-Z), digits, `-` and `_`."""
+"""Bot names: 3..40 characters of ASCII letters (a-z, A-Z), digits, `-` and `_`, not digits alone
+(`armada challenge 012` and `?bot=012` read digits as a bot's id)."""
 
 from __future__ import annotations
 
@@ -16,4 +17,7 @@ def name_problem(name: Any) -> str | None:
         return f"a bot name has 3 to 40 characters (this one has {len(name)})"
     if not NAME_RE.fullmatch(name):
         return "a bot name may hold only ASCII letters (a-z, A-Z), digits, '-' and '_'"
+    if name.isdigit():
+        return (f"a bot name of digits alone reads as a bot's id (in `armada challenge {name}` and the match "
+                "list's filter): add a letter, '-' or '_'")
     return None
