@@ -20,6 +20,7 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from armada_web.api.estimates import NextGameSerializer, next_game_data
 from armada_web.api.fields import Body, BooleanFilter, IdField, TextField, absolute, query_flag
 from armada_web.api.pagination import KeyedPageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
@@ -27,7 +28,9 @@ from armada_web.api.versions import VersionSerializer
 from armada_web.bots import moves, queries, services
 from armada_web.bots.logic.names import NAME_RE
 from armada_web.bots.models import Bot, BotVersion, Game
+from armada_web.games import spec
 from armada_web.jobs.notes import shown_note
+from armada_web.ladder.queries import next_ranked_game
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import Invalid
 
@@ -86,9 +89,15 @@ class BotSerializer(serializers.ModelSerializer):
 class BotDetailSerializer(BotSerializer):
     versions = serializers.SerializerMethodField()
     pinned = serializers.BooleanField()
+    next_game = serializers.SerializerMethodField()
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "pinned", "versions"]
+        fields = [*BotSerializer.Meta.fields, "pinned", "versions", "next_game"]
+
+    @extend_schema_field(NextGameSerializer(allow_null=True))
+    def get_next_game(self, bot: Bot) -> dict[str, Any] | None:
+        """The bot page's estimate of its next ranked game (null for a game without ranked games)."""
+        return next_game_data(next_ranked_game(bot.pk)) if spec(bot.game).rated else None
 
     @extend_schema_field(VersionSummary(many=True))
     def get_versions(self, bot: Bot) -> list[dict[str, Any]]:

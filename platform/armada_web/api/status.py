@@ -1,5 +1,6 @@
-"""`GET /api/status/`: queue depths, matches ended in the last hour, the median wait, live workers;
-staff also get the recent void and failed matches with their reasons."""
+"""`GET /api/status/`: queue depths, matches ended in the last hour, the median wait, live workers,
+the estimates for a version that starts playing now; staff also get the recent void and failed
+matches with their reasons."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.estimates import NewVersionSerializer, new_version_data
 from armada_web.api.schema import answers
+from armada_web.ladder.queries import new_version_estimates
 from armada_web.matches.status import status
 
 
@@ -42,6 +45,10 @@ class StatusSerializer(serializers.Serializer):
                                             "played them and status")
     workers = WorkerSerializer(many=True)
     problems = ProblemSerializer(many=True, required=False, help_text="staff only: recent void and failed matches")
+    new_version = serializers.DictField(
+        child=NewVersionSerializer(), required=False,
+        help_text="per game with ranked games: when a version that starts playing now should play its first "
+                  "ranked game and settle (the /status/ page's estimates)")
 
 
 class StatusView(APIView):
@@ -53,6 +60,7 @@ class StatusView(APIView):
     def get(self, request: Request) -> Response:
         staff = bool(getattr(request.user, "is_staff", False))
         data = dict(StatusSerializer(status(staff=staff)).data)
+        data["new_version"] = {game: new_version_data(estimate) for game, estimate in new_version_estimates().items()}
         if not staff:
             data.pop("problems", None)
         return Response(data)
