@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from datetime import datetime
 
 import pytest
 
 from armada_web.ladder.logic import estimates
-from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
+from armada_web.ladder.logic.matchmaking import NEAR, Candidate, MemoryPool, RecentGame, pick_opponent
+from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES, Skill
 
 
 def queue(**changes: float) -> estimates.Queue:
@@ -121,3 +123,47 @@ def test_a_new_bot_gets_its_share_by_the_pace_fresh_versions_kept() -> None:
     same = queue(settling=2, settling_fresh=0, settling_games=40,  # one kind only: the share as before, P x busy / R
                  spans=estimates.Spans(intervals=30, exposure=1000.0, busy=900.0))
     assert estimates.settling_time(same, 9) == pytest.approx(9 * 2 * 900.0 / 40)
+
+
+def ladder_of(mus: list[float]) -> list[Candidate]:
+    """Settled bots of one owner each, at `mus`, their last game a minute ago."""
+    last = datetime(2026, 1, 1)
+    return [Candidate(i, i, Skill(mu, 1.2), 100, last) for i, mu in enumerate(mus)]
+
+
+def test_the_top_bot_far_above_the_rest_is_never_an_opponent_and_waits_its_turn_as_seed() -> None:
+    """A tester's live site: a bot far above the others in mu said "next ranked game in about 17-20 s"
+    for 72 s, and played 83 s after the first reading (median error 0.67 over 107 readings). The even
+    share said every bot is an opponent per_second / candidates times a second, so the wait could never
+    exceed candidates / per_second however far its turn as seed was; but each seed's opponent is its
+    nearest in mu (`matchmaking.pick_opponent`), never the bot far above. Its wait is its turn as seed,
+    and that counts down as its priority grows."""
+    bots = ladder_of([20.0 + 0.2 * i for i in range(30)] + [40.0])
+    top = bots[-1]
+    assert estimates.opponent_share(top, bots) == 0.0
+    # the matchmaker agrees: whichever bot is the seed, its opponent is never the top one
+    pool = MemoryPool(bots)
+    assert all(pick_opponent(seed, pool.near(seed, NEAR)) != top for seed in bots[:-1])
+    q = queue(candidates=31, per_second=1.0, queued=0, head_priority=1.0, idle_unit=225.0)
+    wait = estimates.next_game(q, priority=0.6, share=estimates.opponent_share(top, bots))
+    assert wait == pytest.approx(0.4 * 225.0)  # 90 s: its turn as seed
+    assert estimates.next_game(q, priority=0.6) < 31 < wait / 2  # the even share: about 29 s
+    # 20 s later: 20 s less
+    later = estimates.next_game(q, priority=0.6 + 20 / 225.0, share=estimates.opponent_share(top, bots))
+    assert later == pytest.approx(wait - 20.0)
+
+
+def test_the_opponent_shares_follow_the_nearest_in_mu_and_add_up_to_one_pick() -> None:
+    """Every seed names one opponent, so the shares over the ladder add up to one pick (each seed
+    about as often); a bot in the middle of an even ladder gets about its even share, one alone at
+    the bottom (farther from the next than that one is from its own neighbour) none."""
+    mus = [10.0] + [20.0 + 0.1 * i for i in range(60)]
+    bots = ladder_of(mus)
+    shares = [estimates.opponent_share(b, bots) for b in bots]
+    assert sum(shares) == pytest.approx(1.0)
+    assert shares[0] == 0.0
+    assert shares[30] == pytest.approx(1 / len(bots), abs=1 / len(bots))
+    # a bot met just now is met less: the repeat penalty sends its neighbours elsewhere
+    assert shares[30] > 0
+    recent = [RecentGame(29, 30), RecentGame(30, 31)]
+    assert estimates.opponent_share(bots[30], bots, recent) == 0.0

@@ -77,6 +77,14 @@ class RatingPool:
         down = others.filter(mu__lt=mu).order_by("-mu", "-version_id")[:count]
         return self._candidates(up) + self._candidates(down)
 
+    def around(self, candidate: matchmaking_logic.Candidate, count: int) -> list[matchmaking_logic.Candidate]:
+        """The candidates nearest `candidate` in mu, of every owner: up to `count` at or above its mu and
+        up to `count` below (two ranges of `rating_near_mu`; `estimates.opponent_share` reads them)."""
+        mu = candidate.rating.mu
+        up = self.rows.filter(mu__gte=mu).order_by("mu", "version_id")[:count]
+        down = self.rows.filter(mu__lt=mu).order_by("-mu", "-version_id")[:count]
+        return self._candidates(up) + self._candidates(down)
+
 
 def candidates(game: str) -> tuple[list[matchmaking_logic.Candidate], dict[int, BotVersion]]:
     """Every ranked version of `game` as pairing sees them (one query): for small ladders, checks

@@ -25,7 +25,7 @@ from armada_web.ladder import league
 from armada_web.ladder.logic import estimates, ratings
 from armada_web.ladder.logic import matchmaking as matchmaking_logic
 from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
-from armada_web.ladder.matchmaking import RatingPool, unit
+from armada_web.ladder.matchmaking import RatingPool, recent_games, unit
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import Match, MatchKind, MatchStatus
@@ -304,16 +304,22 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
                                   participants__version=version).exists()
     games, sigma = (rating.games, rating.sigma) if rating else (0, ratings.SIGMA)
+    share: float | None = None
     if rating is None or rating.last_played is None:
         place = Rating.objects.filter(RANKED, game=version.bot.game, last_played__isnull=True,
                                       version_id__lt=version.pk).count()
         priority = math.inf
     else:
         place = 0
-        candidate = matchmaking_logic.Candidate(version.pk, 0, ratings.Skill(rating.mu, rating.sigma), rating.games,
-                                                rating.last_played, rating.due)
+        owner = version.bot.owner_id or 0
+        candidate = matchmaking_logic.Candidate(version.pk, owner, ratings.Skill(rating.mu, rating.sigma),
+                                                rating.games, rating.last_played, rating.due, version.bot.team_id)
         priority = matchmaking_logic.priority(candidate, now, queue.idle_unit)
-    seconds = 0.0 if flying else estimates.next_game(queue, priority=priority, place=place)
+        if not flying:  # how often the matchmaker names it as opponent: its neighbours in mu (a few reads)
+            game = version.bot.game
+            share = estimates.opponent_share(candidate, RatingPool(game).around(candidate, estimates.AROUND),
+                                             recent_games(game))
+    seconds = 0.0 if flying else estimates.next_game(queue, priority=priority, place=place, share=share)
     settled = estimates.settled(queue, priority=priority, games=games, sigma=sigma, place=place, flying=flying,
                                 fresh=rating is None or not rating.placed)
     return NextGame(round(seconds, 1), settled=round(settled, 1) if games < PROVISIONAL_GAMES else None)

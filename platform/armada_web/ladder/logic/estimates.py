@@ -5,9 +5,14 @@ bench/surge.py calls these same functions on a simulated deadline day and measur
 against what then happens. The model follows the seed order of `matchmaking.pick_bounded`: a
 candidate becomes the seed when its priority reaches the priority the matchmaker is picking at
 now (the head of the seed order, `Queue.head_priority`); every candidate's priority grows at one
-per `idle_unit` seconds, so that takes (head - its priority) x idle_unit. Meanwhile it may be
-picked as another seed's opponent, about `per_second / candidates` times a second (the first of
-the two comes first), and a match once made waits behind the ranked matches already queued.
+per `idle_unit` seconds, so that takes (head - its priority) x idle_unit, which counts down as
+it waits. Meanwhile it may be picked as another seed's opponent (the first of the two comes
+first): `per_second` x its share of the picks, `opponent_share`: of its neighbours in mu, those
+that as seed would choose it now (`matchmaking.pick_opponent`), over the candidates. Each seed
+takes its nearest in mu, so a bot far above or below the rest is seldom or never chosen; the even
+share (`per_second / candidates`, still the model for a provisional version's games) capped its
+wait at candidates / per_second however far its turn as seed was (a live site's top bot: "in about
+17-20 s" for 72 s, played after 83 s). A match once made waits behind the ranked matches queued.
 A version that has never played is a seed before every other (`priority` is infinite): its
 wait is its place among those (each match takes at least one) at the measured rate. A rating
 is settled once it is no longer provisional (`ratings.PROVISIONAL_GAMES` games): each game
@@ -20,10 +25,19 @@ never less than one ranked match start at the measured pace.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from armada_web.ladder.logic.matchmaking import PROVISIONAL_HEAD, PROVISIONAL_STEP, bonus
+from armada_web.ladder.logic.matchmaking import (
+    NEAR,
+    PROVISIONAL_HEAD,
+    PROVISIONAL_STEP,
+    Candidate,
+    MemoryPool,
+    RecentGame,
+    bonus,
+    pick_opponent,
+)
 from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
 
 #: The window over which provisional versions' counted games are measured, seconds.
@@ -34,6 +48,9 @@ ENOUGH = 20
 #: version's own pace (else only the share of the games they got together): one version's whole
 #: settling (PROVISIONAL_GAMES games), so that on a small site the next version already uses it.
 PACE_ENOUGH = PROVISIONAL_GAMES - 1
+#: The candidates nearest a version in mu read on each side for `opponent_share`: its neighbours'
+#: neighbours (NEAR each) and a few more for those of its owner or team, which it never meets.
+AROUND = 3 * NEAR
 
 
 @dataclass(frozen=True)
@@ -130,25 +147,44 @@ def provisional_priority(games: int, sigma: float) -> float:
     return max(bonus(games, sigma), PROVISIONAL_HEAD - (games - 1) * PROVISIONAL_STEP)
 
 
-def _seed_wait(queue: Queue, priority: float) -> float:
-    """Seconds until a candidate of `priority` (idle units, finite) is first picked, as seed or opponent."""
+def opponent_share(bot: Candidate, around: Sequence[Candidate], recent: Sequence[RecentGame] = ()) -> float:
+    """The share of the matchmaker's picks that name `bot` as the opponent, from its neighbours in mu:
+    of the candidates that may be a seed (each about as often), how many would choose it now
+    (`matchmaking.pick_opponent` over their NEAR nearest on each side, with the `recent` games'
+    repeat penalty), over the candidates `around` it. `around`: the candidates nearest `bot` in mu, of
+    every owner, at least 2 x NEAR on each side where there are (so each of its neighbours' own
+    neighbours are among them); 0.0 when no neighbour would choose it (the top of a ladder far above
+    the next, say: it then plays as a seed)."""
+    pool = MemoryPool([c for c in around if c.id != bot.id] + [bot])
+    chosen = 0
+    for seed in pool.near(bot, NEAR):
+        best = pick_opponent(seed, pool.near(seed, NEAR), recent)
+        chosen += best is not None and best.id == bot.id
+    return chosen / len(pool.by_id)
+
+
+def _seed_wait(queue: Queue, priority: float, share: float | None = None) -> float:
+    """Seconds until a candidate of `priority` (idle units, finite) is first picked, as seed or opponent;
+    `share`: of the picks, those naming it as opponent (`opponent_share`; None: as many as any other's)."""
     as_seed = max(0.0, queue.head_priority - priority) * queue.idle_unit
-    as_opponent = queue.per_second / max(1, queue.candidates)  # picks a second that name it as opponent
+    as_opponent = queue.per_second * (1 / max(1, queue.candidates) if share is None else share)
     if as_opponent <= 0:
         return as_seed
     return (1 - math.exp(-as_opponent * as_seed)) / as_opponent
 
 
-def next_game(queue: Queue, *, priority: float, place: int = 0, flying: bool = False) -> float:
+def next_game(queue: Queue, *, priority: float, place: int = 0, flying: bool = False,
+              share: float | None = None) -> float:
     """Seconds until the candidate's next ranked game starts: `priority` now (math.inf: never
     played, then `place` is how many never-played candidates are ahead of it), `flying` when a
-    ranked match of it is queued or running already (its wait is that queue's)."""
+    ranked match of it is queued or running already (its wait is that queue's), `share` the picks
+    naming it as opponent (`opponent_share`; None: an even share)."""
     behind = queue.queued / queue.per_second
     if flying:
         return behind / 2
     if math.isinf(priority):
         return (place + 1) / queue.per_second + behind
-    return _seed_wait(queue, priority) + behind
+    return _seed_wait(queue, priority, share) + behind
 
 
 def settled(queue: Queue, *, priority: float, games: int, sigma: float, place: int = 0,
