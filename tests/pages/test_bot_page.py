@@ -167,6 +167,11 @@ def test_two_versions_compared_against_the_same_opponents(client, arena, valid_v
     assert "Choose two different versions" in page(client, f"/bots/{arena.alpha.bot_id}/?a=1&b=1")
     evil = page(client, f"/bots/{arena.alpha.bot_id}/?a=<script>&b=1")
     assert "no version &lt;script&gt;" in evil and "<script>&" not in evil
+    from armada_web.bots import services
+
+    services.upload_version(bot=arena.alpha.bot, user=arena.alice, filename="main.py", data=b"print('v3')\n")
+    fresh = page(client, f"/bots/{arena.alpha.bot_id}/?a=3&b=1")  # just uploaded: nothing in common yet
+    assert "v3 and v1 have met no opponent in common yet" in fresh and "won 0 of 0" not in fresh  # (a trial)
 
 
 def test_records_and_comparisons_are_counted_in_the_database(arena, valid_version, django_assert_max_num_queries):

@@ -4,6 +4,7 @@ each version began, and a league race's counts that agree with its league record
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -81,6 +82,21 @@ def test_the_bot_page_explains_its_recent_matches_and_links_its_chart(client, pa
     assert [float(x) for x in marks] == [float(dots[0]), float(dots[2])]
     # beside their marks: v1 right of the first point, v2 (begun at the last point) left of it
     assert [(float(x), text) for x, text in labels] == [(float(dots[0]) + 3, "v1"), (float(dots[2]) - 3, "v2")]
+
+
+def test_labels_of_versions_begun_a_few_games_apart_never_overlap():
+    """Seen on deadline day: versions uploaded seconds apart drew "v v4" and "vv6" on the chart."""
+    from armada_web.pages.chart import CHAR, MARK_ROWS, line_chart
+
+    svg = str(line_chart([float(i % 7) for i in range(300)], marks=[(i, f"v{i + 1}") for i in range(12)]))
+    labels = re.findall(r'<text class="chart-label chart-mark-label" x="([\d.]+)" y="([\d.]+)"[^>]*>(v\d+)</text>', svg)
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for x, y, text in labels:
+        rows.setdefault(y, []).append((float(x), float(x) + CHAR * len(text)))
+    assert 1 < len(rows) <= MARK_ROWS and 3 < len(labels) < 12  # stacked, and what has no room is left out
+    for spans in rows.values():
+        assert all(a_end < b_start for (_a, a_end), (b_start, _b) in itertools.pairwise(spans))
+    assert svg.count('class="chart-mark"') == 12  # every version's line stays
 
 
 def test_version_labels_are_drawn_over_the_line_and_never_past_the_right_edge():

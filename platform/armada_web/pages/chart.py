@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from django.utils.html import format_html, format_html_join
@@ -60,11 +61,8 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
     shown = [(points[i][0], text) for i, text in marks if 0 <= i < len(points)]
     version_marks = format_html_join("", '<line class="chart-mark" x1="{0}" y1="{1}" x2="{0}" y2="{2}"/>',
                                      ((x, TOP, bottom) for x, _text in shown))
-    # Their labels over the line and its dots (a halo keeps them readable there), right of their mark
-    # or, where that would pass the image's edge, left of it.
-    mark_labels = format_html_join("", '<text class="chart-label chart-mark-label" x="{}" y="{}"{}>{}</text>', (
-        (x + 3, TOP + 9, "", text) if x + 3 + CHAR * len(text) <= WIDTH
-        else (x - 3, TOP + 9, mark_safe(' text-anchor="end"'), text) for x, text in shown))
+    mark_labels = format_html_join("", '<text class="chart-label chart-mark-label" x="{}" y="{}"{}>{}</text>',
+                                   _mark_labels(shown))
     grid = format_html_join("", '<line class="chart-grid" x1="{0}" y1="{1}" x2="{2}" y2="{1}"/>'
                                 '<text class="chart-label" x="{3}" y="{4}" text-anchor="end">{5}</text>',
                             ((left, y, WIDTH - RIGHT, left - 6, y + 4, text)
@@ -83,6 +81,32 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
         '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}{}{}'
         '<polyline class="chart-line" points="{}"/>{}{}</svg>',
         WIDTH, HEIGHT, title, title, grid, axes, version_marks, line, dots, mark_labels)
+
+
+#: Rows of mark labels, one under the other, for marks too close for their labels to stand side by side.
+MARK_ROWS = 3
+
+
+_END = mark_safe(' text-anchor="end"')
+
+
+def _mark_labels(shown: Sequence[tuple[float, str]]) -> list[tuple[float, float, str, str]]:
+    """(x, y, anchor attribute, text) of each mark's label: over the line and its dots (a halo keeps
+    them readable there), right of its mark or, where that would pass the image's edge, left of it;
+    in the first of MARK_ROWS rows where it overlaps no label before it (versions started a few
+    games apart: "v v4" before), and left out when none has room (its line stays)."""
+    ends = [-math.inf] * MARK_ROWS  # the right end of each row's last label
+    out: list[tuple[float, float, str, str]] = []
+    for x, text in shown:
+        width = CHAR * len(text)
+        right = x + 3 + width <= WIDTH
+        left, at, anchor = (x + 3, x + 3, "") if right else (x - 3 - width, x - 3, _END)
+        row = next((r for r, end in enumerate(ends) if left > end + 2), None)
+        if row is None:
+            continue
+        ends[row] = left + width
+        out.append((at, TOP + 9 + 11 * row, anchor, text))
+    return out
 
 
 def version_starts(versions: Sequence[int]) -> list[tuple[int, str]]:
