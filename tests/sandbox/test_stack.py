@@ -46,6 +46,7 @@ options.intra_op_num_threads = int(os.environ.get("OMP_NUM_THREADS", "1"))
 options.inter_op_num_threads = 1
 session = ort.InferenceSession("/tmp/policy.onnx", options, providers=["CPUExecutionProvider"])
 onnx_out = session.run(None, {"obs": x.numpy()})[0]
+plain = ort.InferenceSession("/tmp/policy.onnx", providers=["CPUExecutionProvider"]).get_session_options()
 with torch.no_grad():
     torch_out = net(x).numpy()
     copy_out = copy(x).numpy()
@@ -53,6 +54,7 @@ fit = LogisticRegression().fit(np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 0, 1,
 print(json.dumps({
     "versions": stack.installed_versions(),
     "torch_threads": torch.get_num_threads(),
+    "onnx_default_threads": [plain.intra_op_num_threads, plain.inter_op_num_threads],
     "env": {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")},
     "state_dict_equal": bool(np.array_equal(copy_out, torch_out)),
     "onnx_close": bool(np.allclose(onnx_out, torch_out, atol=1e-5)),
@@ -84,6 +86,7 @@ def test_the_stack_is_the_sdks_pinned_to_the_cpu_share_and_loads_both_model_form
         bot.close()
     assert report["versions"] == stack.SERVER  # what `armada env` and the docs say is what bots get
     assert share == 1 and report["torch_threads"] == share
+    assert report["onnx_default_threads"] == [share, 1]  # a session without options: not the host's cores
     assert report["env"] == {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     assert report["state_dict_equal"] and report["onnx_close"] and report["sklearn"] == 1
     assert peak is not None and 100 << 20 < peak < bot.limits.memory_bytes  # the stack alone: ~170 MiB
