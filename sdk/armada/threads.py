@@ -8,7 +8,8 @@ start dozens of threads in a sandbox that allows 64 processes and threads in all
 runs `install()` at every Python start (a `.pth` file, infra/images/bot/Dockerfile): the first
 `import onnxruntime` then gets an `InferenceSession` that fills in a count left at 0, with
 OMP_NUM_THREADS intra-op threads and one inter-op thread. A count the bot sets is its own.
-Standard library only: it runs before anything else in every bot.
+Standard library only, and importing nothing of `armada`: the image holds a copy of this file as
+the top-level module `_armada_threads`, so a bot's own `armada.py` still shadows the SDK.
 """
 
 from __future__ import annotations
@@ -54,14 +55,21 @@ def pin(ort: Any) -> None:
 
 
 class _Finder(MetaPathFinder):
-    """Finds onnxruntime as Python would, and pins it once it is loaded."""
+    """Finds onnxruntime as Python would, and pins it once it is loaded. It stays until then: a
+    search that imports nothing (`importlib.util.find_spec`, as `torch.compile` makes) must not
+    use it up."""
+
+    searching = False
 
     def find_spec(self, name: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
-        if name != MODULE:
+        if name != MODULE or self.searching:
             return None
-        sys.meta_path.remove(self)  # one import: the search below, and any later one, are Python's own
-        spec = find_spec(name)
+        self.searching = True  # the search below is Python's own
+        try:
+            spec = find_spec(name)
+        finally:
+            self.searching = False
         if spec is not None and spec.loader is not None:
             spec.loader = _Pinning(spec.loader)
         return spec
@@ -79,6 +87,7 @@ class _Pinning(Loader):
     def exec_module(self, module: ModuleType) -> None:
         self.loader.exec_module(module)
         pin(module)
+        sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _Finder)]
 
     def __getattr__(self, name: str) -> Any:  # the rest of the loader's own (its resources, its files)
         return getattr(self.loader, name)

@@ -28,6 +28,7 @@ choose_base
 rm -rf "$BUILD"
 mkdir -p "$BUILD/wheels"
 cp "$HERE/Dockerfile" "$BUILD/Dockerfile"
+cp "$ROOT/sdk/armada/threads.py" "$BUILD/_armada_threads.py"  # (see the Dockerfile)
 say "building the SDK wheel from sdk/ with $PYTHON"
 # Offline first (needs setuptools and wheel on the host); else pip fetches the build backend.
 "$PYTHON" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$BUILD/wheels" "$ROOT/sdk" 2>/dev/null \
