@@ -372,7 +372,7 @@ class Run:
                 continue
             c = self.pool.by_id[bot]
             priority = mm.priority(c, at(now), queue.idle_unit)
-            share = estimates.opponent_share(c, self.around(c), list(self.recent))
+            share = estimates.opponent_share(c, self.around(c), list(self.recent), candidates=queue.candidates)
             place = bisect.bisect_left(self.pool._mu, (c.rating.mu, c.id)) / len(self.pool._mu)
             if not 0.1 <= place < 0.9:
                 self.edge.add((bot, now))

@@ -140,16 +140,17 @@ def test_the_top_bot_far_above_the_rest_is_never_an_opponent_and_waits_its_turn_
     and that counts down as its priority grows."""
     bots = ladder_of([20.0 + 0.2 * i for i in range(30)] + [40.0])
     top = bots[-1]
-    assert estimates.opponent_share(top, bots) == 0.0
+    assert estimates.opponent_share(top, bots, candidates=len(bots)) == 0.0
     # the matchmaker agrees: whichever bot is the seed, its opponent is never the top one
     pool = MemoryPool(bots)
     assert all(pick_opponent(seed, pool.near(seed, NEAR)) != top for seed in bots[:-1])
     q = queue(candidates=31, per_second=1.0, queued=0, head_priority=1.0, idle_unit=225.0)
-    wait = estimates.next_game(q, priority=0.6, share=estimates.opponent_share(top, bots))
+    wait = estimates.next_game(q, priority=0.6, share=estimates.opponent_share(top, bots, candidates=len(bots)))
     assert wait == pytest.approx(0.4 * 225.0)  # 90 s: its turn as seed
     assert estimates.next_game(q, priority=0.6) < 31 < wait / 2  # the even share: about 29 s
     # 20 s later: 20 s less
-    later = estimates.next_game(q, priority=0.6 + 20 / 225.0, share=estimates.opponent_share(top, bots))
+    share = estimates.opponent_share(top, bots, candidates=len(bots))
+    later = estimates.next_game(q, priority=0.6 + 20 / 225.0, share=share)
     assert later == pytest.approx(wait - 20.0)
 
 
@@ -159,11 +160,28 @@ def test_the_opponent_shares_follow_the_nearest_in_mu_and_add_up_to_one_pick() -
     the bottom (farther from the next than that one is from its own neighbour) none."""
     mus = [10.0] + [20.0 + 0.1 * i for i in range(60)]
     bots = ladder_of(mus)
-    shares = [estimates.opponent_share(b, bots) for b in bots]
+    shares = [estimates.opponent_share(b, bots, candidates=len(bots)) for b in bots]
     assert sum(shares) == pytest.approx(1.0)
     assert shares[0] == 0.0
     assert shares[30] == pytest.approx(1 / len(bots), abs=1 / len(bots))
     # a bot met just now is met less: the repeat penalty sends its neighbours elsewhere
     assert shares[30] > 0
     recent = [RecentGame(29, 30), RecentGame(30, 31)]
-    assert estimates.opponent_share(bots[30], bots, recent) == 0.0
+    assert estimates.opponent_share(bots[30], bots, recent, candidates=len(bots)) == 0.0
+
+
+def test_on_a_ladder_larger_than_the_window_the_shares_still_add_up_to_one_pick() -> None:
+    """The window read around a bot (AROUND on each side) is not the ladder: each bot's share is of
+    the whole ladder's picks (a review: divided by the window, a 1,000-bot ladder's shares added up to
+    14 picks and a middle bot's wait came out at a ninth of its own)."""
+    bots = ladder_of([20.0 + 0.01 * i for i in range(400)])
+    ranked = sorted(bots, key=lambda b: b.rating.mu)
+
+    def window(i: int) -> list[Candidate]:
+        return ranked[max(0, i - estimates.AROUND):i + estimates.AROUND + 1]
+
+    shares = [estimates.opponent_share(b, window(i), candidates=len(bots)) for i, b in enumerate(ranked)]
+    assert sum(shares) == pytest.approx(1.0)
+    pool = MemoryPool(bots)
+    picked = sum(pick_opponent(seed, pool.near(seed, NEAR)) == ranked[200] for seed in bots)
+    assert shares[200] == pytest.approx(picked / len(bots))

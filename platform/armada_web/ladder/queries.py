@@ -318,7 +318,7 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
         if not flying:  # how often the matchmaker names it as opponent: its neighbours in mu (a few reads)
             game = version.bot.game
             share = estimates.opponent_share(candidate, RatingPool(game).around(candidate, estimates.AROUND),
-                                             recent_games(game))
+                                             recent_games(game), candidates=queue.candidates)
     seconds = 0.0 if flying else estimates.next_game(queue, priority=priority, place=place, share=share)
     settled = estimates.settled(queue, priority=priority, games=games, sigma=sigma, place=place, flying=flying,
                                 fresh=rating is None or not rating.placed)

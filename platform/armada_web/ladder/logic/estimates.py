@@ -147,20 +147,21 @@ def provisional_priority(games: int, sigma: float) -> float:
     return max(bonus(games, sigma), PROVISIONAL_HEAD - (games - 1) * PROVISIONAL_STEP)
 
 
-def opponent_share(bot: Candidate, around: Sequence[Candidate], recent: Sequence[RecentGame] = ()) -> float:
+def opponent_share(bot: Candidate, around: Sequence[Candidate], recent: Sequence[RecentGame] = (), *,
+                   candidates: int) -> float:
     """The share of the matchmaker's picks that name `bot` as the opponent, from its neighbours in mu:
-    of the candidates that may be a seed (each about as often), how many would choose it now
+    of the `candidates` of the whole ladder, each a seed about as often, how many would choose it now
     (`matchmaking.pick_opponent` over their NEAR nearest on each side, with the `recent` games'
-    repeat penalty), over the candidates `around` it. `around`: the candidates nearest `bot` in mu, of
-    every owner, at least 2 x NEAR on each side where there are (so each of its neighbours' own
-    neighbours are among them); 0.0 when no neighbour would choose it (the top of a ladder far above
-    the next, say: it then plays as a seed)."""
+    repeat penalty), over `candidates`. `around`: the candidates nearest `bot` in mu, of every owner,
+    AROUND on each side where there are (so each of its neighbours' own neighbours are among them,
+    with room for those of its owner or team); 0.0 when no neighbour would choose it (the top of a
+    ladder far above the next, say: it then plays as a seed)."""
     pool = MemoryPool([c for c in around if c.id != bot.id] + [bot])
     chosen = 0
     for seed in pool.near(bot, NEAR):
         best = pick_opponent(seed, pool.near(seed, NEAR), recent)
         chosen += best is not None and best.id == bot.id
-    return chosen / len(pool.by_id)
+    return chosen / max(candidates, len(pool.by_id))
 
 
 def _seed_wait(queue: Queue, priority: float, share: float | None = None) -> float:
