@@ -66,17 +66,28 @@ def test_a_version_is_fingerprinted_once_its_validation_commits(uploaded, monkey
     assert row.text_files == ([] if status == "valid" else ["main.py"])  # a source that does not parse: as text
 
 
-def test_only_a_budget_of_a_versions_sources_is_fingerprinted(uploaded):
-    """A megabyte `.py` file is cut at SOURCE_BUDGET: tokenizing it whole took a worker seconds and
-    hundreds of MiB per MiB of source."""
-    from armada_web.integrity.fingerprints import SOURCE_BUDGET, fingerprint_version, sources
+def test_only_a_budget_of_a_versions_sources_is_fingerprinted_and_the_rest_is_named(uploaded, make_user, client):
+    """A megabyte `.py` file is cut at SOURCE_FILE_BUDGET (tokenizing it whole took a worker seconds and
+    hundreds of MiB per MiB of source), and what was not read is kept and listed on the report,
+    since padding a bot with Python is how copied code could hide past the budget."""
+    from armada_web.integrity.fingerprints import SOURCE_FILE_BUDGET, fingerprint_version, read_sources
+    from armada_web.integrity.queries import partly_read
 
     source = samples.ORIGINAL + "TABLE = [\n" + "    1, 2, 3, 4, 5, 6, 7, 8,\n" * 60_000 + "]\n"  # 1.7 MB
     version = uploaded(source)
-    read = sources(version)
-    assert read == {"main.py": source[:SOURCE_BUDGET]}
+    assert read_sources(version) == ({"main.py": source[:SOURCE_FILE_BUDGET]}, ["main.py"])
     row = fingerprint_version(version=version)
-    assert row is not None and row.tokens < SOURCE_BUDGET  # the whole file: over a million tokens
+    assert row is not None and row.tokens < SOURCE_FILE_BUDGET and row.unread == ["main.py"]  # whole: a million
+    small = uploaded(samples.ORIGINAL, name="small")
+    assert fingerprint_version(version=small).unread == []
+    from armada_web.bots.models import BotVersion
+
+    BotVersion.objects.filter(pk__in=[version.pk, small.pk]).update(status="valid")
+    assert [(p.version.pk, p.unread) for p in partly_read(season=None)] == [(version.pk, ["main.py"])]
+    staff = make_user("staff", is_staff=True)
+    client.force_login(staff)
+    page = client.get("/staff/integrity/").content.decode()
+    assert "Sources not all compared" in page and f"/bots/{version.bot_id}/versions/1/" in page
 
 
 def test_a_version_in_error_is_fingerprinted_too(uploaded, monkeypatch, armada, django_capture_on_commit_callbacks):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from armada.botspec import BotSpecError
-from armada_web.storage.archives import check_upload, read_files, unpack
+from armada_web.storage.archives import check_upload, read_bounded, read_files, unpack
 from tests.storage.test_archive_names import zipped
 
 
@@ -32,15 +32,22 @@ def test_read_files_checks_the_archive_again() -> None:
         read_files(archive=b"not a zip")
 
 
-def test_a_budget_reads_the_smallest_files_first_and_cuts_the_one_that_reaches_it(tmp_path: Path) -> None:
-    """The integrity checks read at most a budget of a version's sources: a file of megabytes
-    neither fills the reader's memory nor hides the small files beside it."""
+def test_bounds_read_the_entry_first_then_the_smallest_and_name_what_they_cut(tmp_path: Path) -> None:
+    """The integrity checks read a bounded part of a version's sources: a file of megabytes neither
+    fills the reader's memory nor hides the small files beside it, padding cannot push main.py out,
+    and what is cut or left out is named."""
     big = b"x = 1\n" * 400_000  # 2.4 MB, compresses to little
-    upload = zipped([("main.py", b"import helpers\n"), ("a_tables.py", big), ("helpers.py", b"X = 1\n" * 10)])
+    upload = zipped([("main.py", b"import helpers\n" * 20), ("a_tables.py", big), ("helpers.py", b"X = 1\n" * 10),
+                     *[(f"pad{i}.py", b"y = 2\n" * 4) for i in range(5)]])
     archive = check_upload(name="bot.zip", data=upload).archive
-    read = read_files(archive=archive, suffix=".py", budget=100)
-    assert read == {"main.py": b"import helpers\n", "helpers.py": b"X = 1\n" * 10, "a_tables.py": big[:25]}
+    found = read_bounded(archive=archive, suffix=".py", budget=400, file_budget=100, first=("main.py",))
+    assert found.files["main.py"] == (b"import helpers\n" * 20)[:100]  # first, cut at the file budget
+    assert [path for path in found.files if path.startswith("pad")] == [f"pad{i}.py" for i in range(5)]
+    assert found.files["helpers.py"] == b"X = 1\n" * 10 and found.files["a_tables.py"] == big[:100]
+    assert found.unread == ["a_tables.py", "main.py"]
+    tight = read_bounded(archive=archive, suffix=".py", budget=150, first=("main.py",))
+    assert list(tight.files) == ["main.py"] and "helpers.py" in tight.unread  # the budget spent on main.py
     stored = tmp_path / "archive.zip"
     stored.write_bytes(archive)
     with stored.open("rb") as handle:  # a stored file, read through without holding the archive
-        assert read_files(archive=handle, suffix=".py", budget=15) == {"main.py": b"import helpers\n"}
+        assert read_bounded(archive=handle, suffix=".py").files == read_files(archive=archive, suffix=".py")

@@ -18,6 +18,8 @@ class Fingerprint(models.Model):
     count = models.PositiveIntegerField(default=0, help_text="how many hashes")
     tokens = models.PositiveIntegerField(default=0, help_text="normalised tokens of the sources")
     text_files = models.JSONField(default=list, blank=True, help_text="files read as text: they did not tokenize")
+    unread = models.JSONField(default=list, blank=True, help_text="its .py files cut or left out at the reading "
+                              "budget (integrity.fingerprints.SOURCE_BUDGET): not all compared")
     scheme = models.PositiveSmallIntegerField(help_text="integrity.logic.fingerprints.SCHEME when computed")
     computed_at = models.DateTimeField(auto_now=True)
 

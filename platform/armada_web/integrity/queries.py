@@ -13,9 +13,17 @@ from django.urls import NoReverseMatch, reverse
 
 from armada_web.bots.models import BotVersion
 from armada_web.integrity import tasks
+from armada_web.integrity.copies import scope
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
-from armada_web.integrity.models import AuditEntry, Disqualification, Finding, FindingKind, FindingStatus
+from armada_web.integrity.models import (
+    AuditEntry,
+    Disqualification,
+    Finding,
+    FindingKind,
+    FindingStatus,
+    Fingerprint,
+)
 from armada_web.seasons.models import Entry, Season
 from armada_web.teams.models import Membership
 from armada_web.web.errors import NotFound
@@ -92,6 +100,24 @@ def entered_versions(*, season: Season | None) -> set[str]:
     if season is None:
         return set()
     return {f"version:{ref}" for ref in Entry.objects.filter(season=season).values_list("version_ref", flat=True)}
+
+
+@dataclass(frozen=True)
+class PartlyRead:
+    """A version whose sources were not all fingerprinted: the paths cut or left out."""
+
+    version: BotVersion
+    unread: list[str]
+
+
+def partly_read(*, season: Season | None) -> list[PartlyRead]:
+    """The versions the copy check is about (`copies.scope`) whose sources were past the reading
+    budget (`Fingerprint.unread`): what the check did not read, where copied code could hide."""
+    rows = list(Fingerprint.objects.exclude(unread=[]).select_related("version__bot").order_by("version_id"))
+    if not rows:
+        return []
+    about = set(scope(season))
+    return [PartlyRead(row.version, list(row.unread)) for row in rows if row.version_id in about]
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ def report(request: HttpRequest) -> HttpResponse:
                "audit": queries.audit(season=season),
                "disqualified": queries.disqualifications(season=season) if season else [],
                "done": _done(season), "entered": queries.entered_versions(season=season),
+               "partly_read": queries.partly_read(season=season),
                "draft": request.session.pop(DRAFT, None)}
     return render(request, "integrity/report.html", context)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import io
+import math
 import os
 import tempfile
 import zipfile
@@ -276,23 +277,42 @@ def unpack(*, archive: bytes | IO[bytes], dest: str, mode: int = 0o644) -> int:
     return written
 
 
-def read_files(*, archive: bytes | IO[bytes], suffix: str = "", budget: int | None = None) -> dict[str, bytes]:
+def read_files(*, archive: bytes | IO[bytes], suffix: str = "") -> dict[str, bytes]:
     """The files of a stored archive (bytes, or a seekable binary file) whose path ends with `suffix`,
-    in memory by path (`a/b.py`): for reading the code (the integrity checks), never for running it.
-    With `budget`, at most that many bytes in all: the smallest files first, whole, and the one
-    that reaches the budget cut there (a file of megabytes cannot make its reader hold them)."""
+    in memory by path (`a/b.py`): for reading the code (the integrity checks), never for running it."""
+    return read_bounded(archive=archive, suffix=suffix).files
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """What `read_bounded` read: the files by path, and the paths it cut or left out."""
+
+    files: dict[str, bytes]
+    unread: list[str]
+
+
+def read_bounded(*, archive: bytes | IO[bytes], suffix: str = "", budget: int | None = None,
+                 file_budget: int | None = None, first: tuple[str, ...] = ()) -> Bounded:
+    """`read_files` within bounds: at most `file_budget` bytes of a file (the rest cut) and
+    `budget` in all, the paths of `first` first, then the smallest files; what is cut or left
+    out is named in `unread` (a file of megabytes cannot make its reader hold them)."""
     handle: IO[bytes] = io.BytesIO(archive) if isinstance(archive, bytes | bytearray) else archive
     size = _size_of(handle)
     with open_zip(handle, size, stored_limits()) as src:
         members = [(info, "/".join(parts)) for info, parts in check_zip(src, size, stored_limits())
                    if not info.is_dir() and "/".join(parts).endswith(suffix)]
-        if budget is None:
-            return {path: src.read(info) for info, path in members}
+        members.sort(key=lambda member: (member[1] not in first, member[0].file_size, member[1]))
+        left = math.inf if budget is None else budget
         read: dict[str, bytes] = {}
-        for info, path in sorted(members, key=lambda member: (member[0].file_size, member[1])):
-            if budget <= 0:
-                break
+        unread: list[str] = []
+        for info, path in members:
+            wanted = min(left, math.inf if file_budget is None else file_budget)
+            if wanted <= 0:
+                unread.append(path)
+                continue
             with src.open(info) as member:
-                read[path] = member.read(budget)
-            budget -= len(read[path])
-        return read
+                read[path] = member.read(-1 if math.isinf(wanted) else int(wanted))
+            left -= len(read[path])
+            if len(read[path]) < info.file_size:
+                unread.append(path)
+        return Bounded(read, sorted(unread))
