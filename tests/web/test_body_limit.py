@@ -62,3 +62,51 @@ def test_an_upload_address_takes_an_upload_from_who_may_upload(make_user, api):
     assert refused.status_code == 413 and "upload too large (the request)" in refused.content.decode()
     by_api = api(owner).post(f"/api/bots/{bot.pk}/versions/", data=over, content_type=kind)
     assert by_api.status_code == 413 and by_api.json()["detail"].startswith("upload too large (the request)")
+
+
+def test_a_body_read_through_paced_input_times_out_at_its_deadline():
+    """On gunicorn every body is read through PacedInput: a client that declares a body and stops
+    sending holds a web thread until BODY_GRACE_S plus the body at BODY_PACE, no longer; the view's
+    read then fails (UnreadablePostError in Django), answered 408 (`BodyLimit.process_exception`)."""
+    import socket
+    import time
+
+    from armada_web.web.inputs import BODY_GRACE_S, BODY_PACE, paced
+
+    server, client = socket.socketpair()
+    try:
+        client.sendall(b"12345")
+        seen: dict[str, object] = {}
+
+        def app(environ, start_response):
+            stream = environ["wsgi.input"]
+            seen["deadline"] = stream.deadline - time.monotonic()
+            seen["first"] = stream.read(5)
+            stream.hurry(0.3)  # (instead of waiting out BODY_GRACE_S)
+            began = time.monotonic()
+            try:
+                stream.read(5)
+            except TimeoutError:
+                seen["waited"] = time.monotonic() - began
+            return [b""]
+
+        reader = server.makefile("rb")
+        paced(app)({"gunicorn.socket": server, "CONTENT_LENGTH": str(BODY_PACE * 2), "wsgi.input": reader}, None)
+        assert seen["first"] == b"12345" and 0.2 < seen["waited"] < 2  # type: ignore[operator]
+        assert BODY_GRACE_S + 1.5 < seen["deadline"] <= BODY_GRACE_S + 2  # type: ignore[operator]
+        assert server.gettimeout() is None  # as before, for the answer's writes
+    finally:
+        server.close()
+        client.close()
+
+
+def test_a_body_that_did_not_arrive_in_time_is_a_408(api, make_user):
+    from unittest import mock
+
+    from django.http import UnreadablePostError
+
+    client = api(make_user("slow"))
+    with mock.patch("armada_web.api.bots.BotViewSet.create", side_effect=UnreadablePostError("timed out")):
+        answer = client.post("/api/bots/", {"name": "slow-bot", "game": "galaxy"}, format="json")
+    assert answer.status_code == 408 and answer["Connection"] == "close"
+    assert answer.json() == {"detail": "the request's body did not arrive in time: send it again"}

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.forms import Form
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.urls import NoReverseMatch, Resolver404, reverse
@@ -80,14 +80,25 @@ class BodyLimit:
     """Middleware: refuse a request whose declared body is larger than its view takes
     (`web.inputs.body_limit`), with 413, before anything reads it. Its `process_view` runs before
     the CSRF middleware's, which reads a form's whole body (a file part to a temporary file) to find
-    the token: without it a client could make any form's address read and store gigabytes.
-    What the body holds is then read and dropped (`web.inputs.DrainUnreadBody`), never stored."""
+    the token: without it a client could make any form's address read and store gigabytes. The
+    answer to a form's address closes the connection at once; an upload's refusal is read to its
+    end (within `web.inputs.DRAIN_S`) and dropped, so an uploader sees the message."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        """A body that did not arrive in time (`web.inputs.PacedInput`): 408, and the connection closes."""
+        if not isinstance(exception, UnreadablePostError):
+            return None
+        message = "the request's body did not arrive in time: send it again"
+        answer = (JsonResponse({"detail": message}, status=408) if _api(request)
+                  else render(request, "pages/refused.html", {"message": message}, status=408))
+        answer["Connection"] = "close"
+        return answer
 
     def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
                      ) -> HttpResponse | None:
@@ -103,9 +114,11 @@ class BodyLimit:
                 check_request_size(content_length=length)
             except TooLarge as exc:
                 message = str(exc)
-        if _api(request):
-            return JsonResponse({"detail": message}, status=413)
-        return render(request, "pages/refused.html", {"message": message}, status=413)
+        answer = (JsonResponse({"detail": message}, status=413) if _api(request)
+                  else render(request, "pages/refused.html", {"message": message}, status=413))
+        if not upload_view(view):  # nobody sends a form that large: close at once, read nothing of it
+            answer["Connection"] = "close"
+        return answer
 
 
 # A POST-only address of the pages: the button that does it, the page it is on (a URL name taking

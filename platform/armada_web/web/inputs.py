@@ -12,6 +12,7 @@ query strings. A value they refuse is `Invalid` (400) or, in a path, no match (4
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -124,14 +125,21 @@ register_converter(IdConverter, "id")
 register_converter(UsernameConverter, "username")
 
 
+#: Seconds a refused request's unread body is read for at the most: a client that declares a body
+#: and sends it slowly, or not at all, holds a web thread no longer than this.
+DRAIN_S = 10.0
+
+
 class DrainUnreadBody:
     """Middleware (the outermost): read what a request's body still holds before its answer goes
-    out, up to `drain_limit()` bytes.
+    out, up to `drain_limit()` bytes and DRAIN_S seconds.
 
     A view that answers before reading the body (401, 404, or 413 for an upload far over the
     limit) leaves it unread; gunicorn then closes the connection with unread bytes, the kernel
     answers them with a reset, and a client still sending sees "connection reset" or "broken
-    pipe" instead of the answer. A body larger than the bound is not read: that connection closes.
+    pipe" instead of the answer. A body larger than the bound, one not read within DRAIN_S, or
+    an answer that says `Connection: close` already (`pages.errors.BodyLimit`'s to a form's
+    address) is not read on: that connection closes.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
@@ -140,15 +148,85 @@ class DrainUnreadBody:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         length = declared_length(request)
-        if length > drain_limit():
+        closing = response.get("Connection") == "close" or length > drain_limit()
+        if closing or (length > 0 and not _drained(request)):
             response["Connection"] = "close"
-        elif length > 0:
-            try:
-                while request.read(64 * 1024):
-                    pass
-            except (OSError, UnreadablePostError, RawPostDataException):
-                pass  # the client went away, or the body was read as a whole: nothing left to drain
         return response
+
+
+def _drained(request: HttpRequest) -> bool:
+    """Read what the body still holds, within DRAIN_S (`PacedInput` times the reads out on the web
+    server); whether all of it was read."""
+    stream = request.META.get("wsgi.input")
+    if isinstance(stream, PacedInput):
+        stream.hurry(DRAIN_S)
+    try:
+        while request.read(64 * 1024):
+            pass
+        return True
+    except RawPostDataException:  # the body was read as a whole: nothing left
+        return True
+    except (OSError, UnreadablePostError):  # the client went away, or was too slow
+        return False
+
+
+#: A request's body must arrive within BODY_GRACE_S plus its length at BODY_PACE bytes a second:
+#: a client that declares a body and sends it slowly, or not at all, holds a web thread no longer
+#: (gunicorn reads a body as it comes, and nothing in front of it buffers one).
+BODY_GRACE_S = 30.0
+BODY_PACE = 64 * 1024
+
+
+class PacedInput:
+    """`wsgi.input` on gunicorn with a deadline for the whole body: each read waits on the client's
+    socket only until then, and one past it raises TimeoutError (Django: UnreadablePostError, which
+    `pages.errors.BodyLimit` answers with 408)."""
+
+    def __init__(self, stream: Any, sock: Any, length: int) -> None:
+        self.stream, self.sock = stream, sock
+        self.deadline = time.monotonic() + BODY_GRACE_S + length / BODY_PACE
+
+    def hurry(self, seconds: float) -> None:
+        """Bring the deadline to `seconds` from now at the latest."""
+        self.deadline = min(self.deadline, time.monotonic() + seconds)
+
+    def _arm(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request's body did not arrive in time")
+        self.sock.settimeout(left)
+
+    def read(self, size: int | None = -1) -> bytes:
+        self._arm()
+        return self.stream.read(size)  # type: ignore[no-any-return]
+
+    def readline(self, size: int | None = -1) -> bytes:
+        self._arm()
+        return self.stream.readline(size)  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Any:
+        while line := self.readline():
+            yield line
+
+
+def paced(app: Callable[..., Any]) -> Callable[..., Any]:
+    """WSGI middleware: a request with a body reads it through `PacedInput` (on gunicorn, whose
+    environ holds the client's socket); the socket waits as before once the application returns."""
+    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        sock = environ.get("gunicorn.socket")
+        try:
+            length = max(0, int(environ.get("CONTENT_LENGTH") or 0))
+        except ValueError:
+            length = 0
+        if sock is None or not length:
+            return app(environ, start_response)
+        before = sock.gettimeout()
+        environ["wsgi.input"] = PacedInput(environ["wsgi.input"], sock, length)
+        try:
+            return app(environ, start_response)
+        finally:
+            sock.settimeout(before)
+    return application
 
 
 def declared_length(request: HttpRequest) -> int:
@@ -187,4 +265,4 @@ def body_limit(view: Callable[..., Any], *, signed_in: bool) -> int:
 
 def drain_limit() -> int:
     """The largest body `DrainUnreadBody` reads to the end: four times an upload's largest request."""
-    return 4 * (settings.ARMADA.upload_limit()[0] + 64 * 1024)
+    return 4 * (settings.ARMADA.upload_limit()[0] + ENVELOPE_BYTES)
