@@ -147,7 +147,7 @@ def default_name(spec: str) -> str:
 
 
 #: A bot's name on the site (the site's own rule; `armada submit --bot` and `armada challenge`).
-SITE_NAME_RE = re.compile(r"(?![0-9]+\Z)[A-Za-z0-9_-]{3,40}")
+SITE_NAME_RE = re.compile(r"(?![0-9]+$)[A-Za-z0-9_-]{3,40}")  # the site's bots.logic.names.NAME_RE
 SITE_NAME_RULE = "3 to 40 ASCII letters (a-z, A-Z), digits, '-' or '_', not digits alone"
 
 

@@ -570,6 +570,9 @@ def test_a_folder_name_the_site_refuses_asks_for_bot(name: str, tmp_path: Path, 
     # the name to pass is the one `armada new` suggested too (botinfo.site_name)
     suggested = {"ab": "ab-bot", "my.bot": "my_bot", "x" * 41: "x" * 40, "2026": "2026-bot"}[name]
     assert f"pass --bot NAME, e.g. --bot {suggested}\n" in err
+    # given with --bot, the same suggestion (a trial: --bot 2026 said only the rule)
+    assert main(["submit", str(tmp_path / name), "--bot", name]) == 2
+    assert capsys.readouterr().err.endswith(f"not digits alone, e.g. --bot {suggested}\n")
 
 
 def test_a_path_that_is_no_bot_is_refused_before_any_name_is_said(logged_in: FakeSite, tmp_path: Path,

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{3,40}")
+#: The one rule (the API's schema states it as its pattern; armada.cli.botinfo.SITE_NAME_RE is the
+#: SDK's copy): 3 to 40 of A-Z a-z 0-9 - _, not digits alone.
+NAME_RE = re.compile(r"(?![0-9]+$)[A-Za-z0-9_-]{3,40}")
 
 
 def name_problem(name: Any) -> str | None:
@@ -15,9 +17,9 @@ def name_problem(name: Any) -> str | None:
         return "a bot needs a name"
     if len(name) < 3 or len(name) > 40:
         return f"a bot name has 3 to 40 characters (this one has {len(name)})"
-    if not NAME_RE.fullmatch(name):
-        return "a bot name may hold only ASCII letters (a-z, A-Z), digits, '-' and '_'"
-    if name.isdigit():
+    if name.isascii() and name.isdigit():
         return (f"a bot name of digits alone reads as a bot's id (in `armada challenge {name}` and the match "
                 "list's filter): add a letter, '-' or '_'")
+    if not NAME_RE.fullmatch(name):
+        return "a bot name may hold only ASCII letters (a-z, A-Z), digits, '-' and '_'"
     return None

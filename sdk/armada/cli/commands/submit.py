@@ -132,7 +132,8 @@ def fill_defaults(args: argparse.Namespace) -> str:
         args.bot_from = args.path
         said.append(f"bot name {name} (from {args.path})")
     elif not botinfo.SITE_NAME_RE.fullmatch(args.bot):
-        raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}")
+        raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}, e.g. "
+                       f"--bot {botinfo.site_name(args.bot)}")
     return ", ".join(said)
 
 
