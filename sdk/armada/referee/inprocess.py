@@ -127,7 +127,8 @@ class InProcessBot(BotConnection):
         except SystemExit as exc:  # as a process exits: quietly with its code, or with its message (code 1)
             if exc.code is not None and not isinstance(exc.code, int):
                 self._log.feed(f"{exc.code}\n".encode("utf-8", "replace"))
-            self._stop(ExitInfo(returncode=exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1))
+            code = exc.code
+            self._stop(ExitInfo(returncode=int(code) & 0xFF if isinstance(code, int) else 0 if code is None else 1))
             return
         except BaseException:  # the bot's own error ends it, like a crash
             self._log.feed(traceback.format_exc().encode("utf-8", "replace"))
