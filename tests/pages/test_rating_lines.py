@@ -88,15 +88,21 @@ def test_labels_of_versions_begun_a_few_games_apart_never_overlap():
     """Seen on deadline day: versions uploaded seconds apart drew "v v4" and "vv6" on the chart."""
     from armada_web.pages.chart import CHAR, MARK_ROWS, line_chart
 
-    svg = str(line_chart([float(i % 7) for i in range(300)], marks=[(i, f"v{i + 1}") for i in range(12)]))
-    labels = re.findall(r'<text class="chart-label chart-mark-label" x="([\d.]+)" y="([\d.]+)"[^>]*>(v\d+)</text>', svg)
+    # twelve versions at the start, and four at the end (their labels left of their marks)
+    marks = [(i, f"v{i + 1}") for i in range(12)] + [(296 + i, f"v{13 + i}") for i in range(4)]
+    svg = str(line_chart([float(i % 7) for i in range(300)], marks=marks))
+    labels = re.findall(r'<text class="chart-label chart-mark-label" x="([\d.]+)" y="([\d.]+)"( text-anchor="end")?>'
+                        r'(v\d+)</text>', svg)
     rows: dict[str, list[tuple[float, float]]] = {}
-    for x, y, text in labels:
-        rows.setdefault(y, []).append((float(x), float(x) + CHAR * len(text)))
-    assert 1 < len(rows) <= MARK_ROWS and 3 < len(labels) < 12  # stacked, and what has no room is left out
+    for x, y, end, text in labels:  # a label's x is where it starts, or ends when it is anchored at its end
+        width = CHAR * len(text)
+        rows.setdefault(y, []).append((float(x) - width, float(x)) if end else (float(x), float(x) + width))
+    assert 1 < len(rows) <= MARK_ROWS and 6 < len(labels) < 16  # stacked, and what has no room is left out
+    assert any(end for _x, _y, end, _text in labels)
     for spans in rows.values():
-        assert all(a_end < b_start for (_a, a_end), (b_start, _b) in itertools.pairwise(spans))
-    assert svg.count('class="chart-mark"') == 12  # every version's line stays
+        ordered = sorted(spans)
+        assert all(a_end < b_start for (_a, a_end), (b_start, _b) in itertools.pairwise(ordered))
+    assert svg.count('class="chart-mark"') == 16  # every version's line stays
 
 
 def test_version_labels_are_drawn_over_the_line_and_never_past_the_right_edge():
