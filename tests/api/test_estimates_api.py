@@ -29,3 +29,14 @@ def test_status_has_the_estimates_for_a_new_version(client):
     expected = {game: {"seconds": e.seconds, "why": e.why, "settled_seconds": e.settled,
                        "settled_new_bot_seconds": e.settled_new_bot} for game, e in new_version_estimates().items()}
     assert data["new_version"] == expected and "galaxy" in expected and "mothership" not in expected
+
+
+def test_a_missing_bot_is_said_in_the_apis_own_words(api, make_user):
+    """Deleting a bot twice answered Django's "No Bot matches the given query." (an API trial)."""
+    owner = make_user("owner")
+    client = api(owner)
+    bot = client.post("/api/bots/", {"name": "gone-bot", "game": "galaxy"}, format="json").json()
+    assert client.delete(f"/api/bots/{bot['id']}/").status_code == 204
+    again = client.delete(f"/api/bots/{bot['id']}/")
+    assert again.status_code == 404 and again.json() == {"detail": "no such bot"}
+    assert client.get("/api/bots/999999/").json() == {"detail": "no such bot"}

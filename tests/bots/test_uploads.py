@@ -109,6 +109,34 @@ def test_refusals_through_the_api_are_400_with_detail_and_store_nothing(case, li
     assert not list((tmp_path / "private").rglob("*.zip")) if (tmp_path / "private").exists() else True
 
 
+def test_an_upload_is_one_file_field_given_once(bot, api):
+    """An API-only trial: a second part (file2) was dropped silently, and of two parts named file the
+    last one was kept; JSON bodies and query strings already refuse such input."""
+    from armada_web.bots.models import BotVersion
+
+    client = api(bot.owner)
+    url = f"/api/bots/{bot.pk}/versions/"
+    extra = client.post(url, {"file": SimpleUploadedFile("main.py", b"x = 1\n"),
+                              "file2": SimpleUploadedFile("a.py", b"y = 2\n")}, format="multipart")
+    assert extra.status_code == 400
+    assert extra.json()["detail"] == 'send one multipart form field, "file", once; also sent: file2'
+    twice = client.post(url, {"file": [SimpleUploadedFile("main.py", b"x = 1\n"),
+                                       SimpleUploadedFile("main.py", b"y = 2\n")]}, format="multipart")
+    assert twice.status_code == 400 and twice.json()["detail"] == 'send one multipart form field, "file", once'
+    assert not BotVersion.objects.exists()
+    assert client.post(url, {"file": SimpleUploadedFile("main.py", b"x = 1\n")}, format="multipart").status_code == 201
+
+
+def test_a_json_key_given_twice_is_refused(api):
+    client = api()
+    answer = client.post("/api/bots/", data=b'{"name": "a-bot", "name": "b-bot", "game": "galaxy"}',
+                         content_type="application/json")
+    assert answer.status_code == 400
+    assert answer.json() == {"detail": "give each field of a JSON object once; repeated: name"}
+    nested = client.post("/api/challenges/", data=b'{"bot": 1, "x": {"a": 1, "a": 2}}', content_type="application/json")
+    assert nested.status_code == 400 and "repeated: a" in nested.json()["detail"]
+
+
 @pytest.mark.parametrize("case", ["zip bomb", "dot-dot", "symlink", "not a zip"])
 def test_refusals_through_the_page_show_the_message(case, bot, client):
     from armada_web.bots.models import BotVersion

@@ -110,6 +110,15 @@ def test_a_personal_team_takes_no_one_and_cannot_be_left(make_user):
         services.join_team(user=bob, team=mine, key="")
     with pytest.raises(Conflict, match="personal"):
         services.leave_team(user=alice, team=mine)
+    # to anyone else, a member's action on it is not theirs to take: 403, as on any team (an API trial
+    # got 409 "a personal team has its one member" before "you are not a member")
+    for act in (lambda: services.renew_key(user=bob, team=mine), lambda: services.archive_team(user=bob, team=mine),
+                lambda: services.restore_team(user=bob, team=mine),
+                lambda: services.remove_member(user=bob, team=mine, username="alice")):
+        with pytest.raises(Forbidden, match="another account's personal team"):
+            act()
+    with pytest.raises(Conflict, match="personal"):  # its own member: the kind of team refuses
+        services.archive_team(user=alice, team=mine)
 
 
 def test_the_last_member_leaves_only_an_archived_team_and_a_former_member_restores_it(make_user):

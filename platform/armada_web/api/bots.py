@@ -223,6 +223,10 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
         upload = request.FILES.get("file")  # streamed to a temporary file past FILE_UPLOAD_MAX_MEMORY_SIZE
         if upload is None:
             raise Invalid('send the bot as a multipart form field named "file"')
+        others = sorted({*request.data.keys(), *request.FILES.keys()} - {"file"})
+        if others or len(request.FILES.getlist("file")) > 1:
+            raise Invalid('send one multipart form field, "file", once' + (
+                f"; also sent: {', '.join(name[:40] for name in others[:5])}" if others else ""))
         version = services.upload_version(bot=bot, user=request.user, filename=upload.name or "upload",
                                           data=upload.file)
         return Response(VersionSerializer(version, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -4,11 +4,12 @@ through `exception_handler`, Django's own (404, CSRF, 500) through the handlers 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
@@ -36,6 +37,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     shaped `{"detail": ...}`."""
     if isinstance(exc, DomainError):
         return Response({"detail": printable(str(exc))}, status=http_status(exc))
+    default = re.fullmatch(r"No (\w+) matches the given query\.", str(exc)) if isinstance(exc, Http404) else None
+    if default:  # get_object_or_404's words: the API's own, as for every other missing object
+        exc = Http404(f"no such {default.group(1).lower()}")
     response = drf_handler(exc, context)
     if response is None:
         return None

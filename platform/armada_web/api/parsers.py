@@ -6,7 +6,8 @@ array), while Django's `QueryDict.get` takes the last of `?page=1&page=2` and dr
 silently. `OneValueEach` (middleware) answers such a request under /api/ with a 400 naming the
 parameter, before the view or its authentication runs.
 
-JSON bodies: DRF's JSONParser reads the whole body and hands it to `json.load`, which recurses once per
+JSON bodies: a key given twice in one object is a 400 naming it (as a repeated query parameter).
+DRF's JSONParser reads the whole body and hands it to `json.load`, which recurses once per
 nesting level: a body of 100,000 `[` is a RecursionError (a 500) and a huge body is read into
 memory whatever its size. `LimitedJSONParser` (the default parser, settings.REST_FRAMEWORK)
 reads at most `ARMADA_API_JSON_MAX_BYTES` + 1 bytes (TooLarge, 413, past it) and measures the
@@ -15,7 +16,9 @@ depth of the brackets outside strings (Invalid, 400, past `ARMADA_API_JSON_MAX_D
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -56,7 +59,20 @@ class LimitedJSONParser(JSONParser):
         depth = nesting_depth(body)
         if depth > config.api_json_max_depth:
             raise Invalid(f"JSON nested too deeply: {depth} levels (at most {config.api_json_max_depth})")
+        with contextlib.suppress(ValueError):  # not JSON: DRF's parse below says so
+            json.loads(body, object_pairs_hook=_once_each)
         return super().parse(io.BytesIO(body), media_type, parser_context)
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different; Invalid naming a repeated one (as a query
+    parameter given twice: `json` keeps the last silently)."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise Invalid(f"give each field of a JSON object once; repeated: {key[:40]}")
+        seen[key] = value
+    return seen
 
 
 class OneValueEach:

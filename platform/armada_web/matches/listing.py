@@ -84,7 +84,8 @@ def _bot(name: str, value: Any, game: str) -> Bot | None:
     if text.isascii() and text.isdigit():
         bot = Bot.objects.filter(pk=int(text)).first() if int(text) <= MAX_ID else None
         if bot is None:
-            raise Invalid(f"{name}: no bot has id {text[:20]}")
+            shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
+            raise Invalid(f"{name}: no bot has id {shown}")
         return bot
     named = Bot.objects.annotate(lname=Lower("name")).filter(lname=text.lower())
     found = list((named.filter(game=game) if game else named)[:2])

@@ -168,8 +168,12 @@ def _locked(team: Team) -> Team:
     return Team.objects.select_for_update(no_key=True).get(pk=team.pk)
 
 
-def _check_changeable(team: Team) -> None:
+def _check_changeable(team: Team, *, acting: Any = None) -> None:
+    """A personal team cannot change its members or state (409); to someone who is not its member
+    and is `acting` on it (a member's action: 403 for any team), it is not theirs to change (403)."""
     if team.personal:
+        if acting is not None and not is_member(user=acting, team_id=team.pk):
+            raise Forbidden("this is another account's personal team: only its member acts on it")
         raise Conflict("a personal team has its one member for good: create a team to play with others")
 
 
@@ -281,7 +285,7 @@ def member_to_remove(*, user: Any, team: Team, username: Any) -> str:
 def _check_remove(*, user: Any, team: Team, username: Any) -> Membership:
     """`remove_member`'s rules: the team's kind, the remover a member, the name one of another
     member, the seasons' rules; the membership to end."""
-    _check_changeable(team)
+    _check_changeable(team, acting=user)
     if not is_member(user=user, team_id=team.pk):
         raise Forbidden("only a member of this team can remove a member")
     if not isinstance(username, str) or not username:
@@ -317,7 +321,7 @@ def renew_key(*, user: Any, team: Team) -> Team:
     """A member replaces the join key: the old join link stops working."""
     with transaction.atomic():
         locked = _locked(team)
-        _check_changeable(locked)
+        _check_changeable(locked, acting=user)
         if not is_member(user=user, team_id=locked.pk):
             raise Forbidden("only a member of this team can renew its join key")
         locked.join_key = new_key()
@@ -349,7 +353,7 @@ def archive_refusal(*, user: Any, team: Team) -> DomainError | None:
 def _check_archive(*, user: Any, team: Team) -> None:
     """`archive_team`'s rules: the team's kind, the archiver a member, the seasons' rules (an entered
     team plays its season to the results)."""
-    _check_changeable(team)
+    _check_changeable(team, acting=user)
     if not is_member(user=user, team_id=team.pk):
         raise Forbidden("only a member of this team can archive it")
     if team.archived is None:
@@ -361,7 +365,7 @@ def restore_team(*, user: Any, team: Team) -> Team:
     their own, who rejoins it (`access.restore_refusal`)."""
     with transaction.atomic():
         locked = _locked(team)
-        _check_changeable(locked)
+        _check_changeable(locked, acting=user)
         if locked.archived is None:  # (first: a former member is told that, not that it has members)
             raise Conflict("this team is not archived")
         refusal = restore_refusal(user=user, team_id=locked.pk)
