@@ -26,6 +26,7 @@ from armada_web.ladder.logic.explain import SeatRating
 from armada_web.matches import dataset, listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import match_for, seat_log
+from armada_web.web.errors import Invalid
 from armada_web.web.inputs import parse_int
 
 
@@ -220,10 +221,12 @@ class MatchListView(APIView):
         chosen = listing.filters(**{name: params.get(name) for name in listing.FILTERS})
         size = listing.page_size(params.get("page_size"))
         base = {**chosen.query(), **({"page_size": str(size)} if "page_size" in params else {})}
-        # A page number is checked whenever one is given; a cursor, when there is one, chooses the page.
+        # A page number or a cursor chooses the page (not both).
         raw_page = params.get("page")
         number = parse_int(raw_page, what="page", minimum=1, maximum=listing.MAX_OFFSET) if raw_page else None
-        if number is not None and not params.get("cursor"):
+        if number is not None and params.get("cursor"):
+            raise Invalid("give a cursor (the list's next and previous links) or a page number, not both")
+        if number is not None:
             rows, more = listing.numbered_page(chosen=chosen, number=number, size=size, viewer=request.user)
             older = self._link(base, page=str(number + 1)) if more else None
             newer = self._link(base, page=str(number - 1)) if number > 1 else None

@@ -171,17 +171,18 @@ def page(*, chosen: Filters, cursor: str | None = None, size: int = PAGE, viewer
     position = parse_cursor(cursor)
     ids, column = _ids(chosen, viewer)
     if position is None or position[0] == "o":
-        if position is not None:
-            ids = ids.filter(**{f"{column}__lt": position[1]})
-        found = list(ids.order_by(f"-{column}")[: size + 1])
+        before = ids.filter(**{f"{column}__lt": position[1]}) if position is not None else ids
+        found = list(before.order_by(f"-{column}")[: size + 1])
         shown = found[:size]
         older = f"o{shown[-1]}" if len(found) > size else None
-        newer = f"n{shown[0]}" if position is not None and shown else None
+        # (a cursor reached from the list's own links has newer matches; a made-up one may not)
+        newer = (f"n{shown[0]}" if position is not None and shown
+                 and ids.filter(**{f"{column}__gt": shown[0]}).exists() else None)
     else:
         found = list(ids.filter(**{f"{column}__gt": position[1]}).order_by(column)[: size + 1])
         shown = list(reversed(found[:size]))
         newer = f"n{shown[0]}" if len(found) > size else None
-        older = f"o{shown[-1]}" if shown else None
+        older = f"o{shown[-1]}" if shown and ids.filter(**{f"{column}__lt": shown[-1]}).exists() else None
     return Page(_load(shown), newer, older)
 
 
