@@ -218,7 +218,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "armada_web.api.pagination.PageNumber",
     "PAGE_SIZE": 50,
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # A list refuses a query parameter it does not take (armada_web.api.params), then filters.
+    "DEFAULT_FILTER_BACKENDS": ["armada_web.api.params.KnownParams",
+                                "django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "armada_web.api.errors.exception_handler",
     # JSON bodies of bounded size and depth (api/parsers.py), and only JSON: the schema's bodies are

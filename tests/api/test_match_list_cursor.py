@@ -39,3 +39,21 @@ def test_cursor_links_go_only_where_there_are_matches(make_user, valid_version):
     both = client.get(f"/api/matches/?page_size=2&cursor=o{made[-1]}&page=2")
     assert both.status_code == 400
     assert both.json() == {"detail": "give a cursor (the list's next and previous links) or a page number, not both"}
+
+
+@pytest.mark.parametrize(("url", "name"), [
+    ("/api/bots/?ower=alice", "ower"), ("/api/matches/?bots=7", "bots"), ("/api/replays/?gmae=galaxy", "gmae"),
+    ("/api/ladder/galaxy/?search=x", "search"), ("/api/events/?q=x", "q"), ("/api/seasons/?state=open", "state"),
+])
+def test_a_list_refuses_a_query_parameter_it_does_not_take(url, name):
+    """An API-only trial: a misspelt filter returned the whole list as if applied."""
+    answer = APIClient().get(url)
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["detail"].startswith(f"unknown query parameter {name!r}: this list takes ")
+
+
+def test_what_a_list_takes_still_works():
+    client = APIClient()
+    for url in ("/api/bots/?owner=alice&game=galaxy&page=1&page_size=5", "/api/matches/?game=galaxy&page_size=5",
+                "/api/replays/?game=galaxy&page_size=5", "/api/ladder/galaxy/?page=1", "/api/schema/?format=json"):
+        assert client.get(url).status_code == 200, url

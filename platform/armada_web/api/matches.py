@@ -17,6 +17,7 @@ from armada_web.api.bots import BotTeamSerializer
 from armada_web.api.dataset_views import DatasetView
 from armada_web.api.fields import absolute
 from armada_web.api.pagination import page_openapi_parameters
+from armada_web.api.params import check_known
 from armada_web.api.schema import answers
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Game
@@ -218,6 +219,7 @@ class MatchListView(APIView):
                    responses=answers({200: MatchPageSerializer}, 400, 404))
     def get(self, request: Request) -> Response:
         params = request.query_params
+        check_known(request, (*listing.FILTERS, "page", "page_size", "cursor"))
         chosen = listing.filters(**{name: params.get(name) for name in listing.FILTERS})
         size = listing.page_size(params.get("page_size"))
         base = {**chosen.query(), **({"page_size": str(size)} if "page_size" in params else {})}

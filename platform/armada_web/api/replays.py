@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from armada_web.api.dataset_views import DatasetView
 from armada_web.api.fields import absolute
+from armada_web.api.params import check_known
 from armada_web.api.schema import answers
 from armada_web.bots.models import Game
 from armada_web.matches import dataset, listing
@@ -71,6 +72,7 @@ class ReplayListView(DatasetView):
                    responses=answers({200: ReplayPageSerializer}, 400, 429, 503))  # 503: a replay unread
     def get(self, request: Request) -> Response:
         params = request.query_params
+        check_known(request, ("game", "min_score", "since", "cursor", "page_size"))
         chosen = dataset.filters(game=params.get("game"), min_score=params.get("min_score"),
                                  since=params.get("since"))
         size = listing.page_size(params.get("page_size"))
