@@ -35,7 +35,7 @@ from django.views import csrf, defaults
 
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import DomainError, NotFound, TooLarge, http_status
-from armada_web.web.inputs import body_limit, declared_length, upload_view
+from armada_web.web.inputs import body_expired, body_limit, declared_length, leave_unread, upload_view
 
 
 def form_error(form: Form, error: DomainError, field: str | None = None) -> int:
@@ -81,24 +81,29 @@ class BodyLimit:
     (`web.inputs.body_limit`), with 413, before anything reads it. Its `process_view` runs before
     the CSRF middleware's, which reads a form's whole body (a file part to a temporary file) to find
     the token: without it a client could make any form's address read and store gigabytes. The
-    answer to a form's address closes the connection at once; an upload's refusal is read to its
-    end (within `web.inputs.DRAIN_S`) and dropped, so an uploader sees the message."""
+    answer to a form's address goes at once, its body unread; an upload's refusal is read to its
+    end (within `web.inputs.DRAIN_S`) and dropped, so an uploader sees the message. A body that
+    did not arrive in time (`web.inputs.PacedInput`) is a 408, whoever met the failed read."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if body_expired(request):  # whatever the view or the CSRF check made of the failed read
+            return self._late(request)
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        """A body that did not arrive in time (`web.inputs.PacedInput`): 408, and the connection closes."""
-        if not isinstance(exception, UnreadablePostError):
-            return None
+        """A body that did not arrive in time (`web.inputs.PacedInput`): 408."""
+        return self._late(request) if isinstance(exception, UnreadablePostError) else None
+
+    @staticmethod
+    def _late(request: HttpRequest) -> HttpResponse:
         message = "the request's body did not arrive in time: send it again"
         answer = (JsonResponse({"detail": message}, status=408) if _api(request)
                   else render(request, "pages/refused.html", {"message": message}, status=408))
-        answer["Connection"] = "close"
-        return answer
+        return leave_unread(answer)  # type: ignore[return-value]
 
     def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
                      ) -> HttpResponse | None:
@@ -116,8 +121,8 @@ class BodyLimit:
                 message = str(exc)
         answer = (JsonResponse({"detail": message}, status=413) if _api(request)
                   else render(request, "pages/refused.html", {"message": message}, status=413))
-        if not upload_view(view):  # nobody sends a form that large: close at once, read nothing of it
-            answer["Connection"] = "close"
+        if not upload_view(view):  # nobody sends a form that large: answer at once, read nothing of it
+            leave_unread(answer)
         return answer
 
 

@@ -138,8 +138,11 @@ class DrainUnreadBody:
     limit) leaves it unread; gunicorn then closes the connection with unread bytes, the kernel
     answers them with a reset, and a client still sending sees "connection reset" or "broken
     pipe" instead of the answer. A body larger than the bound, one not read within DRAIN_S, or
-    an answer that says `Connection: close` already (`pages.errors.BodyLimit`'s to a form's
-    address) is not read on: that connection closes.
+    one whose answer is marked `unread` (`pages.errors.BodyLimit`'s to a form's address, a body
+    that did not arrive in time) is not read on: gunicorn closes every connection after its
+    answer (`keepalive = 0`, infra/gunicorn.conf.py), so its unread bytes go with it. (Not a
+    `Connection: close` header: gunicorn drops hop-by-hop headers, and wsgiref, under
+    `runserver` and the live tests' servers, refuses them with a 500.)
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
@@ -148,26 +151,32 @@ class DrainUnreadBody:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         length = declared_length(request)
-        closing = response.get("Connection") == "close" or length > drain_limit()
-        if closing or (length > 0 and not _drained(request)):
-            response["Connection"] = "close"
+        if length > 0 and not unread(response) and length <= drain_limit():
+            _drain(request)
         return response
 
 
-def _drained(request: HttpRequest) -> bool:
+def leave_unread(response: HttpResponseBase) -> HttpResponseBase:
+    """Mark an answer whose request's body is not to be read on (`DrainUnreadBody`)."""
+    response.armada_unread = True  # type: ignore[attr-defined]
+    return response
+
+
+def unread(response: HttpResponseBase) -> bool:
+    return bool(getattr(response, "armada_unread", False))
+
+
+def _drain(request: HttpRequest) -> None:
     """Read what the body still holds, within DRAIN_S (`PacedInput` times the reads out on the web
-    server); whether all of it was read."""
+    server); a client gone or too slow leaves the rest unread (the connection closes after the answer)."""
     stream = request.META.get("wsgi.input")
     if isinstance(stream, PacedInput):
         stream.hurry(DRAIN_S)
     try:
         while request.read(64 * 1024):
             pass
-        return True
-    except RawPostDataException:  # the body was read as a whole: nothing left
-        return True
-    except (OSError, UnreadablePostError):  # the client went away, or was too slow
-        return False
+    except (RawPostDataException, OSError, UnreadablePostError):  # read as a whole already, or the client went
+        pass
 
 
 #: A request's body must arrive within BODY_GRACE_S plus its length at BODY_PACE bytes a second:
@@ -179,12 +188,14 @@ BODY_PACE = 64 * 1024
 
 class PacedInput:
     """`wsgi.input` on gunicorn with a deadline for the whole body: each read waits on the client's
-    socket only until then, and one past it raises TimeoutError (Django: UnreadablePostError, which
-    `pages.errors.BodyLimit` answers with 408)."""
+    socket only until then, and one past it raises TimeoutError (Django: UnreadablePostError) and
+    marks the input `expired`, which `pages.errors.BodyLimit` answers with 408 whoever caught the
+    error (the CSRF check reads a form's body and takes a failed read for a missing token)."""
 
     def __init__(self, stream: Any, sock: Any, length: int) -> None:
         self.stream, self.sock = stream, sock
         self.deadline = time.monotonic() + BODY_GRACE_S + length / BODY_PACE
+        self.expired = False
 
     def hurry(self, seconds: float) -> None:
         """Bring the deadline to `seconds` from now at the latest."""
@@ -193,16 +204,30 @@ class PacedInput:
     def _arm(self) -> None:
         left = self.deadline - time.monotonic()
         if left <= 0:
+            self.expired = True
             raise TimeoutError("the request's body did not arrive in time")
         self.sock.settimeout(left)
 
     def read(self, size: int | None = -1) -> bytes:
         self._arm()
-        return self.stream.read(size)  # type: ignore[no-any-return]
+        try:
+            return self.stream.read(size)  # type: ignore[no-any-return]
+        except TimeoutError:
+            self.expired = True
+            raise
 
     def readline(self, size: int | None = -1) -> bytes:
         self._arm()
-        return self.stream.readline(size)  # type: ignore[no-any-return]
+        try:
+            return self.stream.readline(size)  # type: ignore[no-any-return]
+        except TimeoutError:
+            self.expired = True
+            raise
+
+
+def body_expired(request: HttpRequest) -> bool:
+    """Whether the request's body did not arrive in time (`PacedInput`)."""
+    return bool(getattr(request.META.get("wsgi.input"), "expired", False))
 
     def __iter__(self) -> Any:
         while line := self.readline():
