@@ -9,9 +9,11 @@ def rename(apps, schema_editor):  # type: ignore[no-untyped-def]
     Bot = apps.get_model("bots", "Bot")
     for bot in Bot.objects.filter(name__regex=r"^[0-9]+$"):
         taken = {name.lower() for name in Bot.objects.filter(game=bot.game).values_list("name", flat=True)}
-        name = f"{bot.name[:36]}-bot"
-        if name.lower() in taken:
-            name = f"{bot.name[:36 - len(str(bot.pk)) - 1]}-{bot.pk}-bot"
+        name, tries = f"{bot.name[:36]}-bot", 0
+        while name.lower() in taken:  # NAME-ID-bot, then NAME-ID-2-bot, ...
+            tries += 1
+            tail = f"-{bot.pk}" + (f"-{tries}" if tries > 1 else "") + "-bot"
+            name = f"{bot.name[:40 - len(tail)]}{tail}"
         bot.name = name
         bot.save(update_fields=["name"])
 

@@ -36,7 +36,9 @@ K = 15
 #: k-grams per winnowing window (a shared run of K + W - 1 tokens always matches).
 W = 10
 #: The version of the normalisation, K and W: a stored fingerprint of another scheme is recomputed.
-SCHEME = 2  # 2: one pattern reads the sources (the same tokens as `tokenize` where it reads them)
+#: 2: one pattern reads the sources (the same tokens as `tokenize` where it reads them); 3: main.py
+#: first, 256 KiB a file, what is not read kept (`integrity.fingerprints`): every version is read again.
+SCHEME = 3
 
 _KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins))
 _SEGMENT_STARTS = frozenset({"def", "class"})
