@@ -95,6 +95,11 @@ def test_a_body_read_through_paced_input_times_out_at_its_deadline():
         assert seen["first"] == b"12345" and 0.2 < seen["waited"] < 2  # type: ignore[operator]
         assert BODY_GRACE_S + 1.5 < seen["deadline"] <= BODY_GRACE_S + 2  # type: ignore[operator]
         assert server.gettimeout() is None  # as before, for the answer's writes
+        client.sendall(b"a\nb\n")
+        client.shutdown(socket.SHUT_WR)
+        lines = server.makefile("rb")
+        assert list(paced(lambda environ, _start: list(environ["wsgi.input"]))(
+            {"gunicorn.socket": server, "CONTENT_LENGTH": "4", "wsgi.input": lines}, None)) == [b"a\n", b"b\n"]
     finally:
         server.close()
         client.close()

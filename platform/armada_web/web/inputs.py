@@ -201,37 +201,32 @@ class PacedInput:
         """Bring the deadline to `seconds` from now at the latest."""
         self.deadline = min(self.deadline, time.monotonic() + seconds)
 
-    def _arm(self) -> None:
+    def _through(self, read: Callable[[int | None], bytes], size: int | None) -> bytes:
+        """`read(size)` within the deadline; a read that times out marks the input `expired`."""
         left = self.deadline - time.monotonic()
-        if left <= 0:
-            self.expired = True
-            raise TimeoutError("the request's body did not arrive in time")
-        self.sock.settimeout(left)
+        if left > 0:
+            self.sock.settimeout(left)
+            try:
+                return read(size)
+            except TimeoutError:
+                pass
+        self.expired = True
+        raise TimeoutError("the request's body did not arrive in time")
 
     def read(self, size: int | None = -1) -> bytes:
-        self._arm()
-        try:
-            return self.stream.read(size)  # type: ignore[no-any-return]
-        except TimeoutError:
-            self.expired = True
-            raise
+        return self._through(self.stream.read, size)
 
     def readline(self, size: int | None = -1) -> bytes:
-        self._arm()
-        try:
-            return self.stream.readline(size)  # type: ignore[no-any-return]
-        except TimeoutError:
-            self.expired = True
-            raise
+        return self._through(self.stream.readline, size)
+
+    def __iter__(self) -> Any:
+        while line := self.readline():
+            yield line
 
 
 def body_expired(request: HttpRequest) -> bool:
     """Whether the request's body did not arrive in time (`PacedInput`)."""
     return bool(getattr(request.META.get("wsgi.input"), "expired", False))
-
-    def __iter__(self) -> Any:
-        while line := self.readline():
-            yield line
 
 
 def paced(app: Callable[..., Any]) -> Callable[..., Any]:
