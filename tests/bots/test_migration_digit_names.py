@@ -5,24 +5,17 @@ that name is taken in their game; other names stay."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.support.migrations import before, leaves, migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def test_digit_names_are_renamed_to_names_the_rule_takes():
     from armada_web.bots.logic.names import name_problem
 
-    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    old = _migrate([("bots", "0007_bot_list_order") if app == "bots" else (app, name) for app, name in leaves])
+    old = migrate(before("bots", "0007_bot_list_order"))
     User, Team, Bot = old.get_model("auth", "User"), old.get_model("teams", "Team"), old.get_model("bots", "Bot")
     owner = User.objects.create(username="alice")
     team = Team.objects.create(name="alice", personal=True)
@@ -33,7 +26,7 @@ def test_digit_names_are_renamed_to_names_the_rule_takes():
     plain, taken, other_game, kept = bot("012"), bot("2026"), bot("012", "mothership"), bot("a12")
     bot("2026-BOT")  # the renamed name is taken (whatever the case)
     bot(f"2026-{taken}-bot")  # and so is the next one (a review: the migration stopped on the clash)
-    new = _migrate(leaves)
+    new = migrate(leaves())
     names = dict(new.get_model("bots", "Bot").objects.values_list("pk", "name"))
     assert names[plain] == "012-bot" and names[other_game] == "012-bot" and names[kept] == "a12"
     assert names[taken] == f"2026-{taken}-2-bot"

@@ -5,25 +5,17 @@ fresh), so the ladder lists it where its predecessor was; nothing else moves."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.support.migrations import before, leaves, migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def test_waiting_versions_with_a_rated_predecessor_are_placed_at_its_start():
     from armada_web.ladder.logic.ratings import MU, SIGMA, Skill, placement_start
 
-    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    old = _migrate([("ladder", "0006_rating_due_seed_order") if app == "ladder" else (app, name)
-                    for app, name in leaves])
+    old = migrate(before("ladder", "0006_rating_due_seed_order"))
     User, Team = old.get_model("auth", "User"), old.get_model("teams", "Team")
     Bot, BotVersion, Rating = old.get_model("bots", "Bot"), old.get_model("bots", "BotVersion"), old.get_model(
         "ladder", "Rating")
@@ -41,7 +33,7 @@ def test_waiting_versions_with_a_rated_predecessor_are_placed_at_its_start():
     waiting = version(alpha, 2, MU, SIGMA, 0)  # reset to fresh by a recompute
     new_bot = version(bravo, 1, MU, SIGMA, 0)  # no predecessor: waits for its first game
 
-    new = _migrate(leaves)
+    new = migrate(leaves())
     rows = {r.version_id: r for r in new.get_model("ladder", "Rating").objects.all()}
     start = placement_start(Skill(31.0, 2.0))
     assert rows[waiting].placed and (rows[waiting].mu, rows[waiting].sigma) == (

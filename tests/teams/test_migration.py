@@ -5,23 +5,16 @@ is gone goes to an archived team without members."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.support.migrations import leaves, migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("bots", "0004_add_version_resources"), ("teams", None)]
 
 
-def _migrate(targets: list[tuple[str, str | None]]):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state([t for t in targets if t[1] is not None]).apps
-
-
 def test_the_migration_gives_every_user_a_personal_team_and_keeps_every_id():
-    old = _migrate(BEFORE)
+    old = migrate(BEFORE)
     User = old.get_model("auth", "User")
     Bot = old.get_model("bots", "Bot")
     BotVersion = old.get_model("bots", "BotVersion")
@@ -31,7 +24,7 @@ def test_the_migration_gives_every_user_a_personal_team_and_keeps_every_id():
     versions = {BotVersion.objects.create(bot=b, number=1, sha256="0" * 64, size=1).pk: b.pk for b in made}
     bots_before = sorted(Bot.objects.values_list("pk", "name", "owner_id"))
 
-    new = _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    new = migrate(leaves())
     Team = new.get_model("teams", "Team")
     Membership = new.get_model("teams", "Membership")
     NewBot = new.get_model("bots", "Bot")
