@@ -68,17 +68,20 @@ def replay_bytes(replay: dict[str, Any]) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
-def write_replay(replay: dict[str, Any], path: str | Path) -> None:
-    """Write a replay: gzip-compressed JSON, or plain JSON when the name ends in `.json`."""
-    data = replay_bytes(replay)
-    target = Path(path)
-    if target.name.endswith(".json"):
-        write_bytes_atomic(target, data)  # a failed write leaves no torn replay, keeps an older one
-        return
+def replay_gzip(replay: dict[str, Any]) -> bytes:
+    """The replay as stored: its canonical JSON, gzip with no name and mtime 0 (the same replay
+    gives the same bytes)."""
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
-        gz.write(data)
-    write_bytes_atomic(target, buffer.getvalue())
+        gz.write(replay_bytes(replay))
+    return buffer.getvalue()
+
+
+def write_replay(replay: dict[str, Any], path: str | Path) -> None:
+    """Write a replay: gzip-compressed JSON, or plain JSON when the name ends in `.json`."""
+    target = Path(path)
+    data = replay_bytes(replay) if target.name.endswith(".json") else replay_gzip(replay)
+    write_bytes_atomic(target, data)  # a failed write leaves no torn replay, keeps an older one
 
 
 def load_replay_bytes(data: bytes, source: str = "replay") -> dict[str, Any]:

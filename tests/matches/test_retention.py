@@ -89,7 +89,9 @@ def test_prune_storage_reports_then_deletes_expired_and_orphaned_files(make_user
     assert old_challenge.replay.name == "" and old_challenge.status == "finished"  # the row and result stay
     assert not any(p.log.name for p in old_challenge.participants.all())
     assert APIClient().get(f"/api/matches/{old_challenge.pk}/replay/").status_code == 404
+    assert APIClient().get(f"/api/matches/{old_challenge.pk}/").json()["replay"] is None  # no link to a 404
     assert APIClient().get(f"/api/matches/{old_ranked.pk}/replay/").status_code == 200
+    assert APIClient().get(f"/api/matches/{old_ranked.pk}/").json()["replay"].endswith(f"/{old_ranked.pk}/replay/")
     assert "would delete 0 files, 0 bytes" in prune()  # nothing left to do
 
 

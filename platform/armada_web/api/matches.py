@@ -175,7 +175,7 @@ class MatchDetailSerializer(MatchSerializer):
         return data
 
     def get_replay(self, match: Match) -> str | None:
-        if match.status != MatchStatus.FINISHED:
+        if not match.has_replay:
             return None
         return absolute(self.context, f"/api/matches/{match.pk}/replay/")
 
@@ -267,10 +267,9 @@ class MatchReplayView(DatasetView):
     @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404, 503))
     def get(self, request: Request, pk: int) -> HttpResponse:
         match = match_for(user=request.user, match_id=pk)
-        finished = match is not None and match.status == MatchStatus.FINISHED
-        data = storage.read(match.replay.name or "") if match is not None and finished else None
+        data = storage.read(match.replay.name or "") if match is not None and match.has_replay else None
         if match is None or data is None:
-            raise Http404("no replay: no such match, or it has not finished")
+            raise Http404("no replay: no such match, or it has not finished, or its replay was pruned")
         dataset.facts(match=match, data=data)  # its size and checksum, kept once for the replays' list
         return gzip_response(data, f"match-{pk}.json.gz")
 

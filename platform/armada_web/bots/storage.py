@@ -10,15 +10,13 @@ served to the owner and staff only.
 from __future__ import annotations
 
 import contextlib
-import gzip
-import io
 import secrets
 from typing import IO, Any
 
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
 
-from armada.replay import replay_bytes
+from armada.replay import replay_gzip
 from armada_web.bots.models import BotVersion
 from armada_web.storage.unpacked import Source
 from armada_web.web.errors import Unavailable
@@ -45,11 +43,8 @@ def save_validation_replay(version: BotVersion, attempt: int, replay: dict[str, 
     `versions/<bot id>/<version number>-validation-a<attempt>-<random>.json.gz` (a validation run again
     by staff starts at attempt 1 again, and object storage overwrites a name: the random part keeps the
     replay the row still names from being overwritten, then deleted as a superseded attempt's)."""
-    buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
-        gz.write(replay_bytes(replay))
     name = f"versions/{version.bot_id}/{version.number}-validation-a{attempt}-{secrets.token_hex(4)}.json.gz"
-    return default_storage.save(name, ContentFile(buffer.getvalue()))
+    return default_storage.save(name, ContentFile(replay_gzip(replay)))
 
 
 def read_validation_replay(version: BotVersion) -> bytes | None:

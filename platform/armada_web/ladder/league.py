@@ -22,10 +22,10 @@ from armada.games.mothership.battle import Prepared, fight, prepare
 from armada.games.mothership.league import WIN_DAMAGE, WIN_DESTRUCTION, battle_points, table_order
 from armada.referee.inprocess import InProcessBot
 from armada.referee.match import play_match
+from armada.replay import replay_gzip
 from armada_web.bots.models import BotVersion
 from armada_web.games import SPECS, Ranking
 from armada_web.ladder.models import LeagueEntry
-from armada_web.matches.storage import gzip_replay
 
 #: The game this league module plays (its battles are Mothership Down's engine).
 GAME = next(s.slug for s in SPECS.values() if s.ranking is Ranking.LEAGUE)
@@ -179,4 +179,4 @@ def battle_replay(a: BotVersion, b: BotVersion) -> bytes:
         return InProcessBot(answer, label=version.bot.name)
 
     outcome = play_match(GAME, {1: fixed(a), 2: fixed(b)}, seed=0)
-    return gzip_replay(outcome.replay)
+    return replay_gzip(outcome.replay)

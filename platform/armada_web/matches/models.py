@@ -89,6 +89,11 @@ class Match(models.Model):
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game}, {self.kind}, {self.status})"
 
+    @property
+    def has_replay(self) -> bool:
+        """Finished with its replay kept (retention empties `replay` and leaves the match finished)."""
+        return self.status == MatchStatus.FINISHED and bool(self.replay.name)
+
 
 class Participant(models.Model):
     """One seat of a match: the version that sat there and how it did."""

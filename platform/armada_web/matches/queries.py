@@ -5,14 +5,13 @@ kept record and head-to-head, a seat's log line by line with its turn, each requ
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from armada.botlog import SeatLog, log_requests, request_kinds
+from armada.replay import ReplayError, load_replay_bytes
 from armada.timings import seat_times
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.matches import storage
@@ -179,16 +178,15 @@ def challenges_by(user: Any, limit: int = 20) -> list[Match]:
 
 def replay_of(match: Match) -> dict[str, Any] | None:
     """The finished match's replay as data, None when it has none."""
-    if match.status != MatchStatus.FINISHED:
+    if not match.has_replay:
         return None
     raw = storage.read(match.replay.name or "")
     if raw is None:
         return None
     try:
-        data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
-    except (OSError, ValueError):
+        return load_replay_bytes(raw, f"match {match.pk}'s replay")
+    except ReplayError:
         return None
-    return data if isinstance(data, dict) else None
 
 
 def seat_log(participant: Participant) -> str:

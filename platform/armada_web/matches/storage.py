@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -20,16 +19,8 @@ from typing import Any
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from armada.replay import replay_bytes
+from armada.replay import replay_gzip
 from armada_web.web.errors import Unavailable
-
-
-def gzip_replay(replay: dict[str, Any]) -> bytes:
-    """The replay as the SDK writes it: canonical JSON, gzip with mtime 0."""
-    buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0) as gz:
-        gz.write(replay_bytes(replay))
-    return buffer.getvalue()
 
 
 @dataclass(frozen=True)
@@ -48,7 +39,7 @@ def digest(data: bytes) -> tuple[int, str]:
 
 def store_replay(match_id: int, attempt: int, replay: dict[str, Any]) -> Stored:
     """Store a match's replay; returns its name, size and checksum."""
-    data = gzip_replay(replay)
+    data = replay_gzip(replay)
     name = default_storage.save(f"matches/{match_id}/replay-a{attempt}.json.gz", ContentFile(data))
     return Stored(name, *digest(data))
 
@@ -66,7 +57,7 @@ def save_log(match_id: int, attempt: int, seat: int, text: str) -> str:
 
 def save_drawing(match_id: int, attempt: int, seat: int, drawing: dict[str, Any]) -> str:
     """Store one seat's drawings (`{"turns": [...]}`) beside its log; returns the name."""
-    data = gzip_replay(drawing)  # the same canonical JSON and gzip as a replay
+    data = replay_gzip(drawing)  # the same canonical JSON and gzip as a replay
     return default_storage.save(f"matches/{match_id}/seat-{seat}-a{attempt}.debug.json.gz", ContentFile(data))
 
 

@@ -91,7 +91,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     match = queries.match_for(user=request.user, match_id=pk)
     if match is None:
         raise Http404("no such match")
-    finished = match.status == MatchStatus.FINISHED and bool(match.replay.name)
+    finished = match.has_replay
     seats = list(match.participants.all())
     private = [(p, p.version.bot) for p in seats
                if p.version is not None and can_see_private(user=request.user, bot=p.version.bot)]
