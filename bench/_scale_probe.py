@@ -100,12 +100,13 @@ def record_seconds() -> list[float]:
         first = playing[2 * round_]
         second = next(v for v in playing[2 * round_ + 1:] if v.bot.owner_id != first.bot.owner_id)
         match = services.create_match(game="galaxy", first=first, second=second)
-        lease = leases.claim(execution.MATCH, match.pk)
+        lease = leases.claim(kind=execution.MATCH, job_id=match.pk)
         assert lease is not None
         seats = list(Participant.objects.filter(match=match).select_related("version", "version__bot")
                      .order_by("seat"))
         start = time.perf_counter()
-        status = execution.record(lease, match, seats, outcome, "bench-replay", {1: "bench-1", 2: "bench-2"})
+        status = execution.record(lease=lease, match=match, participants=seats, outcome=outcome,
+                                  replay_name="bench-replay", log_names={1: "bench-1", 2: "bench-2"})
         seconds = time.perf_counter() - start
         assert status == "finished", status
         return seconds

@@ -45,7 +45,7 @@ def test_a_second_delivery_does_nothing(version):
     from armada_web.bots.validation import VALIDATION
     from armada_web.jobs.leases import claim
 
-    assert claim(VALIDATION, version.pk) is not None
+    assert claim(kind=VALIDATION, job_id=version.pk) is not None
     assert validate_version(version.pk) == "skipped"  # already validating: the claim fails
     version.refresh_from_db()
     assert version.status == "validating" and version.attempts == 1
@@ -112,7 +112,7 @@ def test_storage_that_cannot_give_the_archive_is_a_retry_never_invalid(version, 
     if fault == "replaced":
         with open(default_storage.path(name), "wb") as handle:
             handle.write(b"PK\x03\x04 not the stored archive")
-    lease = claim(validation.VALIDATION, version.pk)
+    lease = claim(kind=validation.VALIDATION, job_id=version.pk)
     assert lease is not None and not lease.last_attempt
     assert validation.run(lease) == "pending"
     version.refresh_from_db()
@@ -129,13 +129,13 @@ def test_reaper_requeues_stuck_versions_and_errors_after_the_last_attempt(versio
     from armada_web.jobs.leases import claim
 
     settings.ARMADA = settings.ARMADA.with_(validation_attempts=2)
-    claim(VALIDATION, version.pk)
+    claim(kind=VALIDATION, job_id=version.pk)
     assert reap(stuck_after_s=3600) == {"requeued": 0, "given_up": 0, "resent": 0}  # not stuck yet
     BotVersion.objects.filter(pk=version.pk).update(started=timezone.now() - timedelta(hours=2))
     assert reap(stuck_after_s=3600)["requeued"] == 1
     version.refresh_from_db()
     assert version.status == "pending"
-    claim(VALIDATION, version.pk)
+    claim(kind=VALIDATION, job_id=version.pk)
     BotVersion.objects.filter(pk=version.pk).update(started=timezone.now() - timedelta(hours=2))
     assert reap(stuck_after_s=3600)["given_up"] == 1
     version.refresh_from_db()
@@ -275,7 +275,7 @@ def test_the_reapers_give_up_and_its_consequence_commit_together(version, settin
     from armada_web.jobs.leases import claim
 
     settings.ARMADA = settings.ARMADA.with_(validation_attempts=1)
-    claim(validation.VALIDATION, version.pk)
+    claim(kind=validation.VALIDATION, job_id=version.pk)
     BotVersion.objects.filter(pk=version.pk).update(started=timezone.now() - timedelta(hours=2))
     real = validation.fall_back
 

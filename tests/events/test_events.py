@@ -113,7 +113,7 @@ def test_a_finished_events_table_is_frozen(members):
     from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
 
-    assert claim(MATCH, match.pk) is None  # cancelled when the event ended
+    assert claim(kind=MATCH, job_id=match.pk) is None  # cancelled when the event ended
     late = create_match(game="galaxy", first=v0, second=v1, kind="event")
     record_result(late, 1)  # a match of no game of it
     assert list(EventEntry.objects.values_list("games", "points", "place")) == before

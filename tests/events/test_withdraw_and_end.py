@@ -73,7 +73,7 @@ def test_the_owner_ends_a_running_event_and_its_waiting_matches_are_cancelled(cl
     ended = olga.post(f"/api/events/{slug}/end/")
     assert ended.status_code == 200 and ended.json()["state"] == "finished"
     assert [r["place"] for r in ended.json()["table"]] == [1, 2]
-    assert all(claim(MATCH, m.pk) is None for m in waiting)  # no worker will play them
+    assert all(claim(kind=MATCH, job_id=m.pk) is None for m in waiting)  # no worker will play them
     assert not EventGame.objects.filter(event__slug=slug, counted=False, skipped="").exists()
     again = olga.post(f"/api/events/{slug}/end/")
     assert again.status_code == 409 and "finished already" in again.json()["detail"]

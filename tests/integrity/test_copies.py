@@ -57,7 +57,7 @@ def test_a_version_is_fingerprinted_once_its_validation_commits(uploaded, monkey
     version = uploaded(source)
     monkeypatch.setattr(validation, "validation_game", report)
     with django_capture_on_commit_callbacks(execute=True):
-        assert validation.run(claim(validation.VALIDATION, version.pk)) == status
+        assert validation.run(claim(kind=validation.VALIDATION, job_id=version.pk)) == status
         assert not Fingerprint.objects.exists()  # not before the commit
     row = Fingerprint.objects.get(version=version)
     expected = fingerprint({"main.py": source})
@@ -103,7 +103,7 @@ def test_a_version_in_error_is_fingerprinted_too(uploaded, monkeypatch, armada, 
     version = uploaded(samples.ORIGINAL)
     monkeypatch.setattr(validation, "validation_game", down)
     with django_capture_on_commit_callbacks(execute=True):
-        assert validation.run(claim(validation.VALIDATION, version.pk)) == "error"
+        assert validation.run(claim(kind=validation.VALIDATION, job_id=version.pk)) == "error"
     assert Fingerprint.objects.filter(version=version).exists()
 
 
@@ -115,7 +115,7 @@ def test_a_lost_archive_leaves_the_validation_alone_and_is_caught_up_later(uploa
     from armada_web.jobs.leases import claim
 
     version = uploaded(samples.ORIGINAL)
-    lease = claim(validation.VALIDATION, version.pk)
+    lease = claim(kind=validation.VALIDATION, job_id=version.pk)
     archive = validation.storage.read_archive(version)
     monkeypatch.setattr(validation, "validation_game", ok_report)
     monkeypatch.setattr(validation, "storage", SimpleNamespace(  # the game read it (or this host had it unpacked)...

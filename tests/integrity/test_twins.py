@@ -74,7 +74,7 @@ def test_a_valid_version_is_sent_to_be_probed_once_its_validation_commits(valid_
                                  filename="main.py", data=tb.RESERVE.encode())
         monkeypatch.setattr(validation, "validation_game", report)
         with django_capture_on_commit_callbacks(execute=True):
-            assert validation.run(claim(validation.VALIDATION, version.pk)) == status
+            assert validation.run(claim(kind=validation.VALIDATION, job_id=version.pk)) == status
             assert sent == []  # not before the commit
     valid = BotVersion.objects.get(bot__name="bvalid")
     assert sent == [([valid.pk], queues.name(queues.Role.VALIDATION))]  # only the valid one, to the sandbox's queue

@@ -37,7 +37,7 @@ def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
 
-    silent, beating = (claim(MATCH, m.pk) for m in matches)
+    silent, beating = (claim(kind=MATCH, job_id=m.pk) for m in matches)
     assert silent is not None and beating is not None
     assert reap() == {"requeued": 0, "given_up": 0, "resent": 0}  # both just claimed: their first heartbeat
     Match.objects.filter(pk=silent.job_id).update(heartbeat=timezone.now() - timedelta(seconds=61))
@@ -56,7 +56,7 @@ def test_a_match_silent_on_its_last_attempt_fails(matches, armada):
     from armada_web.matches.tasks import reap
 
     armada(match_attempts=1)
-    lease = claim(MATCH, matches[0].pk)
+    lease = claim(kind=MATCH, job_id=matches[0].pk)
     assert lease is not None
     Match.objects.filter(pk=lease.job_id).update(heartbeat=timezone.now() - timedelta(seconds=90))
     assert reap()["given_up"] == 1
@@ -70,7 +70,7 @@ def test_beating_keeps_the_heartbeat_fresh_from_a_thread_and_stops_for_a_lost_at
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
 
-    lease = claim(MATCH, matches[0].pk)
+    lease = claim(kind=MATCH, job_id=matches[0].pk)
     assert lease is not None
     old = timezone.now() - timedelta(minutes=5)
     Match.objects.filter(pk=lease.job_id).update(heartbeat=old)
@@ -89,7 +89,7 @@ def test_beating_inside_a_transaction_runs_no_thread(matches):
     from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
 
-    lease = claim(MATCH, matches[0].pk)
+    lease = claim(kind=MATCH, job_id=matches[0].pk)
     assert lease is not None
     before = threading.active_count()
     with lease.beating(every_s=0.01):
@@ -115,14 +115,14 @@ def test_a_delivery_takes_over_a_match_whose_holder_died_on_this_host(matches):
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
 
-    lease = claim(MATCH, matches[0].pk)
+    lease = claim(kind=MATCH, job_id=matches[0].pk)
     assert lease is not None and Match.objects.get(pk=lease.job_id).holder == holder_id()
-    assert claim(MATCH, lease.job_id) is None  # its holder (this process) lives: a second delivery does nothing
+    assert claim(kind=MATCH, job_id=lease.job_id) is None  # its holder (this process) lives: a 2nd delivery: nothing
     Match.objects.filter(pk=lease.job_id).update(holder=f"another-host:{1}:{1}")
-    assert claim(MATCH, lease.job_id) is None  # another host's process: the heartbeat will tell
+    assert claim(kind=MATCH, job_id=lease.job_id) is None  # another host's process: the heartbeat will tell
     pid, start = _dead_process()
     Match.objects.filter(pk=lease.job_id).update(holder=f"{host_id()}:{pid}:{start}")
-    again = claim(MATCH, lease.job_id)
+    again = claim(kind=MATCH, job_id=lease.job_id)
     assert again is not None and again.attempt == 2
     assert not lease.record(turns=1)  # the dead attempt counts for nothing
 
@@ -145,7 +145,7 @@ def test_a_reused_pid_is_not_the_holder(matches):
     assert holder_gone(f"{host_id()}:{pid}:{start}")
     assert not holder_gone(f"{socket.gethostname()}/1:{pid}:{start}") and host_id() != f"{socket.gethostname()}/1"
     assert not holder_gone(f"{socket.gethostname()}:{pid}:{start}")
-    assert claim(MATCH, matches[0].pk) is not None
+    assert claim(kind=MATCH, job_id=matches[0].pk) is not None
 
 
 def test_only_a_waiting_match_whose_message_is_gone_is_sent_again(matches, settings):
@@ -228,12 +228,12 @@ def test_a_revalidation_does_not_let_a_stalled_workers_attempt_hold_the_new_one(
 
     version = valid_version(make_user("alice"), "alpha")
     BotVersion.objects.filter(pk=version.pk).update(status="pending", attempts=0)
-    stalled = leases.claim(VALIDATION, version.pk)
+    stalled = leases.claim(kind=VALIDATION, job_id=version.pk)
     assert stalled is not None and stalled.attempt == 1
     assert leases.Lease(VALIDATION, version.pk, 1).give_back("its worker stopped beating")  # the reaper
     assert services.revalidate(version=BotVersion.objects.get(pk=version.pk))
     monkeypatch.setattr(leases, "holder_id", lambda: "other-host/1:42:42")  # another worker
-    fresh = leases.claim(VALIDATION, version.pk)
+    fresh = leases.claim(kind=VALIDATION, job_id=version.pk)
     assert fresh is not None and fresh.attempt == stalled.attempt == 1
     assert fresh.held() and not stalled.held()
     # the reaper acting for the stalled holder (it read the row before the new claim) touches nothing

@@ -25,13 +25,14 @@ def play(first, second, winner, statuses):
     from armada_web.matches.services import create_match
 
     match = create_match(game="galaxy", first=first, second=second)
-    lease = claim(MATCH, match.pk)
+    lease = claim(kind=MATCH, job_id=match.pk)
     participants = list(match.participants.order_by("seat"))
     players = [PlayerReport(seat, "x", statuses[seat - 1], "" if statuses[seat - 1] == "ok" else "boom")
                for seat in (1, 2)]
     outcome = MatchOutcome(Result(winner, "forfeit" if "crashed" in statuses else "turn_limit", 10),
                            players, {"engine_version": "2"})
-    assert record(lease, match, participants, outcome, "r", {1: "a", 2: "b"}) == "finished"
+    assert record(lease=lease, match=match, participants=participants, outcome=outcome,
+                  replay_name="r", log_names={1: "a", 2: "b"}) == "finished"
 
 
 def snapshot():

@@ -23,11 +23,12 @@ def finish(match, winner):
     from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, record
 
-    lease = claim(MATCH, match.pk)
+    lease = claim(kind=MATCH, job_id=match.pk)
     seats = list(match.participants.order_by("seat"))
     players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
     outcome = MatchOutcome(Result(winner, "turn_limit", 10), players, {"engine_version": "2"})
-    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "finished"
+    assert record(lease=lease, match=match, participants=seats, outcome=outcome,
+                  replay_name="r", log_names={1: "a", 2: "b"}) == "finished"
 
 
 def counts(bot_id):
@@ -150,12 +151,13 @@ def test_a_bot_deleted_while_its_match_plays_voids_it_and_counts_nothing(make_us
     first = valid_version(make_user("alice"), "alpha")
     second = valid_version(make_user("bob"), "bravo")
     match = create_match(game="galaxy", first=first, second=second, kind=kind, seed=7)
-    lease = claim(MATCH, match.pk)
+    lease = claim(kind=MATCH, job_id=match.pk)
     seats = list(match.participants.order_by("seat"))
     delete_bot(bot=second.bot, user=second.bot.owner)
     players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
     outcome = MatchOutcome(Result(1, "turn_limit", 10), players, {"engine_version": "2"})
-    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "void"
+    assert record(lease=lease, match=match, participants=seats, outcome=outcome,
+                  replay_name="r", log_names={1: "a", 2: "b"}) == "void"
     match = Match.objects.get(pk=match.pk)
     assert match.status == "void"
     assert match.reason == "void: seat 2's bot was deleted during the match (no result, no rating change)"
@@ -177,13 +179,15 @@ def test_a_recording_retried_after_its_bot_was_deleted_stays_finished(make_user,
     first = valid_version(make_user("alice"), "alpha")
     second = valid_version(make_user("bob"), "bravo")
     match = create_match(game="galaxy", first=first, second=second, kind="ranked", seed=7)
-    lease = claim(MATCH, match.pk)
+    lease = claim(kind=MATCH, job_id=match.pk)
     seats = list(match.participants.order_by("seat"))
     players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
     outcome = MatchOutcome(Result(1, "turn_limit", 10), players, {"engine_version": "2"})
-    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "finished"
+    assert record(lease=lease, match=match, participants=seats, outcome=outcome,
+                  replay_name="r", log_names={1: "a", 2: "b"}) == "finished"
     delete_bot(bot=second.bot, user=second.bot.owner)
-    assert record(lease, match, seats, outcome, "r", {1: "a", 2: "b"}) == "finished"  # the retry
+    assert record(lease=lease, match=match, participants=seats, outcome=outcome,
+                  replay_name="r", log_names={1: "a", 2: "b"}) == "finished"  # the retry
     match = Match.objects.get(pk=match.pk)
     assert match.status == "finished" and match.replay.name == "r" and match.reason == ""
 
@@ -199,6 +203,6 @@ def test_a_bot_deleted_before_its_match_plays_voids_it_saying_so(make_user, vali
     second = valid_version(make_user("bob"), "bravo")
     match = create_match(game="galaxy", first=first, second=second, seed=7)
     delete_bot(bot=first.bot, user=first.bot.owner)
-    assert execute(claim(MATCH, match.pk)) == "void"
+    assert execute(claim(kind=MATCH, job_id=match.pk)) == "void"
     assert Match.objects.get(pk=match.pk).reason == ("void: seat 1's bot was deleted before the match was played "
                                                      "(no result, no rating change)")

@@ -124,7 +124,7 @@ def test_a_claim_records_the_worker_host_that_played_the_match(pair, monkeypatch
 
     settings.ARMADA = settings.ARMADA.with_(host_name="worker-7")
     monkeypatch.setattr(tasks, "sandbox_ready", lambda: True)
-    monkeypatch.setattr(execution, "execute", lambda lease: execution.void(lease, "stopped by the test"))
+    monkeypatch.setattr(execution, "execute", lambda lease: execution.void(lease=lease, reason="stopped by the test"))
     match = make(*pair)
     assert Match.objects.get(pk=match.pk).host == ""  # queued: no host played it yet
     assert tasks.run_match(match.pk) == "void"
@@ -154,7 +154,7 @@ def test_the_reaper_requeues_then_fails_a_stuck_match(pair, settings):
     settings.ARMADA = settings.ARMADA.with_(match_attempts=2)
     match = make(*pair)
     for attempt in (1, 2):
-        assert claim(MATCH, match.pk) is not None
+        assert claim(kind=MATCH, job_id=match.pk) is not None
         Match.objects.filter(pk=match.pk).update(started=timezone.now() - timedelta(hours=2))
         counts = reap(stuck_after_s=60)
         match.refresh_from_db()
@@ -175,10 +175,10 @@ def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
     from armada_web.matches.models import Match
 
     match = make(*pair)
-    first_run = claim(MATCH, match.pk)
+    first_run = claim(kind=MATCH, job_id=match.pk)
     assert first_run is not None
     Match.objects.filter(pk=match.pk).update(status="queued")  # the reaper gave it to another worker
-    second_run = claim(MATCH, match.pk)
+    second_run = claim(kind=MATCH, job_id=match.pk)
     assert second_run is not None and second_run.attempt == 2
     assert execute(first_run) == "superseded"
     assert RatingChange.objects.count() == 0

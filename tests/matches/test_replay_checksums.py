@@ -28,12 +28,13 @@ def test_recording_keeps_the_stored_replays_size_and_checksum(make_user, valid_v
 
     match = create_match(game="galaxy", first=valid_version(make_user("alice"), "alpha"),
                          second=valid_version(make_user("bob"), "bravo"))
-    lease = claim(MATCH, match.pk)
+    lease = claim(kind=MATCH, job_id=match.pk)
     stored = storage.store_replay(match.pk, lease.attempt, played())
     data = storage.read(stored.name)
     assert data is not None and (stored.size, stored.sha256) == (len(data), hashlib.sha256(data).hexdigest())
     outcome = MatchOutcome(Result(1, "turn_limit", 4), [PlayerReport(s, "x", "ok", "") for s in (1, 2)], played())
     seats = list(match.participants.order_by("seat"))
-    assert record(lease, match, seats, outcome, stored.name, {1: "a", 2: "b"}, stored=stored) == "finished"
+    assert record(lease=lease, match=match, participants=seats, outcome=outcome,
+                  replay_name=stored.name, log_names={1: "a", 2: "b"}, stored=stored) == "finished"
     kept = Match.objects.get(pk=match.pk)
     assert (kept.replay.name, kept.replay_size, kept.replay_sha256) == (stored.name, stored.size, stored.sha256)

@@ -70,7 +70,7 @@ def test_an_error_after_the_last_attempt_or_the_reaper_is_mailed(version, monkey
         assert validate_version(version.pk) == "error"
     assert [m.subject for m in mail.outbox] == ["[Armada] mailed v1 is error"]
     second = upload_version(bot=version.bot, user=version.bot.owner, filename="main.py", data=b"print(2)\n")
-    claim(validation.VALIDATION, second.pk)
+    claim(kind=validation.VALIDATION, job_id=second.pk)
     BotVersion.objects.filter(pk=second.pk).update(started=timezone.now() - timedelta(hours=1))
     with django_capture_on_commit_callbacks(execute=True):
         assert reap(stuck_after_s=60)["given_up"] == 1

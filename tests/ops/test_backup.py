@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
+import armada
 from tests.support.services import drop_postgres_database, fresh_postgres_database
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -71,7 +72,7 @@ def deployment(make_user, valid_version, settings):
     _token, secret = create_token(user=alice, name="cli")
     first, second = valid_version(alice, "alpha"), valid_version(bob, "bravo")
     match = create_match(game="galaxy", first=first, second=second, kind="ranked", seed=4)
-    replay = {"format": "armada-replay", "version": 1, "game": "galaxy", "steps": [{"n": 1}, {"n": 2}]}
+    replay = armada.run("galaxy", ["builtin:random", "builtin:random"], seed=4, config={"max_turns": 2}).replay
     Match.objects.filter(pk=match.pk).update(status="finished", replay=storage.save_replay(match.pk, 1, replay))
     for p in Participant.objects.filter(match=match):
         Participant.objects.filter(pk=p.pk).update(log=storage.save_log(match.pk, 1, p.seat, f"seat {p.seat} log"),

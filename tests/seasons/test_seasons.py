@@ -249,13 +249,13 @@ def test_a_void_finals_match_is_made_again_and_a_redelivery_counts_once(five, ar
     season = Season.objects.get(slug="s1")
     periodic.tick(workers=1)
     first = queued("finals")[0]
-    void(claim(MATCH, first.pk), "docker went away")  # the platform failed: no result
+    void(lease=claim(kind=MATCH, job_id=first.pk), reason="docker went away")  # the platform failed: no result
     periodic.tick(workers=1)
     game = FinalsGame.objects.get(season=season, tries=2)
     again = game.match
     assert again.pk != first.pk and again.status == "queued"
     assert record_result(again, 2) == "finished"
-    assert claim(MATCH, again.pk) is None  # a second delivery finds it done
+    assert claim(kind=MATCH, job_id=again.pk) is None  # a second delivery finds it done
     assert sum(Entry.objects.filter(season=season).values_list("games", flat=True)) == 2  # counted once
 
 

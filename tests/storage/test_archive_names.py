@@ -134,7 +134,7 @@ def test_a_stored_archive_that_does_not_unpack_makes_the_version_invalid_not_err
                          status=VersionStatus.PENDING)
     version.archive.name = storage.save_archive(version, raw)
     version.save()
-    lease = leases.claim(validation.VALIDATION, version.pk)
+    lease = leases.claim(kind=validation.VALIDATION, job_id=version.pk)
     assert lease is not None
     assert validation.run(lease) == VersionStatus.INVALID
     version.refresh_from_db()

@@ -14,13 +14,14 @@ def record_result(match: Any, winner: int | None, statuses: tuple[str, str] = ("
     from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, record
 
-    lease = claim(MATCH, match.pk)
+    lease = claim(kind=MATCH, job_id=match.pk)
     assert lease is not None, f"match {match.pk} was not queued"
     participants = list(match.participants.order_by("seat"))
     players = [PlayerReport(seat, "x", statuses[seat - 1], "" if statuses[seat - 1] == "ok" else "boom")
                for seat in (1, 2)]
     outcome = MatchOutcome(Result(winner, "turn_limit", 10), players, {"engine_version": "2"})
-    return record(lease, match, participants, outcome, f"matches/{match.pk}/r", {1: "a", 2: "b"})
+    return record(lease=lease, match=match, participants=participants, outcome=outcome,
+                  replay_name=f"matches/{match.pk}/r", log_names={1: "a", 2: "b"})
 
 
 def queued(kind: str) -> list[Any]:

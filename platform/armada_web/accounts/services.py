@@ -37,7 +37,7 @@ def check_password(*, request: Any, username: str, password: str) -> User:
     return user  # type: ignore[return-value]
 
 
-def clean_token_name(name: Any) -> str:
+def clean_token_name(*, name: Any) -> str:
     """The name to keep for a new token: its words joined by single spaces, at most TOKEN_NAME_MAX
     characters, none of the invisible characters a team's name refuses either (`has_invisible`:
     direction overrides, zero-width marks); Invalid otherwise."""
@@ -58,7 +58,7 @@ def create_token(*, user: User, name: Any, request: Any = None) -> tuple[ApiToke
     locked, so parallel requests cannot pass it. With the `request` that asked, its client
     address is recorded (accounts.sightings).
     """
-    clean = clean_token_name(name)
+    clean = clean_token_name(name=name)
     limit = settings.ARMADA.max_tokens
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()

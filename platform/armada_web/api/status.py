@@ -15,6 +15,7 @@ from armada_web.api.estimates import NewVersionSerializer, new_version_data
 from armada_web.api.schema import answers
 from armada_web.ladder.queries import new_version_estimates
 from armada_web.matches.status import status
+from armada_web.web.roles import is_staff
 
 
 class WorkerSerializer(serializers.Serializer):
@@ -58,7 +59,7 @@ class StatusView(APIView):
 
     @extend_schema(responses=answers({200: StatusSerializer}))
     def get(self, request: Request) -> Response:
-        staff = bool(getattr(request.user, "is_staff", False))
+        staff = is_staff(request.user)
         data = dict(StatusSerializer(status(staff=staff)).data)
         data["new_version"] = {game: new_version_data(estimate) for game, estimate in new_version_estimates().items()}
         if not staff:

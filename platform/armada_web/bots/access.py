@@ -12,6 +12,7 @@ from typing import Any
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.teams.access import is_member
 from armada_web.web.errors import Forbidden
+from armada_web.web.roles import is_staff
 
 
 def is_owner(*, bot: Bot, user: Any) -> bool:
@@ -45,7 +46,7 @@ def activation_refusal(*, bot: Bot, version: BotVersion | None = None) -> str | 
 
 def can_see_private(*, user: Any, bot: Bot) -> bool:
     """A member of its team, or staff: may read the bot's sources and logs."""
-    return bool(user is not None and user.is_authenticated and (user.is_staff or is_owner(bot=bot, user=user)))
+    return is_staff(user) or bool(user is not None and user.is_authenticated and is_owner(bot=bot, user=user))
 
 
 def private_audience(*, bot: Bot, user: Any) -> str:

@@ -57,7 +57,7 @@ def _send(version: Any) -> None:
 
 def reap(stuck_after_s: int | None = None) -> dict[str, int]:
     """Re-queue validations a lost worker left (or whose message was lost); see leases.reap."""
-    return leases.reap(validation.VALIDATION, send=_send, stuck_after_s=stuck_after_s)
+    return leases.reap(kind=validation.VALIDATION, send=_send, stuck_after_s=stuck_after_s)
 
 
 @shared_task(name=queues.Task.REAP_VALIDATIONS, ignore_result=True)

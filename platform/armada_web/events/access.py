@@ -9,6 +9,7 @@ from typing import Any
 
 from armada_web.events.models import Event, EventState
 from armada_web.teams.access import team_ids
+from armada_web.web.roles import is_staff
 
 
 def invited_team_ids(*, user: Any, event: Event) -> list[int]:
@@ -29,7 +30,7 @@ def is_member(*, user: Any, event: Event) -> bool:
 
 
 def can_see(*, user: Any, event: Event) -> bool:
-    return bool(event.public or is_member(user=user, event=event) or getattr(user, "is_staff", False))
+    return bool(event.public or is_member(user=user, event=event) or is_staff(user))
 
 
 def is_owner(*, user: Any, event: Event) -> bool:

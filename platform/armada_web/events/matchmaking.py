@@ -27,13 +27,11 @@ from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, 
 from armada_web.ladder.logic import matchmaking as matchmaking_logic
 from armada_web.ladder.logic import ratings
 from armada_web.matches.capacity import free, known_workers
-from armada_web.matches.models import Match, MatchKind, MatchStatus
+from armada_web.matches.models import ENDED_BADLY, IN_FLIGHT, Match, MatchKind
 from armada_web.matches.services import create_match
 
 log = logging.getLogger(__name__)
 MAX_TRIES = 3
-IN_FLIGHT = (MatchStatus.QUEUED, MatchStatus.RUNNING)
-ENDED_BADLY = (MatchStatus.VOID, MatchStatus.FAILED)
 RECENT = 200
 
 

@@ -29,12 +29,13 @@ from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import shown_text_problem, storable
+from armada_web.web.roles import is_staff
 
 NOTE_MAX = 500
 
 
 def _staff(user: Any) -> User:
-    if not (isinstance(user, User) and user.is_active and user.is_staff):
+    if not (isinstance(user, User) and is_staff(user)):
         raise Forbidden("only staff act on the integrity report")
     return user
 

@@ -27,6 +27,7 @@ from armada_web.integrity.models import (
 from armada_web.seasons.models import Entry, Season
 from armada_web.teams.models import Membership
 from armada_web.web.errors import NotFound
+from armada_web.web.roles import is_staff
 
 AUDIT_SHOWN = 100
 
@@ -80,7 +81,7 @@ def disqualifications(*, season: Season) -> list[Disqualification]:
 def decisions_seen(*, season: Season, user: Any) -> list[Disqualification]:
     """The disqualifications in `season` that `user` may read: staff every one, a signed-in account
     its own and its teams' (`decisions_for`), anyone else none."""
-    if user is not None and getattr(user, "is_authenticated", False) and user.is_staff:
+    if is_staff(user):
         return disqualifications(season=season)
     return decisions_for(season=season, user=user)
 

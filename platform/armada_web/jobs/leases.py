@@ -200,7 +200,7 @@ class Lease:
             thread.join(timeout=5)
 
 
-def claim(kind: JobKind, job_id: int, **fields: Any) -> Lease | None:
+def claim(*, kind: JobKind, job_id: int, **fields: Any) -> Lease | None:
     """Take a waiting job for this worker (waiting -> running, attempts + 1, its holder and first
     heartbeat, `fields` set too), or None when it is not waiting (another delivery has it, or it is
     done). A job running under a holder of this host that is gone is taken over at once."""
@@ -214,12 +214,12 @@ def claim(kind: JobKind, job_id: int, **fields: Any) -> Lease | None:
         if claimed:
             attempt = model.objects.filter(pk=job_id).values_list("attempts", flat=True).first()
             return Lease(kind, job_id, int(attempt or 0), holder)
-        if not take_over(kind, job_id):
+        if not take_over(kind=kind, job_id=job_id):
             return None
     return None
 
 
-def take_over(kind: JobKind, job_id: int) -> bool:
+def take_over(*, kind: JobKind, job_id: int) -> bool:
     """Give back a running job whose holder is a process of this host that is gone (True), or fail
     it after its last attempt; False when its holder lives, or may (another host)."""
     model: Any = kind.model
@@ -236,7 +236,7 @@ def take_over(kind: JobKind, job_id: int) -> bool:
     return lease.give_back(kind.requeued_note)
 
 
-def reap(kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None = None,
+def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None = None,
          now: datetime | None = None) -> dict[str, int]:
     """Take back what lost workers and lost messages left behind; returns counts.
 

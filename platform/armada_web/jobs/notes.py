@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from armada_web.web.roles import is_staff
+
 #: How the notes of a platform failure begin (jobs.leases' give_back and give_up, matches.execution's void).
 PLATFORM = ("platform failure", "retrying after a platform failure")
 
@@ -19,7 +21,7 @@ def shown_note(note: str, *, user: Any) -> str:
     """`note` whole for staff; for anyone else a platform failure's with its cause's first words only
     (the platform's own, up to the first colon or bracket: "the sandbox is unavailable", "the stored
     archive of seat 1 could not be unpacked"; an exception's text follows them)."""
-    if getattr(user, "is_staff", False) or not note.startswith(PLATFORM):
+    if is_staff(user) or not note.startswith(PLATFORM):
         return note
     head, _, cause = note.partition(":")
     words = re.split(r"[:(\[]", cause, maxsplit=1)[0].strip().rstrip(";,. ")

@@ -30,7 +30,7 @@ from armada_web.ladder.models import RANKED, Rating
 from armada_web.ladder.ratings import ensure_rating
 from armada_web.matches import services
 from armada_web.matches.capacity import count_match_workers, free
-from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.matches.models import ENDED_BADLY, IN_FLIGHT, Match, MatchKind, Participant
 
 __all__ = ["candidates", "fill_queue", "in_flight", "ranked_versions", "recent_games", "unit"]
 #: Recent ranked games read for the repeat penalty and the sides.
@@ -106,7 +106,7 @@ def candidates(game: str) -> tuple[list[matchmaking_logic.Candidate], dict[int, 
 def recent_games(game: str, limit: int = RECENT_GAMES) -> list[matchmaking_logic.RecentGame]:
     """The latest ranked matches' seats of `game`, oldest first (one query)."""
     rows = (Participant.objects.filter(match__kind=MatchKind.RANKED, match__game=game)
-            .exclude(match__status__in=[MatchStatus.VOID, MatchStatus.FAILED])
+            .exclude(match__status__in=ENDED_BADLY)
             .order_by("-match_id", "seat").values_list("match_id", "seat", "version_id")[: 2 * limit])
     seats: dict[int, dict[int, int]] = {}
     for match_id, seat, version_id in rows:
@@ -123,7 +123,7 @@ def unit(size: int, workers: int) -> float:
 
 def in_flight() -> int:
     """Ranked matches queued or running."""
-    return Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING]).count()
+    return Match.objects.filter(kind=MatchKind.RANKED, status__in=IN_FLIGHT).count()
 
 
 def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:

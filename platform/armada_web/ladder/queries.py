@@ -28,7 +28,7 @@ from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
 from armada_web.ladder.matchmaking import RatingPool, recent_games, unit
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
-from armada_web.matches.models import Match, MatchKind, MatchStatus
+from armada_web.matches.models import IN_FLIGHT, Match, MatchKind, MatchStatus
 from armada_web.matches.queries import Record
 from armada_web.web.errors import NotFound
 
@@ -301,7 +301,7 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
     queue = ranked_queue(version.bot.game, now)
     if queue is None:
         return NextGame(None, "no worker is free for ranked games now (a season's finals take them)")
-    flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING],
+    flying = Match.objects.filter(kind=MatchKind.RANKED, status__in=IN_FLIGHT,
                                   participants__version=version).exists()
     games, sigma = (rating.games, rating.sigma) if rating else (0, ratings.SIGMA)
     share: float | None = None

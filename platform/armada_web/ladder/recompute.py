@@ -67,7 +67,7 @@ def recompute() -> dict[str, Any]:
             details = (players[0].detail, players[1].detail)
             result = ratings.advance(one, two, match.pk, winner, statuses, details, start)
             for p, row in zip(players, (one, two), strict=True):
-                set_seat_skills(p, result[p.seat])
+                set_seat_skills(seat=p, change=result[p.seat])
                 touched.append(p)
                 after = result[p.seat].after
                 changes.append(RatingChange(version_id=row.version_id, match_id=match.pk, mu=after.mu,

@@ -20,10 +20,7 @@ from django.db.models import Q, QuerySet
 
 from armada_web.matches.models import Match, MatchKind
 from armada_web.teams.access import team_ids
-
-
-def _staff(user: Any) -> bool:
-    return bool(user is not None and getattr(user, "is_authenticated", False) and user.is_staff)
+from armada_web.web.roles import is_staff
 
 
 def _event_model() -> Any:
@@ -34,7 +31,7 @@ def _event_model() -> Any:
 def _events_seen(*, user: Any) -> QuerySet[Any] | None:
     """The ids of the events whose matches `user` may see (a subquery over the events, which are
     few beside their matches); None for staff, who see every match."""
-    if _staff(user):
+    if is_staff(user):
         return None
     shown = Q(public=True)
     if user is not None and getattr(user, "is_authenticated", False):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from armada_web.matches import storage
-from armada_web.matches.models import MatchStatus
+from armada_web.matches.models import IN_FLIGHT
 from armada_web.matches.rerun import private_seat
 from armada_web.web.errors import Conflict
 
@@ -21,7 +21,7 @@ def seat_drawings(*, user: Any, match_id: int, seat: int) -> dict[str, Any]:
     when it drew nothing, or the match ended without a game); NotFound unless `user` may see the
     seat; Conflict while it is queued or playing (its drawings come with its end, as its replay)."""
     match, participant = private_seat(user=user, match_id=match_id, seat=seat)
-    if match.status in (MatchStatus.QUEUED, MatchStatus.RUNNING):
+    if match.status in IN_FLIGHT:
         raise Conflict(f"this match is {match.status}: its drawings come with its end, as its replay")
     drawing = storage.read_drawing(participant.debug.name or "") if participant.debug else None
     return {"turns": drawing["turns"]} if drawing is not None else {"turns": []}

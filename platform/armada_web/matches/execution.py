@@ -58,7 +58,7 @@ def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
     return {"worker": (worker or host)[:200], "host": host, "engine_version": engine}
 
 
-def void(lease: Lease, reason: str, *, platform: bool = True) -> str:
+def void(*, lease: Lease, reason: str, platform: bool = True) -> str:
     """The platform failed: no result, no rating change (never a bot's loss). `platform` False:
     the match cannot count for another cause (a seat's bot was deleted), which the reason says."""
     log.warning("match %s void (attempt %s): %s", lease.job_id, lease.attempt, reason)
@@ -69,14 +69,15 @@ def void(lease: Lease, reason: str, *, platform: bool = True) -> str:
 
 def deleted(lease: Lease, seat: int, when: str) -> str:
     """A seat's bot was deleted (its owner's doing, its versions gone): the match is void, nothing counted."""
-    return void(lease, f"seat {seat}'s bot was deleted {when} (no result, no rating change)", platform=False)
+    return void(lease=lease, reason=f"seat {seat}'s bot was deleted {when} (no result, no rating change)",
+                platform=False)
 
 
-def again(lease: Lease, reason: str) -> str:
+def again(*, lease: Lease, reason: str) -> str:
     """The sandbox failed (not the bots): back to the queue for another attempt (the caller sends
     it), or void after the last one. Returns the new status."""
     if lease.last_attempt:
-        return void(lease, reason)
+        return void(lease=lease, reason=reason)
     log.warning("match %s given back after attempt %s: %s", lease.job_id, lease.attempt, reason)
     if lease.give_back(f"retrying after a platform failure: {reason}"):
         return MatchStatus.QUEUED
@@ -89,7 +90,7 @@ def execute(lease: Lease) -> str:
     participants = list(Participant.objects.filter(match=match).select_related("version", "version__bot")
                         .order_by("seat"))
     if [p.seat for p in participants] != [1, 2]:
-        return void(lease, "the match does not have two seats")
+        return void(lease=lease, reason="the match does not have two seats")
     gone = [p.seat for p in participants if p.version is None]
     if gone:
         return deleted(lease, gone[0], "before the match was played")
@@ -97,16 +98,17 @@ def execute(lease: Lease) -> str:
     for p in participants:
         assert p.version is not None
         if not p.version.archive.name:
-            return void(lease, f"the archive of seat {p.seat} could not be read from storage (it was deleted)")
+            return void(lease=lease,
+                        reason=f"the archive of seat {p.seat} could not be read from storage (it was deleted)")
         # Read from storage only when this host has not unpacked it yet (storage.unpacked).
         seats[p.seat] = (p.name, bot_storage.source(p.version))
     try:
         config = settings.ARMADA.game(match.game).match_config
         outcome = play(match_id=match.pk, game=match.game, seed=match.seed, seats=seats, config=config)
     except SandboxFailure as exc:
-        return again(lease, str(exc))
+        return again(lease=lease, reason=str(exc))
     except (PlatformFailure, KeyError) as exc:
-        return void(lease, str(exc))
+        return void(lease=lease, reason=str(exc))
     saved: list[str] = []
     try:
         stored = storage.store_replay(match.pk, lease.attempt, outcome.replay)
@@ -122,8 +124,10 @@ def execute(lease: Lease) -> str:
                 saved.append(drawing_names[p.seat])
     except OSError as exc:
         storage.delete(saved)
-        return void(lease, f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
-    status = retrying(lambda: record(lease, match, participants, outcome, stored.name, log_names, stored=stored,
+        return void(lease=lease,
+                    reason=f"storage failed while saving the replay or logs ({exc.__class__.__name__}: {exc})")
+    status = retrying(lambda: record(lease=lease, match=match, participants=participants, outcome=outcome,
+                                     replay_name=stored.name, log_names=log_names, stored=stored,
                                      drawing_names=drawing_names),
                       what=f"the database (recording match {match.pk})")
     if status != MatchStatus.FINISHED:
@@ -138,7 +142,7 @@ def _score(outcome: MatchOutcome, seat: int) -> float | None:
     return None
 
 
-def record(lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
+def record(*, lease: Lease, match: Match, participants: list[Participant], outcome: MatchOutcome, replay_name: str,
            log_names: dict[int, str], stored: storage.Stored | None = None,
            drawing_names: dict[int, str] | None = None) -> str:
     """In one transaction, if this attempt still holds the row: result, files (with the replay's

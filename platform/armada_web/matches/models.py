@@ -33,6 +33,14 @@ class MatchStatus(models.TextChoices):
     """The platform failed while playing it (Docker, engine, storage): no result, no rating change."""
 
 
+#: Waiting for a worker or being played.
+IN_FLIGHT = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+#: Ended with no result: void (the platform's fault) or failed (its workers lost).
+ENDED_BADLY = (MatchStatus.VOID, MatchStatus.FAILED)
+#: Ended, with or without a result.
+ENDED = (MatchStatus.FINISHED, *ENDED_BADLY)
+
+
 class Result(models.TextChoices):
     WIN = "win", "win"
     DRAW = "draw", "draw"

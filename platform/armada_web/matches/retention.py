@@ -27,13 +27,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from armada_web.bots.models import BotVersion
-from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.matches.models import ENDED, Match, MatchKind, Participant
 from armada_web.storage import objectstore
 
 ROOTS = ("matches", "versions")
 #: Kinds whose files are kept as long as their bots exist.
 KEPT = (MatchKind.RANKED, MatchKind.FINALS)
-DONE = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
 #: A seat's files: its log and its drawings, kept and pruned alike.
 SEAT_FILES = ("log", "debug")
 
@@ -85,7 +84,7 @@ def plan(now: datetime | None = None) -> Plan:
     at = timezone.now() if now is None else now
     result = Plan()
     cutoff = at - timedelta(days=settings.ARMADA.unranked_keep_days)
-    expired = Match.objects.filter(~Q(kind__in=KEPT), status__in=DONE, finished__lte=cutoff)
+    expired = Match.objects.filter(~Q(kind__in=KEPT), status__in=ENDED, finished__lte=cutoff)
     for match_id, replay in expired.exclude(replay="").values_list("pk", "replay"):
         result.items.append(Item(replay, _size(replay), "unranked-expired", match_id))
     ranked = Match.objects.filter(kind__in=KEPT)

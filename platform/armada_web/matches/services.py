@@ -72,7 +72,7 @@ def cancel_queued(*, match_ids: list[int], reason: str) -> int:
 SEAT_SKILL_FIELDS = ["mu_before", "sigma_before", "mu_after", "sigma_after", "expected"]
 
 
-def set_seat_skills(seat: Participant, change: tuple[Skill, Skill, float]) -> None:
+def set_seat_skills(*, seat: Participant, change: tuple[Skill, Skill, float]) -> None:
     """`seat`'s skill before and after its game and its expected result, in memory (unsaved)."""
     before, after, expected = change
     seat.mu_before, seat.sigma_before, seat.mu_after, seat.sigma_after = before.mu, before.sigma, after.mu, after.sigma
@@ -84,5 +84,5 @@ def keep_seat_skills(*, seats: list[Participant], changes: Mapping[int, tuple[Sk
     {seat: (before, after, the model's chance it wins)}, `ladder.logic.results.Change`), inside the
     recording transaction; the ladder and the finals both call this."""
     for p in seats:
-        set_seat_skills(p, changes[p.seat])
+        set_seat_skills(seat=p, change=changes[p.seat])
         p.save(update_fields=SEAT_SKILL_FIELDS)

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from armada_web.jobs import broker, workers
-from armada_web.matches.models import Match, MatchStatus
+from armada_web.matches.models import ENDED_BADLY, Match, MatchStatus
 
 CACHE_KEY = "armada:status"
 CACHE_S = 5
@@ -64,7 +64,7 @@ def problems(limit: int = PROBLEMS) -> list[dict[str, Any]]:
     """Staff: the latest void and failed matches and why."""
     return [{"match": pk, "kind": kind, "status": status, "reason": reason, "finished": finished, "host": host}
             for pk, kind, status, reason, finished, host in Match.objects.filter(
-                status__in=[MatchStatus.VOID, MatchStatus.FAILED]).order_by("-finished", "-id")
+                status__in=ENDED_BADLY).order_by("-finished", "-id")
             .values_list("pk", "kind", "status", "reason", "finished", "host")[:limit]]
 
 

@@ -57,7 +57,8 @@ def run_match(match_id: int) -> str:
         log.warning("match %s handed back: this worker's sandbox is unavailable", match_id)
         send(match_id, kind, countdown=HAND_BACK_S)
         return "handed back"
-    lease = leases.claim(execution.MATCH, match_id, **execution.claim_fields(game, run_match.request.hostname))
+    lease = leases.claim(kind=execution.MATCH, job_id=match_id,
+                         **execution.claim_fields(game, run_match.request.hostname))
     if lease is None:
         return "skipped"
     with logs.context(attempt=lease.attempt), lease.beating():
@@ -66,7 +67,7 @@ def run_match(match_id: int) -> str:
         except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
             log.exception("match %s failed unexpectedly", match_id)
             reason = f"{exc.__class__.__name__}: {exc}"
-            return leases.retrying(lambda: execution.void(lease, reason))
+            return leases.retrying(lambda: execution.void(lease=lease, reason=reason))
     if status == MatchStatus.QUEUED:  # given back after a sandbox failure: another attempt
         send(match_id, kind, countdown=HAND_BACK_S)
     return status
@@ -82,7 +83,7 @@ def _send(match: Match) -> None:
 def reap(stuck_after_s: int | None = None) -> dict[str, Any]:
     """Re-queue matches a lost worker left `running` (or whose message was lost while `queued`);
     past the last attempt a stuck match is `failed`. See leases.reap."""
-    return leases.reap(execution.MATCH, send=_send, stuck_after_s=stuck_after_s)
+    return leases.reap(kind=execution.MATCH, send=_send, stuck_after_s=stuck_after_s)
 
 
 @shared_task(name=queues.Task.REAP_MATCHES, ignore_result=True)

@@ -43,14 +43,14 @@ from rest_framework.request import Request
 from armada_web.accounts.tokens import NamedTokenAuthentication
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.jobs import broker, workers
-from armada_web.matches.models import Match, MatchStatus
+from armada_web.matches.models import ENDED, IN_FLIGHT, Match, MatchStatus
 from armada_web.web.clients import from_proxy
+from armada_web.web.roles import is_staff
 
 log = logging.getLogger(__name__)
 #: Bucket bounds (seconds) of the two histograms.
 MATCH_BUCKETS = (5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800)
 VALIDATION_BUCKETS = (1, 2, 5, 10, 20, 30, 60, 120, 300)
-ENDED = (MatchStatus.FINISHED, MatchStatus.VOID, MatchStatus.FAILED)
 
 
 def _staff_token(request: HttpRequest) -> bool:
@@ -80,7 +80,7 @@ def address_allowed(address: str) -> bool:
 def allowed(request: HttpRequest) -> bool:
     """Whether `request` may read /metrics: staff, or an allowed address not behind a proxy."""
     user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated and user.is_staff:
+    if is_staff(user):
         return True
     if request.META.get("HTTP_AUTHORIZATION", "").startswith("Token ") and _staff_token(request):
         return True
@@ -125,7 +125,7 @@ class Collector:
                                     labels=["game", "status"])
         by_status = {(row["game"], row["status"]): row["n"]
                      for row in Match.objects.order_by().values("game", "status").annotate(n=Count("pk"))}
-        for status in (MatchStatus.QUEUED, MatchStatus.RUNNING):
+        for status in IN_FLIGHT:
             waiting.add_metric([status], sum(n for (_, s), n in by_status.items() if s == status))
         for game in sorted({game for game, _ in by_status}):
             for status in ENDED:

@@ -26,6 +26,7 @@ from armada_web.seasons import queries as season_queries
 from armada_web.seasons.models import Season
 from armada_web.web.errors import DomainError
 from armada_web.web.inputs import parse_id
+from armada_web.web.roles import is_staff
 
 View = Callable[..., HttpResponse]
 
@@ -39,7 +40,7 @@ def staff_only(view: View) -> View:
     @functools.wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         user = request.user
-        if not (user.is_authenticated and user.is_active and user.is_staff):
+        if not is_staff(user):
             raise Http404("no such page")
         return checked(request, *args, **kwargs)
     return csrf_exempt(wrapped)  # exempt from the middleware only: `checked` runs the same check

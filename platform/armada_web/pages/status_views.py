@@ -7,9 +7,10 @@ from django.shortcuts import render
 
 from armada_web.ladder.queries import new_version_estimates
 from armada_web.matches.status import status
+from armada_web.web.roles import is_staff
 
 
 def status_page(request: HttpRequest) -> HttpResponse:
-    staff = bool(getattr(request.user, "is_staff", False))
+    staff = is_staff(request.user)
     return render(request, "pages/status.html", {"status": status(staff=staff), "staff": staff,
                                                       "estimates": new_version_estimates()})

@@ -91,7 +91,7 @@ def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None
                  ladder_games=rating.games if rating else 0)
 
 
-def freeze(season: Season) -> int:
+def freeze(*, season: Season) -> int:
     """Each bot's playing version now becomes its entry when its owner may enter (admitted) and its
     team passes the season's team rules (`logic.teams.admissible`, best placed first), seeded by the
     ladder (as it lists them: mu - 3 sigma, unlisted versions after, oldest first) or the league (its
@@ -155,7 +155,7 @@ def order(entries: list[Entry]) -> list[Entry]:
                                                  for e in entries])]
 
 
-def write_standings(season: Season) -> int:
+def write_standings(*, season: Season) -> int:
     """Store the final standings (once: Conflict if they exist); returns the rows written."""
     if Standing.objects.filter(season=season).exists():
         raise Conflict(f"season {season.slug} has its final standings already; they never change")
@@ -179,8 +179,8 @@ def write_standings(season: Season) -> int:
     return len(rows)
 
 
-def rewrite_standings(season: Season) -> int:
+def rewrite_standings(*, season: Season) -> int:
     """A finished season's final standings written again from the entries left (staff disqualified
     one: `services.withdraw_entries`), the one change they ever see; returns the rows written."""
     Standing.objects.filter(season=season).delete()
-    return write_standings(season)
+    return write_standings(season=season)

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from armada_web.ladder.logic import results
 from armada_web.ladder.queries import ranked_match_seconds
-from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
+from armada_web.matches.models import ENDED_BADLY, IN_FLIGHT, Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued, create_match, keep_seat_skills
 from armada_web.seasons.entries import order, skill_of
 from armada_web.seasons.logic import finals
@@ -37,8 +37,6 @@ log = logging.getLogger(__name__)
 MAX_TRIES = 3
 #: How much faster than the estimate the finals plan to finish (workers_needed).
 SAFETY = 1.5
-IN_FLIGHT = (MatchStatus.QUEUED, MatchStatus.RUNNING)
-ENDED_BADLY = (MatchStatus.VOID, MatchStatus.FAILED)
 
 
 def plan_of(season: Season) -> finals.Plan:
@@ -46,7 +44,7 @@ def plan_of(season: Season) -> finals.Plan:
                        keep_min=season.keep_min or 2)
 
 
-def begin(season: Season, plan: finals.Plan, start: finals.Start, now: datetime) -> None:
+def begin(*, season: Season, plan: finals.Plan, start: finals.Start, now: datetime) -> None:
     """Start the finals (inside the caller's transaction, the season's row locked)."""
     entries = list(season.entries.all())
     for entry in entries:
@@ -163,7 +161,7 @@ def _seats(game: FinalsGame) -> tuple[Entry, Entry]:
     return seats[game.first_id], seats[game.second_id]
 
 
-def advance(season_id: int) -> bool:
+def advance(*, season_id: int) -> bool:
     """Plan, send and move the finals on (see the module); True when every game is played."""
     with transaction.atomic():
         season = Season.objects.select_for_update().filter(pk=season_id, state=SeasonState.FINALS).first()
@@ -194,7 +192,7 @@ def all_done(season: Season) -> bool:
     return at_end and all(g.done for g in last)
 
 
-def stop(season: Season) -> int:
+def stop(*, season: Season) -> int:
     """The season ends: the finals' queued matches are cancelled (a running one finishes and counts
     for nothing) and the games never played are skipped; returns the matches cancelled."""
     waiting = list(FinalsGame.objects.filter(season=season, match__status=MatchStatus.QUEUED)
@@ -203,7 +201,7 @@ def stop(season: Season) -> int:
     return cancel_queued(match_ids=waiting, reason="cancelled: the season ended before it was played")
 
 
-def withdraw(season: Season, entry_ids: list[int]) -> int:
+def withdraw(*, season: Season, entry_ids: list[int]) -> int:
     """Entries leave the finals (disqualified by staff): the queued matches of their games are
     cancelled (a running one finishes and counts for nothing once the entry is gone); returns the
     matches cancelled."""
@@ -212,7 +210,7 @@ def withdraw(season: Season, entry_ids: list[int]) -> int:
     return cancel_queued(match_ids=waiting, reason="cancelled: an entry was disqualified")
 
 
-def recount(season: Season) -> int:
+def recount(*, season: Season) -> int:
     """The finals' `matches_total` again once entries left (staff disqualified them): the games
     kept (played, skipped or waiting; the games of the entries gone went with them) and those the
     rounds and stages still to plan will have with the entries left. Returns it."""

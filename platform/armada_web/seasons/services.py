@@ -196,7 +196,7 @@ def close_season(*, season: Season, now: datetime | None = None) -> Season:
         locked = _locked(season)
         if locked.state != SeasonState.OPEN:
             raise _refuse(locked, "closed", "an open")
-        entries.freeze(locked)
+        entries.freeze(season=locked)
         locked.state = SeasonState.CLOSED
         locked.closed_at = now or timezone.now()
         locked.save(update_fields=["state", "closed_at"])
@@ -238,7 +238,7 @@ def start_finals(*, season: Season, stages: Any = None, games: Any = None, now: 
         if not spec(locked.game).rated:
             entries.league_result(locked)
             return _finish(locked, now)
-        finals.begin(locked, plan, finals_logic.Start(settings.ARMADA.finals_start), now)
+        finals.begin(season=locked, plan=plan, start=finals_logic.Start(settings.ARMADA.finals_start), now=now)
         if locked.matches_total == 0:  # fewer than two entries: nothing to play
             return _finish(locked, now)
         transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
@@ -260,9 +260,9 @@ def _finish(season: Season, now: datetime) -> Season:
     # skipped first (`stop`: it waits for a finals game being recorded now, which then counts and
     # is in the standings), then the entries are locked before they are read (a recording that
     # waited for them sees its game skipped). The other order deadlocked on PostgreSQL.
-    finals.stop(season)
+    finals.stop(season=season)
     list(Entry.objects.select_for_update(of=("self",)).filter(season=season).order_by("pk").values_list("pk"))
-    entries.write_standings(season)
+    entries.write_standings(season=season)
     season.state = SeasonState.FINISHED
     season.finished_at = now
     season.save(update_fields=["state", "finished_at"])
@@ -274,7 +274,7 @@ def play_on(*, season_id: int, now: datetime | None = None) -> bool:
     """Move a season's finals on (plan the next round or stage, send what the finals' workers
     may take) and finish the season once its last game is played; True when it finished.
     Called after each finals match is recorded and by beat; safe to call any time, twice."""
-    if not finals.advance(season_id):
+    if not finals.advance(season_id=season_id):
         return False
     with transaction.atomic():
         locked = Season.objects.select_for_update().filter(pk=season_id, state=SeasonState.FINALS).first()
@@ -305,14 +305,14 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
         ids = list(Entry.objects.filter(season=locked, **given).values_list("pk", flat=True))
         if not ids:
             return 0
-        finals.withdraw(locked, ids)
+        finals.withdraw(season=locked, entry_ids=ids)
         Entry.objects.filter(pk__in=ids).delete()
         locked.withdrawn += len(ids)  # (the finals' page says why its count of matches went down)
         locked.save(update_fields=["withdrawn"])
         if locked.state == SeasonState.FINISHED:
-            entries.rewrite_standings(locked)
+            entries.rewrite_standings(season=locked)
         elif locked.state == SeasonState.FINALS:
-            finals.recount(locked)
+            finals.recount(season=locked)
             transaction.on_commit(lambda: play_on(season_id=locked.pk), robust=True)
     return len(ids)
 
