@@ -7,6 +7,7 @@ step fails no longer stops beat from moving the others on."""
 
 from __future__ import annotations
 
+from datetime import UTC
 from io import StringIO
 
 import pytest
@@ -147,3 +148,55 @@ def test_the_admin_changes_no_plan_of_an_event_nor_a_bots_name_team_or_active_ve
     assert admin_client.post(f"/admin/bots/bot/{bot.pk}/change/", form).status_code == 302
     bot = Bot.objects.get(pk=bot.pk)
     assert (bot.description, bot.name, bot.active_version_id) == ("edited", "alpha", mine.pk)
+
+
+def _season_form(season, **when):
+    return {"name": season.name, "entry_rule": "everyone", "standings-TOTAL_FORMS": "0",
+            "standings-INITIAL_FORMS": "0",
+            **{f"{field}_{k}": v for field in ("opens", "closes", "ends")
+               for k, v in _split(when.get(field, getattr(season, field))).items()}}
+
+
+def test_an_edit_cannot_move_a_running_seasons_close_or_end_into_the_past(five, admin_client):
+    """An organiser's trial: a close typed as 2020 in the admin saved, and beat closed the open
+    season within seconds, its entries frozen and its finals begun, with no way back."""
+    from datetime import datetime
+
+    from armada_web.seasons import services
+    from armada_web.seasons.models import Season
+
+    call_command("season", "create", "s1", "--game", "galaxy", "--name", "Spring", stdout=StringIO())
+    season = Season.objects.get(slug="s1")
+    assert season.state == "open"
+    typo = datetime(2020, 1, 1, tzinfo=UTC)
+    answer = admin_client.post(f"/admin/seasons/season/{season.pk}/change/",
+                               _season_form(season, opens=datetime(2019, 12, 1, tzinfo=UTC), closes=typo))
+    assert answer.status_code == 200
+    assert "season s1 is open: it closes in the future, not at 2020-01-01" in answer.content.decode()
+    assert Season.objects.get(pk=season.pk).closes == season.closes  # nothing saved
+
+    services.close_season(season=season)
+    season.refresh_from_db()
+    answer = admin_client.post(f"/admin/seasons/season/{season.pk}/change/", _season_form(season, ends=typo))
+    assert "season s1 is closed: it ends in the future, not at 2020-01-01" in answer.content.decode()
+    assert Season.objects.get(pk=season.pk).ends == season.ends
+    later = {**_season_form(season), "name": "Spring (renamed)"}  # a rename, its dates as they are
+    assert admin_client.post(f"/admin/seasons/season/{season.pk}/change/", later).status_code == 302
+
+
+def test_only_a_season_that_has_not_closed_can_be_deleted(five, admin_client):
+    from armada_web.seasons import services
+    from armada_web.seasons.models import Season
+
+    call_command("season", "create", "s1", "--game", "galaxy", "--name", "S1", stdout=StringIO())
+    call_command("season", "create", "s2", "--game", "galaxy", "--name", "S2", "--opens", "2099-01-01T00:00:00Z",
+                 stdout=StringIO())
+    closed, upcoming = Season.objects.get(slug="s1"), Season.objects.get(slug="s2")
+    assert upcoming.state == "upcoming"
+    services.close_season(season=closed)
+    assert admin_client.get(f"/admin/seasons/season/{closed.pk}/delete/").status_code == 403
+    assert admin_client.post(f"/admin/seasons/season/{closed.pk}/delete/", {"post": "yes"}).status_code == 403
+    listing = admin_client.get("/admin/seasons/season/").content.decode()
+    assert 'value="delete_selected"' not in listing and 'value="close_now"' in listing
+    assert admin_client.post(f"/admin/seasons/season/{upcoming.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert list(Season.objects.values_list("slug", flat=True)) == ["s1"]

@@ -63,7 +63,8 @@ class SeasonForm(forms.ModelForm):
         slug, game = data.get("slug", self.instance.slug), data.get("game", self.instance.game)
         try:
             services.check_season(slug=slug, game=game, name=data.get("name"), opens=data.get("opens"),
-                                  closes=data.get("closes"), ends=data.get("ends"), new=self.instance.pk is None)
+                                  closes=data.get("closes"), ends=data.get("ends"), new=self.instance.pk is None,
+                                  state=self.instance.state if self.instance.pk is not None else None)
             if "entry_rule" in self.fields:
                 rule, _ = services.check_entry_rule(entry_rule=data.get("entry_rule"),
                                                     invited=data.get("invited_users") or ())
@@ -94,6 +95,19 @@ class SeasonAdmin(ModelAdmin):
         if obj is not None and obj.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
             fixed += ["entry_rule", "invited_users", "team_max_members", "one_team_per_person"]  # frozen entries
         return [*fixed, *self.readonly_fields]
+
+    def has_delete_permission(self, request: Any, obj: Season | None = None) -> bool:
+        """Only a season that has not closed may be deleted: a closed one's entries, finals and final
+        standings (and the integrity checks' audit of it) stay for good (docs/seasons.md)."""
+        if obj is not None and obj.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: Any) -> dict[str, Any]:
+        """Without the bulk delete, which would not ask each season's state."""
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
 
     def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
         rule, invited = form.cleaned_data.get("entry_rule"), form.cleaned_data.get("invited_users") or ()

@@ -48,10 +48,12 @@ class SeasonInput:
 
 
 def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
-                 now: datetime | None = None, new: bool = False) -> SeasonInput:
+                 now: datetime | None = None, new: bool = False, state: str | None = None) -> SeasonInput:
     """The season's fields checked, with their defaults (opens now, closes 30 days later, ends 7
     days after that); Invalid naming what is wrong. A `new` season closes in the future (beat
-    would close and finish one whose close has passed at once, its standings frozen for good)."""
+    would close and finish one whose close has passed at once, its standings frozen for good), and
+    so does an edited one in `state` upcoming or open; a closed one, or one in its finals, ends in
+    the future (beat would finish it at once, its finals stopped)."""
     now = now or timezone.now()
     if not isinstance(slug, str) or not SLUG_RE.fullmatch(slug):
         raise Invalid("a season's slug has 2 to 50 of a-z, 0-9 and '-', starting with a letter or digit")
@@ -73,6 +75,15 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     if new and closes_at <= now:  # first: a wrong year is the likely cause of any order below
         raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
                       f"{now.isoformat(timespec='seconds')}): check the year of its dates")
+    if state in (SeasonState.UPCOMING, SeasonState.OPEN) and closes_at <= now:
+        raise Invalid(f"season {slug} is {state_said(state)}: it closes in the future, not at {closes_at.isoformat()} "
+                      f"(now is {now.isoformat(timespec='seconds')}; a close in the past would close it at once, its "
+                      "entries frozen for good): check the year; to close it now, use the action 'Close the "
+                      f"selected open seasons now' or `manage.py season close {slug}`")
+    if state in (SeasonState.CLOSED, SeasonState.FINALS) and ends_at <= now:
+        raise Invalid(f"season {slug} is {state_said(state)}: it ends in the future, not at {ends_at.isoformat()} "
+                      f"(now is {now.isoformat(timespec='seconds')}; an end in the past would finish it at once, its "
+                      f"finals stopped): check the year; to finish it now, use `manage.py season finish {slug}`")
     if not opens_at < closes_at <= ends_at:
         raise Invalid(f"a season opens before it closes, and closes no later than it ends (opens "
                       f"{opens_at.isoformat()}, closes {closes_at.isoformat()}, ends {ends_at.isoformat()})")
