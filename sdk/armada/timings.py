@@ -97,9 +97,11 @@ def bank_sent(replay: dict[str, Any] | None, seat: int, request_id: int) -> int 
 
 
 def totals(replay: dict[str, Any] | None, seat: int) -> dict[str, Any] | None:
-    """`{"total_ms", "max_ms", "timeouts"}` of a seat over all its requests (None: no timings)."""
+    """`{"total_ms", "max_ms", "max_request", "timeouts"}` of a seat over all its requests: `max_request`
+    is the slowest request's id (0: init, whose budget is larger than a turn's); None: no timings."""
     times = seat_times(replay, seat)
     if not times:
         return None
-    return {"total_ms": round(sum(t.ms for t in times), 1), "max_ms": round(max(t.ms for t in times), 1),
-            "timeouts": sum(1 for t in times if t.timeout)}
+    slowest = max(times, key=lambda t: t.ms)
+    return {"total_ms": round(sum(t.ms for t in times), 1), "max_ms": round(slowest.ms, 1),
+            "max_request": slowest.id, "timeouts": sum(1 for t in times if t.timeout)}

@@ -54,7 +54,7 @@ def validate(make_user, monkeypatch, tmp_path, code: str, owner=None, name: str 
     owner = owner or make_user("owner")
     bot = create_bot(user=owner, name=name, game="galaxy")
     version = upload_version(bot=bot, user=owner, filename="main.py", data=code.encode())
-    lease = claim(validation.VALIDATION, version.pk)
+    lease = claim(kind=validation.VALIDATION, job_id=version.pk)
     assert lease is not None
     validation.run(lease)
     version.refresh_from_db()
@@ -141,3 +141,33 @@ def test_the_validation_replay_keeps_what_the_bot_drew(make_user, monkeypatch, t
     plain = validate(make_user, monkeypatch, tmp_path, greedy(), owner=version.bot.owner, name="plain")
     with default_storage.open(plain.replay.name, "rb") as handle:
         assert "debug" not in load_replay_bytes(handle.read())  # nothing drawn: no key
+
+
+def test_a_valid_version_whose_bot_caught_exceptions_says_so(make_user, monkeypatch, tmp_path):
+    """A competitor's trial: a bot raising at every turn (a typo, `obs.planet`) was "valid" with no
+    word of it, then lost every ranked game; the exceptions were only in its log."""
+    broken = greedy().replace("    def learn(self, obs: Observation) -> None:\n",
+                              "    def learn(self, obs: Observation) -> None:\n        len(self.seen) / 0\n", 1)
+    assert broken != greedy()
+    version = validate(make_user, monkeypatch, tmp_path, broken)
+    assert version.status == "valid"
+    assert version.detail.startswith("its bot caught 8 exceptions and went on, the first at turn 1 "
+                                     "(ZeroDivisionError): see its log"), version.detail
+    assert "division by zero" not in version.detail  # the message is the private log's
+    assert "division by zero" in version.log
+    clean = validate(make_user, monkeypatch, tmp_path, greedy(), owner=version.bot.owner, name="clean")
+    assert clean.status == "valid" and clean.detail == ""
+
+
+def test_a_long_validation_log_keeps_its_first_and_last_lines():
+    from armada_web.bots.validation import kept_log
+
+    log = "".join(f"line {n}: {'x' * 40}\n" for n in range(2000))  # about 100 KB
+    kept = kept_log(log, keep=4096)
+    assert len(kept) <= 4096 + 80
+    assert kept.startswith("line 0: ") and kept.endswith(f"line 1999: {'x' * 40}\n")
+    head, marker, tail = kept.partition("\n[armada] ... ")
+    gone, _, tail = tail.partition(" characters of the log left out here ...\n")
+    assert marker and len(head) + int(gone) + len(tail) == len(log) and log.startswith(head) and log.endswith(tail)
+    assert all(line.startswith(("line ", "[armada]")) for line in kept.splitlines())  # whole lines only
+    assert kept_log("short\n", keep=4096) == "short\n"

@@ -66,6 +66,19 @@ def test_the_kept_expected_result_is_used_as_kept():
     assert explain(rating, "win") == "+1.3: beat a bot rated about the same as this bot; this bot had a 41% chance"
 
 
+def test_bots_shown_alike_at_uneven_odds_say_why():
+    """A competitor's trial: a new bot's first game read "drew with a bot rated about the same as this
+    bot; this bot had a 77% chance" (scores 0.0 and 0.2, mu 25 and 16.5), with no word of why."""
+    new = seat_rating(Skill(25.0, 8.33), Skill(23.0, 7.0), Skill(16.5, 5.45), expected=0.77)
+    assert explain(new, "draw").endswith("this bot had a 77% chance (shown about the same for their "
+                                         "uncertainties; this bot's mu, which the chance follows, is higher)")
+    settled = seat_rating(Skill(16.5, 5.45), Skill(18.0, 5.2), Skill(25.0, 8.33), expected=0.23)
+    assert explain(settled, "draw").endswith("a 23% chance (shown about the same for their uncertainties; this "
+                                             "bot's mu, which the chance follows, is lower)")
+    assert "uncertaint" not in explain(seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0),
+                                                   expected=0.41), "win")  # close to even: nothing to explain
+
+
 def test_a_near_certain_win_can_cost_a_little_and_says_why():
     """With the ladder's numbers (sigma near 1.1 when settled), a win over a bot 15 mu below moves mu
     less than the dynamics term (TAU) widens sigma: the shown score falls by a few thousandths."""

@@ -44,6 +44,15 @@ def test_times_for_all_and_the_rerun_for_the_owner_only(client, arena, make_user
     html = body(client, f"/matches/{m.pk}/")
     assert 'id="rerun-seat-1"' in html and 'id="rerun-seat-2"' in html
 
+    seat = m.participants.get(seat=1)
+    slowest = floatformat(seat.timing["max_ms"], 0)
+    seat.timing = {**seat.timing, "max_request": 0}  # the init was its slowest request (a competitor's trial)
+    seat.save()
+    assert f"{slowest} ms (init)</td>" in body(client, f"/matches/{m.pk}/")
+    seat.timing = {**seat.timing, "max_request": 5}
+    seat.save()
+    assert f"{slowest} ms</td>" in body(client, f"/matches/{m.pk}/")
+
     m.participants.update(timing=None)  # an older match: no time stored
     assert 'id="timings"' not in body(client, f"/matches/{m.pk}/")
 

@@ -64,8 +64,8 @@ def test_older_replays_timings_still_read():
     assert [t.ms for t in seat_times(old, 1)] == [40.5, 2.0, 3.5]
     assert [t.bank_ms for t in seat_times(old, 1)] == [None] * 3
     assert [t.timeout for t in seat_times(old, 2)] == [False, False, True]  # its last request timed out
-    assert totals(old, 1) == {"total_ms": 46.0, "max_ms": 40.5, "timeouts": 0}
-    assert totals(old, 2) == {"total_ms": 1489.0, "max_ms": 1450.0, "timeouts": 1}
+    assert totals(old, 1) == {"total_ms": 46.0, "max_ms": 40.5, "max_request": 0, "timeouts": 0}  # init
+    assert totals(old, 2) == {"total_ms": 1489.0, "max_ms": 1450.0, "max_request": 2, "timeouts": 1}
     assert recorded_limits(old) is None and bank_sent(old, 1, 1) is None
     assert totals({"seats": []}, 1) is None and seat_times({"timings": {"1": "junk"}}, 1) == []
 

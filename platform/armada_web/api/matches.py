@@ -126,6 +126,8 @@ class TimingSerializer(serializers.Serializer):
 
     total_ms = serializers.FloatField(help_text="all its requests' milliseconds")
     max_ms = serializers.FloatField(help_text="its slowest request's milliseconds")
+    max_request = serializers.IntegerField(required=False, help_text="its slowest request's id: 0 is init, whose "
+                                           "budget is init_ms (absent for matches recorded before 2026-12-06)")
     timeouts = serializers.IntegerField(help_text="its requests that timed out (0 or 1: a timeout ends the match)")
 
 

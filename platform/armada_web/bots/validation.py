@@ -76,12 +76,12 @@ def claim_next(preferred: int | None = None) -> Lease | None:
     first taken back if a dead process of this host holds it (`leases.take_over`), and tried too
     when it is waiting but outside the window. None when none is left to claim."""
     if preferred is not None:
-        take_over(VALIDATION, preferred)  # its worker child was killed here: waiting again, fairly
+        take_over(kind=VALIDATION, job_id=preferred)  # its worker child was killed here: waiting again, fairly
     order = fair_order()
     if preferred is not None and preferred not in order:
         order.append(preferred)
     for version_id in order:
-        lease = claim(VALIDATION, version_id)
+        lease = claim(kind=VALIDATION, job_id=version_id)
         if lease is not None:
             return lease
     return None
@@ -99,6 +99,9 @@ class ValidationReport:
     orders: dict[str, Any] | None
     engine_version: str
     replay: dict[str, Any] | None = None
+    #: The exceptions its bot library caught and went on from (`armada.referee.match.PlayerReport`).
+    exceptions: int = 0
+    first_exception: str = ""
     #: What it used against its budgets (`bots.logic.resources`); empty when it never ran.
     resources: dict[str, int | None] = field(default_factory=dict)
 
@@ -125,13 +128,40 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     if mine.debug.get("turns"):  # private like the log (owner and staff): the viewer draws what the bot drew
         replay = {**replay, "debug": {"1": mine.debug}}
     return ValidationReport(
-        status=mine.status, detail=mine.detail, log=mine.log[-LOG_KEEP:], name=mine.name, orders=orders,
+        status=mine.status, detail=mine.detail, log=kept_log(mine.log), name=mine.name, orders=orders,
+        exceptions=mine.exceptions, first_exception=mine.first_exception,
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
         replay=replay,
         resources=resources_used(replay=replay, seat=1, status=mine.status,
                                  memory_peak_bytes=mine.memory_peak_bytes, init_budget_ms=game_config.times.init_ms,
                                  memory_limit_mib=game_config.sandbox.memory_mb),
     )
+
+
+def kept_log(log: str, keep: int = LOG_KEEP) -> str:
+    """The validation game's log as kept: whole up to `keep` characters, else its first and last
+    lines within `keep`, a line saying how much was left out between them (the first error is
+    usually the one to read)."""
+    if len(log) <= keep:
+        return log
+    half = keep // 2
+    head = log[:half].rpartition("\n")[0] or log[:half]
+    tail = log[-half:].partition("\n")[2] or log[-half:]
+    gone = len(log) - len(head) - len(tail)
+    return f"{head}\n[armada] ... {gone} characters of the log left out here ...\n{tail}"
+
+
+def caught(report: ValidationReport) -> str:
+    """A valid version's note when its bot library caught exceptions and went on: how many, where
+    the first was and its type (public, as the detail is: the message itself is in the private log)."""
+    if not report.exceptions:
+        return ""
+    where, _, what = report.first_exception.partition(": ")
+    kind = what.partition(":")[0].strip()
+    first = f", the first {where}" + (f" ({kind})" if kind.isidentifier() else "") if where else ""
+    many = "an exception" if report.exceptions == 1 else f"{report.exceptions} exceptions"
+    return one_line(f"its bot caught {many} and went on{first}: see its log; `armada play` "
+                    "shows them too", 480)
 
 
 def run(lease: Lease) -> str:
@@ -152,7 +182,7 @@ def run(lease: Lease) -> str:
         return platform_failure(lease, str(exc))
     ok = report.status == "ok"
     status = VersionStatus.VALID if ok else VersionStatus.INVALID
-    detail = "" if ok else one_line(f"{report.status}: {report.detail}", 480)
+    detail = caught(report) if ok else one_line(f"{report.status}: {report.detail}", 480)
     replay = kept_replay(version, lease.attempt, report)
     def save() -> bool:
         with transaction.atomic():

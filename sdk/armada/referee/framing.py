@@ -120,7 +120,9 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     except RecursionError:
         raise ProtocolError("reply is nested too deeply to parse") from None
     except json.JSONDecodeError as exc:
-        raise ProtocolError(f"reply is not valid JSON ({exc.msg} at column {exc.colno}): {preview(raw)}") from None
+        hint = "stdout carries the replies alone: print anything else to stderr, the bot's log"
+        where = f"{exc.msg} at column {exc.colno}"
+        raise ProtocolError(f"reply is not valid JSON ({where}): {preview(raw)} ({hint})") from None
     if not isinstance(value, dict):
         if found:
             raise ProtocolError(f"reply is not acceptable JSON ({found[0].why})")

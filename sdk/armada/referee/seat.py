@@ -98,9 +98,9 @@ class Seat:
         """The timeout detail, saying what the limit was made of (protocol.md, "Time")."""
         what = describe(message)
         if message["type"] == "init":
-            return Fault("timeout", f"{what}: no reply within its init_ms budget of {int(budget_ms)} ms "
-                                    "(start-up: imports and loading a model count): "
-                                    "did it flush stdout after writing?")
+            return Fault("timeout", f"{what}: no reply within its init_ms budget of {int(budget_ms)} ms: "
+                                    "its start-up took longer (imports and loading a model count), or its reply "
+                                    "was written and not flushed (did it flush stdout after writing?)")
         bank = max(0, int(budget_ms) - self.limits.turn_ms)
         return Fault("timeout", f"no reply to {what} within its limit of {int(budget_ms)} ms "
                                 f"(turn_ms {self.limits.turn_ms} + bank {bank} ms left)")

@@ -61,8 +61,9 @@ def test_no_reply_to_init_asks_about_flushing(tmp_path: Path, capsys) -> None:
     out = json.loads(play(capsys, silent, "builtin:random", "--seed", "1", "--json", "--init-ms", "1500"))
     seat = out["players"][0]
     assert seat["status"] == "timeout"
-    assert seat["detail"] == ("init (id 0): no reply within its init_ms budget of 1500 ms (start-up: imports and "
-                              "loading a model count): did it flush stdout after writing?")
+    assert seat["detail"] == ("init (id 0): no reply within its init_ms budget of 1500 ms: its start-up took longer "
+                              "(imports and loading a model count), or its reply was written and not flushed (did it "
+                              "flush stdout after writing?)")
 
 
 def test_the_log_marks_say_which_turn_a_line_was_written_in(tmp_path: Path, capsys) -> None:

@@ -13,6 +13,8 @@ from armada.referee.framing import ProtocolError, decode_reply
     (b"null", "reply is a JSON null, not an object"),
     (b"[1, 2]", "reply is a JSON array, not an object"),
     (b"true", "reply is a JSON boolean, not an object"),
+    (b"loading my bot...", r"reply is not valid JSON \(Expecting value at column 1\): 'loading my bot...' \(stdout "
+                           r"carries the replies alone: print anything else to stderr, the bot's log\)"),
 ])
 def test_bad_lines_are_protocol_errors_with_plain_details(line, detail):
     with pytest.raises(ProtocolError, match=detail):

@@ -64,8 +64,9 @@ def test_silent_at_init_times_out_after_init_ms():
     limits = Limits(init_ms=1500, turn_ms=150, bank_ms=300)
     outcome, took = timed(lambda: play(hostile("silent", 0), steady(), limits=limits))
     assert_forfeit(outcome, 1, "timeout",
-                   r"init \(id 0\): no reply within its init_ms budget of 1500 ms \(start-up: imports and loading a "
-                   r"model count\): did it flush stdout after writing\?")
+                   r"init \(id 0\): no reply within its init_ms budget of 1500 ms: its start-up took longer \(imports "
+                   r"and loading a model count\), or its reply was written and not flushed \(did it flush stdout "
+                   r"after writing\?\)")
     assert 1.4 < took < 5.0
     assert outcome.result.turns == 0
     assert outcome.replay["steps"] == []

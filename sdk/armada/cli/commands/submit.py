@@ -419,6 +419,7 @@ def _used(resources: Any) -> str:
         number = resources.get(key)
         return f"{number} {unit}" if isinstance(number, int) else missing
 
-    return (f"init {value('init_ms', 'ms', 'not answered')} of its {resources['init_budget_ms']} ms budget, "
+    of = "of" if isinstance(resources.get("init_ms"), int) else "within"  # "not answered within its budget"
+    return (f"init {value('init_ms', 'ms', 'not answered')} {of} its {resources['init_budget_ms']} ms budget, "
             f"memory peak {value('memory_peak_mib', 'MiB', 'not measured')} of its "
             f"{resources.get('memory_limit_mib')} MiB limit")
