@@ -106,3 +106,29 @@ def test_move_targets_are_the_teams_the_service_accepts(crew, make_user):
     assert moves.move_targets(bot=bot, user=carol) == []
     with pytest.raises(NotFound):
         teams.get_team(team_id=10**9)
+
+
+def test_a_bot_entered_in_an_event_does_not_move_to_a_team_entered_there_already(crew, valid_version, make_user):
+    """An organiser's trial: bob entered his personal bot, carol her team's; bob then moved his bot
+    into that team, which held two bots in the event (one bot per team, as entering keeps it)."""
+    from armada_web.events import services as events
+    from armada_web.events.models import EventEntry
+
+    alice, bob, _carol, team = crew
+    olga = make_user("olga")
+    event = events.create_event(user=olga, name="Club", game="galaxy", format="round_robin")
+    crew_bot = valid_version(alice, "crew-bot").bot
+    moves.move_bot(bot=crew_bot, user=alice, team=team.pk)
+    bobs = valid_version(bob, "bobs").bot
+    events.enter(user=alice, event=event, bot_id=crew_bot.pk, invite=event.invite)
+    events.enter(user=bob, event=event, bot_id=bobs.pk, invite=event.invite)
+    with pytest.raises(Conflict, match=r"bobs is entered in the event Club, where the team crew has entered "
+                                       r"crew-bot already \(one bot per team\)"):
+        moves.move_bot(bot=Bot.objects.get(pk=bobs.pk), user=bob, team=team.pk)
+    assert Bot.objects.get(pk=bobs.pk).team.personal  # nothing moved
+    assert EventEntry.objects.get(bot=bobs).team_name == "bob"
+
+    events.withdraw(user=alice, event=event, bot_id=crew_bot.pk)
+    moves.move_bot(bot=Bot.objects.get(pk=bobs.pk), user=bob, team=team.pk)
+    entry = EventEntry.objects.get(bot=bobs)
+    assert (entry.team_id, entry.team_name) == (team.pk, "crew")  # the table names its team now

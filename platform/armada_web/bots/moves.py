@@ -11,6 +11,7 @@ from django.db import transaction
 
 from armada_web.bots.access import check_owner
 from armada_web.bots.models import Bot, Game
+from armada_web.bots.signals import bot_moving
 from armada_web.teams.access import is_member
 from armada_web.teams.models import Team
 from armada_web.teams.queries import teams_of
@@ -63,6 +64,7 @@ def move_bot(*, bot: Bot, user: Any, team: Any) -> Bot:
         if refusal is not None:
             error, message = refusal
             raise error(message)
+        bot_moving.send(sender=Bot, bot=moving, source=source, target=target)  # an event's rules may refuse
         if moving.retired is None:
             held = Bot.objects.filter(team=target, game=moving.game, retired__isnull=True).count()
             limit = settings.ARMADA.max_bots_per_game

@@ -13,6 +13,10 @@
   ended (`valid`, `invalid` or `error`); sent once per ending, after the commit that recorded it
   (so a receiver sees the recorded row and may take its time: the integrity checks fingerprint
   the version's code).
+- `bot_moving(sender=Bot, bot=bot, source=team, target=team)`: `bot` is about to move from its
+  personal team `source` to `target` (`moves.move_bot`), inside its transaction, the teams' and
+  the bot's rows locked; a receiver refuses the move by raising a DomainError (an event's rule of
+  one bot per team) or follows it in the same transaction.
 """
 
 from __future__ import annotations
@@ -22,3 +26,4 @@ from django.dispatch import Signal
 active_version_changed = Signal()
 validation_failed = Signal()
 validation_finished = Signal()
+bot_moving = Signal()

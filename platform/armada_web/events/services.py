@@ -539,3 +539,22 @@ def forget_member(*, user: Any) -> int:
     does for the seasons'. Returns the rows changed."""
     personal = Membership.objects.filter(user_id=user.pk, team__personal=True).values("team_id")
     return EventEntry.objects.filter(team_id__in=personal).update(team_name=DELETED_USER)
+
+
+def follow_move(*, bot: Bot, target: Team) -> int:
+    """`bot` moves to the team `target` (`bots.moves.move_bot`, in its transaction, the teams' rows
+    locked): refused (Conflict) while it is entered in an event not finished where `target` has
+    entered a bot already, one bot per team as `enter` keeps it; else its entries there name
+    `target` from now on. Returns the entries that changed team."""
+    entries = list(EventEntry.objects.filter(bot=bot).exclude(event__state=EventState.FINISHED)
+                   .select_related("event"))
+    if not entries:
+        return 0
+    list(Event.objects.select_for_update().filter(pk__in={e.event_id for e in entries}).order_by("pk"))
+    for entry in entries:  # (under the events' locks: an entry of `target` cannot slip in meanwhile)
+        theirs = EventEntry.objects.filter(event_id=entry.event_id, team=target).exclude(pk=entry.pk).first()
+        if theirs is not None:
+            raise Conflict(f"{bot.name} is entered in the event {entry.event.name}, where the team {target.name} "
+                           f"has entered {theirs.bot_name} already (one bot per team): withdraw one of them, or "
+                           "move the bot once the event has finished")
+    return EventEntry.objects.filter(pk__in=[e.pk for e in entries]).update(team=target, team_name=target.name)
