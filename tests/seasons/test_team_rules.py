@@ -186,6 +186,12 @@ def test_the_close_leaves_out_teams_that_broke_the_rules_later(make_user, valid_
     team_bot(dee, pair, "pair-bot")  # seeded before dee's own bot (older)
     valid_version(dee, "dee-bot")  # dee in two entered teams: the better seeded one enters
     valid_version(make_user("fay"), "fay-bot")
+    from armada_web.seasons.models import Season
+    from armada_web.seasons.queries import entry_count
+
+    # what the season's page and API count before the close is what the close freezes (an
+    # organiser's trial: they said 6, the close froze 5 and nobody was told)
+    assert entry_count(Season.objects.get(slug="s1")) == 2
     assert season_command("close", "s1") == "season s1 is closed with 2 entries frozen"
     rows = {e.bot_name: (e.team_name, e.members) for e in Entry.objects.filter(season__slug="s1")}
     assert rows == {"pair-bot": ("pair", ["dee", "eve"]), "fay-bot": ("fay", ["fay"])}

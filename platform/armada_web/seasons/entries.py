@@ -91,12 +91,12 @@ def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None
                  ladder_games=rating.games if rating else 0)
 
 
-def freeze(*, season: Season) -> int:
-    """Each bot's playing version now becomes its entry when its owner may enter (admitted) and its
-    team passes the season's team rules (`logic.teams.admissible`, best placed first), seeded by the
-    ladder (as it lists them: mu - 3 sigma, unlisted versions after, oldest first) or the league (its
-    position among the admitted); each entry names its team and the members it has now (frozen
-    until the results are final: team_rules); returns the count."""
+def would_enter(season: Season) -> tuple[list[BotVersion], dict[int, Rating], dict[int, list[str]]]:
+    """The versions that would enter `season` if it closed now, in seed order: each bot's playing
+    version when its owner may enter (admitted) and its team passes the season's team rules
+    (`logic.teams.admissible`, best placed first), ordered by the ladder (as it lists them: mu - 3
+    sigma, unlisted versions after, oldest first) or the league (its position among the admitted);
+    with their ratings (a rated game's) and every team's members now."""
     if spec(season.game).rated:
         versions = list(admitted(season=season, rows=ranked_versions(season.game).select_related("bot__team")))
         rows = {r.version_id: r for r in Rating.objects.filter(version__in=versions)}
@@ -108,14 +108,20 @@ def freeze(*, season: Season) -> int:
             return (0, -ratings.displayed(ratings.Skill(row.mu, row.sigma)), v.created, v.pk)
 
         versions.sort(key=ladder_key)
-        versions, members = _team_rules(season, versions)
-        made = [_entry(season, v, seed, rows.get(v.pk), members) for seed, v in enumerate(versions, start=1)]
     else:
-        races = list(admitted(season=season, rows=active_races().select_related("bot__team")))
-        positions = dict(LeagueEntry.objects.filter(version__in=races).values_list("version_id", "position"))
-        races.sort(key=lambda v: (positions.get(v.pk, len(races) + 1), v.created, v.pk))
-        races, members = _team_rules(season, races)
-        made = [_entry(season, v, seed, None, members) for seed, v in enumerate(races, start=1)]
+        versions, rows = list(admitted(season=season, rows=active_races().select_related("bot__team"))), {}
+        positions = dict(LeagueEntry.objects.filter(version__in=versions).values_list("version_id", "position"))
+        versions.sort(key=lambda v: (positions.get(v.pk, len(versions) + 1), v.created, v.pk))
+    taken, members = _team_rules(season, versions)
+    return taken, rows, members
+
+
+def freeze(*, season: Season) -> int:
+    """The versions that `would_enter` the season now become its entries, seeded in that order, each naming
+    its team and the members it has now (frozen until the results are final: team_rules); returns
+    the count."""
+    versions, rows, members = would_enter(season)
+    made = [_entry(season, v, seed, rows.get(v.pk), members) for seed, v in enumerate(versions, start=1)]
     Entry.objects.bulk_create(made, batch_size=500)
     return len(made)
 

@@ -21,7 +21,7 @@ from armada_web.ladder.queries import ladder
 from armada_web.matches.capacity import known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
-from armada_web.seasons.entries import admitted, may_enter, members_of, order, skill_of
+from armada_web.seasons.entries import admitted, may_enter, members_of, order, skill_of, would_enter
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.teams.logic.names import DELETED_USER
@@ -66,12 +66,13 @@ def next_time(season: Season) -> tuple[str, datetime] | None:
 
 def entry_count(season: Season) -> int:
     """Frozen entries, or while it is open the bots that would enter if it closed now (its entry
-    rule applied)."""
-    if season.state in LIVE:
-        if spec(season.game).rated:
-            return int(admitted(season=season, rows=ranked_versions(season.game)).count())
-        return int(admitted(season=season, rows=league.active_races()).count())
-    return season.entries.count()
+    rule applied, and its team rules as the close applies them: `entries.would_enter`)."""
+    if season.state not in LIVE:
+        return season.entries.count()
+    if season.team_max_members or season.one_team_per_person:
+        return len(would_enter(season)[0])
+    rows = ranked_versions(season.game) if spec(season.game).rated else league.active_races()
+    return int(admitted(season=season, rows=rows).count())
 
 
 @dataclass(frozen=True)
