@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make worker`: one more match worker on this machine for the instance `make up` runs, with that
-# instance's settings: the same ARMADA_DATA_DIR, DATABASE_URL and REDIS_URL as given to `make up`
-# (none: its defaults), its secrets read from the data folder (SECRET_KEY, and ARMADA_BOT_SEED_KEY,
+# instance's settings: the same ARMADA_DATA_DIR as given to `make up` (none: its default), the rest
+# taken from the instance's manage.env in that folder (its database, task queue and every limit per
+# game: a worker with other limits would play other rules), a task queue or database given that is
+# not the instance's refused, its secrets read from the data folder (SECRET_KEY, and ARMADA_BOT_SEED_KEY,
 # which keys every bot's seed: D-R-8), its warm slots (docs/sandbox.md). It runs in the foreground
 # until Ctrl-C; start it again for another. Other hosts: docs/deploy.md, "Adding a worker host".
 set -euo pipefail
@@ -11,6 +13,24 @@ data="${ARMADA_DATA_DIR:-$(cd "$(dirname "$0")/.." && pwd)/var}"
 if [ ! -d "$data" ]; then
   printf '\033[1;31mxx\033[0m %s\n' "no instance keeps its data in $data (no such folder): $same" >&2
   exit 1
+fi
+# The instance's own variables (infra/up.sh writes them to manage.env), where this is given none.
+env_file="$data/manage.env"
+if [ -s "$env_file" ]; then
+  site_value() { (set +u; . "$env_file" >/dev/null 2>&1 && printf '%s' "${!1-}"); }
+  for name in $(sed -n 's/^export \([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' "$env_file"); do
+    theirs="$(site_value "$name")"
+    if [ -z "${!name+x}" ]; then
+      export "$name=$theirs"
+    elif [ "${!name}" != "$theirs" ]; then
+      case "$name" in
+        REDIS_URL|DATABASE_URL)
+          printf '\033[1;31mxx\033[0m %s\n' "the instance in $data runs with its own $name (in $env_file), not the one given here: it would serve another task queue or database; leave $name out" >&2
+          exit 1 ;;
+        *) printf '\033[1;33m!!\033[0m %s\n' "$name given here differs from the instance's (in $env_file): this worker plays with the value given" >&2 ;;
+      esac
+    fi
+  done
 fi
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
