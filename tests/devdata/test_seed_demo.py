@@ -22,6 +22,27 @@ def test_seed_demo_is_idempotent():
     assert not any(user.has_usable_password() for user in User.objects.filter(username__startswith="demo-"))
 
 
+def test_a_demo_bot_left_unvalidated_by_a_platform_failure_is_validated_again(django_capture_on_commit_callbacks):
+    """A competitor's trial: every sandbox slot was taken, the demo bots' validations spent their
+    retries and ended in error, and every later `make up` said "demo data: already there": the
+    ladder stayed empty."""
+    from io import StringIO
+
+    from armada_web.bots.models import BotVersion
+
+    call_command("seed_demo", stdout=StringIO())
+    failed = BotVersion.objects.filter(bot__name="cyd-random", bot__game="galaxy")
+    failed.update(status="error", attempts=3, detail="platform failure after 3 attempts")
+    BotVersion.objects.filter(bot__name="ada-greedy").update(status="invalid")  # a bot's own fault: left alone
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        call_command("seed_demo", stdout=out)
+    assert out.getvalue().strip() == "demo data: 1 validated again after a platform failure"
+    assert (failed.get().status, failed.get().attempts, failed.get().detail) == ("pending", 0, "")
+    assert len(queued) == 1 and BotVersion.objects.filter(status="invalid").count() == 1
+    assert BotVersion.objects.count() == 6
+
+
 def test_seed_demo_marks_its_users_so_a_season_can_keep_their_bots_out(make_user, valid_version):
     from django.contrib.auth.models import User
 

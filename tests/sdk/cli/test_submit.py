@@ -231,8 +231,8 @@ def test_platform_error_exits_3(logged_in: FakeSite, capsys: pytest.CaptureFixtu
     captured = capsys.readouterr()
     assert "mybot version 1: error: Docker engine unreachable after 3 attempts (a platform failure" in captured.out
     assert captured.err.splitlines()[-1] == ("armada: error: the site could not validate mybot version 1: Docker "
-                                             "engine unreachable after 3 attempts; it is retried or can be re-run "
-                                             "by staff")
+                                             "engine unreachable after 3 attempts; its retries are spent: submit "
+                                             "it again (the same code is taken), or ask staff to validate it again")
 
 
 def test_wait_times_out_with_exit_3(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

@@ -393,7 +393,8 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
     elif status == "error":
         print(f"{head}: error: {detail or 'no reason given'} (a platform failure, not your bot's fault)")
         print(f"armada: error: the site could not validate {head}: {detail or 'platform failure'}; "
-              "it is retried or can be re-run by staff", file=sys.stderr)
+              "its retries are spent: submit it again (the same code is taken), or ask staff to validate it again",
+              file=sys.stderr)
         code = 3
     elif waited is not None:
         print(f"{head}: still {status} after {waited:g} s")
