@@ -103,7 +103,7 @@ def test_past_the_game_s_limit_the_upload_is_refused_with_the_sizes_and_nothing_
                            format="multipart")
     assert response.status_code == 400
     detail = response.json()["detail"]
-    assert "150000 bytes (0.1 MiB)" in detail and "the limit is 100000 bytes" in detail and "ONNX" in detail
+    assert "150000 bytes (147 KiB)" in detail and "the limit is 100000 bytes" in detail and "ONNX" in detail
     huge = client.post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("main.py", data * 2)},
                        format="multipart")  # far past it: refused before the body is read
     assert huge.status_code == 413 and "the limit is 100000 bytes" in huge.json()["detail"]

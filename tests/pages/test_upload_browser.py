@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from armada.sizes import human_size
 from armada_web.bots.models import BotVersion
 from tests.pages.browser import clean, log_in, site_page
 
@@ -24,14 +25,14 @@ def test_a_file_past_the_limit_is_refused_in_the_browser_before_sending(transact
     with site_page(chromium, origin) as page:
         log_in(page, origin, "alice")
         page.goto(f"{origin}/bots/{arena.alpha.bot_id}/upload/")
-        limits = (f"at most 0.0 MiB, {armada.current.upload_limit('galaxy')[1] / 2**20:.1f} MiB unpacked and "
+        limits = (f"at most 4 KiB, {human_size(armada.current.upload_limit('galaxy')[1])} unpacked and "
                   f"{armada.current.upload_max_files} files, this game's limits on this site")
         assert limits in page.locator("#upload").inner_text()
         page.set_input_files("#id_file", str(big))
         note = page.locator("#id_file-too-large")
         assert note.is_visible()
-        assert note.inner_text().startswith("big.zip is 5000 bytes (0.0 MiB) and this game takes versions of at most "
-                                            "4096 bytes (0.0 MiB): nothing was sent. To fit, export the model to ONNX")
+        assert note.inner_text().startswith("big.zip is 5000 bytes (5 KiB) and this game takes versions of at most "
+                                            "4096 bytes (4 KiB): nothing was sent. To fit, export the model to ONNX")
         page.click("#upload button[type=submit]")  # the browser keeps an invalid form: nothing is sent
         page.wait_for_timeout(500)
         assert page.url == f"{origin}/bots/{arena.alpha.bot_id}/upload/" and versions.count() == before

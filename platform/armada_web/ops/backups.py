@@ -42,6 +42,7 @@ from django.db.migrations.loader import MigrationLoader
 from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 
+from armada.sizes import human_size
 from armada_web.bots.models import BotVersion, VersionStatus
 from armada_web.matches.models import Match, MatchStatus
 from armada_web.storage import objectstore
@@ -69,7 +70,7 @@ class Summary:
     bytes: int
 
     def __str__(self) -> str:
-        return f"{self.rows} rows and {self.files} stored files ({self.bytes / 2**20:.1f} MiB) in {self.folder}"
+        return f"{self.rows} rows and {self.files} stored files ({human_size(self.bytes)}) in {self.folder}"
 
 
 def _sha256(path: Path) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
-from armada_web.bots.logic.resources import MIB
+from armada.sizes import human_size
 from armada_web.bots.models import Game
 
 
@@ -30,18 +30,19 @@ class BotForm(forms.Form):
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(help_text="main.py, or a .zip with main.py at its top or in one top folder (with "
-                           "model files: up to the game's size limit, 100 MiB unless the organisers chose another)",
-                           allow_empty_file=True)
+    file = forms.FileField(allow_empty_file=True)
 
     def __init__(self, *args: Any, game: str | None = None, **kwargs: Any) -> None:
         """With `game`, the file input carries the game's size limit (`data-max-bytes`): the page's
         script refuses a larger file before the browser sends it (pages/static/pages/upload-limit.js)."""
         super().__init__(*args, **kwargs)
+        self.fields["file"].help_text = ("main.py, or a .zip with main.py at its top or in one top folder (with model "
+                                         f"files: up to {human_size(settings.ARMADA.upload_limit()[0])}, or the "
+                                         "game's own limit on this site)")
         if game is not None:
             limit, unpacked = settings.ARMADA.upload_limit(game)
             self.fields["file"].widget.attrs.update({"data-max-bytes": str(limit)})
             self.fields["file"].help_text = (
                 f"main.py, or a .zip with main.py at its top or in one top folder (with model files: at most "
-                f"{limit / MIB:.1f} MiB, {unpacked / MIB:.1f} MiB unpacked and {settings.ARMADA.upload_max_files} "
+                f"{human_size(limit)}, {human_size(unpacked)} unpacked and {settings.ARMADA.upload_max_files} "
                 "files, this game's limits on this site)")

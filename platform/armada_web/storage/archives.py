@@ -27,6 +27,7 @@ from django.conf import settings
 
 from armada.archive import add_entry, max_archive_bytes, normalised_writer
 from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir, open_zip
+from armada.sizes import with_bytes
 from armada_web.web.errors import Invalid, TooLarge
 from armada_web.web.inputs import ENVELOPE_BYTES
 
@@ -90,14 +91,10 @@ def stored_limits() -> ZipLimits:
                      max_uncompressed_bytes=unpacked, max_ratio=None)
 
 
-def mib(size: int) -> str:
-    """A size for people: `104857600 bytes (100.0 MiB)`."""
-    return f"{size} bytes ({size / 2**20:.1f} MiB)"
-
-
 def too_large(size: int, limit: int) -> str:
     """The refusal of an upload of `size` bytes past `limit`, with both sizes and how to shrink it."""
-    return f"upload too large: {mib(size)}; the limit is {mib(limit)}: {SHRINK_HINT} (see /docs/bots-environment/)"
+    return (f"upload too large: {with_bytes(size)}; the limit is {with_bytes(limit)}: {SHRINK_HINT} "
+            "(see /docs/bots-environment/)")
 
 
 def check_request_size(*, content_length: object, game: str | None = None) -> None:

@@ -29,8 +29,8 @@ from armada.botspec import (
 )
 from armada.cli.client import Upload
 from armada.cli.common import CliError
+from armada.sizes import MIB, human_size, with_bytes
 
-MIB = 1024 * 1024
 #: How to make a version smaller (docs/bots-environment.md, "Model files").
 SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export) and quantise it (float16, or int8 with "
           "onnxruntime.quantization.quantize_dynamic), and leave training data and checkpoints out of the folder")
@@ -89,8 +89,8 @@ def zip_folder(folder: Path) -> bytes:
         held = sum(sizes.values())
         largest = ", ".join(f"{name} ({human_size(size)})"
                             for name, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0]))[:3])
-        raise CliError(f"{folder}: its files hold {held} bytes ({held / MIB:.1f} MiB) and a version unpacks to at "
-                       f"most {MAX_UNCOMPRESSED_BYTES} bytes ({MAX_UNCOMPRESSED_BYTES / MIB:.1f} MiB); nothing was "
+        raise CliError(f"{folder}: its files hold {with_bytes(held)} and a version unpacks to at "
+                       f"most {with_bytes(MAX_UNCOMPRESSED_BYTES)}; nothing was "
                        f"sent; its largest files: {largest}. To fit, {SHRINK} (docs/bots-environment.md, "
                        f"\"Model files\")")
     total = 0
@@ -123,11 +123,6 @@ def dataset_notes(folder: Path, files: list[tuple[str, Path]]) -> list[str]:
         lines.append(f"{folder / where if where else folder} holds a downloaded dataset ({len(inside)} files, "
                      f"{size:,} bytes), sent with the bot; keep replays outside the bot's folder")
     return lines
-
-
-def human_size(count: int) -> str:
-    """A file's size for people: MiB from 1 MiB up (one decimal), else KiB (rounded up)."""
-    return f"{count / MIB:.1f} MiB" if count >= MIB else f"{-(-count // 1024)} KiB"
 
 
 def _file_size(path: Path) -> int:

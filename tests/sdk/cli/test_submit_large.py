@@ -12,6 +12,7 @@ from armada.cli import config
 from armada.cli.commands import submit
 from armada.cli.main import main
 from armada.cli.packing import zip_folder
+from armada.sizes import human_size
 from tests.sdk.cli.bots import IDLE_GALAXY, write_bot
 from tests.sdk.cli.fake_site import TOKEN, FakeSite
 
@@ -37,7 +38,7 @@ def test_past_the_game_s_limit_it_says_the_sizes_and_how_to_shrink_before_sendin
     size = len(zip_folder(folder))
     assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
     err = capsys.readouterr().err
-    assert f"mybot.zip is {size} bytes (0.1 MiB)" in err and "at most 50000 bytes" in err
+    assert f"mybot.zip is {size} bytes ({human_size(size)})" in err and "KiB)" in err and "at most 50000 bytes" in err
     assert "ONNX" in err and "quantise" in err and f"{logged_in.url}/docs/bots-environment/#model-files" in err
     assert logged_in.paths() == ["GET /api/version/"]  # nothing created, nothing sent
 

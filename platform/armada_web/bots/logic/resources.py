@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from armada.sizes import MIB
 from armada.timings import seat_times
 
 #: The keys of `resources`, in the order the API and the page show them.
 KEYS = ("init_ms", "init_budget_ms", "memory_peak_mib", "memory_limit_mib")
-MIB = 1024 * 1024
 
 
 #: Statuses of a bot that never answered the request it ended at: when that was init, the time

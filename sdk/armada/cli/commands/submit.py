@@ -21,8 +21,9 @@ from armada.cli.config import (
     save_default_team,
     settings,
 )
-from armada.cli.packing import MIB, SHRINK, bot_upload, human_size, largest_files
+from armada.cli.packing import SHRINK, bot_upload, largest_files
 from armada.logmarks import strip_marks
+from armada.sizes import MIB, human_size, with_bytes
 
 EPILOG = f"""\
 examples:
@@ -232,8 +233,8 @@ def check_size(upload: Upload, game: str, info: dict[str, Any], server: str) -> 
     size = len(upload.data)
     if size > limit:
         largest = ", ".join(f"{name} ({human_size(taken)})" for name, taken in largest_files(upload.data))
-        raise CliError(f"{upload.filename} is {size} bytes ({size / MIB:.1f} MiB) and {game} on {server} takes "
-                       f"versions of at most {limit} bytes ({limit / MIB:.1f} MiB); nothing was sent"
+        raise CliError(f"{upload.filename} is {with_bytes(size)} and {game} on {server} takes "
+                       f"versions of at most {with_bytes(limit)}; nothing was sent"
                        + (f"; its largest files: {largest}" if largest else "") + ". To fit, "
                        f"{SHRINK}: see {server}/docs/bots-environment/#model-files")
     check_archive(upload, game, info, server)

@@ -3,7 +3,10 @@
 // the same limit anyway (a file chosen without this script is refused there, after sending).
 (function () {
   "use strict";
-  function mib(bytes) { return (bytes / 1048576).toFixed(1) + " MiB"; }
+  // As armada.sizes.human_size: MiB from 1 MiB up, else KiB rounded up (never "0.0 MiB").
+  function mib(bytes) {
+    return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MiB" : Math.ceil(bytes / 1024) + " KiB";
+  }
   function check(input) {
     var limit = Number(input.dataset.maxBytes), file = input.files && input.files[0];
     var note = document.getElementById(input.id + "-too-large");
