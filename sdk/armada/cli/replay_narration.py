@@ -22,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"with --events or --turn: only these kinds (repeatable): {', '.join(KINDS)}")
     p.add_argument("--log-dir", metavar="DIR",
                    help="with --turn: the folder `armada play --log-dir` wrote for this match; "
-                   "shows each bot's log lines of that turn")
+                   "shows each bot's log lines of that turn. With --rerun: where the re-run bot's whole "
+                   "log is written (seatN-NAME.log, as `armada play --log-dir` writes it)")
 
 
 def line(event: Event, with_turn: bool) -> str:

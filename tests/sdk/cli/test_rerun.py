@@ -132,6 +132,22 @@ def test_the_same_bot_agrees_on_every_turn(galaxy, capsys):
     assert out.startswith(f"all {outcome.result.turns} turns agree (")
 
 
+def test_an_agreeing_re_run_shows_what_the_bot_wrote_and_keeps_it_whole_with_log_dir(galaxy, capsys, tmp_path):
+    """A competitor's trial: re-running a match with debug prints added showed only "all 200 turns
+    agree", and `--log-dir` was taken and ignored: the bot's own output is the point of a re-run."""
+    tmp, outcome, path = galaxy
+    assert main(["replay", str(path), "--rerun", "2", str(tmp / "two")]) == 0
+    out = capsys.readouterr().out
+    assert "log of seat 2 (two), last lines:" in out and "REQ " in out
+    assert "(the whole log: add --log-dir DIR)" in out
+    logs = tmp_path / "logs"
+    assert main(["replay", str(path), "--rerun", "2", str(tmp / "two"), "--log-dir", str(logs)]) == 0
+    out = capsys.readouterr().out
+    written = logs / "seat2-two.log"
+    assert f"its whole log: {written}" in out and "(the whole log: add" not in out
+    assert written.read_text().count("REQ ") == len(received(outcome.players[1].log))  # every request
+
+
 def test_a_changed_bot_differs_at_its_first_changed_turn(galaxy, capsys):
     tmp, _outcome, path = galaxy
     changed = galaxy_bot(tmp / "changed", change=4)  # seat 2 probed planet 2 from turn 3 on

@@ -21,7 +21,10 @@ from armada.cli.common import (
     resolve_all,
     seed_arg,
 )
+from armada.cli.logfiles import prepare_log_dir, write_logs
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
+from armada.logmarks import strip_marks
+from armada.referee.match import PlayerReport
 from armada.replay import ReplayError
 from armada.viewer import default_html_path, write_offline_html
 
@@ -170,6 +173,8 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
         raise CliError(f"--rerun: {exc}") from None
     if args.sandbox == "docker":
         docker_preflight()
+    if args.log_dir:
+        prepare_log_dir(args.log_dir)
     names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
     with ExitStack() as stack:
         sources, labels = resolve_all(stack, [spec], replay["game"])
@@ -179,9 +184,13 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
         report = rerun_seat(replay, seat, connection(sources[0], args.sandbox, labels[0]), bot_seed=args.bot_seed)
     print(report.describe())
     failed = report.difference is not None
-    if failed or report.crashed:
-        print()
-        print(output.log_tail(seat, labels[0], report.log, 20, hint=False))
+    written = write_logs([PlayerReport(seat, labels[0], "ok", "", report.log or "")], args.log_dir) \
+        if args.log_dir else []
+    if failed or report.crashed or strip_marks(report.log or "").strip():  # what it printed: the point of
+        print()  # re-running with debug output, whether or not its replies agree
+        print(output.log_tail(seat, labels[0], report.log, 20, hint=not written))
+    for path in written:
+        print(f"its whole log: {path}")
     if failed and args.bot_seed is None:
         print("armada: note: no --bot-seed given: the bot's ARMADA_BOT_SEED was the one `armada play --seed` "
               "gives; a site's match keys it with a secret, so a bot that seeds its moves with it plays "
