@@ -7,6 +7,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from armada_web.bots.models import Bot
+from armada_web.bots.queries import bots_of
 from armada_web.events.models import Event, EventState
 from armada_web.teams.access import team_ids
 from armada_web.web.roles import is_staff
@@ -54,3 +56,17 @@ def may_enter(*, user: Any, event: Event, invite: Any = "") -> bool:
         return False
     return is_owner(user=user, event=event) or bool(invite) or bool(invited_team_ids(user=user, event=event))
 
+
+
+def enterable_bots(*, user: Any, event: Event, invite: Any = "") -> list[Bot]:
+    """The bots the event's page offers `user` to enter: their teams' bots of its game, not retired,
+    and without the owner's place or a code only the invited teams' (`services.enter`'s rules); not
+    a bot entered already nor one of a team entered already (one bot per team)."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    bots = bots_of(user).filter(game=event.game, retired__isnull=True).exclude(
+        team_id__in=event.entries.exclude(team__isnull=True).values("team_id")).exclude(
+        team_id__in=event.entries.exclude(bot__isnull=True).values("bot__team_id"))
+    if not is_owner(user=user, event=event) and not invite:
+        bots = bots.filter(team_id__in=invited_team_ids(user=user, event=event))
+    return list(bots)

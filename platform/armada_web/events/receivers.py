@@ -3,9 +3,8 @@
 - An event match was recorded: `services.count_game` moves both entries' lines of the table, once,
   in the recording transaction, unless the event has finished; once committed the event plays on
   (`matchmaking.play_on`).
-- A bot moves to another team (`bots.moves`): `services.follow_move` refuses it while the bot is
-  entered in an event where the new team has a bot already (one bot per team), else its entries
-  of the events not finished name the new team.
+- A bot moves to another team (`bots.moves`): `services.check_move` refuses it while the bot is
+  entered in an event not finished where the new team is in already (one bot per team).
 - Staff voided a finished event match: `services.uncount_game` counts a running event's table again
   without it, and a round robin plays the game again (`matchmaking.play_on`).
 """
@@ -43,8 +42,8 @@ def uncount_voided_event_match(sender: Any, match: Match, was: tuple[str, str], 
         transaction.on_commit(lambda: matchmaking.play_on(event_id=event_id), robust=True)
 
 
-def follow_bot_move(sender: Any, bot: Bot, source: Team, target: Team, **_: Any) -> None:
-    services.follow_move(bot=bot, target=target)
+def check_bot_move(sender: Any, bot: Bot, source: Team, target: Team, **_: Any) -> None:
+    services.check_move(bot=bot, target=target)
 
 
 def forget_deleted_member(sender: Any, instance: Any, **_: Any) -> None:
@@ -54,5 +53,5 @@ def forget_deleted_member(sender: Any, instance: Any, **_: Any) -> None:
 def connect() -> None:
     match_recorded.connect(count_event_match, sender=Match, dispatch_uid="events.count_event_match")
     match_voided.connect(uncount_voided_event_match, sender=Match, dispatch_uid="events.uncount_voided_event_match")
-    bot_moving.connect(follow_bot_move, sender=Bot, dispatch_uid="events.follow_bot_move")
+    bot_moving.connect(check_bot_move, sender=Bot, dispatch_uid="events.check_bot_move")
     pre_delete.connect(forget_deleted_member, sender=settings.AUTH_USER_MODEL, dispatch_uid="events.forget_member")

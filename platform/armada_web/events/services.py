@@ -18,6 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -351,7 +352,7 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         mine = locked.entries.filter(owner=member).first()
         if mine is not None:
             raise Conflict(f"you have entered {mine.bot_name} already: one bot per member")
-        ours = locked.entries.filter(team_id=bot.team_id).first()
+        ours = locked.entries.filter(Q(team_id=bot.team_id) | Q(bot__team_id=bot.team_id)).first()  # (moved in)
         if ours is not None:
             raise Conflict(f"your team {bot.team.name} has entered {ours.bot_name} already: one bot per team")
         count = locked.entries.count()
@@ -541,20 +542,21 @@ def forget_member(*, user: Any) -> int:
     return EventEntry.objects.filter(team_id__in=personal).update(team_name=DELETED_USER)
 
 
-def follow_move(*, bot: Bot, target: Team) -> int:
-    """`bot` moves to the team `target` (`bots.moves.move_bot`, in its transaction, the teams' rows
-    locked): refused (Conflict) while it is entered in an event not finished where `target` has
-    entered a bot already, one bot per team as `enter` keeps it; else its entries there name
-    `target` from now on. Returns the entries that changed team."""
+def check_move(*, bot: Bot, target: Team) -> None:
+    """`bot` is about to move to the team `target` (`bots.moves.move_bot`, in its transaction, the
+    teams' rows locked): refused (Conflict) while it is entered in an event not finished where
+    `target` is in already (an entry of its own, or one whose bot has moved there): one bot per team,
+    as `enter` keeps it. The entry keeps the team it entered with (its members are the event's, not
+    the new team's: a private event's matches stay theirs)."""
     entries = list(EventEntry.objects.filter(bot=bot).exclude(event__state=EventState.FINISHED)
                    .select_related("event"))
     if not entries:
-        return 0
+        return
     list(Event.objects.select_for_update().filter(pk__in={e.event_id for e in entries}).order_by("pk"))
     for entry in entries:  # (under the events' locks: an entry of `target` cannot slip in meanwhile)
-        theirs = EventEntry.objects.filter(event_id=entry.event_id, team=target).exclude(pk=entry.pk).first()
+        theirs = (EventEntry.objects.filter(event_id=entry.event_id).exclude(pk=entry.pk)
+                  .filter(Q(team=target) | Q(bot__team=target)).first())
         if theirs is not None:
             raise Conflict(f"{bot.name} is entered in the event {entry.event.name}, where the team {target.name} "
                            f"has entered {theirs.bot_name} already (one bot per team): withdraw one of them, or "
                            "move the bot once the event has finished")
-    return EventEntry.objects.filter(pk__in=[e.pk for e in entries]).update(team=target, team_name=target.name)

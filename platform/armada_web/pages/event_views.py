@@ -19,9 +19,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
-from armada_web.bots import queries as bot_queries
 from armada_web.events import queries, services
-from armada_web.events.access import can_see, invited_team_ids, is_member, is_owner, may_enter
+from armada_web.events.access import can_see, enterable_bots, is_member, is_owner, may_enter
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
@@ -85,11 +84,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.visible_event(user=request.user, slug=slug, invite=invite)
     member = is_member(user=request.user, event=found)
     owner = is_owner(user=request.user, event=found)
-    bots = list(bot_queries.bots_of(request.user).filter(game=found.game, retired__isnull=True)) \
-        if request.user.is_authenticated else []
-    if not owner and not invite:  # no code: only the bots of the invited teams may enter
-        invited = invited_team_ids(user=request.user, event=found)
-        bots = [b for b in bots if b.team_id in invited]
+    bots = enterable_bots(user=request.user, event=found, invite=invite)
     offered = may_enter(user=request.user, event=found, invite=invite)  # with a bot the form, else how to get one
     can_enter = offered and bool(bots)
     invite_url = request.build_absolute_uri(f"{_event_page(found.slug)}?invite={found.invite}") if owner else ""
@@ -109,6 +104,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "invitation_form": InvitationForm(initial=_invite_draft(request, found.slug))
         if owner and found.state == EventState.OPEN else None,
         "needs_bot": offered and not bots,
+        "sign_in": not request.user.is_authenticated and bool(invite) and found.state == EventState.OPEN,
     }
     return render(request, "events/event.html", context)
 
