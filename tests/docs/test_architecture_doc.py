@@ -1,4 +1,4 @@
-"""docs/architecture.md stays true: each function its walk-throughs name exists, in the order given."""
+"""docs/architecture.md stays true: each function its walk-throughs name exists (the order of the steps is read, not checked)."""
 
 from __future__ import annotations
 

@@ -95,7 +95,8 @@ def chart_points(bot_id: int, limit: int = CHART_POINTS) -> tuple[list[ChartPoin
         offset += games
     changes = (RatingChange.objects.filter(wanted).order_by("at", "id")
                .values_list("at", "mu", "sigma", "version__number", "match_id"))
-    return [ChartPoint(at, mu - 3 * sigma, number, match_id) for at, mu, sigma, number, match_id in changes], total
+    return [ChartPoint(at, ratings.displayed(ratings.Skill(mu, sigma)), number, match_id)
+            for at, mu, sigma, number, match_id in changes], total
 
 
 def _spread(start: int, stop: int, step: float) -> list[int]:

@@ -114,7 +114,6 @@ class Config:
     celery_result_backend: str = setting("CELERY_RESULT_BACKEND", "", "Celery's results (empty: REDIS_URL)")
     celery_task_always_eager: bool = setting("CELERY_TASK_ALWAYS_EAGER", False,
                                              "run tasks in the caller's process (tests only)")
-    static_compress: bool = setting("STATIC_COMPRESS", False, "serve compressed static files (whitenoise)")
     email_backend: str = setting("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend",
                                  "Django's mail backend (console: mails go to the web server's log)")
     default_from_email: str = setting("DEFAULT_FROM_EMAIL", "armada@localhost", "sender of the site's mails")

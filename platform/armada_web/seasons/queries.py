@@ -301,13 +301,6 @@ class BotPlacement:
     linked: bool = True
 
 
-def placements_of_bots(bot_ids: list[int], limit: int = 50) -> list[BotPlacement]:
-    """The seasons of the listed bots, the latest first (two queries, at most `limit` of each kind)."""
-    if not bot_ids:
-        return []
-    return _placements(Q(bot_ref__in=bot_ids), limit)
-
-
 def placements_of_team(team_id: int, limit: int = 50) -> list[BotPlacement]:
     """The seasons a team entered, with the place each of its entries took, the latest first: the
     rows it entered (their team at the close), whichever team their bots are in now (a bot moved

@@ -58,11 +58,6 @@ def is_entered(*, season: Season, team_id: int) -> bool:
     return Entry.objects.filter(season=season, team_id=team_id).exists()
 
 
-def frozen_by(*, team_id: int) -> Season | None:
-    """The closed season or season in its finals that freezes the team's members, if any."""
-    return Season.objects.filter(state__in=FROZEN, entries__team_id=team_id).order_by("closes", "id").first()
-
-
 def check_change(*, team: Team, user_id: int, change: str) -> None:
     """Refuse (Conflict, nothing written) a join, leave, removal or archiving that a season's team
     rules forbid: any change to an entered team's members, and its archiving, from its season's

@@ -27,11 +27,6 @@ JSON_ID = "armada-replay"
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def asset_paths() -> list[Path]:
-    """Every file a page needs: the stylesheet(s), then the scripts in load order."""
-    return [VIEWER_DIR / name for name in (*STYLES, *SCRIPTS)]
-
-
 def _read(name: str) -> str:
     return (VIEWER_DIR / name).read_text(encoding="utf-8")
 
