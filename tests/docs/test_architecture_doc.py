@@ -1,4 +1,5 @@
-"""docs/architecture.md stays true: each function its walk-throughs name exists (the order of the steps is read, not checked)."""
+"""docs/architecture.md stays true: each function its walk-throughs name exists (their order is not
+checked: a reader reads it)."""
 
 from __future__ import annotations
 
