@@ -155,7 +155,7 @@ def test_a_match_made_marks_both_seats_due_their_bonus_earlier(make_user, valid_
     from datetime import UTC, datetime, timedelta
 
     from armada_web.ladder.logic import matchmaking as matchmaking_logic
-    from armada_web.ladder.matchmaking import RatingPool, fill_queue, unit
+    from armada_web.ladder.matchmaking import RatingPool, fill_queue, ranked_match_seconds, unit
     from armada_web.ladder.models import Rating
 
     a = valid_version(make_user("alice"), "alpha")
@@ -165,7 +165,7 @@ def test_a_match_made_marks_both_seats_due_their_bonus_earlier(make_user, valid_
     now = datetime(2025, 6, 1, tzinfo=UTC)
     assert len(fill_queue(workers=1, now=now)) == 2  # the only pair, twice (the depth for one worker)
     rows = {r.version_id: r for r in Rating.objects.filter(version_id__in=[a.pk, b.pk])}
-    idle_unit = unit(2, 1)
+    idle_unit = unit(2, 1, ranked_match_seconds("galaxy"))  # (none finished yet: the setting's length)
     # the settled one its bonus; the provisional one its head, less one step for its second match
     head = matchmaking_logic.PROVISIONAL_HEAD - matchmaking_logic.PROVISIONAL_STEP
     for version, ahead in ((a, head * idle_unit), (b, matchmaking_logic.bonus(41, 1.2) * idle_unit)):
@@ -253,3 +253,23 @@ def test_a_new_version_is_on_the_ladder_where_its_predecessor_was_before_its_fir
     assert listed() == {("alpha", 2): pytest.approx(25.0)}  # the new version, at its predecessor's score
     recompute()  # (no ranked match in the history: the predecessor's 40 games are gone, so it starts fresh)
     assert listed() == {}
+
+
+def test_the_idle_unit_follows_the_measured_length_of_ranked_matches(make_user, valid_version, settings):
+    """A trial's demo site played 3-second matches while ARMADA_MATCH_SECONDS said 30: the idle unit
+    (the seconds between two games of a bot) was 10 times too long, and every established bot's
+    next game was estimated 10 times too late. Measured once a few ranked matches have finished."""
+    from datetime import timedelta
+
+    from armada_web.ladder.matchmaking import LENGTH_ENOUGH, ranked_match_seconds, unit
+    from armada_web.matches.models import Match
+    from tests.pages.data import recorded_match
+
+    settings.ARMADA = settings.ARMADA.with_(match_seconds=30)
+    a, b = valid_version(make_user("alice"), "alpha"), valid_version(make_user("bob"), "bravo")
+    assert unit(10, 1, ranked_match_seconds("galaxy")) == 10 * 30 / 2  # nothing measured yet: the setting
+    for _ in range(LENGTH_ENOUGH):
+        match = recorded_match(a, b, winner=1)
+        Match.objects.filter(pk=match.pk).update(started=match.finished - timedelta(seconds=3))
+    assert unit(10, 1, ranked_match_seconds("galaxy")) == pytest.approx(10 * 3 / 2)
+    assert ranked_match_seconds("mothership") == 30  # each game its own

@@ -5,7 +5,6 @@ stored orders), and when a bot's next ranked game should start."""
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
@@ -25,7 +24,7 @@ from armada_web.ladder import league
 from armada_web.ladder.logic import estimates, ratings
 from armada_web.ladder.logic import matchmaking as matchmaking_logic
 from armada_web.ladder.logic.ratings import PROVISIONAL_GAMES
-from armada_web.ladder.matchmaking import RatingPool, recent_games, unit
+from armada_web.ladder.matchmaking import RatingPool, ranked_match_seconds, recent_games, unit
 from armada_web.ladder.models import ON_LADDER, RANKED, LeagueEntry, Rating, RatingChange
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import IN_FLIGHT, Match, MatchKind, MatchStatus
@@ -206,23 +205,6 @@ def ranked_pace(game: str, now: datetime) -> float:
     return float(found["count"]) / covered(found["first"], now, 3600.0) if found["count"] else 0.0
 
 
-#: Finished ranked matches whose median length the estimates use, and the fewest that count.
-LENGTH_SAMPLE = 50
-LENGTH_ENOUGH = 3
-
-
-def ranked_match_seconds(game: str) -> float:
-    """A ranked match's typical length: the median of the latest LENGTH_SAMPLE finished ranked matches
-    of `game` (from their start to their end), else `ARMADA_MATCH_SECONDS` (as the finals measure theirs)."""
-    rows = (Match.objects.filter(kind=MatchKind.RANKED, status=MatchStatus.FINISHED, game=game,
-                                 started__isnull=False, finished__isnull=False)
-            .order_by("-finished").values_list("started", "finished")[:LENGTH_SAMPLE])
-    durations = [(finished - started).total_seconds() for started, finished in rows if started and finished]
-    if len(durations) >= LENGTH_ENOUGH:
-        return max(0.1, statistics.median(durations))
-    return float(settings.ARMADA.match_seconds)
-
-
 def recent_changes(game: str, now: datetime) -> QuerySet[RatingChange]:
     """The rating changes of `game` over the estimates' settling window (the index on `at` serves it)."""
     return RatingChange.objects.filter(match__game=game, at__gte=now - timedelta(seconds=estimates.SETTLING_WINDOW))
@@ -260,7 +242,7 @@ def ranked_queue(game: str, now: datetime) -> estimates.Queue | None:
         return None
     pool = RatingPool(game)
     size = pool.size()
-    idle_unit = unit(size, workers)  # the matchmaker's own unit (the setting), which its order follows
+    idle_unit = unit(size, workers, match_seconds)  # the matchmaker's own unit, which its order follows
     heads = [matchmaking_logic.priority(c, now, idle_unit) for c in pool.longest_waiting(matchmaking_logic.SEEDS)]
     window = recent_changes(game, now)
     first = window.aggregate(first=Min("at"))["first"]

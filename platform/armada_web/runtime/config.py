@@ -218,8 +218,8 @@ class Config:
     # -- the ladder
     match_workers: int = setting("ARMADA_MATCH_WORKERS", 0, "match workers matchmaking plans for "
                                  "(0: ask the live workers)", minimum=0)
-    match_seconds: int = setting("ARMADA_MATCH_SECONDS", 30, "expected seconds of one match (matchmaking's idle "
-                                 "unit)", minimum=1)
+    match_seconds: int = setting("ARMADA_MATCH_SECONDS", 30, "expected seconds of one match until 3 ranked matches "
+                                 "of a game have finished (then measured)", minimum=1)
     matchmaking_s: int = setting("ARMADA_MATCHMAKING_S", 5, "seconds between two matchmaking ticks (0: no "
                                  "matchmaking)", minimum=0)
     bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "

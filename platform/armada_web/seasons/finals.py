@@ -25,7 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from armada_web.ladder.logic import results
-from armada_web.ladder.queries import ranked_match_seconds
+from armada_web.ladder.matchmaking import ranked_match_seconds
 from armada_web.matches.models import ENDED_BADLY, IN_FLIGHT, Match, MatchKind, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued, create_match, keep_seat_skills
 from armada_web.seasons.entries import order, skill_of
@@ -231,7 +231,7 @@ def matches_done(season: Season) -> int:
 
 def match_seconds(season: Season) -> float:
     """How long a finals match takes: the median of the season's latest 50, else its game's ranked
-    matches' (`ladder.queries.ranked_match_seconds`: the same bots, a moment before), else the setting."""
+    matches' (`ladder.matchmaking.ranked_match_seconds`: the same bots, a moment before), else the setting."""
     durations = [(finished - started).total_seconds() for started, finished in Match.objects.filter(
         finals_game__season=season, status=MatchStatus.FINISHED, started__isnull=False, finished__isnull=False)
         .order_by("-finished").values_list("started", "finished")[:50] if started and finished]
