@@ -2,29 +2,39 @@
 """Django's command-line utility for the Armada site."""
 
 import os
-import shlex
+import re
+import subprocess
 import sys
 from pathlib import Path
+
+#: What `make up` exports for its own manage.py calls: they take the variables it was given, never
+#: those of the data folder's older manage.env (a run with another DATABASE_URL would migrate that).
+OWN_VARIABLES = "ARMADA_OWN_VARIABLES"
 
 
 def site_variables() -> list[str]:
     """With ARMADA_DATA_DIR naming the data folder of a site `make up` runs, the variables that site
     runs with (its `manage.env`: database, task queue, secrets) where this command's environment
     sets none: `ARMADA_DATA_DIR=... manage.py season close` acts on that site, its integrity checks
-    sent to that site's queue, not to another Redis database. Returns the names taken."""
+    sent to that site's queue, not to another Redis database. The file is read by bash, which wrote
+    it (`printf %q`: `$'...'` for a control character), so every value comes back exactly. Returns
+    the names taken."""
     folder = os.environ.get("ARMADA_DATA_DIR")
     path = Path(folder) / "manage.env" if folder else None
-    if path is None or not path.is_file():
+    if path is None or not path.is_file() or os.environ.get(OWN_VARIABLES):
         return []
-    taken = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        words = shlex.split(line, comments=True)
-        if len(words) == 2 and words[0] == "export" and "=" in words[1]:
-            name, value = words[1].split("=", 1)
-            if name not in os.environ:
-                os.environ[name] = value
-                taken.append(name)
-    return taken
+    names = re.findall(r"^export ([A-Za-z_][A-Za-z0-9_]*)=", path.read_text(encoding="utf-8"), re.MULTILINE)
+    wanted = [name for name in names if name not in os.environ]
+    if not wanted:
+        return []
+    read = subprocess.run(["bash", "-c", '. "$1" >/dev/null || exit 1; shift; for n; do printf "%s\\0" "${!n-}"; done',
+                           "manage.env", str(path), *wanted], capture_output=True, check=False)
+    if read.returncode != 0:
+        sys.exit(f"manage.py: {path} could not be read: {read.stderr.decode(errors='replace').strip()}")
+    values = read.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
+    for name, value in zip(wanted, values, strict=True):
+        os.environ[name] = value
+    return wanted
 
 
 def main() -> None:

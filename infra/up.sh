@@ -99,6 +99,14 @@ case "${DEBUG,,}" in
     ;;
 esac
 
+# This run's manage.py calls take the variables given here, never those of an older run's manage.env
+# (manage.py reads it for commands given only ARMADA_DATA_DIR): a run with another DATABASE_URL
+# would migrate and seed the old database. Not written to manage.env (below).
+export ARMADA_OWN_VARIABLES=1
+# The task queue the site uses, written to manage.env even when it is the default (config.py's), so
+# that `make worker` given another one is refused.
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
+
 # The wheel /sdk/ serves and the static files need no database: made while the database migrates.
 say "collecting the static files (hashed names, compressed; served by whitenoise)"
 "$PY" manage.py collectstatic --noinput -v0 &
@@ -179,7 +187,7 @@ write_manage_env() {
   (umask 077
    {
      printf 'export ARMADA_DATA_DIR=%q\n' "$DATA_DIR"
-     for name in $(compgen -e | grep -v '^ARMADA_DATA_DIR$' | grep -E '^(ARMADA_|CELERY_|CACHE_|AWS_|EMAIL_|THROTTLE_|LOG_|DB_|SQLITE_)|^(DATABASE_URL|REDIS_URL|SECRET_KEY|SECRET_KEY_FALLBACKS|DEBUG|ALLOWED_HOSTS|CSRF_TRUSTED_ORIGINS|DEFAULT_FROM_EMAIL|MATCH_CONFIG|MATCH_TIME_LIMIT_S|VALIDATION_TURNS)$' | sort); do
+     for name in $(compgen -e | grep -v -E '^(ARMADA_DATA_DIR|ARMADA_OWN_VARIABLES)$' | grep -E '^(ARMADA_|CELERY_|CACHE_|AWS_|EMAIL_|THROTTLE_|LOG_|DB_|SQLITE_)|^(DATABASE_URL|REDIS_URL|SECRET_KEY|SECRET_KEY_FALLBACKS|DEBUG|ALLOWED_HOSTS|CSRF_TRUSTED_ORIGINS|DEFAULT_FROM_EMAIL|MATCH_CONFIG|MATCH_TIME_LIMIT_S|VALIDATION_TURNS)$' | sort); do
        printf 'export %s=%q\n' "$name" "${!name}"
      done
    } > "$1")

@@ -31,6 +31,12 @@ if [ -s "$env_file" ]; then
       esac
     fi
   done
+  for name in REDIS_URL DATABASE_URL; do  # given here while the instance runs on its default
+    if [ -n "${!name:-}" ] && ! grep -q "^export $name=" "$env_file"; then
+      printf '\033[1;31mxx\033[0m %s\n' "the instance in $data runs with the default $name (none in $env_file), not the one given here: leave $name out" >&2
+      exit 1
+    fi
+  done
 fi
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"

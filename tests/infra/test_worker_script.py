@@ -62,3 +62,20 @@ def test_the_instances_manage_env_gives_what_is_not_given_and_another_queue_is_r
     done = worker(REDIS_URL="redis://127.0.0.1:6379/14", ARMADA_SANDBOX_GALAXY_MEMORY_MB="1024")
     assert "ARMADA_SANDBOX_GALAXY_MEMORY_MB given here differs from the instance's" in done.stderr
     assert f"(DATABASE_URL={nowhere})" in done.stderr  # the same queue given: on to the database's check
+
+
+def test_a_queue_given_to_a_worker_of_an_instance_on_the_default_is_refused(tmp_path):
+    """A review: the check above read only the names in manage.env, and an instance started with
+    no REDIS_URL wrote none (make up now writes the default too)."""
+    (tmp_path / "bot-seed.key").write_text("5e" * 32)
+    (tmp_path / "secret.key").write_text("s" * 50)
+    (tmp_path / "manage.env").write_text(f"export ARMADA_DATA_DIR={tmp_path}\n")
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("SECRET_KEY", "ARMADA_BOT_SEED_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL")
+             and not k.startswith("ARMADA_")}
+    done = subprocess.run(["bash", str(ROOT / "infra" / "worker.sh")], capture_output=True, text=True, timeout=60,
+                          env={**clean, "ARMADA_DATA_DIR": str(tmp_path), "REDIS_URL": "redis://127.0.0.1:6379/5"},
+                          check=False)
+    assert done.returncode == 1
+    assert f"the instance in {tmp_path} runs with the default REDIS_URL (none in {tmp_path / 'manage.env'})" \
+        in done.stderr

@@ -22,8 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"with --events or --turn: only these kinds (repeatable): {', '.join(KINDS)}")
     p.add_argument("--log-dir", metavar="DIR",
                    help="with --turn: the folder `armada play --log-dir` wrote for this match; "
-                   "shows each bot's log lines of that turn. With --rerun: where the re-run bot's whole "
-                   "log is written (seatN-NAME.log, as `armada play --log-dir` writes it)")
+                   "shows each bot's log lines of that turn. With --rerun: a folder for the re-run bot's whole "
+                   "log (seatN-NAME.log, as `armada play --log-dir` writes it; one holding a log of that seat "
+                   "is refused)")
 
 
 def line(event: Event, with_turn: bool) -> str:

@@ -146,6 +146,10 @@ def test_an_agreeing_re_run_shows_what_the_bot_wrote_and_keeps_it_whole_with_log
     written = logs / "seat2-two.log"
     assert f"its whole log: {written}" in out and "(the whole log: add" not in out
     assert written.read_text().count("REQ ") == len(received(outcome.players[1].log))  # every request
+    # the folder `armada play --log-dir` wrote for the match is not overwritten (a review)
+    assert main(["replay", str(path), "--rerun", "2", str(tmp / "two"), "--log-dir", str(logs)]) == 2
+    assert f"--log-dir: {logs} holds a log of seat 2 already (seat2-two.log); give another folder" \
+        in capsys.readouterr().err
 
 
 def test_a_changed_bot_differs_at_its_first_changed_turn(galaxy, capsys):

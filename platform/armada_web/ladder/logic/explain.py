@@ -96,8 +96,9 @@ def forfeit(result: str, status: str, opponent_status: str) -> str:
     return ""
 
 
-#: How far from 50% a chance is before a line between bots shown about the same says why.
-EVEN_ODDS = 0.1
+#: How far from 50% a chance is, in the percentage points shown, before a line between bots shown
+#: about the same says why.
+EVEN_ODDS = 10
 
 
 def rated_as(gap: float) -> str:
@@ -122,7 +123,7 @@ def explain(rating: SeatRating, result: str, *, status: str = "ok", opponent_sta
         shown, whose, mu = ("below", "its own", "higher") if rating.gap < 0 else ("above", f"{SEAT}'s", "lower")
         line += (f" (the opponent is shown {shown} {SEAT} for {whose} uncertainty; its mu, which the chance "
                  f"follows, is {mu})")
-    elif not round(abs(rating.gap)) and abs(rating.expected - 0.5) >= EVEN_ODDS:  # the same shown, uneven odds
+    elif not round(abs(rating.gap)) and abs(round(rating.expected * 100) - 50) >= EVEN_ODDS:  # as the % is shown
         # (a new bot's first game: scores 0.0 and 0.2, mu 25 and 16.5): the chance follows mu alone.
         mu = "higher" if rating.expected > 0.5 else "lower"
         line += (f" (shown about the same for their uncertainties; {SEAT}'s mu, which the chance follows, "

@@ -7,6 +7,7 @@ import json
 import sys
 import webbrowser
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from armada.cli import output, replay_narration
@@ -175,6 +176,10 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
         docker_preflight()
     if args.log_dir:
         prepare_log_dir(args.log_dir)
+        kept = sorted(Path(args.log_dir).glob(f"seat{seat}-*.log"))
+        if kept:  # (the folder `armada play --log-dir` wrote for the match, say: its log is the match's)
+            raise CliError(f"--log-dir: {args.log_dir} holds a log of seat {seat} already ({kept[0].name}); "
+                           "give another folder")
     names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
     with ExitStack() as stack:
         sources, labels = resolve_all(stack, [spec], replay["game"])
