@@ -11,6 +11,7 @@ temporary folder that `BotSource.close()` removes.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -157,6 +158,13 @@ def starter_file(name: str, game: str) -> Path:
         available = ", ".join(f"builtin:{n}" for n in names) or "none installed"
         raise BotSpecError(f"no starter bot {name!r} for {game}; available: {available}")
     return starters_dir(game) / f"{name}.py"
+
+
+def starter_class(name: str, game: str) -> type:
+    """The `Bot` class of starter `name` of `game`, to play in this process (an in-process opponent,
+    a probe, a seeded replay); BotSpecError listing the available names, as `starter_file`."""
+    starter_file(name, game)
+    return importlib.import_module(f"armada.starters.{game}.{name}").Bot
 
 
 def _resolve_builtin(name: str, game: str) -> BotSource:

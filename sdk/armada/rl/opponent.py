@@ -11,11 +11,10 @@ environment does not charge a bank).
 from __future__ import annotations
 
 import contextlib
-import importlib
 from typing import Any
 
 from armada.api import Session
-from armada.botspec import BUILTIN_PREFIX, check_game, resolve_bot, starter_file
+from armada.botspec import BUILTIN_PREFIX, check_game, resolve_bot, starter_class
 from armada.games.base import Fault, Result
 from armada.referee.connection import BotConnection
 from armada.referee.environment import bot_seed
@@ -33,9 +32,7 @@ def connection(opponent: Any, game: str, stack: contextlib.ExitStack) -> BotConn
         check_game(game)
         if opponent.startswith(BUILTIN_PREFIX):
             name = opponent[len(BUILTIN_PREFIX):]
-            starter_file(name, game)  # BotSpecError naming the starters when there is none by that name
-            module = importlib.import_module(f"armada.starters.{game}.{name}")
-            return InProcessBot(module.Bot, label=opponent)
+            return InProcessBot(starter_class(name, game), label=opponent)  # BotSpecError naming the starters
         return stack.enter_context(resolve_bot(opponent, game)).process_connection(label=opponent)
     return InProcessBot(opponent)
 

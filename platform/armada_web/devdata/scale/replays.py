@@ -5,12 +5,11 @@ stores them (`matches.storage`). Older matches have no files, as if retention ha
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from django.conf import settings
 
-from armada.botspec import builtin_names
+from armada.botspec import builtin_names, starter_class
 from armada.referee.inprocess import InProcessBot
 from armada.referee.match import play_match
 from armada_web.devdata.scale.history import Played, Player
@@ -19,7 +18,7 @@ from armada_web.matches import storage
 
 def _starter(game: str, name: str, label: str) -> InProcessBot:
     """Starter `name` of `game` as an in-process bot that calls itself `label` (the seat's bot name)."""
-    bot: Any = importlib.import_module(f"armada.starters.{game}.{name}").Bot()
+    bot: Any = starter_class(name, game)()
     bot.name = label
     return InProcessBot(bot, label=label)
 

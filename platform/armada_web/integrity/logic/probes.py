@@ -24,7 +24,6 @@ that give them agree by default, not by copying.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import struct
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 
 from armada.bot.galaxy import GalaxyBot
 from armada.bot.mothership import MothershipBot, MothershipConfig, Orders
+from armada.botspec import starter_class
 from armada.drawing import without_debug
 from armada.referee.connection import BotConnection
 from armada.referee.inprocess import InProcessBot
@@ -137,7 +137,7 @@ IDLE_NAME = "(idle)"
 def _starter(game: str, name: str) -> Any:
     if name == IDLE_NAME:
         return IDLE[game]()
-    return importlib.import_module(f"armada.starters.{game}.{name}").Bot()
+    return starter_class(name, game)()
 
 
 def _recorded(game: str, recipe: Recipe) -> SeatRequests:
