@@ -192,6 +192,11 @@ def test_the_close_leaves_out_teams_that_broke_the_rules_later(make_user, valid_
     # what the season's page and API count before the close is what the close freezes (an
     # organiser's trial: they said 6, the close froze 5 and nobody was told)
     assert entry_count(Season.objects.get(slug="s1")) == 2
+    from armada_web.ladder.models import Rating
+    from armada_web.seasons.queries import standings
+
+    Rating.objects.update(games=3)  # on the ladder: the live standings list them, as the close will
+    assert sorted(r.bot_name for r in standings(Season.objects.get(slug="s1"))) == ["fay-bot", "pair-bot"]
     assert season_command("close", "s1") == "season s1 is closed with 2 entries frozen"
     rows = {e.bot_name: (e.team_name, e.members) for e in Entry.objects.filter(season__slug="s1")}
     assert rows == {"pair-bot": ("pair", ["dee", "eve"]), "fay-bot": ("fay", ["fay"])}

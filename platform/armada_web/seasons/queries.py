@@ -145,15 +145,20 @@ def standings(season: Season) -> list[Row]:
 
 
 def _live(season: Season) -> list[Row]:
-    """The ladder or the league of the bots the entry rule lets enter, placed among themselves."""
+    """The ladder or the league of the bots that would enter if the season closed now (its entry
+    rule, and its team rules as the close applies them: `entries.would_enter`), placed among
+    themselves."""
     owner = "version__bot__owner"
+    kept = {v.pk for v in would_enter(season)[0]} if season.team_max_members or season.one_team_per_person else None
     if spec(season.game).rated:
-        rated = list(admitted(season=season, rows=ladder(season.game), owner=owner))
+        rated = [r for r in admitted(season=season, rows=ladder(season.game), owner=owner)
+                 if kept is None or r.version_id in kept]
         members = members_of(sorted({r.version.bot.team_id for r in rated}))
         return [Row(place, r.version.bot_id, r.version.bot.name, _owner(r.version.bot.owner), r.version_id,
                     r.version.number, round(r.score, 3), r.games, 1, True, *_team(r.version.bot.team, members))
                 for place, r in enumerate(rated, 1)]
-    table = list(admitted(season=season, rows=league.table(), owner=owner))
+    table = [e for e in admitted(season=season, rows=league.table(), owner=owner)
+             if kept is None or e.version_id in kept]
     members = members_of(sorted({e.version.bot.team_id for e in table}))
     return [Row(place, e.version.bot_id, e.version.bot.name, _owner(e.version.bot.owner), e.version_id,
                 e.version.number, float(e.points), e.played, 1, True, *_team(e.version.bot.team, members))
