@@ -39,6 +39,7 @@ from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_folder
 from armada_web.storage import unpacked
 from armada_web.storage.unpacked import Source
+from armada_web.web.backoff import with_backoff
 
 __all__ = ["ArchiveUnpackable", "CodeUnavailable", "PlatformFailure", "SandboxFailure", "Source", "check_sandbox",
            "place_code", "play", "sandbox_ready", "sandboxed", "wait_for_sandbox"]
@@ -125,17 +126,10 @@ def wait_for_sandbox(within_s: float | None = None) -> str:
     """`check_sandbox`, tried again with back-off (1, 2, 4 ... 10 s) for up to `within_s` seconds
     (ARMADA_SANDBOX_WAIT_S) while the engine does not answer; the SandboxFailure at once for
     anything else (a missing image), or when it does not come back."""
-    deadline = time.monotonic() + float(settings.ARMADA.sandbox_wait_s if within_s is None else within_s)
-    pause = 1.0
-    while True:
-        try:
-            return check_sandbox()
-        except SandboxFailure as exc:
-            if not exc.engine_down or time.monotonic() + pause > deadline:
-                raise
-            logger.warning("%s; checking again in %.0f s", exc, pause)
-            time.sleep(pause)
-            pause = min(pause * 2, 10.0)
+    return with_backoff(check_sandbox, again=lambda exc: isinstance(exc, SandboxFailure) and exc.engine_down,
+                        within_s=float(settings.ARMADA.sandbox_wait_s if within_s is None else within_s),
+                        first_s=1.0, cap_s=10.0,
+                        before_next=lambda exc, pause: logger.warning("%s; checking again in %.0f s", exc, pause))
 
 
 def place_code(*, seat: int, source: Source, code_dir: Path) -> bool:

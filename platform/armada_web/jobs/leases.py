@@ -25,7 +25,6 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -40,6 +39,7 @@ from django.utils import timezone
 
 from armada.referee.framing import one_line
 from armada_web.jobs import broker
+from armada_web.web.backoff import with_backoff
 
 log = logging.getLogger(__name__)
 #: Longest note (a one-line reason) written into a job row.
@@ -281,15 +281,12 @@ def retrying(call: Callable[[], T], within_s: float | None = None, what: str = "
     """`call()`, tried again with back-off while the database is unreachable, for up to `within_s`
     seconds (ARMADA_DB_RETRY_S); the connection is closed between tries so the next opens anew.
     `call` must be safe to run again (one transaction)."""
-    deadline = time.monotonic() + float(settings.ARMADA.db_retry_s if within_s is None else within_s)
-    pause = 0.5
-    while True:
-        try:
-            return call()
-        except UNREACHABLE as exc:
-            if transaction.get_connection().in_atomic_block or time.monotonic() + pause > deadline:
-                raise
-            log.warning("%s did not answer or gave the transaction up (%s); trying again in %.1f s", what, exc, pause)
-            connection.close()
-            time.sleep(pause)
-            pause = min(pause * 2, 5.0)
+    def again(exc: Exception) -> bool:
+        return isinstance(exc, UNREACHABLE) and not transaction.get_connection().in_atomic_block
+
+    def before_next(exc: Exception, pause: float) -> None:
+        log.warning("%s did not answer or gave the transaction up (%s); trying again in %.1f s", what, exc, pause)
+        connection.close()
+
+    return with_backoff(call, again=again, within_s=float(settings.ARMADA.db_retry_s if within_s is None else within_s),
+                        first_s=0.5, cap_s=5.0, before_next=before_next)
