@@ -306,18 +306,20 @@ def test_the_form_names_every_name_not_found_and_takes_a_name_with_a_comma_one_a
     assert sorted(EventInvitation.objects.values_list("team__name", flat=True)) == ["Red, Fleet", "ann", "bob", "cyd"]
 
 
-def test_the_page_offers_only_bots_that_can_enter_and_a_visitor_a_way_back(setting, client):
+def test_the_page_offers_only_bots_that_can_enter_and_a_visitor_a_way_back(setting, client, valid_version):
     """An organiser's trial: carol's enter list offered her team's bot whose team had entered another
     already (then a 409), and the invite link opened signed out said nothing, its login lost it."""
     s, slug = setting, setting["slug"]
-    ann_own = s["ann"].post("/api/bots/", {"name": "ann-own", "game": "galaxy"}, format="json")
-    assert ann_own.status_code == 201
+    valid_version(s["ann"].user, "ann-own")
+    unvalidated = s["ann"].post("/api/bots/", {"name": "ann-new", "game": "galaxy"}, format="json")
+    assert unvalidated.status_code == 201  # no version that plays: enter() refuses it, so no offer
     assert s["bob"].post(f"/api/events/{slug}/entries/", {"bot": s["crew_bot"].pk, "invite": s["invite"]},
                          format="json").status_code == 201
     client.force_login(s["ann"].user)
     page = client.get(f"/events/{slug}/?invite={s['invite']}").content.decode()
     form = page.split('id="enter"')[1].split("</form>")[0]
     assert "ann-own" in form and "crew-bot" not in form  # crew is in with it already
+    assert "ann-new" not in form
     client.logout()
     page = client.get(f"/events/{slug}/?invite={s['invite']}").content.decode()
     assert 'id="sign-in-to-enter"' in page

@@ -77,6 +77,9 @@ def test_bots_shown_alike_at_uneven_odds_say_why():
                                              "bot's mu, which the chance follows, is lower)")
     assert "uncertaint" not in explain(seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0),
                                                    expected=0.41), "win")  # close to even: nothing to explain
+    even = seat_rating(Skill(25.0, 1.0), Skill(25.2, 1.0), Skill(25.1, 2.0), expected=0.497)
+    assert "rated 3 below this bot" in explain(even, "draw")
+    assert explain(even, "draw").endswith("a 50% chance")  # shown at 50%: nothing to explain (a trial's #85)
     for shown_60 in (0.6, 0.5996):  # 10 points as the line shows them (a review: 0.6 - 0.5 < 0.1 in floats)
         rating = seat_rating(Skill(25.0, 8.33), Skill(23.0, 7.0), Skill(16.5, 5.45), expected=shown_60)
         assert "60% chance (shown about the same" in explain(rating, "draw")

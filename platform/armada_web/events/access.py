@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from armada_web.bots.models import Bot
+from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import bots_of
 from armada_web.events.models import Event, EventState
 from armada_web.teams.access import team_ids
@@ -59,12 +59,13 @@ def may_enter(*, user: Any, event: Event, invite: Any = "") -> bool:
 
 
 def enterable_bots(*, user: Any, event: Event, invite: Any = "") -> list[Bot]:
-    """The bots the event's page offers `user` to enter: their teams' bots of its game, not retired,
-    and without the owner's place or a code only the invited teams' (`services.enter`'s rules); not
+    """The bots the event's page offers `user` to enter: their teams' bots of its game with a valid
+    version that plays, and without the owner's place or a code only the invited teams' (`services.enter`'s rules); not
     a bot entered already nor one of a team entered already (one bot per team)."""
     if not getattr(user, "is_authenticated", False):
         return []
-    bots = bots_of(user).filter(game=event.game, retired__isnull=True).exclude(
+    playing = BotVersion.objects.playing().values("bot_id")  # (as `services.enter` asks: a valid version that plays)
+    bots = bots_of(user).filter(game=event.game, retired__isnull=True, pk__in=playing).exclude(
         team_id__in=event.entries.exclude(team__isnull=True).values("team_id")).exclude(
         team_id__in=event.entries.exclude(bot__isnull=True).values("bot__team_id"))
     if not is_owner(user=user, event=event) and not invite:

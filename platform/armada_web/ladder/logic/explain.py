@@ -116,14 +116,15 @@ def explain(rating: SeatRating, result: str, *, status: str = "ok", opponent_sta
     the result says why. `result` is "win", "draw" or "loss"."""
     line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}"
             f"{forfeit(result, status, opponent_status)}; {SEAT} had {a_chance(rating.expected)}")
-    if round(abs(rating.gap)) and (rating.gap < 0) == (rating.expected < 0.5):  # the order and the odds disagree
+    percent_shown = round(rating.expected * 100)
+    if round(abs(rating.gap)) and percent_shown != 50 and (rating.gap < 0) == (rating.expected < 0.5):  # they disagree
         # The chance follows mu, the shown order mu - 3 sigma: they disagree only when the seat with
         # the higher mu has the larger sigma. Shown below with the higher mu: its sigma is larger;
         # shown above with the lower mu: this seat's sigma is (a new bot's against a settled one).
         shown, whose, mu = ("below", "its own", "higher") if rating.gap < 0 else ("above", f"{SEAT}'s", "lower")
         line += (f" (the opponent is shown {shown} {SEAT} for {whose} uncertainty; its mu, which the chance "
                  f"follows, is {mu})")
-    elif not round(abs(rating.gap)) and abs(round(rating.expected * 100) - 50) >= EVEN_ODDS:  # as the % is shown
+    elif not round(abs(rating.gap)) and abs(percent_shown - 50) >= EVEN_ODDS:  # as the % is shown
         # (a new bot's first game: scores 0.0 and 0.2, mu 25 and 16.5): the chance follows mu alone.
         mu = "higher" if rating.expected > 0.5 else "lower"
         line += (f" (shown about the same for their uncertainties; {SEAT}'s mu, which the chance follows, "
