@@ -57,14 +57,13 @@ def may_enter(*, user: Any, event: Event, invite: Any = "") -> bool:
     return is_owner(user=user, event=event) or bool(invite) or bool(invited_team_ids(user=user, event=event))
 
 
-
 def enterable_bots(*, user: Any, event: Event, invite: Any = "") -> list[Bot]:
-    """The bots the event's page offers `user` to enter: their teams' bots of its game with a valid
-    version that plays, and without the owner's place or a code only the invited teams' (`services.enter`'s rules); not
-    a bot entered already nor one of a team entered already (one bot per team)."""
+    """The bots the event's page offers `user` to enter, by `services.enter`'s rules: their teams'
+    bots of its game with a version that plays; only the invited teams' unless `user` owns the
+    event or holds a code; none of a team entered already (one bot per team)."""
     if not getattr(user, "is_authenticated", False):
         return []
-    playing = BotVersion.objects.playing().values("bot_id")  # (as `services.enter` asks: a valid version that plays)
+    playing = BotVersion.objects.playing().values("bot_id")
     bots = bots_of(user).filter(game=event.game, retired__isnull=True, pk__in=playing).exclude(
         team_id__in=event.entries.exclude(team__isnull=True).values("team_id")).exclude(
         team_id__in=event.entries.exclude(bot__isnull=True).values("bot__team_id"))
