@@ -81,7 +81,7 @@ def test_the_pages_escape_every_name_and_hold_no_inline_script(client, seasons):
     assert 'id="invite"' in event and seasons.event.invite in event  # the owner sees the invite link
 
 
-def test_a_private_events_page_is_a_404_without_the_invite(client, seasons, make_user):
+def test_a_private_events_page_is_a_404_without_the_invite(client, seasons, make_user, valid_version):
     make_user("dora")
     client.login(username="dora", password=PASSWORD)
     assert client.get(f"/events/{seasons.event.slug}/").status_code == 404
@@ -92,6 +92,9 @@ def test_a_private_events_page_is_a_404_without_the_invite(client, seasons, make
 
     create_bot(user=dora, name="dora-bot", game="galaxy")
     client.login(username="dora2", password=PASSWORD)
+    html = client.get(f"/events/{seasons.event.slug}/?invite={seasons.event.invite}").content.decode()
+    assert 'id="needs-bot"' in html and 'id="enter"' not in html  # no version that plays: nothing to enter yet
+    valid_version(dora, "dora-valid")
     html = client.get(f"/events/{seasons.event.slug}/?invite={seasons.event.invite}").content.decode()
     assert 'id="enter"' in html and 'id="invite"' not in html  # the entry form; the link is its owner's
 
