@@ -11,6 +11,6 @@ from armada_web.web.roles import is_staff
 
 
 def status_page(request: HttpRequest) -> HttpResponse:
-    staff = is_staff(request.user)
-    return render(request, "pages/status.html", {"status": status(staff=staff), "staff": staff,
+    """Staff also see the problems (`staff` in the template comes from `pages.context.site`)."""
+    return render(request, "pages/status.html", {"status": status(staff=is_staff(request.user)),
                                                       "estimates": new_version_estimates()})
