@@ -24,6 +24,28 @@ log_settings() {
     "from armada_web.runtime.config import load; c = load(); print(c.log_max_bytes, c.log_backups)")
 }
 
+# whole N DEFAULT: N when it is a whole number, else DEFAULT (a bad value is refused where it is used).
+whole() { if [[ "$1" =~ ^[0-9]+$ ]]; then echo "$1"; else echo "$2"; fi; }
+
+# check_slots WANT: before starting workers, the host's free sandbox slots (docs/sandbox.md,
+# "Slots"). Every Armada worker on this machine shares them, keeps warm containers in some and
+# leaves one pair free for everyone's cold starts: with no pair free beyond that one, this site
+# would have no slot of its own (its validations and matches waited and failed: refused, before it
+# starts anything); with fewer than WANT (its workers' warm pairs and the spare pair) it keeps
+# fewer warm containers than asked (a warning). Says nothing when the slots cannot be read.
+check_slots() {
+  local want="$1" free free_matches size
+  read -r free free_matches size < <("$PY" -m armada_sandbox slots 2>/dev/null) || return 0
+  [ -n "${size:-}" ] || return 0
+  if [ "$free_matches" -lt 4 ]; then
+    die "only $free_matches of this machine's $size sandbox slots for matches are free, and every Armada worker leaves 2 free for bots that start cold: other Armada workers hold the rest (each \`make up\` and \`make worker\` keeps warm containers in some), so this site would have no slot of its own and its validations and matches would wait and fail. Stop one of them, or start them with MATCH_WARM_PAIRS=1 (docs/sandbox.md, \"Slots\")."
+  fi
+  if [ "$free" -lt "$want" ]; then
+    warn "$free of this machine's $size sandbox slots are free (other Armada workers hold the rest); these workers would keep $want: they keep fewer warm containers and start some bots cold, so their matches take longer (docs/sandbox.md, \"Slots\")"
+  fi
+  return 0
+}
+
 # wait_for DESCRIPTION SECONDS COMMAND...: poll until COMMAND succeeds.
 wait_for() {
   local what="$1" secs="$2"; shift 2

@@ -107,6 +107,14 @@ export ARMADA_OWN_VARIABLES=1
 # that `make worker` given another one is refused.
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 
+# Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
+# match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes,
+# fewer when the memory does not hold two bots of each (docs/deploy.md, "How many bots"). Other
+# instances' workers on this machine may hold the slots: checked before anything starts.
+match_default=$("$PY" -m armada_sandbox concurrency 2>/dev/null) || match_default=1
+check_slots $((2 * $(whole "${VALIDATION_WARM_PAIRS:-1}" 1) * $(whole "${VALIDATION_CONCURRENCY:-1}" 1) \
+  + 2 * $(whole "${MATCH_WARM_PAIRS:-3}" 3) * $(whole "${MATCH_CONCURRENCY:-$match_default}" 1) + 2))
+
 # The wheel /sdk/ serves and the static files need no database: made while the database migrates.
 say "collecting the static files (hashed names, compressed; served by whitenoise)"
 "$PY" manage.py collectstatic --noinput -v0 &
@@ -148,10 +156,7 @@ queues_of() { "$PY" manage.py queues --worker "$1"; }
 # Node names KIND.PORT@HOST: the host part is this host's ARMADA_HOST_NAME (default: the machine's
 # name, as the settings' default), so /status/, /metrics and each match's host tell hosts apart.
 instance="$PORT@${ARMADA_HOST_NAME:-$(hostname)}"
-# Sandbox slots (docs/sandbox.md): the validation worker keeps the validation pair warm; each
-# match worker process keeps three warm pairs on its own two CPUs, so cores / 2 - 1 processes,
-# fewer when the memory does not hold two bots of each (docs/deploy.md, "How many bots").
-match_default=$("$PY" -m armada_sandbox concurrency 2>/dev/null) || match_default=1
+# (The sandbox slots' warm pairs and the match workers' concurrency: above, check_slots.)
 ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
 "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of validation)" --loglevel INFO \
   --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &

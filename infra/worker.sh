@@ -65,6 +65,8 @@ esac
 "$PY" manage.py migrate --check >/dev/null 2>&1 \
   || die "the database of this instance does not answer or is not migrated (DATABASE_URL=${DATABASE_URL:-the SQLite file in $DATA_DIR}); is \`make up\` running with the same settings?"
 
+# Room in the host's sandbox slots for its warm pairs and the spare pair (infra/lib.sh).
+check_slots $((2 * $(whole "${MATCH_WARM_PAIRS:-3}" 3) * $(whole "${MATCH_CONCURRENCY:-1}" 1) + 2))
 # Behind any bot in the host's out-of-memory order, as `make up`'s own processes (infra/up.sh).
 echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
 # A node name of its own (the pid), the host part as `make up`'s: /status/ counts it on this host.

@@ -8,6 +8,8 @@
   it); `--write` puts them into the SDK's `armada/stack.py` (run it after changing the image).
 - `concurrency [--purpose match|validation]`: the worker's default concurrency here, by cores
   and by memory (`_capacity.default_concurrency()`; `make up` and the worker image use it).
+- `slots`: the host's sandbox slots nobody holds now, as `FREE FREE_FOR_MATCHES SIZE` (`make up`
+  and `make worker` check them before starting workers: `infra/lib.sh`, `check_slots`).
 
 One module for the commands, imported by nobody, so `python -m` never runs a module the
 package has already imported.
@@ -23,6 +25,7 @@ from armada_sandbox import BOT_IMAGE, SandboxUnavailable, check_ready, sweep, sw
 from armada_sandbox._capacity import default_concurrency
 from armada_sandbox._image import image_versions, write_server_versions
 from armada_sandbox._seccomp import profile
+from armada_sandbox.slots import default_pool
 from armada_sandbox.sweeper import DEFAULT_MAX_AGE_S
 
 
@@ -41,6 +44,7 @@ def parser() -> argparse.ArgumentParser:
     stack.add_argument("--write", action="store_true", help="write them into the SDK's armada/stack.py")
     concurrency = commands.add_parser("concurrency", help="the worker's default concurrency here (cores and memory)")
     concurrency.add_argument("--purpose", choices=("match", "validation"), default="match")
+    commands.add_parser("slots", help="the sandbox slots nobody holds now: FREE FREE_FOR_MATCHES SIZE")
     return top
 
 
@@ -60,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "concurrency":
         print(default_concurrency(args.purpose))
+        return 0
+    if args.command == "slots":
+        pool = default_pool()
+        print(len(pool.free("validation")), len(pool.free("match")), pool.size)
         return 0
     try:
         if args.command == "check":

@@ -323,6 +323,26 @@ class SlotPool:
             os.close(fd)  # removed by a process that stopped (`leave`) after we opened it: the new one
         return None
 
+    def free(self, purpose: str = "match") -> list[int]:
+        """The slots `purpose` may take that nobody holds now (a snapshot: holders come and go).
+
+        Each lock is tried shared and let go at once, so a holder's own exclusive lock is never taken."""
+        free = []
+        for index in self.candidates(purpose):
+            try:
+                fd = os.open(self.lock_dir / f"{SLOT_PREFIX}{index}.lock", os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:  # never used, or its last holder left
+                free.append(index)
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                continue  # held
+            finally:
+                os.close(fd)
+            free.append(index)
+        return free
+
     def acquire(self, timeout: float = 60.0, cpu: int | None = None, purpose: str = "match") -> Lease:
         """The lowest free slot `purpose` may take, waiting up to `timeout` seconds; raises SlotsBusy."""
         return _waiting(lambda: self.try_acquire(cpu, purpose), timeout, jitter=0.0, busy=(

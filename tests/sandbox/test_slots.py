@@ -405,3 +405,66 @@ def test_the_spare_pair_is_two_free_slots_and_a_failing_probe_holds_nothing(tmp_
     monkeypatch.undo()
     every = [pool.try_slot(index) for index in range(8)]
     assert all(lease is not None for lease in every), "a slot stayed locked"
+
+
+def test_free_slots_are_counted_without_taking_any(tmp_path):
+    """`SlotPool.free` (what `make up` checks before starting workers): held slots are not free,
+    and counting takes nothing, so a holder keeps its slot and a free slot stays free."""
+    pool = SlotPool(size=6, cpus=[0, 1], lock_dir=tmp_path)
+    assert pool.free("validation") == list(range(6)) and pool.free() == [2, 3, 4, 5]  # no lock file yet
+    held = [pool.try_slot(0), pool.try_slot(3)]
+    assert pool.free("validation") == [1, 2, 4, 5] and pool.free() == [2, 4, 5]
+    assert pool.try_slot(3) is None  # still its holder's
+    taken = pool.try_slot(2)  # a counted free slot can be taken at once
+    assert taken is not None
+    for lease in [*held, taken]:
+        assert lease is not None
+        lease.release()
+    assert pool.free() == [2, 3, 4, 5]
+
+
+def _hold_slots(lock_dir: Path, indexes: list[int]) -> subprocess.Popen[str]:
+    """Another worker's process holding `indexes` of the host's slots until killed."""
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from armada_sandbox.slots import SlotPool
+        pool = SlotPool(lock_dir={str(lock_dir)!r})
+        leases = [pool.try_slot(index) for index in {indexes!r}]
+        print("held" if all(leases) else "missed", flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+@pytest.mark.parametrize(("held", "outcome"), [(0, "quiet"), (8, "warns"), (12, "refuses")])
+def test_make_up_checks_the_free_slots_before_starting_workers(tmp_path, held, outcome):
+    """A third `make up` on a 2-core host found every slot held by the other two's warm pools (its
+    validations failed after 30 s, its demo bots never played): `check_slots` (infra/lib.sh) now
+    refuses to start when no pair is free beyond the one every worker leaves for cold starts, and
+    warns when its workers' warm pairs will not all fit."""
+    pool = SlotPool(lock_dir=tmp_path / "slots")
+    if pool.size < 14:
+        pytest.skip(f"this host's pool has {pool.size} slots; the cases are counted for 16 or more")
+    first = pool.reserved()
+    holder = _hold_slots(tmp_path / "slots", list(range(first, first + held))) if held else None
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "ARMADA_SANDBOX_SLOT_DIR": str(tmp_path / "slots"), "ARMADA_DATA_DIR": str(tmp_path / "data"),
+           "VENV": str(Path(sys.executable).parent.parent)}
+    free = pool.size - held
+    want = free + 1 if outcome == "warns" else free  # one slot more than is free: a warning
+    try:
+        done = subprocess.run(["bash", "-c", f'. infra/lib.sh; PY={sys.executable}; check_slots {want}; echo started'],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        if holder is not None:
+            holder.kill()
+            holder.wait(5)
+    if outcome == "refuses":
+        assert done.returncode == 1 and "started" not in done.stdout
+        assert f"only {free - first} of this machine's {pool.size} sandbox slots for matches are free" in done.stderr
+        assert "MATCH_WARM_PAIRS=1" in done.stderr
+    else:
+        assert done.returncode == 0 and done.stdout.strip() == "started"
+        warned = f"{free} of this machine's {pool.size} sandbox slots are free" in done.stderr
+        assert warned == (outcome == "warns"), done.stderr
