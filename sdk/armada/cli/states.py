@@ -133,7 +133,7 @@ def state_after_turn(replay: dict[str, Any], turn: int) -> dict[str, Any]:
             return engine.dump_state(state)
         raise CliError(f"turn {turn}: a {replay['game']} match is one step (both races' orders, then the whole "
                        "battle, MD-11), so only turn 0, the position before the orders, can be continued "
-                       "(the same seed and configuration with other races): use #turn=0")
+                       "(the same seed and configuration with other races): use turn 0 (REPLAY#turn=0, --dump-state 0)")
     if turn not in turns:
         raise CliError(f"turn {turn} is not in this replay: it has turns {turns[0]}..{turns[-1]}")
     steps = iter(replay["steps"])

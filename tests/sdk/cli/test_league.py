@@ -67,3 +67,14 @@ def test_league_text_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "1  Balanced Brigade (builtin:balanced)" in out
     assert main(["league", "builtin:greedy"]) == 2
     assert "at least two races" in capsys.readouterr().err
+
+
+def test_a_race_of_the_other_game_is_left_out_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Galaxy bot in a league was left out as `crashed: exited with code 2; stopped before
+    answering init`, the reason (its armada.json names galaxy) only in its own log."""
+    bot = tmp_path / "gbot"
+    assert main(["new", "gbot", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["league", "builtin:greedy", "builtin:balanced", str(bot), "--seed", "2", "--json"]) == 0
+    (left,) = json.loads(capsys.readouterr().out)["left_out"]
+    assert left["detail"].endswith(f"({bot / 'armada.json'} names galaxy: a league is Mothership Down's)")

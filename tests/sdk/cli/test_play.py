@@ -392,7 +392,9 @@ def test_from_state_of_a_mothership_replay(tmp_path: Path, capsys: pytest.Captur
     assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership",
                  "--from-state", f"{path}#turn=1"]) == 2
     err = capsys.readouterr().err
-    assert "turn 1: a mothership match is one step" in err and "use #turn=0" in err
+    assert "turn 1: a mothership match is one step" in err and "use turn 0 (REPLAY#turn=0, --dump-state 0)" in err
+    assert main(["replay", str(path), "--dump-state", "1"]) == 2  # the same message: its own option named too
+    assert "--dump-state 0" in capsys.readouterr().err
 
 
 def test_two_different_bots_with_one_label_are_numbered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

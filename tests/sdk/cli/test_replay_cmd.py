@@ -125,3 +125,49 @@ def test_a_hand_edited_replay_is_an_error_not_a_traceback(where: tuple, value: o
     assert main(["replay", str(path), *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"armada: error: {path}: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--rerun", "1", "builtin:greedy", "--turn", "3"],
+     "--rerun takes --bot-seed, --sandbox and --log-dir; drop --turn"),
+    (["--requests", "1", "--json"], "--requests takes no other option; drop --json"),
+    (["--dump-state", "3", "--events"], "--dump-state takes --out; drop --events"),
+    (["--bot-seed", "5"], "--bot-seed only goes with --rerun"),
+    (["--sandbox", "docker"], "--sandbox only goes with --rerun"),
+    (["--out", "x.json"], "--out only goes with --dump-state"),
+    (["--html", "--turn", "3"], "--html and --open write the viewer page only; drop --turn"),
+])
+def test_an_option_the_mode_does_not_take_is_an_error_before_any_output(
+        galaxy_replay: Path, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A docs check found `--bot-seed` or `--sandbox` without --rerun, `--turn` with --requests or
+    --rerun, and `--events` with --dump-state silently ignored (exit 0): each is now refused."""
+    assert main(["replay", str(galaxy_replay), *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and message in captured.err
+    assert not galaxy_replay.with_name("g.html").exists()
+
+
+def test_a_log_dir_that_is_no_folder_is_said_before_the_board(galaxy_replay: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, the summary and the board were printed, then the error."""
+    assert main(["replay", str(galaxy_replay), "--turn", "3", "--log-dir", str(tmp_path / "nosuchdir")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "is not a folder" in captured.err
+
+
+def test_a_rerun_with_a_bot_of_the_other_game_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Galaxy bot (its armada.json says so) re-run on a Mothership Down replay crashed at init
+    and was reported as a difference (exit 1) with a note about --bot-seed: now status 2, saying why."""
+    from armada.cli import botinfo
+
+    path = tmp_path / "ms.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:balanced", "--game", "mothership", "--seed", "4",
+                 "--replay", str(path), "--json"]) == 0
+    bot = tmp_path / "gbot"
+    assert main(["new", "gbot", "--game", "galaxy", "--dir", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert botinfo.recorded_game(bot) == "galaxy"
+    assert main(["replay", str(path), "--rerun", "1", str(bot)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"--rerun: {bot / 'armada.json'} names galaxy, and this is a mothership replay" in captured.err

@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from armada.cli import output
+from armada.cli import botinfo, output
 from armada.cli.common import (
     CliError,
     add_sandbox_arg,
@@ -99,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"armada: league, seed {seed}: asking {len(sources)} races for their orders", file=sys.stderr)
         entries = [ask_orders(src, label, args.sandbox, seed + i, config, args.turn_ms)
                    for i, (src, label) in enumerate(zip(sources, labels, strict=True))]
+    for spec, entry in zip(args.races, entries, strict=True):
+        other = other_game(spec)
+        if entry.orders is None and other:
+            entry.detail += f" ({other}: a league is Mothership Down's)"
     entered = [e for e in entries if e.orders is not None]
     races = [Race(shown(e), e.orders, submitted=i, key=e) for i, e in enumerate(entered)]  # type: ignore[arg-type]
     table = league(races, parse_config(config)) if races else []
@@ -112,6 +116,18 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(render(rows, left_out))
     return 0
+
+
+def other_game(spec: str) -> str | None:
+    """`mybot/armada.json names galaxy` when race `spec`'s armada.json names another game than
+    Mothership Down (what its bot then says only in its log), else None."""
+    try:
+        recorded = botinfo.recorded_game_of(spec)
+    except CliError:  # a damaged armada.json: the race's own fault says enough
+        return None
+    if recorded is None or recorded[0] == "mothership":
+        return None
+    return f"{recorded[1]} names {recorded[0]}"
 
 
 def shown(entry: Entry) -> str:

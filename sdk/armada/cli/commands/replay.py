@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from armada.cli import output, replay_narration
+from armada.cli import botinfo, output, replay_narration
 from armada.cli.boards import galaxy_board, mothership_rounds
 from armada.cli.common import (
     CliError,
@@ -81,6 +81,56 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
+#: What each of the command's modes takes beside FILE (the mode "" shows the replay); another option
+#: given is an error, not ignored.
+MODE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "--rerun": ("--bot-seed", "--sandbox", "--log-dir"),
+    "--requests": (),
+    "--html": ("--open", "--turn"),
+    "--dump-state": ("--out",),
+    "": ("--turn", "--json", "--events", "--seat", "--kind", "--log-dir"),
+}
+#: The mode an option of no other mode goes with (for the message).
+GOES_WITH = {"--bot-seed": "--rerun", "--sandbox": "--rerun", "--out": "--dump-state", "--open": "--html"}
+
+
+def mode_of(args: argparse.Namespace) -> str:
+    """The command's mode: the first of --rerun, --requests, --html (or --open), --dump-state given."""
+    given = given_options(args)
+    return next((mode for mode in ("--rerun", "--requests", "--html", "--dump-state") if mode in given), "")
+
+
+def given_options(args: argparse.Namespace) -> list[str]:
+    """The options given on the command line (--sandbox: when not the default, process)."""
+    values = {"--turn": args.turn is not None, "--json": args.json, "--dump-state": args.dump_state is not None,
+              "--out": bool(args.out), "--html": args.html is not None or args.open, "--open": args.open,
+              "--rerun": bool(args.rerun), "--bot-seed": args.bot_seed is not None,
+              "--requests": args.requests is not None, "--sandbox": args.sandbox != "process",
+              "--events": args.events, "--seat": args.seat is not None, "--kind": bool(args.kind),
+              "--log-dir": bool(args.log_dir)}
+    return [option for option, given in values.items() if given]
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """CliError for an option the chosen mode does not take (before anything is read or shown)."""
+    mode = mode_of(args)
+    stray = [o for o in given_options(args) if o != mode and o not in MODE_OPTIONS[mode]]
+    if mode == "--html" and args.turn is not None and not args.open:
+        stray.append("--turn")  # (a page opened at turn N: --open --turn N)
+    if not stray:
+        return
+    if mode == "--html":
+        raise CliError(f"--html and --open write the viewer page only; drop {', '.join(stray)}"
+                       + (" (--turn N goes with --open: the page opened at turn N)" if "--turn" in stray else ""))
+    if mode:
+        options = MODE_OPTIONS[mode]
+        takes = (", ".join(options[:-1]) + " and " + options[-1] if len(options) > 1 else "".join(options)) \
+            or "no other option"
+        raise CliError(f"{mode} takes {takes}; drop {', '.join(stray)}")
+    option = stray[0]
+    raise CliError(f"{option} only goes with {GOES_WITH[option]}")
+
+
 def summary(replay: dict[str, Any]) -> dict[str, Any]:
     """Game, seed, engine, players and result of a replay."""
     return {
@@ -139,8 +189,6 @@ def default_dump_path(replay_path: str, turn: int) -> str:
 
 def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
     """--html / --open: write the offline viewer page, print its path, maybe open it (at --turn N)."""
-    if args.dump_state is not None or args.out or args.json:
-        raise CliError("--html and --open write the viewer page only; drop --dump-state, --out and --json")
     out = args.html or default_html_path(args.file)
     refuse_overwriting("--html", str(out), [(args.file, "the replay this command reads")])
     try:
@@ -168,6 +216,10 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
         seat = int(seat_text)
     except ValueError:
         raise CliError(f"--rerun: SEAT is 1 or 2, got {seat_text!r}") from None
+    recorded = botinfo.recorded_game_of(spec)
+    if recorded is not None and recorded[0] != replay["game"]:
+        raise CliError(f"--rerun: {recorded[1]} names {recorded[0]}, and this is a {replay['game']} replay: "
+                       f"re-run a {recorded[0]} match with this bot")
     try:
         planned = seat_requests(replay, seat)
     except ReplayError as exc:
@@ -215,6 +267,7 @@ def print_requests(replay: dict[str, Any], seat: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_options(args)
     replay = read_replay_or_fail(args.file)
     if args.rerun:
         return rerun(replay, args)
@@ -229,8 +282,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"state after turn {args.dump_state} written to {path}")
         print(f"continue it:  armada play BOT BOT --game {replay['game']} --from-state {path}")
         return 0
-    if args.out:
-        raise CliError("--out only goes with --dump-state")
     try:
         return show(replay, args)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
