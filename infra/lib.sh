@@ -8,6 +8,10 @@ DATA_DIR="${ARMADA_DATA_DIR:-$ROOT/var}"
 RUN_DIR="$DATA_DIR/run"
 LOG_DIR="$DATA_DIR/log"
 mkdir -p "$RUN_DIR" "$LOG_DIR"
+# The data folder holds the site's secrets, its private uploads, replays and bot logs, and its logs
+# (with the console e-mail backend, a password reset's link): its owner's alone, whatever the modes
+# of the files in it.
+chmod 700 "$DATA_DIR" 2>/dev/null || printf '!! cannot make %s private to its owner (chmod 700)\n' "$DATA_DIR" >&2
 
 say() { printf '\033[1;34m==>\033[0m %s\n' "$*"; }
 warn() { printf '\033[1;33m!!\033[0m %s\n' "$*" >&2; }

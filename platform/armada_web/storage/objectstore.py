@@ -58,6 +58,10 @@ class PrivateFileStorage(FileSystemStorage):
     """A folder outside every served path; asking for a file's URL is an error, not a link."""
 
     def __init__(self, *args: Any, min_free_mb: int = 0, **kwargs: Any) -> None:
+        # Its owner's alone (Django's default is 0644 files): bots' code, replays and logs are private
+        # to their users, and another account on the host must not read them either.
+        kwargs.setdefault("file_permissions_mode", 0o600)
+        kwargs.setdefault("directory_permissions_mode", 0o700)
         super().__init__(*args, **kwargs)
         self.min_free_mb = min_free_mb
 
@@ -68,7 +72,7 @@ class PrivateFileStorage(FileSystemStorage):
         """Write under a temporary name in the same folder, then link it to `name` (or the next free
         name): the real name appears complete or not at all."""
         full = Path(self.path(name))
-        full.parent.mkdir(parents=True, exist_ok=True, mode=self.directory_permissions_mode or 0o777)
+        _make_folders(full.parent, Path(self.location), self.directory_permissions_mode or 0o777)
         temporary = full.parent / f".partial-{uuid.uuid4().hex}"
         try:
             with open(temporary, "xb") as handle:
@@ -108,6 +112,18 @@ class PrivateFileStorage(FileSystemStorage):
         if free_mb < self.min_free_mb:
             raise StorageError(f"the disk of {self.location} is full: {free_mb} MiB free, less than "
                                f"ARMADA_STORAGE_MIN_FREE_MB={self.min_free_mb}")
+
+
+def _make_folders(folder: Path, root: Path, mode: int) -> None:
+    """`folder` and every missing folder above it up to and including `root`, each made with `mode`."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        if folder == root or folder.parent == folder:
+            break
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(mode=mode, exist_ok=True)
 
 
 def _place(temporary: Path, target: Path) -> None:
