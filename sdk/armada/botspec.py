@@ -211,12 +211,20 @@ def _member_parts(name: str) -> list[str]:
     return parts
 
 
+#: The characters no member name may hold: controls (below 32, DEL, the C1 controls such as U+009B, an
+#: escape to a terminal), format characters (the direction marks that turn the text around them, so
+#: `gpj.\u202eexe.txt` reads as `gpj.txt.exe`; zero-width ones), surrogates, line and paragraph separators.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
 def _check_name(name: str, parts: list[str]) -> None:
     """Refuse a member name that would not unpack as itself on every machine: a part over
-    MAX_NAME_BYTES, a path over MAX_PATH_BYTES (UTF-8), a control character, an unencodable one."""
+    MAX_NAME_BYTES, a path over MAX_PATH_BYTES (UTF-8), a character of _HIDDEN_CATEGORIES, an unencodable one."""
     shown = name if len(name) <= 80 else name[:77] + "..."
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise BotSpecError(f"zip entry {shown!r} has a control character in its name")
+    hidden = next((c for c in name if unicodedata.category(c) in _HIDDEN_CATEGORIES), None)
+    if hidden is not None:
+        raise BotSpecError(f"zip entry {shown!r} has a control character in its name (U+{ord(hidden):04X}: "
+                           "control, direction and invisible characters are refused)")
     try:
         sizes = [len(part.encode("utf-8")) for part in parts]
     except UnicodeEncodeError:

@@ -70,6 +70,12 @@ CASES = {
     "Unicode twins (NFC and NFD)": ([("main.py", MAIN), (NFC, b"a = 1\n"), (NFD, b"a = 2\n")], "differ only in"),
     "main.py twice": ([("main.py", MAIN), ("main.py", b"print(2)\n")], "twice"),
     "a control character": ([("main.py", MAIN), ("bad\nname.py", b"y")], "control character"),
+    # a security review stored these: a C1 control (an escape to a terminal), a direction override
+    # (reads as gpj.txt.exe), a zero-width space, a C1 next line
+    "a C1 control character": ([("main.py", MAIN), ("a\u009b31mb.txt", b"y")], r"control character .*U\+009B"),
+    "a direction override": ([("main.py", MAIN), ("gpj.\u202eexe.txt", b"y")], r"U\+202E"),
+    "a zero-width space": ([("main.py", MAIN), ("zw\u200b.txt", b"y")], r"U\+200B"),
+    "a C1 next line": ([("main.py", MAIN), ("a\u0085b.txt", b"y")], r"U\+0085"),
 }
 
 
