@@ -347,6 +347,27 @@ def test_the_hourly_uploads_count_for_the_team_not_each_member(make_user, armada
     bots.upload_version(bot=solo, user=bob, filename="main.py", data=b"x = 4\n")
 
 
+def test_the_hourly_uploads_also_count_for_each_account_over_its_teams(make_user, armada):
+    """A security review: the limit per team let one account in 3 teams and its own upload 4 times
+    as much (and the site store up to about 200 MiB an upload): each account now counts too."""
+    from armada_web.accounts.models import LimitUse
+    from armada_web.web.errors import RateLimited
+
+    armada(uploads_per_hour=2)
+    alice = make_user("alice")
+    crew, other = services.create_team(user=alice, name="crew"), services.create_team(user=alice, name="other")
+    shared = bots.create_bot(user=alice, name="shared", game="galaxy", team=crew.pk)
+    bots.upload_version(bot=shared, user=alice, filename="main.py", data=b"x = 1\n")
+    bots.upload_version(bot=bots.create_bot(user=alice, name="elsewhere", game="galaxy", team=other.pk),
+                        user=alice, filename="main.py", data=b"x = 2\n")
+    before = LimitUse.objects.count()
+    with pytest.raises(RateLimited, match="per hour per account, over all your teams"):
+        bots.upload_version(bot=bots.create_bot(user=alice, name="solo", game="galaxy"), user=alice,
+                            filename="main.py", data=b"x = 3\n")
+    assert LimitUse.objects.count() == before  # the refused upload took no team's use either
+    assert shared.versions.count() == 1
+
+
 def test_the_hourly_challenges_count_for_the_team(make_user, valid_version, armada):
     from armada_web.ladder.challenges import challenge
     from armada_web.web.errors import RateLimited

@@ -127,6 +127,9 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
             limit = settings.ARMADA.uploads_per_hour
             limits.take(action=UPLOAD, key=limits.team_key(bot.team_id), limit=limit, window_s=3600,
                         refusal=f"upload limit reached: {limit} uploads per hour per team")
+            # and per account, whatever the team: one account in several teams stores no more
+            limits.take(action=UPLOAD, key=limits.user_key(user.pk), limit=limit, window_s=3600,
+                        refusal=f"upload limit reached: {limit} uploads per hour per account, over all your teams")
             # the team's row first (teams.services' lock, as moves.move_bot takes it), then the bot's:
             # who may upload and whether the team is archived are asked again under them
             locked = under_team_lock(bot=bot, lock_bot=True, nothing="nothing was uploaded")
