@@ -168,8 +168,9 @@ def test_bad_token_exits_2(validation_site: Any, tmp_path: Path) -> None:
     done = runner.submit("builtin:random", _unique("nobody"),
                          env={"ARMADA_TOKEN": "not-a-token", "ARMADA_SERVER": runner.server})
     assert done.returncode == 2
-    assert done.stderr.startswith("armada: error: the server refused the token (")
-    assert done.stderr.endswith("): run `armada login` again (or set ARMADA_TOKEN)\n")
+    assert done.stderr.startswith("armada: error: the server refused the token in ARMADA_TOKEN (")
+    assert done.stderr.endswith("): set ARMADA_TOKEN to a valid token, or unset it to use the one `armada login` "
+                                "stores\n")
     assert done.stderr.count("\n") == 1
 
 

@@ -9,6 +9,7 @@ to another address, and a redirect usually means a wrong `--server` (http instea
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 import urllib.error
@@ -20,6 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from armada import __version__
 from armada.cli.common import CliError
+from armada.cli.config import TOKEN_ENV
 
 #: Seconds one request may take before it counts as a network error.
 REQUEST_TIMEOUT_S = 30.0
@@ -212,6 +214,9 @@ class ApiClient:
             return RemoteError(f"{self.server} redirects {path} to {where}: give that address with --server "
                                "(redirects are not followed, so the token stays with its server)", status=status)
         if status == 401:
+            if self.token and os.environ.get(TOKEN_ENV) == self.token:  # (it wins over what login stores)
+                return RemoteError(f"the server refused the token in {TOKEN_ENV} ({detail}): set {TOKEN_ENV} to a "
+                                   f"valid token, or unset it to use the one `armada login` stores", status=status)
             return RemoteError(f"the server refused the token ({detail}): run `armada login` again "
                                "(or set ARMADA_TOKEN)", status=status)
         if status >= 500:

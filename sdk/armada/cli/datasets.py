@@ -67,10 +67,21 @@ def _checked_row(row: Any) -> dict[str, Any]:
     return row
 
 
-def newest_rows(client: ApiClient, query: dict[str, str], limit: int) -> list[dict[str, Any]]:
-    """The newest `limit` rows of the list with these filters (fewer when the list is shorter)."""
+def newest_rows(client: ApiClient, query: dict[str, str], limit: int, stream: TextIO) -> list[dict[str, Any]]:
+    """The newest `limit` rows of the list with these filters (fewer when the list is shorter).
+
+    The replays are public: a token the site refuses (revoked, expired) is dropped with a note on
+    `stream`, and the download goes on as a visitor's."""
     rows: list[dict[str, Any]] = []
-    page = client.request("GET", LIST_PATH, query={**query, "page_size": str(min(limit, PAGE_SIZE))})
+    first = {**query, "page_size": str(min(limit, PAGE_SIZE))}
+    try:
+        page = client.request("GET", LIST_PATH, query=first)
+    except RemoteError as exc:
+        if exc.status != 401 or not client.token:
+            raise
+        print(f"armada: note: {exc}; the replays are public, so they are downloaded without it", file=stream)
+        client.token = None
+        page = client.request("GET", LIST_PATH, query=first)
     while True:
         if not isinstance(page, dict) or not isinstance(page.get("results"), list):
             raise RemoteError(f"GET {LIST_PATH}: expected a page of replays, got {str(page)[:80]!r}", exit_code=3)
@@ -139,7 +150,7 @@ def download(client: ApiClient, query: dict[str, str], limit: int, folder: Path,
     """List the newest `limit` rows, fetch what the folder lacks (with a progress bar on `stream`),
     then write the manifest."""
     clear_leftovers(folder)
-    rows = newest_rows(client, query, limit)
+    rows = newest_rows(client, query, limit, stream)
     summary = Summary(rows=len(rows))
     progress = Progress(len(rows), "replays", stream=stream)
     progress.start()

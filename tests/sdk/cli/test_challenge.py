@@ -134,7 +134,7 @@ def test_bad_token_and_not_logged_in(site: FakeSite, home: Path, monkeypatch: py
     assert site.requests == []
     monkeypatch.setenv("ARMADA_TOKEN", "revoked")
     assert main(["challenge", "mybot", "rival", "--server", site.url]) == 2
-    assert "the server refused the token (Invalid token.)" in capsys.readouterr().err
+    assert "the server refused the token in ARMADA_TOKEN (Invalid token.)" in capsys.readouterr().err
 
 
 def test_server_failure_exits_3(arena: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:

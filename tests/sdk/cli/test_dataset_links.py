@@ -46,3 +46,27 @@ def test_a_row_whose_url_is_off_the_server_is_not_fetched(site, home, tmp_path, 
     code, err = download(site, tmp_path / "data", capsys, limit=1)
     assert code == 3 and "'@evil.example/7.json.gz'" in err
     assert sorted(set(site.paths())) == ["GET /api/replays/", "GET /api/version/"]
+
+
+def test_a_refused_token_is_dropped_and_the_public_replays_downloaded(site, home, tmp_path, capsys, monkeypatch):
+    """A new competitor revoked their token, then `armada dataset download` stopped on "the server
+    refused the token", though cli.md says no login is needed: the download now goes on without it."""
+    monkeypatch.setenv("ARMADA_TOKEN", "revoked")
+    site.forced[("GET", "/api/replays/")] = [(401, b'{"detail": "Invalid token."}', "application/json"),
+                                             (200, b'{"results": [], "next": null}', "application/json")]
+    code, err = download(site, tmp_path / "data", capsys, limit=2)
+    assert code == 0, err
+    assert "armada: note: the server refused the token in ARMADA_TOKEN (Invalid token.)" in err
+    assert "the replays are public, so they are downloaded without it" in err
+    first, second = site.seen("GET", "/api/replays/")
+    assert first.headers.get("Authorization") == "Token revoked" and "Authorization" not in second.headers
+
+
+def test_a_refused_token_of_armada_token_is_named(site, home, monkeypatch, capsys):
+    """A bad ARMADA_TOKEN was answered "run `armada login` again", which changes nothing while the
+    variable is set (it wins over the stored login)."""
+    monkeypatch.setenv("ARMADA_TOKEN", "bogus")
+    assert main(["challenge", "mybot", "rival", "--server", site.url]) == 2
+    assert capsys.readouterr().err == ("armada: error: challenge refused: the server refused the token in ARMADA_TOKEN "
+                                       "(Invalid token.): set ARMADA_TOKEN to a valid token, or unset it to use the "
+                                       "one `armada login` stores\n")

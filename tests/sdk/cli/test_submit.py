@@ -330,8 +330,9 @@ def test_bad_token_exits_2(site: FakeSite, home: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("ARMADA_TOKEN", "revoked")
     monkeypatch.setenv("ARMADA_SERVER", site.url)
     assert _submit() == 2
-    assert capsys.readouterr().err == ("armada: error: the server refused the token (Invalid token.): "
-                                       "run `armada login` again (or set ARMADA_TOKEN)\n")
+    assert capsys.readouterr().err == ("armada: error: the server refused the token in ARMADA_TOKEN (Invalid token.): "
+                                       "set ARMADA_TOKEN to a valid token, or unset it to use the one `armada login` "
+                                       "stores\n")
     assert site.seen("GET", "/api/me/")[0].headers["Authorization"] == "Token revoked"
     assert site.seen("POST", "/api/bots/1/versions/") == []
 

@@ -35,11 +35,12 @@ def load(path: Path) -> ort.InferenceSession:
     options.log_severity_level = 3  # errors only: warnings would fill the bot's log
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception:  # a damaged or truncated file: said in a line, then onnxruntime's own traceback
+    except Exception as exc:  # a damaged or truncated file: onnxruntime's reason, then what to do, last
+        # (last, so that the few lines of a log a match shows end with it, not with a traceback)
+        print(f"onnxruntime: {type(exc).__name__}: {str(exc).strip()[:500]}", file=sys.stderr)
         print(f"{path.name} beside main.py cannot be loaded (damaged, truncated or not an ONNX model): run "
-              "`python train.py REPLAYS_DIR` again or copy the file again; onnxruntime says why:",
-              file=sys.stderr, flush=True)
-        raise
+              "`python train.py REPLAYS_DIR` again or copy the file again", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
 
 
 class Bot(BaseBot):
