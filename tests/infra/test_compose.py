@@ -239,6 +239,14 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
         slots = client.api.containers(filters={"label": f"armada.slots={sandbox}/slots"})
         assert slots, "the workers' warm containers carry the shared slot folder"
         assert {path.name for path in (sandbox / "slots").iterdir()} >= {"slot-0.lock", "slot-1.lock"}
+
+        # an organiser's trial changed POSTGRES_PASSWORD on a running stack: migrate ended in a traceback
+        # (the cluster keeps the password it was first made with); now one line says which and why
+        wrong = compose("compose.yml", {**env, "POSTGRES_PASSWORD": "not-the-first-one"}, *project, "run", "--rm",
+                        "--no-deps", "-T", "migrate", timeout=120)
+        assert wrong.returncode != 0
+        assert "armada-app: migrate stops: the database does not answer with DATABASE_URL" in wrong.stderr
+        assert "Traceback" not in wrong.stdout + wrong.stderr, wrong.stdout + wrong.stderr
     finally:
         down = compose("compose.yml", env, *project, "down", "-v", "--remove-orphans", timeout=300)
         try:
