@@ -256,6 +256,43 @@ def test_a_seasons_finish_sends_its_checks_again_and_beat_catches_a_lost_one(pla
     assert checks.unchecked_seasons() == [] and tasks.integrity_checks(season.pk, unchecked_only=True) == 0
 
 
+def test_a_season_that_finishes_during_a_run_is_checked_again(planted, monkeypatch, armada,
+                                                              django_capture_on_commit_callbacks):
+    """A reliability review: a run that began before the finish (its data read) wrote its audit line
+    at its end, after the finish; the finish's own copy found the run's lock held and did nothing,
+    and the catch-up then took the season as checked since its finish, so the finals' games were
+    never checked. The line now bears the run's start: the catch-up sends the checks again."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.integrity import checks, tasks
+    from armada_web.seasons.services import close_season, finish_season
+
+    season, sent, _now = open_season_sending_checks(monkeypatch, armada)
+    with django_capture_on_commit_callbacks(execute=True):
+        close_season(season=season)
+    sent.clear()
+    dropped = []
+    real_copies = checks.find_copies
+
+    def copies_then_finish(**options: Any) -> Any:
+        found = real_copies(**options)  # the run has read its data ...
+        with django_capture_on_commit_callbacks(execute=True):
+            finish_season(season=season)  # ... and the season finishes meanwhile
+        dropped.extend(tasks.integrity_checks(*args, **(kwargs or {})) for args, kwargs in sent)
+        return found
+
+    monkeypatch.setattr(checks, "find_copies", copies_then_finish)
+    assert tasks.integrity_checks(season.pk) > 0
+    assert dropped == [0]  # the finish's copy: the run's lock was held
+    monkeypatch.setattr(checks, "find_copies", real_copies)
+    later = timezone.now() + checks.CATCH_UP_AFTER + timedelta(minutes=1)
+    assert checks.unchecked_seasons(now=later) == [season.pk]
+    assert tasks.integrity_checks(season.pk, unchecked_only=True) > 0  # beat's copy runs them again
+    assert checks.unchecked_seasons(now=later + timedelta(minutes=1)) == []
+
+
 def test_an_open_finding_whose_bot_was_deleted_or_that_a_disqualification_cites_is_not_pruned(planted, make_user):
     """A check that no longer sees a deleted bot would drop its open findings: the copier deleting
     the copy would erase the evidence before staff read it. Such a finding stays (staff decide), as
@@ -472,3 +509,13 @@ def test_a_copy_finding_against_a_deleted_account_stays(planted):
     assert Bot.objects.get(pk=versions[1].bot_id).owner is None  # its bot stays, without an owner
     assert "copy" not in [f.kind for f in run_checks()]  # no longer found...
     assert Finding.objects.get(pk=copy.pk).status == "open"  # ...and kept for staff
+
+
+def test_a_run_has_time_limits_of_its_own_within_its_lock():
+    """A run inherited the matches' time limit (MATCH_TIME_LIMIT_S + 60): a site with short matches
+    would kill every run of a season's checks and never make its report. Its limits are its own,
+    and end before its lock frees (so no second run starts beside one still going)."""
+    from armada_web.integrity import tasks
+
+    assert tasks.integrity_checks.soft_time_limit < tasks.integrity_checks.time_limit < tasks.RUN_LOCK_S
+    assert tasks.integrity_checks.soft_time_limit >= 2 * 3600

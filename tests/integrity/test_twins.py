@@ -80,6 +80,37 @@ def test_a_valid_version_is_sent_to_be_probed_once_its_validation_commits(valid_
     assert sent == [([valid.pk], queues.name(queues.Role.VALIDATION))]  # only the valid one, to the sandbox's queue
 
 
+def test_runs_of_the_checks_send_each_probe_once_while_it_may_still_wait(monkeypatch):
+    """A reliability review: every run sent a probe for each version still without a signature, its
+    last probe perhaps still waiting in the validation queue (uploads' queue): two runs sent 2,000
+    messages for 1,000 versions. A probe sent stands for PROBE_SENT_S; a run sends at most CATCH_UP."""
+    from django.core.cache import cache
+
+    from armada_web.integrity import tasks
+
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.probe_version, "apply_async", lambda args, queue: sent.append(args[0]))
+    monkeypatch.setattr(tasks, "CATCH_UP", 100)  # (the test cache keeps 300 keys)
+    monkeypatch.setattr(tasks, "missing", lambda: list(range(1, 121)))
+    monkeypatch.setattr(tasks, "run_checks", lambda **_: [])
+    tasks.integrity_checks(None, ran_by="staff")
+    assert sent == list(range(1, 101))
+    tasks.integrity_checks(None, ran_by="staff")  # pressed again: only the ones not sent yet
+    assert sent == list(range(1, 121))
+    cache.delete(tasks.probe_sent_key(7))  # its hour is over (or the probe was never sent)
+    tasks.integrity_checks(None, ran_by="staff")
+    assert sent[120:] == [7]
+
+    def broker_down(args: Any, queue: str) -> None:
+        raise ConnectionError("no broker")
+
+    cache.delete(tasks.probe_sent_key(8))
+    monkeypatch.setattr(tasks.probe_version, "apply_async", broker_down)
+    with pytest.raises(ConnectionError):
+        tasks.queue_probe(8)
+    assert cache.get(tasks.probe_sent_key(8)) is None  # not sent: free for the next run
+
+
 def test_a_version_is_probed_in_its_sandbox_once(valid_version, make_user, tmp_path, monkeypatch):
     from armada_web.integrity.behaviour import answers_of, hashes_of, missing, probe_version
     from armada_web.integrity.logic import probes

@@ -100,7 +100,9 @@ def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Findin
     """Run every check for `season` (None: all of ranked play), store each finding under its key
     (staff's status kept; open findings no longer found pruned), note the run in the audit log with
     its counts (and the valid versions not probed yet) as run by `ran_by` (empty: the site itself, a
-    season's close), and return the findings, the strongest first."""
+    season's close), and return the findings, the strongest first. The audit line bears the run's
+    start: a season that finished meanwhile (its finals' games unread) is not checked by it."""
+    started = timezone.now()
     copies = find_copies(season=season)
     with transaction.atomic():
         twins = find_twins(season=season)
@@ -112,8 +114,10 @@ def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Findin
         note = ", ".join(f"{count} {kind}" for kind, count in counts.items())
         if unprobed:
             note += f"; {unprobed} valid version{'s' if unprobed != 1 else ''} not probed yet for twins"
-        AuditEntry.objects.create(action=AuditAction.CHECKED, season=season, by_name=ran_by[:150],
-                                  subject=f"season {season.slug}" if season else "all of ranked play", note=note)
+        entry = AuditEntry.objects.create(action=AuditAction.CHECKED, season=season, by_name=ran_by[:150],
+                                          subject=f"season {season.slug}" if season else "all of ranked play",
+                                          note=note)
+        AuditEntry.objects.filter(pk=entry.pk).update(at=started)  # (`at` is set on creation: the end)
     return ranked([*copies, *twins, *accounts, *collusion])
 
 

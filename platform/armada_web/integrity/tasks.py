@@ -64,7 +64,20 @@ def run_state(season_id: int | None) -> str:
     return f"sent:{sender}" if sender is not None else ""
 
 
-@shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True)
+#: Seconds a probe sent stands for its version: runs meanwhile send it no other copy (the last
+#: one may still wait in the validation queue, where each copy would probe it again behind uploads).
+PROBE_SENT_S = 3600
+
+
+def probe_sent_key(version_id: int) -> str:
+    """The cache key a version's probe holds once sent (for PROBE_SENT_S)."""
+    return f"integrity:probe-sent:{version_id}"
+
+
+# Its own time limits, not the matches' (the settings' default): a run takes minutes at a season's
+# scale, and one killed every time by a short match limit would never make its report.
+@shared_task(name=queues.Task.INTEGRITY_CHECKS, ignore_result=True, time_limit=RUN_LOCK_S - 60,
+             soft_time_limit=RUN_LOCK_S - 120)
 def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by: str = "") -> int:
     """Run every check for a season (sent when it closes, when it finishes, and by staff's button,
     who are `ran_by`; None: all of ranked play); returns the findings (0: no such season, another run
@@ -78,8 +91,11 @@ def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by
     if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
         return 0
     try:
-        for version_id in missing()[:CATCH_UP]:
-            queue_probe(version_id)
+        sent = 0
+        for version_id in missing():
+            if sent >= CATCH_UP:
+                break
+            sent += queue_probe(version_id)
         return len(run_checks(season=season, ran_by=ran_by))
     finally:
         cache.delete(run_lock(season_id))
@@ -130,6 +146,15 @@ def probe_version(version_id: int) -> str:
     return "probed" if probe(version=version) is not None else "skipped"
 
 
-def queue_probe(version_id: int) -> None:
-    """Send a version's behaviour probe to the validation queue (its workers have the sandbox)."""
-    probe_version.apply_async(args=[version_id], queue=queues.name(queues.TASK_ROLES[queues.Task.PROBE_VERSION]))
+def queue_probe(version_id: int) -> bool:
+    """Send a version's behaviour probe to the validation queue (its workers have the sandbox),
+    unless one was sent within PROBE_SENT_S (False)."""
+    if not cache.add(probe_sent_key(version_id), 1, PROBE_SENT_S):
+        return False
+    try:
+        probe_version.apply_async(args=[version_id],
+                                  queue=queues.name(queues.TASK_ROLES[queues.Task.PROBE_VERSION]))
+    except BaseException:  # not sent: the next run may send it
+        cache.delete(probe_sent_key(version_id))
+        raise
+    return True
