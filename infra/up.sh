@@ -169,7 +169,9 @@ ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match 
   --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
   > >(log_pipe worker-matches) 2>&1 &
 pids+=($!)
-"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of periodic)" --loglevel INFO --concurrency 1 \
+# Two processes: a run of a season's integrity checks (minutes at a season's scale) holds one, and
+# the reapers, matchmaking and the season and event ticks go on in the other.
+"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of periodic)" --loglevel INFO --concurrency 2 \
   -n "default.$instance" > >(log_pipe worker) 2>&1 &
 pids+=($!)
 "$VENV/bin/celery" -A armada_web beat --loglevel INFO \

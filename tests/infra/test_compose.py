@@ -82,6 +82,9 @@ def test_the_one_host_file_is_accepted_and_complete():
     assert web_env["ARMADA_HEALTH_CHECKS"] == "database,redis,storage"  # no Docker socket there
     assert web_env["ARMADA_PROXY_SSL_HEADER"] == "X-Forwarded-Proto" and web_env["ARMADA_HTTPS"] == "true"
     assert "ARMADA_HEALTH_CHECKS" not in services["worker-matches"]["environment"]  # all four
+    # two periodic processes: a run of a season's integrity checks (minutes) held the only one, and
+    # the reapers' messages expired unrun meanwhile (a reliability review)
+    assert services["worker"]["environment"]["ARMADA_WORKER_CONCURRENCY"] == "2"
 
 
 def test_the_worker_host_file_is_accepted_and_has_no_services_of_its_own():
