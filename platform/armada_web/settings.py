@@ -198,6 +198,7 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
 EMAIL_BACKEND = ARMADA.email_backend
+EMAIL_TIMEOUT = 10  # (seconds) a mail server that hangs holds its mail's row and the worker no longer
 DEFAULT_FROM_EMAIL = ARMADA.default_from_email
 
 # Throttles and caches: counters live in the cache, Redis by default so that every web
@@ -337,6 +338,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": queues.Task.EVENTS_TICK.value,
         "schedule": float(ARMADA.seasons_tick_s),
         "options": {"expires": float(ARMADA.seasons_tick_s)},
+    },
+    # The mails whose send after their event's commit failed (accounts.mail, an outbox).
+    "send-pending-mail": {
+        "task": queues.Task.SEND_MAIL.value,
+        "schedule": 60.0,  # accounts.mail.MAIL_EVERY_S
+        "options": {"expires": 60.0},
     },
     # A closed season's integrity checks whose message was lost (integrity.tasks.integrity_catch_up).
     "integrity-catch-up": {

@@ -38,16 +38,30 @@ class MailPreferences(models.Model):
         verbose_name_plural = "mail preferences"
 
 
+class MailStatus(models.TextChoices):
+    PENDING = "pending", "to be sent"
+    SENT = "sent", "sent"
+    SKIPPED = "skipped", "not sent: the account was closed or lost its address meanwhile"
+    FAILED = "failed", "not sent: the mail server refused it every time"
+
+
 class SentMail(models.Model):
-    """One e-mail sent (or about to be): at most one per user, topic and event (`key`)."""
+    """One e-mail, one per user, topic and event (`key`): written in the transaction of the event it
+    tells (pending), sent after its commit, and by beat's `send_pending_mail` when that failed."""
 
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
     topic = models.CharField(max_length=20)
     key = models.CharField(max_length=100, help_text="what it was about, e.g. version-12-invalid")
-    sent = models.DateTimeField(auto_now_add=True)
+    subject = models.CharField(max_length=200, blank=True)
+    body = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=MailStatus.choices, default=MailStatus.SENT)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="sends the mail server refused")
+    made = models.DateTimeField(null=True, blank=True, help_text="when its event happened")
+    sent = models.DateTimeField(null=True, blank=True, help_text="when it was sent (or given up)")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "topic", "key"], name="one_mail_per_event")]
+        indexes = [models.Index(fields=["made"], condition=models.Q(status="pending"), name="pending_mail")]
 class EmailChange(models.Model):
     """An address a user gave that waits for its confirmation link (accounts.addresses).
 

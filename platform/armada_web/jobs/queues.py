@@ -88,6 +88,7 @@ class Task(StrEnum):
     INTEGRITY_CHECKS = "armada_web.integrity.tasks.integrity_checks"
     INTEGRITY_CATCH_UP = "armada_web.integrity.tasks.integrity_catch_up"
     PROBE_VERSION = "armada_web.integrity.tasks.probe_version"
+    SEND_MAIL = "armada_web.accounts.tasks.send_pending_mail"
 
 
 #: The queue of each task sent to a queue of its own (the others go to the periodic queue).

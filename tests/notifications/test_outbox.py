@@ -1,0 +1,112 @@
+"""E-mails as an outbox (accounts.mail): a reliability review lost mails for good when the mail
+server refused one, the process died between the row and the send, or a task's commit answer was
+lost (its after-commit hooks dropped). The mail is now written in its event's transaction and
+sent after the commit; beat sends what is left, once, and gives up after MAX_ATTEMPTS refusals."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.db import transaction
+from django.utils import timezone
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def vera(make_user):
+    return make_user("vera", email="vera@example.com")
+
+
+def aged() -> None:
+    """Every pending mail as old as beat takes (the younger ones are being sent after their commit)."""
+    from armada_web.accounts.mail import MAIL_EVERY_S
+    from armada_web.accounts.models import SentMail
+
+    SentMail.objects.update(made=timezone.now() - timedelta(seconds=MAIL_EVERY_S + 1))
+
+
+def tell(user_id: int, key: str = "version-1-invalid") -> None:
+    from armada_web.accounts.mail import notify
+
+    notify(user_id=user_id, topic="version_failed", key=key, subject="mailed v1 is invalid", body="it crashed")
+
+
+def test_a_refused_send_stays_pending_and_beat_sends_it_once(vera, monkeypatch, django_capture_on_commit_callbacks):
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.models import MailStatus, SentMail
+    from armada_web.accounts.tasks import send_pending_mail
+
+    real = mails.send_mail
+
+    def refused(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr(mails, "send_mail", refused)
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(vera.pk)
+    row = SentMail.objects.get()
+    assert mail.outbox == [] and (row.status, row.attempts) == (MailStatus.PENDING, 1)
+    assert send_pending_mail() == 0  # too young: its own send may still be under way
+    monkeypatch.setattr(mails, "send_mail", real)
+    aged()
+    assert send_pending_mail() == 1
+    assert [m.subject for m in mail.outbox] == ["[Armada] mailed v1 is invalid"]
+    assert SentMail.objects.get().status == MailStatus.SENT
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(vera.pk)  # the same event told again
+    aged()
+    assert send_pending_mail() == 0 and len(mail.outbox) == 1
+
+
+def test_a_mail_whose_after_commit_send_was_lost_is_sent_by_beat(vera, django_capture_on_commit_callbacks):
+    """A commit whose answer was lost (or a process killed after it) drops its hooks: the row is there."""
+    from armada_web.accounts.tasks import send_pending_mail
+
+    with django_capture_on_commit_callbacks(execute=False):  # the hooks never run
+        tell(vera.pk)
+    assert mail.outbox == []
+    aged()
+    assert send_pending_mail() == 1 and mail.outbox[0].to == ["vera@example.com"]
+
+
+def test_an_event_rolled_back_leaves_no_mail(vera, django_capture_on_commit_callbacks):
+    from armada_web.accounts.models import SentMail
+
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError), transaction.atomic():
+        tell(vera.pk)
+        raise RuntimeError("the event's write failed")
+    assert not SentMail.objects.exists() and mail.outbox == []
+
+
+def test_refused_every_time_it_is_given_up_and_a_closed_account_is_skipped(vera, make_user, monkeypatch,
+                                                                           django_capture_on_commit_callbacks):
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.models import MailStatus, SentMail
+    from armada_web.accounts.tasks import send_pending_mail
+
+    def refused(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr(mails, "send_mail", refused)
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(vera.pk)
+    for _ in range(mails.MAX_ATTEMPTS - 1):
+        aged()
+        send_pending_mail()
+    row = SentMail.objects.get()
+    assert (row.status, row.attempts) == (MailStatus.FAILED, mails.MAX_ATTEMPTS) and row.sent is not None
+    monkeypatch.undo()
+    aged()
+    assert send_pending_mail() == 0 and mail.outbox == []  # given up: never sent later
+
+    gone = make_user("gone", email="gone@example.com")
+    with django_capture_on_commit_callbacks(execute=False):
+        tell(gone.pk, key="version-2-invalid")
+    gone.is_active = False
+    gone.save(update_fields=["is_active"])
+    aged()
+    assert send_pending_mail() == 0 and mail.outbox == []
+    assert SentMail.objects.get(user=gone).status == MailStatus.SKIPPED
