@@ -198,6 +198,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "my-bots"
 LOGOUT_REDIRECT_URL = "home"
 EMAIL_BACKEND = ARMADA.email_backend
+EMAIL_HOST, EMAIL_PORT = ARMADA.email_host, ARMADA.email_port
+EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = ARMADA.email_host_user, ARMADA.email_host_password
+EMAIL_USE_TLS, EMAIL_USE_SSL = ARMADA.email_use_tls, ARMADA.email_use_ssl
 EMAIL_TIMEOUT = 10  # (seconds) a mail server that hangs holds its mail's row and the worker no longer
 DEFAULT_FROM_EMAIL = ARMADA.default_from_email
 

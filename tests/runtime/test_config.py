@@ -1,6 +1,8 @@
 """The typed settings object: defaults per game (protocol.md's time limits, the sandbox's), values
 from the environment, and a wrong value refused at start-up naming its variable."""
 
+import os
+
 import pytest
 
 from armada_web.runtime.config import Config, ConfigError, load, variables
@@ -63,6 +65,8 @@ def test_environment_overrides_per_game():
     ({"ARMADA_TRUSTED_PROXIES": "10.0.0.1,proxy.example"}, "ARMADA_TRUSTED_PROXIES: 'proxy.example' is neither"),
     ({"ARMADA_SITE_URL": "armada.example"}, "ARMADA_SITE_URL must be the site's address such as"),
     ({"ARMADA_SITE_URL": "https://armada.example/arena"}, "got 'https://armada.example/arena'"),
+    ({"EMAIL_PORT": "0"}, "EMAIL_PORT must be at least 1"),
+    ({"EMAIL_USE_TLS": "true", "EMAIL_USE_SSL": "true"}, "EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them"),
 ])
 def test_a_wrong_value_names_its_variable(env, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
@@ -115,3 +119,21 @@ def test_the_host_name_is_the_machines_unless_set_and_refuses_what_cannot_name_a
             load({"ARMADA_HOST_NAME": wrong})
     assert "ARMADA_HOST_NAME" in {v.name for v in variables()}
     assert next(v for v in variables() if v.name == "ARMADA_HOST_NAME").default == ""  # never this machine's
+
+
+def test_the_mail_server_is_set_from_the_environment():
+    """Only EMAIL_BACKEND was read: an organiser could choose SMTP but not name the server, its port,
+    user or password (Django's own defaults, localhost:25, stayed)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend", "EMAIL_HOST": "smtp.example",
+           "EMAIL_PORT": "587", "EMAIL_HOST_USER": "arena", "EMAIL_HOST_PASSWORD": "pw", "EMAIL_USE_TLS": "true"}
+    done = subprocess.run([sys.executable, "-c", "import django; django.setup(); from django.conf import settings as s; "
+                           "print(s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_HOST_USER, s.EMAIL_HOST_PASSWORD, "
+                           "s.EMAIL_USE_TLS, s.EMAIL_USE_SSL, s.EMAIL_TIMEOUT)"],
+                          cwd=root, env={**env, "DJANGO_SETTINGS_MODULE": "armada_web.settings"}, capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.split() == ["smtp.example", "587", "arena", "pw", "True", "False", "10"], done.stderr

@@ -117,6 +117,14 @@ class Config:
     email_backend: str = setting("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend",
                                  "Django's mail backend (console: mails go to the web server's log)")
     default_from_email: str = setting("DEFAULT_FROM_EMAIL", "armada@localhost", "sender of the site's mails")
+    email_host: str = setting("EMAIL_HOST", "localhost", "the mail server (with EMAIL_BACKEND "
+                              "django.core.mail.backends.smtp.EmailBackend)")
+    email_port: int = setting("EMAIL_PORT", 25, "the mail server's port (587 with EMAIL_USE_TLS, 465 with "
+                              "EMAIL_USE_SSL)", minimum=1)
+    email_host_user: str = setting("EMAIL_HOST_USER", "", "the mail server's user name (empty: none)")
+    email_host_password: str = setting("EMAIL_HOST_PASSWORD", "", "the mail server's password")
+    email_use_tls: bool = setting("EMAIL_USE_TLS", False, "STARTTLS to the mail server")
+    email_use_ssl: bool = setting("EMAIL_USE_SSL", False, "TLS from the start (not with EMAIL_USE_TLS)")
     log_level: str = setting("LOG_LEVEL", "INFO", "the root logger's level")
     log_format: str = setting("ARMADA_LOG_FORMAT", "text", "log lines as `text` or `json` (one object a line, "
                               "with the match or version id of the task)")
@@ -442,6 +450,9 @@ def _check_choices(config: Config) -> None:
     if config.site_url and not re.fullmatch(r"https?://[^\s/?#]+", config.site_url.rstrip("/")):
         raise ConfigError("environment variable ARMADA_SITE_URL must be the site's address such as "
                           f"https://armada.example or http://10.0.0.5:8000 (no path), got {config.site_url!r}")
+    if config.email_use_tls and config.email_use_ssl:  # (Django refuses it at the first mail, too late)
+        raise ConfigError("environment variables EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them, not both "
+                          "(STARTTLS, usually port 587, or TLS from the start, usually 465)")
     header = config.proxy_ssl_header
     if header and not re.fullmatch(r"[A-Za-z0-9-]+", header):
         raise ConfigError(f"environment variable ARMADA_PROXY_SSL_HEADER must be a header name such as "
