@@ -131,9 +131,9 @@ def test_the_mail_server_is_set_from_the_environment():
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend", "EMAIL_HOST": "smtp.example",
            "EMAIL_PORT": "587", "EMAIL_HOST_USER": "arena", "EMAIL_HOST_PASSWORD": "pw", "EMAIL_USE_TLS": "true"}
-    done = subprocess.run([sys.executable, "-c", "import django; django.setup(); from django.conf import settings as s; "
-                           "print(s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_HOST_USER, s.EMAIL_HOST_PASSWORD, "
-                           "s.EMAIL_USE_TLS, s.EMAIL_USE_SSL, s.EMAIL_TIMEOUT)"],
+    shown = ("import django; django.setup(); from django.conf import settings as s; print(s.EMAIL_HOST, s.EMAIL_PORT, "
+             "s.EMAIL_HOST_USER, s.EMAIL_HOST_PASSWORD, s.EMAIL_USE_TLS, s.EMAIL_USE_SSL, s.EMAIL_TIMEOUT)")
+    done = subprocess.run([sys.executable, "-c", shown],
                           cwd=root, env={**env, "DJANGO_SETTINGS_MODULE": "armada_web.settings"}, capture_output=True,
                           text=True, timeout=60)
     assert done.stdout.split() == ["smtp.example", "587", "arena", "pw", "True", "False", "10"], done.stderr
