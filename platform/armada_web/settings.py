@@ -116,7 +116,8 @@ ASGI_APPLICATION = "armada_web.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # the browsable API's pages with Armada's title (before rest_framework's own api.html)
+        "DIRS": [os.path.join(os.path.dirname(os.path.abspath(__file__)), "api", "templates_first")],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

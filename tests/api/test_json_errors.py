@@ -5,6 +5,7 @@ And the match API says which worker host played a match (`"host"`, in the schema
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -121,3 +122,10 @@ def test_the_match_api_names_the_worker_host_that_played_it(make_user, valid_ver
     schema = client.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
     assert schema["MatchDetail"]["properties"]["host"]["type"] == "string"
     assert "host" in schema["MatchDetail"]["required"]
+
+
+def test_the_browsable_api_bears_armadas_name(client):
+    """A crawl of the site: its pages were titled "Match List - Django REST framework"."""
+    page = html(client.get("/api/matches/", HTTP_ACCEPT="text/html"), 200)
+    assert "<title>Match List · Armada API</title>" in re.sub(r"\s+", " ", page).replace("> ", ">").replace(" <", "<")
+    assert "Django REST framework</title>" not in page and 'href="/api/docs/">Armada API</a>' in page

@@ -165,6 +165,8 @@ def test_two_versions_compared_against_the_same_opponents(client, arena, valid_v
             in fallback)
     assert "no version 99 (its versions" in page(client, f"/bots/{arena.alpha.bot_id}/?a=99&b=1")
     assert "Choose two different versions" in page(client, f"/bots/{arena.alpha.bot_id}/?a=1&b=1")
+    # a bot of one version: "its versions: v1 to v1" read badly (a crawl of the site)
+    assert "This bot has no version 5 (its only version: v1)" in page(client, f"/bots/{arena.beta.bot_id}/?a=5&b=1")
     evil = page(client, f"/bots/{arena.alpha.bot_id}/?a=<script>&b=1")
     assert "no version &lt;script&gt;" in evil and "<script>&" not in evil
     from armada_web.bots import services

@@ -141,7 +141,9 @@ def _comparison(request: HttpRequest, bot: Bot, versions: list[BotVersion],
         problem = (f"This bot has no version {missing[0][:20]}" if missing and missing[0]
                    else "Choose two versions" if missing else "Choose two different versions")
         shown = f"v{pair[0]} against v{pair[1]}" if pair else "no comparison"
-        problem += f" (its versions: v{numbers[-1]} to v{numbers[0]}); showing {shown} instead." if numbers else "."
+        held = (f"its only version: v{numbers[0]}" if len(numbers) == 1
+                else f"its versions: v{numbers[-1]} to v{numbers[0]}")
+        problem += f" ({held}); showing {shown} instead." if numbers else "."
     return {"numbers": numbers, "compare_problem": problem,
             "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
 
