@@ -19,7 +19,8 @@ class EventForm(forms.Form):
                                help_text="round robin: every pair plays its games; ladder: paired until it ends")
     games_per_pair = forms.IntegerField(required=False, min_value=1, help_text="round robin: games of each pair "
                                         "(sides alternate)")
-    starts = forms.DateTimeField(required=False, help_text="UTC, e.g. 2026-03-01 18:00 (empty: you start it)",
+    starts = forms.DateTimeField(required=False, help_text="the date and time in UTC, whatever format your "
+                                 "browser shows (empty: you start it)",
                                  widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     ends = forms.DateTimeField(required=False, help_text="UTC; required for a ladder",
                                widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
