@@ -77,7 +77,7 @@ def send_queued(*, mail_id: int) -> bool:
     call sends nothing; a refusal of the mail server leaves it pending for beat (failed after
     MAX_ATTEMPTS)."""
     with transaction.atomic():
-        row = (SentMail.objects.select_for_update(skip_locked=True).select_related("user")
+        row = (SentMail.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
                .filter(pk=mail_id, status=MailStatus.PENDING).first())
         if row is None:  # sent, given up, or being sent by another process now
             return False
