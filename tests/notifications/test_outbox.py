@@ -110,3 +110,20 @@ def test_refused_every_time_it_is_given_up_and_a_closed_account_is_skipped(vera,
     aged()
     assert send_pending_mail() == 0 and mail.outbox == []
     assert SentMail.objects.get(user=gone).status == MailStatus.SKIPPED
+
+
+def test_staff_see_the_outbox_read_only_with_its_user_text_escaped(admin_client, make_user,
+                                                                   django_capture_on_commit_callbacks):
+    from armada_web.accounts.mail import notify
+    from armada_web.accounts.models import SentMail
+
+    evil = make_user("evil", email="evil@example.com")
+    with django_capture_on_commit_callbacks(execute=False):
+        notify(user_id=evil.pk, topic="benched", key="bot-<b>x</b>-benched", subject="s", body="b")
+    listing = admin_client.get("/admin/accounts/sentmail/?status__exact=pending").content.decode()
+    assert "bot-&lt;b&gt;x&lt;/b&gt;-benched" in listing and "<b>x</b>" not in listing
+    row = SentMail.objects.get()
+    assert admin_client.get(f"/admin/accounts/sentmail/{row.pk}/change/").status_code == 200  # shown, not editable
+    assert admin_client.post(f"/admin/accounts/sentmail/{row.pk}/change/", {"status": "sent"}).status_code == 403
+    assert admin_client.get("/admin/accounts/sentmail/add/").status_code == 403
+    assert SentMail.objects.get().status == "pending"

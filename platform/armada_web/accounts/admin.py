@@ -1,4 +1,4 @@
-"""Staff: API tokens; users are Django's own admin (untick "active" to disable one), whose add
+"""Staff: API tokens, the e-mails (read only: pending, sent, failed); users are Django's own admin (untick "active" to disable one), whose add
 and change forms apply sign-up's `check_username` too (no username of only dots)."""
 
 from django import forms
@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from armada_web.accounts import services
-from armada_web.accounts.models import ApiToken
+from armada_web.accounts.models import ApiToken, SentMail
 from armada_web.web.admin import EditedFieldsOnly, ModelAdmin
 from armada_web.web.errors import Invalid
 
@@ -52,3 +52,21 @@ class ApiTokenAdmin(ModelAdmin):
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False  # tokens are created by their owner (the secret is shown to them once)
+
+
+@admin.register(SentMail)
+class SentMailAdmin(ModelAdmin):
+    """The outbox (accounts.mail), read only: what was sent, what waits for the mail server (beat
+    sends it again every minute) and what was given up after its refusals."""
+
+    list_display = ["made", "user", "topic", "key", "status", "attempts", "sent"]
+    list_filter = ["status", "topic"]
+    search_fields = ["user__username", "key"]
+    fields = ["user", "topic", "key", "subject", "body", "status", "attempts", "made", "sent"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
