@@ -1,5 +1,6 @@
-"""Staff: API tokens, the e-mails (read only: pending, sent, failed); users are Django's own admin (untick "active" to disable one), whose add
-and change forms apply sign-up's `check_username` too (no username of only dots)."""
+"""Staff: API tokens, the e-mails (read only: pending, sent, failed); users are Django's own
+admin (untick "active" to disable one), whose add and change forms apply sign-up's
+`check_username` too (no username of only dots)."""
 
 from django import forms
 from django.contrib import admin
@@ -62,8 +63,7 @@ class SentMailAdmin(ModelAdmin):
     list_display = ["made", "user", "topic", "key", "status", "attempts", "sent"]
     list_filter = ["status", "topic"]
     search_fields = ["user__username", "key"]
-    fields = ["user", "topic", "key", "subject", "body", "status", "attempts", "made", "sent"]
-    readonly_fields = fields
+    fields = readonly_fields = ("user", "topic", "key", "subject", "body", "status", "attempts", "made", "sent")
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False
