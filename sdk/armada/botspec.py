@@ -68,6 +68,10 @@ class ZipLimits:
     max_entries: int = field(default_factory=lambda: MAX_ZIP_ENTRIES)
     max_uncompressed_bytes: int = field(default_factory=lambda: MAX_UNCOMPRESSED_BYTES)
     max_ratio: int | None = field(default_factory=lambda: MAX_COMPRESSION_RATIO)  # None: no ratio test
+    #: Names free of direction marks, invisible and C1 control characters (_HIDDEN_CATEGORIES); False
+    #: checks C0 controls and DEL only: the rule stored archives were accepted under before, so a
+    #: version uploaded then still unpacks.
+    plain_names: bool = True
 
 
 @dataclass
@@ -211,17 +215,26 @@ def _member_parts(name: str) -> list[str]:
     return parts
 
 
-#: The characters no member name may hold: controls (below 32, DEL, the C1 controls such as U+009B, an
-#: escape to a terminal), format characters (the direction marks that turn the text around them, so
-#: `gpj.\u202eexe.txt` reads as `gpj.txt.exe`; zero-width ones), surrogates, line and paragraph separators.
+#: The characters no member name may hold (ZipLimits.plain_names): controls (below 32, DEL, the C1
+#: controls such as U+009B, an escape to a terminal), format characters (the direction marks that turn
+#: the text around them, so `gpj.\u202eexe.txt` reads as `gpj.txt.exe`; zero-width spaces), surrogates,
+#: line and paragraph separators; but the zero-width joiner and non-joiner, which Persian words and
+#: emoji sequences hold.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_JOINERS = frozenset("\u200c\u200d")
 
 
-def _check_name(name: str, parts: list[str]) -> None:
+def _hidden(c: str, plain_names: bool) -> bool:
+    if not plain_names:
+        return ord(c) < 32 or ord(c) == 127
+    return c not in _JOINERS and unicodedata.category(c) in _HIDDEN_CATEGORIES
+
+
+def _check_name(name: str, parts: list[str], plain_names: bool = True) -> None:
     """Refuse a member name that would not unpack as itself on every machine: a part over
-    MAX_NAME_BYTES, a path over MAX_PATH_BYTES (UTF-8), a character of _HIDDEN_CATEGORIES, an unencodable one."""
+    MAX_NAME_BYTES, a path over MAX_PATH_BYTES (UTF-8), a hidden character (`_hidden`), an unencodable one."""
     shown = name if len(name) <= 80 else name[:77] + "..."
-    hidden = next((c for c in name if unicodedata.category(c) in _HIDDEN_CATEGORIES), None)
+    hidden = next((c for c in name if _hidden(c, plain_names)), None)
     if hidden is not None:
         raise BotSpecError(f"zip entry {shown!r} has a control character in its name (U+{ord(hidden):04X}: "
                            "control, direction and invisible characters are refused)")
@@ -365,7 +378,7 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
     compressed = 0
     for info in infos:
         parts = _member_parts(info.filename)
-        _check_name(info.filename, parts)
+        _check_name(info.filename, parts, limits.plain_names)
         if _is_symlink(info):
             raise BotSpecError(f"unsafe zip: entry {info.filename!r} is a symbolic link")
         if info.flag_bits & 0x1:

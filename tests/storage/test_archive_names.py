@@ -148,6 +148,21 @@ def test_a_stored_archive_that_does_not_unpack_makes_the_version_invalid_not_err
     assert "cannot be unpacked" in version.detail and "both as a file and as a folder" in version.detail
 
 
+def test_names_refused_at_upload_since_still_unpack_when_stored_before(tmp_path):
+    """A review: the stricter name rule (no direction marks, zero-width spaces, C1 controls) was
+    applied to stored archives too, so a version stored before with such a name no longer unpacked
+    and every one of its matches was void. Stored archives keep the rule they were accepted under;
+    the joiners of Persian words and emoji sequences are accepted at upload too."""
+    stored_before = zipped([("main.py", MAIN), ("zw\u200b.txt", b"y"), ("a\u0085b.txt", b"z")])
+    with pytest.raises(UploadError, match="U\\+200B"):
+        check_upload(name="bot.zip", data=stored_before)
+    assert unpack(archive=stored_before, dest=str(tmp_path / "old")) > 0
+    assert (tmp_path / "old" / "zw\u200b.txt").read_bytes() == b"y"
+    joined = zipped([("main.py", MAIN), ("lib/\u0646\u06cc\u0645\u200c\u0641\u0627\u0635\u0644\u0647.py", b"x = 1\n"),
+                     ("\U0001f469\u200d\U0001f4bb.txt", b"coder")])
+    check_upload(name="bot.zip", data=joined)  # accepted
+
+
 # -- whatever the check accepts unpacks ----------------------------------------------------------
 
 #: Name parts: short and long, any case, letters with accents (composed or not), dots, spaces.

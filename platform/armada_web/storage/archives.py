@@ -83,12 +83,13 @@ def stored_limits() -> ZipLimits:
     """What an archive the site wrote (a stored version) is checked against when it is unpacked or
     read, and at upload before it is stored: the entries and unpacked bytes of any game, an archive
     size that those imply (`max_archive_bytes`), no compression ratio (the site's own deflate packs
-    zeros 1000 to 1; `_declared` holds the real bytes to the declared ones, whose total is bounded)."""
+    zeros 1000 to 1; `_declared` holds the real bytes to the declared ones, whose total is bounded),
+    and its names held to the rule of the day it was stored (`plain_names` is the upload's check)."""
     config = settings.ARMADA
     unpacked = config.upload_limit()[1]
     entries = config.upload_max_files
     return ZipLimits(max_zip_bytes=max_archive_bytes(files=entries, unpacked=unpacked), max_entries=entries,
-                     max_uncompressed_bytes=unpacked, max_ratio=None)
+                     max_uncompressed_bytes=unpacked, max_ratio=None, plain_names=False)
 
 
 def too_large(size: int, limit: int) -> str:
