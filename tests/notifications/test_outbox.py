@@ -81,8 +81,8 @@ def test_an_event_rolled_back_leaves_no_mail(vera, django_capture_on_commit_call
     assert not SentMail.objects.exists() and mail.outbox == []
 
 
-def test_refused_every_time_it_is_given_up_and_a_closed_account_is_skipped(vera, make_user, monkeypatch,
-                                                                           django_capture_on_commit_callbacks):
+def test_refused_for_a_day_it_is_given_up_and_a_closed_account_is_skipped(vera, make_user, monkeypatch,
+                                                                          django_capture_on_commit_callbacks):
     from armada_web.accounts import mail as mails
     from armada_web.accounts.models import MailStatus, SentMail
     from armada_web.accounts.tasks import send_pending_mail
@@ -93,11 +93,13 @@ def test_refused_every_time_it_is_given_up_and_a_closed_account_is_skipped(vera,
     monkeypatch.setattr(mails, "send_mail", refused)
     with django_capture_on_commit_callbacks(execute=True):
         tell(vera.pk)
-    for _ in range(mails.MAX_ATTEMPTS - 1):
-        aged()
-        send_pending_mail()
+    aged()
+    send_pending_mail()
+    assert SentMail.objects.get().status == MailStatus.PENDING  # a refusal within the day: again later
+    SentMail.objects.update(made=timezone.now() - timedelta(seconds=mails.GIVE_UP_S + 1))
+    send_pending_mail()
     row = SentMail.objects.get()
-    assert (row.status, row.attempts) == (MailStatus.FAILED, mails.MAX_ATTEMPTS) and row.sent is not None
+    assert (row.status, row.attempts) == (MailStatus.FAILED, 3) and row.sent is not None
     monkeypatch.undo()
     aged()
     assert send_pending_mail() == 0 and mail.outbox == []  # given up: never sent later
@@ -110,6 +112,57 @@ def test_refused_every_time_it_is_given_up_and_a_closed_account_is_skipped(vera,
     aged()
     assert send_pending_mail() == 0 and mail.outbox == []
     assert SentMail.objects.get(user=gone).status == MailStatus.SKIPPED
+
+
+def test_a_run_stops_at_the_first_refusal_and_a_mail_stuck_sending_is_sent_again(vera, make_user, monkeypatch,
+                                                                                 django_capture_on_commit_callbacks):
+    """A review: 200 mails at EMAIL_TIMEOUT each filled a run, and a new run started every minute."""
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.models import MailStatus, SentMail
+    from armada_web.accounts.tasks import send_pending_mail
+
+    tried: list[str] = []
+
+    def refused(subject, body, sender, to):
+        tried.append(to[0])
+        raise ConnectionRefusedError("mail server down")
+
+    other = make_user("otto", email="otto@example.com")
+    with django_capture_on_commit_callbacks(execute=False):
+        tell(vera.pk)
+        tell(other.pk)
+    monkeypatch.setattr(mails, "send_mail", refused)
+    aged()
+    assert send_pending_mail() == 0 and tried == ["vera@example.com"]  # the server is down: the next run
+    monkeypatch.undo()
+    SentMail.objects.filter(user=other).update(status=MailStatus.SENDING,  # its sender died mid-send
+                                               claimed=timezone.now() - timedelta(seconds=mails.STUCK_S + 1))
+    aged()
+    assert send_pending_mail() == 2 and sorted(m.to[0] for m in mail.outbox) == ["otto@example.com",
+                                                                                  "vera@example.com"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_transaction_is_open_while_the_mail_server_answers(make_user, monkeypatch):
+    """A review: the send ran inside a transaction, and SQLite's write lock (the whole database's,
+    `make up`'s default) was held while the mail server answered, up to EMAIL_TIMEOUT a step."""
+    from django.db import connection
+
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.models import MailStatus, SentMail
+
+    seen: list[bool] = []
+
+    def sending(subject, body, sender, to):
+        seen.append(connection.in_atomic_block)
+        assert SentMail.objects.get().status == MailStatus.SENDING  # taken, committed, before the send
+        return 1
+
+    monkeypatch.setattr(mails, "send_mail", sending)
+    user = make_user("tess", email="tess@example.com")
+    assert mails.deliver(user_id=user.pk, topic="benched", key="bot-1-benched", subject="s", body="b")
+    assert seen == [False] and SentMail.objects.get().status == MailStatus.SENT
+    assert mails.send_queued(mail_id=SentMail.objects.get().pk) == "taken"
 
 
 def test_staff_see_the_outbox_read_only_with_its_user_text_escaped(admin_client, make_user,

@@ -5,8 +5,9 @@ accounts.addresses) of a user who has not turned that topic off on the profile p
 An outbox: `notify` writes the mail (a SentMail row, pending) in the transaction of the event it
 tells, so it exists exactly when the event does, and sends it after the commit; a mail whose send
 failed (the mail server down, the process killed first) stays pending and beat's
-`send_pending_mail` sends it, up to MAX_ATTEMPTS refusals. A row is marked sent in the transaction
-that sent it: only a process killed between the mail server's answer and that commit sends one twice.
+`send_pending_mail` sends it, for GIVE_UP_S after its event. A mail is taken (`sending`) by a
+conditional update before it is sent and marked sent after: only a process killed between the mail
+server's answer and that mark sends one twice.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from armada_web.accounts.models import MailPreferences, MailStatus, SentMail
@@ -68,51 +71,77 @@ def queue_mail(*, user_id: int | None, topic: str, key: str, subject: str, body:
     return row.pk
 
 
-#: Refusals of the mail server after which a mail is given up (beat tries again every MAIL_EVERY_S).
-MAX_ATTEMPTS = 10
+#: Seconds after its event a mail the mail server keeps refusing is given up (beat tries it every
+#: MAIL_EVERY_S meanwhile).
+GIVE_UP_S = 24 * 3600
+#: Seconds a mail may stay `sending`: past it, its sender died mid-send and beat sends it again.
+STUCK_S = 600
 
 
-def send_queued(*, mail_id: int) -> bool:
-    """Send a pending mail now (True when sent): marked sent in the same transaction, so a second
-    call sends nothing; a refusal of the mail server leaves it pending for beat (failed after
-    MAX_ATTEMPTS)."""
-    with transaction.atomic():
-        row = (SentMail.objects.select_for_update(skip_locked=True, of=("self",)).select_related("user")
-               .filter(pk=mail_id, status=MailStatus.PENDING).first())
-        if row is None:  # sent, given up, or being sent by another process now
-            return False
-        if not row.user.is_active or not row.user.email:
-            row.status, row.sent = MailStatus.SKIPPED, timezone.now()
-            row.save(update_fields=["status", "sent"])
-            return False
-        try:
-            send_mail(f"[Armada] {row.subject}", row.body, settings.DEFAULT_FROM_EMAIL, [row.user.email])
-        except OSError as exc:  # the mail server is down: beat tries again
-            row.attempts += 1
-            if row.attempts >= MAX_ATTEMPTS:
-                row.status, row.sent = MailStatus.FAILED, timezone.now()
-            row.save(update_fields=["attempts", "status", "sent"])
-            log.warning("mail %s to user %s not sent (%s refusals): %s", row.key, row.user_id, row.attempts, exc)
-            return False
-        row.status, row.sent = MailStatus.SENT, timezone.now()
-        row.save(update_fields=["status", "sent"])
-    return True
+def send_queued(*, mail_id: int) -> str:
+    """Send a pending mail now: "sent", "refused" (the mail server failed: pending again, or failed
+    past GIVE_UP_S), "skipped" (the account was closed or lost its address meanwhile) or "taken"
+    (not pending: sent, given up, or being sent by another process).
+
+    Taken by a conditional update and sent outside any transaction: no lock is held while the
+    mail server answers (SQLite's write lock is the whole database's)."""
+    now = timezone.now()
+    if not SentMail.objects.filter(pk=mail_id, status=MailStatus.PENDING).update(status=MailStatus.SENDING,
+                                                                                claimed=now):
+        return "taken"
+    row = SentMail.objects.select_related("user").get(pk=mail_id)
+    mine = SentMail.objects.filter(pk=mail_id, status=MailStatus.SENDING, claimed=now)
+    if not row.user.is_active or not row.user.email:
+        mine.update(status=MailStatus.SKIPPED, sent=timezone.now())
+        return "skipped"
+    try:
+        send_mail(f"[Armada] {row.subject}", row.body, settings.DEFAULT_FROM_EMAIL, [row.user.email])
+    except Exception as exc:  # the mail server down, or this mail refused (smtplib): beat tries again
+        given_up = row.made is not None and timezone.now() - row.made > timedelta(seconds=GIVE_UP_S)
+        mine.update(status=MailStatus.FAILED if given_up else MailStatus.PENDING, attempts=F("attempts") + 1,
+                    sent=timezone.now() if given_up else None)
+        log.warning("mail %s to user %s not sent%s: %s", row.key, row.user_id, " (given up)" if given_up else "",
+                    exc)
+        return "refused"
+    mine.update(status=MailStatus.SENT, sent=timezone.now())
+    return "sent"
 
 
 def deliver(*, user_id: int, topic: str, key: str, subject: str, body: str) -> bool:
     """Write and send a mail now, outside any event's transaction; True when sent."""
     mail_id = queue_mail(user_id=user_id, topic=topic, key=key, subject=subject, body=body)
-    return mail_id is not None and send_queued(mail_id=mail_id)
+    return mail_id is not None and send_queued(mail_id=mail_id) == "sent"
 
 
 #: Seconds between beat's sends of the pending mails, and how old a pending mail must be to be
 #: taken (younger ones are being sent after their commit).
 MAIL_EVERY_S = 60
+#: Seconds one run of `send_pending` goes on sending (the rest waits for the next run).
+BATCH_S = 45
+#: The cache key one run of `send_pending` holds: one run at a time.
+SENDING_LOCK = "mail:send-pending"
 
 
 def send_pending(*, limit: int = 200) -> int:
-    """Send the pending mails older than MAIL_EVERY_S, oldest first (beat); how many were sent."""
-    since = timezone.now() - timedelta(seconds=MAIL_EVERY_S)
-    ids = list(SentMail.objects.filter(status=MailStatus.PENDING, made__lte=since)
-               .order_by("made", "pk").values_list("pk", flat=True)[:limit])
-    return sum(send_queued(mail_id=mail_id) for mail_id in ids)
+    """Beat: send the pending mails older than MAIL_EVERY_S, oldest first, for at most BATCH_S
+    seconds, stopping at the first the mail server refuses (it is down: the next run tries again),
+    after giving back those stuck `sending` past STUCK_S; how many were sent. One run at a time."""
+    if not cache.add(SENDING_LOCK, 1, STUCK_S):
+        return 0
+    try:
+        now = timezone.now()
+        SentMail.objects.filter(status=MailStatus.SENDING, claimed__lte=now - timedelta(seconds=STUCK_S)).update(
+            status=MailStatus.PENDING)
+        ids = list(SentMail.objects.filter(status=MailStatus.PENDING, made__lte=now - timedelta(seconds=MAIL_EVERY_S))
+                   .order_by("made", "pk").values_list("pk", flat=True)[:limit])
+        sent = 0
+        for mail_id in ids:
+            if (timezone.now() - now).total_seconds() > BATCH_S:
+                break
+            outcome = send_queued(mail_id=mail_id)
+            if outcome == "refused":
+                break
+            sent += outcome == "sent"
+        return sent
+    finally:
+        cache.delete(SENDING_LOCK)

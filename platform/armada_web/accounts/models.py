@@ -40,9 +40,10 @@ class MailPreferences(models.Model):
 
 class MailStatus(models.TextChoices):
     PENDING = "pending", "to be sent"
+    SENDING = "sending", "being sent"
     SENT = "sent", "sent"
     SKIPPED = "skipped", "not sent: the account was closed or lost its address meanwhile"
-    FAILED = "failed", "not sent: the mail server refused it every time"
+    FAILED = "failed", "not sent: the mail server refused it for a day"
 
 
 class SentMail(models.Model):
@@ -57,6 +58,7 @@ class SentMail(models.Model):
     status = models.CharField(max_length=10, choices=MailStatus.choices, default=MailStatus.SENT)
     attempts = models.PositiveSmallIntegerField(default=0, help_text="sends the mail server refused")
     made = models.DateTimeField(null=True, blank=True, help_text="when its event happened")
+    claimed = models.DateTimeField(null=True, blank=True, help_text="when its last send began")
     sent = models.DateTimeField(null=True, blank=True, help_text="when it was sent (or given up)")
 
     class Meta:

@@ -1,6 +1,6 @@
 """E-mails as an outbox (accounts.mail): each SentMail row is written pending in the transaction of
-its event, with its subject and body, and marked sent once the mail server took it; beat sends
-the ones whose first send failed. The rows already there were sent: they keep `sent` and get the
+its event, with its subject and body, taken (`sending`, `claimed`) before it is sent and marked
+sent once the mail server took it; beat sends the ones whose first send failed. The rows already there were sent: they keep `sent` and get the
 status `sent`."""
 
 from django.db import migrations, models
@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='sentmail',
             name='status',
-            field=models.CharField(choices=[('pending', 'to be sent'), ('sent', 'sent'), ('skipped', 'not sent: the account was closed or lost its address meanwhile'), ('failed', 'not sent: the mail server refused it every time')], default='sent', max_length=10),
+            field=models.CharField(choices=[('pending', 'to be sent'), ('sending', 'being sent'), ('sent', 'sent'), ('skipped', 'not sent: the account was closed or lost its address meanwhile'), ('failed', 'not sent: the mail server refused it for a day')], default='sent', max_length=10),
         ),
         migrations.AddField(
             model_name='sentmail',
@@ -37,6 +37,11 @@ class Migration(migrations.Migration):
             model_name='sentmail',
             name='made',
             field=models.DateTimeField(blank=True, help_text='when its event happened', null=True),
+        ),
+        migrations.AddField(
+            model_name='sentmail',
+            name='claimed',
+            field=models.DateTimeField(blank=True, help_text='when its last send began', null=True),
         ),
         migrations.AlterField(
             model_name='sentmail',
