@@ -385,6 +385,11 @@ def test_the_hourly_challenges_count_for_the_team(make_user, valid_version, arma
     challenge(user=alice, bot=mine.pk, opponent=rival.pk)
     with pytest.raises(RateLimited, match="per team"):
         challenge(user=bob, bot=mine.pk, opponent=rival.pk)
+    # and per account over its teams (a review): alice's own bot, in her personal team, is refused too
+    solo = valid_version(alice, "solo").bot
+    with pytest.raises(RateLimited, match="per hour per account, over all your teams"):
+        challenge(user=alice, bot=solo.pk, opponent=rival.pk)
+    challenge(user=bob, bot=valid_version(bob, "bobs").bot.pk, opponent=rival.pk)  # bob's own: his first
 
 
 def test_the_bot_page_names_a_bots_team(make_user, client):

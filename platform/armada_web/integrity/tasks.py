@@ -139,7 +139,7 @@ def integrity_catch_up() -> int:
 @shared_task(name=queues.Task.PROBE_VERSION, acks_late=True, ignore_result=True, time_limit=900, soft_time_limit=840)
 def probe_version(version_id: int) -> str:
     """Probe one version (`behaviour.probe_version`): "probed", or "skipped" (gone, not valid, or
-    it could not run now: the next catch-up sends it again)."""
+    it could not run now: a later run of the checks sends it again, PROBE_SENT_S after this one was sent)."""
     version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
     if version is None:
         return "skipped"

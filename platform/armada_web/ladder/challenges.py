@@ -164,6 +164,10 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
         limits.take(action=CHALLENGE, key=limits.team_key(mine.team_id), limit=config.challenges_per_hour,
                     window_s=3600, refusal=f"challenge limit reached: {config.challenges_per_hour} challenges "
                                            "per hour per team")
+        # and per account, whatever the team: one account in several teams challenges no more
+        limits.take(action=CHALLENGE, key=limits.user_key(user.pk), limit=config.challenges_per_hour, window_s=3600,
+                    refusal=f"challenge limit reached: {config.challenges_per_hour} challenges per hour per "
+                            "account, over all your teams")
         limits.take(action=CHALLENGE_PAIR, key=pair_key, limit=config.challenges_per_pair_hour, window_s=3600,
                     refusal=f"challenge limit reached for this pair: {config.challenges_per_pair_hour} per hour")
         # The pair's last challenge through the bot's seats (index seat_pairing_newest).

@@ -174,7 +174,7 @@ class Config:
     teams_per_user: int = setting("ARMADA_TEAMS_PER_USER", 3, "shared teams a user may be in at once (their "
                                   "personal team aside): each team has its own bot limit", minimum=1)
     uploads_per_hour: int = setting("ARMADA_UPLOADS_PER_HOUR", 20,
-                                    "uploads per team per hour (a user alone: their personal team)", minimum=1)
+                                    "uploads per hour per team, and per account over all its teams", minimum=1)
     upload_max_bytes: int = setting("ARMADA_UPLOAD_MAX_BYTES", 100 * 1024 * 1024, "largest upload (a version: "
                                     "code and model files; ARMADA_<GAME>_UPLOAD_MAX_BYTES: one game's)", minimum=1)
     unpacked_max_bytes: int = setting("ARMADA_UNPACKED_MAX_BYTES", 200 * 1024 * 1024, "largest unpacked upload "
@@ -233,7 +233,7 @@ class Config:
     bench_faults: int = setting("ARMADA_BENCH_FAULTS", 5, "ranked games in a row ended by a version's own fault "
                                 "before it is benched", minimum=1)
     challenges_per_hour: int = setting("ARMADA_CHALLENGES_PER_HOUR", 30,
-                                       "challenges a team may start per hour (a user alone: their personal team)",
+                                       "challenges a team may start per hour, and an account over all its teams",
                                        minimum=0)
     challenges_per_pair_hour: int = setting("ARMADA_CHALLENGES_PER_PAIR_HOUR", 5,
                                             "challenges between two bots per hour", minimum=0)
