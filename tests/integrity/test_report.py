@@ -519,3 +519,26 @@ def test_a_run_has_time_limits_of_its_own_within_its_lock():
 
     assert tasks.integrity_checks.soft_time_limit < tasks.integrity_checks.time_limit < tasks.RUN_LOCK_S
     assert tasks.integrity_checks.soft_time_limit >= 2 * 3600
+
+
+def test_one_run_at_a_time_and_a_second_is_sent_again_later(monkeypatch):
+    """A review: two runs at once (two seasons closing in one tick, or a close beside staff's run of
+    all ranked play) held both of the periodic worker's processes for their minutes."""
+    from django.core.cache import cache
+
+    from armada_web.integrity import tasks
+
+    resent: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async", lambda **message: resent.append(message))
+    ran: list[str] = []
+    monkeypatch.setattr(tasks, "run_checks", lambda **options: ran.append(options["ran_by"]) or [])
+    monkeypatch.setattr(tasks, "missing", list)
+    assert cache.add(tasks.ANY_RUN, 1, 60)  # a run goes on
+    assert tasks.integrity_checks(None, ran_by="judge") == 0 and ran == []
+    (message,) = resent
+    assert message["args"] == [None] and message["kwargs"] == {"unchecked_only": False, "ran_by": "judge"}
+    assert message["countdown"] == tasks.RESEND_S
+    assert not tasks.running(None)  # its own lock given back: the copy sent again may run
+    cache.delete(tasks.ANY_RUN)  # the other run ended
+    assert tasks.integrity_checks(None, ran_by="judge") == 0 and ran == ["judge"]
+    assert cache.get(tasks.ANY_RUN) is None

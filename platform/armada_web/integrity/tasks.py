@@ -35,6 +35,13 @@ CATCH_UP = 1000
 RUN_LOCK_S = 3 * 3600
 
 
+#: The cache key any run holds: one run at a time, so that the periodic worker's other process is
+#: always free for the reapers, matchmaking and the ticks; a run that finds another going on is sent
+#: again RESEND_S later.
+ANY_RUN = "integrity:run:any"
+RESEND_S = 300
+
+
 def run_lock(season_id: int | None) -> str:
     """The cache key a run of the season's checks (None: all of ranked play's) holds while it runs."""
     return f"integrity:run:{'all' if season_id is None else season_id}"
@@ -91,12 +98,19 @@ def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by
     if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
         return 0
     try:
-        sent = 0
-        for version_id in missing():
-            if sent >= CATCH_UP:
-                break
-            sent += queue_probe(version_id)
-        return len(run_checks(season=season, ran_by=ran_by))
+        if not cache.add(ANY_RUN, 1, RUN_LOCK_S):  # another season's run (or staff's) goes on: later
+            integrity_checks.apply_async(args=[season_id], kwargs={"unchecked_only": unchecked_only, "ran_by": ran_by},
+                                         queue=queues.name(queues.Role.PERIODIC), countdown=RESEND_S)
+            return 0
+        try:
+            sent = 0
+            for version_id in missing():
+                if sent >= CATCH_UP:
+                    break
+                sent += queue_probe(version_id)
+            return len(run_checks(season=season, ran_by=ran_by))
+        finally:
+            cache.delete(ANY_RUN)
     finally:
         cache.delete(run_lock(season_id))
 
