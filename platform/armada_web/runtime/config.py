@@ -100,7 +100,8 @@ class Config:
                             "https://armada.example (the links of the e-mails workers send; `make up` sets it; empty: "
                             "the first of ALLOWED_HOSTS, https when ARMADA_HTTPS is on)")
     data_dir: str = setting("ARMADA_DATA_DIR", str(REPO_ROOT / "var"),
-                            "local state: SQLite database, private files, logs, the SDK wheel")
+                            "local state: SQLite database, private files, logs, the SDK wheel (the infra scripts make "
+                            "it 0700: give one of the site's own)")
     database_url: str = setting("DATABASE_URL", "", "PostgreSQL, e.g. postgresql://user:pw@host:5432/armada "
                                 "(empty: SQLite in the data folder)")
     sqlite_path: str = setting("ARMADA_SQLITE_PATH", "", "the SQLite file (empty: DATA_DIR/armada.sqlite3)")
