@@ -180,3 +180,30 @@ def test_staff_see_the_outbox_read_only_with_its_user_text_escaped(admin_client,
     assert admin_client.post(f"/admin/accounts/sentmail/{row.pk}/change/", {"status": "sent"}).status_code == 403
     assert admin_client.get("/admin/accounts/sentmail/add/").status_code == 403
     assert SentMail.objects.get().status == "pending"
+
+
+def test_after_a_refusal_new_mails_are_left_to_beat(vera, make_user, monkeypatch, django_capture_on_commit_callbacks):
+    """A season's results to a hundred members, the mail server down: each mail waited EMAIL_TIMEOUT
+    in the worker that recorded them. After a refusal, mails are left to beat for a minute."""
+    from django.core.cache import cache
+
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.tasks import send_pending_mail
+
+    tried: list[str] = []
+
+    def refused(subject, body, sender, to):
+        tried.append(to[0])
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr(mails, "send_mail", refused)
+    others = [make_user(f"member{n}", email=f"member{n}@example.com") for n in range(3)]
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(vera.pk)
+        for member in others:
+            tell(member.pk)
+    assert tried == ["vera@example.com"]  # the first refusal: the others wait for beat
+    monkeypatch.undo()
+    cache.delete(mails.SERVER_DOWN)
+    aged()
+    assert send_pending_mail() == 4 and len(mail.outbox) == 4

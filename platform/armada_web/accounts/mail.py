@@ -51,7 +51,18 @@ def notify(*, user_id: int | None, topic: str, key: str, subject: str, body: str
     that commits (at once outside a transaction)."""
     mail_id = queue_mail(user_id=user_id, topic=topic, key=key, subject=subject, body=body)
     if mail_id is not None:
-        transaction.on_commit(lambda: send_queued(mail_id=mail_id), robust=True)
+        transaction.on_commit(lambda: _send_unless_down(mail_id), robust=True)
+
+
+#: The cache key a refusal of the mail server sets for MAIL_EVERY_S: meanwhile mails are left to
+#: beat, so a season's results to a hundred members do not wait EMAIL_TIMEOUT each in the worker
+#: that recorded them.
+SERVER_DOWN = "mail:server-down"
+
+
+def _send_unless_down(mail_id: int) -> None:
+    if cache.get(SERVER_DOWN) is None:
+        send_queued(mail_id=mail_id)
 
 
 def queue_mail(*, user_id: int | None, topic: str, key: str, subject: str, body: str) -> int | None:
@@ -102,6 +113,7 @@ def send_queued(*, mail_id: int) -> str:
                     sent=timezone.now() if given_up else None)
         log.warning("mail %s to user %s not sent%s: %s", row.key, row.user_id, " (given up)" if given_up else "",
                     exc)
+        cache.set(SERVER_DOWN, 1, MAIL_EVERY_S)
         return "refused"
     mine.update(status=MailStatus.SENT, sent=timezone.now())
     return "sent"
