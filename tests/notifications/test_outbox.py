@@ -179,6 +179,8 @@ def test_staff_see_the_outbox_read_only_with_its_user_text_escaped(admin_client,
     assert admin_client.get(f"/admin/accounts/sentmail/{row.pk}/change/").status_code == 200  # shown, not editable
     assert admin_client.post(f"/admin/accounts/sentmail/{row.pk}/change/", {"status": "sent"}).status_code == 403
     assert admin_client.get("/admin/accounts/sentmail/add/").status_code == 403
+    assert admin_client.post(f"/admin/accounts/sentmail/{row.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert "Delete selected" not in listing
     assert SentMail.objects.get().status == "pending"
 
 

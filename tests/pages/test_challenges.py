@@ -149,3 +149,14 @@ def test_a_bot_held_back_by_a_limit_stays_offered_disabled_with_why_and_when(cli
     assert [(c.bot.name, bool(c.refusal)) for c in offered] == [("alpha", True), ("second", False)]
     assert [b.name for b in challenges.challengers(user=arena.alice, opponents=[arena.beta.bot])[arena.beta.bot_id]] \
         == ["second"]
+    # the account's own limit too (an organiser's trial: the form offered a bot the service then refused)
+    armada(challenges_per_pair_hour=10, challenges_per_hour=2)
+    challenges.challenge(user=arena.alice, bot="second", opponent="beta")  # her second this hour
+    from armada_web.teams.services import create_team
+
+    crewed = valid_version(arena.alice, "crewed").bot  # a bot of another team of hers: its team's hour is free
+    crewed.team = create_team(user=arena.alice, name="crew")
+    crewed.save(update_fields=["team"])
+    offered = {c.bot.name: c.refusal for c in challenges.choices(user=arena.alice, opponents=[arena.beta.bot])[
+        arena.beta.bot_id]}
+    assert "per hour per account, over all your teams; try again at" in offered["crewed"], offered

@@ -71,3 +71,6 @@ class SentMailAdmin(ModelAdmin):
 
     def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
         return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False  # (a deleted row would let the same event mail its member again)

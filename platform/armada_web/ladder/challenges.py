@@ -35,21 +35,24 @@ from armada_web.teams.access import team_ids
 from armada_web.web.errors import DomainError, Forbidden, Invalid, NotFound, RateLimited
 from armada_web.web.inputs import parse_id, parse_text
 
-#: The actions the two hourly limits count (accounts.limits): per team (the challenging bot's), and
-#: per pair of bots.
+#: The actions the hourly limits count (accounts.limits): per team (the challenging bot's) and per
+#: account (the challenger's, over all its teams), and per pair of bots.
 CHALLENGE = "challenge"
 CHALLENGE_PAIR = "challenge-pair"
 
 
 @dataclass(frozen=True)
 class Counts:
-    """What the limits count: the challenging bot's team's challenges and the pair's in the last hour;
-    and, when the pages know it, when each limit reached lets one more through (`accounts.limits.free_at`)."""
+    """What the limits count: the challenging bot's team's challenges, the challenger's own over its
+    teams and the pair's in the last hour; and, when the pages know it, when each limit reached lets
+    one more through (`accounts.limits.free_at`)."""
 
     mine: int
     pair: int
     mine_free: datetime | None = None
     pair_free: datetime | None = None
+    account: int = 0
+    account_free: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,9 @@ def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Coun
     if counts.mine >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per team; "
                           f"{_again(counts.mine_free)}")
+    if counts.account >= config.challenges_per_hour:
+        raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per account, "
+                          f"over all your teams; {_again(counts.account_free)}")
     if counts.pair >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
                           f"per hour; {_again(counts.pair_free)}")
@@ -151,7 +157,8 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
     playing = set(BotVersion.objects.playing().filter(bot__in=[mine, theirs]).values_list("bot_id", flat=True))
     pair_key = limits.pair_key(mine.pk, theirs.pk)
     counts = Counts(mine=limits.used(action=CHALLENGE, key=limits.team_key(mine.team_id), window_s=3600),
-                    pair=limits.used(action=CHALLENGE_PAIR, key=pair_key, window_s=3600))
+                    pair=limits.used(action=CHALLENGE_PAIR, key=pair_key, window_s=3600),
+                    account=limits.used(action=CHALLENGE, key=limits.user_key(user.pk), window_s=3600))
     check(user=user, bot=mine, opponent=theirs, playing=playing, counts=counts)
     versions = {v.bot_id: v for v in BotVersion.objects.playing().filter(bot__in=[mine, theirs]).select_related("bot")}
     if len(versions) < 2:  # one stopped playing since (retired, its version changed): that refusal
@@ -195,7 +202,10 @@ def choices(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Choice]]:
                   .values_list("bot_id", flat=True))
     config = settings.ARMADA
     # The uses the limits count (accounts.limits, as `challenge` counts them), with their times.
-    teams = limits.recent(action=CHALLENGE, keys={limits.team_key(b.team_id) for b in mine}, window_s=3600)
+    keys = {limits.team_key(b.team_id) for b in mine} | {limits.user_key(user.pk)}  # (one query for both kinds)
+    teams = limits.recent(action=CHALLENGE, keys=keys, window_s=3600)
+    account = teams.get(limits.user_key(user.pk), [])
+    account_free = limits.free_at(account, limit=config.challenges_per_hour, window_s=3600)
     pairs = limits.recent(action=CHALLENGE_PAIR, keys={limits.pair_key(b.pk, pk) for b in mine for pk in others},
                           window_s=3600)
     offers: dict[int, list[Choice]] = {}
@@ -205,7 +215,8 @@ def choices(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Choice]]:
             pair = pairs.get(limits.pair_key(bot.pk, pk), [])
             counts = Counts(mine=len(team), pair=len(pair),
                             mine_free=limits.free_at(team, limit=config.challenges_per_hour, window_s=3600),
-                            pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600))
+                            pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600),
+                            account=len(account), account_free=account_free)
             try:
                 check(user=user, bot=bot, opponent=opponent, playing=playing, counts=counts,
                       member=True, explain=False)  # (`mine` holds only the bots of the user's teams)

@@ -85,7 +85,8 @@ def seat_logs(folder: str) -> list[tuple[int, Path]]:
 def check(args: argparse.Namespace) -> None:
     """Reject option combinations that mean nothing."""
     if args.log_dir and args.turn is None:
-        raise CliError("--log-dir goes with --turn N (the log lines of that turn)")
+        raise CliError("--log-dir goes with --turn N (the log lines of that turn) "
+                       "or --rerun (where its log is written)")
     if args.log_dir:
         seat_logs(args.log_dir)  # a folder without the logs: said before the board is shown
     if (args.seat is not None or args.kind) and not (args.events or args.turn is not None):
