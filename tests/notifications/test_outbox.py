@@ -209,3 +209,36 @@ def test_after_a_refusal_new_mails_are_left_to_beat(vera, make_user, monkeypatch
     cache.delete(mails.SERVER_DOWN)
     aged()
     assert send_pending_mail() == 4 and len(mail.outbox) == 4
+
+
+def test_the_notice_of_an_address_change_reaches_the_old_address_after_an_outage(make_user, monkeypatch,
+                                                                                 django_capture_on_commit_callbacks):
+    """It was sent once, at once: with the mail server down, the old address never learnt that the
+    account's address had changed (what tells its owner of a taken account). Now it is in the outbox."""
+    from armada_web.accounts import addresses
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.models import MailStatus, SentMail
+    from armada_web.accounts.tasks import send_pending_mail
+
+    user = make_user("olga", email="olga@old.example")
+    change = addresses.request_change(user=user, address="olga@new.example", site="http://testserver")
+    assert change is not None
+    token = addresses.link_token(change)
+
+    def refused(*args, **kwargs):
+        raise ConnectionRefusedError("mail server down")
+
+    monkeypatch.setattr(mails, "send_mail", refused)
+    with django_capture_on_commit_callbacks(execute=True):
+        addresses.confirm(token=token)
+    notice = SentMail.objects.get(topic="address_changed")
+    assert notice.status == MailStatus.PENDING and notice.address == "olga@old.example"
+    monkeypatch.undo()
+    aged()
+    before = len(mail.outbox)
+    assert send_pending_mail() == 1
+    [sent] = mail.outbox[before:]
+    assert sent.to == ["olga@old.example"] and "is now olga@new.example" in sent.body
+    with django_capture_on_commit_callbacks(execute=True):
+        addresses.confirm(token=token)  # a second click: the same answer, no second notice
+    assert SentMail.objects.filter(topic="address_changed").count() == 1

@@ -28,7 +28,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from armada_web.accounts import limits
+from armada_web.accounts import limits, mail
 from armada_web.accounts.models import EmailChange
 from armada_web.web.errors import Conflict, Invalid, Unavailable
 
@@ -161,9 +161,14 @@ def confirm(*, token: str) -> Link:
         old = user.email
         user.email = link.address
         user.save(update_fields=["email"])
+        changed = f"address-{link.change.pk}-{link.change.key}"  # (this change, once)
         link.change.delete()
-        if old and old.lower() != link.address.lower():
-            transaction.on_commit(lambda: _tell_old_address(user=user, old=old), robust=True)
+        if old and old.lower() != link.address.lower():  # the old address is told, through the outbox
+            mail.queue_notice(user=user, address=old, topic="address_changed", key=changed,
+                              subject="Your e-mail address was changed",
+                              body=f"The e-mail address of the Armada account {user.username} is now {user.email}: "
+                                   "notifications and password resets go there.\nIf it was not you, tell the "
+                                   "organisers.\n")
     return Link(user=user, address=link.address, change=None)
 
 
@@ -174,11 +179,3 @@ def _link_body(*, user: User, address: str, url: str) -> str:
             f"{now}\nIf it was not you, ignore this e-mail: nothing changes.\n")
 
 
-def _tell_old_address(*, user: User, old: str) -> None:
-    try:
-        send_mail("[Armada] Your e-mail address was changed",
-                  f"The e-mail address of the Armada account {user.username} is now {user.email}: "
-                  "notifications and password resets go there.\nIf it was not you, tell the organisers.\n",
-                  settings.DEFAULT_FROM_EMAIL, [old])
-    except OSError as exc:
-        log.warning("note of an address change for user %s not sent: %s", user.pk, exc)

@@ -63,8 +63,8 @@ class SentMailAdmin(ModelAdmin):
     list_display = ["made", "user", "topic", "key", "status", "attempts", "sent"]
     list_filter = ["status", "topic"]
     search_fields = ["user__username", "key"]
-    fields = readonly_fields = ("user", "topic", "key", "subject", "body", "status", "attempts", "made", "claimed",
-                                "sent")
+    fields = readonly_fields = ("user", "address", "topic", "key", "subject", "body", "status", "attempts", "made",
+                                "claimed", "sent")
 
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False

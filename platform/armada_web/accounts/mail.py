@@ -65,6 +65,26 @@ def _send_unless_down(mail_id: int) -> None:
         send_queued(mail_id=mail_id)
 
 
+#: A notice no preference turns off, to an address of its own (`queue_notice`): the old address of
+#: an account whose address changed (accounts.addresses).
+NOTICES = ("address_changed",)
+
+
+def queue_notice(*, user: User, address: str, topic: str, key: str, subject: str, body: str) -> None:
+    """Write a notice to `address` about `key` now (in the current transaction), sent once that
+    commits and, failing that, by beat, as every mail; one per user, topic and key."""
+    if topic not in NOTICES:
+        raise ValueError(f"unknown notice {topic!r}")
+    try:
+        with transaction.atomic():
+            row = SentMail.objects.create(user=user, topic=topic, key=key[:100], address=address,
+                                          subject=subject[:200], body=body, status=MailStatus.PENDING,
+                                          made=timezone.now())
+    except IntegrityError:
+        return  # written before: one per event
+    transaction.on_commit(lambda: _send_unless_down(row.pk), robust=True)
+
+
 def queue_mail(*, user_id: int | None, topic: str, key: str, subject: str, body: str) -> int | None:
     """The pending mail's id, or None: an unknown topic or user, no confirmed address, the topic
     turned off, or a mail about `key` written before (one per event)."""
@@ -102,11 +122,12 @@ def send_queued(*, mail_id: int) -> str:
         return "taken"
     row = SentMail.objects.select_related("user").get(pk=mail_id)
     mine = SentMail.objects.filter(pk=mail_id, status=MailStatus.SENDING, claimed=now)
-    if not row.user.is_active or not row.user.email:
+    to = row.address or row.user.email
+    if not to or not (row.user.is_active or row.address):
         mine.update(status=MailStatus.SKIPPED, sent=timezone.now())
         return "skipped"
     try:
-        send_mail(f"[Armada] {row.subject}", row.body, settings.DEFAULT_FROM_EMAIL, [row.user.email])
+        send_mail(f"[Armada] {row.subject}", row.body, settings.DEFAULT_FROM_EMAIL, [to])
     except Exception as exc:  # the mail server down, or this mail refused (smtplib): beat tries again
         given_up = row.made is not None and timezone.now() - row.made > timedelta(seconds=GIVE_UP_S)
         mine.update(status=MailStatus.FAILED if given_up else MailStatus.PENDING, attempts=F("attempts") + 1,

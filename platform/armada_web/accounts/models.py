@@ -53,6 +53,7 @@ class SentMail(models.Model):
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
     topic = models.CharField(max_length=20)
     key = models.CharField(max_length=100, help_text="what it was about, e.g. version-12-invalid")
+    address = models.EmailField(blank=True, help_text="where it goes (empty: the user's confirmed address)")
     subject = models.CharField(max_length=200, blank=True)
     body = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=MailStatus.choices, default=MailStatus.SENT)

@@ -15,6 +15,11 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddField(
             model_name='sentmail',
+            name='address',
+            field=models.EmailField(blank=True, help_text="where it goes (empty: the user's confirmed address)", max_length=254),
+        ),
+        migrations.AddField(
+            model_name='sentmail',
             name='subject',
             field=models.CharField(blank=True, max_length=200),
         ),
