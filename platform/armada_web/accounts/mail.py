@@ -75,14 +75,9 @@ def queue_notice(*, user: User, address: str, topic: str, key: str, subject: str
     commits and, failing that, by beat, as every mail; one per user, topic and key."""
     if topic not in NOTICES:
         raise ValueError(f"unknown notice {topic!r}")
-    try:
-        with transaction.atomic():
-            row = SentMail.objects.create(user=user, topic=topic, key=key[:100], address=address,
-                                          subject=subject[:200], body=body, status=MailStatus.PENDING,
-                                          made=timezone.now())
-    except IntegrityError:
-        return  # written before: one per event
-    transaction.on_commit(lambda: _send_unless_down(row.pk), robust=True)
+    mail_id = _write(user=user, address=address, topic=topic, key=key, subject=subject, body=body)
+    if mail_id is not None:
+        transaction.on_commit(lambda: _send_unless_down(mail_id), robust=True)
 
 
 def queue_mail(*, user_id: int | None, topic: str, key: str, subject: str, body: str) -> int | None:
@@ -93,12 +88,17 @@ def queue_mail(*, user_id: int | None, topic: str, key: str, subject: str, body:
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None or not user.email or not wants(user, topic):
         return None
+    return _write(user=user, address="", topic=topic, key=key, subject=subject, body=body)
+
+
+def _write(*, user: User, address: str, topic: str, key: str, subject: str, body: str) -> int | None:
+    """The new pending mail's id; None when one about `key` was written before (one per event)."""
     try:
         with transaction.atomic():
-            row = SentMail.objects.create(user=user, topic=topic, key=key[:100], subject=subject[:200], body=body,
-                                          status=MailStatus.PENDING, made=timezone.now())
+            row = SentMail.objects.create(user=user, topic=topic, key=key[:100], address=address, subject=subject[:200],
+                                          body=body, status=MailStatus.PENDING, made=timezone.now())
     except IntegrityError:
-        return None  # written before: one per event
+        return None
     return row.pk
 
 
