@@ -103,7 +103,7 @@ def test_a_new_version_starts_from_its_predecessor(make_user, valid_version):
     Rating.objects.filter(version=old).update(mu=31.0, sigma=2.0, games=40)
     newer = services.upload_version(bot=old.bot, user=owner, filename="main.py", data=b"print('v2')\n")
     BotVersion.objects.filter(pk=newer.pk).update(status="valid")
-    row = ratings.ensure_rating(BotVersion.objects.get(pk=newer.pk))
+    row = ratings.ensure_rating(version=BotVersion.objects.get(pk=newer.pk))
     start = ratings_logic.placement_start(ratings_logic.Skill(31.0, 2.0))
     assert (row.mu, row.sigma, row.games) == (pytest.approx(start.mu), pytest.approx(start.sigma), 0)
 

@@ -22,7 +22,8 @@ def ladder_rows(names: list[str], games: list[dict]) -> dict[str, Rating]:
     for game in sorted(games, key=lambda g: g["index"]):
         one, two = rows[game["seat1"]], rows[game["seat2"]]
         winner = None if game["winner"] is None else 1 if game["winner"] == game["seat1"] else 2
-        ratings.advance(one, two, game["index"], winner, tuple(game["statuses"]), ("", ""), start)
+        ratings.advance(one=one, two=two, match_id=game["index"], winner=winner, statuses=tuple(game["statuses"]),
+                        details=("", ""), start=start)
     return rows
 
 

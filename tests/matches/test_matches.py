@@ -197,8 +197,8 @@ def test_five_faults_in_a_row_bench_a_version_and_a_new_version_plays(make_user,
     bad = valid_version(owner, "crashy", code=CRASHER)
     good = valid_version(make_user("bob"), "steady")
     for _ in range(settings.ARMADA.bench_faults):
-        ratings.apply(make(bad, good).pk, timezone.now(), (bad.pk, good.pk), 2, ("crashed", "ok"),
-                             ("exit 3", ""))
+        ratings.apply(match_id=make(bad, good).pk, at=timezone.now(), versions=(bad.pk, good.pk), winner=2,
+                      statuses=("crashed", "ok"), details=("exit 3", ""))
     row = Rating.objects.get(version=bad)
     assert row.benched and "5 ranked games" in row.benched_reason and "crashed" in row.benched_reason
     assert bad.pk not in {v.pk for v in ranked_versions("galaxy")}

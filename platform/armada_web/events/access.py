@@ -32,11 +32,19 @@ def is_member(*, user: Any, event: Event) -> bool:
 
 
 def can_see(*, user: Any, event: Event) -> bool:
+    """Whether `user` may know the event exists: anyone for a public one; its members and staff."""
     return bool(event.public or is_member(user=user, event=event) or is_staff(user))
 
 
 def is_owner(*, user: Any, event: Event) -> bool:
+    """Whether `user` is signed in and owns the event (one whose owner's account is gone has none)."""
     return bool(user is not None and getattr(user, "is_authenticated", False) and event.owner_id == user.pk)
+
+
+def may_delete(*, event: Event) -> bool:
+    """Staff may delete an event only while it is open (no game made yet: a spam event, say); a
+    running or finished one's games and table stay."""
+    return event.state == EventState.OPEN
 
 
 def invite_matches(*, invite: Any, event: Event) -> bool:

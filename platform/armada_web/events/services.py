@@ -25,6 +25,7 @@ from django.utils.text import slugify
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.services import under_team_lock
+from armada_web.events import access
 from armada_web.events.access import can_see, invite_matches, invited_team_ids
 from armada_web.events.logic import formats
 from armada_web.events.models import (
@@ -267,7 +268,7 @@ def _check_owner(user: Any, event: Event, doing: str) -> None:
     """NotFound for one who may not know the event exists; Forbidden for anyone but its owner."""
     if not can_see(user=user, event=event):
         raise NotFound("no such event")
-    if getattr(user, "pk", None) != event.owner_id:
+    if not access.is_owner(user=user, event=event):  # (an event whose owner left has none: staff's admin only)
         raise Forbidden(f"only the event's owner {doing}")
 
 
@@ -299,7 +300,7 @@ def uninvite(*, user: Any, event: Event, team_id: Any) -> list[Team]:
 def check_invite(*, user: Any, event: Event, invite: Any, bot: Bot | None = None) -> None:
     """NotFound for someone who may not know the private event exists; Forbidden for a wrong code
     on a public one. The owner needs no code, nor a bot of a team the owner invited."""
-    if event.owner_id is not None and getattr(user, "pk", None) == event.owner_id:
+    if access.is_owner(user=user, event=event):
         return
     if invite_matches(invite=invite, event=event):
         return
@@ -422,7 +423,7 @@ def start_event(*, user: Any, event: Event, now: datetime | None = None) -> Even
     are planned, and matches go out as the workers' share allows (events.matchmaking)."""
     if not can_see(user=user, event=event):
         raise NotFound("no such event")
-    if user is not None and getattr(user, "pk", None) != event.owner_id:
+    if not access.is_owner(user=user, event=event):
         raise Forbidden("only the event's owner starts it")
     return begin(event=event, now=now)
 

@@ -96,7 +96,7 @@ def candidates(game: str) -> tuple[list[matchmaking_logic.Candidate], dict[int, 
         try:
             row = version.rating
         except Rating.DoesNotExist:
-            row = ensure_rating(version)
+            row = ensure_rating(version=version)
         assert version.bot.owner_id is not None
         out.append(matchmaking_logic.Candidate(version.pk, version.bot.owner_id, ratings.Skill(row.mu, row.sigma),
                                                row.games, row.last_played, row.due, version.bot.team_id))

@@ -28,7 +28,7 @@ def follow(*, bot: Bot) -> None:
     others = Rating.objects.filter(version__bot_id=bot.pk, playing=True)
     if version is not None:
         others = others.exclude(version_id=version.pk)
-        ensure_rating(version)
+        ensure_rating(version=version)
         Rating.objects.filter(version_id=version.pk, playing=False).update(playing=True)
     others.update(playing=False)
 
@@ -39,7 +39,7 @@ def repair() -> int:
     for game in rated_games():
         playing = BotVersion.objects.playing().of_game(game.slug)
         for version in playing.filter(rating__isnull=True).select_related("bot"):
-            ensure_rating(version)
+            ensure_rating(version=version)
             changed += 1
         listed = Exists(playing.filter(pk=OuterRef("version_id")))
         changed += Rating.objects.filter(game=game.slug, playing=True).exclude(listed).update(playing=False)

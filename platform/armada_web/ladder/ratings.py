@@ -45,7 +45,7 @@ def start_for(version: BotVersion) -> ratings.Skill:
     return start_from(predecessor(version))
 
 
-def ensure_rating(version: BotVersion) -> Rating:
+def ensure_rating(*, version: BotVersion) -> Rating:
     """The version's Rating row, created at its placement start when it has none (flagged
     `playing` when its version plays: ladder.playing keeps the flag from then on; `placed` when it
     starts from a predecessor, so the ladder shows it there before its first game)."""
@@ -69,7 +69,7 @@ def faulted(status: str) -> bool:
 Changes = dict[int, results.Change]
 
 
-def advance(one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
+def advance(*, one: Rating, two: Rating, match_id: int, winner: int | None, statuses: tuple[str, str],
             details: tuple[str, str], start: dict[int, ratings.Skill]) -> Changes:
     """Apply one game to two Rating objects in memory (seat 1's, seat 2's): {seat: (before, after, expected)}.
 
@@ -97,23 +97,25 @@ def rate_match(*, match: Match, seats: list[Participant], outcome: MatchOutcome)
     versions = (seats[0].version_id, seats[1].version_id)
     statuses = (outcome.players[0].status, outcome.players[1].status)
     details = (outcome.players[0].detail, outcome.players[1].detail)
-    changes = apply(match.pk, timezone.now(), versions, outcome.winner, statuses, details)  # type: ignore[arg-type]
+    changes = apply(match_id=match.pk, at=timezone.now(), versions=versions,  # type: ignore[arg-type]
+                    winner=outcome.winner, statuses=statuses, details=details)
     keep_seat_skills(seats=seats, changes=changes)
 
 
-def apply(match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
+def apply(*, match_id: int, at: datetime, versions: tuple[int, int], winner: int | None,
           statuses: tuple[str, str], details: tuple[str, str]) -> Changes:
     """Apply one finished ranked match (inside its recording transaction): {seat: its `results.Change`};
     both Rating rows locked and saved, one RatingChange per version added; a version benched by
     this match is told above (`ladder.signals.version_benched`)."""
     for version_id in versions:
         if not Rating.objects.filter(version_id=version_id).exists():
-            ensure_rating(BotVersion.objects.get(pk=version_id))
+            ensure_rating(version=BotVersion.objects.get(pk=version_id))
     rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
     one, two = rows[versions[0]], rows[versions[1]]
     start = {row.version_id: start_for(row.version) for row in (one, two) if row.games == 0}
     benched = {row.version_id for row in (one, two) if row.benched}
-    changes = advance(one, two, match_id, winner, statuses, details, start)
+    changes = advance(one=one, two=two, match_id=match_id, winner=winner, statuses=statuses, details=details,
+                      start=start)
     for row in (one, two):
         row.save()
         RatingChange.objects.create(version_id=row.version_id, match_id=match_id, mu=row.mu, sigma=row.sigma, at=at,

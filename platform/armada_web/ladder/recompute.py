@@ -65,7 +65,8 @@ def recompute() -> dict[str, Any]:
             winner = (match.outcome or {}).get("winner")
             statuses = (players[0].status, players[1].status)
             details = (players[0].detail, players[1].detail)
-            result = ratings.advance(one, two, match.pk, winner, statuses, details, start)
+            result = ratings.advance(one=one, two=two, match_id=match.pk, winner=winner, statuses=statuses,
+                                     details=details, start=start)
             for p, row in zip(players, (one, two), strict=True):
                 set_seat_skills(seat=p, change=result[p.seat])
                 touched.append(p)

@@ -54,6 +54,11 @@ class MatchAdmin(ModelAdmin):
     paginator = CappedPaginator
     show_full_result_count = False
 
+    def has_delete_permission(self, request: Any, obj: Match | None = None) -> bool:
+        """Never: a deleted match would take its rating changes with it and leave the ratings as they
+        were; staff void a match instead (services.void_by_staff), which recomputes them."""
+        return False
+
     @admin.action(description="Void the selected matches (no result; ratings recomputed without them)")
     def void(self, request: Any, queryset: QuerySet[Match]) -> None:
         done = sum(services.void_by_staff(match=match, reason=f"by {request.user.username}") for match in queryset)

@@ -97,9 +97,8 @@ class SeasonAdmin(ModelAdmin):
         return [*fixed, *self.readonly_fields]
 
     def has_delete_permission(self, request: Any, obj: Season | None = None) -> bool:
-        """Only a season that has not closed may be deleted: a closed one's entries, finals and final
-        standings (and the integrity checks' audit of it) stay for good (docs/seasons.md)."""
-        if obj is not None and obj.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+        """As services.may_delete says (a closed season stays)."""
+        if obj is not None and not services.may_delete(season=obj):
             return False
         return super().has_delete_permission(request, obj)
 

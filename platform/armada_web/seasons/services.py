@@ -182,6 +182,12 @@ def set_team_rules(*, season: Season, team_max_members: Any = None, one_team_per
     return locked
 
 
+def may_delete(*, season: Season) -> bool:
+    """Only a season that has not closed may be deleted: a closed one's entries, finals and final
+    standings (and the integrity checks' audit of it) stay for good (docs/seasons.md)."""
+    return season.state in (SeasonState.UPCOMING, SeasonState.OPEN)
+
+
 def _locked(season: Season) -> Season:
     return Season.objects.select_for_update().get(pk=season.pk)
 

@@ -292,7 +292,8 @@ class History:
               statuses: tuple[str, str], details: tuple[str, str], seats: list[dict[str, Any]]) -> None:
         rows = [self._row(v) for v in pair]
         start = {row.version_id: self.start_of(v) for row, v in zip(rows, pair, strict=True) if row.games == 0}
-        changes = advance(rows[0], rows[1], match_id, winner, statuses, details, start)
+        changes = advance(one=rows[0], two=rows[1], match_id=match_id, winner=winner, statuses=statuses,
+                          details=details, start=start)
         for number, (row, seat) in enumerate(zip(rows, seats, strict=True), start=1):
             before, after, expected = changes[number]
             seat.update(mu_before=before.mu, sigma_before=before.sigma, mu_after=after.mu, sigma_after=after.sigma,
