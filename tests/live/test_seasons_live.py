@@ -78,8 +78,8 @@ def test_a_whole_season_on_a_live_site(live_site):
     assert again.returncode == 1 and "only an open season can be closed" in again.stderr
     short = {"ARMADA_FINALS_CUTS": "0.4", "ARMADA_FINALS_KEEP_MIN": "2"}
     started = season(live_site, "finals", "live-s1", "--stages", "3", "--games", "2", env=short)
-    assert started.stdout.strip().splitlines()[0] == ("season live-s1 is in its finals: 4 entries, 3 stages of 2 "
-                                                      "games per entry, 9 matches"), started.stderr
+    assert started.stdout.strip().split("; ")[0] == ("season live-s1 is in its finals: 4 entries, 3 stages of 2 "
+                                                     "games per entry, 9 matches"), started.stderr
     status, detail = call(live_site, "GET", "/api/seasons/live-s1/")
     assert detail["state"] == "finals" and detail["finals"]["matches_total"] == 9
 

@@ -101,7 +101,7 @@ class Command(BaseCommand):
             return (f"season {season.slug} is in its finals: {season.entries.count()} entries, {stages} "
                     f"stage{'s' if stages != 1 else ''} of {games} game{'s' if games != 1 else ''} "
                     f"per entry, {season.matches_total} match{'es' if season.matches_total != 1 else ''}"
-                    + (f"\n{outlook}" if outlook else ""))
+                    + (f"; {outlook}" if outlook else ""))
         season = services.finish_season(season=season)
         return f"season {season.slug} is finished: {_standings(season)}"
 
