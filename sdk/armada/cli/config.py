@@ -202,10 +202,20 @@ def resolve_server(server_arg: str | None) -> str:
     return normalize_server(chosen)
 
 
+def looks_like_token(text: str) -> bool:
+    """Whether `text` could be an API token: one word of visible ASCII (the site's are hex digits)."""
+    return text.isascii() and text.isprintable() and " " not in text
+
+
 def settings(server_arg: str | None) -> Settings:
-    """Server and token for a command. A stored token is only ever sent to the server it came from."""
+    """Server and token for a command. A stored token is only ever sent to the server it came from;
+    CliError for an `ARMADA_TOKEN` that cannot be a token (before, an accented letter in it read as
+    "cannot reach" the server)."""
     server = resolve_server(server_arg)
     env_token = os.environ.get(TOKEN_ENV, "").strip()
+    if env_token and not looks_like_token(env_token):
+        raise CliError(f"{TOKEN_ENV} is not a token: a token is one word of letters and digits, as the site shows "
+                       f"it; set {TOKEN_ENV} to one, or unset it to use the one `armada login` stores")
     if env_token:
         return Settings(server, env_token, None)
     credentials = load_credentials()

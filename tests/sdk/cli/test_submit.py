@@ -128,7 +128,7 @@ def test_submit_creates_the_bot_uploads_and_waits(logged_in: FakeSite, bot_dir: 
     assert site.paths()[:5] == ["GET /api/version/", "GET /api/me/", "GET /api/bots/", "POST /api/bots/",
                                 "POST /api/bots/1/versions/"]
     assert set(site.paths()[5:]) == {"GET /api/versions/100/"}
-    assert site.seen("GET", "/api/bots/")[0].query == {"game": ["galaxy"], "owner": ["alice"], "name": ["mybot"]}
+    assert site.seen("GET", "/api/bots/")[0].query == {"game": ["galaxy"], "name": ["mybot"]}
     assert site.seen("POST", "/api/bots/")[0].json() == {"name": "mybot", "game": "galaxy",
                                                          "description": "my first bot"}
     for request in site.requests[1:]:
@@ -503,10 +503,11 @@ def test_a_name_from_the_folder_taken_by_another_says_to_pass_bot(logged_in: Fak
     capsys.readouterr()
     assert main(["submit", "mybot"]) == 2
     err = capsys.readouterr().err.splitlines()[-1]
-    assert err == ("armada: error: cannot create bot mybot: the name 'mybot' is taken for Galaxy; choose another "
-                   "(HTTP 409): the name came from mybot; pass --bot NAME for another")
+    assert err == ("armada: error: the bot mybot is team bob's, a team you are not in (the name came from mybot): "
+                   "pass --bot NAME for a bot of your own")
     assert main(["submit", "mybot", "--bot", "mybot"]) == 2  # a name you chose: the site's words are enough
-    assert capsys.readouterr().err.endswith("choose another (HTTP 409)\n")
+    assert capsys.readouterr().err.endswith("a team you are not in: pass --bot NAME for a bot of your own\n")
+    assert logged_in.seen("POST", "/api/bots/") == [] and logged_in.seen("POST", "/api/bots/1/versions/") == []
 
 
 @pytest.mark.parametrize(("source", "game"), [
@@ -586,3 +587,16 @@ def test_a_path_that_is_no_bot_is_refused_before_any_name_is_said(logged_in: Fak
     err = capsys.readouterr().err
     assert "bot name" not in err and err.startswith("armada: error:")
     assert logged_in.requests == []  # nothing asked of the site either
+
+
+def test_a_token_with_letters_no_token_has_is_named_not_sent(site: FakeSite, home: Path,
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: ARMADA_TOKEN='ü€bad' said "cannot reach" the server (the header could not
+    be encoded), as if the site were down."""
+    monkeypatch.setenv("ARMADA_TOKEN", "ü€bad")
+    monkeypatch.setenv("ARMADA_SERVER", site.url)
+    assert _submit() == 2
+    err = capsys.readouterr().err
+    assert "ARMADA_TOKEN is not a token" in err and "cannot reach" not in err
+    assert site.requests == []

@@ -108,11 +108,46 @@ def test_a_name_taken_by_your_teams_bot_says_to_pass_its_team(logged_in: FakeSit
     logged_in.bots.append({"id": 1, "name": "redbot", "game": "galaxy", "owner": "bob",  # bob made it
                            "team": {"id": 2, "name": "Red Fleet"}, "description": "", "active_version": None,
                            "retired": False})
-    # your own team (personal): the name is the team's bot's
+    # your own team (personal) chosen: the bot is the team's, said with how to upload to it
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "redbot", "--team", "alice"]) == 2
     err = capsys.readouterr().err
-    assert "cannot create bot redbot: the name 'redbot' is taken for Galaxy" in err
-    assert "(a bot of your team: --team 'Red Fleet')" in err
+    assert ("the bot redbot is one of your team Red Fleet's bots, not your own bots: pass --team 'Red Fleet' (or "
+            "leave --team out) to upload to it") in err
+    assert not logged_in.seen("POST", "/api/bots/1/versions/")
+    # without --team (none remembered now: the refused run remembered alice, your own bots), it goes to it
+    config.save_default_team("")
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "redbot", "--no-wait"]) == 0
+    assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 1 and not logged_in.seen("POST", "/api/bots/")
+
+
+def test_a_remembered_team_does_not_stop_an_upload_to_your_own_bot(logged_in: FakeSite,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: after `submit fleetbot --team "Red Fleet"`, `armada submit alicebot` (a bot of
+    the personal team) was refused: "the bot alicebot belongs to another team (alice), not Red Fleet"."""
+    logged_in.teams.append({"id": 2, "name": "Red Fleet", "personal": False, "archived": False,
+                            "members": [{"username": "alice"}], "join_key": "KEY"})
+    logged_in.bots.append({"id": 1, "name": "alicebot", "game": "galaxy", "owner": "alice",
+                           "team": {"id": 1, "name": "alice"}, "description": "", "active_version": None,
+                           "retired": False})
+    config.save_default_team("id:2")
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "alicebot", "--no-wait"]) == 0
+    err = capsys.readouterr().err
+    assert ("the bot alicebot is one of your own bots, not team Red Fleet's (remembered from your last --team): "
+            "uploading to it") in err
+    assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 1 and not logged_in.seen("POST", "/api/bots/")
+    assert config.default_team() == "id:2"  # still the default for new bots
+
+
+def test_a_bot_of_a_team_you_left_is_named_as_such(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: a removed member's `armada submit fleetbot` said the name was taken and
+    to pass --bot, not that the bot is a team's the member is no longer in."""
+    logged_in.bots.append({"id": 1, "name": "fleetbot", "game": "galaxy", "owner": "alice",
+                           "team": {"id": 2, "name": "Red Fleet"}, "description": "", "active_version": None,
+                           "retired": False})
+    assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "fleetbot", "--no-wait"]) == 2
+    assert ("the bot fleetbot is team Red Fleet's, a team you are not in: pass --bot NAME for a bot of your own"
+            in capsys.readouterr().err)
+    assert not logged_in.seen("POST", "/api/bots/1/versions/") and not logged_in.seen("POST", "/api/bots/")
 
 
 def test_a_team_named_with_digits_is_found_by_its_name_then_by_id(logged_in: FakeSite,

@@ -15,6 +15,7 @@ from armada.cli.config import (
     DEFAULT_SERVER,
     TOKEN_ENV,
     Credentials,
+    looks_like_token,
     normalize_server,
     resolve_server,
     save_credentials,
@@ -109,7 +110,7 @@ def read_token() -> str:
     token = token.strip()
     if not token:
         raise CliError("no token given (copy it from your profile page on the site when you create it)")
-    if not token.isascii() or not token.isprintable() or " " in token:
+    if not looks_like_token(token):
         raise CliError("that is not a token: a token is one word of letters and digits, as the site shows it")
     return token
 

@@ -156,17 +156,7 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
                           f"another (--team {username} for your own bots)") from None
     if args.team:
         save_default_team(f"id:{team['id']}" if team else args.team)  # by id: a rename keeps it
-    if team is None or team.get("personal"):
-        target = find_bot(client, args.game, username, args.bot) or create_bot(
-            client, args.game, args.bot, args.description, shared_teams=_shared_names(me),
-            named_from=getattr(args, "bot_from", None))
-    else:
-        if remembered is not None:  # said: a new bot of a shared team never moves out of it
-            print(f"armada: team {team['name']} (remembered from your last --team; --team {username} for your "
-                  "own bots)", file=sys.stderr)
-        target = find_team_bot(client, args.game, team, args.bot) or create_bot(
-            client, args.game, args.bot, args.description, team_id=int(team["id"]), team_name=str(team["name"]),
-            named_from=getattr(args, "bot_from", None))
+    target = _target(client, args, me, team, remembered=remembered is not None)
     size = len(upload.data)
     unit_name = "MiB" if size >= 10 * MIB else "KiB"  # "0/2 MiB" says little of 1.3 MiB
     # The bar counts bytes and shows them as the size beside it is shown (_bar_figure): never past it.
@@ -276,14 +266,66 @@ def _bar_figure(count: int, size: int) -> str:
     return str(-(-size // 1024) if whole else count // 1024)
 
 
-def find_bot(client: ApiClient, game: str, owner: str, name: str) -> Target | None:
-    """The user's bot of that game and name, found by the list's filters and a name match in any case
-    (the site's names are unique whatever the case: `RACE` is the bot `race`, not a new bot)."""
-    for bot in client.pages("/api/bots/", {"game": game, "owner": owner, "name": name}):
-        if (str(bot.get("name", "")).lower() == name.lower() and bot.get("game", game) == game
-                and _owned_by(bot.get("owner"), owner)):
-            return Target(int(bot["id"]), str(bot["name"]), game)
+def _target(client: ApiClient, args: argparse.Namespace, me: dict[str, Any], team: dict[str, Any] | None, *,
+            remembered: bool) -> Target:
+    """The bot the upload goes to: the existing bot of that name (`existing_target`), else one made
+    now for `team` (a shared one) or your personal team."""
+    existing = find_named_bot(client, args.game, args.bot)
+    named_from = getattr(args, "bot_from", None)
+    shared = team if team is not None and not team.get("personal") else None
+    held = existing.get("team") if existing is not None else None
+    if remembered and shared is not None and (existing is None or (
+            isinstance(held, dict) and held.get("id") == shared.get("id"))):
+        # said: a new bot of a shared team never moves out of it
+        print(f"armada: team {shared['name']} (remembered from your last --team; --team {me.get('username')} for "
+              "your own bots)", file=sys.stderr)
+    if existing is not None:
+        return existing_target(existing, me, team, explicit=bool(args.team), named_from=named_from)
+    if shared is None:
+        return create_bot(client, args.game, args.bot, args.description, shared_teams=_shared_names(me),
+                          named_from=named_from)
+    return create_bot(client, args.game, args.bot, args.description, team_id=int(shared["id"]),
+                      team_name=str(shared["name"]), named_from=named_from)
+
+
+def find_named_bot(client: ApiClient, game: str, name: str) -> dict[str, Any] | None:
+    """The site's bot of that game and name, whoever's (names are unique per game whatever the case:
+    `RACE` is the bot `race`, not a new bot), as the bot list gives it; None when there is none."""
+    for bot in client.pages("/api/bots/", {"game": game, "name": name}):
+        if str(bot.get("name", "")).lower() == name.lower() and bot.get("game", game) == game:
+            return dict(bot)
     return None
+
+
+def existing_target(bot: dict[str, Any], me: Any, team: dict[str, Any] | None, *, explicit: bool,
+                    named_from: str | None = None) -> Target:
+    """Where an upload to an existing bot goes: the bot itself when it is one of your teams' (a
+    remembered --team does not stop an upload to your own bot of another team: it is said on
+    stderr); RemoteError when --team names another of your teams, or the bot is no team's of yours."""
+    name, target = str(bot.get("name")), Target(int(bot["id"]), str(bot.get("name")), str(bot.get("game")))
+    held = bot.get("team") if isinstance(bot.get("team"), dict) else None
+    username = me.get("username") if isinstance(me, dict) else None
+    if held is None:  # an older site without teams: your own bot, or another's name
+        if _owned_by(bot.get("owner"), str(username)):
+            return target
+        raise RemoteError(f"the bot {name} is another user's: pass --bot NAME for a bot of your own")
+    teams = me.get("teams") if isinstance(me, dict) else None
+    mine = {t.get("id"): t for t in teams if isinstance(t, dict)} if isinstance(teams, list) else {}
+    if team is not None and held.get("id") == team.get("id"):
+        return target
+    if held.get("id") not in mine:
+        came = f" (the name came from {named_from})" if named_from else ""
+        raise RemoteError(f"the bot {name} is team {held.get('name', '?')}'s, a team you are not in{came}: pass "
+                          f"--bot NAME for a bot of your own")
+    shown = "your own bots" if mine[held.get("id")].get("personal") else f"your team {held.get('name')}'s bots"
+    chosen = "your own bots" if team is not None and team.get("personal") else f"team {(team or {}).get('name')}'s"
+    if explicit and team is not None:
+        raise RemoteError(f"the bot {name} is one of {shown}, not {chosen}: pass --team {held.get('name')!r} (or "
+                          f"leave --team out) to upload to it, or --bot NAME for a new bot")
+    if team is not None:
+        print(f"armada: the bot {name} is one of {shown}, not {chosen} (remembered from your last --team): "
+              f"uploading to it", file=sys.stderr)
+    return target
 
 
 def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
@@ -301,18 +343,6 @@ def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
     shown = f"with id {name[3:]}" if name.startswith("id:") else f"named {name!r}"
     raise RemoteError(f"you are in no team {shown} on {server} (`armada team show` lists yours)")
 
-
-
-def find_team_bot(client: ApiClient, game: str, team: dict[str, Any], name: str) -> Target | None:
-    """The team's bot of that game and name; RemoteError when another team holds the name."""
-    for bot in client.pages("/api/bots/", {"game": game, "name": name}):
-        if str(bot.get("name", "")).lower() != name.lower() or bot.get("game", game) != game:
-            continue
-        held: dict[str, Any] = bot["team"] if isinstance(bot.get("team"), dict) else {}
-        if held.get("id") == team.get("id"):
-            return Target(int(bot["id"]), str(bot["name"]), game)
-        raise RemoteError(f"the bot {name} belongs to another team ({held.get('name', '?')}), not {team['name']}")
-    return None
 
 
 def _owned_by(value: object, username: str) -> bool:
