@@ -12,7 +12,9 @@ from armada_web.web.admin import ModelAdmin
 
 class ComputedAdmin(ModelAdmin):
     """Rows the ladder computes from the recorded matches (a rating, a league line): shown, never
-    typed in, edited or deleted here; staff void a match instead, which recomputes them."""
+    typed in, edited or deleted on their own pages; staff void a match instead, which recomputes
+    them. They still go with a bot or a version deleted on its page (the admin asks this permission
+    of every row a delete takes with it)."""
 
     def has_add_permission(self, request: Any) -> bool:
         return False
@@ -21,7 +23,10 @@ class ComputedAdmin(ModelAdmin):
         return False
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
+        own = f"{self.opts.app_label}_{self.opts.model_name}_"
+        if (getattr(request.resolver_match, "url_name", None) or "").startswith(own):
+            return False
+        return super().has_delete_permission(request, obj)
 
 
 @admin.register(Rating)
