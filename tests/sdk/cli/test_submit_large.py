@@ -137,7 +137,8 @@ def test_a_folder_past_the_unpacked_limit_is_refused_before_reading_with_sizes_a
         zip_folder(folder)
     message = str(refused.value)
     assert f"{folder}: its files hold 262144012 bytes (250.0 MiB) and a version unpacks to at most 209715200 " \
-           "bytes (200.0 MiB); nothing was sent; its largest files: weights.bin (250.0 MiB), main.py (1 KiB)" in message
+           "bytes (200.0 MiB); nothing was sent; its largest files: weights.bin (250.0 MiB), main.py (12 bytes)" \
+        in message
     assert "To fit, shrink it: export the model to ONNX" in message
 
 
@@ -191,3 +192,13 @@ def test_a_zip_the_site_would_refuse_is_refused_before_a_bot_is_made(
     (folder / "embeddings.bin").write_bytes(random.Random(2).randbytes(4_500_000))
     assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
     assert "zip too large when extracted: 45" in capsys.readouterr().err and logged_in.bots == []
+
+
+@pytest.mark.parametrize(("count", "shown"), [(1, "1 byte"), (46, "46 bytes"), (1023, "1023 bytes"), (1024, "1 KiB"),
+                                              (1025, "2 KiB"), (MIB, "1.0 MiB")])
+def test_sizes_under_a_kib_are_said_in_bytes(count: int, shown: str) -> None:
+    """A competitor's trial: the size refusal listed `armada.json (1 KiB)` for a 46-byte file."""
+    from armada.sizes import with_bytes
+
+    assert human_size(count) == shown
+    assert with_bytes(count) == (shown if count < 1024 else f"{count} bytes ({shown})")
