@@ -1,5 +1,5 @@
-"""`/api/versions/{id}/` (public status; the log for owner and staff), its `source/` and its validation
-game's `replay/` (owner and staff)."""
+"""`/api/versions/{id}/` (public status; the log and who uploaded it for its team and staff), its `source/`
+and its validation game's `replay/` (owner and staff)."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ class ResourcesSerializer(serializers.Serializer):
 
 
 class VersionSerializer(serializers.Serializer):
-    """A version as the API shows it to the request's user: `log`, `sha256` and `resources` only to its
-    team and staff."""
+    """A version as the API shows it to the request's user: `log`, `sha256`, `resources` and `uploaded_by`
+    only to its team and staff."""
 
     id = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
@@ -57,6 +57,10 @@ class VersionSerializer(serializers.Serializer):
     active = serializers.SerializerMethodField()
     resources = ResourcesSerializer(source="*", required=False, help_text="what its validation used against the "
                                     "budgets: team and staff only (a model's size shows in it)")
+    uploaded_by = serializers.CharField(source="uploaded_by.username", allow_null=True, required=False,
+                                        help_text="the username of the team's member who uploaded it: team and "
+                                        "staff only; null for a version from before it was recorded, or once "
+                                        "that account was deleted")
     url = serializers.SerializerMethodField()
     log = serializers.CharField(required=False, help_text="the bot's stderr tail: owner and staff only")
 
@@ -74,11 +78,12 @@ class VersionSerializer(serializers.Serializer):
             data.pop("log", None)
             data.pop("sha256", None)
             data.pop("resources", None)
+            data.pop("uploaded_by", None)
         return data
 
 
 class VersionView(APIView):
-    """One bot version: status and validation detail (public), the bot's log (owner and staff)."""
+    """One bot version: status and validation detail (public), the bot's log and its uploader (owner and staff)."""
 
     permission_classes = [AllowAny]
 

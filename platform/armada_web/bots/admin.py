@@ -60,9 +60,9 @@ class BotVersionAdmin(ModelAdmin):
     search_fields = ["bot__name", "bot__owner__username", "sha256", "detail"]
     # Its status moves only through validation (the action below): an edit would skip the bot's active
     # version and the apps above (a review).
-    readonly_fields = ["bot", "number", "status", "detail", "archive_file", "sha256", "size", "files", "orders",
-                       "race_name", "engine_version", "attempts", "created", "queued", "started", "finished", "log",
-                       "replay_file"]
+    readonly_fields = ["bot", "number", "uploaded_by", "status", "detail", "archive_file", "sha256", "size", "files",
+                       "orders", "race_name", "engine_version", "attempts", "created", "queued", "started", "finished",
+                       "log", "replay_file"]
     actions = ["rerun_validation"]
     exclude = ["archive", "replay"]
 

@@ -86,6 +86,10 @@ class BotVersion(models.Model):
     sha256 = models.CharField(max_length=64, help_text="of the normalised archive: same files, same hash")
     size = models.PositiveIntegerField(help_text="bytes uploaded")
     files = models.PositiveIntegerField(default=0, help_text="files in the archive")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+", help_text="the team's member who uploaded it (team and staff "
+                                    "only); empty for a version from before it was recorded, or once that "
+                                    "account was deleted")
     status = models.CharField(max_length=12, choices=VersionStatus.choices, default=VersionStatus.PENDING)
     detail = models.CharField(max_length=500, blank=True, help_text="one line: why invalid or error")
     log = models.TextField(blank=True, help_text="the bot's stderr tail from validation (owner and staff only)")

@@ -46,7 +46,8 @@ def versions_of(bot: Bot) -> QuerySet[BotVersion]:
 
 def version_for(version_id: int) -> BotVersion | None:
     """A version anyone may see (status and detail are public; logs and sources are not)."""
-    return BotVersion.objects.select_related("bot", "bot__owner", "bot__team").filter(pk=version_id).first()
+    rows = BotVersion.objects.select_related("bot", "bot__owner", "bot__team", "uploaded_by")
+    return rows.filter(pk=version_id).first()
 
 
 def private_version_for(user: Any, version_id: int) -> BotVersion | None:

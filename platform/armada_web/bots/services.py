@@ -144,7 +144,8 @@ def _store_version(*, bot: Bot, user: User, bundle: Bundle) -> BotVersion:
                 raise Invalid(f"this is the same code as version {newest.number} (the newest); nothing was uploaded")
             number = (locked.versions.aggregate(n=Max("number"))["n"] or 0) + 1
             version = BotVersion(bot=locked, number=number, sha256=bundle.sha256, size=bundle.uploaded_bytes,
-                                 files=bundle.files, status=VersionStatus.PENDING, queued=timezone.now())
+                                 files=bundle.files, uploaded_by=user, status=VersionStatus.PENDING,
+                                 queued=timezone.now())
             try:
                 version.archive.name = storage.save_archive(version, bundle.file)
             except OSError as exc:

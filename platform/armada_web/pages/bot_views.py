@@ -85,8 +85,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     numbers = {name: page_number(request.GET.get(name), name) for name in ("versions", "opponents")}
     bot = get_object_or_404(queries.bots(), pk=pk)
     versions = keyed_page(queries.versions_of(bot).values_list("pk", flat=True),
-                          lambda ids: bot.versions.filter(pk__in=ids), numbers["versions"], VERSIONS_PER_PAGE,
-                          key=lambda v: v.pk, name="versions")
+                          lambda ids: bot.versions.select_related("uploaded_by").filter(pk__in=ids),
+                          numbers["versions"], VERSIONS_PER_PAGE, key=lambda v: v.pk, name="versions")
     allowed = actions(user=request.user, bot=bot, versions=versions.rows)
     game = spec(bot.game)
     place = standing(bot, PER_PAGE)
