@@ -274,8 +274,9 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
             exchange = session.ask(message)
             if exchange.fault is not None:
                 if request.answer is None and request.fault.startswith(exchange.fault.status):
-                    report.agreed += 1  # it fails here as it failed on the server
-                    report.turns.add(request.turn)
+                    # it fails here as it failed on the server: a request agreed, not a turn played
+                    # (the match's turns are the ones played, one fewer: "all 34 turns agree" for 34)
+                    report.agreed += 1
                     report.crashed = f"turn {request.turn}: {exchange.fault.status}: {exchange.fault.detail}"
                     break
                 was = request.fault or ("replied" if request.answer is not None else "")

@@ -198,7 +198,9 @@ def test_a_server_crash_reproduces(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("all 1 turns agree (4 requests)")  # turn 2's reply was never kept
     assert main(["replay", str(path), "--rerun", "2", str(bots[2])]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("all 2 turns agree (") and "failed as on the server (turn 2: crashed" in out
+    # the turns played agree (1, the result's turns, as the match page says); it failed in the next
+    assert outcome.result.turns == 1
+    assert out.startswith("all 1 turns agree (") and "failed as on the server (turn 2: crashed" in out
     assert "boom at turn 2" in out
     # the same bot fixed: it answers where the server saw a crash
     assert main(["replay", str(path), "--rerun", "2", str(galaxy_bot(tmp_path / "fixed"))]) == 1
