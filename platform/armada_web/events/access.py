@@ -7,6 +7,8 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from django.db.models import Q, QuerySet
+
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import bots_of
 from armada_web.events.models import Event, EventState
@@ -29,6 +31,23 @@ def is_member(*, user: Any, event: Event) -> bool:
     return bool(event.owner_id == user.pk or event.entries.filter(owner=user).exists()
                 or event.entries.filter(team_id__in=team_ids(user=user)).exists()
                 or invited_team_ids(user=user, event=event))
+
+
+def member_q(*, user: Any) -> Q:
+    """The events `user` may see, as a filter over events: the public ones and those `is_member`
+    says `user` is a member of (staff aside: `can_see`). Event lists and the matches of private
+    events (`matches.access`, which the events app gives this rule) both use it."""
+    shown = Q(public=True)
+    if user is not None and getattr(user, "is_authenticated", False):
+        teams = team_ids(user=user)
+        shown |= (Q(owner=user.pk) | Q(entries__owner=user.pk) | Q(entries__team__in=teams)
+                  | Q(invitations__team__in=teams))
+    return shown
+
+
+def seen_event_ids(user: Any) -> QuerySet[Any]:
+    """The ids of the events `user` may see (`member_q`), for `matches.access`."""
+    return Event.objects.filter(member_q(user=user)).values("pk")
 
 
 def can_see(*, user: Any, event: Event) -> bool:

@@ -11,7 +11,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from armada_web.events.access import can_see, invite_matches
+from armada_web.events.access import can_see, invite_matches, member_q
 from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventGame, EventState
 from armada_web.matches import access as matches_access
@@ -45,11 +45,7 @@ def visible_event(*, user: Any, slug: str, invite: Any = None) -> Event:
 def visible_events(user: Any) -> QuerySet[Event]:
     """Public events and those `user` is a member of (`access.is_member`), newest first, each with
     its count of entries (`entry_count`: one query for a whole list)."""
-    shown = Q(public=True)
-    if user is not None and getattr(user, "is_authenticated", False):
-        teams = team_ids(user=user)
-        shown |= (Q(owner=user) | Q(entries__owner=user) | Q(entries__team__in=teams)
-                  | Q(invitations__team__in=teams))
+    shown = member_q(user=user)
     entries = (EventEntry.objects.filter(event=OuterRef("pk")).order_by().values("event")
                .annotate(n=Count("pk")).values("n"))
     return (Event.objects.filter(shown).distinct().select_related("owner")

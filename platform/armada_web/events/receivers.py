@@ -21,6 +21,8 @@ from armada.referee.match import MatchOutcome
 from armada_web.bots.models import Bot
 from armada_web.bots.signals import bot_moving
 from armada_web.events import matchmaking, services
+from armada_web.events.access import seen_event_ids
+from armada_web.matches import access as matches_access
 from armada_web.matches.models import Match, MatchKind, Participant
 from armada_web.matches.signals import match_recorded, match_voided
 from armada_web.teams.models import Team
@@ -51,6 +53,7 @@ def forget_deleted_member(sender: Any, instance: Any, **_: Any) -> None:
 
 
 def connect() -> None:
+    matches_access.events_seen(seen_event_ids)  # who sees a private event's matches: the events' rule
     match_recorded.connect(count_event_match, sender=Match, dispatch_uid="events.count_event_match")
     match_voided.connect(uncount_voided_event_match, sender=Match, dispatch_uid="events.uncount_voided_event_match")
     bot_moving.connect(check_bot_move, sender=Bot, dispatch_uid="events.check_bot_move")

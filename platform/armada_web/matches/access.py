@@ -4,9 +4,10 @@ team, the members of the teams it invited) and staff only, the rule of `events.a
 anyone else such a match does not exist: its page, API detail and replay answer as for a missing
 match, and no list shows it.
 
-The rule reads the events' rows through the match's reverse relation (`event_game`), by name, so
-this layer imports nothing above it; a match of kind `event` that no event game names any more (an
-earlier try of a game that was made again) belongs to no visible event and shows to staff only.
+The events app registers its rule (`events.access.member_q`) here when it loads (`events_seen`),
+so this layer imports nothing above it and the rule is written once; a match of kind `event` that
+no event game names any more (an earlier try of a game that was made again) belongs to no visible
+event and shows to staff only, as every event match does while no rule is registered.
 
 What the public sees of a bot counts no such match either (`public`, `private_event`): its kept
 record and head-to-head (`tallies`), its records by version and opponent, its last faults.
@@ -14,31 +15,31 @@ record and head-to-head (`tallies`), its records by version and opponent, its la
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from armada_web.matches.models import Match, MatchKind
-from armada_web.teams.access import team_ids
 from armada_web.web.roles import is_staff
 
-
-def _event_model() -> Any:
-    """The event model, read through the match's reverse relation (`event_game.event`), not imported."""
-    return Match._meta.get_field("event_game").related_model._meta.get_field("event").related_model
+#: "events" -> function(user) -> the ids of the events `user` may see (registered from above).
+_seen: dict[str, Callable[[Any], QuerySet[Any]]] = {}
 
 
-def _events_seen(*, user: Any) -> QuerySet[Any] | None:
+def events_seen(seen: Callable[[Any], QuerySet[Any]]) -> None:
+    """Register the events' rule: `seen(user)`, the ids of the events whose matches `user` may see
+    (idempotent; the events app does it when it loads)."""
+    _seen["events"] = seen
+
+
+def _events_seen(*, user: Any) -> QuerySet[Any] | list[int] | None:
     """The ids of the events whose matches `user` may see (a subquery over the events, which are
-    few beside their matches); None for staff, who see every match."""
+    few beside their matches); None for staff, who see every match; none while no rule is registered."""
     if is_staff(user):
         return None
-    shown = Q(public=True)
-    if user is not None and getattr(user, "is_authenticated", False):
-        teams = team_ids(user=user)
-        shown |= (Q(owner=user.pk) | Q(entries__owner=user.pk) | Q(entries__team__in=teams)
-                  | Q(invitations__team__in=teams))
-    return _event_model().objects.filter(shown).values("pk")  # type: ignore[no-any-return]
+    seen = _seen.get("events")
+    return seen(user) if seen is not None else []
 
 
 def visible(queryset: QuerySet[Any], *, user: Any, column: str = "pk") -> QuerySet[Any]:
