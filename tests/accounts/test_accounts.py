@@ -49,6 +49,61 @@ def test_sign_up_refuses_a_username_a_link_would_break(client, name):
     assert not User.objects.filter(username=name).exists()
 
 
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("\u0430licetb", "'\u0430' at 1 is Cyrillic"),  # a Cyrillic "a", then Latin
+    ("alic\u0435tb", "'\u0435' at 5 is Cyrillic"),
+    ("\u043f\u0430\u0432\u0435l", "'l' at 5 is Latin"),  # mostly Cyrillic: the Latin letter is the odd one
+    ("\u03bfmega", "'\u03bf' at 1 is Greek"),  # a Greek omicron
+])
+def test_sign_up_refuses_a_username_that_mixes_alphabets(client, make_user, name, said):
+    """A competitor's trial signed up `\u0430licetb` (a Cyrillic "a") beside `alicetb`: the new account's
+    personal team took that name too, which a team's own name may not (D-S-23)."""
+    from django.contrib.auth.models import User
+
+    make_user("alicetb")
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    page = response.content.decode()
+    assert response.status_code == 200 and "the username mixes alphabets (" in page, page[-3000:]
+    assert "it could pass for another user&#x27;s name" in page and said.replace("'", "&#x27;") in page
+    assert not User.objects.filter(username=name).exists() and User.objects.count() == 1
+
+
+def test_the_admin_and_the_staff_account_refuse_a_username_that_mixes_alphabets(client, make_user):
+    """Every way to make an account names it through `check_username`; an older account keeps its name."""
+    from django.contrib.auth.models import User
+
+    from armada_web.accounts.services import ensure_superuser
+    from armada_web.web.errors import Invalid
+
+    with pytest.raises(Invalid, match="mixes alphabets"):
+        ensure_superuser(username="b\u043ess", email="", password="admin-set-pass-91")
+    staff = User.objects.create_superuser(username="boss", email="", password=PASSWORD)
+    client.force_login(staff)
+    added = client.post("/admin/auth/user/add/", {"username": "\u0430licetb", "password1": "admin-set-pass-91",
+                                                  "password2": "admin-set-pass-91", "usable_password": "true"})
+    assert added.status_code == 200 and "mixes alphabets" in added.content.decode()
+    assert not User.objects.filter(username="\u0430licetb").exists()
+    older = make_user("\u0430lice")  # made before the rule
+    form = {"username": older.username, "password": "x", "is_active": "", "date_joined_0": "2026-01-01",
+            "date_joined_1": "00:00:00", "initial-date_joined_0": "2026-01-01", "initial-date_joined_1": "00:00:00"}
+    kept = client.post(f"/admin/auth/user/{older.pk}/change/", form)
+    assert kept.status_code == 302, kept.content.decode()[:2000]
+    older.refresh_from_db()
+    assert older.username == "\u0430lice" and not older.is_active
+
+
+def test_sign_up_takes_a_username_in_one_alphabet(client):
+    from django.contrib.auth.models import User
+
+    for name in ("\u0430\u043b\u0438\u0441\u0430", "caf\u00e9_7"):  # "алиса", "café_7"
+        client.post("/accounts/logout/")
+        response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                      "password1": PASSWORD, "password2": PASSWORD})
+        assert response.status_code == 302, response.content.decode()[-2000:]
+        assert User.objects.filter(username=name).exists()
+
 def test_a_username_with_dots_among_other_characters_is_taken_and_linked(client):
     response = client.post("/accounts/signup/", {"username": ".a.", "email": "",
                                                   "password1": PASSWORD, "password2": PASSWORD})

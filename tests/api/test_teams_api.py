@@ -61,6 +61,34 @@ def test_a_name_far_too_long_is_refused_with_the_rule(api, make_user):
         assert answer.status_code == 400 and "must be 3 to 40 characters long" in answer.json()["detail"]
 
 
+
+def test_a_name_with_stacked_accent_marks_is_refused_and_an_accented_one_passes(api, make_user):
+    """A competitor's trial: "abc" and 35 stacked U+030D were a 201 while "e" + U+0301 was refused
+    (NFKC writes it "é"; U+030D has no letter with it built in, so NFKC left the stack as it was)."""
+    from armada_web.teams.models import Team
+
+    alice = client(api, make_user("alice"))
+    team = services.create_team(user=alice.user, name="crew")
+    for answer in (alice.post("/api/teams/", {"name": "abc" + "\u030d" * 35}, format="json"),
+                   alice.patch(f"/api/teams/{team.pk}/", {"name": "z\u0336\u0336\u0336\u0336a\u0336lgo"},
+                               format="json")):
+        assert answer.status_code == 400, answer.json()
+        assert "has stacked accent marks (" in answer.json()["detail"]
+    assert list(Team.objects.filter(personal=False).values_list("name", flat=True)) == ["crew"]
+    for name in ("Café", "Équipe Rouge"):
+        assert alice.post("/api/teams/", {"name": name}, format="json").status_code == 201
+
+
+def test_a_blank_name_is_refused_in_the_rules_words(api, make_user):
+    """As the web form and the CLI say it: the rule, not DRF's "This field may not be blank."."""
+    alice = client(api, make_user("alice"))
+    team = services.create_team(user=make_user("bob"), name="crew")
+    services.join_team(user=alice.user, team=team, key=team.join_key)
+    for answer in (alice.post("/api/teams/", {"name": ""}, format="json"),
+                   alice.patch(f"/api/teams/{team.pk}/", {"name": ""}, format="json")):
+        assert answer.status_code == 400
+        assert answer.json()["detail"] == "the team's name must be 3 to 40 characters long (it has 0)"
+
 def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, armada):
     armada(team_max_members=2)
     alice, bob, carol = (client(api, make_user(n)) for n in ("alice", "bob", "carol"))

@@ -172,6 +172,7 @@ def test_a_game_recorded_as_its_event_finishes_on_another_connection_neither_dea
     ({"name": "Friday \u202ebulc"}, "direction marks"),  # a right-to-left override turns the text after it
     ({"name": "Friday \u2067club"}, "direction marks"),
     ({"name": "Friday\u200f club"}, "direction marks"),
+    ({"name": "Friday c\u0336\u0336\u0336lub"}, "has stacked accent marks (3 on one letter"),  # "Zalgo"
     ({"game": "chess"}, "unknown game"),
     ({"format": "swiss"}, "format must be one of"),
     ({"games_per_pair": 0}, "games_per_pair must be a whole number from 1 to 10"),

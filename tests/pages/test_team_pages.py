@@ -170,6 +170,30 @@ def test_a_new_team_from_its_page(client, crew):
     assert client.get("/teams/new/").status_code == 302
 
 
+
+def test_the_new_team_form_says_what_the_api_says(client, crew):
+    """A competitor's trial: an empty or a 41-character name showed Django's "This field is
+    required." and "Ensure this value has at most 40 characters (it has 41).", where the API and
+    the CLI say the rule; and a name with stacked accent marks was taken (D-S-31). The page
+    shows the service's words, keeps what was typed, and makes nothing."""
+    client.force_login(crew["carol"])
+    before = Team.objects.count()
+    zalgo = "z\u0336\u0336\u0336\u0336a\u0336l\u0336go"
+    for name, said in (("", "the team&#x27;s name must be 3 to 40 characters long (it has 0)"),
+                       ("x" * 41, "the team&#x27;s name must be 3 to 40 characters long (it has 41)"),
+                       ("x" * 161, "the team&#x27;s name must be 3 to 40 characters long (it has more than 160)"),
+                       ("abc" + "\u030d" * 35, "the team&#x27;s name has stacked accent marks (35 on one letter"),
+                       (zalgo, "the team&#x27;s name has stacked accent marks (4 on one letter")):
+        answer = client.post("/teams/new/", {"name": name})
+        html = answer.content.decode()
+        assert answer.status_code == 400 and said in html, (name, html[-3000:])
+        assert "This field is required" not in html and "Ensure this value" not in html
+        assert f'value="{name}"' in html or not name  # what was typed stays in the field
+    assert Team.objects.count() == before
+    for name in ("Café", "Équipe Rouge"):
+        made = client.post("/teams/new/", {"name": name})
+        assert made["Location"] == f"/teams/{Team.objects.get(name=name).pk}/"
+
 def test_a_bot_moves_from_its_page(client, crew, valid_version):
     alice, team = crew["alice"], crew["team"]
     solo = valid_version(alice, "solo")

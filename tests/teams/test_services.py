@@ -76,6 +76,25 @@ def test_a_name_that_would_pass_for_another_teams_is_refused(make_user, name, sa
         services.create_team(user=make_user(f"user{number}"), name=fine)
 
 
+
+@pytest.mark.parametrize("name", ["abc" + "\u030d" * 35, "z\u0336\u0336\u0336\u0336a\u0336l\u0336go",
+                                  "Red\u0301\u0300\u0302 Fleet", "Tea\u20dd\u20dd\u20dd"])
+def test_a_name_with_stacked_accent_marks_is_refused(make_user, name):
+    """A competitor's trial: 35 marks on one letter (U+030D, which no letter has built in, so NFKC
+    leaves it) spilled over the rows around the name; "e" + U+0301 was refused only because NFKC
+    writes it "é" (D-S-31)."""
+    with pytest.raises(Invalid, match=r"the team's name has stacked accent marks \(\d+ on one letter, at most 2"):
+        services.create_team(user=make_user("alice"), name=name)
+    assert not Team.objects.filter(personal=False).exists()
+
+
+@pytest.mark.parametrize("name", ["Café", "Équipe Rouge", "\u1eb9\u0301 Yoruba", "\u0e1b\u0e31\u0e4a\u0e21 Thai",
+                                  "\u0915\u093c\u094d\u0937 Fleet", "Team 1\ufe0f\u20e3"])
+def test_real_writing_keeps_its_marks(make_user, name):
+    """Two marks on a letter are what real writing needs at most (a Thai vowel and tone mark,
+    Devanagari's nukta and virama, Yoruba's dot and tone, an emoji keycap): such names stay fine."""
+    assert services.create_team(user=make_user("alice"), name=name).name == name
+
 def test_join_needs_the_current_key_and_a_renewed_key_replaces_the_old(make_user):
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     team = services.create_team(user=alice, name="crew")

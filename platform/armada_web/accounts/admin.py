@@ -1,6 +1,6 @@
 """Staff: API tokens, the e-mails (read only: pending, sent, failed); users are Django's own
 admin (untick "active" to disable one), whose add and change forms apply sign-up's
-`check_username` too (no username of only dots)."""
+`check_username` too (no username of only dots, none mixing alphabets)."""
 
 from django import forms
 from django.contrib import admin

@@ -19,7 +19,7 @@ from django.db import transaction
 from armada_web.accounts import addresses, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
 from armada_web.web.errors import Invalid, NotFound
-from armada_web.web.logic.text import has_invisible
+from armada_web.web.logic.text import has_invisible, mixed_alphabets_problem, stacked_marks_problem
 
 TOKEN_NAME_MAX = 64
 
@@ -78,11 +78,19 @@ def revoke_token(*, user: User, token_id: int) -> None:
 
 
 def check_username(*, username: str) -> str:
-    """`username` if a page can link to it: Invalid when it is only dots (`/users/../` is another
-    page to a browser, `%2E%2E` too). Django's validator (letters, digits, `@.+-_`, at most 150
-    characters) has already refused `/`, `?`, `#`, `%` and spaces."""
+    """`username` if it can be a new account's name: Invalid when a page cannot link to it (only
+    dots: `/users/../` is another page to a browser, `%2E%2E` too) or when it could pass for
+    another's: letters of two of the Latin, Cyrillic and Greek alphabets (`alice` with its first
+    "a" the Cyrillic U+0430, beside `alice`; the account's personal team takes the name, and a
+    team's name refuses the same: D-S-23, D-S-32) or a stack of accent marks (D-S-31). Django's
+    validator (letters, digits, `@.+-_`, at most 150 characters) has already refused `/`, `?`, `#`,
+    `%` and spaces on the sign-up and admin forms. Only a new name is checked: older accounts keep theirs."""
     if username and not username.strip("."):
         raise Invalid("a username cannot be only dots: its page's address would lead elsewhere")
+    problem = (mixed_alphabets_problem(username, what="the username", other="another user's name")
+               or stacked_marks_problem(username, what="the username"))
+    if problem:
+        raise Invalid(problem)
     return username
 
 

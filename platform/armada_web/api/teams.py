@@ -16,7 +16,7 @@ from armada_web.api.fields import Body, TextField
 from armada_web.api.schema import answers
 from armada_web.teams import queries, services
 from armada_web.teams.access import is_member
-from armada_web.teams.logic.names import NAME_MAX, NAME_MIN
+from armada_web.teams.logic.names import FAR_TOO_LONG, NAME_MAX, NAME_READ_MAX
 from armada_web.teams.models import Team
 
 
@@ -67,18 +67,19 @@ class TeamDetailSerializer(TeamSerializer):
         return data
 
 
-#: A name far past the rule is refused before it is read, with the rule's words (not "at most 160").
-_TOO_LONG = {"max_length": f"the team's name must be {NAME_MIN} to {NAME_MAX} characters long "
-                           f"(it has more than {NAME_MAX * 4})"}
+#: A name far past the rule is refused before it is read, with the rule's words (not "at most 160");
+#: a blank one is the service's to refuse, in the words the web form and the CLI show too.
+_TOO_LONG = {"max_length": FAR_TOO_LONG}
 
 
 class TeamCreate(Body):
-    name = TextField(max_length=NAME_MAX * 4, trim_whitespace=False, error_messages=_TOO_LONG,
+    name = TextField(max_length=NAME_READ_MAX, trim_whitespace=False, allow_blank=True, error_messages=_TOO_LONG,
                      help_text=f"3 to {NAME_MAX} characters, no control characters; unique (case-insensitive)")
 
 
 class TeamRename(Body):
-    name = TextField(max_length=NAME_MAX * 4, trim_whitespace=False, required=False, error_messages=_TOO_LONG,
+    name = TextField(max_length=NAME_READ_MAX, trim_whitespace=False, required=False, allow_blank=True,
+                     error_messages=_TOO_LONG,
                      help_text=f"the new name (not given: it stays): 3 to {NAME_MAX} characters, no control "
                                "characters; unique (case-insensitive)")
 

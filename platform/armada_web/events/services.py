@@ -44,7 +44,7 @@ from armada_web.matches.services import cancel_queued
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
-from armada_web.web.inputs import shown_text_problem, storable
+from armada_web.web.inputs import shown_name_problem, storable
 from armada_web.web.times import parse_time
 
 NAME_MAX = 100
@@ -120,7 +120,7 @@ def _event_name(name: Any) -> str:
     if not isinstance(name, str) or not name.strip():
         raise Invalid("an event needs a name")
     name = " ".join(name.split())
-    problem = shown_text_problem(name, what="an event's name")
+    problem = shown_name_problem(name, what="an event's name")
     if problem:
         raise Invalid(problem)
     if len(name) > NAME_MAX:

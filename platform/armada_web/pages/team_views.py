@@ -76,7 +76,7 @@ def new_team(request: HttpRequest) -> HttpResponse:
             return render(request, "teams/new_team.html", {"form": form}, status=form_error(form, exc, "name"))
         messages.success(request, f"Team {team.name} created. Hand its join link to the others.")
         return redirect("team", pk=team.pk)
-    return render(request, "teams/new_team.html", {"form": form})
+    return render(request, "teams/new_team.html", {"form": form}, status=400 if form.is_bound else 200)
 
 
 @login_required

@@ -25,7 +25,7 @@ from armada_web.seasons.signals import season_closed, season_finished
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership
 from armada_web.web.errors import Conflict, Invalid
-from armada_web.web.inputs import shown_text_problem
+from armada_web.web.inputs import shown_name_problem
 from armada_web.web.times import parse_time
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{1,49}")
@@ -66,7 +66,7 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     name = " ".join(name.split())
     if len(name) > NAME_MAX:
         raise Invalid(f"a season's name has at most {NAME_MAX} characters (this one has {len(name)})")
-    problem = shown_text_problem(name, what="a season's name")
+    problem = shown_name_problem(name, what="a season's name")
     if problem is not None:  # (an override turns the name around on every page that shows it)
         raise Invalid(problem)
     opens_at = parse_time(opens, "opens") or now

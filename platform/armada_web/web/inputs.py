@@ -23,7 +23,7 @@ from django.http.response import HttpResponseBase
 from django.urls import register_converter
 
 from armada_web.web.errors import Invalid
-from armada_web.web.logic.text import has_bidi_control, has_control
+from armada_web.web.logic.text import has_bidi_control, has_control, stacked_marks_problem
 
 #: The largest id: PostgreSQL's bigint and SQLite's INTEGER are signed 64-bit.
 MAX_ID = 2**63 - 1
@@ -92,6 +92,13 @@ def shown_text_problem(text: str, *, what: str) -> str | None:
         return (f"{what} may not hold text direction marks or overrides (U+200E, U+202E and the like): "
                 "they turn the text around it on the pages that show it")
     return None
+
+
+def shown_name_problem(text: str, *, what: str) -> str | None:
+    """`shown_text_problem` for a name a list shows on one line among others (an event's, a season's):
+    also no stack of accent marks (`stacked_marks_problem`, D-S-31), which spills over the rows
+    around it. Free text (a description, a staff note) keeps its marks."""
+    return shown_text_problem(text, what=what) or stacked_marks_problem(text, what=what)
 
 
 class IdConverter:

@@ -5,10 +5,15 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from armada_web.web.logic.text import has_invisible
+from armada_web.web.logic.text import has_invisible, mixed_alphabets_problem, stacked_marks_problem
 
 NAME_MIN = 3
 NAME_MAX = 40
+#: The most characters a form or the API reads of a name: a longer one is refused before it is read,
+#: in the rule's own words (FAR_TOO_LONG), and any other length is left to `name_problem`.
+NAME_READ_MAX = NAME_MAX * 4
+FAR_TOO_LONG = (f"the team's name must be {NAME_MIN} to {NAME_MAX} characters long "
+                f"(it has more than {NAME_READ_MAX})")
 
 
 #: How the site names a user whose account is gone (an owner, a member in results, a decision).
@@ -19,15 +24,14 @@ DELETED_USER = "(deleted user)"
 RESERVED = ("(deleted accounts)", DELETED_USER)
 RESERVED_START = "(deleted"
 
-#: The alphabets a name may not mix: a Cyrillic or Greek letter among Latin ones makes a look-alike.
-SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
-
 
 def name_problem(name: Any) -> str | None:
     """Why `name` cannot name a team, or None when it can: 3..40 characters, no control or format
     characters, no spaces at either end (the comparison with other names ignores case), and nothing
     that lets it pass for another team's name on a page: single spaces only, letters as NFKC writes
-    them (no full-width or styled forms), one of the Latin, Cyrillic and Greek alphabets at most."""
+    them (no full-width or styled forms), one of the Latin, Cyrillic and Greek alphabets at most
+    (`mixed_alphabets_problem`, which a new username follows too), no stack of accent marks
+    (`stacked_marks_problem`, D-S-31)."""
     if not isinstance(name, str):
         return "the team's name must be text"
     if has_invisible(name):
@@ -43,8 +47,5 @@ def name_problem(name: Any) -> str | None:
     plain = unicodedata.normalize("NFKC", name)
     if plain != name:
         return f"write the team's name with plain characters: {plain!r} (a page shows the two alike)"
-    scripts = {script for c in name if c.isalpha() for script in SCRIPTS if unicodedata.name(c, "").startswith(script)}
-    if len(scripts) > 1:
-        return (f"the team's name mixes alphabets ({', '.join(sorted(s.title() for s in scripts))}): "
-                "it could pass for another team's name")
-    return None
+    return (mixed_alphabets_problem(name, what="the team's name", other="another team's name")
+            or stacked_marks_problem(name, what="the team's name"))

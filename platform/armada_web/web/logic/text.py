@@ -31,3 +31,46 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 def has_bidi_control(text: str) -> bool:
     """Whether `text` holds a direction mark or override (BIDI_CONTROLS): none belongs in a name."""
     return any(c in BIDI_CONTROLS for c in text)
+
+
+#: The alphabets a name may not mix: a Cyrillic or Greek letter among Latin ones makes a look-alike
+#: ("Red Fleet" with a Cyrillic "e", U+0435; "alice" with a Cyrillic "a", U+0430).
+SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def mixed_alphabets_problem(text: str, *, what: str, other: str) -> str | None:
+    """Why `text` could pass for `other` ("another team's name"), or None: it holds letters of two
+    or more of the alphabets of SCRIPTS. The message names the alphabets and the letters that are
+    not of the one most of the name is written in (a look-alike letter cannot be seen, only told).
+    Other alphabets (Arabic, Han, ...) are not compared. A team's name and a new username apply it."""
+    letters = [(i, c, script) for i, c in enumerate(text, 1) if c.isalpha()
+               for script in SCRIPTS if unicodedata.name(c, "").startswith(script)]
+    counts = {script: sum(1 for _i, _c, s in letters if s == script) for script in SCRIPTS}
+    scripts = sorted(s.title() for s, n in counts.items() if n)
+    if len(scripts) < 2:
+        return None
+    main = max(SCRIPTS, key=lambda s: counts[s])
+    odd = [(i, c, s) for i, c, s in letters if s != main]
+    said = ", ".join(f"{c!r} at {i} is {s.title()}" for i, c, s in odd[:3]) + (", ..." if len(odd) > 3 else "")
+    return (f"{what} mixes alphabets ({', '.join(scripts)}): it could pass for {other}; write it in one "
+            f"alphabet ({said})")
+
+
+#: The most combining marks (Unicode categories Mn and Me) one character of a name carries once the
+#: name is in NFC (D-S-31): NFC writes "e" + U+0301 as "é", so a mark left is one no letter has
+#: built in, and two cover real writing (Thai's vowel and tone mark, Devanagari's nukta and virama,
+#: Yoruba's "ẹ́", an emoji keycap); more is a stack ("Zalgo") that spills over the lines around it.
+MAX_MARKS = 2
+
+
+def stacked_marks_problem(text: str, *, what: str) -> str | None:
+    """Why `text`, a name shown in lists, cannot be kept for its combining marks, or None: one
+    character carries more than MAX_MARKS of them (in NFC, so a decomposed "é" counts none)."""
+    longest = run = 0
+    for c in unicodedata.normalize("NFC", text):
+        run = run + 1 if unicodedata.category(c) in ("Mn", "Me") else 0
+        longest = max(longest, run)
+    if longest > MAX_MARKS:
+        return (f"{what} has stacked accent marks ({longest} on one letter, at most {MAX_MARKS}): they spill "
+                "over the lines above and below wherever it is shown")
+    return None
