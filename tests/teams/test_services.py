@@ -95,6 +95,15 @@ def test_real_writing_keeps_its_marks(make_user, name):
     Devanagari's nukta and virama, Yoruba's dot and tone, an emoji keycap): such names stay fine."""
     assert services.create_team(user=make_user("alice"), name=name).name == name
 
+
+@pytest.mark.parametrize("name", ["Red Fleet\ufe0f", "Red\ufe0e Fleet", "Red Fleet\U000e0100"])
+def test_an_invisible_variation_selector_after_a_letter_is_refused(make_user, name):
+    """A review: "Red Fleet" + U+FE0F (which draws a letter no differently) stood beside "Red Fleet"."""
+    services.create_team(user=make_user("bob"), name="Red Fleet")
+    with pytest.raises(Invalid, match=r"the team's name holds an invisible variation selector \(U\+"):
+        services.create_team(user=make_user("alice"), name=name)
+    assert services.create_team(user=make_user("carol"), name="Love \u2764\ufe0f").name == "Love \u2764\ufe0f"
+
 def test_join_needs_the_current_key_and_a_renewed_key_replaces_the_old(make_user):
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     team = services.create_team(user=alice, name="crew")

@@ -5,7 +5,12 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from armada_web.web.logic.text import has_invisible, mixed_alphabets_problem, stacked_marks_problem
+from armada_web.web.logic.text import (
+    has_invisible,
+    hidden_selector_problem,
+    mixed_alphabets_problem,
+    stacked_marks_problem,
+)
 
 NAME_MIN = 3
 NAME_MAX = 40
@@ -48,4 +53,5 @@ def name_problem(name: Any) -> str | None:
     if plain != name:
         return f"write the team's name with plain characters: {plain!r} (a page shows the two alike)"
     return (mixed_alphabets_problem(name, what="the team's name", other="another team's name")
+            or hidden_selector_problem(name, what="the team's name", other="another team's name")
             or stacked_marks_problem(name, what="the team's name"))

@@ -56,6 +56,25 @@ def mixed_alphabets_problem(text: str, *, what: str, other: str) -> str | None:
             f"alphabet ({said})")
 
 
+def is_variation_selector(c: str) -> bool:
+    """U+FE00..U+FE0F and U+E0100..U+E01EF: they choose how the character before them is drawn."""
+    return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
+
+
+def hidden_selector_problem(text: str, *, what: str, other: str) -> str | None:
+    """Why `text` could pass for `other`, or None: it holds a variation selector after a letter, a
+    digit, a space or a punctuation mark, which draws it no differently ("Red Fleet" + U+FE0F shows
+    as "Red Fleet"). After a symbol it chooses an emoji's look ("❤" + U+FE0F) and stays, as in a
+    keycap ("1" + U+FE0F + U+20E3)."""
+    for i, c in enumerate(text):
+        keycap = text[i + 1:i + 2] == "\u20e3"
+        if is_variation_selector(c) and not keycap and (i == 0 or unicodedata.category(text[i - 1])[0] in "LNPZ"):
+            after = f"after {text[i - 1]!r} at {i}" if i else "at its start"
+            return (f"{what} holds an invisible variation selector (U+{ord(c):04X}) {after}: it could pass for "
+                    f"{other}; remove it")
+    return None
+
+
 #: The most combining marks (Unicode categories Mn and Me) one character of a name carries once the
 #: name is in NFC (D-S-31): NFC writes "e" + U+0301 as "é", so a mark left is one no letter has
 #: built in, and two cover real writing (Thai's vowel and tone mark, Devanagari's nukta and virama,
