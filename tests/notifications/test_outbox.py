@@ -242,3 +242,37 @@ def test_the_notice_of_an_address_change_reaches_the_old_address_after_an_outage
     with django_capture_on_commit_callbacks(execute=True):
         addresses.confirm(token=token)  # a second click: the same answer, no second notice
     assert SentMail.objects.filter(topic="address_changed").count() == 1
+
+
+def test_an_organisers_command_says_its_line_and_leaves_the_mails_to_beat(make_user, valid_version,
+                                                                          django_capture_on_commit_callbacks):
+    """An organiser's trial: `manage.py season finish` printed every member's results mail (the
+    console backend writes to the sending process's output) before its one line."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from armada_web.accounts.mail import left_to_beat
+    from armada_web.accounts.models import MailStatus, SentMail
+    from armada_web.accounts.tasks import send_pending_mail
+
+    for n in range(3):
+        valid_version(make_user(f"user{n}", email=f"user{n}@example.com"), f"bot{n}")
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        for action in ("create", "close", "finish"):
+            args = ("--game", "galaxy", "--name", "Spring") if action == "create" else ()
+            call_command("season", action, "s1", *args, stdout=out)
+    assert len(out.getvalue().strip().splitlines()) == 3  # a line each, no mail among them
+    assert mail.outbox == [] and SentMail.objects.filter(status=MailStatus.PENDING).count() == 3
+    aged()
+    assert send_pending_mail() == 3 and sorted(m.to[0] for m in mail.outbox) == [
+        f"user{n}@example.com" for n in range(3)]
+    assert set(SentMail.objects.values_list("status", "attempts")) == {(MailStatus.SENT, 1)}
+    vera = make_user("vera", email="vera@example.com")
+    with left_to_beat(), django_capture_on_commit_callbacks(execute=True):
+        tell(vera.pk)
+    assert len(mail.outbox) == 3
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(vera.pk, key="version-2-invalid")  # outside it: sent after the commit, as before
+    assert len(mail.outbox) == 4 and SentMail.objects.get(key="version-2-invalid").attempts == 1

@@ -13,6 +13,9 @@ server's answer and that mark sends one twice.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import timedelta
 
 from django.conf import settings
@@ -50,7 +53,7 @@ def notify(*, user_id: int | None, topic: str, key: str, subject: str, body: str
     """Write the mail to `user_id` about `key` now (in the current transaction) and send it once
     that commits (at once outside a transaction)."""
     mail_id = queue_mail(user_id=user_id, topic=topic, key=key, subject=subject, body=body)
-    if mail_id is not None:
+    if mail_id is not None and _SENT_HERE.get():
         transaction.on_commit(lambda: _send_unless_down(mail_id), robust=True)
 
 
@@ -58,6 +61,23 @@ def notify(*, user_id: int | None, topic: str, key: str, subject: str, body: str
 #: beat, so a season's results to a hundred members do not wait EMAIL_TIMEOUT each in the worker
 #: that recorded them.
 SERVER_DOWN = "mail:server-down"
+
+
+#: False while the mails written are left to beat (`left_to_beat`).
+_SENT_HERE: ContextVar[bool] = ContextVar("armada_mail_sent_here", default=True)
+
+
+@contextmanager
+def left_to_beat() -> Iterator[None]:
+    """Within it, the mails written are not sent by this process after the commit but by beat's next
+    `send_pending` (in one to two minutes): an organiser's command (`manage.py season finish`) says
+    its one line, not every member's mail (the console backend, `make up`'s, writes mails to the
+    output of the process that sends them: the workers' logs)."""
+    token = _SENT_HERE.set(False)
+    try:
+        yield
+    finally:
+        _SENT_HERE.reset(token)
 
 
 def _send_unless_down(mail_id: int) -> None:
@@ -76,7 +96,7 @@ def queue_notice(*, user: User, address: str, topic: str, key: str, subject: str
     if topic not in NOTICES:
         raise ValueError(f"unknown notice {topic!r}")
     mail_id = _write(user=user, address=address, topic=topic, key=key, subject=subject, body=body)
-    if mail_id is not None:
+    if mail_id is not None and _SENT_HERE.get():
         transaction.on_commit(lambda: _send_unless_down(mail_id), robust=True)
 
 
@@ -136,7 +156,7 @@ def send_queued(*, mail_id: int) -> str:
                     exc)
         cache.set(SERVER_DOWN, 1, MAIL_EVERY_S)
         return "refused"
-    mine.update(status=MailStatus.SENT, sent=timezone.now())
+    mine.update(status=MailStatus.SENT, sent=timezone.now(), attempts=F("attempts") + 1)
     return "sent"
 
 
