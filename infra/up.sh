@@ -60,6 +60,7 @@ cleanup() {
   # Redis and the Docker engine are the machine's: one this run started keeps running while another
   # instance uses it (a second instance beside the first); the last one to leave stops it.
   "$ROOT/infra/services.sh" release $$ || true
+  if [ "${#pids[@]}" -gt 0 ]; then say "stopped (the logs stay in $LOG_DIR)"; fi
 }
 trap cleanup EXIT
 trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
