@@ -9,6 +9,7 @@ from armada_web.bots.signals import active_version_changed
 
 
 def newest_valid(*, bot: Bot) -> BotVersion | None:
+    """The bot's valid version of the highest number, or None while it has none."""
     return bot.versions.filter(status=VersionStatus.VALID).order_by("-number").first()
 
 

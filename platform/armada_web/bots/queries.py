@@ -41,6 +41,7 @@ def with_newest(queryset: QuerySet[Bot]) -> QuerySet[Bot]:
 
 
 def versions_of(bot: Bot) -> QuerySet[BotVersion]:
+    """The bot's versions, the newest first."""
     return bot.versions.order_by("-number")
 
 

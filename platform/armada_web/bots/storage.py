@@ -23,6 +23,7 @@ from armada_web.web.errors import Unavailable
 
 
 def archive_name(version: BotVersion) -> str:
+    """Where the version's archive is stored: by bot, number and hash (a new upload, a new name)."""
     return f"versions/{version.bot_id}/{version.number}-{version.sha256[:16]}.zip"
 
 
@@ -68,11 +69,12 @@ def delete_quietly(name: str) -> None:
 
 
 def read_archive(version: BotVersion) -> bytes:
+    """The version's whole archive (a validation's or a match's small read; `open_archive` streams)."""
     with default_storage.open(str(version.archive.name), "rb") as handle:
         return handle.read()
 
 
-def open_archive(version: BotVersion):  # type: ignore[no-untyped-def]
+def open_archive(version: BotVersion) -> File[Any] | None:
     """The archive as an open file, or None when the version has none (deleted, or lost from
     storage); Unavailable when the storage does not answer."""
     if not version.archive.name:

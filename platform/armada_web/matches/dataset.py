@@ -25,9 +25,10 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from armada.ratings import Skill, displayed
 from armada_web.bots.models import Game
 from armada_web.matches import storage
-from armada_web.matches.listing import MAX_ID, PAGE
+from armada_web.matches.listing import PAGE
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant
 from armada_web.web.errors import Invalid
+from armada_web.web.inputs import MAX_ID
 from armada_web.web.times import parse_time
 
 #: A cursor: `o<id>`, the rows older than match id (the list only goes older: `next`).

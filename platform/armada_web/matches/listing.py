@@ -23,13 +23,12 @@ from armada_web.matches.access import visible
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import matches
 from armada_web.web.errors import Invalid, NotFound
-from armada_web.web.inputs import parse_text
+from armada_web.web.inputs import MAX_ID, parse_text
 
 PAGE = 50
 MAX_PAGE = 200
 #: How deep page numbers (`?page=N`, kept for old API clients) may go; deeper lists need the cursor.
 MAX_OFFSET = 10_000
-MAX_ID = 2**63 - 1
 #: A cursor: `o<id>` or `n<id>` (an id past the largest is a position past every match).
 CURSOR_PATTERN = r"([on])([1-9][0-9]{0,18})"
 _CURSOR = re.compile(CURSOR_PATTERN)
