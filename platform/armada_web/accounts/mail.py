@@ -27,6 +27,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from armada_web.accounts.models import MailPreferences, MailStatus, SentMail
+from armada_web.web.locks import one_at_a_time
 
 log = logging.getLogger(__name__)
 
@@ -179,22 +180,23 @@ def send_pending(*, limit: int = 200) -> int:
     """Beat: send the pending mails older than MAIL_EVERY_S, oldest first, for at most BATCH_S
     seconds, stopping at the first the mail server refuses (it is down: the next run tries again),
     after giving back those stuck `sending` past STUCK_S; how many were sent. One run at a time."""
-    if not cache.add(SENDING_LOCK, 1, STUCK_S):
-        return 0
-    try:
-        now = timezone.now()
-        SentMail.objects.filter(status=MailStatus.SENDING, claimed__lte=now - timedelta(seconds=STUCK_S)).update(
-            status=MailStatus.PENDING)
-        ids = list(SentMail.objects.filter(status=MailStatus.PENDING, made__lte=now - timedelta(seconds=MAIL_EVERY_S))
-                   .order_by("made", "pk").values_list("pk", flat=True)[:limit])
-        sent = 0
-        for mail_id in ids:
-            if (timezone.now() - now).total_seconds() > BATCH_S:
-                break
-            outcome = send_queued(mail_id=mail_id)
-            if outcome == "refused":
-                break
-            sent += outcome == "sent"
-        return sent
-    finally:
-        cache.delete(SENDING_LOCK)
+    with one_at_a_time(SENDING_LOCK, STUCK_S) as mine:
+        return _send_pending(limit) if mine else 0
+
+
+def _send_pending(limit: int) -> int:
+    """`send_pending`'s run, under its lock."""
+    now = timezone.now()
+    SentMail.objects.filter(status=MailStatus.SENDING, claimed__lte=now - timedelta(seconds=STUCK_S)).update(
+        status=MailStatus.PENDING)
+    ids = list(SentMail.objects.filter(status=MailStatus.PENDING, made__lte=now - timedelta(seconds=MAIL_EVERY_S))
+               .order_by("made", "pk").values_list("pk", flat=True)[:limit])
+    sent = 0
+    for mail_id in ids:
+        if (timezone.now() - now).total_seconds() > BATCH_S:
+            break
+        outcome = send_queued(mail_id=mail_id)
+        if outcome == "refused":
+            break
+        sent += outcome == "sent"
+    return sent

@@ -25,6 +25,7 @@ from armada_web.integrity.checks import checked_since_step, run_checks, unchecke
 from armada_web.jobs import broker, queues
 from armada_web.seasons.models import Season
 from armada_web.web.errors import Unavailable
+from armada_web.web.locks import one_at_a_time
 
 #: Versions sent to be probed per run of the checks (the rest on the next run).
 CATCH_UP = 1000
@@ -95,24 +96,21 @@ def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by
     season = None if season_id is None else Season.objects.filter(pk=season_id).first()
     if season_id is not None and (season is None or (unchecked_only and checked_since_step(season=season))):
         return 0
-    if not cache.add(run_lock(season_id), 1, RUN_LOCK_S):  # a copy sent while a long run goes on
-        return 0
-    try:
-        if not cache.add(ANY_RUN, 1, RUN_LOCK_S):  # another season's run (or staff's) goes on: later
-            integrity_checks.apply_async(args=[season_id], kwargs={"unchecked_only": unchecked_only, "ran_by": ran_by},
-                                         queue=queues.name(queues.Role.PERIODIC), countdown=RESEND_S)
+    with one_at_a_time(run_lock(season_id), RUN_LOCK_S) as mine:
+        if not mine:  # a copy sent while a long run goes on
             return 0
-        try:
+        with one_at_a_time(ANY_RUN, RUN_LOCK_S) as alone:
+            if not alone:  # another season's run (or staff's) goes on: later
+                integrity_checks.apply_async(args=[season_id], kwargs={"unchecked_only": unchecked_only,
+                                                                       "ran_by": ran_by},
+                                             queue=queues.name(queues.Role.PERIODIC), countdown=RESEND_S)
+                return 0
             sent = 0
             for version_id in missing():
                 if sent >= CATCH_UP:
                     break
                 sent += queue_probe(version_id)
             return len(run_checks(season=season, ran_by=ran_by))
-        finally:
-            cache.delete(ANY_RUN)
-    finally:
-        cache.delete(run_lock(season_id))
 
 
 def queue_checks(season_id: int) -> None:

@@ -13,6 +13,7 @@ from armada_web.ladder import playing
 from armada_web.ladder.league import sync_league
 from armada_web.ladder.matchmaking import fill_queue
 from armada_web.matches.capacity import known_workers
+from armada_web.web.locks import one_at_a_time
 
 #: Cache keys: a tick running (several periodic workers never fill at once), a top-up asked for.
 TICK_LOCK, ASKED = "armada:matchmaking:tick", "armada:matchmaking:asked"
@@ -27,12 +28,8 @@ def matchmaking(fresh: bool = True) -> int:
     """Top the ranked queue up (ladder/matchmaking.py); returns the matches made (0 while another
     tick runs: it fills the same queue). `fresh`: count the match workers (beat's ticks); a top-up
     uses the latest count instead of asking the workers again."""
-    if not cache.add(TICK_LOCK, 1, TICK_LOCK_S):
-        return 0
-    try:
-        return len(fill_queue(None if fresh else known_workers()))
-    finally:
-        cache.delete(TICK_LOCK)
+    with one_at_a_time(TICK_LOCK, TICK_LOCK_S) as mine:
+        return len(fill_queue(None if fresh else known_workers())) if mine else 0
 
 
 def top_up() -> None:

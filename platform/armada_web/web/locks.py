@@ -1,0 +1,25 @@
+"""One run at a time across the workers: a lock in the shared cache (Redis in production).
+
+`one_at_a_time(key, seconds)` holds `key` for the block when no other process holds it, and
+lets it go after; `seconds` bounds a lock whose holder died mid-run (set it past the run's own
+time limit). What the other runs do meanwhile (skip, send themselves again later) is the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.core.cache import cache
+
+
+@contextmanager
+def one_at_a_time(key: str, seconds: float) -> Iterator[bool]:
+    """True inside the block when this process took `key` (and lets it go after), False when
+    another process holds it."""
+    held = bool(cache.add(key, 1, seconds))
+    try:
+        yield held
+    finally:
+        if held:
+            cache.delete(key)
