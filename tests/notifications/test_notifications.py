@@ -4,6 +4,7 @@ once, and not when its owner turned it off on the profile page."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -131,3 +132,21 @@ def test_the_links_of_an_e_mail_are_the_sites_address_with_its_port(version, mon
 
     armada(site_url="", https=True)
     assert _site("/x/").startswith("https://") and _site("/x/").endswith("/x/")
+
+
+def test_reset_and_confirmation_links_are_on_the_sites_address_not_the_requests_host(make_user, client, armada):
+    """A code review: the notifications' links were on ARMADA_SITE_URL but the password reset's and
+    the address confirmations' on whatever host the request named, though the docs said all were
+    on ARMADA_SITE_URL (a reset link is a key: it goes where the site is, not where a request says)."""
+    armada(site_url="https://armada.example.org")
+    make_user("hal", email="hal@example.org")
+    client.post("/accounts/password/reset/", {"email": "hal@example.org"}, HTTP_HOST="localhost")
+    assert re.search(r"\nhttps://armada\.example\.org/accounts/password/reset/\S+/\n", mail.outbox[-1].body)
+    assert "localhost" not in mail.outbox[-1].body
+    kim = make_user("kim")
+    client.force_login(kim)
+    client.post("/accounts/email/", {"email": "kim@example.org"}, HTTP_HOST="localhost")
+    assert "https://armada.example.org/accounts/email/confirm/" in mail.outbox[-1].body
+    armada(site_url="")  # none set: the request's own host, as before
+    client.post("/accounts/email/", {"email": "kim2@example.org"}, HTTP_HOST="localhost")
+    assert "http://localhost/accounts/email/confirm/" in mail.outbox[-1].body

@@ -31,7 +31,7 @@ urlpatterns = [
             "title": "Password changed",
             "message": "Your password is changed and your API tokens are revoked (armada login makes a new one)."}),
          name="password-changed"),
-    path("password/reset/", auth.PasswordResetView.as_view(
+    path("password/reset/", views.PasswordReset.as_view(
         template_name=T + "form.html", email_template_name=T + "reset_email.txt",
         subject_template_name=T + "reset_subject.txt", success_url=reverse_lazy("password-reset-sent"),
         extra_context={"title": "Reset your password",

@@ -5,8 +5,11 @@ settings, delete the account. Log-in, log-out and the password pages are Django'
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -16,11 +19,21 @@ from armada_web.accounts import addresses, services
 from armada_web.accounts.forms import DeleteAccountForm, EmailForm, MailForm, SignUpForm
 from armada_web.accounts.queries import signed_in
 from armada_web.web.errors import DomainError, http_status
+from armada_web.web.links import site_address
 
 
 def _site(request: HttpRequest) -> str:
-    """The scheme and host the request came to (what a mailed link starts with)."""
-    return request.build_absolute_uri("/").rstrip("/")
+    """What a mailed link starts with (`web.links.site_address`: ARMADA_SITE_URL, else the request's host)."""
+    return site_address(request)
+
+
+class PasswordReset(auth.PasswordResetView):
+    """Django's reset, its link on the site's address as every mail's (`web.links.site_address`),
+    not on whatever host the request named."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        self.extra_email_context = {**(self.extra_email_context or {}), "site": site_address(self.request)}
+        return super().form_valid(form)
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.signals import validation_failed
 from armada_web.jobs.notes import shown_note
@@ -21,18 +19,12 @@ from armada_web.ladder.signals import version_benched
 from armada_web.notifications.services import notify_team_of, team_words
 from armada_web.seasons.models import Season
 from armada_web.seasons.signals import season_finished
+from armada_web.web.links import site_address
 
 
 def _site(path: str) -> str:
-    """`path` as a link in an e-mail: on ARMADA_SITE_URL (`make up` sets it, port included), else on
-    the first of ALLOWED_HOSTS (https when HTTPS is on). A worker has no request to ask: the
-    e-mails once linked to http://127.0.0.1/... for a site on port 8399 (a new competitor's trial)."""
-    config = settings.ARMADA
-    if config.site_url:
-        return config.site_url.rstrip("/") + path
-    hosts = [h for h in settings.ALLOWED_HOSTS if h not in ("*", "testserver")]
-    scheme = "https" if config.https_only else "http"
-    return f"{scheme}://{hosts[0]}{path}" if hosts else path
+    """`path` as a link in an e-mail (`web.links.site_address`)."""
+    return site_address() + path
 
 
 def _footer() -> str:
