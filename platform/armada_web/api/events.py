@@ -255,7 +255,7 @@ class InvitationView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=answers({204: None}, 400, 403, 404))
+    @extend_schema(responses=answers({204: None}, 400, 403, 404, 409))
     def delete(self, request: Request, slug: str, team_id: int) -> Response:
         services.uninvite(user=request.user, event=queries.event(slug), team_id=team_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -266,7 +266,7 @@ class InviteView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses=answers({200: OwnedEventSerializer}, 403, 404))
+    @extend_schema(request=None, responses=answers({200: OwnedEventSerializer}, 403, 404, 409))
     def post(self, request: Request, slug: str) -> Response:
         event = services.renew_invite(user=request.user, event=queries.event(slug))
         return Response(OwnedEventSerializer(event, context={"request": request}).data)

@@ -1,10 +1,14 @@
 """Who may see an event: anyone when it is public, else its members (its owner, those who entered a
 bot, the members of an entered bot's team and the members of the teams it invited) and staff.
-Everyone else is answered as if it did not exist."""
+Everyone else is answered as if it did not exist. Each rule on what its owner may still change in
+an event's state (`*_refusal`) is one function here, used by the services (which enforce it) and
+by `actions` (what the event's page offers, as data), so a button shows exactly when the service
+would accept it."""
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -97,3 +101,55 @@ def enterable_bots(*, user: Any, event: Event, invite: Any = "") -> list[Bot]:
     if not is_owner(user=user, event=event) and not invite:
         bots = bots.filter(team_id__in=invited_team_ids(user=user, event=event))
     return list(bots)
+
+
+def invite_refusal(*, event: Event) -> str | None:
+    """Why the owner may invite no more teams or users now, or None: only an open event takes entries."""
+    if event.state != EventState.OPEN:
+        return f"this event is {event.state}: it takes no more entries, so no more invitations"
+    return None
+
+
+def renew_refusal(*, event: Event) -> str | None:
+    """Why the owner may not renew the invite link now, or None. While the event is open the link
+    enters a bot; a private event's link also shows its page and table to whoever holds it, in
+    every state, so renewing it closes a link that leaked. A public event that has started is seen
+    by anyone and takes no entries: its link no longer serves."""
+    if event.state == EventState.OPEN or not event.public:
+        return None
+    if event.state == EventState.FINISHED:
+        return "the event is finished: entries are closed, so its invite link no longer serves"
+    return "the event has started: entries are closed, so its invite link no longer serves"
+
+
+def uninvite_refusal(*, event: Event) -> str | None:
+    """Why the owner may not take an invitation back now, or None. While it runs, taking one back
+    still hides a private event from a team with no entry; a finished event is a record."""
+    if event.state == EventState.FINISHED:
+        return "the event is finished: its invitations stay as they were"
+    return None
+
+
+@dataclass(frozen=True)
+class EventActions:
+    """What `user` may do with an event now (its page shows exactly these controls; entering a bot
+    is `may_enter` and `enterable_bots`, withdrawing `queries.withdrawable`)."""
+
+    owner: bool = False
+    edit: bool = False
+    start: bool = False
+    end: bool = False
+    invite: bool = False
+    renew_invite: bool = False
+    uninvite: bool = False
+
+
+def actions(*, user: Any, event: Event) -> EventActions:
+    """The actions of `user` on `event`, by the services' rules (the owner's only: staff change an
+    event in the admin). `start` still needs two entries, which the page says."""
+    if not is_owner(user=user, event=event):
+        return EventActions()
+    return EventActions(owner=True, edit=True, start=event.state == EventState.OPEN,
+                        end=event.state != EventState.FINISHED, invite=invite_refusal(event=event) is None,
+                        renew_invite=renew_refusal(event=event) is None,
+                        uninvite=uninvite_refusal(event=event) is None)

@@ -48,6 +48,10 @@ from armada_web.web.inputs import shown_name_problem, storable
 from armada_web.web.times import parse_time
 
 NAME_MAX = 100
+#: The most characters of a name the pages' forms read: any longer is refused unread, in the rule's
+#: words (FAR_TOO_LONG); any other length is left to `_event_name`.
+NAME_READ_MAX = NAME_MAX * 4
+FAR_TOO_LONG = f"an event's name has at most {NAME_MAX} characters (this one has more than {NAME_READ_MAX})"
 DAY = timedelta(days=1)
 
 
@@ -61,7 +65,7 @@ def _whole(value: Any, what: str, low: int, high: int, default: int | None = Non
     if value is None and default is not None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii() \
-            or not str(value).isdigit() or not low <= int(value) <= high:
+            or not str(value).isdigit() or len(str(value)) > 18 or not low <= int(value) <= high:
         raise Invalid(f"{what} must be a whole number from {low} to {high}")
     return int(value)
 
@@ -251,11 +255,15 @@ def invite_teams(*, user: Any, event: Event, teams: Any = None, users: Any = Non
     open event: their members see it and enter a bot of the invited team without the invite code.
     Inviting a team twice changes nothing; returns the teams invited now or before, by id."""
     _check_owner(user, event, "invites teams and users")
+    refusal = access.invite_refusal(event=event)  # (said before the names: none would help; again under the lock)
+    if refusal:
+        raise Conflict(refusal)
     chosen = _teams_to_invite(teams, users, team_names)
     with transaction.atomic():
         locked = _locked_event(event)
-        if locked.state != EventState.OPEN:
-            raise Conflict(f"this event is {locked.state}: it takes no more entries, so no more invitations")
+        refusal = access.invite_refusal(event=locked)
+        if refusal:
+            raise Conflict(refusal)
         have = set(locked.invitations.values_list("team_id", flat=True))
         if len(have | {t.pk for t in chosen}) > INVITE_MAX * 10:
             raise Conflict(f"an event invites at most {INVITE_MAX * 10} teams")
@@ -274,10 +282,14 @@ def _check_owner(user: Any, event: Event, doing: str) -> None:
 
 def renew_invite(*, user: Any, event: Event) -> Event:
     """The owner replaces the event's invite code: the old link stops working at once (a link that
-    leaked, or went to the wrong people); entries made with it stay."""
+    leaked, or went to the wrong people); entries made with it stay. Refused once it no longer
+    serves (`access.renew_refusal`)."""
     _check_owner(user, event, "renews its invite link")
     with transaction.atomic():
         locked = _locked_event(event)
+        refusal = access.renew_refusal(event=locked)
+        if refusal:
+            raise Conflict(refusal)
         locked.invite = secrets.token_urlsafe(16)
         locked.save(update_fields=["invite"])
     return locked
@@ -286,12 +298,15 @@ def renew_invite(*, user: Any, event: Event) -> Event:
 def uninvite(*, user: Any, event: Event, team_id: Any) -> list[Team]:
     """The owner takes back a team's invitation (one sent by mistake): its members no longer see a
     private event, unless a bot of their team is entered (an entry stays, and plays). Returns the
-    teams still invited."""
+    teams still invited. Refused once the event is finished (`access.uninvite_refusal`)."""
     _check_owner(user, event, "takes back invitations")
     if not _is_id(team_id):
         raise Invalid("give the invited team by its id")
     with transaction.atomic():
         locked = _locked_event(event)
+        refusal = access.uninvite_refusal(event=locked)
+        if refusal:
+            raise Conflict(refusal)
         if not locked.invitations.filter(team_id=int(team_id)).delete()[0]:
             raise NotFound(f"this event has no invitation of team {int(team_id)}")
     return list(Team.objects.filter(event_invitations__event=event).order_by("pk"))

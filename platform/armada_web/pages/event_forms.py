@@ -1,4 +1,6 @@
-"""Event forms: a new event, entering a bot. They only parse; events.services checks the rules."""
+"""Event forms: a new event, entering a bot. They only parse; events.services checks the rules, so
+a blank name or a number out of its range is said in the service's words (the API's too), not
+Django's ("This field is required.", "Ensure this value is greater than or equal to 1.")."""
 
 from __future__ import annotations
 
@@ -9,22 +11,35 @@ from django.conf import settings
 
 from armada_web.bots.models import Bot, Game
 from armada_web.events.models import Event, EventFormat, EventState
-from armada_web.events.services import INVITE_MAX
+from armada_web.events.services import FAR_TOO_LONG, INVITE_MAX, NAME_MAX, NAME_READ_MAX
+
+
+def _name() -> forms.CharField:
+    """An event's name, read only: blank or too long is the service's to refuse; one far past the
+    rule is refused unread, in its words."""
+    return forms.CharField(required=False, max_length=NAME_READ_MAX, strip=False,
+                           error_messages={"max_length": FAR_TOO_LONG}, help_text=f"at most {NAME_MAX} characters")
+
+
+def _whole(low: int, help_text: str) -> forms.CharField:
+    """A number as typed (None when blank): whether it is a whole number in its range is the
+    service's to say. The input carries `low` (and `max`, set by the form) for the browser."""
+    return forms.CharField(required=False, empty_value=None, help_text=help_text,
+                           widget=forms.NumberInput(attrs={"min": str(low)}))
 
 
 class EventForm(forms.Form):
-    name = forms.CharField(max_length=100)
+    name = _name()
     game = forms.ChoiceField(choices=Game.choices)
     format = forms.ChoiceField(choices=EventFormat.choices,
                                help_text="round robin: every pair plays its games; ladder: paired until it ends")
-    games_per_pair = forms.IntegerField(required=False, min_value=1, help_text="round robin: games of each pair "
-                                        "(sides alternate)")
+    games_per_pair = _whole(1, "round robin: games of each pair (sides alternate)")
     starts = forms.DateTimeField(required=False, help_text="the date and time in UTC, whatever format your "
                                  "browser shows (empty: you start it)",
                                  widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     ends = forms.DateTimeField(required=False, help_text="UTC; required for a ladder",
                                widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
-    max_entrants = forms.IntegerField(required=False, min_value=2)
+    max_entrants = _whole(2, "")
     public = forms.BooleanField(required=False, help_text="anyone may see it (else only its members)")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -42,18 +57,24 @@ class EventEditForm(forms.Form):
     """What its owner may change now (`events.services.edit_event`): the name always; while it is
     open its times and numbers; a running ladder's end. Only the fields shown are sent on."""
 
-    name = forms.CharField(max_length=100)
+    name = _name()
     starts = forms.DateTimeField(required=False, help_text="UTC (empty: you start it)",
                                  widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"))
     ends = forms.DateTimeField(required=False, help_text="UTC; required for a ladder",
                                widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"))
-    max_entrants = forms.IntegerField(min_value=2, help_text="not below its entries")
-    games_per_pair = forms.IntegerField(min_value=1, help_text="round robin: games of each pair")
+    max_entrants = _whole(2, "not below its entries")
+    games_per_pair = _whole(1, "round robin: games of each pair")
 
-    def __init__(self, *args: Any, event: Event, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, event: Event, draft: dict[str, str] | None = None, **kwargs: Any) -> None:
+        """`draft`: what the owner typed in a change that was refused, shown again over the event's values."""
         kwargs.setdefault("initial", {"name": event.name, "starts": event.starts, "ends": event.ends,
-                                      "max_entrants": event.max_entrants, "games_per_pair": event.games_per_pair})
+                                      "max_entrants": event.max_entrants, "games_per_pair": event.games_per_pair,
+                                      **(draft or {})})
         super().__init__(*args, **kwargs)
+        config = settings.ARMADA
+        for name, limit in (("games_per_pair", config.event_max_games_per_pair),
+                            ("max_entrants", config.event_max_entrants)):
+            self.fields[name].widget.attrs["max"] = str(limit)
         running_ladder = event.state == EventState.RUNNING and event.format == EventFormat.LADDER
         keep = {"name", "starts", "ends", "max_entrants", "games_per_pair"} if event.state == EventState.OPEN \
             else {"name", "ends"} if running_ladder else {"name"}

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.forms import CharField
+from django.forms import CharField, DateTimeField, Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -20,7 +20,7 @@ from django.views.decorators.http import require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.events import queries, services
-from armada_web.events.access import can_see, enterable_bots, is_member, is_owner, may_enter
+from armada_web.events.access import actions, can_see, enterable_bots, is_member, may_enter
 from armada_web.events.models import EventState
 from armada_web.games import spec
 from armada_web.pages.errors import form_error, refusals_go_to
@@ -46,17 +46,27 @@ def _visible_or_404(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
 
 #: The session's key of the names an invitation form sent that were refused (shown again, not retyped).
 INVITE_DRAFT = "event-invite-draft"
+#: The session's key of a change of the event that was refused (shown again in its form, not retyped).
+EDIT_DRAFT = "event-edit-draft"
 #: Events a page of /events/.
 EVENTS_PER_PAGE = 50
 
 
-def _invite_draft(request: HttpRequest, slug: str) -> dict[str, str]:
-    """The names of this event's invitation form that were refused, once (see `invite`)."""
-    draft = request.session.get(INVITE_DRAFT)
+def _keep_draft(request: HttpRequest, key: str, slug: str, form: Form) -> None:
+    """What `form` sent, kept in the session for the event's page to show again (each field as long as it reads)."""
+    request.session[key] = {"slug": slug, **{
+        name: request.POST.get(name, "")[:getattr(field, "max_length", None) or 200]
+        for name, field in form.fields.items()
+        if isinstance(field, CharField | DateTimeField) and name in request.POST}}
+
+
+def _draft(request: HttpRequest, key: str, slug: str) -> dict[str, str]:
+    """What a refused form of this event sent (see `_keep_draft`), once."""
+    draft = request.session.get(key)
     if not isinstance(draft, dict) or draft.get("slug") != slug:  # (another event's stays for its page)
         return {}
-    del request.session[INVITE_DRAFT]
-    return {k: draft.get(k, "") for k in ("teams", "users")}
+    del request.session[key]
+    return {k: v for k, v in draft.items() if k != "slug" and isinstance(v, str)}
 
 
 def events(request: HttpRequest) -> HttpResponse:
@@ -68,6 +78,7 @@ def events(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def new_event(request: HttpRequest) -> HttpResponse:
+    """A new event: the form parses, `services.create_event` says what is wrong (the input stays in the form)."""
     form = EventForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -76,14 +87,16 @@ def new_event(request: HttpRequest) -> HttpResponse:
             return render(request, "events/new.html", {"form": form}, status=form_error(form, exc))
         messages.success(request, f"Event {event.name} created. Send members its invite link.")
         return redirect("event", slug=event.slug)
-    return render(request, "events/new.html", {"form": form})
+    return render(request, "events/new.html", {"form": form}, status=400 if form.is_bound else 200)
 
 
 def event(request: HttpRequest, slug: str) -> HttpResponse:
     invite = request.GET.get("invite", "")[:64]
     found = queries.visible_event(user=request.user, slug=slug, invite=invite)
     member = is_member(user=request.user, event=found)
-    owner = is_owner(user=request.user, event=found)
+    can = actions(user=request.user, event=found)  # (the owner's controls: exactly those the services take)
+    owner = can.owner
+    edit_draft = _draft(request, EDIT_DRAFT, found.slug) if owner else {}
     bots = enterable_bots(user=request.user, event=found, invite=invite)
     offered = may_enter(user=request.user, event=found, invite=invite)  # with a bot the form, else how to get one
     can_enter = offered and bool(bots)
@@ -96,13 +109,11 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "waiting": queries.waiting(found),
         "owner": owner, "member": member, "invite_url": invite_url,
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
-        "can_start": owner and found.state == EventState.OPEN,
-        "can_end": owner and found.state != EventState.FINISHED,
-        "edit_form": EventEditForm(event=found) if owner else None,
+        "actions": can,
+        "edit_form": EventEditForm(event=found, draft=edit_draft) if can.edit else None, "edit_open": bool(edit_draft),
         "withdrawable": queries.withdrawable(found, user=request.user),
         "invited": queries.invited_teams(found),
-        "invitation_form": InvitationForm(initial=_invite_draft(request, found.slug))
-        if owner and found.state == EventState.OPEN else None,
+        "invitation_form": InvitationForm(initial=_draft(request, INVITE_DRAFT, found.slug)) if can.invite else None,
         "needs_bot": offered and not bots,
         "sign_in": not request.user.is_authenticated and bool(invite) and found.state == EventState.OPEN,
     }
@@ -149,9 +160,7 @@ def invite(request: HttpRequest, slug: str) -> HttpResponse:
         services.invite_teams(user=signed_in(request), event=found, team_names=form.names("teams"),
                               users=form.names("users"))
     except DomainError:  # the names come back in the form with the message, to correct one
-        request.session[INVITE_DRAFT] = {"slug": found.slug, **{
-            name: request.POST.get(name, "")[:field.max_length] for name, field in form.fields.items()
-            if isinstance(field, CharField) and field.max_length}}
+        _keep_draft(request, INVITE_DRAFT, found.slug, form)
         raise
     messages.success(request, "Invited: their members see the event and enter one of their team's bots.")
     return redirect("event", slug=found.slug)
@@ -168,9 +177,12 @@ def renew_invite(request: HttpRequest, slug: str) -> HttpResponse:
 def uninvite(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.event(slug)
     services.uninvite(user=signed_in(request), event=found, team_id=request.POST.get("team", ""))
-    messages.success(request, "The invitation is taken back: that team's members enter only with the invite link"
-                     + ("." if found.public else " and no longer see the event (unless a bot of their team is "
-                        "entered)."))
+    hidden = "no longer see the event (unless a bot of their team is entered)"
+    if found.state == EventState.OPEN:
+        said = ": that team's members enter only with the invite link" + ("" if found.public else f" and {hidden}")
+    else:  # (entries are closed: what is left of an invitation is seeing a private event)
+        said = "" if found.public else f": that team's members {hidden}"
+    messages.success(request, f"The invitation is taken back{said}.")
     return redirect("event", slug=found.slug)
 
 
@@ -198,8 +210,13 @@ def end(request: HttpRequest, slug: str) -> HttpResponse:
 def edit(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.event(slug)
     form = EventEditForm(request.POST, event=found)
-    if not form.is_valid():
-        raise Invalid("; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()))
-    changed = services.edit_event(user=signed_in(request), event=found, **form.cleaned_data)
+    try:
+        if not form.is_valid():  # (a date not read, a name far too long: said in the message)
+            raise Invalid("; ".join(f"{name}: {' '.join(str(e) for e in errors)}"
+                                    for name, errors in form.errors.items()))
+        changed = services.edit_event(user=signed_in(request), event=found, **form.cleaned_data)
+    except DomainError:  # what was typed comes back in the form with the message, to correct it
+        _keep_draft(request, EDIT_DRAFT, found.slug, form)
+        raise
     messages.success(request, f"{changed.name} is changed.")
     return redirect("event", slug=changed.slug)
