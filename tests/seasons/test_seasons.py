@@ -643,7 +643,9 @@ def test_a_finals_plan_past_the_season_s_end_is_said_at_once(five):
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
     season_command("close", "s1")
     Season.objects.filter(slug="s1").update(ends=timezone.now() + timedelta(hours=1))
-    line, outlook = season_command("finals", "s1", "--stages", "1000", "--games", "1000").strip().split("; ", 1)
+    # (past the end such finals are refused unless --past-end: tests/seasons/test_finals_plan.py)
+    line, outlook = season_command("finals", "s1", "--stages", "1000", "--games", "1000",
+                                   "--past-end").strip().split("; ", 1)
     assert line.startswith("season s1 is in its finals: 5 entries, 1000 stages of 1000 games per entry")
     assert "WARNING: that takes every match worker until it is done (ranked play and events wait), and it is " \
         "after the season's end" in outlook and "`season finish s1` ends the finals now" in outlook

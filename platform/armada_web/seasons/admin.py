@@ -11,6 +11,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 
+from armada_web.games import spec
 from armada_web.seasons import services
 from armada_web.seasons.models import Entry, Season, SeasonState, Standing
 from armada_web.web.admin import ModelAdmin
@@ -40,6 +41,19 @@ def _each(action: Callable[[Season], object], done: str) -> Callable[..., None]:
         if count:
             modeladmin.message_user(request, f"{count} season(s) {done}.", messages.SUCCESS)
     return run
+
+
+def _finals_said(season: Season) -> str:
+    """What "Begin the finals" did to `season` (as start_finals left it)."""
+    count = season.entries.count()
+    entries = f"{count} entr{'y' if count == 1 else 'ies'}"
+    if season.state != SeasonState.FINISHED:
+        return (f"Season {season.slug} is in its finals: {entries}, {season.matches_total} "
+                f"match{'es' if season.matches_total != 1 else ''}.")
+    if not spec(season.game).rated:
+        return f"Season {season.slug} finished at once: the league of its {entries} is its result (nothing to play)."
+    return (f"Season {season.slug} finished at once: its {entries} {'is' if count == 1 else 'are'} too few for "
+            "finals (at least 2); its standings are stored.")
 
 
 class SeasonForm(forms.ModelForm):
@@ -139,7 +153,17 @@ class SeasonAdmin(ModelAdmin):
 
     @admin.action(description="Begin the finals of the selected closed seasons")
     def finals_now(self, request: Any, queryset: QuerySet[Season]) -> None:
-        _each(lambda s: services.start_finals(season=s), "in their finals")(self, request, queryset)
+        """Each season's finals on the settings' plan, saying per season what happened: in its finals,
+        or finished at once (a league game's result, fewer than two entries). Finals that would
+        run past the season's end are refused as `season finals` refuses them (no --past-end
+        here: this action has no plan to choose nor a confirmation; the refusal names the command)."""
+        for season in queryset:
+            try:
+                started = services.start_finals(season=season)
+            except DomainError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                continue
+            self.message_user(request, _finals_said(started), messages.SUCCESS)
 
     @admin.action(description="Finish the selected seasons now (standings as they are, stored for good)")
     def finish_now(self, request: Any, queryset: QuerySet[Season]) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import statistics
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
 
@@ -261,6 +262,32 @@ def estimate(season: Season, now: datetime | None = None) -> datetime | None:
         return None
     seconds = left * match_seconds(season) / max(1, season.finals_workers)
     return now + timedelta(seconds=seconds)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """When `matches` finals matches would be done from `now` on every match worker there is."""
+
+    matches: int
+    workers: int
+    #: A match's seconds (match_seconds: the finals' measured ones, at first the ranked matches').
+    match_seconds: float
+    done: datetime
+    #: The finals would claim every worker until done (workers_needed's rule, with SAFETY's margin).
+    takes_all: bool
+    #: They would be done after the season's `ends`, when the standings as they are become final.
+    past_end: bool
+
+
+def forecast(season: Season, matches: int, workers: int, now: datetime) -> Forecast | None:
+    """The forecast for `matches` matches of `season`'s finals on `workers` workers (None without either)."""
+    if workers <= 0 or matches <= 0:
+        return None
+    each = match_seconds(season)  # (one query: the finals' or the ranked matches' lengths)
+    seconds = matches * each / workers
+    done = now + timedelta(seconds=seconds)
+    return Forecast(matches=matches, workers=workers, match_seconds=each, done=done,
+                    takes_all=now + timedelta(seconds=seconds * SAFETY) >= season.ends, past_end=done > season.ends)
 
 
 def claimed_workers(workers: int) -> int:

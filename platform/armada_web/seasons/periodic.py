@@ -35,7 +35,9 @@ def _step(season: Season, now: datetime) -> str | None:
         services.close_season(season=season, now=now)
         return "closed"
     if season.state == SeasonState.CLOSED and season.closes <= now and season.ends > now:
-        services.start_finals(season=season, now=now)
+        # The settings' plan, at the time the organiser set: started even if it would run past the
+        # end (the organiser's refusal, `season finals` without --past-end, is for a plan chosen by hand).
+        services.start_finals(season=season, now=now, past_end=True)
         return "finals"
     if season.state in (SeasonState.CLOSED, SeasonState.FINALS) and season.ends <= now:
         services.finish_season(season=season, now=now)

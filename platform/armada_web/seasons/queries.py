@@ -5,7 +5,7 @@ current season, a bot's placements."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db.models import F, FloatField, Q, QuerySet, Value
@@ -329,20 +329,23 @@ def finals_outlook(season: Season, now: datetime | None = None) -> str:
     planned matches would be done, and a warning when the finals would take every worker for that
     (`finals.workers_needed`'s rule: ranked play and events wait), or run past the season's `ends`;
     "" without a plan or workers."""
-    workers = known_workers()
-    if season.state != SeasonState.FINALS or workers <= 0 or not season.matches_total:
+    if season.state != SeasonState.FINALS:
         return ""
-    now = now or timezone.now()
-    each = finals.match_seconds(season)  # (one query: the finals' or the ranked matches' lengths)
-    seconds = season.matches_total * each / workers
-    done = now + timedelta(seconds=seconds)
-    line = (f"at about {each:.0f} s a match on all {workers} worker"
-            f"{'s' if workers != 1 else ''}, done about {done:%Y-%m-%d %H:%M} UTC")
+    ahead = finals.forecast(season, season.matches_total, known_workers(), now or timezone.now())
+    return outlook_said(season, ahead) if ahead is not None else ""
+
+
+def outlook_said(season: Season, ahead: finals.Forecast, planned: bool = False) -> str:
+    """`ahead` in words (finals_outlook's); `planned`: of finals not started (`season finals --dry-run`)."""
+    workers = ahead.workers
+    line = (f"at about {ahead.match_seconds:.0f} s a match on all {workers} worker"
+            f"{'s' if workers != 1 else ''}, done about {ahead.done:%Y-%m-%d %H:%M} UTC")
     # The finals claim every worker once the matches left need them all with the claim's margin
     # (finals.workers_needed): from then on ranked play and events wait.
-    if now + timedelta(seconds=seconds * finals.SAFETY) >= season.ends:
-        line += ("; WARNING: that takes every match worker until it is done (ranked play and events wait)"
+    if ahead.takes_all:
+        line += (f"; WARNING: that {'would take' if planned else 'takes'} every match worker until it is done "
+                 "(ranked play and events wait)"
                  + (f", and it is after the season's end ({season.ends:%Y-%m-%d %H:%M} UTC), when the standings "
-                    "as they are become final" if done > season.ends else "")
-                 + f"; `season finish {season.slug}` ends the finals now")
+                    "as they are become final" if ahead.past_end else "")
+                 + ("" if planned else f"; `season finish {season.slug}` ends the finals now"))
     return line

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from armada_web.games import spec
+from armada_web.matches.capacity import known_workers
 from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState, Standing, state_said
@@ -240,21 +241,80 @@ def finals_plan(*, stages: Any = None, games: Any = None) -> finals_logic.Plan:
     return plan
 
 
-def start_finals(*, season: Season, stages: Any = None, games: Any = None, now: datetime | None = None) -> Season:
+@dataclass(frozen=True)
+class FinalsPreview:
+    """What starting a closed season's finals with `plan` does: play `matches` finals matches among
+    its `entries` (`forecast`: when they would be done on every match worker; None when nothing is
+    played), or finish the season at once: a league game (`league`: its league is its result) or
+    fewer than two entries (no finals game)."""
+
+    slug: str
+    plan: finals_logic.Plan
+    entries: int
+    matches: int
+    league: bool
+    forecast: finals.Forecast | None
+
+    @property
+    def at_once(self) -> bool:
+        return self.league or self.matches == 0
+
+
+def _outlook(season: Season, plan: finals_logic.Plan, now: datetime) -> FinalsPreview:
+    """`season`'s finals with `plan` as they would start now; Conflict unless it is closed."""
+    if season.state != SeasonState.CLOSED:
+        raise _refuse(season, "given its finals", "a closed")
+    count = season.entries.count()
+    if not spec(season.game).rated:
+        return FinalsPreview(season.slug, plan, count, 0, True, None)
+    matches = finals_logic.total_matches(count, plan)
+    return FinalsPreview(season.slug, plan, count, matches, False,
+                         finals.forecast(season, matches, known_workers(), now))
+
+
+def preview_finals(*, season: Season, stages: Any = None, games: Any = None,
+                   now: datetime | None = None) -> FinalsPreview:
+    """What `start_finals` with these arguments would do now, changing nothing (`season finals
+    --dry-run`): refused as it would be (Invalid plan, Conflict unless closed), but for a plan run
+    past the season's end, which its `forecast` says (`past_end`)."""
+    plan = finals_plan(stages=stages, games=games)
+    return _outlook(season, plan, now or timezone.now())
+
+
+def past_end_said(outlook: FinalsPreview, ends: datetime) -> str:
+    """Why finals whose forecast runs past the season's end (`ends`) are not started."""
+    ahead = outlook.forecast
+    assert ahead is not None
+    return (f"season {outlook.slug}'s finals ({outlook.matches} matches at about {ahead.match_seconds:.0f} s on all "
+            f"{ahead.workers} worker{'s' if ahead.workers != 1 else ''}) would be done about "
+            f"{ahead.done:%Y-%m-%d %H:%M} UTC, after the season's end ({ends:%Y-%m-%d %H:%M} UTC), when the "
+            f"standings as they are become final; nothing started: pass fewer --stages or --games (`season finals "
+            f"{outlook.slug} --stages K --games N`, `--dry-run` to see a plan's outlook), or `--past-end` to "
+            "start them anyway")
+
+
+def start_finals(*, season: Season, stages: Any = None, games: Any = None, now: datetime | None = None,
+                 past_end: bool = False) -> Season:
     """closed -> finals: the entries start their finals ratings and the first round is planned.
 
     A league game (Mothership Down) has nothing to play: the league of the frozen entries is its
-    result, computed now, and the season is finished at once.
+    result, computed now, and the season is finished at once (so is a season of fewer than two entries).
+
+    Finals that would be done after the season's end, on every match worker at the matches'
+    length (`preview_finals`), are refused (Conflict, `past_end_said`) unless `past_end`: started, they
+    cannot be undone and take every worker until the end, where the standings as they are become
+    final. Beat, at the close, starts the settings' plan with `past_end` (its times are the organiser's).
     """
     now = now or timezone.now()
     plan = finals_plan(stages=stages, games=games)
     with transaction.atomic():
         locked = _locked(season)
-        if locked.state != SeasonState.CLOSED:
-            raise _refuse(locked, "given its finals", "a closed")
-        if not spec(locked.game).rated:
+        outlook = _outlook(locked, plan, now)
+        if outlook.league:
             entries.league_result(locked)
             return _finish(locked, now)
+        if not past_end and outlook.forecast is not None and outlook.forecast.past_end:
+            raise Conflict(past_end_said(outlook, locked.ends))
         finals.begin(season=locked, plan=plan, start=finals_logic.Start(settings.ARMADA.finals_start), now=now)
         if locked.matches_total == 0:  # fewer than two entries: nothing to play
             return _finish(locked, now)

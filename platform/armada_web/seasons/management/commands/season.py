@@ -1,6 +1,8 @@
 """`manage.py season create|entry|teams|open|close|finals|finish ...`: seasons by hand (beat does the
 same by their times), who may enter one (its entry rule) and its team rules. Each prints one line saying what it did;
-a refusal (a wrong state, bad input) exits 1 with the reason and changes nothing."""
+a refusal (a wrong state, bad input, finals that would run past the season's end without
+--past-end) exits 1 with the reason and changes nothing; `season finals --dry-run` only says what
+the finals would be."""
 
 from __future__ import annotations
 
@@ -52,6 +54,11 @@ class Command(BaseCommand):
         start.add_argument("slug")
         start.add_argument("--stages", type=int, help="stages of this season's finals (default: ARMADA_FINALS_STAGES)")
         start.add_argument("--games", type=int, help="games per entry per stage (default: ARMADA_FINALS_GAMES)")
+        start.add_argument("--dry-run", action="store_true",
+                           help="print the plan and when it would be done on every match worker; start nothing")
+        start.add_argument("--past-end", action="store_true",
+                           help="start finals that would be done after the season's end (refused without it: "
+                                "started, they cannot be undone and take every match worker until the end)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -86,8 +93,12 @@ class Command(BaseCommand):
             season = services.close_season(season=season)
             count = season.entries.count()
             return f"season {season.slug} is closed with {count} entr{'y' if count == 1 else 'ies'} frozen"
+        if action == "finals" and options["dry_run"]:
+            return _planned(services.preview_finals(season=season, stages=options["stages"], games=options["games"]),
+                            season, options)
         if action == "finals":
-            season = services.start_finals(season=season, stages=options["stages"], games=options["games"])
+            season = services.start_finals(season=season, stages=options["stages"], games=options["games"],
+                                           past_end=options["past_end"])
             if season.state == SeasonState.FINISHED:
                 count = season.entries.count()
                 if SPECS[season.game].rated:  # fewer than two entries: no finals game to play
@@ -106,6 +117,28 @@ class Command(BaseCommand):
                     + (f"; {outlook}" if outlook else ""))
         season = services.finish_season(season=season)
         return f"season {season.slug} is finished: {_standings(season)}"
+
+
+def _planned(preview: services.FinalsPreview, season: Season, options: dict[str, Any]) -> str:
+    """`season finals --dry-run`: what the finals would be, and when done; nothing started."""
+    head = f"season {season.slug} (dry run, nothing started)"
+    count = preview.entries
+    if preview.league:
+        return (f"{head} would finish at once: the league of its {count} entr{'y' if count == 1 else 'ies'} "
+                "is its result")
+    if preview.at_once:
+        return (f"{head} would finish at once: its {count} {'entry is' if count == 1 else 'entries are'} too few "
+                "for finals (at least 2)")
+    stages, games = preview.plan.stages, preview.plan.games
+    line = (f"{head} would play its finals: {count} entries, {stages} stage{'s' if stages != 1 else ''} of {games} "
+            f"game{'s' if games != 1 else ''} per entry, {preview.matches} match{'es' if preview.matches != 1 else ''}")
+    ahead = preview.forecast
+    if ahead is None:
+        return line
+    line += f"; {queries.outlook_said(season, ahead, planned=True)}"
+    if ahead.past_end and not options["past_end"]:
+        line += "; starting them needs --past-end"
+    return line
 
 
 def _who(season: Season) -> str:

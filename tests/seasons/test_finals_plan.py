@@ -1,0 +1,156 @@
+"""An organiser's trial of seasons and finals: `season finals --dry-run` shows a plan and when it
+would be done without starting it; finals that would run past the season's end are refused before
+anything starts (the command and the admin), unless `--past-end`, while beat's start at the close
+is not; and the admin says per season what "Begin the finals" did."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from tests.seasons.test_seasons import season_command
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def five(make_user, valid_version):
+    """Five Galaxy bots of five owners, playing (test_seasons.py's)."""
+    return [valid_version(make_user(f"user{n}"), f"bot{n}") for n in range(5)]
+
+
+def _closed(slug: str, ends_in: timedelta | None = None) -> None:
+    from armada_web.seasons.models import Season
+
+    season_command("create", slug, "--game", "galaxy", "--name", f"Season {slug}")
+    season_command("close", slug)
+    if ends_in is not None:
+        Season.objects.filter(slug=slug).update(ends=timezone.now() + ends_in)
+
+
+def _nothing_started(slug: str) -> None:
+    from armada_web.matches.models import Match
+    from armada_web.seasons.models import Entry, FinalsGame, Season
+
+    season = Season.objects.get(slug=slug)
+    assert season.state == "closed" and season.stages is None and season.matches_total == 0
+    assert not FinalsGame.objects.filter(season=season).exists()
+    assert not Match.objects.filter(kind="finals").exists()
+    assert not Entry.objects.filter(season=season, mu__isnull=False).exists()  # no finals ratings started
+
+
+def test_a_dry_run_prints_the_plan_and_its_outlook_and_starts_nothing(five):
+    _closed("s1", ends_in=timedelta(hours=1))
+    line = season_command("finals", "s1", "--stages", "3", "--games", "1000", "--dry-run")
+    assert "\n" not in line
+    assert line.startswith("season s1 (dry run, nothing started) would play its finals: 5 entries, 3 stages of "
+                           "1000 games per entry, ")
+    assert "at about 30 s a match on all 1 worker, done about " in line
+    assert ("WARNING: that would take every match worker until it is done (ranked play and events wait), and it "
+            "is after the season's end") in line
+    assert line.endswith("; starting them needs --past-end")
+    _nothing_started("s1")
+    fits = season_command("finals", "s1", "--stages", "1", "--games", "2", "--dry-run")
+    assert fits.startswith("season s1 (dry run, nothing started) would play its finals: 5 entries, 1 stage of 2 "
+                           "games per entry, 5 matches; at about 30 s a match on all 1 worker, done about ")
+    assert "WARNING" not in fits and "--past-end" not in fits
+    _nothing_started("s1")
+    with pytest.raises(CommandError, match="--stages must be a whole number"):  # refused as the start would be
+        season_command("finals", "s1", "--stages", "0", "--dry-run")
+    season_command("finish", "s1")
+    with pytest.raises(CommandError, match="season s1 is finished: only a closed season can be given its finals"):
+        season_command("finals", "s1", "--dry-run")
+
+
+def test_a_dry_run_of_a_season_that_would_finish_at_once_says_so(make_user, valid_version):
+    from armada_web.seasons.models import Season
+
+    valid_version(make_user("solo"), "lonely")
+    _closed("g1")
+    line = season_command("finals", "g1", "--dry-run")
+    assert line == ("season g1 (dry run, nothing started) would finish at once: its 1 entry is too few for finals "
+                    "(at least 2)")
+    season = Season.objects.get(slug="g1")
+    assert season.state == "closed" and not season.standings.exists()
+    season_command("create", "m1", "--game", "mothership", "--name", "Down")  # (no race in its league)
+    season_command("close", "m1")
+    line = season_command("finals", "m1", "--dry-run")
+    assert line == ("season m1 (dry run, nothing started) would finish at once: the league of its 0 entries is "
+                    "its result")
+    assert Season.objects.get(slug="m1").state == "closed"
+
+
+def test_finals_past_the_season_s_end_are_refused_unless_past_end(five):
+    """The trial: 12,000 matches started, then a warning that they ran past the end."""
+    from armada_web.seasons.models import Season
+
+    _closed("s1", ends_in=timedelta(hours=1))
+    ends = Season.objects.get(slug="s1").ends
+    with pytest.raises(CommandError) as refused:
+        season_command("finals", "s1", "--stages", "3", "--games", "1000")
+    said = str(refused.value)
+    assert "\n" not in said
+    assert said.startswith("season s1's finals (") and " would be done about " in said
+    assert f"after the season's end ({ends:%Y-%m-%d %H:%M} UTC)" in said
+    assert "nothing started: pass fewer --stages or --games" in said and said.endswith(
+        "or `--past-end` to start them anyway")
+    _nothing_started("s1")
+    line = season_command("finals", "s1", "--stages", "3", "--games", "1000", "--past-end")
+    assert line.startswith("season s1 is in its finals: 5 entries, 3 stages of 1000 games per entry")
+    assert "after the season's end" in line
+    assert Season.objects.get(slug="s1").state == "finals"
+    # a plan that fits starts without it, as before
+    _closed("s2")
+    assert season_command("finals", "s2", "--stages", "1", "--games", "2").startswith("season s2 is in its finals")
+
+
+def test_beat_starts_the_settings_plan_at_the_close_even_past_the_end(five):
+    """Beat is not refused: the default plan by the organiser's own times, finishing at `ends`."""
+    from armada_web.seasons import periodic, services
+    from armada_web.seasons.models import Season
+    from armada_web.seasons.queries import finals_outlook
+
+    now = timezone.now()
+    services.create_season(slug="b1", game="galaxy", name="Beat", closes=now + timedelta(hours=1),
+                           ends=now + timedelta(hours=1, minutes=2))
+    assert periodic.tick(now=now + timedelta(hours=1, seconds=1), workers=1) == {"closed": ["b1"], "finals": ["b1"]}
+    season = Season.objects.get(slug="b1")
+    assert season.state == "finals"
+    assert "after the season's end" in finals_outlook(season, now=now + timedelta(hours=1, seconds=1))
+
+
+def _admin_messages(answer) -> list[str]:
+    return [str(m) for m in answer.context["messages"]]
+
+
+def test_the_admin_says_per_season_what_beginning_the_finals_did(five, admin_client):
+    from armada_web.seasons.models import Season
+
+    _closed("g1")
+    season_command("create", "m1", "--game", "mothership", "--name", "Down")
+    season_command("close", "m1")
+    _closed("late", ends_in=timedelta(minutes=1))  # the settings' plan: past its end
+    chosen = list(Season.objects.filter(slug__in=["g1", "m1", "late"]).values_list("pk", flat=True))
+    answer = admin_client.post("/admin/seasons/season/", {"action": "finals_now", "_selected_action": chosen},
+                               follow=True)
+    said = _admin_messages(answer)
+    states = dict(Season.objects.values_list("slug", "state"))
+    assert states == {"g1": "finals", "m1": "finished", "late": "closed"}
+    assert "Season m1 finished at once: the league of its 0 entries is its result (nothing to play)." in said
+    assert any(m.startswith("Season g1 is in its finals: 5 entries, ") for m in said)
+    assert any(m.startswith("season late's finals (") and "`--past-end` to start them anyway" in m for m in said)
+    assert not any("season(s)" in m for m in said)  # (it said "1 season(s) in their finals." of one finished)
+
+
+def test_the_admin_says_a_season_of_one_entry_finished_at_once(make_user, valid_version, admin_client):
+    from armada_web.seasons.models import Season
+
+    valid_version(make_user("solo"), "lonely")
+    _closed("g1")
+    answer = admin_client.post("/admin/seasons/season/", {"action": "finals_now",
+                                                          "_selected_action": [Season.objects.get().pk]}, follow=True)
+    assert _admin_messages(answer) == ["Season g1 finished at once: its 1 entry is too few for finals (at least 2); "
+                                       "its standings are stored."]
