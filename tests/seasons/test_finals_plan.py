@@ -1,7 +1,8 @@
 """An organiser's trial of seasons and finals: `season finals --dry-run` shows a plan and when it
 would be done without starting it; finals that would run past the season's end are refused before
 anything starts (the command and the admin), unless `--past-end`, while beat's start at the close
-is not; and the admin says per season what "Begin the finals" did."""
+is not; the admin says per season what "Begin the finals" did; and a season finished before any
+finals game stores its entries' frozen (closing) ratings, not the finals' start ratings."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from tests.seasons.test_seasons import season_command
+from tests.support.seasons_helpers import queued, record_result
 
 pytestmark = pytest.mark.django_db
 
@@ -154,3 +156,73 @@ def test_the_admin_says_a_season_of_one_entry_finished_at_once(make_user, valid_
                                                           "_selected_action": [Season.objects.get().pk]}, follow=True)
     assert _admin_messages(answer) == ["Season g1 finished at once: its 1 entry is too few for finals (at least 2); "
                                        "its standings are stored."]
+
+
+def _ladder(slug: str, values: dict[str, tuple[float, float]]) -> None:
+    """The entries' ratings at the close (as frozen from the ladder), by bot name."""
+    from armada_web.seasons.models import Entry
+
+    for name, (mu, sigma) in values.items():
+        assert Entry.objects.filter(season__slug=slug, bot_name=name).update(ladder_mu=mu, ladder_sigma=sigma) == 1
+
+
+def _stored(slug: str) -> list[tuple[str, float, int]]:
+    from armada_web.seasons.models import Standing
+
+    return [(s.bot_name, s.score, s.games) for s in Standing.objects.filter(season__slug=slug).order_by("place")]
+
+
+@pytest.mark.parametrize("start", ["ladder", "prior"])
+def test_a_season_of_one_entry_stores_its_frozen_score(start, make_user, valid_version, armada):
+    """The trial: mu 11.90, sigma 2.08 at the close (5.66), stored as 2.70 (the finals' start sigma 3.07)."""
+    from armada_web.seasons.models import Entry
+
+    armada(finals_start=start)
+    valid_version(make_user("solo"), "lonely")
+    _closed("g1")
+    _ladder("g1", {"lonely": (11.90, 2.08)})
+    assert season_command("finals", "g1").startswith("season g1 is finished")
+    assert _stored("g1") == [("lonely", round(11.90 - 3 * 2.08, 3), 0)]
+    entry = Entry.objects.get(season__slug="g1")
+    assert (entry.ladder_mu, entry.ladder_sigma, entry.mu, entry.sigma) == (11.90, 2.08, None, None)
+
+
+def test_a_season_finished_by_hand_before_any_finals_game_stores_the_frozen_scores(make_user, valid_version):
+    """Two entries, the finals begun and finished by hand before their first game: the scores and
+    the order at the close (steady 14 - 3 x 1 = 11.0 before bold 16.7 - 3 x 2 = 10.7), not the
+    finals' start ratings' (sigma raised by 2.25: bold 7.67 before steady 6.61)."""
+    from armada_web.seasons import periodic
+    from armada_web.seasons.models import Entry
+
+    valid_version(make_user("steady"), "steady")
+    valid_version(make_user("bold"), "bold")
+    _closed("g1")
+    _ladder("g1", {"steady": (14.0, 1.0), "bold": (16.7, 2.0)})
+    season_command("finals", "g1", "--stages", "1", "--games", "2")
+    periodic.tick(workers=1)
+    assert queued("finals")  # its games waiting, none played
+    season_command("finish", "g1")
+    assert _stored("g1") == [("steady", 11.0, 0), ("bold", round(16.7 - 6.0, 3), 0)]
+    assert not Entry.objects.filter(season__slug="g1", mu__isnull=False).exists()
+
+
+def test_once_a_finals_game_is_played_the_standings_are_the_finals_ratings(make_user, valid_version):
+    from armada_web.seasons import periodic
+    from armada_web.seasons.entries import skill_of
+    from armada_web.seasons.logic.finals import score
+    from armada_web.seasons.models import Entry
+
+    valid_version(make_user("steady"), "steady")
+    valid_version(make_user("bold"), "bold")
+    _closed("g1")
+    _ladder("g1", {"steady": (14.0, 1.0), "bold": (16.7, 2.0)})
+    season_command("finals", "g1", "--stages", "1", "--games", "2")
+    periodic.tick(workers=1)
+    assert record_result(queued("finals")[0], 1) == "finished"
+    season_command("finish", "g1")
+    entries = {e.bot_name: e for e in Entry.objects.filter(season__slug="g1")}
+    assert all(e.mu is not None and e.games == 1 for e in entries.values())
+    stored = _stored("g1")
+    assert {name: value for name, value, _ in stored} == {
+        name: round(score(skill_of(e)), 3) for name, e in entries.items()}
+    assert stored[0][1] != 11.0  # not the close's

@@ -170,6 +170,8 @@ def write_standings(*, season: Season) -> int:
     if not rated and any(e.place is None for e in entries):
         league_result(season)
         entries = list(season.entries.all())
+    if rated and not any(e.games for e in entries):
+        _unrated_by_the_finals(entries)
     ranked = order(entries) if rated else sorted(entries, key=lambda e: (e.place or 0, e.seed))
     rows = []
     for place, entry in enumerate(ranked, start=1):
@@ -183,6 +185,18 @@ def write_standings(*, season: Season) -> int:
     Standing.objects.bulk_create(rows, batch_size=500)
     Entry.objects.bulk_update(ranked, ["place"], batch_size=500)
     return len(rows)
+
+
+def _unrated_by_the_finals(entries: list[Entry]) -> None:
+    """No finals game was played (fewer than two entries, or the season finished before its first
+    game): the finals ratings the entries started with (`finals.start_rating`: the prior, or a
+    sigma raised for the finals to correct) were never tested, so they are dropped and the
+    entries are read, placed and scored at their ratings frozen at the close (`skill_of`: the
+    ladder's, else the prior), as a season finished before its finals began is."""
+    started = [e for e in entries if e.mu is not None or e.sigma is not None]
+    for entry in started:
+        entry.mu = entry.sigma = None
+    Entry.objects.bulk_update(started, ["mu", "sigma"], batch_size=500)
 
 
 def rewrite_standings(*, season: Season) -> int:
