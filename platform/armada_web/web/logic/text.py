@@ -61,12 +61,23 @@ def is_variation_selector(c: str) -> bool:
     return "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
 
 
+#: Characters a page draws as nothing (or as a blank) that are not format characters (those are
+#: refused as invisible already): Unicode's other default-ignorable code points (the combining
+#: grapheme joiner, Hangul fillers, Khmer's invisible vowels, Mongolian's variation selectors and
+#: vowel separator) and the Braille blank.
+BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0")
+
+
 def hidden_selector_problem(text: str, *, what: str, other: str) -> str | None:
-    """Why `text` could pass for `other`, or None: it holds a variation selector after a letter, a
-    digit, a space or a punctuation mark, which draws it no differently ("Red Fleet" + U+FE0F shows
-    as "Red Fleet"). After a symbol it chooses an emoji's look ("❤" + U+FE0F) and stays, as in a
+    """Why `text` could pass for `other`, or None: it holds a character drawn as nothing
+    (BLANK_LOOKING: "Red Fleet" + U+034F shows as "Red Fleet"), or a variation selector after a
+    letter, a digit, a space or a punctuation mark, which draws it no differently ("Red Fleet" +
+    U+FE0F). After a symbol a selector chooses an emoji's look ("❤" + U+FE0F) and stays, as in a
     keycap ("1" + U+FE0F + U+20E3)."""
     for i, c in enumerate(text):
+        if c in BLANK_LOOKING:
+            return (f"{what} holds a character drawn as nothing (U+{ord(c):04X}) at {i + 1}: it could pass for "
+                    f"{other}; remove it")
         keycap = text[i + 1:i + 2] == "\u20e3"
         if is_variation_selector(c) and not keycap and (i == 0 or unicodedata.category(text[i - 1])[0] in "LNPZ"):
             after = f"after {text[i - 1]!r} at {i}" if i else "at its start"
