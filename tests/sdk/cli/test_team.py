@@ -114,8 +114,8 @@ def test_a_name_taken_by_your_teams_bot_says_to_pass_its_team(logged_in: FakeSit
     assert ("the bot redbot is one of your team Red Fleet's bots, not your own bots: pass --team 'Red Fleet' (or "
             "leave --team out) to upload to it") in err
     assert not logged_in.seen("POST", "/api/bots/1/versions/")
-    # without --team (none remembered now: the refused run remembered alice, your own bots), it goes to it
-    config.save_default_team("")
+    assert config.default_team() is None  # a refused --team is not remembered
+    # without --team, it goes to the team's bot
     assert main(["submit", "builtin:random", "--game", "galaxy", "--bot", "redbot", "--no-wait"]) == 0
     assert len(logged_in.seen("POST", "/api/bots/1/versions/")) == 1 and not logged_in.seen("POST", "/api/bots/")
 
@@ -196,3 +196,20 @@ def test_armada_team_alone_lists_your_teams(logged_in: FakeSite, capsys: pytest.
     "the following arguments are required: action"; it shows your teams, as `armada team show`."""
     assert main(["team"]) == 0
     assert "alice (personal)" in capsys.readouterr().out
+
+
+
+@pytest.mark.parametrize("listed", [
+    {"name": "oddbot", "game": "galaxy"},  # no id
+    {"id": None, "name": "oddbot", "game": "galaxy"},
+    {"id": 1, "name": "oddbot", "game": "galaxy", "team": {"id": [2], "name": "x"}},  # an id that is no id
+])
+def test_an_odd_bot_list_is_one_line_not_a_traceback(logged_in: FakeSite, capsys: pytest.CaptureFixture[str],
+                                                      listed: dict) -> None:
+    """A review: a bot listed without its id, or with a team id that is a list, raised KeyError or
+    TypeError (a traceback) in `armada submit`."""
+    logged_in.bots.append({"owner": "bob", "description": "", "active_version": None, "retired": False, **listed})
+    code = main(["submit", "builtin:random", "--game", "galaxy", "--bot", "oddbot", "--no-wait"])
+    err = capsys.readouterr().err
+    assert code in (2, 3) and "Traceback" not in err and err.startswith("armada: error: ")
+    assert not logged_in.seen("POST", "/api/bots/1/versions/")

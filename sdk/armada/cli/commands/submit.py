@@ -154,9 +154,9 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
             raise
         raise RemoteError(f"{exc}; it is the team remembered from your last --team: pass --team to choose "
                           f"another (--team {username} for your own bots)") from None
-    if args.team:
-        save_default_team(f"id:{team['id']}" if team else args.team)  # by id: a rename keeps it
     target = _target(client, args, me, team, remembered=remembered is not None)
+    if args.team:  # remembered once it chose a bot (a refused --team is not kept)
+        save_default_team(f"id:{team['id']}" if team else args.team)  # by id: a rename keeps it
     size = len(upload.data)
     unit_name = "MiB" if size >= 10 * MIB else "KiB"  # "0/2 MiB" says little of 1.3 MiB
     # The bar counts bytes and shows them as the size beside it is shown (_bar_figure): never past it.
@@ -292,9 +292,18 @@ def find_named_bot(client: ApiClient, game: str, name: str) -> dict[str, Any] | 
     """The site's bot of that game and name, whoever's (names are unique per game whatever the case:
     `RACE` is the bot `race`, not a new bot), as the bot list gives it; None when there is none."""
     for bot in client.pages("/api/bots/", {"game": game, "name": name}):
-        if str(bot.get("name", "")).lower() == name.lower() and bot.get("game", game) == game:
+        if isinstance(bot, dict) and str(bot.get("name", "")).lower() == name.lower() and bot.get("game", game) == game:
+            if not isinstance(bot.get("id"), int) or isinstance(bot.get("id"), bool):
+                raise RemoteError(f"GET /api/bots/ on {client.server} listed the bot {name} without its id",
+                                  exit_code=3)
             return dict(bot)
     return None
+
+
+def _id_of(row: Any) -> int | str | None:
+    """A row's "id" when it is one (a number or text), else None: an odd answer never raises here."""
+    value = row.get("id") if isinstance(row, dict) else None
+    return value if isinstance(value, int | str) and not isinstance(value, bool) else None
 
 
 def existing_target(bot: dict[str, Any], me: Any, team: dict[str, Any] | None, *, explicit: bool,
@@ -305,19 +314,25 @@ def existing_target(bot: dict[str, Any], me: Any, team: dict[str, Any] | None, *
     name, target = str(bot.get("name")), Target(int(bot["id"]), str(bot.get("name")), str(bot.get("game")))
     held = bot.get("team") if isinstance(bot.get("team"), dict) else None
     username = me.get("username") if isinstance(me, dict) else None
-    if held is None:  # an older site without teams: your own bot, or another's name
-        if _owned_by(bot.get("owner"), str(username)):
+    if held is None:  # an older site without teams: your own bot (its owner your name or id), or another's
+        owner = bot.get("owner")
+        if isinstance(owner, dict):
+            owner = owner.get("username")
+        me_id = me.get("id") if isinstance(me, dict) else None
+        if (isinstance(owner, str) and owner == username) or (
+                isinstance(owner, int) and not isinstance(owner, bool) and owner == me_id):
             return target
         raise RemoteError(f"the bot {name} is another user's: pass --bot NAME for a bot of your own")
     teams = me.get("teams") if isinstance(me, dict) else None
-    mine = {t.get("id"): t for t in teams if isinstance(t, dict)} if isinstance(teams, list) else {}
-    if team is not None and held.get("id") == team.get("id"):
+    mine = {_id_of(t): t for t in teams if _id_of(t) is not None} if isinstance(teams, list) else {}
+    held_id = _id_of(held)
+    if team is not None and held_id is not None and held_id == _id_of(team):
         return target
-    if held.get("id") not in mine:
+    if held_id is None or held_id not in mine:
         came = f" (the name came from {named_from})" if named_from else ""
         raise RemoteError(f"the bot {name} is team {held.get('name', '?')}'s, a team you are not in{came}: pass "
                           f"--bot NAME for a bot of your own")
-    shown = "your own bots" if mine[held.get("id")].get("personal") else f"your team {held.get('name')}'s bots"
+    shown = "your own bots" if mine[held_id].get("personal") else f"your team {held.get('name')}'s bots"
     chosen = "your own bots" if team is not None and team.get("personal") else f"team {(team or {}).get('name')}'s"
     if explicit and team is not None:
         raise RemoteError(f"the bot {name} is one of {shown}, not {chosen}: pass --team {held.get('name')!r} (or "
@@ -342,16 +357,6 @@ def _team(me: Any, name: str | None, server: str) -> dict[str, Any] | None:
         return found
     shown = f"with id {name[3:]}" if name.startswith("id:") else f"named {name!r}"
     raise RemoteError(f"you are in no team {shown} on {server} (`armada team show` lists yours)")
-
-
-
-def _owned_by(value: object, username: str) -> bool:
-    """Whether the list's "owner" (a username, or an object with one) is the user; an id counts as yes."""
-    if isinstance(value, str):
-        return value == username
-    if isinstance(value, dict) and "username" in value:
-        return value["username"] == username
-    return True  # only an id: the list was already filtered by owner
 
 
 def create_bot(client: ApiClient, game: str, name: str, description: str, team_id: int | None = None,
