@@ -90,4 +90,13 @@ def test_an_event_whose_owner_left_has_no_owner_to_act_for(make_user, valid_vers
     assert stranger.post(f"/api/events/{slug}/start/").status_code == 403
     assert stranger.post(f"/api/events/{slug}/invite/").status_code == 403
     assert client.post(f"/events/{slug}/start/").status_code in (302, 403)  # the page: sign in first
+    # the services themselves: nobody signed out stands for an owner that is gone (pk None == owner_id None)
+    from django.contrib.auth.models import AnonymousUser
+
+    from armada_web.events import services
+    from armada_web.web.errors import Forbidden
+
+    for act in (services.start_event, services.renew_invite, services.end_event):
+        with pytest.raises(Forbidden):
+            act(user=AnonymousUser(), event=event)
     assert Event.objects.get(slug=slug).state == EventState.OPEN
