@@ -106,3 +106,30 @@ def test_the_actions_are_the_owner_s_only(club):
     assert actions(user=club["mia"].user, event=event) == EventActions()
     owner = actions(user=club["olga"].user, event=event)
     assert owner.owner and owner.invite and owner.renew_invite and owner.uninvite and owner.start and owner.end
+
+
+def test_a_name_kept_is_not_judged_by_a_rule_made_since(make_user, api):
+    """A review: the edit form sends the name with every change, so an event named before the rule on
+    stacked accent marks (D-S-31: existing names stay) could not have its start moved."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.events import services
+    from armada_web.events.models import Event
+    from armada_web.seasons.services import check_season
+    from armada_web.web.errors import Invalid
+
+    olga = make_user("olga")
+    slug = api(olga).post("/api/events/", {"name": "Club", "game": "galaxy", "format": "round_robin",
+                                           "games_per_pair": 1}, format="json").json()["slug"]
+    old = "Z\u0336\u0336\u0336ero"
+    Event.objects.filter(slug=slug).update(name=old)
+    starts = timezone.now() + timedelta(days=2)
+    edited = services.edit_event(user=olga, event=Event.objects.get(slug=slug), name=old, starts=starts.isoformat())
+    assert edited.name == old and edited.starts == starts
+    with pytest.raises(Invalid, match="stacked accent marks"):
+        services.edit_event(user=olga, event=Event.objects.get(slug=slug), name="Z\u0336\u0336\u0336eros")
+    assert check_season(slug="s1", game="galaxy", name=old, was=old).name == old
+    with pytest.raises(Invalid, match="stacked accent marks"):
+        check_season(slug="s1", game="galaxy", name=old)

@@ -48,7 +48,8 @@ class MailStatus(models.TextChoices):
 
 class SentMail(models.Model):
     """One e-mail, one per user, topic and event (`key`): written in the transaction of the event it
-    tells (pending), sent after its commit, and by beat's `send_pending_mail` when that failed."""
+    tells (pending), sent after its commit, and by beat's `send_pending_mail` when that failed or
+    when an organiser's command left it to beat (`accounts.mail.left_to_beat`)."""
 
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
     topic = models.CharField(max_length=20)
@@ -57,7 +58,7 @@ class SentMail(models.Model):
     subject = models.CharField(max_length=200, blank=True)
     body = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=MailStatus.choices, default=MailStatus.SENT)
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="sends the mail server refused")
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="sends tried (the refused ones and the last)")
     made = models.DateTimeField(null=True, blank=True, help_text="when its event happened")
     claimed = models.DateTimeField(null=True, blank=True, help_text="when its last send began")
     sent = models.DateTimeField(null=True, blank=True, help_text="when it was sent (or given up)")

@@ -149,7 +149,7 @@ def edit_event(*, user: Any, event: Event, name: Any = UNCHANGED, starts: Any = 
     with transaction.atomic():
         locked = _locked_event(event)
         changed: list[str] = []
-        if name is not UNCHANGED:
+        if name is not UNCHANGED and name != locked.name:  # (a name kept is not judged by rules made since)
             locked.name = _event_name(name)
             changed.append("name")
         timing = {"starts": starts, "ends": ends, "max_entrants": max_entrants, "games_per_pair": games_per_pair}

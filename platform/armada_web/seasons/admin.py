@@ -78,7 +78,8 @@ class SeasonForm(forms.ModelForm):
         try:
             services.check_season(slug=slug, game=game, name=data.get("name"), opens=data.get("opens"),
                                   closes=data.get("closes"), ends=data.get("ends"), new=self.instance.pk is None,
-                                  state=self.instance.state if self.instance.pk is not None else None)
+                                  state=self.instance.state if self.instance.pk is not None else None,
+                                  was=self.instance.name if self.instance.pk is not None else None)
             if "entry_rule" in self.fields:
                 rule, _ = services.check_entry_rule(entry_rule=data.get("entry_rule"),
                                                     invited=data.get("invited_users") or ())

@@ -49,12 +49,14 @@ class SeasonInput:
 
 
 def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
-                 now: datetime | None = None, new: bool = False, state: str | None = None) -> SeasonInput:
+                 now: datetime | None = None, new: bool = False, state: str | None = None,
+                 was: str | None = None) -> SeasonInput:
     """The season's fields checked, with their defaults (opens now, closes 30 days later, ends 7
     days after that); Invalid naming what is wrong. A `new` season closes in the future (beat
     would close and finish one whose close has passed at once, its standings frozen for good), and
     so does an edited one in `state` upcoming or open; a closed one, or one in its finals, ends in
-    the future (beat would finish it at once, its finals stopped)."""
+    the future (beat would finish it at once, its finals stopped). `was`: an edited season's name
+    now, not judged again when kept (a rule made since does not stop a change of its dates)."""
     now = now or timezone.now()
     if not isinstance(slug, str) or not SLUG_RE.fullmatch(slug):
         raise Invalid("a season's slug has 2 to 50 of a-z, 0-9 and '-', starting with a letter or digit")
@@ -67,7 +69,7 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     name = " ".join(name.split())
     if len(name) > NAME_MAX:
         raise Invalid(f"a season's name has at most {NAME_MAX} characters (this one has {len(name)})")
-    problem = shown_name_problem(name, what="a season's name")
+    problem = None if name == was else shown_name_problem(name, what="a season's name")
     if problem is not None:  # (an override turns the name around on every page that shows it)
         raise Invalid(problem)
     opens_at = parse_time(opens, "opens") or now
