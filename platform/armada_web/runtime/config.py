@@ -97,8 +97,9 @@ class Config:
     csrf_trusted_origins: tuple[str, ...] = setting("CSRF_TRUSTED_ORIGINS", (),
                                               "origins allowed to POST forms, e.g. https://armada.example")
     site_url: str = setting("ARMADA_SITE_URL", "", "the site's address as its users reach it, e.g. "
-                            "https://armada.example (the links of the e-mails workers send; `make up` sets it; empty: "
-                            "the first of ALLOWED_HOSTS, https when ARMADA_HTTPS is on)")
+                            "https://armada.example (the links of every e-mail: notifications, address confirmations, "
+                            "password resets; `make up` sets it; empty: the host a request came to for the web's "
+                            "mails, the first of ALLOWED_HOSTS for the workers', https when ARMADA_HTTPS is on)")
     data_dir: str = setting("ARMADA_DATA_DIR", str(REPO_ROOT / "var"),
                             "local state: SQLite database, private files, logs, the SDK wheel (the infra scripts make "
                             "it 0700: give one of the site's own)")
