@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
 
 from armada_web.events.access import may_delete
 from armada_web.events.models import Event, EventEntry, EventWithdrawal
-from armada_web.web.admin import ModelAdmin
+from armada_web.web.admin import DeletedOneByOne, ModelAdmin
 
 
 class EntryInline(admin.TabularInline):
@@ -28,7 +26,7 @@ class WithdrawalInline(admin.TabularInline):
 
 
 @admin.register(Event)
-class EventAdmin(ModelAdmin):
+class EventAdmin(DeletedOneByOne, ModelAdmin):
     list_display = ["slug", "name", "game", "format", "owner", "state", "public", "created"]
     list_filter = ["game", "format", "state", "public"]
     search_fields = ["slug", "name", "owner__username"]
@@ -45,14 +43,6 @@ class EventAdmin(ModelAdmin):
     def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False  # events are made by their owners (events.services.create_event)
 
-    def has_delete_permission(self, request: Any, obj: Event | None = None) -> bool:
+    def deletable(self, obj: Event) -> bool:
         """As access.may_delete says (only an open event)."""
-        if obj is not None and not may_delete(event=obj):
-            return False
-        return super().has_delete_permission(request, obj)
-
-    def get_actions(self, request: Any) -> dict[str, Any]:
-        """Without the bulk delete, which would not ask each event's state."""
-        actions = super().get_actions(request)
-        actions.pop("delete_selected", None)
-        return actions
+        return may_delete(event=obj)

@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from armada_web.games import spec
 from armada_web.seasons import services
 from armada_web.seasons.models import Entry, Season, SeasonState, Standing
-from armada_web.web.admin import ModelAdmin
+from armada_web.web.admin import DeletedOneByOne, ModelAdmin
 from armada_web.web.errors import DomainError
 
 
@@ -93,7 +93,7 @@ class SeasonForm(forms.ModelForm):
 
 
 @admin.register(Season)
-class SeasonAdmin(ModelAdmin):
+class SeasonAdmin(DeletedOneByOne, ModelAdmin):
     form = SeasonForm
     list_display = ["slug", "name", "game", "state", "entry_rule", "opens", "closes", "ends", "stage",
                     "matches_total"]
@@ -111,17 +111,9 @@ class SeasonAdmin(ModelAdmin):
             fixed += ["entry_rule", "invited_users", "team_max_members", "one_team_per_person"]  # frozen entries
         return [*fixed, *self.readonly_fields]
 
-    def has_delete_permission(self, request: Any, obj: Season | None = None) -> bool:
+    def deletable(self, obj: Season) -> bool:
         """As services.may_delete says (a closed season stays)."""
-        if obj is not None and not services.may_delete(season=obj):
-            return False
-        return super().has_delete_permission(request, obj)
-
-    def get_actions(self, request: Any) -> dict[str, Any]:
-        """Without the bulk delete, which would not ask each season's state."""
-        actions = super().get_actions(request)
-        actions.pop("delete_selected", None)
-        return actions
+        return services.may_delete(season=obj)
 
     def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
         rule, invited = form.cleaned_data.get("entry_rule"), form.cleaned_data.get("invited_users") or ()

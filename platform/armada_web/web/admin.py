@@ -29,3 +29,22 @@ class EditedFieldsOnly:
 
 class ModelAdmin(EditedFieldsOnly, admin.ModelAdmin):  # type: ignore[type-arg]
     """`admin.ModelAdmin` whose edits write only the changed fields."""
+
+
+class DeletedOneByOne:
+    """A ModelAdmin mixin: a row is deleted only when `deletable(obj)` says so (its service's rule:
+    a season that has not closed, an event still open), one at a time, from its own page; the bulk
+    delete, which would not ask each row, is not offered."""
+
+    def deletable(self, obj: Any) -> bool:
+        return True
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        if obj is not None and not self.deletable(obj):
+            return False
+        return super().has_delete_permission(request, obj)  # type: ignore[misc,no-any-return]
+
+    def get_actions(self, request: Any) -> dict[str, Any]:
+        actions = super().get_actions(request)  # type: ignore[misc]
+        actions.pop("delete_selected", None)
+        return actions  # type: ignore[no-any-return]
