@@ -70,6 +70,19 @@ def test_sign_up_refuses_a_username_that_mixes_alphabets(client, make_user, name
     assert not User.objects.filter(username=name).exists() and User.objects.count() == 1
 
 
+@pytest.mark.parametrize("name", ["alicetc", "ALICETC", "\uff41licetc"])  # taken, in any case or width
+def test_sign_up_with_a_taken_username_says_so(client, make_user, name):
+    """A final trial: a taken username (Django refuses it first, and its clean_username gives None)
+    was a 500, as the alphabet check read None."""
+    from django.contrib.auth.models import User
+
+    make_user("alicetc")
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 200 and "A user with that username already exists." in response.content.decode()
+    assert User.objects.count() == 1
+
+
 def test_the_admin_and_the_staff_account_refuse_a_username_that_mixes_alphabets(client, make_user):
     """Every way to make an account names it through `check_username`; an older account keeps its name."""
     from django.contrib.auth.models import User

@@ -26,6 +26,8 @@ class SignUpForm(UserCreationForm):
 
     def clean_username(self) -> str:
         username = super().clean_username()
+        if not username:  # Django refused it already (a taken name: it gives None then): its message says so
+            return username
         try:
             return services.check_username(username=username)
         except Invalid as exc:
