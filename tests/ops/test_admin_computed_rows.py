@@ -39,6 +39,11 @@ def test_a_match_cannot_be_deleted_in_the_admin_only_voided(recorded, admin_clie
                                                          "post": "yes"})
     assert answer.status_code in (200, 302)
     assert Match.objects.filter(pk=match.pk).exists() and RatingChange.objects.filter(match=match).count() == 2
+    # nor added (an empty form was a 500) or changed (the replay's hash, the reaper's fields): shown
+    assert admin_client.get("/admin/matches/match/add/").status_code == 403
+    page = admin_client.get(f"/admin/matches/match/{match.pk}/change/")
+    assert page.status_code == 200 and 'name="replay_sha256"' not in page.content.decode()
+    assert admin_client.post(f"/admin/matches/match/{match.pk}/change/", {"replay_sha256": "0" * 64}).status_code == 403
 
 
 def test_ratings_and_league_lines_are_shown_read_only(recorded, admin_client):

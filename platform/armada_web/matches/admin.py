@@ -54,6 +54,14 @@ class MatchAdmin(ModelAdmin):
     paginator = CappedPaginator
     show_full_result_count = False
 
+    def has_add_permission(self, request: Any) -> bool:
+        return False  # matches are made by matchmaking, challenges, events and finals (a form's was a 500)
+
+    def has_change_permission(self, request: Any, obj: Match | None = None) -> bool:
+        """Never: a match is what its worker recorded (its replay's hash is the public dataset's; its
+        holder and heartbeat are the reaper's); staff void one (the list's action)."""
+        return False
+
     def has_delete_permission(self, request: Any, obj: Match | None = None) -> bool:
         """Never: a deleted match would take its rating changes with it and leave the ratings as they
         were; staff void a match instead (services.void_by_staff), which recomputes them."""
