@@ -38,6 +38,10 @@ wsgi_app = "armada_web.wsgi:application"
 # Django is imported once, in the master, before the workers fork: a worker (a new one after
 # max_requests too) serves at once instead of importing the site first (seconds of CPU each).
 preload_app = True
+# No control socket (gunicorn 23+'s `gunicornc` interface): its default path, ~/.gunicorn/gunicorn.ctl,
+# is one per user, so two sites on one machine (a second `make up`) would share it; nothing here
+# uses it (make up stops the server by its signal).
+control_socket_disable = True
 workers = _int("WEB_WORKERS", 2 * len(os.sched_getaffinity(0)) + 1)
 max_requests = _int("WEB_MAX_REQUESTS", 1000)
 max_requests_jitter = _int("WEB_MAX_REQUESTS_JITTER", max(max_requests // 10, 1))
