@@ -31,8 +31,12 @@ def test_create_show_join_and_leave(logged_in: FakeSite, capsys: pytest.CaptureF
     assert main(["team", "join", "2", "WRONG"]) == 2
     assert "join key" in capsys.readouterr().err
     assert main(["team", "join", "2", "KEY"]) == 0
+    config.save_default_team("id:2")  # as `armada submit --team "Red Fleet"` keeps it
+    capsys.readouterr()
     assert main(["team", "leave", "Red Fleet"]) == 0
     assert logged_in.seen("POST", "/api/teams/2/leave/")
+    # a final trial: the team left stayed the default, and the next plain `armada submit` was refused
+    assert config.default_team() is None and "uploads to your own bots again" in capsys.readouterr().out
     assert main(["team", "leave", "nobody"]) == 2
     assert "no team named 'nobody'" in capsys.readouterr().err
 

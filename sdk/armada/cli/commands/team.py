@@ -7,7 +7,7 @@ from typing import Any
 
 from armada.cli.client import ApiClient, RemoteError, run_remote
 from armada.cli.common import CliError
-from armada.cli.config import default_team, own_team, require_token, settings
+from armada.cli.config import default_team, is_team, own_team, require_token, save_default_team, settings
 
 EPILOG = """\
 examples:
@@ -81,6 +81,10 @@ def _leave(client: ApiClient, args: argparse.Namespace) -> int:
     team = find_team(client, args.team, by_username=False)  # (your personal team is never left)
     client.request("POST", f"/api/teams/{team['id']}/leave/")
     print(f"left team {team['name']}")
+    remembered = default_team()
+    if remembered and is_team(team, remembered):  # (a team left is no default of `armada submit`)
+        save_default_team("")
+        print(f"armada submit uploads to your own bots again (team {team['name']} was its default)")
     return 0
 
 
