@@ -138,3 +138,23 @@ def test_the_recipients_are_the_members_now_each_once(crew):
     assert team_words(mine) == ""
     assert notify_team_of(bot=mine, topic="benched", key="k", subject="s", body="b") == [people["eve"].pk]
     assert notify_team_of(bot=None, topic="benched", key="k", subject="s", body="b") == []
+
+
+def test_a_result_without_finals_games_says_its_score_is_the_closes(crew, django_capture_on_commit_callbacks):
+    """A final organiser trial: a one-entry season mailed "score 21.109 after 0 games" for a ladder
+    score earned in 60 games."""
+    from armada_web.bots.models import Bot
+    from armada_web.seasons.models import Season, Standing
+    from armada_web.seasons.signals import season_finished
+
+    team, people = crew
+    bot = Bot.objects.create(owner=people["ann"], team=team, game="galaxy", name="solo")
+    now = timezone.now()
+    season = Season.objects.create(slug="s2", name="Solo", game="galaxy", opens=now - timedelta(days=2),
+                                   closes=now - timedelta(days=1), ends=now, state="finished")
+    Standing.objects.create(season=season, place=1, bot_ref=bot.pk, bot_name="solo", owner=people["ann"],
+                            version_ref=1, version_number=1, score=21.109, games=0)
+    with django_capture_on_commit_callbacks(execute=True):
+        season_finished.send(sender=Season, season=season)
+    body = mail.outbox[0].body
+    assert "score 21.109 (its score at the close: no finals game was played)." in body and "after 0 games" not in body

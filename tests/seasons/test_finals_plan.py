@@ -50,14 +50,14 @@ def test_a_dry_run_prints_the_plan_and_its_outlook_and_starts_nothing(five):
     assert "\n" not in line
     assert line.startswith("season s1 (dry run, nothing started) would play its finals: 5 entries, 3 stages of "
                            "1000 games per entry, ")
-    assert "at about 30 s a match on all 1 worker, done about " in line
+    assert "at about 30 s a match on the 1 worker, done about " in line
     assert ("WARNING: that would take every match worker until it is done (ranked play and events wait), and it "
             "is after the season's end") in line
     assert line.endswith("; starting them needs --past-end")
     _nothing_started("s1")
     fits = season_command("finals", "s1", "--stages", "1", "--games", "2", "--dry-run")
     assert fits.startswith("season s1 (dry run, nothing started) would play its finals: 5 entries, 1 stage of 2 "
-                           "games per entry, 5 matches; at about 30 s a match on all 1 worker, done about ")
+                           "games per entry, 5 matches; at about 30 s a match on the 1 worker, done about ")
     assert "WARNING" not in fits and "--past-end" not in fits
     _nothing_started("s1")
     with pytest.raises(CommandError, match="--stages must be a whole number"):  # refused as the start would be

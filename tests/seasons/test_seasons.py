@@ -180,7 +180,7 @@ def test_a_whole_galaxy_season_finals_with_two_cuts_then_standings_for_good(five
     assert said.count("\n") <= 1, said  # one line, as every command of it (issue 18)
     line, outlook = said.strip().split("; ", 1)
     assert line == "season s1 is in its finals: 5 entries, 3 stages of 2 games per entry, 10 matches"
-    assert outlook.startswith("at about 30 s a match on all 1 worker, done about ") and "WARNING" not in outlook
+    assert outlook.startswith("at about 30 s a match on the 1 worker, done about ") and "WARNING" not in outlook
     season = Season.objects.get(slug="s1")
     strongest = {five[3].pk: 3, five[1].pk: 2}  # bot3 beats everyone, then bot1
 

@@ -338,8 +338,8 @@ def finals_outlook(season: Season, now: datetime | None = None) -> str:
 def outlook_said(season: Season, ahead: finals.Forecast, planned: bool = False) -> str:
     """`ahead` in words (finals_outlook's); `planned`: of finals not started (`season finals --dry-run`)."""
     workers = ahead.workers
-    line = (f"at about {ahead.match_seconds:.0f} s a match on all {workers} worker"
-            f"{'s' if workers != 1 else ''}, done about {ahead.done:%Y-%m-%d %H:%M} UTC")
+    on = f"all {workers} workers" if workers != 1 else "the 1 worker"
+    line = (f"at about {ahead.match_seconds:.0f} s a match on {on}, done about {ahead.done:%Y-%m-%d %H:%M} UTC")
     # The finals claim every worker once the matches left need them all with the claim's margin
     # (finals.workers_needed): from then on ranked play and events wait.
     if ahead.takes_all:
