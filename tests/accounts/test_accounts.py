@@ -83,6 +83,23 @@ def test_sign_up_with_a_taken_username_says_so(client, make_user, name):
     assert User.objects.count() == 1
 
 
+@pytest.mark.parametrize("name", ["\u0251licetc", "al\u0131cetc", "ALIC\u00c9TC", "\u1d00licetc"])
+def test_sign_up_refuses_a_username_that_reads_as_an_existing_one(client, make_user, name):
+    """A final trial signed up `\u0251licetc` (Latin alpha) and `al\u0131cetc` (dotless i) beside `alicetc`:
+    one alphabet each, so the alphabet rule let them through (D-S-34)."""
+    from django.contrib.auth.models import User
+
+    make_user("alicetc")
+    response = client.post("/accounts/signup/", {"username": name, "email": "",
+                                                  "password1": PASSWORD, "password2": PASSWORD})
+    page = response.content.decode()
+    assert response.status_code == 200 and "the username reads as &#x27;alicetc&#x27;, an existing user" in page
+    assert User.objects.count() == 1
+    fine = client.post("/accounts/signup/", {"username": "b\u00e9atrice", "email": "",  # no such account
+                                              "password1": PASSWORD, "password2": PASSWORD})
+    assert fine.status_code == 302 and User.objects.filter(username="b\u00e9atrice").exists()
+
+
 def test_the_admin_and_the_staff_account_refuse_a_username_that_mixes_alphabets(client, make_user):
     """Every way to make an account names it through `check_username`; an older account keeps its name."""
     from django.contrib.auth.models import User

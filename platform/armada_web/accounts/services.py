@@ -19,7 +19,12 @@ from django.db import transaction
 from armada_web.accounts import addresses, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
 from armada_web.web.errors import Invalid, NotFound
-from armada_web.web.logic.text import has_invisible, mixed_alphabets_problem, stacked_marks_problem
+from armada_web.web.logic.text import (
+    ascii_skeleton,
+    has_invisible,
+    mixed_alphabets_problem,
+    stacked_marks_problem,
+)
 
 TOKEN_NAME_MAX = 64
 
@@ -84,13 +89,18 @@ def check_username(*, username: str) -> str:
     "a" the Cyrillic U+0430, beside `alice`; the account's personal team takes the name, and a
     team's name refuses the same: D-S-23, D-S-32) or a stack of accent marks (D-S-31). Django's
     validator (letters, digits, `@.+-_`, at most 150 characters) has already refused `/`, `?`, `#`,
-    `%` and spaces on the sign-up and admin forms. Only a new name is checked: older accounts keep theirs."""
+    `%` and spaces on the sign-up and admin forms. A name that is not ASCII but reads as an existing
+    ASCII one (`al\u0131ce`, `\u0251lice` beside `alice`: `ascii_skeleton`, D-S-34) is refused too. Only a new
+    name is checked: older accounts keep theirs."""
     if username and not username.strip("."):
         raise Invalid("a username cannot be only dots: its page's address would lead elsewhere")
     problem = (mixed_alphabets_problem(username, what="the username", other="another user's name")
                or stacked_marks_problem(username, what="the username"))
     if problem:
         raise Invalid(problem)
+    skeleton = ascii_skeleton(username)
+    if skeleton and User.objects.filter(username__iexact=skeleton).exists():  # D-S-34
+        raise Invalid(f"the username reads as {skeleton!r}, an existing user's name: choose another")
     return username
 
 

@@ -104,3 +104,26 @@ def stacked_marks_problem(text: str, *, what: str) -> str | None:
         return (f"{what} has stacked accent marks ({longest} on one letter, at most {MAX_MARKS}): they spill "
                 "over the lines above and below wherever it is shown")
     return None
+
+
+#: Latin letters outside ASCII that a page draws like an ASCII one and that NFKD does not take
+#: apart (D-S-34): dotless i and j, the IPA and small-capital forms.
+LATIN_LOOKALIKES = str.maketrans({
+    "\u0131": "i", "\u0237": "j", "\u0251": "a", "\u0261": "g", "\u0269": "i", "\u026a": "i",
+    "\u029f": "l", "\u0274": "n", "\u0280": "r", "\u028f": "y", "\u1d00": "a", "\u1d04": "c",
+    "\u1d05": "d", "\u1d07": "e", "\u1d0a": "j", "\u1d0b": "k", "\u1d0d": "m", "\u1d0f": "o",
+    "\u1d18": "p", "\u1d1b": "t", "\u1d1c": "u", "\u1d20": "v", "\u1d21": "w", "\u1d22": "z",
+    "\ua731": "s", "\u029c": "h", "\u0262": "g", "\u025b": "e", "\u0254": "o", "\u028b": "u",
+})
+
+
+def ascii_skeleton(text: str) -> str | None:
+    """The ASCII name `text` could pass for, when it is not ASCII itself: its letters without their
+    accents (NFKD), Latin look-alikes (LATIN_LOOKALIKES) as the ASCII letter, in lower case; None
+    when `text` is ASCII already, or when something in it has no ASCII look-alike."""
+    if text.isascii():
+        return None
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text.translate(LATIN_LOOKALIKES))
+                   if unicodedata.category(c) not in ("Mn", "Me"))
+    bare = bare.translate(LATIN_LOOKALIKES).lower()
+    return bare if bare.isascii() else None
