@@ -269,6 +269,12 @@ def test_a_member_renames_the_team_from_its_page(client, crew):
     assert 'id="rename"' in page and 'value="&lt;img src=x' in page
     clash = client.post(f"/teams/{team.pk}/rename/", {"name": "CAROL"}, follow=True).content.decode()
     assert "taken" in clash
+    # a final trial: the refused name was gone from the field (the old one stood there again)
+    assert 'id="rename-name" value="CAROL"' in clash
+    again = client.get(f"/teams/{team.pk}/").content.decode()  # shown once, then the team's name again
+    assert 'id="rename-name" value="CAROL"' not in again and 'value="&lt;img src=x' in again
+    typed = client.post(f"/teams/{team.pk}/rename/", {"name": "<b>x</b>\u0007"}, follow=True).content.decode()
+    assert 'value="&lt;b&gt;x&lt;/b&gt;' in typed  # escaped like every page's user text
     assert client.post(f"/teams/{team.pk}/rename/", {"name": "Blue Fleet"})["Location"] == f"/teams/{team.pk}/"
     team.refresh_from_db()
     assert team.name == "Blue Fleet"

@@ -21,12 +21,15 @@ from armada_web.pages.team_forms import TeamForm
 from armada_web.seasons.queries import placements_of_team
 from armada_web.teams import queries, services
 from armada_web.teams.access import is_member, restore_refusal, was_member
+from armada_web.teams.logic.names import NAME_MAX
 from armada_web.teams.models import Team
 from armada_web.web.errors import DomainError, Forbidden, http_status
 from armada_web.web.paging import keyed_page, page_number
 
 TEAM_BOTS = 50
 HISTORY = 50
+#: The session's key for a refused rename's name, shown again in the team page's field.
+RENAME_DRAFT = "team-rename-typed"
 
 
 def _team_page(pk: int) -> str:
@@ -43,6 +46,7 @@ def team_page(request: HttpRequest, pk: int) -> HttpResponse:
     a member also the join link and the buttons (rename, renew the key, remove, leave, archive), for a
     former member of an archived team the restore button."""
     team = services.get_team(team_id=pk)
+    draft = request.session.pop(RENAME_DRAFT, None) if RENAME_DRAFT in request.session else None
     number = page_number(request.GET.get("page"))
     bots = keyed_page(queries.bots_of_team(team).values_list("pk", flat=True),
                       lambda ids: bot_queries.bots().filter(pk__in=ids), number, TEAM_BOTS, key=lambda b: b.pk)
@@ -58,6 +62,7 @@ def team_page(request: HttpRequest, pk: int) -> HttpResponse:
         "results": placements_of_team(team.pk),
         "join_link": join_link(request, team) if member and shared and team.join_key and not team.archived else "",
         "can_change": member and shared,
+        "rename_typed": draft["name"] if isinstance(draft, dict) and draft.get("team") == pk else None,
         "can_restore": former and team.archived is not None
         and not restore_refusal(user=request.user, team_id=team.pk),
         "max_members": settings.ARMADA.team_max_members,
@@ -114,8 +119,12 @@ def renew_key(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @refusals_go_to(_team_page)
 def rename(request: HttpRequest, pk: int) -> HttpResponse:
-    team = services.rename_team(user=signed_in(request), team=services.get_team(team_id=pk),
-                                name=request.POST.get("name", ""))
+    typed = request.POST.get("name", "")
+    try:
+        team = services.rename_team(user=signed_in(request), team=services.get_team(team_id=pk), name=typed)
+    except DomainError:  # the team's page shows the refusal, with the name typed in its field
+        request.session[RENAME_DRAFT] = {"team": pk, "name": typed[:NAME_MAX * 4]}
+        raise
     messages.success(request, f"The team is now named {team.name}.")
     return redirect("team", pk=pk)
 
