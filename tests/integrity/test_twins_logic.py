@@ -35,7 +35,7 @@ def arena() -> dict[str, dict[str, tuple[int, ...]]]:
     found: dict[str, dict[str, tuple[int, ...]]] = {}
     for game, bots in (("galaxy", GALAXY), ("mothership", MOTHERSHIP)):
         found[game] = {name: signature_of(game, lambda s=source: tb.bot_of(s)) for name, source in bots.items()}
-        for name in probes.STARTERS[game]:
+        for name in probes.starters(game):
             found[game][f"starter {name}"] = signature_of(game, lambda n=name: starter(game, n))
     return found
 
@@ -46,17 +46,28 @@ def population(signatures: dict[str, tuple[int, ...]]) -> tuple[list[twins.Signa
 
 
 def test_the_probe_set_is_fixed_and_names_itself():
-    for game in probes.STARTERS:
+    for game in probes.GAMES:
         built = probes.probe_set(game)
         assert all(len(s) == len(built.turns) for s in built.starters.values())
-        assert set(built.starters) == {*probes.STARTERS[game], probes.IDLE_NAME}
+        assert set(built.starters) == {*probes.starters(game), probes.IDLE_NAME}
     assert probes._digest(probes._probes("mothership")) == probes.probe_set("mothership").digest  # built again
     galaxy = probes.probe_set("galaxy")
-    again = probes._recorded("galaxy", probes.RECIPES["galaxy"][0])
+    again = probes._recorded("galaxy", probes.GAMES["galaxy"].recipes[0])
     assert [r.message for r in again.requests] == [r.message for r in galaxy.probes[0].requests.requests]
-    assert len(galaxy.probes) == len(probes.RECIPES["galaxy"]) and 100 <= len(galaxy.turns) <= 160
+    assert len(galaxy.probes) == len(probes.GAMES["galaxy"].recipes) and 100 <= len(galaxy.turns) <= 160
     assert {phase for _p, _t, phase in galaxy.turns} == {"scout", "command"}
     assert [phase for _p, _t, phase in probes.probe_set("mothership").turns] == ["orders"] * 8
+
+
+def test_every_game_of_the_registry_is_probed_against_all_its_starters():
+    from armada.games.registry import GAMES
+
+    assert set(probes.GAMES) == set(GAMES)
+    for game in GAMES:  # a new starter is shared behaviour at once, without a list to keep up
+        assert probes.starters(game) and set(probes.probe_set(game).starters) == {
+            *probes.starters(game), probes.IDLE_NAME}
+    with pytest.raises(ValueError, match="no behaviour probes"):
+        probes._probes("chess")
 
 
 def test_answers_compare_in_the_replays_form_fleets_in_any_planet_order():
@@ -72,9 +83,9 @@ def test_answers_compare_in_the_replays_form_fleets_in_any_planet_order():
 
 
 def test_the_starters_and_trivial_answers_are_shared_behaviour(arena):
-    for game in probes.STARTERS:
+    for game in probes.GAMES:
         shared = probes.probe_set(game).shared()
-        for name in probes.STARTERS[game]:
+        for name in probes.starters(game):
             assert not any(twins.own(arena[game][f"starter {name}"], shared))
 
 

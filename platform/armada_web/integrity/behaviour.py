@@ -66,7 +66,7 @@ def missing(*, versions: list[int] | None = None) -> list[int]:
     if versions is not None:
         rows = rows.filter(pk__in=versions)
     listed = list(rows.order_by("pk").values_list("pk", "bot__game", "behaviour__digest"))
-    current = {game: probes.probe_set(game).digest for game in {g for _pk, g, _d in listed} if game in probes.STARTERS}
+    current = {game: probes.probe_set(game).digest for game in {g for _pk, g, _d in listed} if game in probes.GAMES}
     return [pk for pk, game, digest in listed if game in current and digest != current[game]]
 
 

@@ -49,7 +49,7 @@ def find_twins(*, season: Season | None = None, threshold: float = logic.THRESHO
         raise Invalid(f"the twin threshold must be a number above 0 and at most 1, not {threshold!r}")
     wanted = set(scope(season))
     best: dict[tuple[int, int], _Pair] = {}
-    for game in ([season.game] if season else list(probes.STARTERS)):
+    for game in ([season.game] if season else list(probes.GAMES)):
         if not Behaviour.objects.filter(version__bot__game=game).exists():
             continue
         probe_set = probes.probe_set(game)

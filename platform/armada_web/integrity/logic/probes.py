@@ -26,13 +26,14 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from armada.bot.galaxy import GalaxyBot
 from armada.bot.mothership import MothershipBot, MothershipConfig, Orders
-from armada.botspec import starter_class
+from armada.botspec import builtin_names, starter_class
 from armada.drawing import without_debug
 from armada.referee.connection import BotConnection
 from armada.referee.inprocess import InProcessBot
@@ -67,16 +68,6 @@ MOTHERSHIP_CONFIGS: tuple[dict[str, Any], ...] = (
     {"total_points": 100, "fighter_attack": [1, 10], "fighter_defence": [1, 10]},
     {"total_points": 120, "mothership_defence": [10, 30]},
 )
-#: Every game's probes.
-RECIPES: dict[str, tuple[Recipe, ...]] = {
-    "galaxy": tuple(Recipe(seed, one, two, seat, TURN_REQUESTS) for seed, one, two, seat in (
-        (101, "greedy", "prober", 2), (102, "prober", "greedy", 1), (103, "random", "prober", 2),
-        (104, "prober", "random", 1))),
-    "mothership": tuple(Recipe(200 + n, "greedy", "balanced", 1, 1, config)
-                        for n, config in enumerate(MOTHERSHIP_CONFIGS, start=1)),
-}
-#: The starters each probe's answers are compared with (shared behaviour).
-STARTERS = {"galaxy": ("greedy", "prober", "random"), "mothership": ("balanced", "greedy", "random")}
 _PACK = struct.Struct("<q")
 
 
@@ -128,15 +119,46 @@ class IdleMothership(MothershipBot):
         return Orders.cheapest(config)
 
 
-#: The bot giving each game's trivial answers (shared like the starters').
-IDLE = {"galaxy": IdleGalaxy, "mothership": IdleMothership}
 #: The name the trivial answers are kept under among the starters' signatures.
 IDLE_NAME = "(idle)"
 
 
+def _fleets_by_origin(answer: Any) -> Any:
+    """Galaxy: fleet orders stably sorted by origin (orders of different planets never interact)."""
+    if isinstance(answer, dict) and isinstance(answer.get("fleets"), list):
+        fleets = answer["fleets"]
+        return {**answer, "fleets": sorted(fleets, key=lambda f: str(f.get("from")) if isinstance(f, dict) else "")}
+    return answer
+
+
+@dataclass(frozen=True)
+class GameProbes:
+    """What is probed of one game: its recipes, the bot giving its trivial answers, and what its
+    answers go through before they are compared (None: compared as kept)."""
+
+    recipes: tuple[Recipe, ...]
+    idle: type
+    canonical: Callable[[Any], Any] | None = None
+
+
+#: Every probed game (a game of `armada.games.registry` missing here is not probed: a test says so).
+GAMES: dict[str, GameProbes] = {
+    "galaxy": GameProbes(tuple(Recipe(seed, one, two, seat, TURN_REQUESTS) for seed, one, two, seat in (
+        (101, "greedy", "prober", 2), (102, "prober", "greedy", 1), (103, "random", "prober", 2),
+        (104, "prober", "random", 1))), IdleGalaxy, _fleets_by_origin),
+    "mothership": GameProbes(tuple(Recipe(200 + n, "greedy", "balanced", 1, 1, config)
+                                   for n, config in enumerate(MOTHERSHIP_CONFIGS, start=1)), IdleMothership),
+}
+
+
+def starters(game: str) -> list[str]:
+    """The SDK's starters of a game: their answers are shared behaviour, like their code."""
+    return builtin_names(game)
+
+
 def _starter(game: str, name: str) -> Any:
     if name == IDLE_NAME:
-        return IDLE[game]()
+        return GAMES[game].idle()
     return starter_class(name, game)()
 
 
@@ -151,9 +173,9 @@ def _recorded(game: str, recipe: Recipe) -> SeatRequests:
 
 
 def _probes(game: str) -> tuple[Probe, ...]:
-    if game not in RECIPES:
+    if game not in GAMES:
         raise ValueError(f"no behaviour probes for the game {game!r}")
-    return tuple(Probe(r.name, _recorded(game, r), r.seed) for r in RECIPES[game])
+    return tuple(Probe(r.name, _recorded(game, r), r.seed) for r in GAMES[game].recipes)
 
 
 def _digest(probes: tuple[Probe, ...]) -> str:
@@ -162,23 +184,11 @@ def _digest(probes: tuple[Probe, ...]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _fleets_by_origin(answer: Any) -> Any:
-    """Galaxy: fleet orders stably sorted by origin (orders of different planets never interact)."""
-    if isinstance(answer, dict) and isinstance(answer.get("fleets"), list):
-        fleets = answer["fleets"]
-        return {**answer, "fleets": sorted(fleets, key=lambda f: str(f.get("from")) if isinstance(f, dict) else "")}
-    return answer
-
-
-#: What each game's answers go through before they are compared (none: compared as kept).
-CANONICAL = {"galaxy": _fleets_by_origin}
-
-
 def canonical(game: str, answer: Any) -> Any:
     """An answer in the form compared: the replay's, in the game's canonical order."""
     if isinstance(answer, dict):
         answer = without_debug(answer)  # answers kept before drawings were stripped
-    form = CANONICAL.get(game)
+    form = GAMES[game].canonical
     return answer if form is None else form(answer)
 
 
@@ -214,11 +224,11 @@ def probe_set(game: str) -> ProbeSet:
     """The game's probe set, built once per process (a second or so), with the starters' signatures."""
     probes = _probes(game)
     partial = ProbeSet(game, probes, _digest(probes), {})
-    starters = {}
-    for name in (*STARTERS[game], IDLE_NAME):
+    shared = {}
+    for name in (*starters(game), IDLE_NAME):
         answers, _fault = probe_with(partial, lambda name=name: InProcessBot(_starter(game, name)))
-        starters[name] = signature(game, answers)
-    return ProbeSet(game, probes, partial.digest, starters)
+        shared[name] = signature(game, answers)
+    return ProbeSet(game, probes, partial.digest, shared)
 
 
 def pack(hashes: tuple[int, ...] | list[int]) -> bytes:
