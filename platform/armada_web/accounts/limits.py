@@ -40,6 +40,9 @@ def in_words(seconds: float) -> str:
     """A wait for a message: 'about 3 minutes', 'a few seconds'."""
     if seconds < 60:
         return f"{max(1, round(seconds))} s"
+    if seconds >= 90 * 60:  # a day's limit: "about 23 hours", not 1,380 minutes
+        hours = round(seconds / 3600)
+        return f"about {hours} hours"
     minutes = max(1, round(seconds / 60))
     return f"about {minutes} minute{'s' if minutes != 1 else ''}"
 

@@ -3,10 +3,10 @@ end it, finish it. Every function is keyword-only, checks every rule itself and 
 `armada_web.web.errors` error with a message, changing nothing; the API, the pages and beat
 (events.matchmaking) call these.
 
-Limits per user (events created per day, entries made per day) are counted with the user's row
-locked, in the transaction of the write they limit, so parallel requests cannot pass them (the
-pattern of `bots.services.create_bot` and `accounts.services.create_token`); an entry's count
-per event is taken with the event's row locked the same way.
+Limits per user (events created per day, entries made per day) are `accounts.limits` counters,
+taken in the transaction of the write they limit, so parallel requests cannot pass them and
+neither a deleted event nor a withdrawn entry gives a use back; an entry's count per event is
+taken with the event's row locked.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from armada_web.accounts import limits
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.services import under_team_lock
@@ -43,7 +44,7 @@ from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership, Team
-from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, RateLimited
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import shown_name_problem, storable
 from armada_web.web.times import parse_time
 
@@ -52,7 +53,8 @@ NAME_MAX = 100
 #: words (FAR_TOO_LONG); any other length is left to `_event_name`.
 NAME_READ_MAX = NAME_MAX * 4
 FAR_TOO_LONG = f"an event's name has at most {NAME_MAX} characters (this one has more than {NAME_READ_MAX})"
-DAY = timedelta(days=1)
+#: The window of the per-day limits, in seconds.
+DAY_S = 24 * 3600
 
 
 def _user(user: Any) -> User:
@@ -68,10 +70,6 @@ def _whole(value: Any, what: str, low: int, high: int, default: int | None = Non
             or not str(value).isdigit() or len(str(value)) > 18 or not low <= int(value) <= high:
         raise Invalid(f"{what} must be a whole number from {low} to {high}")
     return int(value)
-
-
-def _locked_user(user: User) -> None:
-    User.objects.select_for_update().filter(pk=user.pk).first()
 
 
 def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair: Any = None,  # noqa: A002
@@ -105,11 +103,9 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
     if not isinstance(public, bool):
         raise Invalid("public must be true or false")
     entrants = _whole(max_entrants, "max_entrants", 2, config.event_max_entrants, default=config.event_max_entrants)
-    with transaction.atomic():
-        _locked_user(owner)
-        made = Event.objects.filter(owner=owner, created__gte=now - DAY).count()
-        if made >= config.events_per_day:
-            raise RateLimited(f"event limit reached: {config.events_per_day} events per day; try again tomorrow")
+    with transaction.atomic():  # a refusal below takes the use back with the transaction
+        limits.take(action="event", key=limits.user_key(owner.pk), limit=config.events_per_day, window_s=DAY_S,
+                    refusal=f"event limit reached: {config.events_per_day} events per day")
         twin = Event.objects.filter(owner=owner, name=name, state=EventState.OPEN).first()
         if twin is not None:  # (a form sent twice made two events, both counted against the day's limit)
             raise Conflict(f"you have an open event named {name!r} already ({twin.slug}): give this one another name")
@@ -375,12 +371,9 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         if count >= locked.max_entrants:
             raise Conflict(f"this event is full ({count} of {locked.max_entrants} entrants): "
                            "the invite takes no more")
-        _locked_user(member)
-        made = EventEntry.objects.filter(owner=member, created__gte=now - DAY).count() \
-            + EventWithdrawal.objects.filter(owner=member, entered__gte=now - DAY).count()
-        if made >= config.event_entries_per_day:
-            raise RateLimited(f"entry limit reached: {config.event_entries_per_day} event entries per day; "
-                              "try again tomorrow")
+        limits.take(action="event-entry", key=limits.user_key(member.pk), limit=config.event_entries_per_day,
+                    window_s=DAY_S,
+                    refusal=f"entry limit reached: {config.event_entries_per_day} event entries per day")
         try:
             with transaction.atomic():
                 return EventEntry.objects.create(event=locked, bot=bot, bot_ref=bot.pk, bot_name=bot.name,
