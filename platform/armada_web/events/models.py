@@ -92,7 +92,7 @@ class EventEntry(models.Model):
 
 class EventWithdrawal(models.Model):
     """An entry withdrawn before its event started (`services.withdraw`): who withdrew which bot, and
-    when it had entered (the entries a member made in a day count it)."""
+    when it had entered (its use of the member's entries per day stays counted in `accounts.limits`)."""
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="withdrawals")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+",
