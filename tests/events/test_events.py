@@ -306,7 +306,8 @@ def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
     invite = _event(slug).invite
     for client, version in ((owner, v0), (mia, v1), (nils, v2)):
         enter(client, slug, version, invite)
-    owner.post(f"/api/events/{slug}/start/")
+    started = owner.post(f"/api/events/{slug}/start/").json()
+    assert started["games_total"] is None  # no plan: a ladder plays until it ends (not "0 games")
     for _ in range(6):
         matchmaking.fill(workers=4)
         waiting = queued("event")

@@ -152,7 +152,8 @@ class EventDetailSerializer(EventSerializer):
     table = serializers.SerializerMethodField()
     games_done = serializers.SerializerMethodField(help_text="games planned that are done: played, or skipped")
     games_played = serializers.SerializerMethodField(help_text="games played and counted in the table")
-    games_total = serializers.IntegerField(help_text="round robin: games planned (0 before it starts)")
+    games_total = serializers.SerializerMethodField(help_text="round robin: games planned (0 before it starts); "
+                                                              "null for a ladder event, which plays until it ends")
 
     @extend_schema_field(TableRowSerializer(many=True))
     def get_table(self, event: Event) -> list[dict[str, Any]]:
@@ -167,6 +168,9 @@ class EventDetailSerializer(EventSerializer):
 
     def get_games_played(self, event: Event) -> int:
         return queries.games_played(event)
+
+    def get_games_total(self, event: Event) -> int | None:
+        return None if event.format == EventFormat.LADDER else event.games_total
 
 
 class NewEventSerializer(EventDetailSerializer):
