@@ -154,9 +154,11 @@ def test_api_version_log_key(world, api, who):
         assert data["log"] == world.version.log
         assert plain["log"] == ""
         assert data["sha256"] == world.version.sha256
+        assert (data["size"], data["files"]) == (world.version.size, world.version.files)
         return
     assert "log" not in data and "log" not in plain
-    assert "sha256" not in data  # it would tell whether the bot is a given file (a starter, someone's copy)
+    # Each would tell whether the bot is a given file (an unchanged starter's size names it, a copy's hash).
+    assert not {"sha256", "size", "files"} & set(data)
     assert_no_secret(response, world)
     # The same keys whether the version has a log or not: nothing tells that a log exists.
     assert set(data) == set(plain)
@@ -190,8 +192,10 @@ def test_version_page_log_and_orders(world, who):
         assert world.orders_secret in content
         assert f'&quot;order&quot;: &quot;{world.orders_secret}&quot;' in content  # JSON, as the bot sent them
         assert source_link in content
+        assert f"{world.version.size} bytes" in content
         return
     assert_no_secret(response, world)
+    assert 'id="archive-size"' not in content and f"{world.version.size} bytes" not in content
     assert 'id="log"' not in content
     assert "Orders" not in content
     assert source_link not in content

@@ -35,8 +35,8 @@ class ResourcesSerializer(serializers.Serializer):
 
 
 class VersionSerializer(serializers.Serializer):
-    """A version as the API shows it to the request's user: `log`, `sha256`, `resources` and `uploaded_by`
-    only to its team and staff."""
+    """A version as the API shows it to the request's user: `log`, `size`, `files`, `sha256`, `resources`
+    and `uploaded_by` only to its team and staff."""
 
     id = serializers.IntegerField()
     bot = serializers.IntegerField(source="bot_id")
@@ -45,9 +45,10 @@ class VersionSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     status = serializers.CharField()
     detail = serializers.CharField()
-    size = serializers.IntegerField()
-    files = serializers.IntegerField()
-    sha256 = serializers.CharField(required=False, help_text="the archive's SHA-256: owner and staff only (it "
+    size = serializers.IntegerField(required=False, help_text="the archive's bytes: team and staff only (an "
+                                    "unchanged starter's size names it, and a model's size shows in it)")
+    files = serializers.IntegerField(required=False, help_text="the archive's files: team and staff only")
+    sha256 = serializers.CharField(required=False, help_text="the archive's SHA-256: team and staff only (it "
                                    "would tell anyone whether a bot is a given file, a starter say)")
     race_name = serializers.CharField()
     attempts = serializers.IntegerField()
@@ -75,8 +76,8 @@ class VersionSerializer(serializers.Serializer):
         request = self.context.get("request")
         data["detail"] = shown_note(version.detail, user=getattr(request, "user", None))
         if not can_see_private(user=getattr(request, "user", None), bot=version.bot):
-            data.pop("log", None)
-            data.pop("sha256", None)
+            for private in ("log", "size", "files", "sha256"):
+                data.pop(private, None)
             data.pop("resources", None)
             data.pop("uploaded_by", None)
         return data
