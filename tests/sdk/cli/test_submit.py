@@ -186,7 +186,7 @@ def test_what_the_validation_used_is_said_before_the_url(logged_in: FakeSite,
                         f"url: {site.url}/bots/1/versions/1/"]
     site.statuses, site.resources = ["invalid"], {**site.resources, "init_ms": None, "memory_peak_mib": None}
     assert _submit() == 1
-    assert ("used: init not answered within its 30000 ms budget, memory peak not measured of its 1024 MiB limit"
+    assert ("used: init not answered (its budget: 30000 ms), memory peak not measured of its 1024 MiB limit"
             in capsys.readouterr().out.splitlines())
 
 

@@ -456,7 +456,9 @@ def _used(resources: Any) -> str:
         number = resources.get(key)
         return f"{number} {unit}" if isinstance(number, int) else missing
 
-    of = "of" if isinstance(resources.get("init_ms"), int) else "within"  # "not answered within its budget"
-    return (f"init {value('init_ms', 'ms', 'not answered')} {of} its {resources['init_budget_ms']} ms budget, "
+    budget = resources["init_budget_ms"]  # no init time: it stopped (or crashed) before answering, not "too slow"
+    init = (f"init {resources['init_ms']} ms of its {budget} ms budget" if isinstance(resources.get("init_ms"), int)
+            else f"init not answered (its budget: {budget} ms)")
+    return (f"{init}, "
             f"memory peak {value('memory_peak_mib', 'MiB', 'not measured')} of its "
             f"{resources.get('memory_limit_mib')} MiB limit")
