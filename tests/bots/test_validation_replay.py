@@ -159,6 +159,32 @@ def test_a_valid_version_whose_bot_caught_exceptions_says_so(make_user, monkeypa
     assert clean.status == "valid" and clean.detail == ""
 
 
+def test_a_version_whose_bot_raised_at_every_request_is_invalid_and_the_active_one_stays(
+        make_user, monkeypatch, tmp_path):
+    """D-S-35. A competitor's trial: a model fed under the wrong input name raised in every scout and
+    command, the library answered each with its fallback, and that "valid" version replaced a working
+    one on the ladder, answering nothing of its own."""
+    working = validate(make_user, monkeypatch, tmp_path, greedy())
+    broken = greedy().replace("    def learn(self, obs: Observation) -> None:\n",
+                              "    def scout(self, obs: Observation) -> list[int]:\n"
+                              "        raise ValueError('no input named obs')\n\n"
+                              "    def learn(self, obs: Observation) -> None:\n        len(self.seen) / 0\n", 1)
+    assert broken.count("raise ValueError") == 1
+    from armada_web.bots import validation
+    from armada_web.bots.services import upload_version
+    from armada_web.jobs.leases import claim
+
+    version = upload_version(bot=working.bot, user=working.bot.owner, filename="main.py", data=broken.encode())
+    validation.run(claim(kind=validation.VALIDATION, job_id=version.pk))
+    version.refresh_from_db()
+    working.bot.refresh_from_db()
+    assert version.status == "invalid" and working.bot.active_version_id == working.pk
+    assert version.detail.startswith(
+        "exceptions: its bot raised an exception at each of the 16 requests it was sent, the first at turn 1 "
+        "(ValueError), so it never answered itself"), version.detail
+    assert "no input named obs" not in version.detail and "no input named obs" in version.log  # private
+
+
 def test_a_long_validation_log_keeps_its_first_and_last_lines():
     from armada_web.bots.validation import kept_log
 

@@ -156,12 +156,31 @@ def caught(report: ValidationReport) -> str:
     the first was and its type (public, as the detail is: the message itself is in the private log)."""
     if not report.exceptions:
         return ""
+    many = "an exception" if report.exceptions == 1 else f"{report.exceptions} exceptions"
+    return one_line(f"its bot caught {many} and went on{_first(report)}: see its log; `armada play` "
+                    "shows them too", 480)
+
+
+def _first(report: ValidationReport) -> str:
+    """", the first at turn 1 (ValueError)": where the first exception caught was, and its type."""
     where, _, what = report.first_exception.partition(": ")
     kind = what.partition(":")[0].strip()
-    first = f", the first {where}" + (f" ({kind})" if kind.isidentifier() else "") if where else ""
-    many = "an exception" if report.exceptions == 1 else f"{report.exceptions} exceptions"
-    return one_line(f"its bot caught {many} and went on{first}: see its log; `armada play` "
-                    "shows them too", 480)
+    return f", the first {where}" + (f" ({kind})" if kind.isidentifier() else "") if where else ""
+
+
+def raised_every_turn(report: ValidationReport) -> str:
+    """Why a bot that ran to the end is invalid all the same: its library caught an exception at
+    every request of the game (one line each, D-R-10), so each answer was the library's fallback,
+    none its own (D-S-35); "" when it answered at least one request itself."""
+    if not report.exceptions or report.replay is None:
+        return ""
+    turns = sum(1 for step in report.replay.get("steps", []) if "1" in step.get("answers", {}))
+    if not 0 < turns <= report.exceptions:
+        return ""
+    every = "the one request it was sent" if turns == 1 else f"each of the {turns} requests it was sent"
+    return one_line(f"exceptions: its bot raised an exception at {every}{_first(report)}, so it never "
+                    "answered itself (the library answered for it); see its log; `armada play` shows them "
+                    "too. A bot's active version stays as it was", 480)
 
 
 def run(lease: Lease) -> str:
@@ -180,9 +199,10 @@ def run(lease: Lease) -> str:
                                   "upload it again", log="", name="", orders=None, engine_version="")
     except PlatformFailure as exc:
         return platform_failure(lease, str(exc))
-    ok = report.status == "ok"
+    broken = raised_every_turn(report) if report.status == "ok" else ""
+    ok = report.status == "ok" and not broken
     status = VersionStatus.VALID if ok else VersionStatus.INVALID
-    detail = caught(report) if ok else one_line(f"{report.status}: {report.detail}", 480)
+    detail = caught(report) if ok else broken or one_line(f"{report.status}: {report.detail}", 480)
     replay = kept_replay(version, lease.attempt, report)
     def save() -> bool:
         with transaction.atomic():
