@@ -35,3 +35,26 @@ def test_the_ml_stack_table_lists_the_sdks_server_versions() -> None:
              "onnxruntime": "onnxruntime (CPU)"}
     for lib in LIBRARIES:
         assert rows[shown[lib.name]].split()[0] == SERVER[lib.name], lib.name
+
+
+def test_the_onnx_example_runs_as_written_with_the_learn_extras_pytorch(tmp_path, monkeypatch) -> None:
+    """A trial's competitor ran the export block as shown and PyTorch 2.13 wanted onnxscript: the doc's
+    own two blocks (export where you trained, load and act in the bot) must run as they stand."""
+    torch = __import__("pytest").importorskip("torch", reason="the dev extra installs torch (pyproject.toml)")
+    text = DOC.read_text(encoding="utf-8")
+    block = text.split("**1. ONNX, run by onnxruntime (recommended).**", 1)[1].split("```python\n", 1)[1]
+    code = block.split("```", 1)[0]
+    train, bot = code.split("# in the bot (main.py), at start-up:", 1)
+    monkeypatch.chdir(tmp_path)
+    size = 7
+    policy = torch.nn.Sequential(torch.nn.Linear(size, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    space: dict[str, object] = {"policy": policy, "OBS_SIZE": size}
+    exec(compile(train, "bots-environment.md (export)", "exec"), space)  # the doc's own code
+    assert (tmp_path / "policy.onnx").stat().st_size > 0
+    exec(compile(bot, "bots-environment.md (bot)", "exec"), space)
+    import numpy as np
+
+    features = np.linspace(-1, 1, size).astype(np.float64)
+    with torch.no_grad():
+        expected = int(policy(torch.from_numpy(features.astype(np.float32))[None, :])[0].argmax())
+    assert space["act"](features) == expected  # type: ignore[operator]
