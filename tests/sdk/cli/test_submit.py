@@ -491,6 +491,29 @@ def test_a_loose_file_of_another_game_is_refused_before_anything_is_made(logged_
     assert main(["submit", "loose/galbot.py", "--game", "galaxy", "--bot", "rightgame", "--no-wait"]) == 0
 
 
+def test_a_file_importing_its_folders_modules_is_refused_alone(logged_in: FakeSite, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A trial: `armada play rlbot/main.py` ran (it runs the folder) but `armada submit rlbot/main.py` sent
+    the file alone, and the version was invalid: "No module named 'encoding'"."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "rlbot", "--game", "galaxy"]) == 0
+    entry = tmp_path / "rlbot" / "main.py"
+    (tmp_path / "rlbot" / "encoding.py").write_text("SIZE = 3\n")
+    (tmp_path / "rlbot" / "unused.py").write_text("import json\n")
+    entry.write_text("import encoding\n" + entry.read_text())
+    capsys.readouterr()
+    assert main(["submit", "rlbot/main.py", "--bot", "rlbot"]) == 2
+    assert capsys.readouterr().err == (
+        "armada: error: rlbot/main.py imports encoding.py from its folder, which uploading the file alone leaves "
+        "out: submit the folder instead (armada submit rlbot); nothing was sent\n")
+    assert logged_in.paths() == []
+    entry.write_text(entry.read_text().replace("import encoding\n", "try:\n    import encoding\n"
+                                               "except ImportError:\n    encoding = None\n"))
+    assert main(["submit", "rlbot/main.py", "--bot", "rlbot", "--no-wait"]) == 0  # a guarded import may be absent
+    assert main(["submit", "rlbot", "--no-wait"]) == 0
+
+
 def test_a_name_from_the_folder_taken_by_another_says_to_pass_bot(logged_in: FakeSite, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
