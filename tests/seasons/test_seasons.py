@@ -210,6 +210,36 @@ def test_a_whole_galaxy_season_finals_with_two_cuts_then_standings_for_good(five
     assert [(r.place, r.bot_name, r.score, r.games) for r in rows] == frozen
 
 
+def test_two_bots_of_one_owner_or_one_team_never_meet_in_the_finals(five, valid_version, armada):
+    """D-S-24 in the finals: an organiser's trial saw a team's two bots paired in rated finals games."""
+    from armada_web.seasons.logic import finals as finals_logic
+    from armada_web.seasons.models import FinalsGame, Season
+    from armada_web.teams import services as teams
+
+    owner = five[0].bot.owner
+    twin = valid_version(owner, "bot0b")  # a second bot of one owner
+    team = teams.create_team(user=five[1].bot.owner, name="Red Fleet")
+    mate = five[2].bot.owner
+    teams.join_team(user=mate, team=team, key=team.join_key)
+    from armada_web.bots.moves import move_bot
+
+    for version in (five[1], five[2]):
+        move_bot(bot=version.bot, user=version.bot.owner, team=team.pk)  # one team's two bots
+    armada(finals_cuts=(0.0,), finals_keep_min=2, finals_start="prior")
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season_command("finals", "s1", "--stages", "1", "--games", "6")
+    season = Season.objects.get(slug="s1")
+    played = play_out(season)
+    apart = {frozenset((five[0].pk, twin.pk)), frozenset((five[1].pk, five[2].pk))}
+    games = list(FinalsGame.objects.filter(season=season).select_related("first", "second"))
+    skipped = [g for g in games if frozenset((g.first.version_id, g.second.version_id)) in apart]
+    assert skipped and all(g.skipped == finals_logic.ONE_SIDE and g.match_id is None for g in skipped)
+    assert played == len(games) - len(skipped) > 0
+    assert all(not g.skipped for g in games if g not in skipped)
+    assert finals_logic.one_side((1, None), (None, None)) is False  # deleted owners and teams match nobody
+
+
 def test_finals_games_move_the_seasons_ratings_never_the_ladder(five, armada):
     from armada_web.ladder.models import Rating
     from armada_web.seasons.logic import finals as finals_logic

@@ -112,10 +112,13 @@ def games_of(season: Season, stage: int | None = None, round_index: int | None =
 
 
 def _plan_round(season: Season) -> list[FinalsGame]:
-    """The current round's games, from the current order of the entries of the current stage."""
+    """The current round's games, from the current order of the entries of the current stage; a
+    game of two entries of one side is planned skipped (`finals.one_side`), never played."""
     playing = order(list(season.entries.filter(stage__gte=season.stage)))
     pairs = finals.round_games([e.pk for e in playing], plan_of(season).games, season.round)
-    games = [FinalsGame(season=season, stage=season.stage, round=season.round, first_id=a, second_id=b)
+    side = {e.pk: (e.owner_id, e.team_ref) for e in playing}
+    games = [FinalsGame(season=season, stage=season.stage, round=season.round, first_id=a, second_id=b,
+                        skipped=finals.ONE_SIDE if finals.one_side(side[a], side[b]) else "")
              for a, b in pairs]
     FinalsGame.objects.bulk_create(games, batch_size=500)
     return games_of(season, season.stage, season.round)

@@ -109,6 +109,18 @@ def round_games(order: Sequence[int], games: int, round_index: int) -> list[tupl
     return [(order[i], order[i + 1]) if (i // 2) % 2 == 0 else (order[i + 1], order[i]) for i in range(0, n - 1, 2)]
 
 
+#: Why a planned game of two entries of one side is not played (`one_side`).
+ONE_SIDE = ("not played: both bots are one owner's or one team's, and a team's bots never play each "
+            "other in rated games (D-S-24)")
+
+
+def one_side(one: tuple[int | None, int | None], two: tuple[int | None, int | None]) -> bool:
+    """Whether two entries, each (owner id, team id at the close), are one side: one owner or one
+    team, as ranked matchmaking keeps apart (`ladder.logic.matchmaking.same_side`); a deleted owner
+    or team (None) matches nobody."""
+    return any(a is not None and a == b for a, b in zip(one, two, strict=True))
+
+
 def matches_in_round(entries: int, games: int, round_index: int) -> int:
     return len(round_games(range(entries), games, round_index))
 
