@@ -361,3 +361,27 @@ def test_source_whose_file_is_missing(world, api, where):
     else:
         response = world.page("owner").get(f"/bots/{world.bot.pk}/versions/1/source/")
         assert response.status_code in (404, 503)
+
+
+def test_only_the_team_is_told_an_older_version_can_be_made_active(make_user, valid_version):
+    """An organiser's trial: a stranger on an older version's page read "It can be made active again on the
+    bot's page", which only the team can do."""
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import VersionStatus
+    from armada_web.bots.services import upload_version
+
+    first = valid_version(make_user("olga"), "twice")
+    newer = upload_version(bot=first.bot, user=first.bot.owner, filename="main.py", data=b"print('v2')\n")
+    newer.status = VersionStatus.VALID
+    newer.save()
+    refresh_active(bot=first.bot)
+    first.bot.refresh_from_db()
+    assert first.bot.active_version_id == newer.pk
+    owner, stranger = Client(), Client()
+    owner.force_login(first.bot.owner)
+    stranger.force_login(make_user("zed"))
+    url = f"/bots/{first.bot_id}/versions/{first.number}/"
+    for client, told in ((owner, True), (stranger, False), (Client(), False)):
+        page = client.get(url).content.decode()
+        assert "a newer valid version plays (v2)" in page
+        assert ("It can be made active again" in page) is told
