@@ -42,6 +42,7 @@ def test_team_pages_fit_and_work(transactional_db, live_server, chromium, crew, 
         page.goto(f"{origin}/teams/{team.pk}/")
         assert page.locator("#team-name").inner_text() == EVIL_TEAM
         assert team.join_key in page.locator("#join-link").inner_text()
+        assert page.locator("#join-command").inner_text() == f"armada team join {team.pk} {team.join_key}"
         check(page, "team page", width)
         page.click("#renew-key")
         page.wait_for_load_state("load")

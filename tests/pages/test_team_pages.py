@@ -179,7 +179,7 @@ def test_the_new_team_form_says_what_the_api_says(client, crew):
     client.force_login(crew["carol"])
     before = Team.objects.count()
     zalgo = "z\u0336\u0336\u0336\u0336a\u0336l\u0336go"
-    for name, said in (("", "the team&#x27;s name must be 3 to 40 characters long (it has 0)"),
+    for name, said in (("", "a team needs a name"),
                        ("x" * 41, "the team&#x27;s name must be 3 to 40 characters long (it has 41)"),
                        ("x" * 161, "the team&#x27;s name must be 3 to 40 characters long (it has more than 160)"),
                        ("abc" + "\u030d" * 35, "the team&#x27;s name has stacked accent marks (35 on one letter"),

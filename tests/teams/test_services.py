@@ -51,6 +51,13 @@ def test_bad_team_names_are_refused_with_a_message(make_user, name):
     assert not Team.objects.filter(personal=False).exists()
 
 
+def test_a_blank_name_is_said_to_be_missing_not_padded():
+    from armada_web.teams.logic.names import name_problem
+
+    assert name_problem("   ") == name_problem("") == "a team needs a name"
+    assert name_problem(" crew") == "the team's name may not start or end with a space"
+
+
 def test_team_names_are_unique_whatever_the_case(make_user):
     services.create_team(user=make_user("alice"), name="Red Fleet")
     with pytest.raises(Conflict, match="taken"):

@@ -41,6 +41,8 @@ def name_problem(name: Any) -> str | None:
         return "the team's name must be text"
     if has_invisible(name):
         return "the team's name may not hold control characters (tabs, new lines, invisible marks)"
+    if not name.strip():
+        return "a team needs a name"
     if name != name.strip():
         return "the team's name may not start or end with a space"
     if not NAME_MIN <= len(name) <= NAME_MAX:
