@@ -428,6 +428,31 @@ def test_a_mothership_season_is_the_league_of_its_frozen_entries(make_user, vali
     assert {r.games for r in rows} == {3}
 
 
+def test_a_finals_match_is_timed_by_the_pace_of_the_finals_not_its_length(five, armada):
+    """An organiser's trial: 1.3 s matches that finished every 2.7 s on one worker made the plan say
+    "about 1 s a match", and the finals ended 2.6 times later than it said."""
+    from armada_web.matches.models import Match
+    from armada_web.seasons import finals
+    from armada_web.seasons.models import Season
+
+    armada(finals_start="prior")
+    season_command("create", "p1", "--game", "galaxy", "--name", "Pace")
+    season_command("close", "p1")
+    season_command("finals", "p1", "--stages", "1", "--games", "2")
+    season = Season.objects.get(slug="p1")
+    play_out(season, workers=1)
+    played = list(Match.objects.filter(kind="finals", status="finished").order_by("pk"))
+    assert len(played) >= 3
+    start = timezone.now() - timedelta(minutes=5)
+    for n, match in enumerate(played):
+        began = start + timedelta(seconds=2.7 * n)
+        Match.objects.filter(pk=match.pk).update(started=began, finished=began + timedelta(seconds=1.3))
+    assert season.finals_workers == 1
+    expected = (2.7 * (len(played) - 1) + 1.3) / len(played)  # their span per match on the one worker
+    assert finals.match_seconds(season) == pytest.approx(expected)
+    assert expected > 2.0  # not the 1.3 s each lasted
+
+
 def test_beat_moves_seasons_by_their_times(five):
     from armada_web.seasons import periodic, services
     from armada_web.seasons.models import Season

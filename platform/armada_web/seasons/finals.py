@@ -234,13 +234,18 @@ def matches_done(season: Season) -> int:
 
 
 def match_seconds(season: Season) -> float:
-    """How long a finals match takes: the median of the season's latest 50, else its game's ranked
-    matches' (`ladder.matchmaking.ranked_match_seconds`: the same bots, a moment before), else the setting."""
-    durations = [(finished - started).total_seconds() for started, finished in Match.objects.filter(
+    """A worker's seconds per finals match: of the season's latest 50, the longer of their median
+    length (start to end) and the time they took together per worker (the worker's turnaround
+    between matches and the wait for a round's last game included: an organiser's trial saw 1.3 s
+    matches finish every 2.7 s); before 3 have finished, its game's ranked matches' length
+    (`ladder.matchmaking.ranked_match_seconds`: the same bots, a moment before), else the setting."""
+    rows = [(started, finished) for started, finished in Match.objects.filter(
         finals_game__season=season, status=MatchStatus.FINISHED, started__isnull=False, finished__isnull=False)
         .order_by("-finished").values_list("started", "finished")[:50] if started and finished]
-    if len(durations) >= 3:
-        return max(1.0, statistics.median(durations))
+    if len(rows) >= 3:
+        median = statistics.median((finished - started).total_seconds() for started, finished in rows)
+        span = (max(f for _s, f in rows) - min(s for s, _f in rows)).total_seconds()
+        return max(1.0, median, span * max(1, season.finals_workers) / len(rows))
     return max(1.0, ranked_match_seconds(season.game))
 
 
