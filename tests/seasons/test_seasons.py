@@ -498,6 +498,27 @@ def test_the_finals_take_the_workers_their_deadline_needs(five, armada):
     assert free(4) == 0 and fill_queue(workers=4, now=now) == []  # ranked play waits for the finals
 
 
+def test_a_challenge_waiting_for_the_finals_says_so(five, armada, client):
+    """An organiser's trial: on a one-worker site a challenge sat "queued" for the whole finals, and neither
+    its page nor `armada challenge --wait` said why."""
+    from armada_web.ladder.challenges import challenge
+    from armada_web.matches.capacity import ALL_CLAIMED
+    from armada_web.seasons import periodic
+
+    armada(match_workers=1)
+    match = challenge(user=five[0].bot.owner, bot=five[0].bot.pk, opponent=five[1].bot.pk)
+    assert client.get(f"/api/matches/{match.pk}/").json()["waiting"] == ""  # a worker is free for it
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    season_command("finals", "s1")
+    periodic.tick(workers=1)
+    assert client.get(f"/api/matches/{match.pk}/").json()["waiting"] == ALL_CLAIMED
+    finals = queued("finals")[0]
+    assert client.get(f"/api/matches/{finals.pk}/").json()["waiting"] == ""  # the finals' own
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "It waits longer than usual: every match worker plays a season&#x27;s finals now" in page
+
+
 def test_the_api_contract(five, client, armada):
     from armada_web.seasons import periodic
 

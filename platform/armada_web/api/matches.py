@@ -24,7 +24,7 @@ from armada_web.bots.models import Game
 from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import explained, seat_ratings
 from armada_web.ladder.logic.explain import SeatRating
-from armada_web.matches import dataset, listing, storage
+from armada_web.matches import capacity, dataset, listing, storage
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import match_for, seat_log
 from armada_web.web.errors import Invalid
@@ -170,11 +170,16 @@ class MatchDetailSerializer(MatchSerializer):
     host = serializers.CharField(help_text="the worker host that played it (its ARMADA_HOST_NAME; empty: never "
                                  "claimed)")
     replay = serializers.SerializerMethodField()
+    waiting = serializers.SerializerMethodField(help_text="while it is queued: why it waits beyond its queue's "
+                                                "turn (a season's finals take every worker), else empty")
 
     def to_representation(self, match: Match) -> dict[str, Any]:
         data = super().to_representation(match)
         data["reason"] = shown_note(match.reason, user=getattr(self.context.get("request"), "user", None))
         return data
+
+    def get_waiting(self, match: Match) -> str:
+        return capacity.waiting(kind=match.kind, status=match.status)
 
     def get_replay(self, match: Match) -> str | None:
         if not match.has_replay:

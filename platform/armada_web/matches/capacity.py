@@ -70,3 +70,17 @@ def reserved(workers: int) -> int:
 def free(workers: int) -> int:
     """The workers left for ranked play and events."""
     return max(0, workers) - reserved(workers)
+
+
+#: What a queued match that no claim made is told while the claims take every worker.
+ALL_CLAIMED = ("every match worker plays a season's finals now, which come first: this match plays once "
+               "they end or need fewer workers")
+
+
+def waiting(*, kind: str, status: str) -> str:
+    """Why a queued match of `kind` waits beyond its queue's turn: the claimed kinds (a season's
+    finals) take every live match worker, so no worker takes another queue; "" otherwise."""
+    if status != "queued" or kind in _claims:
+        return ""
+    workers = known_workers()
+    return ALL_CLAIMED if workers > 0 and free(workers) <= 0 else ""

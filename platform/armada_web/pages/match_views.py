@@ -15,7 +15,7 @@ from armada_web.bots.access import can_see_private, is_owner, private_audience
 from armada_web.games import spec
 from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import explained
-from armada_web.matches import listing, queries
+from armada_web.matches import capacity, listing, queries
 from armada_web.matches.models import IN_FLIGHT, Match, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_drawings import drawing_context
@@ -108,6 +108,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "reason": shown_note(match.reason, user=request.user),
         "refresh": match.status in IN_FLIGHT,
+        "waiting": capacity.waiting(kind=match.kind, status=match.status),
         "result": result_line(match, seats),
         "played_for": played_for(match),
         "yours": yours,

@@ -70,6 +70,8 @@ class FakeSite:
     match_result: dict[str, Any] = field(default_factory=lambda: {"winner": 2, "outcome": "elimination", "turns": 31})
     match_players: list[tuple[str, str]] = field(default_factory=lambda: [("ok", ""), ("ok", "")])
     match_reason: str = ""
+    #: The `waiting` of a queued match (a season's finals take every worker).
+    match_waiting: str = ""
     #: Challenges accepted before the hourly limit answers 429.
     challenges_left: int = 10
     #: How a challenge's answer links its page: "page" (the path /matches/ID/) or "url" (absolute).
@@ -241,6 +243,7 @@ class FakeSite:
                       "replay": f"{self.url}/api/matches/{mid}/replay/"}
         elif match["status"] in ("void", "failed"):
             match["reason"] = self.match_reason
+        match["waiting"] = self.match_waiting if match["status"] == "queued" else ""
         return 200, {k: v for k, v in match.items() if k not in ("page", "url")}
 
     def new_version(self, bot_id: int, seen: Seen) -> tuple[int, Any]:

@@ -107,6 +107,20 @@ def test_wait_times_out_with_exit_3(arena: FakeSite, capsys: pytest.CaptureFixtu
     assert f"the result will appear at {arena.url}/matches/500/" in captured.err
 
 
+def test_a_wait_that_times_out_says_why_the_match_waits(arena: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """An organiser's trial: a challenge sat queued through a season's finals on a one-worker site and
+    `--wait` ended with "still queued" alone."""
+    arena.match_statuses = ["queued"]
+    arena.match_waiting = "every match worker plays a season's finals now, which come first: this match plays once " \
+                          "they end or need fewer workers"
+    assert main(["challenge", "mybot", "rival", "--wait", "--timeout", "0.2"]) == 3
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3:-1] == ["match 500: still queued after 0.2 s", f"why: {arena.match_waiting}"]
+    arena.match_waiting = ""
+    assert main(["challenge", "mybot", "rival", "--wait", "--timeout", "0.2"]) == 3
+    assert not any(line.startswith("why:") for line in capsys.readouterr().out.splitlines())
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["mybot", "nobody"], "challenge refused: no bot 'nobody' (HTTP 404)"),
     (["99", "rival"], "challenge refused: no bot 99 (HTTP 404)"),

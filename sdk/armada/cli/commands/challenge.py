@@ -174,6 +174,9 @@ def report(match: dict[str, Any], url: str, waited: float) -> int:
               "nobody's result, a platform failure", file=sys.stderr)
         return 3
     print(f"{label}: still {status} after {waited:g} s")
+    why = match.get("waiting")
+    if isinstance(why, str) and why.strip():
+        print(f"why: {' '.join(why.split())[:300]}")
     print(f"url: {url}")
     print(f"armada: error: gave up waiting after {waited:g} s (status: {status}); "
           f"the result will appear at {url}", file=sys.stderr)
