@@ -122,7 +122,7 @@ def dataset_notes(folder: Path, files: list[tuple[str, Path]]) -> list[str]:
                   if n.rpartition("/")[0] == where and (p == path or _REPLAY_FILE.fullmatch(p.name))]
         size = sum(p.stat().st_size for p in inside)
         lines.append(f"{folder / where if where else folder} holds a downloaded dataset ({len(inside)} files, "
-                     f"{size:,} bytes), sent with the bot; keep replays outside the bot's folder")
+                     f"{size:,} bytes), part of the upload; keep replays outside the bot's folder")
     return lines
 
 

@@ -70,12 +70,12 @@ def test_a_downloaded_dataset_in_the_bot_folder_is_noted(bot_dir: Path, capsys: 
     with zipfile.ZipFile(io.BytesIO(zip_folder(bot_dir))) as archive:
         assert "replays/7.json.gz" in archive.namelist()
     assert capsys.readouterr().err == (f"armada: note: {bot_dir / 'replays'} holds a downloaded dataset (2 files, "
-                                       "1,013 bytes), sent with the bot; keep replays outside the bot's folder\n")
+                                       "1,013 bytes), part of the upload; keep replays outside the bot's folder\n")
     (bot_dir / "replays" / "manifest.jsonl").rename(bot_dir / "manifest.jsonl")  # downloaded into the bot's folder
     (bot_dir / "replays" / "7.json.gz").rename(bot_dir / "7.json.gz")
     zip_folder(bot_dir)
     assert capsys.readouterr().err == (f"armada: note: {bot_dir} holds a downloaded dataset (2 files, 1,013 bytes), "
-                                       "sent with the bot; keep replays outside the bot's folder\n")
+                                       "part of the upload; keep replays outside the bot's folder\n")
 
 
 @pytest.mark.parametrize("link", ["file", "folder"])
@@ -173,7 +173,9 @@ def test_invalid_bot_shows_reason_and_log_tail(logged_in: FakeSite, capsys: pyte
     assert out[2] == "mybot version 1: invalid: the bot crashed before answering init (exit code 1)"
     assert out[3] == "bot log (last 20 lines):"
     assert out[4:24] == [f"    line {i}" for i in range(11, 30)] + ["    ZeroDivisionError: division by zero"]
-    assert out[24] == f"url: {site.url}/bots/1/versions/1/"
+    # A trial: nothing said the old version still plays (it does: an invalid one never replaces it).
+    assert out[24] == "it will not play: the bot's active version, if it has one, plays on as before"
+    assert out[25] == f"url: {site.url}/bots/1/versions/1/"
 
 
 def test_what_the_validation_used_is_said_before_the_url(logged_in: FakeSite,

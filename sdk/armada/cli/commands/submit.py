@@ -407,6 +407,10 @@ def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: T
                         lambda fresh: _checked_version(fresh, f"GET {path}"))
 
 
+#: Said after an invalid version's reason: what plays meanwhile.
+INVALID_KEEPS = "it will not play: the bot's active version, if it has one, plays on as before"
+
+
 def report(target: Target, version: dict[str, Any], waited: float | None = None) -> int:
     """Print the version's outcome on stdout (and a one-line error on stderr); returns the exit status."""
     status = str(version["status"])
@@ -425,6 +429,7 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
         if log.strip():
             print(f"bot log (last {LOG_LINES} lines):")
             print(output.indent(output.tail(strip_marks(log), LOG_LINES)))
+        print(INVALID_KEEPS)
         code = 1
     elif status == "error":
         print(f"{head}: error: {detail or 'no reason given'} (a platform failure, not your bot's fault)")
