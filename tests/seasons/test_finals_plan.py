@@ -63,8 +63,24 @@ def test_a_dry_run_prints_the_plan_and_its_outlook_and_starts_nothing(five):
     with pytest.raises(CommandError, match="--stages must be a whole number"):  # refused as the start would be
         season_command("finals", "s1", "--stages", "0", "--dry-run")
     season_command("finish", "s1")
-    with pytest.raises(CommandError, match="season s1 is finished: only a closed season can be given its finals"):
+    with pytest.raises(CommandError, match="season s1 is finished: only an open or a closed season can be previewed"):
         season_command("finals", "s1", "--dry-run")
+
+
+def test_an_open_season_is_previewed_as_if_it_closed_now_and_nothing_moves(five):
+    """An organiser's trial: `--dry-run` refused an open season, and beat starts the settings' plan at the
+    close at once, so a plan could only be chosen by closing the season by hand first."""
+    from armada_web.seasons.models import Entry, Season
+
+    season_command("create", "o1", "--game", "galaxy", "--name", "Open")
+    line = season_command("finals", "o1", "--stages", "1", "--games", "2", "--dry-run")
+    assert line.startswith("season o1 (dry run, nothing started, as if it closed now) would play its finals: 5 "
+                           "entries, 1 stage of 2 games per entry, 5 matches; at about 30 s a match on the 1 "
+                           "worker, done about ")
+    season = Season.objects.get(slug="o1")
+    assert season.state == "open" and not Entry.objects.filter(season=season).exists()  # nothing frozen
+    with pytest.raises(CommandError, match="season o1 is open: only a closed season can be given its finals"):
+        season_command("finals", "o1", "--stages", "1", "--games", "2")  # starting still needs the close
 
 
 def test_a_dry_run_of_a_season_that_would_finish_at_once_says_so(make_user, valid_version):

@@ -262,25 +262,32 @@ class FinalsPreview:
         return self.league or self.matches == 0
 
 
-def _outlook(season: Season, plan: finals_logic.Plan, now: datetime) -> FinalsPreview:
-    """`season`'s finals with `plan` as they would start now; Conflict unless it is closed."""
-    if season.state != SeasonState.CLOSED:
-        raise _refuse(season, "given its finals", "a closed")
-    count = season.entries.count()
+def _outlook(season: Season, plan: finals_logic.Plan, now: datetime, *, before_close: bool = False) -> FinalsPreview:
+    """`season`'s finals with `plan` as they would start now; Conflict unless it is closed (or, with
+    `before_close`, open: its entries if it closed now, its finals from its close on)."""
+    if before_close and season.state == SeasonState.OPEN:
+        count, start = len(entries.would_enter(season)[0]), max(now, season.closes)
+    elif season.state != SeasonState.CLOSED:
+        raise (_refuse(season, "previewed (--dry-run)", "an open or a closed") if before_close
+               else _refuse(season, "given its finals", "a closed"))
+    else:
+        count, start = season.entries.count(), now
     if not spec(season.game).rated:
         return FinalsPreview(season.slug, plan, count, 0, True, None)
     matches = finals_logic.total_matches(count, plan)
     return FinalsPreview(season.slug, plan, count, matches, False,
-                         finals.forecast(season, matches, known_workers(), now))
+                         finals.forecast(season, matches, known_workers(), start))
 
 
 def preview_finals(*, season: Season, stages: Any = None, games: Any = None,
                    now: datetime | None = None) -> FinalsPreview:
     """What `start_finals` with these arguments would do now, changing nothing (`season finals
-    --dry-run`): refused as it would be (Invalid plan, Conflict unless closed), but for a plan run
-    past the season's end, which its `forecast` says (`past_end`)."""
+    --dry-run`): refused as it would be (Invalid plan, Conflict unless closed or open), but for a plan
+    run past the season's end, which its `forecast` says (`past_end`). An open season is previewed
+    with the entries it would have if it closed now, its finals starting at its close, so an
+    organiser can choose a plan before beat starts the settings' one at the close."""
     plan = finals_plan(stages=stages, games=games)
-    return _outlook(season, plan, now or timezone.now())
+    return _outlook(season, plan, now or timezone.now(), before_close=True)
 
 
 def past_end_said(outlook: FinalsPreview, ends: datetime) -> str:

@@ -55,7 +55,8 @@ class Command(BaseCommand):
         start.add_argument("--stages", type=int, help="stages of this season's finals (default: ARMADA_FINALS_STAGES)")
         start.add_argument("--games", type=int, help="games per entry per stage (default: ARMADA_FINALS_GAMES)")
         start.add_argument("--dry-run", action="store_true",
-                           help="print the plan and when it would be done on every match worker; start nothing")
+                           help="print the plan and when it would be done on every match worker; start "
+                                "nothing (an open season: as if it closed now)")
         start.add_argument("--past-end", action="store_true",
                            help="start finals that would be done after the season's end (refused without it: "
                                 "started, they cannot be undone and take every match worker until the end)")
@@ -121,7 +122,7 @@ class Command(BaseCommand):
 
 def _planned(preview: services.FinalsPreview, season: Season, options: dict[str, Any]) -> str:
     """`season finals --dry-run`: what the finals would be, and when done; nothing started."""
-    head = f"season {season.slug} (dry run, nothing started)"
+    head = f"season {season.slug} (dry run, nothing started{', as if it closed now' if season.state == 'open' else ''})"
     count = preview.entries
     if preview.league:
         return (f"{head} would finish at once: the league of its {count} entr{'y' if count == 1 else 'ies'} "
