@@ -94,7 +94,8 @@ def test_parse_id_takes_ascii_digits_and_ints_in_range_only():
     (f"bot={BIG}", f"bot: no bot has id {BIG[:20]}... ({len(BIG)} digits)"),  # not another id, cut (a trial)
     ("bot=²", "bot: no bot is named"), ("bot=٣", "bot: no bot is named"),
     ("bot=x", "bot: no bot is named 'x'"), ("game=chess", "game"), ("status=%00", "status"),
-    ("bot=%00%0F", "control character"), ("opponent=a%00", "control character"),  # (PostgreSQL: a 500)
+    ("bot=%00%0F", "control character"),  # (PostgreSQL: a 500)
+    ("opponent=x", "give bot too"), ("opponent=a%00", "give bot too"),  # (a trial: "no bot is named 'x'")
     ("page=²", "page"), ("page=0", "page"), (f"page={BIG}", "page"), ("page_size=٣", "page_size"),
     ("page_size=0", "page_size"), ("page_size=x", "page_size"),
 ])

@@ -100,11 +100,12 @@ def filters(*, game: Any = None, bot: Any = None, opponent: Any = None, version:
     """The list's filters from raw request values (strings or None); Invalid naming the bad one."""
     game_ = _choice("game", game, list(Game.values))
     the_bot = _bot("bot", bot, game_)
-    the_opponent = _bot("opponent", opponent, game_)
     result_ = _choice("result", result, list(Result.values))
     number = "" if version is None else str(version).strip()
-    if (the_opponent or result_ or number) and the_bot is None:
+    wanted_opponent = opponent is not None and str(opponent).strip() != ""
+    if (wanted_opponent or result_ or number) and the_bot is None:  # before the opponent is looked up
         raise Invalid("opponent, version and result describe a bot's matches: give bot too")
+    the_opponent = _bot("opponent", opponent, game_)
     the_version = None
     if number:
         found = _VERSION.fullmatch(number)
