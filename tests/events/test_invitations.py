@@ -149,6 +149,10 @@ def test_inviting_twice_changes_nothing_and_the_page_form_invites(setting, clien
         assert s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["cyd"]},
                                format="json").status_code == 201
     assert EventInvitation.objects.count() == 1
+    # A trial: ["zed", "ZED"] refused the whole request ("no account named ZED"); a name is one account in any case.
+    assert s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["cyd", "CYD", "Cyd"]},
+                           format="json").status_code == 201
+    assert EventInvitation.objects.count() == 1
     client.force_login(s["owner"].user)
     answer = client.post(f"/events/{slug}/invite/", {"teams": "crew", "users": "eve, cyd"})
     assert answer.status_code == 302

@@ -233,7 +233,14 @@ def _teams_to_invite(teams: Any, users: Any, team_names: Any = None) -> list[Tea
     names = [u.strip() for u in users]
     personal = dict(Membership.objects.current().filter(team__personal=True, user__username__in=names)
                     .values_list("user__username", "team_id"))
-    unknown = [u for u in names if u not in personal]
+    unknown = []
+    for name in (u for u in names if u not in personal):  # sign-up refuses a name differing only by case
+        other = (Membership.objects.current().filter(team__personal=True, user__username__iexact=name)
+                 .values_list("team_id", flat=True).first())
+        if other is None:
+            unknown.append(name)
+        else:
+            personal[name] = other
     if unknown:
         problems.append(f"no account named {', '.join(unknown)}")
     if problems:
