@@ -12,6 +12,7 @@ from armada_web.bots import queries as bot_queries
 from armada_web.games import spec
 from armada_web.integrity import queries as integrity_queries
 from armada_web.seasons import queries
+from armada_web.web.paging import page_number
 
 PER_PAGE = 50
 
@@ -23,7 +24,8 @@ def seasons(request: HttpRequest) -> HttpResponse:
 
 def season(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.season(slug)
-    page = Paginator(queries.standings(found), PER_PAGE).get_page(request.GET.get("page"))
+    # A bad page number is a 400 saying so, as on every other list; past the last: the last page.
+    page = Paginator(queries.standings(found), PER_PAGE).get_page(page_number(request.GET.get("page")))
     phase = queries.phase(found)
     ids = [row.bot_id for row in page.object_list if row.bot_id]
     bots = {b.pk: b for b in bot_queries.bots().filter(pk__in=ids)} if ids else {}
