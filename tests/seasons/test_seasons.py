@@ -451,6 +451,17 @@ def test_a_finals_match_is_timed_by_the_pace_of_the_finals_not_its_length(five, 
     expected = (2.7 * (len(played) - 1) + 1.3) / len(played)  # their span per match on the one worker
     assert finals.match_seconds(season) == pytest.approx(expected)
     assert expected > 2.0  # not the 1.3 s each lasted
+    # The workers they took are read from the matches, not from the claim this figure raises: read
+    # back as `finals_workers`, it would grow at every tick (a review: 1 -> 2 -> 4 -> 7 -> 11 -> 16).
+    Season.objects.filter(pk=season.pk).update(finals_workers=16)
+    season.refresh_from_db()
+    assert finals.match_seconds(season) == pytest.approx(expected)
+    assert finals.most_at_once([(start, start + timedelta(seconds=2)), (start + timedelta(seconds=1),
+                                start + timedelta(seconds=3)), (start + timedelta(seconds=2),
+                                start + timedelta(seconds=4))]) == 2  # one ending as one starts: not at once
+    Match.objects.filter(pk=played[-1].pk).update(started=start + timedelta(hours=1),
+                                                  finished=start + timedelta(hours=1, seconds=1.3))
+    assert finals.match_seconds(season) == pytest.approx(4 * 1.3)  # an hour's pause is not the pace
 
 
 def test_beat_moves_seasons_by_their_times(five):
@@ -517,6 +528,15 @@ def test_a_challenge_waiting_for_the_finals_says_so(five, armada, client):
     assert client.get(f"/api/matches/{finals.pk}/").json()["waiting"] == ""  # the finals' own
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert "It waits longer than usual: every match worker plays a season&#x27;s finals now" in page
+    from django.core.cache import cache
+
+    from armada_web.matches.capacity import WORKERS_KEY
+
+    armada(match_workers=0)
+    cache.delete(WORKERS_KEY)  # no count of the workers: nothing said (a site of ten would read it too)
+    assert client.get(f"/api/matches/{match.pk}/").json()["waiting"] == ""
+    cache.set(WORKERS_KEY, 1)
+    assert client.get(f"/api/matches/{match.pk}/").json()["waiting"] == ALL_CLAIMED
 
 
 def test_the_api_contract(five, client, armada):

@@ -245,8 +245,27 @@ def match_seconds(season: Season) -> float:
     if len(rows) >= 3:
         median = statistics.median((finished - started).total_seconds() for started, finished in rows)
         span = (max(f for _s, f in rows) - min(s for s, _f in rows)).total_seconds()
-        return max(1.0, median, span * max(1, season.finals_workers) / len(rows))
+        # The workers they took: the most that ran at once (not `finals_workers` now, which this very
+        # figure raises through `workers_needed`: read back, it would grow at every tick).
+        paced = span * most_at_once(rows) / len(rows)
+        return max(1.0, median, min(paced, TURNAROUND_CAP * median))
     return max(1.0, ranked_match_seconds(season.game))
+
+
+#: A worker's time per finals match is at most this many times a match's median length: a pause
+#: within the latest 50 (the site stopped, staff's hand) is not the finals' pace.
+TURNAROUND_CAP = 4.0
+
+
+def most_at_once(spans: list[tuple[datetime, datetime]]) -> int:
+    """The most of these (start, end) spans that overlap at one moment (one ending as another
+    starts: not at once); at least 1."""
+    edges = sorted([(end, -1) for _start, end in spans] + [(start, 1) for start, _end in spans])
+    running = most = 0
+    for _at, step in edges:
+        running += step
+        most = max(most, running)
+    return max(1, most)
 
 
 def workers_needed(season: Season, workers: int, now: datetime | None = None) -> int:
