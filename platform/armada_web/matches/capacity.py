@@ -37,7 +37,8 @@ _claims: dict[str, Callable[[int], int]] = {}
 
 
 def claim(name: str, workers_needed: Callable[[int], int]) -> None:
-    """Register a kind that takes its workers before ranked play and events (idempotent per name)."""
+    """Register a kind that takes its workers before ranked play and events (idempotent per name;
+    `name` is the kind of match it makes, `MatchKind`'s value, which `waiting` reads)."""
     _claims[name] = workers_needed
 
 
@@ -79,8 +80,12 @@ ALL_CLAIMED = ("every match worker plays a season's finals now, which come first
 
 def waiting(*, kind: str, status: str) -> str:
     """Why a queued match of `kind` waits beyond its queue's turn: the claimed kinds (a season's
-    finals) take every live match worker, so no worker takes another queue; "" otherwise."""
+    finals; a claim is named by the kind of match it makes) take every live match worker, so no
+    worker takes another queue; "" otherwise, and while the workers' count is not known (none
+    counted within WORKERS_TTL_S): `known_workers`' default of 1 would say it of every site."""
     if status != "queued" or kind in _claims:
         return ""
-    workers = known_workers()
+    counted = cache.get(WORKERS_KEY)
+    workers = int(settings.ARMADA.match_workers) if settings.ARMADA.match_workers > 0 else \
+        counted if isinstance(counted, int) else 0
     return ALL_CLAIMED if workers > 0 and free(workers) <= 0 else ""

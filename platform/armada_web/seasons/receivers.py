@@ -48,4 +48,4 @@ def connect() -> None:
     match_recorded.connect(rate_finals_match, sender=Match, dispatch_uid="seasons.rate_finals_match")
     membership_changing.connect(check_team_change, sender=Team, dispatch_uid="seasons.check_team_change")
     pre_delete.connect(forget_deleted_member, sender=settings.AUTH_USER_MODEL, dispatch_uid="seasons.forget_member")
-    capacity.claim("finals", finals.claimed_workers)
+    capacity.claim(MatchKind.FINALS, finals.claimed_workers)
