@@ -299,6 +299,12 @@ def _walk(script: Path) -> Iterator[tuple[Path, str | None]]:
                 yield path, dotted
 
 
+def server_has(module: str) -> bool:
+    """Whether the bot image provides top-level module `module` (the standard library, armada and
+    the image's libraries): a file of that name beside a bot shadows it when run there."""
+    return module in {*sys.stdlib_module_names, *STDLIB_311_ONLY, *AVAILABLE, *IMAGE_EXTRAS}
+
+
 def running_files(script: str | os.PathLike[str]) -> list[Path]:
     """The Python files a bot whose entry is `script` runs: the entry and the modules of its folder
     it imports, transitively (read, never run; unreadable ones left out), the entry first."""
@@ -312,13 +318,12 @@ def missing_imports(script: str | os.PathLike[str]) -> dict[str, str]:
     image's libraries are not in it; an import guarded by `try ... except ImportError` or under
     `if TYPE_CHECKING:` is not either."""
     root = Path(script).parent
-    have = {*sys.stdlib_module_names, *STDLIB_311_ONLY, *AVAILABLE, *IMAGE_EXTRAS}
     found: dict[str, str] = {}
     for path, dotted in _walk(Path(script)):
         if dotted is None:
             continue
         top = dotted.split(".")[0]
-        if top not in have:
+        if not server_has(top):
             found.setdefault(top, path.relative_to(root).as_posix())
             continue
         extra = next((name for name in NEEDS_EXTRA if dotted == name or dotted.startswith(name + ".")), None)

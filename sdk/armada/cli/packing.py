@@ -30,7 +30,7 @@ from armada.botspec import (
 from armada.cli.client import Upload
 from armada.cli.common import CliError
 from armada.sizes import MIB, human_size, with_bytes
-from armada.stack import running_files
+from armada.stack import running_files, server_has
 
 #: How to make a version smaller (docs/bots-environment.md, "Model files").
 SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export) and quantise it (float16, or int8 with "
@@ -176,9 +176,16 @@ def bot_upload(spec: str, game: str) -> Upload:
         return Upload(f"{path.resolve().name or 'bot'}.zip", zip_folder(path), "application/zip")
     if path.suffix.lower() == ".zip":
         return Upload(path.name, _read(path), "application/zip")
-    beside = [p.relative_to(path.parent).as_posix() for p in running_files(path)[1:]]
+    beside = [p.relative_to(path.parent) for p in running_files(path)[1:]]
+    # (a module the server has under the same name, `random.py` or an `armada/` checkout beside it,
+    # only shadows it here: the file alone runs with the server's)
+    beside = [p for p in beside if not server_has(p.parts[0].removesuffix(".py"))]
     if beside:  # `armada play` runs the folder, the site would run the file alone
-        raise CliError(f"{spec} imports {', '.join(beside[:3])}{' and more' if len(beside) > 3 else ''} from "
-                       f"its folder, which uploading the file alone leaves out: submit the folder instead "
-                       f"(armada submit {path.parent.as_posix() or '.'}); nothing was sent")
+        names = f"{', '.join(p.as_posix() for p in beside[:3])}{' and more' if len(beside) > 3 else ''}"
+        folder = path.parent.as_posix() or "."
+        instead = (f"submit the folder instead (armada submit {folder})" if (path.parent / ENTRY).is_file()
+                   and path.name == ENTRY else
+                   f"put them in a bot folder with {path.name} as its {ENTRY}, and submit that folder")
+        raise CliError(f"{spec} imports {names} from its folder, which uploading the file alone leaves out: "
+                       f"{instead}; nothing was sent")
     return Upload(path.name, _read(path), "text/x-python")

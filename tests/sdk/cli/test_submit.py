@@ -514,6 +514,19 @@ def test_a_file_importing_its_folders_modules_is_refused_alone(logged_in: FakeSi
                                                "except ImportError:\n    encoding = None\n"))
     assert main(["submit", "rlbot/main.py", "--bot", "rlbot", "--no-wait"]) == 0  # a guarded import may be absent
     assert main(["submit", "rlbot", "--no-wait"]) == 0
+    loose = tmp_path / "loose"  # a file that is no folder's main.py: a folder would not run it
+    loose.mkdir()
+    (loose / "helpers.py").write_text("X = 1\n")
+    (loose / "galbot.py").write_text("import helpers\n" + entry.read_text())
+    capsys.readouterr()
+    assert main(["submit", "loose/galbot.py", "--bot", "galbot"]) == 2
+    assert capsys.readouterr().err.endswith("imports helpers.py from its folder, which uploading the file alone "
+                                            "leaves out: put them in a bot folder with galbot.py as its main.py, "
+                                            "and submit that folder; nothing was sent\n")
+    (loose / "helpers.py").unlink()
+    (loose / "random.py").write_text("X = 1\n")  # shadows the standard library's here; the server has its own
+    (loose / "galbot.py").write_text("import random\n" + entry.read_text())
+    assert main(["submit", "loose/galbot.py", "--bot", "galbot", "--no-wait"]) == 0
 
 
 def test_a_name_from_the_folder_taken_by_another_says_to_pass_bot(logged_in: FakeSite, tmp_path: Path,
