@@ -153,6 +153,14 @@ def test_inviting_twice_changes_nothing_and_the_page_form_invites(setting, clien
     assert s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["cyd", "CYD", "Cyd"]},
                            format="json").status_code == 201
     assert EventInvitation.objects.count() == 1
+    from django.contrib.auth.models import User
+
+    from armada_web.teams.services import personal_team
+
+    personal_team(user=User.objects.create_user("Cyd"))  # (an account older than the rule, or staff's)
+    twice = s["owner"].post(f"/api/events/{slug}/invitations/", {"users": ["CYD"]}, format="json")
+    assert twice.status_code == 404 and "CYD names several accounts in different cases" in twice.json()["detail"]
+    assert EventInvitation.objects.count() == 1
     client.force_login(s["owner"].user)
     answer = client.post(f"/events/{slug}/invite/", {"teams": "crew", "users": "eve, cyd"})
     assert answer.status_code == 302

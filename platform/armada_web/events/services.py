@@ -233,16 +233,20 @@ def _teams_to_invite(teams: Any, users: Any, team_names: Any = None) -> list[Tea
     names = [u.strip() for u in users]
     personal = dict(Membership.objects.current().filter(team__personal=True, user__username__in=names)
                     .values_list("user__username", "team_id"))
-    unknown = []
+    unknown, several = [], []
     for name in (u for u in names if u not in personal):  # sign-up refuses a name differing only by case
-        other = (Membership.objects.current().filter(team__personal=True, user__username__iexact=name)
-                 .values_list("team_id", flat=True).first())
-        if other is None:
+        others = list(Membership.objects.current().filter(team__personal=True, user__username__iexact=name)
+                      .values_list("team_id", flat=True)[:2])
+        if not others:
             unknown.append(name)
+        elif len(others) > 1:  # (accounts made before that rule, or by staff)
+            several.append(name)
         else:
-            personal[name] = other
+            personal[name] = others[0]
     if unknown:
         problems.append(f"no account named {', '.join(unknown)}")
+    if several:
+        problems.append(f"{', '.join(several)} names several accounts in different cases: give the exact username")
     if problems:
         raise NotFound("; ".join(problems))
     found.update(Team.objects.in_bulk(list(personal.values())))
@@ -409,7 +413,8 @@ def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
             raise Forbidden("only a member of the bot's team or the event's owner withdraws an entry")
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state}: its entries stay in its table")
-        # (kept, so that the entries a day still count it: entering and withdrawing frees nothing)
+        # (kept: who withdrew which bot; the day's entries are counted in accounts.limits, and a
+        # withdrawal gives no use back)
         EventWithdrawal.objects.create(event=locked, owner=entry.owner, bot_ref=entry.bot_ref, bot_name=entry.bot_name,
                                        entered=entry.created, by=member)
         entry.delete()
