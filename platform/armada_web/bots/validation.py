@@ -180,7 +180,7 @@ def raised_every_turn(report: ValidationReport) -> str:
     every = "the one request it was sent" if turns == 1 else f"each of the {turns} requests it was sent"
     return one_line(f"exceptions: its bot raised an exception at {every}{_first(report)}, so it never "
                     "answered itself (the library answered for it); see its log; `armada play` shows them "
-                    "too. A bot's active version stays as it was", 480)
+                    "too", 480)
 
 
 def run(lease: Lease) -> str:
