@@ -169,18 +169,21 @@ def _first(report: ValidationReport) -> str:
 
 
 def raised_every_turn(report: ValidationReport) -> str:
-    """Why a bot that ran to the end is invalid all the same: its library caught an exception at
-    every request of the game (one line each, D-R-10), so each answer was the library's fallback,
-    none its own (D-S-35); "" when it answered at least one request itself."""
+    """Why a bot that ran to the end is invalid all the same: its library caught at least as many
+    exceptions (one line each, D-R-10) as the game had turns for seat 1, so in a typical such game
+    its code failed at every turn and each answer of that phase was the library's fallback: a
+    `command` that always raises never sends a fleet (D-S-35); "" otherwise."""
     if not report.exceptions or report.replay is None:
         return ""
-    turns = sum(1 for step in report.replay.get("steps", []) if "1" in step.get("answers", {}))
+    asked = [step for step in report.replay.get("steps", []) if "1" in step.get("answers", {})]
+    turns = len({step.get("turn") for step in asked})
     if not 0 < turns <= report.exceptions:
         return ""
-    every = "the one request it was sent" if turns == 1 else f"each of the {turns} requests it was sent"
-    return one_line(f"exceptions: its bot raised an exception at {every}{_first(report)}, so it never "
-                    "answered itself (the library answered for it); see its log; `armada play` shows them "
-                    "too", 480)
+    every = "its one turn" if turns == 1 else f"its {turns} turns"
+    return one_line(f"exceptions: its bot raised {report.exceptions} exception{'s' if report.exceptions > 1 else ''} "
+                    f"in {every} ({len(asked)} request{'s' if len(asked) > 1 else ''}){_first(report)}: at least "
+                    "one a turn, each answered by the library's fallback, not the bot; see its log; `armada play` "
+                    "shows them too", 480)
 
 
 def run(lease: Lease) -> str:
