@@ -228,3 +228,14 @@ def test_a_crashed_version_shows_its_error_line_to_its_owners_only(client, arena
     assert "crashed: exited with code 1" in public and "InvalidProtobuf" not in public
     client.force_login(arena.bob)
     assert "InvalidProtobuf" not in page(client, url)
+    # A trial uploaded a Mothership Down race to a Galaxy bot on the page: the library's own note says
+    # `--game mothership` (advice for `armada play`), and the page said nothing more than "crashed".
+    BotVersion.objects.filter(pk=arena.alpha.pk).update(log="[armada] --- request 0: init ---\n[armada] this is "
+                                                        "a mothership bot; run with --game mothership (this match "
+                                                        "is galaxy)\n")
+    client.force_login(arena.alice)
+    game_line = page(client, url)
+    name = arena.alpha.bot.name
+    assert (f'<code id="crash-line">this is a Mothership Down bot&#x27;s code (it uses the Mothership Down bot '
+            f"library), and {name} plays Galaxy: upload it to a Mothership Down bot, or Galaxy code here</code>"
+            ) in game_line

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
-from armada.botlog import crash_reason
+from armada.botlog import crash_reason, last_note
+from armada.games.registry import GAMES
 from armada_web.bots.access import can_see_private
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
+from armada_web.games import spec
 from armada_web.teams.access import team_ids
 
 
@@ -68,12 +71,24 @@ class PlayState:
     advice: str = ""
 
 
+#: The bot library's note when a bot of one game is run in a match of another (`armada.bot.runtime`).
+_OTHER_GAME = re.compile(r"^\[armada\] this is a (\w+) bot; run with --game \w+")
+
+
 def crash_line(*, version: BotVersion) -> str:
     """The error an invalid version crashed with, the last line of its log's traceback (what
-    `armada play` says locally); empty otherwise. From the log: for those who may see it only."""
+    `armada play` says locally), or, for code of another game's bot library, that in the site's
+    words (its own note gives `armada play`'s --game advice); empty otherwise. From the log: for
+    those who may see it only."""
     if version.status != VersionStatus.INVALID or not version.detail.startswith("crashed"):
         return ""
-    return crash_reason(version.log or "")
+    log = version.log or ""
+    other = _OTHER_GAME.match(last_note(log))
+    if other is not None and other[1] in GAMES and other[1] != version.bot.game:
+        theirs, ours = spec(other[1]).label, spec(version.bot.game).label
+        return (f"this is a {theirs} bot's code (it uses the {theirs} bot library), and {version.bot.name} plays "
+                f"{ours}: upload it to a {theirs} bot, or {ours} code here")
+    return crash_reason(log)
 
 
 def play_state(bot: Bot) -> PlayState:
