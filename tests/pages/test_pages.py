@@ -120,6 +120,26 @@ def test_match_page_shows_the_owner_their_log_with_turns_and_times(client, arena
     assert 'class="log-crash"' not in html  # it did not crash
 
 
+def test_the_owner_s_log_says_how_many_exceptions_the_library_caught(client, arena):
+    """A trial: the match page said "ok" with an empty detail while the bot's code raised at every turn;
+    the exceptions were only in the log's lines."""
+    from django.core.files.base import ContentFile
+
+    seat = arena.match.participants.get(seat=1)
+    log = ("[armada] --- request 0: init ---\n[armada] --- request 1: scout, turn 1 ---\nfine\n"
+           "[armada] --- request 2: command, turn 1 ---\n[armada] exception caught (turn 1, command id 2): "
+           "AttributeError: 'Bot' object has no attribute 'lern'\n[armada] --- request 3: scout, turn 2 ---\n"
+           "[armada] --- request 4: command, turn 2 ---\n[armada] exception caught (turn 2, command id 4): "
+           "AttributeError\n")
+    seat.log.save(f"caught-{seat.pk}.log", ContentFile(log.encode()), save=True)
+    client.login(username="alice", password=PASSWORD)
+    html = body(client, f"/matches/{arena.match.pk}/")
+    assert ('<strong>2 exceptions caught</strong>: the bot library answered those requests with its fallback; '
+            "the first in command, turn 1 (request 2).") in html
+    client.logout()
+    assert "exceptions caught" not in body(client, f"/matches/{arena.match.pk}/")  # the log's: its team's only
+
+
 def test_log_requests_gives_each_line_its_type_turn_and_time():
     log = "hello\n[armada] --- request 0: init ---\nready\n[armada] --- request 1: turn, turn 1 ---\na\nb\n"
     log = log.replace("request 1:", "request 2:")  # request 1 wrote nothing: no mark

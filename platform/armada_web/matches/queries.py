@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from armada.botlog import SeatLog, log_requests, request_kinds
+from armada.logmarks import EXCEPTION_MARK
 from armada.replay import ReplayError, load_replay_bytes
 from armada.timings import seat_times
 from armada_web.bots.models import Bot, BotVersion
@@ -192,6 +193,14 @@ def replay_of(match: Match) -> dict[str, Any] | None:
 def seat_log(participant: Participant) -> str:
     raw = storage.read(participant.log.name or "")
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+def caught(*, log: SeatLog) -> dict[str, Any] | None:
+    """The exceptions the bot library caught in a seat's log (its marks, D-R-10): how many, and the
+    request of the first; None when none (a trial: an owner saw "ok" and an empty detail, and the
+    exceptions only by reading the whole log)."""
+    marked = [r for r in log.requests for line in r.lines if line.startswith(EXCEPTION_MARK)]
+    return {"count": len(marked), "first": marked[0]} if marked else None
 
 
 def seat_requests(participant: Participant, replay: dict[str, Any] | None) -> SeatLog:

@@ -101,7 +101,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         for p, bot in private:
             log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok"),
-                         "audience": private_audience(bot=bot, user=request.user)})
+                         "caught": queries.caught(log=log), "audience": private_audience(bot=bot, user=request.user)})
     starter = f"builtin:{spec(match.game).validation_opponent}"
     yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
