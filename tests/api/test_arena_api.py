@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import pytest
 from rest_framework.test import APIClient
@@ -100,6 +101,8 @@ def test_challenges_alternate_sides_and_are_limited(api, make_user, valid_versio
     assert second["players"][0]["bot"]["id"] == theirs.bot_id  # sides alternate
     third = client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": theirs.bot_id}, format="json")
     assert third.status_code == 429 and "per hour" in third.json()["detail"]
+    # when to try again, as the page says it (a trial: the API said "within the hour")
+    assert re.search(r"; try again at \d\d:\d\d \w+ \(in about (59|60) minutes\)$", third.json()["detail"])
     refused = client.post("/api/challenges/", {"bot": theirs.bot_id, "opponent": mine.bot_id}, format="json")
     assert refused.status_code == 403 and "not your bot" in refused.json()["detail"]
     assert client.post("/api/challenges/", {"bot": mine.bot_id, "opponent": 999}, format="json").status_code == 404

@@ -114,7 +114,7 @@ def _cannot_play(bot: Bot, *, mine: bool) -> str:
 
 
 def _again(free: datetime | None) -> str:
-    """When to try again: at `free` when known (the pages), else within the hour (the API's words)."""
+    """When to try again: at `free` when known, else within the hour."""
     if free is None:
         return "try again within the hour"
     wait_s = max(0.0, (free - timezone.now()).total_seconds())
@@ -156,16 +156,23 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
     theirs = find_bot(opponent, "opponent", game=mine.game)
     playing = set(BotVersion.objects.playing().filter(bot__in=[mine, theirs]).values_list("bot_id", flat=True))
     pair_key = limits.pair_key(mine.pk, theirs.pk)
-    counts = Counts(mine=limits.used(action=CHALLENGE, key=limits.team_key(mine.team_id), window_s=3600),
-                    pair=limits.used(action=CHALLENGE_PAIR, key=pair_key, window_s=3600),
-                    account=limits.used(action=CHALLENGE, key=limits.user_key(user.pk), window_s=3600))
+    config = settings.ARMADA
+    # With their times, as the pages count them, so a refusal says when to try again (a trial: the API
+    # said "within the hour" where the page said "at 14:22 UTC")
+    team_key, user_key = limits.team_key(mine.team_id), limits.user_key(user.pk)
+    uses = limits.recent(action=CHALLENGE, keys={team_key, user_key}, window_s=3600)
+    team, account = uses.get(team_key, []), uses.get(user_key, [])
+    pair = limits.recent(action=CHALLENGE_PAIR, keys={pair_key}, window_s=3600).get(pair_key, [])
+    counts = Counts(mine=len(team), pair=len(pair), account=len(account),
+                    mine_free=limits.free_at(team, limit=config.challenges_per_hour, window_s=3600),
+                    pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600),
+                    account_free=limits.free_at(account, limit=config.challenges_per_hour, window_s=3600))
     check(user=user, bot=mine, opponent=theirs, playing=playing, counts=counts)
     versions = {v.bot_id: v for v in BotVersion.objects.playing().filter(bot__in=[mine, theirs]).select_related("bot")}
     if len(versions) < 2:  # one stopped playing since (retired, its version changed): that refusal
         check(user=user, bot=mine, opponent=theirs, playing=set(versions), counts=counts)
         raise Invalid(f"{theirs.name if mine.pk in versions else mine.name} cannot play now; try again")
     first, second = versions[mine.pk], versions[theirs.pk]
-    config = settings.ARMADA
     with transaction.atomic():
         # Counted with the match's rows: parallel challenges meet the limits too.
         limits.take(action=CHALLENGE, key=limits.team_key(mine.team_id), limit=config.challenges_per_hour,
