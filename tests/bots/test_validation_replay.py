@@ -88,6 +88,8 @@ def test_validation_keeps_its_replay_for_the_owner_and_staff_only(make_user, mon
         if status == 200:
             assert response["Content-Type"] == "application/gzip" and response.content == stored
             assert gzip.decompress(response.content)  # the viewer unpacks it in the browser
+            # named by the version's number, as its page names it (a trial: "v1" saved as validation-7)
+            assert 'filename="watched-v1-validation.json.gz"' in response["Content-Disposition"]
 
     page = f"/bots/{version.bot_id}/versions/{version.number}/"
     for who, shown in ((None, False), ("other", False), ("owner", True), ("root", True)):

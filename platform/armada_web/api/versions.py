@@ -126,6 +126,8 @@ class VersionReplayView(APIView):
         if version is None or data is None:
             raise Http404("no such version, or no validation replay")
         response = HttpResponse(data, content_type="application/gzip")
-        response["Content-Disposition"] = f'inline; filename="validation-{version.pk}.json.gz"'
+        # named as the page names the version (its number), not by its API id
+        response["Content-Disposition"] = (f'inline; filename="{version.bot.name}-v{version.number}'
+                                           '-validation.json.gz"')
         response["Cache-Control"] = "private, no-store"
         return response
