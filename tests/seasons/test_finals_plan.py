@@ -12,16 +12,9 @@ import pytest
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from tests.seasons.test_seasons import season_command
-from tests.support.seasons_helpers import queued, record_result
+from tests.support.seasons_helpers import queued, record_result, season_command
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def five(make_user, valid_version):
-    """Five Galaxy bots of five owners, playing (test_seasons.py's)."""
-    return [valid_version(make_user(f"user{n}"), f"bot{n}") for n in range(5)]
 
 
 def _closed(slug: str, ends_in: timedelta | None = None) -> None:

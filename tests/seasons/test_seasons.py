@@ -15,22 +15,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from tests.support.seasons_helpers import queued, record_result
+from tests.support.seasons_helpers import queued, record_result, season_command
 from tests.support.threads import locked_then
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def five(make_user, valid_version):
-    """Five Galaxy bots of five owners, playing."""
-    return [valid_version(make_user(f"user{n}", email=f"user{n}@example.com"), f"bot{n}") for n in range(5)]
-
-
-def season_command(*args: str) -> str:
-    out = StringIO()
-    call_command("season", *args, stdout=out)
-    return out.getvalue().strip()
 
 
 def play_out(season, workers: int = 2, winner=lambda m: 1, limit: int = 200) -> int:

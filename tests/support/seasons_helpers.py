@@ -1,9 +1,13 @@
 """Helpers of the seasons' and events' tests: record a queued match as a worker would (claim, then
-the one recording transaction) with a made-up outcome, without playing it."""
+the one recording transaction) with a made-up outcome, without playing it; the queued matches of a
+kind; and `manage.py season ...` as an organiser runs it."""
 
 from __future__ import annotations
 
+from io import StringIO
 from typing import Any
+
+from django.core.management import call_command
 
 from armada.games.base import Result
 from armada.referee.match import MatchOutcome, PlayerReport
@@ -28,3 +32,10 @@ def queued(kind: str) -> list[Any]:
     from armada_web.matches.models import Match, MatchStatus
 
     return list(Match.objects.filter(kind=kind, status=MatchStatus.QUEUED).order_by("id"))
+
+
+def season_command(*args: str) -> str:
+    """`manage.py season ARGS`: the line it printed."""
+    out = StringIO()
+    call_command("season", *args, stdout=out)
+    return out.getvalue().strip()
