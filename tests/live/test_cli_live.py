@@ -15,6 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 import uuid
 from dataclasses import dataclass
@@ -110,6 +111,13 @@ def test_login_creates_a_token_in_a_private_file(validation_site: Any, tmp_path:
     request = urllib.request.Request(f"{runner.server}/api/me/", headers={"Authorization": f"Token {stored['token']}"})
     with urllib.request.urlopen(request, timeout=10) as response:
         assert json.load(response)["username"] == username
+
+    # logging in again revokes the token stored before, on the real site (DELETE /api/tokens/{id}/)
+    again = runner.login(username, PASSWORD)
+    assert again.returncode == 0 and f"the token stored before (id {stored['token_id']}) is revoked" in again.stdout
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(request, timeout=10)
+    assert gone.value.code == 401
 
     wrong = runner.login(username, "not the password")
     assert wrong.returncode == 2

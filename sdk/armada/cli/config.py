@@ -1,7 +1,8 @@
 """The stored credentials of `armada login`: one JSON file per user, readable by its owner only.
 
 The file is `$XDG_CONFIG_HOME/armada/config.json` (default `~/.config/armada/config.json`),
-holding `{"server", "token", "username"}` (and `"team"`, the default team of `armada submit`),
+holding `{"server", "token", "username"}` (and `"token_id"`, the token's id on the site, which the
+next login there revokes; `"team"`, the default team of `armada submit`),
 created with mode 0600 in a folder created with
 mode 0700. `ARMADA_SERVER` and `ARMADA_TOKEN` override what it holds.
 """
@@ -32,6 +33,8 @@ class Credentials:
     server: str
     token: str
     username: str
+    #: The token's id on the site (what `armada login` made), so a later login there revokes it.
+    token_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,15 +87,19 @@ def load_credentials(path: Path | None = None) -> Credentials | None:
     fields = ("server", "token", "username")
     if not isinstance(data, dict) or not all(isinstance(data.get(k), str) and data[k] for k in fields):
         raise CliError(f"{path}: expected {{\"server\", \"token\", \"username\"}}; run `armada login` again")
-    return Credentials(data["server"], data["token"], data["username"])
+    token_id = data.get("token_id")
+    return Credentials(data["server"], data["token"], data["username"],
+                       token_id if isinstance(token_id, int) and not isinstance(token_id, bool) else None)
 
 
 def save_credentials(credentials: Credentials, path: Path | None = None) -> Path:
     """Write the credentials atomically, mode 0600 from the first byte (folder 0700); returns the path.
     The default team (`armada submit --team`) stays when the server stays."""
     path = path or config_path()
-    data: dict[str, str] = {"server": credentials.server, "token": credentials.token,
-                            "username": credentials.username}
+    data: dict[str, str | int] = {"server": credentials.server, "token": credentials.token,
+                                  "username": credentials.username}
+    if credentials.token_id is not None:
+        data["token_id"] = credentials.token_id
     team = _stored(path).get("team")
     if isinstance(team, str) and team and _stored(path).get("server") == credentials.server:
         data["team"] = team
@@ -108,7 +115,7 @@ def _stored(path: Path) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def _write(path: Path, data: dict[str, str]) -> Path:
+def _write(path: Path, data: dict[str, str | int]) -> Path:
     folder = path.parent
     try:
         if not folder.is_dir():
@@ -166,7 +173,8 @@ def own_team(teams: Any, ref: str, username: Any) -> dict[str, Any] | None:
 def save_default_team(team: str, path: Path | None = None) -> None:
     """Remember `team` as the default of `armada submit` (in the config file, beside the token)."""
     path = path or config_path()
-    data = {k: v for k, v in _stored(path).items() if isinstance(v, str)}
+    data: dict[str, str | int] = {k: v for k, v in _stored(path).items()
+                                  if isinstance(v, str | int) and not isinstance(v, bool)}
     data["team"] = team
     _write(path, data)
 

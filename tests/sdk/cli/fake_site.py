@@ -70,6 +70,9 @@ class FakeSite:
     match_result: dict[str, Any] = field(default_factory=lambda: {"winner": 2, "outcome": "elimination", "turns": 31})
     match_players: list[tuple[str, str]] = field(default_factory=lambda: [("ok", ""), ("ok", "")])
     match_reason: str = ""
+    #: The id of the latest token made (`POST /api/tokens/`), and those revoked since.
+    token_ids: int = 6
+    revoked: list[int] = field(default_factory=list)
     #: The `waiting` of a queued match (a season's finals take every worker).
     match_waiting: str = ""
     #: Challenges accepted before the hourly limit answers 429.
@@ -116,9 +119,17 @@ class FakeSite:
             body = seen.json()
             if self.users.get(body.get("username")) != body.get("password"):
                 return 400, {"detail": "Unable to log in with provided credentials."}
-            return 201, {"id": 7, "name": body.get("name"), "token": TOKEN, "created": "2025-01-01T00:00:00Z"}
+            self.token_ids += 1
+            return 201, {"id": self.token_ids, "name": body.get("name"), "token": TOKEN,
+                         "created": "2025-01-01T00:00:00Z"}
         if seen.headers.get("Authorization") != f"Token {TOKEN}":
             return 401, {"detail": "Invalid token."}
+        if method == "DELETE" and path.startswith("/api/tokens/"):
+            gone = int(path.split("/")[3])
+            if gone in self.revoked or gone > self.token_ids:
+                return 404, {"detail": "no such token"}
+            self.revoked.append(gone)
+            return 204, None
         if (method, path) == ("GET", "/api/me/"):
             return 200, {"id": 1, "username": "alice", "email": "", "date_joined": "2025-01-01T00:00:00Z",
                          "teams": [{k: t[k] for k in ("id", "name", "personal")} for t in self.teams]}

@@ -48,10 +48,29 @@ def test_login_with_password_on_stdin(site: FakeSite, home: Path, monkeypatch: p
     assert token_request.headers["Content-Type"] == "application/json"
     assert "Authorization" not in token_request.headers
     assert site.seen("GET", "/api/me/")[0].headers["Authorization"] == f"Token {TOKEN}"
-    assert json.loads(home.read_text()) == {"server": site.url, "token": TOKEN, "username": "alice"}
+    assert json.loads(home.read_text()) == {"server": site.url, "token": TOKEN, "username": "alice", "token_id": 7}
     assert _mode(home) == 0o600
     assert _mode(home.parent) == 0o700
     assert [p.name for p in home.parent.iterdir()] == ["config.json"]  # no temporary file left
+
+
+def test_logging_in_again_revokes_the_token_stored_before(site: FakeSite, home: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A trial: each `armada login` left one more live token named armada-cli@host; the one this machine
+    stored before is revoked once the new one is stored (one already revoked on the site is fine)."""
+    for expected in ([7], [7, 8]):
+        _stdin(monkeypatch, "s3cret\n")
+        assert main(["login", "--server", site.url, "--username", "alice"]) == 0
+        assert site.revoked == expected[:-1]
+        assert json.loads(home.read_text())["token_id"] == expected[-1]
+    assert "the token stored before (id 7) is revoked" in capsys.readouterr().out
+    site.revoked.append(8)  # revoked on the profile page meanwhile
+    _stdin(monkeypatch, "s3cret\n")
+    assert main(["login", "--server", site.url, "--username", "alice"]) == 0
+    captured = capsys.readouterr()
+    assert "revoked" not in captured.out and captured.err == ""
+    assert json.loads(home.read_text())["token_id"] == 9
 
 
 def test_login_asks_on_a_terminal(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,

@@ -15,6 +15,7 @@ from armada.cli.config import (
     DEFAULT_SERVER,
     TOKEN_ENV,
     Credentials,
+    load_credentials,
     looks_like_token,
     normalize_server,
     resolve_server,
@@ -131,15 +132,36 @@ def store_token(server: str, token: str) -> int:
     return _save(server, token, name, "token")
 
 
-def _save(server: str, token: str, username: str, what: str) -> int:
+def _save(server: str, token: str, username: str, what: str, token_id: int | None = None) -> int:
     """Store the credentials and say so (`what`: how the token is named), warning when
-    ARMADA_TOKEN overrides them."""
-    path = save_credentials(Credentials(server, token, username))
+    ARMADA_TOKEN overrides them; a token an earlier `armada login` of the same user on the same
+    site made and stored is revoked (a trial: every login left one more live token of one name)."""
+    try:
+        before = load_credentials()
+    except CliError:
+        before = None
+    path = save_credentials(Credentials(server, token, username, token_id))
     print(f"logged in as {username} on {server}")
     print(f"{what} stored in {path} (readable by you only)")
+    if before is not None and before.server == server and before.username == username \
+            and before.token_id is not None and before.token_id != token_id:
+        _revoke(server, token, before.token_id)
     if os.environ.get(TOKEN_ENV, "").strip():
         print(f"armada: warning: {TOKEN_ENV} is set and overrides the stored token", file=sys.stderr)
     return 0
+
+
+def _revoke(server: str, token: str, old_id: int) -> None:
+    """Revoke the token this machine stored before (its id), with the new one; one already
+    revoked on the site (404) needs nothing, any other failure is a warning."""
+    try:
+        ApiClient(server, token).request("DELETE", f"/api/tokens/{old_id}/")
+    except RemoteError as exc:
+        if exc.status != 404:
+            print(f"armada: warning: the token stored before (id {old_id}) was not revoked: {exc}; revoke it "
+                  f"on your profile page ({server.rstrip('/')}/accounts/profile/)", file=sys.stderr)
+        return
+    print(f"the token stored before (id {old_id}) is revoked")
 
 
 def login(server: str, username_arg: str | None) -> int:
@@ -160,5 +182,7 @@ def login(server: str, username_arg: str | None) -> int:
         raise RemoteError(f"POST /api/tokens/ on {server} answered without a token", exit_code=3)
     me = ApiClient(server, token).request("GET", "/api/me/")
     name = me.get("username") if isinstance(me, dict) else None
+    made_id = created.get("id")
     return _save(server, token, name if isinstance(name, str) and name else username,
-                 f"token '{created.get('name') or token_name()}'")
+                 f"token '{created.get('name') or token_name()}'",
+                 made_id if isinstance(made_id, int) and not isinstance(made_id, bool) else None)
