@@ -67,12 +67,6 @@ def take(*, action: str, key: str, limit: int, window_s: int, refusal: str) -> N
     LimitUse.objects.create(counter=counter, at=now)
 
 
-def used(*, action: str, key: str, window_s: int) -> int:
-    """How many uses of `action` are counted for `key` within the last `window_s` seconds."""
-    since = timezone.now() - timedelta(seconds=window_s)
-    return LimitUse.objects.filter(counter__action=action, counter__key=key, at__gt=since).count()
-
-
 def recent(*, action: str, keys: Iterable[str], window_s: int) -> dict[str, list[datetime]]:
     """The times of the uses of `action` counted for each of `keys` within the last `window_s`
     seconds, oldest first (a key with none is absent), in one query."""

@@ -113,6 +113,16 @@ def _cannot_play(bot: Bot, *, mine: bool) -> str:
     return f"{bot.name} cannot play now: {reason}" + (f" {state.advice}" if mine and state.advice else "")
 
 
+def _counts(team: list[datetime], account: list[datetime], pair: list[datetime]) -> Counts:
+    """What `check` reads from the uses counted in the last hour (`accounts.limits.recent`): the
+    bot's team's, the challenger's own and the pair's, and when each limit reached lets one through."""
+    config = settings.ARMADA
+    return Counts(mine=len(team), pair=len(pair), account=len(account),
+                  mine_free=limits.free_at(team, limit=config.challenges_per_hour, window_s=3600),
+                  pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600),
+                  account_free=limits.free_at(account, limit=config.challenges_per_hour, window_s=3600))
+
+
 def _again(free: datetime | None) -> str:
     """When to try again: at `free` when known, else within the hour."""
     if free is None:
@@ -161,12 +171,8 @@ def challenge(*, user: Any, bot: Any, opponent: Any) -> Match:
     # said "within the hour" where the page said "at 14:22 UTC")
     team_key, user_key = limits.team_key(mine.team_id), limits.user_key(user.pk)
     uses = limits.recent(action=CHALLENGE, keys={team_key, user_key}, window_s=3600)
-    team, account = uses.get(team_key, []), uses.get(user_key, [])
     pair = limits.recent(action=CHALLENGE_PAIR, keys={pair_key}, window_s=3600).get(pair_key, [])
-    counts = Counts(mine=len(team), pair=len(pair), account=len(account),
-                    mine_free=limits.free_at(team, limit=config.challenges_per_hour, window_s=3600),
-                    pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600),
-                    account_free=limits.free_at(account, limit=config.challenges_per_hour, window_s=3600))
+    counts = _counts(uses.get(team_key, []), uses.get(user_key, []), pair)
     check(user=user, bot=mine, opponent=theirs, playing=playing, counts=counts)
     versions = {v.bot_id: v for v in BotVersion.objects.playing().filter(bot__in=[mine, theirs]).select_related("bot")}
     if len(versions) < 2:  # one stopped playing since (retired, its version changed): that refusal
@@ -207,12 +213,10 @@ def choices(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Choice]]:
         return {}
     playing = set(BotVersion.objects.playing().filter(bot__in=[*mine, *others.values()])
                   .values_list("bot_id", flat=True))
-    config = settings.ARMADA
     # The uses the limits count (accounts.limits, as `challenge` counts them), with their times.
     keys = {limits.team_key(b.team_id) for b in mine} | {limits.user_key(user.pk)}  # (one query for both kinds)
     teams = limits.recent(action=CHALLENGE, keys=keys, window_s=3600)
     account = teams.get(limits.user_key(user.pk), [])
-    account_free = limits.free_at(account, limit=config.challenges_per_hour, window_s=3600)
     pairs = limits.recent(action=CHALLENGE_PAIR, keys={limits.pair_key(b.pk, pk) for b in mine for pk in others},
                           window_s=3600)
     offers: dict[int, list[Choice]] = {}
@@ -220,10 +224,7 @@ def choices(*, user: Any, opponents: Iterable[Bot]) -> dict[int, list[Choice]]:
         for bot in mine:
             team = teams.get(limits.team_key(bot.team_id), [])
             pair = pairs.get(limits.pair_key(bot.pk, pk), [])
-            counts = Counts(mine=len(team), pair=len(pair),
-                            mine_free=limits.free_at(team, limit=config.challenges_per_hour, window_s=3600),
-                            pair_free=limits.free_at(pair, limit=config.challenges_per_pair_hour, window_s=3600),
-                            account=len(account), account_free=account_free)
+            counts = _counts(team, account, pair)
             try:
                 check(user=user, bot=bot, opponent=opponent, playing=playing, counts=counts,
                       member=True, explain=False)  # (`mine` holds only the bots of the user's teams)

@@ -183,8 +183,7 @@ def bot_upload(spec: str, game: str) -> Upload:
     if beside:  # `armada play` runs the folder, the site would run the file alone
         names = f"{', '.join(p.as_posix() for p in beside[:3])}{' and more' if len(beside) > 3 else ''}"
         folder = path.parent.as_posix() or "."
-        instead = (f"submit the folder instead (armada submit {folder})" if (path.parent / ENTRY).is_file()
-                   and path.name == ENTRY else
+        instead = (f"submit the folder instead (armada submit {folder})" if path.name == ENTRY else
                    f"put them in a bot folder with {path.name} as its {ENTRY}, and submit that folder")
         raise CliError(f"{spec} imports {names} from its folder, which uploading the file alone leaves out: "
                        f"{instead}; nothing was sent")
