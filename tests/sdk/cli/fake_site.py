@@ -60,6 +60,8 @@ class FakeSite:
     resources: dict[str, Any] | None = None
     #: A version's "active" once polled (None: left out).
     active: bool | None = None
+    #: What GET /api/bots/{id}/ says the bot plays instead: (version id, number, pinned); None: no such path.
+    plays: tuple[int, int, bool] | None = None
     detail: str = ""
     log: str = ""
     page_size: int = 50
@@ -159,6 +161,15 @@ class FakeSite:
             before = len(self.bots)
             self.bots = [b for b in self.bots if b["id"] != int(parts[2])]
             return (204, None) if len(self.bots) < before else (404, {"detail": "Not found."})
+        if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "bots"] and self.plays is not None:
+            bot = next((b for b in self.bots if str(b["id"]) == parts[2]), None)
+            if bot is None:
+                return 404, {"detail": "Not found."}
+            vid, number, pinned = self.plays
+            versions = [{"id": v["id"], "number": v["number"], "status": v["status"]} for v in self.versions.values()
+                        if v["bot"] == bot["id"]]
+            return 200, bot | {"active_version": vid, "pinned": pinned,
+                               "versions": [*versions, {"id": vid, "number": number, "status": "valid"}]}
         if method == "POST" and len(parts) == 4 and parts[:2] == ["api", "bots"] and parts[3] == "versions":
             return self.new_version(int(parts[2]), seen)
         if method == "GET" and len(parts) == 3 and parts[:2] == ["api", "versions"]:

@@ -205,6 +205,23 @@ def test_a_valid_version_that_does_not_play_says_so(logged_in: FakeSite, capsys:
     assert not any(line.startswith("not active") for line in capsys.readouterr().out.splitlines())
 
 
+def test_a_version_that_does_not_play_names_the_one_that_does(logged_in: FakeSite,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A trial: "the bot plays another version" did not say which; the bot's API page does."""
+    logged_in.active, logged_in.plays = False, (77, 3, True)
+    assert _submit(bot="mybot") == 0
+    assert ("not active: the bot plays version 3, pinned on its page; make this one active on its page"
+            in capsys.readouterr().out.splitlines())
+    logged_in.plays = (78, 9, False)
+    assert _submit(bot="mybot") == 0
+    assert ("not active: the bot plays version 9, a newer valid one; make this one active on its page"
+            in capsys.readouterr().out.splitlines())
+    logged_in.force("GET", "/api/bots/1/", 503, {"detail": "busy"})  # the site does not say: the general line
+    assert _submit(bot="mybot") == 0
+    assert any(line.startswith("not active: the bot plays another version (an earlier one pinned")
+               for line in capsys.readouterr().out.splitlines())
+
+
 def test_the_cli_docs_sample_of_a_crashed_validation_says_what_submit_prints() -> None:
     """cli.md's session shows a bot that crashed at import: its "used:" line is the one
     `armada submit` prints for an init never answered (it said "init unknown")."""

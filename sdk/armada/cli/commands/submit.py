@@ -189,7 +189,24 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     if args.no_wait:
         return report(target, version)
     final = wait(client, version, args.timeout, sys.stderr)
-    return report(target, final, waited=args.timeout)
+    playing = plays_instead(client, target) if final.get("status") == "valid" and final.get("active") is False else ""
+    return report(target, final, waited=args.timeout, playing=playing)
+
+
+def plays_instead(client: ApiClient, target: Target) -> str:
+    """Which version the bot plays when a new valid one is not active ("version 3, pinned on its
+    page"), from the bot's page of the API; "" when the site does not say."""
+    try:
+        bot = client.request("GET", f"/api/bots/{target.bot_id}/")
+    except RemoteError:
+        return ""
+    if not isinstance(bot, dict) or not isinstance(bot.get("versions"), list):
+        return ""
+    active = bot.get("active_version")
+    number = next((v.get("number") for v in bot["versions"] if isinstance(v, dict) and v.get("id") == active), None)
+    if active is None or not isinstance(number, int):
+        return ""
+    return f"version {number}, " + ("pinned on its page" if bot.get("pinned") else "a newer valid one")
 
 
 def _finish(progress: output.Progress) -> None:
@@ -411,8 +428,9 @@ def wait(client: ApiClient, version: dict[str, Any], timeout_s: float, stream: T
 INVALID_KEEPS = "it will not play: the bot's active version, if it has one, plays on as before"
 
 
-def report(target: Target, version: dict[str, Any], waited: float | None = None) -> int:
-    """Print the version's outcome on stdout (and a one-line error on stderr); returns the exit status."""
+def report(target: Target, version: dict[str, Any], waited: float | None = None, *, playing: str = "") -> int:
+    """Print the version's outcome on stdout (and a one-line error on stderr); returns the exit status.
+    `playing`: the version the bot plays instead of a valid one that is not active (`plays_instead`)."""
     status = str(version["status"])
     detail = " ".join(str(version.get("detail") or "").split())
     head = f"{target.name} version {version['number']}"
@@ -421,8 +439,8 @@ def report(target: Target, version: dict[str, Any], waited: float | None = None)
     if status == "valid":
         print(f"{head}: valid" + (f" ({detail})" if detail else ""))
         if version.get("active") is False:  # (as the version's page says it: games would not come)
-            print("not active: the bot plays another version (an earlier one pinned on its page, or a newer "
-                  "valid one); make this one active on its page")
+            instead = playing or "another version (an earlier one pinned on its page, or a newer valid one)"
+            print(f"not active: the bot plays {instead}; make this one active on its page")
     elif status == "invalid":
         print(f"{head}: invalid: {detail.removeprefix('invalid: ') or 'no reason given'}")
         log = str(version.get("log") or "")
