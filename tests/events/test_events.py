@@ -47,7 +47,7 @@ def test_a_round_robin_of_three_members_from_invite_to_frozen_table(members, arm
     made = create(owner)
     assert made.status_code == 201, made.json()
     event = made.json()
-    assert event["slug"].startswith("friday-bclubb-") and event["invite"] and event["state"] == "open"
+    assert event["slug"].startswith("friday-club-") and event["invite"] and event["state"] == "open"
     slug, invite = event["slug"], event["invite"]
     assert enter(owner, slug, v0, None).status_code == 201  # the owner needs no invite
     for client, version in ((mia, v1), (nils, v2)):

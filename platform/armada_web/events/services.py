@@ -20,6 +20,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.html import strip_tags
 from django.utils.text import slugify
 
 from armada_web.accounts import limits
@@ -109,7 +110,8 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
         twin = Event.objects.filter(owner=owner, name=name, state=EventState.OPEN).first()
         if twin is not None:  # (a form sent twice made two events, both counted against the day's limit)
             raise Conflict(f"you have an open event named {name!r} already ({twin.slug}): give this one another name")
-        slug = f"{slugify(name)[:40].strip('-') or 'event'}-{secrets.token_hex(3)}"
+        # A name's markup is shown as text, but its tags' letters in the address read as words ("bnightb").
+        slug = f"{slugify(strip_tags(name))[:40].strip('-') or 'event'}-{secrets.token_hex(3)}"
         return Event.objects.create(slug=slug, name=name, game=game_spec.slug, owner=owner, format=format,
                                     games_per_pair=per_pair, starts=starts_at, ends=ends_at, public=public,
                                     max_entrants=entrants, invite=secrets.token_urlsafe(16))
