@@ -31,7 +31,7 @@ def matches(make_user, valid_version, armada):
     return [create_match(game="galaxy", first=first, second=second) for _ in range(2)]
 
 
-def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches):
+def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches, caplog):
     from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH
     from armada_web.matches.models import Match
@@ -43,7 +43,11 @@ def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one
     Match.objects.filter(pk=silent.job_id).update(heartbeat=timezone.now() - timedelta(seconds=61))
     Match.objects.filter(pk=beating.job_id).update(started=timezone.now() - timedelta(minutes=20))  # long, alive
     assert beating.beat()
-    assert reap()["requeued"] == 1
+    with caplog.at_level("WARNING", logger="armada_web.jobs.leases"):
+        assert reap()["requeued"] == 1
+    # A compose trial: the organiser saw a match played again with no line saying why.
+    assert [r.getMessage() for r in caplog.records] == [
+        f"match {silent.job_id}: re-queued: the worker running it was lost ({silent.holder}, attempt 1 of 3)"]
     assert Match.objects.get(pk=silent.job_id).status == "queued"
     assert Match.objects.get(pk=beating.job_id).status == "running"
     assert not silent.beat() and not silent.record(turns=1)  # the lost attempt can no longer write

@@ -256,15 +256,19 @@ def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | Non
     lost = (Q(heartbeat__lte=silent) | Q(heartbeat__isnull=True, started__lte=silent) | Q(started__lte=cutoff))
     for job in model.objects.filter(lost, status=kind.running):
         lease = Lease(kind, job.pk, job.attempts, job.holder)  # the lost holder's (a new claim is untouched)
+        name = f"{model._meta.verbose_name} {job.pk}"
         if lease.last_attempt:
             with transaction.atomic():  # given up and its consequence together, or neither (the next reap)
                 if lease.give_up(kind.lost_note(job.attempts), now):
                     if kind.on_give_up is not None:
                         kind.on_give_up(job.pk)
                     counts["given_up"] += 1
+                    log.warning("%s: %s (its last worker: %s)", name, kind.lost_note(job.attempts), job.holder or "?")
         elif lease.give_back(kind.requeued_note, now):
             send(job)
             counts["requeued"] += 1
+            log.warning("%s: %s (%s, attempt %d of %d)", name, kind.requeued_note, job.holder or "?", job.attempts,
+                        kind.attempts())
     waiting = list(model.objects.filter(status=kind.waiting,
                                         queued__lte=now - timedelta(seconds=config.lost_message_s)))
     present = broker.job_ids(kind.queues(), kind.task) if waiting and kind.task else None
@@ -274,6 +278,7 @@ def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | Non
         if model.objects.filter(pk=job.pk, status=kind.waiting, queued=job.queued).update(queued=now):
             send(job)
             counts["resent"] += 1
+            log.info("%s %s: sent to its queue again (its message was lost)", model._meta.verbose_name, job.pk)
     return counts
 
 
