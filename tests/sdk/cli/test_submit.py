@@ -208,11 +208,12 @@ def test_a_valid_version_that_does_not_play_says_so(logged_in: FakeSite, capsys:
 def test_a_version_that_does_not_play_names_the_one_that_does(logged_in: FakeSite,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """A trial: "the bot plays another version" did not say which; the bot's API page does."""
-    logged_in.active, logged_in.plays = False, (77, 3, True)
-    assert _submit(bot="mybot") == 0
-    assert ("not active: the bot plays version 3, pinned on its page; make this one active on its page"
+    assert _submit(bot="mybot") == 0  # version 1
+    logged_in.active, logged_in.plays = False, (77, 1, True)
+    assert _submit(bot="mybot") == 0  # version 2, while 1 is pinned
+    assert ("not active: the bot plays version 1, pinned on its page; make this one active on its page"
             in capsys.readouterr().out.splitlines())
-    logged_in.plays = (78, 9, False)
+    logged_in.plays = (78, 9, True)  # a newer one, made active by hand (pinned): newer says more
     assert _submit(bot="mybot") == 0
     assert ("not active: the bot plays version 9, a newer valid one; make this one active on its page"
             in capsys.readouterr().out.splitlines())

@@ -189,13 +189,14 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     if args.no_wait:
         return report(target, version)
     final = wait(client, version, args.timeout, sys.stderr)
-    playing = plays_instead(client, target) if final.get("status") == "valid" and final.get("active") is False else ""
+    playing = (plays_instead(client, target, final["number"])
+               if final.get("status") == "valid" and final.get("active") is False else "")
     return report(target, final, waited=args.timeout, playing=playing)
 
 
-def plays_instead(client: ApiClient, target: Target) -> str:
-    """Which version the bot plays when a new valid one is not active ("version 3, pinned on its
-    page"), from the bot's page of the API; "" when the site does not say."""
+def plays_instead(client: ApiClient, target: Target, number: Any) -> str:
+    """Which version the bot plays when valid version `number` is not active ("version 3, pinned on
+    its page"), from the bot's page of the API; "" when the site does not say."""
     try:
         bot = client.request("GET", f"/api/bots/{target.bot_id}/")
     except RemoteError:
@@ -203,10 +204,12 @@ def plays_instead(client: ApiClient, target: Target) -> str:
     if not isinstance(bot, dict) or not isinstance(bot.get("versions"), list):
         return ""
     active = bot.get("active_version")
-    number = next((v.get("number") for v in bot["versions"] if isinstance(v, dict) and v.get("id") == active), None)
-    if active is None or not isinstance(number, int):
+    plays = next((v.get("number") for v in bot["versions"] if isinstance(v, dict) and v.get("id") == active), None)
+    if active is None or not isinstance(plays, int) or plays == number:
         return ""
-    return f"version {number}, " + ("pinned on its page" if bot.get("pinned") else "a newer valid one")
+    if isinstance(number, int) and plays > number:
+        return f"version {plays}, a newer valid one"
+    return f"version {plays}" + (", pinned on its page" if bot.get("pinned") else "")
 
 
 def _finish(progress: output.Progress) -> None:
