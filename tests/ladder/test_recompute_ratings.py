@@ -135,6 +135,17 @@ def test_staff_voiding_a_ranked_match_takes_it_out_of_the_ratings(make_user, val
     assert response.status_code == 302
     last.refresh_from_db()
     assert last.status == "void" and last.reason.startswith("voided by staff")
-    ratings, history, _participants = snapshot()
+    ratings, history, participants = snapshot()
     assert (ratings, history) == before[:2]  # as if the voided match had never been played
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
+    # A trial: the voided match's page and API still showed "Rating after" and "+10.0: beat a bot ...".
+    assert participants == before[2][:2] + [(pk, None, None, None, None, None) for pk, *_rest in participants[2:]]
+    api = admin_client.get(f"/api/matches/{last.pk}/").json()
+    assert [seat["rating"] for seat in api["players"]] == [None, None]
+    assert [seat["rating_after"] for seat in api["players"]] == [None, None]
+    assert api["reason"] == "voided by staff: admin, in the admin" and api["status"] == "void"
+    page = admin_client.get(f"/matches/{last.pk}/").content.decode()
+    assert "Void: it counts for nothing (as played: ben-bot (seat 2) won at the turn limit)." in page
+    assert "beat a bot" not in page and 'class="result result-win"' not in page
+    first = Match.objects.order_by("id").first()
+    assert "won at the turn limit." in admin_client.get(f"/matches/{first.pk}/").content.decode()  # counted: shown

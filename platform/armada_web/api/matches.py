@@ -276,7 +276,8 @@ class MatchReplayView(DatasetView):
         match = match_for(user=request.user, match_id=pk)
         data = storage.read(match.replay.name or "") if match is not None and match.has_replay else None
         if match is None or data is None:
-            raise Http404("no replay: no such match, or it has not finished, or its replay was pruned")
+            raise Http404("no replay: no such match, or it has not finished (a void match keeps none), "
+                          "or its replay was pruned")
         dataset.facts(match=match, data=data)  # its size and checksum, kept once for the replays' list
         return gzip_response(data, f"match-{pk}.json.gz")
 

@@ -4,7 +4,7 @@ The finished ranked matches are replayed in the order they finished (then by id)
 same `ratings.advance` the live updates use, with the same placement rule, so the result equals
 the live ratings; after a bug or a rules change it repairs the ladder. Rating rows, the rating
 history (RatingChange) and the participants' before/after figures and expected results are rewritten in
-one transaction.
+one transaction (a voided game's are emptied).
 """
 
 from __future__ import annotations
@@ -93,5 +93,8 @@ def recompute() -> dict[str, Any]:
         RatingChange.objects.all().delete()
         RatingChange.objects.bulk_create(changes, batch_size=500)
         Participant.objects.bulk_update(touched, SEAT_SKILL_FIELDS, batch_size=500)
+        # A ranked game no longer counted (voided by staff after it finished) shows no rating around it.
+        (Participant.objects.filter(match__kind=MatchKind.RANKED, match__game__in=games, mu_before__isnull=False)
+         .exclude(match__status=MatchStatus.FINISHED).update(**dict.fromkeys(SEAT_SKILL_FIELDS)))
         playing.repair()
     return {"matches": count, "versions": len(rows)}

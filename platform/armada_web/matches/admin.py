@@ -69,5 +69,6 @@ class MatchAdmin(ModelAdmin):
 
     @admin.action(description="Void the selected matches (no result; ratings recomputed without them)")
     def void(self, request: Any, queryset: QuerySet[Match]) -> None:
-        done = sum(services.void_by_staff(match=match, reason=f"by {request.user.username}") for match in queryset)
+        reason = f"{request.user.username}, in the admin"
+        done = sum(services.void_by_staff(match=match, reason=reason) for match in queryset)
         self.message_user(request, f"{done} match(es) voided.", messages.SUCCESS)

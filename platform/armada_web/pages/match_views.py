@@ -16,7 +16,7 @@ from armada_web.games import spec
 from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import explained
 from armada_web.matches import capacity, listing, queries
-from armada_web.matches.models import IN_FLIGHT, Match, Participant
+from armada_web.matches.models import IN_FLIGHT, Match, MatchStatus, Participant
 from armada_web.pages.errors import form_error
 from armada_web.pages.match_drawings import drawing_context
 from armada_web.pages.match_forms import MatchFilterForm
@@ -60,15 +60,20 @@ OUTCOME_WORDS = {"elimination": "by elimination", "turn_limit": "at the turn lim
 
 
 def result_line(match: Match, seats: list[Participant]) -> str:
-    """`alpha (seat 1) won by elimination.`, or `Draw.`; '' before a result."""
+    """`alpha (seat 1) won by elimination.`, or `Draw.`; '' before a result. A game voided after it
+    finished counts for nothing: `Void: it counts for nothing (as played: alpha ... won ...).`"""
     outcome = match.outcome or {}
     if not outcome:
         return ""
     winner = next((p for p in seats if p.seat == outcome.get("winner")), None)
     how = str(outcome.get("outcome") or "")
     if winner is None:
-        return "Draw." if how in ("", "draw") else f"Draw ({OUTCOME_WORDS.get(how, how)})."
-    return f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
+        line = "Draw." if how in ("", "draw") else f"Draw ({OUTCOME_WORDS.get(how, how)})."
+    else:
+        line = f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
+    if match.status == MatchStatus.VOID:
+        return f"Void: it counts for nothing (as played: {line[:-1]})."
+    return line
 
 
 def played_for(match: Match) -> tuple[str, str] | None:
