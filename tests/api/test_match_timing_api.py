@@ -53,16 +53,20 @@ def test_each_seat_carries_its_timing_stored_at_recording(recorded):
     players = APIClient().get(f"/api/matches/{match.pk}/").json()["players"]
     for player in players:
         timing = player["timing"]
-        assert set(timing) == {"total_ms", "max_ms", "max_request", "timeouts"}
+        assert set(timing) == {"total_ms", "max_ms", "max_request", "max_where", "timeouts"}
+        where = timing.pop("max_where")  # which request, as `armada play` says it (a trial missed it on the page)
         assert timing == totals(replay, player["seat"])  # what the replay's timings add up to
+        slowest = timing["max_request"]  # Galaxy: init, then each turn's scout and command
+        kind = "scout" if slowest % 2 else "command"
+        assert where == ("init" if slowest == 0 else f"{kind}, turn {(slowest + 1) // 2}")
         assert timing["total_ms"] >= timing["max_ms"] > 0 and timing["timeouts"] == 0
     stored = Participant.objects.get(match=match, seat=1)
-    assert stored.timing == players[0]["timing"]  # stored with the result, not read from storage per request
+    assert {k: v for k, v in stored.timing.items() if k != "max_where"} == players[0]["timing"]  # stored, not read
     Participant.objects.filter(match=match).update(timing=None)  # an older match
     assert [p["timing"] for p in APIClient().get(f"/api/matches/{match.pk}/").json()["players"]] == [None, None]
     schema = APIClient().get("/api/schema/?format=json").json()
     timing = schema["components"]["schemas"]["Timing"]
-    assert set(timing["properties"]) == {"total_ms", "max_ms", "max_request", "timeouts"}
+    assert set(timing["properties"]) == {"total_ms", "max_ms", "max_request", "max_where", "timeouts"}
     player = schema["components"]["schemas"]["PlayerWithLog"]["properties"]["timing"]
     assert player.get("nullable") is True or "oneOf" in player or "allOf" in player
     assert "/api/matches/{id}/requests/" in schema["paths"]

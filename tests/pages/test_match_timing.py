@@ -49,9 +49,12 @@ def test_times_for_all_and_the_rerun_for_the_owner_only(client, arena, make_user
     seat.timing = {**seat.timing, "max_request": 0}  # the init was its slowest request (a competitor's trial)
     seat.save()
     assert f"{slowest} ms (init)</td>" in body(client, f"/matches/{m.pk}/")
-    seat.timing = {**seat.timing, "max_request": 5}
+    seat.timing = {**seat.timing, "max_request": 5}  # recorded before the request's kind and turn were kept
     seat.save()
     assert f"{slowest} ms</td>" in body(client, f"/matches/{m.pk}/")
+    seat.timing = {**seat.timing, "max_where": "command, turn 3"}
+    seat.save()
+    assert f"{slowest} ms (command, turn 3)</td>" in body(client, f"/matches/{m.pk}/")
 
     m.participants.update(timing=None)  # an older match: no time stored
     assert 'id="timings"' not in body(client, f"/matches/{m.pk}/")

@@ -128,6 +128,8 @@ class TimingSerializer(serializers.Serializer):
     max_ms = serializers.FloatField(help_text="its slowest request's milliseconds")
     max_request = serializers.IntegerField(required=False, help_text="its slowest request's id: 0 is init, whose "
                                            "budget is init_ms (absent for matches recorded before 2026-12-06)")
+    max_where = serializers.CharField(required=False, help_text="its slowest request's kind and turn: "
+                                      "`command, turn 2`, `init` (absent for matches recorded before 2026-12-07)")
     timeouts = serializers.IntegerField(help_text="its requests that timed out (0 or 1: a timeout ends the match)")
 
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from armada.referee.framing import one_line
 from armada.referee.match import MatchOutcome
+from armada.referee.seat import unbracketed
 from armada.timings import totals
 from armada_web.bots import storage as bot_storage
 from armada_web.bots.models import BotVersion
@@ -175,6 +176,8 @@ def record(*, lease: Lease, match: Match, participants: list[Participant], outco
             p.log = log_names[p.seat]
             p.debug = (drawing_names or {}).get(p.seat, "")
             p.timing = totals(outcome.replay, p.seat)
+            if p.timing is not None and report.time.slowest:  # which request: "command, turn 2", "init"
+                p.timing["max_where"] = unbracketed(report.time.slowest)
             p.save(update_fields=["result", "status", "detail", "score", "log", "debug", "timing"])
         tallies.count_result(seats=participants)
         # A receiver that orders its own rows by `finished` (the ladder's rating history) locks them

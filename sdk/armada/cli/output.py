@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from armada.logmarks import strip_marks
+from armada.referee.seat import unbracketed
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()) -> str:
@@ -151,6 +151,3 @@ class Progress:
             self.stream.flush()
 
 
-def unbracketed(where: str) -> str:
-    """"command, turn 6" for a request named "command (turn 6)", said inside brackets."""
-    return re.sub(r"^(.*) \((turn \d+)\)$", r"\1, \2", where)

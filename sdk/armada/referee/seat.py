@@ -8,6 +8,7 @@ connection blocked while writing the request) is timed out by the caller's deadl
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -49,6 +50,11 @@ class Timing:
     def where(self) -> str:
         """`command (turn 7)` or `init`."""
         return f"{self.type} (turn {self.turn})" if self.turn is not None else self.type
+
+
+def unbracketed(where: str) -> str:
+    """"command, turn 6" for a request named "command (turn 6)" (`Timing.where`), said inside brackets."""
+    return re.sub(r"^(.*) \((turn \d+)\)$", r"\1, \2", where)
 
 
 def describe(message: dict[str, Any]) -> str:
