@@ -204,9 +204,12 @@ def test_an_invalid_version_has_one_invalid_prefix(client, arena):
     html = page(client, f"/bots/{arena.race_b.bot_id}/versions/1/")
     assert "<strong>Why it is invalid:</strong> fighters: 6 given, 5 expected (MD-1)" in html
     assert "invalid: invalid" not in html and "invalid: fighters" not in html
-    # the command to try it: the bot's name is its folder's as `armada new` makes it; a trial's folder
-    # was named otherwise, and the command as written failed: the page says what to put instead
-    assert "if that folder is named otherwise, its name instead of" in html
+    # the command to try it (its team's): the bot's name is its folder's as `armada new` makes it; a
+    # trial's folder was named otherwise, and the command as written failed: the page says what to put instead
+    assert "if that folder is named otherwise, its name instead of" not in html  # anonymous
+    client.force_login(arena.bob)
+    owner_view = page(client, f"/bots/{arena.race_b.bot_id}/versions/1/")
+    assert "if that folder is named otherwise, its name instead of" in owner_view
 
 
 def test_a_crashed_version_shows_its_error_line_to_its_owners_only(client, arena):
@@ -226,8 +229,11 @@ def test_a_crashed_version_shows_its_error_line_to_its_owners_only(client, arena
     client.logout()
     public = page(client, url)
     assert "crashed: exited with code 1" in public and "InvalidProtobuf" not in public
+    assert 'id="try-locally"' not in public  # (a trial: others were told "Fix it, ... and upload again")
     client.force_login(arena.bob)
-    assert "InvalidProtobuf" not in page(client, url)
+    other = page(client, url)
+    assert "InvalidProtobuf" not in other and 'id="try-locally"' not in other
+    assert 'id="try-locally"' in html
     # A trial uploaded a Mothership Down race to a Galaxy bot on the page: the library's own note says
     # `--game mothership` (advice for `armada play`), and the page said nothing more than "crashed".
     BotVersion.objects.filter(pk=arena.alpha.pk).update(log="[armada] --- request 0: init ---\n[armada] this is "
