@@ -210,6 +210,11 @@ def test_find_twins_reports_the_rewrite_with_the_turns_they_agree_on(arena):
     evidence = twin.evidence
     assert evidence["agreed"] == evidence["own"][0] == evidence["own"][1] > 50 and evidence["z"] >= 4
     assert evidence["owners_probed"] == 5 and evidence["rating_gap"] == "0-1"  # both newly rated
+    # Six versions are too few pairs to measure what pairs agree: the reason says so (a trial read the
+    # figure as measured at their rating gap).
+    assert evidence["baseline"] == "none" and evidence["pairs_sampled"] < 20
+    assert twin.reason.endswith(f"no agreement expected: {evidence['pairs_sampled']} pairs of versions are too "
+                                "few to measure what pairs agree (at least 20))")
     turns = evidence["turns"]
     assert len(turns) == 10 and all(t["owners"] == 2 and t["of"] == 5 for t in turns)  # only they answer so
     assert {t["phase"] for t in turns} <= {"scout", "command"} and all(t["answer"].startswith("{") for t in turns)

@@ -137,10 +137,16 @@ def test_agreement_their_rating_gap_predicts_is_not_reported():
                   for n, row in enumerate(rows)]
     copy = twins.Signature(99, 99, 30.0, tuple(rows[25]))  # a copy of an honest weak bot, rated elsewhere
     found, pop = twins.find([*signatures, copy], shared)
-    pairs = {(t.a, t.b) for t in found}
+    pairs = {(t.a, t.b): t for t in found}
     assert (25, 99) in pairs
     assert not any(a < 20 and b < 20 for a, b in pairs)  # the strong bots agree as strong bots do
     assert pop.agreement(1, 2).score > twins.THRESHOLD
+    copied = pairs[(25, 99)]  # its gap (more than 8) holds enough pairs: measured there
+    assert copied.basis == twins.GAP and copied.gap == "8+" and copied.pairs_sampled >= twins.BUCKET_MIN
+    # Of five versions (10 pairs), nothing can be measured: the twin says so (a trial read "pairs at their
+    # rating gap agree 0%" where no pair of that gap had been measured).
+    few, _pop = twins.find([*signatures[20:24], twins.Signature(99, 99, 30.0, tuple(rows[21]))], shared)
+    assert [(t.a, t.b, t.basis, t.pairs_sampled) for t in few] == [(21, 99, twins.NONE, 10)]
 
 
 def test_the_index_finds_pairs_that_agree_on_half_their_turns():

@@ -95,7 +95,7 @@ def _record(season: Season | None, key: str, found: _Pair, threshold: float) -> 
     evidence: dict[str, Any] = {
         "agreement": round(agreement.score, 4), "expected": round(twin.expected, 4),
         "spread": round(twin.spread, 4), "z": round(twin.z, 1), "rating_gap": twin.gap,
-        "pairs_sampled": twin.pairs_sampled, "agreed": len(agreement.agreed),
+        "pairs_sampled": twin.pairs_sampled, "baseline": twin.basis, "agreed": len(agreement.agreed),
         "own": [agreement.own_a, agreement.own_b] if a.pk == twin.a else [agreement.own_b, agreement.own_a],
         "positions": len(found.probe_set.turns), "probe_set": found.probe_set.digest,
         "owners_probed": found.population.owners,
@@ -104,13 +104,25 @@ def _record(season: Season | None, key: str, found: _Pair, threshold: float) -> 
     evidence.update(_turns(found, a, b))
     reason = (f"{who(b)} gives the same answers as {who(a)} on {len(agreement.agreed)} probe turns "
               f"where they differ from the starters (rarity-weighted agreement {agreement.score:.0%}; "
-              f"pairs {_gap_words(twin.gap)} agree {twin.expected:.0%} ± {twin.spread:.0%})")
+              f"{expected_words(twin)})")
     return findings.record(kind=FindingKind.TWIN, key=key, season=season, subjects=[a.pk, b.pk],
                            score=logic.score(agreement.score, threshold), reason=reason, evidence=evidence)
 
 
 def _gap_words(gap: str) -> str:
     return "of unknown rating gap" if gap == logic.UNRATED else f"{gap} apart in rating"
+
+
+def expected_words(twin: logic.Twin) -> str:
+    """What the pair's agreement is measured against, saying where that figure comes from (a trial
+    read a figure borrowed from the whole population as the pairs of its rating gap's)."""
+    figure = f"agree {twin.expected:.0%} ± {twin.spread:.0%} ({twin.pairs_sampled} pairs)"
+    if twin.basis == logic.GAP:
+        return f"pairs {_gap_words(twin.gap)} {figure}"
+    if twin.basis == logic.ALL:
+        return f"pairs of any rating gap {figure}; too few {_gap_words(twin.gap)} to measure apart"
+    return (f"no agreement expected: {twin.pairs_sampled} pairs of versions are too few to measure what "
+            f"pairs agree (at least {logic.BUCKET_MIN})")
 
 
 def _turns(found: _Pair, a: BotVersion, b: BotVersion) -> dict[str, Any]:

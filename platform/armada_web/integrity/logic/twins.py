@@ -91,6 +91,13 @@ class Twin:
     z: float
     gap: str
     pairs_sampled: int
+    #: Where `expected` comes from: pairs at its gap (GAP), of any gap (ALL: too few at its gap), or
+    #: none measured (NONE: too few pairs in all, no agreement expected).
+    basis: str = "gap"
+
+
+#: A twin's `basis`.
+GAP, ALL, NONE = "gap", "all", "none"
 
 
 def score(agreement: float, threshold: float = THRESHOLD) -> float:
@@ -261,13 +268,14 @@ def find(signatures: list[Signature], shared: Sequence[frozenset[int]], *, thres
             continue
         agreement = population.agreement(a, b)
         gap = gap_of(by_key[a].rating, by_key[b].rating)
-        expectation = expected.get(gap)
+        expectation, basis = expected.get(gap), GAP
         if expectation is None or expectation.pairs < BUCKET_MIN:
-            expectation = expected["all"]
+            expectation, basis = expected["all"], ALL
         if expectation.pairs < BUCKET_MIN:  # too few versions to predict from: no agreement expected
-            expectation = Expectation(0.0, SPREAD_FLOOR, expectation.pairs)
+            expectation, basis = Expectation(0.0, SPREAD_FLOOR, expectation.pairs), NONE
         z = (agreement.score - expectation.median) / expectation.spread
         if z >= z_min:
-            found.append(Twin(a, b, agreement, expectation.median, expectation.spread, z, gap, expectation.pairs))
+            found.append(Twin(a, b, agreement, expectation.median, expectation.spread, z, gap, expectation.pairs,
+                              basis))
     found.sort(key=lambda t: (-t.agreement.score, t.a, t.b))
     return found, population
