@@ -80,6 +80,14 @@ def test_bots_shown_alike_at_uneven_odds_say_why():
     even = seat_rating(Skill(25.0, 1.0), Skill(25.2, 1.0), Skill(25.1, 2.0), expected=0.497)
     assert "rated 3 below this bot" in explain(even, "draw")
     assert explain(even, "draw").endswith("a 50% chance")  # shown at 50%: nothing to explain (a trial's #85)
+    # A trial: a new version's first game (its start raised above its predecessor's) read "drew with a
+    # bot rated 1 below this bot; this bot had an 88% chance" with no word of why.
+    raised = seat_rating(Skill(43.2, 3.22), Skill(42.9, 3.1), Skill(38.0, 1.8), expected=0.88)
+    assert round(raised.gap) == -1
+    assert explain(raised, "draw").endswith("an 88% chance (shown only 1 apart for their uncertainties; this "
+                                            "bot's mu, which the chance follows, is higher)")
+    settled_pair = seat_rating(Skill(30.0, 1.5), Skill(30.3, 1.5), Skill(31.0, 1.5))  # 1 apart, settled: ~44%
+    assert 0.3 < settled_pair.expected < 0.5 and "uncertaint" not in explain(settled_pair, "win")
     for shown_60 in (0.6, 0.5996):  # 10 points as the line shows them (a review: 0.6 - 0.5 < 0.1 in floats)
         rating = seat_rating(Skill(25.0, 8.33), Skill(23.0, 7.0), Skill(16.5, 5.45), expected=shown_60)
         assert "60% chance (shown about the same" in explain(rating, "draw")

@@ -97,8 +97,10 @@ def forfeit(result: str, status: str, opponent_status: str) -> str:
 
 
 #: How far from 50% a chance is, in the percentage points shown, before a line between bots shown
-#: about the same says why.
+#: about the same says why; between bots shown 1 or 2 apart (up to CLOSE), 2 or 3 times as far
+#: (settled ratings 1 apart give about 56%, 2 apart about 63%).
 EVEN_ODDS = 10
+CLOSE = 2
 
 
 def rated_as(gap: float) -> str:
@@ -124,10 +126,12 @@ def explain(rating: SeatRating, result: str, *, status: str = "ok", opponent_sta
         shown, whose, mu = ("below", "its own", "higher") if rating.gap < 0 else ("above", f"{SEAT}'s", "lower")
         line += (f" (the opponent is shown {shown} {SEAT} for {whose} uncertainty; its mu, which the chance "
                  f"follows, is {mu})")
-    elif not round(abs(rating.gap)) and abs(percent_shown - 50) >= EVEN_ODDS:  # as the % is shown
-        # (a new bot's first game: scores 0.0 and 0.2, mu 25 and 16.5): the chance follows mu alone.
+    elif round(abs(rating.gap)) <= CLOSE and abs(percent_shown - 50) >= EVEN_ODDS * (1 + round(abs(rating.gap))):
+        # (a new bot's first game: scores 0.0 and 0.2, mu 25 and 16.5; a new version's raised start:
+        # 33.5 against 32.6 at 88%, mu 43.2 against 35): the chance follows mu alone.
         mu = "higher" if rating.expected > 0.5 else "lower"
-        line += (f" (shown about the same for their uncertainties; {SEAT}'s mu, which the chance follows, "
+        close = "about the same" if not round(abs(rating.gap)) else f"only {round(abs(rating.gap))} apart"
+        line += (f" (shown {close} for their uncertainties; {SEAT}'s mu, which the chance follows, "
                  f"is {mu})")
     if result == "win" and rating.change < 0:
         line += f" (a near-certain win: {SEAT}'s uncertainty grew a little more than the win took away)"
