@@ -84,7 +84,7 @@ def test_an_out_of_memory_version_records_its_peak_and_unknowns_stay_null(valida
     page = client.get(f"/bots/{version.bot_id}/versions/{version.number}/").content.decode()
     assert "memory peak <strong>not measured</strong>" in page
     assert "init <strong>not answered</strong> (its budget: " in page  # a crash, not a slow init
-    assert "<code>armada play loader builtin:" in page  # the bot's own name in the command to try
+    assert '<code id="try-locally">armada play loader builtin:' in page  # the bot's own name in the command to try
 
 
 @pytest.mark.parametrize(("status", "requests", "init_ms"), [
