@@ -8,6 +8,7 @@ commands and the admin all call these.
 from __future__ import annotations
 
 import logging
+import re
 from typing import IO, Any
 
 from django.conf import settings
@@ -31,7 +32,7 @@ from armada_web.teams.access import check_member
 from armada_web.teams.models import Membership, Team
 from armada_web.teams.services import get_team, personal_team
 from armada_web.web.errors import Conflict, Invalid, NotFound, Unavailable
-from armada_web.web.inputs import parse_id
+from armada_web.web.inputs import parse_id, shown_text_problem
 
 DESCRIPTION_MAX = 2000
 log = logging.getLogger(__name__)
@@ -51,6 +52,11 @@ def create_bot(*, user: User, name: Any, game: Any, description: Any = "", team:
         raise Invalid("the description must be text")
     if len(description) > DESCRIPTION_MAX:
         raise Invalid(f"description too long: {len(description)} characters (at most {DESCRIPTION_MAX})")
+    # Free text on the bot's and its owner's pages: lines and tabs, but no escapes nor direction overrides
+    # (a team's, an event's name refuse them already; a review found them kept here).
+    problem = shown_text_problem(re.sub(r"[\n\r\t]", " ", description), what="a bot's description")
+    if problem:
+        raise Invalid(problem)
     try:
         chosen = personal_team(user=user) if team is None else get_team(team_id=team)
     except NotFound as exc:  # a field of the body, not the path: bad input
