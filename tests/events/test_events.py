@@ -355,7 +355,7 @@ def test_a_private_event_is_a_404_to_anyone_not_in_it(members, client):
     assert owner.get("/api/events/").json()["count"] == 1
 
 
-def test_staff_voiding_a_counted_game_takes_it_out_of_a_running_table_and_it_is_played_again(members):
+def test_staff_voiding_a_counted_game_takes_it_out_of_a_running_table_and_it_is_played_again(members, admin_client):
     """A running round robin of three: two games played (olga wins hers, any other is a draw); staff
     void one of olga's. The table is counted again without it (her 3 points and game gone, the
     other game's kept), the game is no longer counted, and the event's matchmaking sends it again.
@@ -398,6 +398,10 @@ def test_staff_voiding_a_counted_game_takes_it_out_of_a_running_table_and_it_is_
     other = next(m for m in matches if m.pk != voided.pk)
     assert void_by_staff(match=Match.objects.get(pk=other.pk), reason="late")
     assert table() == frozen
+    # Their pages say which still counts (a review: both read "counts for nothing").
+    assert "Void since, but it still counts in event Friday &lt;b&gt;club&lt;/b&gt;&#x27;s final table." in (
+        admin_client.get(f"/matches/{other.pk}/").content.decode())
+    assert "Void: it counts for nothing (as played: " in admin_client.get(f"/matches/{voided.pk}/").content.decode()
 
 
 def test_the_event_page_says_why_it_waits(members, client, monkeypatch):

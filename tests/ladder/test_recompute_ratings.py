@@ -149,3 +149,38 @@ def test_staff_voiding_a_ranked_match_takes_it_out_of_the_ratings(make_user, val
     assert "beat a bot" not in page and 'class="result result-win"' not in page
     first = Match.objects.order_by("id").first()
     assert "won at the turn limit." in admin_client.get(f"/matches/{first.pk}/").content.decode()  # counted: shown
+    listed = admin_client.get("/matches/").content.decode()  # the list marks the void one's seats no more either
+    assert listed.count('class="result result-win"') == 1
+
+
+
+def test_a_voided_finals_game_that_was_counted_still_says_it_counts(make_user, valid_version, admin_client):
+    """A review: the page said "counts for nothing" of a finals game voided after it was counted, which
+    stays counted (docs/seasons.md); one not counted (made again) counts for nothing."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.matches.models import Match, MatchKind
+    from armada_web.matches.services import void_by_staff
+    from armada_web.seasons.models import Entry, FinalsGame, Season
+
+    ann, ben = valid_version(make_user("ann"), "ann-bot"), valid_version(make_user("ben"), "ben-bot")
+    play(ann, ben, 1, ("ok", "ok"))
+    match = Match.objects.get()
+    Match.objects.filter(pk=match.pk).update(kind=MatchKind.FINALS)
+    now = timezone.now()
+    season = Season.objects.create(slug="spring", name="Spring <i>cup</i>", game="galaxy", opens=now,
+                                   closes=now + timedelta(days=1), ends=now + timedelta(days=2))
+    first, second = (Entry.objects.create(season=season, version=v, version_ref=v.pk, version_number=v.number,
+                                          bot=v.bot, bot_ref=v.bot_id, bot_name=v.bot.name, owner=v.bot.owner, seed=n)
+                     for n, v in enumerate((ann, ben), start=1))
+    game = FinalsGame.objects.create(season=season, stage=1, round=1, first=first, second=second, match=match,
+                                     counted=True)
+    assert void_by_staff(match=Match.objects.get(pk=match.pk), reason="late")
+    page = admin_client.get(f"/matches/{match.pk}/").content.decode()
+    assert ("ann-bot (seat 1) won at the turn limit. Void since, but it still counts in the finals of "
+            "Spring &lt;i&gt;cup&lt;/i&gt;.") in page
+    assert 'class="result result-win"' in page  # its seats' results stand, as its figures do
+    FinalsGame.objects.filter(pk=game.pk).update(counted=False)
+    assert "Void: it counts for nothing" in admin_client.get(f"/matches/{match.pk}/").content.decode()

@@ -59,9 +59,27 @@ OUTCOME_WORDS = {"elimination": "by elimination", "turn_limit": "at the turn lim
                  "damage": "on damage", "forfeit": "by forfeit (the other bot faulted)"}
 
 
+def still_counted_in(match: Match) -> str:
+    """Where a game voided after it finished still counts, or "" (nowhere): a counted finals game
+    stays counted (docs/seasons.md), and so does an event game whose event had ended (its table
+    is final); a ranked game is taken out of the ratings, a running event's table counts it no more."""
+    try:
+        game = match.event_game
+    except ObjectDoesNotExist:
+        pass
+    else:
+        return f"event {game.event.name}'s final table" if game.counted else ""
+    try:
+        finals = match.finals_game
+    except ObjectDoesNotExist:
+        return ""
+    return f"the finals of {finals.season.name}" if finals.counted else ""
+
+
 def result_line(match: Match, seats: list[Participant]) -> str:
     """`alpha (seat 1) won by elimination.`, or `Draw.`; '' before a result. A game voided after it
-    finished counts for nothing: `Void: it counts for nothing (as played: alpha ... won ...).`"""
+    finished counts for nothing: `Void: it counts for nothing (as played: alpha ... won ...).`, unless
+    it still counts somewhere (`still_counted_in`)."""
     outcome = match.outcome or {}
     if not outcome:
         return ""
@@ -72,6 +90,9 @@ def result_line(match: Match, seats: list[Participant]) -> str:
     else:
         line = f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
     if match.status == MatchStatus.VOID:
+        where = still_counted_in(match)
+        if where:
+            return f"{line} Void since, but it still counts in {where}."
         return f"Void: it counts for nothing (as played: {line[:-1]})."
     return line
 
@@ -115,6 +136,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         "refresh": match.status in IN_FLIGHT,
         "waiting": capacity.waiting(kind=match.kind, status=match.status),
         "result": result_line(match, seats),
+        "counts_for_nothing": match.status == MatchStatus.VOID and not still_counted_in(match),
         "played_for": played_for(match),
         "yours": yours,
         "viewer_seats": seats_attribute({p.seat: p.name for p in seats}, yours),
