@@ -143,7 +143,10 @@ def test_staff_voiding_a_ranked_match_takes_it_out_of_the_ratings(make_user, val
     api = admin_client.get(f"/api/matches/{last.pk}/").json()
     assert [seat["rating"] for seat in api["players"]] == [None, None]
     assert [seat["rating_after"] for seat in api["players"]] == [None, None]
-    assert api["reason"] == "voided by staff: admin, in the admin" and api["status"] == "void"
+    assert api["reason"] == "voided by staff: from the admin site" and api["status"] == "void"
+    from django.contrib.admin.models import LogEntry
+
+    assert LogEntry.objects.get(object_id=str(last.pk)).get_change_message() == "voided"  # who: staff see it there
     page = admin_client.get(f"/matches/{last.pk}/").content.decode()
     assert "Void: it counts for nothing (as played: ben-bot (seat 2) won at the turn limit)." in page
     assert "beat a bot" not in page and 'class="result result-win"' not in page

@@ -120,7 +120,8 @@ def expected_words(twin: logic.Twin) -> str:
     if twin.basis == logic.GAP:
         return f"pairs {_gap_words(twin.gap)} {figure}"
     if twin.basis == logic.ALL:
-        return f"pairs of any rating gap {figure}; too few {_gap_words(twin.gap)} to measure apart"
+        few = "with an unrated side" if twin.gap == logic.UNRATED else f"{twin.gap} apart in rating"
+        return f"pairs of any rating gap {figure}; too few pairs {few} to measure apart"
     return (f"no agreement expected: {twin.pairs_sampled} pairs of versions are too few to measure what "
             f"pairs agree (at least {logic.BUCKET_MIN})")
 

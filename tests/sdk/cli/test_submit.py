@@ -215,7 +215,8 @@ def test_a_version_that_does_not_play_names_the_one_that_does(logged_in: FakeSit
             in capsys.readouterr().out.splitlines())
     logged_in.plays = (78, 9, True)  # a newer one, made active by hand (pinned): newer says more
     assert _submit(bot="mybot") == 0
-    assert ("not active: the bot plays version 9, a newer valid one; make this one active on its page"
+    assert ("not active: the bot plays version 9, a newer valid one pinned on its page; make this one active on its "
+            "page"
             in capsys.readouterr().out.splitlines())
     logged_in.force("GET", "/api/bots/1/", 503, {"detail": "busy"})  # the site does not say: the general line
     assert _submit(bot="mybot") == 0

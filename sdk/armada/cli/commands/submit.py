@@ -208,7 +208,7 @@ def plays_instead(client: ApiClient, target: Target, number: Any) -> str:
     if active is None or not isinstance(plays, int) or plays == number:
         return ""
     if isinstance(number, int) and plays > number:
-        return f"version {plays}, a newer valid one"
+        return f"version {plays}, a newer valid one" + (" pinned on its page" if bot.get("pinned") else "")
     return f"version {plays}" + (", pinned on its page" if bot.get("pinned") else "")
 
 
