@@ -357,6 +357,12 @@ def test_what_anonymous_reads(bot):
     for url in ("/api/bots/", f"/api/bots/{bot.pk}/", f"/api/versions/{v2.pk}/", "/api/version/",
                 "/api/schema/", "/api/docs/", "/api/"):
         assert client.get(url).status_code == 200, url
+    # The root lists every list path (a trial found only "bots" there), each one answering.
+    root = client.get("/api/").json()
+    assert {"bots", "matches", "replays", "ladder/galaxy", "ladder/mothership", "challenges", "seasons", "events",
+            "teams", "tokens", "me", "status", "schema", "docs"} <= set(root)
+    assert root["matches"] == "http://testserver/api/matches/"
+    assert all(client.get(url).status_code in (200, 401) for name, url in root.items() if name != "docs"), root
     detail = client.get(f"/api/bots/{bot.pk}/").json()
     assert detail["owner"] == "owner" and detail["active_version"] == v2.pk
     assert [v["number"] for v in detail["versions"]] == [2, 1]

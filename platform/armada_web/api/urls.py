@@ -1,5 +1,7 @@
 """The API's routes (docs/site.md lists them; the paths are a contract with the CLI)."""
 
+from typing import Any
+
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
@@ -31,7 +33,20 @@ from armada_web.api.versions import VersionReplayView, VersionSourceView, Versio
 from armada_web.games import SPECS, Ranking
 from armada_web.web import inputs  # noqa: F401  (registers the <id:> and <username:> converters)
 
-router = DefaultRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
+
+class ArmadaRouter(DefaultRouter):
+    """The router whose root (`GET /api/`) lists every list path of the API, not only the viewset's."""
+
+    def get_api_root_view(self, api_urls: Any = None) -> Any:
+        listed = {"bots": "api-bot-list", "matches": "api-matches", "replays": "api-replays",
+                  **{f"ladder/{slug}": f"api-ladder-{slug}" for slug in SPECS},
+                  "challenges": "api-challenges", "seasons": "api-seasons", "events": "api-events",
+                  "teams": "api-teams", "tokens": "api-tokens", "me": "api-me", "status": "api-status",
+                  "version": "api-version", "schema": "api-schema", "docs": "api-docs"}
+        return self.APIRootView.as_view(api_root_dict=listed)
+
+
+router = ArmadaRouter(use_regex_path=False)  # `<id:pk>` paths (the viewset's lookup_value_converter)
 router.include_format_suffixes = False  # no `/api/bots.json` twins of the contract's paths
 # "api-bot": its routes' names (api-bot-retire, ...) must not shadow the pages' bot-retire, bot-active, bot-move
 router.register("bots", BotViewSet, basename="api-bot")
