@@ -416,3 +416,23 @@ def test_a_bot_against_the_field_shows_as_one_owner_s_finding(report, client, st
     page = client.get(f"/staff/integrity/{item.pk}/").content.decode()
     assert "over 12 tests; its games against every bot it met" in page
     assert "Disqualify orig" in client.get("/staff/integrity/?season=s1").content.decode()
+
+
+def test_a_refused_note_on_a_findings_page_comes_back_there_filled_in(report, staff):
+    """A trial: a note refused on /staff/integrity/N/ came back on the report, not on the finding's page."""
+    client = Client()
+    client.force_login(staff)
+    page = f"/staff/integrity/{report['copy'].pk}/"
+    form = client.get(page).content.decode()
+    assert 'name="from" value="finding"' in form
+    answer = client.post(f"{page}mark/", {"status": "dismissed", "note": "bad\x1bnote kept", "from": "finding",
+                                          "finding": str(report["copy"].pk)})
+    assert answer.status_code == 302 and answer["Location"] == page
+    again = client.get(page).content.decode()
+    assert '<p class="refused" role="alert">' in again and "note kept" in again  # the reason, the note typed
+    answer = client.post(f"{page}mark/", {"status": "dismissed", "note": "fine", "from": "finding",
+                                          "finding": str(report["copy"].pk)})
+    assert answer["Location"] == page  # (and marked)
+    report["copy"].refresh_from_db()
+    assert report["copy"].status == "dismissed"
+    assert client.post(f"{page}mark/", {"status": "open"})["Location"].startswith("/staff/integrity/")  # the report

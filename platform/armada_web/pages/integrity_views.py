@@ -56,7 +56,11 @@ def _report_url(slug: str | None = None, **_: Any) -> str:
 
 
 def _back(request: HttpRequest) -> str:
-    """The report a button was pressed on: its season's (the whole report when that season is gone)."""
+    """The page a button was pressed on: a finding's own page (its form says `from=finding`), else the
+    report of its season (the whole report when that season is gone)."""
+    finding_id = request.POST.get("finding") or ""
+    if request.POST.get("from") == "finding" and finding_id.isdigit():
+        return reverse("staff-integrity-finding", args=[int(finding_id)])
     slug = request.POST.get("season") or None
     known = slug is not None and Season.objects.filter(slug=slug).exists()
     return _report_url(slug if known else None)
@@ -110,7 +114,8 @@ def finding(request: HttpRequest, pk: int) -> HttpResponse:
     item = queries.finding(pk)
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
                "versions": [_dated(v) for v in (item.evidence or {}).get("versions", [])], "season": item.season,
-               "done": _done(item.season), "entered": queries.entered_versions(season=item.season)}
+               "done": _done(item.season), "entered": queries.entered_versions(season=item.season),
+               "draft": request.session.pop(DRAFT, None), "from_finding": True}
     return render(request, "integrity/finding.html", context)
 
 
@@ -160,7 +165,7 @@ def disqualify(request: HttpRequest) -> HttpResponse:
     except DomainError as exc:
         messages.error(request, str(exc))
         _keep_draft(request, exc)
-        return redirect(back)
+        return redirect(_back(request) if request.POST.get("from") == "finding" else back)
     what = decision.version_label or decision.username or f"team {decision.team_name}"
     messages.success(request, f"{what} disqualified from {season.name}: {decision.entries} entr"
                               f"{'y' if decision.entries == 1 else 'ies'} left the standings." if new
