@@ -154,6 +154,8 @@ def test_staff_voiding_a_ranked_match_takes_it_out_of_the_ratings(make_user, val
     assert "won at the turn limit." in admin_client.get(f"/matches/{first.pk}/").content.decode()  # counted: shown
     listed = admin_client.get("/matches/").content.decode()  # the list marks the void one's seats no more either
     assert listed.count('class="result result-win"') == 1
+    assert f'<a href="/matches/{first.pk}/" class="watch">' in listed  # a trial: the void one offered "watch"
+    assert f'<a href="/matches/{last.pk}/" class="watch">' not in listed  # for a page without its replay
 
 
 
