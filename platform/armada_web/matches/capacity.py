@@ -55,12 +55,12 @@ def count_match_workers() -> int:
     return count
 
 
-def known_workers() -> int:
-    """The latest count `count_match_workers` found (the setting when given; 1 before any count)."""
+def known_workers(*, unknown: int = 1) -> int:
+    """The latest count `count_match_workers` found (the setting when given; `unknown` before any count)."""
     if settings.ARMADA.match_workers > 0:
         return int(settings.ARMADA.match_workers)
     value = cache.get(WORKERS_KEY)
-    return int(value) if isinstance(value, int) else 1
+    return int(value) if isinstance(value, int) else unknown
 
 
 def reserved(workers: int) -> int:
@@ -85,7 +85,5 @@ def waiting(*, kind: str, status: str) -> str:
     counted within WORKERS_TTL_S): `known_workers`' default of 1 would say it of every site."""
     if status != "queued" or kind in _claims:
         return ""
-    counted = cache.get(WORKERS_KEY)
-    workers = int(settings.ARMADA.match_workers) if settings.ARMADA.match_workers > 0 else \
-        counted if isinstance(counted, int) else 0
+    workers = known_workers(unknown=0)
     return ALL_CLAIMED if workers > 0 and free(workers) <= 0 else ""

@@ -76,10 +76,10 @@ def still_counted_in(match: Match) -> str:
     return f"the finals of {finals.season.name}" if finals.counted else ""
 
 
-def result_line(match: Match, seats: list[Participant]) -> str:
+def result_line(match: Match, seats: list[Participant], *, still_counts: str = "") -> str:
     """`alpha (seat 1) won by elimination.`, or `Draw.`; '' before a result. A game voided after it
     finished counts for nothing: `Void: it counts for nothing (as played: alpha ... won ...).`, unless
-    it still counts somewhere (`still_counted_in`)."""
+    it still counts somewhere (`still_counts`, what `still_counted_in` says)."""
     outcome = match.outcome or {}
     if not outcome:
         return ""
@@ -90,9 +90,8 @@ def result_line(match: Match, seats: list[Participant]) -> str:
     else:
         line = f"{winner.name} (seat {winner.seat}) won {OUTCOME_WORDS.get(how, 'by ' + how)}."
     if match.status == MatchStatus.VOID:
-        where = still_counted_in(match)
-        if where:
-            return f"{line} Void since, but it still counts in {where}."
+        if still_counts:
+            return f"{line} Void since, but it still counts in {still_counts}."
         return f"Void: it counts for nothing (as played: {line[:-1]})."
     return line
 
@@ -129,14 +128,15 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok"),
                          "caught": queries.caught(log=log), "audience": private_audience(bot=bot, user=request.user)})
     starter = f"builtin:{spec(match.game).validation_opponent}"
+    still_counts = still_counted_in(match) if match.status == MatchStatus.VOID else ""
     yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "reason": shown_note(match.reason, user=request.user),
         "refresh": match.status in IN_FLIGHT,
         "waiting": capacity.waiting(kind=match.kind, status=match.status),
-        "result": result_line(match, seats),
-        "counts_for_nothing": match.status == MatchStatus.VOID and not still_counted_in(match),
+        "result": result_line(match, seats, still_counts=still_counts),
+        "counts_for_nothing": match.status == MatchStatus.VOID and not still_counts,
         "played_for": played_for(match),
         "yours": yours,
         "viewer_seats": seats_attribute({p.seat: p.name for p in seats}, yours),

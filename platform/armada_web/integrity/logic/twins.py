@@ -79,6 +79,10 @@ class Agreement:
     own_b: int
 
 
+#: A twin's `basis`.
+GAP, ALL, NONE = "gap", "all", "none"
+
+
 @dataclass(frozen=True)
 class Twin:
     """A reported pair: its agreement, what their rating gap predicts, and how far above it they are."""
@@ -93,11 +97,7 @@ class Twin:
     pairs_sampled: int
     #: Where `expected` comes from: pairs at its gap (GAP), of any gap (ALL: too few at its gap), or
     #: none measured (NONE: too few pairs in all, no agreement expected).
-    basis: str = "gap"
-
-
-#: A twin's `basis`.
-GAP, ALL, NONE = "gap", "all", "none"
+    basis: str = GAP
 
 
 def score(agreement: float, threshold: float = THRESHOLD) -> float:
