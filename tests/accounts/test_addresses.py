@@ -1,6 +1,7 @@
 """The account's e-mail address (accounts.addresses): added or changed on the profile page or at
 sign-up, used only once its mailed link is confirmed (a POST: a scanner's GET confirms nothing);
-the old address keeps working until then; an address another account confirmed is refused; a bad,
+the old address keeps working until then; an address another account confirmed never becomes a
+second account's, and the answer does not tell whether it has an account (D-S-36); a bad,
 expired, used or replaced link gets a page saying so, never a server error."""
 
 from __future__ import annotations
@@ -94,26 +95,54 @@ def test_sign_up_with_an_address_sends_its_link_and_the_api_shows_what_is_confir
     assert {"id", "username", "date_joined", "is_staff", "teams"} <= set(me)  # the contract kept
 
 
-def test_an_address_another_account_confirmed_is_refused_whatever_its_case(client, make_user):
+def test_an_address_another_account_confirmed_gets_its_owner_a_note_and_the_same_answer(client, make_user):
+    """D-S-36: asking for an address another account confirmed (whatever its case) answers as for a
+    free one, on the profile page and at sign-up; its owner gets a note, never a link, so it stays theirs."""
     from django.contrib.auth.models import User
 
-    from armada_web.accounts import addresses
     from armada_web.accounts.models import EmailChange
-    from armada_web.web.errors import Conflict
+
+    tara = make_user("tara", email="tara@example.org")
+    user = make_user("ugo")
+    client.force_login(user)
+    answers = {}
+    for address in ("Tara@Example.org", "free@example.org"):
+        page = client.post("/accounts/email/", {"email": address}, follow=True).content.decode()
+        page = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
+        answers[address] = page.replace(User.objects.normalize_email(address), "X")  # as it is kept
+    assert answers["Tara@Example.org"] == answers["free@example.org"]  # one answer, whoever has the address
+    assert "another account" not in answers["free@example.org"] and "on its way" in answers["free@example.org"]
+    note, link = mail.outbox
+    assert note.to == ["tara@example.org"] and not LINK.search(note.body)
+    assert "your account tara, so it stays yours" in note.body and "/accounts/password/reset/" in note.body
+    assert link.to == ["free@example.org"] and LINK.search(link.body)
+    client.logout()
+    mail.outbox.clear()
+    signup = client.post("/accounts/signup/", {"username": "vic", "email": "tara@EXAMPLE.org",
+                                               "password1": PASSWORD, "password2": PASSWORD}, follow=True)
+    assert signup.status_code == 200 and "another account" not in signup.content.decode()
+    vic = User.objects.get(username="vic")
+    assert vic.email == "" and EmailChange.objects.get(user=vic).address == "tara@example.org"
+    [note] = mail.outbox
+    assert note.to == ["tara@example.org"] and "account vic" in note.body and not LINK.search(note.body)
+    tara.refresh_from_db()
+    assert tara.email == "tara@example.org"
+
+
+def test_asking_for_a_taken_address_counts_against_the_hourly_links(client, make_user):
+    """The owner's notes come out of the asker's LINKS_PER_HOUR, so nobody can probe or flood an owner."""
+    from armada_web.accounts import addresses
+    from armada_web.web.errors import RateLimited
 
     make_user("tara", email="tara@example.org")
     user = make_user("ugo")
-    with pytest.raises(Conflict, match="another account"):
-        addresses.request_change(user=user, address="TARA@example.org", site="http://x")
-    client.force_login(user)
-    page = client.post("/accounts/email/", {"email": "Tara@Example.org"}, follow=True).content.decode()
-    assert "tara@example.org is the address of another account" in page.lower()
-    assert mail.outbox == [] and not EmailChange.objects.exists()
-    client.logout()
-    signup = client.post("/accounts/signup/", {"username": "vic", "email": "tara@EXAMPLE.org",
-                                               "password1": PASSWORD, "password2": PASSWORD})
-    assert signup.status_code == 409 and "address of another account" in signup.content.decode()
-    assert not User.objects.filter(username="vic").exists() and mail.outbox == []
+    for _ in range(addresses.LINKS_PER_HOUR):
+        addresses.request_change(user=user, address="tara@example.org", site="http://testserver")
+    with pytest.raises(RateLimited):
+        addresses.request_change(user=user, address="tara@example.org", site="http://testserver")
+    with pytest.raises(RateLimited):
+        addresses.request_change(user=user, address="free@example.org", site="http://testserver")
+    assert len(mail.outbox) == addresses.LINKS_PER_HOUR
 
 
 def test_two_accounts_asking_for_one_address_the_second_confirmation_is_refused(client, make_user):

@@ -6,9 +6,12 @@ address given at sign-up or on the profile page waits in an `EmailChange` row, a
 mailed to it carries a token signed by Django's `signing` (the site's SECRET_KEY, a salt of its
 own, a timestamp: it expires after `LINK_DAYS`). Opening the link shows a button; only its POST
 confirms, so a mail scanner that fetches the link confirms nothing. Until then the old confirmed
-address keeps working. An address another account has confirmed (whatever its case) is refused,
-when asked for and again when confirmed. A newer request replaces the older one's link; a used,
-replaced, expired or damaged link is refused with a message (`Invalid`), never an error page.
+address keeps working. An address another account has confirmed (whatever its case) never becomes
+a second account's: asked for, it waits like any other, but its owner gets a note instead of a
+link, so the answer does not tell a stranger whether the address has an account (D-S-36); a
+confirmation is refused again when another account has confirmed the address meanwhile. A newer
+request replaces the older one's link; a used, replaced, expired or damaged link is refused with
+a message (`Invalid`), never an error page.
 """
 
 from __future__ import annotations
@@ -65,12 +68,17 @@ def clean_address(address: object) -> str:
     return address
 
 
-def check_free(*, address: str, user: User | None) -> None:
-    """Conflict when an account other than `user` has confirmed `address` (case-insensitive)."""
+def owner_of(*, address: str, user: User | None) -> User | None:
+    """The account other than `user` that has confirmed `address` (case-insensitive), if any."""
     others = User.objects.filter(email__iexact=address)
     if user is not None:
         others = others.exclude(pk=user.pk)
-    if others.exists():
+    return others.order_by("pk").first()
+
+
+def check_free(*, address: str, user: User | None) -> None:
+    """Conflict when an account other than `user` has confirmed `address` (case-insensitive)."""
+    if owner_of(address=address, user=user) is not None:
         raise Conflict(f"{address} is the address of another account: use another one "
                        "(or reset that account's password if it is yours)")
 
@@ -85,25 +93,31 @@ def request_change(*, user: User, address: object, site: str) -> EmailChange | N
     "https://armada.example.org"); the address is used once the link is opened and confirmed.
 
     Asking for the confirmed address again drops any pending change (returns None); asking again
-    for a pending one sends a new link and the old link stops working. Invalid for a bad address,
-    Conflict when another account has it, RateLimited past `LINKS_PER_HOUR`, Unavailable when the
-    mail cannot be sent (then nothing is changed).
+    for a pending one sends a new link and the old link stops working. An address another account
+    has confirmed waits the same, but its owner is mailed a note, not a link (D-S-36: the answer
+    is the same whoever has the address). Invalid for a bad address, RateLimited past
+    `LINKS_PER_HOUR`, Unavailable when the mail cannot be sent (then nothing is changed).
     """
     clean = clean_address(address)
     if clean.lower() == (user.email or "").lower():
         EmailChange.objects.filter(user=user).delete()
         return None
-    check_free(address=clean, user=user)
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()
         limits.take(action="email-link", key=limits.user_key(user.pk), limit=LINKS_PER_HOUR, window_s=3600,
                     refusal=f"at most {LINKS_PER_HOUR} confirmation links an hour")
         change, _created = EmailChange.objects.update_or_create(
             user=user, defaults={"address": clean, "key": secrets.token_hex(8), "requested": timezone.now()})
-        url = site.rstrip("/") + reverse("email-confirm", kwargs={"token": link_token(change)})
+        owner = owner_of(address=clean, user=user)
+        if owner is None:
+            subject = "[Armada] Confirm your e-mail address"
+            url = site.rstrip("/") + reverse("email-confirm", kwargs={"token": link_token(change)})
+            body, to = _link_body(user=user, address=clean, url=url), clean
+        else:  # to the owner's address as they confirmed it
+            subject = "[Armada] Your e-mail address was asked for"
+            body, to = _taken_body(user=user, owner=owner, site=site), owner.email
         try:
-            send_mail("[Armada] Confirm your e-mail address", _link_body(user=user, address=clean, url=url),
-                      settings.DEFAULT_FROM_EMAIL, [clean])
+            send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
         except OSError as exc:  # the mail server is down: nothing is kept, the user may try again
             log.warning("confirmation link for user %s not sent: %s", user.pk, exc)
             raise Unavailable("the confirmation e-mail could not be sent; try again later") from None
@@ -177,5 +191,14 @@ def _link_body(*, user: User, address: str, url: str) -> str:
     return (f"Someone asked to use {address} as the e-mail address of the Armada account {user.username}.\n"
             f"To confirm it, open this link and press Confirm (it works for {LINK_DAYS} days):\n\n{url}\n\n"
             f"{now}\nIf it was not you, ignore this e-mail: nothing changes.\n")
+
+
+def _taken_body(*, user: User, owner: User, site: str) -> str:
+    """The note to an address's owner when another account asks for it (no link: it stays theirs)."""
+    reset = site.rstrip("/") + reverse("password-reset")
+    return (f"Someone asked to use this address as the e-mail address of the Armada account {user.username}.\n"
+            f"It is the address of your account {owner.username}, so it stays yours: nothing changes.\n"
+            f"If you made that account too, use another address there. If you forgot your password, "
+            f"reset it here:\n\n{reset}\n")
 
 
