@@ -31,9 +31,27 @@ def test_new_writes_the_starters_files_and_records_the_game(tmp_path, capsys):
     readme = (folder / "README.md").read_text()
     assert readme.startswith("# learner\n") and f"python {folder}/train.py replays" in readme and "{" not in readme
     out = capsys.readouterr().out
-    assert f"next:  python {folder / 'train.py'} REPLAYS_DIR" in out
-    assert "needs: PyTorch (pip install torch --index-url https://download.pytorch.org/whl/cpu) and pip install " \
-           '"armada[learn] @ ' in out  # the extra train.py needs, said before it is run
+    assert (f"next:  armada dataset download --game galaxy --limit 500 replays, then python {folder / 'train.py'} "
+            "replays") in out
+
+
+@pytest.mark.parametrize(("missing", "needs"), [
+    ({"torch", "onnxruntime"}, 'needs: PyTorch (pip install torch --index-url https://download.pytorch.org/whl/cpu) '
+                               'and pip install "armada[learn] @ '),
+    ({"pettingzoo"}, 'needs: pip install "armada[learn] @ '),
+    (set(), None),
+])
+def test_new_says_what_train_py_needs_only_when_it_is_missing(tmp_path, capsys, monkeypatch, missing, needs):
+    """A trial: `needs: PyTorch ...` was printed with PyTorch installed."""
+    from armada.cli.commands import new
+
+    monkeypatch.setattr(new, "_installed", lambda module: module not in missing)
+    assert main(["new", "learner", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    if needs is None:
+        assert "needs:" not in out
+    else:
+        assert needs in out and ("PyTorch" in out) == ("torch" in missing)
 
 
 def test_the_imitation_starter_needs_no_game_but_the_others_do(tmp_path, capsys):

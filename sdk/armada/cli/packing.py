@@ -158,6 +158,27 @@ def _read(path: Path, limit: int = MAX_ZIP_BYTES) -> bytes:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
+def entry_problem(script: Path) -> str:
+    """What keeps the bot's entry file from starting at all (empty, or not Python the interpreter can
+    read), said as the site's validation would find it, before an upload and a validation are spent
+    on it; "" when it compiles. (Compiled with this Python: the site's is 3.11.)"""
+    try:
+        source = script.read_bytes()
+    except OSError as exc:
+        return f"cannot read {script.name}: {exc.strerror or exc}"
+    if not source.strip():
+        return f"{script.name} is empty: a bot's {ENTRY} runs a Bot (armada new makes one)"
+    try:
+        compile(source, script.name, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f", line {exc.lineno}" if exc.lineno else ""
+        return (f"{script.name}{where}: {exc.msg} (a SyntaxError: the bot could not start; "
+                f"python -m py_compile {script.name} shows it)")
+    except ValueError as exc:  # null bytes (3.11)
+        return f"{script.name}: {exc} (the bot could not start)"
+    return ""
+
+
 def bot_upload(spec: str, game: str) -> Upload:
     """The upload for BOT `spec` (the forms of `armada play`), checked locally first; raises CliError.
 
@@ -167,7 +188,13 @@ def bot_upload(spec: str, game: str) -> Upload:
     if path.suffix.lower() == ".zip" and path.is_file() and _file_size(path) > MAX_ZIP_BYTES:
         return Upload(path.name, _read(path, SEND_MAX_BYTES), "application/zip")
     try:
-        resolve_bot(spec, game).close()  # the same checks and messages as `armada play`
+        source = resolve_bot(spec, game)  # the same checks and messages as `armada play`
+        try:
+            problem = entry_problem(Path(source.script))
+        finally:
+            source.close()
+        if problem:
+            raise CliError(f"{problem}; nothing was sent")
         if spec.startswith(BUILTIN_PREFIX):
             return Upload(ENTRY, _read(starter_file(spec[len(BUILTIN_PREFIX):], game)), "text/x-python")
     except BotSpecError as exc:

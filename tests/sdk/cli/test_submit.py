@@ -522,7 +522,7 @@ def test_a_file_importing_its_folders_modules_is_refused_alone(logged_in: FakeSi
     entry = tmp_path / "rlbot" / "main.py"
     (tmp_path / "rlbot" / "encoding.py").write_text("SIZE = 3\n")
     (tmp_path / "rlbot" / "unused.py").write_text("import json\n")
-    entry.write_text("import encoding\n" + entry.read_text())
+    entry.write_text(entry.read_text() + "\nimport encoding\n")  # (after its `from __future__` import)
     capsys.readouterr()
     assert main(["submit", "rlbot/main.py", "--bot", "rlbot"]) == 2
     assert capsys.readouterr().err == (
@@ -536,7 +536,7 @@ def test_a_file_importing_its_folders_modules_is_refused_alone(logged_in: FakeSi
     loose = tmp_path / "loose"  # a file that is no folder's main.py: a folder would not run it
     loose.mkdir()
     (loose / "helpers.py").write_text("X = 1\n")
-    (loose / "galbot.py").write_text("import helpers\n" + entry.read_text())
+    (loose / "galbot.py").write_text(entry.read_text() + "\nimport helpers\n")
     capsys.readouterr()
     assert main(["submit", "loose/galbot.py", "--bot", "galbot"]) == 2
     assert capsys.readouterr().err.endswith("imports helpers.py from its folder, which uploading the file alone "
@@ -544,7 +544,7 @@ def test_a_file_importing_its_folders_modules_is_refused_alone(logged_in: FakeSi
                                             "and submit that folder; nothing was sent\n")
     (loose / "helpers.py").unlink()
     (loose / "random.py").write_text("X = 1\n")  # shadows the standard library's here; the server has its own
-    (loose / "galbot.py").write_text("import random\n" + entry.read_text())
+    (loose / "galbot.py").write_text(entry.read_text() + "\nimport random\n")
     assert main(["submit", "loose/galbot.py", "--bot", "galbot", "--no-wait"]) == 0
 
 
@@ -657,3 +657,35 @@ def test_a_token_with_letters_no_token_has_is_named_not_sent(site: FakeSite, hom
     err = capsys.readouterr().err
     assert "ARMADA_TOKEN is not a token" in err and "cannot reach" not in err
     assert site.requests == []
+
+
+def test_an_entry_that_cannot_start_is_refused_before_anything_is_sent(logged_in: FakeSite, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A new competitor's trial: a main.py with a syntax error (or an empty one) was uploaded, spent one of
+    the hour's uploads and a validation, and came back invalid ("crashed ... SyntaxError"); for a new bot
+    name the bot was made and deleted again. The CLI now compiles the entry first, as the site would run it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "syn", "--game", "galaxy"]) == 0
+    entry = tmp_path / "syn" / "main.py"
+    good = entry.read_text()
+    entry.write_text(good + "\ndef f(:\n    pass\n")
+    broken_line = good.count("\n") + 2
+    capsys.readouterr()
+    assert main(["submit", "syn", "--bot", "synbot"]) == 2
+    err = capsys.readouterr().err
+    assert f"main.py, line {broken_line}: " in err and "SyntaxError" in err and err.endswith("nothing was sent\n")
+    assert main(["submit", "syn/main.py", "--bot", "synbot", "--game", "galaxy"]) == 2  # the file alone, too
+    entry.write_text("  \n")
+    capsys.readouterr()
+    assert main(["submit", "syn", "--bot", "synbot"]) == 2
+    assert "main.py is empty" in capsys.readouterr().err
+    entry.write_text(good)
+    with zipfile.ZipFile(tmp_path / "syn.zip", "w") as archive:  # a zip's main.py is read as well
+        archive.write(tmp_path / "syn" / "armada.json", "armada.json")
+        archive.writestr("main.py", good + "\nreturn = 1\n")
+    capsys.readouterr()
+    assert main(["submit", "syn.zip", "--bot", "synbot", "--game", "galaxy"]) == 2
+    assert "main.py, line" in capsys.readouterr().err
+    assert logged_in.paths() == []
+    assert main(["submit", "syn", "--bot", "synbot", "--no-wait"]) == 0

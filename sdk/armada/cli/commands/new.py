@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import shutil
 import sys
@@ -98,6 +99,15 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
+#: What the `learn` extra adds that train.py imports (PyTorch is said apart: its CPU build has its own index).
+LEARN_MODULES = ("onnx", "onnxruntime", "gymnasium", "pettingzoo")
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported here (found, not imported: PyTorch takes seconds to import)."""
+    return importlib.util.find_spec(module) is not None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.game is None:
         if args.starter != imitation.NAME or len(imitation.GAMES) != 1:
@@ -111,9 +121,14 @@ def run(args: argparse.Namespace) -> int:
     if args.starter == imitation.NAME:
         print(f"created {path}/ (the {imitation.NAME} starter: main.py, train.py, encoding.py, README.md, "
               f"{botinfo.INFO_FILE})")
-        print(f"needs: PyTorch (pip install torch --index-url https://download.pytorch.org/whl/cpu) and "
-              f"{install_line('learn')}")
-        print(f"next:  python {path / 'train.py'} REPLAYS_DIR   (README.md and `armada docs imitation` say how)")
+        needs = ([] if _installed("torch") else
+                 ["PyTorch (pip install torch --index-url https://download.pytorch.org/whl/cpu)"])
+        if not all(_installed(module) for module in LEARN_MODULES):
+            needs.append(install_line("learn"))
+        if needs:  # what train.py needs, said before it is run
+            print(f"needs: {' and '.join(needs)}")
+        print(f"next:  armada dataset download --game {args.game} --limit 500 replays, then python "
+              f"{path / 'train.py'} replays   (README.md and `armada docs imitation` say how)")
         return 0
     print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md, "
           f"{botinfo.INFO_FILE})")
