@@ -82,6 +82,10 @@ def test_the_bot_page_explains_its_recent_matches_and_links_its_chart(client, pa
     assert [float(x) for x in marks] == [float(dots[0]), float(dots[2])]
     # beside their marks: v1 right of the first point, v2 (begun at the last point) left of it
     assert [(float(x), text) for x, text in labels] == [(float(dots[0]) + 3, "v1"), (float(dots[2]) - 3, "v2")]
+    # the explanation of the lines is a link away here and on the ladder, not only on match pages (a trial)
+    figure = html[html.index('id="rating-chart"'):]
+    assert '<a href="/docs/ratings/">how ratings move</a>' in figure[:figure.index("</figcaption>")]
+    assert '<a href="/docs/ratings/">How ratings move</a>' in page(client, f"/ladder/{ann.bot.game}/")
 
 
 def test_labels_of_versions_begun_a_few_games_apart_never_overlap():
@@ -132,15 +136,16 @@ def test_a_chart_label_is_never_cut_by_the_image_edge():
 
 def test_a_league_race_counts_its_battles_as_its_league_record_does(client, arena):
     """The league's battles are not matches: the record line counts them from the league's entry (it
-    said "0 matches" above "League #1, 3/0/0"), and challenges apart."""
+    said "0 matches" above "League #1, 3/0/0"); its games have no challenges, so "0 challenge matches" is
+    not said (a trial), and a match outside the league is counted apart."""
     leader = arena.race_b
     html = page(client, f"/bots/{leader.bot_id}/")
     record = re.search(r'<p id="record">(.*?)</p>', html, re.S).group(1)
     league = re.search(r"(\d+)/(\d+)/(\d+) W/D/L", html)
     wins, draws, losses = (int(n) for n in league.groups())
     assert record.startswith(f"{wins + draws + losses} league battle")
-    assert f"{wins} won, {draws} drawn, {losses} lost" in record and "0 challenge matches" in record
-    assert "0 matches" not in record
+    assert f"{wins} won, {draws} drawn, {losses} lost" in record and "challenge" not in record
+    assert "0 matches" not in record and "outside the league" not in record
     recorded_match(leader, arena.race_a, 1, kind="challenge")
     record = re.search(r'<p id="record">(.*?)</p>', page(client, f"/bots/{leader.bot_id}/"), re.S).group(1)
-    assert "1 challenge match (1 won, 0 drawn, 0 lost)" in record
+    assert "1 match outside the league (1 won, 0 drawn, 0 lost)" in record

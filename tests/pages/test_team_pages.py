@@ -161,7 +161,7 @@ def test_a_new_team_from_its_page(client, crew):
     made = client.post("/teams/new/", {"name": "Blue Fleet"})
     team = Team.objects.get(name="Blue Fleet")
     assert made["Location"] == f"/teams/{team.pk}/"
-    for name, status, message in (("x", 400, "3 to 40"), ("blue fleet", 409, "taken"), ("tab\there", 400,
+    for name, status, message in (("x", 400, "3 to 40"), ("blue fleet", 409, "a member of the team"), ("tab\there", 400,
                                                                                         "control")):
         answer = client.post("/teams/new/", {"name": name})
         assert answer.status_code == status and message in answer.content.decode(), name

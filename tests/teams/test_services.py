@@ -59,9 +59,13 @@ def test_a_blank_name_is_said_to_be_missing_not_padded():
 
 
 def test_team_names_are_unique_whatever_the_case(make_user):
-    services.create_team(user=make_user("alice"), name="Red Fleet")
-    with pytest.raises(Conflict, match="taken"):
+    alice = make_user("alice")
+    services.create_team(user=alice, name="Red Fleet")
+    with pytest.raises(Conflict, match="taken by another team"):
         services.create_team(user=make_user("bob"), name="red fleet")
+    # a trial: creating one's own team again was told "taken by another team"
+    with pytest.raises(Conflict, match="you are a member of the team 'Red Fleet' already"):
+        services.create_team(user=alice, name="RED FLEET")
 
 
 

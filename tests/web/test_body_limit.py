@@ -60,6 +60,7 @@ def test_an_upload_address_takes_an_upload_from_who_may_upload(make_user, api):
     over, kind = multipart(4 * MIB + ENVELOPE_BYTES)
     refused = signed_in.post(f"/bots/{bot.pk}/upload/", data=over, content_type=kind)
     assert refused.status_code == 413 and "upload too large (the request)" in refused.content.decode()
+    assert f'<a href="/bots/{bot.pk}/" id="back">Back to the bot</a>' in refused.content.decode()  # not only home
     by_api = api(owner).post(f"/api/bots/{bot.pk}/versions/", data=over, content_type=kind)
     assert by_api.status_code == 413 and by_api.json()["detail"].startswith("upload too large (the request)")
 

@@ -119,8 +119,11 @@ class BodyLimit:
                 check_request_size(content_length=length)
             except TooLarge as exc:
                 message = str(exc)
+        back = {}
+        if upload_view(view) and "pk" in kwargs:  # back to the bot, whose page has the upload form (a trial)
+            back = {"back": reverse("bot", kwargs={"pk": kwargs["pk"]}), "back_name": "Back to the bot"}
         answer = (JsonResponse({"detail": message}, status=413) if _api(request)
-                  else render(request, "pages/refused.html", {"message": message}, status=413))
+                  else render(request, "pages/refused.html", {"message": message, **back}, status=413))
         if not upload_view(view):  # nobody sends a form that large: answer at once, read nothing of it
             leave_unread(answer)
         return answer

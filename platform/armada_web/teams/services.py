@@ -120,7 +120,10 @@ def create_team(*, user: Any, name: Any) -> Team:
     problem = name_problem(name)
     if problem:
         raise Invalid(problem)
-    if Team.objects.filter(name__iexact=name).exists():
+    same = Team.objects.filter(name__iexact=name).first()
+    if same is not None:
+        if is_member(user=user, team_id=same.pk):  # a second `team create` of one's own team (a trial)
+            raise Conflict(f"you are a member of the team {same.name!r} already: it needs no creating")
         raise Conflict(f"the name {name!r} is taken by another team; choose another")
     try:
         with transaction.atomic():
