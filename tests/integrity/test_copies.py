@@ -275,3 +275,74 @@ def test_a_teams_members_sharing_code_is_no_copy_and_a_former_member_keeps_it(ar
     assert frozenset({"alice", "carol"}) in pairs() and frozenset({"bob", "carol"}) in pairs()
     copy = next(iter(find_copies()))
     assert copy.evidence["compared"].startswith("sides")
+
+
+@pytest.fixture
+def winter(valid_version, make_user):
+    """alice's v1 (day 0), carol's copy of it (day 1), alice's v2 (day 2); season winter closed with
+    alice's v2 and carol's v1 entered."""
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.services import upload_version
+    from armada_web.seasons.services import close_season, create_season
+
+    start = timezone.now() - timedelta(days=3)
+    alice1 = valid_version(make_user("alice"), "alicebot", code=samples.ORIGINAL)
+    carol1 = valid_version(make_user("carol"), "carolbot", code=samples.RENAMED_REORDERED)
+    alice2 = upload_version(bot=alice1.bot, user=alice1.bot.owner, filename="main.py",
+                            data=(samples.ORIGINAL + "\n# v2\n").encode())
+    for day, version in enumerate((alice1, carol1, alice2)):
+        BotVersion.objects.filter(pk=version.pk).update(created=start + timedelta(days=day), status="valid")
+    refresh_active(bot=alice1.bot)
+    season = create_season(slug="winter", game="galaxy", name="Winter")
+    close_season(season=season)  # enters alice's v2 and carol's v1
+    return season, alice1, carol1, alice2
+
+
+def test_the_original_is_the_bot_that_had_the_code_first_and_a_confirmed_finding_stays_put(winter, make_user):
+    """An organiser's trial: a season entered alice's v2 (uploaded after carol copied her v1) and carol's
+    copy; once carol's entry was disqualified, running the checks again re-pointed the confirmed finding
+    at alice ("alice's alicebot v2 shares 100% ... with carol's carolbot v1, uploaded 2 min earlier") and
+    offered to disqualify her. The original is the bot whose code matched first, and staff's
+    confirmation keeps the versions it was given for."""
+    from armada_web.integrity import actions
+    from armada_web.integrity.copies import find_copies
+
+    season, alice1, carol1, alice2 = winter
+    [found] = find_copies(season=season)  # carol's v1 compared with every version: alice's v1 matches best
+    assert found.subjects == [alice1.pk, carol1.pk] and found.evidence["first"] == alice1.pk
+    assert found.reason.startswith("carol's carolbot v1 shares")
+    assert "alice's alicebot v1, uploaded 24 h earlier" in found.reason
+    judge = make_user("judge", is_staff=True)
+    actions.set_status(finding_id=found.pk, status="confirmed", by=judge, note="a copy")
+    actions.disqualify(season=season, by=judge, reason="copied alicebot", version_id=carol1.pk, finding_id=found.pk)
+    [again] = find_copies(season=season)  # carol's entry is gone: only alice's v2 is compared now
+    assert (again.pk, again.subjects, again.reason, again.status) == (found.pk, found.subjects, found.reason,
+                                                                      "confirmed")
+    actions.set_status(finding_id=found.pk, status="open", by=judge)
+    [reopened] = find_copies(season=season)  # open again, it is recomputed from alice's v2: still carol's copy
+    assert reopened.subjects == [alice2.pk, carol1.pk] and reopened.evidence["first"] == alice2.pk
+    assert reopened.reason.startswith("carol's carolbot v1 shares") and "with alice's alicebot v2" in reopened.reason
+    assert "alicebot had that code 24 h earlier (its v1; carolbot's first such version is v1)" in reopened.reason
+    assert [v["id"] for v in reopened.evidence["first_matches"]] == [alice1.pk, carol1.pk]
+
+
+def test_disqualifying_from_a_finding_takes_the_entry_and_confirms_the_finding(winter, make_user, client):
+    """An organiser's trial: the report offered "alicebot v1 (version 1): no entry in this season" though
+    alicebot was entered with v2, and a disqualification made from an open finding left it open."""
+    from armada_web.integrity import actions
+    from armada_web.integrity.copies import find_copies
+    from armada_web.integrity.models import AuditEntry
+
+    season, _alice1, carol1, alice2 = winter
+    [found] = find_copies(season=season)
+    judge = make_user("judge", is_staff=True)
+    client.force_login(judge)
+    html = client.get(f"/staff/integrity/?season={season.slug}").content.decode()
+    assert f"Disqualify alicebot v2 (version {alice2.pk}, its entry)" in html and "no entry in this season" not in html
+    assert f"Disqualify carolbot v1 (version {carol1.pk})" in html
+    actions.disqualify(season=season, by=judge, reason="copied alicebot", version_id=carol1.pk, finding_id=found.pk)
+    found.refresh_from_db()
+    assert found.status == "confirmed"
+    confirmed = AuditEntry.objects.get(finding=found, action="confirmed")
+    assert confirmed.by_name == "judge" and confirmed.note == "by disqualifying carolbot v1: copied alicebot"

@@ -149,6 +149,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
         decision.reason, decision.finding, decision.entries, decision.by = text, finding, count, staff
         decision.save()
         _audit(decision)
+        _confirm_by(decision)
     return decision, True
 
 
@@ -162,6 +163,20 @@ def _audit(decision: Disqualification) -> None:
                               subject=f"{decision.get_target_display()}: {what} ({count} entr"
                                       f"{'y' if count == 1 else 'ies'} left season {decision.season.slug})",
                               note=decision.reason)
+
+
+def _confirm_by(decision: Disqualification) -> None:
+    """A disqualification made from an open finding confirms it (logged as its own line): staff
+    acted on it, so the report no longer lists it among the open ones (an organiser's trial)."""
+    finding = Finding.objects.select_for_update().filter(pk=decision.finding_id).first()
+    if finding is None or finding.status != FindingStatus.OPEN or decision.by is None:
+        return
+    finding.status = FindingStatus.CONFIRMED
+    finding.save(update_fields=["status", "updated"])
+    what = decision.version_label or decision.username or decision.team_name
+    AuditEntry.objects.create(by=decision.by, by_name=decision.by.get_username(), action=AuditAction.CONFIRMED,
+                              season=decision.season, finding=finding, subject=_subject(finding),
+                              score=finding.score, note=f"by disqualifying {what}: {decision.reason}"[:NOTE_MAX])
 
 
 def _closed(season: Season) -> Season:
@@ -194,6 +209,7 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
             season=locked, target=Target.TEAM, team_ref=entry.team_ref, team_name=entry.team_name or wanted,
             reason=reason, finding=finding, entries=count, by=staff)
         _audit(decision)
+        _confirm_by(decision)
     return decision, True
 
 

@@ -7,7 +7,10 @@ shared code are the same, since a version's sources never change).
 The sides compared are a bot's owner and its team (`integrity.sides`: code shared in a team is
 not copied). A finding is about a pair of bots (its key is
 `bots:LOW-HIGH`), showing the pair of their versions that matched best, so a bot copied in
-every version is one line of the report, not one per pair of versions.
+every version is one line of the report, not one per pair of versions. The original is the bot
+whose code matched first (its oldest matching version), not the older of the pair shown: a
+season compares its entries, often later versions of both. A finding staff confirmed keeps the
+versions they confirmed it for.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from armada_web.integrity import findings
 from armada_web.integrity.fingerprints import fingerprint_missing, hashes_of, sources
 from armada_web.integrity.logic import copies as copies_logic
 from armada_web.integrity.logic import fingerprints as fingerprints_logic
-from armada_web.integrity.models import Finding, FindingKind, Fingerprint
+from armada_web.integrity.models import Finding, FindingKind, FindingStatus, Fingerprint
 from armada_web.integrity.sides import COMPARED, sides_of
 from armada_web.seasons.models import Entry, Season
 from armada_web.web.errors import Invalid
@@ -68,10 +71,25 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
             candidate = (match.similarity.score, min(query.id, other.id), max(query.id, other.id))
             if pair not in best or _strength(candidate) > _strength(best[pair]):
                 best[pair] = candidate
-    written = [_record(season, f"bots:{low}-{high}", known[one], known[two], shared)
+    by_bot: dict[int, list[_Version]] = {}
+    for version in known.values():
+        by_bot.setdefault(version.bot, []).append(version)
+    written = [_record(season, f"bots:{low}-{high}", known[one], known[two], shared,
+                       firsts=(_first_match(by_bot[low], by_bot[high], shared, threshold),
+                               _first_match(by_bot[high], by_bot[low], shared, threshold)))
                for (low, high), (_score, one, two) in sorted(best.items())]
     findings.prune(kind=FindingKind.COPY, season=season, keep=[f.key for f in written])
     return sorted(written, key=lambda f: (-f.score, f.key))
+
+
+def _first_match(mine: list[_Version], theirs: list[_Version], shared: frozenset[int], threshold: float) -> _Version:
+    """The oldest of a bot's versions (`mine`) that matches one of the other bot's (`theirs`), at
+    the threshold: when that code first appeared on the bot. A season's check compares its entries,
+    which may be later versions than the ones copied; the original is the bot that had the code first."""
+    for version in sorted(mine, key=lambda v: (v.created, v.id)):
+        if any(copies_logic.similarity(version.hashes, other.hashes, shared).score >= threshold for other in theirs):
+            return version
+    return min(mine, key=lambda v: (v.created, v.id))  # (the pair found matches: not reached)
 
 
 def _strength(candidate: tuple[float, int, int]) -> tuple[float, int, int]:
@@ -106,11 +124,19 @@ def scope(season: Season | None) -> list[int]:
     return list(BotVersion.objects.playing().of_game(season.game).values_list("pk", flat=True))
 
 
-def _record(season: Season | None, key: str, one: _Version, two: _Version, shared: frozenset[int]) -> Finding:
-    """The finding of a pair: the earlier upload is `a`, the later `b`."""
-    first, second = sorted((one, two), key=lambda v: (v.created, v.id))
+def _record(season: Season | None, key: str, one: _Version, two: _Version, shared: frozenset[int], *,
+            firsts: tuple[_Version, _Version]) -> Finding:
+    """The finding of a pair of versions: `a` is the original's (the bot whose code matched first,
+    `firsts` being each bot's oldest matching version), `b` the copier's. A finding staff confirmed
+    keeps what they confirmed: a later run does not point it at other versions."""
+    existing = Finding.objects.filter(kind=FindingKind.COPY, key=key, season=season).first()
+    if existing is not None and existing.status == FindingStatus.CONFIRMED:
+        return existing
+    original, copier = sorted(firsts, key=lambda v: (v.created, v.id))
+    first, second = (one, two) if one.bot == original.bot else (two, one)
     similarity = copies_logic.similarity(first.hashes, second.hashes, shared)
-    versions = {v.pk: v for v in BotVersion.objects.filter(pk__in=[first.id, second.id]).select_related("bot__owner")}
+    ids = {first.id, second.id, original.id, copier.id}
+    versions = {v.pk: v for v in BotVersion.objects.filter(pk__in=ids).select_related("bot__owner")}
     a, b = versions[first.id], versions[second.id]
     evidence: dict[str, Any] = {
         "similarity": round(similarity.score, 4), "jaccard": round(similarity.jaccard, 4),
@@ -118,17 +144,21 @@ def _record(season: Season | None, key: str, one: _Version, two: _Version, share
         "shared": similarity.shared, "own": [similarity.own_a, similarity.own_b],
         "first": a.pk, "versions": [described(a), described(b)], "compared": COMPARED,
     }
-    kept = Finding.objects.filter(kind=FindingKind.COPY, key=key, season=season).values_list("evidence", flat=True)
-    before = next(iter(kept), None) or {}
+    before = (existing.evidence if existing is not None else None) or {}
     basis = _basis(shared)
     if ([v.get("id") for v in before.get("versions", [])] == [a.pk, b.pk] and before.get("passages")
             and before.get("passages_basis") == basis):
         evidence.update(passages=before["passages"], passages_basis=basis)  # a version's sources never change
     else:
         evidence.update(_passages(a, b, shared), passages_basis=basis)
-    later = (b.created - a.created).total_seconds()
-    reason = (f"{who(b)} shares {similarity.score:.0%} of its own code with {who(a)}, "
-              f"uploaded {_duration(later)} earlier")
+    reason = f"{who(b)} shares {similarity.score:.0%} of its own code with {who(a)}"
+    if a.created <= b.created:
+        reason += f", uploaded {_duration((b.created - a.created).total_seconds())} earlier"
+    else:  # the entries compared are later versions: say when each bot first had the code
+        had, took = versions[original.id], versions[copier.id]
+        evidence["first_matches"] = [described(had), described(took)]
+        reason += (f"; {had.bot.name} had that code {_duration((took.created - had.created).total_seconds())} "
+                   f"earlier (its v{had.number}; {took.bot.name}'s first such version is v{took.number})")
     return findings.record(kind=FindingKind.COPY, key=key, season=season, subjects=[a.pk, b.pk],
                            score=round(similarity.score, 4), reason=reason, evidence=evidence)
 

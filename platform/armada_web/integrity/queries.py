@@ -103,6 +103,27 @@ def entered_versions(*, season: Season | None) -> set[str]:
     return {f"version:{ref}" for ref in Entry.objects.filter(season=season).values_list("version_ref", flat=True)}
 
 
+def season_targets(*, finding: Finding, season: Season | None) -> list[tuple[str, str, str]]:
+    """`finding.targets` as a season's buttons offer them: a version without an entry there stands
+    for its bot's entered version, if the bot has one (a copy may be shown in a version older than
+    the one entered, and disqualifying takes an entry); the rest as they are."""
+    targets = finding.targets
+    if season is None or not finding.about_versions:
+        return targets
+    bots = {str(v.get("id")): v.get("bot_id") for v in (finding.evidence or {}).get("versions", [])
+            if isinstance(v, dict)}
+    entries = {e.bot_ref: e for e in Entry.objects.filter(season=season, bot_ref__in=[b for b in bots.values() if b])}
+    entered = {str(e.version_ref) for e in entries.values()}
+    found = []
+    for kind, value, label in targets:
+        entry = entries.get(bots.get(value)) if kind == "version" and value not in entered else None
+        if entry is not None:
+            value = str(entry.version_ref)
+            label = f"{entry.bot_name} v{entry.version_number} (version {entry.version_ref}, its entry)"
+        found.append((kind, value, label))
+    return found
+
+
 @dataclass(frozen=True)
 class PartlyRead:
     """A version whose sources were not all fingerprinted: the paths cut or left out."""

@@ -97,7 +97,8 @@ def _done(season: Season | None) -> set[str]:
 @staff_only
 def report(request: HttpRequest) -> HttpResponse:
     season = _season(request.GET.get("season") or None)
-    rows = [{"finding": f, "links": queries.links(f)} for f in queries.findings(season=season)]
+    rows = [{"finding": f, "links": queries.links(f), "targets": queries.season_targets(finding=f, season=season)}
+            for f in queries.findings(season=season)]
     context = {"season": season, "seasons": season_queries.seasons(), "rows": rows,
                "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
                "run": queries.run_state(season=season),
@@ -115,6 +116,7 @@ def finding(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
                "versions": [_dated(v) for v in (item.evidence or {}).get("versions", [])], "season": item.season,
                "done": _done(item.season), "entered": queries.entered_versions(season=item.season),
+               "targets": queries.season_targets(finding=item, season=item.season),
                "draft": request.session.pop(DRAFT, None), "from_finding": True}
     return render(request, "integrity/finding.html", context)
 
