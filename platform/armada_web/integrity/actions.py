@@ -168,8 +168,10 @@ def _audit(decision: Disqualification) -> None:
 def _confirm_by(decision: Disqualification) -> None:
     """A disqualification made from an open finding confirms it (logged as its own line): staff
     acted on it, so the report no longer lists it among the open ones (an organiser's trial)."""
+    if decision.finding_id is None or decision.by is None:
+        return
     finding = Finding.objects.select_for_update().filter(pk=decision.finding_id).first()
-    if finding is None or finding.status != FindingStatus.OPEN or decision.by is None:
+    if finding is None or finding.status != FindingStatus.OPEN:
         return
     finding.status = FindingStatus.CONFIRMED
     finding.save(update_fields=["status", "updated"])

@@ -116,7 +116,8 @@ def season_targets(*, finding: Finding, season: Season | None) -> list[tuple[str
     entered = {str(e.version_ref) for e in entries.values()}
     found = []
     for kind, value, label in targets:
-        entry = entries.get(bots.get(value)) if kind == "version" and value not in entered else None
+        bot = bots.get(value)
+        entry = entries.get(bot) if isinstance(bot, int) and kind == "version" and value not in entered else None
         if entry is not None:
             value = str(entry.version_ref)
             label = f"{entry.bot_name} v{entry.version_number} (version {entry.version_ref}, its entry)"
