@@ -184,6 +184,38 @@ def test_an_edit_cannot_move_a_running_seasons_close_or_end_into_the_past(five, 
     assert admin_client.post(f"/admin/seasons/season/{season.pk}/change/", later).status_code == 302
 
 
+def test_an_edit_leaves_the_dates_a_season_has_passed_as_they_were(five, admin_client):
+    """An organiser's trial: an open season's opening moved into the future saved (its page then read
+    "open · opens 18:50"), and a finished season's end, or a closed one's planned close, could still
+    be changed. What is past stays; the dates still ahead may change."""
+    from datetime import timedelta
+
+    from armada_web.seasons import services
+    from armada_web.seasons.models import Season
+
+    call_command("season", "create", "s1", "--game", "galaxy", "--name", "Spring", stdout=StringIO())
+    season = Season.objects.get(slug="s1")
+    url = f"/admin/seasons/season/{season.pk}/change/"
+    answer = admin_client.post(url, _season_form(season, opens=season.closes - timedelta(days=1)))
+    assert answer.status_code == 200
+    assert "season s1 is open: it has opened already, so its opening stays" in answer.content.decode()
+    later = season.closes + timedelta(hours=1)
+    assert admin_client.post(url, _season_form(season, closes=later)).status_code == 302  # still ahead
+    season.refresh_from_db()
+    assert season.closes == later.replace(microsecond=0)
+    services.close_season(season=season)
+    season.refresh_from_db()
+    answer = admin_client.post(url, _season_form(season, closes=season.closes + timedelta(hours=1)))
+    assert "season s1 is closed: it has closed already, so its close stays" in answer.content.decode()
+    assert admin_client.post(url, _season_form(season, ends=season.ends + timedelta(days=1))).status_code == 302
+    services.finish_season(season=Season.objects.get(pk=season.pk))
+    season.refresh_from_db()
+    answer = admin_client.post(url, _season_form(season, ends=season.ends + timedelta(days=2)))
+    assert "season s1 is finished: it has ended already, so its end stays" in answer.content.decode()
+    renamed = {**_season_form(season), "name": "Spring (renamed)"}  # its dates as they are: saved
+    assert admin_client.post(url, renamed).status_code == 302
+
+
 def test_only_a_season_that_has_not_closed_can_be_deleted(five, admin_client):
     from armada_web.seasons import services
     from armada_web.seasons.models import Season

@@ -79,7 +79,9 @@ class SeasonForm(forms.ModelForm):
             services.check_season(slug=slug, game=game, name=data.get("name"), opens=data.get("opens"),
                                   closes=data.get("closes"), ends=data.get("ends"), new=self.instance.pk is None,
                                   state=self.instance.state if self.instance.pk is not None else None,
-                                  was=self.instance.name if self.instance.pk is not None else None)
+                                  was=self.instance.name if self.instance.pk is not None else None,
+                                  dates_were=((self.instance.opens, self.instance.closes, self.instance.ends)
+                                              if self.instance.pk is not None else None))
             if "entry_rule" in self.fields:
                 rule, _ = services.check_entry_rule(entry_rule=data.get("entry_rule"),
                                                     invited=data.get("invited_users") or ())

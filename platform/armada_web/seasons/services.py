@@ -50,13 +50,17 @@ class SeasonInput:
 
 def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
                  now: datetime | None = None, new: bool = False, state: str | None = None,
-                 was: str | None = None) -> SeasonInput:
+                 was: str | None = None, dates_were: tuple[datetime, datetime, datetime] | None = None
+                 ) -> SeasonInput:
     """The season's fields checked, with their defaults (opens now, closes 30 days later, ends 7
     days after that); Invalid naming what is wrong. A `new` season closes in the future (beat
     would close and finish one whose close has passed at once, its standings frozen for good), and
     so does an edited one in `state` upcoming or open; a closed one, or one in its finals, ends in
     the future (beat would finish it at once, its finals stopped). `was`: an edited season's name
-    now, not judged again when kept (a rule made since does not stop a change of its dates)."""
+    now, not judged again when kept (a rule made since does not stop a change of its dates).
+    `dates_were`: an edited season's (opens, closes, ends) now; what is past stays as it was: the
+    opening once the season has opened, the planned close once it has closed, every date once it
+    has finished (an organiser's trial read "open · opens 18:50" and a finished season ending next week)."""
     now = now or timezone.now()
     if not isinstance(slug, str) or not SLUG_RE.fullmatch(slug):
         raise Invalid("a season's slug has 2 to 50 of a-z, 0-9 and '-', starting with a letter or digit")
@@ -87,6 +91,8 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
         raise Invalid(f"season {slug} is {state_said(state)}: it ends in the future, not at {ends_at.isoformat()} "
                       f"(now is {now.isoformat(timespec='seconds')}; an end in the past would finish it at once, its "
                       f"finals stopped): check the year; to finish it now, use `manage.py season finish {slug}`")
+    if state is not None and dates_were is not None:
+        _check_history(slug, state, (opens_at, closes_at, ends_at), dates_were)
     if not opens_at < closes_at <= ends_at:
         raise Invalid(f"a season opens before it closes, and closes no later than it ends (opens "
                       f"{opens_at.isoformat()}, closes {closes_at.isoformat()}, ends {ends_at.isoformat()})")
@@ -94,6 +100,19 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     if twin is not None:  # two seasons alike on /seasons/ and in every picker (created or renamed)
         raise Conflict(f"season {twin.slug} is named {twin.name!r} already; give this one another name")
     return SeasonInput(slug, game_spec.slug, name, opens_at, closes_at, ends_at)
+
+
+def _check_history(slug: str, state: str, dates: tuple[datetime, datetime, datetime],
+                   were: tuple[datetime, datetime, datetime]) -> None:
+    """Invalid when an edit moves a date the season has passed (to the second: the admin's forms
+    show seconds)."""
+    names = (("opened", "opening"), ("closed", "close"), ("ended", "end"))
+    passed = {SeasonState.UPCOMING: 0, SeasonState.OPEN: 1, SeasonState.CLOSED: 2, SeasonState.FINALS: 2}.get(state, 3)
+    for (done, name), date, was in list(zip(names, dates, were, strict=True))[:passed]:
+        if abs((date - was).total_seconds()) >= 1:
+            raise Invalid(f"season {slug} is {state_said(state)}: it has {done} already, so its {name} stays "
+                          f"{was.isoformat(timespec='seconds')} (not {date.isoformat(timespec='seconds')}); "
+                          "the dates still ahead may change")
 
 
 def check_entry_rule(*, entry_rule: Any = None, invited: Iterable[Any] = ()) -> tuple[EntryRule, list[User]]:
