@@ -107,7 +107,9 @@ def _check_history(slug: str, state: str, dates: tuple[datetime, datetime, datet
     """Invalid when an edit moves a date the season has passed (to the second: the admin's forms
     show seconds)."""
     names = (("opened", "opening"), ("closed", "close"), ("ended", "end"))
-    passed = {SeasonState.UPCOMING: 0, SeasonState.OPEN: 1, SeasonState.CLOSED: 2, SeasonState.FINALS: 2}.get(state, 3)
+    passes: dict[str, int] = {SeasonState.UPCOMING: 0, SeasonState.OPEN: 1, SeasonState.CLOSED: 2,
+                              SeasonState.FINALS: 2}
+    passed = passes.get(state, 3)
     for (done, name), date, was in list(zip(names, dates, were, strict=True))[:passed]:
         if abs((date - was).total_seconds()) >= 1:
             raise Invalid(f"season {slug} is {state_said(state)}: it has {done} already, so its {name} stays "
