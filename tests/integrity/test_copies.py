@@ -346,3 +346,5 @@ def test_disqualifying_from_a_finding_takes_the_entry_and_confirms_the_finding(w
     assert found.status == "confirmed"
     confirmed = AuditEntry.objects.get(finding=found, action="confirmed")
     assert confirmed.by_name == "judge" and confirmed.note == "by disqualifying carolbot v1: copied alicebot"
+    page = client.get(f"/seasons/{season.slug}/").content.decode()  # the count says what left (a trial)
+    assert "1 frozen entry<span id=\"entries-withdrawn\"> (1 more left by disqualification since the close)" in page

@@ -235,3 +235,51 @@ def test_once_a_finals_game_is_played_the_standings_are_the_finals_ratings(make_
     assert {name: value for name, value, _ in stored} == {
         name: round(score(skill_of(e)), 3) for name, e in entries.items()}
     assert stored[0][1] != 11.0  # not the close's
+
+
+def test_finals_are_forecast_sharing_the_workers_with_another_seasons(five):
+    """An organiser's trial: a season's finals begun while another season's ran on the one worker were
+    forecast as if alone, and ran past the season's end with 188 of 300 matches played. They take turns
+    on the workers: each other season's finals cost at most as much as this one's own work."""
+    from armada_web.seasons import services
+    from armada_web.seasons.models import Season
+
+    _closed("big")
+    _closed("small")
+    now = timezone.now()
+    alone = services.preview_finals(season=Season.objects.get(slug="small"), stages=1, games=4, now=now).forecast
+    assert alone is not None and alone.others == 0
+    season_command("finals", "big", "--stages", "3", "--games", "1000", "--past-end")
+    shared = services.preview_finals(season=Season.objects.get(slug="small"), stages=1, games=4, now=now).forecast
+    assert shared is not None and shared.others == 1
+    assert (shared.done - now) / (alone.done - now) == pytest.approx(2.0, rel=0.01)  # big's work ≫ small's
+    Season.objects.filter(slug="small").update(ends=now + (alone.done - now) * 1.5)  # fits alone, not shared
+    with pytest.raises(CommandError) as refused:
+        season_command("finals", "small", "--stages", "1", "--games", "4")
+    assert "shared with 1 other season's finals) would be done about" in str(refused.value)
+    _nothing_started("small")
+
+
+def test_a_season_whose_end_cut_its_finals_says_so(five, client):
+    """The same trial: the finished season's page gave no sign that its finals had stopped at stage 4 of 6."""
+    from armada_web.seasons import periodic, services
+    from armada_web.seasons.models import Season
+
+    _closed("cut", ends_in=timedelta(hours=1))
+    season_command("finals", "cut", "--stages", "2", "--games", "4")
+    periodic.tick(workers=1)
+    season = Season.objects.get(slug="cut")
+    total = season.matches_total
+    match = queued("finals")[0]
+    record_result(match, winner=1)
+    services.finish_season(season=season)
+    html = client.get("/seasons/cut/").content.decode()
+    assert (f"The finals were cut short by the season's end: {total - 1} of their {total} matches were not played "
+            "(stage 1 of 2 reached)") in html
+    _closed("whole")
+    season_command("finals", "whole", "--stages", "1", "--games", "1")
+    while Season.objects.get(slug="whole").state == "finals":
+        periodic.tick(workers=1)
+        for waiting in queued("finals"):
+            record_result(waiting, winner=1)
+    assert 'id="finals-cut"' not in client.get("/seasons/whole/").content.decode()

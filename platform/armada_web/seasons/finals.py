@@ -201,7 +201,7 @@ def stop(*, season: Season) -> int:
     for nothing) and the games never played are skipped; returns the matches cancelled."""
     waiting = list(FinalsGame.objects.filter(season=season, match__status=MatchStatus.QUEUED)
                    .values_list("match_id", flat=True))
-    FinalsGame.objects.filter(season=season, counted=False, skipped="").update(skipped="not played: the season ended")
+    FinalsGame.objects.filter(season=season, counted=False, skipped="").update(skipped=SEASON_ENDED)
     return cancel_queued(match_ids=waiting, reason="cancelled: the season ended before it was played")
 
 
@@ -226,6 +226,17 @@ def recount(*, season: Season) -> int:
                                                                 season.round + 1 if planned else season.round)
     season.save(update_fields=["matches_total"])
     return season.matches_total
+
+
+#: Why a finals game still waiting at the season's end was not played (`stop`).
+SEASON_ENDED = "not played: the season ended"
+
+
+def cut_short(season: Season) -> int:
+    """A finished season's finals games the end left unplayed: those waiting then and those of the
+    rounds never planned (0 for finals that ran to their last game)."""
+    ended = FinalsGame.objects.filter(season=season, skipped=SEASON_ENDED).count()
+    return ended + max(0, season.matches_total - matches_done(season))
 
 
 def matches_done(season: Season) -> int:
@@ -304,17 +315,31 @@ class Forecast:
     takes_all: bool
     #: They would be done after the season's `ends`, when the standings as they are become final.
     past_end: bool
+    #: Other seasons in their finals, sharing the workers.
+    others: int = 0
 
 
 def forecast(season: Season, matches: int, workers: int, now: datetime) -> Forecast | None:
-    """The forecast for `matches` matches of `season`'s finals on `workers` workers (None without either)."""
+    """The forecast for `matches` matches of `season`'s finals on `workers` workers (None without
+    either), sharing them with the other seasons in their finals: each sends its matches as the
+    workers take them, so they take turns, and each of them costs this season's finals the work it
+    has left, at most as much as this season's own (an organiser's trial started a second season's
+    finals while another's ran on the one worker; forecast alone, they ran past its end with 188 of
+    300 matches played)."""
     if workers <= 0 or matches <= 0:
         return None
     each = match_seconds(season)  # (one query: the finals' or the ranked matches' lengths)
-    seconds = matches * each / workers
+    own = matches * each
+    others, shared = 0, 0.0
+    for other in Season.objects.filter(state=SeasonState.FINALS).exclude(pk=season.pk):
+        left = max(0, other.matches_total - matches_done(other)) * match_seconds(other)
+        others += left > 0
+        shared += min(left, own)
+    seconds = (own + shared) / workers
     done = now + timedelta(seconds=seconds)
     return Forecast(matches=matches, workers=workers, match_seconds=each, done=done,
-                    takes_all=now + timedelta(seconds=seconds * SAFETY) >= season.ends, past_end=done > season.ends)
+                    takes_all=now + timedelta(seconds=seconds * SAFETY) >= season.ends, past_end=done > season.ends,
+                    others=others)
 
 
 def claimed_workers(workers: int) -> int:

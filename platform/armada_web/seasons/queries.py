@@ -185,6 +185,8 @@ class Progress:
     playing: int
     #: Entries withdrawn since the close (disqualified): their games left both counts.
     withdrawn: int = 0
+    #: A finished season's finals games its end left unplayed (`finals.cut_short`).
+    cut: int = 0
 
 
 def progress(season: Season) -> Progress | None:
@@ -196,7 +198,8 @@ def progress(season: Season) -> Progress | None:
                     rounds=finals_logic.rounds_in_stage(plan.games), matches_done=finals.matches_done(season),
                     matches_total=season.matches_total, workers=season.finals_workers,
                     estimate=finals.estimate(season),
-                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn)
+                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn,
+                    cut=finals.cut_short(season) if season.state == SeasonState.FINISHED else 0)
 
 
 @dataclass(frozen=True)
@@ -339,7 +342,9 @@ def outlook_said(season: Season, ahead: finals.Forecast, planned: bool = False) 
     """`ahead` in words (finals_outlook's); `planned`: of finals not started (`season finals --dry-run`)."""
     workers = ahead.workers
     on = f"all {workers} workers" if workers != 1 else "the 1 worker"
-    line = (f"at about {ahead.match_seconds:.0f} s a match on {on}, done about {ahead.done:%Y-%m-%d %H:%M} UTC")
+    seasons = "season's" if ahead.others == 1 else "seasons'"
+    behind = f" shared with {ahead.others} other {seasons} finals" if ahead.others else ""
+    line = (f"at about {ahead.match_seconds:.0f} s a match on {on}{behind}, done about {ahead.done:%Y-%m-%d %H:%M} UTC")
     # The finals claim every worker once the matches left need them all with the claim's margin
     # (finals.workers_needed): from then on ranked play and events wait.
     if ahead.takes_all:

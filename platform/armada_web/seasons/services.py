@@ -315,8 +315,10 @@ def past_end_said(outlook: FinalsPreview, ends: datetime) -> str:
     """Why finals whose forecast runs past the season's end (`ends`) are not started."""
     ahead = outlook.forecast
     assert ahead is not None
+    seasons = "season's" if ahead.others == 1 else "seasons'"
+    behind = f", shared with {ahead.others} other {seasons} finals" if ahead.others else ""
     return (f"season {outlook.slug}'s finals ({outlook.matches} matches at about {ahead.match_seconds:.0f} s on all "
-            f"{ahead.workers} worker{'s' if ahead.workers != 1 else ''}) would be done about "
+            f"{ahead.workers} worker{'s' if ahead.workers != 1 else ''}{behind}) would be done about "
             f"{ahead.done:%Y-%m-%d %H:%M} UTC, after the season's end ({ends:%Y-%m-%d %H:%M} UTC), when the "
             f"standings as they are become final; nothing started: pass fewer --stages or --games (`season finals "
             f"{outlook.slug} --stages K --games N`, `--dry-run` to see a plan's outlook), or `--past-end` to "
