@@ -12,6 +12,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 pytestmark = pytest.mark.django_db
 
@@ -214,6 +215,12 @@ def test_an_edit_leaves_the_dates_a_season_has_passed_as_they_were(five, admin_c
     assert "season s1 is finished: it has ended already, so its end stays" in answer.content.decode()
     renamed = {**_season_form(season), "name": "Spring (renamed)"}  # its dates as they are: saved
     assert admin_client.post(url, renamed).status_code == 302
+    # a review: opened by hand before its time, its opening becomes now (else it read "open, opens tomorrow"
+    # and could not be corrected)
+    call_command("season", "create", "s2", "--game", "galaxy", "--name", "Early", "--opens", "2099-01-01T00:00:00Z",
+                 "--closes", "2099-02-01T00:00:00Z", stdout=StringIO())
+    early = services.open_season(season=Season.objects.get(slug="s2"))
+    assert early.opens <= timezone.now() and Season.objects.get(slug="s2").opens == early.opens
 
 
 def test_only_a_season_that_has_not_closed_can_be_deleted(five, admin_client):

@@ -109,7 +109,8 @@ def sign_up(*, username: str, email: str, password: str, request: Any = None, si
     and `check_username`, checked again here);
     with the `request` that asked, its client address is recorded (accounts.sightings). An e-mail
     address is not used before it is confirmed: a link goes to it (accounts.addresses, `site` is
-    the link's scheme and host), and one another account has is refused (nothing is created)."""
+    the link's scheme and host); one another account has confirmed waits the same, its owner gets a
+    note instead of a link (D-S-36), so the answer never tells whether an address has an account."""
     check_username(username=username)
     with transaction.atomic():
         user = User.objects.create_user(username=username, email="", password=password)

@@ -233,8 +233,8 @@ SEASON_ENDED = "not played: the season ended"
 
 
 def cut_short(season: Season) -> int:
-    """A finished season's finals games the end left unplayed: those waiting then and those of the
-    rounds never planned (0 for finals that ran to their last game)."""
+    """The finals games a finish leaves unplayed, counted as it finishes (`Season.finals_cut`): those
+    waiting then and those of the rounds never planned (0 for finals that ran to their last game)."""
     ended = FinalsGame.objects.filter(season=season, skipped=SEASON_ENDED).count()
     return ended + max(0, season.matches_total - matches_done(season))
 
@@ -335,11 +335,11 @@ def forecast(season: Season, matches: int, workers: int, now: datetime) -> Forec
         left = max(0, other.matches_total - matches_done(other)) * match_seconds(other)
         others += left > 0
         shared += min(left, own)
-    seconds = (own + shared) / workers
-    done = now + timedelta(seconds=seconds)
-    return Forecast(matches=matches, workers=workers, match_seconds=each, done=done,
-                    takes_all=now + timedelta(seconds=seconds * SAFETY) >= season.ends, past_end=done > season.ends,
-                    others=others)
+    done = now + timedelta(seconds=(own + shared) / workers)
+    # the claim (workers_needed) follows this season's own work alone
+    takes_all = now + timedelta(seconds=own / workers * SAFETY) >= season.ends
+    return Forecast(matches=matches, workers=workers, match_seconds=each, done=done, takes_all=takes_all,
+                    past_end=done > season.ends, others=others)
 
 
 def claimed_workers(workers: int) -> int:

@@ -69,6 +69,9 @@ class Season(models.Model):
     withdrawn = models.PositiveIntegerField(
         default=0, help_text="entries withdrawn after the close (disqualified): their games left the finals' count")
     finals_workers = models.PositiveSmallIntegerField(default=1, help_text="match workers the finals take now")
+    finals_cut = models.PositiveIntegerField(
+        default=0, help_text="finals matches the finish left unplayed (counted then: a later disqualification "
+                             "takes its games away)")
     created = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     finals_at = models.DateTimeField(null=True, blank=True)

@@ -185,8 +185,6 @@ class Progress:
     playing: int
     #: Entries withdrawn since the close (disqualified): their games left both counts.
     withdrawn: int = 0
-    #: A finished season's finals games its end left unplayed (`finals.cut_short`).
-    cut: int = 0
 
 
 def progress(season: Season) -> Progress | None:
@@ -198,8 +196,7 @@ def progress(season: Season) -> Progress | None:
                     rounds=finals_logic.rounds_in_stage(plan.games), matches_done=finals.matches_done(season),
                     matches_total=season.matches_total, workers=season.finals_workers,
                     estimate=finals.estimate(season),
-                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn,
-                    cut=finals.cut_short(season) if season.state == SeasonState.FINISHED else 0)
+                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn)
 
 
 @dataclass(frozen=True)

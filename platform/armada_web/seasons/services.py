@@ -221,13 +221,15 @@ def _refuse(season: Season, action: str, needed: str) -> Conflict:
 
 
 def open_season(*, season: Season) -> Season:
-    """upcoming -> open (before its time, when staff say so)."""
+    """upcoming -> open (before its time, when staff say so: its opening becomes now, as it is past
+    from then on and no longer editable)."""
     with transaction.atomic():
         locked = _locked(season)
         if locked.state != SeasonState.UPCOMING:
             raise _refuse(locked, "opened", "an upcoming")
         locked.state = SeasonState.OPEN
-        locked.save(update_fields=["state"])
+        locked.opens = min(locked.opens, timezone.now())
+        locked.save(update_fields=["state", "opens"])
     return locked
 
 
@@ -372,9 +374,10 @@ def _finish(season: Season, now: datetime) -> Season:
     finals.stop(season=season)
     list(Entry.objects.select_for_update(of=("self",)).filter(season=season).order_by("pk").values_list("pk"))
     entries.write_standings(season=season)
+    season.finals_cut = finals.cut_short(season) if season.stages is not None else 0
     season.state = SeasonState.FINISHED
     season.finished_at = now
-    season.save(update_fields=["state", "finished_at"])
+    season.save(update_fields=["state", "finished_at", "finals_cut"])
     season_finished.send(sender=Season, season=season)
     return season
 
