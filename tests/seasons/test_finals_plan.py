@@ -277,7 +277,7 @@ def test_a_season_whose_end_cut_its_finals_says_so(five, client):
     assert (f"The finals were cut short when the organisers finished the season: {total - 1} of their {total} "
             "matches were not played (stage 1 of 2 reached)") in html  # by hand, an hour before its end
     Season.objects.filter(slug="cut").update(ends=timezone.now() - timedelta(minutes=1))
-    assert "cut short by the season's end" in client.get("/seasons/cut/").content.decode()
+    assert "cut short by the end of the season" in client.get("/seasons/cut/").content.decode()
     _closed("whole")
     season_command("finals", "whole", "--stages", "1", "--games", "1")
     while Season.objects.get(slug="whole").state == "finals":

@@ -185,6 +185,9 @@ class Progress:
     playing: int
     #: Entries withdrawn since the close (disqualified): their games left both counts.
     withdrawn: int = 0
+    #: A finished season's finals matches its finish left unplayed (`Season.finals_cut`), and what cut them.
+    cut: int = 0
+    cut_by: str = ""
 
 
 def progress(season: Season) -> Progress | None:
@@ -196,7 +199,15 @@ def progress(season: Season) -> Progress | None:
                     rounds=finals_logic.rounds_in_stage(plan.games), matches_done=finals.matches_done(season),
                     matches_total=season.matches_total, workers=season.finals_workers,
                     estimate=finals.estimate(season),
-                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn)
+                    playing=season.entries.filter(stage__gte=season.stage).count(), withdrawn=season.withdrawn,
+                    cut=season.finals_cut, cut_by=_cut_by(season))
+
+
+def _cut_by(season: Season) -> str:
+    """What finished a season before its finals' last game: its end, or the organisers before it."""
+    if not season.finals_cut or season.finished_at is None:
+        return ""
+    return "when the organisers finished the season" if season.finished_at < season.ends else "by the end of the season"
 
 
 @dataclass(frozen=True)
