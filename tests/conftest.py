@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.browser_env import chromium_env
 from tests.support.services import missing
 
 #: The site's fixtures (users, API clients, live sites), for every folder.
@@ -35,8 +36,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium, headless, through Playwright (skips locally without it; fails under CI)."""
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's Chromium, headless, through Playwright (skips locally without it; fails under CI),
+    deaf to the host's network changes (tests/support/browser_env.py)."""
     if not os.access(CHROMIUM, os.X_OK):
         missing(f"{CHROMIUM} is not installed (Debian packages chromium and chromium-driver; infra/install.sh)")
     try:
@@ -45,7 +47,8 @@ def chromium() -> Iterator[Any]:
         missing("playwright is not installed (pip install -e '.[dev]')")
     with pytest.MonkeyPatch.context() as mp, sync_playwright() as pw:
         mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        env = chromium_env(tmp_path_factory.mktemp("chromium"))
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, env=env)
         yield browser
         browser.close()
 
