@@ -3,7 +3,8 @@ or open again, and disqualify a version or an account from a season. Each action
 (`AuditEntry`: who, what, when, the finding and subject, the note) only when it changed
 something, under a row lock (the finding's, or the season's), so two staff clicking at once
 count once: the second waits for the first and finds nothing left to do. The unique constraints
-on `Disqualification` hold that even without the lock.
+on `Disqualification` hold that even without the lock. A disqualification is told to the apps
+above (`signals.disqualified`: the notifications app mails the entrants it concerns).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from armada_web.integrity.models import (
     Target,
 )
 from armada_web.integrity.queries import decisions_for
+from armada_web.integrity.signals import disqualified
 from armada_web.seasons.models import Entry, Season, SeasonState, state_said
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.logic.names import DELETED_USER
@@ -150,6 +152,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
         decision.save()
         _audit(decision)
         _confirm_by(decision)
+        disqualified.send(sender=Disqualification, decision=decision)
     return decision, True
 
 
@@ -212,6 +215,7 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
             reason=reason, finding=finding, entries=count, by=staff)
         _audit(decision)
         _confirm_by(decision)
+        disqualified.send(sender=Disqualification, decision=decision)
     return decision, True
 
 

@@ -4,7 +4,10 @@ at most once, at their confirmed address, unless they turned the topic off (acco
 
 - a version's validation ended invalid or in error (bots.signals.validation_failed);
 - a version was benched (ladder.signals.version_benched);
-- a season finished: each entrant's team gets its place (seasons.signals.season_finished).
+- a season finished: each entrant's team gets its place (seasons.signals.season_finished);
+- staff disqualified entries from a season: their team (or account) gets the reason
+  (integrity.signals.disqualified), and once a season is finished each entrant whose place
+  changed gets its new place (seasons.signals.standings_rewritten).
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ from typing import Any
 
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.signals import validation_failed
+from armada_web.integrity.models import Disqualification, Target
+from armada_web.integrity.signals import disqualified
 from armada_web.jobs.notes import shown_note
 from armada_web.ladder.models import Rating
 from armada_web.ladder.signals import version_benched
-from armada_web.notifications.services import notify_team_of, team_words
-from armada_web.seasons.models import Season
-from armada_web.seasons.signals import season_finished
+from armada_web.notifications.services import notify_team, notify_team_of, team_words
+from armada_web.seasons.models import Season, SeasonState
+from armada_web.seasons.signals import season_finished, standings_rewritten
 from armada_web.web.links import site_address
 
 
@@ -66,7 +71,42 @@ def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
                             f"{_site(f'/seasons/{season.slug}/')}{_footer()}")
 
 
+def mail_disqualified(sender: Any, decision: Disqualification, **_: Any) -> None:
+    season = decision.season
+    what = {Target.VERSION: f"the entry of your bot {decision.version_label}",
+            Target.ACCOUNT: "the entries of your account",
+            Target.TEAM: f"the entries of your team {decision.team_name}"}
+    entries = f"{decision.entries} entr{'y' if decision.entries == 1 else 'ies'}"
+    after = (" Its final standings are written again without them." if season.state == SeasonState.FINISHED
+             else " Its finals play on without them." if season.state == SeasonState.FINALS else "")
+    notify_team(team_id=decision.team_ref if decision.target != Target.ACCOUNT else None,
+                fallback_user_id=decision.user_id, topic="season_results", key=f"disqualified-{decision.pk}",
+                subject=f"{season.name}: {decision.version_label or 'your entries'} disqualified"
+                        if decision.target != Target.TEAM else f"{season.name}: team {decision.team_name} disqualified",
+                body=f"The organisers disqualified {what[Target(decision.target)]} from the season {season.name} "
+                     f"({entries} left it).{after}\n\nTheir reason: {decision.reason}\n\n"
+                     f"The season's page shows the decision to you: {_site(f'/seasons/{season.slug}/')}{_footer()}")
+
+
+def mail_changed_places(sender: Any, season: Season, places_before: dict[int, int], **_: Any) -> None:
+    entrants = season.standings.count()
+    for standing in season.standings.all():
+        before = places_before.get(standing.bot_ref)
+        if before is None or before == standing.place:
+            continue
+        bot = Bot.objects.select_related("team").filter(pk=standing.bot_ref).first()
+        notify_team_of(bot=bot, fallback_user_id=standing.owner_id, topic="season_results",
+                       key=f"season-{season.pk}-{standing.bot_ref}-place-{standing.place}",
+                       subject=f"{season.name}: {standing.bot_name} now placed {standing.place} of {entrants}",
+                       body=f"The final standings of the season {season.name} changed: the organisers disqualified "
+                            f"an entry. Your bot {standing.bot_name}{team_words(bot)} (version "
+                            f"{standing.version_number}) now places {standing.place} of {entrants}; it placed "
+                            f"{before} before.\n\nThe final standings: {_site(f'/seasons/{season.slug}/')}{_footer()}")
+
+
 def connect() -> None:
     validation_failed.connect(mail_failed_version, sender=BotVersion, dispatch_uid="notifications.failed_version")
     version_benched.connect(mail_benched, sender=Rating, dispatch_uid="notifications.benched")
     season_finished.connect(mail_season_results, sender=Season, dispatch_uid="notifications.season_results")
+    disqualified.connect(mail_disqualified, sender=Disqualification, dispatch_uid="notifications.disqualified")
+    standings_rewritten.connect(mail_changed_places, sender=Season, dispatch_uid="notifications.changed_places")

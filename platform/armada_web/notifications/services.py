@@ -22,7 +22,14 @@ def notify_team_of(*, bot: Bot | None, topic: str, key: str, subject: str, body:
     """Mail every member of `bot`'s team now about `key` (after the commit); a bot that is gone, or
     whose team has no member left, goes to `fallback_user_id` (a season entry's user) when given.
     Returns the ids mailed (before each one's preferences and address are checked)."""
-    recipients = members_of(team_id=bot.team_id) if bot is not None else []
+    return notify_team(team_id=bot.team_id if bot is not None else None, topic=topic, key=key, subject=subject,
+                       body=body, fallback_user_id=fallback_user_id)
+
+
+def notify_team(*, team_id: int | None, topic: str, key: str, subject: str, body: str,
+                fallback_user_id: int | None = None) -> list[int]:
+    """`notify_team_of` by the team's id (a season's entry keeps its team's id, not its bot)."""
+    recipients = members_of(team_id=team_id) if team_id is not None else []
     if not recipients and fallback_user_id is not None:
         recipients = [fallback_user_id]
     for user_id in recipients:

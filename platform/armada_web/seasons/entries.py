@@ -23,6 +23,7 @@ from armada_web.ladder.models import LeagueEntry, Rating
 from armada_web.seasons.logic import finals
 from armada_web.seasons.logic import teams as teams_logic
 from armada_web.seasons.models import Entry, EntryRule, Season, Standing
+from armada_web.seasons.signals import standings_rewritten
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict
 
@@ -201,6 +202,11 @@ def _unrated_by_the_finals(entries: list[Entry]) -> None:
 
 def rewrite_standings(*, season: Season) -> int:
     """A finished season's final standings written again from the entries left (staff disqualified
-    one: `services.withdraw_entries`), the one change they ever see; returns the rows written."""
-    Standing.objects.filter(season=season).delete()
-    return write_standings(season=season)
+    one: `services.withdraw_entries`), the one change they ever see; returns the rows written.
+    `signals.standings_rewritten` tells the apps above each bot's place before."""
+    standings = Standing.objects.filter(season=season)
+    places_before = dict(standings.values_list("bot_ref", "place"))
+    standings.delete()
+    written = write_standings(season=season)
+    standings_rewritten.send(sender=Season, season=season, places_before=places_before)
+    return written
