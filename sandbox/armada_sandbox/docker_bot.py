@@ -371,6 +371,13 @@ class DockerBot(BotConnection):
         peak = self._memory.peak_bytes if self._memory is not None else None
         return bool(self._oom_kills) and peak is not None and peak < HOST_OOM_BELOW * self.limits.memory_bytes
 
+    def _killed_by_its_limit(self) -> bool:
+        """Did an out-of-memory killer stop a process of the bot as its memory reached its limit?
+        Docker's `OOMKilled` can miss it: on cgroup v2 the kill's event may come after the exit's
+        (a CI run read a memory bomb at its 128 MiB limit as "killed by signal 9")."""
+        peak = self._memory.peak_bytes if self._memory is not None else None
+        return bool(self._oom_kills) and peak is not None and peak >= HOST_OOM_BELOW * self.limits.memory_bytes
+
     def _inspect(self, playing: bool = False) -> ExitInfo:
         """The container's final state; while `playing`, a container gone or an engine that does
         not answer is the sandbox's fault (`sandbox_fault`), not the bot's."""
@@ -386,7 +393,9 @@ class DockerBot(BotConnection):
                     f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
             return ExitInfo()
         info = exit_info_from_state(self.container.attrs.get("State", {}))
-        if playing and info.returncode and not info.oom_killed and self._killed_by_the_host():
+        if info.returncode and not info.oom_killed and self._killed_by_its_limit():
+            info = dataclasses.replace(info, oom_killed=True)
+        elif playing and info.returncode and not info.oom_killed and self._killed_by_the_host():
             self.sandbox_fault = self.sandbox_fault or HOST_OOM
         if info.oom_killed:  # the limit stopped it: it reached the limit, whatever was sampled before
             seen = self._memory.peak_bytes if self._memory is not None else None

@@ -207,6 +207,43 @@ def test_a_bot_the_machines_out_of_memory_killer_stopped_is_the_sandboxs_fault(d
             bot.close(grace=0)
 
 
+def test_a_kill_at_the_memory_limit_docker_did_not_record_is_still_the_limits(docker_client, tmp_path,
+                                                                               monkeypatch):
+    """Seen in a CI run: a memory bomb reached its 128 MiB limit and the kernel killed it, but
+    Docker's `OOMKilled` stayed false (on cgroup v2 the kill's event can come after the exit's), so
+    the bot read "crashed: killed by signal 9" instead of over its memory limit. The cgroup's own
+    count of out-of-memory kills, with a peak at the limit, says it was the limit's kill. (The kill
+    is the bot's own here, and the cgroup's count and peak are given, as in the host's test above;
+    at half the limit the same count is the host's kill.)"""
+    from armada_sandbox._memory import PeakReader
+
+    source = "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    for peak_share, limits in ((1.0, True), (0.5, False)):
+        folder = tmp_path / f"peak-{peak_share}"
+        folder.mkdir()
+        bot = DockerBot(make_bot(folder, source), labels=run_labels())
+        limit = bot.limits.memory_bytes
+
+        def oom_kills(reader: PeakReader, share: float = peak_share, limit: int = limit) -> int | None:
+            reader.peak_bytes = int(share * limit)
+            return 1
+
+        monkeypatch.setattr(PeakReader, "oom_kills", oom_kills)
+        try:
+            bot.start()
+            bot.send(b"go\n")
+            with pytest.raises(BotGone):
+                bot.read_line(time.monotonic() + 10)
+            info = bot.exit_info()
+            assert info.signal == 9 and info.oom_killed is limits
+            assert (bot.sandbox_fault == "") is limits  # below the limit: the host's kill (above)
+            if limits:
+                assert (info.memory_peak_mib, info.memory_limit_mib) == (limit >> 20, bot.limits.memory_mb)
+                assert bot.memory_peak_bytes() == limit
+        finally:
+            bot.close(grace=0)
+
+
 def test_the_cgroups_out_of_memory_kills_are_read_while_the_bot_runs(docker_client, tmp_path):
     """`PeakReader.oom_kills` reads the kernel's own count: a child of the bot hoards memory past the
     limit, the kernel kills it (the largest process), the bot lives on and says so."""
