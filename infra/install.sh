@@ -13,15 +13,13 @@ declare -A NEED=(
   [chromedriver]=chromium-driver
   [docker-compose]=docker-compose
   [wrk]=wrk
-  [cc]=gcc
 )
 missing=()
 for cmd in "${!NEED[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${NEED[$cmd]}")
 done
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
-# libc6-dev: headers for tests/support/no_netlink.c, which the test suite's Chromium preloads.
-for pkg in libc6-dev "$@"; do
+for pkg in "$@"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 

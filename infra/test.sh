@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-"$ROOT/infra/install.sh"
+"$ROOT/infra/install.sh" gcc libc6-dev  # they build tests/support/no_netlink.c (the suite's Chromium)
 "$ROOT/infra/services.sh"
 make -C "$ROOT" --no-print-directory images
 cd "$ROOT"

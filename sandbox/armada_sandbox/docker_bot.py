@@ -372,7 +372,8 @@ class DockerBot(BotConnection):
         return bool(self._oom_kills) and peak is not None and peak < HOST_OOM_BELOW * self.limits.memory_bytes
 
     def _killed_by_its_limit(self) -> bool:
-        """Did an out-of-memory killer stop a process of the bot as its memory reached its limit?
+        """Did an out-of-memory killer stop a process of the bot as its memory reached its limit
+        (the caller checks that the bot itself ended by SIGKILL)?
         Docker's `OOMKilled` can miss it: on cgroup v2 the kill's event may come after the exit's
         (a CI run read a memory bomb at its 128 MiB limit as "killed by signal 9")."""
         peak = self._memory.peak_bytes if self._memory is not None else None
@@ -393,8 +394,8 @@ class DockerBot(BotConnection):
                     f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
             return ExitInfo()
         info = exit_info_from_state(self.container.attrs.get("State", {}))
-        if info.returncode and not info.oom_killed and self._killed_by_its_limit():
-            info = dataclasses.replace(info, oom_killed=True)
+        if playing and info.signal == 9 and not info.oom_killed and self._killed_by_its_limit():
+            info = dataclasses.replace(info, oom_killed=True)  # (the kernel's kill is a SIGKILL)
         elif playing and info.returncode and not info.oom_killed and self._killed_by_the_host():
             self.sandbox_fault = self.sandbox_fault or HOST_OOM
         if info.oom_killed:  # the limit stopped it: it reached the limit, whatever was sampled before

@@ -213,13 +213,16 @@ def test_a_kill_at_the_memory_limit_docker_did_not_record_is_still_the_limits(do
     Docker's `OOMKilled` stayed false (on cgroup v2 the kill's event can come after the exit's), so
     the bot read "crashed: killed by signal 9" instead of over its memory limit. The cgroup's own
     count of out-of-memory kills, with a peak at the limit, says it was the limit's kill. (The kill
-    is the bot's own here, and the cgroup's count and peak are given, as in the host's test above;
-    at half the limit the same count is the host's kill.)"""
+    is the bot's own here, and the cgroup's count and peak are given, as in the host's test above.)
+    At half the limit the same count is the host's kill; a bot that exits with a code of its own
+    after a child was killed at the limit keeps its code."""
     from armada_sandbox._memory import PeakReader
 
-    source = "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGKILL)\n"
-    for peak_share, limits in ((1.0, True), (0.5, False)):
-        folder = tmp_path / f"peak-{peak_share}"
+    killed = "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    exits = "import sys\nsys.stdin.readline()\nsys.exit(3)\n"
+    for name, source, peak_share, limits in (("limit", killed, 1.0, True), ("host", killed, 0.5, False),
+                                             ("exit", exits, 1.0, False)):
+        folder = tmp_path / name
         folder.mkdir()
         bot = DockerBot(make_bot(folder, source), labels=run_labels())
         limit = bot.limits.memory_bytes
@@ -235,6 +238,9 @@ def test_a_kill_at_the_memory_limit_docker_did_not_record_is_still_the_limits(do
             with pytest.raises(BotGone):
                 bot.read_line(time.monotonic() + 10)
             info = bot.exit_info()
+            if name == "exit":
+                assert (info.returncode, info.signal, info.oom_killed, bot.sandbox_fault) == (3, None, False, "")
+                continue
             assert info.signal == 9 and info.oom_killed is limits
             assert (bot.sandbox_fault == "") is limits  # below the limit: the host's kill (above)
             if limits:

@@ -39,6 +39,11 @@ TOPICS = {
 }
 
 
+#: Mails no preference turns off, to the account's confirmed address: the organisers' decisions on
+#: what it entered (a disqualification and its reason), which it must not miss.
+DECISIONS = ("disqualified",)
+
+
 def preferences(user: User) -> MailPreferences:
     """The user's mail preferences (every topic on until turned off)."""
     prefs, _created = MailPreferences.objects.get_or_create(user=user)
@@ -103,11 +108,11 @@ def queue_notice(*, user: User, address: str, topic: str, key: str, subject: str
 
 def queue_mail(*, user_id: int | None, topic: str, key: str, subject: str, body: str) -> int | None:
     """The pending mail's id, or None: an unknown topic or user, no confirmed address, the topic
-    turned off, or a mail about `key` written before (one per event)."""
-    if user_id is None or topic not in TOPICS:
+    turned off (a decision is never), or a mail about `key` written before (one per event)."""
+    if user_id is None or (topic not in TOPICS and topic not in DECISIONS):
         return None
     user = User.objects.filter(pk=user_id, is_active=True).first()
-    if user is None or not user.email or not wants(user, topic):
+    if user is None or not user.email or (topic in TOPICS and not wants(user, topic)):
         return None
     return _write(user=user, address="", topic=topic, key=key, subject=subject, body=body)
 

@@ -4,7 +4,8 @@ or open again, and disqualify a version or an account from a season. Each action
 something, under a row lock (the finding's, or the season's), so two staff clicking at once
 count once: the second waits for the first and finds nothing left to do. The unique constraints
 on `Disqualification` hold that even without the lock. A disqualification is told to the apps
-above (`signals.disqualified`: the notifications app mails the entrants it concerns).
+above (`signals.disqualified`: the notifications app mails the teams and owners of the entries
+it withdrew).
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
                                         version_label=f"{entry.bot_name} v{entry.version_number}",
                                         user=entry.owner, username=entry.owner.get_username() if entry.owner else "",
                                         team_ref=entry.team_ref)
+            entrants = _entrants(season=locked, version_ref=version_id)
             count = withdraw_entries(season=locked, version_ref=version_id)
         else:
             user = User.objects.filter(username=username).first()
@@ -142,6 +144,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
             if done is not None:
                 return done, False
             decision = Disqualification(season=locked, target=Target.ACCOUNT, user=user, username=user.get_username())
+            entrants = _entrants(season=locked, owner_id=user.pk)
             count = withdraw_entries(season=locked, owner_id=user.pk)
             if count == 0:
                 earlier = decisions_for(season=locked, user=user)  # its own, its teams' (what its page shows)
@@ -152,8 +155,13 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
         decision.save()
         _audit(decision)
         _confirm_by(decision)
-        disqualified.send(sender=Disqualification, decision=decision)
+        disqualified.send(sender=Disqualification, decision=decision, entrants=entrants)
     return decision, True
+
+
+def _entrants(*, season: Season, **target: int) -> list[tuple[int | None, int | None]]:
+    """Each entry of `season` a disqualification of `target` withdraws: its (team id, owner id)."""
+    return list(Entry.objects.filter(season=season, **target).values_list("team_ref", "owner_id"))
 
 
 def _audit(decision: Disqualification) -> None:
@@ -209,13 +217,14 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
             return done, False
         if entry is None or entry.team_ref is None:
             raise NotFound(f"no team named {wanted} has an entry in season {locked.slug}")
+        entrants = _entrants(season=locked, team_ref=entry.team_ref)
         count = withdraw_entries(season=locked, team_ref=entry.team_ref)
         decision = Disqualification.objects.create(
             season=locked, target=Target.TEAM, team_ref=entry.team_ref, team_name=entry.team_name or wanted,
             reason=reason, finding=finding, entries=count, by=staff)
         _audit(decision)
         _confirm_by(decision)
-        disqualified.send(sender=Disqualification, decision=decision)
+        disqualified.send(sender=Disqualification, decision=decision, entrants=entrants)
     return decision, True
 
 

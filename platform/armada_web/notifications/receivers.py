@@ -5,15 +5,17 @@ at most once, at their confirmed address, unless they turned the topic off (acco
 - a version's validation ended invalid or in error (bots.signals.validation_failed);
 - a version was benched (ladder.signals.version_benched);
 - a season finished: each entrant's team gets its place (seasons.signals.season_finished);
-- staff disqualified entries from a season: their team (or account) gets the reason
+- staff disqualified entries from a season: the team of each entry withdrawn (a team with no
+  member left: the entry's owner) gets the reason, whatever its preferences
   (integrity.signals.disqualified), and once a season is finished each entrant whose place
-  changed gets its new place (seasons.signals.standings_rewritten).
+  changed gets its new place, left to beat (seasons.signals.standings_rewritten).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from armada_web.accounts.mail import left_to_beat
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.signals import validation_failed
 from armada_web.integrity.models import Disqualification, Target
@@ -71,24 +73,36 @@ def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
                             f"{_site(f'/seasons/{season.slug}/')}{_footer()}")
 
 
-def mail_disqualified(sender: Any, decision: Disqualification, **_: Any) -> None:
+def mail_disqualified(sender: Any, decision: Disqualification, entrants: list[tuple[int | None, int | None]],
+                      **_: Any) -> None:
+    """Every member now of each withdrawn entry's team (a team with none left: the entry's owner),
+    each once, whatever their preferences (`accounts.mail.DECISIONS`)."""
     season = decision.season
     what = {Target.VERSION: f"the entry of your bot {decision.version_label}",
-            Target.ACCOUNT: "the entries of your account",
+            Target.ACCOUNT: f"the entries of the account {decision.username}",
             Target.TEAM: f"the entries of your team {decision.team_name}"}
     entries = f"{decision.entries} entr{'y' if decision.entries == 1 else 'ies'}"
     after = (" Its final standings are written again without them." if season.state == SeasonState.FINISHED
              else " Its finals play on without them." if season.state == SeasonState.FINALS else "")
-    notify_team(team_id=decision.team_ref if decision.target != Target.ACCOUNT else None,
-                fallback_user_id=decision.user_id, topic="season_results", key=f"disqualified-{decision.pk}",
-                subject=f"{season.name}: {decision.version_label or 'your entries'} disqualified"
-                        if decision.target != Target.TEAM else f"{season.name}: team {decision.team_name} disqualified",
-                body=f"The organisers disqualified {what[Target(decision.target)]} from the season {season.name} "
-                     f"({entries} left it).{after}\n\nTheir reason: {decision.reason}\n\n"
-                     f"The season's page shows the decision to you: {_site(f'/seasons/{season.slug}/')}{_footer()}")
+    subject = (f"{season.name}: team {decision.team_name} disqualified" if decision.target == Target.TEAM else
+               f"{season.name}: {decision.version_label or 'the entries of ' + decision.username} disqualified")
+    body = (f"The organisers disqualified {what[Target(decision.target)]} from the season {season.name} "
+            f"({entries} left it).{after}\n\nTheir reason: {decision.reason}\n\n"
+            f"The season's page shows the decision to you: {_site(f'/seasons/{season.slug}/')}\n")
+    for team_ref, owner_id in dict.fromkeys(entrants):
+        notify_team(team_id=team_ref, fallback_user_id=owner_id, topic="disqualified",
+                    key=f"disqualified-{decision.pk}", subject=subject, body=body)
 
 
 def mail_changed_places(sender: Any, season: Season, places_before: dict[int, int], **_: Any) -> None:
+    """Left to beat (`left_to_beat`): one mail per member below the entry that left is not sent in
+    staff's request, and beat sends oldest first, so a results mail still pending goes before its
+    correction."""
+    with left_to_beat():
+        _mail_changed_places(season=season, places_before=places_before)
+
+
+def _mail_changed_places(*, season: Season, places_before: dict[int, int]) -> None:
     entrants = season.standings.count()
     for standing in season.standings.all():
         before = places_before.get(standing.bot_ref)
