@@ -169,9 +169,10 @@ def unique_labels(sources: list[BotSource]) -> list[str]:
 
 
 def docker_preflight() -> None:
-    """Raise CliError unless bots can run in Docker here (package, engine and bot image)."""
+    """Raise CliError unless bots can run in Docker here (package, engine and bot image); say on
+    stderr which image they run in (a trial: a re-run on a machine of two checkouts left it unsaid)."""
     try:
-        from armada_sandbox import check_ready
+        from armada_sandbox import BOT_IMAGE, check_ready
     except ImportError as exc:
         raise CliError(
             f"--sandbox docker needs the armada-sandbox package ({exc}); "
@@ -182,6 +183,7 @@ def docker_preflight() -> None:
         check_ready(on_stale=lambda problem: print(f"armada: warning: {problem}", file=sys.stderr))
     except Unavailable as exc:  # the engine does not answer, or the bot image is missing
         raise CliError(f"--sandbox docker: {exc}; or use --sandbox process") from exc
+    print(f"armada: bots run in Docker image {BOT_IMAGE} (ARMADA_BOT_IMAGE names another)", file=sys.stderr)
 
 
 def connection(source: BotSource, sandbox: str, label: str) -> BotConnection:

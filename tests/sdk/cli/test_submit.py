@@ -125,10 +125,11 @@ def test_submit_creates_the_bot_uploads_and_waits(logged_in: FakeSite, bot_dir: 
     # Not a terminal: one plain line per status.
     assert captured.err.splitlines() == ["armada: version 1: pending", "armada: version 1: validating",
                                          "armada: version 1: valid"]
-    assert site.paths()[:5] == ["GET /api/version/", "GET /api/me/", "GET /api/bots/", "POST /api/bots/",
-                                "POST /api/bots/1/versions/"]
-    assert set(site.paths()[5:]) == {"GET /api/versions/100/"}
-    assert site.seen("GET", "/api/bots/")[0].query == {"game": ["galaxy"], "name": ["mybot"]}
+    assert site.paths()[:6] == ["GET /api/version/", "GET /api/me/", "GET /api/bots/", "GET /api/bots/",
+                                "POST /api/bots/", "POST /api/bots/1/versions/"]
+    assert set(site.paths()[6:]) == {"GET /api/versions/100/"}
+    assert [seen.query for seen in site.seen("GET", "/api/bots/")] == [
+        {"game": ["galaxy"], "name": ["mybot"]}, {"owner": ["alice"], "name": ["mybot"]}]  # (yours, any game)
     assert site.seen("POST", "/api/bots/")[0].json() == {"name": "mybot", "game": "galaxy",
                                                          "description": "my first bot"}
     for request in site.requests[1:]:
@@ -148,6 +149,23 @@ def test_existing_bot_is_found_by_exact_name(logged_in: FakeSite, capsys: pytest
     assert len(site.seen("GET", "/api/bots/")) == 2  # followed "next" to the second page
     assert site.seen("POST", "/api/bots/4/versions/")[0].multipart()["file"][0] == "main.py"
     assert "created bot" not in capsys.readouterr().out
+
+
+def test_your_bots_name_in_another_game_makes_a_new_bot_and_says_so(logged_in: FakeSite,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: `armada submit race --bot cdraw` from a Mothership folder, meaning the
+    Galaxy bot cdraw, quietly made a second bot cdraw (names are per game)."""
+    logged_in.bots = [{"id": 1, "name": "cdraw", "game": "galaxy", "owner": "alice", "retired": False},
+                      {"id": 2, "name": "cdraw", "game": "galaxy", "owner": "bob", "retired": False}]
+    assert main(["submit", "builtin:random", "--game", "mothership", "--bot", "CDRAW", "--no-wait"]) == 0
+    captured = capsys.readouterr()
+    assert "created bot CDRAW (mothership)" in captured.out
+    assert ("armada: note: your bot CDRAW is a galaxy bot; this folder is a mothership bot, so a new mothership "
+            "bot CDRAW is made (a name is per game)") in captured.err.splitlines()
+    logged_in.bots = [b for b in logged_in.bots if b["owner"] == "bob"]  # someone else's is no note
+    assert main(["submit", "builtin:random", "--game", "mothership", "--bot", "cdraw", "--no-wait"]) == 0
+    captured = capsys.readouterr()
+    assert "created bot cdraw (mothership)" in captured.out and "armada: note: your bot" not in captured.err
 
 
 def test_a_name_in_another_case_is_your_bot_not_a_new_one(logged_in: FakeSite,

@@ -301,11 +301,26 @@ def _target(client: ApiClient, args: argparse.Namespace, me: dict[str, Any], tea
               "your own bots)", file=sys.stderr)
     if existing is not None:
         return existing_target(existing, me, team, explicit=bool(args.team), named_from=named_from)
+    _same_name_elsewhere(client, args.game, args.bot, me)
     if shared is None:
         return create_bot(client, args.game, args.bot, args.description, shared_teams=_shared_names(me),
                           named_from=named_from)
     return create_bot(client, args.game, args.bot, args.description, team_id=int(shared["id"]),
                       team_name=str(shared["name"]), named_from=named_from)
+
+
+def _same_name_elsewhere(client: ApiClient, game: str, name: str, me: dict[str, Any]) -> None:
+    """Say on stderr when a bot of yours has this name in another game: a name is per game, so the
+    upload makes a new bot (a trial: `--bot cdraw` from a Mothership folder meant the Galaxy cdraw)."""
+    username = me.get("username") if isinstance(me, dict) else None
+    if not isinstance(username, str) or not username:
+        return
+    games = sorted({str(bot.get("game")) for bot in client.pages("/api/bots/", {"owner": username, "name": name})
+                    if isinstance(bot, dict) and bot.get("game") != game
+                    and str(bot.get("name", "")).lower() == name.lower()})
+    if games:
+        print(f"armada: note: your bot {name} is a {' and a '.join(games)} bot; this folder is a {game} bot, "
+              f"so a new {game} bot {name} is made (a name is per game)", file=sys.stderr)
 
 
 def find_named_bot(client: ApiClient, game: str, name: str) -> dict[str, Any] | None:
