@@ -202,6 +202,25 @@ def test_find_copies_lists_each_copied_pair_once_with_its_evidence(arena):
     assert copy.evidence["own"][0] >= 20 and copy.evidence["compared"].startswith("sides")
 
 
+def test_uploads_seconds_apart_do_not_name_the_copier(arena):
+    """An organiser's trial: alice and dave submitted at once, dave's bot alice's code renamed; 0.14 s
+    decided that alice was the copier ("... uploaded 0 s earlier"). Under a minute apart the reason
+    says the times cannot tell; a minute or more apart it names the earlier as before."""
+    from armada_web.bots.models import BotVersion
+    from armada_web.integrity.copies import SAME_TIME_S, find_copies
+
+    alice, bob = arena["alice"], arena["bob"]
+    alice.refresh_from_db()
+    for gap, unknown in ((SAME_TIME_S - 1, True), (SAME_TIME_S, False)):
+        BotVersion.objects.filter(pk=bob.pk).update(created=alice.created + timedelta(seconds=gap))
+        copy = next(f for f in find_copies() if {v["owner"] for v in f.evidence["versions"]} == {"alice", "bob"})
+        assert copy.reason.endswith(f"; each bot had that code within {gap} s of the other, too close for the "
+                                    "times to tell which is the copy") is unknown, copy.reason
+        assert copy.evidence.get("order_unknown", False) is unknown
+        if not unknown:
+            assert copy.reason.endswith("alice's frontier v1, uploaded 1 min earlier")
+
+
 def test_a_lower_threshold_finds_more_and_a_wrong_one_is_refused(arena):
     from armada_web.integrity.copies import find_copies
     from armada_web.web.errors import Invalid
@@ -339,8 +358,9 @@ def test_disqualifying_from_a_finding_takes_the_entry_and_confirms_the_finding(w
     judge = make_user("judge", is_staff=True)
     client.force_login(judge)
     html = client.get(f"/staff/integrity/?season={season.slug}").content.decode()
-    assert f"Disqualify alicebot v2 (version {alice2.pk}, its entry)" in html and "no entry in this season" not in html
-    assert f"Disqualify carolbot v1 (version {carol1.pk})" in html
+    assert f"Disqualify alicebot v2 (version id {alice2.pk}, its entry)" in html
+    assert "no entry in this season" not in html
+    assert f"Disqualify carolbot v1 (version id {carol1.pk})" in html
     actions.disqualify(season=season, by=judge, reason="copied alicebot", version_id=carol1.pk, finding_id=found.pk)
     found.refresh_from_db()
     assert found.status == "confirmed"

@@ -123,6 +123,7 @@ def test_season_results_go_to_the_team_and_for_a_bot_gone_to_its_entrys_user(cre
                     ("ben@example.org", "[Armada] Spring: teambot finished 1 of 2"),
                     ("cal@example.org", "[Armada] Spring: teambot finished 1 of 2"),
                     ("gus@example.org", "[Armada] Spring: deleted finished 2 of 2")]
+    assert "(version 3) placed 2 of 2, score 20 after 10 games" in mail.outbox[-1].body
 
 
 def test_the_recipients_are_the_members_now_each_once(crew):

@@ -175,7 +175,8 @@ def test_the_buttons_post_with_csrf_and_act_once_in_the_audit_log(report, staff)
     copy.refresh_from_db()
     assert copy.status == "confirmed"
     answer = browser.post("/staff/integrity/disqualify/", {"season": "s1", "version": str(report["versions"][1].pk),
-                                                           "reason": "copied origbot", "csrfmiddlewaretoken": token})
+                                                           "reason": "copied origbot", "csrfmiddlewaretoken": token,
+                                                           "confirmed": "yes"})
     assert answer.status_code == 302 and answer["Location"] == "/staff/integrity/?season=s1"
     assert list(Standing.objects.filter(season=report["season"]).values_list("bot_name", flat=True)) == ["origbot"]
     page = browser.get("/staff/integrity/").content.decode()
@@ -226,9 +227,10 @@ def test_a_twin_findings_buttons_disqualify_its_versions_not_an_account_of_that_
     section = page[page.index(f'id="finding-{twin.pk}"'):]
     assert f'<input type="hidden" name="version" value="{copier.pk}">' in section
     assert f'name="username" value="{copier.pk}"' not in page
-    assert f"Disqualify copierbot v1 (version {copier.pk})" in section
+    assert f"Disqualify copierbot v1 (version id {copier.pk})" in section
     answer = client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(twin.pk),
-                                                          "version": str(copier.pk), "reason": "twin"})
+                                                          "version": str(copier.pk), "reason": "twin",
+                                                          "confirmed": "yes"})
     assert answer.status_code == 302
     assert list(Standing.objects.filter(season=report["season"]).values_list("bot_name", flat=True)) == ["origbot"]
     assert list(Disqualification.objects.values_list("target", flat=True)) == ["version"]  # not the namesake
@@ -346,11 +348,45 @@ def test_a_refusal_is_shown_beside_its_form_and_the_general_form_keeps_what_was_
     assert "nobody-here" not in client.get("/staff/integrity/?season=s1").content.decode()  # once
 
 
+def test_a_disqualification_asks_to_confirm_what_it_would_do_and_does_nothing_before(report, client, staff):
+    """An organiser's trial: a finding's button, pressed by mistake, disqualified at once, and a
+    disqualification is final. The first POST shows what would leave the season, the reason and a
+    button that POSTs the same fields confirmed; a refusal still comes back to its form at once."""
+    from armada_web.accounts.models import SentMail
+    from armada_web.integrity.models import AuditEntry, Disqualification
+    from armada_web.seasons.models import Entry
+
+    client.force_login(staff)
+    copier = report["versions"][1]
+    fields = {"season": "s1", "finding": str(report["copy"].pk), "from": "finding", "version": str(copier.pk),
+              "reason": "copied <b>origbot</b>"}
+    page = client.post("/staff/integrity/disqualify/", fields)
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert f"<h1>Disqualify copierbot v1 (version id {copier.pk}) from Spring?</h1>" in html
+    assert "copied &lt;b&gt;origbot&lt;/b&gt;" in html and "1 entry would leave the season" in html
+    assert "This is final" in html and f'href="/staff/integrity/{report["copy"].pk}/">Cancel' in html
+    form = html[html.index('id="confirm-form"'):]
+    for name, value in {**fields, "reason": "copied &lt;b&gt;origbot&lt;/b&gt;", "confirmed": "yes"}.items():
+        assert f'<input type="hidden" name="{name}" value="{value}">' in form, name
+    # nothing was done: no decision, entry gone, audit line, finding confirmed or mail
+    assert not Disqualification.objects.exists() and Entry.objects.filter(version_ref=copier.pk).exists()
+    assert not AuditEntry.objects.exclude(action="checked").exists() and not SentMail.objects.exists()
+    report["copy"].refresh_from_db()
+    assert report["copy"].status == "open"
+    done = client.post("/staff/integrity/disqualify/", {**fields, "confirmed": "yes"}, follow=True)
+    assert "copierbot v1 disqualified from Spring: 1 entry left the standings." in done.content.decode()
+    assert Disqualification.objects.count() == 1 and not Entry.objects.filter(version_ref=copier.pk).exists()
+    again = client.post("/staff/integrity/disqualify/", fields, follow=True)  # nothing left to confirm
+    assert "copierbot v1 was disqualified from Spring already." in again.content.decode()
+
+
 def test_a_subject_disqualified_already_shows_the_decision_instead_of_its_button(report, client, staff):
     client.force_login(staff)
     seasonal = report["seasonal"]
     assert client.post("/staff/integrity/disqualify/", {"season": "s1", "finding": str(seasonal.pk),
-                                                        "username": "orig", "reason": "threw games"}).status_code == 302
+                                                        "username": "orig", "reason": "threw games",
+                                                        "confirmed": "yes"}).status_code == 302
     for url in ("/staff/integrity/?season=s1", f"/staff/integrity/{seasonal.pk}/"):
         page = client.get(url).content.decode()
         assert '<p class="done">orig: disqualified</p>' in page and "Disqualify orig" not in page, url
@@ -375,7 +411,7 @@ def test_a_copys_subjects_are_named_by_bot_and_version_not_by_bare_ids(report, c
     client.force_login(staff)
     copy = report["copy"]
     orig, copier = report["versions"]
-    label = f"origbot v1 (version {orig.pk}), copierbot v1 (version {copier.pk})"
+    label = f"origbot v1 (version id {orig.pk}), copierbot v1 (version id {copier.pk})"
     assert f"<h1>Copied code: {label}</h1>" in client.get(f"/staff/integrity/{copy.pk}/").content.decode()
     assert f"<td>{label}</td>" in client.get("/staff/integrity/").content.decode()
 
@@ -395,8 +431,8 @@ def test_a_version_without_an_entry_has_no_disqualify_button(report, client, sta
     page = client.get("/staff/integrity/?season=s1").content.decode()
     section = page[page.index(f'id="finding-{twin.pk}"'):]
     section = section[:section.index("</tr>")]
-    assert f"Disqualify origbot v1 (version {orig.pk})" in section
-    assert "Disqualify latebot v1" not in section and "latebot v1 (version " in section
+    assert f"Disqualify origbot v1 (version id {orig.pk})" in section
+    assert "Disqualify latebot v1" not in section and "latebot v1 (version id " in section
     assert "no entry in this season" in section
 
 

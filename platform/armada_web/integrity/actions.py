@@ -159,6 +159,19 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
     return decision, True
 
 
+def disqualify_preview(*, season: Season, by: Any, reason: Any, version_id: int | None = None,
+                       username: str | None = None, team: str | None = None,
+                       finding_id: int | None = None) -> tuple[Disqualification, bool]:
+    """What `disqualify` would decide, with its refusals, and nothing done: it runs and is rolled
+    back (its mails, audit lines and cancelled games with it; work after the commit is never
+    started). A staff page asks to confirm with it, since a disqualification is final."""
+    with transaction.atomic():
+        outcome = disqualify(season=season, by=by, reason=reason, version_id=version_id, username=username,
+                             team=team, finding_id=finding_id)
+        transaction.set_rollback(True)
+    return outcome
+
+
 def _entrants(*, season: Season, **target: int) -> list[tuple[int | None, int | None]]:
     """Each entry of `season` a disqualification of `target` withdraws: its (team id, owner id)."""
     return list(Entry.objects.filter(season=season, **target).values_list("team_ref", "owner_id"))

@@ -106,8 +106,8 @@ class Finding(models.Model):
         found = []
         for version_id in self.subjects:
             facts = named.get(version_id) or {}
-            label = (f"{facts['bot']} v{facts['number']} (version {version_id})" if "bot" in facts and "number" in facts
-                     else f"version {version_id}")
+            label = (f"{facts['bot']} v{facts['number']} (version id {version_id})"
+                     if "bot" in facts and "number" in facts else f"version id {version_id}")
             found.append(("version", str(version_id), label))
         return found
 

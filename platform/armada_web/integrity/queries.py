@@ -120,7 +120,7 @@ def season_targets(*, finding: Finding, season: Season | None) -> list[tuple[str
         entry = entries.get(bot) if isinstance(bot, int) and kind == "version" and value not in entered else None
         if entry is not None:
             value = str(entry.version_ref)
-            label = f"{entry.bot_name} v{entry.version_number} (version {entry.version_ref}, its entry)"
+            label = f"{entry.bot_name} v{entry.version_number} (version id {entry.version_ref}, its entry)"
         found.append((kind, value, label))
     return found
 

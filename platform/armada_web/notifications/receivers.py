@@ -66,7 +66,8 @@ def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
                        key=f"season-{season.pk}-{standing.bot_ref}",
                        subject=f"{season.name}: {standing.bot_name} finished {standing.place} of {entrants}",
                        body=f"The season {season.name} is finished. Your bot {standing.bot_name}{team_words(bot)} "
-                            f"(version {standing.version_number}) placed {standing.place}, score {standing.score:g} "
+                            f"(version {standing.version_number}) placed {standing.place} of {entrants}, "
+                            f"score {standing.score:g} "
                             + (f"after {standing.games} games" if standing.games else
                                "(its score at the close: no finals game was played)")
                             + f".\n\nThe final standings: "

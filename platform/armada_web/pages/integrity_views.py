@@ -150,20 +150,31 @@ def run(request: HttpRequest) -> HttpResponse:
     return redirect(_report_url(season.slug if season else None))
 
 
+#: The fields of a disqualification's form, carried through its confirmation page.
+DISQUALIFY_FIELDS = ("season", "finding", "from", "version", "username", "team", "reason")
+
+
 @staff_only
 @require_POST
 def disqualify(request: HttpRequest) -> HttpResponse:
+    """A disqualification is final, so a form's first POST shows what it would do and asks again
+    (an organiser's trial: a finding's button, pressed by mistake, acted at once); the confirmation
+    page POSTs the same fields with `confirmed=yes`."""
     back = reverse("staff-integrity")  # a refusal goes back to the season's report when there is one
     try:
         season = season_queries.season(request.POST.get("season") or "")
         back = _report_url(season.slug)
         finding_id = parse_id(request.POST["finding"], what="finding") if request.POST.get("finding") else None
         version = request.POST.get("version")
+        version_id = parse_id(version, what="version") if version else None
         username = request.POST.get("username") or None
-        decision, new = actions.disqualify(season=season, by=request.user, reason=request.POST.get("reason"),
-                                           version_id=parse_id(version, what="version") if version else None,
-                                           username=username, team=request.POST.get("team") or None,
-                                           finding_id=finding_id)
+        team = request.POST.get("team") or None
+        reason = request.POST.get("reason")
+        act = actions.disqualify if request.POST.get("confirmed") == "yes" else actions.disqualify_preview
+        decision, new = act(season=season, by=request.user, reason=reason, version_id=version_id,
+                            username=username, team=team, finding_id=finding_id)
+        if new and act is actions.disqualify_preview:
+            return _confirm_disqualify(request, season, decision)
     except DomainError as exc:
         messages.error(request, str(exc))
         _keep_draft(request, exc)
@@ -173,6 +184,21 @@ def disqualify(request: HttpRequest) -> HttpResponse:
                               f"{'y' if decision.entries == 1 else 'ies'} left the standings." if new
                      else f"{what} was disqualified from {season.name} already.")
     return redirect(_report_url(season.slug))
+
+
+def _confirm_disqualify(request: HttpRequest, season: Season, decision: Any) -> HttpResponse:
+    """The page asking to confirm `decision` (a preview: `actions.disqualify_preview`)."""
+    hidden = {name: request.POST[name] for name in DISQUALIFY_FIELDS if request.POST.get(name)}
+    what = (f"{decision.version_label} (version id {decision.version_ref})" if decision.version_label
+            else f"the account {decision.username}" if decision.username else f"the team {decision.team_name}")
+    entries = f"{decision.entries} entr{'y' if decision.entries == 1 else 'ies'}"
+    return render(request, "pages/confirm.html", {
+        "heading": f"Disqualify {what} from {season.name}?", "button": f"Disqualify {what}", "danger": True,
+        "cancel": _back(request), "hidden": {**hidden, "confirmed": "yes"}, "lines": [
+            f"The reason, which its entrants read on the season page and in their mail: {decision.reason}",
+            f"{entries} would leave the season: a finished season's standings are written again without them "
+            "(the entrants whose place moves are mailed it), a season in its finals plays on without them.",
+            "This is final: a disqualification cannot be undone."]})
 
 
 def _dated(version: Any) -> Any:
