@@ -115,6 +115,9 @@ def test_disqualifying_an_account_and_refusals(five, staff, make_user):
     disqualify(season=season, by=staff, reason="a copy", version_id=five[2].pk)
     with pytest.raises(NotFound, match="user2 has no entry left in season s1: what it entered was disqualified"):
         disqualify(season=season, by=staff, reason="x", username="user2")  # (an organiser's trial)
+    with pytest.raises(NotFound, match="the team user1 has no entry left in season s1: what it entered was "
+                                       "disqualified already"):
+        disqualify(season=season, by=staff, reason="x", team="user1")  # its account's went (an organiser's trial)
     with pytest.raises(Invalid, match="a finding is open, dismissed, confirmed: choose one"):  # not "not None"
         set_status(finding_id=finding.pk, status=None, by=staff)
     open_season = create_season(slug="s2", game="galaxy", name="Summer")

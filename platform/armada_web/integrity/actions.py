@@ -24,7 +24,7 @@ from armada_web.integrity.models import (
     FindingStatus,
     Target,
 )
-from armada_web.integrity.queries import decisions_for
+from armada_web.integrity.queries import decisions_for, team_decided
 from armada_web.integrity.signals import disqualified
 from armada_web.seasons.models import Entry, Season, SeasonState, state_said
 from armada_web.seasons.services import withdraw_entries
@@ -229,6 +229,9 @@ def _disqualify_team(*, season: Season, staff: User, reason: str, name: str,
         if done is not None:
             return done, False
         if entry is None or entry.team_ref is None:
+            if team_ref is not None and team_decided(season=locked, team_ref=team_ref):  # (an organiser's trial)
+                raise NotFound(f"the team {wanted} has no entry left in season {locked.slug}: what it entered "
+                               "was disqualified already")
             raise NotFound(f"no team named {wanted} has an entry in season {locked.slug}")
         entrants = _entrants(season=locked, team_ref=entry.team_ref)
         count = withdraw_entries(season=locked, team_ref=entry.team_ref)

@@ -23,6 +23,7 @@ from armada_web.integrity.models import (
     FindingKind,
     FindingStatus,
     Fingerprint,
+    Target,
 )
 from armada_web.seasons.models import Entry, Season
 from armada_web.teams.models import Membership
@@ -93,6 +94,14 @@ def decisions_for(*, season: Season, user: Any) -> list[Disqualification]:
         return []
     teams = Membership.objects.filter(user_id=user.pk).values("team_id")
     return list(Disqualification.objects.filter(Q(user_id=user.pk) | Q(team_ref__in=teams), season=season))
+
+
+def team_decided(*, season: Season, team_ref: int) -> bool:
+    """Did a disqualification in `season` take the entries of team `team_ref`: the team's own, one
+    of its versions', or an account's of a member's (present or past)?"""
+    members = Membership.objects.filter(team_id=team_ref).values("user_id")
+    return Disqualification.objects.filter(Q(team_ref=team_ref) | Q(target=Target.ACCOUNT, user_id__in=members),
+                                           season=season).exists()
 
 
 def entered_versions(*, season: Season | None) -> set[str]:
