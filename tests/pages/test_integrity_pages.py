@@ -379,6 +379,15 @@ def test_a_disqualification_asks_to_confirm_what_it_would_do_and_does_nothing_be
     assert Disqualification.objects.count() == 1 and not Entry.objects.filter(version_ref=copier.pk).exists()
     again = client.post("/staff/integrity/disqualify/", fields, follow=True)  # nothing left to confirm
     assert "copierbot v1 was disqualified from Spring already." in again.content.decode()
+    # the general form's preview, cancelled: back to that form, as it was sent, with no refusal
+    page = client.post("/staff/integrity/disqualify/", {"season": "s1", "username": "orig", "reason": "a <i>ring</i>"})
+    html = page.content.decode()
+    assert "<h1>Disqualify the account orig from Spring?</h1>" in html and "1 entry would leave the season" in html
+    assert 'href="/staff/integrity/?season=s1#disqualify-form">Cancel' in html
+    form = client.get("/staff/integrity/?season=s1").content.decode()
+    form = form[form.index('id="disqualify-form"'):form.index("</form>", form.index('id="disqualify-form"'))]
+    assert 'value="orig"' in form and 'value="a &lt;i&gt;ring&lt;/i&gt;" autofocus' in form
+    assert 'role="alert"' not in form and Disqualification.objects.count() == 1
 
 
 def test_a_subject_disqualified_already_shows_the_decision_instead_of_its_button(report, client, staff):

@@ -128,7 +128,7 @@ def disqualify(*, season: Season, by: Any, reason: Any, version_id: int | None =
                 return done, False
             entry = Entry.objects.filter(season=locked, version_ref=version_id).select_related("owner").first()
             if entry is None:
-                raise NotFound(f"version {version_id} has no entry in season {locked.slug}")
+                raise NotFound(f"version id {version_id} has no entry in season {locked.slug}")
             # its team too (team_ref), so every member present and past reads why the entry left
             decision = Disqualification(season=locked, target=Target.VERSION, version_ref=version_id,
                                         version_label=f"{entry.bot_name} v{entry.version_number}",
@@ -166,10 +166,12 @@ def disqualify_preview(*, season: Season, by: Any, reason: Any, version_id: int 
     back (its mails, audit lines and cancelled games with it; work after the commit is never
     started). A staff page asks to confirm with it, since a disqualification is final."""
     with transaction.atomic():
-        outcome = disqualify(season=season, by=by, reason=reason, version_id=version_id, username=username,
-                             team=team, finding_id=finding_id)
+        decision, new = disqualify(season=season, by=by, reason=reason, version_id=version_id, username=username,
+                                   team=team, finding_id=finding_id)
         transaction.set_rollback(True)
-    return outcome
+    if new:
+        decision.pk = None  # (its row was rolled back)
+    return decision, new
 
 
 def _entrants(*, season: Season, **target: int) -> list[tuple[int | None, int | None]]:

@@ -159,8 +159,8 @@ def _record(season: Season | None, key: str, one: _Version, two: _Version, share
     reason = f"{who(b)} shares {similarity.score:.0%} of its own code with {who(a)}"
     gap = (copier.created - original.created).total_seconds()
     if gap < SAME_TIME_S:  # an organiser's trial: 0.14 s apart named the copier
-        reason += (f"; each bot had that code within {_duration(gap)} of the other, too close for the times "
-                   "to tell which is the copy")
+        apart = "less than 1 s" if gap < 1 else f"{int(gap)} s"  # (floored: never "60 s" under a minute)
+        reason += f"; the two bots had that code {apart} apart, too close for the times to tell which is the copy"
         evidence["order_unknown"] = True
     elif a.created <= b.created:
         reason += f", uploaded {_duration((b.created - a.created).total_seconds())} earlier"

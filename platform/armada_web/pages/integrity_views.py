@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from armada_web.integrity import actions, queries
 from armada_web.seasons import queries as season_queries
-from armada_web.seasons.models import Season
+from armada_web.seasons.models import Season, SeasonState
 from armada_web.web.errors import DomainError
 from armada_web.web.inputs import parse_id
 from armada_web.web.roles import is_staff
@@ -71,10 +71,11 @@ def _back(request: HttpRequest) -> str:
 DRAFT = "integrity-draft"
 
 
-def _keep_draft(request: HttpRequest, error: DomainError, *, finding: int | None = None) -> None:
+def _keep_draft(request: HttpRequest, error: DomainError | None, *, finding: int | None = None) -> None:
     """Keep a refused form for the report's next showing, with why it was refused (shown beside it:
     the page scrolls to the form, away from the message at its top): a disqualification's finding,
-    subject and reason, or the note typed to mark finding `finding`."""
+    subject and reason, or the note typed to mark finding `finding`. Without an error: a
+    disqualification being confirmed, kept for its Cancel."""
     post = request.POST
     if finding is not None:
         request.session[DRAFT] = {"finding": str(finding), "field": "note", "value": "", "reason": "",
@@ -82,7 +83,7 @@ def _keep_draft(request: HttpRequest, error: DomainError, *, finding: int | None
         return
     field = next((name for name in ("version", "username", "team") if post.get(name)), "")
     request.session[DRAFT] = {"finding": post.get("finding", ""), "field": field, "value": post.get(field, ""),
-                              "reason": post.get("reason", ""), "error": str(error)}
+                              "reason": post.get("reason", ""), "error": str(error) if error else ""}
 
 
 def _done(season: Season | None) -> set[str]:
@@ -174,7 +175,9 @@ def disqualify(request: HttpRequest) -> HttpResponse:
         decision, new = act(season=season, by=request.user, reason=reason, version_id=version_id,
                             username=username, team=team, finding_id=finding_id)
         if new and act is actions.disqualify_preview:
+            _keep_draft(request, None)  # Cancel shows the form as it was sent
             return _confirm_disqualify(request, season, decision)
+        request.session.pop(DRAFT, None)
     except DomainError as exc:
         messages.error(request, str(exc))
         _keep_draft(request, exc)
@@ -192,12 +195,18 @@ def _confirm_disqualify(request: HttpRequest, season: Season, decision: Any) -> 
     what = (f"{decision.version_label} (version id {decision.version_ref})" if decision.version_label
             else f"the account {decision.username}" if decision.username else f"the team {decision.team_name}")
     entries = f"{decision.entries} entr{'y' if decision.entries == 1 else 'ies'}"
+    then = {str(SeasonState.FINISHED): ": its final standings are written again without them, and the entrants "
+                                  "whose place moves are mailed their new one",
+            str(SeasonState.FINALS): ": its finals play on without them, their queued games cancelled"
+            }.get(str(season.state), "")
+    finding = request.POST.get("finding") or ""
+    spot = (f"#finding-{finding}" if finding.isdigit() and request.POST.get("from") != "finding"
+            else "" if finding else "#disqualify-form")
     return render(request, "pages/confirm.html", {
         "heading": f"Disqualify {what} from {season.name}?", "button": f"Disqualify {what}", "danger": True,
-        "cancel": _back(request), "hidden": {**hidden, "confirmed": "yes"}, "lines": [
+        "cancel": _back(request) + spot, "hidden": {**hidden, "confirmed": "yes"}, "lines": [
             f"The reason, which its entrants read on the season page and in their mail: {decision.reason}",
-            f"{entries} would leave the season: a finished season's standings are written again without them "
-            "(the entrants whose place moves are mailed it), a season in its finals plays on without them.",
+            f"{entries} would leave the season{then}.",
             "This is final: a disqualification cannot be undone."]})
 
 

@@ -183,7 +183,13 @@ def docker_preflight() -> None:
         check_ready(on_stale=lambda problem: print(f"armada: warning: {problem}", file=sys.stderr))
     except Unavailable as exc:  # the engine does not answer, or the bot image is missing
         raise CliError(f"--sandbox docker: {exc}; or use --sandbox process") from exc
-    print(f"armada: bots run in Docker image {BOT_IMAGE} (ARMADA_BOT_IMAGE names another)", file=sys.stderr)
+    print(docker_image_line(BOT_IMAGE, chosen=bool(os.environ.get("ARMADA_BOT_IMAGE"))), file=sys.stderr)
+
+
+def docker_image_line(image: str, *, chosen: bool) -> str:
+    """What `--sandbox docker` says of its image: `chosen` by ARMADA_BOT_IMAGE, or the default."""
+    return f"armada: bots run in Docker image {image}" + (" (ARMADA_BOT_IMAGE)" if chosen else
+                                                          " (ARMADA_BOT_IMAGE names another)")
 
 
 def connection(source: BotSource, sandbox: str, label: str) -> BotConnection:

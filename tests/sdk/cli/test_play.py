@@ -435,3 +435,20 @@ def test_a_replay_is_never_written_over_a_file_the_match_reads(target: str, idle
         captured.err
     assert "armada: galaxy" not in captured.err  # refused before the match
     assert out.read_bytes() == kept
+
+
+@pytest.mark.parametrize("chosen", ["", "armada/bot:mine"])
+def test_sandbox_docker_names_the_image_it_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                                chosen: str) -> None:
+    """A competitor's trial: a re-run in Docker on a machine of two checkouts said nothing of which
+    image ran (armada/bot:latest may be the other checkout's). Faked engine: the line alone."""
+    import armada_sandbox
+    from armada.cli.common import docker_preflight
+
+    monkeypatch.setattr(armada_sandbox, "check_ready", lambda on_stale=None: None)
+    monkeypatch.setattr(armada_sandbox, "BOT_IMAGE", chosen or "armada/bot:latest")
+    monkeypatch.setenv("ARMADA_BOT_IMAGE", chosen)
+    docker_preflight()
+    assert capsys.readouterr().err == ("armada: bots run in Docker image armada/bot:mine (ARMADA_BOT_IMAGE)\n"
+                                       if chosen else "armada: bots run in Docker image armada/bot:latest "
+                                       "(ARMADA_BOT_IMAGE names another)\n")

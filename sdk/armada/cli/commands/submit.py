@@ -301,26 +301,34 @@ def _target(client: ApiClient, args: argparse.Namespace, me: dict[str, Any], tea
               "your own bots)", file=sys.stderr)
     if existing is not None:
         return existing_target(existing, me, team, explicit=bool(args.team), named_from=named_from)
-    _same_name_elsewhere(client, args.game, args.bot, me)
+    elsewhere = _same_name_elsewhere(client, args.game, args.bot, me)
     if shared is None:
-        return create_bot(client, args.game, args.bot, args.description, shared_teams=_shared_names(me),
+        made = create_bot(client, args.game, args.bot, args.description, shared_teams=_shared_names(me),
                           named_from=named_from)
-    return create_bot(client, args.game, args.bot, args.description, team_id=int(shared["id"]),
-                      team_name=str(shared["name"]), named_from=named_from)
+    else:
+        made = create_bot(client, args.game, args.bot, args.description, team_id=int(shared["id"]),
+                          team_name=str(shared["name"]), named_from=named_from)
+    if elsewhere:
+        print(f"armada: note: your bot {args.bot} is a {' and a '.join(elsewhere)} bot; this one is a {args.game} "
+              f"bot, so it is a new bot {args.bot} (a name is per game)", file=sys.stderr)
+    return made
 
 
-def _same_name_elsewhere(client: ApiClient, game: str, name: str, me: dict[str, Any]) -> None:
-    """Say on stderr when a bot of yours has this name in another game: a name is per game, so the
-    upload makes a new bot (a trial: `--bot cdraw` from a Mothership folder meant the Galaxy cdraw)."""
+def _same_name_elsewhere(client: ApiClient, game: str, name: str, me: dict[str, Any]) -> list[str]:
+    """The other games in which a bot of yours (not retired) has this name: a name is per game, so
+    the upload makes a new bot, which is then said (a trial: `--bot cdraw` from a Mothership folder
+    meant the Galaxy cdraw). Only a note: a failed lookup leaves it unsaid, never the upload."""
     username = me.get("username") if isinstance(me, dict) else None
     if not isinstance(username, str) or not username:
-        return
-    games = sorted({str(bot.get("game")) for bot in client.pages("/api/bots/", {"owner": username, "name": name})
-                    if isinstance(bot, dict) and bot.get("game") != game
-                    and str(bot.get("name", "")).lower() == name.lower()})
-    if games:
-        print(f"armada: note: your bot {name} is a {' and a '.join(games)} bot; this folder is a {game} bot, "
-              f"so a new {game} bot {name} is made (a name is per game)", file=sys.stderr)
+        return []
+    try:
+        bots = list(client.pages("/api/bots/", {"owner": username, "name": name}))
+    except CliError:  # (RemoteError: the site down, throttled, an odd answer)
+        return []
+    return sorted({str(bot.get("game")) for bot in bots
+                   if isinstance(bot, dict) and bot.get("game") != game and not bot.get("retired")
+                   and str(bot.get("name", "")).lower() == name.lower()
+                   and str(bot.get("owner", "")).lower() == username.lower()})
 
 
 def find_named_bot(client: ApiClient, game: str, name: str) -> dict[str, Any] | None:
