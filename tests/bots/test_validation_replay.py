@@ -204,3 +204,41 @@ def test_a_long_validation_log_keeps_its_first_and_last_lines():
     assert marker and len(head) + int(gone) + len(tail) == len(log) and log.startswith(head) and log.endswith(tail)
     assert all(line.startswith(("line ", "[armada]")) for line in kept.splitlines())  # whole lines only
     assert kept_log("short\n", keep=4096) == "short\n"
+
+
+def test_the_version_page_gives_its_owner_the_command_that_reruns_the_validation_game(
+        make_user, monkeypatch, tmp_path, client, capsys):
+    """A competitor's trial: an invalid version never plays a match, so its validation game was the one game
+    its owner could not replay at home exactly: a bot seeded by ARMADA_BOT_SEED answered otherwise there.
+    The version's page gives its owner (and staff) the command with `--bot-seed`; it runs as written."""
+    import html as markup
+    import re
+    import shlex
+
+    from armada.cli.main import main
+
+    code = starter_file("random", "galaxy").read_text()  # its moves come from ARMADA_BOT_SEED
+    monkeypatch.setenv("ARMADA_BOT_SEED_KEY", "a-site-secret-" * 3)  # the site's, which no home has
+    version = validate(make_user, monkeypatch, tmp_path, code)
+    page = f"/bots/{version.bot_id}/versions/{version.number}/"
+    make_user("other")
+    for who in (None, "other"):
+        client.logout()
+        if who:
+            client.login(username=who, password=PASSWORD)
+        assert "--rerun" not in client.get(page).content.decode(), who
+    client.login(username="owner", password=PASSWORD)
+    shown = [markup.unescape(c) for c in re.findall(r'<pre class="cmd"[^>]*>([^<]*)</pre>',
+                                                    client.get(page).content.decode())]
+    command = next(c for c in shown if "--rerun" in c)
+    assert command.startswith("armada replay watched-v1-validation.json.gz --rerun 1 mybot/ --bot-seed ")
+    home = tmp_path / "home"
+    (home / "mybot").mkdir(parents=True)
+    (home / "mybot" / "main.py").write_text(code)
+    (home / "watched-v1-validation.json.gz").write_bytes(client.get(f"/api/versions/{version.pk}/replay/").content)
+    monkeypatch.chdir(home)
+    monkeypatch.delenv("ARMADA_BOT_SEED_KEY")
+    capsys.readouterr()
+    assert main(shlex.split(command)[1:]) == 0
+    assert capsys.readouterr().out.startswith("all 8 turns agree (")
+    assert main(shlex.split(command.rsplit(" --bot-seed ", 1)[0])[1:]) != 0  # the seed is what made them agree

@@ -120,3 +120,8 @@ class BotVersion(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in (VersionStatus.VALID, VersionStatus.INVALID, VersionStatus.ERROR)
+
+    @property
+    def validation_seed(self) -> int:
+        """The seed of its validation game: its bots get their ARMADA_BOT_SEED from it, as a match's."""
+        return int(self.pk)

@@ -194,7 +194,7 @@ def run(lease: Lease) -> str:
         return platform_failure(lease, "the archive could not be read from storage (it was deleted)")
     try:  # read from storage only when this host has not unpacked it yet (storage.unpacked)
         report = validation_game(game=version.bot.game, archive=storage.source(version), bot_name=version.bot.name,
-                                 version_id=version.pk, seed=version.pk)
+                                 version_id=version.pk, seed=version.validation_seed)
     except ArchiveUnpackable as exc:
         if exc.seat != 1:
             return platform_failure(lease, str(exc))

@@ -23,7 +23,7 @@ from armada_web.web.errors import Conflict, NotFound
 def no_match(seat: int) -> str:
     """The answer to a missing match and to a match or seat the user may not see (never different): a match
     anyone can watch names why its seat's drawings and requests are not given, and a private one stays unknown."""
-    return f"no such match, or its seat {seat} is not yours (its drawings and requests are its bot's owner's)"
+    return f"no such match, or its seat {seat} is not yours (its drawings and requests are its bot's team's)"
 
 
 def private_seat(*, user: Any, match_id: int, seat: int) -> tuple[Match, Participant]:
@@ -56,5 +56,11 @@ def seat_requests(*, user: Any, match_id: int, seat: int) -> str:
 
 def rerun_command(*, match: Match, seat: int) -> str:
     """`armada replay match-ID.json.gz --rerun SEAT mybot/ --bot-seed N`: what the owner runs at home."""
-    seed = bot_seed(match.seed, seat, seed_key())
-    return f"armada replay match-{match.pk}.json.gz --rerun {seat} mybot/ --bot-seed {seed}"
+    return replay_rerun_command(replay_file=f"match-{match.pk}.json.gz", game_seed=match.seed, seat=seat)
+
+
+def replay_rerun_command(*, replay_file: str, game_seed: int, seat: int) -> str:
+    """The command that re-runs seat `seat` of the game played with `game_seed` (a match's or a validation
+    game's, whose bots got their ARMADA_BOT_SEED from it under this site's key) from its replay `replay_file`."""
+    seed = bot_seed(game_seed, seat, seed_key())
+    return f"armada replay {replay_file} --rerun {seat} mybot/ --bot-seed {seed}"

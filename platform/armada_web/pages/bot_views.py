@@ -28,6 +28,7 @@ from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.matches.models import HeadToHead
 from armada_web.matches.queries import Record
+from armada_web.matches.rerun import replay_rerun_command
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import line_chart, version_starts
 from armada_web.pages.errors import form_error, refusals_go_to
@@ -220,6 +221,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                "crash_line": queries.crash_line(version=version) if private else "",
                "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
+               "rerun": replay_rerun_command(replay_file=f"{bot.name}-v{version.number}-validation.json.gz",
+                                             game_seed=version.validation_seed, seat=1) if private else "",
                "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
                                                {1} if is_owner(bot=bot, user=request.user) else set())}
     return render(request, "bots/version.html", context)

@@ -168,7 +168,8 @@ def test_a_difference_without_bot_seed_says_what_a_sites_match_needs(galaxy, cap
     changed = galaxy_bot(tmp / "changed", change=4)
     assert main(["replay", str(path), "--rerun", "2", str(changed)]) == 1
     err = capsys.readouterr().err
-    assert "no --bot-seed given" in err and "the match page gives its owner" in err
+    assert "no --bot-seed given" in err
+    assert "the match page (a validation game: the version's page) gives its owner" in err
     assert main(["replay", str(path), "--rerun", "2", str(changed), "--bot-seed", "7"]) == 1
     assert "no --bot-seed given" not in capsys.readouterr().err
     assert main(["replay", str(path), "--rerun", "2", str(tmp / "two")]) == 0  # no difference: nothing to say

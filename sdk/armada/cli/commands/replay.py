@@ -251,7 +251,8 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
     if failed and args.bot_seed is None:
         print("armada: note: no --bot-seed given: the bot's ARMADA_BOT_SEED was the one `armada play --seed` "
               "gives; a site's match keys it with a secret, so a bot that seeds its moves with it plays "
-              "differently here: the match page gives its owner the command with --bot-seed", file=sys.stderr)
+              "differently here: the match page (a validation game: the version's page) gives its owner the "
+              "command with --bot-seed", file=sys.stderr)
     return 1 if failed else 0
 
 
