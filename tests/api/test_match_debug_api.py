@@ -73,7 +73,7 @@ def test_nobody_else_sees_them_not_even_that_they_exist(recorded, api, make_user
     url = f"/api/matches/{match.pk}/debug/"
     missing = APIClient().get("/api/matches/99999/debug/?seat=1")
     assert missing.status_code == 404 and missing.json() == {
-        "detail": "no such match, or its seat 1 is not yours (its drawings and requests are its bot's owner's)"}
+        "detail": "no such match, or its seat 1 is not yours (its drawings and requests are its bot's team's)"}
     for client in (api(bob), api(make_user("carol")), APIClient()):
         refused = client.get(f"{url}?seat=1")
         assert (refused.status_code, refused.json()) == (404, missing.json())
@@ -98,6 +98,42 @@ def test_the_public_replay_and_match_carry_no_drawing(recorded, api):
     assert "debug" not in replay and "centre" not in json.dumps(replay)
     own = api(alice).get(f"/api/matches/{match.pk}/").json()
     assert "centre" not in json.dumps(own)  # the match's own answer does not carry them either
+
+
+def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(recorded, api, make_user, client):
+    """A competitor's trial: `armada replay match-N.json.gz --open` showed none of the bot's drawings, since
+    public replays carry none. `?drawings=1` adds them for the seats whose bot is the asker's team's (the
+    replay format's `debug` key, both seats present), and for nobody else; the offline viewer draws them."""
+    import gzip
+    import json
+
+    from armada.replay import load_replay_bytes
+
+    match, alice, bob, _versions = recorded
+    url = f"/api/matches/{match.pk}/replay/"
+    plain = APIClient().get(url).content
+    mine = api(alice).get(f"{url}?drawings=1")
+    assert mine.status_code == 200 and mine["Cache-Control"] == "private, no-store"
+    replay = load_replay_bytes(mine.content)  # a valid replay, as the SDK reads it
+    assert [t["turn"] for t in replay["debug"]["1"]["turns"]] == [1, 2, 3, 4]
+    assert replay["debug"]["2"] == {"turns": []}  # bob's seat: nothing of it, though he drew nothing either
+    assert {k: v for k, v in replay.items() if k != "debug"} == json.loads(gzip.decompress(plain))
+    staff = load_replay_bytes(api(make_user("root", is_staff=True)).get(f"{url}?drawings=1").content)
+    assert staff["debug"]["1"] == replay["debug"]["1"]
+    theirs = load_replay_bytes(api(bob).get(f"{url}?drawings=1").content)
+    assert theirs["debug"] == {"1": {"turns": []}, "2": {"turns": []}}  # alice's drawings stay hers
+    for client_ in (api(make_user("carol")), APIClient()):
+        refused = client_.get(f"{url}?drawings=1")
+        assert refused.status_code == 404 and "centre" not in refused.content.decode()
+        assert "no drawings of this match are yours" in refused.json()["detail"]
+    assert api(alice).get(f"{url}?drawings=maybe").status_code == 400
+    assert APIClient().get(f"{url}?drawings=0").content == plain
+
+    client.force_login(alice)
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f'href="{url}?drawings=1"' in page
+    client.logout()
+    assert "?drawings=1" not in client.get(f"/matches/{match.pk}/").content.decode()
 
 
 def test_the_schema_describes_the_endpoint():

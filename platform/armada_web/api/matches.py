@@ -25,10 +25,11 @@ from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import explained, seat_ratings
 from armada_web.ladder.logic.explain import SeatRating
 from armada_web.matches import capacity, dataset, listing, storage
+from armada_web.matches.drawings import replay_with_drawings
 from armada_web.matches.models import Match, MatchKind, MatchStatus, Participant, Result
 from armada_web.matches.queries import match_for, seat_log
 from armada_web.web.errors import Invalid
-from armada_web.web.inputs import parse_int
+from armada_web.web.inputs import parse_flag, parse_int
 
 
 def bot_ref(p: Participant) -> dict[str, Any] | None:
@@ -273,13 +274,23 @@ class MatchReplayView(DatasetView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 404, 503))
+    @extend_schema(
+        parameters=[OpenApiParameter("drawings", bool, description="1: with the drawings of the seats whose bot "
+                                     "is your team's (the `debug` key, as `armada play --replay` writes it); "
+                                     "404 when none is")],
+        responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 400, 404, 503))
     def get(self, request: Request, pk: int) -> HttpResponse:
+        drawings = parse_flag(request.query_params.get("drawings"), what="drawings")
         match = match_for(user=request.user, match_id=pk)
         data = storage.read(match.replay.name or "") if match is not None and match.has_replay else None
         if match is None or data is None:
             raise Http404("no replay: no such match, or it has not finished (a void match keeps none), "
                           "or its replay was pruned")
+        if drawings:
+            response = gzip_response(replay_with_drawings(user=request.user, match=match, replay=data),
+                                     f"match-{pk}.json.gz")
+            response["Cache-Control"] = "private, no-store"  # its drawings are its bots' teams' only
+            return response
         dataset.facts(match=match, data=data)  # its size and checksum, kept once for the replays' list
         return gzip_response(data, f"match-{pk}.json.gz")
 

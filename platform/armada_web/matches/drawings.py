@@ -8,12 +8,15 @@ a missing match). Public replays never carry drawings.
 
 from __future__ import annotations
 
+import gzip
+import json
 from typing import Any
 
+from armada_web.bots.access import can_see_private
 from armada_web.matches import storage
-from armada_web.matches.models import IN_FLIGHT
+from armada_web.matches.models import IN_FLIGHT, Match
 from armada_web.matches.rerun import private_seat
-from armada_web.web.errors import Conflict
+from armada_web.web.errors import Conflict, NotFound
 
 
 def seat_drawings(*, user: Any, match_id: int, seat: int) -> dict[str, Any]:
@@ -25,3 +28,22 @@ def seat_drawings(*, user: Any, match_id: int, seat: int) -> dict[str, Any]:
         raise Conflict(f"this match is {match.status}: its drawings come with its end, as its replay")
     drawing = storage.read_drawing(participant.debug.name or "") if participant.debug else None
     return {"turns": drawing["turns"]} if drawing is not None else {"turns": []}
+
+
+def replay_with_drawings(*, user: Any, match: Match, replay: bytes) -> bytes:
+    """The match's stored replay (gzip JSON) with a `debug` key holding the drawings of every seat
+    `user` may see privately (the other seat's `turns` empty), as `armada play --replay` writes it,
+    so that `armada replay --open` shows them offline; NotFound when `user` may see no seat's."""
+    seats = [p for p in match.participants.all()
+             if p.version is not None and can_see_private(user=user, bot=p.version.bot)]
+    if not seats:
+        raise NotFound("no drawings of this match are yours (they are its bots' teams'): "
+                       "download its replay without ?drawings")
+    debug: dict[str, Any] = {str(p.seat): {"turns": []} for p in match.participants.all()}
+    for p in seats:
+        drawing = storage.read_drawing(p.debug.name or "") if p.debug else None
+        if drawing is not None:
+            debug[str(p.seat)] = {"turns": drawing["turns"]}
+    value = json.loads(gzip.decompress(replay).decode("utf-8"))
+    value["debug"] = debug
+    return gzip.compress(json.dumps(value, separators=(",", ":")).encode("utf-8"), mtime=0)

@@ -48,6 +48,15 @@ def parse_int(value: object, *, what: str, minimum: int = 0, maximum: int = MAX_
     return number
 
 
+def parse_flag(value: object, *, what: str) -> bool:
+    """A yes-or-no query parameter: absent, "0" or "false" is False, "1" or "true" True; Invalid otherwise."""
+    if value is None or value in ("0", "false"):
+        return False
+    if value in ("1", "true"):
+        return True
+    raise Invalid(f"{what} must be 1 or 0 (true or false)")
+
+
 def parse_id(value: object, *, what: str = "id") -> int:
     """`value` as an id (1 .. 2**63 - 1); Invalid naming `what` otherwise."""
     try:
