@@ -84,7 +84,7 @@ def test_requests_are_the_owners_and_staffs_only(recorded, api, make_user):
     assert lines[1]["type"] == "scout" and "observation" in lines[1]
     missing = APIClient().get("/api/matches/99999/requests/?seat=1")
     assert missing.status_code == 404 and missing.json() == {
-        "detail": "no such match, or its seat 1 is not yours (its drawings and requests are its bot's owner's)"}
+        "detail": "no such match, or its seat 1 is not yours (its drawings and requests are its bot's team's)"}
     missing_2 = APIClient().get("/api/matches/99999/requests/?seat=2").json()
     for client in (owner, api(make_user("carol")), APIClient()):  # seat 2 is bob's: nobody else's business
         refused = client.get(f"{url}?seat=2")
