@@ -31,7 +31,11 @@ SECURITY_MIRROR="${MIRROR%/debian}/debian-security"
 up_to_date() {
     local tag="$1" hash="$2" current
     current="$(docker image inspect "$tag" --format "{{ index .Config.Labels \"$HASH_LABEL\" }}" 2>/dev/null || true)"
-    say "inputs hash ${hash:0:16}; image $tag has ${current:0:16}"
+    if [[ -n "$current" ]]; then
+        say "inputs hash ${hash:0:16}; image $tag has ${current:0:16}"
+    else
+        say "inputs hash ${hash:0:16}; no image $tag yet (or one without the hash label)"
+    fi
     if [[ "$hash" == "$current" && -z "${FORCE:-}" ]]; then
         say "$tag is up to date: nothing to do (FORCE=1 rebuilds)"
         return 0
@@ -96,9 +100,11 @@ build_image() {
         -t "$tag" "$context"
 }
 
-# finish TAG: drop old untagged builds of our images and print the size.
+# finish TAG: drop old untagged builds of our images and print the size. Only builds made more than
+# 10 minutes ago: another checkout's build on the same engine leaves its image untagged for a moment
+# between "Successfully built" and its tag, and must not lose it then (an organiser's trial).
 finish() {
     local tag="$1"
-    docker image prune -f --filter "label=$HASH_LABEL" >/dev/null || true
+    docker image prune -f --filter "label=$HASH_LABEL" --filter "until=10m" >/dev/null || true
     say "done: $tag ($(docker image inspect "$tag" --format '{{.Size}}' | awk '{printf "%.0f MB", $1/1e6}'))"
 }
