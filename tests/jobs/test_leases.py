@@ -33,11 +33,11 @@ def matches(make_user, valid_version, armada):
 
 def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches, caplog):
     from armada_web.jobs.leases import claim
-    from armada_web.matches.execution import MATCH
+    from armada_web.matches.execution import MATCH, claim_fields
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
 
-    silent, beating = (claim(kind=MATCH, job_id=m.pk) for m in matches)
+    silent, beating = (claim(kind=MATCH, job_id=m.pk, **claim_fields("galaxy", "matches@lost")) for m in matches)
     assert silent is not None and beating is not None
     assert reap() == {"requeued": 0, "given_up": 0, "resent": 0}  # both just claimed: their first heartbeat
     Match.objects.filter(pk=silent.job_id).update(heartbeat=timezone.now() - timedelta(seconds=61))
@@ -48,8 +48,13 @@ def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one
     # A compose trial: the organiser saw a match played again with no line saying why.
     assert [r.getMessage() for r in caplog.records] == [
         f"match {silent.job_id}: re-queued: the worker running it was lost ({silent.holder}, attempt 1 of 3)"]
-    assert Match.objects.get(pk=silent.job_id).status == "queued"
-    assert Match.objects.get(pk=beating.job_id).status == "running"
+    requeued = Match.objects.get(pk=silent.job_id)
+    assert requeued.status == "queued" and requeued.attempts == 1
+    # An organiser's trial: the re-queued match still named the lost host and its start, in the API too.
+    assert (requeued.worker, requeued.host, requeued.engine_version, requeued.started, requeued.heartbeat) == (
+        "", "", "", None, None)
+    running = Match.objects.get(pk=beating.job_id)
+    assert running.status == "running" and running.worker == "matches@lost" and running.engine_version
     assert not silent.beat() and not silent.record(turns=1)  # the lost attempt can no longer write
 
 

@@ -44,6 +44,7 @@ MATCH = JobKind(
     requeued_note="re-queued: the worker running it was lost",
     task=queues.Task.RUN_MATCH,
     queues=queues.match_queues,
+    claim_fields=("worker", "host", "engine_version"),  # what `claim_fields` below sets
 )
 
 
