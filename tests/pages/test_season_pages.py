@@ -236,3 +236,29 @@ def test_a_table_that_scrolls_in_its_box_says_so(transactional_db, live_server, 
         assert overflowing >= (2 if width == 390 else 0)  # the season pages' standings at least
         decoder.close()
         clean(page)
+
+
+def test_the_home_page_tells_staff_how_to_start_a_season_until_one_exists(client, make_user):
+    """An organiser's trial: with no demo and no season, the staff's home page said only "No rated bots
+    yet" and "No matches yet", nothing of what to do next."""
+    from armada_web.seasons import services
+
+    make_user("root", is_staff=True, is_superuser=True)  # as `make up` and compose make it
+    make_user("helper", is_staff=True)  # staff without the right to add seasons: no link to a 403
+    make_user("carl")
+    client.login(username="root", password=PASSWORD)
+    home = client.get("/").content.decode()
+    assert 'id="organise"' in home and "manage.py season create" in home
+    assert 'href="/admin/seasons/season/add/"' in home
+    assert client.get("/admin/seasons/season/add/").status_code == 200  # the link it gives answers
+    client.login(username="helper", password=PASSWORD)
+    home = client.get("/").content.decode()
+    assert 'id="organise"' in home and "/admin/seasons/season/add/" not in home
+    client.login(username="carl", password=PASSWORD)
+    assert 'id="organise"' not in client.get("/").content.decode()  # competitors do not see it
+    client.logout()
+    assert 'id="organise"' not in client.get("/").content.decode()
+    services.create_season(slug="spring", game="mothership", name="Spring")
+    client.login(username="root", password=PASSWORD)
+    home = client.get("/").content.decode()
+    assert 'id="organise"' not in home and 'id="current-season"' in home
