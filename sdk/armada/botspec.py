@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from armada.sizes import human_size, with_bytes
+
 if TYPE_CHECKING:
     from armada.referee.process_bot import ProcessBot
 
@@ -57,6 +59,10 @@ _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 
 class BotSpecError(ValueError):
     """A bot spec could not be turned into runnable code; the message says why."""
+
+
+class UnpackedTooLarge(BotSpecError):
+    """A zip whose files unpack to more than the limit (the message names its largest files)."""
 
 
 @dataclass(frozen=True)
@@ -389,8 +395,11 @@ def check_zip(archive: zipfile.ZipFile, archive_bytes: int,
         compressed += info.compress_size
         members.append((info, parts))
     if total > limits.max_uncompressed_bytes:
-        raise BotSpecError(
-            f"zip too large when extracted: {total} bytes (limit {limits.max_uncompressed_bytes})")
+        largest = sorted(members, key=lambda member: (-member[0].file_size, member[0].filename))[:3]
+        raise UnpackedTooLarge(
+            f"zip too large when extracted: {with_bytes(total)}, over the limit of "
+            f"{with_bytes(limits.max_uncompressed_bytes)}; its largest files: "
+            + ", ".join(f"{info.filename} ({human_size(info.file_size)})" for info, _parts in largest))
     if limits.max_ratio is not None and total > 0 and total > limits.max_ratio * max(compressed, 1):
         ratio = total / max(compressed, 1)
         most = max(members, key=lambda member: member[0].file_size - member[0].compress_size)[0]  # (the bytes saved)

@@ -86,6 +86,18 @@ def test_refusals_have_their_own_message(case, limits):
         check_upload(name=name, data=data)
 
 
+def test_the_unpacked_size_refusal_names_the_largest_files_and_how_to_shrink(settings):
+    """A competitor's trial: it said only `400015 bytes (limit 300000)`, no files and no advice, unlike a 413."""
+    settings.ARMADA = settings.ARMADA.with_(unpacked_max_bytes=300_000)
+    name, data, _message = REFUSALS["too large unpacked"]
+    with pytest.raises(UploadError) as refused:
+        check_upload(name=name, data=data)
+    assert str(refused.value) == (
+        "zip too large when extracted: 400015 bytes (391 KiB), over the limit of 300000 bytes (293 KiB); its largest "
+        "files: f0.bin (98 KiB), f1.bin (98 KiB), f2.bin (98 KiB): shrink it: export the model to ONNX, quantise its "
+        "weights (float16 or int8), leave training data out (see /docs/bots-environment/#model-files)")
+
+
 @pytest.fixture
 def bot(make_user):
     from armada_web.bots.services import create_bot

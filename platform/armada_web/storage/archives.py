@@ -26,7 +26,7 @@ from typing import IO
 from django.conf import settings
 
 from armada.archive import add_entry, max_archive_bytes, normalised_writer
-from armada.botspec import ENTRY, BotSpecError, ZipLimits, check_zip, find_entry_dir, open_zip
+from armada.botspec import ENTRY, BotSpecError, UnpackedTooLarge, ZipLimits, check_zip, find_entry_dir, open_zip
 from armada.sizes import with_bytes
 from armada_web.web.errors import Invalid, TooLarge
 from armada_web.web.inputs import ENVELOPE_BYTES
@@ -224,6 +224,8 @@ def _zip_files(handle: IO[bytes], size: int, limits: ZipLimits, writer: zipfile.
                 budget -= info.file_size
                 if budget < 0:
                     raise UploadError(f"zip too large when extracted (limit {limits.max_uncompressed_bytes} bytes)")
+    except UnpackedTooLarge as exc:
+        raise UploadError(f"{exc}: {SHRINK_HINT} (see /docs/bots-environment/#model-files)") from None
     except BotSpecError as exc:
         raise UploadError(str(exc)) from None
     except zipfile.BadZipFile as exc:

@@ -191,7 +191,10 @@ def test_a_zip_the_site_would_refuse_is_refused_before_a_bot_is_made(
     logged_in.api_info["upload_max_unpacked_bytes"] = {"galaxy": 4_000_000}
     (folder / "embeddings.bin").write_bytes(random.Random(2).randbytes(4_500_000))
     assert main(["submit", str(folder), "--game", "galaxy", "--bot", "mybot"]) == 2
-    assert "zip too large when extracted: 45" in capsys.readouterr().err and logged_in.bots == []
+    err = capsys.readouterr().err
+    assert "zip too large when extracted: 45" in err and logged_in.bots == []
+    assert "its largest files: embeddings.bin (4.3 MiB)" in err  # as the 413's advice (a competitor's trial)
+    assert "To fit, shrink it: export the model to ONNX" in err and "/docs/bots-environment/#model-files" in err
 
 
 @pytest.mark.parametrize(("count", "shown"), [(1, "1 byte"), (46, "46 bytes"), (1023, "1023 bytes"), (1024, "1 KiB"),

@@ -9,7 +9,15 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from armada.botspec import GAMES, MAX_UNCOMPRESSED_BYTES, MAX_ZIP_ENTRIES, BotSpecError, ZipLimits, check_zip
+from armada.botspec import (
+    GAMES,
+    MAX_UNCOMPRESSED_BYTES,
+    MAX_ZIP_ENTRIES,
+    BotSpecError,
+    UnpackedTooLarge,
+    ZipLimits,
+    check_zip,
+)
 from armada.cli import botinfo, output, polling
 from armada.cli.client import ApiClient, RemoteError, Upload, run_remote
 from armada.cli.common import CliError
@@ -270,6 +278,9 @@ def check_archive(upload: Upload, game: str, info: dict[str, Any], server: str) 
     try:
         with zipfile.ZipFile(io.BytesIO(upload.data)) as archive:
             check_zip(archive, len(upload.data), limits)
+    except UnpackedTooLarge as exc:
+        raise CliError(f"{upload.filename}: {exc}; nothing was sent ({game} on {server}). To fit, {SHRINK}: "
+                       f"see {server}/docs/bots-environment/#model-files") from None
     except BotSpecError as exc:
         raise CliError(f"{upload.filename}: {exc}; nothing was sent ({game} on {server})") from None
     except (zipfile.BadZipFile, OSError, ValueError):
