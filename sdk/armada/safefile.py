@@ -9,13 +9,14 @@ import tempfile
 from pathlib import Path
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+def write_bytes_atomic(path: str | Path, data: bytes, *, sync: bool = False) -> None:
     """Write `data` to a hidden file beside `path`, then rename it into place.
 
     The new file gets the mode of the file it replaces, else what the umask allows (as
     `open()` would). A path that is not a regular file (`/dev/null`, a named pipe) is written
     in place: renaming over it would replace the device. OSError when it cannot be written;
-    then nothing has changed at `path`.
+    then nothing has changed at `path`. `sync`: on disk before the rename (a download kept
+    across a power cut is whole).
     """
     target = Path(path)
     try:
@@ -36,6 +37,8 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
             out.write(data)
             out.flush()
             os.fchmod(out.fileno(), mode)
+            if sync:
+                os.fsync(out.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -13,6 +13,7 @@ import pytest
 
 from armada.cli.main import main
 from armada.replay import read_dataset
+from armada.safefile import umask
 from tests.support.replays import public_match
 
 
@@ -55,6 +56,8 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
         assert (len(data), hashlib.sha256(data).hexdigest()) == (row["size"], row["sha256"])
         assert json.loads(gzip.decompress(data))["format"] == "armada-replay"
     assert sorted(p.name for p in folder.iterdir()) == sorted([*(r["file"] for r in rows), "manifest.jsonl"])
+    # the umask's mode, as any file the user writes (a competitor's trial: rw------- from mkstemp)
+    assert {p.stat().st_mode & 0o777 for p in folder.iterdir()} == {0o666 & ~umask()}
     examples = list(read_dataset(folder))  # what an imitation learner reads
     assert [e.row["match"] for e in examples] == [made[2], made[1]] and all(e.pairs[1] for e in examples)
 
@@ -113,11 +116,11 @@ def test_refusals_are_one_line_errors(site, tmp_path, capsys, monkeypatch):
 
 
 def test_an_interrupted_download_keeps_no_partial_file_and_resumes(site, tmp_path, capsys, monkeypatch):
-    from armada.cli import datasets
+    from armada import safefile
 
     server, made = site
     folder = tmp_path / "data"
-    real_fsync, calls = datasets.os.fsync, []
+    real_fsync, calls = safefile.os.fsync, []
 
     def interrupted(fd: int) -> None:
         calls.append(fd)
@@ -125,11 +128,11 @@ def test_an_interrupted_download_keeps_no_partial_file_and_resumes(site, tmp_pat
             raise KeyboardInterrupt
         real_fsync(fd)
 
-    monkeypatch.setattr(datasets.os, "fsync", interrupted)
+    monkeypatch.setattr(safefile.os, "fsync", interrupted)
     code, _out, err = download(server, folder, capsys)
     assert code == 130 and "armada: error: interrupted; the replays fetched so far stay in" in err
     assert "run the same command again to fetch the rest" in err
     assert [p.name for p in folder.iterdir()] == [f"{made[2]}.json.gz"]  # the first one, whole; no manifest yet
-    monkeypatch.setattr(datasets.os, "fsync", real_fsync)
+    monkeypatch.setattr(safefile.os, "fsync", real_fsync)
     code, out, _err = download(server, folder, capsys)
     assert code == 0 and "1 downloaded" in out and "1 already there" in out

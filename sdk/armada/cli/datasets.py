@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,6 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 from armada.cli.client import ApiClient, RemoteError
 from armada.cli.output import Progress
 from armada.replay import MANIFEST
+from armada.safefile import write_bytes_atomic
 
 LIST_PATH = "/api/replays/"
 #: The most rows the list gives per page (`page_size`).
@@ -108,7 +107,7 @@ def fetch(client: ApiClient, row: dict[str, Any], target: Path) -> int:
     for attempt in range(1, TRIES + 1):
         data = client.download(parts.path, dict(parse_qsl(parts.query)) or None, max_bytes=MAX_REPLAY_BYTES)
         if len(data) == row["size"] and hashlib.sha256(data).hexdigest() == row["sha256"]:
-            write_aside(target, data)
+            write_bytes_atomic(target, data, sync=True)
             return len(data)
         if attempt == TRIES:
             raise RemoteError(f"match {row['match']}: the replay received ({len(data)} bytes) is not the one the "
@@ -117,25 +116,11 @@ def fetch(client: ApiClient, row: dict[str, Any], target: Path) -> int:
     raise AssertionError("unreachable")
 
 
-def write_aside(target: Path, data: bytes) -> None:
-    """Write `data` to a hidden file beside `target`, then rename it into place (never a torn file)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_manifest(folder: Path, rows: list[dict[str, Any]]) -> Path:
     """`manifest.jsonl`: the rows in the list's order (newest first), each with its `file`."""
     text = "".join(json.dumps({**row, "file": file_name(row)}, sort_keys=True) + "\n" for row in rows)
     target = folder / MANIFEST
-    write_aside(target, text.encode("utf-8"))
+    write_bytes_atomic(target, text.encode("utf-8"), sync=True)
     return target
 
 
