@@ -118,8 +118,8 @@ def imported_modules(code_dir: str | os.PathLike[str]) -> set[str]:
 
 
 def importing_files(code_dir: str | os.PathLike[str]) -> dict[str, str]:
-    """Each top-level module the bot's Python files import, with the first file (by path, relative
-    to the folder) that imports it: read, never run; unreadable files are skipped. Given a `.py`
+    """Each top-level module the bot's Python files import, with the first file that imports it
+    (main.py first, then by path relative to the folder): read, never run; unreadable files are skipped. Given a `.py`
     file (a single-file bot), the files it runs: itself and the modules of its folder it imports,
     transitively (`running_files`), not the folder's other files."""
     found: dict[str, str] = {}
@@ -127,7 +127,8 @@ def importing_files(code_dir: str | os.PathLike[str]) -> dict[str, str]:
     if root.is_file():
         files, root = running_files(root), root.parent
     else:
-        files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES))
+        files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES),
+                       key=lambda p: (p != root / "main.py", p))  # what the bot runs first names a module first
     for path in files:
         tree = _parsed(path)
         if tree is None:

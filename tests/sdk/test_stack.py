@@ -43,6 +43,9 @@ def test_a_note_names_the_file_that_imports_the_library(tmp_path: Path) -> None:
     bot = write_bot(tmp_path / "learner", "import onnxruntime\n")
     (bot / "train.py").write_text("import torch\nimport onnxruntime\n")
     assert stack.importing_files(bot) == {"onnxruntime": "main.py", "torch": "train.py"}
+    (bot / "encoding.py").write_text("import numpy\n")  # before main.py by name (a competitor's trial)
+    (bot / "main.py").write_text("import numpy\nimport onnxruntime\n")
+    assert stack.importing_files(bot)["numpy"] == "main.py"  # what the bot runs first
     notes = stack.parity_notes([bot], {**SAME, "torch": "2.13.0"})
     assert notes == [f"your bot's train.py imports torch: torch 2.13.0 here, {SERVER['torch']} on the server"]
 
