@@ -210,6 +210,33 @@ def test_validation_is_fair_between_users(make_user):
     assert claim_next(preferred=slow[2]) is None  # nothing is waiting: the message does nothing
 
 
+def test_a_version_given_back_keeps_its_owners_place_in_the_fair_order(make_user):
+    """A review: a give-back that cleared `started` (as a re-queued match's is) made its owner one who
+    never validated anything, first in line: a version killing its worker went first at every retry."""
+    from datetime import timedelta
+
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.services import create_bot, upload_version
+    from armada_web.bots.validation import VALIDATION, fair_order
+    from armada_web.jobs.leases import claim
+
+    def uploads(username: str, count: int) -> list[int]:
+        owner = make_user(username)
+        bot = create_bot(user=owner, name=f"{username}-bot", game="galaxy")
+        return [upload_version(bot=bot, user=owner, filename="main.py", data=f"print({n})\n".encode()).pk
+                for n in range(count)]
+
+    other = uploads("other", 2)
+    assert claim(kind=VALIDATION, job_id=other[0]) is not None
+    now = timezone.now()
+    BotVersion.objects.filter(pk=other[0]).update(status="valid", finished=now, started=now - timedelta(hours=1))
+    crash = uploads("crash", 1)
+    lease = claim(kind=VALIDATION, job_id=crash[0])
+    assert lease is not None and lease.give_back("retrying after a platform failure: worker lost")
+    assert BotVersion.objects.get(pk=crash[0]).started is not None
+    assert fair_order()[0] == other[1]  # crash validated more lately than other: other goes first
+
+
 def test_an_active_version_validated_again_that_fails_hands_back_to_the_newest_valid(version, monkeypatch):
     """An organiser's trial: staff re-ran the validation of a bot's active version, the platform
     failed it (`error`), and the version stayed active: the bot left the ladder and could enter no

@@ -55,6 +55,7 @@ def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one
         "", "", "", None, None)
     running = Match.objects.get(pk=beating.job_id)
     assert running.status == "running" and running.worker == "matches@lost" and running.engine_version
+    assert set(MATCH.given_back) == {*claim_fields("galaxy"), "started", "heartbeat"}  # every field a claim sets
     assert not silent.beat() and not silent.record(turns=1)  # the lost attempt can no longer write
 
 

@@ -25,8 +25,8 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -70,9 +70,10 @@ class JobKind:
     #: The task that runs a job (its first argument is the job's id) and the queues it is sent to.
     task: str = ""
     queues: Callable[[], tuple[str, ...]] = tuple
-    #: Fields a claim sets besides the lease's own (`claim(**fields)`): a job given back clears them,
-    #: so a waiting job names no worker or host (an organiser's trial: a re-queued match kept the lost host's).
-    claim_fields: tuple[str, ...] = ()
+    #: The fields a job given back gets besides its status, queue time and note: e.g. a match clears
+    #: what its claim recorded (an organiser's trial: a re-queued match still named the lost host). A
+    #: version keeps its `started`, which fair validation orders owners by.
+    given_back: Mapping[str, Any] = field(default_factory=dict)
     #: Called with a job's id once a reaper or a take-over has given it up after its last attempt
     #: (e.g. to tell the apps above; a worker's own give-up tells them itself).
     on_give_up: Callable[[int], None] | None = None
@@ -152,10 +153,10 @@ class Lease:
         return bool(model.objects.filter(pk=self.job_id, status=status, **self._mine()).exists())
 
     def give_back(self, note: str, now: datetime | None = None) -> bool:
-        """Back to the queue for another attempt (the caller sends it again when this is True): waiting,
-        with no start, heartbeat or claim fields of the attempt that held it (its `note` says what happened)."""
-        return self.record(status=self.kind.waiting, queued=now or timezone.now(), started=None, heartbeat=None,
-                           **dict.fromkeys(self.kind.claim_fields, ""), **{self.kind.note: one_line(note, NOTE_CHARS)})
+        """Back to the queue for another attempt (the caller sends it again when this is True), with
+        the kind's `given_back` fields."""
+        return self.record(status=self.kind.waiting, queued=now or timezone.now(), **self.kind.given_back,
+                           **{self.kind.note: one_line(note, NOTE_CHARS)})
 
     def give_up(self, note: str, now: datetime | None = None) -> bool:
         """No more attempts: the job ends in the kind's given-up status with `note`."""

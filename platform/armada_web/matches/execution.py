@@ -36,6 +36,9 @@ from armada_web.matches.signals import match_recorded
 
 log = logging.getLogger(__name__)
 
+#: What a match's claim records besides the lease's own fields (`claim_fields`).
+CLAIMED = ("worker", "host", "engine_version")
+
 MATCH = JobKind(
     model=Match, waiting=MatchStatus.QUEUED, running=MatchStatus.RUNNING, given_up=MatchStatus.FAILED, note="reason",
     attempts=lambda: settings.ARMADA.match_attempts,
@@ -44,7 +47,8 @@ MATCH = JobKind(
     requeued_note="re-queued: the worker running it was lost",
     task=queues.Task.RUN_MATCH,
     queues=queues.match_queues,
-    claim_fields=("worker", "host", "engine_version"),  # what `claim_fields` below sets
+    # A re-queued match names no worker, host or start until its next claim (the API's "host" is empty).
+    given_back={**dict.fromkeys(CLAIMED, ""), "started": None, "heartbeat": None},
 )
 
 
@@ -57,7 +61,7 @@ def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
     except (KeyError, ValueError):  # an unknown game: the run will be void and say why
         engine = ""
     host = settings.ARMADA.worker_host[:100]
-    return {"worker": (worker or host)[:200], "host": host, "engine_version": engine}
+    return dict(zip(CLAIMED, ((worker or host)[:200], host, engine), strict=True))
 
 
 def void(*, lease: Lease, reason: str, platform: bool = True) -> str:
