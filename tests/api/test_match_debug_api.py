@@ -107,6 +107,9 @@ def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(reco
     import gzip
     import json
 
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
     from armada.replay import load_replay_bytes
 
     match, alice, bob, _versions = recorded
@@ -128,6 +131,10 @@ def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(reco
         assert "no drawings of this match are yours" in refused.json()["detail"]
     assert api(alice).get(f"{url}?drawings=maybe").status_code == 400
     assert APIClient().get(f"{url}?drawings=0").content == plain
+    default_storage.delete(match.replay.name)  # damaged in storage: a 409, not a 500
+    assert default_storage.save(match.replay.name, ContentFile(b"not gzip at all")) == match.replay.name
+    damaged = api(alice).get(f"{url}?drawings=1")
+    assert damaged.status_code == 409 and "stored replay cannot be read" in damaged.json()["detail"]
 
     client.force_login(alice)
     page = client.get(f"/matches/{match.pk}/").content.decode()

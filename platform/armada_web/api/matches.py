@@ -276,9 +276,10 @@ class MatchReplayView(DatasetView):
 
     @extend_schema(
         parameters=[OpenApiParameter("drawings", bool, description="1: with the drawings of the seats whose bot "
-                                     "is your team's (the `debug` key, as `armada play --replay` writes it); "
+                                     "is your team's, staff: every seat's (the `debug` key, as `armada play --replay` "
+                                     "writes it); "
                                      "404 when none is")],
-        responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 400, 404, 503))
+        responses=answers({(200, "application/gzip"): OpenApiResponse(description="the replay")}, 400, 404, 409, 503))
     def get(self, request: Request, pk: int) -> HttpResponse:
         drawings = parse_flag(request.query_params.get("drawings"), what="drawings")
         match = match_for(user=request.user, match_id=pk)

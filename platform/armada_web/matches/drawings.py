@@ -9,6 +9,7 @@ a missing match). Public replays never carry drawings.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from typing import Any
 
@@ -33,7 +34,9 @@ def seat_drawings(*, user: Any, match_id: int, seat: int) -> dict[str, Any]:
 def replay_with_drawings(*, user: Any, match: Match, replay: bytes) -> bytes:
     """The match's stored replay (gzip JSON) with a `debug` key holding the drawings of every seat
     `user` may see privately (the other seat's `turns` empty), as `armada play --replay` writes it,
-    so that `armada replay --open` shows them offline; NotFound when `user` may see no seat's."""
+    so that `armada replay --open` shows them offline; NotFound when `user` may see no seat's,
+    Conflict when the stored replay cannot be read. The key is written before the object's closing
+    brace, so a long game's replay is never parsed in the web process (only unpacked and packed)."""
     seats = [p for p in match.participants.all()
              if p.version is not None and can_see_private(user=user, bot=p.version.bot)]
     if not seats:
@@ -44,6 +47,17 @@ def replay_with_drawings(*, user: Any, match: Match, replay: bytes) -> bytes:
         drawing = storage.read_drawing(p.debug.name or "") if p.debug else None
         if drawing is not None:
             debug[str(p.seat)] = {"turns": drawing["turns"]}
-    value = json.loads(gzip.decompress(replay).decode("utf-8"))
-    value["debug"] = debug
-    return gzip.compress(json.dumps(value, separators=(",", ":")).encode("utf-8"), mtime=0)
+    try:
+        text = gzip.decompress(replay)
+    except (OSError, EOFError) as exc:
+        raise Conflict(f"this match's stored replay cannot be read ({exc})") from None
+    end = text.rfind(b"}")  # the object's closing brace: only white space may follow it
+    if not text[:64].lstrip().startswith(b"{") or end < 0:
+        raise Conflict("this match's stored replay cannot be read (it is not a JSON object)")
+    comma = b"" if text[max(0, end - 64):end].rstrip().endswith(b"{") else b","
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=6, mtime=0) as packed:
+        packed.write(text[:end])
+        packed.write(comma + b'"debug":' + json.dumps(debug, separators=(",", ":")).encode("utf-8"))
+        packed.write(text[end:])
+    return out.getvalue()
