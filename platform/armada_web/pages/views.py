@@ -41,6 +41,7 @@ def home(request: HttpRequest) -> HttpResponse:
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
                "latest": match_queries.latest_finished(10, viewer=request.user), "quick_start": _quick_start(request),
                "season": season,
+               "no_season_yet": season is None and request.user.is_staff and not season_queries.any_season(),
                "season_game": SPECS.get(season.game) if season else None,
                "next": season_queries.next_time(season) if season else None}
     return render(request, "pages/home.html", context)

@@ -53,6 +53,11 @@ def current_season(now: datetime | None = None) -> Season | None:
         Season.objects.filter(state=SeasonState.UPCOMING).order_by("opens", "id").first()
 
 
+def any_season() -> bool:
+    """Whether the site has a season at all (finished ones too)."""
+    return Season.objects.exists()
+
+
 def next_time(season: Season) -> tuple[str, datetime] | None:
     """What happens next to `season` and when (for a countdown), or None once finished."""
     if season.state == SeasonState.UPCOMING:
