@@ -127,8 +127,10 @@ def importing_files(code_dir: str | os.PathLike[str]) -> dict[str, str]:
     if root.is_file():
         files, root = running_files(root), root.parent
     else:
-        files = sorted(itertools.islice((p for p in root.rglob("*.py") if p.is_file()), MAX_SCANNED_FILES),
-                       key=lambda p: (p != root / "main.py", p))  # what the bot runs first names a module first
+        entry = root / "main.py"  # what the bot runs first names a module first, however many files follow
+        others = (p for p in root.rglob("*.py") if p.is_file() and p != entry)
+        rest = sorted(itertools.islice(others, MAX_SCANNED_FILES))
+        files = [entry, *rest] if entry.is_file() else rest
     for path in files:
         tree = _parsed(path)
         if tree is None:

@@ -13,7 +13,6 @@ import pytest
 
 from armada.cli.main import main
 from armada.replay import read_dataset
-from armada.safefile import umask
 from tests.support.replays import public_match
 
 
@@ -39,7 +38,11 @@ def download(server: str, folder: Path, capsys, *extra: str) -> tuple[int, str, 
     return code, out, err
 
 
-def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp_path, capsys):
+def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp_path, capsys, request):
+    import os
+
+    previous = os.umask(0o022)  # (under 077 the umask's mode is mkstemp's: the mode check could not fail)
+    request.addfinalizer(lambda: os.umask(previous))
     server, made = site
     folder = tmp_path / "data"
     code, out, err = download(server, folder, capsys)
@@ -57,7 +60,7 @@ def test_downloads_the_newest_rows_checked_with_a_manifest_and_resumes(site, tmp
         assert json.loads(gzip.decompress(data))["format"] == "armada-replay"
     assert sorted(p.name for p in folder.iterdir()) == sorted([*(r["file"] for r in rows), "manifest.jsonl"])
     # the umask's mode, as any file the user writes (a competitor's trial: rw------- from mkstemp)
-    assert {p.stat().st_mode & 0o777 for p in folder.iterdir()} == {0o666 & ~umask()}
+    assert {p.stat().st_mode & 0o777 for p in folder.iterdir()} == {0o644}
     examples = list(read_dataset(folder))  # what an imitation learner reads
     assert [e.row["match"] for e in examples] == [made[2], made[1]] and all(e.pairs[1] for e in examples)
 

@@ -33,8 +33,8 @@ from armada.sizes import MIB, human_size, with_bytes
 from armada.stack import running_files, server_has
 
 #: How to make a version smaller (docs/bots-environment.md, "Model files").
-SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export, with dynamo=False on PyTorch 2.x) and "
-          "quantise it (float16, or int8 with "
+SHRINK = ("shrink it: export the model to ONNX (torch.onnx.export, with dynamo=False on PyTorch 2.5 and "
+          "later) and quantise it (float16, or int8 with "
           "onnxruntime.quantization.quantize_dynamic), and leave training data and checkpoints out of the folder")
 
 _SKIPPED_DIRS = ("__pycache__",)
