@@ -271,6 +271,20 @@ def test_a_days_wait_is_said_in_hours():
         "1 s", "59 s", "about 1 minute", "about 89 minutes", "about 2 hours", "about 24 hours"]
 
 
+def test_two_open_events_of_one_owner_never_look_alike(members):
+    """An organiser's trial: a name with a zero-width space made a second open "zerowidth", and a rename
+    gave an open event another open event's name; creating one with that name is refused."""
+    (owner, _v0), _, _ = members
+    assert create(owner, name="zerowidth").status_code == 201
+    hidden = create(owner, name="zero\u200bwidth")
+    assert hidden.status_code == 400 and "may not hold invisible characters" in hidden.json()["detail"]
+    other = create(owner, name="Cup").json()["slug"]
+    renamed = owner.patch(f"/api/events/{other}/", {"name": "zerowidth"}, format="json")
+    assert renamed.status_code == 409 and "an open event named 'zerowidth' already" in renamed.json()["detail"]
+    assert _event(other).name == "Cup"  # nothing changed
+    assert owner.patch(f"/api/events/{other}/", {"name": "Cup 2"}, format="json").status_code == 200
+
+
 def _events_of(username):
     from armada_web.events.models import Event
 

@@ -107,14 +107,20 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
     with transaction.atomic():  # a refusal below takes the use back with the transaction
         limits.take(action="event", key=limits.user_key(owner.pk), limit=config.events_per_day, window_s=DAY_S,
                     refusal=f"event limit reached: {config.events_per_day} events per day")
-        twin = Event.objects.filter(owner=owner, name=name, state=EventState.OPEN).first()
-        if twin is not None:  # (a form sent twice made two events, both counted against the day's limit)
-            raise Conflict(f"you have an open event named {name!r} already ({twin.slug}): give this one another name")
+        _refuse_open_twin(owner=owner, name=name)  # (a form sent twice made two events, both counted)
         # A name's markup is shown as text, but its tags' letters in the address read as words ("bnightb").
         slug = f"{slugify(strip_tags(name))[:40].strip('-') or 'event'}-{secrets.token_hex(3)}"
         return Event.objects.create(slug=slug, name=name, game=game_spec.slug, owner=owner, format=format,
                                     games_per_pair=per_pair, starts=starts_at, ends=ends_at, public=public,
                                     max_entrants=entrants, invite=secrets.token_urlsafe(16))
+
+
+def _refuse_open_twin(*, owner: Any, name: str, event: Event | None = None) -> None:
+    """Conflict when `owner` has another open event named `name` (two would look alike on the lists)."""
+    twins = Event.objects.filter(owner=owner, name=name, state=EventState.OPEN)
+    twin = (twins.exclude(pk=event.pk) if event is not None else twins).first()
+    if twin is not None:
+        raise Conflict(f"you have an open event named {name!r} already ({twin.slug}): give this one another name")
 
 
 def _event_name(name: Any) -> str:
@@ -149,6 +155,7 @@ def edit_event(*, user: Any, event: Event, name: Any = UNCHANGED, starts: Any = 
         changed: list[str] = []
         if name is not UNCHANGED and name != locked.name:  # (a name kept is not judged by rules made since)
             locked.name = _event_name(name)
+            _refuse_open_twin(owner=locked.owner, name=locked.name, event=locked)  # (an organiser's trial)
             changed.append("name")
         timing = {"starts": starts, "ends": ends, "max_entrants": max_entrants, "games_per_pair": games_per_pair}
         asked = [field for field, value in timing.items() if value is not UNCHANGED]

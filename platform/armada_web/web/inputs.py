@@ -23,7 +23,7 @@ from django.http.response import HttpResponseBase
 from django.urls import register_converter
 
 from armada_web.web.errors import Invalid
-from armada_web.web.logic.text import has_bidi_control, has_control, stacked_marks_problem
+from armada_web.web.logic.text import has_bidi_control, has_control, has_invisible, stacked_marks_problem
 
 #: The largest id: PostgreSQL's bigint and SQLite's INTEGER are signed 64-bit.
 MAX_ID = 2**63 - 1
@@ -106,8 +106,14 @@ def shown_text_problem(text: str, *, what: str) -> str | None:
 def shown_name_problem(text: str, *, what: str) -> str | None:
     """`shown_text_problem` for a name a list shows on one line among others (an event's, a season's):
     also no stack of accent marks (`stacked_marks_problem`, D-S-31), which spills over the rows
-    around it. Free text (a description, a staff note) keeps its marks."""
-    return shown_text_problem(text, what=what) or stacked_marks_problem(text, what=what)
+    around it, and no invisible character (a zero-width space, a joiner), with which two names look
+    alike (an organiser's trial: two open events of one owner "zero<U+200B>width" and "zerowidth").
+    Free text (a description, a staff note) keeps its marks."""
+    problem = shown_text_problem(text, what=what) or stacked_marks_problem(text, what=what)
+    if problem is None and has_invisible(text):
+        problem = (f"{what} may not hold invisible characters (zero-width spaces, joiners, format marks): "
+                   "a page would show it like another name")
+    return problem
 
 
 class IdConverter:
