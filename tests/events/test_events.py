@@ -333,6 +333,22 @@ def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
     assert _event(slug).state == "finished"
 
 
+def test_a_ladder_ended_early_says_when_it_ended_and_what_was_planned(members, client):
+    """An organiser's trial: a ladder ended with "End the event now" still showed only its planned end."""
+    (owner, v0), (mia, v1), _ = members
+    ends = timezone.now() + timedelta(hours=1)
+    slug = create(owner, format="ladder", games_per_pair=None, ends=ends.isoformat()).json()["slug"]
+    enter(owner, slug, v0, None)
+    enter(mia, slug, v1, _event(slug).invite)
+    owner.post(f"/api/events/{slug}/start/")
+    assert owner.post(f"/api/events/{slug}/end/").status_code == 200
+    client.force_login(owner.user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    finished = _event(slug).finished
+    assert f" · ended {finished:%Y-%m-%d %H:%M} UTC" in page
+    assert f"(planned to end {ends:%Y-%m-%d %H:%M} UTC)" in page and " · ends " not in page
+
+
 def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypatch):
     from armada_web.events import matchmaking
     from armada_web.matches import capacity

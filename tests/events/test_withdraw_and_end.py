@@ -111,7 +111,8 @@ def test_an_ended_round_robin_says_how_many_games_were_played_not_skipped(club, 
     assert (ended["games_played"], ended["games_done"], ended["games_total"]) == (0, 1, 1)
     client.force_login(olga.user)
     page = client.get(f"/events/{slug}/").content.decode()
-    assert "0 of 1 games played; 1 skipped (never played" in page
+    assert "0 of 1 games played; 1 not played (1: the event ended)." in page
+    assert "ended " in page and 'id="event-planned-end"' not in page  # it had no planned end
 
 
 def test_start_is_offered_from_two_entries(club, client):
@@ -124,7 +125,7 @@ def test_start_is_offered_from_two_entries(club, client):
     assert "Start the event now" not in page and "It can start once it has 2 entries (1 now)." in page
 
 
-def test_a_bot_disabled_by_staff_plays_no_more_event_games(club):
+def test_a_bot_disabled_by_staff_plays_no_more_event_games(club, client):
     """An organiser's trial: a bot disabled by staff ("stop the selected bots from playing") played on
     in the event it had entered, and won."""
     from armada_web.bots.services import set_disabled
@@ -138,6 +139,10 @@ def test_a_bot_disabled_by_staff_plays_no_more_event_games(club):
     assert not queued("event")
     game = EventGame.objects.get(event__slug=slug)
     assert game.skipped == "not played: mia-bot was disabled by staff" and game.match is None
+    # its page says why (an organiser's trial: only "a bot was deleted or disabled by staff, or ...")
+    client.force_login(olga.user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert "0 of 1 games played; 1 not played (1: mia-bot was disabled by staff)." in page
 
 
 def test_a_skipped_game_does_not_hold_up_the_next_in_the_same_fill(club, make_user, valid_version):

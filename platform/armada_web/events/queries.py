@@ -118,6 +118,14 @@ def games_done(event: Event) -> int:
     return event.games.filter(Q(counted=True) | ~Q(skipped="")).count()
 
 
+def skip_reasons(event: Event) -> list[tuple[str, int]]:
+    """Why its skipped games were not played ("a bot's version was deleted", ...) and how many each,
+    the most first."""
+    rows = (event.games.exclude(skipped="").values("skipped").annotate(count=Count("id"))
+            .order_by("-count", "skipped"))
+    return [(str(row["skipped"]).removeprefix("not played: "), int(row["count"])) for row in rows]
+
+
 def games_played(event: Event) -> int:
     """Its games played and counted (not those skipped: never played as the event ended, or a bot gone)."""
     return event.games.filter(counted=True).count()

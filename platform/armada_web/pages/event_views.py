@@ -106,6 +106,7 @@ def event(request: HttpRequest, slug: str) -> HttpResponse:
         "never_started": queries.never_started(found),
         "recent": queries.recent_games(found, user=request.user),
         "played": (played := queries.games_played(found)), "skipped": queries.games_done(found) - played,
+        "skip_reasons": queries.skip_reasons(found),
         "waiting": queries.waiting(found),
         "owner": owner, "member": member, "invite_url": invite_url,
         "entry_form": EntryForm(bots=bots, initial={"invite": invite}) if can_enter else None,
