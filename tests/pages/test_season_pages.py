@@ -266,3 +266,22 @@ def test_the_home_page_tells_staff_how_to_start_a_season_until_one_exists(client
     spring.save()
     home = client.get("/").content.decode()
     assert 'id="organise"' not in home and 'id="current-season"' not in home
+
+
+@pytest.mark.browser
+def test_a_long_event_name_wraps_in_the_events_table(transactional_db, live_server, chromium, seasons):
+    """An organiser's trial: a 100-character name without a space made /events/ 2006 px wide at 1280 px,
+    its Game, Format, Owner and State off screen; at 390 px only the name was visible."""
+    from armada_web.events import services as events
+
+    events.create_event(user=seasons.arena.alice, name="W" * 100, game="galaxy", format="round_robin",
+                        games_per_pair=1)
+    for width in (1280, 390):
+        with site_page(chromium, live_server.url, width=width, height=844) as page:
+            log_in(page, live_server.url, "alice")
+            page.goto(live_server.url + "/events/")
+            page.wait_for_load_state("load")
+            wrap = page.locator(".table-wrap").first
+            assert wrap.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), width
+            assert page.locator("#events td[data-label='State']").first.is_visible()
+            clean(page)
