@@ -37,6 +37,8 @@ def test_a_deleted_member_is_no_longer_named_and_the_name_is_free(make_user, cli
     assert Team.objects.get(personal=True, memberships__user=again).name == "ann"
     page = client.get(f"/seasons/{season.slug}/").content.decode()
     assert "(deleted user)" in page and ">ann<" not in page and "(ann" not in page
+    assert "((deleted user))" not in page  # the personal team's row names it once (an organiser's trial)
+    assert "(deleted user), ben)" in page  # the crew keeps its members
 
 
 def test_a_personal_team_named_apart_is_found_by_its_kind_not_its_name(make_user, valid_version, armada):

@@ -124,6 +124,12 @@ class Row:
     team_name: str = ""
     members: tuple[str, ...] = ()
 
+    @property
+    def members_shown(self) -> tuple[str, ...]:
+        """The members a page names beside the team: none when they are only the team's own name (a
+        personal team of a deleted account: "(deleted user) ((deleted user))", an organiser's trial)."""
+        return () if self.members == (self.team_name,) else self.members
+
 
 def _owner(user: Any) -> str:
     return user.username if user is not None else DELETED_USER
