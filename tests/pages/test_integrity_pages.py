@@ -402,6 +402,35 @@ def test_a_subject_disqualified_already_shows_the_decision_instead_of_its_button
         assert "Disqualify copier" in page, url
 
 
+def test_a_copy_whose_copier_went_with_his_account_says_to_confirm_or_dismiss_it(report, client, staff):
+    """An organiser's trial: disqualifying the copier's account with the report's form (not a finding's
+    button) left his copy findings open with "no entry in this season", nothing saying they were acted on."""
+    from armada_web.integrity import findings
+    from armada_web.integrity.copies import described
+
+    orig, copier = report["versions"]
+    copy = findings.record(kind="twin", key=f"bots:{orig.bot_id}-{copier.bot_id}", season=report["season"],
+                           subjects=[orig.pk, copier.pk], score=0.9, reason="played alike",
+                           evidence={"versions": [described(orig), described(copier)]})
+    client.force_login(staff)
+    section = _finding_row(client.get("/staff/integrity/?season=s1").content.decode(), copy.pk)
+    assert "A subject of it is disqualified or has no entry" not in section  # nothing acted on yet
+    assert client.post("/staff/integrity/disqualify/", {"season": "s1", "username": "copier", "reason": "copied",
+                                                        "confirmed": "yes"}).status_code == 302
+    for url in ("/staff/integrity/?season=s1", f"/staff/integrity/{copy.pk}/"):
+        page = client.get(url).content.decode()
+        section = _finding_row(page, copy.pk) if "?season" in url else page
+        assert "A subject of it is disqualified or has no entry in this season: if that settles it, Confirm" in section
+    assert client.post(f"/staff/integrity/{copy.pk}/mark/", {"status": "confirmed", "season": "s1"}).status_code == 302
+    section = _finding_row(client.get("/staff/integrity/?season=s1").content.decode(), copy.pk)
+    assert "A subject of it is disqualified" not in section  # confirmed: no longer asked
+
+
+def _finding_row(page: str, pk: int) -> str:
+    section = page[page.index(f'id="finding-{pk}"'):]
+    return section[:section.index("</tr>")]
+
+
 def test_the_templates_comments_do_not_show(report, client, staff):
     client.force_login(staff)
     for url in ("/staff/integrity/?season=s1", f"/staff/integrity/{report['copy'].pk}/"):

@@ -95,17 +95,29 @@ def _done(season: Season | None) -> set[str]:
             for d in queries.disqualifications(season=season) if d.version_ref or (d.username and not d.team_name)}
 
 
+def _settled(targets: list[tuple[str, str, str]], done: set[str], entered: set[str]) -> bool:
+    """Whether a subject of a finding is disqualified in the season already, or is a version with no
+    entry there (an account's or a team's disqualification takes its entries). Such an open finding
+    says to confirm or dismiss it (an organiser's trial: after disqualifying the copier with the form,
+    not the finding's button, its copy findings stayed open among the ones to act on)."""
+    return any(f"{field}:{value}" in done or (field == "version" and f"{field}:{value}" not in entered)
+               for field, value, _label in targets)
+
+
 @staff_only
 def report(request: HttpRequest) -> HttpResponse:
     season = _season(request.GET.get("season") or None)
-    rows = [{"finding": f, "links": queries.links(f), "targets": queries.season_targets(finding=f, season=season)}
+    done, entered = _done(season), queries.entered_versions(season=season)
+    rows = [{"finding": f, "links": queries.links(f), "targets": (targets := queries.season_targets(finding=f,
+                                                                                                  season=season)),
+             "settled": _settled(targets, done, entered)}
             for f in queries.findings(season=season)]
     context = {"season": season, "seasons": season_queries.seasons(), "rows": rows,
                "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
                "run": queries.run_state(season=season),
                "audit": queries.audit(season=season),
                "disqualified": queries.disqualifications(season=season) if season else [],
-               "done": _done(season), "entered": queries.entered_versions(season=season),
+               "done": done, "entered": entered,
                "partly_read": queries.partly_read(season=season),
                "draft": request.session.pop(DRAFT, None)}
     return render(request, "integrity/report.html", context)
@@ -116,8 +128,10 @@ def finding(request: HttpRequest, pk: int) -> HttpResponse:
     item = queries.finding(pk)
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
                "versions": [_dated(v) for v in (item.evidence or {}).get("versions", [])], "season": item.season,
-               "done": _done(item.season), "entered": queries.entered_versions(season=item.season),
-               "targets": queries.season_targets(finding=item, season=item.season),
+               "done": (done := _done(item.season)),
+               "entered": (entered := queries.entered_versions(season=item.season)),
+               "targets": (targets := queries.season_targets(finding=item, season=item.season)),
+               "settled": _settled(targets, done, entered),
                "draft": request.session.pop(DRAFT, None), "from_finding": True}
     return render(request, "integrity/finding.html", context)
 
