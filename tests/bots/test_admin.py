@@ -82,12 +82,27 @@ def test_bot_changelist_filters_and_search(admin_client_, bots):
 def test_disable_and_enable_actions(admin_client_, bots):
     client = admin_client_
     ids = [bots["alpha"].pk, bots["beta"].pk]
-    page = run_action(client, "/admin/bots/bot/", "disable", ids)
-    assert "2 bot(s) disabled." in page.content.decode()
+    asked = client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": ids, "index": 0})
+    # an organiser's trial: it asked nothing, and the bots' pages said "disabled by staff (admin)"
+    assert asked.status_code == 200 and 'name="reason"' in asked.content.decode()
+    assert not Bot.objects.filter(pk__in=ids, disabled=True).exists()  # nothing yet
+    refused = client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": ids, "index": 0,
+                                               "apply": "yes", "reason": "bad\x1b[31m"})
+    assert refused.status_code == 200 and "may not hold control characters" in refused.content.decode()
+    assert not Bot.objects.filter(pk__in=ids, disabled=True).exists()
+    done = client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": ids, "index": 0,
+                                            "apply": "yes", "reason": "crashes   the <b>referee</b>"})
+    assert done.status_code == 302
+    assert "2 bot(s) disabled." in client.get(done["Location"]).content.decode()
     for bot in Bot.objects.filter(pk__in=ids):
-        assert bot.disabled and bot.disabled_reason == "disabled by staff (root)"
+        assert bot.disabled and bot.disabled_reason == "crashes the <b>referee</b> (root)"
         assert not bot.is_active
     assert not Bot.objects.filter(pk__in=ids, disabled=False).exists()
+    page = client.get(f"/bots/{ids[0]}/").content.decode()
+    assert "crashes the &lt;b&gt;referee&lt;/b&gt; (root)" in page
+    client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": [bots["gamma"].pk], "index": 0,
+                                     "apply": "yes", "reason": ""})
+    assert Bot.objects.get(name="gamma").disabled_reason == "disabled by staff (root)"  # none given
 
     page = run_action(client, "/admin/bots/bot/", "enable", [bots["alpha"].pk, bots["gamma"].pk])
     assert "2 bot(s) enabled." in page.content.decode()

@@ -5,11 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db.models import QuerySet
+from django.http import HttpResponse
+from django.template.response import TemplateResponse
 
 from armada_web.bots import services
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.web.admin import ModelAdmin
+from armada_web.web.errors import Invalid
 
 
 class VersionInline(admin.TabularInline):
@@ -35,10 +39,26 @@ class BotAdmin(ModelAdmin):
     actions = ["disable", "enable", "retire"]
 
     @admin.action(description="Disable: stop the selected bots from playing")
-    def disable(self, request: Any, queryset: QuerySet[Bot]) -> None:
-        for bot in queryset:
-            services.set_disabled(bot=bot, disabled=True, reason=f"disabled by staff ({request.user.username})")
-        self.message_user(request, f"{queryset.count()} bot(s) disabled.", messages.SUCCESS)
+    def disable(self, request: Any, queryset: QuerySet[Bot]) -> HttpResponse | None:
+        """First a page asking for the reason the bots' pages will show (an organiser's trial: it
+        asked nothing and the pages said "disabled by staff (admin)"), then the bots disabled."""
+        error = ""
+        if request.POST.get("apply"):
+            given = " ".join(str(request.POST.get("reason", "")).split())
+            reason = f"{given} ({request.user.username})" if given else f"disabled by staff ({request.user.username})"
+            try:
+                for bot in queryset:
+                    services.set_disabled(bot=bot, disabled=True, reason=reason)
+            except Invalid as exc:
+                error = str(exc)
+            else:
+                self.message_user(request, f"{queryset.count()} bot(s) disabled.", messages.SUCCESS)
+                return None
+        context = {**self.admin_site.each_context(request), "title": "Disable bots", "bots": queryset,
+                   "opts": self.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                   "reason": request.POST.get("reason", ""), "error": error,
+                   "reason_max": services.DISABLED_REASON_MAX - len(request.user.username) - 3}
+        return TemplateResponse(request, "admin/bots/disable.html", context)
 
     @admin.action(description="Enable: let the selected bots play again")
     def enable(self, request: Any, queryset: QuerySet[Bot]) -> None:

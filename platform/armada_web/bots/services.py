@@ -288,10 +288,21 @@ def _delete_files(names: list[str]) -> None:
         default_storage.delete(name)
 
 
+#: The longest reason staff give for disabling a bot (the bot's page shows it to everyone).
+DISABLED_REASON_MAX = 200
+
+
 def set_disabled(*, bot: Bot, disabled: bool, reason: str = "") -> None:
-    """Staff: stop a bot from playing (or let it play again)."""
+    """Staff: stop a bot from playing, saying why on its page (or let it play again). Invalid for a
+    reason too long or that a page cannot show as it is."""
+    if disabled:
+        problem = shown_text_problem(reason, what="the reason")
+        if problem:
+            raise Invalid(problem)
+        if len(reason) > DISABLED_REASON_MAX:
+            raise Invalid(f"the reason has at most {DISABLED_REASON_MAX} characters (this one has {len(reason)})")
     with transaction.atomic():
         bot.disabled = disabled
-        bot.disabled_reason = reason[:200] if disabled else ""
+        bot.disabled_reason = reason if disabled else ""
         bot.save(update_fields=["disabled", "disabled_reason"])
         active_version_changed.send(sender=Bot, bot=bot)
