@@ -171,7 +171,7 @@ def ann_of(team):
     return team.memberships.order_by("joined", "id").first().user
 
 
-def test_the_close_leaves_out_teams_that_broke_the_rules_later(make_user, valid_version, team_bot):
+def test_the_close_leaves_out_teams_that_broke_the_rules_later(make_user, valid_version, team_bot, client):
     from armada_web.seasons.models import Entry
     from armada_web.teams import services
 
@@ -197,7 +197,17 @@ def test_the_close_leaves_out_teams_that_broke_the_rules_later(make_user, valid_
 
     Rating.objects.update(games=3)  # on the ladder: the live standings list them, as the close will
     assert sorted(r.bot_name for r in standings(Season.objects.get(slug="s1"))) == ["fay-bot", "pair-bot"]
-    assert season_command("close", "s1") == "season s1 is closed with 2 entries frozen"
+    # and it says which bots its rules leave out (an organiser's trial: dropped silently, page and close)
+    from armada_web.seasons.queries import left_out_by_team_rules
+
+    assert sorted(left_out_by_team_rules(Season.objects.get(slug="s1"))) == ["big-bot (big)", "dee-bot (dee)"]
+    page = client.get("/seasons/s1/").content.decode()
+    assert "would leave out 2: " in page and "big-bot (big)" in page and "dee-bot (dee)" in page
+    closed = season_command("close", "s1")
+    assert closed.startswith("season s1 is closed with 2 entries frozen; its team rules left out 2: ")
+    assert "big-bot (big)" in closed and "dee-bot (dee)" in closed
+    assert left_out_by_team_rules(Season.objects.get(slug="s1")) == []  # frozen: nothing more to say
+    assert "would leave out" not in client.get("/seasons/s1/").content.decode()
     rows = {e.bot_name: (e.team_name, e.members) for e in Entry.objects.filter(season__slug="s1")}
     assert rows == {"pair-bot": ("pair", ["dee", "eve"]), "fay-bot": ("fay", ["fay"])}
 

@@ -33,6 +33,7 @@ def season(request: HttpRequest, slug: str) -> HttpResponse:
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
                "rows": rows,
                "entries": queries.entry_count(found), "progress": queries.progress(found),
+               "left_out": queries.left_out_by_team_rules(found),
                "top": queries.top_matches(found), "phase": phase, "entering": queries.entering(found, request.user),
                "stages": spec(found.game).rated and not phase.live,
                "decisions": integrity_queries.decisions_seen(season=found, user=request.user)}

@@ -98,6 +98,23 @@ def would_enter(season: Season) -> tuple[list[BotVersion], dict[int, Rating], di
     (`logic.teams.admissible`, best placed first), ordered by the ladder (as it lists them: mu - 3
     sigma, unlisted versions after, oldest first) or the league (its position among the admitted);
     with their ratings (a rated game's) and every team's members now."""
+    versions, rows = _seeded(season)
+    taken, members = _team_rules(season, versions)
+    return taken, rows, members
+
+
+def left_out(season: Season) -> list[BotVersion]:
+    """The admitted versions that the season's team rules would leave out if it closed now, in seed
+    order (an organiser's trial: a team's bot dropped by the one-team rule went unsaid)."""
+    if not season.team_max_members and not season.one_team_per_person:
+        return []
+    versions, _rows = _seeded(season)
+    taken = {v.pk for v in _team_rules(season, versions)[0]}
+    return [v for v in versions if v.pk not in taken]
+
+
+def _seeded(season: Season) -> tuple[list[BotVersion], dict[int, Rating]]:
+    """The admitted versions in seed order (`would_enter`, before the team rules), with their ratings."""
     if spec(season.game).rated:
         versions = list(admitted(season=season, rows=ranked_versions(season.game).select_related("bot__team")))
         rows = {r.version_id: r for r in Rating.objects.filter(version__in=versions)}
@@ -113,8 +130,7 @@ def would_enter(season: Season) -> tuple[list[BotVersion], dict[int, Rating], di
         versions, rows = list(admitted(season=season, rows=active_races().select_related("bot__team"))), {}
         positions = dict(LeagueEntry.objects.filter(version__in=versions).values_list("version_id", "position"))
         versions.sort(key=lambda v: (positions.get(v.pk, len(versions) + 1), v.created, v.pk))
-    taken, members = _team_rules(season, versions)
-    return taken, rows, members
+    return versions, rows
 
 
 def freeze(*, season: Season) -> int:

@@ -21,7 +21,7 @@ from armada_web.ladder.queries import ladder
 from armada_web.matches.capacity import known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
-from armada_web.seasons.entries import admitted, may_enter, members_of, order, skill_of, would_enter
+from armada_web.seasons.entries import admitted, left_out, may_enter, members_of, order, skill_of, would_enter
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.teams.logic.names import DELETED_USER
@@ -78,6 +78,14 @@ def entry_count(season: Season) -> int:
         return len(would_enter(season)[0])
     rows = ranked_versions(season.game) if spec(season.game).rated else league.active_races()
     return int(admitted(season=season, rows=rows).count())
+
+
+def left_out_by_team_rules(season: Season) -> list[str]:
+    """While it is open: the bots its team rules would leave out if it closed now, as "BOT (TEAM)"
+    (every bot's team is public, as its page shows); once closed, none (the entries are frozen)."""
+    if season.state not in LIVE:
+        return []
+    return [f"{v.bot.name} ({v.bot.team.name})" for v in left_out(season)]
 
 
 @dataclass(frozen=True)
