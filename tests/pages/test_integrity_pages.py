@@ -407,6 +407,7 @@ def test_a_copy_whose_copier_went_with_his_account_says_to_confirm_or_dismiss_it
     button) left his copy findings open with "no entry in this season", nothing saying they were acted on."""
     from armada_web.integrity import findings
     from armada_web.integrity.copies import described
+    from armada_web.seasons.models import Season
 
     orig, copier = report["versions"]
     copy = findings.record(kind="twin", key=f"bots:{orig.bot_id}-{copier.bot_id}", season=report["season"],
@@ -414,13 +415,22 @@ def test_a_copy_whose_copier_went_with_his_account_says_to_confirm_or_dismiss_it
                            evidence={"versions": [described(orig), described(copier)]})
     client.force_login(staff)
     section = _finding_row(client.get("/staff/integrity/?season=s1").content.decode(), copy.pk)
-    assert "A subject of it is disqualified or has no entry" not in section  # nothing acted on yet
+    assert "A subject of it is disqualified" not in section  # nothing acted on yet
+    # (a review: a subject without an entry is not one disqualified: an open season has no entries)
+    from armada_web.seasons.services import create_season
+
+    create_season(slug="s2", game="galaxy", name="Summer")
+    open_one = findings.record(kind="twin", key=f"bots:{orig.bot_id}-{copier.bot_id}", season=Season.objects.get(
+        slug="s2"), subjects=[orig.pk, copier.pk], score=0.9, reason="played alike",
+        evidence={"versions": [described(orig), described(copier)]})
+    section = _finding_row(client.get("/staff/integrity/?season=s2").content.decode(), open_one.pk)
+    assert "no entry in this season" in section and "A subject of it is disqualified" not in section
     assert client.post("/staff/integrity/disqualify/", {"season": "s1", "username": "copier", "reason": "copied",
                                                         "confirmed": "yes"}).status_code == 302
     for url in ("/staff/integrity/?season=s1", f"/staff/integrity/{copy.pk}/"):
         page = client.get(url).content.decode()
         section = _finding_row(page, copy.pk) if "?season" in url else page
-        assert "A subject of it is disqualified or has no entry in this season: if that settles it, Confirm" in section
+        assert "A subject of it was disqualified from this season already: if that settles it, Confirm" in section
     assert client.post(f"/staff/integrity/{copy.pk}/mark/", {"status": "confirmed", "season": "s1"}).status_code == 302
     section = _finding_row(client.get("/staff/integrity/?season=s1").content.decode(), copy.pk)
     assert "A subject of it is disqualified" not in section  # confirmed: no longer asked

@@ -112,6 +112,18 @@ def entered_versions(*, season: Season | None) -> set[str]:
     return {f"version:{ref}" for ref in Entry.objects.filter(season=season).values_list("version_ref", flat=True)}
 
 
+def taken_by_decisions(*, season: Season, version_ids: list[int]) -> set[int]:
+    """Of `version_ids`, those whose entry an account's or a team's disqualification in `season`
+    took: the version's bot is that account's or that team's."""
+    decisions = disqualifications(season=season)
+    users = {d.user_id for d in decisions if d.target == Target.ACCOUNT and d.user_id}
+    teams = {d.team_ref for d in decisions if d.target == Target.TEAM and d.team_ref}
+    if not users and not teams:
+        return set()
+    return {v.pk for v in BotVersion.objects.filter(pk__in=version_ids).select_related("bot")
+            if v.bot.owner_id in users or v.bot.team_id in teams}
+
+
 def season_targets(*, finding: Finding, season: Season | None) -> list[tuple[str, str, str]]:
     """`finding.targets` as a season's buttons offer them: a version without an entry there stands
     for its bot's entered version, if the bot has one (a copy may be shown in a version older than
