@@ -103,6 +103,9 @@ def test_disable_and_enable_actions(admin_client_, bots):
     client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": [bots["gamma"].pk], "index": 0,
                                      "apply": "yes", "reason": ""})
     assert Bot.objects.get(name="gamma").disabled_reason == "disabled by staff (root)"  # none given
+    long = client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": [bots["gamma"].pk], "index": 0,
+                                            "apply": "yes", "reason": "x" * 200})
+    assert "the reason has at most 193 characters here (this one has 200)" in long.content.decode()  # " (root)"
 
     page = run_action(client, "/admin/bots/bot/", "enable", [bots["alpha"].pk, bots["gamma"].pk])
     assert "2 bot(s) enabled." in page.content.decode()
@@ -110,6 +113,32 @@ def test_disable_and_enable_actions(admin_client_, bots):
     assert states == {"alpha": False, "beta": True, "gamma": False, "delta": True}
     assert Bot.objects.get(name="gamma").disabled_reason == ""
     assert Bot.objects.get(name="delta").disabled_reason == "cheating"  # not selected: untouched
+
+
+def test_disable_of_all_the_filtered_bots_posts_back_the_selection_not_every_id(admin_client_, bots, make_user):
+    """A review: the page posted one field per bot, and past 1000 Django refuses the request; "select all"
+    with the changelist's filters is sent back as the changelist sent it. Staff who may only view bots
+    cannot disable them."""
+    from django.contrib.auth.models import Permission
+
+    client = admin_client_
+    url = "/admin/bots/bot/?game=mothership"
+    asked = client.post(url, {"action": "disable", "_selected_action": [bots["beta"].pk], "select_across": "1",
+                              "index": 0})
+    html = asked.content.decode()
+    assert html.count('name="_selected_action"') == 1 and 'name="select_across" value="1"' in html
+    assert 'value="Disable 2 bots"' in html  # beta and delta: every bot the filter shows
+    done = client.post(url, {"action": "disable", "_selected_action": [bots["beta"].pk], "select_across": "1",
+                             "index": 0, "apply": "yes", "reason": "season over"})
+    assert done.status_code == 302
+    assert set(Bot.objects.filter(disabled_reason="season over (root)").values_list("name", flat=True)) == {
+        "beta", "delta"}
+    viewer = make_user("viewer", is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_bot"))
+    client.force_login(viewer)
+    refused = client.post("/admin/bots/bot/", {"action": "disable", "_selected_action": [bots["alpha"].pk],
+                                               "index": 0, "apply": "yes", "reason": "no"})
+    assert not Bot.objects.get(name="alpha").disabled and refused.status_code in (200, 302)
 
 
 def test_retire_action(admin_client_, bots):

@@ -25,6 +25,10 @@ class VersionInline(admin.TabularInline):
     show_change_link = True
 
 
+#: The most bots the Disable page lists by name (it says how many more).
+SHOWN = 50
+
+
 @admin.register(Bot)
 class BotAdmin(ModelAdmin):
     list_display = ["name", "game", "owner", "active_version", "pinned", "retired", "disabled", "created"]
@@ -38,15 +42,19 @@ class BotAdmin(ModelAdmin):
     inlines = [VersionInline]
     actions = ["disable", "enable", "retire"]
 
-    @admin.action(description="Disable: stop the selected bots from playing")
+    # (permissions: a staff account that may only view bots cannot stop them playing: a review)
+    @admin.action(description="Disable: stop the selected bots from playing", permissions=["change"])
     def disable(self, request: Any, queryset: QuerySet[Bot]) -> HttpResponse | None:
         """First a page asking for the reason the bots' pages will show (an organiser's trial: it
         asked nothing and the pages said "disabled by staff (admin)"), then the bots disabled."""
         error = ""
+        most = services.DISABLED_REASON_MAX - len(f" ({request.user.username})")  # the username is added
         if request.POST.get("apply"):
             given = " ".join(str(request.POST.get("reason", "")).split())
             reason = f"{given} ({request.user.username})" if given else f"disabled by staff ({request.user.username})"
             try:
+                if len(given) > most:
+                    raise Invalid(f"the reason has at most {most} characters here (this one has {len(given)})")
                 for bot in queryset:
                     services.set_disabled(bot=bot, disabled=True, reason=reason)
             except Invalid as exc:
@@ -54,19 +62,24 @@ class BotAdmin(ModelAdmin):
             else:
                 self.message_user(request, f"{queryset.count()} bot(s) disabled.", messages.SUCCESS)
                 return None
-        context = {**self.admin_site.each_context(request), "title": "Disable bots", "bots": queryset,
-                   "opts": self.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-                   "reason": request.POST.get("reason", ""), "error": error,
-                   "reason_max": services.DISABLED_REASON_MAX - len(request.user.username) - 3}
+        # The page posts back what the changelist sent (its page's ids, or "all N" as select_across with its
+        # filters in the address), not every id: past 1000 fields Django refuses the request (a review).
+        context = {**self.admin_site.each_context(request), "title": "Disable bots",
+                   "bots": list(queryset.select_related("owner")[:SHOWN]), "count": queryset.count(),
+                   "opts": self.model._meta,
+                   "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+                   "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
+                   "select_across": request.POST.get("select_across", "0"),
+                   "reason": request.POST.get("reason", ""), "error": error, "reason_max": most}
         return TemplateResponse(request, "admin/bots/disable.html", context)
 
-    @admin.action(description="Enable: let the selected bots play again")
+    @admin.action(description="Enable: let the selected bots play again", permissions=["change"])
     def enable(self, request: Any, queryset: QuerySet[Bot]) -> None:
         for bot in queryset:
             services.set_disabled(bot=bot, disabled=False)
         self.message_user(request, f"{queryset.count()} bot(s) enabled.", messages.SUCCESS)
 
-    @admin.action(description="Retire the selected bots")
+    @admin.action(description="Retire the selected bots", permissions=["change"])
     def retire(self, request: Any, queryset: QuerySet[Bot]) -> None:
         retired = sum(services.retire(bot=bot) for bot in queryset)
         self.message_user(request, f"{retired} bot(s) retired ({queryset.count() - retired} were retired already).",
