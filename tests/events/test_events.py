@@ -283,6 +283,13 @@ def test_two_open_events_of_one_owner_never_look_alike(members):
     assert renamed.status_code == 409 and "an open event named 'zerowidth' already" in renamed.json()["detail"]
     assert _event(other).name == "Cup"  # nothing changed
     assert owner.patch(f"/api/events/{other}/", {"name": "Cup 2"}, format="json").status_code == 200
+    # (a review: other invisible characters, another case, another way to write the same letters)
+    for alike in ("zero\ufe0fwidth", "zero\u034fwidth", "ZeroWidth"):
+        answer = create(owner, name=alike)
+        assert answer.status_code in (400, 409), alike
+    assert create(owner, name="Cafe\u0301").status_code == 201
+    again = create(owner, name="Caf\u00e9")
+    assert again.status_code == 409 and "an open event named 'Caf\u00e9' already" in again.json()["detail"]
 
 
 def _events_of(username):

@@ -12,6 +12,7 @@ taken with the event's row locked.
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -116,18 +117,22 @@ def create_event(*, user: Any, name: Any, game: Any, format: Any, games_per_pair
 
 
 def _refuse_open_twin(*, owner: Any, name: str, event: Event | None = None) -> None:
-    """Conflict when `owner` has another open event named `name` (two would look alike on the lists)."""
-    twins = Event.objects.filter(owner=owner, name=name, state=EventState.OPEN)
+    """Conflict when `owner` has another open event named `name`, in any case (two would look alike on
+    the lists). Within a transaction: the owner's row is locked first, so two renames or a rename and a
+    create at once are judged one after the other."""
+    list(User.objects.select_for_update().filter(pk=owner.pk).values_list("pk", flat=True))
+    twins = Event.objects.filter(owner=owner, name__iexact=name, state=EventState.OPEN)
     twin = (twins.exclude(pk=event.pk) if event is not None else twins).first()
     if twin is not None:
-        raise Conflict(f"you have an open event named {name!r} already ({twin.slug}): give this one another name")
+        raise Conflict(f"you have an open event named {twin.name!r} already ({twin.slug}): "
+                       "give this one another name")
 
 
 def _event_name(name: Any) -> str:
     """An event's name, its runs of white space made one space; Invalid with the reason."""
     if not isinstance(name, str) or not name.strip():
         raise Invalid("an event needs a name")
-    name = " ".join(name.split())
+    name = unicodedata.normalize("NFC", " ".join(name.split()))  # (one way to write "Café", not two)
     problem = shown_name_problem(name, what="an event's name")
     if problem:
         raise Invalid(problem)

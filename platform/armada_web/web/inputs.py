@@ -23,7 +23,13 @@ from django.http.response import HttpResponseBase
 from django.urls import register_converter
 
 from armada_web.web.errors import Invalid
-from armada_web.web.logic.text import has_bidi_control, has_control, has_invisible, stacked_marks_problem
+from armada_web.web.logic.text import (
+    has_bidi_control,
+    has_control,
+    has_invisible,
+    hidden_selector_problem,
+    stacked_marks_problem,
+)
 
 #: The largest id: PostgreSQL's bigint and SQLite's INTEGER are signed 64-bit.
 MAX_ID = 2**63 - 1
@@ -113,7 +119,7 @@ def shown_name_problem(text: str, *, what: str) -> str | None:
     if problem is None and has_invisible(text):
         problem = (f"{what} may not hold invisible characters (zero-width spaces, joiners, format marks): "
                    "a page would show it like another name")
-    return problem
+    return problem or hidden_selector_problem(text, what=what, other="another name")
 
 
 class IdConverter:
