@@ -25,15 +25,16 @@ def seasons(request: HttpRequest) -> HttpResponse:
 def season(request: HttpRequest, slug: str) -> HttpResponse:
     found = queries.season(slug)
     # A bad page number is a 400 saying so, as on every other list; past the last: the last page.
-    page = Paginator(queries.standings(found), PER_PAGE).get_page(page_number(request.GET.get("page")))
+    seeded = queries.team_rule_seeding(found)  # once for the page: its standings, count and left-out line
+    page = Paginator(queries.standings(found, seeded=seeded), PER_PAGE).get_page(page_number(request.GET.get("page")))
     phase = queries.phase(found)
     ids = [row.bot_id for row in page.object_list if row.bot_id]
     bots = {b.pk: b for b in bot_queries.bots().filter(pk__in=ids)} if ids else {}
     rows = [(row, bots.get(row.bot_id or 0)) for row in page.object_list]  # each bot's team beside it
     context = {"season": found, "game": spec(found.game), "next": queries.next_time(found), "page": page,
                "rows": rows,
-               "entries": queries.entry_count(found), "progress": queries.progress(found),
-               "left_out": queries.left_out_by_team_rules(found),
+               "entries": queries.entry_count(found, seeded=seeded), "progress": queries.progress(found),
+               "left_out": queries.left_out_by_team_rules(found, seeded=seeded),
                "top": queries.top_matches(found), "phase": phase, "entering": queries.entering(found, request.user),
                "stages": spec(found.game).rated and not phase.live,
                "decisions": integrity_queries.decisions_seen(season=found, user=request.user)}

@@ -6,6 +6,7 @@ The writes run inside the caller's transaction with the season's row locked (sea
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TypeVar
 
 from django.conf import settings
@@ -92,25 +93,39 @@ def _entry(season: Season, version: BotVersion, seed: int, rating: Rating | None
                  ladder_games=rating.games if rating else 0)
 
 
-def would_enter(season: Season) -> tuple[list[BotVersion], dict[int, Rating], dict[int, list[str]]]:
+@dataclass(frozen=True)
+class Seeding:
+    """Who would enter a season if it closed now (`seeding`)."""
+
+    #: The versions that enter, in seed order, and the admitted ones the team rules leave out.
+    entering: list[BotVersion]
+    left_out: list[BotVersion]
+    #: Their ratings (a rated game's) and every team's members now.
+    ratings: dict[int, Rating]
+    members: dict[int, list[str]]
+
+    def named_left_out(self) -> list[str]:
+        """The versions left out as "BOT (TEAM)" (every bot's team is public, as its page shows)."""
+        return [f"{v.bot.name} ({v.bot.team.name})" for v in self.left_out]
+
+
+def seeding(season: Season) -> Seeding:
     """The versions that would enter `season` if it closed now, in seed order: each bot's playing
     version when its owner may enter (admitted) and its team passes the season's team rules
     (`logic.teams.admissible`, best placed first), ordered by the ladder (as it lists them: mu - 3
     sigma, unlisted versions after, oldest first) or the league (its position among the admitted);
-    with their ratings (a rated game's) and every team's members now."""
+    and those its team rules leave out (an organiser's trial: a bot dropped by the one-team rule went
+    unsaid)."""
     versions, rows = _seeded(season)
     taken, members = _team_rules(season, versions)
-    return taken, rows, members
+    kept = {v.pk for v in taken}
+    return Seeding(taken, [v for v in versions if v.pk not in kept], rows, members)
 
 
-def left_out(season: Season) -> list[BotVersion]:
-    """The admitted versions that the season's team rules would leave out if it closed now, in seed
-    order (an organiser's trial: a team's bot dropped by the one-team rule went unsaid)."""
-    if not season.team_max_members and not season.one_team_per_person:
-        return []
-    versions, _rows = _seeded(season)
-    taken = {v.pk for v in _team_rules(season, versions)[0]}
-    return [v for v in versions if v.pk not in taken]
+def would_enter(season: Season) -> tuple[list[BotVersion], dict[int, Rating], dict[int, list[str]]]:
+    """`seeding`'s versions that enter, their ratings and every team's members."""
+    seeded = seeding(season)
+    return seeded.entering, seeded.ratings, seeded.members
 
 
 def _seeded(season: Season) -> tuple[list[BotVersion], dict[int, Rating]]:
@@ -133,14 +148,15 @@ def _seeded(season: Season) -> tuple[list[BotVersion], dict[int, Rating]]:
     return versions, rows
 
 
-def freeze(*, season: Season) -> int:
-    """The versions that `would_enter` the season now become its entries, seeded in that order, each naming
-    its team and the members it has now (frozen until the results are final: team_rules); returns
-    the count."""
-    versions, rows, members = would_enter(season)
-    made = [_entry(season, v, seed, rows.get(v.pk), members) for seed, v in enumerate(versions, start=1)]
+def freeze(*, season: Season) -> Seeding:
+    """The versions that would enter the season now (`seeding`) become its entries, seeded in that order,
+    each naming its team and the members it has now (frozen until the results are final: team_rules);
+    returns the seeding (its `left_out` too)."""
+    seeded = seeding(season)
+    made = [_entry(season, v, seed, seeded.ratings.get(v.pk), seeded.members)
+            for seed, v in enumerate(seeded.entering, start=1)]
     Entry.objects.bulk_create(made, batch_size=500)
-    return len(made)
+    return seeded
 
 
 def league_result(season: Season) -> None:

@@ -72,6 +72,8 @@ class Season(models.Model):
     finals_cut = models.PositiveIntegerField(
         default=0, help_text="finals matches the finish left unplayed (counted then: a later disqualification "
                              "takes its games away)")
+    left_out = models.JSONField(
+        default=list, blank=True, help_text='the bots its team rules left out at the close, "BOT (TEAM)" each')
     created = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     finals_at = models.DateTimeField(null=True, blank=True)

@@ -21,7 +21,7 @@ from armada_web.ladder.queries import ladder
 from armada_web.matches.capacity import known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
-from armada_web.seasons.entries import admitted, left_out, may_enter, members_of, order, skill_of, would_enter
+from armada_web.seasons.entries import Seeding, admitted, may_enter, members_of, order, seeding, skill_of
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.teams.logic.names import DELETED_USER
@@ -69,23 +69,34 @@ def next_time(season: Season) -> tuple[str, datetime] | None:
     return None
 
 
-def entry_count(season: Season) -> int:
+def team_rule_seeding(season: Season) -> Seeding | None:
+    """While `season` is open and has team rules: who would enter and who its rules would leave out
+    (`entries.seeding`), computed once for a page (`standings`, `entry_count` and `left_out_by_team_rules`
+    take it); None otherwise, when none of them needs it."""
+    if season.state not in LIVE or not (season.team_max_members or season.one_team_per_person):
+        return None
+    return seeding(season)
+
+
+def entry_count(season: Season, *, seeded: Seeding | None = None) -> int:
     """Frozen entries, or while it is open the bots that would enter if it closed now (its entry
-    rule applied, and its team rules as the close applies them: `entries.would_enter`)."""
+    rule applied, and its team rules as the close applies them: `entries.seeding`)."""
     if season.state not in LIVE:
         return season.entries.count()
-    if season.team_max_members or season.one_team_per_person:
-        return len(would_enter(season)[0])
+    seeded = seeded or team_rule_seeding(season)
+    if seeded is not None:
+        return len(seeded.entering)
     rows = ranked_versions(season.game) if spec(season.game).rated else league.active_races()
     return int(admitted(season=season, rows=rows).count())
 
 
-def left_out_by_team_rules(season: Season) -> list[str]:
-    """While it is open: the bots its team rules would leave out if it closed now, as "BOT (TEAM)"
-    (every bot's team is public, as its page shows); once closed, none (the entries are frozen)."""
+def left_out_by_team_rules(season: Season, *, seeded: Seeding | None = None) -> list[str]:
+    """The bots its team rules would leave out if it closed now (open), or left out at its close,
+    as "BOT (TEAM)" (every bot's team is public, as its page shows)."""
     if season.state not in LIVE:
-        return []
-    return [f"{v.bot.name} ({v.bot.team.name})" for v in left_out(season)]
+        return list(season.left_out or [])
+    seeded = seeded or team_rule_seeding(season)
+    return seeded.named_left_out() if seeded is not None else []
 
 
 @dataclass(frozen=True)
@@ -143,9 +154,9 @@ def _owner(user: Any) -> str:
     return user.username if user is not None else DELETED_USER
 
 
-def standings(season: Season) -> list[Row]:
+def standings(season: Season, *, seeded: Seeding | None = None) -> list[Row]:
     """The season's standings now: stored (finished), the finals' order (closed, finals), or the
-    live ladder or league table (upcoming, open)."""
+    live ladder or league table (upcoming, open; `seeded`: its `team_rule_seeding`, when computed)."""
     if season.state == SeasonState.FINISHED:
         rows = Standing.objects.filter(season=season).select_related("owner").order_by("place")
         existing = set(Entry.objects.filter(season=season, bot__isnull=False).values_list("bot_ref", flat=True))
@@ -153,7 +164,7 @@ def standings(season: Season) -> list[Row]:
                     s.games, s.stage, s.bot_ref in existing, s.team_ref, s.team_name, tuple(s.members))
                 for s in rows]
     if season.state in LIVE:
-        return _live(season)
+        return _live(season, seeded or team_rule_seeding(season))
     rated = spec(season.game).rated
     entries = list(Entry.objects.filter(season=season).select_related("owner"))
     ranked = order(entries) if rated else sorted(entries, key=lambda e: (e.place or e.seed, e.seed))
@@ -163,12 +174,12 @@ def standings(season: Season) -> list[Row]:
             for place, e in enumerate(ranked, start=1)]
 
 
-def _live(season: Season) -> list[Row]:
+def _live(season: Season, seeded: Seeding | None) -> list[Row]:
     """The ladder or the league of the bots that would enter if the season closed now (its entry
-    rule, and its team rules as the close applies them: `entries.would_enter`), placed among
-    themselves."""
+    rule, and its team rules as the close applies them: `seeded`, None without team rules), placed
+    among themselves."""
     owner = "version__bot__owner"
-    kept = {v.pk for v in would_enter(season)[0]} if season.team_max_members or season.one_team_per_person else None
+    kept = {v.pk for v in seeded.entering} if seeded is not None else None
     if spec(season.game).rated:
         rated = [r for r in admitted(season=season, rows=ladder(season.game), owner=owner)
                  if kept is None or r.version_id in kept]

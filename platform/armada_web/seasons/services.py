@@ -6,6 +6,7 @@ in and what would be needed) or Invalid, changing nothing.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from armada_web.teams.models import Membership
 from armada_web.web.errors import Conflict, Invalid
 from armada_web.web.inputs import shown_name_problem
 from armada_web.web.times import parse_time
+
+log = logging.getLogger(__name__)
 
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{1,49}")
 NAME_MAX = 100
@@ -234,15 +237,21 @@ def open_season(*, season: Season) -> Season:
 
 
 def close_season(*, season: Season, now: datetime | None = None) -> Season:
-    """open -> closed: each bot's playing version now is frozen as its entry (entries.freeze)."""
+    """open -> closed: each bot's playing version now is frozen as its entry (entries.freeze); the
+    bots its team rules left out are kept (`left_out`: its page names them) and logged, however it
+    closed (on time, the admin, the command)."""
     with transaction.atomic():
         locked = _locked(season)
         if locked.state != SeasonState.OPEN:
             raise _refuse(locked, "closed", "an open")
-        entries.freeze(season=locked)
+        seeded = entries.freeze(season=locked)
         locked.state = SeasonState.CLOSED
         locked.closed_at = now or timezone.now()
-        locked.save(update_fields=["state", "closed_at"])
+        locked.left_out = seeded.named_left_out()
+        locked.save(update_fields=["state", "closed_at", "left_out"])
+        if locked.left_out:
+            log.info("season %s closed: its team rules left out %d: %s", locked.slug, len(locked.left_out),
+                     ", ".join(locked.left_out))
         season_closed.send(sender=Season, season=locked)
     return locked
 

@@ -91,9 +91,8 @@ class Command(BaseCommand):
             services.open_season(season=season)
             return f"season {season.slug} is open"
         if action == "close":
-            left = queries.left_out_by_team_rules(season)  # said at the close, as the page said it before
             season = services.close_season(season=season)
-            count = season.entries.count()
+            count, left = season.entries.count(), season.left_out
             return (f"season {season.slug} is closed with {count} entr{'y' if count == 1 else 'ies'} frozen"
                     + (f"; its team rules left out {len(left)}: {', '.join(left)}" if left else ""))
         if action == "finals" and options["dry_run"]:
