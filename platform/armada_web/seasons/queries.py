@@ -145,8 +145,9 @@ class Row:
 
     @property
     def members_shown(self) -> tuple[str, ...]:
-        """The members a page names beside the team: none when they are only the team's own name (a
-        personal team of a deleted account: "(deleted user) ((deleted user))", an organiser's trial)."""
+        """The members a page names beside the team: none when they are only the team's own name, as in
+        a personal team ("alice", not "alice (alice)"; a deleted account's: "(deleted user) ((deleted
+        user))", an organiser's trial)."""
         return () if self.members == (self.team_name,) else self.members
 
 
