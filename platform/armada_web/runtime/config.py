@@ -117,7 +117,8 @@ class Config:
     celery_task_always_eager: bool = setting("CELERY_TASK_ALWAYS_EAGER", False,
                                              "run tasks in the caller's process (tests only)")
     email_backend: str = setting("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend",
-                                 "Django's mail backend (console: mails go to the web server's log)")
+                                 "Django's mail backend (console: each mail goes to the log of the process that "
+                                 "sends it: \"Mails with the console backend\" above)")
     default_from_email: str = setting("DEFAULT_FROM_EMAIL", "armada@localhost", "sender of the site's mails")
     email_host: str = setting("EMAIL_HOST", "localhost", "the mail server (with EMAIL_BACKEND "
                               "django.core.mail.backends.smtp.EmailBackend)")
