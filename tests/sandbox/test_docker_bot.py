@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from armada.referee.connection import BotGone, LineTooLong, Unavailable
+from armada.referee.connection import BotGone, ExitInfo, LineTooLong, Unavailable
 from armada_sandbox import DockerBot, SandboxLimits, SandboxUnavailable, SlotPool
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, host_processes_of
@@ -32,6 +32,14 @@ def make_bot(tmp_path: Path, source: str, name: str = "main.py") -> Path:
     (folder / name).write_text(textwrap.dedent(source))
     return folder
 
+
+
+def gone_after_go(bot: DockerBot, within_s: float = 10) -> ExitInfo:
+    """Tell a started bot "go" and wait for it to end (its next read is BotGone); how it ended."""
+    bot.send(b"go\n")
+    with pytest.raises(BotGone):
+        bot.read_line(time.monotonic() + within_s)
+    return bot.exit_info()
 
 def test_hardening_is_applied(docker_client, tmp_path):
     limits = SandboxLimits(memory_mb=200, pids=40, tmp_mb=8, cpus=0.5, nofile=128)
@@ -108,10 +116,7 @@ def test_exit_code_and_end_of_output(docker_client, tmp_path):
     bot = DockerBot(make_bot(tmp_path, source), labels=run_labels())
     bot.start()
     try:
-        bot.send(b"go\n")
-        with pytest.raises(BotGone):
-            bot.read_line(time.monotonic() + 10)
-        info = bot.exit_info()
+        info = gone_after_go(bot)
         assert info.returncode == 7 and info.signal is None and not info.oom_killed
     finally:
         bot.close()
@@ -155,10 +160,7 @@ def test_memory_limit_reports_oom(docker_client, tmp_path):
     bot = DockerBot(make_bot(tmp_path, source), limits=SandboxLimits(memory_mb=64, tmp_mb=4), labels=run_labels())
     bot.start()
     try:
-        bot.send(b"go\n")
-        with pytest.raises(BotGone):
-            bot.read_line(time.monotonic() + 30)
-        info = bot.exit_info()
+        info = gone_after_go(bot, within_s=30)
         assert info.oom_killed, info
         assert info.signal == 9
         assert bot.sandbox_fault == ""  # its own limit's kill: status memory, never the sandbox's fault
@@ -196,10 +198,7 @@ def test_a_bot_the_machines_out_of_memory_killer_stopped_is_the_sandboxs_fault(d
         bot = DockerBot(make_bot(folder, source), labels=run_labels())
         try:
             bot.start()
-            bot.send(b"go\n")
-            with pytest.raises(BotGone):
-                bot.read_line(time.monotonic() + 10)
-            info = bot.exit_info()
+            info = gone_after_go(bot)
             assert info.signal == 9 and not info.oom_killed
             assert read == [counted]  # once, as its output ended
             assert bot.sandbox_fault == (HOST_OOM if counted else "")
@@ -234,10 +233,7 @@ def test_a_kill_at_the_memory_limit_docker_did_not_record_is_still_the_limits(do
         monkeypatch.setattr(PeakReader, "oom_kills", oom_kills)
         try:
             bot.start()
-            bot.send(b"go\n")
-            with pytest.raises(BotGone):
-                bot.read_line(time.monotonic() + 10)
-            info = bot.exit_info()
+            info = gone_after_go(bot)
             if name == "exit":
                 assert (info.returncode, info.signal, info.oom_killed, bot.sandbox_fault) == (3, None, False, "")
                 continue
