@@ -164,6 +164,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# 24-hour times and ISO dates in the admin too, as the pages write them (web/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["armada_web.web.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
