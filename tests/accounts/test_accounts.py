@@ -482,3 +482,9 @@ def test_the_reading_rule_itself_reduces_look_alikes_to_ascii(make_user):
         with pytest.raises(Invalid, match="reads as 'alicetc', an existing user's name"):
             check_username(username=name)
     assert check_username(username="b\u00e9atrice") == "b\u00e9atrice"
+    # a security trial: names wholly in Cyrillic or Greek letters that look Latin (one alphabet each)
+    make_user("pepe")
+    for name in ("\u0440\u0435\u0440\u0435", "\u0420\u0415\u0420\u0415", "\u03a1\u0395\u03a1\u0395"):
+        with pytest.raises(Invalid, match="reads as 'pepe', an existing user's name"):
+            check_username(username=name)
+    assert check_username(username="\u0421\u0430\u0448\u0430") == "\u0421\u0430\u0448\u0430"  # Sasha: no ASCII reading

@@ -88,6 +88,22 @@ def test_a_name_that_would_pass_for_another_teams_is_refused(make_user, name, sa
 
 
 
+def test_a_name_written_wholly_in_look_alike_letters_is_refused(make_user):
+    """A security trial: "\u0441\u0430\u0445\u0435" (all Cyrillic, one alphabet) was taken beside "caxe" (D-S-34)."""
+    alice, bob = make_user("alice"), make_user("bob")
+    services.create_team(user=alice, name="caxe")
+    # U+0450 is a Cyrillic e with a grave accent
+    for name in ("\u0441\u0430\u0445\u0435", "\u0421\u0410\u0425\u0415", "\u0441\u0430\u0445\u0450"):
+        with pytest.raises(Conflict, match="reads as 'caxe', another team's name"):
+            services.create_team(user=bob, name=name)
+    own = services.create_team(user=bob, name="\u0441\u0430\u0445\u0430\u0448")  # a \u0448 has no ASCII reading
+    with pytest.raises(Conflict, match="reads as 'caxe'"):
+        services.rename_team(user=bob, team=own, name="\u0441\u0430\u0445\u0435")
+    other = services.create_team(user=alice, name="\u0420\u0415\u0420\u0415")  # no team "pepe" yet
+    lower = "\u0440\u0435\u0440\u0435"
+    assert services.rename_team(user=alice, team=other, name=lower).name == lower
+
+
 @pytest.mark.parametrize("name", ["abc" + "\u030d" * 35, "z\u0336\u0336\u0336\u0336a\u0336l\u0336go",
                                   "Red\u0301\u0300\u0302 Fleet", "Tea\u20dd\u20dd\u20dd"])
 def test_a_name_with_stacked_accent_marks_is_refused(make_user, name):

@@ -23,6 +23,7 @@ from armada_web.teams.models import Membership, Team
 from armada_web.teams.signals import archive_changed, membership_changing
 from armada_web.web.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from armada_web.web.inputs import USERNAME_PATTERN, parse_id
+from armada_web.web.logic.text import ascii_skeleton
 
 
 def new_key() -> str:
@@ -125,6 +126,7 @@ def create_team(*, user: Any, name: Any) -> Team:
         if is_member(user=user, team_id=same.pk):  # a second `team create` of one's own team (a trial)
             raise Conflict(f"you are a member of the team {same.name!r} already: it needs no creating")
         raise Conflict(f"the name {name!r} is taken by another team; choose another")
+    _refuse_lookalike(name)
     try:
         with transaction.atomic():
             _check_user_room(user)
@@ -156,12 +158,22 @@ def rename_team(*, user: Any, team: Team, name: Any) -> Team:
                 return locked
             if Team.objects.filter(name__iexact=name).exclude(pk=locked.pk).exists():
                 raise taken
+            _refuse_lookalike(name, exclude=locked.pk)
             if locked.name != name:
                 locked.name = name
                 locked.save(update_fields=["name"])
     except IntegrityError:  # another team took the name at the same moment
         raise taken from None
     return locked
+
+
+def _refuse_lookalike(name: str, *, exclude: int | None = None) -> None:
+    """Conflict when `name` is not ASCII and reads as another team's ASCII name ("\u0441\u0430\u0445\u0435", all
+    Cyrillic, beside "caxe": `ascii_skeleton`, D-S-34)."""
+    skeleton = ascii_skeleton(name)
+    same = Team.objects.filter(name__iexact=skeleton) if skeleton else Team.objects.none()
+    if (same.exclude(pk=exclude) if exclude is not None else same).exists():
+        raise Conflict(f"the name {name!r} reads as {skeleton!r}, another team's name; choose another")
 
 
 def _locked(team: Team) -> Team:

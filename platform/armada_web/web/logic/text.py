@@ -117,13 +117,36 @@ LATIN_LOOKALIKES = str.maketrans({
 })
 
 
+#: Cyrillic and Greek letters a page draws as an ASCII one (from Unicode's confusables): a name
+#: written wholly in them ("\u0440\u0435\u0440\u0435", Cyrillic, beside "pepe") reads as ASCII
+#: although it mixes no alphabets (a security trial); a name with any other letter of theirs
+#: ("\u0421\u0430\u0448\u0430") has no ASCII reading.
+ALPHABET_LOOKALIKES = str.maketrans({
+    # Cyrillic
+    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0443": "y", "\u0445": "x",
+    "\u0455": "s", "\u0456": "i", "\u0458": "j", "\u04bb": "h", "\u04cf": "l", "\u0501": "d", "\u051b": "q",
+    "\u051d": "w", "\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H",
+    "\u041e": "O", "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0423": "Y", "\u0425": "X", "\u0405": "S",
+    "\u0406": "I", "\u0408": "J", "\u051a": "Q", "\u051c": "W",
+    # Greek
+    "\u03bf": "o", "\u03bd": "v", "\u03b1": "a", "\u03c1": "p", "\u03b9": "i", "\u03b3": "y",
+    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I", "\u039a": "K",
+    "\u039c": "M", "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
+})
+
+
 def ascii_skeleton(text: str) -> str | None:
     """The ASCII name `text` could pass for, when it is not ASCII itself: its letters without their
-    accents (NFKD), Latin look-alikes (LATIN_LOOKALIKES) as the ASCII letter, in lower case; None
-    when `text` is ASCII already, or when something in it has no ASCII look-alike."""
+    accents (NFKD), Latin look-alikes (LATIN_LOOKALIKES) and Cyrillic and Greek ones
+    (ALPHABET_LOOKALIKES) as the ASCII letter, in lower case; None when `text` is ASCII already, or
+    when something in it has no ASCII look-alike."""
     if text.isascii():
         return None
-    bare = "".join(c for c in unicodedata.normalize("NFKD", text.translate(LATIN_LOOKALIKES))
+    bare = "".join(c for c in unicodedata.normalize("NFKD", _as_ascii(text))
                    if unicodedata.category(c) not in ("Mn", "Me"))
-    bare = bare.translate(LATIN_LOOKALIKES).lower()
+    bare = _as_ascii(bare).lower()
     return bare if bare.isascii() else None
+
+
+def _as_ascii(text: str) -> str:
+    return text.translate(LATIN_LOOKALIKES).translate(ALPHABET_LOOKALIKES)
