@@ -213,3 +213,42 @@ def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_u
                     format="json").status_code == 201
     services.leave_team(user=bob.user, team=crew)
     assert bob.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
+
+
+def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, club):
+    """A security trial: a member removed from the team still withdrew the team's bot from an event
+    and still saw the private event through the entry they had made. The entry is the team's: its
+    removal ends their say (one who left keeps it, above); it still counts as their one entry."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services as bots
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.events.models import Event
+    from armada_web.teams import services
+
+    ann, bob = api(make_user("ann")), api(make_user("bob"))
+    crew = services.create_team(user=ann.user, name="crew")
+    services.join_team(user=bob.user, team=crew, key=crew.join_key)
+    made = {}
+    for owner, name, team in ((ann.user, "crew-bot", crew.pk), (bob.user, "bob-own", None)):
+        bot = bots.create_bot(user=owner, name=name, game="galaxy", team=team)
+        version = bots.upload_version(bot=bot, user=owner, filename="main.py",
+                                      data=starter_file("greedy", "galaxy").read_bytes())
+        BotVersion.objects.filter(pk=version.pk).update(status="valid")
+        refresh_active(bot=bot)
+        made[name] = bot
+    slug = club["slug"]
+    assert not Event.objects.get(slug=slug).public  # (what a removed member must no longer see)
+    assert bob.post(f"/api/events/{slug}/entries/", {"bot": made["crew-bot"].pk, "invite": club["invite"]},
+                    format="json").status_code == 201
+    services.remove_member(user=ann.user, team=crew, username="bob")
+    assert bob.delete(f"/api/events/{slug}/entries/{made['crew-bot'].pk}/").status_code == 404  # unseen now
+    assert bob.get(f"/api/events/{slug}/").status_code == 404
+    assert "crew-bot" in _entries(ann, slug)  # the team's entry stays
+    # their own entry per member is free again: with the link, their own bot
+    again = bob.post(f"/api/events/{slug}/entries/", {"bot": made["bob-own"].pk, "invite": club["invite"]},
+                     format="json")  # the entry still holds their one entry of the event
+    assert again.status_code == 409 and "one bot per member" in again.json()["detail"]
+    assert sorted(_entries(ann, slug)) == ["crew-bot", "mia-bot", "nils-bot"]
+    services.join_team(user=bob.user, team=crew, key=services.renew_key(user=ann.user, team=crew).join_key)
+    assert bob.get(f"/api/events/{slug}/").status_code == 200  # a member again: the team's entry is theirs too

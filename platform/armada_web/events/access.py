@@ -15,8 +15,8 @@ from django.db.models import Q, QuerySet
 
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import bots_of
-from armada_web.events.models import Event, EventState
-from armada_web.teams.access import team_ids
+from armada_web.events.models import Event, EventEntry, EventState
+from armada_web.teams.access import removed_from_ids, team_ids
 from armada_web.web.roles import is_staff
 
 
@@ -27,12 +27,22 @@ def invited_team_ids(*, user: Any, event: Event) -> list[int]:
     return list(event.invitations.filter(team_id__in=team_ids(user=user)).values_list("team_id", flat=True))
 
 
+def entrant_entries(*, user: Any) -> QuerySet[EventEntry]:
+    """The entries `user` made and still acts on (sees the event through, withdraws): all but those
+    of a team that has removed them since (the entry is the team's: its members act on it; a member
+    who left keeps theirs, to withdraw it and enter another team's bot). Each still counts as their
+    one entry of the event."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return EventEntry.objects.none()
+    return EventEntry.objects.filter(owner=user.pk).exclude(team_id__in=removed_from_ids(user=user))
+
+
 def is_member(*, user: Any, event: Event) -> bool:
-    """Its owner, someone who entered a bot, a member of an entered bot's team (the team's bot plays
-    there), or a member of a team it invited."""
+    """Its owner, someone who entered a bot (`entrant_entries`), a member of an entered bot's team
+    (the team's bot plays there), or a member of a team it invited."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
-    return bool(event.owner_id == user.pk or event.entries.filter(owner=user).exists()
+    return bool(event.owner_id == user.pk or entrant_entries(user=user).filter(event=event).exists()
                 or event.entries.filter(team_id__in=team_ids(user=user)).exists()
                 or invited_team_ids(user=user, event=event))
 
@@ -44,8 +54,8 @@ def member_q(*, user: Any) -> Q:
     shown = Q(public=True)
     if user is not None and getattr(user, "is_authenticated", False):
         teams = team_ids(user=user)
-        shown |= (Q(owner=user.pk) | Q(entries__owner=user.pk) | Q(entries__team__in=teams)
-                  | Q(invitations__team__in=teams))
+        shown |= (Q(owner=user.pk) | Q(pk__in=entrant_entries(user=user).values("event_id"))
+                  | Q(entries__team__in=teams) | Q(invitations__team__in=teams))
     return shown
 
 

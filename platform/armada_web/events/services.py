@@ -29,7 +29,7 @@ from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.services import under_team_lock
 from armada_web.events import access
-from armada_web.events.access import can_see, invite_matches, invited_team_ids
+from armada_web.events.access import can_see, entrant_entries, invite_matches, invited_team_ids
 from armada_web.events.logic import formats
 from armada_web.events.models import (
     Event,
@@ -386,7 +386,7 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
             raise Conflict(f"this event is {locked.state}: it takes no more entries")
         if locked.ends is not None and locked.ends <= now:
             raise Conflict("this event has ended: it takes no more entries")
-        mine = locked.entries.filter(owner=member).first()
+        mine = locked.entries.filter(owner=member).first()  # (one the team removed them from too)
         if mine is not None:
             raise Conflict(f"you have entered {mine.bot_name} already: one bot per member")
         ours = locked.entries.filter(Q(team_id=bot.team_id) | Q(bot__team_id=bot.team_id)).first()  # (moved in)
@@ -410,8 +410,9 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
 
 def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
     """A bot leaves an open event (its entry is deleted): asked by a member of the bot's team, the
-    member who entered it, or the event's owner (an entry that should not be there). Once the
-    event has started, its entries stay: the table and the games played keep them."""
+    member who entered it (unless the team has removed them since: `entrant_entries`), or the
+    event's owner (an entry that should not be there). Once the event has started, its entries
+    stay: the table and the games played keep them."""
     member = _user(user)
     if not can_see(user=member, event=event):
         raise NotFound("no such event")
@@ -422,7 +423,8 @@ def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
         entry = locked.entries.filter(bot_ref=int(bot_id)).select_related("bot").first()
         if entry is None:
             raise NotFound(f"this event has no entry of bot {int(bot_id)}")
-        if member.pk not in (locked.owner_id, entry.owner_id) \
+        entrant = entrant_entries(user=member).filter(pk=entry.pk).exists()
+        if member.pk != locked.owner_id and not entrant \
                 and not (entry.bot is not None and is_owner(bot=entry.bot, user=member)):
             raise Forbidden("only a member of the bot's team or the event's owner withdraws an entry")
         if locked.state != EventState.OPEN:

@@ -36,6 +36,15 @@ def team_ids(*, user: Any) -> QuerySet[Membership, int]:
     return Membership.objects.current().filter(user_id=user.pk).values_list("team_id", flat=True)
 
 
+def removed_from_ids(*, user: Any) -> QuerySet[Membership, int]:
+    """The ids of the teams that removed `user` and that they have not joined again since (a
+    subquery): what they did as its member is no longer theirs to act on (an event entry)."""
+    if not _signed_in(user):
+        return Membership.objects.none().values_list("team_id", flat=True)
+    return (Membership.objects.filter(user_id=user.pk, removed=True).exclude(team_id__in=team_ids(user=user))
+            .values_list("team_id", flat=True))
+
+
 def was_member(*, user: Any, team_id: int) -> bool:
     """`user` is or was in the team (its history shows to them)."""
     return _signed_in(user) and Membership.objects.filter(team_id=team_id, user_id=user.pk).exists()
