@@ -2,7 +2,8 @@
 
 The referee marks each request in the log (`armada.logmarks`); the replay names every request
 (`request_kinds`) and times it. `log_requests` joins the two: the lines before the first mark,
-then each request with its type, turn, milliseconds and lines, and the last traceback (the crash).
+then each request with its type, turn, milliseconds and lines, and the traceback the bot did not
+survive (its crash): not one the bot library caught and answered with its fallback.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.logmarks import parse_mark
+from armada.logmarks import EXCEPTION_MARK, parse_mark
 
 
 @dataclass
@@ -32,7 +33,7 @@ class SeatLog:
 
     head: list[str]
     requests: list[RequestLog]
-    #: The last traceback the bot wrote (its crash), and the request it was written in; empty when none.
+    #: The traceback the bot did not survive (its crash), and the request it was written in; empty when none.
     crash: list[str] = field(default_factory=list)
     crash_request: RequestLog | None = None
 
@@ -84,12 +85,14 @@ TRACEBACK = "Traceback (most recent call last):"
 def log_requests(log: str, timings: list[float] | None,
                  kinds: list[tuple[str, int | None]] | None = None) -> SeatLog:
     """The seat's log split by request: lines before the first mark, then every request with its type,
-    turn and time and the lines written during it, and the last traceback.
+    turn and time and the lines written during it, and its crash (`_crash`).
 
     The replay's `timings` hold each request's milliseconds in the order sent, so request N's
     time is timings[N] (ids count from 0, init first); `kinds` (`request_kinds`) name each request.
     The referee marks only the requests during which the bot wrote something; those give the type
-    and turn of a request the replay does not name.
+    and turn of a request the replay does not name. Given either, the requests are all those sent,
+    so only the last one's traceback is the crash (a bot that wrote one at turn 3 and timed out at
+    turn 33 did not crash at turn 3); from the log alone, the last traceback not caught.
     """
     head: list[str] = []
     marked: dict[int, RequestLog] = {}
@@ -112,28 +115,48 @@ def log_requests(log: str, timings: list[float] | None,
             request.ms = times[request.number]
         if request.number < len(named) and named[request.number][0]:
             request.type, request.turn = named[request.number]
-    crash, where = _last_traceback(head, requests)
+    crash, where = _crash(head, requests, sent=bool(times or named))
     return SeatLog(head, requests, crash, where)
 
 
-def _last_traceback(head: list[str], requests: list[RequestLog]) -> tuple[list[str], RequestLog | None]:
-    """The lines from the last traceback to the end of the request it was written in."""
-    for request in reversed(requests):
-        if TRACEBACK in request.lines:
-            at = len(request.lines) - 1 - request.lines[::-1].index(TRACEBACK)
-            return request.lines[at:], request
-    if TRACEBACK in head:
+def _crash(head: list[str], requests: list[RequestLog], *, sent: bool) -> tuple[list[str], RequestLog | None]:
+    """The lines from the last uncaught traceback to the end of the request it was written in, and
+    that request. With `sent` (`requests` are all the requests sent), only the last request, or the
+    head when the bot wrote nothing after it, can hold the crash."""
+    seen = requests[-1:] if sent else requests[::-1]
+    for request in seen:
+        lines = uncaught(request.lines)
+        if TRACEBACK in lines:
+            at = len(lines) - 1 - lines[::-1].index(TRACEBACK)
+            return lines[at:], request
+    if TRACEBACK in head and not (sent and any(r.lines for r in requests[:-1])):
         return head[len(head) - 1 - head[::-1].index(TRACEBACK):], None
     return [], None
 
 
+def uncaught(lines: list[str]) -> list[str]:
+    """`lines` without what the bot library wrote for each exception it caught (`[armada] exception
+    caught ...` and the traceback after it, to the next request mark): the bot survived those."""
+    kept: list[str] = []
+    caught = False
+    for line in lines:
+        if parse_mark(line) is not None:
+            caught = False
+        elif line.startswith(EXCEPTION_MARK):
+            caught = True
+        if not caught:
+            kept.append(line)
+    return kept
+
+
 def crash_reason(log: str) -> str:
-    """The last line of the last traceback in a log (`SyntaxError: '(' was never closed`); empty when none."""
+    """The last line of the last uncaught traceback in a log (`SyntaxError: '(' was never closed`);
+    empty when none (an exception the bot library caught is not why the bot stopped)."""
     crash = log_requests(log, None).crash
     for line in reversed(crash):  # the referee's own notes after it ("[armada] ...") are not the error
         if line.strip() and not line.startswith((" ", "\t", "[armada] ")) and line != TRACEBACK:
             return line.strip()
-    for line in reversed(log.splitlines()):  # a SyntaxError in the entry file has no "Traceback" line
+    for line in reversed(uncaught(log.splitlines())):  # a SyntaxError in the entry file has no "Traceback" line
         if _ERROR_LINE.match(line) and parse_mark(line) is None:
             return line.strip()
     return ""

@@ -182,6 +182,37 @@ def test_a_crash_traceback_comes_first_with_its_request():
     assert seat.crash_request is not None and (seat.crash_request.number, seat.crash_request.turn) == (3, 2)
 
 
+CAUGHT = ("[armada] exception caught (turn 3, command id 6): IndexError: list index out of range\n"
+          "[armada] sending the fallback reply; the traceback:\nTraceback (most recent call last):\n"
+          '  File "main.py", line 5, in command\nIndexError: list index out of range\n')
+
+
+def test_an_exception_the_library_caught_is_not_the_crash():
+    """A competitor's trial: a bot whose exception at turn 3 the library caught, and that timed out
+    at turn 33 (or exited at turn 40), was shown "Its crash: command, turn 3" with that traceback."""
+    from armada.botlog import crash_reason
+
+    log = f"[armada] --- request 0: init ---\nready\n[armada] --- request 6: command, turn 3 ---\n{CAUGHT}"
+    assert log_requests(log, [1.0] * 67).crash == [] and log_requests(log, None).crash == []
+    assert crash_reason(log + "[armada] --- request 9: command, turn 4 ---\n") == ""
+    # a crash after it is still the crash, from the library's own log or not
+    crashed = log + ('[armada] --- request 8: command, turn 4 ---\nTraceback (most recent call last):\n'
+                     '  File "main.py", line 9, in command\nKeyError: \'fleet\'\n')
+    seat = log_requests(crashed, [1.0] * 9)
+    assert seat.crash[-1] == "KeyError: 'fleet'" and seat.crash_request is not None
+    assert seat.crash_request.number == 8 and crash_reason(crashed) == "KeyError: 'fleet'"
+
+
+def test_only_the_last_requests_traceback_is_the_crash_when_every_request_is_known():
+    """A bot that printed a traceback itself at request 3 and went on, then failed silently at request 10."""
+    log = ("[armada] --- request 0: init ---\nready\n[armada] --- request 3: command, turn 2 ---\n"
+           "Traceback (most recent call last):\n  File \"main.py\", line 9\nValueError: logged and went on\n")
+    assert log_requests(log, [1.0] * 11).crash == []  # the requests up to 10 were all sent
+    assert log_requests(log, [1.0] * 4).crash[-1] == "ValueError: logged and went on"  # 3 was the last
+    early = "Traceback (most recent call last):\n  File \"main.py\", line 1\nImportError: no\n"
+    assert log_requests(early, [1.0]).crash[-1] == "ImportError: no"  # before init's mark, nothing after
+
+
 def test_bot_page_chart_recent_matches_and_records(client, arena):
     html = body(client, f"/bots/{arena.alpha.bot_id}/")
     assert html.count('class="chart-dot"') == 4 and "<svg" in html and "<polyline" in html

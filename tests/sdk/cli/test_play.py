@@ -111,6 +111,41 @@ def test_a_crash_shows_its_reason_without_verbose(idle: str, tmp_path: Path,
     assert "RuntimeError: no config file" in capsys.readouterr().out.split("log of seat")[0]
 
 
+CAUGHT_THEN_EXIT = """
+import os
+
+from armada.bot.galaxy import GalaxyBot
+from armada.bot.runtime import run
+
+
+class Bot(GalaxyBot):
+    name = "Carol"
+
+    def scout(self, obs):
+        return []
+
+    def command(self, obs, intel, warnings):
+        if obs.turn == 3:
+            return {}["missing_key"]
+        if obs.turn == 6:
+            os._exit(3)
+        return []
+
+
+run(Bot())
+"""
+
+
+def test_an_exception_the_library_caught_is_not_given_as_the_crash(idle: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A competitor's trial: a KeyError the library caught at turn 3 was given as the reason of an
+    exit at turn 6 ("stopped before answering command (id 12, turn 6): KeyError: 'missing_key'")."""
+    bot = write_bot(tmp_path / "carol", CAUGHT_THEN_EXIT)
+    assert main(["play", str(bot), idle, "--seed", "5"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("1  Carol"))
+    assert "exited with code 3; stopped before answering command (id 12, turn 6); first at turn 3: KeyError" in row
+
+
 def test_replay_file_is_written_and_readable(idle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "m.json.gz"
     code = main(["play", "builtin:greedy", idle, "--seed", "4", "--config", SHORT, "--replay", str(path)])
