@@ -116,6 +116,11 @@ def test_buttons_on_ladder_rows_and_bot_pages_queue_the_match_and_show_it(client
     assert refused.redirect_chain == [(f"/bots/{arena.alpha.bot_id}/", 302)]
     assert "Challenge refused: not your bot" in refused.content.decode()
     assert client.get("/challenges/").status_code == 405
+    # an opponent deleted meanwhile (or no such bot): its page is a 404 that left the message for a
+    # later page (a competitor's trial); the home page says it
+    gone = client.post("/challenges/", {"bot": arena.alpha.bot_id, "opponent": 999999}, follow=True)
+    assert gone.redirect_chain == [("/", 302)] and gone.status_code == 200
+    assert "Challenge refused: no bot with id 999999" in gone.content.decode()
 
 
 def test_the_profile_lists_my_challenges(client, arena):
