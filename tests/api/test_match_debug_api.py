@@ -117,6 +117,7 @@ def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(reco
     plain = APIClient().get(url).content
     mine = api(alice).get(f"{url}?drawings=1")
     assert mine.status_code == 200 and mine["Cache-Control"] == "private, no-store"
+    assert f'filename="match-{match.pk}-drawings.json.gz"' in mine["Content-Disposition"]  # not the public file's
     replay = load_replay_bytes(mine.content)  # a valid replay, as the SDK reads it
     assert [t["turn"] for t in replay["debug"]["1"]["turns"]] == [1, 2, 3, 4]
     assert replay["debug"]["2"] == {"turns": []}  # bob's seat: nothing of it, though he drew nothing either

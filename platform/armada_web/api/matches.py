@@ -289,7 +289,7 @@ class MatchReplayView(DatasetView):
                           "or its replay was pruned")
         if drawings:
             response = gzip_response(replay_with_drawings(user=request.user, match=match, replay=data),
-                                     f"match-{pk}.json.gz")
+                                     f"match-{pk}-drawings.json.gz")  # (not the public one's name: a trial)
             response["Cache-Control"] = "private, no-store"  # its drawings are its bots' teams' only
             return response
         dataset.facts(match=match, data=data)  # its size and checksum, kept once for the replays' list
