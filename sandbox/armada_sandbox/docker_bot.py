@@ -15,8 +15,9 @@ container's removal to the background (the match's result does not wait for it).
 `start()` raises `SandboxUnavailable` for every failure that is not the bot's (no engine, no
 image, no free slot, a released lease, a container the engine would not create or start). What
 ends a bot once it runs is its status, except what the sandbox did to it: its container removed
-from outside, the engine gone (stopped, restarted) when the bot's output ended, or a process of
-it killed by the kernel when the machine ran out of memory (`HOST_OOM`, `_memory`); `sandbox_fault`
+or stopped from outside (`STOPPED_FROM_OUTSIDE`), the engine gone (stopped, restarted) when the
+bot's output ended, or a process of it killed by the kernel when the machine ran out of memory
+(`HOST_OOM`, `_memory`); `sandbox_fault`
 says so, and the platform does not count such a match (games/runner.py).
 """
 
@@ -71,6 +72,9 @@ HOST_OOM = ("the machine ran out of memory and its kernel stopped the bot (not t
             "which it did not reach)")
 #: ... when its memory peak stayed below this share of its limit (its limit's kill reaches the limit).
 HOST_OOM_BELOW = 0.95
+#: `sandbox_fault` of a bot whose container someone stopped through the engine while it played.
+STOPPED_FROM_OUTSIDE = ("its container was stopped from outside while the bot ran (docker kill, stop or rm: "
+                        "an operator or another program, not the bot)")
 
 
 def _pump_stdout(io: FifoDir, lines: LineBuffer, eof: threading.Event, ended: Callable[[], None]) -> None:
@@ -168,6 +172,9 @@ class DockerBot(BotConnection):
         self._memory: PeakReader | None = None
         #: Its processes an out-of-memory killer stopped, read as its output ended (None: unknown).
         self._oom_kills: int | None = None
+        #: When the bot was told to start (epoch seconds): the engine's events since tell whether
+        #: someone stopped its container from outside (`_stopped_from_outside`).
+        self._since: float | None = None
 
     def _fresh_streams(self) -> None:
         """New buffers and reader threads' state (also after a warm start that failed)."""
@@ -188,6 +195,7 @@ class DockerBot(BotConnection):
         """Start the bot: in a warm container of the pool if one is ready, else cold in a slot.
 
         Raises SandboxUnavailable (the bot never ran) when the sandbox cannot start it."""
+        self._since = time.time() - 1.0  # (the engine's clock may be a little behind ours)
         if self.lease is None and self._warm_pool is not None and warm_entry(self.entry):
             warm = self._warm_pool.take(self.image, self.limits)
             if warm is not None and self._start_warm(warm):
@@ -379,6 +387,24 @@ class DockerBot(BotConnection):
         peak = self._memory.peak_bytes if self._memory is not None else None
         return bool(self._oom_kills) and peak is not None and peak >= HOST_OOM_BELOW * self.limits.memory_bytes
 
+    def _stopped_from_outside(self) -> bool:
+        """Did someone ask the engine to kill, stop or remove the container while the bot played
+        (`docker kill`, `docker stop`, `docker rm -f`: the engine records a `kill` event for each)?
+        A bot that kills itself, or the kernel's out-of-memory killer, records none, and this
+        process asks the engine to kill a container only once its bot is done (`close`)."""
+        if self._since is None or self._retired or self.container is None:
+            return False
+        try:
+            client = self._client or docker_client()
+            events = client.events(since=self._since, until=time.time(), decode=True,
+                                   filters={"container": self.container.id, "event": ["kill", "destroy"]})
+            try:
+                return any(True for _event in events)
+            finally:
+                events.close()
+        except Exception:  # an engine that cannot tell: the exit stands as the bot's
+            return False
+
     def _inspect(self, playing: bool = False) -> ExitInfo:
         """The container's final state; while `playing`, a container gone or an engine that does
         not answer is the sandbox's fault (`sandbox_fault`), not the bot's."""
@@ -398,6 +424,8 @@ class DockerBot(BotConnection):
             info = dataclasses.replace(info, oom_killed=True)  # (the kernel's kill is a SIGKILL)
         elif playing and info.returncode and not info.oom_killed and self._killed_by_the_host():
             self.sandbox_fault = self.sandbox_fault or HOST_OOM
+        elif playing and info.returncode and not info.oom_killed and self._stopped_from_outside():
+            self.sandbox_fault = self.sandbox_fault or STOPPED_FROM_OUTSIDE
         if info.oom_killed:  # the limit stopped it: it reached the limit, whatever was sampled before
             seen = self._memory.peak_bytes if self._memory is not None else None
             peak = max(seen or 0, self.limits.memory_bytes)

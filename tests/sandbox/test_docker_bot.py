@@ -149,6 +149,35 @@ def test_a_bot_that_kills_itself_is_its_own_fault_and_a_container_removed_from_o
     assert suicide.sandbox_fault == ""  # closing (removing) it is not a fault
 
 
+def test_a_container_killed_from_outside_is_the_sandboxs_fault_a_bot_killing_itself_its_own(docker_client, tmp_path):
+    """A reliability trial: `docker kill` of a playing bot's container (an operator, another program)
+    made the bot `crashed`, "killed by signal 9", a rated loss (and `docker rm -f` did too when the
+    engine still showed the exited container). The engine records a `kill` event for it; a bot's own
+    SIGKILL records none."""
+    from armada_sandbox.docker_bot import STOPPED_FROM_OUTSIDE
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    suicide = DockerBot(make_bot(tmp_path / "a", "import os, signal, sys\nsys.stdin.readline()\n"
+                                 "os.kill(os.getpid(), signal.SIGKILL)\n"), labels=run_labels())
+    killed = DockerBot(make_bot(tmp_path / "b", ECHO), labels=run_labels())
+    try:
+        suicide.start()
+        killed.start()
+        assert gone_after_go(suicide).signal == 9 and suicide.sandbox_fault == ""
+        killed.send(b"ping\n")
+        assert killed.read_line(time.monotonic() + 10) == b"ping"
+        docker_client.api.kill(killed.container_id)
+        with pytest.raises(BotGone):
+            killed.read_line(time.monotonic() + 10)
+        assert killed.exit_info().signal == 9
+        assert killed.sandbox_fault == STOPPED_FROM_OUTSIDE
+    finally:
+        suicide.close(grace=0)
+        killed.close(grace=0)
+    assert suicide.sandbox_fault == ""  # its own close's kill is no fault either
+
+
 def test_memory_limit_reports_oom(docker_client, tmp_path):
     source = """
     import sys
