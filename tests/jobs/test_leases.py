@@ -185,6 +185,41 @@ def test_only_a_waiting_match_whose_message_is_gone_is_sent_again(matches, setti
         broker.delete(queue)
 
 
+def test_a_message_a_worker_took_long_ago_without_claiming_the_match_is_sent_again(matches, settings):
+    """A reliability trial: a worker killed while it held a match's message (sent with a countdown,
+    so taken at once) left it in the broker's hash of taken messages, where it stays for the
+    visibility timeout (an hour): the match waited 35 minutes. One taken just now still counts."""
+    require_redis()
+    import json
+
+    import redis
+
+    from armada_web.jobs import queues
+    from armada_web.jobs.leases import TAKEN_GRACE_S
+    from armada_web.matches.models import Match
+    from armada_web.matches.tasks import reap, send
+
+    queue = settings.ARMADA.matches_queue
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    taken, lost = matches
+    tag = f"test-taken-{taken.pk}"
+    try:
+        send(taken.pk, taken.kind)
+        message = json.loads(broker.rpop(queue))  # as kombu's Redis transport hands it to a worker
+        broker.hset(queues.UNACKED, tag, json.dumps([message, "", queue]))
+        broker.zadd(queues.UNACKED_INDEX, {tag: time.time()})
+        Match.objects.filter(pk__in=[taken.pk, lost.pk]).update(queued=timezone.now() - timedelta(seconds=20))
+        assert reap()["resent"] == 1 and broker.llen(queue) == 1  # the lost one; the taken one is held
+        held_for = settings.ARMADA.lost_message_s + TAKEN_GRACE_S + 5
+        broker.zadd(queues.UNACKED_INDEX, {tag: time.time() - held_for})  # its worker never claimed it
+        Match.objects.filter(pk__in=[taken.pk, lost.pk]).update(queued=timezone.now() - timedelta(seconds=20))
+        assert reap()["resent"] == 1 and broker.llen(queue) == 2  # the taken one, sent again
+    finally:
+        broker.delete(queue)
+        broker.hdel(queues.UNACKED, tag)
+        broker.zrem(queues.UNACKED_INDEX, tag)
+
+
 def test_retrying_waits_out_a_database_that_is_briefly_unreachable(armada):
     from armada_web.jobs.leases import retrying
 

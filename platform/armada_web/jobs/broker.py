@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -48,9 +49,14 @@ def _first_arg(message: dict[str, Any], task: str) -> int | None:
         return None
 
 
-def job_ids(queues: Iterable[str], task: str) -> set[int] | None:
+def job_ids(queues: Iterable[str], task: str, *, taken_within_s: float | None = None,
+            now: float | None = None) -> set[int] | None:
     """Ids of the jobs of `task` with a message in `queues` or taken by a worker (not yet
-    acknowledged); None when the broker cannot be read (not Redis, or not answering)."""
+    acknowledged; with `taken_within_s`, only one taken that many seconds ago at most); None when
+    the broker cannot be read (not Redis, or not answering).
+
+    Kombu keeps a taken message until its visibility timeout (an hour) when the worker that took it
+    dies; `unacked_index` holds when each was taken (`registry.UNACKED_INDEX`)."""
     if not str(settings.CELERY_BROKER_URL).startswith(("redis://", "rediss://", "unix://")):
         return None
     names = set(queues)
@@ -61,14 +67,20 @@ def job_ids(queues: Iterable[str], task: str) -> set[int] | None:
             for queue in names:
                 for key in registry.redis_keys(queue):
                     queued += client.lrange(key, 0, -1)
-            taken: list[Any] = list(client.hvals(registry.UNACKED))
+            taken: dict[Any, Any] = client.hgetall(registry.UNACKED)
+            scored: Any = (client.zrange(registry.UNACKED_INDEX, 0, -1, withscores=True)
+                           if taken_within_s is not None and taken else [])
+            when: dict[Any, float] = {tag: float(score) for tag, score in scored}
         finally:
             client.close()
     except redis.RedisError as exc:
         log.warning("could not read the broker's queues (%s)", exc)
         return None
     messages: list[Any] = [_json(item) for item in queued]
-    for item in taken:  # [message, exchange, routing key] of every queue of this Redis database
+    oldest = (time.time() if now is None else now) - (taken_within_s or 0)
+    for tag, item in taken.items():  # [message, exchange, routing key] of every queue of this Redis database
+        if taken_within_s is not None and when.get(tag, oldest) < oldest:
+            continue  # taken long ago by a worker that has not run it: most likely gone
         entry = _json(item)
         if isinstance(entry, list) and len(entry) == 3 and entry[2] in names:
             messages.append(entry[0])

@@ -241,6 +241,12 @@ def take_over(*, kind: JobKind, job_id: int) -> bool:
     return lease.give_back(kind.requeued_note)
 
 
+#: Seconds beyond ARMADA_LOST_MESSAGE_S a worker may hold a waiting job's message without claiming
+#: the job (a message sent with a countdown waits its few seconds in the worker) before the reaper
+#: sends it again (a reliability trial: a worker killed holding one left a match queued for 35 minutes).
+TAKEN_GRACE_S = 60
+
+
 def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | None = None,
          now: datetime | None = None) -> dict[str, int]:
     """Take back what lost workers and lost messages left behind; returns counts.
@@ -250,6 +256,8 @@ def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | Non
     or given up on after its last attempt (then `kind.on_give_up` is called with its id). A
     waiting job whose message the broker no longer holds is sent again once it has waited
     ARMADA_LOST_MESSAGE_S (when the broker cannot be read: once it has waited `stuck_after_s`);
+    so is one whose message a worker took more than ARMADA_LOST_MESSAGE_S + TAKEN_GRACE_S ago
+    without claiming the job (that worker died holding it: the broker would keep it for an hour);
     its claim makes a second delivery harmless.
     """
     now = now or timezone.now()
@@ -276,7 +284,8 @@ def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | Non
                         kind.attempts())
     waiting = list(model.objects.filter(status=kind.waiting,
                                         queued__lte=now - timedelta(seconds=config.lost_message_s)))
-    present = broker.job_ids(kind.queues(), kind.task) if waiting and kind.task else None
+    present = broker.job_ids(kind.queues(), kind.task, taken_within_s=config.lost_message_s + TAKEN_GRACE_S,
+                             now=now.timestamp()) if waiting and kind.task else None
     for job in waiting:
         if job.queued > cutoff and (present is None or job.pk in present):
             continue  # its message is (or may be) still there

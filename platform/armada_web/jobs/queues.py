@@ -70,6 +70,8 @@ PRIORITY_SEP = "\x06\x16"
 PRIORITY_STEPS = (3, 6, 9)
 #: The Redis hash of the messages workers took and have not acknowledged.
 UNACKED = "unacked"
+#: The sorted set of when each of them was taken (kombu's Redis transport: delivery tag -> epoch seconds).
+UNACKED_INDEX = "unacked_index"
 
 
 class Task(StrEnum):
