@@ -117,6 +117,25 @@ if _read_line is not None:
     message.Request.read_line = read_line_noting_pages
 
 
+def on_starting(server: object) -> None:
+    """Sweep the uploads' temporary files that a worker killed mid-upload left (web/upload_temp.py)."""
+    _sweep_uploads()
+
+
+def child_exit(server: object, worker: object) -> None:
+    """The same after any worker ends (replaced after its requests, or killed in an upload)."""
+    _sweep_uploads()
+
+
+def _sweep_uploads() -> None:
+    try:
+        from armada_web.web import upload_temp
+
+        upload_temp.sweep()
+    except Exception:  # noqa: S110 (a sweep never stops the web server; the next one tries again)
+        pass
+
+
 def pre_fork(server: object, worker: object) -> None:
     """Freeze what the master loaded (Django, the site's modules) before a worker forks from it:
     the worker's full garbage collections then skip those objects. Without this one request in

@@ -22,6 +22,7 @@ from armada.viewer import VIEWER_DIR
 from armada_web.jobs import queues
 from armada_web.runtime.config import DEV_SECRET_KEY, REPO_ROOT, ConfigError, load
 from armada_web.runtime.logs import logging_config
+from armada_web.web import upload_temp
 from armada_web.web.inputs import MAX_ID, USERNAME_PATTERN
 
 try:
@@ -279,6 +280,9 @@ API_VERSION = 1
 # Django's upload handling: keep small uploads in memory, refuse silly request bodies early.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+# A larger body waits in a file of the site's own folder, which the web server's master sweeps of
+# what a killed worker left (web/upload_temp.py).
+FILE_UPLOAD_TEMP_DIR = str(upload_temp.folder())
 
 # Celery: broker and results in Redis; long tasks acknowledged late (a lost worker's task is
 # delivered again, and its claim decides), Redis redelivering unacknowledged ones only after
