@@ -21,6 +21,18 @@ from armada.referee.environment import SEED_VARIABLE
 in_process = threading.local()
 
 
+def plain_int(value: Any) -> Any:
+    """`value` as Python's int when it is an integer of another type (numpy's int64 from a policy's
+    `argmax`, a 0-d integer array), else as it is: a reply goes out as JSON, which takes Python's
+    ints only (a trial's race of numpy numbers crashed with "int64 is not JSON serializable")."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    dtype = getattr(value, "dtype", None)
+    if getattr(dtype, "kind", None) in ("i", "u") and getattr(value, "shape", None) == ():
+        return int(value)
+    return value
+
+
 def bot_seed(default: int = 0) -> int:
     """This bot's ARMADA_BOT_SEED (docs/bots-environment.md): follows the match seed and the seat,
     tells nothing of the match seed. `default` when it is missing (a bot run by hand)."""

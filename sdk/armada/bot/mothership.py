@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from armada.bot.base import BaseBot
+from armada.bot.base import BaseBot, plain_int
 from armada.games.base import ConfigError
 from armada.games.mothership import orders as _engine_orders
 from armada.games.mothership.config import DEFAULT_CONFIG, FIGHTERS, MothershipConfig, parse_config
@@ -27,7 +27,9 @@ class Fighter:
     pattern: list[int] = field(default_factory=lambda: [1])
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attack": self.attack, "defence": self.defence, "pattern": list(self.pattern)}
+        """Its reply object (numpy's integers as Python's: `plain_int`)."""
+        return {"attack": plain_int(self.attack), "defence": plain_int(self.defence),
+                "pattern": [plain_int(shot) for shot in self.pattern]}
 
 
 @dataclass
@@ -66,7 +68,7 @@ class Orders:
 
     def to_dict(self) -> dict[str, Any]:
         """The reply object the engine expects."""
-        return {"mothership": {"defence": self.mothership}, "fighters": [f.to_dict() for f in self.fighters]}
+        return {"mothership": {"defence": plain_int(self.mothership)}, "fighters": [f.to_dict() for f in self.fighters]}
 
     def validate(self, config: MothershipConfig | dict[str, Any] | None = None) -> list[str]:
         """Every problem the engine would reject these orders for (empty: valid). Same checks as the server."""

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from armada.bot.base import BaseBot
+from armada.bot.base import BaseBot, plain_int
 from armada.bot.galaxy.messages import FleetOrder, Intel, Planet
 from armada.bot.galaxy.observation import Observation
 from armada.bot.galaxy.parse import int_field, need_dict, need_key, need_list, str_list
@@ -33,6 +33,7 @@ def probe_ids(targets: Any) -> list[int]:
         raise TypeError(f"scout() must return a list of planet ids, got {type(targets).__name__}")
     ids = []
     for target in targets:
+        target = plain_int(target)  # numpy's integers too
         if isinstance(target, Planet):
             ids.append(target.id)
         elif isinstance(target, int) and not isinstance(target, bool):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from armada.bot.base import plain_int
 from armada.bot.galaxy.parse import (
     int_field,
     need_dict,
@@ -289,6 +290,7 @@ class FleetOrder:
 
     def __post_init__(self) -> None:
         for name in ("from_", "to", "battleships", "cruisers"):
+            object.__setattr__(self, name, plain_int(getattr(self, name)))  # numpy's integers too
             need_int(getattr(self, name), f"FleetOrder.{name}", minimum=0)
         if self.battleships == 0 and self.cruisers == 0:
             raise ValueError(f"FleetOrder {self.from_}->{self.to}: the fleet is empty")
