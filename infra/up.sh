@@ -146,11 +146,14 @@ echo -500 2>/dev/null >"/proc/$$/oom_score_adj" || true
 
 say "starting the web server (gunicorn), the Celery workers and Celery beat (logs appended in $LOG_DIR, rotated)"
 log_settings
+# Each process this run keeps going, by name: `start_NAME` starts it in the background (again,
+# should it die: see the end).
 # gunicorn's settings are infra/gunicorn.conf.py (workers from the cores, WEB_WORKERS overrides).
 bind="$HOST:$PORT"; [[ "$HOST" == *:* ]] && bind="[$HOST]:$PORT"
-"$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile /dev/fd/3 \
-  3> >(log_pipe access) > >(log_pipe web) 2>&1 &
-pids+=($!)
+start_web() {
+  "$VENV/bin/gunicorn" -c "$ROOT/infra/gunicorn.conf.py" --bind "$bind" --access-logfile /dev/fd/3 \
+    3> >(log_pipe access) > >(log_pipe web) 2>&1 &
+}
 # One worker per kind of work: an upload's validation never waits behind other work. Each kind's
 # queues are named from the settings (armada_web.jobs.queues).
 queues_of() { "$PY" manage.py queues --worker "$1"; }
@@ -158,26 +161,33 @@ queues_of() { "$PY" manage.py queues --worker "$1"; }
 # name, as the settings' default), so /status/, /metrics and each match's host tell hosts apart.
 instance="$PORT@${ARMADA_HOST_NAME:-$(hostname)}"
 # (The sandbox slots' warm pairs and the match workers' concurrency: above, check_slots.)
-ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
-"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of validation)" --loglevel INFO \
-  --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
-pids+=($!)
+start_validation() {
+  ARMADA_SANDBOX_WARM_PAIRS="${VALIDATION_WARM_PAIRS:-1}" ARMADA_SANDBOX_PURPOSE=validation \
+  "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of validation)" --loglevel INFO \
+    --concurrency "${VALIDATION_CONCURRENCY:-1}" -n "validation.$instance" > >(log_pipe worker-validation) 2>&1 &
+}
 # Matches: a season's finals first, then challenges, events and the ranked queue round robin
 # (docs/arena.md, "Sharing the workers"; more workers: `make worker` (infra/worker.sh) on this
 # host, this line with its own -n name and ARMADA_HOST_NAME on another, or MATCH_CONCURRENCY).
-ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
-"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of matches)" \
-  --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
-  > >(log_pipe worker-matches) 2>&1 &
-pids+=($!)
+start_matches() {
+  ARMADA_SANDBOX_WARM_PAIRS="${MATCH_WARM_PAIRS:-3}" ARMADA_SANDBOX_PURPOSE=match \
+  "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of matches)" \
+    --loglevel INFO --concurrency "${MATCH_CONCURRENCY:-$match_default}" -n "matches.$instance" \
+    > >(log_pipe worker-matches) 2>&1 &
+}
 # Two processes: a run of a season's integrity checks (minutes at a season's scale) holds one, and
 # the reapers, matchmaking and the season and event ticks go on in the other.
-"$VENV/bin/celery" -A armada_web worker -Q "$(queues_of periodic)" --loglevel INFO --concurrency 2 \
-  -n "default.$instance" > >(log_pipe worker) 2>&1 &
-pids+=($!)
-"$VENV/bin/celery" -A armada_web beat --loglevel INFO \
-  --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" > >(log_pipe beat) 2>&1 &
-pids+=($!)
+start_periodic() {
+  "$VENV/bin/celery" -A armada_web worker -Q "$(queues_of periodic)" --loglevel INFO --concurrency 2 \
+    -n "default.$instance" > >(log_pipe worker) 2>&1 &
+}
+start_beat() {
+  "$VENV/bin/celery" -A armada_web beat --loglevel INFO \
+    --schedule "$RUN_DIR/celerybeat-schedule" --pidfile "$RUN_DIR/celerybeat.pid" > >(log_pipe beat) 2>&1 &
+}
+declare -A running=()  # pid -> the name of what it runs
+launch() { "start_$1"; running[$!]="$1"; pids+=($!); }
+for name in web validation matches periodic beat; do launch "$name"; done
 # The same order for the engine and Redis, which this run may not have started.
 for pid in "${pids[@]}" $(pgrep -x dockerd) $(pgrep -x containerd) $(pgrep -x redis-server); do
   echo -500 2>/dev/null >"/proc/$pid/oom_score_adj" || true
@@ -215,7 +225,24 @@ cat <<MSG
   Press Ctrl-C to stop everything this command started.
 
 MSG
-wait -n "${pids[@]}" || true
-sleep 0.5  # a Ctrl-C reaches the children too: let its trap run before calling this a failure
-warn "a process exited on its own; see the logs in $LOG_DIR"
-exit 1
+# A process that dies on its own (killed, out of memory) is started again, so a small event's
+# site keeps serving and playing: the database holds every match and upload, and the reaper gives
+# back what a dead worker held (docs/operations.md). Three deaths of one within ten minutes is a
+# fault that starting again will not mend: everything stops, as before.
+declare -A deaths=()  # name -> the times it died, epoch seconds
+while true; do
+  died=""
+  wait -n -p died "${!running[@]}" || true
+  sleep 0.5  # a Ctrl-C reaches the children too: let its trap run before calling this a death
+  [ -n "$died" ] && [ -n "${running[$died]:-}" ] || continue
+  name="${running[$died]}"; unset "running[$died]"
+  now=$(date +%s); recent=""
+  for at in ${deaths[$name]:-} "$now"; do (( now - at < 600 )) && recent+="$at "; done
+  deaths[$name]="$recent"
+  if [ "$(wc -w <<<"$recent")" -ge 3 ]; then
+    warn "$name exited on its own 3 times within 10 minutes; stopping everything (see the logs in $LOG_DIR)"
+    exit 1
+  fi
+  warn "$name (pid $died) exited on its own; starting it again (see the logs in $LOG_DIR)"
+  launch "$name"
+done
