@@ -70,6 +70,7 @@ def test_a_battle_replay_is_the_battle_of_the_stored_orders(make_user, valid_ver
     assert replay["format"] == "armada-replay" and replay["game"] == "mothership"
     fought = battle({k: v for k, v in a.orders.items() if k != "id"}, {k: v for k, v in b.orders.items() if k != "id"})
     assert replay["result"]["winner"] == fought.winner
+    assert "timings" not in replay  # the stand-ins' clock, not the races' bots' (a trial read 0.1 ms)
 
 
 def test_the_table_follows_the_bots_on_commit_deleting_one_too(make_user, valid_version,
