@@ -78,6 +78,11 @@ def test_destruction_is_three_points_and_next_hit(page, replays):
     at_rest(page)
     assert page.locator(".av-result").text_content().startswith("Hammer (seat 1) wins by destruction: 3 points to 0")
     assert page.evaluate(FIELD_JS)["ships"][1][1] <= 0
+    # the shot credited with the destruction carries both marks, as `armada replay` writes it (a trial)
+    labels = page.evaluate("""() => [...document.querySelectorAll(".av-shot")].map((g) =>
+      [g.dataset.target, g.dataset.destroyed, g.querySelector(".av-shot-label").textContent])""")
+    sinking = [label for target, destroyed, label in labels if target == "mothership" and destroyed == "true"]
+    assert len(sinking) == 1 and sinking[0].endswith("Mx"), labels
     assert page.locator('.av-mothership[data-seat="2"] .av-ms-value').text_content() == "0"
 
 

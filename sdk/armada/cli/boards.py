@@ -115,6 +115,6 @@ def _shots_text(shots: list[dict[str, Any]], fighters: int) -> str:
         if shot is None:
             cells.append("-")
             continue
-        mark = "M" if shot.get("target") == "mothership" else ("x" if shot.get("destroyed") else "")
+        mark = ("M" if shot.get("target") == "mothership" else "") + ("x" if shot.get("destroyed") else "")
         cells.append(f"{shot.get('strength')}{mark}")
     return " ".join(cells)

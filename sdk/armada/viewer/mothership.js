@@ -104,7 +104,8 @@
     g.appendChild(svg("line", { x1, y1, x2: end.toFixed(1), y2, stroke: colour, "stroke-width": 2, opacity: 0.8 }));
     g.appendChild(svg("circle", { cx: end.toFixed(1), cy: y2, r: 4, fill: colour }));
     if (progress >= 1) {
-      const mark = shot.destroyed ? "x" : shot.target === "mothership" ? "M" : "";
+      // both marks when a shot at the mothership destroyed it (as `armada replay` writes it)
+      const mark = (shot.target === "mothership" ? "M" : "") + (shot.destroyed ? "x" : "");
       g.appendChild(svg("text", { x: ((x1 + x2) / 2).toFixed(1), y: seat === 1 ? y1 - 5 : y1 + 15, class: "av-shot-label", fill: colour },
         shot.strength + mark));
     }

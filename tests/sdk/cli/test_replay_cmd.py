@@ -171,3 +171,13 @@ def test_a_rerun_with_a_bot_of_the_other_game_is_an_error(tmp_path: Path, capsys
     captured = capsys.readouterr()
     assert captured.out == ""
     assert f"--rerun: {bot / 'armada.json'} names galaxy, and this is a mothership replay" in captured.err
+
+
+def test_the_shot_that_destroys_a_mothership_carries_both_marks():
+    """A trial: the viewer wrote the credited shot "6x" and `armada replay` "6M" (MD-6)."""
+    from armada.cli.boards import _shots_text
+
+    shots = [{"fighter": 1, "target": "mothership", "strength": 6, "destroyed": True},
+             {"fighter": 2, "target": "mothership", "strength": 6, "destroyed": False},
+             {"fighter": 3, "target": "fighter", "strength": 2, "destroyed": True}]
+    assert _shots_text(shots, 4) == "6Mx 6M 2x -"
