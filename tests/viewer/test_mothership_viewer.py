@@ -56,7 +56,9 @@ def test_rounds_shots_and_result(page, replays):
     assert result.startswith("Balanced Brigade (seat 2) wins on damage: 2 points to 0")
     assert "motherships left 25 : 10" in result
     orders = page.locator(".av-orders").all_text_contents()
-    assert "mothership defence 30" in orders[0] and "[3]" in orders[0]
+    assert "orders as given: mothership defence 30" in orders[0] and "[3]" in orders[0]
+    assert page.locator(".av-round").text_content().endswith("on the board: its shots, and the fighters and "
+                                                             "motherships after it.")  # not the orders' heading
     png = page.locator(".armada-viewer").screenshot()
     page.get_by_role("button", name="step back (left arrow)").click()
     at_rest(page)

@@ -123,7 +123,9 @@
     }
     const rows = o.fighters.map((f, i) => el("tr", null, el("td", null, "#" + (i + 1)), el("td", null, String(f.attack)),
       el("td", null, String(f.defence)), el("td", null, "[" + f.pattern.join(", ") + "]")));
-    return el("div", { class: "av-orders" }, head, el("p", null, "mothership defence " + o.mothership.defence),
+    // (the panel lists the orders as given, every round: the board shows the round; a trial read
+    // the round's note as the heading of this table)
+    return el("div", { class: "av-orders" }, head, el("p", null, "orders as given: mothership defence " + o.mothership.defence),
       el("table", null, el("tr", null, el("th", null, "fighter"), el("th", null, "attack"), el("th", null, "defence"),
         el("th", null, "pattern")), ...rows));
   }
@@ -172,7 +174,7 @@
       }
       for (const seat of [1, 2]) for (const shot of shots(model, k, seat)) field.appendChild(shotNode(seat, shot, moving ? progress : 1));
       roundNote.textContent = k === 0 ? "Before the battle: the orders as given." : "Round " + k + " of " + model.rounds.length +
-        (moving ? "" : ": shots fired, boards after the round.");
+        (moving ? "" : " on the board: its shots, and the fighters and motherships after it.");
       banner.textContent = k === count - 1 && !moving ? pointsText(replay) : "";
     }
 
