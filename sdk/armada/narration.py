@@ -134,10 +134,12 @@ def _mothership(event: dict[str, Any], seats: _Seats) -> list[Event]:
         hits = sum(1 for s in fired if s.get("target") == "mothership")
         # (a shot marked destroyed at the mothership sank the mothership, not a fighter)
         destroyed = sum(1 for s in fired if s.get("destroyed") and s.get("target") != "mothership")
+        sank = any(s.get("destroyed") and s.get("target") == "mothership" for s in fired)
         alive = sum(1 for f in side.get("fighters", []) if f.get("defence", 0) > 0)
+        # whose mothership is whose: the shots hit the other's, the numbers after are its own (a trial)
         parts.append(f"seat {side.get('seat')}: {_count(len(fired), 'shot')}, {_count(destroyed, 'fighter')} "
-                     f"destroyed, {hits} on the mothership; mothership {side.get('mothership')}, "
-                     f"{_count(alive, 'fighter')} left")
+                     f"destroyed, {hits} on the enemy mothership{' (destroyed)' if sank else ''}; "
+                     f"own mothership {side.get('mothership')}, {_count(alive, 'fighter')} left")
     return [Event(None, (1, 2), "round", f"round {event['round']}: " + "; ".join(parts), event)]
 
 

@@ -118,5 +118,7 @@ def test_a_shot_that_sinks_the_mothership_is_no_fighter_destroyed() -> None:
               "fighters": [{"defence": 1}, {"defence": 0}], "mothership": 12}]
     replay = {"game": "mothership", "seats": [], "steps": [{"turn": 1, "events": [{"round": 2, "sides": sides}]}]}
     [event] = [e for e in replay_events(replay) if e.kind == "round"]
-    assert "seat 1: 5 shots, 0 fighters destroyed, 5 on the mothership" in event.text
+    assert "seat 1: 5 shots, 0 fighters destroyed, 5 on the enemy mothership (destroyed); own mothership 0" \
+        in event.text
     assert "1 fighter left" in event.text and "seat 2: 1 shot, 1 fighter destroyed" in event.text
+    assert "seat 2: 1 shot, 1 fighter destroyed, 0 on the enemy mothership; own mothership 12" in event.text
