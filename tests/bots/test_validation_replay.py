@@ -231,10 +231,11 @@ def test_the_version_page_gives_its_owner_the_command_that_reruns_the_validation
     shown = [markup.unescape(c) for c in re.findall(r'<pre class="cmd"[^>]*>([^<]*)</pre>',
                                                     client.get(page).content.decode())]
     command = next(c for c in shown if "--rerun" in c)
-    assert command.startswith("armada replay watched-v1-validation.json.gz --rerun 1 mybot/ --bot-seed ")
+    # the bot's folder named as the bot, as `armada new` and `armada submit` name it (a trial)
+    assert command.startswith("armada replay watched-v1-validation.json.gz --rerun 1 watched/ --bot-seed ")
     home = tmp_path / "home"
-    (home / "mybot").mkdir(parents=True)
-    (home / "mybot" / "main.py").write_text(code)
+    (home / "watched").mkdir(parents=True)
+    (home / "watched" / "main.py").write_text(code)
     (home / "watched-v1-validation.json.gz").write_bytes(client.get(f"/api/versions/{version.pk}/replay/").content)
     monkeypatch.chdir(home)
     monkeypatch.delenv("ARMADA_BOT_SEED_KEY")

@@ -36,7 +36,8 @@ def test_times_for_all_and_the_rerun_for_the_owner_only(client, arena, make_user
     html = body(client, f"/matches/{m.pk}/")
     assert 'id="rerun-seat-1"' in html and 'id="rerun-seat-2"' not in html
     seed = bot_seed(m.seed, 1, seed_key())
-    assert f"armada replay match-{m.pk}.json.gz --rerun 1 mybot/ --bot-seed {seed}" in commands(html)
+    name = m.participants.get(seat=1).version.bot.name
+    assert f"armada replay match-{m.pk}.json.gz --rerun 1 {name}/ --bot-seed {seed}" in commands(html)
     assert f'href="/api/matches/{m.pk}/requests/?seat=1"' in html and "?seat=2" not in html
 
     make_user("root", is_staff=True)
@@ -64,7 +65,7 @@ def test_the_pages_commands_run_as_written(client, arena, tmp_path, monkeypatch,
     m = arena.match
     monkeypatch.chdir(tmp_path)
     (tmp_path / f"match-{m.pk}.json.gz").write_bytes(read(m.replay.name))
-    mybot = tmp_path / "mybot"
+    mybot = tmp_path / m.participants.get(seat=1).version.bot.name  # the folder the command names
     mybot.mkdir()
     (mybot / "main.py").write_text(CHATTY.replace("STARTER", repr(str(_prober()))))  # seat 1's bot, as played
     client.login(username="alice", password=PASSWORD)

@@ -54,13 +54,18 @@ def seat_requests(*, user: Any, match_id: int, seat: int) -> str:
         raise Conflict(f"this match's requests cannot be rebuilt: {exc}") from None
 
 
-def rerun_command(*, match: Match, seat: int) -> str:
-    """`armada replay match-ID.json.gz --rerun SEAT mybot/ --bot-seed N`: what the owner runs at home."""
-    return replay_rerun_command(replay_file=f"match-{match.pk}.json.gz", game_seed=match.seed, seat=seat)
+def rerun_command(*, match: Match, seat: int, bot_name: str = "") -> str:
+    """`armada replay match-ID.json.gz --rerun SEAT BOT/ --bot-seed N`: what the owner runs at home."""
+    return replay_rerun_command(replay_file=f"match-{match.pk}.json.gz", game_seed=match.seed, seat=seat,
+                                bot_name=bot_name)
 
 
-def replay_rerun_command(*, replay_file: str, game_seed: int, seat: int) -> str:
+def replay_rerun_command(*, replay_file: str, game_seed: int, seat: int, bot_name: str = "") -> str:
     """The command that re-runs seat `seat` of the game played with `game_seed` (a match's or a validation
-    game's, whose bots got their ARMADA_BOT_SEED from it under this site's key) from its replay `replay_file`."""
+    game's, whose bots got their ARMADA_BOT_SEED from it under this site's key) from its replay `replay_file`,
+    with the bot's folder named as the bot (as `armada new` and `armada submit` name it; mybot/ without a name)."""
     seed = bot_seed(game_seed, seat, seed_key())
-    return f"armada replay {replay_file} --rerun {seat} mybot/ --bot-seed {seed}"
+    folder = f"{bot_name or 'mybot'}/"
+    if folder.startswith("-"):  # (a name may start with "-": not an option to the command)
+        folder = f"./{folder}"
+    return f"armada replay {replay_file} --rerun {seat} {folder} --bot-seed {seed}"

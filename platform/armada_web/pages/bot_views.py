@@ -222,7 +222,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
                "rerun": replay_rerun_command(replay_file=f"{bot.name}-v{version.number}-validation.json.gz",
-                                             game_seed=version.validation_seed, seat=1) if private else "",
+                                             game_seed=version.validation_seed, seat=1,
+                                             bot_name=bot.name) if private else "",
                "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
                                                {1} if is_owner(bot=bot, user=request.user) else set())}
     return render(request, "bots/version.html", context)

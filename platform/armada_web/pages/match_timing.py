@@ -15,7 +15,7 @@ from armada_web.matches.rerun import rerun_command
 
 def timing_context(*, user: Any, match: Match, seats: list[Participant]) -> dict[str, Any]:
     """`timings`: the seats with a stored time; `reruns`: the seats `user` may re-run, with the command."""
-    reruns = [{"seat": p, "command": rerun_command(match=match, seat=p.seat),
+    reruns = [{"seat": p, "command": rerun_command(match=match, seat=p.seat, bot_name=p.version.bot.name),
                "requests_url": f"{reverse('api-match-requests', args=[match.pk])}?seat={p.seat}",
                "audience": private_audience(bot=p.version.bot, user=user)}
               for p in seats if p.version is not None and can_see_private(user=user, bot=p.version.bot)]
