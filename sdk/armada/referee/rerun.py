@@ -187,7 +187,9 @@ class Difference:
     def describe(self) -> str:
         """`turn 7 differs (command, request 14)` and both replies."""
         r = self.request
-        return (f"turn {r.turn} differs ({r.phase}, request {r.message['id']})\n"
+        # (a Mothership race's one request is its orders, before any round: not "turn 1", D-R-16)
+        what = "the orders differ" if r.phase == "orders" else f"turn {r.turn} differs"
+        return (f"{what} ({r.phase}, request {r.message['id']})\n"
                 f"  recorded: {self.recorded}\n  this bot: {self.here}")
 
 
@@ -209,7 +211,9 @@ class RerunReport:
         if self.difference is not None:
             return self.difference.describe()
         failed = f"; it failed as on the server ({self.crashed})" if self.crashed else ""
-        return f"all {len(self.turns)} turns agree ({self.agreed} requests{failed})"
+        turns, requests = len(self.turns), self.agreed
+        return (f"all {turns} turn{'' if turns == 1 else 's'} agree "
+                f"({requests} request{'' if requests == 1 else 's'}{failed})")
 
 
 def _shown(value: Any) -> str:
