@@ -108,3 +108,10 @@ def test_names_are_escaped(client, arena):
     assert EVIL not in page and EVIL_RACE not in page
     page = client.get("/matches/", {"bot": "<script>alert(1)</script>"}).content.decode()
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_a_league_game_with_no_match_points_to_its_league(client):
+    """A competitor's trial: /matches/?game=mothership said only "No match fits these filters"."""
+    page = client.get("/matches/", {"game": "mothership"}).content.decode()
+    assert "races fight in its league, not in matches" in page and 'href="/ladder/mothership/"' in page
+    assert "fight in its league" not in client.get("/matches/", {"game": "galaxy"}).content.decode()

@@ -12,7 +12,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from armada_web.bots.access import can_see_private, is_owner, private_audience
-from armada_web.games import spec
+from armada_web.games import SPECS, Ranking, spec
 from armada_web.jobs.notes import shown_note
 from armada_web.ladder.explain import explained
 from armada_web.matches import capacity, listing, queries
@@ -41,7 +41,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
                                 viewer=request.user)
         except DomainError as exc:
             status = form_error(form, exc)
-    context = {"form": form, "page": page,
+    chosen_game = form.cleaned_data.get("game") if form.is_bound and form.is_valid() else ""
+    league = SPECS.get(chosen_game) if chosen_game and SPECS[chosen_game].ranking == Ranking.LEAGUE else None
+    context = {"form": form, "page": page, "league": league,
                "newer": _cursor_link(request, page.newer) if page and page.newer else "",
                "older": _cursor_link(request, page.older) if page and page.older else "",
                "paged": bool(request.GET.get("cursor"))}
