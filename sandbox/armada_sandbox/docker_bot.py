@@ -31,6 +31,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -72,6 +73,19 @@ HOST_OOM = ("the machine ran out of memory and its kernel stopped the bot (not t
             "which it did not reach)")
 #: ... when its memory peak stayed below this share of its limit (its limit's kill reaches the limit).
 HOST_OOM_BELOW = 0.95
+
+
+def _engine_time(text: Any) -> float | None:
+    """Epoch seconds of a time the engine reports (`2026-12-07T02:50:01.123456789Z`), None if unreadable
+    (or the zero time of a container that never started or ended)."""
+    if not isinstance(text, str) or text.startswith("0001-"):
+        return None
+    try:
+        whole, _, rest = text.rstrip("Z").partition(".")
+        fraction = float(f"0.{rest[:6]}") if rest else 0.0
+        return datetime.fromisoformat(whole).replace(tzinfo=UTC).timestamp() + fraction
+    except ValueError:
+        return None
 #: `sandbox_fault` of a bot whose container someone stopped through the engine while it played.
 STOPPED_FROM_OUTSIDE = ("its container was stopped from outside while the bot ran (docker kill, stop or rm: "
                         "an operator or another program, not the bot)")
@@ -172,9 +186,9 @@ class DockerBot(BotConnection):
         self._memory: PeakReader | None = None
         #: Its processes an out-of-memory killer stopped, read as its output ended (None: unknown).
         self._oom_kills: int | None = None
-        #: When the bot was told to start (epoch seconds): the engine's events since tell whether
-        #: someone stopped its container from outside (`_stopped_from_outside`).
-        self._since: float | None = None
+        #: Set (under the lock) before this connection kills or hands back its container: from then
+        #: on a kill of it is its own, never one from outside (`_stopped_from_outside`).
+        self._ending = False
 
     def _fresh_streams(self) -> None:
         """New buffers and reader threads' state (also after a warm start that failed)."""
@@ -195,7 +209,6 @@ class DockerBot(BotConnection):
         """Start the bot: in a warm container of the pool if one is ready, else cold in a slot.
 
         Raises SandboxUnavailable (the bot never ran) when the sandbox cannot start it."""
-        self._since = time.time() - 1.0  # (the engine's clock may be a little behind ours)
         if self.lease is None and self._warm_pool is not None and warm_entry(self.entry):
             warm = self._warm_pool.take(self.image, self.limits)
             if warm is not None and self._start_warm(warm):
@@ -390,20 +403,29 @@ class DockerBot(BotConnection):
     def _stopped_from_outside(self) -> bool:
         """Did someone ask the engine to kill, stop or remove the container while the bot played
         (`docker kill`, `docker stop`, `docker rm -f`: the engine records a `kill` event for each)?
-        A bot that kills itself, or the kernel's out-of-memory killer, records none, and this
-        process asks the engine to kill a container only once its bot is done (`close`)."""
-        if self._since is None or self._retired or self.container is None:
+        A bot that kills itself, or the kernel's out-of-memory killer, records none; this connection
+        kills its container only after `_ending` is set (a review: `close()` racing the referee's
+        last `exit_info` read its own kill as one from outside, so a bot that closed its output and
+        lingered could void a match it was losing). The window is the container's own start and
+        finish on the engine's clock: no skew with ours, and never a wait for events to come."""
+        if self._ending or self._retired or self.container is None:
             return False
         try:
+            state = self.container.attrs.get("State", {})
+            started, finished = _engine_time(state.get("StartedAt")), _engine_time(state.get("FinishedAt"))
+            if started is None or finished is None or finished < started:
+                return False
             client = self._client or docker_client()
-            events = client.events(since=self._since, until=time.time(), decode=True,
+            events = client.events(since=started - 1.0, until=finished + 0.5, decode=True,
                                    filters={"container": self.container.id, "event": ["kill", "destroy"]})
             try:
-                return any(True for _event in events)
+                found = any(True for _event in events)
             finally:
                 events.close()
         except Exception:  # an engine that cannot tell: the exit stands as the bot's
             return False
+        with self._lock:  # (a close that began meanwhile made that kill)
+            return found and not self._ending
 
     def _inspect(self, playing: bool = False) -> ExitInfo:
         """The container's final state; while `playing`, a container gone or an engine that does
@@ -436,6 +458,7 @@ class DockerBot(BotConnection):
         with self._lock:
             if self._retired:
                 return self._final or ExitInfo()
+            self._ending = True  # every kill of the container from here on is this connection's
             self._sample_memory()  # before its input closes: the bot then ends, and its cgroup with it
             if self._stdin is not None:
                 with contextlib.suppress(OSError):

@@ -178,6 +178,30 @@ def test_a_container_killed_from_outside_is_the_sandboxs_fault_a_bot_killing_its
     assert suicide.sandbox_fault == ""  # its own close's kill is no fault either
 
 
+CLOSER = """
+import json, os, sys, time
+msg = json.loads(sys.stdin.readline())
+sys.stdout.write(json.dumps({"id": msg["id"]}) + "\\n"); sys.stdout.flush()
+sys.stdin.readline()  # its first request: it closes its output and lingers
+os.close(1); sys.stdout = open(os.devnull, "w")
+time.sleep(60)
+"""
+
+
+def test_a_bot_that_closes_its_output_and_lingers_is_killed_by_the_referee_not_from_outside(docker_client, tmp_path):
+    """A review: the referee's own kill at the end (close) raced its last exit_info, which read that
+    kill as one from outside: a losing bot could void its match by closing its output and lingering."""
+    from armada.referee.match import play_match
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    closer = DockerBot(make_bot(tmp_path / "a", CLOSER), labels=run_labels())
+    other = DockerBot(make_bot(tmp_path / "b", ECHO), labels=run_labels())
+    outcome = play_match("galaxy", {1: closer, 2: other}, seed=3)
+    assert outcome.players[0].status == "crashed"
+    assert closer.sandbox_fault == ""
+
+
 def test_memory_limit_reports_oom(docker_client, tmp_path):
     source = """
     import sys
