@@ -37,6 +37,7 @@ from armada.games.base import ConfigError
 from armada.referee.connection import BotConnection
 from armada.referee.match import MatchOutcome, play_match
 from armada_sandbox import DockerBot, SandboxUnavailable, check_ready, code_folder
+from armada_web.games import stalls
 from armada_web.storage import unpacked
 from armada_web.storage.unpacked import Source
 from armada_web.web.backoff import with_backoff
@@ -219,6 +220,8 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
         bots: dict[int, BotConnection] = {
             seat: _docker_bot(folders[seat], game, name, {**labels, "armada.seat": str(seat)}, purpose)
             for seat, (name, _archive) in sorted(seats.items())}
+        stalls.watch()
+        began = time.monotonic()
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
         except SandboxUnavailable as exc:  # (play_match raises it only while starting the bots)
@@ -231,6 +234,11 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
         if ended:  # what ended those bots was the sandbox: the result is nobody's
             _Sandbox.ready = False
             raise SandboxFailure(f"the sandbox failed during the game ({'; '.join(ended)})")
+        late = [str(n) for n, player in enumerate(outcome.players, 1) if player.status == "timeout"]
+        stalled = stalls.stalled_since(began) if late else 0.0
+        if stalled >= stalls.STALL_S:  # the time the bots were charged was this worker's: nobody's result
+            raise SandboxFailure(f"this worker did not run for {stalled:.0f} s during the game (stopped or "
+                                 f"starved), and seat {' and '.join(late)} timed out: not the bot's time")
         logger.info("match %s played; sandbox starts: %s", match_id,
                     ", ".join(f"seat {n} {'warm' if getattr(b, 'was_warm', False) else 'cold'}"
                               for n, b in sorted(bots.items())))
