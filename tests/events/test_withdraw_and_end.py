@@ -252,3 +252,30 @@ def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, c
     assert sorted(_entries(ann, slug)) == ["crew-bot", "mia-bot", "nils-bot"]
     services.join_team(user=bob.user, team=crew, key=services.renew_key(user=ann.user, team=crew).join_key)
     assert bob.get(f"/api/events/{slug}/").status_code == 200  # a member again: the team's entry is theirs too
+
+
+def test_a_member_removed_then_back_who_left_keeps_their_entry(make_user, api, club):
+    """A review: a removal long before (then joined again, entered, and left on their own) still
+    took the entry from them; the latest membership decides."""
+    from armada.botspec import starter_file
+    from armada_web.bots import services as bots
+    from armada_web.bots.activation import refresh_active
+    from armada_web.bots.models import BotVersion
+    from armada_web.teams import services
+
+    ann, bob = api(make_user("ann")), api(make_user("bob"))
+    crew = services.create_team(user=ann.user, name="crew")
+    services.join_team(user=bob.user, team=crew, key=crew.join_key)
+    bot = bots.create_bot(user=ann.user, name="crew-bot", game="galaxy", team=crew.pk)
+    version = bots.upload_version(bot=bot, user=ann.user, filename="main.py",
+                                  data=starter_file("greedy", "galaxy").read_bytes())
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=bot)
+    services.remove_member(user=ann.user, team=crew, username="bob")
+    services.join_team(user=bob.user, team=crew, key=services.renew_key(user=ann.user, team=crew).join_key)
+    slug = club["slug"]
+    assert bob.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": club["invite"]},
+                    format="json").status_code == 201
+    services.leave_team(user=bob.user, team=crew)  # left on their own this time
+    assert bob.get(f"/api/events/{slug}/").status_code == 200
+    assert bob.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204

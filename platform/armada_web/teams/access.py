@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from armada_web.teams.models import Membership
 from armada_web.web.errors import Forbidden
@@ -37,11 +37,13 @@ def team_ids(*, user: Any) -> QuerySet[Membership, int]:
 
 
 def removed_from_ids(*, user: Any) -> QuerySet[Membership, int]:
-    """The ids of the teams that removed `user` and that they have not joined again since (a
-    subquery): what they did as its member is no longer theirs to act on (an event entry)."""
+    """The ids of the teams whose latest membership of `user` ended in their removal (a subquery):
+    what they did as its member is no longer theirs to act on (an event entry). One who rejoined
+    after a removal and then left is judged by the leaving (a review)."""
     if not _signed_in(user):
         return Membership.objects.none().values_list("team_id", flat=True)
-    return (Membership.objects.filter(user_id=user.pk, removed=True).exclude(team_id__in=team_ids(user=user))
+    later = Membership.objects.filter(user_id=user.pk, team_id=OuterRef("team_id"), pk__gt=OuterRef("pk"))
+    return (Membership.objects.filter(user_id=user.pk, removed=True).exclude(Exists(later))
             .values_list("team_id", flat=True))
 
 
