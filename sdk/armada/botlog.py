@@ -80,6 +80,8 @@ def _fault_request(replay: dict[str, Any] | None, seat: int) -> tuple[int, str, 
 
 
 TRACEBACK = "Traceback (most recent call last):"
+#: The line a connection's log puts where it dropped the middle of a long log (`LogBuffer.text`).
+_DROPPED = re.compile(r"^\[\.\.\. \d+ bytes of log dropped \.\.\.\]$")
 
 
 def log_requests(log: str, timings: list[float] | None,
@@ -123,7 +125,10 @@ def _crash(head: list[str], requests: list[RequestLog], *, sent: bool) -> tuple[
     """The lines from the last uncaught traceback to the end of the request it was written in, and
     that request. With `sent` (`requests` are all the requests sent), only the last request, or the
     head when the bot wrote nothing after it, can hold the crash."""
-    seen = requests[-1:] if sent else requests[::-1]
+    cut = any(_DROPPED.match(line) for lines in [head, *(r.lines for r in requests)] for line in lines)
+    # (a log cut in the middle may have lost the last request's mark: its lines then sit under an
+    # earlier one, so every request is looked at, as from the log alone)
+    seen = requests[-1:] if sent and not cut else requests[::-1]
     for request in seen:
         lines = uncaught(request.lines)
         if TRACEBACK in lines:
@@ -140,7 +145,7 @@ def uncaught(lines: list[str]) -> list[str]:
     kept: list[str] = []
     caught = False
     for line in lines:
-        if parse_mark(line) is not None:
+        if parse_mark(line) is not None or _DROPPED.match(line):  # (what follows a cut is another request's)
             caught = False
         elif line.startswith(EXCEPTION_MARK):
             caught = True

@@ -213,6 +213,28 @@ def test_only_the_last_requests_traceback_is_the_crash_when_every_request_is_kno
     assert log_requests(early, [1.0]).crash[-1] == "ImportError: no"  # before init's mark, nothing after
 
 
+def test_a_crash_after_a_cut_in_the_log_is_still_the_crash():
+    """A review: past 64 KiB a log keeps its head and tail; the last request's mark fell in the cut,
+    its crash sat under an earlier (caught) request, and the page and the reason lost it."""
+    from armada.botlog import crash_reason
+    from armada.logmarks import request_mark
+    from armada.referee.connection import LogBuffer
+
+    log = LogBuffer()
+    log.mark(request_mark({"type": "init", "id": 0}))
+    log.feed(b"ready\n")
+    for n in range(1, 41):
+        log.mark(request_mark({"type": "command", "id": n, "turn": n}))
+        if n == 15:
+            log.feed(CAUGHT.replace("turn 3, command id 6", "turn 15, command id 15").encode())
+        log.feed((b"debug " + b"y" * 200 + b"\n") * (200 if n == 40 else 20))
+    log.feed(b'Traceback (most recent call last):\n  File "main.py", line 9, in command\nKeyError: \'fleet\'\n')
+    text = log.text()
+    assert "bytes of log dropped" in text and "request 40:" not in text
+    seat = log_requests(text, [1.0] * 41, [("init", None)] + [("command", n) for n in range(1, 41)])
+    assert seat.crash[-1] == "KeyError: 'fleet'" and crash_reason(text) == "KeyError: 'fleet'"
+
+
 def test_bot_page_chart_recent_matches_and_records(client, arena):
     html = body(client, f"/bots/{arena.alpha.bot_id}/")
     assert html.count('class="chart-dot"') == 4 and "<svg" in html and "<polyline" in html
