@@ -102,6 +102,11 @@ def test_a_name_written_wholly_in_look_alike_letters_is_refused(make_user):
     other = services.create_team(user=alice, name="\u0420\u0415\u0420\u0415")  # no team "pepe" yet
     lower = "\u0440\u0435\u0440\u0435"
     assert services.rename_team(user=alice, team=other, name=lower).name == lower
+    # a review: a new account so named got a personal team that passed for the team
+    from armada_web.accounts.services import sign_up
+
+    newcomer = sign_up(username="\u0441\u0430\u0445\u0435", email="", password="a-long-pass-phrase-1")
+    assert services.personal_team(user=newcomer).name == "\u0441\u0430\u0445\u0435-2"
 
 
 @pytest.mark.parametrize("name", ["abc" + "\u030d" * 35, "z\u0336\u0336\u0336\u0336a\u0336l\u0336go",

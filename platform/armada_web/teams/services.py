@@ -44,14 +44,15 @@ def get_team(*, team_id: Any) -> Team:
 
 def personal_team(*, user: Any) -> Team:
     """`user`'s personal team (made now when missing): named after them, or with a suffix when a
-    team took that name first."""
+    team took that name first, or one it reads as (a review: signing up "\u0441\u0430\u0445\u0435" beside the
+    team "caxe" made a team that passed for it)."""
     found = Team.objects.filter(personal=True, memberships__user_id=user.pk).first()
     if found is not None:
         return found
     base = user.get_username()[:30]
     for n in range(100):
         name = base if n == 0 else f"{base}-{n + 1}"
-        if not Team.objects.filter(name__iexact=name).exists():
+        if not Team.objects.filter(name__iexact=name).exists() and not _read_as_taken(name):
             break
     else:  # pragma: no cover - a hundred teams named like one user
         name = f"{base[:20]}-{secrets.token_hex(4)}"
@@ -170,10 +171,18 @@ def rename_team(*, user: Any, team: Team, name: Any) -> Team:
 def _refuse_lookalike(name: str, *, exclude: int | None = None) -> None:
     """Conflict when `name` is not ASCII and reads as another team's ASCII name ("\u0441\u0430\u0445\u0435", all
     Cyrillic, beside "caxe": `ascii_skeleton`, D-S-34)."""
-    skeleton = ascii_skeleton(name)
-    same = Team.objects.filter(name__iexact=skeleton) if skeleton else Team.objects.none()
-    if (same.exclude(pk=exclude) if exclude is not None else same).exists():
+    skeleton = _read_as_taken(name, exclude=exclude)
+    if skeleton:
         raise Conflict(f"the name {name!r} reads as {skeleton!r}, another team's name; choose another")
+
+
+def _read_as_taken(name: str, *, exclude: int | None = None) -> str:
+    """The ASCII name of another team that `name` reads as (`ascii_skeleton`), or ""."""
+    skeleton = ascii_skeleton(name)
+    if not skeleton:
+        return ""
+    same = Team.objects.filter(name__iexact=skeleton)
+    return skeleton if (same.exclude(pk=exclude) if exclude is not None else same).exists() else ""
 
 
 def _locked(team: Team) -> Team:
