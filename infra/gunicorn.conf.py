@@ -129,9 +129,13 @@ def child_exit(server: object, worker: object) -> None:
 
 def _sweep_uploads() -> None:
     try:
+        from pathlib import Path
+
+        from django.conf import settings
+
         from armada_web.web import upload_temp
 
-        upload_temp.sweep()
+        upload_temp.sweep(Path(settings.FILE_UPLOAD_TEMP_DIR))  # (the site is loaded: preload_app)
     except Exception:  # noqa: S110 (a sweep never stops the web server; the next one tries again)
         pass
 

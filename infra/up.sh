@@ -236,6 +236,8 @@ while true; do
   sleep 0.5  # a Ctrl-C reaches the children too: let its trap run before calling this a death
   [ -n "$died" ] && [ -n "${running[$died]:-}" ] || continue
   name="${running[$died]}"; unset "running[$died]"
+  # (gone from what a stop signals too: the kernel may give its pid to another process meanwhile)
+  alive=(); for pid in "${pids[@]}"; do [ "$pid" = "$died" ] || alive+=("$pid"); done; pids=("${alive[@]}")
   now=$(date +%s); recent=""
   for at in ${deaths[$name]:-} "$now"; do (( now - at < 600 )) && recent+="$at "; done
   deaths[$name]="$recent"

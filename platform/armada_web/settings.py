@@ -282,7 +282,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 # A larger body waits in a file of the site's own folder, which the web server's master sweeps of
 # what a killed worker left (web/upload_temp.py).
-FILE_UPLOAD_TEMP_DIR = str(upload_temp.folder())
+FILE_UPLOAD_TEMP_DIR = str(upload_temp.folder(DATA_DIR))
 
 # Celery: broker and results in Redis; long tasks acknowledged late (a lost worker's task is
 # delivered again, and its claim decides), Redis redelivering unacknowledged ones only after

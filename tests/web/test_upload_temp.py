@@ -18,16 +18,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_uploads_wait_in_the_sites_folder_and_stale_ones_are_swept():
-    assert str(upload_temp.folder()) == settings.FILE_UPLOAD_TEMP_DIR
-    assert stat.S_IMODE(os.stat(upload_temp.folder()).st_mode) == 0o700
+    folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
+    assert folder == upload_temp.folder(settings.DATA_DIR)  # the site's data folder, not the shared /tmp
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     name = uuid.uuid4().hex
-    stale, fresh = upload_temp.folder() / f"{name}-a.upload.zip", upload_temp.folder() / f"{name}-b.upload.zip"
+    stale, fresh = folder / f"{name}-a.upload.zip", folder / f"{name}-b.upload.zip"
     try:
         for path in (stale, fresh):
             path.write_bytes(b"PK")
         old = time.time() - upload_temp.STALE_S - 60
         os.utime(stale, (old, old))
-        assert upload_temp.sweep() >= 1
+        assert upload_temp.sweep(folder) >= 1
         assert not stale.exists() and fresh.exists()  # one still arriving stays
         # the web server's master sweeps when it starts and after every worker ends
         os.utime(fresh, (old, old))
