@@ -139,7 +139,7 @@ def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(reco
 
     client.force_login(alice)
     page = client.get(f"/matches/{match.pk}/").content.decode()
-    assert f'href="{url}?drawings=1"' in page
+    assert f'href="{url}?drawings=1" download="match-{match.pk}-drawings.json.gz"' in page
     client.logout()
     assert "?drawings=1" not in client.get(f"/matches/{match.pk}/").content.decode()
 
