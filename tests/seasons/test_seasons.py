@@ -414,6 +414,13 @@ def test_a_mothership_season_is_the_league_of_its_frozen_entries(make_user, vali
     assert [r.bot_name for r in rows] == [row.race.name for row in expected]
     assert [r.score for r in rows] == [float(row.points) for row in expected]
     assert {r.games for r in rows} == {3}
+    # its page shows points, whole numbers (a trial read "Score 7.00" as a rating)
+    from django.test import Client
+
+    page = Client().get("/seasons/m1/").content.decode()
+    table = page[page.index('id="standings"'):page.index("</table>", page.index('id="standings"'))]
+    assert "<th>Points</th>" in table and "<th>Score</th>" not in table
+    assert f"<td>{expected[0].points}</td><td>3</td>" in table and ".00<" not in table
 
 
 def test_a_finals_match_is_timed_by_the_pace_of_the_finals_not_its_length(five, armada):
