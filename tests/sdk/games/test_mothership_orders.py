@@ -186,3 +186,13 @@ def test_every_field_given_is_checked_whatever_else_is_wrong():
     many = ziltoidians()
     many["fighters"] = many["fighters"] * 2000  # a reply of thousands: a bounded list of problems
     assert len(check_orders(many)) == 2
+    # every bad entry of a pattern (a trial's [0, -1, 2.5] was told of its 0 only), up to a bound
+    bad = ziltoidians()
+    bad["fighters"][4]["pattern"] = [0, -1, 2.5, 3]
+    problems = check_orders(bad)
+    assert [p for p in problems if "pattern" in p] == [
+        "fighters[4].pattern[0]: must be an integer >= 1, got 0",
+        "fighters[4].pattern[1]: must be an integer >= 1, got -1",
+        "fighters[4].pattern[2]: must be an integer >= 1, got 2.5 (a number with a fraction part or decimal point)"]
+    bad["fighters"][4]["pattern"] = [0] * 40
+    assert [p for p in check_orders(bad) if "pattern" in p][-1] == "fighters[4].pattern: 35 more entries like these"

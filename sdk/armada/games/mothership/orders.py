@@ -105,11 +105,16 @@ def _check_pattern(value: Any, field: str, config: MothershipConfig, problems: l
     if len(value) > config.max_pattern:
         problems.append(f"{field}: at most {config.max_pattern} entries allowed, got {len(value)}")
         return False
-    for j, shot in enumerate(value):
-        if not _is_int(shot) or shot < 1:
-            problems.append(f"{field}[{j}]: must be an integer >= 1, got {_describe(shot)}")
-            return False
-    return True
+    bad = [(j, shot) for j, shot in enumerate(value) if not _is_int(shot) or shot < 1]
+    for j, shot in bad[:PATTERN_PROBLEMS]:  # every bad entry, as mothership.md says (a trial saw the first only)
+        problems.append(f"{field}[{j}]: must be an integer >= 1, got {_describe(shot)}")
+    if len(bad) > PATTERN_PROBLEMS:
+        problems.append(f"{field}: {len(bad) - PATTERN_PROBLEMS} more entries like these")
+    return not bad
+
+
+#: The bad entries of one pattern named one by one (a pattern has up to max_pattern, 100 by default).
+PATTERN_PROBLEMS = 5
 
 
 #: Fighters of a too long list whose fields are checked too (a list of thousands: not a line each).
