@@ -400,6 +400,14 @@ class DockerBot(BotConnection):
         peak = self._memory.peak_bytes if self._memory is not None else None
         return bool(self._oom_kills) and peak is not None and peak >= HOST_OOM_BELOW * self.limits.memory_bytes
 
+    def _fault(self, reason: str) -> None:
+        """Say the sandbox ended the bot, unless this connection is ending it (`close`: the
+        referee's last `exit_info` may run beside it; a review saw its own removal read as one
+        from outside, which voided the match of a bot that closed its output and lingered)."""
+        with self._lock:
+            if not (self._ending or self._retired):
+                self.sandbox_fault = self.sandbox_fault or reason
+
     def _stopped_from_outside(self) -> bool:
         """Did someone ask the engine to kill, stop or remove the container while the bot played
         (`docker kill`, `docker stop`, `docker rm -f`: the engine records a `kill` event for each)?
@@ -434,12 +442,11 @@ class DockerBot(BotConnection):
             self.container.reload()
         except NotFound:
             if playing:
-                self.sandbox_fault = self.sandbox_fault or "its container was removed while the bot ran"
+                self._fault("its container was removed while the bot ran")
             return ExitInfo()
         except Exception as exc:
             if playing:
-                self.sandbox_fault = self.sandbox_fault or (
-                    f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
+                self._fault(f"the Docker engine stopped answering while the bot ran ({exc.__class__.__name__})")
             return ExitInfo()
         info = exit_info_from_state(self.container.attrs.get("State", {}))
         if playing and info.signal == 9 and not info.oom_killed and self._killed_by_its_limit():

@@ -188,10 +188,23 @@ time.sleep(60)
 """
 
 
-def test_a_bot_that_closes_its_output_and_lingers_is_killed_by_the_referee_not_from_outside(docker_client, tmp_path):
-    """A review: the referee's own kill at the end (close) raced its last exit_info, which read that
-    kill as one from outside: a losing bot could void its match by closing its output and lingering."""
+@pytest.mark.parametrize("descheduled", [False, True])
+def test_a_bot_that_closes_its_output_and_lingers_is_killed_by_the_referee_not_from_outside(
+        docker_client, tmp_path, monkeypatch, descheduled):
+    """Two reviews: the referee's own kill and removal at the end (close) raced its last exit_info,
+    which read them as done from outside (a kill in the engine's events; with the reading thread
+    descheduled a while, the container gone): a losing bot could void its match by closing its
+    output and lingering."""
     from armada.referee.match import play_match
+
+    if descheduled:  # the thread asking exit_info runs again only after close() removed the container
+        inspect = DockerBot._inspect
+
+        def late(self, playing=False):
+            if playing:
+                time.sleep(1.5)
+            return inspect(self, playing)
+        monkeypatch.setattr(DockerBot, "_inspect", late)
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -199,6 +212,7 @@ def test_a_bot_that_closes_its_output_and_lingers_is_killed_by_the_referee_not_f
     other = DockerBot(make_bot(tmp_path / "b", ECHO), labels=run_labels())
     outcome = play_match("galaxy", {1: closer, 2: other}, seed=3)
     assert outcome.players[0].status == "crashed"
+    time.sleep(3.0)  # the referee's threads it stopped waiting for end meanwhile
     assert closer.sandbox_fault == ""
 
 
