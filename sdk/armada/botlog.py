@@ -124,19 +124,32 @@ def log_requests(log: str, timings: list[float] | None,
 def _crash(head: list[str], requests: list[RequestLog], *, sent: bool) -> tuple[list[str], RequestLog | None]:
     """The lines from the last uncaught traceback to the end of the request it was written in, and
     that request. With `sent` (`requests` are all the requests sent), only the last request, or the
-    head when the bot wrote nothing after it, can hold the crash."""
-    cut = any(_DROPPED.match(line) for lines in [head, *(r.lines for r in requests)] for line in lines)
-    # (a log cut in the middle may have lost the last request's mark: its lines then sit under an
-    # earlier one, so every request is looked at, as from the log alone)
-    seen = requests[-1:] if sent and not cut else requests[::-1]
-    for request in seen:
-        lines = uncaught(request.lines)
+    head when the bot wrote nothing after it, can hold the crash; in a log cut in the middle, where
+    the last request's mark may be lost and its lines sit under the request the cut fell in, only
+    what follows the cut can (two reviews: the crash lost, then an earlier handled traceback taken)."""
+    cut = next((n for n, r in enumerate(requests) if any(_DROPPED.match(line) for line in r.lines)), None)
+    if not sent:
+        seen = [(r, r.lines) for r in requests[::-1]]
+    elif cut is None:
+        seen = [(r, r.lines) for r in requests[-1:]]
+    else:
+        seen = [(r, r.lines) for r in requests[:cut:-1]] + [(requests[cut], _after_cut(requests[cut].lines))]
+    for request, written in seen:
+        lines = uncaught(written)
         if TRACEBACK in lines:
             at = len(lines) - 1 - lines[::-1].index(TRACEBACK)
             return lines[at:], request
+    if sent and any(_DROPPED.match(line) for line in head):
+        head = _after_cut(head)
     if TRACEBACK in head and not (sent and any(r.lines for r in requests[:-1])):
         return head[len(head) - 1 - head[::-1].index(TRACEBACK):], None
     return [], None
+
+
+def _after_cut(lines: list[str]) -> list[str]:
+    """The lines after the last cut's marker in `lines`."""
+    marks = [n for n, line in enumerate(lines) if _DROPPED.match(line)]
+    return lines[marks[-1] + 1:] if marks else lines
 
 
 def uncaught(lines: list[str]) -> list[str]:

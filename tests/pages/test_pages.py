@@ -231,8 +231,21 @@ def test_a_crash_after_a_cut_in_the_log_is_still_the_crash():
     log.feed(b'Traceback (most recent call last):\n  File "main.py", line 9, in command\nKeyError: \'fleet\'\n')
     text = log.text()
     assert "bytes of log dropped" in text and "request 40:" not in text
-    seat = log_requests(text, [1.0] * 41, [("init", None)] + [("command", n) for n in range(1, 41)])
+    kinds = [("init", None)] + [("command", n) for n in range(1, 41)]
+    seat = log_requests(text, [1.0] * 41, kinds)
     assert seat.crash[-1] == "KeyError: 'fleet'" and crash_reason(text) == "KeyError: 'fleet'"
+    # a traceback the bot printed itself early and went on after, then a long log and a timeout: no crash
+    log = LogBuffer()
+    log.mark(request_mark({"type": "init", "id": 0}))
+    log.feed(b"ready\n")
+    for n in range(1, 41):
+        log.mark(request_mark({"type": "command", "id": n, "turn": n}))
+        if n == 2:
+            log.feed(b'Traceback (most recent call last):\n  File "main.py", line 3, in command\nKeyError: 1\n')
+        log.feed((b"debug " + b"y" * 200 + b"\n") * 20)
+    text = log.text()
+    assert "bytes of log dropped" in text and "request 40:" in text  # the last mark survived
+    assert log_requests(text, [1.0] * 41, kinds).crash == []
 
 
 def test_bot_page_chart_recent_matches_and_records(client, arena):
