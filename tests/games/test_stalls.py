@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.conf import settings
 
 from armada_web.games import runner, stalls
 
@@ -63,11 +64,16 @@ def test_a_timeout_during_a_stall_is_the_platforms(monkeypatch, tmp_path: Path):
     monkeypatch.setattr(runner, "_docker_bot", lambda *args, **kwargs: SimpleNamespace(sandbox_fault=""))
     monkeypatch.setattr(runner, "play_match", lambda *args, **kwargs: SimpleNamespace(
         players=[SimpleNamespace(status=status) for status in statuses]))
-    monkeypatch.setattr(stalls, "stalled_since", lambda since: 30.0)
+    asked: list[float] = []
+    monkeypatch.setattr(stalls, "stalled_since", lambda since: asked.append(since) or 30.0)
     archive = check_upload(name="main.py", data=starter_file("random", "galaxy").read_bytes()).archive
     seats = {1: ("one", archive), 2: ("two", archive)}
     with pytest.raises(runner.SandboxFailure, match=r"did not run for 30 s .* seat 1 timed out"):
         runner.play(match_id="stall-1", game="galaxy", seed=1, seats=seats, config={})
+    # only a stall within the timed-out request's reach counts, not one the bank paid turns before (a review)
+    times = settings.ARMADA.game("galaxy").times
+    reach = max(times.init_ms, times.turn_ms + times.bank_ms) / 1000 + stalls.CLOSING_S
+    assert reach - 1 <= time.monotonic() - asked[-1] <= reach + 5
     statuses[0] = "crashed"  # not a matter of time: the bot's own
     assert runner.play(match_id="stall-2", game="galaxy", seed=1, seats=seats, config={}).players[0].status == "crashed"
     statuses[0] = "timeout"

@@ -221,7 +221,6 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
             seat: _docker_bot(folders[seat], game, name, {**labels, "armada.seat": str(seat)}, purpose)
             for seat, (name, _archive) in sorted(seats.items())}
         stalls.watch()
-        began = time.monotonic()
         try:
             outcome = play_match(game, bots, seed=seed, config=config, limits=limits.times)
         except SandboxUnavailable as exc:  # (play_match raises it only while starting the bots)
@@ -235,7 +234,12 @@ def play(*, match_id: int | str, game: str, seed: int, seats: dict[int, tuple[st
             _Sandbox.ready = False
             raise SandboxFailure(f"the sandbox failed during the game ({'; '.join(ended)})")
         late = [str(n) for n, player in enumerate(outcome.players, 1) if player.status == "timeout"]
-        stalled = stalls.stalled_since(began) if late else 0.0
+        # A timeout ends the game: the request it came in began at most one request's whole allowance
+        # before (init's, or a turn's with a full bank), plus the closing; a stall before that was paid
+        # from the bank and the game went on (a review).
+        times = limits.times
+        window_s = max(times.init_ms, times.turn_ms + times.bank_ms) / 1000 + stalls.CLOSING_S
+        stalled = stalls.stalled_since(time.monotonic() - window_s) if late else 0.0
         if stalled >= stalls.STALL_S:  # the time the bots were charged was this worker's: nobody's result
             raise SandboxFailure(f"this worker did not run for {stalled:.0f} s during the game (stopped or "
                                  f"starved), and seat {' and '.join(late)} timed out: not the bot's time")

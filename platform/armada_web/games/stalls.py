@@ -21,6 +21,8 @@ import time
 TICK_S = 0.25
 #: A gap between ticks longer than this is a stall (far past any scheduling delay of a busy host).
 STALL_S = 2.0
+#: Seconds a game's end (its `end` messages, closing the bots) may take after its last request.
+CLOSING_S = 10.0
 
 
 class _Watch:
