@@ -82,3 +82,11 @@ def _prober():
     from armada.botspec import starter_file
 
     return starter_file("prober", "galaxy")
+
+
+def test_a_bot_name_starting_with_a_dash_is_no_option_to_the_command():
+    """A review: a validation's replay file is named after its bot, and a name may start with "-"."""
+    from armada_web.matches.rerun import replay_rerun_command
+
+    command = replay_rerun_command(replay_file="-spiker-v1-validation.json.gz", game_seed=1, seat=1, bot_name="-spiker")
+    assert command.startswith("armada replay ./-spiker-v1-validation.json.gz --rerun 1 ./-spiker/ --bot-seed ")

@@ -65,7 +65,6 @@ def replay_rerun_command(*, replay_file: str, game_seed: int, seat: int, bot_nam
     game's, whose bots got their ARMADA_BOT_SEED from it under this site's key) from its replay `replay_file`,
     with the bot's folder named as the bot (as `armada new` and `armada submit` name it; mybot/ without a name)."""
     seed = bot_seed(game_seed, seat, seed_key())
-    folder = f"{bot_name or 'mybot'}/"
-    if folder.startswith("-"):  # (a name may start with "-": not an option to the command)
-        folder = f"./{folder}"
-    return f"armada replay {replay_file} --rerun {seat} {folder} --bot-seed {seed}"
+    file, folder = (f"./{name}" if name.startswith("-") else name  # (a bot's name may start with "-":
+                    for name in (replay_file, f"{bot_name or 'mybot'}/"))  # not an option to the command)
+    return f"armada replay {file} --rerun {seat} {folder} --bot-seed {seed}"
