@@ -191,23 +191,37 @@ def test_withdrawing_from_a_private_event_entered_by_its_link_lands_on_the_event
     assert "The entry is withdrawn: you are no longer in Club." in done.content.decode()
 
 
-def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_user, api, club):
-    """One bot per member: a member who left the team whose bot they entered would be held in the
-    event by a bot that is no longer theirs."""
+def _playing_bot(owner, name, team=None):
+    """A bot of `owner` (of `team`, a team id) with a valid version that plays."""
     from armada.botspec import starter_file
     from armada_web.bots import services as bots
     from armada_web.bots.activation import refresh_active
     from armada_web.bots.models import BotVersion
+
+    bot = bots.create_bot(user=owner, name=name, game="galaxy", team=team)
+    version = bots.upload_version(bot=bot, user=owner, filename="main.py",
+                                  data=starter_file("greedy", "galaxy").read_bytes())
+    BotVersion.objects.filter(pk=version.pk).update(status="valid")
+    refresh_active(bot=bot)
+    return bot
+
+
+def _crew(make_user, api):
+    """ann and bob (API clients) in the team crew, and crew's bot crew-bot."""
     from armada_web.teams import services
 
     ann, bob = api(make_user("ann")), api(make_user("bob"))
     crew = services.create_team(user=ann.user, name="crew")
     services.join_team(user=bob.user, team=crew, key=crew.join_key)
-    bot = bots.create_bot(user=ann.user, name="crew-bot", game="galaxy", team=crew.pk)
-    version = bots.upload_version(bot=bot, user=ann.user, filename="main.py",
-                                  data=starter_file("greedy", "galaxy").read_bytes())
-    BotVersion.objects.filter(pk=version.pk).update(status="valid")
-    refresh_active(bot=bot)
+    return ann, bob, crew, _playing_bot(ann.user, "crew-bot", crew.pk)
+
+
+def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_user, api, club):
+    """One bot per member: a member who left the team whose bot they entered would be held in the
+    event by a bot that is no longer theirs."""
+    from armada_web.teams import services
+
+    _ann, bob, crew, bot = _crew(make_user, api)
     slug = club["slug"]
     assert bob.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": club["invite"]},
                     format="json").status_code == 201
@@ -219,24 +233,11 @@ def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, c
     """A security trial: a member removed from the team still withdrew the team's bot from an event
     and still saw the private event through the entry they had made. The entry is the team's: its
     removal ends their say (one who left keeps it, above); it still counts as their one entry."""
-    from armada.botspec import starter_file
-    from armada_web.bots import services as bots
-    from armada_web.bots.activation import refresh_active
-    from armada_web.bots.models import BotVersion
     from armada_web.events.models import Event
     from armada_web.teams import services
 
-    ann, bob = api(make_user("ann")), api(make_user("bob"))
-    crew = services.create_team(user=ann.user, name="crew")
-    services.join_team(user=bob.user, team=crew, key=crew.join_key)
-    made = {}
-    for owner, name, team in ((ann.user, "crew-bot", crew.pk), (bob.user, "bob-own", None)):
-        bot = bots.create_bot(user=owner, name=name, game="galaxy", team=team)
-        version = bots.upload_version(bot=bot, user=owner, filename="main.py",
-                                      data=starter_file("greedy", "galaxy").read_bytes())
-        BotVersion.objects.filter(pk=version.pk).update(status="valid")
-        refresh_active(bot=bot)
-        made[name] = bot
+    ann, bob, crew, crew_bot = _crew(make_user, api)
+    made = {"crew-bot": crew_bot, "bob-own": _playing_bot(bob.user, "bob-own")}
     slug = club["slug"]
     assert not Event.objects.get(slug=slug).public  # (what a removed member must no longer see)
     assert bob.post(f"/api/events/{slug}/entries/", {"bot": made["crew-bot"].pk, "invite": club["invite"]},
@@ -257,20 +258,9 @@ def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, c
 def test_a_member_removed_then_back_who_left_keeps_their_entry(make_user, api, club):
     """A review: a removal long before (then joined again, entered, and left on their own) still
     took the entry from them; the latest membership decides."""
-    from armada.botspec import starter_file
-    from armada_web.bots import services as bots
-    from armada_web.bots.activation import refresh_active
-    from armada_web.bots.models import BotVersion
     from armada_web.teams import services
 
-    ann, bob = api(make_user("ann")), api(make_user("bob"))
-    crew = services.create_team(user=ann.user, name="crew")
-    services.join_team(user=bob.user, team=crew, key=crew.join_key)
-    bot = bots.create_bot(user=ann.user, name="crew-bot", game="galaxy", team=crew.pk)
-    version = bots.upload_version(bot=bot, user=ann.user, filename="main.py",
-                                  data=starter_file("greedy", "galaxy").read_bytes())
-    BotVersion.objects.filter(pk=version.pk).update(status="valid")
-    refresh_active(bot=bot)
+    ann, bob, crew, bot = _crew(make_user, api)
     services.remove_member(user=ann.user, team=crew, username="bob")
     services.join_team(user=bob.user, team=crew, key=services.renew_key(user=ann.user, team=crew).join_key)
     slug = club["slug"]

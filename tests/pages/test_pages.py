@@ -213,10 +213,9 @@ def test_only_the_last_requests_traceback_is_the_crash_when_every_request_is_kno
     assert log_requests(early, [1.0]).crash[-1] == "ImportError: no"  # before init's mark, nothing after
 
 
-def test_a_crash_after_a_cut_in_the_log_is_still_the_crash():
-    """A review: past 64 KiB a log keeps its head and tail; the last request's mark fell in the cut,
-    its crash sat under an earlier (caught) request, and the page and the reason lost it."""
-    from armada.botlog import crash_reason
+def _long_log(written: dict[int, bytes], lines: dict[int, int], after: bytes = b"") -> str:
+    """A seat's log as a connection keeps it (head and tail of 64 KiB) over an init and 40 commands:
+    `written[n]` then `lines[n]` (default 20) debug lines in request n, `after` at the end."""
     from armada.logmarks import request_mark
     from armada.referee.connection import LogBuffer
 
@@ -225,25 +224,26 @@ def test_a_crash_after_a_cut_in_the_log_is_still_the_crash():
     log.feed(b"ready\n")
     for n in range(1, 41):
         log.mark(request_mark({"type": "command", "id": n, "turn": n}))
-        if n == 15:
-            log.feed(CAUGHT.replace("turn 3, command id 6", "turn 15, command id 15").encode())
-        log.feed((b"debug " + b"y" * 200 + b"\n") * (200 if n == 40 else 20))
-    log.feed(b'Traceback (most recent call last):\n  File "main.py", line 9, in command\nKeyError: \'fleet\'\n')
-    text = log.text()
+        log.feed(written.get(n, b"") + (b"debug " + b"y" * 200 + b"\n") * lines.get(n, 20))
+    log.feed(after)
+    return log.text()
+
+
+def test_a_crash_after_a_cut_in_the_log_is_still_the_crash():
+    """A review: past 64 KiB a log keeps its head and tail; the last request's mark fell in the cut,
+    its crash sat under an earlier (caught) request, and the page and the reason lost it."""
+    from armada.botlog import crash_reason
+
+    caught = CAUGHT.replace("turn 3, command id 6", "turn 15, command id 15").encode()
+    text = _long_log({15: caught}, {40: 200},
+                     b'Traceback (most recent call last):\n  File "main.py", line 9, in command\nKeyError: \'fleet\'\n')
     assert "bytes of log dropped" in text and "request 40:" not in text
     kinds = [("init", None)] + [("command", n) for n in range(1, 41)]
     seat = log_requests(text, [1.0] * 41, kinds)
     assert seat.crash[-1] == "KeyError: 'fleet'" and crash_reason(text) == "KeyError: 'fleet'"
     # a traceback the bot printed itself early and went on after, then a long log and a timeout: no crash
-    log = LogBuffer()
-    log.mark(request_mark({"type": "init", "id": 0}))
-    log.feed(b"ready\n")
-    for n in range(1, 41):
-        log.mark(request_mark({"type": "command", "id": n, "turn": n}))
-        if n == 2:
-            log.feed(b'Traceback (most recent call last):\n  File "main.py", line 3, in command\nKeyError: 1\n')
-        log.feed((b"debug " + b"y" * 200 + b"\n") * 20)
-    text = log.text()
+    text = _long_log({2: b'Traceback (most recent call last):\n  File "main.py", line 3, in command\nKeyError: 1\n'},
+                     {})
     assert "bytes of log dropped" in text and "request 40:" in text  # the last mark survived
     assert log_requests(text, [1.0] * 41, kinds).crash == []
 
