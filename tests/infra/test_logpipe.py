@@ -52,8 +52,9 @@ def test_make_up_never_truncates_a_log():
     write to the terminal.)"""
     script = (ROOT / "infra" / "up.sh").read_text()
     assert not re.search(r'>\s*"?\$LOG_DIR', script), "a redirection truncates a log"
-    started = re.findall(r"^((?:\S+=\S+ \\\n)?\"\$(?:VENV/bin/(?:celery|gunicorn)|PY)\"[^\n]*(?:\\\n[^\n]*)*&)\n"
-                         r"(?:(\w+)=\$!\n)?", script, re.M)
+    # (each at the start of a line, or indented in its `start_NAME` function)
+    started = re.findall(r"^[ \t]*((?:\S+=\S+ \\\n[ \t]*)?\"\$(?:VENV/bin/(?:celery|gunicorn)|PY)\"[^\n]*"
+                         r"(?:\\\n[^\n]*)*&)\n(?:[ \t]*(\w+)=\$!\n)?", script, re.M)
     waited = [command for command, pid in started if pid and f'wait "${pid}"' in script]
     staying = [command for command, pid in started if command not in waited]
     assert len(staying) >= 5 and all("log_pipe" in command for command in staying), staying
