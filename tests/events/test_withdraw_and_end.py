@@ -269,3 +269,26 @@ def test_a_member_removed_then_back_who_left_keeps_their_entry(make_user, api, c
     services.leave_team(user=bob.user, team=crew)  # left on their own this time
     assert bob.get(f"/api/events/{slug}/").status_code == 200
     assert bob.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
+
+
+def test_a_bot_moved_in_after_entering_is_named_as_the_entry_that_stops_another(make_user, api, club):
+    """An organiser's trial: a personal bot entered, then moved into a new shared team; the team's
+    other member, entering their own bot, was told "your team Zeta has entered dave-bot already",
+    though the entry is the old team's (its members are the event's: check_move) and the event
+    answered her 404. The refusal now says how the bot is there."""
+    from armada_web.bots.moves import move_bot
+    from armada_web.teams import services
+
+    dave, carol = api(make_user("dave")), api(make_user("carol"))
+    bot = _playing_bot(dave.user, "dave-bot")
+    slug = club["slug"]
+    assert dave.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": club["invite"]},
+                     format="json").status_code == 201
+    zeta = services.create_team(user=dave.user, name="Zeta")
+    services.join_team(user=carol.user, team=zeta, key=zeta.join_key)
+    move_bot(bot=bot, user=dave.user, team=zeta.pk)
+    theirs = _playing_bot(carol.user, "zeta-two", zeta.pk)
+    refused = carol.post(f"/api/events/{slug}/entries/", {"bot": theirs.pk, "invite": club["invite"]}, format="json")
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == ("your team Zeta's bot dave-bot is in this event already, entered for dave "
+                                        "before it moved to your team: one bot per team")

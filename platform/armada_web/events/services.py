@@ -390,6 +390,9 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
         if mine is not None:
             raise Conflict(f"you have entered {mine.bot_name} already: one bot per member")
         ours = locked.entries.filter(Q(team_id=bot.team_id) | Q(bot__team_id=bot.team_id)).first()  # (moved in)
+        if ours is not None and ours.team_id != bot.team_id:  # (its entry stays its old team's: check_move)
+            raise Conflict(f"your team {bot.team.name}'s bot {ours.bot_name} is in this event already, entered for "
+                           f"{ours.team_name} before it moved to your team: one bot per team")
         if ours is not None:
             raise Conflict(f"your team {bot.team.name} has entered {ours.bot_name} already: one bot per team")
         count = locked.entries.count()
