@@ -132,5 +132,6 @@ def test_a_bot_entered_in_an_event_does_not_move_to_a_team_entered_there_already
     moves.move_bot(bot=Bot.objects.get(pk=bobs.pk), user=bob, team=team.pk)
     entry = EventEntry.objects.get(bot=bobs)
     assert entry.team_name == "bob"  # the entry keeps the team it entered with (its members, not crew's)
-    with pytest.raises(Conflict, match="your team crew has entered bobs already: one bot per team"):
+    with pytest.raises(Conflict, match="your team crew's bot bobs is in this event already, entered for bob before "
+                                       "it moved to your team: one bot per team"):
         events.enter(user=alice, event=event, bot_id=crew_bot.pk, invite=event.invite)  # crew is in, by the move
