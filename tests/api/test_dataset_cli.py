@@ -109,10 +109,13 @@ def test_refusals_are_one_line_errors(site, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(DatasetThrottle, "rate", "1/min", raising=False)
     monkeypatch.setattr(DatasetThrottle, "num_requests", 1, raising=False)
     monkeypatch.setattr(DatasetThrottle, "duration", 60, raising=False)
+    from armada.cli import datasets
+
+    monkeypatch.setattr(datasets, "MAX_WAIT_S", 30)  # the throttle's wait (60 s) is past what is waited out
     code, _out, err = download(server, tmp_path / "data", capsys)
     assert code == 2
     assert err.strip().splitlines()[-1].startswith("armada: error: too many requests; try again in ")
-    assert "(HTTP 429)" in err
+    assert "(HTTP 429); the replays written so far are kept: run the same command again later to go on" in err
     (tmp_path / "file").write_text("x")
     code, _out, err = download(server, tmp_path / "file", capsys)
     assert code == 2 and err.strip() == f"armada: error: {tmp_path / 'file'} exists and is not a folder"

@@ -8,6 +8,7 @@ to another address, and a redirect usually means a wrong `--server` (http instea
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import secrets
@@ -35,10 +36,13 @@ USER_AGENT = f"armada-cli/{__version__} (python {sys.version_info.major}.{sys.ve
 class RemoteError(CliError):
     """A failure talking to the server: one line; exit status 2 (the user's to fix) or 3 (the platform's)."""
 
-    def __init__(self, message: str, exit_code: int = 2, status: int | None = None) -> None:
+    def __init__(self, message: str, exit_code: int = 2, status: int | None = None,
+                 retry_after: int | None = None) -> None:
         super().__init__(message)
         self.exit_code = exit_code
         self.status = status
+        #: A 429's `Retry-After`, in seconds (None: not said).
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -188,8 +192,12 @@ class ApiClient:
             raise RemoteError(f"cannot reach {self.server}: {self._reason(exc.reason)}") from None
         except TimeoutError:
             raise RemoteError(f"cannot reach {self.server}: no answer within {timeout or self.timeout:g} s") from None
-        except (OSError, ValueError) as exc:  # connection reset mid-answer, bad status line, ...
+        except (OSError, ValueError) as exc:  # connection reset mid-answer, ...
             raise RemoteError(f"cannot reach {self.server}: {self._reason(exc)}") from None
+        except http.client.HTTPException as exc:  # not HTTP (another service on the port), an answer cut short
+            raise RemoteError(f"{self.server} did not answer as a web server does ({exc.__class__.__name__}: "
+                              f"{str(exc)[:80]!r}): check the server address, or a proxy in front "
+                              "of it") from None
         if len(body) > max_bytes:
             raise RemoteError(f"{method} {path}: the answer is larger than {max_bytes} bytes", exit_code=3)
         return body
@@ -205,7 +213,7 @@ class ApiClient:
     def _http_error(self, method: str, path: str, exc: urllib.error.HTTPError) -> RemoteError:
         try:
             body = exc.read(64 * 1024)
-        except OSError:
+        except (OSError, http.client.HTTPException):
             body = b""
         status = exc.code
         detail = _detail(status, str(exc.reason or ""), body)
@@ -222,6 +230,10 @@ class ApiClient:
         if status >= 500:
             return RemoteError(f"the server failed on {method} {path} (HTTP {status}): {detail}",
                                exit_code=3, status=status)
+        if status == 429:
+            wait = str(exc.headers.get("Retry-After") or "").strip()
+            return RemoteError(f"{detail} (HTTP {status})", status=status,
+                               retry_after=int(wait) if wait.isdigit() and len(wait) < 7 else None)
         if detail.startswith("HTTP "):  # no JSON: Armada's API answers every error with its reason
             return RemoteError(f"{method} {path}: {detail} (not JSON, so not from Armada's API: check the "
                                f"server address {self.server}, or a proxy in front of it)", status=status)

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from armada.cli.client import ApiClient, RemoteError
+from armada.cli.common import CliError
 from armada.cli.output import Progress
 from armada.replay import MANIFEST
 from armada.safefile import write_bytes_atomic
@@ -49,6 +52,30 @@ def file_name(row: dict[str, Any]) -> str:
     return f"{row['match']}.json.gz"
 
 
+#: The longest wait a 429's Retry-After may ask for before the download waits and goes on by itself
+#: (the site's per-minute limits ask for seconds, the dataset's hourly one for minutes).
+MAX_WAIT_S = 3600
+
+
+def patiently(call: Callable[[], Any], stream: TextIO) -> Any:
+    """`call()`, waited out and made again while the site answers 429 with a Retry-After (a trial:
+    a download of 1,000 replays stopped at 592 on the site's per-minute limit, though nothing was
+    wrong); any other refusal, or a wait past MAX_WAIT_S, says that a run again goes on."""
+    while True:
+        try:
+            return call()
+        except RemoteError as exc:
+            if exc.status != 429:
+                raise
+            if exc.retry_after is None or exc.retry_after > MAX_WAIT_S:
+                raise RemoteError(f"{exc}; the replays written so far are kept: run the same command again "
+                                  "later to go on", status=429) from None
+            until = time.strftime("%H:%M:%S", time.localtime(time.time() + exc.retry_after))
+            print(f"\narmada: note: the site's request limit: waiting {exc.retry_after} s (until {until}), "
+                  "then going on", file=stream, flush=True)
+            time.sleep(exc.retry_after + 1)
+
+
 def _follow(client: ApiClient, url: str) -> Any:
     """GET a `next` link on this server (its path and query only: the token stays with its server)."""
     parts = urlsplit(url)
@@ -74,21 +101,21 @@ def newest_rows(client: ApiClient, query: dict[str, str], limit: int, stream: Te
     rows: list[dict[str, Any]] = []
     first = {**query, "page_size": str(min(limit, PAGE_SIZE))}
     try:
-        page = client.request("GET", LIST_PATH, query=first)
+        page = patiently(lambda: client.request("GET", LIST_PATH, query=first), stream)
     except RemoteError as exc:
         if exc.status != 401 or not client.token:
             raise
         print(f"armada: note: {exc}; the replays are public, so they are downloaded without it", file=stream)
         client.token = None
-        page = client.request("GET", LIST_PATH, query=first)
+        page = patiently(lambda: client.request("GET", LIST_PATH, query=first), stream)
     while True:
         if not isinstance(page, dict) or not isinstance(page.get("results"), list):
             raise RemoteError(f"GET {LIST_PATH}: expected a page of replays, got {str(page)[:80]!r}", exit_code=3)
         rows += [_checked_row(row) for row in page["results"]]
         nxt = page.get("next")
-        if len(rows) >= limit or not isinstance(nxt, str) or not nxt:
+        if len(rows) >= limit or not page["results"] or not isinstance(nxt, str) or not nxt:  # an empty page ends it
             return rows[:limit]
-        page = _follow(client, nxt)
+        page = patiently(lambda link=nxt: _follow(client, link), stream)
 
 
 def intact(path: Path, row: dict[str, Any]) -> bool:
@@ -101,13 +128,14 @@ def intact(path: Path, row: dict[str, Any]) -> bool:
         return False
 
 
-def fetch(client: ApiClient, row: dict[str, Any], target: Path) -> int:
+def fetch(client: ApiClient, row: dict[str, Any], target: Path, stream: TextIO) -> int:
     """Download one replay, verify it, write it into place; returns its size."""
     parts = urlsplit(row["url"])
+    query = dict(parse_qsl(parts.query)) or None
     for attempt in range(1, TRIES + 1):
-        data = client.download(parts.path, dict(parse_qsl(parts.query)) or None, max_bytes=MAX_REPLAY_BYTES)
+        data = patiently(lambda: client.download(parts.path, query, max_bytes=MAX_REPLAY_BYTES), stream)
         if len(data) == row["size"] and hashlib.sha256(data).hexdigest() == row["sha256"]:
-            write_bytes_atomic(target, data, sync=True)
+            _write(target, data)
             return len(data)
         if attempt == TRIES:
             raise RemoteError(f"match {row['match']}: the replay received ({len(data)} bytes) is not the one the "
@@ -120,8 +148,18 @@ def write_manifest(folder: Path, rows: list[dict[str, Any]]) -> Path:
     """`manifest.jsonl`: the rows in the list's order (newest first), each with its `file`."""
     text = "".join(json.dumps({**row, "file": file_name(row)}, sort_keys=True) + "\n" for row in rows)
     target = folder / MANIFEST
-    write_bytes_atomic(target, text.encode("utf-8"), sync=True)
+    _write(target, text.encode("utf-8"))
     return target
+
+
+def _write(target: Path, data: bytes) -> None:
+    """Write a file of the dataset into place (written aside, then renamed); raises CliError when the
+    folder cannot take it (a full disk, a folder in the way), the files already written kept."""
+    try:
+        write_bytes_atomic(target, data, sync=True)
+    except OSError as exc:
+        raise CliError(f"cannot write {target}: {exc.strerror or exc}; the replays written so far are kept "
+                       "and checked, so run the same command again once that is fixed") from exc
 
 
 def clear_leftovers(folder: Path) -> None:
@@ -144,7 +182,7 @@ def download(client: ApiClient, query: dict[str, str], limit: int, folder: Path,
         if intact(target, row):
             summary.kept += 1
         else:
-            summary.fetched_bytes += fetch(client, row, target)
+            summary.fetched_bytes += fetch(client, row, target, stream)
             summary.fetched += 1
         progress.advance()
     progress.finish()

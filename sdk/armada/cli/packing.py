@@ -71,9 +71,22 @@ def folder_files(folder: Path) -> list[tuple[str, Path]]:
                 continue
             if not stat.S_ISREG(mode):
                 raise CliError(f"{path}: not a regular file (a bot folder holds only files and folders)")
-            kept.append((path.relative_to(folder).as_posix(), path))
+            name_in_zip = path.relative_to(folder).as_posix()
+            if not _utf8(name_in_zip):  # a zip names its files in UTF-8 (a trial: a traceback)
+                shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+                raise CliError(f"{shown}: its name is not UTF-8 text, which a zip cannot hold: rename it")
+            kept.append((name_in_zip, path))
         dirs[:] = sorted(d for d in dirs if not skipped(d, is_dir=True) and not (here / d).is_symlink())
     return sorted(kept)
+
+
+def _utf8(name: str) -> bool:
+    """Whether a file name read from the disk is UTF-8 text (not bytes carried as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def zip_folder(folder: Path) -> bytes:

@@ -97,12 +97,18 @@ class FakeSite:
         return [f"{r.method} {r.path}" for r in self.requests]
 
     def force(self, method: str, path: str, status: int, body: Any, content_type: str = "application/json") -> None:
+        self.forced[(method, path)] = self.forced_answer(status, body, content_type)
+
+    @staticmethod
+    def forced_answer(status: int, body: Any, content_type: str = "application/json",
+                      headers: dict[str, str] | None = None) -> tuple[int, bytes, str, dict[str, str]]:
+        """An answer for `forced` (a list of them is used up in order), with extra headers."""
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.forced[(method, path)] = (status, raw, content_type)
+        return status, raw, content_type, headers or {}
 
     # --- answers ----------------------------------------------------------------------------
 
-    def answer(self, seen: Seen) -> tuple[int, bytes, str]:
+    def answer(self, seen: Seen) -> tuple[int, bytes, str] | tuple[int, bytes, str, dict[str, str]]:
         self.requests.append(seen)
         threading.Event().wait(self.slow.get(seen.path, 0))  # not time.sleep, which tests may replace
         forced = self.forced.get((seen.method, seen.path))
@@ -287,10 +293,12 @@ def make_handler(site: FakeSite) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             seen = Seen(self.command, split.path, parse_qs(split.query), self.headers, body)
-            status, data, content_type = site.answer(seen)
+            status, data, content_type, *extra = site.answer(seen)
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
+                for name, value in (extra[0] if extra else {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 if 300 <= status < 400:
                     self.send_header("Location", "https://elsewhere.example.org/api/version/")

@@ -67,6 +67,9 @@ def test_league_text_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "1  Balanced Brigade (builtin:balanced)" in out
     assert main(["league", "builtin:greedy"]) == 2
     assert "at least two races" in capsys.readouterr().err
+    # race i is asked with seed S + i: past the largest seed was a ValueError's traceback (an API trial)
+    assert main(["league", "builtin:greedy", "builtin:balanced", "--seed", str(2**63 - 1)]) == 2
+    assert f"the seeds of this league go up to {2**63}, past the largest seed {2**63 - 1}" in capsys.readouterr().err
 
 
 def test_a_race_of_the_other_game_is_left_out_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -112,6 +112,43 @@ def test_token_failures(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPa
     assert not home.exists()
 
 
+def test_a_login_that_cannot_store_its_token_revokes_it(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """An API trial: with a config folder that cannot be made, each `armada login` failed after making a
+    live token on the site, which no one would ever see or revoke (50 tokens at most per user)."""
+    home.parent.parent.write_text("a file where the config folder goes")
+    _stdin(monkeypatch, "s3cret\n")
+    assert main(["login", "--server", site.url, "--username", "alice"]) == 2
+    err = capsys.readouterr().err
+    assert "armada: the token this login made (id 7) was not stored, so it is revoked again" in err
+    assert err.splitlines()[-1].startswith("armada: error: cannot ")
+    assert site.revoked == [7] and site.seen("DELETE", "/api/tokens/7/")[0].headers["Authorization"] == f"Token {TOKEN}"
+
+
+def test_a_listener_that_is_not_a_web_server_is_one_line(home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """An API trial: a port answering an SSH banner gave http.client.BadStatusLine's traceback."""
+    import threading
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def banner() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.sendall(b"SSH-2.0-OpenSSH_9\r\n")
+                conn.recv(4096)
+
+        threading.Thread(target=banner, daemon=True).start()
+        server = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        _stdin(monkeypatch, "s3cret\n")
+        assert main(["login", "--server", server, "--username", "alice"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"armada: error: {server} did not answer as a web server does (BadStatusLine") and \
+        err.count("\n") == 1
+
+
 def test_piped_password_needs_username(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     _stdin(monkeypatch, "s3cret\n")

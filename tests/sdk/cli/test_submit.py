@@ -353,6 +353,59 @@ def test_a_bot_another_upload_reached_is_kept(logged_in: FakeSite, capsys: pytes
     assert [b["name"] for b in logged_in.bots] == ["mybot"]
 
 
+@pytest.mark.parametrize("reached", [False, True])
+def test_an_interrupted_first_upload_takes_back_its_empty_bot(
+        logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], reached: bool) -> None:
+    """An API trial: Ctrl-C after the last byte was sent left the new bot empty, holding its name and a
+    place, with only "interrupted" said; or the upload was stored, and nothing said so."""
+    send = client.ApiClient.request
+
+    def interrupted(self: client.ApiClient, method: str, path: str, *args: object, **kwargs: object) -> object:
+        if method == "POST" and path.endswith("/versions/"):
+            if reached:  # the site stored it before the answer came back
+                send(self, method, path, *args, **kwargs)  # type: ignore[arg-type]
+            raise KeyboardInterrupt
+        return send(self, method, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(client.ApiClient, "request", interrupted)
+    assert _submit() == 130
+    err = capsys.readouterr().err.splitlines()[-1]
+    if reached:
+        assert err == (f"armada: error: interrupted; the upload reached the site all the same: bot mybot has it "
+                       f"(see its page, {logged_in.url}/bots/1/)")
+        assert [b["name"] for b in logged_in.bots] == ["mybot"]
+    else:
+        assert err == "armada: error: interrupted; the upload did not reach the site, and bot mybot made for it was " \
+                      "deleted again"
+        assert logged_in.bots == []
+    assert logged_in.seen("DELETE", "/api/bots/1/")[0].query == {"if_empty": ["true"]}
+
+
+def test_an_interrupted_upload_to_a_bot_that_was_there_says_it_may_be_stored(
+        logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _submit("--no-wait") == 0
+    send = client.ApiClient.request
+
+    def interrupted(self: client.ApiClient, method: str, path: str, *args: object, **kwargs: object) -> object:
+        if method == "POST" and path.endswith("/versions/"):
+            raise KeyboardInterrupt
+        return send(self, method, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(client.ApiClient, "request", interrupted)
+    assert _submit() == 130
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"armada: error: interrupted; the upload may have reached the site all the same: see its page, "
+        f"{logged_in.url}/bots/1/, before sending it again")
+    assert logged_in.seen("DELETE") == [] and [b["name"] for b in logged_in.bots] == ["mybot"]
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_by_name(bot_dir: Path) -> None:
+    """An API trial: a file named with the byte 0xff was a UnicodeEncodeError's traceback."""
+    (bot_dir / os.fsdecode(b"notes\xff.txt")).write_text("x")
+    with pytest.raises(CliError, match=r"notes\\xff\.txt: its name is not UTF-8 text, which a zip cannot hold"):
+        zip_folder(bot_dir)
+
+
 def test_a_refused_upload_keeps_a_bot_that_was_there(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     assert _submit("--no-wait") == 0
     logged_in.force("POST", "/api/bots/1/versions/", 400, {"detail": "zip has too many entries: 312 (limit 200)"})

@@ -11,6 +11,7 @@ from typing import Any
 
 from armada.cli import botinfo, output
 from armada.cli.common import (
+    MAX_SEED,
     CliError,
     add_sandbox_arg,
     check_config,
@@ -90,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
     from armada.games.mothership import Race, league, parse_config
 
     seed: int = args.seed if args.seed is not None else random_seed()
+    last_seed = seed + len(args.races) - 1  # race i is asked with seed S + i
+    if last_seed > MAX_SEED:
+        raise CliError(f"the seeds of this league go up to {last_seed}, past the largest seed {MAX_SEED} "
+                       f"(`armada play --seed` could not replay them): give a smaller --seed")
     config = load_config(args.config)
     check_config("mothership", config)
     if args.sandbox == "docker":

@@ -180,9 +180,27 @@ def login(server: str, username_arg: str | None) -> int:
     token = created.get("token") if isinstance(created, dict) else None
     if not isinstance(token, str) or not token:
         raise RemoteError(f"POST /api/tokens/ on {server} answered without a token", exit_code=3)
-    me = ApiClient(server, token).request("GET", "/api/me/")
-    name = me.get("username") if isinstance(me, dict) else None
     made_id = created.get("id")
-    return _save(server, token, name if isinstance(name, str) and name else username,
-                 f"token '{created.get('name') or token_name()}'",
-                 made_id if isinstance(made_id, int) and not isinstance(made_id, bool) else None)
+    token_id = made_id if isinstance(made_id, int) and not isinstance(made_id, bool) else None
+    try:
+        me = ApiClient(server, token).request("GET", "/api/me/")
+        name = me.get("username") if isinstance(me, dict) else None
+        return _save(server, token, name if isinstance(name, str) and name else username,
+                     f"token '{created.get('name') or token_name()}'", token_id)
+    except (CliError, RemoteError):
+        _forget(server, token, token_id)  # a trial: each failed save left one more live token on the site
+        raise
+
+
+def _forget(server: str, token: str, token_id: int | None) -> None:
+    """Revoke the token this login made when it could not be stored (best effort, said on stderr)."""
+    if token_id is None:
+        return
+    try:
+        ApiClient(server, token).request("DELETE", f"/api/tokens/{token_id}/")
+    except RemoteError:
+        print(f"armada: warning: the token this login made (id {token_id}) is still live: revoke it on your "
+              f"profile page ({server.rstrip('/')}/accounts/profile/)", file=sys.stderr)
+        return
+    print(f"armada: the token this login made (id {token_id}) was not stored, so it is revoked again",
+          file=sys.stderr)

@@ -192,6 +192,8 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
         if exc.exit_code == 2 and exc.status is not None:
             raise RemoteError(f"upload refused: {exc}{_forget_new_bot(client, target)}", status=exc.status) from None
         raise
+    except KeyboardInterrupt:  # a trial: Ctrl-C while the site stored the upload left a new bot empty, unsaid
+        raise RemoteError(f"interrupted; {_interrupted_upload(client, target)}", exit_code=130) from None
     version = _checked_version(version, "POST /api/bots/{id}/versions/")
     print(f"uploaded {upload.filename} ({len(upload.data)} bytes): {target.name} version {version['number']}")
     if args.no_wait:
@@ -224,6 +226,23 @@ def _finish(progress: output.Progress) -> None:
     if progress.done < progress.total:
         progress.advance(progress.total - progress.done)  # (the trailer's last bytes)
     progress.finish()
+
+
+def _interrupted_upload(client: ApiClient, target: Target) -> str:
+    """What became of an upload interrupted before the site answered: a bot made for it and still
+    empty is deleted again; otherwise the upload may have been stored all the same."""
+    page = f"its page, {client.url(f'/bots/{target.bot_id}/')}"
+    if target.created:
+        try:
+            client.request("DELETE", f"/api/bots/{target.bot_id}/?if_empty=true")
+        except RemoteError as exc:
+            if exc.status == 409:
+                return f"the upload reached the site all the same: bot {target.name} has it (see {page})"
+            return f"bot {target.name}, made for the upload, may be left without a version: see {page}"
+        except KeyboardInterrupt:
+            return f"bot {target.name}, made for the upload, may be left without a version: see {page}"
+        return f"the upload did not reach the site, and bot {target.name} made for it was deleted again"
+    return f"the upload may have reached the site all the same: see {page}, before sending it again"
 
 
 def _forget_new_bot(client: ApiClient, target: Target) -> str:
