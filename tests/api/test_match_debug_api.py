@@ -132,6 +132,7 @@ def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(reco
         assert "no drawings of this match are yours" in refused.json()["detail"]
     assert api(alice).get(f"{url}?drawings=maybe").status_code == 400
     assert APIClient().get(f"{url}?drawings=0").content == plain
+    assert APIClient().get(f"{url}?drawings=").content == plain  # empty: not given (allowEmptyValue; an API trial)
     default_storage.delete(match.replay.name)  # damaged in storage: a 409, not a 500
     assert default_storage.save(match.replay.name, ContentFile(b"not gzip at all")) == match.replay.name
     damaged = api(alice).get(f"{url}?drawings=1")

@@ -206,6 +206,9 @@ def test_bad_entries_are_refused_with_their_status_and_change_nothing(members, m
     assert mia.get(f"/api/events/{slug}/?invite={invite}").status_code == 200  # the link shows it
     assert enter(mia, slug, v0, invite).status_code == 403  # not her bot
     assert enter(mia, slug, "x", invite).status_code == 400
+    assert enter(mia, slug, 0, invite).status_code == 400  # not an id (an API trial: "no bot with id 0", a 404)
+    unknown = enter(mia, slug, 2**62 + 1, invite)  # an id of 19 digits: no such bot (it was "not an integer")
+    assert unknown.status_code == 404 and unknown.json()["detail"] == f"no bot with id {2**62 + 1}"
     mothership = valid_version(mia.user, "mia-race", game="mothership", starter="balanced")
     answer = enter(mia, slug, mothership, invite)
     assert answer.status_code == 409 and "plays Mothership Down" in answer.json()["detail"]  # the bot's state
@@ -256,6 +259,7 @@ def test_limits_per_user_answer_429(members, armada):
     answer = create(owner, name="Open")
     assert answer.status_code == 429
     assert answer.json()["detail"] == "event limit reached: 2 events per day; try again in about 24 hours"
+    assert 86000 < int(answer["Retry-After"]) <= 86400  # when the oldest use leaves the day (an API trial)
     first, second = (e.slug for e in _events_of("olga"))
     assert enter(mia, first, v1, _event(first).invite).status_code == 201
     answer = enter(mia, second, v1, _event(second).invite)

@@ -203,3 +203,16 @@ def test_a_refused_upload_sent_slowly_holds_a_web_thread_for_drain_s_at_most(liv
     answer, seconds = post_declaring(site, f"/api/bots/{bot.pk}/versions/", 1024 * 1024, chunks=0)  # no token
     assert answer.startswith(b"HTTP/1.1 401 "), answer[:200]
     assert b"Connection: close" in answer and DRAIN_S - 1 < seconds < DRAIN_S + 10
+
+
+def test_a_body_sent_in_chunks_is_a_411_saying_so(live_web, make_user):
+    """An API trial: gunicorn passes a chunked body on without a Content-Length, and Django read it as
+    empty: a bot posted so was refused with "name: This field is required"."""
+    site = live_web(workers=1)
+    connection = http.client.HTTPConnection("127.0.0.1", site.port, timeout=30)
+    connection.request("POST", "/api/bots/", body=iter([b'{"name": "abc", ', b'"game": "galaxy"}']),
+                       headers={"Content-Type": "application/json"}, encode_chunked=True)
+    answer = connection.getresponse()
+    assert answer.status == 411
+    assert "does not read a body sent in chunks" in json.loads(answer.read())["detail"]
+    connection.close()

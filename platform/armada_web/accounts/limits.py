@@ -63,7 +63,7 @@ def take(*, action: str, key: str, limit: int, window_s: int, refusal: str) -> N
     recent = list(counter.uses.order_by("at").values_list("at", flat=True)[:limit])
     if len(recent) >= limit:
         wait_s = (recent[0] - since).total_seconds()
-        raise RateLimited(f"{refusal}; try again in {in_words(wait_s)}")
+        raise RateLimited(f"{refusal}; try again in {in_words(wait_s)}", retry_after_s=wait_s)
     LimitUse.objects.create(counter=counter, at=now)
 
 

@@ -63,17 +63,18 @@ def attempt(request: Any, username: str) -> Iterator[Attempt]:
     a limit (and then it is not counted). Call `succeeded()` on the result when the password was right."""
     names = _names(request, username)
     counted: list[tuple[str, int]] = []
-    refusal = None
+    refusal, wait_s = None, 0.0
     for limit in limits():
         name = names[limit.scope]
         counted.append((name, limit.window_s))
         if counters.hit(name, limit.window_s) > limit.count and refusal is None:
             who = "from your address" if limit.scope == "ip" else "for this username"
-            refusal = (f"too many failed log-in attempts {who}; try again in "
-                       f"{in_words(counters.seconds_left(limit.window_s))}")
+            wait_s = counters.seconds_left(limit.window_s)
+            # attempts still being checked count too (a trial's parallel right passwords were told "failed")
+            refusal = f"too many log-in attempts {who} (failed ones, or many at once); try again in {in_words(wait_s)}"
     if refusal:
         Attempt(counted).succeeded()  # a refused attempt checks no password: it does not count
-        raise RateLimited(refusal)
+        raise RateLimited(refusal, retry_after_s=wait_s)
     yield Attempt(counted)
 
 

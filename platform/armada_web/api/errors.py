@@ -4,6 +4,7 @@ through `exception_handler`, Django's own (404, CSRF, 500) through the handlers 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +17,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
-from armada_web.web.errors import DomainError, http_status
+from armada_web.web.errors import DomainError, RateLimited, http_status
 from armada_web.web.inputs import printable
 
 
@@ -36,7 +37,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF's handler, with the domain's errors mapped (the API's one place for it) and every body
     shaped `{"detail": ...}`."""
     if isinstance(exc, DomainError):
-        return Response({"detail": printable(str(exc))}, status=http_status(exc))
+        wait_s = exc.retry_after_s if isinstance(exc, RateLimited) else None
+        return Response({"detail": printable(str(exc))}, status=http_status(exc),
+                        headers={"Retry-After": str(max(1, math.ceil(wait_s)))} if wait_s is not None else None)
     default = re.fullmatch(r"No (\w+) matches the given query\.", str(exc)) if isinstance(exc, Http404) else None
     if default:  # get_object_or_404's words: the API's own, as for every other missing object
         exc = Http404(f"no such {default.group(1).lower()}")

@@ -47,7 +47,7 @@ from armada_web.matches.services import cancel_queued
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
-from armada_web.web.inputs import shown_name_problem, storable
+from armada_web.web.inputs import parse_id, shown_name_problem, storable
 from armada_web.web.times import parse_time
 
 NAME_MAX = 100
@@ -198,8 +198,13 @@ def edit_event(*, user: Any, event: Event, name: Any = UNCHANGED, starts: Any = 
 
 
 def _is_id(value: Any) -> bool:
-    return not (isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isascii()
-                or not str(value).isdigit() or len(str(value)) > 18)
+    """Whether `value` is an id (1 to 2**63 - 1) as an integer or ASCII digits (an API trial: a 19-digit
+    id was "not an integer" and 0 "no bot with id 0")."""
+    try:
+        parse_id(value)
+    except Invalid:
+        return False
+    return True
 
 
 def _bot(value: Any) -> Bot:

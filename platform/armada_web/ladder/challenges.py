@@ -89,13 +89,14 @@ def check(*, user: Any, bot: Bot, opponent: Bot, playing: set[int], counts: Coun
     config = settings.ARMADA
     if counts.mine >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per team; "
-                          f"{_again(counts.mine_free)}")
+                          f"{_again(counts.mine_free)}", retry_after_s=_wait_s(counts.mine_free))
     if counts.account >= config.challenges_per_hour:
         raise RateLimited(f"challenge limit reached: {config.challenges_per_hour} challenges per hour per account, "
-                          f"over all your teams; {_again(counts.account_free)}")
+                          f"over all your teams; {_again(counts.account_free)}",
+                          retry_after_s=_wait_s(counts.account_free))
     if counts.pair >= config.challenges_per_pair_hour:
         raise RateLimited(f"challenge limit reached for this pair: {config.challenges_per_pair_hour} "
-                          f"per hour; {_again(counts.pair_free)}")
+                          f"per hour; {_again(counts.pair_free)}", retry_after_s=_wait_s(counts.pair_free))
 
 
 def _cannot_play(bot: Bot, *, mine: bool) -> str:
@@ -123,11 +124,16 @@ def _counts(team: list[datetime], account: list[datetime], pair: list[datetime])
                   account_free=limits.free_at(account, limit=config.challenges_per_hour, window_s=3600))
 
 
+def _wait_s(free: datetime | None) -> float:
+    """Seconds until `free` (an hour when not known: the limits' window)."""
+    return 3600.0 if free is None else max(0.0, (free - timezone.now()).total_seconds())
+
+
 def _again(free: datetime | None) -> str:
     """When to try again: at `free` when known, else within the hour."""
     if free is None:
         return "try again within the hour"
-    wait_s = max(0.0, (free - timezone.now()).total_seconds())
+    wait_s = _wait_s(free)
     return f"try again at {free.astimezone(timezone.get_current_timezone()):%H:%M %Z} (in {in_words(wait_s)})"
 
 

@@ -107,6 +107,15 @@ class BodyLimit:
 
     def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
                      ) -> HttpResponse | None:
+        if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            # Django reads a body by its Content-Length only: a chunked one read as empty, and an API
+            # trial's bot was refused with "name: This field is required" (a proxy such as nginx
+            # sends the length on; a client streaming its body does not)
+            message = ("send the request's body with a Content-Length header: this site does not read a body "
+                       "sent in chunks (Transfer-Encoding: chunked)")
+            refused = (JsonResponse({"detail": message}, status=411) if _api(request)
+                       else render(request, "pages/refused.html", {"message": message}, status=411))
+            return leave_unread(refused)  # type: ignore[return-value]
         length = declared_length(request)
         if length <= body_limit(view, signed_in=False):  # a form's: no need to read the session
             return None

@@ -34,7 +34,12 @@ class Conflict(DomainError):
 
 
 class RateLimited(DomainError):
-    """Too many of these in a window of time; try again later."""
+    """Too many of these in a window of time; try again later (after `retry_after_s` seconds when
+    known: the API's `Retry-After`)."""
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class Unavailable(DomainError):

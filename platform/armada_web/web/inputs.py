@@ -55,8 +55,9 @@ def parse_int(value: object, *, what: str, minimum: int = 0, maximum: int = MAX_
 
 
 def parse_flag(value: object, *, what: str) -> bool:
-    """A yes-or-no query parameter: absent, "0" or "false" is False, "1" or "true" True; Invalid otherwise."""
-    if value is None or value in ("0", "false"):
+    """A yes-or-no query parameter: absent or empty (`?drawings=`, as the schema's `allowEmptyValue`
+    says), "0" or "false" is False, "1" or "true" True; Invalid otherwise."""
+    if value is None or value in ("", "0", "false"):
         return False
     if value in ("1", "true"):
         return True
