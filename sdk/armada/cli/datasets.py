@@ -11,6 +11,7 @@ may leave a hidden `.part` file: the next run removes it).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -115,7 +116,7 @@ def newest_rows(client: ApiClient, query: dict[str, str], limit: int, stream: Te
         nxt = page.get("next")
         if len(rows) >= limit or not page["results"] or not isinstance(nxt, str) or not nxt:  # an empty page ends it
             return rows[:limit]
-        page = patiently(lambda link=nxt: _follow(client, link), stream)
+        page = patiently(functools.partial(_follow, client, nxt), stream)
 
 
 def intact(path: Path, row: dict[str, Any]) -> bool:

@@ -354,8 +354,9 @@ def test_a_bot_another_upload_reached_is_kept(logged_in: FakeSite, capsys: pytes
 
 
 @pytest.mark.parametrize("reached", [False, True])
-def test_an_interrupted_first_upload_takes_back_its_empty_bot(
-        logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], reached: bool) -> None:
+def test_an_interrupted_first_upload_takes_back_its_empty_bot(logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str],
+                                                              reached: bool) -> None:
     """An API trial: Ctrl-C after the last byte was sent left the new bot empty, holding its name and a
     place, with only "interrupted" said; or the upload was stored, and nothing said so."""
     send = client.ApiClient.request
