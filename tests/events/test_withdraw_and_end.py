@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.seasons_helpers import queued
+from tests.support.seasons_helpers import queued, record_result
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +143,71 @@ def test_a_bot_disabled_by_staff_plays_no_more_event_games(club, client):
     client.force_login(olga.user)
     page = client.get(f"/events/{slug}/").content.decode()
     assert "0 of 1 games played; 1 not played (1: mia-bot was disabled by staff)." in page
+
+
+@pytest.mark.parametrize("stop", ["retired", "account deleted", "account disabled"])
+def test_a_bot_retired_or_of_a_gone_account_plays_no_more_event_games(club, stop):
+    """An organiser's trial: a retired bot played all its games of a private round robin, and a deleted
+    account's entry (its code gone) was sent match after match, each void as the platform's failure."""
+    from django.contrib.auth import get_user_model
+
+    from armada_web.bots.services import retire_bot
+    from armada_web.events import matchmaking
+    from armada_web.events.models import EventGame
+    from armada_web.matches.models import Match
+
+    slug, olga, mia = club["slug"], club["olga"], club["mia"]
+    olga.post(f"/api/events/{slug}/start/")
+    if stop == "retired":
+        retire_bot(bot=club["bots"]["mia"], user=mia.user)
+    elif stop == "account deleted":
+        mia.user.delete()
+    else:  # staff untick "active" in the admin
+        get_user_model().objects.filter(pk=mia.user.pk).update(is_active=False)
+    matchmaking.fill(workers=1)
+    assert not queued("event") and not Match.objects.filter(kind="event").exists()
+    why = {"retired": "mia-bot was retired", "account deleted": "mia-bot's owner deleted their account",
+           "account disabled": "staff disabled the account of mia-bot's owner"}[stop]
+    assert EventGame.objects.get(event__slug=slug).skipped == f"not played: {why}"
+
+
+def test_a_ladder_event_pairs_no_entry_that_stopped(members_ladder):
+    """The ladder event's side of it: an entry that stopped playing is never paired (each pairing
+    would be made, then skipped, pass after pass)."""
+    from armada_web.bots.services import retire_bot
+    from armada_web.events import matchmaking
+    from armada_web.events.models import EventGame
+
+    slug, clients, bots = members_ladder
+    retire_bot(bot=bots["mia"], user=clients["mia"].user)
+    for _ in range(3):
+        matchmaking.fill(workers=4)
+        for match in queued("event"):
+            record_result(match, 1)
+    games = list(EventGame.objects.filter(event__slug=slug).select_related("first__version__bot",
+                                                                            "second__version__bot"))
+    assert games and not any(g.skipped for g in games)
+    assert {b for g in games for b in (g.first.bot_name, g.second.bot_name)} == {"olga-bot", "nils-bot"}
+
+
+@pytest.fixture
+def members_ladder(make_user, valid_version, api):
+    """A running ladder event of olga, mia and nils (an hour long)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    clients = {name: api(make_user(name)) for name in ("olga", "mia", "nils")}
+    bots = {name: valid_version(client.user, f"{name}-bot").bot for name, client in clients.items()}
+    made = clients["olga"].post("/api/events/", {"name": "Ladder", "game": "galaxy", "format": "ladder",
+                                                 "ends": (timezone.now() + timedelta(hours=1)).isoformat()},
+                                format="json").json()
+    for name, client in clients.items():
+        answer = client.post(f"/api/events/{made['slug']}/entries/", {"bot": bots[name].pk, "invite": made["invite"]},
+                             format="json")
+        assert answer.status_code == 201, answer.json()
+    assert clients["olga"].post(f"/api/events/{made['slug']}/start/").status_code == 200
+    return made["slug"], clients, bots
 
 
 def test_a_skipped_game_does_not_hold_up_the_next_in_the_same_fill(club, make_user, valid_version):

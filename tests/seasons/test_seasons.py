@@ -69,6 +69,10 @@ def test_create_defaults_and_states_through_the_command(five):
     (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "2020-01-01T00:00:00Z", "--closes",
       "2020-02-01T00:00:00Z"], "a new season closes in the future, not at 2020-02-01T00:00:00[+]00:00"),
     (["open", "nope"], "no season nope"),
+    # an organiser's trial: a date at the calendar's end, plus a season's spans, was an OverflowError's traceback
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--closes", "9999-12-31T23:59Z"],
+     "closes 9999-12-31T23:59:00[+]00:00: a season's dates lie before the year 3000; check the year"),
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "9999-12-31T00:00Z"], "before the year 3000"),
     # an organiser's trial: "Winter \u202eflah\u202c Cup" showed as "Winter half Cup"; an escape went to pages
     (["create", "s9", "--game", "galaxy", "--name", "Winter \u202eflah\u202c Cup"], "text direction marks"),
     (["create", "s9", "--game", "galaxy", "--name", "abc\x1b[31mred"], "control characters"),
@@ -277,6 +281,49 @@ def test_a_void_finals_match_is_made_again_and_a_redelivery_counts_once(five, ar
     assert record_result(again, 2) == "finished"
     assert claim(kind=MATCH, job_id=again.pk) is None  # a second delivery finds it done
     assert sum(Entry.objects.filter(season=season).values_list("games", flat=True)) == 2  # counted once
+
+
+def test_a_deleted_accounts_entry_skips_its_finals_games_without_a_match(five, armada):
+    """An organiser's trial: a deleted account's entry (its row kept, its code deleted) was sent three
+    void matches per game, each charged to the platform and holding its round up."""
+    from armada_web.matches.models import Match
+    from armada_web.seasons import periodic
+    from armada_web.seasons.models import FinalsGame, Season
+
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    five[0].bot.owner.delete()
+    season_command("finals", "s1", "--stages", "1", "--games", "2")
+    season = Season.objects.get(slug="s1")
+    for _ in range(12):
+        periodic.tick(workers=8)
+        for match in queued("finals"):
+            record_result(match, 1)
+    games = list(FinalsGame.objects.filter(season=season).select_related("first", "second"))
+    gone = [g for g in games if five[0].pk in (g.first.version_ref, g.second.version_ref)]
+    assert gone and {g.skipped for g in gone} == {"not played: a bot's version was deleted"}
+    assert all(g.tries == 0 for g in gone) and not any(g.skipped for g in games if g not in gone)
+    assert not Match.objects.filter(kind="finals", participants__version_id=five[0].pk).exists()
+    assert Season.objects.get(slug="s1").state == "finished"
+
+
+def test_a_bot_of_an_account_staff_disabled_neither_plays_nor_enters(five, client):
+    """An organiser's trial: a banned (inactive) account's bot had ranked games, entered the season at
+    its close and was placed in its final standings."""
+    from django.contrib.auth import get_user_model
+
+    from armada_web.bots.models import BotVersion
+    from armada_web.seasons.models import Entry
+
+    banned = five[0].bot
+    get_user_model().objects.filter(pk=banned.owner_id).update(is_active=False)
+    assert not BotVersion.objects.playing().filter(pk=five[0].pk).exists()
+    assert BotVersion.objects.playing().filter(pk=five[1].pk).exists()
+    season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
+    season_command("close", "s1")
+    assert not Entry.objects.filter(bot_ref=banned.pk).exists() and Entry.objects.count() == 4
+    page = client.get(f"/bots/{banned.pk}/").content.decode()
+    assert "Staff disabled its owner&#x27;s account: it plays no matches." in page
 
 
 def test_finish_now_keeps_the_standings_as_they_are_and_cancels_what_waits(five):

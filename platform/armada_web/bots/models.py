@@ -65,10 +65,13 @@ class VersionStatus(models.TextChoices):
 class VersionQuerySet(models.QuerySet["BotVersion"]):
     def playing(self) -> VersionQuerySet:
         """The versions that play: valid, their bot's active version, the bot neither retired nor
-        disabled, its owner's account still there and its team not archived (the one definition the ladder, the league,
-        matchmaking, challenges and revalidation all use)."""
+        disabled, its owner's account still there and active (staff untick *active* to ban one: an
+        organiser's trial saw a banned account's bot play on and enter a season) and its team not
+        archived (the one definition the ladder, the league, matchmaking, challenges, season entries
+        and revalidation all use)."""
         return self.filter(status=VersionStatus.VALID, bot__active_version=F("pk"), bot__retired__isnull=True,
-                           bot__disabled=False, bot__owner__isnull=False, bot__team__archived__isnull=True)
+                           bot__disabled=False, bot__owner__isnull=False, bot__owner__is_active=True,
+                           bot__team__archived__isnull=True)
 
     def of_game(self, game: str) -> VersionQuerySet:
         return self.filter(bot__game=game)

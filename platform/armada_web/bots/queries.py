@@ -16,6 +16,22 @@ from armada_web.games import spec
 from armada_web.teams.access import team_ids
 
 
+def entry_stopped(bot: Bot) -> str:
+    """Why an entered version of `bot` plays no more games of an event, as "not played: ..." words
+    (empty: it plays on): staff disabled the bot or its owner's account, its team retired it, or
+    its owner deleted their account (its code is gone). An organiser's trial: a deleted account's
+    entry was sent match after match, each void for the platform, and a retired bot played on."""
+    if bot.disabled:
+        return f"{bot.name} was disabled by staff"
+    if bot.owner is None:
+        return f"{bot.name}'s owner deleted their account"
+    if bot.retired is not None:
+        return f"{bot.name} was retired"
+    if not bot.owner.is_active:
+        return f"staff disabled the account of {bot.name}'s owner"
+    return ""
+
+
 def bots() -> QuerySet[Bot]:
     """Every bot with what its pages and the API show, newest versions first."""
     return Bot.objects.select_related("owner", "team", "active_version").order_by("game", "name")
@@ -99,8 +115,11 @@ def play_state(bot: Bot) -> PlayState:
     if bot.retired is not None:
         return PlayState(False, "retired", f"Retired on {bot.retired:%Y-%m-%d}: it plays no more; its history stays.",
                          "A retired bot takes no new versions: create a new bot to play again.")
-    if bot.owner_id is None:
+    if bot.owner is None:
         return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
+    if not bot.owner.is_active:
+        return PlayState(False, "account-disabled", "Staff disabled its owner's account: it plays no matches.",
+                         "It plays again once staff enable the account.")
     if bot.team.archived is not None:
         return PlayState(False, "archived", f"Its team {bot.team.name} is archived: it plays no more.",
                          "A member can restore it; when it has none, a former member who left on their own.")

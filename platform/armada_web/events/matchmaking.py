@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from armada_web.bots.queries import entry_stopped
 from armada_web.events import services
 from armada_web.events.models import Event, EventEntry, EventFormat, EventGame, EventState
 from armada_web.ladder.logic import matchmaking as matchmaking_logic
@@ -50,9 +51,9 @@ def _send(game: EventGame, game_slug: str) -> bool:
         game.skipped = "not played: a bot's version was deleted"
         game.save(update_fields=["skipped"])
         return False
-    disabled = [e.bot_name for e in (first, second) if e.version is not None and e.version.bot.disabled]
-    if disabled:  # staff stopped it from playing (the admin's Disable): in events too
-        game.skipped = f"not played: {disabled[0]} was disabled by staff"
+    stopped = [why for why in (entry_stopped(version.bot) for version in (first.version, second.version)) if why]
+    if stopped:  # staff disabled it, it was retired, its owner's account was deleted or disabled
+        game.skipped = f"not played: {stopped[0]}"
         game.save(update_fields=["skipped"])
         return False
     match = create_match(game=game_slug, first=first.version, second=second.version, kind=MatchKind.EVENT,
@@ -63,7 +64,8 @@ def _send(game: EventGame, game_slug: str) -> bool:
 
 
 def _seats(game: EventGame) -> tuple[EventEntry, EventEntry]:
-    seats = EventEntry.objects.select_related("version", "version__bot").in_bulk([game.first_id, game.second_id])
+    seats = EventEntry.objects.select_related("version", "version__bot", "version__bot__owner").in_bulk(
+        [game.first_id, game.second_id])
     return seats[game.first_id], seats[game.second_id]
 
 
@@ -84,12 +86,12 @@ def _next_planned(event: Event) -> EventGame | None:
 def _next_ladder_game(event: Event, now: datetime) -> EventGame | None:
     """A ladder event's next game, chosen by the ladder's pairing among its entries (None while
     half its entries are playing, or with fewer than two)."""
-    entries = list(event.entries.select_related("version__bot"))
+    entries = list(event.entries.select_related("version__bot", "version__bot__owner"))
     flying = event.games.filter(match__status__in=IN_FLIGHT).count()
     if len(entries) < 2 or flying >= max(1, len(entries) // 2):
         return None
     pool = [matchmaking_logic.Candidate(e.pk, e.pk, ratings.Skill(e.mu, e.sigma), e.games, e.last_played)
-            for e in entries if e.version is not None and not e.version.bot.disabled]
+            for e in entries if e.version is not None and not entry_stopped(e.version.bot)]
     recent = [matchmaking_logic.RecentGame(a, b) for a, b in event.games.exclude(skipped__startswith="not played")
               .order_by("-number").values_list("first_id", "second_id")[:RECENT]][::-1]
     idle_unit = max(1.0, len(pool) * settings.ARMADA.match_seconds / 2)

@@ -269,6 +269,7 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
         kind = play_state(bot).kind if bot is not None else ""
         why = {"disabled": "staff disabled it", "retired": "it is retired",
                "orphaned": "its owner deleted their account",
+               "account-disabled": "staff disabled its owner's account",
                "archived": f"its team {bot.team.name if bot else ''} is archived",
                }.get(kind, "it has no valid version playing")
         if kind == "validating":

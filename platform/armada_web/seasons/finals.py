@@ -148,7 +148,8 @@ def _release(season: Season, games: list[FinalsGame]) -> int:
             game.save(update_fields=["skipped"])
             continue
         first, second = _seats(game)
-        if first.version is None or second.version is None:
+        if first.version is None or second.version is None or not (first.version.archive and second.version.archive):
+            # its row kept, its code gone with its owner's account: every match of it was void (a trial)
             game.skipped = "not played: a bot's version was deleted"
             game.save(update_fields=["skipped"])
             continue

@@ -51,6 +51,19 @@ class SeasonInput:
     ends: datetime
 
 
+#: A season's dates lie before this year (past it, a date plus a season's spans leaves the calendar:
+#: an organiser's trial's `--closes 9999-12-31T23:59Z` was an OverflowError's traceback).
+LAST_YEAR = 2999
+
+
+def _dated(when: datetime | None, what: str) -> datetime | None:
+    """`when` (a parsed date or None), Invalid past LAST_YEAR."""
+    if when is not None and when.year > LAST_YEAR:
+        raise Invalid(f"{what} {when.isoformat()}: a season's dates lie before the year {LAST_YEAR + 1}; "
+                      "check the year")
+    return when
+
+
 def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: Any = None, ends: Any = None,
                  now: datetime | None = None, new: bool = False, state: str | None = None,
                  was: str | None = None, dates_were: tuple[datetime, datetime, datetime] | None = None
@@ -79,9 +92,9 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     problem = None if name == was else shown_name_problem(name, what="a season's name")
     if problem is not None:  # (an override turns the name around on every page that shows it)
         raise Invalid(problem)
-    opens_at = parse_time(opens, "opens") or now
-    closes_at = parse_time(closes, "closes") or opens_at + OPEN_FOR
-    ends_at = parse_time(ends, "ends") or closes_at + FINALS_FOR
+    opens_at = _dated(parse_time(opens, "opens"), "opens") or now
+    closes_at = _dated(parse_time(closes, "closes"), "closes") or opens_at + OPEN_FOR
+    ends_at = _dated(parse_time(ends, "ends"), "ends") or closes_at + FINALS_FOR
     if new and closes_at <= now:  # first: a wrong year is the likely cause of any order below
         raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
                       f"{now.isoformat(timespec='seconds')}): check the year of its dates")
