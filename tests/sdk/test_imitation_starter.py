@@ -154,8 +154,13 @@ def test_the_bot_says_to_train_first_without_a_model(tmp_path):
                           text=True, timeout=60)
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()  # the fix is the last line (a match shows a log's last lines;
-    assert lines[-1].startswith("model.onnx beside main.py cannot be loaded (damaged, truncated or not an ONNX")
+    assert lines[-1].startswith("[armada] model.onnx beside main.py cannot be loaded (damaged, truncated or not an "
+                                "ONNX")
     assert lines[-2].startswith("onnxruntime: ") and "Traceback" not in done.stderr  # a traceback hid it)
+    # the reason the site's version page and armada.rl's opponent_fault give (a trial: none was given)
+    from armada.botlog import last_note
+
+    assert last_note(done.stderr) == lines[-1]
 
 
 def _train_module():

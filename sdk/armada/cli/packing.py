@@ -106,7 +106,7 @@ def zip_folder(folder: Path) -> bytes:
                             for name, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0]))[:3])
         raise CliError(f"{folder}: its files hold {with_bytes(held)} and a version unpacks to at "
                        f"most {with_bytes(MAX_UNCOMPRESSED_BYTES)}; nothing was "
-                       f"sent; its largest files: {largest}. To fit, {SHRINK} (docs/bots-environment.md, "
+                       f"sent; its largest files: {largest}. To fit, {SHRINK} (`armada docs bots-environment`, "
                        f"\"Model files\")")
     total = 0
     contents: dict[str, bytes] = {}

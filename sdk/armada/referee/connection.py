@@ -82,6 +82,9 @@ class ExitInfo:
     oom_killed: bool = False
     memory_peak_mib: int | None = None
     memory_limit_mib: int | None = None
+    #: The exception that ended a bot run in the referee's own process (`armada.rl`'s Python callables),
+    #: which has no process to exit: its class name.
+    raised: str | None = None
 
     def describe(self) -> str:
         if self.oom_killed:
@@ -90,6 +93,8 @@ class ExitInfo:
             return "killed for exceeding its memory limit" + (f" ({', '.join(known)})" if known else "")
         if self.signal is not None:
             return f"killed by signal {self.signal}"
+        if self.raised is not None:
+            return f"raised {self.raised}"
         if self.returncode is not None:
             return f"exited with code {self.returncode}"
         return "still running"

@@ -130,9 +130,9 @@ class InProcessBot(BotConnection):
             code = exc.code
             self._stop(ExitInfo(returncode=int(code) & 0xFF if isinstance(code, int) else 0 if code is None else 1))
             return
-        except BaseException:  # the bot's own error ends it, like a crash
+        except BaseException as exc:  # the bot's own error ends it, like a crash (no process exited: a trial)
             self._log.feed(traceback.format_exc().encode("utf-8", "replace"))
-            self._stop(ExitInfo(returncode=1))
+            self._stop(ExitInfo(returncode=1, raised=type(exc).__name__))
             return
         if out is None:
             self._stop(ExitInfo(returncode=0))

@@ -38,7 +38,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def __init__(self, game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
                  max_fleets: int = MAX_FLEETS, **config: Any) -> None:
         """Raises ConfigError for a bad configuration, BotSpecError for an opponent spec that names no bot."""
-        if isinstance(seat, bool) or seat not in SEATS:  # True == 1, but it is not a seat
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in SEATS:  # True == 1.0 == 1: not seats
             raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game

@@ -140,6 +140,7 @@ def test_a_folder_past_the_unpacked_limit_is_refused_before_reading_with_sizes_a
            "bytes (200.0 MiB); nothing was sent; its largest files: weights.bin (250.0 MiB), main.py (12 bytes)" \
         in message
     assert "To fit, shrink it: export the model to ONNX" in message
+    assert message.endswith('(`armada docs bots-environment`, "Model files")')  # offline too, not a repository path
 
 
 def test_a_zip_past_what_play_unpacks_gets_the_sites_limit_and_its_sizes(

@@ -83,6 +83,8 @@ def test_a_spec_that_names_no_bot_is_refused_when_the_env_is_made(tmp_path: Path
         armada.rl.gym_env("galaxy", seat=3)
     with pytest.raises(ValueError, match=r"seat must be one of .*got True"):  # True == 1, not a seat
         armada.rl.gym_env("galaxy", seat=True)
+    with pytest.raises(ValueError, match=r"seat must be one of .*got 1.0"):  # 1.0 == 1 too (a trial: accepted)
+        armada.rl.gym_env("galaxy", seat=1.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown game 5: give a game's name"):  # not an AttributeError
         armada.rl.parallel_env(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_turns"):
@@ -139,6 +141,9 @@ def test_an_opponent_that_crashes_says_why_in_its_fault(tmp_path: Path) -> None:
         _, info = env.reset(seed=1)
         assert info["opponent_fault"]["status"] == "crashed", info
         assert info["opponent_fault"]["reason"] == reason, info
+        # in process, no process exited: the exception's class, not "exited with code 1" (a trial)
+        assert info["opponent_fault"]["detail"].startswith(
+            "raised TypeError; " if opponent is Idle else "exited with code 1; "), info
         env.close()
     # a bot of the other game stops on purpose, without a traceback: the bot library's line says why
     # (a trial: a Galaxy folder as a Mothership opponent gave "exited with code 2" alone)

@@ -26,7 +26,7 @@ MODEL = Path(__file__).resolve().parent / "model.onnx"
 def load(path: Path) -> ort.InferenceSession:
     """The model, on as many threads as the bot's CPU share (onnxruntime does not read OMP_NUM_THREADS)."""
     if not path.is_file():
-        print(f"no {path.name} beside main.py: run `python train.py REPLAYS_DIR` first (docs: imitation)",
+        print(f"[armada] no {path.name} beside main.py: run `python train.py REPLAYS_DIR` first (docs: imitation)",
               file=sys.stderr, flush=True)
         raise SystemExit(1)
     options = ort.SessionOptions()
@@ -36,9 +36,10 @@ def load(path: Path) -> ort.InferenceSession:
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # a damaged or truncated file: onnxruntime's reason, then what to do, last
-        # (last, so that the few lines of a log a match shows end with it, not with a traceback)
+        # (last, so that the few lines of a log a match shows end with it, not with a traceback; as an
+        # "[armada]" note, the site's version page and armada.rl's opponent_fault give it as the reason)
         print(f"onnxruntime: {type(exc).__name__}: {str(exc).strip()[:500]}", file=sys.stderr)
-        print(f"{path.name} beside main.py cannot be loaded (damaged, truncated or not an ONNX model): run "
+        print(f"[armada] {path.name} beside main.py cannot be loaded (damaged, truncated or not an ONNX model): run "
               "`python train.py REPLAYS_DIR` again or copy the file again", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
 

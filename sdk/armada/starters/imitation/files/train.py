@@ -2,9 +2,10 @@
 
     pip install torch --index-url https://download.pytorch.org/whl/cpu   # PyTorch, CPU build
     pip install "armada[learn] @ URL"    # onnx, onnxruntime, armada.rl; URL: the site's /sdk/ page
+    cd ..                                             # outside the bot's folder: `armada submit` sends it all
     armada dataset download --game galaxy --limit 500 replays/
-    python train.py replays/                          # a few minutes on a laptop's CPU
-    armada play . builtin:greedy --game galaxy        # try it, then `armada submit .`
+    python BOT/train.py replays/                      # a few minutes on a laptop's CPU
+    armada play BOT builtin:greedy --game galaxy      # try it, then `armada submit BOT`
 
 Every replay becomes per-turn (observation, reply) pairs (`armada.replay.read_dataset`), each
 observation encoded by this folder's `encoding.py` (the bot's own, so an edited encoding is
@@ -192,9 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.epochs < 1:
         parser.error(f"--epochs must be at least 1, got {args.epochs}")
+    if args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
     if not args.out.parent.is_dir():
         parser.error(f"--out {args.out}: no folder {args.out.parent} to write it in")
-    torch.set_num_threads(max(1, args.threads))
+    torch.set_num_threads(args.threads)
     check_encoding()
     started = time.monotonic()
     try:
