@@ -138,6 +138,8 @@ def test_a_season_scopes_the_report_and_a_bad_slug_exits_with_the_reason(planted
     assert "integrity report for season s1" in integrity("--season", "s1")
     with pytest.raises(CommandError, match="no season nope"):
         integrity("--season", "nope")
+    with pytest.raises(CommandError, match="--season needs a season's slug"):  # not all of ranked play (a trial)
+        integrity("--season", "")
 
 
 def test_a_seasons_close_sends_its_checks_to_the_periodic_queue(planted, monkeypatch, armada,
@@ -357,6 +359,28 @@ def test_a_dismissed_shared_accounts_group_stays_dismissed_next_season_unless_th
     s2 = season_entered_by_twin("s2")
     (stronger,) = [f for f in run_checks(season=s2) if f.kind == "accounts"]
     assert stronger.status == "open" and not AuditEntry.objects.filter(finding=stronger).exists()
+
+
+def test_an_open_seasons_report_lists_the_shared_accounts_of_its_playing_bots(planted):
+    """An organiser's trial checked an open season before its close: the copies were there (its game's
+    playing versions), the shared accounts never (only entries' accounts, and there are none yet)."""
+    from datetime import timedelta
+
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from armada_web.bots.models import Bot
+    from armada_web.integrity.checks import run_checks
+    from armada_web.seasons.models import Season
+
+    now = timezone.now()
+    season = Season.objects.create(slug="open1", name="OPEN1", game="galaxy", opens=now - timedelta(days=3),
+                                   closes=now + timedelta(days=3), ends=now + timedelta(days=9), state="open")
+    assert not [f for f in run_checks(season=season) if f.kind == "accounts"]  # the twins play no bot yet
+    b, v = bot(User.objects.get(username="twin2"), "twin2bot")
+    Bot.objects.filter(pk=b.pk).update(active_version=v)  # playing galaxy: it would enter at the close
+    (group,) = [f for f in run_checks(season=season) if f.kind == "accounts"]
+    assert group.subjects == ["twin", "twin2"] and group.season == season
 
 
 def carried_dismissal(make_user):

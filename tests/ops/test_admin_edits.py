@@ -212,7 +212,7 @@ def test_an_edit_leaves_the_dates_a_season_has_passed_as_they_were(five, admin_c
     services.finish_season(season=Season.objects.get(pk=season.pk))
     season.refresh_from_db()
     answer = admin_client.post(url, _season_form(season, ends=season.ends + timedelta(days=2)))
-    assert "season s1 is finished: it has ended already, so its end stays" in answer.content.decode()
+    assert "season s1 is finished: it has finished already, so its end stays" in answer.content.decode()
     renamed = {**_season_form(season), "name": "Spring (renamed)"}  # its dates as they are: saved
     assert admin_client.post(url, renamed).status_code == 302
     # a review: opened by hand before its time, its opening becomes now (else it read "open, opens tomorrow"

@@ -22,6 +22,7 @@ from django.contrib.auth.models import User
 from armada.botspec import GAMES, builtin_names, starter_file
 from armada_web.accounts.models import Sighting as SightingRow
 from armada_web.bots.models import BotVersion
+from armada_web.integrity.copies import scope
 from armada_web.integrity.logic import accounts as logic
 from armada_web.integrity.logic.findings import Finding, ranked
 from armada_web.seasons.models import Season
@@ -74,10 +75,15 @@ def shared_accounts(*, season: Season | None = None, threshold: float = logic.TH
                     weak: bool = False, window: timedelta = logic.WINDOW, crowd: int = logic.CROWD) -> list[Finding]:
     """The groups of linked accounts as findings, strongest first: those at least `threshold`
     strong (and, with `weak`, the weaker ones too); with a `season`, only the groups holding an
-    account with a bot entered in it."""
+    account with a bot entered in it (before the close, a playing bot of its game, as the other
+    checks' `copies.scope`: an organiser's trial checked an open season and saw no shared accounts)."""
     found = groups(window=window, crowd=crowd, threshold=threshold)
     if season is not None:
-        entrants = set(User.objects.filter(pk__in=season.entries.values("owner_id")).values_list("username", flat=True))
+        if season.entries.exists():
+            owners = User.objects.filter(pk__in=season.entries.values("owner_id"))
+        else:
+            owners = User.objects.filter(pk__in=BotVersion.objects.filter(pk__in=scope(season)).values("bot__owner_id"))
+        entrants = set(owners.values_list("username", flat=True))
         found = [g for g in found if entrants.intersection(g.users)]
     return ranked([finding(g) for g in found if weak or g.score >= threshold])
 

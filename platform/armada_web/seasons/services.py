@@ -122,7 +122,7 @@ def _check_history(slug: str, state: str, dates: tuple[datetime, datetime, datet
                    were: tuple[datetime, datetime, datetime]) -> None:
     """Invalid when an edit moves a date the season has passed (to the second: the admin's forms
     show seconds)."""
-    names = (("opened", "opening"), ("closed", "close"), ("ended", "end"))
+    names = (("opened", "opening"), ("closed", "close"), ("finished", "end"))  # (finished: maybe before its end)
     passes: dict[str, int] = {SeasonState.UPCOMING: 0, SeasonState.OPEN: 1, SeasonState.CLOSED: 2,
                               SeasonState.FINALS: 2}
     passed = passes.get(state, 3)

@@ -28,8 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help='print {"findings": [...]}, strongest first')
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["season"] is not None and not options["season"].strip():  # an empty shell variable (a trial)
+            raise CommandError("--season needs a season's slug; leave it out to check all of ranked play")
         try:
-            season = season_queries.season(options["season"]) if options["season"] else None
+            season = season_queries.season(options["season"]) if options["season"] is not None else None
             with left_to_beat():  # any mail goes from beat's worker, not into this report
                 run_checks(season=season, ran_by="manage.py integrity")  # the audit log's who
         except DomainError as exc:
