@@ -120,6 +120,24 @@ def test_a_pair_flagged_explains_its_losers_field():
     assert [(t.loser, t.winner) for t in verdict.flagged if t.loser == "b0"] == [("b0", "b1")]
 
 
+def test_a_bot_losing_to_everyone_keeps_its_field_finding_beside_a_flagged_pair():
+    """An organiser's trial: a bot that lost 105 of its 119 finals games to every entry was flagged
+    against two partners alone (its field's test left out, as for a pair's thrower), each partner
+    offered for disqualification with it. Its games with the rest of the field depart from its
+    ratings too, so its finding against the field stays; a thrower to one partner, honest with the
+    rest, still gets the pair's finding alone (the test above)."""
+    kept = 0
+    for seed in range(6):
+        games = league(random.Random(seed), 6, 8, sandbagger="b0")
+        flagged = thrown(games, finals=games).flagged
+        kept += ("b0", FIELD) in [(t.loser, t.winner) for t in flagged]
+        assert not any(t.loser != "b0" for t in flagged), seed
+    assert kept == 6
+    for seed in range(6):
+        games = league(random.Random(seed), 8, 8, thrower=("b0", "b1"))
+        assert [(t.loser, t.winner) for t in thrown(games, finals=games).flagged if t.loser == "b0"] == [("b0", "b1")]
+
+
 def test_draws_are_set_aside_and_few_games_are_not_tested():
     s = Skill(25.0, 2.0)
     games = [Game(1, "a", "b", None, s, s), Game(2, "a", "b", 2, s, s), Game(3, "a", "b", 2, s, s)]

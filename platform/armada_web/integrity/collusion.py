@@ -273,6 +273,10 @@ def finding(test: logic.PairTest, verdict: logic.Verdict, bots: dict[str, tuple[
     winner = bots.get(test.winner, ("?", "(deleted)"))
     reason = (f"{loser[0]} ({loser[1]}) lost {test.losses} of {test.games} decisive games to {winner[0]} "
               f"({winner[1]}) {figures}")
+    if any(t.loser == test.loser and t.winner == logic.FIELD for t in verdict.flagged):
+        # it loses to the rest of the field too: this partner may be innocent (an organiser's trial)
+        reason += (f"; {loser[0]} also lost more than its ratings predicted to the rest of the field (its finding "
+                   f"against the field): it may be losing to everyone, not to {winner[0]} alone")
     return Finding(KIND, (loser[1], winner[1]), 1.0 - test.adjusted, reason,
                    _evidence(test, verdict, stale, [test.loser, test.winner]))
 
