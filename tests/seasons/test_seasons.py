@@ -324,6 +324,9 @@ def test_a_bot_of_an_account_staff_disabled_neither_plays_nor_enters(five, clien
     assert not Entry.objects.filter(bot_ref=banned.pk).exists() and Entry.objects.count() == 4
     page = client.get(f"/bots/{banned.pk}/").content.decode()
     assert "Staff disabled its owner&#x27;s account: it plays no matches." in page
+    # named, not linked: a disabled account's page is a 404 (the trial followed the link to one)
+    assert f'<span class="username" title="an account staff disabled">{banned.owner.username}</span>' in page
+    assert f'href="/users/{banned.owner.username}/"' not in page
 
 
 def test_finish_now_keeps_the_standings_as_they_are_and_cancels_what_waits(five):
