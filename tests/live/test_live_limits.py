@@ -216,3 +216,18 @@ def test_a_body_sent_in_chunks_is_a_411_saying_so(live_web, make_user):
     assert answer.status == 411
     assert "does not read a body sent in chunks" in json.loads(answer.read())["detail"]
     connection.close()
+    # an upload streamed in chunks (2 MiB) reads the refusal, as a 413's uploader does (a review)
+    from armada_web.accounts.services import create_token
+    from armada_web.bots.services import create_bot
+
+    user = make_user("chunky")
+    secret = create_token(user=user, name="t")[1]
+    bot = create_bot(user=user, name="chunky-bot", game="galaxy").pk
+    connection = http.client.HTTPConnection("127.0.0.1", site.port, timeout=30)
+    body, kind = multipart(b"x = 1\n" * 350_000)
+    chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
+    connection.request("POST", f"/api/bots/{bot}/versions/", body=chunks,
+                       headers={"Content-Type": kind, "Authorization": f"Token {secret}"}, encode_chunked=True)
+    answer = connection.getresponse()
+    assert answer.status == 411 and "does not read a body sent in chunks" in json.loads(answer.read())["detail"]
+    connection.close()

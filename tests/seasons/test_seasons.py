@@ -313,20 +313,40 @@ def test_a_bot_of_an_account_staff_disabled_neither_plays_nor_enters(five, clien
     from django.contrib.auth import get_user_model
 
     from armada_web.bots.models import BotVersion
+    from armada_web.ladder.matchmaking import fill_queue
+    from armada_web.ladder.models import Rating
+    from armada_web.matches.models import Participant
     from armada_web.seasons.models import Entry
 
     banned = five[0].bot
-    get_user_model().objects.filter(pk=banned.owner_id).update(is_active=False)
+    owner = get_user_model().objects.get(pk=banned.owner_id)
+    owner.is_active = False
+    owner.save()  # as the admin's form saves it: the ladder follows at once (a review: at its next repair)
     assert not BotVersion.objects.playing().filter(pk=five[0].pk).exists()
     assert BotVersion.objects.playing().filter(pk=five[1].pk).exists()
+    assert not Rating.objects.filter(version=five[0]).exclude(playing=False).exists()
+    assert fill_queue(workers=8) and not Participant.objects.filter(version=five[0]).exists()
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
     season_command("close", "s1")
     assert not Entry.objects.filter(bot_ref=banned.pk).exists() and Entry.objects.count() == 4
     page = client.get(f"/bots/{banned.pk}/").content.decode()
-    assert "Staff disabled its owner&#x27;s account: it plays no matches." in page
+    assert "It plays no matches now." in page and "disabled" not in page.lower()  # a ban is not told (a review)
     # named, not linked: a disabled account's page is a 404 (the trial followed the link to one)
-    assert f'<span class="username" title="an account staff disabled">{banned.owner.username}</span>' in page
+    assert f'<span class="username">{banned.owner.username}</span>' in page
     assert f'href="/users/{banned.owner.username}/"' not in page
+    owner.is_active = True
+    owner.save()
+    assert Rating.objects.get(version=five[0]).playing  # enabled again: on the ladder at once
+    # a shared team's bot stays with the team, as when its creator deletes their account (a review)
+    from armada_web.bots.models import Bot
+    from armada_web.teams import services as teams
+
+    creator = five[1].bot.owner
+    crew = teams.create_team(user=creator, name="Crew")
+    Bot.objects.filter(pk=five[1].bot_id).update(team=crew)
+    creator.is_active = False
+    creator.save()
+    assert BotVersion.objects.playing().filter(pk=five[1].pk).exists() and Rating.objects.get(version=five[1]).playing
 
 
 def test_finish_now_keeps_the_standings_as_they_are_and_cancels_what_waits(five):

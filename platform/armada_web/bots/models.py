@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Lower
 
 from armada_web.games import SPECS
@@ -65,13 +65,14 @@ class VersionStatus(models.TextChoices):
 class VersionQuerySet(models.QuerySet["BotVersion"]):
     def playing(self) -> VersionQuerySet:
         """The versions that play: valid, their bot's active version, the bot neither retired nor
-        disabled, its owner's account still there and active (staff untick *active* to ban one: an
-        organiser's trial saw a banned account's bot play on and enter a season) and its team not
-        archived (the one definition the ladder, the league, matchmaking, challenges, season entries
-        and revalidation all use)."""
-        return self.filter(status=VersionStatus.VALID, bot__active_version=F("pk"), bot__retired__isnull=True,
-                           bot__disabled=False, bot__owner__isnull=False, bot__owner__is_active=True,
-                           bot__team__archived__isnull=True)
+        disabled, its owner's account still there and, for a personal team's bot, active (staff untick
+        *active* to ban one: an organiser's trial saw a banned account's bot play on and enter a season;
+        a shared team's bot stays with the team, as when its creator deletes their account) and its
+        team not archived (the one definition the ladder, the league, matchmaking, challenges, season
+        entries and revalidation all use; `bots.queries.entry_stopped` says it in words)."""
+        return self.filter(Q(bot__owner__is_active=True) | Q(bot__team__personal=False), status=VersionStatus.VALID,
+                           bot__active_version=F("pk"), bot__retired__isnull=True, bot__disabled=False,
+                           bot__owner__isnull=False, bot__team__archived__isnull=True)
 
     def of_game(self, game: str) -> VersionQuerySet:
         return self.filter(bot__game=game)

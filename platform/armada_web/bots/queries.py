@@ -18,17 +18,20 @@ from armada_web.teams.access import team_ids
 
 def entry_stopped(bot: Bot) -> str:
     """Why an entered version of `bot` plays no more games of an event, as "not played: ..." words
-    (empty: it plays on): staff disabled the bot or its owner's account, its team retired it, or
-    its owner deleted their account (its code is gone). An organiser's trial: a deleted account's
-    entry was sent match after match, each void for the platform, and a retired bot played on."""
+    (empty: it plays on), as `BotVersion.objects.playing()` decides but for the version: staff
+    disabled the bot or its owner's account (a personal team's), its team retired it or was
+    archived, or its owner deleted their account (its code is gone). An organiser's trial: a deleted
+    account's entry was sent match after match, each void for the platform, and a retired bot played on."""
     if bot.disabled:
         return f"{bot.name} was disabled by staff"
     if bot.owner is None:
         return f"{bot.name}'s owner deleted their account"
     if bot.retired is not None:
         return f"{bot.name} was retired"
-    if not bot.owner.is_active:
-        return f"staff disabled the account of {bot.name}'s owner"
+    if bot.team.archived is not None:
+        return f"{bot.name}'s team was archived"
+    if bot.team.personal and not bot.owner.is_active:  # (a ban is not told: "does not play")
+        return f"{bot.name} does not play now"
     return ""
 
 
@@ -81,7 +84,8 @@ class PlayState:
     """Whether a bot plays now and, when it does not, why and what its owner can do."""
 
     playing: bool
-    #: "playing", "disabled", "retired", "orphaned", "archived", "validating", "no-valid-version"
+    #: "playing", "disabled", "retired", "orphaned", "stopped" (its owner's account disabled: not told),
+    #: "archived", "validating", "no-valid-version"
     kind: str
     reason: str = ""
     advice: str = ""
@@ -117,9 +121,8 @@ def play_state(bot: Bot) -> PlayState:
                          "A retired bot takes no new versions: create a new bot to play again.")
     if bot.owner is None:
         return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
-    if not bot.owner.is_active:
-        return PlayState(False, "account-disabled", "Staff disabled its owner's account: it plays no matches.",
-                         "It plays again once staff enable the account.")
+    if bot.team.personal and not bot.owner.is_active:  # staff disabled the account (not told: a review)
+        return PlayState(False, "stopped", "It plays no matches now.")
     if bot.team.archived is not None:
         return PlayState(False, "archived", f"Its team {bot.team.name} is archived: it plays no more.",
                          "A member can restore it; when it has none, a former member who left on their own.")

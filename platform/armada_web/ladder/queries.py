@@ -269,11 +269,12 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
         kind = play_state(bot).kind if bot is not None else ""
         why = {"disabled": "staff disabled it", "retired": "it is retired",
                "orphaned": "its owner deleted their account",
-               "account-disabled": "staff disabled its owner's account",
                "archived": f"its team {bot.team.name if bot else ''} is archived",
                }.get(kind, "it has no valid version playing")
         if kind == "validating":
             return NextGame(None, "its version is being validated: it plays once it is valid")
+        if kind == "stopped":  # staff disabled its owner's account: not told (a review)
+            return NextGame(None, "it plays no ranked games now")
         return NextGame(None, f"it plays no ranked games now: {why}")
     if not spec(version.bot.game).rated:
         return NextGame(None, f"{spec(version.bot.game).label} has no ranked games")

@@ -76,6 +76,10 @@ class DomainErrorMiddleware:
         return render(request, "pages/refused.html", {"message": str(exception)}, status=http_status(exception))
 
 
+#: The methods whose body a view reads.
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
 class BodyLimit:
     """Middleware: refuse a request whose declared body is larger than its view takes
     (`web.inputs.body_limit`), with 413, before anything reads it. Its `process_view` runs before
@@ -107,7 +111,7 @@ class BodyLimit:
 
     def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any
                      ) -> HttpResponse | None:
-        if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+        if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower() and request.method in BODY_METHODS:
             # Django reads a body by its Content-Length only: a chunked one read as empty, and an API
             # trial's bot was refused with "name: This field is required" (a proxy such as nginx
             # sends the length on; a client streaming its body does not)
@@ -115,7 +119,8 @@ class BodyLimit:
                        "sent in chunks (Transfer-Encoding: chunked)")
             refused = (JsonResponse({"detail": message}, status=411) if _api(request)
                        else render(request, "pages/refused.html", {"message": message}, status=411))
-            return leave_unread(refused)  # type: ignore[return-value]
+            # an upload's refusal is read to its end, as a 413's, so that the uploader sees it
+            return refused if upload_view(view) else leave_unread(refused)  # type: ignore[return-value]
         length = declared_length(request)
         if length <= body_limit(view, signed_in=False):  # a form's: no need to read the session
             return None

@@ -230,14 +230,13 @@ class ApiClient:
         if status >= 500:
             return RemoteError(f"the server failed on {method} {path} (HTTP {status}): {detail}",
                                exit_code=3, status=status)
-        if status == 429:
-            wait = str(exc.headers.get("Retry-After") or "").strip()
-            return RemoteError(f"{detail} (HTTP {status})", status=status,
-                               retry_after=int(wait) if wait.isdigit() and len(wait) < 7 else None)
+        wait = str(exc.headers.get("Retry-After") or "").strip() if status == 429 else ""
+        retry_after = int(wait) if wait.isascii() and wait.isdigit() and len(wait) < 7 else None
         if detail.startswith("HTTP "):  # no JSON: Armada's API answers every error with its reason
             return RemoteError(f"{method} {path}: {detail} (not JSON, so not from Armada's API: check the "
-                               f"server address {self.server}, or a proxy in front of it)", status=status)
-        return RemoteError(f"{detail} (HTTP {status})", status=status)
+                               f"server address {self.server}, or a proxy in front of it)", status=status,
+                               retry_after=retry_after)
+        return RemoteError(f"{detail} (HTTP {status})", status=status, retry_after=retry_after)
 
     def check_version(self) -> dict[str, Any]:
         """Refuse a server speaking another API; warn on stderr when this SDK is older than the site's.

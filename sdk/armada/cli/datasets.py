@@ -53,28 +53,35 @@ def file_name(row: dict[str, Any]) -> str:
     return f"{row['match']}.json.gz"
 
 
-#: The longest wait a 429's Retry-After may ask for before the download waits and goes on by itself
-#: (the site's per-minute limits ask for seconds, the dataset's hourly one for minutes).
+#: The most a download waits, over the 429s of one request (their Retry-After added up), before it
+#: stops and says to run it again (the site's per-minute limits ask for seconds, the dataset's
+#: hourly one for minutes).
 MAX_WAIT_S = 3600
+#: The most 429s of one request that are waited out (a proxy answering `Retry-After: 0` for ever).
+MAX_WAITS = 10
 
 
 def patiently(call: Callable[[], Any], stream: TextIO) -> Any:
     """`call()`, waited out and made again while the site answers 429 with a Retry-After (a trial:
     a download of 1,000 replays stopped at 592 on the site's per-minute limit, though nothing was
-    wrong); any other refusal, or a wait past MAX_WAIT_S, says that a run again goes on."""
-    while True:
+    wrong), MAX_WAITS times at most and MAX_WAIT_S in all; past them, or a refusal without a wait,
+    says that a run again goes on."""
+    waited = 0
+    for attempt in range(MAX_WAITS + 1):
         try:
             return call()
         except RemoteError as exc:
             if exc.status != 429:
                 raise
-            if exc.retry_after is None or exc.retry_after > MAX_WAIT_S:
+            if exc.retry_after is None or waited + exc.retry_after > MAX_WAIT_S or attempt == MAX_WAITS:
                 raise RemoteError(f"{exc}; the replays written so far are kept: run the same command again "
                                   "later to go on", status=429) from None
+            waited += exc.retry_after
             until = time.strftime("%H:%M:%S", time.localtime(time.time() + exc.retry_after))
             print(f"\narmada: note: the site's request limit: waiting {exc.retry_after} s (until {until}), "
                   "then going on", file=stream, flush=True)
             time.sleep(exc.retry_after + 1)
+    raise AssertionError("unreachable")
 
 
 def _follow(client: ApiClient, url: str) -> Any:

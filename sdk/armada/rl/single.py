@@ -11,6 +11,7 @@ purpose, e.g. a bot of the other game).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -38,13 +39,13 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def __init__(self, game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
                  max_fleets: int = MAX_FLEETS, **config: Any) -> None:
         """Raises ConfigError for a bad configuration, BotSpecError for an opponent spec that names no bot."""
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in SEATS:  # True == 1.0 == 1: not seats
+        if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or seat not in SEATS:  # True, 1.0: no
             raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game
         self.engine = probe.driver.engine  # resolved once, not at every reset
         self.config = probe.config
-        self.seat = seat
+        self.seat = int(seat)
         self.other = next(s for s in SEATS if s != seat)
         self.shaped = check_shaped(shaped)
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)

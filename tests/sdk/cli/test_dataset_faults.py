@@ -81,3 +81,26 @@ def test_empty_pages_that_link_a_next_one_end_the_list(site, home, tmp_path, cap
     code, err = download(site, tmp_path / "data", capsys)
     assert code == 0, err
     assert len(site.seen("GET", "/api/replays/")) == 1
+
+
+def test_a_limit_that_never_lifts_ends_after_a_few_waits(site, home, tmp_path, capsys, monkeypatch):
+    """A review: a proxy answering 429 with `Retry-After: 0` for ever kept the download asking, a
+    request a second, without end."""
+    monkeypatch.setenv("ARMADA_TOKEN", TOKEN)
+    slept: list[float] = []
+    monkeypatch.setattr(datasets.time, "sleep", slept.append)
+    limited = site.forced_answer(429, {"detail": "slow down"}, headers={"Retry-After": "0"})
+    site.forced[("GET", "/api/replays/")] = [limited] * 50
+    code, err = download(site, tmp_path / "data", capsys)
+    assert code == 2 and "run the same command again later to go on" in err
+    assert len(slept) == datasets.MAX_WAITS and len(site.seen("GET", "/api/replays/")) == datasets.MAX_WAITS + 1
+
+
+def test_a_retry_after_that_is_not_ascii_digits_is_no_wait(site, home, tmp_path, capsys, monkeypatch):
+    """A review: `Retry-After: \u00b2` passed str.isdigit and int() raised a ValueError's traceback."""
+    monkeypatch.setenv("ARMADA_TOKEN", TOKEN)
+    site.force("GET", "/api/replays/", 429, {"detail": "slow down"})
+    site.forced[("GET", "/api/replays/")] = site.forced_answer(429, {"detail": "slow down"},
+                                                               headers={"Retry-After": "\u00b2"})
+    code, err = download(site, tmp_path / "data", capsys)
+    assert code == 2 and "Traceback" not in err and "run the same command again later to go on" in err

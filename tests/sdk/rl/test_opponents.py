@@ -85,6 +85,9 @@ def test_a_spec_that_names_no_bot_is_refused_when_the_env_is_made(tmp_path: Path
         armada.rl.gym_env("galaxy", seat=True)
     with pytest.raises(ValueError, match=r"seat must be one of .*got 1.0"):  # 1.0 == 1 too (a trial: accepted)
         armada.rl.gym_env("galaxy", seat=1.0)  # type: ignore[arg-type]
+    import numpy as np
+
+    assert armada.rl.gym_env("galaxy", seat=np.int64(2)).seat == 2  # a seat drawn by numpy (a review)
     with pytest.raises(ValueError, match="unknown game 5: give a game's name"):  # not an AttributeError
         armada.rl.parallel_env(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_turns"):
