@@ -31,6 +31,11 @@ DEFAULT_OPPONENT = "builtin:greedy"
 LEARNER_NAME = "learner"
 
 
+def _is_seat(seat: object) -> bool:
+    """Whether `seat` names a seat: an integer (numpy's too) of SEATS; not True, not 1.0 (both == 1)."""
+    return isinstance(seat, numbers.Integral) and not isinstance(seat, bool) and int(seat) in SEATS
+
+
 class ArmadaEnv(gymnasium.Env[Any, Any]):
     """One seat of a game against a fixed opponent; `reset(seed=S)` plays the game of `armada play --seed S`."""
 
@@ -39,14 +44,14 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     def __init__(self, game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
                  max_fleets: int = MAX_FLEETS, **config: Any) -> None:
         """Raises ConfigError for a bad configuration, BotSpecError for an opponent spec that names no bot."""
-        if not isinstance(seat, numbers.Integral) or isinstance(seat, bool) or seat not in SEATS:  # True, 1.0: no
+        if not _is_seat(seat):
             raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game
         self.engine = probe.driver.engine  # resolved once, not at every reset
         self.config = probe.config
-        self.seat = int(seat)
-        self.other = next(s for s in SEATS if s != seat)
+        self.seat: int = int(seat)
+        self.other: int = next(s for s in SEATS if s != self.seat)
         self.shaped = check_shaped(shaped)
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)
         self.observation_space = self.codec.observation_space
