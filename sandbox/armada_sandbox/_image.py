@@ -19,13 +19,20 @@ from pathlib import Path
 from typing import Any
 
 #: The bot image's tag; ARMADA_BOT_IMAGE overrides it (build.sh reads the same variable).
-BOT_IMAGE = os.environ.get("ARMADA_BOT_IMAGE") or "armada/bot:latest"
+BOT_IMAGE = os.environ.get("ARMADA_BOT_IMAGE") or "armada/bot:latest"  # (DEFAULT_BOT_IMAGE, below)
 BASE_IMAGE = "armada/debian-base:bookworm"
 HASH_LABEL = "armada.inputs"
 #: The repository root when running from a source checkout (sandbox/armada_sandbox/_image.py).
 REPO_ROOT = Path(__file__).resolve().parents[2]
 IMAGE_DIR = Path("infra/images/bot")
-BUILD_HINT = "build it with `make bot-image` (infra/images/bot/build.sh)"
+DEFAULT_BOT_IMAGE = "armada/bot:latest"
+
+
+def build_hint(tag: str) -> str:
+    """How to build the bot image `tag` (an operator's trial: `make bot-image` alone builds the default
+    tag, not another one the workers were told to use)."""
+    given = "" if tag == DEFAULT_BOT_IMAGE else f"ARMADA_BOT_IMAGE={tag} "
+    return f"build it with `{given}make bot-image` (infra/images/bot/build.sh)"
 
 
 def input_files(root: Path = REPO_ROOT) -> list[Path]:
@@ -82,9 +89,9 @@ class ImageStatus:
     def problem(self) -> str | None:
         """None when usable and fresh, else one line saying what is wrong and how to fix it."""
         if not self.present:
-            return f"bot image {self.tag} is missing; {BUILD_HINT}"
+            return f"bot image {self.tag} is missing; {build_hint(self.tag)}"
         if not self.fresh:
-            return f"bot image {self.tag} is older than the SDK sources; {BUILD_HINT}"
+            return f"bot image {self.tag} is older than the SDK sources; {build_hint(self.tag)}"
         return None
 
 

@@ -58,7 +58,7 @@ from armada_sandbox._containers import (
 )
 from armada_sandbox._engine import SandboxUnavailable, docker_client
 from armada_sandbox._fifo import FifoDir
-from armada_sandbox._image import BOT_IMAGE, BUILD_HINT
+from armada_sandbox._image import BOT_IMAGE, build_hint
 from armada_sandbox._memory import PeakReader, to_mib
 from armada_sandbox.folders import work_folder
 from armada_sandbox.limits import SandboxLimits
@@ -246,7 +246,7 @@ class DockerBot(BotConnection):
             os.set_blocking(self._stdin, False)
         except ImageNotFound:
             self.close(grace=0)
-            raise self._unavailable(f"bot image {self.image} is missing; {BUILD_HINT}") from None
+            raise self._unavailable(f"bot image {self.image} is missing; {build_hint(self.image)}") from None
         except (DockerException, OSError, RuntimeError) as exc:  # the engine's, the host's (no bot code ran yet)
             self.close(grace=0)
             log = self._log.text().strip()

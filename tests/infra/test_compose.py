@@ -250,6 +250,11 @@ def test_the_one_host_stack_serves_validates_and_plays_then_goes_without_a_trace
         assert wrong.returncode != 0
         assert "armada-app: migrate stops: the database does not answer with DATABASE_URL" in wrong.stderr
         assert "Traceback" not in wrong.stdout + wrong.stderr, wrong.stdout + wrong.stderr
+        # an operator's trial: a bad setting was said, then blamed on the database's password
+        bad = compose("compose.yml", env, *project, "run", "--rm", "--no-deps", "-T", "-e", "ARMADA_GALAXY_TURN_MS=abc",
+                      "migrate", timeout=120)
+        assert bad.returncode != 0 and "ARMADA_GALAXY_TURN_MS must be an integer, got 'abc'" in bad.stderr, bad.stderr
+        assert "migrate stops: the settings above are wrong" in bad.stderr and "password" not in bad.stderr
     finally:
         down = compose("compose.yml", env, *project, "down", "-v", "--remove-orphans", timeout=300)
         try:

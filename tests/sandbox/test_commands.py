@@ -35,7 +35,8 @@ def test_check_and_sweep_without_an_engine_say_so_in_one_line():
 def test_check_of_a_missing_image_names_it(docker_client):
     done = command("check", "--image", "armada/no-such-image:missing")
     assert (done.returncode, done.stderr) == (1, "armada_sandbox: bot image armada/no-such-image:missing is missing; "
-                                                 "build it with `make bot-image` (infra/images/bot/build.sh)\n")
+                                                 "build it with `ARMADA_BOT_IMAGE=armada/no-such-image:missing make "
+                                                 "bot-image` (infra/images/bot/build.sh)\n")  # the tag to build
 
 
 def test_seccomp_prints_the_profile_the_containers_get():

@@ -37,7 +37,7 @@ def test_a_client_whose_engine_went_away_is_unavailable():
 
 def test_a_missing_image_is_unavailable_with_the_tag_and_the_fix(docker_client):
     with pytest.raises(SandboxUnavailable, match=r"bot image armada/no-such-image:missing is missing; build it with "
-                                                 r"`make bot-image`"):
+                                                 r"`ARMADA_BOT_IMAGE=armada/no-such-image:missing make bot-image`"):
         check_ready("armada/no-such-image:missing", client=docker_client)
 
 
@@ -50,7 +50,7 @@ def test_a_stale_image_is_ready_but_named_and_reported(docker_client):
         heard: list[str] = []
         detail = check_ready(tag, client=docker_client, on_stale=heard.append)
         assert detail.endswith(f"bot image {tag} present but older than the SDK sources")
-        assert heard == [f"bot image {tag} is older than the SDK sources; build it with `make bot-image` "
-                         "(infra/images/bot/build.sh)"]
+        assert heard == [f"bot image {tag} is older than the SDK sources; build it with `ARMADA_BOT_IMAGE={tag} "
+                         "make bot-image` (infra/images/bot/build.sh)"]
     finally:
         docker_client.images.remove(tag, force=True)

@@ -129,4 +129,5 @@ def test_docker_play_without_the_image_says_so_in_one_line() -> None:
     code, err = _armada_play_in_docker({"ARMADA_BOT_IMAGE": "armada/no-such-image:missing"})
     assert code == 2, err
     assert err == ("armada: error: --sandbox docker: bot image armada/no-such-image:missing is missing; build it with "
-                   "`make bot-image` (infra/images/bot/build.sh); or use --sandbox process\n")
+                   "`ARMADA_BOT_IMAGE=armada/no-such-image:missing make bot-image` (infra/images/bot/build.sh); or use "
+                   "--sandbox process\n")
