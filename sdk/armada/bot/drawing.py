@@ -23,14 +23,22 @@ def _writable(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+def _plain(value: Any) -> Any:
+    """A number of numpy's (int64 from a policy's `argmax`, float32) as Python's, which JSON writes (a
+    trial: such points were dropped as "an object"), else `value` as it is."""
+    if getattr(value, "shape", None) == () and getattr(getattr(value, "dtype", None), "kind", None) in ("i", "u", "f"):
+        return value.item()
+    return value
+
+
 def _point(value: Any) -> Any:
     """A point as the protocol writes it: an id (an object's `id`, e.g. a `Planet`) or `[x, y]`."""
     if isinstance(value, tuple | list):
-        return list(value)
+        return [_plain(v) for v in value]
     ident = getattr(value, "id", None)
     if isinstance(ident, int | str) and not isinstance(ident, bool):
         value = ident
-    return _writable(value) if isinstance(value, str) else value
+    return _writable(value) if isinstance(value, str) else _plain(value)
 
 
 class Drawing:

@@ -51,6 +51,24 @@ def test_a_planet_object_is_drawn_by_its_id():
     assert drawing.to_json() == {"shapes": [{"kind": "dot", "at": 9, "color": "white"}]}
 
 
+def test_numpy_numbers_are_drawn_as_plain_ones():
+    """An SDK trial: a policy's np.int64 target (`argmax`) or np.float32 point was dropped as "an
+    object as a point", though numpy's integers are fine in orders."""
+    np = __import__("pytest").importorskip("numpy")
+    drawing = Drawing()
+    drawing.arrow(1, np.int64(6))
+    drawing.dot((np.float32(1.5), np.int32(2)))
+    drawing.label(np.uint8(3), "x")
+    written = drawing.to_json()
+    assert written == {"shapes": [
+        {"kind": "arrow", "at": 1, "to": 6, "color": "white"},
+        {"kind": "dot", "at": [1.5, 2], "color": "white"},
+        {"kind": "label", "at": 3, "text": "x", "color": "white"},
+    ]}
+    assert drawing.unwritable == 0 and json.dumps(written)  # plain JSON, nothing left out
+    assert [type(v) for v in written["shapes"][1]["at"]] == [float, int]
+
+
 def test_the_drawing_goes_with_its_reply_and_is_cleared_before_the_next():
     bot = Sketcher()
     bot.plan = [[lambda d: d.dot(1), lambda d: d.text("hello")], [], [lambda d: d.ring(2)]]

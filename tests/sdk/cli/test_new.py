@@ -84,6 +84,17 @@ def test_dir_is_created_with_its_parents(tmp_path: Path, monkeypatch: pytest.Mon
     assert (tmp_path / "a" / "b" / "c" / "deep" / "README.md").is_file()
 
 
+def test_the_try_it_line_pastes_into_a_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An SDK trial: `--dir "dir with space"` printed `armada play dir with space/ok1 ...`, which fails pasted."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", "ok1", "--game", "galaxy", "--dir", "dir with space/\u00fc"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("try it:"))
+    assert shlex.split(line.removeprefix("try it:"))[:3] == ["armada", "play", "dir with space/\u00fc/ok1"]
+
+
 def test_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "bots"
     blocker.write_text("not a folder\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -117,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
     bot = botinfo.site_name(args.name)
     if bot != args.name:
         print(f"armada: warning: the site does not take {args.name!r} as a bot name ({botinfo.SITE_NAME_RULE}): "
-              f"submit it with `armada submit {path} --bot {bot}` (its README says so)", file=sys.stderr)
+              f"submit it with `armada submit {shlex.quote(str(path))} --bot {bot}` (its README says so)",
+              file=sys.stderr)
     if args.starter == imitation.NAME:
         print(f"created {path}/ (the {imitation.NAME} starter: main.py, train.py, encoding.py, README.md, "
               f"{botinfo.INFO_FILE})")
@@ -128,11 +130,11 @@ def run(args: argparse.Namespace) -> int:
         if needs:  # what train.py needs, said before it is run
             print(f"needs: {' and '.join(needs)}")
         print(f"next:  armada dataset download --game {args.game} --limit 500 replays, then python "
-              f"{path / 'train.py'} replays   (README.md and `armada docs imitation` say how)")
+              f"{shlex.quote(str(path / 'train.py'))} replays   (README.md and `armada docs imitation` say how)")
         return 0
     print(f"created {path}/ (main.py from the {args.game} starter '{args.starter}', README.md, "
           f"{botinfo.INFO_FILE})")
-    print(f"try it:  armada play {path} builtin:random --game {args.game}")
+    print(f"try it:  armada play {shlex.quote(str(path))} builtin:random --game {args.game}")  # pasted as it is
     return 0
 
 
