@@ -62,6 +62,19 @@ def test_dump_state_default_path(galaxy_replay: Path, capsys: pytest.CaptureFixt
     assert json.loads(target.read_text())["turn"] == 3
 
 
+@pytest.mark.parametrize("argv", [["replay", "{replay}", "--html", "{dir}/out/"],
+                                  ["replay", "{replay}", "--dump-state", "3", "--out", "{dir}/sdir/"],
+                                  ["play", "builtin:random", "builtin:random", "--game", "galaxy", "--replay",
+                                   "{dir}/newdir/"]])
+def test_an_output_file_written_as_a_folder_is_refused(galaxy_replay: Path, tmp_path: Path, argv: list[str],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An SDK trial: `--html out/` wrote a file named `out` (and `--replay newdir/` a gzip `newdir`)."""
+    args = [a.format(replay=galaxy_replay, dir=tmp_path) for a in argv]
+    assert main(args) == 2
+    assert "a folder's name (it ends with '/'); give a file name, such as " in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_mothership_rounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bot = str(write_bot(tmp_path / "zil", FIXED_MOTHERSHIP))
     path = tmp_path / "m.json.gz"

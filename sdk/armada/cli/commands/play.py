@@ -24,6 +24,7 @@ from armada.cli.common import (
     load_config,
     millis_arg,
     random_seed,
+    refuse_folder_name,
     refuse_overwriting,
     resolve_all,
     seed_arg,
@@ -189,6 +190,7 @@ def seed_text(seed: int | None, from_state: str | None) -> str:
 
 def check_writable(path: str) -> None:
     """Fail before the match when the replay file cannot be written."""
+    refuse_folder_name("--replay", path, "match.json.gz")
     target = Path(path)
     if target.is_dir():
         raise CliError(f"--replay: {path} is a folder; give a file name such as match.json.gz")

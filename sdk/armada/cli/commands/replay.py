@@ -18,6 +18,7 @@ from armada.cli.common import (
     connection,
     docker_preflight,
     get_engine,
+    refuse_folder_name,
     refuse_overwriting,
     resolve_all,
     seed_arg,
@@ -190,6 +191,7 @@ def default_dump_path(replay_path: str, turn: int) -> str:
 def write_html(replay: dict[str, Any], args: argparse.Namespace) -> int:
     """--html / --open: write the offline viewer page, print its path, maybe open it (at --turn N)."""
     out = args.html or default_html_path(args.file)
+    refuse_folder_name("--html", str(out), "match.html")
     refuse_overwriting("--html", str(out), [(args.file, "the replay this command reads")])
     try:
         path = write_offline_html(replay, out)
@@ -278,6 +280,7 @@ def run(args: argparse.Namespace) -> int:
         return write_html(replay, args)
     if args.dump_state is not None:
         path = args.out or default_dump_path(args.file, args.dump_state)
+        refuse_folder_name("--out", path, "state.json")
         refuse_overwriting("--out", path, [(args.file, "the replay this command reads")])
         write_state(state_after_turn(replay, args.dump_state), path)
         print(f"state after turn {args.dump_state} written to {path}")
