@@ -30,7 +30,7 @@ def entry_stopped(bot: Bot) -> str:
         return f"{bot.name} was retired"
     if bot.team.archived is not None:
         return f"{bot.name}'s team was archived"
-    if bot.team.personal and not bot.owner.is_active:  # (a ban is not told: "does not play")
+    if bot.team.personal and not bot.owner.is_active:  # (no reason given for a ban)
         return f"{bot.name} does not play now"
     return ""
 
@@ -84,7 +84,7 @@ class PlayState:
     """Whether a bot plays now and, when it does not, why and what its owner can do."""
 
     playing: bool
-    #: "playing", "disabled", "retired", "orphaned", "stopped" (its owner's account disabled: not told),
+    #: "playing", "disabled", "retired", "orphaned", "stopped" (its owner's account disabled: no reason given),
     #: "archived", "validating", "no-valid-version"
     kind: str
     reason: str = ""
@@ -121,7 +121,7 @@ def play_state(bot: Bot) -> PlayState:
                          "A retired bot takes no new versions: create a new bot to play again.")
     if bot.owner is None:
         return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
-    if bot.team.personal and not bot.owner.is_active:  # staff disabled the account (not told: a review)
+    if bot.team.personal and not bot.owner.is_active:  # staff disabled the account (no reason given: a review)
         return PlayState(False, "stopped", "It plays no matches now.")
     if bot.team.archived is not None:
         return PlayState(False, "archived", f"Its team {bot.team.name} is archived: it plays no more.",

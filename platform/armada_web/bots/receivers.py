@@ -29,15 +29,17 @@ def forget_bots_of_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> No
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
-def follow_account_state(sender: Any, instance: Any, created: bool, update_fields: Any = None, **kwargs: Any) -> None:
+def follow_account_state(sender: Any, instance: Any, created: bool, update_fields: Any = None, raw: bool = False,
+                         **kwargs: Any) -> None:
     """Staff ticked or unticked a user's *active* box (a save that may change it): the bots of their
     personal team start or stop playing (`BotVersion.objects.playing()`), so each follows as when
     its playing version changed, at once (a review: the ladder's flag waited for its repair, and a
     banned account's bot was paired for up to ten minutes)."""
-    if created or (update_fields is not None and "is_active" not in update_fields):
-        return  # (a log-in saves last_login alone)
-    for bot in Bot.objects.filter(owner=instance, team__personal=True).order_by("pk"):
-        active_version_changed.send(sender=Bot, bot=bot)
+    if created or raw or (update_fields is not None and "is_active" not in update_fields):
+        return  # (a log-in saves last_login alone; a restore's loaddata is raw)
+    with transaction.atomic():
+        for bot in Bot.objects.filter(owner=instance, team__personal=True).order_by("pk"):
+            active_version_changed.send(sender=Bot, bot=bot)
 
 
 @receiver(post_delete, sender=BotVersion)

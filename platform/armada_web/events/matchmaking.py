@@ -64,7 +64,8 @@ def _send(game: EventGame, game_slug: str) -> bool:
 
 
 def _seats(game: EventGame) -> tuple[EventEntry, EventEntry]:
-    seats = EventEntry.objects.select_related("version", "version__bot", "version__bot__owner").in_bulk(
+    seats = EventEntry.objects.select_related("version", "version__bot", "version__bot__owner",
+                                              "version__bot__team").in_bulk(
         [game.first_id, game.second_id])
     return seats[game.first_id], seats[game.second_id]
 
@@ -86,7 +87,7 @@ def _next_planned(event: Event) -> EventGame | None:
 def _next_ladder_game(event: Event, now: datetime) -> EventGame | None:
     """A ladder event's next game, chosen by the ladder's pairing among its entries (None while
     half its entries are playing, or with fewer than two)."""
-    entries = list(event.entries.select_related("version__bot", "version__bot__owner"))
+    entries = list(event.entries.select_related("version__bot", "version__bot__owner", "version__bot__team"))
     flying = event.games.filter(match__status__in=IN_FLIGHT).count()
     if len(entries) < 2 or flying >= max(1, len(entries) // 2):
         return None

@@ -273,7 +273,7 @@ def next_ranked_game(bot_id: int, now: datetime | None = None) -> NextGame:
                }.get(kind, "it has no valid version playing")
         if kind == "validating":
             return NextGame(None, "its version is being validated: it plays once it is valid")
-        if kind == "stopped":  # staff disabled its owner's account: not told (a review)
+        if kind == "stopped":  # staff disabled its owner's account: no reason given (a review)
             return NextGame(None, "it plays no ranked games now")
         return NextGame(None, f"it plays no ranked games now: {why}")
     if not spec(version.bot.game).rated:

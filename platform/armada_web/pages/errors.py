@@ -119,8 +119,8 @@ class BodyLimit:
                        "sent in chunks (Transfer-Encoding: chunked)")
             refused = (JsonResponse({"detail": message}, status=411) if _api(request)
                        else render(request, "pages/refused.html", {"message": message}, status=411))
-            # an upload's refusal is read to its end, as a 413's, so that the uploader sees it
-            return refused if upload_view(view) else leave_unread(refused)  # type: ignore[return-value]
+            # (left unread: Django reads a body by its Content-Length alone, so none of it could be drained)
+            return leave_unread(refused)  # type: ignore[return-value]
         length = declared_length(request)
         if length <= body_limit(view, signed_in=False):  # a form's: no need to read the session
             return None

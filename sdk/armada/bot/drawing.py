@@ -24,21 +24,24 @@ def _writable(text: str) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """A number of numpy's (int64 from a policy's `argmax`, float32) as Python's, which JSON writes (a
-    trial: such points were dropped as "an object"), else `value` as it is."""
-    if getattr(value, "shape", None) == () and getattr(getattr(value, "dtype", None), "kind", None) in ("i", "u", "f"):
-        return value.item()
+    """A number or a short vector of numpy's or PyTorch's (np.int64 from a policy's `argmax`, a
+    float32, `np.array([x, y])`, `torch.argmax(...)`) as Python's, which JSON writes (a trial: such
+    points were dropped as "an object"), else `value` as it is."""
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist) and getattr(value, "ndim", None) in (0, 1):
+        return tolist()
     return value
 
 
 def _point(value: Any) -> Any:
     """A point as the protocol writes it: an id (an object's `id`, e.g. a `Planet`) or `[x, y]`."""
+    value = _plain(value)
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
-    ident = getattr(value, "id", None)
+    ident = _plain(getattr(value, "id", None))
     if isinstance(ident, int | str) and not isinstance(ident, bool):
         value = ident
-    return _writable(value) if isinstance(value, str) else _plain(value)
+    return _writable(value) if isinstance(value, str) else value
 
 
 class Drawing:

@@ -84,9 +84,9 @@ def add_sandbox_arg(parser: argparse.ArgumentParser) -> None:
 def refuse_folder_name(option: str, out: str, example: str) -> None:
     """CliError when OUT, a file to write, is written as a folder (`out/`): it was written as a file
     named like the folder (an SDK trial); `example` is a file name to suggest in it."""
-    if out.endswith(("/", os.sep)):
-        raise CliError(f"{option} {out}: a folder's name (it ends with '/'); give a file name, such as "
-                       f"{out}{example}")
+    if out.endswith(("/", os.sep)) or os.path.basename(out) in (".", ".."):  # (`newdir/.` too: a review)
+        folder = out if out.endswith(("/", os.sep)) else out + os.sep
+        raise CliError(f"{option} {out}: a folder's name; give a file name, such as {folder}{example}")
 
 
 def refuse_overwriting(option: str, out: str, inputs: list[tuple[str | Path, str]]) -> None:

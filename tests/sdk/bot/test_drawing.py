@@ -59,11 +59,15 @@ def test_numpy_numbers_are_drawn_as_plain_ones():
     drawing.arrow(1, np.int64(6))
     drawing.dot((np.float32(1.5), np.int32(2)))
     drawing.label(np.uint8(3), "x")
+    drawing.ring(np.array([1.0, 2.0]))  # a position as a policy holds it (a review)
+    drawing.dot(np.array(4))
     written = drawing.to_json()
     assert written == {"shapes": [
         {"kind": "arrow", "at": 1, "to": 6, "color": "white"},
         {"kind": "dot", "at": [1.5, 2], "color": "white"},
         {"kind": "label", "at": 3, "text": "x", "color": "white"},
+        {"kind": "ring", "at": [1.0, 2.0], "color": "white"},
+        {"kind": "dot", "at": 4, "color": "white"},
     ]}
     assert drawing.unwritable == 0 and json.dumps(written)  # plain JSON, nothing left out
     assert [type(v) for v in written["shapes"][1]["at"]] == [float, int]

@@ -63,6 +63,7 @@ def test_dump_state_default_path(galaxy_replay: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.parametrize("argv", [["replay", "{replay}", "--html", "{dir}/out/"],
+                                  ["replay", "{replay}", "--html", "{dir}/out/."],
                                   ["replay", "{replay}", "--dump-state", "3", "--out", "{dir}/sdir/"],
                                   ["play", "builtin:random", "builtin:random", "--game", "galaxy", "--replay",
                                    "{dir}/newdir/"]])
@@ -71,7 +72,7 @@ def test_an_output_file_written_as_a_folder_is_refused(galaxy_replay: Path, tmp_
     """An SDK trial: `--html out/` wrote a file named `out` (and `--replay newdir/` a gzip `newdir`)."""
     args = [a.format(replay=galaxy_replay, dir=tmp_path) for a in argv]
     assert main(args) == 2
-    assert "a folder's name (it ends with '/'); give a file name, such as " in capsys.readouterr().err
+    assert "a folder's name; give a file name, such as " in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
