@@ -221,8 +221,9 @@ def test_each_new_variable_of_the_example_has_its_comment(name, words):
 
 # -- migrate's script, as the container runs it -------------------------------------------------
 
-#: The first call of migrate's script: the database answers (else one line says why, docs/deploy.md).
-CHECK = "unset healthcheck --checks database"
+#: The first calls of migrate's script: Django's checks pass (the settings load: else they are said,
+#: not blamed on the database), the database answers (else one line says why, docs/deploy.md).
+CHECK = ["unset check", "unset healthcheck --checks database"]
 
 
 def run_migrate_script(tmp_path: Path, services: dict[str, Any], fail: str = "") -> tuple[int, list[str]]:
@@ -249,30 +250,39 @@ def test_the_migrate_script_makes_the_bucket_and_the_staff_account_and_no_demo_b
     require_binary("sh")
     status, calls = run_migrate_script(tmp_path, config(env_file(tmp_path))["services"])
     assert status == 0
-    assert calls == [CHECK, "unset migrate --noinput", "unset ensure_bucket", "unset ensure_superuser"]
+    assert calls == [*CHECK, "unset migrate --noinput", "unset ensure_bucket", "unset ensure_superuser"]
 
 
 def test_the_demo_bots_only_when_asked_and_with_the_devdata_app_for_that_command_only(tmp_path):
     services = config(env_file(tmp_path, ARMADA_DEMO="true", ARMADA_S3_CREATE_BUCKET="false"))["services"]
     status, calls = run_migrate_script(tmp_path, services)
     assert status == 0
-    assert calls == [CHECK, "unset migrate --noinput", "unset ensure_superuser", "true seed_demo"]
+    assert calls == [*CHECK, "unset migrate --noinput", "unset ensure_superuser", "true seed_demo"]
 
 
 def test_without_a_staff_username_no_account_is_asked_for(tmp_path):
     services = config(env_file(tmp_path, DJANGO_SUPERUSER_USERNAME="", DJANGO_SUPERUSER_PASSWORD=""))["services"]
     status, calls = run_migrate_script(tmp_path, services)
     assert status == 0
-    assert calls == [CHECK, "unset migrate --noinput", "unset ensure_bucket"]
+    assert calls == [*CHECK, "unset migrate --noinput", "unset ensure_bucket"]
 
 
 def test_a_failing_step_stops_migrate_so_nothing_starts(tmp_path):
     status, calls = run_migrate_script(tmp_path, config(env_file(tmp_path))["services"], fail="ensure_bucket")
     assert status != 0
-    assert calls == [CHECK, "unset migrate --noinput", "unset ensure_bucket"]
+    assert calls == [*CHECK, "unset migrate --noinput", "unset ensure_bucket"]
 
 
 def test_a_database_that_does_not_answer_stops_migrate_before_it_migrates(tmp_path):
     """An organiser's trial changed POSTGRES_PASSWORD on a running stack: migrate ended in a traceback."""
     status, calls = run_migrate_script(tmp_path, config(env_file(tmp_path))["services"], fail="healthcheck")
-    assert status != 0 and calls == [CHECK]
+    assert status != 0 and calls == CHECK
+
+
+def test_settings_that_do_not_load_stop_migrate_before_the_database_is_blamed(tmp_path):
+    """An operator's trial: ARMADA_GALAXY_TURN_MS=abc was said, then blamed on the database's password."""
+    migrate = config(env_file(tmp_path))["services"]["migrate"]
+    script = migrate["command"][-1]
+    status, calls = run_migrate_script(tmp_path, config(env_file(tmp_path))["services"], fail="check")
+    assert status != 0 and calls == CHECK[:1]
+    assert "Django's checks failed (above)" in script and script.index("manage.py check") < script.index("healthcheck")
