@@ -256,37 +256,22 @@ def test_withdrawing_from_a_private_event_entered_by_its_link_lands_on_the_event
     assert "The entry is withdrawn: you are no longer in Club." in done.content.decode()
 
 
-def _playing_bot(owner, name, team=None):
-    """A bot of `owner` (of `team`, a team id) with a valid version that plays."""
-    from armada.botspec import starter_file
-    from armada_web.bots import services as bots
-    from armada_web.bots.activation import refresh_active
-    from armada_web.bots.models import BotVersion
-
-    bot = bots.create_bot(user=owner, name=name, game="galaxy", team=team)
-    version = bots.upload_version(bot=bot, user=owner, filename="main.py",
-                                  data=starter_file("greedy", "galaxy").read_bytes())
-    BotVersion.objects.filter(pk=version.pk).update(status="valid")
-    refresh_active(bot=bot)
-    return bot
-
-
-def _crew(make_user, api):
+def _crew(make_user, api, valid_version):
     """ann and bob (API clients) in the team crew, and crew's bot crew-bot."""
     from armada_web.teams import services
 
     ann, bob = api(make_user("ann")), api(make_user("bob"))
     crew = services.create_team(user=ann.user, name="crew")
     services.join_team(user=bob.user, team=crew, key=crew.join_key)
-    return ann, bob, crew, _playing_bot(ann.user, "crew-bot", crew.pk)
+    return ann, bob, crew, valid_version(ann.user, "crew-bot", team=crew.pk).bot
 
 
-def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_user, api, club):
+def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_user, api, club, valid_version):
     """One bot per member: a member who left the team whose bot they entered would be held in the
     event by a bot that is no longer theirs."""
     from armada_web.teams import services
 
-    _ann, bob, crew, bot = _crew(make_user, api)
+    _ann, bob, crew, bot = _crew(make_user, api, valid_version)
     slug = club["slug"]
     assert bob.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": club["invite"]},
                     format="json").status_code == 201
@@ -294,15 +279,15 @@ def test_the_member_who_entered_a_bot_withdraws_it_after_leaving_its_team(make_u
     assert bob.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
 
 
-def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, club):
+def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, club, valid_version):
     """A security trial: a member removed from the team still withdrew the team's bot from an event
     and still saw the private event through the entry they had made. The entry is the team's: its
     removal ends their say (one who left keeps it, above); it still counts as their one entry."""
     from armada_web.events.models import Event
     from armada_web.teams import services
 
-    ann, bob, crew, crew_bot = _crew(make_user, api)
-    made = {"crew-bot": crew_bot, "bob-own": _playing_bot(bob.user, "bob-own")}
+    ann, bob, crew, crew_bot = _crew(make_user, api, valid_version)
+    made = {"crew-bot": crew_bot, "bob-own": valid_version(bob.user, "bob-own").bot}
     slug = club["slug"]
     assert not Event.objects.get(slug=slug).public  # (what a removed member must no longer see)
     assert bob.post(f"/api/events/{slug}/entries/", {"bot": made["crew-bot"].pk, "invite": club["invite"]},
@@ -320,12 +305,12 @@ def test_a_member_the_team_removed_no_longer_acts_on_its_entry(make_user, api, c
     assert bob.get(f"/api/events/{slug}/").status_code == 200  # a member again: the team's entry is theirs too
 
 
-def test_a_member_removed_then_back_who_left_keeps_their_entry(make_user, api, club):
+def test_a_member_removed_then_back_who_left_keeps_their_entry(make_user, api, club, valid_version):
     """A review: a removal long before (then joined again, entered, and left on their own) still
     took the entry from them; the latest membership decides."""
     from armada_web.teams import services
 
-    ann, bob, crew, bot = _crew(make_user, api)
+    ann, bob, crew, bot = _crew(make_user, api, valid_version)
     services.remove_member(user=ann.user, team=crew, username="bob")
     services.join_team(user=bob.user, team=crew, key=services.renew_key(user=ann.user, team=crew).join_key)
     slug = club["slug"]
@@ -336,7 +321,7 @@ def test_a_member_removed_then_back_who_left_keeps_their_entry(make_user, api, c
     assert bob.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
 
 
-def test_a_bot_moved_in_after_entering_is_named_as_the_entry_that_stops_another(make_user, api, club):
+def test_a_bot_moved_in_after_entering_is_named_as_the_entry_that_stops_another(make_user, api, club, valid_version):
     """An organiser's trial: a personal bot entered, then moved into a new shared team; the team's
     other member, entering their own bot, was told "your team Zeta has entered dave-bot already",
     though the entry is the old team's (its members are the event's: check_move) and the event
@@ -345,14 +330,14 @@ def test_a_bot_moved_in_after_entering_is_named_as_the_entry_that_stops_another(
     from armada_web.teams import services
 
     dave, carol = api(make_user("dave")), api(make_user("carol"))
-    bot = _playing_bot(dave.user, "dave-bot")
+    bot = valid_version(dave.user, "dave-bot").bot
     slug = club["slug"]
     assert dave.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": club["invite"]},
                      format="json").status_code == 201
     zeta = services.create_team(user=dave.user, name="Zeta")
     services.join_team(user=carol.user, team=zeta, key=zeta.join_key)
     move_bot(bot=bot, user=dave.user, team=zeta.pk)
-    theirs = _playing_bot(carol.user, "zeta-two", zeta.pk)
+    theirs = valid_version(carol.user, "zeta-two", team=zeta.pk).bot
     refused = carol.post(f"/api/events/{slug}/entries/", {"bot": theirs.pk, "invite": club["invite"]}, format="json")
     assert refused.status_code == 409
     assert refused.json()["detail"] == ("your team Zeta's bot dave-bot is in this event already, entered for dave "

@@ -22,16 +22,30 @@ def entry_stopped(bot: Bot) -> str:
     disabled the bot or its owner's account (a personal team's), its team retired it or was
     archived, or its owner deleted their account (its code is gone). An organiser's trial: a deleted
     account's entry was sent match after match, each void for the platform, and a retired bot played on."""
+    kind = "orphaned" if bot.owner is None and not bot.disabled else stopped_kind(bot)  # (its code is gone)
+    return ENTRY_STOPPED.get(kind, "").format(name=bot.name)
+
+
+#: `entry_stopped`'s words for each `stopped_kind` (no reason given for a ban: "stopped").
+ENTRY_STOPPED = {"disabled": "{name} was disabled by staff", "orphaned": "{name}'s owner deleted their account",
+                 "retired": "{name} was retired", "archived": "{name}'s team was archived",
+                 "stopped": "{name} does not play now"}
+
+
+def stopped_kind(bot: Bot) -> str:
+    """Why `bot` plays nothing, whatever its versions, as `BotVersion.objects.playing()` decides:
+    "disabled", "retired", "orphaned" (its owner deleted their account), "stopped" (a personal team's
+    owner whose account staff disabled), "archived" (its team); "" when none stops it."""
     if bot.disabled:
-        return f"{bot.name} was disabled by staff"
-    if bot.owner is None:
-        return f"{bot.name}'s owner deleted their account"
+        return "disabled"
     if bot.retired is not None:
-        return f"{bot.name} was retired"
+        return "retired"
+    if bot.owner is None:
+        return "orphaned"
+    if bot.team.personal and not bot.owner.is_active:
+        return "stopped"
     if bot.team.archived is not None:
-        return f"{bot.name}'s team was archived"
-    if bot.team.personal and not bot.owner.is_active:  # (no reason given for a ban)
-        return f"{bot.name} does not play now"
+        return "archived"
     return ""
 
 
@@ -113,17 +127,18 @@ def crash_line(*, version: BotVersion) -> str:
 
 def play_state(bot: Bot) -> PlayState:
     """The bot's state as `BotVersion.objects.playing()` decides it, in words (the ladder adds benching)."""
-    if bot.disabled:
+    kind = stopped_kind(bot)
+    if kind == "disabled":
         return PlayState(False, "disabled", f"Disabled by staff: {bot.disabled_reason or 'no reason given'}.",
                          "It plays no matches until staff enable it again; new versions do not change that.")
-    if bot.retired is not None:
+    if kind == "retired" and bot.retired is not None:
         return PlayState(False, "retired", f"Retired on {bot.retired:%Y-%m-%d}: it plays no more; its history stays.",
                          "A retired bot takes no new versions: create a new bot to play again.")
-    if bot.owner is None:
+    if kind == "orphaned":
         return PlayState(False, "orphaned", "Its owner deleted their account: it plays no more.")
-    if bot.team.personal and not bot.owner.is_active:  # staff disabled the account (no reason given: a review)
+    if kind == "stopped":  # staff disabled the account (no reason given: a review)
         return PlayState(False, "stopped", "It plays no matches now.")
-    if bot.team.archived is not None:
+    if kind == "archived":
         return PlayState(False, "archived", f"Its team {bot.team.name} is archived: it plays no more.",
                          "A member can restore it; when it has none, a former member who left on their own.")
     if BotVersion.objects.playing().filter(bot=bot).exists():
