@@ -157,8 +157,20 @@ def one_line(text: str, limit: int = 300) -> str:
 
 def clean_name(value: Any, fallback: str) -> str:
     """The display name announced in the init reply (MD-3), or `fallback` when it is not acceptable."""
-    if isinstance(value, str):
-        name = value.strip()
-        if 0 < len(name) <= MAX_NAME_CHARS and name.isprintable():
-            return name
-    return fallback
+    return fallback if name_refusal(value) is not None or value is None else value.strip()
+
+
+def name_refusal(value: Any) -> str | None:
+    """Why the init reply's `name` is not shown (MD-3), for the bot's log; None when it is (or none came)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return f"a name is a string, not {type(value).__name__}"
+    name = value.strip()
+    if not name:
+        return "the name is empty"
+    if len(name) > MAX_NAME_CHARS:
+        return f"the name has {len(name)} characters after trimming; at most {MAX_NAME_CHARS} are shown"
+    if not name.isprintable():
+        return "the name holds characters that cannot be printed (control characters, line breaks)"
+    return None

@@ -24,7 +24,7 @@ from armada.narration import warning_counts
 from armada.referee.clock import Limits, default_limits
 from armada.referee.connection import BotConnection, Unavailable
 from armada.referee.environment import bot_seed, seed_key
-from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, one_line
+from armada.referee.framing import PROTOCOL_VERSION, clean_name, encode_message, name_refusal, one_line
 from armada.referee.game_driver import GameDriver, resolve_game
 from armada.referee.seat import Seat, Timing, ask_all
 from armada.stack import missing_module_note
@@ -157,6 +157,10 @@ def _start(seats: list[Seat], slug: str, config: dict[str, Any], limits: Limits)
                 faults[seat.seat] = exchange.fault
             elif exchange.reply is not None:
                 seat.name = clean_name(exchange.reply.get("name"), seat.conn.label)
+                refusal = name_refusal(exchange.reply.get("name"))
+                if refusal is not None:
+                    with contextlib.suppress(Exception):  # a note is for people; it never costs a bot its match
+                        seat.conn.note(f"[armada] init: your name is not shown ({refusal}): shown as {seat.name}")
         return run
 
     _in_threads({seat: starter(seat) for seat in seats},

@@ -139,3 +139,34 @@ def test_a_bot_without_a_name_lets_the_referee_show_its_own_name(tmp_path):
             2: ProcessBot([sys.executable, str(script)], label="quiet-two")}
     outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2})
     assert [p.name for p in outcome.players] == ["quiet-one", "quiet-two"]
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("x" * 41, "the name has 41 characters after trimming; at most 40 are shown"),
+    ("two\nlines", "the name holds characters that cannot be printed"),
+    ("   ", "the name is empty"),
+])
+def test_a_name_not_shown_says_why_in_the_bots_log(tmp_path, name, why):
+    """MD-3: a name past 40 characters (or unprintable, or blank) is replaced by the label, and the
+    bot's log says so (a trial: it was replaced without a word)."""
+    import sys
+
+    from armada.referee.match import play_match
+    from armada.referee.process_bot import ProcessBot
+
+    script = tmp_path / "main.py"
+    script.write_text(
+        "from armada.bot.galaxy import GalaxyBot\n"
+        "from armada.bot.runtime import run\n"
+        "class Named(GalaxyBot):\n"
+        f"    name = {name!r}\n"
+        "    def scout(self, obs):\n        return []\n"
+        "    def command(self, obs, intel, warnings):\n        return []\n"
+        "run(Named())\n"
+    )
+    bots = {1: ProcessBot([sys.executable, str(script)], label="named"),
+            2: ProcessBot([sys.executable, str(script)], label="other")}
+    outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2})
+    assert [p.name for p in outcome.players] == ["named", "other"]
+    assert f"[armada] init: your name is not shown ({why}" in outcome.players[0].log
+    assert "shown as named" in outcome.players[0].log

@@ -93,6 +93,13 @@ def test_the_try_it_line_pastes_into_a_shell(tmp_path: Path, monkeypatch: pytest
     assert main(["new", "ok1", "--game", "galaxy", "--dir", "dir with space/\u00fc"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("try it:"))
     assert shlex.split(line.removeprefix("try it:"))[:3] == ["armada", "play", "dir with space/\u00fc/ok1"]
+    # and so do the READMEs' commands (the starters' and the imitation starter's)
+    assert main(["new", "ok2", "--starter", "imitation", "--dir", "dir with space"]) == 0
+    for folder in ("dir with space/\u00fc/ok1", "dir with space/ok2"):
+        commands = [shlex.split(x) for x in (tmp_path / folder / "README.md").read_text().splitlines()
+                    if x.strip().startswith(("armada play", "armada submit", "armada tournament", "python "))]
+        assert len(commands) >= 2 and all(folder in c[2] if c[0] == "armada" else c[1].startswith(folder)
+                                           for c in commands), commands
 
 
 def test_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -43,6 +43,18 @@ def test_writes_the_page_beside_the_replay_and_prints_its_path(replay_path, caps
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
 
 
+def test_html_before_the_file_still_reads_the_file(replay_path, capsys):
+    """`--html FILE`: argparse hands FILE to --html's OUT; the command takes it back as the replay."""
+    assert main(["replay", "--html", str(replay_path)]) == 0
+    out = replay_path.with_name("g.html")
+    assert capsys.readouterr().out == f"viewer written to {out}\n"
+    assert embedded(out.read_text(encoding="utf-8")) == read_replay(replay_path)
+    assert main(["replay", "--html", str(replay_path.with_name("page.html"))]) == 2  # an OUT, and no FILE
+    assert main(["replay"]) == 2
+    assert "which replay? give its FILE" in capsys.readouterr().err
+    assert not replay_path.with_name("page.html").exists()
+
+
 def test_out_path_and_open(replay_path, tmp_path, monkeypatch, capsys):
     opened = []
     monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)

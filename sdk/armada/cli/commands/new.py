@@ -187,9 +187,11 @@ def _fill(folder: Path, target: Path, name: str, game: str, starter: str) -> Non
     others = " ".join(f"builtin:{n}" for n in builtin_names(game) if n != starter)
     site = config.known_server()
     bot = botinfo.site_name(name)
+    shell_path = shlex.quote(str(target))  # the README's commands are copied into a shell
     try:
         (folder / "README.md").write_text(
-            README.format(name=name, game=game, starter=starter, path=target, compare=_compare(game, target, others),
+            README.format(name=name, game=game, starter=starter, path=shell_path,
+                          compare=_compare(game, shell_path, others),
                           site=site or UNKNOWN_SITE, site_note="" if site else UNKNOWN_SITE_NOTE,
                           bot=bot, bot_option="" if bot == name else f" --bot {bot}",
                           bot_why="the folder's name; `--bot NAME` for another" if bot == name else
@@ -208,8 +210,8 @@ def _copy_template(folder: Path, target: Path, name: str, game: str) -> None:
         for file_name, source in imitation.files().items():
             if file_name == "README.md":
                 text = source.read_text(encoding="utf-8").replace("{bot}", botinfo.site_name(name))
-                (folder / file_name).write_text(text.replace("{name}", name).replace("{path}", str(target)),
-                                                encoding="utf-8")
+                text = text.replace("{name}", name).replace("{path}", shlex.quote(str(target)))
+                (folder / file_name).write_text(text, encoding="utf-8")
             else:
                 shutil.copyfile(source, folder / file_name)
         botinfo.record(folder, game, imitation.NAME)

@@ -58,7 +58,8 @@ def add_parser(subparsers: Any) -> None:
         description="Read a replay written by `armada play --replay` (or the site) and show it.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", metavar="FILE", help="replay file (.json.gz or .json)")
+    # FILE is checked in `run` (not by argparse), so `--html FILE` (FILE taken for OUT) still reads FILE
+    p.add_argument("file", metavar="FILE", nargs="?", help="replay file (.json.gz or .json)")
     p.add_argument("--turn", "-t", type=int, metavar="N",
                    help="galaxy: draw the board after turn N (default: the last) and list turn N's events")
     p.add_argument("--json", action="store_true", help="print the summary and the chosen frame as JSON")
@@ -79,6 +80,8 @@ def add_parser(subparsers: Any) -> None:
                    help="print the requests SEAT received, one JSON line each, as the referee sent them")
     add_sandbox_arg(p)
     replay_narration.add_arguments(p)
+    usage = p.format_usage().removeprefix("usage: ").rstrip("\n")
+    p.usage = usage.replace("[FILE]", "FILE").replace("%", "%%")  # required all the same (`take_file`)
     p.set_defaults(run=run)
 
 
@@ -179,9 +182,13 @@ def describe(info: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: The names a replay file ends with.
+REPLAY_SUFFIXES = (".json.gz", ".gz", ".json")
+
+
 def default_dump_path(replay_path: str, turn: int) -> str:
     base = replay_path
-    for suffix in (".json.gz", ".gz", ".json"):
+    for suffix in REPLAY_SUFFIXES:
         if base.endswith(suffix):
             base = base[: -len(suffix)]
             break
@@ -269,7 +276,18 @@ def print_requests(replay: dict[str, Any], seat: int) -> int:
     return 0
 
 
+def take_file(args: argparse.Namespace) -> None:
+    """FILE given, or taken back from `--html FILE` (argparse gives OUT the first word); else CliError."""
+    if args.file is not None:
+        return
+    if args.html and args.html.endswith(REPLAY_SUFFIXES):
+        args.file, args.html = args.html, ""
+        return
+    raise CliError("which replay? give its FILE, e.g. `armada replay match.json.gz` (`armada replay -h`)")
+
+
 def run(args: argparse.Namespace) -> int:
+    take_file(args)
     check_options(args)
     replay = read_replay_or_fail(args.file)
     if args.rerun:
