@@ -6,7 +6,8 @@ threads (gunicorn's threaded workers, so that slow clients cannot take the site 
 docs/deploy.md, "Slow clients"), forked from a master that loaded the site once, each replaced after
 `WEB_MAX_REQUESTS` requests (1000) with a random jitter of up to a tenth of that, so that
 workers do not all restart at once; the access log goes to standard output unless the command
-line names a file (`--access-logfile`). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
+line names a file (`--access-logfile`), each request's client named as the site names it
+(`ClientLogger`: behind a trusted proxy, not the proxy). With ARMADA_LOG_FORMAT=json gunicorn's own lines (its
 error log on standard error, the access log on standard output) are JSON objects too, like the
 site's (armada_web.runtime.logs). gunicorn's own refusals (a request line or header past its
 limits, a malformed request) answer JSON `{"detail": ...}` like every error of the site's API
@@ -21,7 +22,7 @@ import os
 import re
 import threading
 
-from gunicorn import util
+from gunicorn import glogging, util
 from gunicorn.http import message
 from gunicorn.http.errors import LimitRequestLine
 
@@ -138,6 +139,27 @@ def _sweep_uploads() -> None:
         upload_temp.sweep(Path(settings.FILE_UPLOAD_TEMP_DIR))  # (the site is loaded: preload_app)
     except Exception:  # noqa: S110 (a sweep never stops the web server; the next one tries again)
         pass
+
+
+class ClientLogger(glogging.Logger):
+    """gunicorn's logger, whose access log names the client as the site does (`%(h)s`: the address
+    X-Forwarded-For gives when the request came through a trusted proxy, ARMADA_TRUSTED_PROXIES;
+    armada_web.web.clients), not the proxy in front (compose's, or nginx on the host)."""
+
+    def atoms(self, resp: object, req: object, environ: dict, request_time: object) -> dict:
+        atoms = super().atoms(resp, req, environ, request_time)
+        try:
+            from types import SimpleNamespace
+
+            from armada_web.web.clients import client_address
+
+            atoms["h"] = client_address(SimpleNamespace(META=environ))
+        except Exception:  # noqa: S110 (a log line never fails a request: it keeps gunicorn's address)
+            pass
+        return atoms
+
+
+logger_class = ClientLogger
 
 
 def pre_fork(server: object, worker: object) -> None:

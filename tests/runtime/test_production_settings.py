@@ -252,3 +252,30 @@ def test_a_pages_address_past_gunicorns_limit_gets_an_html_page(path, html):
     else:
         assert "Content-Type: application/json" in head
         assert json.loads(body)["detail"].startswith("uri too long: ")
+
+
+def test_the_access_log_names_the_client_behind_a_trusted_proxy_not_the_proxy(armada):
+    """Under compose every line of gunicorn's access log named the proxy (an operator's trial): `%(h)s`
+    is now the client the site believes (armada_web.web.clients), and only from a trusted proxy."""
+    import runpy
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+
+    conf = runpy.run_path(str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py"))
+    assert conf["logger_class"] is conf["ClientLogger"]
+    logger = conf["ClientLogger"](Config())
+    response = SimpleNamespace(status="200 OK", headers=[], sent=10, response_length=10)
+    request = SimpleNamespace(method="GET", path="/", query="", version=(1, 1), headers=[])
+
+    def client(remote: str, forwarded: str) -> str:
+        environ = {"REMOTE_ADDR": remote, "HTTP_X_FORWARDED_FOR": forwarded, "RAW_URI": "/",
+                   "SERVER_PROTOCOL": "HTTP/1.1", "REQUEST_METHOD": "GET", "QUERY_STRING": "", "PATH_INFO": "/"}
+        return logger.atoms(response, request, environ, SimpleNamespace(seconds=0, microseconds=5))["h"]
+
+    armada(trusted_proxies=("172.16.0.0/12",))
+    assert client("172.18.0.5", "203.0.113.7") == "203.0.113.7"  # compose's proxy, the visitor behind it
+    assert client("172.18.0.5", "198.51.100.1, 203.0.113.7") == "203.0.113.7"  # the left one is the client's word
+    assert client("192.0.2.9", "203.0.113.7") == "192.0.2.9"  # no proxy of ours: the header is not believed
+    armada(trusted_proxies=())
+    assert client("172.18.0.5", "203.0.113.7") == "172.18.0.5"
