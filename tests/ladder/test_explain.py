@@ -117,6 +117,8 @@ def test_a_loss_can_gain_when_the_rating_becomes_more_certain():
 
 def test_figures_in_words():
     assert [signed(x) for x in (4.14, -2.0, 0.03, -0.004, 0.096)] == ["+4.1", "-2.0", "+0.03", "-0.004", "+0.1"]
+    # a change that rounds to nothing is no change (a trial saw "-0.000: lost to ...")
+    assert [signed(x) for x in (-0.0004, 0.0, 0.00049, 0.0005)] == ["\u00b10", "\u00b10", "\u00b10", "+0.001"]
     assert [percent(x) for x in (0.41, 0.004, 0.999, 0.5)] == ["41%", "<1%", ">99%", "50%"]
     assert [rated_as(x) for x in (6.2, -0.4, -3.6)] == ["rated 6 above this bot", "rated about the same as this bot",
                                                         "rated 4 below this bot"]
@@ -162,3 +164,21 @@ def test_a_chance_takes_the_article_it_is_read_with() -> None:
         "a 41% chance", "a <1% chance", "a >99% chance", "a 50% chance", "a 1% chance", "a 90% chance"]
     line = explain(seat_rating(Skill(30.0, 1.0), Skill(30.0, 1.0), Skill(25.3, 1.0), 0.81), "draw")
     assert line.endswith("; this bot had an 81% chance")
+
+
+def test_two_reasons_share_one_parenthesis() -> None:
+    """A trial saw "...is lower) (this bot's rating became ...)": both reasons now in one parenthesis."""
+    me, opponent = Skill(21.0, 8.0), Skill(20.0, 1.0)  # higher mu, shown 20 below for its sigma
+    _, after = after_game(opponent, me, 1)
+    rating = seat_rating(me, after, opponent)
+    assert rating.change > 0
+    line = explain(rating, "loss")
+    assert line.endswith("(the opponent is shown above this bot for this bot's uncertainty; its mu, which the chance "
+                         "follows, is lower; this bot's rating became more certain faster than it fell)")
+    assert line.count("(") == 1
+
+
+def test_a_change_too_small_to_show_gives_no_reason_against_the_result() -> None:
+    rating = seat_rating(Skill(30.0, 1.1), Skill(30.0003, 1.1001), Skill(20.0, 1.1), expected=0.99)
+    assert explain(rating, "win").startswith("\u00b10: beat a bot rated 10 below this bot")
+    assert "uncertainty grew" not in explain(rating, "win")

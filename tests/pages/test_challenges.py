@@ -103,6 +103,9 @@ def test_buttons_on_ladder_rows_and_bot_pages_queue_the_match_and_show_it(client
     beta_row = ladder[ladder.index(f'<tr id="bot-{arena.beta.bot_id}">'):]
     assert re.search(rf'<input type="hidden" name="opponent" value="{arena.beta.bot_id}"><input type="hidden" '
                      rf'name="bot" value="{arena.alpha.bot_id}"><button type="submit"', beta_row)
+    # the one bot that may challenge now is named on the button, not only in its tooltip (a trial: a bot
+    # held back by a limit left the other bot's bare "Challenge", which then challenged with it unseen)
+    assert "Challenge with alpha</button>" in beta_row[:beta_row.index("</tr>")]
     page = client.get(f"/bots/{arena.beta.bot_id}/").content.decode()
     assert "Challenge with alpha" in page
     assert 'id="challenge"' not in client.get(f"/bots/{arena.alpha.bot_id}/").content.decode()

@@ -260,7 +260,8 @@ def test_a_user_is_in_at_most_so_many_shared_teams(make_user, armada):
     alice, bob = make_user("alice"), make_user("bob")
     first = services.create_team(user=alice, name="one")
     services.create_team(user=alice, name="two")
-    with pytest.raises(Conflict, match=r"you are in 2 teams already \(the limit is 2\): leave one first"):
+    with pytest.raises(Conflict, match=r"you are in 2 teams already \(the limit is 2\): leave one first \(its last "
+                                       r"member archives it on its page, then leaves\)"):
         services.create_team(user=alice, name="three")
     third = services.create_team(user=bob, name="bobs")
     with pytest.raises(Conflict, match="the limit is 2"):

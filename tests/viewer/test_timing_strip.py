@@ -38,6 +38,7 @@ def test_strip_marks_timeouts_lists_the_slowest_and_reads_older_replays(page, tm
     items = page.locator(".av-timing-slowest li").all_text_contents()
     assert "turn 7" in items[0] and "timed out" in items[0]  # timeouts first
     assert "turn 5 (scout + command): 920 ms" in items[1] and "bank 9100 ms left" in items[1]
+    assert page.locator("details.av-timing-more summary").text_content() == "slowest turns (init aside)"
     page.locator("details.av-timing-more summary").click()
     page.locator(".av-timing-go").nth(1).click()
     at_rest(page)

@@ -243,7 +243,8 @@ def _check_user_room(user: Any) -> None:
     limit = settings.ARMADA.teams_per_user
     count = Membership.objects.current().filter(user_id=user.pk, team__personal=False).count()
     if count >= limit:
-        raise Conflict(f"you are in {count} teams already (the limit is {limit}): leave one first")
+        raise Conflict(f"you are in {count} teams already (the limit is {limit}): leave one first (its last "
+                       "member archives it on its page, then leaves)")
 
 
 def _changing(team: Team, user_id: int, change: str) -> None:

@@ -172,7 +172,7 @@
         });
         list.appendChild(el("li", { class: "av-seat-" + c.seat }, go));
       }
-      root.appendChild(el("details", { class: "av-timing-more" }, el("summary", null, "slowest " + game.unit + "s"), list));
+      root.appendChild(el("details", { class: "av-timing-more" }, el("summary", null, "slowest " + game.unit + "s (init aside)"), list));
     }
     player.onChange(() => {
       for (const cursor of cursors) cursor.setAttribute("x", String(player.index));

@@ -39,6 +39,9 @@ def test_create_show_join_and_leave(logged_in: FakeSite, capsys: pytest.CaptureF
     assert config.default_team() is None and "uploads to your own bots again" in capsys.readouterr().out
     assert main(["team", "leave", "nobody"]) == 2
     assert "no team named 'nobody'" in capsys.readouterr().err
+    logged_in.teams[1].update(members=[], archived=True)  # archived, and its last member left
+    assert main(["team", "show", "id:2"]) == 0
+    assert "members: none\n" in capsys.readouterr().out  # (a trial saw an empty "members: ")
 
 
 def test_a_server_answering_without_json_is_named_not_just_its_status(logged_in: FakeSite,

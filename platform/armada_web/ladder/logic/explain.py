@@ -63,9 +63,16 @@ def seat_rating(before: Skill, after: Skill, opponent: Skill, expected: float | 
     return SeatRating(before, after, opponent, win_chance(before, opponent) if expected is None else expected)
 
 
+#: A change smaller than this shows as "±0" (it would round to "+0.000" or "-0.000").
+NO_CHANGE = 0.0005
+
+
 def signed(change: float) -> str:
-    """A score change with its sign: one decimal, more for a small one ("+4.1", "-0.03", "-0.003")."""
+    """A score change with its sign: one decimal, more for a small one ("+4.1", "-0.03", "-0.003"),
+    "±0" for one that rounds to nothing."""
     size = abs(change)
+    if size < NO_CHANGE:
+        return "\u00b10"
     return f"{change:+.1f}" if size >= 0.095 else f"{change:+.2f}" if size >= 0.0095 else f"{change:+.3f}"
 
 
@@ -119,22 +126,24 @@ def explain(rating: SeatRating, result: str, *, status: str = "ok", opponent_sta
     line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}"
             f"{forfeit(result, status, opponent_status)}; {SEAT} had {a_chance(rating.expected)}")
     percent_shown = round(rating.expected * 100)
+    notes = []
     if round(abs(rating.gap)) and percent_shown != 50 and (rating.gap < 0) == (rating.expected < 0.5):  # they disagree
         # The chance follows mu, the shown order mu - 3 sigma: they disagree only when the seat with
         # the higher mu has the larger sigma. Shown below with the higher mu: its sigma is larger;
         # shown above with the lower mu: this seat's sigma is (a new bot's against a settled one).
         shown, whose, mu = ("below", "its own", "higher") if rating.gap < 0 else ("above", f"{SEAT}'s", "lower")
-        line += (f" (the opponent is shown {shown} {SEAT} for {whose} uncertainty; its mu, which the chance "
-                 f"follows, is {mu})")
+        notes.append(f"the opponent is shown {shown} {SEAT} for {whose} uncertainty; its mu, which the chance "
+                     f"follows, is {mu}")
     elif round(abs(rating.gap)) <= CLOSE and abs(percent_shown - 50) >= EVEN_ODDS * (1 + round(abs(rating.gap))):
         # (a new bot's first game: scores 0.0 and 0.2, mu 25 and 16.5; a new version's raised start:
         # 33.5 against 32.6 at 88%, mu 43.2 against 35): the chance follows mu alone.
         mu = "higher" if rating.expected > 0.5 else "lower"
         close = "about the same" if not round(abs(rating.gap)) else f"only {round(abs(rating.gap))} apart"
-        line += (f" (shown {close} for their uncertainties; {SEAT}'s mu, which the chance follows, "
-                 f"is {mu})")
-    if result == "win" and rating.change < 0:
-        line += f" (a near-certain win: {SEAT}'s uncertainty grew a little more than the win took away)"
-    elif result == "loss" and rating.change > 0:
-        line += f" ({SEAT}'s rating became more certain faster than it fell)"
+        notes.append(f"shown {close} for their uncertainties; {SEAT}'s mu, which the chance follows, is {mu}")
+    if result == "win" and rating.change <= -NO_CHANGE:
+        notes.append(f"a near-certain win: {SEAT}'s uncertainty grew a little more than the win took away")
+    elif result == "loss" and rating.change >= NO_CHANGE:
+        notes.append(f"{SEAT}'s rating became more certain faster than it fell")
+    if notes:  # one parenthesis, however many things it explains
+        line += f" ({'; '.join(notes)})"
     return line

@@ -98,7 +98,8 @@ def _username(teams: Any) -> str | None:
 
 
 def _names(team: dict[str, Any]) -> str:
-    return ", ".join(str(m.get("username")) for m in team.get("members", []) if isinstance(m, dict))
+    """The members' names, or "none" (an archived team whose last member left)."""
+    return ", ".join(str(m.get("username")) for m in team.get("members", []) if isinstance(m, dict)) or "none"
 
 
 def _show(client: ApiClient, args: argparse.Namespace) -> int:
