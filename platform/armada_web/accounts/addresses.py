@@ -16,6 +16,7 @@ a message (`Invalid`), never an error page.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -116,12 +117,22 @@ def request_change(*, user: User, address: object, site: str) -> EmailChange | N
         else:  # to the owner's address as they confirmed it
             subject = "[Armada] Your e-mail address was asked for"
             body, to = _taken_body(user=user, owner=owner, site=site), owner.email
+        take_mail_to(address=to, action="email-link", refusal=f"at most {LINKS_PER_HOUR} confirmation links an "
+                     "hour to one address")
         try:
             send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
         except OSError as exc:  # the mail server is down: nothing is kept, the user may try again
             log.warning("confirmation link for user %s not sent: %s", user.pk, exc)
             raise Unavailable("the confirmation e-mail could not be sent; try again later") from None
     return change
+
+
+def take_mail_to(*, address: str, action: str, refusal: str, limit: int = LINKS_PER_HOUR) -> None:
+    """Count one mail of `action` to `address` (whatever its case) this hour; RateLimited past `limit`:
+    new accounts cannot mail one address without end (a security trial sent 20 links to one address
+    from 20 accounts). Inside the transaction of the write it limits."""
+    digest = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
+    limits.take(action=action, key=f"to:{digest}", limit=limit, window_s=3600, refusal=refusal)
 
 
 def cancel_change(*, user: User) -> bool:

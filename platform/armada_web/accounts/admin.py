@@ -10,9 +10,12 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from armada_web.accounts import services
+from armada_web.accounts.forms import ThrottledAdminLoginForm
 from armada_web.accounts.models import ApiToken, SentMail
 from armada_web.web.admin import EditedFieldsOnly, ModelAdmin
 from armada_web.web.errors import Invalid
+
+admin.site.login_form = ThrottledAdminLoginForm  # the admin's log-in counts failures as the site's does
 
 
 def _checked(username: str) -> str:

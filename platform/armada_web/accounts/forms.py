@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
@@ -48,6 +49,29 @@ class ThrottledLoginForm(AuthenticationForm):
             raise self.get_invalid_login_error() from None
         self.confirm_login_allowed(self.user_cache)
         return self.cleaned_data
+
+
+class ThrottledAdminLoginForm(ThrottledLoginForm, AdminAuthenticationForm):
+    """The admin's log-in form (staff only, as Django's), counted as the site's log-in is (a security
+    trial guessed the admin's password 340 times uncounted)."""
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """Django's password change, the old password checked through `services.confirm_password`."""
+
+    def __init__(self, user: Any, *args: Any, request: Any = None, **kwargs: Any) -> None:
+        super().__init__(user, *args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self) -> str:
+        old_password = self.cleaned_data.get("old_password") or ""
+        try:
+            services.confirm_password(request=self.request, user=self.user, password=old_password)
+        except RateLimited as exc:
+            raise ValidationError(str(exc), code="throttled") from None
+        except Invalid:
+            raise ValidationError(self.error_messages["password_incorrect"], code="password_incorrect") from None
+        return old_password
 
 
 class TokenForm(forms.Form):

@@ -16,8 +16,9 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from armada_web.accounts import addresses, mail, sightings, throttles
+from armada_web.accounts import addresses, limits, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
+from armada_web.web.clients import client_address
 from armada_web.web.errors import Invalid, NotFound
 from armada_web.web.logic.text import (
     ascii_skeleton,
@@ -40,6 +41,34 @@ def check_password(*, request: Any, username: str, password: str) -> User:
         attempt.succeeded()
     sightings.record(user=user, kind=SightingKind.LOGIN, request=request)  # type: ignore[arg-type]
     return user  # type: ignore[return-value]
+
+
+def confirm_password(*, request: Any, user: User, password: str) -> None:
+    """`user` (signed in) confirms their own password, counted as a log-in attempt is (the same
+    limits: a stolen session cannot guess the password to change it or delete the account); Invalid
+    for a wrong one, RateLimited past the limits."""
+    with throttles.attempt(request, user.get_username()) as attempt:
+        if not user.check_password(password):
+            raise Invalid("wrong password")
+        attempt.succeeded()
+
+
+def take_sign_up(*, request: Any) -> None:
+    """Count a sign-up from the request's client address (`ARMADA_SIGNUPS_PER_HOUR`); RateLimited past
+    it: every account mails its address a link, and throw-away accounts are what the integrity
+    checks look for. Run inside the sign-up's transaction."""
+    limit = settings.ARMADA.signups_per_hour
+    limits.take(action="sign-up", key=f"client:{client_address(request)}", limit=limit, window_s=3600,
+                refusal=f"at most {limit} new accounts an hour from one address")
+
+
+def take_password_reset(*, address: str) -> None:
+    """Count a password-reset mail asked for `address` (`ARMADA_PASSWORD_RESETS_PER_HOUR`), whether or
+    not an account has it (the answer tells nothing); RateLimited past the limit."""
+    limit = settings.ARMADA.resets_per_hour
+    with transaction.atomic():
+        addresses.take_mail_to(address=address, action="password-reset", limit=limit,
+                               refusal=f"at most {limit} password-reset e-mails an hour to one address")
 
 
 def clean_token_name(*, name: Any) -> str:
@@ -113,6 +142,8 @@ def sign_up(*, username: str, email: str, password: str, request: Any = None, si
     note instead of a link (D-S-36), so the answer never tells whether an address has an account."""
     check_username(username=username)
     with transaction.atomic():
+        if request is not None:
+            take_sign_up(request=request)
         user = User.objects.create_user(username=username, email="", password=password)
         if email:
             addresses.request_change(user=user, address=email, site=site)
@@ -145,14 +176,17 @@ def ensure_superuser(*, username: str, email: str, password: str) -> str:
     return "created"
 
 
-def delete_account(*, user: User, password: str) -> None:
+def delete_account(*, user: User, password: str, request: Any = None) -> None:
     """Delete a user, who confirms with their password: their bots retire (matches keep them),
-    their sources and logs go (Invalid for a wrong password; nothing is changed).
+    their sources and logs go (Invalid for a wrong password; nothing is changed). With the
+    `request`, the password is counted as a log-in attempt is (`confirm_password`).
 
     The forgetting happens in a pre_delete receiver (armada_web.bots.receivers), so deleting a
     user from the admin or a shell does the same.
     """
-    if not user.check_password(password):
+    if request is not None:
+        confirm_password(request=request, user=user, password=password)
+    elif not user.check_password(password):
         raise Invalid("wrong password")
     with transaction.atomic():
         user.delete()

@@ -20,7 +20,7 @@ urlpatterns = [
     path("email/cancel/", views.cancel_email, name="email-cancel"),
     path("email/confirm/<str:token>/", views.confirm_email, name="email-confirm"),
     path("delete/", views.delete_account, name="delete-account"),
-    path("password/", auth.PasswordChangeView.as_view(
+    path("password/", views.PasswordChange.as_view(
         template_name=T + "form.html", success_url=reverse_lazy("password-changed"),
         extra_context={"title": "Change your password",
                        "intro": "A new password also revokes your API tokens: run armada login again where you "

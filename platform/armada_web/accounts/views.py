@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from armada_web.accounts import addresses, services
-from armada_web.accounts.forms import DeleteAccountForm, EmailForm, MailForm, SignUpForm
+from armada_web.accounts.forms import DeleteAccountForm, EmailForm, MailForm, SignUpForm, ThrottledPasswordChangeForm
 from armada_web.accounts.queries import signed_in
 from armada_web.web.errors import DomainError, http_status
 from armada_web.web.links import site_address
@@ -32,8 +32,22 @@ class PasswordReset(auth.PasswordResetView):
     not on whatever host the request named."""
 
     def form_valid(self, form: Any) -> HttpResponse:
+        try:
+            services.take_password_reset(address=form.cleaned_data["email"])
+        except DomainError as exc:
+            form.add_error("email", str(exc))
+            return self.render_to_response(self.get_context_data(form=form), status=http_status(exc))
         self.extra_email_context = {**(self.extra_email_context or {}), "site": site_address(self.request)}
         return super().form_valid(form)
+
+
+class PasswordChange(auth.PasswordChangeView):
+    """Django's password change, the old password counted as a log-in attempt is (`confirm_password`)."""
+
+    form_class = ThrottledPasswordChangeForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -133,7 +147,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = signed_in(request)
         try:
-            services.delete_account(user=user, password=form.cleaned_data["password"])
+            services.delete_account(user=user, password=form.cleaned_data["password"], request=request)
         except DomainError as exc:
             form.add_error("password", str(exc))
         else:

@@ -160,6 +160,11 @@ class Config:
                                            "failed password checks per username per window", minimum=1)
     login_failure_window_s: int = setting("ARMADA_LOGIN_FAILURE_WINDOW_S", 900,
                                           "the window of the two limits above, in seconds", minimum=1)
+    signups_per_hour: int = setting("ARMADA_SIGNUPS_PER_HOUR", 30,
+                                    "new accounts per client address per hour (a class behind one address: raise it)",
+                                    minimum=1)
+    resets_per_hour: int = setting("ARMADA_PASSWORD_RESETS_PER_HOUR", 5,
+                                   "password-reset mails asked for one e-mail address per hour", minimum=1)
     max_tokens: int = setting("ARMADA_MAX_TOKENS", 50, "API tokens a user may hold at once", minimum=1)
     trusted_proxies: tuple[str, ...] = setting(
         "ARMADA_TRUSTED_PROXIES", (), "addresses or networks (CIDR) of the reverse proxies in front of the site, "

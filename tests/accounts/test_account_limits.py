@@ -1,0 +1,108 @@
+"""Every password check and every mail anyone can ask for is limited (a security trial of a live site):
+the admin's log-in and a signed-in user's own password count as the log-in page's attempts do, sign-ups
+are limited per client address, confirmation links and password-reset mails per destination address."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+
+from tests.support.fixtures import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_admins_log_in_counts_failures_with_the_sites(client, make_user, armada):
+    """340 guesses at /admin/login/ went uncounted: now the fourth attempt past a limit of 3 is refused,
+    the right password too, and the site's own log-in page shares the count."""
+    armada(login_failures_per_user=3, login_failures_per_ip=1000)
+    boss = make_user("boss-admin")
+    boss.is_staff = boss.is_superuser = True
+    boss.save()
+    for _ in range(3):
+        wrong = client.post("/admin/login/", {"username": "boss-admin", "password": "guess", "next": "/admin/"})
+        assert wrong.status_code == 200 and "correct username and password" in wrong.content.decode()
+    right = client.post("/admin/login/", {"username": "boss-admin", "password": PASSWORD, "next": "/admin/"})
+    assert right.status_code == 200 and "too many log-in attempts for this username" in right.content.decode()
+    assert "_auth_user_id" not in client.session
+    page = client.post("/accounts/login/", {"username": "boss-admin", "password": PASSWORD})
+    assert page.status_code == 200 and "too many log-in attempts" in page.content.decode()
+
+
+def test_the_admins_log_in_still_lets_staff_alone_in(client, make_user, armada):
+    armada(login_failures_per_user=3, login_failures_per_ip=1000)
+    make_user("plain-user")
+    refused = client.post("/admin/login/", {"username": "plain-user", "password": PASSWORD, "next": "/admin/"})
+    assert refused.status_code == 200 and "_auth_user_id" not in client.session  # right password, not staff
+    boss = make_user("real-admin")
+    boss.is_staff = boss.is_superuser = True
+    boss.save()
+    response = client.post("/admin/login/", {"username": "real-admin", "password": PASSWORD, "next": "/admin/"})
+    assert response.status_code == 302 and client.get("/admin/").status_code == 200
+
+
+def test_a_signed_in_users_own_password_is_counted_where_a_page_asks_for_it(client, make_user, armada):
+    """A stolen session could guess the old password without end, then change it for good."""
+    armada(login_failures_per_user=2, login_failures_per_ip=1000)
+    user = make_user("session-owner")
+    client.force_login(user)
+    change = {"new_password1": "another-long-pass-77", "new_password2": "another-long-pass-77"}
+    for _ in range(2):
+        wrong = client.post("/accounts/password/", {"old_password": "guess", **change})
+        assert wrong.status_code == 200 and "old password was entered incorrectly" in wrong.content.decode()
+    right = client.post("/accounts/password/", {"old_password": PASSWORD, **change})
+    assert right.status_code == 200 and "too many log-in attempts for this username" in right.content.decode()
+    deleting = client.post("/accounts/delete/", {"password": PASSWORD})
+    assert "too many log-in attempts" in deleting.content.decode()
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)  # nothing changed, nothing deleted
+
+
+def test_a_right_old_password_changes_it_and_does_not_count(client, make_user, armada):
+    armada(login_failures_per_user=1, login_failures_per_ip=1000)
+    user = make_user("changer")
+    client.force_login(user)
+    for number in (1, 2):  # twice in a row: a right password takes its count back
+        new = f"another-long-pass-{number}7"
+        old = PASSWORD if number == 1 else "another-long-pass-17"
+        response = client.post("/accounts/password/", {"old_password": old, "new_password1": new, "new_password2": new})
+        assert response.status_code == 302, response.content.decode()
+        client.force_login(User.objects.get(pk=user.pk))
+
+
+def sign_up(client, name: str, email: str = ""):
+    client.logout()
+    return client.post("/accounts/signup/", {"username": name, "email": email,
+                                             "password1": PASSWORD, "password2": PASSWORD})
+
+
+def test_sign_ups_are_limited_per_client_address(client, armada):
+    armada(signups_per_hour=2)
+    assert [sign_up(client, f"newcomer{n}").status_code for n in range(2)] == [302, 302]
+    refused = sign_up(client, "newcomer2")
+    assert refused.status_code == 429
+    assert "at most 2 new accounts an hour from one address; try again in" in refused.content.decode()
+    assert not User.objects.filter(username="newcomer2").exists()
+
+
+def test_one_address_gets_at_most_five_confirmation_links_an_hour_from_any_number_of_accounts(client, armada):
+    """20 accounts sent 20 links to one victim's address within seconds."""
+    armada(signups_per_hour=100)
+    assert [sign_up(client, f"mailer{n}", "victim@example.org").status_code for n in range(5)] == [302] * 5
+    refused = sign_up(client, "mailer5", "VICTIM@example.org")  # whatever its case
+    assert refused.status_code == 429
+    assert "at most 5 confirmation links an hour to one address" in refused.content.decode()
+    assert not User.objects.filter(username="mailer5").exists()  # nothing half made
+    assert len(mail.outbox) == 5
+    assert sign_up(client, "mailer6", "someone-else@example.org").status_code == 302  # another address: free
+
+
+def test_password_reset_mails_are_limited_per_address_whether_or_not_it_has_an_account(client, make_user, armada):
+    armada(resets_per_hour=2)
+    make_user("forgetful", email="forgetful@example.org")
+    for address in ("forgetful@example.org", "nobody@example.org"):
+        answers = [client.post("/accounts/password/reset/", {"email": address}) for _ in range(3)]
+        assert [a.status_code for a in answers] == [302, 302, 429]
+        assert "at most 2 password-reset e-mails an hour to one address" in answers[2].content.decode()
+    assert len(mail.outbox) == 2 and all(m.to == ["forgetful@example.org"] for m in mail.outbox)
