@@ -82,7 +82,7 @@ def test_sign_ups_are_limited_per_client_address(client, armada):
     assert [sign_up(client, f"newcomer{n}").status_code for n in range(2)] == [302, 302]
     refused = sign_up(client, "newcomer2")
     assert refused.status_code == 429
-    assert "at most 2 new accounts an hour from one address; try again in" in refused.content.decode()
+    assert "at most 2 new accounts an hour from one network address; try again in" in refused.content.decode()
     assert not User.objects.filter(username="newcomer2").exists()
 
 
@@ -92,7 +92,7 @@ def test_one_address_gets_at_most_five_confirmation_links_an_hour_from_any_numbe
     assert [sign_up(client, f"mailer{n}", "victim@example.org").status_code for n in range(5)] == [302] * 5
     refused = sign_up(client, "mailer5", "VICTIM@example.org")  # whatever its case
     assert refused.status_code == 429
-    assert "at most 5 confirmation links an hour to one address" in refused.content.decode()
+    assert "at most 5 confirmation links an hour to one e-mail address" in refused.content.decode()
     assert not User.objects.filter(username="mailer5").exists()  # nothing half made
     assert len(mail.outbox) == 5
     assert sign_up(client, "mailer6", "someone-else@example.org").status_code == 302  # another address: free
@@ -104,5 +104,5 @@ def test_password_reset_mails_are_limited_per_address_whether_or_not_it_has_an_a
     for address in ("forgetful@example.org", "nobody@example.org"):
         answers = [client.post("/accounts/password/reset/", {"email": address}) for _ in range(3)]
         assert [a.status_code for a in answers] == [302, 302, 429]
-        assert "at most 2 password-reset e-mails an hour to one address" in answers[2].content.decode()
+        assert "at most 2 password-reset e-mails an hour to one e-mail address" in answers[2].content.decode()
     assert len(mail.outbox) == 2 and all(m.to == ["forgetful@example.org"] for m in mail.outbox)

@@ -118,7 +118,7 @@ def request_change(*, user: User, address: object, site: str) -> EmailChange | N
             subject = "[Armada] Your e-mail address was asked for"
             body, to = _taken_body(user=user, owner=owner, site=site), owner.email
         take_mail_to(address=to, action="email-link", refusal=f"at most {LINKS_PER_HOUR} confirmation links an "
-                     "hour to one address")
+                     "hour to one e-mail address")
         try:
             send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
         except OSError as exc:  # the mail server is down: nothing is kept, the user may try again

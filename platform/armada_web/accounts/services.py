@@ -59,7 +59,7 @@ def take_sign_up(*, request: Any) -> None:
     checks look for. Run inside the sign-up's transaction."""
     limit = settings.ARMADA.signups_per_hour
     limits.take(action="sign-up", key=f"client:{client_address(request)}", limit=limit, window_s=3600,
-                refusal=f"at most {limit} new accounts an hour from one address")
+                refusal=f"at most {limit} new accounts an hour from one network address")
 
 
 def take_password_reset(*, address: str) -> None:
@@ -68,7 +68,7 @@ def take_password_reset(*, address: str) -> None:
     limit = settings.ARMADA.resets_per_hour
     with transaction.atomic():
         addresses.take_mail_to(address=address, action="password-reset", limit=limit,
-                               refusal=f"at most {limit} password-reset e-mails an hour to one address")
+                               refusal=f"at most {limit} password-reset e-mails an hour to one e-mail address")
 
 
 def clean_token_name(*, name: Any) -> str:

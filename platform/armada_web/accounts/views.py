@@ -59,8 +59,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         try:
             user = services.sign_up(username=form.cleaned_data["username"], email=email,
                                     password=form.cleaned_data["password1"], request=request, site=_site(request))
-        except DomainError as exc:
-            form.add_error("email", str(exc))
+        except DomainError as exc:  # (above the fields: the sign-up limit is no field's; the address's say so)
+            form.add_error(None, str(exc))
             return render(request, "accounts/signup.html", {"form": form}, status=http_status(exc))
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
