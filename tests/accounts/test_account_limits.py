@@ -86,23 +86,87 @@ def test_sign_ups_are_limited_per_client_address(client, armada):
     assert not User.objects.filter(username="newcomer2").exists()
 
 
-def test_one_address_gets_at_most_five_confirmation_links_an_hour_from_any_number_of_accounts(client, armada):
-    """20 accounts sent 20 links to one victim's address within seconds."""
+def test_one_address_gets_at_most_five_confirmation_links_an_hour_from_one_client(client, armada):
+    """20 accounts sent 20 links to one victim's address within seconds: now 5 from one client, and 20
+    from all clients, so one client cannot use up the victim's own links (a review)."""
     armada(signups_per_hour=100)
     assert [sign_up(client, f"mailer{n}", "victim@example.org").status_code for n in range(5)] == [302] * 5
     refused = sign_up(client, "mailer5", "VICTIM@example.org")  # whatever its case
     assert refused.status_code == 429
-    assert "at most 5 confirmation links an hour to one e-mail address" in refused.content.decode()
+    assert "too many confirmation links to this e-mail address this hour" in refused.content.decode()
     assert not User.objects.filter(username="mailer5").exists()  # nothing half made
     assert len(mail.outbox) == 5
     assert sign_up(client, "mailer6", "someone-else@example.org").status_code == 302  # another address: free
+    for n, host in enumerate(("192.0.2.1", "192.0.2.2", "192.0.2.3")):  # the victim, and others, elsewhere
+        for m in range(5):
+            client.logout()
+            answer = client.post("/accounts/signup/", {"username": f"far{n}x{m}", "email": "victim@example.org",
+                                                       "password1": PASSWORD, "password2": PASSWORD},
+                                 REMOTE_ADDR=host)
+            assert answer.status_code == 302
+    client.logout()
+    over = client.post("/accounts/signup/", {"username": "far9", "email": "victim@example.org",
+                                             "password1": PASSWORD, "password2": PASSWORD}, REMOTE_ADDR="192.0.2.9")
+    assert over.status_code == 429  # 20 an hour from all clients
+
+
+def reset(client, address: str, host: str = "127.0.0.1"):
+    return client.post("/accounts/password/reset/", {"email": address}, REMOTE_ADDR=host)
 
 
 def test_password_reset_mails_are_limited_per_address_whether_or_not_it_has_an_account(client, make_user, armada):
     armada(resets_per_hour=2)
     make_user("forgetful", email="forgetful@example.org")
     for address in ("forgetful@example.org", "nobody@example.org"):
-        answers = [client.post("/accounts/password/reset/", {"email": address}) for _ in range(3)]
+        answers = [reset(client, address) for _ in range(3)]
         assert [a.status_code for a in answers] == [302, 302, 429]
-        assert "at most 2 password-reset e-mails an hour to one e-mail address" in answers[2].content.decode()
+        assert "too many password-reset e-mails asked for" in answers[2].content.decode()
     assert len(mail.outbox) == 2 and all(m.to == ["forgetful@example.org"] for m in mail.outbox)
+    # the owner, elsewhere, still gets theirs: one client cannot use up an address (a review)
+    assert reset(client, "Forgetful@example.org", "198.51.100.7").status_code == 302 and len(mail.outbox) == 3
+    # and one client cannot mail address after address: 4 times the limit in all
+    answers = [reset(client, f"someone{n}@example.org", "198.51.100.8").status_code for n in range(9)]
+    assert answers == [302] * 8 + [429]
+
+
+def test_the_admins_password_change_is_the_sites_counted_one(client, make_user):
+    boss = make_user("boss-changer")
+    boss.is_staff = boss.is_superuser = True
+    boss.save()
+    client.force_login(boss)
+    response = client.get("/admin/password_change/")
+    assert response.status_code == 302 and response.url == "/accounts/password/"
+
+
+def test_a_refused_admin_log_in_is_no_sign_in(client, make_user, armada):
+    """The admin's log-in recorded a sign-in sighting for a non-staff user it then turned away (a review):
+    the integrity checks read sightings."""
+    from armada_web.accounts.models import Sighting
+
+    user = make_user("not-staff")
+    client.post("/admin/login/", {"username": "not-staff", "password": PASSWORD, "next": "/admin/"})
+    assert not Sighting.objects.filter(user=user).exists()
+    client.post("/accounts/login/", {"username": "not-staff", "password": PASSWORD})
+    assert Sighting.objects.filter(user=user).count() == 1
+
+
+def test_an_ipv6_client_is_counted_by_its_64_network(client, armada):
+    """One host holds a /64: rotating its addresses within it passed the per-address limits (a review)."""
+    from types import SimpleNamespace
+
+    from armada_web.web.clients import client_key
+
+    def key(address: str) -> str:
+        return client_key(SimpleNamespace(META={"REMOTE_ADDR": address}))
+
+    assert key("2001:db8:1:2:aaaa::1") == key("2001:db8:1:2:bbbb::9") == "2001:db8:1:2::/64"
+    assert key("2001:db8:1:3::1") == "2001:db8:1:3::/64"
+    assert key("192.0.2.4") == "192.0.2.4" and "/" not in key("::ffff:192.0.2.4")  # a v4 client, mapped
+    armada(signups_per_hour=2)
+    answers = []
+    for n in range(3):
+        client.logout()
+        answers.append(client.post("/accounts/signup/", {"username": f"rotator{n}", "email": "", "password1": PASSWORD,
+                                                          "password2": PASSWORD},
+                                   REMOTE_ADDR=f"2001:db8:1:2::{n + 1}").status_code)
+    assert answers == [302, 302, 429]

@@ -398,9 +398,10 @@ def test_every_way_of_setting_a_password_revokes_the_tokens_but_a_hash_upgrade_d
     answer = client.post(f"/admin/auth/user/{user.pk}/password/", {
         "password1": "admin-set-pass-91", "password2": "admin-set-pass-91", "usable_password": "true"})
     assert answer.status_code == 302 and not alive(secret)  # staff set another account's password
-    answer = client.post("/admin/password_change/", {"old_password": PASSWORD, "new_password1": "staff-new-pass-92",
-                                                     "new_password2": "staff-new-pass-92"})
-    assert answer.status_code == 302 and not alive(staff_secret)  # the admin's own form
+    assert client.get("/admin/password_change/").url == "/accounts/password/"  # the admin's link: the site's form
+    answer = client.post("/accounts/password/", {"old_password": PASSWORD, "new_password1": "staff-new-pass-92",
+                                                 "new_password2": "staff-new-pass-92"})
+    assert answer.status_code == 302 and not alive(staff_secret)  # staff's own password
     _token, secret = create_token(user=user, name="cli")
     monkeypatch.setattr("getpass.getpass", lambda prompt="": "command-pass-93")
     call_command("changepassword", "lee", stdout=io.StringIO())

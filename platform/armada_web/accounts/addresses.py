@@ -21,6 +21,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -34,6 +35,8 @@ from django.utils import timezone
 
 from armada_web.accounts import limits, mail
 from armada_web.accounts.models import EmailChange
+from armada_web.accounts.throttles import ALL_CLIENTS
+from armada_web.web.clients import client_key
 from armada_web.web.errors import Conflict, Invalid, Unavailable
 
 log = logging.getLogger(__name__)
@@ -89,7 +92,7 @@ def pending(*, user: User) -> EmailChange | None:
     return EmailChange.objects.filter(user=user).first()
 
 
-def request_change(*, user: User, address: object, site: str) -> EmailChange | None:
+def request_change(*, user: User, address: object, site: str, request: Any = None) -> EmailChange | None:
     """Mail a confirmation link to `address` for `user` (`site`: the link's scheme and host, e.g.
     "https://armada.example.org"); the address is used once the link is opened and confirmed.
 
@@ -117,8 +120,8 @@ def request_change(*, user: User, address: object, site: str) -> EmailChange | N
         else:  # to the owner's address as they confirmed it
             subject = "[Armada] Your e-mail address was asked for"
             body, to = _taken_body(user=user, owner=owner, site=site), owner.email
-        take_mail_to(address=to, action="email-link", refusal=f"at most {LINKS_PER_HOUR} confirmation links an "
-                     "hour to one e-mail address")
+        take_mail_to(address=to, action="email-link", request=request,
+                     refusal="too many confirmation links to this e-mail address this hour")
         try:
             send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
         except OSError as exc:  # the mail server is down: nothing is kept, the user may try again
@@ -127,12 +130,18 @@ def request_change(*, user: User, address: object, site: str) -> EmailChange | N
     return change
 
 
-def take_mail_to(*, address: str, action: str, refusal: str, limit: int = LINKS_PER_HOUR) -> None:
-    """Count one mail of `action` to `address` (whatever its case) this hour; RateLimited past `limit`:
-    new accounts cannot mail one address without end (a security trial sent 20 links to one address
-    from 20 accounts). Inside the transaction of the write it limits."""
+def take_mail_to(*, address: str, action: str, refusal: str, request: Any = None) -> None:
+    """Count one mail of `action` to `address` (whatever its case): at most `LINKS_PER_HOUR` an hour from
+    the `request`'s client, `ALL_CLIENTS` times that from anyone; RateLimited past either. New accounts
+    cannot mail one address without end (a security trial sent 20 links to one address from 20
+    accounts), and one client cannot use up the address's own links. Inside the transaction of the
+    write it limits (a refused or failed request counts nothing)."""
     digest = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
-    limits.take(action=action, key=f"to:{digest}", limit=limit, window_s=3600, refusal=refusal)
+    limits.take(action=action, key=f"to:{digest}", limit=ALL_CLIENTS * LINKS_PER_HOUR, window_s=3600,
+                refusal=refusal)
+    if request is not None:
+        limits.take(action=action, key=f"to:{digest}:{client_key(request)}", limit=LINKS_PER_HOUR, window_s=3600,
+                    refusal=refusal)
 
 
 def cancel_change(*, user: User) -> bool:

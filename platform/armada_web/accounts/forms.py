@@ -42,12 +42,14 @@ class ThrottledLoginForm(AuthenticationForm):
         username = self.cleaned_data.get("username") or ""
         password = self.cleaned_data.get("password") or ""
         try:
-            self.user_cache = services.check_password(request=self.request, username=username, password=password)
+            self.user_cache = services.check_password(request=self.request, username=username, password=password,
+                                                      sign_in=False)
         except RateLimited as exc:
             raise ValidationError(str(exc), code="throttled") from None
         except Invalid:
             raise self.get_invalid_login_error() from None
-        self.confirm_login_allowed(self.user_cache)
+        self.confirm_login_allowed(self.user_cache)  # (the admin's: staff only) before it counts as a sign-in
+        services.signed_in(request=self.request, user=self.user_cache)
         return self.cleaned_data
 
 

@@ -18,7 +18,7 @@ from django.db import transaction
 
 from armada_web.accounts import addresses, limits, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
-from armada_web.web.clients import client_address
+from armada_web.web.clients import client_key
 from armada_web.web.errors import Invalid, NotFound
 from armada_web.web.logic.text import (
     ascii_skeleton,
@@ -30,17 +30,25 @@ from armada_web.web.logic.text import (
 TOKEN_NAME_MAX = 64
 
 
-def check_password(*, request: Any, username: str, password: str) -> User:
+def check_password(*, request: Any, username: str, password: str, sign_in: bool = True) -> User:
     """The user with these credentials, counting failures; Invalid, or RateLimited past the limits
     (accounts.throttles: counted before the check, so parallel attempts meet the limits too).
-    A success is a sign-in: its client address is recorded (accounts.sightings)."""
+    A success is a sign-in: its client address is recorded (accounts.sightings); with `sign_in`
+    False the caller decides first whether it lets the user in (the admin's: staff only) and
+    calls `signed_in`."""
     with throttles.attempt(request, username) as attempt:
         user = authenticate(request, username=username, password=password)
         if user is None:
             raise Invalid("wrong username or password (or the account is disabled)")
         attempt.succeeded()
-    sightings.record(user=user, kind=SightingKind.LOGIN, request=request)  # type: ignore[arg-type]
+    if sign_in:
+        signed_in(request=request, user=user)  # type: ignore[arg-type]
     return user  # type: ignore[return-value]
+
+
+def signed_in(*, request: Any, user: User) -> None:
+    """A sign-in happened: its client address is recorded (accounts.sightings)."""
+    sightings.record(user=user, kind=SightingKind.LOGIN, request=request)
 
 
 def confirm_password(*, request: Any, user: User, password: str) -> None:
@@ -58,17 +66,18 @@ def take_sign_up(*, request: Any) -> None:
     it: every account mails its address a link, and throw-away accounts are what the integrity
     checks look for. Run inside the sign-up's transaction."""
     limit = settings.ARMADA.signups_per_hour
-    limits.take(action="sign-up", key=f"client:{client_address(request)}", limit=limit, window_s=3600,
+    limits.take(action="sign-up", key=f"client:{client_key(request)}", limit=limit, window_s=3600,
                 refusal=f"at most {limit} new accounts an hour from one network address")
 
 
-def take_password_reset(*, address: str) -> None:
-    """Count a password-reset mail asked for `address` (`ARMADA_PASSWORD_RESETS_PER_HOUR`), whether or
-    not an account has it (the answer tells nothing); RateLimited past the limit."""
+def take_password_reset(*, request: Any, address: str) -> None:
+    """Count a password-reset mail asked for `address` from the request's client
+    (`ARMADA_PASSWORD_RESETS_PER_HOUR`; throttles.take_mail_request), whether or not an account has
+    it (the answer tells nothing); RateLimited past the limits."""
     limit = settings.ARMADA.resets_per_hour
-    with transaction.atomic():
-        addresses.take_mail_to(address=address, action="password-reset", limit=limit,
-                               refusal=f"at most {limit} password-reset e-mails an hour to one e-mail address")
+    throttles.take_mail_request(request, action="password-reset", address=address, limit=limit,
+                                refusal="too many password-reset e-mails asked for (for this e-mail address, "
+                                        "or from your network address)")
 
 
 def clean_token_name(*, name: Any) -> str:
@@ -146,7 +155,7 @@ def sign_up(*, username: str, email: str, password: str, request: Any = None, si
             take_sign_up(request=request)
         user = User.objects.create_user(username=username, email="", password=password)
         if email:
-            addresses.request_change(user=user, address=email, site=site)
+            addresses.request_change(user=user, address=email, site=site, request=request)
         if request is not None:
             sightings.record(user=user, kind=SightingKind.SIGNUP, request=request)
     return user

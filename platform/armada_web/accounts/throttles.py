@@ -20,7 +20,7 @@ from django.conf import settings
 
 from armada_web.accounts.limits import in_words
 from armada_web.web import counters
-from armada_web.web.clients import client_address
+from armada_web.web.clients import client_key
 from armada_web.web.errors import RateLimited
 
 
@@ -43,7 +43,7 @@ def _names(request: Any, username: str) -> dict[str, str]:
     """The counters' names: the client's address, and a digest of the username (any text a form
     sends is a safe key)."""
     user = hashlib.sha256(username.strip().lower()[:150].encode("utf-8", "replace")).hexdigest()[:32]
-    return {"ip": f"login-fail:ip:{client_address(request)}", "user": f"login-fail:user:{user}"}
+    return {"ip": f"login-fail:ip:{client_key(request)}", "user": f"login-fail:user:{user}"}
 
 
 class Attempt:
@@ -82,3 +82,25 @@ def failures(request: Any, username: str) -> dict[str, float]:
     """The failures counted now against the client's address and the username (for tests and staff)."""
     names = _names(request, username)
     return {limit.scope: counters.peek(names[limit.scope], limit.window_s) for limit in limits()}
+
+
+#: A destination address may be mailed this many times the per-client limit an hour from all clients.
+ALL_CLIENTS = 4
+
+
+def take_mail_request(request: Any, *, action: str, address: str, limit: int, refusal: str) -> None:
+    """Count an anonymous request that mails `address` (a password reset): at most `limit` an hour from
+    one client for one address, `ALL_CLIENTS` times that for the address from anyone, and as many from
+    one client whatever the addresses; RateLimited past any (then nothing is counted). Counted in the
+    shared counters (web.counters, expiring), not the database: an anonymous request writes nothing.
+    Someone else's requests can use up the address's budget only from many clients at once."""
+    digest = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
+    client = client_key(request)
+    window = 3600
+    checks = [(f"{action}:to:{digest}:from:{client}", limit), (f"{action}:to:{digest}", ALL_CLIENTS * limit),
+              (f"{action}:from:{client}", ALL_CLIENTS * limit)]
+    over = [counters.hit(name, window) > count for name, count in checks]  # (each counted, then taken back)
+    if any(over):
+        Attempt([(name, window) for name, _count in checks]).succeeded()  # a refusal counts nothing
+        wait_s = counters.seconds_left(window)
+        raise RateLimited(f"{refusal}; try again in {in_words(wait_s)}", retry_after_s=wait_s)

@@ -33,7 +33,7 @@ class PasswordReset(auth.PasswordResetView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         try:
-            services.take_password_reset(address=form.cleaned_data["email"])
+            services.take_password_reset(request=self.request, address=form.cleaned_data["email"])
         except DomainError as exc:
             form.add_error("email", str(exc))
             return self.render_to_response(self.get_context_data(form=form), status=http_status(exc))
@@ -81,7 +81,7 @@ def change_email(request: HttpRequest) -> HttpResponse:
         return redirect("profile")
     try:
         change = addresses.request_change(user=signed_in(request), address=form.cleaned_data["email"],
-                                          site=_site(request))
+                                          site=_site(request), request=request)
     except DomainError as exc:
         messages.error(request, str(exc))
     else:

@@ -63,3 +63,13 @@ def client_address(request: Any) -> str:
         if not _trusted(address, networks):
             return str(address)
     return str(_address(hops[0]) if hops else remote)
+
+
+def client_key(request: Any) -> str:
+    """What per-client limits count under: `client_address`, an IPv6 client by its /64 network (one
+    host is given a /64, and could rotate its addresses within it past any per-address limit)."""
+    address = client_address(request)
+    parsed = _address(address)
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network(f"{parsed}/64", strict=False))
+    return address
