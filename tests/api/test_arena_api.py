@@ -59,7 +59,11 @@ def test_matches_list_detail_replay_and_private_logs(api, make_user, valid_versi
     assert "log" in owner_view["players"][0] and "log" not in owner_view["players"][1]
     response = anyone.get(f"/api/matches/{done.pk}/replay/")
     assert response.status_code == 200 and response["Content-Type"] == "application/gzip"
-    assert json.loads(gzip.decompress(response.content))["format"] == "armada-replay"
+    replay = json.loads(gzip.decompress(response.content))
+    assert replay["format"] == "armada-replay"
+    # each seat with the site's name of its bot beside the name it announced (a competitor's trial: a
+    # downloaded replay said "Greedy" vs "Random", and which bot of theirs was which was lost)
+    assert [(s["name"], s["bot"]) for s in replay["seats"]] == [("Greedy", "alpha"), ("Random", "bravo")]
     assert anyone.get("/api/matches/99999/").json() == {"detail": "no such match"}
     ladder = anyone.get("/api/ladder/galaxy/").json()
     assert ladder["count"] == 2

@@ -98,3 +98,19 @@ def test_race_names_run_no_script(page, replays):
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.evaluate("document.querySelectorAll('img').length") == 0
     assert page.watch.dialogs == [] and page.watch.requests == [] and page.watch.errors == []
+
+
+def test_a_sites_replay_shows_the_sites_bot_names_offline(page, replays, tmp_path):
+    """A replay the site stored names each seat's bot (`bot`): offline, the viewer shows it, the race's own
+    name kept as "played as" (as on the site's match page)."""
+    from armada.replay import write_replay
+
+    replay = replays.load("mothership")
+    replay["seats"][0]["bot"] = "alpha <b>"
+    path = tmp_path / "site.json.gz"
+    write_replay(replay, path)
+    ready(page, html_for(path).as_uri())
+    names = page.locator(".av-name")
+    assert names.all_text_contents() == ["alpha <b>", "Balanced Brigade"]  # as text, never as markup
+    assert names.first.get_attribute("title") == "played as Greedy Guardians"
+    assert names.nth(1).get_attribute("title") is None

@@ -117,7 +117,7 @@ def execute(lease: Lease) -> str:
         return void(lease=lease, reason=str(exc))
     saved: list[str] = []
     try:
-        stored = storage.store_replay(match.pk, lease.attempt, outcome.replay)
+        stored = storage.store_replay(match.pk, lease.attempt, outcome.replay, {p.seat: p.name for p in participants})
         saved.append(stored.name)
         log_names: dict[int, str] = {}
         drawing_names: dict[int, str] = {}

@@ -37,8 +37,13 @@ def digest(data: bytes) -> tuple[int, str]:
     return len(data), hashlib.sha256(data).hexdigest()
 
 
-def store_replay(match_id: int, attempt: int, replay: dict[str, Any]) -> Stored:
-    """Store a match's replay; returns its name, size and checksum."""
+def store_replay(match_id: int, attempt: int, replay: dict[str, Any], bots: dict[int, str] | None = None) -> Stored:
+    """Store a match's replay, each seat with the site's name of its bot (`bots`: seat -> name, the seat's
+    `bot`, replay-format.md: a replay downloaded shows the bots as the site names them, not only as
+    they announced themselves); returns its name, size and checksum."""
+    if bots:
+        replay = {**replay, "seats": [{**entry, "bot": bots[entry["seat"]]} if entry.get("seat") in bots else entry
+                                      for entry in replay["seats"]]}
     data = replay_gzip(replay)
     name = default_storage.save(f"matches/{match_id}/replay-a{attempt}.json.gz", ContentFile(data))
     return Stored(name, *digest(data))

@@ -55,7 +55,7 @@
   /** Seats as the page names them (the site: {"1": {"name": "alpha", "you": true}, ...}): each named seat
    * of the replay takes the page's name (the one it played under is kept as `playedAs`) and its "you" flag. */
   function nameSeats(replay, seats) {
-    if (!seats || typeof seats !== "object") return replay;
+    if (!seats || typeof seats !== "object") seats = siteNames(replay);
     for (const entry of replay.seats || []) {
       const given = entry && seats[String(entry.seat)];
       if (!given || typeof given !== "object") continue;
@@ -66,6 +66,16 @@
       entry.you = given.you === true;
     }
     return replay;
+  }
+
+  /** The names a site stored in its replay (each seat's `bot`: the bot's name on the site), as a page's
+   * seats: a replay downloaded from the site shows the bots as the site names them, offline too. */
+  function siteNames(replay) {
+    const seats = {};
+    for (const entry of replay.seats || []) {
+      if (entry && typeof entry.bot === "string" && entry.bot) seats[String(entry.seat)] = { name: entry.bot };
+    }
+    return seats;
   }
 
   /** Is this seat the viewing user's own (the page said so)? */

@@ -32,6 +32,21 @@ def test_summary_and_final_board(galaxy_replay: Path, capsys: pytest.CaptureFixt
     assert out.count("+-----------+-----------+-----------+-----------+") == 5
 
 
+def test_a_sites_replay_names_its_bots_beside_their_announced_names(galaxy_replay: Path, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A replay a site stored carries each seat's `bot` (replay-format.md): the table shows both names."""
+    from armada.replay import write_replay
+
+    replay = read_replay(galaxy_replay)
+    replay["seats"][0]["bot"], replay["seats"][1]["bot"] = "alpha", "Random"  # (the second: the same name)
+    site = tmp_path / "site.json.gz"
+    write_replay(replay, site)
+    capsys.readouterr()
+    assert main(["replay", str(site)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.strip().startswith(("1 ", "2 "))]
+    assert rows[0][:3] == ["1", "Greedy", "(alpha)"] and rows[1][:2] == ["2", "Random"] and "(Random)" not in rows[1]
+
+
 def test_board_of_turn_zero(galaxy_replay: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["replay", str(galaxy_replay), "--turn", "0", "--json"]) == 0

@@ -164,6 +164,13 @@ def pick_frame(frames: list[dict[str, Any]], turn: int | None) -> dict[str, Any]
     raise CliError(f"--turn {turn}: not in this replay ({span})")
 
 
+def shown_name(seat: dict[str, Any]) -> str:
+    """A seat's name in the table: the name the bot announced, and in brackets the site's name of the
+    bot when a site stored the replay (its seat's `bot`, replay-format.md) and it differs."""
+    name, bot = str(seat.get("name", "")), seat.get("bot")
+    return f"{name} ({bot})" if isinstance(bot, str) and bot and bot != name else name
+
+
 def describe(info: dict[str, Any]) -> str:
     result = info["result"]
     names = {p["seat"]: p.get("name", "?") for p in info["players"]}
@@ -177,7 +184,7 @@ def describe(info: dict[str, Any]) -> str:
     scores = result.get("scores") or {}
     if scores:
         lines.append(f"scores:  {json.dumps(scores, sort_keys=True)}")
-    rows = [[p["seat"], p.get("name", ""), p.get("status", ""), p.get("detail") or ""] for p in info["players"]]
+    rows = [[p["seat"], shown_name(p), p.get("status", ""), p.get("detail") or ""] for p in info["players"]]
     lines += ["", output.table(["seat", "bot", "status", "detail"], rows, right=[0])]
     return "\n".join(lines)
 
