@@ -32,7 +32,8 @@ def test_sign_up_token_upload_validated_in_the_browser(validation_site, chromium
         page.goto(f"{url}/accounts/profile/")
         page.fill("input[name=name]", "laptop")
         page.click("main form.panel button[type=submit]")
-        page.wait_for_url(f"{url}/accounts/profile/")
+        page.wait_for_url(f"{url}/accounts/profile/#new-token")  # the new token in view (on a phone, below)
+        assert page.evaluate("document.activeElement.id") == "new-token"
         secret = page.locator("code.secret").text_content().strip()
         request = urllib.request.Request(f"{url}/api/me/", headers={"Authorization": f"Token {secret}"})
         with urllib.request.urlopen(request, timeout=10) as response:  # the token works for the API

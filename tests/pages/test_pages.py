@@ -374,7 +374,8 @@ def test_a_mothership_match_counts_rounds(client, arena):
     m = Match.objects.create(game="mothership", seed=1, status="finished", turns=7,
                              outcome={"winner": None, "outcome": "draw", "turns": 7})
     html = body(client, f"/matches/{m.pk}/")
-    assert "· 7 rounds ·" in html and "turns" not in html.split('<main>')[1].split("</main>")[0]
+    main = html.split('<main id="content" tabindex="-1">')[1].split("</main>")[0]
+    assert "· 7 rounds ·" in html and "turns" not in main
     assert '<p class="panel" id="result">Draw.</p>' in html
 
 

@@ -29,6 +29,7 @@ def test_the_owner_watches_the_validation_game_in_the_viewer(transactional_db, l
         assert page.locator(".av-seat-1 .av-you").count() == 1 and page.locator(".av-seat-2 .av-you").count() == 0
         assert page.locator(".av-seat-2 .av-name").text_content() == "random starter"
         assert page.locator(".av-counter").text_content() == "turn 0 / 8"
+        page.locator(".av-board").click(position={"x": 1, "y": 1})  # the viewer's keys (else End scrolls the page)
         page.keyboard.press("End")
         at_rest(page)
         assert root.get_attribute("data-turn") == "8" and page.locator(".av-planet").count() == 16

@@ -384,3 +384,54 @@ def test_replay_from_a_url_under_a_strict_csp(page, replays, served):
     at_rest(page)
     assert root.get_attribute("data-turn") == "6"
     assert w.requests == [] and w.errors == []
+
+
+def test_keys_belong_to_what_has_the_focus(galaxy):
+    """A keyboard trial: on a page that scrolls, Space scrolled nothing (the viewer took it from the page),
+    Space on the slowest-turns summary played instead of opening it, and a planet chosen with Enter lost the
+    focus. The offline page focuses the viewer, so its keys work from the start."""
+    page, _ = galaxy
+    root = page.locator(".armada-viewer")
+    assert page.evaluate("document.activeElement.classList.contains('armada-viewer')")
+    # a page around the viewer that scrolls, with nothing focused: Space, Home and End are the page's
+    page.evaluate("""() => { const tall = document.createElement('div'); tall.style.height = '3000px';
+                             document.body.appendChild(tall); document.activeElement.blur();
+                             window.scrollTo(0, 0); }""")
+    page.keyboard.press("Space")
+    page.wait_for_function("window.scrollY > 0")
+    assert root.get_attribute("data-playing") == "false"
+    index = int(root.get_attribute("data-index"))
+    page.keyboard.press("ArrowRight")  # the arrows still step
+    at_rest(page)
+    assert root.get_attribute("data-index") == str(index + 1)
+    # a click on the board makes its keys the viewer's
+    page.locator(".av-board").click(position={"x": 1, "y": 1})
+    page.keyboard.press("Space")
+    page.wait_for_function("document.querySelector('.armada-viewer').dataset.playing === 'true'")
+    page.keyboard.press("Space")
+    at_rest(page)
+    # Space on the summary opens it; the viewer does not play
+    summary = page.locator("details.av-timing-more summary")
+    summary.focus()
+    page.keyboard.press("Space")
+    assert page.locator("details.av-timing-more").evaluate("d => d.open") is True
+    assert root.get_attribute("data-playing") == "false"
+    # a slowest turn chosen by keyboard keeps the focus (a mouse's click gives it back to the viewer)
+    go = page.locator(".av-timing-go").first
+    go.focus()
+    page.keyboard.press("Enter")
+    at_rest(page)
+    assert page.evaluate("document.activeElement.classList.contains('av-timing-go')")
+    # a planet chosen with Space is selected, and keeps the focus while the board is drawn anew
+    planet = page.locator('.av-planet[data-planet="6"]')
+    planet.focus()
+    page.keyboard.press("Space")
+    assert page.locator(".av-panel").get_attribute("data-planet") == "6"
+    assert page.evaluate("document.activeElement.getAttribute('data-planet')") == "6"
+    assert root.get_attribute("data-playing") == "false"
+    label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert label.startswith("planet 6, ") and ("battleships" in label or "not known" in label)
+    page.keyboard.press("ArrowRight")  # a step redraws the planets: the focus stays on planet 6
+    at_rest(page)
+    assert page.evaluate("document.activeElement.getAttribute('data-planet')") == "6"
+    assert page.get_by_role("button", name="play (space)").count() == 1

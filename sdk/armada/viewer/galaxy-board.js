@@ -33,12 +33,21 @@
     return pts.join(" ");
   }
 
+  /** What a screen reader says of a planet: "planet 6, seat 1, 37 battleships, 37 cruisers, 1731 launchers". */
+  function planetLabel(p) {
+    const owner = p.owner ? "seat " + p.owner : "neutral";
+    if (!p.garrison) return "planet " + p.id + ", " + owner + ", garrison not known";
+    const g = p.garrison;
+    return "planet " + p.id + ", " + owner + ", " + (g.battleships || 0) + " battleships, " + (g.cruisers || 0) +
+      " cruisers, " + (g.launchers || 0) + " launchers" + (p.known === "intel" ? " (as last probed)" : "");
+  }
+
   /** One planet: disc in its owner's colour, id, garrison and launchers (or "?" when not known). */
   function planetNode(p, selected) {
     const [x, y] = centre(p.row, p.col);
     const colour = COLOURS[p.owner] || COLOURS[0];
     const g = svg("g", { class: "av-planet", "data-planet": p.id, "data-owner": p.owner, "data-known": p.known,
-      tabindex: 0, role: "button", "aria-label": "planet " + p.id });
+      tabindex: 0, role: "button", "aria-label": planetLabel(p) });
     g.appendChild(svg("circle", { cx: x, cy: y, r: R, fill: colour.fill, stroke: selected ? "#ffffff" : colour.stroke,
       "stroke-width": selected ? 4 : 2, class: "av-disc" }));
     g.appendChild(svg("text", { x, y: y - 17, class: "av-planet-id", fill: colour.text }, "P" + p.id));
@@ -280,7 +289,9 @@
     };
     node.addEventListener("click", pick);
     node.addEventListener("keydown", (event) => {
-      if (event.key === "Enter") pick(event);
+      if (event.key !== "Enter" && event.key !== " " && event.key !== "Spacebar") return;
+      pick(event); // (a planet is a button: Enter and Space select it)
+      if (event.target.closest && event.target.closest("[data-planet]")) event.preventDefault();
     });
     let drawnKey = null;
     return {
@@ -290,9 +301,13 @@
         const key = planetsView.turn + "/" + planetsView.seat + "/" + selected + "/" + (progress < 1);
         if (key !== drawnKey) {
           drawnKey = key;
+          // the planets are drawn anew: a focused one keeps the focus (a keyboard user's place on the board)
+          const had = planetLayer.contains(document.activeElement) ? document.activeElement.getAttribute("data-planet") : null;
           clear(planetLayer);
           clear(markerLayer);
           for (const p of planetsView.planets) planetLayer.appendChild(planetNode(p, p.id === selected));
+          const again = had === null ? null : planetLayer.querySelector('[data-planet="' + had + '"]');
+          if (again) again.focus({ preventScroll: true });
           if (progress >= 1) markers(markerLayer, planetsView);
         }
         clear(fleetLayer);

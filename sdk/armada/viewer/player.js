@@ -185,6 +185,8 @@
       scrub.value = String(player.index);
       counter.textContent = unit + " " + label + " / " + last;
       playBtn.textContent = player.playing ? "\u275A\u275A" : "\u25B6";
+      playBtn.setAttribute("aria-label", player.playing ? "pause (space)" : "play (space)");
+      counter.setAttribute("aria-live", player.playing ? "off" : "polite"); // a step is said, not every turn played
       link.setAttribute("href", "#t=" + label);
       back.disabled = player.index === 0 && !player.animating;
       forward.disabled = player.index >= player.count - 1;
@@ -192,15 +194,33 @@
     return bar;
   }
 
-  /** Space plays/pauses, arrows step; keys typed into form controls are left to them. A focused button
-   * (after a click on "next battle", say) keeps Space and Enter, which press it, but not the arrows. */
+  /** What keeps its own keys when focused: form controls, and Space and Enter on what they press or open
+   * (buttons, links, summaries, the board's planets, the log's rows). */
+  const CONTROLS = "a[href], button, summary, [role=button], [tabindex]:not(.armada-viewer)";
+
+  /** Space plays/pauses, arrows step, Home and End go to the ends, wherever the focus is in the viewer, or
+   * on a page with nothing focused. Keys typed into form controls are left to them; a focused control
+   * (after a click on "next battle", say) keeps Space and Enter, which press it, but not the arrows; a
+   * control elsewhere on the page keeps every key; and on a page that scrolls, with nothing focused,
+   * Space, Home and End scroll it (a click on the board focuses the viewer: then they are the viewer's). */
   function bindKeys(player, root) {
+    root.tabIndex = -1; // focusable by a click (below), never a stop of Tab
+    root.addEventListener("pointerdown", (event) => {
+      if (!(event.target.closest && event.target.closest(CONTROLS))) root.focus({ preventScroll: true });
+    });
     const handler = (event) => {
-      if (!root.isConnected || event.altKey || event.ctrlKey || event.metaKey) return;
-      const tag = event.target && event.target.tagName;
+      if (!root.isConnected || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+      const target = event.target instanceof Element ? event.target : null;
+      const tag = target && target.tagName;
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
-      if (tag === "BUTTON" && (event.key === " " || event.key === "Spacebar" || event.key === "Enter")) return;
-      if (event.key === " " || event.key === "Spacebar") player.toggle();
+      const inside = target !== null && root.contains(target);
+      const page = target === null || target === document.body || target === document.documentElement;
+      if (!inside && !page) return;
+      const space = event.key === " " || event.key === "Spacebar";
+      if (inside && target !== root && target.closest(CONTROLS) && (space || event.key === "Enter")) return;
+      const scrolls = document.documentElement.scrollHeight > window.innerHeight + 1;
+      if (page && scrolls && (space || event.key === "Home" || event.key === "End")) return;
+      if (space) player.toggle();
       else if (event.key === "ArrowRight") player.step(1);
       else if (event.key === "ArrowLeft") player.step(-1);
       else if (event.key === "Home") player.seek(0);

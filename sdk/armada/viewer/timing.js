@@ -166,9 +166,9 @@
         const go = el("button", { type: "button", class: "av-timing-go" },
           seatName(replay, c.seat) + ", " + c.label + (what ? " (" + what + ")" : "") +
           ": " + fmt(c.ms) + (c.timeout ? ", timed out" : "") + (c.bank !== null ? ", bank " + c.bank + " ms left" : ""));
-        go.addEventListener("click", () => {
+        go.addEventListener("click", (event) => {
           player.seek(c.i);
-          go.blur(); // the arrow keys keep stepping
+          if (event.detail > 0) go.blur(); // a mouse's click: the arrow keys keep stepping; a key's keeps the focus
         });
         list.appendChild(el("li", { class: "av-seat-" + c.seat }, go));
       }

@@ -62,6 +62,7 @@
     if (strip) under.appendChild(strip);
     AV.debug.attach(root, player, replay, options.debug);
     if (options.keys !== false) P.bindKeys(player, root);
+    if (options.focus) root.focus({ preventScroll: true }); // the page is the viewer: its keys from the start
     const hash = options.hash !== false;
     player.seek(startIndex(player, hash ? P.hashLabel(location.hash) : null));
     if (hash) P.bindHash(player, game);
@@ -114,7 +115,8 @@
   function autoMount() {
     for (const node of document.querySelectorAll("[data-armada-src], [data-armada-json]")) {
       Promise.resolve(sourceOf(node)).then(
-        (source) => mount(node, source, { seats: seatsOf(node), debug: debugOf(node) }),
+        // a replay the page holds (`armada replay --html`) is the page: the viewer takes the focus
+        (source) => mount(node, source, { seats: seatsOf(node), debug: debugOf(node), focus: !!node.dataset.armadaJson }),
         (err) => showError(node, err));
     }
   }
