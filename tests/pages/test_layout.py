@@ -121,6 +121,19 @@ def test_match_page_labels_do_not_overlap_and_the_log_follows_the_viewer(transac
         assert root.get_attribute("data-turn") == "9" and root.get_attribute("data-playing") == "false"
         assert {b.get_attribute("data-turn") for b in log.locator(".log-block.now").all()} == {"9"}
         assert page.evaluate("location.hash") == "#t=9"
+        # one tab stop for the log, Up and Down between its requests, Enter shows one (an accessibility trial:
+        # each request was a tab stop, 400 of them before the rest of the page)
+        assert log.locator('.log-request[tabindex="0"]').count() == 1
+        target.focus()
+        page.keyboard.press("ArrowDown")
+        following = page.evaluate("document.activeElement.closest('.log-block').dataset.turn")
+        assert page.evaluate("document.activeElement.tabIndex") == 0 and int(following) >= 9
+        assert log.locator('.log-request[tabindex="0"]').count() == 1
+        page.keyboard.press("Home")
+        page.keyboard.press("Enter")
+        at_rest(page)
+        first = log.locator(".log-block[data-turn] .log-request").first
+        assert root.get_attribute("data-turn") == first.evaluate("r => r.closest('[data-turn]').dataset.turn")
         clean(page)
 
 

@@ -29,11 +29,31 @@
       viewer.dispatchEvent(new CustomEvent("armada:seek", { detail: { turn: Number(block.dataset.turn) } }));
     };
     aside.addEventListener("click", (event) => seek(event.target));
+    // One tab stop for the whole log (a 200-turn match had 400 of them before the rest of the page): the
+    // current turn's first request; Up and Down move between the requests, Home and End to the ends.
+    const rows = Array.from(aside.querySelectorAll(".log-request"));
+    const stop = (row) => {
+      for (const r of rows) r.tabIndex = r === row ? 0 : -1;
+    };
+    if (rows.length) stop(rows[0]);
+    viewer.addEventListener("armada:position", () => {
+      const now = aside.querySelector(".log-block.now .log-request");
+      if (now && !aside.contains(document.activeElement)) stop(now);
+    });
     aside.addEventListener("keydown", (event) => {
+      const row = event.target.closest && event.target.closest(".log-request");
       if (event.key === "Enter" || event.key === " ") {
         seek(event.target);
         if (event.target.closest && event.target.closest("[data-turn]")) event.preventDefault();
+        return;
       }
+      const at = rows.indexOf(row);
+      if (at < 0) return;
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[event.key];
+      if (to === undefined || !rows[to]) return;
+      event.preventDefault();
+      stop(rows[to]);
+      rows[to].focus();
     });
   }
 
