@@ -11,7 +11,7 @@ DEMO_GROUP = "demo accounts"
 
 
 class ApiToken(AbstractAuthToken):
-    """A named API token. Only its sha512 digest and an 8-character lookup prefix are stored."""
+    """A named API token. Only its sha512 digest and a 15-character lookup prefix are stored."""
 
     id = models.BigAutoField(primary_key=True)
     digest = models.CharField(max_length=128, unique=True, help_text="sha512 of the secret; never the secret itself")

@@ -271,7 +271,7 @@ class Config:
                                             "round robin event", minimum=1)
     # -- keeping data
     unranked_keep_days: int = setting("ARMADA_UNRANKED_KEEP_DAYS", 30,
-                                      "days the replays and logs of challenges are kept", minimum=0)
+                                      "days the replays and logs of challenges and private events are kept", minimum=0)
     orphan_grace_s: int = setting("ARMADA_ORPHAN_GRACE_S", 86400,
                                   "age after which a stored file no row names is deleted", minimum=0)
     sightings_keep_days: int = setting("ARMADA_SIGHTINGS_KEEP_DAYS", 180, "days the client addresses of sign-ups, "
