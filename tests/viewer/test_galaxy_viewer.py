@@ -435,3 +435,19 @@ def test_keys_belong_to_what_has_the_focus(galaxy):
     at_rest(page)
     assert page.evaluate("document.activeElement.getAttribute('data-planet')") == "6"
     assert page.get_by_role("button", name="play (space)").count() == 1
+
+
+RENDERED_PX_JS = """(selector) => [...document.querySelectorAll(selector)].map((t) =>
+  parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"""
+
+
+def test_a_phones_board_shows_the_planets_numbers_large_enough(galaxy):
+    """A phone draws the 400-unit board about 300 px wide: the planets' ids and garrisons were 8 px."""
+    page, _ = galaxy
+    wide = page.evaluate(RENDERED_PX_JS, ".av-planet-id")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("document.querySelector('.av-board').getBoundingClientRect().width < 400")
+    for selector in (".av-planet-id", ".av-garrison"):
+        sizes = page.evaluate(RENDERED_PX_JS, selector)
+        assert sizes and min(sizes) >= 10, (selector, sizes)
+    assert min(wide) >= 10  # (and a wide board's were, as they are)
