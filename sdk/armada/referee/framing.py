@@ -30,7 +30,21 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class ProtocolError(Exception):
-    """A reply broke the framing rules; the message is the one-line fault detail."""
+    """A reply broke the framing rules; the message is the one-line fault detail. `line`, when the fault
+    is about what the line says: its short quote (`preview`), for the bot's log only (the detail is
+    public; a security trial saw a bot's stray print shown to everyone in it)."""
+
+    def __init__(self, message: str, line: str | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+    def public(self) -> str:
+        """The detail a match shows anyone: the line's quote left to the bot's log."""
+        return str(self) + (" (the line is quoted in the bot's log)" if self.line is not None else "")
+
+    def quoted(self) -> str:
+        """The detail with the line's quote (where only the line's author sees it: an RL action)."""
+        return str(self) + (f": {self.line}" if self.line is not None else "")
 
 
 def encode_message(message: dict[str, Any]) -> bytes:
@@ -122,11 +136,11 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         hint = "stdout carries the replies alone: print anything else to stderr, the bot's log"
         where = f"{exc.msg} at column {exc.colno}"
-        raise ProtocolError(f"reply is not valid JSON ({where}): {preview(raw)} ({hint})") from None
+        raise ProtocolError(f"reply is not valid JSON ({where}) ({hint})", line=preview(raw)) from None
     if not isinstance(value, dict):
         if found:
             raise ProtocolError(f"reply is not acceptable JSON ({found[0].why})")
-        raise ProtocolError(f"reply is a JSON {json_type(value)}, not an object: {preview(raw)}")
+        raise ProtocolError(f"reply is a JSON {json_type(value)}, not an object", line=preview(raw))
     if _SURROGATE_ESCAPE.search(text):  # a lone surrogate would stop the replay's UTF-8 encoding
         bad_text = _lone_surrogate({k: v for k, v in value.items() if k != DEBUG_KEY})
         if bad_text is not None:

@@ -146,7 +146,10 @@ class Seat:
                 reply = decode_reply(raw)
                 got = reply_id(reply)
             except ProtocolError as exc:
-                return Exchange(fault=Fault("protocol", f"{exc} (answering {what})"), elapsed_ms=elapsed_ms)
+                if exc.line is not None:  # the line itself for its owner only: the detail is public
+                    with contextlib.suppress(Exception):
+                        self.conn.note(f"[armada] the reply to {what} that broke the protocol: {exc.line}")
+                return Exchange(fault=Fault("protocol", f"{exc.public()} (answering {what})"), elapsed_ms=elapsed_ms)
             if got < expected:
                 stale += 1  # stale: an answer to an earlier request, dropped (a bounded number of them)
                 if stale > MAX_STALE_LINES:

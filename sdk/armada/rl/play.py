@@ -75,8 +75,8 @@ class Play:
         fault for JSON text a referee would refuse (ValueError for an action of the wrong form)."""
         try:
             return self.codec.reply(action, self.asked[seat], self.memory[seat])
-        except ProtocolError as exc:
-            return Fault("protocol", str(exc))
+        except ProtocolError as exc:  # (your own action: quoted in the detail, there is no log)
+            return Fault("protocol", exc.quoted())
 
     def step(self, replies: dict[int, dict[str, Any]], *, owned: bool = False) -> dict[int, float]:
         """Play one step with every seat's reply; each seat's reward for it. `owned`: every reply
