@@ -40,7 +40,7 @@ class ProtocolError(Exception):
 
     def public(self) -> str:
         """The detail a match shows anyone: the line's quote left to the bot's log."""
-        return str(self) + (" (the line is quoted in the bot's log)" if self.line is not None else "")
+        return str(self) + ("; the line is quoted in the bot's log" if self.line is not None else "")
 
     def quoted(self) -> str:
         """The detail with the line's quote (where only the line's author sees it: an RL action)."""
@@ -136,7 +136,7 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         hint = "stdout carries the replies alone: print anything else to stderr, the bot's log"
         where = f"{exc.msg} at column {exc.colno}"
-        raise ProtocolError(f"reply is not valid JSON ({where}) ({hint})", line=preview(raw)) from None
+        raise ProtocolError(f"reply is not valid JSON ({where}; {hint})", line=preview(raw)) from None
     if not isinstance(value, dict):
         if found:
             raise ProtocolError(f"reply is not acceptable JSON ({found[0].why})")

@@ -13,7 +13,7 @@ from armada.referee.framing import ProtocolError, decode_reply
     (b"null", "reply is a JSON null, not an object"),
     (b"[1, 2]", "reply is a JSON array, not an object"),
     (b"true", "reply is a JSON boolean, not an object"),
-    (b"loading my bot...", r"reply is not valid JSON \(Expecting value at column 1\) \(stdout "
+    (b"loading my bot...", r"reply is not valid JSON \(Expecting value at column 1; stdout "
                            r"carries the replies alone: print anything else to stderr, the bot's log\)"),
 ])
 def test_bad_lines_are_protocol_errors_with_plain_details(line, detail):
@@ -28,8 +28,8 @@ def test_the_line_itself_is_kept_apart_from_the_public_detail(line):
     with pytest.raises(ProtocolError) as caught:
         decode_reply(line)
     assert caught.value.line is not None and "secret plan" in caught.value.line
-    assert "secret" not in caught.value.public() and caught.value.public().endswith("(the line is quoted in the "
-                                                                                  "bot's log)")
+    assert "secret" not in caught.value.public() and caught.value.public().endswith("; the line is quoted in the "
+                                                                                  "bot's log")
     assert caught.value.quoted().endswith(": " + caught.value.line)
 
 

@@ -153,7 +153,7 @@ def test_a_stray_line_is_quoted_in_its_bots_log_not_in_the_public_detail():
     """A security trial: 'protocol: reply is not valid JSON ...: 'SECRETLEAK2 not json'' showed what a bot
     printed to anyone; the detail (public: the replay, the match page) says where the quote is."""
     outcome = play(hostile("garbage", 1, "SECRETLEAK2 not json"), steady())
-    assert_forfeit(outcome, 1, "protocol", r"not valid JSON .*\(the line is quoted in the bot's log\)")
+    assert_forfeit(outcome, 1, "protocol", r"not valid JSON .*; the line is quoted in the bot's log \(answering")
     bad = outcome.players[0]
     assert "SECRETLEAK2" not in bad.detail and "SECRETLEAK2" not in json.dumps(outcome.replay)
     assert "[armada] the reply to move (id 1, turn 1) that broke the protocol: 'SECRETLEAK2 not json'" in bad.log
