@@ -119,8 +119,9 @@ def test_real_process_writes_to_fd_1_land_in_stderr(tmp_path):
         assert text in proc.stderr
 
 
-def test_a_bot_without_a_name_lets_the_referee_show_its_own_name(tmp_path):
-    """MD-3: no name in the init reply, so the connection's label (file or platform name) is shown."""
+def play_named(tmp_path, name_line: str, labels: tuple[str, str]):
+    """Two copies of a Galaxy bot that does nothing, with `name_line` in its class, played through the
+    referee as processes labelled `labels`; the outcome."""
     import sys
 
     from armada.referee.match import play_match
@@ -130,14 +131,19 @@ def test_a_bot_without_a_name_lets_the_referee_show_its_own_name(tmp_path):
     script.write_text(
         "from armada.bot.galaxy import GalaxyBot\n"
         "from armada.bot.runtime import run\n"
-        "class Quiet(GalaxyBot):\n"
+        "class Idle(GalaxyBot):\n"
+        f"{name_line}"
         "    def scout(self, obs):\n        return []\n"
         "    def command(self, obs, intel, warnings):\n        return []\n"
-        "run(Quiet())\n"
+        "run(Idle())\n"
     )
-    bots = {1: ProcessBot([sys.executable, str(script)], label="quiet-one"),
-            2: ProcessBot([sys.executable, str(script)], label="quiet-two")}
-    outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2})
+    bots = {seat: ProcessBot([sys.executable, str(script)], label=label) for seat, label in zip((1, 2), labels)}
+    return play_match("galaxy", bots, seed=1, config={"max_turns": 2})
+
+
+def test_a_bot_without_a_name_lets_the_referee_show_its_own_name(tmp_path):
+    """MD-3: no name in the init reply, so the connection's label (file or platform name) is shown."""
+    outcome = play_named(tmp_path, "", ("quiet-one", "quiet-two"))
     assert [p.name for p in outcome.players] == ["quiet-one", "quiet-two"]
 
 
@@ -149,24 +155,7 @@ def test_a_bot_without_a_name_lets_the_referee_show_its_own_name(tmp_path):
 def test_a_name_not_shown_says_why_in_the_bots_log(tmp_path, name, why):
     """MD-3: a name past 40 characters (or unprintable, or blank) is replaced by the label, and the
     bot's log says so (a trial: it was replaced without a word)."""
-    import sys
-
-    from armada.referee.match import play_match
-    from armada.referee.process_bot import ProcessBot
-
-    script = tmp_path / "main.py"
-    script.write_text(
-        "from armada.bot.galaxy import GalaxyBot\n"
-        "from armada.bot.runtime import run\n"
-        "class Named(GalaxyBot):\n"
-        f"    name = {name!r}\n"
-        "    def scout(self, obs):\n        return []\n"
-        "    def command(self, obs, intel, warnings):\n        return []\n"
-        "run(Named())\n"
-    )
-    bots = {1: ProcessBot([sys.executable, str(script)], label="named"),
-            2: ProcessBot([sys.executable, str(script)], label="other")}
-    outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2})
+    outcome = play_named(tmp_path, f"    name = {name!r}\n", ("named", "other"))
     assert [p.name for p in outcome.players] == ["named", "other"]
     assert f"[armada] init: your name is not shown ({why}" in outcome.players[0].log
     assert "shown as named" in outcome.players[0].log
