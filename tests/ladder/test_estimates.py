@@ -102,6 +102,23 @@ def test_on_a_small_ladder_the_pace_one_version_kept_sets_the_settling_time() ->
         intervals=10, exposure=300.0, busy=300.0)), 9) == pytest.approx(9 * 30)
 
 
+def test_after_a_surge_one_version_alone_is_not_held_to_the_surges_pace() -> None:
+    """A deadline-day trial: ten versions settled together (each 9 gaps in 100 s, ten at once), then one
+    version alone was told 4 to 8 times its time: the pace a version kept in the surge, shared ten
+    ways, was read as one version's. Each span's seconds count as many versions as shared them (here
+    10): one alone keeps ten times that pace. Never slower than measured: with as many or more
+    settling now the pace is as it was (bench/surge.py's estimates are unchanged)."""
+    surge = [(-300.0, -200.0, 10, False)] * 10
+    measured = estimates.settling_spans(surge)
+    assert measured.exposure == pytest.approx(1000.0) and measured.alone == pytest.approx(100.0)
+    alone_now = queue(settling=1, settling_games=100, spans=measured)
+    assert estimates.settling_time(alone_now, 9) == pytest.approx(9 * 100 / 90)  # was 9 * 1000 / 90
+    crowded_now = queue(settling=10, settling_games=100, spans=measured)
+    assert estimates.settling_time(crowded_now, 9) == pytest.approx(9 * 1000 / 90)
+    assert estimates.settling_time(queue(settling=20, settling_games=100, spans=measured), 9) >= \
+        estimates.settling_time(crowded_now, 9)
+
+
 def test_in_a_surge_the_share_of_the_versions_settling_now_sets_it() -> None:
     """Forty versions settling now where the window's versions overlapped less: each gets its share
     of the games they got together while any was provisional, slower than one version's pace."""

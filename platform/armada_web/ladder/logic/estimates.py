@@ -24,8 +24,9 @@ never less than one ranked match start at the measured pace.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from armada_web.ladder.logic.matchmaking import (
@@ -66,6 +67,10 @@ class Spans:
     busy: float = 0.0
     fresh_intervals: int = 0
     fresh_exposure: float = 0.0
+    #: The seconds again, each version's divided by how many versions were provisional with it on
+    #: average (itself included): what it would have taken alone (None: not measured).
+    alone: float | None = None
+    fresh_alone: float | None = None
 
 
 @dataclass(frozen=True)
@@ -85,24 +90,53 @@ class Queue:
     spans: Spans = field(default_factory=Spans)  # the provisional versions' games in the window
 
 
+def _provisional_seconds(spans: Sequence[tuple[float, float]]) -> Callable[[float], float]:
+    """t -> the provisional seconds of all `spans` (first, end) up to time t: the integral of how many
+    were provisional, a step function read by bisection (a surge's hundreds of spans, each read twice)."""
+    changes: dict[float, int] = {}
+    for first, end in spans:
+        if end > first:
+            changes[first] = changes.get(first, 0) + 1
+            changes[end] = changes.get(end, 0) - 1
+    times = sorted(changes)
+    totals, counts, total, count = [], [], 0.0, 0
+    for k, at in enumerate(times):
+        total += count * (at - times[k - 1]) if k else 0.0
+        count += changes[at]
+        totals.append(total)
+        counts.append(count)
+
+    def upto(t: float) -> float:
+        k = bisect.bisect_right(times, t) - 1
+        return 0.0 if k < 0 else totals[k] + counts[k] * (t - times[k])
+
+    return upto
+
+
 def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
     """The provisional versions' spans in the window, each (its first provisional game in the window,
     when it stopped being provisional or now, its provisional games in the window, whether it started
     fresh), times in seconds: the gaps between two games of one version, the seconds summed over the
     versions, the seconds covered by at least one of them, and the fresh versions' gaps and seconds."""
     intervals, exposure, busy, reach = 0, 0.0, 0.0, -math.inf
-    fresh_intervals, fresh_exposure = 0, 0.0
-    for first, end, games, fresh in sorted(spans):
+    fresh_intervals, fresh_exposure, alone, fresh_alone = 0, 0.0, 0.0, 0.0
+    ordered = sorted(spans)
+    provisional = _provisional_seconds([(first, end) for first, end, _games, _fresh in ordered])
+    for first, end, games, fresh in ordered:
         gaps, seconds = max(0, games - 1), max(0.0, end - first)
         intervals += gaps
         exposure += seconds
+        # how many were provisional with it, on average over its span (itself included)
+        crowd = (provisional(end) - provisional(first)) / seconds if seconds > 0 else 1.0
+        alone += seconds / max(1.0, crowd)
         if fresh:
             fresh_intervals += gaps
             fresh_exposure += seconds
+            fresh_alone += seconds / max(1.0, crowd)
         if end > max(first, reach):
             busy += end - max(first, reach)
         reach = max(reach, end)
-    return Spans(intervals, exposure, busy, fresh_intervals, fresh_exposure)
+    return Spans(intervals, exposure, busy, fresh_intervals, fresh_exposure, alone, fresh_alone)
 
 
 def settling_time(queue: Queue, games: int, *, fresh: bool = False) -> float | None:
@@ -123,14 +157,23 @@ def settling_time(queue: Queue, games: int, *, fresh: bool = False) -> float | N
     if queue.settling <= 0:
         return None
     spans = queue.spans
+
+    def uncrowded(exposure: float, alone: float | None) -> float:
+        """A kind's provisional seconds, less where more versions shared the games then than do now
+        (a deadline-day trial: after a surge of ten, one version alone was told 4 to 8 times its time;
+        never more: a large site serves many at the pace of one, bench/surge.py)."""
+        return exposure if alone is None or alone <= 0 else min(exposure, alone * queue.settling)
+
     if spans.intervals >= PACE_ENOUGH and spans.exposure > 0:  # (so settling_games > 0)
-        pooled = spans.intervals / spans.exposure  # gaps a second, any kind
+        pooled = spans.intervals / uncrowded(spans.exposure, spans.alone)  # gaps a second, any kind
 
         def pace(kind_fresh: bool) -> float:
             """Gaps a second of a version of that kind (the pooled pace without PACE_ENOUGH of its own)."""
             gaps = spans.fresh_intervals if kind_fresh else spans.intervals - spans.fresh_intervals
             seconds = spans.fresh_exposure if kind_fresh else spans.exposure - spans.fresh_exposure
-            return gaps / seconds if gaps >= PACE_ENOUGH and seconds > 0 else pooled
+            alone = None if spans.alone is None or spans.fresh_alone is None else (
+                spans.fresh_alone if kind_fresh else spans.alone - spans.fresh_alone)
+            return gaps / uncrowded(seconds, alone) if gaps >= PACE_ENOUGH and seconds > 0 else pooled
 
         fresh_now = min(queue.settling_fresh, queue.settling)
         weights = fresh_now * pace(True) + (queue.settling - fresh_now) * pace(False)
