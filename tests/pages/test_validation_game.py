@@ -33,6 +33,11 @@ def test_the_owner_watches_the_validation_game_in_the_viewer(transactional_db, l
         page.keyboard.press("End")
         at_rest(page)
         assert root.get_attribute("data-turn") == "8" and page.locator(".av-planet").count() == 16
+        page.locator("main h1").click()  # focuses <main> (the skip link's target): the arrows still step
+        assert page.evaluate("document.activeElement.id") == "content"
+        page.keyboard.press("ArrowLeft")
+        at_rest(page)
+        assert root.get_attribute("data-turn") == "7"
         page.set_viewport_size({"width": 390, "height": 800})  # a phone: the page still fits its width
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         clean(page)

@@ -144,8 +144,8 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
     if _SURROGATE_ESCAPE.search(text):  # a lone surrogate would stop the replay's UTF-8 encoding
         bad_text = _lone_surrogate({k: v for k, v in value.items() if k != DEBUG_KEY})
         if bad_text is not None:
-            raise ProtocolError(f"reply is not acceptable JSON (the string {bad_text[:PREVIEW_CHARS]!a} "
-                                "holds a lone surrogate: not Unicode text)")
+            raise ProtocolError("reply is not acceptable JSON (a string holds a lone surrogate: not Unicode text)",
+                                line=ascii(bad_text[:PREVIEW_CHARS]))
     if found:  # only a drawing may hold them (D-R-16): it ignores them like any bad value
         bad = _contains_unacceptable({k: v for k, v in value.items() if k != DEBUG_KEY})
         if bad is not None:
@@ -159,7 +159,8 @@ def reply_id(reply: dict[str, Any]) -> int:
         raise ProtocolError("reply has no id")
     value = reply["id"]
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ProtocolError(f"reply id must be an integer, got {json.dumps(value)[:PREVIEW_CHARS]}")
+        raise ProtocolError(f"reply id must be an integer, not {json_type(value)}",
+                            line=json.dumps(value)[:PREVIEW_CHARS])
     return value
 
 

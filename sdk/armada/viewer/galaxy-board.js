@@ -306,7 +306,8 @@
           clear(planetLayer);
           clear(markerLayer);
           for (const p of planetsView.planets) planetLayer.appendChild(planetNode(p, p.id === selected));
-          const again = had === null ? null : planetLayer.querySelector('[data-planet="' + had + '"]');
+          const again = had === null ? null
+            : Array.from(planetLayer.children).find((g) => g.getAttribute("data-planet") === had);
           if (again) again.focus({ preventScroll: true });
           if (progress >= 1) markers(markerLayer, planetsView);
         }

@@ -196,7 +196,7 @@
 
   /** What keeps its own keys when focused: form controls, and Space and Enter on what they press or open
    * (buttons, links, summaries, the board's planets, the log's rows). */
-  const CONTROLS = "a[href], button, summary, [role=button], [tabindex]:not(.armada-viewer)";
+  const CONTROLS = "a[href], button, summary, [role=button], [tabindex]:not([tabindex='-1'])";
 
   /** Space plays/pauses, arrows step, Home and End go to the ends, wherever the focus is in the viewer, or
    * on a page with nothing focused. Keys typed into form controls are left to them; a focused control
@@ -214,7 +214,9 @@
       const tag = target && target.tagName;
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
       const inside = target !== null && root.contains(target);
-      const page = target === null || target === document.body || target === document.documentElement;
+      // the page: nothing focused, or a focused container that is no control (the site's <main>, after a click
+      // on its text or the skip link)
+      const page = !inside && (target === null || !target.closest(CONTROLS));
       if (!inside && !page) return;
       const space = event.key === " " || event.key === "Spacebar";
       if (inside && target !== root && target.closest(CONTROLS) && (space || event.key === "Enter")) return;

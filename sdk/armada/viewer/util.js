@@ -73,7 +73,8 @@
   function siteNames(replay) {
     const seats = {};
     for (const entry of replay.seats || []) {
-      if (entry && typeof entry.bot === "string" && entry.bot) seats[String(entry.seat)] = { name: entry.bot };
+      // (a site's bot name is at most 60 characters: a replay's longer one is cut)
+      if (entry && typeof entry.bot === "string" && entry.bot) seats[String(entry.seat)] = { name: entry.bot.slice(0, 60) };
     }
     return seats;
   }

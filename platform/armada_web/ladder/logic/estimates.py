@@ -24,9 +24,8 @@ never less than one ranked match start at the measured pace.
 
 from __future__ import annotations
 
-import bisect
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from armada_web.ladder.logic.matchmaking import (
@@ -67,8 +66,8 @@ class Spans:
     busy: float = 0.0
     fresh_intervals: int = 0
     fresh_exposure: float = 0.0
-    #: The seconds again, each version's divided by how many versions were provisional with it on
-    #: average (itself included): what it would have taken alone (None: not measured).
+    #: The seconds again, each instant of a version's shared among the versions provisional then
+    #: (itself included): what they would have taken alone (None: not measured).
     alone: float | None = None
     fresh_alone: float | None = None
 
@@ -90,27 +89,28 @@ class Queue:
     spans: Spans = field(default_factory=Spans)  # the provisional versions' games in the window
 
 
-def _provisional_seconds(spans: Sequence[tuple[float, float]]) -> Callable[[float], float]:
-    """t -> the provisional seconds of all `spans` (first, end) up to time t: the integral of how many
-    were provisional, a step function read by bisection (a surge's hundreds of spans, each read twice)."""
-    changes: dict[float, int] = {}
-    for first, end in spans:
+def _alone(spans: Sequence[tuple[float, float, bool]]) -> tuple[float, float]:
+    """The versions' provisional seconds as if each had been alone, of all (first, end, fresh) `spans`
+    and of the fresh ones: each instant counts once, shared among the versions provisional then (the
+    integral of 1 / how many, summed over the versions: for all of them, the seconds any was)."""
+    changes: dict[float, list[int]] = {}
+    for first, end, fresh in spans:
         if end > first:
-            changes[first] = changes.get(first, 0) + 1
-            changes[end] = changes.get(end, 0) - 1
-    times = sorted(changes)
-    totals, counts, total, count = [], [], 0.0, 0
-    for k, at in enumerate(times):
-        total += count * (at - times[k - 1]) if k else 0.0
-        count += changes[at]
-        totals.append(total)
-        counts.append(count)
-
-    def upto(t: float) -> float:
-        k = bisect.bisect_right(times, t) - 1
-        return 0.0 if k < 0 else totals[k] + counts[k] * (t - times[k])
-
-    return upto
+            for at, step in ((first, 1), (end, -1)):
+                change = changes.setdefault(at, [0, 0])
+                change[0] += step
+                change[1] += step if fresh else 0
+    alone = fresh_alone = 0.0
+    count = fresh_count = 0
+    last = 0.0
+    for at in sorted(changes):
+        if count > 0:
+            alone += at - last
+            fresh_alone += (at - last) * fresh_count / count
+        count += changes[at][0]
+        fresh_count += changes[at][1]
+        last = at
+    return alone, fresh_alone
 
 
 def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
@@ -119,20 +119,16 @@ def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
     fresh), times in seconds: the gaps between two games of one version, the seconds summed over the
     versions, the seconds covered by at least one of them, and the fresh versions' gaps and seconds."""
     intervals, exposure, busy, reach = 0, 0.0, 0.0, -math.inf
-    fresh_intervals, fresh_exposure, alone, fresh_alone = 0, 0.0, 0.0, 0.0
+    fresh_intervals, fresh_exposure = 0, 0.0
     ordered = sorted(spans)
-    provisional = _provisional_seconds([(first, end) for first, end, _games, _fresh in ordered])
+    alone, fresh_alone = _alone([(first, end, fresh) for first, end, _games, fresh in ordered])
     for first, end, games, fresh in ordered:
         gaps, seconds = max(0, games - 1), max(0.0, end - first)
         intervals += gaps
         exposure += seconds
-        # how many were provisional with it, on average over its span (itself included)
-        crowd = (provisional(end) - provisional(first)) / seconds if seconds > 0 else 1.0
-        alone += seconds / max(1.0, crowd)
         if fresh:
             fresh_intervals += gaps
             fresh_exposure += seconds
-            fresh_alone += seconds / max(1.0, crowd)
         if end > max(first, reach):
             busy += end - max(first, reach)
         reach = max(reach, end)

@@ -168,7 +168,9 @@ def shown_name(seat: dict[str, Any]) -> str:
     """A seat's name in the table: the name the bot announced, and in brackets the site's name of the
     bot when a site stored the replay (its seat's `bot`, replay-format.md) and it differs."""
     name, bot = str(seat.get("name", "")), seat.get("bot")
-    return f"{name} ({bot})" if isinstance(bot, str) and bot and bot != name else name
+    if not isinstance(bot, str) or not bot or bot == name:
+        return name
+    return f"{name} ({''.join(c if c.isprintable() else '?' for c in bot[:60])})"  # (a replay is anyone's file)
 
 
 def describe(info: dict[str, Any]) -> str:

@@ -15,7 +15,12 @@
     const invalid = document.querySelector("form [aria-invalid=true]");
     if (invalid) return invalid.focus();
     if (general) return general.focus();
-    const named = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    let named = null;
+    try {
+      named = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    } catch (err) {
+      named = null; // a malformed address fragment names nothing
+    }
     if (named && named.getAttribute("tabindex") === "-1") named.focus();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", place);
