@@ -110,13 +110,13 @@ def test_after_a_surge_one_version_alone_is_not_held_to_the_surges_pace() -> Non
     settling now the pace is as it was (bench/surge.py's estimates are unchanged)."""
     surge = [(-300.0, -200.0, 10, False)] * 10
     measured = estimates.settling_spans(surge)
-    assert measured.exposure == pytest.approx(1000.0) and measured.alone == pytest.approx(100.0)
+    assert measured.exposure == pytest.approx(1000.0) and measured.busy == pytest.approx(100.0)
     alone_now = queue(settling=1, settling_games=100, spans=measured)
     assert estimates.settling_time(alone_now, 9) == pytest.approx(9 * 100 / 90)  # was 9 * 1000 / 90
     # each instant shared among the versions provisional then (a review: dividing a long span by its
     # average crowd counted a version alone for 900 s of 1,000 as 616 s alone)
     long_and_short = estimates.settling_spans([(-1000.0, 0.0, 10, False)] + [(-100.0, 0.0, 3, True)] * 9)
-    assert long_and_short.alone == pytest.approx(900 + 100)  # = the seconds any was provisional
+    assert long_and_short.busy == pytest.approx(900 + 100)  # all versions' seconds as if alone
     assert long_and_short.fresh_alone == pytest.approx(100 * 9 / 10)
     crowded_now = queue(settling=10, settling_games=100, spans=measured)
     assert estimates.settling_time(crowded_now, 9) == pytest.approx(9 * 1000 / 90)

@@ -16,7 +16,6 @@ a message (`Invalid`), never an error page.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from django.utils import timezone
 
 from armada_web.accounts import limits, mail
 from armada_web.accounts.models import EmailChange
-from armada_web.accounts.throttles import ALL_CLIENTS
+from armada_web.accounts.throttles import ALL_CLIENTS, folded
 from armada_web.web.clients import client_key
 from armada_web.web.errors import Conflict, Invalid, Unavailable
 
@@ -136,7 +135,7 @@ def take_mail_to(*, address: str, action: str, refusal: str, request: Any = None
     cannot mail one address without end (a security trial sent 20 links to one address from 20
     accounts), and one client cannot use up the address's own links. Inside the transaction of the
     write it limits (a refused or failed request counts nothing)."""
-    digest = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
+    digest = folded(address)
     limits.take(action=action, key=f"to:{digest}", limit=ALL_CLIENTS * LINKS_PER_HOUR, window_s=3600,
                 refusal=refusal)
     if request is not None:

@@ -187,16 +187,13 @@ def ensure_superuser(*, username: str, email: str, password: str) -> str:
 
 def delete_account(*, user: User, password: str, request: Any = None) -> None:
     """Delete a user, who confirms with their password: their bots retire (matches keep them),
-    their sources and logs go (Invalid for a wrong password; nothing is changed). With the
-    `request`, the password is counted as a log-in attempt is (`confirm_password`).
+    their sources and logs go (Invalid for a wrong password; nothing is changed). The password
+    is counted as a log-in attempt is (`confirm_password`; from the `request`'s client).
 
     The forgetting happens in a pre_delete receiver (armada_web.bots.receivers), so deleting a
     user from the admin or a shell does the same.
     """
-    if request is not None:
-        confirm_password(request=request, user=user, password=password)
-    elif not user.check_password(password):
-        raise Invalid("wrong password")
+    confirm_password(request=request, user=user, password=password)
     with transaction.atomic():
         user.delete()
 

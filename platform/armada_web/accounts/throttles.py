@@ -42,8 +42,12 @@ def limits() -> list[Limit]:
 def _names(request: Any, username: str) -> dict[str, str]:
     """The counters' names: the client's address, and a digest of the username (any text a form
     sends is a safe key)."""
-    user = hashlib.sha256(username.strip().lower()[:150].encode("utf-8", "replace")).hexdigest()[:32]
-    return {"ip": f"login-fail:ip:{client_key(request)}", "user": f"login-fail:user:{user}"}
+    return {"ip": f"login-fail:ip:{client_key(request)}", "user": f"login-fail:user:{folded(username[:150])}"}
+
+
+def folded(text: str) -> str:
+    """A safe key for a username or an e-mail address, whatever its case and surrounding spaces."""
+    return hashlib.sha256(text.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
 
 
 class Attempt:
@@ -94,7 +98,7 @@ def take_mail_request(request: Any, *, action: str, address: str, limit: int, re
     one client whatever the addresses; RateLimited past any (then nothing is counted). Counted in the
     shared counters (web.counters, expiring), not the database: an anonymous request writes nothing.
     Someone else's requests can use up the address's budget only from many clients at once."""
-    digest = hashlib.sha256(address.strip().lower().encode("utf-8", "replace")).hexdigest()[:32]
+    digest = folded(address)
     client = client_key(request)
     window = 3600
     checks = [(f"{action}:to:{digest}:from:{client}", limit), (f"{action}:to:{digest}", ALL_CLIENTS * limit),

@@ -66,9 +66,8 @@ class Spans:
     busy: float = 0.0
     fresh_intervals: int = 0
     fresh_exposure: float = 0.0
-    #: The seconds again, each instant of a version's shared among the versions provisional then
-    #: (itself included): what they would have taken alone (None: not measured).
-    alone: float | None = None
+    #: The fresh versions' seconds as if each had been alone: each instant shared among the versions
+    #: provisional then (None: not measured). All versions' are `busy`.
     fresh_alone: float | None = None
 
 
@@ -89,10 +88,10 @@ class Queue:
     spans: Spans = field(default_factory=Spans)  # the provisional versions' games in the window
 
 
-def _alone(spans: Sequence[tuple[float, float, bool]]) -> tuple[float, float]:
-    """The versions' provisional seconds as if each had been alone, of all (first, end, fresh) `spans`
-    and of the fresh ones: each instant counts once, shared among the versions provisional then (the
-    integral of 1 / how many, summed over the versions: for all of them, the seconds any was)."""
+def _sweep(spans: Sequence[tuple[float, float, bool]]) -> tuple[float, float]:
+    """Of (first, end, fresh) `spans`: the seconds any was provisional, and the fresh versions' seconds as
+    if each had been alone (each instant shared among the versions provisional then). Summed over all
+    versions, the seconds as if alone are the first figure."""
     changes: dict[float, list[int]] = {}
     for first, end, fresh in spans:
         if end > first:
@@ -100,17 +99,17 @@ def _alone(spans: Sequence[tuple[float, float, bool]]) -> tuple[float, float]:
                 change = changes.setdefault(at, [0, 0])
                 change[0] += step
                 change[1] += step if fresh else 0
-    alone = fresh_alone = 0.0
+    busy = fresh_alone = 0.0
     count = fresh_count = 0
     last = 0.0
     for at in sorted(changes):
         if count > 0:
-            alone += at - last
+            busy += at - last
             fresh_alone += (at - last) * fresh_count / count
         count += changes[at][0]
         fresh_count += changes[at][1]
         last = at
-    return alone, fresh_alone
+    return busy, fresh_alone
 
 
 def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
@@ -118,10 +117,10 @@ def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
     when it stopped being provisional or now, its provisional games in the window, whether it started
     fresh), times in seconds: the gaps between two games of one version, the seconds summed over the
     versions, the seconds covered by at least one of them, and the fresh versions' gaps and seconds."""
-    intervals, exposure, busy, reach = 0, 0.0, 0.0, -math.inf
+    intervals, exposure = 0, 0.0
     fresh_intervals, fresh_exposure = 0, 0.0
     ordered = sorted(spans)
-    alone, fresh_alone = _alone([(first, end, fresh) for first, end, _games, fresh in ordered])
+    busy, fresh_alone = _sweep([(first, end, fresh) for first, end, _games, fresh in ordered])
     for first, end, games, fresh in ordered:
         gaps, seconds = max(0, games - 1), max(0.0, end - first)
         intervals += gaps
@@ -129,10 +128,7 @@ def settling_spans(spans: Iterable[tuple[float, float, int, bool]]) -> Spans:
         if fresh:
             fresh_intervals += gaps
             fresh_exposure += seconds
-        if end > max(first, reach):
-            busy += end - max(first, reach)
-        reach = max(reach, end)
-    return Spans(intervals, exposure, busy, fresh_intervals, fresh_exposure, alone, fresh_alone)
+    return Spans(intervals, exposure, busy, fresh_intervals, fresh_exposure, fresh_alone)
 
 
 def settling_time(queue: Queue, games: int, *, fresh: bool = False) -> float | None:
@@ -161,14 +157,15 @@ def settling_time(queue: Queue, games: int, *, fresh: bool = False) -> float | N
         return exposure if alone is None or alone <= 0 else min(exposure, alone * queue.settling)
 
     if spans.intervals >= PACE_ENOUGH and spans.exposure > 0:  # (so settling_games > 0)
-        pooled = spans.intervals / uncrowded(spans.exposure, spans.alone)  # gaps a second, any kind
+        measured = spans.fresh_alone is not None  # (else Spans made by hand: the seconds as counted)
+        pooled = spans.intervals / uncrowded(spans.exposure, spans.busy if measured else None)  # any kind
 
         def pace(kind_fresh: bool) -> float:
             """Gaps a second of a version of that kind (the pooled pace without PACE_ENOUGH of its own)."""
             gaps = spans.fresh_intervals if kind_fresh else spans.intervals - spans.fresh_intervals
             seconds = spans.fresh_exposure if kind_fresh else spans.exposure - spans.fresh_exposure
-            alone = None if spans.alone is None or spans.fresh_alone is None else (
-                spans.fresh_alone if kind_fresh else spans.alone - spans.fresh_alone)
+            alone = None if spans.fresh_alone is None else (
+                spans.fresh_alone if kind_fresh else spans.busy - spans.fresh_alone)
             return gaps / uncrowded(seconds, alone) if gaps >= PACE_ENOUGH and seconds > 0 else pooled
 
         fresh_now = min(queue.settling_fresh, queue.settling)
