@@ -15,7 +15,7 @@ the image) and are nobody else's business.
 """
 
 from armada_sandbox._engine import SandboxUnavailable, check_ready
-from armada_sandbox._image import BOT_IMAGE, ImageStatus, image_status
+from armada_sandbox._image import BOT_IMAGE, DEFAULT_BOT_IMAGE, ImageStatus, image_status
 from armada_sandbox.docker_bot import DockerBot
 from armada_sandbox.folders import FolderNotPrivate, code_folder, private_folder, sweep_folders
 from armada_sandbox.limits import SandboxLimits, limit_variables, limits_for
@@ -25,6 +25,7 @@ from armada_sandbox.warm import WarmPool, close_process_pool, process_pool
 
 __all__ = [
     "BOT_IMAGE",
+    "DEFAULT_BOT_IMAGE",
     "DockerBot",
     "FolderNotPrivate",
     "ImageStatus",

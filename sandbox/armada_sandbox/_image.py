@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The bot image's tag; ARMADA_BOT_IMAGE overrides it (build.sh reads the same variable).
-BOT_IMAGE = os.environ.get("ARMADA_BOT_IMAGE") or "armada/bot:latest"  # (DEFAULT_BOT_IMAGE, below)
+#: The bot image's tag unless ARMADA_BOT_IMAGE names another (build.sh reads the same variable).
+DEFAULT_BOT_IMAGE = "armada/bot:latest"
+BOT_IMAGE = os.environ.get("ARMADA_BOT_IMAGE") or DEFAULT_BOT_IMAGE
 BASE_IMAGE = "armada/debian-base:bookworm"
 HASH_LABEL = "armada.inputs"
 #: The repository root when running from a source checkout (sandbox/armada_sandbox/_image.py).
 REPO_ROOT = Path(__file__).resolve().parents[2]
 IMAGE_DIR = Path("infra/images/bot")
-DEFAULT_BOT_IMAGE = "armada/bot:latest"
 
 
 def build_hint(tag: str) -> str:

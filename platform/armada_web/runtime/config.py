@@ -25,7 +25,7 @@ from typing import Any, get_type_hints
 from armada.games.base import ConfigError as EngineConfigError
 from armada.referee.clock import Limits
 from armada.referee.environment import SEED_KEY_VARIABLE
-from armada_sandbox import SandboxLimits, limits_for
+from armada_sandbox import DEFAULT_BOT_IMAGE, SandboxLimits, limits_for
 from armada_web.games import SPECS
 
 #: The repository root (manage.py), from platform/armada_web/runtime/config.py.
@@ -210,7 +210,7 @@ class Config:
                                   minimum=1)
     match_stuck_s: int = setting("ARMADA_MATCH_STUCK_S", 0, "seconds a match may run (or wait) before the reaper "
                                  "acts (0: MATCH_TIME_LIMIT_S + 300)", minimum=0)
-    bot_image: str = setting("ARMADA_BOT_IMAGE", "armada/bot:latest", "the Docker image bots run in")
+    bot_image: str = setting("ARMADA_BOT_IMAGE", DEFAULT_BOT_IMAGE, "the Docker image bots run in")
     host_name: str = setting("ARMADA_HOST_NAME", "", "this worker host's name: the host part of its Celery "
                              "workers' node names, recorded on each match it claims and shown on /status/ and "
                              "/metrics (empty: the machine's host name)")
