@@ -451,3 +451,7 @@ def test_a_phones_board_shows_the_planets_numbers_large_enough(galaxy):
         sizes = page.evaluate(RENDERED_PX_JS, selector)
         assert sizes and min(sizes) >= 10, (selector, sizes)
     assert min(wide) >= 10  # (and a wide board's were, as they are)
+    while not page.locator(".av-fleet-label").count():  # the fleets' labels were 7 px (a second phone trial)
+        page.keyboard.press("ArrowRight")
+        at_rest(page)
+    assert min(page.evaluate(RENDERED_PX_JS, ".av-fleet-label")) >= 9

@@ -114,3 +114,19 @@ def test_a_sites_replay_shows_the_sites_bot_names_offline(page, replays, tmp_pat
     assert names.all_text_contents() == ["alpha <b>", "Balanced Brigade"]  # as text, never as markup
     assert names.first.get_attribute("title") == "played as Greedy Guardians"
     assert names.nth(1).get_attribute("title") is None
+
+
+RENDERED_PX_JS = """(selector) => [...document.querySelectorAll(selector)].map((t) =>
+  parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"""
+
+
+def test_a_phones_field_shows_its_labels_large_enough(page, replays):
+    """A phone draws the 600-unit field about 340 px wide: its labels were 6 px (a phone trial)."""
+    ready(page, html_for(replays.mothership).as_uri())
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function("document.querySelector('.av-field').getBoundingClientRect().width < 400")
+    page.get_by_role("button", name="step forward (right arrow)").click()
+    at_rest(page)
+    for selector in (".av-ms-label", ".av-fighter-label", ".av-shot-label"):
+        sizes = page.evaluate(RENDERED_PX_JS, selector)
+        assert sizes and min(sizes) >= 8.5, (selector, sizes)
