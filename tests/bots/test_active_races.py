@@ -61,3 +61,49 @@ def test_a_pin_racing_a_validation_stays_a_pin(make_user):
     assert [kind for kind, _value in outcomes] == ["ok", "ok"], outcomes
     bot.refresh_from_db()
     assert (bot.active_version_id, bot.pinned) == (versions[1].pk, True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bots_detail_is_read_at_one_moment(make_user, monkeypatch):
+    """A validation commits (v2 valid and active) after the API read the bot and before it read its
+    versions: the answer is the bot as it stood before (v2 pending), not v2 valid beside the old
+    active v1 (an API trial saw that mix)."""
+    import threading
+
+    from django.db import connection
+    from rest_framework.test import APIClient
+
+    from armada_web.bots import queries
+    from tests.support.services import missing
+
+    if connection.vendor != "postgresql":
+        missing("snapshots need PostgreSQL (set DATABASE_URL; CI does)")
+    owner = make_user("ann")
+    bot = services.create_bot(user=owner, name="Ann", game="galaxy")
+    v1, v2 = (services.upload_version(bot=bot, user=owner, filename="main.py", data=f"print({n})\n".encode())
+              for n in (1, 2))
+    BotVersion.objects.filter(pk=v1.pk).update(status="valid")
+    refresh_active(bot=bot)
+    original = queries.versions_of
+
+    def validation_ends() -> None:
+        try:
+            with transaction.atomic():
+                BotVersion.objects.filter(pk=v2.pk).update(status="valid")
+                refresh_active(bot=Bot.objects.get(pk=bot.pk))
+        finally:
+            connection.close()
+
+    def versions_after_a_commit(of: Bot):
+        other = threading.Thread(target=validation_ends)
+        other.start()
+        other.join()
+        return original(of)
+
+    monkeypatch.setattr(queries, "versions_of", versions_after_a_commit)
+    shown = APIClient().get(f"/api/bots/{bot.pk}/").json()
+    statuses = {v["id"]: v["status"] for v in shown["versions"]}
+    assert (shown["active_version"], statuses) == (v1.pk, {v1.pk: "valid", v2.pk: "pending"})
+    monkeypatch.setattr(queries, "versions_of", original)
+    shown = APIClient().get(f"/api/bots/{bot.pk}/").json()
+    assert (shown["active_version"], shown["versions"][0]["status"]) == (v2.pk, "valid")

@@ -33,6 +33,7 @@ from armada_web.jobs.notes import shown_note
 from armada_web.ladder.queries import next_ranked_game
 from armada_web.storage.archives import check_request_size
 from armada_web.web.errors import Invalid
+from armada_web.web.snapshots import one_moment
 
 #: Versions a bot's detail lists (the newest); a bot's whole history is paged at .../versions/.
 DETAIL_VERSIONS = 100
@@ -162,6 +163,11 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
         return BotDetailSerializer if self.action == "retrieve" else BotSerializer
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The bot, its active version and its versions as they stood at one moment."""
+        with one_moment():
+            return super().retrieve(request, *args, **kwargs)
 
     def _detail(self, bot: Bot, code: int = status.HTTP_200_OK) -> Response:
         bot.refresh_from_db()

@@ -41,6 +41,7 @@ from armada_web.teams.queries import teams_of
 from armada_web.web.errors import DomainError, Invalid, http_status
 from armada_web.web.inputs import parse_id, takes_upload
 from armada_web.web.paging import keyed_page, page_number
+from armada_web.web.snapshots import one_moment
 
 VERSIONS_PER_PAGE = 20
 OPPONENTS_PER_PAGE = 20
@@ -82,7 +83,13 @@ def new_bot(request: HttpRequest) -> HttpResponse:
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A bot: whether it plays (and why not), its place in its table, its kept record, its versions
     (paged) with their games and win rates, two versions compared, its last faults, its matches or
-    league battles, a challenge button. Every read goes through an index, whatever its games."""
+    league battles, a challenge button. Every read goes through an index, whatever its games, and
+    all of them see one moment (a validation committing meanwhile shows wholly or not at all)."""
+    with one_moment():
+        return _bot_page_read(request, pk)
+
+
+def _bot_page_read(request: HttpRequest, pk: int) -> HttpResponse:
     numbers = {name: page_number(request.GET.get(name), name) for name in ("versions", "opponents")}
     bot = get_object_or_404(queries.bots(), pk=pk)
     versions = keyed_page(queries.versions_of(bot).values_list("pk", flat=True),
