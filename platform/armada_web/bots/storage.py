@@ -18,8 +18,8 @@ from django.core.files.storage import default_storage
 
 from armada.replay import replay_gzip
 from armada_web.bots.models import BotVersion
+from armada_web.storage.objectstore import unavailable
 from armada_web.storage.unpacked import Source
-from armada_web.web.errors import Unavailable
 
 
 def archive_name(version: BotVersion) -> str:
@@ -59,7 +59,7 @@ def read_validation_replay(version: BotVersion) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise Unavailable(f"the storage is unavailable ({exc}); try again later") from None
+        raise unavailable(exc) from None
 
 
 def delete_quietly(name: str) -> None:
@@ -84,4 +84,4 @@ def open_archive(version: BotVersion) -> File[Any] | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise Unavailable(f"the storage is unavailable ({exc}); try again later") from None
+        raise unavailable(exc) from None

@@ -20,7 +20,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 from armada.replay import replay_gzip
-from armada_web.web.errors import Unavailable
+from armada_web.storage.objectstore import unavailable
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def read(name: str) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise Unavailable(f"the storage is unavailable ({exc}); try again later") from None
+        raise unavailable(exc) from None
 
 
 def delete(names: list[str]) -> None:

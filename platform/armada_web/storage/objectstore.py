@@ -26,6 +26,7 @@ import contextlib
 import errno
 import functools
 import io
+import logging
 import os
 import shutil
 import socket
@@ -42,16 +43,27 @@ from django.core.files.storage import FileSystemStorage, Storage, default_storag
 from storages.backends.s3 import S3Storage
 from storages.utils import clean_name
 
+from armada_web.web.errors import Unavailable
+
 #: Names of the health probe's objects (never walked by retention or backups).
 PROBE_FOLDER = "health"
 #: Bytes of an object read into memory before the rest goes to a temporary file; bytes per chunk.
 SPOOL_BYTES = 1024 * 1024
 CHUNK_BYTES = 256 * 1024
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class StorageError(OSError):
     """The store failed (unreachable, no such bucket, no permission, full): the message says which."""
+
+
+def unavailable(exc: OSError) -> Unavailable:
+    """What a read answers when the store fails: the cause goes to the log, for the operators, and
+    not to the answer, which anyone may read (an S3 error names the bucket and its endpoint, a
+    disk's the path; a review)."""
+    log.warning("the storage failed: %s", exc)
+    return Unavailable(f"the storage is unavailable ({exc.__class__.__name__}); try again later")
 
 
 class PrivateFileStorage(FileSystemStorage):
