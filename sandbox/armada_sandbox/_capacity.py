@@ -14,7 +14,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from armada_sandbox.limits import GAME_DEFAULTS, limits_for
+from armada.games.registry import GAMES
+from armada_sandbox.limits import limits_for
 from armada_sandbox.slots import host_cpus
 
 #: MiB kept for what is not a bot: the engine, the workers' processes, the web and database.
@@ -39,7 +40,7 @@ def host_memory_mb() -> int:
 
 def bot_memory_mb(env: Mapping[str, str] | None = None) -> int:
     """The largest memory a bot of any game may use here (the settings' ARMADA_SANDBOX_* included)."""
-    return max(limits_for(game, env=env).memory_mb for game in GAME_DEFAULTS)
+    return max(limits_for(game, env=env).memory_mb for game in GAMES)
 
 
 def match_concurrency(*, cores: int, memory_mb: int, bot_memory_mb: int) -> int:

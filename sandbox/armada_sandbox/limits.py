@@ -104,10 +104,6 @@ def cpuset_size(cpuset: str) -> int:
     return count
 
 
-#: Built-in per-game differences from the defaults (none yet: both games fit the defaults).
-GAME_DEFAULTS: dict[str, dict[str, Any]] = {"mothership": {}, "galaxy": {}}
-
-
 def limit_variables(games: Iterable[str]) -> list[str]:
     """Every variable `env_overrides` reads: ARMADA_SANDBOX_<FIELD>, and ARMADA_SANDBOX_<GAME>_<FIELD>
     for each of `games`."""
@@ -134,10 +130,9 @@ def limits_for(
     overrides: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> SandboxLimits:
-    """Defaults, then the game's built-in differences, then `overrides`, then the environment."""
+    """Defaults (every game's: each fits them), then `overrides`, then the environment (the game's
+    own variables on top of the general ones)."""
     limits = SandboxLimits()
-    if game is not None:
-        limits = limits.replace(GAME_DEFAULTS.get(game, {}))
     if overrides:
         limits = limits.replace(overrides)
     return limits.replace(env_overrides(os.environ if env is None else env, game))
