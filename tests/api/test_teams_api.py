@@ -111,13 +111,15 @@ def test_join_leave_remove_key_archive_restore_through_the_api(api, make_user, a
     assert carol.post(f"{path}/join/", {"key": team["join_key"]}, format="json").status_code == 403  # old key
     last = alice.post(f"{path}/leave/")
     assert last.status_code == 409 and "last member" in last.json()["detail"]
-    assert alice.post(f"{path}/archive/").json()["archived"] is True
+    archived = alice.post(f"{path}/archive/").json()
+    assert archived["archived"] is True and "join_key" not in archived  # (it takes no one, as its page says)
     assert alice.post(f"{path}/leave/").status_code == 200
     assert carol.post(f"{path}/restore/").status_code == 403
     removed = bob.post(f"{path}/restore/")  # a removal is the team's decision: no way back by restoring
     assert removed.status_code == 403 and "you were removed" in removed.json()["detail"]
     restored = alice.post(f"{path}/restore/")  # she left on her own, and nobody is in
     assert restored.status_code == 200 and restored.json()["members"] == [{"username": "alice"}]
+    assert restored.json()["join_key"]
     assert alice.get("/api/teams/999999/").status_code == 404
 
 

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from armada_web.api.fields import Body, TextField
 from armada_web.api.schema import answers
 from armada_web.teams import queries, services
-from armada_web.teams.access import is_member
+from armada_web.teams.access import shows_join_key
 from armada_web.teams.logic.names import FAR_TOO_LONG, NAME_MAX, NAME_READ_MAX
 from armada_web.teams.models import Team
 
@@ -50,7 +50,8 @@ class TeamSerializer(serializers.Serializer):
 
 
 class TeamDetailSerializer(TeamSerializer):
-    """A team: its members and bots for anyone; its join key for its members only (no key otherwise)."""
+    """A team: its members and bots for anyone; its join key for its members only, while it is not archived
+    (no key otherwise)."""
 
     bots = serializers.SerializerMethodField()
     join_key = serializers.CharField(required=False, help_text="members only: the secret of the join link")
@@ -62,7 +63,7 @@ class TeamDetailSerializer(TeamSerializer):
     def to_representation(self, team: Team) -> dict[str, Any]:
         data = dict(super().to_representation(team))
         user = getattr(self.context.get("request"), "user", None)
-        if team.personal or not is_member(user=user, team_id=team.pk):
+        if not shows_join_key(user=user, team=team):
             data.pop("join_key", None)
         return data
 

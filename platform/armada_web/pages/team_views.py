@@ -20,7 +20,7 @@ from armada_web.pages.pager import pager
 from armada_web.pages.team_forms import TeamForm
 from armada_web.seasons.queries import placements_of_team
 from armada_web.teams import queries, services
-from armada_web.teams.access import is_member, restore_refusal, was_member
+from armada_web.teams.access import is_member, restore_refusal, shows_join_key, was_member
 from armada_web.teams.logic.names import NAME_MAX
 from armada_web.teams.models import Team
 from armada_web.web.errors import DomainError, Forbidden, http_status
@@ -60,7 +60,7 @@ def team_page(request: HttpRequest, pk: int) -> HttpResponse:
         "history": list(queries.history(team)[:HISTORY]) if member or former else [],  # the team's own record
         "bots": [(b, places.get(b.pk)) for b in rows], "pager": pager(request, bots),
         "results": placements_of_team(team.pk),
-        "join_link": join_link(request, team) if member and shared and team.join_key and not team.archived else "",
+        "join_link": join_link(request, team) if team.join_key and shows_join_key(user=request.user, team=team) else "",
         "can_change": member and shared,
         "rename_typed": draft["name"] if isinstance(draft, dict) and draft.get("team") == pk else None,
         "can_restore": former and team.archived is not None

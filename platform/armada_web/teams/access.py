@@ -47,6 +47,12 @@ def removed_from_ids(*, user: Any) -> QuerySet[Membership, int]:
             .values_list("team_id", flat=True))
 
 
+def shows_join_key(*, user: Any, team: Any) -> bool:
+    """`user` may see the team's join key (its page's link, the API's `join_key`): a member of a
+    shared team that is not archived (an archived team takes no one: restore it first)."""
+    return not team.personal and team.archived is None and is_member(user=user, team_id=team.pk)
+
+
 def was_member(*, user: Any, team_id: int) -> bool:
     """`user` is or was in the team (its history shows to them)."""
     return _signed_in(user) and Membership.objects.filter(team_id=team_id, user_id=user.pk).exists()
