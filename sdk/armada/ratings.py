@@ -37,6 +37,8 @@ EPSILON = 0.1
 KAPPA = 0.0001
 #: Games below which a rating is provisional (marked P on the ladder).
 PROVISIONAL_GAMES = 10
+#: The score shown (the ladder's order, a season's cut): mu - SCORE_SIGMAS x sigma, a conservative estimate.
+SCORE_SIGMAS = 3
 
 _NORMAL = NormalDist()
 _TINY = sys.float_info.epsilon
@@ -65,7 +67,7 @@ def initial_rating() -> Skill:
 
 def displayed(rating: Skill) -> float:
     """The ladder's score: mu - 3 sigma (a conservative estimate)."""
-    return rating.mu - 3 * rating.sigma
+    return rating.mu - SCORE_SIGMAS * rating.sigma
 
 
 def provisional(games: int) -> bool:

@@ -91,13 +91,13 @@ def test_uploads_validation_a_match_and_retention_through_the_bucket(live_site_f
     armada(orphan_grace_s=0)
     plan = retention.plan()
     assert [(item.name, item.why) for item in plan.items] == [(f"matches/{match.pk}/replay-a9.json.gz", "orphan")]
-    assert retention.prune(plan) == (1, 1)
+    assert retention.prune(todo=plan) == (1, 1)
     assert f"matches/{match.pk}/replay-a9.json.gz" not in keys(s3_bucket)
     assert expected <= set(keys(s3_bucket))
     # a challenge past its keeping time: its replay and logs leave the bucket, the row stays
     challenge = create_match(game="galaxy", first=first, second=second, kind="challenge", seed=12)
     assert wait_match(challenge.pk, ("finished", "void", "failed"), 240).status == "finished"
     armada(unranked_keep_days=0)
-    assert retention.prune(retention.plan())[0] == 3
+    assert retention.prune(todo=retention.plan())[0] == 3
     assert not [k for k in keys(s3_bucket) if k.startswith(f"matches/{challenge.pk}/")]
     assert Match.objects.get(pk=challenge.pk).status == "finished"

@@ -203,6 +203,6 @@ def test_a_bot_deleted_before_its_match_plays_voids_it_saying_so(make_user, vali
     second = valid_version(make_user("bob"), "bravo")
     match = create_match(game="galaxy", first=first, second=second, seed=7)
     delete_bot(bot=first.bot, user=first.bot.owner)
-    assert execute(claim(kind=MATCH, job_id=match.pk)) == "void"
+    assert execute(lease=claim(kind=MATCH, job_id=match.pk)) == "void"
     assert Match.objects.get(pk=match.pk).reason == ("void: seat 1's bot was deleted before the match was played "
                                                      "(no result, no rating change)")

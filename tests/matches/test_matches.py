@@ -180,9 +180,9 @@ def test_a_late_record_of_a_superseded_attempt_changes_nothing(pair):
     Match.objects.filter(pk=match.pk).update(status="queued")  # the reaper gave it to another worker
     second_run = claim(kind=MATCH, job_id=match.pk)
     assert second_run is not None and second_run.attempt == 2
-    assert execute(first_run) == "superseded"
+    assert execute(lease=first_run) == "superseded"
     assert RatingChange.objects.count() == 0
-    assert execute(second_run) == "finished"
+    assert execute(lease=second_run) == "finished"
     assert RatingChange.objects.count() == 2
 
 

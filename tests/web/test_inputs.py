@@ -1,8 +1,8 @@
 """No input answers 500 (issue 20): each input the issue lists, and its neighbours, gets a 400 or
 404 with a `detail` (the API) or the site's own page (the pages), never a traceback.
 
-Ids are parsed once (`armada_web.web.inputs`): the `<id:...>` converter in every URL, `IdField` and
-`IdFilter` in the API, `parse_id` in the pages' forms; JSON bodies by `api.parsers.LimitedJSONParser`.
+Ids are parsed once (`armada_web.web.inputs`): the `<id:...>` converter in every URL, `IdField` in
+the API, `parse_id` in the pages' forms; JSON bodies by `api.parsers.LimitedJSONParser`.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def expired(now: datetime | None = None) -> Any:
     return Sighting.objects.filter(at__lt=cutoff)
 
 
-def prune(now: datetime | None = None) -> int:
+def prune(*, now: datetime | None = None) -> int:
     """Delete the rows older than ARMADA_SIGHTINGS_KEEP_DAYS; returns how many."""
     deleted, _ = expired(now).delete()
     return deleted

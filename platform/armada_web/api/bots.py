@@ -26,7 +26,7 @@ from armada_web.api.pagination import KeyedPageNumber, page_openapi_parameters
 from armada_web.api.schema import answers
 from armada_web.api.versions import VersionSerializer
 from armada_web.bots import moves, queries, services
-from armada_web.bots.logic.names import NAME_RE
+from armada_web.bots.logic.names import NAME_RE, NAME_RULE
 from armada_web.bots.models import Bot, BotVersion, Game
 from armada_web.games import spec
 from armada_web.jobs.notes import shown_note
@@ -112,9 +112,7 @@ class BotNameField(TextField):
 
 
 class BotCreate(Body):
-    name = BotNameField(max_length=100,
-                        help_text="3 to 40 ASCII letters (a-z, A-Z), digits, '-' and '_', not digits alone; "
-                                  "unique per game")
+    name = BotNameField(max_length=100, help_text=NAME_RULE)
     game = serializers.ChoiceField(choices=Game.choices)
     description = TextField(max_length=services.DESCRIPTION_MAX, required=False, allow_blank=True, default="")
     team = IdField(required=False, help_text="the id of a team you are a member of (default: your personal team)")

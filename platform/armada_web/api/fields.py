@@ -75,25 +75,6 @@ class BooleanFilter(django_filters.BooleanFilter):
     field_class = StrictBooleanFormField
 
 
-class IdFormField(forms.Field):
-    """An id in a query string (`?bot=7`), for django-filter's filters."""
-
-    def to_python(self, value: Any) -> int | None:
-        if value in self.empty_values:
-            return None
-        try:
-            return parse_id(value)
-        except Invalid as exc:
-            raise forms.ValidationError(str(exc)) from None
-
-
-@extend_schema_field({"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID})
-class IdFilter(django_filters.Filter):
-    """`?name=ID`: an id (ASCII digits, 1 .. 2**63 - 1); anything else is a 400."""
-
-    field_class = IdFormField
-
-
 #: How a refusal names each JSON type.
 TYPE_WORDS = {"integer": "a whole number (a JSON integer)", "string": "text (a JSON string)",
               "boolean": "true or false", "number": "a number", "object": "an object", "array": "a list"}

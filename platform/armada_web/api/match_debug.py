@@ -1,4 +1,4 @@
-"""`/api/matches/{id}/debug/?seat=N`: what a seat's bot drew on the board (owner and staff only)."""
+"""`/api/matches/{id}/debug/?seat=N`: what a seat's bot drew on the board (its team and staff only)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class JsonOnly(BaseContentNegotiation):
 @method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat
 class MatchDebugView(APIView):
     """What seat N's bot drew on the board, turn by turn (`debug` in its replies). The seat's bot's
-    owner and staff only: 404 for anyone else, exactly as for a missing match."""
+    its team and staff only: 404 for anyone else, exactly as for a missing match."""
 
     permission_classes = [AllowAny]
     # JSON only, whatever the Accept header: the browsable page would put the CSRF token and the

@@ -1,4 +1,4 @@
-"""`/api/matches/{id}/requests/?seat=N`: the requests a seat received, as JSON lines (owner and staff only)."""
+"""`/api/matches/{id}/requests/?seat=N`: the requests a seat received, as JSON lines (its team and staff only)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ JSON_LINES = "application/jsonl"
 
 class MatchRequestsView(APIView):
     """Every request seat N's bot received in the match, one JSON line each as the referee wrote them
-    (init, the game's requests, end), for `armada replay --rerun`. The seat's bot's owner and staff
+    (init, the game's requests, end), for `armada replay --rerun`. The seat's bot's team and staff
     only: 404 for anyone else, exactly as for a missing match; 409 while the match has no replay."""
 
     permission_classes = [AllowAny]

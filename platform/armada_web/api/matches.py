@@ -135,11 +135,11 @@ class TimingSerializer(serializers.Serializer):
 
 
 class PlayerWithLogSerializer(PlayerDetailSerializer):
-    """A seat with its bot's log for the bot's owner and staff (no `log` key for anyone else)."""
+    """A seat with its bot's log for the bot's team and staff (no `log` key for anyone else)."""
 
     timing = TimingSerializer(allow_null=True, read_only=True,
                               help_text="its time, stored when the match was recorded; null for older matches")
-    log = serializers.CharField(required=False, help_text="the bot's stderr in this match: owner and staff only")
+    log = serializers.CharField(required=False, help_text="the bot's stderr in this match: its team and staff only")
 
     def to_representation(self, p: Participant) -> dict[str, Any]:
         data = super().to_representation(p)
@@ -256,7 +256,8 @@ class MatchListView(APIView):
 
 
 class MatchView(APIView):
-    """One match: result, players with their ratings before and after; each player's log for its owner and staff."""
+    """One match: result, players with their ratings before and after; each player's log for its bot's team
+    and staff."""
 
     permission_classes = [AllowAny]
 

@@ -1,5 +1,5 @@
 """`/api/versions/{id}/` (public status; the log and who uploaded it for its team and staff), its `source/`
-and its validation game's `replay/` (owner and staff)."""
+and its validation game's `replay/` (the bot's team and staff)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class VersionSerializer(serializers.Serializer):
                                         "staff only; null for a version from before it was recorded, or once "
                                         "that account was deleted")
     url = serializers.SerializerMethodField()
-    log = serializers.CharField(required=False, help_text="the bot's stderr tail: owner and staff only")
+    log = serializers.CharField(required=False, help_text="the bot's stderr tail: its team and staff only")
 
     def get_active(self, version: BotVersion) -> bool:
         return version.bot.active_version_id == version.pk
@@ -84,7 +84,8 @@ class VersionSerializer(serializers.Serializer):
 
 
 class VersionView(APIView):
-    """One bot version: status and validation detail (public), the bot's log and its uploader (owner and staff)."""
+    """One bot version: status and validation detail (public), the bot's log and its uploader (the bot's team
+    and staff)."""
 
     permission_classes = [AllowAny]
 
@@ -97,7 +98,7 @@ class VersionView(APIView):
 
 
 class VersionSourceView(APIView):
-    """The version's archive (a zip with main.py at its top): owner and staff only; 404 for anyone else."""
+    """The version's archive (a zip with main.py at its top): its team and staff only; 404 for anyone else."""
 
     permission_classes = [AllowAny]
 
@@ -114,7 +115,7 @@ class VersionSourceView(APIView):
 
 
 class VersionReplayView(APIView):
-    """The replay of the version's validation game (gzip JSON, replay format v1): owner and staff only;
+    """The replay of the version's validation game (gzip JSON, replay format v1): its team and staff only;
     404 for anyone else, and for a version with none (not played yet, or validated before they were kept)."""
 
     permission_classes = [AllowAny]

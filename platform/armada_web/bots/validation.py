@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Exists, F, Max, OuterRef, Subquery
 from django.utils import timezone
 
-from armada.botspec import starter_file
+from armada.botspec import BUILTIN_PREFIX, starter_file
 from armada.referee.framing import one_line
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
@@ -114,7 +114,8 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     opponent_name = game_spec.validation_opponent
     with check_upload(name="main.py", data=starter_file(opponent_name, game).read_bytes()) as bundle:
         opponent = bundle.archive
-    seats: dict[int, tuple[str, Source | bytes]] = {1: (bot_name, archive), 2: (f"builtin:{opponent_name}", opponent)}
+    seats: dict[int, tuple[str, Source | bytes]] = {1: (bot_name, archive),
+                                                    2: (BUILTIN_PREFIX + opponent_name, opponent)}
     game_config = settings.ARMADA.game(game)
     outcome = play(match_id=f"validation-{version_id}", game=game, seed=seed, seats=seats,
                    config=game_config.validation_config, purpose="validation")

@@ -122,7 +122,7 @@ def _give_one(event_id: int, now: datetime) -> bool:
     return True
 
 
-def fill(workers: int | None = None, now: datetime | None = None) -> int:
+def fill(*, workers: int | None = None, now: datetime | None = None) -> int:
     """Send event matches until they hold target_depth(free workers) in flight; returns how many were sent."""
     now = now or timezone.now()
     workers = known_workers() if workers is None else workers

@@ -147,7 +147,7 @@ def in_flight() -> int:
     return Match.objects.filter(kind=MatchKind.RANKED, status__in=IN_FLIGHT).count()
 
 
-def fill_queue(workers: int | None = None, now: datetime | None = None) -> list[int]:
+def fill_queue(*, workers: int | None = None, now: datetime | None = None) -> list[int]:
     """Create ranked matches until the queue holds target_depth(the workers a season's finals leave
     free, matches.capacity); returns their ids."""
     workers = count_match_workers() if workers is None else workers

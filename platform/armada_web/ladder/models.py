@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.expressions import CombinedExpression
+
+from armada.ratings import SCORE_SIGMAS
 
 #: The rows a rated game's ladder lists (its playing versions that have played, or that start where
 #: their predecessor was: shown there from the start), by score.
 ON_LADDER = Q(playing=True) & (Q(games__gt=0) | Q(placed=True))
 #: The rows matchmaking chooses from.
 RANKED = Q(playing=True, benched=False)
+
+
+def score_of(mu: str = "mu", sigma: str = "sigma") -> CombinedExpression:
+    """The displayed score of the fields `mu` and `sigma` in SQL (`armada.ratings.displayed`)."""
+    return F(mu) - SCORE_SIGMAS * F(sigma)
 
 
 class Rating(models.Model):
@@ -21,7 +29,7 @@ class Rating(models.Model):
                                   "(kept by ladder.playing on every change of a bot's playing version)")
     mu = models.FloatField()
     sigma = models.FloatField()
-    score = models.GeneratedField(expression=F("mu") - 3 * F("sigma"), output_field=models.FloatField(),
+    score = models.GeneratedField(expression=score_of(), output_field=models.FloatField(),
                                   db_persist=True, help_text="the ladder's displayed score, mu - 3 sigma")
     games = models.PositiveIntegerField(default=0, help_text="rated games")
     placed = models.BooleanField(default=False, help_text="started from a predecessor's rating (shown where it was, "

@@ -29,7 +29,7 @@ def matchmaking(fresh: bool = True) -> int:
     tick runs: it fills the same queue). `fresh`: count the match workers (beat's ticks); a top-up
     uses the latest count instead of asking the workers again."""
     with one_at_a_time(TICK_LOCK, TICK_LOCK_S) as mine:
-        return len(fill_queue(None if fresh else known_workers())) if mine else 0
+        return len(fill_queue(workers=None if fresh else known_workers())) if mine else 0
 
 
 def top_up() -> None:

@@ -90,7 +90,7 @@ def again(*, lease: Lease, reason: str) -> str:
     return "superseded"
 
 
-def execute(lease: Lease) -> str:
+def execute(*, lease: Lease) -> str:
     """Play a claimed match and record it; returns the new status (or "superseded")."""
     match = Match.objects.get(pk=lease.job_id)
     participants = list(Participant.objects.filter(match=match).select_related("version", "version__bot")

@@ -118,7 +118,7 @@ def plan(now: datetime | None = None) -> Plan:
     return result
 
 
-def prune(todo: Plan) -> tuple[int, int]:
+def prune(*, todo: Plan) -> tuple[int, int]:
     """Delete what `todo` lists: rows' names first, then the files. Returns (files, bytes) deleted."""
     files = size = 0
     for item in todo.items:

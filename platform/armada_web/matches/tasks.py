@@ -63,7 +63,7 @@ def run_match(match_id: int) -> str:
         return "skipped"
     with logs.context(attempt=lease.attempt), lease.beating():
         try:
-            status = execution.execute(lease)
+            status = execution.execute(lease=lease)
         except Exception as exc:  # anything unforeseen is the platform's failure, never a bot's loss
             log.exception("match %s failed unexpectedly", match_id)
             reason = f"{exc.__class__.__name__}: {exc}"

@@ -58,7 +58,7 @@ def _staff_token(request: HttpRequest) -> bool:
         found = NamedTokenAuthentication().authenticate(Request(request))
     except AuthenticationFailed:
         return False
-    return bool(found and found[0].is_active and found[0].is_staff)
+    return bool(found and is_staff(found[0]))
 
 
 def _through_proxy(request: HttpRequest) -> bool:

@@ -8,14 +8,16 @@ from django import forms
 from django.conf import settings
 
 from armada.sizes import human_size
+from armada_web.bots.logic.names import NAME_MAX, NAME_RULE
 from armada_web.bots.models import Game
+from armada_web.bots.services import DESCRIPTION_MAX
 
 
 class BotForm(forms.Form):
-    name = forms.CharField(max_length=40, help_text="3 to 40 ASCII letters (a-z, A-Z), digits, - or _, not digits "
-                                                    "alone; unique per game")
+    name = forms.CharField(max_length=NAME_MAX, help_text=NAME_RULE)
     game = forms.ChoiceField(choices=Game.choices)
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=2000)
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
+                                  max_length=DESCRIPTION_MAX)
     team = forms.TypedChoiceField(coerce=int, required=False, empty_value=None,
                                   help_text="the team whose members manage it (your personal team: you alone)")
 

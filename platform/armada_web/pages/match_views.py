@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from armada.botspec import BUILTIN_PREFIX
 from armada_web.bots.access import can_see_private, is_owner, private_audience
 from armada_web.games import SPECS, Ranking, spec
 from armada_web.jobs.notes import shown_note
@@ -129,7 +130,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
             log = queries.seat_requests(p, replay)
             logs.append({"seat": p, "log": log, "faulted": p.status not in ("", "ok"),
                          "caught": queries.caught(log=log), "audience": private_audience(bot=bot, user=request.user)})
-    starter = f"builtin:{spec(match.game).validation_opponent}"
+    starter = BUILTIN_PREFIX + spec(match.game).validation_opponent
     still_counts = still_counted_in(match) if match.status == MatchStatus.VOID else ""
     yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {

@@ -24,6 +24,7 @@ from armada_web.pages.quickstart import Step, quick_start
 from armada_web.seasons import queries as season_queries
 from armada_web.teams.queries import teams_of
 from armada_web.web.paging import keyed_page, page_number
+from armada_web.web.roles import is_staff
 
 
 def favicon(request: HttpRequest) -> HttpResponse:
@@ -41,7 +42,7 @@ def home(request: HttpRequest) -> HttpResponse:
     context = {"games": list(SPECS.values()), "seats": len(SEATS), "tops": tops,
                "latest": match_queries.latest_finished(10, viewer=request.user), "quick_start": _quick_start(request),
                "season": season,
-               "no_season_yet": season is None and request.user.is_staff and not season_queries.any_season(),
+               "no_season_yet": season is None and is_staff(request.user) and not season_queries.any_season(),
                "season_game": SPECS.get(season.game) if season else None,
                "next": season_queries.next_time(season) if season else None}
     return render(request, "pages/home.html", context)

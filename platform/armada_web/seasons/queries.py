@@ -17,6 +17,7 @@ from armada_web.games import spec
 from armada_web.ladder import league
 from armada_web.ladder.logic import ratings
 from armada_web.ladder.matchmaking import ranked_versions
+from armada_web.ladder.models import score_of
 from armada_web.ladder.queries import ladder
 from armada_web.matches.capacity import known_workers
 from armada_web.matches.models import MatchStatus
@@ -321,7 +322,7 @@ def standings_place(entry: Entry) -> int:
     if spec(entry.season.game).rated:  # finals_logic.ordered: later stage, higher score, better seed, id
         score = finals_logic.score(skill_of(entry))
         rows = season_entries.annotate(sort_key=Coalesce(
-            F("mu") - 3 * F("sigma"), F("ladder_mu") - 3 * F("ladder_sigma"),
+            score_of(), score_of("ladder_mu", "ladder_sigma"),
             Value(finals_logic.score(ratings.initial_rating())), output_field=FloatField()))
         same = Q(stage=entry.stage, sort_key=score)
         ahead = (Q(stage__gt=entry.stage) | Q(stage=entry.stage, sort_key__gt=score) | (same & Q(seed__lt=entry.seed))

@@ -9,6 +9,9 @@ from typing import Any
 #: The one rule (the API's schema states it as its pattern; armada.cli.botinfo.SITE_NAME_RE is the
 #: SDK's copy): 3 to 40 of A-Z a-z 0-9 - _, not digits alone.
 NAME_RE = re.compile(r"(?![0-9]+$)[A-Za-z0-9_-]{3,40}")
+#: The longest name, and the rule in the words forms and the API's schema show.
+NAME_MAX = 40
+NAME_RULE = "3 to 40 ASCII letters (a-z, A-Z), digits, '-' and '_', not digits alone; unique per game"
 
 
 def name_problem(name: Any) -> str | None:

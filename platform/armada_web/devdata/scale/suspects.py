@@ -357,7 +357,7 @@ def _season(game: str) -> int:
                                    closes=now - timedelta(minutes=1), ends=now + timedelta(days=7),
                                    state=SeasonState.CLOSED, closed_at=now)
     ratings = (Rating.objects.filter(game=game, playing=True).select_related("version__bot")
-               .order_by(F("mu") - 3 * F("sigma")).reverse())
+               .order_by("-score"))
     entries = [Entry(season=season, version=r.version, version_ref=r.version_id, version_number=r.version.number,
                      bot=r.version.bot, bot_ref=r.version.bot_id, bot_name=r.version.bot.name,
                      owner_id=r.version.bot.owner_id, seed=place, ladder_mu=r.mu, ladder_sigma=r.sigma,

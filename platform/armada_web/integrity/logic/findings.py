@@ -19,11 +19,6 @@ class Finding:
     reason: str
     evidence: dict[str, Any] = field(default_factory=dict)
 
-    def as_json(self) -> dict[str, Any]:
-        """The finding as `manage.py integrity --json` prints it (issue 28)."""
-        return {"kind": self.kind, "subjects": list(self.subjects), "score": round(self.score, 4),
-                "reason": self.reason, "evidence": self.evidence}
-
 
 def ranked(findings: list[Finding]) -> list[Finding]:
     """Strongest first (then by kind and subjects, so the order is stable)."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from armada import stack
 from armada.botlog import crash_reason
+from armada.botspec import BUILTIN_PREFIX
 from armada.cli import botinfo, output
 from armada.cli.common import (
     CliError,
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
               f"{labels[0]} (seat 1) vs {labels[1]} (seat 2)", file=sys.stderr)
         if args.sandbox == "process":
             say_parity([src for spec, src in zip([args.bot1, args.bot2], sources, strict=True)
-                        if not spec.startswith("builtin:")])
+                        if not spec.startswith(BUILTIN_PREFIX)])
         outcome = play_match(game, bots, seed=seed, config=config, limits=limits, start_state=start_state)
     written = None
     if args.replay:
@@ -203,7 +204,7 @@ def files_read(args: argparse.Namespace) -> list[tuple[str | Path, str]]:
     .zip given, else the folder's main.py), the --from-state file and the --config file."""
     files: list[tuple[str | Path, str]] = []
     for seat, spec in enumerate([args.bot1, args.bot2], start=1):
-        if not spec.startswith("builtin:"):
+        if not spec.startswith(BUILTIN_PREFIX):
             code = Path(spec) / "main.py" if Path(spec).is_dir() else spec
             files.append((code, f"the code of the bot in seat {seat}"))
     if args.from_state:

@@ -33,7 +33,7 @@ class Command(BaseCommand):
         verb = "deleting" if options["apply"] else "would delete"
         self.stdout.write(f"{verb} {len(todo.items)} files, {todo.bytes} bytes")
         if options["apply"]:
-            files, size = prune(todo)
+            files, size = prune(todo=todo)
             self.stdout.write(f"deleted {files} files, {size} bytes")
         old = sightings.expired().count()
         self.stdout.write(f"sign-in records older than ARMADA_SIGHTINGS_KEEP_DAYS: {old}")
