@@ -144,10 +144,15 @@ def _sweep_uploads() -> None:
 class ClientLogger(glogging.Logger):
     """gunicorn's logger, whose access log names the client as the site does (`%(h)s`: the address
     X-Forwarded-For gives when the request came through a trusted proxy, ARMADA_TRUSTED_PROXIES;
-    armada_web.web.clients), not the proxy in front (compose's, or nginx on the host)."""
+    armada_web.web.clients), not the proxy in front (compose's, or nginx on the host), and counts the
+    bytes of a file it sent with sendfile (a static file's line said 0: gunicorn counts only writes)."""
 
     def atoms(self, resp: object, req: object, environ: dict, request_time: object) -> dict:
         atoms = super().atoms(resp, req, environ, request_time)
+        length = getattr(resp, "response_length", None)
+        if atoms.get("B") == 0 and length and environ.get("REQUEST_METHOD") != "HEAD" and \
+                getattr(resp, "status_code", 200) not in (204, 304):
+            atoms["b"], atoms["B"] = str(length), length
         try:
             from types import SimpleNamespace
 

@@ -279,3 +279,28 @@ def test_the_access_log_names_the_client_behind_a_trusted_proxy_not_the_proxy(ar
     assert client("192.0.2.9", "203.0.113.7") == "192.0.2.9"  # no proxy of ours: the header is not believed
     armada(trusted_proxies=())
     assert client("172.18.0.5", "203.0.113.7") == "172.18.0.5"
+
+
+def test_the_access_log_counts_a_file_sent_with_sendfile():
+    """gunicorn counts the bytes it writes, not those sendfile sends: a static file's line said 0 bytes."""
+    import runpy
+    from types import SimpleNamespace
+
+    from gunicorn.config import Config
+
+    conf = runpy.run_path(str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py"))
+    logger = conf["ClientLogger"](Config())
+    request = SimpleNamespace(method="GET", path="/static/x.css", query="", version=(1, 1), headers=[])
+
+    def sent(method: str, status: int, written: int, length: int | None) -> object:
+        response = SimpleNamespace(status=f"{status} X", status_code=status, headers=[], sent=written,
+                                   response_length=length)
+        environ = {"REMOTE_ADDR": "192.0.2.9", "RAW_URI": "/static/x.css", "SERVER_PROTOCOL": "HTTP/1.1",
+                   "REQUEST_METHOD": method, "QUERY_STRING": "", "PATH_INFO": "/static/x.css"}
+        atoms = logger.atoms(response, request, environ, SimpleNamespace(seconds=0, microseconds=5))
+        return atoms["b"], atoms["B"]
+
+    assert sent("GET", 200, 0, 4096) == ("4096", 4096)  # sendfile: nothing written by gunicorn's own write
+    assert sent("GET", 200, 512, 512) == ("512", 512)  # written: as gunicorn counts it
+    assert sent("HEAD", 200, 0, 4096) == ("0", 0)  # no body sent
+    assert sent("GET", 304, 0, None) == ("0", 0)
