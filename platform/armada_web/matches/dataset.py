@@ -125,13 +125,13 @@ def parse_cursor(value: Any) -> int | None:
     return min(int(found.group(1)), MAX_ID)
 
 
-def public() -> QuerySet[Match]:
+def public_replays() -> QuerySet[Match]:
     """Every match whose replay is public: ranked, finished, its replay stored."""
     return Match.objects.filter(kind=MatchKind.RANKED, status=MatchStatus.FINISHED).exclude(replay="")
 
 
 def _chosen(chosen: Filters) -> QuerySet[Match]:
-    rows = public()
+    rows = public_replays()
     if chosen.game:
         rows = rows.filter(game=chosen.game)
     if chosen.since is not None:

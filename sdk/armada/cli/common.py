@@ -142,7 +142,7 @@ def check_config(game: str, config: dict[str, Any] | None) -> None:
         raise CliError(f"bad {game} configuration: {exc}") from exc
 
 
-def limits_for(game: str, turn_ms: int | None, init_ms: int | None = None) -> Limits:
+def time_limits_for(game: str, turn_ms: int | None, init_ms: int | None = None) -> Limits:
     """The game's default limits, with `turn_ms` and `init_ms` when given."""
     from armada.referee.match import default_limits
 

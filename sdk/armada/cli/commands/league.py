@@ -17,12 +17,12 @@ from armada.cli.common import (
     check_config,
     connection,
     docker_preflight,
-    limits_for,
     load_config,
     millis_arg,
     random_seed,
     resolve_all,
     seed_arg,
+    time_limits_for,
 )
 
 EPILOG = """\
@@ -78,7 +78,7 @@ def ask_orders(source: Any, label: str, sandbox: str, seed: int, config: dict[st
     cheapest = Orders.cheapest(config).to_dict()  # the stand-in's orders; its battle is never shown
     other = InProcessBot(lambda request: {} if request.get("type") == "init" else cheapest, label="stand-in")
     outcome = play_match("mothership", {1: connection(source, sandbox, label), 2: other}, seed=seed,
-                         config=config, limits=limits_for("mothership", turn_ms))
+                         config=config, limits=time_limits_for("mothership", turn_ms))
     player = outcome.players[0]
     steps = outcome.replay["steps"]
     orders = steps[0]["answers"].get("1") if steps and player.status == "ok" else None

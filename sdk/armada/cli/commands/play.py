@@ -21,7 +21,6 @@ from armada.cli.common import (
     connection,
     docker_preflight,
     get_engine,
-    limits_for,
     load_config,
     millis_arg,
     random_seed,
@@ -29,6 +28,7 @@ from armada.cli.common import (
     refuse_overwriting,
     resolve_all,
     seed_arg,
+    time_limits_for,
 )
 from armada.cli.logfiles import prepare_log_dir, write_logs
 from armada.cli.states import load_start_state, state_file, state_seed
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         recorded = seed = args.seed if args.seed is not None else random_seed()
     check_config(game, config)
-    limits = limits_for(game, args.turn_ms, args.init_ms)
+    limits = time_limits_for(game, args.turn_ms, args.init_ms)
     if args.replay:
         check_writable(args.replay)
         refuse_overwriting("--replay", args.replay, files_read(args))

@@ -26,13 +26,13 @@ from armada.cli.common import (
     connection,
     docker_preflight,
     get_engine,
-    limits_for,
     load_config,
     millis_arg,
     positive_int_arg,
     random_seed,
     resolve_all,
     seed_arg,
+    time_limits_for,
 )
 from armada.cli.logfiles import prepare_log_dir, safe_name, write_logs
 from armada.ratings import Outcome, Skill, displayed, initial_rating, provisional, update
@@ -138,7 +138,7 @@ def play_job(job: Job) -> dict[str, Any]:
             source = BotSource(code_dir, entry, name)
             bots[seat] = connection(source, job.sandbox, name)
         outcome = play_match(job.game, bots, seed=job.seed, config=job.config,
-                             limits=limits_for(job.game, job.turn_ms))
+                             limits=time_limits_for(job.game, job.turn_ms))
         files: dict[str, Any] = {}
         if job.replay_path:
             from armada.drawing import with_drawings
@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
                        f"(`armada play --seed` could not replay them): give a smaller --seed")
     config = load_config(args.config)
     check_config(game, config)
-    limits_for(game, args.turn_ms)  # fails early if the referee is missing
+    time_limits_for(game, args.turn_ms)  # fails early if the referee is missing
     if args.sandbox == "docker":
         docker_preflight()
     for folder, option in ((args.replay_dir, "--replay-dir"), (args.log_dir, "--log-dir")):
