@@ -150,8 +150,8 @@ class ClientLogger(glogging.Logger):
     def atoms(self, resp: object, req: object, environ: dict, request_time: object) -> dict:
         atoms = super().atoms(resp, req, environ, request_time)
         length = getattr(resp, "response_length", None)
-        if atoms.get("B") == 0 and length and environ.get("REQUEST_METHOD") != "HEAD" and \
-                getattr(resp, "status_code", 200) not in (204, 304):
+        if atoms.get("B") == 0 and length and not getattr(resp, "_omits_body", False) and \
+                environ.get("REQUEST_METHOD") != "HEAD" and getattr(resp, "status_code", 200) not in (204, 304):
             atoms["b"], atoms["B"] = str(length), length
         try:
             from types import SimpleNamespace

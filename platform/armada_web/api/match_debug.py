@@ -61,8 +61,8 @@ class JsonOnly(BaseContentNegotiation):
 
 @method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat
 class MatchDebugView(APIView):
-    """What seat N's bot drew on the board, turn by turn (`debug` in its replies). The seat's bot's
-    its team and staff only: 404 for anyone else, exactly as for a missing match."""
+    """What seat N's bot drew on the board, turn by turn (`debug` in its replies). For its bot's team
+    and staff only: 404 for anyone else, exactly as for a missing match."""
 
     permission_classes = [AllowAny]
     # JSON only, whatever the Accept header: the browsable page would put the CSRF token and the

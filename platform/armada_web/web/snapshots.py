@@ -16,11 +16,13 @@ from django.db import connection, transaction
 
 @contextmanager
 def one_moment() -> Iterator[None]:
-    """Run the block's queries in one snapshot (PostgreSQL, when the block opens the transaction;
-    inside another transaction, or on another database, the block is a plain atomic block)."""
-    outermost = not connection.in_atomic_block
+    """Run the block's queries in one snapshot (PostgreSQL, when no transaction is open). Inside
+    another transaction the block runs in it; on SQLite as it is (a read there sees one moment only
+    within a transaction, and the site's SQLite transactions take the write lock: `BEGIN IMMEDIATE`)."""
+    if connection.in_atomic_block or connection.vendor != "postgresql":
+        yield
+        return
     with transaction.atomic():
-        if outermost and connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield
