@@ -151,7 +151,7 @@ class ClientLogger(glogging.Logger):
         atoms = super().atoms(resp, req, environ, request_time)
         length = getattr(resp, "response_length", None)
         if atoms.get("B") == 0 and length and not getattr(resp, "_omits_body", False) and \
-                environ.get("REQUEST_METHOD") != "HEAD" and getattr(resp, "status_code", 200) not in (204, 304):
+                getattr(req, "method", "") != "HEAD" and getattr(resp, "status_code", 200) not in (204, 304):
             atoms["b"], atoms["B"] = str(length), length
         try:
             from types import SimpleNamespace

@@ -25,14 +25,29 @@ MIB = 1024 * 1024
 
 
 def candidates(container_id: str, root: Path | None = None) -> list[Path]:
-    """The files that may hold the container's peak: v2 then v1, cgroupfs then systemd driver."""
+    """The files that may hold the container's peak: v2 then v1, cgroupfs then systemd driver, under
+    Docker's default parents, then under any other parent of one level (an engine started with
+    `--cgroup-parent /armada-NAME`, as infra/dockerd-second.sh does: a trial's second worker host
+    measured no peak)."""
     base = root or Path(os.environ.get(CGROUP_ROOT_VARIABLE) or "/sys/fs/cgroup")
-    return [
+    names = (container_id, f"docker-{container_id}.scope")
+    known = [
         base / "docker" / container_id / "memory.peak",
         base / "system.slice" / f"docker-{container_id}.scope" / "memory.peak",
         base / "memory" / "docker" / container_id / "memory.max_usage_in_bytes",
         base / "memory" / "system.slice" / f"docker-{container_id}.scope" / "memory.max_usage_in_bytes",
     ]
+    layouts = ((base, "memory.peak"), (base / "memory", "memory.max_usage_in_bytes"))  # v2, v1
+    others = [parent / name / file for folder, file in layouts for parent in _folders(folder) for name in names]
+    return known + [path for path in others if path not in known]
+
+
+def _folders(folder: Path) -> list[Path]:
+    """The folders in `folder` (sorted; none when it cannot be read)."""
+    try:
+        return sorted(path for path in folder.iterdir() if path.is_dir())
+    except OSError:
+        return []
 
 
 #: The file beside each peak file that counts the cgroup's out-of-memory kills.

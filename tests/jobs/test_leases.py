@@ -31,12 +31,13 @@ def matches(make_user, valid_version, armada):
     return [create_match(game="galaxy", first=first, second=second) for _ in range(2)]
 
 
-def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches, caplog):
+def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one_is_left(matches, caplog, armada):
     from armada_web.jobs.leases import claim
     from armada_web.matches.execution import MATCH, claim_fields
     from armada_web.matches.models import Match
     from armada_web.matches.tasks import reap
 
+    armada(host_name="worker-2")
     silent, beating = (claim(kind=MATCH, job_id=m.pk, **claim_fields("galaxy", "matches@lost")) for m in matches)
     assert silent is not None and beating is not None
     assert reap() == {"requeued": 0, "given_up": 0, "resent": 0}  # both just claimed: their first heartbeat
@@ -45,9 +46,10 @@ def test_a_running_match_whose_heartbeat_stopped_is_given_back_and_a_beating_one
     assert beating.beat()
     with caplog.at_level("WARNING", logger="armada_web.jobs.leases"):
         assert reap()["requeued"] == 1
-    # A compose trial: the organiser saw a match played again with no line saying why.
+    # A compose trial: the organiser saw a match played again with no line saying why; a second host's
+    # trial: the line named the machine ("vm"), not the worker host it had lost
     assert [r.getMessage() for r in caplog.records] == [
-        f"match {silent.job_id}: re-queued: the worker running it was lost ({silent.holder}, attempt 1 of 3)"]
+        f"match {silent.job_id}: re-queued: the worker running it was lost (worker-2 {silent.holder}, attempt 1 of 3)"]
     requeued = Match.objects.get(pk=silent.job_id)
     assert requeued.status == "queued" and requeued.attempts == 1
     # An organiser's trial: the re-queued match still named the lost host and its start, in the API too.

@@ -290,9 +290,8 @@ def test_the_access_log_counts_a_file_sent_with_sendfile():
 
     conf = runpy.run_path(str(Path(__file__).resolve().parents[2] / "infra" / "gunicorn.conf.py"))
     logger = conf["ClientLogger"](Config())
-    request = SimpleNamespace(method="GET", path="/static/x.css", query="", version=(1, 1), headers=[])
-
     def sent(method: str, status: int, written: int, length: int | None) -> object:
+        request = SimpleNamespace(method=method, path="/static/x.css", query="", version=(1, 1), headers=[])
         response = SimpleNamespace(status=f"{status} X", status_code=status, headers=[], sent=written,
                                    response_length=length)
         environ = {"REMOTE_ADDR": "192.0.2.9", "RAW_URI": "/static/x.css", "SERVER_PROTOCOL": "HTTP/1.1",

@@ -63,6 +63,11 @@ def test_the_memory_peak_is_the_highest_sampled_and_unknown_without_a_cgroup(tmp
     (v2 / "memory.peak").write_text(str(5 << 20))
     assert PeakReader("def456", root=tmp_path).sample() == 5 << 20
     assert PeakReader("nothing", root=tmp_path).sample() is None
+    # an engine with a cgroup parent of its own (infra/dockerd-second.sh: --cgroup-parent /armada-NAME)
+    parented = tmp_path / "memory" / "armada-host2" / "789abc"
+    parented.mkdir(parents=True)
+    (parented / "memory.max_usage_in_bytes").write_text(str(7 << 20))
+    assert PeakReader("789abc", root=tmp_path).sample() == 7 << 20
     assert (to_mib(1), to_mib(1 << 20), to_mib(None)) == (1, 1, None)
 
 

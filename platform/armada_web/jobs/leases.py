@@ -270,17 +270,20 @@ def reap(*, kind: JobKind, send: Callable[[Any], None], stuck_after_s: int | Non
     for job in model.objects.filter(lost, status=kind.running):
         lease = Lease(kind, job.pk, job.attempts, job.holder)  # the lost holder's (a new claim is untouched)
         name = f"{model._meta.verbose_name} {job.pk}"
+        # the worker host's name first, when the job keeps it (a match: ARMADA_HOST_NAME; a trial read
+        # "vm/4026533249:22:3065271" alone, every host of one machine being "vm")
+        holder = " ".join(filter(None, (getattr(job, "host", ""), job.holder))) or "?"
         if lease.last_attempt:
             with transaction.atomic():  # given up and its consequence together, or neither (the next reap)
                 if lease.give_up(kind.lost_note(job.attempts), now):
                     if kind.on_give_up is not None:
                         kind.on_give_up(job.pk)
                     counts["given_up"] += 1
-                    log.warning("%s: %s (its last worker: %s)", name, kind.lost_note(job.attempts), job.holder or "?")
+                    log.warning("%s: %s (its last worker: %s)", name, kind.lost_note(job.attempts), holder)
         elif lease.give_back(kind.requeued_note, now):
             send(job)
             counts["requeued"] += 1
-            log.warning("%s: %s (%s, attempt %d of %d)", name, kind.requeued_note, job.holder or "?", job.attempts,
+            log.warning("%s: %s (%s, attempt %d of %d)", name, kind.requeued_note, holder, job.attempts,
                         kind.attempts())
     waiting = list(model.objects.filter(status=kind.waiting,
                                         queued__lte=now - timedelta(seconds=config.lost_message_s)))

@@ -67,9 +67,15 @@ def claim_fields(game: str, worker: str | None = None) -> dict[str, str]:
 def void(*, lease: Lease, reason: str, platform: bool = True) -> str:
     """The platform failed: no result, no rating change (never a bot's loss). `platform` False:
     the match cannot count for another cause (a seat's bot was deleted), which the reason says."""
-    log.warning("match %s void (attempt %s): %s", lease.job_id, lease.attempt, reason)
     note = f"platform failure: {reason}" if platform else f"void: {reason}"
     updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(), reason=one_line(note, NOTE_CHARS))
+    # said once recorded: a worker host that lost the database said "void" every 5 s of a match the
+    # site then played elsewhere (a trial)
+    if updated:
+        log.warning("match %s void (attempt %s): %s", lease.job_id, lease.attempt, reason)
+    else:
+        log.info("match %s: attempt %s not recorded as void (%s); another attempt holds it", lease.job_id,
+                 lease.attempt, reason)
     return MatchStatus.VOID if updated else "superseded"
 
 
