@@ -50,9 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--max-bytes must be at least 1024 and --backups at least 1")
     os.makedirs(os.path.dirname(os.path.abspath(args.file)), exist_ok=True)
     out = handler(args.file, args.max_bytes, args.backups)
-    # Ctrl-C reaches the whole process group: the pipe keeps reading until its writer has stopped
-    # (and said so), then ends with its input.
+    # Ctrl-C reaches the whole process group, and so does a TERM to it (a service manager's stop; a
+    # chaos trial's pipes died first, and the stopping workers' last lines with them): the pipe
+    # keeps reading until its writer has stopped (and said so), then ends with its input.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
         pump(sys.stdin.buffer, out)
     finally:

@@ -135,6 +135,12 @@ def test_an_upload_is_one_file_field_given_once(bot, api):
     twice = client.post(url, {"file": [SimpleUploadedFile("main.py", b"x = 1\n"),
                                        SimpleUploadedFile("main.py", b"y = 2\n")]}, format="multipart")
     assert twice.status_code == 400 and twice.json()["detail"] == 'send one multipart form field, "file", once'
+    # a chaos trial: a part named file with an empty (or not UTF-8) file name was told to name it "file"
+    boundary = "XyZ"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename=""\r\n'
+            f"Content-Type: text/x-python\r\n\r\nx = 1\r\n--{boundary}--\r\n")
+    nameless = client.generic("POST", url, body, content_type=f"multipart/form-data; boundary={boundary}")
+    assert nameless.status_code == 400 and 'the form field "file" came without a file' in nameless.json()["detail"]
     assert not BotVersion.objects.exists()
     assert client.post(url, {"file": SimpleUploadedFile("main.py", b"x = 1\n")}, format="multipart").status_code == 201
 

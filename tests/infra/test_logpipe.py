@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PIPE = ROOT / "infra" / "logpipe.py"
 
@@ -31,15 +33,17 @@ def test_lines_are_appended_across_starts_and_rotated_by_size(tmp_path):
     assert log.read_text().endswith("line 00399 of a long run\n")
 
 
-def test_ctrl_c_does_not_stop_the_pipe_before_its_writer(tmp_path):
-    """Ctrl-C reaches the whole process group: the pipe still writes what the stopping process says."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_does_not_end_the_pipe_before_its_writer(tmp_path, stop):
+    """Ctrl-C, or a TERM to the process group (a chaos trial), reaches the whole process group: the
+    pipe still writes what the stopping process says."""
     log = tmp_path / "beat.log"
     pipe = subprocess.Popen([sys.executable, str(PIPE), str(log)], stdin=subprocess.PIPE)
     assert pipe.stdin is not None
     pipe.stdin.write(b"running\n")
     pipe.stdin.flush()
     time.sleep(0.5)
-    pipe.send_signal(signal.SIGINT)
+    pipe.send_signal(stop)
     pipe.stdin.write(b"worker: Warm shutdown (MainProcess)\n")
     pipe.stdin.close()
     assert pipe.wait(10) == 0

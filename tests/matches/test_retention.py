@@ -8,6 +8,7 @@ import io
 import os
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.files.base import ContentFile
@@ -93,6 +94,28 @@ def test_prune_storage_reports_then_deletes_expired_and_orphaned_files(make_user
     assert APIClient().get(f"/api/matches/{old_ranked.pk}/replay/").status_code == 200
     assert APIClient().get(f"/api/matches/{old_ranked.pk}/").json()["replay"].endswith(f"/{old_ranked.pk}/replay/")
     assert "would delete 0 files, 0 bytes" in prune()  # nothing left to do
+
+
+def test_a_write_a_killed_process_left_is_an_orphan_once_past_its_grace(settings):
+    """A chaos trial killed uploads mid-write: their `.partial-` files stayed for ever, hidden from
+    every listing; retention now sees them, and removes them once past the orphans' grace."""
+    from armada_web.storage.objectstore import PARTIAL, PrivateFileStorage, walk
+
+    settings.ARMADA = settings.ARMADA.with_(orphan_grace_s=3600)
+    stored = PrivateFileStorage(location=default_storage.location)
+    kept = stored.save("versions/7/1-abc.zip", ContentFile(b"k" * 10))
+    folder = Path(stored.path(kept)).parent
+    dead, writing = folder / f"{PARTIAL}dead", folder / f"{PARTIAL}writing"
+    dead.write_bytes(b"d" * 300)
+    writing.write_bytes(b"w" * 5)
+    os.utime(dead, (time.time() - 7200, time.time() - 7200))
+    assert list(walk("versions", stored)) == [kept]  # (no listing of stored files shows them)
+    assert f"versions/7/{PARTIAL}dead" in walk("versions", stored, partials=True)
+    report = prune()
+    assert "orphans (no row names them): 1 files, 300 bytes" in report
+    prune("--apply")
+    assert not dead.exists() and writing.exists()  # the one written within the grace may be in progress
+    assert stored.exists(kept)  # (no row names it either, but it is new)
 
 
 def test_revalidate_active_requeues_stale_versions_and_rebuilds_the_league(make_user, valid_version, monkeypatch,

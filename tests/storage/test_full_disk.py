@@ -1,7 +1,7 @@
 """A full disk under the local storage: /healthz fails with the reason, an upload answers 503 with a
-message and leaves no row and no half-written file, a match played to the end is void with the
-reason and leaves none of its files; a disk below ARMADA_STORAGE_MIN_FREE_MB fails /healthz first.
-The disk is a small tmpfs mounted for the test (root)."""
+message and leaves no row and no half-written file, a match played to the end leaves none of its
+files and is given back, void with the reason after its last attempt; a disk below
+ARMADA_STORAGE_MIN_FREE_MB fails /healthz first. The disk is a small tmpfs mounted for the test (root)."""
 
 from __future__ import annotations
 
@@ -81,21 +81,27 @@ def test_an_upload_on_a_full_disk_is_503_and_leaves_nothing(small_disk, api, mak
     assert stored(small_disk) == []  # not even a half-written file under a temporary name
 
 
-def test_a_match_whose_files_cannot_be_saved_is_void_and_leaves_none(small_disk, make_user, valid_version,
-                                                                     settings):
+def test_a_match_whose_files_cannot_be_saved_is_given_back_then_void_and_leaves_none(
+        small_disk, make_user, valid_version, settings, monkeypatch):
     require_docker()
     from armada_web.ladder.models import RatingChange
     from armada_web.matches.models import Match
     from armada_web.matches.services import create_match
     from armada_web.matches.tasks import run_match
 
-    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue)
+    settings.ARMADA = settings.ARMADA.with_(matches_queue=settings.ARMADA.validation_queue, match_attempts=2)
     settings.ARMADA = settings.ARMADA.with_game("galaxy", match_config={"max_turns": 20})
     first, second = valid_version(make_user("ann"), "alpha"), valid_version(make_user("ben"), "bravo")
     archives = stored(small_disk)
     fill(small_disk)  # the archives are there; the replay and logs will not fit
     match = create_match(game="galaxy", first=first, second=second, kind="ranked", seed=2)
-    assert run_match(match.pk) == "void"
+    sent: list[int] = []
+    monkeypatch.setattr("armada_web.matches.tasks.send", lambda match_id, kind, countdown=0: sent.append(match_id))
+    assert run_match(match.pk) == "queued" and sent == [match.pk]  # another attempt: the storage may be back
+    match = Match.objects.get(pk=match.pk)
+    assert match.status == "queued" and "retrying after a platform failure: storage failed" in match.reason
+    assert stored(small_disk) == archives  # (nothing of the first attempt left)
+    assert run_match(match.pk) == "void"  # the last attempt
     match = Match.objects.get(pk=match.pk)
     assert match.reason.startswith("platform failure: storage failed while saving the replay or logs (OSError: ")
     assert "No space left on device" in match.reason

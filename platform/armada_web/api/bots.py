@@ -225,8 +225,12 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Destro
             return paginator.get_paginated_response(VersionSummary(page, many=True, context={"request": request}).data)
         check_request_size(content_length=request.META.get("CONTENT_LENGTH"), game=bot.game)
         upload = request.FILES.get("file")  # streamed to a temporary file past FILE_UPLOAD_MAX_MEMORY_SIZE
+        if upload is None and "file" in request.data:  # a part named file, but no file in it (a chaos trial)
+            raise Invalid('the form field "file" came without a file: send it as a file part with a file name '
+                          '(UTF-8, not empty), e.g. curl -F file=@main.py')
         if upload is None:
-            raise Invalid('send the bot as a multipart form field named "file"')
+            raise Invalid('send the bot as a multipart form field named "file" (with a file name, e.g. curl -F '
+                          'file=@main.py), in a whole body')
         others = sorted({*request.data.keys(), *request.FILES.keys()} - {"file"})
         if others or len(request.FILES.getlist("file")) > 1:
             raise Invalid('send one multipart form field, "file", once' + (

@@ -8,7 +8,8 @@
 - A seat's drawings (`Participant.debug`) go with its log, whatever the kind of match.
 - Orphans: files under `matches/` and `versions/` in storage (listed through the storage API, so
   a bucket's objects as well as a folder's) that no row names (a worker lost
-  between saving and recording, a deletion that failed halfway), once older than
+  between saving and recording, a deletion that failed halfway, the temporary file of a write
+  whose process was killed: `.partial-...` in the local folder), once older than
   `ARMADA_ORPHAN_GRACE_S` (a running match saves its files before its row names them).
 
 `plan()` only reads; `prune()` clears the rows' file names first (each in its own update) and
@@ -72,9 +73,11 @@ def _size(name: str) -> int:
 
 
 def _walk(folder: str) -> list[str]:
-    """Every stored name under `folder` (the local folder or the bucket); none when it cannot be listed."""
+    """Every stored name under `folder` (the local folder or the bucket), with the writes a killed
+    process left (a chaos trial: 160 MB of them after three uploads cut short); none when it cannot
+    be listed."""
     try:
-        return list(objectstore.walk(folder))
+        return list(objectstore.walk(folder, partials=True))
     except OSError:
         return []
 

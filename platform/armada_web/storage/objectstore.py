@@ -47,6 +47,8 @@ from armada_web.web.errors import Unavailable
 
 #: Names of the health probe's objects (never walked by retention or backups).
 PROBE_FOLDER = "health"
+#: How the local folder's writes in progress begin (hidden from `listdir`: not yet stored).
+PARTIAL = ".partial-"
 #: Bytes of an object read into memory before the rest goes to a temporary file; bytes per chunk.
 SPOOL_BYTES = 1024 * 1024
 CHUNK_BYTES = 256 * 1024
@@ -85,7 +87,7 @@ class PrivateFileStorage(FileSystemStorage):
         name): the real name appears complete or not at all."""
         full = Path(self.path(name))
         _make_folders(full.parent, Path(self.location), self.directory_permissions_mode or 0o777)
-        temporary = full.parent / f".partial-{uuid.uuid4().hex}"
+        temporary = full.parent / f"{PARTIAL}{uuid.uuid4().hex}"
         try:
             with open(temporary, "xb") as handle:
                 if hasattr(content, "temporary_file_path"):
@@ -111,7 +113,11 @@ class PrivateFileStorage(FileSystemStorage):
 
     def listdir(self, path: str) -> tuple[list[str], list[str]]:
         dirs, files = super().listdir(path)
-        return dirs, [f for f in files if not f.startswith(".partial-")]
+        return dirs, [f for f in files if not f.startswith(PARTIAL)]
+
+    def listdir_with_partials(self, path: str) -> tuple[list[str], list[str]]:
+        """`listdir` with the writes in progress, and those a killed process left (retention's orphans)."""
+        return super().listdir(path)
 
     def describe(self) -> str:
         Path(self.location).mkdir(parents=True, exist_ok=True)
@@ -321,12 +327,14 @@ def ensure_bucket(*, storage: Storage | None = None) -> tuple[str, str]:
     return f"local folder {getattr(store, 'location', type(store).__name__)}", "local"
 
 
-def walk(folder: str = "", storage: Storage | None = None) -> Iterator[str]:
+def walk(folder: str = "", storage: Storage | None = None, *, partials: bool = False) -> Iterator[str]:
     """Every stored name under `folder` ("" for all, the probes' folder left out); OSError when
-    the store cannot be listed."""
+    the store cannot be listed. `partials`: the local folder's writes in progress too (`PARTIAL`: a
+    process killed mid-write leaves one, which only retention removes, once past its grace)."""
     store: Any = storage or default_storage
+    lister = getattr(store, "listdir_with_partials", store.listdir) if partials else store.listdir
     try:
-        dirs, files = store.listdir(folder)
+        dirs, files = lister(folder)
     except FileNotFoundError:  # nothing stored there yet
         return
     prefix = f"{folder}/" if folder else ""
@@ -334,4 +342,4 @@ def walk(folder: str = "", storage: Storage | None = None) -> Iterator[str]:
         yield prefix + name
     for sub in sorted(dirs):
         if not (prefix == "" and sub == PROBE_FOLDER):
-            yield from walk(prefix + sub, store)
+            yield from walk(prefix + sub, store, partials=partials)

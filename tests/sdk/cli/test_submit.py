@@ -382,6 +382,29 @@ def test_an_interrupted_first_upload_takes_back_its_empty_bot(logged_in: FakeSit
     assert logged_in.seen("DELETE", "/api/bots/1/")[0].query == {"if_empty": ["true"]}
 
 
+@pytest.mark.parametrize("reached", [False, True])
+def test_a_connection_cut_during_a_first_upload_takes_back_its_empty_bot(
+        logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        reached: bool) -> None:
+    """A chaos trial killed the web worker taking a new bot's upload: the bot stayed, empty, unsaid."""
+    send = client.ApiClient.request
+
+    def cut(self: client.ApiClient, method: str, path: str, *args: object, **kwargs: object) -> object:
+        if method == "POST" and path.endswith("/versions/"):
+            if reached:  # stored, and the answer lost
+                send(self, method, path, *args, **kwargs)  # type: ignore[arg-type]
+            raise client.RemoteError(f"cannot reach {self.server}: Connection reset by peer")
+        return send(self, method, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(client.ApiClient, "request", cut)
+    assert _submit() == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    said = "the upload reached the site all the same: bot mybot has it" if reached else \
+        "the upload did not reach the site, and bot mybot made for it was deleted again"
+    assert err.startswith(f"armada: error: cannot reach {logged_in.url}: Connection reset by peer; {said}"), err
+    assert [b["name"] for b in logged_in.bots] == (["mybot"] if reached else [])
+
+
 def test_an_interrupted_upload_to_a_bot_that_was_there_says_it_may_be_stored(
         logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     assert _submit("--no-wait") == 0

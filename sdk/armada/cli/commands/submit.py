@@ -181,16 +181,20 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
 
     if progress is not None:
         progress.start()
+    answered = False
     try:
         try:
             version = client.request("POST", f"/api/bots/{target.bot_id}/versions/", upload=upload,
                                      on_sent=on_sent if progress is not None else None)
+            answered = True
         finally:  # (also on Ctrl-C: the bar's line ends before anything else is said)
             if progress is not None:
-                _finish(progress)
+                _finish(progress, complete=answered)
     except RemoteError as exc:
         if exc.exit_code == 2 and exc.status is not None:
             raise RemoteError(f"upload refused: {exc}{_forget_new_bot(client, target)}", status=exc.status) from None
+        if exc.status is None:  # the connection failed (a chaos trial: a new bot was left empty, unsaid)
+            raise RemoteError(f"{exc}; {_interrupted_upload(client, target)}", exit_code=exc.exit_code) from None
         raise
     except KeyboardInterrupt:  # a trial: Ctrl-C while the site stored the upload left a new bot empty, unsaid
         raise RemoteError(f"interrupted; {_interrupted_upload(client, target)}", exit_code=130) from None
@@ -222,9 +226,11 @@ def plays_instead(client: ApiClient, target: Target, number: Any) -> str:
     return f"version {plays}" + (", pinned on its page" if bot.get("pinned") else "")
 
 
-def _finish(progress: output.Progress) -> None:
-    if progress.done < progress.total:
-        progress.advance(progress.total - progress.done)  # (the trailer's last bytes)
+def _finish(progress: output.Progress, *, complete: bool) -> None:
+    """End the bar's line: full when the site answered (the trailer's last bytes), else where it
+    stopped (a chaos trial: a cut connection showed every byte sent)."""
+    if complete and progress.done < progress.total:
+        progress.advance(progress.total - progress.done)
     progress.finish()
 
 
