@@ -16,6 +16,7 @@ the bot's output ends (its cgroup is still there), tells the second apart (docs/
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 #: Where cgroup file systems are mounted (ARMADA_SANDBOX_CGROUP_ROOT overrides it, e.g. a worker
@@ -24,11 +25,11 @@ CGROUP_ROOT_VARIABLE = "ARMADA_SANDBOX_CGROUP_ROOT"
 MIB = 1024 * 1024
 
 
-def candidates(container_id: str, root: Path | None = None) -> list[Path]:
+def candidates(container_id: str, root: Path | None = None) -> Iterator[Path]:
     """The files that may hold the container's peak: v2 then v1, cgroupfs then systemd driver, under
     Docker's default parents, then under any other parent of one level (an engine started with
     `--cgroup-parent /armada-NAME`, as infra/dockerd-second.sh does: a trial's second worker host
-    measured no peak)."""
+    measured no peak). Lazily: the other parents are listed only when Docker's hold none."""
     base = root or Path(os.environ.get(CGROUP_ROOT_VARIABLE) or "/sys/fs/cgroup")
     names = (container_id, f"docker-{container_id}.scope")
     known = [
@@ -37,9 +38,11 @@ def candidates(container_id: str, root: Path | None = None) -> list[Path]:
         base / "memory" / "docker" / container_id / "memory.max_usage_in_bytes",
         base / "memory" / "system.slice" / f"docker-{container_id}.scope" / "memory.max_usage_in_bytes",
     ]
+    yield from known
     layouts = ((base, "memory.peak"), (base / "memory", "memory.max_usage_in_bytes"))  # v2, v1
-    others = [parent / name / file for folder, file in layouts for parent in _folders(folder) for name in names]
-    return known + [path for path in others if path not in known]
+    for folder, file in layouts:
+        for parent in _folders(folder):
+            yield from (path for name in names if (path := parent / name / file) not in known)
 
 
 def _folders(folder: Path) -> list[Path]:
