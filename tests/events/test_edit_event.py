@@ -95,3 +95,25 @@ def test_the_owners_page_changes_the_event(club, client):
     bad = client.post(f"/events/{slug}/edit/", {"name": "x", "max_entrants": "1", "games_per_pair": "2"},
                       follow=True).content.decode()
     assert "max_entrants" in bad and "Club &lt;b&gt;two&lt;/b&gt;" in bad  # refused, not changed
+
+
+def test_the_page_sends_on_only_the_times_that_changed(club, client):
+    """An events trial: the page's form sends both times back, to the minute; renaming an event whose
+    start had passed (waiting for a second entry) was refused ("starts is in the past"), and a rename
+    cut the seconds off a running ladder's end."""
+    from armada_web.events.models import Event
+
+    slug = club["slug"]
+    past = timezone.now().replace(microsecond=0) - timedelta(minutes=10, seconds=-17)
+    Event.objects.filter(slug=slug).update(starts=past)  # (as a start that came with one entry only)
+    client.force_login(club["olga"].user)
+    shown = past.strftime("%Y-%m-%dT%H:%M")  # what the page's field holds
+    done = client.post(f"/events/{slug}/edit/", {"name": "Renamed", "starts": shown, "ends": "",
+                                                 "max_entrants": "6", "games_per_pair": "2"}, follow=True)
+    assert "Renamed is changed." in done.content.decode()
+    event = Event.objects.get(slug=slug)
+    assert (event.name, event.starts) == ("Renamed", past)  # its start as it was, seconds and all
+    later = (timezone.now() + timedelta(days=2)).replace(second=0, microsecond=0)
+    moved = client.post(f"/events/{slug}/edit/", {"name": "Renamed", "starts": later.strftime("%Y-%m-%dT%H:%M"),
+                                                  "ends": "", "max_entrants": "6", "games_per_pair": "2"})
+    assert moved.status_code == 302 and Event.objects.get(slug=slug).starts == later  # a change is sent on

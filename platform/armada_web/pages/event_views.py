@@ -215,7 +215,7 @@ def edit(request: HttpRequest, slug: str) -> HttpResponse:
         if not form.is_valid():  # (a date not read, a name far too long: said in the message)
             raise Invalid("; ".join(f"{name}: {' '.join(str(e) for e in errors)}"
                                     for name, errors in form.errors.items()))
-        changed = services.edit_event(user=signed_in(request), event=found, **form.cleaned_data)
+        changed = services.edit_event(user=signed_in(request), event=found, **form.changes())
     except DomainError:  # what was typed comes back in the form with the message, to correct it
         _keep_draft(request, EDIT_DRAFT, found.slug, form)
         raise
