@@ -1,6 +1,6 @@
 """The site's own seasons page (/docs/seasons/, pages/site_docs/seasons.md: what users read) and
 docs/seasons.md tell the same private-event rules: who sees a private event (events.access, the
-members of an entered bot's team too), that its matches are hidden from everyone else and left
+members of each team that entered a bot too), that its matches are hidden from everyone else and left
 out of the bots' public records (matches.access), and what staff voiding a counted game does."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "docs" / "seasons.md", ROOT / "platform" / "armada_web" / "pages" / "site_docs" / "seasons.md"]
 RULES = [
-    "members of an entered bot's team",
+    "members of each team that entered a bot",
     "a private event's match does not exist",
     "no match list shows it",
     "head-to-head, records by version and last faults",

@@ -1,7 +1,7 @@
 """An entry withdrawn and an event ended by its owner (an organiser's wish after the trials: a member
 who entered the wrong bot was stuck with it, and an event made by mistake, or one that had to stop,
-stayed open or ran on). Withdrawing is for an open event only, by a member of the bot's team or the
-event's owner; it frees no entry of the day's limit. Ending freezes the table as it stands."""
+stayed open or ran on). Withdrawing is for an open event only, by a member of the team that entered
+the bot or the event's owner; it frees no entry of the day's limit. Ending freezes the table as it stands."""
 
 from __future__ import annotations
 
@@ -342,3 +342,24 @@ def test_a_bot_moved_in_after_entering_is_named_as_the_entry_that_stops_another(
     assert refused.status_code == 409
     assert refused.json()["detail"] == ("your team Zeta's bot dave-bot is in this event already, entered for dave "
                                         "before it moved to your team: one bot per team")
+
+
+def test_a_bot_moved_to_another_team_stays_the_entering_teams_entry(make_user, api, valid_version):
+    """A review: the new team's members withdrew an entry its bot's old team had made, though the
+    event's visibility (events.access) goes by the team that entered it."""
+    from armada_web.bots.moves import move_bot
+    from armada_web.teams import services
+
+    olga, dave, carol = api(make_user("olga")), api(make_user("dave")), api(make_user("carol"))
+    made = olga.post("/api/events/", {"name": "Open", "game": "galaxy", "format": "round_robin", "public": True},
+                     format="json").json()
+    slug, bot = made["slug"], valid_version(dave.user, "dave-bot").bot
+    entered = dave.post(f"/api/events/{slug}/entries/", {"bot": bot.pk, "invite": made.get("invite", "")},
+                        format="json")
+    assert entered.status_code == 201, entered.json()
+    zeta = services.create_team(user=dave.user, name="Zeta")
+    services.join_team(user=carol.user, team=zeta, key=zeta.join_key)
+    move_bot(bot=bot, user=dave.user, team=zeta.pk)
+    refused = carol.delete(f"/api/events/{slug}/entries/{bot.pk}/")
+    assert refused.status_code == 403 and "the team that entered the bot" in refused.json()["detail"]
+    assert dave.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204

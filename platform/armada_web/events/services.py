@@ -44,6 +44,7 @@ from armada_web.games import spec
 from armada_web.ladder.logic import results
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
+from armada_web.teams.access import is_member
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
@@ -417,8 +418,8 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
 
 
 def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
-    """A bot leaves an open event (its entry is deleted): asked by a member of the bot's team, the
-    member who entered it (unless the team has removed them since: `entrant_entries`), or the
+    """A bot leaves an open event (its entry is deleted): asked by a member of the team that entered
+    it, the member who entered it (unless the team has removed them since: `entrant_entries`), or the
     event's owner (an entry that should not be there). Once the event has started, its entries
     stay: the table and the games played keep them."""
     member = _user(user)
@@ -432,9 +433,13 @@ def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
         if entry is None:
             raise NotFound(f"this event has no entry of bot {int(bot_id)}")
         entrant = entrant_entries(user=member).filter(pk=entry.pk).exists()
-        if member.pk != locked.owner_id and not entrant \
-                and not (entry.bot is not None and is_owner(bot=entry.bot, user=member)):
-            raise Forbidden("only a member of the bot's team or the event's owner withdraws an entry")
+        # the team that entered it, as the event's visibility reads it (events.access): a bot moved to
+        # another team since stays that team's entry (a review: the new team's members withdrew it)
+        entering = is_member(user=member, team_id=entry.team_id) if entry.team_id is not None \
+            else entry.bot is not None and is_owner(bot=entry.bot, user=member)
+        if member.pk != locked.owner_id and not entrant and not entering:
+            raise Forbidden("only a member of the team that entered the bot or the event's owner withdraws "
+                            "its entry")
         if locked.state != EventState.OPEN:
             raise Conflict(f"this event is {locked.state}: its entries stay in its table")
         # (kept: who withdrew which bot; the day's entries are counted in accounts.limits, and a

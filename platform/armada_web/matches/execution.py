@@ -6,10 +6,10 @@ runner (`games.runner.play`), stores the replay and logs, and `record` writes th
 files' names and everything that depends on the result (the ladder's receivers of
 `match_recorded`) in one transaction that first checks its own attempt still holds the row. A
 platform failure makes the match `void` (no result, no rating change), except a sandbox failure
-(the Docker engine gone before or during the game), which gives the match back for another
-attempt while it has attempts left; a bot's fault is a result (its loss). Recording retries a
-database that is briefly unreachable (`leases.retrying`). Storage that fails while the files are
-saved voids the match and leaves none of its files behind.
+(the Docker engine gone before or during the game, an archive that cannot be read) and storage
+that fails while the files are saved (what was saved is deleted), which give the match back for
+another attempt while it has attempts left; a bot's fault is a result (its loss). Recording
+retries a database that is briefly unreachable (`leases.retrying`).
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ def void(*, lease: Lease, reason: str, platform: bool = True) -> str:
     """The platform failed: no result, no rating change (never a bot's loss). `platform` False:
     the match cannot count for another cause (a seat's bot was deleted), which the reason says."""
     note = f"platform failure: {reason}" if platform else f"void: {reason}"
-    updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(), reason=one_line(note, NOTE_CHARS))
+    # (or recorded by this attempt's own earlier try, whose answer a lost connection took: `retrying`)
+    updated = lease.record(status=MatchStatus.VOID, finished=timezone.now(), reason=one_line(note, NOTE_CHARS)) \
+        or lease.recorded(MatchStatus.VOID)
     # said once recorded: a worker host that lost the database said "void" every 5 s of a match the
     # site then played elsewhere (a trial)
     if updated:
@@ -86,12 +88,12 @@ def deleted(lease: Lease, seat: int, when: str) -> str:
 
 
 def again(*, lease: Lease, reason: str) -> str:
-    """The sandbox failed (not the bots): back to the queue for another attempt (the caller sends
-    it), or void after the last one. Returns the new status."""
+    """The sandbox or the storage failed (not the bots): back to the queue for another attempt (the
+    caller sends it), or void after the last one. Returns the new status."""
     if lease.last_attempt:
         return void(lease=lease, reason=reason)
-    log.warning("match %s given back after attempt %s: %s", lease.job_id, lease.attempt, reason)
     if lease.give_back(f"retrying after a platform failure: {reason}"):
+        log.warning("match %s given back after attempt %s: %s", lease.job_id, lease.attempt, reason)
         return MatchStatus.QUEUED
     return "superseded"
 

@@ -405,6 +405,25 @@ def test_a_connection_cut_during_a_first_upload_takes_back_its_empty_bot(
     assert [b["name"] for b in logged_in.bots] == (["mybot"] if reached else [])
 
 
+def test_a_server_error_on_a_first_upload_takes_back_its_empty_bot(
+        logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A review: a 503 ("storage unavailable, nothing was saved") or a proxy's 502 left the new bot empty."""
+    send = client.ApiClient.request
+
+    def failing(self: client.ApiClient, method: str, path: str, *args: object, **kwargs: object) -> object:
+        if method == "POST" and path.endswith("/versions/"):
+            raise client.RemoteError("storage unavailable, nothing was saved (OSError); try again", exit_code=3,
+                                     status=503)
+        return send(self, method, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(client.ApiClient, "request", failing)
+    assert _submit() == 3
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "armada: error: storage unavailable, nothing was saved (OSError); try again; the upload did not reach "
+        "the site, and bot mybot made for it was deleted again")
+    assert logged_in.bots == []
+
+
 def test_an_interrupted_upload_to_a_bot_that_was_there_says_it_may_be_stored(
         logged_in: FakeSite, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     assert _submit("--no-wait") == 0

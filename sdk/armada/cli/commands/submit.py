@@ -193,7 +193,8 @@ def submit(client: ApiClient, upload: Upload, args: argparse.Namespace) -> int:
     except RemoteError as exc:
         if exc.exit_code == 2 and exc.status is not None:
             raise RemoteError(f"upload refused: {exc}{_forget_new_bot(client, target)}", status=exc.status) from None
-        if exc.status is None:  # the connection failed (a chaos trial: a new bot was left empty, unsaid)
+        if exc.status is None or exc.status >= 500:  # the connection failed (a chaos trial: a new bot was
+            # left empty, unsaid), or the site (or a proxy in front) failed: the upload may have been stored
             raise RemoteError(f"{exc}; {_interrupted_upload(client, target)}", exit_code=exc.exit_code) from None
         raise
     except KeyboardInterrupt:  # a trial: Ctrl-C while the site stored the upload left a new bot empty, unsaid
