@@ -455,3 +455,8 @@ def test_a_phones_board_shows_the_planets_numbers_large_enough(galaxy):
         page.keyboard.press("ArrowRight")
         at_rest(page)
     assert min(page.evaluate(RENDERED_PX_JS, ".av-fleet-label")) >= 9
+    # the site's match page draws the board 16rem wide on a phone (pages' site.css, to keep its
+    # controls on the screen): the fleets' labels were 7.7 px there (a walk)
+    page.set_viewport_size({"width": 300, "height": 844})
+    page.wait_for_function("document.querySelector('.av-board').getBoundingClientRect().width < 270")
+    assert min(page.evaluate(RENDERED_PX_JS, ".av-fleet-label")) >= 8.5
