@@ -127,6 +127,23 @@ def test_a_module_the_image_lacks_gives_the_traceback_and_what_there_is(docker_c
         assert listed in last and listed in mine.detail
 
 
+@pytest.mark.parametrize("loader", ["torch", "onnxruntime"])
+def test_a_truncated_model_file_is_the_bots_own_crash_with_its_traceback(docker_client, tmp_path, loader):
+    """Issue 25: a corrupt or truncated model file gives the bot's own traceback in its log, status
+    crashed, and nothing else is affected (its opponent plays on)."""
+    load = {"torch": "import torch\nweights = torch.load('model.bin')\n",
+            "onnxruntime": "import onnxruntime\nsession = onnxruntime.InferenceSession('model.bin')\n"}[loader]
+    bot = write(tmp_path / "cut", load)
+    (bot / "model.bin").write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + bytes(range(200)))  # cut short
+    (bot / "model.bin").chmod(0o644)
+    bots = {1: DockerBot(bot, label="cut", labels=run_labels(), warm=False), 2: idle_opponent(tmp_path)}
+    outcome = play_match("galaxy", bots, seed=1, config={"max_turns": 2}, limits=Limits(30000, 1000, 1000))
+    mine, theirs = outcome.players
+    assert mine.status == "crashed" and "stopped before answering init" in mine.detail
+    assert "Traceback (most recent call last)" in mine.log and 'File "/bot/main.py", line 2' in mine.log
+    assert theirs.status == "ok" and outcome.result.winner == 2
+
+
 def test_every_module_armada_play_takes_as_the_images_is_there(docker_client, tmp_path):
     """`armada play` notes no import of `stack.IMAGE_EXTRAS` (the stack's own dependencies) as
     missing on the server: each must be found there."""

@@ -58,15 +58,16 @@ def write_body(size: int, folder: Path) -> Path:
     return body
 
 
-def measure(size: int, folder: Path) -> Measured:
-    """Upload a bot of about `size` bytes through a fresh site process; its peak memory."""
+def measure(size: int, folder: Path, extra_env: dict[str, str] | None = None) -> Measured:
+    """Upload a bot of about `size` bytes through a fresh site process; its peak memory. `extra_env`:
+    more of the site's settings (a bucket's, to store the version in S3)."""
     body = write_body(size, folder)
     # Its own SQLite database in `folder`: never the suite's (under CI, PostgreSQL's test_armada,
     # which a second child or the suite itself may be using).
     inherited = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "ARMADA_SQLITE_PATH")}
     env = {**inherited, "PYTHONPATH": os.pathsep.join(str(REPO / p) for p in ("sdk", "sandbox", "platform", "")),
            "DJANGO_SETTINGS_MODULE": "armada_web.settings", "ARMADA_DATA_DIR": str(folder / "site"),
-           "CACHE_URL": "locmem://", "DEBUG": "true"}
+           "CACHE_URL": "locmem://", "DEBUG": "true", **(extra_env or {})}
     try:
         done = subprocess.run([sys.executable, "-m", "tests.support.upload_memory", str(body)], env=env, cwd=REPO,
                               capture_output=True, text=True, timeout=300, check=False)
