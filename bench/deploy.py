@@ -131,7 +131,8 @@ def measure(folder: Path, name: str, start: Callable[..., object], logs: Path) -
 
 def gunicorn_vs_runserver(folder: Path) -> str:
     if not shutil.which("wrk"):
-        return "target gunicorn-vs-runserver: 0 >= 2 short (wrk is not installed: infra/install.sh installs it)"
+        print("gunicorn vs runserver: not measured, wrk is not installed (infra/install.sh installs it)")
+        return "target gunicorn-vs-runserver: 0 >= 2 short"
     seed_ladder(RATED)
     logs = folder / "logs"
     logs.mkdir()
@@ -227,7 +228,8 @@ def s3_match_overhead(folder: Path) -> str:
 
     problem = docker_problem() or redis_problem()
     if problem:
-        return f"target s3-match-overhead: 0 <= {S3_BOUND:g} short ({problem})"
+        print(f"s3 match overhead: not measured ({problem})")
+        return f"target s3-match-overhead: 0 <= {S3_BOUND:g} short"
     import django
 
     django.setup()
