@@ -205,6 +205,11 @@ def test_the_readme_logs_in_to_the_site_the_sdk_knows(tmp_path: Path, home: Path
     config.save_credentials(config.Credentials("https://mine.example/", "t0k", "me"))
     assert login_line("four") == "armada login https://mine.example"
     assert "127.0.0.1" not in (tmp_path / "four" / "README.md").read_text()
+    # the imitation starter's README logs in before it submits too (a learning trial missed the line)
+    assert main(["new", "five", "--starter", "imitation", "--dir", str(tmp_path)]) == 0
+    lines = [line.strip() for line in (tmp_path / "five" / "README.md").read_text().splitlines()]
+    login = lines.index("armada login https://mine.example")
+    assert lines[login + 1].startswith("armada submit ")
 
 
 @pytest.mark.parametrize(("origin", "site"), [

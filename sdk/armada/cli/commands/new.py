@@ -211,6 +211,9 @@ def _copy_template(folder: Path, target: Path, name: str, game: str) -> None:
             if file_name == "README.md":
                 text = source.read_text(encoding="utf-8").replace("{bot}", botinfo.site_name(name))
                 text = text.replace("{name}", name).replace("{path}", shlex.quote(str(target)))
+                site = config.known_server()  # (the login line as the other starters' README has it)
+                text = text.replace("{site}", site or UNKNOWN_SITE).replace("{site_note}", "" if site else
+                                                                            UNKNOWN_SITE_NOTE)
                 (folder / file_name).write_text(text, encoding="utf-8")
             else:
                 shutil.copyfile(source, folder / file_name)
