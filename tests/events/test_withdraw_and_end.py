@@ -360,6 +360,11 @@ def test_a_bot_moved_to_another_team_stays_the_entering_teams_entry(make_user, a
     zeta = services.create_team(user=dave.user, name="Zeta")
     services.join_team(user=carol.user, team=zeta, key=zeta.join_key)
     move_bot(bot=bot, user=dave.user, team=zeta.pk)
+    from armada_web.events.models import Event
+    from armada_web.events.queries import withdrawable
+
+    event = Event.objects.get(slug=slug)  # the page offers "Withdraw" exactly where the service takes it
+    assert (withdrawable(event, user=carol.user), withdrawable(event, user=dave.user)) == (set(), {bot.pk})
     refused = carol.delete(f"/api/events/{slug}/entries/{bot.pk}/")
     assert refused.status_code == 403 and "the team that entered the bot" in refused.json()["detail"]
     assert dave.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204

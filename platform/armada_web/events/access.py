@@ -37,6 +37,21 @@ def entrant_entries(*, user: Any) -> QuerySet[EventEntry]:
     return EventEntry.objects.filter(owner=user.pk).exclude(team_id__in=removed_from_ids(user=user))
 
 
+def withdrawable_entries(*, user: Any, event: Event) -> QuerySet[EventEntry]:
+    """The entries of `event` that `user` may withdraw while it is open: every one for its owner, else
+    those the user entered (`entrant_entries`) and those of the teams the user is in, the team that
+    entered each (as the event's visibility reads it, `member_q`: a bot moved to another team since
+    stays that team's entry; a review found the new team's members withdrawing it)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return EventEntry.objects.none()
+    entries = event.entries.all()
+    if event.owner_id == user.pk:
+        return entries
+    teams = team_ids(user=user)
+    return entries.filter(Q(pk__in=entrant_entries(user=user).values("pk")) | Q(team_id__in=teams)
+                          | Q(team__isnull=True, bot__team_id__in=teams))
+
+
 def is_member(*, user: Any, event: Event) -> bool:
     """Its owner, someone who entered a bot (`entrant_entries`), a member of an entered bot's team
     (the team's bot plays there), or a member of a team it invited."""

@@ -11,13 +11,12 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from armada_web.events.access import can_see, entrant_entries, invite_matches, member_q
+from armada_web.events.access import can_see, invite_matches, member_q, withdrawable_entries
 from armada_web.events.logic import formats
 from armada_web.events.models import Event, EventEntry, EventGame, EventState
 from armada_web.matches import access as matches_access
 from armada_web.matches.capacity import free, known_workers
 from armada_web.matches.models import MatchStatus
-from armada_web.teams.access import team_ids
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Team
 from armada_web.web.errors import NotFound
@@ -82,15 +81,10 @@ def never_started(event: Event) -> bool:
 
 def withdrawable(event: Event, *, user: Any) -> set[int]:
     """The entries (their bot ids) `user` may withdraw from an open event (`services.withdraw`'s
-    rule): every one for its owner, else those the user entered (`entrant_entries`) and those of the
-    bots of the user's teams; none once it started."""
-    if event.state != EventState.OPEN or not getattr(user, "is_authenticated", False):
+    rule, `access.withdrawable_entries`); none once it started."""
+    if event.state != EventState.OPEN:
         return set()
-    entries = event.entries.all()
-    if event.owner_id != user.pk:
-        entries = entries.filter(Q(pk__in=entrant_entries(user=user).values("pk"))
-                                 | Q(bot__team_id__in=team_ids(user=user)))
-    return set(entries.values_list("bot_ref", flat=True))
+    return set(withdrawable_entries(user=user, event=event).values_list("bot_ref", flat=True))
 
 
 def invited_teams(event: Event) -> QuerySet[Team]:

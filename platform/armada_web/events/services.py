@@ -29,7 +29,7 @@ from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.services import under_team_lock
 from armada_web.events import access
-from armada_web.events.access import can_see, entrant_entries, invite_matches, invited_team_ids
+from armada_web.events.access import can_see, invite_matches, invited_team_ids, withdrawable_entries
 from armada_web.events.logic import formats
 from armada_web.events.models import (
     Event,
@@ -44,7 +44,6 @@ from armada_web.games import spec
 from armada_web.ladder.logic import results
 from armada_web.matches.models import Match, MatchStatus, Participant
 from armada_web.matches.services import cancel_queued
-from armada_web.teams.access import is_member
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound
@@ -432,12 +431,7 @@ def withdraw(*, user: Any, event: Event, bot_id: Any) -> None:
         entry = locked.entries.filter(bot_ref=int(bot_id)).select_related("bot").first()
         if entry is None:
             raise NotFound(f"this event has no entry of bot {int(bot_id)}")
-        entrant = entrant_entries(user=member).filter(pk=entry.pk).exists()
-        # the team that entered it, as the event's visibility reads it (events.access): a bot moved to
-        # another team since stays that team's entry (a review: the new team's members withdrew it)
-        entering = is_member(user=member, team_id=entry.team_id) if entry.team_id is not None \
-            else entry.bot is not None and is_owner(bot=entry.bot, user=member)
-        if member.pk != locked.owner_id and not entrant and not entering:
+        if not withdrawable_entries(user=member, event=locked).filter(pk=entry.pk).exists():
             raise Forbidden("only a member of the team that entered the bot or the event's owner withdraws "
                             "its entry")
         if locked.state != EventState.OPEN:
