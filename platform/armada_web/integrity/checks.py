@@ -91,9 +91,6 @@ def _collusion(season: Season | None) -> list[Finding]:
     return _store(FindingKind.COLLUSION, season, rows)
 
 
-def ranked(rows: list[Finding]) -> list[Finding]:
-    """Strongest first; ties by kind, then by key (stable across runs)."""
-    return sorted(rows, key=lambda f: (-f.score, f.kind, f.key))
 
 
 def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Finding]:
@@ -118,7 +115,7 @@ def run_checks(*, season: Season | None = None, ran_by: str = "") -> list[Findin
                                           subject=f"season {season.slug}" if season else "all of ranked play",
                                           note=note)
         AuditEntry.objects.filter(pk=entry.pk).update(at=started)  # (`at` is set on creation: the end)
-    return ranked([*copies, *twins, *accounts, *collusion])
+    return findings.ranked([*copies, *twins, *accounts, *collusion])
 
 
 #: When a season last closed or, once finished, finished: each of the two sends its checks.

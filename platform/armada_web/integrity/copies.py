@@ -79,7 +79,7 @@ def find_copies(*, season: Season | None = None, threshold: float = copies_logic
                                _first_match(by_bot[high], by_bot[low], shared, threshold)))
                for (low, high), (_score, one, two) in sorted(best.items())]
     findings.prune(kind=FindingKind.COPY, season=season, keep=[f.key for f in written])
-    return sorted(written, key=lambda f: (-f.score, f.key))
+    return findings.ranked(written)
 
 
 def _first_match(mine: list[_Version], theirs: list[_Version], shared: frozenset[int], threshold: float) -> _Version:

@@ -15,6 +15,14 @@ from armada_web.bots.models import Bot, BotVersion
 from armada_web.integrity.models import AuditAction, AuditEntry, Disqualification, Finding, FindingKind, FindingStatus
 from armada_web.seasons.models import Season
 
+#: Every report's order: the strongest first, ties by kind, then by key (stable across runs).
+STRONGEST_FIRST = ("-score", "kind", "key")
+
+
+def ranked(rows: list[Finding]) -> list[Finding]:
+    """`rows` in the reports' order (`STRONGEST_FIRST`)."""
+    return sorted(rows, key=lambda f: (-f.score, f.kind, f.key))
+
 
 def record(*, kind: str, key: str, season: Season | None, subjects: list[Any], score: float, reason: str,
            evidence: dict[str, Any]) -> Finding:

@@ -14,6 +14,7 @@ from django.urls import NoReverseMatch, reverse
 from armada_web.bots.models import BotVersion
 from armada_web.integrity import tasks
 from armada_web.integrity.copies import scope
+from armada_web.integrity.findings import STRONGEST_FIRST
 from armada_web.integrity.fingerprints import sources
 from armada_web.integrity.logic.report import Line, excerpt
 from armada_web.integrity.models import (
@@ -35,7 +36,7 @@ AUDIT_SHOWN = 100
 
 def findings(*, season: Season | None) -> QuerySet[Finding]:
     """The findings of `season` (None: of all ranked play), the strongest first."""
-    return Finding.objects.filter(season=season).select_related("season").order_by("-score", "kind", "key")
+    return Finding.objects.filter(season=season).select_related("season").order_by(*STRONGEST_FIRST)
 
 
 def finding(pk: int) -> Finding:

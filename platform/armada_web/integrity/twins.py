@@ -66,7 +66,7 @@ def find_twins(*, season: Season | None = None, threshold: float = logic.THRESHO
                 best[pair] = _Pair(twin, population, probe_set)
     written = [_record(season, f"bots:{low}-{high}", found, threshold) for (low, high), found in sorted(best.items())]
     findings.prune(kind=FindingKind.TWIN, season=season, keep=[f.key for f in written])
-    return sorted(written, key=lambda f: (-f.score, f.key))
+    return findings.ranked(written)
 
 
 def _strength(twin: logic.Twin) -> tuple[float, int, int]:

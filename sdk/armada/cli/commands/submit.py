@@ -235,21 +235,30 @@ def _finish(progress: output.Progress, *, complete: bool) -> None:
     progress.finish()
 
 
+def _take_back(client: ApiClient, target: Target) -> str:
+    """Delete the bot this command made for its upload while it has no version (the site decides:
+    another upload may have reached it meanwhile): "deleted", "kept" (it has a version) or why not."""
+    try:
+        client.request("DELETE", f"/api/bots/{target.bot_id}/?if_empty=true")
+    except RemoteError as exc:
+        return "kept" if exc.status == 409 else f"deleting it failed: {exc}"
+    except KeyboardInterrupt:
+        return "deleting it was interrupted"
+    return "deleted"
+
+
 def _interrupted_upload(client: ApiClient, target: Target) -> str:
     """What became of an upload interrupted before the site answered: a bot made for it and still
     empty is deleted again; otherwise the upload may have been stored all the same."""
     page = f"its page, {client.url(f'/bots/{target.bot_id}/')}"
-    if target.created:
-        try:
-            client.request("DELETE", f"/api/bots/{target.bot_id}/?if_empty=true")
-        except RemoteError as exc:
-            if exc.status == 409:
-                return f"the upload reached the site all the same: bot {target.name} has it (see {page})"
-            return f"bot {target.name}, made for the upload, may be left without a version: see {page}"
-        except KeyboardInterrupt:
-            return f"bot {target.name}, made for the upload, may be left without a version: see {page}"
+    if not target.created:
+        return f"the upload may have reached the site all the same: see {page}, before sending it again"
+    outcome = _take_back(client, target)
+    if outcome == "deleted":
         return f"the upload did not reach the site, and bot {target.name} made for it was deleted again"
-    return f"the upload may have reached the site all the same: see {page}, before sending it again"
+    if outcome == "kept":
+        return f"the upload reached the site all the same: bot {target.name} has it (see {page})"
+    return f"bot {target.name}, made for the upload, may be left without a version: see {page}"
 
 
 def _forget_new_bot(client: ApiClient, target: Target) -> str:
@@ -257,13 +266,12 @@ def _forget_new_bot(client: ApiClient, target: Target) -> str:
     name and a place among the team's bots); what to add to the refusal's message."""
     if not target.created:
         return ""
-    try:  # only while it has no version: another upload may have reached it since (the site decides)
-        client.request("DELETE", f"/api/bots/{target.bot_id}/?if_empty=true")
-    except RemoteError as exc:
-        if exc.status == 409:  # another upload reached it meanwhile: it is kept, with that version
-            return f"; the bot {target.name} made for it is kept: another upload reached it meanwhile"
-        return f"; the bot {target.name} made for it is left without a version (deleting it failed: {exc})"
-    return f"; the bot {target.name} made for it was deleted again"
+    outcome = _take_back(client, target)
+    if outcome == "deleted":
+        return f"; the bot {target.name} made for it was deleted again"
+    if outcome == "kept":
+        return f"; the bot {target.name} made for it is kept: another upload reached it meanwhile"
+    return f"; the bot {target.name} made for it is left without a version ({outcome})"
 
 
 def upload_limit(info: dict[str, Any], game: str) -> int:
