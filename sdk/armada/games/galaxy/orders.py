@@ -64,7 +64,7 @@ def read_probes(reply: Any, owners: list[int], seat: int, available: int) -> tup
     items = reply_list(reply, "probes")
     warnings = Warnings()
     if len(items) > MAX_PROBE_ITEMS:
-        warnings.add(f"{len(items) - MAX_PROBE_ITEMS} probe targets beyond the first {MAX_PROBE_ITEMS} ignored")
+        warnings.add(f"probe targets beyond the first {MAX_PROBE_ITEMS} ignored")  # (uncounted: D-R-21)
         items = items[:MAX_PROBE_ITEMS]
     targets: list[int] = []
     seen: set[int] = set()
@@ -87,22 +87,46 @@ def read_probes(reply: Any, owners: list[int], seat: int, available: int) -> tup
 def read_fleet_items(reply: Any) -> list[dict[str, Any]]:
     """The fleet orders of a command reply; raises ReplyShapeError unless a list of objects.
 
-    Orders beyond MAX_FLEET_ORDERS are not returned (`launch` warns about them).
+    Orders beyond MAX_FLEET_ORDERS are not read (`launch` warns about them).
     """
     items = reply_list(reply, "fleets")
-    for index, item in enumerate(items, 1):
+    for index, item in enumerate(items[: MAX_FLEET_ORDERS], 1):  # (those beyond are dropped unread: D-R-21)
         if not isinstance(item, dict):
             raise ReplyShapeError(f"fleet order {index} must be a JSON object, got {json_type(item)}")
     return items
 
 
-def _small(value: Any) -> Any:
-    """A reply value as the replay keeps it: numbers and short strings as they are, anything else shortened."""
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    if isinstance(value, str) and len(value) <= 40:
-        return value
-    return show(value)
+#: How much of a bot's value a warning shows (`show`), so how much of it the replay keeps.
+SHOWN = 40
+
+
+def _cut(value: Any, room: int = SHOWN) -> Any:
+    """`value` as the replay keeps it: of the same JSON type, with JSON text that begins as `value`'s
+    for `room` characters and is longer than `room` when `value`'s is, so every check and every
+    warning (`show`) reads it as it read `value`; bounded in size (numbers kept whole)."""
+    if isinstance(value, str):
+        return value[:room]
+    if isinstance(value, list):
+        kept: list[Any] = []
+        for item in value:
+            used = len(shown(kept, limit=10**9)) - 1  # the text so far, without the closing bracket
+            if used >= room:
+                break
+            kept.append(_cut(item, room - used - (2 if kept else 0)))
+        return kept
+    if isinstance(value, dict):
+        cut: dict[str, Any] = {}
+        for key, item in value.items():
+            used = len(shown(cut, limit=10**9)) - 1
+            if used >= room:
+                break
+            left = room - used - (2 if cut else 0)
+            short = _cut(key, left)
+            while short in cut and short != key:  # (a key cut to one already kept: longer, up to itself)
+                short = key[:len(short) + 1]
+            cut[short] = _cut(item, left - len(shown(short, limit=10**9)) - 2)
+        return cut
+    return value  # a number, true, false or null
 
 
 def replay_answer(phase: str, reply: dict[str, Any]) -> dict[str, Any]:
@@ -113,18 +137,18 @@ def replay_answer(phase: str, reply: dict[str, Any]) -> dict[str, Any]:
     if phase == "scout":
         probes = reply.get("probes", [])
         if not isinstance(probes, list):
-            return {"probes": _small(probes)}
-        kept = [_small(item) for item in probes[: MAX_PROBE_ITEMS + 1]]
+            return {"probes": _cut(probes)}
+        kept = [_cut(item) for item in probes[: MAX_PROBE_ITEMS + 1]]
         return {"probes": kept}
     fleets = reply.get("fleets", [])
     if not isinstance(fleets, list):
-        return {"fleets": _small(fleets)}
+        return {"fleets": _cut(fleets)}
     orders: list[Any] = []
     for item in fleets[: MAX_FLEET_ORDERS + 1]:
         if isinstance(item, dict):
-            orders.append({key: _small(item[key]) for key in FLEET_KEYS if key in item})
+            orders.append({key: _cut(item[key]) for key in FLEET_KEYS if key in item})
         else:
-            orders.append(_small(item))
+            orders.append(_cut(item))
     return {"fleets": orders}
 
 

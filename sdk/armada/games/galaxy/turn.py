@@ -30,7 +30,7 @@ def launch(state: GalaxyState, seat: int, items: list[dict[str, Any]], events: l
     fleets = state.fleets
     count = state.fleet_counts[seat]
     if len(items) > MAX_FLEET_ORDERS:
-        warnings.add(f"{len(items) - MAX_FLEET_ORDERS} fleet orders beyond the first {MAX_FLEET_ORDERS} dropped")
+        warnings.add(f"fleet orders beyond the first {MAX_FLEET_ORDERS} dropped")  # (uncounted: D-R-21)
         items = items[:MAX_FLEET_ORDERS]
     for index, item in enumerate(items, 1):
         checked = check_fleet(item, owners, seat)
