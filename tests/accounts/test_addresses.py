@@ -38,7 +38,7 @@ def test_a_new_address_is_used_only_after_its_link_is_posted_and_the_old_one_wor
 
     user = make_user("olga", email="olga@old.example")
     client.force_login(user)
-    answer = client.post("/accounts/email/", {"email": " Olga@NEW.Example "}, follow=True)
+    answer = client.post("/accounts/email/", {"email": " Olga@NEW.Example ", "password": PASSWORD}, follow=True)
     page = answer.content.decode()
     assert "A link to confirm Olga@new.example is on its way" in page
     assert 'id="email-pending"' in page and "olga@old.example" in page
@@ -107,7 +107,7 @@ def test_an_address_another_account_confirmed_gets_its_owner_a_note_and_the_same
     client.force_login(user)
     answers = {}
     for address in ("Tara@Example.org", "free@example.org"):
-        page = client.post("/accounts/email/", {"email": address}, follow=True).content.decode()
+        page = client.post("/accounts/email/", {"email": address, "password": PASSWORD}, follow=True).content.decode()
         page = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page)
         answers[address] = page.replace(User.objects.normalize_email(address), "X")  # as it is kept
     assert answers["Tara@Example.org"] == answers["free@example.org"]  # one answer, whoever has the address
@@ -224,7 +224,7 @@ def test_the_confirmed_address_again_drops_the_pending_one_and_bad_input_is_refu
         with pytest.raises(Invalid):
             addresses.request_change(user=user, address=bad, site="http://x")
     client.force_login(user)
-    for body in ({"email": "not an address"}, {"email": ""}, {}):
+    for body in ({"email": "not an address", "password": PASSWORD}, {"email": ""}, {}):
         page = client.post("/accounts/email/", body, follow=True)
         assert page.status_code == 200 and addresses.pending(user=user) is None
     assert "is not an e-mail address" in client.post("/accounts/email/", {"email": "nope"},
@@ -233,7 +233,7 @@ def test_the_confirmed_address_again_drops_the_pending_one_and_bad_input_is_refu
     assert "at most 254 characters" in too_long and addresses.pending(user=user) is None
     assert client.get("/accounts/email/").status_code == 405
     client.logout()
-    assert client.post("/accounts/email/", {"email": "a@example.org"}).status_code == 302  # to log in
+    assert client.post("/accounts/email/", {"email": "a@example.org", "password": PASSWORD}).status_code == 302
     assert addresses.pending(user=user) is None and len(mail.outbox) == 1
 
 
@@ -276,3 +276,22 @@ def test_parallel_confirmations_of_one_address_leave_it_to_exactly_one_account(m
     answers = at_once([lambda c=c, p=p: c.post(p).status_code for c, p in zip(clients, paths, strict=True)])
     assert sorted(answers) == [200, 409, 409, 409]
     assert User.objects.filter(email__iexact="race@example.org").count() == 1
+
+
+def test_a_new_address_needs_the_password_and_sending_its_link_again_does_not(client, make_user):
+    """A security trial: with a stolen session (no password) the address could be set to the thief's,
+    and a password reset to it took the account over. The password is asked, counted as a log-in
+    attempt; sending the waiting address's link again needs none (it was asked with the password)."""
+    from armada_web.accounts import addresses
+
+    user = make_user("vera", email="vera@example.org")
+    client.force_login(user)
+    for body in ({"email": "thief@example.org"}, {"email": "thief@example.org", "password": "wrong-guess-1"}):
+        page = client.post("/accounts/email/", body, follow=True).content.decode()
+        assert "New e-mail address: wrong password" in page
+    assert addresses.pending(user=user) is None and mail.outbox == []
+    assert 'name="password"' in client.get("/accounts/profile/").content.decode()
+    client.post("/accounts/email/", {"email": "vera@new.example", "password": PASSWORD})
+    again = client.post("/accounts/email/", {"email": "Vera@NEW.example"}, follow=True).content.decode()
+    assert "A link to confirm Vera@new.example is on its way" in again and len(mail.outbox) == 2
+    assert mail.outbox[-1].to == ["Vera@new.example"]

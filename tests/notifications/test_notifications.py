@@ -11,6 +11,7 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
+from tests.support.fixtures import PASSWORD
 from tests.support.seasons_helpers import record_result
 
 pytestmark = pytest.mark.django_db
@@ -145,8 +146,8 @@ def test_reset_and_confirmation_links_are_on_the_sites_address_not_the_requests_
     assert "localhost" not in mail.outbox[-1].body
     kim = make_user("kim")
     client.force_login(kim)
-    client.post("/accounts/email/", {"email": "kim@example.org"}, HTTP_HOST="localhost")
+    client.post("/accounts/email/", {"email": "kim@example.org", "password": PASSWORD}, HTTP_HOST="localhost")
     assert "https://armada.example.org/accounts/email/confirm/" in mail.outbox[-1].body
     armada(site_url="")  # none set: the request's own host, as before
-    client.post("/accounts/email/", {"email": "kim2@example.org"}, HTTP_HOST="localhost")
+    client.post("/accounts/email/", {"email": "kim2@example.org", "password": PASSWORD}, HTTP_HOST="localhost")
     assert "http://localhost/accounts/email/confirm/" in mail.outbox[-1].body

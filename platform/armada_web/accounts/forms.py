@@ -97,3 +97,6 @@ class EmailForm(forms.Form):
 
     email = forms.CharField(max_length=254, label="New e-mail address", strip=True,
                             widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    password = forms.CharField(required=False, strip=False, label="Your password",
+                               widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+                               help_text="to confirm it is you: the address receives password resets")

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from armada_web.accounts import addresses, limits, mail, sightings, throttles
-from armada_web.accounts.models import DEMO_GROUP, ApiToken, MailPreferences, SightingKind
+from armada_web.accounts.models import DEMO_GROUP, ApiToken, EmailChange, MailPreferences, SightingKind
 from armada_web.web.clients import client_key
 from armada_web.web.errors import Invalid, NotFound
 from armada_web.web.logic.text import (
@@ -59,6 +59,18 @@ def confirm_password(*, request: Any, user: User, password: str) -> None:
         if not user.check_password(password):
             raise Invalid("wrong password")
         attempt.succeeded()
+
+
+def change_email(*, request: Any, user: User, address: str, password: str, site: str) -> EmailChange | None:
+    """Mail a link to confirm `address` as `user`'s (`addresses.request_change`), once they have
+    confirmed their password (`confirm_password`: the address receives password resets, so a stolen
+    session must not set it; a security trial took an account over that way). Sending the link of
+    the address already waiting again needs no password: that address was confirmed with it."""
+    clean = addresses.clean_address(address)  # (a mistyped address is said first, the password kept)
+    pending = addresses.pending(user=user)
+    if pending is None or pending.address.lower() != clean.lower():
+        confirm_password(request=request, user=user, password=password)
+    return addresses.request_change(user=user, address=clean, site=site, request=request)
 
 
 def take_sign_up(*, request: Any) -> None:

@@ -80,10 +80,10 @@ def change_email(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"New e-mail address: {' '.join(problems)}")
         return redirect("profile")
     try:
-        change = addresses.request_change(user=signed_in(request), address=form.cleaned_data["email"],
-                                          site=_site(request), request=request)
+        change = services.change_email(request=request, user=signed_in(request), address=form.cleaned_data["email"],
+                                       password=form.cleaned_data["password"], site=_site(request))
     except DomainError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, f"New e-mail address: {exc}")
     else:
         if change is None:
             messages.info(request, "That is your address already: nothing to confirm.")
