@@ -57,11 +57,13 @@ class GalaxyCodec(Codec):
                              f"got {max_fleets}")
         self.max_fleets = max_fleets
         self.max_turns = int(config["max_turns"])
-        self.observation_space = spaces.Dict({
-            "planets": spaces.Box(0.0, COUNT_CAP, (PLANETS, len(PLANET_FEATURES)), np.float32),
-            "fleets": spaces.Box(0.0, COUNT_CAP, (max_fleets, len(FLEET_FEATURES)), np.float32),
-            "game": spaces.Box(0.0, COUNT_CAP, (len(GAME_FEATURES),), np.float32),
-        })
+        # Pairs, not a dict: Gymnasium sorts a dict's keys, and its flattening (FlattenObservation,
+        # SB3's inputs) must follow the observation's order, the one of `galaxy_encoding.flat`.
+        self.observation_space = spaces.Dict([
+            ("planets", spaces.Box(0.0, COUNT_CAP, (PLANETS, len(PLANET_FEATURES)), np.float32)),
+            ("fleets", spaces.Box(0.0, COUNT_CAP, (max_fleets, len(FLEET_FEATURES)), np.float32)),
+            ("game", spaces.Box(0.0, COUNT_CAP, (len(GAME_FEATURES),), np.float32)),
+        ])
         self.action_space = spaces.MultiDiscrete(np.array([[PLANETS + 1, len(FRACTIONS)]] * PLANETS, dtype=np.int64))
 
     def encode(self, request: dict[str, Any] | None, memory: dict[str, Any]) -> dict[str, np.ndarray]:

@@ -2,8 +2,8 @@
 
 Agents are "seat_1" and "seat_2"; both act in every step, as both seats answer every request
 of our two games. An action is one of the action space (decoded by the game's codec) or a
-reply object (a dict, or its JSON text), sent as it is: a reply of the wrong shape forfeits,
-as in a match. `infos[agent]["request"]` is the request JSON the seat's bot would receive.
+reply object (a dict, or its JSON text), read as a bot's line would be: a reply of the wrong
+shape forfeits, as in a match. `infos[agent]["request"]` is the request JSON the seat's bot would receive.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from armada.api import Session
 from armada.games.base import SEATS, Fault
 from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
-from armada.rl.play import Play, check_seed, check_shaped
+from armada.rl.play import Play, check_render_mode, check_seed, check_shaped
 
 #: The largest game seed an environment draws (what `armada play --seed` takes).
 MAX_SEED = 2**31 - 1
@@ -34,8 +34,10 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
     """Both seats of one game as PettingZoo agents; `reset(seed=S)` plays the game of `armada play --seed S`."""
 
     def __init__(self, game: str, *, shaped: bool = False, max_fleets: int = MAX_FLEETS,
-                 **config: Any) -> None:
+                 render_mode: str | None = None, **config: Any) -> None:
         """Raises ConfigError for a bad game configuration, ValueError for an unknown game."""
+        check_render_mode(render_mode)
+        self.render_mode = None
         probe = Session(game, seed=0, config=config)  # validates the configuration
         self.game = game
         self.engine = probe.driver.engine  # resolved once, not at every reset
@@ -43,7 +45,6 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         self.shaped = check_shaped(shaped)
         self.codec = codec_for(game, self.config, max_fleets=max_fleets)
         self.metadata = {"name": f"armada_{game}_v0", "render_modes": [], "is_parallelizable": True}
-        self.render_mode = None
         self.possible_agents = [agent_name(seat) for seat in SEATS]
         self.agents: list[str] = []
         self.seats = dict(zip(self.possible_agents, SEATS, strict=True))
@@ -108,10 +109,10 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         play, seats, agents = self.play, self.seats, self.agents
         made = {seats[a]: play.reply(seats[a], actions[a]) for a in agents}
         replies = {seat: reply for seat, reply in made.items() if not isinstance(reply, Fault)}
-        if len(replies) < len(made):  # JSON text a referee would refuse: that seat forfeits, as in a match
+        if len(replies) < len(made):  # a reply a referee would refuse: that seat forfeits, as in a match
             rewards = play.forfeit_all({seat: fault for seat, fault in made.items() if isinstance(fault, Fault)})
-        else:  # a reply object given as an action stays its giver's; every other reply is made here
-            rewards = play.step(replies, owned=not any(isinstance(actions[a], dict) for a in agents))
+        else:  # every reply is made here (decoded, or parsed from a reply object's JSON)
+            rewards = play.step(replies, owned=True)
         done = play.done
         if done:
             self.agents = []
@@ -132,7 +133,7 @@ class ArmadaParallelEnv(ParallelEnv[str, Any, Any]):
         self.play = None
 
 
-def parallel_env(game: str, *, shaped: bool = False, max_fleets: int = MAX_FLEETS, **config: Any
-                 ) -> ArmadaParallelEnv:
+def parallel_env(game: str, *, shaped: bool = False, max_fleets: int = MAX_FLEETS, render_mode: str | None = None,
+                 **config: Any) -> ArmadaParallelEnv:
     """A PettingZoo ParallelEnv of `game` ("galaxy", "mothership"); `config` is the game's (e.g. max_turns=50)."""
-    return ArmadaParallelEnv(game, shaped=shaped, max_fleets=max_fleets, **config)
+    return ArmadaParallelEnv(game, shaped=shaped, max_fleets=max_fleets, render_mode=render_mode, **config)

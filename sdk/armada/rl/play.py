@@ -29,6 +29,14 @@ def check_shaped(shaped: Any) -> bool:
     return shaped
 
 
+def check_render_mode(render_mode: Any) -> None:
+    """`render_mode` as the environments take it: None, the only one (ValueError otherwise)."""
+    if render_mode is not None:
+        raise ValueError(f"render_mode must be None: the environments have no render modes, got {render_mode!r}; "
+                         f"to watch a game, save `env.session.replay()` (armada.replay.write_replay) and open it "
+                         f"with `armada replay FILE` or its viewer, `armada replay FILE --html` (docs/rl.md)")
+
+
 def check_seed(seed: Any) -> int:
     """A `reset` seed given: an integer (numpy's too) from 0 to LARGEST_SEED (ValueError otherwise)."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
@@ -71,8 +79,8 @@ class Play:
         return info
 
     def reply(self, seat: int, action: Any) -> dict[str, Any] | Fault:
-        """The reply an action stands for (a reply object is kept as it is), or the seat's protocol
-        fault for JSON text a referee would refuse (ValueError for an action of the wrong form)."""
+        """The reply an action stands for (a reply object: parsed as a bot's line), or the seat's protocol
+        fault for a reply a referee would refuse (ValueError for an action of the wrong form)."""
         try:
             return self.codec.reply(action, self.asked[seat], self.memory[seat])
         except ProtocolError as exc:  # (your own action: quoted in the detail, there is no log)

@@ -23,7 +23,7 @@ from armada.rl.galaxy import MAX_FLEETS
 from armada.rl.games import codec_for
 from armada.rl.opponent import Opponent
 from armada.rl.parallel import MAX_SEED
-from armada.rl.play import Play, check_seed, check_shaped
+from armada.rl.play import Play, check_render_mode, check_seed, check_shaped
 
 #: The default opponent.
 DEFAULT_OPPONENT = "builtin:greedy"
@@ -42,8 +42,10 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
     metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
-                 max_fleets: int = MAX_FLEETS, **config: Any) -> None:
+                 max_fleets: int = MAX_FLEETS, render_mode: str | None = None, **config: Any) -> None:
         """Raises ConfigError for a bad configuration, BotSpecError for an opponent spec that names no bot."""
+        check_render_mode(render_mode)
+        self.render_mode = None
         if not _is_seat(seat):
             raise ValueError(f"seat must be one of {list(SEATS)}, got {seat!r}")
         probe = Session(game, seed=0, config=config)  # validates the configuration
@@ -59,6 +61,8 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         self.opponent = Opponent(opponent, game, self.other)
         self.play: Play | None = None
         self.opponent_fault: dict[str, str] | None = None
+        #: The learner's rewards of a game its opponent lost at `init`, paid by the next `step`.
+        self.unpaid: dict[int, float] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[Any, dict[str, Any]]:
@@ -70,15 +74,17 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
         self.play = Play(self.engine, self.codec, game_seed, self.config, self.shaped)
         other = self.opponent.name if self.opponent.name != LEARNER_NAME else f"{LEARNER_NAME} (opponent)"
         self.play.session.names = {self.seat: LEARNER_NAME, self.other: other}  # two names a viewer tells apart
-        self.opponent_fault = None
+        self.opponent_fault, self.unpaid = None, None
         fault = self.opponent.start(self.play.session, game_seed)
-        if fault is not None:
-            self._opponent_lost(fault.status, fault.detail)
+        if fault is not None:  # over already: the next step says so (a trainer steps after a reset)
+            self.unpaid = self._opponent_lost(fault.status, fault.detail)
         return self.play.observe(self.seat), self._info()
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play one step: the learner's action and the opponent's answer to its own request."""
         play = self.play
+        if play is not None and self.unpaid is not None:
+            return self._pay_unpaid(action)
         if play is None or play.done:
             raise RuntimeError("the game is over (or not started): call reset()")
         reply = play.reply(self.seat, action)
@@ -97,6 +103,15 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
                 self.opponent_fault = {"status": found.status, "detail": found.detail}
             self._finish()
         return play.observe(self.seat), rewards[self.seat], play.done, False, self._info()
+
+    def _pay_unpaid(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """The step after a reset whose opponent failed at `init`: the game's end, whatever the
+        action (ValueError for one of the wrong form, as in any step; nothing is played)."""
+        assert self.play is not None and self.unpaid is not None
+        if not isinstance(action, dict | str | bytes):
+            self.codec.check(action)
+        rewards, self.unpaid = self.unpaid, None
+        return self.play.observe(self.seat), rewards[self.seat], True, False, self._info()
 
     def _finish(self) -> None:
         """Once the game is over: the opponent gets `end` and stops."""
@@ -135,7 +150,7 @@ class ArmadaEnv(gymnasium.Env[Any, Any]):
 
 
 def gym_env(game: str, opponent: Any = DEFAULT_OPPONENT, seat: int = 1, *, shaped: bool = False,
-            max_fleets: int = MAX_FLEETS, **config: Any) -> ArmadaEnv:
+            max_fleets: int = MAX_FLEETS, render_mode: str | None = None, **config: Any) -> ArmadaEnv:
     """A Gymnasium Env: `seat` of `game` against `opponent` (`builtin:NAME`, a bot folder, .py or .zip,
     or a Python callable / bot-library bot or class); `config` is the game's (e.g. max_turns=50)."""
-    return ArmadaEnv(game, opponent, seat, shaped=shaped, max_fleets=max_fleets, **config)
+    return ArmadaEnv(game, opponent, seat, shaped=shaped, max_fleets=max_fleets, render_mode=render_mode, **config)

@@ -26,6 +26,7 @@ def idle(request: dict[str, Any]) -> dict[str, Any]:
     (np.full((16, 2), 0.5), r"holds integers; got ndarray of shape \(16, 2\) and dtype float64"),
     (np.full((16, 2), 17), r"value at \(0, 0\) is 17, outside 0..16"),
     (np.array([[0, 0]] * 15 + [[0, -1]]), r"value at \(15, 1\) is -1, outside 0..3"),
+    (np.full((16, 2), 2**64 - 1, np.uint64), rf"value at \(0, 0\) is {2**64 - 1}, outside 0..16"),  # not "-1"
     (None, r"got NoneType None"),
 ])
 def test_a_galaxy_action_of_the_wrong_form_is_refused_and_the_game_goes_on(action: Any, message: str) -> None:

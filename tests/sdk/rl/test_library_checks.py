@@ -5,13 +5,17 @@ from __future__ import annotations
 import gc
 import warnings
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from gymnasium.wrappers import FlattenObservation
 
 import armada.rl
+from armada.rl import galaxy_encoding
 
 with warnings.catch_warnings():  # pettingzoo.test imports a deprecated classic game of its own
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -54,6 +58,40 @@ def test_gymnasium_make_and_make_vec_know_the_games(game: str) -> None:
         observations, _ = vector.reset(seed=1)
         assert vector.observation_space.contains(observations)
         vector.close()
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_gymnasiums_flattening_is_the_encodings_flat_vector(game: str) -> None:
+    """A policy trained on FlattenObservation's vector (or SB3's MultiInputPolicy) gets its inputs in
+    the order a bot's `encoding.flat` gives them. Before: the Dict space sorted its keys (fleets,
+    game, planets) while observations and `flat` go planets, fleets, game."""
+    env = armada.rl.gym_env(game, opponent="builtin:greedy", **SHORT[game])
+    wrapped: Any = FlattenObservation(armada.rl.gym_env(game, opponent="builtin:greedy", **SHORT[game]))
+    flat: Callable[[Any], np.ndarray] = galaxy_encoding.flat if game == "galaxy" else np.asarray
+    observation, vector = env.reset(seed=1)[0], wrapped.reset(seed=1)[0]
+    for _ in range(4):  # Galaxy: scout and command steps, fleets in flight, intel
+        assert np.array_equal(vector, flat(observation))
+        assert np.array_equal(gymnasium.spaces.flatten(env.observation_space, observation), vector)
+        action = env.action_space.sample()
+        observation, _, done, _, _ = env.step(action)
+        vector = wrapped.step(action)[0]
+        if done:
+            break
+    assert np.array_equal(vector, flat(observation))
+    if game == "galaxy":
+        assert list(env.observation_space.keys()) == list(observation) == ["planets", "fleets", "game"]
+
+
+@pytest.mark.parametrize("game", ["galaxy", "mothership"])
+def test_render_mode_none_is_taken_and_any_other_is_refused(game: str) -> None:
+    """Some libraries always pass render_mode; before, None raised "render_mode: unknown galaxy setting"."""
+    for env in (gymnasium.make(armada.rl.GYM_IDS[game], render_mode=None).unwrapped,
+                armada.rl.gym_env(game, render_mode=None), armada.rl.parallel_env(game, render_mode=None)):
+        assert env.render_mode is None and env.metadata["render_modes"] == []
+    message = r"render_mode must be None: the environments have no render modes, got 'human'; .*armada replay"
+    for make in (armada.rl.gym_env, armada.rl.parallel_env):
+        with pytest.raises(ValueError, match=message):
+            make(game, render_mode="human")
 
 
 def test_parallel_envs_spaces_are_its_own_and_do_not_keep_it_alive() -> None:

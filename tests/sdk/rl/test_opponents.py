@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -94,7 +95,9 @@ def test_a_spec_that_names_no_bot_is_refused_when_the_env_is_made(tmp_path: Path
         armada.rl.parallel_env("galaxy", max_turns=0)
 
 
-def test_an_opponent_that_fails_at_init_ends_the_game_at_reset() -> None:
+def test_an_opponent_that_fails_at_init_loses_at_the_first_step() -> None:
+    """Before: reset returned a game already over, the +1 was never paid and the next step raised
+    "the game is over", which stopped gymnasium.make_vec and SB3 training."""
     def broken(request: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("no init for me")
 
@@ -102,8 +105,31 @@ def test_an_opponent_that_fails_at_init_ends_the_game_at_reset() -> None:
     obs, info = env.reset(seed=1)
     assert env.observation_space.contains(obs)
     assert info["opponent_fault"]["status"] == "crashed" and info["result"]["winner"] == 1
+    with pytest.raises(ValueError, match="shape"):  # an action of the wrong form is still refused
+        env.step(np.zeros(3, dtype=np.int64))
+    obs, reward, terminated, truncated, step_info = env.step(np.zeros((16, 2), dtype=np.int64))
+    assert (reward, terminated, truncated) == (1.0, True, False) and env.observation_space.contains(obs)
+    assert step_info == info and step_info["request"] is None
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(np.zeros((16, 2), dtype=np.int64))
+    env.reset(seed=1)
+    assert env.step('{"any": "reply"}')[1:3] == (1.0, True)  # a reply object as well
+
+
+def test_a_bot_folder_that_crashes_at_import_does_not_stop_make_vec(tmp_path: Path) -> None:
+    folder = tmp_path / "crashbot"
+    folder.mkdir()
+    (folder / "main.py").write_text("raise RuntimeError('crash at import')\n")
+    vector = gymnasium.make_vec("armada/Galaxy-v0", num_envs=2, vectorization_mode="sync", opponent=str(folder),
+                                max_turns=5)
+    vector.reset(seed=0)
+    _, rewards, terminated, _, infos = vector.step(vector.action_space.sample())
+    assert rewards.tolist() == [1.0, 1.0] and terminated.all()
+    assert infos["opponent_fault"]["reason"].tolist() == ["RuntimeError: crash at import"] * 2
+    vector.step(vector.action_space.sample())  # the autoreset: a new game, lost again at its first step
+    _, rewards, terminated, _, _ = vector.step(vector.action_space.sample())
+    assert rewards.tolist() == [1.0, 1.0] and terminated.all()
+    vector.close()
 
 
 def test_a_replay_names_the_learner_and_its_opponent() -> None:
