@@ -243,3 +243,38 @@ def test_the_version_page_gives_its_owner_the_command_that_reruns_the_validation
     assert main(shlex.split(command)[1:]) == 0
     assert capsys.readouterr().out.startswith("all 8 turns agree (")
     assert main(shlex.split(command.rsplit(" --bot-seed ", 1)[0])[1:]) != 0  # the seed is what made them agree
+
+
+
+def test_an_account_deleted_during_its_validation_keeps_no_log_or_replay(make_user, monkeypatch, tmp_path,
+                                                                          django_capture_on_commit_callbacks):
+    """A review: the owner deleted their account while a worker validated their version; the
+    worker's record still held and wrote the bot's log and a new replay onto the forgotten version.
+    The deletion ends the validation (unvalidated), so the record no longer holds and its replay goes."""
+    from armada_web.accounts.services import delete_account
+    from armada_web.bots import validation
+    from armada_web.bots.models import BotVersion
+    from armada_web.bots.services import OWNER_GONE, create_bot, upload_version
+    from armada_web.jobs.leases import claim
+
+    owner = make_user("leaver", password=PASSWORD)
+    played = local_play(tmp_path)
+
+    def play_and_leave(**kwargs):
+        result = played(**kwargs)  # the game is over, its result not yet recorded: the owner leaves
+        delete_account(user=owner, password=PASSWORD)
+        return result
+
+    monkeypatch.setattr(validation, "play", play_and_leave)
+    with django_capture_on_commit_callbacks(execute=True):
+        bot = create_bot(user=owner, name="leaving", game="galaxy")
+        version = upload_version(bot=bot, user=owner, filename="main.py",
+                                 data=(greedy() + "\nimport sys\nprint('SECRET', file=sys.stderr)\n").encode())
+        lease = claim(kind=validation.VALIDATION, job_id=version.pk)
+        assert lease is not None
+        assert validation.run(lease) == "superseded"
+    version = BotVersion.objects.select_related("bot").get(pk=version.pk)
+    assert (version.status, version.detail, version.log, version.replay.name) == ("invalid", OWNER_GONE, "", "")
+    assert version.bot.owner is None and version.bot.retired is not None
+    files = default_storage.listdir(f"versions/{bot.pk}")[1] if default_storage.exists(f"versions/{bot.pk}") else []
+    assert files == []  # neither the archive nor the game's replay is kept

@@ -267,15 +267,28 @@ def creator_deleted(*, bot: Bot, user: Any) -> None:
     bot.save(update_fields=["owner"])
 
 
+#: The detail of a version whose owner deleted their account before its validation ended.
+OWNER_GONE = "not validated: its owner deleted their account"
+
+
 def forget_owner(*, bot: Bot) -> None:
-    """The owner deleted their account: the bot retires, its sources, logs and validation replays are deleted."""
+    """The owner deleted their account: the bot retires, its sources, logs and validation replays are
+    deleted. A version still waiting for (or in) its validation ends it here, unvalidated: a worker's
+    record then no longer holds (a review: the validation ending after the deletion wrote its log and
+    replay onto the forgotten version). Its rows are locked first, so a record that committed before
+    is seen and its replay deleted too."""
     names: list[str] = []
-    for version in bot.versions.all():
+    now = timezone.now()
+    for version in bot.versions.select_for_update().order_by("pk"):
         names.extend(name for name in (version.archive.name, version.replay.name) if name)
         version.archive.name = ""
         version.replay.name = ""
         version.log = ""
-        version.save(update_fields=["archive", "replay", "log"])
+        fields = ["archive", "replay", "log"]
+        if version.status in (VersionStatus.PENDING, VersionStatus.VALIDATING):
+            version.status, version.detail, version.finished = VersionStatus.INVALID, OWNER_GONE, now
+            fields += ["status", "detail", "finished"]
+        version.save(update_fields=fields)
     bot.retired = bot.retired or timezone.now()
     bot.owner = None
     bot.save(update_fields=["retired", "owner"])
