@@ -67,6 +67,15 @@ def take(*, action: str, key: str, limit: int, window_s: int, refusal: str) -> N
     LimitUse.objects.create(counter=counter, at=now)
 
 
+def hold(*, action: str, key: str) -> None:
+    """Lock (`action`, `key`) until the transaction ends (its counter's row, made when missing), so
+    two requests about one key (two sign-ups of one name) are taken one after the other."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("limits.hold must run inside the transaction it serialises")
+    counter, _created = LimitCounter.objects.get_or_create(action=action, key=key)
+    LimitCounter.objects.select_for_update().filter(pk=counter.pk).first()
+
+
 def recent(*, action: str, keys: Iterable[str], window_s: int) -> dict[str, list[datetime]]:
     """The times of the uses of `action` counted for each of `keys` within the last `window_s`
     seconds, oldest first (a key with none is absent), in one query."""

@@ -19,7 +19,7 @@ from django.db import transaction
 from armada_web.accounts import addresses, limits, mail, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, EmailChange, MailPreferences, SightingKind
 from armada_web.web.clients import client_key
-from armada_web.web.errors import Invalid, NotFound
+from armada_web.web.errors import Conflict, Invalid, NotFound
 from armada_web.web.logic.text import (
     ascii_skeleton,
     has_invisible,
@@ -163,6 +163,12 @@ def sign_up(*, username: str, email: str, password: str, request: Any = None, si
     note instead of a link (D-S-36), so the answer never tells whether an address has an account."""
     check_username(username=username)
     with transaction.atomic():
+        # Two sign-ups of one name (in any case, or reading as one) at once: one after the other, the
+        # second refused (a review: "carol" and "Carol" together made both accounts, or a 500)
+        limits.hold(action="username", key=(ascii_skeleton(username) or username).casefold())
+        check_username(username=username)
+        if User.objects.filter(username__iexact=username).exists():
+            raise Conflict("A user with that username already exists.")
         if request is not None:
             take_sign_up(request=request)
         user = User.objects.create_user(username=username, email="", password=password)

@@ -50,16 +50,18 @@ def personal_team(*, user: Any) -> Team:
     if found is not None:
         return found
     base = user.get_username()[:30]
-    for n in range(100):
-        name = base if n == 0 else f"{base}-{n + 1}"
-        if not Team.objects.filter(name__iexact=name).exists() and not _read_as_taken(name):
-            break
-    else:  # pragma: no cover - a hundred teams named like one user
-        name = f"{base[:20]}-{secrets.token_hex(4)}"
-    with transaction.atomic():
-        team = Team.objects.create(name=name, personal=True)
-        Membership.objects.create(team=team, user=user)
-    return team
+    names = [base if n == 0 else f"{base}-{n + 1}" for n in range(100)] + [f"{base[:20]}-{secrets.token_hex(4)}"]
+    for name in names:
+        if Team.objects.filter(name__iexact=name).exists() or _read_as_taken(name):
+            continue
+        try:
+            with transaction.atomic():
+                team = Team.objects.create(name=name, personal=True)
+                Membership.objects.create(team=team, user=user)
+            return team
+        except IntegrityError:  # a team took the name since (a review: a 500 at sign-up): the next one
+            continue
+    raise Conflict(f"no free name for {base}'s personal team: try again")  # pragma: no cover
 
 
 def personal_teams(*, users: list[tuple[int, str]]) -> dict[int, int]:
