@@ -155,6 +155,13 @@ def test_join_needs_the_current_key_and_a_renewed_key_replaces_the_old(make_user
     with pytest.raises(Forbidden):
         services.renew_key(user=carol, team=team)
     assert [m.user for m in queries.members(team)] == [alice, bob]
+    services.archive_team(user=alice, team=team)  # a security trial: no key is shown while archived
+    team.refresh_from_db()
+    kept = team.join_key
+    with pytest.raises(Conflict, match="archived: restore it before renewing its join key"):
+        services.renew_key(user=alice, team=team)
+    team.refresh_from_db()
+    assert team.join_key == kept
 
 
 def test_a_full_team_refuses_a_join(make_user, armada):

@@ -351,6 +351,8 @@ def renew_key(*, user: Any, team: Team) -> Team:
         _check_changeable(locked, acting=user)
         if not is_member(user=user, team_id=locked.pk):
             raise Forbidden("only a member of this team can renew its join key")
+        if locked.archived is not None:  # (no key is shown while archived: access.shows_join_key, a trial)
+            raise Conflict("this team is archived: restore it before renewing its join key")
         locked.join_key = new_key()
         locked.save(update_fields=["join_key"])
     return locked
