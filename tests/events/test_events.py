@@ -386,6 +386,33 @@ def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypa
     assert matchmaking.fill(workers=3) == 2  # the two games left, within target_depth(2 free workers)
 
 
+def test_an_event_never_sent_a_game_goes_before_one_that_was(members, monkeypatch):
+    """A review: PostgreSQL sorts a NULL `last_sent` last, SQLite first, so on PostgreSQL a
+    just-started event waited behind those that had been sent games."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from armada_web.events import matchmaking
+    from armada_web.events.models import Event
+
+    (owner, v0), (mia, v1), _ = members
+    slugs = []
+    for _ in range(2):
+        slug = create(owner).json()["slug"]
+        enter(owner, slug, v0, None)
+        enter(mia, slug, v1, _event(slug).invite)
+        owner.post(f"/api/events/{slug}/start/")
+        slugs.append(slug)
+    old, new = slugs
+    Event.objects.filter(slug=old).update(last_sent=timezone.now() - timedelta(hours=1))
+    Event.objects.filter(slug=new).update(last_sent=None)
+    monkeypatch.setattr(matchmaking.matchmaking_logic, "target_depth", lambda free: 1)
+    assert matchmaking.fill(workers=1) == 1
+    assert _event(new).games.filter(match__isnull=False).count() == 1
+    assert _event(old).games.filter(match__isnull=False).count() == 0
+
+
 def test_a_private_event_is_a_404_to_anyone_not_in_it(members, client):
     (owner, _v0), (mia, _v1), _ = members
     slug = create(owner).json()["slug"]

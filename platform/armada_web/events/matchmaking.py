@@ -19,7 +19,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from armada_web.bots.queries import entry_stopped
@@ -129,9 +129,10 @@ def fill(*, workers: int | None = None, now: datetime | None = None) -> int:
     room = matchmaking_logic.target_depth(free(workers)) - in_flight()
     if room <= 0:
         return 0
+    waited = F("last_sent").asc(nulls_first=True)  # never sent: first, on PostgreSQL as on SQLite (a review)
     running = list(Event.objects.filter(state=EventState.RUNNING)
                    .annotate(flying=Count("games", filter=Q(games__match__status__in=IN_FLIGHT)))
-                   .order_by("flying", "last_sent", "id").values_list("pk", flat=True))
+                   .order_by("flying", waited, "id").values_list("pk", flat=True))
     sent = 0
     while room > 0 and running:
         still = []

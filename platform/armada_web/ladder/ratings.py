@@ -110,7 +110,8 @@ def apply(*, match_id: int, at: datetime, versions: tuple[int, int], winner: int
     for version_id in versions:
         if not Rating.objects.filter(version_id=version_id).exists():
             ensure_rating(version=BotVersion.objects.get(pk=version_id))
-    rows = {row.version_id: row for row in Rating.objects.select_for_update().filter(version_id__in=versions)}
+    rows = {row.version_id: row for row in  # (locked in recompute's order: no deadlock between the two)
+            Rating.objects.select_for_update().filter(version_id__in=versions).order_by("version_id")}
     one, two = rows[versions[0]], rows[versions[1]]
     start = {row.version_id: start_for(row.version) for row in (one, two) if row.games == 0}
     benched = {row.version_id for row in (one, two) if row.benched}

@@ -42,7 +42,7 @@ def recompute() -> dict[str, Any]:
     history = (Match.objects.filter(kind=MatchKind.RANKED, game__in=games, status=MatchStatus.FINISHED)
                .order_by("finished", "id").prefetch_related(Prefetch("participants", queryset=seats)))
     with transaction.atomic():
-        existing = {row.version_id: row for row in Rating.objects.select_for_update()}
+        existing = {row.version_id: row for row in Rating.objects.select_for_update().order_by("version_id")}
         info = {v["pk"]: (v["bot_id"], v["number"]) for v in BotVersion.objects.filter(bot__game__in=games)
                 .values("pk", "bot_id", "number")}
         rows: dict[int, Rating] = {}
