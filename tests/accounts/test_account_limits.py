@@ -52,11 +52,29 @@ def test_a_signed_in_users_own_password_is_counted_where_a_page_asks_for_it(clie
         wrong = client.post("/accounts/password/", {"old_password": "guess", **change})
         assert wrong.status_code == 200 and "old password was entered incorrectly" in wrong.content.decode()
     right = client.post("/accounts/password/", {"old_password": PASSWORD, **change})
-    assert right.status_code == 200 and "too many log-in attempts for this username" in right.content.decode()
+    assert right.status_code == 200 and "too many log-in attempts with your password" in right.content.decode()
     deleting = client.post("/accounts/delete/", {"password": PASSWORD})
     assert "too many log-in attempts" in deleting.content.decode()
     user.refresh_from_db()
     assert user.check_password(PASSWORD)  # nothing changed, nothing deleted
+
+
+def test_others_failed_log_ins_do_not_stop_the_owner_confirming_their_password(client, make_user, armada):
+    """A security trial: ten wrong log-ins under the owner's name, from anywhere, refused the owner's
+    own password on the password page too. A signed-in user's confirmations have a count of their own."""
+    armada(login_failures_per_user=2, login_failures_per_ip=1000)
+    user = make_user("targeted")
+    stranger = type(client)()
+    for _ in range(3):
+        stranger.post("/accounts/login/", {"username": "TARGETED", "password": "guess"})
+    blocked = stranger.post("/accounts/login/", {"username": "targeted", "password": PASSWORD})
+    assert "too many log-in attempts for this username" in blocked.content.decode()  # the log-in page's rule
+    client.force_login(user)
+    new = "another-long-pass-88"
+    changed = client.post("/accounts/password/", {"old_password": PASSWORD, "new_password1": new, "new_password2": new})
+    assert changed.status_code == 302, changed.content.decode()
+    user.refresh_from_db()
+    assert user.check_password(new)
 
 
 def test_a_right_old_password_changes_it_and_does_not_count(client, make_user, armada):

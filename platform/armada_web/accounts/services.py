@@ -55,7 +55,7 @@ def confirm_password(*, request: Any, user: User, password: str) -> None:
     """`user` (signed in) confirms their own password, counted as a log-in attempt is (the same
     limits: a stolen session cannot guess the password to change it or delete the account); Invalid
     for a wrong one, RateLimited past the limits."""
-    with throttles.attempt(request, user.get_username()) as attempt:
+    with throttles.attempt(request, user.get_username(), own=user.pk) as attempt:
         if not user.check_password(password):
             raise Invalid("wrong password")
         attempt.succeeded()

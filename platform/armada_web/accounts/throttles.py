@@ -39,10 +39,13 @@ def limits() -> list[Limit]:
     return [Limit("ip", config.login_failures_per_ip, window), Limit("user", config.login_failures_per_user, window)]
 
 
-def _names(request: Any, username: str) -> dict[str, str]:
+def _names(request: Any, username: str, own: int | None = None) -> dict[str, str]:
     """The counters' names: the client's address, and a digest of the username (any text a form
-    sends is a safe key)."""
-    return {"ip": f"login-fail:ip:{client_key(request)}", "user": f"login-fail:user:{folded(username[:150])}"}
+    sends is a safe key), or for a signed-in user confirming their own password (`own`, their id)
+    a counter of their own, which nobody else's failed log-ins fill (a security trial: ten wrong
+    log-ins from anywhere stopped the account's owner changing their password)."""
+    user = f"login-fail:own:{own}" if own is not None else f"login-fail:user:{folded(username[:150])}"
+    return {"ip": f"login-fail:ip:{client_key(request)}", "user": user}
 
 
 def folded(text: str) -> str:
@@ -62,17 +65,19 @@ class Attempt:
 
 
 @contextmanager
-def attempt(request: Any, username: str) -> Iterator[Attempt]:
-    """Count a password attempt of `username` from `request`'s client; RateLimited when it is past
-    a limit (and then it is not counted). Call `succeeded()` on the result when the password was right."""
-    names = _names(request, username)
+def attempt(request: Any, username: str, *, own: int | None = None) -> Iterator[Attempt]:
+    """Count a password attempt of `username` from `request`'s client (`own`: the id of the signed-in
+    user confirming their own password); RateLimited when it is past a limit (and then it is not
+    counted). Call `succeeded()` on the result when the password was right."""
+    names = _names(request, username, own)
     counted: list[tuple[str, int]] = []
     refusal, wait_s = None, 0.0
     for limit in limits():
         name = names[limit.scope]
         counted.append((name, limit.window_s))
         if counters.hit(name, limit.window_s) > limit.count and refusal is None:
-            who = "from your address" if limit.scope == "ip" else "for this username"
+            who = ("from your address" if limit.scope == "ip" else "for this username" if own is None
+                   else "with your password")
             wait_s = counters.seconds_left(limit.window_s)
             # attempts still being checked count too (a trial's parallel right passwords were told "failed")
             refusal = f"too many log-in attempts {who} (failed ones, or many at once); try again in {in_words(wait_s)}"
