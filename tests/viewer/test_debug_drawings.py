@@ -247,3 +247,17 @@ def test_site_fetches_the_named_seats_and_a_failed_fetch_is_no_drawings(page, re
     assert pixels_near(page, 200, 200, PURPLE) > 30
     w.errors[:] = [e for e in w.errors if "404" not in e]  # the browser's own note of seat 2's answer
     clean(page)
+
+
+def test_a_drawing_at_a_mothership_a_forfeit_left_undrawn_is_skipped(page, replays, tmp_path):
+    """A trial: a label at a mothership that is not on the board (its bot gave no orders) went to the
+    board's top-left corner; viewer.md says a drawing at an unknown ship is skipped."""
+    replay = replays.load("forfeit_mothership")
+    debug = {"1": {"turns": [{"turn": None, "shapes": [
+        {"kind": "label", "at": "mothership-1", "text": "too rich"},
+        {"kind": "dot", "at": [0.5, 0.5], "color": "purple"},
+    ]}]}}
+    ready(page, offline_page(replay, debug, tmp_path, 0))
+    assert page.locator('.av-mothership[data-seat="1"]').count() == 0  # the forfeit left it undrawn
+    assert shapes(page, 1) == [("dot", "purple", "")]
+    clean(page)

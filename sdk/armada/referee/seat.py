@@ -136,9 +136,9 @@ class Seat:
             except LineFlood as exc:
                 return Exchange(fault=Fault("protocol", f"{exc} (answering {what})"),
                                 elapsed_ms=(time.monotonic() - start) * 1000.0)
-            except BotGone as exc:
-                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc),
-                                elapsed_ms=(time.monotonic() - start) * 1000.0)
+            except BotGone as exc:  # (timed before the exit is waited for: a trial's crash read 500 ms)
+                gone_ms = (time.monotonic() - start) * 1000.0
+                return Exchange(fault=self._gone_fault(f"stopped before answering {what}", exc), elapsed_ms=gone_ms)
             elapsed_ms = (time.monotonic() - start) * 1000.0
             if raw is None:
                 return Exchange(fault=self.timeout_fault(message, budget_ms), elapsed_ms=elapsed_ms)

@@ -85,8 +85,11 @@
     return turns;
   }
 
+  /** A number attribute of `node`; null when there is no such node or attribute (not 0: a trial's label at a
+   *  mothership a forfeit left undrawn went to the board's corner). */
   function num(node, name) {
-    const v = Number(node && node.getAttribute(name));
+    const raw = node ? node.getAttribute(name) : null;
+    const v = raw === null || raw.trim() === "" ? NaN : Number(raw);
     return Number.isFinite(v) ? v : null;
   }
 

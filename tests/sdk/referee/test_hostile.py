@@ -247,6 +247,23 @@ def test_memory_kill_is_status_memory():
     assert_forfeit(outcome, 1, "memory", r"memory limit")
 
 
+def test_a_crash_is_timed_to_its_exit_not_to_the_exit_status_it_waited_for():
+    """A trial: in the Docker sandbox a crash read about 500 ms, the time spent asking the engine how
+    the bot exited, not the bot's (replay-format.md: `ms` ends with the reply's end, here its exit)."""
+    import sys
+
+    class SlowToTell(ProcessBot):
+        def exit_info(self) -> ExitInfo:
+            time.sleep(0.4)  # as a container's inspect may take
+            return super().exit_info()
+
+    bot = SlowToTell([sys.executable, str(HOSTILE / "crash.py"), "1", "3"], cwd=str(HOSTILE))
+    outcome = play(bot, steady())
+    assert_forfeit(outcome, 1, "crashed", r"exited with code 3")
+    crash_ms = outcome.replay["timings"]["seats"]["1"]["ms"][-1]
+    assert crash_ms < 300, crash_ms
+
+
 def test_unstartable_bot_is_a_crash():
     bot = ProcessBot([os.path.join(str(HOSTILE), "no-such-program")], label="ghost")
     outcome = play(bot, steady())
