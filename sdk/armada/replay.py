@@ -174,6 +174,22 @@ class ReplayRecorder:
         return replay
 
 
+def with_bot_names(replay: dict[str, Any], bots: dict[int, str]) -> dict[str, Any]:
+    """`replay` with each seat in `bots` (seat -> name) given its `bot`, the site's name of the seat's
+    bot (replay-format.md), so a downloaded replay shows the bots as the site names them."""
+    return {**replay, "seats": [{**entry, "bot": bots[entry["seat"]]} if entry.get("seat") in bots else entry
+                                for entry in replay["seats"]]}
+
+
+def seat_label(seat: dict[str, Any]) -> str:
+    """A seat's name for people: the name the bot announced, and in brackets the site's name of the
+    bot when a site stored the replay (its `bot`) and it differs."""
+    name, bot = str(seat.get("name", "")), seat.get("bot")
+    if not isinstance(bot, str) or not bot or bot == name:
+        return name
+    return f"{name} ({''.join(c if c.isprintable() else '?' for c in bot[:60])})"  # (a replay is anyone's file)
+
+
 def recorded_answer(game: Game, phase: str, answer: dict[str, Any]) -> dict[str, Any]:
     """What the replay keeps of one answer: the engine's own selection (`replay_answer`) when it
     has one, and never more than MAX_ANSWER_BYTES, so a bot cannot bloat stored replays."""

@@ -141,6 +141,9 @@ def test_the_replay_with_drawings_carries_the_seats_of_its_askers_team_only(reco
     client.force_login(alice)
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert f'href="{url}?drawings=1" download="match-{match.pk}-drawings.json.gz"' in page
+    assert f"<code>armada replay match-{match.pk}-drawings.json.gz --open</code>" in page  # its name (a trial)
+    client.force_login(bob)  # his seat drew nothing: no replay with drawings is offered (a trial)
+    assert "?drawings=1" not in client.get(f"/matches/{match.pk}/").content.decode()
     client.logout()
     assert "?drawings=1" not in client.get(f"/matches/{match.pk}/").content.decode()
 

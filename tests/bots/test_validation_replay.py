@@ -74,6 +74,7 @@ def test_validation_keeps_its_replay_for_the_owner_and_staff_only(make_user, mon
         stored = handle.read()
     replay = load_replay_bytes(stored)
     assert replay["game"] == "galaxy" and [s["name"] for s in replay["seats"]] == ["Greedy", "Random"]  # as they said
+    assert [s["bot"] for s in replay["seats"]] == ["watched", "random starter"]  # as its page names them (a trial)
     assert replay["result"]["turns"] == 8
 
     url = f"/api/versions/{version.pk}/replay/"

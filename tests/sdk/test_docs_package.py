@@ -134,3 +134,11 @@ def test_the_offline_viewer_page_shows_the_shipped_screenshots() -> None:
     page = render.body("viewer")
     shot = (docs.ROOT / "images" / "viewer-galaxy.png")
     assert shot.is_file() and f'href="{shot.as_uri()}"' in page
+
+
+def test_a_site_only_document_is_named_as_one(capsys):
+    """A trial: `armada docs ratings` said only "no document 'ratings'", though the site has /docs/ratings/."""
+    for slug in docs.SITE_ONLY:
+        assert main(["docs", slug]) == 2
+        err = capsys.readouterr().err
+        assert f"'{slug}' is one of the site's own documents" in err and f"/docs/{slug}/" in err

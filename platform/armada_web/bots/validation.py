@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from armada.botspec import BUILTIN_PREFIX, starter_file
 from armada.referee.framing import one_line
+from armada.replay import with_bot_names
 from armada_web.bots import storage
 from armada_web.bots.activation import refresh_active
 from armada_web.bots.logic.resources import resources_used
@@ -125,7 +126,8 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     orders = None
     if game_spec.keeps_orders and mine.status == "ok":
         orders = outcome.replay["steps"][0]["answers"]["1"]
-    replay = outcome.replay
+    # the seats as the version's page names them (a trial: offline, "Prober vs Random")
+    replay = with_bot_names(outcome.replay, {1: bot_name, 2: f"{opponent_name} starter"})
     if mine.debug.get("turns"):  # private like the log (owner and staff): the viewer draws what the bot drew
         replay = {**replay, "debug": {"1": mine.debug}}
     return ValidationReport(

@@ -19,7 +19,7 @@ from typing import Any
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
-from armada.replay import replay_gzip
+from armada.replay import replay_gzip, with_bot_names
 from armada_web.storage.objectstore import unavailable
 
 
@@ -42,8 +42,7 @@ def store_replay(match_id: int, attempt: int, replay: dict[str, Any], bots: dict
     `bot`, replay-format.md: a replay downloaded shows the bots as the site names them, not only as
     they announced themselves); returns its name, size and checksum."""
     if bots:
-        replay = {**replay, "seats": [{**entry, "bot": bots[entry["seat"]]} if entry.get("seat") in bots else entry
-                                      for entry in replay["seats"]]}
+        replay = with_bot_names(replay, bots)
     data = replay_gzip(replay)
     name = default_storage.save(f"matches/{match_id}/replay-a{attempt}.json.gz", ContentFile(data))
     return Stored(name, *digest(data))

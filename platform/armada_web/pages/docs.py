@@ -34,7 +34,7 @@ _ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+\S")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: The folder of the site's own documents, and slug -> file in it.
 SITE_ROOT = Path(__file__).resolve().parent / "site_docs"
-SITE_FILES: dict[str, str] = {"seasons": "seasons.md", "ratings": "ratings.md"}
+SITE_FILES: dict[str, str] = {slug: f"{slug}.md" for slug in docs.SITE_ONLY}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,9 @@ def drawing_sources(*, user: Any, match: Match, seats: list[Participant]) -> lis
 
 
 def drawing_context(*, user: Any, match: Match, seats: list[Participant]) -> dict[str, Any]:
-    """`debug_sources`: the viewer's `data-armada-debug` (JSON text; '' when the user may see no seat's)."""
+    """`debug_sources`: the viewer's `data-armada-debug` (JSON text; '' when the user may see no seat's);
+    `drawn`: whether one of those seats drew anything (the replay with drawings is offered only then)."""
     sources = drawing_sources(user=user, match=match, seats=seats)
-    return {"debug_sources": json.dumps(sources) if sources else ""}
+    shown = {source["seat"] for source in sources}
+    return {"debug_sources": json.dumps(sources) if sources else "",
+            "drawn": any(p.debug.name for p in seats if p.seat in shown)}

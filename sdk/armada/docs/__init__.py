@@ -42,6 +42,10 @@ FILES: dict[str, str] = {
 }
 
 
+#: The site's own documents (about what only a site does): on a site at /docs/SLUG/, not in the SDK.
+SITE_ONLY: tuple[str, ...] = ("seasons", "ratings")
+
+
 class Topic(NamedTuple):
     """One document: its slug (`armada docs SLUG`, /docs/SLUG/), its title (its first heading), its file."""
 
@@ -80,6 +84,9 @@ def topic(slug: str) -> Topic:
     for slug_, name in FILES.items():
         if slug in (slug_, name):
             return Topic(slug_, _title(ROOT / name), ROOT / name)
+    if slug in SITE_ONLY:  # (a trial: `armada docs ratings` said only "no document")
+        raise UnknownTopic(f"{slug!r} is one of the site's own documents, not in the SDK: read it on the site, at "
+                           f"/docs/{slug}/; the topics here are: {', '.join(FILES)}")
     raise UnknownTopic(f"no document {slug!r}; the topics are: {', '.join(FILES)}")
 
 

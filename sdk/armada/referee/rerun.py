@@ -212,8 +212,8 @@ class RerunReport:
             return self.difference.describe()
         failed = f"; it failed as on the server ({self.crashed})" if self.crashed else ""
         turns, requests = len(self.turns), self.agreed
-        return (f"all {turns} turn{'' if turns == 1 else 's'} agree "
-                f"({requests} request{'' if requests == 1 else 's'}{failed})")
+        agree = "the one turn agrees" if turns == 1 else f"all {turns} turns agree"
+        return f"{agree} ({requests} request{'' if requests == 1 else 's'}{failed})"
 
 
 def _shown(value: Any) -> str:

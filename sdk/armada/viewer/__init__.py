@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from armada.replay import seat_label
 from armada.safefile import write_bytes_atomic
 
 VIEWER_DIR = Path(__file__).resolve().parent
@@ -48,7 +49,7 @@ def json_for_script(text: str) -> str:
 def _title(replay: Any) -> str:
     if not isinstance(replay, dict):
         return "Armada replay"
-    names = [str(s.get("name", "")) for s in replay.get("seats", []) if isinstance(s, dict)]
+    names = [seat_label(s) for s in replay.get("seats", []) if isinstance(s, dict)]
     return f"Armada replay: {replay.get('game', '?')}, " + " vs ".join(names)
 
 

@@ -220,3 +220,16 @@ def test_a_replay_holding_nan_is_refused_with_a_reason(replay_path, capsys):
     err = capsys.readouterr().err
     assert "holds NaN or Infinity" in err and "Traceback" not in err
     assert not edited.with_name("nan.html").exists()
+
+
+def test_the_offline_title_names_the_bots_as_the_site_did(replay_path, tmp_path):
+    """A trial: a site's replay names each seat's bot (`bot`), the viewer shows it, but the page's
+    title and heading said only the announced names ("Prober vs Prober")."""
+    replay = read_replay(replay_path)
+    replay["seats"][0]["bot"] = "gbot"
+    path = tmp_path / "site.json.gz"
+    write_replay(replay, path)
+    assert main(["replay", str(path), "--html"]) == 0
+    page = (tmp_path / "site.html").read_text(encoding="utf-8")
+    first, second = (s["name"] for s in replay["seats"])
+    assert f"<title>Armada replay: galaxy, {first} (gbot) vs {second}</title>" in page

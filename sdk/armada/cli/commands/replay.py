@@ -27,7 +27,7 @@ from armada.cli.logfiles import prepare_log_dir, write_logs
 from armada.cli.states import frame_turns, read_replay_or_fail, state_after_turn, write_state
 from armada.logmarks import strip_marks
 from armada.referee.match import PlayerReport
-from armada.replay import ReplayError
+from armada.replay import ReplayError, seat_label
 from armada.viewer import default_html_path, write_offline_html
 
 EPILOG = """\
@@ -164,15 +164,6 @@ def pick_frame(frames: list[dict[str, Any]], turn: int | None) -> dict[str, Any]
     raise CliError(f"--turn {turn}: not in this replay ({span})")
 
 
-def shown_name(seat: dict[str, Any]) -> str:
-    """A seat's name in the table: the name the bot announced, and in brackets the site's name of the
-    bot when a site stored the replay (its seat's `bot`, replay-format.md) and it differs."""
-    name, bot = str(seat.get("name", "")), seat.get("bot")
-    if not isinstance(bot, str) or not bot or bot == name:
-        return name
-    return f"{name} ({''.join(c if c.isprintable() else '?' for c in bot[:60])})"  # (a replay is anyone's file)
-
-
 def describe(info: dict[str, Any]) -> str:
     result = info["result"]
     names = {p["seat"]: p.get("name", "?") for p in info["players"]}
@@ -186,7 +177,7 @@ def describe(info: dict[str, Any]) -> str:
     scores = result.get("scores") or {}
     if scores:
         lines.append(f"scores:  {json.dumps(scores, sort_keys=True)}")
-    rows = [[p["seat"], shown_name(p), p.get("status", ""), p.get("detail") or ""] for p in info["players"]]
+    rows = [[p["seat"], seat_label(p), p.get("status", ""), p.get("detail") or ""] for p in info["players"]]
     lines += ["", output.table(["seat", "bot", "status", "detail"], rows, right=[0])]
     return "\n".join(lines)
 
@@ -251,10 +242,13 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
             raise CliError(f"--log-dir: {args.log_dir} holds a log of seat {seat} already ({kept[0].name}); "
                            "give another folder")
     names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
+    count, failed_last = len(planned.requests), bool(planned.requests and planned.requests[-1].fault)
+    # a seat that failed is sent no `end` (a trial: "64 messages (the requests, then `end`)" for a crash)
+    sent = f"{count} request{'' if count == 1 else 's'}" + ("" if failed_last else ", then `end`")
     with ExitStack() as stack:
         sources, labels = resolve_all(stack, [spec], replay["game"])
         print(f"armada: re-running seat {seat} ({names.get(seat, '?')}) of this {replay['game']} match with "
-              f"{labels[0]}: {len(planned.requests)} messages (the requests, then `end`)"
+              f"{labels[0]}: {sent}"
               + ("" if planned.limits_recorded else " (limits not recorded: the defaults)"), file=sys.stderr)
         report = rerun_seat(replay, seat, connection(sources[0], args.sandbox, labels[0]), bot_seed=args.bot_seed)
     print(report.describe())
