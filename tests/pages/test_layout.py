@@ -169,3 +169,22 @@ def test_a_150_character_username_fits_every_page_that_names_it(transactional_db
         page.goto(f"{live_server.url}/teams/{team.pk}/")
         check(page, "the shared team as alice", width)
         clean(page)
+
+
+#: Each shown rating chart's smallest label as rendered (font size times the drawing's scale), in px.
+CHART_LABEL_PX_JS = """() => [...document.querySelectorAll('#rating-chart svg.chart')]
+  .filter((svg) => getComputedStyle(svg).display !== 'none')
+  .map((svg) => Math.min(...[...svg.querySelectorAll('.chart-label')].map((t) =>
+    parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)))"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_rating_charts_labels_are_readable_on_a_phone_too(transactional_db, live_server, chromium, arena, width):
+    """A trial: on a 390 px phone the rating chart's axis labels were about 5 px tall (the 600-unit
+    drawing shrunk to the screen); the page shows a narrower drawing there."""
+    phone = width < PHONE
+    with site_page(chromium, live_server.url, width=width, height=812 if phone else 900, phone=phone) as page:
+        page.goto(f"{live_server.url}/bots/{arena.alpha.bot_id}/")
+        shown = page.evaluate(CHART_LABEL_PX_JS)
+        assert len(shown) == 1 and shown[0] >= 9.5, shown  # one drawing shown, its labels about 11 px
+        clean(page)

@@ -73,7 +73,11 @@ def test_the_bot_page_explains_its_recent_matches_and_links_its_chart(client, pa
     recent = html[html.index("<h2>Recent matches</h2>"):]
     lines = re.findall(r'<div class="rating-line muted">([^<]+)</div>', recent)
     assert [line.split(": ", 1)[1].split(" a bot")[0] for line in lines] == ["lost to", "drew with", "beat"]
-    chart = html[html.index('id="rating-chart"'):html.index("</figure>")]
+    figure = html[html.index('id="rating-chart"'):html.index("</figure>")]
+    chart, narrow = figure.split("</svg>")[:2]  # the wide drawing, then a phone's (the page shows one)
+    assert 'class="chart chart-wide" viewBox="0 0 600 ' in chart
+    assert 'class="chart chart-narrow" viewBox="0 0 320 ' in narrow
+    assert re.findall(r'href="(/matches/\d+/)"', narrow) == re.findall(r'href="(/matches/\d+/)"', chart)
     links = re.findall(r'<a class="chart-link" href="(/matches/\d+/)">', chart)
     assert links == [f"/matches/{m.pk}/" for m in matches]  # every point, oldest first
     marks = re.findall(r'<line class="chart-mark" x1="([\d.]+)"', chart)

@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_http_methods, require_POST
 
 from armada_web.accounts.queries import signed_in
@@ -30,7 +31,7 @@ from armada_web.matches.models import HeadToHead
 from armada_web.matches.queries import Record
 from armada_web.matches.rerun import replay_rerun_command
 from armada_web.pages.bot_forms import BotForm, UploadForm
-from armada_web.pages.chart import line_chart, version_starts
+from armada_web.pages.chart import NARROW, WIDTH, line_chart, version_starts
 from armada_web.pages.errors import form_error, refusals_go_to
 from armada_web.pages.ladder_views import PER_PAGE
 from armada_web.pages.pager import pager
@@ -161,12 +162,15 @@ def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, o
     an index, whatever the bot's number of games."""
     points, rated = chart_points(bot.pk)
     ends = (f"{points[0].at:%Y-%m-%d %H:%M}", f"{points[-1].at:%Y-%m-%d %H:%M}") if points else ("", "")
-    chart = line_chart([p.score for p in points],
-                       [f"{p.at:%Y-%m-%d %H:%M} v{p.version}: {p.score:.2f} (match #{p.match_id})" for p in points],
-                       title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches",
-                       y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({rated})", x_ends=ends,
-                       links=[reverse("match", args=[p.match_id]) for p in points],
-                       marks=version_starts([p.version for p in points]))
+    def drawn(width: int) -> SafeString:
+        return line_chart([p.score for p in points],
+                          [f"{p.at:%Y-%m-%d %H:%M} v{p.version}: {p.score:.2f} (match #{p.match_id})" for p in points],
+                          title=f"{bot.name}: score (mu - 3 sigma) after its ranked matches",
+                          y_label="score (mu - 3 sigma)", x_label=f"ranked matches ({rated})", x_ends=ends,
+                          links=[reverse("match", args=[p.match_id]) for p in points],
+                          marks=version_starts([p.version for p in points]), width=width)
+
+    chart = drawn(WIDTH) + drawn(NARROW)  # (the page shows one of the two: site.css)
     opponents = keyed_page(match_queries.head_to_head(bot.pk).values_list("pk", flat=True),
                            lambda ids: HeadToHead.objects.filter(pk__in=ids), opponents_page, OPPONENTS_PER_PAGE,
                            key=lambda h: h.pk, name="opponents")

@@ -9,6 +9,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 WIDTH, HEIGHT = 600, 200
+#: A phone's chart: drawn this wide, its 11px labels stay about 11px on a 390 px screen (at 600 a
+#: trial measured them 5 px); the page shows it below 640 px (site.css) instead of the wide one.
+NARROW = 320
 LEFT, RIGHT, TOP, BOTTOM = 52, 12, 14, 40
 #: Room for one character of an axis label (11px text: a digit is about 6.1px wide), and the
 #: rotated y-axis title's column (x = 14, 12px text) that the labels must stay right of.
@@ -28,14 +31,14 @@ def left_margin(labels: Sequence[str]) -> int:
 
 def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str = "", *, y_label: str = "",
                x_label: str = "", x_ends: tuple[str, str] = ("", ""), links: Sequence[str] = (),
-               marks: Sequence[tuple[int, str]] = ()) -> SafeString:
+               marks: Sequence[tuple[int, str]] = (), width: int = WIDTH) -> SafeString:
     """An SVG polyline of `values` (left to right) with labelled axes; '' for no values.
 
     The y axis is named `y_label` and marked at its minimum and maximum, the x axis named `x_label`
     with `x_ends` under its two ends. `labels` (one per value) become each point's tooltip, `links`
     (one per value, '' for none) make each point a link, and each of `marks` (point index, text)
-    draws a labelled vertical line through that point (where a new version began).
-    Colours come from the site's CSS classes.
+    draws a labelled vertical line through that point (where a new version began). `width` is the
+    drawing's (NARROW: a phone's; its class says which). Colours come from the site's CSS classes.
     """
     if not values:
         return mark_safe("")
@@ -43,7 +46,7 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
     span = (high - low) or 1.0
     top_text, bottom_text = y_labels(low, high)
     left = left_margin((top_text, bottom_text))
-    step = (WIDTH - left - RIGHT) / max(len(values) - 1, 1)
+    step = (width - left - RIGHT) / max(len(values) - 1, 1)
     bottom = HEIGHT - BOTTOM
 
     def xy(i: int, v: float) -> tuple[float, float]:
@@ -62,10 +65,10 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
     version_marks = format_html_join("", '<line class="chart-mark" x1="{0}" y1="{1}" x2="{0}" y2="{2}"/>',
                                      ((x, TOP, bottom) for x, _text in shown))
     mark_labels = format_html_join("", '<text class="chart-label chart-mark-label" x="{}" y="{}"{}>{}</text>',
-                                   _mark_labels(shown))
+                                   _mark_labels(shown, width))
     grid = format_html_join("", '<line class="chart-grid" x1="{0}" y1="{1}" x2="{2}" y2="{1}"/>'
                                 '<text class="chart-label" x="{3}" y="{4}" text-anchor="end">{5}</text>',
-                            ((left, y, WIDTH - RIGHT, left - 6, y + 4, text)
+                            ((left, y, width - RIGHT, left - 6, y + 4, text)
                              for y, text in ((TOP, top_text), (bottom, bottom_text))))
     axes = format_html(
         '<line class="chart-axis" x1="{l}" y1="{t}" x2="{l}" y2="{b}"/>'
@@ -75,12 +78,13 @@ def line_chart(values: Sequence[float], labels: Sequence[str] = (), title: str =
         '<text class="chart-title" x="{mid}" y="{b2}" text-anchor="middle">{xl}</text>'
         '<text class="chart-title" x="14" y="{ymid}" text-anchor="middle" '
         'transform="rotate(-90 14 {ymid})">{yl}</text>',
-        l=left, r=WIDTH - RIGHT, t=TOP, b=bottom, b1=bottom + 15, b2=bottom + 32, mid=(left + WIDTH - RIGHT) // 2,
+        l=left, r=width - RIGHT, t=TOP, b=bottom, b1=bottom + 15, b2=bottom + 32, mid=(left + width - RIGHT) // 2,
         ymid=(TOP + bottom) // 2, first=x_ends[0], last=x_ends[1], xl=x_label, yl=y_label)
     return format_html(
-        '<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}{}{}'
+        '<svg class="chart {}" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}{}{}'
         '<polyline class="chart-line" points="{}"/>{}{}</svg>',
-        WIDTH, HEIGHT, title, title, grid, axes, version_marks, line, dots, mark_labels)
+        "chart-narrow" if width < WIDTH else "chart-wide", width, HEIGHT, title, title, grid, axes, version_marks,
+        line, dots, mark_labels)
 
 
 #: Rows of mark labels, one under the other, for marks too close for their labels to stand side by side.
@@ -90,7 +94,7 @@ MARK_ROWS = 3
 _END = mark_safe(' text-anchor="end"')
 
 
-def _mark_labels(shown: Sequence[tuple[float, str]]) -> list[tuple[float, float, str, str]]:
+def _mark_labels(shown: Sequence[tuple[float, str]], width: int = WIDTH) -> list[tuple[float, float, str, str]]:
     """(x, y, anchor attribute, text) of each mark's label: over the line and its dots (a halo keeps
     them readable there), right of its mark or, where that would pass the image's edge, left of it;
     in the first of MARK_ROWS rows where it overlaps no label before it (versions started a few
@@ -98,13 +102,13 @@ def _mark_labels(shown: Sequence[tuple[float, str]]) -> list[tuple[float, float,
     ends = [-math.inf] * MARK_ROWS  # the right end of each row's last label
     out: list[tuple[float, float, str, str]] = []
     for x, text in shown:
-        width = CHAR * len(text)
-        right = x + 3 + width <= WIDTH
-        left, at, anchor = (x + 3, x + 3, "") if right else (x - 3 - width, x - 3, _END)
+        size = CHAR * len(text)
+        right = x + 3 + size <= width
+        left, at, anchor = (x + 3, x + 3, "") if right else (x - 3 - size, x - 3, _END)
         row = next((r for r, end in enumerate(ends) if left > end + 2), None)
         if row is None:
             continue
-        ends[row] = left + width
+        ends[row] = left + size
         out.append((at, TOP + 9 + 11 * row, anchor, text))
     return out
 
