@@ -89,12 +89,23 @@ class BotSource:
     label: str
     #: Given as a `.py` file: the bot is that file (and what it imports), not its whole folder.
     single_file: bool = False
+    #: Unpacked from a zip: the zip as given and the code folder's path inside it (`inner/`, or ""),
+    #: so that messages name the zip's member, not the temporary copy.
+    archive: str | None = None
+    archive_dir: str = ""
     _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def script(self) -> str:
         """Full path of the entry file."""
         return os.path.join(self.code_dir, self.entry)
+
+    def shown_path(self, name: str) -> str:
+        """File `name` of the bot's folder as messages name it: `bot.zip: inner/armada.json` for a
+        zip's, else its path."""
+        if self.archive is not None:
+            return f"{self.archive}: {self.archive_dir}{name}"
+        return os.path.join(self.code_dir, name)
 
     def process_connection(self, label: str | None = None) -> ProcessBot:
         """A `ProcessBot` running the entry with this interpreter, in the bot's folder."""
@@ -503,7 +514,8 @@ def extract_zip(path: Path) -> BotSource:
     except (OSError, RuntimeError, zipfile.LargeZipFile, ValueError, EOFError) as exc:
         raise BotSpecError(f"{path}: cannot extract zip ({exc})") from exc
     code_dir = Path(tmp.name).joinpath(*entry_dir)
-    return BotSource(str(code_dir), ENTRY, label, _tmp=tmp)
+    inside = "".join(f"{part}/" for part in entry_dir)
+    return BotSource(str(code_dir), ENTRY, label, archive=str(path), archive_dir=inside, _tmp=tmp)
 
 
 def copy_starter(game: str, name: str, dest: Path) -> None:

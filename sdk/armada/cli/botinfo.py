@@ -34,18 +34,20 @@ def record(folder: Path, game: str, starter: str) -> Path:
     return path
 
 
-def recorded_game(folder: Path) -> str | None:
-    """The game FOLDER/armada.json names, None without the file; CliError for a damaged one."""
+def recorded_game(folder: Path, shown: str | None = None) -> str | None:
+    """The game FOLDER/armada.json names, None without the file; CliError for a damaged one, naming
+    the file `shown` (default: its path; a zip's member for a zip's temporary copy)."""
     path = folder / INFO_FILE
     if not path.is_file():
         return None
+    shown = shown or str(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CliError(f"{path}: cannot read it ({exc}); fix or remove it, or {_ASK}") from exc
+        raise CliError(f"{shown}: cannot read it ({exc}); fix or remove it, or {_ASK}") from exc
     game = data.get("game") if isinstance(data, dict) else None
     if game not in GAMES:
-        raise CliError(f"{path}: \"game\" must be one of {', '.join(GAMES)} (got {game!r}); fix it, or {_ASK}")
+        raise CliError(f"{shown}: \"game\" must be one of {', '.join(GAMES)} (got {game!r}); fix it, or {_ASK}")
     return str(game)
 
 
@@ -69,7 +71,7 @@ def game_of(spec: str) -> tuple[str, str]:
         raise CliError(str(exc)) from exc
     with source:
         folder = Path(source.code_dir)
-        game = recorded_game(folder)
+        game = recorded_game(folder, source.shown_path(INFO_FILE))
         if game is not None:
             return game, _info_shown(spec)
         try:
@@ -93,7 +95,7 @@ def recorded_game_of(spec: str) -> tuple[str, str] | None:
     except BotSpecError:
         return None
     with source:
-        game = recorded_game(Path(source.code_dir))
+        game = recorded_game(Path(source.code_dir), source.shown_path(INFO_FILE))
     return None if game is None else (game, _info_shown(spec))
 
 

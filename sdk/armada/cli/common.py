@@ -101,6 +101,22 @@ def refuse_overwriting(option: str, out: str, inputs: list[tuple[str | Path, str
             raise CliError(f"{option}: {out} is {what}; writing there would replace it: give another file name")
 
 
+#: The files that make a folder a bot's: its code, or the file `armada new` writes beside it.
+BOT_FOLDER_MARKS = ("main.py", "armada.json")
+
+
+def refuse_bot_code(option: str, out: str) -> None:
+    """CliError when OUT, a file to write, is Python code (a `.py`) or inside a bot's folder (one
+    holding main.py or armada.json): writing there would replace or add to a bot's code."""
+    folder = Path(out).parent
+    marks = [name for name in BOT_FOLDER_MARKS if (folder / name).is_file()]
+    if marks:
+        raise CliError(f"{option}: {out} is in a bot's folder ({folder} holds {marks[0]}); "
+                       "give a file outside it")
+    if out.lower().endswith(".py"):
+        raise CliError(f"{option}: {out} is a Python file, maybe a bot's code; give another file name")
+
+
 def get_engine(game: str) -> Game:
     from armada.games.registry import get_game
 
@@ -166,14 +182,25 @@ def resolve_all(stack: ExitStack, specs: list[str], game: str) -> tuple[list[Bot
 
 
 def unique_labels(sources: list[BotSource]) -> list[str]:
-    """Labels of the sources, made unique by numbering repeats (`greedy`, `greedy#2`)."""
-    seen: dict[str, int] = {}
+    """Labels of the sources, made unique by numbering repeats (`greedy`, `greedy#2`); a number
+    whose `label#N` is already a bot's label (a folder named `greedy#2`) is skipped."""
+    taken = {source.label for source in sources}
+    seen: set[str] = set()
     out = []
     for source in sources:
-        count = seen.get(source.label, 0) + 1
-        seen[source.label] = count
-        out.append(source.label if count == 1 else f"{source.label}#{count}")
+        label = source.label if source.label not in seen else next_free(source.label, taken)
+        seen.add(source.label)
+        taken.add(label)
+        out.append(label)
     return out
+
+
+def next_free(label: str, taken: set[str]) -> str:
+    """The first `label#N` (N from 2) not in `taken`."""
+    number = 2
+    while f"{label}#{number}" in taken:
+        number += 1
+    return f"{label}#{number}"
 
 
 def docker_preflight() -> None:

@@ -29,6 +29,22 @@ def safe_name(name: str) -> str:
     return cleaned or "bot"
 
 
+def safe_names(names: list[str]) -> dict[str, str]:
+    """Each of `names` made safe (`safe_name`) and apart: a name another one was made into first gets
+    `-2`, `-3`... (a trial: bots labelled `builtin:greedy` and `builtin_greedy` wrote one replay file)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        base = safe_name(name)
+        candidate, n = base, 1
+        while candidate.lower() in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        taken.add(candidate.lower())
+        out[name] = candidate
+    return out
+
+
 def write_logs(players: list[PlayerReport], folder: str) -> list[str]:
     """Write each seat's captured stderr to FOLDER/seatN-NAME.log; returns the paths written."""
     paths = []

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from armada import __version__
 from armada.cli.commands import (
@@ -59,6 +60,53 @@ class CommandParser(argparse.ArgumentParser):
         return parsed, extras
 
 
+class ReaderTolerantStdout(io.TextIOBase):
+    """sys.stdout while a command runs: once the program reading it has stopped (`| head -1`), the
+    rest of the output is dropped instead of failing the command, whose work goes on and whose exit
+    status is that of the work (cli.md: 0 when it was done), with no traceback."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.reader_gone = False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # (TextIOBase's is None)
+        return str(getattr(self.stream, "encoding", None) or "utf-8")
+
+    def isatty(self) -> bool:
+        return bool(self.stream.isatty())
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self.drop_output()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.drop_output()
+
+    def drop_output(self) -> None:
+        """Write no more, and point the stream's file at /dev/null so what it still buffers
+        leaves quietly when Python exits (else: `Exception ignored ... BrokenPipeError`)."""
+        self.reader_gone = True
+        try:
+            fd = self.stream.fileno()
+        except (OSError, ValueError):  # a stream with no file (a test's capture): nothing buffered to lose
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="armada",
@@ -84,18 +132,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help(sys.stderr)
         return 2
+    stdout = sys.stdout
+    sys.stdout = guard = ReaderTolerantStdout(stdout)
     try:
-        return int(args.run(args))
+        status = int(args.run(args))
+        guard.flush()  # what is still buffered: a reader gone is found here, not at exit
+        return status
     except (CliError, Unavailable) as exc:  # Unavailable: e.g. the Docker engine went away, nothing was played
         print(f"armada: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("armada: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # output piped into a program that stopped reading (e.g. `| head`)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    except BrokenPipeError:  # not stdout's (ReaderTolerantStdout takes those): the work was cut short
+        print("armada: error: broken pipe", file=sys.stderr)
         return 1
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

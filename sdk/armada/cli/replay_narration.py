@@ -16,7 +16,8 @@ from armada.narration import KINDS, Event, replay_events, select
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of `armada replay` this module serves."""
     p.add_argument("--events", action="store_true",
-                   help="list the events of the whole game (battles, captures, launches, probes, warnings, faults)")
+                   help="list the events of the whole game (battles, captures, launches, probes, warnings, faults); "
+                   "with --turn N, only turn N's, without the board")
     p.add_argument("--seat", type=int, choices=(1, 2), help="with --events or --turn: only this seat's events")
     p.add_argument("--kind", action="append", choices=KINDS, metavar="KIND",
                    help=f"with --events or --turn: only these kinds (repeatable): {', '.join(KINDS)}")
@@ -37,11 +38,14 @@ def chosen(args: argparse.Namespace, replay: dict[str, Any], turn: int | None) -
 
 
 def show_events(args: argparse.Namespace, replay: dict[str, Any]) -> None:
-    """--events: every event of the game (filtered), one line each."""
-    events = chosen(args, replay, None)
+    """--events: every event of the game (filtered), one line each; with --turn N, turn N's only."""
     if args.json:
-        print(json.dumps({"events": [e.to_dict() for e in events]}))
+        print(json.dumps({"events": [e.to_dict() for e in chosen(args, replay, args.turn)]}))
         return
+    if args.turn is not None:
+        print(turn_text(args, replay, args.turn))
+        return
+    events = chosen(args, replay, None)
     print(f"events ({len(events)}):")
     for event in events:
         print(line(event, with_turn=True))
@@ -84,7 +88,7 @@ def seat_logs(folder: str) -> list[tuple[int, Path]]:
 
 def check(args: argparse.Namespace) -> None:
     """Reject option combinations that mean nothing."""
-    if args.log_dir and args.turn is None:
+    if args.log_dir is not None and args.turn is None:  # (`--log-dir ""` too: given, not used)
         raise CliError("--log-dir goes with --turn N (the log lines of that turn) "
                        "or --rerun (where its log is written)")
     if args.log_dir:

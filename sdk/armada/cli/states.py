@@ -40,9 +40,8 @@ def load_start_state(spec: str, game: str) -> dict[str, Any]:
         names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
     else:
         data = _read_state_file(spec)
-    kind = data.get("format")
-    if isinstance(kind, str) and kind.endswith("-state") and kind != f"{game}-state":
-        other = kind.removesuffix("-state")
+    other = state_game(data)
+    if other is not None and other != game:
         raise CliError(f"--from-state: {spec} holds a {other} state, not a {game} one; add --game {other}")
     engine = get_engine(game)
     try:
@@ -54,6 +53,21 @@ def load_start_state(spec: str, game: str) -> dict[str, Any]:
         raise CliError(f"--from-state: {spec}: the game is already over after turn {result.turns} "
                        f"({_result_text(result.winner, result.outcome, names)}); choose an earlier turn")
     return data
+
+
+#: The fields of a Mothership Down state dump, which has no `format` field (a Galaxy one says `galaxy-state`).
+_MOTHERSHIP_FIELDS = frozenset({"config", "seed", "done", "orders", "faults"})
+
+
+def state_game(data: dict[str, Any]) -> str | None:
+    """The game a state dump is of: its `format` (`galaxy-state`), else a Mothership one by its
+    fields; None when it shows neither (the engine's own check then says what is wrong)."""
+    kind = data.get("format")
+    if isinstance(kind, str) and kind.endswith("-state"):
+        return kind.removesuffix("-state")
+    if kind is None and data.keys() >= _MOTHERSHIP_FIELDS:
+        return "mothership"
+    return None
 
 
 def parse_turn(text: str) -> int:

@@ -70,6 +70,10 @@ class ProcessBot(BotConnection):
         self._proc: subprocess.Popen[bytes] | None = None
         self._readers: list[threading.Thread] = []
         self._send_lock = threading.Lock()
+        #: Held while starting and while `close` marks the bot closed: a close from another thread
+        #: (Ctrl-C while the bots start) comes before the start (which then refuses) or after it (and
+        #: kills what it started); a trial's interrupted starts left bots and their folders behind.
+        self._life = threading.Lock()
         self._closed = False
 
     @classmethod
@@ -82,6 +86,10 @@ class ProcessBot(BotConnection):
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        with self._life:
+            self._start()
+
+    def _start(self) -> None:
         if self._proc is not None:
             raise RuntimeError("ProcessBot.start() called twice")
         if self._closed:
@@ -165,11 +173,12 @@ class ProcessBot(BotConnection):
 
     def close(self, grace: float = 1.0) -> ExitInfo:
         """Close stdin, wait up to `grace` seconds for the bot to exit, then kill its process group."""
-        self._closed = True
-        proc = self._proc
-        if proc is None:
-            self._remove_home()
-            return ExitInfo()
+        with self._life:  # (a start under way finishes first: its process is then killed here)
+            self._closed = True
+            proc = self._proc
+            if proc is None:
+                self._remove_home()
+                return ExitInfo()
         self._close_stdin()
         end = time.monotonic() + max(0.0, grace)
         # Wait without reaping: while the leader is an unreaped zombie its group id cannot be reused.

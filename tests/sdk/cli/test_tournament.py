@@ -142,3 +142,57 @@ def test_a_replay_dir_that_is_a_file_is_named_as_such(tmp_path: Path, capsys: py
     assert main(["tournament", "builtin:greedy", "builtin:random", "-n", "1", "--replay-dir", str(taken)]) == 2
     assert capsys.readouterr().err == f"armada: error: --replay-dir: {taken} is not a folder\n"
     assert taken.read_text() == "mine\n"
+
+
+def test_bots_whose_file_names_would_match_write_files_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trial: a folder named builtin_greedy beside builtin:greedy made one file name of both, and
+    one game's replay overwrote the other's; each bot's games are kept apart now."""
+    monkeypatch.chdir(tmp_path)
+    write_bot(tmp_path / "builtin_greedy", IDLE_GALAXY)
+    code = main(["tournament", "builtin_greedy", "builtin:greedy", "builtin:random", "-n", "2", "--seed", "1",
+                 "--config", '{"max_turns": 3}', "--replay-dir", "out", "--json"])
+    assert code == 0, capsys.readouterr().err
+    replays = sorted(p.name for p in (tmp_path / "out").glob("*.json.gz"))
+    assert len(replays) == 6 and len(set(replays)) == 6  # three pairings of two games, each its own file
+    assert "builtin_greedy-vs-builtin_greedy-2-game0-seed1.json.gz" in replays
+
+
+def test_a_stopped_worker_closes_its_games_bots(tmp_path: Path) -> None:
+    """A trial: Ctrl-C on `armada tournament --jobs 2` hung, and a second one left the workers and their
+    bots running. The main process stops its workers (TERM), each closing its game's bots first."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    hang = write_bot(tmp_path / "hang", "import time\ntime.sleep(600)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen([sys.executable, "-m", "armada.cli.main", "tournament", str(hang), "builtin:random",
+                             "builtin:greedy", "-n", "4", "--jobs", "2", "--seed", "1"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _bots_of(hang):
+            time.sleep(0.1)
+        assert _bots_of(hang), "no game started"
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: the whole group
+        _out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and b"armada: interrupted" in err and b"Traceback" not in err, err
+        time.sleep(0.5)
+        assert _bots_of(hang) == []
+    finally:  # (whatever happened: nothing of this test keeps running)
+        for pid in [proc.pid, *map(int, _bots_of(hang))]:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+
+
+def _bots_of(folder: Path) -> list[str]:
+    """The processes running `folder`'s main.py."""
+    import subprocess
+
+    found = subprocess.run(["pgrep", "-f", str(folder / "main.py")], capture_output=True, text=True)
+    return found.stdout.split()

@@ -110,3 +110,42 @@ def test_for_script_runs_in_the_scripts_folder(tmp_path):
 def test_bad_argv_is_rejected():
     with pytest.raises(ValueError, match="non-empty list"):
         ProcessBot([])
+
+
+def test_a_close_while_the_bot_starts_leaves_no_process_and_no_folder(monkeypatch):
+    """A trial: Ctrl-C while the bots started (`close` from the referee's thread, the start still on
+    its own) left the bot running and its private folder behind: the close saw no process yet."""
+    import os
+    import subprocess
+
+    from armada.referee import process_bot
+
+    real = subprocess.Popen
+    entered = threading.Event()
+
+    homes: list[str] = []
+
+    def slow_popen(*args, **kwargs):
+        homes.append(kwargs["env"]["HOME"])
+        entered.set()
+        time.sleep(0.3)  # the start is under way when the close comes
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(process_bot.subprocess, "Popen", slow_popen)
+    bot = ProcessBot([sys.executable, "-c", "import time; time.sleep(60)"])
+    failed: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            bot.start()
+        except BotGone as exc:
+            failed.append(exc)
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    assert entered.wait(5)
+    bot.close(grace=0.1)
+    starter.join(5)
+    proc = bot._proc
+    assert failed or (proc is not None and proc.poll() is not None)  # refused, or started and killed
+    assert homes and not os.path.exists(homes[0])  # its private folder is gone too

@@ -200,17 +200,28 @@ def check_writable(path: str) -> None:
 
 
 def files_read(args: argparse.Namespace) -> list[tuple[str | Path, str]]:
-    """The files this match reads, which its replay must not replace: each bot's code (a .py or
-    .zip given, else the folder's main.py), the --from-state file and the --config file."""
+    """The files this match reads, which its replay must not replace: each bot's code and the
+    armada.json beside it (`bot_files`), the --from-state file and the --config file."""
     files: list[tuple[str | Path, str]] = []
     for seat, spec in enumerate([args.bot1, args.bot2], start=1):
-        if not spec.startswith(BUILTIN_PREFIX):
-            code = Path(spec) / "main.py" if Path(spec).is_dir() else spec
-            files.append((code, f"the code of the bot in seat {seat}"))
+        files += bot_files(spec, seat)
     if args.from_state:
         files.append((state_file(args.from_state), "the --from-state file"))
     if args.config:
         files.append((args.config, "the --config file"))
+    return files
+
+
+def bot_files(spec: str, seat: int) -> list[tuple[str | Path, str]]:
+    """The files of BOT `spec` a match reads: its code (a .py or .zip given, else the folder's main.py)
+    and, for a folder or a .py, the armada.json naming its game (botinfo.match_game); none for a starter."""
+    if spec.startswith(BUILTIN_PREFIX):
+        return []
+    path = Path(spec)
+    code = path / "main.py" if path.is_dir() else path
+    files: list[tuple[str | Path, str]] = [(code, f"the code of the bot in seat {seat}")]
+    if path.is_dir() or path.suffix == ".py":
+        files.append((code.parent / botinfo.INFO_FILE, f"the armada.json of the bot in seat {seat}"))
     return files
 
 

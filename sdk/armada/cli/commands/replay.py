@@ -18,6 +18,7 @@ from armada.cli.common import (
     connection,
     docker_preflight,
     get_engine,
+    refuse_bot_code,
     refuse_folder_name,
     refuse_overwriting,
     resolve_all,
@@ -79,6 +80,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--requests", type=int, metavar="SEAT",
                    help="print the requests SEAT received, one JSON line each, as the referee sent them")
     add_sandbox_arg(p)
+    p.set_defaults(sandbox=None)  # None: not given (`given_options`); `run` makes it process
     replay_narration.add_arguments(p)
     usage = p.format_usage().removeprefix("usage: ").rstrip("\n")
     p.usage = usage.replace("[FILE]", "FILE").replace("%", "%%")  # required all the same (`take_file`)
@@ -105,13 +107,13 @@ def mode_of(args: argparse.Namespace) -> str:
 
 
 def given_options(args: argparse.Namespace) -> list[str]:
-    """The options given on the command line (--sandbox: when not the default, process)."""
+    """The options given on the command line: those whose value is not argparse's default (None, False)."""
     values = {"--turn": args.turn is not None, "--json": args.json, "--dump-state": args.dump_state is not None,
-              "--out": bool(args.out), "--html": args.html is not None or args.open, "--open": args.open,
+              "--out": args.out is not None, "--html": args.html is not None or args.open, "--open": args.open,
               "--rerun": bool(args.rerun), "--bot-seed": args.bot_seed is not None,
-              "--requests": args.requests is not None, "--sandbox": args.sandbox != "process",
+              "--requests": args.requests is not None, "--sandbox": args.sandbox is not None,
               "--events": args.events, "--seat": args.seat is not None, "--kind": bool(args.kind),
-              "--log-dir": bool(args.log_dir)}
+              "--log-dir": args.log_dir is not None}
     return [option for option, given in values.items() if given]
 
 
@@ -292,6 +294,7 @@ def take_file(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     take_file(args)
     check_options(args)
+    args.sandbox = args.sandbox or "process"
     replay = read_replay_or_fail(args.file)
     if args.rerun:
         return rerun(replay, args)
@@ -302,6 +305,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dump_state is not None:
         path = args.out or default_dump_path(args.file, args.dump_state)
         refuse_folder_name("--out", path, "state.json")
+        if args.out is not None:  # (the default, NAME-turnN.state.json, is beside the replay wherever it is)
+            refuse_bot_code("--out", path)
         refuse_overwriting("--out", path, [(args.file, "the replay this command reads")])
         write_state(state_after_turn(replay, args.dump_state), path)
         print(f"state after turn {args.dump_state} written to {path}")
@@ -322,6 +327,8 @@ def show(replay: dict[str, Any], args: argparse.Namespace) -> int:
                        f"{get_engine(replay['game']).turns_label}; drop --turn to list them")
     replay_narration.check(args)
     if args.events:
+        if args.turn is not None:
+            pick_frame(recorded_frames(replay), args.turn)  # a turn the replay lacks: said as for the board
         replay_narration.show_events(args, replay)
         return 0
     frame = pick_frame(recorded_frames(replay), args.turn)

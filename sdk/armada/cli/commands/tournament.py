@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import ExitStack
@@ -34,7 +37,7 @@ from armada.cli.common import (
     seed_arg,
     time_limits_for,
 )
-from armada.cli.logfiles import prepare_log_dir, safe_name, write_logs
+from armada.cli.logfiles import prepare_log_dir, safe_name, safe_names, write_logs
 from armada.ratings import Outcome, Skill, displayed, initial_rating, provisional, update
 
 #: The most games one tournament plays (pairs x games per pair): past it, -n is surely a typo.
@@ -105,11 +108,13 @@ class Job:
     number: int = 0  # game k of the pairing
     replay_path: str | None = None
     log_dir: str | None = None
+    files: tuple[str, str] = ("", "")  # the pairing's bots as file names (`safe_names`: apart)
 
     @property
     def name(self) -> str:
         """`A-vs-B-gameK-seedS`: the pairing, the game number and the seed (file names)."""
-        return f"{safe_name(self.pair[0])}-vs-{safe_name(self.pair[1])}-game{self.number}-seed{self.seed}"
+        a, b = (file or safe_name(bot) for file, bot in zip(self.files, self.pair, strict=True))
+        return f"{a}-vs-{b}-game{self.number}-seed{self.seed}"
 
 
 def schedule(names: list[str], games_per_pair: int, seed: int) -> list[tuple[str, str, int]]:
@@ -128,6 +133,35 @@ def pairings(names: list[str], games_per_pair: int,
     return out
 
 
+#: The bots of the game this worker plays now (its stop closes them).
+_bots: list[Any] = []
+
+
+def _worker_start() -> None:
+    """Each worker's start: Ctrl-C reaches the whole process group, and only the main process acts
+    on it (a handler that does nothing, not SIG_IGN, which the bots it starts would inherit); TERM
+    (`_stop_workers`) stops the worker, its game's bots closed first."""
+    signal.signal(signal.SIGINT, lambda _signum, _frame: None)
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: threading.Thread(target=_close_and_exit).start())
+
+
+def _close_and_exit() -> None:
+    """Close this worker's bots (their processes, containers and folders) and end the worker. From a
+    thread of its own: an exception raised in a signal handler can land where Python ignores it."""
+    for bot in list(_bots):
+        with contextlib.suppress(Exception):
+            bot.close(grace=0)
+    os._exit(130)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool's workers now (a trial: after Ctrl-C the main process waited for games still
+    being played, and a second Ctrl-C left the workers and their bots running)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way before 3.14)
+        with contextlib.suppress(OSError):
+            process.terminate()
+
+
 def play_job(job: Job) -> dict[str, Any]:
     """Play one game in a worker; returns the match summary, or {"error": ...} if it could not run."""
     from armada.referee.match import play_match
@@ -137,6 +171,7 @@ def play_job(job: Job) -> dict[str, Any]:
         for seat, (name, (code_dir, entry)) in enumerate(zip(job.seats, job.scripts, strict=True), start=1):
             source = BotSource(code_dir, entry, name)
             bots[seat] = connection(source, job.sandbox, name)
+            _bots.append(bots[seat])
         outcome = play_match(job.game, bots, seed=job.seed, config=job.config,
                              limits=time_limits_for(job.game, job.turn_ms))
         files: dict[str, Any] = {}
@@ -152,6 +187,8 @@ def play_job(job: Job) -> dict[str, Any]:
         return {"index": job.index, "summary": outcome.summary(), **files}
     except Exception as exc:  # a broken environment must not stop the other games
         return {"index": job.index, "error": f"{exc.__class__.__name__}: {exc}"}
+    finally:
+        _bots.clear()
 
 
 @dataclass
@@ -318,10 +355,11 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         sources, names = resolve_all(stack, args.bots, game)
         scripts = {n: (s.code_dir, s.entry) for n, s in zip(names, sources, strict=True)}
+        files = safe_names(names)
         jobs = []
         for i, (a, b, game_seed, pair, k) in enumerate(pairings(names, args.games, seed)):
             job = Job(i, game, game_seed, (a, b), (scripts[a], scripts[b]), args.sandbox, config, args.turn_ms,
-                      pair, k)
+                      pair, k, files=(files[pair[0]], files[pair[1]]))
             jobs.append(replace(job, replay_path=str(Path(args.replay_dir) / f"{job.name}.json.gz")
                                 if args.replay_dir else None,
                                 log_dir=str(Path(args.log_dir) / job.name) if args.log_dir else None))
@@ -349,7 +387,8 @@ def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
     progress = output.Progress(len(jobs))
     progress.start()
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context,
+                             initializer=_worker_start) as pool:
         futures: dict[Future[dict[str, Any]], Job] = {pool.submit(play_job, job): job for job in jobs}
         pending = set(futures)
         try:
@@ -368,9 +407,8 @@ def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
                     else:
                         standings.add_game(job, result)
                         progress.advance()
-        except BaseException:
-            for future in pending:
-                future.cancel()
+        except BaseException:  # (the futures left are failed by the pool as its workers stop)
+            _stop_workers(pool)
             raise
         finally:
             progress.finish()
