@@ -278,7 +278,8 @@ def test_parallel_confirmations_of_one_address_leave_it_to_exactly_one_account(m
     assert User.objects.filter(email__iexact="race@example.org").count() == 1
 
 
-def test_a_new_address_needs_the_password_and_sending_its_link_again_does_not(client, make_user):
+def test_a_new_address_needs_the_password_and_sending_its_link_again_does_not(client, make_user,
+                                                                             django_capture_on_commit_callbacks):
     """A security trial: with a stolen session (no password) the address could be set to the thief's,
     and a password reset to it took the account over. The password is asked, counted as a log-in
     attempt; sending the waiting address's link again needs none (it was asked with the password)."""
@@ -291,7 +292,11 @@ def test_a_new_address_needs_the_password_and_sending_its_link_again_does_not(cl
         assert "New e-mail address: wrong password" in page
     assert addresses.pending(user=user) is None and mail.outbox == []
     assert 'name="password"' in client.get("/accounts/profile/").content.decode()
-    client.post("/accounts/email/", {"email": "vera@new.example", "password": PASSWORD})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/accounts/email/", {"email": "vera@new.example", "password": PASSWORD})
+    told = [m for m in mail.outbox if m.to == ["vera@example.org"]]  # the confirmed address hears of it now
+    assert len(told) == 1 and "asked to use vera@new.example" in told[0].body and "change your password" in told[0].body
+    mail.outbox[:] = [m for m in mail.outbox if m not in told]
     again = client.post("/accounts/email/", {"email": "Vera@NEW.example"}, follow=True).content.decode()
     assert "A link to confirm Vera@new.example is on its way" in again and len(mail.outbox) == 2
     assert mail.outbox[-1].to == ["Vera@new.example"]

@@ -121,6 +121,10 @@ def request_change(*, user: User, address: object, site: str, request: Any = Non
             body, to = _taken_body(user=user, owner=owner, site=site), owner.email
         take_mail_to(address=to, action="email-link", request=request,
                      refusal="too many confirmation links to this e-mail address this hour")
+        if user.email:  # the confirmed address hears of it now, not only once it is replaced (a security trial)
+            mail.queue_notice(user=user, address=user.email, topic="address_change_asked",
+                              key=f"asked-{change.pk}-{change.key}", subject="A new e-mail address was asked for",
+                              body=_asked_body(user=user, address=clean))
         try:
             send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [to])
         except OSError as exc:  # the mail server is down: nothing is kept, the user may try again
@@ -203,6 +207,12 @@ def confirm(*, token: str) -> Link:
                                    "notifications and password resets go there.\nIf it was not you, tell the "
                                    "organisers.\n")
     return Link(user=user, address=link.address, change=None)
+
+
+def _asked_body(*, user: User, address: str) -> str:
+    return (f"Someone signed in as {user.username} asked to use {address} as the account's e-mail address "
+            "(password resets would go there). It changes only once the link sent to that address is opened.\n"
+            "If it was not you, change your password now and drop the new address on your profile page.\n")
 
 
 def _link_body(*, user: User, address: str, url: str) -> str:

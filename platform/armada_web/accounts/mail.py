@@ -93,7 +93,7 @@ def _send_unless_down(mail_id: int) -> None:
 
 #: A notice no preference turns off, to an address of its own (`queue_notice`): the old address of
 #: an account whose address changed (accounts.addresses).
-NOTICES = ("address_changed",)
+NOTICES = ("address_changed", "address_change_asked")
 
 
 def queue_notice(*, user: User, address: str, topic: str, key: str, subject: str, body: str) -> None:
