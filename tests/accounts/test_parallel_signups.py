@@ -58,3 +58,11 @@ def test_a_taken_name_is_a_clear_refusal():
     services.sign_up(username="erin", email="", password=PASSWORD)
     with pytest.raises(Conflict, match="already exists"):
         services.sign_up(username="ERIN", email="", password=PASSWORD)
+
+
+def test_the_longest_name_signs_up():
+    """A review: the name's lock was keyed on the name itself, longer than a key may be (100): on
+    PostgreSQL a name of 101 to 150 characters failed its sign-up with a server error."""
+    name = "N" * 150
+    services.sign_up(username=name, email="", password=PASSWORD)
+    assert User.objects.filter(username=name).exists()

@@ -29,8 +29,14 @@ JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=40)
                     | st.dictionaries(st.text(max_size=50), inner, max_size=8), max_leaves=80)
 
 
+#: Values with long texts (escapes and non-ASCII too): what a cut must shorten, wherever it sits.
+LONG = st.text(alphabet='ab"\\\u00e9\n', min_size=30, max_size=300)
+CUT_JSON = st.recursive(SCALARS | LONG, lambda inner: st.lists(inner, max_size=6)
+                        | st.dictionaries(LONG | st.text(max_size=5), inner, max_size=4), max_leaves=20)
+
+
 @settings(max_examples=150, deadline=None)
-@given(JSON)
+@given(JSON | CUT_JSON)
 def test_a_kept_value_reads_as_the_bots_own(value):
     """What the replay keeps of a bot's value has its JSON type and shows as it does in a warning,
     so replaying it gives the same warnings and faults (GX-23; a trial: `[[1]]` as a probe target
@@ -43,6 +49,16 @@ def test_a_kept_value_reads_as_the_bots_own(value):
 
 
 ORDERS = st.dictionaries(st.sampled_from(["from", "to", "battleships", "cruisers", "x"]), JSON | st.integers(0, 20))
+def test_a_long_value_after_a_long_sibling_or_key_is_cut_too():
+    """A review: the room left after a long sibling went negative, and a negative cut kept nearly all of a
+    100,000-character string, so a bot's answer was too large to keep and its replay could not be read."""
+    for value in (["a" * 36, "b" * 100_000], {"k" * 39: "z" * 100_000}, [["a" * 38], ["b" * 100_000]]):
+        kept = _cut(value)
+        assert len(json.dumps(kept)) < 200 and shown(kept) == shown(value) and json_type(kept) == json_type(value)
+    answer = replay_answer("command", {"fleets": [{"from": ["a" * 36, "b" * 700]}] * 101})
+    assert len(json.dumps(answer)) < MAX_ANSWER_BYTES
+
+
 REPLIES = st.fixed_dictionaries({}, optional={"probes": st.lists(JSON | st.integers(0, 20), max_size=40) | JSON,
                                                "fleets": st.lists(ORDERS | JSON, max_size=120) | JSON})
 

@@ -165,7 +165,7 @@ def sign_up(*, username: str, email: str, password: str, request: Any = None, si
     with transaction.atomic():
         # Two sign-ups of one name (in any case, or reading as one) at once: one after the other, the
         # second refused (a review: "carol" and "Carol" together made both accounts, or a 500)
-        limits.hold(action="username", key=(ascii_skeleton(username) or username).casefold())
+        limits.hold(action="username", key=throttles.folded(ascii_skeleton(username) or username))
         check_username(username=username)
         if User.objects.filter(username__iexact=username).exists():
             raise Conflict("A user with that username already exists.")

@@ -24,6 +24,9 @@ from armada_web.bots.signals import active_version_changed
 
 @receiver(pre_delete, sender=settings.AUTH_USER_MODEL)
 def forget_bots_of_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> None:
+    # every version of theirs locked first, in id order as a match's recording locks its two (a review:
+    # bot by bot, a match between two of their bots recorded meanwhile could deadlock with it)
+    list(BotVersion.objects.select_for_update().filter(bot__owner=instance).order_by("pk").values_list("pk", flat=True))
     for bot in instance.bots.select_related("team"):
         creator_deleted(bot=bot, user=instance)
 

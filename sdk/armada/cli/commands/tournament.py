@@ -135,6 +135,8 @@ def pairings(names: list[str], games_per_pair: int,
 
 #: The bots of the game this worker plays now (its stop closes them).
 _bots: list[Any] = []
+#: Set once this worker is told to stop: the game its bots' close cut short writes no files.
+_stopping = threading.Event()
 
 
 def _worker_start() -> None:
@@ -142,7 +144,13 @@ def _worker_start() -> None:
     on it (a handler that does nothing, not SIG_IGN, which the bots it starts would inherit); TERM
     (`_stop_workers`) stops the worker, its game's bots closed first."""
     signal.signal(signal.SIGINT, lambda _signum, _frame: None)
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: threading.Thread(target=_close_and_exit).start())
+    signal.signal(signal.SIGTERM, _stop)
+
+
+def _stop(_signum: int, _frame: Any) -> None:
+    """TERM: this worker stops (its bots closed and the worker ended from a thread of its own)."""
+    _stopping.set()
+    threading.Thread(target=_close_and_exit).start()
 
 
 def _close_and_exit() -> None:
@@ -175,6 +183,8 @@ def play_job(job: Job) -> dict[str, Any]:
         outcome = play_match(job.game, bots, seed=job.seed, config=job.config,
                              limits=time_limits_for(job.game, job.turn_ms))
         files: dict[str, Any] = {}
+        if _stopping.is_set():  # (cut short by the stop, not played: no replay or log of it, a review)
+            return {"index": job.index, "error": "stopped"}
         if job.replay_path:
             from armada.drawing import with_drawings
             from armada.replay import write_replay

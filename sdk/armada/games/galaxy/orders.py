@@ -104,6 +104,7 @@ def _cut(value: Any, room: int = SHOWN) -> Any:
     """`value` as the replay keeps it: of the same JSON type, with JSON text that begins as `value`'s
     for `room` characters and is longer than `room` when `value`'s is, so every check and every
     warning (`show`) reads it as it read `value`; bounded in size (numbers kept whole)."""
+    room = max(room, 0)  # (what is left for a value after a long sibling or key: nothing, never a negative cut)
     if isinstance(value, str):
         return value[:room]
     if isinstance(value, list):
