@@ -177,6 +177,8 @@ class ReplayRecorder:
 def with_bot_names(replay: dict[str, Any], bots: dict[int, str]) -> dict[str, Any]:
     """`replay` with each seat in `bots` (seat -> name) given its `bot`, the site's name of the seat's
     bot (replay-format.md), so a downloaded replay shows the bots as the site names them."""
+    if not isinstance(replay.get("seats"), list):  # (no seats to name: as it is)
+        return replay
     return {**replay, "seats": [{**entry, "bot": bots[entry["seat"]]} if entry.get("seat") in bots else entry
                                 for entry in replay["seats"]]}
 

@@ -250,7 +250,7 @@ def test_a_crash_after_a_cut_in_the_log_is_still_the_crash():
 
 def test_bot_page_chart_recent_matches_and_records(client, arena):
     html = body(client, f"/bots/{arena.alpha.bot_id}/")
-    assert html.count('class="chart-dot"') == 4 and "<svg" in html and "<polyline" in html
+    assert html.count('class="chart-dot"') == 8 and "<svg" in html and "<polyline" in html  # (4: wide and narrow)
     assert f'href="/matches/{arena.match.pk}/"' in html
     records = html[html.index('id="records"'):]
     pair = f"/matches/?bot={arena.alpha.bot_id}&amp;opponent={arena.beta.bot_id}"

@@ -172,7 +172,8 @@ def test_a_stopped_worker_closes_its_games_bots(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.Popen([sys.executable, "-m", "armada.cli.main", "tournament", str(hang), "builtin:random",
                              "builtin:greedy", "-n", "4", "--jobs", "2", "--seed", "1"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_default_interrupt)  # (a suite started in the background ignores INT)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not _bots_of(hang):
@@ -196,3 +197,10 @@ def _bots_of(folder: Path) -> list[str]:
 
     found = subprocess.run(["pgrep", "-f", str(folder / "main.py")], capture_output=True, text=True)
     return found.stdout.split()
+
+
+def _default_interrupt() -> None:
+    """In the child before it runs: INT as a terminal gives it, even when this process ignores it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

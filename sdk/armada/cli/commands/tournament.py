@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import ExitStack
@@ -137,37 +138,65 @@ def pairings(names: list[str], games_per_pair: int,
 _bots: list[Any] = []
 #: Set once this worker is told to stop: the game its bots' close cut short writes no files.
 _stopping = threading.Event()
+#: Taken to add a game's bots and to take the list to close: a bot is either closed or never added.
+_bots_lock = threading.Lock()
 
 
-def _worker_start() -> None:
+def _worker_start(stop: Any) -> None:
     """Each worker's start: Ctrl-C reaches the whole process group, and only the main process acts
-    on it (a handler that does nothing, not SIG_IGN, which the bots it starts would inherit); TERM
-    (`_stop_workers`) stops the worker, its game's bots closed first."""
+    on it (a handler that does nothing, not SIG_IGN, which the bots it starts would inherit); when
+    the main process sets `stop` (a multiprocessing Event), a thread of the worker closes its game's
+    bots and ends it (`_close_and_exit`). Not a signal: Python runs a handler in the main thread
+    only, which a game's wait can hold for its whole init time (a trial's stops took 30 s)."""
     signal.signal(signal.SIGINT, lambda _signum, _frame: None)
-    signal.signal(signal.SIGTERM, _stop)
+    # TERM (the pool's own, when a worker ended: it ends the others) closes the bots too, not at once
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: _begin_stop())
+    threading.Thread(target=_watch, args=(stop,), daemon=True, name="armada-stop").start()
 
 
-def _stop(_signum: int, _frame: Any) -> None:
-    """TERM: this worker stops (its bots closed and the worker ended from a thread of its own)."""
-    _stopping.set()
-    threading.Thread(target=_close_and_exit).start()
+def _watch(stop: Any) -> None:
+    stop.wait()
+    _begin_stop()
+
+
+#: Held by the first stop: one close of the worker's bots, whoever asks.
+_stop_once = threading.Lock()
+
+
+def _begin_stop() -> None:
+    """Stop this worker once: no game starts any more, its bots are closed, it ends (a thread of its
+    own: from a signal handler too, the main thread may hold `_bots_lock`)."""
+    if _stop_once.acquire(blocking=False):
+        _stopping.set()
+        threading.Thread(target=_close_and_exit, name="armada-close").start()
 
 
 def _close_and_exit() -> None:
-    """Close this worker's bots (their processes, containers and folders) and end the worker. From a
-    thread of its own: an exception raised in a signal handler can land where Python ignores it."""
-    for bot in list(_bots):
+    """Close this worker's bots (their processes, containers and folders) and end the worker."""
+    with _bots_lock:
+        bots = list(_bots)
+    for bot in bots:
         with contextlib.suppress(Exception):
             bot.close(grace=0)
     os._exit(130)
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop the pool's workers now (a trial: after Ctrl-C the main process waited for games still
-    being played, and a second Ctrl-C left the workers and their bots running)."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way before 3.14)
-        with contextlib.suppress(OSError):
-            process.terminate()
+#: How long the main process gives its workers to close their bots once told to stop.
+STOP_WAIT_S = 15.0
+
+
+def _stop_workers(pool: ProcessPoolExecutor, stop: Any) -> None:
+    """Stop the pool's workers now, each closing its game's bots first (a trial: after Ctrl-C the main
+    process waited for games still being played, and a second Ctrl-C left the workers and their
+    bots running); one that has not ended in STOP_WAIT_S is killed."""
+    stop.set()
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way before 3.14)
+    end = time.monotonic() + STOP_WAIT_S
+    for process in processes:
+        process.join(max(0.0, end - time.monotonic()))
+        if process.is_alive():
+            with contextlib.suppress(OSError):
+                process.kill()
 
 
 def play_job(job: Job) -> dict[str, Any]:
@@ -179,7 +208,10 @@ def play_job(job: Job) -> dict[str, Any]:
         for seat, (name, (code_dir, entry)) in enumerate(zip(job.seats, job.scripts, strict=True), start=1):
             source = BotSource(code_dir, entry, name)
             bots[seat] = connection(source, job.sandbox, name)
-            _bots.append(bots[seat])
+            with _bots_lock:
+                if _stopping.is_set():  # (told to stop as this game began: it starts no bot)
+                    return {"index": job.index, "error": "stopped"}
+                _bots.append(bots[seat])
         outcome = play_match(job.game, bots, seed=job.seed, config=job.config,
                              limits=time_limits_for(job.game, job.turn_ms))
         files: dict[str, Any] = {}
@@ -397,8 +429,9 @@ def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
     progress = output.Progress(len(jobs))
     progress.start()
     context = multiprocessing.get_context("spawn")
+    stop = context.Event()
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context,
-                             initializer=_worker_start) as pool:
+                             initializer=_worker_start, initargs=(stop,)) as pool:
         futures: dict[Future[dict[str, Any]], Job] = {pool.submit(play_job, job): job for job in jobs}
         pending = set(futures)
         try:
@@ -418,7 +451,7 @@ def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
                         standings.add_game(job, result)
                         progress.advance()
         except BaseException:  # (the futures left are failed by the pool as its workers stop)
-            _stop_workers(pool)
+            _stop_workers(pool, stop)
             raise
         finally:
             progress.finish()
