@@ -28,3 +28,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(polling, "POLL_FIRST_S", 0.01)
     monkeypatch.setattr(polling, "POLL_MAX_S", 0.05)
     return config_home / "armada" / "config.json"
+
+
+@pytest.fixture(scope="module")
+def galaxy_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A short Galaxy game's replay (seed 5, 20 turns) for the `armada replay` tests."""
+    from armada.cli.main import main
+
+    path = tmp_path_factory.mktemp("rep") / "g.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:random", "--seed", "5", "--config", '{"max_turns": 20}',
+                 "--replay", str(path), "--json"]) == 0
+    return path

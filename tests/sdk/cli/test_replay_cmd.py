@@ -13,14 +13,6 @@ from armada.replay import read_replay
 from tests.sdk.cli.bots import FIXED_MOTHERSHIP, write_bot
 
 
-@pytest.fixture(scope="module")
-def galaxy_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rep") / "g.json.gz"
-    assert main(["play", "builtin:greedy", "builtin:random", "--seed", "5", "--config", '{"max_turns": 20}',
-                 "--replay", str(path), "--json"]) == 0
-    return path
-
-
 def test_summary_and_final_board(galaxy_replay: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["replay", str(galaxy_replay)]) == 0

@@ -18,15 +18,6 @@ from armada.cli.common import unique_labels
 from armada.cli.main import main
 from tests.sdk.cli.bots import IDLE_GALAXY, write_bot
 
-
-@pytest.fixture(scope="module")
-def galaxy_replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rep") / "g.json.gz"
-    assert main(["play", "builtin:greedy", "builtin:random", "--seed", "5", "--config", '{"max_turns": 8}',
-                 "--replay", str(path), "--json"]) == 0
-    return path
-
-
 # --- 1. labels ---------------------------------------------------------------------------------
 
 

@@ -254,11 +254,9 @@ def _interrupted_upload(client: ApiClient, target: Target) -> str:
     if not target.created:
         return f"the upload may have reached the site all the same: see {page}, before sending it again"
     outcome = _take_back(client, target)
-    if outcome == "deleted":
-        return f"the upload did not reach the site, and bot {target.name} made for it was deleted again"
-    if outcome == "kept":
-        return f"the upload reached the site all the same: bot {target.name} has it (see {page})"
-    return f"bot {target.name}, made for the upload, may be left without a version: see {page}"
+    said = {"deleted": f"the upload did not reach the site, and bot {target.name} made for it was deleted again",
+            "kept": f"the upload reached the site all the same: bot {target.name} has it (see {page})"}
+    return said.get(outcome, f"bot {target.name}, made for the upload, may be left without a version: see {page}")
 
 
 def _forget_new_bot(client: ApiClient, target: Target) -> str:
@@ -267,11 +265,9 @@ def _forget_new_bot(client: ApiClient, target: Target) -> str:
     if not target.created:
         return ""
     outcome = _take_back(client, target)
-    if outcome == "deleted":
-        return f"; the bot {target.name} made for it was deleted again"
-    if outcome == "kept":
-        return f"; the bot {target.name} made for it is kept: another upload reached it meanwhile"
-    return f"; the bot {target.name} made for it is left without a version ({outcome})"
+    said = {"deleted": f"; the bot {target.name} made for it was deleted again",
+            "kept": f"; the bot {target.name} made for it is kept: another upload reached it meanwhile"}
+    return said.get(outcome, f"; the bot {target.name} made for it is left without a version ({outcome})")
 
 
 def upload_limit(info: dict[str, Any], game: str) -> int:
