@@ -11,9 +11,6 @@ import pytest
 from armada.cli.main import main
 from armada.replay import read_replay, write_replay
 from armada.viewer import JSON_ID, SCRIPTS, VIEWER_DIR, default_html_path, json_for_script, offline_html
-from tests.sdk.cli import test_replay_cmd
-
-galaxy_replay = test_replay_cmd.galaxy_replay  # the replay fixture of test_replay_cmd, shared (module scope)
 
 
 @pytest.fixture
