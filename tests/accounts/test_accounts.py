@@ -230,7 +230,7 @@ def test_tokens_are_named_hashed_shown_once_and_revocable(client, make_user):
     assert row.last_used is not None
 
     client.force_login(user)
-    page = client.post("/accounts/profile/", {"name": "desktop"}, follow=True).content.decode()
+    page = client.post("/accounts/profile/", {"name": "desktop", "password": PASSWORD}, follow=True).content.decode()
     shown = re.search(r'<code class="secret">([^<]+)</code>', page).group(1)
     assert client.get("/api/me/", HTTP_AUTHORIZATION=f"Token {shown}").status_code == 200
     # and how the CLI takes it (armada login --token-stdin, tests/sdk/cli/test_login.py)
@@ -299,12 +299,33 @@ def test_a_new_token_is_shown_once_and_a_reload_creates_no_other(client, make_us
 
     user = make_user("jan")
     client.force_login(user)
-    response = client.post("/accounts/profile/", {"name": "laptop"})
+    response = client.post("/accounts/profile/", {"name": "laptop", "password": PASSWORD})
     assert response.status_code == 302  # post, redirect, get
     shown = client.get("/accounts/profile/").content.decode()
     assert 'class="secret"' in shown and "(new)" in shown
     assert 'class="secret"' not in client.get("/accounts/profile/").content.decode()
     assert ApiToken.objects.filter(user=user).count() == 1
+
+
+def test_a_token_from_the_profile_needs_the_password_and_a_bad_name_is_said_first(client, make_user):
+    """A token outlives the session, so a stolen session must not mint one: the profile asks the
+    password (counted as a log-in attempt is: ten wrong ones and the right one is refused too)."""
+    from armada_web.accounts.models import ApiToken
+
+    user = make_user("kai")
+    client.force_login(user)
+    for body in ({"name": "laptop"}, {"name": "laptop", "password": "wrong-guess"}):
+        page = client.post("/accounts/profile/", body).content.decode()
+        assert 'class="secret"' not in page
+    assert "wrong password" in page
+    bad_name = client.post("/accounts/profile/", {"name": "a\u200bb", "password": "wrong-again"}).content.decode()
+    assert "may not hold control characters" in bad_name and "wrong password" not in bad_name
+    assert not ApiToken.objects.filter(user=user).exists()
+    for n in range(10):
+        client.post("/accounts/profile/", {"name": "laptop", "password": f"guess-{n}"})
+    refused = client.post("/accounts/profile/", {"name": "laptop", "password": PASSWORD}).content.decode()
+    assert "wrong password" not in refused and "try again" in refused.lower()
+    assert not ApiToken.objects.filter(user=user).exists()
 
 
 def test_a_password_change_revokes_every_token_and_says_so(client, make_user):
@@ -373,7 +394,7 @@ def test_the_token_limit_holds_on_the_profile_page_and_the_api_alike(client, mak
     assert refused.status_code == 400
     assert refused.json() == {"detail": "you have 2 tokens already; revoke some first"}
     client.force_login(user)
-    page = client.post("/accounts/profile/", {"name": "laptop"})
+    page = client.post("/accounts/profile/", {"name": "laptop", "password": PASSWORD})
     assert page.status_code == 200 and "you have 2 tokens already" in page.content.decode()
     assert ApiToken.objects.filter(user=user).count() == 2
 
@@ -433,7 +454,7 @@ def test_a_token_name_refuses_what_a_team_name_refuses(client, make_user, name):
                           content_type="application/json")
     assert refused.status_code == 400 and "may not hold control characters" in refused.json()["detail"]
     client.force_login(user)
-    page = client.post("/accounts/profile/", {"name": name})
+    page = client.post("/accounts/profile/", {"name": name, "password": PASSWORD})
     assert "may not hold control characters" in page.content.decode()
     assert not ApiToken.objects.filter(user=user).exists()
 

@@ -48,6 +48,7 @@ def test_a_skip_link_passes_the_header_and_a_new_token_is_in_view(transactional_
         page.keyboard.press("Enter")
         assert page.evaluate(FOCUSED_JS)["id"] == "content"
         page.fill("input[name=name]", "phone")
+        page.fill("#token-form input[name=password]", PASSWORD)
         page.click("main form.panel button[type=submit]")
         page.wait_for_url(f"{live_server.url}/accounts/profile/#new-token")
         page.wait_for_load_state("load")

@@ -31,6 +31,7 @@ def test_sign_up_token_upload_validated_in_the_browser(validation_site, chromium
 
         page.goto(f"{url}/accounts/profile/")
         page.fill("input[name=name]", "laptop")
+        page.fill("#token-form input[name=password]", PASSWORD)
         page.click("main form.panel button[type=submit]")
         page.wait_for_url(f"{url}/accounts/profile/#new-token")  # the new token in view (on a phone, below)
         assert page.evaluate("document.activeElement.id") == "new-token"

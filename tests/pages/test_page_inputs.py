@@ -70,7 +70,7 @@ def test_any_form_body_is_never_a_server_error(sides, version, name, game, descr
         sides["anonymous"].post("/accounts/login/", {"username": name, "password": description}),
         sides["anonymous"].post("/accounts/signup/", {"username": name, "email": game, "password1": description,
                                                       "password2": description}),
-        client.post("/accounts/profile/", {"name": name}),
+        client.post("/accounts/profile/", {"name": name, "password": description}),
         client.post("/accounts/email/", {"email": name, "password": description}),
         sides["anonymous"].post(f"/accounts/email/confirm/{quote(name, safe='')}x/"),
         client.post(f"/bots/{bot.pk}/move/", {"team": version, "confirm": "yes"}),

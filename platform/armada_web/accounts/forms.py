@@ -78,6 +78,9 @@ class ThrottledPasswordChangeForm(PasswordChangeForm):
 
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=64, help_text="what you will call it, e.g. 'laptop'")
+    password = forms.CharField(strip=False, label="Your password",
+                               widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+                               help_text="to confirm it is you: a token acts as you until it is revoked")
 
 
 class DeleteAccountForm(forms.Form):

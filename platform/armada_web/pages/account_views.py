@@ -25,10 +25,11 @@ def profile(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            token, secret = services.create_token(user=signed_in(request), name=form.cleaned_data["name"],
-                                                  request=request)
+            token, secret = services.create_own_token(request=request, user=signed_in(request),
+                                                      name=form.cleaned_data["name"],
+                                                      password=form.cleaned_data["password"])
         except DomainError as exc:
-            form.add_error("name", str(exc))
+            form.add_error(None, str(exc))
         else:
             # Shown once, on the page this redirect leads to (a reload creates nothing).
             request.session[NEW_TOKEN_KEY] = {"id": token.pk, "secret": secret}
