@@ -40,7 +40,8 @@ def chosen(args: argparse.Namespace, replay: dict[str, Any], turn: int | None) -
 def show_events(args: argparse.Namespace, replay: dict[str, Any]) -> None:
     """--events: every event of the game (filtered), one line each; with --turn N, turn N's only."""
     if args.json:
-        print(json.dumps({"events": [e.to_dict() for e in chosen(args, replay, args.turn)]}))
+        logs = {"logs": turn_logs(args, replay, args.turn)} if args.turn is not None and args.log_dir else {}
+        print(json.dumps({"events": [e.to_dict() for e in chosen(args, replay, args.turn)], **logs}))
         return
     if args.turn is not None:
         print(turn_text(args, replay, args.turn))
@@ -57,16 +58,26 @@ def turn_text(args: argparse.Namespace, replay: dict[str, Any], turn: int) -> st
     parts = [f"events of turn {turn} ({len(events)}):"] + [line(e, with_turn=False) for e in events]
     if not events:
         parts.append("  (none)")
-    if args.log_dir:
-        names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
-        for seat, path in seat_logs(args.log_dir):
-            if args.seat is not None and seat != args.seat:
-                continue
-            kept = lines_by_turn(path.read_text(encoding="utf-8", errors="replace")).get(turn, [])
-            parts.append("")
-            parts.append(f"log of seat {seat} ({names.get(seat, '?')}) in turn {turn}, {path}:")
-            parts.append(output.indent("\n".join(kept)) if kept else "    (nothing)")
+    for log in turn_logs(args, replay, turn):
+        parts.append("")
+        parts.append(f"log of seat {log['seat']} ({log['name'] or '?'}) in turn {turn}, {log['file']}:")
+        parts.append(output.indent("\n".join(log["lines"])) if log["lines"] else "    (nothing)")
     return "\n".join(parts)
+
+
+def turn_logs(args: argparse.Namespace, replay: dict[str, Any], turn: int) -> list[dict[str, Any]]:
+    """With --log-dir, each seat's log lines of `turn` (--seat: that seat's only): `seat`, the bot's
+    `name`, the log `file` and its `lines`; empty without --log-dir."""
+    if not args.log_dir:
+        return []
+    names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
+    logs = []
+    for seat, path in seat_logs(args.log_dir):
+        if args.seat is not None and seat != args.seat:
+            continue
+        kept = lines_by_turn(path.read_text(encoding="utf-8", errors="replace")).get(turn, [])
+        logs.append({"seat": seat, "name": names.get(seat, ""), "file": str(path), "lines": kept})
+    return logs
 
 
 def seat_logs(folder: str) -> list[tuple[int, Path]]:

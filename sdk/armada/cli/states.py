@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from armada.cli.common import CliError, get_engine
+from armada.games.mothership import engine as mothership_engine
 from armada.safefile import write_bytes_atomic
 
 _TURN_MARK = "#turn="
@@ -55,17 +56,13 @@ def load_start_state(spec: str, game: str) -> dict[str, Any]:
     return data
 
 
-#: The fields of a Mothership Down state dump, which has no `format` field (a Galaxy one says `galaxy-state`).
-_MOTHERSHIP_FIELDS = frozenset({"config", "seed", "done", "orders", "faults"})
-
-
 def state_game(data: dict[str, Any]) -> str | None:
     """The game a state dump is of: its `format` (`galaxy-state`), else a Mothership one by its
     fields; None when it shows neither (the engine's own check then says what is wrong)."""
     kind = data.get("format")
     if isinstance(kind, str) and kind.endswith("-state"):
         return kind.removesuffix("-state")
-    if kind is None and data.keys() >= _MOTHERSHIP_FIELDS:
+    if kind is None and data.keys() >= set(mothership_engine.STATE_FIELDS):
         return "mothership"
     return None
 

@@ -63,6 +63,19 @@ def test_log_lines_of_the_turn(match: Path, capsys) -> None:
     assert "ZeroDivisionError" in section
 
 
+def test_log_lines_of_the_turn_in_json_too(match: Path, capsys) -> None:
+    path, logs = str(match / "g.json.gz"), str(match / "logs")
+    for extra in ((), ("--events",)):
+        data = json.loads(replay_out(capsys, path, "--turn", "3", "--log-dir", logs, *extra, "--json"))
+        assert [(log["seat"], log["name"]) for log in data["logs"]] == [(1, "Clumsy"), (2, "Prober")]
+        mine = "\n".join(data["logs"][0]["lines"])
+        assert "thinking about turn 3" in mine and "thinking about turn 2" not in mine
+        assert ("events" in data) == bool(extra) and ("frame" in data) != bool(extra)
+    only = json.loads(replay_out(capsys, path, "--turn", "3", "--log-dir", logs, "--seat", "2", "--events", "--json"))
+    assert [log["seat"] for log in only["logs"]] == [2]
+    assert "logs" not in json.loads(replay_out(capsys, path, "--turn", "3", "--json"))
+
+
 def test_option_errors(match: Path, capsys) -> None:
     path = str(match / "g.json.gz")
     assert main(["replay", path, "--log-dir", str(match / "logs")]) == 2

@@ -333,7 +333,8 @@ def show(replay: dict[str, Any], args: argparse.Namespace) -> int:
         return 0
     frame = pick_frame(recorded_frames(replay), args.turn)
     if args.json:
-        print(json.dumps({**info, "frame": frame}))
+        logs = {"logs": replay_narration.turn_logs(args, replay, args.turn)} if args.log_dir else {}
+        print(json.dumps({**info, "frame": frame, **logs}))
         return 0
     print(describe(info))
     if replay["game"] == "galaxy" and frame is not None:

@@ -185,12 +185,12 @@ def _close_and_exit() -> None:
 STOP_WAIT_S = 15.0
 
 
-def _stop_workers(pool: ProcessPoolExecutor, stop: Any) -> None:
+def _stop_workers(stop: Any) -> None:
     """Stop the pool's workers now, each closing its game's bots first (a trial: after Ctrl-C the main
     process waited for games still being played, and a second Ctrl-C left the workers and their
     bots running); one that has not ended in STOP_WAIT_S is killed."""
     stop.set()
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way before 3.14)
+    processes = multiprocessing.active_children()  # the pool's workers: this process starts no other
     end = time.monotonic() + STOP_WAIT_S
     for process in processes:
         process.join(max(0.0, end - time.monotonic()))
@@ -451,7 +451,7 @@ def run_jobs(jobs: list[Job], workers: int, standings: Standings) -> None:
                         standings.add_game(job, result)
                         progress.advance()
         except BaseException:  # (the futures left are failed by the pool as its workers stop)
-            _stop_workers(pool, stop)
+            _stop_workers(stop)
             raise
         finally:
             progress.finish()

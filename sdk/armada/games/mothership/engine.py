@@ -35,6 +35,10 @@ MOTHERSHIP_BOARD = Board(
     (0.0, 1.0), (0.0, 1.0))
 
 
+#: The fields of a state dump (`dump_state`), which has no `format` field (Galaxy's says `galaxy-state`).
+STATE_FIELDS = ("config", "seed", "done", "orders", "faults")
+
+
 def _seat_key(seat: int) -> str:
     return str(seat)
 
@@ -134,7 +138,7 @@ class MothershipGame:
         """Inverse of dump_state; ValueError with a clear message on bad data."""
         if not isinstance(data, dict):
             raise ValueError(f"mothership state must be an object, got {type(data).__name__}")
-        missing = [k for k in ("config", "seed", "done", "orders", "faults") if k not in data]
+        missing = [k for k in STATE_FIELDS if k not in data]
         if missing:
             raise ValueError(f"mothership state: missing {', '.join(missing)}")
         state = self.initial_state(data["seed"], self.parse_config(data["config"]))
