@@ -195,6 +195,33 @@ def test_login_page_throttles_failures_per_username(client, make_user, settings)
     assert "too many" not in other.content.decode()
 
 
+def test_failures_elsewhere_do_not_lock_the_owner_out_of_an_address_they_signed_in_from(client, make_user,
+                                                                                         settings):
+    """The per-username count let anyone lock an account out by failing ten times under its name: an
+    address the account signed in from before counts its own failures (accounts.sightings)."""
+    from django.test import Client
+
+    settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=100, login_failures_per_user=3,
+                                            login_failure_window_s=900)
+    make_user("gwen")
+    home, stranger, new_place = ("192.0.2.7", "198.51.100.9", "203.0.113.5")
+    first = client.post("/accounts/login/", {"username": "gwen", "password": PASSWORD}, REMOTE_ADDR=home)
+    assert first.status_code == 302
+    client.logout()
+    attacker = Client()
+    for _ in range(4):
+        attacker.post("/accounts/login/", {"username": "gwen", "password": "wrong"}, REMOTE_ADDR=stranger)
+    locked = attacker.post("/accounts/login/", {"username": "gwen", "password": PASSWORD}, REMOTE_ADDR=new_place)
+    assert "too many log-in attempts for this username" in locked.content.decode()  # a new address: locked
+    back = client.post("/accounts/login/", {"username": "gwen", "password": PASSWORD}, REMOTE_ADDR=home)
+    assert back.status_code == 302 and client.get("/my/bots/").status_code == 200  # the owner's own address
+    client.logout()
+    for _ in range(3):  # and a known address has a limit of its own
+        client.post("/accounts/login/", {"username": "gwen", "password": "wrong"}, REMOTE_ADDR=home)
+    again = client.post("/accounts/login/", {"username": "gwen", "password": PASSWORD}, REMOTE_ADDR=home)
+    assert "too many log-in attempts for this username" in again.content.decode()
+
+
 def test_token_api_throttles_per_address(client, make_user, settings):
     settings.ARMADA = settings.ARMADA.with_(login_failures_per_ip=2, login_failures_per_user=100,
                                             login_failure_window_s=900)
