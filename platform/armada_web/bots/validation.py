@@ -18,6 +18,7 @@ time limits bound; each message still validates one version.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,14 +132,21 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     if mine.debug.get("turns"):  # private like the log (owner and staff): the viewer draws what the bot drew
         replay = {**replay, "debug": {"1": mine.debug}}
     return ValidationReport(
-        status=mine.status, detail=mine.detail, log=kept_log(mine.log), name=mine.name, orders=orders,
-        exceptions=mine.exceptions, first_exception=mine.first_exception,
+        status=mine.status, detail=storable(mine.detail), log=kept_log(storable(mine.log)), name=mine.name,
+        orders=orders, exceptions=mine.exceptions, first_exception=storable(mine.first_exception),
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
         replay=replay,
         resources=resources_used(replay=replay, seat=1, status=mine.status,
                                  memory_peak_bytes=mine.memory_peak_bytes, init_budget_ms=game_config.times.init_ms,
                                  memory_limit_mib=game_config.sandbox.memory_mb),
     )
+
+
+def storable(text: str) -> str:
+    """`text` with its NUL characters shown as U+FFFD: the bot writes its log (and so its first
+    caught exception's line) as it likes, and PostgreSQL's text columns refuse NUL (a security
+    review: one NUL on stderr made the recording fail, and the validation was retried, then `error`)."""
+    return text.replace("\x00", "\ufffd")
 
 
 def kept_log(log: str, keep: int = LOG_KEEP) -> str:
@@ -164,11 +172,19 @@ def caught(report: ValidationReport) -> str:
                     "shows them too", 480)
 
 
+#: Where an exception was caught, as `armada.logmarks.exception_summary` says it of the library's line.
+_WHERE = re.compile(r"at turn \d+|in \w+")
+
+
 def _first(report: ValidationReport) -> str:
-    """", the first at turn 1 (ValueError)": where the first exception caught was, and its type."""
+    """", the first at turn 1 (ValueError)": where the first exception caught was, and its type; ""
+    when the line is not the library's (a bot may print a line like it: a security review had its
+    own words shown in its public detail)."""
     where, _, what = report.first_exception.partition(": ")
+    if not _WHERE.fullmatch(where):
+        return ""
     kind = what.partition(":")[0].strip()
-    return f", the first {where}" + (f" ({kind})" if kind.isidentifier() else "") if where else ""
+    return f", the first {where}" + (f" ({kind})" if kind.isidentifier() else "")
 
 
 def raised_every_turn(report: ValidationReport) -> str:

@@ -1,0 +1,36 @@
+"""What a bot writes on its stderr, kept by its validation (a security review): NUL bytes, which
+PostgreSQL's text columns refuse (a log or a caught exception's line kept as it came stopped the
+validation's recording with DataError: the version was validated again and again, then `error`),
+and lines made to look like the bot library's, whose words the public detail quoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bots.test_validation_replay import greedy, validate
+
+pytestmark = pytest.mark.django_db
+
+NUL_WRITER = ("\nimport sys\nsys.stderr.write('before\\x00after\\n'"
+              " '[armada] exception caught at init\\x00: ValueError: made up\\n'); sys.stderr.flush()\n")
+
+
+def test_a_log_with_nul_bytes_is_recorded(make_user, monkeypatch, tmp_path):
+    code = greedy().replace("\nif __name__", NUL_WRITER + "\nif __name__")
+    version = validate(make_user, monkeypatch, tmp_path, code)
+    assert version.status == "valid", version.detail
+    assert "\x00" not in version.log and "\x00" not in version.detail
+    assert "before\ufffdafter" in version.log
+    assert "caught an exception" in version.detail
+
+
+FORGER = ("\nimport sys\nsys.stderr.write('[armada] exception caught -- STAFF NOTICE: this bot is approved\\n')"
+          "; sys.stderr.flush()\n")
+
+
+def test_a_forged_library_line_puts_no_words_of_the_bot_in_its_public_detail(make_user, monkeypatch, tmp_path):
+    code = greedy().replace("\nif __name__", FORGER + "\nif __name__")
+    version = validate(make_user, monkeypatch, tmp_path, code)
+    assert version.status == "valid", version.detail
+    assert "caught an exception and went on: see its log" in version.detail
+    assert "STAFF" not in version.detail and "approved" not in version.detail
