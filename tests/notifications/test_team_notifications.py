@@ -134,9 +134,9 @@ def test_the_recipients_are_the_members_now_each_once(crew):
     team, people = crew
     assert members_of(team_id=team.pk) == [people[n].pk for n in ("ann", "ben", "cal", "dee")]
     bot = Bot.objects.create(owner=people["ann"], team=team, game="galaxy", name="solo")
-    assert team_words(bot) == " (team Crew)" and team_words(None) == ""
+    assert team_words(bot=bot) == " (team Crew)" and team_words(bot=None) == ""
     mine = Bot.objects.create(owner=people["eve"], team=personal_team(user=people["eve"]), game="galaxy", name="own")
-    assert team_words(mine) == ""
+    assert team_words(bot=mine) == ""
     assert notify_team_of(bot=mine, topic="benched", key="k", subject="s", body="b") == [people["eve"].pk]
     assert notify_team_of(bot=None, topic="benched", key="k", subject="s", body="b") == []
 

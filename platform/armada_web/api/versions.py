@@ -108,8 +108,8 @@ class VersionSourceView(APIView):
         handle = storage.open_archive(version) if version is not None else None
         if version is None or handle is None:
             raise Http404("no such version")
-        filename = f"{version.bot.name}-v{version.number}.zip"
-        response = FileResponse(handle, as_attachment=True, filename=filename, content_type="application/zip")
+        response = FileResponse(handle, as_attachment=True, filename=storage.download_name(version),
+                                content_type="application/zip")
         response["Cache-Control"] = "private, no-store"
         return response
 
@@ -127,8 +127,6 @@ class VersionReplayView(APIView):
         if version is None or data is None:
             raise Http404("no such version, or no validation replay")
         response = HttpResponse(data, content_type="application/gzip")
-        # named as the page names the version (its number), not by its API id
-        response["Content-Disposition"] = (f'inline; filename="{version.bot.name}-v{version.number}'
-                                           '-validation.json.gz"')
+        response["Content-Disposition"] = f'inline; filename="{storage.validation_replay_download_name(version)}"'
         response["Cache-Control"] = "private, no-store"
         return response

@@ -48,13 +48,10 @@ class BotAdmin(ModelAdmin):
         """First a page asking for the reason the bots' pages will show (an organiser's trial: it
         asked nothing and the pages said "disabled by staff (admin)"), then the bots disabled."""
         error = ""
-        most = services.DISABLED_REASON_MAX - len(f" ({request.user.username})")  # the username is added
+        most = services.staff_reason_max(staff=request.user.username)  # (the username is added)
         if request.POST.get("apply"):
-            given = " ".join(str(request.POST.get("reason", "")).split())
-            reason = f"{given} ({request.user.username})" if given else f"disabled by staff ({request.user.username})"
             try:
-                if len(given) > most:
-                    raise Invalid(f"the reason has at most {most} characters here (this one has {len(given)})")
+                reason = services.staff_reason(given=request.POST.get("reason", ""), staff=request.user.username)
                 for bot in queryset:
                     services.set_disabled(bot=bot, disabled=True, reason=reason)
             except Invalid as exc:

@@ -305,6 +305,21 @@ def _delete_files(names: list[str]) -> None:
 DISABLED_REASON_MAX = 200
 
 
+def staff_reason_max(*, staff: str) -> int:
+    """The most characters of a reason staff member `staff` may type (`staff_reason` signs it)."""
+    return DISABLED_REASON_MAX - len(f" ({staff})")
+
+
+def staff_reason(*, given: Any, staff: str) -> str:
+    """The reason a bot disabled by `staff` (their username) shows: what they typed, its spaces
+    collapsed, or "disabled by staff", signed with their name. Invalid past `staff_reason_max`."""
+    typed = " ".join(str(given or "").split())
+    most = staff_reason_max(staff=staff)
+    if len(typed) > most:
+        raise Invalid(f"the reason has at most {most} characters here (this one has {len(typed)})")
+    return f"{typed} ({staff})" if typed else f"disabled by staff ({staff})"
+
+
 def set_disabled(*, bot: Bot, disabled: bool, reason: str = "") -> None:
     """Staff: stop a bot from playing, saying why on its page (or let it play again). Invalid for a
     reason too long or that a page cannot show as it is."""

@@ -27,6 +27,17 @@ def archive_name(version: BotVersion) -> str:
     return f"versions/{version.bot_id}/{version.number}-{version.sha256[:16]}.zip"
 
 
+def download_name(version: BotVersion) -> str:
+    """The file name a download of the version's archive gets: `<bot>-v<number>.zip`."""
+    return f"{version.bot.name}-v{version.number}.zip"
+
+
+def validation_replay_download_name(version: BotVersion) -> str:
+    """The file name a download of the version's validation replay gets (and the page's commands
+    read): `<bot>-v<number>-validation.json.gz`, as the page names the version, not by its API id."""
+    return f"{version.bot.name}-v{version.number}-validation.json.gz"
+
+
 def save_archive(version: BotVersion, data: bytes | IO[bytes]) -> str:
     """Store the archive (bytes, or a file the storage reads in chunks); returns the name the storage chose."""
     content = ContentFile(data) if isinstance(data, bytes) else File(data, name="archive.zip")

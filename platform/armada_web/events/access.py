@@ -15,7 +15,7 @@ from django.db.models import Q, QuerySet
 
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import bots_of
-from armada_web.events.models import Event, EventEntry, EventState
+from armada_web.events.models import Event, EventEntry, EventFormat, EventState
 from armada_web.teams.access import removed_from_ids, team_ids
 from armada_web.web.roles import is_staff
 
@@ -126,6 +126,18 @@ def enterable_bots(*, user: Any, event: Event, invite: Any = "") -> list[Bot]:
     if not is_owner(user=user, event=event) and not invite:
         bots = bots.filter(team_id__in=invited_team_ids(user=user, event=event))
     return list(bots)
+
+
+#: An event's fields its owner sets for how and when it plays (all of them change only while it is open).
+TIMING = frozenset({"starts", "ends", "max_entrants", "games_per_pair"})
+
+
+def changeable_fields(*, event: Event) -> frozenset[str]:
+    """The fields of `event` its owner may change now (`services.edit_event` refuses the others): its
+    name at any time; while it is open every field of `TIMING`; a running ladder's end."""
+    running_ladder = event.state == EventState.RUNNING and event.format == EventFormat.LADDER
+    return frozenset({"name"}) | (TIMING if event.state == EventState.OPEN
+                                  else frozenset({"ends"}) if running_ladder else frozenset())
 
 
 def invite_refusal(*, event: Event) -> str | None:

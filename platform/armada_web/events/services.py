@@ -165,8 +165,7 @@ def edit_event(*, user: Any, event: Event, name: Any = UNCHANGED, starts: Any = 
         timing = {"starts": starts, "ends": ends, "max_entrants": max_entrants, "games_per_pair": games_per_pair}
         asked = [field for field, value in timing.items() if value is not UNCHANGED]
         running_ladder = locked.state == EventState.RUNNING and locked.format == EventFormat.LADDER
-        allowed = set(timing) if locked.state == EventState.OPEN else {"ends"} if running_ladder else set()
-        refused = [field for field in asked if field not in allowed]
+        refused = [field for field in asked if field not in access.changeable_fields(event=locked)]
         if refused:
             hint = " (a running ladder's end still does)" if running_ladder else ""
             raise Conflict(f"this event is {locked.state}: its {', '.join(refused)} no longer change{hint}")

@@ -26,7 +26,7 @@ from armada_web.integrity.models import (
 )
 from armada_web.integrity.queries import decisions_for, team_decided
 from armada_web.integrity.signals import disqualified
-from armada_web.seasons.models import Entry, Season, SeasonState, state_said
+from armada_web.seasons.models import BEFORE_CLOSE, Entry, Season, state_said
 from armada_web.seasons.services import withdraw_entries
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Team
@@ -209,7 +209,7 @@ def _confirm_by(decision: Disqualification) -> None:
 
 def _closed(season: Season) -> Season:
     """`season`, once closed; Conflict before: its entries are made at the close (docs/integrity.md)."""
-    if season.state in (SeasonState.UPCOMING, SeasonState.OPEN):
+    if season.state in BEFORE_CLOSE:
         raise Conflict(f"season {season.slug} is {state_said(season.state)}: its entries are made at its close, "
                        "so there is nothing to disqualify before it (the checks run at the close)")
     return season

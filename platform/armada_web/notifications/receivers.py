@@ -46,7 +46,7 @@ def mail_failed_version(sender: Any, version: BotVersion, **_: Any) -> None:
                    key=f"version-{version.pk}-{version.status}-{version.finished:%Y%m%d%H%M%S%f}"
                    if version.finished else f"version-{version.pk}-{version.status}",
                    subject=f"{bot.name} v{version.number} is {version.status}",
-                   body=f"Version {version.number} of your bot {bot.name}{team_words(bot)} is {version.status}: "
+                   body=f"Version {version.number} of your bot {bot.name}{team_words(bot=bot)} is {version.status}: "
                         f"{shown_note(version.detail, user=None)}\n\nIts page, with the bot's log: {page}{_footer()}")
 
 
@@ -65,7 +65,7 @@ def mail_season_results(sender: Any, season: Season, **_: Any) -> None:
         notify_team_of(bot=bot, fallback_user_id=standing.owner_id, topic="season_results",
                        key=f"season-{season.pk}-{standing.bot_ref}",
                        subject=f"{season.name}: {standing.bot_name} finished {standing.place} of {entrants}",
-                       body=f"The season {season.name} is finished. Your bot {standing.bot_name}{team_words(bot)} "
+                       body=f"The season {season.name} is finished. Your bot {standing.bot_name}{team_words(bot=bot)} "
                             f"(version {standing.version_number}) placed {standing.place} of {entrants}, "
                             f"score {standing.score:g} "
                             + (f"after {standing.games} games" if standing.games else
@@ -114,7 +114,7 @@ def _mail_changed_places(*, season: Season, places_before: dict[int, int]) -> No
                        key=f"season-{season.pk}-{standing.bot_ref}-place-{standing.place}",
                        subject=f"{season.name}: {standing.bot_name} now placed {standing.place} of {entrants}",
                        body=f"The final standings of the season {season.name} changed: the organisers disqualified "
-                            f"an entry. Your bot {standing.bot_name}{team_words(bot)} (version "
+                            f"an entry. Your bot {standing.bot_name}{team_words(bot=bot)} (version "
                             f"{standing.version_number}) now places {standing.place} of {entrants}; it placed "
                             f"{before} before.\n\nThe final standings: {_site(f'/seasons/{season.slug}/')}{_footer()}")
 

@@ -37,7 +37,7 @@ def notify_team(*, team_id: int | None, topic: str, key: str, subject: str, body
     return recipients
 
 
-def team_words(bot: Bot | None) -> str:
+def team_words(*, bot: Bot | None) -> str:
     """How a mail names the bot's team: nothing for a personal team (or a bot gone), " (team NAME)"
     for another."""
     if bot is None or bot.team.personal:

@@ -232,7 +232,8 @@ def version_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                "crash_line": queries.crash_line(version=version) if private else "",
                "orders": json.dumps(version.orders, indent=2) if version.orders and private else "",  # as sent
                "validation_replay_url": reverse("api-bot-version-replay", args=[version.pk]),
-               "rerun": replay_rerun_command(replay_file=f"{bot.name}-v{version.number}-validation.json.gz",
+               "replay_file": storage.validation_replay_download_name(version),
+               "rerun": replay_rerun_command(replay_file=storage.validation_replay_download_name(version),
                                              game_seed=version.validation_seed, seat=1,
                                              bot_name=bot.name) if private else "",
                "viewer_seats": seats_attribute({1: bot.name, 2: f"{game.validation_opponent} starter"},
@@ -248,7 +249,7 @@ def version_source(request: HttpRequest, pk: int, number: int) -> FileResponse:
     handle = storage.open_archive(version)
     if handle is None:
         raise Http404("no such version")
-    response = FileResponse(handle, as_attachment=True, filename=f"{bot.name}-v{version.number}.zip",
+    response = FileResponse(handle, as_attachment=True, filename=storage.download_name(version),
                             content_type="application/zip")
     response["Cache-Control"] = "private, no-store"
     return response

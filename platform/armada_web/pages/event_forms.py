@@ -10,7 +10,8 @@ from django import forms
 from django.conf import settings
 
 from armada_web.bots.models import Bot, Game
-from armada_web.events.models import Event, EventFormat, EventState
+from armada_web.events.access import changeable_fields
+from armada_web.events.models import Event, EventFormat
 from armada_web.events.services import FAR_TOO_LONG, INVITE_MAX, NAME_MAX, NAME_READ_MAX
 
 
@@ -75,9 +76,7 @@ class EventEditForm(forms.Form):
         for name, limit in (("games_per_pair", config.event_max_games_per_pair),
                             ("max_entrants", config.event_max_entrants)):
             self.fields[name].widget.attrs["max"] = str(limit)
-        running_ladder = event.state == EventState.RUNNING and event.format == EventFormat.LADDER
-        keep = {"name", "starts", "ends", "max_entrants", "games_per_pair"} if event.state == EventState.OPEN \
-            else {"name", "ends"} if running_ladder else {"name"}
+        keep = set(changeable_fields(event=event))
         if event.format != EventFormat.ROUND_ROBIN:
             keep.discard("games_per_pair")
         for field in set(self.fields) - keep:

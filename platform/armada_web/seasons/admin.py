@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 
 from armada_web.games import spec
 from armada_web.seasons import services
-from armada_web.seasons.models import Entry, Season, SeasonState, Standing
+from armada_web.seasons.models import BEFORE_CLOSE, Entry, Season, SeasonState, Standing
 from armada_web.web.admin import DeletedOneByOne, ModelAdmin
 from armada_web.web.errors import DomainError
 
@@ -109,7 +109,7 @@ class SeasonAdmin(DeletedOneByOne, ModelAdmin):
 
     def get_readonly_fields(self, request: Any, obj: Season | None = None) -> list[str]:
         fixed = ["slug", "game"] if obj is not None else []  # a season keeps its slug and game
-        if obj is not None and obj.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+        if obj is not None and obj.state not in BEFORE_CLOSE:
             fixed += ["entry_rule", "invited_users", "team_max_members", "one_team_per_person"]  # frozen entries
         return [*fixed, *self.readonly_fields]
 

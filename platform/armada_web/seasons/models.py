@@ -22,6 +22,11 @@ class SeasonState(models.TextChoices):
     """The final standings are stored and never change."""
 
 
+#: The states before a season's close: no entries yet, its entry and team rules may still change,
+#: and it may be deleted.
+BEFORE_CLOSE = (SeasonState.UPCOMING, SeasonState.OPEN)
+
+
 def state_said(state: str) -> str:
     """A season's state as a sentence says it: "season s1 is closed", "... is in its finals"."""
     return "in its finals" if state == SeasonState.FINALS else str(state)

@@ -24,12 +24,10 @@ from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
 from armada_web.seasons.entries import Seeding, admitted, may_enter, members_of, order, seeding, skill_of
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
+from armada_web.seasons.models import BEFORE_CLOSE, Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.web.errors import NotFound
 from armada_web.web.inputs import storable
-
-LIVE = (SeasonState.UPCOMING, SeasonState.OPEN)
 
 
 def seasons() -> QuerySet[Season]:
@@ -74,7 +72,7 @@ def team_rule_seeding(season: Season) -> Seeding | None:
     """While `season` is open and has team rules: who would enter and who its rules would leave out
     (`entries.seeding`), computed once for a page (`standings`, `entry_count` and `left_out_by_team_rules`
     take it); None otherwise, when none of them needs it."""
-    if season.state not in LIVE or not (season.team_max_members or season.one_team_per_person):
+    if season.state not in BEFORE_CLOSE or not (season.team_max_members or season.one_team_per_person):
         return None
     return seeding(season)
 
@@ -82,7 +80,7 @@ def team_rule_seeding(season: Season) -> Seeding | None:
 def entry_count(season: Season, *, seeded: Seeding | None = None) -> int:
     """Frozen entries, or while it is open the bots that would enter if it closed now (its entry
     rule applied, and its team rules as the close applies them: `entries.seeding`)."""
-    if season.state not in LIVE:
+    if season.state not in BEFORE_CLOSE:
         return season.entries.count()
     seeded = seeded or team_rule_seeding(season)
     if seeded is not None:
@@ -94,7 +92,7 @@ def entry_count(season: Season, *, seeded: Seeding | None = None) -> int:
 def left_out_by_team_rules(season: Season, *, seeded: Seeding | None = None) -> list[str]:
     """The bots its team rules would leave out if it closed now (open), or left out at its close,
     as "BOT (TEAM)" (every bot's team is public, as its page shows)."""
-    if season.state not in LIVE:
+    if season.state not in BEFORE_CLOSE:
         return list(season.left_out or [])
     seeded = seeded or team_rule_seeding(season)
     return seeded.named_left_out() if seeded is not None else []
@@ -118,7 +116,7 @@ def entering(season: Season, user: Any = None) -> Entering:
     rule = EntryRule(season.entry_rule)
     invited = season.invited_users.count() if rule == EntryRule.INVITED else None
     # (a closed season's entries are frozen: nobody's bots may enter it any more)
-    viewer = (may_enter(season=season, user=user) and season.state in LIVE) \
+    viewer = (may_enter(season=season, user=user) and season.state in BEFORE_CLOSE) \
         if user is not None and user.is_authenticated else None
     return Entering(rule.value, rule.label, invited, viewer)
 
@@ -165,7 +163,7 @@ def standings(season: Season, *, seeded: Seeding | None = None) -> list[Row]:
         return [Row(s.place, s.bot_ref, s.bot_name, _owner(s.owner), s.version_ref, s.version_number, s.score,
                     s.games, s.stage, s.bot_ref in existing, s.team_ref, s.team_name, tuple(s.members))
                 for s in rows]
-    if season.state in LIVE:
+    if season.state in BEFORE_CLOSE:
         return _live(season, seeded or team_rule_seeding(season))
     rated = spec(season.game).rated
     entries = list(Entry.objects.filter(season=season).select_related("owner"))
@@ -252,7 +250,7 @@ class Phase:
 
 
 def phase(season: Season) -> Phase:
-    return Phase(live=season.state in LIVE, finals=season.state == SeasonState.FINALS,
+    return Phase(live=season.state in BEFORE_CLOSE, finals=season.state == SeasonState.FINALS,
                  finished=season.state == SeasonState.FINISHED)
 
 
@@ -310,7 +308,7 @@ def placements_of_bot(bot_id: int) -> list[Placement]:
     running = Entry.objects.filter(bot_ref=bot_id).exclude(season__state=SeasonState.FINISHED) \
         .select_related("season").order_by("-season__ends")
     for entry in running:
-        place = standings_place(entry) if entry.season.state not in LIVE else None
+        place = standings_place(entry) if entry.season.state not in BEFORE_CLOSE else None
         out.append(Placement(entry.season, place, False, None))
     return out
 

@@ -22,7 +22,7 @@ from armada_web.games import spec
 from armada_web.matches.capacity import known_workers
 from armada_web.seasons import entries, finals
 from armada_web.seasons.logic import finals as finals_logic
-from armada_web.seasons.models import Entry, EntryRule, Season, SeasonState, Standing, state_said
+from armada_web.seasons.models import BEFORE_CLOSE, Entry, EntryRule, Season, SeasonState, Standing, state_said
 from armada_web.seasons.signals import season_closed, season_finished
 from armada_web.teams.logic.names import DELETED_USER
 from armada_web.teams.models import Membership
@@ -98,7 +98,7 @@ def check_season(*, slug: Any, game: Any, name: Any, opens: Any = None, closes: 
     if new and closes_at <= now:  # first: a wrong year is the likely cause of any order below
         raise Invalid(f"a new season closes in the future, not at {closes_at.isoformat()} (now is "
                       f"{now.isoformat(timespec='seconds')}): check the year of its dates")
-    if state in (SeasonState.UPCOMING, SeasonState.OPEN) and closes_at <= now:
+    if state in BEFORE_CLOSE and closes_at <= now:
         raise Invalid(f"season {slug} is {state_said(state)}: it closes in the future, not at {closes_at.isoformat()} "
                       f"(now is {now.isoformat(timespec='seconds')}; a close in the past would close it at once, its "
                       "entries frozen for good): check the year; to close it now, use the action 'Close the "
@@ -199,7 +199,7 @@ def set_entry_rule(*, season: Season, entry_rule: Any, invited: Iterable[Any] = 
     rule, users = check_entry_rule(entry_rule=entry_rule, invited=invited)
     with transaction.atomic():
         locked = _locked(season)
-        if locked.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+        if locked.state not in BEFORE_CLOSE:
             raise Conflict(f"season {locked.slug} is {state_said(locked.state)}: its entries are frozen, so its "
                            "entry rule changes only before the close")
         locked.entry_rule = rule
@@ -214,7 +214,7 @@ def set_team_rules(*, season: Season, team_max_members: Any = None, one_team_per
     size, one_team = check_team_rules(team_max_members=team_max_members, one_team_per_person=one_team_per_person)
     with transaction.atomic():
         locked = _locked(season)
-        if locked.state not in (SeasonState.UPCOMING, SeasonState.OPEN):
+        if locked.state not in BEFORE_CLOSE:
             raise Conflict(f"season {locked.slug} is {state_said(locked.state)}: its entries are frozen, so its "
                            "team rules change only before the close")
         locked.team_max_members, locked.one_team_per_person = size, one_team
@@ -225,7 +225,7 @@ def set_team_rules(*, season: Season, team_max_members: Any = None, one_team_per
 def may_delete(*, season: Season) -> bool:
     """Only a season that has not closed may be deleted: a closed one's entries, finals and final
     standings (and the integrity checks' audit of it) stay for good (docs/seasons.md)."""
-    return season.state in (SeasonState.UPCOMING, SeasonState.OPEN)
+    return season.state in BEFORE_CLOSE
 
 
 def _locked(season: Season) -> Season:
@@ -335,7 +335,7 @@ def preview_finals(*, season: Season, stages: Any = None, games: Any = None,
     return _outlook(season, plan, now or timezone.now(), before_close=True)
 
 
-def past_end_said(outlook: FinalsPreview, ends: datetime) -> str:
+def past_end_said(*, outlook: FinalsPreview, ends: datetime) -> str:
     """Why finals whose forecast runs past the season's end (`ends`) are not started."""
     ahead = outlook.forecast
     assert ahead is not None
@@ -370,7 +370,7 @@ def start_finals(*, season: Season, stages: Any = None, games: Any = None, now: 
             entries.league_result(locked)
             return _finish(locked, now)
         if not past_end and outlook.forecast is not None and outlook.forecast.past_end:
-            raise Conflict(past_end_said(outlook, locked.ends))
+            raise Conflict(past_end_said(outlook=outlook, ends=locked.ends))
         finals.begin(season=locked, plan=plan, start=finals_logic.Start(settings.ARMADA.finals_start), now=now)
         if locked.matches_total == 0:  # fewer than two entries: nothing to play
             return _finish(locked, now)
@@ -434,7 +434,7 @@ def withdraw_entries(*, season: Season, version_ref: int | None = None, owner_id
         raise Invalid("withdraw a version's entry, an account's entries or a team's entries")
     with transaction.atomic():
         locked = _locked(season)
-        if locked.state in (SeasonState.UPCOMING, SeasonState.OPEN):
+        if locked.state in BEFORE_CLOSE:
             raise Conflict(f"season {locked.slug} is {state_said(locked.state)}: it has no entries before its close")
         ids = list(Entry.objects.filter(season=locked, **given).values_list("pk", flat=True))
         if not ids:

@@ -27,14 +27,12 @@ from armada_web.games import spec
 from armada_web.ladder.league import active_races
 from armada_web.ladder.matchmaking import ranked_versions
 from armada_web.seasons.entries import admitted, size_limit
-from armada_web.seasons.models import Entry, Season, SeasonState, state_said
+from armada_web.seasons.models import BEFORE_CLOSE, Entry, Season, SeasonState, state_said
 from armada_web.teams.models import Membership, Team
 from armada_web.web.errors import Conflict
 
 #: States in which a season's entries are frozen and so its entered teams' members.
 FROZEN = (SeasonState.CLOSED, SeasonState.FINALS)
-#: States in which a season is still to close: its team rules refuse joins that break them.
-BEFORE_CLOSE = (SeasonState.UPCOMING, SeasonState.OPEN)
 
 
 def _would_enter(season: Season) -> QuerySet[Any]:
