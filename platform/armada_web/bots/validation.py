@@ -274,13 +274,17 @@ def fall_back(version: BotVersion) -> None:
     """A version that was its bot's active one ended invalid or in error (staff validated it again,
     and it failed, or the platform did): the bot's newest valid version plays again (`refresh_active`),
     so a failure of the platform's does not bench the bot. A pin on it goes (only a valid version may
-    be active; the version's page says what happened); a retired bot keeps its record as it was."""
-    bot = Bot.objects.filter(pk=version.bot_id, active_version_id=version.pk, retired__isnull=True).first()
-    if bot is None:
-        return
-    if bot.pinned:
-        Bot.objects.filter(pk=bot.pk).update(pinned=False)
-    refresh_active(bot=bot)
+    be active; the version's page says what happened); a retired bot keeps its record as it was.
+    The bot's row is locked first: an owner pinning another version meanwhile keeps that pin."""
+    with transaction.atomic():
+        bot = Bot.objects.select_for_update().filter(pk=version.bot_id, active_version_id=version.pk,
+                                                     retired__isnull=True).first()
+        if bot is None:
+            return
+        if bot.pinned:
+            bot.pinned = False
+            bot.save(update_fields=["pinned"])
+        refresh_active(bot=bot)
 
 
 def finished(version: BotVersion, status: str) -> None:
