@@ -128,11 +128,11 @@ def test_season_results_go_to_the_team_and_for_a_bot_gone_to_its_entrys_user(cre
 
 def test_the_recipients_are_the_members_now_each_once(crew):
     from armada_web.bots.models import Bot
-    from armada_web.notifications.services import members_of, notify_team_of, team_words
+    from armada_web.notifications.services import member_ids, notify_team_of, team_words
     from armada_web.teams.services import personal_team
 
     team, people = crew
-    assert members_of(team_id=team.pk) == [people[n].pk for n in ("ann", "ben", "cal", "dee")]
+    assert member_ids(team_id=team.pk) == [people[n].pk for n in ("ann", "ben", "cal", "dee")]
     bot = Bot.objects.create(owner=people["ann"], team=team, game="galaxy", name="solo")
     assert team_words(bot=bot) == " (team Crew)" and team_words(bot=None) == ""
     mine = Bot.objects.create(owner=people["eve"], team=personal_team(user=people["eve"]), game="galaxy", name="own")

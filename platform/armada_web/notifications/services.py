@@ -10,10 +10,9 @@ from armada_web.bots.models import Bot
 from armada_web.teams.models import Membership
 
 
-def members_of(*, team_id: int) -> list[int]:
+def member_ids(*, team_id: int) -> list[int]:
     """The ids of the team's members now (each once, in the order they joined)."""
-    ids = (Membership.objects.current().filter(team_id=team_id, user__isnull=False)
-           .order_by("joined", "id").values_list("user_id", flat=True))
+    ids = Membership.objects.members().filter(team_id=team_id).values_list("user_id", flat=True)
     return list(dict.fromkeys(user_id for user_id in ids if user_id is not None))
 
 
@@ -29,7 +28,7 @@ def notify_team_of(*, bot: Bot | None, topic: str, key: str, subject: str, body:
 def notify_team(*, team_id: int | None, topic: str, key: str, subject: str, body: str,
                 fallback_user_id: int | None = None) -> list[int]:
     """`notify_team_of` by the team's id (a season's entry keeps its team's id, not its bot)."""
-    recipients = members_of(team_id=team_id) if team_id is not None else []
+    recipients = member_ids(team_id=team_id) if team_id is not None else []
     if not recipients and fallback_user_id is not None:
         recipients = [fallback_user_id]
     for user_id in recipients:

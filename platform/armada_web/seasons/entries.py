@@ -58,12 +58,12 @@ def size_limit(season: Season) -> int:
     return min(season.team_max_members, site) if season.team_max_members else site
 
 
-def members_of(team_ids: list[int]) -> dict[int, list[str]]:
+def usernames_by_team(team_ids: list[int]) -> dict[int, list[str]]:
     """Each team's members' usernames now, in the order they joined."""
     out: dict[int, list[str]] = {}
     for start in range(0, len(team_ids), 900):  # a bounded IN list per query (SQLite's variables)
-        rows = (Membership.objects.current().filter(team_id__in=team_ids[start:start + 900], user__isnull=False)
-                .order_by("joined", "id").values_list("team_id", "user__username"))
+        rows = (Membership.objects.members().filter(team_id__in=team_ids[start:start + 900])
+                .values_list("team_id", "user__username"))
         for team_id, username in rows:
             out.setdefault(team_id, []).append(username)
     return out
@@ -72,7 +72,7 @@ def members_of(team_ids: list[int]) -> dict[int, list[str]]:
 def _team_rules(season: Season, versions: list[BotVersion]) -> tuple[list[BotVersion], dict[int, list[str]]]:
     """The versions (in seed order) whose teams the season's team rules let in, and every team's members."""
     order = [v.bot.team_id for v in versions]
-    members = members_of(sorted(set(order)))
+    members = usernames_by_team(sorted(set(order)))
     if not season.team_max_members and not season.one_team_per_person:
         return versions, members
     taken = teams_logic.admissible(order, members, limit=size_limit(season) if season.team_max_members else None,

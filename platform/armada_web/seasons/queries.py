@@ -22,7 +22,7 @@ from armada_web.ladder.queries import ladder
 from armada_web.matches.capacity import known_workers
 from armada_web.matches.models import MatchStatus
 from armada_web.seasons import finals
-from armada_web.seasons.entries import Seeding, admitted, may_enter, members_of, order, seeding, skill_of
+from armada_web.seasons.entries import Seeding, admitted, may_enter, order, seeding, skill_of, usernames_by_team
 from armada_web.seasons.logic import finals as finals_logic
 from armada_web.seasons.models import BEFORE_CLOSE, Entry, EntryRule, FinalsGame, Season, SeasonState, Standing
 from armada_web.teams.logic.names import DELETED_USER
@@ -183,13 +183,13 @@ def _live(season: Season, seeded: Seeding | None) -> list[Row]:
     if spec(season.game).rated:
         rated = [r for r in admitted(season=season, rows=ladder(season.game), owner=owner)
                  if kept is None or r.version_id in kept]
-        members = members_of(sorted({r.version.bot.team_id for r in rated}))
+        members = usernames_by_team(sorted({r.version.bot.team_id for r in rated}))
         return [Row(place, r.version.bot_id, r.version.bot.name, _owner(r.version.bot.owner), r.version_id,
                     r.version.number, round(r.score, 3), r.games, 1, True, *_team(r.version.bot.team, members))
                 for place, r in enumerate(rated, 1)]
     table = [e for e in admitted(season=season, rows=league.table(), owner=owner)
              if kept is None or e.version_id in kept]
-    members = members_of(sorted({e.version.bot.team_id for e in table}))
+    members = usernames_by_team(sorted({e.version.bot.team_id for e in table}))
     return [Row(place, e.version.bot_id, e.version.bot.name, _owner(e.version.bot.owner), e.version_id,
                 e.version.number, float(e.points), e.played, 1, True, *_team(e.version.bot.team, members))
             for place, e in enumerate(table, 1)]

@@ -30,6 +30,10 @@ class MembershipQuerySet(models.QuerySet["Membership"]):
         """Memberships not ended (the member is in the team now)."""
         return self.filter(left__isnull=True)
 
+    def members(self) -> MembershipQuerySet:
+        """The members now (memberships not ended, of accounts not deleted), in the order they joined."""
+        return self.current().filter(user__isnull=False).order_by("joined", "id")
+
 
 class Membership(models.Model):
     """A user in a team from `joined` until `left` (kept after: the team's history)."""

@@ -18,14 +18,13 @@ def teams_of(*, user: Any) -> QuerySet[Team]:
 def teams_with_members(*, user: Any) -> QuerySet[Team]:
     """`teams_of(user=)`, each with its members now (`current_members`, `members`' rows) fetched
     for the whole list in one query."""
-    current = Membership.objects.current().filter(user__isnull=False).select_related("user").order_by("joined", "id")
+    current = Membership.objects.members().select_related("user")
     return teams_of(user=user).prefetch_related(Prefetch("memberships", queryset=current, to_attr="current_members"))
 
 
 def members(team: Team) -> QuerySet[Membership]:
     """The team's members now, in the order they joined."""
-    return (Membership.objects.current().filter(team=team, user__isnull=False).select_related("user")
-            .order_by("joined", "id"))
+    return Membership.objects.members().filter(team=team).select_related("user")
 
 
 def history(team: Team) -> QuerySet[Membership]:
