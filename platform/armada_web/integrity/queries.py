@@ -125,6 +125,31 @@ def taken_by_decisions(*, season: Season, version_ids: list[int]) -> set[int]:
             if v.bot.owner_id in users or v.bot.team_id in teams}
 
 
+def decided(*, season: Season | None) -> set[str]:
+    """What the season's disqualifications already took, as `field:value` of the findings' buttons
+    (`version:ID`, `username:NAME`): such a button shows the decision instead."""
+    if season is None:
+        return set()
+    return {f"version:{d.version_ref}" if d.version_ref else f"username:{d.username}"
+            for d in disqualifications(season=season) if d.version_ref or (d.username and not d.team_name)}
+
+
+def _version_ids(targets: list[tuple[str, str, str]]) -> list[int]:
+    return [int(value) for field, value, _label in targets if field == "version" and value.isdigit()]
+
+
+def settled(*, season: Season | None, targets: list[list[tuple[str, str, str]]], done: set[str]) -> list[bool]:
+    """For each finding's `targets` (`season_targets`), whether a subject was disqualified already: by
+    its own decision (`done`, from `decided`) or, a version, with its account's or team's (one query
+    for them all). Such an open finding says to confirm or dismiss it (an organiser's trial: after
+    disqualifying the copier with the form, not the finding's button, its copy findings stayed open
+    among the ones to act on)."""
+    taken = set() if season is None else taken_by_decisions(
+        season=season, version_ids=[v for each in targets for v in _version_ids(each)])
+    return [any(f"{field}:{value}" in done for field, value, _label in each)
+            or any(v in taken for v in _version_ids(each)) for each in targets]
+
+
 def season_targets(*, finding: Finding, season: Season | None) -> list[tuple[str, str, str]]:
     """`finding.targets` as a season's buttons offer them: a version without an entry there stands
     for its bot's entered version, if the bot has one (a copy may be shown in a version older than

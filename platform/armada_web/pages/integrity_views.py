@@ -86,44 +86,14 @@ def _keep_draft(request: HttpRequest, error: DomainError | None, *, finding: int
                               "reason": post.get("reason", ""), "error": str(error) if error else ""}
 
 
-def _done(season: Season | None) -> set[str]:
-    """What the season's disqualifications already took, as `field:value` of the findings' buttons
-    (`version:ID`, `username:NAME`): such a button shows the decision instead."""
-    if season is None:
-        return set()
-    return {f"version:{d.version_ref}" if d.version_ref else f"username:{d.username}"
-            for d in queries.disqualifications(season=season) if d.version_ref or (d.username and not d.team_name)}
-
-
-def _versions(targets: list[tuple[str, str, str]]) -> list[int]:
-    return [int(value) for field, value, _label in targets if field == "version" and value.isdigit()]
-
-
-def _taken(season: Season | None, targets: list[list[tuple[str, str, str]]]) -> set[int]:
-    """The versions among the findings' `targets` whose entry their account's or team's
-    disqualification took (one query for the page)."""
-    if season is None:
-        return set()
-    return queries.taken_by_decisions(season=season, version_ids=[v for t in targets for v in _versions(t)])
-
-
-def _settled(targets: list[tuple[str, str, str]], done: set[str], taken: set[int]) -> bool:
-    """Whether a subject of a finding was disqualified already: by its own decision (`done`) or, a
-    version, with its account's or team's (`taken`). Such an open finding says to confirm or dismiss
-    it (an organiser's trial: after disqualifying the copier with the form, not the finding's button,
-    its copy findings stayed open among the ones to act on)."""
-    return (any(f"{field}:{value}" in done for field, value, _label in targets)
-            or any(v in taken for v in _versions(targets)))
-
-
 @staff_only
 def report(request: HttpRequest) -> HttpResponse:
     season = _season(request.GET.get("season") or None)
-    done, entered = _done(season), queries.entered_versions(season=season)
+    done, entered = queries.decided(season=season), queries.entered_versions(season=season)
     found = [(f, queries.season_targets(finding=f, season=season)) for f in queries.findings(season=season)]
-    taken = _taken(season, [targets for _f, targets in found])
-    rows = [{"finding": f, "links": queries.links(f), "targets": targets, "settled": _settled(targets, done, taken)}
-            for f, targets in found]
+    settled = queries.settled(season=season, targets=[targets for _f, targets in found], done=done)
+    rows = [{"finding": f, "links": queries.links(f), "targets": targets, "settled": was_settled}
+            for (f, targets), was_settled in zip(found, settled, strict=True)]
     context = {"season": season, "seasons": season_queries.seasons(), "rows": rows,
                "counts": queries.counts(season=season), "last_run": queries.last_run(season=season),
                "run": queries.run_state(season=season),
@@ -140,10 +110,10 @@ def finding(request: HttpRequest, pk: int) -> HttpResponse:
     item = queries.finding(pk)
     context = {"item": item, "links": queries.links(item), "passages": queries.side_by_side(item),
                "versions": [_dated(v) for v in (item.evidence or {}).get("versions", [])], "season": item.season,
-               "done": (done := _done(item.season)),
+               "done": (done := queries.decided(season=item.season)),
                "entered": queries.entered_versions(season=item.season),
                "targets": (targets := queries.season_targets(finding=item, season=item.season)),
-               "settled": _settled(targets, done, _taken(item.season, [targets])),
+               "settled": queries.settled(season=item.season, targets=[targets], done=done)[0],
                "draft": request.session.pop(DRAFT, None), "from_finding": True}
     return render(request, "integrity/finding.html", context)
 
