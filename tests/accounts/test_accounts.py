@@ -495,6 +495,27 @@ def test_a_token_name_keeps_its_own_scripts_and_emoji(client, make_user):
     assert answer.json()["name"] == "two words"
 
 
+def test_a_token_name_of_64_characters_is_kept_and_one_more_is_refused(client, make_user):
+    """TOKEN_NAME_MAX's edge in `clean_token_name` (counted once its spaces are folded): 64 characters
+    fit, 65 are refused; the API refuses 65 too, and keeps 64."""
+    from armada_web.accounts.models import ApiToken
+    from armada_web.accounts.services import clean_token_name
+    from armada_web.web.errors import Invalid
+
+    assert clean_token_name(name="n" * 30 + "   " + "m" * 33 + " ") == "n" * 30 + " " + "m" * 33
+    with pytest.raises(Invalid, match=r"^token name too long: 65 characters \(at most 64\)$"):
+        clean_token_name(name="n" * 32 + "    " + "m" * 32)  # 65 once folded
+    make_user("wes")
+
+    def ask(name):
+        return client.post("/api/tokens/", {"username": "wes", "password": PASSWORD, "name": name},
+                           content_type="application/json")
+
+    assert ask("n" * 64).status_code == 201
+    assert ask("n" * 65).status_code == 400
+    assert list(ApiToken.objects.filter(user__username="wes").values_list("name", flat=True)) == ["n" * 64]
+
+
 @pytest.mark.parametrize("name", ["..", "."])
 def test_the_admin_neither_creates_nor_renames_a_user_to_only_dots(client, make_user, name):
     """Staff add and rename users in Django's admin: the same rule as sign-up (`check_username`),

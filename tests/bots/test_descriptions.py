@@ -33,3 +33,20 @@ def test_lines_tabs_and_any_alphabet_are_kept(make_user):
     answer = client.post("/api/bots/", {"name": "calm", "game": "galaxy", "description": text}, format="json")
     assert answer.status_code == 201, answer.json()
     assert Bot.objects.get(name="calm").description == text
+
+
+def test_a_description_of_2000_characters_is_kept_and_one_more_is_refused(make_user):
+    """The bound, in the service every caller goes through (the API's serializer and the page's form
+    check it first, each with its own words): 2000 characters fit; 2001 are refused, no bot made."""
+    from armada_web.bots import services
+    from armada_web.web.errors import Invalid
+
+    alice = make_user("alice")
+    assert len(services.create_bot(user=alice, name="wordy", game="galaxy", description="d" * 2000).description) == 2000
+    with pytest.raises(Invalid, match=r"^description too long: 2001 characters \(at most 2000\)$"):
+        services.create_bot(user=alice, name="wordier", game="galaxy", description="d" * 2001)
+    client = APIClient()
+    client.force_authenticate(alice)
+    long = client.post("/api/bots/", {"name": "wordier", "game": "galaxy", "description": "d" * 2001}, format="json")
+    assert long.status_code == 400 and "2000 characters" in long.json()["detail"]
+    assert not Bot.objects.filter(name="wordier").exists()

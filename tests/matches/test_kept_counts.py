@@ -61,6 +61,30 @@ def test_tallies_follow_made_recorded_and_voided_matches(make_user, valid_versio
     assert counts(a.bot_id) == (3, 0, 1, 0)  # a voided match stays one of its matches; no result to take back
 
 
+def test_cancel_queued_voids_only_the_matches_no_worker_has_taken(make_user, valid_version):
+    """A season's or an event's end cancels its waiting matches with one conditional update: a match a
+    worker claimed between the caller's read and the update plays on (and a finished one keeps its
+    result); only those still queued become void, with the reason, and are counted."""
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH
+    from armada_web.matches.models import Match
+    from armada_web.matches.services import cancel_queued, create_match
+
+    a = valid_version(make_user("alice"), "alpha")
+    b = valid_version(make_user("bob"), "bravo")
+    waiting, taken, done = (create_match(game="galaxy", first=a, second=b) for _ in range(3))
+    assert claim(kind=MATCH, job_id=taken.pk) is not None  # a worker took it meanwhile
+    finish(done, winner=1)
+    ids = [waiting.pk, taken.pk, done.pk]
+    assert cancel_queued(match_ids=ids, reason="cancelled: the event ended before it was played") == 1
+    rows = {m.pk: (m.status, m.reason) for m in Match.objects.filter(pk__in=ids)}
+    assert rows == {waiting.pk: ("void", "cancelled: the event ended before it was played"),
+                    taken.pk: ("running", ""), done.pk: ("finished", "")}
+    assert Match.objects.get(pk=waiting.pk).finished is not None
+    assert counts(a.bot_id) == (3, 1, 0, 0)  # the finished match's win stands
+    assert cancel_queued(match_ids=[], reason="nothing") == 0
+
+
 def test_the_playing_flag_follows_every_change_of_the_playing_version(make_user, valid_version):
     from armada_web.bots import services
     from armada_web.bots.activation import refresh_active

@@ -26,6 +26,28 @@ def test_matches_at_once_follow_the_cores_and_the_memory() -> None:
     assert match_concurrency(cores=2, memory_mb=HOST_RESERVE_MB, bot_memory_mb=1024) == 1
 
 
+def test_the_host_memory_is_the_containers_limit_when_that_is_smaller(tmp_path: Path, monkeypatch) -> None:
+    """A worker in a container with a memory limit counts that limit, not the machine's RAM: else it
+    starts more matches than its cgroup holds and the kernel kills bots. "max" (cgroup v2, no limit)
+    and a limit above the machine's RAM leave the machine's; a missing file is skipped."""
+    from armada_sandbox import _capacity
+
+    v2, v1 = tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes"
+    monkeypatch.setattr(_capacity, "_CGROUP_LIMITS", (v2, v1))
+    monkeypatch.setattr(_capacity.os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096,
+                                                               "SC_PHYS_PAGES": 4 * 1024 * 256}[name])  # 4 GiB
+    assert _capacity.host_memory_mb() == 4096  # (neither file there)
+    v2.write_text("max\n")
+    assert _capacity.host_memory_mb() == 4096
+    v2.write_text(f"{3 << 30}\n")
+    assert _capacity.host_memory_mb() == 3072
+    v2.unlink()
+    v1.write_text(f"{(1 << 63) - 4096}\n")  # cgroup v1's "no limit": larger than the machine
+    assert _capacity.host_memory_mb() == 4096
+    v1.write_text(f"{1536 << 20}\n")
+    assert _capacity.host_memory_mb() == 1536
+
+
 def test_the_largest_bot_of_any_game_counts() -> None:
     assert bot_memory_mb(env={}) == SandboxLimits().memory_mb
     assert bot_memory_mb(env={"ARMADA_SANDBOX_GALAXY_MEMORY_MB": "3000"}) == 3000

@@ -77,6 +77,10 @@ def test_create_defaults_and_states_through_the_command(five):
     (["create", "s9", "--game", "galaxy", "--name", "Winter \u202eflah\u202c Cup"], "text direction marks"),
     (["create", "s9", "--game", "galaxy", "--name", "abc\x1b[31mred"], "control characters"),
     (["create", "s9", "--game", "galaxy", "--name", "x", "--team-size", "0"], "team size is a whole number from 1"),
+    # the order's edge: a season that closes the moment it opens has no time to enter it
+    (["create", "s9", "--game", "galaxy", "--name", "x", "--opens", "2031-01-01T00:00:00Z", "--closes",
+      "2031-01-01T00:00:00Z"], r"opens before it closes, and closes no later than it ends \(opens 2031-01-01T00:00:00"
+                               r"\+00:00, closes 2031-01-01T00:00:00\+00:00"),
 ])
 def test_bad_input_is_refused_with_the_reason(five, args, reason):
     from armada_web.seasons.models import Season

@@ -603,6 +603,29 @@ def test_an_archived_team_without_members_keeps_its_bots_for_who_may_restore_it(
     assert BotVersion.objects.playing().filter(pk=shared.pk).exists()
 
 
+def test_a_team_archived_by_its_last_members_deletion_takes_its_bots_off_the_ladder(make_user, valid_version):
+    """`end_memberships` archives a shared team its last member's deletion leaves empty; as an archive by
+    a member does, that takes the team's bots off the ladder and out of matchmaking at once
+    (`archive_changed`), not at the next repair. Bob's bot is not retired by alice's deletion (bob may
+    restore the team), so only the archive stops it."""
+    from armada_web.accounts.services import delete_account
+    from armada_web.bots.models import BotVersion
+    from armada_web.ladder.models import Rating
+
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    shared = valid_version(bob, "shared", team=team.pk)
+    assert Rating.objects.get(version=shared).playing
+    services.leave_team(user=bob, team=team)  # alice, its last member, stays
+    delete_account(user=alice, password=PASSWORD)
+    team.refresh_from_db()
+    kept = BotVersion.objects.select_related("bot").get(pk=shared.pk)
+    assert team.archived is not None and kept.bot.retired is None and kept.bot.owner == bob
+    assert not BotVersion.objects.playing().filter(pk=shared.pk).exists()
+    assert not Rating.objects.get(version=shared).playing  # the ladder's flag followed the archive
+
+
 def test_a_join_key_never_starts_with_a_dash(monkeypatch):
     """`armada team join 12 -abc...` read the key as an option (a live test failed on one key in 64):
     a drawn key that starts with "-" is drawn again."""

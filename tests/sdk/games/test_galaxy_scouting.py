@@ -56,6 +56,21 @@ def test_probe_lists_beyond_the_read_cap_are_cut_with_one_warning() -> None:
     assert GALAXY.requests(state)[1].payload["intel"] == []  # planet 16 was item 41: never read
 
 
+def test_the_probe_cap_starts_at_the_thirty_third_target() -> None:
+    """The cap's edge: 32 targets are all read (no cap warning); a 33rd is the first one ignored, and the
+    replay keeps it (one past the cap), so a rebuilt game warns as the played one did (GX-23)."""
+    from armada.games.galaxy.orders import replay_answer
+
+    state = new_state(1)
+    GALAXY.step(state, {1: {"probes": [99] * 32}, 2: {}})
+    warnings = GALAXY.requests(state)[1].payload["warnings"]
+    assert "probe targets beyond the first 32 ignored" not in warnings and len(warnings) == 21  # 32 bad ids
+    state = new_state(1)
+    GALAXY.step(state, {1: {"probes": [99] * 33}, 2: {}})
+    assert GALAXY.requests(state)[1].payload["warnings"][0] == "probe targets beyond the first 32 ignored"
+    assert len(replay_answer("scout", {"probes": list(range(40))})["probes"]) == 33
+
+
 def test_intel_reports_contents_and_production_this_turn() -> None:
     # GX-9: owner, garrison, and the current rate for an owned planet (hold bonus included),
     # the potential rate for a neutral one

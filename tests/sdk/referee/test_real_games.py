@@ -44,6 +44,25 @@ def test_default_limits():
         Limits(turn_ms=0)
 
 
+def test_the_bank_pays_only_time_beyond_the_turn_and_never_goes_below_zero():
+    """docs/protocol.md, "Time": a reply's time past turn_ms comes out of the bank; a reply measured later
+    than the whole budget (it arrived at the edge) empties the bank, never overdraws it, so the next
+    request's bank_ms is 0 and its bound is turn_ms, not less."""
+    from armada.referee.clock import BankClock
+
+    clock = BankClock(Limits(init_ms=5000, turn_ms=100, bank_ms=300))
+    assert (clock.budget_ms(), clock.left_ms()) == (400, 300)
+    clock.charge(100)  # within the turn: the bank is untouched
+    assert clock.left_ms() == 300
+    clock.charge(250.5)
+    assert clock.left_ms() == 149 and clock.budget_ms() == pytest.approx(249.5)
+    clock.charge(1000)  # far past the whole budget
+    assert clock.left_ms() == 0 and clock.budget_ms() == 100
+    clock = BankClock(Limits(init_ms=5000, turn_ms=100, bank_ms=300))
+    clock.spend_all()
+    assert (clock.left_ms(), clock.budget_ms()) == (0, 100)
+
+
 def test_mothership_starters_play_a_battle():
     outcome = play_match("mothership", {1: starter("mothership", "greedy"), 2: starter("mothership", "balanced")},
                          seed=3, limits=LIMITS)
