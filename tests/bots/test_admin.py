@@ -287,3 +287,33 @@ def test_retire_action_retires_an_ownerless_bot(admin_client_, stored):
     run_action(admin_client_, "/admin/bots/bot/", "retire", [bot.pk])
     bot.refresh_from_db()
     assert bot.retired is not None
+
+
+def test_a_staff_reason_is_signed_and_bounded_in_the_service():
+    """`services.staff_reason`: the typed reason, its spaces folded, signed with the staff member's
+    name (a default without one); past what fits with the signature in DISABLED_REASON_MAX, refused."""
+    from armada_web.web.errors import Invalid
+
+    most = services.staff_reason_max(staff="olga")
+    assert most == services.DISABLED_REASON_MAX - len(" (olga)") == 193
+    assert services.staff_reason(given="  copies\n another   bot ", staff="olga") == "copies another bot (olga)"
+    assert services.staff_reason(given="", staff="olga") == "disabled by staff (olga)"
+    assert len(services.staff_reason(given="r" * most, staff="olga")) == services.DISABLED_REASON_MAX
+    with pytest.raises(Invalid, match="at most 193 characters here \\(this one has 194\\)"):
+        services.staff_reason(given="r" * (most + 1), staff="olga")
+
+
+def test_deleting_the_owner_keeps_an_earlier_retirement_date(make_user):
+    """The account's deletion retires its bots; one retired before keeps the day it was."""
+    from datetime import timedelta
+
+    from armada_web.accounts.services import delete_account
+    from tests.support.fixtures import PASSWORD
+
+    owner = make_user("rita")
+    bot = services.create_bot(user=owner, name="oldie", game="galaxy")
+    then = timezone.now() - timedelta(days=3)
+    Bot.objects.filter(pk=bot.pk).update(retired=then)
+    delete_account(user=owner, password=PASSWORD)
+    bot.refresh_from_db()
+    assert bot.owner is None and bot.retired == then

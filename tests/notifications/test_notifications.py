@@ -151,3 +151,20 @@ def test_reset_and_confirmation_links_are_on_the_sites_address_not_the_requests_
     armada(site_url="")  # none set: the request's own host, as before
     client.post("/accounts/email/", {"email": "kim2@example.org", "password": PASSWORD}, HTTP_HOST="localhost")
     assert "http://localhost/accounts/email/confirm/" in mail.outbox[-1].body
+
+
+def test_mail_preferences_take_true_or_false_for_known_topics_only(make_user):
+    """`set_mail_preferences`: an unknown topic or a value other than true/false is refused and
+    changes nothing (the API or a script could send "no", which is truthy)."""
+    from armada_web.accounts import mail
+    from armada_web.accounts.services import set_mail_preferences
+    from armada_web.web.errors import Invalid
+
+    user = make_user("pia")
+    with pytest.raises(Invalid, match="benched must be true or false"):
+        set_mail_preferences(user=user, version_failed=False, benched="no")
+    with pytest.raises(Invalid, match="unknown e-mail topic 'spam'"):
+        set_mail_preferences(user=user, spam=False)
+    assert mail.preferences(user).version_failed and mail.preferences(user).benched
+    set_mail_preferences(user=user, benched=False)
+    assert not mail.preferences(user).benched and mail.preferences(user).version_failed

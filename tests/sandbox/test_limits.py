@@ -28,6 +28,8 @@ def test_replace_converts_and_validates():
         SandboxLimits().replace({"memory_mb": 64, "tmp_mb": 64})
     with pytest.raises(ValueError, match="max_output_bytes"):
         SandboxLimits().replace({"max_output_bytes": 1024})
+    with pytest.raises(ValueError, match=r"memory_mb: must be a number >= 32, got True"):
+        SandboxLimits(memory_mb=True).validate()  # (a bool is an int to Python, not a size)
 
 
 def test_env_overrides_general_then_game():
