@@ -34,7 +34,6 @@ case "$HOST" in
   *) site_host="$url_host" ;;
 esac
 export ARMADA_SITE_URL="${ARMADA_SITE_URL:-http://$site_host:$PORT}"
-printf '%s\n' "$ARMADA_SITE_URL" > "$DATA_DIR/site-url"  # (`make worker` reads it: its e-mails' links)
 
 site_up() { "$PY" -c "import urllib.request,sys; urllib.request.urlopen('${URL}healthz', timeout=2)" ; }
 port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('$HOST', $PORT)) == 0 else 1)"; }
@@ -47,6 +46,18 @@ if [ -x "$PY" ] && port_taken; then
   fi
   die "port $PORT is taken by another program; set PORT=... to use another one"
 fi
+# One run per data folder (an organiser's trial: a second `make up` with the same ARMADA_DATA_DIR and
+# another PORT migrated and seeded the live database, started a second set of workers and rewrote the
+# first one's site-url and manage.env). Held by this run and the processes it starts; released when
+# the last of them ends.
+exec {up_lock}>"$DATA_DIR/up.lock"
+if ! flock -n "$up_lock"; then
+  exec {up_lock}>&-  # (not named among the holders)
+  holders=$(fuser "$DATA_DIR/up.lock" 2>/dev/null | xargs || true)
+  die "another make up runs with this data folder ($DATA_DIR${holders:+: processes $holders}); stop it first" \
+      "(Ctrl-C where it runs), or give this one its own ARMADA_DATA_DIR"
+fi
+printf '%s\n' "$ARMADA_SITE_URL" > "$DATA_DIR/site-url"  # (`make worker` reads it: its e-mails' links)
 
 pids=()
 cleanup() {
@@ -66,7 +77,7 @@ trap cleanup EXIT
 trap "exit 0" INT  # Ctrl-C is how one stops it: no error for make to report
 trap "exit 143" TERM
 
-"$ROOT/infra/services.sh" --for $$
+"$ROOT/infra/services.sh" --for $$ {up_lock}>&-  # (the services it starts outlive this run: not the lock)
 make -C "$ROOT" --no-print-directory bot-image
 
 cd "$ROOT"

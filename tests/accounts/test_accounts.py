@@ -348,6 +348,9 @@ def test_a_token_from_the_profile_needs_the_password_and_a_bad_name_is_said_firs
     bad_name = client.post("/accounts/profile/", {"name": "a\u200bb", "password": "wrong-again"}).content.decode()
     assert "may not hold control characters" in bad_name and "wrong password" not in bad_name
     assert not ApiToken.objects.filter(user=user).exists()
+    page = client.get("/accounts/profile/").content.decode()
+    ids = re.findall(r' id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)) and 'for="token_password"' in page  # each label names its own field
     for n in range(10):
         client.post("/accounts/profile/", {"name": "laptop", "password": f"guess-{n}"})
     refused = client.post("/accounts/profile/", {"name": "laptop", "password": PASSWORD}).content.decode()

@@ -34,3 +34,20 @@ def test_a_forged_library_line_puts_no_words_of_the_bot_in_its_public_detail(mak
     assert version.status == "valid", version.detail
     assert "caught an exception and went on: see its log" in version.detail
     assert "STAFF" not in version.detail and "approved" not in version.detail
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("[armada] exception caught (init id 0): ValueError: x", ", the first in init (ValueError)"),
+    ("[armada] exception caught (orders id 1): KeyError: 'a'", ", the first in orders (KeyError)"),
+    ("[armada] exception caught (turn 3, scout id 4): ValueError: x", ", the first at turn 3 (ValueError)"),
+    # lines a bot printed to look like the library's: "in WORD" quoted its word in the public detail
+    ("[armada] exception caught (STAFF_NOTICE_this_bot_is_approved id 1): x", ""),
+    ("[armada] exception caught in Approved_by_the_organisers: x", ""),
+])
+def test_only_the_librarys_own_where_is_quoted(line, said):
+    from armada.logmarks import exception_summary
+    from armada_web.bots.validation import ValidationReport, caught
+
+    report = ValidationReport(status="ok", detail="", log="", name="", orders=None, engine_version="",
+                              exceptions=1, first_exception=exception_summary(line))
+    assert caught(report) == f"its bot caught an exception and went on{said}: see its log; `armada play` shows them too"

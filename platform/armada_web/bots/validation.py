@@ -172,8 +172,9 @@ def caught(report: ValidationReport) -> str:
                     "shows them too", 480)
 
 
-#: Where an exception was caught, as `armada.logmarks.exception_summary` says it of the library's line.
-_WHERE = re.compile(r"at turn \d+|in \w+")
+#: Where an exception was caught, as `armada.logmarks.exception_summary` says it of the library's line:
+#: a turn, or one of the requests without one the library answers (docs/protocol.md), never a bot's word.
+_WHERE = re.compile(r"at turn \d+|in (?:init|orders)")
 
 
 def _first(report: ValidationReport) -> str:

@@ -22,7 +22,7 @@ NEW_TOKEN_KEY = "armada-new-token"  # noqa: S105 (a session key, not a secret)
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
     """Your account: your teams, API tokens (create: the secret is shown once; revoke), links to the rest."""
-    form = TokenForm(request.POST or None)
+    form = TokenForm(request.POST or None, auto_id="token_%s")  # (ids apart from the e-mail form's)
     if request.method == "POST" and form.is_valid():
         try:
             token, secret = services.create_own_token(request=request, user=signed_in(request),
