@@ -7,8 +7,7 @@ in ARMADA_TRUSTED_PROXIES. Token use is throttled by a cache key (one cache oper
 request); when the key is new, a database look-up makes sure (the cache may be down or cleared),
 so an API client costs one row an hour per address. Rows older than ARMADA_SIGHTINGS_KEEP_DAYS
 are deleted by `manage.py prune_storage --apply`. The integrity checks read them (shared accounts,
-docs/integrity.md), the log-in throttle asks whether an address is one the account signed in from
-(`signed_in_from`); nothing shows them but the admin.
+docs/integrity.md); nothing else shows them but the admin.
 """
 
 from __future__ import annotations
@@ -47,17 +46,6 @@ def record_token_use(*, token: ApiToken, request: Any, now: datetime | None = No
         return False
     Sighting.objects.create(user_id=token.user_id, kind=SightingKind.TOKEN_USE, address=address, token=token, at=at)
     return True
-
-
-def signed_in_from(*, username: str, request: Any, now: datetime | None = None) -> bool:
-    """Whether the account named `username` signed up or in from `request`'s client address within
-    ARMADA_SIGHTINGS_KEEP_DAYS (the log-in throttle gives such an address its own count)."""
-    address = client_address(request)
-    if address == "unknown":
-        return False
-    cutoff = (now or timezone.now()) - timedelta(days=settings.ARMADA.sightings_keep_days)
-    return Sighting.objects.filter(user__username=username, address=address, at__gt=cutoff,
-                                   kind__in=[SightingKind.SIGNUP, SightingKind.LOGIN]).exists()
 
 
 def expired(now: datetime | None = None) -> Any:

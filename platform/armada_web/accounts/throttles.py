@@ -5,8 +5,8 @@ the trusted proxies) and per username in atomic counters shared by every web pro
 (`armada_web.web.counters`, Redis). An attempt is counted *before* the password is checked and taken
 back when it was right, so parallel attempts each get their own number: past either limit, every
 attempt is refused with a message saying how long to wait, even with the right password, and N
-parallel guesses can never check more than the limit's passwords. From an address the account signed
-in from before (accounts.sightings) the username's failures are counted apart.
+parallel guesses can never check more than the limit's passwords. From a browser the account signed
+in from before (accounts.devices) the username's failures are counted apart.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 
-from armada_web.accounts import sightings
+from armada_web.accounts import devices
 from armada_web.accounts.limits import in_words
 from armada_web.web import counters
 from armada_web.web.clients import client_key
@@ -41,17 +41,16 @@ def limits() -> list[Limit]:
     return [Limit("ip", config.login_failures_per_ip, window), Limit("user", config.login_failures_per_user, window)]
 
 
-def _names(request: Any, username: str, own: int | None = None, known: bool = False) -> dict[str, str]:
+def _names(request: Any, username: str, own: int | None = None, device: str | None = None) -> dict[str, str]:
     """The counters' names: the client's address, and a digest of the username (any text a form
     sends is a safe key), or for a signed-in user confirming their own password (`own`, their id)
     a counter of their own, which nobody else's failed log-ins fill (a security trial: ten wrong
-    log-ins from anywhere stopped the account's owner changing their password). From an address the
-    account signed in from before (`known`, accounts.sightings) the username's count is that
-    address's own: a stranger's failures elsewhere cannot lock the owner out of signing in."""
-    client = client_key(request)
+    log-ins from anywhere stopped the account's owner changing their password). From a browser the
+    account signed in from before (`device`, accounts.devices) the username's count is that
+    browser's own: a stranger's failures elsewhere cannot lock the owner out of signing in."""
     user = (f"login-fail:own:{own}" if own is not None
-            else f"login-fail:user:{folded(username[:150])}" + (f":from:{client}" if known else ""))
-    return {"ip": f"login-fail:ip:{client}", "user": user}
+            else f"login-fail:user:{folded(username[:150])}" + (f":device:{device}" if device else ""))
+    return {"ip": f"login-fail:ip:{client_key(request)}", "user": user}
 
 
 def folded(text: str) -> str:
@@ -75,8 +74,8 @@ def attempt(request: Any, username: str, *, own: int | None = None) -> Iterator[
     """Count a password attempt of `username` from `request`'s client (`own`: the id of the signed-in
     user confirming their own password); RateLimited when it is past a limit (and then it is not
     counted). Call `succeeded()` on the result when the password was right."""
-    known = own is None and sightings.signed_in_from(username=username[:150], request=request)
-    names = _names(request, username, own, known)
+    device = devices.known(request=request, username=username[:150]) if own is None else None
+    names = _names(request, username, own, device)
     counted: list[tuple[str, int]] = []
     refusal, wait_s = None, 0.0
     for limit in limits():

@@ -11,8 +11,8 @@ T = "accounts/"
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
-    path("login/", auth.LoginView.as_view(template_name=T + "login.html", authentication_form=ThrottledLoginForm,
-                                          redirect_authenticated_user=True), name="login"),
+    path("login/", views.LogIn.as_view(template_name=T + "login.html", authentication_form=ThrottledLoginForm,
+                                       redirect_authenticated_user=True), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("tokens/<id:pk>/revoke/", views.revoke_token, name="revoke-token"),
     path("mail/", views.mail_preferences, name="mail-preferences"),

@@ -1,7 +1,7 @@
 """Account pages: sign up, revoke a token, the e-mail address (its change and confirmation link) and
-settings, delete the account. Log-in, log-out and the password pages are Django's own views
-(accounts/urls.py) with our templates; the profile page, which also lists the user's challenges, is
-`pages.account_views.profile` (it reads matches, a higher layer)."""
+settings, delete the account. Log-in (with accounts.devices' cookie), log-out and the password pages
+are Django's own views (accounts/urls.py) with our templates; the profile page, which also lists the
+user's challenges, is `pages.account_views.profile` (it reads matches, a higher layer)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from armada_web.accounts import addresses, services
+from armada_web.accounts import addresses, devices, services
 from armada_web.accounts.forms import DeleteAccountForm, EmailForm, MailForm, SignUpForm, ThrottledPasswordChangeForm
 from armada_web.accounts.queries import signed_in
 from armada_web.web.errors import DomainError, http_status
@@ -25,6 +25,16 @@ from armada_web.web.links import site_address
 def _site(request: HttpRequest) -> str:
     """What a mailed link starts with (`web.links.site_address`: ARMADA_SITE_URL, else the request's host)."""
     return site_address(request)
+
+
+class LogIn(auth.LoginView):
+    """Django's log-in page; a sign-in marks the browser as one the account uses (accounts.devices: its
+    failed passwords are counted apart from a stranger's under the same name)."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        devices.remember(response=response, username=form.get_user().get_username())
+        return response
 
 
 class PasswordReset(auth.PasswordResetView):
