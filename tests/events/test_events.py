@@ -591,3 +591,18 @@ def test_a_member_removed_as_they_enter_their_teams_bot_enters_nothing(members, 
     with pytest.raises(Forbidden, match="not your bot"):
         services.enter(user=mia.user, event=_event(slug), bot_id=bot.pk, invite=_event(slug).invite)
     assert not EventEntry.objects.filter(bot=bot).exists()
+
+
+def test_entering_a_running_event_says_it_runs_to_whoever_sees_it(members):
+    """An organiser's trial: a member who had entered posted again without the code once the event ran
+    and was told "that is not this event's invite code"; no code would have helped. Whoever does not
+    see the event still learns nothing of it."""
+    (owner, v0), (mia, v1), (nils, v2) = members
+    slug = create(owner).json()["slug"]
+    invite = owner.get(f"/api/events/{slug}/").json()["invite"]
+    assert enter(owner, slug, v0, None).status_code == 201
+    assert enter(mia, slug, v1, invite).status_code == 201
+    assert owner.post(f"/api/events/{slug}/start/").status_code == 200
+    again = enter(mia, slug, v1, None)
+    assert again.status_code == 409 and again.json()["detail"] == "this event is running: it takes no more entries"
+    assert enter(nils, slug, v2, None).status_code == 404  # a private event, to one not in it: no such event

@@ -364,6 +364,8 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
     seen = can_see(user=member, event=event) or invite_matches(invite=invite, event=event)
     if bot is not None and not owned and seen:  # (said before anything about codes: no code would help)
         raise Forbidden("not your bot: enter a bot of a team you are a member of")
+    if seen and event.state != EventState.OPEN:  # (nor here: an organiser's trial was told of the code)
+        raise Conflict(f"this event is {event.state}: it takes no more entries")
     check_invite(user=member, event=event, invite=invite, bot=bot if owned else None)
     bot = _bot(bot_id)
     if not is_owner(bot=bot, user=member):
