@@ -209,6 +209,8 @@ def test_failures_elsewhere_do_not_lock_the_owner_out_of_a_browser_they_signed_i
                                             login_failure_window_s=900)
     make_user("gwen")
     make_user("hal")
+    signed_up = Client().post("/accounts/signup/", {"username": "ivy", "password1": PASSWORD, "password2": PASSWORD})
+    assert signed_up.status_code == 302 and signed_up.cookies[COOKIE].value  # signing up signs in: marked too
     first = client.post("/accounts/login/", {"username": "gwen", "password": PASSWORD})
     assert first.status_code == 302 and first.cookies[COOKIE]["httponly"]
     device = first.cookies[COOKIE].value

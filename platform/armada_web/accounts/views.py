@@ -76,7 +76,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(request, f"Welcome, {user.username}. Create a bot, or an API token for the CLI.")
         if email:
             messages.info(request, f"A link to confirm {email} is on its way: open it to get e-mails.")
-        return redirect("my-bots")
+        response = redirect("my-bots")
+        devices.remember(response=response, username=user.get_username())  # (signed in here: LogIn's mark)
+        return response
     return render(request, "accounts/signup.html", {"form": form})
 
 
