@@ -212,8 +212,8 @@ class RerunReport:
             return self.difference.describe()
         failed = f"; it failed as on the server ({self.crashed})" if self.crashed else ""
         turns, requests = len(self.turns), self.agreed
-        agree = "the one turn agrees" if turns == 1 else f"all {turns} turns agree"
-        return f"{agree} ({requests} request{'' if requests == 1 else 's'}{failed})"
+        # `all N turns agree` even for one (issue 27's words, which scripts match), not "the one turn agrees"
+        return f"all {turns} turns agree ({requests} request{'' if requests == 1 else 's'}{failed})"
 
 
 def _shown(value: Any) -> str:

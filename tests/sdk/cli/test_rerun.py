@@ -197,7 +197,7 @@ def test_a_server_crash_reproduces(tmp_path, capsys):
         assert requests_jsonl(outcome.replay, seat).splitlines() == received(outcome.players[seat - 1].log)
     assert main(["replay", str(path), "--rerun", "1", str(bots[1])]) == 0
     said = capsys.readouterr()
-    assert said.out.startswith("the one turn agrees (4 requests)")  # turn 2's reply was never kept
+    assert said.out.startswith("all 1 turns agree (4 requests)")  # turn 2's reply was never kept
     assert ": 5 requests, then `end`\n" in said.err  # (the scout of turn 2 too)
     assert main(["replay", str(path), "--rerun", "2", str(bots[2])]) == 0
     said = capsys.readouterr()
@@ -205,7 +205,7 @@ def test_a_server_crash_reproduces(tmp_path, capsys):
     out = said.out
     # the turns played agree (1, the result's turns, as the match page says); it failed in the next
     assert outcome.result.turns == 1
-    assert out.startswith("the one turn agrees (") and "failed as on the server (turn 2: crashed" in out
+    assert out.startswith("all 1 turns agree (") and "failed as on the server (turn 2: crashed" in out
     assert "boom at turn 2" in out
     # the same bot fixed: it answers where the server saw a crash
     assert main(["replay", str(path), "--rerun", "2", str(galaxy_bot(tmp_path / "fixed"))]) == 1
@@ -215,7 +215,7 @@ def test_a_server_crash_reproduces(tmp_path, capsys):
 def test_mothership_rerun_agrees_and_differs(mothership, capsys):
     tmp, _outcome, path = mothership
     assert main(["replay", str(path), "--rerun", "1", str(tmp / "one")]) == 0
-    assert capsys.readouterr().out.startswith("the one turn agrees (2 requests)")
+    assert capsys.readouterr().out.startswith("all 1 turns agree (2 requests)")
     assert main(["replay", str(path), "--rerun", "1", str(mothership_bot(tmp / "other", defence=35))]) == 1
     out = capsys.readouterr().out
     assert out.startswith("the orders differ (orders, request 1)\n") and '"defence":40' in out
