@@ -53,7 +53,7 @@ fi
 exec {up_lock}>"$DATA_DIR/up.lock"
 if ! flock -n "$up_lock"; then
   exec {up_lock}>&-  # (not named among the holders)
-  holders=$(fuser "$DATA_DIR/up.lock" 2>/dev/null | xargs || true)
+  holders=$(fuser "$DATA_DIR/up.lock" 2>/dev/null | xargs -n1 | sort -n | awk 'NR<=3{printf "%s%s", (NR>1?" ":""), $1} END{if (NR>3) printf " and %d more", NR-3}' || true)
   die "another make up runs with this data folder ($DATA_DIR${holders:+: processes $holders}); stop it first" \
       "(Ctrl-C where it runs), or give this one its own ARMADA_DATA_DIR"
 fi
