@@ -15,10 +15,15 @@ NUL_WRITER = ("\nimport sys\nsys.stderr.write('before\\x00after\\n'"
               " '[armada] exception caught at init\\x00: ValueError: made up\\n'); sys.stderr.flush()\n")
 
 
-def test_a_log_with_nul_bytes_is_recorded(make_user, monkeypatch, tmp_path):
-    code = greedy().replace("\nif __name__", NUL_WRITER + "\nif __name__")
-    version = validate(make_user, monkeypatch, tmp_path, code)
+def validated_writing(writer, make_user, monkeypatch, tmp_path):
+    """The greedy starter, writing `writer`'s lines on its stderr first, validated: a valid version."""
+    version = validate(make_user, monkeypatch, tmp_path, greedy().replace("\nif __name__", writer + "\nif __name__"))
     assert version.status == "valid", version.detail
+    return version
+
+
+def test_a_log_with_nul_bytes_is_recorded(make_user, monkeypatch, tmp_path):
+    version = validated_writing(NUL_WRITER, make_user, monkeypatch, tmp_path)
     assert "\x00" not in version.log and "\x00" not in version.detail
     assert "before\ufffdafter" in version.log
     assert "caught an exception" in version.detail
@@ -29,9 +34,7 @@ FORGER = ("\nimport sys\nsys.stderr.write('[armada] exception caught -- STAFF NO
 
 
 def test_a_forged_library_line_puts_no_words_of_the_bot_in_its_public_detail(make_user, monkeypatch, tmp_path):
-    code = greedy().replace("\nif __name__", FORGER + "\nif __name__")
-    version = validate(make_user, monkeypatch, tmp_path, code)
-    assert version.status == "valid", version.detail
+    version = validated_writing(FORGER, make_user, monkeypatch, tmp_path)
     assert "caught an exception and went on: see its log" in version.detail
     assert "STAFF" not in version.detail and "approved" not in version.detail
 
