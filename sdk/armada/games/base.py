@@ -8,6 +8,7 @@ the state (see `armada.games.rng`). Bot faults are statuses (`Fault`), never exc
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -72,7 +73,10 @@ class Result:
     scores: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"winner": self.winner, "outcome": self.outcome, "turns": self.turns, "scores": self.scores}
+        """The result as plain data of its own (the scores copied: a caller keeping or changing one
+        dict never changes another's, e.g. an RL environment's infos of two steps)."""
+        return {"winner": self.winner, "outcome": self.outcome, "turns": self.turns,
+                "scores": copy.deepcopy(self.scores)}
 
 
 class Game(Protocol):

@@ -69,8 +69,11 @@ class Play:
 
     def info(self, seat: int) -> dict[str, Any]:
         """The request JSON the seat would get now (None once over) and, at the end, the result."""
-        info: dict[str, Any] = {"request": self.asked.get(seat)}
         result = self.session.result
+        # (None once over, even when the last request was never answered: an opponent lost at `init`
+        # leaves it unchanged, and a reset's info and the next step's would share it; Gymnasium 1.4's
+        # checker warns of that)
+        info: dict[str, Any] = {"request": self.asked.get(seat) if result is None else None}
         if result is not None:
             info["result"] = result.to_dict()
             if seat in self.session.faults:

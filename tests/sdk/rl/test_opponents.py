@@ -188,3 +188,29 @@ def test_an_opponent_that_crashes_says_why_in_its_fault(tmp_path: Path) -> None:
         assert info["opponent_fault"]["reason"] == ("[armada] this is a mothership bot; run with --game mothership "
                                                     "(this match is galaxy)"), info
         env.close()
+
+
+def _shared(one: Any, two: Any) -> bool:
+    """Whether two infos hold one mutable object (Gymnasium 1.4's checker warns of it: a trainer keeps them)."""
+    if isinstance(one, dict | list) and one is two:
+        return True
+    if isinstance(one, dict) and isinstance(two, dict):
+        return any(_shared(one[k], two[k]) for k in one.keys() & two.keys())
+    if isinstance(one, list) and isinstance(two, list):
+        return any(_shared(a, b) for a, b in zip(one, two, strict=False))
+    return False
+
+
+def test_the_infos_of_a_reset_and_its_step_share_no_object(tmp_path: Path) -> None:
+    """An opponent lost at `init`: the reset's info and the next step's held the same request and the
+    same `result["scores"]` (a trainer keeping both saw one change the other)."""
+    folder = tmp_path / "crashbot"
+    folder.mkdir()
+    (folder / "main.py").write_text("raise RuntimeError('crash at import')\n")
+    for game in ("galaxy", "mothership"):
+        env = armada.rl.gym_env(game, opponent=str(folder))
+        _, first = env.reset(seed=0)
+        _, _, terminated, _, then = env.step(env.action_space.sample())
+        assert terminated and first["request"] is None and then["result"] == first["result"]
+        assert not _shared(first, then)
+        env.close()
