@@ -579,3 +579,47 @@ def test_the_reading_rule_itself_reduces_look_alikes_to_ascii(make_user):
         with pytest.raises(Invalid, match="reads as 'pepe', an existing user's name"):
             check_username(username=name)
     assert check_username(username="\u0421\u0430\u0448\u0430") == "\u0421\u0430\u0448\u0430"  # Sasha: no ASCII reading
+
+
+def test_a_device_cookie_counts_only_for_its_own_account_and_password(make_user):
+    """A live trial: the cookie named the account by its name folded to lower case, so a second
+    account whose name differed only in case (SQLite's iexact folds ASCII alone) gave the first
+    unlimited budgets, and a deleted account's cookie counted for the next one of its name. It names
+    the account by id and its password of then."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from armada_web.accounts import devices
+
+    def cookie_of(user):
+        response = HttpResponse()
+        devices.remember(response=response, user=user)
+        request = RequestFactory().post("/accounts/login/")
+        request.COOKIES[devices.COOKIE] = response.cookies[devices.COOKIE].value
+        return request
+
+    upper, lower = make_user("ЖУКОВ"), make_user("жуков")
+    mine = cookie_of(lower)
+    assert devices.known(request=mine, username="жуков") and devices.known(request=mine, username=" жуков ")
+    assert devices.known(request=mine, username="ЖУКОВ") is None and upper.pk != lower.pk
+    lower.set_password("another-long-pass-1")
+    lower.save()
+    assert devices.known(request=mine, username="жуков") is None  # a new password: every browser signs in again
+    theirs = cookie_of(lower)
+    lower.delete()
+    make_user("жуков")
+    assert devices.known(request=theirs, username="жуков") is None  # not the account it was made for
+
+
+@pytest.mark.parametrize(("first", "second"), [("жуков", "ЖУКОВ"), ("λαμδα", "ΛΑΜΔΑ"), ("carol", "CAROL")])
+def test_a_name_taken_in_another_case_is_refused_in_any_alphabet(client, first, second):
+    """A live trial: on SQLite, whose iexact folds ASCII letters alone, "ЖУКОВ" signed up beside
+    "жуков" (two accounts a reader cannot tell apart; the device cookie then mixed them up)."""
+    from django.contrib.auth.models import User
+
+    body = {"password1": PASSWORD, "password2": PASSWORD}
+    assert client.post("/accounts/signup/", {"username": first, **body}).status_code == 302
+    client.logout()
+    refused = client.post("/accounts/signup/", {"username": second, **body})
+    assert refused.status_code in (200, 409) and "A user with that username already exists." in refused.content.decode()
+    assert list(User.objects.filter(username__in=[first, second]).values_list("username", flat=True)) == [first]

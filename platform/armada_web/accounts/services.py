@@ -16,7 +16,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from armada_web.accounts import addresses, limits, mail, sightings, throttles
+from armada_web.accounts import addresses, limits, mail, queries, sightings, throttles
 from armada_web.accounts.models import DEMO_GROUP, ApiToken, EmailChange, MailPreferences, SightingKind
 from armada_web.web.clients import client_key
 from armada_web.web.errors import Conflict, Invalid, NotFound
@@ -176,7 +176,7 @@ def sign_up(*, username: str, email: str, password: str, request: Any = None, si
         # second refused (a review: "carol" and "Carol" together made both accounts, or a 500)
         limits.hold(action="username", key=throttles.folded(ascii_skeleton(username) or username))
         check_username(username=username)
-        if User.objects.filter(username__iexact=username).exists():
+        if queries.name_taken(username=username):
             raise Conflict("A user with that username already exists.")
         if request is not None:
             take_sign_up(request=request)

@@ -33,7 +33,7 @@ class LogIn(auth.LoginView):
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
-        devices.remember(response=response, username=form.get_user().get_username())
+        devices.remember(response=response, user=form.get_user())
         return response
 
 
@@ -77,7 +77,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         if email:
             messages.info(request, f"A link to confirm {email} is on its way: open it to get e-mails.")
         response = redirect("my-bots")
-        devices.remember(response=response, username=user.get_username())  # (signed in here: LogIn's mark)
+        devices.remember(response=response, user=user)  # (signed in here: LogIn's mark)
         return response
     return render(request, "accounts/signup.html", {"form": form})
 

@@ -109,6 +109,7 @@ def test_token_failures(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPa
     assert main(["login", "--server", site.url, "--username", "alice"]) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+    assert ("make a token on your profile page" in err and "`armada login --token-stdin`" in err) == (status == 429)
     assert not home.exists()
 
 

@@ -176,6 +176,10 @@ def login(server: str, username_arg: str | None) -> int:
         if exc.status == 400:
             raise RemoteError(f"login refused by {server}: {exc} (no account yet? sign up at "
                               f"{server.rstrip('/')}/accounts/signup/)", status=400) from None
+        if exc.status == 429:  # (failed guesses under the name, maybe not yours: the site's browser still signs in)
+            raise RemoteError(f"{exc}; meanwhile, in a browser you signed in with before, make a token on your "
+                              f"profile page ({server.rstrip('/')}/accounts/profile/) and give it to "
+                              "`armada login --token-stdin`", status=429, retry_after=exc.retry_after) from None
         raise
     token = created.get("token") if isinstance(created, dict) else None
     if not isinstance(token, str) or not token:
