@@ -35,8 +35,8 @@ def test_the_admin_is_made_once_and_a_password_set_since_is_kept(settings, tmp_p
     create_token(user=admin, name="ops")
     again = said()
     assert "the password you set" in again and "password=" not in again
+    assert not (tmp_path / "demo-admin.txt").exists()  # (it held a password that no longer works)
     admin.refresh_from_db()
     assert admin.check_password("Organiser-chose-this-1") and ApiToken.objects.filter(user=admin).count() == 1
-    (tmp_path / "demo-admin.txt").unlink()  # a restore into a new data folder: the file is not there
     assert "the password you set" in said()
     assert User.objects.get(username="admin").check_password("Organiser-chose-this-1")

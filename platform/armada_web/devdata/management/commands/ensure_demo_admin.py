@@ -23,7 +23,9 @@ class Command(BaseCommand):
         password = secret_file.read_text().strip() if secret_file.exists() else ""
         if user is not None and not (password and user.check_password(password)):
             # An organiser's trial: every `make up` (an upgrade, a restart, a restore) reset the
-            # password they had set and revoked the admin's API tokens. Theirs stays.
+            # password they had set and revoked the admin's API tokens. Theirs stays, and the file
+            # of a password that no longer works goes.
+            secret_file.unlink(missing_ok=True)
             self.stdout.write(f"admin: username={username}, the password you set "
                               f"(another: manage.py changepassword {username})")
             return
