@@ -632,3 +632,18 @@ def test_a_join_key_never_starts_with_a_dash(monkeypatch):
     drawn = iter(["-wNggWm9-HVQ-pd_hIgn-jte", "--x", "aB-c_d"])
     monkeypatch.setattr(services.secrets, "token_urlsafe", lambda n: next(drawn))
     assert services.new_key() == "aB-c_d"
+
+
+def test_a_deleted_accounts_personal_team_takes_a_free_name_beside_an_older_one(make_user):
+    """Team names are unique: a personal team renamed "(deleted user N)" when its account goes takes
+    another free name when a team holds that one already (a test-quality audit: breaking the loop
+    went unnoticed)."""
+    from armada_web.accounts.services import delete_account
+
+    user = make_user("ozzy")
+    own = Team.objects.get(personal=True, memberships__user=user)
+    older = Team.objects.create(name=f"(deleted user {own.pk})", personal=True)  # (as an import might leave)
+    delete_account(user=user, password=PASSWORD)
+    own.refresh_from_db()
+    assert own.name != older.name and own.name.startswith(f"(deleted user {own.pk}-") and own.name.endswith(")")
+    assert Team.objects.filter(name__iexact=own.name).count() == 1
