@@ -623,3 +623,19 @@ def test_a_name_taken_in_another_case_is_refused_in_any_alphabet(client, first, 
     refused = client.post("/accounts/signup/", {"username": second, **body})
     assert refused.status_code in (200, 409) and "A user with that username already exists." in refused.content.decode()
     assert list(User.objects.filter(username__in=[first, second]).values_list("username", flat=True)) == [first]
+
+
+def test_changing_the_password_keeps_this_browser_the_accounts(client, make_user):
+    """A new password ends every browser's device mark (accounts.devices), but the browser that
+    changed it stays signed in: it is marked again, with the new password."""
+    from django.test import RequestFactory
+
+    from armada_web.accounts import devices
+
+    client.force_login(make_user("nora"))
+    changed = client.post("/accounts/password/", {"old_password": PASSWORD, "new_password1": "a-new-long-pass-9",
+                                                  "new_password2": "a-new-long-pass-9"})
+    assert changed.status_code == 302
+    request = RequestFactory().post("/accounts/login/")
+    request.COOKIES[devices.COOKIE] = changed.cookies[devices.COOKIE].value
+    assert devices.known(request=request, username="nora")

@@ -59,6 +59,13 @@ class PasswordChange(auth.PasswordChangeView):
     def get_form_kwargs(self) -> dict[str, Any]:
         return {**super().get_form_kwargs(), "request": self.request}
 
+    def form_valid(self, form: Any) -> HttpResponse:
+        """The browser stays signed in, so it stays the account's (accounts.devices: a new password
+        ends every other browser's mark)."""
+        response = super().form_valid(form)
+        devices.remember(response=response, user=form.user)
+        return response
+
 
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
