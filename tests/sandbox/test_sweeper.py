@@ -135,7 +135,8 @@ def test_a_dead_holders_container_goes_at_once_though_its_slot_has_a_new_holder(
         assert container_exists(docker_client, left) and work.is_dir()
         assert sweep(3600, client=docker_client, only={"armada.case": "dead-holder"}) == [left]
         assert not container_exists(docker_client, left)
-        assert work in sweep_folders(lock_dir=lock_dir) and not work.exists()  # its FIFOs' folder too
+        sweep_folders(lock_dir=lock_dir)  # (the host's root: a test beside it may sweep it first)
+        assert not work.exists()  # its FIFOs' folder too
     finally:
         successor.release()
 

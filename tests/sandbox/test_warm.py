@@ -204,7 +204,8 @@ def test_a_killed_workers_replacement_on_the_same_slots_removes_what_it_left(doc
         for w in warm._slots:
             assert w.ready.wait(60) and not w.failed, w.failed
         assert containers_with(docker_client, {"armada.test": RUN_ID, "armada.case": "gone"}) == []
-        assert set(folders) <= set(sweep_folders(lock_dir=pool.lock_dir))
+        sweep_folders(lock_dir=pool.lock_dir)  # (the host's root: a test beside it may sweep them first)
+        assert not any(f.exists() for f in folders)
         assert all(w.folder.is_dir() for w in warm._slots)  # the live pool's own stay
 
 
