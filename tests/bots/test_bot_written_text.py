@@ -54,3 +54,11 @@ def test_only_the_librarys_own_where_is_quoted(line, said):
     report = ValidationReport(status="ok", detail="", log="", name="", orders=None, engine_version="",
                               exceptions=1, first_exception=exception_summary(line))
     assert caught(report) == f"its bot caught an exception and went on{said}: see its log; `armada play` shows them too"
+
+
+def test_text_made_storable_keeps_all_but_nul_and_lone_surrogates():
+    from armada_web.web.inputs import made_storable, storable
+
+    assert made_storable("plain é ✓") == "plain é ✓"
+    kept = made_storable("a\x00b\ud800c")
+    assert kept == "a\ufffdb\ufffdc" and storable(kept)

@@ -40,6 +40,7 @@ from armada_web.games.runner import ArchiveUnpackable, PlatformFailure, Source, 
 from armada_web.jobs import queues
 from armada_web.jobs.leases import JobKind, Lease, claim, retrying, take_over
 from armada_web.storage.archives import check_upload
+from armada_web.web.inputs import made_storable
 
 log = logging.getLogger(__name__)
 #: Bytes of the bot's stderr kept with the version (the end of it).
@@ -132,21 +133,17 @@ def validation_game(*, game: str, archive: Source | bytes, bot_name: str, versio
     if mine.debug.get("turns"):  # private like the log (owner and staff): the viewer draws what the bot drew
         replay = {**replay, "debug": {"1": mine.debug}}
     return ValidationReport(
-        status=mine.status, detail=storable(mine.detail), log=kept_log(storable(mine.log)), name=mine.name,
-        orders=orders, exceptions=mine.exceptions, first_exception=storable(mine.first_exception),
+        # (the bot writes its log, and so its first caught exception's line, as it likes: a security
+        # review's NUL on stderr made PostgreSQL refuse the record, the validation retried, then `error`)
+        status=mine.status, detail=made_storable(mine.detail), log=kept_log(made_storable(mine.log)),
+        name=mine.name, orders=orders, exceptions=mine.exceptions,
+        first_exception=made_storable(mine.first_exception),
         engine_version=str(outcome.replay.get("engine_version") or game_spec.engine.engine_version),
         replay=replay,
         resources=resources_used(replay=replay, seat=1, status=mine.status,
                                  memory_peak_bytes=mine.memory_peak_bytes, init_budget_ms=game_config.times.init_ms,
                                  memory_limit_mib=game_config.sandbox.memory_mb),
     )
-
-
-def storable(text: str) -> str:
-    """`text` with its NUL characters shown as U+FFFD: the bot writes its log (and so its first
-    caught exception's line) as it likes, and PostgreSQL's text columns refuse NUL (a security
-    review: one NUL on stderr made the recording fail, and the validation was retried, then `error`)."""
-    return text.replace("\x00", "\ufffd")
 
 
 def kept_log(log: str, keep: int = LOG_KEEP) -> str:

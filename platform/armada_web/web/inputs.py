@@ -80,6 +80,14 @@ def storable(text: str) -> bool:
     return "\x00" not in text and not any("\ud800" <= c <= "\udfff" for c in text)
 
 
+def made_storable(text: str) -> str:
+    """`text` as the database can hold it (`storable`): each NUL and lone surrogate shown as U+FFFD.
+    For text no one typed into a form, a bot's log say, kept as it came otherwise."""
+    if storable(text):
+        return text
+    return "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def printable(text: str) -> str:
     """`text` with each lone surrogate written as its escape (`\\ud800`), so a message that repeats
     what a request sent can be encoded as UTF-8 (a JSON answer, a page)."""
