@@ -16,10 +16,23 @@ from typing import Any
 import pytest
 
 from tests.support.browser_env import chromium_env
-from tests.support.services import missing
+from tests.support.services import in_ci, missing
 
 #: The site's fixtures (users, API clients, live sites), for every folder.
 pytest_plugins = ["tests.support.fixtures"]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Iterator[None]:
+    """Under CI (`CI=true`) no test skips: a skip (a library the project's own files install that is
+    missing, a root-only test run without root) fails with its reason, as a missing service does
+    (`tests.support.services.missing`). Locally a skip stays a skip."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and in_ci() and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, where every test must run: {reason}"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
