@@ -113,7 +113,7 @@ def test_two_hosts_share_the_queues_and_a_lost_host_loses_nothing(live_site_fact
         # the second host's bots live in its own engine's containers, never in the first host's
         pid = str(site.procs["host2"].pid)
         assert engine.client().containers.list(filters={"label": f"armada.worker={pid}"})
-        assert not main.containers.list(all=True, filters={"label": f"armada.worker={pid}"})
+        assert not main.containers.list(all=True, filters={"label": f"armada.worker={pid}"}, ignore_removed=True)
 
         # the second host dies in the middle of a match
         more = [create_match(game="galaxy", first=first, second=second, kind="ranked", seed=10 + n).pk
@@ -141,7 +141,7 @@ def test_two_hosts_share_the_queues_and_a_lost_host_loses_nothing(live_site_fact
         assert RatingChange.objects.count() == 2 * len(everything)
         assert sorted(Rating.objects.values_list("games", flat=True)) == [len(everything)] * 2
         # no bot container of the first host is left behind by any of these matches
-        leftovers = [c for c in main.containers.list(all=True, filters={"label": "armada.match"})
+        leftovers = [c for c in main.containers.list(all=True, filters={"label": "armada.match"}, ignore_removed=True)
                      if c.labels.get("armada.match") in {str(pk) for pk in everything}]
         assert leftovers == []
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from armada.referee.connection import BotGone, ExitInfo, LineTooLong, Unavailable
+from armada.referee.seat import wait_exit
 from armada_sandbox import DockerBot, SandboxLimits, SandboxUnavailable, SlotPool
 from tests.sandbox.conftest import run_labels
 from tests.sandbox.helpers import container_exists, host_processes_of
@@ -39,7 +40,7 @@ def gone_after_go(bot: DockerBot, within_s: float = 10) -> ExitInfo:
     bot.send(b"go\n")
     with pytest.raises(BotGone):
         bot.read_line(time.monotonic() + within_s)
-    return bot.exit_info()
+    return wait_exit(bot, wait_s=within_s)  # as the referee asks (a loaded engine records the exit late)
 
 def test_hardening_is_applied(docker_client, tmp_path):
     limits = SandboxLimits(memory_mb=200, pids=40, tmp_mb=8, cpus=0.5, nofile=128)
