@@ -566,3 +566,25 @@ def test_one_run_at_a_time_and_a_second_is_sent_again_later(monkeypatch):
     cache.delete(tasks.ANY_RUN)  # the other run ended
     assert tasks.integrity_checks(None, ran_by="judge") == 0 and ran == ["judge"]
     assert cache.get(tasks.ANY_RUN) is None
+
+
+def test_staffs_run_sent_again_behind_another_still_counts_as_sent(monkeypatch):
+    """A review: staff's run, taken while another season's run went on, was sent again for later but
+    had cleared its wait mark first: the page said nothing was coming, and a second press sent a
+    second run, so the checks ran twice for one request of staff's."""
+    from django.core.cache import cache
+
+    from armada_web.integrity import tasks
+
+    resent: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.integrity_checks, "apply_async", lambda *args, **message: resent.append(message))
+    monkeypatch.setattr(tasks, "run_checks", lambda **options: [])
+    monkeypatch.setattr(tasks, "missing", list)
+    assert tasks.send_checks_now(None, ran_by="judge")
+    assert cache.add(tasks.ANY_RUN, 1, 60)  # a season's close: its run goes on
+    assert tasks.integrity_checks(None, ran_by="judge") == 0 and len(resent) == 2  # sent again, for later
+    assert tasks.run_state(None) == "sent:judge"  # staff's run is still on its way
+    assert not tasks.send_checks_now(None, ran_by="judge") and len(resent) == 2  # a second press sends nothing
+    cache.delete(tasks.ANY_RUN)
+    assert tasks.integrity_checks(None, ran_by="judge") == 0  # (no findings) the copy sent again runs
+    assert tasks.run_state(None) == ""

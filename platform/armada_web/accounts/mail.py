@@ -7,12 +7,14 @@ tells, so it exists exactly when the event does, and sends it after the commit; 
 failed (the mail server down, the process killed first) stays pending and beat's
 `send_pending_mail` sends it, for GIVE_UP_S after its event. A mail is taken (`sending`) by a
 conditional update before it is sent and marked sent after: only a process killed between the mail
-server's answer and that mark sends one twice.
+server's answer and that mark sends one twice (the mark is tried again while the database does not
+answer).
 """
 
 from __future__ import annotations
 
 import logging
+import smtplib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -27,6 +29,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from armada_web.accounts.models import MailPreferences, MailStatus, SentMail
+from armada_web.jobs.leases import retrying
 from armada_web.web.locks import one_at_a_time
 
 log = logging.getLogger(__name__)
@@ -137,7 +140,8 @@ STUCK_S = 600
 
 def send_queued(*, mail_id: int) -> str:
     """Send a pending mail now: "sent", "refused" (the mail server failed: pending again, or failed
-    past GIVE_UP_S), "skipped" (the account was closed or lost its address meanwhile) or "taken"
+    past GIVE_UP_S), "bounced" (the server is up but refused this address: the same, and the other
+    mails go on), "skipped" (the account was closed or lost its address meanwhile) or "taken"
     (not pending: sent, given up, or being sent by another process).
 
     Taken by a conditional update and sent outside any transaction: no lock is held while the
@@ -160,9 +164,14 @@ def send_queued(*, mail_id: int) -> str:
                     sent=timezone.now() if given_up else None)
         log.warning("mail %s to user %s not sent%s: %s", row.key, row.user_id, " (given up)" if given_up else "",
                     exc)
+        if isinstance(exc, smtplib.SMTPRecipientsRefused):  # this address alone (550 no such user): the server is up
+            return "bounced"
         cache.set(SERVER_DOWN, 1, MAIL_EVERY_S)
         return "refused"
-    mine.update(status=MailStatus.SENT, sent=timezone.now(), attempts=F("attempts") + 1)
+    # Tried again while the database does not answer (a restart, a dropped connection): left `sending`,
+    # the mail the server has taken would be sent again by beat STUCK_S later.
+    retrying(lambda: mine.update(status=MailStatus.SENT, sent=timezone.now(), attempts=F("attempts") + 1),
+             what=f"the database (marking mail {mail_id} sent)")
     return "sent"
 
 
@@ -183,8 +192,9 @@ SENDING_LOCK = "mail:send-pending"
 
 def send_pending(*, limit: int = 200) -> int:
     """Beat: send the pending mails older than MAIL_EVERY_S, oldest first, for at most BATCH_S
-    seconds, stopping at the first the mail server refuses (it is down: the next run tries again),
-    after giving back those stuck `sending` past STUCK_S; how many were sent. One run at a time."""
+    seconds, stopping at the first the mail server refuses (it is down: the next run tries again;
+    one it refuses for its address alone is passed over, "bounced"), after giving back those stuck
+    `sending` past STUCK_S; how many were sent. One run at a time."""
     with one_at_a_time(SENDING_LOCK, STUCK_S) as mine:
         return _send_pending(limit) if mine else 0
 

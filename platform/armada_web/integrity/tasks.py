@@ -101,9 +101,16 @@ def integrity_checks(season_id: int | None, unchecked_only: bool = False, ran_by
             return 0
         with one_at_a_time(ANY_RUN, RUN_LOCK_S) as alone:
             if not alone:  # another season's run (or staff's) goes on: later
-                integrity_checks.apply_async(args=[season_id], kwargs={"unchecked_only": unchecked_only,
-                                                                       "ran_by": ran_by},
-                                             queue=queues.name(queues.Role.PERIODIC), countdown=RESEND_S)
+                if ran_by:  # staff's run is still on its way: a second press sends nothing more
+                    cache.set(sent_key(season_id), ran_by, SENT_S + RESEND_S)
+                try:
+                    integrity_checks.apply_async(args=[season_id], kwargs={"unchecked_only": unchecked_only,
+                                                                           "ran_by": ran_by},
+                                                 queue=queues.name(queues.Role.PERIODIC), countdown=RESEND_S)
+                except BaseException:  # not sent again: the button is free
+                    if ran_by:
+                        cache.delete(sent_key(season_id))
+                    raise
                 return 0
             sent = 0
             for version_id in missing():
