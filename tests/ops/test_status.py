@@ -88,7 +88,8 @@ def test_the_worker_hosts_show_with_their_workers_and_matches(arena, client, adm
 def test_the_status_page_shows_queues_and_matches(arena, client):
     page = client.get("/status/").content.decode()
     assert 'id="queues"' in page and 'id="workers"' in page and "8.0 s" in page
-    assert 'id="estimates"' in page and "<td>galaxy</td>" in page  # a new version's first game and settling
+    # a new version's first game and settling (stacked on a phone, as the other tables)
+    assert 'id="estimates" class="stack"' in page and '<td data-label="Game">Galaxy</td>' in page
     from armada_web.ladder.queries import new_version_estimates
 
     galaxy = new_version_estimates()["galaxy"]
@@ -97,6 +98,20 @@ def test_the_status_page_shows_queues_and_matches(arena, client):
     shown = re.search(r"\(a new bot's: (\d+) s\)", page)  # (the page's a moment before: the estimate grows)
     assert galaxy.settled_new_bot is not None and shown and abs(int(shown[1]) - galaxy.settled_new_bot) <= 5
     assert "Void and failed" not in page  # staff only
+
+
+def test_the_status_page_says_under_a_second_not_0_s(client, db, monkeypatch):
+    """A trial on a live `make up`: the bot page said "in about 0 s" of a game 0.3 s away; /status/
+    rounds its estimate the same way."""
+    from armada_web.ladder.queries import NextGame
+
+    monkeypatch.setattr("armada_web.pages.status_views.new_version_estimates",
+                        lambda: {"galaxy": NextGame(0.3, settled=40.0, settled_new_bot=90.0)})
+    page = client.get("/status/").content.decode()
+    assert '<td data-label="First ranked game in about">under a second</td>' in page and ">0 s<" not in page
+    monkeypatch.setattr("armada_web.pages.status_views.new_version_estimates",
+                        lambda: {"galaxy": NextGame(12.4, settled=40.0, settled_new_bot=90.0)})
+    assert '<td data-label="First ranked game in about">12 s</td>' in client.get("/status/").content.decode()
 
 
 def test_a_bot_page_estimates_its_next_ranked_game(arena, client):

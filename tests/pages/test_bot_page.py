@@ -245,3 +245,32 @@ def test_a_crashed_version_shows_its_error_line_to_its_owners_only(client, arena
     assert (f'<code id="crash-line">this is a Mothership Down bot&#x27;s code (it uses the Mothership Down bot '
             f"library), and {name} plays Galaxy: upload it to a Mothership Down bot, or Galaxy code here</code>"
             ) in game_line
+
+
+def test_a_race_with_one_point_says_one_point(client, make_user, valid_version):
+    """A trial on a live `make up`: a new race that drew its only even battle read "#4, 1 points" on its
+    bot page, "1 points" on its race page and the home page's league top."""
+    from armada_web.ladder.league import sync_league
+    from tests.pages.data import ORDERS_A
+
+    first = valid_version(make_user("alice"), "hammer", game="mothership", orders=ORDERS_A)
+    second = valid_version(make_user("bob"), "anvil", game="mothership", orders=ORDERS_A)  # the same orders: a draw
+    sync_league()
+    for version in (first, second):
+        html = page(client, f"/bots/{version.bot_id}/")
+        assert re.search(r'id="table-row">#\d</a>, 1 point \(0/1/0 W/D/L', html), html
+        assert ", 1 point, 0/1/0 W/D/L" in page(client, f"/ladder/mothership/{version.bot_id}/")
+    home = page(client, "/")
+    assert "1 point</span>" in home and "1 points" not in home
+
+
+def test_a_next_ranked_game_under_half_a_second_away_is_not_about_0_s(client, arena, monkeypatch):
+    """A trial on a live `make up` with three demo bots: "Next ranked game: in about 0 s" (0.3 s,
+    rounded) read as if it were never going to come."""
+    from armada_web.ladder.queries import NextGame
+
+    monkeypatch.setattr("armada_web.pages.bot_views.next_ranked_game", lambda bot_id: NextGame(0.3))
+    html = page(client, f"/bots/{arena.alpha.bot_id}/")
+    assert "in <strong>under a second</strong>" in html and "about <strong>0 s" not in html
+    monkeypatch.setattr("armada_web.pages.bot_views.next_ranked_game", lambda bot_id: NextGame(12.4))
+    assert "in about <strong>12 s</strong>" in page(client, f"/bots/{arena.alpha.bot_id}/")

@@ -188,3 +188,26 @@ def test_the_rating_charts_labels_are_readable_on_a_phone_too(transactional_db, 
         shown = page.evaluate(CHART_LABEL_PX_JS)
         assert len(shown) == 1 and shown[0] >= 9.5, shown  # one drawing shown, its labels about 11 px
         clean(page)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_status_page_fits_a_phone_with_real_worker_names(transactional_db, live_server, chromium, arena,
+                                                             monkeypatch, width):
+    """A trial at 390 px on a live `make up`: the estimates' third column ("A settled rating in about")
+    was scrolled out of its box, and the worker "validation.8392@vm" broke as "validation.8392@v / m" in
+    its half-width cell. The estimates stack as the other tables do; a worker's name takes the full row."""
+    from armada_web.jobs import workers
+
+    monkeypatch.setattr(workers, "live", lambda: [
+        workers.Worker("validation.8392@vm", "vm", ("validation",)),
+        workers.Worker("matches.8392@vm", "vm", ("challenges", "events", "finals", "matches"))])
+    phone = width < PHONE
+    with site_page(chromium, live_server.url, width=width, height=812 if phone else 900, phone=phone) as page:
+        page.goto(f"{live_server.url}/status/")
+        page.wait_for_load_state("load")
+        check(page, "/status/", width)
+        assert page.locator("#workers td", has_text="validation.8392@vm").count() == 1
+        scrolled = page.evaluate("[...document.querySelectorAll('main .table-wrap')]"
+                                 ".filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.firstElementChild.id)")
+        assert scrolled == [], scrolled
+        clean(page)

@@ -42,6 +42,8 @@ def test_team_pages_fit_and_work(transactional_db, live_server, chromium, crew, 
         page.goto(f"{origin}/teams/{team.pk}/")
         assert page.locator("#team-name").inner_text() == EVIL_TEAM
         assert team.join_key in page.locator("#join-link").inner_text()
+        # the whole link in sight, the key never scrolled out of its box (a trial at 390 px saw only the page's half)
+        assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth", page.locator("#join-link").element_handle())
         assert page.locator("#join-command").inner_text() == f"armada team join {team.pk} {team.join_key}"
         check(page, "team page", width)
         page.click("#renew-key")

@@ -36,9 +36,10 @@ def _team_page(pk: int) -> str:
     return reverse("team", args=[pk])
 
 
-def join_link(request: HttpRequest, team: Team) -> str:
-    """The join link a member hands on: the join page with the team's current key."""
-    return request.build_absolute_uri(f"{reverse('team-join', args=[team.pk])}?key={team.join_key}")
+def join_link(request: HttpRequest, team: Team) -> tuple[str, str]:
+    """The join link a member hands on, as its two halves: the join page, and the query with the
+    team's current key (a phone shows the key on a line of its own, never scrolled out of sight)."""
+    return request.build_absolute_uri(reverse("team-join", args=[team.pk])), f"?key={team.join_key}"
 
 
 def team_page(request: HttpRequest, pk: int) -> HttpResponse:
@@ -60,7 +61,8 @@ def team_page(request: HttpRequest, pk: int) -> HttpResponse:
         "history": list(queries.history(team)[:HISTORY]) if member or former else [],  # the team's own record
         "bots": [(b, places.get(b.pk)) for b in rows], "pager": pager(request, bots),
         "results": placements_of_team(team.pk),
-        "join_link": join_link(request, team) if team.join_key and shows_join_key(user=request.user, team=team) else "",
+        "join_link": (join_link(request, team) if team.join_key and shows_join_key(user=request.user, team=team)
+                      else None),
         "can_change": member and shared,
         "rename_typed": draft["name"] if isinstance(draft, dict) and draft.get("team") == pk else None,
         "can_restore": former and team.archived is not None
