@@ -105,3 +105,44 @@ def test_a_match_without_replay_has_no_requests_yet(recorded, api):
     queued = create_match(game="galaxy", first=a, second=b, seed=4)
     assert api(alice).get(f"/api/matches/{queued.pk}/requests/?seat=1").status_code == 409
     assert APIClient().get(f"/api/matches/{queued.pk}/requests/?seat=1").status_code == 404
+
+
+def test_requests_count_in_the_dataset_s_throttle(recorded, api, monkeypatch):
+    """A security trial: each answer replays the whole game in the web process (about a second for a
+    200-turn Galaxy match), so one account with a seat in any match (a challenge makes one) could
+    keep the web workers busy at the per-user limit; it is a bulk download, counted as the replays."""
+    from armada_web.api.throttles import DatasetThrottle
+
+    monkeypatch.setattr(DatasetThrottle, "rate", "2/min", raising=False)
+    monkeypatch.setattr(DatasetThrottle, "num_requests", 2, raising=False)
+    monkeypatch.setattr(DatasetThrottle, "duration", 60, raising=False)
+    match, _replay, alice, _bob, _versions = recorded
+    owner = api(alice)
+    url = f"/api/matches/{match.pk}/requests/?seat=1"
+    first = owner.get(url)
+    assert first.status_code == 200 and "no-store" in first["Cache-Control"]
+    assert [owner.get(url).status_code for _ in range(2)] == [200, 429]
+    assert owner.get(f"/api/matches/{match.pk}/replay/").status_code == 429  # one budget with the replays
+    assert owner.get(f"/api/matches/{match.pk}/").status_code == 200  # the rest of the API is not counted
+
+
+def test_a_seats_requests_are_rebuilt_once_then_kept(recorded, api, monkeypatch):
+    """The security trial's cost: each answer replayed the whole game in the web process. The rebuilt
+    requests are kept (by the replay file's name) and given again to whoever may see them."""
+    from armada_web.matches import rerun
+
+    match, _replay, alice, bob, _versions = recorded
+    built: list[int] = []
+    real = rerun.requests_jsonl
+
+    def counted(replay, seat):
+        built.append(seat)
+        return real(replay, seat)
+
+    monkeypatch.setattr(rerun, "requests_jsonl", counted)
+    url = f"/api/matches/{match.pk}/requests/?seat=1"
+    first, again = api(alice).get(url), api(alice).get(url)
+    assert first.status_code == again.status_code == 200 and first.content == again.content and built == [1]
+    assert api(bob).get(url).status_code == 404  # kept, still its seat's bot's team's alone
+    assert api(alice).get(f"/api/matches/{match.pk}/requests/?seat=2").status_code == 404 and built == [1]
+    assert api(bob).get(f"/api/matches/{match.pk}/requests/?seat=2").status_code == 200 and built == [1, 2]

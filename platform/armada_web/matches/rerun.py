@@ -8,7 +8,10 @@ the stored replay by the SDK (`armada.referee.rerun`), the same code `--rerun` r
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
+
+from django.core.cache import cache
 
 from armada.referee.environment import bot_seed, seed_key
 from armada.referee.rerun import requests_jsonl
@@ -18,6 +21,9 @@ from armada_web.matches.access import can_see
 from armada_web.matches.models import Match, Participant
 from armada_web.matches.queries import matches, replay_of
 from armada_web.web.errors import Conflict, NotFound
+
+#: How long a seat's rebuilt requests are kept in the cache.
+KEEP_REQUESTS_S = 600
 
 
 def no_match(seat: int) -> str:
@@ -45,13 +51,22 @@ def seat_requests(*, user: Any, match_id: int, seat: int) -> str:
     them; NotFound as for a missing match unless `user` may see the seat, Conflict when the stored
     replay cannot be rebuilt (no replay yet, or one this engine no longer plays)."""
     match, _participant = private_seat(user=user, match_id=match_id, seat=seat)
+    # Rebuilding replays the whole game (about a second of CPU for a 200-turn Galaxy match): kept a
+    # while, by the replay's checksum (recorded with it; a match played again has another), compressed.
+    key = f"seat-requests:{match.pk}:{seat}:{match.replay_sha256}" if match.has_replay and match.replay_sha256 else ""
+    kept = cache.get(key) if key else None
+    if kept is not None:
+        return zlib.decompress(kept).decode("utf-8")
     replay = replay_of(match)
     if replay is None:
         raise Conflict("this match has no replay (it has not finished)")
     try:
-        return requests_jsonl(replay, seat)
+        text = requests_jsonl(replay, seat)
     except ReplayError as exc:
         raise Conflict(f"this match's requests cannot be rebuilt: {exc}") from None
+    if key:
+        cache.set(key, zlib.compress(text.encode("utf-8"), 6), KEEP_REQUESTS_S)
+    return text
 
 
 def rerun_command(*, match: Match, seat: int, bot_name: str = "") -> str:
