@@ -339,6 +339,42 @@ def test_every_member_manages_the_teams_bots_and_a_leaver_loses_it_at_once(make_
     bots.retire_bot(bot=bot, user=alice)
 
 
+def test_one_member_cannot_delete_a_shared_teams_bot_with_versions(make_user, api):
+    """D-S-37 (a security trial: a member who joined yesterday deleted a team's bot, its versions and
+    its place in every match it played). A bot without versions goes (`armada submit`'s undo); one with
+    versions is retired instead, or deleted by the team's last member."""
+    from django.test import Client
+
+    from armada_web.bots.models import Bot
+
+    def client_of(user: Any) -> Client:
+        browser = Client()
+        browser.force_login(user)
+        return browser
+
+    alice, bob = make_user("alice"), make_user("bob")
+    team = services.create_team(user=alice, name="crew")
+    services.join_team(user=bob, team=team, key=team.join_key)
+    empty = bots.create_bot(user=alice, name="empty", game="galaxy", team=team.pk)
+    bots.delete_bot(bot=empty, user=bob, only_if_empty=True)  # nothing of anyone's is lost
+    bot = bots.create_bot(user=alice, name="shared", game="galaxy", team=team.pk)
+    bots.upload_version(bot=bot, user=alice, filename="main.py", data=b"print(1)\n")
+    answer = api(bob).delete(f"/api/bots/{bot.pk}/")
+    assert answer.status_code == 403 and "retire it instead" in answer.json()["detail"]
+    with pytest.raises(Forbidden, match="other members manage it too"):
+        bots.delete_bot(bot=bot, user=alice)  # its creator neither
+    assert Bot.objects.filter(pk=bot.pk).exists() and bot.versions.count() == 1
+    browser = client_of(bob)
+    assert "Delete…" not in browser.get(f"/bots/{bot.pk}/").content.decode()  # no button the service refuses
+    asked = browser.get(f"/bots/{bot.pk}/delete/").content.decode()
+    assert 'id="delete-refusal"' in asked and "retire it instead" in asked and 'class="danger"' not in asked
+    assert browser.post(f"/bots/{bot.pk}/delete/").status_code == 403 and Bot.objects.filter(pk=bot.pk).exists()
+    services.leave_team(user=bob, team=team)  # the last member decides alone
+    assert "Delete…" in client_of(alice).get(f"/bots/{bot.pk}/").content.decode()
+    assert api(alice).delete(f"/api/bots/{bot.pk}/").status_code == 204
+    assert not Bot.objects.filter(pk=bot.pk).exists()
+
+
 def test_an_archived_teams_bots_do_not_play_and_take_no_uploads(make_user, valid_version):
     from armada_web.bots.models import BotVersion
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from armada_web.bots.models import Bot, BotVersion, VersionStatus
 from armada_web.teams.access import is_member
+from armada_web.teams.models import Membership
 from armada_web.web.errors import Forbidden
 from armada_web.web.roles import is_staff
 
@@ -42,6 +43,20 @@ def activation_refusal(*, bot: Bot, version: BotVersion | None = None) -> str | 
     if version is not None and version.status != VersionStatus.VALID:
         return f"version {version.number} is {version.status}; only a valid version can be active"
     return None
+
+
+def delete_refusal(*, bot: Bot, user: Any, has_versions: bool) -> str | None:
+    """Why `user`, a member of `bot`'s team, may not delete it now, or None. A shared team's bot with
+    versions goes only by the team's last member (D-S-37): the others manage it too, and it would take
+    its versions and its seat in every match it played away from them (they retire it instead)."""
+    if not has_versions or bot.team.personal:
+        return None
+    others = Membership.objects.current().filter(team_id=bot.team_id, user__isnull=False)
+    if not others.exclude(user_id=user.pk).exists():
+        return None
+    return (f"{bot.name} belongs to the team {bot.team.name}, whose other members manage it too: one member "
+            f"cannot delete its versions and history; retire it instead (it stops playing and keeps its "
+            f"history), or delete it once you are the team's only member")
 
 
 def can_see_private(*, user: Any, bot: Bot) -> bool:
@@ -81,4 +96,5 @@ def actions(*, user: Any, bot: Bot, versions: list[BotVersion]) -> BotActions:
                             and activation_refusal(bot=bot, version=v) is None)
     return BotActions(owner=owner, private=can_see_private(user=user, bot=bot),
                       upload=owner and upload_refusal(bot=bot) is None, retire=owner and bot.retired is None,
-                      delete=owner, activatable=activatable)
+                      delete=owner and delete_refusal(bot=bot, user=user, has_versions=bool(versions)) is None,
+                      activatable=activatable)

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from armada_web.accounts import limits
 from armada_web.bots import storage
-from armada_web.bots.access import activation_refusal, check_owner, upload_refusal
+from armada_web.bots.access import activation_refusal, check_owner, delete_refusal, upload_refusal
 from armada_web.bots.activation import newest_valid
 from armada_web.bots.logic.names import name_problem
 from armada_web.bots.models import Bot, BotVersion, Game, VersionStatus
@@ -31,7 +31,7 @@ from armada_web.storage.archives import Bundle, check_upload
 from armada_web.teams.access import check_member
 from armada_web.teams.models import Membership, Team
 from armada_web.teams.services import get_team, personal_team
-from armada_web.web.errors import Conflict, Invalid, NotFound, Unavailable
+from armada_web.web.errors import Conflict, Forbidden, Invalid, NotFound, Unavailable
 from armada_web.web.inputs import parse_id, shown_text_problem
 
 DESCRIPTION_MAX = 2000
@@ -232,9 +232,13 @@ def retire(*, bot: Bot) -> bool:
 def delete_bot(*, bot: Bot, user: User, only_if_empty: bool = False) -> None:
     """Delete a bot and its versions; their archives go on commit (armada_web.bots.receivers).
     `only_if_empty`: only while it has no version (Conflict otherwise), decided under the bot's lock,
-    so an upload to it that another request makes meanwhile is never deleted with it."""
+    so an upload to it that another request makes meanwhile is never deleted with it. A shared
+    team's bot with versions is deleted only by the team's last member (D-S-37: the others manage
+    it too; they retire it instead), decided under the team's lock (`under_team_lock`)."""
     check_owner(bot=bot, user=user)
     with transaction.atomic():
+        fresh = under_team_lock(bot=bot, nothing="it was not deleted")
+        check_owner(bot=fresh, user=user)
         if only_if_empty:  # under the bot's row lock, which an upload takes before it adds its version
             Bot.objects.select_for_update().filter(pk=bot.pk).first()
             count = BotVersion.objects.filter(bot=bot).count()
@@ -242,7 +246,11 @@ def delete_bot(*, bot: Bot, user: User, only_if_empty: bool = False) -> None:
                 raise Conflict(f"{bot.name} has {count} version{'s' if count != 1 else ''} now: it was not deleted")
         # Its versions first, as a match's recording locks its seats' (matches.execution.record): a
         # recording either finishes first or finds the versions gone, never waits for us in a circle.
-        list(BotVersion.objects.select_for_update().filter(bot=bot).order_by("pk").values_list("pk", flat=True))
+        versions = list(BotVersion.objects.select_for_update().filter(bot=bot).order_by("pk")
+                        .values_list("pk", flat=True))
+        refusal = delete_refusal(bot=fresh, user=user, has_versions=bool(versions))
+        if refusal:
+            raise Forbidden(refusal)
         bot.delete()
         active_version_changed.send(sender=Bot, bot=bot)
 

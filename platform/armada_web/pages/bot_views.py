@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from armada_web.accounts.queries import signed_in
 from armada_web.bots import moves, queries, services, storage
-from armada_web.bots.access import actions, can_see_private, is_owner, private_audience, upload_refusal
+from armada_web.bots.access import actions, can_see_private, delete_refusal, is_owner, private_audience, upload_refusal
 from armada_web.bots.logic.resources import shown
 from armada_web.bots.models import Bot, BotVersion
 from armada_web.bots.queries import play_state
@@ -309,4 +309,5 @@ def delete(request: HttpRequest, pk: int) -> HttpResponse:
         services.delete_bot(bot=bot, user=signed_in(request))
         messages.success(request, f"{name} is deleted.")
         return redirect("my-bots")
-    return render(request, "bots/delete.html", {"bot": bot})
+    refusal = delete_refusal(bot=bot, user=request.user, has_versions=bot.versions.exists())
+    return render(request, "bots/delete.html", {"bot": bot, "refusal": refusal})
