@@ -129,6 +129,9 @@ def test_an_account_disqualified_tells_the_teams_of_its_entries_even_with_its_ma
                       ("user1@example.org", "[Armada] Autumn: the entries of user1 disqualified")]
     assert "the entries of the account user1 from the season Autumn (2 entries left it)" in mail.outbox[0].body
     assert "Turn these e-mails off" not in mail.outbox[0].body
+    # (a security trial: dot was told the page showed the decision to them; it shows it to user1 and staff)
+    assert "shows the decision to the account user1 and the organisers: " in mail.outbox[0].body
+    assert "to you" not in mail.outbox[0].body
 
 
 def test_a_bot_moved_twice_is_told_each_place_and_a_team_bot_every_member(

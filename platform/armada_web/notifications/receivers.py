@@ -89,7 +89,10 @@ def mail_disqualified(sender: Any, decision: Disqualification, entrants: list[tu
                f"{season.name}: {decision.version_label or 'the entries of ' + decision.username} disqualified")
     body = (f"The organisers disqualified {what[Target(decision.target)]} from the season {season.name} "
             f"({entries} left it).{after}\n\nTheir reason: {decision.reason}\n\n"
-            f"The season's page shows the decision to you: {_site(f'/seasons/{season.slug}/')}\n")
+            + (f"The season's page shows the decision to the account {decision.username} "  # (its teammates get
+               f"and the organisers: "  # this mail for their team's entries; the page shows it to the account)
+               if decision.target == Target.ACCOUNT else "The season's page shows the decision to you: ")
+            + f"{_site(f'/seasons/{season.slug}/')}\n")
     for team_ref, owner_id in dict.fromkeys(entrants):
         notify_team(team_id=team_ref, fallback_user_id=owner_id, topic="disqualified",
                     key=f"disqualified-{decision.pk}", subject=subject, body=body)
