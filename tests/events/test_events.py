@@ -386,6 +386,32 @@ def test_events_share_the_free_workers_and_yield_to_the_finals(members, monkeypa
     assert matchmaking.fill(workers=3) == 2  # the two games left, within target_depth(2 free workers)
 
 
+def test_two_fills_at_once_hold_no_more_than_the_share(members, monkeypatch):
+    """An exactly-once review: two match workers recording event games at one moment each filled
+    (`play_on`), each counting the room once before sending, so together they sent twice the share.
+    Here a second worker's fill runs while the first is between two sends."""
+    from armada_web.events import matchmaking
+
+    (owner, v0), (mia, v1), _ = members
+    slug = create(owner, games_per_pair=6).json()["slug"]
+    enter(owner, slug, v0, None)
+    enter(mia, slug, v1, _event(slug).invite)
+    owner.post(f"/api/events/{slug}/start/")
+    monkeypatch.setattr(matchmaking.matchmaking_logic, "target_depth", lambda free: 4)
+    real, others = matchmaking._give_one, []
+
+    def give_one(event_id, now):
+        given = real(event_id, now)
+        if not others:  # the other worker's fill, after this one's first send (its own sends plain)
+            others.append(None)
+            others[0] = matchmaking.fill(workers=2)
+        return given
+
+    monkeypatch.setattr(matchmaking, "_give_one", give_one)
+    sent = matchmaking.fill(workers=2)
+    assert (sent, others, matchmaking.in_flight()) == (1, [3], 4)  # not 1 + 3 + 3 more
+
+
 def test_an_event_never_sent_a_game_goes_before_one_that_was(members, monkeypatch):
     """A review: PostgreSQL sorts a NULL `last_sent` last, SQLite first, so on PostgreSQL a
     just-started event waited behind those that had been sent games."""

@@ -123,10 +123,14 @@ def _give_one(event_id: int, now: datetime) -> bool:
 
 
 def fill(*, workers: int | None = None, now: datetime | None = None) -> int:
-    """Send event matches until they hold target_depth(free workers) in flight; returns how many were sent."""
+    """Send event matches until they hold target_depth(free workers) in flight; returns how many were sent.
+
+    The matches in flight are counted again before each send: match workers recording event games
+    at the same moment each fill (`play_on`), and a room counted once would let each send it all."""
     now = now or timezone.now()
     workers = known_workers() if workers is None else workers
-    room = matchmaking_logic.target_depth(free(workers)) - in_flight()
+    target = matchmaking_logic.target_depth(free(workers))
+    room = target - in_flight()
     if room <= 0:
         return 0
     waited = F("last_sent").asc(nulls_first=True)  # never sent: first, on PostgreSQL as on SQLite (a review)
@@ -137,11 +141,11 @@ def fill(*, workers: int | None = None, now: datetime | None = None) -> int:
     while room > 0 and running:
         still = []
         for event_id in running:
+            room = target - in_flight()
             if room <= 0:
                 break
             if _give_one(event_id, now):
                 sent += 1
-                room -= 1
                 still.append(event_id)
         running = still
     return sent
