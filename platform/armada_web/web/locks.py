@@ -7,6 +7,7 @@ time limit). What the other runs do meanwhile (skip, send themselves again later
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -17,9 +18,12 @@ from django.core.cache import cache
 def one_at_a_time(key: str, seconds: float) -> Iterator[bool]:
     """True inside the block when this process took `key` (and lets it go after), False when
     another process holds it."""
-    held = bool(cache.add(key, 1, seconds))
+    mine = secrets.token_hex(8)
+    held = bool(cache.add(key, mine, seconds))
     try:
         yield held
     finally:
-        if held:
+        # Only while it is still ours: past `seconds` another process may hold it now. (A get, then
+        # a delete: the gap between them is far shorter than any lock's time.)
+        if held and cache.get(key) == mine:
             cache.delete(key)
