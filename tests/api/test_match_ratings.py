@@ -53,7 +53,7 @@ def test_rated_seats_carry_before_after_and_the_expected_result(make_user, valid
     # The line the match page shows, in the API too: ben (seat 2) won from below.
     change = displayed(after[1]) - displayed(before[1])
     assert two["rating"]["explanation"].startswith(f"+{change:.1f}: beat a bot rated ")
-    assert two["rating"]["explanation"].endswith(f"this bot had {a_chance(two['rating']['expected'])}")
+    assert two["rating"]["explanation"].endswith(f"this bot had {a_chance(two['rating']['expected'])} of winning")
     assert one["rating"]["explanation"].startswith("-") and ": lost to a bot rated " in one["rating"]["explanation"]
 
 

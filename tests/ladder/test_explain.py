@@ -33,7 +33,7 @@ def test_the_model_calls_an_upset_unlikely():
     line = explain(rating, "win")
     assert line.startswith(f"+{rating.change:.1f}: beat a bot rated {round(rating.gap)} above this bot; "
                            "this bot had a ")
-    assert line.endswith(f"{round(rating.expected * 100)}% chance")
+    assert line.endswith(f"{round(rating.expected * 100)}% chance of winning")
 
 
 @pytest.mark.parametrize("winner, result, verb", [(1, "win", "beat"), (None, "draw", "drew with"),
@@ -58,39 +58,40 @@ def test_each_result_against_a_bot_above_and_below(winner, result, verb, other_m
 def test_a_forfeit_names_whose_fault_it_was(result, status, other, said):
     rating = seat_rating(Skill(25.0, 2.0), Skill(25.0, 2.0), Skill(25.0, 2.0), expected=0.5)
     line = explain(rating, result, status=status, opponent_status=other)
-    assert f"a bot rated about the same as this bot{said}this bot had a 50% chance" in line
+    assert f"a bot rated about the same as this bot{said}this bot had a 50% chance of winning" in line
 
 
 def test_the_kept_expected_result_is_used_as_kept():
     rating = seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0), expected=0.41)
-    assert explain(rating, "win") == "+1.3: beat a bot rated about the same as this bot; this bot had a 41% chance"
+    assert explain(rating, "win") == ("+1.3: beat a bot rated about the same as this bot; "
+                                      "this bot had a 41% chance of winning")
 
 
 def test_bots_shown_alike_at_uneven_odds_say_why():
     """A competitor's trial: a new bot's first game read "drew with a bot rated about the same as this
-    bot; this bot had a 77% chance" (scores 0.0 and 0.2, mu 25 and 16.5), with no word of why."""
+    bot; this bot had a 77% chance of winning" (scores 0.0 and 0.2, mu 25 and 16.5), with no word of why."""
     new = seat_rating(Skill(25.0, 8.33), Skill(23.0, 7.0), Skill(16.5, 5.45), expected=0.77)
-    assert explain(new, "draw").endswith("this bot had a 77% chance (shown about the same for their "
+    assert explain(new, "draw").endswith("this bot had a 77% chance of winning (shown about the same for their "
                                          "uncertainties; this bot's mu, which the chance follows, is higher)")
     settled = seat_rating(Skill(16.5, 5.45), Skill(18.0, 5.2), Skill(25.0, 8.33), expected=0.23)
-    assert explain(settled, "draw").endswith("a 23% chance (shown about the same for their uncertainties; this "
-                                             "bot's mu, which the chance follows, is lower)")
+    assert explain(settled, "draw").endswith("a 23% chance of winning (shown about the same for their "
+                                             "uncertainties; this bot's mu, which the chance follows, is lower)")
     assert "uncertaint" not in explain(seat_rating(Skill(25.0, 2.0), Skill(26.0, 1.9), Skill(25.0, 2.0),
                                                    expected=0.41), "win")  # close to even: nothing to explain
     even = seat_rating(Skill(25.0, 1.0), Skill(25.2, 1.0), Skill(25.1, 2.0), expected=0.497)
     assert "rated 3 below this bot" in explain(even, "draw")
-    assert explain(even, "draw").endswith("a 50% chance")  # shown at 50%: nothing to explain (a trial's #85)
+    assert explain(even, "draw").endswith("a 50% chance of winning")  # shown at 50%: nothing to explain (a trial's #85)
     # A trial: a new version's first game (its start raised above its predecessor's) read "drew with a
-    # bot rated 1 below this bot; this bot had an 88% chance" with no word of why.
+    # bot rated 1 below this bot; this bot had an 88% chance of winning" with no word of why.
     raised = seat_rating(Skill(43.2, 3.22), Skill(42.9, 3.1), Skill(38.0, 1.8), expected=0.88)
     assert round(raised.gap) == -1
-    assert explain(raised, "draw").endswith("an 88% chance (shown only 1 apart for their uncertainties; this "
-                                            "bot's mu, which the chance follows, is higher)")
+    assert explain(raised, "draw").endswith("an 88% chance of winning (shown only 1 apart for their "
+                                            "uncertainties; this bot's mu, which the chance follows, is higher)")
     settled_pair = seat_rating(Skill(30.0, 1.5), Skill(30.3, 1.5), Skill(31.0, 1.5))  # 1 apart, settled: ~44%
     assert 0.3 < settled_pair.expected < 0.5 and "uncertaint" not in explain(settled_pair, "win")
     for shown_60 in (0.6, 0.5996):  # 10 points as the line shows them (a review: 0.6 - 0.5 < 0.1 in floats)
         rating = seat_rating(Skill(25.0, 8.33), Skill(23.0, 7.0), Skill(16.5, 5.45), expected=shown_60)
-        assert "60% chance (shown about the same" in explain(rating, "draw")
+        assert "60% chance of winning (shown about the same" in explain(rating, "draw")
 
 
 def test_a_near_certain_win_can_cost_a_little_and_says_why():
@@ -101,7 +102,8 @@ def test_a_near_certain_win_can_cost_a_little_and_says_why():
     rating = seat_rating(me, after, other)
     assert after.mu > me.mu and after.sigma > me.sigma and -0.01 < rating.change < 0
     line = explain(rating, "win")
-    assert line.startswith(f"{rating.change:+.3f}: beat a bot rated 15 below this bot; this bot had a 99% chance")
+    assert line.startswith(f"{rating.change:+.3f}: beat a bot rated 15 below this bot; "
+                           "this bot had a 99% chance of winning")
     assert "uncertainty grew" in line
 
 
@@ -125,7 +127,7 @@ def test_figures_in_words():
 
 
 def test_a_line_says_when_the_shown_order_and_the_chance_disagree() -> None:
-    # An organiser read "+2.2: drew with a bot rated 3 below you; you had a 42% chance" as a bug:
+    # An organiser read "+2.2: drew with a bot rated 3 below you; you had a 42% chance of winning" as a bug:
     # the opponent is shown lower (larger sigma) but has the higher mu, which the chance follows.
     mine, theirs = Skill(24.0, 1.0), Skill(26.0, 2.5)  # shown 21.0 and 18.5
     rating = seat_rating(mine, Skill(24.5, 0.9), theirs)
@@ -147,7 +149,7 @@ def test_shown_above_with_the_lower_mu_is_this_seats_uncertainty() -> None:
     rating = seat_rating(new, after, settled)
     assert rating.gap > 0 and rating.expected > 0.5
     line = explain(rating, "draw")
-    assert ": drew with a bot rated 16 above this bot; this bot had a 54% chance" in line
+    assert ": drew with a bot rated 16 above this bot; this bot had a 54% chance of winning" in line
     assert line.endswith("(the opponent is shown above this bot for this bot's uncertainty; its mu, which the "
                          "chance follows, is lower)")
     # and the settled bot's own line keeps "its": the new bot is below it for the new bot's sigma
@@ -157,13 +159,13 @@ def test_shown_above_with_the_lower_mu_is_this_seats_uncertainty() -> None:
 
 
 def test_a_chance_takes_the_article_it_is_read_with() -> None:
-    # "you had a 81% chance" was shown on match 282's page: 8, 11, 18 and 80-89 are read with "an".
+    # "you had a 81% chance of winning" was shown on match 282's page: 8, 11, 18 and 80-89 are read with "an".
     assert [a_chance(x) for x in (0.81, 0.08, 0.11, 0.18, 0.889)] == [
         "an 81% chance", "an 8% chance", "an 11% chance", "an 18% chance", "an 89% chance"]
     assert [a_chance(x) for x in (0.41, 0.8e-2 / 2, 0.999, 0.5, 0.01, 0.9)] == [
         "a 41% chance", "a <1% chance", "a >99% chance", "a 50% chance", "a 1% chance", "a 90% chance"]
     line = explain(seat_rating(Skill(30.0, 1.0), Skill(30.0, 1.0), Skill(25.3, 1.0), 0.81), "draw")
-    assert line.endswith("; this bot had an 81% chance")
+    assert line.endswith("; this bot had an 81% chance of winning")
 
 
 def test_two_reasons_share_one_parenthesis() -> None:

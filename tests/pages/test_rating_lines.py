@@ -38,8 +38,9 @@ def test_the_match_page_explains_each_rated_seat(client, pair):
     lines = re.findall(r'<span class="rating-line">([^<]+)</span>', box)
     rows = explained(list(match.participants.order_by("seat")))
     assert lines == [row.line.replace("<", "&lt;").replace(">", "&gt;") for row in rows]
-    assert re.match(r"-\d+\.\d: lost to a bot rated \d+ below this bot; this bot had an? \d+% chance", lines[0])
-    assert re.match(r"\+\d+\.\d: beat a bot rated \d+ above this bot; this bot had an? \d+% chance", lines[1])
+    chance = r"this bot had an? \d+% chance of winning"
+    assert re.match(r"-\d+\.\d: lost to a bot rated \d+ below this bot; " + chance, lines[0])
+    assert re.match(r"\+\d+\.\d: beat a bot rated \d+ above this bot; " + chance, lines[1])
     assert 'href="/docs/ratings/"' in box
     challenge = recorded_match(ann, ben, 1, kind="challenge")
     html = page(client, f"/matches/{challenge.pk}/")

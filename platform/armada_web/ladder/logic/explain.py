@@ -120,11 +120,11 @@ def rated_as(gap: float) -> str:
 
 def explain(rating: SeatRating, result: str, *, status: str = "ok", opponent_status: str = "ok") -> str:
     """One line: the shown score's change, the result against whom, and the chance the model gave
-    ("+4.1: beat a bot rated 6 above this bot; this bot had a 41% chance"); a result by forfeit says
+    ("+4.1: beat a bot rated 6 above this bot; this bot had a 41% chance of winning"); a result by forfeit says
     whose fault it was (`status`, `opponent_status`: the seats' protocol statuses); a change against
     the result says why. `result` is "win", "draw" or "loss"."""
     line = (f"{signed(rating.change)}: {VERBS[result]} a bot {rated_as(rating.gap)}"
-            f"{forfeit(result, status, opponent_status)}; {SEAT} had {a_chance(rating.expected)}")
+            f"{forfeit(result, status, opponent_status)}; {SEAT} had {a_chance(rating.expected)} of winning")
     percent_shown = round(rating.expected * 100)
     notes = []
     if round(abs(rating.gap)) and percent_shown != 50 and (rating.gap < 0) == (rating.expected < 0.5):  # they disagree
