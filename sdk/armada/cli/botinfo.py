@@ -2,11 +2,11 @@
 
 `armada new` writes `armada.json` (`{"game": ..., "starter": ...}`) into the folder, so
 `armada submit FOLDER` needs neither `--game` nor `--bot`: the game comes from that file and
-the name from the folder's. A folder without the file (made before it existed, or by hand)
-has its game read from its main.py: the bot library's game module it imports
-(`armada.bot.galaxy`, `armada.bot.mothership`) or, for a bot written on the raw protocol,
-the request types it answers ("scout"/"command" or "orders"); when that is not clear the
-caller is told to pass --game.
+the name from the folder's (or the one an upload with `--bot` wrote there as "bot"). A folder
+without the file (made before it existed, or by hand) has its game read from its main.py: the
+bot library's game module it imports (`armada.bot.galaxy`, `armada.bot.mothership`) or, for a
+bot written on the raw protocol, the request types it answers ("scout"/"command" or "orders");
+when that is not clear the caller is told to pass --game.
 """
 
 from __future__ import annotations
@@ -49,6 +49,34 @@ def recorded_game(folder: Path, shown: str | None = None) -> str | None:
     if game not in GAMES:
         raise CliError(f"{shown}: \"game\" must be one of {', '.join(GAMES)} (got {game!r}); fix it, or {_ASK}")
     return str(game)
+
+
+def _info(folder: Path) -> dict[str, object] | None:
+    """FOLDER/armada.json's object, None without the file or when it is not a readable object."""
+    try:
+        data = json.loads((folder / INFO_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def recorded_name(folder: Path) -> str | None:
+    """The bot's name on the site that FOLDER/armada.json remembers ("bot"), None when it names none
+    (or one the site would not take)."""
+    name = (_info(folder) or {}).get("bot")
+    return name if isinstance(name, str) and SITE_NAME_RE.fullmatch(name) else None
+
+
+def remember_name(folder: Path, name: str) -> bool:
+    """Write `name` into FOLDER/armada.json as the bot's name on the site ("bot"), so the next
+    `armada submit FOLDER` goes to the same bot; only a folder whose armada.json is readable (`armada
+    new` wrote it), and only when it names another. True when it was written."""
+    data = _info(folder)
+    if data is None or data.get("bot") == name or (data.get("bot") is None and folder.name == name):
+        return False
+    data["bot"] = name
+    (folder / INFO_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return True
 
 
 def game_in_source(text: str) -> str | None:
@@ -137,12 +165,13 @@ def _info_shown(spec: str) -> str:
 
 
 def default_name(spec: str) -> str:
-    """The bot's name on the site when --bot is not given: the folder's name (or the file's, the zip's)."""
+    """The bot's name on the site when --bot is not given: the one the folder's armada.json
+    remembers (`remember_name`), else the folder's name (or the file's, the zip's)."""
     if spec.startswith(BUILTIN_PREFIX):
         raise CliError(f"{spec}: give the bot's name on the site with --bot NAME")
     path = Path(spec).expanduser().resolve()
     if path.is_dir():
-        return path.name
+        return recorded_name(path) or path.name
     if path.name == ENTRY and path.parent.name:
         return path.parent.name
     return path.stem

@@ -139,6 +139,32 @@ def test_submit_creates_the_bot_uploads_and_waits(logged_in: FakeSite, bot_dir: 
     assert upload.multipart() == {"file": ("mybot.zip", zip_folder(bot_dir))}
 
 
+def test_a_folders_upload_with_bot_is_remembered_for_the_next_submit(
+        logged_in: FakeSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A learner's trial: `armada submit learner --bot ann-learner` as imitation.md says, then after
+    retraining `armada submit learner`: a second bot named learner was made, and played ranked games
+    beside the first. The folder's armada.json (from `armada new`) now remembers the name."""
+    from armada.cli import botinfo
+
+    site = logged_in
+    folder = write_bot(tmp_path / "learner", IDLE_GALAXY)
+    botinfo.record(folder, "galaxy", "imitation")
+    assert main(["submit", str(folder), "--bot", "ann-learner"]) == 0
+    assert "armada.json remembers the bot's name ann-learner" in capsys.readouterr().err
+    assert json.loads((folder / "armada.json").read_text()) == {"game": "galaxy", "starter": "imitation",
+                                                                "bot": "ann-learner"}
+    site.bots = [{"id": 1, "name": "ann-learner", "game": "galaxy", "owner": "alice", "retired": False}]
+    assert main(["submit", str(folder)]) == 0
+    said = capsys.readouterr()
+    assert f"bot name ann-learner (from {folder / 'armada.json'})" in said.err and "remembers" not in said.err
+    assert len(site.seen("POST", "/api/bots/1/versions/")) == 2 and "created bot" not in said.out
+    assert main(["submit", str(folder), "--bot", "ann-other"]) == 0  # another name: remembered instead
+    assert json.loads((folder / "armada.json").read_text())["bot"] == "ann-other"
+    plain = write_bot(tmp_path / "plain", IDLE_GALAXY)  # no armada.json: nothing is written
+    assert main(["submit", str(plain), "--game", "galaxy", "--bot", "plain-bot"]) == 0
+    assert not (plain / "armada.json").exists()
+
+
 def test_existing_bot_is_found_by_exact_name(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     site = logged_in
     site.page_size = 2

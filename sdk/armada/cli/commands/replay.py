@@ -244,7 +244,9 @@ def rerun(replay: dict[str, Any], args: argparse.Namespace) -> int:
             raise CliError(f"--log-dir: {args.log_dir} holds a log of seat {seat} already ({kept[0].name}); "
                            "give another folder")
     names = {p["seat"]: p.get("name", "") for p in replay["seats"]}
-    count, failed_last = len(planned.requests), bool(planned.requests and planned.requests[-1].fault)
+    # the requests the bot answers (`init` included), not the `end` the line names after them
+    count = sum(1 for request in planned.requests if request.message["type"] != "end")
+    failed_last = bool(planned.requests and planned.requests[-1].fault)
     # a seat that failed is sent no `end` (a trial: "64 messages (the requests, then `end`)" for a crash)
     sent = f"{count} request{'' if count == 1 else 's'}" + ("" if failed_last else ", then `end`")
     with ExitStack() as stack:
