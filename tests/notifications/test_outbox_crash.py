@@ -83,3 +83,40 @@ def test_one_address_the_mail_server_refuses_holds_up_no_other_mail(make_user, m
     with django_capture_on_commit_callbacks(execute=True):  # the server is up: a new mail goes at once
         notify(user_id=otto.pk, topic="benched", key="benched-3", subject="s", body="b")
     assert len(mail.outbox) == 2
+
+
+@pytest.mark.django_db
+def test_mails_the_server_keeps_refusing_do_not_take_every_run(make_user, monkeypatch,
+                                                               django_capture_on_commit_callbacks):
+    """A review of the "bounced" outcome: a bounced mail stays pending and is tried again at every
+    run for a day; oldest first, as many bounced mails as a run takes (`limit`, or BATCH_S of slow
+    refusals: a season's results to members whose mailboxes closed) held up every newer mail for
+    that day. Mails never tried go first."""
+    import smtplib
+
+    from armada_web.accounts import mail as mails
+    from armada_web.accounts.mail import notify
+    from armada_web.accounts.models import MailStatus, SentMail
+
+    users = [make_user(f"gone{n}", email=f"gone{n}@example.com") for n in range(2)]
+    otto = make_user("otto", email="otto@example.com")
+    with django_capture_on_commit_callbacks(execute=False):  # left to beat, the refused ones first
+        for n, user in enumerate(users):
+            notify(user_id=user.pk, topic="version_failed", key=f"version-{n}-invalid", subject="s", body="b")
+        notify(user_id=otto.pk, topic="version_failed", key="version-9-invalid", subject="s", body="b")
+    old = timezone.now() - timedelta(seconds=mails.MAIL_EVERY_S + 5)
+    for user in users:
+        SentMail.objects.filter(user=user).update(made=old)
+    SentMail.objects.filter(user=otto).update(made=old + timedelta(seconds=1))
+    real = mails.send_mail
+
+    def server(subject, body, sender, to):
+        if to[0].startswith("gone"):
+            raise smtplib.SMTPRecipientsRefused({to[0]: (550, b"5.1.1 no such user")})
+        return real(subject, body, sender, to)
+
+    monkeypatch.setattr(mails, "send_mail", server)
+    assert mails.send_pending(limit=2) == 0  # the two oldest, both refused
+    assert mails.send_pending(limit=2) == 1  # the next run: otto's first, never tried
+    assert [m.to for m in mail.outbox] == [["otto@example.com"]]
+    assert SentMail.objects.filter(user__in=users, status=MailStatus.PENDING).count() == 2

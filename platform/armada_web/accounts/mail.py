@@ -191,10 +191,12 @@ SENDING_LOCK = "mail:send-pending"
 
 
 def send_pending(*, limit: int = 200) -> int:
-    """Beat: send the pending mails older than MAIL_EVERY_S, oldest first, for at most BATCH_S
-    seconds, stopping at the first the mail server refuses (it is down: the next run tries again;
-    one it refuses for its address alone is passed over, "bounced"), after giving back those stuck
-    `sending` past STUCK_S; how many were sent. One run at a time."""
+    """Beat: send the pending mails older than MAIL_EVERY_S, those never tried first, then the
+    oldest first, for at most BATCH_S seconds, stopping at the first the mail server refuses (it
+    is down: the next run tries again; one it refuses for its address alone is passed over,
+    "bounced"), after giving back those stuck `sending` past STUCK_S; how many were sent. One run
+    at a time. (Bounced mails are tried every run for GIVE_UP_S: oldest first alone, enough of them
+    would take each run's `limit` and BATCH_S, and hold up every other mail as one did before.)"""
     with one_at_a_time(SENDING_LOCK, STUCK_S) as mine:
         return _send_pending(limit) if mine else 0
 
@@ -205,7 +207,7 @@ def _send_pending(limit: int) -> int:
     SentMail.objects.filter(status=MailStatus.SENDING, claimed__lte=now - timedelta(seconds=STUCK_S)).update(
         status=MailStatus.PENDING)
     ids = list(SentMail.objects.filter(status=MailStatus.PENDING, made__lte=now - timedelta(seconds=MAIL_EVERY_S))
-               .order_by("made", "pk").values_list("pk", flat=True)[:limit])
+               .order_by("attempts", "made", "pk").values_list("pk", flat=True)[:limit])
     sent = 0
     for mail_id in ids:
         if (timezone.now() - now).total_seconds() > BATCH_S:

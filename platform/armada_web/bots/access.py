@@ -47,16 +47,22 @@ def activation_refusal(*, bot: Bot, version: BotVersion | None = None) -> str | 
 
 def delete_refusal(*, bot: Bot, user: Any, has_versions: bool) -> str | None:
     """Why `user`, a member of `bot`'s team, may not delete it now, or None. A shared team's bot with
-    versions goes only by the team's last member (D-S-37): the others manage it too, and it would take
-    its versions and its seat in every match it played away from them (they retire it instead)."""
+    versions goes only by the team's last member, and never from a team that removed a member
+    (D-S-37): the others manage it too, and it would take its versions and its seat in every match
+    it played away from them (they retire it instead); removing them first must not open the way."""
     if not has_versions or bot.team.personal:
         return None
-    others = Membership.objects.current().filter(team_id=bot.team_id, user__isnull=False)
-    if not others.exclude(user_id=user.pk).exists():
-        return None
-    return (f"{bot.name} belongs to the team {bot.team.name}, whose other members manage it too: one member "
-            f"cannot delete its versions and history; retire it instead (it stops playing and keeps its "
-            f"history), or delete it once you are the team's only member")
+    instead = "retire it instead (it stops playing and keeps its history)" if bot.retired is None else \
+        "it is retired already: it stops playing and keeps its history"
+    members = Membership.objects.filter(team_id=bot.team_id)
+    if members.current().filter(user__isnull=False).exclude(user_id=user.pk).exists():
+        return (f"{bot.name} belongs to the team {bot.team.name}, whose other members manage it too: one member "
+                f"cannot delete its versions and history; {instead}, or delete it once you are the team's "
+                f"only member")
+    if members.filter(removed=True).exists():
+        return (f"{bot.name} belongs to the team {bot.team.name}, which removed members: its bots with versions "
+                f"are not deleted, so that nobody deletes them by removing the others first; {instead}")
+    return None
 
 
 def can_see_private(*, user: Any, bot: Bot) -> bool:

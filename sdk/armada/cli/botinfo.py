@@ -72,7 +72,7 @@ def remember_name(folder: Path, name: str) -> bool:
     `armada submit FOLDER` goes to the same bot; only a folder whose armada.json is readable (`armada
     new` wrote it), and only when it names another. True when it was written."""
     data = _info(folder)
-    if data is None or data.get("bot") == name or (data.get("bot") is None and folder.name == name):
+    if data is None or data.get("bot") == name or (data.get("bot") is None and folder.resolve().name == name):
         return False
     data["bot"] = name
     (folder / INFO_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
@@ -164,17 +164,36 @@ def _info_shown(spec: str) -> str:
     return str(path.parent / INFO_FILE)
 
 
-def default_name(spec: str) -> str:
-    """The bot's name on the site when --bot is not given: the one the folder's armada.json
-    remembers (`remember_name`), else the folder's name (or the file's, the zip's)."""
+def name_folder(spec: str) -> Path | None:
+    """The folder whose armada.json remembers BOT `spec`'s name on the site (`remember_name`): a
+    folder's own, a main.py's folder's (the file that names its game too); None for another file,
+    a zip or a starter."""
     if spec.startswith(BUILTIN_PREFIX):
-        raise CliError(f"{spec}: give the bot's name on the site with --bot NAME")
+        return None
     path = Path(spec).expanduser().resolve()
     if path.is_dir():
-        return recorded_name(path) or path.name
+        return path
     if path.name == ENTRY and path.parent.name:
-        return path.parent.name
-    return path.stem
+        return path.parent
+    return None
+
+
+def name_file_shown(spec: str) -> str:
+    """The armada.json that remembers BOT `spec`'s name, as the user would name it (`name_folder`)."""
+    path = Path(spec).expanduser()
+    return str((path if path.is_dir() else path.parent) / INFO_FILE)
+
+
+def default_name(spec: str) -> str:
+    """The bot's name on the site when --bot is not given: the one the folder's armada.json
+    remembers (`remember_name`; a main.py's folder's too), else the folder's name (or the
+    file's, the zip's)."""
+    if spec.startswith(BUILTIN_PREFIX):
+        raise CliError(f"{spec}: give the bot's name on the site with --bot NAME")
+    folder = name_folder(spec)
+    if folder is not None:
+        return recorded_name(folder) or folder.name
+    return Path(spec).expanduser().resolve().stem
 
 
 #: A bot's name on the site (the site's own rule; `armada submit --bot` and `armada challenge`).

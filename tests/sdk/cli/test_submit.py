@@ -165,6 +165,28 @@ def test_a_folders_upload_with_bot_is_remembered_for_the_next_submit(
     assert not (plain / "armada.json").exists()
 
 
+def test_a_remembered_name_holds_for_the_folders_main_py_too(
+        logged_in: FakeSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A review: `armada submit learner --bot ann-learner`, then `armada submit learner/main.py` (the
+    form cli.md gives, whose game comes from the same armada.json) went to a new bot named learner,
+    the trial's second bot; and --bot with the main.py wrote nothing for the folder's next submit."""
+    from armada.cli import botinfo
+
+    site = logged_in
+    folder = write_bot(tmp_path / "learner", IDLE_GALAXY)
+    botinfo.record(folder, "galaxy", "imitation")
+    assert main(["submit", str(folder), "--bot", "ann-learner"]) == 0
+    capsys.readouterr()
+    site.bots = [{"id": 1, "name": "ann-learner", "game": "galaxy", "owner": "alice", "retired": False}]
+    assert main(["submit", str(folder / "main.py")]) == 0
+    said = capsys.readouterr()
+    assert f"bot name ann-learner (from {folder / 'armada.json'})" in said.err and "created bot" not in said.out
+    assert len(site.seen("POST", "/api/bots/1/versions/")) == 2
+    assert main(["submit", str(folder / "main.py"), "--bot", "ann-other"]) == 0  # written from the main.py too
+    assert json.loads((folder / "armada.json").read_text())["bot"] == "ann-other"
+    assert botinfo.default_name(str(folder)) == "ann-other"
+
+
 def test_existing_bot_is_found_by_exact_name(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
     site = logged_in
     site.page_size = 2

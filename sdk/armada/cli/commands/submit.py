@@ -7,11 +7,9 @@ import io
 import sys
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 from armada.botspec import (
-    BUILTIN_PREFIX,
     GAMES,
     MAX_UNCOMPRESSED_BYTES,
     MAX_ZIP_ENTRIES,
@@ -47,9 +45,10 @@ examples:
 --game defaults to the game the folder's armada.json names (written by `armada new`), else
 the one its main.py is written for (the bot library's game module it imports, or the
 requests it answers), and another --game than armada.json's is refused; --bot defaults to
-the folder's name (main.py: its folder's; another file or a zip: its name without the suffix);
-an upload of a folder with --bot writes that name into its armada.json ("bot"), the default
-for that folder from then on.
+the name the folder's armada.json remembers, else the folder's name (main.py: its folder's;
+another file or a zip: its name without the suffix); an upload of a folder (or its main.py)
+with --bot writes that name into its armada.json ("bot"), the default for that folder from
+then on.
 
 PATH takes the BOT forms of `armada play`: a .py file or a .zip (sent as they are), a folder
 holding main.py (zipped with main.py at the root, leaving out __pycache__, .git, hidden
@@ -143,9 +142,9 @@ def fill_defaults(args: argparse.Namespace) -> str:
                            f"--bot {botinfo.site_name(name)}")
         args.bot = name
         args.bot_from = args.path
-        folder = Path(args.path).expanduser()
-        remembered = folder.is_dir() and botinfo.recorded_name(folder.resolve()) == name
-        said.append(f"bot name {name} (from {folder / botinfo.INFO_FILE if remembered else args.path})")
+        folder = botinfo.name_folder(args.path)
+        remembered = folder is not None and botinfo.recorded_name(folder) == name
+        said.append(f"bot name {name} (from {botinfo.name_file_shown(args.path) if remembered else args.path})")
     elif not botinfo.SITE_NAME_RE.fullmatch(args.bot):
         raise CliError(f"bad bot name {args.bot!r}: use {botinfo.SITE_NAME_RULE}, e.g. "
                        f"--bot {botinfo.site_name(args.bot)}")
@@ -220,16 +219,17 @@ def _remember_name(args: argparse.Namespace) -> None:
     """After an upload with --bot from a folder of `armada new`: its armada.json remembers the name, so
     the next `armada submit FOLDER` goes to the same bot, not to a new one named as the folder (a trial:
     a retrained imitation bot went to a second bot, which played ranked games beside the first)."""
-    folder = Path(args.path).expanduser()
-    if args.bot_from is not None or args.path.startswith(BUILTIN_PREFIX) or not folder.is_dir():
+    folder = botinfo.name_folder(args.path)  # (a main.py's too: its folder's armada.json names its game)
+    if args.bot_from is not None or folder is None:
         return
+    shown = botinfo.name_file_shown(args.path)
     try:
         written = botinfo.remember_name(folder, args.bot)
     except OSError as exc:  # (a read-only folder: the upload is done all the same)
-        print(f"armada: could not remember the bot's name in {folder / botinfo.INFO_FILE}: {exc}", file=sys.stderr)
+        print(f"armada: could not remember the bot's name in {shown}: {exc}", file=sys.stderr)
         return
     if written:
-        print(f"armada: {folder / botinfo.INFO_FILE} remembers the bot's name {args.bot}: `armada submit "
+        print(f"armada: {shown} remembers the bot's name {args.bot}: `armada submit "
               f"{args.path}` uploads to it from now on (--bot NAME for another)", file=sys.stderr)
 
 
