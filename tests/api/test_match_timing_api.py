@@ -128,7 +128,7 @@ def test_requests_count_in_the_dataset_s_throttle(recorded, api, monkeypatch):
 
 def test_a_seats_requests_are_rebuilt_once_then_kept(recorded, api, monkeypatch):
     """The security trial's cost: each answer replayed the whole game in the web process. The rebuilt
-    requests are kept (by the replay file's name) and given again to whoever may see them."""
+    requests are kept (by the replay's recorded checksum) and given again to whoever may see them."""
     from armada_web.matches import rerun
 
     match, _replay, alice, bob, _versions = recorded

@@ -120,3 +120,21 @@ def test_mails_the_server_keeps_refusing_do_not_take_every_run(make_user, monkey
     assert mails.send_pending(limit=2) == 1  # the next run: otto's first, never tried
     assert [m.to for m in mail.outbox] == [["otto@example.com"]]
     assert SentMail.objects.filter(user__in=users, status=MailStatus.PENDING).count() == 2
+
+
+def test_only_a_mailbox_refusal_is_bounced_not_a_relay_or_policy_refusal():
+    """A review: "Relay access denied" (a misconfigured relay) refuses every recipient too; read as a
+    bounce, the server never counted as down and beat tried every mail at every run."""
+    import smtplib
+
+    from armada_web.accounts.mail import mailbox_refused
+
+    def refused(code: int, text: bytes) -> smtplib.SMTPRecipientsRefused:
+        return smtplib.SMTPRecipientsRefused({"a@example.com": (code, text)})
+
+    assert mailbox_refused(refused(550, b"5.1.1 <a@example.com>: Recipient address rejected: no such user"))
+    assert mailbox_refused(refused(553, b"sorry, that domain isn't in my list of allowed rcpthosts"))
+    assert not mailbox_refused(refused(554, b"5.7.1 <a@example.com>: Relay access denied"))
+    assert not mailbox_refused(refused(550, b"5.7.1 Client host rejected: authentication required"))
+    assert not mailbox_refused(refused(451, b"4.3.0 try again later"))
+    assert not mailbox_refused(OSError("connection refused"))

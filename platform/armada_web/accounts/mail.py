@@ -138,6 +138,20 @@ GIVE_UP_S = 24 * 3600
 STUCK_S = 600
 
 
+#: SMTP replies that refuse one mailbox (no such user, not local, bad name), not the sender or the relay.
+MAILBOX_CODES = (550, 551, 553)
+
+
+def mailbox_refused(exc: Exception) -> bool:
+    """Did the mail server refuse this mail's address alone (the server is up, other mails go)? Not a
+    policy refusal of every mail (5.7.x: relay access denied, authentication required), which is the
+    server refusing, as when it is down."""
+    if not isinstance(exc, smtplib.SMTPRecipientsRefused) or not exc.recipients:
+        return False
+    return all(code in MAILBOX_CODES and not bytes(message).lstrip().startswith(b"5.7")
+               for code, message in exc.recipients.values())
+
+
 def send_queued(*, mail_id: int) -> str:
     """Send a pending mail now: "sent", "refused" (the mail server failed: pending again, or failed
     past GIVE_UP_S), "bounced" (the server is up but refused this address: the same, and the other
@@ -164,7 +178,7 @@ def send_queued(*, mail_id: int) -> str:
                     sent=timezone.now() if given_up else None)
         log.warning("mail %s to user %s not sent%s: %s", row.key, row.user_id, " (given up)" if given_up else "",
                     exc)
-        if isinstance(exc, smtplib.SMTPRecipientsRefused):  # this address alone (550 no such user): the server is up
+        if mailbox_refused(exc):  # this address alone (550 no such user): the server is up
             return "bounced"
         cache.set(SERVER_DOWN, 1, MAIL_EVERY_S)
         return "refused"
