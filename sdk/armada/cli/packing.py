@@ -27,6 +27,7 @@ from armada.botspec import (
     resolve_bot,
     starter_file,
 )
+from armada.cli import botinfo
 from armada.cli.client import Upload
 from armada.cli.common import CliError
 from armada.sizes import MIB, human_size, with_bytes
@@ -118,7 +119,7 @@ def zip_folder(folder: Path) -> bytes:
         total += len(data)
         if total > MAX_UNCOMPRESSED_BYTES:
             raise CliError(f"{folder}: more than {MAX_UNCOMPRESSED_BYTES} bytes of files to send")
-        contents[name] = data
+        contents[name] = botinfo.as_sent(data) if name == botinfo.INFO_FILE else data
     return normalised_zip(contents)
 
 

@@ -158,6 +158,8 @@ def test_a_folders_upload_with_bot_is_remembered_for_the_next_submit(
     said = capsys.readouterr()
     assert f"bot name ann-learner (from {folder / 'armada.json'})" in said.err and "remembers" not in said.err
     assert len(site.seen("POST", "/api/bots/1/versions/")) == 2 and "created bot" not in said.out
+    uploads = [seen.multipart()["file"][1] for seen in site.seen("POST", "/api/bots/1/versions/")]
+    assert uploads[0] == uploads[1]  # the remembered name is not sent: unchanged code is the same upload
     assert main(["submit", str(folder), "--bot", "ann-other"]) == 0  # another name: remembered instead
     assert json.loads((folder / "armada.json").read_text())["bot"] == "ann-other"
     plain = write_bot(tmp_path / "plain", IDLE_GALAXY)  # no armada.json: nothing is written
