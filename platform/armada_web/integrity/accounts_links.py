@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from django.contrib.auth.models import User
+from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 from armada.botspec import GAMES, builtin_names, starter_file
 from armada_web.accounts.models import Sighting as SightingRow
@@ -52,11 +54,17 @@ def _sightings(names: dict[int, str]) -> Iterator[logic.Sighting]:
 
 
 def _uploads(names: dict[int, str]) -> Iterator[logic.Upload]:
-    rows = (BotVersion.objects.order_by().filter(bot__owner__isnull=False).exclude(sha256="")
-            .values_list("bot__owner_id", "sha256", "pk", "created", "bot__name", "number"))
-    for owner_id, sha256, pk, created, bot, number in rows.iterator(chunk_size=10_000):
-        if owner_id in names:
-            yield logic.Upload(names[owner_id], sha256, pk, created, f"{bot} v{number}")
+    """Each version as uploaded by the member who uploaded it (`uploaded_by`): in a shared team that
+    is not always the bot's creator, who must not be tied for a teammate's upload (an organiser's
+    trial: carol's upload to alice's team bot, copied by another account, named alice). A version
+    from before uploaders were recorded counts as its bot's creator's, as it did."""
+    rows = (BotVersion.objects.order_by().exclude(sha256="")
+            .filter(Q(uploaded_by__isnull=False) | Q(bot__owner__isnull=False))
+            .annotate(uploader=Coalesce("uploaded_by_id", "bot__owner_id"))
+            .values_list("uploader", "sha256", "pk", "created", "bot__name", "number"))
+    for user_id, sha256, pk, created, bot, number in rows.iterator(chunk_size=10_000):
+        if user_id in names:
+            yield logic.Upload(names[user_id], sha256, pk, created, f"{bot} v{number}")
 
 
 def groups(*, window: timedelta = logic.WINDOW, crowd: int = logic.CROWD, ignored: int = logic.IGNORED,
