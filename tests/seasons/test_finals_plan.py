@@ -37,7 +37,7 @@ def _nothing_started(slug: str) -> None:
     assert not Entry.objects.filter(season=season, mu__isnull=False).exists()  # no finals ratings started
 
 
-def test_a_dry_run_prints_the_plan_and_its_outlook_and_starts_nothing(five):
+def test_a_dry_run_prints_the_plan_and_its_outlook_and_starts_nothing(five, armada):
     _closed("s1", ends_in=timedelta(hours=1))
     line = season_command("finals", "s1", "--stages", "3", "--games", "1000", "--dry-run")
     assert "\n" not in line
@@ -51,6 +51,11 @@ def test_a_dry_run_prints_the_plan_and_its_outlook_and_starts_nothing(five):
     fits = season_command("finals", "s1", "--stages", "1", "--games", "2", "--dry-run")
     assert fits.startswith("season s1 (dry run, nothing started) would play its finals: 5 entries, 1 stage of 2 "
                            "games per entry, 5 matches; at about 30 s a match on the 1 worker, done about ")
+    # (an organiser's trial) on one match worker, `make up`'s, the finals' share is that worker: they take it
+    assert "WARNING: that would take every match worker" in fits and "--past-end" not in fits
+    armada(match_workers=2)
+    fits = season_command("finals", "s1", "--stages", "1", "--games", "2", "--dry-run")
+    assert "5 matches; at about 30 s a match on all 2 workers, done about " in fits
     assert "WARNING" not in fits and "--past-end" not in fits
     _nothing_started("s1")
     with pytest.raises(CommandError, match="--stages must be a whole number"):  # refused as the start would be

@@ -169,14 +169,14 @@ def test_a_whole_galaxy_season_finals_with_two_cuts_then_standings_for_good(five
     from armada_web.seasons import queries
     from armada_web.seasons.models import Entry, FinalsGame, Season, Standing
 
-    armada(finals_cuts=(0.4,), finals_keep_min=2, finals_start="prior")
+    armada(finals_cuts=(0.4,), finals_keep_min=2, finals_start="prior", match_workers=2)
     season_command("create", "s1", "--game", "galaxy", "--name", "Spring")
     season_command("close", "s1")
     said = season_command("finals", "s1", "--stages", "3", "--games", "2")
     assert said.count("\n") <= 1, said  # one line, as every command of it (issue 18)
     line, outlook = said.strip().split("; ", 1)
     assert line == "season s1 is in its finals: 5 entries, 3 stages of 2 games per entry, 10 matches"
-    assert outlook.startswith("at about 30 s a match on the 1 worker, done about ") and "WARNING" not in outlook
+    assert outlook.startswith("at about 30 s a match on all 2 workers, done about ") and "WARNING" not in outlook
     season = Season.objects.get(slug="s1")
     strongest = {five[3].pk: 3, five[1].pk: 2}  # bot3 beats everyone, then bot1
 
@@ -804,7 +804,7 @@ def test_a_season_closed_and_finished_by_hand_shows_when_it_did_not_its_planned_
     assert f"{season.finished_at:%Y-%m-%d %H:%M}" in listing and f"{season.ends:%Y-%m-%d %H:%M}" not in listing
 
 
-def test_a_finals_plan_past_the_season_s_end_is_said_at_once(five):
+def test_a_finals_plan_past_the_season_s_end_is_said_at_once(five, armada):
     """An organiser's trial planned 1,000 stages of 1,000 games for 2 entries: accepted without a word,
     and the finals then took every worker for days. The command now says when the plan would be done
     on every worker, and warns when that is past the season's end."""
@@ -822,11 +822,12 @@ def test_a_finals_plan_past_the_season_s_end_is_said_at_once(five):
     season_command("finish", "s1")
     season_command("create", "s2", "--game", "galaxy", "--name", "Summer")
     season_command("close", "s2")
+    armada(match_workers=2)  # (one worker is every worker: the finals' share of it takes it all)
     _line, outlook = season_command("finals", "s2", "--stages", "1", "--games", "2").split("; ", 1)
     assert "WARNING" not in outlook  # it fits, with the claim's margin: the finals share the workers
     from armada_web.seasons.queries import finals_outlook
 
     season = Season.objects.get(slug="s2")
-    season.ends = timezone.now() + timedelta(seconds=season.matches_total * 30 * 1.2)  # within it, not its margin
+    season.ends = timezone.now() + timedelta(seconds=season.matches_total * 30 * 1.2 / 2)  # within, not its margin
     warned = finals_outlook(season)
     assert "takes every match worker" in warned and "after the season's end" not in warned

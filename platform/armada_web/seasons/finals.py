@@ -288,9 +288,13 @@ def workers_needed(season: Season, workers: int, now: datetime | None = None) ->
     now = now or timezone.now()
     left = max(0, season.matches_total - matches_done(season))
     seconds = (season.ends - now).total_seconds()
-    share = math.ceil(workers * settings.ARMADA.finals_share / 100)
     needed = workers if seconds <= 0 else math.ceil(left * match_seconds(season) * SAFETY / seconds)
-    return max(1, min(workers, max(share, needed)))
+    return max(1, min(workers, max(share_of(workers), needed)))
+
+
+def share_of(workers: int) -> int:
+    """The workers a season's finals take at least: ARMADA_FINALS_SHARE percent of `workers`, rounded up."""
+    return math.ceil(workers * settings.ARMADA.finals_share / 100)
 
 
 def estimate(season: Season, now: datetime | None = None) -> datetime | None:
@@ -337,8 +341,10 @@ def forecast(season: Season, matches: int, workers: int, now: datetime) -> Forec
         others += left > 0
         shared += min(left, own)
     done = now + timedelta(seconds=(own + shared) / workers)
-    # the claim (workers_needed) follows this season's own work alone
-    takes_all = now + timedelta(seconds=own / workers * SAFETY) >= season.ends
+    # the claim (workers_needed) follows this season's own work alone, and is never below the share:
+    # a share of every worker (one match worker, `make up`'s) takes them all from the start
+    takes_all = (share_of(workers) >= workers
+                 or now + timedelta(seconds=own / workers * SAFETY) >= season.ends)
     return Forecast(matches=matches, workers=workers, match_seconds=each, done=done, takes_all=takes_all,
                     past_end=done > season.ends, others=others)
 
