@@ -65,7 +65,9 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
     entry = league_entry_of(bot_id)
     if entry is None:
         raise Http404("that bot is not a race in the league")
-    return render(request, "pages/race.html", {"entry": entry, "battles": battles(entry),
+    fought = battles(entry, number=page_number(request.GET.get("battles"), "battles"))
+    return render(request, "pages/race.html", {"entry": entry, "battles": fought.rows,
+                                               "battles_pager": pager(request, fought, "battles"),
                                                "page": (entry.position - 1) // PER_PAGE + 1})
 
 
