@@ -146,3 +146,22 @@ def test_a_seats_requests_are_rebuilt_once_then_kept(recorded, api, monkeypatch)
     assert api(bob).get(url).status_code == 404  # kept, still its seat's bot's team's alone
     assert api(alice).get(f"/api/matches/{match.pk}/requests/?seat=2").status_code == 404 and built == [1]
     assert api(bob).get(f"/api/matches/{match.pk}/requests/?seat=2").status_code == 200 and built == [1, 2]
+
+
+def test_drawings_and_a_versions_files_count_in_the_dataset_s_throttle(recorded, api, monkeypatch):
+    """A cost audit: a seat's drawings (up to 2 MiB of JSON parsed and written again), a version's
+    archive (up to the upload limit) and its validation replay were limited by the per-user budget
+    alone (1,200 a minute): bulk downloads, counted with the replays."""
+    from armada_web.api.throttles import DatasetThrottle
+
+    monkeypatch.setattr(DatasetThrottle, "rate", "3/min", raising=False)
+    monkeypatch.setattr(DatasetThrottle, "num_requests", 3, raising=False)
+    monkeypatch.setattr(DatasetThrottle, "duration", 60, raising=False)
+    match, _replay, alice, _bob, (a, _b) = recorded
+    owner = api(alice)
+    answers = [owner.get(url).status_code for url in (f"/api/matches/{match.pk}/debug/?seat=1",
+                                                      f"/api/versions/{a.pk}/source/",
+                                                      f"/api/versions/{a.pk}/replay/")]
+    assert 429 not in answers  # (404: a version validated here without a replay kept)
+    assert owner.get(f"/api/versions/{a.pk}/source/").status_code == 429  # the fourth of three
+    assert owner.get(f"/api/versions/{a.pk}/").status_code == 200  # the rest of the API is not counted

@@ -13,9 +13,9 @@ from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from armada.drawing import KINDS, PALETTE
+from armada_web.api.dataset_views import DatasetView
 from armada_web.api.schema import answers
 from armada_web.matches.drawings import seat_drawings
 from armada_web.web.inputs import parse_int
@@ -60,9 +60,10 @@ class JsonOnly(BaseContentNegotiation):
 
 
 @method_decorator(gzip_page, name="dispatch")  # up to 2 MiB of JSON a seat
-class MatchDebugView(APIView):
+class MatchDebugView(DatasetView):
     """What seat N's bot drew on the board, turn by turn (`debug` in its replies). For its bot's team
-    and staff only: 404 for anyone else, exactly as for a missing match."""
+    and staff only: 404 for anyone else, exactly as for a missing match. A bulk download
+    (THROTTLE_DATASET): up to 2 MiB of JSON read, parsed and written again each time."""
 
     permission_classes = [AllowAny]
     # JSON only, whatever the Accept header: the browsable page would put the CSRF token and the

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from armada_web.api.dataset_views import DatasetView
 from armada_web.api.fields import absolute
 from armada_web.api.schema import answers
 from armada_web.bots import queries, storage
@@ -97,8 +98,9 @@ class VersionView(APIView):
         return Response(VersionSerializer(version, context={"request": request}).data)
 
 
-class VersionSourceView(APIView):
-    """The version's archive (a zip with main.py at its top): its team and staff only; 404 for anyone else."""
+class VersionSourceView(DatasetView):
+    """The version's archive (a zip with main.py at its top): its team and staff only; 404 for anyone
+    else. A bulk download (THROTTLE_DATASET): an archive of up to ARMADA_UPLOAD_MAX_BYTES."""
 
     permission_classes = [AllowAny]
 
@@ -114,9 +116,10 @@ class VersionSourceView(APIView):
         return response
 
 
-class VersionReplayView(APIView):
+class VersionReplayView(DatasetView):
     """The replay of the version's validation game (gzip JSON, replay format v1): its team and staff only;
-    404 for anyone else, and for a version with none (not played yet, or validated before they were kept)."""
+    404 for anyone else, and for a version with none (not played yet, or validated before they were kept).
+    A bulk download (THROTTLE_DATASET), as the matches' replays."""
 
     permission_classes = [AllowAny]
 
