@@ -4,6 +4,8 @@ forms. Thin: the rules are `teams.services` (and `bots.moves`), refusals are sho
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -36,10 +38,12 @@ def _team_page(pk: int) -> str:
     return reverse("team", args=[pk])
 
 
-def join_link(request: HttpRequest, team: Team) -> tuple[str, str]:
-    """The join link a member hands on, as its two halves: the join page, and the query with the
-    team's current key (a phone shows the key on a line of its own, never scrolled out of sight)."""
-    return request.build_absolute_uri(reverse("team-join", args=[team.pk])), f"?key={team.join_key}"
+def join_link(request: HttpRequest, team: Team) -> tuple[list[str], str]:
+    """The join link a member hands on: the join page's address cut after each "/" (where a phone's
+    line may break, never inside a word), and the query with the team's current key (a phone shows
+    the key on a line of its own, never scrolled out of sight)."""
+    page = request.build_absolute_uri(reverse("team-join", args=[team.pk]))
+    return [part for part in re.split(r"(?<=[^/]/)(?!/)", page) if part], f"?key={team.join_key}"
 
 
 def team_page(request: HttpRequest, pk: int) -> HttpResponse:
