@@ -71,7 +71,7 @@ def test_a_finished_seasons_disqualified_entrant_gets_the_reason_and_those_below
     assert mail.outbox[0].subject.endswith("disqualified")  # sent at once; the places by beat, after
     body = told[f"[Armada] Spring: {out.bot.name} v1 disqualified"]
     assert "Their reason: a copy of <bot0>" in body and "(1 entry left it)" in body
-    assert "final standings are written again without them" in body and "/seasons/s1/" in body
+    assert "final standings are written again without it." in body and "/seasons/s1/" in body  # one entry
     moved = told[f"[Armada] Spring: {below[0]} now placed {before[below[0]] - 1} of 4"]
     assert f"now places {before[below[0]] - 1} of 4; it placed {before[below[0]]} before" in moved
 
@@ -102,7 +102,7 @@ def test_a_team_disqualified_during_the_finals_is_told_member_by_member_and_no_p
         disqualify(season=season, by=staff, reason="shared accounts", team="Crew")
     assert sent() == [("ann@example.org", "[Armada] Summer: team Crew disqualified"),
                       ("ben@example.org", "[Armada] Summer: team Crew disqualified")]
-    assert "Its finals play on without them." in mail.outbox[0].body
+    assert "(1 entry left it). Its finals play on without it." in mail.outbox[0].body
 
 
 def test_an_account_disqualified_tells_the_teams_of_its_entries_even_with_its_mails_off(

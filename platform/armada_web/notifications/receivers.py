@@ -83,8 +83,9 @@ def mail_disqualified(sender: Any, decision: Disqualification, entrants: list[tu
             Target.ACCOUNT: f"the entries of the account {decision.username}",
             Target.TEAM: f"the entries of your team {decision.team_name}"}
     entries = f"{decision.entries} entr{'y' if decision.entries == 1 else 'ies'}"
-    after = (" Its final standings are written again without them." if season.state == SeasonState.FINISHED
-             else " Its finals play on without them." if season.state == SeasonState.FINALS else "")
+    them = "it" if decision.entries == 1 else "them"  # (an organiser's trial: "(1 entry left it) ... without them")
+    after = (f" Its final standings are written again without {them}." if season.state == SeasonState.FINISHED
+             else f" Its finals play on without {them}." if season.state == SeasonState.FINALS else "")
     subject = (f"{season.name}: team {decision.team_name} disqualified" if decision.target == Target.TEAM else
                f"{season.name}: {decision.version_label or 'the entries of ' + decision.username} disqualified")
     body = (f"The organisers disqualified {what[Target(decision.target)]} from the season {season.name} "
