@@ -199,6 +199,11 @@ class NextGame:
     settled: float | None = None
     settled_new_bot: float | None = None
 
+    @property
+    def under_a_second(self) -> bool:
+        """Due in less than half a second but not now: "under a second", never "about 0 s" (a trial)."""
+        return self.seconds is not None and 0 < self.seconds < 0.5
+
 
 def covered(first: datetime | None, now: datetime, window: float) -> float:
     """Seconds a measuring window of `window` seconds covers when its first event was at `first`: on a

@@ -24,8 +24,7 @@ from armada_web.games import spec
 from armada_web.jobs.notes import shown_note
 from armada_web.ladder.challenges import choices
 from armada_web.ladder.explain import lines_for_bot
-from armada_web.ladder.models import LeagueEntry
-from armada_web.ladder.queries import battles, chart_points, next_ranked_game, standing, version_records
+from armada_web.ladder.queries import chart_points, next_ranked_game, standing, version_records
 from armada_web.matches import listing
 from armada_web.matches import queries as match_queries
 from armada_web.matches.models import HeadToHead
@@ -34,7 +33,7 @@ from armada_web.matches.rerun import replay_rerun_command
 from armada_web.pages.bot_forms import BotForm, UploadForm
 from armada_web.pages.chart import NARROW, WIDTH, line_chart, version_starts
 from armada_web.pages.errors import form_error, refusals_go_to
-from armada_web.pages.ladder_views import PER_PAGE
+from armada_web.pages.ladder_views import PER_PAGE, battles_shown
 from armada_web.pages.pager import pager
 from armada_web.pages.viewer_seats import seats_attribute
 from armada_web.seasons.queries import placements_of_bot
@@ -118,7 +117,8 @@ def _bot_page_read(request: HttpRequest, pk: int) -> HttpResponse:
         "faults": match_queries.faults_of(bot.pk),
         "challenge_with": offered,
         "challenge_open": any(not c.refusal for c in offered),
-        **_battles(request, place.entry if place is not None else None),
+        **(battles_shown(request, place.entry) if place is not None and place.entry is not None
+           else {"battles": None}),
         "placements": placements_of_bot(bot.pk),
         "move_to": moves.move_targets(bot=bot, user=request.user) if allowed.owner else [],
         "next_game": next_ranked_game(bot.pk) if game.rated else None,
@@ -156,14 +156,6 @@ def _comparison(request: HttpRequest, bot: Bot, versions: list[BotVersion],
         problem += f" ({held}); showing {shown} instead." if numbers else "."
     return {"numbers": numbers, "compare_problem": problem,
             "comparison": match_queries.compare_versions(bot.pk, *pair) if pair else None}
-
-
-def _battles(request: HttpRequest, entry: LeagueEntry | None) -> dict[str, object]:
-    """A league race's battles, a page of them (`?battles=N`), and their pager; None without a race."""
-    if entry is None:
-        return {"battles": None}
-    fought = battles(entry, number=page_number(request.GET.get("battles"), "battles"))
-    return {"battles": fought.rows, "battles_pager": pager(request, fought, "battles")}
 
 
 def _history(request: HttpRequest, bot: Bot, opponents_page: int) -> dict[str, object]:

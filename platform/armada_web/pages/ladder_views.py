@@ -65,10 +65,15 @@ def race(request: HttpRequest, bot_id: int) -> HttpResponse:
     entry = league_entry_of(bot_id)
     if entry is None:
         raise Http404("that bot is not a race in the league")
-    fought = battles(entry, number=page_number(request.GET.get("battles"), "battles"))
-    return render(request, "pages/race.html", {"entry": entry, "battles": fought.rows,
-                                               "battles_pager": pager(request, fought, "battles"),
+    return render(request, "pages/race.html", {"entry": entry, **battles_shown(request, entry),
                                                "page": (entry.position - 1) // PER_PAGE + 1})
+
+
+def battles_shown(request: HttpRequest, entry: Any) -> dict[str, object]:
+    """A league race's battles, the page of them `?battles=N` asks for, and their pager (the race
+    page's and its bot's page's)."""
+    fought = battles(entry, number=page_number(request.GET.get("battles"), "battles"))
+    return {"battles": fought.rows, "battles_pager": pager(request, fought, "battles")}
 
 
 def race_label(entry: Any) -> str:

@@ -30,8 +30,13 @@ _ASK = "pass --game galaxy or --game mothership"
 def record(folder: Path, game: str, starter: str) -> Path:
     """Write FOLDER/armada.json saying which game the bot plays and which starter it came from."""
     path = folder / INFO_FILE
-    path.write_text(json.dumps({"game": game, "starter": starter}, indent=2) + "\n", encoding="utf-8")
+    path.write_text(info_text({"game": game, "starter": starter}), encoding="utf-8")
     return path
+
+
+def info_text(info: dict[str, object]) -> str:
+    """armada.json's text for `info`, as `armada new` writes it (and the CLI writes it again)."""
+    return json.dumps(info, indent=2) + "\n"
 
 
 def recorded_game(folder: Path, shown: str | None = None) -> str | None:
@@ -75,7 +80,7 @@ def remember_name(folder: Path, name: str) -> bool:
     if data is None or data.get("bot") == name or (data.get("bot") is None and folder.resolve().name == name):
         return False
     data["bot"] = name
-    (folder / INFO_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    (folder / INFO_FILE).write_text(info_text(data), encoding="utf-8")
     return True
 
 
@@ -89,7 +94,7 @@ def as_sent(data: bytes) -> bytes:
     if not isinstance(info, dict) or "bot" not in info:
         return data
     del info["bot"]
-    return (json.dumps(info, indent=2) + "\n").encode("utf-8")
+    return info_text(info).encode("utf-8")
 
 
 def game_in_source(text: str) -> str | None:
