@@ -99,9 +99,14 @@ def test_every_deep_list_is_served_by_its_index():
     unsorted(uses(pool.rows.filter(mu__gte=seed_row.mu).order_by("mu", "version_id")[:12], "rating_near_mu"))
     # the estimates' counts (/status/, bot pages), of a pool of any size
     uses(pool.rows.filter(games__lt=10), "rating_settling")
-    # a version's place among those never played (its id among the newest: on a small id the unique
-    # version_id index rightly reads the few rows below it, a plan CI once chose for a random row)
+    # a version's place among those never played. On this site's hundred ratings a general index costs
+    # the planner about as much (CI chose the unique version_id key once, for a small id, and once the
+    # benched index, whose pages the suite's rolled-back rows had grown): they are hidden, in this
+    # transaction only, so the check is whether this index fits the query, as on a site of thousands.
     newest = Rating.objects.filter(playing=True).order_by("-version_id").first()
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX ladder_rati_benched_3e9645_idx")
+        cursor.execute("ALTER TABLE ladder_rating DROP CONSTRAINT ladder_rating_version_id_key")
     uses(pool.rows.filter(last_played__isnull=True, version_id__lt=newest.version_id), "rating_never_played")
 
 
