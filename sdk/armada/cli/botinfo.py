@@ -47,7 +47,7 @@ def recorded_game(folder: Path, shown: str | None = None) -> str | None:
         return None
     shown = shown or str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _read(folder)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CliError(f"{shown}: cannot read it ({exc}); fix or remove it, or {_ASK}") from exc
     game = data.get("game") if isinstance(data, dict) else None
@@ -56,10 +56,15 @@ def recorded_game(folder: Path, shown: str | None = None) -> str | None:
     return str(game)
 
 
+def _read(folder: Path) -> object:
+    """FOLDER/armada.json's JSON value (OSError, UnicodeDecodeError or JSONDecodeError when it cannot)."""
+    return json.loads((folder / INFO_FILE).read_text(encoding="utf-8"))
+
+
 def _info(folder: Path) -> dict[str, object] | None:
     """FOLDER/armada.json's object, None without the file or when it is not a readable object."""
     try:
-        data = json.loads((folder / INFO_FILE).read_text(encoding="utf-8"))
+        data = _read(folder)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return data if isinstance(data, dict) else None
