@@ -261,3 +261,33 @@ def test_a_drawing_at_a_mothership_a_forfeit_left_undrawn_is_skipped(page, repla
     assert page.locator('.av-mothership[data-seat="1"]').count() == 0  # the forfeit left it undrawn
     assert shapes(page, 1) == [("dot", "purple", "")]
     clean(page)
+
+
+#: Labels of the shown drawings that the board's top or bottom edge cuts.
+CUT_LABELS_Y_JS = """() => {
+  const board = document.querySelector('.av-board, .av-field');
+  const v = board.viewBox.baseVal;
+  return [...document.querySelectorAll('.av-debug-label')].map((t) => [t.textContent, t.getBBox()])
+    .filter(([, b]) => b.y < v.y - 0.5 || b.y + b.height > v.y + v.height + 0.5)
+    .map(([text, b]) => [text.slice(0, 20), Math.round(b.y), Math.round(b.height)]);
+}"""
+
+
+def test_labels_on_the_top_and_bottom_edges_stay_on_the_board(page, replays, tmp_path):
+    """A label at a point on the board's top or bottom edge (the docs' own range: Galaxy -0.5 to 3.5,
+    Mothership 0 to 1) is moved onto the board, not cut in half by its edge."""
+    galaxy = {"1": {"turns": [{"turn": 5, "shapes": [
+        {"kind": "label", "at": [1.5, -0.5], "text": "top edge"},
+        {"kind": "label", "at": [1.5, 3.5], "text": "bottom edge"},
+        {"kind": "label", "at": [3.5, -0.5], "text": "top right corner"}]}]}}
+    ready(page, offline_page(replays.load("galaxy"), galaxy, tmp_path, 5))
+    assert len(shapes(page, 1)) == 3
+    assert page.evaluate(CUT_LABELS_Y_JS) == [] and page.evaluate(CUT_LABELS_JS) == []
+    mothership = {"1": {"turns": [{"turn": 0, "shapes": [
+        {"kind": "label", "at": [0, 0], "text": "top left"},
+        {"kind": "label", "at": [1, 1], "text": "bottom right"}]}]}}
+    (tmp_path / "ms").mkdir()  # a page of its own: the same address with another #t would not load again
+    ready(page, offline_page(replays.load("mothership"), mothership, tmp_path / "ms", 0))
+    assert len(shapes(page, 1)) == 2
+    assert page.evaluate(CUT_LABELS_Y_JS) == [] and page.evaluate(CUT_LABELS_JS) == []
+    clean(page)

@@ -171,3 +171,23 @@ def test_the_turn_a_match_ended_in_keeps_its_own_time(page, tmp_path, kind, ende
     assert any(f"{ended}: {spent}" in item for item in items), items
     assert any("turn 2 (scout + command): 0.7 ms" in item for item in items), items
     assert page.watch.errors == []
+
+
+def test_two_seats_of_the_same_name_are_told_apart(page, tmp_path):
+    """A bot against a copy of itself (both `Greedy`): every name the strip gives says which seat it is."""
+    path = tmp_path / "same.json.gz"
+    assert main(["play", "builtin:greedy", "builtin:greedy", "--seed", "3", "--config", '{"max_turns": 6}',
+                 "--replay", str(path), "--json"]) == 0
+    replay = read_replay(path)
+    replay["timings"]["seats"]["2"]["ms"][3] = 700.0  # seat 2's scout of turn 2: the slowest
+    page_path = tmp_path / "same.html"
+    page_path.write_text(offline_html(replay), encoding="utf-8")
+    ready(page, page_path.as_uri() + "#t=2")
+    names = page.locator(".av-timing-name").all_text_contents()
+    assert names == ["Greedy (seat 1)", "Greedy (seat 2)"]
+    assert page.locator(".av-timing-row[data-seat='2'] .av-timing-name").get_attribute("title") == "Greedy (seat 2)"
+    now = page.locator(".av-timing-now").text_content()
+    assert "Greedy (seat 1): " in now and "Greedy (seat 2): " in now
+    first = page.locator(".av-timing-slowest li").first.text_content()
+    assert first.startswith("Greedy (seat 2), turn 2 ")
+    assert page.watch.errors == [] and page.watch.requests == []

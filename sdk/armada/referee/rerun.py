@@ -282,6 +282,9 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
                     # (the match's turns are the ones played, one fewer: "all 34 turns agree" for 34)
                     report.agreed += 1
                     report.crashed = f"turn {request.turn}: {exchange.fault.status}: {exchange.fault.detail}"
+                    # the turn it failed in was never played, though an earlier request of it (Galaxy's
+                    # scout, before a crash in its command) was answered: the turns count as the match's
+                    report.turns.discard(request.turn)
                     break
                 was = request.fault or ("replied" if request.answer is not None else "")
                 report.difference = Difference(request, was, f"{exchange.fault.status}: {exchange.fault.detail}")
@@ -291,7 +294,8 @@ def rerun(replay: dict[str, Any], seat: int, conn: BotConnection, *, bot_seed: i
                 report.agreed += 1
                 continue
             if request.answer is None:
-                report.difference = Difference(request, request.fault, "replied " + _shown(reply))
+                # shown as the replay would keep it: without its drawing, which is never a difference
+                report.difference = Difference(request, request.fault, "replied " + _shown(without_debug(reply)))
                 break
             if message["type"] != "init":
                 kept = plain(recorded_answer(engine, request.phase, without_debug(reply)))

@@ -235,19 +235,24 @@
   }
 
   /** Move each label of `layer` sideways so that it stays on the board (one wider than the board starts at its
-   * left edge): a label centred near an edge (at a corner planet, say) is never cut off. Measured all at once,
-   * then moved. */
+   * left edge), and up or down as far as it takes when it sits on the board's top or bottom edge (a point at
+   * y -0.5 in Galaxy, 0 or 1 in Mothership Down): a label centred near an edge (at a corner planet, say) is
+   * never cut off. Measured all at once, then moved. */
   function keepInside(layer, board) {
     const box = boxOf(board);
     const labels = [...layer.querySelectorAll(".av-debug-label")];
     const shifts = labels.map((t) => {
       const b = t.getBBox();
-      if (!b.width) return 0;
-      if (b.x < box.x0 || b.width >= box.x1 - box.x0) return box.x0 - b.x;
-      return b.x + b.width > box.x1 ? box.x1 - (b.x + b.width) : 0;
+      if (!b.width) return [0, 0];
+      const dx = b.x < box.x0 || b.width >= box.x1 - box.x0 ? box.x0 - b.x
+        : b.x + b.width > box.x1 ? box.x1 - (b.x + b.width) : 0;
+      const dy = b.y < box.y0 ? box.y0 - b.y : b.y + b.height > box.y1 ? box.y1 - (b.y + b.height) : 0;
+      return [dx, dy];
     });
     labels.forEach((t, i) => {
-      if (shifts[i]) t.setAttribute("x", (Number(t.getAttribute("x")) + shifts[i]).toFixed(2));
+      const [dx, dy] = shifts[i];
+      if (dx) t.setAttribute("x", (Number(t.getAttribute("x")) + dx).toFixed(2));
+      if (dy) t.setAttribute("y", (Number(t.getAttribute("y")) + dy).toFixed(2));
     });
   }
 

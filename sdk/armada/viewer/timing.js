@@ -112,6 +112,13 @@
     return init.unanswered ? "init not answered (" + fmt(init.ms) + " until the bot stopped)" : "init " + fmt(init.ms);
   }
 
+  /** A seat's name as the strip gives it: with "(seat N)" when both seats have the same name (a bot against a
+   * copy of itself, two starters), so that the rows, the line and the slowest list say whose time it is. */
+  function nameOf(replay, seat) {
+    const name = seatName(replay, seat);
+    return name === seatName(replay, 3 - seat) ? name + " (seat " + seat + ")" : name;
+  }
+
   /** The strip: a row of bars per seat (time per turn; red: a timeout), a line for the shown turn, the
    * slowest turns (each a button that shows it). Null when the replay has no timings. */
   function build(player, replay, game) {
@@ -124,7 +131,7 @@
     const cursors = [];
     for (const { seat, data } of seats) {
       const bars = svg("svg", { class: "av-timing-bars", viewBox: "0 0 " + n + " 20", preserveAspectRatio: "none",
-        role: "img", "aria-label": "time per " + game.unit + " of " + seatName(replay, seat) });
+        role: "img", "aria-label": "time per " + game.unit + " of " + nameOf(replay, seat) });
       data.cells.forEach((c, i) => {
         const own = game.unit + " " + game.labelOf(i) + ": " + fmt(c.ms);
         if (c.timeout || (c.ended && c.ended.timeout)) {
@@ -149,7 +156,7 @@
       const timeouts = data.times.filter((t) => t.timeout).length;
       root.appendChild(el("div", { class: "av-timing-row av-seat-" + seat, "data-seat": seat,
         "data-timeouts": timeouts },
-        el("span", { class: "av-timing-name" }, seatName(replay, seat)), bars));
+        el("span", { class: "av-timing-name", title: nameOf(replay, seat) }, nameOf(replay, seat)), bars));
     }
     const now = el("p", { class: "av-timing-now av-muted" });
     root.appendChild(now);
@@ -164,7 +171,7 @@
       for (const c of slow) {
         const what = c.requests.filter((r) => r.type !== "init").map((r) => r.type).join(" + ");
         const go = el("button", { type: "button", class: "av-timing-go" },
-          seatName(replay, c.seat) + ", " + c.label + (what ? " (" + what + ")" : "") +
+          nameOf(replay, c.seat) + ", " + c.label + (what ? " (" + what + ")" : "") +
           ": " + fmt(c.ms) + (c.timeout ? ", timed out" : "") + (c.bank !== null ? ", bank " + c.bank + " ms left" : ""));
         go.addEventListener("click", (event) => {
           player.seek(c.i);
@@ -182,7 +189,7 @@
         const ended = c.ended ? (c.requests.length ? own + "; then " : "") +
           (c.ended.timeout ? "timed out" : fmt(c.ended.ms)) + " at " + endedAt(game, c.ended) +
           (c.ended.bank !== null ? ", bank " + c.ended.bank + " ms" : "") : own;
-        return seatName(replay, seat) + ": " + ended;
+        return nameOf(replay, seat) + ": " + ended;
       });
       now.textContent = "time at " + game.unit + " " + game.labelOf(player.index) + " \u2014 " + parts.join("; ");
     });

@@ -214,6 +214,27 @@ def test_a_server_crash_reproduces(tmp_path, capsys):
     # the same bot fixed: it answers where the server saw a crash
     assert main(["replay", str(path), "--rerun", "2", str(galaxy_bot(tmp_path / "fixed"))]) == 1
     assert capsys.readouterr().out.startswith("turn 2 differs (scout, request 3)\n")
+    # a fixed bot that also draws: its reply is shown as the replay keeps it, without the drawing
+    drawer = write_bot(tmp_path / "drawer", GALAXY.format(change=NEVER, crash=NEVER).replace(
+        '"probes": seen[:1]', '"debug": {"shapes": [{"kind": "dot", "at": 1}], "text": "plan"}, "probes": seen[:1]'))
+    assert main(["replay", str(path), "--rerun", "2", str(drawer)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("turn 2 differs (scout, request 3)\n")
+    said = next(line for line in out.splitlines() if line.startswith("  this bot: "))
+    assert said.startswith("  this bot: replied {") and '"probes"' in said and "debug" not in said
+
+
+def test_a_server_crash_in_a_turns_second_request_counts_the_turns_played(tmp_path, capsys):
+    """A crash in turn 3's command (its scout answered): the match played 2 turns, and so does the re-run say."""
+    crashing = GALAXY.format(change=NEVER, crash=NEVER).replace(
+        '    elif kind == "command":\n',
+        '    elif kind == "command" and msg["turn"] == 3:\n        sys.exit(3)\n    elif kind == "command":\n')
+    bots = {1: galaxy_bot(tmp_path / "ok"), 2: write_bot(tmp_path / "crasher", crashing)}
+    outcome, path = record(tmp_path, "galaxy", bots, {"max_turns": 6})
+    assert outcome.players[1].status == "crashed" and outcome.result.turns == 2
+    assert main(["replay", str(path), "--rerun", "2", str(bots[2])]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("all 2 turns agree (") and "failed as on the server (turn 3: crashed" in out
 
 
 def test_mothership_rerun_agrees_and_differs(mothership, capsys):
