@@ -300,3 +300,47 @@ def test_a_new_address_needs_the_password_and_sending_its_link_again_does_not(cl
     again = client.post("/accounts/email/", {"email": "Vera@NEW.example"}, follow=True).content.decode()
     assert "A link to confirm Vera@new.example is on its way" in again and len(mail.outbox) == 2
     assert mail.outbox[-1].to == ["Vera@new.example"]
+
+
+def test_a_refused_new_address_is_shown_again_in_the_profile_pages_field(client, make_user):
+    """An audit of bad input: the change redirects to the profile page, whose field came back empty after
+    a refusal (a wrong password, a mistyped address), so the address typed had to be typed again. It is
+    shown again once, and not after a success."""
+    from armada_web.accounts import addresses
+
+    user = make_user("yara", email="yara@example.org")
+    client.force_login(user)
+    field = re.compile(r'<input type="email" name="email" value="([^"]*)"')
+    for body in ({"email": "yara@new.example", "password": "wrong-guess-1"},
+                 {"email": "yara@@new.example", "password": PASSWORD}):
+        page = client.post("/accounts/email/", body, follow=True).content.decode()
+        assert "New e-mail address:" in page and field.search(page).group(1) == body["email"], page
+        assert addresses.pending(user=user) is None
+        later = client.get("/accounts/profile/").content.decode()  # once: a reload shows the empty field
+        assert not field.search(later)
+    page = client.post("/accounts/email/", {"email": "yara@new.example", "password": PASSWORD},
+                       follow=True).content.decode()
+    assert "A link to confirm yara@new.example" in page and not field.search(page)
+
+
+def test_an_address_with_an_invisible_character_is_refused_at_sign_up_and_on_the_profile(client, make_user):
+    """An audit of bad input: `k@ex.org` with a zero-width space pasted after it passed Django's check (IDNA
+    drops it from the domain) and was kept with it, so the address typed at a password reset or compared
+    with another account's was another one. Refused, with the character named, and no account is made."""
+    from django.contrib.auth.models import User
+
+    from armada_web.accounts import addresses
+    from armada_web.web.errors import Invalid
+
+    for bad in ("k@ex.org\u200b", "k@e\u200bx.org", "k@ex.org\u00ad", "k\u2060@ex.org"):
+        with pytest.raises(Invalid, match=r"invisible character \(U\+"):
+            addresses.clean_address(bad)
+    page = client.post("/accounts/signup/", {"username": "kate", "email": "k@ex.org\u200b",
+                                             "password1": PASSWORD, "password2": PASSWORD})
+    assert page.status_code == 400 and "invisible character (U+200B" in page.content.decode()
+    assert not User.objects.filter(username="kate").exists() and mail.outbox == []
+    user = make_user("lena", email="lena@example.org")
+    client.force_login(user)
+    page = client.post("/accounts/email/", {"email": "new@e\u200bx.org", "password": PASSWORD},
+                       follow=True).content.decode()
+    assert "invisible character (U+200B" in page and addresses.pending(user=user) is None

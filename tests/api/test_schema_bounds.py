@@ -280,3 +280,28 @@ def test_every_bot_the_api_gives_names_its_team_and_the_schema_says_so(schema, a
     row = api(owner).post(f"/api/events/{made['slug']}/entries/", {"bot": bot.pk}, format="json").json()
     table = api(owner).get(f"/api/events/{made['slug']}/").json()["table"]
     assert table[0]["bot"]["team"] == table[0]["team"] == {"id": bot.team_id, "name": "olga"}, (row, table)
+
+
+def test_a_body_of_another_media_type_is_told_what_to_send(api, make_user):
+    """An audit of bad input: a 415 said only `Unsupported media type "text/plain" in request.`, not
+    what the operation takes; it now says how to send the body (JSON, or an upload's multipart form)."""
+    client = api()
+    said = error(client.post("/api/teams/", "name=crew", content_type="text/plain"), 415)
+    assert said == ('Unsupported media type "text/plain" in request: send the body as a JSON object, with the '
+                    "header Content-Type: application/json")
+    bot = client.post("/api/bots/", {"name": "zipped", "game": "galaxy"}, format="json").json()
+    said = error(client.post(f"/api/bots/{bot['id']}/versions/", b"PK\x03\x04", content_type="application/zip"),
+                 415)
+    assert said.startswith('Unsupported media type "application/zip" in request: send the bot as a multipart '
+                           'form field named "file"'), said
+
+
+def test_an_unknown_format_is_named_not_a_bare_not_found(api):
+    """An audit of bad input: `/api/bots/{id}/?format=xml` of a bot that exists answered 404 "Not found."
+    (DRF's content negotiation), as if the bot did not. The 404 stays; its detail says what is wrong."""
+    client = api()
+    bot = client.post("/api/bots/", {"name": "formats", "game": "galaxy"}, format="json").json()
+    said = error(client.get(f"/api/bots/{bot['id']}/?format=xml"), 404)
+    assert said == "no format 'xml' here: ?format= takes json or api (or leave it out, or send an Accept header)"
+    assert client.get(f"/api/bots/{bot['id']}/?format=json").status_code == 200
+    assert error(client.get("/api/bots/999999/"), 404) == "no such bot"  # (other 404s keep their words)

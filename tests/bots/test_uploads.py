@@ -271,3 +271,28 @@ def test_a_retired_bot_has_no_upload_page(bot, client):
     response = client.get(f"/bots/{bot.pk}/upload/", follow=True)
     assert response.redirect_chain[-1][0] == f"/bots/{bot.pk}/"
     assert "is retired and takes no new versions" in response.content.decode()
+
+
+def test_a_zip_whose_armada_json_names_another_game_is_refused_before_it_is_stored(bot, api, client):
+    """An audit of bad input: a mothership bot's zip (armada.json from `armada new`) uploaded to a galaxy
+    bot was taken, and its version failed validation as "crashed: exited with code 2", the cause only in
+    its log; `armada submit` refuses it. The site now refuses it too, on the API and the page alike."""
+    from armada_web.bots.models import BotVersion
+
+    other = zipped({"race/main.py": MAIN, "race/armada.json": b'{"game": "mothership", "starter": "greedy"}'})
+    refused = api(bot.owner).post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("race.zip", other)},
+                                  format="multipart")
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["detail"] == (
+        "its armada.json says it is a mothership bot, but this bot plays galaxy: its code would fail the "
+        "validation game; upload it to a mothership bot (or correct armada.json if it plays galaxy)")
+    client.force_login(bot.owner)
+    page = client.post(f"/bots/{bot.pk}/upload/", {"file": SimpleUploadedFile("race.zip", other)})
+    assert page.status_code == 400 and "says it is a mothership bot" in page.content.decode()
+    assert not BotVersion.objects.exists()
+    # its own game, a file that names no known game or is no JSON object: the validation game judges
+    for info in (b'{"game": "galaxy"}', b'{"game": "chess"}', b"[1, 2]", b"not json", b"\xff\xfe"):
+        check_upload(name="bot.zip", data=zipped({"main.py": MAIN, "armada.json": info}), game="galaxy").close()
+    with pytest.raises(UploadError, match="says it is a galaxy bot, but this bot plays mothership"):
+        check_upload(name="bot.zip", data=zipped({"main.py": MAIN, "armada.json": b'{"game": "galaxy"}'}),
+                     game="mothership")

@@ -37,6 +37,7 @@ from armada_web.accounts.models import EmailChange
 from armada_web.accounts.throttles import ALL_CLIENTS, folded
 from armada_web.web.clients import client_key
 from armada_web.web.errors import Conflict, Invalid, Unavailable
+from armada_web.web.logic.text import has_invisible
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,11 @@ def clean_address(address: object) -> str:
     if not isinstance(address, str) or not address.strip():
         raise Invalid("give an e-mail address")
     address = User.objects.normalize_email(address.strip())
+    hidden = next((c for c in address if has_invisible(c)), None)
+    if hidden is not None:  # (IDNA drops a zero-width space from the domain: validate_email took it, and the
+        # address kept it, unlike the one typed at a password reset or in another account's check)
+        raise Invalid(f"the e-mail address holds an invisible character (U+{ord(hidden):04X}, a zero-width space, "
+                      "a direction mark or a control character, often pasted with it): type the address again")
     if len(address) > ADDRESS_MAX:
         raise Invalid(f"e-mail address too long: {len(address)} characters (at most {ADDRESS_MAX})")
     try:

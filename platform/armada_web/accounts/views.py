@@ -21,6 +21,11 @@ from armada_web.accounts.queries import signed_in
 from armada_web.web.errors import DomainError, http_status
 from armada_web.web.links import site_address
 
+#: The session's key for a refused new e-mail address, shown again in the profile page's field (a
+#: refusal redirects there: a wrong password, a mistyped address must not make the user type it again).
+EMAIL_DRAFT = "email-change-typed"
+EMAIL_DRAFT_MAX = 1000
+
 
 def _site(request: HttpRequest) -> str:
     """What a mailed link starts with (`web.links.site_address`: ARMADA_SITE_URL, else the request's host)."""
@@ -94,15 +99,18 @@ def signup(request: HttpRequest) -> HttpResponse:
 def change_email(request: HttpRequest) -> HttpResponse:
     """Add or change the account's address (the profile page's field): a link goes to it."""
     form = EmailForm(request.POST)
+    typed = request.POST.get("email", "")[:EMAIL_DRAFT_MAX]
     if not form.is_valid():
         problems = [str(problem) for problem in form.errors.get("email", [])] or ["Give an e-mail address."]
         messages.error(request, f"New e-mail address: {' '.join(problems)}")
+        request.session[EMAIL_DRAFT] = typed  # the profile page's field shows it again, to correct
         return redirect("profile")
     try:
         change = services.change_email(request=request, user=signed_in(request), address=form.cleaned_data["email"],
                                        password=form.cleaned_data["password"], site=_site(request))
     except DomainError as exc:
         messages.error(request, f"New e-mail address: {exc}")
+        request.session[EMAIL_DRAFT] = typed
     else:
         if change is None:
             messages.info(request, "That is your address already: nothing to confirm.")

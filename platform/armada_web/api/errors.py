@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import UnsupportedMediaType, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
@@ -43,6 +43,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     default = re.fullmatch(r"No (\w+) matches the given query\.", str(exc)) if isinstance(exc, Http404) else None
     if default:  # get_object_or_404's words: the API's own, as for every other missing object
         exc = Http404(f"no such {default.group(1).lower()}")
+    unknown_format = _unknown_format(exc, context)
+    if unknown_format:  # DRF's content negotiation raises a bare Http404 ("Not found."): say what is wrong
+        exc = Http404(unknown_format)
     response = drf_handler(exc, context)
     if response is None:
         return None
@@ -51,9 +54,38 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     # a refusal may repeat what the request sent: a lone surrogate of a JSON string (`"\\ud800"`)
     # would fail the renderer's UTF-8 (a 500 in place of the 400)
     response.data = {"detail": printable(str(response.data["detail"]))}
+    if isinstance(exc, UnsupportedMediaType):
+        response.data = {"detail": f"{response.data['detail'].rstrip('.')}: {_how_to_send(context)}"}
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
         response.data = {"detail": f"too many requests; try again in {int(exc.wait) + 1} s"}  # type: ignore[attr-defined]
     return response
+
+
+def _unknown_format(exc: Exception, context: dict[str, Any]) -> str:
+    """The 404 of a `?format=` no renderer of the view has (`?format=xml`), in words ("" for any other
+    error): DRF's content negotiation raises a bare Http404, which read "Not found." of a bot that exists."""
+    request, view = context.get("request"), context.get("view")
+    if not isinstance(exc, Http404) or str(exc) or request is None or view is None:
+        return ""
+    asked = request.query_params.get("format") if hasattr(request, "query_params") else None
+    known = [renderer.format for renderer in getattr(view, "renderer_classes", [])]
+    if not asked or asked in known:
+        return ""
+    return (f"no format {printable(asked[:40])!r} here: ?format= takes {' or '.join(known)} (or leave it out, or "
+            "send an Accept header)")
+
+
+def _how_to_send(context: dict[str, Any]) -> str:
+    """What a 415 adds to DRF's "Unsupported media type ... in request.": the body this operation takes
+    (JSON, or an upload's multipart form), as the schema says, so the refusal says how to fix it."""
+    request = context.get("request")
+    types = [parser.media_type for parser in getattr(request, "parsers", None) or []]
+    if "multipart/form-data" in types:
+        return ('send the bot as a multipart form field named "file" (with a file name, e.g. '
+                "curl -F file=@main.py)")
+    if types and all("json" in media for media in types):
+        return "send the body as a JSON object, with the header Content-Type: application/json"
+    return "this operation takes " + (", ".join(types) or "no body")
 
 
 #: Headers an error answer keeps when `JsonErrors` makes it JSON.

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from armada_web.accounts import addresses, mail, queries, services
 from armada_web.accounts.forms import EmailForm, MailForm, TokenForm
 from armada_web.accounts.queries import signed_in
+from armada_web.accounts.views import EMAIL_DRAFT
 from armada_web.matches.queries import challenges_by
 from armada_web.teams.queries import teams_of
 from armada_web.web.errors import DomainError
@@ -39,7 +40,8 @@ def profile(request: HttpRequest) -> HttpResponse:
     mail_form = MailForm(initial={topic: getattr(prefs, topic) for topic in mail.TOPICS})
     context = {"form": form, "secret": new["secret"] if new else None, "new_id": new["id"] if new else None,
                "tokens": queries.tokens_of(signed_in(request)), "challenges": challenges_by(signed_in(request)),
-               "mail_form": mail_form, "email_form": EmailForm(),
+               "mail_form": mail_form,
+               "email_form": EmailForm(initial={"email": request.session.pop(EMAIL_DRAFT, "")}),
                "email_pending": addresses.pending(user=signed_in(request)), "teams": teams_of(user=signed_in(request)),
                "site_url": request.build_absolute_uri("/").rstrip("/")}
     return render(request, "accounts/profile.html", context)

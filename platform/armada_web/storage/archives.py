@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import io
+import json
 import math
 import os
 import tempfile
@@ -27,6 +28,8 @@ from django.conf import settings
 
 from armada.archive import add_entry, max_archive_bytes, normalised_writer
 from armada.botspec import ENTRY, BotSpecError, UnpackedTooLarge, ZipLimits, check_zip, find_entry_dir, open_zip
+from armada.cli.botinfo import INFO_FILE
+from armada.games.registry import GAMES
 from armada.sizes import with_bytes
 from armada_web.web.errors import Invalid, TooLarge
 from armada_web.web.inputs import ENVELOPE_BYTES
@@ -140,6 +143,8 @@ def check_upload(*, name: str, data: bytes | IO[bytes], game: str | None = None)
             else:
                 raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
         _check_stored(out)
+        if game is not None:
+            _check_game(out, game)
         return Bundle(out, _sha256(out), _size_of(out), files, size)
     except BaseException:
         out.close()
@@ -157,6 +162,32 @@ def _check_stored(out: IO[bytes]) -> None:
         raise UploadError(f"the archive made of the upload would not unpack ({exc})") from None
     finally:
         out.seek(0)
+
+
+#: The most of an archive's armada.json (`armada new` writes it beside main.py, naming the bot's game) read.
+INFO_MAX_BYTES = 64 * 1024
+
+
+def _check_game(out: IO[bytes], game: str) -> None:
+    """Refuse a normalised archive whose armada.json names another game than `game`, the bot's: its
+    code would only fail the validation game, with a crash whose cause is in the log alone (an audit
+    of bad input: `armada submit` refuses it, the API and the upload page took it). An archive without
+    the file, or with one that names no known game, is the validation game's to judge."""
+    try:
+        with zipfile.ZipFile(out) as archive:
+            info = next((i for i in archive.infolist() if i.filename == INFO_FILE), None)
+            if info is None or info.file_size > INFO_MAX_BYTES:
+                return
+            named = json.loads(archive.read(info).decode("utf-8"))
+    except (ValueError, zipfile.BadZipFile):  # (not JSON, not UTF-8: not ours to judge)
+        return
+    finally:
+        out.seek(0)
+    named = named.get("game") if isinstance(named, dict) else None
+    if isinstance(named, str) and named in GAMES and named != game:
+        raise UploadError(f"its {INFO_FILE} says it is a {named} bot, but this bot plays {game}: its code would "
+                          f"fail the validation game; upload it to a {named} bot (or correct {INFO_FILE} if it "
+                          f"plays {game})")
 
 
 def _chunks(handle: IO[bytes], limit: int | None = None) -> Iterator[bytes]:
