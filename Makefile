@@ -10,7 +10,7 @@ help:  ## list the targets
 up:  ## install what is missing, start everything, print the site's URL (Ctrl-C stops)
 	@infra/up.sh
 
-worker:  ## one more match worker for the instance `make up` runs here (give it the same ARMADA_DATA_DIR, DATABASE_URL, REDIS_URL)
+worker:  ## one more match worker for the instance `make up` runs here (give it the ARMADA_DATA_DIR and PORT given to `make up`; the rest comes from its manage.env)
 	@infra/worker.sh
 
 test:  ## the whole test suite (starts Redis, Docker and builds the images when needed)

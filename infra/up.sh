@@ -41,10 +41,22 @@ port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s
 "$ROOT/infra/install.sh"
 if [ -x "$PY" ] && port_taken; then
   if site_up 2>/dev/null || curl -s "${URL}healthz" | grep -q '"checks"'; then
-    say "Armada is already running at $URL (nothing started)"
-    exit 0
+    # This data folder's own instance holds its lock (below) and wrote its address; an Armada on
+    # the port without both is another instance (a documentation audit: another checkout's site on
+    # the port was taken for this one, "already running", exit 0, while nothing served this folder).
+    if [ -e "$DATA_DIR/up.lock" ] && ! flock -n "$DATA_DIR/up.lock" true; then
+      if [ "$(cat "$DATA_DIR/site-url" 2>/dev/null)" = "$ARMADA_SITE_URL" ]; then
+        say "Armada is already running at $URL (nothing started)"
+        exit 0
+      fi
+      # else this folder's instance serves another address: the lock's refusal below names it
+    else
+      die "another Armada instance, not the one keeping its data in $DATA_DIR, answers at $URL;" \
+          "give this one a PORT of its own (and its own REDIS_URL database: README.md)"
+    fi
+  else
+    die "port $PORT is taken by another program; set PORT=... to use another one"
   fi
-  die "port $PORT is taken by another program; set PORT=... to use another one"
 fi
 # One run per data folder (an organiser's trial: a second `make up` with the same ARMADA_DATA_DIR and
 # another PORT migrated and seeded the live database, started a second set of workers and rewrote the

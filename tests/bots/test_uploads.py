@@ -98,6 +98,22 @@ def test_the_unpacked_size_refusal_names_the_largest_files_and_how_to_shrink(set
         "weights (float16 or int8), leave training data out (see /docs/bots-environment/#model-files)")
 
 
+def test_a_module_that_is_not_utf8_is_named_by_its_path_in_the_zip():
+    """A documentation audit: `lib/x.py` (docs/site.md's words) was told as `x.py`, which does not say
+    which of two `x.py` files is meant."""
+    data = zipped({"main.py": MAIN, "lib/x.py": b"x = 1\n", "x.py": b"y = '\xff'\n"})
+    with pytest.raises(UploadError, match=r"^x\.py is not UTF-8 text \(byte 5\)"):
+        check_upload(name="bot.zip", data=data)
+    data = zipped({"main.py": MAIN, "lib/x.py": b"x = '\xff'\n", "x.py": b"y = 1\n"})
+    with pytest.raises(UploadError, match=r"^lib/x\.py is not UTF-8 text \(byte 5\); save it as UTF-8$"):
+        check_upload(name="bot.zip", data=data)
+    data = zipped({"mybot/main.py": MAIN, "mybot/lib/x.py": b"\x00"})  # relative to main.py's folder
+    with pytest.raises(UploadError, match=r"^lib/x\.py is not text \(it holds NUL bytes\)$"):
+        check_upload(name="bot.zip", data=data)
+    with pytest.raises(UploadError, match=r"^main\.py is not UTF-8 text"):  # a .py upload: its file name
+        check_upload(name="C:\\Users\\me\\main.py", data=b"x = '\xff'\n")
+
+
 @pytest.fixture
 def bot(make_user):
     from armada_web.bots.services import create_bot

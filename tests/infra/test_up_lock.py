@@ -41,3 +41,68 @@ def test_a_second_make_up_on_a_data_folder_in_use_is_refused_and_writes_nothing(
     assert f"another make up runs with this data folder ({data}: processes {holder.pid}" in done.stderr
     assert (data / "site-url").read_text() == "http://127.0.0.1:8395\n"
     assert not (data / "manage.env").exists()
+
+
+class _FakeSite:
+    """An Armada site's /healthz on a loopback port, as another instance would answer it."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        code = ("import http.server\n"
+                "class H(http.server.BaseHTTPRequestHandler):\n"
+                "    def do_GET(self):\n"
+                "        body = b'{\"status\": \"ok\", \"failed\": [], \"checks\": {}}'\n"
+                "        self.send_response(200); self.send_header('Content-Length', str(len(body)))\n"
+                "        self.end_headers(); self.wfile.write(body)\n"
+                "    def log_message(self, *args): pass\n"
+                f"http.server.HTTPServer(('127.0.0.1', {self.port}), H).serve_forever()\n")
+        self.process = subprocess.Popen([sys.executable, "-c", code])
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            subprocess.run(["sleep", "0.05"])
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait(5)
+
+
+def _up(port: int, data: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PORT": str(port), "ARMADA_DATA_DIR": str(data)}
+    env.pop("PYTHONPATH", None)
+    env.pop("ARMADA_SITE_URL", None)
+    return subprocess.run(["bash", str(ROOT / "infra" / "up.sh")], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_another_instance_on_the_port_is_not_this_data_folders_site(tmp_path):
+    """A documentation audit: `make up` with a port another checkout's site answers on said "already
+    running" and exited 0, though nothing served this data folder; only its own instance (holding
+    its lock, at the address it wrote) is "already running"."""
+    site = _FakeSite()
+    data = tmp_path / "data"
+    data.mkdir()
+    try:
+        done = _up(site.port, data)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"another Armada instance, not the one keeping its data in {data}, answers at" in done.stderr
+        assert "already running" not in done.stdout
+        # this folder's own instance: the lock held and its address written
+        (data / "site-url").write_text(f"http://127.0.0.1:{site.port}\n")
+        holder = subprocess.Popen(["flock", str(data / "up.lock"), sys.executable, "-c",
+                                   "import time; time.sleep(60)"])
+        try:
+            for _ in range(50):
+                if subprocess.run(["flock", "-n", str(data / "up.lock"), "true"]).returncode != 0:
+                    break
+                subprocess.run(["sleep", "0.1"])
+            again = _up(site.port, data)
+        finally:
+            holder.kill()
+            holder.wait(5)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert f"Armada is already running at http://127.0.0.1:{site.port}/ (nothing started)" in again.stdout
+    finally:
+        site.stop()
+    assert not (data / "manage.env").exists()

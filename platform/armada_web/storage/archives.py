@@ -138,7 +138,7 @@ def check_upload(*, name: str, data: bytes | IO[bytes], game: str | None = None)
             if head.startswith(ZIP_MAGIC) or name.lower().endswith(".zip"):
                 files = _zip_files(handle, size, limits, writer)
             elif name.lower().endswith(".py"):
-                add_entry(writer, ENTRY, size, _checked_chunks(name, _chunks(handle), python=True))
+                add_entry(writer, ENTRY, size, _checked_chunks(_shown(name), _chunks(handle), python=True))
                 files = 1
             else:
                 raise UploadError(f"{_shown(name)} is neither a zip nor a .py file")
@@ -217,8 +217,15 @@ def _shown(name: str) -> str:
     return base if len(base) <= 80 else base[:77] + "..."
 
 
-def _checked_chunks(path: str, chunks: Iterator[bytes], python: bool) -> Iterator[bytes]:
-    """`chunks` as they are; for Python source, refused unless it is UTF-8 text without NUL bytes."""
+def _entry_shown(path: str) -> str:
+    """A zip entry's path for a message: whole, so that `lib/x.py` is told from `x.py` (the last 80
+    characters of a longer one)."""
+    return path if len(path) <= 80 else "..." + path[-77:]
+
+
+def _checked_chunks(shown: str, chunks: Iterator[bytes], python: bool) -> Iterator[bytes]:
+    """`chunks` as they are; for Python source, refused unless it is UTF-8 text without NUL bytes.
+    `shown` names the file in a refusal."""
     if not python:
         yield from chunks
         return
@@ -226,17 +233,17 @@ def _checked_chunks(path: str, chunks: Iterator[bytes], python: bool) -> Iterato
     seen = 0
     for chunk in chunks:
         if b"\x00" in chunk:
-            raise UploadError(f"{_shown(path)} is not text (it holds NUL bytes)")
+            raise UploadError(f"{shown} is not text (it holds NUL bytes)")
         try:
             decoder.decode(chunk)
         except UnicodeDecodeError as exc:
-            raise UploadError(f"{_shown(path)} is not UTF-8 text (byte {seen + exc.start}); save it as UTF-8") from None
+            raise UploadError(f"{shown} is not UTF-8 text (byte {seen + exc.start}); save it as UTF-8") from None
         seen += len(chunk)
         yield chunk
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        raise UploadError(f"{_shown(path)} is not UTF-8 text (it ends inside a character); save it as UTF-8") from None
+        raise UploadError(f"{shown} is not UTF-8 text (it ends inside a character); save it as UTF-8") from None
 
 
 def _zip_files(handle: IO[bytes], size: int, limits: ZipLimits, writer: zipfile.ZipFile) -> int:
@@ -251,7 +258,8 @@ def _zip_files(handle: IO[bytes], size: int, limits: ZipLimits, writer: zipfile.
             for rel, info in files:
                 with archive.open(info) as src:
                     content = _declared(info, _chunks(src))
-                    add_entry(writer, rel, info.file_size, _checked_chunks(rel, content, rel.endswith(".py")))
+                    checked = _checked_chunks(_entry_shown(rel), content, rel.endswith(".py"))
+                    add_entry(writer, rel, info.file_size, checked)
                 budget -= info.file_size
                 if budget < 0:
                     raise UploadError(f"zip too large when extracted (limit {limits.max_uncompressed_bytes} bytes)")
