@@ -60,6 +60,21 @@ def test_join_needs_an_id_and_a_key(logged_in: FakeSite, capsys: pytest.CaptureF
     assert main(["team", "join", "2"]) == 2
     assert main(["team", "join", "Red", "KEY"]) == 2
     assert "id" in capsys.readouterr().err
+    assert main(["team", "join", f"{logged_in.url}/teams/2/join/"]) == 2  # a link without its key
+    assert "or the team's join link in quotes" in capsys.readouterr().err
+    assert not logged_in.seen("POST", "/api/teams/2/join/")
+
+
+def test_join_takes_the_join_link(logged_in: FakeSite, capsys: pytest.CaptureFixture[str]) -> None:
+    """The team page hands on a link (`.../teams/12/join/?key=KEY`): `armada team join LINK` joins with it
+    (an audit of bad input: it said "needs TEAM (its id) and KEY" to the link the page gave)."""
+    assert main(["team", "create", "Red Fleet"]) == 0
+    assert main(["team", "join", f"{logged_in.url}/teams/2/join/?key=KEY"]) == 0
+    assert logged_in.seen("POST", "/api/teams/2/join/")[-1].json() == {"key": "KEY"}
+    out, err = capsys.readouterr()
+    assert "joined team Red Fleet (id 2)" in out and "note" not in err
+    assert main(["team", "join", "https://elsewhere.example/teams/2/join/?key=KEY"]) == 0
+    assert f"the link is elsewhere.example's; joining team 2 on {logged_in.url}" in capsys.readouterr().err
 
 
 def test_submit_team_creates_the_bot_for_the_team_and_remembers_it(logged_in: FakeSite, home: Path,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from armada.cli.client import ApiClient, RemoteError, run_remote
 from armada.cli.common import CliError
@@ -13,6 +16,7 @@ EPILOG = """\
 examples:
   armada team create "Red Fleet"        create a team; prints its id and join key
   armada team join 12 KEY               join team 12 with the key a member gave you
+  armada team join 'https://SITE/teams/12/join/?key=KEY'   the same, with the join link itself
   armada team show                      your teams (the default of `armada submit` marked *)
   armada team show "Red Fleet"          its members, bots and (for members) join key
   armada team leave "Red Fleet"         leave it (its last member: archive it first, on the site)
@@ -30,7 +34,8 @@ def add_parser(subparsers: Any) -> None:
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("action", nargs="?", default="show", choices=["create", "join", "leave", "show"],
                    help="what to do (default: show, your teams)")
-    p.add_argument("team", nargs="?", metavar="TEAM", help="a team's name (create, show, leave) or id")
+    p.add_argument("team", nargs="?", metavar="TEAM", help="a team's name (create, show, leave) or id "
+                   "(join: its id, or the join link a member gave you, in quotes)")
     p.add_argument("key", nargs="?", metavar="KEY", help="join: the team's join key")
     p.add_argument("--server", metavar="URL", help="the site (default: $ARMADA_SERVER, else the one you logged in to)")
     p.set_defaults(run=run)
@@ -39,11 +44,32 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action in ("create", "join", "leave") and not args.team:
         raise CliError(f"armada team {args.action} needs TEAM")
+    link_site = None
     if args.action == "join" and not args.key:
-        raise CliError("armada team join needs TEAM (its id) and KEY (its join key)")
+        link_site = urlsplit(args.team.strip()).netloc
+        args.team, args.key = from_join_link(args.team)
     current = settings(args.server)
+    if link_site and link_site != urlsplit(current.server).netloc:
+        print(f"armada: note: the link is {link_site}'s; joining team {args.team} on {current.server}, the site "
+              "you logged in to (--server URL for another)", file=sys.stderr)
     client = ApiClient(current.server, require_token(current))
     return run_remote(lambda: ACTIONS[args.action](client, args))
+
+
+#: A team's join page, as its join link names it (`/teams/12/join/?key=KEY`).
+JOIN_PATH = re.compile(r"/teams/([0-9]+)/join/?")
+
+
+def from_join_link(link: str) -> tuple[str, str]:
+    """(TEAM, KEY) from the join link a member hands on (the team page's, `.../teams/12/join/?key=KEY`);
+    CliError saying what `armada team join` takes for anything else."""
+    parts = urlsplit(link.strip())
+    found = JOIN_PATH.search(parts.path)
+    key = parse_qs(parts.query).get("key", [""])[0]
+    if found is None or not key:
+        raise CliError("armada team join needs TEAM (its id) and KEY (its join key), or the team's join link "
+                       "in quotes (`armada team join 'https://SITE/teams/12/join/?key=KEY'`)")
+    return found.group(1), key
 
 
 def find_team(client: ApiClient, ref: str, *, by_username: bool = True) -> dict[str, Any]:
