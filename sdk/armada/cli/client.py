@@ -245,7 +245,10 @@ class ApiClient:
             info = self.request("GET", "/api/version/", auth=False)
         except RemoteError as exc:
             if exc.status == 404:
-                raise RemoteError(f"{self.server} has no /api/version/: is it an Armada site?", status=404) from None
+                path = urlsplit(self.server).path.rstrip("/")
+                hint = f" (its address without {path}?)" if path else ""
+                raise RemoteError(f"{self.server} has no /api/version/: is it an Armada site?{hint}",
+                                  status=404) from None
             raise
         if not isinstance(info, dict) or "api" not in info:
             raise RemoteError(f"{self.server}/api/version/ answered {info!r}: is it an Armada site?")

@@ -193,6 +193,11 @@ def test_not_an_armada_site(site: FakeSite, home: Path, monkeypatch: pytest.Monk
     site.force("GET", "/api/version/", 404, b"<html>nope</html>", "text/html")
     assert main(["login", "--server", site.url, "--username", "alice"]) == 2
     assert f"{site.url} has no /api/version/: is it an Armada site?" in capsys.readouterr().err
+    # the API's address given for the site's (an audit of bad input): the site's own is suggested
+    site.force("GET", "/api/api/version/", 404, {"detail": "Not found."})
+    assert main(["login", "--server", f"{site.url}/api/", "--username", "alice"]) == 2
+    assert (f"{site.url}/api has no /api/version/: is it an Armada site? (its address without /api?)"
+            in capsys.readouterr().err)
 
 
 def test_newer_site_sdk_gives_a_warning(site: FakeSite, home: Path, monkeypatch: pytest.MonkeyPatch,
