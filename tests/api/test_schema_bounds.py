@@ -294,6 +294,9 @@ def test_a_body_of_another_media_type_is_told_what_to_send(api, make_user):
                  415)
     assert said.startswith('Unsupported media type "application/zip" in request: send the bot as a multipart '
                            'form field named "file"'), said
+    said = error(client.post(f"/api/bots/{bot['id']}/versions/", b"--x\r\n", content_type="multipart/form-data"),
+                 400)  # a Content-Type header set by hand, without its boundary
+    assert said.startswith("Multipart form parse error") and "let your HTTP library write the form" in said, said
 
 
 def test_an_unknown_format_is_named_not_a_bare_not_found(api):

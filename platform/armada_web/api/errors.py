@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from rest_framework import status
-from rest_framework.exceptions import UnsupportedMediaType, ValidationError
+from rest_framework.exceptions import ParseError, UnsupportedMediaType, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
@@ -56,6 +56,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     response.data = {"detail": printable(str(response.data["detail"]))}
     if isinstance(exc, UnsupportedMediaType):
         response.data = {"detail": f"{response.data['detail'].rstrip('.')}: {_how_to_send(context)}"}
+    elif isinstance(exc, ParseError) and "multipart" in str(exc).lower():  # ("Invalid boundary in multipart")
+        response.data = {"detail": f"{response.data['detail'].rstrip('.')}: the multipart body is cut or has no "
+                                   "boundary (a Content-Type header set by hand?); let your HTTP library write the "
+                                   "form and its header (curl -F file=@bot.zip)"}
     if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
         response.data = {"detail": f"too many requests; try again in {int(exc.wait) + 1} s"}  # type: ignore[attr-defined]
     return response
