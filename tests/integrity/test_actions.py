@@ -125,6 +125,9 @@ def test_disqualifying_an_account_and_refusals(five, staff, make_user):
         with pytest.raises(Conflict, match="season s2 is open: its entries are made at its close"):
             disqualify(season=open_season, by=staff, reason="x", **target)
     assert len(standings(season)) == 3
+    from armada_web.seasons.queries import season as season_of
+    with pytest.raises(NotFound, match=r"^no season chosen: choose one$"):  # a form without one: not "no season "
+        season_of("")
 
 
 def test_a_disqualified_entry_leaves_the_finals_and_its_queued_games_are_cancelled(five, staff):

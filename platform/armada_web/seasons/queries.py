@@ -38,6 +38,8 @@ def seasons() -> QuerySet[Season]:
 def season(slug: str) -> Season:
     if not isinstance(slug, str) or not storable(slug):  # a form's `season` (a NUL: a database error)
         raise NotFound("no such season")
+    if not slug.strip():  # a form sent without one chosen (the disqualify form's "no season ")
+        raise NotFound("no season chosen: choose one")
     found = Season.objects.filter(slug=slug).first()
     if found is None:
         raise NotFound(f"no season {slug}")
