@@ -41,15 +41,16 @@ port_taken() { python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s
 "$ROOT/infra/install.sh"
 if [ -x "$PY" ] && port_taken; then
   if site_up 2>/dev/null || curl -s "${URL}healthz" | grep -q '"checks"'; then
-    # This data folder's own instance holds its lock (below) and wrote its address; an Armada on
-    # the port without both is another instance (a documentation audit: another checkout's site on
-    # the port was taken for this one, "already running", exit 0, while nothing served this folder).
+    # This data folder's own instance holds its lock (below) and wrote its port; an Armada on the
+    # port without both is another instance (a documentation audit: another checkout's site on the
+    # port was taken for this one, "already running", exit 0, while nothing served this folder).
+    # The port alone is compared: HOST and ARMADA_SITE_URL may differ between two runs of one site.
     if [ -e "$DATA_DIR/up.lock" ] && ! flock -n "$DATA_DIR/up.lock" true; then
-      if [ "$(cat "$DATA_DIR/site-url" 2>/dev/null)" = "$ARMADA_SITE_URL" ]; then
+      if [ "$(cat "$DATA_DIR/up.port" 2>/dev/null)" = "$PORT" ]; then
         say "Armada is already running at $URL (nothing started)"
         exit 0
       fi
-      # else this folder's instance serves another address: the lock's refusal below names it
+      # else this folder's instance serves another port: the lock's refusal below names it
     else
       die "another Armada instance, not the one keeping its data in $DATA_DIR, answers at $URL;" \
           "give this one a PORT of its own (and its own REDIS_URL database: README.md)"
@@ -70,6 +71,7 @@ if ! flock -n "$up_lock"; then
       "(Ctrl-C where it runs), or give this one its own ARMADA_DATA_DIR"
 fi
 printf '%s\n' "$ARMADA_SITE_URL" > "$DATA_DIR/site-url"  # (`make worker` reads it: its e-mails' links)
+printf '%s\n' "$PORT" > "$DATA_DIR/up.port"  # (a second `make up` on this port: "already running")
 
 pids=()
 cleanup() {

@@ -312,3 +312,14 @@ def test_a_zip_whose_armada_json_names_another_game_is_refused_before_it_is_stor
     with pytest.raises(UploadError, match="says it is a galaxy bot, but this bot plays mothership"):
         check_upload(name="bot.zip", data=zipped({"main.py": MAIN, "armada.json": b'{"game": "galaxy"}'}),
                      game="mothership")
+
+
+def test_an_armada_json_nested_past_the_parsers_depth_is_not_judged(bot, api):
+    """A review of the game check: an armada.json of `[[[...` (a stored zip, so within the ratio limit)
+    made json.loads raise RecursionError, neither ValueError nor BadZipFile: the upload answered 500.
+    Like any file that is no JSON object, it is the validation game's to judge."""
+    deep = zipped({"main.py": MAIN, "armada.json": b"[" * 60000}, compression=zipfile.ZIP_STORED)
+    check_upload(name="bot.zip", data=deep, game="galaxy").close()
+    made = api(bot.owner).post(f"/api/bots/{bot.pk}/versions/", {"file": SimpleUploadedFile("deep.zip", deep)},
+                               format="multipart")
+    assert made.status_code == 201, made.content

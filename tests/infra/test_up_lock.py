@@ -88,8 +88,10 @@ def test_another_instance_on_the_port_is_not_this_data_folders_site(tmp_path):
         assert done.returncode == 1, done.stdout + done.stderr
         assert f"another Armada instance, not the one keeping its data in {data}, answers at" in done.stderr
         assert "already running" not in done.stdout
-        # this folder's own instance: the lock held and its address written
-        (data / "site-url").write_text(f"http://127.0.0.1:{site.port}\n")
+        # this folder's own instance: the lock held and its port written (its address may differ: HOST,
+        # ARMADA_SITE_URL behind a proxy)
+        (data / "site-url").write_text("https://armada.example.org\n")
+        (data / "up.port").write_text(f"{site.port}\n")
         holder = subprocess.Popen(["flock", str(data / "up.lock"), sys.executable, "-c",
                                    "import time; time.sleep(60)"])
         try:
@@ -97,10 +99,14 @@ def test_another_instance_on_the_port_is_not_this_data_folders_site(tmp_path):
                 if subprocess.run(["flock", "-n", str(data / "up.lock"), "true"]).returncode != 0:
                     break
                 subprocess.run(["sleep", "0.1"])
+            (data / "up.port").write_text("1\n")  # its instance serves another port: this one is another's
+            other = _up(site.port, data)
+            (data / "up.port").write_text(f"{site.port}\n")
             again = _up(site.port, data)
         finally:
             holder.kill()
             holder.wait(5)
+        assert other.returncode == 1 and "another make up runs with this data folder" in other.stderr, other.stderr
         assert again.returncode == 0, again.stdout + again.stderr
         assert f"Armada is already running at http://127.0.0.1:{site.port}/ (nothing started)" in again.stdout
     finally:

@@ -179,8 +179,8 @@ def _check_game(out: IO[bytes], game: str) -> None:
             if info is None or info.file_size > INFO_MAX_BYTES:
                 return
             named = json.loads(archive.read(info).decode("utf-8"))
-    except (ValueError, zipfile.BadZipFile):  # (not JSON, not UTF-8: not ours to judge)
-        return
+    except (ValueError, RecursionError, zipfile.BadZipFile):  # (not JSON, not UTF-8, nested past what
+        return  # the parser takes (`[[[...`, a 500 else): not ours to judge)
     finally:
         out.seek(0)
     named = named.get("game") if isinstance(named, dict) else None

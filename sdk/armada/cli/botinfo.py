@@ -58,7 +58,16 @@ def recorded_game(folder: Path, shown: str | None = None) -> str | None:
 
 def _read(folder: Path) -> object:
     """FOLDER/armada.json's JSON value (OSError, UnicodeDecodeError or JSONDecodeError when it cannot)."""
-    return json.loads((folder / INFO_FILE).read_text(encoding="utf-8"))
+    return _loads((folder / INFO_FILE).read_text(encoding="utf-8"))
+
+
+def _loads(text: str) -> object:
+    """`text`'s JSON value; JSONDecodeError too for one nested past the parser's depth (`[[[...`,
+    a RecursionError and a traceback else)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
 
 
 def _info(folder: Path) -> dict[str, object] | None:
@@ -93,7 +102,7 @@ def as_sent(data: bytes) -> bytes:
     """armada.json's bytes as an upload carries them: without the name `remember_name` wrote (the
     CLI's own note), so remembering it never makes the next upload of unchanged code a new version."""
     try:
-        info = json.loads(data.decode("utf-8"))
+        info = _loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return data
     if not isinstance(info, dict) or "bot" not in info:

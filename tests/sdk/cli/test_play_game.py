@@ -78,3 +78,16 @@ def test_match_game(tmp_path: Path) -> None:
     with pytest.raises(CliError, match=r"armada\.json: cannot read it"):
         botinfo.match_game([plain, race], None)
     assert botinfo.match_game([plain, race], "mothership") == ("mothership", None)  # --game: not needed
+
+
+def test_an_armada_json_nested_past_the_parsers_depth_is_a_damaged_file(tmp_path):
+    """A review of botinfo's one reader: `[[[...` made json.loads raise RecursionError, which no caller
+    caught (`armada play` and `armada submit` ended in a traceback); it is told as a file it cannot read."""
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    (folder / "main.py").write_text("print(1)\n", encoding="utf-8")
+    (folder / "armada.json").write_text("[" * 60000, encoding="utf-8")
+    with pytest.raises(CliError, match=r"armada\.json: cannot read it \(nested too deeply"):
+        botinfo.recorded_game(folder)
+    assert botinfo.recorded_name(folder) is None
+    assert botinfo.as_sent(b"[" * 60000) == b"[" * 60000
