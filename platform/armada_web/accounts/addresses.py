@@ -65,9 +65,11 @@ def clean_address(address: object) -> str:
     address = User.objects.normalize_email(address.strip())
     hidden = next((c for c in address if has_invisible(c)), None)
     if hidden is not None:  # (IDNA drops a zero-width space from the domain: validate_email took it, and the
-        # address kept it, unlike the one typed at a password reset or in another account's check)
-        raise Invalid(f"the e-mail address holds an invisible character (U+{ord(hidden):04X}, a zero-width space, "
-                      "a direction mark or a control character, often pasted with it): type the address again")
+        # address kept it, unlike the one typed at a password reset or in another account's check). A
+        # joiner of a Persian or Indic domain name is refused too: the mail's IDNA2003 encoding drops it.
+        raise Invalid(f"the e-mail address holds an invisible character (U+{ord(hidden):04X}, a zero-width space or "
+                      "joiner, a direction mark or a control character, often pasted with it): type the address "
+                      "again without it, or give another address (mail cannot reach a domain name that needs one)")
     if len(address) > ADDRESS_MAX:
         raise Invalid(f"e-mail address too long: {len(address)} characters (at most {ADDRESS_MAX})")
     try:
