@@ -145,7 +145,7 @@ def test_a_bot_disabled_by_staff_plays_no_more_event_games(club, client):
     assert "0 of 1 games played; 1 not played (1: mia-bot was disabled by staff)." in page
 
 
-@pytest.mark.parametrize("stop", ["retired", "account deleted", "account disabled"])
+@pytest.mark.parametrize("stop", ["retired", "account deleted", "account disabled", "bot deleted"])
 def test_a_bot_retired_or_of_a_gone_account_plays_no_more_event_games(club, stop):
     """An organiser's trial: a retired bot played all its games of a private round robin, and a deleted
     account's entry (its code gone) was sent match after match, each void as the platform's failure."""
@@ -162,12 +162,14 @@ def test_a_bot_retired_or_of_a_gone_account_plays_no_more_event_games(club, stop
         retire_bot(bot=club["bots"]["mia"], user=mia.user)
     elif stop == "account deleted":
         mia.user.delete()
+    elif stop == "bot deleted":  # its owner deletes it mid-event (the entry keeps its name)
+        assert mia.delete(f"/api/bots/{club['bots']['mia'].pk}/").status_code == 204
     else:  # staff untick "active" in the admin
         get_user_model().objects.filter(pk=mia.user.pk).update(is_active=False)
     matchmaking.fill(workers=1)
     assert not queued("event") and not Match.objects.filter(kind="event").exists()
     why = {"retired": "mia-bot was retired", "account deleted": "mia-bot's owner deleted their account",
-           "account disabled": "mia-bot does not play now"}[stop]  # (a ban is not told: a review)
+           "account disabled": "mia-bot does not play now", "bot deleted": "mia-bot was deleted"}[stop]  # (a ban is not told: a review)
     assert EventGame.objects.get(event__slug=slug).skipped == f"not played: {why}"
 
 

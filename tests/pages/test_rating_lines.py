@@ -154,3 +154,16 @@ def test_a_league_race_counts_its_battles_as_its_league_record_does(client, aren
     recorded_match(leader, arena.race_a, 1, kind="challenge")
     record = re.search(r'<p id="record">(.*?)</p>', page(client, f"/bots/{leader.bot_id}/"), re.S).group(1)
     assert "1 match outside the league (1 won, 0 drawn, 0 lost)" in record
+
+
+def test_an_event_match_says_an_event_not_a_event(client, pair, make_user):
+    # A trial read "unrated: a event" in both seats of a private event's match page.
+    ann, ben = pair
+    match = recorded_match(ann, ben, None, kind="event")
+    staff = make_user("root")
+    staff.is_staff = True
+    staff.save()
+    client.force_login(staff)
+    html = page(client, f"/matches/{match.pk}/")
+    assert html.count('<span class="muted">unrated: an event</span>') == 2
+    assert "a event" not in html

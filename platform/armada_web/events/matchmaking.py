@@ -48,7 +48,10 @@ def in_flight() -> int:
 def _send(game: EventGame, game_slug: str) -> bool:
     first, second = _seats(game)
     if first.version is None or second.version is None:
-        game.skipped = "not played: a bot's version was deleted"
+        # a deleted bot takes its versions along: name it, as the other reasons do (a trial read only
+        # "a bot's version was deleted" for a bot its owner deleted)
+        gone = [entry.bot_name for entry in (first, second) if entry.version is None and entry.bot_id is None]
+        game.skipped = f"not played: {gone[0]} was deleted" if gone else "not played: a bot's version was deleted"
         game.save(update_fields=["skipped"])
         return False
     stopped = [why for why in (entry_stopped(version.bot) for version in (first.version, second.version)) if why]
