@@ -194,7 +194,7 @@ def test_bad_events_are_refused(members, body, message):
 
 def test_bad_entries_are_refused_with_their_status_and_change_nothing(members, make_user, valid_version, api,
                                                                       armada):
-    from armada_web.bots.models import BotVersion
+    from armada_web.bots.models import Bot, BotVersion
     from armada_web.events.models import EventEntry
 
     (owner, v0), (mia, v1), (nils, v2) = members
@@ -216,6 +216,10 @@ def test_bad_entries_are_refused_with_their_status_and_change_nothing(members, m
     BotVersion.objects.filter(pk=pending.pk).update(status="invalid")
     answer = enter(mia, slug, pending, invite)
     assert answer.status_code == 409 and "no valid version" in answer.json()["detail"]  # no valid version
+    retired = valid_version(mia.user, "mia-old")
+    Bot.objects.filter(pk=retired.bot_id).update(retired=timezone.now())
+    answer = enter(mia, slug, retired, invite)  # no upload would help (an organiser's trial was told to upload)
+    assert answer.status_code == 409 and answer.json()["detail"] == "mia-old was retired: it enters nothing"
     assert enter(mia, slug, v1, invite).status_code == 201
     second = valid_version(mia.user, "mia-two")
     answer = enter(mia, slug, second, invite)

@@ -169,7 +169,8 @@ def test_a_bot_retired_or_of_a_gone_account_plays_no_more_event_games(club, stop
     matchmaking.fill(workers=1)
     assert not queued("event") and not Match.objects.filter(kind="event").exists()
     why = {"retired": "mia-bot was retired", "account deleted": "mia-bot's owner deleted their account",
-           "account disabled": "mia-bot does not play now", "bot deleted": "mia-bot was deleted"}[stop]  # (a ban is not told: a review)
+           "account disabled": "mia-bot does not play now",  # (a ban is not told: a review)
+           "bot deleted": "mia-bot was deleted"}[stop]
     assert EventGame.objects.get(event__slug=slug).skipped == f"not played: {why}"
 
 

@@ -27,6 +27,7 @@ from django.utils.text import slugify
 from armada_web.accounts import limits
 from armada_web.bots.access import is_owner
 from armada_web.bots.models import Bot, BotVersion
+from armada_web.bots.queries import entry_stopped
 from armada_web.bots.services import under_team_lock
 from armada_web.events import access
 from armada_web.events.access import can_see, invite_matches, invited_team_ids, withdrawable_entries
@@ -373,9 +374,10 @@ def enter(*, user: Any, event: Event, bot_id: Any, invite: Any = None, now: date
     if bot.game != event.game:
         raise Conflict(f"{bot.name} plays {spec(bot.game).label}; this event plays {spec(event.game).label}")
     version = BotVersion.objects.playing().filter(bot=bot).first()
-    if version is None:
-        raise Conflict(f"{bot.name} has no valid version that plays (retired, disabled, or none valid yet); "
-                      "upload one and wait for its validation")
+    if version is None:  # (a retired or disabled bot: no upload would help, an organiser's trial was told to)
+        why = entry_stopped(bot)
+        raise Conflict(f"{why}: it enters nothing" if why else
+                       f"{bot.name} has no valid version yet: upload one and wait for its validation")
     config = settings.ARMADA
     with transaction.atomic():
         # The bot's team's row first (teams.services' lock), then the event's: the order an account's
