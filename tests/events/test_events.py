@@ -325,7 +325,7 @@ def test_parallel_requests_cannot_pass_the_limits(make_user, valid_version, api,
     assert EventEntry.objects.filter(event__slug=slug).count() == 3
 
 
-def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
+def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members, client):
     from armada_web.events import matchmaking, periodic
     from armada_web.events.models import EventEntry
 
@@ -346,6 +346,10 @@ def test_a_ladder_event_is_paired_by_the_ladders_pairing_until_it_ends(members):
     assert sum(played) == 12 and played[0] >= 3  # everyone plays: the idle term
     assert periodic.tick(now=ends + timedelta(seconds=1), workers=1)["finished"] == [slug]
     assert _event(slug).state == "finished"
+    # its page counts the games as a round robin's does, without a plan (an organiser's trial saw no count)
+    client.force_login(owner.user)
+    page = client.get(f"/events/{slug}/").content.decode()
+    assert '<p id="event-progress">6 games played' in page, page
 
 
 def test_a_ladder_ended_early_says_when_it_ended_and_what_was_planned(members, client):
