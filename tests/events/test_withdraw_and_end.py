@@ -371,3 +371,32 @@ def test_a_bot_moved_to_another_team_stays_the_entering_teams_entry(make_user, a
     refused = carol.delete(f"/api/events/{slug}/entries/{bot.pk}/")
     assert refused.status_code == 403 and "the team that entered the bot" in refused.json()["detail"]
     assert dave.delete(f"/api/events/{slug}/entries/{bot.pk}/").status_code == 204
+
+
+def test_a_match_finished_after_the_early_end_says_it_counts_for_nothing(club, client):
+    """An organiser's trial: a match that finished 0.2 s after "End the event now" showed its result on
+    its page as any other, though the table (rightly) left it out: the page says it counts for nothing."""
+    from armada.games.base import Result
+    from armada.referee.match import MatchOutcome, PlayerReport
+    from armada_web.events import matchmaking
+    from armada_web.events.models import EventGame
+    from armada_web.jobs.leases import claim
+    from armada_web.matches.execution import MATCH, record
+
+    slug, olga = club["slug"], club["olga"]
+    olga.post(f"/api/events/{slug}/start/")
+    matchmaking.fill(workers=1)
+    match = queued("event")[0]
+    lease = claim(kind=MATCH, job_id=match.pk)  # a worker plays it as the event ends
+    assert lease is not None and olga.post(f"/api/events/{slug}/end/").status_code == 200
+    players = [PlayerReport(seat, "x", "ok", "") for seat in (1, 2)]
+    record(lease=lease, match=match, participants=list(match.participants.order_by("seat")),
+           outcome=MatchOutcome(Result(1, "turn_limit", 10), players, {"engine_version": "2"}),
+           replay_name=f"matches/{match.pk}/r", log_names={1: "a", 2: "b"})
+    match.refresh_from_db()
+    game = EventGame.objects.get(match=match)
+    assert match.status == "finished" and not game.counted and game.skipped, (match.status, game.skipped)
+    client.force_login(club["olga"].user)
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert 'id="result">It counts for nothing: the event ended (as played: ' in page, page
+    assert 'class="result result-win"' not in page  # the seats' results are not shown as counted

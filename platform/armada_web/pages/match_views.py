@@ -79,10 +79,11 @@ def still_counted_in(match: Match) -> str:
     return f"the finals of {finals.season.name}" if finals.counted else ""
 
 
-def result_line(match: Match, seats: list[Participant], *, still_counts: str = "") -> str:
+def result_line(match: Match, seats: list[Participant], *, still_counts: str = "", uncounted: str = "") -> str:
     """`alpha (seat 1) won by elimination.`, or `Draw.`; '' before a result. A game voided after it
     finished counts for nothing: `Void: it counts for nothing (as played: alpha ... won ...).`, unless
-    it still counts somewhere (`still_counts`, what `still_counted_in` says)."""
+    it still counts somewhere (`still_counts`, what `still_counted_in` says); so does an event's or a
+    finals' game skipped before its result came (`uncounted`, why)."""
     outcome = match.outcome or {}
     if not outcome:
         return ""
@@ -96,7 +97,24 @@ def result_line(match: Match, seats: list[Participant], *, still_counts: str = "
         if still_counts:
             return f"{line} Void since, but it still counts in {still_counts}."
         return f"Void: it counts for nothing (as played: {line[:-1]})."
+    if uncounted:
+        return f"It counts for nothing: {uncounted} (as played: {line[:-1]})."
     return line
+
+
+def uncounted_why(match: Match) -> str:
+    """Why a finished event or finals match counts for nothing, its game skipped before its result came
+    ("the event ended": an organiser's trial saw a match finished 0.2 s after the early end shown as a
+    result the table left out); '' for any other match."""
+    if match.status != MatchStatus.FINISHED:
+        return ""
+    for relation in ("event_game", "finals_game"):
+        try:
+            game = getattr(match, relation)
+        except ObjectDoesNotExist:
+            continue
+        return "" if game.counted or not game.skipped else str(game.skipped).removeprefix("not played: ")
+    return ""
 
 
 def played_for(match: Match) -> tuple[str, str] | None:
@@ -132,14 +150,15 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
                          "caught": queries.caught(log=log), "audience": private_audience(bot=bot, user=request.user)})
     starter = BUILTIN_PREFIX + spec(match.game).validation_opponent
     still_counts = still_counted_in(match) if match.status == MatchStatus.VOID else ""
+    uncounted = uncounted_why(match)
     yours = {p.seat for p in seats if p.version is not None and is_owner(bot=p.version.bot, user=request.user)}
     context = {
         "match": match, "game": spec(match.game), "seats": seats, "logs": logs, "finished": finished,
         "reason": shown_note(match.reason, user=request.user),
         "refresh": match.status in IN_FLIGHT,
         "waiting": capacity.waiting(kind=match.kind, status=match.status),
-        "result": result_line(match, seats, still_counts=still_counts),
-        "counts_for_nothing": match.status == MatchStatus.VOID and not still_counts,
+        "result": result_line(match, seats, still_counts=still_counts, uncounted=uncounted),
+        "counts_for_nothing": (match.status == MatchStatus.VOID and not still_counts) or bool(uncounted),
         "played_for": played_for(match),
         "yours": yours,
         "viewer_seats": seats_attribute({p.seat: p.name for p in seats}, yours),
