@@ -222,6 +222,8 @@ class Drawings:
         added = len(kept.encode("utf-8")) - len(entry["text"].encode("utf-8"))
         if added > 0 and not self._spend(added):
             return []
+        if kept != joined and kept == entry["text"]:  # (the turn's text was full: scout used it, say)
+            return [f"text dropped: the turn's {MAX_TEXT_BYTES} bytes of text are used"]
         entry["text"] = kept
         if kept != joined:
             return [f"text clipped to {MAX_TEXT_BYTES} bytes a turn"]

@@ -123,6 +123,10 @@ def test_text_is_clipped_to_16_kib_a_turn_and_cleaned():
     assert note == f"[armada] drawing, turn 2: text clipped to {MAX_TEXT_BYTES} bytes a turn"
     text = drawings.to_dict()["turns"][1]["text"]
     assert len(text.encode("utf-8")) == MAX_TEXT_BYTES and set(text) == {"é"}
+    # the same turn's next request (Galaxy's command after its scout) finds the text full: none of it kept
+    note = drawings.add(2, {"text": "command"})
+    assert note == f"[armada] drawing, turn 2: text dropped: the turn's {MAX_TEXT_BYTES} bytes of text are used"
+    assert drawings.to_dict()["turns"][1]["text"] == text
     label = clean_shape({"kind": "label", "at": 1, "text": "x" * 10_000}, GALAXY_BOARD)[0]
     assert label is not None and len(label["text"]) == MAX_LABEL_CHARS
 
