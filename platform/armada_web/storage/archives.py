@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import hashlib
 import io
-import json
 import math
 import os
 import tempfile
@@ -28,8 +27,7 @@ from django.conf import settings
 
 from armada.archive import add_entry, max_archive_bytes, normalised_writer
 from armada.botspec import ENTRY, BotSpecError, UnpackedTooLarge, ZipLimits, check_zip, find_entry_dir, open_zip
-from armada.cli.botinfo import INFO_FILE
-from armada.games.registry import GAMES
+from armada.cli.botinfo import INFO_FILE, named_game
 from armada.sizes import with_bytes
 from armada_web.web.errors import Invalid, TooLarge
 from armada_web.web.inputs import ENVELOPE_BYTES
@@ -178,13 +176,12 @@ def _check_game(out: IO[bytes], game: str) -> None:
             info = next((i for i in archive.infolist() if i.filename == INFO_FILE), None)
             if info is None or info.file_size > INFO_MAX_BYTES:
                 return
-            named = json.loads(archive.read(info).decode("utf-8"))
-    except (ValueError, RecursionError, zipfile.BadZipFile):  # (not JSON, not UTF-8, nested past what
-        return  # the parser takes (`[[[...`, a 500 else): not ours to judge)
+            named = named_game(archive.read(info))
+    except zipfile.BadZipFile:
+        return
     finally:
         out.seek(0)
-    named = named.get("game") if isinstance(named, dict) else None
-    if isinstance(named, str) and named in GAMES and named != game:
+    if named is not None and named != game:
         raise UploadError(f"its {INFO_FILE} says it is a {named} bot, but this bot plays {game}: its code would "
                           f"fail the validation game; upload it to a {named} bot (or correct {INFO_FILE} if it "
                           f"plays {game})")

@@ -98,6 +98,17 @@ def remember_name(folder: Path, name: str) -> bool:
     return True
 
 
+def named_game(data: bytes) -> str | None:
+    """The game an armada.json's bytes name (one of GAMES); None when they name none or cannot be
+    read (the site's upload check: such a file is the validation game's to judge)."""
+    try:
+        info = _loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    game = info.get("game") if isinstance(info, dict) else None
+    return game if isinstance(game, str) and game in GAMES else None
+
+
 def as_sent(data: bytes) -> bytes:
     """armada.json's bytes as an upload carries them: without the name `remember_name` wrote (the
     CLI's own note), so remembering it never makes the next upload of unchanged code a new version."""
